@@ -1,0 +1,10 @@
+// Writes openapi.json from the built contract. Run after `pnpm build`:
+//   pnpm --filter @platform/contract openapi
+const fs = require('node:fs');
+const path = require('node:path');
+const { generateOpenApiDocument } = require('../dist/openapi.js');
+const { version } = require('../package.json');
+
+const target = path.join(__dirname, '..', 'openapi.json');
+fs.writeFileSync(target, `${JSON.stringify(generateOpenApiDocument(version), null, 2)}\n`);
+console.log(`wrote ${path.relative(process.cwd(), target)}`);

@@ -1,0 +1,315 @@
+/**
+ * The list convention of every collection, defined once: `listQuery()` builds the query schema
+ * and `listResponse()` the body schema. A collection declares only which fields it filters,
+ * ranges over, sorts and searches; page size limits, strictness and messages cannot differ.
+ */
+import { z } from './zod-openapi';
+
+export const LIST_DEFAULTS = { page: 1, perPage: 25, maxPerPage: 100, maxPage: 1_000_000 } as const;
+
+export const RANGE_OPERATORS = ['gte', 'gt', 'lte', 'lt'] as const;
+export type RangeOperator = (typeof RANGE_OPERATORS)[number];
+
+/** How an equality filter's comma-separated values are read. */
+export type FilterSpec =
+  | { kind: 'enum'; values: readonly [string, ...string[]] }
+  | { kind: 'integer'; min: number; max: number }
+  | { kind: 'string'; maxLength: number };
+
+export const filter = {
+  oneOf: <const T extends readonly [string, ...string[]]>(values: T) =>
+    ({ kind: 'enum', values }) as const,
+  integer: (min: number, max: number) => ({ kind: 'integer', min, max }) as const,
+  string: (maxLength = 200) => ({ kind: 'string', maxLength }) as const,
+};
+
+/** What a range filter compares: instants, calendar dates or integers. */
+export type RangeKind = 'datetime' | 'date' | 'integer';
+
+export interface ListSpec<
+  F extends Record<string, FilterSpec>,
+  R extends Record<string, RangeKind>,
+  S extends string,
+> {
+  /** `<field>=a,b`: equality, or IN when several values are given. */
+  filters: F;
+  /** `<field>[gte|gt|lte|lt]=v`. `created_at` and `updated_at` are always available. */
+  ranges: R;
+  /** Fields `sort` accepts besides `created_at` and `updated_at`. */
+  sort: readonly S[];
+  /** Fields that `q` searches; omit to have no `q` parameter. */
+  search?: readonly string[];
+}
+
+export type SortDirection = 'asc' | 'desc';
+
+/** One normalized condition; the server turns each into one SQL predicate. */
+export type ListCondition =
+  | { field: string; op: 'in'; values: (string | number)[] }
+  | { field: string; op: RangeOperator; value: Date | string | number };
+
+/** The validated, normalized form of any list query, as the server receives it. */
+export interface ListQuery<SortField extends string = string> {
+  page: number;
+  per_page: number;
+  /** Requested order; ties are broken by `id` in the direction of the last key. */
+  sort: { field: SortField; direction: SortDirection }[];
+  conditions: ListCondition[];
+  q?: string;
+}
+
+const DEFAULT_RANGES = { created_at: 'datetime', updated_at: 'datetime' } as const;
+type DefaultSortField = 'created_at' | 'updated_at';
+
+// --- individual parameter schemas -------------------------------------------------------
+
+/** An integer in a query string: digits only, so `1.5`, `1e2`, `0x10` and ` 7` are refused. */
+function integerParam(name: string, min: number, max: number) {
+  const message = `${name} must be an integer between ${min} and ${max}`;
+  return z.preprocess(
+    (value) => (typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value),
+    z
+      .number({ invalid_type_error: message, required_error: message })
+      .int(message)
+      .min(min, message)
+      .max(max, message),
+  ) as unknown as z.ZodType<number, z.ZodTypeDef, number>;
+}
+
+function instantParam(name: string) {
+  return z
+    .string()
+    .datetime({ offset: true, message: `${name} must be an RFC 3339 date-time, e.g. 2026-01-01T00:00:00Z` })
+    .transform((value) => new Date(value));
+}
+
+function dateParam(name: string) {
+  return z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, `${name} must be a date in YYYY-MM-DD form`)
+    .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), {
+      message: `${name} must be a real calendar date`,
+    });
+}
+
+function rangeParam(name: string, kind: RangeKind) {
+  switch (kind) {
+    case 'datetime':
+      return instantParam(name);
+    case 'date':
+      return dateParam(name);
+    case 'integer':
+      return integerParam(name, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  }
+}
+
+function filterParam(name: string, spec: FilterSpec) {
+  return z
+    .string()
+    .max(2000, `${name} is too long`)
+    .transform((raw, ctx) => {
+      const parts = raw.split(',').map((part) => part.trim());
+      if (parts.some((part) => part === '')) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${name} must not contain empty values` });
+        return z.NEVER;
+      }
+      const values: (string | number)[] = [];
+      for (const part of parts) {
+        switch (spec.kind) {
+          case 'enum':
+            if (!spec.values.includes(part)) {
+              ctx.addIssue({
+                code: z.ZodIssueCode.custom,
+                message: `${name} must be one or more of ${spec.values.join(', ')} (got '${part}')`,
+              });
+              return z.NEVER;
+            }
+            values.push(part);
+            break;
+          case 'integer': {
+            const n = /^-?\d{1,16}$/.test(part) ? Number(part) : NaN;
+            if (!Number.isSafeInteger(n) || n < spec.min || n > spec.max) {
+              ctx.addIssue({
+                code: z.ZodIssueCode.custom,
+                message: `${name} must be one or more integers between ${spec.min} and ${spec.max} (got '${part}')`,
+              });
+              return z.NEVER;
+            }
+            values.push(n);
+            break;
+          }
+          case 'string':
+            if (part.length > spec.maxLength) {
+              ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${name} values must be at most ${spec.maxLength} characters` });
+              return z.NEVER;
+            }
+            values.push(part);
+            break;
+        }
+      }
+      return [...new Set(values)];
+    })
+    .openapi({
+      description:
+        spec.kind === 'enum'
+          ? `Equality filter; comma-separate several values for IN. One of: ${spec.values.join(', ')}.`
+          : 'Equality filter; comma-separate several values for IN.',
+    });
+}
+
+function sortParam(fields: readonly string[]) {
+  const allowed = new Set(fields);
+  return z
+    .string()
+    .transform((raw, ctx) => {
+      const keys: { field: string; direction: SortDirection }[] = [];
+      const seen = new Set<string>();
+      for (const token of raw.split(',')) {
+        const direction: SortDirection = token.startsWith('-') ? 'desc' : 'asc';
+        const field = token.replace(/^-/, '');
+        if (!allowed.has(field)) {
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            message: `sort field '${field}' is not sortable; use ${[...allowed].join(', ')} (prefix - for descending)`,
+          });
+          return z.NEVER;
+        }
+        if (seen.has(field)) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: `sort names '${field}' twice` });
+          return z.NEVER;
+        }
+        seen.add(field);
+        keys.push({ field, direction });
+      }
+      return keys;
+    })
+    .openapi({
+      description: `Comma-separated fields, \`-\` prefix for descending. Default \`-created_at\`. Sortable: ${fields.join(', ')}. Ties are broken by id.`,
+      example: '-created_at',
+    });
+}
+
+// --- the builders ------------------------------------------------------------------------
+
+type RangeInput<K extends RangeKind> = K extends 'integer' ? number : string;
+
+type FilterShape<F> = { [K in keyof F & string]: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>> };
+type RangeShape<R> = {
+  [K in keyof R & string as `${K}[${RangeOperator}]`]: z.ZodOptional<
+    z.ZodType<unknown, z.ZodTypeDef, R[K] extends RangeKind ? RangeInput<R[K]> : never>
+  >;
+};
+type BaseShape = {
+  page: z.ZodOptional<z.ZodType<number, z.ZodTypeDef, number>>;
+  per_page: z.ZodOptional<z.ZodType<number, z.ZodTypeDef, number>>;
+  sort: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>>;
+  updated_since: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>>;
+  q: z.ZodOptional<z.ZodString>;
+};
+
+export type ListQueryShape<F, R> = BaseShape & FilterShape<F> & RangeShape<R & typeof DEFAULT_RANGES>;
+
+export type ListQuerySchema<F, R, S extends string> = z.ZodEffects<
+  z.ZodObject<ListQueryShape<F, R>, 'strict'>,
+  ListQuery<S | DefaultSortField>
+>;
+
+export function listQuery<
+  const F extends Record<string, FilterSpec>,
+  const R extends Record<string, RangeKind>,
+  const S extends string,
+>(spec: ListSpec<F, R, S>): ListQuerySchema<F, R, S> {
+  const ranges: Record<string, RangeKind> = { ...DEFAULT_RANGES, ...spec.ranges };
+  const sortable = [...new Set<string>([...spec.sort, 'created_at', 'updated_at'])];
+  const shape: Record<string, z.ZodTypeAny> = {
+    page: integerParam('page', 1, LIST_DEFAULTS.maxPage)
+      .optional()
+      .openapi({ description: '1-based page number.', default: LIST_DEFAULTS.page }),
+    per_page: integerParam('per_page', 1, LIST_DEFAULTS.maxPerPage)
+      .optional()
+      .openapi({ description: `Items per page, at most ${LIST_DEFAULTS.maxPerPage}.`, default: LIST_DEFAULTS.perPage }),
+    sort: sortParam(sortable).optional(),
+    updated_since: instantParam('updated_since')
+      .optional()
+      .openapi({ description: 'Only records changed at or after this instant (incremental sync).' }),
+  };
+  if (spec.search?.length) {
+    shape.q = z
+      .string()
+      .min(1, 'q must not be empty')
+      .max(200, 'q must be at most 200 characters')
+      .optional()
+      .openapi({ description: `Case-insensitive substring search over ${spec.search.join(', ')}.` });
+  }
+  for (const [name, filterSpec] of Object.entries(spec.filters)) {
+    shape[name] = filterParam(name, filterSpec).optional();
+  }
+  for (const [field, kind] of Object.entries(ranges)) {
+    for (const op of RANGE_OPERATORS) {
+      const name = `${field}[${op}]`;
+      shape[name] = (rangeParam(name, kind) as z.ZodTypeAny)
+        .optional()
+        .openapi({ description: `Range filter: ${field} ${op} the value.` });
+    }
+  }
+
+  const filterNames = Object.keys(spec.filters);
+  const rangeNames = Object.keys(ranges);
+
+  return z
+    .object(shape)
+    .strict()
+    .transform((raw: Record<string, unknown>): ListQuery<S | DefaultSortField> => {
+      const conditions: ListCondition[] = [];
+      for (const field of filterNames) {
+        const values = raw[field] as (string | number)[] | undefined;
+        if (values) conditions.push({ field, op: 'in', values });
+      }
+      for (const field of rangeNames) {
+        for (const op of RANGE_OPERATORS) {
+          const value = raw[`${field}[${op}]`] as Date | string | number | undefined;
+          if (value !== undefined) conditions.push({ field, op, value });
+        }
+      }
+      if (raw.updated_since) {
+        conditions.push({ field: 'updated_at', op: 'gte', value: raw.updated_since as Date });
+      }
+      return {
+        page: (raw.page as number | undefined) ?? LIST_DEFAULTS.page,
+        per_page: (raw.per_page as number | undefined) ?? LIST_DEFAULTS.perPage,
+        sort: (raw.sort as ListQuery<S | DefaultSortField>['sort'] | undefined) ?? [
+          { field: 'created_at', direction: 'desc' },
+        ],
+        conditions,
+        ...(raw.q !== undefined && { q: raw.q as string }),
+      };
+    }) as unknown as ListQuerySchema<F, R, S>;
+}
+
+export const PageMetaSchema = z
+  .object({
+    page: z.number().int(),
+    per_page: z.number().int(),
+    total: z.number().int(),
+    total_pages: z.number().int(),
+  })
+  .openapi({ title: 'PageMeta' });
+
+export const PageLinksSchema = z
+  .object({
+    self: z.string().url(),
+    first: z.string().url(),
+    prev: z.string().url().nullable(),
+    next: z.string().url().nullable(),
+    last: z.string().url(),
+  })
+  .openapi({ title: 'PageLinks' });
+
+export type PageMeta = z.infer<typeof PageMetaSchema>;
+export type PageLinks = z.infer<typeof PageLinksSchema>;
+
+export function listResponse<T extends z.ZodTypeAny>(item: T, title: string) {
+  return z
+    .object({ data: z.array(item), meta: PageMetaSchema, links: PageLinksSchema })
+    .openapi({ title });
+}

@@ -1,0 +1,20 @@
+import type { Scope } from './scopes';
+
+/**
+ * Metadata every route carries. The server's scope guard reads `scope` from here, so a
+ * route cannot exist without saying which scope it needs.
+ */
+export interface OperationMetadata {
+  scope: Scope;
+  /** A collection read through the list convention; the SDK adds `listAll` for these. */
+  list?: boolean;
+}
+
+export function operation<const M extends OperationMetadata>(metadata: M): M {
+  return metadata;
+}
+
+export function operationMetadata(route: { metadata?: unknown }): OperationMetadata | undefined {
+  const metadata = route.metadata as Partial<OperationMetadata> | undefined;
+  return metadata && typeof metadata.scope === 'string' ? (metadata as OperationMetadata) : undefined;
+}

@@ -1,0 +1,77 @@
+import { z } from './zod-openapi';
+
+/** Stable machine-readable error codes, each with the one HTTP status it is sent with. */
+export const ERROR_CODES = {
+  validation_error: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  not_acceptable: 406,
+  conflict: 409,
+  invalid_state_transition: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const ERROR_TITLES: Record<ErrorCode, string> = {
+  validation_error: 'Invalid request',
+  unauthorized: 'Authentication required',
+  forbidden: 'Forbidden',
+  insufficient_scope: 'Insufficient scope',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  not_acceptable: 'Not acceptable',
+  conflict: 'Conflict',
+  invalid_state_transition: 'Invalid state transition',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  rate_limited: 'Too many requests',
+  internal_error: 'Internal server error',
+  service_unavailable: 'Service unavailable',
+};
+
+export const PROBLEM_TYPE_BASE = 'https://platform.example/problems/';
+
+export function problemType(code: ErrorCode): string {
+  return `${PROBLEM_TYPE_BASE}${code.replace(/_/g, '-')}`;
+}
+
+export const ProblemFieldErrorSchema = z.object({
+  path: z.string().describe('Where the problem is, e.g. `query.per_page` or `body.email`.'),
+  message: z.string(),
+  code: z.string(),
+});
+
+/** RFC 9457 problem details, sent as `application/problem+json` with every 4xx and 5xx. */
+export const ProblemSchema = z
+  .object({
+    type: z.string().url(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string(),
+    code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),
+    request_id: z.string(),
+    errors: z.array(ProblemFieldErrorSchema).optional(),
+  })
+  .openapi({ title: 'Problem' });
+
+export type Problem = z.infer<typeof ProblemSchema>;
+export type ProblemFieldError = z.infer<typeof ProblemFieldErrorSchema>;
+
+/** The error responses every authenticated operation can answer with. */
+export const commonErrorResponses = {
+  400: ProblemSchema.describe('The request is invalid; `errors` names each offending parameter.'),
+  401: ProblemSchema.describe('Missing, malformed, unknown, expired or revoked token.'),
+  403: ProblemSchema.describe('The token lacks the scope this operation requires.'),
+  406: ProblemSchema.describe('The `Accept` header does not admit `application/json`.'),
+  429: ProblemSchema.describe('The organization exceeded its rate limit; see `Retry-After`.'),
+  500: ProblemSchema.describe('Something went wrong on our side; quote `request_id` to support.'),
+} as const;
