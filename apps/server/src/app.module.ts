@@ -1,0 +1,59 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from './auth/auth.module';
+import { BearerAuthGuard, ScopeGuard } from './auth/guards';
+import type { PlatformRequest } from './common/http-context';
+import { LinkHeaderInterceptor } from './common/link-header.interceptor';
+import { ProblemDetailsFilter } from './common/problem-details.filter';
+import { ConfigModule } from './config/config.module';
+import type { AppConfig } from './config/env';
+import { DatabaseModule } from './database/database.module';
+import { DocsModule } from './docs/docs.module';
+import { HealthModule } from './health/health.module';
+import { OrganizationsModule } from './organizations/organizations.module';
+import { OrganizationThrottlerGuard } from './rate-limit/organization-throttler.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { SeedModule } from './seed/seed.module';
+import { StudentsModule } from './students/students.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            genReqId: (req) => (req as PlatformRequest).id,
+            customProps: (req) => ({ organization_id: (req as PlatformRequest).principal?.organizationId }),
+            // Tokens must never reach a log line.
+            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+            serializers: {
+              req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+              res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+            },
+          },
+        }),
+        DatabaseModule.forRoot(config),
+        OrganizationsModule,
+        AuthModule,
+        RateLimitModule,
+        StudentsModule,
+        SeedModule,
+        HealthModule,
+        DocsModule,
+      ],
+      providers: [
+        // Order matters: authenticate (never rejects) → rate limit (per org or per IP) → scope (401/403).
+        { provide: APP_GUARD, useClass: BearerAuthGuard },
+        { provide: APP_GUARD, useClass: OrganizationThrottlerGuard },
+        { provide: APP_GUARD, useClass: ScopeGuard },
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+        { provide: APP_INTERCEPTOR, useClass: LinkHeaderInterceptor },
+      ],
+    };
+  }
+}

@@ -1,0 +1,73 @@
+import { type ExecutionContext, Injectable, type CanActivate } from '@nestjs/common';
+import { AuthGuard } from '@nestjs/passport';
+import { asPlatformRequest } from '../common/http-context';
+import { ProblemException } from '../common/problem.exception';
+import type { Principal } from './principal';
+import { contractRouteOf, operationOf } from './route-metadata';
+
+const FAILURE_DETAIL: Record<string, string> = {
+  missing: 'Send a token in the Authorization header: Authorization: Bearer <token>',
+  malformed: 'The bearer token is malformed',
+  unknown: 'The bearer token is not recognised',
+  expired: 'The bearer token has expired',
+  revoked: 'The bearer token has been revoked',
+};
+
+/**
+ * Step 1 of 3 (auth → rate limit → scope). Resolves the bearer token but never rejects, so
+ * that requests failing authentication still count against their IP's rate limit before the
+ * scope guard answers 401.
+ */
+@Injectable()
+export class BearerAuthGuard extends AuthGuard('bearer') {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (!contractRouteOf(context)) return true;
+    const req = asPlatformRequest(context.switchToHttp().getRequest());
+    if (!req.headers.authorization) {
+      req.authFailure = 'missing';
+      return true;
+    }
+    await super.canActivate(context);
+    return true;
+  }
+
+  override handleRequest<TUser = Principal>(err: unknown, user: Principal | false, _info: unknown, context: ExecutionContext): TUser {
+    if (err) throw err;
+    const req = asPlatformRequest(context.switchToHttp().getRequest());
+    if (user) req.principal = user;
+    else req.authFailure ??= 'malformed';
+    return (user || undefined) as TUser;
+  }
+}
+
+/** Step 3 of 3: 401 without a valid token, 403 `insufficient_scope` without the route's scope. */
+@Injectable()
+export class ScopeGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const operation = operationOf(context);
+    if (!operation) return true;
+    const req = asPlatformRequest(context.switchToHttp().getRequest());
+    const principal = req.principal;
+    if (!principal) {
+      const reason = req.authFailure ?? 'missing';
+      throw new ProblemException('unauthorized', FAILURE_DETAIL[reason] ?? FAILURE_DETAIL.malformed!, {
+        headers: {
+          'WWW-Authenticate': `Bearer realm="platform", error="invalid_token", error_description="${FAILURE_DETAIL[reason] ?? 'invalid token'}"`,
+        },
+      });
+    }
+    if (!principal.scopes.has(operation.scope)) {
+      const held = [...principal.scopes].join(', ') || 'none';
+      throw new ProblemException(
+        'insufficient_scope',
+        `This operation requires the '${operation.scope}' scope; the token has: ${held}`,
+        {
+          headers: {
+            'WWW-Authenticate': `Bearer realm="platform", error="insufficient_scope", scope="${operation.scope}"`,
+          },
+        },
+      );
+    }
+    return true;
+  }
+}

@@ -1,0 +1,136 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { ALL_SCOPES, isScope, type Scope } from '@platform/contract';
+import { IsNull, LessThan, Or, type Repository } from 'typeorm';
+import { newId } from '../common/ids';
+import { ProblemException } from '../common/problem.exception';
+import { OrganizationsService } from '../organizations/organizations.service';
+import { PersonalAccessToken } from './personal-access-token.entity';
+import type { Principal } from './principal';
+import {
+  displayPrefix,
+  generatePersonalAccessToken,
+  hashToken,
+  isWellFormedPersonalAccessToken,
+} from './token-format';
+
+export interface CreateTokenInput {
+  organizationId: string;
+  name: string;
+  scopes: readonly string[];
+  expiresAt?: Date | null;
+}
+
+export type AuthenticationResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: 'malformed' | 'unknown' | 'expired' | 'revoked' };
+
+/** `last_used_at` is written at most this often per token, so reads stay reads. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+@Injectable()
+export class TokensService {
+  constructor(
+    @InjectRepository(PersonalAccessToken) private readonly tokens: Repository<PersonalAccessToken>,
+    private readonly organizations: OrganizationsService,
+  ) {}
+
+  /** Returns the token in clear text exactly once; only its hash is kept. */
+  async create(input: CreateTokenInput): Promise<{ token: string; record: PersonalAccessToken }> {
+    const organization = await this.organizations.findById(input.organizationId);
+    if (!organization) throw new ProblemException('not_found', `No organization ${input.organizationId}`);
+    const name = input.name.trim();
+    if (!name) throw new ProblemException('validation_error', 'name must not be empty');
+    const scopes = parseScopes(input.scopes);
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+      throw new ProblemException('validation_error', 'expiry must be in the future');
+    }
+    const token = generatePersonalAccessToken();
+    const record = await this.tokens.save(
+      this.tokens.create({
+        id: newId('personal_access_token'),
+        organizationId: organization.id,
+        name,
+        tokenPrefix: displayPrefix(token),
+        tokenHash: hashToken(token),
+        scopes: scopes.join(' '),
+        expiresAt: input.expiresAt ?? null,
+        lastUsedAt: null,
+        revokedAt: null,
+        createdAt: new Date(),
+      }),
+    );
+    return { token, record };
+  }
+
+  list(organizationId: string): Promise<PersonalAccessToken[]> {
+    return this.tokens.find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
+  async revoke(id: string): Promise<PersonalAccessToken> {
+    const record = await this.tokens.findOneBy({ id });
+    if (!record) throw new ProblemException('not_found', `No token ${id}`);
+    if (!record.revokedAt) {
+      record.revokedAt = new Date();
+      await this.tokens.update({ id }, { revokedAt: record.revokedAt });
+    }
+    return record;
+  }
+
+  /** Revokes every live token of an organization with this name (used by `pnpm dev`). */
+  async revokeByName(organizationId: string, name: string): Promise<void> {
+    await this.tokens.update({ organizationId, name, revokedAt: IsNull() }, { revokedAt: new Date() });
+  }
+
+  /**
+   * Resolves a bearer token. The lookup is by SHA-256 digest, so response time does not depend
+   * on how much of a guessed token matches a real one; the digests are compared again in
+   * constant time as a second line of defence.
+   */
+  async authenticate(token: string, now = new Date()): Promise<AuthenticationResult> {
+    if (!isWellFormedPersonalAccessToken(token)) return { ok: false, reason: 'malformed' };
+    const digest = hashToken(token);
+    const record = await this.tokens.findOneBy({ tokenHash: digest });
+    if (!record || !timingSafeEqual(Buffer.from(record.tokenHash), Buffer.from(digest))) {
+      return { ok: false, reason: 'unknown' };
+    }
+    if (record.revokedAt) return { ok: false, reason: 'revoked' };
+    if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
+    const organization = await this.organizations.findById(record.organizationId);
+    if (!organization) return { ok: false, reason: 'unknown' };
+
+    if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+      await this.tokens.update(
+        { id: record.id, lastUsedAt: Or(IsNull(), LessThan(new Date(now.getTime() - LAST_USED_RESOLUTION_MS))) },
+        { lastUsedAt: now },
+      );
+    }
+    return {
+      ok: true,
+      principal: {
+        kind: 'personal_access_token',
+        tokenId: record.id,
+        organizationId: organization.id,
+        rateLimitPerMinute: this.organizations.rateLimitOf(organization),
+        scopes: new Set(record.scopes.split(' ').filter(isScope)),
+        expiresAt: record.expiresAt,
+      },
+    };
+  }
+}
+
+/** `all` expands to every scope; anything unknown is refused with the list of valid ones. */
+export function parseScopes(input: readonly string[]): Scope[] {
+  const requested = input.flatMap((s) => s.split(/[\s,]+/)).filter(Boolean);
+  if (requested.length === 0) throw new ProblemException('validation_error', 'at least one scope is required');
+  if (requested.includes('all')) return [...ALL_SCOPES];
+  const unknown = requested.filter((s) => !isScope(s));
+  if (unknown.length > 0) {
+    throw new ProblemException(
+      'validation_error',
+      `unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; valid scopes are ${ALL_SCOPES.join(', ')} or all`,
+    );
+  }
+  return [...new Set(requested as Scope[])];
+}

@@ -1,0 +1,18 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { ConfigModule } from '../config/config.module';
+import type { AppConfig } from '../config/env';
+import { DatabaseModule } from '../database/database.module';
+import { OrganizationsModule } from '../organizations/organizations.module';
+import { SeedModule } from '../seed/seed.module';
+
+/** The services the admin CLI needs, on the same DataSource definition as the server. */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config), OrganizationsModule, AuthModule, SeedModule],
+    };
+  }
+}

@@ -1,0 +1,185 @@
+import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { DataSource } from 'typeorm';
+import { PersonalAccessToken } from '../auth/personal-access-token.entity';
+import { TokensService } from '../auth/tokens.service';
+import { ProblemException } from '../common/problem.exception';
+import { toIso } from '../common/timestamp';
+import { ConfigError, loadConfig } from '../config/env';
+import { PLANS, type Plan } from '../organizations/organization.entity';
+import { OrganizationsService } from '../organizations/organizations.service';
+import { SeedService } from '../seed/seed.service';
+import { CliModule } from './cli.module';
+
+/** What every command prints: a human summary, or with --json the same facts as one JSON document. */
+interface Output {
+  json: unknown;
+  text: string;
+}
+
+function positiveInteger(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
+  return Number(value);
+}
+
+function tokenView(record: PersonalAccessToken) {
+  return {
+    id: record.id,
+    object: 'personal_access_token',
+    organization_id: record.organizationId,
+    name: record.name,
+    prefix: record.tokenPrefix,
+    scopes: record.scopes.split(' '),
+    created_at: toIso(record.createdAt),
+    expires_at: record.expiresAt && toIso(record.expiresAt),
+    last_used_at: record.lastUsedAt && toIso(record.lastUsedAt),
+    revoked_at: record.revokedAt && toIso(record.revokedAt),
+  };
+}
+
+async function withContext(run: (ctx: INestApplicationContext) => Promise<Output>, json: boolean): Promise<void> {
+  let ctx: INestApplicationContext | undefined;
+  try {
+    const config = loadConfig();
+    ctx = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error'] });
+    const output = await run(ctx);
+    console.log(json ? JSON.stringify(output.json, null, 2) : output.text);
+  } catch (error) {
+    const message =
+      error instanceof ProblemException || error instanceof ConfigError
+        ? error.message
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    if (json) console.log(JSON.stringify({ error: { message } }, null, 2));
+    else console.error(`error: ${message}`);
+    process.exitCode = 1;
+  } finally {
+    await ctx?.close();
+  }
+}
+
+const program = new Command('platform')
+  .description('Administer the Platform API: organizations, tokens, demo data, migrations.')
+  .showHelpAfterError();
+
+program
+  .command('migrate')
+  .description('Run pending database migrations (needed before starting on PostgreSQL).')
+  .option('--json', 'machine-readable output')
+  .action((opts: { json?: boolean }) =>
+    withContext(async (ctx) => {
+      const ran = await ctx.get<DataSource>(getDataSourceToken()).runMigrations({ transaction: 'each' });
+      const names = ran.map((m) => m.name);
+      return { json: { migrations_run: names }, text: names.length ? `Ran ${names.join(', ')}` : 'Nothing to migrate' };
+    }, !!opts.json),
+  );
+
+program
+  .command('orgs:create')
+  .description('Create an organization (a customer).')
+  .requiredOption('--name <name>', 'display name')
+  .addOption(new Option('--plan <plan>', 'billing plan').choices(PLANS).default('standard'))
+  .option('--rate-limit <n>', 'requests per rolling minute (above 600 needs --plan enterprise)', positiveInteger)
+  .option('--json', 'machine-readable output')
+  .action((opts: { name: string; plan: Plan; rateLimit?: number; json?: boolean }) =>
+    withContext(async (ctx) => {
+      const organizations = ctx.get(OrganizationsService);
+      const org = await organizations.create({
+        name: opts.name,
+        plan: opts.plan,
+        ...(opts.rateLimit !== undefined && { rateLimitPerMinute: opts.rateLimit }),
+      });
+      const view = {
+        id: org.id,
+        object: 'organization',
+        name: org.name,
+        plan: org.plan,
+        rate_limit_per_minute: organizations.rateLimitOf(org),
+        created_at: toIso(org.createdAt),
+      };
+      return { json: view, text: `Created organization ${org.id} (${org.name}, ${org.plan}, ${view.rate_limit_per_minute} requests/min)` };
+    }, !!opts.json),
+  );
+
+program
+  .command('tokens:create')
+  .description('Create a personal access token. It is printed once and cannot be shown again.')
+  .requiredOption('--org <id>', 'organization id')
+  .requiredOption('--name <name>', 'what the token is for')
+  .requiredOption('--scopes <scopes>', 'comma-separated scopes, or all')
+  .option('--expires-in <days>', 'expire after this many days', positiveInteger)
+  .option('--json', 'machine-readable output')
+  .action((opts: { org: string; name: string; scopes: string; expiresIn?: number; json?: boolean }) =>
+    withContext(async (ctx) => {
+      const { token, record } = await ctx.get(TokensService).create({
+        organizationId: opts.org,
+        name: opts.name,
+        scopes: opts.scopes.split(','),
+        expiresAt: opts.expiresIn ? new Date(Date.now() + opts.expiresIn * 86_400_000) : null,
+      });
+      return {
+        json: { ...tokenView(record), token },
+        text: `Created token ${record.id} (${record.name}) with scopes ${record.scopes.split(' ').join(', ')}\n\n  ${token}\n\nStore it now: it is not shown again.`,
+      };
+    }, !!opts.json),
+  );
+
+program
+  .command('tokens:list')
+  .description("List an organization's tokens (never their secrets).")
+  .requiredOption('--org <id>', 'organization id')
+  .option('--json', 'machine-readable output')
+  .action((opts: { org: string; json?: boolean }) =>
+    withContext(async (ctx) => {
+      const tokens = (await ctx.get(TokensService).list(opts.org)).map(tokenView);
+      const text = tokens.length
+        ? tokens
+            .map((t) => `${t.id}  ${t.prefix}…  ${t.name}  ${t.revoked_at ? 'revoked' : t.expires_at && t.expires_at < new Date().toISOString() ? 'expired' : 'active'}  last used ${t.last_used_at ?? 'never'}`)
+            .join('\n')
+        : 'No tokens';
+      return { json: { data: tokens }, text };
+    }, !!opts.json),
+  );
+
+program
+  .command('tokens:revoke')
+  .description('Revoke a token; the next request that uses it is refused.')
+  .requiredOption('--id <id>', 'token id (tok_…)')
+  .option('--json', 'machine-readable output')
+  .action((opts: { id: string; json?: boolean }) =>
+    withContext(async (ctx) => {
+      const record = await ctx.get(TokensService).revoke(opts.id);
+      return { json: tokenView(record), text: `Revoked ${record.id} (${record.name})` };
+    }, !!opts.json),
+  );
+
+program
+  .command('seed')
+  .description('Create the demo organization with students, and print a token for it.')
+  .option('--students <n>', 'number of students', positiveInteger, 200)
+  .option('--rate-limit <n>', 'demo organization rate limit per minute (makes it enterprise)', positiveInteger)
+  .option('--json', 'machine-readable output')
+  .action((opts: { students: number; rateLimit?: number; json?: boolean }) =>
+    withContext(async (ctx) => {
+      const result = await ctx.get(SeedService).seed({
+        students: opts.students,
+        ...(opts.rateLimit !== undefined && { rateLimitPerMinute: opts.rateLimit }),
+      });
+      const text = [
+        result.organization_created
+          ? `Created demo organization ${result.organization_id} with ${result.students_created} students`
+          : `Demo organization ${result.organization_id} already exists; created a new token`,
+        `Token: ${result.token}`,
+      ].join('\n');
+      return { json: result, text };
+    }, !!opts.json),
+  );
+
+program.parseAsync().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,16 @@
+import type { Request } from 'express';
+import type { Principal } from '../auth/principal';
+
+/** What our middleware and guards attach to the Express request. */
+export interface PlatformRequest extends Request {
+  id: string;
+  principal?: Principal;
+  /** Why bearer authentication failed, reported by the scope guard as a 401. */
+  authFailure?: string;
+  /** `PUBLIC_URL` when configured: the origin pagination links are built on. */
+  publicOrigin?: string;
+}
+
+export function asPlatformRequest(req: Request): PlatformRequest {
+  return req as PlatformRequest;
+}

@@ -1,0 +1,47 @@
+import type { ListQuery, PageLinks, PageMeta } from '@platform/contract';
+import type { PlatformRequest } from '../http-context';
+
+/** Where a list request was made: the absolute URL the pagination links are built from. */
+export interface PageUrl {
+  /** Scheme, host and path as the caller used them (so `/api/v1` stays `/api/v1`). */
+  base: string;
+  /** The raw query string, kept so links repeat every filter and sort. */
+  search: string;
+}
+
+export function pageUrlOf(req: PlatformRequest): PageUrl {
+  const original = req.originalUrl ?? req.url;
+  const q = original.indexOf('?');
+  const path = q === -1 ? original : original.slice(0, q);
+  const origin = req.publicOrigin ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  return { base: `${origin}${path}`, search: q === -1 ? '' : original.slice(q + 1) };
+}
+
+export function pageEnvelope(url: PageUrl, query: ListQuery, total: number): { meta: PageMeta; links: PageLinks } {
+  const totalPages = Math.ceil(total / query.per_page);
+  const lastPage = Math.max(totalPages, 1);
+  const link = (page: number): string => {
+    const params = new URLSearchParams(url.search);
+    params.set('page', String(page));
+    return `${url.base}?${params.toString()}`;
+  };
+  return {
+    meta: { page: query.page, per_page: query.per_page, total, total_pages: totalPages },
+    links: {
+      self: link(query.page),
+      first: link(1),
+      prev: query.page > 1 ? link(Math.min(query.page - 1, lastPage)) : null,
+      next: query.page < totalPages ? link(query.page + 1) : null,
+      last: link(lastPage),
+    },
+  };
+}
+
+/** RFC 8288 `Link` header with the same links as the body; `first` and `last` always present. */
+export function linkHeader(links: PageLinks): string {
+  const parts = [`<${links.first}>; rel="first"`];
+  if (links.prev) parts.push(`<${links.prev}>; rel="prev"`);
+  if (links.next) parts.push(`<${links.next}>; rel="next"`);
+  parts.push(`<${links.last}>; rel="last"`);
+  return parts.join(', ');
+}

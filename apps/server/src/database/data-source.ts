@@ -1,0 +1,39 @@
+import type { DataSourceOptions } from 'typeorm';
+import { PersonalAccessToken } from '../auth/personal-access-token.entity';
+import type { DatabaseConfig } from '../config/env';
+import { Organization } from '../organizations/organization.entity';
+import { Student } from '../students/student.entity';
+import { Initial1763800000000 as PostgresInitial } from './migrations/postgres/1763800000000-initial';
+import { Initial1763800000000 as SqliteInitial } from './migrations/sqlite/1763800000000-initial';
+
+export const ENTITIES = [Organization, PersonalAccessToken, Student];
+
+/** One definition for the app, the CLI and the tests. The schema comes from migrations only. */
+export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    synchronize: false,
+    migrationsRun: false,
+    migrationsTableName: 'migrations',
+    logging: false,
+  } as const;
+  switch (db.type) {
+    case 'sqlite':
+      return {
+        ...common,
+        type: 'better-sqlite3',
+        database: db.path,
+        migrations: [SqliteInitial],
+        enableWAL: true,
+        statementCacheSize: 200,
+        prepareDatabase: (connection: { pragma(source: string): unknown }) => {
+          // NORMAL is durable across application crashes in WAL mode; only an OS crash can
+          // lose the last transactions. A busy timeout lets the CLI and server share the file.
+          connection.pragma('synchronous = NORMAL');
+          connection.pragma('busy_timeout = 5000');
+        },
+      };
+    case 'postgres':
+      return { ...common, type: 'postgres', url: db.url, migrations: [PostgresInitial], extra: { max: 10 } };
+  }
+}

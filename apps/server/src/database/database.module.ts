@@ -1,0 +1,21 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../config/env';
+import { dataSourceOptions } from './data-source';
+
+@Module({})
+export class DatabaseModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(config.database),
+          migrationsRun: config.database.migrateOnStart,
+          // Fail boot at once instead of retrying for minutes on a bad DATABASE_URL.
+          retryAttempts: 0,
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,25 @@
+import type { INestApplication } from '@nestjs/common';
+import { SeedService } from './seed/seed.service';
+
+/** `pnpm dev`: make sure there is something to look at and print how to look at it. */
+export async function runDevBootstrap(app: INestApplication, url: string): Promise<void> {
+  const result = await app.get(SeedService).devBootstrap();
+  const lines = [
+    '',
+    `  Platform API ready at ${url}`,
+    `  API reference:  ${url}/docs`,
+    `  OpenAPI:        ${url}/openapi.json`,
+  ];
+  if ('skipped' in result) {
+    lines.push(`  (${result.skipped}; create a token with: pnpm platform tokens:create --org <id> --name me --scopes all)`);
+  } else {
+    lines.push(
+      `  Demo org:       ${result.organization_id}${result.students_created ? ` (seeded ${result.students_created} students)` : ''}`,
+      `  Demo token:     ${result.token}   (new on every start; the previous one is revoked)`,
+      '',
+      '  Try it:',
+      `  curl -H "Authorization: Bearer ${result.token}" "${url}/v1/students?per_page=5&sort=last_name"`,
+    );
+  }
+  console.log(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,42 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import openapi from '@platform/contract/openapi.json';
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Platform API reference</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#reference', deepLinking: true });\n`;
+
+/** The committed OpenAPI document (generated from the contract) and a reference page over it. */
+@Controller()
+export class DocsController {
+  @Get('openapi.json')
+  @Header('Cache-Control', 'public, max-age=300')
+  document() {
+    return openapi;
+  }
+
+  @Get('docs')
+  @Header('Content-Type', 'text/html; charset=utf-8')
+  page() {
+    return DOCS_HTML;
+  }
+
+  @Get('docs/init.js')
+  @Header('Content-Type', 'text/javascript; charset=utf-8')
+  init() {
+    return DOCS_INIT;
+  }
+}

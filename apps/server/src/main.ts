@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+import { createApp } from './app.factory';
+import { ConfigError, loadConfig } from './config/env';
+import { runDevBootstrap } from './dev-bootstrap';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await createApp(config);
+  await app.listen(config.port, config.host);
+  const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
+  if (config.devBootstrap) {
+    await runDevBootstrap(app, url);
+  } else {
+    console.log(`Platform API listening on ${url} (docs: ${url}/docs)`);
+  }
+}
+
+main().catch((error: unknown) => {
+  // A configuration error is the user's to fix: say what, without a stack trace.
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

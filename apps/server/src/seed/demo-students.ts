@@ -1,0 +1,67 @@
+import { STUDENT_STATUSES, type StudentStatus } from '@platform/contract';
+import { newId } from '../common/ids';
+import type { Student } from '../students/student.entity';
+import { DEMO_STUDENT_IDS } from './seed.constants';
+
+const FIRST_NAMES = [
+  'Amara', 'Ben', 'Chloé', 'Dmitri', 'Elif', 'Farah', 'Gabriel', 'Hana', 'Isaac', 'Jamal', 'Keiko', 'Liam',
+  'Maya', 'Noah', 'Olivia', 'Priya', 'Quentin', 'Rosa', 'Samuel', 'Tariq', 'Uma', 'Victor', 'Wen', 'Yusuf', 'Zoe',
+];
+const LAST_NAMES = [
+  'Adeyemi', 'Bauer', 'Castillo', 'Dubois', 'Eriksen', 'Fernandes', 'García', 'Hoffmann', 'Ito', 'Jensen',
+  'Kowalski', 'López', 'Müller', 'Nakamura', "O'Brien", 'Patel', 'Quinn', 'Rossi', 'Schmidt', 'Tanaka',
+  'Usman', 'Varga', 'Walker', 'Xu', 'Yilmaz', 'Zhang',
+];
+
+/** Small deterministic PRNG (mulberry32), so the same seed gives the same school every time. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * `count` realistic students for an organization, created over the year before `now`, oldest first.
+ * The first few get the fixed ids of `DEMO_STUDENT_IDS`.
+ */
+export function demoStudents(organizationId: string, count: number, now = Date.now()): Student[] {
+  const random = prng(20261122);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const yearMs = 365 * 24 * 3600 * 1000;
+  const start = now - yearMs;
+  const step = count > 1 ? yearMs / count : 0;
+  const students: Student[] = [];
+  for (let i = 0; i < count; i++) {
+    const createdAt = new Date(Math.floor(start + i * step));
+    const first = pick(FIRST_NAMES);
+    const last = pick(LAST_NAMES);
+    const grade = Math.floor(random() * 13);
+    const birthYear = new Date(now).getUTCFullYear() - 6 - grade;
+    const month = 1 + Math.floor(random() * 12);
+    const day = 1 + Math.floor(random() * 28);
+    const roll = random();
+    const status: StudentStatus = roll < 0.85 ? 'active' : STUDENT_STATUSES[1 + Math.floor(random() * 3)]!;
+    const emailLocal = `${first}.${last}`.normalize('NFD').replace(/[^A-Za-z.]/g, '').toLowerCase();
+    const updatedAt = new Date(Math.min(now, createdAt.getTime() + Math.floor(random() * 30 * 24 * 3600 * 1000)));
+    students.push({
+      id: DEMO_STUDENT_IDS[i] ?? newId('student', createdAt.getTime()),
+      organizationId,
+      studentNumber: `S${String(i + 1).padStart(6, '0')}`,
+      firstName: first,
+      lastName: last,
+      preferredName: random() < 0.1 ? first.slice(0, 3) : null,
+      email: random() < 0.9 ? `${emailLocal}${i + 1}@students.demo-school.example` : null,
+      dateOfBirth: `${birthYear}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`,
+      status,
+      gradeLevel: grade,
+      createdAt,
+      updatedAt,
+    });
+  }
+  return students;
+}

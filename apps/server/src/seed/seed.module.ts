@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { OrganizationsModule } from '../organizations/organizations.module';
+import { StudentsModule } from '../students/students.module';
+import { SeedService } from './seed.service';
+
+@Module({
+  imports: [OrganizationsModule, AuthModule, StudentsModule],
+  providers: [SeedService],
+  exports: [SeedService],
+})
+export class SeedModule {}
