@@ -1,7 +1,6 @@
 import { STUDENT_STATUSES, type StudentStatus } from '@platform/contract';
 import { newId } from '../common/ids';
 import type { Student } from '../students/student.entity';
-import { DEMO_STUDENT_IDS } from './seed.constants';
 
 const FIRST_NAMES = [
   'Amara', 'Ben', 'Chloé', 'Dmitri', 'Elif', 'Farah', 'Gabriel', 'Hana', 'Isaac', 'Jamal', 'Keiko', 'Liam',
@@ -27,9 +26,14 @@ function prng(seed: number): () => number {
 
 /**
  * `count` realistic students for an organization, created over the year before `now`, oldest first.
- * The first few get the fixed ids of `DEMO_STUDENT_IDS`.
+ * `fixedIds` name the first few (the demo organization's documented students).
  */
-export function demoStudents(organizationId: string, count: number, now = Date.now()): Student[] {
+export function demoStudents(
+  organizationId: string,
+  count: number,
+  now = Date.now(),
+  fixedIds: readonly string[] = [],
+): Student[] {
   const random = prng(20261122);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const yearMs = 365 * 24 * 3600 * 1000;
@@ -49,7 +53,7 @@ export function demoStudents(organizationId: string, count: number, now = Date.n
     const emailLocal = `${first}.${last}`.normalize('NFD').replace(/[^A-Za-z.]/g, '').toLowerCase();
     const updatedAt = new Date(Math.min(now, createdAt.getTime() + Math.floor(random() * 30 * 24 * 3600 * 1000)));
     students.push({
-      id: DEMO_STUDENT_IDS[i] ?? newId('student', createdAt.getTime()),
+      id: fixedIds[i] ?? newId('student', createdAt.getTime()),
       organizationId,
       studentNumber: `S${String(i + 1).padStart(6, '0')}`,
       firstName: first,

@@ -4,7 +4,7 @@ import { TokensService } from '../auth/tokens.service';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { StudentsService } from '../students/students.service';
 import { demoStudents } from './demo-students';
-import { DEMO_ORGANIZATION_ID, DEMO_ORGANIZATION_NAME, DEV_TOKEN_NAME } from './seed.constants';
+import { DEMO_ORGANIZATION_ID, DEMO_ORGANIZATION_NAME, DEMO_STUDENT_IDS, DEV_TOKEN_NAME } from './seed.constants';
 
 export interface SeedResult {
   organization_id: string;
@@ -36,7 +36,7 @@ export class SeedService {
         plan: options.rateLimitPerMinute ? 'enterprise' : 'standard',
         ...(options.rateLimitPerMinute && { rateLimitPerMinute: options.rateLimitPerMinute }),
       });
-      studentsCreated = await this.students.insertMany(demoStudents(organization.id, options.students));
+      studentsCreated = await this.students.insertMany(demoStudents(organization.id, options.students, Date.now(), DEMO_STUDENT_IDS));
     }
     const { token, record } = await this.tokens.create({
       organizationId: organization.id,

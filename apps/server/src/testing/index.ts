@@ -1,0 +1,130 @@
+/**
+ * Starts a real server on loopback for tests and benchmarks (the SDK's tests, the e2e suite,
+ * `pnpm bench`): a fresh SQLite file, or a fresh database on the PostgreSQL server at
+ * `postgresAdminUrl`, migrated, with helpers to create organizations, tokens and students.
+ *
+ * Run one server per process at a time: Passport keeps strategies in a process-wide registry,
+ * so a second app in the same process takes over the first one's bearer strategy.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { Scope } from '@platform/contract';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { createApp } from '../app.factory';
+import { TokensService } from '../auth/tokens.service';
+import { type AppConfig, loadConfig } from '../config/env';
+import { dataSourceOptions } from '../database/data-source';
+import type { Organization } from '../organizations/organization.entity';
+import { type CreateOrganizationInput, OrganizationsService } from '../organizations/organizations.service';
+import { demoStudents } from '../seed/demo-students';
+import type { Student } from '../students/student.entity';
+import { StudentsService } from '../students/students.service';
+
+export interface TestServerOptions {
+  /** A PostgreSQL URL whose user may CREATE DATABASE; a fresh database is made per server. */
+  postgresAdminUrl?: string;
+  /** Extra environment, as the server would read it (e.g. RATE_LIMIT_ANONYMOUS). */
+  env?: Record<string, string>;
+}
+
+export interface TestServer {
+  url: string;
+  config: AppConfig;
+  app: NestExpressApplication;
+  dataSource: DataSource;
+  createOrganization(input?: Partial<CreateOrganizationInput>): Promise<Organization>;
+  createToken(organizationId: string, scopes: readonly (Scope | 'all')[], options?: { expiresAt?: Date; name?: string }): Promise<{ token: string; id: string }>;
+  revokeToken(id: string): Promise<void>;
+  /** Inserts `count` generated students (or the given rows) and returns them. */
+  insertStudents(organizationId: string, countOrRows: number | Student[], now?: number): Promise<Student[]>;
+  close(): Promise<void>;
+}
+
+export async function prepareDatabase(options: TestServerOptions): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
+  if (options.postgresAdminUrl) {
+    const name = `platform_test_${randomBytes(6).toString('hex')}`;
+    const admin = new Client({ connectionString: options.postgresAdminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(options.postgresAdminUrl);
+    url.pathname = `/${name}`;
+    const databaseUrl = url.toString();
+    await migrate(databaseUrl);
+    return {
+      databaseUrl,
+      drop: async () => {
+        const client = new Client({ connectionString: options.postgresAdminUrl });
+        await client.connect();
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await client.end();
+      },
+    };
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'platform-test-'));
+  const databaseUrl = `sqlite:${path.join(dir, 'platform.sqlite')}`;
+  await migrate(databaseUrl);
+  return { databaseUrl, drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
+}
+
+async function migrate(databaseUrl: string): Promise<void> {
+  const dataSource = new DataSource(dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database));
+  await dataSource.initialize();
+  await dataSource.runMigrations({ transaction: 'each' });
+  await dataSource.destroy();
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = await prepareDatabase(options);
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    DATABASE_URL: database.databaseUrl,
+    ...options.env,
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  const url = `http://127.0.0.1:${address.port}`;
+  const organizations = app.get(OrganizationsService);
+  const tokens = app.get(TokensService);
+  const students = app.get(StudentsService);
+
+  return {
+    url,
+    config,
+    app,
+    dataSource: app.get<DataSource>(getDataSourceToken()),
+    createOrganization: (input = {}) => organizations.create({ name: 'Test School', ...input }),
+    createToken: async (organizationId, scopes, tokenOptions = {}) => {
+      const { token, record } = await tokens.create({
+        organizationId,
+        name: tokenOptions.name ?? 'test',
+        scopes,
+        expiresAt: tokenOptions.expiresAt ?? null,
+      });
+      return { token, id: record.id };
+    },
+    revokeToken: async (id) => {
+      await tokens.revoke(id);
+    },
+    insertStudents: async (organizationId, countOrRows, now) => {
+      const rows = typeof countOrRows === 'number' ? demoStudents(organizationId, countOrRows, now) : countOrRows;
+      await students.insertMany(rows);
+      return rows;
+    },
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+export { demoStudents } from '../seed/demo-students';
+export type { Student } from '../students/student.entity';

@@ -1,0 +1,219 @@
+import { demoStudents, type Student } from '../src/testing';
+import { call, startServer, type TestServer } from './support/server';
+
+const DAY = 86_400_000;
+
+describe('GET /v1/students (the list convention)', () => {
+  let server: TestServer;
+  let orgId: string;
+  let token: string;
+  let students: Student[];
+  const base = Date.parse('2026-01-01T00:00:00.000Z');
+
+  beforeAll(async () => {
+    server = await startServer();
+    orgId = (await server.createOrganization()).id;
+    ({ token } = await server.createToken(orgId, ['students:read']));
+    // 60 students, one per day from 2026-01-01, with controlled names, statuses and grades.
+    students = demoStudents(orgId, 60, base).map((s, i) => ({
+      ...s,
+      createdAt: new Date(base + i * DAY),
+      updatedAt: new Date(base + i * DAY + (i % 7) * 3_600_000),
+      lastName: ['Alpha', 'Bravo', 'Charlie'][i % 3]!,
+      firstName: `First${String(i).padStart(2, '0')}`,
+      status: i % 10 === 0 ? 'graduated' : i % 10 === 1 ? 'withdrawn' : 'active',
+      gradeLevel: i % 13,
+      email: i === 42 ? 'needle_100%@example.com' : `student${i}@example.com`,
+      studentNumber: `N-${1000 + i}`,
+    }));
+    await server.insertStudents(orgId, students);
+  });
+  afterAll(() => server.close());
+
+  const list = (query: string, t = token) => call(server, `/v1/students${query}`, { token: t });
+  const ids = (body: { data: { id: string }[] }) => body.data.map((s) => s.id);
+  const newestFirst = () => [...students].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+
+  it('defaults to page 1, 25 per page, newest first, with meta and links', async () => {
+    const res = await list('');
+    expect(res.status).toBe(200);
+    expect(res.body.meta).toEqual({ page: 1, per_page: 25, total: 60, total_pages: 3 });
+    expect(ids(res.body)).toEqual(newestFirst().slice(0, 25).map((s) => s.id));
+    expect(res.body.data[0]).toMatchObject({
+      object: 'student',
+      id: students[59]!.id,
+      student_number: 'N-1059',
+      created_at: '2026-03-01T00:00:00.000Z',
+    });
+  });
+
+  it('serves the same page under /api/v1 with links on that prefix', async () => {
+    const a = await list('?per_page=5&page=2');
+    const b = await call(server, '/api/v1/students?per_page=5&page=2', { token });
+    expect(b.status).toBe(200);
+    expect(ids(b.body)).toEqual(ids(a.body));
+    expect(b.body.links.next).toBe(`${server.url}/api/v1/students?per_page=5&page=3`);
+  });
+
+  describe('links and the Link header', () => {
+    const rels = (header: string | null) =>
+      Object.fromEntries([...(header ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map((m) => [m[2], m[1]]));
+
+    it('on the first page: no prev, next and last present, filters kept', async () => {
+      const res = await list('?per_page=10&status=active&sort=last_name');
+      const { links, meta } = res.body;
+      expect(meta).toEqual({ page: 1, per_page: 10, total: 48, total_pages: 5 });
+      expect(links.prev).toBeNull();
+      expect(links.next).toBe(`${server.url}/v1/students?per_page=10&status=active&sort=last_name&page=2`);
+      expect(links.last).toBe(`${server.url}/v1/students?per_page=10&status=active&sort=last_name&page=5`);
+      expect(rels(res.headers.get('link'))).toEqual({ first: links.first, next: links.next, last: links.last });
+    });
+
+    it('on a middle page: prev and next', async () => {
+      const res = await list('?per_page=10&page=3');
+      expect(res.body.links.prev).toBe(`${server.url}/v1/students?per_page=10&page=2`);
+      expect(res.body.links.next).toBe(`${server.url}/v1/students?per_page=10&page=4`);
+      expect(rels(res.headers.get('link'))).toEqual({
+        first: res.body.links.first,
+        prev: res.body.links.prev,
+        next: res.body.links.next,
+        last: res.body.links.last,
+      });
+    });
+
+    it('on the last page: no next, last still present', async () => {
+      const res = await list('?per_page=10&page=6');
+      expect(res.body.data).toHaveLength(10);
+      expect(res.body.links.next).toBeNull();
+      expect(rels(res.headers.get('link'))).toEqual({ first: res.body.links.first, prev: res.body.links.prev, last: res.body.links.last });
+    });
+
+    it('a page past the end is empty with correct meta, not an error', async () => {
+      const res = await list('?per_page=10&page=9');
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual([]);
+      expect(res.body.meta).toEqual({ page: 9, per_page: 10, total: 60, total_pages: 6 });
+      expect(res.body.links.next).toBeNull();
+      expect(res.body.links.prev).toBe(`${server.url}/v1/students?per_page=10&page=6`);
+    });
+  });
+
+  describe('sort', () => {
+    it('walks every page without overlap or gaps, even with many ties', async () => {
+      // last_name has only three values, so ordering within a name rests on the id tie-break.
+      const seen: string[] = [];
+      for (let page = 1; page <= 8; page++) seen.push(...ids((await list(`?sort=last_name&per_page=8&page=${page}`)).body));
+      expect(seen).toHaveLength(60);
+      expect(new Set(seen).size).toBe(60);
+      const expected = [...students].sort((a, b) => a.lastName.localeCompare(b.lastName) || a.id.localeCompare(b.id));
+      expect(seen).toEqual(expected.map((s) => s.id));
+    });
+
+    it.each([
+      ['first_name', (a: Student, b: Student) => a.firstName.localeCompare(b.firstName)],
+      ['-first_name', (a: Student, b: Student) => b.firstName.localeCompare(a.firstName)],
+      ['created_at', (a: Student, b: Student) => a.createdAt.getTime() - b.createdAt.getTime()],
+      ['-updated_at', (a: Student, b: Student) => b.updatedAt.getTime() - a.updatedAt.getTime() || b.id.localeCompare(a.id)],
+      ['-last_name,created_at', (a: Student, b: Student) => b.lastName.localeCompare(a.lastName) || a.createdAt.getTime() - b.createdAt.getTime()],
+    ])('sort=%s', async (sort, compare) => {
+      const res = await list(`?sort=${sort}&per_page=100`);
+      expect(res.status).toBe(200);
+      expect(ids(res.body)).toEqual([...students].sort(compare).map((s) => s.id));
+    });
+  });
+
+  describe('filters', () => {
+    it('status equality and IN', async () => {
+      const one = await list('?status=graduated&per_page=100');
+      expect(one.body.meta.total).toBe(6);
+      expect(one.body.data.every((s: { status: string }) => s.status === 'graduated')).toBe(true);
+      const two = await list('?status=graduated,withdrawn&per_page=100');
+      expect(two.body.meta.total).toBe(12);
+    });
+
+    it('grade_level equality and IN', async () => {
+      const res = await list('?grade_level=0,12&per_page=100');
+      const expected = students.filter((s) => s.gradeLevel === 0 || s.gradeLevel === 12);
+      expect(res.body.meta.total).toBe(expected.length);
+      expect(new Set(ids(res.body))).toEqual(new Set(expected.map((s) => s.id)));
+    });
+
+    it('created_at ranges, inclusive and exclusive', async () => {
+      const gte = await list('?created_at[gte]=2026-02-01T00:00:00Z&per_page=100');
+      expect(gte.body.meta.total).toBe(29); // Feb 1 .. Mar 1
+      const gt = await list('?created_at[gt]=2026-02-01T00:00:00Z&per_page=100');
+      expect(gt.body.meta.total).toBe(28);
+      const window = await list('?created_at[gte]=2026-01-10T00:00:00Z&created_at[lt]=2026-01-20T00:00:00Z&per_page=100');
+      expect(window.body.meta.total).toBe(10);
+      const lte = await list('?created_at[lte]=2026-01-03T00:00:00.000%2B00:00');
+      expect(lte.body.meta.total).toBe(3);
+    });
+
+    it('updated_since returns records changed at or after the instant', async () => {
+      const since = new Date(base + 50 * DAY);
+      const res = await list(`?updated_since=${since.toISOString()}&per_page=100`);
+      const expected = students.filter((s) => s.updatedAt >= since);
+      expect(new Set(ids(res.body))).toEqual(new Set(expected.map((s) => s.id)));
+    });
+
+    it('q searches names, email and student number, case-insensitively, with % taken literally', async () => {
+      expect((await list('?q=first07')).body.data.map((s: { first_name: string }) => s.first_name)).toEqual(['First07']);
+      expect((await list('?q=n-1042')).body.meta.total).toBe(1);
+      expect((await list('?q=STUDENT5%40')).body.meta.total).toBe(1);
+      const percent = await list('?q=100%25');
+      expect(ids(percent.body)).toEqual([students[42]!.id]);
+      expect((await list('?q=charlie&per_page=100')).body.meta.total).toBe(20);
+    });
+
+    it('combines filters, ranges, q and sort', async () => {
+      const res = await list('?status=active&q=alpha&created_at[lt]=2026-02-01T00:00:00Z&sort=first_name&per_page=100');
+      const expected = students
+        .filter((s) => s.status === 'active' && s.lastName === 'Alpha' && s.createdAt.getTime() < Date.parse('2026-02-01T00:00:00Z'))
+        .sort((a, b) => a.firstName.localeCompare(b.firstName));
+      expect(ids(res.body)).toEqual(expected.map((s) => s.id));
+    });
+  });
+
+  describe('bad parameters are a 400 naming the parameter', () => {
+    it.each([
+      ['page=0', 'query.page', /page must be an integer/],
+      ['page=abc', 'query.page', /page must be an integer/],
+      ['page=1.5', 'query.page', /page must be an integer/],
+      ['per_page=0', 'query.per_page', /per_page must be an integer between 1 and 100/],
+      ['per_page=101', 'query.per_page', /per_page must be an integer between 1 and 100/],
+      ['per_page=-5', 'query.per_page', /per_page/],
+      ['per_page=1e2', 'query.per_page', /per_page/],
+      ['page=1&page=2', 'query.page', /page/],
+      ['sort=email', 'query.sort', /'email' is not sortable/],
+      ['sort=last_name,last_name', 'query.sort', /twice/],
+      ['status=expelled', 'query.status', /status must be one or more of/],
+      ['status=active,', 'query.status', /empty/],
+      ['grade_level=13', 'query.grade_level', /grade_level/],
+      ['created_at[gte]=yesterday', 'query.created_at[gte]', /RFC 3339/],
+      ['updated_at[between]=x', 'query.updated_at[between]', /Unknown query parameter/],
+      ['updated_since=2026-13-01T00:00:00Z', 'query.updated_since', /updated_since/],
+      ['q=', 'query.q', /q must not be empty/],
+      ['limit=10', 'query.limit', /Unknown query parameter 'limit'/],
+      ['first_name=Ann', 'query.first_name', /Unknown query parameter/],
+    ])('%s', async (query, path, message) => {
+      const res = await list(`?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body.code).toBe('validation_error');
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect(res.body.detail).toMatch(message);
+    });
+  });
+
+  it('never shows another organization\'s students', async () => {
+    const other = await server.createOrganization({ name: 'Other School' });
+    const { token: otherToken } = await server.createToken(other.id, ['students:read']);
+    const empty = await list('?per_page=100', otherToken);
+    expect(empty.body.meta.total).toBe(0);
+    const theirs = await server.insertStudents(other.id, 3);
+    const res = await list('?per_page=100', otherToken);
+    expect(new Set(ids(res.body))).toEqual(new Set(theirs.map((s) => s.id)));
+    expect((await list('?per_page=100')).body.meta.total).toBe(60);
+    expect((await list(`?q=${encodeURIComponent(theirs[0]!.studentNumber)}`)).body.meta.total).toBe(0);
+  });
+});
