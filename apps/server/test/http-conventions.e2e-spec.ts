@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { call, startServer, type TestServer } from './support/server';
+
+describe('HTTP conventions', () => {
+  let server: TestServer;
+  let token: string;
+
+  beforeAll(async () => {
+    server = await startServer();
+    const org = await server.createOrganization();
+    ({ token } = await server.createToken(org.id, ['students:read']));
+  });
+  afterAll(() => server.close());
+
+  describe('X-Request-Id', () => {
+    it('is generated on every response and repeated in problems', async () => {
+      const res = await call(server, '/v1/students');
+      expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
+      expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+    });
+
+    it('echoes a well-formed incoming id and replaces a malformed one', async () => {
+      const echoed = await call(server, '/v1/students', { token, headers: { 'X-Request-Id': 'client-abc.123' } });
+      expect(echoed.headers.get('x-request-id')).toBe('client-abc.123');
+      const replaced = await call(server, '/v1/students', { token, headers: { 'X-Request-Id': 'bad id <script>' } });
+      expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
+    });
+  });
+
+  describe('Accept', () => {
+    it.each(['application/json', '*/*', 'application/*', 'text/html, application/json;q=0.5'])('%s is fine', async (accept) => {
+      expect((await call(server, '/v1/students', { token, headers: { Accept: accept } })).status).toBe(200);
+    });
+
+    it('answers 406 problem+json when JSON is not acceptable', async () => {
+      const res = await call(server, '/v1/students', { token, headers: { Accept: 'text/html' } });
+      expect(res.status).toBe(406);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ code: 'not_acceptable', status: 406 });
+    });
+
+    it('applies to /api/v1 as well', async () => {
+      expect((await call(server, '/api/v1/students', { token, headers: { Accept: 'text/csv' } })).status).toBe(406);
+    });
+  });
+
+  describe('unknown routes and methods', () => {
+    it('an unknown path is a 404 problem', async () => {
+      const res = await call(server, '/v1/nope', { token });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({
+        type: 'https://platform.example/problems/not-found',
+        title: 'Not found',
+        status: 404,
+        code: 'not_found',
+        instance: '/v1/nope',
+      });
+    });
+
+    it('a known path with another method is a 405 with Allow', async () => {
+      const res = await call(server, '/api/v1/students', { token, method: 'DELETE' });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET');
+      expect(res.body.code).toBe('method_not_allowed');
+      expect(res.body.instance).toBe('/api/v1/students');
+    });
+
+    it('a body that is not JSON is a 415', async () => {
+      const res = await call(server, '/v1/students', {
+        token,
+        method: 'POST',
+        headers: { 'Content-Type': 'text/plain' },
+        body: 'hello',
+      });
+      expect(res.status).toBe(415);
+      expect(res.body.code).toBe('unsupported_media_type');
+    });
+  });
+
+  describe('documentation', () => {
+    it('serves the committed OpenAPI document', async () => {
+      const committed = JSON.parse(readFileSync(path.join(__dirname, '../../../packages/contract/openapi.json'), 'utf8'));
+      const res = await call(server, '/openapi.json');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(committed);
+      expect(res.body.paths['/v1/students'].get.security).toEqual([{ bearer: ['students:read'] }]);
+    });
+
+    it('serves an API reference page whose assets load', async () => {
+      const page = await call(server, '/docs');
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      for (const asset of (page.body as unknown as string).matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)) {
+        expect((await call(server, asset[1]!)).status).toBe(200);
+      }
+    });
+  });
+
+  describe('health', () => {
+    it('reports liveness and readiness without a token', async () => {
+      expect((await call(server, '/health/live')).body).toEqual({ status: 'ok' });
+      expect((await call(server, '/health/ready')).body).toEqual({ status: 'ok', checks: { database: 'ok' } });
+    });
+  });
+});

@@ -1,0 +1,61 @@
+import { filter, listQuery } from './list';
+
+describe(listQuery.name, () => {
+  const sut = listQuery({
+    filters: { status: filter.oneOf(['a', 'b']), level: filter.integer(0, 5) },
+    ranges: { due_on: 'date' },
+    sort: ['name'],
+    search: ['name'],
+  });
+
+  it('normalises a full query into page, sort and conditions', () => {
+    const parsed = sut.parse({
+      page: '3',
+      per_page: '10',
+      sort: '-name,created_at',
+      status: 'a,b,a',
+      level: '2',
+      'due_on[lt]': '2026-02-01',
+      'created_at[gte]': '2026-01-01T00:00:00+01:00',
+      updated_since: '2026-01-02T00:00:00Z',
+      q: 'x',
+    });
+    expect(parsed).toEqual({
+      page: 3,
+      per_page: 10,
+      sort: [
+        { field: 'name', direction: 'desc' },
+        { field: 'created_at', direction: 'asc' },
+      ],
+      conditions: [
+        { field: 'status', op: 'in', values: ['a', 'b'] },
+        { field: 'level', op: 'in', values: [2] },
+        { field: 'created_at', op: 'gte', value: new Date('2025-12-31T23:00:00.000Z') },
+        { field: 'due_on', op: 'lt', value: '2026-02-01' },
+        { field: 'updated_at', op: 'gte', value: new Date('2026-01-02T00:00:00.000Z') },
+      ],
+      q: 'x',
+    });
+  });
+
+  it('defaults to page 1, 25 per page, newest first', () => {
+    expect(sut.parse({})).toEqual({ page: 1, per_page: 25, sort: [{ field: 'created_at', direction: 'desc' }], conditions: [] });
+  });
+
+  it.each([
+    [{ 'due_on[gte]': '2026-02-30' }, 'due_on[gte] must be a real calendar date'],
+    [{ 'due_on[gte]': '2026-2-1' }, 'YYYY-MM-DD'],
+    [{ level: '1,x' }, "got 'x'"],
+    [{ per_page: '0x10' }, 'per_page must be an integer'],
+    [{ sort: '' }, "sort field '' is not sortable"],
+  ])('refuses %j', (query, message) => {
+    const result = sut.safeParse(query);
+    expect(result.success).toBe(false);
+    expect(JSON.stringify(result.error?.issues)).toContain(message);
+  });
+
+  it('has no q when the collection names no searchable fields', () => {
+    const noSearch = listQuery({ filters: {}, ranges: {}, sort: [] });
+    expect(noSearch.safeParse({ q: 'x' }).success).toBe(false);
+  });
+});
