@@ -1,1 +1,4 @@
-module.exports = require('@platform/jest-config').config({ rootDir: __dirname, testTimeout: 60000 });
+module.exports = require('@platform/jest-config').config({
+  rootDir: __dirname,
+  testTimeout: 60000,
+});

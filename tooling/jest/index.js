@@ -3,7 +3,11 @@
 const path = require('node:path');
 
 /** @param {{ rootDir: string, testRegex?: string | string[], testTimeout?: number }} options */
-function config({ rootDir, testRegex = ['\\.spec\\.ts$', '\\.e2e-spec\\.ts$'], testTimeout = 30000 }) {
+function config({
+  rootDir,
+  testRegex = ['\\.spec\\.ts$', '\\.e2e-spec\\.ts$'],
+  testTimeout = 30000,
+}) {
   return {
     rootDir,
     testEnvironment: 'node',

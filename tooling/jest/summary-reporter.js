@@ -13,7 +13,6 @@ class SummaryReporter {
     if (!dir) return;
     fs.mkdirSync(dir, { recursive: true });
     const name = `${path.basename(this.rootDir)}-${process.pid}-${Date.now()}.json`;
-    const failedSuites = results.numFailedTestSuites + (results.numRuntimeErrorTestSuites ?? 0);
     fs.writeFileSync(
       path.join(dir, name),
       JSON.stringify({
@@ -21,7 +20,8 @@ class SummaryReporter {
         database: process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite',
         passed: results.numPassedTests,
         failed: results.numFailedTests,
-        failedSuites,
+        // A suite that crashed before running its tests has no failed test; count it as a failure.
+        brokenSuites: results.numRuntimeErrorTestSuites ?? 0,
       }),
     );
   }

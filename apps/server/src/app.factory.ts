@@ -7,7 +7,10 @@ import { Logger } from 'nestjs-pino';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
-import { apiPrefixAliasMiddleware, contentNegotiationMiddleware } from './common/content-negotiation';
+import {
+  apiPrefixAliasMiddleware,
+  contentNegotiationMiddleware,
+} from './common/content-negotiation';
 import type { PlatformRequest } from './common/http-context';
 import { requestIdMiddleware } from './common/request-id';
 import type { AppConfig } from './config/env';

@@ -28,11 +28,20 @@ export class AppModule {
           pinoHttp: {
             level: config.logLevel,
             genReqId: (req) => (req as PlatformRequest).id,
-            customProps: (req) => ({ organization_id: (req as PlatformRequest).principal?.organizationId }),
+            customProps: (req) => ({
+              organization_id: (req as PlatformRequest).principal?.organizationId,
+            }),
             // Tokens must never reach a log line.
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie'],
+              censor: '[redacted]',
+            },
             serializers: {
-              req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+              req: (req: { id: string; method: string; url: string }) => ({
+                id: req.id,
+                method: req.method,
+                url: req.url,
+              }),
               res: (res: { statusCode: number }) => ({ status: res.statusCode }),
             },
           },

@@ -1,6 +1,6 @@
 import { PersonalAccessToken } from '../src/auth/personal-access-token.entity';
 import { generatePersonalAccessToken } from '../src/auth/token-format';
-import { call, startServer, type TestServer } from './support/server';
+import { type ApiResponse, call, startServer, type TestServer } from './support/server';
 
 describe('authentication and scopes', () => {
   let server: TestServer;
@@ -14,12 +14,14 @@ describe('authentication and scopes', () => {
   });
   afterAll(() => server.close());
 
-  function expectUnauthorized(res: Awaited<ReturnType<typeof call>>, detail: RegExp) {
+  function expectUnauthorized(res: ApiResponse, detail: RegExp) {
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(res.body.code).toBe('unauthorized');
     expect(res.body.detail).toMatch(detail);
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="platform", error="invalid_token"/);
+    expect(res.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="platform", error="invalid_token"/,
+    );
   }
 
   it('accepts a valid token with the right scope', async () => {
@@ -32,21 +34,37 @@ describe('authentication and scopes', () => {
   });
 
   it('refuses a non-bearer scheme and an empty bearer', async () => {
-    expectUnauthorized(await call(server, '/v1/students', { headers: { Authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }), /malformed/);
-    expectUnauthorized(await call(server, '/v1/students', { headers: { Authorization: 'Bearer' } }), /malformed/);
+    expectUnauthorized(
+      await call(server, '/v1/students', {
+        headers: { Authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+      }),
+      /malformed/,
+    );
+    expectUnauthorized(
+      await call(server, '/v1/students', { headers: { Authorization: 'Bearer' } }),
+      /malformed/,
+    );
   });
 
   it('refuses a token whose checksum does not match (a typo)', async () => {
     const last = token.at(-1) === 'a' ? 'b' : 'a';
-    expectUnauthorized(await call(server, '/v1/students', { token: `${token.slice(0, -1)}${last}` }), /malformed/);
+    expectUnauthorized(
+      await call(server, '/v1/students', { token: `${token.slice(0, -1)}${last}` }),
+      /malformed/,
+    );
   });
 
   it('refuses a well-formed token that does not exist', async () => {
-    expectUnauthorized(await call(server, '/v1/students', { token: generatePersonalAccessToken() }), /not recognised/);
+    expectUnauthorized(
+      await call(server, '/v1/students', { token: generatePersonalAccessToken() }),
+      /not recognised/,
+    );
   });
 
   it('refuses an expired token', async () => {
-    const { token: shortLived } = await server.createToken(orgId, ['students:read'], { expiresAt: new Date(Date.now() + 1500) });
+    const { token: shortLived } = await server.createToken(orgId, ['students:read'], {
+      expiresAt: new Date(Date.now() + 1500),
+    });
     expect((await call(server, '/v1/students', { token: shortLived })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1600));
     expectUnauthorized(await call(server, '/v1/students', { token: shortLived }), /expired/);
@@ -60,12 +78,17 @@ describe('authentication and scopes', () => {
   });
 
   it('answers 403 insufficient_scope, naming the scope, for a token without it', async () => {
-    const { token: writeOnly } = await server.createToken(orgId, ['students:write', 'courses:read']);
+    const { token: writeOnly } = await server.createToken(orgId, [
+      'students:write',
+      'courses:read',
+    ]);
     const res = await call(server, '/v1/students', { token: writeOnly });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('insufficient_scope');
     expect(res.body.detail).toContain("'students:read'");
-    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="platform", error="insufficient_scope", scope="students:read"');
+    expect(res.headers.get('www-authenticate')).toBe(
+      'Bearer realm="platform", error="insufficient_scope", scope="students:read"',
+    );
   });
 
   it('stores only a hash of the token, and records when it was last used', async () => {

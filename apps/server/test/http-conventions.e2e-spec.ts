@@ -21,17 +21,28 @@ describe('HTTP conventions', () => {
     });
 
     it('echoes a well-formed incoming id and replaces a malformed one', async () => {
-      const echoed = await call(server, '/v1/students', { token, headers: { 'X-Request-Id': 'client-abc.123' } });
+      const echoed = await call(server, '/v1/students', {
+        token,
+        headers: { 'X-Request-Id': 'client-abc.123' },
+      });
       expect(echoed.headers.get('x-request-id')).toBe('client-abc.123');
-      const replaced = await call(server, '/v1/students', { token, headers: { 'X-Request-Id': 'bad id <script>' } });
+      const replaced = await call(server, '/v1/students', {
+        token,
+        headers: { 'X-Request-Id': 'bad id <script>' },
+      });
       expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
     });
   });
 
   describe('Accept', () => {
-    it.each(['application/json', '*/*', 'application/*', 'text/html, application/json;q=0.5'])('%s is fine', async (accept) => {
-      expect((await call(server, '/v1/students', { token, headers: { Accept: accept } })).status).toBe(200);
-    });
+    it.each(['application/json', '*/*', 'application/*', 'text/html, application/json;q=0.5'])(
+      '%s is fine',
+      async (accept) => {
+        expect(
+          (await call(server, '/v1/students', { token, headers: { Accept: accept } })).status,
+        ).toBe(200);
+      },
+    );
 
     it('answers 406 problem+json when JSON is not acceptable', async () => {
       const res = await call(server, '/v1/students', { token, headers: { Accept: 'text/html' } });
@@ -41,7 +52,9 @@ describe('HTTP conventions', () => {
     });
 
     it('applies to /api/v1 as well', async () => {
-      expect((await call(server, '/api/v1/students', { token, headers: { Accept: 'text/csv' } })).status).toBe(406);
+      expect(
+        (await call(server, '/api/v1/students', { token, headers: { Accept: 'text/csv' } })).status,
+      ).toBe(406);
     });
   });
 
@@ -80,7 +93,9 @@ describe('HTTP conventions', () => {
 
   describe('documentation', () => {
     it('serves the committed OpenAPI document', async () => {
-      const committed = JSON.parse(readFileSync(path.join(__dirname, '../../../packages/contract/openapi.json'), 'utf8'));
+      const committed = JSON.parse(
+        readFileSync(path.join(__dirname, '../../../packages/contract/openapi.json'), 'utf8'),
+      );
       const res = await call(server, '/openapi.json');
       expect(res.status).toBe(200);
       expect(res.body).toEqual(committed);
@@ -91,7 +106,9 @@ describe('HTTP conventions', () => {
       const page = await call(server, '/docs');
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-      for (const asset of (page.body as unknown as string).matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)) {
+      for (const asset of (page.body as unknown as string).matchAll(
+        /(?:src|href)="(\/docs\/[^"]+)"/g,
+      )) {
         expect((await call(server, asset[1]!)).status).toBe(200);
       }
     });
@@ -100,7 +117,10 @@ describe('HTTP conventions', () => {
   describe('health', () => {
     it('reports liveness and readiness without a token', async () => {
       expect((await call(server, '/health/live')).body).toEqual({ status: 'ok' });
-      expect((await call(server, '/health/ready')).body).toEqual({ status: 'ok', checks: { database: 'ok' } });
+      expect((await call(server, '/health/ready')).body).toEqual({
+        status: 'ok',
+        checks: { database: 'ok' },
+      });
     });
   });
 });

@@ -72,7 +72,9 @@ describe('rate limits', () => {
     // RATE_LIMIT_ANONYMOUS=5 for this server; earlier tests sent no anonymous requests.
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
-      statuses.push((await call(server, '/v1/students', { token: i % 2 ? 'pat_wrong' : undefined })).status);
+      statuses.push(
+        (await call(server, '/v1/students', { token: i % 2 ? 'pat_wrong' : undefined })).status,
+      );
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });

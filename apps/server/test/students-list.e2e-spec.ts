@@ -32,13 +32,18 @@ describe('GET /v1/students (the list convention)', () => {
 
   const list = (query: string, t = token) => call(server, `/v1/students${query}`, { token: t });
   const ids = (body: { data: { id: string }[] }) => body.data.map((s) => s.id);
-  const newestFirst = () => [...students].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  const newestFirst = () =>
+    [...students].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 
   it('defaults to page 1, 25 per page, newest first, with meta and links', async () => {
     const res = await list('');
     expect(res.status).toBe(200);
     expect(res.body.meta).toEqual({ page: 1, per_page: 25, total: 60, total_pages: 3 });
-    expect(ids(res.body)).toEqual(newestFirst().slice(0, 25).map((s) => s.id));
+    expect(ids(res.body)).toEqual(
+      newestFirst()
+        .slice(0, 25)
+        .map((s) => s.id),
+    );
     expect(res.body.data[0]).toMatchObject({
       object: 'student',
       id: students[59]!.id,
@@ -57,16 +62,26 @@ describe('GET /v1/students (the list convention)', () => {
 
   describe('links and the Link header', () => {
     const rels = (header: string | null) =>
-      Object.fromEntries([...(header ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map((m) => [m[2], m[1]]));
+      Object.fromEntries(
+        [...(header ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map((m) => [m[2], m[1]]),
+      );
 
     it('on the first page: no prev, next and last present, filters kept', async () => {
       const res = await list('?per_page=10&status=active&sort=last_name');
       const { links, meta } = res.body;
       expect(meta).toEqual({ page: 1, per_page: 10, total: 48, total_pages: 5 });
       expect(links.prev).toBeNull();
-      expect(links.next).toBe(`${server.url}/v1/students?per_page=10&status=active&sort=last_name&page=2`);
-      expect(links.last).toBe(`${server.url}/v1/students?per_page=10&status=active&sort=last_name&page=5`);
-      expect(rels(res.headers.get('link'))).toEqual({ first: links.first, next: links.next, last: links.last });
+      expect(links.next).toBe(
+        `${server.url}/v1/students?per_page=10&status=active&sort=last_name&page=2`,
+      );
+      expect(links.last).toBe(
+        `${server.url}/v1/students?per_page=10&status=active&sort=last_name&page=5`,
+      );
+      expect(rels(res.headers.get('link'))).toEqual({
+        first: links.first,
+        next: links.next,
+        last: links.last,
+      });
     });
 
     it('on a middle page: prev and next', async () => {
@@ -85,7 +100,11 @@ describe('GET /v1/students (the list convention)', () => {
       const res = await list('?per_page=10&page=6');
       expect(res.body.data).toHaveLength(10);
       expect(res.body.links.next).toBeNull();
-      expect(rels(res.headers.get('link'))).toEqual({ first: res.body.links.first, prev: res.body.links.prev, last: res.body.links.last });
+      expect(rels(res.headers.get('link'))).toEqual({
+        first: res.body.links.first,
+        prev: res.body.links.prev,
+        last: res.body.links.last,
+      });
     });
 
     it('a page past the end is empty with correct meta, not an error', async () => {
@@ -102,10 +121,13 @@ describe('GET /v1/students (the list convention)', () => {
     it('walks every page without overlap or gaps, even with many ties', async () => {
       // last_name has only three values, so ordering within a name rests on the id tie-break.
       const seen: string[] = [];
-      for (let page = 1; page <= 8; page++) seen.push(...ids((await list(`?sort=last_name&per_page=8&page=${page}`)).body));
+      for (let page = 1; page <= 8; page++)
+        seen.push(...ids((await list(`?sort=last_name&per_page=8&page=${page}`)).body));
       expect(seen).toHaveLength(60);
       expect(new Set(seen).size).toBe(60);
-      const expected = [...students].sort((a, b) => a.lastName.localeCompare(b.lastName) || a.id.localeCompare(b.id));
+      const expected = [...students].sort(
+        (a, b) => a.lastName.localeCompare(b.lastName) || a.id.localeCompare(b.id),
+      );
       expect(seen).toEqual(expected.map((s) => s.id));
     });
 
@@ -113,8 +135,16 @@ describe('GET /v1/students (the list convention)', () => {
       ['first_name', (a: Student, b: Student) => a.firstName.localeCompare(b.firstName)],
       ['-first_name', (a: Student, b: Student) => b.firstName.localeCompare(a.firstName)],
       ['created_at', (a: Student, b: Student) => a.createdAt.getTime() - b.createdAt.getTime()],
-      ['-updated_at', (a: Student, b: Student) => b.updatedAt.getTime() - a.updatedAt.getTime() || b.id.localeCompare(a.id)],
-      ['-last_name,created_at', (a: Student, b: Student) => b.lastName.localeCompare(a.lastName) || a.createdAt.getTime() - b.createdAt.getTime()],
+      [
+        '-updated_at',
+        (a: Student, b: Student) =>
+          b.updatedAt.getTime() - a.updatedAt.getTime() || b.id.localeCompare(a.id),
+      ],
+      [
+        '-last_name,created_at',
+        (a: Student, b: Student) =>
+          b.lastName.localeCompare(a.lastName) || a.createdAt.getTime() - b.createdAt.getTime(),
+      ],
     ])('sort=%s', async (sort, compare) => {
       const res = await list(`?sort=${sort}&per_page=100`);
       expect(res.status).toBe(200);
@@ -143,7 +173,9 @@ describe('GET /v1/students (the list convention)', () => {
       expect(gte.body.meta.total).toBe(29); // Feb 1 .. Mar 1
       const gt = await list('?created_at[gt]=2026-02-01T00:00:00Z&per_page=100');
       expect(gt.body.meta.total).toBe(28);
-      const window = await list('?created_at[gte]=2026-01-10T00:00:00Z&created_at[lt]=2026-01-20T00:00:00Z&per_page=100');
+      const window = await list(
+        '?created_at[gte]=2026-01-10T00:00:00Z&created_at[lt]=2026-01-20T00:00:00Z&per_page=100',
+      );
       expect(window.body.meta.total).toBe(10);
       const lte = await list('?created_at[lte]=2026-01-03T00:00:00.000%2B00:00');
       expect(lte.body.meta.total).toBe(3);
@@ -157,7 +189,9 @@ describe('GET /v1/students (the list convention)', () => {
     });
 
     it('q searches names, email and student number, case-insensitively, with % taken literally', async () => {
-      expect((await list('?q=first07')).body.data.map((s: { first_name: string }) => s.first_name)).toEqual(['First07']);
+      expect(
+        (await list('?q=first07')).body.data.map((s: { first_name: string }) => s.first_name),
+      ).toEqual(['First07']);
       expect((await list('?q=n-1042')).body.meta.total).toBe(1);
       expect((await list('?q=STUDENT5%40')).body.meta.total).toBe(1);
       const percent = await list('?q=100%25');
@@ -166,9 +200,16 @@ describe('GET /v1/students (the list convention)', () => {
     });
 
     it('combines filters, ranges, q and sort', async () => {
-      const res = await list('?status=active&q=alpha&created_at[lt]=2026-02-01T00:00:00Z&sort=first_name&per_page=100');
+      const res = await list(
+        '?status=active&q=alpha&created_at[lt]=2026-02-01T00:00:00Z&sort=first_name&per_page=100',
+      );
       const expected = students
-        .filter((s) => s.status === 'active' && s.lastName === 'Alpha' && s.createdAt.getTime() < Date.parse('2026-02-01T00:00:00Z'))
+        .filter(
+          (s) =>
+            s.status === 'active' &&
+            s.lastName === 'Alpha' &&
+            s.createdAt.getTime() < Date.parse('2026-02-01T00:00:00Z'),
+        )
         .sort((a, b) => a.firstName.localeCompare(b.firstName));
       expect(ids(res.body)).toEqual(expected.map((s) => s.id));
     });
@@ -205,7 +246,7 @@ describe('GET /v1/students (the list convention)', () => {
     });
   });
 
-  it('never shows another organization\'s students', async () => {
+  it("never shows another organization's students", async () => {
     const other = await server.createOrganization({ name: 'Other School' });
     const { token: otherToken } = await server.createToken(other.id, ['students:read']);
     const empty = await list('?per_page=100', otherToken);
@@ -214,6 +255,8 @@ describe('GET /v1/students (the list convention)', () => {
     const res = await list('?per_page=100', otherToken);
     expect(new Set(ids(res.body))).toEqual(new Set(theirs.map((s) => s.id)));
     expect((await list('?per_page=100')).body.meta.total).toBe(60);
-    expect((await list(`?q=${encodeURIComponent(theirs[0]!.studentNumber)}`)).body.meta.total).toBe(0);
+    expect((await list(`?q=${encodeURIComponent(theirs[0]!.studentNumber)}`)).body.meta.total).toBe(
+      0,
+    );
   });
 });

@@ -39,7 +39,12 @@ describe(listQuery.name, () => {
   });
 
   it('defaults to page 1, 25 per page, newest first', () => {
-    expect(sut.parse({})).toEqual({ page: 1, per_page: 25, sort: [{ field: 'created_at', direction: 'desc' }], conditions: [] });
+    expect(sut.parse({})).toEqual({
+      page: 1,
+      per_page: 25,
+      sort: [{ field: 'created_at', direction: 'desc' }],
+      conditions: [],
+    });
   });
 
   it.each([

@@ -79,7 +79,10 @@ function integerParam(name: string, min: number, max: number) {
 function instantParam(name: string) {
   return z
     .string()
-    .datetime({ offset: true, message: `${name} must be an RFC 3339 date-time, e.g. 2026-01-01T00:00:00Z` })
+    .datetime({
+      offset: true,
+      message: `${name} must be an RFC 3339 date-time, e.g. 2026-01-01T00:00:00Z`,
+    })
     .transform((value) => new Date(value));
 }
 
@@ -87,9 +90,14 @@ function dateParam(name: string) {
   return z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, `${name} must be a date in YYYY-MM-DD form`)
-    .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), {
-      message: `${name} must be a real calendar date`,
-    });
+    .refine(
+      (value) =>
+        !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+        new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+      {
+        message: `${name} must be a real calendar date`,
+      },
+    );
 }
 
 function rangeParam(name: string, kind: RangeKind) {
@@ -110,7 +118,10 @@ function filterParam(name: string, spec: FilterSpec) {
     .transform((raw, ctx) => {
       const parts = raw.split(',').map((part) => part.trim());
       if (parts.some((part) => part === '')) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${name} must not contain empty values` });
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: `${name} must not contain empty values`,
+        });
         return z.NEVER;
       }
       const values: (string | number)[] = [];
@@ -140,7 +151,10 @@ function filterParam(name: string, spec: FilterSpec) {
           }
           case 'string':
             if (part.length > spec.maxLength) {
-              ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${name} values must be at most ${spec.maxLength} characters` });
+              ctx.addIssue({
+                code: z.ZodIssueCode.custom,
+                message: `${name} values must be at most ${spec.maxLength} characters`,
+              });
               return z.NEVER;
             }
             values.push(part);
@@ -193,7 +207,9 @@ function sortParam(fields: readonly string[]) {
 
 type RangeInput<K extends RangeKind> = K extends 'integer' ? number : string;
 
-type FilterShape<F> = { [K in keyof F & string]: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>> };
+type FilterShape<F> = {
+  [K in keyof F & string]: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>>;
+};
 type RangeShape<R> = {
   [K in keyof R & string as `${K}[${RangeOperator}]`]: z.ZodOptional<
     z.ZodType<unknown, z.ZodTypeDef, R[K] extends RangeKind ? RangeInput<R[K]> : never>
@@ -207,7 +223,9 @@ type BaseShape = {
   q: z.ZodOptional<z.ZodString>;
 };
 
-export type ListQueryShape<F, R> = BaseShape & FilterShape<F> & RangeShape<R & typeof DEFAULT_RANGES>;
+export type ListQueryShape<F, R> = BaseShape &
+  FilterShape<F> &
+  RangeShape<R & typeof DEFAULT_RANGES>;
 
 export type ListQuerySchema<F, R, S extends string> = z.ZodEffects<
   z.ZodObject<ListQueryShape<F, R>, 'strict'>,
@@ -227,11 +245,14 @@ export function listQuery<
       .openapi({ description: '1-based page number.', default: LIST_DEFAULTS.page }),
     per_page: integerParam('per_page', 1, LIST_DEFAULTS.maxPerPage)
       .optional()
-      .openapi({ description: `Items per page, at most ${LIST_DEFAULTS.maxPerPage}.`, default: LIST_DEFAULTS.perPage }),
+      .openapi({
+        description: `Items per page, at most ${LIST_DEFAULTS.maxPerPage}.`,
+        default: LIST_DEFAULTS.perPage,
+      }),
     sort: sortParam(sortable).optional(),
-    updated_since: instantParam('updated_since')
-      .optional()
-      .openapi({ description: 'Only records changed at or after this instant (incremental sync).' }),
+    updated_since: instantParam('updated_since').optional().openapi({
+      description: 'Only records changed at or after this instant (incremental sync).',
+    }),
   };
   if (spec.search?.length) {
     shape.q = z
@@ -239,7 +260,9 @@ export function listQuery<
       .min(1, 'q must not be empty')
       .max(200, 'q must be at most 200 characters')
       .optional()
-      .openapi({ description: `Case-insensitive substring search over ${spec.search.join(', ')}.` });
+      .openapi({
+        description: `Case-insensitive substring search over ${spec.search.join(', ')}.`,
+      });
   }
   for (const [name, filterSpec] of Object.entries(spec.filters)) {
     shape[name] = filterParam(name, filterSpec).optional();

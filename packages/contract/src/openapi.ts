@@ -12,7 +12,7 @@ export function generateOpenApiDocument(version: string) {
         title: 'Platform API',
         version,
         description:
-          'The education platform\'s public API. Every path is also served under `/api/v1`. Errors are RFC 9457 problem details; lists share one pagination, filtering and sorting convention.',
+          "The education platform's public API. Every path is also served under `/api/v1`. Errors are RFC 9457 problem details; lists share one pagination, filtering and sorting convention.",
       },
       servers: [{ url: 'http://localhost:3000', description: 'pnpm dev' }],
       components: {

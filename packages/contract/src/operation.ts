@@ -16,5 +16,7 @@ export function operation<const M extends OperationMetadata>(metadata: M): M {
 
 export function operationMetadata(route: { metadata?: unknown }): OperationMetadata | undefined {
   const metadata = route.metadata as Partial<OperationMetadata> | undefined;
-  return metadata && typeof metadata.scope === 'string' ? (metadata as OperationMetadata) : undefined;
+  return metadata && typeof metadata.scope === 'string'
+    ? (metadata as OperationMetadata)
+    : undefined;
 }

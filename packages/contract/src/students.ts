@@ -58,7 +58,7 @@ export const studentsContract = c.router({
     path: '/v1/students',
     summary: 'List students',
     description:
-      'Returns a page of the organization\'s students. Filters: `status`, `grade_level`; ranges on `created_at` and `updated_at`; `q` searches names, email and student number.',
+      "Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at` and `updated_at`; `q` searches names, email and student number.",
     query: StudentListQuerySchema,
     responses: { 200: StudentListSchema, ...commonErrorResponses },
     metadata: operation({ scope: 'students:read', list: true }),

@@ -31,8 +31,14 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     return true;
   }
 
-  override handleRequest<TUser = Principal>(err: unknown, user: Principal | false, _info: unknown, context: ExecutionContext): TUser {
-    if (err) throw err;
+  override handleRequest<TUser = Principal>(
+    err: unknown,
+    user: Principal | false,
+    _info: unknown,
+    context: ExecutionContext,
+  ): TUser {
+    if (err)
+      throw err instanceof Error ? err : new Error('bearer authentication failed', { cause: err });
     const req = asPlatformRequest(context.switchToHttp().getRequest());
     if (user) req.principal = user;
     else req.authFailure ??= 'malformed';
@@ -50,11 +56,15 @@ export class ScopeGuard implements CanActivate {
     const principal = req.principal;
     if (!principal) {
       const reason = req.authFailure ?? 'missing';
-      throw new ProblemException('unauthorized', FAILURE_DETAIL[reason] ?? FAILURE_DETAIL.malformed!, {
-        headers: {
-          'WWW-Authenticate': `Bearer realm="platform", error="invalid_token", error_description="${FAILURE_DETAIL[reason] ?? 'invalid token'}"`,
+      throw new ProblemException(
+        'unauthorized',
+        FAILURE_DETAIL[reason] ?? FAILURE_DETAIL.malformed!,
+        {
+          headers: {
+            'WWW-Authenticate': `Bearer realm="platform", error="invalid_token", error_description="${FAILURE_DETAIL[reason] ?? 'invalid token'}"`,
+          },
         },
-      });
+      );
     }
     if (!principal.scopes.has(operation.scope)) {
       const held = [...principal.scopes].join(', ') || 'none';

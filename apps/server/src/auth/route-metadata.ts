@@ -6,8 +6,7 @@ import { TsRestAppRouteMetadataKey } from '@ts-rest/nest';
 /** The contract route a handler implements, or undefined for non-API routes (health, docs). */
 export function contractRouteOf(context: ExecutionContext): AppRoute | undefined {
   const entry = Reflect.getMetadata(TsRestAppRouteMetadataKey, context.getHandler()) as
-    | { appRoute: AppRoute }
-    | undefined;
+    { appRoute: AppRoute } | undefined;
   return entry?.appRoute;
 }
 

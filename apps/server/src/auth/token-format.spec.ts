@@ -1,4 +1,9 @@
-import { displayPrefix, generatePersonalAccessToken, hashToken, isWellFormedPersonalAccessToken } from './token-format';
+import {
+  displayPrefix,
+  generatePersonalAccessToken,
+  hashToken,
+  isWellFormedPersonalAccessToken,
+} from './token-format';
 
 describe('personal access token format', () => {
   it('is pat_ + 36 base62 characters and validates its own checksum', () => {
@@ -16,12 +21,21 @@ describe('personal access token format', () => {
     const token = generatePersonalAccessToken();
     for (let i = 4; i < token.length; i++) {
       const replacement = token[i] === 'x' ? 'y' : 'x';
-      expect(isWellFormedPersonalAccessToken(token.slice(0, i) + replacement + token.slice(i + 1))).toBe(false);
+      expect(
+        isWellFormedPersonalAccessToken(token.slice(0, i) + replacement + token.slice(i + 1)),
+      ).toBe(false);
     }
   });
 
   it('rejects other shapes', () => {
-    for (const bad of ['', 'pat_', 'ghp_abc', `pat_${'a'.repeat(35)}`, `pat_${'a'.repeat(37)}`, `PAT_${'a'.repeat(36)}`]) {
+    for (const bad of [
+      '',
+      'pat_',
+      'ghp_abc',
+      `pat_${'a'.repeat(35)}`,
+      `pat_${'a'.repeat(37)}`,
+      `PAT_${'a'.repeat(36)}`,
+    ]) {
       expect(isWellFormedPersonalAccessToken(bad)).toBe(false);
     }
   });

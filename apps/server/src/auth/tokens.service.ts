@@ -39,7 +39,8 @@ export class TokensService {
   /** Returns the token in clear text exactly once; only its hash is kept. */
   async create(input: CreateTokenInput): Promise<{ token: string; record: PersonalAccessToken }> {
     const organization = await this.organizations.findById(input.organizationId);
-    if (!organization) throw new ProblemException('not_found', `No organization ${input.organizationId}`);
+    if (!organization)
+      throw new ProblemException('not_found', `No organization ${input.organizationId}`);
     const name = input.name.trim();
     if (!name) throw new ProblemException('validation_error', 'name must not be empty');
     const scopes = parseScopes(input.scopes);
@@ -65,7 +66,10 @@ export class TokensService {
   }
 
   list(organizationId: string): Promise<PersonalAccessToken[]> {
-    return this.tokens.find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
+    return this.tokens.find({
+      where: { organizationId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
   }
 
   async revoke(id: string): Promise<PersonalAccessToken> {
@@ -80,7 +84,10 @@ export class TokensService {
 
   /** Revokes every live token of an organization with this name (used by `pnpm dev`). */
   async revokeByName(organizationId: string, name: string): Promise<void> {
-    await this.tokens.update({ organizationId, name, revokedAt: IsNull() }, { revokedAt: new Date() });
+    await this.tokens.update(
+      { organizationId, name, revokedAt: IsNull() },
+      { revokedAt: new Date() },
+    );
   }
 
   /**
@@ -96,13 +103,20 @@ export class TokensService {
       return { ok: false, reason: 'unknown' };
     }
     if (record.revokedAt) return { ok: false, reason: 'revoked' };
-    if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
+    if (record.expiresAt && record.expiresAt.getTime() <= now.getTime())
+      return { ok: false, reason: 'expired' };
     const organization = await this.organizations.findById(record.organizationId);
     if (!organization) return { ok: false, reason: 'unknown' };
 
-    if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    if (
+      !record.lastUsedAt ||
+      now.getTime() - record.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS
+    ) {
       await this.tokens.update(
-        { id: record.id, lastUsedAt: Or(IsNull(), LessThan(new Date(now.getTime() - LAST_USED_RESOLUTION_MS))) },
+        {
+          id: record.id,
+          lastUsedAt: Or(IsNull(), LessThan(new Date(now.getTime() - LAST_USED_RESOLUTION_MS))),
+        },
         { lastUsedAt: now },
       );
     }
@@ -123,7 +137,8 @@ export class TokensService {
 /** `all` expands to every scope; anything unknown is refused with the list of valid ones. */
 export function parseScopes(input: readonly string[]): Scope[] {
   const requested = input.flatMap((s) => s.split(/[\s,]+/)).filter(Boolean);
-  if (requested.length === 0) throw new ProblemException('validation_error', 'at least one scope is required');
+  if (requested.length === 0)
+    throw new ProblemException('validation_error', 'at least one scope is required');
   if (requested.includes('all')) return [...ALL_SCOPES];
   const unknown = requested.filter((s) => !isScope(s));
   if (unknown.length > 0) {

@@ -12,7 +12,13 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config), OrganizationsModule, AuthModule, SeedModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(config),
+        OrganizationsModule,
+        AuthModule,
+        SeedModule,
+      ],
     };
   }
 }

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DataSource } from 'typeorm';
-import { PersonalAccessToken } from '../auth/personal-access-token.entity';
+import type { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import { TokensService } from '../auth/tokens.service';
 import { ProblemException } from '../common/problem.exception';
 import { toIso } from '../common/timestamp';
@@ -21,7 +21,8 @@ interface Output {
 }
 
 function positiveInteger(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new InvalidArgumentError('must be a positive integer');
   return Number(value);
 }
 
@@ -40,11 +41,16 @@ function tokenView(record: PersonalAccessToken) {
   };
 }
 
-async function withContext(run: (ctx: INestApplicationContext) => Promise<Output>, json: boolean): Promise<void> {
+async function withContext(
+  run: (ctx: INestApplicationContext) => Promise<Output>,
+  json: boolean,
+): Promise<void> {
   let ctx: INestApplicationContext | undefined;
   try {
     const config = loadConfig();
-    ctx = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error'] });
+    ctx = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+      logger: ['error'],
+    });
     const output = await run(ctx);
     console.log(json ? JSON.stringify(output.json, null, 2) : output.text);
   } catch (error) {
@@ -72,9 +78,14 @@ program
   .option('--json', 'machine-readable output')
   .action((opts: { json?: boolean }) =>
     withContext(async (ctx) => {
-      const ran = await ctx.get<DataSource>(getDataSourceToken()).runMigrations({ transaction: 'each' });
+      const ran = await ctx
+        .get<DataSource>(getDataSourceToken())
+        .runMigrations({ transaction: 'each' });
       const names = ran.map((m) => m.name);
-      return { json: { migrations_run: names }, text: names.length ? `Ran ${names.join(', ')}` : 'Nothing to migrate' };
+      return {
+        json: { migrations_run: names },
+        text: names.length ? `Ran ${names.join(', ')}` : 'Nothing to migrate',
+      };
     }, !!opts.json),
   );
 
@@ -83,7 +94,11 @@ program
   .description('Create an organization (a customer).')
   .requiredOption('--name <name>', 'display name')
   .addOption(new Option('--plan <plan>', 'billing plan').choices(PLANS).default('standard'))
-  .option('--rate-limit <n>', 'requests per rolling minute (above 600 needs --plan enterprise)', positiveInteger)
+  .option(
+    '--rate-limit <n>',
+    'requests per rolling minute (above 600 needs --plan enterprise)',
+    positiveInteger,
+  )
   .option('--json', 'machine-readable output')
   .action((opts: { name: string; plan: Plan; rateLimit?: number; json?: boolean }) =>
     withContext(async (ctx) => {
@@ -101,7 +116,10 @@ program
         rate_limit_per_minute: organizations.rateLimitOf(org),
         created_at: toIso(org.createdAt),
       };
-      return { json: view, text: `Created organization ${org.id} (${org.name}, ${org.plan}, ${view.rate_limit_per_minute} requests/min)` };
+      return {
+        json: view,
+        text: `Created organization ${org.id} (${org.name}, ${org.plan}, ${view.rate_limit_per_minute} requests/min)`,
+      };
     }, !!opts.json),
   );
 
@@ -113,19 +131,20 @@ program
   .requiredOption('--scopes <scopes>', 'comma-separated scopes, or all')
   .option('--expires-in <days>', 'expire after this many days', positiveInteger)
   .option('--json', 'machine-readable output')
-  .action((opts: { org: string; name: string; scopes: string; expiresIn?: number; json?: boolean }) =>
-    withContext(async (ctx) => {
-      const { token, record } = await ctx.get(TokensService).create({
-        organizationId: opts.org,
-        name: opts.name,
-        scopes: opts.scopes.split(','),
-        expiresAt: opts.expiresIn ? new Date(Date.now() + opts.expiresIn * 86_400_000) : null,
-      });
-      return {
-        json: { ...tokenView(record), token },
-        text: `Created token ${record.id} (${record.name}) with scopes ${record.scopes.split(' ').join(', ')}\n\n  ${token}\n\nStore it now: it is not shown again.`,
-      };
-    }, !!opts.json),
+  .action(
+    (opts: { org: string; name: string; scopes: string; expiresIn?: number; json?: boolean }) =>
+      withContext(async (ctx) => {
+        const { token, record } = await ctx.get(TokensService).create({
+          organizationId: opts.org,
+          name: opts.name,
+          scopes: opts.scopes.split(','),
+          expiresAt: opts.expiresIn ? new Date(Date.now() + opts.expiresIn * 86_400_000) : null,
+        });
+        return {
+          json: { ...tokenView(record), token },
+          text: `Created token ${record.id} (${record.name}) with scopes ${record.scopes.split(' ').join(', ')}\n\n  ${token}\n\nStore it now: it is not shown again.`,
+        };
+      }, !!opts.json),
   );
 
 program
@@ -138,7 +157,10 @@ program
       const tokens = (await ctx.get(TokensService).list(opts.org)).map(tokenView);
       const text = tokens.length
         ? tokens
-            .map((t) => `${t.id}  ${t.prefix}…  ${t.name}  ${t.revoked_at ? 'revoked' : t.expires_at && t.expires_at < new Date().toISOString() ? 'expired' : 'active'}  last used ${t.last_used_at ?? 'never'}`)
+            .map(
+              (t) =>
+                `${t.id}  ${t.prefix}…  ${t.name}  ${t.revoked_at ? 'revoked' : t.expires_at && t.expires_at < new Date().toISOString() ? 'expired' : 'active'}  last used ${t.last_used_at ?? 'never'}`,
+            )
             .join('\n')
         : 'No tokens';
       return { json: { data: tokens }, text };
@@ -161,7 +183,11 @@ program
   .command('seed')
   .description('Create the demo organization with students, and print a token for it.')
   .option('--students <n>', 'number of students', positiveInteger, 200)
-  .option('--rate-limit <n>', 'demo organization rate limit per minute (makes it enterprise)', positiveInteger)
+  .option(
+    '--rate-limit <n>',
+    'demo organization rate limit per minute (makes it enterprise)',
+    positiveInteger,
+  )
   .option('--json', 'machine-readable output')
   .action((opts: { students: number; rateLimit?: number; json?: boolean }) =>
     withContext(async (ctx) => {

@@ -5,14 +5,30 @@ import { ProblemException } from './problem.exception';
  * API routes speak JSON only: an `Accept` that cannot take JSON is 406, a request body that is
  * not JSON is 415. Absent `Accept` and `*\/*` are fine.
  */
-export function contentNegotiationMiddleware(req: Request, _res: Response, next: NextFunction): void {
+export function contentNegotiationMiddleware(
+  req: Request,
+  _res: Response,
+  next: NextFunction,
+): void {
   if (req.headers.accept && !req.accepts(['application/json', 'application/problem+json'])) {
-    next(new ProblemException('not_acceptable', `This API answers with application/json; the Accept header '${req.headers.accept}' does not allow it`));
+    next(
+      new ProblemException(
+        'not_acceptable',
+        `This API answers with application/json; the Accept header '${req.headers.accept}' does not allow it`,
+      ),
+    );
     return;
   }
-  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined ||
+    Number(req.headers['content-length'] ?? 0) > 0;
   if (hasBody && !req.is('application/json')) {
-    next(new ProblemException('unsupported_media_type', `Request bodies must be application/json, not '${req.headers['content-type'] ?? 'none'}'`));
+    next(
+      new ProblemException(
+        'unsupported_media_type',
+        `Request bodies must be application/json, not '${req.headers['content-type'] ?? 'none'}'`,
+      ),
+    );
     return;
   }
   next();

@@ -1,4 +1,10 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpException,
+  Logger,
+} from '@nestjs/common';
 import {
   contract,
   ERROR_CODES,
@@ -36,7 +42,9 @@ const ROUTE_MATCHERS = collectRoutes(contract).map((route) => ({
 }));
 
 function collectRoutes(router: AppRouter): AppRoute[] {
-  return Object.values(router).flatMap((entry) => (isAppRoute(entry) ? [entry] : collectRoutes(entry)));
+  return Object.values(router).flatMap((entry) =>
+    isAppRoute(entry) ? [entry] : collectRoutes(entry),
+  );
 }
 
 interface BodyParserError {
@@ -45,7 +53,12 @@ interface BodyParserError {
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string' && 'status' in error;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { type?: unknown }).type === 'string' &&
+    'status' in error
+  );
 }
 
 function zodErrors(part: string, error: ZodError | null): ProblemFieldError[] {
@@ -54,12 +67,18 @@ function zodErrors(part: string, error: ZodError | null): ProblemFieldError[] {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({
         path: [part, ...issue.path, key].join('.'),
-        message: part === 'query' ? `Unknown query parameter '${key}'` : `Unknown field '${[...issue.path, key].join('.')}'`,
+        message:
+          part === 'query'
+            ? `Unknown query parameter '${key}'`
+            : `Unknown field '${[...issue.path, key].join('.')}'`,
         code: 'unknown_parameter',
       }));
     }
     const where = issue.path.join('.');
-    const message = issue.message.startsWith(String(issue.path[0] ?? '\0')) || !where ? issue.message : `${where}: ${issue.message}`;
+    const message =
+      issue.message.startsWith(String(issue.path[0] ?? '\0')) || !where
+        ? issue.message
+        : `${where}: ${issue.message}`;
     return [{ path: [part, ...issue.path].join('.'), message, code: issue.code }];
   });
 }
@@ -100,7 +119,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   private describe(
     exception: unknown,
     req: PlatformRequest,
-  ): { code: ErrorCode; detail: string; errors?: ProblemFieldError[]; headers?: Record<string, string> } {
+  ): {
+    code: ErrorCode;
+    detail: string;
+    errors?: ProblemFieldError[];
+    headers?: Record<string, string>;
+  } {
     if (exception instanceof ProblemException) {
       return { code: exception.code, detail: exception.detail, ...exception.options };
     }
@@ -112,7 +136,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         ...zodErrors('body', exception.body),
       ];
       const first = errors[0]?.message ?? 'The request is invalid';
-      const detail = errors.length > 1 ? `${first} (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''})` : first;
+      const detail =
+        errors.length > 1
+          ? `${first} (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''})`
+          : first;
       return { code: 'validation_error', detail, errors };
     }
     if (isBodyParserError(exception)) {
@@ -123,7 +150,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
           return { code: 'payload_too_large', detail: 'The request body is too large' };
         case 'encoding.unsupported':
         case 'charset.unsupported':
-          return { code: 'unsupported_media_type', detail: 'The request body must be UTF-8 encoded JSON' };
+          return {
+            code: 'unsupported_media_type',
+            detail: 'The request body must be UTF-8 encoded JSON',
+          };
         default:
           break;
       }
@@ -145,9 +175,15 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     };
   }
 
-  private unmatchedRoute(req: PlatformRequest): { code: ErrorCode; detail: string; headers?: Record<string, string> } {
+  private unmatchedRoute(req: PlatformRequest): {
+    code: ErrorCode;
+    detail: string;
+    headers?: Record<string, string>;
+  } {
     const path = req.path;
-    const allowed = ROUTE_MATCHERS.filter((route) => route.pattern.test(path)).map((route) => route.method);
+    const allowed = ROUTE_MATCHERS.filter((route) => route.pattern.test(path)).map(
+      (route) => route.method,
+    );
     if (allowed.length > 0) {
       return {
         code: 'method_not_allowed',
@@ -155,6 +191,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         headers: { Allow: allowed.join(', ') },
       };
     }
-    return { code: 'not_found', detail: `No resource at ${req.method} ${(req.originalUrl ?? req.url).split('?')[0]}` };
+    return {
+      code: 'not_found',
+      detail: `No resource at ${req.method} ${(req.originalUrl ?? req.url).split('?')[0]}`,
+    };
   }
 }

@@ -7,7 +7,10 @@ const VALID_INCOMING = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Echo a well-formed incoming X-Request-Id, otherwise mint `req_…`; set it on every response. */
 export function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.headers['x-request-id'];
-  const id = typeof incoming === 'string' && VALID_INCOMING.test(incoming) ? incoming : `req_${randomBytes(12).toString('hex')}`;
+  const id =
+    typeof incoming === 'string' && VALID_INCOMING.test(incoming)
+      ? incoming
+      : `req_${randomBytes(12).toString('hex')}`;
   (req as PlatformRequest).id = id;
   res.setHeader('X-Request-Id', id);
   next();

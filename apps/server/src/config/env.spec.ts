@@ -4,13 +4,20 @@ import { ConfigError, loadConfig, REPO_ROOT } from './env';
 describe(loadConfig.name, () => {
   it('defaults to SQLite under data/ at the repository root, migrating on start', () => {
     const config = loadConfig({});
-    expect(config.database).toEqual({ type: 'sqlite', path: path.join(REPO_ROOT, 'data', 'platform.sqlite'), migrateOnStart: true });
+    expect(config.database).toEqual({
+      type: 'sqlite',
+      path: path.join(REPO_ROOT, 'data', 'platform.sqlite'),
+      migrateOnStart: true,
+    });
     expect(config.port).toBe(3000);
     expect(config.rateLimit.defaultPerMinute).toBe(600);
   });
 
   it('selects another SQLite file or PostgreSQL from DATABASE_URL', () => {
-    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.sqlite' }).database).toMatchObject({ type: 'sqlite', path: '/tmp/x.sqlite' });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.sqlite' }).database).toMatchObject({
+      type: 'sqlite',
+      path: '/tmp/x.sqlite',
+    });
     expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h/db' }).database).toEqual({
       type: 'postgres',
       url: 'postgres://u:p@h/db',
@@ -27,6 +34,8 @@ describe(loadConfig.name, () => {
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY'],
   ])('refuses %j, naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
-    expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid environment configuration:\\n  ${variable}: `));
+    expect(() => loadConfig(env)).toThrow(
+      new RegExp(`^Invalid environment configuration:\\n  ${variable}: `),
+    );
   });
 });

@@ -20,7 +20,10 @@ const EnvSchema = z.object({
   /** Unset: SQLite at data/platform.sqlite. `sqlite:<path>` or `postgres://…` otherwise. */
   DATABASE_URL: z
     .string()
-    .refine((v) => /^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(v), 'must be sqlite:<path> or postgres://…')
+    .refine(
+      (v) => /^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(v),
+      'must be sqlite:<path> or postgres://…',
+    )
     .optional(),
   /** Run pending migrations at boot. Default: on for SQLite, off for PostgreSQL (run `pnpm platform migrate`). */
   DATABASE_MIGRATE_ON_START: booleanString.optional(),
@@ -59,7 +62,9 @@ export class ConfigError extends Error {}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   // Empty strings mean "unset", as in most .env tooling.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
@@ -72,7 +77,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { type: 'postgres', url, migrateOnStart: e.DATABASE_MIGRATE_ON_START ?? false }
       : {
           type: 'sqlite',
-          path: url ? path.resolve(url.slice('sqlite:'.length)) : path.join(REPO_ROOT, 'data', 'platform.sqlite'),
+          path: url
+            ? path.resolve(url.slice('sqlite:'.length))
+            : path.join(REPO_ROOT, 'data', 'platform.sqlite'),
           migrateOnStart: e.DATABASE_MIGRATE_ON_START ?? true,
         };
   return {
@@ -82,7 +89,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     database,
     logLevel: e.LOG_LEVEL,
     ...(e.PUBLIC_URL && { publicUrl: e.PUBLIC_URL.replace(/\/$/, '') }),
-    rateLimit: { defaultPerMinute: e.RATE_LIMIT_DEFAULT, anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS, windowMs: 60_000 },
+    rateLimit: {
+      defaultPerMinute: e.RATE_LIMIT_DEFAULT,
+      anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS,
+      windowMs: 60_000,
+    },
     trustProxy: e.TRUST_PROXY,
     devBootstrap: e.DEV_BOOTSTRAP,
   };

@@ -34,6 +34,12 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         },
       };
     case 'postgres':
-      return { ...common, type: 'postgres', url: db.url, migrations: [PostgresInitial], extra: { max: 10 } };
+      return {
+        ...common,
+        type: 'postgres',
+        url: db.url,
+        migrations: [PostgresInitial],
+        extra: { max: 10 },
+      };
   }
 }

@@ -34,7 +34,10 @@ export class OrganizationsService {
         throw new ProblemException('validation_error', 'rate limit must be a positive integer');
       }
       // Raising the limit is an Enterprise feature; a lower limit (a sandbox) is allowed on any plan.
-      if (plan !== 'enterprise' && input.rateLimitPerMinute > this.config.rateLimit.defaultPerMinute) {
+      if (
+        plan !== 'enterprise' &&
+        input.rateLimitPerMinute > this.config.rateLimit.defaultPerMinute
+      ) {
         throw new ProblemException(
           'validation_error',
           `a rate limit above ${this.config.rateLimit.defaultPerMinute}/min needs the enterprise plan`,

@@ -43,7 +43,13 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
     const req = asPlatformRequest(context.switchToHttp().getRequest());
     const res = context.switchToHttp().getResponse<Response>();
     const { key, limit } = this.budgetOf(req);
-    const record = (await this.storageService.increment(key, this.config.rateLimit.windowMs, limit, 0, POLICY_NAME)) as SlidingWindowRecord;
+    const record = (await this.storageService.increment(
+      key,
+      this.config.rateLimit.windowMs,
+      limit,
+      0,
+      POLICY_NAME,
+    )) as SlidingWindowRecord;
 
     const now = Date.now();
     const resetEpoch = Math.ceil(record.resetAtMs / 1000);
@@ -67,7 +73,10 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
 
   private budgetOf(req: PlatformRequest): { key: string; limit: number } {
     if (req.principal) {
-      return { key: `org:${req.principal.organizationId}`, limit: req.principal.rateLimitPerMinute };
+      return {
+        key: `org:${req.principal.organizationId}`,
+        limit: req.principal.rateLimitPerMinute,
+      };
     }
     return { key: `ip:${normalizeIp(req.ip)}`, limit: this.config.rateLimit.anonymousPerMinute };
   }

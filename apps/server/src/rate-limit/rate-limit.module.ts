@@ -10,7 +10,13 @@ import { SlidingWindowStore } from './sliding-window.store';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
         // The limit per request comes from the caller's organization (see OrganizationThrottlerGuard).
-        throttlers: [{ name: 'default', ttl: config.rateLimit.windowMs, limit: config.rateLimit.defaultPerMinute }],
+        throttlers: [
+          {
+            name: 'default',
+            ttl: config.rateLimit.windowMs,
+            limit: config.rateLimit.defaultPerMinute,
+          },
+        ],
         storage: new SlidingWindowStore(config.rateLimit.windowMs),
       }),
     }),

@@ -16,20 +16,28 @@ describe(SlidingWindowStore.name, () => {
     now += 10_000;
     expect(sut.hit('k', 3)).toMatchObject({ isBlocked: false, remaining: 1 });
     now += 10_000;
-    expect(sut.hit('k', 3)).toMatchObject({ isBlocked: false, remaining: 0, resetAtMs: 1_000_000 + WINDOW });
+    expect(sut.hit('k', 3)).toMatchObject({
+      isBlocked: false,
+      remaining: 0,
+      resetAtMs: 1_000_000 + WINDOW,
+    });
     const blocked = sut.hit('k', 3);
     expect(blocked).toMatchObject({ isBlocked: true, remaining: 0, timeToBlockExpire: 40 });
     now = 1_000_000 + WINDOW - 1;
     expect(sut.hit('k', 3).isBlocked).toBe(true);
     now = 1_000_000 + WINDOW;
-    expect(sut.hit('k', 3)).toMatchObject({ isBlocked: false, remaining: 0, resetAtMs: 1_010_000 + WINDOW });
+    expect(sut.hit('k', 3)).toMatchObject({
+      isBlocked: false,
+      remaining: 0,
+      resetAtMs: 1_010_000 + WINDOW,
+    });
   });
 
   it('admits at most the limit in any 60 s window, even across a fixed-window edge', () => {
     // A fixed-window counter would accept 2×limit around a window boundary.
     const limit = 50;
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const accepted: number[] = [];
     for (let i = 0; i < 5_000; i++) {
       now += Math.floor(random() * 200);

@@ -53,7 +53,14 @@ export class SlidingWindowStore implements ThrottlerStorage, OnModuleDestroy {
     if (log.size === limit && log.times[log.head]! > windowStart) {
       const resetAtMs = log.times[log.head]! + this.windowMs;
       const wait = Math.max(1, Math.ceil((resetAtMs - now) / 1000));
-      return { totalHits: limit + 1, isBlocked: true, timeToExpire: wait, timeToBlockExpire: wait, remaining: 0, resetAtMs };
+      return {
+        totalHits: limit + 1,
+        isBlocked: true,
+        timeToExpire: wait,
+        timeToBlockExpire: wait,
+        remaining: 0,
+        resetAtMs,
+      };
     }
 
     // Accept: overwrite the oldest entry (or append while the ring is filling).

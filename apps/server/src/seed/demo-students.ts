@@ -3,13 +3,59 @@ import { newId } from '../common/ids';
 import type { Student } from '../students/student.entity';
 
 const FIRST_NAMES = [
-  'Amara', 'Ben', 'Chloé', 'Dmitri', 'Elif', 'Farah', 'Gabriel', 'Hana', 'Isaac', 'Jamal', 'Keiko', 'Liam',
-  'Maya', 'Noah', 'Olivia', 'Priya', 'Quentin', 'Rosa', 'Samuel', 'Tariq', 'Uma', 'Victor', 'Wen', 'Yusuf', 'Zoe',
+  'Amara',
+  'Ben',
+  'Chloé',
+  'Dmitri',
+  'Elif',
+  'Farah',
+  'Gabriel',
+  'Hana',
+  'Isaac',
+  'Jamal',
+  'Keiko',
+  'Liam',
+  'Maya',
+  'Noah',
+  'Olivia',
+  'Priya',
+  'Quentin',
+  'Rosa',
+  'Samuel',
+  'Tariq',
+  'Uma',
+  'Victor',
+  'Wen',
+  'Yusuf',
+  'Zoe',
 ];
 const LAST_NAMES = [
-  'Adeyemi', 'Bauer', 'Castillo', 'Dubois', 'Eriksen', 'Fernandes', 'García', 'Hoffmann', 'Ito', 'Jensen',
-  'Kowalski', 'López', 'Müller', 'Nakamura', "O'Brien", 'Patel', 'Quinn', 'Rossi', 'Schmidt', 'Tanaka',
-  'Usman', 'Varga', 'Walker', 'Xu', 'Yilmaz', 'Zhang',
+  'Adeyemi',
+  'Bauer',
+  'Castillo',
+  'Dubois',
+  'Eriksen',
+  'Fernandes',
+  'García',
+  'Hoffmann',
+  'Ito',
+  'Jensen',
+  'Kowalski',
+  'López',
+  'Müller',
+  'Nakamura',
+  "O'Brien",
+  'Patel',
+  'Quinn',
+  'Rossi',
+  'Schmidt',
+  'Tanaka',
+  'Usman',
+  'Varga',
+  'Walker',
+  'Xu',
+  'Yilmaz',
+  'Zhang',
 ];
 
 /** Small deterministic PRNG (mulberry32), so the same seed gives the same school every time. */
@@ -49,9 +95,15 @@ export function demoStudents(
     const month = 1 + Math.floor(random() * 12);
     const day = 1 + Math.floor(random() * 28);
     const roll = random();
-    const status: StudentStatus = roll < 0.85 ? 'active' : STUDENT_STATUSES[1 + Math.floor(random() * 3)]!;
-    const emailLocal = `${first}.${last}`.normalize('NFD').replace(/[^A-Za-z.]/g, '').toLowerCase();
-    const updatedAt = new Date(Math.min(now, createdAt.getTime() + Math.floor(random() * 30 * 24 * 3600 * 1000)));
+    const status: StudentStatus =
+      roll < 0.85 ? 'active' : STUDENT_STATUSES[1 + Math.floor(random() * 3)]!;
+    const emailLocal = `${first}.${last}`
+      .normalize('NFD')
+      .replace(/[^A-Za-z.]/g, '')
+      .toLowerCase();
+    const updatedAt = new Date(
+      Math.min(now, createdAt.getTime() + Math.floor(random() * 30 * 24 * 3600 * 1000)),
+    );
     students.push({
       id: fixedIds[i] ?? newId('student', createdAt.getTime()),
       organizationId,

@@ -53,7 +53,12 @@ export class StudentsService {
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(this.students, principal.organizationId, query, STUDENT_LIST_FIELDS);
+    const { rows, total } = await findPage(
+      this.students,
+      principal.organizationId,
+      query,
+      STUDENT_LIST_FIELDS,
+    );
     return { data: rows.map(toStudentResource), ...pageEnvelope(url, query, total) };
   }
 }

@@ -20,7 +20,10 @@ import { TokensService } from '../auth/tokens.service';
 import { type AppConfig, loadConfig } from '../config/env';
 import { dataSourceOptions } from '../database/data-source';
 import type { Organization } from '../organizations/organization.entity';
-import { type CreateOrganizationInput, OrganizationsService } from '../organizations/organizations.service';
+import {
+  type CreateOrganizationInput,
+  OrganizationsService,
+} from '../organizations/organizations.service';
 import { demoStudents } from '../seed/demo-students';
 import type { Student } from '../students/student.entity';
 import { StudentsService } from '../students/students.service';
@@ -38,14 +41,24 @@ export interface TestServer {
   app: NestExpressApplication;
   dataSource: DataSource;
   createOrganization(input?: Partial<CreateOrganizationInput>): Promise<Organization>;
-  createToken(organizationId: string, scopes: readonly (Scope | 'all')[], options?: { expiresAt?: Date; name?: string }): Promise<{ token: string; id: string }>;
+  createToken(
+    organizationId: string,
+    scopes: readonly (Scope | 'all')[],
+    options?: { expiresAt?: Date; name?: string },
+  ): Promise<{ token: string; id: string }>;
   revokeToken(id: string): Promise<void>;
   /** Inserts `count` generated students (or the given rows) and returns them. */
-  insertStudents(organizationId: string, countOrRows: number | Student[], now?: number): Promise<Student[]>;
+  insertStudents(
+    organizationId: string,
+    countOrRows: number | Student[],
+    now?: number,
+  ): Promise<Student[]>;
   close(): Promise<void>;
 }
 
-export async function prepareDatabase(options: TestServerOptions): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
+export async function prepareDatabase(
+  options: TestServerOptions,
+): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
   if (options.postgresAdminUrl) {
     const name = `platform_test_${randomBytes(6).toString('hex')}`;
     const admin = new Client({ connectionString: options.postgresAdminUrl });
@@ -69,11 +82,16 @@ export async function prepareDatabase(options: TestServerOptions): Promise<{ dat
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-test-'));
   const databaseUrl = `sqlite:${path.join(dir, 'platform.sqlite')}`;
   await migrate(databaseUrl);
-  return { databaseUrl, drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
+  return {
+    databaseUrl,
+    drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+  };
 }
 
 async function migrate(databaseUrl: string): Promise<void> {
-  const dataSource = new DataSource(dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database));
+  const dataSource = new DataSource(
+    dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database),
+  );
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });
   await dataSource.destroy();
@@ -115,7 +133,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await tokens.revoke(id);
     },
     insertStudents: async (organizationId, countOrRows, now) => {
-      const rows = typeof countOrRows === 'number' ? demoStudents(organizationId, countOrRows, now) : countOrRows;
+      const rows =
+        typeof countOrRows === 'number'
+          ? demoStudents(organizationId, countOrRows, now)
+          : countOrRows;
       await students.insertMany(rows);
       return rows;
     },

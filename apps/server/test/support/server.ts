@@ -20,7 +20,12 @@ export interface ApiResponse<T = any> {
 export async function call<T = any>(
   server: TestServer,
   path: string,
-  options: { token?: string; method?: string; headers?: Record<string, string>; body?: string } = {},
+  options: {
+    token?: string;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  } = {},
 ): Promise<ApiResponse<T>> {
   const res = await fetch(`${server.url}${path}`, {
     method: options.method ?? 'GET',

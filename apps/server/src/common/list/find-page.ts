@@ -23,7 +23,9 @@ export async function findPage<T extends ObjectLiteral>(
   query: ListQuery,
   fields: ListFields,
 ): Promise<{ rows: T[]; total: number }> {
-  const filtered = repo.createQueryBuilder('t').where('t.organizationId = :organizationId', { organizationId });
+  const filtered = repo
+    .createQueryBuilder('t')
+    .where('t.organizationId = :organizationId', { organizationId });
   applyConditions(repo, filtered, query, fields);
 
   const countQuery = filtered.clone().select('COUNT(*)', 'total');
@@ -84,7 +86,11 @@ function applyConditions<T extends ObjectLiteral>(
 }
 
 /** Dates must be bound the way the driver stores them (UTC text on SQLite, timestamptz on PostgreSQL). */
-function toDatabaseValue<T extends ObjectLiteral>(repo: Repository<T>, property: string, value: unknown): unknown {
+function toDatabaseValue<T extends ObjectLiteral>(
+  repo: Repository<T>,
+  property: string,
+  value: unknown,
+): unknown {
   const columnMetadata = repo.metadata.findColumnWithPropertyName(property);
   if (!columnMetadata) return value;
   return repo.manager.connection.driver.preparePersistentValue(value, columnMetadata) as unknown;

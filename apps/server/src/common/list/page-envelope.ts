@@ -17,7 +17,11 @@ export function pageUrlOf(req: PlatformRequest): PageUrl {
   return { base: `${origin}${path}`, search: q === -1 ? '' : original.slice(q + 1) };
 }
 
-export function pageEnvelope(url: PageUrl, query: ListQuery, total: number): { meta: PageMeta; links: PageLinks } {
+export function pageEnvelope(
+  url: PageUrl,
+  query: ListQuery,
+  total: number,
+): { meta: PageMeta; links: PageLinks } {
   const totalPages = Math.ceil(total / query.per_page);
   const lastPage = Math.max(totalPages, 1);
   const link = (page: number): string => {

@@ -27,7 +27,9 @@ export class Initial1763800000000 implements MigrationInterface {
         created_at datetime NOT NULL
       )`);
     await db.query(`CREATE UNIQUE INDEX uq_pat_token_hash ON personal_access_tokens (token_hash)`);
-    await db.query(`CREATE INDEX idx_pat_org_created ON personal_access_tokens (organization_id, created_at)`);
+    await db.query(
+      `CREATE INDEX idx_pat_org_created ON personal_access_tokens (organization_id, created_at)`,
+    );
     await db.query(`
       CREATE TABLE students (
         id varchar(32) PRIMARY KEY NOT NULL,
@@ -43,11 +45,21 @@ export class Initial1763800000000 implements MigrationInterface {
         created_at datetime NOT NULL,
         updated_at datetime NOT NULL
       )`);
-    await db.query(`CREATE UNIQUE INDEX uq_students_org_number ON students (organization_id, student_number)`);
-    await db.query(`CREATE INDEX idx_students_org_created ON students (organization_id, created_at, id)`);
-    await db.query(`CREATE INDEX idx_students_org_updated ON students (organization_id, updated_at, id)`);
-    await db.query(`CREATE INDEX idx_students_org_last_name ON students (organization_id, last_name, id)`);
-    await db.query(`CREATE INDEX idx_students_org_first_name ON students (organization_id, first_name, id)`);
+    await db.query(
+      `CREATE UNIQUE INDEX uq_students_org_number ON students (organization_id, student_number)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_students_org_created ON students (organization_id, created_at, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_students_org_updated ON students (organization_id, updated_at, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_students_org_last_name ON students (organization_id, last_name, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_students_org_first_name ON students (organization_id, first_name, id)`,
+    );
   }
 
   async down(db: QueryRunner): Promise<void> {

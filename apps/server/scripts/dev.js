@@ -1,0 +1,41 @@
+// `pnpm dev` for the server: tsc --watch recompiles on change, and once the first compile is
+// done, node --watch runs the server and restarts it when its compiled code or the contract
+// changes. DEV_BOOTSTRAP seeds an empty database and prints the URL, the docs URL and a curl
+// command with a demo token.
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+const tsc = require.resolve('typescript/bin/tsc');
+const children = [];
+
+const compiler = spawn(
+  process.execPath,
+  [tsc, '-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput'],
+  {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
+children.push(compiler);
+
+let server;
+compiler.stdout.setEncoding('utf8');
+compiler.stdout.on('data', (chunk) => {
+  process.stdout.write(chunk);
+  if (!server && /Found 0 errors/.test(chunk)) {
+    server = spawn(process.execPath, ['--watch', 'dist/main.js'], {
+      cwd: root,
+      stdio: 'inherit',
+      env: { NODE_ENV: 'development', DEV_BOOTSTRAP: 'true', LOG_LEVEL: 'warn', ...process.env },
+    });
+    children.push(server);
+  }
+});
+
+function stop() {
+  for (const child of children) child.kill('SIGTERM');
+}
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+compiler.on('exit', stop);
