@@ -91,6 +91,30 @@ describe('HTTP conventions', () => {
     });
   });
 
+  describe('request bodies', () => {
+    it('invalid JSON is a 400 problem, not a 500', async () => {
+      const res = await call(server, '/v1/students', {
+        token,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"first_name": ',
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_error');
+    });
+
+    it('a body over 1 MB is refused with 413 before it is parsed', async () => {
+      const res = await call(server, '/v1/students', {
+        token,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ note: 'x'.repeat(1_100_000) }),
+      });
+      expect(res.status).toBe(413);
+      expect(res.body.code).toBe('payload_too_large');
+    });
+  });
+
   describe('documentation', () => {
     it('serves the committed OpenAPI document', async () => {
       const committed = JSON.parse(
