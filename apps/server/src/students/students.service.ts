@@ -8,7 +8,7 @@ import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { toIso } from '../common/timestamp';
 import { Student } from './student.entity';
 
-const STUDENT_LIST_FIELDS: ListFields = {
+export const STUDENT_LIST_FIELDS: ListFields = {
   columns: {
     status: 'status',
     grade_level: 'gradeLevel',

@@ -23,30 +23,39 @@ export async function findPage<T extends ObjectLiteral>(
   query: ListQuery,
   fields: ListFields,
 ): Promise<{ rows: T[]; total: number }> {
+  const { count, page } = pageQueries(repo, organizationId, query, fields);
+  const [countRow, rows] = await Promise.all([
+    count.getRawOne<{ total: number | string }>(),
+    page.getMany(),
+  ]);
+  return { rows, total: Number(countRow?.total ?? 0) };
+}
+
+/** The two queries of a page, unexecuted (exported so tests can check their query plans). */
+export function pageQueries<T extends ObjectLiteral>(
+  repo: Repository<T>,
+  organizationId: string,
+  query: ListQuery,
+  fields: ListFields,
+): { count: SelectQueryBuilder<T>; page: SelectQueryBuilder<T> } {
   const filtered = repo
     .createQueryBuilder('t')
     .where('t.organizationId = :organizationId', { organizationId });
   applyConditions(repo, filtered, query, fields);
 
-  const countQuery = filtered.clone().select('COUNT(*)', 'total');
-  const idsQuery = orderBy(filtered.clone().select('t.id'), 't', query, fields)
+  const ids = orderBy(filtered.clone().select('t.id'), 't', query, fields)
     .offset((query.page - 1) * query.per_page)
     .limit(query.per_page);
-  const pageQuery = orderBy(
+  const page = orderBy(
     repo
       .createQueryBuilder('p')
-      .where(`p.id IN (${idsQuery.getQuery()})`)
-      .setParameters(idsQuery.getParameters()),
+      .where(`p.id IN (${ids.getQuery()})`)
+      .setParameters(ids.getParameters()),
     'p',
     query,
     fields,
   );
-
-  const [countRow, rows] = await Promise.all([
-    countQuery.getRawOne<{ total: number | string }>(),
-    pageQuery.getMany(),
-  ]);
-  return { rows, total: Number(countRow?.total ?? 0) };
+  return { count: filtered.clone().select('COUNT(*)', 'total'), page };
 }
 
 function column(fields: ListFields, field: string): string {

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { contract } from '@platform/contract';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../../config/env';
+import { dataSourceOptions } from '../../database/data-source';
+import { Student } from '../../students/student.entity';
+import { STUDENT_LIST_FIELDS } from '../../students/students.service';
+import { pageQueries } from './find-page';
+
+/**
+ * The query plans behind "page 300 costs about what page 1 costs": on SQLite, every sortable
+ * order is served by an index (no temp B-tree sort), and the OFFSET walk reads ids from a
+ * covering index rather than whole rows.
+ */
+describe(pageQueries.name, () => {
+  let dir: string;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'plan-'));
+    dataSource = new DataSource(
+      dataSourceOptions(loadConfig({ DATABASE_URL: `sqlite:${dir}/db.sqlite` }).database),
+    );
+    await dataSource.initialize();
+    await dataSource.runMigrations();
+  });
+  afterAll(async () => {
+    await dataSource.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  type PlanRow = { id: number; parent: number; detail: string };
+
+  async function plan(rawQuery: Record<string, string>) {
+    const query = contract.students.list.query.parse(rawQuery);
+    const { page, count } = pageQueries(
+      dataSource.getRepository(Student),
+      'org_x',
+      query,
+      STUDENT_LIST_FIELDS,
+    );
+    const explain = async (qb: typeof page): Promise<PlanRow[]> => {
+      const [sql, params] = qb.getQueryAndParameters();
+      return dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, params);
+    };
+    const pageRows = await explain(page);
+    const subquery = pageRows.find((r) => r.detail.startsWith('LIST SUBQUERY'));
+    return {
+      /** The steps of the inner id walk (LIMIT/OFFSET), which is where deep pages cost. */
+      idWalk: pageRows.filter((r) => r.parent === subquery?.id).map((r) => r.detail),
+      /** The outer steps: fetch the page's rows by id. */
+      outer: pageRows.filter((r) => r.parent === 0).map((r) => r.detail),
+      count: (await explain(count)).map((r) => r.detail),
+    };
+  }
+
+  it.each([
+    ['-created_at', 'idx_students_org_created'],
+    ['created_at', 'idx_students_org_created'],
+    ['-updated_at', 'idx_students_org_updated'],
+    ['last_name', 'idx_students_org_last_name'],
+    ['-first_name', 'idx_students_org_first_name'],
+  ])('sort=%s walks %s for ids only, with no sort step', async (sort, index) => {
+    const { idWalk, outer } = await plan({ sort, page: '300' });
+    expect(idWalk).toEqual([`SEARCH t USING COVERING INDEX ${index} (organization_id=?)`]);
+    expect(outer).toContain('SEARCH p USING INDEX sqlite_autoindex_students_1 (id=?)');
+  });
+
+  it('counts from an index, not the table', async () => {
+    const { count } = await plan({});
+    expect(count).toEqual([
+      expect.stringMatching(/^SEARCH t USING COVERING INDEX \w+ \(organization_id=\?\)$/),
+    ]);
+  });
+});
