@@ -1,0 +1,24 @@
+const { config } = require('@platform/eslint-config');
+
+module.exports = [
+  ...config({ tsconfigRootDir: __dirname }),
+  {
+    // The SDK runs in browsers too: only tests may use Node built-ins.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*'],
+              message:
+                'The SDK must run in browsers; use web APIs (fetch, Headers, AbortController).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+];

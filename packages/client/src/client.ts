@@ -1,0 +1,298 @@
+/**
+ * Builds the SDK from a ts-rest router: one namespace per router key, one method per route,
+ * plus `<name>All` for list routes. Nothing here names a resource, so a route added to the
+ * contract appears in the SDK with its types as soon as the contract is rebuilt.
+ */
+import {
+  API_VERSION,
+  contract,
+  LIST_DEFAULTS,
+  operationMetadata,
+  type API_PREFIXES,
+  type Contract,
+} from '@platform/contract';
+import {
+  type ApiFetcher,
+  type AppRoute,
+  type AppRouter,
+  type ClientInferResponses,
+  type ContractNoBodyType,
+  initClient,
+  isAppRoute,
+  type PartialClientInferRequest,
+  type SuccessfulHttpStatusCode,
+} from '@ts-rest/core';
+import { defaultSleep, HttpClient } from './http-client';
+import { VERSION } from './version';
+
+export interface ClientOptions {
+  /** Where the API lives, without the version prefix, e.g. `https://api.example.com`. */
+  baseUrl: string;
+  /** A personal access token (`pat_…`) or an OAuth 2.0 access token. */
+  token: string;
+  /** Retries after the first attempt for failures that are safe to repeat. Default 2. */
+  maxRetries?: number;
+  /** Longest `Retry-After` (seconds) the SDK waits for; a longer one throws at once. Default 60. */
+  maxRetryAfterSeconds?: number;
+  /** First backoff delay for 5xx and network errors; doubles per retry, with jitter. Default 500. */
+  initialRetryDelayMs?: number;
+  /** Upper bound of one backoff delay. Default 8000. */
+  maxRetryDelayMs?: number;
+  /** Per attempt, including reading the body. Default 60000. */
+  timeoutMs?: number;
+  /** A fetch implementation; default the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Your app's name/version, sent before the SDK's own in `User-Agent`, e.g. `my-sis-sync/1.4`. */
+  userAgent?: string;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  /** `/v1` (default) or its alias `/api/v1`. */
+  apiPrefix?: (typeof API_PREFIXES)[number];
+  /** How the SDK waits between retries; tests pass a fake to run fast. Default `setTimeout`, cut short by an abort. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+// --- types derived from the router -------------------------------------------------------
+
+/** The request arguments ts-rest infers for a route: `{ params?, query?, body?, extraHeaders?, fetchOptions? }`. */
+export type RequestArgs<R extends AppRoute> = PartialClientInferRequest<R>;
+
+/** The body of the route's 2xx response(s), as the contract declares it. */
+export type SuccessBody<R extends AppRoute> = NoBodyAsUndefined<
+  Extract<ClientInferResponses<R>, { status: SuccessfulHttpStatusCode }>['body']
+>;
+
+/** A `c.noBody()` response (204) resolves to undefined. */
+type NoBodyAsUndefined<B> = B extends ContractNoBodyType ? undefined : B;
+
+/** What a route's query accepts (the zod input type), or never if it has none. */
+export type QueryInput<R extends AppRoute> = RequestArgs<R> extends { query?: infer Q } ? Q : never;
+
+/** The item type of a list route's `data`. */
+export type ListItem<R extends AppRoute> =
+  SuccessBody<R> extends { data: readonly (infer I)[] } ? I : never;
+
+type HasRequired<T> = Record<never, never> extends T ? false : true;
+
+/** A route with nothing but a query (every collection) also takes the query object itself. */
+type QueryOnly<R extends AppRoute> = 'params' extends keyof RequestArgs<R>
+  ? false
+  : 'body' extends keyof RequestArgs<R>
+    ? false
+    : 'query' extends keyof RequestArgs<R>
+      ? true
+      : false;
+
+export type RouteMethod<R extends AppRoute> =
+  QueryOnly<R> extends true
+    ? HasRequired<QueryInput<R>> extends true
+      ? {
+          (query: QueryInput<R>): Promise<SuccessBody<R>>;
+          (args: RequestArgs<R>): Promise<SuccessBody<R>>;
+        }
+      : {
+          (query?: QueryInput<R>): Promise<SuccessBody<R>>;
+          (args: RequestArgs<R>): Promise<SuccessBody<R>>;
+        }
+    : HasRequired<RequestArgs<R>> extends true
+      ? (args: RequestArgs<R>) => Promise<SuccessBody<R>>
+      : (args?: RequestArgs<R>) => Promise<SuccessBody<R>>;
+
+export type ListAllMethod<R extends AppRoute> = (
+  query?: QueryInput<R>,
+) => AsyncIterableIterator<ListItem<R>>;
+
+/**
+ * Reads `metadata.list` by key rather than by `extends { list: true }`: metadata written inline
+ * in `c.router({...})` is a reverse-mapped type that fails structural checks it should pass.
+ */
+type IsListRoute<R extends AppRoute> = R['metadata'] extends infer M
+  ? M extends object
+    ? 'list' extends keyof M
+      ? M['list' & keyof M] extends true
+        ? true
+        : false
+      : false
+    : false
+  : false;
+
+/** The SDK surface of a router: its routes and sub-routers, plus `<name>All` per list route. */
+export type ClientFor<T extends AppRouter> = {
+  [K in keyof T]: T[K] extends AppRoute
+    ? RouteMethod<T[K]>
+    : T[K] extends AppRouter
+      ? ClientFor<T[K]>
+      : never;
+} & {
+  [
+    K in keyof T as T[K] extends AppRoute
+      ? IsListRoute<T[K]> extends true
+        ? `${K & string}All`
+        : never
+      : never
+  ]: T[K] extends AppRoute ? ListAllMethod<T[K]> : never;
+};
+
+export type PlatformClient = ClientFor<Contract>;
+
+// --- runtime -----------------------------------------------------------------------------
+
+/** The keys ts-rest reads from a request-args object; anything else means "this is the query". */
+const REQUEST_ARG_KEYS = new Set([
+  'query',
+  'params',
+  'body',
+  'headers',
+  'extraHeaders',
+  'fetchOptions',
+  'overrideClientOptions',
+  'cache',
+  'next',
+]);
+
+/** The Platform API client: `createClient({ baseUrl, token }).students.list({ status: 'active' })`. */
+export function createClient(options: ClientOptions): PlatformClient {
+  return createClientFor(contract, options);
+}
+
+/** Builds a client for any ts-rest router; `createClient` is this for the Platform contract. */
+export function createClientFor<T extends AppRouter>(
+  router: T,
+  options: ClientOptions,
+): ClientFor<T> {
+  const http = new HttpClient(resolveConfig(options));
+  const api: ApiFetcher = ({ path, method, headers, body, fetchOptions }) => {
+    const { signal, ...rest } = fetchOptions ?? {};
+    return http.request({ method, url: path, headers, body, signal, fetchOptions: rest });
+  };
+  const raw = initClient(router, {
+    baseUrl: baseUrlOf(options),
+    api,
+    validateResponse: false,
+    throwOnUnknownStatus: false,
+  }) as unknown as RawRouter;
+  return build(router, raw) as ClientFor<T>;
+}
+
+type RawRoute = (args?: Record<string, unknown>) => Promise<{ status: number; body: unknown }>;
+interface RawRouter {
+  [key: string]: RawRoute | RawRouter;
+}
+type SdkMethod = (input?: unknown) => Promise<unknown>;
+
+function build(router: AppRouter, raw: RawRouter): Record<string, unknown> {
+  const sdk: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(router)) {
+    if (!isAppRoute(entry)) {
+      sdk[key] = build(entry, raw[key] as RawRouter);
+      continue;
+    }
+    const call = raw[key] as RawRoute;
+    const queryOnly = isQueryOnly(entry);
+    const method: SdkMethod = async (input) => (await call(toRequestArgs(input, queryOnly))).body;
+    sdk[key] = method;
+    if (operationMetadata(entry)?.list) {
+      const name = `${key}All`;
+      if (name in router)
+        throw new Error(
+          `Route '${name}' clashes with the auto-pagination method of list route '${key}'.`,
+        );
+      sdk[name] = (query?: Record<string, unknown>) => paginate(method, query ?? {});
+    }
+  }
+  return sdk;
+}
+
+/** Mirrors the `QueryOnly` type: a query, no path parameters, no body. */
+function isQueryOnly(route: AppRoute): boolean {
+  return (
+    !('body' in route) &&
+    !/:[A-Za-z0-9_]/.test(route.path) &&
+    route.query !== undefined &&
+    route.query !== null
+  );
+}
+
+function toRequestArgs(input: unknown, queryOnly: boolean): Record<string, unknown> | undefined {
+  if (input === undefined || input === null) return undefined;
+  const args = input as Record<string, unknown>;
+  if (!queryOnly) return args;
+  // Query-only routes take either ts-rest args (`{ query, fetchOptions }`) or the query itself.
+  const isArgs = Object.keys(args).every((key) => REQUEST_ARG_KEYS.has(key));
+  return isArgs ? args : { query: args };
+}
+
+/** Every item of every page, one request per page, until the server says there is no next page. */
+async function* paginate(
+  list: SdkMethod,
+  query: Record<string, unknown>,
+): AsyncIterableIterator<unknown> {
+  // Fewest requests against the rate limit unless the caller chose a page size.
+  const perPage = query.per_page ?? LIST_DEFAULTS.maxPerPage;
+  let page = typeof query.page === 'number' ? query.page : LIST_DEFAULTS.page;
+  for (;;) {
+    const body = (await list({ ...query, page, per_page: perPage })) as ListBody;
+    yield* body.data;
+    if (body.data.length === 0 || body.links.next === null || page >= body.meta.total_pages) return;
+    page++;
+  }
+}
+
+interface ListBody {
+  data: unknown[];
+  meta: { total_pages: number };
+  links: { next: string | null };
+}
+
+function resolveConfig(options: ClientOptions) {
+  if (typeof options.token !== 'string' || options.token.trim() === '') {
+    throw new TypeError(
+      'createClient: `token` is required: pass a personal access token (pat_…) or an OAuth access token.',
+    );
+  }
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  if (typeof fetchImpl !== 'function') {
+    throw new TypeError(
+      'createClient: no global fetch here (Node 20+ and browsers have one); pass `fetch`.',
+    );
+  }
+  const nonNegative = (name: string, value: number | undefined, fallback: number) => {
+    const result = value ?? fallback;
+    if (!Number.isFinite(result) || result < 0)
+      throw new TypeError(
+        `createClient: \`${name}\` must be a non-negative number, got ${result}.`,
+      );
+    return result;
+  };
+  const sdkAgent = `platform-client-node/${VERSION}`;
+  return {
+    token: options.token,
+    maxRetries: Math.floor(nonNegative('maxRetries', options.maxRetries, 2)),
+    maxRetryAfterMs: nonNegative('maxRetryAfterSeconds', options.maxRetryAfterSeconds, 60) * 1000,
+    initialRetryDelayMs: nonNegative('initialRetryDelayMs', options.initialRetryDelayMs, 500),
+    maxRetryDelayMs: nonNegative('maxRetryDelayMs', options.maxRetryDelayMs, 8000),
+    timeoutMs: nonNegative('timeoutMs', options.timeoutMs, 60_000),
+    userAgent: options.userAgent ? `${options.userAgent} ${sdkAgent}` : sdkAgent,
+    headers: options.headers ?? {},
+    // Never called as a method of another object: browsers throw "Illegal invocation" then.
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => fetchImpl(input, init),
+    sleep: options.sleep ?? defaultSleep,
+  };
+}
+
+/** Contract paths start with `/v1`; `/api/v1` is the same API under an extra segment. */
+function baseUrlOf(options: ClientOptions): string {
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    throw new TypeError(
+      `createClient: \`baseUrl\` must be an absolute URL like https://api.example.com, got '${options.baseUrl}'.`,
+    );
+  }
+  const prefix = options.apiPrefix ?? `/${API_VERSION}`;
+  const version = `/${API_VERSION}`;
+  if (!prefix.endsWith(version))
+    throw new TypeError(`createClient: \`apiPrefix\` must end with ${version}, got '${prefix}'.`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}${prefix.slice(0, -version.length)}`;
+}

@@ -1,0 +1,209 @@
+/**
+ * One HTTP exchange with the API: default headers, timeout, error mapping and retries.
+ * Uses only web APIs (fetch, Headers, AbortController) so it runs in Node 20+ and browsers.
+ */
+import {
+  PlatformApiError,
+  PlatformConnectionError,
+  PlatformTimeoutError,
+  parseRetryAfter,
+} from './errors';
+
+export interface HttpClientConfig {
+  token: string;
+  /** Retries after the first attempt; 0 disables retrying. */
+  maxRetries: number;
+  /** Longest `Retry-After` honoured; a longer one is not waited for, the error is thrown at once. */
+  maxRetryAfterMs: number;
+  /** First backoff delay; doubles per retry, up to `maxRetryDelayMs`, with jitter. */
+  initialRetryDelayMs: number;
+  maxRetryDelayMs: number;
+  /** Per attempt, covering connection, headers and body. */
+  timeoutMs: number;
+  userAgent: string;
+  headers: Record<string, string>;
+  fetch: typeof fetch;
+  /** Should reject when `signal` aborts; one that ignores it only delays the abort. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface HttpRequest {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: BodyInit | null;
+  /** Aborting rejects with the signal's reason and stops any retry. */
+  signal?: AbortSignal | null;
+  /** Other fetch options (credentials, cache, …), passed through. */
+  fetchOptions?: Omit<RequestInit, 'method' | 'headers' | 'body' | 'signal'>;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** Methods a repeated request cannot change the outcome of (RFC 9110 §9.2.2). */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+/** `setTimeout` that an abort cuts short, so a long `Retry-After` does not outlive the caller's interest. */
+export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export class HttpClient {
+  constructor(private readonly config: HttpClientConfig) {}
+
+  /** Resolves with a 2xx response; throws `PlatformApiError` (by kind) or `PlatformConnectionError`. */
+  async request(request: HttpRequest): Promise<HttpResponse> {
+    const method = request.method.toUpperCase();
+    const headers = this.headersFor(request.headers);
+    // A POST or PATCH is only safe to repeat when the server can recognise the repeat.
+    const retriable = IDEMPOTENT_METHODS.has(method) || headers['idempotency-key'] !== undefined;
+
+    for (let attempt = 0; ; attempt++) {
+      let response: HttpResponse;
+      try {
+        response = await this.attempt(method, headers, request);
+      } catch (error) {
+        const retry = error instanceof PlatformConnectionError && retriable;
+        if (!retry || attempt >= this.config.maxRetries) throw error;
+        await this.wait(this.backoff(attempt), request.signal);
+        continue;
+      }
+      if (response.status >= 200 && response.status < 300) return response;
+
+      const error = PlatformApiError.from(response);
+      const delay = this.retryDelay(response, retriable, attempt);
+      if (delay === undefined || attempt >= this.config.maxRetries) throw error;
+      await this.wait(delay, request.signal);
+    }
+  }
+
+  private headersFor(extra: Record<string, string> | undefined): Record<string, string> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.config.token}`,
+      accept: 'application/json',
+      'user-agent': this.config.userAgent,
+    };
+    for (const source of [this.config.headers, extra ?? {}]) {
+      for (const [name, value] of Object.entries(source)) headers[name.toLowerCase()] = value;
+    }
+    return headers;
+  }
+
+  private async attempt(
+    method: string,
+    headers: Record<string, string>,
+    request: HttpRequest,
+  ): Promise<HttpResponse> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.config.timeoutMs);
+    const onAbort = () => controller.abort(request.signal?.reason);
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (request.signal?.aborted) throw request.signal.reason;
+      const response = await this.config.fetch(request.url, {
+        ...request.fetchOptions,
+        method,
+        headers,
+        body: request.body ?? null,
+        signal: controller.signal,
+      });
+      return { status: response.status, headers: response.headers, body: await readBody(response) };
+    } catch (error) {
+      // The caller's own abort is not a connection problem: surface it unchanged, never retry it.
+      if (request.signal?.aborted) throw request.signal.reason;
+      if (timedOut) {
+        throw new PlatformTimeoutError(
+          `${method} ${request.url} got no complete response within ${this.config.timeoutMs} ms`,
+          method,
+          request.url,
+          { cause: error },
+        );
+      }
+      throw new PlatformConnectionError(
+        `${method} ${request.url} could not reach the API: ${describeCause(error)}`,
+        method,
+        request.url,
+        {
+          cause: error,
+        },
+      );
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** How long to wait before retrying this response, or undefined if it must not be retried. */
+  private retryDelay(
+    response: HttpResponse,
+    retriable: boolean,
+    attempt: number,
+  ): number | undefined {
+    const { status } = response;
+    // 429 means the request was not processed at all, so even a POST may be repeated.
+    const transient = status === 429 || (retriable && (status === 408 || status >= 500));
+    if (!transient) return undefined;
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+    if (retryAfter === undefined) return this.backoff(attempt);
+    // Waiting less than asked only earns another 429; waiting longer than allowed is the caller's call.
+    return retryAfter <= this.config.maxRetryAfterMs ? retryAfter : undefined;
+  }
+
+  /** Exponential backoff with jitter in [50 %, 100 %] so clients that failed together spread out. */
+  private backoff(attempt: number): number {
+    const base = Math.min(
+      this.config.initialRetryDelayMs * 2 ** attempt,
+      this.config.maxRetryDelayMs,
+    );
+    return Math.round(base * (0.5 + Math.random() / 2));
+  }
+
+  private async wait(ms: number, signal: AbortSignal | null | undefined): Promise<void> {
+    await this.config.sleep(ms, signal ?? undefined);
+    if (signal?.aborted) throw signal.reason;
+  }
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return undefined;
+  if (!/[/+]json\b/i.test(response.headers.get('content-type') ?? '')) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** undici hides the useful part ("connect ECONNREFUSED 127.0.0.1:1") in `cause`. */
+function describeCause(error: unknown): string {
+  // Duck-typed: errors from another realm (a vm, an iframe) fail `instanceof Error`.
+  const message = (value: unknown) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { message?: unknown }).message === 'string'
+      ? (value as { message: string }).message
+      : String(value);
+  const cause =
+    typeof error === 'object' && error !== null ? (error as { cause?: unknown }).cause : undefined;
+  return cause === undefined ? message(error) : `${message(error)} (${message(cause)})`;
+}
