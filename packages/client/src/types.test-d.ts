@@ -27,6 +27,10 @@ export async function typeTests(): Promise<void> {
   await client.students.list({ pages: 2 });
   // @ts-expect-error status takes a string
   await client.students.list({ status: 1 });
+  // several values are comma-separated, and each is checked against the enum's first value
+  await client.students.list({ status: 'active,graduated', grade_level: 9 });
+  // @ts-expect-error 'expelled' is not a student status
+  await client.students.list({ status: 'expelled' });
   // @ts-expect-error range filters exist only for created_at and updated_at
   await client.students.list({ 'last_name[gte]': 'A' });
   // @ts-expect-error the body is typed: students have no `name`

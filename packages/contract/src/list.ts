@@ -207,8 +207,15 @@ function sortParam(fields: readonly string[]) {
 
 type RangeInput<K extends RangeKind> = K extends 'integer' ? number : string;
 
+/** What callers may pass for a filter: enum values (one, or comma-separated), integers, strings. */
+type FilterInput<S> = S extends { kind: 'enum'; values: readonly (infer V extends string)[] }
+  ? V | `${V},${string}`
+  : S extends { kind: 'integer' }
+    ? number | `${number}` | `${number},${string}`
+    : string;
+
 type FilterShape<F> = {
-  [K in keyof F & string]: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>>;
+  [K in keyof F & string]: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, FilterInput<F[K]>>>;
 };
 type RangeShape<R> = {
   [K in keyof R & string as `${K}[${RangeOperator}]`]: z.ZodOptional<
