@@ -1,0 +1,193 @@
+'use strict';
+/**
+ * The baseline for the students-list benchmark: the least a Node.js process can do to answer
+ * `GET /v1/students?per_page=25&page=N` from the same SQLite file as the real server.
+ *
+ * Per request it does the same database and serialization work as the server (one COUNT, the
+ * same deferred-join page query, rows mapped to the public JSON shape with ISO timestamps,
+ * pagination meta and links, a `Link` header) and nothing else: no framework, no auth, no rate
+ * limit, no validation library, no logging. The gap between the two is what the server's stack
+ * costs.
+ *
+ * Configured by the benchmark through the environment:
+ *   BARE_DATABASE         path of the SQLite file (required)
+ *   BARE_ORGANIZATION_ID  whose students to list (required)
+ *   PORT, HOST            where to listen (default 3001 on 127.0.0.1)
+ */
+const http = require('node:http');
+const Database = require('better-sqlite3');
+
+const DATABASE = required('BARE_DATABASE');
+const ORGANIZATION_ID = required('BARE_ORGANIZATION_ID');
+const PORT = Number(process.env.PORT ?? 3001);
+const HOST = process.env.HOST ?? '127.0.0.1';
+
+const LIMITS = { page: { min: 1, max: 1_000_000 }, perPage: { min: 1, max: 100 } };
+
+function required(name) {
+  const value = process.env[name];
+  if (!value) {
+    console.error(`bare-students-server: ${name} must be set`);
+    process.exit(2);
+  }
+  return value;
+}
+
+// Same file, same pragmas as the server's connection (WAL was set when the file was created).
+const db = new Database(DATABASE, { fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+
+const COLUMNS = [
+  'id',
+  'organization_id',
+  'student_number',
+  'first_name',
+  'last_name',
+  'preferred_name',
+  'email',
+  'date_of_birth',
+  'status',
+  'grade_level',
+  'created_at',
+  'updated_at',
+];
+
+// The SQL the server's findPage() generates through TypeORM for the default sort (-created_at),
+// with LIMIT/OFFSET bound instead of inlined.
+const countStatement = db
+  .prepare('SELECT COUNT(*) AS total FROM students t WHERE t.organization_id = ?')
+  .pluck();
+const pageStatement = db.prepare(
+  `SELECT ${COLUMNS.map((c) => `p.${c}`).join(', ')}
+     FROM students p
+    WHERE p.id IN (
+      SELECT t.id FROM students t
+       WHERE t.organization_id = ?
+       ORDER BY t.created_at DESC, t.id DESC
+       LIMIT ? OFFSET ?)
+    ORDER BY p.created_at DESC, p.id DESC`,
+);
+
+/** SQLite stores `YYYY-MM-DD HH:MM:SS.sss` in UTC; the API speaks RFC 3339 (as TypeORM + toIso do). */
+function iso(value) {
+  return new Date(`${value.replace(' ', 'T')}Z`).toISOString();
+}
+
+function toStudentResource(row) {
+  return {
+    id: row.id,
+    object: 'student',
+    student_number: row.student_number,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    preferred_name: row.preferred_name,
+    email: row.email,
+    date_of_birth: row.date_of_birth,
+    status: row.status,
+    grade_level: row.grade_level,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+/** Same links as the server's pageEnvelope(): every query parameter kept, `page` replaced. */
+function pageEnvelope(base, search, page, perPage, total) {
+  const totalPages = Math.ceil(total / perPage);
+  const lastPage = Math.max(totalPages, 1);
+  const link = (n) => {
+    const params = new URLSearchParams(search);
+    params.set('page', String(n));
+    return `${base}?${params.toString()}`;
+  };
+  return {
+    meta: { page, per_page: perPage, total, total_pages: totalPages },
+    links: {
+      self: link(page),
+      first: link(1),
+      prev: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
+      next: page < totalPages ? link(page + 1) : null,
+      last: link(lastPage),
+    },
+  };
+}
+
+function linkHeader(links) {
+  const parts = [`<${links.first}>; rel="first"`];
+  if (links.prev) parts.push(`<${links.prev}>; rel="prev"`);
+  if (links.next) parts.push(`<${links.next}>; rel="next"`);
+  parts.push(`<${links.last}>; rel="last"`);
+  return parts.join(', ');
+}
+
+function integerParam(params, name, fallback, { min, max }) {
+  const raw = params.get(name);
+  if (raw === null) return fallback;
+  if (!/^\d{1,16}$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return n >= min && n <= max ? n : undefined;
+}
+
+function send(res, status, body, headers = {}) {
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(json),
+    ...headers,
+  });
+  res.end(json);
+}
+
+function listStudents(req, res, path, search) {
+  const params = new URLSearchParams(search);
+  const page = integerParam(params, 'page', 1, LIMITS.page);
+  const perPage = integerParam(params, 'per_page', 25, LIMITS.perPage);
+  if (page === undefined || perPage === undefined) {
+    send(res, 400, { title: 'page and per_page must be integers in range' });
+    return;
+  }
+  const total = countStatement.get(ORGANIZATION_ID);
+  const rows = pageStatement.all(ORGANIZATION_ID, perPage, (page - 1) * perPage);
+  const envelope = pageEnvelope(
+    `http://${req.headers.host ?? 'localhost'}${path}`,
+    search,
+    page,
+    perPage,
+    total,
+  );
+  send(
+    res,
+    200,
+    { data: rows.map(toStudentResource), ...envelope },
+    { Link: linkHeader(envelope.links) },
+  );
+}
+
+const server = http.createServer((req, res) => {
+  const q = req.url.indexOf('?');
+  const path = q === -1 ? req.url : req.url.slice(0, q);
+  const search = q === -1 ? '' : req.url.slice(q + 1);
+  try {
+    if (req.method === 'GET' && path === '/v1/students') listStudents(req, res, path, search);
+    else if (req.method === 'GET' && path === '/health/ready') send(res, 200, { status: 'ok' });
+    else send(res, 404, { title: 'Not Found' });
+  } catch (error) {
+    console.error(error);
+    send(res, 500, { title: 'Internal Server Error' });
+  }
+});
+
+server.listen(PORT, HOST, () => {
+  console.log(`bare students server listening on http://${HOST}:${server.address().port}`);
+});
+
+// Exit normally (not by signal) so `--cpu-prof` can write its profile.
+function shutdown() {
+  server.close();
+  server.closeAllConnections();
+  db.close();
+  process.exit(0);
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+// Started with an IPC channel by the benchmark: never outlive it, even if it is killed hard.
+process.on('disconnect', shutdown);
