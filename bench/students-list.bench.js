@@ -41,7 +41,8 @@ const RATE_LIMIT_PER_MINUTE = 1_000_000;
 const GOALS = {
   serverOverBarePage1: { min: 0.5 },
   serverDeepPageCost: { max: 1.5 },
-  bareDeepPageCost: { max: 1.5 },
+  // Context only: how much a deep page costs the baseline doing the same SQL.
+  bareDeepPageCost: null,
 };
 
 let config;
@@ -499,6 +500,15 @@ async function runCase(target, page, round) {
 
 /** A goal is judged on req/s; `byCpu` is the same ratio from CPU time per request, for reference. */
 function ratio(name, value, byCpu, goal) {
+  if (!goal) {
+    return {
+      name,
+      value,
+      by_cpu_per_request: Number.isFinite(byCpu) ? byCpu : null,
+      goal: '-',
+      met: null,
+    };
+  }
   const met = goal.min !== undefined ? value >= goal.min : value <= goal.max;
   const text = goal.min !== undefined ? `>= ${goal.min.toFixed(2)}` : `<= ${goal.max.toFixed(2)}`;
   return {
@@ -746,7 +756,7 @@ async function main() {
       { title: 'value', value: (r) => r.value.toFixed(2) },
       { title: 'by CPU/req', value: (r) => fixed(r.by_cpu_per_request, 2) },
       { title: 'goal', value: (r) => r.goal },
-      { title: 'met', value: (r) => (r.met ? 'yes' : 'NO'), align: 'left' },
+      { title: 'met', value: (r) => (r.met === null ? '-' : r.met ? 'yes' : 'NO'), align: 'left' },
     ]),
   );
   log();
@@ -784,7 +794,7 @@ async function main() {
     }
   }
 
-  const missed = ratios.filter((r) => !r.met);
+  const missed = ratios.filter((r) => r.met === false);
   const results = {
     benchmark: 'students-list',
     generated_at: new Date().toISOString(),

@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
@@ -12,7 +13,9 @@ import {
   contentNegotiationMiddleware,
 } from './common/content-negotiation';
 import type { PlatformRequest } from './common/http-context';
+import { createLogger } from './common/logger';
 import { requestIdMiddleware } from './common/request-id';
+import { requestLogMiddleware } from './common/request-log';
 import type { AppConfig } from './config/env';
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
@@ -22,20 +25,27 @@ export const BODY_LIMIT = '1mb';
  * Builds the fully configured application (middleware order, filters, migrations) without
  * listening. `main.ts`, the tests and the benchmark all start the server through here.
  */
-export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+export async function createApp(
+  config: AppConfig,
+  options: { logDestination?: DestinationStream } = {},
+): Promise<NestExpressApplication> {
+  const logger = createLogger(config, options.logDestination);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
     bufferLogs: true,
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   app.disable('x-powered-by');
+  // Hashing every body for a weak ETag cost ~3% of a list request; clients sync with updated_since.
+  app.set('etag', false);
   // Flat query keys (`created_at[gte]` stays one key) and repeated keys become arrays, which
   // the contract refuses, so `?page=1&page=2` is a clear 400 rather than a silent pick.
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
 
   app.use(requestIdMiddleware);
+  app.use(requestLogMiddleware(logger));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     if (config.publicUrl) (req as PlatformRequest).publicOrigin = config.publicUrl;
     next();

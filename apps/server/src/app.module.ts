@@ -1,9 +1,9 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard, ScopeGuard } from './auth/guards';
-import type { PlatformRequest } from './common/http-context';
 import { LinkHeaderInterceptor } from './common/link-header.interceptor';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { ConfigModule } from './config/config.module';
@@ -19,32 +19,16 @@ import { StudentsModule } from './students/students.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot({
-          pinoHttp: {
-            level: config.logLevel,
-            genReqId: (req) => (req as PlatformRequest).id,
-            customProps: (req) => ({
-              organization_id: (req as PlatformRequest).principal?.organizationId,
-            }),
-            // Tokens must never reach a log line.
-            redact: {
-              paths: ['req.headers.authorization', 'req.headers.cookie'],
-              censor: '[redacted]',
-            },
-            serializers: {
-              req: (req: { id: string; method: string; url: string }) => ({
-                id: req.id,
-                method: req.method,
-                url: req.url,
-              }),
-              res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-            },
-          },
+          // Nest's own logs go through this pino instance; per-request lines come from
+          // requestLogMiddleware, so pino-http's per-request middleware is not installed.
+          pinoHttp: { logger },
+          exclude: [{ path: '{*splat}', method: RequestMethod.ALL }],
         }),
         DatabaseModule.forRoot(config),
         OrganizationsModule,

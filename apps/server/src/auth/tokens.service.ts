@@ -5,6 +5,7 @@ import { ALL_SCOPES, isScope, type Scope } from '@platform/contract';
 import { IsNull, LessThan, Or, type Repository } from 'typeorm';
 import { newId } from '../common/ids';
 import { ProblemException } from '../common/problem.exception';
+import { dialectOf, hydrate, selectList, SqlParams } from '../common/sql';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { PersonalAccessToken } from './personal-access-token.entity';
 import type { Principal } from './principal';
@@ -98,15 +99,24 @@ export class TokensService {
   async authenticate(token: string, now = new Date()): Promise<AuthenticationResult> {
     if (!isWellFormedPersonalAccessToken(token)) return { ok: false, reason: 'malformed' };
     const digest = hashToken(token);
-    const record = await this.tokens.findOneBy({ tokenHash: digest });
+    // One statement for token and organization: this runs on every request.
+    const params = new SqlParams(dialectOf(this.tokens));
+    const rows: Record<string, unknown>[] = await this.tokens.query(
+      `SELECT ${selectList(this.tokens, 't')}, o.rate_limit_per_minute AS organization_rate_limit ` +
+        `FROM personal_access_tokens t JOIN organizations o ON o.id = t.organization_id ` +
+        `WHERE t.token_hash = ${params.add(digest)}`,
+      params.values,
+    );
+    const row = rows[0];
+    const record = row && hydrate(this.tokens, row);
     if (!record || !timingSafeEqual(Buffer.from(record.tokenHash), Buffer.from(digest))) {
       return { ok: false, reason: 'unknown' };
     }
     if (record.revokedAt) return { ok: false, reason: 'revoked' };
-    if (record.expiresAt && record.expiresAt.getTime() <= now.getTime())
+    if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) {
       return { ok: false, reason: 'expired' };
-    const organization = await this.organizations.findById(record.organizationId);
-    if (!organization) return { ok: false, reason: 'unknown' };
+    }
+    const organizationRateLimit = row.organization_rate_limit;
 
     if (
       !record.lastUsedAt ||
@@ -125,8 +135,10 @@ export class TokensService {
       principal: {
         kind: 'personal_access_token',
         tokenId: record.id,
-        organizationId: organization.id,
-        rateLimitPerMinute: this.organizations.rateLimitOf(organization),
+        organizationId: record.organizationId,
+        rateLimitPerMinute: this.organizations.rateLimitOf({
+          rateLimitPerMinute: organizationRateLimit == null ? null : Number(organizationRateLimit),
+        }),
         scopes: new Set(record.scopes.split(' ').filter(isScope)),
         expiresAt: record.expiresAt,
       },

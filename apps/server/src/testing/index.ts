@@ -14,6 +14,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Scope } from '@platform/contract';
 import { Client } from 'pg';
+import type { DestinationStream } from 'pino';
 import { DataSource } from 'typeorm';
 import { createApp } from '../app.factory';
 import { TokensService } from '../auth/tokens.service';
@@ -33,6 +34,8 @@ export interface TestServerOptions {
   postgresAdminUrl?: string;
   /** Extra environment, as the server would read it (e.g. RATE_LIMIT_ANONYMOUS). */
   env?: Record<string, string>;
+  /** Where log lines go (default stdout; LOG_LEVEL is `silent` unless `env` says otherwise). */
+  logDestination?: DestinationStream;
 }
 
 export interface TestServer {
@@ -106,7 +109,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     DATABASE_URL: database.databaseUrl,
     ...options.env,
   });
-  const app = await createApp(config);
+  const app = await createApp(
+    config,
+    options.logDestination ? { logDestination: options.logDestination } : {},
+  );
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;

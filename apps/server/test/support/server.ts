@@ -3,10 +3,14 @@ import { startTestServer, type TestServer, type TestServerOptions } from '../../
 /** Which database this run uses: PostgreSQL when TEST_DATABASE_URL is set (as .ci/run does), else SQLite. */
 export const DATABASE_KIND = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
-export function startServer(env: TestServerOptions['env'] = {}): Promise<TestServer> {
+export function startServer(
+  env: TestServerOptions['env'] = {},
+  options: Pick<TestServerOptions, 'logDestination'> = {},
+): Promise<TestServer> {
   return startTestServer({
     ...(process.env.TEST_DATABASE_URL && { postgresAdminUrl: process.env.TEST_DATABASE_URL }),
     env,
+    ...options,
   });
 }
 

@@ -7,14 +7,14 @@ import { loadConfig } from '../../config/env';
 import { dataSourceOptions } from '../../database/data-source';
 import { Student } from '../../students/student.entity';
 import { STUDENT_LIST_FIELDS } from '../../students/students.service';
-import { pageQueries } from './find-page';
+import { pageStatements, type Statement } from './find-page';
 
 /**
  * The query plans behind "page 300 costs about what page 1 costs": on SQLite, every sortable
  * order is served by an index (no temp B-tree sort), and the OFFSET walk reads ids from a
  * covering index rather than whole rows.
  */
-describe(pageQueries.name, () => {
+describe(pageStatements.name, () => {
   let dir: string;
   let dataSource: DataSource;
 
@@ -35,16 +35,14 @@ describe(pageQueries.name, () => {
 
   async function plan(rawQuery: Record<string, string>) {
     const query = contract.students.list.query.parse(rawQuery);
-    const { page, count } = pageQueries(
+    const { page, count } = pageStatements(
       dataSource.getRepository(Student),
       'org_x',
       query,
       STUDENT_LIST_FIELDS,
     );
-    const explain = async (qb: typeof page): Promise<PlanRow[]> => {
-      const [sql, params] = qb.getQueryAndParameters();
-      return dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, params);
-    };
+    const explain = (statement: Statement): Promise<PlanRow[]> =>
+      dataSource.query(`EXPLAIN QUERY PLAN ${statement.sql}`, statement.params);
     const pageRows = await explain(page);
     const subquery = pageRows.find((r) => r.detail.startsWith('LIST SUBQUERY'));
     return {
@@ -64,14 +62,14 @@ describe(pageQueries.name, () => {
     ['-first_name', 'idx_students_org_first_name'],
   ])('sort=%s walks %s for ids only, with no sort step', async (sort, index) => {
     const { idWalk, outer } = await plan({ sort, page: '300' });
-    expect(idWalk).toEqual([`SEARCH t USING COVERING INDEX ${index} (organization_id=?)`]);
-    expect(outer).toContain('SEARCH p USING INDEX sqlite_autoindex_students_1 (id=?)');
+    expect(idWalk).toEqual([`SEARCH students USING COVERING INDEX ${index} (organization_id=?)`]);
+    expect(outer).toContain('SEARCH students USING INDEX sqlite_autoindex_students_1 (id=?)');
   });
 
   it('counts from an index, not the table', async () => {
     const { count } = await plan({});
     expect(count).toEqual([
-      expect.stringMatching(/^SEARCH t USING COVERING INDEX \w+ \(organization_id=\?\)$/),
+      expect.stringMatching(/^SEARCH students USING COVERING INDEX \w+ \(organization_id=\?\)$/),
     ]);
   });
 });

@@ -1,5 +1,14 @@
-import type { ListQuery, RangeOperator } from '@platform/contract';
-import { Brackets, type ObjectLiteral, type Repository, type SelectQueryBuilder } from 'typeorm';
+import type { ListCondition, ListQuery, RangeOperator } from '@platform/contract';
+import type { ObjectLiteral, Repository } from 'typeorm';
+import {
+  columnName,
+  dialectOf,
+  hydrate,
+  quoteIdentifier,
+  selectList,
+  SqlParams,
+  toDatabaseValue,
+} from '../sql';
 
 /** How a collection's API field names map to entity properties. */
 export interface ListFields {
@@ -7,6 +16,11 @@ export interface ListFields {
   columns: Record<string, string>;
   /** Entity properties that `q` searches. */
   search?: readonly string[];
+}
+
+export interface Statement {
+  sql: string;
+  params: unknown[];
 }
 
 const RANGE_SQL: Record<RangeOperator, string> = { gte: '>=', gt: '>', lte: '<=', lt: '<' };
@@ -23,101 +37,88 @@ export async function findPage<T extends ObjectLiteral>(
   query: ListQuery,
   fields: ListFields,
 ): Promise<{ rows: T[]; total: number }> {
-  const { count, page } = pageQueries(repo, organizationId, query, fields);
-  const [countRow, rows] = await Promise.all([
-    count.getRawOne<{ total: number | string }>(),
-    page.getMany(),
+  const { count, page } = pageStatements(repo, organizationId, query, fields);
+  const [countRows, pageRows] = await Promise.all([
+    repo.query<{ total: number | string }[]>(count.sql, count.params),
+    repo.query<Record<string, unknown>[]>(page.sql, page.params),
   ]);
-  return { rows, total: Number(countRow?.total ?? 0) };
+  return {
+    rows: pageRows.map((row) => hydrate(repo, row)),
+    total: Number(countRows[0]?.total ?? 0),
+  };
 }
 
-/** The two queries of a page, unexecuted (exported so tests can check their query plans). */
-export function pageQueries<T extends ObjectLiteral>(
+/** The count and page statements of a list query (exported so tests can check their plans). */
+export function pageStatements<T extends ObjectLiteral>(
   repo: Repository<T>,
   organizationId: string,
   query: ListQuery,
   fields: ListFields,
-): { count: SelectQueryBuilder<T>; page: SelectQueryBuilder<T> } {
-  const filtered = repo
-    .createQueryBuilder('t')
-    .where('t.organizationId = :organizationId', { organizationId });
-  applyConditions(repo, filtered, query, fields);
+): { count: Statement; page: Statement } {
+  const dialect = dialectOf(repo);
+  const table = quoteIdentifier(repo.metadata.tableName);
+  const column = (field: string): string => {
+    const property = fields.columns[field];
+    // The contract only lets through fields the collection declared; a miss is a programming error.
+    if (!property) throw new Error(`list field '${field}' has no column mapping`);
+    return quoteIdentifier(columnName(repo, property));
+  };
 
-  const ids = orderBy(filtered.clone().select('t.id'), 't', query, fields)
-    .offset((query.page - 1) * query.per_page)
-    .limit(query.per_page);
-  const page = orderBy(
-    repo
-      .createQueryBuilder('p')
-      .where(`p.id IN (${ids.getQuery()})`)
-      .setParameters(ids.getParameters()),
-    'p',
-    query,
-    fields,
-  );
-  return { count: filtered.clone().select('COUNT(*)', 'total'), page };
-}
-
-function column(fields: ListFields, field: string): string {
-  const property = fields.columns[field];
-  // The contract only lets through fields the collection declared; a miss is a programming error.
-  if (!property) throw new Error(`list field '${field}' has no column mapping`);
-  return property;
-}
-
-function applyConditions<T extends ObjectLiteral>(
-  repo: Repository<T>,
-  qb: SelectQueryBuilder<T>,
-  query: ListQuery,
-  fields: ListFields,
-): void {
-  query.conditions.forEach((condition, i) => {
-    const property = column(fields, condition.field);
-    const param = `c${i}`;
-    if (condition.op === 'in') {
-      qb.andWhere(`t.${property} IN (:...${param})`, { [param]: condition.values });
-    } else {
-      qb.andWhere(`t.${property} ${RANGE_SQL[condition.op]} :${param}`, {
-        [param]: toDatabaseValue(repo, property, condition.value),
-      });
+  const where = (params: SqlParams): string => {
+    const clauses = [
+      `${quoteIdentifier(columnName(repo, 'organizationId'))} = ${params.add(organizationId)}`,
+    ];
+    for (const condition of query.conditions)
+      clauses.push(predicate(repo, fields, column, condition, params));
+    if (query.q !== undefined && fields.search?.length) {
+      const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+      const searched = fields.search.map(
+        (property) =>
+          `LOWER(${quoteIdentifier(columnName(repo, property))}) LIKE ${params.add(pattern)} ESCAPE '\\'`,
+      );
+      clauses.push(`(${searched.join(' OR ')})`);
     }
-  });
-  if (query.q !== undefined && fields.search?.length) {
-    const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-    qb.andWhere(
-      new Brackets((or) => {
-        for (const property of fields.search ?? []) {
-          or.orWhere(`LOWER(t.${property}) LIKE :q ESCAPE '\\'`, { q: pattern });
-        }
-      }),
-    );
-  }
+    return clauses.join(' AND ');
+  };
+
+  // Ties are broken by id, in the direction of the last key, so one index serves the whole order.
+  const lastDirection = query.sort.at(-1)?.direction === 'asc' ? 'ASC' : 'DESC';
+  const order = [
+    ...query.sort.map((key) => `${column(key.field)} ${key.direction === 'asc' ? 'ASC' : 'DESC'}`),
+    `"id" ${lastDirection}`,
+  ].join(', ');
+
+  const countParams = new SqlParams(dialect);
+  const count = {
+    sql: `SELECT COUNT(*) AS total FROM ${table} WHERE ${where(countParams)}`,
+    params: countParams.values,
+  };
+
+  const pageParams = new SqlParams(dialect);
+  const ids =
+    `SELECT "id" FROM ${table} WHERE ${where(pageParams)} ORDER BY ${order} ` +
+    `LIMIT ${pageParams.add(query.per_page)} OFFSET ${pageParams.add((query.page - 1) * query.per_page)}`;
+  const page = {
+    sql: `SELECT ${selectList(repo)} FROM ${table} WHERE "id" IN (${ids}) ORDER BY ${order}`,
+    params: pageParams.values,
+  };
+  return { count, page };
 }
 
-/** Dates must be bound the way the driver stores them (UTC text on SQLite, timestamptz on PostgreSQL). */
-function toDatabaseValue<T extends ObjectLiteral>(
+function predicate<T extends ObjectLiteral>(
   repo: Repository<T>,
-  property: string,
-  value: unknown,
-): unknown {
-  const columnMetadata = repo.metadata.findColumnWithPropertyName(property);
-  if (!columnMetadata) return value;
-  return repo.manager.connection.driver.preparePersistentValue(value, columnMetadata) as unknown;
-}
-
-function orderBy<T extends ObjectLiteral>(
-  qb: SelectQueryBuilder<T>,
-  alias: string,
-  query: ListQuery,
   fields: ListFields,
-): SelectQueryBuilder<T> {
-  let last: 'ASC' | 'DESC' = 'DESC';
-  query.sort.forEach((key, i) => {
-    last = key.direction === 'asc' ? 'ASC' : 'DESC';
-    const expression = `${alias}.${column(fields, key.field)}`;
-    if (i === 0) qb.orderBy(expression, last);
-    else qb.addOrderBy(expression, last);
-  });
-  // Ties are broken by id, in the direction of the last key so one index serves the whole order.
-  return qb.addOrderBy(`${alias}.id`, last);
+  column: (field: string) => string,
+  condition: ListCondition,
+  params: SqlParams,
+): string {
+  if (condition.op === 'in') {
+    return `${column(condition.field)} IN (${condition.values.map((v) => params.add(v)).join(', ')})`;
+  }
+  const value = toDatabaseValue(
+    repo,
+    fields.columns[condition.field] ?? condition.field,
+    condition.value,
+  );
+  return `${column(condition.field)} ${RANGE_SQL[condition.op]} ${params.add(value)}`;
 }

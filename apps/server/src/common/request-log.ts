@@ -1,0 +1,36 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { PlatformRequest } from './http-context';
+
+/**
+ * One JSON line per request, written when the response finishes: request id, organization,
+ * method, route, status and latency. Written here rather than with pino-http because pino-http
+ * builds a child logger and serialises the request on every request, even at levels that log
+ * nothing; the benchmark measured that at about 12% of a list request's CPU.
+ */
+export function requestLogMiddleware(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!logger.isLevelEnabled('info')) {
+      next();
+      return;
+    }
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const r = req as PlatformRequest;
+      const route = (req.route as { path?: string } | undefined)?.path;
+      logger.info(
+        {
+          request_id: r.id,
+          organization_id: r.principal?.organizationId,
+          method: req.method,
+          // The route pattern, not the URL: query strings can carry values nobody should log.
+          route: route ?? req.path,
+          status: res.statusCode,
+          latency_ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}
