@@ -66,4 +66,23 @@ describe(SlidingWindowStore.name, () => {
     // lowered to 2: still blocked, the last requests are remembered
     expect(sut.hit('k', 2).isBlocked).toBe(true);
   });
+
+  it('holds memory for the requests made, not for the configured limit', () => {
+    for (let i = 0; i < 100; i++) sut.hit('enterprise', 1_000_000);
+    expect(sut.capacityOf('enterprise')).toBe(128);
+    expect(sut.hit('enterprise', 1_000_000).remaining).toBe(1_000_000 - 101);
+  });
+
+  it('keeps exact accounting across ring growth and wrap-around', () => {
+    const limit = 40;
+    const accepted: number[] = [];
+    for (let i = 0; i < 400; i++) {
+      now += 700;
+      if (!sut.hit('g', limit).isBlocked) accepted.push(now);
+    }
+    for (let i = limit; i < accepted.length; i++) {
+      expect(accepted[i]! - accepted[i - limit]!).toBeGreaterThanOrEqual(WINDOW);
+    }
+    expect(sut.capacityOf('g')).toBe(limit);
+  });
 });
