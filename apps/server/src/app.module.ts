@@ -9,6 +9,7 @@ import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/env';
 import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
 import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
 import { OrganizationsModule } from './organizations/organizations.module';
@@ -31,6 +32,7 @@ export class AppModule {
           exclude: [{ path: '{*splat}', method: RequestMethod.ALL }],
         }),
         DatabaseModule.forRoot(config),
+        EventsModule,
         OrganizationsModule,
         AuthModule,
         RateLimitModule,

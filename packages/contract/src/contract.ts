@@ -1,4 +1,8 @@
 import { initContract } from '@ts-rest/core';
+import { coursesContract } from './courses';
+import { enrollmentsContract } from './enrollments';
+import { examResultsContract, examsContract } from './exams';
+import { paymentsContract } from './payments';
 import { studentsContract } from './students';
 
 const c = initContract();
@@ -7,6 +11,11 @@ const c = initContract();
 export const contract = c.router(
   {
     students: studentsContract,
+    courses: coursesContract,
+    enrollments: enrollmentsContract,
+    payments: paymentsContract,
+    exams: examsContract,
+    examResults: examResultsContract,
   },
   { strictStatusCodes: true },
 );

@@ -3,6 +3,7 @@
  * and `listResponse()` the body schema. A collection declares only which fields it filters,
  * ranges over, sorts and searches; page size limits, strictness and messages cannot differ.
  */
+import { ID_PREFIXES, type IdKind, idPattern } from './ids';
 import { z } from './zod-openapi';
 
 export const LIST_DEFAULTS = { page: 1, perPage: 25, maxPerPage: 100, maxPage: 1_000_000 } as const;
@@ -13,6 +14,7 @@ export type RangeOperator = (typeof RANGE_OPERATORS)[number];
 /** How an equality filter's comma-separated values are read. */
 export type FilterSpec =
   | { kind: 'enum'; values: readonly [string, ...string[]] }
+  | { kind: 'id'; pattern: RegExp; prefix: string }
   | { kind: 'integer'; min: number; max: number }
   | { kind: 'string'; maxLength: number };
 
@@ -20,6 +22,8 @@ export const filter = {
   oneOf: <const T extends readonly [string, ...string[]]>(values: T) =>
     ({ kind: 'enum', values }) as const,
   integer: (min: number, max: number) => ({ kind: 'integer', min, max }) as const,
+  /** Ids of another resource, e.g. `student_id=stu_…,stu_…`. */
+  id: (kind: IdKind) => ({ kind: 'id', pattern: idPattern(kind), prefix: ID_PREFIXES[kind] }) as const,
   string: (maxLength = 200) => ({ kind: 'string', maxLength }) as const,
 };
 
@@ -149,6 +153,16 @@ function filterParam(name: string, spec: FilterSpec) {
             values.push(n);
             break;
           }
+          case 'id':
+            if (!spec.pattern.test(part)) {
+              ctx.addIssue({
+                code: z.ZodIssueCode.custom,
+                message: `${name} must be one or more ${spec.prefix}_… ids (got '${part.slice(0, 40)}')`,
+              });
+              return z.NEVER;
+            }
+            values.push(part);
+            break;
           case 'string':
             if (part.length > spec.maxLength) {
               ctx.addIssue({
@@ -210,9 +224,11 @@ type RangeInput<K extends RangeKind> = K extends 'integer' ? number : string;
 /** What callers may pass for a filter: enum values (one, or comma-separated), integers, strings. */
 type FilterInput<S> = S extends { kind: 'enum'; values: readonly (infer V extends string)[] }
   ? V | `${V},${string}`
-  : S extends { kind: 'integer' }
-    ? number | `${number}` | `${number},${string}`
-    : string;
+  : S extends { kind: 'id'; prefix: infer P extends string }
+    ? `${P}_${string}`
+    : S extends { kind: 'integer' }
+      ? number | `${number}` | `${number},${string}`
+      : string;
 
 type FilterShape<F> = {
   [K in keyof F & string]: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, FilterInput<F[K]>>>;

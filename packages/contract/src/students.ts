@@ -2,6 +2,14 @@ import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { commonErrorResponses } from './problem';
+import {
+  dateSchema,
+  deletedSchema,
+  IdPathParams,
+  readErrorResponses,
+  text,
+  writeErrorResponses,
+} from './resource';
 import { operation } from './operation';
 import { z } from './zod-openapi';
 
@@ -52,6 +60,37 @@ export const StudentListQuerySchema = listQuery({
 
 export const StudentListSchema = listResponse(StudentSchema, 'StudentList');
 
+export const StudentCreateSchema = z
+  .object({
+    student_number: text(64),
+    first_name: text(100),
+    last_name: text(100),
+    preferred_name: text(100).nullable().optional(),
+    email: z.string().email('must be an email address').max(254).nullable().optional(),
+    date_of_birth: dateSchema.nullable().optional(),
+    status: z.enum(STUDENT_STATUSES).default('active'),
+    grade_level: z.number().int().min(GRADE_LEVEL.min).max(GRADE_LEVEL.max).nullable().optional(),
+  })
+  .strict()
+  .openapi({ title: 'StudentCreate' });
+
+export const StudentUpdateSchema = z
+  .object({
+    student_number: text(64),
+    first_name: text(100),
+    last_name: text(100),
+    preferred_name: text(100).nullable(),
+    email: z.string().email('must be an email address').max(254).nullable(),
+    date_of_birth: dateSchema.nullable(),
+    status: z.enum(STUDENT_STATUSES),
+    grade_level: z.number().int().min(GRADE_LEVEL.min).max(GRADE_LEVEL.max).nullable(),
+  })
+  .partial()
+  .strict()
+  .openapi({ title: 'StudentUpdate' });
+
+export const DeletedStudentSchema = deletedSchema('student', 'DeletedStudent');
+
 export const studentsContract = c.router({
   list: {
     method: 'GET',
@@ -62,5 +101,43 @@ export const studentsContract = c.router({
     query: StudentListQuerySchema,
     responses: { 200: StudentListSchema, ...commonErrorResponses },
     metadata: operation({ scope: 'students:read', list: true }),
+  },
+  create: {
+    method: 'POST',
+    path: '/v1/students',
+    summary: 'Create a student',
+    description: '`student_number` must be unique in the organization (409 otherwise).',
+    body: StudentCreateSchema,
+    responses: { 201: StudentSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'students:write' }),
+  },
+  retrieve: {
+    method: 'GET',
+    path: '/v1/students/:id',
+    summary: 'Retrieve a student',
+    pathParams: IdPathParams,
+    responses: { 200: StudentSchema, ...readErrorResponses },
+    metadata: operation({ scope: 'students:read' }),
+  },
+  update: {
+    method: 'PATCH',
+    path: '/v1/students/:id',
+    summary: 'Update a student',
+    description: 'Only the fields sent change. Sends `student.updated` when something changed.',
+    pathParams: IdPathParams,
+    body: StudentUpdateSchema,
+    responses: { 200: StudentSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'students:write' }),
+  },
+  delete: {
+    method: 'DELETE',
+    path: '/v1/students/:id',
+    summary: 'Delete a student',
+    description:
+      'Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.',
+    pathParams: IdPathParams,
+    body: c.noBody(),
+    responses: { 200: DeletedStudentSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'students:write' }),
   },
 });

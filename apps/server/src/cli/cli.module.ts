@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { DatabaseModule } from '../database/database.module';
+import { EventsModule } from '../events/events.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { SeedModule } from '../seed/seed.module';
 
@@ -15,6 +16,7 @@ export class CliModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config),
+        EventsModule,
         OrganizationsModule,
         AuthModule,
         SeedModule,

@@ -1,12 +1,30 @@
 import type { DataSourceOptions } from 'typeorm';
 import { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import type { DatabaseConfig } from '../config/env';
+import { Course } from '../courses/course.entity';
+import { Enrollment } from '../enrollments/enrollment.entity';
+import { EventRecord } from '../events/event.entity';
+import { ExamResult } from '../exams/exam-result.entity';
+import { Exam } from '../exams/exam.entity';
 import { Organization } from '../organizations/organization.entity';
+import { Payment } from '../payments/payment.entity';
 import { Student } from '../students/student.entity';
 import { Initial1763800000000 as PostgresInitial } from './migrations/postgres/1763800000000-initial';
+import { Domain1763900000000 as PostgresDomain } from './migrations/postgres/1763900000000-domain';
 import { Initial1763800000000 as SqliteInitial } from './migrations/sqlite/1763800000000-initial';
+import { Domain1763900000000 as SqliteDomain } from './migrations/sqlite/1763900000000-domain';
 
-export const ENTITIES = [Organization, PersonalAccessToken, Student];
+export const ENTITIES = [
+  Organization,
+  PersonalAccessToken,
+  Student,
+  Course,
+  Enrollment,
+  Payment,
+  Exam,
+  ExamResult,
+  EventRecord,
+];
 
 /** One definition for the app, the CLI and the tests. The schema comes from migrations only. */
 export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
@@ -23,7 +41,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ...common,
         type: 'better-sqlite3',
         database: db.path,
-        migrations: [SqliteInitial],
+        migrations: [SqliteInitial, SqliteDomain],
         enableWAL: true,
         statementCacheSize: 200,
         prepareDatabase: (connection: { pragma(source: string): unknown }) => {
@@ -38,7 +56,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ...common,
         type: 'postgres',
         url: db.url,
-        migrations: [PostgresInitial],
+        migrations: [PostgresInitial, PostgresDomain],
         extra: { max: 10 },
       };
   }

@@ -1,11 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { ListQuery, Student as StudentResource } from '@platform/contract';
-import type { Repository } from 'typeorm';
+import type {
+  ListQuery,
+  Student as StudentResource,
+  StudentCreateSchema,
+  StudentUpdateSchema,
+} from '@platform/contract';
+import type { EntityManager, Repository } from 'typeorm';
+import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
+import { newId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { applyPatch, pick } from '../common/patch';
+import {
+  alreadyExists,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  notFound,
+  stillReferenced,
+} from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { EventsService } from '../events/events.service';
 import { Student } from './student.entity';
 
 export const STUDENT_LIST_FIELDS: ListFields = {
@@ -19,6 +36,17 @@ export const STUDENT_LIST_FIELDS: ListFields = {
   },
   search: ['firstName', 'lastName', 'email', 'studentNumber'],
 };
+
+const UPDATABLE = {
+  student_number: 'studentNumber',
+  first_name: 'firstName',
+  last_name: 'lastName',
+  preferred_name: 'preferredName',
+  email: 'email',
+  date_of_birth: 'dateOfBirth',
+  status: 'status',
+  grade_level: 'gradeLevel',
+} as const;
 
 export function toStudentResource(student: Student): StudentResource {
   return {
@@ -39,12 +67,94 @@ export function toStudentResource(student: Student): StudentResource {
 
 @Injectable()
 export class StudentsService {
-  constructor(@InjectRepository(Student) private readonly students: Repository<Student>) {}
+  constructor(
+    @InjectRepository(Student) private readonly students: Repository<Student>,
+    private readonly transactions: TransactionRunner,
+    private readonly events: EventsService,
+  ) {}
+
+  async list(principal: Principal, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await findPage(this.students, principal.organizationId, query, STUDENT_LIST_FIELDS);
+    return { data: rows.map(toStudentResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(principal: Principal, id: string): Promise<StudentResource> {
+    return toStudentResource(await this.find(this.students.manager, principal.organizationId, id));
+  }
+
+  /** A student of the organization inside a transaction, or undefined (for references in bodies). */
+  findInOrganization(manager: EntityManager, organizationId: string, id: string): Promise<Student | null> {
+    return manager.findOneBy(Student, { id, organizationId });
+  }
+
+  async create(principal: Principal, input: z.output<typeof StudentCreateSchema>): Promise<StudentResource> {
+    const organizationId = principal.organizationId;
+    return this.write(input.student_number, () =>
+      this.transactions.run(async (manager) => {
+        await this.assertNumberFree(manager, organizationId, input.student_number);
+        const now = new Date();
+        const student: Student = {
+          id: newId('student', now.getTime()),
+          organizationId,
+          studentNumber: input.student_number,
+          firstName: input.first_name,
+          lastName: input.last_name,
+          preferredName: input.preferred_name ?? null,
+          email: input.email ?? null,
+          dateOfBirth: input.date_of_birth ?? null,
+          status: input.status,
+          gradeLevel: input.grade_level ?? null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await manager.insert(Student, student);
+        const resource = toStudentResource(student);
+        await this.events.record(manager, organizationId, 'student.created', resource, now);
+        return resource;
+      }),
+    );
+  }
+
+  async update(principal: Principal, id: string, input: z.output<typeof StudentUpdateSchema>): Promise<StudentResource> {
+    const organizationId = principal.organizationId;
+    return this.write(input.student_number, () =>
+      this.transactions.run(async (manager) => {
+        const student = await this.find(manager, organizationId, id);
+        if (input.student_number !== undefined && input.student_number !== student.studentNumber) {
+          await this.assertNumberFree(manager, organizationId, input.student_number);
+        }
+        if (!applyPatch(student, pick(input, UPDATABLE))) return toStudentResource(student);
+        student.updatedAt = new Date();
+        await manager.save(Student, student);
+        const resource = toStudentResource(student);
+        await this.events.record(manager, organizationId, 'student.updated', resource, student.updatedAt);
+        return resource;
+      }),
+    );
+  }
+
+  async delete(principal: Principal, id: string) {
+    const organizationId = principal.organizationId;
+    try {
+      return await this.transactions.run(async (manager) => {
+        await this.find(manager, organizationId, id);
+        await manager.delete(Student, { id, organizationId });
+        const deleted = { id, object: 'student' as const, deleted: true as const };
+        await this.events.record(manager, organizationId, 'student.deleted', deleted);
+        return deleted;
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) {
+        throw stillReferenced('Student', id, 'enrollments, payments or exam results', "set its status to 'withdrawn' instead");
+      }
+      throw error;
+    }
+  }
 
   /** Bulk insert in one transaction (seeding, imports); returns how many rows were written. */
   async insertMany(rows: Student[]): Promise<number> {
     const chunk = 500;
-    await this.students.manager.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       for (let i = 0; i < rows.length; i += chunk) {
         await manager.insert(Student, rows.slice(i, i + chunk));
       }
@@ -52,13 +162,29 @@ export class StudentsService {
     return rows.length;
   }
 
-  async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.students,
-      principal.organizationId,
-      query,
-      STUDENT_LIST_FIELDS,
-    );
-    return { data: rows.map(toStudentResource), ...pageEnvelope(url, query, total) };
+  private async find(manager: EntityManager, organizationId: string, id: string): Promise<Student> {
+    const student = await manager.findOneBy(Student, { id, organizationId });
+    if (!student) throw notFound('student', id);
+    return student;
   }
+
+  private async assertNumberFree(manager: EntityManager, organizationId: string, studentNumber: string): Promise<void> {
+    if (await manager.existsBy(Student, { organizationId, studentNumber })) {
+      throw numberTaken(studentNumber);
+    }
+  }
+
+  /** The unique index still guards a race between the check above and the insert (PostgreSQL). */
+  private async write<T>(studentNumber: string | undefined, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (studentNumber !== undefined && isUniqueViolation(error)) throw numberTaken(studentNumber);
+      throw error;
+    }
+  }
+}
+
+function numberTaken(studentNumber: string) {
+  return alreadyExists('student_number', `A student with student_number '${studentNumber}' already exists`);
 }

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+
+/**
+ * Runs a unit of work in one database transaction: the changed rows and their outbox event
+ * commit together or not at all.
+ *
+ * SQLite has a single connection in this process, so transactions are queued here rather than
+ * interleaved on it (TypeORM would otherwise try to nest them). PostgreSQL runs them
+ * concurrently; code that must serialise on a row takes a row lock (see `lockForUpdate`).
+ */
+@Injectable()
+export class TransactionRunner {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  get dialect(): 'sqlite' | 'postgres' {
+    return this.dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite';
+  }
+
+  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.dialect === 'postgres') return this.dataSource.transaction(work);
+    const result = this.queue.then(() => this.dataSource.transaction(work));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * Locks a row until the transaction ends (PostgreSQL `FOR UPDATE`). On SQLite the queue above
+   * already serialises writers, so there is nothing to do.
+   */
+  async lockForUpdate(manager: EntityManager, table: string, id: string): Promise<void> {
+    if (this.dialect === 'postgres') {
+      await manager.query(`SELECT 1 FROM "${table}" WHERE "id" = $1 FOR UPDATE`, [id]);
+    }
+  }
+}

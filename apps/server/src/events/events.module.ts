@@ -1,0 +1,14 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { TransactionRunner } from '../common/transactions';
+import { EventRecord } from './event.entity';
+import { EventsService } from './events.service';
+
+/** The outbox and the transaction runner every writing module uses with it. */
+@Global()
+@Module({
+  imports: [TypeOrmModule.forFeature([EventRecord])],
+  providers: [EventsService, TransactionRunner],
+  exports: [EventsService, TransactionRunner],
+})
+export class EventsModule {}

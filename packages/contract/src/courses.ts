@@ -1,0 +1,131 @@
+import { initContract } from '@ts-rest/core';
+import { idSchema } from './ids';
+import { filter, listQuery, listResponse } from './list';
+import { operation } from './operation';
+import { commonErrorResponses } from './problem';
+import {
+  dateSchema,
+  deletedSchema,
+  IdPathParams,
+  readErrorResponses,
+  text,
+  timestampSchema,
+  writeErrorResponses,
+} from './resource';
+import { z } from './zod-openapi';
+
+const c = initContract();
+
+/** `draft` is being prepared, `active` takes enrollments, `archived` is closed to new ones. */
+export const COURSE_STATUSES = ['draft', 'active', 'archived'] as const;
+export type CourseStatus = (typeof COURSE_STATUSES)[number];
+
+export const CourseSchema = z
+  .object({
+    id: idSchema('course'),
+    object: z.literal('course'),
+    code: z.string().describe('Short code, unique within the organization, e.g. `MATH-101`.'),
+    title: z.string(),
+    description: z.string().nullable(),
+    status: z.enum(COURSE_STATUSES),
+    start_date: dateSchema.nullable(),
+    end_date: dateSchema.nullable(),
+    capacity: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Most live (pending or active) enrollments; null for no limit.'),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .openapi({ title: 'Course' });
+
+export type Course = z.infer<typeof CourseSchema>;
+
+const courseFields = {
+  code: text(32),
+  title: text(200),
+  description: text(5000).nullable(),
+  status: z.enum(COURSE_STATUSES),
+  start_date: dateSchema.nullable(),
+  end_date: dateSchema.nullable(),
+  capacity: z.number().int().min(1).max(1_000_000).nullable(),
+};
+
+export const CourseCreateSchema = z
+  .object({
+    code: courseFields.code,
+    title: courseFields.title,
+    description: courseFields.description.optional(),
+    status: courseFields.status.default('active'),
+    start_date: courseFields.start_date.optional(),
+    end_date: courseFields.end_date.optional(),
+    capacity: courseFields.capacity.optional(),
+  })
+  .strict()
+  .openapi({ title: 'CourseCreate' });
+
+export const CourseUpdateSchema = z
+  .object(courseFields)
+  .partial()
+  .strict()
+  .openapi({ title: 'CourseUpdate' });
+
+export const CourseListQuerySchema = listQuery({
+  filters: { status: filter.oneOf(COURSE_STATUSES), code: filter.string(32) },
+  ranges: { start_date: 'date', end_date: 'date' },
+  sort: ['code', 'title', 'start_date'],
+  search: ['code', 'title'],
+});
+
+export const coursesContract = c.router({
+  list: {
+    method: 'GET',
+    path: '/v1/courses',
+    summary: 'List courses',
+    description:
+      'Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches code and title.',
+    query: CourseListQuerySchema,
+    responses: { 200: listResponse(CourseSchema, 'CourseList'), ...commonErrorResponses },
+    metadata: operation({ scope: 'courses:read', list: true }),
+  },
+  create: {
+    method: 'POST',
+    path: '/v1/courses',
+    summary: 'Create a course',
+    description: '`code` must be unique in the organization; `end_date` may not precede `start_date`.',
+    body: CourseCreateSchema,
+    responses: { 201: CourseSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'courses:write' }),
+  },
+  retrieve: {
+    method: 'GET',
+    path: '/v1/courses/:id',
+    summary: 'Retrieve a course',
+    pathParams: IdPathParams,
+    responses: { 200: CourseSchema, ...readErrorResponses },
+    metadata: operation({ scope: 'courses:read' }),
+  },
+  update: {
+    method: 'PATCH',
+    path: '/v1/courses/:id',
+    summary: 'Update a course',
+    description:
+      'Only the fields sent change. `capacity` cannot drop below the live enrollments (409).',
+    pathParams: IdPathParams,
+    body: CourseUpdateSchema,
+    responses: { 200: CourseSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'courses:write' }),
+  },
+  delete: {
+    method: 'DELETE',
+    path: '/v1/courses/:id',
+    summary: 'Delete a course',
+    description:
+      'Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).',
+    pathParams: IdPathParams,
+    body: c.noBody(),
+    responses: { 200: deletedSchema('course', 'DeletedCourse'), ...writeErrorResponses },
+    metadata: operation({ scope: 'courses:write' }),
+  },
+});

@@ -1,0 +1,141 @@
+import { initContract } from '@ts-rest/core';
+import { idSchema } from './ids';
+import { filter, listQuery, listResponse } from './list';
+import { operation } from './operation';
+import { commonErrorResponses } from './problem';
+import {
+  IdPathParams,
+  readErrorResponses,
+  text,
+  timestampSchema,
+  writeErrorResponses,
+} from './resource';
+import { z } from './zod-openapi';
+
+const c = initContract();
+
+export const ENROLLMENT_STATUSES = ['pending', 'active', 'completed', 'dropped', 'cancelled'] as const;
+export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
+
+/** Pending and active enrollments are live: they hold a seat and block a second enrollment. */
+export const LIVE_ENROLLMENT_STATUSES = ['pending', 'active'] as const satisfies readonly EnrollmentStatus[];
+
+/**
+ * The state machine: `pending → active → completed`, `pending | active → dropped`,
+ * `pending → cancelled`. Each transition is its own operation, named by the state it enters.
+ */
+export const ENROLLMENT_TRANSITIONS = {
+  activate: { to: 'active', from: ['pending'] },
+  complete: { to: 'completed', from: ['active'] },
+  drop: { to: 'dropped', from: ['pending', 'active'] },
+  cancel: { to: 'cancelled', from: ['pending'] },
+} as const satisfies Record<string, { to: EnrollmentStatus; from: readonly EnrollmentStatus[] }>;
+
+export type EnrollmentTransition = keyof typeof ENROLLMENT_TRANSITIONS;
+
+export const EnrollmentSchema = z
+  .object({
+    id: idSchema('enrollment'),
+    object: z.literal('enrollment'),
+    student_id: idSchema('student'),
+    course_id: idSchema('course'),
+    status: z.enum(ENROLLMENT_STATUSES),
+    notes: z.string().nullable(),
+    activated_at: timestampSchema.nullable(),
+    completed_at: timestampSchema.nullable(),
+    dropped_at: timestampSchema.nullable(),
+    cancelled_at: timestampSchema.nullable(),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .openapi({ title: 'Enrollment' });
+
+export type Enrollment = z.infer<typeof EnrollmentSchema>;
+
+export const EnrollmentCreateSchema = z
+  .object({
+    student_id: idSchema('student'),
+    course_id: idSchema('course'),
+    status: z
+      .enum(['pending', 'active'])
+      .default('pending')
+      .describe('Start as `pending` (default) or directly `active`.'),
+    notes: text(2000).nullable().optional(),
+  })
+  .strict()
+  .openapi({ title: 'EnrollmentCreate' });
+
+export const EnrollmentUpdateSchema = z
+  .object({ notes: text(2000).nullable() })
+  .partial()
+  .strict()
+  .openapi({ title: 'EnrollmentUpdate' });
+
+export const EnrollmentListQuerySchema = listQuery({
+  filters: {
+    student_id: filter.id('student'),
+    course_id: filter.id('course'),
+    status: filter.oneOf(ENROLLMENT_STATUSES),
+  },
+  ranges: { activated_at: 'datetime', completed_at: 'datetime' },
+  sort: ['status', 'activated_at', 'completed_at'],
+});
+
+function transitionRoute<const T extends EnrollmentTransition>(transition: T, summary: string) {
+  const { to, from } = ENROLLMENT_TRANSITIONS[transition];
+  return {
+    method: 'POST',
+    path: `/v1/enrollments/:id/${transition}`,
+    summary,
+    description: `Moves the enrollment to \`${to}\` from ${from.map((s) => `\`${s}\``).join(' or ')}; any other current state is 409 \`invalid_state_transition\`. Sends \`enrollment.${to}\`.`,
+    pathParams: IdPathParams,
+    body: c.noBody(),
+    responses: { 200: EnrollmentSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'enrollments:write' }),
+  } as const;
+}
+
+export const enrollmentsContract = c.router({
+  list: {
+    method: 'GET',
+    path: '/v1/enrollments',
+    summary: 'List enrollments',
+    description:
+      'Filters: `student_id`, `course_id`, `status`; ranges on `created_at`, `updated_at`, `activated_at`, `completed_at`.',
+    query: EnrollmentListQuerySchema,
+    responses: { 200: listResponse(EnrollmentSchema, 'EnrollmentList'), ...commonErrorResponses },
+    metadata: operation({ scope: 'enrollments:read', list: true }),
+  },
+  create: {
+    method: 'POST',
+    path: '/v1/enrollments',
+    summary: 'Enroll a student in a course',
+    description:
+      'Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.',
+    body: EnrollmentCreateSchema,
+    responses: { 201: EnrollmentSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'enrollments:write' }),
+  },
+  retrieve: {
+    method: 'GET',
+    path: '/v1/enrollments/:id',
+    summary: 'Retrieve an enrollment',
+    pathParams: IdPathParams,
+    responses: { 200: EnrollmentSchema, ...readErrorResponses },
+    metadata: operation({ scope: 'enrollments:read' }),
+  },
+  update: {
+    method: 'PATCH',
+    path: '/v1/enrollments/:id',
+    summary: 'Update an enrollment',
+    description: 'Only `notes` can change here; the status changes through the transition operations.',
+    pathParams: IdPathParams,
+    body: EnrollmentUpdateSchema,
+    responses: { 200: EnrollmentSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'enrollments:write' }),
+  },
+  activate: transitionRoute('activate', 'Activate an enrollment'),
+  complete: transitionRoute('complete', 'Complete an enrollment'),
+  drop: transitionRoute('drop', 'Drop an enrollment'),
+  cancel: transitionRoute('cancel', 'Cancel an enrollment'),
+});

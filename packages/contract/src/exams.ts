@@ -1,0 +1,205 @@
+import { initContract } from '@ts-rest/core';
+import { idSchema } from './ids';
+import { filter, listQuery, listResponse } from './list';
+import { operation } from './operation';
+import { commonErrorResponses } from './problem';
+import {
+  dateSchema,
+  deletedSchema,
+  IdPathParams,
+  readErrorResponses,
+  text,
+  timestampSchema,
+  writeErrorResponses,
+} from './resource';
+import { z } from './zod-openapi';
+
+const c = initContract();
+
+const scoreSchema = z.number().finite().min(0, 'must be at least 0').max(1_000_000);
+
+export const ExamSchema = z
+  .object({
+    id: idSchema('exam'),
+    object: z.literal('exam'),
+    course_id: idSchema('course'),
+    title: z.string(),
+    max_score: z.number().describe('The highest score a result can have.'),
+    held_on: dateSchema.nullable(),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .openapi({ title: 'Exam' });
+
+export type Exam = z.infer<typeof ExamSchema>;
+
+export const ExamCreateSchema = z
+  .object({
+    course_id: idSchema('course'),
+    title: text(200),
+    max_score: scoreSchema.positive('must be positive'),
+    held_on: dateSchema.nullable().optional(),
+  })
+  .strict()
+  .openapi({ title: 'ExamCreate' });
+
+export const ExamUpdateSchema = z
+  .object({
+    title: text(200),
+    max_score: scoreSchema.positive('must be positive'),
+    held_on: dateSchema.nullable(),
+  })
+  .partial()
+  .strict()
+  .openapi({ title: 'ExamUpdate' });
+
+export const EXAM_RESULT_STATUSES = ['draft', 'published'] as const;
+export type ExamResultStatus = (typeof EXAM_RESULT_STATUSES)[number];
+
+export const ExamResultSchema = z
+  .object({
+    id: idSchema('exam_result'),
+    object: z.literal('exam_result'),
+    exam_id: idSchema('exam'),
+    student_id: idSchema('student'),
+    score: z.number(),
+    grade: z.string().nullable().describe('Your grading scale, e.g. `A-` or `6`.'),
+    status: z.enum(EXAM_RESULT_STATUSES),
+    published_at: timestampSchema.nullable(),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .openapi({ title: 'ExamResult' });
+
+export type ExamResult = z.infer<typeof ExamResultSchema>;
+
+export const ExamResultCreateSchema = z
+  .object({
+    exam_id: idSchema('exam'),
+    student_id: idSchema('student'),
+    score: scoreSchema,
+    grade: text(16).nullable().optional(),
+  })
+  .strict()
+  .openapi({ title: 'ExamResultCreate' });
+
+export const ExamResultUpdateSchema = z
+  .object({ score: scoreSchema, grade: text(16).nullable() })
+  .partial()
+  .strict()
+  .openapi({ title: 'ExamResultUpdate' });
+
+export const ExamListQuerySchema = listQuery({
+  filters: { course_id: filter.id('course') },
+  ranges: { held_on: 'date' },
+  sort: ['title', 'held_on'],
+  search: ['title'],
+});
+
+export const ExamResultListQuerySchema = listQuery({
+  filters: {
+    exam_id: filter.id('exam'),
+    student_id: filter.id('student'),
+    status: filter.oneOf(EXAM_RESULT_STATUSES),
+  },
+  ranges: { published_at: 'datetime' },
+  sort: ['score', 'published_at'],
+});
+
+export const examsContract = c.router({
+  list: {
+    method: 'GET',
+    path: '/v1/exams',
+    summary: 'List exams',
+    description: 'Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.',
+    query: ExamListQuerySchema,
+    responses: { 200: listResponse(ExamSchema, 'ExamList'), ...commonErrorResponses },
+    metadata: operation({ scope: 'exam_results:read', list: true }),
+  },
+  create: {
+    method: 'POST',
+    path: '/v1/exams',
+    summary: 'Create an exam for a course',
+    body: ExamCreateSchema,
+    responses: { 201: ExamSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'exam_results:write' }),
+  },
+  retrieve: {
+    method: 'GET',
+    path: '/v1/exams/:id',
+    summary: 'Retrieve an exam',
+    pathParams: IdPathParams,
+    responses: { 200: ExamSchema, ...readErrorResponses },
+    metadata: operation({ scope: 'exam_results:read' }),
+  },
+  update: {
+    method: 'PATCH',
+    path: '/v1/exams/:id',
+    summary: 'Update an exam',
+    description: '`max_score` cannot drop below a score already recorded (409).',
+    pathParams: IdPathParams,
+    body: ExamUpdateSchema,
+    responses: { 200: ExamSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'exam_results:write' }),
+  },
+  delete: {
+    method: 'DELETE',
+    path: '/v1/exams/:id',
+    summary: 'Delete an exam',
+    description: 'Refused with 409 while results exist for it.',
+    pathParams: IdPathParams,
+    body: c.noBody(),
+    responses: { 200: deletedSchema('exam', 'DeletedExam'), ...writeErrorResponses },
+    metadata: operation({ scope: 'exam_results:write' }),
+  },
+});
+
+export const examResultsContract = c.router({
+  list: {
+    method: 'GET',
+    path: '/v1/exam_results',
+    summary: 'List exam results',
+    description: 'Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.',
+    query: ExamResultListQuerySchema,
+    responses: { 200: listResponse(ExamResultSchema, 'ExamResultList'), ...commonErrorResponses },
+    metadata: operation({ scope: 'exam_results:read', list: true }),
+  },
+  create: {
+    method: 'POST',
+    path: '/v1/exam_results',
+    summary: 'Record an exam result (as a draft)',
+    description:
+      "One result per student per exam (409 otherwise). The student must hold an active or completed enrollment in the exam's course, and `score` may not exceed the exam's `max_score` (400).",
+    body: ExamResultCreateSchema,
+    responses: { 201: ExamResultSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'exam_results:write' }),
+  },
+  retrieve: {
+    method: 'GET',
+    path: '/v1/exam_results/:id',
+    summary: 'Retrieve an exam result',
+    pathParams: IdPathParams,
+    responses: { 200: ExamResultSchema, ...readErrorResponses },
+    metadata: operation({ scope: 'exam_results:read' }),
+  },
+  update: {
+    method: 'PATCH',
+    path: '/v1/exam_results/:id',
+    summary: 'Update or correct an exam result',
+    description: 'Drafts and published results alike; a correction of a published result sends `exam_result.updated`.',
+    pathParams: IdPathParams,
+    body: ExamResultUpdateSchema,
+    responses: { 200: ExamResultSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'exam_results:write' }),
+  },
+  publish: {
+    method: 'POST',
+    path: '/v1/exam_results/:id/publish',
+    summary: 'Publish an exam result',
+    description: '`draft → published`. Sends `exam_result.published`.',
+    pathParams: IdPathParams,
+    body: c.noBody(),
+    responses: { 200: ExamResultSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'exam_results:write' }),
+  },
+});

@@ -1,0 +1,164 @@
+import { initContract } from '@ts-rest/core';
+import { idSchema } from './ids';
+import { filter, listQuery, listResponse } from './list';
+import { operation } from './operation';
+import { commonErrorResponses } from './problem';
+import {
+  IdPathParams,
+  readErrorResponses,
+  text,
+  timestampSchema,
+  writeErrorResponses,
+} from './resource';
+import { z } from './zod-openapi';
+
+const c = initContract();
+
+export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'refunded'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/** The largest amount in minor units we accept (about 10 billion in a two-decimal currency). */
+export const MAX_AMOUNT = 1_000_000_000_000;
+
+const KNOWN_CURRENCIES: ReadonlySet<string> | undefined =
+  typeof Intl !== 'undefined' && 'supportedValuesOf' in Intl
+    ? new Set(Intl.supportedValuesOf('currency'))
+    : undefined;
+
+export const CurrencySchema = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be an uppercase ISO 4217 code such as EUR')
+  .refine((code) => !KNOWN_CURRENCIES || KNOWN_CURRENCIES.has(code), 'is not an ISO 4217 currency')
+  .openapi({ example: 'EUR' });
+
+const amountSchema = z
+  .number()
+  .int('must be an integer amount in minor units (cents)')
+  .positive('must be positive')
+  .max(MAX_AMOUNT);
+
+export const PaymentSchema = z
+  .object({
+    id: idSchema('payment'),
+    object: z.literal('payment'),
+    student_id: idSchema('student'),
+    enrollment_id: idSchema('enrollment').nullable(),
+    amount: z.number().int().describe('In minor units of `currency` (cents for EUR).'),
+    currency: z.string(),
+    status: z.enum(PAYMENT_STATUSES),
+    amount_refunded: z.number().int().describe('Total refunded so far, in minor units.'),
+    description: z.string().nullable(),
+    external_reference: z
+      .string()
+      .nullable()
+      .describe("Your or your payment processor's reference for this payment."),
+    failure_reason: z.string().nullable(),
+    succeeded_at: timestampSchema.nullable(),
+    failed_at: timestampSchema.nullable(),
+    refunded_at: timestampSchema.nullable().describe('When the latest refund was made.'),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .openapi({ title: 'Payment' });
+
+export type Payment = z.infer<typeof PaymentSchema>;
+
+export const PaymentCreateSchema = z
+  .object({
+    student_id: idSchema('student'),
+    enrollment_id: idSchema('enrollment').nullable().optional(),
+    amount: amountSchema,
+    currency: CurrencySchema,
+    description: text(500).nullable().optional(),
+    external_reference: text(200).nullable().optional(),
+  })
+  .strict()
+  .openapi({ title: 'PaymentCreate' });
+
+export const PaymentFailSchema = z
+  .object({ failure_reason: text(500).optional() })
+  .strict()
+  .openapi({ title: 'PaymentFail' });
+
+export const PaymentRefundSchema = z
+  .object({
+    amount: amountSchema
+      .optional()
+      .describe('Minor units to refund; default everything not yet refunded.'),
+  })
+  .strict()
+  .openapi({ title: 'PaymentRefund' });
+
+export const PaymentListQuerySchema = listQuery({
+  filters: {
+    student_id: filter.id('student'),
+    enrollment_id: filter.id('enrollment'),
+    status: filter.oneOf(PAYMENT_STATUSES),
+    currency: filter.string(3),
+  },
+  ranges: { amount: 'integer', succeeded_at: 'datetime' },
+  sort: ['amount', 'succeeded_at'],
+  search: ['description', 'external_reference'],
+});
+
+export const paymentsContract = c.router({
+  list: {
+    method: 'GET',
+    path: '/v1/payments',
+    summary: 'List payments',
+    description:
+      'Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches description and external reference.',
+    query: PaymentListQuerySchema,
+    responses: { 200: listResponse(PaymentSchema, 'PaymentList'), ...commonErrorResponses },
+    metadata: operation({ scope: 'payments:read', list: true }),
+  },
+  create: {
+    method: 'POST',
+    path: '/v1/payments',
+    summary: 'Record a payment',
+    description:
+      'Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.',
+    body: PaymentCreateSchema,
+    responses: { 201: PaymentSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'payments:write' }),
+  },
+  retrieve: {
+    method: 'GET',
+    path: '/v1/payments/:id',
+    summary: 'Retrieve a payment',
+    pathParams: IdPathParams,
+    responses: { 200: PaymentSchema, ...readErrorResponses },
+    metadata: operation({ scope: 'payments:read' }),
+  },
+  succeed: {
+    method: 'POST',
+    path: '/v1/payments/:id/succeed',
+    summary: 'Mark a payment succeeded',
+    description: '`pending → succeeded`. Sends `payment.succeeded`.',
+    pathParams: IdPathParams,
+    body: c.noBody(),
+    responses: { 200: PaymentSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'payments:write' }),
+  },
+  fail: {
+    method: 'POST',
+    path: '/v1/payments/:id/fail',
+    summary: 'Mark a payment failed',
+    description: '`pending → failed`. Sends `payment.failed`.',
+    pathParams: IdPathParams,
+    body: PaymentFailSchema.optional(),
+    responses: { 200: PaymentSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'payments:write' }),
+  },
+  refund: {
+    method: 'POST',
+    path: '/v1/payments/:id/refund',
+    summary: 'Refund a payment, fully or partly',
+    description:
+      '`succeeded → refunded`; a refunded payment can be refunded again until `amount_refunded` reaches `amount`. More than what is left is a 400 naming `amount`. Sends `payment.refunded`.',
+    pathParams: IdPathParams,
+    body: PaymentRefundSchema.optional(),
+    responses: { 200: PaymentSchema, ...writeErrorResponses },
+    metadata: operation({ scope: 'payments:write' }),
+  },
+});

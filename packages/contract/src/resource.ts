@@ -1,0 +1,39 @@
+/** Building blocks shared by every resource's routes, so their shapes and errors match. */
+import { commonErrorResponses, ProblemSchema } from './problem';
+import { z } from './zod-openapi';
+
+/** A path id. Any string: an id that is malformed, unknown or another organization's is a 404. */
+export const IdPathParams = z.object({ id: z.string().min(1).max(64) });
+
+export const notFoundResponse = {
+  404: ProblemSchema.describe('No such resource in your organization.'),
+} as const;
+
+/** Everything a write can answer besides its success. */
+export const writeErrorResponses = {
+  ...commonErrorResponses,
+  ...notFoundResponse,
+  409: ProblemSchema.describe(
+    'Conflicts with the current state: a uniqueness rule, an invalid state transition, a reference that blocks deletion, or an Idempotency-Key reused with another request.',
+  ),
+  413: ProblemSchema.describe('The request body is larger than 1 MB.'),
+  415: ProblemSchema.describe('The request body is not application/json.'),
+} as const;
+
+export const readErrorResponses = { ...commonErrorResponses, ...notFoundResponse } as const;
+
+export function deletedSchema<const O extends string>(object: O, title: string) {
+  return z
+    .object({ id: z.string(), object: z.literal(object), deleted: z.literal(true) })
+    .openapi({ title });
+}
+
+export const timestampSchema = z.string().datetime();
+export const dateSchema = z.string().date().describe('YYYY-MM-DD');
+
+/** Optional text a school can write, trimmed of nothing: empty strings are refused, null clears. */
+export function text(max: number) {
+  return z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+}
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
