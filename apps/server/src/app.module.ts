@@ -17,6 +17,10 @@ import { OrganizationThrottlerGuard } from './rate-limit/organization-throttler.
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeedModule } from './seed/seed.module';
 import { StudentsModule } from './students/students.module';
+import { CoursesModule } from './courses/courses.module';
+import { EnrollmentsModule } from './enrollments/enrollments.module';
+import { PaymentsModule } from './payments/payments.module';
+import { ExamsModule } from './exams/exams.module';
 
 @Module({})
 export class AppModule {
@@ -37,6 +41,10 @@ export class AppModule {
         AuthModule,
         RateLimitModule,
         StudentsModule,
+        CoursesModule,
+        EnrollmentsModule,
+        PaymentsModule,
+        ExamsModule,
         SeedModule,
         HealthModule,
         DocsModule,

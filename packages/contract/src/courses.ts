@@ -93,7 +93,8 @@ export const coursesContract = c.router({
     method: 'POST',
     path: '/v1/courses',
     summary: 'Create a course',
-    description: '`code` must be unique in the organization; `end_date` may not precede `start_date`.',
+    description:
+      '`code` must be unique in the organization; `end_date` may not precede `start_date`.',
     body: CourseCreateSchema,
     responses: { 201: CourseSchema, ...writeErrorResponses },
     metadata: operation({ scope: 'courses:write' }),

@@ -14,11 +14,20 @@ import { z } from './zod-openapi';
 
 const c = initContract();
 
-export const ENROLLMENT_STATUSES = ['pending', 'active', 'completed', 'dropped', 'cancelled'] as const;
+export const ENROLLMENT_STATUSES = [
+  'pending',
+  'active',
+  'completed',
+  'dropped',
+  'cancelled',
+] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
 
 /** Pending and active enrollments are live: they hold a seat and block a second enrollment. */
-export const LIVE_ENROLLMENT_STATUSES = ['pending', 'active'] as const satisfies readonly EnrollmentStatus[];
+export const LIVE_ENROLLMENT_STATUSES = [
+  'pending',
+  'active',
+] as const satisfies readonly EnrollmentStatus[];
 
 /**
  * The state machine: `pending → active → completed`, `pending | active → dropped`,
@@ -128,7 +137,8 @@ export const enrollmentsContract = c.router({
     method: 'PATCH',
     path: '/v1/enrollments/:id',
     summary: 'Update an enrollment',
-    description: 'Only `notes` can change here; the status changes through the transition operations.',
+    description:
+      'Only `notes` can change here; the status changes through the transition operations.',
     pathParams: IdPathParams,
     body: EnrollmentUpdateSchema,
     responses: { 200: EnrollmentSchema, ...writeErrorResponses },

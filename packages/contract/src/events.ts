@@ -62,7 +62,11 @@ type EventSchemas = { [T in EventType]: EventSchemaOf<T> }[EventType];
 export const EventSchema = z
   .discriminatedUnion(
     'type',
-    EVENT_TYPES.map((type) => eventSchema(type)) as unknown as [EventSchemas, EventSchemas, ...EventSchemas[]],
+    EVENT_TYPES.map((type) => eventSchema(type)) as unknown as [
+      EventSchemas,
+      EventSchemas,
+      ...EventSchemas[],
+    ],
   )
   .openapi({ title: 'Event' });
 

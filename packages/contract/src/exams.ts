@@ -111,7 +111,8 @@ export const examsContract = c.router({
     method: 'GET',
     path: '/v1/exams',
     summary: 'List exams',
-    description: 'Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.',
+    description:
+      'Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.',
     query: ExamListQuerySchema,
     responses: { 200: listResponse(ExamSchema, 'ExamList'), ...commonErrorResponses },
     metadata: operation({ scope: 'exam_results:read', list: true }),
@@ -159,7 +160,8 @@ export const examResultsContract = c.router({
     method: 'GET',
     path: '/v1/exam_results',
     summary: 'List exam results',
-    description: 'Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.',
+    description:
+      'Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.',
     query: ExamResultListQuerySchema,
     responses: { 200: listResponse(ExamResultSchema, 'ExamResultList'), ...commonErrorResponses },
     metadata: operation({ scope: 'exam_results:read', list: true }),
@@ -186,7 +188,8 @@ export const examResultsContract = c.router({
     method: 'PATCH',
     path: '/v1/exam_results/:id',
     summary: 'Update or correct an exam result',
-    description: 'Drafts and published results alike; a correction of a published result sends `exam_result.updated`.',
+    description:
+      'Drafts and published results alike; a correction of a published result sends `exam_result.updated`.',
     pathParams: IdPathParams,
     body: ExamResultUpdateSchema,
     responses: { 200: ExamResultSchema, ...writeErrorResponses },

@@ -23,7 +23,8 @@ export const filter = {
     ({ kind: 'enum', values }) as const,
   integer: (min: number, max: number) => ({ kind: 'integer', min, max }) as const,
   /** Ids of another resource, e.g. `student_id=stu_…,stu_…`. */
-  id: (kind: IdKind) => ({ kind: 'id', pattern: idPattern(kind), prefix: ID_PREFIXES[kind] }) as const,
+  id: (kind: IdKind) =>
+    ({ kind: 'id', pattern: idPattern(kind), prefix: ID_PREFIXES[kind] }) as const,
   string: (maxLength = 200) => ({ kind: 'string', maxLength }) as const,
 };
 

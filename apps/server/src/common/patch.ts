@@ -9,7 +9,9 @@ export function applyPatch<T extends object>(entity: T, changes: Partial<T>): bo
     if (value === undefined) continue;
     const current = entity[key];
     const same =
-      current instanceof Date && value instanceof Date ? current.getTime() === value.getTime() : current === value;
+      current instanceof Date && value instanceof Date
+        ? current.getTime() === value.getTime()
+        : current === value;
     if (!same) {
       entity[key] = value;
       changed = true;
@@ -19,7 +21,10 @@ export function applyPatch<T extends object>(entity: T, changes: Partial<T>): bo
 }
 
 /** Copies only the keys present in `source` (an API patch body) under their entity names. */
-export function pick<S extends object, T>(source: S, mapping: { [K in keyof S]?: keyof T }): Partial<T> {
+export function pick<S extends object, T>(
+  source: S,
+  mapping: { [K in keyof S]?: keyof T },
+): Partial<T> {
   const out: Partial<T> = {};
   for (const [key, value] of Object.entries(source) as [keyof S, unknown][]) {
     const target = mapping[key];

@@ -44,7 +44,11 @@ export function invalidTransition(
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; driverError?: { code?: string } } | null;
   const code = e?.driverError?.code ?? e?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }
 
 /** Whether a database error is a foreign-key violation (a row others still refer to). */
@@ -55,6 +59,14 @@ export function isForeignKeyViolation(error: unknown): boolean {
 }
 
 /** 409 for a delete that other records still refer to. */
-export function stillReferenced(noun: string, id: string, by: string, instead: string): ProblemException {
-  return new ProblemException('conflict', `${noun} ${id} is still referred to by ${by}; ${instead}`);
+export function stillReferenced(
+  noun: string,
+  id: string,
+  by: string,
+  instead: string,
+): ProblemException {
+  return new ProblemException(
+    'conflict',
+    `${noun} ${id} is still referred to by ${by}; ${instead}`,
+  );
 }

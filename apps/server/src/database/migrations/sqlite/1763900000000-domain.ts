@@ -21,10 +21,16 @@ export class Domain1763900000000 implements MigrationInterface {
         CHECK (end_date IS NULL OR start_date IS NULL OR end_date >= start_date)
       )`);
     await db.query(`CREATE UNIQUE INDEX uq_courses_org_code ON courses (organization_id, code)`);
-    await db.query(`CREATE INDEX idx_courses_org_created ON courses (organization_id, created_at, id)`);
-    await db.query(`CREATE INDEX idx_courses_org_updated ON courses (organization_id, updated_at, id)`);
+    await db.query(
+      `CREATE INDEX idx_courses_org_created ON courses (organization_id, created_at, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_courses_org_updated ON courses (organization_id, updated_at, id)`,
+    );
     await db.query(`CREATE INDEX idx_courses_org_title ON courses (organization_id, title, id)`);
-    await db.query(`CREATE INDEX idx_courses_org_start ON courses (organization_id, start_date, id)`);
+    await db.query(
+      `CREATE INDEX idx_courses_org_start ON courses (organization_id, start_date, id)`,
+    );
     await db.query(`
       CREATE TABLE enrollments (
         id varchar(32) PRIMARY KEY NOT NULL,
@@ -40,9 +46,15 @@ export class Domain1763900000000 implements MigrationInterface {
         created_at datetime NOT NULL,
         updated_at datetime NOT NULL
       )`);
-    await db.query(`CREATE UNIQUE INDEX uq_enrollments_live ON enrollments (student_id, course_id) WHERE status IN ('pending', 'active')`);
-    await db.query(`CREATE INDEX idx_enrollments_org_created ON enrollments (organization_id, created_at, id)`);
-    await db.query(`CREATE INDEX idx_enrollments_org_updated ON enrollments (organization_id, updated_at, id)`);
+    await db.query(
+      `CREATE UNIQUE INDEX uq_enrollments_live ON enrollments (student_id, course_id) WHERE status IN ('pending', 'active')`,
+    );
+    await db.query(
+      `CREATE INDEX idx_enrollments_org_created ON enrollments (organization_id, created_at, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_enrollments_org_updated ON enrollments (organization_id, updated_at, id)`,
+    );
     await db.query(`CREATE INDEX idx_enrollments_student ON enrollments (student_id, created_at)`);
     await db.query(`CREATE INDEX idx_enrollments_course_status ON enrollments (course_id, status)`);
     await db.query(`
@@ -64,10 +76,18 @@ export class Domain1763900000000 implements MigrationInterface {
         created_at datetime NOT NULL,
         updated_at datetime NOT NULL
       )`);
-    await db.query(`CREATE INDEX idx_payments_org_created ON payments (organization_id, created_at, id)`);
-    await db.query(`CREATE INDEX idx_payments_org_updated ON payments (organization_id, updated_at, id)`);
-    await db.query(`CREATE INDEX idx_payments_org_amount ON payments (organization_id, amount, id)`);
-    await db.query(`CREATE INDEX idx_payments_org_succeeded ON payments (organization_id, succeeded_at, id)`);
+    await db.query(
+      `CREATE INDEX idx_payments_org_created ON payments (organization_id, created_at, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_payments_org_updated ON payments (organization_id, updated_at, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_payments_org_amount ON payments (organization_id, amount, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_payments_org_succeeded ON payments (organization_id, succeeded_at, id)`,
+    );
     await db.query(`CREATE INDEX idx_payments_student ON payments (student_id, created_at)`);
     await db.query(`CREATE INDEX idx_payments_enrollment ON payments (enrollment_id)`);
     await db.query(`
@@ -99,12 +119,24 @@ export class Domain1763900000000 implements MigrationInterface {
         created_at datetime NOT NULL,
         updated_at datetime NOT NULL
       )`);
-    await db.query(`CREATE UNIQUE INDEX uq_exam_results_exam_student ON exam_results (exam_id, student_id)`);
-    await db.query(`CREATE INDEX idx_exam_results_org_created ON exam_results (organization_id, created_at, id)`);
-    await db.query(`CREATE INDEX idx_exam_results_org_updated ON exam_results (organization_id, updated_at, id)`);
-    await db.query(`CREATE INDEX idx_exam_results_org_score ON exam_results (organization_id, score, id)`);
-    await db.query(`CREATE INDEX idx_exam_results_org_published ON exam_results (organization_id, published_at, id)`);
-    await db.query(`CREATE INDEX idx_exam_results_student ON exam_results (student_id, created_at)`);
+    await db.query(
+      `CREATE UNIQUE INDEX uq_exam_results_exam_student ON exam_results (exam_id, student_id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_exam_results_org_created ON exam_results (organization_id, created_at, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_exam_results_org_updated ON exam_results (organization_id, updated_at, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_exam_results_org_score ON exam_results (organization_id, score, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_exam_results_org_published ON exam_results (organization_id, published_at, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_exam_results_student ON exam_results (student_id, created_at)`,
+    );
     await db.query(`
       CREATE TABLE events (
         id varchar(32) PRIMARY KEY NOT NULL,
@@ -114,8 +146,12 @@ export class Domain1763900000000 implements MigrationInterface {
         data text NOT NULL,
         created_at datetime NOT NULL
       )`);
-    await db.query(`CREATE INDEX idx_events_org_created ON events (organization_id, created_at, id)`);
-    await db.query(`CREATE INDEX idx_events_org_type ON events (organization_id, type, created_at)`);
+    await db.query(
+      `CREATE INDEX idx_events_org_created ON events (organization_id, created_at, id)`,
+    );
+    await db.query(
+      `CREATE INDEX idx_events_org_type ON events (organization_id, type, created_at)`,
+    );
   }
 
   async down(db: QueryRunner): Promise<void> {

@@ -1,0 +1,219 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type {
+  Course as CourseResource,
+  CourseCreateSchema,
+  CourseUpdateSchema,
+  ListQuery,
+} from '@platform/contract';
+import type { EntityManager, Repository } from 'typeorm';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { findOwned } from '../common/find-owned';
+import { newId } from '../common/ids';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { applyPatch, pick } from '../common/patch';
+import {
+  alreadyExists,
+  invalidField,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  stillReferenced,
+} from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { countLiveEnrollments } from '../enrollments/live-enrollments';
+import { EventsService } from '../events/events.service';
+import { Course } from './course.entity';
+
+const COURSE_LIST_FIELDS: ListFields = {
+  columns: {
+    status: 'status',
+    code: 'code',
+    title: 'title',
+    start_date: 'startDate',
+    end_date: 'endDate',
+    created_at: 'createdAt',
+    updated_at: 'updatedAt',
+  },
+  search: ['code', 'title'],
+};
+
+const UPDATABLE = {
+  code: 'code',
+  title: 'title',
+  description: 'description',
+  status: 'status',
+  start_date: 'startDate',
+  end_date: 'endDate',
+  capacity: 'capacity',
+} as const;
+
+export function toCourseResource(course: Course): CourseResource {
+  return {
+    id: course.id,
+    object: 'course',
+    code: course.code,
+    title: course.title,
+    description: course.description,
+    status: course.status,
+    start_date: course.startDate,
+    end_date: course.endDate,
+    capacity: course.capacity,
+    created_at: toIso(course.createdAt),
+    updated_at: toIso(course.updatedAt),
+  };
+}
+
+@Injectable()
+export class CoursesService {
+  constructor(
+    @InjectRepository(Course) private readonly courses: Repository<Course>,
+    private readonly transactions: TransactionRunner,
+    private readonly events: EventsService,
+  ) {}
+
+  async list(principal: Principal, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await findPage(
+      this.courses,
+      principal.organizationId,
+      query,
+      COURSE_LIST_FIELDS,
+    );
+    return { data: rows.map(toCourseResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(principal: Principal, id: string): Promise<CourseResource> {
+    return toCourseResource(
+      await findOwned(this.courses.manager, Course, principal.organizationId, id, 'course'),
+    );
+  }
+
+  findInOrganization(
+    manager: EntityManager,
+    organizationId: string,
+    id: string,
+  ): Promise<Course | null> {
+    return manager.findOneBy(Course, { id, organizationId });
+  }
+
+  async create(
+    principal: Principal,
+    input: z.output<typeof CourseCreateSchema>,
+  ): Promise<CourseResource> {
+    const organizationId = principal.organizationId;
+    assertDates(input.start_date ?? null, input.end_date ?? null);
+    return this.write(input.code, () =>
+      this.transactions.run(async (manager) => {
+        await this.assertCodeFree(manager, organizationId, input.code);
+        const now = new Date();
+        const course: Course = {
+          id: newId('course', now.getTime()),
+          organizationId,
+          code: input.code,
+          title: input.title,
+          description: input.description ?? null,
+          status: input.status,
+          startDate: input.start_date ?? null,
+          endDate: input.end_date ?? null,
+          capacity: input.capacity ?? null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await manager.insert(Course, course);
+        const resource = toCourseResource(course);
+        await this.events.record(manager, organizationId, 'course.created', resource, now);
+        return resource;
+      }),
+    );
+  }
+
+  async update(
+    principal: Principal,
+    id: string,
+    input: z.output<typeof CourseUpdateSchema>,
+  ): Promise<CourseResource> {
+    const organizationId = principal.organizationId;
+    return this.write(input.code, () =>
+      this.transactions.run(async (manager) => {
+        await this.transactions.lockForUpdate(manager, 'courses', id);
+        const course = await findOwned(manager, Course, organizationId, id, 'course');
+        if (input.code !== undefined && input.code !== course.code) {
+          await this.assertCodeFree(manager, organizationId, input.code);
+        }
+        if (!applyPatch(course, pick(input, UPDATABLE))) return toCourseResource(course);
+        assertDates(course.startDate, course.endDate);
+        if (course.capacity !== null) {
+          const live = await countLiveEnrollments(manager, course.id);
+          if (course.capacity < live) {
+            throw invalidField(
+              'capacity',
+              `must be at least ${live}, the live enrollments of this course`,
+            );
+          }
+        }
+        course.updatedAt = new Date();
+        await manager.save(Course, course);
+        const resource = toCourseResource(course);
+        await this.events.record(
+          manager,
+          organizationId,
+          'course.updated',
+          resource,
+          course.updatedAt,
+        );
+        return resource;
+      }),
+    );
+  }
+
+  async delete(principal: Principal, id: string) {
+    const organizationId = principal.organizationId;
+    try {
+      return await this.transactions.run(async (manager) => {
+        await findOwned(manager, Course, organizationId, id, 'course');
+        await manager.delete(Course, { id, organizationId });
+        const deleted = { id, object: 'course' as const, deleted: true as const };
+        await this.events.record(manager, organizationId, 'course.deleted', deleted);
+        return deleted;
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) {
+        throw stillReferenced(
+          'Course',
+          id,
+          'enrollments or exams',
+          "set its status to 'archived' instead",
+        );
+      }
+      throw error;
+    }
+  }
+
+  private async assertCodeFree(
+    manager: EntityManager,
+    organizationId: string,
+    code: string,
+  ): Promise<void> {
+    if (await manager.existsBy(Course, { organizationId, code })) throw codeTaken(code);
+  }
+
+  private async write<T>(code: string | undefined, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (code !== undefined && isUniqueViolation(error)) throw codeTaken(code);
+      throw error;
+    }
+  }
+}
+
+function codeTaken(code: string) {
+  return alreadyExists('code', `A course with code '${code}' already exists`);
+}
+
+function assertDates(start: string | null, end: string | null): void {
+  if (start && end && end < start)
+    throw invalidField('end_date', `must not be before start_date (${start})`);
+}

@@ -1,0 +1,249 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import {
+  ENROLLMENT_TRANSITIONS,
+  type Enrollment as EnrollmentResource,
+  type EnrollmentCreateSchema,
+  type EnrollmentTransition,
+  type EnrollmentUpdateSchema,
+  LIVE_ENROLLMENT_STATUSES,
+  type ListQuery,
+} from '@platform/contract';
+import { type EntityManager, In, type Repository } from 'typeorm';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { findOwned } from '../common/find-owned';
+import { newId } from '../common/ids';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { ProblemException } from '../common/problem.exception';
+import { applyPatch } from '../common/patch';
+import {
+  alreadyExists,
+  invalidTransition,
+  isUniqueViolation,
+  unknownReference,
+} from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { CoursesService } from '../courses/courses.service';
+import { EventsService } from '../events/events.service';
+import { StudentsService } from '../students/students.service';
+import { Enrollment } from './enrollment.entity';
+import { countLiveEnrollments } from './live-enrollments';
+
+const ENROLLMENT_LIST_FIELDS: ListFields = {
+  columns: {
+    student_id: 'studentId',
+    course_id: 'courseId',
+    status: 'status',
+    activated_at: 'activatedAt',
+    completed_at: 'completedAt',
+    created_at: 'createdAt',
+    updated_at: 'updatedAt',
+  },
+};
+
+/** The timestamp each target state records. */
+const STATE_TIMESTAMP = {
+  active: 'activatedAt',
+  completed: 'completedAt',
+  dropped: 'droppedAt',
+  cancelled: 'cancelledAt',
+} as const;
+
+export function toEnrollmentResource(enrollment: Enrollment): EnrollmentResource {
+  const iso = (d: Date | null) => (d ? toIso(d) : null);
+  return {
+    id: enrollment.id,
+    object: 'enrollment',
+    student_id: enrollment.studentId,
+    course_id: enrollment.courseId,
+    status: enrollment.status,
+    notes: enrollment.notes,
+    activated_at: iso(enrollment.activatedAt),
+    completed_at: iso(enrollment.completedAt),
+    dropped_at: iso(enrollment.droppedAt),
+    cancelled_at: iso(enrollment.cancelledAt),
+    created_at: toIso(enrollment.createdAt),
+    updated_at: toIso(enrollment.updatedAt),
+  };
+}
+
+@Injectable()
+export class EnrollmentsService {
+  constructor(
+    @InjectRepository(Enrollment) private readonly enrollments: Repository<Enrollment>,
+    private readonly transactions: TransactionRunner,
+    private readonly events: EventsService,
+    private readonly students: StudentsService,
+    private readonly courses: CoursesService,
+  ) {}
+
+  async list(principal: Principal, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await findPage(
+      this.enrollments,
+      principal.organizationId,
+      query,
+      ENROLLMENT_LIST_FIELDS,
+    );
+    return { data: rows.map(toEnrollmentResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(principal: Principal, id: string): Promise<EnrollmentResource> {
+    return toEnrollmentResource(
+      await findOwned(
+        this.enrollments.manager,
+        Enrollment,
+        principal.organizationId,
+        id,
+        'enrollment',
+      ),
+    );
+  }
+
+  findInOrganization(
+    manager: EntityManager,
+    organizationId: string,
+    id: string,
+  ): Promise<Enrollment | null> {
+    return manager.findOneBy(Enrollment, { id, organizationId });
+  }
+
+  /** Whether the student holds an enrollment in the course in one of these states. */
+  hasEnrollment(
+    manager: EntityManager,
+    studentId: string,
+    courseId: string,
+    statuses: readonly string[],
+  ) {
+    return manager.existsBy(Enrollment, {
+      studentId,
+      courseId,
+      status: In([...statuses]) as never,
+    });
+  }
+
+  async create(
+    principal: Principal,
+    input: z.output<typeof EnrollmentCreateSchema>,
+  ): Promise<EnrollmentResource> {
+    const organizationId = principal.organizationId;
+    try {
+      return await this.transactions.run(async (manager) => {
+        const student = await this.students.findInOrganization(
+          manager,
+          organizationId,
+          input.student_id,
+        );
+        if (!student) throw unknownReference('student_id', 'student', input.student_id);
+        // The course row lock serialises seat counting between concurrent enrollments.
+        await this.transactions.lockForUpdate(manager, 'courses', input.course_id);
+        const course = await this.courses.findInOrganization(
+          manager,
+          organizationId,
+          input.course_id,
+        );
+        if (!course) throw unknownReference('course_id', 'course', input.course_id);
+        if (course.status === 'archived') {
+          throw new ProblemException(
+            'conflict',
+            `Course ${course.id} is archived and takes no new enrollments`,
+          );
+        }
+        const live = await manager.findOneBy(Enrollment, {
+          studentId: student.id,
+          courseId: course.id,
+          status: In([...LIVE_ENROLLMENT_STATUSES]),
+        });
+        if (live) throw alreadyEnrolled(live.id);
+        if (
+          course.capacity !== null &&
+          (await countLiveEnrollments(manager, course.id)) >= course.capacity
+        ) {
+          throw new ProblemException(
+            'conflict',
+            `Course ${course.id} is full (capacity ${course.capacity})`,
+          );
+        }
+        const now = new Date();
+        const enrollment: Enrollment = {
+          id: newId('enrollment', now.getTime()),
+          organizationId,
+          studentId: student.id,
+          courseId: course.id,
+          status: input.status,
+          notes: input.notes ?? null,
+          activatedAt: input.status === 'active' ? now : null,
+          completedAt: null,
+          droppedAt: null,
+          cancelledAt: null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await manager.insert(Enrollment, enrollment);
+        const resource = toEnrollmentResource(enrollment);
+        await this.events.record(manager, organizationId, 'enrollment.created', resource, now);
+        return resource;
+      });
+    } catch (error) {
+      // The partial unique index on live enrollments closes the race the check above leaves open.
+      if (isUniqueViolation(error)) throw alreadyEnrolled();
+      throw error;
+    }
+  }
+
+  async update(
+    principal: Principal,
+    id: string,
+    input: z.output<typeof EnrollmentUpdateSchema>,
+  ): Promise<EnrollmentResource> {
+    const organizationId = principal.organizationId;
+    return this.transactions.run(async (manager) => {
+      const enrollment = await findOwned(manager, Enrollment, organizationId, id, 'enrollment');
+      if (!applyPatch(enrollment, { notes: input.notes })) return toEnrollmentResource(enrollment);
+      enrollment.updatedAt = new Date();
+      await manager.save(Enrollment, enrollment);
+      const resource = toEnrollmentResource(enrollment);
+      await this.events.record(
+        manager,
+        organizationId,
+        'enrollment.updated',
+        resource,
+        enrollment.updatedAt,
+      );
+      return resource;
+    });
+  }
+
+  async transition(
+    principal: Principal,
+    id: string,
+    transition: EnrollmentTransition,
+  ): Promise<EnrollmentResource> {
+    const organizationId = principal.organizationId;
+    const { to, from } = ENROLLMENT_TRANSITIONS[transition];
+    return this.transactions.run(async (manager) => {
+      await this.transactions.lockForUpdate(manager, 'enrollments', id);
+      const enrollment = await findOwned(manager, Enrollment, organizationId, id, 'enrollment');
+      if (!(from as readonly string[]).includes(enrollment.status)) {
+        throw invalidTransition('enrollment', enrollment.status, to, from);
+      }
+      const now = new Date();
+      enrollment.status = to;
+      enrollment[STATE_TIMESTAMP[to]] = now;
+      enrollment.updatedAt = now;
+      await manager.save(Enrollment, enrollment);
+      const resource = toEnrollmentResource(enrollment);
+      await this.events.record(manager, organizationId, `enrollment.${to}`, resource, now);
+      return resource;
+    });
+  }
+}
+
+function alreadyEnrolled(existingId?: string) {
+  return alreadyExists(
+    'course_id',
+    `The student already holds a live (pending or active) enrollment in this course${existingId ? ` (${existingId})` : ''}`,
+  );
+}

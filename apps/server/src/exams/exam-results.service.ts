@@ -1,0 +1,206 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type {
+  ExamResult as ExamResultResource,
+  ExamResultCreateSchema,
+  ExamResultUpdateSchema,
+  ListQuery,
+} from '@platform/contract';
+import type { Repository } from 'typeorm';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { findOwned } from '../common/find-owned';
+import { newId } from '../common/ids';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { applyPatch, pick } from '../common/patch';
+import { ProblemException } from '../common/problem.exception';
+import {
+  alreadyExists,
+  invalidField,
+  invalidTransition,
+  isUniqueViolation,
+  unknownReference,
+} from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { EnrollmentsService } from '../enrollments/enrollments.service';
+import { EventsService } from '../events/events.service';
+import { StudentsService } from '../students/students.service';
+import { ExamResult } from './exam-result.entity';
+import { ExamsService } from './exams.service';
+
+const RESULT_LIST_FIELDS: ListFields = {
+  columns: {
+    exam_id: 'examId',
+    student_id: 'studentId',
+    status: 'status',
+    score: 'score',
+    published_at: 'publishedAt',
+    created_at: 'createdAt',
+    updated_at: 'updatedAt',
+  },
+};
+
+/** A result needs an enrollment in the exam's course that got past `pending`. */
+const ENROLLED_STATUSES = ['active', 'completed'] as const;
+
+export function toExamResultResource(result: ExamResult): ExamResultResource {
+  return {
+    id: result.id,
+    object: 'exam_result',
+    exam_id: result.examId,
+    student_id: result.studentId,
+    score: result.score,
+    grade: result.grade,
+    status: result.status,
+    published_at: result.publishedAt ? toIso(result.publishedAt) : null,
+    created_at: toIso(result.createdAt),
+    updated_at: toIso(result.updatedAt),
+  };
+}
+
+@Injectable()
+export class ExamResultsService {
+  constructor(
+    @InjectRepository(ExamResult) private readonly results: Repository<ExamResult>,
+    private readonly transactions: TransactionRunner,
+    private readonly events: EventsService,
+    private readonly exams: ExamsService,
+    private readonly students: StudentsService,
+    private readonly enrollments: EnrollmentsService,
+  ) {}
+
+  async list(principal: Principal, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await findPage(
+      this.results,
+      principal.organizationId,
+      query,
+      RESULT_LIST_FIELDS,
+    );
+    return { data: rows.map(toExamResultResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(principal: Principal, id: string): Promise<ExamResultResource> {
+    return toExamResultResource(
+      await findOwned(
+        this.results.manager,
+        ExamResult,
+        principal.organizationId,
+        id,
+        'exam result',
+      ),
+    );
+  }
+
+  async create(
+    principal: Principal,
+    input: z.output<typeof ExamResultCreateSchema>,
+  ): Promise<ExamResultResource> {
+    const organizationId = principal.organizationId;
+    try {
+      return await this.transactions.run(async (manager) => {
+        const exam = await this.exams.findInOrganization(manager, organizationId, input.exam_id);
+        if (!exam) throw unknownReference('exam_id', 'exam', input.exam_id);
+        const student = await this.students.findInOrganization(
+          manager,
+          organizationId,
+          input.student_id,
+        );
+        if (!student) throw unknownReference('student_id', 'student', input.student_id);
+        if (input.score > exam.maxScore)
+          throw invalidField('score', `must be at most ${exam.maxScore}, the exam's max_score`);
+        if (
+          !(await this.enrollments.hasEnrollment(
+            manager,
+            student.id,
+            exam.courseId,
+            ENROLLED_STATUSES,
+          ))
+        ) {
+          throw new ProblemException(
+            'conflict',
+            `Student ${student.id} has no active or completed enrollment in course ${exam.courseId}`,
+          );
+        }
+        if (await manager.existsBy(ExamResult, { examId: exam.id, studentId: student.id }))
+          throw resultExists();
+        const now = new Date();
+        const result: ExamResult = {
+          id: newId('exam_result', now.getTime()),
+          organizationId,
+          examId: exam.id,
+          studentId: student.id,
+          score: input.score,
+          grade: input.grade ?? null,
+          status: 'draft',
+          publishedAt: null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await manager.insert(ExamResult, result);
+        const resource = toExamResultResource(result);
+        await this.events.record(manager, organizationId, 'exam_result.created', resource, now);
+        return resource;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw resultExists();
+      throw error;
+    }
+  }
+
+  /** Drafts and published results alike: correcting a published result is an update event. */
+  async update(
+    principal: Principal,
+    id: string,
+    input: z.output<typeof ExamResultUpdateSchema>,
+  ): Promise<ExamResultResource> {
+    const organizationId = principal.organizationId;
+    return this.transactions.run(async (manager) => {
+      await this.transactions.lockForUpdate(manager, 'exam_results', id);
+      const result = await findOwned(manager, ExamResult, organizationId, id, 'exam result');
+      if (!applyPatch(result, pick(input, { score: 'score', grade: 'grade' })))
+        return toExamResultResource(result);
+      const exam = await this.exams.findInOrganization(manager, organizationId, result.examId);
+      if (exam && result.score > exam.maxScore) {
+        throw invalidField('score', `must be at most ${exam.maxScore}, the exam's max_score`);
+      }
+      result.updatedAt = new Date();
+      await manager.save(ExamResult, result);
+      const resource = toExamResultResource(result);
+      await this.events.record(
+        manager,
+        organizationId,
+        'exam_result.updated',
+        resource,
+        result.updatedAt,
+      );
+      return resource;
+    });
+  }
+
+  async publish(principal: Principal, id: string): Promise<ExamResultResource> {
+    const organizationId = principal.organizationId;
+    return this.transactions.run(async (manager) => {
+      await this.transactions.lockForUpdate(manager, 'exam_results', id);
+      const result = await findOwned(manager, ExamResult, organizationId, id, 'exam result');
+      if (result.status !== 'draft')
+        throw invalidTransition('exam result', result.status, 'published', ['draft']);
+      const now = new Date();
+      result.status = 'published';
+      result.publishedAt = now;
+      result.updatedAt = now;
+      await manager.save(ExamResult, result);
+      const resource = toExamResultResource(result);
+      await this.events.record(manager, organizationId, 'exam_result.published', resource, now);
+      return resource;
+    });
+  }
+}
+
+function resultExists() {
+  return alreadyExists(
+    'student_id',
+    'This student already has a result for this exam; update it instead',
+  );
+}

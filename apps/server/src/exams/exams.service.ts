@@ -1,0 +1,166 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type {
+  Exam as ExamResource,
+  ExamCreateSchema,
+  ExamUpdateSchema,
+  ListQuery,
+} from '@platform/contract';
+import type { EntityManager, Repository } from 'typeorm';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { findOwned } from '../common/find-owned';
+import { newId } from '../common/ids';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { applyPatch, pick } from '../common/patch';
+import { ProblemException } from '../common/problem.exception';
+import {
+  isForeignKeyViolation,
+  stillReferenced,
+  unknownReference,
+} from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { CoursesService } from '../courses/courses.service';
+import { EventsService } from '../events/events.service';
+import { ExamResult } from './exam-result.entity';
+import { Exam } from './exam.entity';
+
+const EXAM_LIST_FIELDS: ListFields = {
+  columns: {
+    course_id: 'courseId',
+    title: 'title',
+    held_on: 'heldOn',
+    created_at: 'createdAt',
+    updated_at: 'updatedAt',
+  },
+  search: ['title'],
+};
+
+const UPDATABLE = { title: 'title', max_score: 'maxScore', held_on: 'heldOn' } as const;
+
+export function toExamResource(exam: Exam): ExamResource {
+  return {
+    id: exam.id,
+    object: 'exam',
+    course_id: exam.courseId,
+    title: exam.title,
+    max_score: exam.maxScore,
+    held_on: exam.heldOn,
+    created_at: toIso(exam.createdAt),
+    updated_at: toIso(exam.updatedAt),
+  };
+}
+
+@Injectable()
+export class ExamsService {
+  constructor(
+    @InjectRepository(Exam) private readonly exams: Repository<Exam>,
+    private readonly transactions: TransactionRunner,
+    private readonly events: EventsService,
+    private readonly courses: CoursesService,
+  ) {}
+
+  async list(principal: Principal, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await findPage(
+      this.exams,
+      principal.organizationId,
+      query,
+      EXAM_LIST_FIELDS,
+    );
+    return { data: rows.map(toExamResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(principal: Principal, id: string): Promise<ExamResource> {
+    return toExamResource(
+      await findOwned(this.exams.manager, Exam, principal.organizationId, id, 'exam'),
+    );
+  }
+
+  findInOrganization(
+    manager: EntityManager,
+    organizationId: string,
+    id: string,
+  ): Promise<Exam | null> {
+    return manager.findOneBy(Exam, { id, organizationId });
+  }
+
+  async create(
+    principal: Principal,
+    input: z.output<typeof ExamCreateSchema>,
+  ): Promise<ExamResource> {
+    const organizationId = principal.organizationId;
+    return this.transactions.run(async (manager) => {
+      const course = await this.courses.findInOrganization(
+        manager,
+        organizationId,
+        input.course_id,
+      );
+      if (!course) throw unknownReference('course_id', 'course', input.course_id);
+      const now = new Date();
+      const exam: Exam = {
+        id: newId('exam', now.getTime()),
+        organizationId,
+        courseId: course.id,
+        title: input.title,
+        maxScore: input.max_score,
+        heldOn: input.held_on ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await manager.insert(Exam, exam);
+      const resource = toExamResource(exam);
+      await this.events.record(manager, organizationId, 'exam.created', resource, now);
+      return resource;
+    });
+  }
+
+  async update(
+    principal: Principal,
+    id: string,
+    input: z.output<typeof ExamUpdateSchema>,
+  ): Promise<ExamResource> {
+    const organizationId = principal.organizationId;
+    return this.transactions.run(async (manager) => {
+      await this.transactions.lockForUpdate(manager, 'exams', id);
+      const exam = await findOwned(manager, Exam, organizationId, id, 'exam');
+      if (!applyPatch(exam, pick(input, UPDATABLE))) return toExamResource(exam);
+      const highest = await manager.maximum(ExamResult, 'score', { examId: exam.id });
+      if (highest !== null && highest > exam.maxScore) {
+        throw new ProblemException(
+          'conflict',
+          `max_score cannot go below ${highest}, the highest score already recorded for this exam`,
+        );
+      }
+      exam.updatedAt = new Date();
+      await manager.save(Exam, exam);
+      const resource = toExamResource(exam);
+      await this.events.record(manager, organizationId, 'exam.updated', resource, exam.updatedAt);
+      return resource;
+    });
+  }
+
+  async delete(principal: Principal, id: string) {
+    const organizationId = principal.organizationId;
+    try {
+      return await this.transactions.run(async (manager) => {
+        await findOwned(manager, Exam, organizationId, id, 'exam');
+        await manager.delete(Exam, { id, organizationId });
+        const deleted = { id, object: 'exam' as const, deleted: true as const };
+        await this.events.record(manager, organizationId, 'exam.deleted', deleted);
+        return deleted;
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) {
+        throw stillReferenced(
+          'Exam',
+          id,
+          'exam results',
+          'results are part of the record and are kept',
+        );
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,205 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type {
+  ListQuery,
+  Payment as PaymentResource,
+  PaymentCreateSchema,
+  PaymentFailSchema,
+  PaymentRefundSchema,
+  PaymentStatus,
+} from '@platform/contract';
+import type { EntityManager, Repository } from 'typeorm';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { findOwned } from '../common/find-owned';
+import { newId } from '../common/ids';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { invalidField, invalidTransition, unknownReference } from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { EnrollmentsService } from '../enrollments/enrollments.service';
+import { EventsService } from '../events/events.service';
+import { StudentsService } from '../students/students.service';
+import { Payment } from './payment.entity';
+
+const PAYMENT_LIST_FIELDS: ListFields = {
+  columns: {
+    student_id: 'studentId',
+    enrollment_id: 'enrollmentId',
+    status: 'status',
+    currency: 'currency',
+    amount: 'amount',
+    succeeded_at: 'succeededAt',
+    created_at: 'createdAt',
+    updated_at: 'updatedAt',
+  },
+  search: ['description', 'externalReference'],
+};
+
+export function toPaymentResource(payment: Payment): PaymentResource {
+  const iso = (d: Date | null) => (d ? toIso(d) : null);
+  return {
+    id: payment.id,
+    object: 'payment',
+    student_id: payment.studentId,
+    enrollment_id: payment.enrollmentId,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: payment.status,
+    amount_refunded: payment.amountRefunded,
+    description: payment.description,
+    external_reference: payment.externalReference,
+    failure_reason: payment.failureReason,
+    succeeded_at: iso(payment.succeededAt),
+    failed_at: iso(payment.failedAt),
+    refunded_at: iso(payment.refundedAt),
+    created_at: toIso(payment.createdAt),
+    updated_at: toIso(payment.updatedAt),
+  };
+}
+
+@Injectable()
+export class PaymentsService {
+  constructor(
+    @InjectRepository(Payment) private readonly payments: Repository<Payment>,
+    private readonly transactions: TransactionRunner,
+    private readonly events: EventsService,
+    private readonly students: StudentsService,
+    private readonly enrollments: EnrollmentsService,
+  ) {}
+
+  async list(principal: Principal, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await findPage(
+      this.payments,
+      principal.organizationId,
+      query,
+      PAYMENT_LIST_FIELDS,
+    );
+    return { data: rows.map(toPaymentResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(principal: Principal, id: string): Promise<PaymentResource> {
+    return toPaymentResource(
+      await findOwned(this.payments.manager, Payment, principal.organizationId, id, 'payment'),
+    );
+  }
+
+  async create(
+    principal: Principal,
+    input: z.output<typeof PaymentCreateSchema>,
+  ): Promise<PaymentResource> {
+    const organizationId = principal.organizationId;
+    return this.transactions.run(async (manager) => {
+      const student = await this.students.findInOrganization(
+        manager,
+        organizationId,
+        input.student_id,
+      );
+      if (!student) throw unknownReference('student_id', 'student', input.student_id);
+      if (input.enrollment_id) {
+        const enrollment = await this.enrollments.findInOrganization(
+          manager,
+          organizationId,
+          input.enrollment_id,
+        );
+        if (!enrollment) throw unknownReference('enrollment_id', 'enrollment', input.enrollment_id);
+        if (enrollment.studentId !== student.id) {
+          throw invalidField(
+            'enrollment_id',
+            `belongs to another student (${enrollment.studentId})`,
+          );
+        }
+      }
+      const now = new Date();
+      const payment: Payment = {
+        id: newId('payment', now.getTime()),
+        organizationId,
+        studentId: student.id,
+        enrollmentId: input.enrollment_id ?? null,
+        amount: input.amount,
+        currency: input.currency,
+        status: 'pending',
+        amountRefunded: 0,
+        description: input.description ?? null,
+        externalReference: input.external_reference ?? null,
+        failureReason: null,
+        succeededAt: null,
+        failedAt: null,
+        refundedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await manager.insert(Payment, payment);
+      const resource = toPaymentResource(payment);
+      await this.events.record(manager, organizationId, 'payment.created', resource, now);
+      return resource;
+    });
+  }
+
+  succeed(principal: Principal, id: string): Promise<PaymentResource> {
+    return this.change(principal, id, 'succeeded', ['pending'], (payment, now) => {
+      payment.status = 'succeeded';
+      payment.succeededAt = now;
+    });
+  }
+
+  fail(
+    principal: Principal,
+    id: string,
+    input: z.output<typeof PaymentFailSchema> | undefined,
+  ): Promise<PaymentResource> {
+    return this.change(principal, id, 'failed', ['pending'], (payment, now) => {
+      payment.status = 'failed';
+      payment.failedAt = now;
+      payment.failureReason = input?.failure_reason ?? null;
+    });
+  }
+
+  /** Full or partial; refunds add up and never exceed the amount. */
+  refund(
+    principal: Principal,
+    id: string,
+    input: z.output<typeof PaymentRefundSchema> | undefined,
+  ): Promise<PaymentResource> {
+    return this.change(principal, id, 'refunded', ['succeeded', 'refunded'], (payment, now) => {
+      const refundable = payment.amount - payment.amountRefunded;
+      if (refundable === 0)
+        throw invalidField('amount', 'nothing is left to refund on this payment');
+      const amount = input?.amount ?? refundable;
+      if (amount > refundable) {
+        throw invalidField(
+          'amount',
+          `must be at most ${refundable}, what is left to refund of ${payment.amount}`,
+        );
+      }
+      payment.status = 'refunded';
+      payment.amountRefunded += amount;
+      payment.refundedAt = now;
+    });
+  }
+
+  /** One state change: lock, check the current state, apply, save, record its event. */
+  private change(
+    principal: Principal,
+    id: string,
+    to: Exclude<PaymentStatus, 'pending'>,
+    from: readonly PaymentStatus[],
+    apply: (payment: Payment, now: Date) => void,
+  ): Promise<PaymentResource> {
+    const organizationId = principal.organizationId;
+    return this.transactions.run(async (manager: EntityManager) => {
+      await this.transactions.lockForUpdate(manager, 'payments', id);
+      const payment = await findOwned(manager, Payment, organizationId, id, 'payment');
+      if (!from.includes(payment.status))
+        throw invalidTransition('payment', payment.status, to, from);
+      const now = new Date();
+      apply(payment, now);
+      payment.updatedAt = now;
+      await manager.save(Payment, payment);
+      const resource = toPaymentResource(payment);
+      await this.events.record(manager, organizationId, `payment.${to}`, resource, now);
+      return resource;
+    });
+  }
+}
