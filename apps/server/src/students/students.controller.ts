@@ -14,11 +14,26 @@ export class StudentsController {
   @TsRestHandler(contract.students)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(contract.students, {
-      list: async ({ query }) => ({ status: 200, body: await this.students.list(principal, query, url) }),
-      create: async ({ body }) => ({ status: 201, body: await this.students.create(principal, body) }),
-      retrieve: async ({ params }) => ({ status: 200, body: await this.students.retrieve(principal, params.id) }),
-      update: async ({ params, body }) => ({ status: 200, body: await this.students.update(principal, params.id, body) }),
-      delete: async ({ params }) => ({ status: 200, body: await this.students.delete(principal, params.id) }),
+      list: async ({ query }) => ({
+        status: 200,
+        body: await this.students.list(principal, query, url),
+      }),
+      create: async ({ body }) => ({
+        status: 201,
+        body: await this.students.create(principal, body),
+      }),
+      retrieve: async ({ params }) => ({
+        status: 200,
+        body: await this.students.retrieve(principal, params.id),
+      }),
+      update: async ({ params, body }) => ({
+        status: 200,
+        body: await this.students.update(principal, params.id, body),
+      }),
+      delete: async ({ params }) => ({
+        status: 200,
+        body: await this.students.delete(principal, params.id),
+      }),
     });
   }
 }

@@ -74,7 +74,12 @@ export class StudentsService {
   ) {}
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(this.students, principal.organizationId, query, STUDENT_LIST_FIELDS);
+    const { rows, total } = await findPage(
+      this.students,
+      principal.organizationId,
+      query,
+      STUDENT_LIST_FIELDS,
+    );
     return { data: rows.map(toStudentResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -83,11 +88,18 @@ export class StudentsService {
   }
 
   /** A student of the organization inside a transaction, or undefined (for references in bodies). */
-  findInOrganization(manager: EntityManager, organizationId: string, id: string): Promise<Student | null> {
+  findInOrganization(
+    manager: EntityManager,
+    organizationId: string,
+    id: string,
+  ): Promise<Student | null> {
     return manager.findOneBy(Student, { id, organizationId });
   }
 
-  async create(principal: Principal, input: z.output<typeof StudentCreateSchema>): Promise<StudentResource> {
+  async create(
+    principal: Principal,
+    input: z.output<typeof StudentCreateSchema>,
+  ): Promise<StudentResource> {
     const organizationId = principal.organizationId;
     return this.write(input.student_number, () =>
       this.transactions.run(async (manager) => {
@@ -115,7 +127,11 @@ export class StudentsService {
     );
   }
 
-  async update(principal: Principal, id: string, input: z.output<typeof StudentUpdateSchema>): Promise<StudentResource> {
+  async update(
+    principal: Principal,
+    id: string,
+    input: z.output<typeof StudentUpdateSchema>,
+  ): Promise<StudentResource> {
     const organizationId = principal.organizationId;
     return this.write(input.student_number, () =>
       this.transactions.run(async (manager) => {
@@ -127,7 +143,13 @@ export class StudentsService {
         student.updatedAt = new Date();
         await manager.save(Student, student);
         const resource = toStudentResource(student);
-        await this.events.record(manager, organizationId, 'student.updated', resource, student.updatedAt);
+        await this.events.record(
+          manager,
+          organizationId,
+          'student.updated',
+          resource,
+          student.updatedAt,
+        );
         return resource;
       }),
     );
@@ -145,7 +167,12 @@ export class StudentsService {
       });
     } catch (error) {
       if (isForeignKeyViolation(error)) {
-        throw stillReferenced('Student', id, 'enrollments, payments or exam results', "set its status to 'withdrawn' instead");
+        throw stillReferenced(
+          'Student',
+          id,
+          'enrollments, payments or exam results',
+          "set its status to 'withdrawn' instead",
+        );
       }
       throw error;
     }
@@ -168,7 +195,11 @@ export class StudentsService {
     return student;
   }
 
-  private async assertNumberFree(manager: EntityManager, organizationId: string, studentNumber: string): Promise<void> {
+  private async assertNumberFree(
+    manager: EntityManager,
+    organizationId: string,
+    studentNumber: string,
+  ): Promise<void> {
     if (await manager.existsBy(Student, { organizationId, studentNumber })) {
       throw numberTaken(studentNumber);
     }
@@ -186,5 +217,8 @@ export class StudentsService {
 }
 
 function numberTaken(studentNumber: string) {
-  return alreadyExists('student_number', `A student with student_number '${studentNumber}' already exists`);
+  return alreadyExists(
+    'student_number',
+    `A student with student_number '${studentNumber}' already exists`,
+  );
 }
