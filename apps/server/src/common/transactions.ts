@@ -28,12 +28,21 @@ export class TransactionRunner {
   }
 
   /**
-   * Locks a row until the transaction ends (PostgreSQL `FOR UPDATE`). On SQLite the queue above
-   * already serialises writers, so there is nothing to do.
+   * Locks a row of the organization until the transaction ends (PostgreSQL `FOR UPDATE`); a row
+   * of another organization is never locked, so no caller can stall or probe another's writes.
+   * On SQLite the queue above already serialises writers, so there is nothing to do.
    */
-  async lockForUpdate(manager: EntityManager, table: string, id: string): Promise<void> {
+  async lockForUpdate(
+    manager: EntityManager,
+    table: string,
+    id: string,
+    organizationId: string,
+  ): Promise<void> {
     if (this.dialect === 'postgres') {
-      await manager.query(`SELECT 1 FROM "${table}" WHERE "id" = $1 FOR UPDATE`, [id]);
+      await manager.query(
+        `SELECT 1 FROM "${table}" WHERE "id" = $1 AND "organization_id" = $2 FOR UPDATE`,
+        [id, organizationId],
+      );
     }
   }
 }

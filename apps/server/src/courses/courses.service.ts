@@ -137,7 +137,7 @@ export class CoursesService {
     const organizationId = principal.organizationId;
     return this.write(input.code, () =>
       this.transactions.run(async (manager) => {
-        await this.transactions.lockForUpdate(manager, 'courses', id);
+        await this.transactions.lockForUpdate(manager, 'courses', id, organizationId);
         const course = await findOwned(manager, Course, organizationId, id, 'course');
         if (input.code !== undefined && input.code !== course.code) {
           await this.assertCodeFree(manager, organizationId, input.code);

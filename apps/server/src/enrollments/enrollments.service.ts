@@ -138,7 +138,7 @@ export class EnrollmentsService {
         );
         if (!student) throw unknownReference('student_id', 'student', input.student_id);
         // The course row lock serialises seat counting between concurrent enrollments.
-        await this.transactions.lockForUpdate(manager, 'courses', input.course_id);
+        await this.transactions.lockForUpdate(manager, 'courses', input.course_id, organizationId);
         const course = await this.courses.findInOrganization(
           manager,
           organizationId,
@@ -224,7 +224,7 @@ export class EnrollmentsService {
     const organizationId = principal.organizationId;
     const { to, from } = ENROLLMENT_TRANSITIONS[transition];
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'enrollments', id);
+      await this.transactions.lockForUpdate(manager, 'enrollments', id, organizationId);
       const enrollment = await findOwned(manager, Enrollment, organizationId, id, 'enrollment');
       if (!(from as readonly string[]).includes(enrollment.status)) {
         throw invalidTransition('enrollment', enrollment.status, to, from);

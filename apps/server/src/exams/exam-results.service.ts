@@ -157,7 +157,7 @@ export class ExamResultsService {
   ): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'exam_results', id);
+      await this.transactions.lockForUpdate(manager, 'exam_results', id, organizationId);
       const result = await findOwned(manager, ExamResult, organizationId, id, 'exam result');
       if (!applyPatch(result, pick(input, { score: 'score', grade: 'grade' })))
         return toExamResultResource(result);
@@ -182,7 +182,7 @@ export class ExamResultsService {
   async publish(principal: Principal, id: string): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'exam_results', id);
+      await this.transactions.lockForUpdate(manager, 'exam_results', id, organizationId);
       const result = await findOwned(manager, ExamResult, organizationId, id, 'exam result');
       if (result.status !== 'draft')
         throw invalidTransition('exam result', result.status, 'published', ['draft']);

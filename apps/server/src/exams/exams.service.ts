@@ -123,7 +123,7 @@ export class ExamsService {
   ): Promise<ExamResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'exams', id);
+      await this.transactions.lockForUpdate(manager, 'exams', id, organizationId);
       const exam = await findOwned(manager, Exam, organizationId, id, 'exam');
       if (!applyPatch(exam, pick(input, UPDATABLE))) return toExamResource(exam);
       const highest = await manager.maximum(ExamResult, 'score', { examId: exam.id });

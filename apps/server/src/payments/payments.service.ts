@@ -189,7 +189,7 @@ export class PaymentsService {
   ): Promise<PaymentResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager: EntityManager) => {
-      await this.transactions.lockForUpdate(manager, 'payments', id);
+      await this.transactions.lockForUpdate(manager, 'payments', id, organizationId);
       const payment = await findOwned(manager, Payment, organizationId, id, 'payment');
       if (!from.includes(payment.status))
         throw invalidTransition('payment', payment.status, to, from);

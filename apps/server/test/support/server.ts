@@ -46,3 +46,34 @@ export async function call<T = any>(
 }
 
 export type { TestServer };
+
+/** A caller bound to one token: `api.post('/v1/students', body)` and friends. */
+export function client(server: TestServer, token: string) {
+  const send = (method: string, path: string, body?: unknown) =>
+    call(server, path, {
+      token,
+      method,
+      ...(body !== undefined && {
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    });
+  return {
+    get: (path: string) => send('GET', path),
+    post: (path: string, body?: unknown) => send('POST', path, body),
+    patch: (path: string, body: unknown) => send('PATCH', path, body),
+    delete: (path: string) => send('DELETE', path),
+  };
+}
+
+/** The organization's events, oldest first, with their data parsed. */
+export async function eventsOf(server: TestServer, organizationId: string) {
+  const rows: { id: string; type: string; data: string; api_version: string }[] =
+    await server.dataSource.query(
+      server.config.database.type === 'postgres'
+        ? 'SELECT id, type, data, api_version FROM events WHERE organization_id = $1 ORDER BY created_at, id'
+        : 'SELECT id, type, data, api_version FROM events WHERE organization_id = ? ORDER BY created_at, id',
+      [organizationId],
+    );
+  return rows.map((row) => ({ ...row, data: JSON.parse(row.data) }));
+}

@@ -1,0 +1,475 @@
+/**
+ * Walks every route of the contract, so a route added later is covered without anyone
+ * remembering to: organization isolation (another organization's ids are 404, its records
+ * never appear in lists and cannot be referenced), scopes (403 without the route's scope,
+ * fine with only it), 401 without a token, and both path prefixes.
+ *
+ * A new collection needs a fixture in FIXTURES below; the walk fails until it has one.
+ */
+import {
+  ALL_SCOPES,
+  API_PREFIXES,
+  contract,
+  type IdKind,
+  idPattern,
+  operationMetadata,
+  type Scope,
+} from '@platform/contract';
+import { type AppRoute, type AppRouter, ContractNoBody, isAppRoute } from '@ts-rest/core';
+import { type ApiResponse, call, startServer, type TestServer } from './support/server';
+
+// ---------------------------------------------------------------------------------------------
+// The routes
+// ---------------------------------------------------------------------------------------------
+
+interface WalkedRoute {
+  /** Where it sits in the contract, e.g. `enrollments.activate`. */
+  key: string;
+  route: AppRoute;
+  /** `GET /v1/students/:id` */
+  name: string;
+}
+
+function walk(router: AppRouter, at: string[] = []): WalkedRoute[] {
+  return Object.entries(router).flatMap(([key, entry]): WalkedRoute[] =>
+    isAppRoute(entry)
+      ? [{ key: [...at, key].join('.'), route: entry, name: `${entry.method} ${entry.path}` }]
+      : walk(entry, [...at, key]),
+  );
+}
+
+const ROUTES = walk(contract);
+const ID_ROUTES = ROUTES.filter((r) => r.route.path.includes('/:id'));
+const LIST_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.list === true);
+
+/** The collection a route belongs to: `/v1/exam_results/:id/publish` → `exam_results`. */
+function collectionOf(route: AppRoute): string {
+  const match = /^\/v1\/([a-z_]+)(?:\/|$)/.exec(route.path);
+  if (!match) throw new Error(`Route ${route.method} ${route.path} is not under /v1/<collection>`);
+  return match[1]!;
+}
+
+function scopeOf(route: AppRoute): Scope {
+  const scope = operationMetadata(route)?.scope;
+  if (!scope) throw new Error(`Route ${route.method} ${route.path} has no metadata.scope`);
+  return scope;
+}
+
+/** The body schema's object shape, through `.optional()`, `.default()`, refinements. */
+function objectShape(schema: unknown): Record<string, unknown> | undefined {
+  let current = schema as { shape?: Record<string, unknown>; _def?: Record<string, unknown> };
+  for (let depth = 0; current && depth < 10; depth++) {
+    if (current.shape && typeof current.shape === 'object') return current.shape;
+    current = (current._def?.innerType ?? current._def?.schema) as typeof current;
+  }
+  return undefined;
+}
+
+interface ZodLike {
+  safeParse(value: unknown): { success: boolean; error?: unknown };
+}
+
+function bodySchemaOf(route: AppRoute): ZodLike | 'none' {
+  if (route.method === 'GET' || !('body' in route) || route.body === ContractNoBody) return 'none';
+  return route.body as ZodLike;
+}
+
+/** Create routes: POST to the collection itself. */
+function isCreateRoute(route: AppRoute): boolean {
+  return route.method === 'POST' && route.path === `/v1/${collectionOf(route)}`;
+}
+
+/** Body fields that name another record: `student_id`, `exam_id`, … */
+function referenceFieldsOf(route: AppRoute): string[] {
+  const schema = bodySchemaOf(route);
+  if (schema === 'none') return [];
+  return Object.keys(objectShape(schema) ?? {}).filter((field) => field.endsWith('_id'));
+}
+
+const REFERENCE_ROUTES = ROUTES.filter(
+  (r) => isCreateRoute(r.route) && referenceFieldsOf(r.route).length > 0,
+);
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures: one record of every kind, created through the API in dependency order
+// ---------------------------------------------------------------------------------------------
+
+type Refs = Record<string, string>;
+
+interface Fixture {
+  collection: string;
+  kind: IdKind;
+  /** A valid create body, given the ids of the records already created (by collection). */
+  body(refs: Refs, n: number): Record<string, unknown>;
+}
+
+const FIXTURES: readonly Fixture[] = [
+  {
+    collection: 'students',
+    kind: 'student',
+    body: (_refs, n) => ({ student_number: `W-${n}`, first_name: 'Ada', last_name: 'Lovelace' }),
+  },
+  {
+    collection: 'courses',
+    kind: 'course',
+    body: (_refs, n) => ({ code: `WALK-${n}`, title: 'Analytical Engines' }),
+  },
+  {
+    collection: 'enrollments',
+    kind: 'enrollment',
+    body: (refs) => ({ student_id: refs.students, course_id: refs.courses, status: 'active' }),
+  },
+  {
+    collection: 'payments',
+    kind: 'payment',
+    body: (refs) => ({
+      student_id: refs.students,
+      enrollment_id: refs.enrollments,
+      amount: 12_500,
+      currency: 'EUR',
+    }),
+  },
+  {
+    collection: 'exams',
+    kind: 'exam',
+    body: (refs) => ({ course_id: refs.courses, title: 'Midterm', max_score: 100 }),
+  },
+  {
+    collection: 'exam_results',
+    kind: 'exam_result',
+    body: (refs) => ({ exam_id: refs.exams, student_id: refs.students, score: 87 }),
+  },
+];
+
+function fixtureFor(collection: string, what: string): Fixture {
+  const fixture = FIXTURES.find((f) => f.collection === collection);
+  if (!fixture) {
+    throw new Error(
+      `No fixture for collection '${collection}' (${what}): add one to FIXTURES in test/contract-walk.e2e-spec.ts`,
+    );
+  }
+  return fixture;
+}
+
+/** `student_id` → the students fixture. */
+function fixtureForField(field: string, what: string): Fixture {
+  const kind = field.slice(0, -'_id'.length);
+  const fixture = FIXTURES.find((f) => f.kind === kind);
+  if (!fixture) {
+    throw new Error(
+      `No fixture of kind '${kind}' for the reference field '${field}' (${what}): add one to FIXTURES in test/contract-walk.e2e-spec.ts`,
+    );
+  }
+  return fixture;
+}
+
+let counter = 0;
+const next = () => ++counter;
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------------
+
+const JSON_BODY = { 'Content-Type': 'application/json' };
+
+/**
+ * The smallest valid body: none for `c.noBody()`, `{}` where the schema takes it (PATCH, the
+ * optional bodies), `undefined` where it takes nothing, else the collection's fixture body.
+ */
+function minimalBody(walked: WalkedRoute, refs: Refs): Record<string, unknown> | undefined {
+  const schema = bodySchemaOf(walked.route);
+  if (schema === 'none') return undefined;
+  if (schema.safeParse({}).success) return {};
+  if (schema.safeParse(undefined).success) return undefined;
+  if (!isCreateRoute(walked.route)) {
+    throw new Error(`No minimal body for ${walked.name}: teach minimalBody() about it`);
+  }
+  const body = fixtureFor(collectionOf(walked.route), walked.name).body(refs, next());
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new Error(
+      `The fixture body for ${walked.name} no longer fits the contract: ${JSON.stringify(parsed.error)}`,
+    );
+  }
+  return body;
+}
+
+/** The route's path under `prefix`, with `:id` replaced by the id of its collection's record. */
+function concretePath(walked: WalkedRoute, prefix: string, refs: Refs): string {
+  const { route } = walked;
+  let path = route.path;
+  if (path.includes(':id')) {
+    const collection = collectionOf(route);
+    fixtureFor(collection, walked.name);
+    const id = refs[collection];
+    if (!id) throw new Error(`No ${collection} record to put into ${walked.name}`);
+    path = path.replace(':id', id);
+  }
+  const leftover = /:[A-Za-z_]+/.exec(path);
+  if (leftover) throw new Error(`${walked.name}: no value for path parameter ${leftover[0]}`);
+  return `${prefix}${path.slice('/v1'.length)}`;
+}
+
+function send(
+  server: TestServer,
+  walked: WalkedRoute,
+  options: { prefix?: string; refs: Refs; token?: string; body?: Record<string, unknown> },
+): Promise<ApiResponse> {
+  const body = 'body' in options ? options.body : minimalBody(walked, options.refs);
+  return call(server, concretePath(walked, options.prefix ?? '/v1', options.refs), {
+    method: walked.route.method,
+    ...(options.token && { token: options.token }),
+    ...(body !== undefined && { headers: JSON_BODY, body: JSON.stringify(body) }),
+  });
+}
+
+function describeResponse(res: ApiResponse): string {
+  return `${res.status} ${JSON.stringify(res.body)}`;
+}
+
+function expectProblem(res: ApiResponse, status: number, code: string): void {
+  if (res.status !== status) {
+    throw new Error(`expected ${status} ${code}, got ${describeResponse(res)}`);
+  }
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status, code });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The walk
+// ---------------------------------------------------------------------------------------------
+
+describe('contract walk: every route', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    // ~70 requests go out without a token: lift the per-IP limit so none of them is a 429.
+    server = await startServer({ RATE_LIMIT_ANONYMOUS: '10000' });
+  });
+  afterAll(() => server?.close());
+
+  /** Creates one record of every kind in the token's organization; returns them by collection. */
+  async function createFixtures(token: string): Promise<Record<string, Record<string, unknown>>> {
+    const refs: Refs = {};
+    const records: Record<string, Record<string, unknown>> = {};
+    for (const fixture of FIXTURES) {
+      const res = await call(server, `/v1/${fixture.collection}`, {
+        method: 'POST',
+        token,
+        headers: JSON_BODY,
+        body: JSON.stringify(fixture.body(refs, next())),
+      });
+      if (res.status !== 201) {
+        throw new Error(`Creating the ${fixture.kind} fixture failed: ${describeResponse(res)}`);
+      }
+      expect(res.body.id).toMatch(idPattern(fixture.kind));
+      refs[fixture.collection] = res.body.id;
+      records[fixture.collection] = res.body;
+    }
+    return records;
+  }
+
+  const idsOf = (records: Record<string, Record<string, unknown>>): Refs =>
+    Object.fromEntries(Object.entries(records).map(([c, r]) => [c, r.id as string]));
+
+  async function listTotals(token: string): Promise<Record<string, number>> {
+    const totals: Record<string, number> = {};
+    for (const fixture of FIXTURES) {
+      const res = await call(server, `/v1/${fixture.collection}`, { token });
+      expect(res.status).toBe(200);
+      totals[fixture.collection] = res.body.meta.total;
+    }
+    return totals;
+  }
+
+  it('finds the routes and a fixture for every collection', () => {
+    expect(ROUTES.length).toBeGreaterThanOrEqual(30);
+    expect(ID_ROUTES.length).toBeGreaterThan(0);
+    expect(LIST_ROUTES.length).toBeGreaterThan(0);
+    expect(REFERENCE_ROUTES.length).toBeGreaterThan(0);
+    for (const walked of ROUTES) {
+      fixtureFor(collectionOf(walked.route), walked.name);
+      for (const field of referenceFieldsOf(walked.route)) fixtureForField(field, walked.name);
+    }
+  });
+
+  it.each(ROUTES)('$name declares one of ALL_SCOPES ($key)', ({ route }) => {
+    expect(ALL_SCOPES).toContain(operationMetadata(route)?.scope);
+  });
+
+  describe('organization isolation', () => {
+    let tokenA: string;
+    let tokenB: string;
+    /** Organization A's records as A read them (GET) before B's walk. */
+    const before: Record<string, unknown> = {};
+    let refsA: Refs;
+    let totalsA: Record<string, number>;
+
+    beforeAll(async () => {
+      const orgA = await server.createOrganization({ name: 'School A' });
+      const orgB = await server.createOrganization({ name: 'School B' });
+      ({ token: tokenA } = await server.createToken(orgA.id, ['all']));
+      ({ token: tokenB } = await server.createToken(orgB.id, ['all']));
+      refsA = idsOf(await createFixtures(tokenA));
+      for (const fixture of FIXTURES) {
+        const res = await call(server, `/v1/${fixture.collection}/${refsA[fixture.collection]}`, {
+          token: tokenA,
+        });
+        expect(res.status).toBe(200);
+        before[fixture.collection] = res.body;
+      }
+      totalsA = await listTotals(tokenA);
+      for (const fixture of FIXTURES) expect(totalsA[fixture.collection]).toBe(1);
+    });
+
+    it.each(ID_ROUTES)(
+      "$name with organization A's id, as organization B, is 404 not_found",
+      async (walked) => {
+        const res = await send(server, walked, { refs: refsA, token: tokenB });
+        expectProblem(res, 404, 'not_found');
+      },
+    );
+
+    it("leaves every one of organization A's records as it was", async () => {
+      for (const fixture of FIXTURES) {
+        const res = await call(server, `/v1/${fixture.collection}/${refsA[fixture.collection]}`, {
+          token: tokenA,
+        });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual(before[fixture.collection]);
+      }
+      expect(await listTotals(tokenA)).toEqual(totalsA);
+    });
+
+    it.each(LIST_ROUTES)(
+      "$name as organization B shows none of organization A's records",
+      async (walked) => {
+        const collection = collectionOf(walked.route);
+        fixtureFor(collection, walked.name);
+        const asA = await send(server, walked, { refs: refsA, token: tokenA });
+        expect(asA.status).toBe(200);
+        expect(asA.body.data.map((r: { id: string }) => r.id)).toContain(refsA[collection]);
+
+        const asB = await send(server, walked, { refs: refsA, token: tokenB });
+        expect(asB.status).toBe(200);
+        const idsA = Object.values(refsA);
+        for (const record of asB.body.data as { id: string }[]) {
+          expect(idsA).not.toContain(record.id);
+        }
+        expect(asB.body.data).toEqual([]);
+        expect(asB.body.meta.total).toBe(0);
+      },
+    );
+
+    describe("create bodies that reference organization A's records", () => {
+      let refsB: Refs;
+      let totalsB: Record<string, number>;
+
+      beforeAll(async () => {
+        refsB = idsOf(await createFixtures(tokenB));
+        totalsB = await listTotals(tokenB);
+      });
+
+      async function expectNothingCreated(): Promise<void> {
+        expect(await listTotals(tokenA)).toEqual(totalsA);
+        expect(await listTotals(tokenB)).toEqual(totalsB);
+      }
+
+      const cases = REFERENCE_ROUTES.flatMap((walked) =>
+        referenceFieldsOf(walked.route).map((field) => ({ ...walked, field })),
+      );
+
+      it.each(cases)(
+        "$name as organization B with A's $field (the rest B's own) is 400 naming body.$field",
+        async (walked) => {
+          const { route, field } = walked;
+          const fixture = fixtureFor(collectionOf(route), walked.name);
+          const referenced = fixtureForField(field, walked.name);
+          const body = { ...fixture.body(refsB, next()), [field]: refsA[referenced.collection] };
+          const res = await send(server, walked, { refs: refsB, token: tokenB, body });
+          expectProblem(res, 400, 'validation_error');
+          expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([`body.${field}`]);
+          await expectNothingCreated();
+        },
+      );
+
+      it.each(REFERENCE_ROUTES)(
+        "$name as organization B with only A's ids is 400 naming a reference",
+        async (walked) => {
+          const fields = referenceFieldsOf(walked.route);
+          const body = fixtureFor(collectionOf(walked.route), walked.name).body(refsA, next());
+          for (const field of fields) {
+            expect(body[field]).toBe(refsA[fixtureForField(field, walked.name).collection]);
+          }
+          const res = await send(server, walked, { refs: refsA, token: tokenB, body });
+          expectProblem(res, 400, 'validation_error');
+          const paths = res.body.errors.map((e: { path: string }) => e.path);
+          expect(paths.length).toBeGreaterThan(0);
+          for (const path of paths) expect(fields.map((f) => `body.${f}`)).toContain(path);
+          await expectNothingCreated();
+        },
+      );
+    });
+  });
+
+  describe('authentication and scopes', () => {
+    let orgId: string;
+    let refs: Refs;
+    const tokens = new Map<string, string>();
+
+    /** A token of the organization holding `scopes` (cached). */
+    async function tokenWith(scopes: readonly Scope[]): Promise<string> {
+      const key = [...scopes].sort().join(' ');
+      let token = tokens.get(key);
+      if (!token) {
+        ({ token } = await server.createToken(orgId, scopes));
+        tokens.set(key, token);
+      }
+      return token;
+    }
+
+    beforeAll(async () => {
+      orgId = (await server.createOrganization({ name: 'School S' })).id;
+      refs = idsOf(await createFixtures(await tokenWith(ALL_SCOPES)));
+    });
+
+    const cases = API_PREFIXES.flatMap((prefix) =>
+      ROUTES.map((walked) => ({
+        ...walked,
+        prefix,
+        label: `${walked.route.method} ${prefix}${walked.route.path.slice('/v1'.length)}`,
+      })),
+    );
+
+    it.each(cases)('$label without a token is 401 invalid_token', async (walked) => {
+      const res = await send(server, walked, { prefix: walked.prefix, refs });
+      expectProblem(res, 401, 'unauthorized');
+      expect(res.headers.get('www-authenticate')).toMatch(
+        /^Bearer realm="platform", error="invalid_token"/,
+      );
+    });
+
+    it.each(cases)(
+      '$label is 403 insufficient_scope without its scope, and passes with only it',
+      async (walked) => {
+        const scope = scopeOf(walked.route);
+        const allBut = await tokenWith(ALL_SCOPES.filter((s) => s !== scope));
+        const refused = await send(server, walked, { prefix: walked.prefix, refs, token: allBut });
+        expectProblem(refused, 403, 'insufficient_scope');
+        expect(refused.body.detail).toContain(`'${scope}'`);
+        expect(refused.headers.get('www-authenticate')).toBe(
+          `Bearer realm="platform", error="insufficient_scope", scope="${scope}"`,
+        );
+
+        const only = await tokenWith([scope]);
+        const allowed = await send(server, walked, { prefix: walked.prefix, refs, token: only });
+        if ([401, 403].includes(allowed.status) || allowed.status >= 500) {
+          throw new Error(`a token with only '${scope}' was refused: ${describeResponse(allowed)}`);
+        }
+        expect(['unauthorized', 'forbidden', 'insufficient_scope']).not.toContain(
+          allowed.body?.code,
+        );
+      },
+    );
+  });
+});

@@ -1,0 +1,237 @@
+import { client, eventsOf, startServer, type TestServer } from './support/server';
+
+describe('students and courses: create, retrieve, update, delete', () => {
+  let server: TestServer;
+  let orgId: string;
+  let api: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    server = await startServer();
+    orgId = (await server.createOrganization()).id;
+    api = client(server, (await server.createToken(orgId, ['all'])).token);
+  });
+  afterAll(() => server.close());
+
+  describe('students', () => {
+    it('creates with defaults, retrieves, and reads back what was written', async () => {
+      const res = await api.post('/v1/students', {
+        student_number: 'S-100',
+        first_name: 'Zoë',
+        last_name: "O'Neil",
+        email: 'zoe@example.org',
+        date_of_birth: '2012-02-29',
+        grade_level: 8,
+      });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({
+        object: 'student',
+        status: 'active',
+        preferred_name: null,
+        grade_level: 8,
+      });
+      expect(res.body.id).toMatch(/^stu_/);
+      expect(res.body.created_at).toBe(res.body.updated_at);
+      expect((await api.get(`/v1/students/${res.body.id}`)).body).toEqual(res.body);
+      expect((await api.get(`/api/v1/students/${res.body.id}`)).body).toEqual(res.body);
+    });
+
+    it.each([
+      [{ first_name: 'A', last_name: 'B' }, 'body.student_number'],
+      [{ student_number: '', first_name: 'A', last_name: 'B' }, 'body.student_number'],
+      [
+        { student_number: 'x', first_name: 'A', last_name: 'B', email: 'not-an-email' },
+        'body.email',
+      ],
+      [
+        { student_number: 'x', first_name: 'A', last_name: 'B', date_of_birth: '2013-02-29' },
+        'body.date_of_birth',
+      ],
+      [
+        { student_number: 'x', first_name: 'A', last_name: 'B', grade_level: 13 },
+        'body.grade_level',
+      ],
+      [{ student_number: 'x', first_name: 'A', last_name: 'B', status: 'expelled' }, 'body.status'],
+      [{ student_number: 'x', first_name: 'A', last_name: 'B', id: 'stu_x' }, 'body.id'],
+      [{ student_number: 'x', first_name: 'A'.repeat(101), last_name: 'B' }, 'body.first_name'],
+    ])('refuses %j, naming %s', async (body, path) => {
+      const res = await api.post('/v1/students', body);
+      expect(res.status).toBe(400);
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    });
+
+    it('keeps student numbers unique per organization (409 naming the field), not across organizations', async () => {
+      await api.post('/v1/students', { student_number: 'DUP', first_name: 'A', last_name: 'B' });
+      const dup = await api.post('/v1/students', {
+        student_number: 'DUP',
+        first_name: 'C',
+        last_name: 'D',
+      });
+      expect(dup.status).toBe(409);
+      expect(dup.body.errors).toEqual([
+        expect.objectContaining({ path: 'body.student_number', code: 'already_exists' }),
+      ]);
+      const other = await server.createOrganization();
+      const otherApi = client(
+        server,
+        (await server.createToken(other.id, ['students:write'])).token,
+      );
+      expect(
+        (
+          await otherApi.post('/v1/students', {
+            student_number: 'DUP',
+            first_name: 'E',
+            last_name: 'F',
+          })
+        ).status,
+      ).toBe(201);
+      // renaming onto a taken number is refused the same way
+      const mine = await api.post('/v1/students', {
+        student_number: 'FREE',
+        first_name: 'G',
+        last_name: 'H',
+      });
+      const rename = await api.patch(`/v1/students/${mine.body.id}`, { student_number: 'DUP' });
+      expect(rename.status).toBe(409);
+    });
+
+    it('updates only the fields sent, clears with null, and records one event per real change', async () => {
+      const created = (
+        await api.post('/v1/students', {
+          student_number: 'U-1',
+          first_name: 'Una',
+          last_name: 'Update',
+          email: 'u@x.org',
+        })
+      ).body;
+      const before = (await eventsOf(server, orgId)).length;
+      const res = await api.patch(`/v1/students/${created.id}`, {
+        last_name: 'Updated',
+        email: null,
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        ...created,
+        last_name: 'Updated',
+        email: null,
+        updated_at: res.body.updated_at,
+      });
+      expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(
+        Date.parse(created.updated_at),
+      );
+      const unchanged = await api.patch(`/v1/students/${created.id}`, { last_name: 'Updated' });
+      expect(unchanged.body).toEqual(res.body);
+      expect((await api.patch(`/v1/students/${created.id}`, {})).body).toEqual(res.body);
+      const events = await eventsOf(server, orgId);
+      expect(events.slice(before).map((e) => e.type)).toEqual(['student.updated']);
+    });
+
+    it('deletes an unreferenced student and refuses one with enrollments', async () => {
+      const lone = (
+        await api.post('/v1/students', {
+          student_number: 'D-1',
+          first_name: 'Del',
+          last_name: 'Ete',
+        })
+      ).body;
+      const res = await api.delete(`/v1/students/${lone.id}`);
+      expect(res.body).toEqual({ id: lone.id, object: 'student', deleted: true });
+      expect((await api.get(`/v1/students/${lone.id}`)).status).toBe(404);
+      expect((await api.delete(`/v1/students/${lone.id}`)).status).toBe(404);
+
+      const busy = (
+        await api.post('/v1/students', {
+          student_number: 'D-2',
+          first_name: 'Busy',
+          last_name: 'Bee',
+        })
+      ).body;
+      const course = (await api.post('/v1/courses', { code: 'DEL', title: 'Del' })).body;
+      await api.post('/v1/enrollments', { student_id: busy.id, course_id: course.id });
+      const refused = await api.delete(`/v1/students/${busy.id}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body.detail).toMatch(/withdrawn/);
+      expect((await api.get(`/v1/students/${busy.id}`)).status).toBe(200);
+    });
+
+    it('answers 404 for an unknown or malformed id', async () => {
+      for (const id of [
+        'stu_01M81AW4437YFWV4VE6WMBH8MY',
+        'nope',
+        'crs_01M81AW4437YFWV4VE6WMBH8MY',
+      ]) {
+        const res = await api.get(`/v1/students/${id}`);
+        expect(res.status).toBe(404);
+        expect(res.body.detail).toContain(id);
+      }
+    });
+  });
+
+  describe('courses', () => {
+    it('creates, updates and deletes, with code unique per organization', async () => {
+      const created = await api.post('/v1/courses', {
+        code: 'MATH-101',
+        title: 'Algebra',
+        description: 'Linear equations',
+        start_date: '2026-09-01',
+        end_date: '2027-06-30',
+        capacity: 30,
+      });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        object: 'course',
+        status: 'active',
+        capacity: 30,
+        start_date: '2026-09-01',
+      });
+      const dup = await api.post('/v1/courses', { code: 'MATH-101', title: 'Again' });
+      expect(dup.status).toBe(409);
+      expect(dup.body.errors[0].path).toBe('body.code');
+      const archived = await api.patch(`/v1/courses/${created.body.id}`, {
+        status: 'archived',
+        capacity: null,
+      });
+      expect(archived.body).toMatchObject({ status: 'archived', capacity: null });
+      const deleted = await api.delete(`/v1/courses/${created.body.id}`);
+      expect(deleted.body).toEqual({ id: created.body.id, object: 'course', deleted: true });
+    });
+
+    it('refuses an end date before the start date, also when only one of them changes', async () => {
+      const bad = await api.post('/v1/courses', {
+        code: 'DATES',
+        title: 'x',
+        start_date: '2026-09-01',
+        end_date: '2026-08-01',
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors[0].path).toBe('body.end_date');
+      const ok = (
+        await api.post('/v1/courses', { code: 'DATES', title: 'x', start_date: '2026-09-01' })
+      ).body;
+      const later = await api.patch(`/v1/courses/${ok.id}`, { end_date: '2026-01-01' });
+      expect(later.status).toBe(400);
+      expect((await api.get(`/v1/courses/${ok.id}`)).body.end_date).toBeNull();
+    });
+
+    it('lists with status, code, date ranges and q', async () => {
+      await api.post('/v1/courses', {
+        code: 'ART-1',
+        title: 'Painting',
+        status: 'draft',
+        start_date: '2027-01-10',
+      });
+      await api.post('/v1/courses', {
+        code: 'ART-2',
+        title: 'Sculpture',
+        start_date: '2026-01-10',
+      });
+      const codes = async (query: string) =>
+        (await api.get(`/v1/courses?${query}`)).body.data.map((c: { code: string }) => c.code);
+      expect(await codes('status=draft')).toEqual(['ART-1']);
+      expect(await codes('code=ART-2')).toEqual(['ART-2']);
+      expect(await codes('q=art&sort=code')).toEqual(['ART-1', 'ART-2']);
+      expect(await codes('q=art&start_date[gte]=2026-06-01')).toEqual(['ART-1']);
+      expect(await codes('q=sculp')).toEqual(['ART-2']);
+      expect((await api.get('/v1/courses?start_date[gte]=2026-13-01')).status).toBe(400);
+    });
+  });
+});
