@@ -18,7 +18,7 @@ export async function runDevBootstrap(app: INestApplication, url: string): Promi
     );
   } else {
     lines.push(
-      `  Demo org:       ${result.organization_id}${result.students_created ? ` (seeded ${result.students_created} students)` : ''}`,
+      `  Demo org:       ${result.organization_id}${result.organization_created ? ` (seeded ${result.created.students} students, ${result.created.courses} courses, ${result.created.enrollments} enrollments, ${result.created.payments} payments)` : ''}`,
       `  Demo token:     ${result.token}   (kept in data/dev-token across restarts)`,
       '',
       '  Try it:',

@@ -1,7 +1,18 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { EventRecord } from '../src/events/event.entity';
+import {
+  DEMO_COURSE_IDS,
+  DEMO_ENROLLMENT_IDS,
+  DEMO_EXAM_IDS,
+  DEMO_EXAM_RESULT_IDS,
+  DEMO_ORGANIZATION_ID,
+  DEMO_PAYMENT_IDS,
+  DEMO_STUDENT_IDS,
+} from '../src/seed/seed.constants';
 import { prepareDatabase } from '../src/testing';
+import { call, startServer } from './support/server';
 
 const run = promisify(execFile);
 const CLI = path.join(__dirname, '..', 'dist', 'cli', 'main.js');
@@ -143,17 +154,131 @@ describe('pnpm platform (the admin CLI)', () => {
     expect(ok.rate_limit_per_minute).toBe(5000);
   });
 
-  it('seeds the demo organization with students and a working token', async () => {
-    const seeded = JSON.parse(
-      (await platform(db.databaseUrl, 'seed', '--students', '30', '--json')).stdout,
-    );
-    expect(seeded).toMatchObject({
-      organization_id: 'org_01JC0DEM0RG000000000000000',
-      organization_created: true,
-      students_created: 30,
-    });
-    const again = JSON.parse((await platform(db.databaseUrl, 'seed', '--json')).stdout);
-    expect(again).toMatchObject({ organization_created: false, students_created: 0 });
-    expect(again.token).not.toBe(seeded.token);
+  it('seeds the demo organization with a school year of valid data, and a working token', async () => {
+    // A server on its own database, so the seeded data is read back through the API.
+    const server = await startServer();
+    try {
+      const { database } = server.config;
+      const databaseUrl = database.type === 'sqlite' ? `sqlite:${database.path}` : database.url;
+      const seeded = JSON.parse(
+        (await platform(databaseUrl, 'seed', '--students', '30', '--json')).stdout,
+      );
+      expect(seeded).toMatchObject({
+        organization_id: DEMO_ORGANIZATION_ID,
+        organization_created: true,
+        students_created: 30,
+        created: { students: 30, courses: 8, exams: 16 },
+      });
+      const { enrollments, payments, exam_results } = seeded.created;
+      // One to three per student.
+      expect(enrollments).toBeGreaterThanOrEqual(30);
+      expect(enrollments).toBeLessThanOrEqual(90);
+      expect(payments).toBeGreaterThanOrEqual(enrollments * 0.8);
+      expect(exam_results).toBeGreaterThanOrEqual(10);
+
+      const get = async (path: string) => {
+        const res = await call(server, path, { token: seeded.token });
+        expect({ path, status: res.status }).toEqual({ path, status: 200 });
+        return res.body;
+      };
+      /** Every item of a list, page by page; the total must match what the seed reported. */
+      const all = async (path: string, total: number) => {
+        const items: any[] = [];
+        for (let page = 1; ; page++) {
+          const body = await get(`${path}?per_page=100&page=${page}`);
+          items.push(...body.data);
+          if (page >= body.meta.total_pages) break;
+        }
+        expect({ path, total: items.length }).toEqual({ path, total });
+        return items;
+      };
+
+      // The documented ids, through the API (so they are valid resources, not just rows).
+      for (const [path, ids] of [
+        ['/v1/students', DEMO_STUDENT_IDS],
+        ['/v1/courses', Object.values(DEMO_COURSE_IDS)],
+        ['/v1/enrollments', Object.values(DEMO_ENROLLMENT_IDS)],
+        ['/v1/payments', Object.values(DEMO_PAYMENT_IDS)],
+        ['/v1/exams', Object.values(DEMO_EXAM_IDS)],
+        ['/v1/exam_results', Object.values(DEMO_EXAM_RESULT_IDS)],
+      ] as const) {
+        for (const id of ids) expect((await get(`${path}/${id}`)).id).toBe(id);
+      }
+      expect(await get(`/v1/payments/${DEMO_PAYMENT_IDS.lat101PartlyRefunded}`)).toMatchObject({
+        status: 'refunded',
+        currency: 'EUR',
+        amount: 35_000,
+        amount_refunded: 7_000,
+      });
+
+      const courses = await all('/v1/courses', 8);
+      const exams = await all('/v1/exams', 16);
+      const enrolled = await all('/v1/enrollments', enrollments);
+      const paid = await all('/v1/payments', payments);
+      const results = await all('/v1/exam_results', exam_results);
+      expect(courses.filter((c) => c.status === 'archived')).toHaveLength(1);
+      expect(new Set(enrolled.map((e) => e.status))).toEqual(
+        new Set(['pending', 'active', 'completed', 'dropped', 'cancelled']),
+      );
+
+      // No course over capacity, one live enrollment per student and course.
+      const live = enrolled.filter((e) => e.status === 'pending' || e.status === 'active');
+      for (const course of courses) {
+        const seats = live.filter((e) => e.course_id === course.id).length;
+        if (course.capacity !== null) expect(seats).toBeLessThanOrEqual(course.capacity);
+      }
+      const pairs = live.map((e) => `${e.student_id} ${e.course_id}`);
+      expect(new Set(pairs).size).toBe(pairs.length);
+
+      // Refunds within the amount, and only on refunded payments.
+      for (const p of paid) {
+        expect(p.amount_refunded).toBeLessThanOrEqual(p.amount);
+        expect(p.amount_refunded > 0).toBe(p.status === 'refunded');
+      }
+      expect(paid.some((p) => p.status === 'succeeded')).toBe(true);
+
+      // Results within max_score, for students enrolled (active or completed) in the course.
+      const examsById = new Map(exams.map((e) => [e.id, e]));
+      for (const r of results) {
+        const exam = examsById.get(r.exam_id);
+        expect(r.score).toBeLessThanOrEqual(exam.max_score);
+        expect(
+          enrolled.some(
+            (e) =>
+              e.student_id === r.student_id &&
+              e.course_id === exam.course_id &&
+              (e.status === 'active' || e.status === 'completed'),
+          ),
+        ).toBe(true);
+      }
+      expect(results.filter((r) => r.status === 'published').length).toBeGreaterThan(
+        results.length / 2,
+      );
+
+      // Demo data is the starting state: no events were recorded for it.
+      expect(
+        await server.dataSource
+          .getRepository(EventRecord)
+          .countBy({ organizationId: DEMO_ORGANIZATION_ID }),
+      ).toBe(0);
+
+      const again = JSON.parse((await platform(databaseUrl, 'seed', '--json')).stdout);
+      expect(again).toMatchObject({
+        organization_created: false,
+        students_created: 0,
+        created: {
+          students: 0,
+          courses: 0,
+          enrollments: 0,
+          payments: 0,
+          exams: 0,
+          exam_results: 0,
+        },
+      });
+      expect(again.token).not.toBe(seeded.token);
+      expect((await call(server, '/v1/courses', { token: again.token })).body.meta.total).toBe(8);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -68,6 +68,12 @@ async function withContext(
   }
 }
 
+function describeCounts(counts: object): string {
+  return Object.entries(counts as Record<string, number>)
+    .map(([name, n]) => `${n} ${name.replace('_', ' ')}`)
+    .join(', ');
+}
+
 const program = new Command('platform')
   .description('Administer the Platform API: organizations, tokens, demo data, migrations.')
   .showHelpAfterError();
@@ -181,7 +187,9 @@ program
 
 program
   .command('seed')
-  .description('Create the demo organization with students, and print a token for it.')
+  .description(
+    'Create the demo organization (students, courses, enrollments, payments, exams, results) and print a token for it.',
+  )
   .option('--students <n>', 'number of students', positiveInteger, 200)
   .option(
     '--rate-limit <n>',
@@ -197,7 +205,7 @@ program
       });
       const text = [
         result.organization_created
-          ? `Created demo organization ${result.organization_id} with ${result.students_created} students`
+          ? `Created demo organization ${result.organization_id}: ${describeCounts(result.created)}`
           : `Demo organization ${result.organization_id} already exists; created a new token`,
         `Token: ${result.token}`,
       ].join('\n');

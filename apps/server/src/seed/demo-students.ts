@@ -1,6 +1,7 @@
 import { STUDENT_STATUSES, type StudentStatus } from '@platform/contract';
-import { newId } from '../common/ids';
 import type { Student } from '../students/student.entity';
+import { demoId } from './ids';
+import { prng } from './random';
 
 const FIRST_NAMES = [
   'Amara',
@@ -58,18 +59,6 @@ const LAST_NAMES = [
   'Zhang',
 ];
 
-/** Small deterministic PRNG (mulberry32), so the same seed gives the same school every time. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * `count` realistic students for an organization, created over the year before `now`, oldest first.
  * `fixedIds` name the first few (the demo organization's documented students).
@@ -105,7 +94,7 @@ export function demoStudents(
       Math.min(now, createdAt.getTime() + Math.floor(random() * 30 * 24 * 3600 * 1000)),
     );
     students.push({
-      id: fixedIds[i] ?? newId('student', createdAt.getTime()),
+      id: fixedIds[i] ?? demoId('student', createdAt.getTime()),
       organizationId,
       studentNumber: `S${String(i + 1).padStart(6, '0')}`,
       firstName: first,

@@ -1,11 +1,10 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
-import { StudentsModule } from '../students/students.module';
 import { SeedService } from './seed.service';
 
 @Module({
-  imports: [OrganizationsModule, AuthModule, StudentsModule],
+  imports: [OrganizationsModule, AuthModule],
   providers: [SeedService],
   exports: [SeedService],
 })

@@ -1,0 +1,748 @@
+import {
+  type CourseStatus,
+  type EnrollmentStatus,
+  type IdKind,
+  LIVE_ENROLLMENT_STATUSES,
+} from '@platform/contract';
+import type { Course } from '../courses/course.entity';
+import type { Enrollment } from '../enrollments/enrollment.entity';
+import type { ExamResult } from '../exams/exam-result.entity';
+import type { Exam } from '../exams/exam.entity';
+import type { Payment } from '../payments/payment.entity';
+import type { Student } from '../students/student.entity';
+import { demoId } from './ids';
+import { Draw, prng } from './random';
+import {
+  DEMO_COURSE_IDS,
+  DEMO_ENROLLMENT_IDS,
+  DEMO_EXAM_IDS,
+  DEMO_EXAM_RESULT_IDS,
+  DEMO_PAYMENT_IDS,
+} from './seed.constants';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** Last school year, this one (a whole-year course or its first-half module), the next one. */
+type Term = 'past' | 'current' | 'firstHalf' | 'upcoming';
+
+/** When each term starts and ends, in days from today. */
+const TERMS: Record<Term, { start: number; end: number }> = {
+  past: { start: -330, end: -150 },
+  current: { start: -100, end: 80 },
+  firstHalf: { start: -100, end: -20 },
+  upcoming: { start: 30, end: 200 },
+};
+
+/** Enrollment opens this long before a term starts and closes this long after. */
+const ENROLLMENT_OPENS = 45 * DAY;
+const ENROLLMENT_CLOSES = 45 * DAY;
+
+interface CourseSpec {
+  /** Names the course in DEMO_COURSE_IDS (and in the first demo student's story). */
+  key?: keyof typeof DEMO_COURSE_IDS;
+  code: string;
+  title: string;
+  description: string;
+  status: CourseStatus;
+  term: Term;
+  /** Seats: `min`, or `perStudent` of the school's students when that is more. */
+  capacity?: { min: number; perStudent: number };
+  /** Tuition in euro cents. */
+  fee: number;
+  /** How popular the course is, relative to the others. */
+  demand: number;
+  /** Day of the term the midterm is held on (the final is held five days before the end). */
+  midtermDay: number;
+  examTitles?: readonly [string, string];
+}
+
+const COURSES: readonly CourseSpec[] = [
+  {
+    key: 'math101',
+    code: 'MATH-101',
+    title: 'Algebra I',
+    description:
+      'Linear equations and inequalities, functions and their graphs, systems of equations and a first look at quadratics.',
+    status: 'active',
+    term: 'current',
+    capacity: { min: 30, perStudent: 0.25 },
+    fee: 42_000,
+    demand: 5,
+    midtermDay: 92,
+  },
+  {
+    code: 'ENG-101',
+    title: 'English Composition',
+    description:
+      'Writing clear, well-argued essays: thesis, structure, use of evidence, revision and citation.',
+    status: 'active',
+    term: 'current',
+    fee: 38_000,
+    demand: 5,
+    midtermDay: 60,
+  },
+  {
+    code: 'BIO-110',
+    title: 'Introduction to Biology',
+    description:
+      'Cells, genetics, evolution and ecosystems, with weekly laboratory sessions and a field trip.',
+    status: 'active',
+    term: 'current',
+    capacity: { min: 28, perStudent: 0.22 },
+    fee: 45_000,
+    demand: 4,
+    midtermDay: 75,
+  },
+  {
+    code: 'HIST-210',
+    title: 'Modern European History',
+    description:
+      'From the French Revolution to the European Union: revolutions, empires, two world wars and integration. A first-half module; the second half is HIST-211.',
+    status: 'active',
+    term: 'firstHalf',
+    fee: 36_000,
+    demand: 3,
+    midtermDay: 40,
+  },
+  {
+    code: 'CHEM-120',
+    title: 'General Chemistry with Lab',
+    description:
+      'Atomic structure, bonding, stoichiometry and reactions. Lab places are limited by the number of benches.',
+    status: 'active',
+    term: 'current',
+    capacity: { min: 16, perStudent: 0.08 },
+    fee: 52_000,
+    demand: 3,
+    midtermDay: 85,
+  },
+  {
+    key: 'lat101',
+    code: 'LAT-101',
+    title: 'Latin I',
+    description:
+      'Grammar, vocabulary and short readings from Roman authors. No longer offered: replaced by the modern languages programme.',
+    status: 'archived',
+    term: 'past',
+    capacity: { min: 20, perStudent: 0.08 },
+    fee: 35_000,
+    demand: 2,
+    midtermDay: 90,
+  },
+  {
+    key: 'cs150',
+    code: 'CS-150',
+    title: 'Programming Fundamentals',
+    description:
+      'Variables, control flow, functions and data structures in Python, ending with a small project of your own.',
+    status: 'active',
+    term: 'upcoming',
+    capacity: { min: 24, perStudent: 0.2 },
+    fee: 48_000,
+    demand: 4,
+    midtermDay: 80,
+  },
+  {
+    code: 'ART-105',
+    title: 'Studio Art: Drawing and Painting',
+    description:
+      'Observational drawing, colour theory and painting in acrylics; materials are included in the fee.',
+    status: 'active',
+    term: 'upcoming',
+    capacity: { min: 12, perStudent: 0.06 },
+    fee: 30_000,
+    demand: 2,
+    midtermDay: 85,
+    examTitles: ['Midterm portfolio review', 'Final portfolio review'],
+  },
+];
+
+/**
+ * How many courses a student signs up for (1.8 on average). Full courses, graduates (who only
+ * took courses that have ended) and students who joined after enrollment closed bring it to about
+ * 1.5 enrollments per student.
+ */
+const COURSE_LOADS = { '0': 4, '1': 30, '2': 44, '3': 22 } as const;
+
+const ENDED_STATUSES = { completed: 80, dropped: 14, cancelled: 6 } as const;
+const CURRENT_STATUSES = { active: 86, pending: 5, dropped: 6, cancelled: 3 } as const;
+const UPCOMING_STATUSES = { pending: 55, active: 38, cancelled: 7 } as const;
+
+const ENROLLMENT_NOTES = [
+  'Needs extra time in written exams',
+  'Transferred from the evening section',
+  'Fee paid by the municipality',
+  'Joined late; catching up on the first assignments',
+  'Parent asked to be copied on progress reports',
+];
+
+const FAILURE_REASONS = [
+  'Card declined by the issuing bank',
+  'Insufficient funds',
+  'SEPA direct debit returned: account closed',
+  '3-D Secure authentication failed',
+];
+
+const OTHER_FEES = [
+  { description: 'Annual registration fee', amount: 3_500, share: 0.25 },
+  { description: 'Library replacement fee (lost book)', amount: 1_250, share: 0.03 },
+  { description: 'Field trip: Natural History Museum', amount: 2_800, share: 0.06 },
+];
+
+export interface DemoSchool {
+  courses: Course[];
+  exams: Exam[];
+  enrollments: Enrollment[];
+  payments: Payment[];
+  examResults: ExamResult[];
+}
+
+export interface DemoSchoolOptions {
+  /** The moment the school is seeded; every timestamp is at or before it. */
+  now?: number;
+  /** Give the documented records their fixed ids (the demo organization only). */
+  fixedIds?: boolean;
+}
+
+/**
+ * A school year around `students`: the course catalog with its exams, enrollments, tuition
+ * payments and exam results, all consistent with the API's rules (one live enrollment per student
+ * and course, no course over capacity, refunds within the amount, results only for students
+ * enrolled past `pending`, scores within the exam's max_score). Deterministic for the same
+ * students and `now` (except the generated ids). The first student has a fixed story that the
+ * documented ids (seed.constants.ts) name.
+ */
+export function demoSchool(
+  organizationId: string,
+  students: readonly Student[],
+  options: DemoSchoolOptions = {},
+): DemoSchool {
+  return new SchoolBuilder(
+    organizationId,
+    students,
+    options.now ?? Date.now(),
+    options.fixedIds ?? false,
+  ).build();
+}
+
+interface CourseInfo {
+  spec: CourseSpec;
+  row: Course;
+  start: number;
+  end: number;
+  /** When enrollment opens and closes. */
+  opens: number;
+  closes: number;
+  exams: Exam[];
+  enrollments: Enrollment[];
+}
+
+type PaymentOutcome =
+  | { status: 'pending' }
+  | { status: 'failed' }
+  | { status: 'succeeded'; refund?: { amount: number; notBefore: number } };
+
+class SchoolBuilder {
+  private readonly draw = new Draw(prng(20261123));
+  /** Midnight UTC of the day `now` falls on. */
+  private readonly today: number;
+  private readonly courses: CourseInfo[] = [];
+  private readonly enrollments: Enrollment[] = [];
+  private readonly payments: Payment[] = [];
+  private readonly results: ExamResult[] = [];
+  /** Live (pending or active) enrollments per course, and which student-course pairs hold one. */
+  private readonly seatsTaken = new Map<string, number>();
+  private readonly livePairs = new Set<string>();
+  private readonly ability = new Map<string, number>();
+  /** The documented exams (keys of DEMO_EXAM_IDS and the like), by exam id. */
+  private readonly examKeys = new Map<string, string>();
+
+  constructor(
+    private readonly organizationId: string,
+    private readonly students: readonly Student[],
+    private readonly now: number,
+    private readonly fixedIds: boolean,
+  ) {
+    this.today = Math.floor(now / DAY) * DAY;
+  }
+
+  build(): DemoSchool {
+    for (const spec of COURSES) this.courses.push(this.course(spec));
+    const [storyStudent, ...others] = this.students;
+    if (storyStudent) this.story(storyStudent);
+    for (const student of others) this.enrollStudent(student);
+    for (const student of this.students) this.otherFees(student);
+    for (const course of this.courses) for (const exam of course.exams) this.grade(course, exam);
+    // A stable sort: records created at the same moment keep the order they were made in.
+    const byCreation = <T extends { createdAt: Date }>(rows: T[]) =>
+      rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    return {
+      courses: byCreation(this.courses.map((c) => c.row)),
+      exams: byCreation(this.courses.flatMap((c) => c.exams)),
+      enrollments: byCreation(this.enrollments),
+      payments: byCreation(this.payments),
+      examResults: byCreation(this.results),
+    };
+  }
+
+  // --- the catalog ---
+
+  private course(spec: CourseSpec): CourseInfo {
+    const term = TERMS[spec.term];
+    const start = this.today + term.start * DAY;
+    const end = this.today + term.end * DAY;
+    const createdAt = this.at(start - 90 * DAY + this.draw.int(0, 20) * DAY + 10 * HOUR);
+    const updatedAt =
+      spec.status === 'archived'
+        ? this.at(end + 30 * DAY + 9 * HOUR)
+        : this.after(createdAt.getTime(), 0, 20 * DAY);
+    const row: Course = {
+      id: this.id('course', createdAt, spec.key && DEMO_COURSE_IDS[spec.key]),
+      organizationId: this.organizationId,
+      code: spec.code,
+      title: spec.title,
+      description: spec.description,
+      status: spec.status,
+      startDate: isoDate(start),
+      endDate: isoDate(end),
+      capacity: spec.capacity
+        ? Math.max(spec.capacity.min, Math.ceil(this.students.length * spec.capacity.perStudent))
+        : null,
+      createdAt,
+      updatedAt,
+    };
+    const info: CourseInfo = {
+      spec,
+      row,
+      start,
+      end,
+      opens: start - ENROLLMENT_OPENS,
+      closes: Math.min(this.now, start + ENROLLMENT_CLOSES),
+      exams: [],
+      enrollments: [],
+    };
+    const [midterm, final] = spec.examTitles ?? ['Midterm exam', 'Final exam'];
+    info.exams.push(
+      this.exam(info, midterm, start + spec.midtermDay * DAY, spec.key && `${spec.key}Midterm`),
+      this.exam(info, final, end - 5 * DAY, spec.key && `${spec.key}Final`),
+    );
+    return info;
+  }
+
+  private exam(course: CourseInfo, title: string, heldOn: number, key?: string): Exam {
+    const createdAt = this.after(course.row.createdAt.getTime(), 7 * DAY, 30 * DAY);
+    const fixedIds: Record<string, string> = DEMO_EXAM_IDS;
+    const exam: Exam = {
+      id: this.id('exam', createdAt, key && fixedIds[key]),
+      organizationId: this.organizationId,
+      courseId: course.row.id,
+      title: `${course.spec.code} ${title}`,
+      maxScore: 100,
+      heldOn: isoDate(heldOn),
+      createdAt,
+      updatedAt: createdAt,
+    };
+    if (key) this.examKeys.set(exam.id, key);
+    return exam;
+  }
+
+  // --- enrollments and their payments ---
+
+  /** The first student's records, which the fixed ids name: the same every time. */
+  private story(student: Student): void {
+    const math = this.courseByKey('math101');
+    const latin = this.courseByKey('lat101');
+    const cs = this.courseByKey('cs150');
+    const algebra = this.enroll(student, math, 'active', math.opens + 20 * DAY + 9 * HOUR, {
+      id: DEMO_ENROLLMENT_IDS.math101Active,
+      notes: null,
+    });
+    const latinI = this.enroll(student, latin, 'completed', latin.opens + 30 * DAY + 14 * HOUR, {
+      id: DEMO_ENROLLMENT_IDS.lat101Completed,
+      notes: 'Scholarship: 20% of the tuition refunded',
+    });
+    const programming = this.enroll(student, cs, 'pending', this.now - 3 * DAY, {
+      id: DEMO_ENROLLMENT_IDS.cs150Pending,
+      notes: null,
+    });
+    if (algebra) {
+      this.tuition(algebra, math, { status: 'succeeded' }, DEMO_PAYMENT_IDS.math101Succeeded);
+    }
+    if (latinI) {
+      const refund = {
+        amount: Math.round(latin.spec.fee / 5),
+        notBefore: latinI.createdAt.getTime() + 40 * DAY,
+      };
+      this.tuition(
+        latinI,
+        latin,
+        { status: 'succeeded', refund },
+        DEMO_PAYMENT_IDS.lat101PartlyRefunded,
+      );
+    }
+    if (programming) {
+      this.tuition(programming, cs, { status: 'pending' }, DEMO_PAYMENT_IDS.cs150Pending);
+    }
+  }
+
+  /** A few courses, picked by demand among those open while the student was at the school. */
+  private enrollStudent(student: Student): void {
+    const joined = student.createdAt.getTime() + HOUR;
+    // Graduates only took courses that have ended.
+    let open = this.courses.filter(
+      (c) =>
+        Math.max(joined, c.opens) < c.closes &&
+        (student.status !== 'graduated' || this.hasEnded(c)),
+    );
+    const load = Number(this.draw.weighted(COURSE_LOADS));
+    for (let n = 0; n < load && open.length > 0; n++) {
+      const course = this.pickByDemand(open);
+      open = open.filter((c) => c !== course);
+      const from = Math.max(joined, course.opens);
+      const createdAt = from + this.draw.random() * Math.min(30 * DAY, course.closes - from);
+      const status = this.enrollmentStatus(student, course);
+      const enrollment = this.enroll(student, course, status, createdAt);
+      if (!enrollment) continue;
+      this.payForEnrollment(course, enrollment);
+      const ended = enrollment.droppedAt ?? enrollment.cancelledAt;
+      // Some students come back to a course they dropped or cancelled: the earlier enrollment is
+      // no longer live, so a new one is allowed.
+      if (ended && !this.hasEnded(course) && student.status === 'active') {
+        if (this.draw.chance(0.2)) {
+          const again = this.enroll(
+            student,
+            course,
+            course.spec.term === 'current' ? 'active' : 'pending',
+            ended.getTime() + this.draw.int(1, 20) * DAY,
+          );
+          if (again) this.payForEnrollment(course, again);
+        }
+      }
+    }
+  }
+
+  private enrollmentStatus(student: Student, course: CourseInfo): EnrollmentStatus {
+    const status = this.hasEnded(course)
+      ? this.draw.weighted(ENDED_STATUSES)
+      : course.spec.term === 'current'
+        ? this.draw.weighted(CURRENT_STATUSES)
+        : this.draw.weighted(UPCOMING_STATUSES);
+    // Students who left the school hold no seats.
+    if (student.status !== 'active') {
+      if (status === 'active') return 'dropped';
+      if (status === 'pending') return 'cancelled';
+    }
+    return status;
+  }
+
+  /**
+   * An enrollment with the timestamps of the states it went through, or undefined when the rules
+   * refuse it: a live one needs a free seat and no other live enrollment of the student there.
+   */
+  private enroll(
+    student: Student,
+    course: CourseInfo,
+    status: EnrollmentStatus,
+    createdAtMs: number,
+    fixed: { id?: string; notes?: string | null } = {},
+  ): Enrollment | undefined {
+    const createdAt = this.at(Math.max(createdAtMs, student.createdAt.getTime() + HOUR));
+    const pair = `${student.id}:${course.row.id}`;
+    const live = (LIVE_ENROLLMENT_STATUSES as readonly string[]).includes(status);
+    if (live) {
+      const taken = this.seatsTaken.get(course.row.id) ?? 0;
+      if (
+        this.livePairs.has(pair) ||
+        (course.row.capacity !== null && taken >= course.row.capacity)
+      )
+        return undefined;
+      this.seatsTaken.set(course.row.id, taken + 1);
+      this.livePairs.add(pair);
+    }
+    const created = createdAt.getTime();
+    const wasActive =
+      status === 'active' ||
+      status === 'completed' ||
+      (status === 'dropped' && this.draw.chance(0.7));
+    const activatedAt = wasActive ? this.after(created, HOUR, 3 * DAY) : null;
+    const completedAt =
+      status === 'completed' ? this.after(Math.max(course.end, created), DAY, 5 * DAY) : null;
+    const droppedAt =
+      status === 'dropped' ? this.after((activatedAt ?? createdAt).getTime(), DAY, 45 * DAY) : null;
+    const cancelledAt = status === 'cancelled' ? this.after(created, HOUR, 10 * DAY) : null;
+    const enrollment: Enrollment = {
+      id: this.id('enrollment', createdAt, fixed.id),
+      organizationId: this.organizationId,
+      studentId: student.id,
+      courseId: course.row.id,
+      status,
+      notes:
+        fixed.notes !== undefined
+          ? fixed.notes
+          : this.draw.chance(0.05)
+            ? this.draw.pick(ENROLLMENT_NOTES)
+            : null,
+      activatedAt,
+      completedAt,
+      droppedAt,
+      cancelledAt,
+      createdAt,
+      updatedAt: latest(createdAt, activatedAt, completedAt, droppedAt, cancelledAt),
+    };
+    this.enrollments.push(enrollment);
+    course.enrollments.push(enrollment);
+    return enrollment;
+  }
+
+  /** What was paid for an enrollment: mostly one succeeded tuition payment. */
+  private payForEnrollment(course: CourseInfo, enrollment: Enrollment): void {
+    const fee = course.spec.fee;
+    const pay = (outcome: PaymentOutcome, after = enrollment.createdAt) =>
+      this.tuition(enrollment, course, outcome, undefined, after);
+    switch (enrollment.status) {
+      case 'active':
+      case 'completed': {
+        const roll = this.draw.random();
+        if (roll < 0.05 && enrollment.status === 'active') {
+          pay(
+            { status: 'pending' },
+            this.at(Math.max(enrollment.createdAt.getTime(), this.now - 10 * DAY)),
+          );
+        } else if (roll < 0.11) {
+          const failed = pay({ status: 'failed' });
+          if (this.draw.chance(0.8)) {
+            pay({ status: 'succeeded' }, this.after(failed.updatedAt.getTime(), HOUR, 5 * DAY));
+          }
+        } else if (roll < 0.13) {
+          // No tuition: covered by a grant paid outside the platform.
+        } else if (roll < 0.16) {
+          // A sibling discount, refunded after the fact.
+          pay({
+            status: 'succeeded',
+            refund: {
+              amount: Math.round(fee * 0.1),
+              notBefore: enrollment.createdAt.getTime() + 14 * DAY,
+            },
+          });
+        } else {
+          pay({ status: 'succeeded' });
+        }
+        break;
+      }
+      case 'pending':
+        if (this.draw.chance(0.5)) pay({ status: 'pending' });
+        break;
+      case 'dropped':
+        if (enrollment.activatedAt) {
+          // Refunded in full when dropped early, otherwise half.
+          const early =
+            enrollment.droppedAt!.getTime() - enrollment.activatedAt.getTime() < 14 * DAY;
+          pay({
+            status: 'succeeded',
+            refund: {
+              amount: early ? fee : Math.round(fee / 2),
+              notBefore: enrollment.droppedAt!.getTime(),
+            },
+          });
+        }
+        break;
+      case 'cancelled':
+        if (this.draw.chance(0.25)) {
+          pay({
+            status: 'succeeded',
+            refund: { amount: fee, notBefore: enrollment.cancelledAt!.getTime() },
+          });
+        }
+        break;
+    }
+  }
+
+  /** Fees that belong to no enrollment. */
+  private otherFees(student: Student): void {
+    for (const fee of OTHER_FEES) {
+      if (!this.draw.chance(fee.share)) continue;
+      const at = this.after(student.createdAt.getTime(), HOUR, 60 * DAY);
+      const outcome: PaymentOutcome = this.draw.chance(0.9)
+        ? { status: 'succeeded' }
+        : { status: 'pending' };
+      this.payment(student.id, null, fee.amount, fee.description, at, outcome);
+    }
+  }
+
+  /** The course's tuition for an enrollment. */
+  private tuition(
+    enrollment: Enrollment,
+    course: CourseInfo,
+    outcome: PaymentOutcome,
+    fixedId?: string,
+    after = enrollment.createdAt,
+  ): Payment {
+    const { code, title, fee } = course.spec;
+    const description = `Tuition ${code} ${title}`;
+    return this.payment(
+      enrollment.studentId,
+      enrollment,
+      fee,
+      description,
+      after,
+      outcome,
+      fixedId,
+    );
+  }
+
+  /** A payment created a little after `after`, as it stands after `outcome`. */
+  private payment(
+    studentId: string,
+    enrollment: Enrollment | null,
+    amount: number,
+    description: string,
+    after: Date,
+    outcome: PaymentOutcome,
+    fixedId?: string,
+  ): Payment {
+    const createdAt = this.after(after.getTime(), 10 * 60_000, DAY);
+    const settled = this.after(createdAt.getTime(), 60_000, 2 * DAY);
+    const refundedAt =
+      outcome.status === 'succeeded' && outcome.refund
+        ? this.after(Math.max(outcome.refund.notBefore, settled.getTime()), DAY, 10 * DAY)
+        : null;
+    const payment: Payment = {
+      id: this.id('payment', createdAt, fixedId),
+      organizationId: this.organizationId,
+      studentId,
+      enrollmentId: enrollment?.id ?? null,
+      amount,
+      currency: 'EUR',
+      status: refundedAt ? 'refunded' : outcome.status,
+      amountRefunded: outcome.status === 'succeeded' && outcome.refund ? outcome.refund.amount : 0,
+      description,
+      externalReference:
+        outcome.status === 'pending'
+          ? null
+          : `PSP-${String(this.draw.int(0, 999_999_999)).padStart(9, '0')}`,
+      failureReason: outcome.status === 'failed' ? this.draw.pick(FAILURE_REASONS) : null,
+      succeededAt: outcome.status === 'succeeded' ? settled : null,
+      failedAt: outcome.status === 'failed' ? settled : null,
+      refundedAt,
+      createdAt,
+      updatedAt: outcome.status === 'pending' ? createdAt : (refundedAt ?? settled),
+    };
+    this.payments.push(payment);
+    return payment;
+  }
+
+  // --- exam results ---
+
+  /**
+   * Results of a held exam for the students whose enrollment in its course was active by then and
+   * still is, or completed. Published a week or two after the exam; recent ones are drafts.
+   */
+  private grade(course: CourseInfo, exam: Exam): void {
+    const heldOn = Date.parse(`${exam.heldOn}T00:00:00Z`);
+    if (heldOn > this.today) return;
+    const story = this.storyResults(exam);
+    const graded = new Set<string>();
+    for (const enrollment of course.enrollments) {
+      if (enrollment.status !== 'active' && enrollment.status !== 'completed') continue;
+      if (!enrollment.activatedAt || enrollment.activatedAt.getTime() >= heldOn + DAY) continue;
+      if (graded.has(enrollment.studentId)) continue;
+      const fixed = story.get(enrollment.studentId);
+      // A few students miss the exam.
+      if (!fixed && this.draw.chance(0.06)) continue;
+      graded.add(enrollment.studentId);
+      const createdAt = this.after(heldOn + 12 * HOUR, DAY, 5 * DAY);
+      const publishOn = heldOn + 7 * DAY + this.draw.random() * 7 * DAY;
+      const published = fixed ? fixed.published : publishOn < this.now;
+      const publishedAt = published ? this.at(Math.max(publishOn, createdAt.getTime())) : null;
+      const score = this.score(enrollment.studentId, exam.maxScore);
+      this.results.push({
+        id: this.id('exam_result', createdAt, fixed?.id),
+        organizationId: this.organizationId,
+        examId: exam.id,
+        studentId: enrollment.studentId,
+        score,
+        grade: letterGrade(score / exam.maxScore),
+        status: published ? 'published' : 'draft',
+        publishedAt,
+        createdAt,
+        updatedAt: publishedAt ?? createdAt,
+      });
+    }
+  }
+
+  /** The first student's documented results, by student id. */
+  private storyResults(exam: Exam): Map<string, { id?: string; published: boolean }> {
+    const student = this.students[0];
+    const story = new Map<string, { id?: string; published: boolean }>();
+    const key = this.examKeys.get(exam.id);
+    if (!student) return story;
+    if (key === 'math101Midterm')
+      story.set(student.id, { id: DEMO_EXAM_RESULT_IDS.math101MidtermDraft, published: false });
+    if (key === 'lat101Final')
+      story.set(student.id, { id: DEMO_EXAM_RESULT_IDS.lat101FinalPublished, published: true });
+    return story;
+  }
+
+  /** Around the student's usual level, in half points. */
+  private score(studentId: string, maxScore: number): number {
+    let ability = this.ability.get(studentId);
+    if (ability === undefined) {
+      ability = this.draw.normal(0.72, 0.12);
+      this.ability.set(studentId, ability);
+    }
+    const share = Math.min(1, Math.max(0.05, this.draw.normal(ability, 0.08)));
+    return Math.round(share * maxScore * 2) / 2;
+  }
+
+  // --- helpers ---
+
+  private hasEnded(course: CourseInfo): boolean {
+    return course.end < this.today;
+  }
+
+  private courseByKey(key: keyof typeof DEMO_COURSE_IDS): CourseInfo {
+    return this.courses.find((c) => c.spec.key === key)!;
+  }
+
+  private pickByDemand(courses: readonly CourseInfo[]): CourseInfo {
+    let roll = this.draw.random() * courses.reduce((sum, c) => sum + c.spec.demand, 0);
+    for (const course of courses) {
+      roll -= course.spec.demand;
+      if (roll < 0) return course;
+    }
+    return courses[courses.length - 1]!;
+  }
+
+  /** A public id whose time part is the record's creation time (fixed ids only when asked). */
+  private id(kind: IdKind, createdAt: Date, fixed?: string): string {
+    return (this.fixedIds && fixed) || demoId(kind, createdAt.getTime());
+  }
+
+  /** A moment, but never after `now`. */
+  private at(ms: number): Date {
+    return new Date(Math.floor(Math.min(ms, this.now)));
+  }
+
+  /** A random moment between `min` and `max` after `ms`, but never after `now`. */
+  private after(ms: number, min: number, max: number): Date {
+    return this.at(ms + min + this.draw.random() * (max - min));
+  }
+}
+
+function isoDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function latest(...dates: (Date | null)[]): Date {
+  return new Date(Math.max(...dates.filter((d): d is Date => d !== null).map((d) => d.getTime())));
+}
+
+/** A–F with + and −, from the share of the maximum score. */
+export function letterGrade(share: number): string {
+  const percent = Math.round(share * 100);
+  if (percent < 60) return 'F';
+  const letter = percent >= 90 ? 'A' : percent >= 80 ? 'B' : percent >= 70 ? 'C' : 'D';
+  const within = percent >= 90 ? percent - 90 : percent % 10;
+  return `${letter}${within >= 7 && letter !== 'A' ? '+' : within < 3 ? '-' : ''}`;
+}
