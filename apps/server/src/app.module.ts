@@ -12,6 +12,8 @@ import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { OrganizationsModule } from './organizations/organizations.module';
 import { OrganizationThrottlerGuard } from './rate-limit/organization-throttler.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -45,6 +47,7 @@ export class AppModule {
         EnrollmentsModule,
         PaymentsModule,
         ExamsModule,
+        IdempotencyModule,
         SeedModule,
         HealthModule,
         DocsModule,
@@ -56,6 +59,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: ScopeGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         { provide: APP_INTERCEPTOR, useClass: LinkHeaderInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

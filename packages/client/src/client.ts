@@ -50,6 +50,11 @@ export interface ClientOptions {
   apiPrefix?: (typeof API_PREFIXES)[number];
   /** How the SDK waits between retries; tests pass a fake to run fast. Default `setTimeout`, cut short by an abort. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Send a generated `Idempotency-Key` with every POST that has none, so POSTs are retried on
+   * 5xx and network errors without being applied twice. Default true.
+   */
+  idempotencyKeys?: boolean;
 }
 
 // --- types derived from the router -------------------------------------------------------
@@ -277,6 +282,7 @@ function resolveConfig(options: ClientOptions) {
     // Never called as a method of another object: browsers throw "Illegal invocation" then.
     fetch: (input: RequestInfo | URL, init?: RequestInit) => fetchImpl(input, init),
     sleep: options.sleep ?? defaultSleep,
+    idempotencyKeys: options.idempotencyKeys ?? true,
   };
 }
 

@@ -16,6 +16,7 @@ import {
 import {
   createClientFor,
   PlatformApiError,
+  PlatformConflictError,
   PlatformConnectionError,
   PlatformNotFoundError,
   PlatformRateLimitError,
@@ -24,6 +25,7 @@ import {
   VERSION,
   type ClientOptions,
 } from './index';
+import { newIdempotencyKey } from './http-client';
 
 interface Thing {
   id: string;
@@ -57,6 +59,13 @@ const testContract = c.router({
       path: '/v1/things',
       body: c.type<{ name: string }>(),
       responses: { 201: c.type<Thing>() },
+      metadata: { scope: 'students:write' } as const,
+    },
+    update: {
+      method: 'PATCH',
+      path: '/v1/things/:id',
+      body: c.type<{ name: string }>(),
+      responses: { 200: c.type<Thing>() },
       metadata: { scope: 'students:write' } as const,
     },
   },
@@ -305,14 +314,15 @@ describe('createClientFor', () => {
       expect(server.requests).toHaveLength(3);
     });
 
-    it('does not retry a POST without an Idempotency-Key', async () => {
+    it('does not retry a POST without an Idempotency-Key (idempotencyKeys: false)', async () => {
       const server = await serve(failThenSucceed(unavailable));
       const { waits, sleep } = recordingSleep();
 
       await expect(
-        sdk(server, { sleep }).things.create({ body: { name: 'Globe' } }),
+        sdk(server, { sleep, idempotencyKeys: false }).things.create({ body: { name: 'Globe' } }),
       ).rejects.toBeInstanceOf(PlatformServerError);
       expect(server.requests).toHaveLength(1);
+      expect(server.requests[0]!.headers['idempotency-key']).toBeUndefined();
       expect(waits).toEqual([]);
     });
 
@@ -353,6 +363,128 @@ describe('createClientFor', () => {
     });
   });
 
+  describe('idempotency keys', () => {
+    const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+    it('gives every POST its own generated Idempotency-Key', async () => {
+      const server = await serve(failThenSucceed());
+
+      await sdk(server).things.create({ body: { name: 'Globe' } });
+      await sdk(server).things.create({ body: { name: 'Globe' } });
+
+      const [first, second] = server.requests.map((r) => r.headers['idempotency-key']);
+      expect(first).toMatch(UUID);
+      expect(second).toMatch(UUID);
+      expect(second).not.toBe(first);
+    });
+
+    it('retries a POST after a 503 with the same generated key and body', async () => {
+      const server = await serve(failThenSucceed(unavailable, unavailable));
+      const { sleep } = recordingSleep();
+
+      await expect(
+        sdk(server, { sleep }).things.create({ body: { name: 'Globe' } }),
+      ).resolves.toEqual(thing);
+
+      expect(server.requests).toHaveLength(3);
+      const keys = new Set(server.requests.map((r) => r.headers['idempotency-key']));
+      expect(keys.size).toBe(1);
+      expect([...keys][0]).toMatch(UUID);
+      expect(server.requests.map((r) => r.body)).toEqual(Array(3).fill('{"name":"Globe"}'));
+    });
+
+    it('retries a POST whose connection dropped with the same generated key', async () => {
+      const server = await serve(failThenSucceed(dropConnection));
+      const { sleep } = recordingSleep();
+
+      await expect(
+        sdk(server, { sleep }).things.create({ body: { name: 'Globe' } }),
+      ).resolves.toEqual(thing);
+
+      expect(server.requests).toHaveLength(2);
+      expect(server.requests[1]!.headers['idempotency-key']).toBe(
+        server.requests[0]!.headers['idempotency-key'],
+      );
+    });
+
+    it('keeps a key the caller chose, in any letter case, instead of generating one', async () => {
+      const server = await serve(failThenSucceed());
+
+      await sdk(server, { headers: { 'IDEMPOTENCY-KEY': 'from-options' } }).things.create({
+        body: { name: 'Globe' },
+      });
+      await sdk(server).things.create({
+        body: { name: 'Globe' },
+        extraHeaders: { 'idempotency-key': 'from-call' },
+      });
+
+      expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual([
+        'from-options',
+        'from-call',
+      ]);
+    });
+
+    it('sends no key with a GET or a PATCH, and does not retry the PATCH', async () => {
+      const server = await serve((req, res, index) =>
+        index === 1 ? unavailable(req, res, index) : sendJson(res, 200, thing),
+      );
+      const { sleep } = recordingSleep();
+
+      await sdk(server, { sleep }).things.get({ params: { id: 'thg_1' } });
+      await expect(
+        sdk(server, { sleep }).things.update({ params: { id: 'thg_1' }, body: { name: 'Atlas' } }),
+      ).rejects.toBeInstanceOf(PlatformServerError);
+
+      expect(server.requests.map((r) => [r.method, r.headers['idempotency-key']])).toEqual([
+        ['GET', undefined],
+        ['PATCH', undefined],
+      ]);
+    });
+
+    it('waits out a 409 with Retry-After (an earlier attempt still running), then gets the response', async () => {
+      const server = await serve(
+        failThenSucceed((_req, res) => sendProblem(res, 409, 'conflict', { 'retry-after': '1' })),
+      );
+      const { waits, sleep } = recordingSleep();
+
+      await expect(
+        sdk(server, { sleep }).things.create({ body: { name: 'Globe' } }),
+      ).resolves.toEqual(thing);
+      expect(waits).toEqual([1000]);
+      expect(server.requests[1]!.headers['idempotency-key']).toBe(
+        server.requests[0]!.headers['idempotency-key'],
+      );
+    });
+
+    it('makes version 4 UUIDs from getRandomValues where randomUUID is missing (plain-http pages)', () => {
+      const real = globalThis.crypto;
+      const use = (value: unknown) =>
+        Object.defineProperty(globalThis, 'crypto', { value, configurable: true, writable: true });
+      try {
+        use({ getRandomValues: (a: Uint8Array) => real.getRandomValues(a) });
+        const keys = [newIdempotencyKey(), newIdempotencyKey()];
+        expect(keys[0]).toMatch(UUID);
+        expect(keys[1]).toMatch(UUID);
+        expect(keys[1]).not.toBe(keys[0]);
+
+        use(undefined);
+        expect(newIdempotencyKey()).toBeUndefined();
+      } finally {
+        use(real);
+      }
+    });
+
+    it('does not retry any other 409', async () => {
+      const server = await serve(failThenSucceed((_req, res) => sendProblem(res, 409, 'conflict')));
+      const { sleep } = recordingSleep();
+
+      await expect(
+        sdk(server, { sleep }).things.create({ body: { name: 'Globe' } }),
+      ).rejects.toBeInstanceOf(PlatformConflictError);
+      expect(server.requests).toHaveLength(1);
+    });
+  });
+
   describe('client errors', () => {
     it('does not retry a 404 and throws PlatformNotFoundError', async () => {
       const server = await serve((_req, res) => sendProblem(res, 404, 'not_found'));
@@ -379,11 +511,11 @@ describe('createClientFor', () => {
       expect(server.requests).toHaveLength(2);
     });
 
-    it('throws PlatformConnectionError for a POST whose connection dropped, without retrying', async () => {
+    it('throws PlatformConnectionError for a POST without a key whose connection dropped, without retrying', async () => {
       const server = await serve(failThenSucceed(dropConnection));
       const { sleep } = recordingSleep();
 
-      const error = await sdk(server, { sleep })
+      const error = await sdk(server, { sleep, idempotencyKeys: false })
         .things.create({ body: { name: 'Globe' } })
         .catch((e: unknown) => e);
 

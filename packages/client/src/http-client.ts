@@ -25,6 +25,11 @@ export interface HttpClientConfig {
   fetch: typeof fetch;
   /** Should reject when `signal` aborts; one that ignores it only delays the abort. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Give every POST a generated `Idempotency-Key` (unless it has one), so that it can be
+   * retried like a GET. Default true.
+   */
+  idempotencyKeys?: boolean;
 }
 
 export interface HttpRequest {
@@ -46,6 +51,22 @@ export interface HttpResponse {
 
 /** Methods a repeated request cannot change the outcome of (RFC 9110 §9.2.2). */
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+/**
+ * A random (version 4) UUID for an `Idempotency-Key`. `crypto.randomUUID` exists in Node 20+
+ * and in browsers on secure origins; `getRandomValues` also on plain-http pages. Undefined only
+ * where there is no Web Crypto at all, and then the POST goes out without a key (not retried).
+ */
+export function newIdempotencyKey(): string | undefined {
+  const webCrypto = (globalThis as { crypto?: Partial<Crypto> }).crypto;
+  if (typeof webCrypto?.randomUUID === 'function') return webCrypto.randomUUID();
+  if (typeof webCrypto?.getRandomValues !== 'function') return undefined;
+  const bytes = webCrypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** `setTimeout` that an abort cuts short, so a long `Retry-After` does not outlive the caller's interest. */
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -70,8 +91,19 @@ export class HttpClient {
   async request(request: HttpRequest): Promise<HttpResponse> {
     const method = request.method.toUpperCase();
     const headers = this.headersFor(request.headers);
+    // One key per call, made before the first attempt: every retry below sends these same
+    // headers, so the server recognises the repeat and answers it without doing the work twice.
+    if (
+      method === 'POST' &&
+      this.config.idempotencyKeys !== false &&
+      headers['idempotency-key'] === undefined
+    ) {
+      const key = newIdempotencyKey();
+      if (key !== undefined) headers['idempotency-key'] = key;
+    }
+    const keyed = headers['idempotency-key'] !== undefined;
     // A POST or PATCH is only safe to repeat when the server can recognise the repeat.
-    const retriable = IDEMPOTENT_METHODS.has(method) || headers['idempotency-key'] !== undefined;
+    const retriable = IDEMPOTENT_METHODS.has(method) || keyed;
 
     for (let attempt = 0; ; attempt++) {
       let response: HttpResponse;
@@ -86,7 +118,7 @@ export class HttpClient {
       if (response.status >= 200 && response.status < 300) return response;
 
       const error = PlatformApiError.from(response);
-      const delay = this.retryDelay(response, retriable, attempt);
+      const delay = this.retryDelay(response, retriable, keyed, attempt);
       if (delay === undefined || attempt >= this.config.maxRetries) throw error;
       await this.wait(delay, request.signal);
     }
@@ -156,11 +188,17 @@ export class HttpClient {
   private retryDelay(
     response: HttpResponse,
     retriable: boolean,
+    keyed: boolean,
     attempt: number,
   ): number | undefined {
     const { status } = response;
-    // 429 means the request was not processed at all, so even a POST may be repeated.
-    const transient = status === 429 || (retriable && (status === 408 || status >= 500));
+    // 429 means the request was not processed at all, so even a POST may be repeated. A 409
+    // with Retry-After to a keyed request means an earlier attempt with the same key (one
+    // that timed out here, say) is still running: wait and the repeat gets its response.
+    const transient =
+      status === 429 ||
+      (retriable && (status === 408 || status >= 500)) ||
+      (status === 409 && keyed && response.headers.has('retry-after'));
     if (!transient) return undefined;
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
     if (retryAfter === undefined) return this.backoff(attempt);

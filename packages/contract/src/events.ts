@@ -51,7 +51,7 @@ function eventSchema<const T extends EventType>(type: T) {
     type: z.literal(type),
     timestamp: timestampSchema.describe('When the change happened.'),
     api_version: z.literal(API_VERSION),
-    data: EVENT_CATALOG[type] as (typeof EVENT_CATALOG)[T],
+    data: EVENT_CATALOG[type],
   });
 }
 

@@ -1,7 +1,18 @@
 import { generateOpenApi } from '@ts-rest/open-api';
 import { contract } from './contract';
 import { operationMetadata } from './operation';
+import { IDEMPOTENCY_KEY_HEADER } from './resource';
 import { ALL_SCOPES } from './scopes';
+
+/** Every POST accepts it; the server replays the first response for 24 h (see README). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header' as const,
+  required: false,
+  description:
+    'Makes a POST safe to retry: the same key with the same body within 24 h returns the first response again (with `Idempotent-Replayed: true`) without doing the work twice; the same key with another body is 409. The SDK sends one on every POST.',
+  schema: { type: 'string' as const, minLength: 1, maxLength: 255 },
+};
 
 /** The OpenAPI 3 document of the contract; `pnpm --filter @platform/contract openapi` writes it. */
 export function generateOpenApiDocument(version: string) {
@@ -31,6 +42,9 @@ export function generateOpenApiDocument(version: string) {
         const scope = operationMetadata(route)?.scope;
         return {
           ...op,
+          ...(route.method === 'POST' && {
+            parameters: [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER],
+          }),
           ...(scope && { security: [{ bearer: [scope] }], 'x-required-scope': scope }),
         };
       },

@@ -6,6 +6,9 @@ import { Enrollment } from '../enrollments/enrollment.entity';
 import { EventRecord } from '../events/event.entity';
 import { ExamResult } from '../exams/exam-result.entity';
 import { Exam } from '../exams/exam.entity';
+import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
+import { IdempotencyKeys1763900000001 as PostgresIdempotencyKeys } from '../idempotency/migrations/postgres/1763900000001-idempotency-keys';
+import { IdempotencyKeys1763900000001 as SqliteIdempotencyKeys } from '../idempotency/migrations/sqlite/1763900000001-idempotency-keys';
 import { Organization } from '../organizations/organization.entity';
 import { Payment } from '../payments/payment.entity';
 import { Student } from '../students/student.entity';
@@ -24,6 +27,7 @@ export const ENTITIES = [
   Exam,
   ExamResult,
   EventRecord,
+  IdempotencyKey,
 ];
 
 /** One definition for the app, the CLI and the tests. The schema comes from migrations only. */
@@ -41,7 +45,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ...common,
         type: 'better-sqlite3',
         database: db.path,
-        migrations: [SqliteInitial, SqliteDomain],
+        migrations: [SqliteInitial, SqliteDomain, SqliteIdempotencyKeys],
         enableWAL: true,
         statementCacheSize: 200,
         prepareDatabase: (connection: { pragma(source: string): unknown }) => {
@@ -56,7 +60,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ...common,
         type: 'postgres',
         url: db.url,
-        migrations: [PostgresInitial, PostgresDomain],
+        migrations: [PostgresInitial, PostgresDomain, PostgresIdempotencyKeys],
         extra: { max: 10 },
       };
   }

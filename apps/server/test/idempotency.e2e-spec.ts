@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto';
+import { requestFingerprint } from '../src/idempotency/fingerprint';
+import { IdempotencyKey } from '../src/idempotency/idempotency-key.entity';
+import { type ApiResponse, call, startServer, type TestServer } from './support/server';
+
+/**
+ * `Idempotency-Key` on POST, over HTTP, with `POST /v1/students` as the write: the same key
+ * and body replay the first response, a different body is a 409, and a failed attempt leaves
+ * the key free for a corrected retry.
+ */
+describe('Idempotency-Key on POST', () => {
+  let server: TestServer;
+  let orgId: string;
+  let token: string;
+  let otherOrgToken: string;
+
+  beforeAll(async () => {
+    server = await startServer();
+    orgId = (await server.createOrganization()).id;
+    ({ token } = await server.createToken(orgId, ['students:read', 'students:write']));
+    const otherOrg = await server.createOrganization({ name: 'Other School' });
+    ({ token: otherOrgToken } = await server.createToken(otherOrg.id, [
+      'students:read',
+      'students:write',
+    ]));
+  });
+  afterAll(() => server.close());
+
+  let seq = 0;
+  /** A valid new-student body with a student number no other test uses. */
+  const newStudent = (overrides: Record<string, unknown> = {}) => ({
+    student_number: `IDEM-${++seq}`,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    ...overrides,
+  });
+
+  function post(
+    body: unknown,
+    options: { key?: string; token?: string; path?: string; raw?: string } = {},
+  ): Promise<ApiResponse> {
+    return call(server, options.path ?? '/v1/students', {
+      method: 'POST',
+      token: options.token ?? token,
+      headers: {
+        'Content-Type': 'application/json',
+        ...(options.key !== undefined && { 'Idempotency-Key': options.key }),
+      },
+      body: options.raw ?? JSON.stringify(body),
+    });
+  }
+
+  /** How many students of the caller's organization have this student number. */
+  async function countByNumber(studentNumber: string, t = token): Promise<number> {
+    const res = await call(server, `/v1/students?q=${encodeURIComponent(studentNumber)}`, {
+      token: t,
+    });
+    expect(res.status).toBe(200);
+    return (res.body.data as { student_number: string }[]).filter(
+      (s) => s.student_number === studentNumber,
+    ).length;
+  }
+
+  it('replays the first response (same status and body, Idempotent-Replayed: true) without creating twice', async () => {
+    const key = randomUUID();
+    const body = newStudent();
+
+    const first = await post(body, { key });
+    const second = await post(body, { key });
+
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(second.body).toEqual(first.body);
+    expect(await countByNumber(body.student_number)).toBe(1);
+  });
+
+  it('treats /api/v1 and /v1, and a body with its keys in another order, as the same request', async () => {
+    const key = randomUUID();
+    const body = newStudent();
+    const first = await post(body, { key });
+
+    const reordered = JSON.stringify({
+      last_name: body.last_name,
+      first_name: body.first_name,
+      student_number: body.student_number,
+    });
+    const again = await post(undefined, { key, path: '/api/v1/students', raw: reordered });
+
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
+  it('answers 409 conflict when the key is reused with a different body', async () => {
+    const key = randomUUID();
+    const body = newStudent();
+    expect((await post(body, { key })).status).toBe(201);
+
+    const other = newStudent();
+    const res = await post(other, { key });
+
+    expect(res.status).toBe(409);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({
+      code: 'conflict',
+      detail: expect.stringMatching(
+        /^Idempotency-Key '.+' was already used with a different request/,
+      ),
+      errors: [{ path: 'header.Idempotency-Key', code: 'idempotency_key_reused' }],
+    });
+    expect(await countByNumber(other.student_number)).toBe(0);
+  });
+
+  it('keeps keys apart per organization', async () => {
+    const key = randomUUID();
+    const body = newStudent();
+
+    const ours = await post(body, { key });
+    const theirs = await post(body, { key, token: otherOrgToken });
+
+    expect(ours.status).toBe(201);
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    expect(theirs.body.id).not.toBe(ours.body.id);
+    expect(await countByNumber(body.student_number, otherOrgToken)).toBe(1);
+  });
+
+  it('changes nothing for a POST without the header', async () => {
+    const a = await post(newStudent());
+    const b = await post(newStudent());
+
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.headers.get('idempotent-replayed')).toBeNull();
+    expect(b.body.id).not.toBe(a.body.id);
+  });
+
+  it('ignores the header on a GET', async () => {
+    const res = await call(server, '/v1/students?per_page=1', {
+      token,
+      headers: { 'Idempotency-Key': 'k'.repeat(300) },
+    });
+
+    expect(res.status).toBe(200);
+    expect(res.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('does the work once for five concurrent requests with one key', async () => {
+    const key = randomUUID();
+    const body = newStudent();
+
+    const responses = await Promise.all(Array.from({ length: 5 }, () => post(body, { key })));
+
+    const original = responses.filter(
+      (r) => r.status === 201 && r.headers.get('idempotent-replayed') === null,
+    );
+    expect(original).toHaveLength(1);
+    for (const res of responses) {
+      if (res.status === 201) {
+        // The original, or a replay of it.
+        expect(res.body).toEqual(original[0]!.body);
+      } else {
+        // Refused by the key (the first request was still running), not by the uniqueness
+        // of student_number: the handler never ran for it.
+        expect(res.status).toBe(409);
+        expect(res.body.errors).toEqual([
+          expect.objectContaining({
+            path: 'header.Idempotency-Key',
+            code: 'idempotency_key_in_progress',
+          }),
+        ]);
+        expect(res.headers.get('retry-after')).toBe('1');
+      }
+    }
+    expect(await countByNumber(body.student_number)).toBe(1);
+
+    // Once the first request has finished, every retry gets its response.
+    const later = await post(body, { key });
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+    expect(later.body).toEqual(original[0]!.body);
+  });
+
+  it('answers 409 while the first request is still running, and takes over once its lease ran out', async () => {
+    const key = randomUUID();
+    const body = newStudent();
+    // The first request, claimed by another server instance that is still working on it.
+    const keys = server.dataSource.getRepository(IdempotencyKey);
+    await keys.insert({
+      organizationId: orgId,
+      key,
+      fingerprint: requestFingerprint('POST', '/v1/students', body),
+      state: 'in_progress',
+      lockToken: randomUUID(),
+      lockedUntil: new Date(Date.now() + 30_000),
+      responseStatus: null,
+      responseBody: null,
+      createdAt: new Date(),
+      completedAt: null,
+    });
+
+    const busy = await post(body, { key });
+    expect(busy.status).toBe(409);
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(busy.body).toMatchObject({
+      code: 'conflict',
+      errors: [{ path: 'header.Idempotency-Key', code: 'idempotency_key_in_progress' }],
+    });
+    expect(await countByNumber(body.student_number)).toBe(0);
+
+    // That instance died: once the lease has run out, a retry does the work.
+    await keys.update({ organizationId: orgId, key }, { lockedUntil: new Date(Date.now() - 1) });
+    const retry = await post(body, { key });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect((await post(body, { key })).headers.get('idempotent-replayed')).toBe('true');
+    expect(await countByNumber(body.student_number)).toBe(1);
+  });
+
+  // The first attempt failed, did nothing, and released the key, so the corrected request
+  // (necessarily a different body) runs under the same key instead of getting a 409.
+  it('lets a corrected retry use the key of an attempt that failed validation', async () => {
+    const key = randomUUID();
+    const body = newStudent();
+
+    const invalid = await post({ ...body, last_name: '' }, { key });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.code).toBe('validation_error');
+
+    const corrected = await post(body, { key });
+    expect(corrected.status).toBe(201);
+    expect(corrected.headers.get('idempotent-replayed')).toBeNull();
+
+    const replay = await post(body, { key });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(corrected.body);
+  });
+
+  it('does not store a 409 from the handler either', async () => {
+    const taken = newStudent();
+    expect((await post(taken)).status).toBe(201);
+    const key = randomUUID();
+
+    const clash = await post({ ...newStudent(), student_number: taken.student_number }, { key });
+    expect(clash.status).toBe(409);
+    expect(clash.body.errors?.[0]?.path).toBe('body.student_number');
+
+    const fixed = newStudent();
+    const res = await post(fixed, { key });
+    expect(res.status).toBe(201);
+    expect(res.body.student_number).toBe(fixed.student_number);
+  });
+
+  it.each([
+    ['longer than 255 characters', 'k'.repeat(256), 'must be at most 255 characters'],
+    ['empty', '', 'must not be empty'],
+  ])('refuses a key that is %s with 400 naming the header', async (_what, key, message) => {
+    const body = newStudent();
+
+    const res = await post(body, { key });
+
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'validation_error',
+      errors: [{ path: 'header.Idempotency-Key', message }],
+    });
+    expect(await countByNumber(body.student_number)).toBe(0);
+  });
+
+  it('accepts a key of exactly 255 characters', async () => {
+    const key = 'k'.repeat(250) + randomUUID().slice(0, 5);
+
+    expect((await post(newStudent(), { key })).status).toBe(201);
+  });
+
+  it('still needs a valid token and the write scope to get a replay', async () => {
+    const key = randomUUID();
+    const body = newStudent();
+    expect((await post(body, { key })).status).toBe(201);
+
+    const anonymous = await call(server, '/v1/students', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
+      body: JSON.stringify(body),
+    });
+    expect(anonymous.status).toBe(401);
+  });
+});
