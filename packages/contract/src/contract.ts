@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { coursesContract } from './courses';
 import { enrollmentsContract } from './enrollments';
+import { eventsContract } from './events';
 import { examResultsContract, examsContract } from './exams';
 import { paymentsContract } from './payments';
 import { studentsContract } from './students';
@@ -16,6 +17,7 @@ export const contract = c.router(
     payments: paymentsContract,
     exams: examsContract,
     examResults: examResultsContract,
+    events: eventsContract,
   },
   { strictStatusCodes: true },
 );

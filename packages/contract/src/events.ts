@@ -3,15 +3,21 @@
  * returns it). Webhook payloads and `GET /v1/events` items are `Event`s, so the SDK can type a
  * received event by narrowing on `type`.
  */
+import { initContract } from '@ts-rest/core';
 import { CourseSchema } from './courses';
 import { EnrollmentSchema } from './enrollments';
 import { ExamResultSchema, ExamSchema } from './exams';
 import { idSchema } from './ids';
+import { filter, listQuery, listResponse } from './list';
+import { operation } from './operation';
 import { PaymentSchema } from './payments';
-import { deletedSchema, timestampSchema } from './resource';
+import { commonErrorResponses } from './problem';
+import { deletedSchema, IdPathParams, readErrorResponses, timestampSchema } from './resource';
 import { StudentSchema } from './students';
 import { API_VERSION } from './version';
 import { z } from './zod-openapi';
+
+const c = initContract();
 
 export const EVENT_CATALOG = {
   'student.created': StudentSchema,
@@ -72,3 +78,32 @@ export const EventSchema = z
 
 export type Event = { [T in EventType]: z.infer<EventSchemaOf<T>> }[EventType];
 export type EventOf<T extends EventType> = Extract<Event, { type: T }>;
+
+/** How long events stay readable through the API (and deliverable for reconciliation). */
+export const EVENT_RETENTION_DAYS = 30;
+
+export const EventListQuerySchema = listQuery({
+  filters: { type: filter.oneOf(EVENT_TYPES) },
+  ranges: {},
+  sort: [],
+});
+
+export const eventsContract = c.router({
+  list: {
+    method: 'GET',
+    path: '/v1/events',
+    summary: 'List events',
+    description: `Every change of the last ${EVENT_RETENTION_DAYS} days, newest first, so you can reconcile what a webhook endpoint missed. Filter by \`type\` (comma-separate several) and \`created_at\` range; \`updated_since\` works as on every collection (events never change after they are written).`,
+    query: EventListQuerySchema,
+    responses: { 200: listResponse(EventSchema, 'EventList'), ...commonErrorResponses },
+    metadata: operation({ scope: 'events:read', list: true }),
+  },
+  retrieve: {
+    method: 'GET',
+    path: '/v1/events/:id',
+    summary: 'Retrieve an event',
+    pathParams: IdPathParams,
+    responses: { 200: EventSchema, ...readErrorResponses },
+    metadata: operation({ scope: 'events:read' }),
+  },
+});
