@@ -9,18 +9,13 @@ import type {
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
+import { deleteOwned } from '../common/delete-owned';
 import { findOwned } from '../common/find-owned';
 import { newId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { applyPatch, pick } from '../common/patch';
-import {
-  alreadyExists,
-  invalidField,
-  isForeignKeyViolation,
-  isUniqueViolation,
-  stillReferenced,
-} from '../common/resource-errors';
+import { alreadyExists, invalidField, isUniqueViolation } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { countLiveEnrollments } from '../enrollments/live-enrollments';
@@ -168,27 +163,15 @@ export class CoursesService {
     );
   }
 
-  async delete(principal: Principal, id: string) {
-    const organizationId = principal.organizationId;
-    try {
-      return await this.transactions.run(async (manager) => {
-        await findOwned(manager, Course, organizationId, id, 'course');
-        await manager.delete(Course, { id, organizationId });
-        const deleted = { id, object: 'course' as const, deleted: true as const };
-        await this.events.record(manager, organizationId, 'course.deleted', deleted);
-        return deleted;
-      });
-    } catch (error) {
-      if (isForeignKeyViolation(error)) {
-        throw stillReferenced(
-          'Course',
-          id,
-          'enrollments or exams',
-          "set its status to 'archived' instead",
-        );
-      }
-      throw error;
-    }
+  delete(principal: Principal, id: string) {
+    return deleteOwned(this.transactions, this.events, {
+      entity: Course,
+      object: 'course',
+      organizationId: principal.organizationId,
+      id,
+      referencedBy: 'enrollments or exams',
+      instead: "set its status to 'archived' instead",
+    });
   }
 
   private async assertCodeFree(

@@ -9,17 +9,14 @@ import type {
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
+import { deleteOwned } from '../common/delete-owned';
 import { findOwned } from '../common/find-owned';
 import { newId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { applyPatch, pick } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
-import {
-  isForeignKeyViolation,
-  stillReferenced,
-  unknownReference,
-} from '../common/resource-errors';
+import { unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { CoursesService } from '../courses/courses.service';
@@ -141,26 +138,14 @@ export class ExamsService {
     });
   }
 
-  async delete(principal: Principal, id: string) {
-    const organizationId = principal.organizationId;
-    try {
-      return await this.transactions.run(async (manager) => {
-        await findOwned(manager, Exam, organizationId, id, 'exam');
-        await manager.delete(Exam, { id, organizationId });
-        const deleted = { id, object: 'exam' as const, deleted: true as const };
-        await this.events.record(manager, organizationId, 'exam.deleted', deleted);
-        return deleted;
-      });
-    } catch (error) {
-      if (isForeignKeyViolation(error)) {
-        throw stillReferenced(
-          'Exam',
-          id,
-          'exam results',
-          'results are part of the record and are kept',
-        );
-      }
-      throw error;
-    }
+  delete(principal: Principal, id: string) {
+    return deleteOwned(this.transactions, this.events, {
+      entity: Exam,
+      object: 'exam',
+      organizationId: principal.organizationId,
+      id,
+      referencedBy: 'exam results',
+      instead: 'results are part of the record and are kept',
+    });
   }
 }

@@ -9,17 +9,12 @@ import type {
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
+import { deleteOwned } from '../common/delete-owned';
 import { newId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { applyPatch, pick } from '../common/patch';
-import {
-  alreadyExists,
-  isForeignKeyViolation,
-  isUniqueViolation,
-  notFound,
-  stillReferenced,
-} from '../common/resource-errors';
+import { alreadyExists, isUniqueViolation, notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { EventsService } from '../events/events.service';
@@ -155,27 +150,15 @@ export class StudentsService {
     );
   }
 
-  async delete(principal: Principal, id: string) {
-    const organizationId = principal.organizationId;
-    try {
-      return await this.transactions.run(async (manager) => {
-        await this.find(manager, organizationId, id);
-        await manager.delete(Student, { id, organizationId });
-        const deleted = { id, object: 'student' as const, deleted: true as const };
-        await this.events.record(manager, organizationId, 'student.deleted', deleted);
-        return deleted;
-      });
-    } catch (error) {
-      if (isForeignKeyViolation(error)) {
-        throw stillReferenced(
-          'Student',
-          id,
-          'enrollments, payments or exam results',
-          "set its status to 'withdrawn' instead",
-        );
-      }
-      throw error;
-    }
+  delete(principal: Principal, id: string) {
+    return deleteOwned(this.transactions, this.events, {
+      entity: Student,
+      object: 'student',
+      organizationId: principal.organizationId,
+      id,
+      referencedBy: 'enrollments, payments or exam results',
+      instead: "set its status to 'withdrawn' instead",
+    });
   }
 
   /** Bulk insert in one transaction (seeding, imports); returns how many rows were written. */
