@@ -27,4 +27,24 @@ export {
   type PlatformErrorCode,
 } from './errors';
 export { VERSION } from './version';
-export type { Problem, ProblemFieldError, Student, ErrorCode } from '@platform/contract';
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  signWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+  type SignWebhookOptions,
+  type VerifyWebhookOptions,
+  type WebhookBody,
+  type WebhookHeaders,
+  type WebhookSignatureHeaders,
+  type WebhookVerificationErrorReason,
+} from './webhooks';
+export type {
+  ErrorCode,
+  Event,
+  EventOf,
+  EventType,
+  Problem,
+  ProblemFieldError,
+  Student,
+} from '@platform/contract';
