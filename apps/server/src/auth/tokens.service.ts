@@ -83,6 +83,20 @@ export class TokensService {
     return record;
   }
 
+  private lookup?: string;
+
+  /** The token + organization lookup, built once: its text never changes. */
+  private lookupSql(): string {
+    if (!this.lookup) {
+      const params = new SqlParams(dialectOf(this.tokens));
+      this.lookup =
+        `SELECT ${selectList(this.tokens, 't')}, o.rate_limit_per_minute AS organization_rate_limit ` +
+        `FROM personal_access_tokens t JOIN organizations o ON o.id = t.organization_id ` +
+        `WHERE t.token_hash = ${params.add(null)}`;
+    }
+    return this.lookup;
+  }
+
   /** Revokes every live token of an organization with this name (used by `pnpm dev`). */
   async revokeByName(organizationId: string, name: string): Promise<void> {
     await this.tokens.update(
@@ -100,13 +114,7 @@ export class TokensService {
     if (!isWellFormedPersonalAccessToken(token)) return { ok: false, reason: 'malformed' };
     const digest = hashToken(token);
     // One statement for token and organization: this runs on every request.
-    const params = new SqlParams(dialectOf(this.tokens));
-    const rows: Record<string, unknown>[] = await this.tokens.query(
-      `SELECT ${selectList(this.tokens, 't')}, o.rate_limit_per_minute AS organization_rate_limit ` +
-        `FROM personal_access_tokens t JOIN organizations o ON o.id = t.organization_id ` +
-        `WHERE t.token_hash = ${params.add(digest)}`,
-      params.values,
-    );
+    const rows: Record<string, unknown>[] = await this.tokens.query(this.lookupSql(), [digest]);
     const row = rows[0];
     const record = row && hydrate(this.tokens, row);
     if (!record || !timingSafeEqual(Buffer.from(record.tokenHash), Buffer.from(digest))) {

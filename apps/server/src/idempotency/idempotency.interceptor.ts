@@ -8,7 +8,7 @@ import {
 import type { Response } from 'express';
 import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
 import { contractRouteOf } from '../auth/route-metadata';
-import { asPlatformRequest } from '../common/http-context';
+import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import { requestFingerprint } from './fingerprint';
 import {
   type IdempotencyClaim,
@@ -33,17 +33,30 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   constructor(private readonly idempotency: IdempotencyService) {}
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+  intercept(
+    context: ExecutionContext,
+    next: CallHandler,
+  ): Observable<unknown> | Promise<Observable<unknown>> {
+    // Every request passes through here: keep the common case (not a keyed POST) synchronous.
     if (context.getType() !== 'http') return next.handle();
     const req = asPlatformRequest(context.switchToHttp().getRequest());
     const principal = req.principal;
     if (contractRouteOf(context)?.method !== 'POST' || !principal) return next.handle();
     const key = parseIdempotencyKey(req.headers['idempotency-key']);
     if (key === undefined) return next.handle();
+    return this.keyed(context, next, req, principal.organizationId, key);
+  }
 
+  private async keyed(
+    context: ExecutionContext,
+    next: CallHandler,
+    req: PlatformRequest,
+    organizationId: string,
+    key: string,
+  ): Promise<Observable<unknown>> {
     const res = context.switchToHttp().getResponse<Response>();
     const fingerprint = requestFingerprint(req.method, req.originalUrl ?? req.url, req.body);
-    const outcome = await this.idempotency.begin(principal.organizationId, key, fingerprint);
+    const outcome = await this.idempotency.begin(organizationId, key, fingerprint);
     if (outcome.kind === 'replay') {
       res.status(outcome.status);
       res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');

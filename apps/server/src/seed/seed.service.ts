@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Injectable } from '@nestjs/common';
 import { ALL_SCOPES } from '@platform/contract';
-import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import { TokensService } from '../auth/tokens.service';
+import { insertRows } from '../common/sql';
 import { TransactionRunner } from '../common/transactions';
 import { Course } from '../courses/course.entity';
 import { Enrollment } from '../enrollments/enrollment.entity';
@@ -52,7 +52,6 @@ const NOTHING_CREATED: SeedCounts = {
 };
 
 /** Rows per INSERT: well below the bind-parameter limits of SQLite (32766) and PostgreSQL. */
-const CHUNK = 500;
 
 @Injectable()
 export class SeedService {
@@ -151,12 +150,12 @@ export class SeedService {
     const school = demoSchool(organizationId, students, { now, fixedIds: true });
     await this.transactions.run(async (manager) => {
       // Parents before children, for the foreign keys.
-      await insertInChunks(manager, Student, students);
-      await insertInChunks(manager, Course, school.courses);
-      await insertInChunks(manager, Exam, school.exams);
-      await insertInChunks(manager, Enrollment, school.enrollments);
-      await insertInChunks(manager, Payment, school.payments);
-      await insertInChunks(manager, ExamResult, school.examResults);
+      await insertRows(manager, Student, students);
+      await insertRows(manager, Course, school.courses);
+      await insertRows(manager, Exam, school.exams);
+      await insertRows(manager, Enrollment, school.enrollments);
+      await insertRows(manager, Payment, school.payments);
+      await insertRows(manager, ExamResult, school.examResults);
     });
     return {
       students: students.length,
@@ -166,35 +165,5 @@ export class SeedService {
       exams: school.exams.length,
       exam_results: school.examResults.length,
     };
-  }
-}
-
-/**
- * Multi-row INSERTs of `rows`, CHUNK at a time. The SQL is built from the entity's TypeORM
- * metadata, and values go through the column transformers and the driver's conversions just as
- * with `manager.insert`, which spends several times longer per row on the same statements.
- */
-async function insertInChunks<T extends ObjectLiteral>(
-  manager: EntityManager,
-  entity: EntityTarget<T>,
-  rows: readonly T[],
-): Promise<void> {
-  const { driver } = manager.connection;
-  const metadata = manager.connection.getMetadata(entity);
-  const columns = metadata.columns;
-  const postgres = manager.connection.options.type === 'postgres';
-  const head = `INSERT INTO ${driver.escape(metadata.tableName)} (${columns
-    .map((column) => driver.escape(column.databaseName))
-    .join(', ')}) VALUES `;
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const params: unknown[] = [];
-    const tuples = rows.slice(i, i + CHUNK).map((row) => {
-      const placeholders = columns.map((column) => {
-        params.push(driver.preparePersistentValue(column.getEntityValue(row, true), column));
-        return postgres ? `$${params.length}` : '?';
-      });
-      return `(${placeholders.join(', ')})`;
-    });
-    await manager.query(head + tuples.join(', '), params);
   }
 }

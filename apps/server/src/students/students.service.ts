@@ -15,6 +15,7 @@ import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { applyPatch, pick } from '../common/patch';
 import { alreadyExists, isUniqueViolation, notFound } from '../common/resource-errors';
+import { insertRows } from '../common/sql';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { EventsService } from '../events/events.service';
@@ -163,12 +164,7 @@ export class StudentsService {
 
   /** Bulk insert in one transaction (seeding, imports); returns how many rows were written. */
   async insertMany(rows: Student[]): Promise<number> {
-    const chunk = 500;
-    await this.transactions.run(async (manager) => {
-      for (let i = 0; i < rows.length; i += chunk) {
-        await manager.insert(Student, rows.slice(i, i + chunk));
-      }
-    });
+    await this.transactions.run((manager) => insertRows(manager, Student, rows));
     return rows.length;
   }
 
