@@ -23,6 +23,7 @@ import { CoursesModule } from './courses/courses.module';
 import { EnrollmentsModule } from './enrollments/enrollments.module';
 import { PaymentsModule } from './payments/payments.module';
 import { ExamsModule } from './exams/exams.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -47,6 +48,7 @@ export class AppModule {
         EnrollmentsModule,
         PaymentsModule,
         ExamsModule,
+        WebhooksModule,
         IdempotencyModule,
         SeedModule,
         HealthModule,

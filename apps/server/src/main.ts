@@ -6,6 +6,8 @@ import { runDevBootstrap } from './dev-bootstrap';
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
+  // SIGTERM/SIGINT close the app: the webhook dispatcher finishes its in-flight attempts first.
+  app.enableShutdownHooks();
   await app.listen(config.port, config.host);
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   if (config.devBootstrap) {

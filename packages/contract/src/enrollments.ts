@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
-import { operation } from './operation';
+import { operation, ROUTER_OPTIONS } from './operation';
 import { commonErrorResponses } from './problem';
 import {
   IdPathParams,
@@ -104,48 +104,51 @@ function transitionRoute<const T extends EnrollmentTransition>(transition: T, su
   } as const;
 }
 
-export const enrollmentsContract = c.router({
-  list: {
-    method: 'GET',
-    path: '/v1/enrollments',
-    summary: 'List enrollments',
-    description:
-      'Filters: `student_id`, `course_id`, `status`; ranges on `created_at`, `updated_at`, `activated_at`, `completed_at`.',
-    query: EnrollmentListQuerySchema,
-    responses: { 200: listResponse(EnrollmentSchema, 'EnrollmentList'), ...commonErrorResponses },
-    metadata: operation({ scope: 'enrollments:read', list: true }),
+export const enrollmentsContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/v1/enrollments',
+      summary: 'List enrollments',
+      description:
+        'Filters: `student_id`, `course_id`, `status`; ranges on `created_at`, `updated_at`, `activated_at`, `completed_at`.',
+      query: EnrollmentListQuerySchema,
+      responses: { 200: listResponse(EnrollmentSchema, 'EnrollmentList'), ...commonErrorResponses },
+      metadata: operation({ scope: 'enrollments:read', list: true }),
+    },
+    create: {
+      method: 'POST',
+      path: '/v1/enrollments',
+      summary: 'Enroll a student in a course',
+      description:
+        'Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.',
+      body: EnrollmentCreateSchema,
+      responses: { 201: EnrollmentSchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'enrollments:write' }),
+    },
+    retrieve: {
+      method: 'GET',
+      path: '/v1/enrollments/:id',
+      summary: 'Retrieve an enrollment',
+      pathParams: IdPathParams,
+      responses: { 200: EnrollmentSchema, ...readErrorResponses },
+      metadata: operation({ scope: 'enrollments:read' }),
+    },
+    update: {
+      method: 'PATCH',
+      path: '/v1/enrollments/:id',
+      summary: 'Update an enrollment',
+      description:
+        'Only `notes` can change here; the status changes through the transition operations.',
+      pathParams: IdPathParams,
+      body: EnrollmentUpdateSchema,
+      responses: { 200: EnrollmentSchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'enrollments:write' }),
+    },
+    activate: transitionRoute('activate', 'Activate an enrollment'),
+    complete: transitionRoute('complete', 'Complete an enrollment'),
+    drop: transitionRoute('drop', 'Drop an enrollment'),
+    cancel: transitionRoute('cancel', 'Cancel an enrollment'),
   },
-  create: {
-    method: 'POST',
-    path: '/v1/enrollments',
-    summary: 'Enroll a student in a course',
-    description:
-      'Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.',
-    body: EnrollmentCreateSchema,
-    responses: { 201: EnrollmentSchema, ...writeErrorResponses },
-    metadata: operation({ scope: 'enrollments:write' }),
-  },
-  retrieve: {
-    method: 'GET',
-    path: '/v1/enrollments/:id',
-    summary: 'Retrieve an enrollment',
-    pathParams: IdPathParams,
-    responses: { 200: EnrollmentSchema, ...readErrorResponses },
-    metadata: operation({ scope: 'enrollments:read' }),
-  },
-  update: {
-    method: 'PATCH',
-    path: '/v1/enrollments/:id',
-    summary: 'Update an enrollment',
-    description:
-      'Only `notes` can change here; the status changes through the transition operations.',
-    pathParams: IdPathParams,
-    body: EnrollmentUpdateSchema,
-    responses: { 200: EnrollmentSchema, ...writeErrorResponses },
-    metadata: operation({ scope: 'enrollments:write' }),
-  },
-  activate: transitionRoute('activate', 'Activate an enrollment'),
-  complete: transitionRoute('complete', 'Complete an enrollment'),
-  drop: transitionRoute('drop', 'Drop an enrollment'),
-  cancel: transitionRoute('cancel', 'Cancel an enrollment'),
-});
+  ROUTER_OPTIONS,
+);

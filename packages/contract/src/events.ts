@@ -9,7 +9,7 @@ import { EnrollmentSchema } from './enrollments';
 import { ExamResultSchema, ExamSchema } from './exams';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
-import { operation } from './operation';
+import { operation, ROUTER_OPTIONS } from './operation';
 import { PaymentSchema } from './payments';
 import { commonErrorResponses } from './problem';
 import { deletedSchema, IdPathParams, readErrorResponses, timestampSchema } from './resource';
@@ -88,22 +88,25 @@ export const EventListQuerySchema = listQuery({
   sort: [],
 });
 
-export const eventsContract = c.router({
-  list: {
-    method: 'GET',
-    path: '/v1/events',
-    summary: 'List events',
-    description: `Every change of the last ${EVENT_RETENTION_DAYS} days, newest first, so you can reconcile what a webhook endpoint missed. Filter by \`type\` (comma-separate several) and \`created_at\` range; \`updated_since\` works as on every collection (events never change after they are written).`,
-    query: EventListQuerySchema,
-    responses: { 200: listResponse(EventSchema, 'EventList'), ...commonErrorResponses },
-    metadata: operation({ scope: 'events:read', list: true }),
+export const eventsContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/v1/events',
+      summary: 'List events',
+      description: `Every change of the last ${EVENT_RETENTION_DAYS} days, newest first, so you can reconcile what a webhook endpoint missed. Filter by \`type\` (comma-separate several) and \`created_at\` range; \`updated_since\` works as on every collection (events never change after they are written).`,
+      query: EventListQuerySchema,
+      responses: { 200: listResponse(EventSchema, 'EventList'), ...commonErrorResponses },
+      metadata: operation({ scope: 'events:read', list: true }),
+    },
+    retrieve: {
+      method: 'GET',
+      path: '/v1/events/:id',
+      summary: 'Retrieve an event',
+      pathParams: IdPathParams,
+      responses: { 200: EventSchema, ...readErrorResponses },
+      metadata: operation({ scope: 'events:read' }),
+    },
   },
-  retrieve: {
-    method: 'GET',
-    path: '/v1/events/:id',
-    summary: 'Retrieve an event',
-    pathParams: IdPathParams,
-    responses: { 200: EventSchema, ...readErrorResponses },
-    metadata: operation({ scope: 'events:read' }),
-  },
-});
+  ROUTER_OPTIONS,
+);

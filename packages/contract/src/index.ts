@@ -13,4 +13,5 @@ export * from './problem';
 export * from './resource';
 export * from './scopes';
 export * from './students';
+export * from './webhooks';
 export { API_VERSION, API_PREFIXES } from './version';

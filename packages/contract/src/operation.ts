@@ -20,3 +20,9 @@ export function operationMetadata(route: { metadata?: unknown }): OperationMetad
     ? (metadata as OperationMetadata)
     : undefined;
 }
+
+/**
+ * Options of every resource router: responses must use a status the route declares. Applied per
+ * resource rather than once on the root, so each router's type stays small enough to emit.
+ */
+export const ROUTER_OPTIONS = { strictStatusCodes: true } as const;

@@ -13,6 +13,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 @Injectable()
 export class TransactionRunner {
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly commitListeners: (() => void)[] = [];
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -20,11 +21,34 @@ export class TransactionRunner {
     return this.dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite';
   }
 
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.dialect === 'postgres') return this.dataSource.transaction(work);
-    const result = this.queue.then(() => this.dataSource.transaction(work));
-    this.queue = result.catch(() => undefined);
-    return result;
+  /** `notify: false` keeps commit listeners out of it (the dispatcher's own bookkeeping). */
+  run<T>(
+    work: (manager: EntityManager) => Promise<T>,
+    options: { notify?: boolean } = {},
+  ): Promise<T> {
+    let result: Promise<T>;
+    if (this.dialect === 'postgres') {
+      result = this.dataSource.transaction(work);
+    } else {
+      result = this.queue.then(() => this.dataSource.transaction(work));
+      this.queue = result.catch(() => undefined);
+    }
+    return this.commitListeners.length && options.notify !== false
+      ? result.then((value) => this.committed(value))
+      : result;
+  }
+
+  /**
+   * Calls `listener` after every committed transaction (the webhook dispatcher uses it to pick
+   * up a new outbox event at once rather than on its next poll). Listeners must not throw.
+   */
+  onCommit(listener: () => void): void {
+    this.commitListeners.push(listener);
+  }
+
+  private committed<T>(value: T): T {
+    for (const listener of this.commitListeners) listener();
+    return value;
   }
 
   /**

@@ -13,6 +13,35 @@ const booleanString = z
 
 const positiveInt = z.coerce.number().int().positive();
 
+const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `250ms`, `5s`, `30m`, `2h`, `5d`: the readable way to write the webhook timings. */
+export function parseDuration(value: string): number | undefined {
+  const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(value.trim());
+  return match
+    ? Number(match[1]) * DURATION_UNITS[match[2] as keyof typeof DURATION_UNITS]
+    : undefined;
+}
+
+const durationMessage = 'must be a duration such as 250ms, 5s, 30m, 2h or 5d';
+const duration = z
+  .string()
+  .refine((v) => parseDuration(v) !== undefined, durationMessage)
+  .transform((v) => parseDuration(v) as number);
+
+const durationList = z
+  .string()
+  .refine(
+    (v) => v.split(',').every((part) => parseDuration(part) !== undefined),
+    'must be a comma-separated list of durations such as 5s,5m,30m,2h',
+  )
+  .transform((v) => v.split(',').map((part) => parseDuration(part) as number));
+
+const base64Key = z
+  .string()
+  .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+  .transform((v) => Buffer.from(v, 'base64'));
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -38,6 +67,28 @@ const EnvSchema = z.object({
   TRUST_PROXY: booleanString.default('false'),
   /** `pnpm dev` only: seed an empty database and print a ready-to-use demo token. */
   DEV_BOOTSTRAP: booleanString.default('false'),
+  /**
+   * Encrypts webhook signing secrets at rest (AES-256-GCM): 32 random bytes, base64. Required
+   * with PostgreSQL; with SQLite, unset means a key file beside the database, made on first use.
+   */
+  WEBHOOK_SECRETS_KEY: base64Key.optional(),
+  /** Allow http:// and loopback/private webhook URLs: local development and tests only. */
+  WEBHOOK_ALLOW_PRIVATE_URLS: booleanString.default('false'),
+  /** Delays between a failed attempt and the next; after the last, the delivery is failed. */
+  WEBHOOK_RETRY_SCHEDULE: durationList.default('5s,5m,30m,2h,5h,10h,10h'),
+  /** An attempt without a complete 2xx response within this time has failed. */
+  WEBHOOK_TIMEOUT: duration.default('15s'),
+  /** An endpoint whose attempts have all failed for this long is disabled. */
+  WEBHOOK_DISABLE_AFTER: duration.default('5d'),
+  /** Attempts in flight at once in this process, and at most per endpoint. */
+  WEBHOOK_CONCURRENCY: positiveInt.default(64),
+  WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.default(8),
+  /** How often the dispatcher looks for due work it was not told about (retries, other writers). */
+  WEBHOOK_POLL_INTERVAL: duration.default('1s'),
+  /** On shutdown, how long in-flight attempts may take to finish. */
+  WEBHOOK_SHUTDOWN_GRACE: duration.default('10s'),
+  /** Run the webhook dispatcher in this process. */
+  WEBHOOK_DISPATCHER: booleanString.default('true'),
 });
 
 export type RawEnv = z.input<typeof EnvSchema>;
@@ -56,6 +107,20 @@ export interface AppConfig {
   rateLimit: { defaultPerMinute: number; anonymousPerMinute: number; windowMs: number };
   trustProxy: boolean;
   devBootstrap: boolean;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  secretsKey?: Buffer;
+  allowPrivateUrls: boolean;
+  retryScheduleMs: number[];
+  timeoutMs: number;
+  disableAfterMs: number;
+  concurrency: number;
+  endpointConcurrency: number;
+  pollIntervalMs: number;
+  shutdownGraceMs: number;
+  dispatcher: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -96,5 +161,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     trustProxy: e.TRUST_PROXY,
     devBootstrap: e.DEV_BOOTSTRAP,
+    webhooks: {
+      ...(e.WEBHOOK_SECRETS_KEY && { secretsKey: e.WEBHOOK_SECRETS_KEY }),
+      allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
+      retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: e.WEBHOOK_TIMEOUT,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL,
+      shutdownGraceMs: e.WEBHOOK_SHUTDOWN_GRACE,
+      dispatcher: e.WEBHOOK_DISPATCHER,
+    },
   };
 }

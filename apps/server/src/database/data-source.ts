@@ -12,6 +12,13 @@ import { IdempotencyKeys1763900000001 as SqliteIdempotencyKeys } from '../idempo
 import { Organization } from '../organizations/organization.entity';
 import { Payment } from '../payments/payment.entity';
 import { Student } from '../students/student.entity';
+import {
+  PostgresWebhooks1764000000000 as PostgresWebhooks,
+  SqliteWebhooks1764000000000 as SqliteWebhooks,
+} from '../webhooks/migrations/1764000000000-webhooks';
+import { WebhookAttemptRecord } from '../webhooks/webhook-attempt.entity';
+import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
+import { WebhookMessageRecord } from '../webhooks/webhook-message.entity';
 import { Initial1763800000000 as PostgresInitial } from './migrations/postgres/1763800000000-initial';
 import { Domain1763900000000 as PostgresDomain } from './migrations/postgres/1763900000000-domain';
 import { Initial1763800000000 as SqliteInitial } from './migrations/sqlite/1763800000000-initial';
@@ -28,6 +35,9 @@ export const ENTITIES = [
   ExamResult,
   EventRecord,
   IdempotencyKey,
+  WebhookEndpointRecord,
+  WebhookMessageRecord,
+  WebhookAttemptRecord,
 ];
 
 /** One definition for the app, the CLI and the tests. The schema comes from migrations only. */
@@ -45,7 +55,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ...common,
         type: 'better-sqlite3',
         database: db.path,
-        migrations: [SqliteInitial, SqliteDomain, SqliteIdempotencyKeys],
+        migrations: [SqliteInitial, SqliteDomain, SqliteIdempotencyKeys, SqliteWebhooks],
         enableWAL: true,
         statementCacheSize: 200,
         prepareDatabase: (connection: { pragma(source: string): unknown }) => {
@@ -60,7 +70,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ...common,
         type: 'postgres',
         url: db.url,
-        migrations: [PostgresInitial, PostgresDomain, PostgresIdempotencyKeys],
+        migrations: [PostgresInitial, PostgresDomain, PostgresIdempotencyKeys, PostgresWebhooks],
         extra: { max: 10 },
       };
   }

@@ -23,4 +23,8 @@ export class EventRecord {
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
+
+  /** Not yet fanned out to webhook endpoints; the dispatcher clears it in the same transaction. */
+  @Column({ name: 'fanout_pending', type: 'boolean', default: false })
+  fanoutPending: boolean;
 }

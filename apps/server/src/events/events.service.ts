@@ -82,6 +82,7 @@ export class EventsService {
       apiVersion: API_VERSION,
       data: JSON.stringify(data),
       createdAt: at,
+      fanoutPending: type !== 'ping',
     };
     await manager.insert(EventRecord, event);
     return event;

@@ -107,6 +107,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     LOG_LEVEL: 'silent',
     PORT: '0',
     DATABASE_URL: database.databaseUrl,
+    // A fresh key per server, as each test database is fresh (PostgreSQL requires one).
+    WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
     ...options.env,
   });
   const app = await createApp(

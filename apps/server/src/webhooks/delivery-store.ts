@@ -1,0 +1,378 @@
+import type { EventType } from '@platform/contract';
+import type { EntityManager } from 'typeorm';
+import { newId } from '../common/ids';
+import { type Dialect, insertRows, SqlParams } from '../common/sql';
+import type { AttemptResult } from './sender';
+import { WebhookAttemptRecord } from './webhook-attempt.entity';
+import { WebhookMessageRecord } from './webhook-message.entity';
+
+/** A message leased for one attempt, with everything needed to send it. */
+export interface ClaimedMessage {
+  id: string;
+  endpointId: string;
+  url: string;
+  sealedSecret: string;
+  sealedPreviousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  eventId: string;
+  eventType: EventType;
+  eventCreatedAt: Date;
+  eventData: string;
+}
+
+/** One finished attempt, waiting to be written. */
+export interface CompletedAttempt {
+  messageId: string;
+  endpointId: string;
+  attemptedAt: Date;
+  result: AttemptResult;
+}
+
+export interface DeliveryPolicy {
+  retryScheduleMs: readonly number[];
+  disableAfterMs: number;
+  /** How long a claimed message stays leased: the attempt's timeout plus a margin. */
+  leaseMs: number;
+}
+
+/** Endpoints the dispatcher disabled while recording, for its log. */
+export interface Disabled {
+  endpointId: string;
+  reason: 'gone' | 'failing';
+}
+
+const FANOUT_BATCH = 500;
+/** Retry-After is honoured up to a day; beyond that the schedule decides. */
+const MAX_RETRY_AFTER_MS = 86_400_000;
+
+function isSuccess(result: AttemptResult): boolean {
+  return result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+}
+
+/** ±10 %, so endpoints that failed together are not retried in lockstep. */
+function withJitter(ms: number): number {
+  return Math.round(ms * (0.9 + Math.random() * 0.2));
+}
+
+/**
+ * The dispatcher's SQL. Every statement is fixed text so both drivers cache it; on PostgreSQL
+ * the reads that pick work lock with SKIP LOCKED, so several instances never take the same row.
+ */
+export class DeliveryStore {
+  constructor(
+    private readonly dialect: Dialect,
+    private readonly policy: DeliveryPolicy,
+  ) {}
+
+  private get yes(): string {
+    return this.dialect === 'postgres' ? 'TRUE' : '1';
+  }
+
+  private get no(): string {
+    return this.dialect === 'postgres' ? 'FALSE' : '0';
+  }
+
+  private skipLocked(of?: string): string {
+    return this.dialect === 'postgres' ? ` FOR UPDATE${of ? ` OF ${of}` : ''} SKIP LOCKED` : '';
+  }
+
+  /** Dates as the driver stores them (SQLite: UTC text that sorts; PostgreSQL: timestamptz). */
+  private date(manager: EntityManager, value: Date): unknown {
+    const column = manager.connection
+      .getMetadata(WebhookMessageRecord)
+      .findColumnWithPropertyName('nextAttemptAt');
+    return manager.connection.driver.preparePersistentValue(value, column!);
+  }
+
+  private readDate(manager: EntityManager, value: unknown): Date {
+    const column = manager.connection
+      .getMetadata(WebhookMessageRecord)
+      .findColumnWithPropertyName('nextAttemptAt');
+    return manager.connection.driver.prepareHydratedValue(value, column!) as Date;
+  }
+
+  /**
+   * Turns up to a batch of committed events into messages, one per enabled endpoint of the
+   * organization that subscribes to the type, and marks them done, in the caller's transaction.
+   * Returns how many events it handled (a full batch means there may be more).
+   */
+  async fanOut(manager: EntityManager, now: Date): Promise<number> {
+    const events: { id: string; organization_id: string; type: EventType }[] = await manager.query(
+      `SELECT id, organization_id, type FROM events WHERE fanout_pending = ${this.yes}
+       ORDER BY created_at, id LIMIT ${FANOUT_BATCH}${this.skipLocked()}`,
+    );
+    if (events.length === 0) return 0;
+    const organizations = [...new Set(events.map((e) => e.organization_id))];
+    const params = new SqlParams(this.dialect);
+    const endpoints: { id: string; organization_id: string; events: string }[] =
+      await manager.query(
+        `SELECT id, organization_id, events FROM webhook_endpoints
+         WHERE enabled = ${this.yes} AND organization_id IN (${organizations.map((o) => params.add(o)).join(', ')})`,
+        params.values,
+      );
+    const byOrganization = new Map<string, { id: string; types: Set<string> }[]>();
+    for (const endpoint of endpoints) {
+      const list = byOrganization.get(endpoint.organization_id) ?? [];
+      list.push({ id: endpoint.id, types: new Set(JSON.parse(endpoint.events) as string[]) });
+      byOrganization.set(endpoint.organization_id, list);
+    }
+    const messages: WebhookMessageRecord[] = [];
+    for (const event of events) {
+      for (const endpoint of byOrganization.get(event.organization_id) ?? []) {
+        if (!endpoint.types.has('*') && !endpoint.types.has(event.type)) continue;
+        messages.push(newMessage(event.organization_id, endpoint.id, event.id, event.type, now));
+      }
+    }
+    if (messages.length > 0) await insertRows(manager, WebhookMessageRecord, messages);
+    const done = new SqlParams(this.dialect);
+    await manager.query(
+      `UPDATE events SET fanout_pending = ${this.no} WHERE id IN (${events.map((e) => done.add(e.id)).join(', ')})`,
+      done.values,
+    );
+    return events.length;
+  }
+
+  /**
+   * Leases due messages of enabled endpoints: at most `limit`, none of `exclude`, and per
+   * endpoint at most `roomFor(endpoint)`. The lease is the message's `next_attempt_at` moved
+   * past the attempt's timeout, so a crash leaves nothing stuck: the lease runs out and the
+   * message is due again. `scanned` tells the caller whether a full window was read.
+   */
+  async claim(
+    manager: EntityManager,
+    now: Date,
+    limit: number,
+    exclude: readonly string[],
+    roomFor: (endpointId: string) => number,
+  ): Promise<{ claimed: ClaimedMessage[]; scanned: number; window: number }> {
+    const window = limit * 2;
+    const params = new SqlParams(this.dialect);
+    const due = params.add(this.date(manager, now));
+    const excluded = exclude.length
+      ? ` AND m.endpoint_id NOT IN (${exclude.map((id) => params.add(id)).join(', ')})`
+      : '';
+    const rows: Record<string, unknown>[] = await manager.query(
+      `SELECT m.id, m.endpoint_id, m.event_id, m.event_type,
+              e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+              ev.data AS event_data, ev.created_at AS event_created_at
+       FROM webhook_messages m
+       JOIN webhook_endpoints e ON e.id = m.endpoint_id
+       JOIN events ev ON ev.id = m.event_id
+       WHERE m.status = 'pending' AND m.next_attempt_at <= ${due} AND e.enabled = ${this.yes}${excluded}
+       ORDER BY m.next_attempt_at LIMIT ${window}${this.skipLocked('m')}`,
+      params.values,
+    );
+    const taken = new Map<string, number>();
+    const claimed: ClaimedMessage[] = [];
+    for (const row of rows) {
+      if (claimed.length >= limit) break;
+      const endpointId = row.endpoint_id as string;
+      const count = taken.get(endpointId) ?? 0;
+      if (count >= roomFor(endpointId)) continue;
+      taken.set(endpointId, count + 1);
+      claimed.push({
+        id: row.id as string,
+        endpointId,
+        url: row.url as string,
+        sealedSecret: row.secret as string,
+        sealedPreviousSecret: (row.previous_secret as string | null) ?? null,
+        previousSecretExpiresAt:
+          row.previous_secret_expires_at == null
+            ? null
+            : this.readDate(manager, row.previous_secret_expires_at),
+        eventId: row.event_id as string,
+        eventType: row.event_type as EventType,
+        eventCreatedAt: this.readDate(manager, row.event_created_at),
+        eventData: row.event_data as string,
+      });
+    }
+    if (claimed.length > 0) {
+      const lease = new SqlParams(this.dialect);
+      const until = lease.add(this.date(manager, new Date(now.getTime() + this.policy.leaseMs)));
+      await manager.query(
+        `UPDATE webhook_messages SET next_attempt_at = ${until}
+         WHERE id IN (${claimed.map((m) => lease.add(m.id)).join(', ')})`,
+        lease.values,
+      );
+    }
+    return { claimed, scanned: rows.length, window };
+  }
+
+  /**
+   * Writes finished attempts and what follows from them: the message's new state and next
+   * attempt, and the endpoint's failure streak, disabling it after a 410 or 5 days of failures.
+   * Returns the endpoints disabled and the earliest retry scheduled.
+   */
+  async record(
+    manager: EntityManager,
+    completed: readonly CompletedAttempt[],
+    now: Date,
+  ): Promise<{ disabled: Disabled[]; nextRetryAt: Date | null }> {
+    if (completed.length === 0) return { disabled: [], nextRetryAt: null };
+    const params = new SqlParams(this.dialect);
+    const ids = [...new Set(completed.map((c) => c.messageId))];
+    // Locks the rows (PostgreSQL), so a concurrent delete of the endpoint waits for us; a
+    // message already deleted with its endpoint is skipped.
+    const rows: { id: string; attempt_count: number; retries_used: number }[] = await manager.query(
+      `SELECT id, attempt_count, retries_used FROM webhook_messages
+         WHERE id IN (${ids.map((id) => params.add(id)).join(', ')})${this.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
+      params.values,
+    );
+    const state = new Map(
+      rows.map((r) => [
+        r.id,
+        { attempts: Number(r.attempt_count), retriesUsed: Number(r.retries_used) },
+      ]),
+    );
+    const attempts: WebhookAttemptRecord[] = [];
+    const updates = new Map<
+      string,
+      { status: string; attempts: number; retriesUsed: number; next: Date | null }
+    >();
+    const succeeded = new Set<string>();
+    const failed = new Set<string>();
+    const gone = new Set<string>();
+    let nextRetryAt: Date | null = null;
+    const schedule = this.policy.retryScheduleMs;
+
+    for (const { messageId, endpointId, attemptedAt, result } of completed) {
+      const current = state.get(messageId);
+      if (!current) continue;
+      current.attempts += 1;
+      attempts.push({
+        messageId,
+        number: current.attempts,
+        attemptedAt,
+        statusCode: result.statusCode,
+        latencyMs: result.latencyMs,
+        responseBody: result.responseBody,
+        error: result.error,
+      });
+      if (isSuccess(result)) {
+        succeeded.add(endpointId);
+        updates.set(messageId, {
+          status: 'succeeded',
+          attempts: current.attempts,
+          retriesUsed: current.retriesUsed,
+          next: null,
+        });
+        continue;
+      }
+      failed.add(endpointId);
+      if (result.statusCode === 410) gone.add(endpointId);
+      if (current.retriesUsed < schedule.length) {
+        let delay = withJitter(schedule[current.retriesUsed]!);
+        if (result.retryAfterMs !== null) {
+          delay = Math.max(delay, Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS));
+        }
+        current.retriesUsed += 1;
+        const next = new Date(now.getTime() + delay);
+        if (!nextRetryAt || next < nextRetryAt) nextRetryAt = next;
+        updates.set(messageId, {
+          status: 'pending',
+          attempts: current.attempts,
+          retriesUsed: current.retriesUsed,
+          next,
+        });
+      } else {
+        updates.set(messageId, {
+          status: 'failed',
+          attempts: current.attempts,
+          retriesUsed: current.retriesUsed,
+          next: null,
+        });
+      }
+    }
+
+    if (attempts.length > 0) await insertRows(manager, WebhookAttemptRecord, attempts);
+    const updatedAt = this.date(manager, now);
+    for (const [id, u] of updates) {
+      const p = new SqlParams(this.dialect);
+      await manager.query(
+        `UPDATE webhook_messages SET status = ${p.add(u.status)}, attempt_count = ${p.add(u.attempts)},
+           retries_used = ${p.add(u.retriesUsed)}, next_attempt_at = ${p.add(u.next && this.date(manager, u.next))},
+           updated_at = ${p.add(updatedAt)}
+         WHERE id = ${p.add(id)}`,
+        p.values,
+      );
+    }
+    return {
+      disabled: await this.updateEndpoints(manager, succeeded, failed, gone, now),
+      nextRetryAt,
+    };
+  }
+
+  /** The failure streak of each endpoint touched, and the disabling it may lead to. */
+  private async updateEndpoints(
+    manager: EntityManager,
+    succeeded: Set<string>,
+    failed: Set<string>,
+    gone: Set<string>,
+    now: Date,
+  ): Promise<Disabled[]> {
+    const stamp = this.date(manager, now);
+    const inList = (p: SqlParams, ids: Iterable<string>) =>
+      [...ids].map((id) => p.add(id)).join(', ');
+    if (succeeded.size > 0) {
+      const p = new SqlParams(this.dialect);
+      await manager.query(
+        `UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (${inList(p, succeeded)}) AND failing_since IS NOT NULL`,
+        p.values,
+      );
+    }
+    // An endpoint that also succeeded in this batch is not failing everything.
+    const failing = [...failed].filter((id) => !succeeded.has(id));
+    const disabled: Disabled[] = [];
+    if (failing.length > 0) {
+      const p = new SqlParams(this.dialect);
+      await manager.query(
+        `UPDATE webhook_endpoints SET failing_since = ${p.add(stamp)} WHERE id IN (${inList(p, failing)}) AND failing_since IS NULL`,
+        p.values,
+      );
+      // Placeholders are positional on SQLite: add them in the order they appear.
+      const q = new SqlParams(this.dialect);
+      const ids = inList(q, failing);
+      const threshold = q.add(
+        this.date(manager, new Date(now.getTime() - this.policy.disableAfterMs)),
+      );
+      const since: { id: string }[] = await manager.query(
+        `SELECT id FROM webhook_endpoints WHERE id IN (${ids}) AND enabled = ${this.yes} AND failing_since <= ${threshold}`,
+        q.values,
+      );
+      for (const { id } of since)
+        if (!gone.has(id)) disabled.push({ endpointId: id, reason: 'failing' });
+    }
+    for (const id of gone) disabled.push({ endpointId: id, reason: 'gone' });
+    for (const { endpointId, reason } of disabled) {
+      const p = new SqlParams(this.dialect);
+      await manager.query(
+        `UPDATE webhook_endpoints SET enabled = ${this.no}, disabled_reason = ${p.add(reason)}, updated_at = ${p.add(stamp)}
+         WHERE id = ${p.add(endpointId)} AND enabled = ${this.yes}`,
+        p.values,
+      );
+    }
+    return disabled;
+  }
+}
+
+export function newMessage(
+  organizationId: string,
+  endpointId: string,
+  eventId: string,
+  eventType: EventType,
+  now: Date,
+): WebhookMessageRecord {
+  return {
+    id: newId('webhook_message', now.getTime()),
+    organizationId,
+    endpointId,
+    eventId,
+    eventType,
+    status: 'pending',
+    attemptCount: 0,
+    retriesUsed: 0,
+    nextAttemptAt: now,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

@@ -1,0 +1,273 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { API_VERSION } from '@platform/contract';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig, WebhookConfig } from '../config/env';
+import { TransactionRunner } from '../common/transactions';
+import { type ClaimedMessage, type CompletedAttempt, DeliveryStore } from './delivery-store';
+import { SecretBox } from './secret-box';
+import { WebhookSender } from './sender';
+import { Signer } from './signing';
+
+export const USER_AGENT = 'PlatformWebhooks/1.0 (+https://platform.example/docs/webhooks)';
+
+/** Margin on top of the attempt timeout before a claimed message's lease runs out. */
+const LEASE_MARGIN_MS = 2000;
+
+/**
+ * The embedded webhook dispatcher: all delivery state lives in the database, and this loop moves
+ * it forward. One "tick" is one transaction that writes finished attempts, fans new outbox
+ * events out into messages, and leases the next due messages; the POSTs then run outside any
+ * transaction. A tick runs when a transaction commits (so a new event leaves within
+ * milliseconds), when an attempt finishes, when a scheduled retry falls due, and on a slow poll
+ * that catches work written by other processes.
+ *
+ * Concurrency is bounded in this process globally and per endpoint; an endpoint at its limit is
+ * skipped while claiming, so a slow endpoint holds at most its own share of the slots.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private readonly config: WebhookConfig;
+  private readonly store: DeliveryStore;
+  private readonly sender: WebhookSender;
+  private readonly signer = new Signer();
+
+  private running = false;
+  private rerun = false;
+  private scheduled = false;
+  private accepting = false;
+  private completed: CompletedAttempt[] = [];
+  private readonly inFlight = new Map<string, number>();
+  private inFlightTotal = 0;
+  private readonly sends = new Set<Promise<void>>();
+  private poll: NodeJS.Timeout | undefined;
+  private wake: { at: number; timer: NodeJS.Timeout } | undefined;
+  private idle: Promise<void> = Promise.resolve();
+
+  constructor(
+    @Inject(APP_CONFIG) appConfig: AppConfig,
+    private readonly transactions: TransactionRunner,
+    private readonly secrets: SecretBox,
+  ) {
+    this.config = appConfig.webhooks;
+    this.store = new DeliveryStore(transactions.dialect, {
+      retryScheduleMs: this.config.retryScheduleMs,
+      disableAfterMs: this.config.disableAfterMs,
+      leaseMs: this.config.timeoutMs + LEASE_MARGIN_MS,
+    });
+    this.sender = new WebhookSender(
+      { allowPrivate: this.config.allowPrivateUrls },
+      this.config.timeoutMs,
+      this.config.endpointConcurrency,
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.config.dispatcher) return;
+    this.accepting = true;
+    this.transactions.onCommit(() => this.kick());
+    this.poll = setInterval(() => this.kick(), this.config.pollIntervalMs);
+    this.poll.unref();
+    this.kick();
+  }
+
+  /**
+   * Graceful shutdown: stop taking work, let attempts in flight finish (bounded by
+   * WEBHOOK_SHUTDOWN_GRACE) and write their results. Anything cut off keeps its lease and is
+   * sent again by the next server to run.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (!this.accepting) return;
+    this.accepting = false;
+    clearInterval(this.poll);
+    if (this.wake) clearTimeout(this.wake.timer);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.config.shutdownGraceMs);
+    });
+    const drained = await Promise.race([Promise.all(this.sends).then(() => true), grace]);
+    clearTimeout(timer);
+    if (!drained) {
+      this.logger.warn(
+        `Shutting down with ${this.inFlightTotal} webhook attempt(s) still in flight; they will be retried`,
+      );
+    }
+    await this.idle;
+    await this.flush();
+    this.sender.close();
+  }
+
+  /** Asks for a tick soon; many asks while one runs coalesce into one more. */
+  kick(): void {
+    if (!this.accepting) return;
+    if (this.running) {
+      this.rerun = true;
+      return;
+    }
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.idle = this.tick();
+    });
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      do {
+        this.rerun = false;
+        await this.step();
+      } while (this.rerun && this.accepting);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** One transaction: record, fan out, claim. Then start the claimed attempts. */
+  private async step(): Promise<void> {
+    const completed = this.completed.splice(0);
+    const room = this.config.concurrency - this.inFlightTotal;
+    const saturated = [...this.inFlight]
+      .filter(([, n]) => n >= this.config.endpointConcurrency)
+      .map(([id]) => id);
+    let claimed: ClaimedMessage[] = [];
+    try {
+      const outcome = await this.transactions.run(
+        async (manager) => {
+          const now = new Date();
+          const recorded = await this.store.record(manager, completed, now);
+          const fannedOut = await this.store.fanOut(manager, now);
+          const claim =
+            room > 0
+              ? await this.store.claim(
+                  manager,
+                  now,
+                  room,
+                  saturated,
+                  (id) => this.config.endpointConcurrency - (this.inFlight.get(id) ?? 0),
+                )
+              : { claimed: [], scanned: 0, window: 0 };
+          return { recorded, fannedOut, claim };
+        },
+        { notify: false },
+      );
+      claimed = outcome.claim.claimed;
+      for (const { endpointId, reason } of outcome.recorded.disabled) {
+        this.logger.warn(
+          `Disabled webhook endpoint ${endpointId}: ${reason === 'gone' ? 'it answered 410 Gone' : 'every attempt failed for too long'}`,
+        );
+      }
+      if (outcome.recorded.nextRetryAt) this.wakeAt(outcome.recorded.nextRetryAt.getTime());
+      // More may be waiting: new messages from the fan-out, or a claim that found work.
+      if (outcome.fannedOut > 0 || claimed.length > 0) this.rerun = true;
+    } catch (error) {
+      // Nothing is lost: results go back in the queue, and leases expire on their own.
+      this.completed.unshift(...completed);
+      this.logger.error(`Webhook dispatch step failed: ${(error as Error).message}`);
+      this.wakeAt(Date.now() + 1000);
+      return;
+    }
+    for (const message of claimed) this.start(message);
+  }
+
+  private start(message: ClaimedMessage): void {
+    this.inFlightTotal += 1;
+    this.inFlight.set(message.endpointId, (this.inFlight.get(message.endpointId) ?? 0) + 1);
+    const send = this.attempt(message).finally(() => {
+      this.sends.delete(send);
+      this.inFlightTotal -= 1;
+      const left = (this.inFlight.get(message.endpointId) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(message.endpointId, left);
+      else this.inFlight.delete(message.endpointId);
+      this.kick();
+    });
+    this.sends.add(send);
+  }
+
+  private async attempt(message: ClaimedMessage): Promise<void> {
+    const attemptedAt = new Date();
+    const body = payload(message);
+    const signature = this.signer.sign(
+      this.liveSecrets(message, attemptedAt),
+      message.id,
+      attemptedAt,
+      body,
+    );
+    const result = await this.sender.send({
+      url: message.url,
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': message.id,
+        'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+    });
+    this.completed.push({
+      messageId: message.id,
+      endpointId: message.endpointId,
+      attemptedAt,
+      result,
+    });
+  }
+
+  private liveSecrets(message: ClaimedMessage, now: Date): string[] {
+    const secrets = [this.secrets.open(message.sealedSecret, message.endpointId)];
+    if (
+      message.sealedPreviousSecret &&
+      message.previousSecretExpiresAt &&
+      message.previousSecretExpiresAt > now
+    ) {
+      secrets.push(this.secrets.open(message.sealedPreviousSecret, message.endpointId));
+    }
+    return secrets;
+  }
+
+  /** Writes whatever results are waiting (used on shutdown, when no more ticks run). */
+  private async flush(): Promise<void> {
+    const completed = this.completed.splice(0);
+    if (completed.length === 0) return;
+    try {
+      await this.transactions.run((manager) => this.store.record(manager, completed, new Date()), {
+        notify: false,
+      });
+    } catch (error) {
+      this.logger.error(
+        `Could not record ${completed.length} webhook attempt(s) on shutdown: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** Ticks at `at` (a retry falling due), unless an earlier wake-up is already set. */
+  private wakeAt(at: number): void {
+    if (!this.accepting) return;
+    if (this.wake && this.wake.at <= at) return;
+    if (this.wake) clearTimeout(this.wake.timer);
+    const timer = setTimeout(
+      () => {
+        this.wake = undefined;
+        this.kick();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    timer.unref();
+    this.wake = { at, timer };
+  }
+}
+
+/**
+ * The delivery body: the event exactly as `GET /v1/events/{id}` returns it, compact JSON. The
+ * stored `data` is already compact JSON text, so it is spliced in rather than re-serialised.
+ */
+export function payload(message: ClaimedMessage): string {
+  return `{"id":${JSON.stringify(message.eventId)},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}}`;
+}

@@ -1,0 +1,153 @@
+import http from 'node:http';
+import https from 'node:https';
+import { WEBHOOK_RESPONSE_BODY_LIMIT } from '@platform/contract';
+import { assertLiteralHostAllowed, guardedLookup, type UrlPolicy } from './url-guard';
+
+export interface OutgoingWebhook {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface AttemptResult {
+  /** The response status; null when none arrived (refused, timed out, blocked). */
+  statusCode: number | null;
+  latencyMs: number;
+  /** The first 4 KiB of the response body. */
+  responseBody: string | null;
+  error: string | null;
+  /** From a 429 or 503 `Retry-After`, in milliseconds. */
+  retryAfterMs: number | null;
+}
+
+/** What we read of a response before discarding the rest (it is drained for keep-alive). */
+const MAX_DRAIN_BYTES = 1 << 20;
+
+/**
+ * POSTs webhook deliveries with Node's own HTTP client. No redirect is followed (Node never
+ * does), keep-alive agents reuse connections per endpoint, and every connection resolves its
+ * host through `guardedLookup`, so the socket goes to the address that was checked.
+ */
+export class WebhookSender {
+  private readonly agents: { http: http.Agent; https: https.Agent };
+
+  constructor(
+    private readonly policy: UrlPolicy,
+    private readonly timeoutMs: number,
+    maxSockets: number,
+  ) {
+    const options = { keepAlive: true, maxSockets, lookup: guardedLookup(policy) };
+    this.agents = { http: new http.Agent(options), https: new https.Agent(options) };
+  }
+
+  send(request: OutgoingWebhook): Promise<AttemptResult> {
+    const started = performance.now();
+    let url: URL;
+    try {
+      url = new URL(request.url);
+      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.policy.allowPrivate)) {
+        throw new Error('the URL must use https');
+      }
+      assertLiteralHostAllowed(url, this.policy);
+    } catch (error) {
+      return Promise.resolve(noResponse(describeError(error), 0));
+    }
+    const secure = url.protocol === 'https:';
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (result: AttemptResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const elapsed = () => Math.round(performance.now() - started);
+      const req = (secure ? https : http).request(url, {
+        method: 'POST',
+        agent: secure ? this.agents.https : this.agents.http,
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+      });
+      const timer = setTimeout(() => {
+        req.destroy(new Error(`no complete response within ${this.timeoutMs / 1000} s`));
+      }, this.timeoutMs);
+
+      req.on('error', (error) => finish(noResponse(describeError(error), elapsed())));
+      req.on('response', (res) => {
+        const kept: Buffer[] = [];
+        let keptBytes = 0;
+        let seen = 0;
+        res.on('data', (chunk: Buffer) => {
+          seen += chunk.length;
+          if (keptBytes < WEBHOOK_RESPONSE_BODY_LIMIT) {
+            const part = chunk.subarray(0, WEBHOOK_RESPONSE_BODY_LIMIT - keptBytes);
+            kept.push(part);
+            keptBytes += part.length;
+          }
+          // Nobody needs a webhook response this large; stop reading and drop the connection.
+          if (seen > MAX_DRAIN_BYTES) res.destroy();
+        });
+        const done = () => {
+          const statusCode = res.statusCode ?? null;
+          finish({
+            statusCode,
+            latencyMs: elapsed(),
+            responseBody: keptBytes ? Buffer.concat(kept).toString('utf8') : null,
+            error: null,
+            retryAfterMs:
+              statusCode === 429 || statusCode === 503
+                ? parseRetryAfter(res.headers['retry-after'])
+                : null,
+          });
+        };
+        res.on('end', done);
+        res.on('close', () => {
+          if (res.complete || seen > MAX_DRAIN_BYTES) done();
+          else
+            finish(noResponse('the connection closed before the response was complete', elapsed()));
+        });
+        res.on('error', () => undefined);
+      });
+      req.end(request.body);
+    });
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+}
+
+/** `Retry-After` as seconds or an HTTP date (RFC 9110), in milliseconds from now. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+function noResponse(error: string, latencyMs: number): AttemptResult {
+  return { statusCode: null, latencyMs, responseBody: null, error, retryAfterMs: null };
+}
+
+const ERROR_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the endpoint',
+  ENOTFOUND: 'the host name could not be resolved',
+};
+
+const TLS_ERRORS = new Set([
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** A short, customer-readable reason; never a stack trace. */
+function describeError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException | undefined;
+  const code = e?.code ?? '';
+  if (ERROR_REASONS[code]) return ERROR_REASONS[code];
+  if (TLS_ERRORS.has(code)) return `TLS certificate rejected (${code})`;
+  return e?.message ?? String(error);
+}

@@ -1,0 +1,28 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { timestampColumn } from '../common/timestamp';
+
+@Entity({ name: 'webhook_attempts' })
+export class WebhookAttemptRecord {
+  @PrimaryColumn({ name: 'message_id', type: 'varchar', length: 32 })
+  messageId: string;
+
+  /** 1 for the first attempt of the message, and so on. */
+  @PrimaryColumn({ type: 'integer' })
+  number: number;
+
+  @Column({ name: 'attempted_at', ...timestampColumn })
+  attemptedAt: Date;
+
+  @Column({ name: 'status_code', type: 'integer', nullable: true })
+  statusCode: number | null;
+
+  @Column({ name: 'latency_ms', type: 'integer' })
+  latencyMs: number;
+
+  /** The first 4 KiB of the response body. */
+  @Column({ name: 'response_body', type: 'text', nullable: true })
+  responseBody: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  error: string | null;
+}

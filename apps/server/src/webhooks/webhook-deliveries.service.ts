@@ -1,0 +1,155 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { ListQuery, WebhookDelivery } from '@platform/contract';
+import { type EntityManager, In, type Repository } from 'typeorm';
+import type { Principal } from '../auth/principal';
+import { findOwned } from '../common/find-owned';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
+import { WebhookAttemptRecord } from './webhook-attempt.entity';
+import { WebhookEndpointRecord } from './webhook-endpoint.entity';
+import { endpointDisabled } from './webhook-errors';
+import { WebhookMessageRecord } from './webhook-message.entity';
+
+const DELIVERY_LIST_FIELDS: ListFields = {
+  columns: {
+    endpoint_id: 'endpointId',
+    status: 'status',
+    event_type: 'eventType',
+    created_at: 'createdAt',
+    updated_at: 'updatedAt',
+  },
+};
+
+@Injectable()
+export class WebhookDeliveriesService {
+  private readonly scheduleLength: number;
+
+  constructor(
+    @InjectRepository(WebhookMessageRecord)
+    private readonly messages: Repository<WebhookMessageRecord>,
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly transactions: TransactionRunner,
+  ) {
+    this.scheduleLength = config.webhooks.retryScheduleMs.length;
+  }
+
+  async list(principal: Principal, endpointId: string, query: ListQuery, url: PageUrl) {
+    const manager = this.messages.manager;
+    await findOwned(
+      manager,
+      WebhookEndpointRecord,
+      principal.organizationId,
+      endpointId,
+      'webhook endpoint',
+    );
+    const { rows, total } = await findPage(
+      this.messages,
+      principal.organizationId,
+      {
+        ...query,
+        conditions: [{ field: 'endpoint_id', op: 'in', values: [endpointId] }, ...query.conditions],
+      },
+      DELIVERY_LIST_FIELDS,
+    );
+    return { data: await this.withAttempts(manager, rows), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(principal: Principal, id: string): Promise<WebhookDelivery> {
+    const manager = this.messages.manager;
+    const message = await this.find(manager, principal, id);
+    return (await this.withAttempts(manager, [message]))[0]!;
+  }
+
+  /**
+   * Redelivery: due now, same message id. A pending delivery keeps its place in the retry
+   * schedule; a finished one gets one attempt (its schedule is spent), so a failed redelivery
+   * is `failed` again rather than starting a second week of retries.
+   */
+  async retry(principal: Principal, id: string): Promise<WebhookDelivery> {
+    return this.transactions.run(async (manager) => {
+      await this.transactions.lockForUpdate(
+        manager,
+        'webhook_messages',
+        id,
+        principal.organizationId,
+      );
+      const message = await this.find(manager, principal, id);
+      const endpoint = await manager.findOneByOrFail(WebhookEndpointRecord, {
+        id: message.endpointId,
+      });
+      if (!endpoint.enabled) throw endpointDisabled(endpoint.id);
+      const now = new Date();
+      if (message.status !== 'pending') message.retriesUsed = this.scheduleLength;
+      message.status = 'pending';
+      message.nextAttemptAt = now;
+      message.updatedAt = now;
+      await manager.save(WebhookMessageRecord, message);
+      return (await this.withAttempts(manager, [message]))[0]!;
+    });
+  }
+
+  /** A re-enabled endpoint's pending messages become due now. */
+  async resumePending(manager: EntityManager, endpointId: string, now: Date): Promise<void> {
+    await manager.update(
+      WebhookMessageRecord,
+      { endpointId, status: 'pending' },
+      { nextAttemptAt: now },
+    );
+  }
+
+  toResource(message: WebhookMessageRecord, attempts: WebhookAttemptRecord[]): WebhookDelivery {
+    return {
+      id: message.id,
+      object: 'webhook_delivery',
+      endpoint_id: message.endpointId,
+      event_id: message.eventId,
+      event_type: message.eventType,
+      status: message.status,
+      attempt_count: message.attemptCount,
+      next_attempt_at:
+        message.status === 'pending' && message.nextAttemptAt ? toIso(message.nextAttemptAt) : null,
+      attempts: attempts.map((a) => ({
+        attempted_at: toIso(a.attemptedAt),
+        status_code: a.statusCode,
+        latency_ms: a.latencyMs,
+        response_body: a.responseBody,
+        error: a.error,
+      })),
+      created_at: toIso(message.createdAt),
+      updated_at: toIso(message.updatedAt),
+    };
+  }
+
+  private async withAttempts(
+    manager: EntityManager,
+    messages: WebhookMessageRecord[],
+  ): Promise<WebhookDelivery[]> {
+    if (messages.length === 0) return [];
+    const attempts = await manager.find(WebhookAttemptRecord, {
+      where: { messageId: In(messages.map((m) => m.id)) },
+      order: { messageId: 'ASC', number: 'ASC' },
+    });
+    const byMessage = new Map<string, WebhookAttemptRecord[]>();
+    for (const attempt of attempts) {
+      const list = byMessage.get(attempt.messageId) ?? [];
+      list.push(attempt);
+      byMessage.set(attempt.messageId, list);
+    }
+    return messages.map((m) => this.toResource(m, byMessage.get(m.id) ?? []));
+  }
+
+  private find(manager: EntityManager, principal: Principal, id: string) {
+    return findOwned(
+      manager,
+      WebhookMessageRecord,
+      principal.organizationId,
+      id,
+      'webhook delivery',
+    );
+  }
+}

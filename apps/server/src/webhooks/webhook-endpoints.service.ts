@@ -1,0 +1,244 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import {
+  type ListQuery,
+  MAX_WEBHOOK_ENDPOINTS,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointCreateSchema,
+  type WebhookEndpointUpdateSchema,
+  WEBHOOK_SECRET_OVERLAP_HOURS,
+} from '@platform/contract';
+import type { EntityManager, Repository } from 'typeorm';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { findOwned } from '../common/find-owned';
+import { newId } from '../common/ids';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { ProblemException } from '../common/problem.exception';
+import { invalidField } from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
+import { EventsService } from '../events/events.service';
+import { newMessage } from './delivery-store';
+import { SecretBox } from './secret-box';
+import { newSigningSecret } from './signing';
+import { checkWebhookUrl, type UrlPolicy, WebhookUrlError } from './url-guard';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookEndpointRecord } from './webhook-endpoint.entity';
+import { endpointDisabled } from './webhook-errors';
+import { WebhookMessageRecord } from './webhook-message.entity';
+
+const ENDPOINT_LIST_FIELDS: ListFields = {
+  columns: { enabled: 'enabled', created_at: 'createdAt', updated_at: 'updatedAt' },
+};
+
+export function toEndpointResource(record: WebhookEndpointRecord): WebhookEndpoint {
+  return {
+    id: record.id,
+    object: 'webhook_endpoint',
+    url: record.url,
+    description: record.description,
+    events: record.events as WebhookEndpoint['events'],
+    enabled: record.enabled,
+    disabled_reason: record.enabled ? null : (record.disabledReason ?? 'requested'),
+    created_at: toIso(record.createdAt),
+    updated_at: toIso(record.updatedAt),
+  };
+}
+
+@Injectable()
+export class WebhookEndpointsService {
+  private readonly urlPolicy: UrlPolicy;
+
+  constructor(
+    @InjectRepository(WebhookEndpointRecord)
+    private readonly endpoints: Repository<WebhookEndpointRecord>,
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly transactions: TransactionRunner,
+    private readonly events: EventsService,
+    private readonly secrets: SecretBox,
+    private readonly deliveries: WebhookDeliveriesService,
+  ) {
+    this.urlPolicy = { allowPrivate: config.webhooks.allowPrivateUrls };
+  }
+
+  async list(principal: Principal, query: ListQuery, url: PageUrl) {
+    // `enabled=true|false` arrives as text; the column holds a boolean (1/0 on SQLite).
+    const conditions = query.conditions.map((c) =>
+      c.field === 'enabled' && c.op === 'in'
+        ? { ...c, values: c.values.map((v) => (v === 'true' ? 1 : 0)) }
+        : c,
+    );
+    const { rows, total } = await findPage(
+      this.endpoints,
+      principal.organizationId,
+      { ...query, conditions },
+      ENDPOINT_LIST_FIELDS,
+    );
+    return { data: rows.map(toEndpointResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(principal: Principal, id: string): Promise<WebhookEndpoint> {
+    return toEndpointResource(await this.find(this.endpoints.manager, principal, id));
+  }
+
+  async create(principal: Principal, input: z.output<typeof WebhookEndpointCreateSchema>) {
+    const organizationId = principal.organizationId;
+    const url = await this.checkUrl(input.url);
+    const secret = newSigningSecret();
+    return this.transactions.run(async (manager) => {
+      // Serialises creations per organization on PostgreSQL, so the limit cannot be raced.
+      if (this.transactions.dialect === 'postgres') {
+        await manager.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [
+          organizationId,
+        ]);
+      }
+      const count = await manager.countBy(WebhookEndpointRecord, { organizationId });
+      if (count >= MAX_WEBHOOK_ENDPOINTS) {
+        throw new ProblemException(
+          'conflict',
+          `Your organization already has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints, the most allowed; delete one first`,
+        );
+      }
+      const now = new Date();
+      const id = newId('webhook_endpoint', now.getTime());
+      const record: WebhookEndpointRecord = {
+        id,
+        organizationId,
+        url,
+        description: input.description ?? null,
+        events: input.events,
+        enabled: input.enabled,
+        disabledReason: input.enabled ? null : 'requested',
+        secret: this.secrets.seal(secret, id),
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        failingSince: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await manager.insert(WebhookEndpointRecord, record);
+      return { ...toEndpointResource(record), secret };
+    });
+  }
+
+  async update(
+    principal: Principal,
+    id: string,
+    input: z.output<typeof WebhookEndpointUpdateSchema>,
+  ): Promise<WebhookEndpoint> {
+    const url = input.url === undefined ? undefined : await this.checkUrl(input.url);
+    return this.transactions.run(async (manager) => {
+      await this.transactions.lockForUpdate(
+        manager,
+        'webhook_endpoints',
+        id,
+        principal.organizationId,
+      );
+      const record = await this.find(manager, principal, id);
+      const now = new Date();
+      let changed = false;
+      if (url !== undefined && url !== record.url) {
+        record.url = url;
+        changed = true;
+      }
+      if (input.events !== undefined && !sameList(input.events, record.events)) {
+        record.events = input.events;
+        changed = true;
+      }
+      if (input.description !== undefined && input.description !== record.description) {
+        record.description = input.description;
+        changed = true;
+      }
+      if (input.enabled !== undefined && input.enabled !== record.enabled) {
+        record.enabled = input.enabled;
+        record.disabledReason = input.enabled ? null : 'requested';
+        record.failingSince = null;
+        changed = true;
+        // Re-enabled: what is still pending is due now rather than at its old retry time.
+        if (input.enabled) await this.deliveries.resumePending(manager, record.id, now);
+      }
+      if (!changed) return toEndpointResource(record);
+      record.updatedAt = now;
+      await manager.save(WebhookEndpointRecord, record);
+      return toEndpointResource(record);
+    });
+  }
+
+  async delete(principal: Principal, id: string) {
+    return this.transactions.run(async (manager) => {
+      await this.find(manager, principal, id);
+      // Messages and attempts go with it (ON DELETE CASCADE).
+      await manager.delete(WebhookEndpointRecord, { id, organizationId: principal.organizationId });
+      return { id, object: 'webhook_endpoint' as const, deleted: true as const };
+    });
+  }
+
+  async rotateSecret(principal: Principal, id: string) {
+    const secret = newSigningSecret();
+    return this.transactions.run(async (manager) => {
+      await this.transactions.lockForUpdate(
+        manager,
+        'webhook_endpoints',
+        id,
+        principal.organizationId,
+      );
+      const record = await this.find(manager, principal, id);
+      const now = new Date();
+      record.previousSecret = record.secret;
+      record.previousSecretExpiresAt = new Date(
+        now.getTime() + WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000,
+      );
+      record.secret = this.secrets.seal(secret, record.id);
+      record.updatedAt = now;
+      await manager.save(WebhookEndpointRecord, record);
+      return { ...toEndpointResource(record), secret };
+    });
+  }
+
+  /** Queues a `ping` to this endpoint alone: an event (so it can be looked up) and its message. */
+  async test(principal: Principal, id: string): Promise<WebhookDelivery> {
+    return this.transactions.run(async (manager) => {
+      const record = await this.find(manager, principal, id);
+      if (!record.enabled) throw endpointDisabled(record.id);
+      const now = new Date();
+      const event = await this.events.record(
+        manager,
+        record.organizationId,
+        'ping',
+        { message: `Test event for webhook endpoint ${record.id}` },
+        now,
+      );
+      const message = newMessage(record.organizationId, record.id, event.id, 'ping', now);
+      await manager.insert(WebhookMessageRecord, message);
+      return this.deliveries.toResource(message, []);
+    });
+  }
+
+  private find(manager: EntityManager, principal: Principal, id: string) {
+    return findOwned(
+      manager,
+      WebhookEndpointRecord,
+      principal.organizationId,
+      id,
+      'webhook endpoint',
+    );
+  }
+
+  private async checkUrl(raw: string): Promise<string> {
+    try {
+      return (await checkWebhookUrl(raw, this.urlPolicy)).href;
+    } catch (error) {
+      if (error instanceof WebhookUrlError) throw invalidField('url', error.message);
+      throw error;
+    }
+  }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
+}

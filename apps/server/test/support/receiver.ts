@@ -1,0 +1,82 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  at: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** How the receiver answers one request: a status, optional headers/body, and a delay. */
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  delayMs?: number;
+  /** Never answer (the dispatcher's timeout must end the attempt). */
+  hang?: boolean;
+}
+
+/**
+ * A real webhook receiver on loopback. `reply` decides each answer (default 204); every request
+ * is kept with its exact raw body, so tests verify signatures on what went over the wire.
+ */
+export async function startReceiver(
+  reply: (request: Received, index: number) => Reply = () => ({ status: 204 }),
+) {
+  const received: Received[] = [];
+  const sockets = new Set<import('node:net').Socket>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const request = {
+        at: Date.now(),
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      received.push(request);
+      const answer = reply(request, received.length - 1);
+      if (answer.hang) return;
+      setTimeout(() => {
+        res.writeHead(answer.status, answer.headers);
+        res.end(answer.body);
+      }, answer.delayMs ?? 0);
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    port,
+    received,
+    /** Requests carrying this event type (parsed payloads). */
+    ofType: (type: string) => received.filter((r) => JSON.parse(r.body).type === type),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** Polls `check` until it returns a truthy value, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  { timeoutMs = 10_000, intervalMs = 20, what = 'condition' } = {},
+): Promise<Exclude<T, false | null | undefined>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as Exclude<T, false | null | undefined>;
+    if (Date.now() > deadline)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

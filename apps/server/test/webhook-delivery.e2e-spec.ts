@@ -1,0 +1,331 @@
+import { Webhook } from 'standardwebhooks';
+import { client, startServer, type TestServer } from './support/server';
+import { type Receiver, type Reply, startReceiver, waitFor } from './support/receiver';
+
+const SCHEDULE_MS = 150;
+
+/**
+ * Delivery against real receivers on loopback, on a compressed retry schedule: 3 retries
+ * 150 ms apart, a 600 ms attempt timeout, endpoints disabled after 1.5 s of failures.
+ */
+describe('webhook delivery', () => {
+  let server: TestServer;
+  let api: ReturnType<typeof client>;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    server = await startServer({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: `${SCHEDULE_MS}ms,${SCHEDULE_MS}ms,${SCHEDULE_MS}ms`,
+      WEBHOOK_TIMEOUT: '600ms',
+      WEBHOOK_DISABLE_AFTER: '1500ms',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+      WEBHOOK_POLL_INTERVAL: '100ms',
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+
+  /** A fresh organization (so other tests' endpoints never see its events) with a token. */
+  async function organization() {
+    const org = await server.createOrganization();
+    return client(server, (await server.createToken(org.id, ['all'])).token);
+  }
+
+  async function receiver(reply?: (request: unknown, index: number) => Reply) {
+    const r = await startReceiver(reply);
+    receivers.push(r);
+    return r;
+  }
+
+  async function endpoint(
+    caller: ReturnType<typeof client>,
+    url: string,
+    events: string[] = ['*'],
+  ): Promise<{ id: string; secret: string }> {
+    const res = await caller.post('/v1/webhook_endpoints', { url, events });
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  let studentNumber = 0;
+  function createStudent(caller: ReturnType<typeof client>) {
+    studentNumber += 1;
+    return caller.post('/v1/students', {
+      student_number: `W-${studentNumber}`,
+      first_name: 'Web',
+      last_name: 'Hook',
+    });
+  }
+
+  async function deliveries(caller: ReturnType<typeof client>, endpointId: string, query = '') {
+    const res = await caller.get(`/v1/webhook_endpoints/${endpointId}/deliveries${query}`);
+    expect(res.status).toBe(200);
+    return res.body.data as any[];
+  }
+
+  it('POSTs each committed event, signed with the Standard Webhooks headers the reference library verifies', async () => {
+    api = await organization();
+    const hook = await receiver();
+    const ep = await endpoint(api, hook.url);
+    const student = await createStudent(api);
+
+    const [request] = await waitFor(() => hook.received.length > 0 && hook.received);
+    const wh = new Webhook(ep.secret);
+    const verified = wh.verify(request!.body, request!.headers as Record<string, string>) as any;
+    expect(verified).toMatchObject({
+      object: 'event',
+      type: 'student.created',
+      api_version: 'v1',
+      data: student.body,
+    });
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers['user-agent']).toMatch(/^PlatformWebhooks\//);
+    expect(request!.headers['webhook-id']).toMatch(/^msg_/);
+    expect(
+      Math.abs(Number(request!.headers['webhook-timestamp']) - Date.now() / 1000),
+    ).toBeLessThan(5);
+    // The body is the event exactly as the events API returns it.
+    const event = await api.get(`/v1/events/${verified.id}`);
+    expect(JSON.parse(request!.body)).toEqual(event.body);
+
+    const [delivery] = await waitFor(async () => {
+      const list = await deliveries(api, ep.id);
+      return list[0]?.status === 'succeeded' && list;
+    });
+    expect(delivery).toMatchObject({
+      id: request!.headers['webhook-id'],
+      object: 'webhook_delivery',
+      endpoint_id: ep.id,
+      event_id: verified.id,
+      event_type: 'student.created',
+      status: 'succeeded',
+      attempt_count: 1,
+      next_attempt_at: null,
+      attempts: [{ status_code: 204, response_body: null, error: null }],
+    });
+  });
+
+  it('retries a 500 with the same webhook-id, and keeps every attempt with its status, latency and 4 KiB of body', async () => {
+    const caller = await organization();
+    const big = 'x'.repeat(10_000);
+    const hook = await receiver((_req, i) =>
+      i === 0 ? { status: 500, body: big } : { status: 200, body: 'ok' },
+    );
+    const ep = await endpoint(caller, hook.url);
+    await createStudent(caller);
+
+    await waitFor(() => hook.received.length >= 2, { what: 'the retry' });
+    expect(hook.received[1]!.headers['webhook-id']).toBe(hook.received[0]!.headers['webhook-id']);
+    expect(hook.received[1]!.at - hook.received[0]!.at).toBeGreaterThanOrEqual(SCHEDULE_MS * 0.9);
+    const [delivery] = await waitFor(async () => {
+      const list = await deliveries(caller, ep.id);
+      return list[0]?.status === 'succeeded' && list;
+    });
+    expect(delivery.attempt_count).toBe(2);
+    expect(delivery.attempts).toHaveLength(2);
+    expect(delivery.attempts[0]).toMatchObject({ status_code: 500, error: null });
+    expect(delivery.attempts[0].response_body).toBe('x'.repeat(4096));
+    expect(delivery.attempts[1]).toMatchObject({ status_code: 200, response_body: 'ok' });
+    for (const attempt of delivery.attempts) {
+      expect(attempt.latency_ms).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(attempt.attempted_at)).not.toBeNaN();
+    }
+  });
+
+  it('a response slower than the timeout is a failed attempt; after the last retry the delivery is failed', async () => {
+    const caller = await organization();
+    const hook = await receiver(() => ({ status: 200, hang: true }));
+    const ep = await endpoint(caller, hook.url);
+    await createStudent(caller);
+
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveries(caller, ep.id);
+        return list[0]?.status === 'failed' && list;
+      },
+      { timeoutMs: 15_000, what: 'the delivery to fail' },
+    );
+    expect(delivery.attempt_count).toBe(4);
+    expect(delivery.next_attempt_at).toBeNull();
+    for (const attempt of delivery.attempts) {
+      expect(attempt.status_code).toBeNull();
+      expect(attempt.error).toMatch(/no complete response within 0.6 s/);
+      expect(attempt.latency_ms).toBeGreaterThanOrEqual(590);
+    }
+    expect(await deliveries(caller, ep.id, '?status=failed')).toHaveLength(1);
+    expect(await deliveries(caller, ep.id, '?status=pending,succeeded')).toHaveLength(0);
+  });
+
+  it('a refused connection is a failed attempt that says so', async () => {
+    const caller = await organization();
+    const closed = await receiver();
+    await closed.close();
+    const ep = await endpoint(caller, closed.url);
+    await createStudent(caller);
+    const [delivery] = await waitFor(async () => {
+      const list = await deliveries(caller, ep.id);
+      return list[0]?.attempt_count >= 1 && list;
+    });
+    expect(delivery.attempts[0]).toMatchObject({
+      status_code: null,
+      error: 'connection refused',
+      response_body: null,
+    });
+  });
+
+  it('honours Retry-After on a 429', async () => {
+    const caller = await organization();
+    const hook = await receiver((_req, i) =>
+      i === 0 ? { status: 429, headers: { 'Retry-After': '1' } } : { status: 204 },
+    );
+    await endpoint(caller, hook.url);
+    await createStudent(caller);
+    await waitFor(() => hook.received.length >= 2, { what: 'the retry' });
+    // The schedule says 150 ms; the endpoint asked for a second.
+    expect(hook.received[1]!.at - hook.received[0]!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('a 410 disables the endpoint at once; re-enabled, it gets what is still pending', async () => {
+    const caller = await organization();
+    let gone = true;
+    const hook = await receiver(() => (gone ? { status: 410 } : { status: 204 }));
+    const ep = await endpoint(caller, hook.url);
+    await createStudent(caller);
+
+    const disabled = await waitFor(async () => {
+      const res = await caller.get(`/v1/webhook_endpoints/${ep.id}`);
+      return res.body.enabled === false && res.body;
+    });
+    expect(disabled.disabled_reason).toBe('gone');
+    const before = hook.received.length;
+    expect(before).toBe(1);
+    // Nothing is sent to a disabled endpoint, and the message stays pending for it.
+    await new Promise((r) => setTimeout(r, SCHEDULE_MS * 3));
+    expect(hook.received).toHaveLength(before);
+    expect((await deliveries(caller, ep.id))[0].status).toBe('pending');
+    expect((await caller.post(`/v1/webhook_endpoints/${ep.id}/test`)).status).toBe(409);
+
+    gone = false;
+    const enabled = await caller.patch(`/v1/webhook_endpoints/${ep.id}`, { enabled: true });
+    expect(enabled.body).toMatchObject({ enabled: true, disabled_reason: null });
+    await waitFor(() => hook.received.length > before, { what: 'the pending delivery' });
+    const [delivery] = await waitFor(async () => {
+      const list = await deliveries(caller, ep.id);
+      return list[0]?.status === 'succeeded' && list;
+    });
+    expect(delivery.attempts.map((a: any) => a.status_code)).toEqual([410, 204]);
+  });
+
+  it('an endpoint that fails everything for longer than the limit is disabled', async () => {
+    const caller = await organization();
+    const hook = await receiver(() => ({ status: 503 }));
+    const ep = await endpoint(caller, hook.url);
+    const started = Date.now();
+    const disabled = await waitFor(
+      async () => {
+        await createStudent(caller);
+        const res = await caller.get(`/v1/webhook_endpoints/${ep.id}`);
+        return res.body.enabled === false && res.body;
+      },
+      { timeoutMs: 15_000, intervalMs: 200, what: 'the endpoint to be disabled' },
+    );
+    expect(disabled.disabled_reason).toBe('failing');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+  });
+
+  it('a slow endpoint does not hold up a fast one', async () => {
+    const caller = await organization();
+    const slow = await receiver(() => ({ status: 204, delayMs: 500 }));
+    const fast = await receiver();
+    await endpoint(caller, slow.url);
+    await endpoint(caller, fast.url);
+    const started = Date.now();
+    for (let i = 0; i < 10; i += 1) await createStudent(caller);
+    await waitFor(() => fast.received.length >= 10, { what: 'the fast endpoint' });
+    const fastDone = Date.now() - started;
+    // The slow endpoint, two at a time at 500 ms each, needs 2.5 s for its ten.
+    expect(slow.received.length).toBeLessThan(10);
+    expect(fastDone).toBeLessThan(2000);
+    await waitFor(() => slow.received.length >= 10, { what: 'the slow endpoint' });
+  });
+
+  it('delivers only subscribed types, and only to the organization the event belongs to', async () => {
+    const caller = await organization();
+    const other = await organization();
+    const payments = await receiver();
+    const everything = await receiver();
+    const othersHook = await receiver();
+    await endpoint(caller, payments.url, ['course.created']);
+    await endpoint(caller, everything.url);
+    await endpoint(other, othersHook.url);
+    await createStudent(caller);
+    await caller.post('/v1/courses', { code: 'SUB-1', title: 'Subscriptions' });
+    await waitFor(() => everything.received.length >= 2);
+    await waitFor(() => payments.received.length >= 1);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(payments.received.map((r) => JSON.parse(r.body).type)).toEqual(['course.created']);
+    expect(othersHook.received).toHaveLength(0);
+  });
+
+  it('rotation: two signatures for the overlap, each verifiable with its own secret', async () => {
+    const caller = await organization();
+    const hook = await receiver();
+    const ep = await endpoint(caller, hook.url);
+    const rotated = await caller.post(`/v1/webhook_endpoints/${ep.id}/rotate_secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(ep.secret);
+    await createStudent(caller);
+    const [request] = await waitFor(() => hook.received.length > 0 && hook.received);
+    const signatures = String(request!.headers['webhook-signature']).split(' ');
+    expect(signatures).toHaveLength(2);
+    for (const secret of [ep.secret, rotated.body.secret]) {
+      expect(() =>
+        new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>),
+      ).not.toThrow();
+    }
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(
+        request!.body,
+        request!.headers as Record<string, string>,
+      ),
+    ).toThrow();
+  });
+
+  it('test sends a ping to that endpoint only; retry redelivers with the same webhook-id', async () => {
+    const caller = await organization();
+    const hook = await receiver();
+    const bystander = await receiver();
+    const ep = await endpoint(caller, hook.url);
+    await endpoint(caller, bystander.url);
+
+    const queued = await caller.post(`/v1/webhook_endpoints/${ep.id}/test`);
+    expect(queued.status).toBe(202);
+    expect(queued.body).toMatchObject({ status: 'pending', event_type: 'ping', attempts: [] });
+    const [ping] = await waitFor(() => hook.received.length > 0 && hook.received);
+    expect(JSON.parse(ping!.body)).toMatchObject({
+      type: 'ping',
+      data: { message: expect.any(String) },
+    });
+    expect(ping!.headers['webhook-id']).toBe(queued.body.id);
+
+    await waitFor(
+      async () =>
+        (await caller.get(`/v1/webhook_deliveries/${queued.body.id}`)).body.status === 'succeeded',
+    );
+    const retried = await caller.post(`/v1/webhook_deliveries/${queued.body.id}/retry`);
+    expect(retried.status).toBe(202);
+    expect(retried.body.status).toBe('pending');
+    await waitFor(() => hook.received.length >= 2, { what: 'the redelivery' });
+    expect(hook.received[1]!.headers['webhook-id']).toBe(queued.body.id);
+    const final = await waitFor(async () => {
+      const res = await caller.get(`/v1/webhook_deliveries/${queued.body.id}`);
+      return res.body.attempt_count === 2 && res.body;
+    });
+    expect(final.status).toBe('succeeded');
+    expect(bystander.received).toHaveLength(0);
+  });
+});

@@ -1,0 +1,4 @@
+module.exports = require('@platform/eslint-config').config({
+  tsconfigRootDir: __dirname,
+  envFiles: ['src/config.ts'],
+});

@@ -1,0 +1,50 @@
+/**
+ * `pnpm dev` / `pnpm start`: the inspector on INSPECTOR_HOST:INSPECTOR_PORT, verifying with the
+ * secret(s) in INSPECTOR_SECRET_FILE, re-read on every delivery.
+ */
+import path from 'node:path';
+import { ConfigError, loadConfig, readSecretFile, REPO_ROOT } from './config';
+import { createInspector } from './inspector';
+
+function main(): void {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`Webhook inspector: ${error.message}`);
+    process.exit(1);
+  }
+  const { host, port, secretFile } = config;
+  const { server } = createInspector({ secrets: () => readSecretFile(secretFile) });
+
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    console.error(
+      error.code === 'EADDRINUSE'
+        ? `Webhook inspector: port ${port} on ${host} is in use; set INSPECTOR_PORT to another one.`
+        : `Webhook inspector: ${error.message}`,
+    );
+    process.exit(1);
+  });
+  server.listen(port, host, () => {
+    const address = server.address();
+    const actualPort = typeof address === 'object' && address ? address.port : port;
+    const shownHost = host.includes(':') ? `[${host}]` : host;
+    const shownFile = path.relative(REPO_ROOT, secretFile).startsWith('..')
+      ? secretFile
+      : path.relative(REPO_ROOT, secretFile);
+    console.log(
+      `Webhook inspector on http://${shownHost}:${actualPort} (receives at POST /webhooks)\n` +
+        `  Signing secret(s) read from ${shownFile} on every delivery.`,
+    );
+  });
+
+  const stop = (): void => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main();

@@ -1,0 +1,295 @@
+/**
+ * Webhook endpoints and their deliveries (Standard Webhooks). An endpoint subscribes to event
+ * types; each event it subscribes to becomes one delivery (a `msg_` message, whose id is the
+ * `webhook-id` header on every attempt), retried on a schedule until it succeeds or fails.
+ */
+import { initContract } from '@ts-rest/core';
+import { EVENT_TYPES, type EventType } from './events';
+import { idSchema } from './ids';
+import { filter, listQuery, listResponse } from './list';
+import { operation, ROUTER_OPTIONS } from './operation';
+import { commonErrorResponses } from './problem';
+import {
+  deletedSchema,
+  IdPathParams,
+  readErrorResponses,
+  text,
+  timestampSchema,
+  writeErrorResponses,
+} from './resource';
+import { z } from './zod-openapi';
+
+const c = initContract();
+
+/** Event types an endpoint can subscribe to: every catalogued type but `ping`, which `test` sends. */
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter(
+  (type): type is Exclude<EventType, 'ping'> => type !== 'ping',
+) as [Exclude<EventType, 'ping'>, ...Exclude<EventType, 'ping'>[]];
+
+/** How many endpoints one organization may register. */
+export const MAX_WEBHOOK_ENDPOINTS = 16;
+
+/** How long a rotated-out secret keeps signing beside the new one. */
+export const WEBHOOK_SECRET_OVERLAP_HOURS = 24;
+
+/** Bytes of a receiver's response body kept with each attempt. */
+export const WEBHOOK_RESPONSE_BODY_LIMIT = 4096;
+
+/**
+ * Why an endpoint is disabled: `requested` by you (`enabled: false`), `gone` after it answered
+ * 410, `failing` after every attempt failed for 5 days. Null while enabled.
+ */
+export const WEBHOOK_DISABLED_REASONS = ['requested', 'gone', 'failing'] as const;
+export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
+
+const eventsField = z
+  .array(z.enum(['*', ...SUBSCRIBABLE_EVENT_TYPES]))
+  .min(1, 'must name at least one event type, or "*" for all')
+  .max(SUBSCRIBABLE_EVENT_TYPES.length)
+  .refine((types) => new Set(types).size === types.length, 'must not repeat an event type')
+  .refine(
+    (types) => !types.includes('*') || types.length === 1,
+    '"*" subscribes to every event type and cannot be combined with others',
+  )
+  .describe('Event types to deliver, or `["*"]` for every type (including types added later).');
+
+const urlField = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(2048, 'must be at most 2048 characters')
+  .describe(
+    'Where deliveries are POSTed. Must be `https` and resolve to a public address (checked at registration and at every connection).',
+  );
+
+export const WebhookEndpointSchema = z
+  .object({
+    id: idSchema('webhook_endpoint'),
+    object: z.literal('webhook_endpoint'),
+    url: z.string(),
+    description: z.string().nullable(),
+    events: z.array(z.enum(['*', ...SUBSCRIBABLE_EVENT_TYPES])),
+    enabled: z.boolean(),
+    disabled_reason: z
+      .enum(WEBHOOK_DISABLED_REASONS)
+      .nullable()
+      .describe(
+        '`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days); null while enabled.',
+      ),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .openapi({ title: 'WebhookEndpoint' });
+
+export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
+
+const secretSchema = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/)
+  .describe(
+    'The signing secret (`whsec_` + base64). Shown only here: store it now to verify deliveries.',
+  );
+
+export const WebhookEndpointWithSecretSchema = WebhookEndpointSchema.extend({
+  secret: secretSchema,
+}).openapi({ title: 'WebhookEndpointWithSecret' });
+
+export const WebhookEndpointCreateSchema = z
+  .object({
+    url: urlField,
+    events: eventsField,
+    description: text(500).nullable().optional(),
+    enabled: z.boolean().default(true),
+  })
+  .strict()
+  .openapi({ title: 'WebhookEndpointCreate' });
+
+export const WebhookEndpointUpdateSchema = z
+  .object({
+    url: urlField,
+    events: eventsField,
+    description: text(500).nullable(),
+    enabled: z
+      .boolean()
+      .describe('`true` re-enables a disabled endpoint; its pending deliveries are sent at once.'),
+  })
+  .partial()
+  .strict()
+  .openapi({ title: 'WebhookEndpointUpdate' });
+
+export const WebhookEndpointListQuerySchema = listQuery({
+  filters: { enabled: filter.oneOf(['true', 'false']) },
+  ranges: {},
+  sort: [],
+});
+
+/** `pending` until a 2xx (`succeeded`) or the last scheduled attempt failed (`failed`). */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+export const WebhookAttemptSchema = z
+  .object({
+    attempted_at: timestampSchema,
+    status_code: z
+      .number()
+      .int()
+      .nullable()
+      .describe('The HTTP status the endpoint answered; null when no response arrived.'),
+    latency_ms: z.number().int().describe('From sending the request to the end of the response.'),
+    response_body: z
+      .string()
+      .nullable()
+      .describe(`The first ${WEBHOOK_RESPONSE_BODY_LIMIT} bytes of the response body.`),
+    error: z
+      .string()
+      .nullable()
+      .describe('Why the attempt failed without a response (timeout, refused connection, …).'),
+  })
+  .openapi({ title: 'WebhookAttempt' });
+
+export const WebhookDeliverySchema = z
+  .object({
+    id: idSchema('webhook_message').describe('The `webhook-id` header of every attempt.'),
+    object: z.literal('webhook_delivery'),
+    endpoint_id: idSchema('webhook_endpoint'),
+    event_id: idSchema('event'),
+    event_type: z.enum(EVENT_TYPES),
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES),
+    attempt_count: z.number().int(),
+    next_attempt_at: timestampSchema
+      .nullable()
+      .describe('When the next attempt is due; null once succeeded or failed.'),
+    attempts: z.array(WebhookAttemptSchema).describe('Every attempt, oldest first.'),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .openapi({ title: 'WebhookDelivery' });
+
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+
+export const WebhookDeliveryListQuerySchema = listQuery({
+  filters: {
+    status: filter.oneOf(WEBHOOK_DELIVERY_STATUSES),
+    event_type: filter.oneOf(EVENT_TYPES),
+  },
+  ranges: {},
+  sort: [],
+});
+
+export const webhookEndpointsContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/v1/webhook_endpoints',
+      summary: 'List webhook endpoints',
+      description: 'Filter: `enabled`.',
+      query: WebhookEndpointListQuerySchema,
+      responses: {
+        200: listResponse(WebhookEndpointSchema, 'WebhookEndpointList'),
+        ...commonErrorResponses,
+      },
+      metadata: operation({ scope: 'webhooks:read', list: true }),
+    },
+    create: {
+      method: 'POST',
+      path: '/v1/webhook_endpoints',
+      summary: 'Create a webhook endpoint',
+      description: `Returns the signing \`secret\`, which is not shown again. At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per organization (409 beyond).`,
+      body: WebhookEndpointCreateSchema,
+      responses: { 201: WebhookEndpointWithSecretSchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'webhooks:write' }),
+    },
+    retrieve: {
+      method: 'GET',
+      path: '/v1/webhook_endpoints/:id',
+      summary: 'Retrieve a webhook endpoint',
+      pathParams: IdPathParams,
+      responses: { 200: WebhookEndpointSchema, ...readErrorResponses },
+      metadata: operation({ scope: 'webhooks:read' }),
+    },
+    update: {
+      method: 'PATCH',
+      path: '/v1/webhook_endpoints/:id',
+      summary: 'Update a webhook endpoint',
+      description:
+        'Only the fields sent change. A new `events` list applies to events from now on; `enabled: true` sends what is still pending.',
+      pathParams: IdPathParams,
+      body: WebhookEndpointUpdateSchema,
+      responses: { 200: WebhookEndpointSchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'webhooks:write' }),
+    },
+    delete: {
+      method: 'DELETE',
+      path: '/v1/webhook_endpoints/:id',
+      summary: 'Delete a webhook endpoint',
+      description: 'Its pending deliveries are dropped, and its delivery history with it.',
+      pathParams: IdPathParams,
+      body: c.noBody(),
+      responses: {
+        200: deletedSchema('webhook_endpoint', 'DeletedWebhookEndpoint'),
+        ...writeErrorResponses,
+      },
+      metadata: operation({ scope: 'webhooks:write' }),
+    },
+    rotateSecret: {
+      method: 'POST',
+      path: '/v1/webhook_endpoints/:id/rotate_secret',
+      summary: 'Rotate the signing secret',
+      description: `Returns the new \`secret\`. For ${WEBHOOK_SECRET_OVERLAP_HOURS} hours deliveries carry two signatures, one per secret, so receivers can switch without missing one. Rotating again within that window retires the older previous secret at once.`,
+      pathParams: IdPathParams,
+      body: c.noBody(),
+      responses: { 200: WebhookEndpointWithSecretSchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'webhooks:write' }),
+    },
+    test: {
+      method: 'POST',
+      path: '/v1/webhook_endpoints/:id/test',
+      summary: 'Send a test event',
+      description:
+        'Queues a `ping` event to this endpoint only and returns its delivery; follow it with the deliveries list. Refused (409) while the endpoint is disabled.',
+      pathParams: IdPathParams,
+      body: c.noBody(),
+      responses: { 202: WebhookDeliverySchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'webhooks:write' }),
+    },
+    deliveries: {
+      method: 'GET',
+      path: '/v1/webhook_endpoints/:id/deliveries',
+      summary: "List an endpoint's deliveries",
+      description:
+        'Each delivery with its state and every attempt. Filters: `status`, `event_type` (comma-separate several).',
+      pathParams: IdPathParams,
+      query: WebhookDeliveryListQuerySchema,
+      responses: {
+        200: listResponse(WebhookDeliverySchema, 'WebhookDeliveryList'),
+        ...readErrorResponses,
+      },
+      metadata: operation({ scope: 'webhooks:read', list: true }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
+
+export const webhookDeliveriesContract = c.router(
+  {
+    retrieve: {
+      method: 'GET',
+      path: '/v1/webhook_deliveries/:id',
+      summary: 'Retrieve a delivery',
+      pathParams: IdPathParams,
+      responses: { 200: WebhookDeliverySchema, ...readErrorResponses },
+      metadata: operation({ scope: 'webhooks:read' }),
+    },
+    retry: {
+      method: 'POST',
+      path: '/v1/webhook_deliveries/:id/retry',
+      summary: 'Redeliver',
+      description:
+        'Attempts the delivery again now, whatever its status, with the same `webhook-id`. A pending delivery keeps its retry schedule; a succeeded or failed one gets this one attempt. Refused (409) while the endpoint is disabled.',
+      pathParams: IdPathParams,
+      body: c.noBody(),
+      responses: { 202: WebhookDeliverySchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'webhooks:write' }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
