@@ -41,6 +41,8 @@ function walk(router: AppRouter, at: string[] = []): WalkedRoute[] {
 const ROUTES = walk(contract);
 const ID_ROUTES = ROUTES.filter((r) => r.route.path.includes('/:id'));
 const LIST_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.list === true);
+/** Top-level collections; a nested list (`/v1/webhook_endpoints/:id/deliveries`) is an id route. */
+const COLLECTION_LIST_ROUTES = LIST_ROUTES.filter((r) => !r.route.path.includes('/:id'));
 
 /** The collection a route belongs to: `/v1/exam_results/:id/publish` → `exam_results`. */
 function collectionOf(route: AppRoute): string {
@@ -104,6 +106,12 @@ interface Fixture {
    * for a read-only collection, whose record is then the newest one the others produced.
    */
   body?(refs: Refs, n: number): Record<string, unknown>;
+  /** For a collection created through another route: makes its record, answering 2xx. */
+  create?(refs: Refs, post: (path: string) => Promise<ApiResponse>): Promise<ApiResponse>;
+  /** Where the collection is listed, when not at `/v1/<collection>`. */
+  listPath?(refs: Refs): string;
+  /** False for a collection whose creation writes no event. */
+  emitsEvent?: boolean;
 }
 
 const FIXTURES: readonly Fixture[] = [
@@ -142,9 +150,24 @@ const FIXTURES: readonly Fixture[] = [
     kind: 'exam_result',
     body: (refs) => ({ exam_id: refs.exams, student_id: refs.students, score: 87 }),
   },
-  // Read-only: every fixture above wrote an event; the newest one is the record.
+  {
+    collection: 'webhook_endpoints',
+    kind: 'webhook_endpoint',
+    body: () => ({ url: 'https://93.184.216.34/hooks', events: ['*'] }),
+    emitsEvent: false,
+  },
+  {
+    // A delivery is made by the endpoint's `test` (a ping), and listed under its endpoint.
+    collection: 'webhook_deliveries',
+    kind: 'webhook_message',
+    create: (refs, post) => post(`/v1/webhook_endpoints/${refs.webhook_endpoints}/test`),
+    listPath: (refs) => `/v1/webhook_endpoints/${refs.webhook_endpoints}/deliveries`,
+  },
+  // Read-only: the fixtures above wrote events; the newest one is the record.
   { collection: 'events', kind: 'event' },
 ];
+
+const makesRecord = (fixture: Fixture) => Boolean(fixture.body ?? fixture.create);
 
 /** The create body of a collection that has a create route. */
 function createBody(fixture: Fixture, refs: Refs, n: number): Record<string, unknown> {
@@ -255,7 +278,8 @@ describe('contract walk: every route', () => {
 
   beforeAll(async () => {
     // ~70 requests go out without a token: lift the per-IP limit so none of them is a 429.
-    server = await startServer({ RATE_LIMIT_ANONYMOUS: '10000' });
+    // The dispatcher stays off: the walk's webhook endpoint points at an address outside.
+    server = await startServer({ RATE_LIMIT_ANONYMOUS: '10000', WEBHOOK_DISPATCHER: 'false' });
   });
   afterAll(() => server?.close());
 
@@ -265,7 +289,15 @@ describe('contract walk: every route', () => {
     const records: Record<string, Record<string, unknown>> = {};
     for (const fixture of FIXTURES) {
       let record: Record<string, unknown>;
-      if (fixture.body) {
+      if (fixture.create) {
+        const res = await fixture.create(refs, (path) =>
+          call(server, path, { method: 'POST', token }),
+        );
+        if (res.status >= 300) {
+          throw new Error(`Creating the ${fixture.kind} fixture failed: ${describeResponse(res)}`);
+        }
+        record = res.body;
+      } else if (fixture.body) {
         const res = await call(server, `/v1/${fixture.collection}`, {
           method: 'POST',
           token,
@@ -293,10 +325,11 @@ describe('contract walk: every route', () => {
   const idsOf = (records: Record<string, Record<string, unknown>>): Refs =>
     Object.fromEntries(Object.entries(records).map(([c, r]) => [c, r.id as string]));
 
-  async function listTotals(token: string): Promise<Record<string, number>> {
+  async function listTotals(token: string, refs: Refs): Promise<Record<string, number>> {
     const totals: Record<string, number> = {};
     for (const fixture of FIXTURES) {
-      const res = await call(server, `/v1/${fixture.collection}`, { token });
+      const path = fixture.listPath?.(refs) ?? `/v1/${fixture.collection}`;
+      const res = await call(server, path, { token });
       expect(res.status).toBe(200);
       totals[fixture.collection] = res.body.meta.total;
     }
@@ -339,11 +372,11 @@ describe('contract walk: every route', () => {
         expect(res.status).toBe(200);
         before[fixture.collection] = res.body;
       }
-      totalsA = await listTotals(tokenA);
-      // One record per created collection, and one event per creation.
-      const created = FIXTURES.filter((f) => f.body).length;
+      totalsA = await listTotals(tokenA, refsA);
+      // One record per created collection, and one event per creation that emits one.
+      const events = FIXTURES.filter((f) => makesRecord(f) && f.emitsEvent !== false).length;
       for (const fixture of FIXTURES) {
-        expect(totalsA[fixture.collection]).toBe(fixture.body ? 1 : created);
+        expect(totalsA[fixture.collection]).toBe(makesRecord(fixture) ? 1 : events);
       }
     });
 
@@ -363,10 +396,10 @@ describe('contract walk: every route', () => {
         expect(res.status).toBe(200);
         expect(res.body).toEqual(before[fixture.collection]);
       }
-      expect(await listTotals(tokenA)).toEqual(totalsA);
+      expect(await listTotals(tokenA, refsA)).toEqual(totalsA);
     });
 
-    it.each(LIST_ROUTES)(
+    it.each(COLLECTION_LIST_ROUTES)(
       "$name as organization B shows none of organization A's records",
       async (walked) => {
         const collection = collectionOf(walked.route);
@@ -392,12 +425,12 @@ describe('contract walk: every route', () => {
 
       beforeAll(async () => {
         refsB = idsOf(await createFixtures(tokenB));
-        totalsB = await listTotals(tokenB);
+        totalsB = await listTotals(tokenB, refsB);
       });
 
       async function expectNothingCreated(): Promise<void> {
-        expect(await listTotals(tokenA)).toEqual(totalsA);
-        expect(await listTotals(tokenB)).toEqual(totalsB);
+        expect(await listTotals(tokenA, refsA)).toEqual(totalsA);
+        expect(await listTotals(tokenB, refsB)).toEqual(totalsB);
       }
 
       const cases = REFERENCE_ROUTES.flatMap((walked) =>

@@ -1,0 +1,190 @@
+/**
+ * Crash safety and graceful shutdown with a real server process (`node dist/main.js`): SIGKILL
+ * in the middle of deliveries loses nothing, and SIGTERM lets an in-flight attempt finish.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { prepareDatabase } from '../src/testing';
+import { type Receiver, startReceiver, waitFor } from './support/receiver';
+
+const run = promisify(execFile);
+const DIST = path.join(__dirname, '..', 'dist');
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+describe('webhook delivery across process crashes and shutdowns', () => {
+  let db: Awaited<ReturnType<typeof prepareDatabase>>;
+  let token: string;
+  const env: Record<string, string> = {};
+  const children: ChildProcess[] = [];
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    db = await prepareDatabase(
+      process.env.TEST_DATABASE_URL ? { postgresAdminUrl: process.env.TEST_DATABASE_URL } : {},
+    );
+    Object.assign(env, {
+      DATABASE_URL: db.databaseUrl,
+      WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_TIMEOUT: '1s',
+      WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms,100ms',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+      WEBHOOK_POLL_INTERVAL: '100ms',
+      WEBHOOK_SHUTDOWN_GRACE: '5s',
+      LOG_LEVEL: 'silent',
+    });
+    const cli = async (...args: string[]) =>
+      JSON.parse(
+        (
+          await run(process.execPath, [path.join(DIST, 'cli', 'main.js'), ...args, '--json'], {
+            env: { ...process.env, ...env },
+          })
+        ).stdout,
+      );
+    const org = await cli('orgs:create', '--name', 'Crash School');
+    token = (await cli('tokens:create', '--org', org.id, '--name', 'crash', '--scopes', 'all'))
+      .token;
+  });
+
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await Promise.all(receivers.map((r) => r.close()));
+    await db.drop();
+  });
+
+  async function startProcess(): Promise<Running> {
+    const child = spawn(process.execPath, [path.join(DIST, 'main.js')], {
+      env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    let output = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /listening on (http:\/\/\S+?) /.exec(output);
+        if (match) resolve(match[1]!.replace('localhost', '127.0.0.1'));
+      });
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      void exited.then(() => reject(new Error(`the server exited before listening:\n${output}`)));
+    });
+    return { child, url, exited };
+  }
+
+  async function api(server: Running, method: string, route: string, body?: unknown) {
+    const res = await fetch(`${server.url}${route}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(body !== undefined && { 'Content-Type': 'application/json' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  it('a server killed with SIGKILL mid-delivery: the next one delivers every unacknowledged message', async () => {
+    const receiver = await startReceiver(() => ({ status: 204, delayMs: 40 }));
+    receivers.push(receiver);
+    const first = await startProcess();
+    const endpoint = await api(first, 'POST', '/v1/webhook_endpoints', {
+      url: receiver.url,
+      events: ['student.created'],
+    });
+    expect(endpoint.status).toBe(201);
+
+    const TOTAL = 120;
+    for (let batch = 0; batch < TOTAL / 10; batch += 1) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          api(first, 'POST', '/v1/students', {
+            student_number: `K-${batch * 10 + i}`,
+            first_name: 'Kill',
+            last_name: 'Nine',
+          }),
+        ),
+      );
+    }
+    // Some delivered, most not: kill it now, with attempts in flight.
+    await waitFor(() => receiver.received.length >= 10, { what: 'the first deliveries' });
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    const beforeRestart = new Set(receiver.received.map((r) => r.headers['webhook-id']));
+    expect(beforeRestart.size).toBeLessThan(TOTAL);
+
+    const second = await startProcess();
+    const events = await api(second, 'GET', '/v1/events?type=student.created&per_page=100');
+    const more = await api(second, 'GET', '/v1/events?type=student.created&per_page=100&page=2');
+    const eventIds = [...events.body.data, ...more.body.data].map((e: { id: string }) => e.id);
+    expect(eventIds).toHaveLength(TOTAL);
+
+    const deliveredEvents = () => new Set(receiver.received.map((r) => JSON.parse(r.body).id));
+    await waitFor(() => eventIds.every((id) => deliveredEvents().has(id)), {
+      timeoutMs: 30_000,
+      what: `all ${TOTAL} events at the receiver`,
+    });
+    // Each event went out under one message id, however many times it was attempted.
+    const idsByEvent = new Map<string, Set<string>>();
+    for (const r of receiver.received) {
+      const eventId = JSON.parse(r.body).id as string;
+      idsByEvent.set(
+        eventId,
+        (idsByEvent.get(eventId) ?? new Set()).add(String(r.headers['webhook-id'])),
+      );
+    }
+    for (const ids of idsByEvent.values()) expect(ids.size).toBe(1);
+
+    const pending = await waitFor(async () => {
+      const res = await api(
+        second,
+        'GET',
+        `/v1/webhook_endpoints/${endpoint.body.id}/deliveries?status=pending`,
+      );
+      return res.body.meta.total === 0 && res;
+    });
+    expect(pending.body.data).toEqual([]);
+    second.child.kill('SIGTERM');
+    await second.exited;
+  });
+
+  it('SIGTERM lets an attempt in flight finish and records it before the process exits', async () => {
+    let answered = 0;
+    const receiver = await startReceiver(() => {
+      answered += 1;
+      return { status: 200, body: 'thanks', delayMs: 800 };
+    });
+    receivers.push(receiver);
+    const server = await startProcess();
+    const endpoint = await api(server, 'POST', '/v1/webhook_endpoints', {
+      url: receiver.url,
+      events: ['course.created'],
+    });
+    const ping = await api(server, 'POST', `/v1/webhook_endpoints/${endpoint.body.id}/test`);
+    expect(ping.status).toBe(202);
+    await waitFor(() => receiver.received.length === 1, { what: 'the ping to arrive' });
+
+    server.child.kill('SIGTERM');
+    const exit = await server.exited;
+    expect(exit.code === 0 || exit.signal === 'SIGTERM').toBe(true);
+
+    const next = await startProcess();
+    const delivery = await api(next, 'GET', `/v1/webhook_deliveries/${ping.body.id}`);
+    expect(delivery.body).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+    expect(delivery.body.attempts[0]).toMatchObject({ status_code: 200, response_body: 'thanks' });
+    // Recorded, so not sent again after the restart.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(answered).toBe(1);
+    next.child.kill('SIGTERM');
+    await next.exited;
+  });
+});
