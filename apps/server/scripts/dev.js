@@ -27,7 +27,14 @@ compiler.stdout.on('data', (chunk) => {
     server = spawn(process.execPath, ['--watch', 'dist/main.js'], {
       cwd: root,
       stdio: 'inherit',
-      env: { NODE_ENV: 'development', DEV_BOOTSTRAP: 'true', LOG_LEVEL: 'warn', ...process.env },
+      env: {
+        NODE_ENV: 'development',
+        DEV_BOOTSTRAP: 'true',
+        LOG_LEVEL: 'warn',
+        // The webhook inspector listens on loopback over http.
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        ...process.env,
+      },
     });
     children.push(server);
   }

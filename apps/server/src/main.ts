@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   await app.listen(config.port, config.host);
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   if (config.devBootstrap) {
-    await runDevBootstrap(app, url);
+    await runDevBootstrap(app, url, config);
   } else {
     console.log(`Platform API listening on ${url} (docs: ${url}/docs)`);
   }

@@ -87,6 +87,8 @@ const EnvSchema = z.object({
   WEBHOOK_POLL_INTERVAL: duration.default('1s'),
   /** On shutdown, how long in-flight attempts may take to finish. */
   WEBHOOK_SHUTDOWN_GRACE: duration.default('10s'),
+  /** `pnpm dev` only: the webhook inspector's URL, registered for the demo organization. */
+  DEV_WEBHOOK_INSPECTOR_URL: z.string().url().default('http://127.0.0.1:3001/webhooks'),
   /** Run the webhook dispatcher in this process. */
   WEBHOOK_DISPATCHER: booleanString.default('true'),
 });
@@ -107,6 +109,7 @@ export interface AppConfig {
   rateLimit: { defaultPerMinute: number; anonymousPerMinute: number; windowMs: number };
   trustProxy: boolean;
   devBootstrap: boolean;
+  devWebhookInspectorUrl: string;
   webhooks: WebhookConfig;
 }
 
@@ -161,6 +164,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     trustProxy: e.TRUST_PROXY,
     devBootstrap: e.DEV_BOOTSTRAP,
+    devWebhookInspectorUrl: e.DEV_WEBHOOK_INSPECTOR_URL,
     webhooks: {
       ...(e.WEBHOOK_SECRETS_KEY && { secretsKey: e.WEBHOOK_SECRETS_KEY }),
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,

@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
@@ -217,6 +219,31 @@ export class WebhookEndpointsService {
       await manager.insert(WebhookMessageRecord, message);
       return this.deliveries.toResource(message, []);
     });
+  }
+
+  /**
+   * `pnpm dev`: makes sure the organization has an endpoint at `url` for every event, and that
+   * `secretFile` holds its secret for the webhook inspector (rotating it if the file was lost).
+   */
+  async ensureDevEndpoint(
+    organizationId: string,
+    url: string,
+    secretFile: string,
+  ): Promise<{ id: string; created: boolean }> {
+    const principal = { organizationId } as Principal;
+    const existing = await this.endpoints.findOneBy({ organizationId, url });
+    if (existing && existsSync(secretFile)) return { id: existing.id, created: false };
+    const { id, secret } = existing
+      ? await this.rotateSecret(principal, existing.id)
+      : await this.create(principal, {
+          url,
+          events: ['*'],
+          description: 'Webhook inspector (pnpm dev)',
+          enabled: true,
+        });
+    mkdirSync(path.dirname(secretFile), { recursive: true });
+    writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
+    return { id, created: !existing };
   }
 
   private find(manager: EntityManager, principal: Principal, id: string) {
