@@ -157,3 +157,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
 export { demoStudents } from '../seed/demo-students';
 export type { Student } from '../students/student.entity';
+// For benchmarks that write outbox events the way the API does (bench/delivery.bench.js).
+export { EventsService } from '../events/events.service';
+export { TransactionRunner } from '../common/transactions';

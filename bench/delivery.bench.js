@@ -1,0 +1,317 @@
+'use strict';
+/**
+ * Webhook delivery benchmark: the real dispatcher (embedded default: SQLite, in-process worker)
+ * delivering to 10 loopback receivers, against a bare loop of POSTs to the same receivers with
+ * no persistence, in the same run. See README.md.
+ *
+ *   pnpm bench                                   (builds the server, runs both benchmarks)
+ *   node bench/delivery.bench.js                 (after `pnpm --filter @platform/server build`)
+ *
+ * Knobs: BENCH_EVENTS (throughput run, default 10000), BENCH_RATE (events/s of the latency run,
+ * default 100), BENCH_LATENCY_SECONDS (default 10), BENCH_ENFORCE_GOALS=1 (exit 1 on a missed goal).
+ */
+const { fork } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+
+const RECEIVERS = 10;
+const RESULTS_FILE = path.join(__dirname, 'results', 'delivery.json');
+const GOALS = { deliveriesPerSecond: 1000, p99AtRateMs: 250 };
+
+function envNumber(name, fallback, min) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) {
+    console.error(`BENCHMARK FAILED: ${name} must be a number >= ${min} (got '${raw}')`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const config = {
+  events: Math.round(envNumber('BENCH_EVENTS', 10_000, 100)),
+  rate: envNumber('BENCH_RATE', 100, 1),
+  latencySeconds: envNumber('BENCH_LATENCY_SECONDS', 10, 1),
+  enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1',
+};
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** The receivers' child process, and a request/response over its IPC channel. */
+function startReceivers() {
+  const child = fork(path.join(__dirname, 'webhook-receivers.js'), [String(RECEIVERS)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ask = (type) =>
+    new Promise((resolve) => {
+      const onMessage = (message) => {
+        if (message.type !== type) return;
+        child.off('message', onMessage);
+        resolve(message);
+      };
+      child.on('message', onMessage);
+      if (type !== 'ready') child.send({ type });
+    });
+  return ask('ready').then(({ ports }) => ({ child, ports, ask }));
+}
+
+/** Waits until the receivers have seen every id, or gives up after `timeoutMs`. */
+async function collect(receivers, ids, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { arrivals } = await receivers.ask('report');
+    const seen = new Map(arrivals);
+    const missing = ids.filter((id) => !seen.has(id)).length;
+    if (missing === 0) return seen;
+    if (Date.now() > deadline) throw new Error(`${missing} of ${ids.length} events never arrived`);
+    await sleep(100);
+  }
+}
+
+/** The same POSTs with no database: signed bodies of the same size, same concurrency. */
+async function bareLoop(ports, bodies, concurrency) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const key = crypto.randomBytes(32);
+  let next = 0;
+  const started = now();
+  async function worker() {
+    while (next < bodies.length) {
+      const i = next++;
+      const body = bodies[i];
+      const id = `msg_${i}`;
+      const ts = Math.floor(Date.now() / 1000);
+      const signature = crypto
+        .createHmac('sha256', key)
+        .update(`${id}.${ts}.${body}`)
+        .digest('base64');
+      await new Promise((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: ports[i % ports.length],
+            path: '/hooks',
+            method: 'POST',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+              'webhook-id': id,
+              'webhook-timestamp': String(ts),
+              'webhook-signature': `v1,${signature}`,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', resolve);
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  agent.destroy();
+  return bodies.length / ((now() - started) / 1000);
+}
+
+async function main() {
+  const { startTestServer, EventsService, TransactionRunner } = require('@platform/server/testing');
+  const receivers = await startReceivers();
+  const server = await startTestServer({
+    env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', NODE_ENV: 'production' },
+  });
+  const events = server.app.get(EventsService);
+  const transactions = server.app.get(TransactionRunner);
+  const concurrency = server.config.webhooks.concurrency;
+
+  try {
+    // One organization per receiver, each with one endpoint for every event type.
+    const organizations = [];
+    for (const port of receivers.ports) {
+      const org = await server.createOrganization({ name: `Bench ${port}` });
+      const { token } = await server.createToken(org.id, ['webhooks:write']);
+      const res = await fetch(`${server.url}/v1/webhook_endpoints`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks`, events: ['*'] }),
+      });
+      if (res.status !== 201)
+        throw new Error(`creating an endpoint: ${res.status} ${await res.text()}`);
+      organizations.push(org.id);
+    }
+    const data = (i) => ({
+      id: `stu_${String(i).padStart(26, '0')}`,
+      object: 'student',
+      student_number: `B-${i}`,
+      first_name: 'Bench',
+      last_name: 'Mark',
+      email: null,
+      date_of_birth: null,
+      grade_level: 7,
+      status: 'active',
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    });
+
+    // Warm-up: 500 events, not measured.
+    {
+      const ids = [];
+      await transactions.run(async (manager) => {
+        for (let i = 0; i < 500; i += 1) {
+          ids.push(
+            (await events.record(manager, organizations[i % RECEIVERS], 'student.updated', data(i)))
+              .id,
+          );
+        }
+      });
+      await collect(receivers, ids, 60_000);
+      await receivers.ask('reset');
+    }
+
+    // 1. Throughput: N events committed as fast as possible (100 per transaction).
+    console.log(`Delivering ${config.events} events to ${RECEIVERS} receivers ...`);
+    const committedAt = new Map();
+    const ids = [];
+    const started = now();
+    for (let batch = 0; batch < config.events / 100; batch += 1) {
+      const batchIds = [];
+      await transactions.run(async (manager) => {
+        for (let i = 0; i < 100; i += 1) {
+          const n = batch * 100 + i;
+          batchIds.push(
+            (await events.record(manager, organizations[n % RECEIVERS], 'student.updated', data(n)))
+              .id,
+          );
+        }
+      });
+      const at = now();
+      for (const id of batchIds) committedAt.set(id, at);
+      ids.push(...batchIds);
+    }
+    const arrivals = await collect(receivers, ids, 120_000);
+    const last = Math.max(...ids.map((id) => arrivals.get(id)));
+    const throughput = ids.length / ((last - started) / 1000);
+    const burstLatencies = ids
+      .map((id) => arrivals.get(id) - committedAt.get(id))
+      .sort((a, b) => a - b);
+    const { requests: dispatcherRequests } = await receivers.ask('report');
+    await receivers.ask('reset');
+
+    // 2. The bare baseline: the same bodies POSTed with the dispatcher's concurrency, no database.
+    const sample = `{"id":"evt_01JD6Y3ZK8R5V2N3M4P5Q6R7S8","object":"event","type":"student.updated","timestamp":"${new Date().toISOString()}","api_version":"v1","data":${JSON.stringify(data(0))}}`;
+    const bodies = Array.from({ length: config.events }, (_, i) =>
+      sample.replace('S8"', `${String(i).padStart(2, '0')}"`),
+    );
+    const bare = await bareLoop(receivers.ports, bodies, concurrency);
+    await receivers.ask('reset');
+
+    // 3. Latency at a steady rate: one event per transaction, as an API write makes them.
+    const total = Math.round(config.rate * config.latencySeconds);
+    console.log(`Latency at ${config.rate} events/s for ${config.latencySeconds} s ...`);
+    const steadyIds = [];
+    const steadyCommitted = new Map();
+    const t0 = now();
+    for (let n = 0; n < total; n += 1) {
+      const due = t0 + (n * 1000) / config.rate;
+      const wait = due - now();
+      if (wait > 0) await sleep(wait);
+      const record = await transactions.run((manager) =>
+        events.record(manager, organizations[n % RECEIVERS], 'student.updated', data(n)),
+      );
+      steadyCommitted.set(record.id, now());
+      steadyIds.push(record.id);
+    }
+    const steadyArrivals = await collect(receivers, steadyIds, 60_000);
+    const latencies = steadyIds
+      .map((id) => steadyArrivals.get(id) - steadyCommitted.get(id))
+      .sort((a, b) => a - b);
+
+    const results = {
+      throughput: {
+        events: ids.length,
+        deliveriesPerSecond: Math.round(throughput),
+        requests: dispatcherRequests,
+        commitToReceiptMs: {
+          p50: round(percentile(burstLatencies, 50)),
+          p99: round(percentile(burstLatencies, 99)),
+        },
+      },
+      bare: { deliveriesPerSecond: Math.round(bare) },
+      ratio: round(throughput / bare, 2),
+      steady: {
+        rate: config.rate,
+        events: total,
+        commitToReceiptMs: {
+          p50: round(percentile(latencies, 50)),
+          p99: round(percentile(latencies, 99)),
+          max: round(latencies[latencies.length - 1]),
+        },
+      },
+      goals: GOALS,
+      config: {
+        ...config,
+        receivers: RECEIVERS,
+        concurrency,
+        endpointConcurrency: server.config.webhooks.endpointConcurrency,
+      },
+      machine: { cpus: os.cpus().length, node: process.version, platform: process.platform },
+    };
+    print(results);
+    fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+    fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+    const missed = [];
+    if (results.throughput.deliveriesPerSecond < GOALS.deliveriesPerSecond)
+      missed.push('throughput');
+    if (results.steady.commitToReceiptMs.p99 >= GOALS.p99AtRateMs) missed.push('p99 latency');
+    if (missed.length) console.log(`Goals missed: ${missed.join(', ')}`);
+    if (missed.length && config.enforceGoals) process.exitCode = 1;
+  } finally {
+    receivers.child.disconnect();
+    await server.close();
+  }
+}
+
+function round(n, digits = 1) {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+function print(r) {
+  const rows = [
+    [
+      'dispatcher (SQLite, in-process)',
+      `${r.throughput.deliveriesPerSecond}/s`,
+      `${r.throughput.commitToReceiptMs.p50} ms`,
+      `${r.throughput.commitToReceiptMs.p99} ms`,
+    ],
+    ['bare POST loop (no persistence)', `${r.bare.deliveriesPerSecond}/s`, '', ''],
+  ];
+  console.log('');
+  console.log(`Webhook delivery: ${r.throughput.events} events to ${RECEIVERS} loopback receivers`);
+  console.log('                                   deliveries   p50 commit→receipt   p99');
+  for (const [name, rate, p50, p99] of rows) {
+    console.log(
+      `  ${name.padEnd(33)}${rate.padStart(10)}   ${p50.padStart(18)}   ${p99.padStart(8)}`,
+    );
+  }
+  console.log(`  ratio dispatcher / bare: ${r.ratio}   (goal: >= ${GOALS.deliveriesPerSecond}/s)`);
+  console.log(
+    `  steady ${r.steady.rate} events/s (${r.steady.events} events): p50 ${r.steady.commitToReceiptMs.p50} ms, p99 ${r.steady.commitToReceiptMs.p99} ms, max ${r.steady.commitToReceiptMs.max} ms   (goal: p99 < ${GOALS.p99AtRateMs} ms)`,
+  );
+}
+
+main().catch((error) => {
+  console.error(`BENCHMARK FAILED: ${error.message}`);
+  process.exit(1);
+});
