@@ -103,9 +103,14 @@ export type RouteMethod<R extends AppRoute> =
       ? (args: RequestArgs<R>) => Promise<SuccessBody<R>>
       : (args?: RequestArgs<R>) => Promise<SuccessBody<R>>;
 
-export type ListAllMethod<R extends AppRoute> = (
-  query?: QueryInput<R>,
-) => AsyncIterableIterator<ListItem<R>>;
+/**
+ * Every item of a list route, page after page. A collection takes its query; a nested list
+ * (`webhookEndpoints.deliveriesAll`) takes the route's arguments, `{ params, query? }`.
+ */
+export type ListAllMethod<R extends AppRoute> =
+  QueryOnly<R> extends true
+    ? (query?: QueryInput<R>) => AsyncIterableIterator<ListItem<R>>
+    : (args: RequestArgs<R>) => AsyncIterableIterator<ListItem<R>>;
 
 /**
  * Reads `metadata.list` by key rather than by `extends { list: true }`: metadata written inline
@@ -202,7 +207,13 @@ function build(router: AppRouter, raw: RawRouter): Record<string, unknown> {
         throw new Error(
           `Route '${name}' clashes with the auto-pagination method of list route '${key}'.`,
         );
-      sdk[name] = (query?: Record<string, unknown>) => paginate(method, query ?? {});
+      sdk[name] = queryOnly
+        ? (query?: Record<string, unknown>) => paginate(method, query ?? {})
+        : (args: Record<string, unknown>) =>
+            paginate(
+              (query) => method({ ...args, query }),
+              (args.query as Record<string, unknown> | undefined) ?? {},
+            );
     }
   }
   return sdk;
@@ -229,7 +240,7 @@ function toRequestArgs(input: unknown, queryOnly: boolean): Record<string, unkno
 
 /** Every item of every page, one request per page, until the server says there is no next page. */
 async function* paginate(
-  list: SdkMethod,
+  list: (query: Record<string, unknown>) => Promise<unknown>,
   query: Record<string, unknown>,
 ): AsyncIterableIterator<unknown> {
   // Fewest requests against the rate limit unless the caller chose a page size.

@@ -48,6 +48,19 @@ export async function typeTests(): Promise<void> {
   // @ts-expect-error only list routes get an `All` method
   void client.students.getAll;
 
+  // A nested list takes the route's arguments: its path params, and the query beside them.
+  for await (const delivery of client.webhookEndpoints.deliveriesAll({
+    params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
+    query: { status: 'failed' },
+  })) {
+    const attempts: number = delivery.attempts.length;
+    void attempts;
+  }
+  // @ts-expect-error a nested list needs its endpoint id
+  client.webhookEndpoints.deliveriesAll({ status: 'failed' });
+  // @ts-expect-error the webhook secret is only on create and rotate responses
+  void (await client.webhookEndpoints.retrieve({ params: { id: 'x' } })).secret;
+
   void first;
   void total;
   void next;
