@@ -32,10 +32,26 @@ describe(loadConfig.name, () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ RATE_LIMIT_DEFAULT: '0' }, 'RATE_LIMIT_DEFAULT'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
+    [{ WEBHOOK_TIMEOUT: '15' }, 'WEBHOOK_TIMEOUT'],
+    [{ WEBHOOK_CONCURRENCY: '0' }, 'WEBHOOK_CONCURRENCY'],
   ])('refuses %j, naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(
       new RegExp(`^Invalid environment configuration:\\n  ${variable}: `),
     );
+  });
+
+  it('reads the webhook timings as durations, with the documented defaults', () => {
+    expect(loadConfig({}).webhooks).toMatchObject({
+      retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      timeoutMs: 15_000,
+      disableAfterMs: 5 * 86_400_000,
+      allowPrivateUrls: false,
+      dispatcher: true,
+    });
+    expect(
+      loadConfig({ WEBHOOK_RETRY_SCHEDULE: '250ms,2s', WEBHOOK_TIMEOUT: '1m' }).webhooks,
+    ).toMatchObject({ retryScheduleMs: [250, 2000], timeoutMs: 60_000 });
   });
 });

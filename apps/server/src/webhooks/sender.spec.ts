@@ -1,0 +1,72 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseRetryAfter, WebhookSender } from './sender';
+
+describe('WebhookSender', () => {
+  const hits: string[] = [];
+  let server: http.Server;
+  let base: string;
+  const sender = new WebhookSender({ allowPrivate: true }, 500, 4);
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      hits.push(req.url ?? '');
+      req.resume();
+      if (req.url === '/redirect') res.writeHead(302, { Location: '/target' }).end();
+      else if (req.url === '/big') res.writeHead(500).end('é'.repeat(5000));
+      else if (req.url === '/busy') res.writeHead(503, { 'Retry-After': '120' }).end();
+      else res.writeHead(200).end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    sender.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const send = (pathname: string) =>
+    sender.send({ url: `${base}${pathname}`, headers: {}, body: '{}' });
+
+  it('does not follow a redirect: the 3xx is the (failed) answer', async () => {
+    const result = await send('/redirect');
+    expect(result.statusCode).toBe(302);
+    expect(hits).not.toContain('/target');
+  });
+
+  it('keeps the first 4 KiB of a response body', async () => {
+    const result = await send('/big');
+    expect(Buffer.byteLength(result.responseBody!, 'utf8')).toBeLessThanOrEqual(4096);
+    expect(result.responseBody!.startsWith('é'.repeat(2000))).toBe(true);
+  });
+
+  it('reads Retry-After from a 503', async () => {
+    expect((await send('/busy')).retryAfterMs).toBe(120_000);
+    expect((await send('/ok')).retryAfterMs).toBeNull();
+  });
+
+  it('refuses plain http and private addresses unless allowed, without connecting', async () => {
+    const strict = new WebhookSender({ allowPrivate: false }, 500, 1);
+    const before = hits.length;
+    expect((await strict.send({ url: `${base}/ok`, headers: {}, body: '{}' })).error).toMatch(
+      /https/,
+    );
+    const literal = await strict.send({ url: 'https://127.0.0.1:1/ok', headers: {}, body: '{}' });
+    expect(literal.statusCode).toBeNull();
+    expect(literal.error).toMatch(/loopback/);
+    expect(hits.length).toBe(before);
+    strict.close();
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it.each([
+    { value: '30', expected: 30_000 },
+    { value: ' 0 ', expected: 0 },
+    { value: 'Thu, 01 Jan 1970 00:01:00 GMT', expected: 60_000 },
+    { value: 'soon', expected: null },
+    { value: undefined, expected: null },
+  ])('$value → $expected', ({ value, expected }) => {
+    expect(parseRetryAfter(value, 0)).toBe(expected);
+  });
+});
