@@ -70,12 +70,12 @@ describe('webhook delivery across process crashes and shutdowns', () => {
     );
     let output = '';
     const url = await new Promise<string>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         const match = /listening on (http:\/\/\S+?) /.exec(output);
         if (match) resolve(match[1]!.replace('localhost', '127.0.0.1'));
       });
-      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       void exited.then(() => reject(new Error(`the server exited before listening:\n${output}`)));
     });
     return { child, url, exited };

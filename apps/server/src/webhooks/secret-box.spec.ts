@@ -26,7 +26,7 @@ describe('SecretBox', () => {
     expect(() => box.open(sealed, 'whe_2')).toThrow();
     const [v, iv, tag, ct] = sealed.split(':');
     const flipped = Buffer.from(ct!, 'base64');
-    flipped[0] ^= 1;
+    flipped[0] = flipped[0]! ^ 1;
     expect(() => box.open([v, iv, tag, flipped.toString('base64')].join(':'), 'whe_1')).toThrow();
     const other = new SecretBox(
       loadConfig({ WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 2).toString('base64') }),
