@@ -24,6 +24,7 @@ import { EnrollmentsModule } from './enrollments/enrollments.module';
 import { PaymentsModule } from './payments/payments.module';
 import { ExamsModule } from './exams/exams.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { RedisModule } from './redis/redis.module';
 
 @Module({})
 export class AppModule {
@@ -39,6 +40,7 @@ export class AppModule {
           exclude: [{ path: '{*splat}', method: RequestMethod.ALL }],
         }),
         DatabaseModule.forRoot(config),
+        RedisModule,
         EventsModule,
         OrganizationsModule,
         AuthModule,

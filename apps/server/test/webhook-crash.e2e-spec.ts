@@ -39,6 +39,11 @@ describe('webhook delivery across process crashes and shutdowns', () => {
       WEBHOOK_POLL_INTERVAL: '100ms',
       WEBHOOK_SHUTDOWN_GRACE: '5s',
       LOG_LEVEL: 'silent',
+      // With TEST_REDIS_URL, the processes deliver through BullMQ (the scale-out dispatcher).
+      ...(process.env.TEST_REDIS_URL && {
+        REDIS_URL: process.env.TEST_REDIS_URL,
+        REDIS_PREFIX: `platform-crash-${randomBytes(4).toString('hex')}`,
+      }),
     });
     const cli = async (...args: string[]) =>
       JSON.parse(

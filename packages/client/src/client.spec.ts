@@ -19,7 +19,10 @@ let token: string;
 let students: Student[];
 
 beforeAll(async () => {
-  server = await startTestServer({ postgresAdminUrl: process.env.TEST_DATABASE_URL });
+  server = await startTestServer({
+    postgresAdminUrl: process.env.TEST_DATABASE_URL,
+    redisUrl: process.env.TEST_REDIS_URL,
+  });
   const organization = await server.createOrganization();
   token = (await server.createToken(organization.id, ['students:read'])).token;
   students = await server.insertStudents(organization.id, STUDENT_COUNT);

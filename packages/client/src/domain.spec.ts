@@ -10,7 +10,10 @@ let server: TestServer;
 let sdk: PlatformClient;
 
 beforeAll(async () => {
-  server = await startTestServer({ postgresAdminUrl: process.env.TEST_DATABASE_URL });
+  server = await startTestServer({
+    postgresAdminUrl: process.env.TEST_DATABASE_URL,
+    redisUrl: process.env.TEST_REDIS_URL,
+  });
   const organization = await server.createOrganization();
   const { token } = await server.createToken(organization.id, ['all']);
   sdk = createClient({ baseUrl: server.url, token });

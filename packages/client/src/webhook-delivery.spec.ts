@@ -19,6 +19,7 @@ let receiver: LocalServer;
 beforeAll(async () => {
   server = await startTestServer({
     postgresAdminUrl: process.env.TEST_DATABASE_URL,
+    redisUrl: process.env.TEST_REDIS_URL,
     env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms' },
   });
   const organization = await server.createOrganization();

@@ -22,6 +22,11 @@ export class TransactionRunner {
   }
 
   /** `notify: false` keeps commit listeners out of it (the dispatcher's own bookkeeping). */
+  /** For reads outside a transaction. */
+  get manager(): EntityManager {
+    return this.dataSource.manager;
+  }
+
   run<T>(
     work: (manager: EntityManager) => Promise<T>,
     options: { notify?: boolean } = {},

@@ -57,6 +57,19 @@ const EnvSchema = z.object({
   /** Run pending migrations at boot. Default: on for SQLite, off for PostgreSQL (run `pnpm platform migrate`). */
   DATABASE_MIGRATE_ON_START: booleanString.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Scale-out: Redis for the shared rate limit and the BullMQ delivery queue (every instance
+   * uses the same). Unset: in-process memory and the embedded dispatcher.
+   */
+  REDIS_URL: z
+    .string()
+    .refine((v) => /^rediss?:\/\/.+/.test(v), 'must be redis://… or rediss://…')
+    .optional(),
+  /** Prefix of every Redis key and queue, so several deployments can share one Redis. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _, . or -')
+    .default('platform'),
   /** Absolute base for pagination links, e.g. https://api.example.com. Default: from the request. */
   PUBLIC_URL: z.string().url().optional(),
   /** Requests per rolling minute for an organization without a limit of its own. */
@@ -111,6 +124,8 @@ export interface AppConfig {
   devBootstrap: boolean;
   devWebhookInspectorUrl: string;
   webhooks: WebhookConfig;
+  /** Set in the scale-out deployment. */
+  redis?: { url: string; prefix: string };
 }
 
 export interface WebhookConfig {
@@ -165,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     devBootstrap: e.DEV_BOOTSTRAP,
     devWebhookInspectorUrl: e.DEV_WEBHOOK_INSPECTOR_URL,
+    ...(e.REDIS_URL && { redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } }),
     webhooks: {
       ...(e.WEBHOOK_SECRETS_KEY && { secretsKey: e.WEBHOOK_SECRETS_KEY }),
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,

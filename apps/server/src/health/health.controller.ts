@@ -1,11 +1,19 @@
-import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
+import { REDIS } from '../redis/redis.module';
 
-/** Liveness (the process answers) and readiness (it can reach its database). No auth, no rate limit. */
+/**
+ * Liveness (the process answers) and readiness (it can reach its database, and Redis in the
+ * scale-out deployment). No auth, no rate limit.
+ */
 @Controller('health')
 export class HealthController {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: Redis | null,
+  ) {}
 
   @Get('live')
   @HttpCode(200)
@@ -20,6 +28,12 @@ export class HealthController {
     } catch {
       throw new ServiceUnavailableException('The database is not reachable');
     }
-    return { status: 'ok', checks: { database: 'ok' } };
+    if (!this.redis) return { status: 'ok', checks: { database: 'ok' } };
+    try {
+      await this.redis.ping();
+    } catch {
+      throw new ServiceUnavailableException('Redis is not reachable');
+    }
+    return { status: 'ok', checks: { database: 'ok', redis: 'ok' } };
   }
 }

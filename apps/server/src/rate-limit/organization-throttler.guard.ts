@@ -43,13 +43,23 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
     const req = asPlatformRequest(context.switchToHttp().getRequest());
     const res = context.switchToHttp().getResponse<Response>();
     const { key, limit } = this.budgetOf(req);
-    const record = (await this.storageService.increment(
-      key,
-      this.config.rateLimit.windowMs,
-      limit,
-      0,
-      POLICY_NAME,
-    )) as SlidingWindowRecord;
+    let record: SlidingWindowRecord;
+    try {
+      record = (await this.storageService.increment(
+        key,
+        this.config.rateLimit.windowMs,
+        limit,
+        0,
+        POLICY_NAME,
+      )) as SlidingWindowRecord;
+    } catch {
+      // The shared counter (Redis) is unreachable: fail closed rather than serve unlimited.
+      throw new ProblemException(
+        'service_unavailable',
+        'Rate limiting is temporarily unavailable, so the request was not served; retry shortly',
+        { headers: { 'Retry-After': '1' } },
+      );
+    }
 
     const now = Date.now();
     const resetEpoch = Math.ceil(record.resetAtMs / 1000);

@@ -2,13 +2,16 @@ import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import type { Redis } from 'ioredis';
+import { REDIS } from '../redis/redis.module';
+import { RedisSlidingWindowStore } from './redis-sliding-window.store';
 import { SlidingWindowStore } from './sliding-window.store';
 
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
+      inject: [APP_CONFIG, REDIS],
+      useFactory: (config: AppConfig, redis: Redis | null) => ({
         // The limit per request comes from the caller's organization (see OrganizationThrottlerGuard).
         throttlers: [
           {
@@ -17,7 +20,11 @@ import { SlidingWindowStore } from './sliding-window.store';
             limit: config.rateLimit.defaultPerMinute,
           },
         ],
-        storage: new SlidingWindowStore(config.rateLimit.windowMs),
+        // One port, two adapters: process memory, or Redis shared by every instance.
+        storage:
+          redis && config.redis
+            ? new RedisSlidingWindowStore(redis, config.redis.prefix, config.rateLimit.windowMs)
+            : new SlidingWindowStore(config.rateLimit.windowMs),
       }),
     }),
   ],

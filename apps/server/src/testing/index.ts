@@ -32,6 +32,11 @@ import { StudentsService } from '../students/students.service';
 export interface TestServerOptions {
   /** A PostgreSQL URL whose user may CREATE DATABASE; a fresh database is made per server. */
   postgresAdminUrl?: string;
+  /**
+   * A Redis URL: the server then runs as in the scale-out deployment (shared rate limit, BullMQ
+   * delivery), under a fresh key prefix so servers sharing the Redis never see each other's keys.
+   */
+  redisUrl?: string;
   /** Extra environment, as the server would read it (e.g. RATE_LIMIT_ANONYMOUS). */
   env?: Record<string, string>;
   /** Where log lines go (default stdout; LOG_LEVEL is `silent` unless `env` says otherwise). */
@@ -109,6 +114,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     DATABASE_URL: database.databaseUrl,
     // A fresh key per server, as each test database is fresh (PostgreSQL requires one).
     WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+    ...(options.redisUrl && {
+      REDIS_URL: options.redisUrl,
+      REDIS_PREFIX: `platform-test-${randomBytes(6).toString('hex')}`,
+    }),
     ...options.env,
   });
   const app = await createApp(

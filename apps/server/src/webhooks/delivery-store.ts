@@ -42,6 +42,14 @@ export interface Disabled {
 }
 
 const FANOUT_BATCH = 500;
+
+/** A message with its endpoint and event: everything an attempt needs. */
+const CLAIM_SELECT = `SELECT m.id, m.endpoint_id, m.event_id, m.event_type,
+              e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+              ev.data AS event_data, ev.created_at AS event_created_at
+       FROM webhook_messages m
+       JOIN webhook_endpoints e ON e.id = m.endpoint_id
+       JOIN events ev ON ev.id = m.event_id`;
 /** Retry-After is honoured up to a day; beyond that the schedule decides. */
 const MAX_RETRY_AFTER_MS = 86_400_000;
 
@@ -152,12 +160,7 @@ export class DeliveryStore {
       ? ` AND m.endpoint_id NOT IN (${exclude.map((id) => params.add(id)).join(', ')})`
       : '';
     const rows: Record<string, unknown>[] = await manager.query(
-      `SELECT m.id, m.endpoint_id, m.event_id, m.event_type,
-              e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-              ev.data AS event_data, ev.created_at AS event_created_at
-       FROM webhook_messages m
-       JOIN webhook_endpoints e ON e.id = m.endpoint_id
-       JOIN events ev ON ev.id = m.event_id
+      `${CLAIM_SELECT}
        WHERE m.status = 'pending' AND m.next_attempt_at <= ${due} AND e.enabled = ${this.yes}${excluded}
        ORDER BY m.next_attempt_at LIMIT ${window}${this.skipLocked('m')}`,
       params.values,
@@ -170,21 +173,7 @@ export class DeliveryStore {
       const count = taken.get(endpointId) ?? 0;
       if (count >= roomFor(endpointId)) continue;
       taken.set(endpointId, count + 1);
-      claimed.push({
-        id: row.id as string,
-        endpointId,
-        url: row.url as string,
-        sealedSecret: row.secret as string,
-        sealedPreviousSecret: (row.previous_secret as string | null) ?? null,
-        previousSecretExpiresAt:
-          row.previous_secret_expires_at == null
-            ? null
-            : this.readDate(manager, row.previous_secret_expires_at),
-        eventId: row.event_id as string,
-        eventType: row.event_type as EventType,
-        eventCreatedAt: this.readDate(manager, row.event_created_at),
-        eventData: row.event_data as string,
-      });
+      claimed.push(this.toClaimed(manager, row));
     }
     if (claimed.length > 0) {
       const lease = new SqlParams(this.dialect);
@@ -196,6 +185,38 @@ export class DeliveryStore {
       );
     }
     return { claimed, scanned: rows.length, window };
+  }
+
+  /**
+   * A queued message as a worker picks it up: still pending, its endpoint still enabled;
+   * otherwise null (it was delivered, deleted or disabled meanwhile, so there is nothing to do).
+   */
+  async load(manager: EntityManager, id: string): Promise<ClaimedMessage | null> {
+    const params = new SqlParams(this.dialect);
+    const rows: Record<string, unknown>[] = await manager.query(
+      `${CLAIM_SELECT}
+       WHERE m.id = ${params.add(id)} AND m.status = 'pending' AND e.enabled = ${this.yes}`,
+      params.values,
+    );
+    return rows[0] ? this.toClaimed(manager, rows[0]) : null;
+  }
+
+  private toClaimed(manager: EntityManager, row: Record<string, unknown>): ClaimedMessage {
+    return {
+      id: row.id as string,
+      endpointId: row.endpoint_id as string,
+      url: row.url as string,
+      sealedSecret: row.secret as string,
+      sealedPreviousSecret: (row.previous_secret as string | null) ?? null,
+      previousSecretExpiresAt:
+        row.previous_secret_expires_at == null
+          ? null
+          : this.readDate(manager, row.previous_secret_expires_at),
+      eventId: row.event_id as string,
+      eventType: row.event_type as EventType,
+      eventCreatedAt: this.readDate(manager, row.event_created_at),
+      eventData: row.event_data as string,
+    };
   }
 
   /**

@@ -5,19 +5,13 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { API_VERSION } from '@platform/contract';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig, WebhookConfig } from '../config/env';
 import { TransactionRunner } from '../common/transactions';
+import { deliveryPolicy, WebhookAttempter } from './attempter';
 import { type ClaimedMessage, type CompletedAttempt, DeliveryStore } from './delivery-store';
+import { WakeTimer } from './wake-timer';
 import { SecretBox } from './secret-box';
-import { WebhookSender } from './sender';
-import { Signer } from './signing';
-
-export const USER_AGENT = 'PlatformWebhooks/1.0 (+https://platform.example/docs/webhooks)';
-
-/** Margin on top of the attempt timeout before a claimed message's lease runs out. */
-const LEASE_MARGIN_MS = 2000;
 
 /**
  * The embedded webhook dispatcher: all delivery state lives in the database, and this loop moves
@@ -35,8 +29,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly logger = new Logger('Webhooks');
   private readonly config: WebhookConfig;
   private readonly store: DeliveryStore;
-  private readonly sender: WebhookSender;
-  private readonly signer = new Signer();
+  private readonly attempter: WebhookAttempter;
 
   private running = false;
   private rerun = false;
@@ -47,25 +40,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private inFlightTotal = 0;
   private readonly sends = new Set<Promise<void>>();
   private poll: NodeJS.Timeout | undefined;
-  private wake: { at: number; timer: NodeJS.Timeout } | undefined;
+  private readonly wake = new WakeTimer(() => this.kick());
   private idle: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(APP_CONFIG) appConfig: AppConfig,
     private readonly transactions: TransactionRunner,
-    private readonly secrets: SecretBox,
+    secrets: SecretBox,
   ) {
     this.config = appConfig.webhooks;
-    this.store = new DeliveryStore(transactions.dialect, {
-      retryScheduleMs: this.config.retryScheduleMs,
-      disableAfterMs: this.config.disableAfterMs,
-      leaseMs: this.config.timeoutMs + LEASE_MARGIN_MS,
-    });
-    this.sender = new WebhookSender(
-      { allowPrivate: this.config.allowPrivateUrls },
-      this.config.timeoutMs,
-      this.config.endpointConcurrency,
-    );
+    this.store = new DeliveryStore(transactions.dialect, deliveryPolicy(this.config));
+    this.attempter = new WebhookAttempter(this.config, secrets);
   }
 
   onApplicationBootstrap(): void {
@@ -86,7 +71,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (!this.accepting) return;
     this.accepting = false;
     clearInterval(this.poll);
-    if (this.wake) clearTimeout(this.wake.timer);
+    this.wake.cancel();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), this.config.shutdownGraceMs);
@@ -100,7 +85,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
     await this.idle;
     await this.flush();
-    this.sender.close();
+    this.attempter.close();
   }
 
   /** Asks for a tick soon; many asks while one runs coalesce into one more. */
@@ -165,14 +150,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           `Disabled webhook endpoint ${endpointId}: ${reason === 'gone' ? 'it answered 410 Gone' : 'every attempt failed for too long'}`,
         );
       }
-      if (outcome.recorded.nextRetryAt) this.wakeAt(outcome.recorded.nextRetryAt.getTime());
+      if (outcome.recorded.nextRetryAt)
+        this.wakeUntilStopped(outcome.recorded.nextRetryAt.getTime());
       // More may be waiting: new messages from the fan-out, or a claim that found work.
       if (outcome.fannedOut > 0 || claimed.length > 0) this.rerun = true;
     } catch (error) {
       // Nothing is lost: results go back in the queue, and leases expire on their own.
       this.completed.unshift(...completed);
       this.logger.error(`Webhook dispatch step failed: ${(error as Error).message}`);
-      this.wakeAt(Date.now() + 1000);
+      this.wakeUntilStopped(Date.now() + 1000);
       return;
     }
     for (const message of claimed) this.start(message);
@@ -193,43 +179,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async attempt(message: ClaimedMessage): Promise<void> {
-    const attemptedAt = new Date();
-    const body = payload(message);
-    const signature = this.signer.sign(
-      this.liveSecrets(message, attemptedAt),
-      message.id,
-      attemptedAt,
-      body,
-    );
-    const result = await this.sender.send({
-      url: message.url,
-      body,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'webhook-id': message.id,
-        'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
-        'webhook-signature': signature,
-      },
-    });
-    this.completed.push({
-      messageId: message.id,
-      endpointId: message.endpointId,
-      attemptedAt,
-      result,
-    });
-  }
-
-  private liveSecrets(message: ClaimedMessage, now: Date): string[] {
-    const secrets = [this.secrets.open(message.sealedSecret, message.endpointId)];
-    if (
-      message.sealedPreviousSecret &&
-      message.previousSecretExpiresAt &&
-      message.previousSecretExpiresAt > now
-    ) {
-      secrets.push(this.secrets.open(message.sealedPreviousSecret, message.endpointId));
-    }
-    return secrets;
+    this.completed.push(await this.attempter.attempt(message));
   }
 
   /** Writes whatever results are waiting (used on shutdown, when no more ticks run). */
@@ -247,27 +197,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  /** Ticks at `at` (a retry falling due), unless an earlier wake-up is already set. */
-  private wakeAt(at: number): void {
-    if (!this.accepting) return;
-    if (this.wake && this.wake.at <= at) return;
-    if (this.wake) clearTimeout(this.wake.timer);
-    const timer = setTimeout(
-      () => {
-        this.wake = undefined;
-        this.kick();
-      },
-      Math.max(0, at - Date.now()),
-    );
-    timer.unref();
-    this.wake = { at, timer };
+  private wakeUntilStopped(at: number): void {
+    if (this.accepting) this.wake.at(at);
   }
-}
-
-/**
- * The delivery body: the event exactly as `GET /v1/events/{id}` returns it, compact JSON. The
- * stored `data` is already compact JSON text, so it is spliced in rather than re-serialised.
- */
-export function payload(message: ClaimedMessage): string {
-  return `{"id":${JSON.stringify(message.eventId)},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}}`;
 }

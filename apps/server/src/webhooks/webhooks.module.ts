@@ -1,6 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { TransactionRunner } from '../common/transactions';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
 import { WebhookDispatcher } from './dispatcher';
+import { QueuedWebhookDispatcher } from './queued-dispatcher';
 import { SecretBox } from './secret-box';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
@@ -9,13 +13,26 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookMessageRecord } from './webhook-message.entity';
 import { WebhookDeliveriesController, WebhookEndpointsController } from './webhooks.controller';
 
-/** Endpoints, deliveries and the dispatcher that sends them (see `WebhookDispatcher`). */
+/**
+ * Endpoints, deliveries and the dispatcher that sends them: one port, two adapters, chosen here
+ * once. The embedded `WebhookDispatcher` works from the database alone; with REDIS_URL the
+ * `QueuedWebhookDispatcher` shares the work between instances through BullMQ.
+ */
+const dispatcherProvider = {
+  provide: 'WEBHOOK_DISPATCHER',
+  inject: [APP_CONFIG, TransactionRunner, SecretBox],
+  useFactory: (config: AppConfig, transactions: TransactionRunner, secrets: SecretBox) =>
+    config.redis
+      ? new QueuedWebhookDispatcher(config.webhooks, config.redis, transactions, secrets)
+      : new WebhookDispatcher(config, transactions, secrets),
+};
+
 @Module({
   imports: [
     TypeOrmModule.forFeature([WebhookEndpointRecord, WebhookMessageRecord, WebhookAttemptRecord]),
   ],
   controllers: [WebhookEndpointsController, WebhookDeliveriesController],
-  providers: [SecretBox, WebhookEndpointsService, WebhookDeliveriesService, WebhookDispatcher],
-  exports: [WebhookEndpointsService, WebhookDispatcher],
+  providers: [SecretBox, WebhookEndpointsService, WebhookDeliveriesService, dispatcherProvider],
+  exports: [WebhookEndpointsService],
 })
 export class WebhooksModule {}

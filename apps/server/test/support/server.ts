@@ -9,6 +9,7 @@ export function startServer(
 ): Promise<TestServer> {
   return startTestServer({
     ...(process.env.TEST_DATABASE_URL && { postgresAdminUrl: process.env.TEST_DATABASE_URL }),
+    ...(process.env.TEST_REDIS_URL && { redisUrl: process.env.TEST_REDIS_URL }),
     env,
     ...options,
   });

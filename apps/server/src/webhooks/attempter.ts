@@ -1,0 +1,86 @@
+import { API_VERSION } from '@platform/contract';
+import type { WebhookConfig } from '../config/env';
+import type { ClaimedMessage, CompletedAttempt, DeliveryPolicy } from './delivery-store';
+import type { SecretBox } from './secret-box';
+import { WebhookSender } from './sender';
+import { Signer } from './signing';
+
+export const USER_AGENT = 'PlatformWebhooks/1.0 (+https://platform.example/docs/webhooks)';
+
+/** Margin on top of the attempt timeout before a claimed message's lease runs out. */
+const LEASE_MARGIN_MS = 2000;
+
+export function deliveryPolicy(config: WebhookConfig): DeliveryPolicy {
+  return {
+    retryScheduleMs: config.retryScheduleMs,
+    disableAfterMs: config.disableAfterMs,
+    leaseMs: config.timeoutMs + LEASE_MARGIN_MS,
+  };
+}
+
+/**
+ * One delivery attempt, the same in both deployments: the body, the Standard Webhooks headers
+ * signed with every live secret, the guarded POST. It writes nothing; the caller records.
+ */
+export class WebhookAttempter {
+  private readonly sender: WebhookSender;
+  private readonly signer = new Signer();
+
+  constructor(
+    config: WebhookConfig,
+    private readonly secrets: SecretBox,
+  ) {
+    this.sender = new WebhookSender(
+      { allowPrivate: config.allowPrivateUrls },
+      config.timeoutMs,
+      config.endpointConcurrency,
+    );
+  }
+
+  async attempt(message: ClaimedMessage): Promise<CompletedAttempt> {
+    const attemptedAt = new Date();
+    const body = payload(message);
+    const signature = this.signer.sign(
+      this.liveSecrets(message, attemptedAt),
+      message.id,
+      attemptedAt,
+      body,
+    );
+    const result = await this.sender.send({
+      url: message.url,
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': message.id,
+        'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+    });
+    return { messageId: message.id, endpointId: message.endpointId, attemptedAt, result };
+  }
+
+  close(): void {
+    this.sender.close();
+  }
+
+  private liveSecrets(message: ClaimedMessage, now: Date): string[] {
+    const secrets = [this.secrets.open(message.sealedSecret, message.endpointId)];
+    if (
+      message.sealedPreviousSecret &&
+      message.previousSecretExpiresAt &&
+      message.previousSecretExpiresAt > now
+    ) {
+      secrets.push(this.secrets.open(message.sealedPreviousSecret, message.endpointId));
+    }
+    return secrets;
+  }
+}
+
+/**
+ * The delivery body: the event exactly as `GET /v1/events/{id}` returns it, compact JSON. The
+ * stored `data` is already compact JSON text, so it is spliced in rather than re-serialised.
+ */
+export function payload(message: ClaimedMessage): string {
+  return `{"id":${JSON.stringify(message.eventId)},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}}`;
+}
