@@ -86,9 +86,7 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.dispatcher) return;
-    const connection = () =>
-      createRedis(this.redis.url, this.logger, 'platform-webhooks') as unknown as Redis;
-    this.commands = connection();
+    this.commands = createRedis(this.redis.url, this.logger, 'platform-webhooks');
     this.commands.defineCommand('platformAcquire', { numberOfKeys: 1, lua: ACQUIRE });
     const command = (this.commands as unknown as { platformAcquire: AcquireCommand })
       .platformAcquire;
@@ -102,7 +100,7 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
     await this.queue
       .setGlobalConcurrency(this.config.concurrency)
       .catch((error: Error) => this.logger.error(`Webhook queue: ${error.message}`));
-    this.worker = new Worker(QUEUE, (job, token) => this.process(job, token), {
+    this.worker = new Worker<{ id: string }>(QUEUE, (job, token) => this.process(job, token), {
       connection: bullConnection,
       prefix: this.redis.prefix,
       concurrency: this.config.concurrency,
