@@ -19,7 +19,7 @@ for (const file of fs
   passed += report.passed;
   failed += report.failed + broken;
   console.log(
-    `  ${path.basename(report.package).padEnd(10)} ${report.database.padEnd(9)} ${report.passed} passed, ${report.failed} failed${broken ? `, ${broken} suites did not run` : ''}`,
+    `  ${path.basename(report.package).padEnd(10)} ${report.database.padEnd(15)} ${report.passed} passed, ${report.failed} failed${broken ? `, ${broken} suites did not run` : ''}`,
   );
 }
 console.log(`${passed} passed, ${failed} failed`);

@@ -17,7 +17,9 @@ class SummaryReporter {
       path.join(dir, name),
       JSON.stringify({
         package: this.rootDir,
-        database: process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite',
+        database:
+          (process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite') +
+          (process.env.TEST_REDIS_URL ? '+redis' : ''),
         passed: results.numPassedTests,
         failed: results.numFailedTests,
         // A suite that crashed before running its tests has no failed test; count it as a failure.

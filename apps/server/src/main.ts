@@ -8,6 +8,15 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   // SIGTERM/SIGINT close the app: the webhook dispatcher finishes its in-flight attempts first.
   app.enableShutdownHooks();
+  // A hard bound on top: whatever hangs (an unreachable Redis, a stuck socket), the process exits.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      setTimeout(() => {
+        console.error(`Shutdown did not finish in time after ${signal}; exiting`);
+        process.exit(1);
+      }, config.webhooks.shutdownGraceMs + 5000).unref();
+    });
+  }
   await app.listen(config.port, config.host);
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   if (config.devBootstrap) {

@@ -62,6 +62,7 @@ export class RedisModule implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     if (!this.redis) return;
+    // QUIT fails at once when Redis is unreachable (no offline queue); then just drop the socket.
     await this.redis.quit().catch(() => this.redis?.disconnect());
   }
 }

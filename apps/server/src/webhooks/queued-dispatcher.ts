@@ -125,19 +125,26 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
     this.accepting = false;
     clearInterval(this.poll);
     this.wake.cancel();
+    // Bounded: with Redis unreachable, BullMQ's close would wait for it indefinitely.
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.config.shutdownGraceMs);
     });
-    const closed = await Promise.race([this.worker?.close(), grace]);
+    const closing = (async () => {
+      await this.worker?.close();
+      await this.queue?.close();
+      return 'closed' as const;
+    })();
+    const outcome = await Promise.race([closing, grace]);
     clearTimeout(timer);
-    if (closed === 'timeout') {
-      this.logger.warn('Shutting down with webhook attempts still in flight; they will be retried');
-      await this.worker?.close(true);
+    if (outcome === 'timeout') {
+      this.logger.warn(
+        'Shutting down with webhook attempts still in flight or Redis unreachable; unfinished attempts will be retried',
+      );
+      await Promise.allSettled([this.worker?.disconnect(), this.queue?.disconnect()]);
     }
-    await this.queue?.close();
     this.attempter.close();
-    await this.commands?.quit().catch(() => undefined);
+    this.commands?.disconnect();
   }
 
   kick(): void {
