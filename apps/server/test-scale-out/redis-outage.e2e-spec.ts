@@ -39,7 +39,7 @@ function startRedis(port: number): Promise<ChildProcess> {
     },
   );
   return new Promise((resolve) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       if (/Ready to accept connections/.test(chunk.toString())) resolve(child);
     });
   });
