@@ -9,6 +9,8 @@
  *
  * Knobs: BENCH_EVENTS (throughput run, default 10000), BENCH_RATE (events/s of the latency run,
  * default 100), BENCH_LATENCY_SECONDS (default 10), BENCH_ENFORCE_GOALS=1 (exit 1 on a missed goal).
+ * BENCH_DELIVERY_BACKEND=bullmq with BENCH_DATABASE_URL (a PostgreSQL admin URL) and
+ * BENCH_REDIS_URL runs the same benchmark on the scale-out dispatcher (scale-out.bench.js does).
  */
 const { fork } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -18,7 +20,12 @@ const os = require('node:os');
 const path = require('node:path');
 
 const RECEIVERS = 10;
-const RESULTS_FILE = path.join(__dirname, 'results', 'delivery.json');
+const BACKEND = process.env.BENCH_DELIVERY_BACKEND === 'bullmq' ? 'bullmq' : 'embedded';
+const RESULTS_FILE = path.join(
+  __dirname,
+  'results',
+  BACKEND === 'bullmq' ? 'delivery-bullmq.json' : 'delivery.json',
+);
 const GOALS = { deliveriesPerSecond: 1000, p99AtRateMs: 250 };
 
 function envNumber(name, fallback, min) {
@@ -130,6 +137,10 @@ async function main() {
   const receivers = await startReceivers();
   const server = await startTestServer({
     env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', NODE_ENV: 'production' },
+    ...(BACKEND === 'bullmq' && {
+      postgresAdminUrl: required('BENCH_DATABASE_URL'),
+      redisUrl: required('BENCH_REDIS_URL'),
+    }),
   });
   const events = server.app.get(EventsService);
   const transactions = server.app.get(TransactionRunner);
@@ -238,6 +249,7 @@ async function main() {
       .sort((a, b) => a - b);
 
     const results = {
+      backend: BACKEND,
       throughput: {
         events: ids.length,
         deliveriesPerSecond: Math.round(throughput),
@@ -282,6 +294,14 @@ async function main() {
   }
 }
 
+function required(name) {
+  if (!process.env[name]) {
+    console.error(`BENCHMARK FAILED: ${name} is required with BENCH_DELIVERY_BACKEND=bullmq`);
+    process.exit(2);
+  }
+  return process.env[name];
+}
+
 function round(n, digits = 1) {
   const f = 10 ** digits;
   return Math.round(n * f) / f;
@@ -290,7 +310,9 @@ function round(n, digits = 1) {
 function print(r) {
   const rows = [
     [
-      'dispatcher (SQLite, in-process)',
+      r.backend === 'bullmq'
+        ? 'dispatcher (PostgreSQL + BullMQ)'
+        : 'dispatcher (SQLite, in-process)',
       `${r.throughput.deliveriesPerSecond}/s`,
       `${r.throughput.commitToReceiptMs.p50} ms`,
       `${r.throughput.commitToReceiptMs.p99} ms`,

@@ -10,7 +10,8 @@ import type { WebhookConfig } from '../config/env';
 import type { TransactionRunner } from '../common/transactions';
 import { createRedis, untilReady } from '../redis/redis.module';
 import { deliveryPolicy, WebhookAttempter } from './attempter';
-import { DeliveryStore } from './delivery-store';
+import { Batcher } from './batcher';
+import { type CompletedAttempt, DeliveryStore } from './delivery-store';
 import { WakeTimer } from './wake-timer';
 import type { SecretBox } from './secret-box';
 
@@ -63,6 +64,22 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
   private readonly store: DeliveryStore;
   private readonly attempter: WebhookAttempter;
   private readonly holdMs: number;
+  /**
+   * Attempts finishing together are written in one transaction: a worker runs dozens of jobs at
+   * once, and one transaction per attempt made PostgreSQL the bottleneck.
+   */
+  private readonly recorder = new Batcher<CompletedAttempt>(async (completed) => {
+    const recorded = await this.transactions.run(
+      (manager) => this.store.record(manager, completed, new Date()),
+      { notify: false },
+    );
+    for (const { endpointId, reason } of recorded.disabled) {
+      this.logger.warn(
+        `Disabled webhook endpoint ${endpointId}: ${reason === 'gone' ? 'it answered 410 Gone' : 'every attempt failed for too long'}`,
+      );
+    }
+    if (recorded.nextRetryAt) this.wakeUntilStopped(recorded.nextRetryAt.getTime());
+  });
   private queue: Queue | undefined;
   private worker: Worker | undefined;
   private commands: Redis | undefined;
@@ -208,17 +225,8 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
       throw new DelayedError();
     }
     try {
-      const completed = await this.attempter.attempt(message);
-      const recorded = await this.transactions.run(
-        (manager) => this.store.record(manager, [completed], new Date()),
-        { notify: false },
-      );
-      for (const { endpointId, reason } of recorded.disabled) {
-        this.logger.warn(
-          `Disabled webhook endpoint ${endpointId}: ${reason === 'gone' ? 'it answered 410 Gone' : 'every attempt failed for too long'}`,
-        );
-      }
-      if (recorded.nextRetryAt) this.wakeUntilStopped(recorded.nextRetryAt.getTime());
+      // The job completes only once its attempt is written (a crash before that redelivers).
+      await this.recorder.add(await this.attempter.attempt(message));
     } finally {
       await this.commands!.zrem(key, holder).catch(() => undefined);
     }
