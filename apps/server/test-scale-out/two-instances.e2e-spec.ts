@@ -128,7 +128,15 @@ describe('two instances on PostgreSQL + Redis', () => {
 
   it('2,000 events, one instance killed with SIGKILL half-way: the other delivers every webhook-id', async () => {
     const token = organization(1_000_000);
-    const receiver = await startReceiver(() => ({ status: 204, delayMs: 15 }));
+    // The receiver holds each request 15 ms and notes how many it holds at once.
+    let holding = 0;
+    let mostHeld = 0;
+    const receiver = await startReceiver(() => {
+      holding += 1;
+      mostHeld = Math.max(mostHeld, holding);
+      setTimeout(() => (holding -= 1), 15);
+      return { status: 204, delayMs: 15 };
+    });
     receivers.push(receiver);
     const endpoint = await call(cluster.urls[0]!, token, 'POST', '/v1/webhook_endpoints', {
       url: receiver.url,
@@ -173,6 +181,9 @@ describe('two instances on PostgreSQL + Redis', () => {
       `two-instance delivery: ${TOTAL} messages, ${receiver.received.length} requests, ${duplicates} duplicate(s); ${atKill} delivered when instance 0 was killed`,
     );
     expect(duplicates).toBeLessThan(TOTAL * 0.05);
+    // WEBHOOK_ENDPOINT_CONCURRENCY (8) holds across both instances together, and was reached.
+    expect(mostHeld).toBeLessThanOrEqual(8);
+    expect(mostHeld).toBeGreaterThan(1);
     // Every delivery ends up recorded as succeeded in PostgreSQL, where the API reads it.
     await waitFor(
       async () =>

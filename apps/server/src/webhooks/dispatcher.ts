@@ -10,7 +10,7 @@ import type { AppConfig, WebhookConfig } from '../config/env';
 import { TransactionRunner } from '../common/transactions';
 import { deliveryPolicy, WebhookAttempter } from './attempter';
 import { type ClaimedMessage, type CompletedAttempt, DeliveryStore } from './delivery-store';
-import { WakeTimer } from './wake-timer';
+import { WorkTrigger, within } from './wake-timer';
 import { SecretBox } from './secret-box';
 
 /**
@@ -34,13 +34,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private running = false;
   private rerun = false;
   private scheduled = false;
-  private accepting = false;
   private completed: CompletedAttempt[] = [];
   private readonly inFlight = new Map<string, number>();
   private inFlightTotal = 0;
   private readonly sends = new Set<Promise<void>>();
-  private poll: NodeJS.Timeout | undefined;
-  private readonly wake = new WakeTimer(() => this.kick());
+  private readonly trigger = new WorkTrigger(() => this.kick());
   private idle: Promise<void> = Promise.resolve();
 
   constructor(
@@ -54,12 +52,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   onApplicationBootstrap(): void {
-    if (!this.config.dispatcher) return;
-    this.accepting = true;
-    this.transactions.onCommit(() => this.kick());
-    this.poll = setInterval(() => this.kick(), this.config.pollIntervalMs);
-    this.poll.unref();
-    this.kick();
+    if (this.config.dispatcher) this.trigger.start(this.transactions, this.config.pollIntervalMs);
   }
 
   /**
@@ -68,17 +61,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
    * sent again by the next server to run.
    */
   async beforeApplicationShutdown(): Promise<void> {
-    if (!this.accepting) return;
-    this.accepting = false;
-    clearInterval(this.poll);
-    this.wake.cancel();
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), this.config.shutdownGraceMs);
-    });
-    const drained = await Promise.race([Promise.all(this.sends).then(() => true), grace]);
-    clearTimeout(timer);
-    if (!drained) {
+    if (!this.trigger.active) return;
+    this.trigger.stop();
+    if ((await within(Promise.all(this.sends), this.config.shutdownGraceMs)) === 'timeout') {
       this.logger.warn(
         `Shutting down with ${this.inFlightTotal} webhook attempt(s) still in flight; they will be retried`,
       );
@@ -90,7 +75,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /** Asks for a tick soon; many asks while one runs coalesce into one more. */
   kick(): void {
-    if (!this.accepting) return;
+    if (!this.trigger.active) return;
     if (this.running) {
       this.rerun = true;
       return;
@@ -110,7 +95,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       do {
         this.rerun = false;
         await this.step();
-      } while (this.rerun && this.accepting);
+      } while (this.rerun && this.trigger.active);
     } finally {
       this.running = false;
     }
@@ -150,15 +135,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           `Disabled webhook endpoint ${endpointId}: ${reason === 'gone' ? 'it answered 410 Gone' : 'every attempt failed for too long'}`,
         );
       }
-      if (outcome.recorded.nextRetryAt)
-        this.wakeUntilStopped(outcome.recorded.nextRetryAt.getTime());
+      if (outcome.recorded.nextRetryAt) this.trigger.at(outcome.recorded.nextRetryAt.getTime());
       // More may be waiting: new messages from the fan-out, or a claim that found work.
       if (outcome.fannedOut > 0 || claimed.length > 0) this.rerun = true;
     } catch (error) {
       // Nothing is lost: results go back in the queue, and leases expire on their own.
       this.completed.unshift(...completed);
       this.logger.error(`Webhook dispatch step failed: ${(error as Error).message}`);
-      this.wakeUntilStopped(Date.now() + 1000);
+      this.trigger.at(Date.now() + 1000);
       return;
     }
     for (const message of claimed) this.start(message);
@@ -195,9 +179,5 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         `Could not record ${completed.length} webhook attempt(s) on shutdown: ${(error as Error).message}`,
       );
     }
-  }
-
-  private wakeUntilStopped(at: number): void {
-    if (this.accepting) this.wake.at(at);
   }
 }

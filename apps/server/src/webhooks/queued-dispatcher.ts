@@ -12,7 +12,7 @@ import { createRedis, untilReady } from '../redis/redis.module';
 import { deliveryPolicy, WebhookAttempter } from './attempter';
 import { Batcher } from './batcher';
 import { type CompletedAttempt, DeliveryStore } from './delivery-store';
-import { WakeTimer } from './wake-timer';
+import { WorkTrigger, within } from './wake-timer';
 import type { SecretBox } from './secret-box';
 
 const QUEUE = 'webhook-deliveries';
@@ -78,7 +78,7 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
         `Disabled webhook endpoint ${endpointId}: ${reason === 'gone' ? 'it answered 410 Gone' : 'every attempt failed for too long'}`,
       );
     }
-    if (recorded.nextRetryAt) this.wakeUntilStopped(recorded.nextRetryAt.getTime());
+    if (recorded.nextRetryAt) this.trigger.at(recorded.nextRetryAt.getTime());
   });
   private queue: Queue | undefined;
   private worker: Worker | undefined;
@@ -86,9 +86,7 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
   private acquire: AcquireCommand | undefined;
   private running = false;
   private rerun = false;
-  private accepting = false;
-  private poll: NodeJS.Timeout | undefined;
-  private readonly wake = new WakeTimer(() => this.kick());
+  private readonly trigger = new WorkTrigger(() => this.kick());
 
   constructor(
     private readonly config: WebhookConfig,
@@ -129,31 +127,21 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
     });
     this.worker.on('error', (error) => this.logger.error(`Webhook worker: ${error.message}`));
 
-    this.accepting = true;
-    this.transactions.onCommit(() => this.kick());
-    this.poll = setInterval(() => this.kick(), this.config.pollIntervalMs);
-    this.poll.unref();
-    this.kick();
+    this.trigger.start(this.transactions, this.config.pollIntervalMs);
   }
 
   /** Stops relaying, lets the worker finish its jobs (bounded), then closes the connections. */
   async beforeApplicationShutdown(): Promise<void> {
-    if (!this.accepting) return;
-    this.accepting = false;
-    clearInterval(this.poll);
-    this.wake.cancel();
+    if (!this.trigger.active) return;
+    this.trigger.stop();
     // Bounded: with Redis unreachable, BullMQ's close would wait for it indefinitely.
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.config.shutdownGraceMs);
-    });
-    const closing = (async () => {
-      await this.worker?.close();
-      await this.queue?.close();
-      return 'closed' as const;
-    })();
-    const outcome = await Promise.race([closing, grace]);
-    clearTimeout(timer);
+    const outcome = await within(
+      (async () => {
+        await this.worker?.close();
+        await this.queue?.close();
+      })(),
+      this.config.shutdownGraceMs,
+    );
     if (outcome === 'timeout') {
       this.logger.warn(
         'Shutting down with webhook attempts still in flight or Redis unreachable; unfinished attempts will be retried',
@@ -165,7 +153,7 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
   }
 
   kick(): void {
-    if (!this.accepting) return;
+    if (!this.trigger.active) return;
     if (this.running) {
       this.rerun = true;
       return;
@@ -204,11 +192,11 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
           );
         }
         if (fannedOut > 0 || claimed.length === RELAY_BATCH) this.rerun = true;
-      } while (this.rerun && this.accepting);
+      } while (this.rerun && this.trigger.active);
     } catch (error) {
       // Leased messages not queued become due again when their lease runs out.
       this.logger.error(`Webhook relay step failed: ${(error as Error).message}`);
-      this.wakeUntilStopped(Date.now() + 1000);
+      this.trigger.at(Date.now() + 1000);
     } finally {
       this.running = false;
     }
@@ -230,9 +218,5 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
     } finally {
       await this.commands!.zrem(key, holder).catch(() => undefined);
     }
-  }
-
-  private wakeUntilStopped(at: number): void {
-    if (this.accepting) this.wake.at(at);
   }
 }

@@ -1,3 +1,5 @@
+import type { TransactionRunner } from '../common/transactions';
+
 /** One pending wake-up at the earliest time asked for (a retry falling due); unref'd. */
 export class WakeTimer {
   private wake: { at: number; timer: NodeJS.Timeout } | undefined;
@@ -21,5 +23,54 @@ export class WakeTimer {
   cancel(): void {
     if (this.wake) clearTimeout(this.wake.timer);
     this.wake = undefined;
+  }
+}
+
+/**
+ * When a dispatcher looks for work: after every commit (a new event leaves at once), on a slow
+ * poll (work written by other processes), and when a scheduled retry falls due. Both
+ * dispatchers use it; `stop` ends all three.
+ */
+export class WorkTrigger {
+  active = false;
+  private poll: NodeJS.Timeout | undefined;
+  private readonly wake: WakeTimer;
+
+  constructor(private readonly kick: () => void) {
+    this.wake = new WakeTimer(kick);
+  }
+
+  start(transactions: TransactionRunner, pollIntervalMs: number): void {
+    this.active = true;
+    transactions.onCommit(() => {
+      if (this.active) this.kick();
+    });
+    this.poll = setInterval(() => this.kick(), pollIntervalMs);
+    this.poll.unref();
+    this.kick();
+  }
+
+  /** A retry falls due at `at`. */
+  at(at: number): void {
+    if (this.active) this.wake.at(at);
+  }
+
+  stop(): void {
+    this.active = false;
+    clearInterval(this.poll);
+    this.wake.cancel();
+  }
+}
+
+/** `work`, or `'timeout'` if it has not settled within `ms` (bounded shutdowns). */
+export async function within<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

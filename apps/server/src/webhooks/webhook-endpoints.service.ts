@@ -135,13 +135,7 @@ export class WebhookEndpointsService {
   ): Promise<WebhookEndpoint> {
     const url = input.url === undefined ? undefined : await this.checkUrl(input.url);
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(
-        manager,
-        'webhook_endpoints',
-        id,
-        principal.organizationId,
-      );
-      const record = await this.find(manager, principal, id);
+      const record = await this.findLocked(manager, principal, id);
       const now = new Date();
       let changed = false;
       if (url !== undefined && url !== record.url) {
@@ -183,13 +177,7 @@ export class WebhookEndpointsService {
   async rotateSecret(principal: Principal, id: string) {
     const secret = newSigningSecret();
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(
-        manager,
-        'webhook_endpoints',
-        id,
-        principal.organizationId,
-      );
-      const record = await this.find(manager, principal, id);
+      const record = await this.findLocked(manager, principal, id);
       const now = new Date();
       record.previousSecret = record.secret;
       record.previousSecretExpiresAt = new Date(
@@ -244,6 +232,17 @@ export class WebhookEndpointsService {
     mkdirSync(path.dirname(secretFile), { recursive: true });
     writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
     return { id, created: !existing };
+  }
+
+  /** The endpoint, row-locked until the transaction ends (PostgreSQL). */
+  private async findLocked(manager: EntityManager, principal: Principal, id: string) {
+    await this.transactions.lockForUpdate(
+      manager,
+      'webhook_endpoints',
+      id,
+      principal.organizationId,
+    );
+    return this.find(manager, principal, id);
   }
 
   private find(manager: EntityManager, principal: Principal, id: string) {
