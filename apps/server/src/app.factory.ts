@@ -15,7 +15,8 @@ import {
 import type { PlatformRequest } from './common/http-context';
 import { createLogger } from './common/logger';
 import { requestIdMiddleware } from './common/request-id';
-import { requestLogMiddleware } from './common/request-log';
+import { requestLogMiddleware, requestMetricsMiddleware } from './common/request-log';
+import { Metrics } from './metrics/metrics';
 import type { AppConfig } from './config/env';
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
@@ -46,6 +47,7 @@ export async function createApp(
 
   app.use(requestIdMiddleware);
   app.use(requestLogMiddleware(logger));
+  app.use(requestMetricsMiddleware(app.get(Metrics)));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     if (config.publicUrl) (req as PlatformRequest).publicOrigin = config.publicUrl;
     next();

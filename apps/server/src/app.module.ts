@@ -25,6 +25,7 @@ import { PaymentsModule } from './payments/payments.module';
 import { ExamsModule } from './exams/exams.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RedisModule } from './redis/redis.module';
+import { MetricsModule } from './metrics/metrics.module';
 
 @Module({})
 export class AppModule {
@@ -41,6 +42,7 @@ export class AppModule {
         }),
         DatabaseModule.forRoot(config),
         RedisModule,
+        MetricsModule,
         EventsModule,
         OrganizationsModule,
         AuthModule,

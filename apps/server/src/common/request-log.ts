@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import type { Metrics } from '../metrics/metrics';
 import type { PlatformRequest } from './http-context';
 
 /**
@@ -30,6 +31,22 @@ export function requestLogMiddleware(logger: Logger) {
         },
         'request',
       );
+    });
+    next();
+  };
+}
+
+/**
+ * Request count and latency per route pattern, method and status, for `/metrics`. Requests that
+ * match no route are labelled `unmatched` (their paths are unbounded, and so would the labels be).
+ */
+export function requestMetricsMiddleware(metrics: Metrics) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      const labels = { route, method: req.method, status: String(res.statusCode) };
+      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     });
     next();
   };

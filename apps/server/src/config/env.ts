@@ -102,6 +102,8 @@ const EnvSchema = z.object({
   WEBHOOK_SHUTDOWN_GRACE: duration.default('10s'),
   /** `pnpm dev` only: the webhook inspector's URL, registered for the demo organization. */
   DEV_WEBHOOK_INSPECTOR_URL: z.string().url().default('http://127.0.0.1:3001/webhooks'),
+  /** When set, `GET /metrics` wants `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Run the webhook dispatcher in this process. */
   WEBHOOK_DISPATCHER: booleanString.default('true'),
 });
@@ -126,6 +128,7 @@ export interface AppConfig {
   webhooks: WebhookConfig;
   /** Set in the scale-out deployment. */
   redis?: { url: string; prefix: string };
+  metricsToken?: string;
 }
 
 export interface WebhookConfig {
@@ -181,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     devBootstrap: e.DEV_BOOTSTRAP,
     devWebhookInspectorUrl: e.DEV_WEBHOOK_INSPECTOR_URL,
     ...(e.REDIS_URL && { redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } }),
+    ...(e.METRICS_TOKEN && { metricsToken: e.METRICS_TOKEN }),
     webhooks: {
       ...(e.WEBHOOK_SECRETS_KEY && { secretsKey: e.WEBHOOK_SECRETS_KEY }),
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,

@@ -15,6 +15,7 @@ import { asPlatformRequest, type PlatformRequest } from '../common/http-context'
 import { ProblemException } from '../common/problem.exception';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import { Metrics } from '../metrics/metrics';
 import type { SlidingWindowRecord } from './sliding-window.store';
 
 const POLICY_NAME = 'default';
@@ -31,6 +32,7 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {
     super(options, storage, reflector);
   }
@@ -72,6 +74,9 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
     res.setHeader('RateLimit', `"${POLICY_NAME}";r=${record.remaining};t=${resetIn}`);
 
     if (record.isBlocked) {
+      this.metrics.rateLimitRejections.inc({
+        budget: req.principal ? 'organization' : 'anonymous',
+      });
       throw new ProblemException(
         'rate_limited',
         `Rate limit of ${limit} requests per ${windowSeconds} seconds exceeded; retry in ${record.timeToBlockExpire} s`,

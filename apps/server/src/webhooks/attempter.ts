@@ -2,7 +2,8 @@ import { API_VERSION } from '@platform/contract';
 import type { WebhookConfig } from '../config/env';
 import type { ClaimedMessage, CompletedAttempt, DeliveryPolicy } from './delivery-store';
 import type { SecretBox } from './secret-box';
-import { WebhookSender } from './sender';
+import type { Metrics } from '../metrics/metrics';
+import { type AttemptResult, WebhookSender } from './sender';
 import { Signer } from './signing';
 
 export const USER_AGENT = 'PlatformWebhooks/1.0 (+https://platform.example/docs/webhooks)';
@@ -29,6 +30,7 @@ export class WebhookAttempter {
   constructor(
     config: WebhookConfig,
     private readonly secrets: SecretBox,
+    private readonly metrics?: Metrics,
   ) {
     this.sender = new WebhookSender(
       { allowPrivate: config.allowPrivateUrls },
@@ -57,7 +59,22 @@ export class WebhookAttempter {
         'webhook-signature': signature,
       },
     });
+    this.observe(message, attemptedAt, result);
     return { messageId: message.id, endpointId: message.endpointId, attemptedAt, result };
+  }
+
+  private observe(message: ClaimedMessage, attemptedAt: Date, result: AttemptResult): void {
+    if (!this.metrics) return;
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const outcome = ok ? 'success' : result.statusCode === null ? 'no_response' : 'http_error';
+    this.metrics.webhookAttempts.inc({ outcome });
+    this.metrics.webhookAttemptDuration.observe(result.latencyMs / 1000);
+    if (ok) {
+      const delivered = attemptedAt.getTime() + result.latencyMs;
+      this.metrics.webhookDeliveryLatency.observe(
+        (delivered - message.eventCreatedAt.getTime()) / 1000,
+      );
+    }
   }
 
   close(): void {

@@ -12,6 +12,7 @@ import { deliveryPolicy, WebhookAttempter } from './attempter';
 import { type ClaimedMessage, type CompletedAttempt, DeliveryStore } from './delivery-store';
 import { WorkTrigger, within } from './wake-timer';
 import { SecretBox } from './secret-box';
+import { Metrics } from '../metrics/metrics';
 
 /**
  * The embedded webhook dispatcher: all delivery state lives in the database, and this loop moves
@@ -45,10 +46,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     @Inject(APP_CONFIG) appConfig: AppConfig,
     private readonly transactions: TransactionRunner,
     secrets: SecretBox,
+    metrics?: Metrics,
   ) {
     this.config = appConfig.webhooks;
     this.store = new DeliveryStore(transactions.dialect, deliveryPolicy(this.config));
-    this.attempter = new WebhookAttempter(this.config, secrets);
+    this.attempter = new WebhookAttempter(this.config, secrets, metrics);
   }
 
   onApplicationBootstrap(): void {

@@ -14,6 +14,7 @@ import { Batcher } from './batcher';
 import { type CompletedAttempt, DeliveryStore } from './delivery-store';
 import { WorkTrigger, within } from './wake-timer';
 import type { SecretBox } from './secret-box';
+import type { Metrics } from '../metrics/metrics';
 
 const QUEUE = 'webhook-deliveries';
 /** How many due messages one relay step hands to the queue. */
@@ -93,9 +94,10 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
     private readonly redis: { url: string; prefix: string },
     private readonly transactions: TransactionRunner,
     secrets: SecretBox,
+    metrics?: Metrics,
   ) {
     this.store = new DeliveryStore(transactions.dialect, deliveryPolicy(config));
-    this.attempter = new WebhookAttempter(config, secrets);
+    this.attempter = new WebhookAttempter(config, secrets, metrics);
     this.holdMs = config.timeoutMs + 5000;
   }
 

@@ -10,6 +10,7 @@ import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import { Metrics } from '../metrics/metrics';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { endpointDisabled } from './webhook-errors';
@@ -34,8 +35,10 @@ export class WebhookDeliveriesService {
     private readonly messages: Repository<WebhookMessageRecord>,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly transactions: TransactionRunner,
+    metrics: Metrics,
   ) {
     this.scheduleLength = config.webhooks.retryScheduleMs.length;
+    metrics.countQueueWith(() => this.messages.countBy({ status: 'pending' }));
   }
 
   async list(principal: Principal, endpointId: string, query: ListQuery, url: PageUrl) {

@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { WebhookDispatcher } from './dispatcher';
 import { QueuedWebhookDispatcher } from './queued-dispatcher';
+import { Metrics } from '../metrics/metrics';
 import { SecretBox } from './secret-box';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
@@ -20,11 +21,16 @@ import { WebhookDeliveriesController, WebhookEndpointsController } from './webho
  */
 const dispatcherProvider = {
   provide: 'WEBHOOK_DISPATCHER',
-  inject: [APP_CONFIG, TransactionRunner, SecretBox],
-  useFactory: (config: AppConfig, transactions: TransactionRunner, secrets: SecretBox) =>
+  inject: [APP_CONFIG, TransactionRunner, SecretBox, Metrics],
+  useFactory: (
+    config: AppConfig,
+    transactions: TransactionRunner,
+    secrets: SecretBox,
+    metrics: Metrics,
+  ) =>
     config.redis
-      ? new QueuedWebhookDispatcher(config.webhooks, config.redis, transactions, secrets)
-      : new WebhookDispatcher(config, transactions, secrets),
+      ? new QueuedWebhookDispatcher(config.webhooks, config.redis, transactions, secrets, metrics)
+      : new WebhookDispatcher(config, transactions, secrets, metrics),
 };
 
 @Module({
