@@ -138,6 +138,33 @@ describe('HTTP conventions', () => {
     });
   });
 
+  describe('security headers', () => {
+    it.each([
+      { what: 'a JSON response', path: '/v1/students', auth: true },
+      { what: 'a problem', path: '/v1/students/stu_nope', auth: true },
+      { what: 'an unknown route', path: '/nowhere', auth: false },
+      { what: 'the docs page', path: '/docs', auth: false },
+      { what: 'the health check', path: '/health/live', auth: false },
+      { what: 'a 401', path: '/v1/students', auth: false },
+    ])('are on $what', async ({ path: route, auth }) => {
+      const res = await call(server, route, auth ? { token } : {});
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+      expect(res.headers.get('x-powered-by')).toBeNull();
+      // No CORS: the API is for servers; browsers get no cross-origin access.
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
+    it('refuses oversized headers with 431 rather than reading them', async () => {
+      const res = await fetch(`${server.url}/v1/students`, {
+        headers: { 'X-Padding': 'x'.repeat(20_000) },
+      });
+      expect(res.status).toBe(431);
+    });
+  });
+
   describe('health', () => {
     it('reports liveness and readiness without a token', async () => {
       expect((await call(server, '/health/live')).body).toEqual({ status: 'ok' });

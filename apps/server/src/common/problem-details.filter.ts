@@ -98,7 +98,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const { code, detail, errors, headers } = this.describe(exception, req);
     const status = ERROR_CODES[code];
     if (status >= 500) {
-      this.logger.error({ err: exception, request_id: req.id }, 'unhandled error');
+      // The kind and message only: stack traces stay out of log lines as out of responses.
+      const error = exception instanceof Error ? exception : new Error(String(exception));
+      this.logger.error(
+        { error: { type: error.constructor.name, message: error.message }, request_id: req.id },
+        'unhandled error',
+      );
     }
     const body: Problem = {
       type: problemType(code),
