@@ -15,6 +15,7 @@ import {
 } from './common/content-negotiation';
 import type { PlatformRequest } from './common/http-context';
 import { createLogger } from './common/logger';
+import { nulGuardMiddleware } from './common/nul-guard';
 import { requestIdMiddleware } from './common/request-id';
 import { requestLogMiddleware, requestMetricsMiddleware } from './common/request-log';
 import { Metrics } from './metrics/metrics';
@@ -57,6 +58,7 @@ export async function createApp(
   app.use(apiPrefixAliasMiddleware);
   app.use('/v1', contentNegotiationMiddleware);
   app.useBodyParser('json', { limit: BODY_LIMIT, type: 'application/json' });
+  app.use(nulGuardMiddleware);
   app.useStaticAssets(getAbsoluteFSPath(), { prefix: '/docs/assets/', index: false });
 
   await app.init();

@@ -165,6 +165,42 @@ describe('HTTP conventions', () => {
     });
   });
 
+  // Regression tests from the contract fuzzer: PostgreSQL cannot store U+0000, which was a 500.
+  describe('the NUL character', () => {
+    it.each([
+      { where: 'a path id', route: '/v1/students/stu_%00', path: 'path' },
+      { where: 'a query value', route: '/v1/students?q=a%00b', path: 'query' },
+    ])('in $where is a 400 naming the $path', async ({ route, path: where }) => {
+      const res = await call(server, route, { token });
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0]).toMatchObject({ path: where });
+      expect(res.body.detail).toMatch(/NUL/);
+    });
+
+    it('in a JSON body string is a 400 naming the field', async () => {
+      const res = await call(server, '/v1/students/stu_x', {
+        token,
+        method: 'PATCH',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ first_name: 'A\u0000B', tags: ['ok'] }),
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0]).toMatchObject({ path: 'body.first_name' });
+    });
+  });
+
+  it('refuses a body nested deeper than 32 levels, naming where (a fuzzer find: it was a 500)', async () => {
+    const res = await call(server, '/v1/students', {
+      token,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: `{"notes":${'['.repeat(50_000)}${']'.repeat(50_000)}}`,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({ code: 'too_deep' });
+    expect(res.body.errors[0].path).toMatch(/^body\.notes(\.0)+$/);
+  });
+
   describe('health', () => {
     it('reports liveness and readiness without a token', async () => {
       expect((await call(server, '/health/live')).body).toEqual({ status: 'ok' });
