@@ -56,9 +56,9 @@ function findProblem(body: unknown): { path: string; kind: 'nul' | 'depth' } | u
     }
     if (!value || typeof value !== 'object') continue;
     if (depth >= MAX_BODY_DEPTH) return { path, kind: 'depth' };
-    const entries = Array.isArray(value)
-      ? value.map((child, i) => [String(i), child] as const)
-      : Object.entries(value);
+    const entries: [string, unknown][] = Array.isArray(value)
+      ? (value as unknown[]).map((child, i): [string, unknown] => [String(i), child])
+      : Object.entries(value as Record<string, unknown>);
     for (let i = entries.length - 1; i >= 0; i -= 1) {
       const [key, child] = entries[i]!;
       if (key.includes('\u0000')) return { path, kind: 'nul' };
