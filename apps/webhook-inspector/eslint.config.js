@@ -1,4 +1,4 @@
 module.exports = require('@platform/eslint-config').config({
   tsconfigRootDir: __dirname,
-  envFiles: ['src/config.ts'],
+  envFiles: ['src/config/env.ts'],
 });

@@ -14,4 +14,4 @@ export {
   readSecretFile,
   SecretsUnavailableError,
   type InspectorConfig,
-} from './config';
+} from './config/env';

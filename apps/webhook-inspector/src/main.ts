@@ -3,7 +3,7 @@
  * secret(s) in INSPECTOR_SECRET_FILE, re-read on every delivery.
  */
 import path from 'node:path';
-import { ConfigError, loadConfig, readSecretFile, REPO_ROOT } from './config';
+import { ConfigError, loadConfig, readSecretFile, REPO_ROOT } from './config/env';
 import { createInspector } from './inspector';
 
 function main(): void {

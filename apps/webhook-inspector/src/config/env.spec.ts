@@ -8,7 +8,7 @@ import {
   readSecretFile,
   REPO_ROOT,
   SecretsUnavailableError,
-} from './config';
+} from './env';
 
 describe('loadConfig', () => {
   it('defaults to 127.0.0.1:3001 and data/webhook-inspector.secret at the repository root', () => {

@@ -4,8 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-/** src/ or dist/ → apps/webhook-inspector → apps → the repository root. */
-export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+/** src/config/ or dist/config/ → src or dist → apps/webhook-inspector → apps → the repository root. */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
 export const DEFAULT_SECRET_FILE = path.join(REPO_ROOT, 'data', 'webhook-inspector.secret');
 
