@@ -144,7 +144,7 @@ export class DeliveryStore {
    * Leases due messages of enabled endpoints: at most `limit`, none of `exclude`, and per
    * endpoint at most `roomFor(endpoint)`. The lease is the message's `next_attempt_at` moved
    * past the attempt's timeout, so a crash leaves nothing stuck: the lease runs out and the
-   * message is due again. `scanned` tells the caller whether a full window was read.
+   * message is due again.
    */
   async claim(
     manager: EntityManager,
@@ -152,7 +152,8 @@ export class DeliveryStore {
     limit: number,
     exclude: readonly string[],
     roomFor: (endpointId: string) => number,
-  ): Promise<{ claimed: ClaimedMessage[]; scanned: number; window: number }> {
+  ): Promise<ClaimedMessage[]> {
+    // Read past `limit`: rows of endpoints already at their share are skipped below.
     const window = limit * 2;
     const params = new SqlParams(this.dialect);
     const due = params.add(this.date(manager, now));
@@ -184,7 +185,7 @@ export class DeliveryStore {
         lease.values,
       );
     }
-    return { claimed, scanned: rows.length, window };
+    return claimed;
   }
 
   /**

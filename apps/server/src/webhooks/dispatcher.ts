@@ -1,18 +1,15 @@
 import {
   type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { APP_CONFIG } from '../config/config.module';
-import type { AppConfig, WebhookConfig } from '../config/env';
-import { TransactionRunner } from '../common/transactions';
-import { deliveryPolicy, WebhookAttempter } from './attempter';
+import type { WebhookConfig } from '../config/env';
+import { type TransactionRunner } from '../common/transactions';
+import { deliveryPolicy, logDisabled, WebhookAttempter } from './attempter';
 import { type ClaimedMessage, type CompletedAttempt, DeliveryStore } from './delivery-store';
-import { WorkTrigger, within } from './wake-timer';
-import { SecretBox } from './secret-box';
-import { Metrics } from '../metrics/metrics';
+import { WorkTrigger, within } from './work-trigger';
+import { type SecretBox } from './secret-box';
+import { type Metrics } from '../metrics/metrics';
 
 /**
  * The embedded webhook dispatcher: all delivery state lives in the database, and this loop moves
@@ -25,10 +22,8 @@ import { Metrics } from '../metrics/metrics';
  * Concurrency is bounded in this process globally and per endpoint; an endpoint at its limit is
  * skipped while claiming, so a slow endpoint holds at most its own share of the slots.
  */
-@Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
-  private readonly config: WebhookConfig;
   private readonly store: DeliveryStore;
   private readonly attempter: WebhookAttempter;
 
@@ -43,12 +38,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private idle: Promise<void> = Promise.resolve();
 
   constructor(
-    @Inject(APP_CONFIG) appConfig: AppConfig,
+    private readonly config: WebhookConfig,
     private readonly transactions: TransactionRunner,
     secrets: SecretBox,
     metrics?: Metrics,
   ) {
-    this.config = appConfig.webhooks;
     this.store = new DeliveryStore(transactions.dialect, deliveryPolicy(this.config));
     this.attempter = new WebhookAttempter(this.config, secrets, metrics);
   }
@@ -117,7 +111,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           const now = new Date();
           const recorded = await this.store.record(manager, completed, now);
           const fannedOut = await this.store.fanOut(manager, now);
-          const claim =
+          const claimed =
             room > 0
               ? await this.store.claim(
                   manager,
@@ -126,17 +120,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
                   saturated,
                   (id) => this.config.endpointConcurrency - (this.inFlight.get(id) ?? 0),
                 )
-              : { claimed: [], scanned: 0, window: 0 };
-          return { recorded, fannedOut, claim };
+              : [];
+          return { recorded, fannedOut, claimed };
         },
         { notify: false },
       );
-      claimed = outcome.claim.claimed;
-      for (const { endpointId, reason } of outcome.recorded.disabled) {
-        this.logger.warn(
-          `Disabled webhook endpoint ${endpointId}: ${reason === 'gone' ? 'it answered 410 Gone' : 'every attempt failed for too long'}`,
-        );
-      }
+      claimed = outcome.claimed;
+      logDisabled(this.logger, outcome.recorded.disabled);
       if (outcome.recorded.nextRetryAt) this.trigger.at(outcome.recorded.nextRetryAt.getTime());
       // More may be waiting: new messages from the fan-out, or a claim that found work.
       if (outcome.fannedOut > 0 || claimed.length > 0) this.rerun = true;

@@ -9,10 +9,10 @@ import type { Redis } from 'ioredis';
 import type { WebhookConfig } from '../config/env';
 import type { TransactionRunner } from '../common/transactions';
 import { createRedis, untilReady } from '../redis/redis.module';
-import { deliveryPolicy, WebhookAttempter } from './attempter';
+import { deliveryPolicy, logDisabled, WebhookAttempter } from './attempter';
 import { Batcher } from './batcher';
 import { type CompletedAttempt, DeliveryStore } from './delivery-store';
-import { WorkTrigger, within } from './wake-timer';
+import { WorkTrigger, within } from './work-trigger';
 import type { SecretBox } from './secret-box';
 import type { Metrics } from '../metrics/metrics';
 
@@ -74,11 +74,7 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
       (manager) => this.store.record(manager, completed, new Date()),
       { notify: false },
     );
-    for (const { endpointId, reason } of recorded.disabled) {
-      this.logger.warn(
-        `Disabled webhook endpoint ${endpointId}: ${reason === 'gone' ? 'it answered 410 Gone' : 'every attempt failed for too long'}`,
-      );
-    }
+    logDisabled(this.logger, recorded.disabled);
     if (recorded.nextRetryAt) this.trigger.at(recorded.nextRetryAt.getTime());
   });
   private queue: Queue | undefined;
@@ -173,7 +169,7 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
           async (manager) => {
             const now = new Date();
             const fannedOut = await this.store.fanOut(manager, now);
-            const { claimed } = await this.store.claim(
+            const claimed = await this.store.claim(
               manager,
               now,
               RELAY_BATCH,

@@ -30,7 +30,7 @@ const dispatcherProvider = {
   ) =>
     config.redis
       ? new QueuedWebhookDispatcher(config.webhooks, config.redis, transactions, secrets, metrics)
-      : new WebhookDispatcher(config, transactions, secrets, metrics),
+      : new WebhookDispatcher(config.webhooks, transactions, secrets, metrics),
 };
 
 @Module({
