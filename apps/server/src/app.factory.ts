@@ -19,6 +19,8 @@ import { nulGuardMiddleware } from './common/nul-guard';
 import { requestIdMiddleware } from './common/request-id';
 import { requestLogMiddleware, requestMetricsMiddleware } from './common/request-log';
 import { Metrics } from './metrics/metrics';
+import { InteractionPages } from './oauth/interactions';
+import { OAUTH_PATHS, OAuthProviderService } from './oauth/oauth-provider.service';
 import type { AppConfig } from './config/env';
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
@@ -55,6 +57,9 @@ export async function createApp(
     if (config.publicUrl) (req as PlatformRequest).publicOrigin = config.publicUrl;
     next();
   });
+  // The authorization server and its pages parse their own (form) bodies, before the JSON parser.
+  app.use(app.get(OAuthProviderService).middleware());
+  app.use(OAUTH_PATHS.interaction, app.get(InteractionPages).router());
   app.use(apiPrefixAliasMiddleware);
   app.use('/v1', contentNegotiationMiddleware);
   app.useBodyParser('json', { limit: BODY_LIMIT, type: 'application/json' });

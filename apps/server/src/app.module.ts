@@ -26,6 +26,7 @@ import { ExamsModule } from './exams/exams.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RedisModule } from './redis/redis.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { OAuthModule } from './oauth/oauth.module';
 
 @Module({})
 export class AppModule {
@@ -53,6 +54,7 @@ export class AppModule {
         PaymentsModule,
         ExamsModule,
         WebhooksModule,
+        OAuthModule,
         IdempotencyModule,
         SeedModule,
         HealthModule,

@@ -4,6 +4,7 @@ import { eventsContract } from './events';
 import { examResultsContract, examsContract } from './exams';
 import { paymentsContract } from './payments';
 import { studentsContract } from './students';
+import { oauthClientsContract, personalAccessTokensContract, tokenContract } from './tokens';
 import { webhookDeliveriesContract, webhookEndpointsContract } from './webhooks';
 
 /**
@@ -21,6 +22,9 @@ export type Contract = {
   events: typeof eventsContract;
   webhookEndpoints: typeof webhookEndpointsContract;
   webhookDeliveries: typeof webhookDeliveriesContract;
+  personalAccessTokens: typeof personalAccessTokensContract;
+  token: typeof tokenContract;
+  oauthClients: typeof oauthClientsContract;
 };
 
 export const contract: Contract = {
@@ -33,4 +37,7 @@ export const contract: Contract = {
   events: eventsContract,
   webhookEndpoints: webhookEndpointsContract,
   webhookDeliveries: webhookDeliveriesContract,
+  personalAccessTokens: personalAccessTokensContract,
+  token: tokenContract,
+  oauthClients: oauthClientsContract,
 };

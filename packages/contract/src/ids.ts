@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   webhook_endpoint: 'whe',
   webhook_message: 'msg',
   personal_access_token: 'tok',
+  oauth_client: 'oac',
+  user: 'usr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

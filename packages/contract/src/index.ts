@@ -13,5 +13,6 @@ export * from './problem';
 export * from './resource';
 export * from './scopes';
 export * from './students';
+export * from './tokens';
 export * from './webhooks';
 export { API_VERSION, API_PREFIXES } from './version';

@@ -39,13 +39,15 @@ export function generateOpenApiDocument(version: string) {
     {
       setOperationId: 'concatenated-path',
       operationMapper: (op, route) => {
-        const scope = operationMetadata(route)?.scope;
+        const metadata = operationMetadata(route);
+        const scope = metadata?.scope;
         return {
           ...op,
           ...(route.method === 'POST' && {
             parameters: [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER],
           }),
           ...(scope && { security: [{ bearer: [scope] }], 'x-required-scope': scope }),
+          ...(metadata && scope === null && { security: [{ bearer: [] }] }),
         };
       },
     },

@@ -5,7 +5,8 @@ import type { Scope } from './scopes';
  * route cannot exist without saying which scope it needs.
  */
 export interface OperationMetadata {
-  scope: Scope;
+  /** The scope a token needs; `null` (declared, never omitted) means any valid token will do. */
+  scope: Scope | null;
   /** A collection read through the list convention; the SDK adds `listAll` for these. */
   list?: boolean;
 }
@@ -16,7 +17,7 @@ export function operation<const M extends OperationMetadata>(metadata: M): M {
 
 export function operationMetadata(route: { metadata?: unknown }): OperationMetadata | undefined {
   const metadata = route.metadata as Partial<OperationMetadata> | undefined;
-  return metadata && typeof metadata.scope === 'string'
+  return metadata && (typeof metadata.scope === 'string' || metadata.scope === null)
     ? (metadata as OperationMetadata)
     : undefined;
 }

@@ -10,6 +10,8 @@ export const SCOPE_RESOURCES = [
   'exam_results',
   'webhooks',
   'events',
+  'tokens',
+  'oauth_clients',
 ] as const;
 
 export type ScopeResource = (typeof SCOPE_RESOURCES)[number];

@@ -66,7 +66,7 @@ export class ScopeGuard implements CanActivate {
         },
       );
     }
-    if (!principal.scopes.has(operation.scope)) {
+    if (operation.scope !== null && !principal.scopes.has(operation.scope)) {
       const held = [...principal.scopes].join(', ') || 'none';
       throw new ProblemException(
         'insufficient_scope',

@@ -36,4 +36,8 @@ export class PersonalAccessToken {
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
+
+  /** Created or revoked. */
+  @Column({ name: 'updated_at', ...timestampColumn })
+  updatedAt: Date;
 }

@@ -1,12 +1,24 @@
 import type { Scope } from '@platform/contract';
 
-/** Who is calling: resolved from the bearer token on every request, never cached across requests. */
-export interface Principal {
-  kind: 'personal_access_token';
-  tokenId: string;
+interface PrincipalBase {
   organizationId: string;
   /** Requests per rolling minute for the organization. */
   rateLimitPerMinute: number;
   scopes: ReadonlySet<Scope>;
   expiresAt: Date | null;
 }
+
+export interface PersonalAccessTokenPrincipal extends PrincipalBase {
+  kind: 'personal_access_token';
+  tokenId: string;
+}
+
+export interface OAuthPrincipal extends PrincipalBase {
+  kind: 'oauth_access_token';
+  clientId: string;
+  /** The user who approved the client; null for client credentials (the client acts for the organization). */
+  userId: string | null;
+}
+
+/** Who is calling: resolved from the bearer token on every request, never cached across requests. */
+export type Principal = PersonalAccessTokenPrincipal | OAuthPrincipal;

@@ -1,14 +1,24 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { ALL_SCOPES, isScope, type Scope } from '@platform/contract';
+import {
+  ALL_SCOPES,
+  isScope,
+  type ListQuery,
+  type PersonalAccessTokenResource,
+  type Scope,
+} from '@platform/contract';
 import { IsNull, LessThan, Or, type Repository } from 'typeorm';
 import { newId } from '../common/ids';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
+import { notFound } from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
 import { dialectOf, hydrate, selectList, SqlParams } from '../common/sql';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { PersonalAccessToken } from './personal-access-token.entity';
-import type { Principal } from './principal';
+import type { PersonalAccessTokenPrincipal } from './principal';
 import {
   displayPrefix,
   generatePersonalAccessToken,
@@ -24,8 +34,12 @@ export interface CreateTokenInput {
 }
 
 export type AuthenticationResult =
-  | { ok: true; principal: Principal }
+  | { ok: true; principal: PersonalAccessTokenPrincipal }
   | { ok: false; reason: 'malformed' | 'unknown' | 'expired' | 'revoked' };
+
+const TOKEN_LIST_FIELDS: ListFields = {
+  columns: { created_at: 'createdAt', updated_at: 'updatedAt' },
+};
 
 /** `last_used_at` is written at most this often per token, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -49,6 +63,7 @@ export class TokensService {
       throw new ProblemException('validation_error', 'expiry must be in the future');
     }
     const token = generatePersonalAccessToken();
+    const now = new Date();
     const record = await this.tokens.save(
       this.tokens.create({
         id: newId('personal_access_token'),
@@ -60,7 +75,8 @@ export class TokensService {
         expiresAt: input.expiresAt ?? null,
         lastUsedAt: null,
         revokedAt: null,
-        createdAt: new Date(),
+        createdAt: now,
+        updatedAt: now,
       }),
     );
     return { token, record };
@@ -73,13 +89,29 @@ export class TokensService {
     });
   }
 
-  async revoke(id: string): Promise<PersonalAccessToken> {
-    const record = await this.tokens.findOneBy({ id });
-    if (!record) throw new ProblemException('not_found', `No token ${id}`);
+  /** Revokes a token; with `organizationId`, only one of that organization (else 404). */
+  async revoke(id: string, organizationId?: string): Promise<PersonalAccessToken> {
+    const record = await this.tokens.findOneBy(organizationId ? { id, organizationId } : { id });
+    if (!record) throw notFound('personal access token', id);
     if (!record.revokedAt) {
       record.revokedAt = new Date();
-      await this.tokens.update({ id }, { revokedAt: record.revokedAt });
+      record.updatedAt = record.revokedAt;
+      await this.tokens.update(
+        { id },
+        { revokedAt: record.revokedAt, updatedAt: record.updatedAt },
+      );
     }
+    return record;
+  }
+
+  async listPage(organizationId: string, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await findPage(this.tokens, organizationId, query, TOKEN_LIST_FIELDS);
+    return { data: rows.map(toTokenResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(organizationId: string, id: string): Promise<PersonalAccessToken> {
+    const record = await this.tokens.findOneBy({ id, organizationId });
+    if (!record) throw notFound('personal access token', id);
     return record;
   }
 
@@ -152,6 +184,20 @@ export class TokensService {
       },
     };
   }
+}
+
+export function toTokenResource(record: PersonalAccessToken): PersonalAccessTokenResource {
+  return {
+    id: record.id,
+    object: 'personal_access_token',
+    name: record.name,
+    prefix: record.tokenPrefix,
+    scopes: record.scopes.split(' ').filter(isScope),
+    created_at: toIso(record.createdAt),
+    last_used_at: record.lastUsedAt && toIso(record.lastUsedAt),
+    expires_at: record.expiresAt && toIso(record.expiresAt),
+    revoked_at: record.revokedAt && toIso(record.revokedAt),
+  };
 }
 
 /** `all` expands to every scope; anything unknown is refused with the list of valid ones. */

@@ -4,6 +4,7 @@ import { ConfigModule } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { DatabaseModule } from '../database/database.module';
 import { EventsModule } from '../events/events.module';
+import { OAuthAccountsModule } from '../oauth/oauth-accounts.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { SeedModule } from '../seed/seed.module';
 
@@ -20,6 +21,7 @@ export class CliModule {
         OrganizationsModule,
         AuthModule,
         SeedModule,
+        OAuthAccountsModule,
       ],
     };
   }

@@ -9,6 +9,11 @@ import { Exam } from '../exams/exam.entity';
 import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
 import { IdempotencyKeys1763900000001 as PostgresIdempotencyKeys } from '../idempotency/migrations/postgres/1763900000001-idempotency-keys';
 import { IdempotencyKeys1763900000001 as SqliteIdempotencyKeys } from '../idempotency/migrations/sqlite/1763900000001-idempotency-keys';
+import {
+  PostgresOAuth1765000000000 as PostgresOAuth,
+  SqliteOAuth1765000000000 as SqliteOAuth,
+} from '../oauth/migrations/1765000000000-oauth';
+import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
 import { Organization } from '../organizations/organization.entity';
 import { Payment } from '../payments/payment.entity';
 import { Student } from '../students/student.entity';
@@ -38,6 +43,9 @@ export const ENTITIES = [
   WebhookEndpointRecord,
   WebhookMessageRecord,
   WebhookAttemptRecord,
+  UserRecord,
+  OAuthClientRecord,
+  OAuthArtifactRecord,
 ];
 
 /** One definition for the app, the CLI and the tests. The schema comes from migrations only. */
@@ -55,7 +63,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ...common,
         type: 'better-sqlite3',
         database: db.path,
-        migrations: [SqliteInitial, SqliteDomain, SqliteIdempotencyKeys, SqliteWebhooks],
+        migrations: [SqliteInitial, SqliteDomain, SqliteIdempotencyKeys, SqliteWebhooks, SqliteOAuth],
         enableWAL: true,
         statementCacheSize: 200,
         prepareDatabase: (connection: { pragma(source: string): unknown }) => {
@@ -70,7 +78,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ...common,
         type: 'postgres',
         url: db.url,
-        migrations: [PostgresInitial, PostgresDomain, PostgresIdempotencyKeys, PostgresWebhooks],
+        migrations: [PostgresInitial, PostgresDomain, PostgresIdempotencyKeys, PostgresWebhooks, PostgresOAuth],
         extra: { max: 10 },
       };
   }

@@ -7,12 +7,13 @@
  * so a second app in the same process takes over the first one's bearer strategy.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import type { Scope } from '@platform/contract';
+import type { OAuthClientResource, Scope } from '@platform/contract';
 import { Client } from 'pg';
 import type { DestinationStream } from 'pino';
 import { DataSource } from 'typeorm';
@@ -20,6 +21,8 @@ import { createApp } from '../app.factory';
 import { TokensService } from '../auth/tokens.service';
 import { type AppConfig, loadConfig } from '../config/env';
 import { dataSourceOptions } from '../database/data-source';
+import { type OAuthClientInput, OAuthClientsService } from '../oauth/oauth-clients.service';
+import { UsersService } from '../oauth/users.service';
 import type { Organization } from '../organizations/organization.entity';
 import {
   type CreateOrganizationInput,
@@ -55,6 +58,13 @@ export interface TestServer {
     options?: { expiresAt?: Date; name?: string },
   ): Promise<{ token: string; id: string }>;
   revokeToken(id: string): Promise<void>;
+  /** An organization member who can sign in on the login page. */
+  createUser(organizationId: string, email: string, password: string): Promise<{ id: string }>;
+  /** Registers an OAuth client; `client_secret` is set for confidential clients. */
+  createOAuthClient(
+    organizationId: string,
+    input: Partial<OAuthClientInput> & Pick<OAuthClientInput, 'type'>,
+  ): Promise<OAuthClientResource & { client_secret: string | null }>;
   /** Inserts `count` generated students (or the given rows) and returns them. */
   insertStudents(
     organizationId: string,
@@ -105,12 +115,25 @@ async function migrate(databaseUrl: string): Promise<void> {
   await dataSource.destroy();
 }
 
+/** A free loopback port, so the OAuth issuer (which names the port) is known before boot. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const database = await prepareDatabase(options);
+  const port = await freePort();
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    PORT: '0',
+    PORT: String(port),
     DATABASE_URL: database.databaseUrl,
     // A fresh key per server, as each test database is fresh (PostgreSQL requires one).
     WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
@@ -124,12 +147,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     config,
     options.logDestination ? { logDestination: options.logDestination } : {},
   );
-  await app.listen(0, '127.0.0.1');
+  await app.listen(port, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;
   const organizations = app.get(OrganizationsService);
   const tokens = app.get(TokensService);
   const students = app.get(StudentsService);
+  const users = app.get(UsersService);
+  const oauthClients = app.get(OAuthClientsService);
 
   return {
     url,
@@ -149,6 +174,21 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     revokeToken: async (id) => {
       await tokens.revoke(id);
     },
+    createUser: async (organizationId, email, password) => {
+      const { user } = await users.create({ organizationId, email, password });
+      return { id: user.id };
+    },
+    createOAuthClient: (organizationId, input) =>
+      oauthClients.create(organizationId, {
+        name: 'Test App',
+        redirect_uris: [],
+        scopes: ['all'],
+        grant_types:
+          input.type === 'confidential'
+            ? ['authorization_code', 'refresh_token', 'client_credentials']
+            : ['authorization_code', 'refresh_token'],
+        ...input,
+      }),
     insertStudents: async (organizationId, countOrRows, now) => {
       const rows =
         typeof countOrRows === 'number'

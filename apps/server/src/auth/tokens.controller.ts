@@ -1,0 +1,65 @@
+import { Controller } from '@nestjs/common';
+import { contract, type TokenInfo } from '@platform/contract';
+import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import type { PageUrl } from '../common/list/page-envelope';
+import { CurrentPageUrl } from '../common/page-url.decorator';
+import { CurrentPrincipal } from '../common/request-context';
+import { toIso } from '../common/timestamp';
+import type { Principal } from './principal';
+import { TokensService, toTokenResource } from './tokens.service';
+
+@Controller()
+export class PersonalAccessTokensController {
+  constructor(private readonly tokens: TokensService) {}
+
+  @TsRestHandler(contract.personalAccessTokens)
+  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+    const organizationId = principal.organizationId;
+    return tsRestHandler(contract.personalAccessTokens, {
+      list: async ({ query }) => ({
+        status: 200,
+        body: await this.tokens.listPage(organizationId, query, url),
+      }),
+      create: async ({ body }) => {
+        const { token, record } = await this.tokens.create({
+          organizationId,
+          name: body.name,
+          scopes: body.scopes,
+          expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+        });
+        return { status: 201, body: { ...toTokenResource(record), token } };
+      },
+      retrieve: async ({ params }) => ({
+        status: 200,
+        body: toTokenResource(await this.tokens.retrieve(organizationId, params.id)),
+      }),
+      delete: async ({ params }) => ({
+        status: 200,
+        body: toTokenResource(await this.tokens.revoke(params.id, organizationId)),
+      }),
+    });
+  }
+}
+
+@Controller()
+export class TokenController {
+  @TsRestHandler(contract.token)
+  handle(@CurrentPrincipal() principal: Principal) {
+    return tsRestHandler(contract.token, {
+      retrieve: () => Promise.resolve({ status: 200 as const, body: describeToken(principal) }),
+    });
+  }
+}
+
+export function describeToken(principal: Principal): TokenInfo {
+  return {
+    object: 'token',
+    type: principal.kind,
+    organization_id: principal.organizationId,
+    scopes: [...principal.scopes],
+    expires_at: principal.expiresAt && toIso(principal.expiresAt),
+    personal_access_token_id: principal.kind === 'personal_access_token' ? principal.tokenId : null,
+    client_id: principal.kind === 'oauth_access_token' ? principal.clientId : null,
+    user_id: principal.kind === 'oauth_access_token' ? principal.userId : null,
+  };
+}

@@ -1,0 +1,92 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { timestampColumn } from '../common/timestamp';
+
+/** An organization member who can sign in to approve OAuth clients. */
+@Entity({ name: 'users' })
+export class UserRecord {
+  @PrimaryColumn({ type: 'varchar', length: 32 })
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'varchar', length: 32 })
+  organizationId: string;
+
+  /** Lower-cased. */
+  @Column({ type: 'varchar', length: 320 })
+  email: string;
+
+  /** argon2id, in PHC string form (parameters and salt included). */
+  @Column({ name: 'password_hash', type: 'varchar', length: 200 })
+  passwordHash: string;
+
+  @Column({ name: 'created_at', ...timestampColumn })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', ...timestampColumn })
+  updatedAt: Date;
+}
+
+@Entity({ name: 'oauth_clients' })
+export class OAuthClientRecord {
+  /** The `client_id`. */
+  @PrimaryColumn({ type: 'varchar', length: 32 })
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'varchar', length: 32 })
+  organizationId: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  type: 'confidential' | 'public';
+
+  /** SHA-256 of the secret, hex; null for public clients. */
+  @Column({ name: 'secret_hash', type: 'varchar', length: 64, nullable: true })
+  secretHash: string | null;
+
+  @Column({ name: 'redirect_uris', type: 'simple-json' })
+  redirectUris: string[];
+
+  /** Space-separated. */
+  @Column({ type: 'varchar', length: 1000 })
+  scopes: string;
+
+  /** Space-separated. */
+  @Column({ name: 'grant_types', type: 'varchar', length: 200 })
+  grantTypes: string;
+
+  @Column({ name: 'created_at', ...timestampColumn })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', ...timestampColumn })
+  updatedAt: Date;
+}
+
+/** One oidc-provider model instance (see `adapter.ts`). */
+@Entity({ name: 'oauth_artifacts' })
+export class OAuthArtifactRecord {
+  @PrimaryColumn({ type: 'varchar', length: 32 })
+  kind: string;
+
+  @PrimaryColumn({ name: 'id_hash', type: 'varchar', length: 64 })
+  idHash: string;
+
+  @Column({ type: 'text' })
+  payload: string;
+
+  @Column({ name: 'grant_id', type: 'varchar', length: 64, nullable: true })
+  grantId: string | null;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  uid: string | null;
+
+  @Column({ name: 'client_id', type: 'varchar', length: 64, nullable: true })
+  clientId: string | null;
+
+  @Column({ name: 'expires_at', ...timestampColumn, nullable: true })
+  expiresAt: Date | null;
+
+  /** Set when a code or rotated refresh token is used; a second use is then detectable. */
+  @Column({ name: 'consumed_at', ...timestampColumn, nullable: true })
+  consumedAt: Date | null;
+}

@@ -1,0 +1,234 @@
+import { createHash } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { isScope } from '@platform/contract';
+import type { InteractionResults } from 'oidc-provider';
+import { OAuthClientsService } from './oauth-clients.service';
+import { OAuthProviderService } from './oauth-provider.service';
+import { toProviderRealm } from './realm';
+import { consentPage, describeScope, loginPage, page } from './pages';
+import { UsersService } from './users.service';
+
+/**
+ * Login throttling, on the shared rate-limit store (Redis when scaled out): sign-in attempts per
+ * email and per client IP within the store's rolling minute. A throttled attempt is refused
+ * before the password is checked. With argon2id and 12-character minimum passwords that keeps
+ * online guessing out of reach (10 a minute is about 5 million a year per account); the per-IP
+ * limit is higher because a school's users often share one address.
+ */
+export const LOGIN_LIMITS = { perEmail: 10, perIp: 100 } as const;
+
+type Prompt = { name: string; details: Record<string, unknown> };
+
+/** A field of the urlencoded form body, or '' when absent or repeated. */
+function field(req: Request, name: string): string {
+  const value = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+}
+
+function param(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+@Injectable()
+export class InteractionPages {
+  private readonly logger = new Logger('OAuth');
+
+  constructor(
+    private readonly oauth: OAuthProviderService,
+    private readonly clients: OAuthClientsService,
+    private readonly users: UsersService,
+    @InjectThrottlerStorage() private readonly throttle: ThrottlerStorage,
+  ) {}
+
+  router(): Router {
+    const router = express.Router();
+    const form = express.urlencoded({ extended: false, limit: '16kb' });
+    router.use((_req: Request, res: Response, next: NextFunction) => {
+      // Never cached: the pages carry a one-time interaction.
+      res.setHeader('Cache-Control', 'no-store');
+      next();
+    });
+    router.get(
+      '/:uid',
+      this.wrap((req, res) => this.show(req, res)),
+    );
+    router.post(
+      '/:uid/login',
+      form,
+      this.wrap((req, res) => this.login(req, res)),
+    );
+    router.post(
+      '/:uid/consent',
+      form,
+      this.wrap((req, res) => this.consent(req, res)),
+    );
+    return router;
+  }
+
+  private async show(req: Request, res: Response): Promise<void> {
+    const details = await this.oauth.provider.interactionDetails(req, res);
+    const client = await this.clients.findById(param(details.params.client_id));
+    if (!client) return this.fail(res, 400, 'The application is no longer registered.');
+    // Both pages' forms end in a redirect to the app: allow exactly that target in the CSP.
+    this.allowFormTarget(res, param(details.params.redirect_uri));
+    const prompt = details.prompt as Prompt;
+    if (prompt.name === 'login') {
+      return this.html(res, 200, loginPage({ uid: details.uid, clientName: client.name }));
+    }
+    const user = details.session?.accountId
+      ? await this.users.findById(details.session.accountId)
+      : null;
+    if (!user) return this.fail(res, 400, 'Your session has ended; start again from the app.');
+    const requested = param(details.params.scope).split(' ').filter(isScope);
+    this.html(
+      res,
+      200,
+      consentPage({
+        uid: details.uid,
+        clientName: client.name,
+        email: user.email,
+        scopes: requested.map((scope) => ({ scope, description: describeScope(scope) })),
+      }),
+    );
+  }
+
+  private async login(req: Request, res: Response): Promise<void> {
+    const details = await this.oauth.provider.interactionDetails(req, res);
+    const client = await this.clients.findById(param(details.params.client_id));
+    if (!client) return this.fail(res, 400, 'The application is no longer registered.');
+    this.allowFormTarget(res, param(details.params.redirect_uri));
+    const email = field(req, 'email').trim();
+    const password = field(req, 'password');
+    const again = (status: number, error: string) =>
+      this.html(
+        res,
+        status,
+        loginPage({ uid: details.uid, clientName: client.name, email, error }),
+      );
+
+    const retryAfter = await this.throttled(email, req.ip ?? 'unknown');
+    if (retryAfter) {
+      res.setHeader('Retry-After', String(retryAfter));
+      return again(429, `Too many sign-in attempts. Try again in ${retryAfter} seconds.`);
+    }
+    const user = email && password ? await this.users.verifyPassword(email, password) : null;
+    if (!user) return again(401, 'The email or password is not right.');
+    if (user.organizationId !== client.organizationId) {
+      // Clients act for the organization that registered them, and only its members may approve.
+      return again(
+        403,
+        `${client.name} belongs to another organization; sign in with an account of that organization.`,
+      );
+    }
+    const result: InteractionResults = { login: { accountId: user.id } };
+    await this.oauth.provider.interactionFinished(
+      req,
+      res,
+      toProviderRealm(result),
+      toProviderRealm({ mergeWithLastSubmission: false }),
+    );
+  }
+
+  private async consent(req: Request, res: Response): Promise<void> {
+    const details = await this.oauth.provider.interactionDetails(req, res);
+    if (field(req, 'decision') !== 'approve') {
+      await this.oauth.provider.interactionFinished(
+        req,
+        res,
+        toProviderRealm({
+          error: 'access_denied',
+          error_description: 'The user denied the request',
+        }),
+        toProviderRealm({ mergeWithLastSubmission: false }),
+      );
+      return;
+    }
+    const prompt = details.prompt as Prompt;
+    const accountId = details.session?.accountId;
+    if (prompt.name !== 'consent' || !accountId) {
+      return this.fail(res, 400, 'Sign in first; start again from the app.');
+    }
+    const { Grant } = this.oauth.provider;
+    const clientId = param(details.params.client_id);
+    const grant =
+      (details.grantId ? await Grant.find(details.grantId) : undefined) ??
+      new Grant(toProviderRealm({ accountId, clientId }));
+    const missing = (prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>;
+    const missingOIDCScope = (prompt.details.missingOIDCScope ?? []) as string[];
+    if (missingOIDCScope.length) grant.addOIDCScope(missingOIDCScope.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing)) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    const grantId = await grant.save();
+    await this.oauth.provider.interactionFinished(
+      req,
+      res,
+      toProviderRealm({ consent: { grantId } }),
+      toProviderRealm({ mergeWithLastSubmission: true }),
+    );
+  }
+
+  /** Seconds to wait when over a login limit, else 0. */
+  private async throttled(email: string, ip: string): Promise<number> {
+    const emailKey = createHash('sha256').update(email.toLowerCase()).digest('hex');
+    const checks = await Promise.all([
+      this.throttle.increment(`login:email:${emailKey}`, 60_000, LOGIN_LIMITS.perEmail, 0, 'login'),
+      this.throttle.increment(`login:ip:${ip}`, 60_000, LOGIN_LIMITS.perIp, 0, 'login'),
+    ]);
+    const blocked = checks.filter((c) => c.isBlocked);
+    return blocked.length ? Math.max(1, ...blocked.map((c) => c.timeToBlockExpire)) : 0;
+  }
+
+  private allowFormTarget(res: Response, redirectUri: string): void {
+    let target: string;
+    try {
+      const url = new URL(redirectUri);
+      target = /^https?:$/.test(url.protocol) ? url.origin : url.protocol;
+    } catch {
+      return;
+    }
+    const csp = String(res.getHeader('Content-Security-Policy') ?? '');
+    res.setHeader(
+      'Content-Security-Policy',
+      csp.replace(/form-action [^;]*/, `form-action 'self' ${target}`),
+    );
+  }
+
+  private html(res: Response, status: number, body: string): void {
+    const csp = String(res.getHeader('Content-Security-Policy') ?? '');
+    if (/form-action 'none'/.test(csp)) {
+      res.setHeader(
+        'Content-Security-Policy',
+        csp.replace("form-action 'none'", "form-action 'self'"),
+      );
+    }
+    res.status(status).type('html').send(body);
+  }
+
+  private fail(res: Response, status: number, message: string): void {
+    this.html(res, status, page('Cannot continue', `<h1>Cannot continue</h1><p>${message}</p>`));
+  }
+
+  /** Errors become a plain page: an expired or foreign interaction is the user's, not a 500. */
+  private wrap(handler: (req: Request, res: Response) => Promise<void>) {
+    return (req: Request, res: Response) => {
+      handler(req, res).catch(
+        (error: Error & { statusCode?: number; error_description?: string }) => {
+          if (res.headersSent) return;
+          const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+          if (status === 500)
+            this.logger.error(`Interaction failed: ${error.name}: ${error.message}`);
+          this.fail(
+            res,
+            status,
+            status === 500
+              ? 'Something went wrong on our side. Start again from the app.'
+              : 'This sign-in request has expired or is not yours. Start again from the app.',
+          );
+        },
+      );
+    };
+  }
+}

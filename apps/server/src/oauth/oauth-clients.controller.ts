@@ -1,0 +1,39 @@
+import { Controller } from '@nestjs/common';
+import { contract } from '@platform/contract';
+import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import type { Principal } from '../auth/principal';
+import type { PageUrl } from '../common/list/page-envelope';
+import { CurrentPageUrl } from '../common/page-url.decorator';
+import { CurrentPrincipal } from '../common/request-context';
+import { OAuthClientsService } from './oauth-clients.service';
+
+@Controller()
+export class OAuthClientsController {
+  constructor(private readonly clients: OAuthClientsService) {}
+
+  @TsRestHandler(contract.oauthClients)
+  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+    return tsRestHandler(contract.oauthClients, {
+      list: async ({ query }) => ({
+        status: 200,
+        body: await this.clients.list(principal, query, url),
+      }),
+      create: async ({ body }) => ({
+        status: 201,
+        body: await this.clients.create(principal.organizationId, body),
+      }),
+      retrieve: async ({ params }) => ({
+        status: 200,
+        body: await this.clients.retrieve(principal, params.id),
+      }),
+      rotateSecret: async ({ params }) => ({
+        status: 200,
+        body: await this.clients.rotateSecret(principal, params.id),
+      }),
+      delete: async ({ params }) => ({
+        status: 200,
+        body: await this.clients.delete(principal, params.id),
+      }),
+    });
+  }
+}

@@ -1,0 +1,189 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import {
+  ALL_SCOPES,
+  type ListQuery,
+  type OAuthClientCreateSchema,
+  type OAuthClientResource,
+  type Scope,
+} from '@platform/contract';
+import * as ipaddr from 'ipaddr.js';
+import type { Repository } from 'typeorm';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { newId } from '../common/ids';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { ProblemException } from '../common/problem.exception';
+import { invalidField, notFound } from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { OrganizationsService } from '../organizations/organizations.service';
+import { revokeClientArtifacts } from './adapter';
+import { OAuthArtifactRecord, OAuthClientRecord } from './entities';
+
+export type OAuthClientInput = z.output<typeof OAuthClientCreateSchema>;
+
+const CLIENT_LIST_FIELDS: ListFields = {
+  columns: { created_at: 'createdAt', updated_at: 'updatedAt' },
+};
+
+/** `ocs_` + 32 random bytes: high entropy, so one SHA-256 (not a slow hash) protects it at rest. */
+export function generateClientSecret(): string {
+  return `ocs_${randomBytes(32).toString('base64url')}`;
+}
+
+export function hashClientSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Constant-time check of a presented secret against the stored hash. */
+export function clientSecretMatches(storedHash: string | null, presented: string): boolean {
+  if (!storedHash) return false;
+  return timingSafeEqual(Buffer.from(storedHash), Buffer.from(hashClientSecret(presented)));
+}
+
+export function toClientResource(record: OAuthClientRecord): OAuthClientResource {
+  return {
+    id: record.id,
+    object: 'oauth_client',
+    name: record.name,
+    type: record.type,
+    redirect_uris: record.redirectUris,
+    scopes: record.scopes.split(' ') as Scope[],
+    grant_types: record.grantTypes.split(' ') as OAuthClientResource['grant_types'],
+    created_at: toIso(record.createdAt),
+    updated_at: toIso(record.updatedAt),
+  };
+}
+
+/**
+ * RFC 9700 §2.1 and RFC 8252: exact URIs, no fragment, https, http only on a loopback address,
+ * and private-use (reverse-domain) schemes only for public (native) clients.
+ */
+export function redirectUriProblem(uri: string, type: 'confidential' | 'public'): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'is not an absolute URI';
+  }
+  if (url.hash || uri.includes('#')) return 'must not contain a fragment';
+  if (url.username || url.password) return 'must not contain credentials';
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:') {
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const loopback =
+      host === 'localhost' || (ipaddr.isValid(host) && ipaddr.parse(host).range() === 'loopback');
+    return loopback ? null : 'must use https (http is allowed only on a loopback address)';
+  }
+  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) {
+    return type === 'public'
+      ? null
+      : 'may use a private-use scheme only for a public (native) client';
+  }
+  return 'must use https, loopback http, or a reverse-domain private-use scheme';
+}
+
+@Injectable()
+export class OAuthClientsService {
+  constructor(
+    @InjectRepository(OAuthClientRecord) private readonly clients: Repository<OAuthClientRecord>,
+    @InjectRepository(OAuthArtifactRecord)
+    private readonly artifacts: Repository<OAuthArtifactRecord>,
+    private readonly organizations: OrganizationsService,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  findById(id: string): Promise<OAuthClientRecord | null> {
+    return this.clients.findOneBy({ id });
+  }
+
+  async list(principal: Principal, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await findPage(
+      this.clients,
+      principal.organizationId,
+      query,
+      CLIENT_LIST_FIELDS,
+    );
+    return { data: rows.map(toClientResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(principal: Principal, id: string): Promise<OAuthClientResource> {
+    return toClientResource(await this.owned(principal.organizationId, id));
+  }
+
+  async create(
+    organizationId: string,
+    input: OAuthClientInput,
+  ): Promise<OAuthClientResource & { client_secret: string | null }> {
+    const organization = await this.organizations.findById(organizationId);
+    if (!organization) throw new ProblemException('not_found', `No organization ${organizationId}`);
+    const grants = input.grant_types;
+    if (input.type === 'public' && grants.includes('client_credentials'))
+      throw invalidField(
+        'grant_types',
+        'client_credentials needs a confidential client (a public client has no secret)',
+      );
+    if (grants.includes('authorization_code') && input.redirect_uris.length === 0)
+      throw invalidField('redirect_uris', 'authorization_code needs at least one redirect URI');
+    if (grants.includes('refresh_token') && !grants.includes('authorization_code'))
+      throw invalidField('grant_types', 'refresh_token comes only with authorization_code');
+    input.redirect_uris.forEach((uri, index) => {
+      const problem = redirectUriProblem(uri, input.type);
+      if (problem) throw invalidField(`redirect_uris.${index}`, problem);
+    });
+    const scopes: readonly Scope[] = input.scopes.includes('all')
+      ? ALL_SCOPES
+      : [...new Set(input.scopes as Scope[])];
+    const secret = input.type === 'confidential' ? generateClientSecret() : null;
+    const now = new Date();
+    const record = this.clients.create({
+      id: newId('oauth_client', now.getTime()),
+      organizationId: organization.id,
+      name: input.name,
+      type: input.type,
+      secretHash: secret && hashClientSecret(secret),
+      redirectUris: input.redirect_uris,
+      scopes: scopes.join(' '),
+      grantTypes: grants.join(' '),
+      createdAt: now,
+      updatedAt: now,
+    });
+    await this.clients.insert(record);
+    return { ...toClientResource(record), client_secret: secret };
+  }
+
+  async rotateSecret(principal: Principal, id: string) {
+    const record = await this.owned(principal.organizationId, id);
+    if (record.type !== 'confidential')
+      throw new ProblemException('conflict', 'A public client has no secret to rotate');
+    const secret = generateClientSecret();
+    record.secretHash = hashClientSecret(secret);
+    record.updatedAt = new Date();
+    await this.clients.update(
+      { id: record.id, organizationId: record.organizationId },
+      { secretHash: record.secretHash, updatedAt: record.updatedAt },
+    );
+    return { ...toClientResource(record), client_secret: secret };
+  }
+
+  async delete(principal: Principal, id: string) {
+    const record = await this.owned(principal.organizationId, id);
+    await this.transactions.run(async (manager) => {
+      await manager.delete(OAuthClientRecord, {
+        id: record.id,
+        organizationId: record.organizationId,
+      });
+      await revokeClientArtifacts(manager.getRepository(OAuthArtifactRecord), [record.id]);
+    });
+    return { id: record.id, object: 'oauth_client' as const, deleted: true as const };
+  }
+
+  private async owned(organizationId: string, id: string): Promise<OAuthClientRecord> {
+    const record = await this.clients.findOneBy({ id, organizationId });
+    if (!record) throw notFound('OAuth client', id);
+    return record;
+  }
+}

@@ -1,0 +1,271 @@
+import { generateKeyPairSync, hkdfSync } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ALL_SCOPES } from '@platform/contract';
+import type Provider from 'oidc-provider';
+import type { AdapterPayload, Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
+import { resolveSecretsKey } from '../webhooks/secret-box';
+import { typeormAdapter } from './adapter';
+import type { OAuthClientRecord } from './entities';
+import { apiResource, oauthIssuer } from './issuer';
+import { clientSecretMatches, OAuthClientsService } from './oauth-clients.service';
+import { loadOidcProvider } from './oidc-provider';
+import { escapeHtml, page } from './pages';
+import { toProviderRealm } from './realm';
+import { UsersService } from './users.service';
+
+/** Lifetimes, in seconds. Access tokens are short; a refresh token lives 30 days from its rotation. */
+export const OAUTH_TTL = {
+  accessToken: 3600,
+  authorizationCode: 60,
+  refreshToken: 30 * 24 * 3600,
+  grant: 365 * 24 * 3600,
+  interaction: 3600,
+  session: 14 * 24 * 3600,
+} as const;
+
+export const OAUTH_PATHS = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  revocation: '/oauth/revoke',
+  introspection: '/oauth/introspect',
+  jwks: '/oauth/jwks',
+  interaction: '/oauth/interaction',
+  metadata: '/.well-known/oauth-authorization-server',
+} as const;
+
+/** oidc-provider serves its metadata here; we publish it at the RFC 8414 path instead. */
+const OIDC_DISCOVERY_PATH = '/.well-known/openid-configuration';
+
+/** OpenID Connect fields with no meaning for this plain OAuth 2.0 server. */
+const OIDC_ONLY_METADATA = [
+  'claims_parameter_supported',
+  'claims_supported',
+  'id_token_signing_alg_values_supported',
+  'subject_types_supported',
+  'userinfo_endpoint',
+  'userinfo_signing_alg_values_supported',
+  'end_session_endpoint',
+  'request_parameter_supported',
+  'request_uri_parameter_supported',
+  'require_request_uri_registration',
+  'jwks_uri',
+  'acr_values_supported',
+  'claim_types_supported',
+];
+
+interface MetadataRequest extends IncomingMessage {
+  platformMetadata?: boolean;
+}
+
+/**
+ * The authorization server: oidc-provider (OpenID-certified, maintained) configured as a plain
+ * OAuth 2.0 server per RFC 9700. Grants: authorization code with PKCE (S256, required for
+ * every client), refresh tokens (rotated; reuse revokes the whole grant), client credentials.
+ * Tokens are opaque, stored hashed through our TypeORM adapter, and bound to one resource (this
+ * API), the client, and its organization.
+ */
+@Injectable()
+export class OAuthProviderService {
+  readonly provider: Provider;
+  readonly issuer: string;
+  /** The resource indicator (RFC 8707) every access token is issued for. */
+  readonly resource: string;
+  private readonly logger = new Logger('OAuth');
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @InjectDataSource() dataSource: DataSource,
+    private readonly clients: OAuthClientsService,
+    users: UsersService,
+  ) {
+    this.issuer = oauthIssuer(config);
+    this.resource = apiResource(config);
+    const oidc = loadOidcProvider();
+    const { errors } = oidc;
+    const resource = this.resource;
+    const issuer = this.issuer;
+    const clientsService = this.clients;
+
+    const configuration: Configuration = {
+      adapter: typeormAdapter(dataSource, describeClient, (id) => clientsService.findById(id)),
+      findAccount: async (_ctx, id) => {
+        const user = await users.findById(id);
+        return user
+          ? toProviderRealm({ accountId: user.id, claims: () => toProviderRealm({ sub: user.id }) })
+          : undefined;
+      },
+      // Signed cookies for the login/consent interaction; the key is derived from the server's
+      // secrets key, so every instance of a deployment accepts the others' cookies.
+      cookies: {
+        keys: [hkdfKey(resolveSecretsKey(config), 'platform oauth cookies')],
+        long: { signed: true, httpOnly: true, sameSite: 'lax' },
+        short: { signed: true, httpOnly: true, sameSite: 'lax' },
+      },
+      // Nothing is signed with this key (tokens are opaque, no ID tokens), but the library wants
+      // one. Made per process, so it is never stored anywhere.
+      jwks: { keys: [signingKey()] },
+      clientAuthMethods: ['client_secret_basic', 'none'],
+      clientBasedCORS: () => false,
+      // The only key is ES256 (and no ID tokens are issued); clients default to it.
+      clientDefaults: { id_token_signed_response_alg: 'ES256' },
+      responseTypes: ['code'],
+      pkce: { required: () => true },
+      allowOmittingSingleRegisteredRedirectUri: false,
+      rotateRefreshToken: true,
+      issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      expiresWithSession: () => false,
+      ttl: {
+        AccessToken: OAUTH_TTL.accessToken,
+        ClientCredentials: OAUTH_TTL.accessToken,
+        AuthorizationCode: OAUTH_TTL.authorizationCode,
+        RefreshToken: OAUTH_TTL.refreshToken,
+        Grant: OAUTH_TTL.grant,
+        Interaction: OAUTH_TTL.interaction,
+        Session: OAUTH_TTL.session,
+      },
+      // Client metadata `scope` (a client's allowed scopes) must come from this list.
+      scopes: [...ALL_SCOPES],
+      claims: {},
+      features: {
+        devInteractions: { enabled: false },
+        userinfo: { enabled: false },
+        rpInitiatedLogout: { enabled: false },
+        clientCredentials: { enabled: true },
+        revocation: {
+          enabled: true,
+          // RFC 7009 §2.1: a client revokes only tokens issued to it.
+          allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+        },
+        introspection: {
+          enabled: true,
+          // RFC 7662 for confidential clients, about tokens of their own organization.
+          allowedPolicy: async (_ctx, client, token) => {
+            if (client.clientAuthMethod === 'none') return false;
+            if (!token.clientId || token.clientId === client.clientId) return true;
+            const [caller, issuedTo] = await Promise.all([
+              clientsService.findById(client.clientId),
+              clientsService.findById(token.clientId),
+            ]);
+            return !!caller && caller.organizationId === issuedTo?.organizationId;
+          },
+        },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => resource,
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx, indicator, client) => {
+            if (indicator !== resource) throw new errors.InvalidTarget();
+            return toProviderRealm({
+              scope: client.scope ?? '',
+              audience: resource,
+              accessTokenTTL: OAUTH_TTL.accessToken,
+              accessTokenFormat: 'opaque' as const,
+            });
+          },
+        },
+      },
+      routes: {
+        authorization: OAUTH_PATHS.authorization,
+        token: OAUTH_PATHS.token,
+        revocation: OAUTH_PATHS.revocation,
+        introspection: OAUTH_PATHS.introspection,
+        jwks: OAUTH_PATHS.jwks,
+      },
+      interactions: { url: (_ctx, interaction) => `${OAUTH_PATHS.interaction}/${interaction.uid}` },
+      renderError: (ctx, out) => {
+        ctx.type = 'html';
+        ctx.body = page(
+          'Sign-in request refused',
+          `<h1>This sign-in request cannot continue</h1>
+          <p><strong>${escapeHtml(String(out.error))}</strong>: ${escapeHtml(String(out.error_description ?? ''))}</p>
+          <p>Return to the application and try again, or tell its developer.</p>`,
+        );
+      },
+    };
+
+    this.provider = new oidc.Provider(issuer, toProviderRealm(configuration));
+    this.provider.proxy = config.trustProxy;
+    // Koa would print stack traces itself; errors go to our log as kind + message instead.
+    (this.provider as unknown as { silent: boolean }).silent = true;
+    this.provider.on('server_error', (_ctx: unknown, error: Error) =>
+      this.logger.error(`OAuth server error: ${error.name}: ${error.message}`),
+    );
+
+    // Hashed client secrets: oidc-provider compares secrets itself, so the comparison is
+    // replaced by one against the SHA-256 we store (constant time).
+    this.provider.Client.prototype.compareClientSecret = function (
+      this: {
+        clientSecret?: string;
+      },
+      presented: string,
+    ) {
+      return clientSecretMatches(this.clientSecret ?? null, presented);
+    };
+
+    this.provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+      await next();
+      if ((ctx.req as MetadataRequest).platformMetadata && ctx.status === 200) {
+        const body = { ...(ctx.body as Record<string, unknown>) };
+        for (const key of OIDC_ONLY_METADATA) delete body[key];
+        body.scopes_supported = [...ALL_SCOPES];
+        body.grant_types_supported = ['authorization_code', 'refresh_token', 'client_credentials'];
+        ctx.body = body;
+      }
+    });
+
+    function describeClient(record: OAuthClientRecord): AdapterPayload {
+      const grants = record.grantTypes.split(' ');
+      return {
+        client_id: record.id,
+        client_name: record.name,
+        ...(record.type === 'confidential'
+          ? {
+              client_secret: record.secretHash ?? undefined,
+              token_endpoint_auth_method: 'client_secret_basic',
+            }
+          : { token_endpoint_auth_method: 'none' }),
+        application_type: record.type === 'public' ? 'native' : 'web',
+        grant_types: grants,
+        response_types: grants.includes('authorization_code') ? ['code'] : [],
+        redirect_uris: record.redirectUris,
+        scope: record.scopes,
+      };
+    }
+  }
+
+  /** Whether the express layer should hand this request to the authorization server. */
+  handles(path: string): boolean {
+    return (
+      path === OAUTH_PATHS.metadata ||
+      (path.startsWith('/oauth/') && !path.startsWith(`${OAUTH_PATHS.interaction}/`))
+    );
+  }
+
+  /** Express middleware: serves the authorization server's endpoints and its metadata. */
+  middleware() {
+    const callback = this.provider.callback();
+    return (req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
+      const path = req.path ?? new URL(req.url ?? '/', 'http://x').pathname;
+      if (!this.handles(path)) return next();
+      if (path === OAUTH_PATHS.metadata) {
+        (req as MetadataRequest).platformMetadata = true;
+        req.url = OIDC_DISCOVERY_PATH;
+      }
+      void callback(req, res);
+    };
+  }
+}
+
+function hkdfKey(secret: Buffer, info: string): string {
+  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, 32)).toString('base64url');
+}
+
+function signingKey() {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { ...privateKey.export({ format: 'jwk' }), alg: 'ES256', use: 'sig' };
+}

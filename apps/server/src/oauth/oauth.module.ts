@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { InteractionPages } from './interactions';
+import { OAuthAccountsModule } from './oauth-accounts.module';
+import { OAuthClientsController } from './oauth-clients.controller';
+import { OAuthProviderService } from './oauth-provider.service';
+
+/** The authorization server, its login and consent pages, and the OAuth clients API. */
+@Module({
+  imports: [OAuthAccountsModule, RateLimitModule],
+  controllers: [OAuthClientsController],
+  providers: [OAuthProviderService, InteractionPages],
+  exports: [OAuthProviderService, InteractionPages],
+})
+export class OAuthModule {}

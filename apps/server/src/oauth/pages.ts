@@ -1,0 +1,98 @@
+/**
+ * The login and consent pages: plain server-rendered HTML with labelled fields, one heading per
+ * page and no script, so they work with a screen reader, a keyboard, or scripts turned off.
+ * Everything interpolated goes through `escapeHtml`.
+ */
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
+}
+
+const STYLE = `
+body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
+label{display:block;margin-top:1rem;font-weight:600}
+input{display:block;width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+button{margin-top:1.5rem;margin-right:.5rem;padding:.5rem 1.25rem;font-size:1rem}
+.error{color:#a00000;border-left:4px solid #a00000;padding-left:.75rem}
+code{background:#f2f2f2;padding:0 .25rem}`;
+
+export function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Platform</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>`;
+}
+
+export function loginPage(input: {
+  uid: string;
+  clientName: string;
+  email?: string;
+  error?: string;
+}) {
+  return page(
+    'Sign in',
+    `<h1>Sign in to continue to ${escapeHtml(input.clientName)}</h1>
+${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
+<form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/login">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(input.email ?? '')}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>
+<form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/consent">
+<input type="hidden" name="decision" value="deny">
+<button type="submit">Cancel</button>
+</form>`,
+  );
+}
+
+export function consentPage(input: {
+  uid: string;
+  clientName: string;
+  email: string;
+  scopes: { scope: string; description: string }[];
+}) {
+  const items = input.scopes
+    .map((s) => `<li><code>${escapeHtml(s.scope)}</code>: ${escapeHtml(s.description)}</li>`)
+    .join('\n');
+  return page(
+    'Authorize access',
+    `<h1>Allow ${escapeHtml(input.clientName)} to access your organization?</h1>
+<p>Signed in as <strong>${escapeHtml(input.email)}</strong>.</p>
+<p>${escapeHtml(input.clientName)} asks to:</p>
+<ul>
+${items || '<li>identify you (no access to data)</li>'}
+</ul>
+<form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/consent">
+<button type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+  );
+}
+
+const ACTIONS = { read: 'read', write: 'create, change and delete' } as const;
+
+/** `students:read` → "read students". */
+export function describeScope(scope: string): string {
+  const [resource = scope, access] = scope.split(':');
+  const verb = ACTIONS[access as keyof typeof ACTIONS] ?? access ?? '';
+  return `${verb} ${resource.replace(/_/g, ' ')}`;
+}

@@ -1,0 +1,290 @@
+/**
+ * Credentials: personal access tokens (managed over the API as well as the CLI), the OAuth
+ * clients an organization registers with the authorization server, and `GET /v1/token`, which
+ * tells any caller what its own token can do.
+ */
+import { initContract } from '@ts-rest/core';
+import { idSchema } from './ids';
+import { listQuery, listResponse } from './list';
+import { operation, ROUTER_OPTIONS } from './operation';
+import { commonErrorResponses } from './problem';
+import {
+  deletedSchema,
+  IdPathParams,
+  readErrorResponses,
+  text,
+  timestampSchema,
+  writeErrorResponses,
+} from './resource';
+import { ALL_SCOPES, type Scope } from './scopes';
+import { z } from './zod-openapi';
+
+const c = initContract();
+
+const scopeEnum = z.enum(ALL_SCOPES as [Scope, ...Scope[]]);
+
+const scopesField = z
+  .array(z.union([scopeEnum, z.literal('all')]))
+  .min(1, 'must name at least one scope')
+  .max(ALL_SCOPES.length + 1)
+  .describe('Scopes the credential may use; `all` stands for every scope.');
+
+// ---------------------------------------------------------------- personal access tokens
+
+export const PersonalAccessTokenSchema = z
+  .object({
+    id: idSchema('personal_access_token'),
+    object: z.literal('personal_access_token'),
+    name: z.string(),
+    prefix: z.string().describe('The first characters of the token, to tell tokens apart.'),
+    scopes: z.array(scopeEnum),
+    created_at: timestampSchema,
+    last_used_at: timestampSchema
+      .nullable()
+      .describe('When the token last authenticated a request (to the minute).'),
+    expires_at: timestampSchema.nullable().describe('Null: the token does not expire.'),
+    revoked_at: timestampSchema.nullable(),
+  })
+  .openapi({ title: 'PersonalAccessToken' });
+
+export type PersonalAccessTokenResource = z.infer<typeof PersonalAccessTokenSchema>;
+
+export const PersonalAccessTokenWithSecretSchema = PersonalAccessTokenSchema.extend({
+  token: z
+    .string()
+    .regex(/^pat_[0-9A-Za-z]{36}$/)
+    .describe('The token itself. Shown only here: store it now.'),
+}).openapi({ title: 'PersonalAccessTokenWithSecret' });
+
+export const PersonalAccessTokenCreateSchema = z
+  .object({
+    name: text(200),
+    scopes: scopesField,
+    expires_at: timestampSchema
+      .nullable()
+      .optional()
+      .describe('When the token stops working; must be in the future. Omit or null: never.'),
+  })
+  .strict()
+  .openapi({ title: 'PersonalAccessTokenCreate' });
+
+export const PersonalAccessTokenListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
+
+export const personalAccessTokensContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/v1/personal_access_tokens',
+      summary: 'List personal access tokens',
+      description:
+        "The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.",
+      query: PersonalAccessTokenListQuerySchema,
+      responses: {
+        200: listResponse(PersonalAccessTokenSchema, 'PersonalAccessTokenList'),
+        ...commonErrorResponses,
+      },
+      metadata: operation({ scope: 'tokens:read', list: true }),
+    },
+    create: {
+      method: 'POST',
+      path: '/v1/personal_access_tokens',
+      summary: 'Create a personal access token',
+      description: 'Returns the `token`, which is not shown again; only its hash is kept.',
+      body: PersonalAccessTokenCreateSchema,
+      responses: { 201: PersonalAccessTokenWithSecretSchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'tokens:write' }),
+    },
+    retrieve: {
+      method: 'GET',
+      path: '/v1/personal_access_tokens/:id',
+      summary: 'Retrieve a personal access token',
+      pathParams: IdPathParams,
+      responses: { 200: PersonalAccessTokenSchema, ...readErrorResponses },
+      metadata: operation({ scope: 'tokens:read' }),
+    },
+    delete: {
+      method: 'DELETE',
+      path: '/v1/personal_access_tokens/:id',
+      summary: 'Revoke a personal access token',
+      description:
+        'The token is refused from the next request on. It stays listed, with `revoked_at`, for the audit trail. Revoking twice is harmless.',
+      pathParams: IdPathParams,
+      body: c.noBody(),
+      responses: { 200: PersonalAccessTokenSchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'tokens:write' }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
+
+// ---------------------------------------------------------------- the caller's own token
+
+export const TOKEN_TYPES = ['personal_access_token', 'oauth_access_token'] as const;
+
+export const TokenInfoSchema = z
+  .object({
+    object: z.literal('token'),
+    type: z.enum(TOKEN_TYPES),
+    organization_id: idSchema('organization'),
+    scopes: z.array(scopeEnum),
+    expires_at: timestampSchema.nullable().describe('Null: the token does not expire.'),
+    personal_access_token_id: idSchema('personal_access_token')
+      .nullable()
+      .describe('For a personal access token: its id.'),
+    client_id: idSchema('oauth_client')
+      .nullable()
+      .describe('For an OAuth access token: the client it was issued to.'),
+    user_id: idSchema('user')
+      .nullable()
+      .describe(
+        'For an OAuth access token a user approved: that user. Null for client credentials.',
+      ),
+  })
+  .openapi({ title: 'TokenInfo' });
+
+export type TokenInfo = z.infer<typeof TokenInfoSchema>;
+
+export const tokenContract = c.router(
+  {
+    retrieve: {
+      method: 'GET',
+      path: '/v1/token',
+      summary: 'Inspect the calling token',
+      description:
+        'Which organization, scopes and expiry the bearer token has: the first thing to check when a call answers 403. Any valid token may call it.',
+      responses: { 200: TokenInfoSchema, ...commonErrorResponses },
+      metadata: operation({ scope: null }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
+
+// ---------------------------------------------------------------- OAuth clients
+
+export const OAUTH_CLIENT_TYPES = ['confidential', 'public'] as const;
+export const OAUTH_GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+] as const;
+export type OAuthGrantType = (typeof OAUTH_GRANT_TYPES)[number];
+
+/** How many redirect URIs one client may register. */
+export const MAX_REDIRECT_URIS = 10;
+
+export const OAuthClientSchema = z
+  .object({
+    id: idSchema('oauth_client').describe('The `client_id`.'),
+    object: z.literal('oauth_client'),
+    name: z.string().describe('Shown to users on the consent page.'),
+    type: z
+      .enum(OAUTH_CLIENT_TYPES)
+      .describe(
+        '`confidential`: a server that keeps a `client_secret`. `public`: a native or browser app that cannot; it uses PKCE alone.',
+      ),
+    redirect_uris: z.array(z.string()),
+    scopes: z.array(scopeEnum).describe('The most the client may ask for.'),
+    grant_types: z.array(z.enum(OAUTH_GRANT_TYPES)),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .openapi({ title: 'OAuthClient' });
+
+export type OAuthClientResource = z.infer<typeof OAuthClientSchema>;
+
+export const OAuthClientWithSecretSchema = OAuthClientSchema.extend({
+  client_secret: z
+    .string()
+    .nullable()
+    .describe('Shown only here (null for a public client); only its hash is kept.'),
+}).openapi({ title: 'OAuthClientWithSecret' });
+
+const redirectUriField = z
+  .string()
+  .min(1)
+  .max(2048, 'must be at most 2048 characters')
+  .describe(
+    'Compared exactly. `https://…`; `http://` only on a loopback address (127.0.0.1, [::1], localhost); or, for public clients, a private-use scheme such as `com.example.app:/callback`. No fragment.',
+  );
+
+export const OAuthClientCreateSchema = z
+  .object({
+    name: text(100),
+    type: z.enum(OAUTH_CLIENT_TYPES),
+    redirect_uris: z
+      .array(redirectUriField)
+      .max(MAX_REDIRECT_URIS)
+      .refine((uris) => new Set(uris).size === uris.length, 'must not repeat a URI')
+      .default([]),
+    scopes: scopesField,
+    grant_types: z
+      .array(z.enum(OAUTH_GRANT_TYPES))
+      .min(1)
+      .refine((grants) => new Set(grants).size === grants.length, 'must not repeat a grant')
+      .default(['authorization_code', 'refresh_token'])
+      .describe(
+        '`client_credentials` needs a confidential client; `authorization_code` needs at least one redirect URI. Implicit and password grants are not offered (RFC 9700).',
+      ),
+  })
+  .strict()
+  .openapi({ title: 'OAuthClientCreate' });
+
+export const OAuthClientListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
+
+export const oauthClientsContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/v1/oauth_clients',
+      summary: 'List OAuth clients',
+      query: OAuthClientListQuerySchema,
+      responses: {
+        200: listResponse(OAuthClientSchema, 'OAuthClientList'),
+        ...commonErrorResponses,
+      },
+      metadata: operation({ scope: 'oauth_clients:read', list: true }),
+    },
+    create: {
+      method: 'POST',
+      path: '/v1/oauth_clients',
+      summary: 'Register an OAuth client',
+      description: 'A confidential client gets its `client_secret` here, and never again.',
+      body: OAuthClientCreateSchema,
+      responses: { 201: OAuthClientWithSecretSchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'oauth_clients:write' }),
+    },
+    retrieve: {
+      method: 'GET',
+      path: '/v1/oauth_clients/:id',
+      summary: 'Retrieve an OAuth client',
+      pathParams: IdPathParams,
+      responses: { 200: OAuthClientSchema, ...readErrorResponses },
+      metadata: operation({ scope: 'oauth_clients:read' }),
+    },
+    rotateSecret: {
+      method: 'POST',
+      path: '/v1/oauth_clients/:id/rotate_secret',
+      summary: "Replace a confidential client's secret",
+      description:
+        'Returns the new `client_secret`; the old one stops working at once. Tokens already issued stay valid. 409 for a public client.',
+      pathParams: IdPathParams,
+      body: c.noBody(),
+      responses: { 200: OAuthClientWithSecretSchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'oauth_clients:write' }),
+    },
+    delete: {
+      method: 'DELETE',
+      path: '/v1/oauth_clients/:id',
+      summary: 'Delete an OAuth client',
+      description: 'Every token issued to it is refused from the next request on.',
+      pathParams: IdPathParams,
+      body: c.noBody(),
+      responses: {
+        200: deletedSchema('oauth_client', 'DeletedOAuthClient'),
+        ...writeErrorResponses,
+      },
+      metadata: operation({ scope: 'oauth_clients:write' }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
