@@ -1,6 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../src/config/env';
+import { dataSourceOptions } from '../src/database/data-source';
 import { EventRecord } from '../src/events/event.entity';
 import {
   DEMO_COURSE_IDS,
@@ -12,7 +15,7 @@ import {
   DEMO_STUDENT_IDS,
 } from '../src/seed/seed.constants';
 import { prepareDatabase } from '../src/testing';
-import { call, startServer } from './support/server';
+import { call, DATABASE_KIND, startServer } from './support/server';
 
 const run = promisify(execFile);
 const CLI = path.join(__dirname, '..', 'dist', 'cli', 'main.js');
@@ -28,6 +31,21 @@ async function platform(databaseUrl: string, ...args: string[]) {
     const e = error as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/** Runs the CLI with `input` piped to its stdin. */
+function platformWithInput(databaseUrl: string, input: string, ...args: string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
 }
 
 describe('pnpm platform (the admin CLI)', () => {
@@ -280,5 +298,131 @@ describe('pnpm platform (the admin CLI)', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('creates users with a generated or piped password, and OAuth clients whose secret is shown once', async () => {
+    const org = JSON.parse(
+      (await platform(db.databaseUrl, 'orgs:create', '--name', 'Lake School', '--json')).stdout,
+    );
+    const generated = await platform(
+      db.databaseUrl,
+      'users:create',
+      '--org',
+      org.id,
+      '--email',
+      'Head@Lake.example',
+      '--json',
+    );
+    expect(generated.code).toBe(0);
+    const user = JSON.parse(generated.stdout);
+    expect(user).toMatchObject({
+      object: 'user',
+      organization_id: org.id,
+      email: 'head@lake.example',
+    });
+    expect(user.id).toMatch(/^usr_/);
+    expect(user.password.length).toBeGreaterThanOrEqual(20);
+
+    const piped = await platformWithInput(
+      db.databaseUrl,
+      'a long enough passphrase\n',
+      'users:create',
+      '--org',
+      org.id,
+      '--email',
+      'teacher@lake.example',
+      '--password-stdin',
+    );
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toContain('Created user usr_');
+    expect(piped.stdout).not.toContain('password');
+
+    const short = await platformWithInput(
+      db.databaseUrl,
+      'short\n',
+      'users:create',
+      '--org',
+      org.id,
+      '--email',
+      'other@lake.example',
+      '--password-stdin',
+    );
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('12 to 1024 characters');
+
+    const duplicate = await platform(
+      db.databaseUrl,
+      'users:create',
+      '--org',
+      org.id,
+      '--email',
+      'head@lake.example',
+    );
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain('already exists');
+
+    const client = JSON.parse(
+      (
+        await platform(
+          db.databaseUrl,
+          'oauth-clients:create',
+          '--org',
+          org.id,
+          '--name',
+          'Timetable Sync',
+          '--type',
+          'confidential',
+          '--redirect-uri',
+          'https://timetable.example/callback',
+          '--scopes',
+          'students:read,courses:read',
+          '--grants',
+          'authorization_code,refresh_token,client_credentials',
+          '--json',
+        )
+      ).stdout,
+    );
+    expect(client).toMatchObject({
+      object: 'oauth_client',
+      type: 'confidential',
+      redirect_uris: ['https://timetable.example/callback'],
+      scopes: ['students:read', 'courses:read'],
+      grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
+    });
+    expect(client.client_secret).toMatch(/^ocs_/);
+
+    const check = new DataSource(
+      dataSourceOptions(loadConfig({ DATABASE_URL: db.databaseUrl }).database),
+    );
+    await check.initialize();
+    try {
+      const stored = await check.query(
+        `SELECT secret_hash FROM oauth_clients WHERE id = ${DATABASE_KIND === 'postgres' ? '$1' : '?'}`,
+        [client.id],
+      );
+      expect(stored[0].secret_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(stored)).not.toContain(client.client_secret);
+      const users = await check.query('SELECT password_hash FROM users');
+      for (const row of users) expect(row.password_hash).toMatch(/^\$argon2id\$/);
+    } finally {
+      await check.destroy();
+    }
+
+    const bad = await platform(
+      db.databaseUrl,
+      'oauth-clients:create',
+      '--org',
+      org.id,
+      '--name',
+      'Bad',
+      '--type',
+      'public',
+      '--redirect-uri',
+      'http://example.com/cb',
+      '--scopes',
+      'students:read',
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('redirect_uris.0');
   });
 });

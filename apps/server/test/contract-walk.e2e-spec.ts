@@ -39,6 +39,13 @@ function walk(router: AppRouter, at: string[] = []): WalkedRoute[] {
 }
 
 const ROUTES = walk(contract);
+/**
+ * Routes about the caller's own token (`GET /v1/token`): they declare `scope: null` (any valid
+ * token) and belong to no collection. Only these may; every other route names its scope.
+ */
+const SELF_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.scope === null);
+const SELF_PATHS = ['/v1/token'];
+const COLLECTION_ROUTES = ROUTES.filter((r) => !SELF_ROUTES.includes(r));
 const ID_ROUTES = ROUTES.filter((r) => r.route.path.includes('/:id'));
 const LIST_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.list === true);
 /** Top-level collections; a nested list (`/v1/webhook_endpoints/:id/deliveries`) is an id route. */
@@ -52,7 +59,7 @@ function collectionOf(route: AppRoute): string {
 }
 
 function scopeOf(route: AppRoute): Scope {
-  const scope = operationMetadata(route)?.scope;
+  const scope = operationMetadata(route)?.scope ?? undefined;
   if (!scope) throw new Error(`Route ${route.method} ${route.path} has no metadata.scope`);
   return scope;
 }
@@ -112,6 +119,8 @@ interface Fixture {
   listPath?(refs: Refs): string;
   /** False for a collection whose creation writes no event. */
   emitsEvent?: boolean;
+  /** Records every organization has before the fixtures (its own API token). */
+  preexisting?: number;
 }
 
 const FIXTURES: readonly Fixture[] = [
@@ -162,6 +171,24 @@ const FIXTURES: readonly Fixture[] = [
     kind: 'webhook_message',
     create: (refs, post) => post(`/v1/webhook_endpoints/${refs.webhook_endpoints}/test`),
     listPath: (refs) => `/v1/webhook_endpoints/${refs.webhook_endpoints}/deliveries`,
+  },
+  {
+    collection: 'personal_access_tokens',
+    kind: 'personal_access_token',
+    body: (_refs, n) => ({ name: `walk ${n}`, scopes: ['students:read'] }),
+    emitsEvent: false,
+    preexisting: 1,
+  },
+  {
+    collection: 'oauth_clients',
+    kind: 'oauth_client',
+    body: (_refs, n) => ({
+      name: `Walk App ${n}`,
+      type: 'confidential',
+      redirect_uris: ['https://walk.example/callback'],
+      scopes: ['students:read'],
+    }),
+    emitsEvent: false,
   },
   // Read-only: the fixtures above wrote events; the newest one is the record.
   { collection: 'events', kind: 'event' },
@@ -341,13 +368,14 @@ describe('contract walk: every route', () => {
     expect(ID_ROUTES.length).toBeGreaterThan(0);
     expect(LIST_ROUTES.length).toBeGreaterThan(0);
     expect(REFERENCE_ROUTES.length).toBeGreaterThan(0);
-    for (const walked of ROUTES) {
+    expect(SELF_ROUTES.map((r) => r.route.path)).toEqual(SELF_PATHS);
+    for (const walked of COLLECTION_ROUTES) {
       fixtureFor(collectionOf(walked.route), walked.name);
       for (const field of referenceFieldsOf(walked.route)) fixtureForField(field, walked.name);
     }
   });
 
-  it.each(ROUTES)('$name declares one of ALL_SCOPES ($key)', ({ route }) => {
+  it.each(COLLECTION_ROUTES)('$name declares one of ALL_SCOPES ($key)', ({ route }) => {
     expect(ALL_SCOPES).toContain(operationMetadata(route)?.scope);
   });
 
@@ -376,7 +404,9 @@ describe('contract walk: every route', () => {
       // One record per created collection, and one event per creation that emits one.
       const events = FIXTURES.filter((f) => makesRecord(f) && f.emitsEvent !== false).length;
       for (const fixture of FIXTURES) {
-        expect(totalsA[fixture.collection]).toBe(makesRecord(fixture) ? 1 : events);
+        expect(totalsA[fixture.collection]).toBe(
+          makesRecord(fixture) ? 1 + (fixture.preexisting ?? 0) : events,
+        );
       }
     });
 
@@ -403,7 +433,7 @@ describe('contract walk: every route', () => {
       "$name as organization B shows none of organization A's records",
       async (walked) => {
         const collection = collectionOf(walked.route);
-        fixtureFor(collection, walked.name);
+        const fixture = fixtureFor(collection, walked.name);
         const asA = await send(server, walked, { refs: refsA, token: tokenA });
         expect(asA.status).toBe(200);
         expect(asA.body.data.map((r: { id: string }) => r.id)).toContain(refsA[collection]);
@@ -414,8 +444,9 @@ describe('contract walk: every route', () => {
         for (const record of asB.body.data as { id: string }[]) {
           expect(idsA).not.toContain(record.id);
         }
-        expect(asB.body.data).toEqual([]);
-        expect(asB.body.meta.total).toBe(0);
+        // Organization B sees only what it had before the fixtures (its own token).
+        expect(asB.body.data).toHaveLength(fixture.preexisting ?? 0);
+        expect(asB.body.meta.total).toBe(fixture.preexisting ?? 0);
       },
     );
 
@@ -498,15 +529,15 @@ describe('contract walk: every route', () => {
       refs = idsOf(await createFixtures(await tokenWith(ALL_SCOPES)));
     });
 
-    const cases = API_PREFIXES.flatMap((prefix) =>
-      ROUTES.map((walked) => ({
-        ...walked,
-        prefix,
-        label: `${walked.route.method} ${prefix}${walked.route.path.slice('/v1'.length)}`,
-      })),
-    );
-
-    it.each(cases)('$label without a token is 401 invalid_token', async (walked) => {
+    const prefixed = (routes: WalkedRoute[]) =>
+      API_PREFIXES.flatMap((prefix) =>
+        routes.map((walked) => ({
+          ...walked,
+          prefix,
+          label: `${walked.route.method} ${prefix}${walked.route.path.slice('/v1'.length)}`,
+        })),
+      );
+    it.each(prefixed(ROUTES))('$label without a token is 401 invalid_token', async (walked) => {
       const res = await send(server, walked, { prefix: walked.prefix, refs });
       expectProblem(res, 401, 'unauthorized');
       expect(res.headers.get('www-authenticate')).toMatch(
@@ -514,7 +545,22 @@ describe('contract walk: every route', () => {
       );
     });
 
-    it.each(cases)(
+    it.each(prefixed(SELF_ROUTES))(
+      '$label answers any valid token, whatever its one scope',
+      async (walked) => {
+        for (const scope of ['students:read', 'tokens:read'] as const) {
+          const res = await send(server, walked, {
+            prefix: walked.prefix,
+            refs,
+            token: await tokenWith([scope]),
+          });
+          expect(res.status).toBe(200);
+          expect(res.body.scopes).toEqual([scope]);
+        }
+      },
+    );
+
+    it.each(prefixed(COLLECTION_ROUTES))(
       '$label is 403 insufficient_scope without its scope, and passes with only it',
       async (walked) => {
         const scope = scopeOf(walked.route);

@@ -150,6 +150,7 @@ export const tokenContract = c.router(
       method: 'GET',
       path: '/v1/token',
       summary: 'Inspect the calling token',
+      query: z.object({}).strict(),
       description:
         'Which organization, scopes and expiry the bearer token has: the first thing to check when a call answers 403. Any valid token may call it.',
       responses: { 200: TokenInfoSchema, ...commonErrorResponses },

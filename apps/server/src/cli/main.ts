@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
+import { OAuthClientCreateSchema } from '@platform/contract';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DataSource } from 'typeorm';
 import type { PersonalAccessToken } from '../auth/personal-access-token.entity';
@@ -9,6 +10,8 @@ import { TokensService } from '../auth/tokens.service';
 import { ProblemException } from '../common/problem.exception';
 import { toIso } from '../common/timestamp';
 import { ConfigError, loadConfig } from '../config/env';
+import { OAuthClientsService } from '../oauth/oauth-clients.service';
+import { UsersService } from '../oauth/users.service';
 import { PLANS, type Plan } from '../organizations/organization.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { SeedService } from '../seed/seed.service';
@@ -75,7 +78,9 @@ function describeCounts(counts: object): string {
 }
 
 const program = new Command('platform')
-  .description('Administer the Platform API: organizations, tokens, demo data, migrations.')
+  .description(
+    'Administer the Platform API: organizations, tokens, users, OAuth clients, demo data, migrations.',
+  )
   .showHelpAfterError();
 
 program
@@ -183,6 +188,117 @@ program
       const record = await ctx.get(TokensService).revoke(opts.id);
       return { json: tokenView(record), text: `Revoked ${record.id} (${record.name})` };
     }, !!opts.json),
+  );
+
+/** The password piped on stdin (first line), for `users:create --password-stdin`. */
+async function readPasswordFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new ProblemException(
+      'validation_error',
+      '--password-stdin wants the password piped in, e.g. `printf %s "$PW" | pnpm platform users:create …`',
+    );
+  }
+  let input = '';
+  for await (const chunk of process.stdin) input += String(chunk);
+  return input.replace(/\r?\n$/, '');
+}
+
+program
+  .command('users:create')
+  .description(
+    'Add a member to an organization; members sign in on the OAuth consent page. Without --password-stdin a password is generated and printed once.',
+  )
+  .requiredOption('--org <id>', 'organization id')
+  .requiredOption('--email <email>', 'sign-in email (one account per email)')
+  .option('--password-stdin', 'read the password from stdin instead of generating one')
+  .option('--json', 'machine-readable output')
+  .action((opts: { org: string; email: string; passwordStdin?: boolean; json?: boolean }) =>
+    withContext(async (ctx) => {
+      const password = opts.passwordStdin ? await readPasswordFromStdin() : undefined;
+      const { user, generatedPassword } = await ctx.get(UsersService).create({
+        organizationId: opts.org,
+        email: opts.email,
+        ...(password !== undefined && { password }),
+      });
+      const view = {
+        id: user.id,
+        object: 'user',
+        organization_id: user.organizationId,
+        email: user.email,
+        created_at: toIso(user.createdAt),
+        ...(generatedPassword && { password: generatedPassword }),
+      };
+      return {
+        json: view,
+        text: generatedPassword
+          ? `Created user ${user.id} (${user.email})\n\n  password: ${generatedPassword}\n\nStore it now: it is not shown again.`
+          : `Created user ${user.id} (${user.email})`,
+      };
+    }, !!opts.json),
+  );
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+program
+  .command('oauth-clients:create')
+  .description(
+    "Register an OAuth client for an organization. A confidential client's secret is printed once.",
+  )
+  .requiredOption('--org <id>', 'organization id')
+  .requiredOption('--name <name>', 'shown to users on the consent page')
+  .addOption(
+    new Option('--type <type>', 'confidential (a server) or public (a native app, PKCE only)')
+      .choices(['confidential', 'public'])
+      .makeOptionMandatory(),
+  )
+  .option('--redirect-uri <uri>', 'an exact redirect URI (repeat for several)', collect, [])
+  .requiredOption('--scopes <scopes>', 'comma-separated scopes the client may ask for, or all')
+  .option(
+    '--grants <grants>',
+    'comma-separated: authorization_code, refresh_token, client_credentials',
+    'authorization_code,refresh_token',
+  )
+  .option('--json', 'machine-readable output')
+  .action(
+    (opts: {
+      org: string;
+      name: string;
+      type: string;
+      redirectUri: string[];
+      scopes: string;
+      grants: string;
+      json?: boolean;
+    }) =>
+      withContext(async (ctx) => {
+        // The API's own schema, so the CLI and `POST /v1/oauth_clients` accept the same input.
+        const parsed = OAuthClientCreateSchema.safeParse({
+          name: opts.name,
+          type: opts.type,
+          redirect_uris: opts.redirectUri,
+          scopes: opts.scopes.split(',').map((s) => s.trim()),
+          grant_types: opts.grants.split(',').map((s) => s.trim()),
+        });
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0]!;
+          throw new ProblemException(
+            'validation_error',
+            `${issue.path.join('.') || 'input'}: ${issue.message}`,
+          );
+        }
+        const client = await ctx.get(OAuthClientsService).create(opts.org, parsed.data);
+        const lines = [
+          `Registered ${client.type} client ${client.id} (${client.name})`,
+          `  client_id:     ${client.id}`,
+          ...(client.client_secret ? [`  client_secret: ${client.client_secret}`] : []),
+          `  grants:        ${client.grant_types.join(', ')}`,
+          `  scopes:        ${client.scopes.join(', ')}`,
+          ...client.redirect_uris.map((uri) => `  redirect_uri:  ${uri}`),
+        ];
+        if (client.client_secret) lines.push('', 'Store the secret now: it is not shown again.');
+        return { json: client, text: lines.join('\n') };
+      }, !!opts.json),
   );
 
 program
