@@ -419,6 +419,15 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     );
   });
 
+  it("revoking a user's access token also ends its refresh token (the whole grant)", async () => {
+    const { tokens } = await codeFlow();
+    await oidc.tokenRevocation(config, tokens.access_token);
+    expect((await get('/v1/students', tokens.access_token)).status).toBe(401);
+    expect(await oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).toBe(
+      'invalid_grant',
+    );
+  });
+
   it('introspection describes a live token and reports revoked ones inactive', async () => {
     const tokens = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
     const live = await oidc.tokenIntrospection(config, tokens.access_token);

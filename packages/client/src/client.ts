@@ -23,13 +23,22 @@ import {
   type SuccessfulHttpStatusCode,
 } from '@ts-rest/core';
 import { defaultSleep, HttpClient } from './http-client';
+import { OAuthTokenSource, type OAuthOptions, staticTokenSource } from './oauth';
 import { VERSION } from './version';
 
 export interface ClientOptions {
   /** Where the API lives, without the version prefix, e.g. `https://api.example.com`. */
   baseUrl: string;
-  /** A personal access token (`pat_…`) or an OAuth 2.0 access token. */
-  token: string;
+  /**
+   * A personal access token (`pat_…`) or an OAuth 2.0 access token. Give this or `oauth`.
+   */
+  token?: string;
+  /**
+   * OAuth client credentials, with which the SDK gets and renews access tokens itself: from a
+   * refresh token (rotated on every use; `onTokens` hands you the new one), or with the client
+   * credentials grant. A token the API refuses (401) is renewed once and the call sent again.
+   */
+  oauth?: OAuthOptions;
   /** Retries after the first attempt for failures that are safe to repeat. Default 2. */
   maxRetries?: number;
   /** Longest `Retry-After` (seconds) the SDK waits for; a longer one throws at once. Default 60. */
@@ -261,10 +270,14 @@ interface ListBody {
 }
 
 function resolveConfig(options: ClientOptions) {
-  if (typeof options.token !== 'string' || options.token.trim() === '') {
+  const hasToken = typeof options.token === 'string' && options.token.trim() !== '';
+  if (hasToken === Boolean(options.oauth)) {
     throw new TypeError(
-      'createClient: `token` is required: pass a personal access token (pat_…) or an OAuth access token.',
+      'createClient: pass either `token` (a personal access token pat_… or an OAuth access token) or `oauth` (client credentials for the SDK to get tokens with).',
     );
+  }
+  if (options.oauth && (typeof options.oauth.clientId !== 'string' || !options.oauth.clientId)) {
+    throw new TypeError('createClient: `oauth.clientId` is required.');
   }
   const fetchImpl = options.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') {
@@ -282,7 +295,13 @@ function resolveConfig(options: ClientOptions) {
   };
   const sdkAgent = `platform-client-node/${VERSION}`;
   return {
-    token: options.token,
+    tokens: options.oauth
+      ? new OAuthTokenSource(
+          options.oauth,
+          options.oauth.tokenUrl ?? tokenUrlOf(options),
+          (input: RequestInfo | URL, init?: RequestInit) => fetchImpl(input, init),
+        )
+      : staticTokenSource(options.token!),
     maxRetries: Math.floor(nonNegative('maxRetries', options.maxRetries, 2)),
     maxRetryAfterMs: nonNegative('maxRetryAfterSeconds', options.maxRetryAfterSeconds, 60) * 1000,
     initialRetryDelayMs: nonNegative('initialRetryDelayMs', options.initialRetryDelayMs, 500),
@@ -295,6 +314,17 @@ function resolveConfig(options: ClientOptions) {
     sleep: options.sleep ?? defaultSleep,
     idempotencyKeys: options.idempotencyKeys ?? true,
   };
+}
+
+/** The authorization server's token endpoint on the API's origin. */
+function tokenUrlOf(options: ClientOptions): string {
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    return `${options.baseUrl}/oauth/token`; // baseUrlOf reports the bad URL
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}/oauth/token`;
 }
 
 /** Contract paths start with `/v1`; `/api/v1` is the same API under an extra segment. */

@@ -8,9 +8,11 @@ import {
   PlatformTimeoutError,
   parseRetryAfter,
 } from './errors';
+import type { TokenSource } from './oauth';
 
 export interface HttpClientConfig {
-  token: string;
+  /** Where each attempt's bearer token comes from (fixed, or OAuth with renewal). */
+  tokens: TokenSource;
   /** Retries after the first attempt; 0 disables retrying. */
   maxRetries: number;
   /** Longest `Retry-After` honoured; a longer one is not waited for, the error is thrown at once. */
@@ -105,8 +107,12 @@ export class HttpClient {
     // A POST or PATCH is only safe to repeat when the server can recognise the repeat.
     const retriable = IDEMPOTENT_METHODS.has(method) || keyed;
 
+    let renewedToken = false;
+    const ownAuthorization = headers.authorization !== undefined;
     for (let attempt = 0; ; attempt++) {
       let response: HttpResponse;
+      const token = ownAuthorization ? undefined : await this.config.tokens.token();
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
       try {
         response = await this.attempt(method, headers, request);
       } catch (error) {
@@ -116,6 +122,17 @@ export class HttpClient {
         continue;
       }
       if (response.status >= 200 && response.status < 300) return response;
+      // An OAuth access token revoked or expired early: renew it once and send again.
+      if (
+        response.status === 401 &&
+        token !== undefined &&
+        !renewedToken &&
+        this.config.tokens.refused(token)
+      ) {
+        renewedToken = true;
+        attempt--;
+        continue;
+      }
 
       const error = PlatformApiError.from(response);
       const delay = this.retryDelay(response, retriable, keyed, attempt);
@@ -126,7 +143,6 @@ export class HttpClient {
 
   private headersFor(extra: Record<string, string> | undefined): Record<string, string> {
     const headers: Record<string, string> = {
-      authorization: `Bearer ${this.config.token}`,
       accept: 'application/json',
       'user-agent': this.config.userAgent,
     };

@@ -26,6 +26,7 @@ export {
   type PlatformApiErrorInit,
   type PlatformErrorCode,
 } from './errors';
+export { PlatformOAuthError, type OAuthOptions, type OAuthTokens } from './oauth';
 export { VERSION } from './version';
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,

@@ -205,6 +205,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 }
 
 export { demoStudents } from '../seed/demo-students';
+export { authorizeInBrowser, Browser, formAction, type AuthorizeResult } from './browser';
 export type { Student } from '../students/student.entity';
 // For benchmarks that write outbox events the way the API does (bench/delivery.bench.js).
 export { EventsService } from '../events/events.service';
