@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', openapi: 'src/openapi.ts' },
+  entry: { index: 'src/index.ts', openapi: 'src/openapi.ts', 'scope-table': 'src/scope-table.ts' },
   format: ['cjs', 'esm'],
   dts: true,
   sourcemap: true,

@@ -63,7 +63,13 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ...common,
         type: 'better-sqlite3',
         database: db.path,
-        migrations: [SqliteInitial, SqliteDomain, SqliteIdempotencyKeys, SqliteWebhooks, SqliteOAuth],
+        migrations: [
+          SqliteInitial,
+          SqliteDomain,
+          SqliteIdempotencyKeys,
+          SqliteWebhooks,
+          SqliteOAuth,
+        ],
         enableWAL: true,
         statementCacheSize: 200,
         prepareDatabase: (connection: { pragma(source: string): unknown }) => {
@@ -78,7 +84,13 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ...common,
         type: 'postgres',
         url: db.url,
-        migrations: [PostgresInitial, PostgresDomain, PostgresIdempotencyKeys, PostgresWebhooks, PostgresOAuth],
+        migrations: [
+          PostgresInitial,
+          PostgresDomain,
+          PostgresIdempotencyKeys,
+          PostgresWebhooks,
+          PostgresOAuth,
+        ],
         extra: { max: 10 },
       };
   }
