@@ -4,6 +4,7 @@
  * every secret it created is looked for in everything the server logged. No stack traces either.
  */
 import { randomBytes } from 'node:crypto';
+import { authorizeInBrowser, discover, oidc } from './support/oauth';
 import { startReceiver, waitFor } from './support/receiver';
 import { call, client, startServer, type TestServer } from './support/server';
 
@@ -58,6 +59,46 @@ describe('secrets in logs', () => {
         first_name: 'Dup',
         last_name: 'Key',
       });
+      // OAuth: a client secret, a password typed into the login page (right and wrong), a
+      // code, access and refresh tokens, rotation, reuse, revocation and introspection.
+      const password = `pw-${randomBytes(12).toString('hex')}`;
+      await server.createUser(org.id, 'logs@school.example', password);
+      const app = await server.createOAuthClient(org.id, {
+        type: 'confidential',
+        redirect_uris: ['https://logs.example/cb'],
+      });
+      secrets.push(app.client_secret!, password);
+      const config = await discover(server, app.id, app.client_secret);
+      const cc = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
+      secrets.push(cc.access_token);
+      await call(server, '/v1/students', { token: cc.access_token });
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: 'https://logs.example/cb',
+        scope: 'students:read',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
+      const wrong = await authorizeInBrowser(server, url, {
+        email: 'logs@school.example',
+        password: `${password}-wrong`,
+      }).catch(() => undefined);
+      expect(wrong).toBeUndefined();
+      const { callback } = await authorizeInBrowser(server, url, {
+        email: 'logs@school.example',
+        password,
+      });
+      secrets.push(callback.searchParams.get('code')!, verifier);
+      const tokens = await oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: verifier,
+      });
+      const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+      secrets.push(tokens.access_token, tokens.refresh_token!, refreshed.access_token);
+      secrets.push(refreshed.refresh_token!);
+      await oidc.tokenIntrospection(config, refreshed.access_token);
+      await oidc.refreshTokenGrant(config, tokens.refresh_token!).catch(() => undefined);
+      await oidc.tokenRevocation(config, cc.access_token);
+      await call(server, '/v1/students', { token: cc.access_token });
     } finally {
       await hook.close();
     }
@@ -65,10 +106,19 @@ describe('secrets in logs', () => {
 
     const logged = lines.join('\n');
     expect(lines.length).toBeGreaterThan(10);
+    // The OAuth exchanges were logged (so their absence of secrets means something).
+    for (const path of [
+      '/oauth/token',
+      '/oauth/authorize/:uid',
+      '/oauth/interaction/:uid/login',
+      '/.well-known/oauth-authorization-server',
+    ]) {
+      expect(logged).toContain(`"route":"${path}"`);
+    }
     for (const secret of secrets) {
       // The whole secret, and its random part on its own (prefixes are not secret).
       expect(logged).not.toContain(secret);
-      expect(logged).not.toContain(secret.replace(/^(pat|whsec)_/, '').slice(0, 24));
+      expect(logged).not.toContain(secret.replace(/^(pat|whsec|ocs)_/, '').slice(0, 24));
     }
     expect(logged).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
     expect(logged).not.toMatch(/"stack"/);

@@ -9,6 +9,8 @@ export interface PlatformRequest extends Request {
   authFailure?: string;
   /** `PUBLIC_URL` when configured: the origin pagination links are built on. */
   publicOrigin?: string;
+  /** The route pattern, for handlers outside Express routing (the OAuth server). */
+  routePattern?: string;
 }
 
 export function asPlatformRequest(req: Request): PlatformRequest {

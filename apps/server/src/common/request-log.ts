@@ -3,6 +3,14 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics';
 import type { PlatformRequest } from './http-context';
 
+/** The matched route pattern (with its router's mount path), or undefined. */
+function routePatternOf(req: Request): string | undefined {
+  const pattern = (req as PlatformRequest).routePattern;
+  if (pattern) return pattern;
+  const path = (req.route as { path?: string } | undefined)?.path;
+  return path === undefined ? undefined : `${req.baseUrl}${path}`;
+}
+
 /**
  * One JSON line per request, written when the response finishes: request id, organization,
  * method, route, status and latency. Written here rather than with pino-http because pino-http
@@ -18,7 +26,7 @@ export function requestLogMiddleware(logger: Logger) {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
       const r = req as PlatformRequest;
-      const route = (req.route as { path?: string } | undefined)?.path;
+      const route = routePatternOf(req);
       logger.info(
         {
           request_id: r.id,
@@ -44,7 +52,7 @@ export function requestMetricsMiddleware(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      const route = routePatternOf(req) ?? 'unmatched';
       const labels = { route, method: req.method, status: String(res.statusCode) };
       metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     });

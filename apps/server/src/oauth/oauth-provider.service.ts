@@ -252,6 +252,8 @@ export class OAuthProviderService {
     return (req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
       const path = req.path ?? new URL(req.url ?? '/', 'http://x').pathname;
       if (!this.handles(path)) return next();
+      const pattern = routePatternOf(path);
+      if (pattern) (req as IncomingMessage & { routePattern?: string }).routePattern = pattern;
       if (path === OAUTH_PATHS.metadata) {
         (req as MetadataRequest).platformMetadata = true;
         req.url = OIDC_DISCOVERY_PATH;
@@ -259,6 +261,15 @@ export class OAuthProviderService {
       void callback(req, res);
     };
   }
+}
+
+const KNOWN_PATHS = new Set<string>(Object.values(OAUTH_PATHS));
+
+/** For logs and metrics: the endpoint, with the interaction id of a resumed request elided. */
+function routePatternOf(path: string): string | undefined {
+  if (KNOWN_PATHS.has(path)) return path;
+  if (path.startsWith(`${OAUTH_PATHS.authorization}/`)) return `${OAUTH_PATHS.authorization}/:uid`;
+  return undefined;
 }
 
 function hkdfKey(secret: Buffer, info: string): string {

@@ -1,0 +1,220 @@
+/**
+ * Credentials over the API: personal access tokens (create once, list without secrets, revoke),
+ * OAuth client registration, and `GET /v1/token`.
+ */
+import { discover, oidc } from './support/oauth';
+import { call, client, DATABASE_KIND, startServer, type TestServer } from './support/server';
+
+let server: TestServer;
+let orgId: string;
+let admin: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  server = await startServer();
+  orgId = (await server.createOrganization()).id;
+  admin = client(
+    server,
+    (
+      await server.createToken(orgId, [
+        'tokens:read',
+        'tokens:write',
+        'oauth_clients:read',
+        'oauth_clients:write',
+      ])
+    ).token,
+  );
+});
+
+afterAll(() => server?.close());
+
+describe('personal access tokens', () => {
+  it('are shown once, listed without the secret, work at once, and stop at once when revoked', async () => {
+    const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    const created = await admin.post('/v1/personal_access_tokens', {
+      name: 'Nightly export',
+      scopes: ['students:read', 'courses:read'],
+      expires_at: expiresAt,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      object: 'personal_access_token',
+      name: 'Nightly export',
+      scopes: ['students:read', 'courses:read'],
+      expires_at: expiresAt,
+      last_used_at: null,
+      revoked_at: null,
+    });
+    const token: string = created.body.token;
+    expect(token).toMatch(/^pat_/);
+    expect(created.body.prefix).toBe(token.slice(0, 12));
+
+    const info = await call(server, '/v1/token', { token });
+    expect(info.body).toEqual({
+      object: 'token',
+      type: 'personal_access_token',
+      organization_id: orgId,
+      scopes: ['students:read', 'courses:read'],
+      expires_at: expiresAt,
+      personal_access_token_id: created.body.id,
+      client_id: null,
+      user_id: null,
+    });
+
+    const listed = await admin.get('/v1/personal_access_tokens');
+    expect(listed.status).toBe(200);
+    const row = listed.body.data.find((t: { id: string }) => t.id === created.body.id);
+    expect(row).toMatchObject({ name: 'Nightly export', prefix: created.body.prefix });
+    expect(row.last_used_at).not.toBeNull();
+    expect(JSON.stringify(listed.body)).not.toContain(token);
+    expect(row).not.toHaveProperty('token');
+
+    const revoked = await admin.delete(`/v1/personal_access_tokens/${created.body.id}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revoked_at).not.toBeNull();
+    expect((await call(server, '/v1/students', { token })).status).toBe(401);
+    // Revoking again changes nothing.
+    const again = await admin.delete(`/v1/personal_access_tokens/${created.body.id}`);
+    expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
+    expect((await admin.get(`/v1/personal_access_tokens/${created.body.id}`)).body.revoked_at).toBe(
+      revoked.body.revoked_at,
+    );
+  });
+
+  it('expand all, and refuse unknown scopes, past expiries and empty names with a 400 naming the field', async () => {
+    const all = await admin.post('/v1/personal_access_tokens', { name: 'Admin', scopes: ['all'] });
+    expect(all.status).toBe(201);
+    expect(all.body.scopes).toContain('oauth_clients:write');
+
+    for (const [body, field] of [
+      [{ name: 'x', scopes: ['students:admin'] }, 'body.scopes.0'],
+      [{ name: 'x', scopes: [] }, 'body.scopes'],
+      [{ name: '', scopes: ['students:read'] }, 'body.name'],
+      [{ name: 'x', scopes: ['students:read'], expires_at: 'tomorrow' }, 'body.expires_at'],
+      [{ name: 'x', scopes: ['students:read'], secret: 'mine' }, 'body.secret'],
+    ] as const) {
+      const res = await admin.post('/v1/personal_access_tokens', body);
+      expect(res.status).toBe(400);
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(field);
+    }
+    const past = await admin.post('/v1/personal_access_tokens', {
+      name: 'x',
+      scopes: ['students:read'],
+      expires_at: new Date(Date.now() - 1000).toISOString(),
+    });
+    expect(past.status).toBe(400);
+    expect(past.body.detail).toContain('future');
+  });
+
+  it("belong to one organization: another's are 404 and never listed", async () => {
+    const other = await server.createOrganization();
+    const theirs = await server.createToken(other.id, ['students:read']);
+    expect((await admin.get(`/v1/personal_access_tokens/${theirs.id}`)).status).toBe(404);
+    expect((await admin.delete(`/v1/personal_access_tokens/${theirs.id}`)).status).toBe(404);
+    expect((await call(server, '/v1/students', { token: theirs.token })).status).toBe(200);
+    const listed = await admin.get('/v1/personal_access_tokens?per_page=100');
+    expect(listed.body.data.map((t: { id: string }) => t.id)).not.toContain(theirs.id);
+  });
+});
+
+describe('OAuth clients over the API', () => {
+  it('registers a confidential client whose secret is shown once and works with a real OAuth library', async () => {
+    const created = await admin.post('/v1/oauth_clients', {
+      name: 'Attendance Bridge',
+      type: 'confidential',
+      redirect_uris: ['https://bridge.example/callback', 'http://127.0.0.1:9000/cb'],
+      scopes: ['students:read'],
+      grant_types: ['client_credentials'],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      object: 'oauth_client',
+      type: 'confidential',
+      grant_types: ['client_credentials'],
+    });
+    expect(created.body.client_secret).toMatch(/^ocs_[A-Za-z0-9_-]{43}$/);
+    const retrieved = await admin.get(`/v1/oauth_clients/${created.body.id}`);
+    expect(retrieved.body).not.toHaveProperty('client_secret');
+    expect(JSON.stringify((await admin.get('/v1/oauth_clients')).body)).not.toContain(
+      created.body.client_secret,
+    );
+    const stored: { secret_hash: string }[] = await server.dataSource.query(
+      `SELECT secret_hash FROM oauth_clients WHERE id = ${DATABASE_KIND === 'postgres' ? '$1' : '?'}`,
+      [created.body.id],
+    );
+    expect(stored[0]!.secret_hash).not.toContain(created.body.client_secret);
+
+    const config = await discover(server, created.body.id, created.body.client_secret);
+    const tokens = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
+    expect((await call(server, '/v1/students', { token: tokens.access_token })).status).toBe(200);
+
+    // A new secret replaces the old one at once; tokens already issued keep working.
+    const rotated = await admin.post(`/v1/oauth_clients/${created.body.id}/rotate_secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.client_secret).not.toBe(created.body.client_secret);
+    const stale = await discover(server, created.body.id, created.body.client_secret);
+    await expect(oidc.clientCredentialsGrant(stale, { scope: 'students:read' })).rejects.toThrow();
+    const fresh = await discover(server, created.body.id, rotated.body.client_secret);
+    await expect(
+      oidc.clientCredentialsGrant(fresh, { scope: 'students:read' }),
+    ).resolves.toHaveProperty('access_token');
+    expect((await call(server, '/v1/students', { token: tokens.access_token })).status).toBe(200);
+  });
+
+  it.each([
+    [
+      'an http redirect URI off loopback',
+      { redirect_uris: ['http://app.example/cb'] },
+      'body.redirect_uris.0',
+      'https',
+    ],
+    [
+      'a fragment',
+      { redirect_uris: ['https://app.example/cb#x'] },
+      'body.redirect_uris.0',
+      'fragment',
+    ],
+    [
+      'a private-use scheme for a confidential client',
+      { redirect_uris: ['com.example.app:/cb'] },
+      'body.redirect_uris.0',
+      'public',
+    ],
+    [
+      'client credentials for a public client',
+      { type: 'public', grant_types: ['client_credentials'] },
+      'body.grant_types',
+      'confidential',
+    ],
+    [
+      'the code flow without a redirect URI',
+      { redirect_uris: [] },
+      'body.redirect_uris',
+      'redirect',
+    ],
+    ['the implicit grant', { grant_types: ['implicit'] }, 'body.grant_types.0', ''],
+    ['an unknown scope', { scopes: ['everything'] }, 'body.scopes.0', ''],
+  ])('refuses %s with a 400 naming the field', async (_what, override, field, words) => {
+    const res = await admin.post('/v1/oauth_clients', {
+      name: 'Bad App',
+      type: 'confidential',
+      redirect_uris: ['https://app.example/cb'],
+      scopes: ['students:read'],
+      ...override,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(field);
+    expect(res.body.detail).toContain(words);
+  });
+
+  it('accepts a public native client with a loopback or private-use redirect', async () => {
+    const res = await admin.post('/v1/oauth_clients', {
+      name: 'Desktop',
+      type: 'public',
+      redirect_uris: ['http://[::1]:7000/cb', 'com.example.desktop:/oauth'],
+      scopes: ['students:read'],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.client_secret).toBeNull();
+    expect((await admin.post(`/v1/oauth_clients/${res.body.id}/rotate_secret`)).status).toBe(409);
+  });
+});
