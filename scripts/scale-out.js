@@ -16,6 +16,7 @@
 const { execFileSync, spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const net = require('node:net');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -45,10 +46,22 @@ function cli(env, ...args) {
   return JSON.parse(out);
 }
 
-/** Starts one instance on a free port and resolves with its URL once it listens. */
-function startInstance(env, { detached = false } = {}) {
+/** A free loopback port (the OAuth issuer names a port, so it is chosen before boot). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts one instance on `port` and resolves with its URL once it listens. */
+function startInstance(env, port, { detached = false } = {}) {
   const child = spawn(process.execPath, [MAIN], {
-    env: serverEnv({ ...env, PORT: '0', HOST: '127.0.0.1' }),
+    env: serverEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: detached ? ['ignore', 'pipe', 'ignore'] : ['ignore', 'pipe', 'pipe'],
     detached,
   });
@@ -78,7 +91,12 @@ function startInstance(env, { detached = false } = {}) {
  * `migrate: true`). `env` adds server settings (e.g. a short WEBHOOK_TIMEOUT for tests).
  */
 async function startInstances({ count, databaseUrl, redisUrl, env = {}, migrate = false }) {
+  const ports = [];
+  for (let i = 0; i < count; i += 1) ports.push(await freePort());
   const shared = {
+    // One issuer for every instance (they share OAuth state): the first instance stands in for
+    // the load balancer's address.
+    PUBLIC_URL: `http://127.0.0.1:${ports[0]}`,
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     DATABASE_URL: databaseUrl,
@@ -89,7 +107,7 @@ async function startInstances({ count, databaseUrl, redisUrl, env = {}, migrate 
   };
   if (migrate) cli(shared, 'migrate');
   const instances = [];
-  for (let i = 0; i < count; i += 1) instances.push(startInstance(shared));
+  for (let i = 0; i < count; i += 1) instances.push(startInstance(shared, ports[i]));
   const urls = await Promise.all(instances.map((instance) => instance.url));
   return {
     urls,
@@ -128,12 +146,15 @@ async function up(count) {
     REDIS_URL: redisUrl,
     WEBHOOK_SECRETS_KEY: crypto.randomBytes(32).toString('base64'),
   };
+  const ports = [];
+  for (let i = 0; i < count; i += 1) ports.push(await freePort());
+  env.PUBLIC_URL = `http://127.0.0.1:${ports[0]}`;
   cli(env, 'migrate');
   const seeded = cli(env, 'seed');
   const pids = [];
   const urls = [];
   for (let i = 0; i < count; i += 1) {
-    const instance = startInstance(env, { detached: true });
+    const instance = startInstance(env, ports[i], { detached: true });
     urls.push(await instance.url);
     instance.child.unref();
     instance.child.stdout.destroy();
