@@ -116,6 +116,47 @@ describe('personal access tokens', () => {
   });
 });
 
+describe('one-time secrets and Idempotency-Key', () => {
+  it.each([
+    ['/v1/personal_access_tokens', { name: 'Keyed', scopes: ['students:read'] }, 'token'],
+    [
+      '/v1/oauth_clients',
+      {
+        name: 'Keyed App',
+        type: 'confidential',
+        grant_types: ['client_credentials'],
+        scopes: ['students:read'],
+      },
+      'client_secret',
+    ],
+    ['/v1/webhook_endpoints', { url: 'https://93.184.216.34/hooks', events: ['*'] }, 'secret'],
+  ])(
+    'POST %s: a replay is a 409 naming the record, and the secret is never stored',
+    async (path, body, field) => {
+      const { token } = await server.createToken(orgId, ['all']);
+      const send = () =>
+        call(server, path, {
+          method: 'POST',
+          token,
+          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': `key-${path}` },
+          body: JSON.stringify(body),
+        });
+      const first = await send();
+      expect(first.status).toBe(201);
+      const secret: string = first.body[field];
+      expect(secret.length).toBeGreaterThan(20);
+      const again = await send();
+      expect(again.status).toBe(409);
+      expect(again.body.detail).toContain(first.body.id);
+      expect(again.body.detail).toContain(`its ${field} is shown only once`);
+      expect(JSON.stringify(again.body)).not.toContain(secret);
+      const stored = await server.dataSource.query('SELECT * FROM idempotency_keys');
+      expect(stored.length).toBeGreaterThan(0);
+      expect(JSON.stringify(stored)).not.toContain(secret);
+    },
+  );
+});
+
 describe('OAuth clients over the API', () => {
   it('registers a confidential client whose secret is shown once and works with a real OAuth library', async () => {
     const created = await admin.post('/v1/oauth_clients', {

@@ -9,6 +9,12 @@ export interface OperationMetadata {
   scope: Scope | null;
   /** A collection read through the list convention; the SDK adds `listAll` for these. */
   list?: boolean;
+  /**
+   * The response field that carries a secret shown only once (a token, a signing or client
+   * secret). Such a response is never stored for an `Idempotency-Key` replay: a repeat is a 409
+   * naming the record instead, so no secret sits in the idempotency store.
+   */
+  oneTimeSecret?: string;
 }
 
 export function operation<const M extends OperationMetadata>(metadata: M): M {

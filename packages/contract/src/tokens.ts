@@ -92,7 +92,7 @@ export const personalAccessTokensContract = c.router(
       description: 'Returns the `token`, which is not shown again; only its hash is kept.',
       body: PersonalAccessTokenCreateSchema,
       responses: { 201: PersonalAccessTokenWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'tokens:write' }),
+      metadata: operation({ scope: 'tokens:write', oneTimeSecret: 'token' }),
     },
     retrieve: {
       method: 'GET',
@@ -252,7 +252,7 @@ export const oauthClientsContract = c.router(
       description: 'A confidential client gets its `client_secret` here, and never again.',
       body: OAuthClientCreateSchema,
       responses: { 201: OAuthClientWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'oauth_clients:write' }),
+      metadata: operation({ scope: 'oauth_clients:write', oneTimeSecret: 'client_secret' }),
     },
     retrieve: {
       method: 'GET',
@@ -271,7 +271,7 @@ export const oauthClientsContract = c.router(
       pathParams: IdPathParams,
       body: c.noBody(),
       responses: { 200: OAuthClientWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'oauth_clients:write' }),
+      metadata: operation({ scope: 'oauth_clients:write', oneTimeSecret: 'client_secret' }),
     },
     delete: {
       method: 'DELETE',

@@ -196,7 +196,7 @@ export const webhookEndpointsContract = c.router(
       description: `Returns the signing \`secret\`, which is not shown again. At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per organization (409 beyond).`,
       body: WebhookEndpointCreateSchema,
       responses: { 201: WebhookEndpointWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'webhooks:write' }),
+      metadata: operation({ scope: 'webhooks:write', oneTimeSecret: 'secret' }),
     },
     retrieve: {
       method: 'GET',
@@ -238,7 +238,7 @@ export const webhookEndpointsContract = c.router(
       pathParams: IdPathParams,
       body: c.noBody(),
       responses: { 200: WebhookEndpointWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'webhooks:write' }),
+      metadata: operation({ scope: 'webhooks:write', oneTimeSecret: 'secret' }),
     },
     test: {
       method: 'POST',

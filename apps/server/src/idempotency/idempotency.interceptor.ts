@@ -7,7 +7,8 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
-import { contractRouteOf } from '../auth/route-metadata';
+import { contractRouteOf, operationOf } from '../auth/route-metadata';
+import { ProblemException } from '../common/problem.exception';
 import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import { requestFingerprint } from './fingerprint';
 import {
@@ -47,6 +48,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return this.keyed(context, next, req, principal.organizationId, key);
   }
 
+  /**
+   * A one-time secret is not kept for replays: the stored body has it removed, and a repeat
+   * answers 409 naming the record, whose secret can be rotated or which can be revoked.
+   */
+  private secretReplay(field: string, body: unknown): ProblemException {
+    const id = (body as { id?: unknown } | null)?.id;
+    const what = typeof id === 'string' ? id : 'the record';
+    return new ProblemException(
+      'conflict',
+      `The first request with this Idempotency-Key succeeded and created or changed ${what}, but its ${field} is shown only once and is not kept for replays. If that response was lost, rotate or revoke ${what}.`,
+    );
+  }
+
   private async keyed(
     context: ExecutionContext,
     next: CallHandler,
@@ -57,6 +71,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const res = context.switchToHttp().getResponse<Response>();
     const fingerprint = requestFingerprint(req.method, req.originalUrl ?? req.url, req.body);
     const outcome = await this.idempotency.begin(organizationId, key, fingerprint);
+    const secretField = operationOf(context)?.oneTimeSecret;
+    if (outcome.kind === 'replay' && secretField)
+      throw this.secretReplay(secretField, outcome.body);
     if (outcome.kind === 'replay') {
       res.status(outcome.status);
       res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
@@ -70,8 +87,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       mergeMap(async (body: unknown) => {
         // ts-rest has set the status the handler chose by the time the body comes through.
         const status = res.statusCode;
-        if (status >= 200 && status < 300) await this.store(claim, status, body);
-        else await this.releaseQuietly(claim);
+        if (status >= 200 && status < 300) {
+          await this.store(claim, status, secretField ? withoutField(body, secretField) : body);
+        } else await this.releaseQuietly(claim);
         return body;
       }),
       // A failed request (validation error, 404, 409, a crash) did not do its work, or rolled
@@ -115,4 +133,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
       );
     }
   }
+}
+
+function withoutField(body: unknown, field: string): unknown {
+  if (!body || typeof body !== 'object') return body;
+  const { [field]: _secret, ...rest } = body as Record<string, unknown>;
+  return rest;
 }
