@@ -133,6 +133,18 @@ describe('metadata (RFC 8414)', () => {
     );
     expect(res.body.token_endpoint_auth_methods_supported).not.toContain('client_secret_jwt');
     expect(res.body).not.toHaveProperty('userinfo_endpoint');
+    // Not offered: sender-constrained tokens the API would not check, and PAR.
+    expect(res.body).not.toHaveProperty('dpop_signing_alg_values_supported');
+    expect(res.body).not.toHaveProperty('pushed_authorization_request_endpoint');
+  });
+
+  it("names its endpoints on the issuer's origin, whatever Host the request used", async () => {
+    const res = await fetch(`${server.url}/.well-known/oauth-authorization-server`, {
+      headers: { host: 'evil.example' },
+    });
+    const body = (await res.json()) as Record<string, string>;
+    expect(body.token_endpoint).toBe(`${server.url}/oauth/token`);
+    expect(body.authorization_endpoint).toBe(`${server.url}/oauth/authorize`);
   });
 
   it('is not an OpenID Provider: no openid-configuration', async () => {

@@ -133,6 +133,10 @@ export class OAuthProviderService {
       claims: {},
       features: {
         devInteractions: { enabled: false },
+        // Sender-constrained (DPoP) tokens would need the API to check proofs, which it does
+        // not; PAR is not offered either. Off, so neither is advertised or issued.
+        dPoP: { enabled: false },
+        pushedAuthorizationRequests: { enabled: false },
         userinfo: { enabled: false },
         rpInitiatedLogout: { enabled: false },
         clientCredentials: { enabled: true },
@@ -212,6 +216,13 @@ export class OAuthProviderService {
       if ((ctx.req as MetadataRequest).platformMetadata && ctx.status === 200) {
         const body = { ...(ctx.body as Record<string, unknown>) };
         for (const key of OIDC_ONLY_METADATA) delete body[key];
+        // oidc-provider names endpoints after the request's host; publish them on the issuer's.
+        for (const [key, value] of Object.entries(body)) {
+          if (key.endsWith('_endpoint') && typeof value === 'string') {
+            const url = new URL(value);
+            body[key] = `${issuer}${url.pathname}`;
+          }
+        }
         body.scopes_supported = [...ALL_SCOPES];
         body.grant_types_supported = ['authorization_code', 'refresh_token', 'client_credentials'];
         ctx.body = body;
