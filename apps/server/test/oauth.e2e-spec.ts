@@ -343,6 +343,25 @@ describe('authorization code with PKCE, through the login and consent pages', ()
     expect(result.callback.searchParams.get('state')).toBe(request.state);
   });
 
+  it('refuses a consent POST that arrives without the interaction cookie (cross-site)', async () => {
+    const { url } = await authorizationRequest(config);
+    const user = await newMember();
+    const browser = new Browser(server.url);
+    const login = await browser.follow(url.toString());
+    const consent = await browser.follow(formAction(login.body, '/login'), {
+      method: 'POST',
+      form: user,
+    });
+    // Another site's page posting the same form: the browser sends no SameSite=Lax cookie.
+    const forged = await new Browser(server.url).request(formAction(consent.body, '/consent'), {
+      method: 'POST',
+      form: { decision: 'approve' },
+    });
+    expect(forged.status).toBe(400);
+    expect(forged.headers.get('location')).toBeNull();
+    expect(forged.body).toContain('expired or is not yours');
+  });
+
   it("does not let a member of another organization approve this organization's app", async () => {
     const { url } = await authorizationRequest(config);
     const browser = new Browser(server.url);
