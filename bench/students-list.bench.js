@@ -274,6 +274,57 @@ function seed(databasePath) {
   return { token: output.token, organizationId: output.organization_id };
 }
 
+/**
+ * A confidential OAuth client of the organization (admin CLI), for the case that lists with an
+ * OAuth access token instead of the personal one.
+ */
+function registerOAuthClient(databasePath, organizationId) {
+  const result = spawnSync(
+    process.execPath,
+    [
+      CLI_MAIN,
+      'oauth-clients:create',
+      '--org',
+      organizationId,
+      '--name',
+      'Bench',
+      '--type',
+      'confidential',
+      '--scopes',
+      'students:read',
+      '--grants',
+      'client_credentials',
+      '--json',
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: childEnv({ DATABASE_URL: `sqlite:${databasePath}`, NODE_ENV: 'production' }),
+      encoding: 'utf8',
+    },
+  );
+  const output = result.status === 0 ? JSON.parse(result.stdout) : undefined;
+  if (!output?.client_secret)
+    throw new BenchError(`registering the OAuth client failed: ${result.stderr}`);
+  return output;
+}
+
+/** An access token from the server's token endpoint (client credentials grant). */
+async function oauthAccessToken(base, client) {
+  const res = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${client.id}:${client.client_secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'students:read' }),
+  });
+  const body = await res.json();
+  if (!res.ok || typeof body.access_token !== 'string') {
+    throw new BenchError(`the token endpoint refused: ${JSON.stringify(body)}`);
+  }
+  return body.access_token;
+}
+
 async function waitReady(record, url, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   let lastError = 'no answer';
@@ -657,6 +708,15 @@ async function main() {
   log(
     `server (node apps/server/dist/main.js) on ${targets.server.base}, bare baseline on ${targets.bare.base}`,
   );
+  // The same server and page, authenticated with an OAuth access token (client credentials).
+  targets.oauth = {
+    name: 'server (OAuth token)',
+    record: server,
+    base: targets.server.base,
+    headers: {
+      authorization: `Bearer ${await oauthAccessToken(targets.server.base, registerOAuthClient(databasePath, organizationId))}`,
+    },
+  };
 
   const bytes = {};
   for (const page of PAGES) {
@@ -672,7 +732,8 @@ async function main() {
 
   const problems = [];
   if (config.warmupRequests > 0) {
-    for (const target of [targets.server, targets.bare]) problems.push(...(await warmUp(target)));
+    for (const target of [targets.server, targets.oauth, targets.bare])
+      problems.push(...(await warmUp(target)));
     log();
   }
 
@@ -680,7 +741,9 @@ async function main() {
   const runs = new Map();
   for (let round = 1; round <= config.rounds; round++) {
     for (const page of PAGES) {
-      for (const target of [targets.server, targets.bare]) {
+      const measuredTargets =
+        page === 1 ? [targets.server, targets.oauth, targets.bare] : [targets.server, targets.bare];
+      for (const target of measuredTargets) {
         const { measured, problems: found } = await runCase(target, page, round);
         runs.set(measured.name, [...(runs.get(measured.name) ?? []), measured]);
         problems.push(...found);
@@ -722,6 +785,12 @@ async function main() {
       rps('server page 1') / rps('server page 300'),
       cpu('server page 300') / cpu('server page 1'),
       GOALS.serverDeepPageCost,
+    ),
+    ratio(
+      'OAuth token / personal token throughput, page 1',
+      rps('server (OAuth token) page 1') / rps('server page 1'),
+      cpu('server page 1') / cpu('server (OAuth token) page 1'),
+      null,
     ),
     ratio(
       'bare cost, page 300 / page 1',

@@ -175,7 +175,8 @@ const FIXTURES: readonly Fixture[] = [
   {
     collection: 'personal_access_tokens',
     kind: 'personal_access_token',
-    body: (_refs, n) => ({ name: `walk ${n}`, scopes: ['students:read'] }),
+    // Within the scope a token needs to create it: the walk sends it with only that scope.
+    body: (_refs, n) => ({ name: `walk ${n}`, scopes: ['tokens:write'] }),
     emitsEvent: false,
     preexisting: 1,
   },
@@ -186,7 +187,7 @@ const FIXTURES: readonly Fixture[] = [
       name: `Walk App ${n}`,
       type: 'confidential',
       redirect_uris: ['https://walk.example/callback'],
-      scopes: ['students:read'],
+      scopes: ['oauth_clients:write'],
     }),
     emitsEvent: false,
   },

@@ -362,6 +362,47 @@ describe('authorization code with PKCE, through the login and consent pages', ()
     expect(forged.body).toContain('expired or is not yours');
   });
 
+  it("does not let a session from another organization's app approve this one", async () => {
+    // Mallory signs in for an app of her own organization…
+    const hers = await server.createOAuthClient(otherOrgId, {
+      type: 'public',
+      redirect_uris: [NATIVE_REDIRECT_URI],
+      scopes: ['students:read'],
+    });
+    const herConfig = await discover(server, hers.id);
+    const browser = new Browser(server.url);
+    const own = await authorizationRequest(herConfig, {
+      redirect_uri: NATIVE_REDIRECT_URI,
+      scope: 'students:read',
+    });
+    const login = await browser.follow(own.url.toString());
+    const consent = await browser.follow(formAction(login.body, '/login'), {
+      method: 'POST',
+      form: mallory,
+    });
+    const done = await browser.follow(formAction(consent.body, '/consent'), {
+      method: 'POST',
+      form: { decision: 'approve' },
+    });
+    expect(new URL(done.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+
+    // …then, with the same browser session, opens this organization's public app.
+    const pub = await discover(server, publicClient.id);
+    const theirs = await authorizationRequest(pub, {
+      redirect_uri: NATIVE_REDIRECT_URI,
+      scope: 'students:read',
+    });
+    const page = await browser.follow(theirs.url.toString());
+    expect(page.status).not.toBe(302);
+    expect(page.body).not.toContain('value="approve"');
+    expect(page.body).toContain('Sign in');
+    const forced = await browser.request(
+      `/oauth/interaction/${/interaction\/([^/"]+)\//.exec(page.body)![1]}/consent`,
+      { method: 'POST', form: { decision: 'approve' } },
+    );
+    expect(forced.headers.get('location') ?? '').not.toContain('code=');
+  });
+
   it("does not let a member of another organization approve this organization's app", async () => {
     const { url } = await authorizationRequest(config);
     const browser = new Browser(server.url);
@@ -424,6 +465,15 @@ describe('refresh tokens', () => {
     expect((await get('/v1/students', tokens.access_token)).status).toBe(401);
   });
 
+  it('used twice at the same moment, only one use succeeds', async () => {
+    const { tokens } = await codeFlow();
+    const results = await Promise.allSettled([
+      oidc.refreshTokenGrant(config, tokens.refresh_token!),
+      oidc.refreshTokenGrant(config, tokens.refresh_token!),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled').length).toBeLessThanOrEqual(1);
+  });
+
   it('keep the scopes of the grant', async () => {
     const { tokens } = await codeFlow(config, { scope: 'students:read' });
     const next = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
@@ -479,6 +529,29 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     const answer = await oidc.tokenIntrospection(pub, tokens.access_token);
     expect(answer).toEqual({ active: false });
     expect((await get('/v1/students', tokens.access_token)).status).toBe(200);
+  });
+});
+
+describe('storage', () => {
+  it('keeps no usable token, code or session id in the database', async () => {
+    const { tokens, result } = await codeFlow();
+    const cc = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
+    const rows: { payload: string; id_hash: string }[] = await server.dataSource.query(
+      'SELECT payload, id_hash FROM oauth_artifacts',
+    );
+    expect(rows.length).toBeGreaterThan(5);
+    const dump = JSON.stringify(rows);
+    for (const secret of [
+      tokens.access_token,
+      tokens.refresh_token!,
+      cc.access_token,
+      result.callback.searchParams.get('code')!,
+    ]) {
+      expect(dump).not.toContain(secret);
+    }
+    for (const row of rows) expect(JSON.parse(row.payload)).not.toHaveProperty('jti');
+    // The tokens still work: they are found by their hash.
+    expect((await get('/v1/students', cc.access_token)).status).toBe(200);
   });
 });
 

@@ -12,17 +12,8 @@ let admin: ReturnType<typeof client>;
 beforeAll(async () => {
   server = await startServer();
   orgId = (await server.createOrganization()).id;
-  admin = client(
-    server,
-    (
-      await server.createToken(orgId, [
-        'tokens:read',
-        'tokens:write',
-        'oauth_clients:read',
-        'oauth_clients:write',
-      ])
-    ).token,
-  );
+  // An administrator's token: everything, so whatever it creates is within its own scopes.
+  admin = client(server, (await server.createToken(orgId, ['all'])).token);
 });
 
 afterAll(() => server?.close());
@@ -116,6 +107,58 @@ describe('personal access tokens', () => {
   });
 });
 
+describe('delegation: nothing made over the API outgrows the token that made it', () => {
+  it('refuses scopes the calling token lacks, for tokens and for OAuth clients', async () => {
+    const limited = client(
+      server,
+      (await server.createToken(orgId, ['tokens:write', 'oauth_clients:write', 'students:read']))
+        .token,
+    );
+    const ok = await limited.post('/v1/personal_access_tokens', {
+      name: 'subset',
+      scopes: ['students:read'],
+    });
+    expect(ok.status).toBe(201);
+    for (const scopes of [['all'], ['payments:write'], ['students:read', 'tokens:read']]) {
+      const res = await limited.post('/v1/personal_access_tokens', { name: 'more', scopes });
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('forbidden');
+      expect(res.body.detail).toContain('the calling token lacks');
+    }
+    const app = await limited.post('/v1/oauth_clients', {
+      name: 'Wide App',
+      type: 'confidential',
+      grant_types: ['client_credentials'],
+      scopes: ['all'],
+    });
+    expect(app.status).toBe(403);
+  });
+
+  it('refuses a token that would outlive the calling one', async () => {
+    const expires = new Date(Date.now() + 3_600_000);
+    const shortLived = client(
+      server,
+      (await server.createToken(orgId, ['tokens:write', 'students:read'], { expiresAt: expires }))
+        .token,
+    );
+    for (const expiresAt of [undefined, new Date(expires.getTime() + 60_000).toISOString()]) {
+      const res = await shortLived.post('/v1/personal_access_tokens', {
+        name: 'longer',
+        scopes: ['students:read'],
+        ...(expiresAt && { expires_at: expiresAt }),
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].path).toBe('body.expires_at');
+    }
+    const within = await shortLived.post('/v1/personal_access_tokens', {
+      name: 'shorter',
+      scopes: ['students:read'],
+      expires_at: new Date(expires.getTime() - 60_000).toISOString(),
+    });
+    expect(within.status).toBe(201);
+  });
+});
+
 describe('one-time secrets and Idempotency-Key', () => {
   it.each([
     ['/v1/personal_access_tokens', { name: 'Keyed', scopes: ['students:read'] }, 'token'],
@@ -188,7 +231,7 @@ describe('OAuth clients over the API', () => {
     const tokens = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
     expect((await call(server, '/v1/students', { token: tokens.access_token })).status).toBe(200);
 
-    // A new secret replaces the old one at once; tokens already issued keep working.
+    // A new secret replaces the old one at once, and ends the tokens the old one obtained.
     const rotated = await admin.post(`/v1/oauth_clients/${created.body.id}/rotate_secret`);
     expect(rotated.status).toBe(200);
     expect(rotated.body.client_secret).not.toBe(created.body.client_secret);
@@ -198,7 +241,7 @@ describe('OAuth clients over the API', () => {
     await expect(
       oidc.clientCredentialsGrant(fresh, { scope: 'students:read' }),
     ).resolves.toHaveProperty('access_token');
-    expect((await call(server, '/v1/students', { token: tokens.access_token })).status).toBe(200);
+    expect((await call(server, '/v1/students', { token: tokens.access_token })).status).toBe(401);
   });
 
   it.each([
@@ -219,6 +262,18 @@ describe('OAuth clients over the API', () => {
       { redirect_uris: ['com.example.app:/cb'] },
       'body.redirect_uris.0',
       'public',
+    ],
+    [
+      'http on a loopback address other than 127.0.0.1, [::1] or localhost',
+      { redirect_uris: ['http://127.0.0.2/cb'] },
+      'body.redirect_uris.0',
+      'localhost, 127.0.0.1',
+    ],
+    [
+      'an https loopback redirect for a public client',
+      { type: 'public', redirect_uris: ['https://localhost/cb'] },
+      'body.redirect_uris.0',
+      'RFC 8252',
     ],
     [
       'client credentials for a public client',

@@ -300,6 +300,7 @@ function resolveConfig(options: ClientOptions) {
           options.oauth,
           options.oauth.tokenUrl ?? tokenUrlOf(options),
           (input: RequestInfo | URL, init?: RequestInit) => fetchImpl(input, init),
+          nonNegative('timeoutMs', options.timeoutMs, 60_000),
         )
       : staticTokenSource(options.token!),
     maxRetries: Math.floor(nonNegative('maxRetries', options.maxRetries, 2)),

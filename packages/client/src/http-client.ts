@@ -111,9 +111,10 @@ export class HttpClient {
     const ownAuthorization = headers.authorization !== undefined;
     for (let attempt = 0; ; attempt++) {
       let response: HttpResponse;
-      const token = ownAuthorization ? undefined : await this.config.tokens.token();
-      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+      let token: string | undefined;
       try {
+        token = ownAuthorization ? undefined : await this.config.tokens.token();
+        if (token !== undefined) headers.authorization = `Bearer ${token}`;
         response = await this.attempt(method, headers, request);
       } catch (error) {
         const retry = error instanceof PlatformConnectionError && retriable;

@@ -6,7 +6,12 @@
  */
 import { authorizeInBrowser, startTestServer, type TestServer } from '@platform/server/testing';
 import type * as OpenIdClient from 'openid-client';
-import { createClient, PlatformOAuthError, type OAuthTokens } from './index';
+import {
+  createClient,
+  PlatformConnectionError,
+  PlatformOAuthError,
+  type OAuthTokens,
+} from './index';
 
 // openid-client is an ES module, which Jest's registry cannot load: use Node's own require.
 const oidc: typeof OpenIdClient = process.getBuiltinModule('node:module').createRequire(__filename)(
@@ -140,6 +145,21 @@ describe('createClient({ oauth })', () => {
     const error = await sdk.students.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformOAuthError);
     expect(error).toMatchObject({ error: 'invalid_client', status: 401 });
+  });
+
+  it('reports an unreachable token endpoint as a connection error', async () => {
+    const sdk = createClient({
+      baseUrl: server.url,
+      maxRetries: 0,
+      oauth: {
+        clientId: client.id,
+        clientSecret: client.client_secret!,
+        tokenUrl: 'http://127.0.0.1:9/oauth/token',
+      },
+    });
+    const error = await sdk.students.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlatformConnectionError);
+    expect((error as Error).message).toContain('token endpoint');
   });
 
   it('wants either a token or OAuth credentials', () => {

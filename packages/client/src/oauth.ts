@@ -7,7 +7,7 @@
  * form POST (RFC 6749 §4.4 and §6), and the maintained libraries (oauth4webapi, openid-client)
  * are ES-module-only, while this SDK ships CommonJS and ESM builds for Node and browsers.
  */
-import { PlatformError } from './errors';
+import { PlatformConnectionError, PlatformError } from './errors';
 
 /** What the token endpoint returned, after a refresh or a client credentials grant. */
 export interface OAuthTokens {
@@ -58,7 +58,7 @@ export class PlatformOAuthError extends PlatformError {
 
 export interface TokenSource {
   /** A token to send now. */
-  token(signal?: AbortSignal | null): Promise<string>;
+  token(): Promise<string>;
   /**
    * The API refused `token` (401). True if a fresh token may help: the caller then retries once
    * with `token()`.
@@ -84,6 +84,8 @@ export class OAuthTokenSource implements TokenSource {
     private readonly options: OAuthOptions,
     private readonly tokenUrl: string,
     private readonly fetchImpl: typeof fetch,
+    /** Bounds each token request; a renewal is shared, so one caller's abort does not end it. */
+    private readonly timeoutMs: number,
   ) {
     this.accessToken = options.accessToken;
     this.expiresAt = options.accessTokenExpiresAt?.getTime();
@@ -138,12 +140,25 @@ export class OAuthTokenSource implements TokenSource {
     } else {
       form.set('client_id', clientId);
     }
-    const response = await this.fetchImpl(this.tokenUrl, {
-      method: 'POST',
-      headers,
-      body: form.toString(),
-    });
-    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    let response: Response;
+    let body: Record<string, unknown>;
+    try {
+      response = await this.fetchImpl(this.tokenUrl, {
+        method: 'POST',
+        headers,
+        body: form.toString(),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    } catch (error) {
+      // Unreachable or too slow: a connection problem, retried like any other.
+      throw new PlatformConnectionError(
+        `POST ${this.tokenUrl} could not reach the token endpoint: ${error instanceof Error ? error.message : String(error)}`,
+        'POST',
+        this.tokenUrl,
+        { cause: error },
+      );
+    }
     if (!response.ok || typeof body.access_token !== 'string') {
       const error = typeof body.error === 'string' ? body.error : 'server_error';
       const description =

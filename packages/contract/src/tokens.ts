@@ -89,7 +89,8 @@ export const personalAccessTokensContract = c.router(
       method: 'POST',
       path: '/v1/personal_access_tokens',
       summary: 'Create a personal access token',
-      description: 'Returns the `token`, which is not shown again; only its hash is kept.',
+      description:
+        "Returns the `token`, which is not shown again; only its hash is kept. The new token's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the new one must expire no later.",
       body: PersonalAccessTokenCreateSchema,
       responses: { 201: PersonalAccessTokenWithSecretSchema, ...writeErrorResponses },
       metadata: operation({ scope: 'tokens:write', oneTimeSecret: 'token' }),
@@ -249,7 +250,8 @@ export const oauthClientsContract = c.router(
       method: 'POST',
       path: '/v1/oauth_clients',
       summary: 'Register an OAuth client',
-      description: 'A confidential client gets its `client_secret` here, and never again.',
+      description:
+        "A confidential client gets its `client_secret` here, and never again. Its scopes must be among the calling token's (403 otherwise).",
       body: OAuthClientCreateSchema,
       responses: { 201: OAuthClientWithSecretSchema, ...writeErrorResponses },
       metadata: operation({ scope: 'oauth_clients:write', oneTimeSecret: 'client_secret' }),
@@ -267,7 +269,7 @@ export const oauthClientsContract = c.router(
       path: '/v1/oauth_clients/:id/rotate_secret',
       summary: "Replace a confidential client's secret",
       description:
-        'Returns the new `client_secret`; the old one stops working at once. Tokens already issued stay valid. 409 for a public client.',
+        "Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client.",
       pathParams: IdPathParams,
       body: c.noBody(),
       responses: { 200: OAuthClientWithSecretSchema, ...writeErrorResponses },

@@ -5,6 +5,7 @@ import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
 import { toIso } from '../common/timestamp';
+import { assertExpiryWithin, assertScopesWithin, expandScopes } from './delegation';
 import type { Principal } from './principal';
 import { TokensService, toTokenResource } from './tokens.service';
 
@@ -21,11 +22,15 @@ export class PersonalAccessTokensController {
         body: await this.tokens.listPage(organizationId, query, url),
       }),
       create: async ({ body }) => {
+        const scopes = expandScopes(body.scopes);
+        const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
+        assertScopesWithin(principal, scopes);
+        assertExpiryWithin(principal, expiresAt);
         const { token, record } = await this.tokens.create({
           organizationId,
           name: body.name,
-          scopes: body.scopes,
-          expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+          scopes,
+          expiresAt,
         });
         return { status: 201, body: { ...toTokenResource(record), token } };
       },

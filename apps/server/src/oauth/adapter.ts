@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { In, LessThan, type DataSource, type Repository } from 'typeorm';
+import { In, IsNull, LessThan, type DataSource, type Repository } from 'typeorm';
 import { OAuthArtifactRecord, type OAuthClientRecord } from './entities';
 import { parseForProvider, toProviderRealm } from './realm';
 
@@ -22,6 +22,8 @@ export function typeormAdapter(
   dataSource: DataSource,
   describeClient: (record: OAuthClientRecord) => AdapterPayload | undefined,
   findClient: (id: string) => Promise<OAuthClientRecord | null>,
+  /** oidc-provider's `invalid_grant`, thrown when a code or refresh token is used twice at once. */
+  alreadyUsed: () => Error,
 ) {
   const artifacts = dataSource.getRepository(OAuthArtifactRecord);
   let lastSweep = 0;
@@ -39,16 +41,19 @@ export function typeormAdapter(
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
       if (this.kind === 'Client') throw new Error('clients are registered through the API');
       await sweep();
+      // The payload's `jti` is the id itself (for tokens and codes: the bearer value), so it is
+      // left out and put back from the id on `find`. `consumed_at` is not touched here, so
+      // saving an artifact again never clears its used mark.
+      const { jti: _id, ...stored } = payload;
       await artifacts.upsert(
         {
           kind: this.kind,
           idHash: artifactKey(id),
-          payload: JSON.stringify(payload),
+          payload: JSON.stringify(stored),
           grantId: payload.grantId ?? null,
           uid: payload.uid ?? null,
           clientId: payload.clientId ?? null,
           expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
-          consumedAt: null,
         },
         ['kind', 'idHash'],
       );
@@ -59,9 +64,14 @@ export function typeormAdapter(
         const record = await findClient(id);
         return record ? toProviderRealm(describeClient(record)) : undefined;
       }
-      return this.load(await artifacts.findOneBy({ kind: this.kind, idHash: artifactKey(id) }));
+      const payload = this.load(
+        await artifacts.findOneBy({ kind: this.kind, idHash: artifactKey(id) }),
+      );
+      if (payload) payload.jti = id;
+      return payload;
     }
 
+    /** Sessions by uid, to compare their account; the session id itself is not stored. */
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
       return this.load(await artifacts.findOneBy({ kind: this.kind, uid }));
     }
@@ -71,11 +81,21 @@ export function typeormAdapter(
       return Promise.resolve(undefined);
     }
 
+    /**
+     * Marks a code or refresh token used, once: oidc-provider checks `consumed` before calling
+     * this, so two requests racing with the same value would both pass that check. The
+     * conditional update lets only one of them through; the other is treated as reuse.
+     */
     async consume(id: string): Promise<void> {
-      await artifacts.update(
-        { kind: this.kind, idHash: artifactKey(id) },
+      const result = await artifacts.update(
+        { kind: this.kind, idHash: artifactKey(id), consumedAt: IsNull() },
         { consumedAt: new Date() },
       );
+      if (result.affected === 0) {
+        const record = await artifacts.findOneBy({ kind: this.kind, idHash: artifactKey(id) });
+        if (record?.grantId) await artifacts.delete({ grantId: record.grantId });
+        throw alreadyUsed();
+      }
     }
 
     async destroy(id: string): Promise<void> {

@@ -81,6 +81,18 @@ export class InteractionPages {
       ? await this.users.findById(details.session.accountId)
       : null;
     if (!user) return this.fail(res, 400, 'Your session has ended; start again from the app.');
+    if (user.organizationId !== client.organizationId) {
+      // Signed in (earlier, for another app) as a member of another organization.
+      return this.html(
+        res,
+        403,
+        loginPage({
+          uid: details.uid,
+          clientName: client.name,
+          error: `You are signed in as ${user.email}, which belongs to another organization than ${client.name}. Sign in with an account of its organization.`,
+        }),
+      );
+    }
     const requested = param(details.params.scope).split(' ').filter(isScope);
     this.html(
       res,
@@ -149,6 +161,17 @@ export class InteractionPages {
     const accountId = details.session?.accountId;
     if (prompt.name !== 'consent' || !accountId) {
       return this.fail(res, 400, 'Sign in first; start again from the app.');
+    }
+    const [user, client] = await Promise.all([
+      this.users.findById(accountId),
+      this.clients.findById(param(details.params.client_id)),
+    ]);
+    if (!user || !client || user.organizationId !== client.organizationId) {
+      return this.fail(
+        res,
+        403,
+        'Only members of the organization that registered this app can approve it.',
+      );
     }
     const { Grant } = this.oauth.provider;
     const clientId = param(details.params.client_id);

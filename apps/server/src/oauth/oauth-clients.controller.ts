@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { assertScopesWithin, expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
@@ -18,10 +19,10 @@ export class OAuthClientsController {
         status: 200,
         body: await this.clients.list(principal, query, url),
       }),
-      create: async ({ body }) => ({
-        status: 201,
-        body: await this.clients.create(principal.organizationId, body),
-      }),
+      create: async ({ body }) => {
+        assertScopesWithin(principal, expandScopes(body.scopes));
+        return { status: 201, body: await this.clients.create(principal.organizationId, body) };
+      },
       retrieve: async ({ params }) => ({
         status: 200,
         body: await this.clients.retrieve(principal, params.id),

@@ -2,15 +2,14 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
-  ALL_SCOPES,
   type ListQuery,
   type OAuthClientCreateSchema,
   type OAuthClientResource,
   type Scope,
 } from '@platform/contract';
-import * as ipaddr from 'ipaddr.js';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
+import { expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import { newId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
@@ -58,6 +57,9 @@ export function toClientResource(record: OAuthClientRecord): OAuthClientResource
   };
 }
 
+/** The loopback hosts oidc-provider accepts for native clients' http redirects. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 /**
  * RFC 9700 §2.1 and RFC 8252: exact URIs, no fragment, https, http only on a loopback address,
  * and private-use (reverse-domain) schemes only for public (native) clients.
@@ -71,12 +73,16 @@ export function redirectUriProblem(uri: string, type: 'confidential' | 'public')
   }
   if (url.hash || uri.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not contain credentials';
-  if (url.protocol === 'https:') return null;
+  const loopback = LOOPBACK_HOSTS.has(url.hostname);
+  if (url.protocol === 'https:') {
+    return type === 'public' && loopback
+      ? 'for a public (native) client, a loopback redirect uses http (RFC 8252 §7.3); https needs a host of your own'
+      : null;
+  }
   if (url.protocol === 'http:') {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const loopback =
-      host === 'localhost' || (ipaddr.isValid(host) && ipaddr.parse(host).range() === 'loopback');
-    return loopback ? null : 'must use https (http is allowed only on a loopback address)';
+    return loopback
+      ? null
+      : 'must use https (http is allowed only on localhost, 127.0.0.1 or [::1])';
   }
   if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) {
     return type === 'public'
@@ -134,9 +140,7 @@ export class OAuthClientsService {
       const problem = redirectUriProblem(uri, input.type);
       if (problem) throw invalidField(`redirect_uris.${index}`, problem);
     });
-    const scopes: readonly Scope[] = input.scopes.includes('all')
-      ? ALL_SCOPES
-      : [...new Set(input.scopes as Scope[])];
+    const scopes = expandScopes(input.scopes);
     const secret = input.type === 'confidential' ? generateClientSecret() : null;
     const now = new Date();
     const record = this.clients.create({
@@ -155,6 +159,11 @@ export class OAuthClientsService {
     return { ...toClientResource(record), client_secret: secret };
   }
 
+  /**
+   * A new secret; the old one stops working at once, and so do the client credentials tokens
+   * obtained with it (a rotation usually answers a leak). Users' grants stay: refreshing them
+   * needs the new secret anyway.
+   */
   async rotateSecret(principal: Principal, id: string) {
     const record = await this.owned(principal.organizationId, id);
     if (record.type !== 'confidential')
@@ -162,10 +171,14 @@ export class OAuthClientsService {
     const secret = generateClientSecret();
     record.secretHash = hashClientSecret(secret);
     record.updatedAt = new Date();
-    await this.clients.update(
-      { id: record.id, organizationId: record.organizationId },
-      { secretHash: record.secretHash, updatedAt: record.updatedAt },
-    );
+    await this.transactions.run(async (manager) => {
+      await manager.update(
+        OAuthClientRecord,
+        { id: record.id, organizationId: record.organizationId },
+        { secretHash: record.secretHash, updatedAt: record.updatedAt },
+      );
+      await manager.delete(OAuthArtifactRecord, { clientId: record.id, kind: 'ClientCredentials' });
+    });
     return { ...toClientResource(record), client_secret: secret };
   }
 

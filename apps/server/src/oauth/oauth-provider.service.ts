@@ -92,12 +92,28 @@ export class OAuthProviderService {
     const clientsService = this.clients;
 
     const configuration: Configuration = {
-      adapter: typeormAdapter(dataSource, describeClient, (id) => clientsService.findById(id)),
-      findAccount: async (_ctx, id) => {
+      adapter: typeormAdapter(
+        dataSource,
+        describeClient,
+        (id) => clientsService.findById(id),
+        () => new errors.InvalidGrant('grant request is invalid'),
+      ),
+      // At the token endpoint an account exists for a client only if it is a member of the
+      // client's organization, so no code or refresh token yields a token across organizations.
+      // (During authorization the consent page makes the same check; oidc-provider cannot take
+      // a missing account for a live session there.)
+      findAccount: async (ctx, id) => {
         const user = await users.findById(id);
-        return user
-          ? toProviderRealm({ accountId: user.id, claims: () => toProviderRealm({ sub: user.id }) })
-          : undefined;
+        if (!user) return undefined;
+        const clientId = ctx.oidc?.client?.clientId;
+        if (clientId && ctx.oidc.route === 'token') {
+          const client = await clientsService.findById(clientId);
+          if (client?.organizationId !== user.organizationId) return undefined;
+        }
+        return toProviderRealm({
+          accountId: user.id,
+          claims: () => toProviderRealm({ sub: user.id }),
+        });
       },
       // Signed cookies for the login/consent interaction; the key is derived from the server's
       // secrets key, so every instance of a deployment accepts the others' cookies.
