@@ -207,76 +207,82 @@ describe('two instances on PostgreSQL + Redis', () => {
   });
 
   it('OAuth state is shared: tokens from one instance work on the other, refresh and reuse detection span both, and so does the login limit', async () => {
-    const org = cluster.cli('orgs:create', '--name', 'OAuth School');
-    const user = cluster.cli('users:create', '--org', org.id, '--email', 'head@oauth.example');
-    const app = cluster.cli(
-      'oauth-clients:create',
-      '--org',
-      org.id,
-      '--name',
-      'Scale App',
-      '--type',
-      'confidential',
-      '--redirect-uri',
-      'https://scale.example/cb',
-      '--scopes',
-      'students:read',
-      '--grants',
-      'authorization_code,refresh_token,client_credentials',
-    );
-    // Every instance names the same issuer (PUBLIC_URL), here the first one's address.
-    const first = { url: cluster.urls[0]! } as TestServer;
-    const config = await discover(first, app.id, app.client_secret);
+    // Two fresh instances: the delivery test above kills one of the shared cluster's.
+    const fresh = await startInstances({ count: 2, databaseUrl: db.databaseUrl, redisUrl });
+    try {
+      const org = fresh.cli('orgs:create', '--name', 'OAuth School');
+      const user = fresh.cli('users:create', '--org', org.id, '--email', 'head@oauth.example');
+      const app = fresh.cli(
+        'oauth-clients:create',
+        '--org',
+        org.id,
+        '--name',
+        'Scale App',
+        '--type',
+        'confidential',
+        '--redirect-uri',
+        'https://scale.example/cb',
+        '--scopes',
+        'students:read',
+        '--grants',
+        'authorization_code,refresh_token,client_credentials',
+      );
+      // Every instance names the same issuer (PUBLIC_URL), here the first one's address.
+      const first = { url: fresh.urls[0]! } as TestServer;
+      const config = await discover(first, app.id, app.client_secret);
 
-    const cc = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
-    const onSecond = await call(cluster.urls[1]!, cc.access_token, 'GET', '/v1/token');
-    expect(onSecond.status).toBe(200);
-    expect(onSecond.body).toMatchObject({ organization_id: org.id, client_id: app.id });
+      const cc = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
+      const onSecond = await call(fresh.urls[1]!, cc.access_token, 'GET', '/v1/token');
+      expect(onSecond.status).toBe(200);
+      expect(onSecond.body).toMatchObject({ organization_id: org.id, client_id: app.id });
 
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: 'https://scale.example/cb',
-      scope: 'students:read',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const { callback } = await authorizeInBrowser(first, url, {
-      email: user.email,
-      password: user.password,
-    });
-    const tokens = await oidc.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: verifier,
-    });
-
-    // Refresh at the second instance's token endpoint; the first refresh token is then spent.
-    const refreshAt = (base: string, refreshToken: string) =>
-      fetch(`${base}/oauth/token`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          authorization: `Basic ${Buffer.from(`${app.id}:${app.client_secret}`).toString('base64')}`,
-        },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }),
-      }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
-    const refreshed = await refreshAt(cluster.urls[1]!, tokens.refresh_token!);
-    expect(refreshed.status).toBe(200);
-    expect((await call(cluster.urls[0]!, refreshed.body.access_token)).status).toBe(200);
-    const reused = await refreshAt(cluster.urls[0]!, tokens.refresh_token!);
-    expect(reused.body.error).toBe('invalid_grant');
-    expect((await call(cluster.urls[1]!, refreshed.body.access_token)).status).toBe(401);
-
-    // Attempts spread over both instances share one limit: with the sign-in above, ten.
-    const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) {
-      const instance = { url: cluster.urls[i % 2]! } as TestServer;
-      const browser = new Browser(instance.url);
-      const login = await browser.follow(url.toString().replace(cluster.urls[0]!, instance.url));
-      const res = await browser.request(formAction(login.body, '/login'), {
-        method: 'POST',
-        form: { email: user.email, password: 'not the password' },
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: 'https://scale.example/cb',
+        scope: 'students:read',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
       });
-      statuses.push(res.status);
+      const { callback } = await authorizeInBrowser(first, url, {
+        email: user.email,
+        password: user.password,
+      });
+      const tokens = await oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: verifier,
+      });
+
+      // Refresh at the second instance's token endpoint; the first refresh token is then spent.
+      const refreshAt = (base: string, refreshToken: string) =>
+        fetch(`${base}/oauth/token`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from(`${app.id}:${app.client_secret}`).toString('base64')}`,
+          },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+        }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+      const refreshed = await refreshAt(fresh.urls[1]!, tokens.refresh_token!);
+      expect(refreshed.status).toBe(200);
+      expect((await call(fresh.urls[0]!, refreshed.body.access_token)).status).toBe(200);
+      const reused = await refreshAt(fresh.urls[0]!, tokens.refresh_token!);
+      expect(reused.body.error).toBe('invalid_grant');
+      expect((await call(fresh.urls[1]!, refreshed.body.access_token)).status).toBe(401);
+
+      // Attempts spread over both instances share one limit: with the sign-in above, ten.
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const instance = { url: fresh.urls[i % 2]! } as TestServer;
+        const browser = new Browser(instance.url);
+        const login = await browser.follow(url.toString().replace(fresh.urls[0]!, instance.url));
+        const res = await browser.request(formAction(login.body, '/login'), {
+          method: 'POST',
+          form: { email: user.email, password: 'not the password' },
+        });
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([...Array<number>(9).fill(401), 429, 429]);
+    } finally {
+      await fresh.stop();
     }
-    expect(statuses).toEqual([...Array<number>(9).fill(401), 429, 429]);
   });
 });
