@@ -10,6 +10,7 @@ import {
   createClient,
   PlatformConnectionError,
   PlatformOAuthError,
+  type OAuthOptions,
   type OAuthTokens,
 } from './index';
 
@@ -71,18 +72,24 @@ async function userTokens(): Promise<OpenIdClient.TokenEndpointResponse> {
   });
 }
 
+/** An SDK on the test client's credentials, recording every set of tokens it is handed. */
+function sdkWith(oauth: Partial<OAuthOptions>) {
+  const issued: OAuthTokens[] = [];
+  const sdk = createClient({
+    baseUrl: server.url,
+    oauth: {
+      clientId: client.id,
+      clientSecret: client.client_secret!,
+      onTokens: (tokens) => void issued.push(tokens),
+      ...oauth,
+    },
+  });
+  return { sdk, issued };
+}
+
 describe('createClient({ oauth })', () => {
   it('gets a token with the client credentials grant once, and reuses it', async () => {
-    const issued: OAuthTokens[] = [];
-    const sdk = createClient({
-      baseUrl: server.url,
-      oauth: {
-        clientId: client.id,
-        clientSecret: client.client_secret!,
-        scope: ['students:read'],
-        onTokens: (tokens) => void issued.push(tokens),
-      },
-    });
+    const { sdk, issued } = sdkWith({ scope: ['students:read'] });
     const [a, b] = await Promise.all([sdk.students.list(), sdk.students.list()]);
     expect(a.data).toHaveLength(3);
     expect(b.data).toHaveLength(3);
@@ -96,16 +103,7 @@ describe('createClient({ oauth })', () => {
 
   it('refreshes from a refresh token, once for concurrent calls, and hands over the rotated one', async () => {
     const first = await userTokens();
-    const issued: OAuthTokens[] = [];
-    const sdk = createClient({
-      baseUrl: server.url,
-      oauth: {
-        clientId: client.id,
-        clientSecret: client.client_secret!,
-        refreshToken: first.refresh_token!,
-        onTokens: (tokens) => void issued.push(tokens),
-      },
-    });
+    const { sdk, issued } = sdkWith({ refreshToken: first.refresh_token! });
     const pages = await Promise.all([1, 2, 3, 4, 5].map(() => sdk.students.list()));
     expect(pages.every((page) => page.data.length === 3)).toBe(true);
     // One refresh for all five: a second use of the same refresh token would revoke the chain.
@@ -118,17 +116,10 @@ describe('createClient({ oauth })', () => {
 
   it('renews an access token the API refuses (401), and sends the call again', async () => {
     const first = await userTokens();
-    const issued: OAuthTokens[] = [];
-    const sdk = createClient({
-      baseUrl: server.url,
-      oauth: {
-        clientId: client.id,
-        clientSecret: client.client_secret!,
-        // An access token the server no longer knows, as after it expired early.
-        accessToken: 'x'.repeat(43),
-        refreshToken: first.refresh_token!,
-        onTokens: (tokens) => void issued.push(tokens),
-      },
+    const { sdk, issued } = sdkWith({
+      // An access token the server no longer knows, as after it expired early.
+      accessToken: 'x'.repeat(43),
+      refreshToken: first.refresh_token!,
     });
     expect((await sdk.students.list()).data).toHaveLength(3);
     expect(issued).toHaveLength(1);
@@ -138,10 +129,7 @@ describe('createClient({ oauth })', () => {
   });
 
   it('says why when the token endpoint refuses', async () => {
-    const sdk = createClient({
-      baseUrl: server.url,
-      oauth: { clientId: client.id, clientSecret: 'ocs_wrong', scope: 'students:read' },
-    });
+    const { sdk } = sdkWith({ clientSecret: 'ocs_wrong', scope: 'students:read' });
     const error = await sdk.students.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformOAuthError);
     expect(error).toMatchObject({ error: 'invalid_client', status: 401 });
@@ -151,11 +139,7 @@ describe('createClient({ oauth })', () => {
     const sdk = createClient({
       baseUrl: server.url,
       maxRetries: 0,
-      oauth: {
-        clientId: client.id,
-        clientSecret: client.client_secret!,
-        tokenUrl: 'http://127.0.0.1:9/oauth/token',
-      },
+      oauth: { clientId: client.id, tokenUrl: 'http://127.0.0.1:9/oauth/token', clientSecret: 'x' },
     });
     const error = await sdk.students.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformConnectionError);
