@@ -4,6 +4,7 @@ import { isScope } from '@platform/contract';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import { SqlParams } from '../common/sql';
 import { artifactKey } from '../oauth/adapter';
 import { apiResource } from '../oauth/issuer';
 import { OrganizationsService } from '../organizations/organizations.service';
@@ -41,7 +42,7 @@ export class OAuthTokensService {
     private readonly organizations: OrganizationsService,
   ) {
     this.resource = apiResource(config);
-    const param = config.database.type === 'postgres' ? '$1' : '?';
+    const param = new SqlParams(config.database.type).add(null);
     this.sql =
       `SELECT a.payload, c.organization_id, o.rate_limit_per_minute ` +
       `FROM oauth_artifacts a ` +

@@ -6,7 +6,7 @@ import { OAuthClientCreateSchema } from '@platform/contract';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DataSource } from 'typeorm';
 import type { PersonalAccessToken } from '../auth/personal-access-token.entity';
-import { TokensService } from '../auth/tokens.service';
+import { TokensService, toTokenResource } from '../auth/tokens.service';
 import { ProblemException } from '../common/problem.exception';
 import { toIso } from '../common/timestamp';
 import { ConfigError, loadConfig } from '../config/env';
@@ -29,19 +29,9 @@ function positiveInteger(value: string): number {
   return Number(value);
 }
 
+/** The API's view of a token, with its organization (the CLI spans organizations). */
 function tokenView(record: PersonalAccessToken) {
-  return {
-    id: record.id,
-    object: 'personal_access_token',
-    organization_id: record.organizationId,
-    name: record.name,
-    prefix: record.tokenPrefix,
-    scopes: record.scopes.split(' '),
-    created_at: toIso(record.createdAt),
-    expires_at: record.expiresAt && toIso(record.expiresAt),
-    last_used_at: record.lastUsedAt && toIso(record.lastUsedAt),
-    revoked_at: record.revokedAt && toIso(record.revokedAt),
-  };
+  return { ...toTokenResource(record), organization_id: record.organizationId };
 }
 
 async function withContext(

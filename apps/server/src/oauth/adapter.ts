@@ -1,16 +1,14 @@
-import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { In, IsNull, LessThan, type DataSource, type Repository } from 'typeorm';
+import { hashToken } from '../auth/token-format';
 import { OAuthArtifactRecord, type OAuthClientRecord } from './entities';
 import { parseForProvider, toProviderRealm } from './realm';
 
 /** Expired artifacts are swept at most this often, by whichever instance writes next. */
 const SWEEP_INTERVAL_MS = 60_000;
 
-/** Artifacts are keyed by SHA-256 of their id: tokens and codes are bearer secrets. */
-export function artifactKey(id: string): string {
-  return createHash('sha256').update(id, 'utf8').digest('hex');
-}
+/** Artifacts are keyed by SHA-256 of their id (as personal tokens are): tokens and codes are bearer secrets. */
+export const artifactKey = hashToken;
 
 /**
  * oidc-provider's persistence adapter on our TypeORM DataSource, so codes, tokens, grants and

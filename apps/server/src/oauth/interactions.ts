@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
+import { hashToken } from '../auth/token-format';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { isScope } from '@platform/contract';
 import type { InteractionResults } from 'oidc-provider';
@@ -195,7 +195,7 @@ export class InteractionPages {
 
   /** Seconds to wait when over a login limit, else 0. */
   private async throttled(email: string, ip: string): Promise<number> {
-    const emailKey = createHash('sha256').update(email.toLowerCase()).digest('hex');
+    const emailKey = hashToken(email.toLowerCase());
     const checks = await Promise.all([
       this.throttle.increment(`login:email:${emailKey}`, 60_000, LOGIN_LIMITS.perEmail, 0, 'login'),
       this.throttle.increment(`login:ip:${ip}`, 60_000, LOGIN_LIMITS.perIp, 0, 'login'),

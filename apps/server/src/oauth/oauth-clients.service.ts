@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
@@ -11,6 +11,7 @@ import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import { expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
+import { hashToken } from '../auth/token-format';
 import { newId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
@@ -33,9 +34,7 @@ export function generateClientSecret(): string {
   return `ocs_${randomBytes(32).toString('base64url')}`;
 }
 
-export function hashClientSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
-}
+export const hashClientSecret = hashToken;
 
 /** Constant-time check of a presented secret against the stored hash. */
 export function clientSecretMatches(storedHash: string | null, presented: string): boolean {
