@@ -12,6 +12,8 @@
  * BENCH_DELIVERY_BACKEND=bullmq with BENCH_DATABASE_URL (a PostgreSQL admin URL) and
  * BENCH_REDIS_URL runs the same benchmark on the scale-out dispatcher (scale-out.bench.js does).
  */
+// Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
+require('@platform/hermetic').enforceForRun();
 const { fork } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');

@@ -10,6 +10,8 @@
  *
  * Knobs: BENCH_DURATION (s per list case, default 10), BENCH_CONNECTIONS (default 10).
  */
+// Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
+require('@platform/hermetic').enforceForRun();
 const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');

@@ -13,6 +13,8 @@
  * self-time functions; figures are then distorted by the profiler), BENCH_ENFORCE_GOALS=1 (exit 1
  * when a goal is missed).
  */
+// Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
+require('@platform/hermetic').enforceForRun();
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');

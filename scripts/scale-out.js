@@ -13,6 +13,9 @@
  *   const cluster = await startInstances({ count: 2, databaseUrl, redisUrl, env });
  *   cluster.urls; await cluster.kill(0, 'SIGKILL'); await cluster.stop();
  */
+// As a command, loopback only for it and the instances it starts (tooling/hermetic); as a
+// library, the caller's run (a Jest run, a benchmark) has already made that so.
+if (require.main === module) require('@platform/hermetic').enforceForRun();
 const { execFileSync, spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');

@@ -1,5 +1,6 @@
 // Shared Jest preset: swc transpiles TypeScript with decorator metadata (what Nest's DI needs),
-// and the summary reporter lets .ci/run add up passed/failed over every package.
+// the summary reporter lets .ci/run add up passed/failed over every package, and the hermetic
+// guard (@platform/hermetic) fails any test that tries to reach outside loopback.
 const path = require('node:path');
 
 /** @param {{ rootDir: string, testRegex?: string | string[], testTimeout?: number }} options */
@@ -28,6 +29,9 @@ function config({
         },
       ],
     },
+    globalSetup: require.resolve('@platform/hermetic/jest-global-setup'),
+    globalTeardown: require.resolve('@platform/hermetic/jest-global-teardown'),
+    setupFilesAfterEnv: [require.resolve('@platform/hermetic/jest-setup')],
     reporters: ['default', path.join(__dirname, 'summary-reporter.js')],
   };
 }

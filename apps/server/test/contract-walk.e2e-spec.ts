@@ -162,7 +162,7 @@ const FIXTURES: readonly Fixture[] = [
   {
     collection: 'webhook_endpoints',
     kind: 'webhook_endpoint',
-    body: () => ({ url: 'https://93.184.216.34/hooks', events: ['*'] }),
+    body: () => ({ url: 'https://hooks.school.test/hooks', events: ['*'] }),
     emitsEvent: false,
   },
   {

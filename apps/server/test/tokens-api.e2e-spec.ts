@@ -172,7 +172,7 @@ describe('one-time secrets and Idempotency-Key', () => {
       },
       'client_secret',
     ],
-    ['/v1/webhook_endpoints', { url: 'https://93.184.216.34/hooks', events: ['*'] }, 'secret'],
+    ['/v1/webhook_endpoints', { url: 'https://hooks.school.test/hooks', events: ['*'] }, 'secret'],
   ])(
     'POST %s: a replay is a 409 naming the record, and the secret is never stored',
     async (path, body, field) => {

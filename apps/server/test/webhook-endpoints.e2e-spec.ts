@@ -5,8 +5,9 @@ import { client, startServer, type TestServer } from './support/server';
 describe('webhook endpoints API', () => {
   let server: TestServer;
   let api: ReturnType<typeof client>;
-  // A public address written as an IP literal: accepted without DNS, which this sandbox lacks.
-  const PUBLIC_URL = 'https://93.184.216.34/hooks';
+  // *.test resolves, in tests only, to an address that looks public and that nothing can reach
+  // (tooling/hermetic): the SSRF guard accepts it and no delivery ever leaves the machine.
+  const PUBLIC_URL = 'https://hooks.school.test/hooks';
 
   beforeAll(async () => {
     server = await startServer({ WEBHOOK_DISPATCHER: 'false' });
@@ -46,11 +47,11 @@ describe('webhook endpoints API', () => {
   });
 
   it.each([
-    { url: 'http://93.184.216.34/hooks', message: /https/ },
+    { url: 'http://hooks.school.test/hooks', message: /https/ },
     { url: 'https://127.0.0.1/hooks', message: /loopback/ },
     { url: 'https://10.1.2.3/hooks', message: /private/ },
     { url: 'https://169.254.169.254/latest/meta-data', message: /link-local|linkLocal/i },
-    { url: 'https://user:pass@93.184.216.34/', message: /password|credentials|user/i },
+    { url: 'https://user:pass@hooks.school.test/', message: /password|credentials|user/i },
     { url: 'not a url', message: /absolute URL|valid URL/i },
   ])('refuses $url with a 400 that says why', async ({ url, message }) => {
     const res = await api.post('/v1/webhook_endpoints', { url, events: ['*'] });

@@ -1,0 +1,74 @@
+import { TEST_HOST_ADDRESS, takeViolations } from '@platform/hermetic';
+import { client, startServer, type TestServer } from './support/server';
+import { waitFor } from './support/receiver';
+
+/** Every TCP connect that reaches libuv, watched below `net` so the proof is independent of the guard. */
+function watchSocketConnects() {
+  // process.binding is deprecated for applications; in a test it is the one view below `net`.
+  const { TCP } = (process as unknown as { binding(name: 'tcp_wrap'): { TCP: any } }).binding(
+    'tcp_wrap',
+  );
+  const seen: string[] = [];
+  const originals = { connect: TCP.prototype.connect, connect6: TCP.prototype.connect6 };
+  for (const name of ['connect', 'connect6'] as const) {
+    TCP.prototype[name] = function (this: unknown, req: unknown, address: string, port: number) {
+      seen.push(address);
+      return originals[name].call(this, req, address, port);
+    };
+  }
+  return { seen, restore: () => Object.assign(TCP.prototype, originals) };
+}
+
+/**
+ * The test run is hermetic (tooling/hermetic): a webhook endpoint that looks public to the SSRF
+ * guard is accepted at registration, and its delivery is refused before any socket exists.
+ */
+describe('a delivery to an outside address during tests', () => {
+  let server: TestServer;
+  let api: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    // Production's URL policy (https, public addresses only) and the dispatcher on.
+    server = await startServer({ WEBHOOK_POLL_INTERVAL: '100ms' });
+    const org = await server.createOrganization();
+    api = client(server, (await server.createToken(org.id, ['all'])).token);
+  });
+  afterAll(() => server.close());
+
+  it('is accepted at registration, refused at connect time, and reported to the test', async () => {
+    const endpoint = await api.post('/v1/webhook_endpoints', {
+      url: 'https://hooks.school.test/hooks',
+      events: ['student.created'],
+    });
+    expect(endpoint.status).toBe(201);
+
+    const sockets = watchSocketConnects();
+    try {
+      const student = await api.post('/v1/students', {
+        student_number: 'H-1',
+        first_name: 'Her',
+        last_name: 'Metic',
+      });
+      expect(student.status).toBe(201);
+      const attempt = await waitFor(async () => {
+        const res = await api.get(`/v1/webhook_endpoints/${endpoint.body.id}/deliveries`);
+        return res.body.data[0]?.attempts[0];
+      });
+      expect(attempt).toMatchObject({ status_code: null });
+      expect(attempt.error).toMatch(/hermetic: refused connection to 3ffe:ffff::7e57/);
+    } finally {
+      sockets.restore();
+    }
+    // The server's own loopback traffic went through; nothing went anywhere else.
+    expect(sockets.seen).toContain('127.0.0.1');
+    expect(sockets.seen.filter((address) => address !== '127.0.0.1')).toEqual([]);
+    // The refusal is on the run's record: left there, it would fail this test.
+    expect(takeViolations()).toEqual([
+      expect.objectContaining({
+        kind: 'connection',
+        target: TEST_HOST_ADDRESS,
+        detail: 'resolved from hooks.school.test',
+      }),
+    ]);
+  });
+});
