@@ -90,10 +90,36 @@ describe('fuzzing every route of the contract', () => {
     fc.string({ unit: 'binary', maxLength: 40 }),
     fc.constantFrom('', ' ', '..', '%00', '\u0000', 'stu_' + 'A'.repeat(500), '-1', '1e309'),
   );
+  const pad = (n: number) => String(n).padStart(2, '0');
+  /** RFC 3339 date-times of any year, with Z or any two-digit offset, possible or not. */
+  const dateTime = fc
+    .tuple(
+      fc.date({
+        min: new Date('0000-01-01T00:00:00Z'),
+        max: new Date('9999-12-31T23:59:59Z'),
+        noInvalidDate: true,
+      }),
+      fc.oneof(
+        fc.constant('Z'),
+        fc
+          .tuple(fc.constantFrom('+', '-'), fc.nat(99), fc.nat(99))
+          .map(([sign, h, m]) => `${sign}${pad(h)}:${pad(m)}`),
+      ),
+    )
+    .map(([date, offset]) => `${date.toISOString().slice(0, 19)}${offset}`);
+  /** Strings with an unpaired UTF-16 surrogate, which JSON can carry as `\ud800`. */
+  const unpairedSurrogate = fc
+    .tuple(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff'),
+      fc.string({ maxLength: 8 }),
+    )
+    .map((parts) => parts.join(''));
   const queryValue = fc.oneof(
     hostileString,
     fc.integer().map(String),
     fc.double().map(String),
+    dateTime,
     fc.constantFrom('9'.repeat(400), '-0', 'null', '[]', 'true'),
   );
   const queryKey = fc.oneof(
@@ -110,8 +136,16 @@ describe('fuzzing every route of the contract', () => {
     fc.string({ minLength: 1, maxLength: 12 }),
   );
   const queryString = fc
-    .array(fc.tuple(queryKey, queryValue), { maxLength: 4 })
-    .map((pairs) => new URLSearchParams(pairs).toString());
+    .tuple(
+      fc.array(fc.tuple(queryKey, queryValue), { maxLength: 4 }),
+      // Percent-encoded bytes that are not UTF-8, which URLSearchParams cannot produce.
+      fc.option(fc.constantFrom('q=%ED%A0%80', 'page=%FF', '%C3%28=1', 'sort=%E2%82'), {
+        nil: undefined,
+      }),
+    )
+    .map(([pairs, raw]) =>
+      [new URLSearchParams(pairs).toString(), raw].filter((part) => part).join('&'),
+    );
   const anyJson = fc.oneof(
     fc.jsonValue({ maxDepth: 4 }),
     fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 8 }),
@@ -123,7 +157,9 @@ describe('fuzzing every route of the contract', () => {
         status: hostileString,
         url: hostileString,
         events: fc.array(hostileString, { maxLength: 3 }),
-        first_name: fc.string({ maxLength: 10_000 }),
+        first_name: fc.oneof(fc.string({ maxLength: 10_000 }), unpairedSurrogate),
+        last_name: unpairedSurrogate,
+        expires_at: dateTime,
       },
       { requiredKeys: [] },
     ),
