@@ -14,6 +14,7 @@ import {
   contentNegotiationMiddleware,
 } from './common/content-negotiation';
 import type { PlatformRequest } from './common/http-context';
+import { jsonBodyParser, jsonParseErrorHandler } from './common/json-body';
 import { createLogger } from './common/logger';
 import { nulGuardMiddleware } from './common/nul-guard';
 import { requestIdMiddleware } from './common/request-id';
@@ -62,7 +63,8 @@ export async function createApp(
   app.use(OAUTH_PATHS.interaction, app.get(InteractionPages).router());
   app.use(apiPrefixAliasMiddleware);
   app.use('/v1', contentNegotiationMiddleware);
-  app.useBodyParser('json', { limit: BODY_LIMIT, type: 'application/json' });
+  app.use(jsonBodyParser(BODY_LIMIT));
+  app.use(jsonParseErrorHandler);
   app.use(nulGuardMiddleware);
   app.useStaticAssets(getAbsoluteFSPath(), { prefix: '/docs/assets/', index: false });
 

@@ -10,6 +10,7 @@ import {
   CourseCreateSchema,
   dateSchema,
   ExamCreateSchema,
+  operationMetadata,
   WebhookEndpointCreateSchema,
   ProblemSchema,
   StudentCreateSchema,
@@ -90,10 +91,47 @@ describe('fuzzing every route of the contract', () => {
     fc.string({ unit: 'binary', maxLength: 40 }),
     fc.constantFrom('', ' ', '..', '%00', '\u0000', 'stu_' + 'A'.repeat(500), '-1', '1e309'),
   );
+  const pad = (n: number) => String(n).padStart(2, '0');
+  /**
+   * RFC 3339 date-times of any year, with Z or any two-digit offset, and whether the API must
+   * take them: an offset within ±23:59 naming an instant in years 0000-9999 (UTC).
+   */
+  const dateTimeCase = fc
+    .tuple(
+      fc.date({
+        min: new Date('0000-01-01T00:00:00Z'),
+        max: new Date('9999-12-31T23:59:59Z'),
+        noInvalidDate: true,
+      }),
+      fc.option(fc.tuple(fc.constantFrom(1, -1), fc.nat(99), fc.nat(99)), { nil: undefined }),
+    )
+    .map(([local, offset]) => {
+      if (!offset) return { value: `${local.toISOString().slice(0, 19)}Z`, valid: true };
+      const [sign, h, m] = offset;
+      const instant = local.getTime() - sign * (h * 60 + m) * 60_000;
+      return {
+        value: `${local.toISOString().slice(0, 19)}${sign > 0 ? '+' : '-'}${pad(h)}:${pad(m)}`,
+        valid:
+          h <= 23 &&
+          m <= 59 &&
+          instant >= Date.parse('0000-01-01T00:00:00Z') &&
+          instant <= Date.parse('9999-12-31T23:59:59.999Z'),
+      };
+    });
+  const dateTime = dateTimeCase.map(({ value }) => value);
+  /** Strings with an unpaired UTF-16 surrogate, which JSON can carry as `\ud800`. */
+  const unpairedSurrogate = fc
+    .tuple(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff'),
+      fc.string({ maxLength: 8 }),
+    )
+    .map((parts) => parts.join(''));
   const queryValue = fc.oneof(
     hostileString,
     fc.integer().map(String),
     fc.double().map(String),
+    dateTime,
     fc.constantFrom('9'.repeat(400), '-0', 'null', '[]', 'true'),
   );
   const queryKey = fc.oneof(
@@ -110,8 +148,16 @@ describe('fuzzing every route of the contract', () => {
     fc.string({ minLength: 1, maxLength: 12 }),
   );
   const queryString = fc
-    .array(fc.tuple(queryKey, queryValue), { maxLength: 4 })
-    .map((pairs) => new URLSearchParams(pairs).toString());
+    .tuple(
+      fc.array(fc.tuple(queryKey, queryValue), { maxLength: 4 }),
+      // Percent-encoded bytes that are not UTF-8, which URLSearchParams cannot produce.
+      fc.option(fc.constantFrom('q=%ED%A0%80', 'page=%FF', '%C3%28=1', 'sort=%E2%82'), {
+        nil: undefined,
+      }),
+    )
+    .map(([pairs, raw]) =>
+      [new URLSearchParams(pairs).toString(), raw].filter((part) => part).join('&'),
+    );
   const anyJson = fc.oneof(
     fc.jsonValue({ maxDepth: 4 }),
     fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 8 }),
@@ -123,7 +169,9 @@ describe('fuzzing every route of the contract', () => {
         status: hostileString,
         url: hostileString,
         events: fc.array(hostileString, { maxLength: 3 }),
-        first_name: fc.string({ maxLength: 10_000 }),
+        first_name: fc.oneof(fc.string({ maxLength: 10_000 }), unpairedSurrogate),
+        last_name: unpairedSurrogate,
+        expires_at: dateTime,
       },
       { requiredKeys: [] },
     ),
@@ -138,6 +186,32 @@ describe('fuzzing every route of the contract', () => {
           const path = `${concrete(route, id)}${query ? `?${query}` : ''}`;
           const res = await send(route.method, path, { body: JSON.stringify(body) });
           expectHandled(res, `${name} ${path} ${JSON.stringify(body).slice(0, 200)}`);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+  );
+
+  // Impossible offsets matched everything on SQLite and were a 500 on PostgreSQL.
+  it.each(
+    ROUTES.filter(({ route }) => operationMetadata(route)?.list && !route.path.includes(':id')),
+  )(
+    '$name: a date-time filter of any year and offset → 200 if it names a real instant, else a 400 naming it',
+    async ({ route, name }) => {
+      const key = fc.constantFrom(
+        'created_at[gte]',
+        'created_at[lt]',
+        'updated_at[gt]',
+        'updated_at[lte]',
+        'updated_since',
+      );
+      await fc.assert(
+        fc.asyncProperty(key, dateTimeCase, async (parameter, { value, valid }) => {
+          const path = `${route.path}?${new URLSearchParams({ [parameter]: value }).toString()}`;
+          const res = await send('GET', path);
+          expectHandled(res, `${name} ${path}`);
+          expect(res.status).toBe(valid ? 200 : 400);
+          if (!valid) expect(JSON.parse(res.text).errors[0].path).toBe(`query.${parameter}`);
         }),
         { numRuns: RUNS },
       );

@@ -103,6 +103,23 @@ describe('HTTP conventions', () => {
       expect(res.body.code).toBe('validation_error');
     });
 
+    it.each([
+      ['xyz-caller-bytes', 'The request body is not valid JSON'],
+      ['{"first_name": xyz-caller-bytes}', 'The request body is not valid JSON'],
+      ['{"xyz-caller-bytes": "ok",}', 'The request body is not valid JSON (at character 26)'],
+      ['{"xyz-caller-bytes": ', 'The request body is not valid JSON'],
+    ])('invalid JSON %j: the detail says so without quoting the body', async (body, detail) => {
+      const res = await call(server, '/v1/students', {
+        token,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toBe(detail);
+      expect(JSON.stringify(res.body)).not.toContain('xyz');
+    });
+
     it('a body over 1 MB is refused with 413 before it is parsed', async () => {
       const res = await call(server, '/v1/students', {
         token,
@@ -186,6 +203,93 @@ describe('HTTP conventions', () => {
       });
       expect(res.status).toBe(400);
       expect(res.body.errors[0]).toMatchObject({ path: 'body.first_name' });
+    });
+  });
+
+  // A lone surrogate was stored and read back as three U+FFFD, which broke event consumers.
+  describe('text that is not well-formed Unicode', () => {
+    let writer: string;
+    beforeAll(async () => {
+      const org = await server.createOrganization();
+      ({ token: writer } = await server.createToken(org.id, ['students:read', 'students:write']));
+    });
+    const post = async (body: string | Uint8Array) => {
+      const res = await fetch(`${server.url}/v1/students`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${writer}`, 'Content-Type': 'application/json' },
+        body,
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const stored = async () =>
+      (await call(server, '/v1/students', { token: writer })).body.meta.total;
+
+    it.each([
+      { what: 'a lone high surrogate', json: '"A\\ud800"', path: 'body.first_name' },
+      { what: 'a lone low surrogate', json: '"\\udc00B"', path: 'body.first_name' },
+      { what: 'a reversed pair', json: '"\\udc00\\ud800"', path: 'body.first_name' },
+    ])(
+      '$what in a body string is a 400 naming the field, and nothing is stored',
+      async ({ json, path }) => {
+        const res = await post(`{"student_number":"U-1","first_name":${json},"last_name":"X"}`);
+        expect(res.status).toBe(400);
+        const problem = res.body;
+        expect(problem).toMatchObject({ code: 'validation_error' });
+        expect(problem.errors).toEqual([expect.objectContaining({ path, code: 'invalid_string' })]);
+        expect(problem.detail).toMatch(/surrogate/);
+        expect(await stored()).toBe(0);
+      },
+    );
+
+    it('a lone surrogate in a key is a 400 naming the object that holds it', async () => {
+      const res = await post(
+        '{"student_number":"U-1","first_name":"A","last_name":"X","tags":{"\\ud800":1}}',
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0]).toMatchObject({ path: 'body.tags' });
+    });
+
+    it('a surrogate pair (an emoji) is text like any other', async () => {
+      const res = await post(
+        '{"student_number":"U-2","first_name":"\\ud83d\\ude00","last_name":"X"}',
+      );
+      expect(res.status).toBe(201);
+      expect(res.body.first_name).toBe('\u{1F600}');
+    });
+
+    it('invalid UTF-8 bytes in the body are a 400, not text read as U+FFFD', async () => {
+      const before = await stored();
+      const bytes = Buffer.concat([
+        Buffer.from('{"student_number":"U-3","first_name":"'),
+        Buffer.from([0xc3, 0x28, 0xff]),
+        Buffer.from('","last_name":"X"}'),
+      ]);
+      const res = await post(bytes);
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([
+        { path: 'body', message: 'is not valid UTF-8', code: 'invalid_encoding' },
+      ]);
+      expect(await stored()).toBe(before);
+    });
+
+    it.each([
+      { what: 'an encoded surrogate', query: 'q=a%ED%A0%80', path: 'query.q' },
+      { what: 'a stray continuation byte', query: 'per_page=10&q=%80', path: 'query.q' },
+      { what: 'a truncated sequence', query: 'q=%E2%82', path: 'query.q' },
+      { what: 'bad bytes in a name', query: 'q%FF=1', path: 'query.q\uFFFD' },
+    ])('$what in the query is a 400 naming the parameter', async ({ query, path }) => {
+      const res = await call(server, `/v1/students?${query}`, { token: writer });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([
+        { path, message: 'must be valid UTF-8 once percent-decoded', code: 'invalid_string' },
+      ]);
+    });
+
+    it('a literal % and well-formed UTF-8 in the query are fine', async () => {
+      expect(
+        (await call(server, '/v1/students?q=100%25%C3%A9%F0%9F%98%80', { token: writer })).status,
+      ).toBe(200);
+      expect((await call(server, '/v1/students?q=50%', { token: writer })).status).toBe(200);
     });
   });
 

@@ -579,3 +579,60 @@ describe('OAuth clients and the tokens issued to them', () => {
     expect((await get(`/v1/students/${student!.id}`, tokens.access_token)).status).toBe(404);
   });
 });
+
+// The README promises no CORS anywhere; oidc-provider answered preflights with
+// Access-Control-Allow-Origin echoing any origin.
+describe('no CORS, as on the API', () => {
+  const corsHeaders = (res: Response) =>
+    [...res.headers.keys()].filter((name) => name.startsWith('access-control-'));
+  const origin = 'https://app.example';
+
+  it.each(['/oauth/token', '/oauth/revoke', '/oauth/introspect'])(
+    'a preflight to %s gets no Access-Control-* header',
+    async (path) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization, content-type',
+        },
+      });
+      expect(res.status).toBe(204);
+      expect(corsHeaders(res)).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['/oauth/token', 'grant_type=client_credentials&scope=students%3Aread'],
+    ['/oauth/revoke', 'token=anything'],
+    ['/oauth/introspect', 'token=anything'],
+  ])(
+    'a request to %s from a browser origin gets none either, and is refused',
+    async (path, body) => {
+      const basic = Buffer.from(`${confidential.id}:${confidential.client_secret}`).toString(
+        'base64',
+      );
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: {
+          Origin: origin,
+          Authorization: `Basic ${basic}`,
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
+        body,
+      });
+      expect(corsHeaders(res)).toEqual([]);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_request' });
+    },
+  );
+
+  it('the metadata gets none', async () => {
+    const res = await fetch(`${server.url}/.well-known/oauth-authorization-server`, {
+      headers: { Origin: origin },
+    });
+    expect(res.status).toBe(200);
+    expect(corsHeaders(res)).toEqual([]);
+  });
+});

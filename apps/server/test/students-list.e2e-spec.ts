@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { demoStudents, type Student } from '../src/testing';
 import { call, startServer, type TestServer } from './support/server';
 
@@ -188,6 +189,50 @@ describe('GET /v1/students (the list convention)', () => {
       expect(new Set(ids(res.body))).toEqual(new Set(expected.map((s) => s.id)));
     });
 
+    it('a date-time with any offset from -23:59 to +23:59 compares as its instant; beyond, a 400', async () => {
+      const pad = (n: number) => String(n).padStart(2, '0');
+      // An instant (to the minute, as offsets are) near the records, and how to write it.
+      const written = fc
+        .record({
+          minutes: fc.integer({ min: -3 * 1440, max: 62 * 1440 }),
+          offsetHours: fc.integer({ min: 0, max: 99 }),
+          offsetMinutes: fc.integer({ min: 0, max: 99 }),
+          sign: fc.constantFrom(1, -1),
+          field: fc.constantFrom('created_at[gte]', 'created_at[lt]', 'updated_since'),
+        })
+        .map((c) => {
+          const instant = base + c.minutes * 60_000;
+          const offset = c.sign * (c.offsetHours * 60 + c.offsetMinutes) * 60_000;
+          const local = new Date(instant + offset).toISOString().slice(0, 19);
+          const suffix = `${c.sign > 0 ? '+' : '-'}${pad(c.offsetHours)}:${pad(c.offsetMinutes)}`;
+          return { ...c, instant, value: `${local}${suffix}` };
+        });
+      await fc.assert(
+        fc.asyncProperty(written, async ({ instant, value, field, offsetHours, offsetMinutes }) => {
+          const res = await list(
+            `?${new URLSearchParams({ [field]: value }).toString()}&per_page=100`,
+          );
+          if (offsetHours > 23 || offsetMinutes > 59) {
+            expect(res.status).toBe(400);
+            expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([
+              `query.${field}`,
+            ]);
+            return;
+          }
+          expect(res.status).toBe(200);
+          const expected = students.filter((s) =>
+            field === 'created_at[gte]'
+              ? s.createdAt.getTime() >= instant
+              : field === 'created_at[lt]'
+                ? s.createdAt.getTime() < instant
+                : s.updatedAt.getTime() >= instant,
+          );
+          expect(new Set(ids(res.body))).toEqual(new Set(expected.map((s) => s.id)));
+        }),
+        { numRuns: 60 },
+      );
+    });
+
     it('q searches names, email and student number, case-insensitively, with % taken literally', async () => {
       expect(
         (await list('?q=first07')).body.data.map((s: { first_name: string }) => s.first_name),
@@ -233,6 +278,15 @@ describe('GET /v1/students (the list convention)', () => {
       ['created_at[gte]=yesterday', 'query.created_at[gte]', /RFC 3339/],
       ['updated_at[between]=x', 'query.updated_at[between]', /Unknown query parameter/],
       ['updated_since=2026-13-01T00:00:00Z', 'query.updated_since', /updated_since/],
+      // Impossible offsets passed, then matched everything on SQLite and were a 500 on PostgreSQL.
+      ['created_at[gte]=2020-01-01T00:00:00%2B99:99', 'query.created_at[gte]', /got \+99:99/],
+      ['created_at[lt]=2020-01-01T00:00:00%2B24:00', 'query.created_at[lt]', /got \+24:00/],
+      ['updated_since=2020-01-01T00:00:00-23:60', 'query.updated_since', /between -23:59/],
+      ['updated_at[gt]=2020-01-01T00:00:00%2B0160', 'query.updated_at[gt]', /got \+0160/],
+      ['created_at[gte]=2026-02-30T00:00:00Z', 'query.created_at[gte]', /RFC 3339/],
+      ['created_at[gte]=2026-01-01T24:00:00Z', 'query.created_at[gte]', /RFC 3339/],
+      // Year 10000 in UTC: SQLite compared it as text, below every 2026 record.
+      ['created_at[gte]=9999-12-31T23:59:59-23:59', 'query.created_at[gte]', /instant between/],
       ['q=', 'query.q', /q must not be empty/],
       ['limit=10', 'query.limit', /Unknown query parameter 'limit'/],
       ['first_name=Ann', 'query.first_name', /Unknown query parameter/],

@@ -96,6 +96,36 @@ describe('personal access tokens', () => {
     expect(past.body.detail).toContain('future');
   });
 
+  it('read expires_at with any offset from -23:59 to +23:59 as its instant, and refuse impossible ones naming the field', async () => {
+    const offset = await admin.post('/v1/personal_access_tokens', {
+      name: 'Offset',
+      scopes: ['students:read'],
+      expires_at: '2099-01-01T05:30:00+05:30',
+    });
+    expect(offset.status).toBe(201);
+    expect(offset.body.expires_at).toBe('2099-01-01T00:00:00.000Z');
+    for (const expires_at of [
+      '2099-01-01T00:00:00+24:00',
+      '2099-01-01T00:00:00+99:99',
+      '2099-01-01T00:00:00-00:60',
+      '2099-02-29T00:00:00Z',
+      '9999-12-31T23:59:59-01:00',
+    ]) {
+      const res = await admin.post('/v1/personal_access_tokens', {
+        name: 'x',
+        scopes: ['students:read'],
+        expires_at,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({
+          path: 'body.expires_at',
+          message: expect.stringMatching(/RFC 3339|instant/),
+        }),
+      ]);
+    }
+  });
+
   it("belong to one organization: another's are 404 and never listed", async () => {
     const other = await server.createOrganization();
     const theirs = await server.createToken(other.id, ['students:read']);

@@ -50,6 +50,8 @@ describe(listQuery.name, () => {
   it.each([
     [{ 'due_on[gte]': '2026-02-30' }, 'due_on[gte] must be a real calendar date'],
     [{ 'due_on[gte]': '2026-2-1' }, 'YYYY-MM-DD'],
+    [{ 'created_at[gte]': '2026-01-01T00:00:00+24:00' }, 'created_at[gte] must be an RFC 3339'],
+    [{ updated_since: '2026-01-01T00:00:00+99:99' }, 'updated_since must be an RFC 3339'],
     [{ level: '1,x' }, "got 'x'"],
     [{ per_page: '0x10' }, 'per_page must be an integer'],
     [{ sort: '' }, "sort field '' is not sortable"],

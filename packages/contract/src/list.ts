@@ -3,6 +3,7 @@
  * and `listResponse()` the body schema. A collection declares only which fields it filters,
  * ranges over, sorts and searches; page size limits, strictness and messages cannot differ.
  */
+import { dateTimeInput } from './date-time';
 import { ID_PREFIXES, type IdKind, idPattern } from './ids';
 import { z } from './zod-openapi';
 
@@ -82,13 +83,7 @@ function integerParam(name: string, min: number, max: number) {
 }
 
 function instantParam(name: string) {
-  return z
-    .string()
-    .datetime({
-      offset: true,
-      message: `${name} must be an RFC 3339 date-time, e.g. 2026-01-01T00:00:00Z`,
-    })
-    .transform((value) => new Date(value));
+  return dateTimeInput(name).transform((value) => new Date(value));
 }
 
 function dateParam(name: string) {

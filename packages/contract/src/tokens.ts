@@ -4,6 +4,7 @@
  * tells any caller what its own token can do.
  */
 import { initContract } from '@ts-rest/core';
+import { dateTimeInput } from './date-time';
 import { idSchema } from './ids';
 import { listQuery, listResponse } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
@@ -60,7 +61,7 @@ export const PersonalAccessTokenCreateSchema = z
   .object({
     name: text(200),
     scopes: scopesField,
-    expires_at: timestampSchema
+    expires_at: dateTimeInput()
       .nullable()
       .optional()
       .describe('When the token stops working; must be in the future. Omit or null: never.'),

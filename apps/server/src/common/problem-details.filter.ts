@@ -149,8 +149,6 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     if (isBodyParserError(exception)) {
       switch (exception.type) {
-        case 'entity.parse.failed':
-          return { code: 'validation_error', detail: 'The request body is not valid JSON' };
         case 'entity.too.large':
           return { code: 'payload_too_large', detail: 'The request body is too large' };
         case 'encoding.unsupported':

@@ -1,3 +1,5 @@
+import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
+import path from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import type { DatabaseConfig } from '../config/env';
@@ -59,6 +61,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
   } as const;
   switch (db.type) {
     case 'sqlite':
+      createPrivateFile(db.path);
       return {
         ...common,
         type: 'better-sqlite3',
@@ -93,5 +96,28 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
         ],
         extra: { max: 10 },
       };
+  }
+}
+
+/**
+ * A new SQLite database file is made here with mode 0600 before SQLite opens it (SQLite would
+ * make it 0644 less the umask), like the webhook key file beside it: it holds every record and
+ * token hash. SQLite gives its -wal and -shm files the database file's mode. An existing file
+ * keeps the mode its operator gave it.
+ */
+function createPrivateFile(file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  try {
+    // Exactly 0600 whatever the umask (which may only take bits away, or all of them).
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
   }
 }

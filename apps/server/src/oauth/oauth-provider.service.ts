@@ -227,6 +227,19 @@ export class OAuthProviderService {
       return clientSecretMatches(this.clientSecret ?? null, presented);
     };
 
+    // No CORS here either, as on the API: oidc-provider answers preflights and adds
+    // Access-Control-* headers on its own (clientBasedCORS refuses only later, at client
+    // authentication), so they are taken off every response of the authorization server.
+    this.provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+      try {
+        await next();
+      } finally {
+        for (const name of Object.keys(ctx.response.headers)) {
+          if (name.toLowerCase().startsWith('access-control-')) ctx.remove(name);
+        }
+      }
+    });
+
     this.provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
       await next();
       if ((ctx.req as MetadataRequest).platformMetadata && ctx.status === 200) {
