@@ -249,7 +249,7 @@ export class DeliveryStore {
       await manager.query(
         `UPDATE webhook_endpoints SET enabled = ${this.no}, disabled_reason = ${p.add(reason)}, updated_at = ${p.add(this.date(manager, now))}
          WHERE id = ${p.add(id)} AND enabled = ${this.yes} AND owner_type = ${p.add(row.owner_type)} AND owner_id = ${p.add(row.owner_id)}
-           AND COALESCE(owner_grant_key, '') = ${p.add(row.owner_grant_key ?? '')}`,
+           AND COALESCE(owner_grant_id, '') = ${p.add(row.owner_grant_id ?? '')}`,
         p.values,
       );
       logger.warn(`Disabled webhook endpoint ${id}: its owner credential ended (${reason})`);

@@ -5,7 +5,6 @@ import type {
 } from '@platform/contract';
 import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
-import { hashToken } from '../auth/token-format';
 import { type Dialect, SqlParams } from '../common/sql';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 
@@ -17,14 +16,14 @@ import { WebhookEndpointRecord } from './webhook-endpoint.entity';
  */
 export type OwnerColumns = Pick<
   WebhookEndpointRecord,
-  'ownerType' | 'ownerId' | 'ownerUserId' | 'ownerGrantKey'
+  'ownerType' | 'ownerId' | 'ownerUserId' | 'ownerGrantId'
 >;
 
 export const NO_OWNER: OwnerColumns = {
   ownerType: null,
   ownerId: null,
   ownerUserId: null,
-  ownerGrantKey: null,
+  ownerGrantId: null,
 };
 
 export function ownerOf(principal: Principal): OwnerColumns {
@@ -34,8 +33,7 @@ export function ownerOf(principal: Principal): OwnerColumns {
         ownerType: 'oauth_client',
         ownerId: principal.clientId,
         ownerUserId: principal.userId,
-        // oauth_artifacts keys the grant's row by this digest (see oauth/adapter.ts).
-        ownerGrantKey: principal.grantId && hashToken(principal.grantId),
+        ownerGrantId: principal.grantId,
       };
 }
 
@@ -46,21 +44,23 @@ export function toOwnerResource(record: OwnerColumns): WebhookEndpointOwner {
 
 /**
  * The owner's state joined to an endpoint aliased `e`: the personal access token, or the OAuth
- * client and (for a user) the grant. Used where deliveries are made, so nothing is sent once
- * the owner is revoked, deleted or expired, however that happened.
+ * client and (for a user) how long the grant still has a usable token. Used where deliveries
+ * are made, so nothing is sent once the owner is revoked, deleted or expired, however that
+ * happened. A user's grant is alive while an unused access or refresh token of it is: revoking
+ * it (RFC 7009), a refresh token's reuse and expiry all remove or consume those.
  */
 export const OWNER_JOIN = `LEFT JOIN personal_access_tokens owner_pat
          ON e.owner_type = 'personal_access_token' AND owner_pat.id = e.owner_id
        LEFT JOIN oauth_clients owner_client
-         ON e.owner_type = 'oauth_client' AND owner_client.id = e.owner_id
-       LEFT JOIN oauth_artifacts owner_grant
-         ON e.owner_grant_key IS NOT NULL AND owner_grant.kind = 'Grant' AND owner_grant.id_hash = e.owner_grant_key`;
+         ON e.owner_type = 'oauth_client' AND owner_client.id = e.owner_id`;
 
-export const OWNER_SELECT = `e.owner_type, e.owner_id, e.owner_grant_key,
+export const OWNER_SELECT = `e.owner_type, e.owner_id, e.owner_grant_id,
        owner_pat.id AS owner_pat_id, owner_pat.revoked_at AS owner_pat_revoked_at,
        owner_pat.expires_at AS owner_pat_expires_at,
        owner_client.id AS owner_client_id, owner_client.expires_at AS owner_client_expires_at,
-       owner_grant.id_hash AS owner_grant_found, owner_grant.expires_at AS owner_grant_expires_at`;
+       (SELECT MAX(g.expires_at) FROM oauth_artifacts g
+         WHERE e.owner_grant_id IS NOT NULL AND g.grant_id = e.owner_grant_id
+           AND g.kind IN ('AccessToken', 'RefreshToken') AND g.consumed_at IS NULL) AS owner_grant_expires_at`;
 
 /** Why the owner of a row selected with `OWNER_SELECT` no longer vouches for it; null if it does. */
 export function ownerEnded(
@@ -77,11 +77,11 @@ export function ownerEnded(
       if (!row.owner_pat_id || row.owner_pat_revoked_at != null) return 'credential_revoked';
       return past(row.owner_pat_expires_at) ? 'credential_expired' : null;
     case 'oauth_client':
-      // A deleted client, or a revoked grant (its row is deleted), is revoked.
+      // A deleted client, or a grant without a usable token left (revoked, swept), is revoked.
       if (!row.owner_client_id) return 'credential_revoked';
-      if (row.owner_grant_key && !row.owner_grant_found) return 'credential_revoked';
+      if (row.owner_grant_id && row.owner_grant_expires_at == null) return 'credential_revoked';
       if (past(row.owner_client_expires_at)) return 'credential_expired';
-      return past(row.owner_grant_expires_at) ? 'credential_expired' : null;
+      return row.owner_grant_id && past(row.owner_grant_expires_at) ? 'credential_expired' : null;
     default:
       return null;
   }

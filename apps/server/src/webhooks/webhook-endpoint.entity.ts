@@ -44,9 +44,9 @@ export class WebhookEndpointRecord {
   @Column({ name: 'owner_user_id', type: 'varchar', length: 32, nullable: true })
   ownerUserId: string | null;
 
-  /** SHA-256 of the OAuth grant id, as oauth_artifacts keys the grant's row. */
-  @Column({ name: 'owner_grant_key', type: 'varchar', length: 64, nullable: true })
-  ownerGrantKey: string | null;
+  /** The OAuth grant (as oauth_artifacts.grant_id holds it) of a user's token; else null. */
+  @Column({ name: 'owner_grant_id', type: 'varchar', length: 64, nullable: true })
+  ownerGrantId: string | null;
 
   /** The signing secret, encrypted (see `SecretBox`): it must be readable to sign, so not hashed. */
   @Column({ type: 'text' })

@@ -13,11 +13,11 @@ function ownerColumns(ts: string): string[] {
   return [
     `ALTER TABLE oauth_clients ADD COLUMN expires_at ${ts}`,
     `ALTER TABLE webhook_endpoints ADD COLUMN owner_type varchar(32) CHECK (owner_type IN ('personal_access_token', 'oauth_client'))`,
-    // The personal access token or OAuth client id; for a user's grant, the user and the
-    // SHA-256 of the grant id (the key its row in oauth_artifacts has).
+    // The personal access token or OAuth client id; for a user's grant, the user and the grant
+    // id (as oauth_artifacts.grant_id holds it).
     `ALTER TABLE webhook_endpoints ADD COLUMN owner_id varchar(32)`,
     `ALTER TABLE webhook_endpoints ADD COLUMN owner_user_id varchar(32)`,
-    `ALTER TABLE webhook_endpoints ADD COLUMN owner_grant_key varchar(64)`,
+    `ALTER TABLE webhook_endpoints ADD COLUMN owner_grant_id varchar(64)`,
     `CREATE INDEX idx_webhook_endpoints_owner ON webhook_endpoints (owner_type, owner_id)`,
   ];
 }
@@ -66,7 +66,7 @@ export class SqliteDelegation1766100000000 implements MigrationInterface {
   async down(db: QueryRunner): Promise<void> {
     await run(db, [
       'DROP INDEX idx_webhook_endpoints_owner',
-      'ALTER TABLE webhook_endpoints DROP COLUMN owner_grant_key',
+      'ALTER TABLE webhook_endpoints DROP COLUMN owner_grant_id',
       'ALTER TABLE webhook_endpoints DROP COLUMN owner_user_id',
       'ALTER TABLE webhook_endpoints DROP COLUMN owner_id',
       'ALTER TABLE webhook_endpoints DROP COLUMN owner_type',
@@ -92,7 +92,7 @@ export class PostgresDelegation1766100000000 implements MigrationInterface {
   async down(db: QueryRunner): Promise<void> {
     await run(db, [
       'DROP INDEX idx_webhook_endpoints_owner',
-      'ALTER TABLE webhook_endpoints DROP COLUMN owner_grant_key',
+      'ALTER TABLE webhook_endpoints DROP COLUMN owner_grant_id',
       'ALTER TABLE webhook_endpoints DROP COLUMN owner_user_id',
       'ALTER TABLE webhook_endpoints DROP COLUMN owner_id',
       'ALTER TABLE webhook_endpoints DROP COLUMN owner_type',
