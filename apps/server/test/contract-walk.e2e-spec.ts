@@ -2,9 +2,13 @@
  * Walks every route of the contract, so a route added later is covered without anyone
  * remembering to: organization isolation (another organization's ids are 404, its records
  * never appear in lists and cannot be referenced), scopes (403 without the route's scope,
- * fine with only it), 401 without a token, and both path prefixes.
+ * fine with only it), 401 without a token, both path prefixes, and delegation (an operation
+ * that makes or changes a credential or a webhook endpoint refuses a caller with narrower
+ * scopes, and what it makes does not outlive a caller with a shorter lifetime).
  *
- * A new collection needs a fixture in FIXTURES below; the walk fails until it has one.
+ * A new collection needs a fixture in FIXTURES below; the walk fails until it has one. An
+ * operation that hands out scopes, events, an expiry or a secret fails the walk until its
+ * contract metadata says which delegation rule it follows (`delegation`).
  */
 import {
   ALL_SCOPES,
@@ -13,6 +17,7 @@ import {
   type IdKind,
   idPattern,
   operationMetadata,
+  readScopesForEvents,
   type Scope,
 } from '@platform/contract';
 import { type AppRoute, type AppRouter, ContractNoBody, isAppRoute } from '@ts-rest/core';
@@ -99,6 +104,32 @@ const REFERENCE_ROUTES = ROUTES.filter(
   (r) => isCreateRoute(r.route) && referenceFieldsOf(r.route).length > 0,
 );
 
+/** Fields through which an operation hands out authority: what a credential or endpoint can do, and for how long. */
+const AUTHORITY_FIELDS = ['scopes', 'events', 'expires_at'];
+
+/** The fields of the route's body and of its success responses. */
+function fieldsOf(route: AppRoute): string[] {
+  const body = bodySchemaOf(route);
+  const responses = Object.entries(route.responses)
+    .filter(([status]) => Number(status) < 300)
+    .map(([, schema]) => objectShape(schema) ?? {});
+  return [body === 'none' ? {} : (objectShape(body) ?? {}), ...responses].flatMap(Object.keys);
+}
+
+/**
+ * A write that hands out or takes over authority: a field above in its body or response, or a
+ * secret shown once. Each must declare its delegation rule in the contract.
+ */
+function handsOutAuthority(route: AppRoute): boolean {
+  if (route.method === 'GET') return false;
+  if (operationMetadata(route)?.oneTimeSecret) return true;
+  return fieldsOf(route).some((field) => AUTHORITY_FIELDS.includes(field));
+}
+
+const WRITE_ROUTES = ROUTES.filter((r) => r.route.method !== 'GET');
+const DELEGATING_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.delegation);
+const delegationOf = (route: AppRoute) => operationMetadata(route)?.delegation;
+
 // ---------------------------------------------------------------------------------------------
 // Fixtures: one record of every kind, created through the API in dependency order
 // ---------------------------------------------------------------------------------------------
@@ -121,6 +152,13 @@ interface Fixture {
   emitsEvent?: boolean;
   /** Records every organization has before the fixtures (its own API token). */
   preexisting?: number;
+  /**
+   * For a collection with delegating routes: what makes a record as wide as can be (every
+   * scope, every event), so a narrower caller must be refused when it acts on it.
+   */
+  widest?: Record<string, unknown>;
+  /** For a collection with an update route: a body that changes a record. */
+  change?(n: number): Record<string, unknown>;
 }
 
 const FIXTURES: readonly Fixture[] = [
@@ -164,6 +202,8 @@ const FIXTURES: readonly Fixture[] = [
     kind: 'webhook_endpoint',
     body: () => ({ url: 'https://hooks.school.test/hooks', events: ['*'] }),
     emitsEvent: false,
+    widest: { events: ['*'] },
+    change: (n) => ({ description: `walk ${n}` }),
   },
   {
     // A delivery is made by the endpoint's `test` (a ping), and listed under its endpoint.
@@ -179,6 +219,7 @@ const FIXTURES: readonly Fixture[] = [
     body: (_refs, n) => ({ name: `walk ${n}`, scopes: ['tokens:write'] }),
     emitsEvent: false,
     preexisting: 1,
+    widest: { scopes: ['all'] },
   },
   {
     collection: 'oauth_clients',
@@ -190,6 +231,7 @@ const FIXTURES: readonly Fixture[] = [
       scopes: ['oauth_clients:write'],
     }),
     emitsEvent: false,
+    widest: { scopes: ['all'] },
   },
   // Read-only: the fixtures above wrote events; the newest one is the record.
   { collection: 'events', kind: 'event' },
@@ -573,14 +615,184 @@ describe('contract walk: every route', () => {
           `Bearer realm="platform", error="insufficient_scope", scope="${scope}"`,
         );
 
-        const only = await tokenWith([scope]);
+        // An endpoint's events need their read scopes too (delegation): those of the fixture's.
+        const fixture = fixtureFor(collectionOf(walked.route), walked.name);
+        const events =
+          delegationOf(walked.route) === 'webhook_endpoint'
+            ? ((createBody(fixture, refs, 0).events as string[] | undefined) ?? [])
+            : [];
+        const only = await tokenWith([scope, ...readScopesForEvents(events)]);
         const allowed = await send(server, walked, { prefix: walked.prefix, refs, token: only });
         if ([401, 403].includes(allowed.status) || allowed.status >= 500) {
-          throw new Error(`a token with only '${scope}' was refused: ${describeResponse(allowed)}`);
+          throw new Error(
+            `a token with only '${scope}'${events.length ? ' (and the read scopes of its events)' : ''} was refused: ${describeResponse(allowed)}`,
+          );
         }
         expect(['unauthorized', 'forbidden', 'insufficient_scope']).not.toContain(
           allowed.body?.code,
         );
+      },
+    );
+  });
+  describe('delegation', () => {
+    let orgId: string;
+    /** Every scope, never expiring: makes the records the narrower callers then act on. */
+    let all: string;
+
+    beforeAll(async () => {
+      orgId = (await server.createOrganization({ name: 'School D' })).id;
+      ({ token: all } = await server.createToken(orgId, ALL_SCOPES));
+    });
+
+    it.each(WRITE_ROUTES)(
+      '$name declares its delegation rule if it hands out scopes, events, an expiry or a secret',
+      ({ route, name }) => {
+        if (handsOutAuthority(route) && !delegationOf(route)) {
+          throw new Error(
+            `${name} hands out authority (${fieldsOf(route)
+              .filter((f) => AUTHORITY_FIELDS.includes(f))
+              .join(
+                ', ',
+              )}${operationMetadata(route)?.oneTimeSecret ? ', a one-time secret' : ''}) but declares no 'delegation' in its contract metadata: flag it, and make the server hold it to the caller's scopes and lifetime`,
+          );
+        }
+      },
+    );
+
+    it('finds the delegating routes', () => {
+      expect(DELEGATING_ROUTES.map((r) => r.key).sort()).toEqual(
+        expect.arrayContaining([
+          'oauthClients.create',
+          'oauthClients.rotateSecret',
+          'personalAccessTokens.create',
+          'personalAccessTokens.delete',
+          'webhookEndpoints.create',
+          'webhookEndpoints.update',
+        ]),
+      );
+    });
+
+    /** A record of the route's collection as wide as can be, made by the all-scopes token. */
+    async function widestRecord(walked: WalkedRoute): Promise<Record<string, unknown>> {
+      const fixture = fixtureFor(collectionOf(walked.route), walked.name);
+      if (!fixture.widest) {
+        throw new Error(
+          `${walked.name} delegates: give the ${fixture.collection} fixture a 'widest' override`,
+        );
+      }
+      const res = await call(server, `/v1/${fixture.collection}`, {
+        method: 'POST',
+        token: all,
+        headers: JSON_BODY,
+        body: JSON.stringify({ ...createBody(fixture, {}, next()), ...fixture.widest }),
+      });
+      if (res.status !== 201) throw new Error(`widest ${fixture.kind}: ${describeResponse(res)}`);
+      return res.body;
+    }
+
+    /** The body the route is probed with: a widest create, a change, or the minimal one. */
+    function probeBody(walked: WalkedRoute): Record<string, unknown> | undefined {
+      const fixture = fixtureFor(collectionOf(walked.route), walked.name);
+      if (isCreateRoute(walked.route))
+        return { ...createBody(fixture, {}, next()), ...fixture.widest };
+      if (walked.route.method === 'PATCH') {
+        if (!fixture.change) {
+          throw new Error(`${walked.name}: give the ${fixture.collection} fixture a 'change' body`);
+        }
+        return fixture.change(next());
+      }
+      return minimalBody(walked, {});
+    }
+
+    const readRecord = (collection: string, id: string) =>
+      call(server, `/v1/${collection}/${id}`, { token: all });
+
+    async function collectionTotal(collection: string): Promise<number> {
+      return (await call(server, `/v1/${collection}`, { token: all })).body.meta.total;
+    }
+
+    it.each(DELEGATING_ROUTES)(
+      '$name refuses (403 forbidden) a caller with only its own scope, and changes nothing',
+      async (walked) => {
+        const { route } = walked;
+        const collection = collectionOf(route);
+        const narrow = (await server.createToken(orgId, [scopeOf(route)])).token;
+        if (isCreateRoute(route)) {
+          const before = await collectionTotal(collection);
+          const res = await send(server, walked, {
+            refs: {},
+            token: narrow,
+            body: probeBody(walked),
+          });
+          expectProblem(res, 403, 'forbidden');
+          expect(await collectionTotal(collection)).toBe(before);
+          return;
+        }
+        const record = await widestRecord(walked);
+        const before = await readRecord(collection, record.id as string);
+        const res = await send(server, walked, {
+          refs: { [collection]: record.id as string },
+          token: narrow,
+          body: probeBody(walked),
+        });
+        expectProblem(res, 403, 'forbidden');
+        expect(await readRecord(collection, record.id as string)).toEqual(
+          expect.objectContaining({ status: 200, body: before.body }),
+        );
+      },
+    );
+
+    it.each(DELEGATING_ROUTES)(
+      '$name does not let what it makes or changes outlive a caller that expires sooner',
+      async (walked) => {
+        const { route } = walked;
+        const collection = collectionOf(route);
+        const expires = new Date(Date.now() + 3_600_000);
+        const shortLived = await server.createToken(orgId, ALL_SCOPES, { expiresAt: expires });
+        const target = isCreateRoute(route) ? undefined : await widestRecord(walked);
+        const refs: Refs = target ? { [collection]: target.id as string } : {};
+        const res = await send(server, walked, {
+          refs,
+          token: shortLived.token,
+          body: probeBody(walked),
+        });
+        if (res.status >= 300) {
+          // Refusing is one way to keep the rule: only a refusal that names the expiry.
+          expectProblem(res, 400, 'validation_error');
+          expect(res.body.errors.map((e: { path: string }) => e.path)).toContain('body.expires_at');
+          return;
+        }
+        const id = (target?.id ?? res.body.id) as string;
+        const after = await readRecord(collection, id);
+        if (delegationOf(route) === 'webhook_endpoint') {
+          // Bound to the caller's credential: disabled when that ends.
+          expect(after.body.owner).toEqual({
+            type: 'personal_access_token',
+            id: shortLived.id,
+            user_id: null,
+          });
+          return;
+        }
+        // A credential still usable afterwards expires no later than the caller.
+        if (after.status === 404 || after.body.revoked_at) return;
+        expect(after.body.expires_at).not.toBeNull();
+        expect(Date.parse(after.body.expires_at)).toBeLessThanOrEqual(expires.getTime());
+
+        // And an explicit later expiry, where the body takes one, is refused.
+        if (isCreateRoute(route) && fieldsOf(route).includes('expires_at')) {
+          const later = await send(server, walked, {
+            refs,
+            token: shortLived.token,
+            body: {
+              ...probeBody(walked),
+              expires_at: new Date(expires.getTime() + 86_400_000).toISOString(),
+            },
+          });
+          expectProblem(later, 400, 'validation_error');
+          expect(later.body.errors.map((e: { path: string }) => e.path)).toContain(
+            'body.expires_at',
+          );
+        }
       },
     );
   });

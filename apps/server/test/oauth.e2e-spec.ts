@@ -563,7 +563,8 @@ describe('OAuth clients and the tokens issued to them', () => {
     });
     const cfg = await discover(server, client.id, client.client_secret);
     const tokens = await oidc.clientCredentialsGrant(cfg, { scope: 'students:read' });
-    const admin = await server.createToken(orgId, ['oauth_clients:write']);
+    // The client holds every scope, so deleting it takes a token that does too (delegation).
+    const admin = await server.createToken(orgId, ['all']);
     expect((await get('/v1/students', tokens.access_token)).status).toBe(200);
     const deleted = await call(server, `/v1/oauth_clients/${client.id}`, {
       method: 'DELETE',

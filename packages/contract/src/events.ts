@@ -13,6 +13,7 @@ import { operation, ROUTER_OPTIONS } from './operation';
 import { PaymentSchema } from './payments';
 import { commonErrorResponses } from './problem';
 import { deletedSchema, IdPathParams, readErrorResponses, timestampSchema } from './resource';
+import type { Scope } from './scopes';
 import { StudentSchema } from './students';
 import { API_VERSION } from './version';
 import { z } from './zod-openapi';
@@ -47,6 +48,51 @@ export const EVENT_CATALOG = {
 
 export type EventType = keyof typeof EVENT_CATALOG;
 export const EVENT_TYPES = Object.keys(EVENT_CATALOG) as [EventType, ...EventType[]];
+
+/**
+ * The scope that reads each event's `data` (null: the event carries no resource). A webhook
+ * endpoint may subscribe only to types whose scope the calling token holds, so `webhooks:write`
+ * never reads more than the token could through the API. One entry per type, checked by the type
+ * system, so a new event type cannot be added without saying who may receive it.
+ */
+export const EVENT_READ_SCOPES = {
+  'student.created': 'students:read',
+  'student.updated': 'students:read',
+  'student.deleted': 'students:read',
+  'course.created': 'courses:read',
+  'course.updated': 'courses:read',
+  'course.deleted': 'courses:read',
+  'enrollment.created': 'enrollments:read',
+  'enrollment.updated': 'enrollments:read',
+  'enrollment.active': 'enrollments:read',
+  'enrollment.completed': 'enrollments:read',
+  'enrollment.dropped': 'enrollments:read',
+  'enrollment.cancelled': 'enrollments:read',
+  'payment.created': 'payments:read',
+  'payment.succeeded': 'payments:read',
+  'payment.failed': 'payments:read',
+  'payment.refunded': 'payments:read',
+  'exam.created': 'exam_results:read',
+  'exam.updated': 'exam_results:read',
+  'exam.deleted': 'exam_results:read',
+  'exam_result.created': 'exam_results:read',
+  'exam_result.updated': 'exam_results:read',
+  'exam_result.published': 'exam_results:read',
+  ping: null,
+} as const satisfies Record<EventType, Scope | null>;
+
+/**
+ * The scopes a subscription to `types` needs: each type's read scope; `*` (every type, those
+ * added later included) needs every scope any type needs. Sorted, without repeats.
+ */
+export function readScopesForEvents(types: readonly string[]): Scope[] {
+  const all = Object.entries(EVENT_READ_SCOPES) as [EventType, Scope | null][];
+  const needed = all
+    .filter(([type]) => types.includes('*') || types.includes(type))
+    .map(([, scope]) => scope)
+    .filter((scope): scope is Scope => scope !== null);
+  return [...new Set(needed)].sort();
+}
 
 export type EventData<T extends EventType> = z.infer<(typeof EVENT_CATALOG)[T]>;
 

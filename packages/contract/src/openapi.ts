@@ -48,6 +48,7 @@ export function generateOpenApiDocument(version: string) {
           }),
           ...(scope && { security: [{ bearer: [scope] }], 'x-required-scope': scope }),
           ...(metadata && scope === null && { security: [{ bearer: [] }] }),
+          ...(metadata?.delegation && { 'x-delegation': metadata.delegation }),
         };
       },
     },

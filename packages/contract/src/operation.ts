@@ -15,6 +15,18 @@ export interface OperationMetadata {
    * naming the record instead, so no secret sits in the idempotency store.
    */
   oneTimeSecret?: string;
+  /**
+   * The delegation rule (nothing made or changed over the API outgrows or outlives the
+   * credential that did it) applies, and how:
+   * - `credential`: the operation makes, rotates or revokes a credential. Its scopes must be
+   *   within the caller's (403 `forbidden`), and what it makes expires no later than the caller.
+   * - `webhook_endpoint`: the operation makes or changes a webhook endpoint. The caller must hold
+   *   the read scope of every event type it will deliver (403 `forbidden`), and the endpoint is
+   *   bound to the caller's credential: it is disabled when that is revoked or expires.
+   * The contract walk tests every operation flagged here, and fails on an operation that hands
+   * out scopes, events, an expiry or a secret without a flag.
+   */
+  delegation?: 'credential' | 'webhook_endpoint';
 }
 
 export function operation<const M extends OperationMetadata>(metadata: M): M {

@@ -94,7 +94,11 @@ export const personalAccessTokensContract = c.router(
         "Returns the `token`, which is not shown again; only its hash is kept. The new token's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the new one must expire no later.",
       body: PersonalAccessTokenCreateSchema,
       responses: { 201: PersonalAccessTokenWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'tokens:write', oneTimeSecret: 'token' }),
+      metadata: operation({
+        scope: 'tokens:write',
+        oneTimeSecret: 'token',
+        delegation: 'credential',
+      }),
     },
     retrieve: {
       method: 'GET',
@@ -109,11 +113,11 @@ export const personalAccessTokensContract = c.router(
       path: '/v1/personal_access_tokens/:id',
       summary: 'Revoke a personal access token',
       description:
-        'The token is refused from the next request on. It stays listed, with `revoked_at`, for the audit trail. Revoking twice is harmless.',
+        "The token is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). It stays listed, with `revoked_at`, for the audit trail. Revoking twice is harmless. The token's scopes must be among the calling token's (403 otherwise).",
       pathParams: IdPathParams,
       body: c.noBody(),
       responses: { 200: PersonalAccessTokenSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'tokens:write' }),
+      metadata: operation({ scope: 'tokens:write', delegation: 'credential' }),
     },
   },
   ROUTER_OPTIONS,
@@ -188,6 +192,11 @@ export const OAuthClientSchema = z
     redirect_uris: z.array(z.string()),
     scopes: z.array(scopeEnum).describe('The most the client may ask for.'),
     grant_types: z.array(z.enum(OAUTH_GRANT_TYPES)),
+    expires_at: timestampSchema
+      .nullable()
+      .describe(
+        'When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it.',
+      ),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
@@ -228,6 +237,12 @@ export const OAuthClientCreateSchema = z
       .describe(
         '`client_credentials` needs a confidential client; `authorization_code` needs at least one redirect URI. Implicit and password grants are not offered (RFC 9700).',
       ),
+    expires_at: timestampSchema
+      .nullable()
+      .optional()
+      .describe(
+        "When the client stops working; must be in the future, and no later than the calling token's expiry. Omit or null: never, or, when the calling token expires, with it.",
+      ),
   })
   .strict()
   .openapi({ title: 'OAuthClientCreate' });
@@ -252,10 +267,14 @@ export const oauthClientsContract = c.router(
       path: '/v1/oauth_clients',
       summary: 'Register an OAuth client',
       description:
-        "A confidential client gets its `client_secret` here, and never again. Its scopes must be among the calling token's (403 otherwise).",
+        "A confidential client gets its `client_secret` here, and never again. Its scopes must be among the calling token's (403 otherwise), and it expires no later than the calling token (`expires_at`).",
       body: OAuthClientCreateSchema,
       responses: { 201: OAuthClientWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'oauth_clients:write', oneTimeSecret: 'client_secret' }),
+      metadata: operation({
+        scope: 'oauth_clients:write',
+        oneTimeSecret: 'client_secret',
+        delegation: 'credential',
+      }),
     },
     retrieve: {
       method: 'GET',
@@ -270,24 +289,29 @@ export const oauthClientsContract = c.router(
       path: '/v1/oauth_clients/:id/rotate_secret',
       summary: "Replace a confidential client's secret",
       description:
-        "Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client.",
+        "Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client. Whoever holds the secret controls the client, so the client's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the client's `expires_at` becomes no later.",
       pathParams: IdPathParams,
       body: c.noBody(),
       responses: { 200: OAuthClientWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'oauth_clients:write', oneTimeSecret: 'client_secret' }),
+      metadata: operation({
+        scope: 'oauth_clients:write',
+        oneTimeSecret: 'client_secret',
+        delegation: 'credential',
+      }),
     },
     delete: {
       method: 'DELETE',
       path: '/v1/oauth_clients/:id',
       summary: 'Delete an OAuth client',
-      description: 'Every token issued to it is refused from the next request on.',
+      description:
+        "Every token issued to it is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). The client's scopes must be among the calling token's (403 otherwise).",
       pathParams: IdPathParams,
       body: c.noBody(),
       responses: {
         200: deletedSchema('oauth_client', 'DeletedOAuthClient'),
         ...writeErrorResponses,
       },
-      metadata: operation({ scope: 'oauth_clients:write' }),
+      metadata: operation({ scope: 'oauth_clients:write', delegation: 'credential' }),
     },
   },
   ROUTER_OPTIONS,

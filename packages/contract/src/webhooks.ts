@@ -37,10 +37,48 @@ export const WEBHOOK_RESPONSE_BODY_LIMIT = 4096;
 
 /**
  * Why an endpoint is disabled: `requested` by you (`enabled: false`), `gone` after it answered
- * 410, `failing` after every attempt failed for 5 days. Null while enabled.
+ * 410, `failing` after every attempt failed for 5 days, `credential_revoked` /
+ * `credential_expired` when the credential that owns it was revoked (or its OAuth client
+ * deleted, or the user's grant revoked) or expired. Null while enabled.
  */
-export const WEBHOOK_DISABLED_REASONS = ['requested', 'gone', 'failing'] as const;
+export const WEBHOOK_DISABLED_REASONS = [
+  'requested',
+  'gone',
+  'failing',
+  'credential_revoked',
+  'credential_expired',
+] as const;
 export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
+
+/** The kinds of credential that can own a webhook endpoint. */
+export const WEBHOOK_OWNER_TYPES = ['personal_access_token', 'oauth_client'] as const;
+export type WebhookOwnerType = (typeof WEBHOOK_OWNER_TYPES)[number];
+
+export const WebhookEndpointOwnerSchema = z
+  .object({
+    type: z.enum(WEBHOOK_OWNER_TYPES),
+    id: z
+      .string()
+      .describe(
+        'The personal access token (`tok_…`) or the OAuth client (`oac_…`, its `client_id`).',
+      ),
+    user_id: idSchema('user')
+      .nullable()
+      .describe(
+        "For an OAuth client acting for a user: that user (the endpoint lives as long as the user's grant). Null otherwise.",
+      ),
+  })
+  .nullable()
+  .describe(
+    'The credential the endpoint is bound to: the one that created it or last changed it. When that credential is revoked or expires, the endpoint is disabled and sends nothing more; a change by another credential that may read its events re-binds it. Null for endpoints made by the admin CLI or `pnpm dev`.',
+  )
+  .openapi({ title: 'WebhookEndpointOwner' });
+
+export type WebhookEndpointOwner = z.infer<typeof WebhookEndpointOwnerSchema>;
+
+/** The delegation rule for endpoints, as every operation that makes or changes one states it. */
+const READ_RULE =
+  "The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.";
 
 const eventsField = z
   .array(z.enum(['*', ...SUBSCRIBABLE_EVENT_TYPES]))
@@ -73,8 +111,9 @@ export const WebhookEndpointSchema = z
       .enum(WEBHOOK_DISABLED_REASONS)
       .nullable()
       .describe(
-        '`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days); null while enabled.',
+        '`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended); null while enabled.',
       ),
+    owner: WebhookEndpointOwnerSchema,
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
@@ -193,10 +232,14 @@ export const webhookEndpointsContract = c.router(
       method: 'POST',
       path: '/v1/webhook_endpoints',
       summary: 'Create a webhook endpoint',
-      description: `Returns the signing \`secret\`, which is not shown again. At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per organization (409 beyond).`,
+      description: `Returns the signing \`secret\`, which is not shown again. At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per organization (409 beyond). ${READ_RULE}`,
       body: WebhookEndpointCreateSchema,
       responses: { 201: WebhookEndpointWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'webhooks:write', oneTimeSecret: 'secret' }),
+      metadata: operation({
+        scope: 'webhooks:write',
+        oneTimeSecret: 'secret',
+        delegation: 'webhook_endpoint',
+      }),
     },
     retrieve: {
       method: 'GET',
@@ -210,12 +253,11 @@ export const webhookEndpointsContract = c.router(
       method: 'PATCH',
       path: '/v1/webhook_endpoints/:id',
       summary: 'Update a webhook endpoint',
-      description:
-        'Only the fields sent change. A new `events` list applies to events from now on; `enabled: true` sends what is still pending.',
+      description: `Only the fields sent change. A new \`events\` list applies to events from now on; \`enabled: true\` sends what is still pending. ${READ_RULE}`,
       pathParams: IdPathParams,
       body: WebhookEndpointUpdateSchema,
       responses: { 200: WebhookEndpointSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'webhooks:write' }),
+      metadata: operation({ scope: 'webhooks:write', delegation: 'webhook_endpoint' }),
     },
     delete: {
       method: 'DELETE',
@@ -234,11 +276,15 @@ export const webhookEndpointsContract = c.router(
       method: 'POST',
       path: '/v1/webhook_endpoints/:id/rotate_secret',
       summary: 'Rotate the signing secret',
-      description: `Returns the new \`secret\`. For ${WEBHOOK_SECRET_OVERLAP_HOURS} hours deliveries carry two signatures, one per secret, so receivers can switch without missing one. Rotating again within that window retires the older previous secret at once.`,
+      description: `Returns the new \`secret\`. For ${WEBHOOK_SECRET_OVERLAP_HOURS} hours deliveries carry two signatures, one per secret, so receivers can switch without missing one. Rotating again within that window retires the older previous secret at once. ${READ_RULE}`,
       pathParams: IdPathParams,
       body: c.noBody(),
       responses: { 200: WebhookEndpointWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'webhooks:write', oneTimeSecret: 'secret' }),
+      metadata: operation({
+        scope: 'webhooks:write',
+        oneTimeSecret: 'secret',
+        delegation: 'webhook_endpoint',
+      }),
     },
     test: {
       method: 'POST',

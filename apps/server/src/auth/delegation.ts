@@ -1,4 +1,4 @@
-import { ALL_SCOPES, type Scope } from '@platform/contract';
+import { ALL_SCOPES, isScope, readScopesForEvents, type Scope } from '@platform/contract';
 import { ProblemException } from '../common/problem.exception';
 import { toIso } from '../common/timestamp';
 import type { Principal } from './principal';
@@ -21,6 +21,49 @@ export function assertScopesWithin(principal: Principal, scopes: readonly Scope[
       `A credential cannot get scopes the calling token lacks: ${missing.join(', ')}`,
     );
   }
+}
+
+/**
+ * Taking control of an existing credential (revoking it, rotating its secret, deleting it) needs
+ * the same: a token may act only on credentials whose scopes it holds itself, so `tokens:write`
+ * cannot revoke an administrator's token, nor `oauth_clients:write` take over an `all` client.
+ * Stored scopes no longer offered (`events:write`) are ignored, as everywhere they are read.
+ */
+export function assertCovers(
+  principal: Principal,
+  stored: readonly string[],
+  action: string,
+  what: string,
+): void {
+  const missing = stored.filter(isScope).filter((scope) => !principal.scopes.has(scope));
+  if (missing.length) {
+    throw new ProblemException(
+      'forbidden',
+      `A token cannot ${action} ${what} that has scopes the calling token lacks: ${missing.join(', ')}`,
+    );
+  }
+}
+
+/**
+ * A webhook endpoint delivers its events' data, so `webhooks:write` must not read more than the
+ * token could through the API: every event type needs its resource's read scope (the contract's
+ * `EVENT_READ_SCOPES`), and `*` needs them all.
+ */
+export function assertCanSubscribe(principal: Principal, events: readonly string[]): void {
+  const missing = readScopesForEvents(events).filter((scope) => !principal.scopes.has(scope));
+  if (missing.length) {
+    throw new ProblemException(
+      'forbidden',
+      `A webhook endpoint receives the data of its events, so the calling token must be able to read them; it lacks: ${missing.join(', ')} (for ${events.join(', ')})`,
+    );
+  }
+}
+
+/** The earlier of two expiries, null being never: how long a credential bound to both may live. */
+export function earlierExpiry(a: Date | null, b: Date | null): Date | null {
+  if (!a) return b;
+  if (!b) return a;
+  return a.getTime() <= b.getTime() ? a : b;
 }
 
 /** …and a token made over the API expires no later than the token that made it. */

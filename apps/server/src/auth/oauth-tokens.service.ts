@@ -4,8 +4,9 @@ import { isScope } from '@platform/contract';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
-import { SqlParams } from '../common/sql';
+import { hydrateValue, SqlParams } from '../common/sql';
 import { artifactKey } from '../oauth/adapter';
+import { OAuthClientRecord } from '../oauth/entities';
 import { apiResource } from '../oauth/issuer';
 import { OrganizationsService } from '../organizations/organizations.service';
 import type { OAuthPrincipal } from './principal';
@@ -23,6 +24,7 @@ interface StoredAccessToken {
   scope?: string;
   clientId?: string;
   accountId?: string;
+  grantId?: string;
 }
 
 /**
@@ -44,7 +46,7 @@ export class OAuthTokensService {
     this.resource = apiResource(config);
     const param = new SqlParams(config.database.type).add(null);
     this.sql =
-      `SELECT a.payload, c.organization_id, o.rate_limit_per_minute ` +
+      `SELECT a.payload, c.organization_id, c.expires_at AS client_expires_at, o.rate_limit_per_minute ` +
       `FROM oauth_artifacts a ` +
       `JOIN oauth_clients c ON c.id = a.client_id ` +
       `JOIN organizations o ON o.id = c.organization_id ` +
@@ -53,8 +55,12 @@ export class OAuthTokensService {
 
   async authenticate(token: string, now = Date.now()): Promise<OAuthAuthenticationResult> {
     if (!OPAQUE_TOKEN.test(token)) return { ok: false, reason: 'malformed' };
-    const rows: { payload: string; organization_id: string; rate_limit_per_minute: unknown }[] =
-      await this.dataSource.query(this.sql, [artifactKey(token)]);
+    const rows: {
+      payload: string;
+      organization_id: string;
+      client_expires_at: unknown;
+      rate_limit_per_minute: unknown;
+    }[] = await this.dataSource.query(this.sql, [artifactKey(token)]);
     const row = rows[0];
     if (!row) return { ok: false, reason: 'unknown' };
     const stored = JSON.parse(row.payload) as StoredAccessToken;
@@ -63,19 +69,31 @@ export class OAuthTokensService {
     if (!stored.clientId || !audiences.includes(this.resource))
       return { ok: false, reason: 'unknown' };
     if (!stored.exp || stored.exp * 1000 <= now) return { ok: false, reason: 'expired' };
+    // A client registered by an expiring credential ends with it, and so do its tokens.
+    const clientExpiresAt = hydrateValue(
+      this.dataSource.manager,
+      OAuthClientRecord,
+      'expiresAt',
+      row.client_expires_at,
+    ) as Date | null;
+    if (clientExpiresAt && clientExpiresAt.getTime() <= now)
+      return { ok: false, reason: 'expired' };
     return {
       ok: true,
       principal: {
         kind: 'oauth_access_token',
         clientId: stored.clientId,
         userId: stored.accountId ?? null,
+        grantId: stored.grantId ?? null,
         organizationId: row.organization_id,
         rateLimitPerMinute: this.organizations.rateLimitOf({
           rateLimitPerMinute:
             row.rate_limit_per_minute == null ? null : Number(row.rate_limit_per_minute),
         }),
         scopes: new Set((stored.scope ?? '').split(' ').filter(isScope)),
-        expiresAt: new Date(stored.exp * 1000),
+        expiresAt: new Date(
+          Math.min(stored.exp * 1000, clientExpiresAt?.getTime() ?? Number.POSITIVE_INFINITY),
+        ),
       },
     };
   }

@@ -18,6 +18,8 @@ export interface OAuthPrincipal extends PrincipalBase {
   clientId: string;
   /** The user who approved the client; null for client credentials (the client acts for the organization). */
   userId: string | null;
+  /** The user's grant the token came from; null for client credentials. */
+  grantId: string | null;
 }
 
 /** Who is calling: resolved from the bearer token on every request, never cached across requests. */

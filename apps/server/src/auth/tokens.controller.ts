@@ -5,7 +5,7 @@ import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
 import { toIso } from '../common/timestamp';
-import { assertExpiryWithin, assertScopesWithin, expandScopes } from './delegation';
+import { assertCovers, assertExpiryWithin, assertScopesWithin, expandScopes } from './delegation';
 import type { Principal } from './principal';
 import { TokensService, toTokenResource } from './tokens.service';
 
@@ -38,10 +38,14 @@ export class PersonalAccessTokensController {
         status: 200,
         body: toTokenResource(await this.tokens.retrieve(organizationId, params.id)),
       }),
-      delete: async ({ params }) => ({
-        status: 200,
-        body: toTokenResource(await this.tokens.revoke(params.id, organizationId)),
-      }),
+      delete: async ({ params }) => {
+        const target = await this.tokens.retrieve(organizationId, params.id);
+        assertCovers(principal, target.scopes.split(' '), 'revoke', 'a token');
+        return {
+          status: 200,
+          body: toTokenResource(await this.tokens.revoke(params.id, organizationId)),
+        };
+      },
     });
   }
 }

@@ -17,6 +17,7 @@ import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { dialectOf, hydrate, selectList, SqlParams } from '../common/sql';
 import { OrganizationsService } from '../organizations/organizations.service';
+import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
 import { PersonalAccessToken } from './personal-access-token.entity';
 import type { PersonalAccessTokenPrincipal } from './principal';
 import {
@@ -99,6 +100,12 @@ export class TokensService {
       await this.tokens.update(
         { id },
         { revokedAt: record.revokedAt, updatedAt: record.updatedAt },
+      );
+      // Its webhook endpoints stop now, visibly; delivery would refuse them anyway.
+      await disableOwnedEndpoints(
+        this.tokens.manager,
+        { type: 'personal_access_token', id },
+        record.revokedAt,
       );
     }
     return record;

@@ -67,6 +67,18 @@ export function hydrate<T extends ObjectLiteral>(
   return entity as T;
 }
 
+/** One raw column value (from a hand-written SELECT) as the entity holds it, e.g. a `Date`. */
+export function hydrateValue(
+  manager: EntityManager,
+  entity: EntityTarget<ObjectLiteral>,
+  property: string,
+  value: unknown,
+): unknown {
+  const column = manager.connection.getMetadata(entity).findColumnWithPropertyName(property);
+  if (!column) throw new Error(`No property '${property}' on the entity`);
+  return manager.connection.driver.prepareHydratedValue(value, column);
+}
+
 /** Rows per multi-row INSERT: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const INSERT_CHUNK = 500;
 

@@ -23,6 +23,10 @@ import {
   PostgresWebhooks1764000000000 as PostgresWebhooks,
   SqliteWebhooks1764000000000 as SqliteWebhooks,
 } from '../webhooks/migrations/1764000000000-webhooks';
+import {
+  PostgresDelegation1766100000000 as PostgresDelegation,
+  SqliteDelegation1766100000000 as SqliteDelegation,
+} from '../webhooks/migrations/1766100000000-delegation';
 import { WebhookAttemptRecord } from '../webhooks/webhook-attempt.entity';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
 import { WebhookMessageRecord } from '../webhooks/webhook-message.entity';
@@ -72,6 +76,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           SqliteIdempotencyKeys,
           SqliteWebhooks,
           SqliteOAuth,
+          SqliteDelegation,
         ],
         enableWAL: true,
         statementCacheSize: 200,
@@ -93,6 +98,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           PostgresIdempotencyKeys,
           PostgresWebhooks,
           PostgresOAuth,
+          PostgresDelegation,
         ],
         extra: { max: 10 },
       };

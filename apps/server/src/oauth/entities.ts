@@ -55,6 +55,10 @@ export class OAuthClientRecord {
   @Column({ name: 'grant_types', type: 'varchar', length: 200 })
   grantTypes: string;
 
+  /** After this the client gets no tokens and its tokens are refused; null: never. */
+  @Column({ name: 'expires_at', ...timestampColumn, nullable: true })
+  expiresAt: Date | null;
+
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
 

@@ -1,11 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
-import { assertScopesWithin, expandScopes } from '../auth/delegation';
+import { assertExpiryWithin, assertScopesWithin, expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
+import { toIso } from '../common/timestamp';
 import { OAuthClientsService } from './oauth-clients.service';
 
 @Controller()
@@ -21,7 +22,17 @@ export class OAuthClientsController {
       }),
       create: async ({ body }) => {
         assertScopesWithin(principal, expandScopes(body.scopes));
-        return { status: 201, body: await this.clients.create(principal.organizationId, body) };
+        // An explicit expiry past the caller's is refused, as for personal tokens; none given
+        // binds the client to the caller's expiry (a 1-hour OAuth token: the client ends with it).
+        if (body.expires_at) assertExpiryWithin(principal, new Date(body.expires_at));
+        const expiresAt = body.expires_at ?? (principal.expiresAt && toIso(principal.expiresAt));
+        return {
+          status: 201,
+          body: await this.clients.create(principal.organizationId, {
+            ...body,
+            expires_at: expiresAt,
+          }),
+        };
       },
       retrieve: async ({ params }) => ({
         status: 200,

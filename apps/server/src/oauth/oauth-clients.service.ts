@@ -2,14 +2,14 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
+  isScope,
   type ListQuery,
   type OAuthClientCreateSchema,
   type OAuthClientResource,
-  type Scope,
 } from '@platform/contract';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
-import { expandScopes } from '../auth/delegation';
+import { assertCovers, earlierExpiry, expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import { hashToken } from '../auth/token-format';
 import { newId } from '../common/ids';
@@ -20,6 +20,7 @@ import { invalidField, notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { OrganizationsService } from '../organizations/organizations.service';
+import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
 import { revokeClientArtifacts } from './adapter';
 import { OAuthArtifactRecord, OAuthClientRecord } from './entities';
 
@@ -49,8 +50,10 @@ export function toClientResource(record: OAuthClientRecord): OAuthClientResource
     name: record.name,
     type: record.type,
     redirect_uris: record.redirectUris,
-    scopes: record.scopes.split(' ') as Scope[],
+    // Scopes no longer offered (`events:write`) are ignored wherever stored scopes are read.
+    scopes: record.scopes.split(' ').filter(isScope),
     grant_types: record.grantTypes.split(' ') as OAuthClientResource['grant_types'],
+    expires_at: record.expiresAt && toIso(record.expiresAt),
     created_at: toIso(record.createdAt),
     updated_at: toIso(record.updatedAt),
   };
@@ -105,6 +108,14 @@ export class OAuthClientsService {
     return this.clients.findOneBy({ id });
   }
 
+  /** The client as the authorization server sees it: an expired client does not exist there. */
+  async findLiveById(id: string, now = new Date()): Promise<OAuthClientRecord | null> {
+    const record = await this.findById(id);
+    return record && (!record.expiresAt || record.expiresAt.getTime() > now.getTime())
+      ? record
+      : null;
+  }
+
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
     const { rows, total } = await findPage(
       this.clients,
@@ -140,6 +151,9 @@ export class OAuthClientsService {
       if (problem) throw invalidField(`redirect_uris.${index}`, problem);
     });
     const scopes = expandScopes(input.scopes);
+    const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+    if (expiresAt && expiresAt.getTime() <= Date.now())
+      throw invalidField('expires_at', 'must be in the future');
     const secret = input.type === 'confidential' ? generateClientSecret() : null;
     const now = new Date();
     const record = this.clients.create({
@@ -151,6 +165,7 @@ export class OAuthClientsService {
       redirectUris: input.redirect_uris,
       scopes: scopes.join(' '),
       grantTypes: grants.join(' '),
+      expiresAt,
       createdAt: now,
       updatedAt: now,
     });
@@ -161,20 +176,23 @@ export class OAuthClientsService {
   /**
    * A new secret; the old one stops working at once, and so do the client credentials tokens
    * obtained with it (a rotation usually answers a leak). Users' grants stay: refreshing them
-   * needs the new secret anyway.
+   * needs the new secret anyway. Whoever holds the secret controls the client, so the caller
+   * must hold the client's scopes, and the client expires no later than the caller.
    */
   async rotateSecret(principal: Principal, id: string) {
     const record = await this.owned(principal.organizationId, id);
+    assertCovers(principal, record.scopes.split(' '), 'rotate the secret of', 'an OAuth client');
     if (record.type !== 'confidential')
       throw new ProblemException('conflict', 'A public client has no secret to rotate');
     const secret = generateClientSecret();
     record.secretHash = hashClientSecret(secret);
+    record.expiresAt = earlierExpiry(record.expiresAt, principal.expiresAt);
     record.updatedAt = new Date();
     await this.transactions.run(async (manager) => {
       await manager.update(
         OAuthClientRecord,
         { id: record.id, organizationId: record.organizationId },
-        { secretHash: record.secretHash, updatedAt: record.updatedAt },
+        { secretHash: record.secretHash, expiresAt: record.expiresAt, updatedAt: record.updatedAt },
       );
       await manager.delete(OAuthArtifactRecord, { clientId: record.id, kind: 'ClientCredentials' });
     });
@@ -183,12 +201,14 @@ export class OAuthClientsService {
 
   async delete(principal: Principal, id: string) {
     const record = await this.owned(principal.organizationId, id);
+    assertCovers(principal, record.scopes.split(' '), 'delete', 'an OAuth client');
     await this.transactions.run(async (manager) => {
       await manager.delete(OAuthClientRecord, {
         id: record.id,
         organizationId: record.organizationId,
       });
       await revokeClientArtifacts(manager.getRepository(OAuthArtifactRecord), [record.id]);
+      await disableOwnedEndpoints(manager, { type: 'oauth_client', id: record.id }, new Date());
     });
     return { id: record.id, object: 'oauth_client' as const, deleted: true as const };
   }

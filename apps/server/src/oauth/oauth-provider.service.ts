@@ -2,7 +2,7 @@ import { generateKeyPairSync, hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ALL_SCOPES } from '@platform/contract';
+import { ALL_SCOPES, isScope } from '@platform/contract';
 import type Provider from 'oidc-provider';
 import type { AdapterPayload, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
@@ -95,7 +95,7 @@ export class OAuthProviderService {
       adapter: typeormAdapter(
         dataSource,
         describeClient,
-        (id) => clientsService.findById(id),
+        (id) => clientsService.findLiveById(id),
         () => new errors.InvalidGrant('grant request is invalid'),
       ),
       // At the token endpoint an account exists for a client only if it is a member of the
@@ -273,7 +273,8 @@ export class OAuthProviderService {
         grant_types: grants,
         response_types: grants.includes('authorization_code') ? ['code'] : [],
         redirect_uris: record.redirectUris,
-        scope: record.scopes,
+        // Only scopes still offered: oidc-provider refuses a client naming an unknown one.
+        scope: record.scopes.split(' ').filter(isScope).join(' '),
       };
     }
   }

@@ -90,8 +90,19 @@ ${items || '<li>identify you (no access to data)</li>'}
 
 const ACTIONS = { read: 'read', write: 'create, change and delete' } as const;
 
+/**
+ * Scopes whose plain "verb resource" reading would understate what they grant. A webhook
+ * endpoint is a standing feed of the data of the records it subscribes to, so the page says so.
+ */
+const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'webhooks:write':
+    'create, change and delete webhook endpoints: have the records it may read sent, as they change, to an address it chooses, until you revoke its access',
+};
+
 /** `students:read` → "read students". */
 export function describeScope(scope: string): string {
+  const special = SCOPE_DESCRIPTIONS[scope];
+  if (special) return special;
   const [resource = scope, access] = scope.split(':');
   const verb = ACTIONS[access as keyof typeof ACTIONS] ?? access ?? '';
   return `${verb} ${resource.replace(/_/g, ' ')}`;

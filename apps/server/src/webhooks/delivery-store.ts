@@ -1,7 +1,9 @@
+import { Logger } from '@nestjs/common';
 import type { EventType } from '@platform/contract';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
 import { type Dialect, insertRows, SqlParams } from '../common/sql';
+import { OWNER_JOIN, OWNER_SELECT, ownerEnded } from './endpoint-owner';
 import type { AttemptResult } from './sender';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookMessageRecord } from './webhook-message.entity';
@@ -43,13 +45,16 @@ export interface Disabled {
 
 const FANOUT_BATCH = 500;
 
-/** A message with its endpoint and event: everything an attempt needs. */
+const logger = new Logger('Webhooks');
+
+/** A message with its endpoint, its event and the endpoint's owner: what an attempt needs. */
 const CLAIM_SELECT = `SELECT m.id, m.endpoint_id, m.event_id, m.event_type,
               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-              ev.data AS event_data, ev.created_at AS event_created_at
+              ev.data AS event_data, ev.created_at AS event_created_at, ${OWNER_SELECT}
        FROM webhook_messages m
        JOIN webhook_endpoints e ON e.id = m.endpoint_id
-       JOIN events ev ON ev.id = m.event_id`;
+       JOIN events ev ON ev.id = m.event_id
+       ${OWNER_JOIN}`;
 /** Retry-After is honoured up to a day; beyond that the schedule decides. */
 const MAX_RETRY_AFTER_MS = 86_400_000;
 
@@ -112,12 +117,15 @@ export class DeliveryStore {
     if (events.length === 0) return 0;
     const organizations = [...new Set(events.map((e) => e.organization_id))];
     const params = new SqlParams(this.dialect);
-    const endpoints: { id: string; organization_id: string; events: string }[] =
-      await manager.query(
-        `SELECT id, organization_id, events FROM webhook_endpoints
-         WHERE enabled = ${this.yes} AND organization_id IN (${organizations.map((o) => params.add(o)).join(', ')})`,
-        params.values,
-      );
+    const rows: ({ id: string; organization_id: string; events: string } & Record<
+      string,
+      unknown
+    >)[] = await manager.query(
+      `SELECT e.id, e.organization_id, e.events, ${OWNER_SELECT} FROM webhook_endpoints e ${OWNER_JOIN}
+         WHERE e.enabled = ${this.yes} AND e.organization_id IN (${organizations.map((o) => params.add(o)).join(', ')})`,
+      params.values,
+    );
+    const endpoints = await this.withoutEndedOwners(manager, rows, (row) => row.id, now);
     const byOrganization = new Map<string, { id: string; types: Set<string> }[]>();
     for (const endpoint of endpoints) {
       const list = byOrganization.get(endpoint.organization_id) ?? [];
@@ -166,9 +174,15 @@ export class DeliveryStore {
        ORDER BY m.next_attempt_at LIMIT ${window}${this.skipLocked('m')}`,
       params.values,
     );
+    const live = await this.withoutEndedOwners(
+      manager,
+      rows,
+      (row) => row.endpoint_id as string,
+      now,
+    );
     const taken = new Map<string, number>();
     const claimed: ClaimedMessage[] = [];
-    for (const row of rows) {
+    for (const row of live) {
       if (claimed.length >= limit) break;
       const endpointId = row.endpoint_id as string;
       const count = taken.get(endpointId) ?? 0;
@@ -199,7 +213,48 @@ export class DeliveryStore {
        WHERE m.id = ${params.add(id)} AND m.status = 'pending' AND e.enabled = ${this.yes}`,
       params.values,
     );
-    return rows[0] ? this.toClaimed(manager, rows[0]) : null;
+    const [row] = await this.withoutEndedOwners(
+      manager,
+      rows,
+      (r) => r.endpoint_id as string,
+      new Date(),
+    );
+    return row ? this.toClaimed(manager, row) : null;
+  }
+
+  /**
+   * Delegation: an endpoint lives only as long as the credential it is bound to. Rows whose
+   * endpoint's owner was revoked, deleted or has expired are dropped, and those endpoints are
+   * disabled with the reason, so nothing more is sent to them. Checked here, where every
+   * delivery is made, because expiry has no moment of its own at which to act, and any way a
+   * credential ends (API, CLI, OAuth revocation, grant reuse) is covered without a hook in each.
+   */
+  private async withoutEndedOwners<R extends Record<string, unknown>>(
+    manager: EntityManager,
+    rows: R[],
+    endpointOf: (row: R) => string,
+    now: Date,
+  ): Promise<R[]> {
+    const ended = new Map<string, { reason: string; row: R }>();
+    const live = rows.filter((row) => {
+      const id = endpointOf(row);
+      const reason =
+        ended.get(id)?.reason ?? ownerEnded(row, now, (v) => this.readDate(manager, v));
+      if (reason) ended.set(id, { reason, row });
+      return !reason;
+    });
+    for (const [id, { reason, row }] of ended) {
+      const p = new SqlParams(this.dialect);
+      // Only if still bound to the same owner: a PATCH may have re-bound it meanwhile.
+      await manager.query(
+        `UPDATE webhook_endpoints SET enabled = ${this.no}, disabled_reason = ${p.add(reason)}, updated_at = ${p.add(this.date(manager, now))}
+         WHERE id = ${p.add(id)} AND enabled = ${this.yes} AND owner_type = ${p.add(row.owner_type)} AND owner_id = ${p.add(row.owner_id)}
+           AND COALESCE(owner_grant_id, '') = ${p.add(row.owner_grant_id ?? '')}`,
+        p.values,
+      );
+      logger.warn(`Disabled webhook endpoint ${id}: its owner credential ended (${reason})`);
+    }
+    return live;
   }
 
   private toClaimed(manager: EntityManager, row: Record<string, unknown>): ClaimedMessage {

@@ -1,4 +1,4 @@
-import type { WebhookDisabledReason } from '@platform/contract';
+import type { WebhookDisabledReason, WebhookOwnerType } from '@platform/contract';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../common/timestamp';
 
@@ -28,8 +28,25 @@ export class WebhookEndpointRecord {
   @Column({ type: 'boolean' })
   enabled: boolean;
 
-  @Column({ name: 'disabled_reason', type: 'varchar', length: 16, nullable: true })
+  @Column({ name: 'disabled_reason', type: 'varchar', length: 32, nullable: true })
   disabledReason: WebhookDisabledReason | null;
+
+  /**
+   * The credential the endpoint is bound to (the last to create or change it); all null for
+   * endpoints made without one (CLI, `pnpm dev`). See `EndpointOwner`.
+   */
+  @Column({ name: 'owner_type', type: 'varchar', length: 32, nullable: true })
+  ownerType: WebhookOwnerType | null;
+
+  @Column({ name: 'owner_id', type: 'varchar', length: 32, nullable: true })
+  ownerId: string | null;
+
+  @Column({ name: 'owner_user_id', type: 'varchar', length: 32, nullable: true })
+  ownerUserId: string | null;
+
+  /** The OAuth grant (as oauth_artifacts.grant_id holds it) of a user's token; else null. */
+  @Column({ name: 'owner_grant_id', type: 'varchar', length: 64, nullable: true })
+  ownerGrantId: string | null;
 
   /** The signing secret, encrypted (see `SecretBox`): it must be readable to sign, so not hashed. */
   @Column({ type: 'text' })

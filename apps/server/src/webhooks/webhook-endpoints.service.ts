@@ -13,6 +13,7 @@ import {
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
+import { assertCanSubscribe } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import { findOwned } from '../common/find-owned';
 import { newId } from '../common/ids';
@@ -26,6 +27,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { EventsService } from '../events/events.service';
 import { newMessage } from './delivery-store';
+import { NO_OWNER, type OwnerColumns, ownerOf, toOwnerResource } from './endpoint-owner';
 import { SecretBox } from './secret-box';
 import { newSigningSecret } from './signing';
 import { checkWebhookUrl, type UrlPolicy, WebhookUrlError } from './url-guard';
@@ -47,6 +49,7 @@ export function toEndpointResource(record: WebhookEndpointRecord): WebhookEndpoi
     events: record.events as WebhookEndpoint['events'],
     enabled: record.enabled,
     disabled_reason: record.enabled ? null : (record.disabledReason ?? 'requested'),
+    owner: toOwnerResource(record),
     created_at: toIso(record.createdAt),
     updated_at: toIso(record.updatedAt),
   };
@@ -88,8 +91,20 @@ export class WebhookEndpointsService {
     return toEndpointResource(await this.find(this.endpoints.manager, principal, id));
   }
 
+  /**
+   * The endpoint delivers its events' data, so the caller must be able to read them; it is bound
+   * to the caller's credential (`owner`), and delivery stops when that credential ends.
+   */
   async create(principal: Principal, input: z.output<typeof WebhookEndpointCreateSchema>) {
-    const organizationId = principal.organizationId;
+    assertCanSubscribe(principal, input.events);
+    return this.createFor(principal.organizationId, ownerOf(principal), input);
+  }
+
+  private async createFor(
+    organizationId: string,
+    owner: OwnerColumns,
+    input: z.output<typeof WebhookEndpointCreateSchema>,
+  ) {
     const url = await this.checkUrl(input.url);
     const secret = newSigningSecret();
     return this.transactions.run(async (manager) => {
@@ -120,6 +135,7 @@ export class WebhookEndpointsService {
         previousSecret: null,
         previousSecretExpiresAt: null,
         failingSince: null,
+        ...owner,
         createdAt: now,
         updatedAt: now,
       };
@@ -128,6 +144,10 @@ export class WebhookEndpointsService {
     });
   }
 
+  /**
+   * Changing an endpoint takes it over: the caller must be able to read every event type it will
+   * then deliver, and the endpoint is bound to the caller's credential from now on.
+   */
   async update(
     principal: Principal,
     id: string,
@@ -136,6 +156,7 @@ export class WebhookEndpointsService {
     const url = input.url === undefined ? undefined : await this.checkUrl(input.url);
     return this.transactions.run(async (manager) => {
       const record = await this.findLocked(manager, principal, id);
+      assertCanSubscribe(principal, input.events ?? record.events);
       const now = new Date();
       let changed = false;
       if (url !== undefined && url !== record.url) {
@@ -159,6 +180,7 @@ export class WebhookEndpointsService {
         if (input.enabled) await this.deliveries.resumePending(manager, record.id, now);
       }
       if (!changed) return toEndpointResource(record);
+      Object.assign(record, ownerOf(principal));
       record.updatedAt = now;
       await manager.save(WebhookEndpointRecord, record);
       return toEndpointResource(record);
@@ -174,10 +196,24 @@ export class WebhookEndpointsService {
     });
   }
 
+  /** Whoever holds the secret can forge deliveries: a rotation takes the endpoint over. */
   async rotateSecret(principal: Principal, id: string) {
+    return this.rotateSecretFor(principal, id, (record) => {
+      assertCanSubscribe(principal, record.events);
+      return ownerOf(principal);
+    });
+  }
+
+  private async rotateSecretFor(
+    principal: Principal,
+    id: string,
+    takeOver: (record: WebhookEndpointRecord) => OwnerColumns | null,
+  ) {
     const secret = newSigningSecret();
     return this.transactions.run(async (manager) => {
       const record = await this.findLocked(manager, principal, id);
+      const owner = takeOver(record);
+      if (owner) Object.assign(record, owner);
       const now = new Date();
       record.previousSecret = record.secret;
       record.previousSecretExpiresAt = new Date(
@@ -221,9 +257,10 @@ export class WebhookEndpointsService {
     const principal = { organizationId } as Principal;
     const existing = await this.endpoints.findOneBy({ organizationId, url });
     if (existing && existsSync(secretFile)) return { id: existing.id, created: false };
+    // Made without a credential, so bound to none (and not held to a token's scopes).
     const { id, secret } = existing
-      ? await this.rotateSecret(principal, existing.id)
-      : await this.create(principal, {
+      ? await this.rotateSecretFor(principal, existing.id, () => null)
+      : await this.createFor(organizationId, NO_OWNER, {
           url,
           events: ['*'],
           description: 'Webhook inspector (pnpm dev)',

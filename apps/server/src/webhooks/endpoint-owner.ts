@@ -1,0 +1,111 @@
+import type {
+  WebhookDisabledReason,
+  WebhookEndpointOwner,
+  WebhookOwnerType,
+} from '@platform/contract';
+import type { EntityManager } from 'typeorm';
+import type { Principal } from '../auth/principal';
+import { type Dialect, SqlParams } from '../common/sql';
+import { WebhookEndpointRecord } from './webhook-endpoint.entity';
+
+/**
+ * Which credential a webhook endpoint is bound to (api.md, "Delegation": nothing made over the
+ * API outlives the credential that made it). A personal access token is the credential itself.
+ * An OAuth access token lives an hour, but the authority behind it is its client and, for a
+ * user, the user's grant (refresh tokens renew it), so the endpoint lives while those do.
+ */
+export type OwnerColumns = Pick<
+  WebhookEndpointRecord,
+  'ownerType' | 'ownerId' | 'ownerUserId' | 'ownerGrantId'
+>;
+
+export const NO_OWNER: OwnerColumns = {
+  ownerType: null,
+  ownerId: null,
+  ownerUserId: null,
+  ownerGrantId: null,
+};
+
+export function ownerOf(principal: Principal): OwnerColumns {
+  return principal.kind === 'personal_access_token'
+    ? { ...NO_OWNER, ownerType: 'personal_access_token', ownerId: principal.tokenId }
+    : {
+        ownerType: 'oauth_client',
+        ownerId: principal.clientId,
+        ownerUserId: principal.userId,
+        ownerGrantId: principal.grantId,
+      };
+}
+
+export function toOwnerResource(record: OwnerColumns): WebhookEndpointOwner {
+  if (!record.ownerType || !record.ownerId) return null;
+  return { type: record.ownerType, id: record.ownerId, user_id: record.ownerUserId };
+}
+
+/**
+ * The owner's state joined to an endpoint aliased `e`: the personal access token, or the OAuth
+ * client and (for a user) how long the grant still has a usable token. Used where deliveries
+ * are made, so nothing is sent once the owner is revoked, deleted or expired, however that
+ * happened. A user's grant is alive while an unused access or refresh token of it is: revoking
+ * it (RFC 7009), a refresh token's reuse and expiry all remove or consume those.
+ */
+export const OWNER_JOIN = `LEFT JOIN personal_access_tokens owner_pat
+         ON e.owner_type = 'personal_access_token' AND owner_pat.id = e.owner_id
+       LEFT JOIN oauth_clients owner_client
+         ON e.owner_type = 'oauth_client' AND owner_client.id = e.owner_id`;
+
+export const OWNER_SELECT = `e.owner_type, e.owner_id, e.owner_grant_id,
+       owner_pat.id AS owner_pat_id, owner_pat.revoked_at AS owner_pat_revoked_at,
+       owner_pat.expires_at AS owner_pat_expires_at,
+       owner_client.id AS owner_client_id, owner_client.expires_at AS owner_client_expires_at,
+       (SELECT MAX(g.expires_at) FROM oauth_artifacts g
+         WHERE e.owner_grant_id IS NOT NULL AND g.grant_id = e.owner_grant_id
+           AND g.kind IN ('AccessToken', 'RefreshToken') AND g.consumed_at IS NULL) AS owner_grant_expires_at`;
+
+/** Why the owner of a row selected with `OWNER_SELECT` no longer vouches for it; null if it does. */
+export function ownerEnded(
+  row: Record<string, unknown>,
+  now: Date,
+  toDate: (value: unknown) => Date | null,
+): Extract<WebhookDisabledReason, 'credential_revoked' | 'credential_expired'> | null {
+  const past = (value: unknown) => {
+    const date = value == null ? null : toDate(value);
+    return date !== null && date.getTime() <= now.getTime();
+  };
+  switch (row.owner_type) {
+    case 'personal_access_token':
+      if (!row.owner_pat_id || row.owner_pat_revoked_at != null) return 'credential_revoked';
+      return past(row.owner_pat_expires_at) ? 'credential_expired' : null;
+    case 'oauth_client':
+      // A deleted client, or a grant without a usable token left (revoked, swept), is revoked.
+      if (!row.owner_client_id) return 'credential_revoked';
+      if (row.owner_grant_id && row.owner_grant_expires_at == null) return 'credential_revoked';
+      if (past(row.owner_client_expires_at)) return 'credential_expired';
+      return row.owner_grant_id && past(row.owner_grant_expires_at) ? 'credential_expired' : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * Disables the enabled endpoints bound to a credential that was just revoked or deleted, so the
+ * API shows it at once (delivery checks the owner again in any case, which covers expiry).
+ */
+export async function disableOwnedEndpoints(
+  manager: EntityManager,
+  owner: { type: WebhookOwnerType; id: string },
+  now: Date,
+): Promise<void> {
+  const dialect: Dialect = manager.connection.options.type === 'postgres' ? 'postgres' : 'sqlite';
+  const updatedAt = manager.connection
+    .getMetadata(WebhookEndpointRecord)
+    .findColumnWithPropertyName('updatedAt')!;
+  const p = new SqlParams(dialect);
+  const no = dialect === 'postgres' ? 'FALSE' : '0';
+  const yes = dialect === 'postgres' ? 'TRUE' : '1';
+  await manager.query(
+    `UPDATE webhook_endpoints SET enabled = ${no}, disabled_reason = 'credential_revoked', updated_at = ${p.add(manager.connection.driver.preparePersistentValue(now, updatedAt))}
+     WHERE owner_type = ${p.add(owner.type)} AND owner_id = ${p.add(owner.id)} AND enabled = ${yes}`,
+    p.values,
+  );
+}

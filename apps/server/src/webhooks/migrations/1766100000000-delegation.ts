@@ -1,0 +1,106 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Delegation (api.md): nothing made over the API outlives the credential that made it.
+ * OAuth clients get `expires_at` (a client registered by an expiring token expires with it).
+ * Webhook endpoints record the credential they are bound to (`owner_*`), and two more disabled
+ * reasons say when that credential ended; `disabled_reason` widens to hold them.
+ */
+const REASONS = `'requested', 'gone', 'failing', 'credential_revoked', 'credential_expired'`;
+const OLD_REASONS = `'requested', 'gone', 'failing'`;
+
+function ownerColumns(ts: string): string[] {
+  return [
+    `ALTER TABLE oauth_clients ADD COLUMN expires_at ${ts}`,
+    `ALTER TABLE webhook_endpoints ADD COLUMN owner_type varchar(32) CHECK (owner_type IN ('personal_access_token', 'oauth_client'))`,
+    // The personal access token or OAuth client id; for a user's grant, the user and the grant
+    // id (as oauth_artifacts.grant_id holds it).
+    `ALTER TABLE webhook_endpoints ADD COLUMN owner_id varchar(32)`,
+    `ALTER TABLE webhook_endpoints ADD COLUMN owner_user_id varchar(32)`,
+    `ALTER TABLE webhook_endpoints ADD COLUMN owner_grant_id varchar(64)`,
+    `CREATE INDEX idx_webhook_endpoints_owner ON webhook_endpoints (owner_type, owner_id)`,
+  ];
+}
+
+async function run(db: QueryRunner, sql: string[]): Promise<void> {
+  for (const statement of sql) await db.query(statement);
+}
+
+/**
+ * SQLite cannot alter a CHECK constraint, so the table is rebuilt (sqlite.org/lang_altertable,
+ * "making other kinds of table schema changes"): the new table is the old one's own CREATE
+ * statement with the constraint replaced, so columns and indexes other migrations added survive.
+ * TypeORM runs SQLite migrations with foreign keys off, so dropping the old table cascades nothing.
+ */
+async function rebuildEndpointsSqlite(db: QueryRunner, reasons: string): Promise<void> {
+  const [table] = (await db.query(
+    `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'webhook_endpoints'`,
+  )) as { sql: string }[];
+  const indexes = (await db.query(
+    `SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'webhook_endpoints' AND sql IS NOT NULL`,
+  )) as { sql: string }[];
+  const check = /disabled_reason varchar\(\d+\) CHECK \(disabled_reason IN \([^)]*\)\)/;
+  if (!table || !check.test(table.sql)) {
+    throw new Error('webhook_endpoints.disabled_reason is not as the webhooks migration made it');
+  }
+  const created = table.sql
+    .replace(/^CREATE TABLE "?webhook_endpoints"?/, 'CREATE TABLE webhook_endpoints_next')
+    .replace(check, `disabled_reason varchar(32) CHECK (disabled_reason IN (${reasons}))`);
+  await run(db, [
+    created,
+    `INSERT INTO webhook_endpoints_next SELECT * FROM webhook_endpoints`,
+    `DROP TABLE webhook_endpoints`,
+    `ALTER TABLE webhook_endpoints_next RENAME TO webhook_endpoints`,
+    ...indexes.map((index) => index.sql),
+  ]);
+}
+
+export class SqliteDelegation1766100000000 implements MigrationInterface {
+  name = 'Delegation1766100000000';
+
+  async up(db: QueryRunner): Promise<void> {
+    await rebuildEndpointsSqlite(db, REASONS);
+    await run(db, ownerColumns('datetime'));
+  }
+
+  async down(db: QueryRunner): Promise<void> {
+    await run(db, [
+      'DROP INDEX idx_webhook_endpoints_owner',
+      'ALTER TABLE webhook_endpoints DROP COLUMN owner_grant_id',
+      'ALTER TABLE webhook_endpoints DROP COLUMN owner_user_id',
+      'ALTER TABLE webhook_endpoints DROP COLUMN owner_id',
+      'ALTER TABLE webhook_endpoints DROP COLUMN owner_type',
+      'ALTER TABLE oauth_clients DROP COLUMN expires_at',
+      `UPDATE webhook_endpoints SET disabled_reason = 'requested' WHERE disabled_reason LIKE 'credential_%'`,
+    ]);
+    await rebuildEndpointsSqlite(db, OLD_REASONS);
+  }
+}
+
+export class PostgresDelegation1766100000000 implements MigrationInterface {
+  name = 'Delegation1766100000000';
+
+  async up(db: QueryRunner): Promise<void> {
+    await run(db, [
+      'ALTER TABLE webhook_endpoints DROP CONSTRAINT webhook_endpoints_disabled_reason_check',
+      'ALTER TABLE webhook_endpoints ALTER COLUMN disabled_reason TYPE varchar(32)',
+      `ALTER TABLE webhook_endpoints ADD CONSTRAINT webhook_endpoints_disabled_reason_check CHECK (disabled_reason IN (${REASONS}))`,
+      ...ownerColumns('timestamptz(3)'),
+    ]);
+  }
+
+  async down(db: QueryRunner): Promise<void> {
+    await run(db, [
+      'DROP INDEX idx_webhook_endpoints_owner',
+      'ALTER TABLE webhook_endpoints DROP COLUMN owner_grant_id',
+      'ALTER TABLE webhook_endpoints DROP COLUMN owner_user_id',
+      'ALTER TABLE webhook_endpoints DROP COLUMN owner_id',
+      'ALTER TABLE webhook_endpoints DROP COLUMN owner_type',
+      'ALTER TABLE oauth_clients DROP COLUMN expires_at',
+      `UPDATE webhook_endpoints SET disabled_reason = 'requested' WHERE disabled_reason LIKE 'credential_%'`,
+      'ALTER TABLE webhook_endpoints DROP CONSTRAINT webhook_endpoints_disabled_reason_check',
+      `ALTER TABLE webhook_endpoints ADD CONSTRAINT webhook_endpoints_disabled_reason_check CHECK (disabled_reason IN (${OLD_REASONS}))`,
+      'ALTER TABLE webhook_endpoints ALTER COLUMN disabled_reason TYPE varchar(16)',
+    ]);
+  }
+}
