@@ -158,6 +158,16 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
       },
     );
 
+    it('a page past the end is empty with the right total; no match is a total of 0', async () => {
+      const res = await list('q=zhang&per_page=100&page=999');
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual([]);
+      expect(res.body.meta).toMatchObject({ page: 999, total: matching(rows, 'zhang').length });
+      const none = await list('q=qxqxq');
+      expect(none.body.data).toEqual([]);
+      expect(none.body.meta).toMatchObject({ total: 0, total_pages: 0 });
+    });
+
     it('takes wildcards, quotes and search syntax literally', async () => {
       for (const [q, who] of [
         ['x_y%', 0],

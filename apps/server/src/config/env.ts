@@ -107,7 +107,7 @@ const EnvSchema = z.object({
   /** Run the webhook dispatcher in this process. */
   WEBHOOK_DISPATCHER: booleanString.default('true'),
   /** How long a list's `q` search may take before it is abandoned with a 503. */
-  SEARCH_TIMEOUT: duration.pipe(z.number().min(1, 'must be at least 1ms')).default('250ms'),
+  SEARCH_TIMEOUT: duration.pipe(z.number().min(1, 'must be at least 1ms')).default('100ms'),
 });
 
 export type RawEnv = z.input<typeof EnvSchema>;

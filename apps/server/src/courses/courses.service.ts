@@ -24,7 +24,7 @@ import { countLiveEnrollments } from '../enrollments/live-enrollments';
 import { EventsService } from '../events/events.service';
 import { Course } from './course.entity';
 
-const COURSE_LIST_FIELDS: ListFields = {
+export const COURSE_LIST_FIELDS: ListFields = {
   columns: {
     status: 'status',
     code: 'code',

@@ -26,7 +26,7 @@ import { EventsService } from '../events/events.service';
 import { ExamResult } from './exam-result.entity';
 import { Exam } from './exam.entity';
 
-const EXAM_LIST_FIELDS: ListFields = {
+export const EXAM_LIST_FIELDS: ListFields = {
   columns: {
     course_id: 'courseId',
     title: 'title',

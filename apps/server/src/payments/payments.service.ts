@@ -25,7 +25,7 @@ import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { Payment } from './payment.entity';
 
-const PAYMENT_LIST_FIELDS: ListFields = {
+export const PAYMENT_LIST_FIELDS: ListFields = {
   columns: {
     student_id: 'studentId',
     enrollment_id: 'enrollmentId',

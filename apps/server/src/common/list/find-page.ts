@@ -52,40 +52,51 @@ export async function findPage<T extends ObjectLiteral>(
   // A programming error: a collection with searchable fields must pass its budget.
   if (searching && !options) throw new Error('a searchable list needs ListOptions');
   const budgetMs = options?.searchTimeoutMs ?? 0;
-  const { count, page } = pageStatements(
+  const { count, page, pageHasTotal } = pageStatements(
     repo,
     organizationId,
     query,
     fields,
     Date.now() + budgetMs,
   );
-  let countRows: { total: number | string }[];
-  let pageRows: Record<string, unknown>[];
+  type CountRow = { total: number | string };
+  type PageRow = Record<string, unknown> & { search_total?: number };
+  let total: number;
+  let pageRows: PageRow[];
   try {
-    if (searching && dialectOf(repo) === 'postgres') {
-      // SET LOCAL lasts until the end of this transaction, so the pooled connection goes back
-      // with its usual (unlimited) timeout.
-      [countRows, pageRows] = await repo.manager.transaction(async (manager) => {
+    if (pageHasTotal) {
+      // SQLite search: one pass over the matches gives the page and the total; a count runs only
+      // for an empty page past the first (its total is not on any row).
+      pageRows = await repo.query<PageRow[]>(page.sql, page.params);
+      total =
+        pageRows.length > 0
+          ? Number(pageRows[0]!.search_total)
+          : query.page === 1
+            ? 0
+            : Number((await repo.query<CountRow[]>(count.sql, count.params))[0]?.total ?? 0);
+    } else if (searching) {
+      // PostgreSQL search. SET LOCAL lasts until the end of this transaction, so the pooled
+      // connection goes back with its usual (unlimited) timeout.
+      [total, pageRows] = await repo.manager.transaction(async (manager) => {
         await manager.query(`SET LOCAL statement_timeout = ${Math.ceil(budgetMs)}`);
+        const counted = await manager.query<CountRow[]>(count.sql, count.params);
         return [
-          await manager.query<{ total: number | string }[]>(count.sql, count.params),
-          await manager.query<Record<string, unknown>[]>(page.sql, page.params),
+          Number(counted[0]?.total ?? 0),
+          await manager.query<PageRow[]>(page.sql, page.params),
         ];
       });
     } else {
-      [countRows, pageRows] = await Promise.all([
-        repo.query<{ total: number | string }[]>(count.sql, count.params),
-        repo.query<Record<string, unknown>[]>(page.sql, page.params),
+      const [counted, rows] = await Promise.all([
+        repo.query<CountRow[]>(count.sql, count.params),
+        repo.query<PageRow[]>(page.sql, page.params),
       ]);
+      [total, pageRows] = [Number(counted[0]?.total ?? 0), rows];
     }
   } catch (error) {
     if (searching && isSearchTimeout(error)) throw searchTimedOut(budgetMs);
     throw error;
   }
-  return {
-    rows: pageRows.map((row) => hydrate(repo, row)),
-    total: Number(countRows[0]?.total ?? 0),
-  };
+  return { rows: pageRows.map((row) => hydrate(repo, row)), total };
 }
 
 function isSearch(query: ListQuery, fields: ListFields): boolean {
@@ -107,7 +118,7 @@ export function pageStatements<T extends ObjectLiteral>(
   query: ListQuery,
   fields: ListFields,
   searchDeadline = 0,
-): { count: Statement; page: Statement } {
+): { count: Statement; page: Statement; pageHasTotal: boolean } {
   const dialect = dialectOf(repo);
   const tableName = repo.metadata.tableName;
   const table = quoteIdentifier(tableName);
@@ -166,14 +177,27 @@ export function pageStatements<T extends ObjectLiteral>(
   };
 
   const pageParams = new SqlParams(dialect);
-  const ids =
-    `SELECT ${id} FROM ${from} WHERE ${where(pageParams)} ORDER BY ${order} ` +
-    `LIMIT ${pageParams.add(query.per_page)} OFFSET ${pageParams.add((query.page - 1) * query.per_page)}`;
+  // Placeholders are positional on SQLite: the WHERE's values are added before LIMIT's.
+  const filtered = `FROM ${from} WHERE ${where(pageParams)} ORDER BY ${order}`;
+  const limit = `LIMIT ${pageParams.add(query.per_page)} OFFSET ${pageParams.add((query.page - 1) * query.per_page)}`;
+  if (indexed) {
+    // The window counts every match before LIMIT, so the page's rows carry the total and the
+    // matches are read once, not once for the count and again for the page.
+    const ids = `SELECT ${id} AS "id", COUNT(*) OVER () AS "search_total" ${filtered} ${limit}`;
+    const page = {
+      sql:
+        `SELECT ${selectList(repo, table)}, "page"."search_total" AS "search_total" ` +
+        `FROM (${ids}) AS "page" CROSS JOIN ${table} ON ${id} = "page"."id" ORDER BY ${order}`,
+      params: pageParams.values,
+    };
+    return { count, page, pageHasTotal: true };
+  }
+  const ids = `SELECT ${id} ${filtered} ${limit}`;
   const page = {
     sql: `SELECT ${selectList(repo)} FROM ${table} WHERE ${id} IN (${ids}) ORDER BY ${order}`,
     params: pageParams.values,
   };
-  return { count, page };
+  return { count, page, pageHasTotal: false };
 }
 
 function predicate<T extends ObjectLiteral>(
