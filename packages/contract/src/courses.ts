@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
-import { commonErrorResponses } from './problem';
+import { searchErrorResponses } from './problem';
 import {
   dateSchema,
   deletedSchema,
@@ -87,7 +87,7 @@ export const coursesContract = c.router(
       description:
         'Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches code and title.',
       query: CourseListQuerySchema,
-      responses: { 200: listResponse(CourseSchema, 'CourseList'), ...commonErrorResponses },
+      responses: { 200: listResponse(CourseSchema, 'CourseList'), ...searchErrorResponses },
       metadata: operation({ scope: 'courses:read', list: true }),
     },
     create: {

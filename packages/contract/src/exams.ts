@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
-import { commonErrorResponses } from './problem';
+import { commonErrorResponses, searchErrorResponses } from './problem';
 import {
   dateSchema,
   deletedSchema,
@@ -115,7 +115,7 @@ export const examsContract = c.router(
       description:
         'Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.',
       query: ExamListQuerySchema,
-      responses: { 200: listResponse(ExamSchema, 'ExamList'), ...commonErrorResponses },
+      responses: { 200: listResponse(ExamSchema, 'ExamList'), ...searchErrorResponses },
       metadata: operation({ scope: 'exam_results:read', list: true }),
     },
     create: {

@@ -18,7 +18,7 @@ describe(listQuery.name, () => {
       'due_on[lt]': '2026-02-01',
       'created_at[gte]': '2026-01-01T00:00:00+01:00',
       updated_since: '2026-01-02T00:00:00Z',
-      q: 'x',
+      q: 'ada',
     });
     expect(parsed).toEqual({
       page: 3,
@@ -34,7 +34,7 @@ describe(listQuery.name, () => {
         { field: 'due_on', op: 'lt', value: '2026-02-01' },
         { field: 'updated_at', op: 'gte', value: new Date('2026-01-02T00:00:00.000Z') },
       ],
-      q: 'x',
+      q: 'ada',
     });
   });
 
@@ -59,6 +59,18 @@ describe(listQuery.name, () => {
     const result = sut.safeParse(query);
     expect(result.success).toBe(false);
     expect(JSON.stringify(result.error?.issues)).toContain(message);
+  });
+
+  // The trigram indexes behind q cannot narrow down fewer than 3 characters (code points).
+  it.each(['', 'a', 'ab', '😀😀', 'é😀'])('refuses q=%j: at least 3 characters', (q) => {
+    const result = sut.safeParse({ q });
+    expect(result.error?.issues).toEqual([
+      expect.objectContaining({ path: ['q'], message: 'q must be at least 3 characters' }),
+    ]);
+  });
+
+  it.each(['abc', 'n-1', '😀😀😀', 'a'.repeat(200)])('accepts q=%j', (q) => {
+    expect(sut.parse({ q }).q).toBe(q);
   });
 
   it('has no q when the collection names no searchable fields', () => {

@@ -9,6 +9,12 @@ import { z } from './zod-openapi';
 
 export const LIST_DEFAULTS = { page: 1, perPage: 25, maxPerPage: 100, maxPage: 1_000_000 } as const;
 
+/**
+ * `q` length in characters (code points). Searches are served by trigram indexes, which can only
+ * narrow down substrings of 3 or more characters; a shorter one would scan the organization.
+ */
+export const SEARCH_LENGTH = { min: 3, max: 200 } as const;
+
 export const RANGE_OPERATORS = ['gte', 'gt', 'lte', 'lt'] as const;
 export type RangeOperator = (typeof RANGE_OPERATORS)[number];
 
@@ -239,7 +245,7 @@ type BaseShape = {
   per_page: z.ZodOptional<z.ZodType<number, z.ZodTypeDef, number>>;
   sort: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>>;
   updated_since: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>>;
-  q: z.ZodOptional<z.ZodString>;
+  q: z.ZodOptional<z.ZodType<string, z.ZodTypeDef, string>>;
 };
 
 export type ListQueryShape<F, R> = BaseShape &
@@ -274,13 +280,19 @@ export function listQuery<
     }),
   };
   if (spec.search?.length) {
+    const tooShort = `q must be at least ${SEARCH_LENGTH.min} characters`;
     shape.q = z
       .string()
-      .min(1, 'q must not be empty')
-      .max(200, 'q must be at most 200 characters')
+      .min(SEARCH_LENGTH.min, tooShort)
+      .max(SEARCH_LENGTH.max, `q must be at most ${SEARCH_LENGTH.max} characters`)
+      // min() counts UTF-16 units; the index counts characters, so an emoji is one, not two.
+      .refine(
+        (value) => value.length < SEARCH_LENGTH.min || [...value].length >= SEARCH_LENGTH.min,
+        tooShort,
+      )
       .optional()
       .openapi({
-        description: `Case-insensitive substring search over ${spec.search.join(', ')}.`,
+        description: `Case-insensitive substring search over ${spec.search.join(', ')}; at least ${SEARCH_LENGTH.min} characters. A search that cannot finish within the server's time budget is a 503: narrow it.`,
       });
   }
   for (const [name, filterSpec] of Object.entries(spec.filters)) {

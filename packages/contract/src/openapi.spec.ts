@@ -30,6 +30,7 @@ describe('openapi.json', () => {
       '406',
       '429',
       '500',
+      '503', // a q search past its time budget
     ]);
   });
 });

@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
-import { commonErrorResponses } from './problem';
+import { searchErrorResponses } from './problem';
 import {
   IdPathParams,
   readErrorResponses,
@@ -110,7 +110,7 @@ export const paymentsContract = c.router(
       description:
         'Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches description and external reference.',
       query: PaymentListQuerySchema,
-      responses: { 200: listResponse(PaymentSchema, 'PaymentList'), ...commonErrorResponses },
+      responses: { 200: listResponse(PaymentSchema, 'PaymentList'), ...searchErrorResponses },
       metadata: operation({ scope: 'payments:read', list: true }),
     },
     create: {

@@ -75,3 +75,11 @@ export const commonErrorResponses = {
   429: ProblemSchema.describe('The organization exceeded its rate limit; see `Retry-After`.'),
   500: ProblemSchema.describe('Something went wrong on our side; quote `request_id` to support.'),
 } as const;
+
+/** What a list with `q` can answer besides the common errors: its search ran out of time. */
+export const searchErrorResponses = {
+  ...commonErrorResponses,
+  503: ProblemSchema.describe(
+    'The `q` search did not finish within the time budget (`service_unavailable`, with `Retry-After`); use a longer or more specific `q`, or add filters.',
+  ),
+} as const;

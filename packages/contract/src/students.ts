@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
-import { commonErrorResponses } from './problem';
+import { searchErrorResponses } from './problem';
 import {
   dateSchema,
   deletedSchema,
@@ -100,7 +100,7 @@ export const studentsContract = c.router(
       description:
         "Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at` and `updated_at`; `q` searches names, email and student number.",
       query: StudentListQuerySchema,
-      responses: { 200: StudentListSchema, ...commonErrorResponses },
+      responses: { 200: StudentListSchema, ...searchErrorResponses },
       metadata: operation({ scope: 'students:read', list: true }),
     },
     create: {

@@ -106,6 +106,8 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Run the webhook dispatcher in this process. */
   WEBHOOK_DISPATCHER: booleanString.default('true'),
+  /** How long a list's `q` search may take before it is abandoned with a 503. */
+  SEARCH_TIMEOUT: duration.pipe(z.number().min(1, 'must be at least 1ms')).default('100ms'),
 });
 
 export type RawEnv = z.input<typeof EnvSchema>;
@@ -129,6 +131,8 @@ export interface AppConfig {
   /** Set in the scale-out deployment. */
   redis?: { url: string; prefix: string };
   metricsToken?: string;
+  /** The time budget of a list's `q` search. */
+  searchTimeoutMs: number;
 }
 
 export interface WebhookConfig {
@@ -185,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     devWebhookInspectorUrl: e.DEV_WEBHOOK_INSPECTOR_URL,
     ...(e.REDIS_URL && { redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } }),
     ...(e.METRICS_TOKEN && { metricsToken: e.METRICS_TOKEN }),
+    searchTimeoutMs: e.SEARCH_TIMEOUT,
     webhooks: {
       ...(e.WEBHOOK_SECRETS_KEY && { secretsKey: e.WEBHOOK_SECRETS_KEY }),
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type {
   Course as CourseResource,
@@ -18,11 +18,13 @@ import { applyPatch, pick } from '../common/patch';
 import { alreadyExists, invalidField, isUniqueViolation } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
 import { countLiveEnrollments } from '../enrollments/live-enrollments';
 import { EventsService } from '../events/events.service';
 import { Course } from './course.entity';
 
-const COURSE_LIST_FIELDS: ListFields = {
+export const COURSE_LIST_FIELDS: ListFields = {
   columns: {
     status: 'status',
     code: 'code',
@@ -65,6 +67,7 @@ export function toCourseResource(course: Course): CourseResource {
 export class CoursesService {
   constructor(
     @InjectRepository(Course) private readonly courses: Repository<Course>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
   ) {}
@@ -75,6 +78,7 @@ export class CoursesService {
       principal.organizationId,
       query,
       COURSE_LIST_FIELDS,
+      this.config,
     );
     return { data: rows.map(toCourseResource), ...pageEnvelope(url, query, total) };
   }

@@ -30,6 +30,11 @@ import {
 import { WebhookAttemptRecord } from '../webhooks/webhook-attempt.entity';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
 import { WebhookMessageRecord } from '../webhooks/webhook-message.entity';
+import { SEARCH_DEADLINE_FUNCTION, searchDeadline } from '../common/list/search-budget';
+import {
+  PostgresSearchIndex1766000000000 as PostgresSearchIndex,
+  SqliteSearchIndex1766000000000 as SqliteSearchIndex,
+} from './migrations/1766000000000-search-index';
 import { Initial1763800000000 as PostgresInitial } from './migrations/postgres/1763800000000-initial';
 import { Domain1763900000000 as PostgresDomain } from './migrations/postgres/1763900000000-domain';
 import { Initial1763800000000 as SqliteInitial } from './migrations/sqlite/1763800000000-initial';
@@ -54,6 +59,16 @@ export const ENTITIES = [
   OAuthArtifactRecord,
 ];
 
+/** The part of better-sqlite3's Database that `prepareDatabase` uses. */
+interface SqliteConnection {
+  pragma(source: string): unknown;
+  function(
+    name: string,
+    options: { deterministic: boolean },
+    fn: (...args: never[]) => unknown,
+  ): unknown;
+}
+
 /** One definition for the app, the CLI and the tests. The schema comes from migrations only. */
 export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
   const common = {
@@ -76,15 +91,19 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           SqliteIdempotencyKeys,
           SqliteWebhooks,
           SqliteOAuth,
+          SqliteSearchIndex,
           SqliteDelegation,
         ],
         enableWAL: true,
         statementCacheSize: 200,
-        prepareDatabase: (connection: { pragma(source: string): unknown }) => {
+        prepareDatabase: (connection: SqliteConnection) => {
           // NORMAL is durable across application crashes in WAL mode; only an OS crash can
           // lose the last transactions. A busy timeout lets the CLI and server share the file.
           connection.pragma('synchronous = NORMAL');
           connection.pragma('busy_timeout = 5000');
+          // Searches call it once per candidate row (see search-budget.ts); not deterministic,
+          // so SQLite cannot hoist it out of the loop.
+          connection.function(SEARCH_DEADLINE_FUNCTION, { deterministic: false }, searchDeadline);
         },
       };
     case 'postgres':
@@ -98,6 +117,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           PostgresIdempotencyKeys,
           PostgresWebhooks,
           PostgresOAuth,
+          PostgresSearchIndex,
           PostgresDelegation,
         ],
         extra: { max: 10 },

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type {
   Exam as ExamResource,
@@ -19,12 +19,14 @@ import { ProblemException } from '../common/problem.exception';
 import { unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
 import { CoursesService } from '../courses/courses.service';
 import { EventsService } from '../events/events.service';
 import { ExamResult } from './exam-result.entity';
 import { Exam } from './exam.entity';
 
-const EXAM_LIST_FIELDS: ListFields = {
+export const EXAM_LIST_FIELDS: ListFields = {
   columns: {
     course_id: 'courseId',
     title: 'title',
@@ -54,6 +56,7 @@ export function toExamResource(exam: Exam): ExamResource {
 export class ExamsService {
   constructor(
     @InjectRepository(Exam) private readonly exams: Repository<Exam>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
     private readonly courses: CoursesService,
@@ -65,6 +68,7 @@ export class ExamsService {
       principal.organizationId,
       query,
       EXAM_LIST_FIELDS,
+      this.config,
     );
     return { data: rows.map(toExamResource), ...pageEnvelope(url, query, total) };
   }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type {
   ListQuery,
@@ -18,12 +18,14 @@ import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { invalidField, invalidTransition, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { Payment } from './payment.entity';
 
-const PAYMENT_LIST_FIELDS: ListFields = {
+export const PAYMENT_LIST_FIELDS: ListFields = {
   columns: {
     student_id: 'studentId',
     enrollment_id: 'enrollmentId',
@@ -63,6 +65,7 @@ export function toPaymentResource(payment: Payment): PaymentResource {
 export class PaymentsService {
   constructor(
     @InjectRepository(Payment) private readonly payments: Repository<Payment>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
     private readonly students: StudentsService,
@@ -75,6 +78,7 @@ export class PaymentsService {
       principal.organizationId,
       query,
       PAYMENT_LIST_FIELDS,
+      this.config,
     );
     return { data: rows.map(toPaymentResource), ...pageEnvelope(url, query, total) };
   }

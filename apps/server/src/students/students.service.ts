@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type {
   ListQuery,
@@ -18,6 +18,8 @@ import { alreadyExists, isUniqueViolation, notFound } from '../common/resource-e
 import { insertRows } from '../common/sql';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
 import { EventsService } from '../events/events.service';
 import { Student } from './student.entity';
 
@@ -65,6 +67,7 @@ export function toStudentResource(student: Student): StudentResource {
 export class StudentsService {
   constructor(
     @InjectRepository(Student) private readonly students: Repository<Student>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
   ) {}
@@ -75,6 +78,7 @@ export class StudentsService {
       principal.organizationId,
       query,
       STUDENT_LIST_FIELDS,
+      this.config,
     );
     return { data: rows.map(toStudentResource), ...pageEnvelope(url, query, total) };
   }

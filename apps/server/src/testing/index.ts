@@ -137,6 +137,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     DATABASE_URL: database.databaseUrl,
     // A fresh key per server, as each test database is fresh (PostgreSQL requires one).
     WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+    // Suites share a loaded CI machine; a search that is slow there is not what they test. The
+    // budget's own tests set SEARCH_TIMEOUT themselves.
+    SEARCH_TIMEOUT: '10s',
     ...(options.redisUrl && {
       REDIS_URL: options.redisUrl,
       REDIS_PREFIX: `platform-test-${randomBytes(6).toString('hex')}`,

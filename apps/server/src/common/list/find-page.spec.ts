@@ -5,9 +5,16 @@ import { contract } from '@platform/contract';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../config/env';
 import { dataSourceOptions } from '../../database/data-source';
+import { Course } from '../../courses/course.entity';
+import { COURSE_LIST_FIELDS } from '../../courses/courses.service';
+import { Exam } from '../../exams/exam.entity';
+import { EXAM_LIST_FIELDS } from '../../exams/exams.service';
+import { Payment } from '../../payments/payment.entity';
+import { PAYMENT_LIST_FIELDS } from '../../payments/payments.service';
+import { columnName } from '../sql';
 import { Student } from '../../students/student.entity';
 import { STUDENT_LIST_FIELDS } from '../../students/students.service';
-import { pageStatements, type Statement } from './find-page';
+import { type ListFields, pageStatements, type Statement } from './find-page';
 
 /**
  * The query plans behind "page 300 costs about what page 1 costs": on SQLite, every sortable
@@ -65,6 +72,25 @@ describe(pageStatements.name, () => {
     expect(idWalk).toEqual([`SEARCH students USING COVERING INDEX ${index} (organization_id=?)`]);
     expect(outer).toContain('SEARCH students USING INDEX sqlite_autoindex_students_1 (id=?)');
   });
+
+  // A field added to `search` without a migration would make every search fail on SQLite.
+  it.each([
+    ['students', Student, STUDENT_LIST_FIELDS],
+    ['courses', Course, COURSE_LIST_FIELDS],
+    ['exams', Exam, EXAM_LIST_FIELDS],
+    ['payments', Payment, PAYMENT_LIST_FIELDS],
+  ] as const)(
+    '%s: q searches exactly the columns of the trigram index',
+    async (_table, entity, fields: ListFields) => {
+      const repo = dataSource.getRepository(entity);
+      const indexed: { name: string }[] = await dataSource.query(
+        `SELECT name FROM pragma_table_info('${repo.metadata.tableName}_search')`,
+      );
+      expect(indexed.map((c) => c.name).sort()).toEqual(
+        (fields.search ?? []).map((property) => columnName(repo, property)).sort(),
+      );
+    },
+  );
 
   it('counts from an index, not the table', async () => {
     const { count } = await plan({});

@@ -9,13 +9,22 @@ import {
   SqlParams,
   toDatabaseValue,
 } from '../sql';
+import { isSearchTimeout, SEARCH_DEADLINE_FUNCTION, searchTimedOut } from './search-budget';
 
 /** How a collection's API field names map to entity properties. */
 export interface ListFields {
   /** API field (as in `sort`, filters and ranges) → entity property. */
   columns: Record<string, string>;
-  /** Entity properties that `q` searches. */
+  /**
+   * Entity properties that `q` searches. Each has a trigram index (the search-index migration):
+   * on SQLite the columns of `<table>_search`, on PostgreSQL a GIN index on `lower(column)`.
+   */
   search?: readonly string[];
+}
+
+export interface ListOptions {
+  /** How long a `q` search may take (`SEARCH_TIMEOUT`); past it the list is a 503. */
+  searchTimeoutMs: number;
 }
 
 export interface Statement {
@@ -30,51 +39,124 @@ const RANGE_SQL: Record<RangeOperator, string> = { gte: '>=', gt: '>', lte: '<='
  * The page is a deferred join: the inner query walks the (organization_id, sort field, id)
  * index for ids only, so OFFSET skips index entries rather than whole rows, and only the
  * page's rows are then read from the table. That keeps page 300 close to page 1 in cost.
+ * A `q` search runs under a time budget and answers 503 past it.
  */
 export async function findPage<T extends ObjectLiteral>(
   repo: Repository<T>,
   organizationId: string,
   query: ListQuery,
   fields: ListFields,
+  options?: ListOptions,
 ): Promise<{ rows: T[]; total: number }> {
-  const { count, page } = pageStatements(repo, organizationId, query, fields);
-  const [countRows, pageRows] = await Promise.all([
-    repo.query<{ total: number | string }[]>(count.sql, count.params),
-    repo.query<Record<string, unknown>[]>(page.sql, page.params),
-  ]);
-  return {
-    rows: pageRows.map((row) => hydrate(repo, row)),
-    total: Number(countRows[0]?.total ?? 0),
-  };
+  const searching = isSearch(query, fields);
+  // A programming error: a collection with searchable fields must pass its budget.
+  if (searching && !options) throw new Error('a searchable list needs ListOptions');
+  const budgetMs = options?.searchTimeoutMs ?? 0;
+  const { count, page, pageHasTotal } = pageStatements(
+    repo,
+    organizationId,
+    query,
+    fields,
+    Date.now() + budgetMs,
+  );
+  type CountRow = { total: number | string };
+  type PageRow = Record<string, unknown> & { search_total?: number };
+  let total: number;
+  let pageRows: PageRow[];
+  try {
+    if (pageHasTotal) {
+      // SQLite search: one pass over the matches gives the page and the total; a count runs only
+      // for an empty page past the first (its total is not on any row).
+      pageRows = await repo.query<PageRow[]>(page.sql, page.params);
+      total =
+        pageRows.length > 0
+          ? Number(pageRows[0]!.search_total)
+          : query.page === 1
+            ? 0
+            : Number((await repo.query<CountRow[]>(count.sql, count.params))[0]?.total ?? 0);
+    } else if (searching) {
+      // PostgreSQL search. SET LOCAL lasts until the end of this transaction, so the pooled
+      // connection goes back with its usual (unlimited) timeout.
+      [total, pageRows] = await repo.manager.transaction(async (manager) => {
+        await manager.query(`SET LOCAL statement_timeout = ${Math.ceil(budgetMs)}`);
+        const counted = await manager.query<CountRow[]>(count.sql, count.params);
+        return [
+          Number(counted[0]?.total ?? 0),
+          await manager.query<PageRow[]>(page.sql, page.params),
+        ];
+      });
+    } else {
+      const [counted, rows] = await Promise.all([
+        repo.query<CountRow[]>(count.sql, count.params),
+        repo.query<PageRow[]>(page.sql, page.params),
+      ]);
+      [total, pageRows] = [Number(counted[0]?.total ?? 0), rows];
+    }
+  } catch (error) {
+    if (searching && isSearchTimeout(error)) throw searchTimedOut(budgetMs);
+    throw error;
+  }
+  return { rows: pageRows.map((row) => hydrate(repo, row)), total };
 }
 
-/** The count and page statements of a list query (exported so tests can check their plans). */
+function isSearch(query: ListQuery, fields: ListFields): boolean {
+  return query.q !== undefined && !!fields.search?.length;
+}
+
+/** An FTS5 query that matches `q` as one phrase: with the trigram tokenizer, as a substring. */
+function ftsPhrase(q: string): string {
+  return `"${q.replace(/"/g, '""')}"`;
+}
+
+/**
+ * The count and page statements of a list query (exported so tests can check their plans).
+ * `searchDeadline` (epoch ms) bounds a `q` search on SQLite; PostgreSQL's is statement_timeout.
+ */
 export function pageStatements<T extends ObjectLiteral>(
   repo: Repository<T>,
   organizationId: string,
   query: ListQuery,
   fields: ListFields,
-): { count: Statement; page: Statement } {
+  searchDeadline = 0,
+): { count: Statement; page: Statement; pageHasTotal: boolean } {
   const dialect = dialectOf(repo);
-  const table = quoteIdentifier(repo.metadata.tableName);
+  const tableName = repo.metadata.tableName;
+  const table = quoteIdentifier(tableName);
+  // Qualified, because a SQLite search joins the search index, whose columns share the names.
+  const qualified = (property: string) => `${table}.${quoteIdentifier(columnName(repo, property))}`;
   const column = (field: string): string => {
     const property = fields.columns[field];
     // The contract only lets through fields the collection declared; a miss is a programming error.
     if (!property) throw new Error(`list field '${field}' has no column mapping`);
-    return quoteIdentifier(columnName(repo, property));
+    return qualified(property);
   };
+  const id = `${table}."id"`;
+
+  // A SQLite search starts from the trigram index, so it reads only rows that contain q: the
+  // CROSS JOINs fix that order (SQLite never reorders them), whatever the organization's size.
+  const search = quoteIdentifier(`${tableName}_search`);
+  const keys = quoteIdentifier(`${tableName}_search_keys`);
+  const indexed = dialect === 'sqlite' && isSearch(query, fields);
+  const from = indexed
+    ? `${search} CROSS JOIN ${keys} ON ${keys}."key" = ${search}."rowid" CROSS JOIN ${table} ON ${id} = ${keys}."id"`
+    : table;
 
   const where = (params: SqlParams): string => {
-    const clauses = [
-      `${quoteIdentifier(columnName(repo, 'organizationId'))} = ${params.add(organizationId)}`,
-    ];
+    const clauses: string[] = [];
+    if (indexed) {
+      clauses.push(
+        `${search} MATCH ${params.add(ftsPhrase(query.q ?? ''))}`,
+        `${SEARCH_DEADLINE_FUNCTION}(${params.add(searchDeadline)}, ${search}."rowid")`,
+      );
+    }
+    clauses.push(`${qualified('organizationId')} = ${params.add(organizationId)}`);
     for (const condition of query.conditions)
       clauses.push(predicate(repo, fields, column, condition, params));
-    if (query.q !== undefined && fields.search?.length) {
+    if (!indexed && query.q !== undefined && fields.search?.length) {
+      // PostgreSQL: each `lower(column)` has a pg_trgm GIN index that serves this LIKE.
       const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
       const searched = fields.search.map(
-        (property) =>
-          `LOWER(${quoteIdentifier(columnName(repo, property))}) LIKE ${params.add(pattern)} ESCAPE '\\'`,
+        (property) => `LOWER(${qualified(property)}) LIKE ${params.add(pattern)} ESCAPE '\\'`,
       );
       clauses.push(`(${searched.join(' OR ')})`);
     }
@@ -85,24 +167,37 @@ export function pageStatements<T extends ObjectLiteral>(
   const lastDirection = query.sort.at(-1)?.direction === 'asc' ? 'ASC' : 'DESC';
   const order = [
     ...query.sort.map((key) => `${column(key.field)} ${key.direction === 'asc' ? 'ASC' : 'DESC'}`),
-    `"id" ${lastDirection}`,
+    `${id} ${lastDirection}`,
   ].join(', ');
 
   const countParams = new SqlParams(dialect);
   const count = {
-    sql: `SELECT COUNT(*) AS total FROM ${table} WHERE ${where(countParams)}`,
+    sql: `SELECT COUNT(*) AS total FROM ${from} WHERE ${where(countParams)}`,
     params: countParams.values,
   };
 
   const pageParams = new SqlParams(dialect);
-  const ids =
-    `SELECT "id" FROM ${table} WHERE ${where(pageParams)} ORDER BY ${order} ` +
-    `LIMIT ${pageParams.add(query.per_page)} OFFSET ${pageParams.add((query.page - 1) * query.per_page)}`;
+  // Placeholders are positional on SQLite: the WHERE's values are added before LIMIT's.
+  const filtered = `FROM ${from} WHERE ${where(pageParams)} ORDER BY ${order}`;
+  const limit = `LIMIT ${pageParams.add(query.per_page)} OFFSET ${pageParams.add((query.page - 1) * query.per_page)}`;
+  if (indexed) {
+    // The window counts every match before LIMIT, so the page's rows carry the total and the
+    // matches are read once, not once for the count and again for the page.
+    const ids = `SELECT ${id} AS "id", COUNT(*) OVER () AS "search_total" ${filtered} ${limit}`;
+    const page = {
+      sql:
+        `SELECT ${selectList(repo, table)}, "page"."search_total" AS "search_total" ` +
+        `FROM (${ids}) AS "page" CROSS JOIN ${table} ON ${id} = "page"."id" ORDER BY ${order}`,
+      params: pageParams.values,
+    };
+    return { count, page, pageHasTotal: true };
+  }
+  const ids = `SELECT ${id} ${filtered} ${limit}`;
   const page = {
-    sql: `SELECT ${selectList(repo)} FROM ${table} WHERE "id" IN (${ids}) ORDER BY ${order}`,
+    sql: `SELECT ${selectList(repo)} FROM ${table} WHERE ${id} IN (${ids}) ORDER BY ${order}`,
     params: pageParams.values,
   };
-  return { count, page };
+  return { count, page, pageHasTotal: false };
 }
 
 function predicate<T extends ObjectLiteral>(

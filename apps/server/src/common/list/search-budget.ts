@@ -1,0 +1,47 @@
+import { QueryFailedError } from 'typeorm';
+import { ProblemException } from '../problem.exception';
+
+/**
+ * The time budget of a `q` search. PostgreSQL enforces it with `statement_timeout`. SQLite has
+ * no statement timeout, and better-sqlite3 exposes neither `sqlite3_interrupt` nor a progress
+ * handler, so the search SQL calls this function once per candidate row the index returns: past
+ * the deadline it throws, which aborts the statement with the rows read so far discarded.
+ */
+export const SEARCH_DEADLINE_FUNCTION = 'platform_search_deadline';
+
+class SearchDeadlinePassed extends Error {}
+
+/**
+ * `platform_search_deadline(deadline_epoch_ms, rowid)`: 1 until the deadline, then throws. The
+ * candidate's rowid is only there to tie the call to the index's loop, once per row.
+ */
+export function searchDeadline(deadline: number, _rowid: unknown): number {
+  if (Date.now() > deadline) throw new SearchDeadlinePassed('search deadline passed');
+  return 1;
+}
+
+/** PostgreSQL's query_canceled, which statement_timeout raises. */
+const QUERY_CANCELED = '57014';
+
+export function isSearchTimeout(error: unknown): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const cause: unknown = error.driverError;
+  return (
+    cause instanceof SearchDeadlinePassed ||
+    (typeof cause === 'object' &&
+      cause !== null &&
+      (cause as { code?: unknown }).code === QUERY_CANCELED)
+  );
+}
+
+/**
+ * A 503 rather than a 400: the same search can fit the budget on a quieter server, but the
+ * detail says what makes it cheaper. Retry-After keeps the SDK's automatic retries spaced out.
+ */
+export function searchTimedOut(budgetMs: number): ProblemException {
+  return new ProblemException(
+    'service_unavailable',
+    `The search did not finish within its ${budgetMs} ms budget; use a longer or more specific q, or add filters`,
+    { headers: { 'Retry-After': '2' } },
+  );
+}

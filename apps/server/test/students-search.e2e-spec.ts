@@ -1,0 +1,353 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { contract } from '@platform/contract';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { pageStatements, type Statement } from '../src/common/list/find-page';
+import { insertRows } from '../src/common/sql';
+import { loadConfig } from '../src/config/env';
+import { dataSourceOptions } from '../src/database/data-source';
+import { Student as StudentEntity } from '../src/students/student.entity';
+import { STUDENT_LIST_FIELDS } from '../src/students/students.service';
+import { demoStudents, type Student } from '../src/testing';
+import { call, client, DATABASE_KIND, startServer, type TestServer } from './support/server';
+
+/**
+ * `q` is served by trigram indexes (FTS5 on SQLite, pg_trgm on PostgreSQL) rather than by
+ * reading every row of the organization, and runs under a time budget. Speed itself is measured
+ * by bench/search.bench.js; here: the plan the database picks for the server's own SQL, the
+ * results, and the 503 past the budget.
+ */
+const LARGE = 20_000;
+const DAY = 86_400_000;
+
+type PlanStep = string;
+
+describe('GET /v1/students?q= (trigram-indexed search)', () => {
+  let server: TestServer;
+  let orgId: string;
+  let token: string;
+  let otherToken: string;
+  let rows: Student[];
+  let theirs: Student[];
+
+  beforeAll(async () => {
+    server = await startServer();
+    orgId = (await server.createOrganization()).id;
+    ({ token } = await server.createToken(orgId, ['students:read', 'students:write']));
+    const base = Date.parse('2026-01-01T00:00:00.000Z');
+    rows = demoStudents(orgId, LARGE, base);
+    // Needles with what the index must take literally: LIKE wildcards, FTS5 syntax, non-ASCII case.
+    const needles: Partial<Student>[] = [
+      { firstName: 'ÉMILE', lastName: 'Zola', email: 'x_y%z@needle.example' },
+      { firstName: 'Ann', lastName: 'O"Neil AND Sons', email: null },
+      { firstName: 'Bo', lastName: 'Li', email: 'bo.li*@needle.example' },
+    ];
+    needles.forEach((needle, i) => Object.assign(rows[i * 7]!, needle));
+    await server.insertStudents(orgId, rows);
+
+    const other = await server.createOrganization({ name: 'Other School' });
+    ({ token: otherToken } = await server.createToken(other.id, ['students:read']));
+    // The same names and numbers in another organization, which no search of ours may count.
+    theirs = await server.insertStudents(other.id, 500, base + 400 * DAY);
+    // What autovacuum does after a bulk insert: moves the GIN indexes' pending entries into the
+    // index proper and refreshes the statistics the planner chooses by.
+    if (DATABASE_KIND === 'postgres') await server.dataSource.query('VACUUM ANALYZE students');
+  }, 120_000);
+  afterAll(() => server.close());
+
+  const list = (query: string, t = token) => call(server, `/v1/students?${query}`, { token: t });
+  const ids = (body: { data: { id: string }[] }) => body.data.map((s) => s.id);
+
+  /** What `q` promises: a case-insensitive substring of a name, the email or the number. */
+  const matching = (students: Student[], q: string) =>
+    students.filter((s) =>
+      [s.firstName, s.lastName, s.email, s.studentNumber].some((v) =>
+        v?.toLowerCase().includes(q.toLowerCase()),
+      ),
+    );
+  /** Code-point order, as SQLite's BINARY and PostgreSQL's C.UTF-8 collation sort. */
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const newestFirst = (students: Student[]) =>
+    [...students].sort(
+      (a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id),
+    );
+
+  /** The steps of the plan the database picks for the server's own count and page SQL. */
+  async function plans(rawQuery: Record<string, string>) {
+    const query = contract.students.list.query.parse(rawQuery);
+    const repo = server.dataSource.getRepository(StudentEntity);
+    const { count, page } = pageStatements(repo, orgId, query, STUDENT_LIST_FIELDS, Date.now());
+    const explain = async (statement: Statement): Promise<PlanStep[]> => {
+      if (DATABASE_KIND === 'sqlite') {
+        const steps: { detail: string }[] = await server.dataSource.query(
+          `EXPLAIN QUERY PLAN ${statement.sql}`,
+          statement.params,
+        );
+        return steps.map((s) => s.detail);
+      }
+      const [{ 'QUERY PLAN': plan }] = await server.dataSource.query(
+        `EXPLAIN (FORMAT JSON) ${statement.sql}`,
+        statement.params,
+      );
+      const steps: PlanStep[] = [];
+      const walk = (node: Record<string, unknown>) => {
+        steps.push(
+          [node['Node Type'], node['Index Name'] ?? node['Relation Name'] ?? ''].join(' ').trim(),
+        );
+        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? [])
+          walk(child);
+      };
+      walk((plan as { Plan: Record<string, unknown> }[])[0]!.Plan);
+      return steps;
+    };
+    return { count: await explain(count), page: await explain(page) };
+  }
+
+  describe('the plan', () => {
+    it.each([
+      ['a surname', { q: 'nakamura' }],
+      ['a student number', { q: 'S012345' }],
+      ['with a filter and another sort', { q: 'olivia.pat', status: 'active', sort: 'last_name' }],
+    ])('for %s starts from the trigram index, never from every row', async (_what, query) => {
+      const { count, page } = await plans(query);
+      for (const steps of [count, page]) {
+        if (DATABASE_KIND === 'sqlite') {
+          // The index's matches drive the loop (CROSS JOIN: outermost), each then read by key.
+          expect(steps).toContainEqual(
+            expect.stringMatching(/^SCAN students_search VIRTUAL TABLE INDEX \d+:M/),
+          );
+          // Every read of the students table is one row by id: no scan of the table and no
+          // walk over the organization's idx_students_org_* range, whatever its size.
+          const studentReads = steps.filter((s) => /^(SCAN|SEARCH) students /.test(s));
+          expect(new Set(studentReads)).toEqual(
+            new Set(['SEARCH students USING INDEX sqlite_autoindex_students_1 (id=?)']),
+          );
+        } else {
+          expect(steps.filter((s) => /^Seq Scan students$/.test(s))).toEqual([]);
+        }
+      }
+      if (DATABASE_KIND === 'postgres') {
+        // The count must see every match: one trigram index scan per searchable column. For a
+        // page the planner may instead walk the sort index and stop at LIMIT when matches are
+        // dense, which reads about (page × per_page ÷ share of rows matching) rows.
+        const trigramScans = count.filter((s) =>
+          /^Bitmap Index Scan idx_students_\w+_trgm$/.test(s),
+        );
+        expect(trigramScans).toHaveLength(4);
+      }
+    });
+  });
+
+  describe('the results', () => {
+    it.each(['nakamura', 'NAKAMURA', 'S01234', 'olivia.patel1', 'gARcía', 'zhang', 'and'])(
+      'q=%s: every match of the organization, counted and paged in order',
+      async (q) => {
+        const expected = newestFirst(matching(rows, q));
+        expect(expected.length).toBeGreaterThan(0);
+        const first = await list(`q=${encodeURIComponent(q)}&per_page=100`);
+        expect(first.status).toBe(200);
+        expect(first.body.meta.total).toBe(expected.length);
+        expect(ids(first.body)).toEqual(expected.slice(0, 100).map((s) => s.id));
+        if (expected.length > 100) {
+          const second = await list(`q=${encodeURIComponent(q)}&per_page=100&page=2`);
+          expect(ids(second.body)).toEqual(expected.slice(100, 200).map((s) => s.id));
+        }
+      },
+    );
+
+    it('a page past the end is empty with the right total; no match is a total of 0', async () => {
+      const res = await list('q=zhang&per_page=100&page=999');
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual([]);
+      expect(res.body.meta).toMatchObject({ page: 999, total: matching(rows, 'zhang').length });
+      const none = await list('q=qxqxq');
+      expect(none.body.data).toEqual([]);
+      expect(none.body.meta).toMatchObject({ total: 0, total_pages: 0 });
+    });
+
+    it('takes wildcards, quotes and search syntax literally', async () => {
+      for (const [q, who] of [
+        ['x_y%', 0],
+        ['o"neil and', 7],
+        ['li*@', 14],
+      ] as const) {
+        const res = await list(`q=${encodeURIComponent(q)}`);
+        expect(res.status).toBe(200);
+        expect(ids(res.body)).toEqual([rows[who]!.id]);
+      }
+      expect((await list('q=x%25z')).body.meta.total).toBe(0);
+    });
+
+    it('folds case beyond ASCII: q=émile finds ÉMILE', async () => {
+      expect(ids((await list('q=%C3%A9mile')).body)).toEqual([rows[0]!.id]);
+    });
+
+    it('combines with filters and sort', async () => {
+      const res = await list('q=olivia&status=graduated,withdrawn&sort=last_name&per_page=100');
+      const expected = matching(rows, 'olivia')
+        .filter((s) => s.status === 'graduated' || s.status === 'withdrawn')
+        .sort((a, b) => compare(a.lastName, b.lastName) || compare(a.id, b.id));
+      expect(res.body.meta.total).toBe(expected.length);
+      expect(ids(res.body)).toEqual(expected.slice(0, 100).map((s) => s.id));
+    });
+
+    it("never finds another organization's students, in either direction", async () => {
+      const number = theirs[3]!.studentNumber;
+      expect(matching(rows, number).length).toBe(1); // ours has the same number
+      const mine = await list(`q=${number}`);
+      expect(ids(mine.body)).toEqual([rows[3]!.id]);
+      const other = await list(`q=${number}`, otherToken);
+      expect(ids(other.body)).toEqual([theirs[3]!.id]);
+      expect((await list('q=needle.example', otherToken)).body.meta.total).toBe(0);
+    });
+
+    it('follows every write: create, rename, delete', async () => {
+      const api = client(server, token);
+      const created = await api.post('/v1/students', {
+        student_number: 'Q-NEW-1',
+        first_name: 'Quetzal',
+        last_name: 'Brightwater',
+      });
+      expect(created.status).toBe(201);
+      expect(ids((await list('q=brightwater')).body)).toEqual([created.body.id]);
+
+      expect(
+        (await api.patch(`/v1/students/${created.body.id}`, { last_name: 'Dunmore' })).status,
+      ).toBe(200);
+      expect((await list('q=brightwater')).body.meta.total).toBe(0);
+      expect(ids((await list('q=dunmore')).body)).toEqual([created.body.id]);
+      // A change to other fields keeps the row findable.
+      await api.patch(`/v1/students/${created.body.id}`, { grade_level: 3 });
+      expect(ids((await list('q=quetzal')).body)).toEqual([created.body.id]);
+
+      expect((await api.delete(`/v1/students/${created.body.id}`)).status).toBe(200);
+      expect((await list('q=quetzal')).body.meta.total).toBe(0);
+    });
+
+    it.each(['a', 'ab', '%F0%9F%98%80%F0%9F%98%80'])(
+      'q=%s is a 400: at least 3 characters',
+      async (q) => {
+        const res = await list(`q=${q}`);
+        expect(res.status).toBe(400);
+        expect(res.body.errors).toEqual([
+          expect.objectContaining({ path: 'query.q', message: 'q must be at least 3 characters' }),
+        ]);
+      },
+    );
+  });
+
+  describe('the time budget', () => {
+    let tight: TestServer;
+    let tightToken: string;
+
+    beforeAll(async () => {
+      tight = await startServer({ SEARCH_TIMEOUT: '1ms' });
+      const org = (await tight.createOrganization()).id;
+      ({ token: tightToken } = await tight.createToken(org, ['students:read']));
+      await tight.insertStudents(org, LARGE);
+    }, 120_000);
+    afterAll(() => tight.close());
+
+    it('a search that cannot finish in time is a 503 that says how to narrow it', async () => {
+      // Matches nearly every student: far more than 1 ms of work on any machine.
+      const res = await call(tight, '/v1/students?q=demo-school', { token: tightToken });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.headers.get('retry-after')).toBe('2');
+      expect(res.body).toMatchObject({
+        code: 'service_unavailable',
+        detail: expect.stringMatching(/within its 1 ms budget; use a longer or more specific q/),
+      });
+    });
+
+    it('lists without q have no budget, and the server goes on serving', async () => {
+      const res = await call(tight, '/v1/students?per_page=5', { token: tightToken });
+      expect(res.status).toBe(200);
+      expect(res.body.meta.total).toBe(LARGE);
+    });
+  });
+});
+
+/** The migration on a database that already holds data: existing rows become searchable. */
+describe('the search-index migration on an existing database', () => {
+  it('indexes the rows already there, and drops cleanly', async () => {
+    const { url, drop } = await emptyDatabase();
+    const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database);
+    // The migrations up to this one: later ones (if any) are not what this test is about.
+    const all = options.migrations as (new () => { name?: string })[];
+    const upTo = all.findIndex((m) => new m().name === 'SearchIndex1766000000000');
+    expect(upTo).toBeGreaterThan(0);
+    const before = new DataSource({ ...options, migrations: all.slice(0, upTo) });
+    await before.initialize();
+    await before.runMigrations({ transaction: 'each' });
+    const now = new Date();
+    const org = { id: 'org_01JSEARCHM1GRAT10N000000000', name: 'Old School' };
+    await before.query(
+      DATABASE_KIND === 'postgres'
+        ? 'INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)'
+        : 'INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+      DATABASE_KIND === 'postgres'
+        ? [org.id, org.name, 'standard', now]
+        : [org.id, org.name, 'standard', now.toISOString(), now.toISOString()],
+    );
+    const students = demoStudents(org.id, 300, now.getTime());
+    await before.transaction((manager) => insertRows(manager, StudentEntity, students));
+    await before.destroy();
+
+    const after = new DataSource({ ...options, migrations: all.slice(0, upTo + 1) });
+    await after.initialize();
+    try {
+      expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
+        'SearchIndex1766000000000',
+      ]);
+      const search = async (q: string) => {
+        const query = contract.students.list.query.parse({ q, per_page: '100' });
+        const repo = after.getRepository(StudentEntity);
+        const { count } = pageStatements(
+          repo,
+          org.id,
+          query,
+          STUDENT_LIST_FIELDS,
+          Date.now() + 60_000,
+        );
+        const [{ total }] = await after.query(count.sql, count.params);
+        return Number(total);
+      };
+      const target = students[123]!;
+      expect(await search(target.studentNumber)).toBe(1);
+      expect(await search(target.lastName.toUpperCase())).toBe(
+        students.filter((s) => s.lastName.toLowerCase().includes(target.lastName.toLowerCase()))
+          .length,
+      );
+      await after.undoLastMigration({ transaction: 'each' });
+    } finally {
+      await after.destroy();
+      await drop();
+    }
+  });
+});
+
+async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = process.env.TEST_DATABASE_URL;
+  if (!admin) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'search-migration-'));
+    return {
+      url: `sqlite:${path.join(dir, 'db.sqlite')}`,
+      drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    };
+  }
+  const name = `platform_test_${randomBytes(6).toString('hex')}`;
+  const run = async (sql: string) => {
+    const c = new Client({ connectionString: admin });
+    await c.connect();
+    await c.query(sql);
+    await c.end();
+  };
+  await run(`CREATE DATABASE ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
