@@ -42,6 +42,11 @@ export function clientSecretMatches(storedHash: string | null, presented: string
   return timingSafeEqual(Buffer.from(storedHash), Buffer.from(hashClientSecret(presented)));
 }
 
+/** application/x-www-form-urlencoded decoding of one component; throws on a bad escape. */
+function decodeFormComponent(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, '%20'));
+}
+
 export function toClientResource(record: OAuthClientRecord): OAuthClientResource {
   return {
     id: record.id,
@@ -103,6 +108,32 @@ export class OAuthClientsService {
 
   findById(id: string): Promise<OAuthClientRecord | null> {
     return this.clients.findOneBy({ id });
+  }
+
+  /**
+   * The confidential client that an `Authorization: Basic` header proves to be (RFC 6749
+   * §2.3.1, decoded as oidc-provider decodes it), or null. The front door charges a client's own
+   * rate-limit budget only after this check, so nobody can spend another client's budget by
+   * naming its (public) client id.
+   */
+  async authenticateBasic(header: string | undefined): Promise<string | null> {
+    const encoded = header && /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header)?.[1];
+    if (!encoded) return null;
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    let id: string;
+    let secret: string;
+    try {
+      id = decodeFormComponent(decoded.slice(0, colon));
+      secret = decodeFormComponent(decoded.slice(colon + 1));
+    } catch {
+      return null;
+    }
+    if (colon < 1 || !secret || id.length > 32) return null;
+    const client = await this.findById(id);
+    return client?.type === 'confidential' && clientSecretMatches(client.secretHash, secret)
+      ? client.id
+      : null;
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
