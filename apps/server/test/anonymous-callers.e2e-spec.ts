@@ -200,7 +200,8 @@ describe('the OAuth endpoints', () => {
         body: 'grant_type=client_credentials&scope=students%3Aread',
       });
     const failed: number[] = [];
-    for (let i = 0; i < OAUTH_LIMIT; i++) failed.push((await tokenCall('127.0.0.22', wrong)).status);
+    for (let i = 0; i < OAUTH_LIMIT; i++)
+      failed.push((await tokenCall('127.0.0.22', wrong)).status);
     expect(failed).toEqual(Array<number>(OAUTH_LIMIT).fill(401));
     expectRateLimited(await tokenCall('127.0.0.22', wrong), OAUTH_LIMIT);
   });
@@ -231,7 +232,9 @@ describe('the OAuth endpoints', () => {
     for (let i = 0; i < OAUTH_CLIENT_LIMIT; i++) {
       const issued = await tokenCall('127.0.0.24', client.client_secret!);
       expect(issued.status).toBe(200);
-      expect(issued.headers['ratelimit-policy']).toBe(`"oauth_client";q=${OAUTH_CLIENT_LIMIT};w=60`);
+      expect(issued.headers['ratelimit-policy']).toBe(
+        `"oauth_client";q=${OAUTH_CLIENT_LIMIT};w=60`,
+      );
     }
     expectRateLimited(await tokenCall('127.0.0.25', client.client_secret!), OAUTH_CLIENT_LIMIT);
   });

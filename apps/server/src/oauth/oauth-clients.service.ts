@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
+  idPattern,
   type ListQuery,
   type OAuthClientCreateSchema,
   type OAuthClientResource,
@@ -41,6 +42,8 @@ export function clientSecretMatches(storedHash: string | null, presented: string
   if (!storedHash) return false;
   return timingSafeEqual(Buffer.from(storedHash), Buffer.from(hashClientSecret(presented)));
 }
+
+const CLIENT_ID = idPattern('oauth_client');
 
 /** application/x-www-form-urlencoded decoding of one component; throws on a bad escape. */
 function decodeFormComponent(value: string): string {
@@ -129,7 +132,8 @@ export class OAuthClientsService {
     } catch {
       return null;
     }
-    if (colon < 1 || !secret || id.length > 32) return null;
+    // Only an id of ours is looked up: garbage costs no query.
+    if (colon < 1 || !secret || !CLIENT_ID.test(id)) return null;
     const client = await this.findById(id);
     return client?.type === 'confidential' && clientSecretMatches(client.secretHash, secret)
       ? client.id

@@ -1,7 +1,7 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { NextFunction, Request, Response } from 'express';
 import type { PlatformRequest } from '../common/http-context';
-import type { ProblemException } from '../common/problem.exception';
+import { type ProblemAnswer, sendProblem } from '../common/problem-details.filter';
 import type { AppConfig } from '../config/env';
 import type { Metrics } from '../metrics/metrics';
 import { sameSecret } from '../metrics/metrics.controller';
@@ -40,7 +40,12 @@ export interface FrontDoorDependencies {
  */
 export function frontDoorMiddleware(deps: FrontDoorDependencies) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    admit(deps, req as PlatformRequest, res).then((refusal) => next(refusal), next);
+    const platformReq = req as PlatformRequest;
+    admit(deps, platformReq, res).then((refusal) => {
+      if (!refusal) return next();
+      // Answered here rather than raised: an error would walk every route layer of the app.
+      sendProblem(platformReq, res, refusal);
+    }, next);
   };
 }
 
@@ -48,7 +53,7 @@ async function admit(
   deps: FrontDoorDependencies,
   req: PlatformRequest,
   res: Response,
-): Promise<ProblemException | undefined> {
+): Promise<ProblemAnswer | undefined> {
   if (isExempt(req, deps.config)) return undefined;
   const budget = await budgetOf(deps, req);
   if (!budget) return undefined;
@@ -58,8 +63,12 @@ async function admit(
   const refusal = applyRecord(res, budget, record, windowMs);
   if (refusal) {
     deps.metrics.rateLimitRejections.inc({ budget: budget.metric });
-    // The body is left unread; closing after the answer spares keeping the socket to drain it.
-    if (hasBody(req)) res.setHeader('Connection', 'close');
+    if (hasBody(req)) {
+      // The body is never read: Node would drain it before closing (a megabyte costs more CPU
+      // than the whole refusal), so the connection ends as soon as the answer is out.
+      res.setHeader('Connection', 'close');
+      res.once('finish', () => req.socket.destroy());
+    }
   }
   return refusal;
 }
@@ -110,7 +119,6 @@ function isExempt(req: Request, config: AppConfig): boolean {
 
 function hasBody(req: Request): boolean {
   return (
-    req.headers['transfer-encoding'] !== undefined ||
-    Number(req.headers['content-length'] ?? 0) > 0
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0
   );
 }

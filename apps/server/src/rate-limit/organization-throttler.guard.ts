@@ -12,6 +12,7 @@ import type { Response } from 'express';
 import ipaddr from 'ipaddr.js';
 import { contractRouteOf } from '../auth/route-metadata';
 import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
+import type { ProblemAnswer } from '../common/problem-details.filter';
 import { ProblemException } from '../common/problem.exception';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
@@ -63,7 +64,7 @@ export function applyRecord(
   budget: Budget,
   record: SlidingWindowRecord,
   windowMs: number,
-): ProblemException | undefined {
+): ProblemAnswer | undefined {
   const now = Date.now();
   const resetEpoch = Math.ceil(record.resetAtMs / 1000);
   const resetIn = Math.max(0, Math.ceil((record.resetAtMs - now) / 1000));
@@ -74,11 +75,11 @@ export function applyRecord(
   res.setHeader('RateLimit-Policy', `"${budget.policy}";q=${budget.limit};w=${windowSeconds}`);
   res.setHeader('RateLimit', `"${budget.policy}";r=${record.remaining};t=${resetIn}`);
   if (!record.isBlocked) return undefined;
-  return new ProblemException(
-    'rate_limited',
-    `Rate limit of ${budget.limit} requests per ${windowSeconds} seconds exceeded; retry in ${record.timeToBlockExpire} s`,
-    { headers: { 'Retry-After': String(record.timeToBlockExpire) } },
-  );
+  return {
+    code: 'rate_limited',
+    detail: `Rate limit of ${budget.limit} requests per ${windowSeconds} seconds exceeded; retry in ${record.timeToBlockExpire} s`,
+    headers: { 'Retry-After': String(record.timeToBlockExpire) },
+  };
 }
 
 /**
@@ -112,7 +113,7 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
     const refusal = applyRecord(res, budget, record, windowMs);
     if (refusal) {
       this.metrics.rateLimitRejections.inc({ budget: budget.metric });
-      throw refusal;
+      throw new ProblemException(refusal.code, refusal.detail, refusal);
     }
     return true;
   }
