@@ -9,6 +9,8 @@
  * search case, default 40), BENCH_DURATION (seconds per fairness case, default 10),
  * BENCH_CONNECTIONS (concurrent searches in the background load, default 4).
  */
+// Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
+require('@platform/hermetic').enforceForRun();
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');

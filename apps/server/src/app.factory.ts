@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { getStorageToken, type ThrottlerStorage } from '@nestjs/throttler';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
@@ -9,6 +10,7 @@ import helmet from 'helmet';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
+import { BearerStrategy } from './auth/bearer.strategy';
 import {
   apiPrefixAliasMiddleware,
   contentNegotiationMiddleware,
@@ -21,7 +23,9 @@ import { requestIdMiddleware } from './common/request-id';
 import { requestLogMiddleware, requestMetricsMiddleware } from './common/request-log';
 import { Metrics } from './metrics/metrics';
 import { InteractionPages } from './oauth/interactions';
+import { OAuthClientsService } from './oauth/oauth-clients.service';
 import { OAUTH_PATHS, OAuthProviderService } from './oauth/oauth-provider.service';
+import { frontDoorMiddleware } from './rate-limit/front-door';
 import type { AppConfig } from './config/env';
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
@@ -58,6 +62,17 @@ export async function createApp(
     if (config.publicUrl) (req as PlatformRequest).publicOrigin = config.publicUrl;
     next();
   });
+  // Anonymous requests are charged to their IP (and refused when over budget) before any body
+  // is read and before the authorization server sees them.
+  app.use(
+    frontDoorMiddleware({
+      config,
+      storage: app.get<ThrottlerStorage>(getStorageToken()),
+      metrics: app.get(Metrics),
+      bearer: app.get(BearerStrategy),
+      oauthClients: app.get(OAuthClientsService),
+    }),
+  );
   // The authorization server and its pages parse their own (form) bodies, before the JSON parser.
   app.use(app.get(OAuthProviderService).middleware());
   app.use(OAUTH_PATHS.interaction, app.get(InteractionPages).router());

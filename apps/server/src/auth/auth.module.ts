@@ -12,6 +12,6 @@ import { TokensService } from './tokens.service';
   imports: [PassportModule, OrganizationsModule, TypeOrmModule.forFeature([PersonalAccessToken])],
   controllers: [PersonalAccessTokensController, TokenController],
   providers: [TokensService, OAuthTokensService, BearerStrategy],
-  exports: [TokensService],
+  exports: [TokensService, BearerStrategy],
 })
 export class AuthModule {}

@@ -15,12 +15,6 @@ export function bearerTokenOf(header: string | undefined): string | null {
   return BEARER_HEADER.exec(header ?? '')?.[1] ?? null;
 }
 
-interface PassportActions {
-  success(user: Principal): void;
-  fail(status: number): void;
-  error(error: Error): void;
-}
-
 /**
  * Passport bearer strategy: `Authorization: Bearer <token>` → the caller's `Principal`. One
  * strategy for both kinds of token: personal access tokens (`pat_…`) and OAuth access tokens.
@@ -35,24 +29,27 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   }
 
   /**
-   * Only the Authorization header carries a token. passport-http-bearer also takes one from an
-   * `access_token` body field or query parameter (RFC 6750 §2.2, §2.3) whenever the header has
-   * no bearer token, and has no option to stop it; a token in a URL ends up in logs, history
-   * and Referer headers. So the header is read here and nothing else is looked at.
+   * Resolves the request's token once, setting `principal` or `authFailure`; never rejects.
+   * Called by the front door before the body is read, so only the Authorization header can
+   * carry a token (api.md; RFC 6750 §2.1): passport-http-bearer would also take one from an
+   * `access_token` body field or query parameter, and a token in a URL ends up in logs,
+   * history and Referer headers, so its fallbacks are never used.
    */
-  override authenticate(req: PlatformRequest): void {
-    // Passport calls this on a per-request copy of the strategy that it gives these actions.
-    const passport = this as unknown as PassportActions;
-    const token = bearerTokenOf(req.headers.authorization);
-    if (!token) {
-      req.authFailure ??= req.headers.authorization ? 'malformed' : 'missing';
-      passport.fail(401);
+  async resolve(req: PlatformRequest): Promise<void> {
+    if (req.authResolved) return;
+    req.authResolved = true;
+    const header = req.headers.authorization;
+    if (!header) {
+      req.authFailure = 'missing';
       return;
     }
-    this.validate(req, token).then(
-      (principal) => (principal ? passport.success(principal) : passport.fail(401)),
-      (error: unknown) => passport.error(error instanceof Error ? error : new Error(String(error))),
-    );
+    const token = bearerTokenOf(header);
+    if (!token) {
+      req.authFailure = 'malformed';
+      return;
+    }
+    const principal = await this.validate(req, token);
+    if (principal) req.principal = principal;
   }
 
   async validate(req: PlatformRequest, token: string): Promise<Principal | false> {

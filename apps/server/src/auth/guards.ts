@@ -1,8 +1,7 @@
 import { type ExecutionContext, Injectable, type CanActivate } from '@nestjs/common';
-import { AuthGuard } from '@nestjs/passport';
 import { asPlatformRequest } from '../common/http-context';
 import { ProblemException } from '../common/problem.exception';
-import type { Principal } from './principal';
+import { BearerStrategy } from './bearer.strategy';
 import { contractRouteOf, operationOf } from './route-metadata';
 
 const FAILURE_DETAIL: Record<string, string> = {
@@ -16,33 +15,17 @@ const FAILURE_DETAIL: Record<string, string> = {
 /**
  * Step 1 of 3 (auth → rate limit → scope). Resolves the bearer token but never rejects, so
  * that requests failing authentication still count against their IP's rate limit before the
- * scope guard answers 401.
+ * scope guard answers 401. The front door has usually resolved it already (before reading the
+ * body); the token is looked up once per request either way.
  */
 @Injectable()
-export class BearerAuthGuard extends AuthGuard('bearer') {
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (!contractRouteOf(context)) return true;
-    const req = asPlatformRequest(context.switchToHttp().getRequest());
-    if (!req.headers.authorization) {
-      req.authFailure = 'missing';
-      return true;
-    }
-    await super.canActivate(context);
-    return true;
-  }
+export class BearerAuthGuard implements CanActivate {
+  constructor(private readonly bearer: BearerStrategy) {}
 
-  override handleRequest<TUser = Principal>(
-    err: unknown,
-    user: Principal | false,
-    _info: unknown,
-    context: ExecutionContext,
-  ): TUser {
-    if (err)
-      throw err instanceof Error ? err : new Error('bearer authentication failed', { cause: err });
-    const req = asPlatformRequest(context.switchToHttp().getRequest());
-    if (user) req.principal = user;
-    else req.authFailure ??= 'malformed';
-    return (user || undefined) as TUser;
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (!contractRouteOf(context)) return true;
+    await this.bearer.resolve(asPlatformRequest(context.switchToHttp().getRequest()));
+    return true;
   }
 }
 

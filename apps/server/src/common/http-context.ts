@@ -7,6 +7,10 @@ export interface PlatformRequest extends Request {
   principal?: Principal;
   /** Why bearer authentication failed, reported by the scope guard as a 401. */
   authFailure?: string;
+  /** The bearer token was resolved (principal or authFailure set); it is resolved once per request. */
+  authResolved?: boolean;
+  /** The front door already charged this request to a per-IP or per-client budget. */
+  rateLimitCharged?: boolean;
   /** `PUBLIC_URL` when configured: the origin pagination links are built on. */
   publicOrigin?: string;
   /** The route pattern, for handlers outside Express routing (the OAuth server). */

@@ -83,6 +83,36 @@ function zodErrors(part: string, error: ZodError | null): ProblemFieldError[] {
   });
 }
 
+export interface ProblemAnswer {
+  code: ErrorCode;
+  detail: string;
+  errors?: ProblemFieldError[];
+  headers?: Record<string, string>;
+}
+
+/**
+ * Writes RFC 9457 problem details: the filter's one renderer, also used by the front door to
+ * refuse a request without raising an error through Express and Nest.
+ */
+export function sendProblem(req: PlatformRequest, res: Response, answer: ProblemAnswer): void {
+  const { code, detail, errors, headers } = answer;
+  const status = ERROR_CODES[code];
+  const body: Problem = {
+    type: problemType(code),
+    title: ERROR_TITLES[code],
+    status,
+    detail,
+    instance: (req.originalUrl ?? req.url).split('?')[0] ?? '/',
+    code,
+    request_id: req.id,
+    ...(errors?.length && { errors }),
+  };
+  if (res.headersSent) return;
+  for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
+  res.status(status).setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+  res.send(JSON.stringify(body));
+}
+
 /**
  * Turns every error into RFC 9457 problem details. Expected failures carry their own code;
  * anything else is a 500 whose body says nothing about the cause (logged with the request id).
@@ -105,20 +135,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         'unhandled error',
       );
     }
-    const body: Problem = {
-      type: problemType(code),
-      title: ERROR_TITLES[code],
-      status,
-      detail,
-      instance: (req.originalUrl ?? req.url).split('?')[0] ?? '/',
-      code,
-      request_id: req.id,
-      ...(errors?.length && { errors }),
-    };
-    if (res.headersSent) return;
-    for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
-    res.status(status).setHeader('Content-Type', 'application/problem+json; charset=utf-8');
-    res.send(JSON.stringify(body));
+    sendProblem(req, res, { code, detail, ...(errors && { errors }), ...(headers && { headers }) });
   }
 
   private describe(

@@ -76,6 +76,10 @@ const EnvSchema = z.object({
   RATE_LIMIT_DEFAULT: positiveInt.default(600),
   /** Requests per rolling minute per client IP for requests without a valid token. */
   RATE_LIMIT_ANONYMOUS: positiveInt.default(60),
+  /** Requests per rolling minute per client IP to the OAuth endpoints and sign-in pages. */
+  RATE_LIMIT_OAUTH: positiveInt.default(300),
+  /** Requests per rolling minute per confidential OAuth client that authenticates (token, revoke, introspect). */
+  RATE_LIMIT_OAUTH_CLIENT: positiveInt.default(600),
   /** Express `trust proxy`: set when behind a load balancer so client IPs are real. */
   TRUST_PROXY: booleanString.default('false'),
   /** `pnpm dev` only: seed an empty database and print a ready-to-use demo token. */
@@ -123,7 +127,13 @@ export interface AppConfig {
   database: DatabaseConfig;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   publicUrl?: string;
-  rateLimit: { defaultPerMinute: number; anonymousPerMinute: number; windowMs: number };
+  rateLimit: {
+    defaultPerMinute: number;
+    anonymousPerMinute: number;
+    oauthPerMinute: number;
+    oauthClientPerMinute: number;
+    windowMs: number;
+  };
   trustProxy: boolean;
   devBootstrap: boolean;
   devWebhookInspectorUrl: string;
@@ -182,6 +192,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: {
       defaultPerMinute: e.RATE_LIMIT_DEFAULT,
       anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS,
+      oauthPerMinute: e.RATE_LIMIT_OAUTH,
+      oauthClientPerMinute: e.RATE_LIMIT_OAUTH_CLIENT,
       windowMs: 60_000,
     },
     trustProxy: e.TRUST_PROXY,

@@ -21,7 +21,7 @@ export class Metrics {
 
   readonly rateLimitRejections = new Counter({
     name: 'rate_limit_rejections_total',
-    help: 'Requests refused with 429, by budget (organization or anonymous client IP)',
+    help: 'Requests refused with 429, by budget: organization, anonymous (API, per client IP), oauth (OAuth endpoints, per client IP), oauth_client (per OAuth client)',
     labelNames: ['budget'] as const,
     registers: [this.registry],
   });

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   isScope,
+  idPattern,
   type ListQuery,
   type OAuthClientCreateSchema,
   type OAuthClientResource,
@@ -41,6 +42,13 @@ export const hashClientSecret = hashToken;
 export function clientSecretMatches(storedHash: string | null, presented: string): boolean {
   if (!storedHash) return false;
   return timingSafeEqual(Buffer.from(storedHash), Buffer.from(hashClientSecret(presented)));
+}
+
+const CLIENT_ID = idPattern('oauth_client');
+
+/** application/x-www-form-urlencoded decoding of one component; throws on a bad escape. */
+function decodeFormComponent(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, '%20'));
 }
 
 export function toClientResource(record: OAuthClientRecord): OAuthClientResource {
@@ -113,6 +121,33 @@ export class OAuthClientsService {
     const record = await this.findById(id);
     return record && (!record.expiresAt || record.expiresAt.getTime() > now.getTime())
       ? record
+      : null;
+  }
+
+  /**
+   * The confidential client that an `Authorization: Basic` header proves to be (RFC 6749
+   * §2.3.1, decoded as oidc-provider decodes it), or null. The front door charges a client's own
+   * rate-limit budget only after this check, so nobody can spend another client's budget by
+   * naming its (public) client id.
+   */
+  async authenticateBasic(header: string | undefined): Promise<string | null> {
+    const encoded = header && /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header)?.[1];
+    if (!encoded) return null;
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    let id: string;
+    let secret: string;
+    try {
+      id = decodeFormComponent(decoded.slice(0, colon));
+      secret = decodeFormComponent(decoded.slice(colon + 1));
+    } catch {
+      return null;
+    }
+    // Only an id of ours is looked up: garbage costs no query.
+    if (colon < 1 || !secret || !CLIENT_ID.test(id)) return null;
+    const client = await this.findLiveById(id);
+    return client?.type === 'confidential' && clientSecretMatches(client.secretHash, secret)
+      ? client.id
       : null;
   }
 

@@ -24,7 +24,7 @@ export const OAUTH_TTL = {
   authorizationCode: 60,
   refreshToken: 30 * 24 * 3600,
   grant: 365 * 24 * 3600,
-  interaction: 3600,
+  interaction: 600,
   session: 14 * 24 * 3600,
 } as const;
 

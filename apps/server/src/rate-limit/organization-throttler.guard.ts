@@ -12,18 +12,80 @@ import type { Response } from 'express';
 import ipaddr from 'ipaddr.js';
 import { contractRouteOf } from '../auth/route-metadata';
 import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
+import type { ProblemAnswer } from '../common/problem-details.filter';
 import { ProblemException } from '../common/problem.exception';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Metrics } from '../metrics/metrics';
 import type { SlidingWindowRecord } from './sliding-window.store';
 
-const POLICY_NAME = 'default';
+/** One budget, as the door and the guard charge it. */
+export interface Budget {
+  key: string;
+  limit: number;
+  /** The `RateLimit-Policy` name. */
+  policy: string;
+  /** The `budget` label of `rate_limit_rejections_total`. */
+  metric: 'organization' | 'anonymous' | 'oauth' | 'oauth_client';
+}
+
+/**
+ * Takes one request from a budget. Unreachable shared store (Redis): a 503 problem, failing
+ * closed rather than serving unlimited.
+ */
+export async function charge(
+  storage: ThrottlerStorage,
+  budget: Budget,
+  windowMs: number,
+): Promise<SlidingWindowRecord> {
+  try {
+    return (await storage.increment(
+      budget.key,
+      windowMs,
+      budget.limit,
+      0,
+      budget.policy,
+    )) as SlidingWindowRecord;
+  } catch {
+    throw new ProblemException(
+      'service_unavailable',
+      'Rate limiting is temporarily unavailable, so the request was not served; retry shortly',
+      { headers: { 'Retry-After': '1' } },
+    );
+  }
+}
+
+/**
+ * The GitHub-style `X-RateLimit-*` headers and the IETF draft `RateLimit` / `RateLimit-Policy`;
+ * returns the 429 problem to answer with when the budget is spent.
+ */
+export function applyRecord(
+  res: Response,
+  budget: Budget,
+  record: SlidingWindowRecord,
+  windowMs: number,
+): ProblemAnswer | undefined {
+  const now = Date.now();
+  const resetEpoch = Math.ceil(record.resetAtMs / 1000);
+  const resetIn = Math.max(0, Math.ceil((record.resetAtMs - now) / 1000));
+  const windowSeconds = windowMs / 1000;
+  res.setHeader('X-RateLimit-Limit', String(budget.limit));
+  res.setHeader('X-RateLimit-Remaining', String(record.remaining));
+  res.setHeader('X-RateLimit-Reset', String(resetEpoch));
+  res.setHeader('RateLimit-Policy', `"${budget.policy}";q=${budget.limit};w=${windowSeconds}`);
+  res.setHeader('RateLimit', `"${budget.policy}";r=${record.remaining};t=${resetIn}`);
+  if (!record.isBlocked) return undefined;
+  return {
+    code: 'rate_limited',
+    detail: `Rate limit of ${budget.limit} requests per ${windowSeconds} seconds exceeded; retry in ${record.timeToBlockExpire} s`,
+    headers: { 'Retry-After': String(record.timeToBlockExpire) },
+  };
+}
 
 /**
  * Step 2 of 3 (auth → rate limit → scope). One budget per organization across all its tokens
- * and routes; requests without a valid token are limited per client IP. Sets the GitHub-style
- * `X-RateLimit-*` headers and the IETF draft `RateLimit` / `RateLimit-Policy` on every response.
+ * and routes; requests without a valid token are limited per client IP (normally already by the
+ * front door, before their body was read; then not again here).
  */
 @Injectable()
 export class OrganizationThrottlerGuard extends ThrottlerGuard {
@@ -43,62 +105,44 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
 
   protected override async handleRequest({ context }: ThrottlerRequest): Promise<boolean> {
     const req = asPlatformRequest(context.switchToHttp().getRequest());
+    if (!req.principal && req.rateLimitCharged) return true;
     const res = context.switchToHttp().getResponse<Response>();
-    const { key, limit } = this.budgetOf(req);
-    let record: SlidingWindowRecord;
-    try {
-      record = (await this.storageService.increment(
-        key,
-        this.config.rateLimit.windowMs,
-        limit,
-        0,
-        POLICY_NAME,
-      )) as SlidingWindowRecord;
-    } catch {
-      // The shared counter (Redis) is unreachable: fail closed rather than serve unlimited.
-      throw new ProblemException(
-        'service_unavailable',
-        'Rate limiting is temporarily unavailable, so the request was not served; retry shortly',
-        { headers: { 'Retry-After': '1' } },
-      );
-    }
-
-    const now = Date.now();
-    const resetEpoch = Math.ceil(record.resetAtMs / 1000);
-    const resetIn = Math.max(0, Math.ceil((record.resetAtMs - now) / 1000));
-    const windowSeconds = this.config.rateLimit.windowMs / 1000;
-    res.setHeader('X-RateLimit-Limit', String(limit));
-    res.setHeader('X-RateLimit-Remaining', String(record.remaining));
-    res.setHeader('X-RateLimit-Reset', String(resetEpoch));
-    res.setHeader('RateLimit-Policy', `"${POLICY_NAME}";q=${limit};w=${windowSeconds}`);
-    res.setHeader('RateLimit', `"${POLICY_NAME}";r=${record.remaining};t=${resetIn}`);
-
-    if (record.isBlocked) {
-      this.metrics.rateLimitRejections.inc({
-        budget: req.principal ? 'organization' : 'anonymous',
-      });
-      throw new ProblemException(
-        'rate_limited',
-        `Rate limit of ${limit} requests per ${windowSeconds} seconds exceeded; retry in ${record.timeToBlockExpire} s`,
-        { headers: { 'Retry-After': String(record.timeToBlockExpire) } },
-      );
+    const budget = this.budgetOf(req);
+    const windowMs = this.config.rateLimit.windowMs;
+    const record = await charge(this.storageService, budget, windowMs);
+    const refusal = applyRecord(res, budget, record, windowMs);
+    if (refusal) {
+      this.metrics.rateLimitRejections.inc({ budget: budget.metric });
+      throw new ProblemException(refusal.code, refusal.detail, refusal);
     }
     return true;
   }
 
-  private budgetOf(req: PlatformRequest): { key: string; limit: number } {
+  private budgetOf(req: PlatformRequest): Budget {
     if (req.principal) {
       return {
         key: `org:${req.principal.organizationId}`,
         limit: req.principal.rateLimitPerMinute,
+        policy: 'default',
+        metric: 'organization',
       };
     }
-    return { key: `ip:${normalizeIp(req.ip)}`, limit: this.config.rateLimit.anonymousPerMinute };
+    return anonymousBudget(req, this.config);
   }
 }
 
+/** Requests to the API (and anything else) without a valid token: per client IP. */
+export function anonymousBudget(req: PlatformRequest, config: AppConfig): Budget {
+  return {
+    key: `ip:${normalizeIp(req.ip)}`,
+    limit: config.rateLimit.anonymousPerMinute,
+    policy: 'default',
+    metric: 'anonymous',
+  };
+}
+
 /** `::ffff:10.0.0.1` and `10.0.0.1` are one client. */
-function normalizeIp(ip: string | undefined): string {
+export function normalizeIp(ip: string | undefined): string {
   if (!ip || !ipaddr.isValid(ip)) return ip ?? 'unknown';
   return ipaddr.process(ip).toString();
 }
