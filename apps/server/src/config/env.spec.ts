@@ -35,6 +35,7 @@ describe(loadConfig.name, () => {
     [{ WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
     [{ WEBHOOK_TIMEOUT: '15' }, 'WEBHOOK_TIMEOUT'],
     [{ WEBHOOK_CONCURRENCY: '0' }, 'WEBHOOK_CONCURRENCY'],
+    [{ WEBHOOK_ORGANIZATION_CONCURRENCY: 'half' }, 'WEBHOOK_ORGANIZATION_CONCURRENCY'],
   ])('refuses %j, naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(
@@ -53,5 +54,23 @@ describe(loadConfig.name, () => {
     expect(
       loadConfig({ WEBHOOK_RETRY_SCHEDULE: '250ms,2s', WEBHOOK_TIMEOUT: '1m' }).webhooks,
     ).toMatchObject({ retryScheduleMs: [250, 2000], timeoutMs: 60_000 });
+  });
+
+  it('gives one organization a quarter of the delivery slots unless told otherwise', () => {
+    expect(loadConfig({}).webhooks).toMatchObject({
+      concurrency: 64,
+      endpointConcurrency: 8,
+      organizationConcurrency: 16,
+    });
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '10' }).webhooks.organizationConcurrency).toBe(3);
+    expect(
+      loadConfig({ WEBHOOK_CONCURRENCY: '10', WEBHOOK_ORGANIZATION_CONCURRENCY: '7' }).webhooks
+        .organizationConcurrency,
+    ).toBe(7);
+    // More than the whole would mean nothing: it is held to WEBHOOK_CONCURRENCY.
+    expect(
+      loadConfig({ WEBHOOK_CONCURRENCY: '10', WEBHOOK_ORGANIZATION_CONCURRENCY: '50' }).webhooks
+        .organizationConcurrency,
+    ).toBe(10);
   });
 });

@@ -100,6 +100,8 @@ const EnvSchema = z.object({
   /** Attempts in flight at once in this process, and at most per endpoint. */
   WEBHOOK_CONCURRENCY: positiveInt.default(64),
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.default(8),
+  /** Attempts in flight at once per organization; unset, a quarter of WEBHOOK_CONCURRENCY. */
+  WEBHOOK_ORGANIZATION_CONCURRENCY: positiveInt.optional(),
   /** How often the dispatcher looks for due work it was not told about (retries, other writers). */
   WEBHOOK_POLL_INTERVAL: duration.default('1s'),
   /** On shutdown, how long in-flight attempts may take to finish. */
@@ -153,6 +155,8 @@ export interface WebhookConfig {
   disableAfterMs: number;
   concurrency: number;
   endpointConcurrency: number;
+  /** So one organization's slow endpoints or backlog leave the other slots to the others. */
+  organizationConcurrency: number;
   pollIntervalMs: number;
   shutdownGraceMs: number;
   dispatcher: boolean;
@@ -210,6 +214,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
       concurrency: e.WEBHOOK_CONCURRENCY,
       endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+      organizationConcurrency: Math.min(
+        e.WEBHOOK_CONCURRENCY,
+        e.WEBHOOK_ORGANIZATION_CONCURRENCY ?? Math.ceil(e.WEBHOOK_CONCURRENCY / 4),
+      ),
       pollIntervalMs: e.WEBHOOK_POLL_INTERVAL,
       shutdownGraceMs: e.WEBHOOK_SHUTDOWN_GRACE,
       dispatcher: e.WEBHOOK_DISPATCHER,

@@ -42,11 +42,7 @@ export class WebhookAttempter {
     private readonly secrets: SecretBox,
     private readonly metrics?: Metrics,
   ) {
-    this.sender = new WebhookSender(
-      { allowPrivate: config.allowPrivateUrls },
-      config.timeoutMs,
-      config.endpointConcurrency,
-    );
+    this.sender = new WebhookSender({ allowPrivate: config.allowPrivateUrls }, config.timeoutMs);
   }
 
   async attempt(message: ClaimedMessage): Promise<CompletedAttempt> {

@@ -11,6 +11,7 @@ import { WebhookMessageRecord } from './webhook-message.entity';
 /** A message leased for one attempt, with everything needed to send it. */
 export interface ClaimedMessage {
   id: string;
+  organizationId: string;
   endpointId: string;
   url: string;
   sealedSecret: string;
@@ -37,6 +38,57 @@ export interface DeliveryPolicy {
   leaseMs: number;
 }
 
+/** Which of a read's candidates may go now, and whose limits the others ran into. */
+export interface Admitted {
+  admitted: ClaimedMessage[];
+  fullOrganizations: string[];
+  fullEndpoints: string[];
+}
+
+/**
+ * How much a claim may take: `limit` in all, and what `admit` lets through per organization and
+ * per endpoint (the dispatcher's slots). Organizations and endpoints known to be at their limit
+ * are named, so their rows are not even read: a backlog of theirs cannot fill the window in
+ * which the others' due messages are read.
+ */
+export interface ClaimLimits {
+  limit: number;
+  fullOrganizations: readonly string[];
+  fullEndpoints: readonly string[];
+  /** Takes, oldest first and at most `max`, the candidates whose organization and endpoint have room. */
+  admit: (candidates: ClaimedMessage[], max: number) => Admitted | Promise<Admitted>;
+}
+
+/**
+ * An admission that counts in memory what it lets through against each organization's and
+ * endpoint's room (the embedded dispatcher's slots in this process).
+ */
+export function admitWithin(
+  organizationRoom: (organizationId: string) => number,
+  endpointRoom: (endpointId: string) => number,
+): ClaimLimits['admit'] {
+  const byOrganization = new Map<string, number>();
+  const byEndpoint = new Map<string, number>();
+  return (candidates, max) => {
+    const decision: Admitted = { admitted: [], fullOrganizations: [], fullEndpoints: [] };
+    for (const message of candidates) {
+      if (decision.admitted.length >= max) break;
+      const ofOrganization = byOrganization.get(message.organizationId) ?? 0;
+      const ofEndpoint = byEndpoint.get(message.endpointId) ?? 0;
+      if (ofOrganization >= organizationRoom(message.organizationId)) {
+        decision.fullOrganizations.push(message.organizationId);
+      } else if (ofEndpoint >= endpointRoom(message.endpointId)) {
+        decision.fullEndpoints.push(message.endpointId);
+      } else {
+        byOrganization.set(message.organizationId, ofOrganization + 1);
+        byEndpoint.set(message.endpointId, ofEndpoint + 1);
+        decision.admitted.push(message);
+      }
+    }
+    return decision;
+  };
+}
+
 /** Endpoints the dispatcher disabled while recording, for its log. */
 export interface Disabled {
   endpointId: string;
@@ -44,11 +96,21 @@ export interface Disabled {
 }
 
 const FANOUT_BATCH = 500;
+/**
+ * Events of one organization in one fan-out batch: a tenant's bulk import of thousands of events
+ * is fanned out over several batches, and each batch also takes every other tenant's events.
+ */
+const FANOUT_SHARE = 100;
+/**
+ * Reads in one claim. A read past the window's oldest rows happens only when an organization or
+ * endpoint filled its room in the previous read; it then reads again without them.
+ */
+const CLAIM_READS = 4;
 
 const logger = new Logger('Webhooks');
 
 /** A message with its endpoint, its event and the endpoint's owner: what an attempt needs. */
-const CLAIM_SELECT = `SELECT m.id, m.endpoint_id, m.event_id, m.event_type,
+const CLAIM_SELECT = `SELECT m.id, m.organization_id, m.endpoint_id, m.event_id, m.event_type,
               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
               ev.data AS event_data, ev.created_at AS event_created_at, ${OWNER_SELECT}
        FROM webhook_messages m
@@ -107,13 +169,39 @@ export class DeliveryStore {
   /**
    * Turns up to a batch of committed events into messages, one per enabled endpoint of the
    * organization that subscribes to the type, and marks them done, in the caller's transaction.
-   * Returns how many events it handled (a full batch means there may be more).
+   * Oldest first, but at most FANOUT_SHARE per organization. Returns how many events it handled
+   * (any means there may be more).
    */
   async fanOut(manager: EntityManager, now: Date): Promise<number> {
-    const events: { id: string; organization_id: string; type: EventType }[] = await manager.query(
-      `SELECT id, organization_id, type FROM events WHERE fanout_pending = ${this.yes}
-       ORDER BY created_at, id LIMIT ${FANOUT_BATCH}${this.skipLocked()}`,
-    );
+    type PendingEvent = { id: string; organization_id: string; type: EventType };
+    const events: PendingEvent[] = [];
+    const perOrganization = new Map<string, number>();
+    const full = new Set<string>();
+    for (let read = 0; read < CLAIM_READS && events.length < FANOUT_BATCH; read += 1) {
+      const params = new SqlParams(this.dialect);
+      const skip = full.size
+        ? ` AND organization_id NOT IN (${[...full].map((id) => params.add(id)).join(', ')})`
+        : '';
+      const window = FANOUT_BATCH - events.length;
+      const rows: PendingEvent[] = await manager.query(
+        `SELECT id, organization_id, type FROM events WHERE fanout_pending = ${this.yes}${skip}
+         ORDER BY created_at, id LIMIT ${window}${this.skipLocked()}`,
+        params.values,
+      );
+      let filled = false;
+      for (const row of rows) {
+        const n = perOrganization.get(row.organization_id) ?? 0;
+        if (n >= FANOUT_SHARE) {
+          filled ||= !full.has(row.organization_id);
+          full.add(row.organization_id);
+          continue;
+        }
+        perOrganization.set(row.organization_id, n + 1);
+        events.push(row);
+      }
+      // Read again only past an organization that filled its share in a full window.
+      if (rows.length < window || !filled) break;
+    }
     if (events.length === 0) return 0;
     const organizations = [...new Set(events.map((e) => e.organization_id))];
     const params = new SqlParams(this.dialect);
@@ -149,57 +237,89 @@ export class DeliveryStore {
   }
 
   /**
-   * Leases due messages of enabled endpoints: at most `limit`, none of `exclude`, and per
-   * endpoint at most `roomFor(endpoint)`. The lease is the message's `next_attempt_at` moved
-   * past the attempt's timeout, so a crash leaves nothing stuck: the lease runs out and the
-   * message is due again.
+   * Leases due messages of enabled endpoints, oldest first, within `limits`. The lease is the
+   * message's `next_attempt_at` moved past the attempt's timeout, so a crash leaves nothing
+   * stuck: the lease runs out and the message is due again.
+   *
+   * Fairness: an organization or endpoint that fills its room is left out of the next read, so
+   * one tenant's backlog, however old and large, cannot keep another tenant's due message out of
+   * the claim. `more` says whether due messages may be left (the last read filled its window);
+   * `full`, who was found at their limit.
    */
   async claim(
     manager: EntityManager,
     now: Date,
-    limit: number,
-    exclude: readonly string[],
-    roomFor: (endpointId: string) => number,
-  ): Promise<ClaimedMessage[]> {
-    // Read past `limit`: rows of endpoints already at their share are skipped below.
-    const window = limit * 2;
+    limits: ClaimLimits,
+  ): Promise<{
+    claimed: ClaimedMessage[];
+    more: boolean;
+    full: { organizations: string[]; endpoints: string[] };
+  }> {
+    const fullOrganizations = new Set(limits.fullOrganizations);
+    const fullEndpoints = new Set(limits.fullEndpoints);
+    const claimed: ClaimedMessage[] = [];
+    let more = false;
+    for (let read = 0; read < CLAIM_READS && claimed.length < limits.limit; read += 1) {
+      // Read past the room: rows of organizations and endpoints that fill theirs are skipped.
+      const window = (limits.limit - claimed.length) * 2;
+      const due = await this.due(manager, now, window, fullOrganizations, fullEndpoints);
+      // Messages of an endpoint whose owner credential ended are not sent (the endpoint is
+      // disabled here); they still count towards `more`.
+      const rows = await this.withoutEndedOwners(
+        manager,
+        due,
+        (row) => row.endpoint_id as string,
+        now,
+      );
+      const decision = await limits.admit(
+        rows.map((row) => this.toClaimed(manager, row)),
+        limits.limit - claimed.length,
+      );
+      await this.lease(manager, now, decision.admitted);
+      claimed.push(...decision.admitted);
+      for (const id of decision.fullOrganizations) fullOrganizations.add(id);
+      for (const id of decision.fullEndpoints) fullEndpoints.add(id);
+      more = due.length === window;
+      // Nobody was found full: a next read would see only what this one did.
+      if (!more || decision.fullOrganizations.length + decision.fullEndpoints.length === 0) break;
+    }
+    return {
+      claimed,
+      more,
+      full: { organizations: [...fullOrganizations], endpoints: [...fullEndpoints] },
+    };
+  }
+
+  private async due(
+    manager: EntityManager,
+    now: Date,
+    window: number,
+    fullOrganizations: ReadonlySet<string>,
+    fullEndpoints: ReadonlySet<string>,
+  ): Promise<Record<string, unknown>[]> {
     const params = new SqlParams(this.dialect);
     const due = params.add(this.date(manager, now));
-    const excluded = exclude.length
-      ? ` AND m.endpoint_id NOT IN (${exclude.map((id) => params.add(id)).join(', ')})`
-      : '';
-    const rows: Record<string, unknown>[] = await manager.query(
+    const notIn = (column: string, ids: ReadonlySet<string>) =>
+      ids.size ? ` AND ${column} NOT IN (${[...ids].map((id) => params.add(id)).join(', ')})` : '';
+    const organizations = notIn('m.organization_id', fullOrganizations);
+    const endpoints = notIn('m.endpoint_id', fullEndpoints);
+    return manager.query(
       `${CLAIM_SELECT}
-       WHERE m.status = 'pending' AND m.next_attempt_at <= ${due} AND e.enabled = ${this.yes}${excluded}
+       WHERE m.status = 'pending' AND m.next_attempt_at <= ${due} AND e.enabled = ${this.yes}${organizations}${endpoints}
        ORDER BY m.next_attempt_at LIMIT ${window}${this.skipLocked('m')}`,
       params.values,
     );
-    const live = await this.withoutEndedOwners(
-      manager,
-      rows,
-      (row) => row.endpoint_id as string,
-      now,
+  }
+
+  private async lease(manager: EntityManager, now: Date, claimed: ClaimedMessage[]): Promise<void> {
+    if (claimed.length === 0) return;
+    const lease = new SqlParams(this.dialect);
+    const until = lease.add(this.date(manager, new Date(now.getTime() + this.policy.leaseMs)));
+    await manager.query(
+      `UPDATE webhook_messages SET next_attempt_at = ${until}
+       WHERE id IN (${claimed.map((m) => lease.add(m.id)).join(', ')})`,
+      lease.values,
     );
-    const taken = new Map<string, number>();
-    const claimed: ClaimedMessage[] = [];
-    for (const row of live) {
-      if (claimed.length >= limit) break;
-      const endpointId = row.endpoint_id as string;
-      const count = taken.get(endpointId) ?? 0;
-      if (count >= roomFor(endpointId)) continue;
-      taken.set(endpointId, count + 1);
-      claimed.push(this.toClaimed(manager, row));
-    }
-    if (claimed.length > 0) {
-      const lease = new SqlParams(this.dialect);
-      const until = lease.add(this.date(manager, new Date(now.getTime() + this.policy.leaseMs)));
-      await manager.query(
-        `UPDATE webhook_messages SET next_attempt_at = ${until}
-         WHERE id IN (${claimed.map((m) => lease.add(m.id)).join(', ')})`,
-        lease.values,
-      );
-    }
-    return claimed;
   }
 
   /**
@@ -260,6 +380,7 @@ export class DeliveryStore {
   private toClaimed(manager: EntityManager, row: Record<string, unknown>): ClaimedMessage {
     return {
       id: row.id as string,
+      organizationId: row.organization_id as string,
       endpointId: row.endpoint_id as string,
       url: row.url as string,
       sealedSecret: row.secret as string,

@@ -6,7 +6,12 @@ import {
 import type { WebhookConfig } from '../config/env';
 import { type TransactionRunner } from '../common/transactions';
 import { deliveryPolicy, logDisabled, WebhookAttempter } from './attempter';
-import { type ClaimedMessage, type CompletedAttempt, DeliveryStore } from './delivery-store';
+import {
+  admitWithin,
+  type ClaimedMessage,
+  type CompletedAttempt,
+  DeliveryStore,
+} from './delivery-store';
 import { WorkTrigger, within } from './work-trigger';
 import { type SecretBox } from './secret-box';
 import { type Metrics } from '../metrics/metrics';
@@ -19,8 +24,9 @@ import { type Metrics } from '../metrics/metrics';
  * milliseconds), when an attempt finishes, when a scheduled retry falls due, and on a slow poll
  * that catches work written by other processes.
  *
- * Concurrency is bounded in this process globally and per endpoint; an endpoint at its limit is
- * skipped while claiming, so a slow endpoint holds at most its own share of the slots.
+ * Concurrency is bounded in this process globally, per organization and per endpoint; an
+ * organization or endpoint at its limit is skipped while claiming, so one tenant's slow endpoints
+ * or backlog hold at most its own share of the slots and the others' due messages go out at once.
  */
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
@@ -32,6 +38,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private scheduled = false;
   private completed: CompletedAttempt[] = [];
   private readonly inFlight = new Map<string, number>();
+  private readonly inFlightByOrganization = new Map<string, number>();
   private inFlightTotal = 0;
   private readonly sends = new Set<Promise<void>>();
   private readonly trigger = new WorkTrigger(() => this.kick());
@@ -101,9 +108,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private async step(): Promise<void> {
     const completed = this.completed.splice(0);
     const room = this.config.concurrency - this.inFlightTotal;
-    const saturated = [...this.inFlight]
-      .filter(([, n]) => n >= this.config.endpointConcurrency)
-      .map(([id]) => id);
+    const full = (counts: Map<string, number>, limit: number) =>
+      [...counts].filter(([, n]) => n >= limit).map(([id]) => id);
     let claimed: ClaimedMessage[] = [];
     try {
       const outcome = await this.transactions.run(
@@ -111,16 +117,23 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           const now = new Date();
           const recorded = await this.store.record(manager, completed, now);
           const fannedOut = await this.store.fanOut(manager, now);
-          const claimed =
+          const { claimed } =
             room > 0
-              ? await this.store.claim(
-                  manager,
-                  now,
-                  room,
-                  saturated,
-                  (id) => this.config.endpointConcurrency - (this.inFlight.get(id) ?? 0),
-                )
-              : [];
+              ? await this.store.claim(manager, now, {
+                  limit: room,
+                  fullOrganizations: full(
+                    this.inFlightByOrganization,
+                    this.config.organizationConcurrency,
+                  ),
+                  fullEndpoints: full(this.inFlight, this.config.endpointConcurrency),
+                  admit: admitWithin(
+                    (id) =>
+                      this.config.organizationConcurrency -
+                      (this.inFlightByOrganization.get(id) ?? 0),
+                    (id) => this.config.endpointConcurrency - (this.inFlight.get(id) ?? 0),
+                  ),
+                })
+              : { claimed: [] };
           return { recorded, fannedOut, claimed };
         },
         { notify: false },
@@ -142,13 +155,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   private start(message: ClaimedMessage): void {
     this.inFlightTotal += 1;
-    this.inFlight.set(message.endpointId, (this.inFlight.get(message.endpointId) ?? 0) + 1);
+    count(this.inFlight, message.endpointId, 1);
+    count(this.inFlightByOrganization, message.organizationId, 1);
     const send = this.attempt(message).finally(() => {
       this.sends.delete(send);
       this.inFlightTotal -= 1;
-      const left = (this.inFlight.get(message.endpointId) ?? 1) - 1;
-      if (left > 0) this.inFlight.set(message.endpointId, left);
-      else this.inFlight.delete(message.endpointId);
+      count(this.inFlight, message.endpointId, -1);
+      count(this.inFlightByOrganization, message.organizationId, -1);
       this.kick();
     });
     this.sends.add(send);
@@ -172,4 +185,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       );
     }
   }
+}
+
+/** Adds `delta` to a key's count, forgetting keys that reach zero (the maps stay small). */
+function count(counts: Map<string, number>, key: string, delta: number): void {
+  const n = (counts.get(key) ?? 0) + delta;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }

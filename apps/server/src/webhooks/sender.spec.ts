@@ -6,7 +6,7 @@ describe('WebhookSender', () => {
   const hits: string[] = [];
   let server: http.Server;
   let base: string;
-  const sender = new WebhookSender({ allowPrivate: true }, 500, 4);
+  const sender = new WebhookSender({ allowPrivate: true }, 500);
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
@@ -15,6 +15,7 @@ describe('WebhookSender', () => {
       if (req.url === '/redirect') res.writeHead(302, { Location: '/target' }).end();
       else if (req.url === '/big') res.writeHead(500).end('é'.repeat(5000));
       else if (req.url === '/busy') res.writeHead(503, { 'Retry-After': '120' }).end();
+      else if (req.url?.startsWith('/hang')) return;
       else res.writeHead(200).end('ok');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -45,8 +46,18 @@ describe('WebhookSender', () => {
     expect((await send('/ok')).retryAfterMs).toBeNull();
   });
 
+  it('never queues an attempt behind slow requests to the same host:port (other endpoints, other tenants)', async () => {
+    const slow = Array.from({ length: 12 }, (_, i) => send(`/hang-${i}`));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const fast = await send('/ok');
+    expect(fast).toMatchObject({ statusCode: 200, error: null });
+    // Its own round trip on loopback, not the 500 ms the slow ones take to time out.
+    expect(fast.latencyMs).toBeLessThan(250);
+    for (const result of await Promise.all(slow)) expect(result.error).toMatch(/within 0.5 s/);
+  });
+
   it('refuses plain http and private addresses unless allowed, without connecting', async () => {
-    const strict = new WebhookSender({ allowPrivate: false }, 500, 1);
+    const strict = new WebhookSender({ allowPrivate: false }, 500);
     const before = hits.length;
     expect((await strict.send({ url: `${base}/ok`, headers: {}, body: '{}' })).error).toMatch(
       /https/,

@@ -25,8 +25,14 @@ const MAX_DRAIN_BYTES = 1 << 20;
 
 /**
  * POSTs webhook deliveries with Node's own HTTP client. No redirect is followed (Node never
- * does), keep-alive agents reuse connections per endpoint, and every connection resolves its
- * host through `guardedLookup`, so the socket goes to the address that was checked.
+ * does), keep-alive agents reuse idle connections, and every connection resolves its host
+ * through `guardedLookup`, so the socket goes to the address that was checked.
+ *
+ * The agents have no socket limit on purpose: Node's limit is per host:port, shared by every
+ * endpoint (of every organization) on that host, so an attempt would queue inside the agent
+ * behind other tenants' slow requests, with that wait in its latency and its timeout. The
+ * dispatchers already bound attempts in flight (in all, per organization, per endpoint), so
+ * an attempt always gets a connection at once and its latency is its endpoint's alone.
  */
 export class WebhookSender {
   private readonly agents: { http: http.Agent; https: https.Agent };
@@ -34,9 +40,8 @@ export class WebhookSender {
   constructor(
     private readonly policy: UrlPolicy,
     private readonly timeoutMs: number,
-    maxSockets: number,
   ) {
-    const options = { keepAlive: true, maxSockets, lookup: guardedLookup(policy) };
+    const options = { keepAlive: true, lookup: guardedLookup(policy) };
     this.agents = { http: new http.Agent(options), https: new https.Agent(options) };
   }
 

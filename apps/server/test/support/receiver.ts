@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface Received {
   at: number;
+  /** The request's path, so one receiver can stand for several endpoints on one host:port. */
+  path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
 }
@@ -32,6 +34,7 @@ export async function startReceiver(
     req.on('end', () => {
       const request = {
         at: Date.now(),
+        path: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       };

@@ -1,0 +1,179 @@
+import { EventsService, TransactionRunner } from '../src/testing';
+import { client, startServer, type TestServer } from './support/server';
+import { type Receiver, type Reply, startReceiver, waitFor } from './support/receiver';
+
+/** Slots in this test: 12 in all, 2 per endpoint, and so (a quarter) 3 per organization. */
+const CONCURRENCY = 12;
+const ORGANIZATION_SHARE = 3;
+const TIMEOUT_MS = 3000;
+/** How soon the fast tenant's delivery must arrive (it would take one timeout or more if it queued). */
+const BOUND_MS = 1000;
+
+/**
+ * One organization's slow receivers and large backlog must not delay another organization's
+ * deliveries: neither by taking every delivery slot, nor by their place in the queue, nor by
+ * holding the connections the other tenant's attempt needs. Runs on the embedded dispatcher
+ * (SQLite, PostgreSQL) and on BullMQ (TEST_REDIS_URL).
+ */
+describe('webhook delivery fairness between organizations', () => {
+  let server: TestServer;
+  const receivers: Receiver[] = [];
+
+  // A server per test, so one test's slow attempts still in flight cannot disturb the next.
+  beforeEach(async () => {
+    server = await startServer({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+      WEBHOOK_TIMEOUT: `${TIMEOUT_MS}ms`,
+      WEBHOOK_RETRY_SCHEDULE: '1s',
+      WEBHOOK_POLL_INTERVAL: '100ms',
+      WEBHOOK_SHUTDOWN_GRACE: '2s',
+    });
+  });
+  afterEach(async () => {
+    // Receivers first: their hanging requests then fail at once, so no attempt is still in
+    // flight when the server shuts down.
+    await Promise.all(receivers.splice(0).map((r) => r.close()));
+    await server.close();
+  });
+
+  async function organization() {
+    const org = await server.createOrganization();
+    return { id: org.id, api: client(server, (await server.createToken(org.id, ['all'])).token) };
+  }
+
+  async function receiver(reply?: (request: { path: string }, index: number) => Reply) {
+    const r = await startReceiver(reply);
+    receivers.push(r);
+    return r;
+  }
+
+  async function endpoint(caller: ReturnType<typeof client>, url: string): Promise<string> {
+    const res = await caller.post('/v1/webhook_endpoints', { url, events: ['*'] });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  }
+
+  let studentNumber = 0;
+  function createStudent(caller: ReturnType<typeof client>) {
+    studentNumber += 1;
+    return caller.post('/v1/students', {
+      student_number: `F-${studentNumber}`,
+      first_name: 'Fair',
+      last_name: 'Share',
+    });
+  }
+
+  /**
+   * A backlog: `count` events of the organization committed in bulk (as an import would), written
+   * the way the API writes them (the transactional outbox) but without `count` requests. In
+   * transactions of 50, letting the event loop turn between them: on SQLite the writes are
+   * synchronous, and one long stall would skew the arrival times the test measures.
+   */
+  async function backlog(
+    organization: { id: string; api: ReturnType<typeof client> },
+    count: number,
+  ) {
+    const student = await createStudent(organization.api);
+    expect(student.status).toBe(201);
+    const events = server.app.get(EventsService);
+    for (let done = 0; done < count; done += 50) {
+      await server.app.get(TransactionRunner).run(async (manager) => {
+        for (let i = done; i < Math.min(count, done + 50); i += 1)
+          await events.record(manager, organization.id, 'student.updated', student.body);
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Writes one event for the fast tenant and returns how long its delivery took to arrive. */
+  async function fastDelivery(caller: ReturnType<typeof client>, hook: Receiver, path: string) {
+    const arrived = () => hook.received.filter((r) => r.path === path);
+    const before = arrived().length;
+    expect((await createStudent(caller)).status).toBe(201);
+    // From the commit (the API's answer): the event is due from then on.
+    const committed = Date.now();
+    const request = await waitFor(() => arrived()[before], {
+      timeoutMs: TIMEOUT_MS * 4,
+      what: "the fast tenant's delivery",
+    });
+    return request.at - committed;
+  }
+
+  /** The recorded attempts of the fast tenant's deliveries, which all succeeded at once. */
+  async function recordedAttempts(
+    caller: ReturnType<typeof client>,
+    endpointId: string,
+    count: number,
+  ) {
+    const deliveries = await waitFor(async () => {
+      const res = await caller.get(`/v1/webhook_endpoints/${endpointId}/deliveries`);
+      const data = res.body.data as { status: string }[];
+      return data.length === count && data.every((d) => d.status === 'succeeded') && data;
+    });
+    return deliveries.flatMap((d: any) => d.attempts);
+  }
+
+  it("a tenant with slow receivers and a large backlog holds only its share; another tenant's delivery goes out at once", async () => {
+    const slow = await organization();
+    // Six receivers that never answer (each attempt lasts the whole timeout): together their
+    // endpoints could hold every slot (6 × 2 = 12).
+    const slowHooks = await Promise.all(
+      Array.from({ length: 6 }, () => receiver(() => ({ status: 204, hang: true }))),
+    );
+    for (const hook of slowHooks) await endpoint(slow.api, hook.url);
+    const fast = await organization();
+    const fastHook = await receiver();
+    const fastEndpoint = await endpoint(fast.api, fastHook.url);
+
+    // 500 events × 6 endpoints: 3,000 deliveries due before the fast tenant's first one.
+    await backlog(slow, 500);
+    const waits = [await fastDelivery(fast.api, fastHook, '/hooks')];
+    // And once the slow tenant's attempts are hanging in every slot it may take.
+    const slowRequests = () => slowHooks.flatMap((h) => h.received);
+    await waitFor(() => slowRequests().length >= ORGANIZATION_SHARE, {
+      what: 'the slow tenant to take its slots',
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    waits.push(await fastDelivery(fast.api, fastHook, '/hooks'));
+    for (const waited of waits) expect(waited).toBeLessThan(BOUND_MS);
+    // The attempts' latencies are their own: the receiver answers at once.
+    for (const attempt of await recordedAttempts(fast.api, fastEndpoint, 2)) {
+      expect(attempt).toMatchObject({ status_code: 204, error: null });
+      expect(attempt.latency_ms).toBeLessThan(BOUND_MS / 2);
+    }
+
+    // Every slow attempt hangs for the whole timeout, so the requests that arrived within half a
+    // timeout of the first were all in flight together (the half allows for event-loop stalls in
+    // this one process): never more than the organization's share.
+    const first = Math.min(...slowRequests().map((r) => r.at));
+    const together = slowRequests().filter((r) => r.at < first + TIMEOUT_MS / 2).length;
+    expect(together).toBe(ORGANIZATION_SHARE);
+  });
+
+  it("endpoints of different tenants on one host:port do not share a connection pool that makes one wait for the other's", async () => {
+    // One receiver stands for a shared webhook host (one host:port, a path per endpoint): the slow
+    // tenant's paths never answer, the fast tenant's answers at once.
+    const shared = await receiver((request) =>
+      request.path.startsWith('/slow') ? { status: 204, hang: true } : { status: 204 },
+    );
+    const base = `http://127.0.0.1:${shared.port}`;
+    const slow = await organization();
+    for (let i = 0; i < 3; i += 1) await endpoint(slow.api, `${base}/slow-${i}`);
+    const fast = await organization();
+    const fastEndpoint = await endpoint(fast.api, `${base}/fast`);
+
+    await backlog(slow, 10);
+    await waitFor(() => shared.received.length >= 2, {
+      what: 'the slow tenant to hold connections to the shared host',
+    });
+    await new Promise((r) => setTimeout(r, 300));
+
+    const waited = await fastDelivery(fast.api, shared, '/fast');
+    expect(waited).toBeLessThan(BOUND_MS);
+    const [attempt] = await recordedAttempts(fast.api, fastEndpoint, 1);
+    expect(attempt).toMatchObject({ status_code: 204, error: null });
+    expect(attempt.latency_ms).toBeLessThan(BOUND_MS / 2);
+  });
+});
