@@ -10,10 +10,11 @@ import { z } from './zod-openapi';
 export const LIST_DEFAULTS = { page: 1, perPage: 25, maxPerPage: 100, maxPage: 1_000_000 } as const;
 
 /**
- * `q` length in characters (code points). Searches are served by trigram indexes, which can only
- * narrow down substrings of 3 or more characters; a shorter one would scan the organization.
+ * `q` length in characters (code points). From `indexed` on, a search is served by trigram
+ * indexes; those cannot narrow down 1–2 characters, so a shorter q scans the organization's rows
+ * within the same time budget (two-letter surnames such as Li or Xu must stay searchable).
  */
-export const SEARCH_LENGTH = { min: 3, max: 200 } as const;
+export const SEARCH_LENGTH = { min: 1, indexed: 3, max: 200 } as const;
 
 export const RANGE_OPERATORS = ['gte', 'gt', 'lte', 'lt'] as const;
 export type RangeOperator = (typeof RANGE_OPERATORS)[number];
@@ -280,19 +281,13 @@ export function listQuery<
     }),
   };
   if (spec.search?.length) {
-    const tooShort = `q must be at least ${SEARCH_LENGTH.min} characters`;
     shape.q = z
       .string()
-      .min(SEARCH_LENGTH.min, tooShort)
+      .min(SEARCH_LENGTH.min, 'q must not be empty')
       .max(SEARCH_LENGTH.max, `q must be at most ${SEARCH_LENGTH.max} characters`)
-      // min() counts UTF-16 units; the index counts characters, so an emoji is one, not two.
-      .refine(
-        (value) => value.length < SEARCH_LENGTH.min || [...value].length >= SEARCH_LENGTH.min,
-        tooShort,
-      )
       .optional()
       .openapi({
-        description: `Case-insensitive substring search over ${spec.search.join(', ')}; at least ${SEARCH_LENGTH.min} characters. A search that cannot finish within the server's time budget is a 503: narrow it.`,
+        description: `Case-insensitive substring search over ${spec.search.join(', ')}. From ${SEARCH_LENGTH.indexed} characters on it is served by an index; a 1–${SEARCH_LENGTH.indexed - 1} character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.`,
       });
   }
   for (const [name, filterSpec] of Object.entries(spec.filters)) {

@@ -30,7 +30,12 @@ import {
 import { WebhookAttemptRecord } from '../webhooks/webhook-attempt.entity';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
 import { WebhookMessageRecord } from '../webhooks/webhook-message.entity';
-import { SEARCH_DEADLINE_FUNCTION, searchDeadline } from '../common/list/search-budget';
+import {
+  SEARCH_DEADLINE_FUNCTION,
+  SEARCH_FOLD_FUNCTION,
+  searchDeadline,
+  searchFold,
+} from '../common/list/search-budget';
 import {
   PostgresSearchIndex1766000000000 as PostgresSearchIndex,
   SqliteSearchIndex1766000000000 as SqliteSearchIndex,
@@ -104,6 +109,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           // Searches call it once per candidate row (see search-budget.ts); not deterministic,
           // so SQLite cannot hoist it out of the loop.
           connection.function(SEARCH_DEADLINE_FUNCTION, { deterministic: false }, searchDeadline);
+          connection.function(SEARCH_FOLD_FUNCTION, { deterministic: true }, searchFold);
         },
       };
     case 'postgres':

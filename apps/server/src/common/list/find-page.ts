@@ -1,4 +1,9 @@
-import type { ListCondition, ListQuery, RangeOperator } from '@platform/contract';
+import {
+  type ListCondition,
+  type ListQuery,
+  type RangeOperator,
+  SEARCH_LENGTH,
+} from '@platform/contract';
 import type { ObjectLiteral, Repository } from 'typeorm';
 import {
   columnName,
@@ -9,7 +14,12 @@ import {
   SqlParams,
   toDatabaseValue,
 } from '../sql';
-import { isSearchTimeout, SEARCH_DEADLINE_FUNCTION, searchTimedOut } from './search-budget';
+import {
+  isSearchTimeout,
+  SEARCH_DEADLINE_FUNCTION,
+  SEARCH_FOLD_FUNCTION,
+  searchTimedOut,
+} from './search-budget';
 
 /** How a collection's API field names map to entity properties. */
 export interface ListFields {
@@ -18,6 +28,7 @@ export interface ListFields {
   /**
    * Entity properties that `q` searches. Each has a trigram index (the search-index migration):
    * on SQLite the columns of `<table>_search`, on PostgreSQL a GIN index on `lower(column)`.
+   * A q shorter than a trigram reads the organization's rows instead, under the same budget.
    */
   search?: readonly string[];
 }
@@ -39,7 +50,8 @@ const RANGE_SQL: Record<RangeOperator, string> = { gte: '>=', gt: '>', lte: '<='
  * The page is a deferred join: the inner query walks the (organization_id, sort field, id)
  * index for ids only, so OFFSET skips index entries rather than whole rows, and only the
  * page's rows are then read from the table. That keeps page 300 close to page 1 in cost.
- * A `q` search runs under a time budget and answers 503 past it.
+ * A `q` search runs under a time budget and answers 503 past it, whether it is served by the
+ * trigram index (3+ characters) or scans the organization's rows (1–2 characters).
  */
 export async function findPage<T extends ObjectLiteral>(
   repo: Repository<T>,
@@ -65,8 +77,8 @@ export async function findPage<T extends ObjectLiteral>(
   let pageRows: PageRow[];
   try {
     if (pageHasTotal) {
-      // SQLite search: one pass over the matches gives the page and the total; a count runs only
-      // for an empty page past the first (its total is not on any row).
+      // SQLite search (indexed or scan): one pass over the matches gives the page and the total;
+      // a count runs only for an empty page past the first (its total is not on any row).
       pageRows = await repo.query<PageRow[]>(page.sql, page.params);
       total =
         pageRows.length > 0
@@ -132,11 +144,14 @@ export function pageStatements<T extends ObjectLiteral>(
   };
   const id = `${table}."id"`;
 
-  // A SQLite search starts from the trigram index, so it reads only rows that contain q: the
-  // CROSS JOINs fix that order (SQLite never reorders them), whatever the organization's size.
+  // A SQLite search of 3+ characters starts from the trigram index, so it reads only rows that
+  // contain q: the CROSS JOINs fix that order (SQLite never reorders them), whatever the
+  // organization's size. A shorter q has no trigram to look up: it scans the organization's rows.
   const search = quoteIdentifier(`${tableName}_search`);
   const keys = quoteIdentifier(`${tableName}_search_keys`);
-  const indexed = dialect === 'sqlite' && isSearch(query, fields);
+  const sqliteSearch = dialect === 'sqlite' && isSearch(query, fields);
+  const indexed = sqliteSearch && [...(query.q ?? '')].length >= SEARCH_LENGTH.indexed;
+  const scanned = sqliteSearch && !indexed;
   const from = indexed
     ? `${search} CROSS JOIN ${keys} ON ${keys}."key" = ${search}."rowid" CROSS JOIN ${table} ON ${id} = ${keys}."id"`
     : table;
@@ -150,10 +165,25 @@ export function pageStatements<T extends ObjectLiteral>(
       );
     }
     clauses.push(`${qualified('organizationId')} = ${params.add(organizationId)}`);
+    if (scanned) {
+      // Called for every row of the organization the scan reads, matching or not: it only needs
+      // the id, so SQLite evaluates it before the searched columns are read.
+      clauses.push(`${SEARCH_DEADLINE_FUNCTION}(${params.add(searchDeadline)}, ${id})`);
+    }
     for (const condition of query.conditions)
       clauses.push(predicate(repo, fields, column, condition, params));
-    if (!indexed && query.q !== undefined && fields.search?.length) {
-      // PostgreSQL: each `lower(column)` has a pg_trgm GIN index that serves this LIKE.
+    if (scanned) {
+      // SQLite's LOWER() folds ASCII only; the fold function folds as the trigram index does
+      // (ÉMILE matches é), and instr() takes `%` and `_` literally.
+      const needle = (query.q ?? '').toLowerCase();
+      const searched = (fields.search ?? []).map(
+        (property) =>
+          `instr(${SEARCH_FOLD_FUNCTION}(${qualified(property)}), ${params.add(needle)}) > 0`,
+      );
+      clauses.push(`(${searched.join(' OR ')})`);
+    } else if (!indexed && query.q !== undefined && fields.search?.length) {
+      // PostgreSQL: each `lower(column)` has a pg_trgm GIN index that serves this LIKE from 3
+      // characters on; a shorter q is read from the organization's rows, under statement_timeout.
       const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
       const searched = fields.search.map(
         (property) => `LOWER(${qualified(property)}) LIKE ${params.add(pattern)} ESCAPE '\\'`,
@@ -180,7 +210,7 @@ export function pageStatements<T extends ObjectLiteral>(
   // Placeholders are positional on SQLite: the WHERE's values are added before LIMIT's.
   const filtered = `FROM ${from} WHERE ${where(pageParams)} ORDER BY ${order}`;
   const limit = `LIMIT ${pageParams.add(query.per_page)} OFFSET ${pageParams.add((query.page - 1) * query.per_page)}`;
-  if (indexed) {
+  if (sqliteSearch) {
     // The window counts every match before LIMIT, so the page's rows carry the total and the
     // matches are read once, not once for the count and again for the page.
     const ids = `SELECT ${id} AS "id", COUNT(*) OVER () AS "search_total" ${filtered} ${limit}`;

@@ -20,6 +20,17 @@ export function searchDeadline(deadline: number, _rowid: unknown): number {
   return 1;
 }
 
+/**
+ * `platform_search_fold(text)`: lower case beyond ASCII, for the scan of a 1–2 character q on
+ * SQLite. SQLite's own LOWER() folds ASCII only (ICU is not compiled in), while the trigram
+ * index folds every letter, so without it `q=é` would miss ÉMILE where `q=émi` finds it.
+ */
+export const SEARCH_FOLD_FUNCTION = 'platform_search_fold';
+
+export function searchFold(text: unknown): string | null {
+  return typeof text === 'string' ? text.toLowerCase() : null;
+}
+
 /** PostgreSQL's query_canceled, which statement_timeout raises. */
 const QUERY_CANCELED = '57014';
 
