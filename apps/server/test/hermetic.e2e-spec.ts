@@ -1,23 +1,7 @@
 import { TEST_HOST_ADDRESS, takeViolations } from '@platform/hermetic';
+import { watchSocketConnects } from '@platform/hermetic/watch-sockets';
 import { client, startServer, type TestServer } from './support/server';
 import { waitFor } from './support/receiver';
-
-/** Every TCP connect that reaches libuv, watched below `net` so the proof is independent of the guard. */
-function watchSocketConnects() {
-  // process.binding is deprecated for applications; in a test it is the one view below `net`.
-  const { TCP } = (process as unknown as { binding(name: 'tcp_wrap'): { TCP: any } }).binding(
-    'tcp_wrap',
-  );
-  const seen: string[] = [];
-  const originals = { connect: TCP.prototype.connect, connect6: TCP.prototype.connect6 };
-  for (const name of ['connect', 'connect6'] as const) {
-    TCP.prototype[name] = function (this: unknown, req: unknown, address: string, port: number) {
-      seen.push(address);
-      return originals[name].call(this, req, address, port);
-    };
-  }
-  return { seen, restore: () => Object.assign(TCP.prototype, originals) };
-}
 
 /**
  * The test run is hermetic (tooling/hermetic): a webhook endpoint that looks public to the SSRF

@@ -6,27 +6,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { TEST_HOST_ADDRESS, takeViolations } = require('../index');
-
-/**
- * Every TCP connect that reaches libuv, seen below `net` (at the handle), so the proof does not
- * rest on the guard's own bookkeeping: what is listed here is a socket actually opened.
- */
-function watchSocketConnects() {
-  // process.binding is deprecated for applications; here it is the only view below `net`.
-  const { TCP } = process.binding('tcp_wrap');
-  const seen = [];
-  const originals = { connect: TCP.prototype.connect, connect6: TCP.prototype.connect6 };
-  for (const name of Object.keys(originals)) {
-    TCP.prototype[name] = function (req, address, port) {
-      seen.push(address);
-      return originals[name].call(this, req, address, port);
-    };
-  }
-  return {
-    seen,
-    restore: () => Object.assign(TCP.prototype, originals),
-  };
-}
+const { watchSocketConnects } = require('../watch-sockets');
 
 describe('the hermetic guard in this process', () => {
   let server;
