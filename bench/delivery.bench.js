@@ -153,7 +153,8 @@ async function main() {
     const organizations = [];
     for (const port of receivers.ports) {
       const org = await server.createOrganization({ name: `Bench ${port}` });
-      const { token } = await server.createToken(org.id, ['webhooks:write']);
+      // Subscribing to every event type needs every resource's read scope (the delegation rule).
+      const { token } = await server.createToken(org.id, ['all']);
       const res = await fetch(`${server.url}/v1/webhook_endpoints`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
