@@ -55,6 +55,17 @@ async function rebuildEndpointsSqlite(db: QueryRunner, reasons: string): Promise
   ]);
 }
 
+/** What `down` undoes on both databases before the reasons' CHECK goes back to the old list. */
+const UNDO_OWNER_COLUMNS = [
+  'DROP INDEX idx_webhook_endpoints_owner',
+  'ALTER TABLE webhook_endpoints DROP COLUMN owner_grant_id',
+  'ALTER TABLE webhook_endpoints DROP COLUMN owner_user_id',
+  'ALTER TABLE webhook_endpoints DROP COLUMN owner_id',
+  'ALTER TABLE webhook_endpoints DROP COLUMN owner_type',
+  'ALTER TABLE oauth_clients DROP COLUMN expires_at',
+  `UPDATE webhook_endpoints SET disabled_reason = 'requested' WHERE disabled_reason LIKE 'credential_%'`,
+];
+
 export class SqliteDelegation1766100000000 implements MigrationInterface {
   name = 'Delegation1766100000000';
 
@@ -64,15 +75,7 @@ export class SqliteDelegation1766100000000 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
-    await run(db, [
-      'DROP INDEX idx_webhook_endpoints_owner',
-      'ALTER TABLE webhook_endpoints DROP COLUMN owner_grant_id',
-      'ALTER TABLE webhook_endpoints DROP COLUMN owner_user_id',
-      'ALTER TABLE webhook_endpoints DROP COLUMN owner_id',
-      'ALTER TABLE webhook_endpoints DROP COLUMN owner_type',
-      'ALTER TABLE oauth_clients DROP COLUMN expires_at',
-      `UPDATE webhook_endpoints SET disabled_reason = 'requested' WHERE disabled_reason LIKE 'credential_%'`,
-    ]);
+    await run(db, UNDO_OWNER_COLUMNS);
     await rebuildEndpointsSqlite(db, OLD_REASONS);
   }
 }
@@ -91,13 +94,7 @@ export class PostgresDelegation1766100000000 implements MigrationInterface {
 
   async down(db: QueryRunner): Promise<void> {
     await run(db, [
-      'DROP INDEX idx_webhook_endpoints_owner',
-      'ALTER TABLE webhook_endpoints DROP COLUMN owner_grant_id',
-      'ALTER TABLE webhook_endpoints DROP COLUMN owner_user_id',
-      'ALTER TABLE webhook_endpoints DROP COLUMN owner_id',
-      'ALTER TABLE webhook_endpoints DROP COLUMN owner_type',
-      'ALTER TABLE oauth_clients DROP COLUMN expires_at',
-      `UPDATE webhook_endpoints SET disabled_reason = 'requested' WHERE disabled_reason LIKE 'credential_%'`,
+      ...UNDO_OWNER_COLUMNS,
       'ALTER TABLE webhook_endpoints DROP CONSTRAINT webhook_endpoints_disabled_reason_check',
       `ALTER TABLE webhook_endpoints ADD CONSTRAINT webhook_endpoints_disabled_reason_check CHECK (disabled_reason IN (${OLD_REASONS}))`,
       'ALTER TABLE webhook_endpoints ALTER COLUMN disabled_reason TYPE varchar(16)',
