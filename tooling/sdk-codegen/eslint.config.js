@@ -1,0 +1,1 @@
+module.exports = require('@platform/eslint-config').config({ tsconfigRootDir: __dirname });

@@ -1,0 +1,147 @@
+/**
+ * The SDK model: what every language emitter reads. Built from the OpenAPI document (which is
+ * generated from the contract), so the PHP and Python clients derive from the same source as the
+ * server and the TypeScript SDK. Emitters never read the OpenAPI document themselves: one reading
+ * of JSON Schema, here, so the two languages cannot interpret a schema differently.
+ */
+
+/** A value's type, as far as an SDK needs to know it. */
+export type TypeRef =
+  | { kind: 'string'; format?: 'date-time' | 'date' | 'uri' | 'email' | 'uuid' }
+  | { kind: 'integer' }
+  | { kind: 'number' }
+  | { kind: 'boolean' }
+  /** A named string enum (see `SdkModel.enums`); open on output, closed on input. */
+  | { kind: 'enum'; name: string }
+  /** A single fixed string, e.g. `object: "student"` or an event's `type`. */
+  | { kind: 'literal'; value: string }
+  /** A named object schema (see `SdkModel.models`). */
+  | { kind: 'model'; name: string }
+  /** One of several named models, told apart by `discriminator` when there is one. */
+  | { kind: 'union'; members: string[]; discriminator?: string }
+  | { kind: 'array'; items: TypeRef }
+  /** An object with free keys (`additionalProperties`), e.g. `metadata`. */
+  | { kind: 'map'; values: TypeRef }
+  /** Anything (JSON). */
+  | { kind: 'unknown' };
+
+export interface Field {
+  /** The JSON name, e.g. `grade_level`. */
+  name: string;
+  /** In PHP/TS style: `gradeLevel`. */
+  camel: string;
+  type: TypeRef;
+  /** The key is always present (responses) / must be sent (inputs). */
+  required: boolean;
+  /** `null` is a valid value. */
+  nullable: boolean;
+  description?: string;
+  /** Inputs only: the value the server assumes when the key is absent. */
+  default?: unknown;
+}
+
+export interface Model {
+  /** PascalCase, from `components.schemas`: `Student`, `StudentCreate`, `StudentCreatedEvent`. */
+  name: string;
+  description?: string;
+  fields: Field[];
+  /**
+   * - `resource`: an API object returned by operations (`Student`, `DeletedStudent`, `PageMeta`, …)
+   * - `input`: a request body (`StudentCreate`, `StudentUpdate`)
+   * - `event`: one member of the `Event` union (`StudentCreatedEvent`)
+   * - `problem`: the problem details document and its field errors
+   */
+  role: 'resource' | 'input' | 'event' | 'problem';
+}
+
+export interface EnumType {
+  /** PascalCase: `StudentStatus`, `EventType`, `Scope`. */
+  name: string;
+  values: string[];
+  description?: string;
+}
+
+export interface QueryParam {
+  /** The name on the wire and in the params object/kwargs: `per_page`, `status`, `created_at`. */
+  name: string;
+  camel: string;
+  /**
+   * - `scalar`: `?name=value` (a filter taking several values comma-separated is still a string)
+   * - `range`: `?name[gte]=…&name[lt]=…`, given as an object `{gte?, gt?, lte?, lt?}`
+   */
+  kind: 'scalar' | 'range';
+  type: TypeRef;
+  /** For `range`: the operators the server accepts, e.g. ['gte', 'gt', 'lte', 'lt']. */
+  operators?: string[];
+  required: boolean;
+  description?: string;
+  /** For filters restricted to an enum's values (comma-separated allowed): that enum. */
+  enumValues?: string[];
+}
+
+export interface Operation {
+  /** `students.list`, `webhookEndpoints.rotateSecret` (the contract's keys, the OpenAPI operationId). */
+  id: string;
+  /** The resource namespace: `students`, `webhookEndpoints` (camel) / `webhook_endpoints` (snake). */
+  resource: { camel: string; snake: string };
+  /** The method on the namespace: `list`, `rotateSecret` (camel) / `rotate_secret` (snake). */
+  method: { camel: string; snake: string };
+  http: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+  /** `/v1/students/{id}` */
+  path: string;
+  /** Path parameters in order of appearance: `['id']`. */
+  pathParams: string[];
+  query: QueryParam[];
+  /** The request body's named input model, if the operation takes a body. */
+  body?: { model: string; required: boolean };
+  /**
+   * - `model`: a JSON body of the named model
+   * - `page`: a list page (`{ object: 'list', data: Item[], meta, links }`), auto-paginated
+   * - `none`: 204, no body
+   */
+  response:
+    | { kind: 'model'; model: string }
+    | { kind: 'page'; model: string; item: string }
+    | { kind: 'none' };
+  /** The scope a token needs; null: any valid token. */
+  scope: string | null;
+  summary: string;
+  description?: string;
+  /** Sends a generated `Idempotency-Key` (every POST). */
+  idempotent: boolean;
+}
+
+export interface Resource {
+  camel: string;
+  snake: string;
+  /** `Students`, `WebhookEndpoints`: for class names (`StudentsService`). */
+  pascal: string;
+  operations: Operation[];
+}
+
+export interface EventType {
+  /** `student.created` */
+  type: string;
+  /** The event's model: `StudentCreatedEvent`. */
+  model: string;
+  /** The model of its `data`: `Student`. */
+  data: string;
+  /** The scope that reads it. */
+  scope: string | null;
+}
+
+export interface SdkModel {
+  /** The API/package version the document states (`info.version`). */
+  version: string;
+  /** The API version every event and response is written in (e.g. `2026-11-01`), if stated. */
+  apiVersion?: string;
+  resources: Resource[];
+  /** Every operation, in contract order (also reachable through `resources`). */
+  operations: Operation[];
+  models: Model[];
+  enums: EnumType[];
+  events: EventType[];
+  scopes: string[];
+  /** OAuth 2.0 token endpoint path, from the security scheme (`/oauth/token`). */
+  tokenPath: string;
+}
