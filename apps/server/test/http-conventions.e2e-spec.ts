@@ -140,7 +140,28 @@ describe('HTTP conventions', () => {
       const res = await call(server, '/openapi.json');
       expect(res.status).toBe(200);
       expect(res.body).toEqual(committed);
-      expect(res.body.paths['/v1/students'].get.security).toEqual([{ bearer: ['students:read'] }]);
+      expect(res.body.paths['/v1/students'].get.security).toEqual([
+        { bearer: ['students:read'] },
+        { oauth2: ['students:read'] },
+      ]);
+    });
+
+    it('names the server it is served by when PUBLIC_URL is set', async () => {
+      const named = await startServer({ PUBLIC_URL: 'https://api.school.test/' });
+      try {
+        const res = await call(named, '/openapi.json');
+        expect(res.body.servers).toEqual([
+          { url: 'https://api.school.test', description: 'This server' },
+        ]);
+        // Everything else is the committed document.
+        expect(res.body.paths).toEqual(
+          JSON.parse(
+            readFileSync(path.join(__dirname, '../../../packages/contract/openapi.json'), 'utf8'),
+          ).paths,
+        );
+      } finally {
+        await named.close();
+      }
     });
 
     it('serves an API reference page whose assets load', async () => {

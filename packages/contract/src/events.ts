@@ -96,15 +96,26 @@ export function readScopesForEvents(types: readonly string[]): Scope[] {
 
 export type EventData<T extends EventType> = z.infer<(typeof EVENT_CATALOG)[T]>;
 
+/** The name of an event type's schema in the OpenAPI document and the SDKs: `StudentCreatedEvent`. */
+export function eventSchemaName(type: EventType): string {
+  const pascal = type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+  return `${pascal}Event`;
+}
+
 function eventSchema<const T extends EventType>(type: T) {
-  return z.object({
-    id: idSchema('event'),
-    object: z.literal('event'),
-    type: z.literal(type),
-    timestamp: timestampSchema.describe('When the change happened.'),
-    api_version: z.literal(API_VERSION),
-    data: EVENT_CATALOG[type],
-  });
+  return z
+    .object({
+      id: idSchema('event'),
+      object: z.literal('event'),
+      type: z.literal(type),
+      timestamp: timestampSchema.describe('When the change happened.'),
+      api_version: z.literal(API_VERSION),
+      data: EVENT_CATALOG[type],
+    })
+    .openapi({ title: eventSchemaName(type) });
 }
 
 type EventSchemaOf<T extends EventType> = ReturnType<typeof eventSchema<T>>;

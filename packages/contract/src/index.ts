@@ -8,6 +8,7 @@ export * from './events';
 export * from './exams';
 export * from './ids';
 export * from './list';
+export * from './oauth';
 export * from './operation';
 export * from './payments';
 export * from './problem';

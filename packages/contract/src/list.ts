@@ -185,6 +185,8 @@ function filterParam(name: string, spec: FilterSpec) {
         spec.kind === 'enum'
           ? `Equality filter; comma-separate several values for IN. One of: ${spec.values.join(', ')}.`
           : 'Equality filter; comma-separate several values for IN.',
+      // The values, for generated SDKs to type the filter with (the schema itself is a string).
+      ...(spec.kind === 'enum' && { 'x-enum-values': [...spec.values] }),
     });
 }
 
@@ -217,6 +219,7 @@ function sortParam(fields: readonly string[]) {
     .openapi({
       description: `Comma-separated fields, \`-\` prefix for descending. Default \`-created_at\`. Sortable: ${fields.join(', ')}. Ties are broken by id.`,
       example: '-created_at',
+      'x-sortable': [...fields],
     });
 }
 

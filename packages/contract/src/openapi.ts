@@ -1,8 +1,11 @@
 import { generateOpenApi } from '@ts-rest/open-api';
 import { contract } from './contract';
+import { EVENT_READ_SCOPES, EVENT_TYPES, eventSchemaName } from './events';
+import { OAUTH_PATHS } from './oauth';
 import { operationMetadata } from './operation';
 import { IDEMPOTENCY_KEY_HEADER } from './resource';
 import { ALL_SCOPES } from './scopes';
+import { toOpenApi31, type JsonObject } from './openapi-31';
 
 /** Every POST accepts it; the server replays the first response for 24 h (see README). */
 const IDEMPOTENCY_KEY_PARAMETER = {
@@ -14,24 +17,90 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   schema: { type: 'string' as const, minLength: 1, maxLength: 255 },
 };
 
-/** The OpenAPI 3 document of the contract; `pnpm --filter @platform/contract openapi` writes it. */
-export function generateOpenApiDocument(version: string) {
-  return generateOpenApi(
+/** What `servers` says when nobody told the document where the API lives. */
+export const DEFAULT_SERVER = { url: 'http://localhost:3000', description: 'pnpm dev' } as const;
+
+/** Both schemes carry the operation's scope: a PAT is a bearer token, an OAuth token is both. */
+const SECURITY_SCHEMES = ['bearer', 'oauth2'] as const;
+
+const SCOPE_DESCRIPTIONS: Record<string, string> = Object.fromEntries(
+  ALL_SCOPES.map((scope) => {
+    const [resource, access] = scope.split(':') as [string, string];
+    const what = resource.replace(/_/g, ' ');
+    return [scope, access === 'read' ? `Read ${what}.` : `Create, change and delete ${what}.`];
+  }),
+);
+
+/** The Standard Webhooks headers every delivery carries (https://www.standardwebhooks.com). */
+const WEBHOOK_HEADERS: JsonObject = {
+  WebhookId: {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description:
+      'The message id, the same on every attempt of one delivery: use it to drop duplicates.',
+    schema: { type: 'string', examples: ['msg_2b7fKq0a9vXv1Yh3Qe3Yy2Rk8Lz'] },
+  },
+  WebhookTimestamp: {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description:
+      'When this attempt was signed, in Unix seconds. Refuse a message more than 5 minutes from your clock.',
+    schema: { type: 'string', pattern: '^[0-9]+$', examples: ['1767225600'] },
+  },
+  WebhookSignature: {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      "Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with the endpoint's secret (two while a secret rotation overlaps). The SDKs verify it: `verifyWebhook` (TypeScript), `client.webhooks.unwrap` (Python), `$client->webhooks->unwrap` (PHP).",
+    schema: { type: 'string', examples: ['v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE='] },
+  },
+};
+
+export interface OpenApiDocumentOptions {
+  /** The API's public origin (`PUBLIC_URL`), named in `servers`; default `DEFAULT_SERVER`. */
+  publicUrl?: string;
+}
+
+/**
+ * The OpenAPI 3.1 document of the contract; `pnpm --filter @platform/contract openapi` writes it,
+ * and the server serves it with `servers` set to its own `PUBLIC_URL`.
+ */
+export function generateOpenApiDocument(version: string, options: OpenApiDocumentOptions = {}) {
+  const generated = generateOpenApi(
     contract,
     {
       info: {
         title: 'Platform API',
         version,
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
-          "The education platform's public API. Every path is also served under `/api/v1`. Errors are RFC 9457 problem details; lists share one pagination, filtering and sorting convention.",
+          "The education platform's public API. Every path is also served under `/api/v1`. Errors are RFC 9457 problem details; lists share one pagination, filtering and sorting convention. Official clients: TypeScript (`@platform/client`), PHP (`platform/platform-api`) and Python (`platform-api`).",
       },
-      servers: [{ url: 'http://localhost:3000', description: 'pnpm dev' }],
+      servers: [DEFAULT_SERVER],
       components: {
         securitySchemes: {
           bearer: {
             type: 'http',
             scheme: 'bearer',
-            description: `A personal access token (pat_…) or an OAuth 2.0 access token. Scopes: ${ALL_SCOPES.join(', ')}.`,
+            description:
+              'A personal access token (`pat_…`) or an OAuth 2.0 access token. Each operation names the one scope it needs.',
+          },
+          oauth2: {
+            type: 'oauth2',
+            description:
+              'OAuth 2.0 (RFC 6749, RFC 9700). Confidential clients authenticate with HTTP Basic; PKCE (S256) is required for the authorization code grant; refresh tokens rotate on every use. Metadata: `/.well-known/oauth-authorization-server`.',
+            flows: {
+              clientCredentials: { tokenUrl: OAUTH_PATHS.token, scopes: SCOPE_DESCRIPTIONS },
+              authorizationCode: {
+                authorizationUrl: OAUTH_PATHS.authorization,
+                tokenUrl: OAUTH_PATHS.token,
+                refreshUrl: OAUTH_PATHS.token,
+                scopes: SCOPE_DESCRIPTIONS,
+              },
+            },
           },
         },
       },
@@ -41,16 +110,87 @@ export function generateOpenApiDocument(version: string) {
       operationMapper: (op, route) => {
         const metadata = operationMetadata(route);
         const scope = metadata?.scope;
+        const scopes = scope ? [scope] : [];
         return {
           ...op,
           ...(route.method === 'POST' && {
             parameters: [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER],
           }),
-          ...(scope && { security: [{ bearer: [scope] }], 'x-required-scope': scope }),
-          ...(metadata && scope === null && { security: [{ bearer: [] }] }),
+          ...(metadata && {
+            security: SECURITY_SCHEMES.map((scheme) => ({ [scheme]: scopes })),
+          }),
+          ...(scope && { 'x-required-scope': scope }),
+          ...(metadata?.list && { 'x-list': true }),
           ...(metadata?.delegation && { 'x-delegation': metadata.delegation }),
         };
       },
     },
+  ) as unknown as JsonObject;
+
+  const document = toOpenApi31(generated);
+  document.servers = [
+    options.publicUrl ? { url: options.publicUrl, description: 'This server' } : DEFAULT_SERVER,
+  ];
+  addEventsAndWebhooks(document);
+  problemMediaType(document);
+  return document;
+}
+
+/** Errors are sent as `application/problem+json` (RFC 9457); ts-rest can only say JSON. */
+function problemMediaType(document: JsonObject): void {
+  for (const item of Object.values(document.paths as JsonObject)) {
+    for (const operation of Object.values(item as JsonObject)) {
+      const responses = (operation as JsonObject).responses as Record<string, JsonObject>;
+      for (const [status, response] of Object.entries(responses)) {
+        const content = response.content as JsonObject | undefined;
+        if (Number(status) >= 400 && content?.['application/json']) {
+          response.content = { 'application/problem+json': content['application/json'] };
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Names each event type's schema, makes `Event` a discriminated union of references, and lists
+ * every event under 3.1 `webhooks`, with the signature headers a delivery carries.
+ */
+function addEventsAndWebhooks(document: JsonObject): void {
+  const components = document.components as JsonObject;
+  const schemas = components.schemas as JsonObject;
+  const mapping = Object.fromEntries(
+    EVENT_TYPES.map((type) => [type, `#/components/schemas/${eventSchemaName(type)}`]),
+  );
+  const event = schemas.Event as JsonObject;
+  event.discriminator = { propertyName: 'type', mapping };
+  components.parameters = WEBHOOK_HEADERS;
+  document.webhooks = Object.fromEntries(
+    EVENT_TYPES.map((type) => {
+      const scope = EVENT_READ_SCOPES[type];
+      return [
+        type,
+        {
+          post: {
+            operationId: `webhooks.${type}`,
+            summary: type === 'ping' ? 'A test event' : `The ${type} event`,
+            description: `Sent to every enabled webhook endpoint subscribed to \`${type}\` (or \`*\`).${
+              scope ? ` Subscribing needs \`${scope}\`.` : ''
+            } Answer 2xx within 10 s; anything else is retried with backoff. Verify the signature over the raw body before trusting it.`,
+            tags: ['webhooks'],
+            ...(scope && { 'x-required-scope': scope }),
+            // Deliveries are authenticated by their signature, not by a token.
+            security: [],
+            parameters: Object.keys(WEBHOOK_HEADERS).map((name) => ({
+              $ref: `#/components/parameters/${name}`,
+            })),
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: mapping[type] } } },
+            },
+            responses: { '2XX': { description: 'Received. Any 2xx ends the retries.' } },
+          },
+        },
+      ];
+    }),
   );
 }

@@ -43,11 +43,13 @@ export function problemType(code: ErrorCode): string {
   return `${PROBLEM_TYPE_BASE}${code.replace(/_/g, '-')}`;
 }
 
-export const ProblemFieldErrorSchema = z.object({
-  path: z.string().describe('Where the problem is, e.g. `query.per_page` or `body.email`.'),
-  message: z.string(),
-  code: z.string(),
-});
+export const ProblemFieldErrorSchema = z
+  .object({
+    path: z.string().describe('Where the problem is, e.g. `query.per_page` or `body.email`.'),
+    message: z.string(),
+    code: z.string(),
+  })
+  .openapi({ title: 'ProblemFieldError' });
 
 /** RFC 9457 problem details, sent as `application/problem+json` with every 4xx and 5xx. */
 export const ProblemSchema = z
@@ -64,22 +66,31 @@ export const ProblemSchema = z
   .openapi({ title: 'Problem' });
 
 export type Problem = z.infer<typeof ProblemSchema>;
+
+/**
+ * The problem document as one operation's error response, described for that status. A copy, so
+ * the shared schema keeps its own description, marked so the OpenAPI document still names it.
+ */
+export function problemResponse(description: string) {
+  // Not `title`: ts-rest refuses two schemas of one title that differ (here, in description).
+  return ProblemSchema.describe(description).openapi({ 'x-component': 'Problem' });
+}
 export type ProblemFieldError = z.infer<typeof ProblemFieldErrorSchema>;
 
 /** The error responses every authenticated operation can answer with. */
 export const commonErrorResponses = {
-  400: ProblemSchema.describe('The request is invalid; `errors` names each offending parameter.'),
-  401: ProblemSchema.describe('Missing, malformed, unknown, expired or revoked token.'),
-  403: ProblemSchema.describe('The token lacks the scope this operation requires.'),
-  406: ProblemSchema.describe('The `Accept` header does not admit `application/json`.'),
-  429: ProblemSchema.describe('The organization exceeded its rate limit; see `Retry-After`.'),
-  500: ProblemSchema.describe('Something went wrong on our side; quote `request_id` to support.'),
+  400: problemResponse('The request is invalid; `errors` names each offending parameter.'),
+  401: problemResponse('Missing, malformed, unknown, expired or revoked token.'),
+  403: problemResponse('The token lacks the scope this operation requires.'),
+  406: problemResponse('The `Accept` header does not admit `application/json`.'),
+  429: problemResponse('The organization exceeded its rate limit; see `Retry-After`.'),
+  500: problemResponse('Something went wrong on our side; quote `request_id` to support.'),
 } as const;
 
 /** What a list with `q` can answer besides the common errors: its search ran out of time. */
 export const searchErrorResponses = {
   ...commonErrorResponses,
-  503: ProblemSchema.describe(
+  503: problemResponse(
     'The `q` search did not finish within the time budget (`service_unavailable`, with `Retry-After`); use a longer or more specific `q`, or add filters.',
   ),
 } as const;

@@ -1,23 +1,23 @@
 /** Building blocks shared by every resource's routes, so their shapes and errors match. */
-import { commonErrorResponses, ProblemSchema } from './problem';
+import { commonErrorResponses, problemResponse } from './problem';
 import { z } from './zod-openapi';
 
 /** A path id. Any string: an id that is malformed, unknown or another organization's is a 404. */
 export const IdPathParams = z.object({ id: z.string().min(1).max(64) });
 
 export const notFoundResponse = {
-  404: ProblemSchema.describe('No such resource in your organization.'),
+  404: problemResponse('No such resource in your organization.'),
 } as const;
 
 /** Everything a write can answer besides its success. */
 export const writeErrorResponses = {
   ...commonErrorResponses,
   ...notFoundResponse,
-  409: ProblemSchema.describe(
+  409: problemResponse(
     'Conflicts with the current state: a uniqueness rule, an invalid state transition, a reference that blocks deletion, or an Idempotency-Key reused with another request.',
   ),
-  413: ProblemSchema.describe('The request body is larger than 1 MB.'),
-  415: ProblemSchema.describe('The request body is not application/json.'),
+  413: problemResponse('The request body is larger than 1 MB.'),
+  415: problemResponse('The request body is not application/json.'),
 } as const;
 
 export const readErrorResponses = { ...commonErrorResponses, ...notFoundResponse } as const;

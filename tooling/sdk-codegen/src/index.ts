@@ -1,1 +1,2 @@
 export * from './model';
+export { fromOpenApi, camelCase, snakeCase, pascalCase } from './from-openapi';

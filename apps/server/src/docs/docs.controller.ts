@@ -1,5 +1,7 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Header, Inject } from '@nestjs/common';
 import openapi from '@platform/contract/openapi.json';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
 
 const DOCS_HTML = `<!doctype html>
 <html lang="en">
@@ -22,10 +24,19 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '
 /** The committed OpenAPI document (generated from the contract) and a reference page over it. */
 @Controller()
 export class DocsController {
+  /** The committed document, naming this server (`PUBLIC_URL`) in `servers` when it is set. */
+  private readonly document: object;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.document = config.publicUrl
+      ? { ...openapi, servers: [{ url: config.publicUrl, description: 'This server' }] }
+      : openapi;
+  }
+
   @Get('openapi.json')
   @Header('Cache-Control', 'public, max-age=300')
-  document() {
-    return openapi;
+  openapi() {
+    return this.document;
   }
 
   @Get('docs')

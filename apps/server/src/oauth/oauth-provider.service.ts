@@ -2,7 +2,7 @@ import { generateKeyPairSync, hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ALL_SCOPES, isScope } from '@platform/contract';
+import { ALL_SCOPES, isScope, OAUTH_PATHS } from '@platform/contract';
 import type Provider from 'oidc-provider';
 import type { AdapterPayload, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
@@ -28,15 +28,8 @@ export const OAUTH_TTL = {
   session: 14 * 24 * 3600,
 } as const;
 
-export const OAUTH_PATHS = {
-  authorization: '/oauth/authorize',
-  token: '/oauth/token',
-  revocation: '/oauth/revoke',
-  introspection: '/oauth/introspect',
-  jwks: '/oauth/jwks',
-  interaction: '/oauth/interaction',
-  metadata: '/.well-known/oauth-authorization-server',
-} as const;
+/** Defined by the contract, which publishes them in the OpenAPI document's OAuth 2.0 scheme. */
+export { OAUTH_PATHS };
 
 /** oidc-provider serves its metadata here; we publish it at the RFC 8414 path instead. */
 const OIDC_DISCOVERY_PATH = '/.well-known/openid-configuration';

@@ -1,0 +1,13 @@
+/**
+ * Where the authorization server answers. The server mounts its OAuth 2.0 endpoints here, the
+ * OpenAPI document names them in its security scheme, and the SDKs find the token endpoint from it.
+ */
+export const OAUTH_PATHS = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  revocation: '/oauth/revoke',
+  introspection: '/oauth/introspect',
+  jwks: '/oauth/jwks',
+  interaction: '/oauth/interaction',
+  metadata: '/.well-known/oauth-authorization-server',
+} as const;

@@ -1,0 +1,356 @@
+/**
+ * Reads the contract's OpenAPI 3.1 document into the SDK model. This is the one place that
+ * interprets JSON Schema for the generators; it understands exactly the shapes the contract
+ * produces and throws on anything else, so a new kind of schema is noticed here rather than
+ * emitted wrongly in two languages.
+ */
+import type {
+  EnumType,
+  EventType,
+  Field,
+  Model,
+  Operation,
+  QueryParam,
+  Resource,
+  SdkModel,
+  TypeRef,
+  UnionType,
+} from './model';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const camelCase = (snake: string): string =>
+  snake.replace(/[_.]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+export const snakeCase = (camel: string): string =>
+  camel.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+export const pascalCase = (name: string): string => {
+  const camel = camelCase(name);
+  return camel.charAt(0).toUpperCase() + camel.slice(1);
+};
+
+const REF_PREFIX = '#/components/schemas/';
+const refName = (ref: string): string => {
+  if (!ref.startsWith(REF_PREFIX)) throw new Error(`Unsupported $ref ${ref}`);
+  return ref.slice(REF_PREFIX.length);
+};
+
+/** Suffixes of input and wrapper schemas, dropped when naming the enums of their fields. */
+const MODEL_SUFFIXES = /(Create|Update|WithSecret|List|Fail|Refund)$/;
+
+const singular = (word: string): string =>
+  word.endsWith('ies') ? `${word.slice(0, -3)}y` : word.replace(/s$/, '');
+
+const FORMATS = new Set(['date-time', 'date', 'uri', 'email', 'uuid']);
+
+export function fromOpenApi(document: Json): SdkModel {
+  const components = document.components as Json;
+  const schemas = components.schemas as Record<string, Json>;
+  const info = document.info as Json;
+  const webhooks = (document.webhooks ?? {}) as Record<string, Json>;
+
+  const enums = new Map<string, EnumType>();
+  const models = new Map<string, Model>();
+  const unions = new Map<string, UnionType>();
+  const roles = new Map<string, Model['role']>();
+
+  // Well-known value sets get one shared name wherever they appear.
+  const eventTypes = Object.keys(webhooks);
+  const securitySchemes = components.securitySchemes as Json;
+  const oauth2 = securitySchemes.oauth2 as Json;
+  const flows = oauth2.flows as Json;
+  const clientCredentials = flows.clientCredentials as Json;
+  const scopes = Object.keys(clientCredentials.scopes as Json);
+  const wellKnown: [string, string[], string][] = [
+    ['Scope', scopes, 'A permission a token can hold.'],
+    ['ScopeOrAll', [...scopes, 'all'], 'A scope to grant, or `all` for every scope.'],
+    ['EventType', eventTypes, 'The type of an event.'],
+  ];
+
+  const enumFor = (values: string[], owner: string, field: string): TypeRef => {
+    const sorted = [...values].sort().join('\n');
+    for (const [name, known, description] of wellKnown) {
+      if ([...known].sort().join('\n') === sorted) {
+        if (!enums.has(name)) enums.set(name, { name, values: known, description });
+        return { kind: 'enum', name };
+      }
+    }
+    const base = owner.replace(MODEL_SUFFIXES, '');
+    for (const name of [`${base}${pascalCase(field)}`, `${owner}${pascalCase(field)}`]) {
+      const existing = enums.get(name);
+      if (existing === undefined) {
+        enums.set(name, { name, values });
+        return { kind: 'enum', name };
+      }
+      if ([...existing.values].sort().join('\n') === sorted) return { kind: 'enum', name };
+    }
+    throw new Error(`No name for the enum of ${owner}.${field}`);
+  };
+
+  /** The type of a schema, and whether it also admits null. */
+  const typeOf = (
+    schema: Json,
+    owner: string,
+    field: string,
+  ): { type: TypeRef; nullable: boolean } => {
+    if (typeof schema.$ref === 'string') {
+      const name = refName(schema.$ref);
+      const target = schemas[name];
+      if (target?.oneOf) return { type: unionOf(name), nullable: false };
+      return { type: { kind: 'model', name }, nullable: false };
+    }
+    if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
+      const members = (schema.anyOf ?? schema.oneOf) as Json[];
+      const nonNull = members.filter((member) => member.type !== 'null');
+      const nullable = nonNull.length < members.length;
+      // A choice between string enums (e.g. scopes or `all`) is one enum.
+      if (nonNull.every((member) => Array.isArray(member.enum))) {
+        const values = nonNull.flatMap((member) => member.enum as string[]);
+        return { type: enumFor(values, owner, singular(field)), nullable };
+      }
+      if (nonNull.length !== 1) throw new Error(`Unsupported union at ${owner}.${field}`);
+      return { type: typeOf(nonNull[0]!, owner, field).type, nullable };
+    }
+    const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+    const nullable = types.includes('null');
+    const type = types.filter((t) => t !== 'null');
+    if (type.length !== 1)
+      throw new Error(`Unsupported type ${JSON.stringify(schema.type)} at ${owner}.${field}`);
+    // `deleted: true` and the like: a boolean fixed by the schema is still a boolean to a client.
+    if (Array.isArray(schema.enum) && type[0] === 'boolean')
+      return { type: { kind: 'boolean' }, nullable };
+    if (Array.isArray(schema.enum)) {
+      const values = (schema.enum as unknown[]).filter((v): v is string => typeof v === 'string');
+      if (values.length === 1) return { type: { kind: 'literal', value: values[0]! }, nullable };
+      return { type: enumFor(values, owner, field), nullable };
+    }
+    switch (type[0] as string) {
+      case 'string':
+        return {
+          type:
+            typeof schema.format === 'string' && FORMATS.has(schema.format)
+              ? { kind: 'string', format: schema.format as 'date-time' }
+              : { kind: 'string' },
+          nullable,
+        };
+      case 'integer':
+      case 'number':
+      case 'boolean':
+        return { type: { kind: type[0] }, nullable };
+      case 'array':
+        return {
+          type: { kind: 'array', items: typeOf(schema.items as Json, owner, singular(field)).type },
+          nullable,
+        };
+      case 'object': {
+        if (isObject(schema.properties)) {
+          // An untitled nested object: a model of its own, named after where it sits.
+          const name = `${owner.replace(MODEL_SUFFIXES, '')}${pascalCase(field)}`;
+          addModel(name, schema, roles.get(owner) ?? 'resource');
+          return { type: { kind: 'model', name }, nullable };
+        }
+        const values = isObject(schema.additionalProperties)
+          ? typeOf(schema.additionalProperties, owner, field).type
+          : ({ kind: 'unknown' } as TypeRef);
+        return { type: { kind: 'map', values }, nullable };
+      }
+      default:
+        throw new Error(`Unsupported type ${String(type[0])} at ${owner}.${field}`);
+    }
+  };
+
+  const unionOf = (name: string): TypeRef => {
+    const schema = schemas[name]!;
+    if (!unions.has(name)) {
+      const members = (schema.oneOf as Json[]).map((member) => refName(member.$ref as string));
+      const discriminator = isObject(schema.discriminator)
+        ? (schema.discriminator.propertyName as string)
+        : undefined;
+      unions.set(name, {
+        name,
+        members,
+        ...(discriminator && { discriminator }),
+        ...(typeof schema.description === 'string' && { description: schema.description }),
+      });
+      for (const member of members) addModel(member, schemas[member]!, 'event');
+    }
+    return { kind: 'union', name };
+  };
+
+  function addModel(name: string, schema: Json, role: Model['role']): void {
+    if (models.has(name)) return;
+    roles.set(name, role);
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    const model: Model = {
+      name,
+      ...(typeof schema.description === 'string' && { description: schema.description }),
+      fields: [],
+      role,
+    };
+    models.set(name, model);
+    for (const [fieldName, fieldSchema] of Object.entries(
+      (schema.properties ?? {}) as Record<string, Json>,
+    )) {
+      const { type, nullable } = typeOf(fieldSchema, name, fieldName);
+      const field: Field = {
+        name: fieldName,
+        camel: camelCase(fieldName),
+        type,
+        required: required.has(fieldName),
+        nullable,
+        ...(typeof fieldSchema.description === 'string' && {
+          description: fieldSchema.description,
+        }),
+        ...('default' in fieldSchema && { default: fieldSchema.default }),
+      };
+      model.fields.push(field);
+    }
+  }
+
+  // Roles first, from where each schema is used, so nested models inherit the right one.
+  const paths = document.paths as Record<string, Record<string, Json>>;
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      const body = bodySchema(op.requestBody);
+      if (body?.$ref) roles.set(refName(body.$ref as string), 'input');
+    }
+  }
+  roles.set('Problem', 'problem');
+  roles.set('ProblemFieldError', 'problem');
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (schema.oneOf) unionOf(name);
+  }
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (!schema.oneOf) addModel(name, schema, roles.get(name) ?? 'resource');
+  }
+
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [httpMethod, op] of Object.entries(item)) {
+      operations.push(operationOf(path, httpMethod.toUpperCase() as Operation['http'], op));
+    }
+  }
+
+  function operationOf(path: string, http: Operation['http'], op: Json): Operation {
+    const id = op.operationId as string;
+    const [resource, method] = id.split('.') as [string, string];
+    const parameters = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query');
+    const query: QueryParam[] = [];
+    for (const parameter of parameters) {
+      const wire = parameter.name as string;
+      const schema = parameter.schema as Json;
+      const range = /^(\w+)\[(\w+)\]$/.exec(wire);
+      if (range) {
+        const [, name, operator] = range as unknown as [string, string, string];
+        const existing = query.find((q) => q.name === name);
+        if (existing) {
+          existing.operators!.push(operator);
+          continue;
+        }
+        query.push({
+          name,
+          camel: camelCase(name),
+          kind: 'range',
+          type: typeOf(schema, 'Query', name).type,
+          operators: [operator],
+          required: false,
+          description: `Range filter on ${name}: any of gte, gt, lte, lt.`,
+        });
+        continue;
+      }
+      const enumValues = schema['x-enum-values'] as string[] | undefined;
+      query.push({
+        name: wire,
+        camel: camelCase(wire),
+        kind: 'scalar',
+        type: typeOf(schema, 'Query', wire).type,
+        required: parameter.required === true,
+        ...(typeof parameter.description === 'string' && { description: parameter.description }),
+        ...(enumValues && { enumValues }),
+      });
+    }
+
+    const body = bodySchema(op.requestBody);
+    const requestBody = op.requestBody as Json | undefined;
+    const responses = op.responses as Record<string, Json>;
+    const success = Object.keys(responses).find((status) => /^2\d\d$/.test(status))!;
+    const content = responses[success]!.content as Json | undefined;
+    const schema = content?.['application/json'] as Json | undefined;
+    let response: Operation['response'] = { kind: 'none' };
+    if (schema) {
+      const name = refName((schema.schema as Json).$ref as string);
+      const target = schemas[name]!;
+      const data = isObject(target.properties)
+        ? (target.properties.data as Json | undefined)
+        : undefined;
+      response =
+        op['x-list'] === true && data && isObject(data.items)
+          ? { kind: 'page', model: name, item: refName(data.items.$ref as string) }
+          : { kind: 'model', model: name };
+    }
+    return {
+      id,
+      resource: { camel: resource, snake: snakeCase(resource) },
+      method: { camel: method, snake: snakeCase(method) },
+      http,
+      path,
+      pathParams: [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!),
+      query,
+      ...(body && {
+        body: { model: refName(body.$ref as string), required: requestBody?.required === true },
+      }),
+      response,
+      scope: typeof op['x-required-scope'] === 'string' ? op['x-required-scope'] : null,
+      summary: op.summary as string,
+      ...(typeof op.description === 'string' && { description: op.description }),
+      idempotent: http === 'POST',
+    };
+  }
+
+  const resources: Resource[] = [];
+  for (const operation of operations) {
+    let resource = resources.find((r) => r.camel === operation.resource.camel);
+    if (!resource) {
+      resource = {
+        camel: operation.resource.camel,
+        snake: operation.resource.snake,
+        pascal: pascalCase(operation.resource.snake),
+        operations: [],
+      };
+      resources.push(resource);
+    }
+    resource.operations.push(operation);
+  }
+
+  const events: EventType[] = Object.entries(webhooks).map(([type, item]) => {
+    const post = item.post as Json;
+    const model = refName((bodySchema(post.requestBody) as Json).$ref as string);
+    const data = (schemas[model]!.properties as Record<string, Json>).data!;
+    return {
+      type,
+      model,
+      data: refName(data.$ref as string),
+      scope: typeof post['x-required-scope'] === 'string' ? post['x-required-scope'] : null,
+    };
+  });
+
+  return {
+    version: info.version as string,
+    resources,
+    operations,
+    models: [...models.values()],
+    enums: [...enums.values()],
+    unions: [...unions.values()],
+    events,
+    scopes,
+    tokenPath: clientCredentials.tokenUrl as string,
+  };
+}
+
+function bodySchema(requestBody: unknown): Json | undefined {
+  if (!isObject(requestBody) || !isObject(requestBody.content)) return undefined;
+  const media = requestBody.content['application/json'];
+  return isObject(media) && isObject(media.schema) ? media.schema : undefined;
+}
