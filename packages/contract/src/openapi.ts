@@ -133,7 +133,25 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
   ];
   addEventsAndWebhooks(document);
   problemMediaType(document);
+  requiredBodies(document);
   return document;
+}
+
+/** A body with required fields must be sent; ts-rest never says so. */
+function requiredBodies(document: JsonObject): void {
+  const schemas = (document.components as JsonObject).schemas as Record<string, JsonObject>;
+  for (const item of Object.values(document.paths as JsonObject)) {
+    for (const operation of Object.values(item as JsonObject)) {
+      const body = (operation as JsonObject).requestBody as JsonObject | undefined;
+      const media = (body?.content as JsonObject | undefined)?.['application/json'] as
+        { schema?: { $ref?: string } } | undefined;
+      const ref = media?.schema?.$ref;
+      const schema = ref ? schemas[ref.split('/').pop()!] : undefined;
+      if (body && Array.isArray(schema?.required) && schema.required.length > 0) {
+        body.required = true;
+      }
+    }
+  }
 }
 
 /** Errors are sent as `application/problem+json` (RFC 9457); ts-rest can only say JSON. */

@@ -126,7 +126,8 @@ export function fromOpenApi(document: Json): SdkModel {
       if (values.length === 1) return { type: { kind: 'literal', value: values[0]! }, nullable };
       return { type: enumFor(values, owner, field), nullable };
     }
-    switch (type[0] as string) {
+    const kind = type[0]!;
+    switch (kind) {
       case 'string':
         return {
           type:
@@ -138,7 +139,7 @@ export function fromOpenApi(document: Json): SdkModel {
       case 'integer':
       case 'number':
       case 'boolean':
-        return { type: { kind: type[0] }, nullable };
+        return { type: { kind }, nullable };
       case 'array':
         return {
           type: { kind: 'array', items: typeOf(schema.items as Json, owner, singular(field)).type },
@@ -157,7 +158,7 @@ export function fromOpenApi(document: Json): SdkModel {
         return { type: { kind: 'map', values }, nullable };
       }
       default:
-        throw new Error(`Unsupported type ${String(type[0])} at ${owner}.${field}`);
+        throw new Error(`Unsupported type ${kind} at ${owner}.${field}`);
     }
   };
 
@@ -204,6 +205,7 @@ export function fromOpenApi(document: Json): SdkModel {
           description: fieldSchema.description,
         }),
         ...('default' in fieldSchema && { default: fieldSchema.default }),
+        ...(Array.isArray(fieldSchema.examples) && { example: fieldSchema.examples[0] }),
       };
       model.fields.push(field);
     }
