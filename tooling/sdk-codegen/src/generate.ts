@@ -1,0 +1,80 @@
+/**
+ * Runs every emitter over the SDK model read from the contract's OpenAPI document and writes
+ * (or, with `check`, compares) the files. Generated files are committed: users read them and
+ * install from them, and CI fails when regenerating would change one.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fromOpenApi } from './from-openapi';
+import type { SdkModel } from './model';
+import { emitReference } from './reference';
+
+export interface Emitter {
+  name: string;
+  /**
+   * Folders (repo-relative) that hold only this emitter's output: a file there that it no longer
+   * writes is stale, and is deleted (or reported by `check`).
+   */
+  ownedDirs: string[];
+  emit(model: SdkModel): Map<string, string>;
+}
+
+export const EMITTERS: Emitter[] = [{ name: 'reference', ownedDirs: [], emit: emitReference }];
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+
+export function loadModel(): SdkModel {
+  const document = JSON.parse(
+    readFileSync(require.resolve('@platform/contract/openapi.json'), 'utf8'),
+  ) as Record<string, unknown>;
+  return fromOpenApi(document);
+}
+
+/** Every file the emitters write, repo-relative. */
+export function render(model: SdkModel, emitters: Emitter[] = EMITTERS): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const emitter of emitters) {
+    for (const [file, content] of emitter.emit(model)) {
+      if (files.has(file)) throw new Error(`${emitter.name} writes ${file}, already written`);
+      files.set(file, content.endsWith('\n') ? content : `${content}\n`);
+    }
+  }
+  return files;
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+export interface Drift {
+  changed: string[];
+  stale: string[];
+}
+
+/** What differs between the committed files and a fresh generation. */
+export function drift(files: Map<string, string>, root = REPO_ROOT, emitters = EMITTERS): Drift {
+  const changed = [...files].filter(([file, content]) => {
+    const target = path.join(root, file);
+    return !existsSync(target) || readFileSync(target, 'utf8') !== content;
+  });
+  const stale = emitters
+    .flatMap((emitter) => emitter.ownedDirs)
+    .flatMap((dir) => filesUnder(path.join(root, dir)))
+    .map((file) => path.relative(root, file))
+    .filter((file) => !files.has(file));
+  return { changed: changed.map(([file]) => file), stale };
+}
+
+export function write(files: Map<string, string>, root = REPO_ROOT, emitters = EMITTERS): Drift {
+  const result = drift(files, root, emitters);
+  for (const file of result.changed) {
+    const target = path.join(root, file);
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, files.get(file)!);
+  }
+  for (const file of result.stale) rmSync(path.join(root, file));
+  return result;
+}

@@ -1,0 +1,238 @@
+/**
+ * The API reference's samples: every operation called from the TypeScript, PHP and Python
+ * clients, written from the same SDK model the clients are generated from, so a sample cannot
+ * name a method or parameter the client does not have.
+ */
+import type { Field, Model, Operation, SdkModel, TypeRef } from './model';
+
+type Value = string | number | boolean | null | Value[] | { [key: string]: Value };
+
+/** A plausible value for a field, for documentation. */
+function sampleOf(field: Field, type: TypeRef, model: SdkModel): Value {
+  if (field.example !== undefined) return field.example as Value;
+  switch (type.kind) {
+    case 'string':
+      if (type.format === 'email') return 'ana.silva@school.example';
+      if (type.format === 'date-time') return '2026-09-01T08:00:00Z';
+      if (type.format === 'date') return '2026-09-01';
+      if (type.format === 'uri') return 'https://sis.school.example/hooks/platform';
+      return SAMPLE_STRINGS[field.name] ?? field.name.replace(/_/g, ' ');
+    case 'integer':
+      return SAMPLE_NUMBERS[field.name] ?? 1;
+    case 'number':
+      return SAMPLE_NUMBERS[field.name] ?? 100;
+    case 'boolean':
+      return true;
+    case 'enum': {
+      const values = model.enums.find((e) => e.name === type.name)!.values;
+      return values.find((v) => v !== '*' && v !== 'all') ?? values[0]!;
+    }
+    case 'literal':
+      return type.value;
+    case 'array':
+      return [sampleOf({ ...field, example: undefined }, type.items, model)];
+    case 'map':
+    case 'model':
+    case 'union':
+    case 'unknown':
+      return null;
+  }
+}
+
+const SAMPLE_STRINGS: Record<string, string> = {
+  student_number: 'S-2026-0042',
+  first_name: 'Ana',
+  last_name: 'Silva',
+  code: 'MATH-101',
+  title: 'Algebra I',
+  currency: 'EUR',
+  name: 'Nightly SIS sync',
+  url: 'https://sis.school.example/hooks/platform',
+};
+const SAMPLE_NUMBERS: Record<string, number> = {
+  amount: 12500,
+  max_score: 100,
+  score: 87.5,
+};
+
+/** The body a sample sends: the required fields of its input model (or one field to change). */
+function sampleBody(operation: Operation, model: SdkModel): [string, Value][] {
+  if (!operation.body) return [];
+  const input = model.models.find((m) => m.name === operation.body!.model)!;
+  const required = input.fields.filter((f) => f.required);
+  const fields: Field[] = required.length > 0 ? required : firstSettable(input);
+  return fields.map((f) => [f.name, sampleOf(f, f.type, model)]);
+}
+
+function firstSettable(input: Model): Field[] {
+  const field = input.fields.find((f) => f.type.kind !== 'array' && f.type.kind !== 'map');
+  return field ? [field] : [];
+}
+
+/** The query a list sample sends: a filter if there is one, and a page size. */
+function sampleQuery(operation: Operation): [string, Value][] {
+  const filter = operation.query.find((q) => q.enumValues);
+  return [
+    ...(filter ? [[filter.name, filter.enumValues![0]!] as [string, Value]] : []),
+    ...(operation.query.some((q) => q.name === 'per_page')
+      ? [['per_page', 100] as [string, Value]]
+      : []),
+  ];
+}
+
+const PATH_SAMPLES: Record<string, string> = {
+  students: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  courses: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  enrollments: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  payments: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  exams: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  examResults: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  events: 'evt_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  webhookEndpoints: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  webhookDeliveries: 'msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  personalAccessTokens: 'tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  oauthClients: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+};
+
+const json = (value: Value): string => JSON.stringify(value);
+
+function tsValue(value: Value): string {
+  if (Array.isArray(value)) return `[${value.map(tsValue).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{ ${Object.entries(value)
+      .map(([k, v]) => `${/^[a-z_]\w*$/i.test(k) ? k : json(k)}: ${tsValue(v)}`)
+      .join(', ')} }`;
+  }
+  return typeof value === 'string' ? `'${value.replace(/'/g, "\\'")}'` : json(value);
+}
+
+function phpValue(value: Value): string {
+  if (Array.isArray(value)) return `[${value.map(phpValue).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `[${Object.entries(value)
+      .map(([k, v]) => `'${k}' => ${phpValue(v)}`)
+      .join(', ')}]`;
+  }
+  if (value === null) return 'null';
+  return typeof value === 'string' ? `'${value.replace(/'/g, "\\'")}'` : json(value);
+}
+
+function pyValue(value: Value): string {
+  if (Array.isArray(value)) return `[${value.map(pyValue).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${json(k)}: ${pyValue(v)}`)
+      .join(', ')}}`;
+  }
+  if (value === null) return 'None';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  return json(value);
+}
+
+/** What the call returns, named for the sample's left-hand side. */
+function resultName(operation: Operation): string | undefined {
+  if (operation.response.kind === 'none') return undefined;
+  if (operation.response.kind === 'page') return 'page';
+  const name = operation.response.model;
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+export interface Samples {
+  typescript: string;
+  php: string;
+  python: string;
+}
+
+export function samplesFor(operation: Operation, model: SdkModel): Samples {
+  const id = operation.pathParams.length > 0 ? PATH_SAMPLES[operation.resource.camel] : undefined;
+  const body = sampleBody(operation, model);
+  const query = operation.response.kind === 'page' ? sampleQuery(operation) : [];
+  const result = resultName(operation);
+  const { camel: resource, snake: resourceSnake } = operation.resource;
+  const { camel: method, snake: methodSnake } = operation.method;
+
+  // TypeScript: ts-rest's request arguments; a query-only route also takes the query itself.
+  const tsArgs: string[] = [];
+  if (id) tsArgs.push(`params: { id: '${id}' }`);
+  if (body.length) tsArgs.push(`body: ${tsValue(Object.fromEntries(body))}`);
+  let tsCall: string;
+  if (tsArgs.length) tsCall = `{ ${tsArgs.join(', ')} }`;
+  else if (query.length) tsCall = tsValue(Object.fromEntries(query));
+  else tsCall = '';
+  const typescript = `${result ? `const ${result} = ` : ''}await platform.${resource}.${method}(${tsCall});`;
+
+  const phpArgs = [
+    ...(id ? [`'${id}'`] : []),
+    ...(body.length ? [phpValue(Object.fromEntries(body))] : []),
+    ...(query.length ? [phpValue(Object.fromEntries(query))] : []),
+  ];
+  const php = `${result ? `$${result} = ` : ''}$client->${resource}->${method}(${phpArgs.join(', ')});`;
+
+  const pyArgs = [
+    ...(id ? [json(id)] : []),
+    ...[...body, ...query].map(([k, v]) => `${k}=${pyValue(v)}`),
+  ];
+  const python = `${result ? `${snake(result)} = ` : ''}client.${resourceSnake}.${methodSnake}(${pyArgs.join(', ')})`;
+  return { typescript, php, python };
+}
+
+const snake = (camel: string): string => camel.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+
+/** `docs/api-reference.md`: every operation, its scope, and a call in each client. */
+export function emitReference(model: SdkModel): Map<string, string> {
+  const lines: string[] = [
+    '<!-- Generated by @platform/sdk-codegen from packages/contract/openapi.json: do not edit. -->',
+    '',
+    '# API reference: every operation in TypeScript, PHP and Python',
+    '',
+    'Each operation of the Platform API with the scope it needs and the same call from each',
+    'official client. The samples are generated from the contract, like the PHP and Python',
+    'clients themselves, so they name exactly the methods and parameters the clients have. The',
+    'full schema of every request and response is in the OpenAPI document (`/openapi.json`, or',
+    '`/docs` on a running server).',
+    '',
+    'Set-up used by the samples:',
+    '',
+    '```ts',
+    "import { createClient } from '@platform/client';",
+    "const platform = createClient({ baseUrl: 'https://api.school.example', token: process.env.PLATFORM_TOKEN! });",
+    '```',
+    '',
+    '```php',
+    "$client = new PlatformApi\\PlatformClient(token: getenv('PLATFORM_TOKEN'), baseUrl: 'https://api.school.example');",
+    '```',
+    '',
+    '```python',
+    'import os, platform_api',
+    'client = platform_api.PlatformClient(token=os.environ["PLATFORM_TOKEN"], base_url="https://api.school.example")',
+    '```',
+    '',
+  ];
+  for (const resource of model.resources) {
+    lines.push(`## ${resource.pascal.replace(/([a-z])([A-Z])/g, '$1 $2')}`, '');
+    for (const operation of resource.operations) {
+      const samples = samplesFor(operation, model);
+      lines.push(
+        `### ${operation.summary}`,
+        '',
+        `\`${operation.http} ${operation.path}\` · scope ${operation.scope ? `\`${operation.scope}\`` : 'any valid token'}${
+          operation.response.kind === 'page' ? ' · paginated: iterate the page for every item' : ''
+        }`,
+        '',
+        '```ts',
+        samples.typescript,
+        '```',
+        '',
+        '```php',
+        samples.php,
+        '```',
+        '',
+        '```python',
+        samples.python,
+        '```',
+        '',
+      );
+    }
+  }
+  return new Map([['docs/api-reference.md', lines.join('\n')]]);
+}

@@ -1,0 +1,48 @@
+import { mkdtempSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { drift, EMITTERS, loadModel, render, write, type Emitter } from '../src/generate';
+
+describe('generated files', () => {
+  it('match the contract (regenerate with: pnpm generate:sdks)', () => {
+    const result = drift(render(loadModel()));
+    expect(result).toEqual({ changed: [], stale: [] });
+  });
+
+  it('are rewritten when they differ, and files an emitter no longer writes are removed', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'sdk-codegen-'));
+    const emitter: Emitter = {
+      name: 'fixture',
+      ownedDirs: ['out'],
+      emit: () => new Map([['out/kept.txt', 'new\n']]),
+    };
+    mkdirSync(path.join(root, 'out'));
+    writeFileSync(path.join(root, 'out/kept.txt'), 'old\n');
+    writeFileSync(path.join(root, 'out/removed.txt'), 'gone\n');
+    const files = render(loadModel(), [emitter]);
+    expect(drift(files, root, [emitter])).toEqual({
+      changed: ['out/kept.txt'],
+      stale: ['out/removed.txt'],
+    });
+    write(files, root, [emitter]);
+    expect(existsSync(path.join(root, 'out/removed.txt'))).toBe(false);
+    expect(drift(files, root, [emitter])).toEqual({ changed: [], stale: [] });
+  });
+
+  it('cover every operation of the contract in the reference, in all three languages', () => {
+    const model = loadModel();
+    const reference = render(
+      model,
+      EMITTERS.filter((e) => e.name === 'reference'),
+    ).get('docs/api-reference.md')!;
+    for (const operation of model.operations) {
+      expect(reference).toContain(
+        `platform.${operation.resource.camel}.${operation.method.camel}(`,
+      );
+      expect(reference).toContain(
+        `$client->${operation.resource.camel}->${operation.method.camel}(`,
+      );
+      expect(reference).toContain(`client.${operation.resource.snake}.${operation.method.snake}(`);
+    }
+  });
+});
