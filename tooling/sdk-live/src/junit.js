@@ -13,7 +13,7 @@ const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
   // Element content (failure messages, captured output) is not needed and may be huge.
-  stopNodes: ['*.failure', '*.error', '*.skipped', '*.system-out', '*.system-err'],
+  stopNodes: ['*.failure', '*.error', '*.warning', '*.skipped', '*.system-out', '*.system-err'],
   isArray: (name) => ['testsuites', 'testsuite', 'testcase'].includes(name),
 });
 
@@ -36,9 +36,10 @@ function testcases(node) {
 }
 
 /**
- * Counts of a JUnit XML document: a test case with <failure> or <error> failed, one with
- * <skipped> is neither passed nor failed (as Jest counts skipped tests), any other passed.
- * Throws when the text is not a JUnit document.
+ * Counts of a JUnit XML document: a test case with <failure> or <error> failed, and so did one
+ * with <warning> (PHPUnit: a test that could not run as written, e.g. a broken data provider);
+ * one with <skipped> is neither passed nor failed (as Jest counts skipped tests); any other
+ * passed. Throws when the text is not a JUnit document.
  */
 function countJUnit(xml) {
   const valid = XMLValidator.validate(xml);
@@ -48,17 +49,23 @@ function countJUnit(xml) {
   const doc = parser.parse(xml);
   const roots = [...toArray(doc.testsuites), ...toArray(doc.testsuite)];
   if (roots.length === 0) throw new Error('no <testsuites> or <testsuite> element');
+  // The outermost <testsuite>s: their counts include their nested suites'.
+  const topSuites = [
+    ...toArray(doc.testsuites).flatMap((r) => toArray(r.testsuite)),
+    ...toArray(doc.testsuite),
+  ];
   let passed = 0;
   let failed = 0;
   let skipped = 0;
   for (const testcase of roots.flatMap(testcases)) {
-    if (testcase.failure !== undefined || testcase.error !== undefined) failed += 1;
+    const faults = [testcase.failure, testcase.error, testcase.warning];
+    if (faults.some((fault) => fault !== undefined)) failed += 1;
     else if (testcase.skipped !== undefined) skipped += 1;
     else passed += 1;
   }
   // A runner may count an error outside any test case (a suite that failed to load) only on the
   // suite's attributes: trust whichever says more failed.
-  const declared = roots.reduce(
+  const declared = topSuites.reduce(
     (sum, root) => sum + attributeCount(root, 'failures') + attributeCount(root, 'errors'),
     0,
   );
