@@ -104,6 +104,8 @@ export class WebhookAttempter {
  * The delivery body: the event exactly as `GET /v1/events/{id}` returns it, compact JSON. The
  * stored `data` is already compact JSON text, so it is spliced in rather than re-serialised.
  */
-export function payload(message: ClaimedMessage): string {
+export function payload(
+  message: Pick<ClaimedMessage, 'eventId' | 'eventType' | 'eventCreatedAt' | 'eventData'>,
+): string {
   return `{"id":${JSON.stringify(message.eventId)},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}}`;
 }

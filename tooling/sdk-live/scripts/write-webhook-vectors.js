@@ -1,0 +1,522 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * Writes conformance/webhooks/vectors.json: the webhook verification cases every SDK's tests
+ * (TypeScript, PHP, Python) run through their verifier, all signed by the server's own Signer
+ * (the standardwebhooks reference library) and with bodies built by its delivery code, so a
+ * verifier that passes them accepts what the server really sends.
+ *
+ *   node scripts/write-webhook-vectors.js           write the file
+ *   node scripts/write-webhook-vectors.js --check   fail if the file differs from what it would write
+ *
+ * Everything is fixed (secrets, ids, times): the output is the same on every run. Build the
+ * server first (`pnpm build`).
+ */
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const OUTPUT = path.resolve(__dirname, '../../../conformance/webhooks/vectors.json');
+const TOLERANCE = 300;
+
+/** The Standard Webhooks spec's own example (standard-webhooks libraries' tests). */
+const SPEC = {
+  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  id: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+  timestamp: 1614265330,
+  body: '{"test": 2432232314}',
+  signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+};
+
+/** A fixed 32-byte signing secret per label, in the form the server issues (whsec_ + base64). */
+function secret(label) {
+  const key = crypto.createHash('sha256').update(`platform webhook vectors: ${label}`).digest();
+  return `whsec_${key.toString('base64')}`;
+}
+
+const SECRET = secret('endpoint');
+const OLD_SECRET = secret('rotation: old');
+const NEW_SECRET = secret('rotation: new');
+const OTHER_SECRET = secret('another endpoint');
+
+/** 2026-01-01T00:00:00Z: when the vectors' messages are sent. */
+const SENT = 1767225600;
+const MESSAGE_ID = 'msg_01KDXC5V9Q3M8R2T6W4Y7Z0A1B';
+
+const STUDENT = {
+  id: 'stu_01KDXC5T2N8P4Q6R9S3V5W7X0Y',
+  object: 'student',
+  student_number: 'S-2026-0042',
+  first_name: 'Ana',
+  last_name: 'Souza',
+  preferred_name: null,
+  email: 'ana.souza@school.test',
+  date_of_birth: '2012-03-14',
+  status: 'active',
+  grade_level: 7,
+  created_at: '2025-12-31T23:59:59.000Z',
+  updated_at: '2025-12-31T23:59:59.000Z',
+};
+
+/** Names with 2-, 3- and 4-byte UTF-8 characters, a quote and a backslash. */
+const NON_ASCII_STUDENT = {
+  ...STUDENT,
+  id: 'stu_01KDXC5T2N8P4Q6R9S3V5W7X1Z',
+  first_name: 'Zoë',
+  last_name: 'Łukasiewicz-Ñandú',
+  preferred_name: '学生 "Zo" \\ 🎓',
+};
+
+/** Python's json.dumps defaults: ", " and ": " separators, every non-ASCII character escaped. */
+function pythonJsonDumps(value) {
+  if (Array.isArray(value)) return `[${value.map(pythonJsonDumps).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const members = Object.entries(value).map(
+      ([key, member]) => `${asciiJson(key)}: ${pythonJsonDumps(member)}`,
+    );
+    return `{${members.join(', ')}}`;
+  }
+  return asciiJson(value);
+}
+
+/** PHP's json_encode defaults: compact, non-ASCII escaped as \uXXXX, "/" escaped as "\/". */
+function phpJsonEncode(value) {
+  return asciiEscape(JSON.stringify(value)).replaceAll('/', '\\/');
+}
+
+function asciiJson(value) {
+  return asciiEscape(JSON.stringify(value));
+}
+
+/** \uXXXX (lowercase, UTF-16 surrogate pairs) for every character outside ASCII, as both do. */
+function asciiEscape(json) {
+  return json.replace(
+    /[\u0080-\uffff]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+function b64(text) {
+  return Buffer.from(text, 'utf8').toString('base64');
+}
+
+/** Headers as the server sends them (lower case), signed by the server's Signer. */
+function signedHeaders(signer, secrets, id, timestamp, body) {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signer.sign(secrets, id, new Date(timestamp * 1000), body),
+  };
+}
+
+function buildVectors() {
+  const { Signer, webhookPayload } = require('@platform/server/testing');
+  const { EventSchema } = require('@platform/contract');
+  const signer = new Signer();
+
+  // The spec's example must come out of the server's signer unchanged, or nothing here holds.
+  const specSignature = signer.sign(
+    [SPEC.secret],
+    SPEC.id,
+    new Date(SPEC.timestamp * 1000),
+    SPEC.body,
+  );
+  if (specSignature !== SPEC.signature) {
+    throw new Error(
+      `the server's signer gives ${specSignature} for the spec vector, not ${SPEC.signature}`,
+    );
+  }
+
+  /** A delivery body exactly as the server builds it, checked against the contract's schema. */
+  const eventBody = (eventId, type, data) => {
+    const body = webhookPayload({
+      eventId,
+      eventType: type,
+      eventCreatedAt: new Date(SENT * 1000 - 1000),
+      eventData: JSON.stringify(data),
+    });
+    const parsed = EventSchema.safeParse(JSON.parse(body));
+    if (!parsed.success) throw new Error(`not a valid ${type} event: ${parsed.error.message}`);
+    return body;
+  };
+  const event = eventBody('evt_01KDXC5V9P7K2M4N6Q8R0S2T4V', 'student.created', STUDENT);
+  // The same kind of event pretty-printed with CRLF line ends: bytes a verifier must not touch.
+  const nonAsciiObject = JSON.parse(
+    eventBody('evt_01KDXC5V9P7K2M4N6Q8R0S2T4W', 'student.created', NON_ASCII_STUDENT),
+  );
+  const nonAscii = `${JSON.stringify(nonAsciiObject, null, 2).replace(/\n/g, '\r\n')}\r\n`;
+  if (!/\r\n/.test(nonAscii) || Buffer.byteLength(nonAscii) === nonAscii.length) {
+    throw new Error('the non-ASCII body must hold CRLF and multi-byte characters');
+  }
+
+  const cases = [];
+  const add = (name, description, fields) => {
+    cases.push({
+      name,
+      description,
+      secrets: fields.secrets,
+      headers: fields.headers,
+      body_b64: b64(fields.body),
+      now: fields.now,
+      tolerance: TOLERANCE,
+      expect: fields.expect,
+      ...(fields.event_type && { event_type: fields.event_type }),
+      ...(fields.expect_typescript && { expect_typescript: fields.expect_typescript }),
+    });
+  };
+  const base = (overrides = {}) => ({
+    secrets: [SECRET],
+    headers: signedHeaders(signer, [SECRET], MESSAGE_ID, SENT, event),
+    body: event,
+    now: SENT,
+    expect: 'ok',
+    event_type: 'student.created',
+    ...overrides,
+  });
+  const valid = base().headers;
+  const withHeaders = (headers, overrides = {}) =>
+    base({ headers: { ...valid, ...headers }, ...overrides });
+  const without = (name) => {
+    const headers = { ...valid };
+    delete headers[name];
+    return base({ headers, expect: 'missing_header', event_type: undefined });
+  };
+  const failing = (overrides) =>
+    base({ expect: 'no_valid_signature', event_type: undefined, ...overrides });
+
+  // --- valid deliveries
+  add(
+    'spec/standard-webhooks-example',
+    'The Standard Webhooks spec example, signed by the server.',
+    {
+      secrets: [SPEC.secret],
+      headers: signedHeaders(signer, [SPEC.secret], SPEC.id, SPEC.timestamp, SPEC.body),
+      body: SPEC.body,
+      now: SPEC.timestamp,
+      expect: 'ok',
+    },
+  );
+  add(
+    'event/student-created',
+    'A student.created delivery exactly as the server sends it.',
+    base(),
+  );
+  add(
+    'body/non-ascii-utf8-crlf',
+    'A student.created event with 2-, 3- and 4-byte UTF-8 characters, pretty-printed with CRLF line ends: the bytes are signed as they are.',
+    base({ body: nonAscii, headers: signedHeaders(signer, [SECRET], MESSAGE_ID, SENT, nonAscii) }),
+  );
+
+  // --- signature lists
+  const v1a = `v1a,${crypto.createHash('sha512').update('an asymmetric signature').digest('base64')}`;
+  add(
+    'signature/v1a-before-v1',
+    'A v1a (asymmetric) signature comes first: it is skipped, and the v1 after it verifies.',
+    withHeaders({ 'webhook-signature': `${v1a} ${valid['webhook-signature']}` }),
+  );
+  add(
+    'signature/v1a-only',
+    'Only a v1a signature: no v1 to check.',
+    failing({ headers: { ...valid, 'webhook-signature': v1a } }),
+  );
+  add(
+    'signature/another-secret-then-valid',
+    'A signature by another secret, then the right one: any matching v1 is enough.',
+    withHeaders({
+      'webhook-signature': `${signedHeaders(signer, [OTHER_SECRET], MESSAGE_ID, SENT, event)['webhook-signature']} ${valid['webhook-signature']}`,
+    }),
+  );
+  add(
+    'signature/v1-without-comma',
+    'webhook-signature is "v1" alone: malformed, so no valid signature (never a crash).',
+    failing({ headers: { ...valid, 'webhook-signature': 'v1' } }),
+  );
+  add(
+    'signature/v1-glued-to-signature',
+    'The comma between version and signature is missing.',
+    failing({
+      headers: { ...valid, 'webhook-signature': valid['webhook-signature'].replace(',', '') },
+    }),
+  );
+  add(
+    'signature/v1-empty',
+    '"v1," with nothing after the comma.',
+    failing({ headers: { ...valid, 'webhook-signature': 'v1,' } }),
+  );
+  add(
+    'signature/not-base64',
+    'The signature is not base64 at all.',
+    failing({ headers: { ...valid, 'webhook-signature': 'v1,not*base64!$' } }),
+  );
+  add(
+    'signature/base64url-alphabet',
+    'The spec signature written in the URL-safe alphabet (- and _): base64 is strict here, so it does not match.',
+    {
+      secrets: [SPEC.secret],
+      headers: {
+        ...signedHeaders(signer, [SPEC.secret], SPEC.id, SPEC.timestamp, SPEC.body),
+        'webhook-signature': SPEC.signature.replaceAll('+', '-').replaceAll('/', '_'),
+      },
+      body: SPEC.body,
+      now: SPEC.timestamp,
+      expect: 'no_valid_signature',
+    },
+  );
+  add(
+    'signature/truncated',
+    'The valid signature with its last 8 base64 characters cut off: valid base64, wrong length.',
+    failing({
+      headers: { ...valid, 'webhook-signature': valid['webhook-signature'].slice(0, -8) },
+    }),
+  );
+
+  // --- secret rotation: the server signs with the new and the old secret during a rotation
+  const rotated = signedHeaders(signer, [OLD_SECRET, NEW_SECRET], MESSAGE_ID, SENT, event);
+  add(
+    'rotation/verify-with-new',
+    'Signed with the old and the new secret; verified with the new one.',
+    base({ headers: rotated, secrets: [NEW_SECRET] }),
+  );
+  add(
+    'rotation/verify-with-old',
+    'Signed with the old and the new secret; verified with the old one.',
+    base({ headers: rotated, secrets: [OLD_SECRET] }),
+  );
+  add(
+    'rotation/verify-with-both',
+    'Signed with the old and the new secret; verified with both.',
+    base({ headers: rotated, secrets: [NEW_SECRET, OLD_SECRET] }),
+  );
+  add(
+    'rotation/new-only-verified-with-both',
+    'Signed with the new secret only (the rotation is over); the receiver still passes both.',
+    base({
+      headers: signedHeaders(signer, [NEW_SECRET], MESSAGE_ID, SENT, event),
+      secrets: [OLD_SECRET, NEW_SECRET],
+    }),
+  );
+  add(
+    'rotation/old-only-verified-with-new',
+    'Signed with the old secret only; the receiver has only the new one.',
+    failing({
+      headers: signedHeaders(signer, [OLD_SECRET], MESSAGE_ID, SENT, event),
+      secrets: [NEW_SECRET],
+    }),
+  );
+
+  // --- secrets
+  add('secret/wrong', "Another endpoint's secret.", failing({ secrets: [OTHER_SECRET] }));
+  add(
+    'secret/unpadded',
+    "The secret without its base64 '=' padding.",
+    base({ secrets: [SECRET.replace(/=+$/, '')] }),
+  );
+  add(
+    'secret/without-whsec-prefix',
+    'The base64 key without "whsec_": refused as not a signing secret (an API token pasted by mistake looks like this), not guessed at.',
+    base({
+      secrets: [SECRET.slice('whsec_'.length)],
+      expect: 'invalid_secret',
+      event_type: undefined,
+    }),
+  );
+  add(
+    'secret/not-base64',
+    '"whsec_" followed by something that is not base64.',
+    base({ secrets: ['whsec_not*base64!'], expect: 'invalid_secret', event_type: undefined }),
+  );
+  add(
+    'secret/none',
+    'An empty list of secrets.',
+    base({ secrets: [], expect: 'invalid_secret', event_type: undefined }),
+  );
+
+  // --- the body must be the raw bytes
+  add(
+    'body/tampered',
+    'One value of the signed body changed (grade_level 7 → 8).',
+    failing({ body: event.replace('"grade_level":7', '"grade_level":8') }),
+  );
+  add(
+    'body/trailing-newline',
+    'A newline added after the signed body.',
+    failing({ body: `${event}\n` }),
+  );
+  add(
+    'body/reserialized-compact',
+    'The CRLF body parsed and re-serialised compactly (JSON.stringify): same JSON, other bytes.',
+    failing({
+      body: JSON.stringify(JSON.parse(nonAscii)),
+      headers: signedHeaders(signer, [SECRET], MESSAGE_ID, SENT, nonAscii),
+    }),
+  );
+  add(
+    'body/reserialized-python-json-dumps',
+    "The CRLF body parsed and re-serialised with Python's json.dumps defaults (spaces, \\u escapes).",
+    failing({
+      body: pythonJsonDumps(JSON.parse(nonAscii)),
+      headers: signedHeaders(signer, [SECRET], MESSAGE_ID, SENT, nonAscii),
+    }),
+  );
+  add(
+    'body/reserialized-php-json-encode',
+    "The CRLF body parsed and re-serialised with PHP's json_encode defaults (\\u escapes, \\/).",
+    failing({
+      body: phpJsonEncode(JSON.parse(nonAscii)),
+      headers: signedHeaders(signer, [SECRET], MESSAGE_ID, SENT, nonAscii),
+    }),
+  );
+  add(
+    'id/tampered',
+    'webhook-id changed after signing.',
+    failing({ headers: { ...valid, 'webhook-id': 'msg_01KDXC5V9Q3M8R2T6W4Y7Z0A1C' } }),
+  );
+
+  // --- timestamps: ±300 s around the receiver's clock
+  add(
+    'timestamp/tampered',
+    'webhook-timestamp moved by one second after signing (still within tolerance).',
+    failing({ headers: { ...valid, 'webhook-timestamp': String(SENT + 1) }, now: SENT + 1 }),
+  );
+  for (const [label, offset, expect] of [
+    ['299-s-old', 299, 'ok'],
+    ['300-s-old', 300, 'ok'],
+    ['301-s-old', 301, 'timestamp_outside_tolerance'],
+    ['299-s-ahead', -299, 'ok'],
+    ['300-s-ahead', -300, 'ok'],
+    ['301-s-ahead', -301, 'timestamp_outside_tolerance'],
+  ]) {
+    const description =
+      offset > 0
+        ? `Received ${offset} s after it was sent.`
+        : `Received ${-offset} s before it was sent (the sender's clock is ahead).`;
+    add(
+      `timestamp/${label}`,
+      description,
+      base({ now: SENT + offset, expect, ...(expect !== 'ok' && { event_type: undefined }) }),
+    );
+  }
+  for (const [label, value, expect, description] of [
+    ['not-a-number', 'yesterday', 'invalid_timestamp', 'webhook-timestamp is not a number.'],
+    [
+      'decimal',
+      `${SENT}.5`,
+      'invalid_timestamp',
+      'webhook-timestamp has a fraction: whole seconds only.',
+    ],
+    ['negative', `-${SENT}`, 'invalid_timestamp', 'webhook-timestamp is negative.'],
+    [
+      'milliseconds',
+      `${SENT}000`,
+      'timestamp_outside_tolerance',
+      'webhook-timestamp in milliseconds: a number, but far in the future.',
+    ],
+  ]) {
+    add(
+      `timestamp/${label}`,
+      description,
+      base({ headers: { ...valid, 'webhook-timestamp': value }, expect, event_type: undefined }),
+    );
+  }
+
+  // --- headers
+  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+    add(`headers/missing-${name}`, `No ${name} header.`, without(name));
+  }
+  add(
+    'headers/empty-webhook-signature',
+    'webhook-signature is present but empty.',
+    base({
+      headers: { ...valid, 'webhook-signature': '' },
+      expect: 'missing_header',
+      event_type: undefined,
+    }),
+  );
+  add(
+    'headers/mixed-case-names',
+    'Header names in other cases (HTTP header names are case-insensitive; getallheaders() gives Webhook-Id).',
+    base({
+      headers: {
+        'Webhook-Id': valid['webhook-id'],
+        'WEBHOOK-TIMESTAMP': valid['webhook-timestamp'],
+        'webhook-Signature': valid['webhook-signature'],
+      },
+    }),
+  );
+  add(
+    'headers/server-variable-names',
+    "The headers as PHP's $_SERVER (and a WSGI environ) name them: HTTP_WEBHOOK_ID and so on. The PHP and Python verifiers accept them; the TypeScript verifier takes HTTP header maps only and reports missing_header (expect_typescript).",
+    base({
+      headers: {
+        HTTP_WEBHOOK_ID: valid['webhook-id'],
+        HTTP_WEBHOOK_TIMESTAMP: valid['webhook-timestamp'],
+        HTTP_WEBHOOK_SIGNATURE: valid['webhook-signature'],
+      },
+      expect_typescript: 'missing_header',
+    }),
+  );
+
+  const names = cases.map((c) => c.name);
+  if (new Set(names).size !== names.length) throw new Error('two cases share a name');
+
+  return {
+    description:
+      "Shared Standard Webhooks verification vectors: every Platform SDK (TypeScript, PHP, Python) runs each case through its verifier and must reach `expect`. Signed by the server's own Signer (the standardwebhooks library) with bodies from its delivery code. Do not edit: regenerate with `node tooling/sdk-live/scripts/write-webhook-vectors.js`.",
+    format: {
+      name: 'unique id of the case',
+      description: 'what the case checks',
+      secrets:
+        'the endpoint secrets to verify with, in order (a rotation passes two); whsec_ + base64 of the key',
+      headers: 'the request headers, names exactly as given (match them case-insensitively)',
+      body_b64: 'the raw request body, base64 (the exact bytes: verify these, never a re-encoding)',
+      now: "the receiver's clock, Unix seconds (inject it; never use the real clock)",
+      tolerance: 'how far webhook-timestamp may be from now, either way, in seconds',
+      expect: 'the outcome: "ok" or the reason the verifier must report',
+      event_type:
+        'present when the body is a valid event of this type: on ok, the verifier must return it typed',
+      expect_typescript:
+        'where the TypeScript verifier differs by design, its outcome (see the case)',
+    },
+    expectations: {
+      ok: 'the signature verifies. Without event_type the body is not a Platform event: a verifier that also parses events may then report invalid_payload (TypeScript: or unknown_event_type), and only that.',
+      missing_header: 'webhook-id, webhook-timestamp or webhook-signature is absent or empty',
+      invalid_timestamp: 'webhook-timestamp is not whole Unix seconds (digits only)',
+      timestamp_outside_tolerance:
+        'webhook-timestamp is more than `tolerance` seconds from `now`, either way',
+      no_valid_signature:
+        'no v1 signature in webhook-signature matches (malformed entries are skipped, never a crash). The TypeScript verifier reports body_not_raw instead when the body does not look like what the server sends; that counts as no_valid_signature.',
+      invalid_secret:
+        'a secret is not "whsec_" + base64, or none is given: checked before anything else',
+    },
+    cases,
+  };
+}
+
+function render(vectors) {
+  return `${JSON.stringify(vectors, null, 2)}\n`;
+}
+
+function main(argv) {
+  const text = render(buildVectors());
+  if (argv.includes('--check')) {
+    const current = fs.existsSync(OUTPUT) ? fs.readFileSync(OUTPUT, 'utf8') : '';
+    if (current !== text) {
+      process.stderr.write(
+        `${path.relative(process.cwd(), OUTPUT)} is out of date: run node tooling/sdk-live/scripts/write-webhook-vectors.js\n`,
+      );
+      return 1;
+    }
+    return 0;
+  }
+  fs.mkdirSync(path.dirname(OUTPUT), { recursive: true });
+  fs.writeFileSync(OUTPUT, text);
+  process.stdout.write(`wrote ${path.relative(process.cwd(), OUTPUT)}\n`);
+  return 0;
+}
+
+if (require.main === module) {
+  require('@platform/hermetic').enforceForRun();
+  process.exitCode = main(process.argv.slice(2));
+}
+
+module.exports = { OUTPUT, SPEC, buildVectors, render };

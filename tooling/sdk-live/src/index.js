@@ -1,0 +1,7 @@
+'use strict';
+/** The live harness as a library: the CLI's parts, for tests and other runners. */
+module.exports = {
+  ...require('./fixtures'),
+  ...require('./junit'),
+  main: require('./cli').main,
+};
