@@ -23,6 +23,7 @@ final class Webhook
 {
     public const DEFAULT_TOLERANCE = 300;
     private const PREFIX = 'whsec_';
+    private const SECRET_HINT = 'Use the secret returned when the endpoint was created or its secret rotated.';
 
     /** @var list<string> decoded keys */
     private readonly array $keys;
@@ -44,11 +45,19 @@ final class Webhook
         $keys = [];
         foreach ($secrets as $index => $value) {
             $which = count($secrets) === 1 ? 'The webhook secret' : 'Webhook secret #' . ($index + 1);
-            $key = is_string($value) ? self::decodeBase64(str_starts_with($value, self::PREFIX) ? substr($value, strlen(self::PREFIX)) : $value) : null;
+            if (!is_string($value) || !str_starts_with($value, self::PREFIX)) {
+                throw new Failure(
+                    Failure::INVALID_SECRET,
+                    "{$which} does not start with \"whsec_\": it is not a webhook signing secret (an API token?). "
+                    . self::SECRET_HINT,
+                );
+            }
+            $key = self::decodeBase64(substr($value, strlen(self::PREFIX)));
             if ($key === null || $key === '') {
                 throw new Failure(
                     Failure::INVALID_SECRET,
-                    "{$which} is not \"whsec_\" followed by base64 (truncated or altered when it was copied?). Use the secret returned when the endpoint was created or its secret rotated.",
+                    "{$which} is not \"whsec_\" followed by base64 (truncated or altered when copied?). "
+                    . self::SECRET_HINT,
                 );
             }
             $keys[] = $key;
