@@ -127,7 +127,15 @@ class Context {
 // --- PHP source helpers --------------------------------------------------------------------
 
 function file(namespace: string, uses: string[], body: string[]): string {
-  const lines = ['<?php', '', ...HEADER, '', 'declare(strict_types=1);', '', `namespace ${namespace};`];
+  const lines = [
+    '<?php',
+    '',
+    ...HEADER,
+    '',
+    'declare(strict_types=1);',
+    '',
+    `namespace ${namespace};`,
+  ];
   const sorted = [...new Set(uses)].sort();
   if (sorted.length > 0) lines.push('', ...sorted.map((u) => `use ${u};`));
   lines.push('', ...body);
@@ -145,7 +153,11 @@ function doc(indent: string, text: (string | undefined)[], tags: string[] = []):
   if (tags.length > 0 && body.length > 0) body.push('');
   body.push(...tags.flatMap((t) => sanitize(t).split('\n')));
   if (body.length === 0) return [];
-  return [`${indent}/**`, ...body.map((l) => (l === '' ? `${indent} *` : `${indent} * ${l}`)), `${indent} */`];
+  return [
+    `${indent}/**`,
+    ...body.map((l) => (l === '' ? `${indent} *` : `${indent} * ${l}`)),
+    `${indent} */`,
+  ];
 }
 
 function sanitize(text: string): string {
@@ -174,7 +186,11 @@ function phpList(prefix: string, items: string[], suffix: string): string[] {
   const oneLine = `${prefix}[${items.join(', ')}]${suffix}`;
   if (oneLine.length <= 120) return [oneLine];
   const indent = `${' '.repeat(prefix.length - prefix.trimStart().length)}    `;
-  return [`${prefix}[`, ...items.map((i) => `${indent}${i},`), `${prefix.replace(/\S.*$/, '')}]${suffix}`];
+  return [
+    `${prefix}[`,
+    ...items.map((i) => `${indent}${i},`),
+    `${prefix.replace(/\S.*$/, '')}]${suffix}`,
+  ];
 }
 
 function str(value: string): string {
@@ -206,7 +222,9 @@ export function constantName(value: string): string {
 
 /** A property or parameter name that is a valid PHP variable and clashes with nothing. */
 function propertyName(field: Field): string {
-  const name = /^[A-Za-z_][A-Za-z0-9_]*$/.test(field.camel) ? field.camel : `field${pascal(field.name)}`;
+  const name = /^[A-Za-z_][A-Za-z0-9_]*$/.test(field.camel)
+    ? field.camel
+    : `field${pascal(field.name)}`;
   if (name === 'this') return 'this_';
   return RESERVED_PROPERTIES.has(name) ? `${name}Value` : name;
 }
@@ -399,7 +417,9 @@ function castExpr(ctx: Context, type: TypeRef, nullable: boolean, value: string)
       return `${helper('model')}(${value}, ${type.name}::class)`;
     case 'union': {
       const expr = `${type.name}::fromArray(Cast::array(${value}))`;
-      return nullable ? orNull(value, `${type.name}::fromArray(Cast::array($v))`, nativeType(ctx, type)) : expr;
+      return nullable
+        ? orNull(value, `${type.name}::fromArray(Cast::array($v))`, nativeType(ctx, type))
+        : expr;
     }
     case 'array':
     case 'map': {
@@ -409,7 +429,8 @@ function castExpr(ctx: Context, type: TypeRef, nullable: boolean, value: string)
         if (inner.kind === 'model') return `Cast::model${pascal(fn)}(${v}, ${inner.name}::class)`;
         const simple = simpleCast(inner);
         const item =
-          simple ?? `static fn (mixed $item): ${nativeType(ctx, inner)} => ${castExpr(ctx, inner, false, '$item')}`;
+          simple ??
+          `static fn (mixed $item): ${nativeType(ctx, inner)} => ${castExpr(ctx, inner, false, '$item')}`;
         return `Cast::${fn}(${v}, ${item})`;
       };
       return nullable ? orNull(value, expr('$v'), 'array') : expr(value);
@@ -621,7 +642,7 @@ function emitEnum(e: EnumType): string {
     '    {',
     '    }',
     '',
-    '    /** @return list<string> every known value, in the API\'s order */',
+    "    /** @return list<string> every known value, in the API's order */",
     '    public static function values(): array',
     '    {',
     ...phpList(
@@ -731,7 +752,13 @@ function emitUnknownMember(ctx: Context, u: UnionType): string {
     `        return $this->sdkPayload ?? [${str(tag)} => $this->${tag === 'type' ? 'type' : 'kind'}, 'id' => $this->id, 'data' => $this->data];`,
     '    }',
     ...(isEvent
-      ? ['', '    public function eventType(): string', '    {', '        return $this->type;', '    }']
+      ? [
+          '',
+          '    public function eventType(): string',
+          '    {',
+          '        return $this->type;',
+          '    }',
+        ]
       : []),
     '}',
   ];
@@ -790,7 +817,9 @@ function methodParts(ctx: Context, op: Operation): MethodParts {
     query = name;
   }
   params.push('?RequestOptions $options = null');
-  paramTags.push('@param RequestOptions|null $options headers, idempotency key, timeout, retries for this call');
+  paramTags.push(
+    '@param RequestOptions|null $options headers, idempotency key, timeout, retries for this call',
+  );
   const pathArgs = pathVars.map((v) => v.php);
   return {
     params,
@@ -816,7 +845,9 @@ function queryShape(query: QueryParam[]): string {
     if (q.kind !== 'range') return `    ${key}: ${scalar},`;
     const ops = (q.operators ?? ['gte', 'gt', 'lte', 'lt']).map((o) => `${o}?: ${scalar}`);
     const oneLine = `    ${key}: array{${ops.join(', ')}},`;
-    return oneLine.length <= 100 ? oneLine : [`    ${key}: array{`, ...ops.map((o) => `        ${o},`), '    },'].join('\n');
+    return oneLine.length <= 100
+      ? oneLine
+      : [`    ${key}: array{`, ...ops.map((o) => `        ${o},`), '    },'].join('\n');
   });
   return `array{\n${lines.join('\n')}\n}`;
 }
@@ -884,7 +915,11 @@ function responseParts(
       const build = union
         ? `${r.item}::fromArray(Cast::array($item))`
         : `Cast::model($item, ${r.item}::class)`;
-      const uses = ['PlatformApi\\Core\\Cast', 'PlatformApi\\Core\\Page', `PlatformApi\\Model\\${r.item}`];
+      const uses = [
+        'PlatformApi\\Core\\Cast',
+        'PlatformApi\\Core\\Page',
+        `PlatformApi\\Model\\${r.item}`,
+      ];
       if (union) uses.push(...ctx.unionUses(r.item));
       return {
         native: 'Page',
@@ -914,10 +949,17 @@ const THROWS = [
   '@throws ApiStatusException the API answered with an error (a subclass by status)',
   '@throws ApiConnectionException the API could not be reached',
 ];
-const THROWS_USES = ['PlatformApi\\Exception\\ApiConnectionException', 'PlatformApi\\Exception\\ApiStatusException'];
+const THROWS_USES = [
+  'PlatformApi\\Exception\\ApiConnectionException',
+  'PlatformApi\\Exception\\ApiStatusException',
+];
 
 function emitService(ctx: Context, resource: Resource): string {
-  const uses = new Set<string>(['PlatformApi\\Core\\HttpClient', 'PlatformApi\\RequestOptions', ...THROWS_USES]);
+  const uses = new Set<string>([
+    'PlatformApi\\Core\\HttpClient',
+    'PlatformApi\\RequestOptions',
+    ...THROWS_USES,
+  ]);
   const methods: string[] = [];
   for (const op of resource.operations) {
     const parts = methodParts(ctx, op);
@@ -950,7 +992,7 @@ function emitService(ctx: Context, resource: Resource): string {
     ]),
     `final class ${resource.pascal}Service`,
     '{',
-    '    /** The same operations, returning the raw response: `->raw->retrieve($id)->header(\'x-ratelimit-remaining\')`. */',
+    "    /** The same operations, returning the raw response: `->raw->retrieve($id)->header('x-ratelimit-remaining')`. */",
     `    public readonly ${resource.pascal}RawService $raw;`,
     '',
     '    public function __construct(HttpClient $http)',
@@ -1036,7 +1078,7 @@ function emitRegistry(model: SdkModel): string {
 function emitOperations(model: SdkModel): string {
   const body = [
     ...doc('', [
-      "Every operation of the API, by id: the live test suite fails when one is never called, so the SDK cannot silently fall behind the contract.",
+      'Every operation of the API, by id: the live test suite fails when one is never called, so the SDK cannot silently fall behind the contract.',
     ]),
     'final class Operations',
     '{',
