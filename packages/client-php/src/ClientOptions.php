@@ -53,7 +53,9 @@ final class ClientOptions
             }
         }
         if ($timeout == 0 || $connectTimeout == 0) {
-            throw new InvalidArgumentException('ClientOptions: timeouts must be greater than 0; a request without one could hang forever.');
+            throw new InvalidArgumentException(
+                'ClientOptions: timeouts must be greater than 0; a request without one could hang forever.',
+            );
         }
         $this->sleep = $sleep;
         $this->clock = $clock;

@@ -83,7 +83,14 @@ final class PlatformClient
             $this->options->connectTimeout,
             $clock,
         );
-        $this->http = new HttpClient($this->baseUrl, $this->auth, $this->options, $this->transport, $userAgent, $tokenEndpoint);
+        $this->http = new HttpClient(
+            $this->baseUrl,
+            $this->auth,
+            $this->options,
+            $this->transport,
+            $userAgent,
+            $tokenEndpoint,
+        );
         $this->registerServices($this->http);
         $this->webhooks = new Webhooks();
     }
@@ -159,7 +166,9 @@ final class PlatformClient
     private static function normalizeBaseUrl(?string $baseUrl): string
     {
         if ($baseUrl === null) {
-            throw new InvalidArgumentException('PlatformClient: no baseUrl. Pass `baseUrl` (e.g. https://api.example.com) or set PLATFORM_BASE_URL.');
+            throw new InvalidArgumentException(
+                'PlatformClient: no baseUrl. Pass `baseUrl` (e.g. https://api.example.com) or set PLATFORM_BASE_URL.',
+            );
         }
         $parts = parse_url($baseUrl);
         if (
@@ -167,7 +176,10 @@ final class PlatformClient
             || !in_array(strtolower($parts['scheme']), ['http', 'https'], true)
             || isset($parts['query']) || isset($parts['fragment'])
         ) {
-            throw new InvalidArgumentException("PlatformClient: `baseUrl` must be an absolute http(s) URL like https://api.example.com, got '{$baseUrl}'.");
+            throw new InvalidArgumentException(
+                'PlatformClient: `baseUrl` must be an absolute http(s) URL like https://api.example.com, '
+                . "got '{$baseUrl}'.",
+            );
         }
         $base = rtrim($baseUrl, '/');
         // Operation paths start with /v1; a base URL that already ends with it would double it.

@@ -76,11 +76,21 @@ final class CurlTransport implements Transport
         $body = curl_exec($handle);
         if ($body === false) {
             $errno = curl_errno($handle);
-            $message = sprintf('%s %s: %s (curl error %d)', $request->method, $request->url, curl_error($handle), $errno);
+            $message = sprintf(
+                '%s %s: %s (curl error %d)',
+                $request->method,
+                $request->url,
+                curl_error($handle),
+                $errno,
+            );
             // A failed handle may hold a broken connection: start afresh next time.
             $this->handle = null;
             if ($errno === CURLE_OPERATION_TIMEDOUT) {
-                throw new ApiTimeoutException("No complete response in time: {$message}", $request->method, $request->url);
+                throw new ApiTimeoutException(
+                    "No complete response in time: {$message}",
+                    $request->method,
+                    $request->url,
+                );
             }
             throw new ApiConnectionException("Could not reach the API: {$message}", $request->method, $request->url);
         }

@@ -84,12 +84,14 @@ final class HttpClient
                     $token = $this->auth->token($this->tokenEndpoint);
                     $headers['authorization'] = 'Bearer ' . $token;
                 }
-                $response = $this->transport->send(new Request($method, $url, $headers, $body, $timeout, $connectTimeout));
+                $request = new Request($method, $url, $headers, $body, $timeout, $connectTimeout);
+                $response = $this->transport->send($request);
             } catch (ApiConnectionException $e) {
                 if (!$retriable || $attempt >= $maxRetries) {
                     throw $e;
                 }
-                $this->sleep(Retry::backoff($attempt, $this->options->initialRetryDelay, $this->options->maxRetryDelay));
+                $options = $this->options;
+                $this->sleep(Retry::backoff($attempt, $options->initialRetryDelay, $options->maxRetryDelay));
                 continue;
             }
             if ($response->status >= 200 && $response->status < 300) {
@@ -101,7 +103,13 @@ final class HttpClient
                 $attempt--;
                 continue;
             }
-            $error = ApiStatusException::fromResponse($response->status, $response->headers, $response->body, $method, $url);
+            $error = ApiStatusException::fromResponse(
+                $response->status,
+                $response->headers,
+                $response->body,
+                $method,
+                $url,
+            );
             $delay = Retry::delay(
                 $response->status,
                 $response->headers,

@@ -33,7 +33,8 @@ final class Json
         try {
             return json_encode($value, self::ENCODE_FLAGS);
         } catch (\JsonException $e) {
-            throw new InvalidArgumentException('The request body cannot be encoded as JSON: ' . $e->getMessage(), 0, $e);
+            $message = 'The request body cannot be encoded as JSON: ' . $e->getMessage();
+            throw new InvalidArgumentException($message, 0, $e);
         }
     }
 

@@ -52,7 +52,8 @@ final class Query
             $value instanceof \BackedEnum => (string) $value->value,
             is_scalar($value), $value instanceof \Stringable => (string) $value,
             default => throw new \PlatformApi\Exception\InvalidArgumentException(
-                'A query parameter must be a string, number, boolean, date or a list of them, got ' . get_debug_type($value),
+                'A query parameter must be a string, number, boolean, date or a list of them, got '
+                . get_debug_type($value),
             ),
         };
     }

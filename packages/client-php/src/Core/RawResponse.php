@@ -61,7 +61,8 @@ final class RawResponse
         if (!is_array($decoded)) {
             $start = substr($this->body, 0, 100);
             throw new PlatformException(
-                "{$this->method} {$this->url} answered {$this->statusCode} with a body that is not a JSON object: {$start}",
+                "{$this->method} {$this->url} answered {$this->statusCode} "
+                . "with a body that is not a JSON object: {$start}",
             );
         }
         return $decoded;

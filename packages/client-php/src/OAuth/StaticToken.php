@@ -16,7 +16,9 @@ final class StaticToken implements TokenProvider
     public function __construct(#[\SensitiveParameter] private readonly string|\Closure $token)
     {
         if (is_string($token) && trim($token) === '') {
-            throw new InvalidArgumentException('The token is empty: pass a personal access token (pat_…) or an OAuth access token.');
+            throw new InvalidArgumentException(
+                'The token is empty: pass a personal access token (pat_…) or an OAuth access token.',
+            );
         }
     }
 

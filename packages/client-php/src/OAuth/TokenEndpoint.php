@@ -51,7 +51,8 @@ final class TokenEndpoint
         ];
         if ($clientSecret !== null) {
             // RFC 6749 §2.3.1: both parts form-urlencoded before base64.
-            $headers['authorization'] = 'Basic ' . base64_encode(rawurlencode($clientId) . ':' . rawurlencode($clientSecret));
+            $credentials = rawurlencode($clientId) . ':' . rawurlencode($clientSecret);
+            $headers['authorization'] = 'Basic ' . base64_encode($credentials);
         } else {
             $form['client_id'] = $clientId; // a public client identifies itself in the body
         }
@@ -64,10 +65,12 @@ final class TokenEndpoint
             $this->connectTimeout,
         ));
         $body = Json::tryDecode($response->body);
-        if ($response->status < 200 || $response->status >= 300 || !is_array($body) || !is_string($body['access_token'] ?? null)) {
+        $ok = $response->status >= 200 && $response->status < 300;
+        if (!$ok || !is_array($body) || !is_string($body['access_token'] ?? null)) {
             throw new OAuthException($response->status, $response->headers, $response->body, 'POST', $url);
         }
-        $expiresIn = is_int($body['expires_in'] ?? null) || is_float($body['expires_in'] ?? null) ? (float) $body['expires_in'] : 3600.0;
+        $expiresIn = $body['expires_in'] ?? null;
+        $expiresIn = is_int($expiresIn) || is_float($expiresIn) ? (float) $expiresIn : 3600.0;
         return new OAuthTokens(
             $body['access_token'],
             (new \DateTimeImmutable('@' . (int) floor($this->now() + $expiresIn))),

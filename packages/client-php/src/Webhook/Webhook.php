@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace PlatformApi\Webhook;
 
+use PlatformApi\Exception\InvalidArgumentException;
 use PlatformApi\Exception\WebhookVerificationException as Failure;
 use PlatformApi\Model\Event;
 
@@ -33,14 +34,20 @@ final class Webhook
      *     rotation both the new and the old one, and a signature by either is accepted
      * @param int $tolerance how far `webhook-timestamp` may be from now, either way, in seconds
      */
-    public function __construct(#[\SensitiveParameter] string|array $secret, private readonly int $tolerance = self::DEFAULT_TOLERANCE)
-    {
+    public function __construct(
+        #[\SensitiveParameter] string|array $secret,
+        private readonly int $tolerance = self::DEFAULT_TOLERANCE,
+    ) {
         $secrets = is_string($secret) ? [$secret] : array_values($secret);
         if ($secrets === []) {
-            throw new Failure(Failure::INVALID_SECRET, "No webhook secret given: pass the endpoint's signing secret (whsec_…), or a list of them during a rotation.");
+            throw new Failure(
+                Failure::INVALID_SECRET,
+                "No webhook secret given: pass the endpoint's signing secret (whsec_…), "
+                . 'or a list of them during a rotation.',
+            );
         }
         if ($tolerance < 0) {
-            throw new \PlatformApi\Exception\InvalidArgumentException("The tolerance must be >= 0 seconds, got {$tolerance}.");
+            throw new InvalidArgumentException("The tolerance must be >= 0 seconds, got {$tolerance}.");
         }
         $keys = [];
         foreach ($secrets as $index => $value) {
@@ -109,14 +116,18 @@ final class Webhook
         }
         $timestamp = $values['webhook-timestamp'];
         if (preg_match('/^\d{1,15}$/', $timestamp) !== 1) {
-            throw new Failure(Failure::INVALID_TIMESTAMP, 'The webhook-timestamp header ' . json_encode($timestamp) . ' is not a Unix time in whole seconds.');
+            throw new Failure(
+                Failure::INVALID_TIMESTAMP,
+                'The webhook-timestamp header ' . json_encode($timestamp) . ' is not a Unix time in whole seconds.',
+            );
         }
         $age = ($now ?? time()) - (int) $timestamp;
         if (abs($age) > $this->tolerance) {
             $when = $age > 0 ? "{$age} s in the past" : (-$age) . ' s in the future';
             throw new Failure(
                 Failure::TIMESTAMP_OUTSIDE_TOLERANCE,
-                "The webhook-timestamp is {$when}, outside the {$this->tolerance} s tolerance. Check that this machine's clock is right (NTP).",
+                "The webhook-timestamp is {$when}, outside the {$this->tolerance} s tolerance. "
+                . "Check that this machine's clock is right (NTP).",
             );
         }
 
@@ -228,10 +239,16 @@ final class Webhook
         try {
             $data = json_decode($payload, true, 512, JSON_THROW_ON_ERROR | JSON_BIGINT_AS_STRING);
         } catch (\JsonException $e) {
-            throw new Failure(Failure::INVALID_PAYLOAD, "The webhook body is signed but is not JSON ({$e->getMessage()}), so not an event.");
+            throw new Failure(
+                Failure::INVALID_PAYLOAD,
+                "The webhook body is signed but is not JSON ({$e->getMessage()}), so not an event.",
+            );
         }
         if (!is_array($data) || array_is_list($data) || !is_string($data['type'] ?? null)) {
-            throw new Failure(Failure::INVALID_PAYLOAD, 'The webhook payload is signed but is not an event: it has no string "type".');
+            throw new Failure(
+                Failure::INVALID_PAYLOAD,
+                'The webhook payload is signed but is not an event: it has no string "type".',
+            );
         }
         /** @var array<string, mixed> $data */
         return Event::fromArray($data);

@@ -19,11 +19,17 @@ final class CoursesEnrollmentsLiveTest extends LiveTestCase
         self::assertSame(30, $course->capacity);
         self::assertSame($course->id, $client->courses->retrieve($course->id)->id);
 
-        $updated = $client->courses->update($course->id, ['title' => 'Difference Engines', 'description' => null, 'end_date' => '2026-12-31']);
+        $updated = $client->courses->update(
+            $course->id,
+            ['title' => 'Difference Engines', 'description' => null, 'end_date' => '2026-12-31'],
+        );
         self::assertSame('Difference Engines', $updated->title);
         self::assertSame('2026-12-31', $updated->endDate);
 
-        $codes = array_map(static fn ($c) => $c->code, iterator_to_array($client->courses->list(['code' => $course->code])));
+        $codes = array_map(
+            static fn ($c) => $c->code,
+            iterator_to_array($client->courses->list(['code' => $course->code])),
+        );
         self::assertSame([$course->code], $codes);
 
         self::assertTrue($client->courses->delete($course->id)->deleted);
@@ -37,7 +43,9 @@ final class CoursesEnrollmentsLiveTest extends LiveTestCase
         $student = self::newStudent($client);
         $course = self::newCourse($client);
 
-        $enrollment = $client->enrollments->create(['student_id' => $student->id, 'course_id' => $course->id, 'notes' => 'first']);
+        $enrollment = $client->enrollments->create(
+            ['student_id' => $student->id, 'course_id' => $course->id, 'notes' => 'first'],
+        );
         self::assertSame(EnrollmentStatus::PENDING, $enrollment->status);
         self::assertSame('second', $client->enrollments->update($enrollment->id, ['notes' => 'second'])->notes);
         self::assertNull($client->enrollments->update($enrollment->id, ['notes' => null])->notes);

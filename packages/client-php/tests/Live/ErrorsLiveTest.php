@@ -44,7 +44,11 @@ final class ErrorsLiveTest extends LiveTestCase
     {
         $limit = (int) self::env('PLATFORM_LIMITED_RATE_LIMIT');
         $transport = new RecordingTransport();
-        $client = self::client(self::env('PLATFORM_LIMITED_TOKEN'), new ClientOptions(maxRetries: 0), transport: $transport);
+        $client = self::client(
+            self::env('PLATFORM_LIMITED_TOKEN'),
+            new ClientOptions(maxRetries: 0),
+            transport: $transport,
+        );
         $caught = null;
         for ($i = 0; $i <= $limit + 1 && $caught === null; $i++) {
             try {

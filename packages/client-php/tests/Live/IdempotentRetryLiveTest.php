@@ -31,13 +31,19 @@ final class IdempotentRetryLiveTest extends LiveTestCase
                 $response = $this->inner->send($request);
                 if ($request->method === 'POST' && $this->dropped === 0) {
                     $this->dropped++;
-                    throw new ApiConnectionException('connection reset after the request was sent', 'POST', $request->url);
+                    throw new ApiConnectionException(
+                        'connection reset after the request was sent',
+                        'POST',
+                        $request->url,
+                    );
                 }
                 return $response;
             }
         };
         $number = self::unique('S-');
-        $raw = self::client(transport: $lossy)->students->raw->create(['student_number' => $number, 'first_name' => 'Lost', 'last_name' => 'Answer']);
+        $raw = self::client(
+            transport: $lossy,
+        )->students->raw->create(['student_number' => $number, 'first_name' => 'Lost', 'last_name' => 'Answer']);
 
         self::assertSame(1, $lossy->dropped);
         [$first, $second] = $recording->requests;

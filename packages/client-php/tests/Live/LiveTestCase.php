@@ -24,7 +24,8 @@ abstract class LiveTestCase extends TestCase
     {
         $value = getenv($name);
         if (!is_string($value) || $value === '') {
-            self::fail("{$name} is not set: run the live suite under platform-sdk-live (`pnpm --filter @platform/client-php test`).");
+            self::fail("{$name} is not set: run the live suite under platform-sdk-live "
+                . '(`pnpm --filter @platform/client-php test`).');
         }
         return $value;
     }

@@ -27,7 +27,11 @@ final class OAuthLiveTest extends LiveTestCase
         self::assertSame(self::env('PLATFORM_BASE_URL') . '/oauth/token', self::env('PLATFORM_OAUTH_TOKEN_URL'));
         $transport = new RecordingTransport();
         $client = self::client(
-            auth: new ClientCredentials(self::env('PLATFORM_OAUTH_CLIENT_ID'), self::env('PLATFORM_OAUTH_CLIENT_SECRET'), ['students:read']),
+            auth: new ClientCredentials(
+                self::env('PLATFORM_OAUTH_CLIENT_ID'),
+                self::env('PLATFORM_OAUTH_CLIENT_SECRET'),
+                ['students:read'],
+            ),
             transport: $transport,
         );
         $info = $client->token->retrieve();
@@ -63,10 +67,18 @@ final class OAuthLiveTest extends LiveTestCase
         self::assertGreaterThan(time(), $handed[0]->expiresAt->getTimestamp());
 
         // The rotated token works; the spent one is refused.
-        $next = new RefreshToken(self::env('PLATFORM_OAUTH_CLIENT_ID'), (string) $handed[0]->refreshToken, self::env('PLATFORM_OAUTH_CLIENT_SECRET'));
+        $next = new RefreshToken(
+            self::env('PLATFORM_OAUTH_CLIENT_ID'),
+            (string) $handed[0]->refreshToken,
+            self::env('PLATFORM_OAUTH_CLIENT_SECRET'),
+        );
         self::assertSame($info->userId, self::client(auth: $next)->token->retrieve()->userId);
         try {
-            $spent = new RefreshToken(self::env('PLATFORM_OAUTH_CLIENT_ID'), $original, self::env('PLATFORM_OAUTH_CLIENT_SECRET'));
+            $spent = new RefreshToken(
+                self::env('PLATFORM_OAUTH_CLIENT_ID'),
+                $original,
+                self::env('PLATFORM_OAUTH_CLIENT_SECRET'),
+            );
             self::client(auth: $spent)->token->retrieve();
             self::fail('expected an OAuthException');
         } catch (OAuthException $e) {

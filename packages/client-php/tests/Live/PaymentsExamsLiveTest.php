@@ -43,7 +43,9 @@ final class PaymentsExamsLiveTest extends LiveTestCase
         self::assertSame('card_declined', $failed->failureReason);
 
         self::assertSame($refunded->id, $client->payments->retrieve($payment->id)->id);
-        $page = $client->payments->list(['student_id' => $student->id, 'amount' => ['gte' => 1000], 'currency' => 'EUR']);
+        $page = $client->payments->list(
+            ['student_id' => $student->id, 'amount' => ['gte' => 1000], 'currency' => 'EUR'],
+        );
         self::assertSame([$payment->id], array_map(static fn ($p) => $p->id, $page->data));
         self::assertSame(1, count(iterator_to_array($client->payments->list(['q' => $reference]))));
     }
@@ -56,13 +58,20 @@ final class PaymentsExamsLiveTest extends LiveTestCase
         // A result needs the student actively enrolled in the exam's course.
         $enrollment = $client->enrollments->create(['student_id' => $student->id, 'course_id' => $course->id]);
         $client->enrollments->activate($enrollment->id);
-        $exam = $client->exams->create(['course_id' => $course->id, 'title' => 'Midterm', 'max_score' => 100, 'held_on' => '2026-03-01']);
+        $exam = $client->exams->create(
+            ['course_id' => $course->id, 'title' => 'Midterm', 'max_score' => 100, 'held_on' => '2026-03-01'],
+        );
         self::assertSame(100.0, $exam->maxScore);
         self::assertSame('Midterm', $client->exams->retrieve($exam->id)->title);
         self::assertSame(80.5, $client->exams->update($exam->id, ['max_score' => 80.5])->maxScore);
-        self::assertSame([$exam->id], array_map(static fn ($e) => $e->id, $client->exams->list(['course_id' => $course->id])->data));
+        self::assertSame(
+            [$exam->id],
+            array_map(static fn ($e) => $e->id, $client->exams->list(['course_id' => $course->id])->data),
+        );
 
-        $result = $client->examResults->create(['exam_id' => $exam->id, 'student_id' => $student->id, 'score' => 70, 'grade' => 'B']);
+        $result = $client->examResults->create(
+            ['exam_id' => $exam->id, 'student_id' => $student->id, 'score' => 70, 'grade' => 'B'],
+        );
         self::assertSame(ExamResultStatus::DRAFT, $result->status);
         self::assertSame(70.0, $result->score);
         self::assertSame('A', $client->examResults->update($result->id, ['score' => 79.5, 'grade' => 'A'])->grade);

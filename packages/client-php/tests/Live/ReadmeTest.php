@@ -16,7 +16,10 @@ final class ReadmeTest extends LiveTestCase
         $file = tempnam(sys_get_temp_dir(), 'quickstart-') . '.php';
         file_put_contents($file, $code);
         try {
-            $env = ['PLATFORM_TOKEN' => self::env('PLATFORM_TOKEN'), 'PLATFORM_BASE_URL' => self::env('PLATFORM_BASE_URL')];
+            $env = [
+                'PLATFORM_TOKEN' => self::env('PLATFORM_TOKEN'),
+                'PLATFORM_BASE_URL' => self::env('PLATFORM_BASE_URL'),
+            ];
             // From the package root, so `require 'vendor/autoload.php'` finds the autoloader as in a project.
             $process = proc_open([PHP_BINARY, $file], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, $root, $env);
             self::assertIsResource($process);

@@ -59,7 +59,10 @@ final class StudentsLiveTest extends LiveTestCase
         $tag = self::unique('Pag');
         $ids = [];
         for ($i = 0; $i < 23; $i++) {
-            $ids[] = self::newStudent($client, ['last_name' => "{$tag} {$i}", 'status' => $i % 5 === 0 ? 'inactive' : 'active'])->id;
+            $ids[] = self::newStudent(
+                $client,
+                ['last_name' => "{$tag} {$i}", 'status' => $i % 5 === 0 ? 'inactive' : 'active'],
+            )->id;
         }
         $active = array_values(array_filter($ids, static fn ($id, $i) => $i % 5 !== 0, ARRAY_FILTER_USE_BOTH));
 
@@ -133,6 +136,9 @@ final class StudentsLiveTest extends LiveTestCase
         $raw = self::client()->students->raw->list(['per_page' => 1]);
         self::assertSame(200, $raw->statusCode);
         self::assertNotNull($raw->requestId);
-        self::assertMatchesRegularExpression('/^\d+$/', (string) ($raw->header('X-RateLimit-Remaining') ?? $raw->header('RateLimit-Remaining')));
+        self::assertMatchesRegularExpression(
+            '/^\d+$/',
+            (string) ($raw->header('X-RateLimit-Remaining') ?? $raw->header('RateLimit-Remaining')),
+        );
     }
 }

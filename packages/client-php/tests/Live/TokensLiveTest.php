@@ -33,7 +33,10 @@ final class TokensLiveTest extends LiveTestCase
         self::assertSame($created->id, $info->personalAccessTokenId);
 
         self::assertSame($created->name, $client->personalAccessTokens->retrieve($created->id)->name);
-        self::assertContains($created->id, array_map(static fn ($t) => $t->id, iterator_to_array($client->personalAccessTokens->list())));
+        self::assertContains(
+            $created->id,
+            array_map(static fn ($t) => $t->id, iterator_to_array($client->personalAccessTokens->list())),
+        );
         $revoked = $client->personalAccessTokens->delete($created->id);
         self::assertNotNull($revoked->revokedAt);
 
@@ -57,7 +60,10 @@ final class TokensLiveTest extends LiveTestCase
         self::assertSame($oauth->id, $info->clientId);
 
         self::assertSame($oauth->name, $client->oauthClients->retrieve($oauth->id)->name);
-        self::assertContains($oauth->id, array_map(static fn ($c) => $c->id, iterator_to_array($client->oauthClients->list())));
+        self::assertContains(
+            $oauth->id,
+            array_map(static fn ($c) => $c->id, iterator_to_array($client->oauthClients->list())),
+        );
 
         $rotated = $client->oauthClients->rotateSecret($oauth->id);
         self::assertNotSame($oauth->clientSecret, $rotated->clientSecret);
@@ -67,7 +73,12 @@ final class TokensLiveTest extends LiveTestCase
         } catch (OAuthException $e) {
             self::assertSame('invalid_client', $e->error);
         }
-        self::assertSame($oauth->id, self::client(auth: new ClientCredentials($oauth->id, (string) $rotated->clientSecret))->token->retrieve()->clientId);
+        self::assertSame(
+            $oauth->id,
+            self::client(
+                auth: new ClientCredentials($oauth->id, (string) $rotated->clientSecret),
+            )->token->retrieve()->clientId,
+        );
 
         self::assertTrue($client->oauthClients->delete($oauth->id)->deleted);
     }

@@ -70,8 +70,17 @@ final class WebhooksLiveTest extends LiveTestCase
 
         // Endpoint reads and changes.
         self::assertInstanceOf(WebhookEndpoint::class, $client->webhookEndpoints->retrieve($endpoint->id));
-        self::assertContains($endpoint->id, array_map(static fn ($e) => $e->id, iterator_to_array($client->webhookEndpoints->list(['enabled' => true]))));
-        $updated = $client->webhookEndpoints->update($endpoint->id, ['description' => null, 'events' => ['student.created', 'student.updated']]);
+        self::assertContains(
+            $endpoint->id,
+            array_map(
+                static fn ($e) => $e->id,
+                iterator_to_array($client->webhookEndpoints->list(['enabled' => true])),
+            ),
+        );
+        $updated = $client->webhookEndpoints->update(
+            $endpoint->id,
+            ['description' => null, 'events' => ['student.created', 'student.updated']],
+        );
         self::assertNull($updated->description);
         self::assertSame(['student.created', 'student.updated'], $updated->events);
 
@@ -79,10 +88,15 @@ final class WebhooksLiveTest extends LiveTestCase
         $ping = $client->webhookEndpoints->test($endpoint->id);
         self::assertInstanceOf(WebhookDelivery::class, $ping);
         $pinged = $this->awaitDelivery('"type":"ping"');
-        self::assertInstanceOf(PingEvent::class, (new Webhook($endpoint->secret))->verify($pinged['body'], $pinged['headers']));
+        self::assertInstanceOf(
+            PingEvent::class,
+            (new Webhook($endpoint->secret))->verify($pinged['body'], $pinged['headers']),
+        );
 
         // Deliveries: listed per endpoint, retrieved, and retried with the same webhook-id.
-        $deliveries = iterator_to_array($client->webhookEndpoints->deliveries($endpoint->id, ['event_type' => 'student.created']));
+        $deliveries = iterator_to_array(
+            $client->webhookEndpoints->deliveries($endpoint->id, ['event_type' => 'student.created']),
+        );
         self::assertCount(1, $deliveries);
         $stored = $client->webhookDeliveries->retrieve($deliveries[0]->id);
         self::assertSame('student.created', $stored->eventType);

@@ -44,7 +44,11 @@ final class RecordingTransport implements Transport
     {
         $path = (string) parse_url($url, PHP_URL_PATH);
         foreach (Operations::ALL as $id => [$opMethod, $template]) {
-            $pattern = '#^(?:/[^/]+)*?' . preg_replace('/\\\\\{[^}]+\\\\\}/', '[^/]+', preg_quote($template, '#')) . '$#';
+            $pattern = '#^(?:/[^/]+)*?' . preg_replace(
+                '/\\\\\{[^}]+\\\\\}/',
+                '[^/]+',
+                preg_quote($template, '#'),
+            ) . '$#';
             if ($opMethod === $method && preg_match($pattern, $path) === 1) {
                 return $id;
             }

@@ -25,7 +25,13 @@ final class ScriptedServer
         $command = [PHP_BINARY, '-S', "127.0.0.1:{$port}", __DIR__ . '/router.php'];
         $env = getenv() + ['SCRIPTED_SERVER_DIR' => $this->dir];
         $env['SCRIPTED_SERVER_DIR'] = $this->dir;
-        $process = proc_open($command, [0 => ['pipe', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes, null, $env);
+        $process = proc_open(
+            $command,
+            [0 => ['pipe', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']],
+            $pipes,
+            null,
+            $env,
+        );
         if (!is_resource($process)) {
             throw new \RuntimeException('Could not start php -S');
         }
@@ -54,7 +60,12 @@ final class ScriptedServer
         $out = [];
         foreach (file($file, FILE_IGNORE_NEW_LINES | FILE_SKIP_EMPTY_LINES) ?: [] as $line) {
             $r = json_decode($line, true);
-            $out[] = ['method' => $r['method'], 'uri' => $r['uri'], 'headers' => $r['headers'], 'body' => base64_decode($r['body_b64'])];
+            $out[] = [
+                'method' => $r['method'],
+                'uri' => $r['uri'],
+                'headers' => $r['headers'],
+                'body' => base64_decode($r['body_b64']),
+            ];
         }
         return $out;
     }

@@ -25,7 +25,9 @@ final class ClientTest extends TestCase
     public function testEveryRequestCarriesAuthAcceptAndUserAgent(): void
     {
         $this->script(FakeTransport::json(200, Fixtures::student()));
-        $this->client(new ClientOptions(appInfo: 'lms-sync/2.1', headers: ['X-Trace' => 't-1']))->students->retrieve('stu_01');
+        $this->client(
+            new ClientOptions(appInfo: 'lms-sync/2.1', headers: ['X-Trace' => 't-1']),
+        )->students->retrieve('stu_01');
         $headers = $this->transport->requests[0]->headers;
         self::assertSame('Bearer pat_test', $headers['authorization']);
         self::assertSame('application/json', $headers['accept']);
@@ -34,18 +36,27 @@ final class ClientTest extends TestCase
             '#^lms-sync/2\.1 platform-api-php/0\.1\.0 \(PHP \d+\.\d+\.\d+[^;]*; [A-Za-z]+\)$#',
             $headers['user-agent'],
         );
-        self::assertSame(sprintf('platform-api-php/0.1.0 (PHP %s; %s)', PHP_VERSION, PHP_OS_FAMILY), PlatformClient::userAgent());
+        self::assertSame(
+            sprintf('platform-api-php/0.1.0 (PHP %s; %s)', PHP_VERSION, PHP_OS_FAMILY),
+            PlatformClient::userAgent(),
+        );
     }
 
     public function testPerRequestOptionsApplyToThatCallOnly(): void
     {
         $this->script(FakeTransport::json(200, Fixtures::student()), FakeTransport::json(200, Fixtures::student()));
         $client = $this->client(new ClientOptions(headers: ['X-Trace' => 'client']));
-        $client->students->retrieve('stu_01', new RequestOptions(headers: ['x-trace' => 'call'], timeout: 5.0, connectTimeout: 1.5));
+        $client->students->retrieve(
+            'stu_01',
+            new RequestOptions(headers: ['x-trace' => 'call'], timeout: 5.0, connectTimeout: 1.5),
+        );
         $client->students->retrieve('stu_01');
         [$first, $second] = $this->transport->requests;
         self::assertSame(['call', 5.0, 1.5], [$first->headers['x-trace'], $first->timeout, $first->connectTimeout]);
-        self::assertSame(['client', 60.0, 10.0], [$second->headers['x-trace'], $second->timeout, $second->connectTimeout]);
+        self::assertSame(
+            ['client', 60.0, 10.0],
+            [$second->headers['x-trace'], $second->timeout, $second->connectTimeout],
+        );
     }
 
     public function testTheRawTwinGivesStatusHeadersAndRequestIdAndParsesToTheSameModel(): void
@@ -153,7 +164,8 @@ final class ClientTest extends TestCase
 
     public function testOptionsAreValidated(): void
     {
-        foreach ([['timeout' => 0.0], ['maxRetries' => -1], ['connectTimeout' => -1.0], ['maxRetryAfter' => NAN]] as $args) {
+        $invalid = [['timeout' => 0.0], ['maxRetries' => -1], ['connectTimeout' => -1.0], ['maxRetryAfter' => NAN]];
+        foreach ($invalid as $args) {
             try {
                 new ClientOptions(...$args);
                 self::fail('accepted ' . json_encode($args));

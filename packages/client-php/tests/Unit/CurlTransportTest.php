@@ -52,7 +52,11 @@ final class CurlTransportTest extends TestCase
     {
         self::$server->script([
             'status' => 201,
-            'headers' => ['Content-Type' => 'application/json', 'X-Request-Id' => 'req_1', 'Set-Cookie' => ['a=1', 'b=2']],
+            'headers' => [
+                'Content-Type' => 'application/json',
+                'X-Request-Id' => 'req_1',
+                'Set-Cookie' => ['a=1', 'b=2'],
+            ],
             'body' => json_encode(Fixtures::student('stu_w', ['first_name' => 'Zoë'])),
         ]);
         $params = ['student_number' => 'S-1', 'first_name' => 'Zoë', 'last_name' => str_repeat('x', 5000)];
@@ -77,7 +81,9 @@ final class CurlTransportTest extends TestCase
 
     public function testAnActionWithoutBodySendsContentLengthZeroAndNoContentType(): void
     {
-        self::$server->script(['status' => 200, 'headers' => ['Content-Type' => 'application/json'], 'body' => '{"id":"enr_1"}']);
+        self::$server->script(
+            ['status' => 200, 'headers' => ['Content-Type' => 'application/json'], 'body' => '{"id":"enr_1"}'],
+        );
         $this->client()->enrollments->activate('enr_1');
         [$sent] = $this->newRequests();
         self::assertSame('/v1/enrollments/enr_1/activate', $sent['uri']);
@@ -147,8 +153,12 @@ final class CurlTransportTest extends TestCase
 
     public function testRedirectsAreNotFollowed(): void
     {
-        self::$server->script(['status' => 302, 'headers' => ['Location' => 'http://127.0.0.1:1/elsewhere'], 'body' => '']);
-        $response = (new CurlTransport())->send(new Request('GET', self::$server->url . '/v1/token', [], null, 5.0, 5.0));
+        self::$server->script(
+            ['status' => 302, 'headers' => ['Location' => 'http://127.0.0.1:1/elsewhere'], 'body' => ''],
+        );
+        $response = (new CurlTransport())->send(
+            new Request('GET', self::$server->url . '/v1/token', [], null, 5.0, 5.0),
+        );
         self::assertSame(302, $response->status);
         self::assertSame(['http://127.0.0.1:1/elsewhere'], $response->headers['location']);
     }
@@ -158,7 +168,9 @@ final class CurlTransportTest extends TestCase
         $transport = new CurlTransport();
         for ($i = 0; $i < 3; $i++) {
             self::$server->script(['status' => 200 + $i, 'body' => "r{$i}"]);
-            $response = $transport->send(new Request('GET', self::$server->url . "/x{$i}", ['accept' => 'text/plain'], null, 5.0, 5.0));
+            $response = $transport->send(
+                new Request('GET', self::$server->url . "/x{$i}", ['accept' => 'text/plain'], null, 5.0, 5.0),
+            );
             self::assertSame([200 + $i, "r{$i}"], [$response->status, $response->body]);
         }
     }

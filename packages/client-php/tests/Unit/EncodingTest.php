@@ -41,7 +41,10 @@ final class EncodingTest extends TestCase
 
     public function testQueryScalars(): void
     {
-        self::assertSame('enabled=true&x=false&n=1.5&s=a%26b%3Dc', Query::build(['enabled' => true, 'x' => false, 'n' => 1.5, 's' => 'a&b=c']));
+        self::assertSame(
+            'enabled=true&x=false&n=1.5&s=a%26b%3Dc',
+            Query::build(['enabled' => true, 'x' => false, 'n' => 1.5, 's' => 'a&b=c']),
+        );
         self::assertSame('', Query::build(['a' => null]));
         self::assertSame('b=x,y', Query::build(['b' => ['x', null, 'y']]));
         self::assertSame('a[b][c]=1', Query::build(['a' => ['b' => ['c' => 1]]]));
@@ -74,7 +77,13 @@ final class EncodingTest extends TestCase
 
     public function testObjectPathsKeepEmptyMapsObjectsAndListsLists(): void
     {
-        $params = ['metadata' => [], 'events' => [], 'owner' => ['tags' => []], 'items' => [[], ['a' => 1]], 'numbered' => ['7' => 'x']];
+        $params = [
+            'metadata' => [],
+            'events' => [],
+            'owner' => ['tags' => []],
+            'items' => [[], ['a' => 1]],
+            'numbered' => ['7' => 'x'],
+        ];
         self::assertSame(
             '{"metadata":{},"events":[],"owner":{"tags":{}},"items":[{},{"a":1}],"numbered":{"7":"x"}}',
             Json::encodeBody($params, ['', 'metadata', 'owner', 'owner.tags', 'items.*', 'numbered']),
@@ -120,7 +129,10 @@ final class EncodingTest extends TestCase
         $this->script(FakeTransport::json(200, ['id' => 'enr_1', 'object' => 'enrollment']));
         $this->client()->enrollments->activate('enr_1');
         $request = $this->transport->requests[0];
-        self::assertSame(['POST', 'https://api.school.test/v1/enrollments/enr_1/activate'], [$request->method, $request->url]);
+        self::assertSame(
+            ['POST', 'https://api.school.test/v1/enrollments/enr_1/activate'],
+            [$request->method, $request->url],
+        );
         self::assertNull($request->body);
         self::assertArrayNotHasKey('content-type', $request->headers);
     }

@@ -44,7 +44,9 @@ final class ErrorMappingTest extends TestCase
      */
     public function testEachStatusMapsToItsClassWithTheProblemsFields(int $status, string $class): void
     {
-        $this->script(FakeTransport::problem($status, 'some_code', 'What went wrong.', ['future_member' => ['x' => 1]]));
+        $this->script(
+            FakeTransport::problem($status, 'some_code', 'What went wrong.', ['future_member' => ['x' => 1]]),
+        );
         try {
             $this->client(new \PlatformApi\ClientOptions(maxRetries: 0))->students->retrieve('stu_01');
             self::fail("expected {$class}");
@@ -61,14 +63,21 @@ final class ErrorMappingTest extends TestCase
             self::assertSame(['x' => 1], $e->problem['future_member'] ?? null);
             self::assertSame('GET', $e->method);
             self::assertSame('https://api.school.test/v1/students/stu_01', $e->url);
-            self::assertStringContainsString("{$status} some_code: What went wrong. (request req_{$status})", $e->getMessage());
+            self::assertStringContainsString(
+                "{$status} some_code: What went wrong. (request req_{$status})",
+                $e->getMessage(),
+            );
         }
     }
 
     public function testValidationErrorsListEachOffendingParameter(): void
     {
         $this->script(FakeTransport::problem(400, 'validation_error', 'Invalid request.', ['errors' => [
-            ['path' => 'query.per_page', 'message' => 'per_page must be an integer between 1 and 100', 'code' => 'too_big'],
+            [
+                'path' => 'query.per_page',
+                'message' => 'per_page must be an integer between 1 and 100',
+                'code' => 'too_big',
+            ],
             ['path' => 'body.email', 'message' => 'Invalid email'],
             'not an object',
         ]]));
@@ -86,7 +95,13 @@ final class ErrorMappingTest extends TestCase
     public function testAnHtml502FromAProxyIsAServerExceptionWithTheBody(): void
     {
         $html = "<html><head><title>502 Bad Gateway</title></head>\n<body><h1>Bad Gateway</h1></body></html>";
-        $this->script(...array_fill(0, 3, new Response(502, ['content-type' => ['text/html'], 'x-request-id' => ['req_proxy']], $html)));
+        $this->script(
+            ...array_fill(
+                0,
+                3,
+                new Response(502, ['content-type' => ['text/html'], 'x-request-id' => ['req_proxy']], $html),
+            ),
+        );
         try {
             $this->client()->students->retrieve('stu_01');
             self::fail('expected a ServerException');

@@ -16,7 +16,10 @@ final class ExamplesTest extends TestCase
 
     public function testTheReadmeShowsTheExampleVerbatim(): void
     {
-        self::assertSame(file_get_contents(self::EXAMPLE), Readme::blockAfter('include: examples/webhook-receiver.php'));
+        self::assertSame(
+            file_get_contents(self::EXAMPLE),
+            Readme::blockAfter('include: examples/webhook-receiver.php'),
+        );
     }
 
     public function testTheWebhookReceiverAcceptsSignedDeliveriesAndRefusesOthers(): void
@@ -36,8 +39,14 @@ final class ExamplesTest extends TestCase
         try {
             ScriptedServer::waitForPort($port);
             $body = json_encode([
-                'id' => 'evt_1', 'object' => 'event', 'type' => 'student.created', 'timestamp' => '2026-01-01T00:00:00.000Z',
-                'api_version' => 'v1', 'data' => ['id' => 'stu_1', 'object' => 'student', 'first_name' => 'Zoë', 'last_name' => 'Ng'],
+                'id' => 'evt_1', 'object' => 'event', 'type' => 'student.created',
+                'timestamp' => '2026-01-01T00:00:00.000Z',
+                'api_version' => 'v1', 'data' => [
+                    'id' => 'stu_1',
+                    'object' => 'student',
+                    'first_name' => 'Zoë',
+                    'last_name' => 'Ng',
+                ],
             ], JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR);
             $signedByOld = (new Webhook($old))->sign($body);
 

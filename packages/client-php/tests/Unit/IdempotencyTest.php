@@ -54,7 +54,10 @@ final class IdempotencyTest extends TestCase
 
     public function testTheCallersKeyWinsAndIsKeptAcrossRetries(): void
     {
-        $this->script(FakeTransport::problem(503, 'service_unavailable'), FakeTransport::json(201, Fixtures::student()));
+        $this->script(
+            FakeTransport::problem(503, 'service_unavailable'),
+            FakeTransport::json(201, Fixtures::student()),
+        );
         $this->client()->students->create(
             ['student_number' => 'S-1', 'first_name' => 'A', 'last_name' => 'B'],
             new RequestOptions(idempotencyKey: 'sis-import-42'),

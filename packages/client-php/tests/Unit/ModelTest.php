@@ -76,13 +76,17 @@ final class ModelTest extends TestCase
         self::assertSame('', $s->firstName);
         self::assertSame(0, $s->createdAt->getTimestamp());
         self::assertSame('', $s->status);
-        self::assertSame(['id' => 7, 'grade_level' => '11', 'created_at' => 'not a date', 'status' => null], $s->toArray());
+        self::assertSame(
+            ['id' => 7, 'grade_level' => '11', 'created_at' => 'not a date', 'status' => null],
+            $s->toArray(),
+        );
     }
 
     public function testNestedModelsListsOfEnumsAndEmptyObjects(): void
     {
         $payload = [
-            'id' => 'we_1', 'object' => 'webhook_endpoint', 'url' => 'https://hooks.school.test/x', 'description' => null,
+            'id' => 'we_1', 'object' => 'webhook_endpoint', 'url' => 'https://hooks.school.test/x',
+            'description' => null,
             'events' => ['student.created', 'teacher.hired'], 'enabled' => true, 'disabled_reason' => null,
             'owner' => ['type' => 'personal_access_token', 'id' => 'tok_1', 'user_id' => null],
             'created_at' => '2026-01-01T00:00:00.000Z', 'updated_at' => '2026-01-01T00:00:00.000Z',
@@ -114,7 +118,8 @@ final class ModelTest extends TestCase
             new \DateTimeImmutable('@1767225600'),
         );
         self::assertSame([
-            'id' => 'we_1', 'object' => 'webhook_endpoint', 'url' => 'https://hooks.school.test/x', 'description' => null,
+            'id' => 'we_1', 'object' => 'webhook_endpoint', 'url' => 'https://hooks.school.test/x',
+            'description' => null,
             'events' => ['*'], 'enabled' => true, 'disabled_reason' => null,
             'owner' => ['type' => 'oauth_client', 'id' => 'oac_1', 'user_id' => null],
             'created_at' => '2026-01-01T00:00:00.000Z', 'updated_at' => '2026-01-01T00:00:00.000Z',
@@ -125,7 +130,8 @@ final class ModelTest extends TestCase
     public function testTheEventUnionPicksTheClassByType(): void
     {
         $event = Event::fromArray([
-            'id' => 'evt_1', 'object' => 'event', 'type' => 'student.created', 'timestamp' => '2026-01-01T00:00:00.000Z',
+            'id' => 'evt_1', 'object' => 'event', 'type' => 'student.created',
+            'timestamp' => '2026-01-01T00:00:00.000Z',
             'api_version' => 'v1', 'data' => Fixtures::student(),
         ]);
         self::assertInstanceOf(StudentCreatedEvent::class, $event);

@@ -24,8 +24,11 @@ final class OAuthTest extends TestCase
 
     private const TOKEN_URL = 'https://api.school.test/oauth/token';
 
-    private static function token(string $access, int $expiresIn = 3600, ?string $refresh = null): \PlatformApi\Core\Response
-    {
+    private static function token(
+        string $access,
+        int $expiresIn = 3600,
+        ?string $refresh = null,
+    ): \PlatformApi\Core\Response {
         return FakeTransport::json(200, array_filter([
             'access_token' => $access,
             'token_type' => 'Bearer',
@@ -59,7 +62,10 @@ final class OAuthTest extends TestCase
         self::assertSame('application/x-www-form-urlencoded', $tokenRequest->headers['content-type']);
         // RFC 6749 §2.3.1: id and secret form-encoded before base64.
         self::assertSame('Basic ' . base64_encode('oac_1:s3cr%3Aet'), $tokenRequest->headers['authorization']);
-        self::assertSame(['grant_type' => 'client_credentials', 'scope' => 'students:read courses:read'], self::form($tokenRequest));
+        self::assertSame(
+            ['grant_type' => 'client_credentials', 'scope' => 'students:read courses:read'],
+            self::form($tokenRequest),
+        );
         self::assertArrayNotHasKey('idempotency-key', $tokenRequest->headers);
         self::assertSame('Bearer at_1', $first->headers['authorization']);
         self::assertSame('Bearer at_1', $second->headers['authorization']);
@@ -89,7 +95,12 @@ final class OAuthTest extends TestCase
 
     public function testAShortLivedTokenIsUsedForHalfItsLife(): void
     {
-        $this->script(self::token('at_1', 20), FakeTransport::json(200, Fixtures::student()), self::token('at_2', 20), FakeTransport::json(200, Fixtures::student()));
+        $this->script(
+            self::token('at_1', 20),
+            FakeTransport::json(200, Fixtures::student()),
+            self::token('at_2', 20),
+            FakeTransport::json(200, Fixtures::student()),
+        );
         $client = $this->client(auth: new ClientCredentials('oac_1', 'secret'));
         $client->students->retrieve('stu_01');
         $this->now += 11;
@@ -145,7 +156,12 @@ final class OAuthTest extends TestCase
 
     public function testTheTokenEndpointsRefusalIsAnOAuthException(): void
     {
-        $this->script(FakeTransport::json(401, ['error' => 'invalid_client', 'error_description' => 'client authentication failed']));
+        $this->script(
+            FakeTransport::json(
+                401,
+                ['error' => 'invalid_client', 'error_description' => 'client authentication failed'],
+            ),
+        );
         try {
             $this->client(auth: new ClientCredentials('oac_1', 'wrong'))->students->retrieve('stu_01');
             self::fail('expected an OAuthException');
@@ -195,8 +211,14 @@ final class OAuthTest extends TestCase
         $this->now += 3600;
         $client->students->retrieve('stu_01');
 
-        self::assertSame(['grant_type' => 'refresh_token', 'refresh_token' => 'rt_1'], self::form($this->transport->requests[0]));
-        self::assertSame(['grant_type' => 'refresh_token', 'refresh_token' => 'rt_2'], self::form($this->transport->requests[2]));
+        self::assertSame(
+            ['grant_type' => 'refresh_token', 'refresh_token' => 'rt_1'],
+            self::form($this->transport->requests[0]),
+        );
+        self::assertSame(
+            ['grant_type' => 'refresh_token', 'refresh_token' => 'rt_2'],
+            self::form($this->transport->requests[2]),
+        );
         self::assertSame(['rt_2', 'rt_3'], array_map(static fn (OAuthTokens $t) => $t->refreshToken, $handed));
         self::assertSame('at_1', $handed[0]->accessToken);
         self::assertSame((int) $this->now - 3600 + 3600, $handed[0]->expiresAt->getTimestamp());
@@ -223,7 +245,10 @@ final class OAuthTest extends TestCase
         $this->client(auth: new RefreshToken('oac_public', 'rt_1'))->students->retrieve('stu_01');
         $tokenRequest = $this->transport->requests[0];
         self::assertArrayNotHasKey('authorization', $tokenRequest->headers);
-        self::assertSame(['grant_type' => 'refresh_token', 'refresh_token' => 'rt_1', 'client_id' => 'oac_public'], self::form($tokenRequest));
+        self::assertSame(
+            ['grant_type' => 'refresh_token', 'refresh_token' => 'rt_1', 'client_id' => 'oac_public'],
+            self::form($tokenRequest),
+        );
     }
 
     public function testAGivenAccessTokenIsUsedUntilRefused(): void
@@ -238,12 +263,17 @@ final class OAuthTest extends TestCase
         $client->students->retrieve('stu_01');
         $client->students->retrieve('stu_01');
         $auth = array_map(static fn ($r) => $r->headers['authorization'] ?? null, $this->transport->requests);
-        self::assertSame(['Bearer at_held', 'Bearer at_held', 'Basic ' . base64_encode('oac_1:secret'), 'Bearer at_new'], $auth);
+        self::assertSame(
+            ['Bearer at_held', 'Bearer at_held', 'Basic ' . base64_encode('oac_1:secret'), 'Bearer at_new'],
+            $auth,
+        );
     }
 
     public function testASpentRefreshTokenIsAnOAuthExceptionWithInvalidGrant(): void
     {
-        $this->script(FakeTransport::json(400, ['error' => 'invalid_grant', 'error_description' => 'grant request is invalid']));
+        $this->script(
+            FakeTransport::json(400, ['error' => 'invalid_grant', 'error_description' => 'grant request is invalid']),
+        );
         try {
             $this->client(auth: new RefreshToken('oac_1', 'rt_spent', 'secret'))->students->retrieve('stu_01');
             self::fail('expected an OAuthException');
@@ -273,6 +303,9 @@ final class OAuthTest extends TestCase
             transport: $this->transport,
         );
         $client->students->retrieve('stu_01');
-        self::assertSame(['Bearer at_1', 'Bearer at_2'], array_map(static fn ($r) => $r->headers['authorization'], $this->transport->requests));
+        self::assertSame(
+            ['Bearer at_1', 'Bearer at_2'],
+            array_map(static fn ($r) => $r->headers['authorization'], $this->transport->requests),
+        );
     }
 }

@@ -79,7 +79,10 @@ final class RetryTest extends TestCase
         $keys = array_map(static fn ($r) => $r->headers['idempotency-key'], $this->transport->requests);
         self::assertCount(3, $keys);
         self::assertCount(1, array_unique($keys));
-        self::assertMatchesRegularExpression('/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/', $keys[0]);
+        self::assertMatchesRegularExpression(
+            '/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/',
+            $keys[0],
+        );
         self::assertSame([$keys[0]], array_values(array_unique($keys)));
     }
 
@@ -161,8 +164,15 @@ final class RetryTest extends TestCase
             self::assertCount(1, $this->transport->requests);
         }
 
-        $this->script(FakeTransport::problem(503, 'service_unavailable'), FakeTransport::json(200, Fixtures::student()));
-        $this->client()->students->update('stu_01', ['first_name' => 'B'], new RequestOptions(idempotencyKey: 'patch-1'));
+        $this->script(
+            FakeTransport::problem(503, 'service_unavailable'),
+            FakeTransport::json(200, Fixtures::student()),
+        );
+        $this->client()->students->update(
+            'stu_01',
+            ['first_name' => 'B'],
+            new RequestOptions(idempotencyKey: 'patch-1'),
+        );
         self::assertCount(2, $this->transport->requests);
         self::assertSame('patch-1', $this->transport->requests[1]->headers['idempotency-key']);
     }
@@ -216,7 +226,10 @@ final class RetryTest extends TestCase
 
     public function testPerRequestMaxRetriesWinsOverTheClients(): void
     {
-        $this->script(FakeTransport::problem(503, 'service_unavailable'), FakeTransport::json(200, Fixtures::student()));
+        $this->script(
+            FakeTransport::problem(503, 'service_unavailable'),
+            FakeTransport::json(200, Fixtures::student()),
+        );
         try {
             $this->client()->students->retrieve('stu_01', new RequestOptions(maxRetries: 0));
             self::fail('expected a ServerException');

@@ -24,7 +24,13 @@ final class WebhookTest extends TestCase
         return json_encode([
             'id' => 'evt_1', 'object' => 'event', 'type' => $type, 'timestamp' => '2026-01-01T00:00:00.000Z',
             'api_version' => 'v1',
-            'data' => ['id' => 'stu_1', 'object' => 'student', 'first_name' => 'Zoë', 'status' => 'active', 'amount_refunded' => 500],
+            'data' => [
+                'id' => 'stu_1',
+                'object' => 'student',
+                'first_name' => 'Zoë',
+                'status' => 'active',
+                'amount_refunded' => 500,
+            ],
         ], JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR);
     }
 
@@ -48,7 +54,10 @@ final class WebhookTest extends TestCase
         ];
         $webhook->verifySignature('{"test": 2432232314}', $headers, 1614265330);
         self::assertSame($headers, $webhook->sign('{"test": 2432232314}', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330));
-        self::assertSame('invalid_payload', self::reason(fn () => $webhook->verify('{"test": 2432232314}', $headers, 1614265330)));
+        self::assertSame(
+            'invalid_payload',
+            self::reason(fn () => $webhook->verify('{"test": 2432232314}', $headers, 1614265330)),
+        );
     }
 
     public function testAVerifiedEventComesBackTyped(): void
@@ -82,12 +91,24 @@ final class WebhookTest extends TestCase
         $body = self::event();
         $signed = $webhook->sign($body, 'msg_1', self::NOW);
         $forms = [
-            'getallheaders()' => ['Webhook-Id' => $signed['webhook-id'], 'Webhook-Timestamp' => $signed['webhook-timestamp'],
-                'Webhook-Signature' => $signed['webhook-signature'], 'Content-Type' => 'application/json'],
-            '$_SERVER' => ['HTTP_WEBHOOK_ID' => $signed['webhook-id'], 'HTTP_WEBHOOK_TIMESTAMP' => $signed['webhook-timestamp'],
-                'HTTP_WEBHOOK_SIGNATURE' => $signed['webhook-signature'], 'REQUEST_METHOD' => 'POST', 'argv' => ['x']],
-            'PSR-7 getHeaders()' => ['webhook-id' => [$signed['webhook-id']], 'webhook-timestamp' => [$signed['webhook-timestamp']],
-                'webhook-signature' => ['v1a,AAAA', $signed['webhook-signature']]],
+            'getallheaders()' => [
+                'Webhook-Id' => $signed['webhook-id'],
+                'Webhook-Timestamp' => $signed['webhook-timestamp'],
+                'Webhook-Signature' => $signed['webhook-signature'],
+                'Content-Type' => 'application/json',
+            ],
+            '$_SERVER' => [
+                'HTTP_WEBHOOK_ID' => $signed['webhook-id'],
+                'HTTP_WEBHOOK_TIMESTAMP' => $signed['webhook-timestamp'],
+                'HTTP_WEBHOOK_SIGNATURE' => $signed['webhook-signature'],
+                'REQUEST_METHOD' => 'POST',
+                'argv' => ['x'],
+            ],
+            'PSR-7 getHeaders()' => [
+                'webhook-id' => [$signed['webhook-id']],
+                'webhook-timestamp' => [$signed['webhook-timestamp']],
+                'webhook-signature' => ['v1a,AAAA', $signed['webhook-signature']],
+            ],
         ];
         foreach ($forms as $form => $headers) {
             self::assertSame('ok', self::reason(fn () => $webhook->verify($body, $headers, self::NOW)), $form);
@@ -100,8 +121,14 @@ final class WebhookTest extends TestCase
         $new = 'whsec_' . base64_encode(random_bytes(24));
         $body = self::event();
         $signedByOld = $old->sign($body, 'msg_1', self::NOW);
-        self::assertSame('no_valid_signature', self::reason(fn () => (new Webhook($new))->verify($body, $signedByOld, self::NOW)));
-        self::assertSame('ok', self::reason(fn () => (new Webhook([$new, self::SECRET]))->verify($body, $signedByOld, self::NOW)));
+        self::assertSame(
+            'no_valid_signature',
+            self::reason(fn () => (new Webhook($new))->verify($body, $signedByOld, self::NOW)),
+        );
+        self::assertSame(
+            'ok',
+            self::reason(fn () => (new Webhook([$new, self::SECRET]))->verify($body, $signedByOld, self::NOW)),
+        );
         // The server signs with both during a rotation: one header, two signatures.
         $both = (new Webhook([$new, self::SECRET]))->sign($body, 'msg_1', self::NOW);
         self::assertCount(2, explode(' ', $both['webhook-signature']));
@@ -115,9 +142,18 @@ final class WebhookTest extends TestCase
         $headers = $webhook->sign($body, 'msg_1', self::NOW);
         self::assertSame('ok', self::reason(fn () => $webhook->verify($body, $headers, self::NOW + 300)));
         self::assertSame('ok', self::reason(fn () => $webhook->verify($body, $headers, self::NOW - 300)));
-        self::assertSame('timestamp_outside_tolerance', self::reason(fn () => $webhook->verify($body, $headers, self::NOW + 301)));
-        self::assertSame('timestamp_outside_tolerance', self::reason(fn () => $webhook->verify($body, $headers, self::NOW - 301)));
-        self::assertSame('ok', self::reason(fn () => (new Webhook(self::SECRET, 1000))->verify($body, $headers, self::NOW + 900)));
+        self::assertSame(
+            'timestamp_outside_tolerance',
+            self::reason(fn () => $webhook->verify($body, $headers, self::NOW + 301)),
+        );
+        self::assertSame(
+            'timestamp_outside_tolerance',
+            self::reason(fn () => $webhook->verify($body, $headers, self::NOW - 301)),
+        );
+        self::assertSame(
+            'ok',
+            self::reason(fn () => (new Webhook(self::SECRET, 1000))->verify($body, $headers, self::NOW + 900)),
+        );
     }
 
     public function testMalformedHeadersAreVerificationErrorsNeverCrashes(): void
@@ -125,7 +161,18 @@ final class WebhookTest extends TestCase
         $webhook = new Webhook(self::SECRET);
         $body = self::event();
         $good = $webhook->sign($body, 'msg_1', self::NOW);
-        $signatures = ['v1', 'v1,', 'v1,!!!', ',,,', 'v2,abc', 'v1,' . str_repeat('A', 10000), "v1,\0", '   ', 'v1,abc=def', 'v1,=='];
+        $signatures = [
+            'v1',
+            'v1,',
+            'v1,!!!',
+            ',,,',
+            'v2,abc',
+            'v1,' . str_repeat('A', 10000),
+            "v1,\0",
+            '   ',
+            'v1,abc=def',
+            'v1,==',
+        ];
         foreach ($signatures as $signature) {
             $headers = ['webhook-signature' => $signature] + $good;
             $reason = self::reason(fn () => $webhook->verify($body, $headers, self::NOW));
@@ -136,7 +183,10 @@ final class WebhookTest extends TestCase
             self::assertContains($reason, ['invalid_timestamp', 'missing_header'], $ts);
         }
         // Values of the wrong kind (a PSR-7 list of nothing, a number) count as absent.
-        self::assertSame('missing_header', self::reason(fn () => $webhook->verify($body, ['webhook-id' => []] + $good, self::NOW)));
+        self::assertSame(
+            'missing_header',
+            self::reason(fn () => $webhook->verify($body, ['webhook-id' => []] + $good, self::NOW)),
+        );
         self::assertSame('missing_header', self::reason(fn () => $webhook->verify($body, [], self::NOW)));
     }
 
@@ -147,9 +197,18 @@ final class WebhookTest extends TestCase
         $headers = $webhook->sign($body, 'msg_1', self::NOW);
         $reencoded = json_encode(json_decode($body, true)); // escapes ë: not the bytes that were signed
         self::assertNotSame($body, $reencoded);
-        self::assertSame('no_valid_signature', self::reason(fn () => $webhook->verify((string) $reencoded, $headers, self::NOW)));
-        self::assertSame('no_valid_signature', self::reason(fn () => $webhook->verify($body . "\n", $headers, self::NOW)));
-        self::assertSame('no_valid_signature', self::reason(fn () => $webhook->verify($body, ['webhook-id' => 'msg_2'] + $headers, self::NOW)));
+        self::assertSame(
+            'no_valid_signature',
+            self::reason(fn () => $webhook->verify((string) $reencoded, $headers, self::NOW)),
+        );
+        self::assertSame(
+            'no_valid_signature',
+            self::reason(fn () => $webhook->verify($body . "\n", $headers, self::NOW)),
+        );
+        self::assertSame(
+            'no_valid_signature',
+            self::reason(fn () => $webhook->verify($body, ['webhook-id' => 'msg_2'] + $headers, self::NOW)),
+        );
     }
 
     public function testSecretsMustBeWhsecBase64(): void
@@ -169,7 +228,9 @@ final class WebhookTest extends TestCase
     {
         $webhook = new Webhook(self::SECRET);
         foreach (['not json', '[1,2]', '{"type": 5}', "\xB1"] as $body) {
-            $reason = self::reason(fn () => $webhook->verify($body, $webhook->sign($body, 'msg_1', self::NOW), self::NOW));
+            $reason = self::reason(
+                fn () => $webhook->verify($body, $webhook->sign($body, 'msg_1', self::NOW), self::NOW),
+            );
             self::assertSame('invalid_payload', $reason, $body);
         }
     }
@@ -179,6 +240,9 @@ final class WebhookTest extends TestCase
         $client = new PlatformClient(token: 'pat_x', baseUrl: 'https://api.school.test');
         $body = self::event();
         $headers = (new Webhook(self::SECRET))->sign($body);
-        self::assertInstanceOf(StudentCreatedEvent::class, $client->webhooks->unwrap($body, $headers, secret: self::SECRET));
+        self::assertInstanceOf(
+            StudentCreatedEvent::class,
+            $client->webhooks->unwrap($body, $headers, secret: self::SECRET),
+        );
     }
 }

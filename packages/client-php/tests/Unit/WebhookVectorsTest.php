@@ -19,7 +19,9 @@ final class WebhookVectorsTest extends TestCase
     {
         // PLATFORM_WEBHOOK_VECTORS points elsewhere for a checkout that lacks the file.
         $override = getenv('PLATFORM_WEBHOOK_VECTORS');
-        return is_string($override) && $override !== '' ? $override : dirname(__DIR__, 4) . '/conformance/webhooks/vectors.json';
+        return is_string(
+            $override,
+        ) && $override !== '' ? $override : dirname(__DIR__, 4) . '/conformance/webhooks/vectors.json';
     }
 
     /** @return iterable<string, array{array<string, mixed>}> */
@@ -44,7 +46,11 @@ final class WebhookVectorsTest extends TestCase
      */
     public function testVector(array $case): void
     {
-        self::assertArrayNotHasKey('missing', $case, 'conformance/webhooks/vectors.json is missing: ' . ($case['missing'] ?? ''));
+        self::assertArrayNotHasKey(
+            'missing',
+            $case,
+            'conformance/webhooks/vectors.json is missing: ' . ($case['missing'] ?? ''),
+        );
         $body = base64_decode($case['body_b64'], true);
         self::assertIsString($body);
         $outcome = 'ok';
@@ -79,7 +85,14 @@ final class WebhookVectorsTest extends TestCase
         $reasons = array_unique(array_column($vectors['cases'], 'expect'));
         sort($reasons);
         self::assertSame(
-            ['invalid_secret', 'invalid_timestamp', 'missing_header', 'no_valid_signature', 'ok', 'timestamp_outside_tolerance'],
+            [
+                'invalid_secret',
+                'invalid_timestamp',
+                'missing_header',
+                'no_valid_signature',
+                'ok',
+                'timestamp_outside_tolerance',
+            ],
             $reasons,
         );
     }
