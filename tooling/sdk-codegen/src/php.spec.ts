@@ -3,7 +3,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Field, SdkModel } from './model';
-import { constantName, emitPhp, phpSample } from './php';
+import { constantName, emitPhp } from './php';
 
 const field = (name: string, camel: string, type: Field['type'], extra: Partial<Field> = {}) => ({
   name,
@@ -201,10 +201,5 @@ describe('emitPhp', () => {
   it('falls back to the Unknown member for a discriminator it does not know', () => {
     expect(get('Model/Shape.php')).toContain("'circle' => Circle::class,");
     expect(get('Model/Shape.php')).toContain('UnknownShape::fromArray($data)');
-  });
-
-  it('writes a sample call per operation', () => {
-    expect(phpSample(ops[0]!)).toBe("$client->things->create('…', ['…' => '…']);");
-    expect(phpSample(ops[1]!)).toBe("$client->things->purge('…');");
   });
 });

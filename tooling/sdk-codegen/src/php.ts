@@ -61,16 +61,6 @@ export function emitPhp(model: SdkModel): Map<string, string> {
   return files;
 }
 
-/**
- * A one-line PHP call of an operation, for the API reference: `$client->students->retrieve('…');`.
- */
-export function phpSample(op: Operation): string {
-  const args = op.pathParams.map(() => "'…'");
-  if (op.body) args.push("['…' => '…']");
-  else if (op.response.kind === 'page') args.push("['per_page' => 100]");
-  return `$client->${op.resource.camel}->${op.method.camel}(${args.join(', ')});`;
-}
-
 // --- shared knowledge ------------------------------------------------------------------------
 
 class Context {

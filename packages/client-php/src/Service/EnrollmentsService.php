@@ -103,7 +103,7 @@ final class EnrollmentsService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params = [], ?RequestOptions $options = null): Enrollment
+    public function create(array $params, ?RequestOptions $options = null): Enrollment
     {
         return $this->raw->create($params, $options)->parse();
     }

@@ -95,7 +95,7 @@ final class ExamResultsService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params = [], ?RequestOptions $options = null): ExamResult
+    public function create(array $params, ?RequestOptions $options = null): ExamResult
     {
         return $this->raw->create($params, $options)->parse();
     }

@@ -96,7 +96,7 @@ final class ExamsRawService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params = [], ?RequestOptions $options = null): RawResponse
+    public function create(array $params, ?RequestOptions $options = null): RawResponse
     {
         return $this->http->request(
             'POST',

@@ -86,7 +86,7 @@ final class ExamsService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params = [], ?RequestOptions $options = null): Exam
+    public function create(array $params, ?RequestOptions $options = null): Exam
     {
         return $this->raw->create($params, $options)->parse();
     }

@@ -91,7 +91,7 @@ final class OauthClientsService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params = [], ?RequestOptions $options = null): OAuthClientWithSecret
+    public function create(array $params, ?RequestOptions $options = null): OAuthClientWithSecret
     {
         return $this->raw->create($params, $options)->parse();
     }

@@ -100,7 +100,7 @@ final class PaymentsService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params = [], ?RequestOptions $options = null): Payment
+    public function create(array $params, ?RequestOptions $options = null): Payment
     {
         return $this->raw->create($params, $options)->parse();
     }

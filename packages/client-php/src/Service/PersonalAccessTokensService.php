@@ -89,7 +89,7 @@ final class PersonalAccessTokensService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params = [], ?RequestOptions $options = null): PersonalAccessTokenWithSecret
+    public function create(array $params, ?RequestOptions $options = null): PersonalAccessTokenWithSecret
     {
         return $this->raw->create($params, $options)->parse();
     }

@@ -94,7 +94,7 @@ final class StudentsService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params = [], ?RequestOptions $options = null): Student
+    public function create(array $params, ?RequestOptions $options = null): Student
     {
         return $this->raw->create($params, $options)->parse();
     }

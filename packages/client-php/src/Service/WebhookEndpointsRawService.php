@@ -103,7 +103,7 @@ final class WebhookEndpointsRawService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params = [], ?RequestOptions $options = null): RawResponse
+    public function create(array $params, ?RequestOptions $options = null): RawResponse
     {
         return $this->http->request(
             'POST',

@@ -94,7 +94,7 @@ final class WebhookEndpointsService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params = [], ?RequestOptions $options = null): WebhookEndpointWithSecret
+    public function create(array $params, ?RequestOptions $options = null): WebhookEndpointWithSecret
     {
         return $this->raw->create($params, $options)->parse();
     }

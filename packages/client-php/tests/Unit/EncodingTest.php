@@ -70,7 +70,7 @@ final class EncodingTest extends TestCase
     {
         $this->script(FakeTransport::json(200, Fixtures::student()), FakeTransport::json(201, Fixtures::student()));
         $this->client()->students->update('stu_01', []);
-        $this->client()->students->create();
+        $this->client()->students->create([]);
         self::assertSame('{}', $this->transport->requests[0]->body);
         self::assertSame('{}', $this->transport->requests[1]->body);
     }
