@@ -59,6 +59,8 @@ final class CurlTransport implements Transport
             CURLOPT_TIMEOUT_MS => max(1, (int) ceil($request->timeout * 1000)),
             CURLOPT_CONNECTTIMEOUT_MS => max(1, (int) ceil($request->connectTimeout * 1000)),
             CURLOPT_FOLLOWLOCATION => false,
+            // http too: local servers and test servers on loopback are plain http. No redirect is
+            // followed, so a response can never move the request (and its token) elsewhere.
             CURLOPT_PROTOCOLS => CURLPROTO_HTTPS | CURLPROTO_HTTP,
             CURLOPT_ENCODING => '',
             // Without it, curl's DNS timeouts use SIGALRM, which sub-second timeouts break.
