@@ -1,0 +1,149 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PlatformApi\Core;
+
+use PlatformApi\ClientOptions;
+use PlatformApi\Exception\ApiConnectionException;
+use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\OAuth\TokenEndpoint;
+use PlatformApi\OAuth\TokenProvider;
+use PlatformApi\RequestOptions;
+
+/**
+ * One logical API call: headers, auth, the retry loop and error mapping. Every generated service
+ * method goes through request(), so all of them behave alike.
+ *
+ * @internal used by the generated services and PlatformClient::request()
+ */
+final class HttpClient
+{
+    public function __construct(
+        public readonly string $baseUrl,
+        private readonly TokenProvider $auth,
+        public readonly ClientOptions $options,
+        private readonly Transport $transport,
+        private readonly string $userAgent,
+        private readonly TokenEndpoint $tokenEndpoint,
+    ) {
+    }
+
+    /**
+     * Sends the request, retrying what is safe to retry, and returns the 2xx response.
+     *
+     * @template T
+     * @param array<string, mixed> $query
+     * @param string|null $body an encoded JSON body (see Json::encodeBody()), null for none
+     * @param (\Closure(RawResponse<T>): T)|null $parse what RawResponse::parse() returns
+     * @return RawResponse<T>
+     * @throws ApiStatusException for a non-2xx answer (by status: NotFoundException, …)
+     * @throws ApiConnectionException when no answer arrived
+     */
+    public function request(
+        string $method,
+        string $path,
+        array $query = [],
+        ?string $body = null,
+        ?RequestOptions $options = null,
+        ?\Closure $parse = null,
+    ): RawResponse {
+        $method = strtoupper($method);
+        $queryString = Query::build($query);
+        $url = $this->baseUrl . $path . ($queryString !== '' ? '?' . $queryString : '');
+
+        $headers = ['accept' => 'application/json', 'user-agent' => $this->userAgent];
+        if ($body !== null) {
+            $headers['content-type'] = 'application/json';
+        }
+        foreach ([$this->options->headers, $options?->headers ?? []] as $extra) {
+            foreach ($extra as $name => $value) {
+                $headers[strtolower((string) $name)] = (string) $value;
+            }
+        }
+        if ($options?->idempotencyKey !== null) {
+            $headers['idempotency-key'] = $options->idempotencyKey;
+        }
+        // One key per call, made before the first attempt: every retry sends the same one, so the
+        // server recognises a repeat and answers it without doing the work twice.
+        if ($method === 'POST' && $this->options->idempotencyKeys && !isset($headers['idempotency-key'])) {
+            $headers['idempotency-key'] = self::uuid4();
+        }
+        $keyed = isset($headers['idempotency-key']);
+        $retriable = $keyed || in_array($method, Retry::IDEMPOTENT_METHODS, true);
+        $maxRetries = $options?->maxRetries ?? $this->options->maxRetries;
+        $timeout = $options?->timeout ?? $this->options->timeout;
+        $connectTimeout = $options?->connectTimeout ?? $this->options->connectTimeout;
+        $ownAuthorization = isset($headers['authorization']);
+
+        $renewedToken = false;
+        for ($attempt = 0;; $attempt++) {
+            $token = null;
+            try {
+                if (!$ownAuthorization) {
+                    $token = $this->auth->token($this->tokenEndpoint);
+                    $headers['authorization'] = 'Bearer ' . $token;
+                }
+                $request = new Request($method, $url, $headers, $body, $timeout, $connectTimeout);
+                $response = $this->transport->send($request);
+            } catch (ApiConnectionException $e) {
+                if (!$retriable || $attempt >= $maxRetries) {
+                    throw $e;
+                }
+                $options = $this->options;
+                $this->sleep(Retry::backoff($attempt, $options->initialRetryDelay, $options->maxRetryDelay));
+                continue;
+            }
+            if ($response->status >= 200 && $response->status < 300) {
+                return new RawResponse($response->status, $response->headers, $response->body, $method, $url, $parse);
+            }
+            // An OAuth access token revoked or expired early: renew it once and send again.
+            if ($response->status === 401 && $token !== null && !$renewedToken && $this->auth->invalidate($token)) {
+                $renewedToken = true;
+                $attempt--;
+                continue;
+            }
+            $error = ApiStatusException::fromResponse(
+                $response->status,
+                $response->headers,
+                $response->body,
+                $method,
+                $url,
+            );
+            $delay = Retry::delay(
+                $response->status,
+                $response->headers,
+                $retriable,
+                $keyed,
+                $attempt,
+                $this->options->initialRetryDelay,
+                $this->options->maxRetryDelay,
+                $this->options->maxRetryAfter,
+            );
+            if ($delay === null || $attempt >= $maxRetries) {
+                throw $error;
+            }
+            $this->sleep($delay);
+        }
+    }
+
+    private function sleep(float $seconds): void
+    {
+        if ($this->options->sleep !== null) {
+            ($this->options->sleep)($seconds);
+            return;
+        }
+        if ($seconds > 0) {
+            usleep((int) round($seconds * 1_000_000));
+        }
+    }
+
+    /** A random (version 4) UUID for an Idempotency-Key. */
+    public static function uuid4(): string
+    {
+        $bytes = random_bytes(16);
+        $bytes[6] = chr((ord($bytes[6]) & 0x0f) | 0x40);
+        $bytes[8] = chr((ord($bytes[8]) & 0x3f) | 0x80);
+        return vsprintf('%s%s-%s-%s-%s-%s%s%s', str_split(bin2hex($bytes), 4));
+    }
+}

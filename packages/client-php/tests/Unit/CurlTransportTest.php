@@ -1,0 +1,177 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PlatformApi\Tests\Unit;
+
+use PHPUnit\Framework\TestCase;
+use PlatformApi\ClientOptions;
+use PlatformApi\Core\CurlTransport;
+use PlatformApi\Core\Request;
+use PlatformApi\Exception\ApiConnectionException;
+use PlatformApi\Exception\ApiTimeoutException;
+use PlatformApi\Exception\ServerException;
+use PlatformApi\PlatformClient;
+use PlatformApi\RequestOptions;
+use PlatformApi\Tests\Support\Fixtures;
+use PlatformApi\Tests\Support\ScriptedServer;
+
+/** The curl transport over a real socket: a scripted `php -S` server on 127.0.0.1. */
+final class CurlTransportTest extends TestCase
+{
+    private static ScriptedServer $server;
+    private int $seen = 0;
+
+    public static function setUpBeforeClass(): void
+    {
+        self::$server = new ScriptedServer();
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        self::$server->stop();
+    }
+
+    protected function setUp(): void
+    {
+        $this->seen = count(self::$server->requests());
+    }
+
+    /** @return list<array{method: string, uri: string, headers: array<string, string>, body: string}> */
+    private function newRequests(): array
+    {
+        return array_slice(self::$server->requests(), $this->seen);
+    }
+
+    private function client(?ClientOptions $options = null): PlatformClient
+    {
+        return new PlatformClient(token: 'pat_curl', baseUrl: self::$server->url, options: $options);
+    }
+
+    public function testARequestAndItsResponseGoOverTheWireIntact(): void
+    {
+        self::$server->script([
+            'status' => 201,
+            'headers' => [
+                'Content-Type' => 'application/json',
+                'X-Request-Id' => 'req_1',
+                'Set-Cookie' => ['a=1', 'b=2'],
+            ],
+            'body' => json_encode(Fixtures::student('stu_w', ['first_name' => 'Zoë'])),
+        ]);
+        $params = ['student_number' => 'S-1', 'first_name' => 'Zoë', 'last_name' => str_repeat('x', 5000)];
+        $raw = $this->client()->students->raw->create($params, new RequestOptions(idempotencyKey: 'key-1'));
+
+        self::assertSame(201, $raw->statusCode);
+        self::assertSame('req_1', $raw->requestId);
+        self::assertSame(['a=1', 'b=2'], $raw->headers['set-cookie']);
+        self::assertSame('Zoë', $raw->parse()->firstName);
+
+        [$sent] = $this->newRequests();
+        self::assertSame('POST', $sent['method']);
+        self::assertSame('/v1/students', $sent['uri']);
+        self::assertSame(json_encode($params, JSON_UNESCAPED_UNICODE), $sent['body']);
+        self::assertSame('Bearer pat_curl', $sent['headers']['authorization']);
+        self::assertSame('key-1', $sent['headers']['idempotency-key']);
+        self::assertSame('application/json', $sent['headers']['content-type']);
+        self::assertStringStartsWith('platform-api-php/0.1.0 (PHP ', $sent['headers']['user-agent']);
+        // A 5 kB body would make curl send Expect: 100-continue and wait; it must not.
+        self::assertArrayNotHasKey('expect', $sent['headers']);
+    }
+
+    public function testAnActionWithoutBodySendsContentLengthZeroAndNoContentType(): void
+    {
+        self::$server->script(
+            ['status' => 200, 'headers' => ['Content-Type' => 'application/json'], 'body' => '{"id":"enr_1"}'],
+        );
+        $this->client()->enrollments->activate('enr_1');
+        [$sent] = $this->newRequests();
+        self::assertSame('/v1/enrollments/enr_1/activate', $sent['uri']);
+        self::assertSame('', $sent['body']);
+        self::assertSame('0', $sent['headers']['content-length'] ?? null);
+        self::assertArrayNotHasKey('content-type', $sent['headers']);
+    }
+
+    public function testAGzippedResponseIsDecoded(): void
+    {
+        self::$server->script([
+            'status' => 200,
+            'headers' => ['Content-Type' => 'application/json'],
+            'body' => json_encode(Fixtures::student('stu_gz')),
+            'gzip' => true,
+        ]);
+        self::assertSame('stu_gz', $this->client()->students->retrieve('stu_gz')->id);
+        [$sent] = $this->newRequests();
+        self::assertStringContainsString('gzip', $sent['headers']['accept-encoding'] ?? '');
+    }
+
+    public function testATimeoutIsAnApiTimeoutException(): void
+    {
+        self::$server->script(['status' => 200, 'body' => '{}', 'sleep_ms' => 1500]);
+        $start = microtime(true);
+        try {
+            $this->client(new ClientOptions(timeout: 0.3, maxRetries: 0))->students->retrieve('stu_1');
+            self::fail('expected an ApiTimeoutException');
+        } catch (ApiTimeoutException $e) {
+            self::assertSame('GET', $e->method);
+            self::assertStringContainsString('/v1/students/stu_1', $e->url);
+        }
+        self::assertLessThan(1.2, microtime(true) - $start);
+        usleep(1_300_000); // let the built-in server (one worker) finish the slow answer
+    }
+
+    public function testARefusedConnectionIsAnApiConnectionException(): void
+    {
+        $port = ScriptedServer::freePort(); // nothing listens there
+        $client = new PlatformClient(
+            token: 'pat_x',
+            baseUrl: "http://127.0.0.1:{$port}",
+            options: new ClientOptions(maxRetries: 0),
+        );
+        try {
+            $client->students->retrieve('stu_1');
+            self::fail('expected an ApiConnectionException');
+        } catch (ApiConnectionException $e) {
+            self::assertNotInstanceOf(ApiTimeoutException::class, $e);
+            self::assertStringContainsString('Could not reach the API', $e->getMessage());
+        }
+    }
+
+    public function testAnHtml502IsRetriedThenThrownWithItsBody(): void
+    {
+        $page = ['status' => 502, 'headers' => ['Content-Type' => 'text/html'], 'body' => '<h1>502 Bad Gateway</h1>'];
+        self::$server->script($page, $page);
+        try {
+            $this->client(new ClientOptions(maxRetries: 1, initialRetryDelay: 0.01))->students->retrieve('stu_1');
+            self::fail('expected a ServerException');
+        } catch (ServerException $e) {
+            self::assertSame('<h1>502 Bad Gateway</h1>', $e->body);
+            self::assertSame('HTTP 502 without a problem document: 502 Bad Gateway', $e->detail);
+        }
+        self::assertCount(2, $this->newRequests());
+    }
+
+    public function testRedirectsAreNotFollowed(): void
+    {
+        self::$server->script(
+            ['status' => 302, 'headers' => ['Location' => 'http://127.0.0.1:1/elsewhere'], 'body' => ''],
+        );
+        $response = (new CurlTransport())->send(
+            new Request('GET', self::$server->url . '/v1/token', [], null, 5.0, 5.0),
+        );
+        self::assertSame(302, $response->status);
+        self::assertSame(['http://127.0.0.1:1/elsewhere'], $response->headers['location']);
+    }
+
+    public function testOneTransportServesManyRequests(): void
+    {
+        $transport = new CurlTransport();
+        for ($i = 0; $i < 3; $i++) {
+            self::$server->script(['status' => 200 + $i, 'body' => "r{$i}"]);
+            $response = $transport->send(
+                new Request('GET', self::$server->url . "/x{$i}", ['accept' => 'text/plain'], null, 5.0, 5.0),
+            );
+            self::assertSame([200 + $i, "r{$i}"], [$response->status, $response->body]);
+        }
+    }
+}
