@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import { fromOpenApi } from './from-openapi';
 import type { SdkModel } from './model';
+import { emitPhp } from './php';
 import { emitReference } from './reference';
 
 export interface Emitter {
@@ -19,7 +20,14 @@ export interface Emitter {
   emit(model: SdkModel): Map<string, string>;
 }
 
-export const EMITTERS: Emitter[] = [{ name: 'reference', ownedDirs: [], emit: emitReference }];
+export const EMITTERS: Emitter[] = [
+  { name: 'reference', ownedDirs: [], emit: emitReference },
+  {
+    name: 'php',
+    ownedDirs: ['packages/client-php/src/Service', 'packages/client-php/src/Model'],
+    emit: emitPhp,
+  },
+];
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 

@@ -2,3 +2,4 @@ export * from './model';
 export { fromOpenApi, camelCase, snakeCase, pascalCase } from './from-openapi';
 export { EMITTERS, drift, loadModel, render, write, type Emitter } from './generate';
 export { emitReference, samplesFor } from './reference';
+export { emitPhp } from './php';
