@@ -17,8 +17,8 @@ export type TypeRef =
   | { kind: 'literal'; value: string }
   /** A named object schema (see `SdkModel.models`). */
   | { kind: 'model'; name: string }
-  /** One of several named models, told apart by `discriminator` when there is one. */
-  | { kind: 'union'; members: string[]; discriminator?: string }
+  /** A named union of models (see `SdkModel.unions`), e.g. `Event`. */
+  | { kind: 'union'; name: string }
   | { kind: 'array'; items: TypeRef }
   /** An object with free keys (`additionalProperties`), e.g. `metadata`. */
   | { kind: 'map'; values: TypeRef }
@@ -48,7 +48,7 @@ export interface Model {
   /**
    * - `resource`: an API object returned by operations (`Student`, `DeletedStudent`, `PageMeta`, …)
    * - `input`: a request body (`StudentCreate`, `StudentUpdate`)
-   * - `event`: one member of the `Event` union (`StudentCreatedEvent`)
+   * - `event`: one member of a union (`StudentCreatedEvent` of `Event`)
    * - `problem`: the problem details document and its field errors
    */
   role: 'resource' | 'input' | 'event' | 'problem';
@@ -58,6 +58,15 @@ export interface EnumType {
   /** PascalCase: `StudentStatus`, `EventType`, `Scope`. */
   name: string;
   values: string[];
+  description?: string;
+}
+
+/** One of several models, told apart by the `discriminator` field (e.g. `Event` by `type`). */
+export interface UnionType {
+  name: string;
+  /** Model names, each with a literal-typed discriminator field. */
+  members: string[];
+  discriminator?: string;
   description?: string;
 }
 
@@ -95,8 +104,9 @@ export interface Operation {
   /** The request body's named input model, if the operation takes a body. */
   body?: { model: string; required: boolean };
   /**
-   * - `model`: a JSON body of the named model
-   * - `page`: a list page (`{ object: 'list', data: Item[], meta, links }`), auto-paginated
+   * - `model`: a JSON body of the named model, or of the named union (`events.retrieve` → `Event`)
+   * - `page`: a list page (`{ data: Item[], meta, links }`, the named `*List` model), auto-paginated;
+   *   `item` is a model or a union name
    * - `none`: 204, no body
    */
   response:
@@ -140,6 +150,7 @@ export interface SdkModel {
   operations: Operation[];
   models: Model[];
   enums: EnumType[];
+  unions: UnionType[];
   events: EventType[];
   scopes: string[];
   /** OAuth 2.0 token endpoint path, from the security scheme (`/oauth/token`). */
