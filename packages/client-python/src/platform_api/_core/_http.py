@@ -294,10 +294,13 @@ class HTTPClientTransport:
         while True:
             # Re-armed per read, so the whole attempt (not each read) is bounded by `timeout`.
             _set_timeout(conn, deadline)
-            chunk = response.read1(65536) if hasattr(response, "read1") else response.read(65536)
+            # read1: at most one socket read per call, so the deadline is checked between reads.
+            chunk = response.read1(65536)
             if not chunk:
                 break
             chunks.append(chunk)
+        # Marks the response finished, which lets the connection send the next request.
+        response.close()
         body = b"".join(chunks)
         if response.getheader("content-encoding", "").lower() == "gzip" and body:
             body = gzip.decompress(body)
