@@ -124,25 +124,25 @@ class PlatformClient(ClientResources):
             if not isinstance(value, (int, float)) or value < 0:  # pyright: ignore[reportUnnecessaryIsInstance]
                 raise ValueError(f"PlatformClient: `{name}` must be a number >= 0, got {value!r}")
         self._auth: Auth = auth if auth is not None else StaticToken(cast("Union[str, Callable[[], str]]", token))
-        self.base_url = _normalize_base_url(base_url)
-        self.timeout = float(timeout)
-        self.connect_timeout = float(connect_timeout)
-        self.max_retries = int(max_retries)
+        self.base_url: str = _normalize_base_url(base_url)
+        self.timeout: float = float(timeout)
+        self.connect_timeout: float = float(connect_timeout)
+        self.max_retries: int = int(max_retries)
         self._retry = RetryPolicy(
             max_retries=self.max_retries,
             initial_delay=float(initial_retry_delay),
             max_delay=float(max_retry_delay),
             max_retry_after=float(max_retry_after),
         )
-        self.app_info = app_info
+        self.app_info: Optional[str] = app_info
         self.default_headers: Dict[str, str] = dict(default_headers or {})
-        self.api_prefix = api_prefix
-        self.idempotency_keys = idempotency_keys
+        self.api_prefix: str = api_prefix
+        self.idempotency_keys: bool = idempotency_keys
         self._owns_transport = transport is None
         self._transport: Transport = transport if transport is not None else HTTPClientTransport()
         self._sleep = sleep
         self._token_argument = token
-        self.user_agent = f"{app_info} {_sdk_user_agent()}" if app_info else _sdk_user_agent()
+        self.user_agent: str = f"{app_info} {_sdk_user_agent()}" if app_info else _sdk_user_agent()
 
     # --- configuration ---------------------------------------------------------------------
 

@@ -59,9 +59,9 @@ class FieldError:
     __slots__ = ("path", "message", "code")
 
     def __init__(self, path: str, message: str, code: Optional[str] = None) -> None:
-        self.path = path
-        self.message = message
-        self.code = code
+        self.path: str = path
+        self.message: str = message
+        self.code: Optional[str] = code
 
     def __repr__(self) -> str:
         return f"FieldError(path={self.path!r}, message={self.message!r}, code={self.code!r})"
@@ -96,22 +96,33 @@ class APIStatusError(PlatformError):
     """From the problem's `request_id`, else the `X-Request-Id` header: quote it to support."""
     errors: List[FieldError]
 
-    def __init__(self, status_code: int, headers: Headers, body: Any) -> None:
+    def __init__(
+        self,
+        status_code: int,
+        headers: Headers,
+        body: Any,
+        *,
+        code: Optional[str] = None,
+        detail: Optional[str] = None,
+        message: Optional[str] = None,
+    ) -> None:
         problem = _problem(body)
         self.status_code = status_code
         self.headers = headers
         self.body = body
         self.problem = problem
-        self.code = _str(problem, "code")
+        self.code = code or _str(problem, "code")
         self.title = _str(problem, "title")
         self.type = _str(problem, "type")
         self.instance = _str(problem, "instance")
-        self.detail = _str(problem, "detail") or _describe_non_problem(status_code, body)
+        self.detail = detail or _str(problem, "detail") or _describe_non_problem(status_code, body)
         self.request_id = _str(problem, "request_id") or headers.get("x-request-id")
         self.errors = _field_errors(problem)
-        code = f" {self.code}" if self.code else ""
-        request = f" (request {self.request_id})" if self.request_id else ""
-        super().__init__(f"{status_code}{code}: {self.detail}{request}")
+        if message is None:
+            code_text = f" {self.code}" if self.code else ""
+            request = f" (request {self.request_id})" if self.request_id else ""
+            message = f"{status_code}{code_text}: {self.detail}{request}"
+        super().__init__(message)
 
     @property
     def message(self) -> str:
@@ -159,16 +170,20 @@ class OAuthError(AuthenticationError):
     error_description: Optional[str]
 
     def __init__(self, status_code: int, headers: Headers, body: Any, grant_type: str) -> None:
-        super().__init__(status_code, headers, body)
         data = cast("Dict[str, Any]", body) if isinstance(body, dict) else {}
         error = data.get("error")
         description = data.get("error_description")
         self.error = error if isinstance(error, str) else "server_error"
         self.error_description = description if isinstance(description, str) else None
-        self.code = self.error
-        self.detail = self.error_description or self.detail
         suffix = f" ({self.error_description})" if self.error_description else ""
-        self.args = (f"The token endpoint refused the {grant_type} grant: {self.error}{suffix}",)
+        super().__init__(
+            status_code,
+            headers,
+            body,
+            code=self.error,
+            detail=self.error_description,
+            message=f"The token endpoint refused the {grant_type} grant: {self.error}{suffix}",
+        )
 
 
 class WebhookVerificationError(PlatformError):

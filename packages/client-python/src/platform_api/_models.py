@@ -77,8 +77,6 @@ class BaseModel:
         assert isinstance(other, BaseModel)
         return self.to_dict() == other.to_dict()
 
-    __hash__ = None  # type: ignore[assignment]  # equal models may hold unhashable lists
-
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name, _ in self._FIELDS)
         return f"{type(self).__name__}({fields})"

@@ -12,7 +12,7 @@ import time
 import urllib.parse
 from base64 import b64encode
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Protocol, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Union
 
 from .._exceptions import OAuthError
 from . import _json
@@ -96,9 +96,9 @@ class _OAuth(Auth):
     ) -> None:
         if not client_id:
             raise ValueError("client_id is required")
-        self.client_id = client_id
+        self.client_id: str = client_id
         self._client_secret = client_secret
-        self.token_url = token_url
+        self.token_url: Optional[str] = token_url
         self._on_tokens = on_tokens
         self._clock = clock
         # Held across the token request: concurrent callers wait for one renewal and then use
@@ -203,7 +203,7 @@ class ClientCredentials(_OAuth):
             on_tokens=on_tokens,
             clock=clock,
         )
-        self.scopes = list(scopes) if scopes is not None else None
+        self.scopes: Optional[List[str]] = list(scopes) if scopes is not None else None
 
     def _grant(self) -> Dict[str, str]:
         form = {"grant_type": "client_credentials"}
