@@ -33,16 +33,58 @@ const HEADER =
 
 /** Python keywords and soft keywords that cannot (or should not) name an attribute or argument. */
 const KEYWORDS = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue',
-  'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in',
-  'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with',
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
   'yield',
 ]);
 
 /** Names a model attribute may not take: the base class's members and the builtins used in annotations. */
 const MODEL_RESERVED = new Set([
-  'to_dict', 'from_json', 'model_extra', '_init', '_attach', '_data', '_FIELDS', 'self', 'cls',
-  'str', 'int', 'float', 'bool',
+  'to_dict',
+  'from_json',
+  'model_extra',
+  '_init',
+  '_attach',
+  '_data',
+  '_FIELDS',
+  'self',
+  'cls',
+  'str',
+  'int',
+  'float',
+  'bool',
 ]);
 
 /** Keyword arguments every method has, and names used in method bodies. */
@@ -50,8 +92,19 @@ const ARGUMENT_RESERVED = new Set(['self', 'request_options', 'str', 'int', 'flo
 
 /** Attributes of `PlatformClient` a resource namespace must not shadow. */
 const CLIENT_RESERVED = new Set([
-  'webhooks', 'request', 'with_options', 'close', 'base_url', 'timeout', 'connect_timeout',
-  'max_retries', 'app_info', 'default_headers', 'api_prefix', 'idempotency_keys', 'token_url',
+  'webhooks',
+  'request',
+  'with_options',
+  'close',
+  'base_url',
+  'timeout',
+  'connect_timeout',
+  'max_retries',
+  'app_info',
+  'default_headers',
+  'api_prefix',
+  'idempotency_keys',
+  'token_url',
   'user_agent',
 ]);
 
@@ -137,7 +190,8 @@ class Context {
 
   private collectRefs(type: TypeRef): void {
     if (type.kind === 'model') this.collectParams(type.name);
-    else if (type.kind === 'union') for (const m of this.union(type.name).members) this.collectParams(m);
+    else if (type.kind === 'union')
+      for (const m of this.union(type.name).members) this.collectParams(m);
     else if (type.kind === 'array') this.collectRefs(type.items);
     else if (type.kind === 'map') this.collectRefs(type.values);
   }
@@ -205,7 +259,7 @@ function pyLiteral(value: unknown): string {
       .map(([k, v]) => `${pyString(k)}: ${pyLiteral(v)}`)
       .join(', ')}}`;
   }
-  return String(value);
+  return typeof value === 'number' || typeof value === 'bigint' ? String(value) : 'None';
 }
 
 function literalType(values: readonly string[]): string {
@@ -308,7 +362,12 @@ function parseExpr(ctx: Context, type: TypeRef, value: string, depth = 0): strin
       const inner = parseExpr(ctx, type.values, item, depth + 1);
       return inner === item ? value : `parse_map(lambda ${item}: ${inner}, ${value})`;
     }
-    default:
+    case 'integer':
+    case 'number':
+    case 'boolean':
+    case 'enum':
+    case 'literal':
+    case 'unknown':
       return value;
   }
 }
@@ -374,7 +433,9 @@ ${body}`;
 
 /** The candidates that appear as whole words in `body`. */
 function used(body: string, candidates: readonly string[]): string[] {
-  return candidates.filter((name) => new RegExp(`(?<![A-Za-z0-9_.])${name}(?![A-Za-z0-9_])`).test(body));
+  return candidates.filter((name) =>
+    new RegExp(`(?<![A-Za-z0-9_.])${name}(?![A-Za-z0-9_])`).test(body),
+  );
 }
 
 function importBlock(from: string, names: readonly string[]): string {
@@ -560,13 +621,14 @@ function emitTypedDict(ctx: Context, m: Model): string {
   const required = m.fields.filter((f) => f.required);
   const optional = m.fields.filter((f) => !f.required);
   if (!allIdentifiers) {
-    // Keys that are not identifiers (or are keywords) need the functional form.
+    // Keys that are not identifiers (or are keywords) need the functional form; the class then
+    // inherits from both halves (3.9 has no NotRequired).
     const body = (fields: Field[]) =>
       fields.map((f) => `${pyString(f.name)}: ${entry(f)}`).join(', ');
-    let out = `_${name}Required = _t.TypedDict(${pyString(`_${name}Required`)}, {${body(required)}})\n\n`;
-    out += `\nclass ${name}(_${name}Required, total=False):\n${docstring(doc, '    ')}`;
-    out += `\n${name}Optional = _t.TypedDict(${pyString(`${name}Optional`)}, {${body(optional)}}, total=False)\n`;
-    return out;
+    let out = `_${name}Required = _t.TypedDict(${pyString(`_${name}Required`)}, {${body(required)}})\n`;
+    out += `_${name}Optional = _t.TypedDict(${pyString(`_${name}Optional`)}, {${body(optional)}}, total=False)\n\n`;
+    out += `\nclass ${name}(_${name}Required, _${name}Optional):\n${docstring(doc, '    ')}`;
+    return out.endsWith(':\n') ? `${out}    pass\n` : out;
   }
   const lines = (fields: Field[]) =>
     fields.map((f) => `    ${f.name}: ${entry(f)}\n${docstring(describe(f), '    ')}`).join('');
@@ -626,7 +688,13 @@ interface Argument {
 function operationArguments(ctx: Context, op: Operation): Argument[] {
   const args: Argument[] = [];
   for (const name of op.pathParams) {
-    args.push({ arg: ctx.argName(name), wire: name, annotation: 'str', required: true, where: 'path' });
+    args.push({
+      arg: ctx.argName(name),
+      wire: name,
+      annotation: 'str',
+      required: true,
+      where: 'path',
+    });
   }
   for (const q of op.query) {
     args.push({
@@ -642,7 +710,9 @@ function operationArguments(ctx: Context, op: Operation): Argument[] {
     for (const f of ctx.model(op.body.model).fields) {
       const description = [
         f.description,
-        f.default !== undefined ? `Default (when not given): \`${pyLiteral(f.default)}\`.` : undefined,
+        f.default !== undefined
+          ? `Default (when not given): \`${pyLiteral(f.default)}\`.`
+          : undefined,
       ]
         .filter(Boolean)
         .join(' ');
@@ -668,7 +738,9 @@ function queryType(ctx: Context, q: QueryParam): string {
   if (q.kind === 'range') return rangeName(q.type);
   if (q.enumValues?.length) {
     const named = ctx.sdk.enums.find(
-      (e) => e.values.length === q.enumValues!.length && e.values.every((v, i) => v === q.enumValues![i]),
+      (e) =>
+        e.values.length === q.enumValues!.length &&
+        e.values.every((v, i) => v === q.enumValues![i]),
     );
     const literal = named ? named.name : literalType(q.enumValues);
     // Several values (IN) are given as a list and sent comma-separated.
@@ -679,7 +751,10 @@ function queryType(ctx: Context, q: QueryParam): string {
 
 function signature(args: Argument[], returns: string): string {
   const positional = args.filter((a) => a.where === 'path');
-  const keyword = [...args.filter((a) => a.where !== 'path' && a.required), ...args.filter((a) => a.where !== 'path' && !a.required)];
+  const keyword = [
+    ...args.filter((a) => a.where !== 'path' && a.required),
+    ...args.filter((a) => a.where !== 'path' && !a.required),
+  ];
   let out = '        self,\n';
   for (const a of positional) out += `        ${a.arg}: ${a.annotation},\n`;
   out += '        *,\n';
@@ -711,7 +786,8 @@ function methodDoc(op: Operation, args: Argument[], raw: boolean): string {
   text += '.';
   if (op.description) text += `\n\n${op.description.trim()}`;
   if (raw) {
-    text += '\n\nReturns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.';
+    text +=
+      '\n\nReturns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.';
   } else if (op.response.kind === 'page') {
     text += '\n\nReturns the first page; iterating it walks every item of every page.';
   }
@@ -728,7 +804,9 @@ function methodDoc(op: Operation, args: Argument[], raw: boolean): string {
 function returnType(ctx: Context, op: Operation): string {
   switch (op.response.kind) {
     case 'model':
-      return ctx.unions.has(op.response.model) ? op.response.model : ctx.model(op.response.model).name;
+      return ctx.unions.has(op.response.model)
+        ? op.response.model
+        : ctx.model(op.response.model).name;
     case 'page':
       return `SyncPage[${op.response.item}]`;
     case 'none':
@@ -786,7 +864,8 @@ function emitResource(ctx: Context, resource: Resource): string {
     const dict = (items: Argument[]) =>
       `{\n${items.map((a) => `                ${pyString(a.wire)}: ${a.arg},\n`).join('')}            }`;
     if (op.response.kind === 'page') {
-      if (op.http !== 'GET' || body.length) throw new Error(`Python: list ${op.id} must be a GET without body`);
+      if (op.http !== 'GET' || body.length)
+        throw new Error(`Python: list ${op.id} must be a GET without body`);
       raw += `        return self._request_page(\n            ${pathExpr(ctx, op)},\n`;
       raw += `            query=${dict(query)},\n`;
       raw += `            options=request_options,\n            item=${ctx.parser(op.response.item)},\n        )\n`;
@@ -824,13 +903,19 @@ ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
   if (params.size) out += `from ..types.params import ${[...params].sort().join(', ')}\n`;
   out += `\n__all__ = [${pyString(cls)}, ${pyString(rawCls)}]\n\n`;
   out += `\nclass ${cls}(SyncAPIResource):\n`;
-  out += docstring(`\`client.${resource.snake}\`: ${resource.operations.map((o) => `\`${o.method.snake}\``).join(', ')}.`, '    ');
+  out += docstring(
+    `\`client.${resource.snake}\`: ${resource.operations.map((o) => `\`${o.method.snake}\``).join(', ')}.`,
+    '    ',
+  );
   out += `\n    @cached_property\n    def with_raw_response(self) -> ${rawCls}:\n`;
   out += `        """The same methods, returning the raw \`APIResponse\` (status, headers, request id)."""\n`;
   out += `        return ${rawCls}(self._client)\n`;
   out += plain;
   out += `\n\nclass ${rawCls}(SyncAPIResource):\n`;
-  out += docstring(`\`client.${resource.snake}.with_raw_response\`: each method returns the \`APIResponse\`.`, '    ');
+  out += docstring(
+    `\`client.${resource.snake}.with_raw_response\`: each method returns the \`APIResponse\`.`,
+    '    ',
+  );
   out += raw;
   return out;
 }
@@ -845,7 +930,8 @@ import typing as _t
 
 from .._core._resource import cached_property
 `;
-  for (const r of resources) out += `from .${r.snake} import ${r.pascal}, ${r.pascal}WithRawResponse\n`;
+  for (const r of resources)
+    out += `from .${r.snake} import ${r.pascal}, ${r.pascal}WithRawResponse\n`;
   out += `
 if _t.TYPE_CHECKING:
     from .._client import PlatformClient
@@ -873,7 +959,8 @@ class ClientResources:
 function emitOperations(ctx: Context): string {
   const ops = ctx.sdk.operations;
   const prefixes = new Set(ops.map((o) => `/${o.path.split('/')[1]}`));
-  if (prefixes.size !== 1) throw new Error(`Python: operations use several prefixes: ${[...prefixes].join(', ')}`);
+  if (prefixes.size !== 1)
+    throw new Error(`Python: operations use several prefixes: ${[...prefixes].join(', ')}`);
   const [prefix] = [...prefixes];
   let out = `${HEADER}"""Every operation of the contract, and constants of the API this SDK was generated from.
 
@@ -927,7 +1014,7 @@ function sampleId(name: string, op: Operation): string {
 function sampleValue(ctx: Context, type: TypeRef, name: string): string {
   switch (type.kind) {
     case 'string':
-      return type.format === 'date-time' ? '"2026-01-01T00:00:00Z"' : pyString(`${name}`);
+      return type.format === 'date-time' ? '"2026-01-01T00:00:00Z"' : pyString(name);
     case 'integer':
     case 'number':
       return '1';
@@ -939,7 +1026,10 @@ function sampleValue(ctx: Context, type: TypeRef, name: string): string {
       return pyString(type.value);
     case 'array':
       return `[${sampleValue(ctx, type.items, name)}]`;
-    default:
+    case 'map':
+    case 'model':
+    case 'union':
+    case 'unknown':
       return '{}';
   }
 }
