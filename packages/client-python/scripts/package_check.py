@@ -59,6 +59,39 @@ def version() -> str:
     return match.group(1)
 
 
+SMOKE = """
+import platform_api
+from platform_api import types
+s = types.Student.from_json({"id": "stu_1", "status": "new_status", "created_at": "2025-01-02T03:04:05.678Z"})
+assert s.status == "new_status" and s.created_at.year == 2025 and s.to_dict()["id"] == "stu_1"
+hook = platform_api.Webhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+headers = hook.sign(b'{"test": 2432232314}', msg_id="msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp=1614265330)
+assert headers["webhook-signature"] == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+client = platform_api.PlatformClient(token="pat_x", base_url="http://127.0.0.1:9")
+assert client.students.with_raw_response is not None
+print("smoke ok", platform_api.__version__)
+"""
+
+
+def other_pythons() -> List[str]:
+    """Other interpreters >= 3.9 on this machine (PATH python3.X, pyenv), one per version."""
+    found: dict[str, str] = {}
+    candidates = [shutil.which(f"python3.{minor}") or "" for minor in range(9, 20)]
+    pyenv = Path.home() / ".pyenv" / "versions"
+    if pyenv.is_dir():
+        candidates += [str(p / "bin" / "python") for p in sorted(pyenv.iterdir())]
+    for python in candidates:
+        if not python or not Path(python).exists():
+            continue
+        probe = subprocess.run([python, "-c", "import sys, venv; print('%d.%d' % sys.version_info[:2])"],
+                               capture_output=True, text=True)
+        version = probe.stdout.strip()
+        if probe.returncode == 0 and version and tuple(map(int, version.split("."))) >= (3, 9):
+            found.setdefault(version, python)
+    current = "%d.%d" % sys.version_info[:2]
+    return [python for version, python in sorted(found.items()) if version != current]
+
+
 def check_wheel(wheel: Path, expected_version: str) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
@@ -127,6 +160,13 @@ def main(argv: List[str]) -> int:
             "print('installed', platform_api.__file__)"
         )
         run([venv_python, "-c", probe], cwd=work)
+        # The wheel on every other Python >= 3.9 this machine has (requires-python says 3.9+).
+        for other in other_pythons():
+            env_dir = work / f"venv-{Path(other).parent.parent.name}"
+            run([other, "-m", "venv", str(env_dir)])
+            run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", str(wheels[0])])
+            run([str(env_dir / "bin" / "python"), "-c", SMOKE], cwd=work)
+            step(f"installed and smoke-tested with {other}")
         if args.no_quickstart:
             step("quickstart skipped (--no-quickstart)")
         else:

@@ -11,10 +11,9 @@ import json
 import math
 import time
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, cast
+from typing import Any, Dict, List, Mapping, Optional, cast
 
-if TYPE_CHECKING:
-    from ._core._http import Headers
+from ._core._headers import Headers
 
 __all__ = [
     "PlatformError",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import re
-from typing import Any, Callable, ClassVar, Dict, List, Mapping, Tuple, TypeVar
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Tuple, TypeVar
 
 from ._core._json import format_datetime
 
@@ -40,7 +40,7 @@ class BaseModel:
 
     #: (attribute name, JSON name) of every field the SDK knows.
     _FIELDS: ClassVar[Tuple[Tuple[str, str], ...]] = ()
-    _data: Dict[str, Any] | None
+    _data: Optional[Dict[str, Any]]
 
     def _init(self, values: Mapping[str, Any]) -> None:
         for name, value in values.items():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Final, Literal, Mapping, TypedDict, TypeVar, Union
+from typing import Any, Dict, Final, Literal, Mapping, Optional, TypedDict, TypeVar, Union
 
 __all__ = ["Omit", "omit", "RequestOptions", "Body", "Query", "strip_omitted"]
 
@@ -16,7 +16,7 @@ class Omit:
     field) while leaving `phone` out sends nothing about it (leave the field alone).
     """
 
-    _instance: Omit | None = None
+    _instance: Optional[Omit] = None
 
     def __new__(cls) -> Omit:
         # One instance, so `x is omit` works as well as `isinstance(x, Omit)`.

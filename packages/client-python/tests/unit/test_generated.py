@@ -45,3 +45,25 @@ def test_every_event_type_parses_to_its_model() -> None:
     for model in known:
         kind = typing.get_args(typing.get_type_hints(model)["type"])[0]
         assert isinstance(types.parse_event({"type": kind}), model), kind
+
+
+def test_annotations_evaluate_at_runtime_for_introspection_tools() -> None:
+    # typing.get_type_hints evaluates the postponed annotations: a name imported only for type
+    # checking, or `X | None` on Python 3.9, would raise here (and in tools that introspect).
+    import inspect
+
+    from platform_api import webhooks
+
+    failures: "list[str]" = []
+    for module in (platform_api, types, webhooks):
+        for name in dir(module):
+            obj = getattr(module, name)
+            targets = [obj] if inspect.isfunction(obj) else []
+            if inspect.isclass(obj):
+                targets = [obj, *[member for _, member in inspect.getmembers(obj, inspect.isfunction)]]
+            for target in targets:
+                try:
+                    typing.get_type_hints(target)
+                except Exception as error:  # noqa: BLE001 - collected and reported
+                    failures.append(f"{name}.{getattr(target, '__name__', '?')}: {error!r}")
+    assert failures == []

@@ -19,9 +19,10 @@ import urllib.request
 import zlib
 from base64 import b64encode
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Protocol, Tuple, Union, cast
+from typing import Dict, List, Mapping, Optional, Protocol, Tuple
 
 from .._exceptions import APIConnectionError, APITimeoutError
+from ._headers import Headers
 
 __all__ = [
     "Headers",
@@ -34,54 +35,6 @@ __all__ = [
 
 #: Methods a repeated request cannot change the outcome of (RFC 9110 §9.2.2).
 REPLAYABLE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
-
-HeadersInput = Union[Mapping[str, str], Iterable[Tuple[str, str]]]
-
-
-class Headers(Mapping[str, str]):
-    """Response headers: case-insensitive, repeated headers joined with ", " (RFC 9110 §5.3)."""
-
-    def __init__(self, items: Optional[HeadersInput] = None) -> None:
-        self._items: List[Tuple[str, str]] = []
-        if items is None:
-            return
-        if isinstance(items, Mapping):
-            pairs = list(cast("Mapping[str, str]", items).items())
-        else:
-            pairs = list(items)
-        for name, value in pairs:
-            self._items.append((str(name), str(value)))
-
-    def __getitem__(self, name: str) -> str:
-        values = self.get_list(name)
-        if not values:
-            raise KeyError(name)
-        return ", ".join(values)
-
-    def get_list(self, name: str) -> List[str]:
-        """Every value of a header, in the order received."""
-        lower = name.lower()
-        return [value for key, value in self._items if key.lower() == lower]
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and bool(self.get_list(name))
-
-    def __iter__(self) -> Iterator[str]:
-        seen: Dict[str, None] = {}
-        for key, _ in self._items:
-            seen.setdefault(key.lower(), None)
-        return iter(seen)
-
-    def __len__(self) -> int:
-        return len({key.lower() for key, _ in self._items})
-
-    def raw_items(self) -> List[Tuple[str, str]]:
-        """The headers as received: names in their case, repeats kept."""
-        return list(self._items)
-
-    def __repr__(self) -> str:
-        return f"Headers({dict(self.items())!r})"
-
 
 @dataclass(frozen=True)
 class HTTPRequest:
