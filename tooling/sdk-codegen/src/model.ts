@@ -38,6 +38,8 @@ export interface Field {
   description?: string;
   /** Inputs only: the value the server assumes when the key is absent. */
   default?: unknown;
+  /** An example value from the schema, for documentation samples. */
+  example?: unknown;
 }
 
 export interface Model {

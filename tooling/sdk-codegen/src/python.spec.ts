@@ -3,7 +3,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SdkModel } from './model';
-import { emitPython, PYTHON_ROOT, pythonSample } from './python';
+import { emitPython, PYTHON_ROOT } from './python';
 
 /** A small model with the awkward cases: keywords, reserved names, a union, an action, a 204. */
 function model(): SdkModel {
@@ -280,12 +280,6 @@ describe('emitPython', () => {
     const clash = withOperations(model());
     clash.resources = [{ ...clash.resources[0]!, snake: 'webhooks' }];
     expect(() => emitPython(clash)).toThrow(/clashes with a PlatformClient attribute/);
-  });
-
-  it('samples a call for the API reference', () => {
-    const m = withOperations(model());
-    expect(pythonSample(m, m.operations[2]!)).toBe('client.things.mark_done("id_123")');
-    expect(pythonSample(m, m.operations[1]!)).toBe('client.things.create(status="new")');
   });
 
   it('writes TypedDicts Python 3.9 reads with the right required keys', () => {

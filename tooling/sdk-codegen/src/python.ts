@@ -126,19 +126,6 @@ export function emitPython(model: SdkModel): Map<string, string> {
   return files;
 }
 
-/** A one-line Python call of `op`, for the API reference's samples (`client.students.list(...)`). */
-export function pythonSample(model: SdkModel, op: Operation): string {
-  const ctx = new Context(model);
-  const args: string[] = op.pathParams.map((name) => `${JSON.stringify(sampleId(name, op))}`);
-  if (op.body) {
-    const input = ctx.model(op.body.model);
-    for (const field of input.fields.filter((f) => f.required)) {
-      args.push(`${ctx.argName(field.name)}=${sampleValue(ctx, field.type, field.name)}`);
-    }
-  }
-  return `client.${op.resource.snake}.${op.method.snake}(${args.join(', ')})`;
-}
-
 // --- the context: lookups and naming ----------------------------------------------------------
 
 class Context {
@@ -997,39 +984,4 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
   }
   out += ')\n';
   return out;
-}
-
-// --- samples -----------------------------------------------------------------------------------
-
-function sampleId(name: string, op: Operation): string {
-  const prefixes: Record<string, string> = {
-    students: 'stu',
-    courses: 'crs',
-    enrollments: 'enr',
-    payments: 'pay',
-  };
-  return name === 'id' ? `${prefixes[op.resource.snake] ?? 'id'}_123` : `${name}_123`;
-}
-
-function sampleValue(ctx: Context, type: TypeRef, name: string): string {
-  switch (type.kind) {
-    case 'string':
-      return type.format === 'date-time' ? '"2026-01-01T00:00:00Z"' : pyString(name);
-    case 'integer':
-    case 'number':
-      return '1';
-    case 'boolean':
-      return 'True';
-    case 'enum':
-      return pyString(ctx.enums.get(type.name)?.values[0] ?? '');
-    case 'literal':
-      return pyString(type.value);
-    case 'array':
-      return `[${sampleValue(ctx, type.items, name)}]`;
-    case 'map':
-    case 'model':
-    case 'union':
-    case 'unknown':
-      return '{}';
-  }
 }
