@@ -6,6 +6,8 @@
 # (wheel + sdist, fresh venv, README quickstart).
 set -eu
 cd "$(dirname "$0")/.."
+# No __pycache__ next to the generated modules: the codegen drift check would see stale files.
+export PYTHONDONTWRITEBYTECODE=1
 mkdir -p .test-reports
 exec platform-sdk-live --junit .test-reports/python-junit.xml -- \
   python3 -m pytest -q -p no:cacheprovider tests/unit tests/live --junitxml .test-reports/python-junit.xml
