@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fromOpenApi } from './from-openapi';
 import type { SdkModel } from './model';
 import { emitPhp } from './php';
+import { emitPython } from './python';
 import { emitReference } from './reference';
 
 export interface Emitter {
@@ -26,6 +27,14 @@ export const EMITTERS: Emitter[] = [
     name: 'php',
     ownedDirs: ['packages/client-php/src/Service', 'packages/client-php/src/Model'],
     emit: emitPhp,
+  },
+  {
+    name: 'python',
+    ownedDirs: [
+      'packages/client-python/src/platform_api/resources',
+      'packages/client-python/src/platform_api/types',
+    ],
+    emit: emitPython,
   },
 ];
 
@@ -53,7 +62,7 @@ export function render(model: SdkModel, emitters: Emitter[] = EMITTERS): Map<str
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
+    .filter((entry) => entry.isFile() && !entry.parentPath.split(path.sep).includes('__pycache__'))
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 

@@ -1,0 +1,87 @@
+"""The official Python client of the Platform API.
+
+```python
+import platform_api
+
+client = platform_api.PlatformClient(token="pat_...", base_url="https://api.example.com")
+student = client.students.create(student_number="S-1", first_name="Ada", last_name="Lovelace")
+```
+"""
+
+from . import types
+from ._client import PlatformClient
+from ._core._auth import Auth, ClientCredentials, OAuthTokens, RefreshToken, StaticToken
+from ._core._http import Headers, HTTPClientTransport, HTTPRequest, HTTPResponse, Transport
+from ._core._pagination import SyncPage
+from ._core._response import APIResponse
+from ._exceptions import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    ConflictError,
+    FieldError,
+    NotFoundError,
+    OAuthError,
+    PermissionDeniedError,
+    PlatformError,
+    RateLimitError,
+    ServerError,
+    ValidationError,
+    WebhookVerificationError,
+)
+from ._models import BaseModel, FrozenInstanceError
+from ._operations import OPERATIONS, OperationInfo
+from ._types import Omit, RequestOptions, omit
+from ._version import __version__
+from .types import Event, UnknownEvent
+from .webhooks import Webhook, Webhooks
+
+__all__ = [
+    "__version__",
+    "PlatformClient",
+    "types",
+    # auth
+    "Auth",
+    "StaticToken",
+    "ClientCredentials",
+    "RefreshToken",
+    "OAuthTokens",
+    # transport and responses
+    "Transport",
+    "HTTPClientTransport",
+    "HTTPRequest",
+    "HTTPResponse",
+    "Headers",
+    "APIResponse",
+    "SyncPage",
+    "RequestOptions",
+    "Omit",
+    "omit",
+    # models
+    "BaseModel",
+    "FrozenInstanceError",
+    "Event",
+    "UnknownEvent",
+    # errors
+    "PlatformError",
+    "APIConnectionError",
+    "APITimeoutError",
+    "APIStatusError",
+    "ValidationError",
+    "AuthenticationError",
+    "PermissionDeniedError",
+    "NotFoundError",
+    "ConflictError",
+    "RateLimitError",
+    "ServerError",
+    "OAuthError",
+    "FieldError",
+    "WebhookVerificationError",
+    # webhooks
+    "Webhook",
+    "Webhooks",
+    # operations
+    "OPERATIONS",
+    "OperationInfo",
+]

@@ -1,0 +1,98 @@
+"""Pages of a list, and iteration over every item of every page."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable, Dict, Generic, Iterator, List, Mapping, Optional, TypeVar
+
+__all__ = ["SyncPage"]
+
+_T = TypeVar("_T")
+
+
+class SyncPage(Generic[_T]):
+    """One page of a list: `data` holds this page's items.
+
+    Iterating the page walks **every item of every page**, fetching the next page lazily (only
+    when the loop reaches it) with the same filters, sort and page size. `iter_pages()` walks
+    the pages themselves; `has_next_page()` / `get_next_page()` go one step.
+    """
+
+    def __init__(
+        self,
+        *,
+        data: List[_T],
+        raw: Mapping[str, Any],
+        fetch_page: Callable[[int], SyncPage[_T]],
+    ) -> None:
+        self.data = data
+        self._raw = dict(raw)
+        self._fetch_page = fetch_page
+
+    # --- the page's metadata ----------------------------------------------------------------
+
+    @property
+    def meta(self) -> Dict[str, Any]:
+        meta = self._raw.get("meta")
+        return dict(meta) if isinstance(meta, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
+
+    @property
+    def links(self) -> Dict[str, Any]:
+        links = self._raw.get("links")
+        return dict(links) if isinstance(links, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
+
+    @property
+    def page(self) -> int:
+        return _int(self.meta.get("page"), 1)
+
+    @property
+    def per_page(self) -> int:
+        return _int(self.meta.get("per_page"), len(self.data))
+
+    @property
+    def total(self) -> int:
+        """Items across every page (matching the filters when the list was requested)."""
+        return _int(self.meta.get("total"), len(self.data))
+
+    @property
+    def total_pages(self) -> int:
+        return _int(self.meta.get("total_pages"), self.page)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The page as the API sent it: `data`, `meta`, `links` and anything else."""
+        return copy.deepcopy(self._raw)
+
+    # --- walking ----------------------------------------------------------------------------
+
+    def has_next_page(self) -> bool:
+        if not self.data:
+            return False
+        links = self.links
+        if "next" in links and links["next"] is None:
+            return False
+        return self.page < self.total_pages
+
+    def get_next_page(self) -> SyncPage[_T]:
+        if not self.has_next_page():
+            raise RuntimeError("this is the last page: check has_next_page() first")
+        return self._fetch_page(self.page + 1)
+
+    def iter_pages(self) -> Iterator[SyncPage[_T]]:
+        """This page, then each following page, fetched when the loop reaches it."""
+        page: SyncPage[_T] = self
+        while True:
+            yield page
+            if not page.has_next_page():
+                return
+            page = page.get_next_page()
+
+    def __iter__(self) -> Iterator[_T]:
+        for page in self.iter_pages():
+            yield from page.data
+
+    def __repr__(self) -> str:
+        return f"<SyncPage page={self.page}/{self.total_pages} items={len(self.data)} total={self.total}>"
+
+
+def _int(value: Optional[object], default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default

@@ -1,0 +1,62 @@
+"""The base of the generated resource namespaces (`client.students`, ...)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
+from urllib.parse import quote
+
+from .._types import Body, Omit, Query, RequestOptions, omit
+from ._pagination import SyncPage
+from ._response import APIResponse
+
+if TYPE_CHECKING:
+    from .._client import PlatformClient
+
+__all__ = ["SyncAPIResource", "cached_property", "path_param", "parse_none"]
+
+_T = TypeVar("_T")
+
+
+class SyncAPIResource:
+    def __init__(self, client: PlatformClient) -> None:
+        self._client = client
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Optional[Query] = None,
+        body: Union[Body, Omit, None] = omit,
+        options: Optional[RequestOptions] = None,
+        cast: Callable[[Any], _T],
+    ) -> APIResponse[_T]:
+        return self._client._request(  # pyright: ignore[reportPrivateUsage]
+            method, path, query=query, body=body, options=options, cast=cast
+        )
+
+    def _request_page(
+        self,
+        path: str,
+        *,
+        query: Optional[Query] = None,
+        options: Optional[RequestOptions] = None,
+        item: Callable[[Any], _T],
+    ) -> APIResponse[SyncPage[_T]]:
+        return self._client._request_page(  # pyright: ignore[reportPrivateUsage]
+            path, query=query, options=options, item=item
+        )
+
+
+def path_param(name: str, value: str) -> str:
+    """A path segment, percent-encoded so an id can never change the path it is put in."""
+    if not isinstance(value, str) or not value:  # pyright: ignore[reportUnnecessaryIsInstance]
+        # `retrieve("")` would otherwise call the list route and parse a page as one object.
+        raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+    return quote(value, safe="")
+
+
+def parse_none(data: Any) -> None:
+    """A 204 has no body."""
+    return None
