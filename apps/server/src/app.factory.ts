@@ -21,6 +21,7 @@ import { createLogger } from './common/logger';
 import { nulGuardMiddleware } from './common/nul-guard';
 import { requestIdMiddleware } from './common/request-id';
 import { requestLogMiddleware, requestMetricsMiddleware } from './common/request-log';
+import { versionHeaderMiddleware } from './common/version';
 import { Metrics } from './metrics/metrics';
 import { InteractionPages } from './oauth/interactions';
 import { OAuthClientsService } from './oauth/oauth-clients.service';
@@ -54,6 +55,7 @@ export async function createApp(
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
 
+  app.use(versionHeaderMiddleware);
   app.use(securityHeaders);
   app.use(requestIdMiddleware);
   app.use(requestLogMiddleware(logger));

@@ -2,6 +2,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { call, startServer, type TestServer } from './support/server';
 
+/** The release as apps/server/package.json states it: what the server must report. */
+const serverVersion = (
+  JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
+
 describe('HTTP conventions', () => {
   let server: TestServer;
   let token: string;
@@ -12,6 +19,35 @@ describe('HTTP conventions', () => {
     ({ token } = await server.createToken(org.id, ['students:read']));
   });
   afterAll(() => server.close());
+
+  describe('Platform-Version', () => {
+    it.each([
+      { what: 'a JSON response', path: '/v1/students', auth: true },
+      { what: 'a 401 problem', path: '/v1/students', auth: false },
+      { what: 'an unknown route', path: '/nowhere', auth: false },
+      { what: 'the health check', path: '/health/live', auth: false },
+      { what: 'the OpenAPI document', path: '/openapi.json', auth: false },
+      {
+        what: 'the authorization server',
+        path: '/.well-known/oauth-authorization-server',
+        auth: false,
+      },
+    ])('names the release on $what', async ({ path: route, auth }) => {
+      const res = await call(server, route, auth ? { token } : {});
+      expect(res.headers.get('platform-version')).toBe(serverVersion);
+    });
+
+    it('is the version every package of the release carries', () => {
+      expect(serverVersion).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/);
+      const contract = JSON.parse(
+        readFileSync(
+          path.join(__dirname, '..', '..', '..', 'packages', 'contract', 'package.json'),
+          'utf8',
+        ),
+      ) as { version: string };
+      expect(serverVersion).toBe(contract.version);
+    });
+  });
 
   describe('X-Request-Id', () => {
     it('is generated on every response and repeated in problems', async () => {
@@ -327,11 +363,15 @@ describe('HTTP conventions', () => {
   });
 
   describe('health', () => {
-    it('reports liveness and readiness without a token', async () => {
-      expect((await call(server, '/health/live')).body).toEqual({ status: 'ok' });
+    it('reports liveness and readiness, with the release, without a token', async () => {
+      expect((await call(server, '/health/live')).body).toEqual({
+        status: 'ok',
+        version: serverVersion,
+      });
       // Redis is checked too in the scale-out deployment (TEST_REDIS_URL runs the suite on it).
       expect((await call(server, '/health/ready')).body).toEqual({
         status: 'ok',
+        version: serverVersion,
         checks: { database: 'ok', ...(process.env.TEST_REDIS_URL && { redis: 'ok' }) },
       });
     });

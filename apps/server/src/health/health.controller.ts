@@ -2,11 +2,13 @@ import { Controller, Get, HttpCode, Inject, ServiceUnavailableException } from '
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
+import { SERVER_VERSION } from '../common/version';
 import { REDIS } from '../redis/redis.module';
 
 /**
  * Liveness (the process answers) and readiness (it can reach its database, and Redis in the
- * scale-out deployment). No auth, no rate limit.
+ * scale-out deployment). No auth, no rate limit. Both name the server's release (`version`), as
+ * the `Platform-Version` header does on every response.
  */
 @Controller('health')
 export class HealthController {
@@ -18,7 +20,7 @@ export class HealthController {
   @Get('live')
   @HttpCode(200)
   live() {
-    return { status: 'ok' };
+    return { status: 'ok', version: SERVER_VERSION };
   }
 
   @Get('ready')
@@ -28,12 +30,12 @@ export class HealthController {
     } catch {
       throw new ServiceUnavailableException('The database is not reachable');
     }
-    if (!this.redis) return { status: 'ok', checks: { database: 'ok' } };
+    if (!this.redis) return { status: 'ok', version: SERVER_VERSION, checks: { database: 'ok' } };
     try {
       await this.redis.ping();
     } catch {
       throw new ServiceUnavailableException('Redis is not reachable');
     }
-    return { status: 'ok', checks: { database: 'ok', redis: 'ok' } };
+    return { status: 'ok', version: SERVER_VERSION, checks: { database: 'ok', redis: 'ok' } };
   }
 }
