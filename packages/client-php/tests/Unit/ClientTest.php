@@ -33,11 +33,12 @@ final class ClientTest extends TestCase
         self::assertSame('application/json', $headers['accept']);
         self::assertSame('t-1', $headers['x-trace']);
         self::assertMatchesRegularExpression(
-            '#^lms-sync/2\.1 platform-api-php/0\.1\.0 \(PHP \d+\.\d+\.\d+[^;]*; [A-Za-z]+\)$#',
+            '#^lms-sync/2\.1 platform-api-php/' . preg_quote(PlatformClient::VERSION, '#')
+                . ' \(PHP \d+\.\d+\.\d+[^;]*; [A-Za-z]+\)$#',
             $headers['user-agent'],
         );
         self::assertSame(
-            sprintf('platform-api-php/0.1.0 (PHP %s; %s)', PHP_VERSION, PHP_OS_FAMILY),
+            sprintf('platform-api-php/%s (PHP %s; %s)', PlatformClient::VERSION, PHP_VERSION, PHP_OS_FAMILY),
             PlatformClient::userAgent(),
         );
     }

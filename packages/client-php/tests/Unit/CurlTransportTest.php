@@ -74,7 +74,10 @@ final class CurlTransportTest extends TestCase
         self::assertSame('Bearer pat_curl', $sent['headers']['authorization']);
         self::assertSame('key-1', $sent['headers']['idempotency-key']);
         self::assertSame('application/json', $sent['headers']['content-type']);
-        self::assertStringStartsWith('platform-api-php/0.1.0 (PHP ', $sent['headers']['user-agent']);
+        self::assertStringStartsWith(
+            'platform-api-php/' . PlatformClient::VERSION . ' (PHP ',
+            $sent['headers']['user-agent'],
+        );
         // A 5 kB body would make curl send Expect: 100-continue and wait; it must not.
         self::assertArrayNotHasKey('expect', $sent['headers']);
     }
