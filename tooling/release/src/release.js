@@ -1,0 +1,196 @@
+// `pnpm release [--dry-run]`: builds the release's artefacts into release/<version>/ with a
+// changelog and a manifest. Own code because the five packages come from three ecosystems
+// (pnpm pack, python -m build, composer archive) and a Docker build context; each step calls the
+// ecosystem's own tool, this file only orders them and records what they produced.
+'use strict';
+
+const { execFileSync, spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { PACKAGES, checkVersions } = require('./versions');
+
+/** What the server image's build context leaves out: .dockerignore, plus the release output. */
+function dockerIgnored(root) {
+  const patterns = fs
+    .readFileSync(path.join(root, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
+  return patterns.map((pattern) => {
+    // The patterns in use are plain names, optionally under `**/`: a path segment match.
+    const name = pattern.replace(/^\*\*\//, '').replace(/\/$/, '');
+    if (/[*?[\]!]/.test(name)) throw new Error(`.dockerignore: pattern "${pattern}" is not supported here`);
+    return pattern.startsWith('**/')
+      ? (file) => file.split('/').includes(name) || file.includes(`/${name}/`)
+      : (file) => file === name || file.startsWith(`${name}/`);
+  });
+}
+
+/** The files `docker build .` would send: tracked and new files, minus ignored ones. */
+function imageContextFiles(root) {
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  })
+    .split('\0')
+    .filter(Boolean);
+  const ignored = dockerIgnored(root);
+  return [...new Set(listed)]
+    .filter((file) => !ignored.some((test) => test(file)) && fs.existsSync(path.join(root, file)))
+    .sort();
+}
+
+/** The `## <version>` section of a Changesets CHANGELOG.md, or null. */
+function changelogEntry(text, version) {
+  const lines = text.split('\n');
+  const start = lines.findIndex((line) => line.trim() === `## ${version}`);
+  if (start < 0) return null;
+  let end = lines.findIndex((line, i) => i > start && /^## /.test(line));
+  if (end < 0) end = lines.length;
+  return lines
+    .slice(start + 1, end)
+    .join('\n')
+    .trim();
+}
+
+/** The pending changesets (.changeset/*.md other than the README). */
+function pendingChangesets(root) {
+  const dir = path.join(root, '.changeset');
+  return fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.md') && file !== 'README.md')
+    .map((file) => `.changeset/${file}`);
+}
+
+function sha256(file) {
+  return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/** A Python with `build` and `hatchling` (Debian's python3-build, python3-hatchling: offline). */
+function pythonWithBuild() {
+  for (const python of [process.env.PYTHON, 'python3', '/usr/bin/python3']) {
+    if (!python) continue;
+    const probe = spawnSync(python, ['-c', 'import build, hatchling'], { stdio: 'ignore' });
+    if (probe.status === 0) return python;
+  }
+  throw new Error(
+    'no Python with `build` and `hatchling`: run scripts/sdk-toolchains.sh (apt python3-build python3-hatchling)',
+  );
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
+  }
+}
+
+function git(root, args) {
+  return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+}
+
+/**
+ * Produces every artefact. `dryRun` turns the release's preconditions (a clean tree, no pending
+ * changesets, a changelog entry per package) into warnings; nothing is ever published.
+ */
+function release(root, { dryRun = false, out, build = true, log = console.log } = {}) {
+  const problems = [];
+  const warn = (message) => {
+    problems.push(message);
+    log(`${dryRun ? 'warning' : 'error'}: ${message}`);
+  };
+
+  const { version, errors } = checkVersions(root);
+  if (errors.length > 0) throw new Error(`the packages disagree on the version:\n  ${errors.join('\n  ')}`);
+  const pending = pendingChangesets(root);
+  if (pending.length > 0) {
+    warn(`${pending.length} changeset(s) not yet applied (run pnpm changeset version): ${pending.join(', ')}`);
+  }
+  const dirty = git(root, ['status', '--porcelain']) !== '';
+  if (dirty) warn('the working tree has uncommitted changes');
+
+  const entries = Object.entries(PACKAGES).map(([name, dir]) => {
+    const file = path.join(root, dir, 'CHANGELOG.md');
+    const entry = fs.existsSync(file) ? changelogEntry(fs.readFileSync(file, 'utf8'), version) : null;
+    if (entry === null) warn(`${dir}/CHANGELOG.md has no "## ${version}" entry`);
+    return { name, dir, entry };
+  });
+  if (!dryRun && problems.length > 0) throw new Error(`not releasing ${version}: ${problems.length} problem(s) above`);
+
+  const target = path.resolve(out ?? path.join(root, 'release', version));
+  fs.rmSync(target, { recursive: true, force: true });
+  for (const sub of ['npm', 'python', 'php', 'server']) fs.mkdirSync(path.join(target, sub), { recursive: true });
+  log(`release ${version}${dryRun ? ' (dry run)' : ''} into ${path.relative(root, target) || target}`);
+
+  if (build) {
+    run('pnpm', ['turbo', 'run', 'build', '--filter=@platform/server...', '--filter=@platform/client...',
+      '--output-logs=errors-only'], { cwd: root });
+  }
+  const artefacts = [];
+  const record = (kind, name, dir) => {
+    for (const file of fs.readdirSync(dir).sort()) artefacts.push({ kind, package: name, file: path.join(dir, file) });
+  };
+
+  // npm: pnpm pack rewrites workspace:* ranges to the released version.
+  for (const name of ['@platform/contract', '@platform/client']) {
+    const dir = fs.mkdtempSync(path.join(target, 'npm', '.pack-'));
+    run('pnpm', ['--filter', name, 'pack', '--pack-destination', dir], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    for (const file of fs.readdirSync(dir)) fs.renameSync(path.join(dir, file), path.join(target, 'npm', file));
+    fs.rmSync(dir, { recursive: true });
+  }
+  record('npm tarball', 'npm', path.join(target, 'npm'));
+
+  // Python: wheel and sdist, offline (no isolation: the build backend comes from Debian).
+  run(pythonWithBuild(), ['-m', 'build', '--no-isolation', '--sdist', '--wheel', '--outdir',
+    path.join(target, 'python'), path.join(root, PACKAGES['@platform/client-python'])],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+  record('python distribution', 'platform-api (PyPI)', path.join(target, 'python'));
+
+  // PHP: composer's own archive, honouring composer.json's archive.exclude.
+  run('composer', ['archive', '--no-interaction', '--quiet', '--format=zip', `--dir=${path.join(target, 'php')}`,
+    `--file=platform-api-${version}`], {
+    cwd: path.join(root, PACKAGES['@platform/client-php']),
+    env: { ...process.env, COMPOSER_DISABLE_NETWORK: '1' },
+  });
+  record('php package archive', 'platform/platform-api (Packagist)', path.join(target, 'php'));
+
+  // The server image: the build context `docker build` would receive (the Dockerfile builds the
+  // workspace itself), as a tarball to `docker build - < file` or unpack and build.
+  const files = imageContextFiles(root);
+  if (!files.includes('Dockerfile')) throw new Error('the image context has no Dockerfile');
+  const context = path.join(target, 'server', `server-image-context-${version}.tar.gz`);
+  execFileSync('tar', ['--create', '--gzip', '--file', context, '--null', '--files-from', '-'], {
+    cwd: root,
+    input: files.join('\0'),
+  });
+  record('server image build context', '@platform/server', path.join(target, 'server'));
+
+  const changelog = [`# Release ${version}`, ''];
+  for (const { name, entry } of entries) changelog.push(`## ${name}`, '', entry ?? '(no changelog entry)', '');
+  fs.writeFileSync(path.join(target, 'CHANGELOG.md'), `${changelog.join('\n').trimEnd()}\n`);
+
+  const listed = artefacts.map(({ kind, package: name, file }) => ({
+    file: path.relative(target, file),
+    kind,
+    package: name,
+    bytes: fs.statSync(file).size,
+    sha256: sha256(file),
+  }));
+  const manifest = {
+    version,
+    dryRun,
+    commit: git(root, ['rev-parse', 'HEAD']),
+    dirty,
+    createdAt: new Date().toISOString(),
+    artefacts: listed,
+    changelog: 'CHANGELOG.md',
+    problems,
+  };
+  fs.writeFileSync(path.join(target, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  fs.writeFileSync(path.join(target, 'SHA256SUMS'), listed.map((a) => `${a.sha256}  ${a.file}\n`).join(''));
+  return { version, target, manifest, contextFiles: files.length };
+}
+
+module.exports = { release, changelogEntry, imageContextFiles, pendingChangesets };
