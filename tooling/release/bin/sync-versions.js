@@ -7,7 +7,9 @@ const { checkVersions, groupVersion, syncVersions } = require('../src/versions')
 const root = path.resolve(__dirname, '../../..');
 const version = groupVersion(root);
 const changed = syncVersions(root, version);
-console.log(`sync-versions: ${version}${changed.length ? ` written to ${changed.join(', ')}` : ', nothing to write'}`);
+console.log(
+  `sync-versions: ${version}${changed.length ? ` written to ${changed.join(', ')}` : ', nothing to write'}`,
+);
 const { errors } = checkVersions(root);
 if (errors.length > 0) {
   console.error(`sync-versions: still disagreeing:\n  ${errors.join('\n  ')}`);

@@ -7,6 +7,7 @@
 const { execFileSync, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { PACKAGES, checkVersions } = require('./versions');
 
@@ -20,7 +21,8 @@ function dockerIgnored(root) {
   return patterns.map((pattern) => {
     // The patterns in use are plain names, optionally under `**/`: a path segment match.
     const name = pattern.replace(/^\*\*\//, '').replace(/\/$/, '');
-    if (/[*?[\]!]/.test(name)) throw new Error(`.dockerignore: pattern "${pattern}" is not supported here`);
+    if (/[*?[\]!]/.test(name))
+      throw new Error(`.dockerignore: pattern "${pattern}" is not supported here`);
     return pattern.startsWith('**/')
       ? (file) => file.split('/').includes(name) || file.includes(`/${name}/`)
       : (file) => file === name || file.startsWith(`${name}/`);
@@ -29,11 +31,15 @@ function dockerIgnored(root) {
 
 /** The files `docker build .` would send: tracked and new files, minus ignored ones. */
 function imageContextFiles(root) {
-  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-    cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  })
+  const listed = execFileSync(
+    'git',
+    ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  )
     .split('\0')
     .filter(Boolean);
   const ignored = dockerIgnored(root);
@@ -103,57 +109,118 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
   };
 
   const { version, errors } = checkVersions(root);
-  if (errors.length > 0) throw new Error(`the packages disagree on the version:\n  ${errors.join('\n  ')}`);
+  if (errors.length > 0)
+    throw new Error(`the packages disagree on the version:\n  ${errors.join('\n  ')}`);
   const pending = pendingChangesets(root);
   if (pending.length > 0) {
-    warn(`${pending.length} changeset(s) not yet applied (run pnpm changeset version): ${pending.join(', ')}`);
+    warn(
+      `${pending.length} changeset(s) not yet applied (run pnpm changeset version): ${pending.join(', ')}`,
+    );
   }
   const dirty = git(root, ['status', '--porcelain']) !== '';
   if (dirty) warn('the working tree has uncommitted changes');
 
   const entries = Object.entries(PACKAGES).map(([name, dir]) => {
     const file = path.join(root, dir, 'CHANGELOG.md');
-    const entry = fs.existsSync(file) ? changelogEntry(fs.readFileSync(file, 'utf8'), version) : null;
+    const entry = fs.existsSync(file)
+      ? changelogEntry(fs.readFileSync(file, 'utf8'), version)
+      : null;
     if (entry === null) warn(`${dir}/CHANGELOG.md has no "## ${version}" entry`);
     return { name, dir, entry };
   });
-  if (!dryRun && problems.length > 0) throw new Error(`not releasing ${version}: ${problems.length} problem(s) above`);
+  if (!dryRun && problems.length > 0)
+    throw new Error(`not releasing ${version}: ${problems.length} problem(s) above`);
 
   const target = path.resolve(out ?? path.join(root, 'release', version));
   fs.rmSync(target, { recursive: true, force: true });
-  for (const sub of ['npm', 'python', 'php', 'server']) fs.mkdirSync(path.join(target, sub), { recursive: true });
-  log(`release ${version}${dryRun ? ' (dry run)' : ''} into ${path.relative(root, target) || target}`);
+  for (const sub of ['npm', 'python', 'php', 'server'])
+    fs.mkdirSync(path.join(target, sub), { recursive: true });
+  log(
+    `release ${version}${dryRun ? ' (dry run)' : ''} into ${path.relative(root, target) || target}`,
+  );
 
   if (build) {
-    run('pnpm', ['turbo', 'run', 'build', '--filter=@platform/server...', '--filter=@platform/client...',
-      '--output-logs=errors-only'], { cwd: root });
+    run(
+      'pnpm',
+      [
+        'turbo',
+        'run',
+        'build',
+        '--filter=@platform/server...',
+        '--filter=@platform/client...',
+        '--output-logs=errors-only',
+      ],
+      { cwd: root },
+    );
   }
   const artefacts = [];
   const record = (kind, name, dir) => {
-    for (const file of fs.readdirSync(dir).sort()) artefacts.push({ kind, package: name, file: path.join(dir, file) });
+    for (const file of fs.readdirSync(dir).sort())
+      artefacts.push({ kind, package: name, file: path.join(dir, file) });
   };
 
   // npm: pnpm pack rewrites workspace:* ranges to the released version.
   for (const name of ['@platform/contract', '@platform/client']) {
     const dir = fs.mkdtempSync(path.join(target, 'npm', '.pack-'));
-    run('pnpm', ['--filter', name, 'pack', '--pack-destination', dir], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-    for (const file of fs.readdirSync(dir)) fs.renameSync(path.join(dir, file), path.join(target, 'npm', file));
+    run('pnpm', ['--filter', name, 'pack', '--pack-destination', dir], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    for (const file of fs.readdirSync(dir)) {
+      fs.renameSync(path.join(dir, file), path.join(target, 'npm', file));
+      artefacts.push({ kind: 'npm tarball', package: name, file: path.join(target, 'npm', file) });
+    }
     fs.rmSync(dir, { recursive: true });
   }
-  record('npm tarball', 'npm', path.join(target, 'npm'));
 
-  // Python: wheel and sdist, offline (no isolation: the build backend comes from Debian).
-  run(pythonWithBuild(), ['-m', 'build', '--no-isolation', '--sdist', '--wheel', '--outdir',
-    path.join(target, 'python'), path.join(root, PACKAGES['@platform/client-python'])],
-    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+  // Python: the sdist, then the wheel built from it, offline (no isolation and no dependency
+  // check: the build backend comes from Debian, as in scripts/package_check.py), from a copy so
+  // the build leaves nothing behind in the repository.
+  const pythonCopy = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-release-python-'));
+  try {
+    fs.cpSync(path.join(root, PACKAGES['@platform/client-python']), pythonCopy, {
+      recursive: true,
+      filter: (src) =>
+        !/(^|\/)(node_modules|dist|build|__pycache__|\.test-reports|\.venv)$/.test(src),
+    });
+    run(
+      pythonWithBuild(),
+      [
+        '-m',
+        'build',
+        '--no-isolation',
+        '--skip-dependency-check',
+        '--outdir',
+        path.join(target, 'python'),
+        pythonCopy,
+      ],
+      {
+        cwd: pythonCopy,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+      },
+    );
+  } finally {
+    fs.rmSync(pythonCopy, { recursive: true, force: true });
+  }
   record('python distribution', 'platform-api (PyPI)', path.join(target, 'python'));
 
   // PHP: composer's own archive, honouring composer.json's archive.exclude.
-  run('composer', ['archive', '--no-interaction', '--quiet', '--format=zip', `--dir=${path.join(target, 'php')}`,
-    `--file=platform-api-${version}`], {
-    cwd: path.join(root, PACKAGES['@platform/client-php']),
-    env: { ...process.env, COMPOSER_DISABLE_NETWORK: '1' },
-  });
+  run(
+    'composer',
+    [
+      'archive',
+      '--no-interaction',
+      '--quiet',
+      '--format=zip',
+      `--dir=${path.join(target, 'php')}`,
+      `--file=platform-api-${version}`,
+    ],
+    {
+      cwd: path.join(root, PACKAGES['@platform/client-php']),
+      env: { ...process.env, COMPOSER_DISABLE_NETWORK: '1' },
+    },
+  );
   record('php package archive', 'platform/platform-api (Packagist)', path.join(target, 'php'));
 
   // The server image: the build context `docker build` would receive (the Dockerfile builds the
@@ -168,7 +235,8 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
   record('server image build context', '@platform/server', path.join(target, 'server'));
 
   const changelog = [`# Release ${version}`, ''];
-  for (const { name, entry } of entries) changelog.push(`## ${name}`, '', entry ?? '(no changelog entry)', '');
+  for (const { name, entry } of entries)
+    changelog.push(`## ${name}`, '', entry ?? '(no changelog entry)', '');
   fs.writeFileSync(path.join(target, 'CHANGELOG.md'), `${changelog.join('\n').trimEnd()}\n`);
 
   const listed = artefacts.map(({ kind, package: name, file }) => ({
@@ -189,7 +257,10 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
     problems,
   };
   fs.writeFileSync(path.join(target, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  fs.writeFileSync(path.join(target, 'SHA256SUMS'), listed.map((a) => `${a.sha256}  ${a.file}\n`).join(''));
+  fs.writeFileSync(
+    path.join(target, 'SHA256SUMS'),
+    listed.map((a) => `${a.sha256}  ${a.file}\n`).join(''),
+  );
   return { version, target, manifest, contextFiles: files.length };
 }
 

@@ -108,13 +108,17 @@ const SOURCES = [
       const end = text.indexOf('\n[', start + 1);
       const project = start < 0 ? '' : text.slice(start, end < 0 ? undefined : end);
       if (/^version\s*=/m.test(project)) {
-        throw new Error(`${this.file}: a static [project] version; keep it dynamic (from _version.py)`);
+        throw new Error(
+          `${this.file}: a static [project] version; keep it dynamic (from _version.py)`,
+        );
       }
       if (!/^dynamic = \[[^\]]*"version"/m.test(project)) {
         throw new Error(`${this.file}: [project] must have dynamic = ["version"]`);
       }
       if (!/^path = "src\/platform_api\/_version\.py"$/m.test(text)) {
-        throw new Error(`${this.file}: [tool.hatch.version] must read src/platform_api/_version.py`);
+        throw new Error(
+          `${this.file}: [tool.hatch.version] must read src/platform_api/_version.py`,
+        );
       }
       return null;
     },
@@ -146,7 +150,8 @@ function readVersions(root) {
  */
 function checkVersions(root) {
   const { versions, errors } = readVersions(root);
-  const reference = versions.find((v) => v.file === 'packages/contract/package.json') ?? versions[0];
+  const reference =
+    versions.find((v) => v.file === 'packages/contract/package.json') ?? versions[0];
   if (reference && !SEMVER.test(reference.version)) {
     errors.push(`${reference.file}: "${reference.version}" is not a semantic version`);
   }
@@ -179,8 +184,17 @@ function syncVersions(root, version) {
 
 /** The version Changesets gave the fixed group (the contract's package.json is its reference). */
 function groupVersion(root) {
-  return JSON.parse(fs.readFileSync(path.join(root, PACKAGES['@platform/contract'], 'package.json'), 'utf8'))
-    .version;
+  return JSON.parse(
+    fs.readFileSync(path.join(root, PACKAGES['@platform/contract'], 'package.json'), 'utf8'),
+  ).version;
 }
 
-module.exports = { PACKAGES, SOURCES, SEMVER, readVersions, checkVersions, syncVersions, groupVersion };
+module.exports = {
+  PACKAGES,
+  SOURCES,
+  SEMVER,
+  readVersions,
+  checkVersions,
+  syncVersions,
+  groupVersion,
+};
