@@ -236,7 +236,14 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
 
   const changelog = [`# Release ${version}`, ''];
   for (const { name, entry } of entries)
-    changelog.push(`## ${name}`, '', entry ?? '(no changelog entry)', '');
+    changelog.push(
+      `## ${name}`,
+      '',
+      entry === null
+        ? '(no changelog entry)'
+        : entry || 'Version bump only: no change of its own (the five packages share one version).',
+      '',
+    );
   fs.writeFileSync(path.join(target, 'CHANGELOG.md'), `${changelog.join('\n').trimEnd()}\n`);
 
   const listed = artefacts.map(({ kind, package: name, file }) => ({
