@@ -31,7 +31,7 @@ try {
     [
       '',
       dryRun
-        ? 'Dry run: nothing published.'
+        ? 'Dry run: nothing published. A release would next:'
         : 'Built. Publishing is not automated here; a release would next:',
       '  npm publish npm/*.tgz (contract first, then client)',
       '  twine upload python/*',
