@@ -51,12 +51,12 @@ describe('the URL the server prints', () => {
     children.push(child);
     let output = '';
     return new Promise<string>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         const match = /\(docs: (http:\/\/\S+?)\/docs\)/.exec(output);
         if (match) resolve(match[1]!);
       });
-      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.on('exit', () => reject(new Error(`the server exited before listening:\n${output}`)));
     });
   }
