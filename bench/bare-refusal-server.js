@@ -8,7 +8,7 @@
 const http = require('node:http');
 
 const body = JSON.stringify({
-  type: 'https://platform.example/problems/rate-limited',
+  type: 'http://127.0.0.1:3000/docs/errors#rate_limited',
   title: 'Too many requests',
   status: 429,
   detail: 'Rate limit of 60 requests per 60 seconds exceeded; retry in 60 s',

@@ -18,11 +18,14 @@ async function main(): Promise<void> {
     });
   }
   await app.listen(config.port, config.host);
-  const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
+  // The URLs printed are the OAuth issuer's origin (PUBLIC_URL, else the address listened on,
+  // never rewritten to `localhost`), so a client that discovers from them finds the same issuer.
+  const listening = await app.getUrl();
+  const url = config.publicUrl ?? listening;
   if (config.devBootstrap) {
     await runDevBootstrap(app, url, config);
   } else {
-    console.log(`Platform API listening on ${url} (docs: ${url}/docs)`);
+    console.log(`Platform API listening on ${listening} (docs: ${url}/docs)`);
   }
 }
 

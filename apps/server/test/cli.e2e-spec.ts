@@ -108,6 +108,19 @@ describe('pnpm platform (the admin CLI)', () => {
     expect(revoked.revoked_at).toEqual(expect.any(String));
   });
 
+  it('`pnpm platform … --json`, as the README runs it, prints only JSON on stdout', async () => {
+    // The real entry point: pnpm, the turbo build (cached when up to date), then the CLI.
+    const { stdout } = await run(
+      'pnpm',
+      ['platform', 'orgs:create', '--name', 'Jq School', '--json'],
+      {
+        cwd: path.join(__dirname, '..', '..', '..'),
+        env: { ...process.env, DATABASE_URL: db.databaseUrl },
+      },
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ object: 'organization', name: 'Jq School' });
+  }, 180_000);
+
   it('expands --scopes all and refuses unknown scopes with the valid list', async () => {
     const org = JSON.parse(
       (await platform(db.databaseUrl, 'orgs:create', '--name', 'X', '--json')).stdout,

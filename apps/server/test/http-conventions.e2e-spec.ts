@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ERROR_CODES, ERROR_TITLES, type ErrorCode } from '@platform/contract';
 import { call, startServer, type TestServer } from './support/server';
 
 /** The release as apps/server/package.json states it: what the server must report. */
@@ -94,12 +95,41 @@ describe('HTTP conventions', () => {
     });
   });
 
+  describe('problem types', () => {
+    it("a problem's type opens this server's errors page at the code's entry", async () => {
+      const problem = await call(server, '/v1/students');
+      expect(problem.body.type).toBe(`${server.url}/docs/errors#unauthorized`);
+      const page = await fetch(problem.body.type);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await page.text();
+      // Every code has its entry: the anchor, the status, the title and what to do.
+      for (const [code, status] of Object.entries(ERROR_CODES) as [ErrorCode, number][]) {
+        const row = new RegExp(`<tr id="${code}">[\\s\\S]*?</tr>`).exec(html)?.[0];
+        expect(row).toContain(`<td>${status}</td>`);
+        expect(row).toContain(`<td>${ERROR_TITLES[code]}</td>`);
+        const whatToDo = /<td>(.*)<\/td>\s*<\/tr>$/.exec(row!)?.[1]?.replace(/<[^>]+>/g, '');
+        expect(whatToDo?.length).toBeGreaterThan(30);
+      }
+    });
+
+    it('is absolute on PUBLIC_URL when it is set', async () => {
+      const behindProxy = await startServer({ PUBLIC_URL: 'https://api.school.test' });
+      try {
+        const problem = await call(behindProxy, '/v1/nope');
+        expect(problem.body.type).toBe('https://api.school.test/docs/errors#not_found');
+      } finally {
+        await behindProxy.close();
+      }
+    });
+  });
+
   describe('unknown routes and methods', () => {
     it('an unknown path is a 404 problem', async () => {
       const res = await call(server, '/v1/nope', { token });
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({
-        type: 'https://platform.example/problems/not-found',
+        type: `${server.url}/docs/errors#not_found`,
         title: 'Not found',
         status: 404,
         code: 'not_found',

@@ -83,7 +83,8 @@ describe('webhook delivery', () => {
       data: student.body,
     });
     expect(request!.headers['content-type']).toBe('application/json');
-    expect(request!.headers['user-agent']).toMatch(/^PlatformWebhooks\//);
+    // It names a page this server serves (its API reference), not a placeholder domain.
+    expect(request!.headers['user-agent']).toBe(`PlatformWebhooks/1.0 (+${server.url}/docs)`);
     expect(request!.headers['webhook-id']).toMatch(/^msg_/);
     expect(
       Math.abs(Number(request!.headers['webhook-timestamp']) - Date.now() / 1000),

@@ -78,7 +78,7 @@ export function sendProblem(
   });
   res.end(
     JSON.stringify({
-      type: `https://platform.example/problems/${code.replace(/_/g, '-')}`,
+      type: `http://127.0.0.1:3000/docs/errors#${code}`,
       title: code,
       status,
       detail: `local ${code}`,

@@ -18,7 +18,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 };
 
 /** What `servers` says when nobody told the document where the API lives. */
-export const DEFAULT_SERVER = { url: 'http://localhost:3000', description: 'pnpm dev' } as const;
+export const DEFAULT_SERVER = { url: 'http://127.0.0.1:3000', description: 'pnpm dev' } as const;
 
 /** Both schemes carry the operation's scope: a PAT is a bearer token, an OAuth token is both. */
 const SECURITY_SCHEMES = ['bearer', 'oauth2'] as const;

@@ -37,10 +37,15 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   service_unavailable: 'Service unavailable',
 };
 
-export const PROBLEM_TYPE_BASE = 'https://platform.example/problems/';
+/** The page every server serves listing each error code: status, title and what to do. */
+export const PROBLEM_TYPE_PATH = '/docs/errors';
 
-export function problemType(code: ErrorCode): string {
-  return `${PROBLEM_TYPE_BASE}${code.replace(/_/g, '-')}`;
+/**
+ * A problem's `type`: the code's entry on the errors page of the server at `origin` (its
+ * PUBLIC_URL, else the origin the request was made to), so the URI opens documentation.
+ */
+export function problemType(code: ErrorCode, origin: string): string {
+  return `${origin.replace(/\/$/, '')}${PROBLEM_TYPE_PATH}#${code}`;
 }
 
 export const ProblemFieldErrorSchema = z
@@ -54,7 +59,12 @@ export const ProblemFieldErrorSchema = z
 /** RFC 9457 problem details, sent as `application/problem+json` with every 4xx and 5xx. */
 export const ProblemSchema = z
   .object({
-    type: z.string().url(),
+    type: z
+      .string()
+      .url()
+      .describe(
+        "The error code's entry on this server's errors page, `<origin>/docs/errors#<code>`: its status, its title and what to do.",
+      ),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),

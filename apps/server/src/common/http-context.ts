@@ -17,6 +17,11 @@ export interface PlatformRequest extends Request {
   routePattern?: string;
 }
 
+/** The origin the caller reached: `PUBLIC_URL` when configured, else scheme and Host. */
+export function requestOrigin(req: PlatformRequest): string {
+  return req.publicOrigin ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+}
+
 export function asPlatformRequest(req: Request): PlatformRequest {
   return req as PlatformRequest;
 }

@@ -18,7 +18,7 @@ import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { RequestValidationError } from '@ts-rest/nest';
 import type { Response } from 'express';
 import type { ZodError } from 'zod';
-import type { PlatformRequest } from './http-context';
+import { type PlatformRequest, requestOrigin } from './http-context';
 import { ProblemException } from './problem.exception';
 
 const STATUS_TO_CODE: Record<number, ErrorCode> = {
@@ -98,7 +98,7 @@ export function sendProblem(req: PlatformRequest, res: Response, answer: Problem
   const { code, detail, errors, headers } = answer;
   const status = ERROR_CODES[code];
   const body: Problem = {
-    type: problemType(code),
+    type: problemType(code, requestOrigin(req)),
     title: ERROR_TITLES[code],
     status,
     detail,

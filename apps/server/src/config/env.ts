@@ -148,6 +148,8 @@ export interface AppConfig {
 }
 
 export interface WebhookConfig {
+  /** Names this server's API reference, so a receiver can see who calls and read about it. */
+  userAgent: string;
   secretsKey?: Buffer;
   allowPrivateUrls: boolean;
   retryScheduleMs: number[];
@@ -163,6 +165,16 @@ export interface WebhookConfig {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * The origin this server names itself by outside a request (OAuth issuer, webhook User-Agent):
+ * `PUBLIC_URL`, else the address it listens on, with a wildcard host read as loopback.
+ */
+export function serverOrigin(config: Pick<AppConfig, 'publicUrl' | 'host' | 'port'>): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   // Empty strings mean "unset", as in most .env tooling.
@@ -186,13 +198,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             : path.join(REPO_ROOT, 'data', 'platform.sqlite'),
           migrateOnStart: e.DATABASE_MIGRATE_ON_START ?? true,
         };
+  const publicUrl = e.PUBLIC_URL?.replace(/\/$/, '');
+  const origin = serverOrigin({ publicUrl, host: e.HOST, port: e.PORT });
   return {
     nodeEnv: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
     database,
     logLevel: e.LOG_LEVEL,
-    ...(e.PUBLIC_URL && { publicUrl: e.PUBLIC_URL.replace(/\/$/, '') }),
+    ...(publicUrl && { publicUrl }),
     rateLimit: {
       defaultPerMinute: e.RATE_LIMIT_DEFAULT,
       anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS,
@@ -207,6 +221,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.METRICS_TOKEN && { metricsToken: e.METRICS_TOKEN }),
     searchTimeoutMs: e.SEARCH_TIMEOUT,
     webhooks: {
+      userAgent: `PlatformWebhooks/1.0 (+${origin}/docs)`,
       ...(e.WEBHOOK_SECRETS_KEY && { secretsKey: e.WEBHOOK_SECRETS_KEY }),
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
       retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,

@@ -2,6 +2,7 @@ import { Controller, Get, Header, Inject } from '@nestjs/common';
 import openapi from '@platform/contract/openapi.json';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import { renderErrorsPage } from './errors-page';
 
 const DOCS_HTML = `<!doctype html>
 <html lang="en">
@@ -20,6 +21,8 @@ const DOCS_HTML = `<!doctype html>
 `;
 
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#reference', deepLinking: true });\n`;
+
+const ERRORS_PAGE = renderErrorsPage();
 
 /** The committed OpenAPI document (generated from the contract) and a reference page over it. */
 @Controller()
@@ -43,6 +46,14 @@ export class DocsController {
   @Header('Content-Type', 'text/html; charset=utf-8')
   page() {
     return DOCS_HTML;
+  }
+
+  /** What problem `type` URIs point at: every error code, its status, title and what to do. */
+  @Get('docs/errors')
+  @Header('Content-Type', 'text/html; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=300')
+  errors() {
+    return ERRORS_PAGE;
   }
 
   @Get('docs/init.js')

@@ -7,8 +7,6 @@ import type { Metrics } from '../metrics/metrics';
 import { type AttemptResult, WebhookSender } from './sender';
 import { Signer } from './signing';
 
-export const USER_AGENT = 'PlatformWebhooks/1.0 (+https://platform.example/docs/webhooks)';
-
 /** Margin on top of the attempt timeout before a claimed message's lease runs out. */
 const LEASE_MARGIN_MS = 2000;
 
@@ -36,6 +34,7 @@ export function deliveryPolicy(config: WebhookConfig): DeliveryPolicy {
 export class WebhookAttempter {
   private readonly sender: WebhookSender;
   private readonly signer = new Signer();
+  private readonly userAgent: string;
 
   constructor(
     config: WebhookConfig,
@@ -43,6 +42,7 @@ export class WebhookAttempter {
     private readonly metrics?: Metrics,
   ) {
     this.sender = new WebhookSender({ allowPrivate: config.allowPrivateUrls }, config.timeoutMs);
+    this.userAgent = config.userAgent;
   }
 
   async attempt(message: ClaimedMessage): Promise<CompletedAttempt> {
@@ -59,7 +59,7 @@ export class WebhookAttempter {
       body,
       headers: {
         'content-type': 'application/json',
-        'user-agent': USER_AGENT,
+        'user-agent': this.userAgent,
         'webhook-id': message.id,
         'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
         'webhook-signature': signature,

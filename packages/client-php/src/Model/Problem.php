@@ -20,6 +20,10 @@ use PlatformApi\Core\Model;
 final class Problem extends Model
 {
     public function __construct(
+        /**
+         * The error code's entry on this server's errors page, `<origin>/docs/errors#<code>`: its status, its
+         * title and what to do.
+         */
         public readonly string $type,
         public readonly string $title,
         public readonly int $status,

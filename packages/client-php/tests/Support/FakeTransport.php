@@ -73,7 +73,7 @@ final class FakeTransport implements Transport
         array $headers = [],
     ): Response {
         $body = [
-            'type' => 'https://platform.example/problems/' . str_replace('_', '-', $code),
+            'type' => 'http://127.0.0.1:3000/docs/errors#' . $code,
             'title' => ucfirst(str_replace('_', ' ', $code)),
             'status' => $status,
             'detail' => $detail,

@@ -37,7 +37,7 @@ def problem(
     **extra: Any,
 ) -> HTTPResponse:
     body = {
-        "type": f"https://platform.example/problems/{code}",
+        "type": f"http://127.0.0.1:3000/docs/errors#{code}",
         "title": code,
         "status": status,
         "detail": detail,

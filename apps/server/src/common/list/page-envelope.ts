@@ -1,5 +1,5 @@
 import type { ListQuery, PageLinks, PageMeta } from '@platform/contract';
-import type { PlatformRequest } from '../http-context';
+import { type PlatformRequest, requestOrigin } from '../http-context';
 
 /** Where a list request was made: the absolute URL the pagination links are built from. */
 export interface PageUrl {
@@ -13,7 +13,7 @@ export function pageUrlOf(req: PlatformRequest): PageUrl {
   const original = req.originalUrl ?? req.url;
   const q = original.indexOf('?');
   const path = q === -1 ? original : original.slice(0, q);
-  const origin = req.publicOrigin ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  const origin = requestOrigin(req);
   return { base: `${origin}${path}`, search: q === -1 ? '' : original.slice(q + 1) };
 }
 

@@ -2821,6 +2821,7 @@ class Problem(BaseModel):
     """A `Problem` object of the Platform API."""
 
     type: str
+    """The error code's entry on this server's errors page, `<origin>/docs/errors#<code>`: its status, its title and what to do."""
     title: str
     status: int
     detail: str

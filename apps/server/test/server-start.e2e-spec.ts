@@ -1,0 +1,75 @@
+/**
+ * What `pnpm start` and `pnpm dev` print, with a real server process (`node dist/main.js`): the URL
+ * a user copies is the OAuth issuer's origin, so discovery with openid-client works from it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { prepareDatabase } from '../src/testing';
+import { oidc } from './support/oauth';
+
+const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+describe('the URL the server prints', () => {
+  let db: Awaited<ReturnType<typeof prepareDatabase>>;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    db = await prepareDatabase(
+      process.env.TEST_DATABASE_URL ? { postgresAdminUrl: process.env.TEST_DATABASE_URL } : {},
+    );
+  });
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await db.drop();
+  });
+
+  async function start(env: Record<string, string>): Promise<string> {
+    const child = spawn(process.execPath, [MAIN], {
+      env: {
+        ...process.env,
+        DATABASE_URL: db.databaseUrl,
+        WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+        WEBHOOK_DISPATCHER: 'false',
+        LOG_LEVEL: 'silent',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    return new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /\(docs: (http:\/\/\S+?)\/docs\)/.exec(output);
+        if (match) resolve(match[1]!);
+      });
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('exit', () => reject(new Error(`the server exited before listening:\n${output}`)));
+    });
+  }
+
+  it('is the OAuth issuer: openid-client discovers the server from it', async () => {
+    const port = await freePort();
+    const url = await start({ PORT: String(port) });
+    const config = await oidc.discovery(new URL(url), 'any-client', undefined, oidc.None(), {
+      // RFC 8414 metadata: this is a plain OAuth 2.0 server; plain http on loopback.
+      algorithm: 'oauth2',
+      execute: [oidc.allowInsecureRequests],
+    });
+    expect(config.serverMetadata().issuer).toBe(url);
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+  });
+});
