@@ -8,9 +8,17 @@ export {
   type PlatformClient,
   type QueryInput,
   type RequestArgs,
+  type RequestOptions,
   type RouteMethod,
   type SuccessBody,
 } from './client';
+export { PlatformPromise, type RawResponse } from './api-promise';
+export {
+  type ErrorHookEvent,
+  type RequestHookEvent,
+  type RequestHooks,
+  type ResponseHookEvent,
+} from './http-client';
 export {
   PlatformApiError,
   PlatformAuthenticationError,
