@@ -35,6 +35,13 @@ export {
   type PlatformErrorCode,
 } from './errors';
 export { PlatformOAuthError, type OAuthOptions, type OAuthTokens } from './oauth';
+export {
+  buildAuthorizationUrl,
+  exchangeAuthorizationCode,
+  type AuthorizationRequest,
+  type AuthorizationUrlOptions,
+  type CodeExchangeOptions,
+} from './oauth-pkce';
 export { VERSION } from './version';
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
