@@ -22,7 +22,8 @@ import {
   type PartialClientInferRequest,
   type SuccessfulHttpStatusCode,
 } from '@ts-rest/core';
-import { defaultSleep, HttpClient } from './http-client';
+import { PlatformPromise, type RawResponse } from './api-promise';
+import { defaultSleep, HttpClient, type RequestHooks } from './http-client';
 import { OAuthTokenSource, type OAuthOptions, staticTokenSource } from './oauth';
 import { VERSION } from './version';
 
@@ -64,7 +65,25 @@ export interface ClientOptions {
    * 5xx and network errors without being applied twice. Default true.
    */
   idempotencyKeys?: boolean;
+  /**
+   * Called on every attempt (retries included): `onRequest` before sending (add tracing
+   * headers here), `onResponse` with status, headers and duration, `onError` when no
+   * response came. For logging, metrics and tracing.
+   */
+  hooks?: RequestHooks;
 }
+
+/** Options for one call, the second argument of every method: `list(query, { timeoutMs: 5000 })`. */
+export interface RequestOptions {
+  /** Retries after the first attempt for this call, instead of the client's `maxRetries`. */
+  maxRetries?: number;
+  /** Per attempt for this call, instead of the client's `timeoutMs`. */
+  timeoutMs?: number;
+  /** The `Idempotency-Key` for this POST instead of a generated one (e.g. your own record's id). */
+  idempotencyKey?: string;
+}
+
+const REQUEST_OPTION_KEYS = new Set(['maxRetries', 'timeoutMs', 'idempotencyKey']);
 
 // --- types derived from the router -------------------------------------------------------
 
@@ -97,20 +116,23 @@ type QueryOnly<R extends AppRoute> = 'params' extends keyof RequestArgs<R>
       ? true
       : false;
 
+/** What a method returns: the body, or with `.withResponse()` the whole response. */
+type Result<R extends AppRoute> = PlatformPromise<SuccessBody<R>>;
+
 export type RouteMethod<R extends AppRoute> =
   QueryOnly<R> extends true
     ? HasRequired<QueryInput<R>> extends true
       ? {
-          (query: QueryInput<R>): Promise<SuccessBody<R>>;
-          (args: RequestArgs<R>): Promise<SuccessBody<R>>;
+          (query: QueryInput<R>, options?: RequestOptions): Result<R>;
+          (args: RequestArgs<R>, options?: RequestOptions): Result<R>;
         }
       : {
-          (query?: QueryInput<R>): Promise<SuccessBody<R>>;
-          (args: RequestArgs<R>): Promise<SuccessBody<R>>;
+          (query?: QueryInput<R>, options?: RequestOptions): Result<R>;
+          (args: RequestArgs<R>, options?: RequestOptions): Result<R>;
         }
     : HasRequired<RequestArgs<R>> extends true
-      ? (args: RequestArgs<R>) => Promise<SuccessBody<R>>
-      : (args?: RequestArgs<R>) => Promise<SuccessBody<R>>;
+      ? (args: RequestArgs<R>, options?: RequestOptions) => Result<R>
+      : (args?: RequestArgs<R>, options?: RequestOptions) => Result<R>;
 
 /**
  * Every item of a list route, page after page. A collection takes its query; a nested list
@@ -180,9 +202,25 @@ export function createClientFor<T extends AppRouter>(
   options: ClientOptions,
 ): ClientFor<T> {
   const http = new HttpClient(resolveConfig(options));
-  const api: ApiFetcher = ({ path, method, headers, body, fetchOptions }) => {
+  const api: ApiFetcher = (args) => {
+    const { path, method, headers, body, fetchOptions } = args;
     const { signal, ...rest } = fetchOptions ?? {};
-    return http.request({ method, url: path, headers, body, signal, fetchOptions: rest });
+    const perCall = (args as unknown as Record<symbol, RequestOptions | undefined>)[
+      REQUEST_OPTIONS
+    ];
+    return http.request({
+      method,
+      url: path,
+      headers:
+        perCall?.idempotencyKey === undefined
+          ? headers
+          : { ...headers, 'idempotency-key': perCall.idempotencyKey },
+      body,
+      signal,
+      fetchOptions: rest,
+      maxRetries: perCall?.maxRetries,
+      timeoutMs: perCall?.timeoutMs,
+    });
   };
   const raw = initClient(router, {
     baseUrl: baseUrlOf(options),
@@ -193,30 +231,57 @@ export function createClientFor<T extends AppRouter>(
   return build(router, raw) as ClientFor<T>;
 }
 
-type RawRoute = (args?: Record<string, unknown>) => Promise<{ status: number; body: unknown }>;
+/** Carries a call's `RequestOptions` through ts-rest, which hands extra argument keys to `api`. */
+const REQUEST_OPTIONS = Symbol('platform.requestOptions');
+
+type RawRoute = (args?: Record<string | symbol, unknown>) => Promise<{
+  status: number;
+  body: unknown;
+  headers: Headers;
+  retriesTaken?: number;
+}>;
 interface RawRouter {
   [key: string]: RawRoute | RawRouter;
 }
-type SdkMethod = (input?: unknown) => Promise<unknown>;
+type SdkMethod = (input?: unknown, options?: unknown) => PlatformPromise<unknown>;
 
-function build(router: AppRouter, raw: RawRouter): Record<string, unknown> {
+function build(router: AppRouter, raw: RawRouter, prefix = ''): Record<string, unknown> {
   const sdk: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(router)) {
     if (!isAppRoute(entry)) {
-      sdk[key] = build(entry, raw[key] as RawRouter);
+      sdk[key] = build(entry, raw[key] as RawRouter, `${prefix}${key}.`);
       continue;
     }
     const call = raw[key] as RawRoute;
     const queryOnly = isQueryOnly(entry);
-    const method: SdkMethod = async (input) => (await call(toRequestArgs(input, queryOnly))).body;
+    const name = `${prefix}${key}`;
+    const queryKeys = queryOnly ? queryKeysOf(entry) : undefined;
+    const method: SdkMethod = (input, options) => {
+      let raw: Promise<RawResponse<unknown>>;
+      try {
+        const args = toRequestArgs(name, input, queryOnly, queryKeys);
+        const perCall = checkRequestOptions(name, options);
+        raw = call({ ...args, [REQUEST_OPTIONS]: perCall }).then((response) => ({
+          data: response.body,
+          status: response.status,
+          headers: response.headers,
+          requestId: response.headers.get('x-request-id') ?? undefined,
+          retriesTaken: response.retriesTaken ?? 0,
+        }));
+      } catch (error) {
+        // A misuse is reported like a failed call: through the promise, never synchronously.
+        raw = Promise.reject(error instanceof Error ? error : new TypeError(String(error)));
+      }
+      return new PlatformPromise(raw);
+    };
     sdk[key] = method;
     if (operationMetadata(entry)?.list) {
-      const name = `${key}All`;
-      if (name in router)
+      const allName = `${key}All`;
+      if (allName in router)
         throw new Error(
-          `Route '${name}' clashes with the auto-pagination method of list route '${key}'.`,
+          `Route '${allName}' clashes with the auto-pagination method of list route '${key}'.`,
         );
-      sdk[name] = queryOnly
+      sdk[allName] = queryOnly
         ? (query?: Record<string, unknown>) => paginate(method, query ?? {})
         : (args: Record<string, unknown>) =>
             paginate(
@@ -238,13 +303,107 @@ function isQueryOnly(route: AppRoute): boolean {
   );
 }
 
-function toRequestArgs(input: unknown, queryOnly: boolean): Record<string, unknown> | undefined {
-  if (input === undefined || input === null) return undefined;
+/** The ts-rest args for a call; refuses what would otherwise be sent somewhere unintended. */
+function toRequestArgs(
+  name: string,
+  input: unknown,
+  queryOnly: boolean,
+  queryKeys: ReadonlySet<string> | undefined,
+): Record<string, unknown> {
+  if (input === undefined || input === null) return {};
+  if (typeof input !== 'object' || Array.isArray(input))
+    throw new TypeError(`${name}: the first argument must be an object, got ${typeof input}.`);
   const args = input as Record<string, unknown>;
-  if (!queryOnly) return args;
+  const keys = Object.keys(args);
   // Query-only routes take either ts-rest args (`{ query, fetchOptions }`) or the query itself.
-  const isArgs = Object.keys(args).every((key) => REQUEST_ARG_KEYS.has(key));
+  const isArgs = !queryOnly || keys.some((key) => REQUEST_ARG_KEYS.has(key));
+  // Plain JavaScript has no type checker: a misplaced option (`signal`, `timeoutMs`) would
+  // otherwise become a query parameter or be dropped without a word.
+  const unknown = keys.filter((key) =>
+    isArgs ? !REQUEST_ARG_KEYS.has(key) : isMisplacedOption(key, args[key], queryKeys),
+  );
+  if (unknown.length > 0) {
+    const listed = unknown.map((key) => `'${key}'`).join(', ');
+    const where = isArgs
+      ? `unknown request argument ${listed}; a request takes query, params, body, extraHeaders and fetchOptions`
+      : `${listed} is not a query parameter${queryKeys ? ` (this route's query takes ${[...queryKeys].join(', ')})` : ''}`;
+    throw new TypeError(
+      `${name}: ${where}. Per-call options go in the second argument ({ maxRetries, timeoutMs, idempotencyKey }), fetch options in { fetchOptions: { signal } }.`,
+    );
+  }
   return isArgs ? args : { query: args };
+}
+
+/**
+ * Names of fetch and SDK options, which are never query parameters of this API. Other unknown
+ * names with plain values go to the server, which refuses them with a 400 naming each one (and
+ * which may know a parameter this SDK version does not).
+ */
+const OPTION_NAMES = new Set([
+  ...REQUEST_OPTION_KEYS,
+  'signal',
+  'headers',
+  'timeout',
+  'retries',
+  'credentials',
+  'cache',
+  'mode',
+  'redirect',
+  'keepalive',
+  'dispatcher',
+]);
+
+/** A bare-query key that is surely an option put in the wrong place. */
+function isMisplacedOption(
+  key: string,
+  value: unknown,
+  queryKeys: ReadonlySet<string> | undefined,
+): boolean {
+  if (queryKeys?.has(key)) return false;
+  // An object or function (an AbortSignal, a headers map) cannot be a query parameter's value.
+  const plain =
+    value === null || ['string', 'number', 'boolean', 'undefined'].includes(typeof value);
+  return OPTION_NAMES.has(key) || !plain;
+}
+
+function checkRequestOptions(name: string, options: unknown): RequestOptions | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(`${name}: the second argument (request options) must be an object.`);
+  const opts = options as Record<string, unknown>;
+  const unknown = Object.keys(opts).filter((key) => !REQUEST_OPTION_KEYS.has(key));
+  if (unknown.length > 0)
+    throw new TypeError(
+      `${name}: unknown request option ${unknown.map((key) => `'${key}'`).join(', ')}; request options are maxRetries, timeoutMs and idempotencyKey.`,
+    );
+  for (const key of ['maxRetries', 'timeoutMs'] as const) {
+    const value = opts[key];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0))
+      throw new TypeError(
+        `${name}: \`${key}\` must be a non-negative number, got ${JSON.stringify(value) ?? typeof value}.`,
+      );
+  }
+  if (opts.idempotencyKey !== undefined && typeof opts.idempotencyKey !== 'string')
+    throw new TypeError(`${name}: \`idempotencyKey\` must be a string.`);
+  return opts;
+}
+
+/**
+ * The parameter names of a route's query schema (a zod object, possibly inside effects), so a
+ * bare query can be checked; undefined when the schema is not a zod object (nothing checked).
+ */
+function queryKeysOf(route: AppRoute): ReadonlySet<string> | undefined {
+  let schema: unknown = route.query;
+  for (let depth = 0; depth < 5 && typeof schema === 'object' && schema !== null; depth++) {
+    const candidate = schema as {
+      shape?: unknown;
+      _def?: { schema?: unknown; innerType?: unknown };
+    };
+    if (typeof candidate.shape === 'object' && candidate.shape !== null)
+      return new Set(Object.keys(candidate.shape));
+    schema = candidate._def?.schema ?? candidate._def?.innerType;
+  }
+  return undefined;
 }
 
 /** Every item of every page, one request per page, until the server says there is no next page. */
@@ -314,6 +473,7 @@ function resolveConfig(options: ClientOptions) {
     fetch: (input: RequestInfo | URL, init?: RequestInit) => fetchImpl(input, init),
     sleep: options.sleep ?? defaultSleep,
     idempotencyKeys: options.idempotencyKeys ?? true,
+    hooks: options.hooks,
   };
 }
 

@@ -32,6 +32,52 @@ export interface HttpClientConfig {
    * retried like a GET. Default true.
    */
   idempotencyKeys?: boolean;
+  hooks?: RequestHooks;
+}
+
+/** What `onRequest` sees, once per attempt, before the request is sent. */
+export interface RequestHookEvent {
+  method: string;
+  url: string;
+  /**
+   * The headers about to be sent (lower-case names); add to them, e.g. `traceparent`. The
+   * `authorization` header is added after the hook, so logging this never logs a token.
+   */
+  headers: Record<string, string>;
+  /** 0 for the first attempt, 1 for the first retry, … */
+  attempt: number;
+}
+
+/** What `onResponse` sees, once per attempt that got a response (2xx or not). */
+export interface ResponseHookEvent {
+  method: string;
+  url: string;
+  status: number;
+  headers: Headers;
+  /** The response's `X-Request-Id`. */
+  requestId: string | undefined;
+  attempt: number;
+  /** From sending the request to the end of the body. */
+  durationMs: number;
+}
+
+/** What `onError` sees, once per attempt that got no response (network error, timeout, abort). */
+export interface ErrorHookEvent {
+  method: string;
+  url: string;
+  error: unknown;
+  attempt: number;
+  durationMs: number;
+}
+
+/**
+ * Called for every attempt, retries included, in the order they happen. A hook that throws
+ * fails the call with its error; a hook that returns a promise is awaited.
+ */
+export interface RequestHooks {
+  onRequest?: (event: RequestHookEvent) => void | Promise<void>;
+  onResponse?: (event: ResponseHookEvent) => void | Promise<void>;
+  onError?: (event: ErrorHookEvent) => void | Promise<void>;
 }
 
 export interface HttpRequest {
@@ -43,12 +89,18 @@ export interface HttpRequest {
   signal?: AbortSignal | null;
   /** Other fetch options (credentials, cache, …), passed through. */
   fetchOptions?: Omit<RequestInit, 'method' | 'headers' | 'body' | 'signal'>;
+  /** This call's retries, instead of the client's. */
+  maxRetries?: number;
+  /** This call's per-attempt timeout, instead of the client's. */
+  timeoutMs?: number;
 }
 
 export interface HttpResponse {
   status: number;
   headers: Headers;
   body: unknown;
+  /** How many retries it took to get this response (0: the first attempt). */
+  retriesTaken?: number;
 }
 
 /** Methods a repeated request cannot change the outcome of (RFC 9110 §9.2.2). */
@@ -109,20 +161,63 @@ export class HttpClient {
 
     let renewedToken = false;
     const ownAuthorization = headers.authorization !== undefined;
+    const maxRetries = request.maxRetries ?? this.config.maxRetries;
+    const timeoutMs = request.timeoutMs ?? this.config.timeoutMs;
+    const hooks = this.config.hooks ?? {};
+    // Counts the attempts actually sent; `attempt` below does not count a token renewal.
+    let sent = 0;
     for (let attempt = 0; ; attempt++) {
       let response: HttpResponse;
       let token: string | undefined;
+      const { authorization: own, ...attemptHeaders } = headers as Record<string, string> & {
+        authorization?: string;
+      };
+      let started = performance.now();
+      let dispatched = false;
       try {
+        await hooks.onRequest?.({
+          method,
+          url: request.url,
+          headers: attemptHeaders,
+          attempt: sent,
+        });
         token = ownAuthorization ? undefined : await this.config.tokens.token();
-        if (token !== undefined) headers.authorization = `Bearer ${token}`;
-        response = await this.attempt(method, headers, request);
+        const authorization = token !== undefined ? `Bearer ${token}` : own;
+        // A new object: the one the hook saw (and may keep, to log later) never gets the token.
+        const sending =
+          authorization === undefined
+            ? { ...attemptHeaders }
+            : { ...attemptHeaders, authorization };
+        sent++;
+        dispatched = true;
+        started = performance.now();
+        response = await this.attempt(method, sending, request, timeoutMs);
       } catch (error) {
+        if (dispatched) {
+          await hooks.onError?.({
+            method,
+            url: request.url,
+            error,
+            attempt: sent - 1,
+            durationMs: performance.now() - started,
+          });
+        }
         const retry = error instanceof PlatformConnectionError && retriable;
-        if (!retry || attempt >= this.config.maxRetries) throw error;
+        if (!retry || attempt >= maxRetries) throw error;
         await this.wait(this.backoff(attempt), request.signal);
         continue;
       }
-      if (response.status >= 200 && response.status < 300) return response;
+      await hooks.onResponse?.({
+        method,
+        url: request.url,
+        status: response.status,
+        headers: response.headers,
+        requestId: response.headers.get('x-request-id') ?? undefined,
+        attempt: sent - 1,
+        durationMs: performance.now() - started,
+      });
+      if (response.status >= 200 && response.status < 300)
+        return { ...response, retriesTaken: sent - 1 };
       // An OAuth access token revoked or expired early: renew it once and send again.
       if (
         response.status === 401 &&
@@ -137,7 +232,7 @@ export class HttpClient {
 
       const error = PlatformApiError.from(response);
       const delay = this.retryDelay(response, retriable, keyed, attempt);
-      if (delay === undefined || attempt >= this.config.maxRetries) throw error;
+      if (delay === undefined || attempt >= maxRetries) throw error;
       await this.wait(delay, request.signal);
     }
   }
@@ -157,13 +252,14 @@ export class HttpClient {
     method: string,
     headers: Record<string, string>,
     request: HttpRequest,
+    timeoutMs: number,
   ): Promise<HttpResponse> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, this.config.timeoutMs);
+    }, timeoutMs);
     const onAbort = () => controller.abort(request.signal?.reason);
     request.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -181,7 +277,7 @@ export class HttpClient {
       if (request.signal?.aborted) throw request.signal.reason;
       if (timedOut) {
         throw new PlatformTimeoutError(
-          `${method} ${request.url} got no complete response within ${this.config.timeoutMs} ms`,
+          `${method} ${request.url} got no complete response within ${timeoutMs} ms`,
           method,
           request.url,
           { cause: error },

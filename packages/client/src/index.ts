@@ -8,9 +8,17 @@ export {
   type PlatformClient,
   type QueryInput,
   type RequestArgs,
+  type RequestOptions,
   type RouteMethod,
   type SuccessBody,
 } from './client';
+export { PlatformPromise, type RawResponse } from './api-promise';
+export {
+  type ErrorHookEvent,
+  type RequestHookEvent,
+  type RequestHooks,
+  type ResponseHookEvent,
+} from './http-client';
 export {
   PlatformApiError,
   PlatformAuthenticationError,
@@ -27,6 +35,13 @@ export {
   type PlatformErrorCode,
 } from './errors';
 export { PlatformOAuthError, type OAuthOptions, type OAuthTokens } from './oauth';
+export {
+  buildAuthorizationUrl,
+  exchangeAuthorizationCode,
+  type AuthorizationRequest,
+  type AuthorizationUrlOptions,
+  type CodeExchangeOptions,
+} from './oauth-pkce';
 export { VERSION } from './version';
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
@@ -40,12 +55,42 @@ export {
   type WebhookSignatureHeaders,
   type WebhookVerificationErrorReason,
 } from './webhooks';
+// Every resource, event and enum type of the API, so an app needs no other import to type
+// what it stores (the contract's names).
 export type {
+  Course,
+  CourseStatus,
+  Enrollment,
+  EnrollmentStatus,
+  EnrollmentTransition,
   ErrorCode,
   Event,
+  EventData,
   EventOf,
   EventType,
+  Exam,
+  ExamResult,
+  ExamResultStatus,
+  IdKind,
+  OAuthClientResource,
+  OAuthGrantType,
+  PageLinks,
+  PageMeta,
+  Payment,
+  PaymentStatus,
+  PersonalAccessTokenResource,
+  PrefixedId,
   Problem,
   ProblemFieldError,
+  Scope,
+  SortInput,
   Student,
+  StudentStatus,
+  TokenInfo,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookDisabledReason,
+  WebhookEndpoint,
+  WebhookEndpointOwner,
+  WebhookOwnerType,
 } from '@platform/contract';

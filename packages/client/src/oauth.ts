@@ -129,60 +129,80 @@ export class OAuthTokenSource implements TokenSource {
       const scope = this.options.scope;
       if (scope) form.set('scope', typeof scope === 'string' ? scope : scope.join(' '));
     }
-    const headers: Record<string, string> = {
-      'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/json',
-    };
-    if (clientSecret) {
-      // RFC 6749 §2.3.1: both parts form-urlencoded before base64.
-      const basic = `${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`;
-      headers.authorization = `Basic ${base64(basic)}`;
-    } else {
-      form.set('client_id', clientId);
-    }
-    let response: Response;
-    let body: Record<string, unknown>;
-    try {
-      response = await this.fetchImpl(this.tokenUrl, {
-        method: 'POST',
-        headers,
-        body: form.toString(),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    } catch (error) {
-      // Unreachable or too slow: a connection problem, retried like any other.
-      throw new PlatformConnectionError(
-        `POST ${this.tokenUrl} could not reach the token endpoint: ${error instanceof Error ? error.message : String(error)}`,
-        'POST',
-        this.tokenUrl,
-        { cause: error },
-      );
-    }
-    if (!response.ok || typeof body.access_token !== 'string') {
-      const error = typeof body.error === 'string' ? body.error : 'server_error';
-      const description =
-        typeof body.error_description === 'string' ? body.error_description : undefined;
-      throw new PlatformOAuthError(
-        `The token endpoint refused the ${form.get('grant_type')} grant: ${error}${description ? ` (${description})` : ''}`,
-        error,
-        response.status,
-        description,
-      );
-    }
-    const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : 3600;
-    const tokens: OAuthTokens = {
-      accessToken: body.access_token,
-      expiresAt: new Date(Date.now() + expiresIn * 1000),
-      ...(typeof body.refresh_token === 'string' && { refreshToken: body.refresh_token }),
-      ...(typeof body.scope === 'string' && { scope: body.scope }),
-    };
+    const tokens = await requestTokens({
+      tokenUrl: this.tokenUrl,
+      form,
+      clientId,
+      clientSecret,
+      fetch: this.fetchImpl,
+      timeoutMs: this.timeoutMs,
+    });
     this.accessToken = tokens.accessToken;
     this.expiresAt = tokens.expiresAt.getTime();
     if (tokens.refreshToken) this.refreshToken = tokens.refreshToken;
     await this.options.onTokens?.(tokens);
     return tokens.accessToken;
   }
+}
+
+/** One token endpoint request (RFC 6749 §3.2), shared by renewals and the code exchange. */
+export async function requestTokens(request: {
+  tokenUrl: string;
+  form: URLSearchParams;
+  clientId: string;
+  clientSecret?: string;
+  fetch: typeof fetch;
+  timeoutMs: number;
+}): Promise<OAuthTokens> {
+  const { form, clientId, clientSecret } = request;
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
+  if (clientSecret) {
+    // RFC 6749 §2.3.1: both parts form-urlencoded before base64.
+    const basic = `${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`;
+    headers.authorization = `Basic ${base64(basic)}`;
+  } else {
+    form.set('client_id', clientId);
+  }
+  let response: Response;
+  let body: Record<string, unknown>;
+  try {
+    response = await request.fetch(request.tokenUrl, {
+      method: 'POST',
+      headers,
+      body: form.toString(),
+      signal: AbortSignal.timeout(request.timeoutMs),
+    });
+    body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  } catch (error) {
+    // Unreachable or too slow: a connection problem, retried like any other.
+    throw new PlatformConnectionError(
+      `POST ${request.tokenUrl} could not reach the token endpoint: ${error instanceof Error ? error.message : String(error)}`,
+      'POST',
+      request.tokenUrl,
+      { cause: error },
+    );
+  }
+  if (!response.ok || typeof body.access_token !== 'string') {
+    const error = typeof body.error === 'string' ? body.error : 'server_error';
+    const description =
+      typeof body.error_description === 'string' ? body.error_description : undefined;
+    throw new PlatformOAuthError(
+      `The token endpoint refused the ${form.get('grant_type')} grant: ${error}${description ? ` (${description})` : ''}`,
+      error,
+      response.status,
+      description,
+    );
+  }
+  const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : 3600;
+  return {
+    accessToken: body.access_token,
+    expiresAt: new Date(Date.now() + expiresIn * 1000),
+    ...(typeof body.refresh_token === 'string' && { refreshToken: body.refresh_token }),
+    ...(typeof body.scope === 'string' && { scope: body.scope }),
+  };
 }
 
 function base64(text: string): string {

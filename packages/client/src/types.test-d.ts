@@ -1,8 +1,25 @@
 // Type-level tests, checked by `tsc --noEmit` (pnpm typecheck), never run. Each
 // `@ts-expect-error` fails the typecheck if the line below it starts compiling.
-import type { Student } from '@platform/contract';
 import { initContract } from '@ts-rest/core';
-import { createClient, createClientFor } from './index';
+import {
+  createClient,
+  createClientFor,
+  type Course,
+  type Enrollment,
+  type Event,
+  type EventOf,
+  type EventType,
+  type Exam,
+  type ExamResult,
+  type OAuthClientResource,
+  type Payment,
+  type PersonalAccessTokenResource,
+  type PrefixedId,
+  type Student,
+  type TokenInfo,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from './index';
 
 const client = createClient({ baseUrl: 'http://127.0.0.1:1', token: 'pat_x' });
 
@@ -107,4 +124,90 @@ export async function futureTypeTests(): Promise<void> {
 
   void title;
   void course;
+}
+
+// Ids are typed with their prefixes, so one resource's id goes where that kind of id is
+// expected, and `sort` takes only the collection's sortable fields.
+export async function idAndSortTypeTests(): Promise<void> {
+  const student = await client.students.retrieve({
+    params: { id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
+  });
+  const sid: PrefixedId<'student'> = student.id;
+  const sidText: `stu_${string}` = student.id;
+  // What used to be TS2769: a student's id as the payments filter.
+  await client.payments.list({ student_id: student.id });
+  await client.enrollments.list({ student_id: student.id, sort: '-created_at' });
+  const payment = (await client.payments.list({ student_id: sid })).data[0];
+  if (payment) {
+    const forStudent: Student['id'] = payment.student_id;
+    await client.students.retrieve({ params: { id: payment.student_id } });
+    const enrollmentId: `enr_${string}` | null = payment.enrollment_id;
+    // @ts-expect-error a payment id is not a student id
+    await client.payments.list({ student_id: payment.id });
+    void forStudent;
+    void enrollmentId;
+  }
+  const course: Course | undefined = (await client.courses.list()).data[0];
+  if (course) {
+    // @ts-expect-error a course id is not a student id
+    await client.enrollments.list({ student_id: course.id });
+    await client.enrollments.list({ course_id: course.id });
+  }
+  // @ts-expect-error an id from a response is not just any string: it has its prefix
+  const notPrefixed: `pay_${string}` = student.id;
+  // Ids you hold as plain strings still go into bodies and path parameters (the server checks them).
+  const stored: string = 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8';
+  await client.enrollments.create({ body: { student_id: stored, course_id: 'crs_x' } });
+
+  await client.students.list({ sort: 'last_name' });
+  await client.students.list({ sort: '-created_at,last_name' });
+  await client.payments.list({ sort: '-amount' });
+  // @ts-expect-error students are not sortable by amount
+  await client.students.list({ sort: 'amount' });
+  // @ts-expect-error payments are not sortable by last_name
+  await client.payments.list({ query: { sort: '-last_name' } });
+  // @ts-expect-error a sort key is a field name, optionally prefixed with -
+  await client.students.list({ sort: '+last_name' });
+
+  // Every resource and event type comes from the SDK itself.
+  const event = {} as Event;
+  if (event.type === 'payment.succeeded') {
+    const paid: Payment = event.data;
+    void paid;
+  }
+  const types: EventType[] = ['enrollment.created'];
+  const endpoint = {} as WebhookEndpoint;
+  const delivery = {} as WebhookDelivery;
+  const info = {} as TokenInfo;
+  const enrollment = {} as Enrollment;
+  const exam = {} as Exam;
+  const result = {} as ExamResult;
+  const pat = {} as PersonalAccessTokenResource;
+  const oauthClient = {} as OAuthClientResource;
+  const refunded = {} as EventOf<'payment.refunded'>;
+  void [sidText, notPrefixed, types, endpoint, delivery, info, enrollment, exam, result, pat];
+  void [oauthClient, refunded];
+}
+
+// withResponse() and per-call options are typed too.
+export async function responseTypeTests(): Promise<void> {
+  const raw = await client.students
+    .list({ per_page: 5 }, { timeoutMs: 5000, maxRetries: 0 })
+    .withResponse();
+  const students: Student[] = raw.data.data;
+  const status: number = raw.status;
+  const remaining: string | null = raw.headers.get('x-ratelimit-remaining');
+  const requestId: string | undefined = raw.requestId;
+  const created = await client.students
+    .create(
+      { body: { student_number: 'S-1', first_name: 'Ada', last_name: 'Lovelace' } },
+      { idempotencyKey: 'row-1' },
+    )
+    .withResponse();
+  const replayed: boolean = created.headers.get('idempotent-replayed') === 'true';
+  // @ts-expect-error request options are maxRetries, timeoutMs and idempotencyKey
+  await client.students.list({}, { timeout: 5 });
+  // @ts-expect-error fetch options go in fetchOptions, not beside the query
+  await client.students.list({ per_page: 5, signal: AbortSignal.timeout(1000) });
+  void [students, status, remaining, requestId, replayed];
 }

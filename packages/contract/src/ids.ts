@@ -25,9 +25,24 @@ export function idPattern(kind: IdKind): RegExp {
   return new RegExp(`^${ID_PREFIXES[kind]}_${ULID}$`);
 }
 
-export function idSchema(kind: IdKind) {
+/** A public id of `kind`, typed with its prefix: `PrefixedId<'student'>` is `stu_${string}`. */
+export type PrefixedId<K extends IdKind> = `${(typeof ID_PREFIXES)[K]}_${string}`;
+
+/**
+ * Parses to `PrefixedId<kind>`, so ids in responses carry their prefix in the type and a
+ * student's id is accepted where a student id is expected (`payments.list({ student_id })`)
+ * and refused where another kind is. The input type stays `string`: the pattern is checked
+ * at runtime, and callers holding an id from elsewhere need no cast.
+ */
+export function idSchema<K extends IdKind>(
+  kind: K,
+): z.ZodType<PrefixedId<K>, z.ZodStringDef, string> {
   return z
     .string()
     .regex(idPattern(kind), `must be a ${kind} id (${ID_PREFIXES[kind]}_…)`)
-    .openapi({ example: `${ID_PREFIXES[kind]}_01JD6Y3ZK8R5V2N3M4P5Q6R7S8` });
+    .openapi({ example: `${ID_PREFIXES[kind]}_01JD6Y3ZK8R5V2N3M4P5Q6R7S8` }) as z.ZodType<
+    PrefixedId<K>,
+    z.ZodStringDef,
+    string
+  >;
 }

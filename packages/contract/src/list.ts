@@ -30,8 +30,8 @@ export const filter = {
   oneOf: <const T extends readonly [string, ...string[]]>(values: T) =>
     ({ kind: 'enum', values }) as const,
   integer: (min: number, max: number) => ({ kind: 'integer', min, max }) as const,
-  /** Ids of another resource, e.g. `student_id=stu_…,stu_…`. */
-  id: (kind: IdKind) =>
+  /** Ids of another resource, e.g. `student_id=stu_…,stu_…`; generic so the type keeps the one prefix. */
+  id: <K extends IdKind>(kind: K) =>
     ({ kind: 'id', pattern: idPattern(kind), prefix: ID_PREFIXES[kind] }) as const,
   string: (maxLength = 200) => ({ kind: 'string', maxLength }) as const,
 };
@@ -244,20 +244,28 @@ type RangeShape<R> = {
     z.ZodType<unknown, z.ZodTypeDef, R[K] extends RangeKind ? RangeInput<R[K]> : never>
   >;
 };
-type BaseShape = {
+/** One sort key: a sortable field, `-` in front for descending. */
+export type SortKey<S extends string> = S | `-${S}`;
+/**
+ * What `sort` accepts: a sortable field or `-field`, or several comma-separated (the type
+ * checks the first, as with enum filters; the server checks every one).
+ */
+export type SortInput<S extends string> = SortKey<S> | `${SortKey<S>},${string}`;
+
+type BaseShape<S extends string> = {
   page: z.ZodOptional<z.ZodType<number, z.ZodTypeDef, number>>;
   per_page: z.ZodOptional<z.ZodType<number, z.ZodTypeDef, number>>;
-  sort: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>>;
+  sort: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, SortInput<S>>>;
   updated_since: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>>;
   q: z.ZodOptional<z.ZodType<string, z.ZodTypeDef, string>>;
 };
 
-export type ListQueryShape<F, R> = BaseShape &
+export type ListQueryShape<F, R, S extends string = string> = BaseShape<S | DefaultSortField> &
   FilterShape<F> &
   RangeShape<R & typeof DEFAULT_RANGES>;
 
 export type ListQuerySchema<F, R, S extends string> = z.ZodEffects<
-  z.ZodObject<ListQueryShape<F, R>, 'strict'>,
+  z.ZodObject<ListQueryShape<F, R, S>, 'strict'>,
   ListQuery<S | DefaultSortField>
 >;
 

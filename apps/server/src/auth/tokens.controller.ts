@@ -8,6 +8,7 @@ import { toIso } from '../common/timestamp';
 import { assertCovers, assertExpiryWithin, assertScopesWithin, expandScopes } from './delegation';
 import type { Principal } from './principal';
 import { TokensService, toTokenResource } from './tokens.service';
+import { publicId } from '../common/ids';
 
 @Controller()
 export class PersonalAccessTokensController {
@@ -64,11 +65,17 @@ export function describeToken(principal: Principal): TokenInfo {
   return {
     object: 'token',
     type: principal.kind,
-    organization_id: principal.organizationId,
+    organization_id: publicId('organization', principal.organizationId),
     scopes: [...principal.scopes],
     expires_at: principal.expiresAt && toIso(principal.expiresAt),
-    personal_access_token_id: principal.kind === 'personal_access_token' ? principal.tokenId : null,
-    client_id: principal.kind === 'oauth_access_token' ? principal.clientId : null,
-    user_id: principal.kind === 'oauth_access_token' ? principal.userId : null,
+    personal_access_token_id: publicId(
+      'personal_access_token',
+      principal.kind === 'personal_access_token' ? principal.tokenId : null,
+    ),
+    client_id: publicId(
+      'oauth_client',
+      principal.kind === 'oauth_access_token' ? principal.clientId : null,
+    ),
+    user_id: publicId('user', principal.kind === 'oauth_access_token' ? principal.userId : null),
   };
 }

@@ -9,7 +9,7 @@ import {
   type Scope,
 } from '@platform/contract';
 import { IsNull, LessThan, Or, type Repository } from 'typeorm';
-import { newId } from '../common/ids';
+import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
@@ -195,7 +195,7 @@ export class TokensService {
 
 export function toTokenResource(record: PersonalAccessToken): PersonalAccessTokenResource {
   return {
-    id: record.id,
+    id: publicId('personal_access_token', record.id),
     object: 'personal_access_token',
     name: record.name,
     prefix: record.tokenPrefix,

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
 import { findOwned } from '../common/find-owned';
-import { newId } from '../common/ids';
+import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { applyPatch, pick } from '../common/patch';
@@ -49,7 +49,7 @@ const UPDATABLE = {
 
 export function toCourseResource(course: Course): CourseResource {
   return {
-    id: course.id,
+    id: publicId('course', course.id),
     object: 'course',
     code: course.code,
     title: course.title,

@@ -13,7 +13,7 @@ import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { findOwned } from '../common/find-owned';
-import { newId } from '../common/ids';
+import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
@@ -55,10 +55,10 @@ const STATE_TIMESTAMP = {
 export function toEnrollmentResource(enrollment: Enrollment): EnrollmentResource {
   const iso = (d: Date | null) => (d ? toIso(d) : null);
   return {
-    id: enrollment.id,
+    id: publicId('enrollment', enrollment.id),
     object: 'enrollment',
-    student_id: enrollment.studentId,
-    course_id: enrollment.courseId,
+    student_id: publicId('student', enrollment.studentId),
+    course_id: publicId('course', enrollment.courseId),
     status: enrollment.status,
     notes: enrollment.notes,
     activated_at: iso(enrollment.activatedAt),

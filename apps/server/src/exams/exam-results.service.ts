@@ -10,7 +10,7 @@ import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { findOwned } from '../common/find-owned';
-import { newId } from '../common/ids';
+import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { applyPatch, pick } from '../common/patch';
@@ -47,10 +47,10 @@ const ENROLLED_STATUSES = ['active', 'completed'] as const;
 
 export function toExamResultResource(result: ExamResult): ExamResultResource {
   return {
-    id: result.id,
+    id: publicId('exam_result', result.id),
     object: 'exam_result',
-    exam_id: result.examId,
-    student_id: result.studentId,
+    exam_id: publicId('exam', result.examId),
+    student_id: publicId('student', result.studentId),
     score: result.score,
     grade: result.grade,
     status: result.status,

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
 import { findOwned } from '../common/find-owned';
-import { newId } from '../common/ids';
+import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { applyPatch, pick } from '../common/patch';
@@ -41,9 +41,9 @@ const UPDATABLE = { title: 'title', max_score: 'maxScore', held_on: 'heldOn' } a
 
 export function toExamResource(exam: Exam): ExamResource {
   return {
-    id: exam.id,
+    id: publicId('exam', exam.id),
     object: 'exam',
-    course_id: exam.courseId,
+    course_id: publicId('course', exam.courseId),
     title: exam.title,
     max_score: exam.maxScore,
     held_on: exam.heldOn,

@@ -13,7 +13,7 @@ import type { z } from 'zod';
 import { assertCovers, earlierExpiry, expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import { hashToken } from '../auth/token-format';
-import { newId } from '../common/ids';
+import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
@@ -54,7 +54,7 @@ function decodeFormComponent(value: string): string {
 
 export function toClientResource(record: OAuthClientRecord): OAuthClientResource {
   return {
-    id: record.id,
+    id: publicId('oauth_client', record.id),
     object: 'oauth_client',
     name: record.name,
     type: record.type,

@@ -12,7 +12,7 @@ import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { findOwned } from '../common/find-owned';
-import { newId } from '../common/ids';
+import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { invalidField, invalidTransition, unknownReference } from '../common/resource-errors';
@@ -42,10 +42,10 @@ export const PAYMENT_LIST_FIELDS: ListFields = {
 export function toPaymentResource(payment: Payment): PaymentResource {
   const iso = (d: Date | null) => (d ? toIso(d) : null);
   return {
-    id: payment.id,
+    id: publicId('payment', payment.id),
     object: 'payment',
-    student_id: payment.studentId,
-    enrollment_id: payment.enrollmentId,
+    student_id: publicId('student', payment.studentId),
+    enrollment_id: publicId('enrollment', payment.enrollmentId),
     amount: payment.amount,
     currency: payment.currency,
     status: payment.status,

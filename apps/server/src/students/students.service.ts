@@ -10,7 +10,7 @@ import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
-import { newId } from '../common/ids';
+import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { applyPatch, pick } from '../common/patch';
@@ -48,7 +48,7 @@ const UPDATABLE = {
 
 export function toStudentResource(student: Student): StudentResource {
   return {
-    id: student.id,
+    id: publicId('student', student.id),
     object: 'student',
     student_number: student.studentNumber,
     first_name: student.firstName,

@@ -7,6 +7,7 @@ import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { type Dialect, SqlParams } from '../common/sql';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
+import { publicId } from '../common/ids';
 
 /**
  * Which credential a webhook endpoint is bound to (api.md, "Delegation": nothing made over the
@@ -39,7 +40,11 @@ export function ownerOf(principal: Principal): OwnerColumns {
 
 export function toOwnerResource(record: OwnerColumns): WebhookEndpointOwner {
   if (!record.ownerType || !record.ownerId) return null;
-  return { type: record.ownerType, id: record.ownerId, user_id: record.ownerUserId };
+  return {
+    type: record.ownerType,
+    id: record.ownerId,
+    user_id: publicId('user', record.ownerUserId),
+  };
 }
 
 /**

@@ -15,6 +15,7 @@ import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { endpointDisabled } from './webhook-errors';
 import { WebhookMessageRecord } from './webhook-message.entity';
+import { publicId } from '../common/ids';
 
 const DELIVERY_LIST_FIELDS: ListFields = {
   columns: {
@@ -107,10 +108,10 @@ export class WebhookDeliveriesService {
 
   toResource(message: WebhookMessageRecord, attempts: WebhookAttemptRecord[]): WebhookDelivery {
     return {
-      id: message.id,
+      id: publicId('webhook_message', message.id),
       object: 'webhook_delivery',
-      endpoint_id: message.endpointId,
-      event_id: message.eventId,
+      endpoint_id: publicId('webhook_endpoint', message.endpointId),
+      event_id: publicId('event', message.eventId),
       event_type: message.eventType,
       status: message.status,
       attempt_count: message.attemptCount,

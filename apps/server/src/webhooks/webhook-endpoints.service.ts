@@ -16,7 +16,7 @@ import type { z } from 'zod';
 import { assertCanSubscribe } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import { findOwned } from '../common/find-owned';
-import { newId } from '../common/ids';
+import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
@@ -42,7 +42,7 @@ const ENDPOINT_LIST_FIELDS: ListFields = {
 
 export function toEndpointResource(record: WebhookEndpointRecord): WebhookEndpoint {
   return {
-    id: record.id,
+    id: publicId('webhook_endpoint', record.id),
     object: 'webhook_endpoint',
     url: record.url,
     description: record.description,
