@@ -4,23 +4,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import path from 'node:path';
-import { prepareDatabase } from '../src/testing';
+import { freePort, prepareDatabase } from '../src/testing';
 import { oidc } from './support/oauth';
 
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the URL the server prints', () => {
   let db: Awaited<ReturnType<typeof prepareDatabase>>;

@@ -116,7 +116,7 @@ async function migrate(databaseUrl: string): Promise<void> {
 }
 
 /** A free loopback port, so the OAuth issuer (which names the port) is known before boot. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
