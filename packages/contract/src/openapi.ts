@@ -193,7 +193,7 @@ function addEventsAndWebhooks(document: JsonObject): void {
             summary: type === 'ping' ? 'A test event' : `The ${type} event`,
             description: `Sent to every enabled webhook endpoint subscribed to \`${type}\` (or \`*\`).${
               scope ? ` Subscribing needs \`${scope}\`.` : ''
-            } Answer 2xx within 10 s; anything else is retried with backoff. Verify the signature over the raw body before trusting it.`,
+            } Answer 2xx within the delivery timeout (15 s unless the server's \`WEBHOOK_TIMEOUT\` says otherwise); anything else is retried with backoff. Verify the signature over the raw body before trusting it.`,
             tags: ['webhooks'],
             ...(scope && { 'x-required-scope': scope }),
             // Deliveries are authenticated by their signature, not by a token.

@@ -237,7 +237,11 @@ export function fromOpenApi(document: Json): SdkModel {
 
   function operationOf(path: string, http: Operation['http'], op: Json): Operation {
     const id = op.operationId as string;
-    const [resource, method] = id.split('.') as [string, string];
+    const parts = id.split('.');
+    if (parts.length !== 2) {
+      throw new Error(`Operation id ${id} is not <resource>.<method>: nest no routers deeper`);
+    }
+    const [resource, method] = parts as [string, string];
     const parameters = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query');
     const query: QueryParam[] = [];
     for (const parameter of parameters) {
@@ -277,7 +281,8 @@ export function fromOpenApi(document: Json): SdkModel {
     const body = bodySchema(op.requestBody);
     const requestBody = op.requestBody as Json | undefined;
     const responses = op.responses as Record<string, Json>;
-    const success = Object.keys(responses).find((status) => /^2\d\d$/.test(status))!;
+    const success = Object.keys(responses).find((status) => /^2\d\d$/.test(status));
+    if (success === undefined) throw new Error(`Operation ${id} declares no 2xx response`);
     const content = responses[success]!.content as Json | undefined;
     const schema = content?.['application/json'] as Json | undefined;
     let response: Operation['response'] = { kind: 'none' };
