@@ -24,7 +24,10 @@ final class Query
     /** @param list<string> $pairs */
     private static function add(array &$pairs, string $name, mixed $value): void
     {
-        if ($value === null) {
+        // An empty list filters nothing: leave the parameter out, as the Python client does,
+        // rather than send `status=`, which the server refuses as an empty value.
+        $nothing = is_array($value) && array_filter($value, static fn ($v) => $v !== null) === [];
+        if ($value === null || $nothing) {
             return;
         }
         if (is_array($value) && !array_is_list($value)) {

@@ -47,6 +47,7 @@ final class EncodingTest extends TestCase
         );
         self::assertSame('', Query::build(['a' => null]));
         self::assertSame('b=x,y', Query::build(['b' => ['x', null, 'y']]));
+        self::assertSame('page=2', Query::build(['status' => [], 'page' => 2, 'grade' => [null]]));
         self::assertSame('a[b][c]=1', Query::build(['a' => ['b' => ['c' => 1]]]));
     }
 
