@@ -1,12 +1,15 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  // `@platform/client/webhooks` is the verifier alone, for receivers that call no API.
+  entry: { index: 'src/index.ts', webhooks: 'src/webhooks.ts' },
   format: ['cjs', 'esm'],
   dts: true,
   sourcemap: true,
   clean: true,
+  // Node 18+ and browsers: nothing newer than ES2022, nothing from node: in the bundle.
   target: 'es2022',
-  // Node 20+ and browsers alike: nothing from node: may end up in the bundle.
   platform: 'neutral',
+  // No runtime dependencies: everything the SDK runs is in the bundle.
+  noExternal: [/.*/],
 });

@@ -1,31 +1,18 @@
 /**
- * Builds the SDK from a ts-rest router: one namespace per router key, one method per route,
- * plus `<name>All` for list routes. Nothing here names a resource, so a route added to the
- * contract appears in the SDK with its types as soon as the contract is rebuilt.
+ * Builds the SDK from the generated route table (generated/routes.ts): one namespace per
+ * resource, one method per operation, plus `<name>All` for list operations. The table and the
+ * types are generated from the contract, so the client carries no schema library and no
+ * contract at runtime.
  */
-import {
-  API_VERSION,
-  contract,
-  LIST_DEFAULTS,
-  operationMetadata,
-  type API_PREFIXES,
-  type Contract,
-} from '@platform/contract';
-import {
-  type ApiFetcher,
-  type AppRoute,
-  type AppRouter,
-  type ClientInferResponses,
-  type ContractNoBodyType,
-  initClient,
-  isAppRoute,
-  type PartialClientInferRequest,
-  type SuccessfulHttpStatusCode,
-} from '@ts-rest/core';
 import { PlatformPromise, type RawResponse } from './api-promise';
+import { API_VERSION, MAX_PER_PAGE, ROUTES, type PlatformClient } from './generated/routes';
 import { defaultSleep, HttpClient, type RequestHooks } from './http-client';
 import { OAuthTokenSource, type OAuthOptions, staticTokenSource } from './oauth';
+import type { RequestOptions, RouteSpec, RouteTable } from './route-types';
 import { VERSION } from './version';
+
+/** The path prefixes the API answers on: `/v1`, and the same API under `/api/v1`. */
+export type ApiPrefix = `/${typeof API_VERSION}` | `/api/${typeof API_VERSION}`;
 
 export interface ClientOptions {
   /** Where the API lives, without the version prefix, e.g. `https://api.example.com`. */
@@ -57,7 +44,7 @@ export interface ClientOptions {
   /** Extra headers on every request. */
   headers?: Record<string, string>;
   /** `/v1` (default) or its alias `/api/v1`. */
-  apiPrefix?: (typeof API_PREFIXES)[number];
+  apiPrefix?: ApiPrefix;
   /** How the SDK waits between retries; tests pass a fake to run fast. Default `setTimeout`, cut short by an abort. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**
@@ -73,249 +60,156 @@ export interface ClientOptions {
   hooks?: RequestHooks;
 }
 
-/** Options for one call, the second argument of every method: `list(query, { timeoutMs: 5000 })`. */
-export interface RequestOptions {
-  /** Retries after the first attempt for this call, instead of the client's `maxRetries`. */
-  maxRetries?: number;
-  /** Per attempt for this call, instead of the client's `timeoutMs`. */
-  timeoutMs?: number;
-  /** The `Idempotency-Key` for this POST instead of a generated one (e.g. your own record's id). */
-  idempotencyKey?: string;
-}
-
 const REQUEST_OPTION_KEYS = new Set(['maxRetries', 'timeoutMs', 'idempotencyKey']);
-
-// --- types derived from the router -------------------------------------------------------
-
-/** The request arguments ts-rest infers for a route: `{ params?, query?, body?, extraHeaders?, fetchOptions? }`. */
-export type RequestArgs<R extends AppRoute> = PartialClientInferRequest<R>;
-
-/** The body of the route's 2xx response(s), as the contract declares it. */
-export type SuccessBody<R extends AppRoute> = NoBodyAsUndefined<
-  Extract<ClientInferResponses<R>, { status: SuccessfulHttpStatusCode }>['body']
->;
-
-/** A `c.noBody()` response (204) resolves to undefined. */
-type NoBodyAsUndefined<B> = B extends ContractNoBodyType ? undefined : B;
-
-/** What a route's query accepts (the zod input type), or never if it has none. */
-export type QueryInput<R extends AppRoute> = RequestArgs<R> extends { query?: infer Q } ? Q : never;
-
-/** The item type of a list route's `data`. */
-export type ListItem<R extends AppRoute> =
-  SuccessBody<R> extends { data: readonly (infer I)[] } ? I : never;
-
-type HasRequired<T> = Record<never, never> extends T ? false : true;
-
-/** A route with nothing but a query (every collection) also takes the query object itself. */
-type QueryOnly<R extends AppRoute> = 'params' extends keyof RequestArgs<R>
-  ? false
-  : 'body' extends keyof RequestArgs<R>
-    ? false
-    : 'query' extends keyof RequestArgs<R>
-      ? true
-      : false;
-
-/** What a method returns: the body, or with `.withResponse()` the whole response. */
-type Result<R extends AppRoute> = PlatformPromise<SuccessBody<R>>;
-
-export type RouteMethod<R extends AppRoute> =
-  QueryOnly<R> extends true
-    ? HasRequired<QueryInput<R>> extends true
-      ? {
-          (query: QueryInput<R>, options?: RequestOptions): Result<R>;
-          (args: RequestArgs<R>, options?: RequestOptions): Result<R>;
-        }
-      : {
-          (query?: QueryInput<R>, options?: RequestOptions): Result<R>;
-          (args: RequestArgs<R>, options?: RequestOptions): Result<R>;
-        }
-    : HasRequired<RequestArgs<R>> extends true
-      ? (args: RequestArgs<R>, options?: RequestOptions) => Result<R>
-      : (args?: RequestArgs<R>, options?: RequestOptions) => Result<R>;
-
-/**
- * Every item of a list route, page after page. A collection takes its query; a nested list
- * (`webhookEndpoints.deliveriesAll`) takes the route's arguments, `{ params, query? }`.
- */
-export type ListAllMethod<R extends AppRoute> =
-  QueryOnly<R> extends true
-    ? (query?: QueryInput<R>) => AsyncIterableIterator<ListItem<R>>
-    : (args: RequestArgs<R>) => AsyncIterableIterator<ListItem<R>>;
-
-/**
- * Reads `metadata.list` by key rather than by `extends { list: true }`: metadata written inline
- * in `c.router({...})` is a reverse-mapped type that fails structural checks it should pass.
- */
-type IsListRoute<R extends AppRoute> = R['metadata'] extends infer M
-  ? M extends object
-    ? 'list' extends keyof M
-      ? M['list' & keyof M] extends true
-        ? true
-        : false
-      : false
-    : false
-  : false;
-
-/** The SDK surface of a router: its routes and sub-routers, plus `<name>All` per list route. */
-export type ClientFor<T extends AppRouter> = {
-  [K in keyof T]: T[K] extends AppRoute
-    ? RouteMethod<T[K]>
-    : T[K] extends AppRouter
-      ? ClientFor<T[K]>
-      : never;
-} & {
-  [
-    K in keyof T as T[K] extends AppRoute
-      ? IsListRoute<T[K]> extends true
-        ? `${K & string}All`
-        : never
-      : never
-  ]: T[K] extends AppRoute ? ListAllMethod<T[K]> : never;
-};
-
-export type PlatformClient = ClientFor<Contract>;
 
 // --- runtime -----------------------------------------------------------------------------
 
-/** The keys ts-rest reads from a request-args object; anything else means "this is the query". */
-const REQUEST_ARG_KEYS = new Set([
-  'query',
-  'params',
-  'body',
-  'headers',
-  'extraHeaders',
-  'fetchOptions',
-  'overrideClientOptions',
-  'cache',
-  'next',
-]);
+/** The keys of a request-args object; a bare query (collections only) has none of them. */
+const REQUEST_ARG_KEYS = new Set(['query', 'params', 'body', 'extraHeaders', 'fetchOptions']);
 
 /** The Platform API client: `createClient({ baseUrl, token }).students.list({ status: 'active' })`. */
 export function createClient(options: ClientOptions): PlatformClient {
-  return createClientFor(contract, options);
+  return buildClient(ROUTES, options) as unknown as PlatformClient;
 }
 
-/** Builds a client for any ts-rest router; `createClient` is this for the Platform contract. */
-export function createClientFor<T extends AppRouter>(
-  router: T,
-  options: ClientOptions,
-): ClientFor<T> {
-  const http = new HttpClient(resolveConfig(options));
-  const api: ApiFetcher = (args) => {
-    const { path, method, headers, body, fetchOptions } = args;
-    const { signal, ...rest } = fetchOptions ?? {};
-    const perCall = (args as unknown as Record<symbol, RequestOptions | undefined>)[
-      REQUEST_OPTIONS
-    ];
-    return http.request({
-      method,
-      url: path,
-      headers:
-        perCall?.idempotencyKey === undefined
-          ? headers
-          : { ...headers, 'idempotency-key': perCall.idempotencyKey },
-      body,
-      signal,
-      fetchOptions: rest,
-      maxRetries: perCall?.maxRetries,
-      timeoutMs: perCall?.timeoutMs,
-    });
-  };
-  const raw = initClient(router, {
-    baseUrl: baseUrlOf(options),
-    api,
-    validateResponse: false,
-    throwOnUnknownStatus: false,
-  }) as unknown as RawRouter;
-  return build(router, raw) as ClientFor<T>;
-}
-
-/** Carries a call's `RequestOptions` through ts-rest, which hands extra argument keys to `api`. */
-const REQUEST_OPTIONS = Symbol('platform.requestOptions');
-
-type RawRoute = (args?: Record<string | symbol, unknown>) => Promise<{
-  status: number;
-  body: unknown;
-  headers: Headers;
-  retriesTaken?: number;
-}>;
-interface RawRouter {
-  [key: string]: RawRoute | RawRouter;
-}
 type SdkMethod = (input?: unknown, options?: unknown) => PlatformPromise<unknown>;
 
-function build(router: AppRouter, raw: RawRouter, prefix = ''): Record<string, unknown> {
-  const sdk: Record<string, unknown> = {};
-  for (const [key, entry] of Object.entries(router)) {
-    if (!isAppRoute(entry)) {
-      sdk[key] = build(entry, raw[key] as RawRouter, `${prefix}${key}.`);
-      continue;
-    }
-    const call = raw[key] as RawRoute;
-    const queryOnly = isQueryOnly(entry);
-    const name = `${prefix}${key}`;
-    const queryKeys = queryOnly ? queryKeysOf(entry) : undefined;
-    const method: SdkMethod = (input, options) => {
-      let raw: Promise<RawResponse<unknown>>;
-      try {
-        const args = toRequestArgs(name, input, queryOnly, queryKeys);
-        const perCall = checkRequestOptions(name, options);
-        raw = call({ ...args, [REQUEST_OPTIONS]: perCall }).then((response) => ({
-          data: response.body,
-          status: response.status,
-          headers: response.headers,
-          requestId: response.headers.get('x-request-id') ?? undefined,
-          retriesTaken: response.retriesTaken ?? 0,
-        }));
-      } catch (error) {
-        // A misuse is reported like a failed call: through the promise, never synchronously.
-        raw = Promise.reject(error instanceof Error ? error : new TypeError(String(error)));
+/** A client for any route table: `createClient` is this for the Platform API's table. */
+export function buildClient(
+  table: RouteTable,
+  options: ClientOptions,
+): Record<string, Record<string, unknown>> {
+  const http = new HttpClient(resolveConfig(options));
+  const base = baseUrlOf(options);
+  const sdk: Record<string, Record<string, unknown>> = {};
+  for (const [namespace, routes] of Object.entries(table)) {
+    const methods: Record<string, unknown> = {};
+    for (const [key, route] of Object.entries(routes)) {
+      const name = `${namespace}.${key}`;
+      const queryOnly = isQueryOnly(route);
+      const queryKeys = Array.isArray(route.query) ? new Set<string>(route.query) : undefined;
+      const method: SdkMethod = (input, callOptions) => {
+        let raw: Promise<RawResponse<unknown>>;
+        try {
+          const args = toRequestArgs(name, input, queryOnly, queryKeys);
+          const perCall = checkRequestOptions(name, callOptions);
+          raw = send(http, base, name, route, args, perCall);
+        } catch (error) {
+          // A misuse is reported like a failed call: through the promise, never synchronously.
+          raw = Promise.reject(error instanceof Error ? error : new TypeError(String(error)));
+        }
+        return new PlatformPromise(raw);
+      };
+      methods[key] = method;
+      if (route.list) {
+        const allName = `${key}All`;
+        if (allName in routes)
+          throw new Error(
+            `Route '${allName}' clashes with the auto-pagination method of list route '${key}'.`,
+          );
+        methods[allName] = queryOnly
+          ? (query?: Record<string, unknown>) => paginate(method, query ?? {})
+          : (args: Record<string, unknown>) =>
+              paginate(
+                (query) => method({ ...args, query }),
+                (args.query as Record<string, unknown> | undefined) ?? {},
+              );
       }
-      return new PlatformPromise(raw);
-    };
-    sdk[key] = method;
-    if (operationMetadata(entry)?.list) {
-      const allName = `${key}All`;
-      if (allName in router)
-        throw new Error(
-          `Route '${allName}' clashes with the auto-pagination method of list route '${key}'.`,
-        );
-      sdk[allName] = queryOnly
-        ? (query?: Record<string, unknown>) => paginate(method, query ?? {})
-        : (args: Record<string, unknown>) =>
-            paginate(
-              (query) => method({ ...args, query }),
-              (args.query as Record<string, unknown> | undefined) ?? {},
-            );
     }
+    sdk[namespace] = methods;
   }
   return sdk;
 }
 
-/** Mirrors the `QueryOnly` type: a query, no path parameters, no body. */
-function isQueryOnly(route: AppRoute): boolean {
-  return (
-    !('body' in route) &&
-    !/:[A-Za-z0-9_]/.test(route.path) &&
-    route.query !== undefined &&
-    route.query !== null
-  );
+interface RequestArgs {
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  extraHeaders?: Record<string, string>;
+  fetchOptions?: RequestInit;
 }
 
-/** The ts-rest args for a call; refuses what would otherwise be sent somewhere unintended. */
+async function send(
+  http: HttpClient,
+  base: string,
+  name: string,
+  route: RouteSpec,
+  args: RequestArgs,
+  perCall: RequestOptions | undefined,
+): Promise<RawResponse<unknown>> {
+  const url = `${base}${pathOf(name, route.path, args.params)}${queryString(name, args.query)}`;
+  const headers: Record<string, string> = { ...args.extraHeaders };
+  const hasBody = route.body === true && args.body !== undefined;
+  if (hasBody) headers['content-type'] = 'application/json';
+  if (perCall?.idempotencyKey !== undefined) headers['idempotency-key'] = perCall.idempotencyKey;
+  const { signal, ...fetchOptions } = args.fetchOptions ?? {};
+  const response = await http.request({
+    method: route.method,
+    url,
+    headers,
+    body: hasBody ? JSON.stringify(args.body) : undefined,
+    signal: signal ?? undefined,
+    fetchOptions,
+    maxRetries: perCall?.maxRetries,
+    timeoutMs: perCall?.timeoutMs,
+  });
+  return {
+    data: response.body,
+    status: response.status,
+    headers: response.headers,
+    requestId: response.headers.get('x-request-id') ?? undefined,
+    retriesTaken: response.retriesTaken ?? 0,
+  };
+}
+
+/** `/v1/students/{id}` with each parameter filled in, encoded so it stays one path segment. */
+function pathOf(name: string, template: string, params: Record<string, unknown> = {}): string {
+  return template.replace(/\{(\w+)\}|:(\w+)/g, (_, braced?: string, colon?: string) => {
+    const key = (braced ?? colon)!;
+    const value = params[key];
+    if (typeof value !== 'string' && typeof value !== 'number')
+      throw new TypeError(`${name}: path parameter '${key}' is required (params: { ${key} }).`);
+    return encodeURIComponent(String(value));
+  });
+}
+
+/** `?a=1&b=x`, leaving out what is undefined; a Date is sent as its ISO 8601 instant. */
+function queryString(name: string, query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const pairs: string[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    let text: string;
+    if (value instanceof Date) text = value.toISOString();
+    else if (typeof value === 'string') text = value;
+    else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
+    else
+      throw new TypeError(
+        `${name}: query parameter '${key}' must be a string, number, boolean or Date, got ${value === null ? 'null' : typeof value}.`,
+      );
+    pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(text)}`);
+  }
+  return pairs.length > 0 ? `?${pairs.join('&')}` : '';
+}
+
+/** A route with a query and neither path parameters nor a body: it also takes the bare query. */
+function isQueryOnly(route: RouteSpec): boolean {
+  return !route.body && !/\{\w+\}|:\w/.test(route.path) && route.query !== undefined;
+}
+
+/** The request args for a call; refuses what would otherwise be sent somewhere unintended. */
 function toRequestArgs(
   name: string,
   input: unknown,
   queryOnly: boolean,
   queryKeys: ReadonlySet<string> | undefined,
-): Record<string, unknown> {
+): RequestArgs {
   if (input === undefined || input === null) return {};
   if (typeof input !== 'object' || Array.isArray(input))
     throw new TypeError(`${name}: the first argument must be an object, got ${typeof input}.`);
   const args = input as Record<string, unknown>;
   const keys = Object.keys(args);
-  // Query-only routes take either ts-rest args (`{ query, fetchOptions }`) or the query itself.
+  // Query-only routes take either request args (`{ query, fetchOptions }`) or the query itself.
   const isArgs = !queryOnly || keys.some((key) => REQUEST_ARG_KEYS.has(key));
   // Plain JavaScript has no type checker: a misplaced option (`signal`, `timeoutMs`) would
   // otherwise become a query parameter or be dropped without a word.
@@ -388,32 +282,14 @@ function checkRequestOptions(name: string, options: unknown): RequestOptions | u
   return opts;
 }
 
-/**
- * The parameter names of a route's query schema (a zod object, possibly inside effects), so a
- * bare query can be checked; undefined when the schema is not a zod object (nothing checked).
- */
-function queryKeysOf(route: AppRoute): ReadonlySet<string> | undefined {
-  let schema: unknown = route.query;
-  for (let depth = 0; depth < 5 && typeof schema === 'object' && schema !== null; depth++) {
-    const candidate = schema as {
-      shape?: unknown;
-      _def?: { schema?: unknown; innerType?: unknown };
-    };
-    if (typeof candidate.shape === 'object' && candidate.shape !== null)
-      return new Set(Object.keys(candidate.shape));
-    schema = candidate._def?.schema ?? candidate._def?.innerType;
-  }
-  return undefined;
-}
-
 /** Every item of every page, one request per page, until the server says there is no next page. */
 async function* paginate(
   list: (query: Record<string, unknown>) => Promise<unknown>,
   query: Record<string, unknown>,
 ): AsyncIterableIterator<unknown> {
   // Fewest requests against the rate limit unless the caller chose a page size.
-  const perPage = query.per_page ?? LIST_DEFAULTS.maxPerPage;
-  let page = typeof query.page === 'number' ? query.page : LIST_DEFAULTS.page;
+  const perPage = query.per_page ?? MAX_PER_PAGE;
+  let page = typeof query.page === 'number' ? query.page : 1;
   for (;;) {
     const body = (await list({ ...query, page, per_page: perPage })) as ListBody;
     yield* body.data;

@@ -1,4 +1,4 @@
-import type { ErrorCode, Problem, ProblemFieldError } from '@platform/contract';
+import type { Problem, ProblemCode as ErrorCode, ProblemFieldError } from './generated/types';
 
 /** A known `code`, or one added by a newer server than this SDK knows about. */
 export type PlatformErrorCode = ErrorCode | (string & {});

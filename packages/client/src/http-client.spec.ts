@@ -14,7 +14,6 @@ import {
   type Responder,
 } from '../test/local-server';
 import {
-  createClientFor,
   PlatformApiError,
   PlatformConflictError,
   PlatformConnectionError,
@@ -25,6 +24,7 @@ import {
   VERSION,
   type ClientOptions,
 } from './index';
+import { createClientFor } from './client-for';
 import { newIdempotencyKey } from './http-client';
 
 interface Thing {

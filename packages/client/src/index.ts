@@ -1,17 +1,7 @@
-export {
-  createClient,
-  createClientFor,
-  type ClientFor,
-  type ClientOptions,
-  type ListAllMethod,
-  type ListItem,
-  type PlatformClient,
-  type QueryInput,
-  type RequestArgs,
-  type RequestOptions,
-  type RouteMethod,
-  type SuccessBody,
-} from './client';
+export { createClient, type ApiPrefix, type ClientOptions } from './client';
+export type { CallArgs, FetchOptions, RequestOptions } from './route-types';
+export type { IntegerFilter, ListFilter, SortInput, SortKey } from './list-types';
+export type { IdKind, PrefixedId } from './ids';
 export { PlatformPromise, type RawResponse } from './api-promise';
 export {
   type ErrorHookEvent,
@@ -55,42 +45,16 @@ export {
   type WebhookSignatureHeaders,
   type WebhookVerificationErrorReason,
 } from './webhooks';
-// Every resource, event and enum type of the API, so an app needs no other import to type
-// what it stores (the contract's names).
+// Every resource, input, query, event and enum type of the API, generated from the contract,
+// so an app needs no other import to type what it stores.
+export type * from './generated/types';
+export type * from './generated/routes';
 export type {
-  Course,
-  CourseStatus,
-  Enrollment,
-  EnrollmentStatus,
-  EnrollmentTransition,
-  ErrorCode,
-  Event,
-  EventData,
-  EventOf,
-  EventType,
-  Exam,
-  ExamResult,
-  ExamResultStatus,
-  IdKind,
-  OAuthClientResource,
-  OAuthGrantType,
-  PageLinks,
-  PageMeta,
-  Payment,
-  PaymentStatus,
-  PersonalAccessTokenResource,
-  PrefixedId,
-  Problem,
-  ProblemFieldError,
-  Scope,
-  SortInput,
-  Student,
-  StudentStatus,
-  TokenInfo,
-  WebhookDelivery,
-  WebhookDeliveryStatus,
-  WebhookDisabledReason,
-  WebhookEndpoint,
-  WebhookEndpointOwner,
-  WebhookOwnerType,
-} from '@platform/contract';
+  OAuthClient as OAuthClientResource,
+  PersonalAccessToken as PersonalAccessTokenResource,
+  ProblemCode as ErrorCode,
+  WebhookEndpointDisabledReason as WebhookDisabledReason,
+  WebhookEndpointOwnerType as WebhookOwnerType,
+  OAuthClientGrantType as OAuthGrantType,
+} from './generated/types';
+export type { EnrollmentTransition, EventData, EventOf } from './event-types';

@@ -3,7 +3,6 @@
 import { initContract } from '@ts-rest/core';
 import {
   createClient,
-  createClientFor,
   type Course,
   type Enrollment,
   type Event,
@@ -20,6 +19,7 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from './index';
+import { createClientFor } from './client-for';
 
 const client = createClient({ baseUrl: 'http://127.0.0.1:1', token: 'pat_x' });
 

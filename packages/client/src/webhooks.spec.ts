@@ -372,10 +372,10 @@ describe('refusals', () => {
   it('says what is wrong with a signed payload that is not a valid event', async () => {
     const cases: [unknown, string[]][] = [
       [{ ...ping, data: {} }, ['not a valid "ping" event', 'data.message: Required']],
-      [{ ...ping, id: 'evt_123' }, ['id: must be a event id (evt_…)']],
+      [{ ...ping, id: 'evt_123' }, ['id: must be an id of the form evt_<ULID>']],
       [
         { ...refunded, data: { ...refunded.data, amount: '12000', status: 'gone' } },
-        ['"payment.refunded"', 'data.amount: Expected number, received string', 'data.status'],
+        ['"payment.refunded"', 'data.amount: Expected integer, received string', 'data.status'],
       ],
       [{ ...ping, type: 42 }, ['has no string "type"']],
       [['ping'], ['has no string "type"']],

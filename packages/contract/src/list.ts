@@ -185,8 +185,11 @@ function filterParam(name: string, spec: FilterSpec) {
         spec.kind === 'enum'
           ? `Equality filter; comma-separate several values for IN. One of: ${spec.values.join(', ')}.`
           : 'Equality filter; comma-separate several values for IN.',
-      // The values, for generated SDKs to type the filter with (the schema itself is a string).
+      // What the comma-separated values are, for generated SDKs to type the filter with (the
+      // schema itself is a string): enum values, the prefix of the ids, or integers.
       ...(spec.kind === 'enum' && { 'x-enum-values': [...spec.values] }),
+      ...(spec.kind === 'id' && { 'x-id-prefix': spec.prefix }),
+      ...(spec.kind === 'integer' && { 'x-integer-values': true }),
     });
 }
 

@@ -160,7 +160,9 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
   };
 
   // npm: pnpm pack rewrites workspace:* ranges to the released version.
-  for (const name of ['@platform/contract', '@platform/client']) {
+  // Only the client: it is generated from the contract and carries no dependency, so the
+  // contract (the server's and the generators' source) stays private.
+  for (const name of ['@platform/client']) {
     const dir = fs.mkdtempSync(path.join(target, 'npm', '.pack-'));
     run('pnpm', ['--filter', name, 'pack', '--pack-destination', dir], {
       cwd: root,

@@ -44,6 +44,8 @@ const singular = (word: string): string =>
   word.endsWith('ies') ? `${word.slice(0, -3)}y` : word.replace(/s$/, '');
 
 const FORMATS = new Set(['date-time', 'date', 'uri', 'email', 'uuid']);
+/** The pattern of a prefixed public id: `^stu_[0-9A-HJKMNP-TV-Z]{26}$` (a ULID after the prefix). */
+const ID_PATTERN = /^\^([a-z]+)_\[0-9A-HJKMNP-TV-Z\]\{26\}\$$/;
 
 export function fromOpenApi(document: Json): SdkModel {
   const components = document.components as Json;
@@ -120,7 +122,13 @@ export function fromOpenApi(document: Json): SdkModel {
       throw new Error(`Unsupported type ${JSON.stringify(schema.type)} at ${owner}.${field}`);
     // `deleted: true` and the like: a boolean fixed by the schema is still a boolean to a client.
     if (Array.isArray(schema.enum) && type[0] === 'boolean')
-      return { type: { kind: 'boolean' }, nullable };
+      return {
+        type:
+          schema.enum.length === 1
+            ? { kind: 'boolean', value: schema.enum[0] as boolean }
+            : { kind: 'boolean' },
+        nullable,
+      };
     if (Array.isArray(schema.enum)) {
       const values = (schema.enum as unknown[]).filter((v): v is string => typeof v === 'string');
       if (values.length === 1) return { type: { kind: 'literal', value: values[0]! }, nullable };
@@ -128,14 +136,19 @@ export function fromOpenApi(document: Json): SdkModel {
     }
     const kind = type[0]!;
     switch (kind) {
-      case 'string':
+      case 'string': {
+        const prefix =
+          typeof schema.pattern === 'string' ? ID_PATTERN.exec(schema.pattern)?.[1] : undefined;
         return {
-          type:
-            typeof schema.format === 'string' && FORMATS.has(schema.format)
-              ? { kind: 'string', format: schema.format as 'date-time' }
-              : { kind: 'string' },
+          type: {
+            kind: 'string',
+            ...(typeof schema.format === 'string' &&
+              FORMATS.has(schema.format) && { format: schema.format as 'date-time' }),
+            ...(prefix && { prefix }),
+          },
           nullable,
         };
+      }
       case 'integer':
       case 'number':
       case 'boolean':
@@ -267,6 +280,8 @@ export function fromOpenApi(document: Json): SdkModel {
         continue;
       }
       const enumValues = schema['x-enum-values'] as string[] | undefined;
+      const idPrefix = schema['x-id-prefix'] as string | undefined;
+      const sortable = schema['x-sortable'] as string[] | undefined;
       query.push({
         name: wire,
         camel: camelCase(wire),
@@ -275,6 +290,10 @@ export function fromOpenApi(document: Json): SdkModel {
         required: parameter.required === true,
         ...(typeof parameter.description === 'string' && { description: parameter.description }),
         ...(enumValues && { enumValues }),
+        ...(idPrefix && { idPrefix }),
+        ...(schema['x-integer-values'] === true && { integerValues: true }),
+        ...(sortable && { sortable }),
+        ...(typeof schema.maximum === 'number' && { maximum: schema.maximum }),
       });
     }
 

@@ -10,6 +10,7 @@ import type { SdkModel } from './model';
 import { emitPhp } from './php';
 import { emitPython } from './python';
 import { emitReference } from './reference';
+import { emitTypeScript, TS_ROOT } from './typescript';
 
 export interface Emitter {
   name: string;
@@ -23,6 +24,7 @@ export interface Emitter {
 
 export const EMITTERS: Emitter[] = [
   { name: 'reference', ownedDirs: [], emit: emitReference },
+  { name: 'typescript', ownedDirs: [TS_ROOT], emit: emitTypeScript },
   {
     name: 'php',
     ownedDirs: ['packages/client-php/src/Service', 'packages/client-php/src/Model'],

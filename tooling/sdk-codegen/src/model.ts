@@ -7,10 +7,16 @@
 
 /** A value's type, as far as an SDK needs to know it. */
 export type TypeRef =
-  | { kind: 'string'; format?: 'date-time' | 'date' | 'uri' | 'email' | 'uuid' }
+  | {
+      kind: 'string';
+      format?: 'date-time' | 'date' | 'uri' | 'email' | 'uuid';
+      /** A prefixed public id (`stu`), from the schema's pattern: TypeScript types it `stu_${string}`. */
+      prefix?: string;
+    }
   | { kind: 'integer' }
   | { kind: 'number' }
-  | { kind: 'boolean' }
+  /** `value`: a boolean the schema fixes, e.g. `deleted: true`. */
+  | { kind: 'boolean'; value?: boolean }
   /** A named string enum (see `SdkModel.enums`); open on output, closed on input. */
   | { kind: 'enum'; name: string }
   /** A single fixed string, e.g. `object: "student"` or an event's `type`. */
@@ -88,6 +94,14 @@ export interface QueryParam {
   description?: string;
   /** For filters restricted to an enum's values (comma-separated allowed): that enum. */
   enumValues?: string[];
+  /** For filters on ids of another resource (`student_id`): the ids' prefix, `stu`. */
+  idPrefix?: string;
+  /** For filters on integers (comma-separated allowed). */
+  integerValues?: boolean;
+  /** For `sort`: the fields it accepts, each optionally prefixed `-`. */
+  sortable?: string[];
+  /** The largest value a number parameter takes (`per_page`: 100). */
+  maximum?: number;
 }
 
 export interface Operation {

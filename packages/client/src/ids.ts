@@ -1,0 +1,22 @@
+/** Prefixes of public ids: opaque, prefixed, time-sortable strings (a ULID after the prefix). */
+interface IdPrefixes {
+  organization: 'org';
+  student: 'stu';
+  course: 'crs';
+  enrollment: 'enr';
+  payment: 'pay';
+  exam: 'exm';
+  exam_result: 'res';
+  event: 'evt';
+  webhook_endpoint: 'whe';
+  webhook_message: 'msg';
+  personal_access_token: 'tok';
+  oauth_client: 'oac';
+  user: 'usr';
+}
+
+/** The kinds of objects with public ids. */
+export type IdKind = keyof IdPrefixes;
+
+/** A public id of `kind`, typed with its prefix: `PrefixedId<'student'>` is `stu_${string}`. */
+export type PrefixedId<K extends IdKind> = `${IdPrefixes[K]}_${string}`;

@@ -1,0 +1,41 @@
+// The shapes the client is built from: the generated route table (generated/routes.ts) and the
+// arguments every method takes.
+
+/** How to call one operation. */
+export interface RouteSpec {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** With `{name}` for each path parameter: `/v1/students/{id}`. */
+  path: string;
+  /**
+   * The query parameters it takes, as sent (`created_at[gte]`), to tell a query from misplaced
+   * options; `true` when it takes a query whose names are not known here.
+   */
+  query?: readonly string[] | true;
+  /** It takes a JSON body. */
+  body?: boolean;
+  /** It answers a page (`{ data, meta, links }`): the client adds `<name>All`. */
+  list?: boolean;
+}
+
+/** Namespaces of operations: `{ students: { list: RouteSpec, … }, … }`. */
+export type RouteTable = Readonly<Record<string, Readonly<Record<string, RouteSpec>>>>;
+
+/** `fetch` options for one call; `signal` cancels it (retries included). */
+export type FetchOptions = Omit<RequestInit, 'method' | 'headers' | 'body'>;
+
+/** What every method's argument object may carry besides `params`, `query` and `body`. */
+export interface CallArgs {
+  /** Headers for this call only, e.g. `Idempotency-Key` or `X-Request-Id`. */
+  extraHeaders?: Record<string, string>;
+  fetchOptions?: FetchOptions;
+}
+
+/** Options for one call, the second argument of every method: `list(query, { timeoutMs: 5000 })`. */
+export interface RequestOptions {
+  /** Retries after the first attempt for this call, instead of the client's `maxRetries`. */
+  maxRetries?: number;
+  /** Per attempt for this call, instead of the client's `timeoutMs`. */
+  timeoutMs?: number;
+  /** The `Idempotency-Key` for this POST instead of a generated one (e.g. your own record's id). */
+  idempotencyKey?: string;
+}
