@@ -243,10 +243,11 @@ async function installProof({
   const blocked = (why) => ({ code: 1, ms: 0, detail: why });
 
   // Installs talk to the npm registry (and nothing else); everything after them is loopback only.
-  // npm and pnpm must not see the workspace's settings: a clean environment for each.
+  // npm and pnpm must not see the settings pnpm passes to this script (npm_config_*, npm_package_*,
+  // the workspace's INIT_CWD) nor the hermetic guard of a parent: a user's environment.
   const installEnv = { ...env };
   for (const name of Object.keys(installEnv)) {
-    if (/^(npm_|pnpm_|NODE_OPTIONS$|INIT_CWD$)/i.test(name)) delete installEnv[name];
+    if (/^(npm_|pnpm_script|NODE_OPTIONS$|INIT_CWD$)/i.test(name)) delete installEnv[name];
   }
   const exportsMap = packedExports(artefacts.clientTarball);
   const hasWebhooksEntry = Object.prototype.hasOwnProperty.call(exportsMap, './webhooks');
