@@ -510,10 +510,12 @@ async function installProof({
         }
         const port = new URL(server.url).port;
         const args =
+          // Neither may fetch a package itself: Bun's auto-install off, Deno from the cache only.
           runtime === 'bun'
-            ? [file]
+            ? ['--no-install', file]
             : [
                 'run',
+                '--cached-only',
                 `--allow-net=127.0.0.1:${port}`,
                 '--allow-env',
                 `--allow-read=${npmProject.dir}`,
