@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the PHP and Python clients' suites need, from the Debian packages (no PHP or
-# Python package index is reachable from CI): PHP 8 with curl and mbstring, PHPUnit, Composer
+# Python package index is reachable from CI): PHP 8 with curl, mbstring and zip (Composer's
+# artifact repository reads the release's PHP archive with it), PHPUnit, Composer
 # (autoloader generation works offline), PHP_CodeSniffer, and Debian's Python with pytest, build,
 # hatchling, wheel and venv. Idempotent: installs only what is missing, and runs `apt-get update`
 # only then. As root, or through sudo when it is available without a password.
@@ -9,7 +10,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  php-cli php-curl php-mbstring phpunit composer php-codesniffer
+  php-cli php-curl php-mbstring php-zip phpunit composer php-codesniffer
   python3-pytest python3-build python3-hatchling python3-wheel python3-venv
 )
 
