@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// pnpm release:proof [--release DIR] [--junit FILE] [--only npm,pnpm,bun,deno,python,php] [--keep]
+// pnpm release:proof [--release DIR] [--junit FILE] [--only npm,pnpm,yarn,bun,deno,python,php] [--keep]
 // Installs release/<version>/'s artefacts outside the workspace and runs each client against a
 // live server on loopback: see README "Releasing" and ../src/install-proof.js.
 'use strict';
@@ -9,8 +9,8 @@ const { parseArgs } = require('node:util');
 const { installProof, ProofInputError } = require('../src/install-proof');
 
 const USAGE =
-  'usage: pnpm release:proof [--release DIR] [--junit FILE] [--only npm,pnpm,bun,deno,python,php] [--keep]';
-const CONSUMERS = ['npm', 'pnpm', 'bun', 'deno', 'python', 'php'];
+  'usage: pnpm release:proof [--release DIR] [--junit FILE] [--only npm,pnpm,yarn,bun,deno,python,php] [--keep]';
+const CONSUMERS = ['npm', 'pnpm', 'yarn', 'bun', 'deno', 'python', 'php'];
 const root = path.resolve(__dirname, '../../..');
 
 let values;

@@ -33,7 +33,7 @@ try {
       dryRun
         ? 'Dry run: nothing published. A release would next:'
         : 'Built. Publishing is not automated here; a release would next:',
-      '  npm publish npm/*.tgz (contract first, then client)',
+      '  npm publish npm/*.tgz (the client; the contract is private)',
       '  twine upload python/*',
       `  git tag v${version} and push it (Packagist reads the PHP package from the tag)`,
       `  docker build -t platform-server:${version} - < server/server-image-context-${version}.tar.gz, then push`,

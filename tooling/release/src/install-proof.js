@@ -15,6 +15,7 @@ const PROOF_FILES = path.join(__dirname, '..', 'proof');
 /** Pinned so that every run tests the same runtimes; both ship their binaries as npm packages. */
 const BUN = 'bun@1.4.5';
 const DENO = 'deno@2.9.6';
+const YARN = 'yarn@1.22.22';
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 const RUN_TIMEOUT_MS = 2 * 60_000;
 const PACKAGE_NAME = 'release-proof';
@@ -206,7 +207,7 @@ function signedDelivery() {
 
 /**
  * The whole proof. Resolves with { cases, exitCode, junitFile }. `only` limits it to some of
- * npm, pnpm, bun, deno, python, php (bun and deno run in the npm project).
+ * npm, pnpm, yarn, bun, deno, python, php (bun and deno run in the npm project).
  */
 async function installProof({
   root,
@@ -254,7 +255,7 @@ async function installProof({
   const tsSpec = typescriptSpec(root);
 
   const projects = [];
-  const installNode = async (manager) => {
+  const installNode = async (manager, { command = manager, typescript = true } = {}) => {
     const dir = path.join(work, manager);
     fs.mkdirSync(dir);
     writeJson(path.join(dir, 'package.json'), {
@@ -262,17 +263,22 @@ async function installProof({
       version: '0.0.0',
       private: true,
     });
-    const add = manager === 'npm' ? ['install', '--no-audit', '--no-fund'] : ['add'];
+    const add =
+      manager === 'npm'
+        ? ['install', '--no-audit', '--no-fund']
+        : manager === 'yarn'
+          ? ['add', '--non-interactive']
+          : ['add'];
     // The client alone first: it must install from its tarball with nothing else at hand.
-    const client = await exec(manager, [...add, artefacts.clientTarball], {
+    const client = await exec(command, [...add, artefacts.clientTarball], {
       cwd: dir,
       env: installEnv,
       logFile,
       timeoutMs: INSTALL_TIMEOUT_MS,
     });
     let ok = record(manager, `install ${path.basename(artefacts.clientTarball)} alone`, client);
-    if (ok) {
-      const ts = await exec(manager, [...add, manager === 'npm' ? '--save-dev' : '-D', tsSpec], {
+    if (ok && typescript) {
+      const ts = await exec(command, [...add, manager === 'npm' ? '--save-dev' : '-D', tsSpec], {
         cwd: dir,
         env: installEnv,
         logFile,
@@ -310,11 +316,32 @@ async function installProof({
       manager,
       dir,
       ok,
-      tscCheck: `tsc --strict, no skipLibCheck: ${tsFiles.join(' ')}`,
+      tscCheck: typescript ? `tsc --strict, no skipLibCheck: ${tsFiles.join(' ')}` : undefined,
     });
   };
   if (want('npm')) await installNode('npm');
   if (want('pnpm')) await installNode('pnpm');
+  if (want('yarn')) {
+    // Yarn 1 from its npm package; the client tarball has no dependencies, so `yarn add` needs
+    // no registry (tsc is proven in the npm and pnpm projects, so none is installed here).
+    const yarnDir = path.join(work, 'yarn-bin');
+    fs.mkdirSync(yarnDir);
+    writeJson(path.join(yarnDir, 'package.json'), { name: 'proof-yarn-bin', private: true });
+    const result = await exec('npm', ['install', '--no-audit', '--no-fund', YARN], {
+      cwd: yarnDir,
+      env: installEnv,
+      logFile,
+      timeoutMs: INSTALL_TIMEOUT_MS,
+    });
+    if (record('yarn', `install ${YARN} (npm package)`, result)) {
+      await installNode('yarn', {
+        command: path.join(yarnDir, 'node_modules', '.bin', 'yarn'),
+        typescript: false,
+      });
+    } else {
+      projects.push({ manager: 'yarn', dir: undefined, ok: false, tscCheck: undefined });
+    }
+  }
 
   let runtimesDir;
   if (want('bun') || want('deno')) {
@@ -463,7 +490,7 @@ async function installProof({
 
     for (const { manager, dir, ok, tscCheck } of projects) {
       if (!ok) {
-        for (const check of ['node ESM', 'node CommonJS', tscCheck])
+        for (const check of ['node ESM', 'node CommonJS', tscCheck].filter(Boolean))
           record(manager, check, blocked('not run: the install above failed'));
         continue;
       }
@@ -480,6 +507,7 @@ async function installProof({
           cwd: dir,
         });
       }
+      if (!tscCheck) continue;
       const tsc = await exec(
         process.execPath,
         [path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
