@@ -25,6 +25,18 @@ export type TypeRef =
   /** Anything (JSON). */
   | { kind: 'unknown' };
 
+/**
+ * An operation, parameter or field the API has deprecated (OpenAPI `deprecated: true`, with the
+ * contract's `x-deprecation` dates). Emitters write it into the docs (PHP `@deprecated`, a Python
+ * `.. deprecated::` note); the runtime warning comes from the server's `Deprecation` header.
+ */
+export interface Deprecated {
+  since?: string;
+  sunset?: string;
+  link?: string;
+  replacement?: string;
+}
+
 export interface Field {
   /** The JSON name, e.g. `grade_level`. */
   name: string;
@@ -40,6 +52,7 @@ export interface Field {
   default?: unknown;
   /** An example value from the schema, for documentation samples. */
   example?: unknown;
+  deprecated?: Deprecated;
 }
 
 export interface Model {
@@ -88,6 +101,7 @@ export interface QueryParam {
   description?: string;
   /** For filters restricted to an enum's values (comma-separated allowed): that enum. */
   enumValues?: string[];
+  deprecated?: Deprecated;
 }
 
 export interface Operation {
@@ -121,6 +135,7 @@ export interface Operation {
   description?: string;
   /** Sends a generated `Idempotency-Key` (every POST). */
   idempotent: boolean;
+  deprecated?: Deprecated;
 }
 
 export interface Resource {
