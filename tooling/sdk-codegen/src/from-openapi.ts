@@ -369,7 +369,7 @@ function bodySchema(requestBody: unknown): Json | undefined {
 /** `{ deprecated }` for an operation, parameter or schema marked `deprecated: true`, else nothing. */
 function deprecatedOf(node: Json): { deprecated?: Deprecated } {
   if (node.deprecated !== true) return {};
-  const details = (isObject(node['x-deprecation']) ? node['x-deprecation'] : {});
+  const details = isObject(node['x-deprecation']) ? node['x-deprecation'] : {};
   const deprecated: Deprecated = {};
   for (const key of ['since', 'sunset', 'link', 'replacement'] as const) {
     if (typeof details[key] === 'string') deprecated[key] = details[key];

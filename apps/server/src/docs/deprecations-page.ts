@@ -1,9 +1,4 @@
-import {
-  contract,
-  deprecationAnchor,
-  deprecationNote,
-  listDeprecations,
-} from '@platform/contract';
+import { contract, deprecationAnchor, deprecationNote, listDeprecations } from '@platform/contract';
 import type { AppRouter } from '@ts-rest/core';
 import { escapeHtml, inline } from './errors-page';
 
