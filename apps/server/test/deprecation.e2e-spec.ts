@@ -59,19 +59,20 @@ class LegacyController {
   @TsRestHandler(legacyContract)
   handle() {
     return tsRestHandler(legacyContract, {
-      list: async () => ({
-        status: 200,
-        body: {
-          data: ['a'],
-          links: {
-            first: '/v1/legacy-things?page=1',
-            prev: null,
-            next: null,
-            last: '/v1/legacy-things?page=1',
+      list: () =>
+        Promise.resolve({
+          status: 200,
+          body: {
+            data: ['a'],
+            links: {
+              first: '/v1/legacy-things?page=1',
+              prev: null,
+              next: null,
+              last: '/v1/legacy-things?page=1',
+            },
           },
-        },
-      }),
-      create: async ({ body }) => ({ status: 201, body: { name: body.name } }),
+        }),
+      create: ({ body }) => Promise.resolve({ status: 201 as const, body: { name: body.name } }),
     });
   }
 }
