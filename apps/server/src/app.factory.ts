@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getStorageToken, type ThrottlerStorage } from '@nestjs/throttler';
@@ -38,10 +38,15 @@ export const BODY_LIMIT = '1mb';
  */
 export async function createApp(
   config: AppConfig,
-  options: { logDestination?: DestinationStream } = {},
+  options: {
+    logDestination?: DestinationStream;
+    /** Extra modules (tests: a controller on a test contract, behind every guard and interceptor). */
+    modules?: readonly (Type | DynamicModule)[];
+  } = {},
 ): Promise<NestExpressApplication> {
   const logger = createLogger(config, options.logDestination);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
+  const root = AppModule.forRoot(config, logger, options.modules);
+  const app = await NestFactory.create<NestExpressApplication>(root, {
     bufferLogs: true,
     bodyParser: false,
   });

@@ -1,9 +1,10 @@
-import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
+import { type DynamicModule, Module, RequestMethod, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard, ScopeGuard } from './auth/guards';
+import { DeprecationInterceptor } from './common/deprecation.interceptor';
 import { LinkHeaderInterceptor } from './common/link-header.interceptor';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { ConfigModule } from './config/config.module';
@@ -30,7 +31,12 @@ import { OAuthModule } from './oauth/oauth.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+  /** `extra`: modules only tests add, to serve a test contract through the real pipeline. */
+  static forRoot(
+    config: AppConfig,
+    logger: Logger,
+    extra: readonly (Type | DynamicModule)[] = [],
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -59,6 +65,7 @@ export class AppModule {
         SeedModule,
         HealthModule,
         DocsModule,
+        ...extra,
       ],
       providers: [
         // Order matters: authenticate (never rejects) → rate limit (per org or per IP) → scope (401/403).
@@ -66,6 +73,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: OrganizationThrottlerGuard },
         { provide: APP_GUARD, useClass: ScopeGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+        { provide: APP_INTERCEPTOR, useClass: DeprecationInterceptor },
         { provide: APP_INTERCEPTOR, useClass: LinkHeaderInterceptor },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],

@@ -70,6 +70,22 @@ export interface ErrorHookEvent {
   durationMs: number;
 }
 
+/** What `onDeprecation` sees: the server said (`Deprecation` header) this request uses a deprecated part. */
+export interface DeprecationEvent {
+  method: string;
+  url: string;
+  /** The operation, as `GET /v1/students/{id}` (id-like path segments replaced). */
+  operation: string;
+  /** When it was deprecated (the `Deprecation` header, RFC 9745). */
+  deprecatedAt: Date | undefined;
+  /** When it may stop working (the `Sunset` header, RFC 8594), if the server named a date. */
+  sunset: Date | undefined;
+  /** The migration notes (`Link; rel="deprecation"`). */
+  links: string[];
+  /** The text `console.warn` gets when there is no `onDeprecation` hook. */
+  message: string;
+}
+
 /**
  * Called for every attempt, retries included, in the order they happen. A hook that throws
  * fails the call with its error; a hook that returns a promise is awaited.
@@ -78,6 +94,11 @@ export interface RequestHooks {
   onRequest?: (event: RequestHookEvent) => void | Promise<void>;
   onResponse?: (event: ResponseHookEvent) => void | Promise<void>;
   onError?: (event: ErrorHookEvent) => void | Promise<void>;
+  /**
+   * Replaces the `console.warn` the client gives, once per operation and announcement, when a
+   * response carries a `Deprecation` header (so even an older SDK hears of a new deprecation).
+   */
+  onDeprecation?: (event: DeprecationEvent) => void;
 }
 
 export interface HttpRequest {
@@ -138,8 +159,74 @@ export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** A public id (`stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8`): a prefix and a ULID. */
+const ID_SEGMENT = /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The `Link` targets with `rel="deprecation"` (RFC 9745 §3). */
+function deprecationLinks(header: string | null): string[] {
+  if (!header) return [];
+  const links: string[] = [];
+  for (const match of header.matchAll(/<([^>]*)>([^,<]*)/g)) {
+    if (/;\s*rel="?([^";]*\s)?deprecation[\s";]/i.test(`${match[2]!};`)) links.push(match[1]!);
+  }
+  return links;
+}
+
+/** The warning for a response with a `Deprecation` header, or undefined when it has none. */
+export function deprecationOf(
+  method: string,
+  url: string,
+  headers: Headers,
+): DeprecationEvent | undefined {
+  const header = headers.get('deprecation');
+  if (header === null) return undefined;
+  const seconds = /^@(-?\d+)$/.exec(header.trim())?.[1];
+  const deprecatedAt = seconds === undefined ? undefined : new Date(Number(seconds) * 1000);
+  const sunsetHeader = headers.get('sunset');
+  const sunsetTime = sunsetHeader === null ? NaN : Date.parse(sunsetHeader);
+  const sunset = Number.isNaN(sunsetTime) ? undefined : new Date(sunsetTime);
+  const links = deprecationLinks(headers.get('link'));
+  let path = url;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    // A relative URL (a test's custom fetch): keep it whole.
+  }
+  const operation = `${method} ${path
+    .split('/')
+    .map((segment) => (ID_SEGMENT.test(segment) ? '{id}' : segment))
+    .join('/')}`;
+  const message =
+    `Platform API: ${operation} uses a deprecated part of the API` +
+    (deprecatedAt ? ` (deprecated since ${deprecatedAt.toISOString().slice(0, 10)})` : '') +
+    (sunset ? `; it may stop working after ${sunset.toUTCString()}` : '') +
+    '.' +
+    (links.length ? ` Migration note: ${links.join(' ')}` : '');
+  return { method, url, operation, deprecatedAt, sunset, links, message };
+}
+
 export class HttpClient {
+  /** Deprecation warnings already given by this client (operation and announcement). */
+  private readonly warned = new Set<string>();
+
   constructor(private readonly config: HttpClientConfig) {}
+
+  /** Warns once per operation and announcement, so a loop over a deprecated call is not flooded. */
+  private warnIfDeprecated(method: string, url: string, headers: Headers): void {
+    const event = deprecationOf(method, url, headers);
+    if (!event) return;
+    const key = [
+      event.operation,
+      headers.get('deprecation'),
+      event.sunset?.getTime(),
+      ...event.links,
+    ].join(' ');
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    const hook = this.config.hooks?.onDeprecation;
+    if (hook) hook(event);
+    else globalThis.console?.warn(event.message);
+  }
 
   /** Resolves with a 2xx response; throws `PlatformApiError` (by kind) or `PlatformConnectionError`. */
   async request(request: HttpRequest): Promise<HttpResponse> {
@@ -216,6 +303,7 @@ export class HttpClient {
         attempt: sent - 1,
         durationMs: performance.now() - started,
       });
+      this.warnIfDeprecated(method, request.url, response.headers);
       if (response.status >= 200 && response.status < 300)
         return { ...response, retriesTaken: sent - 1 };
       // An OAuth access token revoked or expired early: renew it once and send again.

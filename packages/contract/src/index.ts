@@ -3,6 +3,7 @@ import './zod-openapi';
 export * from './contract';
 export * from './courses';
 export * from './date-time';
+export * from './deprecation';
 export * from './enrollments';
 export * from './events';
 export * from './exams';

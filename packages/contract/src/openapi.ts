@@ -1,5 +1,12 @@
+import type { AppRouter } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
 import { contract } from './contract';
+import {
+  DEPRECATION_EXTENSION,
+  DEPRECATIONS_PAGE_PATH,
+  deprecationAnchor,
+  deprecationNote,
+} from './deprecation';
 import { EVENT_READ_SCOPES, EVENT_TYPES, eventSchemaName } from './events';
 import { OAUTH_PATHS } from './oauth';
 import { operationMetadata } from './operation';
@@ -62,6 +69,11 @@ const WEBHOOK_HEADERS: JsonObject = {
 export interface OpenApiDocumentOptions {
   /** The API's public origin (`PUBLIC_URL`), named in `servers`; default `DEFAULT_SERVER`. */
   publicUrl?: string;
+  /**
+   * The router to describe; default the whole contract. Tests pass the contract plus a test
+   * resource to see how the document shows what the real API does not use yet (deprecations).
+   */
+  router?: AppRouter;
 }
 
 /**
@@ -70,7 +82,7 @@ export interface OpenApiDocumentOptions {
  */
 export function generateOpenApiDocument(version: string, options: OpenApiDocumentOptions = {}) {
   const generated = generateOpenApi(
-    contract,
+    options.router ?? contract,
     {
       info: {
         title: 'Platform API',
@@ -111,8 +123,24 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
         const metadata = operationMetadata(route);
         const scope = metadata?.scope;
         const scopes = scope ? [scope] : [];
+        const deprecation = metadata?.deprecated;
         return {
           ...op,
+          ...(deprecation && {
+            deprecated: true,
+            [DEPRECATION_EXTENSION]: deprecation,
+            description: [
+              op.description,
+              deprecationNote({
+                ...deprecation,
+                link:
+                  deprecation.link ??
+                  `${DEPRECATIONS_PAGE_PATH}#${deprecationAnchor(route, 'operation')}`,
+              }),
+            ]
+              .filter(Boolean)
+              .join('\n\n'),
+          }),
           ...(route.method === 'POST' && {
             parameters: [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER],
           }),
@@ -134,7 +162,28 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
   addEventsAndWebhooks(document);
   problemMediaType(document);
   requiredBodies(document);
+  deprecatedParameters(document);
   return document;
+}
+
+/**
+ * A parameter's deprecation is written on its schema (`deprecated(schema, …)`); OpenAPI reads
+ * it on the parameter itself, so it moves there.
+ */
+function deprecatedParameters(document: JsonObject): void {
+  for (const item of Object.values(document.paths as JsonObject)) {
+    for (const operation of Object.values(item as JsonObject)) {
+      const parameters = ((operation as JsonObject).parameters ?? []) as JsonObject[];
+      for (const parameter of parameters) {
+        const schema = parameter.schema as JsonObject | undefined;
+        if (schema?.deprecated !== true) continue;
+        const { deprecated, [DEPRECATION_EXTENSION]: deprecation, ...rest } = schema;
+        parameter.schema = rest;
+        parameter.deprecated = deprecated;
+        if (deprecation) parameter[DEPRECATION_EXTENSION] = deprecation;
+      }
+    }
+  }
 }
 
 /** A body with required fields must be sent; ts-rest never says so. */

@@ -1,3 +1,4 @@
+import { type Deprecation, operationDeprecation } from './deprecation';
 import type { Scope } from './scopes';
 
 /**
@@ -27,9 +28,16 @@ export interface OperationMetadata {
    * out scopes, events, an expiry or a secret without a flag.
    */
   delegation?: 'credential' | 'webhook_endpoint';
+  /**
+   * The operation is deprecated: the server answers it with `Deprecation` (and `Sunset` once
+   * `sunset` is set) and a `Link` to the migration note, and the OpenAPI document marks it.
+   * For a single query parameter or body field use `deprecated(schema, …)` instead.
+   */
+  deprecated?: Deprecation;
 }
 
 export function operation<const M extends OperationMetadata>(metadata: M): M {
+  if (metadata.deprecated) operationDeprecation(metadata.deprecated);
   return metadata;
 }
 

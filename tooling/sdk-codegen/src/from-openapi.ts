@@ -5,6 +5,7 @@
  * emitted wrongly in two languages.
  */
 import type {
+  Deprecated,
   EnumType,
   EventType,
   Field,
@@ -219,6 +220,7 @@ export function fromOpenApi(document: Json): SdkModel {
         }),
         ...('default' in fieldSchema && { default: fieldSchema.default }),
         ...(Array.isArray(fieldSchema.examples) && { example: fieldSchema.examples[0] }),
+        ...deprecatedOf(fieldSchema),
       };
       model.fields.push(field);
     }
@@ -294,6 +296,7 @@ export function fromOpenApi(document: Json): SdkModel {
         ...(schema['x-integer-values'] === true && { integerValues: true }),
         ...(sortable && { sortable }),
         ...(typeof schema.maximum === 'number' && { maximum: schema.maximum }),
+        ...deprecatedOf(parameter),
       });
     }
 
@@ -332,6 +335,7 @@ export function fromOpenApi(document: Json): SdkModel {
       summary: op.summary as string,
       ...(typeof op.description === 'string' && { description: op.description }),
       idempotent: http === 'POST',
+      ...deprecatedOf(op),
     };
   }
 
@@ -379,4 +383,15 @@ function bodySchema(requestBody: unknown): Json | undefined {
   if (!isObject(requestBody) || !isObject(requestBody.content)) return undefined;
   const media = requestBody.content['application/json'];
   return isObject(media) && isObject(media.schema) ? media.schema : undefined;
+}
+
+/** `{ deprecated }` for an operation, parameter or schema marked `deprecated: true`, else nothing. */
+function deprecatedOf(node: Json): { deprecated?: Deprecated } {
+  if (node.deprecated !== true) return {};
+  const details = isObject(node['x-deprecation']) ? node['x-deprecation'] : {};
+  const deprecated: Deprecated = {};
+  for (const key of ['since', 'sunset', 'link', 'replacement'] as const) {
+    if (typeof details[key] === 'string') deprecated[key] = details[key];
+  }
+  return { deprecated };
 }

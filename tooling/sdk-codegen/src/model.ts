@@ -31,6 +31,18 @@ export type TypeRef =
   /** Anything (JSON). */
   | { kind: 'unknown' };
 
+/**
+ * An operation, parameter or field the API has deprecated (OpenAPI `deprecated: true`, with the
+ * contract's `x-deprecation` dates). Emitters write it into the docs (PHP `@deprecated`, a Python
+ * `.. deprecated::` note); the runtime warning comes from the server's `Deprecation` header.
+ */
+export interface Deprecated {
+  since?: string;
+  sunset?: string;
+  link?: string;
+  replacement?: string;
+}
+
 export interface Field {
   /** The JSON name, e.g. `grade_level`. */
   name: string;
@@ -46,6 +58,7 @@ export interface Field {
   default?: unknown;
   /** An example value from the schema, for documentation samples. */
   example?: unknown;
+  deprecated?: Deprecated;
 }
 
 export interface Model {
@@ -102,6 +115,7 @@ export interface QueryParam {
   sortable?: string[];
   /** The largest value a number parameter takes (`per_page`: 100). */
   maximum?: number;
+  deprecated?: Deprecated;
 }
 
 export interface Operation {
@@ -135,6 +149,7 @@ export interface Operation {
   description?: string;
   /** Sends a generated `Idempotency-Key` (every POST). */
   idempotent: boolean;
+  deprecated?: Deprecated;
 }
 
 export interface Resource {

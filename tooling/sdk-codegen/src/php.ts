@@ -8,6 +8,7 @@
  * `toArray()`), request parameters are plain arrays documented with array shapes (so `null` and
  * "absent" stay different), and each service method calls `HttpClient::request()`.
  */
+import { deprecationText } from './deprecation';
 import type {
   EnumType,
   Field,
@@ -935,6 +936,12 @@ function operationDoc(op: Operation): (string | undefined)[] {
   return [op.summary, op.description, [http, scope].filter(Boolean).join(' ')];
 }
 
+/** `@deprecated …` (which IDEs and static analysers show) for an operation the API deprecated. */
+function deprecatedTag(op: Operation): string[] {
+  if (!op.deprecated) return [];
+  return [wrap(`@deprecated ${deprecationText(op.deprecated)}`, 100).join('\n    ')];
+}
+
 const THROWS = [
   '@throws ApiStatusException the API answered with an error (a subclass by status)',
   '@throws ApiConnectionException the API could not be reached',
@@ -966,6 +973,7 @@ function emitService(ctx: Context, resource: Resource): string {
     methods.push(
       '',
       ...doc('    ', operationDoc(op), [
+        ...deprecatedTag(op),
         ...parts.paramTags,
         ...(response.native === 'void' ? [] : [`@return ${response.docType}`]),
         ...THROWS,
@@ -1012,6 +1020,7 @@ function emitRawService(ctx: Context, resource: Resource): string {
     methods.push(
       '',
       ...doc('    ', operationDoc(op), [
+        ...deprecatedTag(op),
         ...parts.paramTags,
         `@return RawResponse<${response.docType}>`,
         ...THROWS,

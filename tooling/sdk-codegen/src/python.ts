@@ -13,6 +13,7 @@
  * - nested inputs are TypedDicts written as a required base plus a `total=False` subclass, the
  *   form Python 3.9 understands (no `NotRequired`, no `typing_extensions` at runtime).
  */
+import { deprecationText } from './deprecation';
 import type {
   EnumType,
   Field,
@@ -772,6 +773,10 @@ function methodDoc(op: Operation, args: Argument[], raw: boolean): string {
   if (op.scope) text += ` (scope \`${op.scope}\`)`;
   text += '.';
   if (op.description) text += `\n\n${op.description.trim()}`;
+  // Sphinx's directive: documentation tools render it as a warning box.
+  if (op.deprecated) {
+    text += `\n\n.. deprecated:: ${op.deprecated.since ?? ''}\n    This operation is deprecated ${deprecationText(op.deprecated)}`;
+  }
   if (raw) {
     text +=
       '\n\nReturns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.';

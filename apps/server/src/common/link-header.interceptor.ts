@@ -9,7 +9,10 @@ import type { Response } from 'express';
 import { map, type Observable } from 'rxjs';
 import { linkHeader } from './list/page-envelope';
 
-/** Every list body's `links` also goes out as a `Link` header, so no controller can forget it. */
+/**
+ * Every list body's `links` also goes out as a `Link` header, so no controller can forget it.
+ * Appended, as a deprecated operation's `rel="deprecation"` link shares the header.
+ */
 @Injectable()
 export class LinkHeaderInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -17,7 +20,7 @@ export class LinkHeaderInterceptor implements NestInterceptor {
       map((body: unknown) => {
         const links = (body as { links?: PageLinks } | null)?.links;
         if (links && typeof links.first === 'string') {
-          context.switchToHttp().getResponse<Response>().setHeader('Link', linkHeader(links));
+          context.switchToHttp().getResponse<Response>().append('Link', linkHeader(links));
         }
         return body;
       }),

@@ -2,6 +2,7 @@ import { Controller, Get, Header, Inject } from '@nestjs/common';
 import openapi from '@platform/contract/openapi.json';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import { renderDeprecationsPage } from './deprecations-page';
 import { renderErrorsPage } from './errors-page';
 
 const DOCS_HTML = `<!doctype html>
@@ -23,6 +24,7 @@ const DOCS_HTML = `<!doctype html>
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#reference', deepLinking: true });\n`;
 
 const ERRORS_PAGE = renderErrorsPage();
+const DEPRECATIONS_PAGE = renderDeprecationsPage();
 
 /** The committed OpenAPI document (generated from the contract) and a reference page over it. */
 @Controller()
@@ -54,6 +56,14 @@ export class DocsController {
   @Header('Cache-Control', 'public, max-age=300')
   errors() {
     return ERRORS_PAGE;
+  }
+
+  /** What `Link; rel="deprecation"` points at: each deprecated part, its dates and what to use. */
+  @Get('docs/deprecations')
+  @Header('Content-Type', 'text/html; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=300')
+  deprecations() {
+    return DEPRECATIONS_PAGE;
   }
 
   @Get('docs/init.js')

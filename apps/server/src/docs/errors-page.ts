@@ -30,7 +30,7 @@ export const ERROR_GUIDANCE: Record<ErrorCode, string> = {
     'The server cannot answer now: a `q` search ran out of time, or a dependency is down. Wait the `Retry-After` seconds and retry; narrow a search with a longer `q` or filters.',
 };
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(
     /[&<>"]/g,
     (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`,
@@ -38,7 +38,7 @@ function escapeHtml(text: string): string {
 }
 
 /** `code` spans in the guidance, as the README writes them. */
-function inline(text: string): string {
+export function inline(text: string): string {
   return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 

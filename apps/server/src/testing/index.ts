@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { OAuthClientResource, Scope } from '@platform/contract';
@@ -44,6 +45,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Where log lines go (default stdout; LOG_LEVEL is `silent` unless `env` says otherwise). */
   logDestination?: DestinationStream;
+  /** Extra Nest modules, e.g. a controller implementing a test contract. */
+  modules?: readonly (Type | DynamicModule)[];
 }
 
 export interface TestServer {
@@ -146,10 +149,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     }),
     ...options.env,
   });
-  const app = await createApp(
-    config,
-    options.logDestination ? { logDestination: options.logDestination } : {},
-  );
+  const app = await createApp(config, {
+    ...(options.logDestination && { logDestination: options.logDestination }),
+    ...(options.modules && { modules: options.modules }),
+  });
   await app.listen(port, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;

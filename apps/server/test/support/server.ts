@@ -5,7 +5,7 @@ export const DATABASE_KIND = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlit
 
 export function startServer(
   env: TestServerOptions['env'] = {},
-  options: Pick<TestServerOptions, 'logDestination'> = {},
+  options: Pick<TestServerOptions, 'logDestination' | 'modules'> = {},
 ): Promise<TestServer> {
   return startTestServer({
     ...(process.env.TEST_DATABASE_URL && { postgresAdminUrl: process.env.TEST_DATABASE_URL }),

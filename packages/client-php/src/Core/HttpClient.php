@@ -19,6 +19,8 @@ use PlatformApi\RequestOptions;
  */
 final class HttpClient
 {
+    private readonly Deprecation $deprecation;
+
     public function __construct(
         public readonly string $baseUrl,
         private readonly TokenProvider $auth,
@@ -27,6 +29,7 @@ final class HttpClient
         private readonly string $userAgent,
         private readonly TokenEndpoint $tokenEndpoint,
     ) {
+        $this->deprecation = new Deprecation();
     }
 
     /**
@@ -94,6 +97,7 @@ final class HttpClient
                 $this->sleep(Retry::backoff($attempt, $options->initialRetryDelay, $options->maxRetryDelay));
                 continue;
             }
+            $this->deprecation->warnOnce($method, $url, $response->headers);
             if ($response->status >= 200 && $response->status < 300) {
                 return new RawResponse($response->status, $response->headers, $response->body, $method, $url, $parse);
             }

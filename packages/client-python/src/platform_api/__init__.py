@@ -11,6 +11,7 @@ student = client.students.create(student_number="S-1", first_name="Ada", last_na
 from . import types
 from ._client import PlatformClient
 from ._core._auth import Auth, ClientCredentials, OAuthTokens, RefreshToken, StaticToken
+from ._core._deprecation import APIDeprecationWarning
 from ._core._http import Headers, HTTPClientTransport, HTTPRequest, HTTPResponse, Transport
 from ._core._pagination import SyncPage
 from ._core._response import APIResponse
@@ -78,6 +79,7 @@ __all__ = [
     "OAuthError",
     "FieldError",
     "WebhookVerificationError",
+    "APIDeprecationWarning",
     # webhooks
     "Webhook",
     "Webhooks",

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ._core import _json
 from ._core._auth import Auth, StaticToken
+from ._core._deprecation import DeprecationNotices
 from ._core._http import (
     REPLAYABLE_METHODS,
     HTTPClientTransport,
@@ -134,6 +135,8 @@ class PlatformClient(ClientResources):
             max_delay=float(max_retry_delay),
             max_retry_after=float(max_retry_after),
         )
+        # The server's `Deprecation` header is reported once per operation and announcement.
+        self._deprecations = DeprecationNotices()
         self.app_info: Optional[str] = app_info
         self.default_headers: Dict[str, str] = dict(default_headers or {})
         self.api_prefix: str = api_prefix
@@ -336,6 +339,7 @@ class PlatformClient(ClientResources):
                 self._sleep(backoff_delay(attempt, self._retry))
                 attempt += 1
                 continue
+            self._deprecations.warn_once(method, url, response.headers)
             if 200 <= response.status < 300:
                 return response, attempt
             # An OAuth access token revoked or expired early: renew it once and send again.
