@@ -5,7 +5,8 @@
  */
 import { initContract } from '@ts-rest/core';
 import { sendJson, startLocalServer, type LocalServer, type Responder } from '../test/local-server';
-import { createClientFor, type ClientOptions } from './index';
+import type { ClientOptions } from './client';
+import { createClientFor } from './client-for';
 import type { DeprecationEvent } from './http-client';
 
 const c = initContract();

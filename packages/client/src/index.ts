@@ -4,6 +4,7 @@ export type { IntegerFilter, ListFilter, SortInput, SortKey } from './list-types
 export type { IdKind, PrefixedId } from './ids';
 export { PlatformPromise, type RawResponse } from './api-promise';
 export {
+  type DeprecationEvent,
   type ErrorHookEvent,
   type RequestHookEvent,
   type RequestHooks,

@@ -15,7 +15,8 @@
  *   payloads without a schema library (see `src/event-shape.ts`);
  * - `contract-equivalence.test-d.ts`: the type-level proof above (never shipped).
  */
-import type { Field, Model, Operation, QueryParam, SdkModel, TypeRef } from './model';
+import { deprecationText } from './deprecation';
+import type { Deprecated, Field, Model, Operation, QueryParam, SdkModel, TypeRef } from './model';
 
 export const TS_ROOT = 'packages/client/src/generated';
 
@@ -34,6 +35,12 @@ function doc(text: string | undefined, indent = ''): string {
   if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
   return `${indent}/**\n${lines.map((line) => `${indent} * ${line}`.trimEnd()).join('\n')}\n${indent} */\n`;
 }
+
+/** A description with `@deprecated …` after it (editors strike the name through). */
+const withDeprecation = (text: string | undefined, deprecated: Deprecated | undefined) =>
+  deprecated
+    ? [text, `@deprecated ${deprecationText(deprecated)}`].filter(Boolean).join('\n\n')
+    : text;
 
 /** The TypeScript type of a value; `input` types ids as plain strings (any id may be sent). */
 function tsType(type: TypeRef, input: boolean): string {
@@ -64,7 +71,7 @@ function tsType(type: TypeRef, input: boolean): string {
 
 function fieldLine(field: Field, input: boolean): string {
   const type = tsType(field.type, input) + (field.nullable ? ' | null' : '');
-  return `${doc(field.description, '  ')}  ${key(field.name)}${field.required ? '' : '?'}: ${type};\n`;
+  return `${doc(withDeprecation(field.description, field.deprecated), '  ')}  ${key(field.name)}${field.required ? '' : '?'}: ${type};\n`;
 }
 
 /** The name of an operation's query type: `StudentsListQuery`. */
@@ -88,7 +95,7 @@ function queryType(op: Operation): string {
       }
       continue;
     }
-    out += `${doc(param.description, '  ')}  ${key(param.name)}${param.required ? '' : '?'}: ${queryParamType(param)};\n`;
+    out += `${doc(withDeprecation(param.description, param.deprecated), '  ')}  ${key(param.name)}${param.required ? '' : '?'}: ${queryParamType(param)};\n`;
   }
   return `${out}}\n`;
 }
@@ -139,9 +146,12 @@ const isQueryOnly = (op: Operation): boolean =>
 
 function methodSignatures(op: Operation): string {
   const result = `PlatformPromise<${responseType(op)}>`;
-  const summary = [op.summary, op.description, op.scope ? `Scope: \`${op.scope}\`.` : undefined]
-    .filter(Boolean)
-    .join('\n\n');
+  const summary = withDeprecation(
+    [op.summary, op.description, op.scope ? `Scope: \`${op.scope}\`.` : undefined]
+      .filter(Boolean)
+      .join('\n\n'),
+    op.deprecated,
+  );
   const name = op.method.camel;
   const args = argsType(op);
   let out = doc(summary, '  ');

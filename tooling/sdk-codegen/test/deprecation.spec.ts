@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fromOpenApi } from '../src/from-openapi';
 import { emitPhp } from '../src/php';
 import { emitPython } from '../src/python';
+import { emitTypeScript } from '../src/typescript';
 
 type Json = Record<string, any>;
 
@@ -74,6 +75,27 @@ describe('deprecated operations in the generated SDKs', () => {
     const retrieve = source.indexOf('def retrieve(');
     expect(source.indexOf(note, retrieve)).toBeGreaterThan(retrieve);
     expect(source.indexOf(note, retrieve)).toBeLessThan(source.indexOf('def ', retrieve + 1));
+  });
+
+  it('gives the TypeScript method, query parameter and body field a @deprecated tag, and nothing else', () => {
+    const ts = emitTypeScript(model);
+    const routes = ts.get('packages/client/src/generated/routes.ts')!;
+    const types = ts.get('packages/client/src/generated/types.ts')!;
+    // Editors strike a name through when its JSDoc has @deprecated: the retrieve method only.
+    expect(routes.split('@deprecated').length - 1).toBe(1);
+    const tag = routes.indexOf('@deprecated');
+    expect(routes.indexOf('retrieve(', tag)).toBeLessThan(routes.indexOf('*/', tag) + 200);
+    expect(routes.slice(tag, routes.indexOf('*/', tag))).toContain('2027-01-01');
+    // The status filter of students.list and preferred_name of StudentCreate.
+    expect(types.split('@deprecated').length - 1).toBe(2);
+    const query = types.slice(types.indexOf('export interface StudentsListQuery'));
+    expect(query.slice(query.indexOf('@deprecated'))).toMatch(
+      /^@deprecated[^]*?\*\/\n {2}status\?:/,
+    );
+    const create = types.slice(types.indexOf('export interface StudentCreate '));
+    expect(create.slice(create.indexOf('@deprecated'))).toMatch(
+      /^@deprecated[^]*?\*\/\n {2}preferred_name\?:/,
+    );
   });
 
   it('leaves the real API without a deprecated method', () => {
