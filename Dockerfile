@@ -4,9 +4,7 @@ FROM node:24-bookworm
 RUN npm install -g pnpm@10.34.9
 WORKDIR /app
 COPY . .
-# The install's postinstall compiles better-sqlite3 for the Node that runs the scripts (the
-# workspace's pinned Node 24 from node-linux-<arch>, same ABI as the image's); the image has the
-# toolchain.
+# Node 24 LTS, as .nvmrc. better-sqlite3 is a prebuilt Node-API binary: nothing compiles here.
 RUN pnpm install --frozen-lockfile && pnpm turbo run build --filter=@platform/server...
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 EXPOSE 3000
