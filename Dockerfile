@@ -1,10 +1,10 @@
 # The API server image, for docker-compose.yml (the scale-out deployment). Builds the workspace
 # and runs the compiled server; configuration comes from the environment (see README).
-FROM node:20-bookworm
+FROM node:24-bookworm
 RUN npm install -g pnpm@10.34.9
 WORKDIR /app
 COPY . .
-# better-sqlite3 compiles from source when no prebuilt binary fits; the image has the toolchain.
+# Node 24 LTS, as .nvmrc. better-sqlite3 is a prebuilt Node-API binary: nothing compiles here.
 RUN pnpm install --frozen-lockfile && pnpm turbo run build --filter=@platform/server...
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 EXPOSE 3000

@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/env';
+import { assertSupportedNode } from './config/node-version';
 import { runDevBootstrap } from './dev-bootstrap';
 
 async function main(): Promise<void> {
+  assertSupportedNode();
   const config = loadConfig();
   const app = await createApp(config);
   // SIGTERM/SIGINT close the app: the webhook dispatcher finishes its in-flight attempts first.

@@ -24,7 +24,8 @@ describe('the URL the server prints', () => {
     await db.drop();
   });
 
-  async function start(env: Record<string, string>): Promise<string> {
+  /** Starts `node dist/main.js`; resolves with the printed URL once it listens, and its stderr. */
+  async function start(env: Record<string, string>): Promise<{ url: string; stderr: string }> {
     const child = spawn(process.execPath, [MAIN], {
       env: {
         ...process.env,
@@ -38,20 +39,24 @@ describe('the URL the server prints', () => {
     });
     children.push(child);
     let output = '';
-    return new Promise<string>((resolve, reject) => {
+    let stderr = '';
+    return new Promise((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         const match = /\(docs: (http:\/\/\S+?)\/docs\)/.exec(output);
-        if (match) resolve(match[1]!);
+        if (match) resolve({ url: match[1]!, stderr });
       });
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        stderr += chunk.toString();
+      });
       child.on('exit', () => reject(new Error(`the server exited before listening:\n${output}`)));
     });
   }
 
   it('is the OAuth issuer: openid-client discovers the server from it', async () => {
     const port = await freePort();
-    const url = await start({ PORT: String(port) });
+    const { url } = await start({ PORT: String(port) });
     const config = await oidc.discovery(new URL(url), 'any-client', undefined, oidc.None(), {
       // RFC 8414 metadata: this is a plain OAuth 2.0 server; plain http on loopback.
       algorithm: 'oauth2',
@@ -59,5 +64,11 @@ describe('the URL the server prints', () => {
     });
     expect(config.serverMetadata().issuer).toBe(url);
     expect(url).toBe(`http://127.0.0.1:${port}`);
+  });
+
+  it('starts on a Node LTS that oidc-provider supports: nothing on stderr', async () => {
+    // oidc-provider prints "Unsupported runtime" at load on anything older than Node 22 LTS.
+    const { stderr } = await start({ PORT: String(await freePort()) });
+    expect(stderr).toBe('');
   });
 });

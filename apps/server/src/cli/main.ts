@@ -10,6 +10,7 @@ import { TokensService, toTokenResource } from '../auth/tokens.service';
 import { ProblemException } from '../common/problem.exception';
 import { toIso } from '../common/timestamp';
 import { ConfigError, loadConfig } from '../config/env';
+import { assertSupportedNode } from '../config/node-version';
 import { OAuthClientsService } from '../oauth/oauth-clients.service';
 import { UsersService } from '../oauth/users.service';
 import { PLANS, type Plan } from '../organizations/organization.entity';
@@ -40,6 +41,7 @@ async function withContext(
 ): Promise<void> {
   let ctx: INestApplicationContext | undefined;
   try {
+    assertSupportedNode();
     const config = loadConfig();
     ctx = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
       logger: ['error'],

@@ -1,0 +1,72 @@
+// Proves that the built SDK (dist/, through its package exports) still runs on Node 18, the oldest
+// Node it supports, while the workspace itself runs on Node 24. CI runs it under Node 18 from npm:
+//   npx --yes --package=node@18.20.8 -- node packages/client/scripts/node18-smoke.mjs
+// It talks only to a server of its own on 127.0.0.1.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+
+const [major] = process.versions.node.split('.').map(Number);
+if (major !== 18) {
+  console.error(`node18-smoke: run me on Node 18 (this is ${process.version}); see the header.`);
+  process.exit(1);
+}
+
+const esm = await import('@platform/client');
+const cjs = createRequire(import.meta.url)('@platform/client');
+
+// A client makes a real request (global fetch, Headers, AbortController) and maps the answer.
+const server = createServer((req, res) => {
+  res.writeHead(404, { 'content-type': 'application/problem+json', 'x-request-id': 'req_smoke' });
+  res.end(
+    JSON.stringify({
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: `No student ${req.url}`,
+      code: 'not_found',
+    }),
+  );
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const baseUrl = `http://127.0.0.1:${server.address().port}`;
+try {
+  for (const sdk of [esm, cjs]) {
+    const client = sdk.createClient({ baseUrl, token: 'pat_smoke', maxRetries: 0 });
+    await assert.rejects(client.students.retrieve({ params: { id: 'stu_missing' } }), (error) => {
+      assert.ok(error instanceof sdk.PlatformNotFoundError, String(error));
+      assert.equal(error.status, 404);
+      return true;
+    });
+  }
+} finally {
+  server.close();
+}
+
+// Node 18 has Web Crypto but not as a global (that came in Node 19), and the SDK's Web Crypto
+// parts (webhook verifier, PKCE, idempotency keys) look for the global: on Node 18 an app sets it
+// once, as the SDK README says. The client above ran without it.
+globalThis.crypto ??= (await import('node:crypto')).webcrypto;
+
+// The webhook verifier (Web Crypto) accepts the server-signed conformance vectors and refuses a
+// tampered body, with the same outcome in ESM and CommonJS.
+const vectors = JSON.parse(
+  readFileSync(new URL('../../../conformance/webhooks/vectors.json', import.meta.url), 'utf8'),
+);
+const signed = vectors.cases.find((c) => c.expect === 'ok' && c.event_type);
+assert.ok(signed, 'conformance/webhooks/vectors.json has no valid signed event');
+const body = Buffer.from(signed.body_b64, 'base64').toString('utf8');
+const options = { now: new Date(signed.now * 1000), toleranceSeconds: signed.tolerance };
+for (const sdk of [esm, cjs]) {
+  const event = await sdk.verifyWebhook(body, signed.headers, signed.secrets, options);
+  assert.equal(event.type, signed.event_type);
+  await assert.rejects(
+    sdk.verifyWebhook(`${body} `, signed.headers, signed.secrets, options),
+    sdk.WebhookVerificationError,
+  );
+}
+
+console.log(
+  `node18-smoke: the built SDK works on Node ${process.versions.node} (ESM and CommonJS).`,
+);
