@@ -17,7 +17,9 @@ const esm = await import('@platform/client');
 const cjs = createRequire(import.meta.url)('@platform/client');
 
 // A client makes a real request (global fetch, Headers, AbortController) and maps the answer.
+const idempotencyKeys = [];
 const server = createServer((req, res) => {
+  if (req.method === 'POST') idempotencyKeys.push(req.headers['idempotency-key']);
   res.writeHead(404, { 'content-type': 'application/problem+json', 'x-request-id': 'req_smoke' });
   res.end(
     JSON.stringify({
@@ -39,15 +41,23 @@ try {
       assert.equal(error.status, 404);
       return true;
     });
+    // A POST carries a generated Idempotency-Key (Web Crypto from node:crypto on Node 18).
+    await assert.rejects(
+      client.students.create({
+        body: { student_number: 'S-1', first_name: 'Ada', last_name: 'Lovelace' },
+      }),
+      sdk.PlatformNotFoundError,
+    );
   }
+  assert.equal(idempotencyKeys.length, 2);
+  for (const key of idempotencyKeys) assert.match(key ?? '', /^[0-9a-f-]{36}$/);
 } finally {
   server.close();
 }
 
-// Node 18 has Web Crypto but not as a global (that came in Node 19), and the SDK's Web Crypto
-// parts (webhook verifier, PKCE, idempotency keys) look for the global: on Node 18 an app sets it
-// once, as the SDK README says. The client above ran without it.
-globalThis.crypto ??= (await import('node:crypto')).webcrypto;
+// Node 18 has Web Crypto but not as a global (that came in Node 19): the SDK falls back to
+// node:crypto's, so nothing is set here, and the verifier, PKCE and idempotency keys must work.
+assert.equal(globalThis.crypto, undefined, 'Node 18 should have no global crypto');
 
 // The webhook verifier (Web Crypto) accepts the server-signed conformance vectors and refuses a
 // tampered body, with the same outcome in ESM and CommonJS.
@@ -65,6 +75,18 @@ for (const sdk of [esm, cjs]) {
     sdk.verifyWebhook(`${body} `, signed.headers, signed.secrets, options),
     sdk.WebhookVerificationError,
   );
+}
+
+// The PKCE helper: a fresh verifier and its S256 challenge.
+for (const sdk of [esm, cjs]) {
+  const request = await sdk.buildAuthorizationUrl({
+    baseUrl,
+    clientId: 'oac_smoke',
+    redirectUri: 'http://127.0.0.1/callback',
+    scope: ['students:read'],
+  });
+  assert.match(request.codeVerifier, /^[A-Za-z0-9_-]{43}$/);
+  assert.equal(new URL(request.url).searchParams.get('code_challenge_method'), 'S256');
 }
 
 console.log(

@@ -317,7 +317,7 @@ function resolveConfig(options: ClientOptions) {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') {
     throw new TypeError(
-      'createClient: no global fetch here (Node 20+ and browsers have one); pass `fetch`.',
+      'createClient: no global fetch here (Node 18+ and browsers have one); pass `fetch`.',
     );
   }
   const nonNegative = (name: string, value: number | undefined, fallback: number) => {

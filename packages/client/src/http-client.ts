@@ -1,7 +1,8 @@
 /**
  * One HTTP exchange with the API: default headers, timeout, error mapping and retries.
- * Uses only web APIs (fetch, Headers, AbortController) so it runs in Node 20+ and browsers.
+ * Uses only web APIs (fetch, Headers, AbortController) so it runs in Node 18+ and browsers.
  */
+import { webCrypto } from './web-crypto';
 import {
   PlatformApiError,
   PlatformConnectionError,
@@ -128,15 +129,15 @@ export interface HttpResponse {
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 /**
- * A random (version 4) UUID for an `Idempotency-Key`. `crypto.randomUUID` exists in Node 20+
+ * A random (version 4) UUID for an `Idempotency-Key`. `crypto.randomUUID` exists in Node 18+
  * and in browsers on secure origins; `getRandomValues` also on plain-http pages. Undefined only
  * where there is no Web Crypto at all, and then the POST goes out without a key (not retried).
  */
-export function newIdempotencyKey(): string | undefined {
-  const webCrypto = (globalThis as { crypto?: Partial<Crypto> }).crypto;
-  if (typeof webCrypto?.randomUUID === 'function') return webCrypto.randomUUID();
-  if (typeof webCrypto?.getRandomValues !== 'function') return undefined;
-  const bytes = webCrypto.getRandomValues(new Uint8Array(16));
+export async function newIdempotencyKey(): Promise<string | undefined> {
+  const crypto: Partial<Crypto> | undefined = await webCrypto();
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
+  if (typeof crypto?.getRandomValues !== 'function') return undefined;
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
@@ -239,7 +240,7 @@ export class HttpClient {
       this.config.idempotencyKeys !== false &&
       headers['idempotency-key'] === undefined
     ) {
-      const key = newIdempotencyKey();
+      const key = await newIdempotencyKey();
       if (key !== undefined) headers['idempotency-key'] = key;
     }
     const keyed = headers['idempotency-key'] !== undefined;

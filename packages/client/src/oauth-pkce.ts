@@ -5,6 +5,7 @@
  * browsers, edge runtimes); written here for the same reason as ./oauth.ts (one form POST, and
  * the maintained libraries are ES-module-only).
  */
+import { webCrypto } from './web-crypto';
 import { PlatformOAuthError, requestTokens, type OAuthTokens } from './oauth';
 
 export interface AuthorizationUrlOptions {
@@ -58,8 +59,8 @@ export interface CodeExchangeOptions {
 export async function buildAuthorizationUrl(
   options: AuthorizationUrlOptions,
 ): Promise<AuthorizationRequest> {
-  const state = options.state ?? randomToken();
-  const codeVerifier = options.codeVerifier ?? randomToken();
+  const state = options.state ?? (await randomToken());
+  const codeVerifier = options.codeVerifier ?? (await randomToken());
   if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(codeVerifier))
     throw new TypeError(
       'buildAuthorizationUrl: `codeVerifier` must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1).',
@@ -138,11 +139,12 @@ function endpoint(baseUrl: string, path: string): string {
 }
 
 /** 32 random bytes, base64url: 43 characters, as RFC 7636 recommends for the verifier. */
-function randomToken(): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+async function randomToken(): Promise<string> {
+  return base64url((await requireCrypto()).getRandomValues(new Uint8Array(32)));
 }
 
 async function s256(verifier: string): Promise<string> {
+  const crypto = await requireCrypto();
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier));
   return base64url(new Uint8Array(digest));
 }
@@ -151,4 +153,13 @@ function base64url(bytes: Uint8Array): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+async function requireCrypto(): Promise<Crypto> {
+  const crypto = await webCrypto();
+  if (!crypto?.subtle)
+    throw new TypeError(
+      'Web Crypto is not available here: PKCE needs Node 18+, a browser on a secure origin, Bun or Deno.',
+    );
+  return crypto;
 }

@@ -3,6 +3,7 @@
  * only, so the same code runs in Node 20+, browsers and edge runtimes. A verified payload is
  * checked against the contract's event catalogue and returned as the typed `Event` union.
  */
+import { webCrypto } from './web-crypto';
 import { checkEvent, eventDataModel } from './event-shape';
 import type { Event } from './generated/types';
 import { PlatformError } from './errors';
@@ -168,7 +169,7 @@ export async function signWebhook(
   }
   const date = options.timestamp ?? new Date();
   const timestamp = String(Math.floor(date.getTime() / 1000));
-  const id = options.id ?? newMessageId(date.getTime());
+  const id = options.id ?? (await newMessageId(date.getTime()));
   const signed = signedContent(id, timestamp, body);
   const signatures = await Promise.all(keys.map((key) => hmacSha256(key, signed)));
   return {
@@ -383,10 +384,10 @@ async function hmacSha256(
   key: Uint8Array<ArrayBuffer>,
   data: Uint8Array<ArrayBuffer>,
 ): Promise<Uint8Array> {
-  const subtle = globalThis.crypto?.subtle;
+  const subtle = (await webCrypto())?.subtle;
   if (!subtle) {
     throw new PlatformError(
-      'Web Crypto (crypto.subtle) is not available: verifying webhooks needs Node 20+, an edge ' +
+      'Web Crypto (crypto.subtle) is not available: verifying webhooks needs Node 18+, an edge ' +
         'runtime, or a browser page served over https.',
     );
   }
@@ -434,13 +435,15 @@ function decodeBase64(value: string): Uint8Array<ArrayBuffer> | undefined {
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** `msg_` + a ULID: 10 characters of milliseconds, 16 random ones. */
-function newMessageId(timeMs: number): string {
+async function newMessageId(timeMs: number): Promise<string> {
   let time = '';
   for (let t = Math.max(0, Math.floor(timeMs)), i = 0; i < 10; i++, t = Math.floor(t / 32)) {
     time = CROCKFORD.charAt(t % 32) + time;
   }
   // 256 is a multiple of 32, so `byte % 32` is uniform.
-  const random = Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (byte) =>
+  const crypto = await webCrypto();
+  if (!crypto) throw new TypeError('Web Crypto is not available here: signing needs Node 18+.');
+  const random = Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) =>
     CROCKFORD.charAt(byte % 32),
   );
   return `msg_${time}${random.join('')}`;
