@@ -10,31 +10,22 @@ export async function students_list() {
 }
 
 export async function students_create() {
-  const student = await platform.students.create({
-    body: { student_number: 'S-2026-0042', first_name: 'Ana', last_name: 'Silva' },
-  });
+  const student = await platform.students.create({ body: { student_number: 'S-2026-0042', first_name: 'Ana', last_name: 'Silva' } });
   return student;
 }
 
 export async function students_retrieve() {
-  const student = await platform.students.retrieve({
-    params: { id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const student = await platform.students.retrieve({ params: { id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return student;
 }
 
 export async function students_update() {
-  const student = await platform.students.update({
-    params: { id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-    body: { student_number: 'S-2026-0042' },
-  });
+  const student = await platform.students.update({ params: { id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { student_number: 'S-2026-0042' } });
   return student;
 }
 
 export async function students_delete() {
-  const deletedStudent = await platform.students.delete({
-    params: { id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const deletedStudent = await platform.students.delete({ params: { id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return deletedStudent;
 }
 
@@ -49,24 +40,17 @@ export async function courses_create() {
 }
 
 export async function courses_retrieve() {
-  const course = await platform.courses.retrieve({
-    params: { id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const course = await platform.courses.retrieve({ params: { id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return course;
 }
 
 export async function courses_update() {
-  const course = await platform.courses.update({
-    params: { id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-    body: { code: 'MATH-101' },
-  });
+  const course = await platform.courses.update({ params: { id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { code: 'MATH-101' } });
   return course;
 }
 
 export async function courses_delete() {
-  const deletedCourse = await platform.courses.delete({
-    params: { id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const deletedCourse = await platform.courses.delete({ params: { id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return deletedCourse;
 }
 
@@ -76,55 +60,37 @@ export async function enrollments_list() {
 }
 
 export async function enrollments_create() {
-  const enrollment = await platform.enrollments.create({
-    body: {
-      student_id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-      course_id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-    },
-  });
+  const enrollment = await platform.enrollments.create({ body: { student_id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', course_id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return enrollment;
 }
 
 export async function enrollments_retrieve() {
-  const enrollment = await platform.enrollments.retrieve({
-    params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const enrollment = await platform.enrollments.retrieve({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return enrollment;
 }
 
 export async function enrollments_update() {
-  const enrollment = await platform.enrollments.update({
-    params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-    body: { notes: 'notes' },
-  });
+  const enrollment = await platform.enrollments.update({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { notes: 'notes' } });
   return enrollment;
 }
 
 export async function enrollments_activate() {
-  const enrollment = await platform.enrollments.activate({
-    params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const enrollment = await platform.enrollments.activate({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return enrollment;
 }
 
 export async function enrollments_complete() {
-  const enrollment = await platform.enrollments.complete({
-    params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const enrollment = await platform.enrollments.complete({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return enrollment;
 }
 
 export async function enrollments_drop() {
-  const enrollment = await platform.enrollments.drop({
-    params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const enrollment = await platform.enrollments.drop({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return enrollment;
 }
 
 export async function enrollments_cancel() {
-  const enrollment = await platform.enrollments.cancel({
-    params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const enrollment = await platform.enrollments.cancel({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return enrollment;
 }
 
@@ -134,39 +100,27 @@ export async function payments_list() {
 }
 
 export async function payments_create() {
-  const payment = await platform.payments.create({
-    body: { student_id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', amount: 12500, currency: 'EUR' },
-  });
+  const payment = await platform.payments.create({ body: { student_id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', amount: 12500, currency: 'EUR' } });
   return payment;
 }
 
 export async function payments_retrieve() {
-  const payment = await platform.payments.retrieve({
-    params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const payment = await platform.payments.retrieve({ params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return payment;
 }
 
 export async function payments_succeed() {
-  const payment = await platform.payments.succeed({
-    params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const payment = await platform.payments.succeed({ params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return payment;
 }
 
 export async function payments_fail() {
-  const payment = await platform.payments.fail({
-    params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-    body: { failure_reason: 'failure reason' },
-  });
+  const payment = await platform.payments.fail({ params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { failure_reason: 'failure reason' } });
   return payment;
 }
 
 export async function payments_refund() {
-  const payment = await platform.payments.refund({
-    params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-    body: { amount: 12500 },
-  });
+  const payment = await platform.payments.refund({ params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { amount: 12500 } });
   return payment;
 }
 
@@ -176,9 +130,7 @@ export async function exams_list() {
 }
 
 export async function exams_create() {
-  const exam = await platform.exams.create({
-    body: { course_id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', title: 'Algebra I', max_score: 100 },
-  });
+  const exam = await platform.exams.create({ body: { course_id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', title: 'Algebra I', max_score: 100 } });
   return exam;
 }
 
@@ -188,17 +140,12 @@ export async function exams_retrieve() {
 }
 
 export async function exams_update() {
-  const exam = await platform.exams.update({
-    params: { id: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-    body: { title: 'Algebra I' },
-  });
+  const exam = await platform.exams.update({ params: { id: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { title: 'Algebra I' } });
   return exam;
 }
 
 export async function exams_delete() {
-  const deletedExam = await platform.exams.delete({
-    params: { id: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const deletedExam = await platform.exams.delete({ params: { id: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return deletedExam;
 }
 
@@ -208,35 +155,22 @@ export async function examResults_list() {
 }
 
 export async function examResults_create() {
-  const examResult = await platform.examResults.create({
-    body: {
-      exam_id: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-      student_id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-      score: 87.5,
-    },
-  });
+  const examResult = await platform.examResults.create({ body: { exam_id: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', student_id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', score: 87.5 } });
   return examResult;
 }
 
 export async function examResults_retrieve() {
-  const examResult = await platform.examResults.retrieve({
-    params: { id: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const examResult = await platform.examResults.retrieve({ params: { id: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return examResult;
 }
 
 export async function examResults_update() {
-  const examResult = await platform.examResults.update({
-    params: { id: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-    body: { score: 87.5 },
-  });
+  const examResult = await platform.examResults.update({ params: { id: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { score: 87.5 } });
   return examResult;
 }
 
 export async function examResults_publish() {
-  const examResult = await platform.examResults.publish({
-    params: { id: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const examResult = await platform.examResults.publish({ params: { id: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return examResult;
 }
 
@@ -246,9 +180,7 @@ export async function events_list() {
 }
 
 export async function events_retrieve() {
-  const event = await platform.events.retrieve({
-    params: { id: 'evt_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const event = await platform.events.retrieve({ params: { id: 'evt_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return event;
 }
 
@@ -258,66 +190,47 @@ export async function webhookEndpoints_list() {
 }
 
 export async function webhookEndpoints_create() {
-  const webhookEndpointWithSecret = await platform.webhookEndpoints.create({
-    body: { url: 'https://sis.school.example/hooks/platform', events: ['student.created'] },
-  });
+  const webhookEndpointWithSecret = await platform.webhookEndpoints.create({ body: { url: 'https://sis.school.example/hooks/platform', events: ['student.created'] } });
   return webhookEndpointWithSecret;
 }
 
 export async function webhookEndpoints_retrieve() {
-  const webhookEndpoint = await platform.webhookEndpoints.retrieve({
-    params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const webhookEndpoint = await platform.webhookEndpoints.retrieve({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return webhookEndpoint;
 }
 
 export async function webhookEndpoints_update() {
-  const webhookEndpoint = await platform.webhookEndpoints.update({
-    params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-    body: { url: 'https://sis.school.example/hooks/platform' },
-  });
+  const webhookEndpoint = await platform.webhookEndpoints.update({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { url: 'https://sis.school.example/hooks/platform' } });
   return webhookEndpoint;
 }
 
 export async function webhookEndpoints_delete() {
-  const deletedWebhookEndpoint = await platform.webhookEndpoints.delete({
-    params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const deletedWebhookEndpoint = await platform.webhookEndpoints.delete({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return deletedWebhookEndpoint;
 }
 
 export async function webhookEndpoints_rotateSecret() {
-  const webhookEndpointWithSecret = await platform.webhookEndpoints.rotateSecret({
-    params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const webhookEndpointWithSecret = await platform.webhookEndpoints.rotateSecret({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return webhookEndpointWithSecret;
 }
 
 export async function webhookEndpoints_test() {
-  const webhookDelivery = await platform.webhookEndpoints.test({
-    params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const webhookDelivery = await platform.webhookEndpoints.test({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return webhookDelivery;
 }
 
 export async function webhookEndpoints_deliveries() {
-  const page = await platform.webhookEndpoints.deliveries({
-    params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const page = await platform.webhookEndpoints.deliveries({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return page;
 }
 
 export async function webhookDeliveries_retrieve() {
-  const webhookDelivery = await platform.webhookDeliveries.retrieve({
-    params: { id: 'msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const webhookDelivery = await platform.webhookDeliveries.retrieve({ params: { id: 'msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return webhookDelivery;
 }
 
 export async function webhookDeliveries_retry() {
-  const webhookDelivery = await platform.webhookDeliveries.retry({
-    params: { id: 'msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const webhookDelivery = await platform.webhookDeliveries.retry({ params: { id: 'msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return webhookDelivery;
 }
 
@@ -327,23 +240,17 @@ export async function personalAccessTokens_list() {
 }
 
 export async function personalAccessTokens_create() {
-  const personalAccessTokenWithSecret = await platform.personalAccessTokens.create({
-    body: { name: 'Nightly SIS sync', scopes: ['students:read'] },
-  });
+  const personalAccessTokenWithSecret = await platform.personalAccessTokens.create({ body: { name: 'Nightly SIS sync', scopes: ['students:read'] } });
   return personalAccessTokenWithSecret;
 }
 
 export async function personalAccessTokens_retrieve() {
-  const personalAccessToken = await platform.personalAccessTokens.retrieve({
-    params: { id: 'tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const personalAccessToken = await platform.personalAccessTokens.retrieve({ params: { id: 'tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return personalAccessToken;
 }
 
 export async function personalAccessTokens_delete() {
-  const personalAccessToken = await platform.personalAccessTokens.delete({
-    params: { id: 'tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const personalAccessToken = await platform.personalAccessTokens.delete({ params: { id: 'tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return personalAccessToken;
 }
 
@@ -358,29 +265,21 @@ export async function oauthClients_list() {
 }
 
 export async function oauthClients_create() {
-  const oAuthClientWithSecret = await platform.oauthClients.create({
-    body: { name: 'Nightly SIS sync', type: 'confidential', scopes: ['students:read'] },
-  });
+  const oAuthClientWithSecret = await platform.oauthClients.create({ body: { name: 'Nightly SIS sync', type: 'confidential', scopes: ['students:read'] } });
   return oAuthClientWithSecret;
 }
 
 export async function oauthClients_retrieve() {
-  const oAuthClient = await platform.oauthClients.retrieve({
-    params: { id: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const oAuthClient = await platform.oauthClients.retrieve({ params: { id: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return oAuthClient;
 }
 
 export async function oauthClients_delete() {
-  const deletedOAuthClient = await platform.oauthClients.delete({
-    params: { id: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const deletedOAuthClient = await platform.oauthClients.delete({ params: { id: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return deletedOAuthClient;
 }
 
 export async function oauthClients_rotateSecret() {
-  const oAuthClientWithSecret = await platform.oauthClients.rotateSecret({
-    params: { id: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' },
-  });
+  const oAuthClientWithSecret = await platform.oauthClients.rotateSecret({ params: { id: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return oAuthClientWithSecret;
 }

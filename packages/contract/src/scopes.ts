@@ -12,6 +12,9 @@ export const SCOPE_RESOURCES = [
   'events',
   'tokens',
   'oauth_clients',
+  'members',
+  'organization',
+  'audit_log',
 ] as const;
 
 /**
@@ -19,7 +22,7 @@ export const SCOPE_RESOURCES = [
  * the API, so `events:write` would grant nothing. Tokens stored with it keep working; it is
  * ignored when read back, and refused (400) when asked for.
  */
-export const READ_ONLY_SCOPE_RESOURCES = ['events'] as const;
+export const READ_ONLY_SCOPE_RESOURCES = ['events', 'audit_log'] as const;
 
 export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
 export type Scope = Exclude<
@@ -36,3 +39,21 @@ export const ALL_SCOPES: readonly Scope[] = SCOPE_RESOURCES.flatMap((resource): 
 export function isScope(value: string): value is Scope {
   return (ALL_SCOPES as readonly string[]).includes(value);
 }
+
+/**
+ * What a member of an organization may do, as the most a token acting for them can carry: a
+ * token's scopes are intersected with its user's role on every request, so a demotion applies
+ * at once. `viewer` reads (not the audit log); `developer` also writes data and manages
+ * tokens, webhooks and OAuth apps; `admin` also manages members and the organization and reads
+ * the audit log.
+ */
+export const ROLES = ['admin', 'developer', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+const ADMIN_ONLY: readonly Scope[] = ['members:write', 'organization:write', 'audit_log:read'];
+
+export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
+  admin: ALL_SCOPES,
+  developer: ALL_SCOPES.filter((scope) => !ADMIN_ONLY.includes(scope)),
+  viewer: ALL_SCOPES.filter((scope) => scope.endsWith(':read') && !ADMIN_ONLY.includes(scope)),
+};

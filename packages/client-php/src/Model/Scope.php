@@ -34,6 +34,11 @@ final class Scope
     public const TOKENS_WRITE = 'tokens:write';
     public const OAUTH_CLIENTS_READ = 'oauth_clients:read';
     public const OAUTH_CLIENTS_WRITE = 'oauth_clients:write';
+    public const MEMBERS_READ = 'members:read';
+    public const MEMBERS_WRITE = 'members:write';
+    public const ORGANIZATION_READ = 'organization:read';
+    public const ORGANIZATION_WRITE = 'organization:write';
+    public const AUDIT_LOG_READ = 'audit_log:read';
 
     private function __construct()
     {
@@ -60,6 +65,11 @@ final class Scope
             self::TOKENS_WRITE,
             self::OAUTH_CLIENTS_READ,
             self::OAUTH_CLIENTS_WRITE,
+            self::MEMBERS_READ,
+            self::MEMBERS_WRITE,
+            self::ORGANIZATION_READ,
+            self::ORGANIZATION_WRITE,
+            self::AUDIT_LOG_READ,
         ];
     }
 

@@ -108,6 +108,11 @@ final class Operations
         'tokens:write',
         'oauth_clients:read',
         'oauth_clients:write',
+        'members:read',
+        'members:write',
+        'organization:read',
+        'organization:write',
+        'audit_log:read',
     ];
 
     private function __construct()

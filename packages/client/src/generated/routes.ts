@@ -73,100 +73,21 @@ export const MAX_PER_PAGE = 100;
 /** Every operation: how to call it. The client is built from this table. */
 export const ROUTES = {
   students: {
-    list: {
-      method: 'GET',
-      path: '/v1/students',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'q',
-        'status',
-        'grade_level',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-      ],
-      list: true,
-    },
+    list: { method: 'GET', path: '/v1/students', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'status', 'grade_level', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/students', body: true },
     retrieve: { method: 'GET', path: '/v1/students/{id}' },
     update: { method: 'PATCH', path: '/v1/students/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/students/{id}' },
   },
   courses: {
-    list: {
-      method: 'GET',
-      path: '/v1/courses',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'q',
-        'status',
-        'code',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-        'start_date[gte]',
-        'start_date[gt]',
-        'start_date[lte]',
-        'start_date[lt]',
-        'end_date[gte]',
-        'end_date[gt]',
-        'end_date[lte]',
-        'end_date[lt]',
-      ],
-      list: true,
-    },
+    list: { method: 'GET', path: '/v1/courses', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'status', 'code', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'start_date[gte]', 'start_date[gt]', 'start_date[lte]', 'start_date[lt]', 'end_date[gte]', 'end_date[gt]', 'end_date[lte]', 'end_date[lt]'], list: true },
     create: { method: 'POST', path: '/v1/courses', body: true },
     retrieve: { method: 'GET', path: '/v1/courses/{id}' },
     update: { method: 'PATCH', path: '/v1/courses/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/courses/{id}' },
   },
   enrollments: {
-    list: {
-      method: 'GET',
-      path: '/v1/enrollments',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'student_id',
-        'course_id',
-        'status',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-        'activated_at[gte]',
-        'activated_at[gt]',
-        'activated_at[lte]',
-        'activated_at[lt]',
-        'completed_at[gte]',
-        'completed_at[gt]',
-        'completed_at[lte]',
-        'completed_at[lt]',
-      ],
-      list: true,
-    },
+    list: { method: 'GET', path: '/v1/enrollments', query: ['page', 'per_page', 'sort', 'updated_since', 'student_id', 'course_id', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'activated_at[gte]', 'activated_at[gt]', 'activated_at[lte]', 'activated_at[lt]', 'completed_at[gte]', 'completed_at[gt]', 'completed_at[lte]', 'completed_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/enrollments', body: true },
     retrieve: { method: 'GET', path: '/v1/enrollments/{id}' },
     update: { method: 'PATCH', path: '/v1/enrollments/{id}', body: true },
@@ -176,38 +97,7 @@ export const ROUTES = {
     cancel: { method: 'POST', path: '/v1/enrollments/{id}/cancel' },
   },
   payments: {
-    list: {
-      method: 'GET',
-      path: '/v1/payments',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'q',
-        'student_id',
-        'enrollment_id',
-        'status',
-        'currency',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-        'amount[gte]',
-        'amount[gt]',
-        'amount[lte]',
-        'amount[lt]',
-        'succeeded_at[gte]',
-        'succeeded_at[gt]',
-        'succeeded_at[lte]',
-        'succeeded_at[lt]',
-      ],
-      list: true,
-    },
+    list: { method: 'GET', path: '/v1/payments', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'student_id', 'enrollment_id', 'status', 'currency', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'amount[gte]', 'amount[gt]', 'amount[lte]', 'amount[lt]', 'succeeded_at[gte]', 'succeeded_at[gt]', 'succeeded_at[lte]', 'succeeded_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/payments', body: true },
     retrieve: { method: 'GET', path: '/v1/payments/{id}' },
     succeed: { method: 'POST', path: '/v1/payments/{id}/succeed' },
@@ -215,164 +105,39 @@ export const ROUTES = {
     refund: { method: 'POST', path: '/v1/payments/{id}/refund', body: true },
   },
   exams: {
-    list: {
-      method: 'GET',
-      path: '/v1/exams',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'q',
-        'course_id',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-        'held_on[gte]',
-        'held_on[gt]',
-        'held_on[lte]',
-        'held_on[lt]',
-      ],
-      list: true,
-    },
+    list: { method: 'GET', path: '/v1/exams', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'course_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'held_on[gte]', 'held_on[gt]', 'held_on[lte]', 'held_on[lt]'], list: true },
     create: { method: 'POST', path: '/v1/exams', body: true },
     retrieve: { method: 'GET', path: '/v1/exams/{id}' },
     update: { method: 'PATCH', path: '/v1/exams/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/exams/{id}' },
   },
   examResults: {
-    list: {
-      method: 'GET',
-      path: '/v1/exam_results',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'exam_id',
-        'student_id',
-        'status',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-        'published_at[gte]',
-        'published_at[gt]',
-        'published_at[lte]',
-        'published_at[lt]',
-      ],
-      list: true,
-    },
+    list: { method: 'GET', path: '/v1/exam_results', query: ['page', 'per_page', 'sort', 'updated_since', 'exam_id', 'student_id', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'published_at[gte]', 'published_at[gt]', 'published_at[lte]', 'published_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/exam_results', body: true },
     retrieve: { method: 'GET', path: '/v1/exam_results/{id}' },
     update: { method: 'PATCH', path: '/v1/exam_results/{id}', body: true },
     publish: { method: 'POST', path: '/v1/exam_results/{id}/publish' },
   },
   events: {
-    list: {
-      method: 'GET',
-      path: '/v1/events',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'type',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-      ],
-      list: true,
-    },
+    list: { method: 'GET', path: '/v1/events', query: ['page', 'per_page', 'sort', 'updated_since', 'type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/events/{id}' },
   },
   webhookEndpoints: {
-    list: {
-      method: 'GET',
-      path: '/v1/webhook_endpoints',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'enabled',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-      ],
-      list: true,
-    },
+    list: { method: 'GET', path: '/v1/webhook_endpoints', query: ['page', 'per_page', 'sort', 'updated_since', 'enabled', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/webhook_endpoints', body: true },
     retrieve: { method: 'GET', path: '/v1/webhook_endpoints/{id}' },
     update: { method: 'PATCH', path: '/v1/webhook_endpoints/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/webhook_endpoints/{id}' },
     rotateSecret: { method: 'POST', path: '/v1/webhook_endpoints/{id}/rotate_secret' },
     test: { method: 'POST', path: '/v1/webhook_endpoints/{id}/test' },
-    deliveries: {
-      method: 'GET',
-      path: '/v1/webhook_endpoints/{id}/deliveries',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'status',
-        'event_type',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-      ],
-      list: true,
-    },
+    deliveries: { method: 'GET', path: '/v1/webhook_endpoints/{id}/deliveries', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'event_type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
   },
   webhookDeliveries: {
     retrieve: { method: 'GET', path: '/v1/webhook_deliveries/{id}' },
     retry: { method: 'POST', path: '/v1/webhook_deliveries/{id}/retry' },
   },
   personalAccessTokens: {
-    list: {
-      method: 'GET',
-      path: '/v1/personal_access_tokens',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-      ],
-      list: true,
-    },
+    list: { method: 'GET', path: '/v1/personal_access_tokens', query: ['page', 'per_page', 'sort', 'updated_since', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/personal_access_tokens', body: true },
     retrieve: { method: 'GET', path: '/v1/personal_access_tokens/{id}' },
     delete: { method: 'DELETE', path: '/v1/personal_access_tokens/{id}' },
@@ -381,25 +146,7 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/token' },
   },
   oauthClients: {
-    list: {
-      method: 'GET',
-      path: '/v1/oauth_clients',
-      query: [
-        'page',
-        'per_page',
-        'sort',
-        'updated_since',
-        'created_at[gte]',
-        'created_at[gt]',
-        'created_at[lte]',
-        'created_at[lt]',
-        'updated_at[gte]',
-        'updated_at[gt]',
-        'updated_at[lte]',
-        'updated_at[lt]',
-      ],
-      list: true,
-    },
+    list: { method: 'GET', path: '/v1/oauth_clients', query: ['page', 'per_page', 'sort', 'updated_since', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/oauth_clients', body: true },
     retrieve: { method: 'GET', path: '/v1/oauth_clients/{id}' },
     delete: { method: 'DELETE', path: '/v1/oauth_clients/{id}' },
@@ -417,10 +164,7 @@ export interface StudentsResource {
    * Scope: `students:read`.
    */
   list(query?: StudentsListQuery, options?: RequestOptions): PlatformPromise<StudentList>;
-  list(
-    args?: { query?: StudentsListQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<StudentList>;
+  list(args?: { query?: StudentsListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<StudentList>;
   /** Every item of `students.list`, page after page (one request per page). */
   listAll(query?: StudentsListQuery): AsyncIterableIterator<Student>;
   /**
@@ -430,19 +174,13 @@ export interface StudentsResource {
    *
    * Scope: `students:write`.
    */
-  create(
-    args: { body: StudentCreate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Student>;
+  create(args: { body: StudentCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Student>;
   /**
    * Retrieve a student
    *
    * Scope: `students:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Student>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Student>;
   /**
    * Update a student
    *
@@ -450,10 +188,7 @@ export interface StudentsResource {
    *
    * Scope: `students:write`.
    */
-  update(
-    args: { params: { id: string }; body?: StudentUpdate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Student>;
+  update(args: { params: { id: string }; body?: StudentUpdate; } & CallArgs, options?: RequestOptions): PlatformPromise<Student>;
   /**
    * Delete a student
    *
@@ -461,10 +196,7 @@ export interface StudentsResource {
    *
    * Scope: `students:write`.
    */
-  delete(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<DeletedStudent>;
+  delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedStudent>;
 }
 
 /** `client.courses`. */
@@ -477,10 +209,7 @@ export interface CoursesResource {
    * Scope: `courses:read`.
    */
   list(query?: CoursesListQuery, options?: RequestOptions): PlatformPromise<CourseList>;
-  list(
-    args?: { query?: CoursesListQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<CourseList>;
+  list(args?: { query?: CoursesListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<CourseList>;
   /** Every item of `courses.list`, page after page (one request per page). */
   listAll(query?: CoursesListQuery): AsyncIterableIterator<Course>;
   /**
@@ -490,19 +219,13 @@ export interface CoursesResource {
    *
    * Scope: `courses:write`.
    */
-  create(
-    args: { body: CourseCreate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Course>;
+  create(args: { body: CourseCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Course>;
   /**
    * Retrieve a course
    *
    * Scope: `courses:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Course>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Course>;
   /**
    * Update a course
    *
@@ -510,10 +233,7 @@ export interface CoursesResource {
    *
    * Scope: `courses:write`.
    */
-  update(
-    args: { params: { id: string }; body?: CourseUpdate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Course>;
+  update(args: { params: { id: string }; body?: CourseUpdate; } & CallArgs, options?: RequestOptions): PlatformPromise<Course>;
   /**
    * Delete a course
    *
@@ -521,10 +241,7 @@ export interface CoursesResource {
    *
    * Scope: `courses:write`.
    */
-  delete(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<DeletedCourse>;
+  delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedCourse>;
 }
 
 /** `client.enrollments`. */
@@ -537,10 +254,7 @@ export interface EnrollmentsResource {
    * Scope: `enrollments:read`.
    */
   list(query?: EnrollmentsListQuery, options?: RequestOptions): PlatformPromise<EnrollmentList>;
-  list(
-    args?: { query?: EnrollmentsListQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<EnrollmentList>;
+  list(args?: { query?: EnrollmentsListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<EnrollmentList>;
   /** Every item of `enrollments.list`, page after page (one request per page). */
   listAll(query?: EnrollmentsListQuery): AsyncIterableIterator<Enrollment>;
   /**
@@ -550,19 +264,13 @@ export interface EnrollmentsResource {
    *
    * Scope: `enrollments:write`.
    */
-  create(
-    args: { body: EnrollmentCreate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Enrollment>;
+  create(args: { body: EnrollmentCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Enrollment>;
   /**
    * Retrieve an enrollment
    *
    * Scope: `enrollments:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Enrollment>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Enrollment>;
   /**
    * Update an enrollment
    *
@@ -570,10 +278,7 @@ export interface EnrollmentsResource {
    *
    * Scope: `enrollments:write`.
    */
-  update(
-    args: { params: { id: string }; body?: EnrollmentUpdate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Enrollment>;
+  update(args: { params: { id: string }; body?: EnrollmentUpdate; } & CallArgs, options?: RequestOptions): PlatformPromise<Enrollment>;
   /**
    * Activate an enrollment
    *
@@ -581,10 +286,7 @@ export interface EnrollmentsResource {
    *
    * Scope: `enrollments:write`.
    */
-  activate(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Enrollment>;
+  activate(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Enrollment>;
   /**
    * Complete an enrollment
    *
@@ -592,10 +294,7 @@ export interface EnrollmentsResource {
    *
    * Scope: `enrollments:write`.
    */
-  complete(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Enrollment>;
+  complete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Enrollment>;
   /**
    * Drop an enrollment
    *
@@ -603,10 +302,7 @@ export interface EnrollmentsResource {
    *
    * Scope: `enrollments:write`.
    */
-  drop(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Enrollment>;
+  drop(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Enrollment>;
   /**
    * Cancel an enrollment
    *
@@ -614,10 +310,7 @@ export interface EnrollmentsResource {
    *
    * Scope: `enrollments:write`.
    */
-  cancel(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Enrollment>;
+  cancel(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Enrollment>;
 }
 
 /** `client.payments`. */
@@ -630,10 +323,7 @@ export interface PaymentsResource {
    * Scope: `payments:read`.
    */
   list(query?: PaymentsListQuery, options?: RequestOptions): PlatformPromise<PaymentList>;
-  list(
-    args?: { query?: PaymentsListQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<PaymentList>;
+  list(args?: { query?: PaymentsListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<PaymentList>;
   /** Every item of `payments.list`, page after page (one request per page). */
   listAll(query?: PaymentsListQuery): AsyncIterableIterator<Payment>;
   /**
@@ -643,19 +333,13 @@ export interface PaymentsResource {
    *
    * Scope: `payments:write`.
    */
-  create(
-    args: { body: PaymentCreate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Payment>;
+  create(args: { body: PaymentCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Payment>;
   /**
    * Retrieve a payment
    *
    * Scope: `payments:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Payment>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Payment>;
   /**
    * Mark a payment succeeded
    *
@@ -663,10 +347,7 @@ export interface PaymentsResource {
    *
    * Scope: `payments:write`.
    */
-  succeed(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Payment>;
+  succeed(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Payment>;
   /**
    * Mark a payment failed
    *
@@ -674,10 +355,7 @@ export interface PaymentsResource {
    *
    * Scope: `payments:write`.
    */
-  fail(
-    args: { params: { id: string }; body?: PaymentFail } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Payment>;
+  fail(args: { params: { id: string }; body?: PaymentFail; } & CallArgs, options?: RequestOptions): PlatformPromise<Payment>;
   /**
    * Refund a payment, fully or partly
    *
@@ -685,10 +363,7 @@ export interface PaymentsResource {
    *
    * Scope: `payments:write`.
    */
-  refund(
-    args: { params: { id: string }; body?: PaymentRefund } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Payment>;
+  refund(args: { params: { id: string }; body?: PaymentRefund; } & CallArgs, options?: RequestOptions): PlatformPromise<Payment>;
 }
 
 /** `client.exams`. */
@@ -701,10 +376,7 @@ export interface ExamsResource {
    * Scope: `exam_results:read`.
    */
   list(query?: ExamsListQuery, options?: RequestOptions): PlatformPromise<ExamList>;
-  list(
-    args?: { query?: ExamsListQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<ExamList>;
+  list(args?: { query?: ExamsListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<ExamList>;
   /** Every item of `exams.list`, page after page (one request per page). */
   listAll(query?: ExamsListQuery): AsyncIterableIterator<Exam>;
   /**
@@ -712,16 +384,13 @@ export interface ExamsResource {
    *
    * Scope: `exam_results:write`.
    */
-  create(args: { body: ExamCreate } & CallArgs, options?: RequestOptions): PlatformPromise<Exam>;
+  create(args: { body: ExamCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Exam>;
   /**
    * Retrieve an exam
    *
    * Scope: `exam_results:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Exam>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Exam>;
   /**
    * Update an exam
    *
@@ -729,10 +398,7 @@ export interface ExamsResource {
    *
    * Scope: `exam_results:write`.
    */
-  update(
-    args: { params: { id: string }; body?: ExamUpdate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Exam>;
+  update(args: { params: { id: string }; body?: ExamUpdate; } & CallArgs, options?: RequestOptions): PlatformPromise<Exam>;
   /**
    * Delete an exam
    *
@@ -740,10 +406,7 @@ export interface ExamsResource {
    *
    * Scope: `exam_results:write`.
    */
-  delete(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<DeletedExam>;
+  delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedExam>;
 }
 
 /** `client.examResults`. */
@@ -756,10 +419,7 @@ export interface ExamResultsResource {
    * Scope: `exam_results:read`.
    */
   list(query?: ExamResultsListQuery, options?: RequestOptions): PlatformPromise<ExamResultList>;
-  list(
-    args?: { query?: ExamResultsListQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<ExamResultList>;
+  list(args?: { query?: ExamResultsListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<ExamResultList>;
   /** Every item of `examResults.list`, page after page (one request per page). */
   listAll(query?: ExamResultsListQuery): AsyncIterableIterator<ExamResult>;
   /**
@@ -769,19 +429,13 @@ export interface ExamResultsResource {
    *
    * Scope: `exam_results:write`.
    */
-  create(
-    args: { body: ExamResultCreate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<ExamResult>;
+  create(args: { body: ExamResultCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<ExamResult>;
   /**
    * Retrieve an exam result
    *
    * Scope: `exam_results:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<ExamResult>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<ExamResult>;
   /**
    * Update or correct an exam result
    *
@@ -789,10 +443,7 @@ export interface ExamResultsResource {
    *
    * Scope: `exam_results:write`.
    */
-  update(
-    args: { params: { id: string }; body?: ExamResultUpdate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<ExamResult>;
+  update(args: { params: { id: string }; body?: ExamResultUpdate; } & CallArgs, options?: RequestOptions): PlatformPromise<ExamResult>;
   /**
    * Publish an exam result
    *
@@ -800,10 +451,7 @@ export interface ExamResultsResource {
    *
    * Scope: `exam_results:write`.
    */
-  publish(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<ExamResult>;
+  publish(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<ExamResult>;
 }
 
 /** `client.events`. */
@@ -816,10 +464,7 @@ export interface EventsResource {
    * Scope: `events:read`.
    */
   list(query?: EventsListQuery, options?: RequestOptions): PlatformPromise<EventList>;
-  list(
-    args?: { query?: EventsListQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<EventList>;
+  list(args?: { query?: EventsListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<EventList>;
   /** Every item of `events.list`, page after page (one request per page). */
   listAll(query?: EventsListQuery): AsyncIterableIterator<Event>;
   /**
@@ -827,10 +472,7 @@ export interface EventsResource {
    *
    * Scope: `events:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<Event>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Event>;
 }
 
 /** `client.webhookEndpoints`. */
@@ -842,14 +484,8 @@ export interface WebhookEndpointsResource {
    *
    * Scope: `webhooks:read`.
    */
-  list(
-    query?: WebhookEndpointsListQuery,
-    options?: RequestOptions,
-  ): PlatformPromise<WebhookEndpointList>;
-  list(
-    args?: { query?: WebhookEndpointsListQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<WebhookEndpointList>;
+  list(query?: WebhookEndpointsListQuery, options?: RequestOptions): PlatformPromise<WebhookEndpointList>;
+  list(args?: { query?: WebhookEndpointsListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookEndpointList>;
   /** Every item of `webhookEndpoints.list`, page after page (one request per page). */
   listAll(query?: WebhookEndpointsListQuery): AsyncIterableIterator<WebhookEndpoint>;
   /**
@@ -859,19 +495,13 @@ export interface WebhookEndpointsResource {
    *
    * Scope: `webhooks:write`.
    */
-  create(
-    args: { body: WebhookEndpointCreate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<WebhookEndpointWithSecret>;
+  create(args: { body: WebhookEndpointCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookEndpointWithSecret>;
   /**
    * Retrieve a webhook endpoint
    *
    * Scope: `webhooks:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<WebhookEndpoint>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookEndpoint>;
   /**
    * Update a webhook endpoint
    *
@@ -879,10 +509,7 @@ export interface WebhookEndpointsResource {
    *
    * Scope: `webhooks:write`.
    */
-  update(
-    args: { params: { id: string }; body?: WebhookEndpointUpdate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<WebhookEndpoint>;
+  update(args: { params: { id: string }; body?: WebhookEndpointUpdate; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookEndpoint>;
   /**
    * Delete a webhook endpoint
    *
@@ -890,10 +517,7 @@ export interface WebhookEndpointsResource {
    *
    * Scope: `webhooks:write`.
    */
-  delete(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<DeletedWebhookEndpoint>;
+  delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedWebhookEndpoint>;
   /**
    * Rotate the signing secret
    *
@@ -901,10 +525,7 @@ export interface WebhookEndpointsResource {
    *
    * Scope: `webhooks:write`.
    */
-  rotateSecret(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<WebhookEndpointWithSecret>;
+  rotateSecret(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookEndpointWithSecret>;
   /**
    * Send a test event
    *
@@ -912,10 +533,7 @@ export interface WebhookEndpointsResource {
    *
    * Scope: `webhooks:write`.
    */
-  test(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<WebhookDelivery>;
+  test(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookDelivery>;
   /**
    * List an endpoint's deliveries
    *
@@ -923,14 +541,9 @@ export interface WebhookEndpointsResource {
    *
    * Scope: `webhooks:read`.
    */
-  deliveries(
-    args: { params: { id: string }; query?: WebhookEndpointsDeliveriesQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<WebhookDeliveryList>;
+  deliveries(args: { params: { id: string }; query?: WebhookEndpointsDeliveriesQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookDeliveryList>;
   /** Every item of `webhookEndpoints.deliveries`, page after page (one request per page). */
-  deliveriesAll(
-    args: { params: { id: string }; query?: WebhookEndpointsDeliveriesQuery } & CallArgs,
-  ): AsyncIterableIterator<WebhookDelivery>;
+  deliveriesAll(args: { params: { id: string }; query?: WebhookEndpointsDeliveriesQuery; } & CallArgs): AsyncIterableIterator<WebhookDelivery>;
 }
 
 /** `client.webhookDeliveries`. */
@@ -940,10 +553,7 @@ export interface WebhookDeliveriesResource {
    *
    * Scope: `webhooks:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<WebhookDelivery>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookDelivery>;
   /**
    * Redeliver
    *
@@ -951,10 +561,7 @@ export interface WebhookDeliveriesResource {
    *
    * Scope: `webhooks:write`.
    */
-  retry(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<WebhookDelivery>;
+  retry(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookDelivery>;
 }
 
 /** `client.personalAccessTokens`. */
@@ -966,14 +573,8 @@ export interface PersonalAccessTokensResource {
    *
    * Scope: `tokens:read`.
    */
-  list(
-    query?: PersonalAccessTokensListQuery,
-    options?: RequestOptions,
-  ): PlatformPromise<PersonalAccessTokenList>;
-  list(
-    args?: { query?: PersonalAccessTokensListQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<PersonalAccessTokenList>;
+  list(query?: PersonalAccessTokensListQuery, options?: RequestOptions): PlatformPromise<PersonalAccessTokenList>;
+  list(args?: { query?: PersonalAccessTokensListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<PersonalAccessTokenList>;
   /** Every item of `personalAccessTokens.list`, page after page (one request per page). */
   listAll(query?: PersonalAccessTokensListQuery): AsyncIterableIterator<PersonalAccessToken>;
   /**
@@ -983,19 +584,13 @@ export interface PersonalAccessTokensResource {
    *
    * Scope: `tokens:write`.
    */
-  create(
-    args: { body: PersonalAccessTokenCreate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<PersonalAccessTokenWithSecret>;
+  create(args: { body: PersonalAccessTokenCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<PersonalAccessTokenWithSecret>;
   /**
    * Retrieve a personal access token
    *
    * Scope: `tokens:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<PersonalAccessToken>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<PersonalAccessToken>;
   /**
    * Revoke a personal access token
    *
@@ -1003,10 +598,7 @@ export interface PersonalAccessTokensResource {
    *
    * Scope: `tokens:write`.
    */
-  delete(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<PersonalAccessToken>;
+  delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<PersonalAccessToken>;
 }
 
 /** `client.token`. */
@@ -1016,7 +608,7 @@ export interface TokenResource {
    *
    * Which organization, scopes and expiry the bearer token has: the first thing to check when a call answers 403. Any valid token may call it.
    */
-  retrieve(args?: {} & CallArgs, options?: RequestOptions): PlatformPromise<TokenInfo>;
+  retrieve(args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<TokenInfo>;
 }
 
 /** `client.oauthClients`. */
@@ -1027,10 +619,7 @@ export interface OauthClientsResource {
    * Scope: `oauth_clients:read`.
    */
   list(query?: OauthClientsListQuery, options?: RequestOptions): PlatformPromise<OAuthClientList>;
-  list(
-    args?: { query?: OauthClientsListQuery } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<OAuthClientList>;
+  list(args?: { query?: OauthClientsListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClientList>;
   /** Every item of `oauthClients.list`, page after page (one request per page). */
   listAll(query?: OauthClientsListQuery): AsyncIterableIterator<OAuthClient>;
   /**
@@ -1040,19 +629,13 @@ export interface OauthClientsResource {
    *
    * Scope: `oauth_clients:write`.
    */
-  create(
-    args: { body: OAuthClientCreate } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<OAuthClientWithSecret>;
+  create(args: { body: OAuthClientCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClientWithSecret>;
   /**
    * Retrieve an OAuth client
    *
    * Scope: `oauth_clients:read`.
    */
-  retrieve(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<OAuthClient>;
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClient>;
   /**
    * Delete an OAuth client
    *
@@ -1060,10 +643,7 @@ export interface OauthClientsResource {
    *
    * Scope: `oauth_clients:write`.
    */
-  delete(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<DeletedOAuthClient>;
+  delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedOAuthClient>;
   /**
    * Replace a confidential client's secret
    *
@@ -1071,10 +651,7 @@ export interface OauthClientsResource {
    *
    * Scope: `oauth_clients:write`.
    */
-  rotateSecret(
-    args: { params: { id: string } } & CallArgs,
-    options?: RequestOptions,
-  ): PlatformPromise<OAuthClientWithSecret>;
+  rotateSecret(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClientWithSecret>;
 }
 
 /** The Platform API: one namespace per resource. */

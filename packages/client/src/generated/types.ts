@@ -13,125 +13,29 @@ export type ExamResultStatus = 'draft' | 'published';
 export type OAuthClientType = 'confidential' | 'public';
 
 /** A permission a token can hold. */
-export type Scope =
-  | 'students:read'
-  | 'students:write'
-  | 'courses:read'
-  | 'courses:write'
-  | 'enrollments:read'
-  | 'enrollments:write'
-  | 'payments:read'
-  | 'payments:write'
-  | 'exam_results:read'
-  | 'exam_results:write'
-  | 'webhooks:read'
-  | 'webhooks:write'
-  | 'events:read'
-  | 'tokens:read'
-  | 'tokens:write'
-  | 'oauth_clients:read'
-  | 'oauth_clients:write';
+export type Scope = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read';
 
 export type OAuthClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 
 /** A scope to grant, or `all` for every scope. */
-export type ScopeOrAll =
-  | 'students:read'
-  | 'students:write'
-  | 'courses:read'
-  | 'courses:write'
-  | 'enrollments:read'
-  | 'enrollments:write'
-  | 'payments:read'
-  | 'payments:write'
-  | 'exam_results:read'
-  | 'exam_results:write'
-  | 'webhooks:read'
-  | 'webhooks:write'
-  | 'events:read'
-  | 'tokens:read'
-  | 'tokens:write'
-  | 'oauth_clients:read'
-  | 'oauth_clients:write'
-  | 'all';
+export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'all';
 
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
 
-export type ProblemCode =
-  | 'validation_error'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'insufficient_scope'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'not_acceptable'
-  | 'conflict'
-  | 'invalid_state_transition'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'service_unavailable';
+export type ProblemCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
 
 export type StudentStatus = 'active' | 'inactive' | 'graduated' | 'withdrawn';
 
 export type TokenInfoType = 'personal_access_token' | 'oauth_access_token';
 
 /** The type of an event. */
-export type EventType =
-  | 'student.created'
-  | 'student.updated'
-  | 'student.deleted'
-  | 'course.created'
-  | 'course.updated'
-  | 'course.deleted'
-  | 'enrollment.created'
-  | 'enrollment.updated'
-  | 'enrollment.active'
-  | 'enrollment.completed'
-  | 'enrollment.dropped'
-  | 'enrollment.cancelled'
-  | 'payment.created'
-  | 'payment.succeeded'
-  | 'payment.failed'
-  | 'payment.refunded'
-  | 'exam.created'
-  | 'exam.updated'
-  | 'exam.deleted'
-  | 'exam_result.created'
-  | 'exam_result.updated'
-  | 'exam_result.published'
-  | 'ping';
+export type EventType = 'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published' | 'ping';
 
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
-export type WebhookEndpointEvent =
-  | '*'
-  | 'student.created'
-  | 'student.updated'
-  | 'student.deleted'
-  | 'course.created'
-  | 'course.updated'
-  | 'course.deleted'
-  | 'enrollment.created'
-  | 'enrollment.updated'
-  | 'enrollment.active'
-  | 'enrollment.completed'
-  | 'enrollment.dropped'
-  | 'enrollment.cancelled'
-  | 'payment.created'
-  | 'payment.succeeded'
-  | 'payment.failed'
-  | 'payment.refunded'
-  | 'exam.created'
-  | 'exam.updated'
-  | 'exam.deleted'
-  | 'exam_result.created'
-  | 'exam_result.updated'
-  | 'exam_result.published';
+export type WebhookEndpointEvent = '*' | 'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published';
 
-export type WebhookEndpointDisabledReason =
-  'requested' | 'gone' | 'failing' | 'credential_revoked' | 'credential_expired';
+export type WebhookEndpointDisabledReason = 'requested' | 'gone' | 'failing' | 'credential_revoked' | 'credential_expired';
 
 export type WebhookEndpointOwnerType = 'personal_access_token' | 'oauth_client';
 
@@ -1203,31 +1107,7 @@ export interface EventsListQuery {
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
   /** Equality filter; comma-separate several values for IN. One of: student.created, student.updated, student.deleted, course.created, course.updated, course.deleted, enrollment.created, enrollment.updated, enrollment.active, enrollment.completed, enrollment.dropped, enrollment.cancelled, payment.created, payment.succeeded, payment.failed, payment.refunded, exam.created, exam.updated, exam.deleted, exam_result.created, exam_result.updated, exam_result.published, ping. */
-  type?: ListFilter<
-    | 'student.created'
-    | 'student.updated'
-    | 'student.deleted'
-    | 'course.created'
-    | 'course.updated'
-    | 'course.deleted'
-    | 'enrollment.created'
-    | 'enrollment.updated'
-    | 'enrollment.active'
-    | 'enrollment.completed'
-    | 'enrollment.dropped'
-    | 'enrollment.cancelled'
-    | 'payment.created'
-    | 'payment.succeeded'
-    | 'payment.failed'
-    | 'payment.refunded'
-    | 'exam.created'
-    | 'exam.updated'
-    | 'exam.deleted'
-    | 'exam_result.created'
-    | 'exam_result.updated'
-    | 'exam_result.published'
-    | 'ping'
-  >;
+  type?: ListFilter<'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published' | 'ping'>;
   /** Range filter: created_at gte the value. */
   'created_at[gte]'?: string;
   /** Range filter: created_at gt the value. */
@@ -1289,31 +1169,7 @@ export interface WebhookEndpointsDeliveriesQuery {
   /** Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed. */
   status?: ListFilter<'pending' | 'succeeded' | 'failed'>;
   /** Equality filter; comma-separate several values for IN. One of: student.created, student.updated, student.deleted, course.created, course.updated, course.deleted, enrollment.created, enrollment.updated, enrollment.active, enrollment.completed, enrollment.dropped, enrollment.cancelled, payment.created, payment.succeeded, payment.failed, payment.refunded, exam.created, exam.updated, exam.deleted, exam_result.created, exam_result.updated, exam_result.published, ping. */
-  event_type?: ListFilter<
-    | 'student.created'
-    | 'student.updated'
-    | 'student.deleted'
-    | 'course.created'
-    | 'course.updated'
-    | 'course.deleted'
-    | 'enrollment.created'
-    | 'enrollment.updated'
-    | 'enrollment.active'
-    | 'enrollment.completed'
-    | 'enrollment.dropped'
-    | 'enrollment.cancelled'
-    | 'payment.created'
-    | 'payment.succeeded'
-    | 'payment.failed'
-    | 'payment.refunded'
-    | 'exam.created'
-    | 'exam.updated'
-    | 'exam.deleted'
-    | 'exam_result.created'
-    | 'exam_result.updated'
-    | 'exam_result.published'
-    | 'ping'
-  >;
+  event_type?: ListFilter<'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published' | 'ping'>;
   /** Range filter: created_at gte the value. */
   'created_at[gte]'?: string;
   /** Range filter: created_at gt the value. */
@@ -1387,3 +1243,4 @@ export interface OauthClientsListQuery {
   /** Range filter: updated_at lt the value. */
   'updated_at[lt]'?: string;
 }
+
