@@ -1,6 +1,7 @@
 import { contract, deprecationAnchor, deprecationNote, listDeprecations } from '@platform/contract';
 import type { AppRouter } from '@ts-rest/core';
 import { escapeHtml, inline } from './errors-page';
+import { docPage } from './doc-page';
 
 const PART_LABELS: Record<string, string> = {
   operation: 'the operation',
@@ -30,21 +31,9 @@ export function renderDeprecationsPage(router: AppRouter = contract): string {
   </tr>`;
     })
     .join('\n');
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Platform API deprecations</title>
-  <style>
-    body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
-    table { border-collapse: collapse; }
-    th, td { text-align: left; vertical-align: top; padding: .5rem; border-bottom: 1px solid #ddd; }
-    tr:target { background: #fff6d5; }
-  </style>
-</head>
-<body>
-  <h1>Deprecations</h1>
+  return docPage(
+    'Platform API deprecations',
+    `  <h1>Deprecations</h1>
   <p>A request that uses a deprecated operation, query parameter or body field is answered with
   <code>Deprecation</code> (RFC 9745), <code>Sunset</code> (RFC 8594) once a date is set, and a
   <code>Link</code> with <code>rel="deprecation"</code> to its entry here. A deprecated part keeps
@@ -59,7 +48,6 @@ ${
 ${rows}
   </table>`
 }
-</body>
-</html>
-`;
+`,
+  );
 }

@@ -1,4 +1,5 @@
 import { ERROR_CODES, ERROR_TITLES, type ErrorCode, PROBLEM_TYPE_PATH } from '@platform/contract';
+import { docPage } from './doc-page';
 
 /** What a caller should do about each code: a Record, so a new code cannot ship undocumented. */
 export const ERROR_GUIDANCE: Record<ErrorCode, string> = {
@@ -54,21 +55,9 @@ export function renderErrorsPage(): string {
   </tr>`,
     )
     .join('\n');
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Platform API errors</title>
-  <style>
-    body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
-    table { border-collapse: collapse; }
-    th, td { text-align: left; vertical-align: top; padding: .5rem; border-bottom: 1px solid #ddd; }
-    tr:target { background: #fff6d5; }
-  </style>
-</head>
-<body>
-  <h1>Errors</h1>
+  return docPage(
+    'Platform API errors',
+    `  <h1>Errors</h1>
   <p>Every error is an <code>application/problem+json</code> document (RFC 9457). Its
   <code>type</code> links to its entry here (<code>${PROBLEM_TYPE_PATH}#&lt;code&gt;</code>); branch
   on <code>code</code>, and quote <code>request_id</code> to support. The
@@ -77,7 +66,6 @@ export function renderErrorsPage(): string {
   <tr><th>Code</th><th>Status</th><th>Title</th><th>What to do</th></tr>
 ${rows}
   </table>
-</body>
-</html>
-`;
+`,
+  );
 }
