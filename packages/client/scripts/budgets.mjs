@@ -4,9 +4,8 @@
 // - the whole client, bundled and minified as an app's bundler would: <= 25 KB gzipped;
 // - the webhook verifier alone (`@platform/client/webhooks`): <= 5 KB gzipped;
 // - every declaration file the package ships: <= 300 KB;
-// - a minimal consumer type-checks in < 5 s, strict and without skipLibCheck.
+// - a minimal consumer type-checks in < 5 s of CPU, strict and without skipLibCheck.
 // Run after `pnpm --filter @platform/client build`.
-import { execFileSync } from 'node:child_process';
 import {
   cpSync,
   mkdtempSync,
@@ -54,6 +53,7 @@ const declarations = readdirSync(dist)
 // A consumer outside the workspace: the package's files under node_modules, nothing else.
 const consumer = mkdtempSync(path.join(tmpdir(), 'platform-client-consumer-'));
 let typecheckMs;
+let wallMs;
 try {
   const installed = path.join(consumer, 'node_modules', '@platform', 'client');
   cpSync(path.join(root, 'package.json'), path.join(installed, 'package.json'));
@@ -94,10 +94,36 @@ export async function receive(body: string, h: Headers): Promise<string> {
 }
 `,
   );
-  const tsc = require.resolve('typescript/bin/tsc');
+  // In this process through the compiler API, so the budget is on CPU time: a busy machine
+  // (CI runners share cores) slows the wall clock, not the work the consumer's tsc does.
+  const ts = require('typescript');
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(consumer, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
+  const cpuStart = process.cpuUsage();
   const started = performance.now();
-  execFileSync(process.execPath, [tsc, '-p', consumer], { stdio: 'inherit' });
-  typecheckMs = performance.now() - started;
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
+  const diagnostics = ts.getPreEmitDiagnostics(program);
+  const cpu = process.cpuUsage(cpuStart);
+  typecheckMs = (cpu.user + cpu.system) / 1000;
+  wallMs = performance.now() - started;
+  if (diagnostics.length > 0) {
+    console.error(
+      ts.formatDiagnosticsWithColorAndContext(diagnostics, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => consumer,
+        getNewLine: () => '\n',
+      }),
+    );
+    throw new Error('The minimal consumer does not type-check.');
+  }
 } finally {
   rmSync(consumer, { recursive: true, force: true });
 }
@@ -129,7 +155,7 @@ for (const [name, value, budget, note] of rows) {
 const typecheckOk = typecheckMs < 5000;
 failed ||= !typecheckOk;
 console.log(
-  `  ${typecheckOk ? 'ok  ' : 'OVER'} ${'minimal consumer: tsc --strict, no skipLibCheck'.padEnd(44)} ${(typecheckMs / 1000).toFixed(2).padStart(6)} s  of 5 s`,
+  `  ${typecheckOk ? 'ok  ' : 'OVER'} ${'minimal consumer: tsc --strict, no skipLibCheck'.padEnd(44)} ${(typecheckMs / 1000).toFixed(2).padStart(6)} s  of 5 s CPU (${(wallMs / 1000).toFixed(2)} s wall)`,
 );
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const runtimeDeps = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies });

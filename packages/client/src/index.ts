@@ -1,6 +1,6 @@
 export { createClient, type ApiPrefix, type ClientOptions } from './client';
 export type { CallArgs, FetchOptions, RequestOptions } from './route-types';
-export type { IntegerFilter, ListFilter, SortInput, SortKey } from './list-types';
+export type { IntegerFilter, ListFilter, RangeFilters, SortInput, SortKey } from './list-types';
 export type { IdKind, PrefixedId } from './ids';
 export { PlatformPromise, type RawResponse } from './api-promise';
 export {

@@ -15,3 +15,8 @@ export type ListFilter<V extends string> = V | `${V},${string}`;
 
 /** An equality filter on an integer field: a number, or several comma-separated. */
 export type IntegerFilter = number | `${number}` | `${number},${string}`;
+
+/** Range filters on fields: `created_at[gte]`, `created_at[gt]`, `created_at[lte]`, `created_at[lt]`. */
+export type RangeFilters<F extends string, V> = {
+  [K in `${F}[${'gte' | 'gt' | 'lte' | 'lt'}]`]?: V;
+};

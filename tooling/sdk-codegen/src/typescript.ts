@@ -86,22 +86,31 @@ function queryParamType(param: QueryParam): string {
   return tsType(param.type, true);
 }
 
+const OPERATORS = ['gte', 'gt', 'lte', 'lt'];
+
 function queryType(op: Operation): string {
-  let out = `${doc(`The query of \`${op.id}\`.`)}export interface ${queryTypeName(op)} {\n`;
+  // Range filters with all four operators are one `RangeFilters<fields, value>` per value type.
+  const ranges = new Map<string, string[]>();
   for (const param of op.query) {
-    if (param.kind === 'range') {
-      for (const operator of param.operators ?? []) {
-        out += `${doc(`Range filter: ${param.name} ${operator} the value.`, '  ')}  ${quote(`${param.name}[${operator}]`)}?: ${tsType(param.type, true)};\n`;
-      }
-      continue;
-    }
+    if (param.kind !== 'range') continue;
+    if (OPERATORS.some((o) => !param.operators?.includes(o)))
+      throw new Error(`${op.id}: range filter ${param.name} lacks an operator`);
+    const value = tsType(param.type, true);
+    ranges.set(value, [...(ranges.get(value) ?? []), param.name]);
+  }
+  const bases = [...ranges].map(
+    ([value, fields]) => `RangeFilters<${fields.map(quote).join(' | ')}, ${value}>`,
+  );
+  let out = `${doc(`The query of \`${op.id}\`.`)}export interface ${queryTypeName(op)}${bases.length ? ` extends ${bases.join(', ')}` : ''} {\n`;
+  for (const param of op.query) {
+    if (param.kind === 'range') continue;
     out += `${doc(withDeprecation(param.description, param.deprecated), '  ')}  ${key(param.name)}${param.required ? '' : '?'}: ${queryParamType(param)};\n`;
   }
   return `${out}}\n`;
 }
 
 function emitTypes(model: SdkModel): string {
-  let out = `${HEADER}import type { IntegerFilter, ListFilter, SortInput } from '../list-types';\n\n`;
+  let out = `${HEADER}import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list-types';\n\n`;
   for (const enumType of model.enums) {
     out += `${doc(enumType.description)}export type ${enumType.name} = ${enumType.values.map(quote).join(' | ')};\n\n`;
   }
