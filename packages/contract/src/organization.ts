@@ -62,7 +62,7 @@ export const OrganizationUpdateSchema = z.preprocess(
     return rest;
   },
   z
-    .object({ name: text(200) })
+    .object({ name: text(200).optional() })
     .strict()
     .openapi({ title: 'OrganizationUpdate' }),
 );
