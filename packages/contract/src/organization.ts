@@ -46,26 +46,26 @@ export const OPERATOR_ONLY_ORGANIZATION_FIELDS = ['plan', 'rate_limit'] as const
  * Only `name`. `plan` and `rate_limit` are refused with a message that says who changes them,
  * rather than as merely unknown fields (they are in the response, so callers will try).
  */
-export const OrganizationUpdateSchema = z.preprocess(
-  (value, ctx) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const rest: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-    for (const field of OPERATOR_ONLY_ORGANIZATION_FIELDS) {
-      if (!(field in rest)) continue;
-      delete rest[field];
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        path: [field],
-        message: `${field} cannot be changed over the API: it is changed by an operator (pnpm platform orgs:update); only name can be changed here`,
-      });
-    }
-    return rest;
-  },
-  z
-    .object({ name: text(200).optional() })
-    .strict()
-    .openapi({ title: 'OrganizationUpdate' }),
-);
+const OrganizationUpdateFields = z
+  .object({ name: text(200).optional() })
+  .strict()
+  .openapi({ title: 'OrganizationUpdate' });
+
+export const OrganizationUpdateSchema = z.preprocess((value, ctx) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const rest: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const field of OPERATOR_ONLY_ORGANIZATION_FIELDS) {
+    if (!(field in rest)) continue;
+    delete rest[field];
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: [field],
+      message: `${field} cannot be changed over the API: it is changed by an operator (pnpm platform orgs:update); only name can be changed here`,
+    });
+  }
+  return rest;
+}, OrganizationUpdateFields) as unknown as typeof OrganizationUpdateFields;
+// The cast keeps the body's input type (`{ name?: string }`) for clients; preprocess widens it to unknown.
 
 export const organizationContract = c.router(
   {
