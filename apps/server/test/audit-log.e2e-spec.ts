@@ -351,6 +351,29 @@ describe('audit log', () => {
   });
 });
 
+describe('audit log atomicity', () => {
+  it('writes the entry in the change’s transaction: when the entry cannot be written, the change is undone', async () => {
+    const server = await startServer({ WEBHOOK_DISPATCHER: 'false' });
+    try {
+      const org = await server.createOrganization({ name: 'Atomic School' });
+      const admin = await server.createToken(org.id, ['all']);
+      const api = client(server, admin.token);
+      const before = (await api.get('/v1/personal_access_tokens')).body.meta.total;
+      // The log is gone (a broken database, for the test): no change may commit without it.
+      await server.dataSource.query('DROP TABLE audit_events');
+      expect(
+        (await api.post('/v1/personal_access_tokens', { name: 'x', scopes: ['students:read'] }))
+          .status,
+      ).toBe(500);
+      expect((await api.patch('/v1/organization', { name: 'Changed' })).status).toBe(500);
+      expect((await api.get('/v1/personal_access_tokens')).body.meta.total).toBe(before);
+      expect((await api.get('/v1/organization')).body.name).toBe('Atomic School');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('audit log behind a trusted proxy', () => {
   it('records the forwarded client IP only when TRUST_PROXY is set', async () => {
     for (const trust of ['true', 'false']) {
