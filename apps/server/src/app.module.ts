@@ -2,6 +2,8 @@ import { type DynamicModule, Module, RequestMethod, type Type } from '@nestjs/co
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
+import { AuditModule } from './audit/audit.module';
+import { AuditPruner } from './audit/audit-pruner';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard, ScopeGuard } from './auth/guards';
 import { DeprecationInterceptor } from './common/deprecation.interceptor';
@@ -51,6 +53,7 @@ export class AppModule {
         RedisModule,
         MetricsModule,
         EventsModule,
+        AuditModule,
         OrganizationsModule,
         AuthModule,
         RateLimitModule,
@@ -68,6 +71,8 @@ export class AppModule {
         ...extra,
       ],
       providers: [
+        // Only the server prunes the audit log (the CLI's short-lived processes do not).
+        AuditPruner,
         // Order matters: authenticate (never rejects) → rate limit (per org or per IP) → scope (401/403).
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_GUARD, useClass: OrganizationThrottlerGuard },

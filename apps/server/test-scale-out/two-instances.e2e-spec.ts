@@ -133,6 +133,47 @@ describe('two instances on PostgreSQL + Redis', () => {
     }
   });
 
+  it('an operator raises a limit to 6,000/min while both run: the next response on each says so (issue 15)', async () => {
+    const org = cluster.cli('orgs:create', '--name', 'Growing School');
+    const { token } = cluster.cli(
+      'tokens:create',
+      '--org',
+      org.id,
+      '--name',
+      'grow',
+      '--scopes',
+      'all',
+    );
+    for (const url of cluster.urls) {
+      expect((await call(url, token)).headers.get('x-ratelimit-limit')).toBe('600');
+    }
+    const raised = cluster.cli(
+      'orgs:update',
+      '--id',
+      org.id,
+      '--plan',
+      'enterprise',
+      '--rate-limit',
+      '6000',
+    );
+    expect(raised).toMatchObject({ plan: 'enterprise', rate_limit_per_minute: 6000 });
+    // No restart, no cache to wait for: each instance reads the limit with the token.
+    const first = await call(cluster.urls[0]!, token);
+    const second = await call(cluster.urls[1]!, token);
+    for (const res of [first, second]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('6000');
+    }
+    // One window in Redis for both: the two earlier requests still count.
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('5997');
+    expect(second.headers.get('x-ratelimit-remaining')).toBe('5996');
+    const shown = await call(cluster.urls[0]!, token, 'GET', '/v1/organization');
+    expect(shown.body).toMatchObject({
+      plan: 'enterprise',
+      rate_limit: { limit_per_minute: 6000, used: 5, remaining: 5995 },
+    });
+  });
+
   it('2,000 events, one instance killed with SIGKILL half-way: the other delivers every webhook-id', async () => {
     const token = organization(1_000_000);
     // The receiver holds each request 15 ms and notes how many it holds at once.

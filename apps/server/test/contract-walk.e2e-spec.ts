@@ -159,6 +159,15 @@ interface Fixture {
   widest?: Record<string, unknown>;
   /** For a collection with an update route: a body that changes a record. */
   change?(n: number): Record<string, unknown>;
+  /**
+   * A resource the caller's organization has exactly one of (`/v1/organization`): no id,
+   * nothing to create or list; it belongs to the caller's organization by construction.
+   */
+  singleton?: boolean;
+  /** Its creation is written to the audit log (made with a token, so never anonymous). */
+  audited?: boolean;
+  /** For a read-only collection not fed by events: its total once the fixtures are made. */
+  total?(fixtures: readonly Fixture[]): number;
 }
 
 const FIXTURES: readonly Fixture[] = [
@@ -202,6 +211,7 @@ const FIXTURES: readonly Fixture[] = [
     kind: 'webhook_endpoint',
     body: () => ({ url: 'https://hooks.school.test/hooks', events: ['*'] }),
     emitsEvent: false,
+    audited: true,
     widest: { events: ['*'] },
     change: (n) => ({ description: `walk ${n}` }),
   },
@@ -218,6 +228,7 @@ const FIXTURES: readonly Fixture[] = [
     // Within the scope a token needs to create it: the walk sends it with only that scope.
     body: (_refs, n) => ({ name: `walk ${n}`, scopes: ['tokens:write'] }),
     emitsEvent: false,
+    audited: true,
     preexisting: 1,
     widest: { scopes: ['all'] },
   },
@@ -231,11 +242,29 @@ const FIXTURES: readonly Fixture[] = [
       scopes: ['oauth_clients:write'],
     }),
     emitsEvent: false,
+    audited: true,
     widest: { scopes: ['all'] },
   },
   // Read-only: the fixtures above wrote events; the newest one is the record.
   { collection: 'events', kind: 'event' },
+  // Read-only: each audited creation above wrote one; the newest is the record. The operator's
+  // creation of the organization's own token is recorded too.
+  {
+    collection: 'audit_events',
+    kind: 'audit_event',
+    preexisting: 1,
+    total: (fixtures) => 1 + fixtures.filter((f) => f.audited).length,
+  },
+  {
+    collection: 'organization',
+    kind: 'organization',
+    singleton: true,
+    change: (n) => ({ name: `Walk ${n}` }),
+  },
 ];
+
+/** The fixtures that are records with ids (all but the singletons). */
+const RECORD_FIXTURES = FIXTURES.filter((f) => !f.singleton);
 
 const makesRecord = (fixture: Fixture) => Boolean(fixture.body ?? fixture.create);
 
@@ -357,7 +386,7 @@ describe('contract walk: every route', () => {
   async function createFixtures(token: string): Promise<Record<string, Record<string, unknown>>> {
     const refs: Refs = {};
     const records: Record<string, Record<string, unknown>> = {};
-    for (const fixture of FIXTURES) {
+    for (const fixture of RECORD_FIXTURES) {
       let record: Record<string, unknown>;
       if (fixture.create) {
         const res = await fixture.create(refs, (path) =>
@@ -397,7 +426,7 @@ describe('contract walk: every route', () => {
 
   async function listTotals(token: string, refs: Refs): Promise<Record<string, number>> {
     const totals: Record<string, number> = {};
-    for (const fixture of FIXTURES) {
+    for (const fixture of RECORD_FIXTURES) {
       const path = fixture.listPath?.(refs) ?? `/v1/${fixture.collection}`;
       const res = await call(server, path, { token });
       expect(res.status).toBe(200);
@@ -436,7 +465,7 @@ describe('contract walk: every route', () => {
       ({ token: tokenA } = await server.createToken(orgA.id, ['all']));
       ({ token: tokenB } = await server.createToken(orgB.id, ['all']));
       refsA = idsOf(await createFixtures(tokenA));
-      for (const fixture of FIXTURES) {
+      for (const fixture of RECORD_FIXTURES) {
         const res = await call(server, `/v1/${fixture.collection}/${refsA[fixture.collection]}`, {
           token: tokenA,
         });
@@ -446,9 +475,11 @@ describe('contract walk: every route', () => {
       totalsA = await listTotals(tokenA, refsA);
       // One record per created collection, and one event per creation that emits one.
       const events = FIXTURES.filter((f) => makesRecord(f) && f.emitsEvent !== false).length;
-      for (const fixture of FIXTURES) {
+      for (const fixture of RECORD_FIXTURES) {
         expect(totalsA[fixture.collection]).toBe(
-          makesRecord(fixture) ? 1 + (fixture.preexisting ?? 0) : events,
+          makesRecord(fixture)
+            ? 1 + (fixture.preexisting ?? 0)
+            : (fixture.total?.(FIXTURES) ?? events),
         );
       }
     });
@@ -462,7 +493,7 @@ describe('contract walk: every route', () => {
     );
 
     it("leaves every one of organization A's records as it was", async () => {
-      for (const fixture of FIXTURES) {
+      for (const fixture of RECORD_FIXTURES) {
         const res = await call(server, `/v1/${fixture.collection}/${refsA[fixture.collection]}`, {
           token: tokenA,
         });

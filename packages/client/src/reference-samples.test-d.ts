@@ -283,3 +283,23 @@ export async function oauthClients_rotateSecret() {
   const oAuthClientWithSecret = await platform.oauthClients.rotateSecret({ params: { id: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return oAuthClientWithSecret;
 }
+
+export async function organization_retrieve() {
+  const organization = await platform.organization.retrieve();
+  return organization;
+}
+
+export async function organization_update() {
+  const organization = await platform.organization.update({ body: { name: 'Nightly SIS sync' } });
+  return organization;
+}
+
+export async function auditEvents_list() {
+  const page = await platform.auditEvents.list({ action: 'token.created', per_page: 100 });
+  return page;
+}
+
+export async function auditEvents_retrieve() {
+  const auditEvent = await platform.auditEvents.retrieve({ params: { id: 'aud_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  return auditEvent;
+}

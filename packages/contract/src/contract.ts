@@ -1,7 +1,9 @@
+import { auditEventsContract } from './audit';
 import { coursesContract } from './courses';
 import { enrollmentsContract } from './enrollments';
 import { eventsContract } from './events';
 import { examResultsContract, examsContract } from './exams';
+import { organizationContract } from './organization';
 import { paymentsContract } from './payments';
 import { studentsContract } from './students';
 import { oauthClientsContract, personalAccessTokensContract, tokenContract } from './tokens';
@@ -25,6 +27,8 @@ export type Contract = {
   personalAccessTokens: typeof personalAccessTokensContract;
   token: typeof tokenContract;
   oauthClients: typeof oauthClientsContract;
+  organization: typeof organizationContract;
+  auditEvents: typeof auditEventsContract;
 };
 
 export const contract: Contract = {
@@ -40,4 +44,6 @@ export const contract: Contract = {
   personalAccessTokens: personalAccessTokensContract,
   token: tokenContract,
   oauthClients: oauthClientsContract,
+  organization: organizationContract,
+  auditEvents: auditEventsContract,
 };

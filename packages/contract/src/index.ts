@@ -1,5 +1,6 @@
 import './zod-openapi';
 
+export * from './audit';
 export * from './contract';
 export * from './courses';
 export * from './date-time';
@@ -11,6 +12,7 @@ export * from './ids';
 export * from './list';
 export * from './oauth';
 export * from './operation';
+export * from './organization';
 export * from './payments';
 export * from './problem';
 export * from './resource';

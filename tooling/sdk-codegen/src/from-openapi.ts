@@ -166,9 +166,11 @@ export function fromOpenApi(document: Json): SdkModel {
           addModel(name, schema, roles.get(owner) ?? 'resource');
           return { type: { kind: 'model', name }, nullable };
         }
-        const values = isObject(schema.additionalProperties)
-          ? typeOf(schema.additionalProperties, owner, field).type
-          : ({ kind: 'unknown' } as TypeRef);
+        // `additionalProperties: {}` (any value, as zod's `z.record(z.unknown())` writes it) is unknown.
+        const values =
+          isObject(schema.additionalProperties) && Object.keys(schema.additionalProperties).length
+            ? typeOf(schema.additionalProperties, owner, field).type
+            : ({ kind: 'unknown' } as TypeRef);
         return { type: { kind: 'map', values }, nullable };
       }
       default:

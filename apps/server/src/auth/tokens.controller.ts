@@ -7,6 +7,7 @@ import { CurrentPrincipal } from '../common/request-context';
 import { toIso } from '../common/timestamp';
 import { assertCovers, assertExpiryWithin, assertScopesWithin, expandScopes } from './delegation';
 import type { Principal } from './principal';
+import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import { TokensService, toTokenResource } from './tokens.service';
 import { publicId } from '../common/ids';
 
@@ -15,7 +16,11 @@ export class PersonalAccessTokensController {
   constructor(private readonly tokens: TokensService) {}
 
   @TsRestHandler(contract.personalAccessTokens)
-  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+  handle(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentPageUrl() url: PageUrl,
+    @CurrentAuditActor() actor: ApiAuditActor,
+  ) {
     const organizationId = principal.organizationId;
     return tsRestHandler(contract.personalAccessTokens, {
       list: async ({ query }) => ({
@@ -27,12 +32,15 @@ export class PersonalAccessTokensController {
         const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
         assertScopesWithin(principal, scopes);
         assertExpiryWithin(principal, expiresAt);
-        const { token, record } = await this.tokens.create({
-          organizationId,
-          name: body.name,
-          scopes,
-          expiresAt,
-        });
+        const { token, record } = await this.tokens.create(
+          {
+            organizationId,
+            name: body.name,
+            scopes,
+            expiresAt,
+          },
+          actor,
+        );
         return { status: 201, body: { ...toTokenResource(record), token } };
       },
       retrieve: async ({ params }) => ({
@@ -44,7 +52,7 @@ export class PersonalAccessTokensController {
         assertCovers(principal, target.scopes.split(' '), 'revoke', 'a token');
         return {
           status: 200,
-          body: toTokenResource(await this.tokens.revoke(params.id, organizationId)),
+          body: toTokenResource(await this.tokens.revoke(params.id, actor, organizationId)),
         };
       },
     });

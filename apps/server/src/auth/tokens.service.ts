@@ -9,6 +9,8 @@ import {
   type Scope,
 } from '@platform/contract';
 import { IsNull, LessThan, Or, type Repository } from 'typeorm';
+import type { AuditActor } from '../audit/audit-actor';
+import { AuditService } from '../audit/audit.service';
 import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
@@ -16,6 +18,7 @@ import { ProblemException } from '../common/problem.exception';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { dialectOf, hydrate, selectList, SqlParams } from '../common/sql';
+import { TransactionRunner } from '../common/transactions';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
 import { PersonalAccessToken } from './personal-access-token.entity';
@@ -50,10 +53,18 @@ export class TokensService {
   constructor(
     @InjectRepository(PersonalAccessToken) private readonly tokens: Repository<PersonalAccessToken>,
     private readonly organizations: OrganizationsService,
+    private readonly transactions: TransactionRunner,
+    private readonly audit: AuditService,
   ) {}
 
-  /** Returns the token in clear text exactly once; only its hash is kept. */
-  async create(input: CreateTokenInput): Promise<{ token: string; record: PersonalAccessToken }> {
+  /**
+   * Returns the token in clear text exactly once; only its hash is kept. The audit entry is
+   * written in the same transaction, and holds the token's name, scopes and expiry, never it.
+   */
+  async create(
+    input: CreateTokenInput,
+    actor: AuditActor,
+  ): Promise<{ token: string; record: PersonalAccessToken }> {
     const organization = await this.organizations.findById(input.organizationId);
     if (!organization)
       throw new ProblemException('not_found', `No organization ${input.organizationId}`);
@@ -65,21 +76,37 @@ export class TokensService {
     }
     const token = generatePersonalAccessToken();
     const now = new Date();
-    const record = await this.tokens.save(
-      this.tokens.create({
-        id: newId('personal_access_token'),
-        organizationId: organization.id,
-        name,
-        tokenPrefix: displayPrefix(token),
-        tokenHash: hashToken(token),
-        scopes: scopes.join(' '),
-        expiresAt: input.expiresAt ?? null,
-        lastUsedAt: null,
-        revokedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      }),
-    );
+    const record = this.tokens.create({
+      id: newId('personal_access_token'),
+      organizationId: organization.id,
+      name,
+      tokenPrefix: displayPrefix(token),
+      tokenHash: hashToken(token),
+      scopes: scopes.join(' '),
+      expiresAt: input.expiresAt ?? null,
+      lastUsedAt: null,
+      revokedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await this.transactions.run(async (manager) => {
+      await manager.insert(PersonalAccessToken, record);
+      await this.audit.record(
+        actor,
+        {
+          organizationId: record.organizationId,
+          action: 'token.created',
+          targetType: 'personal_access_token',
+          targetId: record.id,
+          changes: {
+            name: record.name,
+            scopes: scopes,
+            expires_at: record.expiresAt && toIso(record.expiresAt),
+          },
+        },
+        manager,
+      );
+    });
     return { token, record };
   }
 
@@ -91,22 +118,34 @@ export class TokensService {
   }
 
   /** Revokes a token; with `organizationId`, only one of that organization (else 404). */
-  async revoke(id: string, organizationId?: string): Promise<PersonalAccessToken> {
+  async revoke(
+    id: string,
+    actor: AuditActor,
+    organizationId?: string,
+  ): Promise<PersonalAccessToken> {
     const record = await this.tokens.findOneBy(organizationId ? { id, organizationId } : { id });
     if (!record) throw notFound('personal access token', id);
     if (!record.revokedAt) {
-      record.revokedAt = new Date();
-      record.updatedAt = record.revokedAt;
-      await this.tokens.update(
-        { id },
-        { revokedAt: record.revokedAt, updatedAt: record.updatedAt },
-      );
-      // Its webhook endpoints stop now, visibly; delivery would refuse them anyway.
-      await disableOwnedEndpoints(
-        this.tokens.manager,
-        { type: 'personal_access_token', id },
-        record.revokedAt,
-      );
+      const revokedAt = new Date();
+      await this.transactions.run(async (manager) => {
+        await manager.update(PersonalAccessToken, { id }, { revokedAt, updatedAt: revokedAt });
+        // Its webhook endpoints stop now, visibly; delivery would refuse them anyway.
+        await disableOwnedEndpoints(manager, { type: 'personal_access_token', id }, revokedAt);
+        // Only the first revocation is recorded: revoking twice changes nothing.
+        await this.audit.record(
+          actor,
+          {
+            organizationId: record.organizationId,
+            action: 'token.revoked',
+            targetType: 'personal_access_token',
+            targetId: record.id,
+            changes: { name: record.name },
+          },
+          manager,
+        );
+      });
+      record.revokedAt = revokedAt;
+      record.updatedAt = revokedAt;
     }
     return record;
   }

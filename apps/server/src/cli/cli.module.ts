@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
 import type { AppConfig } from '../config/env';
@@ -18,6 +19,7 @@ export class CliModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config),
         EventsModule,
+        AuditModule,
         OrganizationsModule,
         AuthModule,
         SeedModule,

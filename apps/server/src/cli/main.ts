@@ -5,6 +5,8 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import { OAuthClientCreateSchema } from '@platform/contract';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DataSource } from 'typeorm';
+import { OPERATOR } from '../audit/audit-actor';
+import { AuditService } from '../audit/audit.service';
 import type { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import { TokensService, toTokenResource } from '../auth/tokens.service';
 import { ProblemException } from '../common/problem.exception';
@@ -13,7 +15,7 @@ import { ConfigError, loadConfig } from '../config/env';
 import { assertSupportedNode } from '../config/node-version';
 import { OAuthClientsService } from '../oauth/oauth-clients.service';
 import { UsersService } from '../oauth/users.service';
-import { PLANS, type Plan } from '../organizations/organization.entity';
+import { type Organization, PLANS, type Plan } from '../organizations/organization.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { SeedService } from '../seed/seed.service';
 import { CliModule } from './cli.module';
@@ -92,6 +94,23 @@ program
     }, !!opts.json),
   );
 
+/** An organization as the operator commands print it. */
+function organizationView(organizations: OrganizationsService, org: Organization) {
+  return {
+    id: org.id,
+    object: 'organization',
+    name: org.name,
+    plan: org.plan,
+    rate_limit_per_minute: organizations.rateLimitOf(org),
+    created_at: toIso(org.createdAt),
+    updated_at: toIso(org.updatedAt),
+  };
+}
+
+function describeOrganization(view: ReturnType<typeof organizationView>): string {
+  return `${view.id}  ${view.name}  ${view.plan}  ${view.rate_limit_per_minute} requests/min`;
+}
+
 program
   .command('orgs:create')
   .description('Create an organization (a customer).')
@@ -111,18 +130,91 @@ program
         plan: opts.plan,
         ...(opts.rateLimit !== undefined && { rateLimitPerMinute: opts.rateLimit }),
       });
-      const view = {
-        id: org.id,
-        object: 'organization',
-        name: org.name,
-        plan: org.plan,
-        rate_limit_per_minute: organizations.rateLimitOf(org),
-        created_at: toIso(org.createdAt),
-      };
+      const view = organizationView(organizations, org);
       return {
         json: view,
         text: `Created organization ${org.id} (${org.name}, ${org.plan}, ${view.rate_limit_per_minute} requests/min)`,
       };
+    }, !!opts.json),
+  );
+
+program
+  .command('orgs:list')
+  .description('List organizations with their plan and rate limit.')
+  .option('--json', 'machine-readable output')
+  .action((opts: { json?: boolean }) =>
+    withContext(async (ctx) => {
+      const organizations = ctx.get(OrganizationsService);
+      const views = (await organizations.list()).map((org) => organizationView(organizations, org));
+      return {
+        json: { data: views },
+        text: views.length ? views.map(describeOrganization).join('\n') : 'No organizations',
+      };
+    }, !!opts.json),
+  );
+
+program
+  .command('orgs:show')
+  .description('Show one organization.')
+  .requiredOption('--id <id>', 'organization id (org_…)')
+  .option('--json', 'machine-readable output')
+  .action((opts: { id: string; json?: boolean }) =>
+    withContext(async (ctx) => {
+      const organizations = ctx.get(OrganizationsService);
+      const org = await organizations.findById(opts.id);
+      if (!org) throw new ProblemException('not_found', `No organization ${opts.id}`);
+      const view = organizationView(organizations, org);
+      return { json: view, text: describeOrganization(view) };
+    }, !!opts.json),
+  );
+
+program
+  .command('orgs:update')
+  .description(
+    "Change an organization's name, plan or rate limit. The new limit applies from the next request, on every instance. Recorded in its audit log.",
+  )
+  .requiredOption('--id <id>', 'organization id (org_…)')
+  .option('--name <name>', 'display name')
+  .addOption(new Option('--plan <plan>', 'billing plan').choices(PLANS))
+  .option(
+    '--rate-limit <n>',
+    'requests per rolling minute (above 600 needs the enterprise plan)',
+    positiveInteger,
+  )
+  .option('--json', 'machine-readable output')
+  .action((opts: { id: string; name?: string; plan?: Plan; rateLimit?: number; json?: boolean }) =>
+    withContext(async (ctx) => {
+      if (opts.name === undefined && opts.plan === undefined && opts.rateLimit === undefined) {
+        throw new ProblemException(
+          'validation_error',
+          'nothing to change: give --name, --plan or --rate-limit',
+        );
+      }
+      const organizations = ctx.get(OrganizationsService);
+      const org = await organizations.update(
+        opts.id,
+        {
+          ...(opts.name !== undefined && { name: opts.name }),
+          ...(opts.plan !== undefined && { plan: opts.plan }),
+          ...(opts.rateLimit !== undefined && { rateLimitPerMinute: opts.rateLimit }),
+        },
+        OPERATOR,
+      );
+      const view = organizationView(organizations, org);
+      return { json: view, text: `Updated ${describeOrganization(view)}` };
+    }, !!opts.json),
+  );
+
+program
+  .command('audit:prune')
+  .description(
+    'Delete audit entries older than AUDIT_RETENTION_DAYS (the server also does this hourly).',
+  )
+  .option('--json', 'machine-readable output')
+  .action((opts: { json?: boolean }) =>
+    withContext(async (ctx) => {
+      const deleted = await ctx.get(AuditService).prune();
+      return { json: { deleted }, text: `Deleted ${deleted} audit events past retention` };
     }, !!opts.json),
   );
 
@@ -137,12 +229,15 @@ program
   .action(
     (opts: { org: string; name: string; scopes: string; expiresIn?: number; json?: boolean }) =>
       withContext(async (ctx) => {
-        const { token, record } = await ctx.get(TokensService).create({
-          organizationId: opts.org,
-          name: opts.name,
-          scopes: opts.scopes.split(','),
-          expiresAt: opts.expiresIn ? new Date(Date.now() + opts.expiresIn * 86_400_000) : null,
-        });
+        const { token, record } = await ctx.get(TokensService).create(
+          {
+            organizationId: opts.org,
+            name: opts.name,
+            scopes: opts.scopes.split(','),
+            expiresAt: opts.expiresIn ? new Date(Date.now() + opts.expiresIn * 86_400_000) : null,
+          },
+          OPERATOR,
+        );
         return {
           json: { ...tokenView(record), token },
           text: `Created token ${record.id} (${record.name}) with scopes ${record.scopes.split(' ').join(', ')}\n\n  ${token}\n\nStore it now: it is not shown again.`,
@@ -177,7 +272,7 @@ program
   .option('--json', 'machine-readable output')
   .action((opts: { id: string; json?: boolean }) =>
     withContext(async (ctx) => {
-      const record = await ctx.get(TokensService).revoke(opts.id);
+      const record = await ctx.get(TokensService).revoke(opts.id, OPERATOR);
       return { json: tokenView(record), text: `Revoked ${record.id} (${record.name})` };
     }, !!opts.json),
   );
@@ -279,7 +374,7 @@ program
             `${issue.path.join('.') || 'input'}: ${issue.message}`,
           );
         }
-        const client = await ctx.get(OAuthClientsService).create(opts.org, parsed.data);
+        const client = await ctx.get(OAuthClientsService).create(opts.org, parsed.data, OPERATOR);
         const lines = [
           `Registered ${client.type} client ${client.id} (${client.name})`,
           `  client_id:     ${client.id}`,
@@ -301,7 +396,7 @@ program
   .option('--students <n>', 'number of students', positiveInteger, 200)
   .option(
     '--rate-limit <n>',
-    'demo organization rate limit per minute (makes it enterprise)',
+    'demo organization rate limit per minute (makes it enterprise; applied to an existing demo organization too)',
     positiveInteger,
   )
   .option('--json', 'machine-readable output')
@@ -315,6 +410,9 @@ program
         result.organization_created
           ? `Created demo organization ${result.organization_id}: ${describeCounts(result.created)}`
           : `Demo organization ${result.organization_id} already exists; created a new token`,
+        ...(opts.rateLimit !== undefined
+          ? [`Rate limit: ${result.rate_limit_per_minute} requests/min (enterprise)`]
+          : []),
         `Token: ${result.token}`,
       ].join('\n');
       return { json: result, text };

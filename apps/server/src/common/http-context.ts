@@ -11,6 +11,8 @@ export interface PlatformRequest extends Request {
   authResolved?: boolean;
   /** The front door already charged this request to a per-IP or per-client budget. */
   rateLimitCharged?: boolean;
+  /** The organization's budget after this request was charged, as the rate-limit headers say. */
+  rateLimit?: { limit: number; remaining: number; resetAtMs: number };
   /** `PUBLIC_URL` when configured: the origin pagination links are built on. */
   publicOrigin?: string;
   /** The route pattern, for handlers outside Express routing (the OAuth server). */

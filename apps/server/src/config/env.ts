@@ -3,6 +3,7 @@
  * A bad value stops boot with a message that names the variable.
  */
 import path from 'node:path';
+import { AUDIT_DEFAULT_RETENTION_DAYS, AUDIT_MIN_RETENTION_DAYS } from '@platform/contract';
 import { z } from 'zod';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
@@ -112,6 +113,18 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Run the webhook dispatcher in this process. */
   WEBHOOK_DISPATCHER: booleanString.default('true'),
+  /**
+   * How long audit entries are kept, in days: at least 90 (what customers are promised), so a
+   * shorter value is refused rather than silently raised.
+   */
+  AUDIT_RETENTION_DAYS: z.coerce
+    .number()
+    .int('must be a whole number of days')
+    .min(
+      AUDIT_MIN_RETENTION_DAYS,
+      `must be at least ${AUDIT_MIN_RETENTION_DAYS} (days): audit entries are kept at least that long`,
+    )
+    .default(AUDIT_DEFAULT_RETENTION_DAYS),
   /** How long a list's `q` search may take before it is abandoned with a 503. */
   SEARCH_TIMEOUT: duration.pipe(z.number().min(1, 'must be at least 1ms')).default('100ms'),
 });
@@ -145,6 +158,7 @@ export interface AppConfig {
   metricsToken?: string;
   /** The time budget of a list's `q` search. */
   searchTimeoutMs: number;
+  audit: { retentionDays: number };
 }
 
 export interface WebhookConfig {
@@ -220,6 +234,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.REDIS_URL && { redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } }),
     ...(e.METRICS_TOKEN && { metricsToken: e.METRICS_TOKEN }),
     searchTimeoutMs: e.SEARCH_TIMEOUT,
+    audit: { retentionDays: e.AUDIT_RETENTION_DAYS },
     webhooks: {
       userAgent: `PlatformWebhooks/1.0 (+${origin}/docs)`,
       ...(e.WEBHOOK_SECRETS_KEY && { secretsKey: e.WEBHOOK_SECRETS_KEY }),

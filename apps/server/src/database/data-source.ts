@@ -1,6 +1,11 @@
 import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
+import {
+  PostgresAudit1766200000000 as PostgresAudit,
+  SqliteAudit1766200000000 as SqliteAudit,
+} from '../audit/migrations/1766200000000-audit';
+import { AuditEventRecord } from '../audit/audit-event.entity';
 import { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import type { DatabaseConfig } from '../config/env';
 import { Course } from '../courses/course.entity';
@@ -62,6 +67,7 @@ export const ENTITIES = [
   UserRecord,
   OAuthClientRecord,
   OAuthArtifactRecord,
+  AuditEventRecord,
 ];
 
 /** The part of better-sqlite3's Database that `prepareDatabase` uses. */
@@ -98,6 +104,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           SqliteOAuth,
           SqliteSearchIndex,
           SqliteDelegation,
+          SqliteAudit,
         ],
         enableWAL: true,
         statementCacheSize: 200,
@@ -125,6 +132,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           PostgresOAuth,
           PostgresSearchIndex,
           PostgresDelegation,
+          PostgresAudit,
         ],
         extra: { max: 10 },
       };

@@ -3,6 +3,7 @@ import { contract } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import { assertExpiryWithin, assertScopesWithin, expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
+import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
@@ -14,7 +15,11 @@ export class OAuthClientsController {
   constructor(private readonly clients: OAuthClientsService) {}
 
   @TsRestHandler(contract.oauthClients)
-  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+  handle(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentPageUrl() url: PageUrl,
+    @CurrentAuditActor() actor: ApiAuditActor,
+  ) {
     return tsRestHandler(contract.oauthClients, {
       list: async ({ query }) => ({
         status: 200,
@@ -28,10 +33,14 @@ export class OAuthClientsController {
         const expiresAt = body.expires_at ?? (principal.expiresAt && toIso(principal.expiresAt));
         return {
           status: 201,
-          body: await this.clients.create(principal.organizationId, {
-            ...body,
-            expires_at: expiresAt,
-          }),
+          body: await this.clients.create(
+            principal.organizationId,
+            {
+              ...body,
+              expires_at: expiresAt,
+            },
+            actor,
+          ),
         };
       },
       retrieve: async ({ params }) => ({
@@ -40,11 +49,11 @@ export class OAuthClientsController {
       }),
       rotateSecret: async ({ params }) => ({
         status: 200,
-        body: await this.clients.rotateSecret(principal, params.id),
+        body: await this.clients.rotateSecret(principal, params.id, actor),
       }),
       delete: async ({ params }) => ({
         status: 200,
-        body: await this.clients.delete(principal, params.id),
+        body: await this.clients.delete(principal, params.id, actor),
       }),
     });
   }

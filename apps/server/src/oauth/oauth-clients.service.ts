@@ -13,6 +13,8 @@ import type { z } from 'zod';
 import { assertCovers, earlierExpiry, expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import { hashToken } from '../auth/token-format';
+import type { AuditActor } from '../audit/audit-actor';
+import { AuditService } from '../audit/audit.service';
 import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
@@ -68,6 +70,29 @@ export function toClientResource(record: OAuthClientRecord): OAuthClientResource
   };
 }
 
+/** What the audit log keeps of a client: how it is set up, never its secret. */
+function auditEntry(
+  record: OAuthClientRecord,
+  action: 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted',
+) {
+  return {
+    organizationId: record.organizationId,
+    action,
+    targetType: 'oauth_client' as const,
+    targetId: record.id,
+    changes:
+      action === 'oauth_client.created'
+        ? {
+            name: record.name,
+            type: record.type,
+            redirect_uris: record.redirectUris,
+            scopes: record.scopes.split(' '),
+            grant_types: record.grantTypes.split(' '),
+          }
+        : { name: record.name },
+  };
+}
+
 /** The loopback hosts oidc-provider accepts for native clients' http redirects. */
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -111,6 +136,7 @@ export class OAuthClientsService {
     private readonly artifacts: Repository<OAuthArtifactRecord>,
     private readonly organizations: OrganizationsService,
     private readonly transactions: TransactionRunner,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -178,6 +204,7 @@ export class OAuthClientsService {
   async create(
     organizationId: string,
     input: OAuthClientInput,
+    actor: AuditActor,
   ): Promise<OAuthClientResource & { client_secret: string | null }> {
     const organization = await this.organizations.findById(organizationId);
     if (!organization) throw new ProblemException('not_found', `No organization ${organizationId}`);
@@ -214,7 +241,10 @@ export class OAuthClientsService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.clients.insert(record);
+    await this.transactions.run(async (manager) => {
+      await manager.insert(OAuthClientRecord, record);
+      await this.audit.record(actor, auditEntry(record, 'oauth_client.created'), manager);
+    });
     return { ...toClientResource(record), client_secret: secret };
   }
 
@@ -224,7 +254,7 @@ export class OAuthClientsService {
    * needs the new secret anyway. Whoever holds the secret controls the client, so the caller
    * must hold the client's scopes, and the client expires no later than the caller.
    */
-  async rotateSecret(principal: Principal, id: string) {
+  async rotateSecret(principal: Principal, id: string, actor: AuditActor) {
     const record = await this.owned(principal.organizationId, id);
     assertCovers(principal, record.scopes.split(' '), 'rotate the secret of', 'an OAuth client');
     if (record.type !== 'confidential')
@@ -240,11 +270,12 @@ export class OAuthClientsService {
         { secretHash: record.secretHash, expiresAt: record.expiresAt, updatedAt: record.updatedAt },
       );
       await manager.delete(OAuthArtifactRecord, { clientId: record.id, kind: 'ClientCredentials' });
+      await this.audit.record(actor, auditEntry(record, 'oauth_client.secret_rotated'), manager);
     });
     return { ...toClientResource(record), client_secret: secret };
   }
 
-  async delete(principal: Principal, id: string) {
+  async delete(principal: Principal, id: string, actor: AuditActor) {
     const record = await this.owned(principal.organizationId, id);
     assertCovers(principal, record.scopes.split(' '), 'delete', 'an OAuth client');
     await this.transactions.run(async (manager) => {
@@ -254,6 +285,7 @@ export class OAuthClientsService {
       });
       await revokeClientArtifacts(manager.getRepository(OAuthArtifactRecord), [record.id]);
       await disableOwnedEndpoints(manager, { type: 'oauth_client', id: record.id }, new Date());
+      await this.audit.record(actor, auditEntry(record, 'oauth_client.deleted'), manager);
     });
     return { id: record.id, object: 'oauth_client' as const, deleted: true as const };
   }

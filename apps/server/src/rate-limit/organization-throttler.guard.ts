@@ -111,6 +111,14 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
     const windowMs = this.config.rateLimit.windowMs;
     const record = await charge(this.storageService, budget, windowMs);
     const refusal = applyRecord(res, budget, record, windowMs);
+    // `GET /v1/organization` reports it: one charge, so body and headers agree.
+    if (req.principal) {
+      req.rateLimit = {
+        limit: budget.limit,
+        remaining: record.remaining,
+        resetAtMs: record.resetAtMs,
+      };
+    }
     if (refusal) {
       this.metrics.rateLimitRejections.inc({ budget: budget.metric });
       throw new ProblemException(refusal.code, refusal.detail, refusal);

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Injectable } from '@nestjs/common';
 import { ALL_SCOPES } from '@platform/contract';
+import { OPERATOR } from '../audit/audit-actor';
 import { TokensService } from '../auth/tokens.service';
 import { insertRows } from '../common/sql';
 import { TransactionRunner } from '../common/transactions';
@@ -35,6 +36,8 @@ export interface SeedCounts {
 export interface SeedResult {
   organization_id: string;
   organization_created: boolean;
+  /** The demo organization's limit now (requests per minute). */
+  rate_limit_per_minute: number;
   /** Same as `created.students`; kept for scripts written before the other resources. */
   students_created: number;
   created: SeedCounts;
@@ -89,15 +92,27 @@ export class SeedService {
         );
         throw error;
       }
+    } else if (options.rateLimitPerMinute) {
+      // An existing demo organization takes the asked limit too (audited as an operator's
+      // change), rather than the option being silently ignored.
+      organization = await this.organizations.update(
+        organization.id,
+        { plan: 'enterprise', rateLimitPerMinute: options.rateLimitPerMinute },
+        OPERATOR,
+      );
     }
-    const { token, record } = await this.tokens.create({
-      organizationId: organization.id,
-      name: options.tokenName ?? 'seed',
-      scopes: ALL_SCOPES,
-    });
+    const { token, record } = await this.tokens.create(
+      {
+        organizationId: organization.id,
+        name: options.tokenName ?? 'seed',
+        scopes: ALL_SCOPES,
+      },
+      OPERATOR,
+    );
     return {
       organization_id: organization.id,
       organization_created: organizationCreated,
+      rate_limit_per_minute: this.organizations.rateLimitOf(organization),
       students_created: created.students,
       created,
       token,
@@ -123,6 +138,7 @@ export class SeedService {
         return {
           organization_id: demo.id,
           organization_created: false,
+          rate_limit_per_minute: this.organizations.rateLimitOf(demo),
           students_created: 0,
           created: NOTHING_CREATED,
           token: saved,

@@ -30,6 +30,7 @@ import {
   OrganizationsService,
 } from '../organizations/organizations.service';
 import { demoStudents } from '../seed/demo-students';
+import { OPERATOR } from '../audit/audit-actor';
 import type { Student } from '../students/student.entity';
 import { StudentsService } from '../students/students.service';
 
@@ -169,32 +170,39 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     dataSource: app.get<DataSource>(getDataSourceToken()),
     createOrganization: (input = {}) => organizations.create({ name: 'Test School', ...input }),
     createToken: async (organizationId, scopes, tokenOptions = {}) => {
-      const { token, record } = await tokens.create({
-        organizationId,
-        name: tokenOptions.name ?? 'test',
-        scopes,
-        expiresAt: tokenOptions.expiresAt ?? null,
-      });
+      const { token, record } = await tokens.create(
+        {
+          organizationId,
+          name: tokenOptions.name ?? 'test',
+          scopes,
+          expiresAt: tokenOptions.expiresAt ?? null,
+        },
+        OPERATOR,
+      );
       return { token, id: record.id };
     },
     revokeToken: async (id) => {
-      await tokens.revoke(id);
+      await tokens.revoke(id, OPERATOR);
     },
     createUser: async (organizationId, email, password) => {
       const { user } = await users.create({ organizationId, email, password });
       return { id: user.id };
     },
     createOAuthClient: (organizationId, input) =>
-      oauthClients.create(organizationId, {
-        name: 'Test App',
-        redirect_uris: [],
-        scopes: ['all'],
-        grant_types:
-          input.type === 'confidential'
-            ? ['authorization_code', 'refresh_token', 'client_credentials']
-            : ['authorization_code', 'refresh_token'],
-        ...input,
-      }),
+      oauthClients.create(
+        organizationId,
+        {
+          name: 'Test App',
+          redirect_uris: [],
+          scopes: ['all'],
+          grant_types:
+            input.type === 'confidential'
+              ? ['authorization_code', 'refresh_token', 'client_credentials']
+              : ['authorization_code', 'refresh_token'],
+          ...input,
+        },
+        OPERATOR,
+      ),
     insertStudents: async (organizationId, countOrRows, now) => {
       const rows =
         typeof countOrRows === 'number'

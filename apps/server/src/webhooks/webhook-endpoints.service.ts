@@ -15,6 +15,8 @@ import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import { assertCanSubscribe } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
+import type { AuditActor } from '../audit/audit-actor';
+import { AuditService } from '../audit/audit.service';
 import { findOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
@@ -67,6 +69,7 @@ export class WebhookEndpointsService {
     private readonly events: EventsService,
     private readonly secrets: SecretBox,
     private readonly deliveries: WebhookDeliveriesService,
+    private readonly audit: AuditService,
   ) {
     this.urlPolicy = { allowPrivate: config.webhooks.allowPrivateUrls };
   }
@@ -95,15 +98,21 @@ export class WebhookEndpointsService {
    * The endpoint delivers its events' data, so the caller must be able to read them; it is bound
    * to the caller's credential (`owner`), and delivery stops when that credential ends.
    */
-  async create(principal: Principal, input: z.output<typeof WebhookEndpointCreateSchema>) {
+  async create(
+    principal: Principal,
+    input: z.output<typeof WebhookEndpointCreateSchema>,
+    actor: AuditActor,
+  ) {
     assertCanSubscribe(principal, input.events);
-    return this.createFor(principal.organizationId, ownerOf(principal), input);
+    return this.createFor(principal.organizationId, ownerOf(principal), input, actor);
   }
 
+  /** `actor` null: the `pnpm dev` inspector endpoint, made by no one in particular. */
   private async createFor(
     organizationId: string,
     owner: OwnerColumns,
     input: z.output<typeof WebhookEndpointCreateSchema>,
+    actor: AuditActor | null,
   ) {
     const url = await this.checkUrl(input.url);
     const secret = newSigningSecret();
@@ -140,6 +149,18 @@ export class WebhookEndpointsService {
         updatedAt: now,
       };
       await manager.insert(WebhookEndpointRecord, record);
+      if (actor) {
+        await this.audit.record(
+          actor,
+          endpointEntry(record, 'webhook_endpoint.created', {
+            url: record.url,
+            events: record.events,
+            description: record.description,
+            enabled: record.enabled,
+          }),
+          manager,
+        );
+      }
       return { ...toEndpointResource(record), secret };
     });
   }
@@ -152,6 +173,7 @@ export class WebhookEndpointsService {
     principal: Principal,
     id: string,
     input: z.output<typeof WebhookEndpointUpdateSchema>,
+    actor: AuditActor,
   ): Promise<WebhookEndpoint> {
     const url = input.url === undefined ? undefined : await this.checkUrl(input.url);
     return this.transactions.run(async (manager) => {
@@ -159,19 +181,25 @@ export class WebhookEndpointsService {
       assertCanSubscribe(principal, input.events ?? record.events);
       const now = new Date();
       let changed = false;
+      // Each changed field as [before, after], for the audit log.
+      const changes: Record<string, unknown> = {};
       if (url !== undefined && url !== record.url) {
+        changes.url = [record.url, url];
         record.url = url;
         changed = true;
       }
       if (input.events !== undefined && !sameList(input.events, record.events)) {
+        changes.events = [record.events, input.events];
         record.events = input.events;
         changed = true;
       }
       if (input.description !== undefined && input.description !== record.description) {
+        changes.description = [record.description, input.description];
         record.description = input.description;
         changed = true;
       }
       if (input.enabled !== undefined && input.enabled !== record.enabled) {
+        changes.enabled = [record.enabled, input.enabled];
         record.enabled = input.enabled;
         record.disabledReason = input.enabled ? null : 'requested';
         record.failingSince = null;
@@ -183,31 +211,47 @@ export class WebhookEndpointsService {
       Object.assign(record, ownerOf(principal));
       record.updatedAt = now;
       await manager.save(WebhookEndpointRecord, record);
+      await this.audit.record(
+        actor,
+        endpointEntry(record, 'webhook_endpoint.updated', changes),
+        manager,
+      );
       return toEndpointResource(record);
     });
   }
 
-  async delete(principal: Principal, id: string) {
+  async delete(principal: Principal, id: string, actor: AuditActor) {
     return this.transactions.run(async (manager) => {
-      await this.find(manager, principal, id);
+      const record = await this.find(manager, principal, id);
       // Messages and attempts go with it (ON DELETE CASCADE).
       await manager.delete(WebhookEndpointRecord, { id, organizationId: principal.organizationId });
+      await this.audit.record(
+        actor,
+        endpointEntry(record, 'webhook_endpoint.deleted', { url: record.url }),
+        manager,
+      );
       return { id, object: 'webhook_endpoint' as const, deleted: true as const };
     });
   }
 
   /** Whoever holds the secret can forge deliveries: a rotation takes the endpoint over. */
-  async rotateSecret(principal: Principal, id: string) {
-    return this.rotateSecretFor(principal, id, (record) => {
-      assertCanSubscribe(principal, record.events);
-      return ownerOf(principal);
-    });
+  async rotateSecret(principal: Principal, id: string, actor: AuditActor) {
+    return this.rotateSecretFor(
+      principal,
+      id,
+      (record) => {
+        assertCanSubscribe(principal, record.events);
+        return ownerOf(principal);
+      },
+      actor,
+    );
   }
 
   private async rotateSecretFor(
     principal: Principal,
     id: string,
     takeOver: (record: WebhookEndpointRecord) => OwnerColumns | null,
+    actor: AuditActor | null,
   ) {
     const secret = newSigningSecret();
     return this.transactions.run(async (manager) => {
@@ -222,6 +266,16 @@ export class WebhookEndpointsService {
       record.secret = this.secrets.seal(secret, record.id);
       record.updatedAt = now;
       await manager.save(WebhookEndpointRecord, record);
+      if (actor) {
+        await this.audit.record(
+          actor,
+          endpointEntry(record, 'webhook_endpoint.secret_rotated', {
+            previous_secret_expires_at:
+              record.previousSecretExpiresAt && toIso(record.previousSecretExpiresAt),
+          }),
+          manager,
+        );
+      }
       return { ...toEndpointResource(record), secret };
     });
   }
@@ -259,13 +313,18 @@ export class WebhookEndpointsService {
     if (existing && existsSync(secretFile)) return { id: existing.id, created: false };
     // Made without a credential, so bound to none (and not held to a token's scopes).
     const { id, secret } = existing
-      ? await this.rotateSecretFor(principal, existing.id, () => null)
-      : await this.createFor(organizationId, NO_OWNER, {
-          url,
-          events: ['*'],
-          description: 'Webhook inspector (pnpm dev)',
-          enabled: true,
-        });
+      ? await this.rotateSecretFor(principal, existing.id, () => null, null)
+      : await this.createFor(
+          organizationId,
+          NO_OWNER,
+          {
+            url,
+            events: ['*'],
+            description: 'Webhook inspector (pnpm dev)',
+            enabled: true,
+          },
+          null,
+        );
     mkdirSync(path.dirname(secretFile), { recursive: true });
     writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
     return { id, created: !existing };
@@ -300,6 +359,25 @@ export class WebhookEndpointsService {
       throw error;
     }
   }
+}
+
+/** An endpoint's audit entry: its URL, events and state, never its signing secret. */
+function endpointEntry(
+  record: WebhookEndpointRecord,
+  action:
+    | 'webhook_endpoint.created'
+    | 'webhook_endpoint.updated'
+    | 'webhook_endpoint.deleted'
+    | 'webhook_endpoint.secret_rotated',
+  changes: Record<string, unknown>,
+) {
+  return {
+    organizationId: record.organizationId,
+    action,
+    targetType: 'webhook_endpoint' as const,
+    targetId: record.id,
+    changes,
+  };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import type { Principal } from '../auth/principal';
+import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
@@ -16,7 +17,11 @@ export class WebhookEndpointsController {
   ) {}
 
   @TsRestHandler(contract.webhookEndpoints)
-  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+  handle(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentPageUrl() url: PageUrl,
+    @CurrentAuditActor() actor: ApiAuditActor,
+  ) {
     return tsRestHandler(contract.webhookEndpoints, {
       list: async ({ query }) => ({
         status: 200,
@@ -24,7 +29,7 @@ export class WebhookEndpointsController {
       }),
       create: async ({ body }) => ({
         status: 201,
-        body: await this.endpoints.create(principal, body),
+        body: await this.endpoints.create(principal, body, actor),
       }),
       retrieve: async ({ params }) => ({
         status: 200,
@@ -32,15 +37,15 @@ export class WebhookEndpointsController {
       }),
       update: async ({ params, body }) => ({
         status: 200,
-        body: await this.endpoints.update(principal, params.id, body),
+        body: await this.endpoints.update(principal, params.id, body, actor),
       }),
       delete: async ({ params }) => ({
         status: 200,
-        body: await this.endpoints.delete(principal, params.id),
+        body: await this.endpoints.delete(principal, params.id, actor),
       }),
       rotateSecret: async ({ params }) => ({
         status: 200,
-        body: await this.endpoints.rotateSecret(principal, params.id),
+        body: await this.endpoints.rotateSecret(principal, params.id, actor),
       }),
       test: async ({ params }) => ({
         status: 202,

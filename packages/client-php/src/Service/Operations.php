@@ -87,6 +87,10 @@ final class Operations
         'oauthClients.retrieve' => ['GET', '/v1/oauth_clients/{id}', 'oauthClients->retrieve'],
         'oauthClients.delete' => ['DELETE', '/v1/oauth_clients/{id}', 'oauthClients->delete'],
         'oauthClients.rotateSecret' => ['POST', '/v1/oauth_clients/{id}/rotate_secret', 'oauthClients->rotateSecret'],
+        'organization.retrieve' => ['GET', '/v1/organization', 'organization->retrieve'],
+        'organization.update' => ['PATCH', '/v1/organization', 'organization->update'],
+        'auditEvents.list' => ['GET', '/v1/audit_events', 'auditEvents->list'],
+        'auditEvents.retrieve' => ['GET', '/v1/audit_events/{id}', 'auditEvents->retrieve'],
     ];
 
     /** @var list<string> */

@@ -64,6 +64,14 @@ trait ServiceRegistry
      * `list`, `create`, `retrieve`, `delete`, `rotateSecret`
      */
     public readonly OauthClientsService $oauthClients;
+    /**
+     * `retrieve`, `update`
+     */
+    public readonly OrganizationService $organization;
+    /**
+     * `list`, `retrieve`
+     */
+    public readonly AuditEventsService $auditEvents;
 
     private function registerServices(HttpClient $http): void
     {
@@ -79,5 +87,7 @@ trait ServiceRegistry
         $this->personalAccessTokens = new PersonalAccessTokensService($http);
         $this->token = new TokenService($http);
         $this->oauthClients = new OauthClientsService($http);
+        $this->organization = new OrganizationService($http);
+        $this->auditEvents = new AuditEventsService($http);
     }
 }

@@ -85,4 +85,8 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("oauthClients.retrieve", "oauth_clients", "retrieve", "GET", "/v1/oauth_clients/{id}", "oauth_clients:read"),
     OperationInfo("oauthClients.delete", "oauth_clients", "delete", "DELETE", "/v1/oauth_clients/{id}", "oauth_clients:write"),
     OperationInfo("oauthClients.rotateSecret", "oauth_clients", "rotate_secret", "POST", "/v1/oauth_clients/{id}/rotate_secret", "oauth_clients:write"),
+    OperationInfo("organization.retrieve", "organization", "retrieve", "GET", "/v1/organization", "organization:read"),
+    OperationInfo("organization.update", "organization", "update", "PATCH", "/v1/organization", "organization:write"),
+    OperationInfo("auditEvents.list", "audit_events", "list", "GET", "/v1/audit_events", "audit_log:read"),
+    OperationInfo("auditEvents.retrieve", "audit_events", "retrieve", "GET", "/v1/audit_events/{id}", "audit_log:read"),
 )

@@ -174,6 +174,18 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['oauthClients']['delete']>, G.DeletedOAuthClient>>,
   // oauthClients.rotateSecret: response
   Check<Same<ContractResponse<Routes['oauthClients']['rotateSecret']>, G.OAuthClientWithSecret>>,
+  // organization.retrieve: response
+  Check<Same<ContractResponse<Routes['organization']['retrieve']>, G.Organization>>,
+  // organization.update: response
+  Check<Same<ContractResponse<Routes['organization']['update']>, G.Organization>>,
+  // organization.update: body
+  Check<Same<ContractRequest<Routes['organization']['update']>['body'], G.OrganizationUpdate | undefined>>,
+  // auditEvents.list: response
+  Check<Same<ContractResponse<Routes['auditEvents']['list']>, G.AuditEventList>>,
+  // auditEvents.list: query
+  Check<Same<ContractQuery<Routes['auditEvents']['list']>, G.AuditEventsListQuery>>,
+  // auditEvents.retrieve: response
+  Check<Same<ContractResponse<Routes['auditEvents']['retrieve']>, G.AuditEvent>>,
   // event student.created
   Check<Same<C.EventOf<'student.created'>, G.StudentCreatedEvent>>,
   // event student.updated

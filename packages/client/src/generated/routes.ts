@@ -3,6 +3,9 @@
 import type { PlatformPromise } from '../api-promise';
 import type { CallArgs, RequestOptions, RouteTable } from '../route-types';
 import type {
+  AuditEvent,
+  AuditEventList,
+  AuditEventsListQuery,
   Course,
   CourseCreate,
   CourseList,
@@ -36,6 +39,8 @@ import type {
   OAuthClientList,
   OAuthClientWithSecret,
   OauthClientsListQuery,
+  Organization,
+  OrganizationUpdate,
   Payment,
   PaymentCreate,
   PaymentFail,
@@ -151,6 +156,14 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/oauth_clients/{id}' },
     delete: { method: 'DELETE', path: '/v1/oauth_clients/{id}' },
     rotateSecret: { method: 'POST', path: '/v1/oauth_clients/{id}/rotate_secret' },
+  },
+  organization: {
+    retrieve: { method: 'GET', path: '/v1/organization' },
+    update: { method: 'PATCH', path: '/v1/organization', body: true },
+  },
+  auditEvents: {
+    list: { method: 'GET', path: '/v1/audit_events', query: ['page', 'per_page', 'sort', 'updated_since', 'action', 'actor_type', 'target_type', 'target_id', 'user_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    retrieve: { method: 'GET', path: '/v1/audit_events/{id}' },
   },
 } as const satisfies RouteTable;
 
@@ -654,6 +667,47 @@ export interface OauthClientsResource {
   rotateSecret(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClientWithSecret>;
 }
 
+/** `client.organization`. */
+export interface OrganizationResource {
+  /**
+   * Retrieve your organization
+   *
+   * The organization the calling token belongs to, with its plan and rate limit, and how much of the current 60-second window is used.
+   *
+   * Scope: `organization:read`.
+   */
+  retrieve(args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Organization>;
+  /**
+   * Rename your organization
+   *
+   * Only `name` can be changed here. `plan` and the rate limit are changed by an operator (400 if sent). Recorded in the audit log.
+   *
+   * Scope: `organization:write`.
+   */
+  update(args?: { body?: OrganizationUpdate; } & CallArgs, options?: RequestOptions): PlatformPromise<Organization>;
+}
+
+/** `client.auditEvents`. */
+export interface AuditEventsResource {
+  /**
+   * List audit events
+   *
+   * Changes to the organization's tokens, OAuth clients, webhook endpoints, name, plan and rate limit: who (credential, user, IP), what and when. Newest first; kept at least 90 days (365 by default). Filter by `action`, `actor_type`, `target_type`, `target_id`, `user_id` (comma-separate several) and `created_at` range.
+   *
+   * Scope: `audit_log:read`.
+   */
+  list(query?: AuditEventsListQuery, options?: RequestOptions): PlatformPromise<AuditEventList>;
+  list(args?: { query?: AuditEventsListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<AuditEventList>;
+  /** Every item of `auditEvents.list`, page after page (one request per page). */
+  listAll(query?: AuditEventsListQuery): AsyncIterableIterator<AuditEvent>;
+  /**
+   * Retrieve an audit event
+   *
+   * Scope: `audit_log:read`.
+   */
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<AuditEvent>;
+}
+
 /** The Platform API: one namespace per resource. */
 export interface PlatformClient {
   students: StudentsResource;
@@ -668,4 +722,6 @@ export interface PlatformClient {
   personalAccessTokens: PersonalAccessTokensResource;
   token: TokenResource;
   oauthClients: OauthClientsResource;
+  organization: OrganizationResource;
+  auditEvents: AuditEventsResource;
 }

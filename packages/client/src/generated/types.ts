@@ -2,6 +2,12 @@
 // change the contract and run `pnpm generate:sdks`.
 import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list-types';
 
+export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator';
+
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed';
+
+export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user';
+
 export type CourseStatus = 'draft' | 'active' | 'archived';
 
 export type EnrollmentStatus = 'pending' | 'active' | 'completed' | 'dropped' | 'cancelled';
@@ -19,6 +25,8 @@ export type OAuthClientGrantType = 'authorization_code' | 'refresh_token' | 'cli
 
 /** A scope to grant, or `all` for every scope. */
 export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'all';
+
+export type OrganizationPlan = 'standard' | 'enterprise';
 
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
 
@@ -269,6 +277,38 @@ export interface PingEvent {
   data: Ping;
 }
 
+export interface AuditActor {
+  type: AuditActorType;
+  /** The personal access token (`tok_…`) or OAuth client (`oac_…`) the change was made with; null for an operator. */
+  credential_id: string | null;
+  /** The user the credential acted for, if any. */
+  user_id: `usr_${string}` | null;
+  /** The client IP (behind a trusted proxy, the forwarded one); null for an operator. */
+  ip: string | null;
+}
+
+export interface AuditEvent {
+  id: `aud_${string}`;
+  object: 'audit_event';
+  action: AuditEventAction;
+  actor: AuditActor;
+  target: AuditTarget;
+  /** What changed (new values, or `{ field: [old, new] }`); never a secret. */
+  changes: Record<string, unknown> | null;
+  created_at: string;
+}
+
+export interface AuditEventList {
+  data: AuditEvent[];
+  meta: PageMeta;
+  links: PageLinks;
+}
+
+export interface AuditTarget {
+  type: AuditTargetType;
+  id: string;
+}
+
 export interface Course {
   id: `crs_${string}`;
   object: 'course';
@@ -506,6 +546,30 @@ export interface OAuthClientWithSecret {
   updated_at: string;
   /** Shown only here (null for a public client); only its hash is kept. */
   client_secret: string | null;
+}
+
+export interface Organization {
+  id: `org_${string}`;
+  object: 'organization';
+  name: string;
+  plan: OrganizationPlan;
+  rate_limit: OrganizationRateLimit;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrganizationRateLimit {
+  /** Requests per rolling 60 s, across all of the organization’s tokens. */
+  limit_per_minute: number;
+  /** Requests accepted in the last 60 s, this one included. */
+  used: number;
+  remaining: number;
+  /** When the oldest request counted leaves the window. */
+  resets_at: string;
+}
+
+export interface OrganizationUpdate {
+  name?: string;
 }
 
 export interface PageLinks {
@@ -1002,5 +1066,43 @@ export interface OauthClientsListQuery extends RangeFilters<'created_at' | 'upda
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
+}
+
+/** The query of `auditEvents.list`. */
+export interface AuditEventsListQuery {
+  /** 1-based page number. */
+  page?: number;
+  /** Items per page, at most 100. */
+  per_page?: number;
+  /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
+  sort?: SortInput<'created_at' | 'updated_at'>;
+  /** Only records changed at or after this instant (incremental sync). */
+  updated_since?: string;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, organization.updated, organization.plan_changed, organization.rate_limit_changed. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed'>;
+  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator. */
+  actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator'>;
+  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user. */
+  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user'>;
+  /** Equality filter; comma-separate several values for IN. */
+  target_id?: string;
+  /** Equality filter; comma-separate several values for IN. */
+  user_id?: `usr_${string}`;
+  /** Range filter: created_at gte the value. */
+  'created_at[gte]'?: string;
+  /** Range filter: created_at gt the value. */
+  'created_at[gt]'?: string;
+  /** Range filter: created_at lte the value. */
+  'created_at[lte]'?: string;
+  /** Range filter: created_at lt the value. */
+  'created_at[lt]'?: string;
+  /** Range filter: updated_at gte the value. */
+  'updated_at[gte]'?: string;
+  /** Range filter: updated_at gt the value. */
+  'updated_at[gt]'?: string;
+  /** Range filter: updated_at lte the value. */
+  'updated_at[lte]'?: string;
+  /** Range filter: updated_at lt the value. */
+  'updated_at[lt]'?: string;
 }
 

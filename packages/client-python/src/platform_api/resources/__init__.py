@@ -19,6 +19,8 @@ from .webhook_deliveries import WebhookDeliveries, WebhookDeliveriesWithRawRespo
 from .personal_access_tokens import PersonalAccessTokens, PersonalAccessTokensWithRawResponse
 from .token import Token, TokenWithRawResponse
 from .oauth_clients import OauthClients, OauthClientsWithRawResponse
+from .organization import Organization, OrganizationWithRawResponse
+from .audit_events import AuditEvents, AuditEventsWithRawResponse
 
 if _t.TYPE_CHECKING:
     from .._client import PlatformClient
@@ -49,6 +51,10 @@ __all__ = [
     "TokenWithRawResponse",
     "OauthClients",
     "OauthClientsWithRawResponse",
+    "Organization",
+    "OrganizationWithRawResponse",
+    "AuditEvents",
+    "AuditEventsWithRawResponse",
 ]
 
 
@@ -114,3 +120,13 @@ class ClientResources:
     def oauth_clients(self) -> OauthClients:
         """`list`, `create`, `retrieve`, `delete`, `rotate_secret` (`/v1/oauth_clients`)."""
         return OauthClients(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def organization(self) -> Organization:
+        """`retrieve`, `update` (`/v1/organization`)."""
+        return Organization(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def audit_events(self) -> AuditEvents:
+        """`list`, `retrieve` (`/v1/audit_events`)."""
+        return AuditEvents(_t.cast("PlatformClient", self))

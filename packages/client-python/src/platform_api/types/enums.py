@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
+
+AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator"]
+
+AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed"]
+
+AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user"]
 
 CourseStatus = _t.Literal["draft", "active", "archived"]
 
@@ -26,6 +32,8 @@ OAuthClientGrantType = _t.Literal["authorization_code", "refresh_token", "client
 
 ScopeOrAll = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "all"]
 """A scope to grant, or `all` for every scope."""
+
+OrganizationPlan = _t.Literal["standard", "enterprise"]
 
 PaymentStatus = _t.Literal["pending", "succeeded", "failed", "refunded"]
 

@@ -13,12 +13,16 @@ import typing as _t
 
 from .._models import BaseModel, as_dict, json_get, parse_datetime, parse_list, parse_model
 from .enums import (
+    AuditActorType,
+    AuditEventAction,
+    AuditTargetType,
     CourseStatus,
     EnrollmentStatus,
     EventType,
     ExamResultStatus,
     OAuthClientGrantType,
     OAuthClientType,
+    OrganizationPlan,
     PaymentStatus,
     ProblemCode,
     Scope,
@@ -54,6 +58,10 @@ __all__ = [
     "ExamResultUpdatedEvent",
     "ExamResultPublishedEvent",
     "PingEvent",
+    "AuditActor",
+    "AuditEvent",
+    "AuditEventList",
+    "AuditTarget",
     "Course",
     "CourseList",
     "DeletedCourse",
@@ -71,6 +79,8 @@ __all__ = [
     "OAuthClient",
     "OAuthClientList",
     "OAuthClientWithSecret",
+    "Organization",
+    "OrganizationRateLimit",
     "PageLinks",
     "PageMeta",
     "Payment",
@@ -1408,6 +1418,194 @@ class PingEvent(BaseModel):
         return model
 
 
+class AuditActor(BaseModel):
+    """A `AuditActor` object of the Platform API."""
+
+    type: _t.Union[AuditActorType, str]
+    credential_id: _t.Optional[str]
+    """The personal access token (`tok_…`) or OAuth client (`oac_…`) the change was made with; null for an operator."""
+    user_id: _t.Optional[str]
+    """The user the credential acted for, if any."""
+    ip: _t.Optional[str]
+    """The client IP (behind a trusted proxy, the forwarded one); null for an operator."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("type", "type"),
+        ("credential_id", "credential_id"),
+        ("user_id", "user_id"),
+        ("ip", "ip"),
+    )
+
+    def __init__(
+        self,
+        *,
+        type: _t.Union[AuditActorType, str],
+        credential_id: _t.Optional[str],
+        user_id: _t.Optional[str],
+        ip: _t.Optional[str],
+    ) -> None:
+        self._init(
+            {
+                "type": type,
+                "credential_id": credential_id,
+                "user_id": user_id,
+                "ip": ip,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> AuditActor:
+        """A `AuditActor` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            type=json_get(raw, "type"),
+            credential_id=json_get(raw, "credential_id"),
+            user_id=json_get(raw, "user_id"),
+            ip=json_get(raw, "ip"),
+        )
+        model._attach(raw)
+        return model
+
+
+class AuditEvent(BaseModel):
+    """A `AuditEvent` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["audit_event"]
+    action: _t.Union[AuditEventAction, str]
+    actor: AuditActor
+    target: AuditTarget
+    changes: _t.Optional[_t.Dict[str, _t.Any]]
+    """What changed (new values, or `{ field: [old, new] }`); never a secret."""
+    created_at: _dt.datetime
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("action", "action"),
+        ("actor", "actor"),
+        ("target", "target"),
+        ("changes", "changes"),
+        ("created_at", "created_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["audit_event"],
+        action: _t.Union[AuditEventAction, str],
+        actor: AuditActor,
+        target: AuditTarget,
+        changes: _t.Optional[_t.Dict[str, _t.Any]],
+        created_at: _dt.datetime,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "action": action,
+                "actor": actor,
+                "target": target,
+                "changes": changes,
+                "created_at": created_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> AuditEvent:
+        """A `AuditEvent` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            action=json_get(raw, "action"),
+            actor=parse_model(AuditActor.from_json, json_get(raw, "actor")),
+            target=parse_model(AuditTarget.from_json, json_get(raw, "target")),
+            changes=json_get(raw, "changes"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class AuditEventList(BaseModel):
+    """A `AuditEventList` object of the Platform API."""
+
+    data: _t.List[AuditEvent]
+    meta: PageMeta
+    links: PageLinks
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("meta", "meta"),
+        ("links", "links"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[AuditEvent],
+        meta: PageMeta,
+        links: PageLinks,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "meta": meta,
+                "links": links,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> AuditEventList:
+        """A `AuditEventList` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(AuditEvent.from_json, item0), json_get(raw, "data")),
+            meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
+            links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
+class AuditTarget(BaseModel):
+    """A `AuditTarget` object of the Platform API."""
+
+    type: _t.Union[AuditTargetType, str]
+    id: str
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("type", "type"),
+        ("id", "id"),
+    )
+
+    def __init__(
+        self,
+        *,
+        type: _t.Union[AuditTargetType, str],
+        id: str,
+    ) -> None:
+        self._init(
+            {
+                "type": type,
+                "id": id,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> AuditTarget:
+        """A `AuditTarget` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            type=json_get(raw, "type"),
+            id=json_get(raw, "id"),
+        )
+        model._attach(raw)
+        return model
+
+
 class Course(BaseModel):
     """A `Course` object of the Platform API."""
 
@@ -2338,6 +2536,116 @@ class OAuthClientWithSecret(BaseModel):
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
             client_secret=json_get(raw, "client_secret"),
+        )
+        model._attach(raw)
+        return model
+
+
+class Organization(BaseModel):
+    """A `Organization` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["organization"]
+    name: str
+    plan: _t.Union[OrganizationPlan, str]
+    rate_limit: OrganizationRateLimit
+    created_at: _dt.datetime
+    updated_at: _dt.datetime
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("name", "name"),
+        ("plan", "plan"),
+        ("rate_limit", "rate_limit"),
+        ("created_at", "created_at"),
+        ("updated_at", "updated_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["organization"],
+        name: str,
+        plan: _t.Union[OrganizationPlan, str],
+        rate_limit: OrganizationRateLimit,
+        created_at: _dt.datetime,
+        updated_at: _dt.datetime,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "name": name,
+                "plan": plan,
+                "rate_limit": rate_limit,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> Organization:
+        """A `Organization` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            name=json_get(raw, "name"),
+            plan=json_get(raw, "plan"),
+            rate_limit=parse_model(OrganizationRateLimit.from_json, json_get(raw, "rate_limit")),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class OrganizationRateLimit(BaseModel):
+    """A `OrganizationRateLimit` object of the Platform API."""
+
+    limit_per_minute: int
+    """Requests per rolling 60 s, across all of the organization’s tokens."""
+    used: int
+    """Requests accepted in the last 60 s, this one included."""
+    remaining: int
+    resets_at: _dt.datetime
+    """When the oldest request counted leaves the window."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("limit_per_minute", "limit_per_minute"),
+        ("used", "used"),
+        ("remaining", "remaining"),
+        ("resets_at", "resets_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        limit_per_minute: int,
+        used: int,
+        remaining: int,
+        resets_at: _dt.datetime,
+    ) -> None:
+        self._init(
+            {
+                "limit_per_minute": limit_per_minute,
+                "used": used,
+                "remaining": remaining,
+                "resets_at": resets_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> OrganizationRateLimit:
+        """A `OrganizationRateLimit` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            limit_per_minute=json_get(raw, "limit_per_minute"),
+            used=json_get(raw, "used"),
+            remaining=json_get(raw, "remaining"),
+            resets_at=parse_datetime(json_get(raw, "resets_at")),
         )
         model._attach(raw)
         return model

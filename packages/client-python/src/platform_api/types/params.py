@@ -32,6 +32,7 @@ __all__ = [
     "ExamResultUpdateParams",
     "ExamUpdateParams",
     "OAuthClientCreateParams",
+    "OrganizationUpdateParams",
     "PaymentCreateParams",
     "PaymentFailParams",
     "PaymentRefundParams",
@@ -178,6 +179,12 @@ class OAuthClientCreateParams(_OAuthClientCreateParamsRequired, total=False):
     """`client_credentials` needs a confidential client; `authorization_code` needs at least one redirect URI. Implicit and password grants are not offered (RFC 9700). Default: `["authorization_code", "refresh_token"]`."""
     expires_at: _t.Optional[_t.Union[_dt.datetime, str]]
     """When the client stops working; must be in the future, and no later than the calling token's expiry. Omit or null: never, or, when the calling token expires, with it."""
+
+
+class OrganizationUpdateParams(_t.TypedDict, total=False):
+    """The fields of a `OrganizationUpdate`."""
+
+    name: str
 
 
 class _PaymentCreateParamsRequired(_t.TypedDict):

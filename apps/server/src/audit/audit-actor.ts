@@ -1,0 +1,50 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Principal } from '../auth/principal';
+import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
+import { normalizeIp } from '../rate-limit/organization-throttler.guard';
+
+/** Who made a change over the API: the credential, the user it acts for, and the client IP. */
+export interface ApiAuditActor {
+  kind: 'personal_access_token' | 'oauth_access_token';
+  organizationId: string;
+  /** The personal access token id, or the OAuth client id. */
+  credentialId: string;
+  userId: string | null;
+  ip: string | null;
+}
+
+/** An operator with shell access (`pnpm platform …`): no credential, no IP. */
+export interface OperatorAuditActor {
+  kind: 'operator';
+}
+
+export type AuditActor = ApiAuditActor | OperatorAuditActor;
+
+export const OPERATOR: OperatorAuditActor = { kind: 'operator' };
+
+export function auditActorOfPrincipal(principal: Principal, ip: string | undefined): ApiAuditActor {
+  // A personal access token may act for a user too (its owner) once members exist.
+  const userId = (principal as { userId?: string | null }).userId ?? null;
+  return {
+    kind: principal.kind,
+    organizationId: principal.organizationId,
+    credentialId:
+      principal.kind === 'personal_access_token' ? principal.tokenId : principal.clientId,
+    userId,
+    // `req.ip` follows Express's `trust proxy` (TRUST_PROXY): the forwarded client only behind
+    // a trusted proxy, so a caller cannot write another IP into the log with a header.
+    ip: ip ? normalizeIp(ip) : null,
+  };
+}
+
+/** The actor of an authenticated API request. */
+export function auditActorOf(req: PlatformRequest): ApiAuditActor {
+  if (!req.principal) throw new Error('auditActorOf used on a request without a principal');
+  return auditActorOfPrincipal(req.principal, req.ip);
+}
+
+/** The authenticated caller as an audit actor. Only on contract routes (the guards ensure one). */
+export const CurrentAuditActor = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): ApiAuditActor =>
+    auditActorOf(asPlatformRequest(context.switchToHttp().getRequest())),
+);

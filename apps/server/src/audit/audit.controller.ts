@@ -1,0 +1,27 @@
+import { Controller } from '@nestjs/common';
+import { contract } from '@platform/contract';
+import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import type { Principal } from '../auth/principal';
+import type { PageUrl } from '../common/list/page-envelope';
+import { CurrentPageUrl } from '../common/page-url.decorator';
+import { CurrentPrincipal } from '../common/request-context';
+import { AuditService } from './audit.service';
+
+@Controller()
+export class AuditEventsController {
+  constructor(private readonly audit: AuditService) {}
+
+  @TsRestHandler(contract.auditEvents)
+  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+    return tsRestHandler(contract.auditEvents, {
+      list: async ({ query }) => ({
+        status: 200,
+        body: await this.audit.list(principal.organizationId, query, url),
+      }),
+      retrieve: async ({ params }) => ({
+        status: 200,
+        body: await this.audit.retrieve(principal.organizationId, params.id),
+      }),
+    });
+  }
+}

@@ -1,0 +1,124 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type {
+  AuditAction,
+  AuditEventResource,
+  AuditTargetType,
+  ListQuery,
+} from '@platform/contract';
+import { type EntityManager, LessThan, type Repository } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
+import { newId, publicId } from '../common/ids';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { notFound } from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import type { AuditActor } from './audit-actor';
+import { AuditEventRecord } from './audit-event.entity';
+
+export interface AuditEntry {
+  action: AuditAction;
+  targetType: AuditTargetType;
+  targetId: string;
+  /** What changed; never a secret (no token, client secret or signing secret). */
+  changes?: Record<string, unknown>;
+  /** Needed for an operator; an API actor's organization is its own. */
+  organizationId?: string;
+}
+
+const AUDIT_LIST_FIELDS: ListFields = {
+  // Audit events never change, so `updated_at` (and `updated_since`) is `created_at`.
+  columns: {
+    action: 'action',
+    actor_type: 'actorType',
+    target_type: 'targetType',
+    target_id: 'targetId',
+    user_id: 'userId',
+    created_at: 'createdAt',
+    updated_at: 'createdAt',
+  },
+};
+
+const DAY_MS = 86_400_000;
+
+export function toAuditEventResource(record: AuditEventRecord): AuditEventResource {
+  return {
+    id: publicId('audit_event', record.id),
+    object: 'audit_event',
+    action: record.action as AuditAction,
+    actor: {
+      type: record.actorType,
+      credential_id: record.credentialId,
+      user_id: publicId('user', record.userId),
+      ip: record.ip,
+    },
+    target: { type: record.targetType as AuditTargetType, id: record.targetId },
+    changes:
+      record.changes === null ? null : (JSON.parse(record.changes) as Record<string, unknown>),
+    created_at: toIso(record.createdAt),
+  };
+}
+
+@Injectable()
+export class AuditService {
+  constructor(
+    @InjectRepository(AuditEventRecord) private readonly events: Repository<AuditEventRecord>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Records a change. Pass the change's transaction (`manager`) so the entry exists if and only
+   * if the change committed; without one it is written on its own.
+   */
+  async record(actor: AuditActor, entry: AuditEntry, manager?: EntityManager): Promise<void> {
+    const organizationId = actor.kind === 'operator' ? entry.organizationId : actor.organizationId;
+    if (!organizationId) throw new Error('an operator audit entry needs its organizationId');
+    const now = new Date();
+    const record: AuditEventRecord = {
+      id: newId('audit_event', now.getTime()),
+      organizationId,
+      actorType: actor.kind,
+      credentialId: actor.kind === 'operator' ? null : actor.credentialId,
+      userId: actor.kind === 'operator' ? null : actor.userId,
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: entry.targetId,
+      changes: entry.changes ? JSON.stringify(entry.changes) : null,
+      ip: actor.kind === 'operator' ? null : actor.ip,
+      createdAt: now,
+    };
+    await (manager ?? this.events.manager).insert(AuditEventRecord, record);
+  }
+
+  async list(organizationId: string, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await findPage(
+      this.events,
+      organizationId,
+      { ...query, conditions: [...query.conditions, this.retainedCondition()] },
+      AUDIT_LIST_FIELDS,
+    );
+    return { data: rows.map(toAuditEventResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(organizationId: string, id: string): Promise<AuditEventResource> {
+    const record = await this.events.findOneBy({ id, organizationId });
+    if (!record || record.createdAt < this.cutoff()) throw notFound('audit event', id);
+    return toAuditEventResource(record);
+  }
+
+  /** Deletes entries older than the retention (`AUDIT_RETENTION_DAYS`); returns how many. */
+  async prune(now = new Date()): Promise<number> {
+    const result = await this.events.delete({ createdAt: LessThan(this.cutoff(now)) });
+    return result.affected ?? 0;
+  }
+
+  /** Entries older than this are past retention: hidden at once, deleted by the next prune. */
+  private cutoff(now = new Date()): Date {
+    return new Date(now.getTime() - this.config.audit.retentionDays * DAY_MS);
+  }
+
+  private retainedCondition() {
+    return { field: 'created_at', op: 'gte' as const, value: this.cutoff() };
+  }
+}

@@ -1,0 +1,53 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The audit log. Rows are only ever inserted (and pruned by age), and read per organization
+ * newest first, so the main index is (organization_id, created_at, id); the prune walks
+ * created_at alone. `action` has no CHECK: new audited changes add actions without a migration.
+ */
+function statements(timestamp: string): string[] {
+  return [
+    `CREATE TABLE audit_events (
+      id varchar(32) PRIMARY KEY NOT NULL,
+      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+      actor_type varchar(32) NOT NULL CHECK (actor_type IN ('personal_access_token', 'oauth_access_token', 'operator')),
+      credential_id varchar(64),
+      user_id varchar(32),
+      action varchar(64) NOT NULL,
+      target_type varchar(32) NOT NULL,
+      target_id varchar(64) NOT NULL,
+      changes text,
+      ip varchar(64),
+      created_at ${timestamp} NOT NULL
+    )`,
+    `CREATE INDEX idx_audit_events_org_created ON audit_events (organization_id, created_at, id)`,
+    `CREATE INDEX idx_audit_events_org_target ON audit_events (organization_id, target_id, created_at)`,
+    `CREATE INDEX idx_audit_events_created ON audit_events (created_at)`,
+  ];
+}
+
+const DOWN = ['DROP TABLE audit_events'];
+
+export class SqliteAudit1766200000000 implements MigrationInterface {
+  name = 'SqliteAudit1766200000000';
+
+  async up(db: QueryRunner): Promise<void> {
+    for (const sql of statements('datetime')) await db.query(sql);
+  }
+
+  async down(db: QueryRunner): Promise<void> {
+    for (const sql of DOWN) await db.query(sql);
+  }
+}
+
+export class PostgresAudit1766200000000 implements MigrationInterface {
+  name = 'PostgresAudit1766200000000';
+
+  async up(db: QueryRunner): Promise<void> {
+    for (const sql of statements('timestamptz(3)')) await db.query(sql);
+  }
+
+  async down(db: QueryRunner): Promise<void> {
+    for (const sql of DOWN) await db.query(sql);
+  }
+}
