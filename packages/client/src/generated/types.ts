@@ -1069,7 +1069,7 @@ export interface OauthClientsListQuery extends RangeFilters<'created_at' | 'upda
 }
 
 /** The query of `auditEvents.list`. */
-export interface AuditEventsListQuery {
+export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
   /** 1-based page number. */
   page?: number;
   /** Items per page, at most 100. */
@@ -1088,21 +1088,5 @@ export interface AuditEventsListQuery {
   target_id?: string;
   /** Equality filter; comma-separate several values for IN. */
   user_id?: `usr_${string}`;
-  /** Range filter: created_at gte the value. */
-  'created_at[gte]'?: string;
-  /** Range filter: created_at gt the value. */
-  'created_at[gt]'?: string;
-  /** Range filter: created_at lte the value. */
-  'created_at[lte]'?: string;
-  /** Range filter: created_at lt the value. */
-  'created_at[lt]'?: string;
-  /** Range filter: updated_at gte the value. */
-  'updated_at[gte]'?: string;
-  /** Range filter: updated_at gt the value. */
-  'updated_at[gt]'?: string;
-  /** Range filter: updated_at lte the value. */
-  'updated_at[lte]'?: string;
-  /** Range filter: updated_at lt the value. */
-  'updated_at[lt]'?: string;
 }
 
