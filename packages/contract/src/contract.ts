@@ -2,6 +2,7 @@ import { coursesContract } from './courses';
 import { enrollmentsContract } from './enrollments';
 import { eventsContract } from './events';
 import { examResultsContract, examsContract } from './exams';
+import { invitationsContract, membersContract, userContract } from './members';
 import { paymentsContract } from './payments';
 import { studentsContract } from './students';
 import { oauthClientsContract, personalAccessTokensContract, tokenContract } from './tokens';
@@ -25,6 +26,9 @@ export type Contract = {
   personalAccessTokens: typeof personalAccessTokensContract;
   token: typeof tokenContract;
   oauthClients: typeof oauthClientsContract;
+  members: typeof membersContract;
+  invitations: typeof invitationsContract;
+  user: typeof userContract;
 };
 
 export const contract: Contract = {
@@ -40,4 +44,7 @@ export const contract: Contract = {
   personalAccessTokens: personalAccessTokensContract,
   token: tokenContract,
   oauthClients: oauthClientsContract,
+  members: membersContract,
+  invitations: invitationsContract,
+  user: userContract,
 };

@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   personal_access_token: 'tok',
   oauth_client: 'oac',
   user: 'usr',
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -32,7 +32,10 @@ export class PersonalAccessTokensController {
           name: body.name,
           scopes,
           expiresAt,
+          // A member's token makes tokens for that member: their role caps them too.
+          userId: principal.userId,
         });
+        // audit: token.created
         return { status: 201, body: { ...toTokenResource(record), token } };
       },
       retrieve: async ({ params }) => ({
@@ -76,6 +79,6 @@ export function describeToken(principal: Principal): TokenInfo {
       'oauth_client',
       principal.kind === 'oauth_access_token' ? principal.clientId : null,
     ),
-    user_id: publicId('user', principal.kind === 'oauth_access_token' ? principal.userId : null),
+    user_id: publicId('user', principal.userId),
   };
 }

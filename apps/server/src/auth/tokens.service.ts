@@ -6,9 +6,11 @@ import {
   isScope,
   type ListQuery,
   type PersonalAccessTokenResource,
+  ROLES,
+  type Role,
   type Scope,
 } from '@platform/contract';
-import { IsNull, LessThan, Or, type Repository } from 'typeorm';
+import { type EntityManager, IsNull, LessThan, Or, type Repository } from 'typeorm';
 import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
@@ -19,7 +21,7 @@ import { dialectOf, hydrate, selectList, SqlParams } from '../common/sql';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
 import { PersonalAccessToken } from './personal-access-token.entity';
-import type { PersonalAccessTokenPrincipal } from './principal';
+import { effectiveScopes, type PersonalAccessTokenPrincipal } from './principal';
 import {
   displayPrefix,
   generatePersonalAccessToken,
@@ -32,6 +34,8 @@ export interface CreateTokenInput {
   name: string;
   scopes: readonly string[];
   expiresAt?: Date | null;
+  /** The member the token acts for (whose role caps it); omit for an operator's token. */
+  userId?: string | null;
 }
 
 export type AuthenticationResult =
@@ -73,6 +77,7 @@ export class TokensService {
         tokenPrefix: displayPrefix(token),
         tokenHash: hashToken(token),
         scopes: scopes.join(' '),
+        userId: input.userId ?? null,
         expiresAt: input.expiresAt ?? null,
         lastUsedAt: null,
         revokedAt: null,
@@ -129,8 +134,10 @@ export class TokensService {
     if (!this.lookup) {
       const params = new SqlParams(dialectOf(this.tokens));
       this.lookup =
-        `SELECT ${selectList(this.tokens, 't')}, o.rate_limit_per_minute AS organization_rate_limit ` +
+        `SELECT ${selectList(this.tokens, 't')}, o.rate_limit_per_minute AS organization_rate_limit, ` +
+        `u.role AS owner_role, u.organization_id AS owner_organization_id ` +
         `FROM personal_access_tokens t JOIN organizations o ON o.id = t.organization_id ` +
+        `LEFT JOIN users u ON u.id = t.user_id ` +
         `WHERE t.token_hash = ${params.add(null)}`;
     }
     return this.lookup;
@@ -164,6 +171,11 @@ export class TokensService {
       return { ok: false, reason: 'expired' };
     }
     const organizationRateLimit = row.organization_rate_limit;
+    // The owner's role as of now; a token whose owner is no longer a member is dead.
+    const role = record.userId ? roleOf(row.owner_role) : null;
+    if (record.userId && (!role || row.owner_organization_id !== record.organizationId)) {
+      return { ok: false, reason: 'revoked' };
+    }
 
     if (
       !record.lastUsedAt ||
@@ -186,8 +198,10 @@ export class TokensService {
         rateLimitPerMinute: this.organizations.rateLimitOf({
           rateLimitPerMinute: organizationRateLimit == null ? null : Number(organizationRateLimit),
         }),
-        scopes: new Set(record.scopes.split(' ').filter(isScope)),
+        scopes: effectiveScopes(record.scopes.split(' ').filter(isScope), role),
         expiresAt: record.expiresAt,
+        userId: record.userId,
+        role,
       },
     };
   }
@@ -205,6 +219,28 @@ export function toTokenResource(record: PersonalAccessToken): PersonalAccessToke
     expires_at: record.expiresAt && toIso(record.expiresAt),
     revoked_at: record.revokedAt && toIso(record.revokedAt),
   };
+}
+
+/** A role read from the database; anything else (no owner row) is null. */
+export function roleOf(value: unknown): Role | null {
+  return (ROLES as readonly unknown[]).includes(value) ? (value as Role) : null;
+}
+
+/** Revokes every live token a member owns (the member is being removed). */
+export async function revokeTokensOf(
+  manager: EntityManager,
+  userId: string,
+  at: Date,
+): Promise<string[]> {
+  const live = await manager.find(PersonalAccessToken, {
+    where: { userId, revokedAt: IsNull() },
+    select: { id: true },
+  });
+  for (const { id } of live) {
+    await manager.update(PersonalAccessToken, { id }, { revokedAt: at, updatedAt: at });
+    await disableOwnedEndpoints(manager, { type: 'personal_access_token', id }, at);
+  }
+  return live.map((t) => t.id);
 }
 
 /** `all` expands to every scope; anything unknown is refused with the list of valid ones. */

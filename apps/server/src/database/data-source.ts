@@ -16,6 +16,11 @@ import {
   SqliteOAuth1765000000000 as SqliteOAuth,
 } from '../oauth/migrations/1765000000000-oauth';
 import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
+import { InvitationRecord } from '../members/invitation.entity';
+import {
+  PostgresMembers1766200000000 as PostgresMembers,
+  SqliteMembers1766200000000 as SqliteMembers,
+} from '../members/migrations/1766200000000-members';
 import { Organization } from '../organizations/organization.entity';
 import { Payment } from '../payments/payment.entity';
 import { Student } from '../students/student.entity';
@@ -62,6 +67,7 @@ export const ENTITIES = [
   UserRecord,
   OAuthClientRecord,
   OAuthArtifactRecord,
+  InvitationRecord,
 ];
 
 /** The part of better-sqlite3's Database that `prepareDatabase` uses. */
@@ -98,6 +104,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           SqliteOAuth,
           SqliteSearchIndex,
           SqliteDelegation,
+          SqliteMembers,
         ],
         enableWAL: true,
         statementCacheSize: 200,
@@ -125,6 +132,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           PostgresOAuth,
           PostgresSearchIndex,
           PostgresDelegation,
+          PostgresMembers,
         ],
         extra: { max: 10 },
       };
