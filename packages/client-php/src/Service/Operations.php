@@ -87,6 +87,16 @@ final class Operations
         'oauthClients.retrieve' => ['GET', '/v1/oauth_clients/{id}', 'oauthClients->retrieve'],
         'oauthClients.delete' => ['DELETE', '/v1/oauth_clients/{id}', 'oauthClients->delete'],
         'oauthClients.rotateSecret' => ['POST', '/v1/oauth_clients/{id}/rotate_secret', 'oauthClients->rotateSecret'],
+        'members.list' => ['GET', '/v1/members', 'members->list'],
+        'members.retrieve' => ['GET', '/v1/members/{id}', 'members->retrieve'],
+        'members.update' => ['PATCH', '/v1/members/{id}', 'members->update'],
+        'members.delete' => ['DELETE', '/v1/members/{id}', 'members->delete'],
+        'invitations.list' => ['GET', '/v1/invitations', 'invitations->list'],
+        'invitations.create' => ['POST', '/v1/invitations', 'invitations->create'],
+        'invitations.retrieve' => ['GET', '/v1/invitations/{id}', 'invitations->retrieve'],
+        'invitations.delete' => ['DELETE', '/v1/invitations/{id}', 'invitations->delete'],
+        'user.retrieve' => ['GET', '/v1/user', 'user->retrieve'],
+        'user.changePassword' => ['POST', '/v1/user/password', 'user->changePassword'],
     ];
 
     /** @var list<string> */

@@ -64,6 +64,18 @@ trait ServiceRegistry
      * `list`, `create`, `retrieve`, `delete`, `rotateSecret`
      */
     public readonly OauthClientsService $oauthClients;
+    /**
+     * `list`, `retrieve`, `update`, `delete`
+     */
+    public readonly MembersService $members;
+    /**
+     * `list`, `create`, `retrieve`, `delete`
+     */
+    public readonly InvitationsService $invitations;
+    /**
+     * `retrieve`, `changePassword`
+     */
+    public readonly UserService $user;
 
     private function registerServices(HttpClient $http): void
     {
@@ -79,5 +91,8 @@ trait ServiceRegistry
         $this->personalAccessTokens = new PersonalAccessTokensService($http);
         $this->token = new TokenService($http);
         $this->oauthClients = new OauthClientsService($http);
+        $this->members = new MembersService($http);
+        $this->invitations = new InvitationsService($http);
+        $this->user = new UserService($http);
     }
 }

@@ -19,6 +19,9 @@ from .webhook_deliveries import WebhookDeliveries, WebhookDeliveriesWithRawRespo
 from .personal_access_tokens import PersonalAccessTokens, PersonalAccessTokensWithRawResponse
 from .token import Token, TokenWithRawResponse
 from .oauth_clients import OauthClients, OauthClientsWithRawResponse
+from .members import Members, MembersWithRawResponse
+from .invitations import Invitations, InvitationsWithRawResponse
+from .user import User, UserWithRawResponse
 
 if _t.TYPE_CHECKING:
     from .._client import PlatformClient
@@ -49,6 +52,12 @@ __all__ = [
     "TokenWithRawResponse",
     "OauthClients",
     "OauthClientsWithRawResponse",
+    "Members",
+    "MembersWithRawResponse",
+    "Invitations",
+    "InvitationsWithRawResponse",
+    "User",
+    "UserWithRawResponse",
 ]
 
 
@@ -114,3 +123,18 @@ class ClientResources:
     def oauth_clients(self) -> OauthClients:
         """`list`, `create`, `retrieve`, `delete`, `rotate_secret` (`/v1/oauth_clients`)."""
         return OauthClients(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def members(self) -> Members:
+        """`list`, `retrieve`, `update`, `delete` (`/v1/members`)."""
+        return Members(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def invitations(self) -> Invitations:
+        """`list`, `create`, `retrieve`, `delete` (`/v1/invitations`)."""
+        return Invitations(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def user(self) -> User:
+        """`retrieve`, `change_password` (`/v1/user`)."""
+        return User(_t.cast("PlatformClient", self))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
+__all__ = ["CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "InvitationRole", "MemberRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
 
 CourseStatus = _t.Literal["draft", "active", "archived"]
 
@@ -16,6 +16,10 @@ EnrollmentStatus = _t.Literal["pending", "active", "completed", "dropped", "canc
 EnrollmentCreateStatus = _t.Literal["pending", "active"]
 
 ExamResultStatus = _t.Literal["draft", "published"]
+
+InvitationRole = _t.Literal["admin", "developer", "viewer"]
+
+MemberRole = _t.Literal["admin", "developer", "viewer"]
 
 OAuthClientType = _t.Literal["confidential", "public"]
 

@@ -12,6 +12,8 @@ import typing as _t
 from .enums import (
     CourseStatus,
     EnrollmentCreateStatus,
+    InvitationRole,
+    MemberRole,
     OAuthClientGrantType,
     OAuthClientType,
     ScopeOrAll,
@@ -31,7 +33,10 @@ __all__ = [
     "ExamResultCreateParams",
     "ExamResultUpdateParams",
     "ExamUpdateParams",
+    "InvitationCreateParams",
+    "MemberUpdateParams",
     "OAuthClientCreateParams",
+    "PasswordChangeParams",
     "PaymentCreateParams",
     "PaymentFailParams",
     "PaymentRefundParams",
@@ -162,6 +167,28 @@ class ExamUpdateParams(_t.TypedDict, total=False):
     """YYYY-MM-DD"""
 
 
+class _InvitationCreateParamsRequired(_t.TypedDict):
+    email: str
+    role: InvitationRole
+    """`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows."""
+
+
+class InvitationCreateParams(_InvitationCreateParamsRequired, total=False):
+    """The fields of a `InvitationCreate`."""
+
+    expires_at: _t.Optional[_t.Union[_dt.datetime, str]]
+    """When the link stops working; in the future and at most 7 days away. Omit or null: in 7 days (or when the calling token expires, if sooner)."""
+
+
+class MemberUpdateParams(_t.TypedDict, total=False):
+    """The fields of a `MemberUpdate`."""
+
+    role: MemberRole
+    """`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows."""
+    name: _t.Optional[str]
+    """Null clears it."""
+
+
 class _OAuthClientCreateParamsRequired(_t.TypedDict):
     name: str
     type: OAuthClientType
@@ -178,6 +205,13 @@ class OAuthClientCreateParams(_OAuthClientCreateParamsRequired, total=False):
     """`client_credentials` needs a confidential client; `authorization_code` needs at least one redirect URI. Implicit and password grants are not offered (RFC 9700). Default: `["authorization_code", "refresh_token"]`."""
     expires_at: _t.Optional[_t.Union[_dt.datetime, str]]
     """When the client stops working; must be in the future, and no later than the calling token's expiry. Omit or null: never, or, when the calling token expires, with it."""
+
+
+class PasswordChangeParams(_t.TypedDict):
+    """The fields of a `PasswordChange`."""
+
+    current_password: str
+    new_password: str
 
 
 class _PaymentCreateParamsRequired(_t.TypedDict):
