@@ -13,6 +13,7 @@ interface IdPrefixes {
   personal_access_token: 'tok';
   oauth_client: 'oac';
   user: 'usr';
+  invitation: 'inv';
 }
 
 /** The kinds of objects with public ids. */

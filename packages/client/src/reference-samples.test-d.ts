@@ -290,17 +290,17 @@ export async function members_list() {
 }
 
 export async function members_retrieve() {
-  const member = await platform.members.retrieve();
+  const member = await platform.members.retrieve({ params: { id: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return member;
 }
 
 export async function members_update() {
-  const member = await platform.members.update({ body: { role: 'admin' } });
+  const member = await platform.members.update({ params: { id: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { role: 'admin' } });
   return member;
 }
 
 export async function members_delete() {
-  const deletedMember = await platform.members.delete();
+  const deletedMember = await platform.members.delete({ params: { id: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return deletedMember;
 }
 
@@ -315,12 +315,12 @@ export async function invitations_create() {
 }
 
 export async function invitations_retrieve() {
-  const invitation = await platform.invitations.retrieve();
+  const invitation = await platform.invitations.retrieve({ params: { id: 'inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return invitation;
 }
 
 export async function invitations_delete() {
-  const deletedInvitation = await platform.invitations.delete();
+  const deletedInvitation = await platform.invitations.delete({ params: { id: 'inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return deletedInvitation;
 }
 

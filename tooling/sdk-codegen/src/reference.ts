@@ -97,6 +97,8 @@ const PATH_SAMPLES: Record<string, string> = {
   webhookDeliveries: 'msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
   personalAccessTokens: 'tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
   oauthClients: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  members: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  invitations: 'inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
 };
 
 const json = (value: Value): string => JSON.stringify(value);

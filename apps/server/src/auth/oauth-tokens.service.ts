@@ -85,10 +85,10 @@ export class OAuthTokensService {
     const userId = stored.accountId ?? null;
     let role: Role | null = null;
     if (userId) {
-      const [user] = (await this.dataSource.query(this.userSql, [userId])) as {
-        role: unknown;
-        organization_id: string;
-      }[];
+      const [user] = await this.dataSource.query<{ role: unknown; organization_id: string }[]>(
+        this.userSql,
+        [userId],
+      );
       role = user ? roleOf(user.role) : null;
       if (!role || user?.organization_id !== row.organization_id) {
         return { ok: false, reason: 'revoked' };
