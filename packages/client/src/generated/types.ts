@@ -782,7 +782,7 @@ export interface TokenInfo {
   personal_access_token_id: `tok_${string}` | null;
   /** For an OAuth access token: the client it was issued to. */
   client_id: `oac_${string}` | null;
-  /** For an OAuth access token a user approved: that user. Null for client credentials. */
+  /** The member the token acts for (whose role caps its scopes): the user who approved an OAuth client, or the member who made a personal access token over the API. Null for client credentials and tokens an operator made. */
   user_id: `usr_${string}` | null;
 }
 

@@ -3432,7 +3432,7 @@ class TokenInfo(BaseModel):
     client_id: _t.Optional[str]
     """For an OAuth access token: the client it was issued to."""
     user_id: _t.Optional[str]
-    """For an OAuth access token a user approved: that user. Null for client credentials."""
+    """The member the token acts for (whose role caps its scopes): the user who approved an OAuth client, or the member who made a personal access token over the API. Null for client credentials and tokens an operator made."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("object", "object"),
