@@ -27,7 +27,12 @@ let appClient: { id: string; client_secret: string | null };
 let people = 0;
 
 beforeAll(async () => {
-  server = await startServer({ RATE_LIMIT_ANONYMOUS: '10000' });
+  // No deliveries are needed: an endpoint only has to be registered (on a loopback address).
+  server = await startServer({
+    RATE_LIMIT_ANONYMOUS: '10000',
+    WEBHOOK_DISPATCHER: 'false',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  });
   orgId = (await server.createOrganization({ name: 'Riverside School' })).id;
   ({ token: operator } = await server.createToken(orgId, ['all']));
   // The school's standing admin, so demoting or removing the members below is never the last admin.
@@ -244,8 +249,14 @@ describe('members API', () => {
 
   it('removing a member ends their tokens (PAT and OAuth): 401 on the next request; the PAT is listed as revoked', async () => {
     const leaver = await member('developer', ['students:read', 'tokens:read']);
-    const { accessToken } = await oauthToken(leaver, 'students:read');
+    const { accessToken } = await oauthToken(leaver, 'students:read webhooks:write');
     expect((await leaver.api.get('/v1/students')).status).toBe(200);
+    const endpoint = await client(server, accessToken).post('/v1/webhook_endpoints', {
+      url: 'https://127.0.0.1:9/hooks',
+      events: ['student.created'],
+    });
+    expect(endpoint.status).toBe(201);
+    expect(endpoint.body.owner.user_id).toBe(leaver.id);
     expect((await call(server, '/v1/students', { token: accessToken })).status).toBe(200);
     const made = await leaver.api.get('/v1/token');
     const patId = made.body.personal_access_token_id as string;
@@ -261,6 +272,9 @@ describe('members API', () => {
     }
     const pat = await asOperator().get(`/v1/personal_access_tokens/${patId}`);
     expect(pat.body.revoked_at).not.toBeNull();
+    // What they set up through their OAuth grant stops, visibly.
+    const stopped = await asOperator().get(`/v1/webhook_endpoints/${endpoint.body.id}`);
+    expect(stopped.body).toMatchObject({ enabled: false, disabled_reason: 'credential_revoked' });
     // Their OAuth artifacts are gone: no grant, token or session of theirs remains.
     const left: unknown[] = await server.dataSource.query(
       `SELECT kind FROM oauth_artifacts WHERE payload LIKE '%${leaver.id}%'`,

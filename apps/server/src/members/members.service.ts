@@ -24,6 +24,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { OAuthArtifactRecord, UserRecord } from '../oauth/entities';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
+import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
 import { InvitationRecord } from './invitation.entity';
 
 const MEMBER_LIST_FIELDS: ListFields = {
@@ -137,6 +138,7 @@ export class MembersService {
       const now = new Date();
       await revokeTokensOf(manager, user.id, now);
       await deleteOAuthArtifactsOf(manager, user.id);
+      await disableEndpointsOfUser(manager, user.id, now);
       await manager.delete(UserRecord, { id: user.id, organizationId });
       // audit: member.removed
     });
@@ -332,6 +334,22 @@ async function deleteOAuthArtifactsOf(manager: EntityManager, userId: string): P
     const hashes = mine.filter((r) => r.kind === kind).map((r) => r.id_hash);
     await manager.delete(OAuthArtifactRecord, { kind, idHash: In(hashes) });
   }
+}
+
+/**
+ * Webhook endpoints registered through the member's OAuth grants stop now, visibly (delivery
+ * would refuse them anyway: their grant is gone). Their PATs' endpoints go with the PATs.
+ */
+async function disableEndpointsOfUser(
+  manager: EntityManager,
+  userId: string,
+  now: Date,
+): Promise<void> {
+  await manager.update(
+    WebhookEndpointRecord,
+    { ownerType: 'oauth_client', ownerUserId: userId, enabled: true },
+    { enabled: false, disabledReason: 'credential_revoked', updatedAt: now },
+  );
 }
 
 export function toMemberResource(user: UserRecord): MemberResource {
