@@ -370,6 +370,22 @@ describe('invitations', () => {
     expect(res.body.detail).toContain('already a member');
   });
 
+  it('does not tell whether an email has an account in another organization; accepting then says the email is taken (409 page), and makes nobody', async () => {
+    const other = (await server.createOrganization({ name: 'Other Place' })).id;
+    const email = `taken${++people}@elsewhere.example`;
+    await server.createUser(other, email, PASSWORD);
+    const res = await invite(email);
+    expect(res.status).toBe(201);
+    const accepted = await acceptThroughPage(res.body.accept_url, {
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+    });
+    expect(accepted.res.status).toBe(409);
+    expect(accepted.body).toContain('already exists');
+    const mine = await asOperator().get('/v1/members?per_page=100');
+    expect(mine.body.data.map((m: { email: string }) => m.email)).not.toContain(email);
+  });
+
   it('refuses (403) inviting with a role whose scopes the calling token lacks', async () => {
     const { token } = await server.createToken(orgId, ['members:write']);
     const res = await call(server, '/v1/invitations', {

@@ -216,15 +216,10 @@ export class MembersService {
       expiresAt = requested;
     }
     const email = normalizeEmail(input.email);
-    const existing = await this.users.findOneBy({ email });
-    if (existing) {
-      // One account per email across the platform (sign-in needs no organization picker).
-      throw alreadyExists(
-        'email',
-        existing.organizationId === principal.organizationId
-          ? `${email} is already a member`
-          : `${email} already has an account on the platform`,
-      );
+    // Only this organization's members are looked at: whether an email has an account in
+    // another organization is not the inviter's to learn (accepting would then fail, 409).
+    if (await this.users.existsBy({ email, organizationId: principal.organizationId })) {
+      throw alreadyExists('email', `${email} is already a member`);
     }
     const token = newInvitationToken();
     const invitation = this.invitations.create({
