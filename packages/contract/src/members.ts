@@ -82,7 +82,8 @@ export const membersContract = c.router(
       method: 'GET',
       path: '/v1/members',
       summary: 'List members',
-      description: "The organization's members and their roles. Filter with `role=admin,developer`.",
+      description:
+        "The organization's members and their roles. Filter with `role=admin,developer`.",
       query: MemberListQuerySchema,
       responses: { 200: listResponse(MemberSchema, 'MemberList'), ...commonErrorResponses },
       metadata: operation({ scope: 'members:read', list: true }),

@@ -24,7 +24,7 @@ export function scopeTable(): string {
     const scope = operationMetadata(route)?.scope;
     if (scope === undefined) throw new Error(`${route.method} ${route.path} declares no scope`);
     const none = operationMetadata(route)?.requiresUser
-      ? "any token acting for a member (any scope)"
+      ? 'any token acting for a member (any scope)'
       : 'any valid token';
     return `| \`${operation}\` | \`${route.method} ${route.path}\` | ${scope === null ? none : `\`${scope}\``} |`;
   });
