@@ -23,6 +23,8 @@ import { requestIdMiddleware } from './common/request-id';
 import { requestLogMiddleware, requestMetricsMiddleware } from './common/request-log';
 import { versionHeaderMiddleware } from './common/version';
 import { Metrics } from './metrics/metrics';
+import { AcceptInvitationPages } from './members/accept-pages';
+import { ACCEPT_PATH } from './members/members.service';
 import { InteractionPages } from './oauth/interactions';
 import { OAuthClientsService } from './oauth/oauth-clients.service';
 import { OAUTH_PATHS, OAuthProviderService } from './oauth/oauth-provider.service';
@@ -83,6 +85,7 @@ export async function createApp(
   // The authorization server and its pages parse their own (form) bodies, before the JSON parser.
   app.use(app.get(OAuthProviderService).middleware());
   app.use(OAUTH_PATHS.interaction, app.get(InteractionPages).router());
+  app.use(ACCEPT_PATH, app.get(AcceptInvitationPages).router());
   app.use(apiPrefixAliasMiddleware);
   app.use('/v1', contentNegotiationMiddleware);
   app.use(jsonBodyParser(BODY_LIMIT));

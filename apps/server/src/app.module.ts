@@ -29,6 +29,7 @@ import { ExamsModule } from './exams/exams.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RedisModule } from './redis/redis.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { MembersModule } from './members/members.module';
 import { OAuthModule } from './oauth/oauth.module';
 
 @Module({})
@@ -64,6 +65,7 @@ export class AppModule {
         ExamsModule,
         WebhooksModule,
         OAuthModule,
+        MembersModule,
         IdempotencyModule,
         SeedModule,
         HealthModule,

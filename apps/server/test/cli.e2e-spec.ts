@@ -335,6 +335,36 @@ describe('pnpm platform (the admin CLI)', () => {
     });
     expect(user.id).toMatch(/^usr_/);
     expect(user.password.length).toBeGreaterThanOrEqual(20);
+    // The first member an operator makes runs the organization: admin unless told otherwise.
+    expect(user.role).toBe('admin');
+
+    const viewer = await platform(
+      db.databaseUrl,
+      'users:create',
+      '--org',
+      org.id,
+      '--email',
+      'auditor@lake.example',
+      '--role',
+      'viewer',
+      '--name',
+      'Ann Auditor',
+      '--json',
+    );
+    expect(viewer.code).toBe(0);
+    expect(JSON.parse(viewer.stdout)).toMatchObject({ role: 'viewer', name: 'Ann Auditor' });
+    const badRole = await platform(
+      db.databaseUrl,
+      'users:create',
+      '--org',
+      org.id,
+      '--email',
+      'boss@lake.example',
+      '--role',
+      'owner',
+    );
+    expect(badRole.code).not.toBe(0);
+    expect(badRole.stderr).toMatch(/admin, developer, viewer/);
 
     const piped = await platformWithInput(
       db.databaseUrl,

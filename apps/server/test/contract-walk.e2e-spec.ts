@@ -18,6 +18,8 @@ import {
   idPattern,
   operationMetadata,
   readScopesForEvents,
+  type Role,
+  ROLE_SCOPES,
   type Scope,
 } from '@platform/contract';
 import { type AppRoute, type AppRouter, ContractNoBody, isAppRoute } from '@ts-rest/core';
@@ -49,7 +51,17 @@ const ROUTES = walk(contract);
  * token) and belong to no collection. Only these may; every other route names its scope.
  */
 const SELF_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.scope === null);
-const SELF_PATHS = ['/v1/token'];
+const SELF_PATHS = ['/v1/token', '/v1/user', '/v1/user/password'];
+/** Self routes about the calling member: they need a token acting for one (403 otherwise). */
+const USER_ROUTES = SELF_ROUTES.filter((r) => operationMetadata(r.route)?.requiresUser);
+const TOKEN_SELF_ROUTES = SELF_ROUTES.filter((r) => !USER_ROUTES.includes(r));
+/** Bodies for routes that are neither creates nor take `{}`: valid in shape, whatever they then answer. */
+const ROUTE_BODIES: Record<string, Record<string, unknown>> = {
+  'user.changePassword': {
+    current_password: 'not the password, surely',
+    new_password: 'a long enough new password',
+  },
+};
 const COLLECTION_ROUTES = ROUTES.filter((r) => !SELF_ROUTES.includes(r));
 const ID_ROUTES = ROUTES.filter((r) => r.route.path.includes('/:id'));
 const LIST_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.list === true);
@@ -144,8 +156,15 @@ interface Fixture {
    * for a read-only collection, whose record is then the newest one the others produced.
    */
   body?(refs: Refs, n: number): Record<string, unknown>;
-  /** For a collection created through another route: makes its record, answering 2xx. */
-  create?(refs: Refs, post: (path: string) => Promise<ApiResponse>): Promise<ApiResponse>;
+  /**
+   * For a collection created through another route or page: makes its record, answering 2xx
+   * with it. `post` sends a body-less POST with the walk's token, `token` is that token.
+   */
+  create?(
+    refs: Refs,
+    post: (path: string) => Promise<ApiResponse>,
+    env: { server: TestServer; token: string; n: number },
+  ): Promise<ApiResponse>;
   /** Where the collection is listed, when not at `/v1/<collection>`. */
   listPath?(refs: Refs): string;
   /** False for a collection whose creation writes no event. */
@@ -245,6 +264,21 @@ const FIXTURES: readonly Fixture[] = [
     audited: true,
     widest: { scopes: ['all'] },
   },
+  {
+    collection: 'invitations',
+    kind: 'invitation',
+    body: (_refs, n) => ({ email: `walk${n}@invited.example`, role: 'viewer' }),
+    emitsEvent: false,
+    widest: { role: 'admin' },
+  },
+  {
+    // A member joins through an invitation of their own, accepted on its page (so the pending
+    // invitations stay the fixture's one).
+    collection: 'members',
+    kind: 'user',
+    create: (_refs, _post, env) => joinThroughInvitation(env),
+    emitsEvent: false,
+  },
   // Read-only: the fixtures above wrote events; the newest one is the record.
   { collection: 'events', kind: 'event' },
   // Read-only: each audited creation above wrote one; the newest is the record. The operator's
@@ -265,6 +299,35 @@ const FIXTURES: readonly Fixture[] = [
 
 /** The fixtures that are records with ids (all but the singletons). */
 const RECORD_FIXTURES = FIXTURES.filter((f) => !f.singleton);
+/** Invites a viewer with the walk's token and accepts on the HTML page; answers the new member. */
+async function joinThroughInvitation(env: {
+  server: TestServer;
+  token: string;
+  n: number;
+}): Promise<ApiResponse> {
+  const invited = await call(env.server, '/v1/invitations', {
+    method: 'POST',
+    token: env.token,
+    headers: JSON_BODY,
+    body: JSON.stringify({ email: `member${env.n}@walk.example`, role: 'viewer' }),
+  });
+  if (invited.status !== 201) return invited;
+  const token = new URL(invited.body.accept_url as string).searchParams.get('token') ?? '';
+  const password = 'walk walk walk walk';
+  const accepted = await fetch(`${env.server.url}/invitations/accept`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, password, password_confirmation: password }).toString(),
+  });
+  if (accepted.status !== 303) {
+    return { status: accepted.status, headers: accepted.headers, body: await accepted.text() };
+  }
+  const list = await call(env.server, '/v1/members?sort=-created_at&per_page=1', {
+    token: env.token,
+  });
+  return { ...list, body: list.body.data[0] };
+}
 
 const makesRecord = (fixture: Fixture) => Boolean(fixture.body ?? fixture.create);
 
@@ -312,6 +375,7 @@ const JSON_BODY = { 'Content-Type': 'application/json' };
 function minimalBody(walked: WalkedRoute, refs: Refs): Record<string, unknown> | undefined {
   const schema = bodySchemaOf(walked.route);
   if (schema === 'none') return undefined;
+  if (ROUTE_BODIES[walked.key]) return ROUTE_BODIES[walked.key];
   if (schema.safeParse({}).success) return {};
   if (schema.safeParse(undefined).success) return undefined;
   if (!isCreateRoute(walked.route)) {
@@ -389,8 +453,10 @@ describe('contract walk: every route', () => {
     for (const fixture of RECORD_FIXTURES) {
       let record: Record<string, unknown>;
       if (fixture.create) {
-        const res = await fixture.create(refs, (path) =>
-          call(server, path, { method: 'POST', token }),
+        const res = await fixture.create(
+          refs,
+          (path) => call(server, path, { method: 'POST', token }),
+          { server, token, n: next() },
         );
         if (res.status >= 300) {
           throw new Error(`Creating the ${fixture.kind} fixture failed: ${describeResponse(res)}`);
@@ -619,7 +685,7 @@ describe('contract walk: every route', () => {
       );
     });
 
-    it.each(prefixed(SELF_ROUTES))(
+    it.each(prefixed(TOKEN_SELF_ROUTES))(
       '$label answers any valid token, whatever its one scope',
       async (walked) => {
         for (const scope of ['students:read', 'tokens:read'] as const) {
@@ -630,6 +696,29 @@ describe('contract walk: every route', () => {
           });
           expect(res.status).toBe(200);
           expect(res.body.scopes).toEqual([scope]);
+        }
+      },
+    );
+
+    it.each(prefixed(USER_ROUTES))(
+      '$label answers a token acting for a member whatever its one scope, and refuses (403 forbidden) one acting for no member',
+      async (walked) => {
+        const forNoMember = await send(server, walked, {
+          prefix: walked.prefix,
+          refs,
+          token: await tokenWith(ALL_SCOPES),
+        });
+        expectProblem(forNoMember, 403, 'forbidden');
+        expect(forNoMember.body.detail).toMatch(/acts for no member/);
+        const memberId = refs.members!;
+        for (const scope of ['students:read', 'tokens:read'] as const) {
+          const { token } = await server.createToken(orgId, [scope], { userId: memberId });
+          const res = await send(server, walked, { prefix: walked.prefix, refs, token });
+          if ([401, 403].includes(res.status) || res.status >= 500) {
+            throw new Error(
+              `a member's token with only '${scope}' was refused: ${describeResponse(res)}`,
+            );
+          }
         }
       },
     );
@@ -652,7 +741,15 @@ describe('contract walk: every route', () => {
           delegationOf(walked.route) === 'webhook_endpoint'
             ? ((createBody(fixture, refs, 0).events as string[] | undefined) ?? [])
             : [];
-        const only = await tokenWith([scope, ...readScopesForEvents(events)]);
+        // Giving a role (an invitation) needs that role's scopes too (delegation).
+        const role = delegationOf(walked.route)
+          ? (minimalBody(walked, refs)?.role as Role | undefined)
+          : undefined;
+        const only = await tokenWith([
+          scope,
+          ...readScopesForEvents(events),
+          ...(role ? ROLE_SCOPES[role] : []),
+        ]);
         const allowed = await send(server, walked, { prefix: walked.prefix, refs, token: only });
         if ([401, 403].includes(allowed.status) || allowed.status >= 500) {
           throw new Error(

@@ -99,6 +99,39 @@ describe('secrets in logs', () => {
       await oidc.refreshTokenGrant(config, tokens.refresh_token!).catch(() => undefined);
       await oidc.tokenRevocation(config, cc.access_token);
       await call(server, '/v1/students', { token: cc.access_token });
+
+      // Members: an invitation's one-time link (opened and used), the password set on its
+      // page, and a password change over the API.
+      const invited = await api.post('/v1/invitations', {
+        email: 'joiner@school.example',
+        role: 'developer',
+      });
+      const inviteToken = new URL(invited.body.accept_url).searchParams.get('token')!;
+      const joinerPassword = `pw-${randomBytes(12).toString('hex')}`;
+      const newPassword = `pw-${randomBytes(12).toString('hex')}`;
+      secrets.push(inviteToken, joinerPassword, newPassword);
+      await fetch(invited.body.accept_url);
+      const form = {
+        token: inviteToken,
+        password: joinerPassword,
+        password_confirmation: joinerPassword,
+      };
+      const accepted = await fetch(`${server.url}/invitations/accept`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+      expect(accepted.status).toBe(303);
+      await fetch(invited.body.accept_url);
+      const joiner = (await api.get('/v1/members?role=developer')).body.data[0];
+      const owned = await server.createToken(org.id, ['students:read'], { userId: joiner.id });
+      secrets.push(owned.token);
+      const changed = await client(server, owned.token).post('/v1/user/password', {
+        current_password: joinerPassword,
+        new_password: newPassword,
+      });
+      expect(changed.status).toBe(204);
     } finally {
       await hook.close();
     }
@@ -112,13 +145,14 @@ describe('secrets in logs', () => {
       '/oauth/authorize/:uid',
       '/oauth/interaction/:uid/login',
       '/.well-known/oauth-authorization-server',
+      '/invitations/accept/',
     ]) {
       expect(logged).toContain(`"route":"${path}"`);
     }
     for (const secret of secrets) {
       // The whole secret, and its random part on its own (prefixes are not secret).
       expect(logged).not.toContain(secret);
-      expect(logged).not.toContain(secret.replace(/^(pat|whsec|ocs)_/, '').slice(0, 24));
+      expect(logged).not.toContain(secret.replace(/^(pat|whsec|ocs|invt)_/, '').slice(0, 24));
     }
     expect(logged).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
     expect(logged).not.toMatch(/"stack"/);

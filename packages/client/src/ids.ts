@@ -14,6 +14,7 @@ interface IdPrefixes {
   oauth_client: 'oac';
   user: 'usr';
   audit_event: 'aud';
+  invitation: 'inv';
 }
 
 /** The kinds of objects with public ids. */

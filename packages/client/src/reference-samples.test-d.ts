@@ -303,3 +303,52 @@ export async function auditEvents_retrieve() {
   const auditEvent = await platform.auditEvents.retrieve({ params: { id: 'aud_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
   return auditEvent;
 }
+
+export async function members_list() {
+  const page = await platform.members.list({ role: 'admin', per_page: 100 });
+  return page;
+}
+
+export async function members_retrieve() {
+  const member = await platform.members.retrieve({ params: { id: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  return member;
+}
+
+export async function members_update() {
+  const member = await platform.members.update({ params: { id: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { role: 'admin' } });
+  return member;
+}
+
+export async function members_delete() {
+  const deletedMember = await platform.members.delete({ params: { id: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  return deletedMember;
+}
+
+export async function invitations_list() {
+  const page = await platform.invitations.list({ per_page: 100 });
+  return page;
+}
+
+export async function invitations_create() {
+  const invitationWithSecret = await platform.invitations.create({ body: { email: 'ana.silva@school.example', role: 'admin' } });
+  return invitationWithSecret;
+}
+
+export async function invitations_retrieve() {
+  const invitation = await platform.invitations.retrieve({ params: { id: 'inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  return invitation;
+}
+
+export async function invitations_delete() {
+  const deletedInvitation = await platform.invitations.delete({ params: { id: 'inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  return deletedInvitation;
+}
+
+export async function user_retrieve() {
+  const member = await platform.user.retrieve();
+  return member;
+}
+
+export async function user_changePassword() {
+  await platform.user.changePassword({ body: { current_password: 'current password', new_password: 'new password' } });
+}

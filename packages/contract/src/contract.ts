@@ -4,6 +4,7 @@ import { enrollmentsContract } from './enrollments';
 import { eventsContract } from './events';
 import { examResultsContract, examsContract } from './exams';
 import { organizationContract } from './organization';
+import { invitationsContract, membersContract, userContract } from './members';
 import { paymentsContract } from './payments';
 import { studentsContract } from './students';
 import { oauthClientsContract, personalAccessTokensContract, tokenContract } from './tokens';
@@ -29,6 +30,9 @@ export type Contract = {
   oauthClients: typeof oauthClientsContract;
   organization: typeof organizationContract;
   auditEvents: typeof auditEventsContract;
+  members: typeof membersContract;
+  invitations: typeof invitationsContract;
+  user: typeof userContract;
 };
 
 export const contract: Contract = {
@@ -46,4 +50,7 @@ export const contract: Contract = {
   oauthClients: oauthClientsContract,
   organization: organizationContract,
   auditEvents: auditEventsContract,
+  members: membersContract,
+  invitations: invitationsContract,
+  user: userContract,
 };

@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   oauth_client: 'oac',
   user: 'usr',
   audit_event: 'aud',
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

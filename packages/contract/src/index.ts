@@ -10,6 +10,7 @@ export * from './events';
 export * from './exams';
 export * from './ids';
 export * from './list';
+export * from './members';
 export * from './oauth';
 export * from './operation';
 export * from './organization';

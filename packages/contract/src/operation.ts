@@ -34,6 +34,12 @@ export interface OperationMetadata {
    * For a single query parameter or body field use `deprecated(schema, …)` instead.
    */
   deprecated?: Deprecation;
+  /**
+   * The operation is about the calling user (`GET /v1/user`): the token must act for a member,
+   * an OAuth token a user approved or a personal access token a member made over the API. Any
+   * other token is refused with 403 `forbidden`, whatever its scopes.
+   */
+  requiresUser?: boolean;
 }
 
 export function operation<const M extends OperationMetadata>(metadata: M): M {

@@ -23,7 +23,10 @@ export function scopeTable(): string {
   const rows = routesOf(contract as unknown as AppRouter).map(({ operation, route }) => {
     const scope = operationMetadata(route)?.scope;
     if (scope === undefined) throw new Error(`${route.method} ${route.path} declares no scope`);
-    return `| \`${operation}\` | \`${route.method} ${route.path}\` | ${scope === null ? 'any valid token' : `\`${scope}\``} |`;
+    const none = operationMetadata(route)?.requiresUser
+      ? 'any token acting for a member (any scope)'
+      : 'any valid token';
+    return `| \`${operation}\` | \`${route.method} ${route.path}\` | ${scope === null ? none : `\`${scope}\``} |`;
   });
   return [
     SCOPE_TABLE_START,

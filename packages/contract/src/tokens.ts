@@ -143,7 +143,7 @@ export const TokenInfoSchema = z
     user_id: idSchema('user')
       .nullable()
       .describe(
-        'For an OAuth access token a user approved: that user. Null for client credentials.',
+        'The member the token acts for (whose role caps its scopes): the user who approved an OAuth client, or the member who made a personal access token over the API. Null for client credentials and tokens an operator made.',
       ),
   })
   .openapi({ title: 'TokenInfo' });

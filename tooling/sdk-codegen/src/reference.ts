@@ -98,6 +98,8 @@ const PATH_SAMPLES: Record<string, string> = {
   personalAccessTokens: 'tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
   oauthClients: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
   auditEvents: 'aud_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  members: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+  invitations: 'inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
 };
 
 const json = (value: Value): string => JSON.stringify(value);

@@ -49,6 +49,12 @@ export class ScopeGuard implements CanActivate {
         },
       );
     }
+    if (operation.requiresUser && !principal.userId) {
+      throw new ProblemException(
+        'forbidden',
+        'This operation is about the calling member, and this token acts for no member (client credentials, or a token an operator made). Use an OAuth token a member approved, or a personal access token a member made.',
+      );
+    }
     if (operation.scope !== null && !principal.scopes.has(operation.scope)) {
       const held = [...principal.scopes].join(', ') || 'none';
       throw new ProblemException(

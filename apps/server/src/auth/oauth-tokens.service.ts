@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { isScope } from '@platform/contract';
+import { isScope, type Role } from '@platform/contract';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
@@ -9,11 +9,12 @@ import { artifactKey } from '../oauth/adapter';
 import { OAuthClientRecord } from '../oauth/entities';
 import { apiResource } from '../oauth/issuer';
 import { OrganizationsService } from '../organizations/organizations.service';
-import type { OAuthPrincipal } from './principal';
+import { effectiveScopes, type OAuthPrincipal } from './principal';
+import { roleOf } from './tokens.service';
 
 export type OAuthAuthenticationResult =
   | { ok: true; principal: OAuthPrincipal }
-  | { ok: false; reason: 'malformed' | 'unknown' | 'expired' };
+  | { ok: false; reason: 'malformed' | 'unknown' | 'expired' | 'revoked' };
 
 /** oidc-provider's opaque tokens: 43 base64url characters; anything far from that is not one. */
 const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
@@ -37,6 +38,7 @@ interface StoredAccessToken {
 export class OAuthTokensService {
   private readonly resource: string;
   private readonly sql: string;
+  private readonly userSql: string;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -51,6 +53,7 @@ export class OAuthTokensService {
       `JOIN oauth_clients c ON c.id = a.client_id ` +
       `JOIN organizations o ON o.id = c.organization_id ` +
       `WHERE a.kind IN ('AccessToken', 'ClientCredentials') AND a.id_hash = ${param}`;
+    this.userSql = `SELECT role, organization_id FROM users WHERE id = ${new SqlParams(config.database.type).add(null)}`;
   }
 
   async authenticate(token: string, now = Date.now()): Promise<OAuthAuthenticationResult> {
@@ -78,19 +81,33 @@ export class OAuthTokensService {
     ) as Date | null;
     if (clientExpiresAt && clientExpiresAt.getTime() <= now)
       return { ok: false, reason: 'expired' };
+    // A user's token does what the user's role allows as of now; a removed member's is dead.
+    const userId = stored.accountId ?? null;
+    let role: Role | null = null;
+    if (userId) {
+      const [user] = await this.dataSource.query<{ role: unknown; organization_id: string }[]>(
+        this.userSql,
+        [userId],
+      );
+      role = user ? roleOf(user.role) : null;
+      if (!role || user?.organization_id !== row.organization_id) {
+        return { ok: false, reason: 'revoked' };
+      }
+    }
     return {
       ok: true,
       principal: {
         kind: 'oauth_access_token',
         clientId: stored.clientId,
-        userId: stored.accountId ?? null,
+        userId,
+        role,
         grantId: stored.grantId ?? null,
         organizationId: row.organization_id,
         rateLimitPerMinute: this.organizations.rateLimitOf({
           rateLimitPerMinute:
             row.rate_limit_per_minute == null ? null : Number(row.rate_limit_per_minute),
         }),
-        scopes: new Set((stored.scope ?? '').split(' ').filter(isScope)),
+        scopes: effectiveScopes((stored.scope ?? '').split(' ').filter(isScope), role),
         expiresAt: new Date(
           Math.min(stored.exp * 1000, clientExpiresAt?.getTime() ?? Number.POSITIVE_INFINITY),
         ),

@@ -21,6 +21,10 @@ export class PersonalAccessToken {
   @Column({ name: 'token_hash', type: 'varchar', length: 64, unique: true })
   tokenHash: string;
 
+  /** The member it acts for (made over the API by their token), capped by their role; null: made by an operator. */
+  @Column({ name: 'user_id', type: 'varchar', length: 32, nullable: true })
+  userId: string | null;
+
   /** Space-separated scopes. */
   @Column({ type: 'varchar', length: 1000 })
   scopes: string;

@@ -1,11 +1,20 @@
-import type { Scope } from '@platform/contract';
+import { type Role, ROLE_SCOPES, type Scope } from '@platform/contract';
 
 interface PrincipalBase {
   organizationId: string;
   /** Requests per rolling minute for the organization. */
   rateLimitPerMinute: number;
+  /** Effective scopes: the token's, within its member's role when it acts for one. */
   scopes: ReadonlySet<Scope>;
   expiresAt: Date | null;
+  /**
+   * The member the token acts for: the user who approved an OAuth client, or the owner of a
+   * personal access token made over the API. Null when it acts for the organization itself
+   * (client credentials, a token an operator made).
+   */
+  userId: string | null;
+  /** That member's role as of this request; null without a member. */
+  role: Role | null;
 }
 
 export interface PersonalAccessTokenPrincipal extends PrincipalBase {
@@ -16,11 +25,20 @@ export interface PersonalAccessTokenPrincipal extends PrincipalBase {
 export interface OAuthPrincipal extends PrincipalBase {
   kind: 'oauth_access_token';
   clientId: string;
-  /** The user who approved the client; null for client credentials (the client acts for the organization). */
-  userId: string | null;
   /** The user's grant the token came from; null for client credentials. */
   grantId: string | null;
 }
 
 /** Who is calling: resolved from the bearer token on every request, never cached across requests. */
 export type Principal = PersonalAccessTokenPrincipal | OAuthPrincipal;
+
+/**
+ * A token acting for a member never does more than the member's role allows: its scopes are
+ * cut to `ROLE_SCOPES[role]` each time the principal is built, so a demotion applies on the
+ * next request. Without a member the token's own scopes stand.
+ */
+export function effectiveScopes(scopes: Iterable<Scope>, role: Role | null): Set<Scope> {
+  if (!role) return new Set(scopes);
+  const allowed = new Set<Scope>(ROLE_SCOPES[role]);
+  return new Set([...scopes].filter((scope) => allowed.has(scope)));
+}

@@ -38,6 +38,8 @@ export class PersonalAccessTokensController {
             name: body.name,
             scopes,
             expiresAt,
+            // A member's token makes tokens for that member: their role caps them too.
+            userId: principal.userId,
           },
           actor,
         );
@@ -84,6 +86,6 @@ export function describeToken(principal: Principal): TokenInfo {
       'oauth_client',
       principal.kind === 'oauth_access_token' ? principal.clientId : null,
     ),
-    user_id: publicId('user', principal.kind === 'oauth_access_token' ? principal.userId : null),
+    user_id: publicId('user', principal.userId),
   };
 }

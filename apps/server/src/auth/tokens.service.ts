@@ -6,9 +6,11 @@ import {
   isScope,
   type ListQuery,
   type PersonalAccessTokenResource,
+  ROLES,
+  type Role,
   type Scope,
 } from '@platform/contract';
-import { IsNull, LessThan, Or, type Repository } from 'typeorm';
+import { type EntityManager, IsNull, LessThan, Or, type Repository } from 'typeorm';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { newId, publicId } from '../common/ids';
@@ -22,7 +24,7 @@ import { TransactionRunner } from '../common/transactions';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
 import { PersonalAccessToken } from './personal-access-token.entity';
-import type { PersonalAccessTokenPrincipal } from './principal';
+import { effectiveScopes, type PersonalAccessTokenPrincipal } from './principal';
 import {
   displayPrefix,
   generatePersonalAccessToken,
@@ -35,6 +37,8 @@ export interface CreateTokenInput {
   name: string;
   scopes: readonly string[];
   expiresAt?: Date | null;
+  /** The member the token acts for (whose role caps it); omit for an operator's token. */
+  userId?: string | null;
 }
 
 export type AuthenticationResult =
@@ -83,6 +87,7 @@ export class TokensService {
       tokenPrefix: displayPrefix(token),
       tokenHash: hashToken(token),
       scopes: scopes.join(' '),
+      userId: input.userId ?? null,
       expiresAt: input.expiresAt ?? null,
       lastUsedAt: null,
       revokedAt: null,
@@ -168,8 +173,10 @@ export class TokensService {
     if (!this.lookup) {
       const params = new SqlParams(dialectOf(this.tokens));
       this.lookup =
-        `SELECT ${selectList(this.tokens, 't')}, o.rate_limit_per_minute AS organization_rate_limit ` +
+        `SELECT ${selectList(this.tokens, 't')}, o.rate_limit_per_minute AS organization_rate_limit, ` +
+        `u.role AS owner_role, u.organization_id AS owner_organization_id ` +
         `FROM personal_access_tokens t JOIN organizations o ON o.id = t.organization_id ` +
+        `LEFT JOIN users u ON u.id = t.user_id ` +
         `WHERE t.token_hash = ${params.add(null)}`;
     }
     return this.lookup;
@@ -203,6 +210,11 @@ export class TokensService {
       return { ok: false, reason: 'expired' };
     }
     const organizationRateLimit = row.organization_rate_limit;
+    // The owner's role as of now; a token whose owner is no longer a member is dead.
+    const role = record.userId ? roleOf(row.owner_role) : null;
+    if (record.userId && (!role || row.owner_organization_id !== record.organizationId)) {
+      return { ok: false, reason: 'revoked' };
+    }
 
     if (
       !record.lastUsedAt ||
@@ -225,8 +237,10 @@ export class TokensService {
         rateLimitPerMinute: this.organizations.rateLimitOf({
           rateLimitPerMinute: organizationRateLimit == null ? null : Number(organizationRateLimit),
         }),
-        scopes: new Set(record.scopes.split(' ').filter(isScope)),
+        scopes: effectiveScopes(record.scopes.split(' ').filter(isScope), role),
         expiresAt: record.expiresAt,
+        userId: record.userId,
+        role,
       },
     };
   }
@@ -244,6 +258,28 @@ export function toTokenResource(record: PersonalAccessToken): PersonalAccessToke
     expires_at: record.expiresAt && toIso(record.expiresAt),
     revoked_at: record.revokedAt && toIso(record.revokedAt),
   };
+}
+
+/** A role read from the database; anything else (no owner row) is null. */
+export function roleOf(value: unknown): Role | null {
+  return (ROLES as readonly unknown[]).includes(value) ? (value as Role) : null;
+}
+
+/** Revokes every live token a member owns (the member is being removed). */
+export async function revokeTokensOf(
+  manager: EntityManager,
+  userId: string,
+  at: Date,
+): Promise<string[]> {
+  const live = await manager.find(PersonalAccessToken, {
+    where: { userId, revokedAt: IsNull() },
+    select: { id: true },
+  });
+  for (const { id } of live) {
+    await manager.update(PersonalAccessToken, { id }, { revokedAt: at, updatedAt: at });
+    await disableOwnedEndpoints(manager, { type: 'personal_access_token', id }, at);
+  }
+  return live.map((t) => t.id);
 }
 
 /** `all` expands to every scope; anything unknown is refused with the list of valid ones. */

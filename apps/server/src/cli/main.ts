@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { OAuthClientCreateSchema } from '@platform/contract';
+import { OAuthClientCreateSchema, type Role, ROLES } from '@platform/contract';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DataSource } from 'typeorm';
 import { OPERATOR } from '../audit/audit-actor';
@@ -298,30 +298,49 @@ program
   .requiredOption('--org <id>', 'organization id')
   .requiredOption('--email <email>', 'sign-in email (one account per email)')
   .option('--password-stdin', 'read the password from stdin instead of generating one')
+  .addOption(
+    new Option('--role <role>', 'what the member may do (see README, "Members and roles")')
+      .choices(ROLES)
+      .default('admin'),
+  )
+  .option('--name <name>', "the member's name")
   .option('--json', 'machine-readable output')
-  .action((opts: { org: string; email: string; passwordStdin?: boolean; json?: boolean }) =>
-    withContext(async (ctx) => {
-      const password = opts.passwordStdin ? await readPasswordFromStdin() : undefined;
-      const { user, generatedPassword } = await ctx.get(UsersService).create({
-        organizationId: opts.org,
-        email: opts.email,
-        ...(password !== undefined && { password }),
-      });
-      const view = {
-        id: user.id,
-        object: 'user',
-        organization_id: user.organizationId,
-        email: user.email,
-        created_at: toIso(user.createdAt),
-        ...(generatedPassword && { password: generatedPassword }),
-      };
-      return {
-        json: view,
-        text: generatedPassword
-          ? `Created user ${user.id} (${user.email})\n\n  password: ${generatedPassword}\n\nStore it now: it is not shown again.`
-          : `Created user ${user.id} (${user.email})`,
-      };
-    }, !!opts.json),
+  .action(
+    (opts: {
+      org: string;
+      email: string;
+      passwordStdin?: boolean;
+      role: Role;
+      name?: string;
+      json?: boolean;
+    }) =>
+      withContext(async (ctx) => {
+        const password = opts.passwordStdin ? await readPasswordFromStdin() : undefined;
+        const { user, generatedPassword } = await ctx.get(UsersService).create({
+          organizationId: opts.org,
+          email: opts.email,
+          role: opts.role,
+          name: opts.name ?? null,
+          ...(password !== undefined && { password }),
+        });
+        // audit: member.added (actor: operator)
+        const view = {
+          id: user.id,
+          object: 'user',
+          organization_id: user.organizationId,
+          email: user.email,
+          name: user.name,
+          role: user.role,
+          created_at: toIso(user.createdAt),
+          ...(generatedPassword && { password: generatedPassword }),
+        };
+        return {
+          json: view,
+          text: generatedPassword
+            ? `Created user ${user.id} (${user.email}, ${user.role})\n\n  password: ${generatedPassword}\n\nStore it now: it is not shown again.`
+            : `Created user ${user.id} (${user.email}, ${user.role})`,
+        };
+      }, !!opts.json),
   );
 
 function collect(value: string, previous: string[] = []): string[] {

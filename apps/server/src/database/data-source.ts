@@ -21,6 +21,11 @@ import {
   SqliteOAuth1765000000000 as SqliteOAuth,
 } from '../oauth/migrations/1765000000000-oauth';
 import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
+import { InvitationRecord } from '../members/invitation.entity';
+import {
+  PostgresMembers1766200000000 as PostgresMembers,
+  SqliteMembers1766200000000 as SqliteMembers,
+} from '../members/migrations/1766200000000-members';
 import { Organization } from '../organizations/organization.entity';
 import { Payment } from '../payments/payment.entity';
 import { Student } from '../students/student.entity';
@@ -68,6 +73,7 @@ export const ENTITIES = [
   OAuthClientRecord,
   OAuthArtifactRecord,
   AuditEventRecord,
+  InvitationRecord,
 ];
 
 /** The part of better-sqlite3's Database that `prepareDatabase` uses. */
@@ -105,6 +111,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           SqliteSearchIndex,
           SqliteDelegation,
           SqliteAudit,
+          SqliteMembers,
         ],
         enableWAL: true,
         statementCacheSize: 200,
@@ -133,6 +140,7 @@ export function dataSourceOptions(db: DatabaseConfig): DataSourceOptions {
           PostgresSearchIndex,
           PostgresDelegation,
           PostgresAudit,
+          PostgresMembers,
         ],
         extra: { max: 10 },
       };

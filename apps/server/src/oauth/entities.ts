@@ -1,3 +1,4 @@
+import type { Role } from '@platform/contract';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../common/timestamp';
 
@@ -13,6 +14,13 @@ export class UserRecord {
   /** Lower-cased. */
   @Column({ type: 'varchar', length: 320 })
   email: string;
+
+  /** Caps what every token acting for the user may do (`ROLE_SCOPES`). */
+  @Column({ type: 'varchar', length: 16 })
+  role: Role;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  name: string | null;
 
   /** argon2id, in PHC string form (parameters and salt included). */
   @Column({ name: 'password_hash', type: 'varchar', length: 200 })

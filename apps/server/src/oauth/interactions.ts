@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
 import { hashToken } from '../auth/token-format';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { isScope } from '@platform/contract';
+import { isScope, ROLE_SCOPES } from '@platform/contract';
 import type { InteractionResults } from 'oidc-provider';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthProviderService } from './oauth-provider.service';
@@ -94,6 +94,7 @@ export class InteractionPages {
       );
     }
     const requested = param(details.params.scope).split(' ').filter(isScope);
+    const allowed = new Set<string>(ROLE_SCOPES[user.role]);
     this.html(
       res,
       200,
@@ -101,7 +102,11 @@ export class InteractionPages {
         uid: details.uid,
         clientName: client.name,
         email: user.email,
-        scopes: requested.map((scope) => ({ scope, description: describeScope(scope) })),
+        scopes: requested
+          .filter((scope) => allowed.has(scope))
+          .map((scope) => ({ scope, description: describeScope(scope) })),
+        withheld: requested.filter((scope) => !allowed.has(scope)),
+        role: user.role,
       }),
     );
   }
@@ -181,8 +186,14 @@ export class InteractionPages {
     const missing = (prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>;
     const missingOIDCScope = (prompt.details.missingOIDCScope ?? []) as string[];
     if (missingOIDCScope.length) grant.addOIDCScope(missingOIDCScope.join(' '));
+    // The grant never exceeds the member's role; what the role does not allow is recorded as
+    // rejected, so oidc-provider does not ask again, and the token lacks it.
+    const allowed = new Set<string>(ROLE_SCOPES[user.role]);
     for (const [indicator, scopes] of Object.entries(missing)) {
-      grant.addResourceScope(indicator, scopes.join(' '));
+      const granted = scopes.filter((scope) => allowed.has(scope));
+      const refused = scopes.filter((scope) => !allowed.has(scope));
+      if (granted.length) grant.addResourceScope(indicator, granted.join(' '));
+      if (refused.length) grant.rejectResourceScope(indicator, refused.join(' '));
     }
     const grantId = await grant.save();
     await this.oauth.provider.interactionFinished(

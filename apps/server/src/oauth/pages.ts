@@ -69,6 +69,9 @@ export function consentPage(input: {
   clientName: string;
   email: string;
   scopes: { scope: string; description: string }[];
+  /** Requested scopes the member's role does not allow: never granted, listed so nobody wonders. */
+  withheld?: string[];
+  role?: string;
 }) {
   const items = input.scopes
     .map((s) => `<li><code>${escapeHtml(s.scope)}</code>: ${escapeHtml(s.description)}</li>`)
@@ -81,6 +84,11 @@ export function consentPage(input: {
 <ul>
 ${items || '<li>identify you (no access to data)</li>'}
 </ul>
+${
+  input.withheld?.length
+    ? `<p>Not granted, because your role (${escapeHtml(input.role ?? '')}) does not allow it: ${input.withheld.map((s) => `<code>${escapeHtml(s)}</code>`).join(', ')}.</p>`
+    : ''
+}
 <form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/consent">
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>

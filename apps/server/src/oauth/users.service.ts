@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hash, type Options, verify } from '@node-rs/argon2';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import type { Role } from '@platform/contract';
+import type { EntityManager, Repository } from 'typeorm';
 import { newId } from '../common/ids';
 import { ProblemException } from '../common/problem.exception';
 import { isUniqueViolation } from '../common/resource-errors';
@@ -27,11 +28,17 @@ export class UsersService {
   ) {}
 
   /** Without a password, one is generated (returned so the CLI can print it once). */
-  async create(input: {
-    organizationId: string;
-    email: string;
-    password?: string;
-  }): Promise<{ user: UserRecord; generatedPassword?: string }> {
+  async create(
+    input: {
+      organizationId: string;
+      email: string;
+      password?: string;
+      /** Default `admin`: an operator making a user is setting up whoever runs the organization. */
+      role?: Role;
+      name?: string | null;
+    },
+    manager?: EntityManager,
+  ): Promise<{ user: UserRecord; generatedPassword?: string }> {
     const organization = await this.organizations.findById(input.organizationId);
     if (!organization)
       throw new ProblemException('not_found', `No organization ${input.organizationId}`);
@@ -41,22 +48,20 @@ export class UsersService {
     const generatedPassword =
       input.password === undefined ? randomBytes(18).toString('base64url') : undefined;
     const password = input.password ?? generatedPassword!;
-    if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH)
-      throw new ProblemException(
-        'validation_error',
-        `the password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`,
-      );
+    assertPasswordLength(password);
     const now = new Date();
     const user = this.users.create({
       id: newId('user', now.getTime()),
       organizationId: organization.id,
       email,
-      passwordHash: await hash(password, ARGON2_OPTIONS),
+      role: input.role ?? 'admin',
+      name: input.name?.trim() || null,
+      passwordHash: await hashPassword(password),
       createdAt: now,
       updatedAt: now,
     });
     try {
-      await this.users.insert(user);
+      await (manager ?? this.users.manager).insert(UserRecord, user);
     } catch (error) {
       if (isUniqueViolation(error))
         throw new ProblemException('conflict', `A user with the email ${email} already exists`);
@@ -67,6 +72,26 @@ export class UsersService {
 
   findById(id: string): Promise<UserRecord | null> {
     return this.users.findOneBy({ id });
+  }
+
+  /** 400 when `current` is not the user's password (so a stolen token cannot lock them out). */
+  async changePassword(userId: string, current: string, next: string): Promise<void> {
+    const user = await this.users.findOneBy({ id: userId });
+    if (!user) throw new ProblemException('not_found', `No user ${userId}`);
+    const matches =
+      current.length <= MAX_PASSWORD_LENGTH &&
+      (await verify(user.passwordHash, current).catch(() => false));
+    if (!matches) {
+      throw new ProblemException('validation_error', 'current_password is not your password', {
+        errors: [{ path: 'body.current_password', message: 'not your password', code: 'invalid' }],
+      });
+    }
+    assertPasswordLength(next, 'body.new_password');
+    const now = new Date();
+    await this.users.update(
+      { id: userId },
+      { passwordHash: await hashPassword(next), updatedAt: now },
+    );
   }
 
   /** The user, or null for an unknown email or a wrong password (indistinguishable by timing). */
@@ -80,6 +105,21 @@ export class UsersService {
       () => false,
     );
     return user && matches ? user : null;
+  }
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, ARGON2_OPTIONS);
+}
+
+export function assertPasswordLength(password: string, path?: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    const message = `the password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`;
+    throw new ProblemException(
+      'validation_error',
+      message,
+      path ? { errors: [{ path, message, code: 'invalid_length' }] } : undefined,
+    );
   }
 }
 

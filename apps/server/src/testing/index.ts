@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import type { OAuthClientResource, Scope } from '@platform/contract';
+import type { OAuthClientResource, Role, Scope } from '@platform/contract';
 import { Client } from 'pg';
 import type { DestinationStream } from 'pino';
 import { DataSource } from 'typeorm';
@@ -59,11 +59,16 @@ export interface TestServer {
   createToken(
     organizationId: string,
     scopes: readonly (Scope | 'all')[],
-    options?: { expiresAt?: Date; name?: string },
+    options?: { expiresAt?: Date; name?: string; userId?: string },
   ): Promise<{ token: string; id: string }>;
   revokeToken(id: string): Promise<void>;
   /** An organization member who can sign in on the login page. */
-  createUser(organizationId: string, email: string, password: string): Promise<{ id: string }>;
+  createUser(
+    organizationId: string,
+    email: string,
+    password: string,
+    options?: { role?: Role },
+  ): Promise<{ id: string }>;
   /** Registers an OAuth client; `client_secret` is set for confidential clients. */
   createOAuthClient(
     organizationId: string,
@@ -176,6 +181,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           name: tokenOptions.name ?? 'test',
           scopes,
           expiresAt: tokenOptions.expiresAt ?? null,
+          userId: tokenOptions.userId ?? null,
         },
         OPERATOR,
       );
@@ -184,8 +190,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     revokeToken: async (id) => {
       await tokens.revoke(id, OPERATOR);
     },
-    createUser: async (organizationId, email, password) => {
-      const { user } = await users.create({ organizationId, email, password });
+    createUser: async (organizationId, email, password, userOptions = {}) => {
+      const { user } = await users.create({
+        organizationId,
+        email,
+        password,
+        ...(userOptions.role && { role: userOptions.role }),
+      });
       return { id: user.id };
     },
     createOAuthClient: (organizationId, input) =>

@@ -47,7 +47,9 @@ final class TokenInfo extends Model
          */
         public readonly ?string $clientId,
         /**
-         * For an OAuth access token a user approved: that user. Null for client credentials.
+         * The member the token acts for (whose role caps its scopes): the user who approved an OAuth client,
+         * or the member who made a personal access token over the API. Null for client credentials and tokens
+         * an operator made.
          */
         public readonly ?string $userId,
     ) {

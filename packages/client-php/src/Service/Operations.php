@@ -91,6 +91,16 @@ final class Operations
         'organization.update' => ['PATCH', '/v1/organization', 'organization->update'],
         'auditEvents.list' => ['GET', '/v1/audit_events', 'auditEvents->list'],
         'auditEvents.retrieve' => ['GET', '/v1/audit_events/{id}', 'auditEvents->retrieve'],
+        'members.list' => ['GET', '/v1/members', 'members->list'],
+        'members.retrieve' => ['GET', '/v1/members/{id}', 'members->retrieve'],
+        'members.update' => ['PATCH', '/v1/members/{id}', 'members->update'],
+        'members.delete' => ['DELETE', '/v1/members/{id}', 'members->delete'],
+        'invitations.list' => ['GET', '/v1/invitations', 'invitations->list'],
+        'invitations.create' => ['POST', '/v1/invitations', 'invitations->create'],
+        'invitations.retrieve' => ['GET', '/v1/invitations/{id}', 'invitations->retrieve'],
+        'invitations.delete' => ['DELETE', '/v1/invitations/{id}', 'invitations->delete'],
+        'user.retrieve' => ['GET', '/v1/user', 'user->retrieve'],
+        'user.changePassword' => ['POST', '/v1/user/password', 'user->changePassword'],
     ];
 
     /** @var list<string> */

@@ -72,6 +72,18 @@ trait ServiceRegistry
      * `list`, `retrieve`
      */
     public readonly AuditEventsService $auditEvents;
+    /**
+     * `list`, `retrieve`, `update`, `delete`
+     */
+    public readonly MembersService $members;
+    /**
+     * `list`, `create`, `retrieve`, `delete`
+     */
+    public readonly InvitationsService $invitations;
+    /**
+     * `retrieve`, `changePassword`
+     */
+    public readonly UserService $user;
 
     private function registerServices(HttpClient $http): void
     {
@@ -89,5 +101,8 @@ trait ServiceRegistry
         $this->oauthClients = new OauthClientsService($http);
         $this->organization = new OrganizationService($http);
         $this->auditEvents = new AuditEventsService($http);
+        $this->members = new MembersService($http);
+        $this->invitations = new InvitationsService($http);
+        $this->user = new UserService($http);
     }
 }

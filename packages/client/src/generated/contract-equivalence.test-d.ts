@@ -186,6 +186,36 @@ export type Checks = [
   Check<Same<ContractQuery<Routes['auditEvents']['list']>, G.AuditEventsListQuery>>,
   // auditEvents.retrieve: response
   Check<Same<ContractResponse<Routes['auditEvents']['retrieve']>, G.AuditEvent>>,
+  // members.list: response
+  Check<Same<ContractResponse<Routes['members']['list']>, G.MemberList>>,
+  // members.list: query
+  Check<Same<ContractQuery<Routes['members']['list']>, G.MembersListQuery>>,
+  // members.retrieve: response
+  Check<Same<ContractResponse<Routes['members']['retrieve']>, G.Member>>,
+  // members.update: response
+  Check<Same<ContractResponse<Routes['members']['update']>, G.Member>>,
+  // members.update: body
+  Check<Same<ContractRequest<Routes['members']['update']>['body'], G.MemberUpdate | undefined>>,
+  // members.delete: response
+  Check<Same<ContractResponse<Routes['members']['delete']>, G.DeletedMember>>,
+  // invitations.list: response
+  Check<Same<ContractResponse<Routes['invitations']['list']>, G.InvitationList>>,
+  // invitations.list: query
+  Check<Same<ContractQuery<Routes['invitations']['list']>, G.InvitationsListQuery>>,
+  // invitations.create: response
+  Check<Same<ContractResponse<Routes['invitations']['create']>, G.InvitationWithSecret>>,
+  // invitations.create: body
+  Check<Same<ContractRequest<Routes['invitations']['create']>['body'], G.InvitationCreate>>,
+  // invitations.retrieve: response
+  Check<Same<ContractResponse<Routes['invitations']['retrieve']>, G.Invitation>>,
+  // invitations.delete: response
+  Check<Same<ContractResponse<Routes['invitations']['delete']>, G.DeletedInvitation>>,
+  // user.retrieve: response
+  Check<Same<ContractResponse<Routes['user']['retrieve']>, G.Member>>,
+  // user.changePassword: response
+  Check<Same<ContractResponse<Routes['user']['changePassword']>, undefined>>,
+  // user.changePassword: body
+  Check<Same<ContractRequest<Routes['user']['changePassword']>['body'], G.PasswordChange>>,
   // event student.created
   Check<Same<C.EventOf<'student.created'>, G.StudentCreatedEvent>>,
   // event student.updated

@@ -13,6 +13,8 @@ import type {
   CoursesListQuery,
   DeletedCourse,
   DeletedExam,
+  DeletedInvitation,
+  DeletedMember,
   DeletedOAuthClient,
   DeletedStudent,
   DeletedWebhookEndpoint,
@@ -34,6 +36,15 @@ import type {
   ExamResultsListQuery,
   ExamUpdate,
   ExamsListQuery,
+  Invitation,
+  InvitationCreate,
+  InvitationList,
+  InvitationWithSecret,
+  InvitationsListQuery,
+  Member,
+  MemberList,
+  MemberUpdate,
+  MembersListQuery,
   OAuthClient,
   OAuthClientCreate,
   OAuthClientList,
@@ -41,6 +52,7 @@ import type {
   OauthClientsListQuery,
   Organization,
   OrganizationUpdate,
+  PasswordChange,
   Payment,
   PaymentCreate,
   PaymentFail,
@@ -164,6 +176,22 @@ export const ROUTES = {
   auditEvents: {
     list: { method: 'GET', path: '/v1/audit_events', query: ['page', 'per_page', 'sort', 'updated_since', 'action', 'actor_type', 'target_type', 'target_id', 'user_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/audit_events/{id}' },
+  },
+  members: {
+    list: { method: 'GET', path: '/v1/members', query: ['page', 'per_page', 'sort', 'updated_since', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    retrieve: { method: 'GET', path: '/v1/members/{id}' },
+    update: { method: 'PATCH', path: '/v1/members/{id}', body: true },
+    delete: { method: 'DELETE', path: '/v1/members/{id}' },
+  },
+  invitations: {
+    list: { method: 'GET', path: '/v1/invitations', query: ['page', 'per_page', 'sort', 'updated_since', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    create: { method: 'POST', path: '/v1/invitations', body: true },
+    retrieve: { method: 'GET', path: '/v1/invitations/{id}' },
+    delete: { method: 'DELETE', path: '/v1/invitations/{id}' },
+  },
+  user: {
+    retrieve: { method: 'GET', path: '/v1/user' },
+    changePassword: { method: 'POST', path: '/v1/user/password', body: true },
   },
 } as const satisfies RouteTable;
 
@@ -708,6 +736,96 @@ export interface AuditEventsResource {
   retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<AuditEvent>;
 }
 
+/** `client.members`. */
+export interface MembersResource {
+  /**
+   * List members
+   *
+   * The organization's members and their roles. Filter with `role=admin,developer`.
+   *
+   * Scope: `members:read`.
+   */
+  list(query?: MembersListQuery, options?: RequestOptions): PlatformPromise<MemberList>;
+  list(args?: { query?: MembersListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<MemberList>;
+  /** Every item of `members.list`, page after page (one request per page). */
+  listAll(query?: MembersListQuery): AsyncIterableIterator<Member>;
+  /**
+   * Retrieve a member
+   *
+   * Scope: `members:read`.
+   */
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Member>;
+  /**
+   * Change a member's role or name
+   *
+   * A new role applies from the member's next request: their tokens never do more than it allows. Giving a role needs a calling token that holds every scope of that role (403 otherwise). An organization always keeps at least one admin: removing or demoting the last one is a 409.
+   *
+   * Scope: `members:write`.
+   */
+  update(args: { params: { id: string }; body?: MemberUpdate; } & CallArgs, options?: RequestOptions): PlatformPromise<Member>;
+  /**
+   * Remove a member
+   *
+   * The member can no longer sign in; their personal access tokens are revoked and their OAuth grants and tokens deleted, so each answers 401 from the next request on. An organization always keeps at least one admin: removing or demoting the last one is a 409.
+   *
+   * Scope: `members:write`.
+   */
+  delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedMember>;
+}
+
+/** `client.invitations`. */
+export interface InvitationsResource {
+  /**
+   * List pending invitations
+   *
+   * Invitations not yet accepted, revoked or expired. Never the link itself.
+   *
+   * Scope: `members:read`.
+   */
+  list(query?: InvitationsListQuery, options?: RequestOptions): PlatformPromise<InvitationList>;
+  list(args?: { query?: InvitationsListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<InvitationList>;
+  /** Every item of `invitations.list`, page after page (one request per page). */
+  listAll(query?: InvitationsListQuery): AsyncIterableIterator<Invitation>;
+  /**
+   * Invite a member
+   *
+   * Returns the one-time `accept_url`, not shown again, which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+   *
+   * Scope: `members:write`.
+   */
+  create(args: { body: InvitationCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<InvitationWithSecret>;
+  /**
+   * Retrieve an invitation
+   *
+   * Scope: `members:read`.
+   */
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Invitation>;
+  /**
+   * Revoke an invitation
+   *
+   * Its link stops working at once. Revoking twice is harmless.
+   *
+   * Scope: `members:write`.
+   */
+  delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedInvitation>;
+}
+
+/** `client.user`. */
+export interface UserResource {
+  /**
+   * Retrieve the calling member
+   *
+   * The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+   */
+  retrieve(args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Member>;
+  /**
+   * Change the calling member's password
+   *
+   * Needs the current password (400 when it is wrong). Tokens already issued keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+   */
+  changePassword(args: { body: PasswordChange; } & CallArgs, options?: RequestOptions): PlatformPromise<undefined>;
+}
+
 /** The Platform API: one namespace per resource. */
 export interface PlatformClient {
   students: StudentsResource;
@@ -724,4 +842,7 @@ export interface PlatformClient {
   oauthClients: OauthClientsResource;
   organization: OrganizationResource;
   auditEvents: AuditEventsResource;
+  members: MembersResource;
+  invitations: InvitationsResource;
+  user: UserResource;
 }

@@ -16,6 +16,10 @@ export type EnrollmentCreateStatus = 'pending' | 'active';
 
 export type ExamResultStatus = 'draft' | 'published';
 
+export type InvitationRole = 'admin' | 'developer' | 'viewer';
+
+export type MemberRole = 'admin' | 'developer' | 'viewer';
+
 export type OAuthClientType = 'confidential' | 'public';
 
 /** A permission a token can hold. */
@@ -369,6 +373,18 @@ export interface DeletedExam {
   deleted: true;
 }
 
+export interface DeletedInvitation {
+  id: string;
+  object: 'invitation';
+  deleted: true;
+}
+
+export interface DeletedMember {
+  id: string;
+  object: 'member';
+  deleted: true;
+}
+
 export interface DeletedOAuthClient {
   id: string;
   object: 'oauth_client';
@@ -492,6 +508,69 @@ export interface ExamUpdate {
   held_on?: string | null;
 }
 
+export interface Invitation {
+  id: `inv_${string}`;
+  object: 'invitation';
+  email: string;
+  /** `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows. */
+  role: InvitationRole;
+  /** After this the link no longer works. */
+  expires_at: string;
+  created_at: string;
+}
+
+export interface InvitationCreate {
+  email: string;
+  /** `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows. */
+  role: InvitationRole;
+  /** When the link stops working; in the future and at most 7 days away. Omit or null: in 7 days (or when the calling token expires, if sooner). */
+  expires_at?: string | null;
+}
+
+export interface InvitationList {
+  data: Invitation[];
+  meta: PageMeta;
+  links: PageLinks;
+}
+
+export interface InvitationWithSecret {
+  id: `inv_${string}`;
+  object: 'invitation';
+  email: string;
+  /** `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows. */
+  role: InvitationRole;
+  /** After this the link no longer works. */
+  expires_at: string;
+  created_at: string;
+  /** The one-time link to send to the invitee, who opens it to set a password. Shown only here; only a hash of its token is kept. */
+  accept_url: string;
+}
+
+export interface Member {
+  id: `usr_${string}`;
+  object: 'member';
+  email: string;
+  name: string | null;
+  /** `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows. */
+  role: MemberRole;
+  organization_id: `org_${string}`;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MemberList {
+  data: Member[];
+  meta: PageMeta;
+  links: PageLinks;
+}
+
+export interface MemberUpdate {
+  /** `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows. */
+  role?: MemberRole;
+  /** Null clears it. */
+  name?: string | null;
+}
+
 export interface OAuthClient {
   /** The `client_id`. */
   id: `oac_${string}`;
@@ -585,6 +664,11 @@ export interface PageMeta {
   per_page: number;
   total: number;
   total_pages: number;
+}
+
+export interface PasswordChange {
+  current_password: string;
+  new_password: string;
 }
 
 export interface Payment {
@@ -762,7 +846,7 @@ export interface TokenInfo {
   personal_access_token_id: `tok_${string}` | null;
   /** For an OAuth access token: the client it was issued to. */
   client_id: `oac_${string}` | null;
-  /** For an OAuth access token a user approved: that user. Null for client credentials. */
+  /** The member the token acts for (whose role caps its scopes): the user who approved an OAuth client, or the member who made a personal access token over the API. Null for client credentials and tokens an operator made. */
   user_id: `usr_${string}` | null;
 }
 
@@ -1088,5 +1172,31 @@ export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updat
   target_id?: string;
   /** Equality filter; comma-separate several values for IN. */
   user_id?: `usr_${string}`;
+}
+
+/** The query of `members.list`. */
+export interface MembersListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
+  /** 1-based page number. */
+  page?: number;
+  /** Items per page, at most 100. */
+  per_page?: number;
+  /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: email, created_at, updated_at. Ties are broken by id. */
+  sort?: SortInput<'email' | 'created_at' | 'updated_at'>;
+  /** Only records changed at or after this instant (incremental sync). */
+  updated_since?: string;
+  /** Equality filter; comma-separate several values for IN. One of: admin, developer, viewer. */
+  role?: ListFilter<'admin' | 'developer' | 'viewer'>;
+}
+
+/** The query of `invitations.list`. */
+export interface InvitationsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
+  /** 1-based page number. */
+  page?: number;
+  /** Items per page, at most 100. */
+  per_page?: number;
+  /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
+  sort?: SortInput<'created_at' | 'updated_at'>;
+  /** Only records changed at or after this instant (incremental sync). */
+  updated_since?: string;
 }
 

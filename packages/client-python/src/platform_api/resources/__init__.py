@@ -21,6 +21,9 @@ from .token import Token, TokenWithRawResponse
 from .oauth_clients import OauthClients, OauthClientsWithRawResponse
 from .organization import Organization, OrganizationWithRawResponse
 from .audit_events import AuditEvents, AuditEventsWithRawResponse
+from .members import Members, MembersWithRawResponse
+from .invitations import Invitations, InvitationsWithRawResponse
+from .user import User, UserWithRawResponse
 
 if _t.TYPE_CHECKING:
     from .._client import PlatformClient
@@ -55,6 +58,12 @@ __all__ = [
     "OrganizationWithRawResponse",
     "AuditEvents",
     "AuditEventsWithRawResponse",
+    "Members",
+    "MembersWithRawResponse",
+    "Invitations",
+    "InvitationsWithRawResponse",
+    "User",
+    "UserWithRawResponse",
 ]
 
 
@@ -130,3 +139,18 @@ class ClientResources:
     def audit_events(self) -> AuditEvents:
         """`list`, `retrieve` (`/v1/audit_events`)."""
         return AuditEvents(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def members(self) -> Members:
+        """`list`, `retrieve`, `update`, `delete` (`/v1/members`)."""
+        return Members(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def invitations(self) -> Invitations:
+        """`list`, `create`, `retrieve`, `delete` (`/v1/invitations`)."""
+        return Invitations(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def user(self) -> User:
+        """`retrieve`, `change_password` (`/v1/user`)."""
+        return User(_t.cast("PlatformClient", self))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "InvitationRole", "MemberRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator"]
 
@@ -22,6 +22,10 @@ EnrollmentStatus = _t.Literal["pending", "active", "completed", "dropped", "canc
 EnrollmentCreateStatus = _t.Literal["pending", "active"]
 
 ExamResultStatus = _t.Literal["draft", "published"]
+
+InvitationRole = _t.Literal["admin", "developer", "viewer"]
+
+MemberRole = _t.Literal["admin", "developer", "viewer"]
 
 OAuthClientType = _t.Literal["confidential", "public"]
 

@@ -20,6 +20,8 @@ from .enums import (
     EnrollmentStatus,
     EventType,
     ExamResultStatus,
+    InvitationRole,
+    MemberRole,
     OAuthClientGrantType,
     OAuthClientType,
     OrganizationPlan,
@@ -66,6 +68,8 @@ __all__ = [
     "CourseList",
     "DeletedCourse",
     "DeletedExam",
+    "DeletedInvitation",
+    "DeletedMember",
     "DeletedOAuthClient",
     "DeletedStudent",
     "DeletedWebhookEndpoint",
@@ -76,6 +80,11 @@ __all__ = [
     "ExamList",
     "ExamResult",
     "ExamResultList",
+    "Invitation",
+    "InvitationList",
+    "InvitationWithSecret",
+    "Member",
+    "MemberList",
     "OAuthClient",
     "OAuthClientList",
     "OAuthClientWithSecret",
@@ -1814,6 +1823,88 @@ class DeletedExam(BaseModel):
         return model
 
 
+class DeletedInvitation(BaseModel):
+    """A `DeletedInvitation` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["invitation"]
+    deleted: bool
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("deleted", "deleted"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["invitation"],
+        deleted: bool,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "deleted": deleted,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> DeletedInvitation:
+        """A `DeletedInvitation` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            deleted=json_get(raw, "deleted"),
+        )
+        model._attach(raw)
+        return model
+
+
+class DeletedMember(BaseModel):
+    """A `DeletedMember` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["member"]
+    deleted: bool
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("deleted", "deleted"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["member"],
+        deleted: bool,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "deleted": deleted,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> DeletedMember:
+        """A `DeletedMember` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            deleted=json_get(raw, "deleted"),
+        )
+        model._attach(raw)
+        return model
+
+
 class DeletedOAuthClient(BaseModel):
     """A `DeletedOAuthClient` object of the Platform API."""
 
@@ -2325,6 +2416,277 @@ class ExamResultList(BaseModel):
         raw = as_dict(data)
         model = cls(
             data=parse_list(lambda item0: parse_model(ExamResult.from_json, item0), json_get(raw, "data")),
+            meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
+            links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
+class Invitation(BaseModel):
+    """A `Invitation` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["invitation"]
+    email: str
+    role: _t.Union[InvitationRole, str]
+    """`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows."""
+    expires_at: _dt.datetime
+    """After this the link no longer works."""
+    created_at: _dt.datetime
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("email", "email"),
+        ("role", "role"),
+        ("expires_at", "expires_at"),
+        ("created_at", "created_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["invitation"],
+        email: str,
+        role: _t.Union[InvitationRole, str],
+        expires_at: _dt.datetime,
+        created_at: _dt.datetime,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "email": email,
+                "role": role,
+                "expires_at": expires_at,
+                "created_at": created_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> Invitation:
+        """A `Invitation` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            email=json_get(raw, "email"),
+            role=json_get(raw, "role"),
+            expires_at=parse_datetime(json_get(raw, "expires_at")),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class InvitationList(BaseModel):
+    """A `InvitationList` object of the Platform API."""
+
+    data: _t.List[Invitation]
+    meta: PageMeta
+    links: PageLinks
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("meta", "meta"),
+        ("links", "links"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[Invitation],
+        meta: PageMeta,
+        links: PageLinks,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "meta": meta,
+                "links": links,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> InvitationList:
+        """A `InvitationList` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(Invitation.from_json, item0), json_get(raw, "data")),
+            meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
+            links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
+class InvitationWithSecret(BaseModel):
+    """A `InvitationWithSecret` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["invitation"]
+    email: str
+    role: _t.Union[InvitationRole, str]
+    """`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows."""
+    expires_at: _dt.datetime
+    """After this the link no longer works."""
+    created_at: _dt.datetime
+    accept_url: str
+    """The one-time link to send to the invitee, who opens it to set a password. Shown only here; only a hash of its token is kept."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("email", "email"),
+        ("role", "role"),
+        ("expires_at", "expires_at"),
+        ("created_at", "created_at"),
+        ("accept_url", "accept_url"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["invitation"],
+        email: str,
+        role: _t.Union[InvitationRole, str],
+        expires_at: _dt.datetime,
+        created_at: _dt.datetime,
+        accept_url: str,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "email": email,
+                "role": role,
+                "expires_at": expires_at,
+                "created_at": created_at,
+                "accept_url": accept_url,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> InvitationWithSecret:
+        """A `InvitationWithSecret` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            email=json_get(raw, "email"),
+            role=json_get(raw, "role"),
+            expires_at=parse_datetime(json_get(raw, "expires_at")),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            accept_url=json_get(raw, "accept_url"),
+        )
+        model._attach(raw)
+        return model
+
+
+class Member(BaseModel):
+    """A `Member` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["member"]
+    email: str
+    name: _t.Optional[str]
+    role: _t.Union[MemberRole, str]
+    """`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows."""
+    organization_id: str
+    created_at: _dt.datetime
+    updated_at: _dt.datetime
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("email", "email"),
+        ("name", "name"),
+        ("role", "role"),
+        ("organization_id", "organization_id"),
+        ("created_at", "created_at"),
+        ("updated_at", "updated_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["member"],
+        email: str,
+        name: _t.Optional[str],
+        role: _t.Union[MemberRole, str],
+        organization_id: str,
+        created_at: _dt.datetime,
+        updated_at: _dt.datetime,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "email": email,
+                "name": name,
+                "role": role,
+                "organization_id": organization_id,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> Member:
+        """A `Member` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            email=json_get(raw, "email"),
+            name=json_get(raw, "name"),
+            role=json_get(raw, "role"),
+            organization_id=json_get(raw, "organization_id"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class MemberList(BaseModel):
+    """A `MemberList` object of the Platform API."""
+
+    data: _t.List[Member]
+    meta: PageMeta
+    links: PageLinks
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("meta", "meta"),
+        ("links", "links"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[Member],
+        meta: PageMeta,
+        links: PageLinks,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "meta": meta,
+                "links": links,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> MemberList:
+        """A `MemberList` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(Member.from_json, item0), json_get(raw, "data")),
             meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
             links=parse_model(PageLinks.from_json, json_get(raw, "links")),
         )
@@ -3378,7 +3740,7 @@ class TokenInfo(BaseModel):
     client_id: _t.Optional[str]
     """For an OAuth access token: the client it was issued to."""
     user_id: _t.Optional[str]
-    """For an OAuth access token a user approved: that user. Null for client credentials."""
+    """The member the token acts for (whose role caps its scopes): the user who approved an OAuth client, or the member who made a personal access token over the API. Null for client credentials and tokens an operator made."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("object", "object"),

@@ -12,6 +12,8 @@ import typing as _t
 from .enums import (
     CourseStatus,
     EnrollmentCreateStatus,
+    InvitationRole,
+    MemberRole,
     OAuthClientGrantType,
     OAuthClientType,
     ScopeOrAll,
@@ -31,8 +33,11 @@ __all__ = [
     "ExamResultCreateParams",
     "ExamResultUpdateParams",
     "ExamUpdateParams",
+    "InvitationCreateParams",
+    "MemberUpdateParams",
     "OAuthClientCreateParams",
     "OrganizationUpdateParams",
+    "PasswordChangeParams",
     "PaymentCreateParams",
     "PaymentFailParams",
     "PaymentRefundParams",
@@ -163,6 +168,28 @@ class ExamUpdateParams(_t.TypedDict, total=False):
     """YYYY-MM-DD"""
 
 
+class _InvitationCreateParamsRequired(_t.TypedDict):
+    email: str
+    role: InvitationRole
+    """`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows."""
+
+
+class InvitationCreateParams(_InvitationCreateParamsRequired, total=False):
+    """The fields of a `InvitationCreate`."""
+
+    expires_at: _t.Optional[_t.Union[_dt.datetime, str]]
+    """When the link stops working; in the future and at most 7 days away. Omit or null: in 7 days (or when the calling token expires, if sooner)."""
+
+
+class MemberUpdateParams(_t.TypedDict, total=False):
+    """The fields of a `MemberUpdate`."""
+
+    role: MemberRole
+    """`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows."""
+    name: _t.Optional[str]
+    """Null clears it."""
+
+
 class _OAuthClientCreateParamsRequired(_t.TypedDict):
     name: str
     type: OAuthClientType
@@ -185,6 +212,13 @@ class OrganizationUpdateParams(_t.TypedDict, total=False):
     """The fields of a `OrganizationUpdate`."""
 
     name: str
+
+
+class PasswordChangeParams(_t.TypedDict):
+    """The fields of a `PasswordChange`."""
+
+    current_password: str
+    new_password: str
 
 
 class _PaymentCreateParamsRequired(_t.TypedDict):

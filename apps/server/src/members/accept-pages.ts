@@ -1,0 +1,184 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import express, { type Request, type Response, type Router } from 'express';
+import { ProblemException } from '../common/problem.exception';
+import { APP_CONFIG } from '../config/config.module';
+import { type AppConfig, serverOrigin } from '../config/env';
+import { escapeHtml, page } from '../oauth/pages';
+import { MIN_PASSWORD_LENGTH } from '../oauth/users.service';
+import { invitationEnded, MembersService } from './members.service';
+
+/** Where a new member lands: the portal, served by the server under this path. */
+export const PORTAL_PATH = '/portal/';
+
+const ENDED: Record<string, { status: number; message: string }> = {
+  unknown: {
+    status: 404,
+    message: 'This invitation link is not valid. Check that you copied all of it.',
+  },
+  used: {
+    status: 410,
+    message:
+      'This invitation has already been used. Sign in with the account it created, or ask an admin for a new invitation.',
+  },
+  revoked: {
+    status: 410,
+    message: 'This invitation was withdrawn. Ask an admin of the organization for a new one.',
+  },
+  expired: {
+    status: 410,
+    message: 'This invitation has expired. Ask an admin of the organization for a new one.',
+  },
+};
+
+function field(req: Request, name: string): string {
+  const value = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+}
+
+function acceptForm(input: {
+  token: string;
+  email: string;
+  name?: string;
+  error?: string;
+}): string {
+  return page(
+    'Accept your invitation',
+    `<h1>Join your organization</h1>
+<p>You were invited as <strong>${escapeHtml(input.email)}</strong>. Choose a password to create your account.</p>
+${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
+<form method="post" action="/invitations/accept">
+<input type="hidden" name="token" value="${escapeHtml(input.token)}">
+<label for="name">Your name (optional)</label>
+<input id="name" name="name" type="text" autocomplete="name" maxlength="200" value="${escapeHtml(input.name ?? '')}">
+<label for="password">Password (at least ${MIN_PASSWORD_LENGTH} characters)</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" maxlength="1024" required aria-describedby="password-help">
+<p id="password-help">Use a password manager, or a long phrase you do not use anywhere else.</p>
+<label for="password_confirmation">Password again</label>
+<input id="password_confirmation" name="password_confirmation" type="password" autocomplete="new-password" required>
+<button type="submit">Create my account</button>
+</form>`,
+  );
+}
+
+/**
+ * The page an invitee opens from their link: server-rendered like the OAuth sign-in pages (no
+ * script, labelled fields). CSRF: the form carries the one-time token itself, which another
+ * site cannot know, and a POST whose `Origin` (or `Sec-Fetch-Site`) says it came from another
+ * site is refused.
+ */
+@Injectable()
+export class AcceptInvitationPages {
+  private readonly logger = new Logger('Invitations');
+  private readonly origin: string;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly members: MembersService,
+  ) {
+    this.origin = serverOrigin(config);
+  }
+
+  router(): Router {
+    const router = express.Router();
+    const form = express.urlencoded({ extended: false, limit: '16kb' });
+    router.use((_req, res, next) => {
+      // Never cached, never sent on as a Referer: the URL carries the one-time token.
+      res.setHeader('Cache-Control', 'no-store');
+      next();
+    });
+    router.get(
+      '/',
+      this.wrap((req, res) => this.show(req, res)),
+    );
+    router.post(
+      '/',
+      form,
+      this.wrap((req, res) => this.accept(req, res)),
+    );
+    return router;
+  }
+
+  private async show(req: Request, res: Response): Promise<void> {
+    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    const invitation = await this.members.findByToken(token);
+    const ended = invitationEnded(invitation);
+    if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
+    this.html(res, 200, acceptForm({ token, email: invitation.email }));
+  }
+
+  private async accept(req: Request, res: Response): Promise<void> {
+    if (!this.sameOrigin(req)) {
+      return this.fail(
+        res,
+        403,
+        'This form can only be sent from its own page. Open your invitation link again.',
+      );
+    }
+    const token = field(req, 'token');
+    const name = field(req, 'name').trim().slice(0, 200);
+    const password = field(req, 'password');
+    const invitation = await this.members.findByToken(token);
+    const ended = invitationEnded(invitation);
+    if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
+    const again = (error: string) =>
+      this.html(res, 400, acceptForm({ token, email: invitation.email, name, error }));
+    if (password.length < MIN_PASSWORD_LENGTH || password.length > 1024) {
+      return again(`The password must be ${MIN_PASSWORD_LENGTH} to 1024 characters long.`);
+    }
+    if (password !== field(req, 'password_confirmation')) {
+      return again('The two passwords are not the same.');
+    }
+    const result = await this.members.accept(token, { password, name });
+    if (!result.ok) return this.ended(res, result.reason);
+    res.redirect(303, `${this.origin}${PORTAL_PATH}`);
+  }
+
+  /** A browser names the page a form came from; a POST from another site is refused. */
+  private sameOrigin(req: Request): boolean {
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== this.origin) return false;
+    const site = req.headers['sec-fetch-site'];
+    return site === undefined || site === 'same-origin' || site === 'none';
+  }
+
+  private ended(res: Response, reason: string): void {
+    const { status, message } = ENDED[reason] ?? ENDED.unknown!;
+    this.html(
+      res,
+      status,
+      page('Invitation', `<h1>This invitation cannot be used</h1><p>${escapeHtml(message)}</p>`),
+    );
+  }
+
+  private html(res: Response, status: number, body: string): void {
+    // The only form posts back here.
+    const csp = String(res.getHeader('Content-Security-Policy') ?? '');
+    res.setHeader(
+      'Content-Security-Policy',
+      csp.replace("form-action 'none'", "form-action 'self'"),
+    );
+    res.status(status).type('html').send(body);
+  }
+
+  private fail(res: Response, status: number, message: string): void {
+    this.html(
+      res,
+      status,
+      page('Cannot continue', `<h1>Cannot continue</h1><p>${escapeHtml(message)}</p>`),
+    );
+  }
+
+  /** Errors become a page: a clash (the email got an account meanwhile) is the user's to read. */
+  private wrap(handler: (req: Request, res: Response) => Promise<void>) {
+    return (req: Request, res: Response) => {
+      handler(req, res).catch((error: unknown) => {
+        if (res.headersSent) return;
+        if (error instanceof ProblemException && error.status < 500) {
+          return this.fail(res, error.status, error.detail);
+        }
+        this.logger.error(`Accepting an invitation failed: ${(error as Error).name}`);
+        this.fail(res, 500, 'Something went wrong on our side. Try your link again later.');
+      });
+    };
+  }
+}

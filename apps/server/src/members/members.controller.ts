@@ -1,0 +1,105 @@
+import { Controller } from '@nestjs/common';
+import { contract } from '@platform/contract';
+import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import type { Principal } from '../auth/principal';
+import { publicId } from '../common/ids';
+import type { PageUrl } from '../common/list/page-envelope';
+import { CurrentPageUrl } from '../common/page-url.decorator';
+import { notFound } from '../common/resource-errors';
+import { CurrentPrincipal } from '../common/request-context';
+import { UsersService } from '../oauth/users.service';
+import { MembersService, toInvitationResource, toMemberResource } from './members.service';
+
+@Controller()
+export class MembersController {
+  constructor(private readonly members: MembersService) {}
+
+  @TsRestHandler(contract.members)
+  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+    const organizationId = principal.organizationId;
+    return tsRestHandler(contract.members, {
+      list: async ({ query }) => ({
+        status: 200,
+        body: await this.members.list(organizationId, query, url),
+      }),
+      retrieve: async ({ params }) => ({
+        status: 200,
+        body: toMemberResource(await this.members.retrieve(organizationId, params.id)),
+      }),
+      update: async ({ params, body }) => ({
+        status: 200,
+        body: toMemberResource(await this.members.update(principal, params.id, body)),
+      }),
+      delete: async ({ params }) => {
+        await this.members.remove(principal, params.id);
+        return {
+          status: 200,
+          body: { id: publicId('user', params.id), object: 'member', deleted: true },
+        };
+      },
+    });
+  }
+}
+
+@Controller()
+export class InvitationsController {
+  constructor(private readonly members: MembersService) {}
+
+  @TsRestHandler(contract.invitations)
+  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+    const organizationId = principal.organizationId;
+    return tsRestHandler(contract.invitations, {
+      list: async ({ query }) => ({
+        status: 200,
+        body: await this.members.listInvitations(organizationId, query, url),
+      }),
+      create: async ({ body }) => {
+        const { invitation, acceptUrl } = await this.members.invite(principal, body);
+        return {
+          status: 201,
+          body: { ...toInvitationResource(invitation), accept_url: acceptUrl },
+        };
+      },
+      retrieve: async ({ params }) => ({
+        status: 200,
+        body: toInvitationResource(
+          await this.members.retrieveInvitation(organizationId, params.id),
+        ),
+      }),
+      delete: async ({ params }) => {
+        await this.members.revokeInvitation(organizationId, params.id);
+        return {
+          status: 200,
+          body: { id: publicId('invitation', params.id), object: 'invitation', deleted: true },
+        };
+      },
+    });
+  }
+}
+
+/** `/v1/user`: the member the calling token acts for (the guard refuses a token without one). */
+@Controller()
+export class UserController {
+  constructor(
+    private readonly members: MembersService,
+    private readonly users: UsersService,
+  ) {}
+
+  @TsRestHandler(contract.user)
+  handle(@CurrentPrincipal() principal: Principal) {
+    const userId = principal.userId ?? '';
+    return tsRestHandler(contract.user, {
+      retrieve: async () => {
+        const user = await this.members.retrieve(principal.organizationId, userId).catch(() => {
+          throw notFound('member', userId);
+        });
+        return { status: 200, body: toMemberResource(user) };
+      },
+      changePassword: async ({ body }) => {
+        await this.users.changePassword(userId, body.current_password, body.new_password);
+        // audit: user.password_changed
+        return { status: 204, body: undefined };
+      },
+    });
+  }
+}

@@ -1,0 +1,372 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import {
+  INVITATION_TTL_DAYS,
+  type InvitationResource,
+  type ListQuery,
+  type MemberResource,
+  type Role,
+  ROLE_SCOPES,
+} from '@platform/contract';
+import { type EntityManager, In, IsNull, MoreThan, type Repository } from 'typeorm';
+import { earlierExpiry } from '../auth/delegation';
+import type { Principal } from '../auth/principal';
+import { revokeTokensOf } from '../auth/tokens.service';
+import { newId, publicId } from '../common/ids';
+import { findPage, type ListFields } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import { ProblemException } from '../common/problem.exception';
+import { alreadyExists, invalidField, notFound } from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { APP_CONFIG } from '../config/config.module';
+import { type AppConfig, serverOrigin } from '../config/env';
+import { OAuthArtifactRecord, UserRecord } from '../oauth/entities';
+import { normalizeEmail, UsersService } from '../oauth/users.service';
+import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
+import { InvitationRecord } from './invitation.entity';
+
+const MEMBER_LIST_FIELDS: ListFields = {
+  columns: { created_at: 'createdAt', updated_at: 'updatedAt', email: 'email', role: 'role' },
+};
+
+const INVITATION_LIST_FIELDS: ListFields = {
+  columns: { created_at: 'createdAt', updated_at: 'updatedAt', expires_at: 'expiresAt' },
+};
+
+const INVITATION_TTL_MS = INVITATION_TTL_DAYS * 24 * 3600 * 1000;
+
+/** Where an invitee opens their link (server-rendered, see `accept-pages.ts`). */
+export const ACCEPT_PATH = '/invitations/accept';
+
+/** `invt_` + 32 random bytes (base64url): the one-time secret in the accept link. */
+function newInvitationToken(): string {
+  return `invt_${randomBytes(32).toString('base64url')}`;
+}
+
+export function hashInvitationToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** Why an accept link no longer works, or null when it does. */
+export function invitationEnded(
+  invitation: InvitationRecord | null,
+  now = new Date(),
+): 'unknown' | 'used' | 'revoked' | 'expired' | null {
+  if (!invitation) return 'unknown';
+  if (invitation.acceptedAt) return 'used';
+  if (invitation.revokedAt) return 'revoked';
+  if (invitation.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return null;
+}
+
+@Injectable()
+export class MembersService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectRepository(UserRecord) private readonly users: Repository<UserRecord>,
+    @InjectRepository(InvitationRecord) private readonly invitations: Repository<InvitationRecord>,
+    private readonly accounts: UsersService,
+    private readonly tx: TransactionRunner,
+  ) {}
+
+  // ------------------------------------------------------------------ members
+
+  async list(organizationId: string, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await findPage(this.users, organizationId, query, MEMBER_LIST_FIELDS);
+    return { data: rows.map(toMemberResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieve(organizationId: string, id: string): Promise<UserRecord> {
+    const user = await this.users.findOneBy({ id, organizationId });
+    if (!user) throw notFound('member', id);
+    return user;
+  }
+
+  async update(
+    principal: Principal,
+    id: string,
+    changes: { role?: Role | undefined; name?: string | null | undefined },
+  ): Promise<UserRecord> {
+    const organizationId = principal.organizationId;
+    if (changes.role) assertCanGrantRole(principal, changes.role);
+    return this.tx.run(async (manager) => {
+      await this.lockAdmins(manager, organizationId);
+      const user = await manager.findOneBy(UserRecord, { id, organizationId });
+      if (!user) throw notFound('member', id);
+      let changed = false;
+      if (changes.role && changes.role !== user.role) {
+        if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'demote');
+        // audit: member.role_changed (changes: { role: [user.role, changes.role] })
+        user.role = changes.role;
+        changed = true;
+      }
+      if (changes.name !== undefined) {
+        const name = changes.name?.trim() || null;
+        if (name !== user.name) {
+          // audit: member.updated (changes: { name })
+          user.name = name;
+          changed = true;
+        }
+      }
+      if (changed) {
+        user.updatedAt = new Date();
+        await manager.update(
+          UserRecord,
+          { id },
+          { role: user.role, name: user.name, updatedAt: user.updatedAt },
+        );
+      }
+      return user;
+    });
+  }
+
+  /**
+   * Removes a member and everything that acts for them, in one transaction: their personal
+   * access tokens are revoked (kept, for the record) and every OAuth artifact of theirs
+   * (grants, access and refresh tokens, codes, sessions) is deleted. The bearer check also
+   * refuses any token whose member is gone, so nothing of theirs works on the next request.
+   */
+  async remove(principal: Principal, id: string): Promise<void> {
+    const organizationId = principal.organizationId;
+    await this.tx.run(async (manager) => {
+      await this.lockAdmins(manager, organizationId);
+      const user = await manager.findOneBy(UserRecord, { id, organizationId });
+      if (!user) throw notFound('member', id);
+      if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'remove');
+      const now = new Date();
+      await revokeTokensOf(manager, user.id, now);
+      await deleteOAuthArtifactsOf(manager, user.id);
+      await disableEndpointsOfUser(manager, user.id, now);
+      await manager.delete(UserRecord, { id: user.id, organizationId });
+      // audit: member.removed
+    });
+  }
+
+  /** PostgreSQL: serialises role changes and removals of one organization's admins. */
+  private async lockAdmins(manager: EntityManager, organizationId: string): Promise<void> {
+    if (this.tx.dialect === 'postgres') {
+      await manager.query(
+        `SELECT id FROM users WHERE organization_id = $1 AND role = 'admin' FOR UPDATE`,
+        [organizationId],
+      );
+    }
+  }
+
+  private async assertNotLastAdmin(
+    manager: EntityManager,
+    user: UserRecord,
+    action: 'remove' | 'demote',
+  ): Promise<void> {
+    const admins = await manager.countBy(UserRecord, {
+      organizationId: user.organizationId,
+      role: 'admin',
+    });
+    if (admins <= 1) {
+      throw new ProblemException(
+        'conflict',
+        `${user.email} is the organization's last admin and cannot be ${action === 'remove' ? 'removed' : 'given another role'}: make another member an admin first`,
+      );
+    }
+  }
+
+  // ------------------------------------------------------------------ invitations
+
+  async listInvitations(organizationId: string, query: ListQuery, url: PageUrl) {
+    // Pending only: an accepted or revoked invitation's expiry is set to when that happened.
+    const pending: ListQuery = {
+      ...query,
+      conditions: [...query.conditions, { field: 'expires_at', op: 'gt', value: new Date() }],
+    };
+    const { rows, total } = await findPage(
+      this.invitations,
+      organizationId,
+      pending,
+      INVITATION_LIST_FIELDS,
+    );
+    return { data: rows.map(toInvitationResource), ...pageEnvelope(url, query, total) };
+  }
+
+  async retrieveInvitation(organizationId: string, id: string): Promise<InvitationRecord> {
+    const invitation = await this.invitations.findOneBy({ id, organizationId });
+    if (!invitation) throw notFound('invitation', id);
+    return invitation;
+  }
+
+  /** Returns the accept link in clear text exactly once; only its token's hash is kept. */
+  async invite(
+    principal: Principal,
+    input: { email: string; role: Role; expires_at?: string | null | undefined },
+  ): Promise<{ invitation: InvitationRecord; acceptUrl: string }> {
+    assertCanGrantRole(principal, input.role);
+    const now = new Date();
+    const latest = new Date(now.getTime() + INVITATION_TTL_MS);
+    let expiresAt = earlierExpiry(latest, principal.expiresAt)!;
+    if (input.expires_at) {
+      const requested = new Date(input.expires_at);
+      if (requested.getTime() <= now.getTime())
+        throw invalidField('expires_at', 'must be in the future');
+      if (requested.getTime() > expiresAt.getTime()) {
+        throw invalidField(
+          'expires_at',
+          `must be at or before ${toIso(expiresAt)}: an invitation lasts at most ${INVITATION_TTL_DAYS} days, and no longer than the calling token`,
+        );
+      }
+      expiresAt = requested;
+    }
+    const email = normalizeEmail(input.email);
+    // Only this organization's members are looked at: whether an email has an account in
+    // another organization is not the inviter's to learn (accepting would then fail, 409).
+    if (await this.users.existsBy({ email, organizationId: principal.organizationId })) {
+      throw alreadyExists('email', `${email} is already a member`);
+    }
+    const token = newInvitationToken();
+    const invitation = this.invitations.create({
+      id: newId('invitation', now.getTime()),
+      organizationId: principal.organizationId,
+      email,
+      role: input.role,
+      tokenHash: hashInvitationToken(token),
+      invitedByUserId: principal.userId,
+      expiresAt,
+      acceptedAt: null,
+      revokedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await this.invitations.insert(invitation);
+    // audit: invitation.created (changes: { email, role }; never the token)
+    const acceptUrl = `${serverOrigin(this.config)}${ACCEPT_PATH}?token=${encodeURIComponent(token)}`;
+    return { invitation, acceptUrl };
+  }
+
+  async revokeInvitation(organizationId: string, id: string): Promise<InvitationRecord> {
+    const invitation = await this.retrieveInvitation(organizationId, id);
+    if (!invitationEnded(invitation)) {
+      const now = new Date();
+      await this.invitations.update(
+        { id, organizationId },
+        { revokedAt: now, expiresAt: now, updatedAt: now },
+      );
+      // audit: invitation.revoked
+    }
+    return invitation;
+  }
+
+  /** The invitation behind an accept link, whatever its state (the page explains it). */
+  findByToken(token: string): Promise<InvitationRecord | null> {
+    if (!token || token.length > 200) return Promise.resolve(null);
+    return this.invitations.findOneBy({ tokenHash: hashInvitationToken(token) });
+  }
+
+  /**
+   * Makes the invitee a member with the invited role and ends the invitation, in one
+   * transaction; the update only succeeds on a still-pending invitation, so a link raced
+   * twice makes one member.
+   */
+  async accept(
+    token: string,
+    input: { password: string; name: string },
+  ): Promise<{ ok: true; user: UserRecord } | { ok: false; reason: string }> {
+    const found = await this.findByToken(token);
+    const ended = invitationEnded(found);
+    if (ended || !found) return { ok: false, reason: ended ?? 'unknown' };
+    return this.tx.run(async (manager) => {
+      const now = new Date();
+      const claimed = await manager.update(
+        InvitationRecord,
+        { id: found.id, acceptedAt: IsNull(), revokedAt: IsNull(), expiresAt: MoreThan(now) },
+        { acceptedAt: now, expiresAt: now, updatedAt: now },
+      );
+      if (!claimed.affected) return { ok: false as const, reason: 'used' };
+      const { user } = await this.accounts.create(
+        {
+          organizationId: found.organizationId,
+          email: found.email,
+          password: input.password,
+          role: found.role,
+          name: input.name,
+        },
+        manager,
+      );
+      // audit: invitation.accepted, member.added (actor: the invitee)
+      return { ok: true as const, user };
+    });
+  }
+}
+
+/**
+ * Delegation for roles: a role stands for its scopes (`ROLE_SCOPES`), so giving it (inviting,
+ * promoting) needs a calling token that holds each of them, as making a token would.
+ */
+export function assertCanGrantRole(principal: Principal, role: Role): void {
+  const missing = ROLE_SCOPES[role].filter((scope) => !principal.scopes.has(scope));
+  if (missing.length) {
+    throw new ProblemException(
+      'forbidden',
+      `The role '${role}' grants scopes the calling token lacks: ${missing.join(', ')}`,
+    );
+  }
+}
+
+/** Every oidc-provider artifact (grant, tokens, code, session) whose account is the user. */
+async function deleteOAuthArtifactsOf(manager: EntityManager, userId: string): Promise<void> {
+  const postgres = manager.connection.options.type === 'postgres';
+  const rows: { kind: string; id_hash: string; payload: string }[] = await manager.query(
+    `SELECT kind, id_hash, payload FROM oauth_artifacts WHERE payload LIKE ${postgres ? '$1' : '?'}`,
+    [`%${userId}%`],
+  );
+  // The LIKE narrows; the parsed payload decides (an id could appear in another field).
+  const mine = rows.filter((row) => {
+    try {
+      return (JSON.parse(row.payload) as { accountId?: string }).accountId === userId;
+    } catch {
+      return false;
+    }
+  });
+  for (const kind of new Set(mine.map((r) => r.kind))) {
+    const hashes = mine.filter((r) => r.kind === kind).map((r) => r.id_hash);
+    await manager.delete(OAuthArtifactRecord, { kind, idHash: In(hashes) });
+  }
+}
+
+/**
+ * Webhook endpoints registered through the member's OAuth grants stop now, visibly (delivery
+ * would refuse them anyway: their grant is gone). Their PATs' endpoints go with the PATs.
+ */
+async function disableEndpointsOfUser(
+  manager: EntityManager,
+  userId: string,
+  now: Date,
+): Promise<void> {
+  await manager.update(
+    WebhookEndpointRecord,
+    { ownerType: 'oauth_client', ownerUserId: userId, enabled: true },
+    { enabled: false, disabledReason: 'credential_revoked', updatedAt: now },
+  );
+}
+
+export function toMemberResource(user: UserRecord): MemberResource {
+  return {
+    id: publicId('user', user.id),
+    object: 'member',
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    organization_id: publicId('organization', user.organizationId),
+    created_at: toIso(user.createdAt),
+    updated_at: toIso(user.updatedAt),
+  };
+}
+
+export function toInvitationResource(invitation: InvitationRecord): InvitationResource {
+  return {
+    id: publicId('invitation', invitation.id),
+    object: 'invitation',
+    email: invitation.email,
+    role: invitation.role,
+    expires_at: toIso(invitation.expiresAt),
+    created_at: toIso(invitation.createdAt),
+  };
+}

@@ -1,0 +1,62 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Members and roles: users get a `role` (existing users become `admin`, the only thing they
+ * could be before roles existed) and an optional `name`. Personal access tokens get an owner
+ * (`user_id`, null for tokens an operator made) whose role caps them. Invitations are stored
+ * with the SHA-256 of their one-time token, never the token.
+ */
+function statements(dialect: 'sqlite' | 'postgres'): string[] {
+  const ts = dialect === 'postgres' ? 'timestamptz(3)' : 'datetime';
+  return [
+    `ALTER TABLE users ADD COLUMN role varchar(16) NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'developer', 'viewer'))`,
+    `ALTER TABLE users ADD COLUMN name varchar(200)`,
+    `CREATE INDEX idx_users_org_created ON users (organization_id, created_at, id)`,
+    `CREATE INDEX idx_users_org_updated ON users (organization_id, updated_at, id)`,
+    // No foreign key: removing a member revokes the tokens first, and a revoked token keeps its
+    // owner for the record.
+    `ALTER TABLE personal_access_tokens ADD COLUMN user_id varchar(32)`,
+    `CREATE INDEX idx_pat_user ON personal_access_tokens (user_id)`,
+    `CREATE TABLE invitations (
+      id varchar(32) PRIMARY KEY NOT NULL,
+      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+      email varchar(320) NOT NULL,
+      role varchar(16) NOT NULL CHECK (role IN ('admin', 'developer', 'viewer')),
+      token_hash varchar(64) NOT NULL UNIQUE,
+      invited_by_user_id varchar(32),
+      expires_at ${ts} NOT NULL,
+      accepted_at ${ts},
+      revoked_at ${ts},
+      created_at ${ts} NOT NULL,
+      updated_at ${ts} NOT NULL
+    )`,
+    `CREATE INDEX idx_invitations_org_created ON invitations (organization_id, created_at, id)`,
+    `CREATE INDEX idx_invitations_org_updated ON invitations (organization_id, updated_at, id)`,
+  ];
+}
+
+const DOWN = [
+  'DROP TABLE invitations',
+  'DROP INDEX idx_pat_user',
+  'ALTER TABLE personal_access_tokens DROP COLUMN user_id',
+  'DROP INDEX idx_users_org_updated',
+  'DROP INDEX idx_users_org_created',
+  'ALTER TABLE users DROP COLUMN name',
+  'ALTER TABLE users DROP COLUMN role',
+];
+
+async function run(db: QueryRunner, sql: string[]): Promise<void> {
+  for (const statement of sql) await db.query(statement);
+}
+
+export class SqliteMembers1766200000000 implements MigrationInterface {
+  name = 'Members1766200000000';
+  up = (db: QueryRunner) => run(db, statements('sqlite'));
+  down = (db: QueryRunner) => run(db, DOWN);
+}
+
+export class PostgresMembers1766200000000 implements MigrationInterface {
+  name = 'Members1766200000000';
+  up = (db: QueryRunner) => run(db, statements('postgres'));
+  down = (db: QueryRunner) => run(db, DOWN);
+}

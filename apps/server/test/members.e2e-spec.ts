@@ -1,0 +1,620 @@
+/**
+ * Members, roles and invitations, enforced on the server: a token acting for a member never does
+ * more than the member's role allows (checked on every request, so a demotion or removal applies
+ * on the next one), OAuth consent grants no more than the role, the last admin stays, and an
+ * invitation's one-time link makes one member through its HTML page.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROLE_SCOPES, type Role } from '@platform/contract';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../src/config/env';
+import { dataSourceOptions } from '../src/database/data-source';
+import { authorizeInBrowser, discover, formAction, oidc } from './support/oauth';
+import { call, client, startServer, type TestServer } from './support/server';
+
+const PASSWORD = 'correct horse battery staple';
+const REDIRECT_URI = 'https://portal.example/callback';
+
+let server: TestServer;
+let orgId: string;
+/** An operator's token (no member): sets things up. */
+let operator: string;
+let appClient: { id: string; client_secret: string | null };
+let people = 0;
+
+beforeAll(async () => {
+  // No deliveries are needed: an endpoint only has to be registered (on a loopback address).
+  server = await startServer({
+    RATE_LIMIT_ANONYMOUS: '10000',
+    WEBHOOK_DISPATCHER: 'false',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  });
+  orgId = (await server.createOrganization({ name: 'Riverside School' })).id;
+  ({ token: operator } = await server.createToken(orgId, ['all']));
+  // The school's standing admin, so demoting or removing the members below is never the last admin.
+  await server.createUser(orgId, 'head@riverside.example', PASSWORD);
+  appClient = await server.createOAuthClient(orgId, {
+    type: 'confidential',
+    name: 'School Portal',
+    redirect_uris: [REDIRECT_URI],
+    scopes: ['all'],
+  });
+});
+
+afterAll(() => server?.close());
+
+/** A new member with `role` and a personal access token they own holding `scopes`. */
+async function member(role: Role, scopes: Parameters<TestServer['createToken']>[1] = ['all']) {
+  const email = `person${++people}@riverside.example`;
+  const { id } = await server.createUser(orgId, email, PASSWORD, { role });
+  const { token } = await server.createToken(orgId, scopes, { userId: id });
+  return { id, email, token, api: client(server, token) };
+}
+
+/** An OAuth access token the member approved through the real sign-in and consent pages. */
+async function oauthToken(
+  user: { email: string; password?: string },
+  scope: string,
+): Promise<{ accessToken: string; consentPage: string }> {
+  const cfg = await discover(server, appClient.id, appClient.client_secret);
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(cfg, {
+    redirect_uri: REDIRECT_URI,
+    scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+  });
+  const result = await authorizeInBrowser(server, url, {
+    email: user.email,
+    password: user.password ?? PASSWORD,
+  });
+  const tokens = await oidc.authorizationCodeGrant(cfg, result.callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+  });
+  return { accessToken: tokens.access_token, consentPage: result.consentPage };
+}
+
+const asOperator = () => client(server, operator);
+
+describe('roles cap every token acting for a member', () => {
+  it("a viewer's token is refused creating a token (403 insufficient_scope naming tokens:write), even though it was granted tokens:write while its member was an admin", async () => {
+    const alice = await member('admin', ['tokens:write', 'tokens:read', 'students:read']);
+    const before = await alice.api.post('/v1/personal_access_tokens', {
+      name: 'ci',
+      scopes: ['students:read'],
+    });
+    expect(before.status).toBe(201);
+
+    const demoted = await asOperator().patch(`/v1/members/${alice.id}`, { role: 'viewer' });
+    expect(demoted.status).toBe(200);
+    expect(demoted.body.role).toBe('viewer');
+
+    const after = await alice.api.post('/v1/personal_access_tokens', {
+      name: 'ci 2',
+      scopes: ['students:read'],
+    });
+    expect(after.status).toBe(403);
+    expect(after.body.code).toBe('insufficient_scope');
+    expect(after.body.detail).toContain("'tokens:write'");
+    expect(after.headers.get('www-authenticate')).toContain('scope="tokens:write"');
+    // What the token can still do: its scopes within the viewer role.
+    const info = await alice.api.get('/v1/token');
+    expect(info.body.scopes.sort()).toEqual(['students:read', 'tokens:read']);
+    expect(info.body.user_id).toBe(alice.id);
+  });
+
+  it('a developer demoted to viewer loses write on the very next request, through an OAuth token too', async () => {
+    const dev = await member('developer', ['students:read', 'students:write']);
+    const { accessToken } = await oauthToken(dev, 'students:read students:write');
+    const viaOauth = client(server, accessToken);
+    const body = { student_number: `R-${people}`, first_name: 'Grace', last_name: 'Hopper' };
+    expect((await dev.api.post('/v1/students', body)).status).toBe(201);
+    expect(
+      (await viaOauth.post('/v1/students', { ...body, student_number: `R-${people}b` })).status,
+    ).toBe(201);
+
+    expect((await asOperator().patch(`/v1/members/${dev.id}`, { role: 'viewer' })).status).toBe(
+      200,
+    );
+    for (const api of [dev.api, viaOauth]) {
+      const refused = await api.post('/v1/students', { ...body, student_number: `R-${++people}` });
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('insufficient_scope');
+      expect((await api.get('/v1/students')).status).toBe(200);
+    }
+  });
+
+  it('a token made by a member is owned by them, and cannot get scopes beyond their role (delegation uses the effective scopes)', async () => {
+    const dev = await member('developer', ['all']);
+    const tooMuch = await dev.api.post('/v1/personal_access_tokens', {
+      name: 'admin-ish',
+      scopes: ['members:write'],
+    });
+    expect(tooMuch.status).toBe(403);
+    expect(tooMuch.body.code).toBe('forbidden');
+    expect(tooMuch.body.detail).toContain('members:write');
+
+    const made = await dev.api.post('/v1/personal_access_tokens', {
+      name: 'all I can',
+      scopes: ['students:read', 'tokens:write'],
+    });
+    expect(made.status).toBe(201);
+    const info = await call(server, '/v1/token', { token: made.body.token });
+    expect(info.body.user_id).toBe(dev.id);
+    // Owned: demoting the member caps the new token as well.
+    await asOperator().patch(`/v1/members/${dev.id}`, { role: 'viewer' });
+    const capped = await call(server, '/v1/token', { token: made.body.token });
+    expect(capped.body.scopes).toEqual(['students:read']);
+  });
+
+  it('an operator token (no member) keeps its own scopes: roles cap only tokens acting for a member', async () => {
+    const info = await asOperator().get('/v1/token');
+    expect(info.body.user_id).toBeNull();
+    expect(info.body.scopes).toContain('members:write');
+  });
+
+  it("OAuth consent grants no more than the member's role, and the grant stays so after a promotion", async () => {
+    const viewer = await member('viewer');
+    const { accessToken, consentPage } = await oauthToken(viewer, 'students:read students:write');
+    expect(consentPage).toContain('<code>students:read</code>');
+    expect(consentPage).toMatch(
+      /Not granted, because your role \(viewer\)[^<]*<code>students:write<\/code>/,
+    );
+    const info = await call(server, '/v1/token', { token: accessToken });
+    expect(info.body.scopes).toEqual(['students:read']);
+
+    // Promoted later: the token holds only what was granted.
+    await asOperator().patch(`/v1/members/${viewer.id}`, { role: 'admin' });
+    const after = await call(server, '/v1/token', { token: accessToken });
+    expect(after.body.scopes).toEqual(['students:read']);
+  });
+
+  it('giving a role needs a token holding all of its scopes (403 forbidden otherwise)', async () => {
+    const target = await member('viewer');
+    const { token: narrow } = await server.createToken(orgId, ['members:write', 'members:read']);
+    const res = await client(server, narrow).patch(`/v1/members/${target.id}`, { role: 'admin' });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('forbidden');
+    expect(res.body.detail).toContain("'admin'");
+    expect((await asOperator().get(`/v1/members/${target.id}`)).body.role).toBe('viewer');
+  });
+});
+
+describe('members API', () => {
+  it('lists members with the list conventions: filter by role, sort by email, pages', async () => {
+    const org = (await server.createOrganization({ name: 'List School' })).id;
+    const { token } = await server.createToken(org, ['members:read']);
+    for (const [email, role] of [
+      ['c@list.example', 'viewer'],
+      ['a@list.example', 'admin'],
+      ['b@list.example', 'developer'],
+    ] as const) {
+      await server.createUser(org, email, PASSWORD, { role });
+    }
+    const all = await call(server, '/v1/members?sort=email&per_page=2', { token });
+    expect(all.status).toBe(200);
+    expect(all.body.data.map((m: { email: string }) => m.email)).toEqual([
+      'a@list.example',
+      'b@list.example',
+    ]);
+    expect(all.body.meta).toMatchObject({ total: 3, total_pages: 2 });
+    expect(all.body.data[0]).toMatchObject({
+      object: 'member',
+      role: 'admin',
+      name: null,
+      organization_id: org,
+    });
+    const viewers = await call(server, '/v1/members?role=viewer,developer&sort=email', { token });
+    expect(viewers.body.data.map((m: { role: string }) => m.role)).toEqual(['developer', 'viewer']);
+    const bad = await call(server, '/v1/members?role=owner', { token });
+    expect(bad.status).toBe(400);
+  });
+
+  it('changes a name; null clears it', async () => {
+    const m = await member('developer');
+    const named = await asOperator().patch(`/v1/members/${m.id}`, { name: 'Ada Lovelace' });
+    expect(named.body).toMatchObject({ name: 'Ada Lovelace', role: 'developer' });
+    const cleared = await asOperator().patch(`/v1/members/${m.id}`, { name: null });
+    expect(cleared.body.name).toBeNull();
+  });
+
+  it('refuses removing or demoting the last admin (409), and allows it while another admin remains', async () => {
+    const org = (await server.createOrganization({ name: 'Lone School' })).id;
+    const { token } = await server.createToken(org, ['all']);
+    const api = client(server, token);
+    const first = await server.createUser(org, 'first@lone.example', PASSWORD);
+
+    const demote = await api.patch(`/v1/members/${first.id}`, { role: 'developer' });
+    expect(demote.status).toBe(409);
+    expect(demote.body.code).toBe('conflict');
+    expect(demote.body.detail).toMatch(/last admin/);
+    const remove = await api.delete(`/v1/members/${first.id}`);
+    expect(remove.status).toBe(409);
+    expect(remove.body.detail).toMatch(/last admin/);
+
+    const second = await server.createUser(org, 'second@lone.example', PASSWORD);
+    expect((await api.patch(`/v1/members/${first.id}`, { role: 'developer' })).status).toBe(200);
+    expect((await api.delete(`/v1/members/${second.id}`)).status).toBe(409);
+    expect((await api.delete(`/v1/members/${first.id}`)).status).toBe(200);
+    const left = await api.get('/v1/members');
+    expect(left.body.data.map((m: { id: string }) => m.id)).toEqual([second.id]);
+  });
+
+  it('removing a member ends their tokens (PAT and OAuth): 401 on the next request; the PAT is listed as revoked', async () => {
+    const leaver = await member('developer', ['students:read', 'tokens:read']);
+    const { accessToken } = await oauthToken(leaver, 'students:read webhooks:write');
+    expect((await leaver.api.get('/v1/students')).status).toBe(200);
+    const endpoint = await client(server, accessToken).post('/v1/webhook_endpoints', {
+      url: 'https://127.0.0.1:9/hooks',
+      events: ['student.created'],
+    });
+    expect(endpoint.status).toBe(201);
+    expect(endpoint.body.owner.user_id).toBe(leaver.id);
+    expect((await call(server, '/v1/students', { token: accessToken })).status).toBe(200);
+    const made = await leaver.api.get('/v1/token');
+    const patId = made.body.personal_access_token_id as string;
+
+    const removed = await asOperator().delete(`/v1/members/${leaver.id}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ id: leaver.id, object: 'member', deleted: true });
+
+    for (const token of [leaver.token, accessToken]) {
+      const res = await call(server, '/v1/students', { token });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    }
+    const pat = await asOperator().get(`/v1/personal_access_tokens/${patId}`);
+    expect(pat.body.revoked_at).not.toBeNull();
+    // What they set up through their OAuth grant stops, visibly.
+    const stopped = await asOperator().get(`/v1/webhook_endpoints/${endpoint.body.id}`);
+    expect(stopped.body).toMatchObject({ enabled: false, disabled_reason: 'credential_revoked' });
+    // Their OAuth artifacts are gone: no grant, token or session of theirs remains.
+    const left: unknown[] = await server.dataSource.query(
+      `SELECT kind FROM oauth_artifacts WHERE payload LIKE '%${leaver.id}%'`,
+    );
+    expect(left).toEqual([]);
+    expect((await asOperator().get(`/v1/members/${leaver.id}`)).status).toBe(404);
+  });
+
+  it("another organization's member is a 404", async () => {
+    const other = (await server.createOrganization({ name: 'Elsewhere' })).id;
+    const stranger = await server.createUser(other, `stranger${++people}@else.example`, PASSWORD);
+    expect((await asOperator().get(`/v1/members/${stranger.id}`)).status).toBe(404);
+    expect((await asOperator().delete(`/v1/members/${stranger.id}`)).status).toBe(404);
+    expect((await asOperator().patch(`/v1/members/${stranger.id}`, { name: 'x' })).status).toBe(
+      404,
+    );
+  });
+});
+
+describe('invitations', () => {
+  async function invite(
+    email: string,
+    role: Role = 'developer',
+    headers: Record<string, string> = {},
+  ) {
+    return call(server, '/v1/invitations', {
+      method: 'POST',
+      token: operator,
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify({ email, role }),
+    });
+  }
+
+  /** Submits the accept form the way the browser would, from the page the link opens. */
+  async function acceptThroughPage(
+    acceptUrl: string,
+    form: Record<string, string>,
+    origin: string = server.url,
+  ) {
+    const page = await fetch(acceptUrl);
+    const html = await page.text();
+    const token = /name="token" value="([^"]+)"/.exec(html)?.[1] ?? '';
+    const res = await fetch(new URL(formAction(html, '/invitations/accept'), server.url), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+      body: new URLSearchParams({ token, ...form }).toString(),
+    });
+    return { page, html, res, body: await res.text() };
+  }
+
+  it('creates an invitation with a one-time accept_url (7 days), lists it without the secret, and an Idempotency-Key retry does not show the link twice (409)', async () => {
+    const key = randomBytes(8).toString('hex');
+    const res = await invite('newcomer@riverside.example', 'developer', { 'Idempotency-Key': key });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      object: 'invitation',
+      email: 'newcomer@riverside.example',
+      role: 'developer',
+    });
+    expect(res.body.id).toMatch(/^inv_[0-9A-HJKMNP-TV-Z]{26}$/);
+    const days = (Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)) / 86_400_000;
+    expect(days).toBeCloseTo(7, 3);
+    const url = new URL(res.body.accept_url);
+    expect(`${url.origin}${url.pathname}`).toBe(`${server.url}/invitations/accept`);
+    const secret = url.searchParams.get('token')!;
+    expect(secret.length).toBeGreaterThanOrEqual(40);
+
+    const list = await asOperator().get('/v1/invitations');
+    const listed = list.body.data.find((i: { id: string }) => i.id === res.body.id);
+    expect(listed).toBeDefined();
+    expect(listed.accept_url).toBeUndefined();
+    expect(JSON.stringify(list.body)).not.toContain(secret);
+    const one = await asOperator().get(`/v1/invitations/${res.body.id}`);
+    expect(JSON.stringify(one.body)).not.toContain(secret);
+    // Only a hash is stored.
+    const rows: { token_hash: string }[] = await server.dataSource.query(
+      'SELECT token_hash FROM invitations',
+    );
+    expect(JSON.stringify(rows)).not.toContain(secret);
+
+    const replay = await invite('newcomer@riverside.example', 'developer', {
+      'Idempotency-Key': key,
+    });
+    expect(replay.status).toBe(409);
+    expect(JSON.stringify(replay.body)).not.toContain(secret);
+  });
+
+  it('refuses inviting an email that is already a member (409 naming email)', async () => {
+    const existing = await member('viewer');
+    const res = await invite(existing.email.toUpperCase());
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toContain('already a member');
+  });
+
+  it('does not tell whether an email has an account in another organization; accepting then says the email is taken (409 page), and makes nobody', async () => {
+    const other = (await server.createOrganization({ name: 'Other Place' })).id;
+    const email = `taken${++people}@elsewhere.example`;
+    await server.createUser(other, email, PASSWORD);
+    const res = await invite(email);
+    expect(res.status).toBe(201);
+    const accepted = await acceptThroughPage(res.body.accept_url, {
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+    });
+    expect(accepted.res.status).toBe(409);
+    expect(accepted.body).toContain('already exists');
+    const mine = await asOperator().get('/v1/members?per_page=100');
+    expect(mine.body.data.map((m: { email: string }) => m.email)).not.toContain(email);
+  });
+
+  it('refuses (403) inviting with a role whose scopes the calling token lacks', async () => {
+    const { token } = await server.createToken(orgId, ['members:write']);
+    const res = await call(server, '/v1/invitations', {
+      method: 'POST',
+      token,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'sneaky@riverside.example', role: 'admin' }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('forbidden');
+  });
+
+  it('the invitee opens the link, sets a password on the HTML page, becomes a member with the role, lands on the portal, and can sign in; the link then works no more', async () => {
+    const email = `invitee${++people}@riverside.example`;
+    const created = await invite(email, 'viewer');
+    const acceptUrl = created.body.accept_url as string;
+
+    const { page, html, res, body } = await acceptThroughPage(acceptUrl, {
+      name: 'Ivy Invitee',
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+    });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(html).toContain(email);
+    // Accessible: each field has a label, in the order they are filled in.
+    const ids = [...html.matchAll(/<input id="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids).toEqual(['name', 'password', 'password_confirmation']);
+    for (const id of ids) expect(html).toContain(`<label for="${id}">`);
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self'");
+
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`${server.url}/portal/`);
+    expect(body).not.toContain(PASSWORD);
+
+    const members = await asOperator().get(`/v1/members?role=viewer&per_page=100`);
+    const joined = members.body.data.find((m: { email: string }) => m.email === email);
+    expect(joined).toMatchObject({ role: 'viewer', name: 'Ivy Invitee' });
+    expect(
+      (await asOperator().get('/v1/invitations')).body.data.map((i: { id: string }) => i.id),
+    ).not.toContain(created.body.id);
+
+    // Signs in through the OAuth pages with the password they chose.
+    const { accessToken } = await oauthToken({ email }, 'students:read');
+    const me = await call(server, '/v1/user', { token: accessToken });
+    expect(me.body).toMatchObject({ id: joined.id, email, role: 'viewer', name: 'Ivy Invitee' });
+
+    // One-time: the link is spent, and says so.
+    const again = await fetch(acceptUrl);
+    expect(again.status).toBe(410);
+    expect(await again.text()).toMatch(/already been used/);
+    const token = new URL(acceptUrl).searchParams.get('token')!;
+    const replay = await fetch(`${server.url}/invitations/accept`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
+      body: new URLSearchParams({
+        token,
+        password: 'another long password',
+        password_confirmation: 'another long password',
+      }).toString(),
+    });
+    expect(replay.status).toBe(410);
+    const count: { n: string | number }[] = await server.dataSource.query(
+      `SELECT COUNT(*) AS n FROM users WHERE email = '${email}'`,
+    );
+    expect(Number(count[0]!.n)).toBe(1);
+  });
+
+  it('the accept form refuses a post from another site (403), a short password and mismatched passwords (400, nothing spent)', async () => {
+    const email = `careful${++people}@riverside.example`;
+    const { body: created } = await invite(email);
+    const cross = await acceptThroughPage(
+      created.accept_url,
+      { password: PASSWORD, password_confirmation: PASSWORD },
+      'https://evil.example',
+    );
+    expect(cross.res.status).toBe(403);
+    const short = await acceptThroughPage(created.accept_url, {
+      password: 'short',
+      password_confirmation: 'short',
+    });
+    expect(short.res.status).toBe(400);
+    expect(short.body).toMatch(/at least|12 to 1024/);
+    expect(short.body).toContain('role="alert"');
+    const mismatch = await acceptThroughPage(created.accept_url, {
+      password: PASSWORD,
+      password_confirmation: `${PASSWORD}!`,
+    });
+    expect(mismatch.res.status).toBe(400);
+    // Still usable.
+    const ok = await acceptThroughPage(created.accept_url, {
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+    });
+    expect(ok.res.status).toBe(303);
+  });
+
+  it('a revoked invitation no longer works (410) and leaves the pending list; an unknown link is a 404 page', async () => {
+    const { body: created } = await invite(`withdrawn${++people}@riverside.example`);
+    const revoked = await asOperator().delete(`/v1/invitations/${created.id}`);
+    expect(revoked.body).toEqual({ id: created.id, object: 'invitation', deleted: true });
+    const res = await fetch(created.accept_url);
+    expect(res.status).toBe(410);
+    expect(await res.text()).toMatch(/withdrawn/);
+    expect(
+      (await asOperator().get('/v1/invitations')).body.data.map((i: { id: string }) => i.id),
+    ).not.toContain(created.id);
+    expect((await fetch(`${server.url}/invitations/accept?token=invt_nope`)).status).toBe(404);
+  });
+});
+
+describe('/v1/user', () => {
+  it('answers the calling member for an owned PAT; a token acting for no member is 403 saying so', async () => {
+    const m = await member('developer', ['students:read']);
+    const me = await m.api.get('/v1/user');
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      id: m.id,
+      object: 'member',
+      email: m.email,
+      role: 'developer',
+      organization_id: orgId,
+    });
+    const none = await asOperator().get('/v1/user');
+    expect(none.status).toBe(403);
+    expect(none.body.code).toBe('forbidden');
+    expect(none.body.detail).toMatch(/acts for no member/);
+    expect((await call(server, '/v1/user')).status).toBe(401);
+  });
+
+  it('changes the password with the current one (204), refuses a wrong current one (400) and a short new one (400); sign-in then takes the new one', async () => {
+    const m = await member('viewer', ['students:read']);
+    const wrong = await m.api.post('/v1/user/password', {
+      current_password: 'not the password at all',
+      new_password: 'a brand new long password',
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors[0].path).toBe('body.current_password');
+    const short = await m.api.post('/v1/user/password', {
+      current_password: PASSWORD,
+      new_password: 'short',
+    });
+    expect(short.status).toBe(400);
+    expect(short.body.errors[0].path).toBe('body.new_password');
+
+    const changed = await m.api.post('/v1/user/password', {
+      current_password: PASSWORD,
+      new_password: 'a brand new long password',
+    });
+    expect(changed.status).toBe(204);
+    expect(changed.body).toBe('');
+    const { accessToken } = await oauthToken(
+      { email: m.email, password: 'a brand new long password' },
+      'students:read',
+    );
+    expect((await call(server, '/v1/user', { token: accessToken })).body.id).toBe(m.id);
+    await expect(oauthToken({ email: m.email }, 'students:read')).rejects.toThrow(
+      /consent page: 401/,
+    );
+
+    const noUser = await asOperator().post('/v1/user/password', {
+      current_password: PASSWORD,
+      new_password: 'a brand new long password',
+    });
+    expect(noUser.status).toBe(403);
+  });
+});
+
+describe('migration', () => {
+  it('makes every existing user an admin, with no name', async () => {
+    const admin = process.env.TEST_DATABASE_URL;
+    let url: string;
+    let drop: () => Promise<void>;
+    if (admin) {
+      const name = `platform_test_${randomBytes(6).toString('hex')}`;
+      const c = new Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`CREATE DATABASE ${name}`);
+      await c.end();
+      const u = new URL(admin);
+      u.pathname = `/${name}`;
+      url = u.toString();
+      drop = async () => {
+        const d = new Client({ connectionString: admin });
+        await d.connect();
+        await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await d.end();
+      };
+    } else {
+      const dir = mkdtempSync(path.join(tmpdir(), 'platform-migration-'));
+      url = `sqlite:${path.join(dir, 'db.sqlite')}`;
+      drop = () => Promise.resolve(rmSync(dir, { recursive: true, force: true }));
+    }
+    try {
+      const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database);
+      const all = options.migrations as (new () => { name?: string })[];
+      const members = all.find((m) => new m().name === 'Members1766200000000')!;
+      expect(members).toBeDefined();
+      const before = new DataSource({ ...options, migrations: all.filter((m) => m !== members) });
+      await before.initialize();
+      await before.runMigrations({ transaction: 'each' });
+      // Rows as they were before the migration; timestamps as literals both databases take.
+      const at = "'2026-01-01 00:00:00'";
+      await before.query(
+        `INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ('org_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', 'Old School', 'standard', ${at}, ${at})`,
+      );
+      await before.query(
+        `INSERT INTO users (id, organization_id, email, password_hash, created_at, updated_at) VALUES ('usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', 'org_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', 'old@school.example', 'x', ${at}, ${at})`,
+      );
+      await before.destroy();
+
+      const after = new DataSource(options);
+      await after.initialize();
+      await after.runMigrations({ transaction: 'each' });
+      const rows: { role: string; name: string | null }[] = await after.query(
+        'SELECT role, name FROM users',
+      );
+      expect(rows).toEqual([{ role: 'admin', name: null }]);
+      await after.destroy();
+    } finally {
+      await drop();
+    }
+  });
+
+  it('ROLE_SCOPES keeps viewers to reads and admins alone on members:write', () => {
+    expect(ROLE_SCOPES.viewer.every((s) => s.endsWith(':read'))).toBe(true);
+    expect(ROLE_SCOPES.developer).not.toContain('members:write');
+    expect(ROLE_SCOPES.admin).toContain('members:write');
+  });
+});

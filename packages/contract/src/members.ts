@@ -1,0 +1,255 @@
+/**
+ * The people of an organization: members with a role (`admin`, `developer`, `viewer`; see
+ * `ROLE_SCOPES`), the invitations that bring new ones in, and `/v1/user`, the member a token
+ * acts for.
+ */
+import { initContract } from '@ts-rest/core';
+import { dateTimeInput } from './date-time';
+import { idSchema } from './ids';
+import { filter, listQuery, listResponse } from './list';
+import { operation, ROUTER_OPTIONS } from './operation';
+import { commonErrorResponses, problemResponse } from './problem';
+import {
+  deletedSchema,
+  IdPathParams,
+  readErrorResponses,
+  timestampSchema,
+  writeErrorResponses,
+} from './resource';
+import { ROLES } from './scopes';
+import { z } from './zod-openapi';
+
+const c = initContract();
+
+/** How long an invitation's link works. */
+export const INVITATION_TTL_DAYS = 7;
+
+const roleField = z
+  .enum(ROLES)
+  .describe(
+    '`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows.',
+  );
+
+const emailField = z
+  .string()
+  .min(3)
+  .max(320, 'must be at most 320 characters')
+  .email('must be an email address');
+
+// ---------------------------------------------------------------- members
+
+export const MemberSchema = z
+  .object({
+    id: idSchema('user'),
+    object: z.literal('member'),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: roleField,
+    organization_id: idSchema('organization'),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .openapi({ title: 'Member' });
+
+export type MemberResource = z.infer<typeof MemberSchema>;
+
+export const MemberUpdateSchema = z
+  .object({
+    role: roleField.optional(),
+    name: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(200, 'must be at most 200 characters')
+      .nullable()
+      .optional()
+      .describe('Null clears it.'),
+  })
+  .strict()
+  .openapi({ title: 'MemberUpdate' });
+
+export const MemberListQuerySchema = listQuery({
+  filters: { role: filter.oneOf(ROLES) },
+  ranges: {},
+  sort: ['email'],
+});
+
+const LAST_ADMIN =
+  'An organization always keeps at least one admin: removing or demoting the last one is a 409.';
+
+export const membersContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/v1/members',
+      summary: 'List members',
+      description:
+        "The organization's members and their roles. Filter with `role=admin,developer`.",
+      query: MemberListQuerySchema,
+      responses: { 200: listResponse(MemberSchema, 'MemberList'), ...commonErrorResponses },
+      metadata: operation({ scope: 'members:read', list: true }),
+    },
+    retrieve: {
+      method: 'GET',
+      path: '/v1/members/:id',
+      summary: 'Retrieve a member',
+      pathParams: IdPathParams,
+      responses: { 200: MemberSchema, ...readErrorResponses },
+      metadata: operation({ scope: 'members:read' }),
+    },
+    update: {
+      method: 'PATCH',
+      path: '/v1/members/:id',
+      summary: "Change a member's role or name",
+      description: `A new role applies from the member's next request: their tokens never do more than it allows. Giving a role needs a calling token that holds every scope of that role (403 otherwise). ${LAST_ADMIN}`,
+      pathParams: IdPathParams,
+      body: MemberUpdateSchema,
+      responses: { 200: MemberSchema, ...writeErrorResponses },
+      metadata: operation({ scope: 'members:write' }),
+    },
+    delete: {
+      method: 'DELETE',
+      path: '/v1/members/:id',
+      summary: 'Remove a member',
+      description: `The member can no longer sign in; their personal access tokens are revoked and their OAuth grants and tokens deleted, so each answers 401 from the next request on. ${LAST_ADMIN}`,
+      pathParams: IdPathParams,
+      body: c.noBody(),
+      responses: { 200: deletedSchema('member', 'DeletedMember'), ...writeErrorResponses },
+      metadata: operation({ scope: 'members:write' }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
+
+// ---------------------------------------------------------------- invitations
+
+export const InvitationSchema = z
+  .object({
+    id: idSchema('invitation'),
+    object: z.literal('invitation'),
+    email: z.string(),
+    role: roleField,
+    expires_at: timestampSchema.describe('After this the link no longer works.'),
+    created_at: timestampSchema,
+  })
+  .openapi({ title: 'Invitation' });
+
+export type InvitationResource = z.infer<typeof InvitationSchema>;
+
+export const InvitationWithSecretSchema = InvitationSchema.extend({
+  accept_url: z
+    .string()
+    .url()
+    .describe(
+      'The one-time link to send to the invitee, who opens it to set a password. Shown only here; only a hash of its token is kept.',
+    ),
+}).openapi({ title: 'InvitationWithSecret' });
+
+export const InvitationCreateSchema = z
+  .object({
+    email: emailField,
+    role: roleField,
+    expires_at: dateTimeInput()
+      .nullable()
+      .optional()
+      .describe(
+        `When the link stops working; in the future and at most ${INVITATION_TTL_DAYS} days away. Omit or null: in ${INVITATION_TTL_DAYS} days (or when the calling token expires, if sooner).`,
+      ),
+  })
+  .strict()
+  .openapi({ title: 'InvitationCreate' });
+
+export const InvitationListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
+
+export const invitationsContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      path: '/v1/invitations',
+      summary: 'List pending invitations',
+      description: 'Invitations not yet accepted, revoked or expired. Never the link itself.',
+      query: InvitationListQuerySchema,
+      responses: {
+        200: listResponse(InvitationSchema, 'InvitationList'),
+        ...commonErrorResponses,
+      },
+      metadata: operation({ scope: 'members:read', list: true }),
+    },
+    create: {
+      method: 'POST',
+      path: '/v1/invitations',
+      summary: 'Invite a member',
+      description: `Returns the one-time \`accept_url\`, not shown again, which works for ${INVITATION_TTL_DAYS} days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with \`role\`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.`,
+      body: InvitationCreateSchema,
+      responses: { 201: InvitationWithSecretSchema, ...writeErrorResponses },
+      metadata: operation({
+        scope: 'members:write',
+        oneTimeSecret: 'accept_url',
+        delegation: 'credential',
+      }),
+    },
+    retrieve: {
+      method: 'GET',
+      path: '/v1/invitations/:id',
+      summary: 'Retrieve an invitation',
+      pathParams: IdPathParams,
+      responses: { 200: InvitationSchema, ...readErrorResponses },
+      metadata: operation({ scope: 'members:read' }),
+    },
+    delete: {
+      method: 'DELETE',
+      path: '/v1/invitations/:id',
+      summary: 'Revoke an invitation',
+      description: 'Its link stops working at once. Revoking twice is harmless.',
+      pathParams: IdPathParams,
+      body: c.noBody(),
+      responses: { 200: deletedSchema('invitation', 'DeletedInvitation'), ...writeErrorResponses },
+      metadata: operation({ scope: 'members:write' }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
+
+// ---------------------------------------------------------------- the calling member
+
+export const PasswordChangeSchema = z
+  .object({
+    current_password: z.string().min(1).max(1024),
+    new_password: z
+      .string()
+      .min(12, 'must be at least 12 characters')
+      .max(1024, 'must be at most 1024 characters'),
+  })
+  .strict()
+  .openapi({ title: 'PasswordChange' });
+
+const USER_ONLY =
+  'Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.';
+
+export const userContract = c.router(
+  {
+    retrieve: {
+      method: 'GET',
+      path: '/v1/user',
+      summary: 'Retrieve the calling member',
+      description: `The member the calling token acts for, with their role. ${USER_ONLY}`,
+      query: z.object({}).strict(),
+      responses: { 200: MemberSchema, ...commonErrorResponses },
+      metadata: operation({ scope: null, requiresUser: true }),
+    },
+    changePassword: {
+      method: 'POST',
+      path: '/v1/user/password',
+      summary: "Change the calling member's password",
+      description: `Needs the current password (400 when it is wrong). Tokens already issued keep working. ${USER_ONLY}`,
+      body: PasswordChangeSchema,
+      responses: {
+        204: c.noBody(),
+        ...commonErrorResponses,
+        413: problemResponse('The request body is larger than 1 MB.'),
+        415: problemResponse('The request body is not application/json.'),
+      },
+      metadata: operation({ scope: null, requiresUser: true }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
