@@ -184,7 +184,8 @@ interface Fixture {
    */
   singleton?: boolean;
   /** Its creation is written to the audit log (made with a token, so never anonymous). */
-  audited?: boolean;
+  /** It writes audit entries when created: `true` for one, or how many. */
+  audited?: boolean | number;
   /** For a read-only collection not fed by events: its total once the fixtures are made. */
   total?(fixtures: readonly Fixture[]): number;
 }
@@ -270,6 +271,7 @@ const FIXTURES: readonly Fixture[] = [
     body: (_refs, n) => ({ email: `walk${n}@invited.example`, role: 'viewer' }),
     emitsEvent: false,
     widest: { role: 'admin' },
+    audited: true,
   },
   {
     // A member joins through an invitation of their own, accepted on its page (so the pending
@@ -278,6 +280,8 @@ const FIXTURES: readonly Fixture[] = [
     kind: 'user',
     create: (_refs, _post, env) => joinThroughInvitation(env),
     emitsEvent: false,
+    // Its invitation created, then accepted, and the member added.
+    audited: 3,
   },
   // Read-only: the fixtures above wrote events; the newest one is the record.
   { collection: 'events', kind: 'event' },
@@ -287,7 +291,7 @@ const FIXTURES: readonly Fixture[] = [
     collection: 'audit_events',
     kind: 'audit_event',
     preexisting: 1,
-    total: (fixtures) => 1 + fixtures.filter((f) => f.audited).length,
+    total: (fixtures) => 1 + fixtures.reduce((sum, f) => sum + Number(f.audited ?? 0), 0),
   },
   {
     collection: 'organization',

@@ -485,6 +485,89 @@ describe('invitations', () => {
     expect(ok.res.status).toBe(303);
   });
 
+  it('records every member change in the audit log: invitation created, accepted (by the invitee, from the link), member added, role changed, renamed, removed, invitation revoked, password changed', async () => {
+    const audit = async (targetId: string) => {
+      const res = await call(
+        server,
+        `/v1/audit_events?target_id=${targetId}&sort=created_at&per_page=100`,
+        {
+          token: operator,
+        },
+      );
+      expect(res.status).toBe(200);
+      return res.body.data as {
+        action: string;
+        actor: { type: string; credential_id: string | null; user_id: string | null };
+        changes: Record<string, unknown> | null;
+      }[];
+    };
+    const invited = await invite('audited@riverside.example', 'developer');
+    expect(invited.status).toBe(201);
+    const { res } = await acceptThroughPage(invited.body.accept_url as string, {
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+      name: 'Audrey',
+    });
+    expect(res.status).toBe(303);
+    const invitationLog = await audit(invited.body.id as string);
+    expect(invitationLog.map((e) => e.action)).toEqual([
+      'invitation.created',
+      'invitation.accepted',
+    ]);
+    expect(JSON.stringify(invitationLog)).not.toContain(
+      new URL(invited.body.accept_url as string).searchParams.get('token'),
+    );
+    const list = await call(server, '/v1/members?role=developer&sort=-created_at&per_page=1', {
+      token: operator,
+    });
+    const userId = list.body.data[0].id as string;
+    expect(invitationLog[1]!.actor).toEqual(
+      expect.objectContaining({
+        type: 'invitation',
+        credential_id: invited.body.id,
+        user_id: userId,
+      }),
+    );
+
+    const patch = (body: Record<string, unknown>) =>
+      call(server, `/v1/members/${userId}`, {
+        method: 'PATCH',
+        token: operator,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await patch({ role: 'viewer' })).status).toBe(200);
+    expect((await patch({ name: 'Audrey H.' })).status).toBe(200);
+    expect(
+      (await call(server, `/v1/members/${userId}`, { method: 'DELETE', token: operator })).status,
+    ).toBe(200);
+    const memberLog = await audit(userId);
+    expect(memberLog.map((e) => [e.action, e.changes])).toEqual([
+      ['member.added', { email: 'audited@riverside.example', role: 'developer' }],
+      ['member.role_changed', { role: ['developer', 'viewer'] }],
+      ['member.updated', { name: ['Audrey', 'Audrey H.'] }],
+      ['member.removed', { email: 'audited@riverside.example', role: 'viewer' }],
+    ]);
+
+    const revoked = await invite('never@riverside.example', 'viewer');
+    await call(server, `/v1/invitations/${revoked.body.id}`, { method: 'DELETE', token: operator });
+    expect((await audit(revoked.body.id as string)).map((e) => e.action)).toEqual([
+      'invitation.created',
+      'invitation.revoked',
+    ]);
+
+    const m = await member('viewer', ['students:read']);
+    const changed = await m.api.post('/v1/user/password', {
+      current_password: PASSWORD,
+      new_password: 'a brand new long password',
+    });
+    expect(changed.status).toBe(204);
+    const passwordLog = await audit(m.id);
+    expect(passwordLog.map((e) => e.action)).toEqual(['user.password_changed']);
+    expect(passwordLog[0]!.actor.user_id).toBe(m.id);
+    expect(JSON.stringify(passwordLog)).not.toContain('a brand new long password');
+  });
+
   it('a revoked invitation no longer works (410) and leaves the pending list; an unknown link is a 404 page', async () => {
     const { body: created } = await invite(`withdrawn${++people}@riverside.example`);
     const revoked = await asOperator().delete(`/v1/invitations/${created.id}`);
@@ -584,7 +667,7 @@ describe('migration', () => {
     try {
       const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database);
       const all = options.migrations as (new () => { name?: string })[];
-      const members = all.find((m) => new m().name === 'Members1766200000000')!;
+      const members = all.find((m) => new m().name === 'Members1766200000001')!;
       expect(members).toBeDefined();
       const before = new DataSource({ ...options, migrations: all.filter((m) => m !== members) });
       await before.initialize();

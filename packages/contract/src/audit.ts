@@ -27,6 +27,14 @@ export const AUDIT_ACTIONS = [
   'organization.updated',
   'organization.plan_changed',
   'organization.rate_limit_changed',
+  'member.added',
+  'member.role_changed',
+  'member.updated',
+  'member.removed',
+  'invitation.created',
+  'invitation.revoked',
+  'invitation.accepted',
+  'user.password_changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -35,6 +43,8 @@ export const AUDIT_ACTOR_TYPES = [
   'personal_access_token',
   'oauth_access_token',
   'operator',
+  // The invitee, accepting through the one-time link: credential is the invitation's id.
+  'invitation',
 ] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
@@ -44,6 +54,7 @@ export const AUDIT_TARGET_TYPES = [
   'webhook_endpoint',
   'organization',
   'user',
+  'invitation',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

@@ -18,7 +18,18 @@ export interface OperatorAuditActor {
   kind: 'operator';
 }
 
-export type AuditActor = ApiAuditActor | OperatorAuditActor;
+/** Someone accepting an invitation through its one-time link: the link is the credential. */
+export interface InvitationAuditActor {
+  kind: 'invitation';
+  organizationId: string;
+  /** The invitation's id. */
+  credentialId: string;
+  /** The member the invitation made. */
+  userId: string;
+  ip: string | null;
+}
+
+export type AuditActor = ApiAuditActor | OperatorAuditActor | InvitationAuditActor;
 
 export const OPERATOR: OperatorAuditActor = { kind: 'operator' };
 

@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DataSource } from 'typeorm';
 import { OPERATOR } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
+import { TransactionRunner } from '../common/transactions';
 import type { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import { TokensService, toTokenResource } from '../auth/tokens.service';
 import { ProblemException } from '../common/problem.exception';
@@ -316,14 +317,33 @@ program
     }) =>
       withContext(async (ctx) => {
         const password = opts.passwordStdin ? await readPasswordFromStdin() : undefined;
-        const { user, generatedPassword } = await ctx.get(UsersService).create({
-          organizationId: opts.org,
-          email: opts.email,
-          role: opts.role,
-          name: opts.name ?? null,
-          ...(password !== undefined && { password }),
-        });
-        // audit: member.added (actor: operator)
+        // The member and its audit entry in one transaction.
+        const { user, generatedPassword } = await ctx
+          .get(TransactionRunner)
+          .run(async (manager) => {
+            const created = await ctx.get(UsersService).create(
+              {
+                organizationId: opts.org,
+                email: opts.email,
+                role: opts.role,
+                name: opts.name ?? null,
+                ...(password !== undefined && { password }),
+              },
+              manager,
+            );
+            await ctx.get(AuditService).record(
+              OPERATOR,
+              {
+                organizationId: created.user.organizationId,
+                action: 'member.added',
+                targetType: 'user',
+                targetId: created.user.id,
+                changes: { email: created.user.email, role: created.user.role },
+              },
+              manager,
+            );
+            return created;
+          });
         const view = {
           id: user.id,
           object: 'user',

@@ -23,9 +23,9 @@ import {
 import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
 import { InvitationRecord } from '../members/invitation.entity';
 import {
-  PostgresMembers1766200000000 as PostgresMembers,
-  SqliteMembers1766200000000 as SqliteMembers,
-} from '../members/migrations/1766200000000-members';
+  PostgresMembers1766200000001 as PostgresMembers,
+  SqliteMembers1766200000001 as SqliteMembers,
+} from '../members/migrations/1766200000001-members';
 import { Organization } from '../organizations/organization.entity';
 import { Payment } from '../payments/payment.entity';
 import { Student } from '../students/student.entity';

@@ -128,7 +128,7 @@ export class AcceptInvitationPages {
     if (password !== field(req, 'password_confirmation')) {
       return again('The two passwords are not the same.');
     }
-    const result = await this.members.accept(token, { password, name });
+    const result = await this.members.accept(token, { password, name }, req.ip);
     if (!result.ok) return this.ended(res, result.reason);
     res.redirect(303, `${this.origin}${PORTAL_PATH}`);
   }

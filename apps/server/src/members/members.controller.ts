@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { Principal } from '../auth/principal';
 import { publicId } from '../common/ids';
 import type { PageUrl } from '../common/list/page-envelope';
@@ -8,6 +9,7 @@ import { CurrentPageUrl } from '../common/page-url.decorator';
 import { notFound } from '../common/resource-errors';
 import { CurrentPrincipal } from '../common/request-context';
 import { UsersService } from '../oauth/users.service';
+import { AuditService } from '../audit/audit.service';
 import { MembersService, toInvitationResource, toMemberResource } from './members.service';
 
 @Controller()
@@ -15,7 +17,11 @@ export class MembersController {
   constructor(private readonly members: MembersService) {}
 
   @TsRestHandler(contract.members)
-  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+  handle(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentPageUrl() url: PageUrl,
+    @CurrentAuditActor() actor: ApiAuditActor,
+  ) {
     const organizationId = principal.organizationId;
     return tsRestHandler(contract.members, {
       list: async ({ query }) => ({
@@ -28,10 +34,10 @@ export class MembersController {
       }),
       update: async ({ params, body }) => ({
         status: 200,
-        body: toMemberResource(await this.members.update(principal, params.id, body)),
+        body: toMemberResource(await this.members.update(principal, params.id, body, actor)),
       }),
       delete: async ({ params }) => {
-        await this.members.remove(principal, params.id);
+        await this.members.remove(principal, params.id, actor);
         return {
           status: 200,
           body: { id: publicId('user', params.id), object: 'member', deleted: true },
@@ -46,7 +52,11 @@ export class InvitationsController {
   constructor(private readonly members: MembersService) {}
 
   @TsRestHandler(contract.invitations)
-  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+  handle(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentPageUrl() url: PageUrl,
+    @CurrentAuditActor() actor: ApiAuditActor,
+  ) {
     const organizationId = principal.organizationId;
     return tsRestHandler(contract.invitations, {
       list: async ({ query }) => ({
@@ -54,7 +64,7 @@ export class InvitationsController {
         body: await this.members.listInvitations(organizationId, query, url),
       }),
       create: async ({ body }) => {
-        const { invitation, acceptUrl } = await this.members.invite(principal, body);
+        const { invitation, acceptUrl } = await this.members.invite(principal, body, actor);
         return {
           status: 201,
           body: { ...toInvitationResource(invitation), accept_url: acceptUrl },
@@ -67,7 +77,7 @@ export class InvitationsController {
         ),
       }),
       delete: async ({ params }) => {
-        await this.members.revokeInvitation(organizationId, params.id);
+        await this.members.revokeInvitation(organizationId, params.id, actor);
         return {
           status: 200,
           body: { id: publicId('invitation', params.id), object: 'invitation', deleted: true },
@@ -83,10 +93,11 @@ export class UserController {
   constructor(
     private readonly members: MembersService,
     private readonly users: UsersService,
+    private readonly audit: AuditService,
   ) {}
 
   @TsRestHandler(contract.user)
-  handle(@CurrentPrincipal() principal: Principal) {
+  handle(@CurrentPrincipal() principal: Principal, @CurrentAuditActor() actor: ApiAuditActor) {
     const userId = principal.userId ?? '';
     return tsRestHandler(contract.user, {
       retrieve: async () => {
@@ -97,7 +108,11 @@ export class UserController {
       },
       changePassword: async ({ body }) => {
         await this.users.changePassword(userId, body.current_password, body.new_password);
-        // audit: user.password_changed
+        await this.audit.record(actor, {
+          action: 'user.password_changed',
+          targetType: 'user',
+          targetId: userId,
+        });
         return { status: 204, body: undefined };
       },
     });

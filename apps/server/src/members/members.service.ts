@@ -10,6 +10,9 @@ import {
   ROLE_SCOPES,
 } from '@platform/contract';
 import { type EntityManager, In, IsNull, MoreThan, type Repository } from 'typeorm';
+import type { AuditActor } from '../audit/audit-actor';
+import { AuditService } from '../audit/audit.service';
+import { normalizeIp } from '../rate-limit/organization-throttler.guard';
 import { earlierExpiry } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import { revokeTokensOf } from '../auth/tokens.service';
@@ -69,6 +72,7 @@ export class MembersService {
     @InjectRepository(InvitationRecord) private readonly invitations: Repository<InvitationRecord>,
     private readonly accounts: UsersService,
     private readonly tx: TransactionRunner,
+    private readonly audit: AuditService,
   ) {}
 
   // ------------------------------------------------------------------ members
@@ -88,6 +92,7 @@ export class MembersService {
     principal: Principal,
     id: string,
     changes: { role?: Role | undefined; name?: string | null | undefined },
+    actor: AuditActor,
   ): Promise<UserRecord> {
     const organizationId = principal.organizationId;
     if (changes.role) assertCanGrantRole(principal, changes.role);
@@ -98,14 +103,32 @@ export class MembersService {
       let changed = false;
       if (changes.role && changes.role !== user.role) {
         if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'demote');
-        // audit: member.role_changed (changes: { role: [user.role, changes.role] })
+        await this.audit.record(
+          actor,
+          {
+            action: 'member.role_changed',
+            targetType: 'user',
+            targetId: publicId('user', user.id),
+            changes: { role: [user.role, changes.role] },
+          },
+          manager,
+        );
         user.role = changes.role;
         changed = true;
       }
       if (changes.name !== undefined) {
         const name = changes.name?.trim() || null;
         if (name !== user.name) {
-          // audit: member.updated (changes: { name })
+          await this.audit.record(
+            actor,
+            {
+              action: 'member.updated',
+              targetType: 'user',
+              targetId: publicId('user', user.id),
+              changes: { name: [user.name, name] },
+            },
+            manager,
+          );
           user.name = name;
           changed = true;
         }
@@ -128,7 +151,7 @@ export class MembersService {
    * (grants, access and refresh tokens, codes, sessions) is deleted. The bearer check also
    * refuses any token whose member is gone, so nothing of theirs works on the next request.
    */
-  async remove(principal: Principal, id: string): Promise<void> {
+  async remove(principal: Principal, id: string, actor: AuditActor): Promise<void> {
     const organizationId = principal.organizationId;
     await this.tx.run(async (manager) => {
       await this.lockAdmins(manager, organizationId);
@@ -140,7 +163,16 @@ export class MembersService {
       await deleteOAuthArtifactsOf(manager, user.id);
       await disableEndpointsOfUser(manager, user.id, now);
       await manager.delete(UserRecord, { id: user.id, organizationId });
-      // audit: member.removed
+      await this.audit.record(
+        actor,
+        {
+          action: 'member.removed',
+          targetType: 'user',
+          targetId: publicId('user', user.id),
+          changes: { email: user.email, role: user.role },
+        },
+        manager,
+      );
     });
   }
 
@@ -198,6 +230,7 @@ export class MembersService {
   async invite(
     principal: Principal,
     input: { email: string; role: Role; expires_at?: string | null | undefined },
+    actor: AuditActor,
   ): Promise<{ invitation: InvitationRecord; acceptUrl: string }> {
     assertCanGrantRole(principal, input.role);
     const now = new Date();
@@ -235,21 +268,43 @@ export class MembersService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.invitations.insert(invitation);
-    // audit: invitation.created (changes: { email, role }; never the token)
+    await this.tx.run(async (manager) => {
+      await manager.insert(InvitationRecord, invitation);
+      await this.audit.record(
+        actor,
+        {
+          action: 'invitation.created',
+          targetType: 'invitation',
+          targetId: invitation.id,
+          changes: { email, role: input.role, expires_at: toIso(expiresAt) },
+        },
+        manager,
+      );
+    });
     const acceptUrl = `${serverOrigin(this.config)}${ACCEPT_PATH}?token=${encodeURIComponent(token)}`;
     return { invitation, acceptUrl };
   }
 
-  async revokeInvitation(organizationId: string, id: string): Promise<InvitationRecord> {
+  async revokeInvitation(
+    organizationId: string,
+    id: string,
+    actor: AuditActor,
+  ): Promise<InvitationRecord> {
     const invitation = await this.retrieveInvitation(organizationId, id);
     if (!invitationEnded(invitation)) {
       const now = new Date();
-      await this.invitations.update(
-        { id, organizationId },
-        { revokedAt: now, expiresAt: now, updatedAt: now },
-      );
-      // audit: invitation.revoked
+      await this.tx.run(async (manager) => {
+        await manager.update(
+          InvitationRecord,
+          { id, organizationId },
+          { revokedAt: now, expiresAt: now, updatedAt: now },
+        );
+        await this.audit.record(
+          actor,
+          { action: 'invitation.revoked', targetType: 'invitation', targetId: id },
+          manager,
+        );
+      });
     }
     return invitation;
   }
@@ -268,6 +323,7 @@ export class MembersService {
   async accept(
     token: string,
     input: { password: string; name: string },
+    ip?: string,
   ): Promise<{ ok: true; user: UserRecord } | { ok: false; reason: string }> {
     const found = await this.findByToken(token);
     const ended = invitationEnded(found);
@@ -290,7 +346,29 @@ export class MembersService {
         },
         manager,
       );
-      // audit: invitation.accepted, member.added (actor: the invitee)
+      // The invitee's own act: the link is the credential, the new member the user.
+      const actor: AuditActor = {
+        kind: 'invitation',
+        organizationId: found.organizationId,
+        credentialId: found.id,
+        userId: user.id,
+        ip: ip ? normalizeIp(ip) : null,
+      };
+      await this.audit.record(
+        actor,
+        { action: 'invitation.accepted', targetType: 'invitation', targetId: found.id },
+        manager,
+      );
+      await this.audit.record(
+        actor,
+        {
+          action: 'member.added',
+          targetType: 'user',
+          targetId: user.id,
+          changes: { email: user.email, role: user.role },
+        },
+        manager,
+      );
       return { ok: true as const, user };
     });
   }

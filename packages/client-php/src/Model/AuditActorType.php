@@ -18,6 +18,7 @@ final class AuditActorType
     public const PERSONAL_ACCESS_TOKEN = 'personal_access_token';
     public const OAUTH_ACCESS_TOKEN = 'oauth_access_token';
     public const OPERATOR = 'operator';
+    public const INVITATION = 'invitation';
 
     private function __construct()
     {
@@ -26,7 +27,7 @@ final class AuditActorType
     /** @return list<string> every known value, in the API's order */
     public static function values(): array
     {
-        return [self::PERSONAL_ACCESS_TOKEN, self::OAUTH_ACCESS_TOKEN, self::OPERATOR];
+        return [self::PERSONAL_ACCESS_TOKEN, self::OAUTH_ACCESS_TOKEN, self::OPERATOR, self::INVITATION];
     }
 
     /** Whether this SDK version knows `$value` (a newer server may send others). */

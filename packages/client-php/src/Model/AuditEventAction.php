@@ -27,6 +27,14 @@ final class AuditEventAction
     public const ORGANIZATION_UPDATED = 'organization.updated';
     public const ORGANIZATION_PLAN_CHANGED = 'organization.plan_changed';
     public const ORGANIZATION_RATE_LIMIT_CHANGED = 'organization.rate_limit_changed';
+    public const MEMBER_ADDED = 'member.added';
+    public const MEMBER_ROLE_CHANGED = 'member.role_changed';
+    public const MEMBER_UPDATED = 'member.updated';
+    public const MEMBER_REMOVED = 'member.removed';
+    public const INVITATION_CREATED = 'invitation.created';
+    public const INVITATION_REVOKED = 'invitation.revoked';
+    public const INVITATION_ACCEPTED = 'invitation.accepted';
+    public const USER_PASSWORD_CHANGED = 'user.password_changed';
 
     private function __construct()
     {
@@ -48,6 +56,14 @@ final class AuditEventAction
             self::ORGANIZATION_UPDATED,
             self::ORGANIZATION_PLAN_CHANGED,
             self::ORGANIZATION_RATE_LIMIT_CHANGED,
+            self::MEMBER_ADDED,
+            self::MEMBER_ROLE_CHANGED,
+            self::MEMBER_UPDATED,
+            self::MEMBER_REMOVED,
+            self::INVITATION_CREATED,
+            self::INVITATION_REVOKED,
+            self::INVITATION_ACCEPTED,
+            self::USER_PASSWORD_CHANGED,
         ];
     }
 

@@ -20,6 +20,7 @@ final class AuditTargetType
     public const WEBHOOK_ENDPOINT = 'webhook_endpoint';
     public const ORGANIZATION = 'organization';
     public const USER = 'user';
+    public const INVITATION = 'invitation';
 
     private function __construct()
     {
@@ -34,6 +35,7 @@ final class AuditTargetType
             self::WEBHOOK_ENDPOINT,
             self::ORGANIZATION,
             self::USER,
+            self::INVITATION,
         ];
     }
 

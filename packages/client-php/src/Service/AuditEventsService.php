@@ -47,7 +47,7 @@ final class AuditEventsService
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
      *     action?: string|list<string>,
-     *     actor_type?: 'personal_access_token'|'oauth_access_token'|'operator'|list<'personal_access_token'|'oauth_access_token'|'operator'>,
+     *     actor_type?: string|list<string>,
      *     target_type?: string|list<string>,
      *     target_id?: string,
      *     user_id?: string,

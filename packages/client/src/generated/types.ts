@@ -2,11 +2,11 @@
 // change the contract and run `pnpm generate:sdks`.
 import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list-types';
 
-export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator';
+export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation';
 
-export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed';
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed';
 
-export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user';
+export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation';
 
 export type CourseStatus = 'draft' | 'active' | 'archived';
 
@@ -1162,12 +1162,12 @@ export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updat
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
-  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, organization.updated, organization.plan_changed, organization.rate_limit_changed. */
-  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed'>;
-  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator. */
-  actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator'>;
-  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user. */
-  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user'>;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed'>;
+  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation. */
+  actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation'>;
+  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation. */
+  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation'>;
   /** Equality filter; comma-separate several values for IN. */
   target_id?: string;
   /** Equality filter; comma-separate several values for IN. */

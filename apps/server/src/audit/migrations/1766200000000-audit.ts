@@ -10,7 +10,7 @@ function statements(timestamp: string): string[] {
     `CREATE TABLE audit_events (
       id varchar(32) PRIMARY KEY NOT NULL,
       organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      actor_type varchar(32) NOT NULL CHECK (actor_type IN ('personal_access_token', 'oauth_access_token', 'operator')),
+      actor_type varchar(32) NOT NULL CHECK (actor_type IN ('personal_access_token', 'oauth_access_token', 'operator', 'invitation')),
       credential_id varchar(64),
       user_id varchar(32),
       action varchar(64) NOT NULL,

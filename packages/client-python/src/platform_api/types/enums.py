@@ -9,11 +9,11 @@ import typing as _t
 
 __all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "InvitationRole", "MemberRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
 
-AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator"]
+AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation"]
 
-AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed"]
+AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.password_changed"]
 
-AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user"]
+AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user", "invitation"]
 
 CourseStatus = _t.Literal["draft", "active", "archived"]
 

@@ -49,14 +49,14 @@ async function run(db: QueryRunner, sql: string[]): Promise<void> {
   for (const statement of sql) await db.query(statement);
 }
 
-export class SqliteMembers1766200000000 implements MigrationInterface {
-  name = 'Members1766200000000';
+export class SqliteMembers1766200000001 implements MigrationInterface {
+  name = 'Members1766200000001';
   up = (db: QueryRunner) => run(db, statements('sqlite'));
   down = (db: QueryRunner) => run(db, DOWN);
 }
 
-export class PostgresMembers1766200000000 implements MigrationInterface {
-  name = 'Members1766200000000';
+export class PostgresMembers1766200000001 implements MigrationInterface {
+  name = 'Members1766200000001';
   up = (db: QueryRunner) => run(db, statements('postgres'));
   down = (db: QueryRunner) => run(db, DOWN);
 }
