@@ -815,8 +815,17 @@ function pathExpr(ctx: Context, op: Operation): string {
   return hasParam ? `f${pyString(path)}` : pyString(path);
 }
 
+/**
+ * A namespace's class name: `Students`; `OrganizationResource` where the plain name is a model's
+ * (`client.organization` returns an `Organization`), since one module imports both.
+ */
+function resourceClass(ctx: Context, resource: Resource): string {
+  const taken = ctx.sdk.models.some((m) => m.name === resource.pascal);
+  return taken ? `${resource.pascal}Resource` : resource.pascal;
+}
+
 function emitResource(ctx: Context, resource: Resource): string {
-  const cls = resource.pascal;
+  const cls = resourceClass(ctx, resource);
   const rawCls = `${cls}WithRawResponse`;
   const models = new Set<string>();
   const unions = new Set<string>();
@@ -922,15 +931,15 @@ import typing as _t
 
 from .._core._resource import cached_property
 `;
-  for (const r of resources)
-    out += `from .${r.snake} import ${r.pascal}, ${r.pascal}WithRawResponse\n`;
+  const cls = (r: Resource) => resourceClass(ctx, r);
+  for (const r of resources) out += `from .${r.snake} import ${cls(r)}, ${cls(r)}WithRawResponse\n`;
   out += `
 if _t.TYPE_CHECKING:
     from .._client import PlatformClient
 
 __all__ = [
     "ClientResources",
-${resources.map((r) => `    ${pyString(r.pascal)},\n    ${pyString(`${r.pascal}WithRawResponse`)},`).join('\n')}
+${resources.map((r) => `    ${pyString(cls(r))},\n    ${pyString(`${cls(r)}WithRawResponse`)},`).join('\n')}
 ]
 
 
@@ -939,9 +948,9 @@ class ClientResources:
 `;
   for (const r of resources) {
     const paths = [...new Set(r.operations.map((o) => o.path.split('/').slice(0, 3).join('/')))];
-    out += `\n    @cached_property\n    def ${r.snake}(self) -> ${r.pascal}:\n`;
+    out += `\n    @cached_property\n    def ${r.snake}(self) -> ${cls(r)}:\n`;
     out += `        """${r.operations.map((o) => `\`${o.method.snake}\``).join(', ')} (${paths.map((p) => `\`${p}\``).join(', ')})."""\n`;
-    out += `        return ${r.pascal}(_t.cast("PlatformClient", self))\n`;
+    out += `        return ${cls(r)}(_t.cast("PlatformClient", self))\n`;
   }
   return out;
 }

@@ -19,7 +19,7 @@ from .webhook_deliveries import WebhookDeliveries, WebhookDeliveriesWithRawRespo
 from .personal_access_tokens import PersonalAccessTokens, PersonalAccessTokensWithRawResponse
 from .token import Token, TokenWithRawResponse
 from .oauth_clients import OauthClients, OauthClientsWithRawResponse
-from .organization import Organization, OrganizationWithRawResponse
+from .organization import OrganizationResource, OrganizationResourceWithRawResponse
 from .audit_events import AuditEvents, AuditEventsWithRawResponse
 from .members import Members, MembersWithRawResponse
 from .invitations import Invitations, InvitationsWithRawResponse
@@ -54,8 +54,8 @@ __all__ = [
     "TokenWithRawResponse",
     "OauthClients",
     "OauthClientsWithRawResponse",
-    "Organization",
-    "OrganizationWithRawResponse",
+    "OrganizationResource",
+    "OrganizationResourceWithRawResponse",
     "AuditEvents",
     "AuditEventsWithRawResponse",
     "Members",
@@ -131,9 +131,9 @@ class ClientResources:
         return OauthClients(_t.cast("PlatformClient", self))
 
     @cached_property
-    def organization(self) -> Organization:
+    def organization(self) -> OrganizationResource:
         """`retrieve`, `update` (`/v1/organization`)."""
-        return Organization(_t.cast("PlatformClient", self))
+        return OrganizationResource(_t.cast("PlatformClient", self))
 
     @cached_property
     def audit_events(self) -> AuditEvents:

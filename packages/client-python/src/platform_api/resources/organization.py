@@ -11,16 +11,16 @@ from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.models import Organization
 
-__all__ = ["Organization", "OrganizationWithRawResponse"]
+__all__ = ["OrganizationResource", "OrganizationResourceWithRawResponse"]
 
 
-class Organization(SyncAPIResource):
+class OrganizationResource(SyncAPIResource):
     """`client.organization`: `retrieve`, `update`."""
 
     @cached_property
-    def with_raw_response(self) -> OrganizationWithRawResponse:
+    def with_raw_response(self) -> OrganizationResourceWithRawResponse:
         """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
-        return OrganizationWithRawResponse(self._client)
+        return OrganizationResourceWithRawResponse(self._client)
 
     def retrieve(
         self,
@@ -55,7 +55,7 @@ class Organization(SyncAPIResource):
         ).parse()
 
 
-class OrganizationWithRawResponse(SyncAPIResource):
+class OrganizationResourceWithRawResponse(SyncAPIResource):
     """`client.organization.with_raw_response`: each method returns the `APIResponse`."""
 
     def retrieve(
