@@ -19,8 +19,16 @@ export function usePath(): string {
   return path.startsWith(PORTAL_BASE) ? path.slice(PORTAL_BASE.length) || '/' : '/';
 }
 
+let moved = false;
+
+/** Whether the user has moved within the app (a first load leaves focus where the browser puts it). */
+export function navigatedInApp(): boolean {
+  return moved;
+}
+
 /** `to` is relative to /portal, e.g. `/webhooks`. */
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  moved = true;
   const url = to.startsWith(PORTAL_BASE) ? to : `${PORTAL_BASE}${to}`;
   if (options.replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);

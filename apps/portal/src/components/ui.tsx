@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { navigatedInApp } from '../router';
 
 /** Status and error messages, announced by screen readers (polite for status, assertive for errors). */
 export function Notice({ kind, children }: { kind: 'error' | 'success'; children: ReactNode }) {
@@ -109,10 +110,16 @@ export function CheckboxGroup<T extends string>({
   );
 }
 
-/** Page heading that takes focus when the page opens, so route changes are announced. */
+/**
+ * Page heading that takes focus when the user moves to its page within the app, so the change
+ * is announced and Tab continues from the content; on a fresh load focus starts at the top
+ * (the skip link), as on any page.
+ */
 export function PageHeading({ children }: { children: ReactNode }) {
   const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => ref.current?.focus(), []);
+  useEffect(() => {
+    if (navigatedInApp()) ref.current?.focus();
+  }, []);
   return (
     <h1 tabIndex={-1} ref={ref}>
       {children}

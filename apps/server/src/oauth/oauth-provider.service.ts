@@ -130,7 +130,10 @@ export class OAuthProviderService {
                 toProviderRealm({ clientId: client.clientId, accountId: session.accountId }),
               );
         const requested = ctx.oidc.params?.scope;
-        grant.addResourceScope(resource, typeof requested === 'string' ? requested : '');
+        const scope = typeof requested === 'string' ? requested : '';
+        // As the consent page grants them: our scopes are also oidc-provider's OIDC scopes.
+        grant.addOIDCScope(scope);
+        grant.addResourceScope(resource, scope);
         await grant.save();
         return grant;
       },
@@ -143,7 +146,10 @@ export class OAuthProviderService {
       // one. Made per process, so it is never stored anywhere.
       jwks: { keys: [signingKey()] },
       clientAuthMethods: ['client_secret_basic', 'none'],
-      clientBasedCORS: () => false,
+      // oidc-provider checks a browser's Origin against this for public clients' token and
+      // revocation requests. Only the portal calls from a browser, and only from this origin.
+      clientBasedCORS: (_ctx, origin, client) =>
+        isPortalClient(client.clientId) && origin === new URL(issuer).origin,
       // The only key is ES256 (and no ID tokens are issued); clients default to it.
       clientDefaults: { id_token_signed_response_alg: 'ES256' },
       responseTypes: ['code'],

@@ -51,10 +51,13 @@ export function portalRouter(config: AppConfig): Router {
     '/assets',
     express.static(path.join(dist, 'assets'), {
       index: false,
-      fallthrough: false,
       setHeaders: (res) => res.setHeader('Cache-Control', IMMUTABLE),
     }),
   );
+  // An asset that is not there (an old build's name) is a plain 404, never the page.
+  router.use('/assets', (_req: Request, res: Response) => {
+    res.status(404).setHeader('Cache-Control', 'no-store').type('text').send('Not found');
+  });
   router.use(
     express.static(dist, {
       index: false,
