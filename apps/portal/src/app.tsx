@@ -61,8 +61,8 @@ function SignedOut() {
     <main id="main" className="narrow">
       <PageHeading>Platform developer portal</PageHeading>
       <p>
-        Manage your organization’s personal access tokens, webhook endpoints and OAuth apps. Sign
-        in with your platform account.
+        Manage your organization’s personal access tokens, webhook endpoints and OAuth apps. Sign in
+        with your platform account.
       </p>
       {error ? <Notice kind="error">{error}</Notice> : null}
       <button type="button" className="primary" onClick={start}>
@@ -148,7 +148,8 @@ function Page({
   if (route === '/tokens') return <TokensPage client={client} scopes={scopes} />;
   if (route === '/webhooks') return <WebhooksPage client={client} />;
   const endpoint = /^\/webhooks\/([^/]+)$/.exec(route);
-  if (endpoint?.[1]) return <WebhookEndpointPage key={endpoint[1]} client={client} id={endpoint[1]} />;
+  if (endpoint?.[1])
+    return <WebhookEndpointPage key={endpoint[1]} client={client} id={endpoint[1]} />;
   if (route === '/oauth-apps') return <OAuthAppsPage client={client} scopes={scopes} />;
   const section = extra.find((s) => s.path === route);
   if (section) return <OptionalSectionPage key={section.path} client={client} section={section} />;

@@ -76,12 +76,20 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
             context: Document,
             options: object,
           ) => Promise<{
-            violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[];
+            violations: {
+              id: string;
+              impact: string | null;
+              help: string;
+              nodes: { target: unknown[] }[];
+            }[];
           }>;
         };
       }
     ).axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      runOnly: {
+        type: 'tag',
+        values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'],
+      },
     });
     return result.violations.map((v) => ({
       id: v.id,

@@ -60,7 +60,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await browser?.close();
-  await new Promise<void>((resolve) => (inspector ? inspector.server.close(() => resolve()) : resolve()));
+  await new Promise<void>((resolve) =>
+    inspector ? inspector.server.close(() => resolve()) : resolve(),
+  );
   inspector?.server.closeAllConnections();
   await server?.close();
 });
@@ -205,7 +207,10 @@ describe('the portal in Chromium', () => {
 
   test('redelivers: a second verified attempt with the same webhook-id', async () => {
     const webhookId = inspector.deliveries()[0]!.webhookId;
-    await page.getByRole('button', { name: /^Redeliver msg_/ }).first().click();
+    await page
+      .getByRole('button', { name: /^Redeliver msg_/ })
+      .first()
+      .click();
     await page.getByText(/queued again/).waitFor();
     await until(() => inspector.deliveries().length === 2);
     const [again] = inspector.deliveries();
@@ -217,7 +222,9 @@ describe('the portal in Chromium', () => {
   test('rotates the secret and shows the 24-hour overlap; the endpoint edits', async () => {
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     await page.getByRole('heading', { name: 'New signing secret' }).waitFor();
-    await expect(page.getByText(/\(24 hours\) every delivery carries two signatures/).count()).resolves.toBe(1);
+    await expect(
+      page.getByText(/\(24 hours\) every delivery carries two signatures/).count(),
+    ).resolves.toBe(1);
     await page.getByLabel('Description (optional)').fill('the inspector, renamed');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Endpoint saved.').waitFor();
@@ -225,7 +232,11 @@ describe('the portal in Chromium', () => {
       headers: { Authorization: `Bearer ${await storedPortalToken()}` },
     }).then((r) => r.json() as Promise<{ description: string; owner: unknown; enabled: boolean }>);
     // Made in the portal: the organization's endpoint, not bound to the member's session.
-    expect(stored).toMatchObject({ description: 'the inspector, renamed', owner: null, enabled: true });
+    expect(stored).toMatchObject({
+      description: 'the inspector, renamed',
+      owner: null,
+      enabled: true,
+    });
     await expectAccessible('webhook endpoint (rotated)');
   });
 
@@ -233,7 +244,9 @@ describe('the portal in Chromium', () => {
     await page.getByRole('link', { name: 'OAuth apps' }).click();
     await page.getByRole('heading', { level: 1, name: 'OAuth apps' }).waitFor();
     await page.getByLabel('Name').fill('Gradebook sync');
-    await page.getByLabel('Redirect URIs (one per line)').fill('https://gradebook.school.test/callback');
+    await page
+      .getByLabel('Redirect URIs (one per line)')
+      .fill('https://gradebook.school.test/callback');
     await page.getByRole('checkbox', { name: 'courses:read' }).check();
     await page.getByRole('button', { name: 'Register app' }).click();
     await page.getByRole('heading', { name: 'Client secret of “Gradebook sync”' }).waitFor();
@@ -247,7 +260,9 @@ describe('the portal in Chromium', () => {
     );
     await page.getByRole('button', { name: 'Delete Gradebook sync' }).click();
     await page.getByText('“Gradebook sync” deleted.').waitFor();
-    await expect(page.getByRole('heading', { level: 3, name: 'Gradebook sync' }).count()).resolves.toBe(0);
+    await expect(
+      page.getByRole('heading', { level: 3, name: 'Gradebook sync' }).count(),
+    ).resolves.toBe(0);
   });
 
   test('keyboard: the skip link comes first and leads to the content; focus is visible', async () => {
@@ -291,7 +306,9 @@ describe('the portal in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     await expect(
-      fetch(`${server.url}/v1/token`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status),
+      fetch(`${server.url}/v1/token`, { headers: { Authorization: `Bearer ${token}` } }).then(
+        (r) => r.status,
+      ),
     ).resolves.toBe(401);
   });
 });

@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -75,7 +74,7 @@ export async function createApp(
   // The portal's files are static and public: served before the front door, so loading the
   // app does not spend the anonymous per-IP budget its sign-in and API calls then use.
   if (config.portal.dev) {
-    const dev = await portalDevRouter(app.getHttpServer() as Server);
+    const dev = await portalDevRouter(app.getHttpServer());
     app.getHttpServer().on('close', () => void dev.close());
     app.use(PORTAL_PATH, dev.router);
   } else {

@@ -53,13 +53,23 @@ export function CopyField({ label, value }: { label: string; value: string }) {
     <div className="copy-field">
       <label htmlFor={id}>{label}</label>
       <div className="copy-row">
-        <input id={id} readOnly value={value} spellCheck={false} onFocus={(e) => e.target.select()} />
+        <input
+          id={id}
+          readOnly
+          value={value}
+          spellCheck={false}
+          onFocus={(e) => e.target.select()}
+        />
         <button type="button" onClick={copy}>
           Copy<span className="visually-hidden"> {label}</span>
         </button>
       </div>
       <span role="status" className="copy-status">
-        {copied === 'copied' ? 'Copied.' : copied === 'failed' ? 'Could not copy; select the text and copy it.' : ''}
+        {copied === 'copied'
+          ? 'Copied.'
+          : copied === 'failed'
+            ? 'Could not copy; select the text and copy it.'
+            : ''}
       </span>
     </div>
   );

@@ -78,7 +78,9 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
         },
       });
       setRegistered(app);
-      setSecret(app.client_secret ? { name: app.name, clientId: app.id, secret: app.client_secret } : null);
+      setSecret(
+        app.client_secret ? { name: app.name, clientId: app.id, secret: app.client_secret } : null,
+      );
       setName('');
       setRedirects('');
       setSelected(new Set());
@@ -91,7 +93,11 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
   };
 
   const rotate = async (app: OAuthClient) => {
-    if (!window.confirm(`Rotate the secret of “${app.name}”? The current secret stops working at once.`))
+    if (
+      !window.confirm(
+        `Rotate the secret of “${app.name}”? The current secret stops working at once.`,
+      )
+    )
       return;
     setError(null);
     try {
@@ -133,7 +139,11 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
         </section>
       ) : null}
       {secret ? (
-        <SecretPanel title={`Client secret of “${secret.name}”`} secret={secret.secret} label="Client secret">
+        <SecretPanel
+          title={`Client secret of “${secret.name}”`}
+          secret={secret.secret}
+          label="Client secret"
+        >
           <CopyField label="Client ID" value={secret.clientId} />
         </SecretPanel>
       ) : null}
@@ -234,7 +244,12 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
               Exact URIs: https, or http on localhost / 127.0.0.1. Needed for authorization_code.
             </span>
           </div>
-          <CheckboxGroup legend="Scopes" options={scopes} selected={selected} onChange={setSelected} />
+          <CheckboxGroup
+            legend="Scopes"
+            options={scopes}
+            selected={selected}
+            onChange={setSelected}
+          />
           <CheckboxGroup
             legend="Grant types"
             options={GRANT_TYPES}

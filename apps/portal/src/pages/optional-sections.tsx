@@ -84,7 +84,9 @@ export function OptionalSectionPage({
       <PageHeading>{section.label}</PageHeading>
       {error ? <Notice kind="error">{error}</Notice> : null}
       {data === null ? (
-        error ? null : <p>Loading…</p>
+        error ? null : (
+          <p>Loading…</p>
+        )
       ) : data.length === 0 ? (
         <p>Nothing here yet.</p>
       ) : (

@@ -48,7 +48,9 @@ export function TokensPage({ client, scopes }: { client: PlatformClient; scopes:
     setBusy(true);
     try {
       const expiresAt =
-        expiry === 'never' ? null : new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
+        expiry === 'never'
+          ? null
+          : new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
       const token = await client.personalAccessTokens.create({
         body: { name, scopes: [...selected], expires_at: expiresAt },
       });
@@ -110,7 +112,12 @@ export function TokensPage({ client, scopes }: { client: PlatformClient; scopes:
               What it is for, e.g. “nightly SIS sync”.
             </span>
           </div>
-          <CheckboxGroup legend="Scopes" options={scopes} selected={selected} onChange={setSelected} />
+          <CheckboxGroup
+            legend="Scopes"
+            options={scopes}
+            selected={selected}
+            onChange={setSelected}
+          />
           <div className="field">
             <label htmlFor="token-expiry">Expires</label>
             <select id="token-expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>

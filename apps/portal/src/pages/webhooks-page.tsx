@@ -144,7 +144,9 @@ export function WebhooksPage({ client }: { client: PlatformClient }) {
                   <span className="url">{endpoint.url}</span>
                 </Link>
                 <p>
-                  {endpoint.enabled ? 'Enabled' : `Disabled (${endpoint.disabled_reason ?? 'requested'})`}{' '}
+                  {endpoint.enabled
+                    ? 'Enabled'
+                    : `Disabled (${endpoint.disabled_reason ?? 'requested'})`}{' '}
                   · {endpoint.events.join(', ')}
                   {endpoint.description ? ` · ${endpoint.description}` : ''}
                 </p>
@@ -308,12 +310,15 @@ export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id
             {deliveries.map((delivery) => (
               <li key={delivery.id} className="card delivery" data-status={delivery.status}>
                 <h3>
-                  <code>{delivery.event_type}</code> · <span className="status">{delivery.status}</span>
+                  <code>{delivery.event_type}</code> ·{' '}
+                  <span className="status">{delivery.status}</span>
                 </h3>
                 <p>
                   {delivery.id} · created {formatDate(delivery.created_at)} ·{' '}
                   {delivery.attempt_count} attempt{delivery.attempt_count === 1 ? '' : 's'}
-                  {delivery.next_attempt_at ? ` · next ${formatDate(delivery.next_attempt_at)}` : ''}
+                  {delivery.next_attempt_at
+                    ? ` · next ${formatDate(delivery.next_attempt_at)}`
+                    : ''}
                 </p>
                 {delivery.attempts.length ? (
                   <div className="table-wrap">
@@ -335,7 +340,8 @@ export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id
                             <td>{attempt.latency_ms} ms</td>
                             <td>
                               <code className="excerpt">
-                                {attempt.error ?? (attempt.response_body || '(empty)').slice(0, 200)}
+                                {attempt.error ??
+                                  (attempt.response_body || '(empty)').slice(0, 200)}
                               </code>
                             </td>
                           </tr>
@@ -358,7 +364,11 @@ export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id
         <form className="stack" onSubmit={save}>
           <EndpointFields {...{ url, setUrl, description, setDescription, events, setEvents }} />
           <label className="inline">
-            <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />{' '}
+            <input
+              type="checkbox"
+              checked={enabled}
+              onChange={(e) => setEnabled(e.target.checked)}
+            />{' '}
             Enabled
           </label>
           <button type="submit">Save changes</button>

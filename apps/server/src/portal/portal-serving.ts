@@ -80,7 +80,10 @@ function notBuilt(res: Response, dist: string): void {
     .setHeader('Cache-Control', 'no-store')
     .setHeader('Retry-After', '60')
     // The plain page's own <style> (the shared look of the server's HTML pages).
-    .setHeader('Content-Security-Policy', PORTAL_CSP.replace("style-src 'self'", "style-src 'unsafe-inline'"))
+    .setHeader(
+      'Content-Security-Policy',
+      PORTAL_CSP.replace("style-src 'self'", "style-src 'unsafe-inline'"),
+    )
     .type('html')
     .send(
       page(
@@ -115,7 +118,7 @@ export async function portalDevRouter(
   };
   const server = await vite.createServer({
     root: portalRoot,
-    configFile: path.join(portalRoot, 'vite.config.ts'),
+    configFile: path.join(portalRoot, 'vite.config.mts'),
     appType: 'custom',
     server: { middlewareMode: true, hmr: { server: httpServer } },
   });
