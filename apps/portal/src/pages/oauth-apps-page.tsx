@@ -115,8 +115,8 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
     setError(null);
     try {
       await client.oauthClients.delete({ params: { id: app.id } });
-      setMessage(`“${app.name}” deleted.`);
       await load();
+      setMessage(`“${app.name}” deleted.`);
     } catch (e) {
       setError(describeError(e));
     }

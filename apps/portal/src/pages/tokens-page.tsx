@@ -71,9 +71,9 @@ export function TokensPage({ client, scopes }: { client: PlatformClient; scopes:
     setError(null);
     try {
       await client.personalAccessTokens.delete({ params: { id: token.id } });
-      setMessage(`Token “${token.name}” revoked.`);
       if (created?.id === token.id) setCreated(null);
       await load();
+      setMessage(`Token “${token.name}” revoked.`);
     } catch (e) {
       setError(describeError(e));
     }
