@@ -72,6 +72,13 @@ describe('the portal: serving and sign-in', () => {
       }
     });
 
+    it('counts its requests in the metrics under one route, not one per path', async () => {
+      await fetch(`${server.url}/portal/webhooks/whe_metrics`);
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).toMatch(/route="\/portal\/\*",method="GET",status="200"/);
+      expect(metrics).not.toContain('whe_metrics');
+    });
+
     it('does not take over the API: /v1 paths still answer as before', async () => {
       const res = await call(server, '/v1/students');
       expect(res.status).toBe(401);

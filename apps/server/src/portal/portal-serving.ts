@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { PlatformRequest } from '../common/http-context';
 import type { AppConfig } from '../config/env';
 import { escapeHtml, page } from '../oauth/pages';
 import { PORTAL_PATH } from '../oauth/portal-client';
@@ -32,6 +33,9 @@ const PORTAL_DEV_CSP = PORTAL_CSP.replace("script-src 'self'", "script-src 'self
   .replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
   .replace("connect-src 'self'", "connect-src 'self' ws: wss:");
 
+/** Logs and metrics name every portal request by one pattern, not its (unbounded) path. */
+const PORTAL_ROUTE_PATTERN = `${PORTAL_PATH}/*`;
+
 /** A year: Vite names every asset after its content hash, so a changed file is a new URL. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -43,7 +47,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 export function portalRouter(config: AppConfig): Router {
   const router = express.Router({ strict: true });
   const dist = config.portal.distDir;
-  router.use((_req: Request, res: Response, next: NextFunction) => {
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    (req as PlatformRequest).routePattern = PORTAL_ROUTE_PATTERN;
     res.setHeader('Content-Security-Policy', PORTAL_CSP);
     next();
   });
@@ -124,7 +129,8 @@ export async function portalDevRouter(
   });
   const { readFile } = await import('node:fs/promises');
   const router = express.Router();
-  router.use((_req: Request, res: Response, next: NextFunction) => {
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    (req as PlatformRequest).routePattern = PORTAL_ROUTE_PATTERN;
     res.setHeader('Content-Security-Policy', PORTAL_DEV_CSP);
     res.setHeader('Cache-Control', 'no-store');
     next();
