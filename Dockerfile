@@ -5,7 +5,7 @@ RUN npm install -g pnpm@10.34.9
 WORKDIR /app
 COPY . .
 # Node 24 LTS, as .nvmrc. better-sqlite3 is a prebuilt Node-API binary: nothing compiles here.
-RUN pnpm install --frozen-lockfile && pnpm turbo run build --filter=@platform/server...
+RUN pnpm install --frozen-lockfile && pnpm turbo run build --filter=@platform/server... --filter=@platform/portal
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 EXPOSE 3000
 CMD ["node", "apps/server/dist/main.js"]

@@ -1,7 +1,7 @@
 // `pnpm dev` for the server: tsc --watch recompiles on change, and once the first compile is
 // done, node --watch runs the server and restarts it when its compiled code or the contract
 // changes. DEV_BOOTSTRAP seeds an empty database and prints the URL, the docs URL and a curl
-// command with a demo token.
+// command with a demo token, and the portal's URL with a demo admin's sign-in.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 
@@ -31,6 +31,8 @@ compiler.stdout.on('data', (chunk) => {
       env: {
         NODE_ENV: 'development',
         DEV_BOOTSTRAP: 'true',
+        // The portal from its sources through Vite, with hot reload (src/portal/portal-serving.ts).
+        PORTAL_DEV: 'true',
         LOG_LEVEL: 'warn',
         // The webhook inspector listens on loopback over http.
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',

@@ -28,6 +28,8 @@ import { ACCEPT_PATH } from './members/members.service';
 import { InteractionPages } from './oauth/interactions';
 import { OAuthClientsService } from './oauth/oauth-clients.service';
 import { OAUTH_PATHS, OAuthProviderService } from './oauth/oauth-provider.service';
+import { PORTAL_PATH } from './oauth/portal-client';
+import { portalDevRouter, portalRouter } from './portal/portal-serving';
 import { frontDoorMiddleware } from './rate-limit/front-door';
 import type { AppConfig } from './config/env';
 
@@ -71,6 +73,15 @@ export async function createApp(
     if (config.publicUrl) (req as PlatformRequest).publicOrigin = config.publicUrl;
     next();
   });
+  // The portal's files are static and public: served before the front door, so loading the
+  // app does not spend the anonymous per-IP budget its sign-in and API calls then use.
+  if (config.portal.dev) {
+    const dev = await portalDevRouter(app.getHttpServer());
+    app.getHttpServer().on('close', () => void dev.close());
+    app.use(PORTAL_PATH, dev.router);
+  } else {
+    app.use(PORTAL_PATH, portalRouter(config));
+  }
   // Anonymous requests are charged to their IP (and refused when over budget) before any body
   // is read and before the authorization server sees them.
   app.use(

@@ -1,6 +1,10 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { type AppConfig, REPO_ROOT } from './config/env';
+import { ProblemException } from './common/problem.exception';
+import { UsersService } from './oauth/users.service';
+import { PORTAL_PATH } from './oauth/portal-client';
 import { SeedService } from './seed/seed.service';
 import { WebhookEndpointsService } from './webhooks/webhook-endpoints.service';
 
@@ -40,7 +44,13 @@ export async function runDevBootstrap(
         `  Webhooks:       the inspector at ${inspector} is not registered: ${(error as Error).message}`,
       );
     }
+    const admin = await ensureDemoAdmin(
+      app.get(UsersService),
+      result.organization_id,
+      path.join(REPO_ROOT, 'data', 'dev-admin-password'),
+    );
     lines.push(
+      `  Portal:         ${url}${PORTAL_PATH}/  (hot reload; sign in as ${admin})`,
       `  Demo org:       ${result.organization_id}${result.organization_created ? ` (seeded ${result.created.students} students, ${result.created.courses} courses, ${result.created.enrollments} enrollments, ${result.created.payments} payments)` : ''}`,
       `  Demo token:     ${result.token}   (kept in data/dev-token across restarts)`,
       '',
@@ -52,4 +62,30 @@ export async function runDevBootstrap(
     );
   }
   console.log(`${lines.join('\n')}\n`);
+}
+
+export const DEMO_ADMIN_EMAIL = 'admin@demo.school.test';
+
+/**
+ * `pnpm dev` only: a demo organization member to sign in to the portal with. The generated
+ * password is kept in a file beside the dev token (mode 600) and printed at every start.
+ */
+async function ensureDemoAdmin(
+  users: UsersService,
+  organizationId: string,
+  passwordFile: string,
+): Promise<string> {
+  const saved = existsSync(passwordFile) ? readFileSync(passwordFile, 'utf8').trim() : '';
+  if (saved && (await users.verifyPassword(DEMO_ADMIN_EMAIL, saved)))
+    return `${DEMO_ADMIN_EMAIL} / ${saved}`;
+  try {
+    const { generatedPassword } = await users.create({ organizationId, email: DEMO_ADMIN_EMAIL });
+    mkdirSync(path.dirname(passwordFile), { recursive: true });
+    writeFileSync(passwordFile, `${generatedPassword}\n`, { mode: 0o600 });
+    return `${DEMO_ADMIN_EMAIL} / ${generatedPassword}   (kept in data/dev-admin-password)`;
+  } catch (error) {
+    if (error instanceof ProblemException)
+      return `${DEMO_ADMIN_EMAIL} (exists; its password is not in data/dev-admin-password: make another user with pnpm platform users:create)`;
+    throw error;
+  }
 }

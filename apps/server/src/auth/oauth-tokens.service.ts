@@ -8,6 +8,7 @@ import { hydrateValue, SqlParams } from '../common/sql';
 import { artifactKey } from '../oauth/adapter';
 import { OAuthClientRecord } from '../oauth/entities';
 import { apiResource } from '../oauth/issuer';
+import { isPortalClient, PORTAL_CLIENT_ID } from '../oauth/portal-client';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { effectiveScopes, type OAuthPrincipal } from './principal';
 import { roleOf } from './tokens.service';
@@ -39,6 +40,7 @@ export class OAuthTokensService {
   private readonly resource: string;
   private readonly sql: string;
   private readonly userSql: string;
+  private readonly portalSql: string;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -50,9 +52,14 @@ export class OAuthTokensService {
     this.sql =
       `SELECT a.payload, c.organization_id, c.expires_at AS client_expires_at, o.rate_limit_per_minute ` +
       `FROM oauth_artifacts a ` +
-      `JOIN oauth_clients c ON c.id = a.client_id ` +
-      `JOIN organizations o ON o.id = c.organization_id ` +
-      `WHERE a.kind IN ('AccessToken', 'ClientCredentials') AND a.id_hash = ${param}`;
+      `LEFT JOIN oauth_clients c ON c.id = a.client_id ` +
+      `LEFT JOIN organizations o ON o.id = c.organization_id ` +
+      `WHERE a.kind IN ('AccessToken', 'ClientCredentials') AND a.id_hash = ${param} ` +
+      // The portal's first-party client is built in, not a row (see oauth/portal-client.ts).
+      `AND (c.id IS NOT NULL OR a.client_id = '${PORTAL_CLIENT_ID}')`;
+    this.portalSql =
+      `SELECT u.organization_id, u.role, o.rate_limit_per_minute FROM users u ` +
+      `JOIN organizations o ON o.id = u.organization_id WHERE u.id = ${param}`;
     this.userSql = `SELECT role, organization_id FROM users WHERE id = ${new SqlParams(config.database.type).add(null)}`;
   }
 
@@ -72,6 +79,7 @@ export class OAuthTokensService {
     if (!stored.clientId || !audiences.includes(this.resource))
       return { ok: false, reason: 'unknown' };
     if (!stored.exp || stored.exp * 1000 <= now) return { ok: false, reason: 'expired' };
+    if (isPortalClient(stored.clientId)) return this.portalPrincipal(stored);
     // A client registered by an expiring credential ends with it, and so do its tokens.
     const clientExpiresAt = hydrateValue(
       this.dataSource.manager,
@@ -111,6 +119,40 @@ export class OAuthTokensService {
         expiresAt: new Date(
           Math.min(stored.exp * 1000, clientExpiresAt?.getTime() ?? Number.POSITIVE_INFINITY),
         ),
+      },
+    };
+  }
+
+  /**
+   * A portal token acts for its user in the user's organization, with what the user's role
+   * allows as of now; a user who no longer exists has no token. Its `expiresAt` is null: the
+   * portal is the member acting with their own authority (it is how customers make their first
+   * long-lived personal token), so what they create there is not bound to the one-hour session
+   * the way a third-party app's creations are bound to the app's token; the session itself
+   * still ends at `exp`, checked above.
+   */
+  private async portalPrincipal(stored: StoredAccessToken): Promise<OAuthAuthenticationResult> {
+    if (!stored.accountId || !stored.clientId) return { ok: false, reason: 'unknown' };
+    const rows: { organization_id: string; role: unknown; rate_limit_per_minute: unknown }[] =
+      await this.dataSource.query(this.portalSql, [stored.accountId]);
+    const row = rows[0];
+    const role = row ? roleOf(row.role) : null;
+    if (!row || !role) return { ok: false, reason: 'revoked' };
+    return {
+      ok: true,
+      principal: {
+        kind: 'oauth_access_token',
+        clientId: stored.clientId,
+        userId: stored.accountId,
+        role,
+        grantId: stored.grantId ?? null,
+        organizationId: row.organization_id,
+        rateLimitPerMinute: this.organizations.rateLimitOf({
+          rateLimitPerMinute:
+            row.rate_limit_per_minute == null ? null : Number(row.rate_limit_per_minute),
+        }),
+        scopes: effectiveScopes((stored.scope ?? '').split(' ').filter(isScope), role),
+        expiresAt: null,
       },
     };
   }

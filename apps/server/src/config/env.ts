@@ -85,6 +85,10 @@ const EnvSchema = z.object({
   TRUST_PROXY: booleanString.default('false'),
   /** `pnpm dev` only: seed an empty database and print a ready-to-use demo token. */
   DEV_BOOTSTRAP: booleanString.default('false'),
+  /** `pnpm dev` only: serve the portal from its sources through Vite (hot reload), not its dist. */
+  PORTAL_DEV: booleanString.default('false'),
+  /** The built portal (`apps/portal/dist` of the repository by default), served under /portal. */
+  PORTAL_DIST_DIR: z.string().min(1).optional(),
   /**
    * Encrypts webhook signing secrets at rest (AES-256-GCM): 32 random bytes, base64. Required
    * with PostgreSQL; with SQLite, unset means a key file beside the database, made on first use.
@@ -152,6 +156,7 @@ export interface AppConfig {
   trustProxy: boolean;
   devBootstrap: boolean;
   devWebhookInspectorUrl: string;
+  portal: { dev: boolean; distDir: string };
   webhooks: WebhookConfig;
   /** Set in the scale-out deployment. */
   redis?: { url: string; prefix: string };
@@ -231,6 +236,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     devBootstrap: e.DEV_BOOTSTRAP,
     devWebhookInspectorUrl: e.DEV_WEBHOOK_INSPECTOR_URL,
+    portal: {
+      dev: e.PORTAL_DEV,
+      distDir: e.PORTAL_DIST_DIR ?? path.join(REPO_ROOT, 'apps', 'portal', 'dist'),
+    },
     ...(e.REDIS_URL && { redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } }),
     ...(e.METRICS_TOKEN && { metricsToken: e.METRICS_TOKEN }),
     searchTimeoutMs: e.SEARCH_TIMEOUT,

@@ -20,6 +20,8 @@ export function typeormAdapter(
   dataSource: DataSource,
   describeClient: (record: OAuthClientRecord) => AdapterPayload | undefined,
   findClient: (id: string) => Promise<OAuthClientRecord | null>,
+  /** A client built into the server (the portal's), which is not a row of `oauth_clients`. */
+  builtInClient: (id: string) => AdapterPayload | undefined,
   /** oidc-provider's `invalid_grant`, thrown when a code or refresh token is used twice at once. */
   alreadyUsed: () => Error,
 ) {
@@ -59,6 +61,8 @@ export function typeormAdapter(
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.kind === 'Client') {
+        const builtIn = builtInClient(id);
+        if (builtIn) return toProviderRealm(builtIn);
         const record = await findClient(id);
         return record ? toProviderRealm(describeClient(record)) : undefined;
       }

@@ -9,6 +9,18 @@ import { OAuthProviderService } from './oauth-provider.service';
 import { toProviderRealm } from './realm';
 import { consentPage, describeScope, loginPage, page } from './pages';
 import { UsersService } from './users.service';
+import { isPortalClient, PORTAL_CLIENT_NAME } from './portal-client';
+
+/** What the pages need of a client; `organizationId` null: the portal, open to every member. */
+interface PageClient {
+  name: string;
+  organizationId: string | null;
+}
+
+/** Whether this user may approve this client: a member of its organization, or anyone for the portal. */
+function mayApprove(client: PageClient, user: { organizationId: string }): boolean {
+  return client.organizationId === null || client.organizationId === user.organizationId;
+}
 
 /**
  * Login throttling, on the shared rate-limit store (Redis when scaled out): sign-in attempts per
@@ -69,7 +81,7 @@ export class InteractionPages {
 
   private async show(req: Request, res: Response): Promise<void> {
     const details = await this.oauth.provider.interactionDetails(req, res);
-    const client = await this.clients.findById(param(details.params.client_id));
+    const client = await this.pageClient(param(details.params.client_id));
     if (!client) return this.fail(res, 400, 'The application is no longer registered.');
     // Both pages' forms end in a redirect to the app: allow exactly that target in the CSP.
     this.allowFormTarget(res, param(details.params.redirect_uri));
@@ -81,7 +93,7 @@ export class InteractionPages {
       ? await this.users.findById(details.session.accountId)
       : null;
     if (!user) return this.fail(res, 400, 'Your session has ended; start again from the app.');
-    if (user.organizationId !== client.organizationId) {
+    if (!mayApprove(client, user)) {
       // Signed in (earlier, for another app) as a member of another organization.
       return this.html(
         res,
@@ -113,7 +125,7 @@ export class InteractionPages {
 
   private async login(req: Request, res: Response): Promise<void> {
     const details = await this.oauth.provider.interactionDetails(req, res);
-    const client = await this.clients.findById(param(details.params.client_id));
+    const client = await this.pageClient(param(details.params.client_id));
     if (!client) return this.fail(res, 400, 'The application is no longer registered.');
     this.allowFormTarget(res, param(details.params.redirect_uri));
     const email = field(req, 'email').trim();
@@ -132,7 +144,7 @@ export class InteractionPages {
     }
     const user = email && password ? await this.users.verifyPassword(email, password) : null;
     if (!user) return again(401, 'The email or password is not right.');
-    if (user.organizationId !== client.organizationId) {
+    if (!mayApprove(client, user)) {
       // Clients act for the organization that registered them, and only its members may approve.
       return again(
         403,
@@ -169,9 +181,9 @@ export class InteractionPages {
     }
     const [user, client] = await Promise.all([
       this.users.findById(accountId),
-      this.clients.findById(param(details.params.client_id)),
+      this.pageClient(param(details.params.client_id)),
     ]);
-    if (!user || !client || user.organizationId !== client.organizationId) {
+    if (!user || !client || !mayApprove(client, user)) {
       return this.fail(
         res,
         403,
@@ -202,6 +214,11 @@ export class InteractionPages {
       toProviderRealm({ consent: { grantId } }),
       toProviderRealm({ mergeWithLastSubmission: true }),
     );
+  }
+
+  private async pageClient(id: string): Promise<PageClient | null> {
+    if (isPortalClient(id)) return { name: PORTAL_CLIENT_NAME, organizationId: null };
+    return this.clients.findById(id);
   }
 
   /** Seconds to wait when over a login limit, else 0. */

@@ -14,6 +14,7 @@ import type { OAuthClientRecord } from './entities';
 import { apiResource, oauthIssuer } from './issuer';
 import { clientSecretMatches, OAuthClientsService } from './oauth-clients.service';
 import { loadOidcProvider } from './oidc-provider';
+import { isPortalClient, portalClientMetadata } from './portal-client';
 import { escapeHtml, page } from './pages';
 import { toProviderRealm } from './realm';
 import { UsersService } from './users.service';
@@ -89,6 +90,7 @@ export class OAuthProviderService {
         dataSource,
         describeClient,
         (id) => clientsService.findLiveById(id),
+        (id) => (isPortalClient(id) ? portalClientMetadata(issuer) : undefined),
         () => new errors.InvalidGrant('grant request is invalid'),
       ),
       // At the token endpoint an account exists for a client only if it is a member of the
@@ -99,7 +101,8 @@ export class OAuthProviderService {
         const user = await users.findById(id);
         if (!user) return undefined;
         const clientId = ctx.oidc?.client?.clientId;
-        if (clientId && ctx.oidc.route === 'token') {
+        // The portal's client belongs to no organization: its tokens act for the user's own.
+        if (clientId && ctx.oidc.route === 'token' && !isPortalClient(clientId)) {
           const client = await clientsService.findById(clientId);
           if (client?.organizationId !== user.organizationId) return undefined;
         }
@@ -110,6 +113,30 @@ export class OAuthProviderService {
       },
       // Signed cookies for the login/consent interaction; the key is derived from the server's
       // secrets key, so every instance of a deployment accepts the others' cookies.
+      // The portal is first-party: a member who signs in to it approves nothing more, so its
+      // grant is made (or widened to the scopes asked for) here and no consent page is shown.
+      // Every other client keeps the default: the grant its user approved on the consent page.
+      loadExistingGrant: async (ctx) => {
+        const client = ctx.oidc.client;
+        const session = ctx.oidc.session;
+        if (!client || !session) return undefined;
+        const grantId = ctx.oidc.result?.consent?.grantId ?? session.grantIdFor(client.clientId);
+        const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+        if (!isPortalClient(client.clientId) || !session.accountId) return existing;
+        const grant =
+          existing?.accountId === session.accountId
+            ? existing
+            : new ctx.oidc.provider.Grant(
+                toProviderRealm({ clientId: client.clientId, accountId: session.accountId }),
+              );
+        const requested = ctx.oidc.params?.scope;
+        const scope = typeof requested === 'string' ? requested : '';
+        // As the consent page grants them: our scopes are also oidc-provider's OIDC scopes.
+        grant.addOIDCScope(scope);
+        grant.addResourceScope(resource, scope);
+        await grant.save();
+        return grant;
+      },
       cookies: {
         keys: [hkdfKey(resolveSecretsKey(config), 'platform oauth cookies')],
         long: { signed: true, httpOnly: true, sameSite: 'lax' },
@@ -119,7 +146,10 @@ export class OAuthProviderService {
       // one. Made per process, so it is never stored anywhere.
       jwks: { keys: [signingKey()] },
       clientAuthMethods: ['client_secret_basic', 'none'],
-      clientBasedCORS: () => false,
+      // oidc-provider checks a browser's Origin against this for public clients' token and
+      // revocation requests. Only the portal calls from a browser, and only from this origin.
+      clientBasedCORS: (_ctx, origin, client) =>
+        isPortalClient(client.clientId) && origin === new URL(issuer).origin,
       // The only key is ES256 (and no ID tokens are issued); clients default to it.
       clientDefaults: { id_token_signed_response_alg: 'ES256' },
       responseTypes: ['code'],

@@ -8,6 +8,7 @@ import type { Principal } from '../auth/principal';
 import { type Dialect, SqlParams } from '../common/sql';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { publicId } from '../common/ids';
+import { isPortalClient } from '../oauth/portal-client';
 
 /**
  * Which credential a webhook endpoint is bound to (api.md, "Delegation": nothing made over the
@@ -28,6 +29,10 @@ export const NO_OWNER: OwnerColumns = {
 };
 
 export function ownerOf(principal: Principal): OwnerColumns {
+  // Made in the portal (its client is built in, see oauth/portal-client.ts): the organization's
+  // own endpoint, like one made with the CLI, not bound to the member's one-hour session.
+  if (principal.kind === 'oauth_access_token' && isPortalClient(principal.clientId))
+    return NO_OWNER;
   return principal.kind === 'personal_access_token'
     ? { ...NO_OWNER, ownerType: 'personal_access_token', ownerId: principal.tokenId }
     : {

@@ -1,0 +1,65 @@
+import {
+  createClient,
+  PlatformApiError,
+  PlatformError,
+  type PlatformClient,
+  type WebhookEndpointEvent,
+} from '@platform/client';
+
+/** The portal's only way to the API: the SDK, on this origin, with the signed-in member's token. */
+export function apiClient(token: string): PlatformClient {
+  return createClient({ baseUrl: location.origin, token, userAgent: 'platform-portal' });
+}
+
+/** A message for the user: the API's own problem detail (and field errors), or a plain fallback. */
+export function describeError(error: unknown): string {
+  if (error instanceof PlatformApiError) {
+    const fields = (error.problem?.errors ?? []).map((e) => `${e.path}: ${e.message}`);
+    return [error.detail, ...fields].filter(Boolean).join(' — ');
+  }
+  if (error instanceof PlatformError || error instanceof Error) return error.message;
+  return 'Something went wrong.';
+}
+
+export function isUnauthenticated(error: unknown): boolean {
+  return error instanceof PlatformApiError && error.status === 401;
+}
+
+/**
+ * The event catalogue as a record over the SDK's `WebhookEndpointEvent` type, so a type added
+ * to the API fails the portal's type-check until it is listed here.
+ */
+const EVENT_CATALOGUE: Record<Exclude<WebhookEndpointEvent, '*'>, true> = {
+  'student.created': true,
+  'student.updated': true,
+  'student.deleted': true,
+  'course.created': true,
+  'course.updated': true,
+  'course.deleted': true,
+  'enrollment.created': true,
+  'enrollment.updated': true,
+  'enrollment.active': true,
+  'enrollment.completed': true,
+  'enrollment.dropped': true,
+  'enrollment.cancelled': true,
+  'payment.created': true,
+  'payment.succeeded': true,
+  'payment.failed': true,
+  'payment.refunded': true,
+  'exam.created': true,
+  'exam.updated': true,
+  'exam.deleted': true,
+  'exam_result.created': true,
+  'exam_result.updated': true,
+  'exam_result.published': true,
+};
+
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as Exclude<WebhookEndpointEvent, '*'>[];
+
+/** Hours during which a rotated webhook secret still signs deliveries (the API's documented window). */
+export const WEBHOOK_SECRET_OVERLAP_HOURS = 24;
+
+export function formatDate(value: string | null): string {
+  if (!value) return '—';
+  return new Date(value).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}

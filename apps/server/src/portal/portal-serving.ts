@@ -1,0 +1,154 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { PlatformRequest } from '../common/http-context';
+import type { AppConfig } from '../config/env';
+import { escapeHtml, page } from '../oauth/pages';
+import { PORTAL_PATH } from '../oauth/portal-client';
+
+/**
+ * The portal's pages: only its own scripts and styles, API calls to this origin, and no
+ * framing. Its sign-in goes through /oauth on this origin too, so nothing else is allowed.
+ */
+const PORTAL_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/**
+ * `pnpm dev` only: Vite injects an inline preamble (React Fast Refresh) and its client opens a
+ * WebSocket to this origin for hot updates, so its pages need inline scripts; never in production.
+ */
+const PORTAL_DEV_CSP = PORTAL_CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
+  .replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
+  .replace("connect-src 'self'", "connect-src 'self' ws: wss:");
+
+/** Logs and metrics name every portal request by one pattern, not its (unbounded) path. */
+const PORTAL_ROUTE_PATTERN = `${PORTAL_PATH}/*`;
+
+/** A year: Vite names every asset after its content hash, so a changed file is a new URL. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/**
+ * Serves the built portal (apps/portal/dist) under /portal: hashed assets cached for a year,
+ * every other path the single page (index.html, revalidated each time) so the app's own routes
+ * load on reload or from a bookmark. Without a build it answers 503 saying how to make one.
+ */
+export function portalRouter(config: AppConfig): Router {
+  const router = express.Router({ strict: true });
+  const dist = config.portal.distDir;
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    (req as PlatformRequest).routePattern = PORTAL_ROUTE_PATTERN;
+    res.setHeader('Content-Security-Policy', PORTAL_CSP);
+    next();
+  });
+  router.use(
+    '/assets',
+    express.static(path.join(dist, 'assets'), {
+      index: false,
+      setHeaders: (res) => res.setHeader('Cache-Control', IMMUTABLE),
+    }),
+  );
+  // An asset that is not there (an old build's name) is a plain 404, never the page.
+  router.use('/assets', (_req: Request, res: Response) => {
+    res.status(404).setHeader('Cache-Control', 'no-store').type('text').send('Not found');
+  });
+  router.use(
+    express.static(dist, {
+      index: false,
+      // Files at the root (favicon) are not hashed: cached briefly, revalidated after.
+      setHeaders: (res) => res.setHeader('Cache-Control', 'public, max-age=300'),
+    }),
+  );
+  router.get(/.*/, (req: Request, res: Response) => {
+    const index = path.join(dist, 'index.html');
+    if (!existsSync(index)) return notBuilt(res, dist);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  });
+  return router;
+}
+
+function notBuilt(res: Response, dist: string): void {
+  res
+    .status(503)
+    .setHeader('Cache-Control', 'no-store')
+    .setHeader('Retry-After', '60')
+    // The plain page's own <style> (the shared look of the server's HTML pages).
+    .setHeader(
+      'Content-Security-Policy',
+      PORTAL_CSP.replace("style-src 'self'", "style-src 'unsafe-inline'"),
+    )
+    .type('html')
+    .send(
+      page(
+        'Portal not built',
+        `<h1>The portal is not built</h1>
+        <p>This server serves the developer portal from <code>${escapeHtml(dist)}</code>, which has no
+        <code>index.html</code>. Build it with <code>pnpm --filter @platform/portal build</code>
+        (or <code>pnpm build</code>), or run <code>pnpm dev</code> for the portal with hot reload.</p>`,
+      ),
+    );
+}
+
+interface ViteDevServer {
+  middlewares: (req: Request, res: Response, next: NextFunction) => void;
+  transformIndexHtml(url: string, html: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * `pnpm dev`: Vite in middleware mode inside this server, so the portal, the API and the OAuth
+ * pages share one origin exactly as in production (the sign-in redirect URI is this origin's
+ * /portal/callback), and hot updates ride a WebSocket on the same HTTP server. Vite is the
+ * portal's dev dependency, loaded from there (require of an ES module, Node 22.12+).
+ */
+export async function portalDevRouter(
+  httpServer: Server,
+  portalRoot = path.resolve(__dirname, '..', '..', '..', 'portal'),
+): Promise<{ router: Router; close: () => Promise<void> }> {
+  const requireFromPortal = createRequire(path.join(portalRoot, 'package.json'));
+  const vite = requireFromPortal('vite') as {
+    createServer(options: Record<string, unknown>): Promise<ViteDevServer>;
+  };
+  const server = await vite.createServer({
+    root: portalRoot,
+    configFile: path.join(portalRoot, 'vite.config.mts'),
+    appType: 'custom',
+    server: { middlewareMode: true, hmr: { server: httpServer } },
+  });
+  const { readFile } = await import('node:fs/promises');
+  const router = express.Router();
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    (req as PlatformRequest).routePattern = PORTAL_ROUTE_PATTERN;
+    res.setHeader('Content-Security-Policy', PORTAL_DEV_CSP);
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    // Mounted at /portal, Vite wants the full URL (its base is /portal/).
+    const stripped = req.url;
+    req.url = `${PORTAL_PATH}${stripped}`;
+    server.middlewares(req, res, () => {
+      req.url = stripped;
+      next();
+    });
+  });
+  router.get(/.*/, (req: Request, res: Response, next: NextFunction) => {
+    readFile(path.join(portalRoot, 'index.html'), 'utf8')
+      .then((html) => server.transformIndexHtml(`${PORTAL_PATH}${req.url}`, html))
+      .then((html) => res.type('html').send(html))
+      .catch(next);
+  });
+  return { router, close: () => server.close() };
+}
