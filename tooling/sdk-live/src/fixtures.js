@@ -1,8 +1,9 @@
 'use strict';
 /**
  * A real server on loopback for an SDK's live suite, and the fixtures that suite needs: tokens of
- * two organizations (one rate limited low), a read-only token, a confidential OAuth client, and
- * fresh refresh tokens from a real authorization code flow (PKCE, login and consent pages).
+ * two organizations (one rate limited low), a read-only token, a member and a token acting for
+ * them, a confidential OAuth client, and fresh refresh tokens from a real authorization code flow
+ * (PKCE, login and consent pages).
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -13,6 +14,8 @@ const PASSWORD = 'correct horse battery staple';
 /** Organization B's requests per rolling minute: low, so a 429 test needs only a few calls. */
 const DEFAULT_LIMITED_RATE_LIMIT = 5;
 const DEFAULT_REFRESH_TOKENS = 4;
+/** The member whose token `/v1/user` answers for; they sign in with PASSWORD. */
+const MEMBER_EMAIL = 'sdk-live-member@school.test';
 /**
  * High enough that nothing a live suite does (pagination over many pages, every operation, the
  * 401 tests, token requests) is throttled; organization B's own limit stays low.
@@ -116,6 +119,14 @@ async function createFixtures(
   const limited = await server.createToken(orgB.id, ['all'], {
     name: 'sdk-live: rate limited organization',
   });
+  // A token acting for a member, as one the member made over the API (a PAT with an owner): what
+  // /v1/user and /v1/user/password need. Made directly rather than by a code flow, which would
+  // also work, because a PAT does not expire or rotate while a suite runs.
+  const member = await server.createUser(orgA.id, MEMBER_EMAIL, PASSWORD, { role: 'admin' });
+  const memberToken = await server.createToken(orgA.id, ['all'], {
+    name: 'sdk-live: acting for a member',
+    userId: member.id,
+  });
   const client = await server.createOAuthClient(orgA.id, {
     type: 'confidential',
     name: 'SDK Live',
@@ -137,6 +148,7 @@ async function createFixtures(
     token: token.token,
     readonly_token: readonly.token,
     readonly_scopes: ['students:read'],
+    member: { email: MEMBER_EMAIL, password: PASSWORD, role: 'admin', token: memberToken.token },
     limited_organization_id: orgB.id,
     limited_token: limited.token,
     limited_rate_limit: limitedRateLimit,
@@ -159,6 +171,9 @@ function fixtureEnv(fixtures, fixturesFile) {
     PLATFORM_BASE_URL: fixtures.base_url,
     PLATFORM_TOKEN: fixtures.token,
     PLATFORM_READONLY_TOKEN: fixtures.readonly_token,
+    PLATFORM_MEMBER_TOKEN: fixtures.member.token,
+    PLATFORM_MEMBER_EMAIL: fixtures.member.email,
+    PLATFORM_MEMBER_PASSWORD: fixtures.member.password,
     PLATFORM_LIMITED_TOKEN: fixtures.limited_token,
     PLATFORM_LIMITED_RATE_LIMIT: String(fixtures.limited_rate_limit),
     PLATFORM_OAUTH_CLIENT_ID: fixtures.oauth.client_id,
@@ -180,6 +195,7 @@ function writeFixturesFile(fixtures) {
 module.exports = {
   DEFAULT_LIMITED_RATE_LIMIT,
   DEFAULT_REFRESH_TOKENS,
+  MEMBER_EMAIL,
   REDIRECT_URI,
   databaseLabel,
   startServer,

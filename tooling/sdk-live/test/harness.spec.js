@@ -57,6 +57,9 @@ describe('platform-sdk-live', () => {
       'PLATFORM_FIXTURES',
       'PLATFORM_LIMITED_RATE_LIMIT',
       'PLATFORM_LIMITED_TOKEN',
+      'PLATFORM_MEMBER_EMAIL',
+      'PLATFORM_MEMBER_PASSWORD',
+      'PLATFORM_MEMBER_TOKEN',
       'PLATFORM_OAUTH_CLIENT_ID',
       'PLATFORM_OAUTH_CLIENT_SECRET',
       'PLATFORM_OAUTH_REFRESH_TOKENS',
@@ -88,6 +91,19 @@ describe('platform-sdk-live', () => {
     expect(probe.token.body.scopes).toEqual(probe.fixtures.oauth.scopes);
     expect(probe.readonly.token.body.scopes).toEqual(['students:read']);
     expect(probe.readonly.courses).toBe(403);
+
+    // The member token acts for an admin of A, who can sign in with the fixture password.
+    expect(probe.member.user).toMatchObject({
+      object: 'member',
+      email: probe.env.PLATFORM_MEMBER_EMAIL,
+      role: 'admin',
+      organization_id: probe.fixtures.organization_id,
+    });
+    expect(probe.fixtures.member).toMatchObject({
+      token: probe.env.PLATFORM_MEMBER_TOKEN,
+      password: probe.env.PLATFORM_MEMBER_PASSWORD,
+    });
+    expect(probe.member.operator).toBe(403);
 
     // Organization B: the limit, then 429 with Retry-After; organization A goes on.
     expect(probe.limited.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
