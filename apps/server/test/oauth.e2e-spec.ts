@@ -223,6 +223,22 @@ describe('authorization code with PKCE, through the login and consent pages', ()
     expect((await get('/v1/payments', tokens.access_token)).status).toBe(403);
   });
 
+  it('names the organization the app acts for and where the browser goes afterwards', async () => {
+    const member = await newMember();
+    const request = await authorizationRequest(config);
+    const browser = new Browser(server.url);
+    const login = await browser.follow(request.url.toString());
+    expect(login.body).toContain('It acts for <strong>Northside School</strong>');
+    expect(login.body).toContain(`<code>${REDIRECT_URI}</code>`);
+    const consent = await browser.follow(formAction(login.body, '/login'), {
+      method: 'POST',
+      form: { email: member.email, password: member.password },
+    });
+    expect(consent.body).toContain('Allow Gradebook Sync to access Northside School?');
+    expect(consent.body).toContain(`Signed in as <strong>${member.email}</strong>`);
+    expect(consent.body).toContain(`Allowing sends you back to <code>${REDIRECT_URI}</code>`);
+  });
+
   it('works for a public client with PKCE and no secret', async () => {
     const pub = await discover(server, publicClient.id);
     const request = await authorizationRequest(pub, {

@@ -107,12 +107,17 @@ export class UserController {
         return { status: 200, body: toMemberResource(user) };
       },
       changePassword: async ({ body }) => {
-        await this.users.changePassword(userId, body.current_password, body.new_password);
-        await this.audit.record(actor, {
-          action: 'user.password_changed',
-          targetType: 'user',
-          targetId: userId,
-        });
+        await this.users.changePassword(
+          userId,
+          body.current_password,
+          body.new_password,
+          (manager) =>
+            this.audit.record(
+              actor,
+              { action: 'user.password_changed', targetType: 'user', targetId: userId },
+              manager,
+            ),
+        );
         return { status: 204, body: undefined };
       },
     });

@@ -4,6 +4,7 @@ import { hashToken } from '../auth/token-format';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { isScope, ROLE_SCOPES } from '@platform/contract';
 import type { InteractionResults } from 'oidc-provider';
+import { OrganizationsService } from '../organizations/organizations.service';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthProviderService } from './oauth-provider.service';
 import { toProviderRealm } from './realm';
@@ -51,6 +52,7 @@ export class InteractionPages {
     private readonly oauth: OAuthProviderService,
     private readonly clients: OAuthClientsService,
     private readonly users: UsersService,
+    private readonly organizations: OrganizationsService,
     @InjectThrottlerStorage() private readonly throttle: ThrottlerStorage,
   ) {}
 
@@ -86,8 +88,17 @@ export class InteractionPages {
     // Both pages' forms end in a redirect to the app: allow exactly that target in the CSP.
     this.allowFormTarget(res, param(details.params.redirect_uri));
     const prompt = details.prompt as Prompt;
+    const context = {
+      uid: details.uid,
+      clientName: client.name,
+      redirectUri: param(details.params.redirect_uri),
+    };
     if (prompt.name === 'login') {
-      return this.html(res, 200, loginPage({ uid: details.uid, clientName: client.name }));
+      return this.html(
+        res,
+        200,
+        loginPage({ ...context, organizationName: await this.organizationName(client) }),
+      );
     }
     const user = details.session?.accountId
       ? await this.users.findById(details.session.accountId)
@@ -99,8 +110,8 @@ export class InteractionPages {
         res,
         403,
         loginPage({
-          uid: details.uid,
-          clientName: client.name,
+          ...context,
+          organizationName: await this.organizationName(client),
           error: `You are signed in as ${user.email}, which belongs to another organization than ${client.name}. Sign in with an account of its organization.`,
         }),
       );
@@ -111,8 +122,8 @@ export class InteractionPages {
       res,
       200,
       consentPage({
-        uid: details.uid,
-        clientName: client.name,
+        ...context,
+        organizationName: await this.organizationName(client, user),
         email: user.email,
         scopes: requested
           .filter((scope) => allowed.has(scope))
@@ -130,11 +141,19 @@ export class InteractionPages {
     this.allowFormTarget(res, param(details.params.redirect_uri));
     const email = field(req, 'email').trim();
     const password = field(req, 'password');
+    const organizationName = await this.organizationName(client);
     const again = (status: number, error: string) =>
       this.html(
         res,
         status,
-        loginPage({ uid: details.uid, clientName: client.name, email, error }),
+        loginPage({
+          uid: details.uid,
+          clientName: client.name,
+          redirectUri: param(details.params.redirect_uri),
+          organizationName,
+          email,
+          error,
+        }),
       );
 
     const retryAfter = await this.throttled(email, req.ip ?? 'unknown');
@@ -214,6 +233,15 @@ export class InteractionPages {
       toProviderRealm({ consent: { grantId } }),
       toProviderRealm({ mergeWithLastSubmission: true }),
     );
+  }
+
+  /** The organization the client acts for: its own, or for the portal the signed-in member's. */
+  private async organizationName(
+    client: PageClient,
+    user?: { organizationId: string },
+  ): Promise<string | null> {
+    const id = client.organizationId ?? user?.organizationId;
+    return id ? ((await this.organizations.findById(id))?.name ?? null) : null;
   }
 
   private async pageClient(id: string): Promise<PageClient | null> {

@@ -40,15 +40,30 @@ ${body}
 </html>`;
 }
 
+/** Who the app acts for and where the browser goes afterwards, so nobody signs in blind. */
+function destination(input: {
+  clientName: string;
+  organizationName?: string | null;
+  redirectUri: string;
+}): string {
+  const organization = input.organizationName
+    ? ` It acts for <strong>${escapeHtml(input.organizationName)}</strong>.`
+    : '';
+  return `<p>${escapeHtml(input.clientName)} asks for access.${organization} Afterwards you go back to <code>${escapeHtml(input.redirectUri)}</code>.</p>`;
+}
+
 export function loginPage(input: {
   uid: string;
   clientName: string;
+  organizationName?: string | null;
+  redirectUri: string;
   email?: string;
   error?: string;
 }) {
   return page(
     'Sign in',
     `<h1>Sign in to continue to ${escapeHtml(input.clientName)}</h1>
+${destination(input)}
 ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
 <form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/login">
 <label for="email">Email</label>
@@ -67,6 +82,8 @@ ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` :
 export function consentPage(input: {
   uid: string;
   clientName: string;
+  organizationName?: string | null;
+  redirectUri: string;
   email: string;
   scopes: { scope: string; description: string }[];
   /** Requested scopes the member's role does not allow: never granted, listed so nobody wonders. */
@@ -76,9 +93,10 @@ export function consentPage(input: {
   const items = input.scopes
     .map((s) => `<li><code>${escapeHtml(s.scope)}</code>: ${escapeHtml(s.description)}</li>`)
     .join('\n');
+  const target = input.organizationName ? escapeHtml(input.organizationName) : 'your organization';
   return page(
     'Authorize access',
-    `<h1>Allow ${escapeHtml(input.clientName)} to access your organization?</h1>
+    `<h1>Allow ${escapeHtml(input.clientName)} to access ${target}?</h1>
 <p>Signed in as <strong>${escapeHtml(input.email)}</strong>.</p>
 <p>${escapeHtml(input.clientName)} asks to:</p>
 <ul>
@@ -89,6 +107,7 @@ ${
     ? `<p>Not granted, because your role (${escapeHtml(input.role ?? '')}) does not allow it: ${input.withheld.map((s) => `<code>${escapeHtml(s)}</code>`).join(', ')}.</p>`
     : ''
 }
+<p>Allowing sends you back to <code>${escapeHtml(input.redirectUri)}</code>.</p>
 <form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/consent">
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>

@@ -75,7 +75,13 @@ export class UsersService {
   }
 
   /** 400 when `current` is not the user's password (so a stolen token cannot lock them out). */
-  async changePassword(userId: string, current: string, next: string): Promise<void> {
+  /** Changes the password; `record` runs in the same transaction as the update (the audit entry). */
+  async changePassword(
+    userId: string,
+    current: string,
+    next: string,
+    record?: (manager: EntityManager) => Promise<void>,
+  ): Promise<void> {
     const user = await this.users.findOneBy({ id: userId });
     if (!user) throw new ProblemException('not_found', `No user ${userId}`);
     const matches =
@@ -88,10 +94,11 @@ export class UsersService {
     }
     assertPasswordLength(next, 'body.new_password');
     const now = new Date();
-    await this.users.update(
-      { id: userId },
-      { passwordHash: await hashPassword(next), updatedAt: now },
-    );
+    const passwordHash = await hashPassword(next);
+    await this.users.manager.transaction(async (manager) => {
+      await manager.update(UserRecord, { id: userId }, { passwordHash, updatedAt: now });
+      await record?.(manager);
+    });
   }
 
   /** The user, or null for an unknown email or a wrong password (indistinguishable by timing). */
