@@ -239,6 +239,56 @@ describe('authorization code with PKCE, through the login and consent pages', ()
     expect(consent.body).toContain(`Allowing sends you back to <code>${REDIRECT_URI}</code>`);
   });
 
+  it("'Not you?' forgets who is signed in and asks again; the app's token is then the other member's", async () => {
+    const first = await newMember();
+    const second = await newMember();
+    const request = await authorizationRequest(config);
+    const browser = new Browser(server.url);
+    const login = await browser.follow(request.url.toString());
+    const consent = await browser.follow(formAction(login.body, '/login'), {
+      method: 'POST',
+      form: { email: first.email, password: first.password },
+    });
+    expect(consent.body).toContain(`Signed in as <strong>${first.email}</strong>`);
+    const again = await browser.follow(formAction(consent.body, '/switch'), { method: 'POST' });
+    expect(again.status).toBe(200);
+    expect(again.body).toContain('<h1>Sign in to continue to Gradebook Sync</h1>');
+    const consentAsSecond = await browser.follow(formAction(again.body, '/login'), {
+      method: 'POST',
+      form: { email: second.email, password: second.password },
+    });
+    expect(consentAsSecond.body).toContain(`Signed in as <strong>${second.email}</strong>`);
+    const done = await browser.follow(formAction(consentAsSecond.body, '/consent'), {
+      method: 'POST',
+      form: { decision: 'approve' },
+    });
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      new URL(done.headers.get('location')!),
+      { pkceCodeVerifier: request.verifier, expectedState: request.state },
+    );
+    expect((await get('/v1/token', tokens.access_token)).body.user_id).toBe(second.id);
+  });
+
+  it("'Not you?' needs the interaction cookie: another site cannot sign a user out", async () => {
+    const member = await newMember();
+    const request = await authorizationRequest(config);
+    const browser = new Browser(server.url);
+    const login = await browser.follow(request.url.toString());
+    const consent = await browser.follow(formAction(login.body, '/login'), {
+      method: 'POST',
+      form: { email: member.email, password: member.password },
+    });
+    const res = await fetch(new URL(formAction(consent.body, '/switch'), server.url), {
+      method: 'POST',
+      redirect: 'manual',
+    });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    // The member is still signed in: the consent page still names them.
+    const still = await browser.follow(request.url.toString());
+    expect(still.body).toContain(`Signed in as <strong>${member.email}</strong>`);
+  });
+
   it('works for a public client with PKCE and no secret', async () => {
     const pub = await discover(server, publicClient.id);
     const request = await authorizationRequest(pub, {

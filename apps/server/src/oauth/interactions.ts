@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
 import { hashToken } from '../auth/token-format';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { isScope, ROLE_SCOPES } from '@platform/contract';
+import { isScope, OAUTH_PATHS, ROLE_SCOPES } from '@platform/contract';
 import type { InteractionResults } from 'oidc-provider';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { OAuthClientsService } from './oauth-clients.service';
@@ -77,6 +77,11 @@ export class InteractionPages {
       '/:uid/consent',
       form,
       this.wrap((req, res) => this.consent(req, res)),
+    );
+    router.post(
+      '/:uid/switch',
+      form,
+      this.wrap((req, res) => this.switchAccount(req, res)),
     );
     return router;
   }
@@ -233,6 +238,28 @@ export class InteractionPages {
       toProviderRealm({ consent: { grantId } }),
       toProviderRealm({ mergeWithLastSubmission: true }),
     );
+  }
+
+  /**
+   * "Not you?": forgets who is signed in (the provider's session keeps no account) and starts
+   * the same authorization request again, which then asks who is signing in. Forgetting first
+   * matters: signing in as someone else over a live session would send the browser through the
+   * provider's end-session confirmation instead. The interaction cookie must match (as for the
+   * other forms), so another site cannot sign a user out.
+   */
+  private async switchAccount(req: Request, res: Response): Promise<void> {
+    const provider = this.oauth.provider;
+    const details = await provider.interactionDetails(req, res);
+    const session = await provider.Session.get(provider.createContext(req, res));
+    if (session.accountId) {
+      session.accountId = undefined;
+      await session.persist();
+    }
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(details.params)) {
+      if (typeof value === 'string' && key !== 'prompt') query.set(key, value);
+    }
+    res.redirect(303, `${OAUTH_PATHS.authorization}?${query.toString()}`);
   }
 
   /** The organization the client acts for: its own, or for the portal the signed-in member's. */

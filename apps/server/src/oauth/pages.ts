@@ -98,6 +98,9 @@ export function consentPage(input: {
     'Authorize access',
     `<h1>Allow ${escapeHtml(input.clientName)} to access ${target}?</h1>
 <p>Signed in as <strong>${escapeHtml(input.email)}</strong>.</p>
+<form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/switch">
+<button type="submit">Not you? Sign in as someone else</button>
+</form>
 <p>${escapeHtml(input.clientName)} asks to:</p>
 <ul>
 ${items || '<li>identify you (no access to data)</li>'}
