@@ -336,6 +336,32 @@ describe('self-service in the portal', () => {
     await fresh.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
   });
 
+  test('an admin revokes an invitation (its link then says so) and removes a member (their session then 401)', async () => {
+    await goTo(admin, 'Members', 'Members');
+    await admin.getByLabel('Email').fill('late@self-service-school.test');
+    await admin.getByRole('button', { name: 'Create invitation' }).click();
+    const link = admin.getByLabel('Invitation link', { exact: true });
+    await link.waitFor();
+    const lateUrl = await link.inputValue();
+    await admin
+      .getByRole('button', { name: 'Revoke invitation for late@self-service-school.test' })
+      .click();
+    await admin.getByText('Invitation for late@self-service-school.test revoked.').waitFor();
+    await admin.getByText('No pending invitations.').waitFor();
+    // The one-time link went with it.
+    await expect(link.count()).resolves.toBe(0);
+    expect((await fetch(lateUrl)).status).toBe(410);
+
+    const viewerToken = await portalToken(viewer);
+    expect((await api(viewerToken, '/v1/user')).status).toBe(200);
+    await admin.getByRole('button', { name: `Remove ${MEMBER_EMAIL}` }).click();
+    await admin.getByText(`${MEMBER_EMAIL} removed.`).waitFor();
+    await expect(admin.getByRole('row', { name: new RegExp(MEMBER_EMAIL) }).count()).resolves.toBe(
+      0,
+    );
+    expect((await api(viewerToken, '/v1/user')).status).toBe(401);
+  });
+
   test('narrow screens: the new pages fit a 360-pixel viewport', async () => {
     await admin.setViewportSize({ width: 360, height: 800 });
     for (const route of ['/members', '/audit-log', '/organization', '/account']) {

@@ -153,7 +153,7 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
               {events.map((event) => (
                 <tr key={event.id}>
                   <td>{formatDate(event.created_at)}</td>
-                  <th scope="row">
+                  <th scope="row" className="nowrap">
                     <code>{event.action}</code>
                   </th>
                   <td>
