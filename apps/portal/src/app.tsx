@@ -1,23 +1,31 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { PlatformClient, Scope, TokenInfo } from '@platform/client';
+import type { Member, PlatformClient, Scope, TokenInfo } from '@platform/client';
 import { apiClient, describeError, isUnauthenticated } from './api';
 import { Notice, PageHeading } from './components/ui';
+import { AccountPage } from './pages/account-page';
+import { AuditLogPage } from './pages/audit-log-page';
+import { MembersPage } from './pages/members-page';
 import { OAuthAppsPage } from './pages/oauth-apps-page';
-import {
-  availableSections,
-  OptionalSectionPage,
-  type OptionalSection,
-} from './pages/optional-sections';
+import { OrganizationPage } from './pages/organization-page';
 import { TokensPage } from './pages/tokens-page';
 import { WebhookEndpointPage, WebhooksPage } from './pages/webhooks-page';
 import { Link, navigate, usePath } from './router';
+import { abilitiesOf, type Abilities } from './roles';
 import { completeSignIn, currentSession, signIn, signOut, type Session } from './session';
 
-const MAIN_SECTIONS = [
-  { path: '/tokens', label: 'Tokens' },
-  { path: '/webhooks', label: 'Webhooks' },
-  { path: '/oauth-apps', label: 'OAuth apps' },
-] as const;
+/**
+ * The pages, each shown in the navigation only when the member's role (from /v1/user) and the
+ * session's scopes allow reading it. Hiding is a courtesy: the server refuses on its own.
+ */
+const SECTIONS: readonly { path: string; label: string; needs: Scope | null }[] = [
+  { path: '/tokens', label: 'Tokens', needs: 'tokens:read' },
+  { path: '/webhooks', label: 'Webhooks', needs: 'webhooks:read' },
+  { path: '/oauth-apps', label: 'OAuth apps', needs: 'oauth_clients:read' },
+  { path: '/members', label: 'Members', needs: 'members:read' },
+  { path: '/audit-log', label: 'Audit log', needs: 'audit_log:read' },
+  { path: '/organization', label: 'Organization', needs: 'organization:read' },
+  { path: '/account', label: 'Account', needs: null },
+];
 
 export function App() {
   const path = usePath();
@@ -83,18 +91,30 @@ function SignedIn({
 }) {
   const client = useMemo(() => apiClient(session.accessToken), [session.accessToken]);
   const [info, setInfo] = useState<TokenInfo | null>(null);
+  const [user, setUser] = useState<Member | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [extra, setExtra] = useState<OptionalSection[]>([]);
 
   useEffect(() => {
-    client.token.retrieve().then(setInfo, (e: unknown) => {
-      // An expired or revoked session: start again rather than show a broken page.
-      if (isUnauthenticated(e)) void signOut().then(onSignedOut);
-      else setError(describeError(e));
-    });
-    availableSections(client).then(setExtra, () => setExtra([]));
+    Promise.all([client.token.retrieve(), client.user.retrieve()]).then(
+      ([token, member]) => {
+        setInfo(token);
+        setUser(member);
+      },
+      (e: unknown) => {
+        // An expired or revoked session: start again rather than show a broken page.
+        if (isUnauthenticated(e)) void signOut().then(onSignedOut);
+        else setError(describeError(e));
+      },
+    );
   }, [client, onSignedOut]);
 
+  const abilities = useMemo(
+    () => (info && user ? abilitiesOf(user.role, info.scopes) : null),
+    [info, user],
+  );
+  const sections = abilities
+    ? SECTIONS.filter((s) => s.needs === null || abilities.can(s.needs))
+    : [];
   const out = () => void signOut().then(onSignedOut);
   const route = path === '/' ? '/tokens' : path;
   return (
@@ -105,9 +125,9 @@ function SignedIn({
       <header className="top">
         <p className="brand">Platform developer portal</p>
         <div className="who">
-          {info ? (
+          {info && user ? (
             <span>
-              Organization <code>{info.organization_id}</code>
+              {user.email} ({user.role}), organization <code>{info.organization_id}</code>
             </span>
           ) : null}
           <button type="button" onClick={out}>
@@ -116,7 +136,7 @@ function SignedIn({
         </div>
         <nav aria-label="Portal">
           <ul>
-            {[...MAIN_SECTIONS, ...extra].map((s) => (
+            {sections.map((s) => (
               <li key={s.path}>
                 <Link to={s.path} current={route === s.path || route.startsWith(`${s.path}/`)}>
                   {s.label}
@@ -128,7 +148,15 @@ function SignedIn({
       </header>
       <main id="main">
         {error ? <Notice kind="error">{error}</Notice> : null}
-        {info ? <Page client={client} route={route} scopes={info.scopes} extra={extra} /> : null}
+        {info && user && abilities ? (
+          <Page
+            client={client}
+            route={route}
+            scopes={info.scopes}
+            user={user}
+            abilities={abilities}
+          />
+        ) : null}
       </main>
     </>
   );
@@ -138,21 +166,33 @@ function Page({
   client,
   route,
   scopes,
-  extra,
+  user,
+  abilities,
 }: {
   client: PlatformClient;
   route: string;
   scopes: Scope[];
-  extra: OptionalSection[];
+  user: Member;
+  abilities: Abilities;
 }) {
-  if (route === '/tokens') return <TokensPage client={client} scopes={scopes} />;
+  if (route === '/tokens')
+    return (
+      <TokensPage
+        client={client}
+        scopes={scopes.filter((s) => abilities.can(s))}
+        canCreate={abilities.can('tokens:write')}
+      />
+    );
   if (route === '/webhooks') return <WebhooksPage client={client} />;
   const endpoint = /^\/webhooks\/([^/]+)$/.exec(route);
   if (endpoint?.[1])
     return <WebhookEndpointPage key={endpoint[1]} client={client} id={endpoint[1]} />;
   if (route === '/oauth-apps') return <OAuthAppsPage client={client} scopes={scopes} />;
-  const section = extra.find((s) => s.path === route);
-  if (section) return <OptionalSectionPage key={section.path} client={client} section={section} />;
+  if (route === '/members')
+    return <MembersPage client={client} abilities={abilities} selfId={user.id} />;
+  if (route === '/audit-log') return <AuditLogPage client={client} />;
+  if (route === '/organization') return <OrganizationPage client={client} abilities={abilities} />;
+  if (route === '/account') return <AccountPage client={client} user={user} />;
   return (
     <>
       <PageHeading>Not found</PageHeading>

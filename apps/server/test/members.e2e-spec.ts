@@ -456,6 +456,28 @@ describe('invitations', () => {
     expect(Number(count[0]!.n)).toBe(1);
   });
 
+  it('accepts the form as Chromium sends it under the no-referrer policy (Origin: null, Sec-Fetch-Site: same-origin), and refuses Origin: null from anywhere else (403)', async () => {
+    const email = `browser${++people}@riverside.example`;
+    const { body: created } = await invite(email);
+    const token = new URL(created.accept_url).searchParams.get('token')!;
+    const post = (headers: Record<string, string>) =>
+      fetch(`${server.url}/invitations/accept`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams({
+          token,
+          password: PASSWORD,
+          password_confirmation: PASSWORD,
+        }).toString(),
+      });
+    expect((await post({ origin: 'null', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await post({ origin: 'null' })).status).toBe(403);
+    const accepted = await post({ origin: 'null', 'sec-fetch-site': 'same-origin' });
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.get('location')).toBe(`${server.url}/portal/`);
+  });
+
   it('the accept form refuses a post from another site (403), a short password and mismatched passwords (400, nothing spent)', async () => {
     const email = `careful${++people}@riverside.example`;
     const { body: created } = await invite(email);

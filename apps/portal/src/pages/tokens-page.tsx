@@ -16,8 +16,19 @@ const EXPIRY_CHOICES = [
   { value: 'never', label: 'Never' },
 ] as const;
 
-/** Personal access tokens: create (secret shown once, with a curl line), list, revoke. */
-export function TokensPage({ client, scopes }: { client: PlatformClient; scopes: Scope[] }) {
+/**
+ * Personal access tokens: create (secret shown once, with a curl line), list, revoke. Creating
+ * is offered only to a session that may (tokens:write within the member's role; not a viewer).
+ */
+export function TokensPage({
+  client,
+  scopes,
+  canCreate,
+}: {
+  client: PlatformClient;
+  scopes: Scope[];
+  canCreate: boolean;
+}) {
   const [tokens, setTokens] = useState<PersonalAccessToken[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
@@ -95,44 +106,48 @@ export function TokensPage({ client, scopes }: { client: PlatformClient; scopes:
         </SecretPanel>
       ) : null}
 
-      <section aria-labelledby="create-token">
-        <h2 id="create-token">Create a token</h2>
-        <form onSubmit={(e) => void create(e)} className="stack">
-          <div className="field">
-            <label htmlFor="token-name">Name</label>
-            <input
-              id="token-name"
-              required
-              maxLength={100}
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              aria-describedby="token-name-hint"
+      {canCreate ? (
+        <section aria-labelledby="create-token">
+          <h2 id="create-token">Create a token</h2>
+          <form onSubmit={(e) => void create(e)} className="stack">
+            <div className="field">
+              <label htmlFor="token-name">Name</label>
+              <input
+                id="token-name"
+                required
+                maxLength={100}
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                aria-describedby="token-name-hint"
+              />
+              <span id="token-name-hint" className="hint">
+                What it is for, e.g. “nightly SIS sync”.
+              </span>
+            </div>
+            <CheckboxGroup
+              legend="Scopes"
+              options={scopes}
+              selected={selected}
+              onChange={setSelected}
             />
-            <span id="token-name-hint" className="hint">
-              What it is for, e.g. “nightly SIS sync”.
-            </span>
-          </div>
-          <CheckboxGroup
-            legend="Scopes"
-            options={scopes}
-            selected={selected}
-            onChange={setSelected}
-          />
-          <div className="field">
-            <label htmlFor="token-expiry">Expires</label>
-            <select id="token-expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-              {EXPIRY_CHOICES.map((c) => (
-                <option key={c.value} value={c.value}>
-                  {c.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="submit" disabled={busy}>
-            Create token
-          </button>
-        </form>
-      </section>
+            <div className="field">
+              <label htmlFor="token-expiry">Expires</label>
+              <select id="token-expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+                {EXPIRY_CHOICES.map((c) => (
+                  <option key={c.value} value={c.value}>
+                    {c.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <button type="submit" disabled={busy}>
+              Create token
+            </button>
+          </form>
+        </section>
+      ) : (
+        <p className="hint">Your role lets you see tokens, not create them.</p>
+      )}
 
       <section aria-labelledby="token-list">
         <h2 id="token-list">Your organization’s tokens</h2>

@@ -136,8 +136,11 @@ export class AcceptInvitationPages {
   /** A browser names the page a form came from; a POST from another site is refused. */
   private sameOrigin(req: Request): boolean {
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== this.origin) return false;
     const site = req.headers['sec-fetch-site'];
+    // Under the site-wide `Referrer-Policy: no-referrer`, Chromium posts this form with
+    // `Origin: null`; then only the browser's own Sec-Fetch-Site can vouch for it.
+    if (origin === 'null') return site === 'same-origin';
+    if (origin !== undefined && origin !== this.origin) return false;
     return site === undefined || site === 'same-origin' || site === 'none';
   }
 

@@ -1,0 +1,330 @@
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import type {
+  Invitation,
+  InvitationWithSecret,
+  Member,
+  MemberRole,
+  PlatformClient,
+} from '@platform/client';
+import { describeError, formatDate } from '../api';
+import { Notice, PageHeading, SecretPanel } from '../components/ui';
+import type { Abilities } from '../roles';
+
+export const ROLE_CHOICES: readonly { value: MemberRole; label: string }[] = [
+  { value: 'admin', label: 'Admin: everything, including members and the audit log' },
+  { value: 'developer', label: 'Developer: tokens, webhooks, OAuth apps and data' },
+  { value: 'viewer', label: 'Viewer: read only' },
+];
+
+/**
+ * Members and invitations. Everyone who may read members sees the list; admins (members:write)
+ * also change roles, remove members, invite and revoke invitations. The server decides: a
+ * refusal (403, or 409 for the last admin) is shown with its own explanation.
+ */
+export function MembersPage({
+  client,
+  abilities,
+  selfId,
+}: {
+  client: PlatformClient;
+  abilities: Abilities;
+  selfId: string;
+}) {
+  const manage = abilities.can('members:write');
+  const [members, setMembers] = useState<Member[] | null>(null);
+  const [invitations, setInvitations] = useState<Invitation[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [created, setCreated] = useState<InvitationWithSecret | null>(null);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<MemberRole>('developer');
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      const page = await client.members.list({ per_page: 100, sort: 'email' });
+      setMembers(page.data);
+      if (manage) {
+        const pending = await client.invitations.list({ per_page: 100, sort: '-created_at' });
+        setInvitations(pending.data);
+      }
+    } catch (e) {
+      setError(describeError(e));
+    }
+  }, [client, manage]);
+  useEffect(() => void load(), [load]);
+
+  const act = async (work: () => Promise<string>) => {
+    setError(null);
+    setMessage(null);
+    try {
+      const done = await work();
+      await load();
+      setMessage(done);
+    } catch (e) {
+      setError(describeError(e));
+    }
+  };
+
+  const invite = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    setMessage(null);
+    setBusy(true);
+    try {
+      const invitation = await client.invitations.create({ body: { email, role } });
+      setCreated(invitation);
+      setEmail('');
+      await load();
+    } catch (e) {
+      setError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const changeRole = (member: Member, next: MemberRole) =>
+    act(async () => {
+      await client.members.update({ params: { id: member.id }, body: { role: next } });
+      return `${member.email} is now ${next === 'admin' ? 'an' : 'a'} ${next}.`;
+    });
+
+  const remove = (member: Member) => {
+    if (
+      !window.confirm(
+        `Remove ${member.email} from the organization? Their tokens and sign-ins stop working at once.`,
+      )
+    )
+      return;
+    void act(async () => {
+      await client.members.delete({ params: { id: member.id } });
+      return `${member.email} removed.`;
+    });
+  };
+
+  const revoke = (invitation: Invitation) => {
+    if (!window.confirm(`Revoke the invitation for ${invitation.email}? Its link stops working.`))
+      return;
+    void act(async () => {
+      await client.invitations.delete({ params: { id: invitation.id } });
+      if (created?.id === invitation.id) setCreated(null);
+      return `Invitation for ${invitation.email} revoked.`;
+    });
+  };
+
+  return (
+    <>
+      <PageHeading>Members</PageHeading>
+      <p>
+        The people of your organization. A member’s role caps what every token acting for them may
+        do, from their next request on.
+      </p>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {message ? <Notice kind="success">{message}</Notice> : null}
+      {created ? (
+        <SecretPanel
+          title={`Invitation for ${created.email} created`}
+          secret={created.accept_url}
+          label="Invitation link"
+        >
+          <p>
+            Send it to {created.email}: it works once, until {formatDate(created.expires_at)}, and
+            lets them choose a password and join as {created.role}.
+          </p>
+        </SecretPanel>
+      ) : null}
+
+      <section aria-labelledby="member-list">
+        <h2 id="member-list">Members</h2>
+        {members === null ? (
+          error ? null : (
+            <p>Loading…</p>
+          )
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Joined</th>
+                  {manage ? (
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  ) : null}
+                </tr>
+              </thead>
+              <tbody>
+                {members.map((member) => (
+                  <MemberRow
+                    key={member.id}
+                    member={member}
+                    self={member.id === selfId}
+                    manage={manage}
+                    onChangeRole={(next) => void changeRole(member, next)}
+                    onRemove={() => remove(member)}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      {manage ? (
+        <>
+          <section aria-labelledby="invite">
+            <h2 id="invite">Invite a member</h2>
+            <form onSubmit={(e) => void invite(e)} className="stack">
+              <div className="field">
+                <label htmlFor="invite-email">Email</label>
+                <input
+                  id="invite-email"
+                  type="email"
+                  required
+                  autoComplete="off"
+                  value={email}
+                  onChange={(e) => setEmail(e.target.value)}
+                />
+              </div>
+              <div className="field">
+                <label htmlFor="invite-role">Role</label>
+                <select
+                  id="invite-role"
+                  value={role}
+                  onChange={(e) => setRole(e.target.value as MemberRole)}
+                >
+                  {ROLE_CHOICES.map((c) => (
+                    <option key={c.value} value={c.value}>
+                      {c.label}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <button type="submit" disabled={busy}>
+                Create invitation
+              </button>
+            </form>
+          </section>
+
+          <section aria-labelledby="invitation-list">
+            <h2 id="invitation-list">Pending invitations</h2>
+            {invitations === null ? (
+              error ? null : (
+                <p>Loading…</p>
+              )
+            ) : invitations.length === 0 ? (
+              <p>No pending invitations.</p>
+            ) : (
+              <div className="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Email</th>
+                      <th scope="col">Role</th>
+                      <th scope="col">Sent</th>
+                      <th scope="col">Expires</th>
+                      <th scope="col">
+                        <span className="visually-hidden">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {invitations.map((invitation) => (
+                      <tr key={invitation.id}>
+                        <th scope="row">{invitation.email}</th>
+                        <td>{invitation.role}</td>
+                        <td>{formatDate(invitation.created_at)}</td>
+                        <td>{formatDate(invitation.expires_at)}</td>
+                        <td>
+                          <button
+                            type="button"
+                            className="danger"
+                            onClick={() => revoke(invitation)}
+                          >
+                            Revoke
+                            <span className="visually-hidden">
+                              {' '}
+                              invitation for {invitation.email}
+                            </span>
+                          </button>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+        </>
+      ) : null}
+    </>
+  );
+}
+
+/** A role is changed with its own button, not on selection, so choosing is never acting. */
+function MemberRow({
+  member,
+  self,
+  manage,
+  onChangeRole,
+  onRemove,
+}: {
+  member: Member;
+  self: boolean;
+  manage: boolean;
+  onChangeRole: (role: MemberRole) => void;
+  onRemove: () => void;
+}) {
+  const [role, setRole] = useState<MemberRole>(member.role);
+  useEffect(() => setRole(member.role), [member.role]);
+  const selectId = `role-${member.id}`;
+  return (
+    <tr>
+      <th scope="row">
+        {member.email}
+        {self ? <span className="hint"> (you)</span> : null}
+      </th>
+      <td>{member.name ?? '—'}</td>
+      <td>
+        {manage ? (
+          <div className="inline-form">
+            <label htmlFor={selectId} className="visually-hidden">
+              Role of {member.email}
+            </label>
+            <select
+              id={selectId}
+              value={role}
+              onChange={(e) => setRole(e.target.value as MemberRole)}
+            >
+              {ROLE_CHOICES.map((c) => (
+                <option key={c.value} value={c.value}>
+                  {c.value}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              disabled={role === member.role}
+              onClick={() => onChangeRole(role)}
+            >
+              Change role<span className="visually-hidden"> of {member.email}</span>
+            </button>
+          </div>
+        ) : (
+          member.role
+        )}
+      </td>
+      <td>{formatDate(member.created_at)}</td>
+      {manage ? (
+        <td>
+          <button type="button" className="danger" onClick={onRemove}>
+            Remove<span className="visually-hidden"> {member.email}</span>
+          </button>
+        </td>
+      ) : null}
+    </tr>
+  );
+}

@@ -1,0 +1,131 @@
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import type { Organization, PlatformClient } from '@platform/client';
+import { describeError, formatDate } from '../api';
+import { Notice, PageHeading } from '../components/ui';
+import type { Abilities } from '../roles';
+
+/**
+ * The organization: its name (admins rename it), plan and rate limit with how much of the
+ * current 60-second window is used. Plan and limit belong to the platform's operators.
+ */
+export function OrganizationPage({
+  client,
+  abilities,
+}: {
+  client: PlatformClient;
+  abilities: Abilities;
+}) {
+  const rename = abilities.can('organization:write');
+  const [organization, setOrganization] = useState<Organization | null>(null);
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      const current = await client.organization.retrieve();
+      setOrganization(current);
+      setName(current.name);
+    } catch (e) {
+      setError(describeError(e));
+    }
+  }, [client]);
+  useEffect(() => void load(), [load]);
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    setMessage(null);
+    setBusy(true);
+    try {
+      const updated = await client.organization.update({ body: { name } });
+      setOrganization(updated);
+      setMessage('Name saved.');
+    } catch (e) {
+      setError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const limit = organization?.rate_limit;
+  return (
+    <>
+      <PageHeading>Organization</PageHeading>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {message ? <Notice kind="success">{message}</Notice> : null}
+      {organization === null || !limit ? (
+        error ? null : (
+          <p>Loading…</p>
+        )
+      ) : (
+        <>
+          <section aria-labelledby="org-name">
+            <h2 id="org-name">Name</h2>
+            {rename ? (
+              <form onSubmit={(e) => void save(e)} className="stack">
+                <div className="field">
+                  <label htmlFor="organization-name">Organization name</label>
+                  <input
+                    id="organization-name"
+                    required
+                    maxLength={200}
+                    value={name}
+                    onChange={(e) => setName(e.target.value)}
+                  />
+                </div>
+                <button type="submit" disabled={busy || name === organization.name}>
+                  Save name
+                </button>
+              </form>
+            ) : (
+              <p>{organization.name}</p>
+            )}
+            <p className="hint">
+              Id <code>{organization.id}</code>, created {formatDate(organization.created_at)}.
+            </p>
+          </section>
+
+          <section aria-labelledby="org-plan">
+            <h2 id="org-plan">Plan and rate limit</h2>
+            <dl className="facts">
+              <div>
+                <dt>Plan</dt>
+                <dd>{organization.plan}</dd>
+              </div>
+              <div>
+                <dt>Requests per minute</dt>
+                <dd data-testid="limit">{limit.limit_per_minute}</dd>
+              </div>
+              <div>
+                <dt>Used in the current window</dt>
+                <dd data-testid="used">{limit.used}</dd>
+              </div>
+              <div>
+                <dt>Remaining</dt>
+                <dd data-testid="remaining">{limit.remaining}</dd>
+              </div>
+              <div>
+                <dt>Window resets</dt>
+                <dd>{formatTime(limit.resets_at)}</dd>
+              </div>
+            </dl>
+            <p className="hint">
+              The limit counts every token of the organization over a rolling 60 seconds (this page
+              included). The plan and the limit are changed by the platform’s operators; ask them if
+              you need more.
+            </p>
+            <button type="button" onClick={() => void load()}>
+              Refresh usage
+            </button>
+          </section>
+        </>
+      )}
+    </>
+  );
+}
+
+function formatTime(value: string): string {
+  return new Date(value).toLocaleTimeString(undefined, { timeStyle: 'medium' });
+}
