@@ -102,23 +102,39 @@ export class OAuthTokensService {
         return { ok: false, reason: 'revoked' };
       }
     }
+    return this.accepted(
+      stored,
+      { clientId: stored.clientId, userId, role, row },
+      new Date(Math.min(stored.exp * 1000, clientExpiresAt?.getTime() ?? Number.POSITIVE_INFINITY)),
+    );
+  }
+
+  /** The principal of an accepted token: its scopes capped by the member's role, if any. */
+  private accepted(
+    stored: StoredAccessToken,
+    who: {
+      clientId: string;
+      userId: string | null;
+      role: Role | null;
+      row: { organization_id: string; rate_limit_per_minute: unknown };
+    },
+    expiresAt: Date | null,
+  ): OAuthAuthenticationResult {
     return {
       ok: true,
       principal: {
         kind: 'oauth_access_token',
-        clientId: stored.clientId,
-        userId,
-        role,
+        clientId: who.clientId,
+        userId: who.userId,
+        role: who.role,
         grantId: stored.grantId ?? null,
-        organizationId: row.organization_id,
+        organizationId: who.row.organization_id,
         rateLimitPerMinute: this.organizations.rateLimitOf({
           rateLimitPerMinute:
-            row.rate_limit_per_minute == null ? null : Number(row.rate_limit_per_minute),
+            who.row.rate_limit_per_minute == null ? null : Number(who.row.rate_limit_per_minute),
         }),
-        scopes: effectiveScopes((stored.scope ?? '').split(' ').filter(isScope), role),
-        expiresAt: new Date(
-          Math.min(stored.exp * 1000, clientExpiresAt?.getTime() ?? Number.POSITIVE_INFINITY),
-        ),
+        scopes: effectiveScopes((stored.scope ?? '').split(' ').filter(isScope), who.role),
+        expiresAt,
       },
     };
   }
@@ -138,22 +154,10 @@ export class OAuthTokensService {
     const row = rows[0];
     const role = row ? roleOf(row.role) : null;
     if (!row || !role) return { ok: false, reason: 'revoked' };
-    return {
-      ok: true,
-      principal: {
-        kind: 'oauth_access_token',
-        clientId: stored.clientId,
-        userId: stored.accountId,
-        role,
-        grantId: stored.grantId ?? null,
-        organizationId: row.organization_id,
-        rateLimitPerMinute: this.organizations.rateLimitOf({
-          rateLimitPerMinute:
-            row.rate_limit_per_minute == null ? null : Number(row.rate_limit_per_minute),
-        }),
-        scopes: effectiveScopes((stored.scope ?? '').split(' ').filter(isScope), role),
-        expiresAt: null,
-      },
-    };
+    return this.accepted(
+      stored,
+      { clientId: stored.clientId, userId: stored.accountId, role, row },
+      null,
+    );
   }
 }
