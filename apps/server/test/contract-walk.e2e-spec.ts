@@ -749,10 +749,16 @@ describe('contract walk: every route', () => {
         const role = delegationOf(walked.route)
           ? (minimalBody(walked, refs)?.role as Role | undefined)
           : undefined;
+        // Removing a member needs what they hold (the fixture member joins as a viewer).
+        const target =
+          collectionOf(walked.route) === 'members' && walked.route.method === 'DELETE'
+            ? ROLE_SCOPES.viewer
+            : [];
         const only = await tokenWith([
           scope,
           ...readScopesForEvents(events),
           ...(role ? ROLE_SCOPES[role] : []),
+          ...target,
         ]);
         const allowed = await send(server, walked, { prefix: walked.prefix, refs, token: only });
         if ([401, 403].includes(allowed.status) || allowed.status >= 500) {

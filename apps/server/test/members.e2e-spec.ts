@@ -187,6 +187,71 @@ describe('roles cap every token acting for a member', () => {
   });
 });
 
+describe("an OAuth app a member registers acts with that member's authority", () => {
+  it("its client credentials tokens are capped by the maker's role, make owned tokens, and end with the membership", async () => {
+    const dev = await member('developer');
+    const created = await dev.api.post('/v1/oauth_clients', {
+      name: 'Nightly sync',
+      type: 'confidential',
+      redirect_uris: [],
+      scopes: ['students:read', 'students:write', 'tokens:write'],
+      grant_types: ['client_credentials'],
+    });
+    expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String) }));
+    const cfg = await discover(server, created.body.id, created.body.client_secret);
+    const { access_token: appToken } = await oidc.clientCredentialsGrant(cfg, {
+      scope: 'students:read students:write tokens:write',
+    });
+    const app = client(server, appToken);
+    expect((await app.get('/v1/token')).body.user_id).toBe(dev.id);
+    const student = { student_number: `S-${++people}`, first_name: 'Ada', last_name: 'Byron' };
+    expect((await app.post('/v1/students', student)).status).toBe(201);
+    // A token the app makes belongs to the member too.
+    const made = await app.post('/v1/personal_access_tokens', {
+      name: 'from the app',
+      scopes: ['students:write'],
+      // No longer than the app's one-hour token that makes it.
+      expires_at: new Date(Date.now() + 30 * 60_000).toISOString(),
+    });
+    expect(made.status).toBe(201);
+
+    await call(server, `/v1/members/${dev.id}`, {
+      method: 'PATCH',
+      token: operator,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ role: 'viewer' }),
+    });
+    const refused = await app.post('/v1/students', { ...student, student_number: `S-${++people}` });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('insufficient_scope');
+    expect((await client(server, made.body.token).post('/v1/students', student)).status).toBe(403);
+    expect((await app.get('/v1/students')).status).toBe(200);
+
+    await call(server, `/v1/members/${dev.id}`, { method: 'DELETE', token: operator });
+    expect((await app.get('/v1/students')).status).toBe(401);
+  });
+});
+
+describe('changing a member takes holding what they hold', () => {
+  it('a token with members:write but not every admin scope cannot demote or remove an admin (403)', async () => {
+    const admin = await member('admin');
+    const { token } = await server.createToken(orgId, ['members:read', 'members:write']);
+    const api = client(server, token);
+    expect((await api.patch(`/v1/members/${admin.id}`, { role: 'viewer' })).status).toBe(403);
+    const remove = await api.delete(`/v1/members/${admin.id}`);
+    expect(remove.status).toBe(403);
+    expect(remove.body.detail).toContain("'admin'");
+    // Holding every scope of the member's role, it may.
+    const viewer = await member('viewer');
+    const { token: wide } = await server.createToken(orgId, [
+      'members:read',
+      'members:write',
+      ...ROLE_SCOPES.viewer,
+    ]);
+    expect((await client(server, wide).delete(`/v1/members/${viewer.id}`)).status).toBe(200);
+  });
+});
+
 describe('members API', () => {
   it('lists members with the list conventions: filter by role, sort by email, pages', async () => {
     const org = (await server.createOrganization({ name: 'List School' })).id;

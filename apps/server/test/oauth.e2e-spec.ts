@@ -270,6 +270,42 @@ describe('authorization code with PKCE, through the login and consent pages', ()
     expect((await get('/v1/token', tokens.access_token)).body.user_id).toBe(second.id);
   });
 
+  it("'Not you?' after the first member had approved the app before: the next member gets their own grant, not the first one's", async () => {
+    const first = await newMember();
+    const second = await newMember();
+    const browser = new Browser(server.url);
+    // The first member approves a narrow request, then the app asks for more in the same browser.
+    const narrow = await authorizationRequest(config, { scope: 'students:read' });
+    const login = await browser.follow(narrow.url.toString());
+    const consent = await browser.follow(formAction(login.body, '/login'), {
+      method: 'POST',
+      form: { email: first.email, password: first.password },
+    });
+    await browser.follow(formAction(consent.body, '/consent'), {
+      method: 'POST',
+      form: { decision: 'approve' },
+    });
+    const wider = await authorizationRequest(config);
+    const ask = await browser.follow(wider.url.toString());
+    expect(ask.body).toContain(`Signed in as <strong>${first.email}</strong>`);
+    const again = await browser.follow(formAction(ask.body, '/switch'), { method: 'POST' });
+    const consentAsSecond = await browser.follow(formAction(again.body, '/login'), {
+      method: 'POST',
+      form: { email: second.email, password: second.password },
+    });
+    expect(consentAsSecond.status).toBe(200);
+    const done = await browser.follow(formAction(consentAsSecond.body, '/consent'), {
+      method: 'POST',
+      form: { decision: 'approve' },
+    });
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      new URL(done.headers.get('location')!),
+      { pkceCodeVerifier: wider.verifier, expectedState: wider.state },
+    );
+    expect((await get('/v1/token', tokens.access_token)).body.user_id).toBe(second.id);
+  });
+
   it("'Not you?' needs the interaction cookie: another site cannot sign a user out", async () => {
     const member = await newMember();
     const request = await authorizationRequest(config);

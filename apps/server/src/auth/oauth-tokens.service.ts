@@ -50,7 +50,7 @@ export class OAuthTokensService {
     this.resource = apiResource(config);
     const param = new SqlParams(config.database.type).add(null);
     this.sql =
-      `SELECT a.payload, c.organization_id, c.expires_at AS client_expires_at, o.rate_limit_per_minute ` +
+      `SELECT a.payload, c.organization_id, c.expires_at AS client_expires_at, c.user_id AS owner_id, o.rate_limit_per_minute ` +
       `FROM oauth_artifacts a ` +
       `LEFT JOIN oauth_clients c ON c.id = a.client_id ` +
       `LEFT JOIN organizations o ON o.id = c.organization_id ` +
@@ -69,6 +69,7 @@ export class OAuthTokensService {
       payload: string;
       organization_id: string;
       client_expires_at: unknown;
+      owner_id: string | null;
       rate_limit_per_minute: unknown;
     }[] = await this.dataSource.query(this.sql, [artifactKey(token)]);
     const row = rows[0];
@@ -90,7 +91,9 @@ export class OAuthTokensService {
     if (clientExpiresAt && clientExpiresAt.getTime() <= now)
       return { ok: false, reason: 'expired' };
     // A user's token does what the user's role allows as of now; a removed member's is dead.
-    const userId = stored.accountId ?? null;
+    // A client credentials token of an app a member registered acts for that member: their
+    // role caps it, and it ends with their membership (an app cannot outlive its maker's say).
+    const userId = stored.accountId ?? row.owner_id ?? null;
     let role: Role | null = null;
     if (userId) {
       const [user] = await this.dataSource.query<{ role: unknown; organization_id: string }[]>(

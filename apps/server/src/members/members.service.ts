@@ -100,6 +100,8 @@ export class MembersService {
       await this.lockAdmins(manager, organizationId);
       const user = await manager.findOneBy(UserRecord, { id, organizationId });
       if (!user) throw notFound('member', id);
+      // Changing a member takes holding what they hold: no demoting someone above you.
+      if (changes.role && changes.role !== user.role) assertCanGrantRole(principal, user.role);
       let changed = false;
       if (changes.role && changes.role !== user.role) {
         if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'demote');
@@ -157,6 +159,7 @@ export class MembersService {
       await this.lockAdmins(manager, organizationId);
       const user = await manager.findOneBy(UserRecord, { id, organizationId });
       if (!user) throw notFound('member', id);
+      assertCanGrantRole(principal, user.role);
       if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'remove');
       const now = new Date();
       await revokeTokensOf(manager, user.id, now);
@@ -294,11 +297,15 @@ export class MembersService {
     if (!invitationEnded(invitation)) {
       const now = new Date();
       await this.tx.run(async (manager) => {
-        await manager.update(
+        // Only a still-pending invitation: one accepted meanwhile stays accepted.
+        const revoked = await manager.update(
           InvitationRecord,
-          { id, organizationId },
+          { id, organizationId, acceptedAt: IsNull(), revokedAt: IsNull() },
           { revokedAt: now, expiresAt: now, updatedAt: now },
         );
+        if (!revoked.affected) return;
+        invitation.revokedAt = now;
+        invitation.expiresAt = now;
         await this.audit.record(
           actor,
           { action: 'invitation.revoked', targetType: 'invitation', targetId: id },

@@ -49,6 +49,10 @@ export class OAuthClientRecord {
   type: 'confidential' | 'public';
 
   /** SHA-256 of the secret, hex; null for public clients. */
+  /** The member who registered it (null: an operator); their role caps its client credentials tokens. */
+  @Column({ name: 'user_id', type: 'varchar', length: 32, nullable: true })
+  userId: string | null;
+
   @Column({ name: 'secret_hash', type: 'varchar', length: 64, nullable: true })
   secretHash: string | null;
 

@@ -252,7 +252,9 @@ export class InteractionPages {
     const details = await provider.interactionDetails(req, res);
     const session = await provider.Session.get(provider.createContext(req, res));
     if (session.accountId) {
+      // The grants it remembers are the previous member's too: the next member starts clean.
       session.accountId = undefined;
+      session.authorizations = {};
       await session.persist();
     }
     const query = new URLSearchParams();

@@ -231,6 +231,7 @@ export class OAuthClientsService {
     const record = this.clients.create({
       id: newId('oauth_client', now.getTime()),
       organizationId: organization.id,
+      userId: actor.kind === 'operator' ? null : actor.userId,
       name: input.name,
       type: input.type,
       secretHash: secret && hashClientSecret(secret),

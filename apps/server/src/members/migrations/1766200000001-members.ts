@@ -3,7 +3,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Members and roles: users get a `role` (existing users become `admin`, the only thing they
  * could be before roles existed) and an optional `name`. Personal access tokens get an owner
- * (`user_id`, null for tokens an operator made) whose role caps them. Invitations are stored
+ * (`user_id`, null for tokens an operator made) whose role caps them, and so do OAuth apps (their
+ * client credentials tokens). Invitations are stored
  * with the SHA-256 of their one-time token, never the token.
  */
 function statements(dialect: 'sqlite' | 'postgres'): string[] {
@@ -17,6 +18,9 @@ function statements(dialect: 'sqlite' | 'postgres'): string[] {
     // owner for the record.
     `ALTER TABLE personal_access_tokens ADD COLUMN user_id varchar(32)`,
     `CREATE INDEX idx_pat_user ON personal_access_tokens (user_id)`,
+    // An OAuth app a member registered acts with that member's authority: its client
+    // credentials tokens are capped by their role, and end with their membership.
+    `ALTER TABLE oauth_clients ADD COLUMN user_id varchar(32)`,
     `CREATE TABLE invitations (
       id varchar(32) PRIMARY KEY NOT NULL,
       organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
@@ -37,6 +41,7 @@ function statements(dialect: 'sqlite' | 'postgres'): string[] {
 
 const DOWN = [
   'DROP TABLE invitations',
+  'ALTER TABLE oauth_clients DROP COLUMN user_id',
   'DROP INDEX idx_pat_user',
   'ALTER TABLE personal_access_tokens DROP COLUMN user_id',
   'DROP INDEX idx_users_org_updated',
