@@ -55,7 +55,7 @@ ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` :
 <p id="password-help">Use a password manager, or a long phrase you do not use anywhere else.</p>
 <label for="password_confirmation">Password again</label>
 <input id="password_confirmation" name="password_confirmation" type="password" autocomplete="new-password" required>
-<button type="submit">Create my account</button>
+<button type="submit" class="primary">Create my account</button>
 </form>`,
   );
 }

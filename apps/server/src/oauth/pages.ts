@@ -15,13 +15,28 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
 }
 
+/**
+ * The portal's look (apps/portal/src/styles.css: its colours, buttons and focus ring), so that
+ * signing in, consenting and accepting an invitation feel like one product with the portal.
+ * Colours meet WCAG AA contrast on white.
+ */
 const STYLE = `
-body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
+:root{--text:#1b1f24;--muted:#4a5560;--accent:#0b5cad;--accent-dark:#084a8c;--danger:#a4161a;--border:#c3cad2;--surface:#f5f7f9}
+*{box-sizing:border-box}
+body{margin:0;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;line-height:1.5;color:var(--text);background:#fff;overflow-wrap:break-word}
+header.top{padding:.75rem clamp(1rem,4vw,2rem);border-bottom:1px solid var(--border);background:var(--surface);font-weight:700}
+main{max-width:32rem;margin:0 auto;padding:2rem clamp(1rem,4vw,2rem) 3rem}
+h1{font-size:1.6rem;margin:0 0 .75rem}
 label{display:block;margin-top:1rem;font-weight:600}
-input{display:block;width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
-button{margin-top:1.5rem;margin-right:.5rem;padding:.5rem 1.25rem;font-size:1rem}
-.error{color:#a00000;border-left:4px solid #a00000;padding-left:.75rem}
-code{background:#f2f2f2;padding:0 .25rem}`;
+input{display:block;width:100%;padding:.5rem;font:inherit;border:1px solid var(--border);border-radius:4px}
+button{font:inherit;margin-top:1.25rem;margin-right:.5rem;padding:.45rem 1rem;border:1px solid var(--accent);border-radius:4px;background:#fff;color:var(--accent-dark);cursor:pointer}
+button:hover{background:#e8f1fb}
+button.primary{background:var(--accent);color:#fff}
+button.primary:hover{background:var(--accent-dark)}
+a{color:var(--accent-dark)}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+.error{color:var(--danger);border-left:4px solid var(--danger);padding-left:.75rem}
+code{background:var(--surface);padding:0 .25rem;border-radius:3px}`;
 
 export function page(title: string, body: string): string {
   return `<!doctype html>
@@ -33,6 +48,7 @@ export function page(title: string, body: string): string {
 <style>${STYLE}</style>
 </head>
 <body>
+<header class="top">Platform</header>
 <main>
 ${body}
 </main>
@@ -70,7 +86,7 @@ ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` :
 <input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(input.email ?? '')}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
+<button type="submit" class="primary">Sign in</button>
 </form>
 <form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/consent">
 <input type="hidden" name="decision" value="deny">
@@ -112,7 +128,7 @@ ${
 }
 <p>Allowing sends you back to <code>${escapeHtml(input.redirectUri)}</code>.</p>
 <form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/consent">
-<button type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" class="primary" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`,
   );
