@@ -186,7 +186,8 @@ describe('webhook delivery', () => {
     await endpoint(caller, hook.url);
     await createStudent(caller);
     await waitFor(() => hook.received.length >= 2, { what: 'the retry' });
-    // The schedule says 150 ms; the endpoint asked for a second.
+    // The same message again, not a second one: the schedule says 150 ms; the endpoint asked for a second.
+    expect(hook.received[1]!.headers['webhook-id']).toBe(hook.received[0]!.headers['webhook-id']);
     expect(hook.received[1]!.at - hook.received[0]!.at).toBeGreaterThanOrEqual(950);
   });
 

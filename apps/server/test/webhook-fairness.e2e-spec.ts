@@ -158,7 +158,7 @@ describe('webhook delivery fairness between organizations', () => {
     const shared = await receiver((request) =>
       request.path.startsWith('/slow') ? { status: 204, hang: true } : { status: 204 },
     );
-    const base = `http://127.0.0.1:${shared.port}`;
+    const base = shared.base;
     const slow = await organization();
     for (let i = 0; i < 3; i += 1) await endpoint(slow.api, `${base}/slow-${i}`);
     const fast = await organization();

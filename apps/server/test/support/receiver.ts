@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
   at: number;
-  /** The request's path, so one receiver can stand for several endpoints on one host:port. */
+  /**
+   * The request's path below the receiver's own prefix, so one receiver can stand for several
+   * endpoints on one host:port.
+   */
   path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
@@ -22,19 +26,29 @@ export interface Reply {
 /**
  * A real webhook receiver on loopback. `reply` decides each answer (default 204); every request
  * is kept with its exact raw body, so tests verify signatures on what went over the wire.
+ *
+ * Its URLs start with a prefix of its own. The port is the operating system's choice and may be
+ * one an earlier test's receiver had: that test's endpoint may still be retrying it. Such a stray
+ * request (outside the prefix) is answered 404 and never counted as this receiver's.
  */
 export async function startReceiver(
   reply: (request: Received, index: number) => Reply = () => ({ status: 204 }),
 ) {
   const received: Received[] = [];
+  const prefix = `/r-${randomBytes(6).toString('hex')}`;
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const url = req.url ?? '';
+      if (!url.startsWith(`${prefix}/`)) {
+        res.writeHead(404).end();
+        return;
+      }
       const request = {
         at: Date.now(),
-        path: req.url ?? '',
+        path: url.slice(prefix.length),
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       };
@@ -53,9 +67,11 @@ export async function startReceiver(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const base = `http://127.0.0.1:${port}${prefix}`;
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    port,
+    url: `${base}/hooks`,
+    /** Where this receiver's paths start: `${base}/anything` is one of its URLs. */
+    base,
     received,
     /** Requests carrying this event type (parsed payloads). */
     ofType: (type: string) => received.filter((r) => JSON.parse(r.body).type === type),
