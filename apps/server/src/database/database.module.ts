@@ -1,8 +1,11 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/env';
 import { dataSourceOptions } from './data-source';
+import { Sql } from './sql';
 
+/** The connection, and `Sql` (the dialect and statements with named parameters) for every module. */
+@Global()
 @Module({})
 export class DatabaseModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -16,6 +19,8 @@ export class DatabaseModule {
           retryAttempts: 0,
         }),
       ],
+      providers: [Sql],
+      exports: [Sql],
     };
   }
 }

@@ -1,0 +1,43 @@
+import { compileSql } from './sql';
+
+describe('compileSql: named parameters to each driver’s placeholders', () => {
+  it('numbers PostgreSQL placeholders in order and reuses one for a name used twice', () => {
+    expect(
+      compileSql('postgres', 'SELECT * FROM t WHERE a = :a AND (b = :b OR c = :a)', { a: 1, b: 2 }),
+    ).toEqual({ text: 'SELECT * FROM t WHERE a = $1 AND (b = $2 OR c = $1)', values: [1, 2] });
+  });
+
+  it('gives SQLite one ? per use, binding a repeated name again', () => {
+    expect(
+      compileSql('sqlite', 'SELECT * FROM t WHERE a = :a AND (b = :b OR c = :a)', { a: 1, b: 2 }),
+    ).toEqual({ text: 'SELECT * FROM t WHERE a = ? AND (b = ? OR c = ?)', values: [1, 2, 1] });
+  });
+
+  it('spreads a list, and binds an empty one as a NULL that matches nothing', () => {
+    expect(compileSql('postgres', 'SELECT 1 WHERE id IN (:...ids)', { ids: ['x', 'y'] })).toEqual({
+      text: 'SELECT 1 WHERE id IN ($1, $2)',
+      values: ['x', 'y'],
+    });
+    expect(compileSql('sqlite', 'SELECT 1 WHERE id IN (:...ids)', { ids: [] })).toEqual({
+      text: 'SELECT 1 WHERE id IN (?)',
+      values: [null],
+    });
+  });
+
+  it('leaves casts, quoted strings, quoted identifiers and comments alone', () => {
+    const text = `SELECT ':nope', "a:b", x::text -- :comment\nFROM t WHERE y = :y`;
+    expect(compileSql('postgres', text, { y: 3 })).toEqual({
+      text: `SELECT ':nope', "a:b", x::text -- :comment\nFROM t WHERE y = $1`,
+      values: [3],
+    });
+    expect(compileSql('sqlite', "SELECT 'it''s :x' WHERE z = :z", { z: 1 }).text).toBe(
+      "SELECT 'it''s :x' WHERE z = ?",
+    );
+  });
+
+  it('refuses a missing value, an unused one, and a list that is not an array', () => {
+    expect(() => compileSql('sqlite', 'SELECT :a', {})).toThrow(':a has no value');
+    expect(() => compileSql('sqlite', 'SELECT :a', { a: 1, b: 2 })).toThrow(':b is not used');
+    expect(() => compileSql('sqlite', 'SELECT :...a', { a: 1 })).toThrow('must be an array');
+  });
+});

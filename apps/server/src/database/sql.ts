@@ -1,0 +1,212 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+
+/** The two databases the server runs on. */
+export type DialectName = 'sqlite' | 'postgres';
+
+export function dialectOfDataSource(dataSource: DataSource): DialectName {
+  return dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite';
+}
+
+/** SQL text with the driver's placeholders, and the values they bind, in order. */
+export interface CompiledSql {
+  text: string;
+  values: unknown[];
+}
+
+/** Named parameters: `:name` binds one value, `:...name` a list (for `IN (:...ids)`). */
+export type SqlParams = Readonly<Record<string, unknown>>;
+
+type Segment = string | { name: string; spread: boolean };
+
+/**
+ * Parsed statements by text. Statements are written as constants (values never go into the
+ * text), so the set is small; the bound only guards against a caller that builds text per call.
+ */
+const parsed = new Map<string, Segment[]>();
+const PARSED_LIMIT = 2000;
+
+/**
+ * Splits statement text into literal runs and named parameters. Quoted strings, quoted
+ * identifiers and `--` comments are copied as they are; PostgreSQL's `::type` cast is not a
+ * parameter. Written here rather than taken from TypeORM: its `escapeQueryWithParameters` is
+ * per-driver, re-parses on every call and has no quoting awareness for `:` inside literals.
+ */
+function parse(text: string): Segment[] {
+  const cached = parsed.get(text);
+  if (cached) return cached;
+  const segments: Segment[] = [];
+  let literal = '';
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      const end = closingQuote(text, i, c);
+      literal += text.slice(i, end);
+      i = end;
+    } else if (c === '-' && text[i + 1] === '-') {
+      const end = text.indexOf('\n', i);
+      const stop = end === -1 ? text.length : end;
+      literal += text.slice(i, stop);
+      i = stop;
+    } else if (c === ':' && text[i + 1] === ':') {
+      literal += '::';
+      i += 2;
+    } else if (c === ':') {
+      const match = /^:(\.\.\.)?([A-Za-z_][A-Za-z0-9_]*)/.exec(text.slice(i));
+      if (!match) {
+        literal += c;
+        i += 1;
+        continue;
+      }
+      if (literal) segments.push(literal);
+      literal = '';
+      segments.push({ name: match[2]!, spread: match[1] !== undefined });
+      i += match[0].length;
+    } else {
+      literal += c;
+      i += 1;
+    }
+  }
+  if (literal) segments.push(literal);
+  if (parsed.size >= PARSED_LIMIT) parsed.clear();
+  parsed.set(text, segments);
+  return segments;
+}
+
+function closingQuote(text: string, start: number, quote: string): number {
+  let i = start + 1;
+  while (i < text.length) {
+    if (text[i] === quote) {
+      if (text[i + 1] === quote)
+        i += 2; // a doubled quote is an escaped one
+      else return i + 1;
+    } else i += 1;
+  }
+  throw new Error(`Unterminated ${quote} in SQL: ${text.slice(start, start + 40)}`);
+}
+
+/**
+ * Turns named parameters into the dialect's placeholders (`$1`… on PostgreSQL, `?` on SQLite).
+ * A parameter the text uses but `params` lacks, or one `params` has but the text never uses,
+ * is a programming error and throws. An empty list binds a single NULL, so `IN (:...ids)` with
+ * no ids matches nothing rather than being a syntax error.
+ */
+export function compileSql(
+  dialect: DialectName,
+  text: string,
+  params: SqlParams = {},
+): CompiledSql {
+  const values: unknown[] = [];
+  const positions = new Map<string, string>();
+  const used = new Set<string>();
+  const placeholder = (key: string, value: unknown): string => {
+    if (dialect === 'postgres') {
+      const known = positions.get(key);
+      if (known) return known;
+      values.push(value);
+      const next = `$${values.length}`;
+      positions.set(key, next);
+      return next;
+    }
+    values.push(value);
+    return '?';
+  };
+  let out = '';
+  for (const segment of parse(text)) {
+    if (typeof segment === 'string') {
+      out += segment;
+      continue;
+    }
+    const { name, spread } = segment;
+    if (!Object.prototype.hasOwnProperty.call(params, name)) {
+      throw new Error(`SQL parameter :${name} has no value`);
+    }
+    used.add(name);
+    const value = params[name];
+    if (spread) {
+      if (!Array.isArray(value)) throw new Error(`SQL parameter :...${name} must be an array`);
+      out +=
+        value.length === 0
+          ? placeholder(`${name}[]`, null)
+          : value.map((v, index) => placeholder(`${name}[${index}]`, v)).join(', ');
+    } else {
+      out += placeholder(name, value);
+    }
+  }
+  for (const name of Object.keys(params)) {
+    if (!used.has(name)) throw new Error(`SQL parameter :${name} is not used by the statement`);
+  }
+  return { text: out, values };
+}
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * The database as the server's code sees it: which dialect it speaks, statements with named
+ * parameters, and table and column names from the entities' metadata. Injected everywhere SQL
+ * is written, so the dialect is decided in exactly one place.
+ */
+@Injectable()
+export class Sql {
+  readonly dialect: DialectName;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.dialect = dialectOfDataSource(dataSource);
+  }
+
+  compile(text: string, params?: SqlParams): CompiledSql {
+    return compileSql(this.dialect, text, params);
+  }
+
+  /** Runs one statement on `manager` (a transaction's, or the data source's for a plain read). */
+  query<T = Record<string, unknown>>(
+    manager: EntityManager,
+    text: string,
+    params?: SqlParams,
+  ): Promise<T[]> {
+    const compiled = this.compile(text, params);
+    return manager.query<T[]>(compiled.text, compiled.values);
+  }
+
+  /**
+   * The row-locking suffix of a SELECT that picks work: `FOR UPDATE [OF alias] [SKIP LOCKED]` on
+   * PostgreSQL; nothing on SQLite, whose writers are serialised by the transaction runner.
+   */
+  lockRows(options: { of?: string; skipLocked?: boolean } = {}): string {
+    if (this.dialect !== 'postgres') return '';
+    return ` FOR UPDATE${options.of ? ` OF ${options.of}` : ''}${options.skipLocked ? ' SKIP LOCKED' : ''}`;
+  }
+
+  /** The quoted table name of an entity. */
+  table(entity: EntityTarget<ObjectLiteral>): string {
+    return quoteIdentifier(this.dataSource.getMetadata(entity).tableName);
+  }
+
+  /** The quoted column name of an entity's property; throws on a typo (a programming error). */
+  column(entity: EntityTarget<ObjectLiteral>, property: string): string {
+    const metadata = this.dataSource.getMetadata(entity);
+    const column = metadata.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`${metadata.name} has no property '${property}'`);
+    return quoteIdentifier(column.databaseName);
+  }
+
+  /** A value as the driver binds it for an entity's column (e.g. a Date as UTC text on SQLite). */
+  bind(entity: EntityTarget<ObjectLiteral>, property: string, value: unknown): unknown {
+    const metadata = this.dataSource.getMetadata(entity);
+    const column = metadata.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`${metadata.name} has no property '${property}'`);
+    return this.dataSource.driver.preparePersistentValue(value, column) as unknown;
+  }
+
+  /** A raw column value from a hand-written SELECT as the entity holds it (e.g. a `Date`). */
+  read(entity: EntityTarget<ObjectLiteral>, property: string, value: unknown): unknown {
+    const metadata = this.dataSource.getMetadata(entity);
+    const column = metadata.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`${metadata.name} has no property '${property}'`);
+    return this.dataSource.driver.prepareHydratedValue(value, column) as unknown;
+  }
+}
