@@ -6,10 +6,10 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
-import { operation, ROUTER_OPTIONS } from './operation';
-import { commonErrorResponses } from './problem';
-import { IdPathParams, readErrorResponses, timestampSchema } from './resource';
+import { ROUTER_OPTIONS } from './operation';
+import { timestampSchema } from './resource';
 import { z } from './zod-openapi';
+import { listRoute, retrieveRoute } from './routes';
 
 const c = initContract();
 
@@ -115,26 +115,18 @@ export const AuditEventListQuerySchema = listQuery({
 
 export const auditEventsContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/audit_events',
+    list: listRoute('/v1/audit_events', {
       summary: 'List audit events',
       description: `Changes to the organization's tokens, OAuth clients, webhook endpoints, name, plan and rate limit: who (credential, user, IP), what and when. Newest first; kept at least ${AUDIT_MIN_RETENTION_DAYS} days (${AUDIT_DEFAULT_RETENTION_DAYS} by default). Filter by \`action\`, \`actor_type\`, \`target_type\`, \`target_id\`, \`user_id\` (comma-separate several) and \`created_at\` range.`,
       query: AuditEventListQuerySchema,
-      responses: {
-        200: listResponse(AuditEventSchema, 'AuditEventList'),
-        ...commonErrorResponses,
-      },
-      metadata: operation({ scope: 'audit_log:read', list: true }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/audit_events/:id',
+      response: listResponse(AuditEventSchema, 'AuditEventList'),
+      scope: 'audit_log:read',
+    }),
+    retrieve: retrieveRoute('/v1/audit_events/:id', {
       summary: 'Retrieve an audit event',
-      pathParams: IdPathParams,
-      responses: { 200: AuditEventSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'audit_log:read' }),
-    },
+      response: AuditEventSchema,
+      scope: 'audit_log:read',
+    }),
   },
   ROUTER_OPTIONS,
 );

@@ -1,17 +1,10 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
-import { operation, ROUTER_OPTIONS } from './operation';
+import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
-import {
-  dateSchema,
-  deletedSchema,
-  IdPathParams,
-  readErrorResponses,
-  text,
-  timestampSchema,
-  writeErrorResponses,
-} from './resource';
+import { dateSchema, deletedSchema, text, timestampSchema } from './resource';
+import { createRoute, deleteRoute, listRoute, retrieveRoute, updateRoute } from './routes';
 import { z } from './zod-openapi';
 
 const c = initContract();
@@ -80,56 +73,43 @@ export const CourseListQuerySchema = listQuery({
 
 export const coursesContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/courses',
+    list: listRoute('/v1/courses', {
       summary: 'List courses',
       description:
         'Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches code and title.',
       query: CourseListQuerySchema,
-      responses: { 200: listResponse(CourseSchema, 'CourseList'), ...searchErrorResponses },
-      metadata: operation({ scope: 'courses:read', list: true }),
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/courses',
+      response: listResponse(CourseSchema, 'CourseList'),
+      errors: searchErrorResponses,
+      scope: 'courses:read',
+    }),
+    create: createRoute('/v1/courses', {
       summary: 'Create a course',
       description:
         '`code` must be unique in the organization; `end_date` may not precede `start_date`.',
       body: CourseCreateSchema,
-      responses: { 201: CourseSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'courses:write' }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/courses/:id',
+      response: CourseSchema,
+      scope: 'courses:write',
+    }),
+    retrieve: retrieveRoute('/v1/courses/:id', {
       summary: 'Retrieve a course',
-      pathParams: IdPathParams,
-      responses: { 200: CourseSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'courses:read' }),
-    },
-    update: {
-      method: 'PATCH',
-      path: '/v1/courses/:id',
+      response: CourseSchema,
+      scope: 'courses:read',
+    }),
+    update: updateRoute('/v1/courses/:id', {
       summary: 'Update a course',
       description:
         'Only the fields sent change. `capacity` cannot drop below the live enrollments (409).',
-      pathParams: IdPathParams,
       body: CourseUpdateSchema,
-      responses: { 200: CourseSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'courses:write' }),
-    },
-    delete: {
-      method: 'DELETE',
-      path: '/v1/courses/:id',
+      response: CourseSchema,
+      scope: 'courses:write',
+    }),
+    delete: deleteRoute('/v1/courses/:id', {
       summary: 'Delete a course',
       description:
         'Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).',
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 200: deletedSchema('course', 'DeletedCourse'), ...writeErrorResponses },
-      metadata: operation({ scope: 'courses:write' }),
-    },
+      response: deletedSchema('course', 'DeletedCourse'),
+      scope: 'courses:write',
+    }),
   },
   ROUTER_OPTIONS,
 );

@@ -1,16 +1,10 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
-import { operation, ROUTER_OPTIONS } from './operation';
-import { commonErrorResponses } from './problem';
-import {
-  IdPathParams,
-  readErrorResponses,
-  text,
-  timestampSchema,
-  writeErrorResponses,
-} from './resource';
+import { ROUTER_OPTIONS } from './operation';
+import { text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
+import { actionRoute, createRoute, listRoute, retrieveRoute, updateRoute } from './routes';
 
 const c = initContract();
 
@@ -92,59 +86,45 @@ export const EnrollmentListQuerySchema = listQuery({
 
 function transitionRoute<const T extends EnrollmentTransition>(transition: T, summary: string) {
   const { to, from } = ENROLLMENT_TRANSITIONS[transition];
-  return {
-    method: 'POST',
-    path: `/v1/enrollments/:id/${transition}`,
+  return actionRoute(`/v1/enrollments/:id/${transition}`, {
     summary,
     description: `Moves the enrollment to \`${to}\` from ${from.map((s) => `\`${s}\``).join(' or ')}; any other current state is 409 \`invalid_state_transition\`. Sends \`enrollment.${to}\`.`,
-    pathParams: IdPathParams,
-    body: c.noBody(),
-    responses: { 200: EnrollmentSchema, ...writeErrorResponses },
-    metadata: operation({ scope: 'enrollments:write' }),
-  } as const;
+    response: EnrollmentSchema,
+    scope: 'enrollments:write',
+  });
 }
 
 export const enrollmentsContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/enrollments',
+    list: listRoute('/v1/enrollments', {
       summary: 'List enrollments',
       description:
         'Filters: `student_id`, `course_id`, `status`; ranges on `created_at`, `updated_at`, `activated_at`, `completed_at`.',
       query: EnrollmentListQuerySchema,
-      responses: { 200: listResponse(EnrollmentSchema, 'EnrollmentList'), ...commonErrorResponses },
-      metadata: operation({ scope: 'enrollments:read', list: true }),
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/enrollments',
+      response: listResponse(EnrollmentSchema, 'EnrollmentList'),
+      scope: 'enrollments:read',
+    }),
+    create: createRoute('/v1/enrollments', {
       summary: 'Enroll a student in a course',
       description:
         'Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.',
       body: EnrollmentCreateSchema,
-      responses: { 201: EnrollmentSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'enrollments:write' }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/enrollments/:id',
+      response: EnrollmentSchema,
+      scope: 'enrollments:write',
+    }),
+    retrieve: retrieveRoute('/v1/enrollments/:id', {
       summary: 'Retrieve an enrollment',
-      pathParams: IdPathParams,
-      responses: { 200: EnrollmentSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'enrollments:read' }),
-    },
-    update: {
-      method: 'PATCH',
-      path: '/v1/enrollments/:id',
+      response: EnrollmentSchema,
+      scope: 'enrollments:read',
+    }),
+    update: updateRoute('/v1/enrollments/:id', {
       summary: 'Update an enrollment',
       description:
         'Only `notes` can change here; the status changes through the transition operations.',
-      pathParams: IdPathParams,
       body: EnrollmentUpdateSchema,
-      responses: { 200: EnrollmentSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'enrollments:write' }),
-    },
+      response: EnrollmentSchema,
+      scope: 'enrollments:write',
+    }),
     activate: transitionRoute('activate', 'Activate an enrollment'),
     complete: transitionRoute('complete', 'Complete an enrollment'),
     drop: transitionRoute('drop', 'Drop an enrollment'),

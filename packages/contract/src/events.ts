@@ -9,14 +9,14 @@ import { EnrollmentSchema } from './enrollments';
 import { ExamResultSchema, ExamSchema } from './exams';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
-import { operation, ROUTER_OPTIONS } from './operation';
+import { ROUTER_OPTIONS } from './operation';
 import { PaymentSchema } from './payments';
-import { commonErrorResponses } from './problem';
-import { deletedSchema, IdPathParams, readErrorResponses, timestampSchema } from './resource';
+import { deletedSchema, timestampSchema } from './resource';
 import type { Scope } from './scopes';
 import { StudentSchema } from './students';
 import { API_VERSION } from './version';
 import { z } from './zod-openapi';
+import { listRoute, retrieveRoute } from './routes';
 
 const c = initContract();
 
@@ -147,23 +147,18 @@ export const EventListQuerySchema = listQuery({
 
 export const eventsContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/events',
+    list: listRoute('/v1/events', {
       summary: 'List events',
       description: `Every change of the last ${EVENT_RETENTION_DAYS} days, newest first, so you can reconcile what a webhook endpoint missed. Filter by \`type\` (comma-separate several) and \`created_at\` range; \`updated_since\` works as on every collection (events never change after they are written).`,
       query: EventListQuerySchema,
-      responses: { 200: listResponse(EventSchema, 'EventList'), ...commonErrorResponses },
-      metadata: operation({ scope: 'events:read', list: true }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/events/:id',
+      response: listResponse(EventSchema, 'EventList'),
+      scope: 'events:read',
+    }),
+    retrieve: retrieveRoute('/v1/events/:id', {
       summary: 'Retrieve an event',
-      pathParams: IdPathParams,
-      responses: { 200: EventSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'events:read' }),
-    },
+      response: EventSchema,
+      scope: 'events:read',
+    }),
   },
   ROUTER_OPTIONS,
 );

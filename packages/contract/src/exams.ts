@@ -1,18 +1,18 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
-import { operation, ROUTER_OPTIONS } from './operation';
-import { commonErrorResponses, searchErrorResponses } from './problem';
-import {
-  dateSchema,
-  deletedSchema,
-  IdPathParams,
-  readErrorResponses,
-  text,
-  timestampSchema,
-  writeErrorResponses,
-} from './resource';
+import { ROUTER_OPTIONS } from './operation';
+import { searchErrorResponses } from './problem';
+import { dateSchema, deletedSchema, text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
+import {
+  actionRoute,
+  createRoute,
+  deleteRoute,
+  listRoute,
+  retrieveRoute,
+  updateRoute,
+} from './routes';
 
 const c = initContract();
 
@@ -108,107 +108,80 @@ export const ExamResultListQuerySchema = listQuery({
 
 export const examsContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/exams',
+    list: listRoute('/v1/exams', {
       summary: 'List exams',
       description:
         'Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.',
       query: ExamListQuerySchema,
-      responses: { 200: listResponse(ExamSchema, 'ExamList'), ...searchErrorResponses },
-      metadata: operation({ scope: 'exam_results:read', list: true }),
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/exams',
+      response: listResponse(ExamSchema, 'ExamList'),
+      errors: searchErrorResponses,
+      scope: 'exam_results:read',
+    }),
+    create: createRoute('/v1/exams', {
       summary: 'Create an exam for a course',
       body: ExamCreateSchema,
-      responses: { 201: ExamSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'exam_results:write' }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/exams/:id',
+      response: ExamSchema,
+      scope: 'exam_results:write',
+    }),
+    retrieve: retrieveRoute('/v1/exams/:id', {
       summary: 'Retrieve an exam',
-      pathParams: IdPathParams,
-      responses: { 200: ExamSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'exam_results:read' }),
-    },
-    update: {
-      method: 'PATCH',
-      path: '/v1/exams/:id',
+      response: ExamSchema,
+      scope: 'exam_results:read',
+    }),
+    update: updateRoute('/v1/exams/:id', {
       summary: 'Update an exam',
       description: '`max_score` cannot drop below a score already recorded (409).',
-      pathParams: IdPathParams,
       body: ExamUpdateSchema,
-      responses: { 200: ExamSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'exam_results:write' }),
-    },
-    delete: {
-      method: 'DELETE',
-      path: '/v1/exams/:id',
+      response: ExamSchema,
+      scope: 'exam_results:write',
+    }),
+    delete: deleteRoute('/v1/exams/:id', {
       summary: 'Delete an exam',
       description: 'Refused with 409 while results exist for it.',
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 200: deletedSchema('exam', 'DeletedExam'), ...writeErrorResponses },
-      metadata: operation({ scope: 'exam_results:write' }),
-    },
+      response: deletedSchema('exam', 'DeletedExam'),
+      scope: 'exam_results:write',
+    }),
   },
   ROUTER_OPTIONS,
 );
 
 export const examResultsContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/exam_results',
+    list: listRoute('/v1/exam_results', {
       summary: 'List exam results',
       description:
         'Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.',
       query: ExamResultListQuerySchema,
-      responses: { 200: listResponse(ExamResultSchema, 'ExamResultList'), ...commonErrorResponses },
-      metadata: operation({ scope: 'exam_results:read', list: true }),
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/exam_results',
+      response: listResponse(ExamResultSchema, 'ExamResultList'),
+      scope: 'exam_results:read',
+    }),
+    create: createRoute('/v1/exam_results', {
       summary: 'Record an exam result (as a draft)',
       description:
         "One result per student per exam (409 otherwise). The student must hold an active or completed enrollment in the exam's course, and `score` may not exceed the exam's `max_score` (400).",
       body: ExamResultCreateSchema,
-      responses: { 201: ExamResultSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'exam_results:write' }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/exam_results/:id',
+      response: ExamResultSchema,
+      scope: 'exam_results:write',
+    }),
+    retrieve: retrieveRoute('/v1/exam_results/:id', {
       summary: 'Retrieve an exam result',
-      pathParams: IdPathParams,
-      responses: { 200: ExamResultSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'exam_results:read' }),
-    },
-    update: {
-      method: 'PATCH',
-      path: '/v1/exam_results/:id',
+      response: ExamResultSchema,
+      scope: 'exam_results:read',
+    }),
+    update: updateRoute('/v1/exam_results/:id', {
       summary: 'Update or correct an exam result',
       description:
         'Drafts and published results alike; a correction of a published result sends `exam_result.updated`.',
-      pathParams: IdPathParams,
       body: ExamResultUpdateSchema,
-      responses: { 200: ExamResultSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'exam_results:write' }),
-    },
-    publish: {
-      method: 'POST',
-      path: '/v1/exam_results/:id/publish',
+      response: ExamResultSchema,
+      scope: 'exam_results:write',
+    }),
+    publish: actionRoute('/v1/exam_results/:id/publish', {
       summary: 'Publish an exam result',
       description: '`draft → published`. Sends `exam_result.published`.',
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 200: ExamResultSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'exam_results:write' }),
-    },
+      response: ExamResultSchema,
+      scope: 'exam_results:write',
+    }),
   },
   ROUTER_OPTIONS,
 );

@@ -9,15 +9,10 @@ import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
 import { commonErrorResponses, problemResponse } from './problem';
-import {
-  deletedSchema,
-  IdPathParams,
-  readErrorResponses,
-  timestampSchema,
-  writeErrorResponses,
-} from './resource';
+import { deletedSchema, timestampSchema } from './resource';
 import { ROLES } from './scopes';
 import { z } from './zod-openapi';
+import { createRoute, deleteRoute, listRoute, retrieveRoute, updateRoute } from './routes';
 
 const c = initContract();
 
@@ -78,44 +73,32 @@ const LAST_ADMIN =
 
 export const membersContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/members',
+    list: listRoute('/v1/members', {
       summary: 'List members',
       description:
         "The organization's members and their roles. Filter with `role=admin,developer`.",
       query: MemberListQuerySchema,
-      responses: { 200: listResponse(MemberSchema, 'MemberList'), ...commonErrorResponses },
-      metadata: operation({ scope: 'members:read', list: true }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/members/:id',
+      response: listResponse(MemberSchema, 'MemberList'),
+      scope: 'members:read',
+    }),
+    retrieve: retrieveRoute('/v1/members/:id', {
       summary: 'Retrieve a member',
-      pathParams: IdPathParams,
-      responses: { 200: MemberSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'members:read' }),
-    },
-    update: {
-      method: 'PATCH',
-      path: '/v1/members/:id',
+      response: MemberSchema,
+      scope: 'members:read',
+    }),
+    update: updateRoute('/v1/members/:id', {
       summary: "Change a member's role or name",
       description: `A new role applies from the member's next request: their tokens never do more than it allows. Giving a role needs a calling token that holds every scope of that role (403 otherwise). ${LAST_ADMIN}`,
-      pathParams: IdPathParams,
       body: MemberUpdateSchema,
-      responses: { 200: MemberSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'members:write' }),
-    },
-    delete: {
-      method: 'DELETE',
-      path: '/v1/members/:id',
+      response: MemberSchema,
+      scope: 'members:write',
+    }),
+    delete: deleteRoute('/v1/members/:id', {
       summary: 'Remove a member',
       description: `The member can no longer sign in; their personal access tokens are revoked and their OAuth grants and tokens deleted, so each answers 401 from the next request on. ${LAST_ADMIN}`,
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 200: deletedSchema('member', 'DeletedMember'), ...writeErrorResponses },
-      metadata: operation({ scope: 'members:write' }),
-    },
+      response: deletedSchema('member', 'DeletedMember'),
+      scope: 'members:write',
+    }),
   },
   ROUTER_OPTIONS,
 );
@@ -162,49 +145,33 @@ export const InvitationListQuerySchema = listQuery({ filters: {}, ranges: {}, so
 
 export const invitationsContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/invitations',
+    list: listRoute('/v1/invitations', {
       summary: 'List pending invitations',
       description: 'Invitations not yet accepted, revoked or expired. Never the link itself.',
       query: InvitationListQuerySchema,
-      responses: {
-        200: listResponse(InvitationSchema, 'InvitationList'),
-        ...commonErrorResponses,
-      },
-      metadata: operation({ scope: 'members:read', list: true }),
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/invitations',
+      response: listResponse(InvitationSchema, 'InvitationList'),
+      scope: 'members:read',
+    }),
+    create: createRoute('/v1/invitations', {
       summary: 'Invite a member',
       description: `Returns the one-time \`accept_url\`, not shown again, which works for ${INVITATION_TTL_DAYS} days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with \`role\`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.`,
       body: InvitationCreateSchema,
-      responses: { 201: InvitationWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({
-        scope: 'members:write',
-        oneTimeSecret: 'accept_url',
-        delegation: 'credential',
-      }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/invitations/:id',
+      response: InvitationWithSecretSchema,
+      scope: 'members:write',
+      oneTimeSecret: 'accept_url',
+      delegation: 'credential',
+    }),
+    retrieve: retrieveRoute('/v1/invitations/:id', {
       summary: 'Retrieve an invitation',
-      pathParams: IdPathParams,
-      responses: { 200: InvitationSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'members:read' }),
-    },
-    delete: {
-      method: 'DELETE',
-      path: '/v1/invitations/:id',
+      response: InvitationSchema,
+      scope: 'members:read',
+    }),
+    delete: deleteRoute('/v1/invitations/:id', {
       summary: 'Revoke an invitation',
       description: 'Its link stops working at once. Revoking twice is harmless.',
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 200: deletedSchema('invitation', 'DeletedInvitation'), ...writeErrorResponses },
-      metadata: operation({ scope: 'members:write' }),
-    },
+      response: deletedSchema('invitation', 'DeletedInvitation'),
+      scope: 'members:write',
+    }),
   },
   ROUTER_OPTIONS,
 );

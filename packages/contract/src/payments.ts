@@ -1,16 +1,11 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
-import { operation, ROUTER_OPTIONS } from './operation';
+import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
-import {
-  IdPathParams,
-  readErrorResponses,
-  text,
-  timestampSchema,
-  writeErrorResponses,
-} from './resource';
+import { text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
+import { actionRoute, createRoute, listRoute, retrieveRoute } from './routes';
 
 const c = initContract();
 
@@ -103,65 +98,49 @@ export const PaymentListQuerySchema = listQuery({
 
 export const paymentsContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/payments',
+    list: listRoute('/v1/payments', {
       summary: 'List payments',
       description:
         'Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches description and external reference.',
       query: PaymentListQuerySchema,
-      responses: { 200: listResponse(PaymentSchema, 'PaymentList'), ...searchErrorResponses },
-      metadata: operation({ scope: 'payments:read', list: true }),
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/payments',
+      response: listResponse(PaymentSchema, 'PaymentList'),
+      errors: searchErrorResponses,
+      scope: 'payments:read',
+    }),
+    create: createRoute('/v1/payments', {
       summary: 'Record a payment',
       description:
         'Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.',
       body: PaymentCreateSchema,
-      responses: { 201: PaymentSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'payments:write' }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/payments/:id',
+      response: PaymentSchema,
+      scope: 'payments:write',
+    }),
+    retrieve: retrieveRoute('/v1/payments/:id', {
       summary: 'Retrieve a payment',
-      pathParams: IdPathParams,
-      responses: { 200: PaymentSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'payments:read' }),
-    },
-    succeed: {
-      method: 'POST',
-      path: '/v1/payments/:id/succeed',
+      response: PaymentSchema,
+      scope: 'payments:read',
+    }),
+    succeed: actionRoute('/v1/payments/:id/succeed', {
       summary: 'Mark a payment succeeded',
       description: '`pending → succeeded`. Sends `payment.succeeded`.',
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 200: PaymentSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'payments:write' }),
-    },
-    fail: {
-      method: 'POST',
-      path: '/v1/payments/:id/fail',
+      response: PaymentSchema,
+      scope: 'payments:write',
+    }),
+    fail: actionRoute('/v1/payments/:id/fail', {
       summary: 'Mark a payment failed',
       description: '`pending → failed`. Sends `payment.failed`.',
-      pathParams: IdPathParams,
       body: PaymentFailSchema.optional(),
-      responses: { 200: PaymentSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'payments:write' }),
-    },
-    refund: {
-      method: 'POST',
-      path: '/v1/payments/:id/refund',
+      response: PaymentSchema,
+      scope: 'payments:write',
+    }),
+    refund: actionRoute('/v1/payments/:id/refund', {
       summary: 'Refund a payment, fully or partly',
       description:
         '`succeeded → refunded`; a refunded payment can be refunded again until `amount_refunded` reaches `amount`. More than what is left is a 400 naming `amount`. Sends `payment.refunded`.',
-      pathParams: IdPathParams,
       body: PaymentRefundSchema.optional(),
-      responses: { 200: PaymentSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'payments:write' }),
-    },
+      response: PaymentSchema,
+      scope: 'payments:write',
+    }),
   },
   ROUTER_OPTIONS,
 );

@@ -2,16 +2,10 @@ import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { searchErrorResponses } from './problem';
-import {
-  dateSchema,
-  deletedSchema,
-  IdPathParams,
-  readErrorResponses,
-  text,
-  writeErrorResponses,
-} from './resource';
-import { operation, ROUTER_OPTIONS } from './operation';
+import { dateSchema, deletedSchema, text } from './resource';
+import { ROUTER_OPTIONS } from './operation';
 import { z } from './zod-openapi';
+import { createRoute, deleteRoute, listRoute, retrieveRoute, updateRoute } from './routes';
 
 const c = initContract();
 
@@ -93,54 +87,41 @@ export const DeletedStudentSchema = deletedSchema('student', 'DeletedStudent');
 
 export const studentsContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/students',
+    list: listRoute('/v1/students', {
       summary: 'List students',
       description:
         "Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at` and `updated_at`; `q` searches names, email and student number.",
       query: StudentListQuerySchema,
-      responses: { 200: StudentListSchema, ...searchErrorResponses },
-      metadata: operation({ scope: 'students:read', list: true }),
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/students',
+      response: StudentListSchema,
+      errors: searchErrorResponses,
+      scope: 'students:read',
+    }),
+    create: createRoute('/v1/students', {
       summary: 'Create a student',
       description: '`student_number` must be unique in the organization (409 otherwise).',
       body: StudentCreateSchema,
-      responses: { 201: StudentSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'students:write' }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/students/:id',
+      response: StudentSchema,
+      scope: 'students:write',
+    }),
+    retrieve: retrieveRoute('/v1/students/:id', {
       summary: 'Retrieve a student',
-      pathParams: IdPathParams,
-      responses: { 200: StudentSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'students:read' }),
-    },
-    update: {
-      method: 'PATCH',
-      path: '/v1/students/:id',
+      response: StudentSchema,
+      scope: 'students:read',
+    }),
+    update: updateRoute('/v1/students/:id', {
       summary: 'Update a student',
       description: 'Only the fields sent change. Sends `student.updated` when something changed.',
-      pathParams: IdPathParams,
       body: StudentUpdateSchema,
-      responses: { 200: StudentSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'students:write' }),
-    },
-    delete: {
-      method: 'DELETE',
-      path: '/v1/students/:id',
+      response: StudentSchema,
+      scope: 'students:write',
+    }),
+    delete: deleteRoute('/v1/students/:id', {
       summary: 'Delete a student',
       description:
         'Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.',
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 200: DeletedStudentSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'students:write' }),
-    },
+      response: DeletedStudentSchema,
+      scope: 'students:write',
+    }),
   },
   ROUTER_OPTIONS,
 );

@@ -9,16 +9,10 @@ import { idSchema } from './ids';
 import { listQuery, listResponse } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
 import { commonErrorResponses } from './problem';
-import {
-  deletedSchema,
-  IdPathParams,
-  readErrorResponses,
-  text,
-  timestampSchema,
-  writeErrorResponses,
-} from './resource';
+import { deletedSchema, text, timestampSchema } from './resource';
 import { ALL_SCOPES, type Scope } from './scopes';
 import { z } from './zod-openapi';
+import { actionRoute, createRoute, deleteRoute, listRoute, retrieveRoute } from './routes';
 
 const c = initContract();
 
@@ -73,52 +67,37 @@ export const PersonalAccessTokenListQuerySchema = listQuery({ filters: {}, range
 
 export const personalAccessTokensContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/personal_access_tokens',
+    list: listRoute('/v1/personal_access_tokens', {
       summary: 'List personal access tokens',
       description:
         "The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.",
       query: PersonalAccessTokenListQuerySchema,
-      responses: {
-        200: listResponse(PersonalAccessTokenSchema, 'PersonalAccessTokenList'),
-        ...commonErrorResponses,
-      },
-      metadata: operation({ scope: 'tokens:read', list: true }),
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/personal_access_tokens',
+      response: listResponse(PersonalAccessTokenSchema, 'PersonalAccessTokenList'),
+      scope: 'tokens:read',
+    }),
+    create: createRoute('/v1/personal_access_tokens', {
       summary: 'Create a personal access token',
       description:
         "Returns the `token`, which is not shown again; only its hash is kept. The new token's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the new one must expire no later.",
       body: PersonalAccessTokenCreateSchema,
-      responses: { 201: PersonalAccessTokenWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({
-        scope: 'tokens:write',
-        oneTimeSecret: 'token',
-        delegation: 'credential',
-      }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/personal_access_tokens/:id',
+      response: PersonalAccessTokenWithSecretSchema,
+      scope: 'tokens:write',
+      oneTimeSecret: 'token',
+      delegation: 'credential',
+    }),
+    retrieve: retrieveRoute('/v1/personal_access_tokens/:id', {
       summary: 'Retrieve a personal access token',
-      pathParams: IdPathParams,
-      responses: { 200: PersonalAccessTokenSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'tokens:read' }),
-    },
-    delete: {
-      method: 'DELETE',
-      path: '/v1/personal_access_tokens/:id',
+      response: PersonalAccessTokenSchema,
+      scope: 'tokens:read',
+    }),
+    delete: deleteRoute('/v1/personal_access_tokens/:id', {
       summary: 'Revoke a personal access token',
       description:
         "The token is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). It stays listed, with `revoked_at`, for the audit trail. Revoking twice is harmless. The token's scopes must be among the calling token's (403 otherwise).",
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 200: PersonalAccessTokenSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'tokens:write', delegation: 'credential' }),
-    },
+      response: PersonalAccessTokenSchema,
+      scope: 'tokens:write',
+      delegation: 'credential',
+    }),
   },
   ROUTER_OPTIONS,
 );
@@ -251,68 +230,44 @@ export const OAuthClientListQuerySchema = listQuery({ filters: {}, ranges: {}, s
 
 export const oauthClientsContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/oauth_clients',
+    list: listRoute('/v1/oauth_clients', {
       summary: 'List OAuth clients',
       query: OAuthClientListQuerySchema,
-      responses: {
-        200: listResponse(OAuthClientSchema, 'OAuthClientList'),
-        ...commonErrorResponses,
-      },
-      metadata: operation({ scope: 'oauth_clients:read', list: true }),
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/oauth_clients',
+      response: listResponse(OAuthClientSchema, 'OAuthClientList'),
+      scope: 'oauth_clients:read',
+    }),
+    create: createRoute('/v1/oauth_clients', {
       summary: 'Register an OAuth client',
       description:
         "A confidential client gets its `client_secret` here, and never again. Its scopes must be among the calling token's (403 otherwise), and it expires no later than the calling token (`expires_at`).",
       body: OAuthClientCreateSchema,
-      responses: { 201: OAuthClientWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({
-        scope: 'oauth_clients:write',
-        oneTimeSecret: 'client_secret',
-        delegation: 'credential',
-      }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/oauth_clients/:id',
+      response: OAuthClientWithSecretSchema,
+      scope: 'oauth_clients:write',
+      oneTimeSecret: 'client_secret',
+      delegation: 'credential',
+    }),
+    retrieve: retrieveRoute('/v1/oauth_clients/:id', {
       summary: 'Retrieve an OAuth client',
-      pathParams: IdPathParams,
-      responses: { 200: OAuthClientSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'oauth_clients:read' }),
-    },
-    rotateSecret: {
-      method: 'POST',
-      path: '/v1/oauth_clients/:id/rotate_secret',
+      response: OAuthClientSchema,
+      scope: 'oauth_clients:read',
+    }),
+    rotateSecret: actionRoute('/v1/oauth_clients/:id/rotate_secret', {
       summary: "Replace a confidential client's secret",
       description:
         "Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client. Whoever holds the secret controls the client, so the client's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the client's `expires_at` becomes no later.",
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 200: OAuthClientWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({
-        scope: 'oauth_clients:write',
-        oneTimeSecret: 'client_secret',
-        delegation: 'credential',
-      }),
-    },
-    delete: {
-      method: 'DELETE',
-      path: '/v1/oauth_clients/:id',
+      response: OAuthClientWithSecretSchema,
+      scope: 'oauth_clients:write',
+      oneTimeSecret: 'client_secret',
+      delegation: 'credential',
+    }),
+    delete: deleteRoute('/v1/oauth_clients/:id', {
       summary: 'Delete an OAuth client',
       description:
         "Every token issued to it is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). The client's scopes must be among the calling token's (403 otherwise).",
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: {
-        200: deletedSchema('oauth_client', 'DeletedOAuthClient'),
-        ...writeErrorResponses,
-      },
-      metadata: operation({ scope: 'oauth_clients:write', delegation: 'credential' }),
-    },
+      response: deletedSchema('oauth_client', 'DeletedOAuthClient'),
+      scope: 'oauth_clients:write',
+      delegation: 'credential',
+    }),
   },
   ROUTER_OPTIONS,
 );

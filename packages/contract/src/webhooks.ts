@@ -7,17 +7,17 @@ import { initContract } from '@ts-rest/core';
 import { EVENT_TYPES, type EventType } from './events';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
-import { operation, ROUTER_OPTIONS } from './operation';
-import { commonErrorResponses } from './problem';
-import {
-  deletedSchema,
-  IdPathParams,
-  readErrorResponses,
-  text,
-  timestampSchema,
-  writeErrorResponses,
-} from './resource';
+import { ROUTER_OPTIONS } from './operation';
+import { deletedSchema, IdPathParams, readErrorResponses, text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
+import {
+  actionRoute,
+  createRoute,
+  deleteRoute,
+  listRoute,
+  retrieveRoute,
+  updateRoute,
+} from './routes';
 
 const c = initContract();
 
@@ -216,126 +216,86 @@ export const WebhookDeliveryListQuerySchema = listQuery({
 
 export const webhookEndpointsContract = c.router(
   {
-    list: {
-      method: 'GET',
-      path: '/v1/webhook_endpoints',
+    list: listRoute('/v1/webhook_endpoints', {
       summary: 'List webhook endpoints',
       description: 'Filter: `enabled`.',
       query: WebhookEndpointListQuerySchema,
-      responses: {
-        200: listResponse(WebhookEndpointSchema, 'WebhookEndpointList'),
-        ...commonErrorResponses,
-      },
-      metadata: operation({ scope: 'webhooks:read', list: true }),
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/webhook_endpoints',
+      response: listResponse(WebhookEndpointSchema, 'WebhookEndpointList'),
+      scope: 'webhooks:read',
+    }),
+    create: createRoute('/v1/webhook_endpoints', {
       summary: 'Create a webhook endpoint',
       description: `Returns the signing \`secret\`, which is not shown again. At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per organization (409 beyond). ${READ_RULE}`,
       body: WebhookEndpointCreateSchema,
-      responses: { 201: WebhookEndpointWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({
-        scope: 'webhooks:write',
-        oneTimeSecret: 'secret',
-        delegation: 'webhook_endpoint',
-      }),
-    },
-    retrieve: {
-      method: 'GET',
-      path: '/v1/webhook_endpoints/:id',
+      response: WebhookEndpointWithSecretSchema,
+      scope: 'webhooks:write',
+      oneTimeSecret: 'secret',
+      delegation: 'webhook_endpoint',
+    }),
+    retrieve: retrieveRoute('/v1/webhook_endpoints/:id', {
       summary: 'Retrieve a webhook endpoint',
-      pathParams: IdPathParams,
-      responses: { 200: WebhookEndpointSchema, ...readErrorResponses },
-      metadata: operation({ scope: 'webhooks:read' }),
-    },
-    update: {
-      method: 'PATCH',
-      path: '/v1/webhook_endpoints/:id',
+      response: WebhookEndpointSchema,
+      scope: 'webhooks:read',
+    }),
+    update: updateRoute('/v1/webhook_endpoints/:id', {
       summary: 'Update a webhook endpoint',
       description: `Only the fields sent change. A new \`events\` list applies to events from now on; \`enabled: true\` sends what is still pending. ${READ_RULE}`,
-      pathParams: IdPathParams,
       body: WebhookEndpointUpdateSchema,
-      responses: { 200: WebhookEndpointSchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'webhooks:write', delegation: 'webhook_endpoint' }),
-    },
-    delete: {
-      method: 'DELETE',
-      path: '/v1/webhook_endpoints/:id',
+      response: WebhookEndpointSchema,
+      scope: 'webhooks:write',
+      delegation: 'webhook_endpoint',
+    }),
+    delete: deleteRoute('/v1/webhook_endpoints/:id', {
       summary: 'Delete a webhook endpoint',
       description: 'Its pending deliveries are dropped, and its delivery history with it.',
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: {
-        200: deletedSchema('webhook_endpoint', 'DeletedWebhookEndpoint'),
-        ...writeErrorResponses,
-      },
-      metadata: operation({ scope: 'webhooks:write' }),
-    },
-    rotateSecret: {
-      method: 'POST',
-      path: '/v1/webhook_endpoints/:id/rotate_secret',
+      response: deletedSchema('webhook_endpoint', 'DeletedWebhookEndpoint'),
+      scope: 'webhooks:write',
+    }),
+    rotateSecret: actionRoute('/v1/webhook_endpoints/:id/rotate_secret', {
       summary: 'Rotate the signing secret',
       description: `Returns the new \`secret\`. For ${WEBHOOK_SECRET_OVERLAP_HOURS} hours deliveries carry two signatures, one per secret, so receivers can switch without missing one. Rotating again within that window retires the older previous secret at once. ${READ_RULE}`,
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 200: WebhookEndpointWithSecretSchema, ...writeErrorResponses },
-      metadata: operation({
-        scope: 'webhooks:write',
-        oneTimeSecret: 'secret',
-        delegation: 'webhook_endpoint',
-      }),
-    },
-    test: {
-      method: 'POST',
-      path: '/v1/webhook_endpoints/:id/test',
+      response: WebhookEndpointWithSecretSchema,
+      scope: 'webhooks:write',
+      oneTimeSecret: 'secret',
+      delegation: 'webhook_endpoint',
+    }),
+    test: actionRoute('/v1/webhook_endpoints/:id/test', {
       summary: 'Send a test event',
       description:
         'Queues a `ping` event to this endpoint only and returns its delivery; follow it with the deliveries list. Refused (409) while the endpoint is disabled.',
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 202: WebhookDeliverySchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'webhooks:write' }),
-    },
-    deliveries: {
-      method: 'GET',
-      path: '/v1/webhook_endpoints/:id/deliveries',
+      response: WebhookDeliverySchema,
+      status: 202,
+      scope: 'webhooks:write',
+    }),
+    deliveries: listRoute('/v1/webhook_endpoints/:id/deliveries', {
       summary: "List an endpoint's deliveries",
       description:
         'Each delivery with its state and every attempt. Filters: `status`, `event_type` (comma-separate several).',
       pathParams: IdPathParams,
       query: WebhookDeliveryListQuerySchema,
-      responses: {
-        200: listResponse(WebhookDeliverySchema, 'WebhookDeliveryList'),
-        ...readErrorResponses,
-      },
-      metadata: operation({ scope: 'webhooks:read', list: true }),
-    },
+      response: listResponse(WebhookDeliverySchema, 'WebhookDeliveryList'),
+      errors: readErrorResponses,
+      scope: 'webhooks:read',
+    }),
   },
   ROUTER_OPTIONS,
 );
 
 export const webhookDeliveriesContract = c.router(
   {
-    retrieve: {
-      method: 'GET',
-      path: '/v1/webhook_deliveries/:id',
+    retrieve: retrieveRoute('/v1/webhook_deliveries/:id', {
       summary: 'Retrieve a delivery',
-      pathParams: IdPathParams,
-      responses: { 200: WebhookDeliverySchema, ...readErrorResponses },
-      metadata: operation({ scope: 'webhooks:read' }),
-    },
-    retry: {
-      method: 'POST',
-      path: '/v1/webhook_deliveries/:id/retry',
+      response: WebhookDeliverySchema,
+      scope: 'webhooks:read',
+    }),
+    retry: actionRoute('/v1/webhook_deliveries/:id/retry', {
       summary: 'Redeliver',
       description:
         'Attempts the delivery again now, whatever its status, with the same `webhook-id`. A pending delivery keeps its retry schedule; a succeeded or failed one gets this one attempt. Refused (409) while the endpoint is disabled.',
-      pathParams: IdPathParams,
-      body: c.noBody(),
-      responses: { 202: WebhookDeliverySchema, ...writeErrorResponses },
-      metadata: operation({ scope: 'webhooks:write' }),
-    },
+      response: WebhookDeliverySchema,
+      status: 202,
+      scope: 'webhooks:write',
+    }),
   },
   ROUTER_OPTIONS,
 );
