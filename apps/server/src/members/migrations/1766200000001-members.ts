@@ -1,4 +1,4 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { type DialectTypes, statementsMigration } from '../../database/migration';
 
 /**
  * Members and roles: users get a `role` (existing users become `admin`, the only thing they
@@ -7,8 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * client credentials tokens). Invitations are stored
  * with the SHA-256 of their one-time token, never the token.
  */
-function statements(dialect: 'sqlite' | 'postgres'): string[] {
-  const ts = dialect === 'postgres' ? 'timestamptz(3)' : 'datetime';
+function statements(t: DialectTypes): string[] {
+  const ts = t.timestamp;
   return [
     `ALTER TABLE users ADD COLUMN role varchar(16) NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'developer', 'viewer'))`,
     `ALTER TABLE users ADD COLUMN name varchar(200)`,
@@ -50,18 +50,4 @@ const DOWN = [
   'ALTER TABLE users DROP COLUMN role',
 ];
 
-async function run(db: QueryRunner, sql: string[]): Promise<void> {
-  for (const statement of sql) await db.query(statement);
-}
-
-export class SqliteMembers1766200000001 implements MigrationInterface {
-  name = 'Members1766200000001';
-  up = (db: QueryRunner) => run(db, statements('sqlite'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
-
-export class PostgresMembers1766200000001 implements MigrationInterface {
-  name = 'Members1766200000001';
-  up = (db: QueryRunner) => run(db, statements('postgres'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
+export const membersMigration = statementsMigration('Members1766200000001', statements, () => DOWN);

@@ -1,4 +1,4 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { type DialectTypes, statementsMigration } from '../../database/migration';
 
 /**
  * The OAuth 2.0 authorization server: organization members (users), registered clients, and
@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * of their id, so the table never holds a usable token. Personal access tokens gain
  * `updated_at`, which the list convention sorts and filters on (`updated_since`).
  */
-function statements(dialect: 'sqlite' | 'postgres'): string[] {
-  const ts = dialect === 'postgres' ? 'timestamptz(3)' : 'datetime';
+function statements(t: DialectTypes): string[] {
+  const ts = t.timestamp;
   return [
     `CREATE TABLE users (
       id varchar(32) PRIMARY KEY NOT NULL,
@@ -64,18 +64,4 @@ const DOWN = [
   'DROP TABLE users',
 ];
 
-async function run(db: QueryRunner, sql: string[]): Promise<void> {
-  for (const statement of sql) await db.query(statement);
-}
-
-export class SqliteOAuth1765000000000 implements MigrationInterface {
-  name = 'OAuth1765000000000';
-  up = (db: QueryRunner) => run(db, statements('sqlite'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
-
-export class PostgresOAuth1765000000000 implements MigrationInterface {
-  name = 'OAuth1765000000000';
-  up = (db: QueryRunner) => run(db, statements('postgres'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
+export const oauthMigration = statementsMigration('OAuth1765000000000', statements, () => DOWN);

@@ -1,14 +1,12 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { type DialectTypes, statementsMigration } from '../../database/migration';
 
 /**
  * Webhook endpoints, their messages (one per endpoint and event) and every delivery attempt, and
  * the outbox's fan-out marker. One statement list for both dialects: they differ only in the
  * timestamp type and how a boolean literal is written.
  */
-function statements(dialect: 'sqlite' | 'postgres'): string[] {
-  const ts = dialect === 'postgres' ? 'timestamptz(3)' : 'datetime';
-  const yes = dialect === 'postgres' ? 'true' : '1';
-  const no = dialect === 'postgres' ? 'false' : '0';
+function statements(t: DialectTypes): string[] {
+  const ts = t.timestamp;
   return [
     `CREATE TABLE webhook_endpoints (
       id varchar(32) PRIMARY KEY NOT NULL,
@@ -56,8 +54,8 @@ function statements(dialect: 'sqlite' | 'postgres'): string[] {
       PRIMARY KEY (message_id, number)
     )`,
     // Events written before this migration are history, not news: they are not fanned out.
-    `ALTER TABLE events ADD COLUMN fanout_pending boolean NOT NULL DEFAULT ${no}`,
-    `CREATE INDEX idx_events_fanout_pending ON events (created_at, id) WHERE fanout_pending = ${yes}`,
+    `ALTER TABLE events ADD COLUMN fanout_pending boolean NOT NULL DEFAULT ${t.false}`,
+    `CREATE INDEX idx_events_fanout_pending ON events (created_at, id) WHERE fanout_pending = ${t.true}`,
   ];
 }
 
@@ -69,18 +67,8 @@ const DOWN = [
   'DROP TABLE webhook_endpoints',
 ];
 
-async function run(db: QueryRunner, sql: string[]): Promise<void> {
-  for (const statement of sql) await db.query(statement);
-}
-
-export class SqliteWebhooks1764000000000 implements MigrationInterface {
-  name = 'Webhooks1764000000000';
-  up = (db: QueryRunner) => run(db, statements('sqlite'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
-
-export class PostgresWebhooks1764000000000 implements MigrationInterface {
-  name = 'Webhooks1764000000000';
-  up = (db: QueryRunner) => run(db, statements('postgres'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
+export const webhooksMigration = statementsMigration(
+  'Webhooks1764000000000',
+  statements,
+  () => DOWN,
+);
