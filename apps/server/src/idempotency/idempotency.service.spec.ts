@@ -11,6 +11,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ProblemException } from '../common/problem.exception';
 import { TransactionRunner } from '../common/transactions';
 import { migrationClasses } from '../database/migration';
+import { Sql } from '../database/sql';
 import { initialMigration } from '../migrations/1763800000000-initial';
 import { Organization } from '../organizations/organization.entity';
 import { IdempotencyKey } from './idempotency-key.entity';
@@ -105,6 +106,7 @@ beforeEach(async () => {
   service = new IdempotencyService(
     dataSource.getRepository(IdempotencyKey),
     new TransactionRunner(dataSource),
+    new Sql(dataSource),
   );
   now = Date.parse('2026-11-22T10:00:00.000Z');
   service.clock = () => new Date(now);
@@ -271,7 +273,11 @@ describe(IdempotencyService.name, () => {
 
   it("survives another request's transaction rolling back while it claims", async () => {
     const transactions = new TransactionRunner(dataSource);
-    service = new IdempotencyService(dataSource.getRepository(IdempotencyKey), transactions);
+    service = new IdempotencyService(
+      dataSource.getRepository(IdempotencyKey),
+      transactions,
+      new Sql(dataSource),
+    );
     service.clock = () => new Date(now);
     let finishOther!: () => void;
     const otherMayFinish = new Promise<void>((resolve) => (finishOther = resolve));
