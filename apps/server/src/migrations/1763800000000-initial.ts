@@ -1,4 +1,5 @@
 import { statementsMigration } from '../database/migration';
+import { organizationListIndexes, organizationTable } from '../organizations/organization-columns';
 
 /** Organizations, personal access tokens and students. */
 export const initialMigration = statementsMigration(
@@ -12,37 +13,34 @@ export const initialMigration = statementsMigration(
       created_at ${t.timestamp} NOT NULL,
       updated_at ${t.timestamp} NOT NULL
     )`,
-    `CREATE TABLE personal_access_tokens (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      name varchar(200) NOT NULL,
-      token_prefix varchar(16) NOT NULL,
-      token_hash varchar(64) NOT NULL,
-      scopes varchar(1000) NOT NULL,
-      expires_at ${t.timestamp},
-      last_used_at ${t.timestamp},
-      revoked_at ${t.timestamp},
-      created_at ${t.timestamp} NOT NULL
-    )`,
+    organizationTable(
+      t,
+      'personal_access_tokens',
+      [
+        'name varchar(200) NOT NULL',
+        'token_prefix varchar(16) NOT NULL',
+        'token_hash varchar(64) NOT NULL',
+        'scopes varchar(1000) NOT NULL',
+        `expires_at ${t.timestamp}`,
+        `last_used_at ${t.timestamp}`,
+        `revoked_at ${t.timestamp}`,
+      ],
+      { updatable: false },
+    ),
     `CREATE UNIQUE INDEX uq_pat_token_hash ON personal_access_tokens (token_hash)`,
     `CREATE INDEX idx_pat_org_created ON personal_access_tokens (organization_id, created_at)`,
-    `CREATE TABLE students (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      student_number varchar(64) NOT NULL,
-      first_name varchar(100) NOT NULL,
-      last_name varchar(100) NOT NULL,
-      preferred_name varchar(100),
-      email varchar(254),
-      date_of_birth varchar(10),
-      status varchar(16) NOT NULL CHECK (status IN ('active', 'inactive', 'graduated', 'withdrawn')),
-      grade_level integer CHECK (grade_level BETWEEN 0 AND 12),
-      created_at ${t.timestamp} NOT NULL,
-      updated_at ${t.timestamp} NOT NULL
-    )`,
+    organizationTable(t, 'students', [
+      'student_number varchar(64) NOT NULL',
+      'first_name varchar(100) NOT NULL',
+      'last_name varchar(100) NOT NULL',
+      'preferred_name varchar(100)',
+      'email varchar(254)',
+      'date_of_birth varchar(10)',
+      "status varchar(16) NOT NULL CHECK (status IN ('active', 'inactive', 'graduated', 'withdrawn'))",
+      'grade_level integer CHECK (grade_level BETWEEN 0 AND 12)',
+    ]),
     `CREATE UNIQUE INDEX uq_students_org_number ON students (organization_id, student_number)`,
-    `CREATE INDEX idx_students_org_created ON students (organization_id, created_at, id)`,
-    `CREATE INDEX idx_students_org_updated ON students (organization_id, updated_at, id)`,
+    ...organizationListIndexes('students'),
     `CREATE INDEX idx_students_org_last_name ON students (organization_id, last_name, id)`,
     `CREATE INDEX idx_students_org_first_name ON students (organization_id, first_name, id)`,
   ],

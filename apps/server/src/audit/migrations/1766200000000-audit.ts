@@ -1,4 +1,5 @@
 import { type DialectTypes, statementsMigration } from '../../database/migration';
+import { organizationTable } from '../../organizations/organization-columns';
 
 /**
  * The audit log. Rows are only ever inserted (and pruned by age), and read per organization
@@ -7,19 +8,21 @@ import { type DialectTypes, statementsMigration } from '../../database/migration
  */
 function statements(t: DialectTypes): string[] {
   return [
-    `CREATE TABLE audit_events (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      actor_type varchar(32) NOT NULL CHECK (actor_type IN ('personal_access_token', 'oauth_access_token', 'operator', 'invitation')),
-      credential_id varchar(64),
-      user_id varchar(32),
-      action varchar(64) NOT NULL,
-      target_type varchar(32) NOT NULL,
-      target_id varchar(64) NOT NULL,
-      changes text,
-      ip varchar(64),
-      created_at ${t.timestamp} NOT NULL
-    )`,
+    organizationTable(
+      t,
+      'audit_events',
+      [
+        "actor_type varchar(32) NOT NULL CHECK (actor_type IN ('personal_access_token', 'oauth_access_token', 'operator', 'invitation'))",
+        'credential_id varchar(64)',
+        'user_id varchar(32)',
+        'action varchar(64) NOT NULL',
+        'target_type varchar(32) NOT NULL',
+        'target_id varchar(64) NOT NULL',
+        'changes text',
+        'ip varchar(64)',
+      ],
+      { updatable: false },
+    ),
     `CREATE INDEX idx_audit_events_org_created ON audit_events (organization_id, created_at, id)`,
     `CREATE INDEX idx_audit_events_org_target ON audit_events (organization_id, target_id, created_at)`,
     `CREATE INDEX idx_audit_events_created ON audit_events (created_at)`,

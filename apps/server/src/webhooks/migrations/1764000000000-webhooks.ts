@@ -1,4 +1,8 @@
 import { type DialectTypes, statementsMigration } from '../../database/migration';
+import {
+  organizationListIndexes,
+  organizationTable,
+} from '../../organizations/organization-columns';
 
 /**
  * Webhook endpoints, their messages (one per endpoint and event) and every delivery attempt, and
@@ -6,38 +10,28 @@ import { type DialectTypes, statementsMigration } from '../../database/migration
  * timestamp type and how a boolean literal is written.
  */
 function statements(t: DialectTypes): string[] {
-  const ts = t.timestamp;
   return [
-    `CREATE TABLE webhook_endpoints (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      url varchar(2048) NOT NULL,
-      description text,
-      events text NOT NULL,
-      enabled boolean NOT NULL,
-      disabled_reason varchar(16) CHECK (disabled_reason IN ('requested', 'gone', 'failing')),
-      secret text NOT NULL,
-      previous_secret text,
-      previous_secret_expires_at ${ts},
-      failing_since ${ts},
-      created_at ${ts} NOT NULL,
-      updated_at ${ts} NOT NULL
-    )`,
-    `CREATE INDEX idx_webhook_endpoints_org_created ON webhook_endpoints (organization_id, created_at, id)`,
-    `CREATE INDEX idx_webhook_endpoints_org_updated ON webhook_endpoints (organization_id, updated_at, id)`,
-    `CREATE TABLE webhook_messages (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      endpoint_id varchar(32) NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
-      event_id varchar(32) NOT NULL REFERENCES events (id) ON DELETE CASCADE,
-      event_type varchar(64) NOT NULL,
-      status varchar(16) NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
-      attempt_count integer NOT NULL,
-      retries_used integer NOT NULL,
-      next_attempt_at ${ts},
-      created_at ${ts} NOT NULL,
-      updated_at ${ts} NOT NULL
-    )`,
+    organizationTable(t, 'webhook_endpoints', [
+      'url varchar(2048) NOT NULL',
+      'description text',
+      'events text NOT NULL',
+      'enabled boolean NOT NULL',
+      "disabled_reason varchar(16) CHECK (disabled_reason IN ('requested', 'gone', 'failing'))",
+      'secret text NOT NULL',
+      'previous_secret text',
+      `previous_secret_expires_at ${t.timestamp}`,
+      `failing_since ${t.timestamp}`,
+    ]),
+    ...organizationListIndexes('webhook_endpoints'),
+    organizationTable(t, 'webhook_messages', [
+      'endpoint_id varchar(32) NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE',
+      'event_id varchar(32) NOT NULL REFERENCES events (id) ON DELETE CASCADE',
+      'event_type varchar(64) NOT NULL',
+      "status varchar(16) NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed'))",
+      'attempt_count integer NOT NULL',
+      'retries_used integer NOT NULL',
+      `next_attempt_at ${t.timestamp}`,
+    ]),
     // The dispatcher's work queue: only pending messages, by due time.
     `CREATE INDEX idx_webhook_messages_due ON webhook_messages (next_attempt_at) WHERE status = 'pending'`,
     `CREATE INDEX idx_webhook_messages_endpoint_created ON webhook_messages (organization_id, endpoint_id, created_at, id)`,
@@ -46,7 +40,7 @@ function statements(t: DialectTypes): string[] {
     `CREATE TABLE webhook_attempts (
       message_id varchar(32) NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
       number integer NOT NULL,
-      attempted_at ${ts} NOT NULL,
+      attempted_at ${t.timestamp} NOT NULL,
       status_code integer,
       latency_ms integer NOT NULL,
       response_body text,
