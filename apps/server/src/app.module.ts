@@ -28,6 +28,7 @@ import { PaymentsModule } from './payments/payments.module';
 import { ExamsModule } from './exams/exams.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RedisModule } from './redis/redis.module';
+import { APP_SCHEMA } from './schema';
 import { MetricsModule } from './metrics/metrics.module';
 import { MembersModule } from './members/members.module';
 import { OAuthModule } from './oauth/oauth.module';
@@ -50,7 +51,7 @@ export class AppModule {
           pinoHttp: { logger },
           exclude: [{ path: '{*splat}', method: RequestMethod.ALL }],
         }),
-        DatabaseModule.forRoot(config),
+        DatabaseModule.forRoot(config, APP_SCHEMA),
         RedisModule,
         MetricsModule,
         EventsModule,

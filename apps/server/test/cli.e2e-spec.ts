@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
+import { APP_SCHEMA } from '../src/schema';
 import { EventRecord } from '../src/events/event.entity';
 import {
   DEMO_COURSE_IDS,
@@ -435,7 +436,7 @@ describe('pnpm platform (the admin CLI)', () => {
     expect(client.client_secret).toMatch(/^ocs_/);
 
     const check = new DataSource(
-      dataSourceOptions(loadConfig({ DATABASE_URL: db.databaseUrl }).database),
+      dataSourceOptions(loadConfig({ DATABASE_URL: db.databaseUrl }).database, APP_SCHEMA),
     );
     await check.initialize();
     try {

@@ -13,6 +13,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
+import { APP_SCHEMA } from '../src/schema';
 import { authorizeInBrowser, discover, formAction, oidc } from './support/oauth';
 import { call, client, startServer, type TestServer } from './support/server';
 
@@ -752,7 +753,7 @@ describe('migration', () => {
       drop = () => Promise.resolve(rmSync(dir, { recursive: true, force: true }));
     }
     try {
-      const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database);
+      const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database, APP_SCHEMA);
       const all = options.migrations as (new () => { name?: string })[];
       const members = all.find((m) => new m().name === 'Members1766200000001')!;
       expect(members).toBeDefined();

@@ -9,6 +9,7 @@ import { pageStatements, type Statement } from '../src/common/list/find-page';
 import { insertRows } from '../src/common/sql';
 import { loadConfig } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
+import { APP_SCHEMA } from '../src/schema';
 import { Student as StudentEntity } from '../src/students/student.entity';
 import { STUDENT_LIST_FIELDS } from '../src/students/students.service';
 import { demoStudents, type Student } from '../src/testing';
@@ -386,7 +387,7 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
 describe('the search-index migration on an existing database', () => {
   it('indexes the rows already there, and drops cleanly', async () => {
     const { url, drop } = await emptyDatabase();
-    const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database);
+    const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database, APP_SCHEMA);
     // The migrations up to this one: later ones (if any) are not what this test is about.
     const all = options.migrations as (new () => { name?: string })[];
     const upTo = all.findIndex((m) => new m().name === 'SearchIndex1766000000000');

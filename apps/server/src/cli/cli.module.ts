@@ -7,6 +7,7 @@ import { DatabaseModule } from '../database/database.module';
 import { EventsModule } from '../events/events.module';
 import { OAuthAccountsModule } from '../oauth/oauth-accounts.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
+import { APP_SCHEMA } from '../schema';
 import { SeedModule } from '../seed/seed.module';
 
 /** The services the admin CLI needs, on the same DataSource definition as the server. */
@@ -17,7 +18,7 @@ export class CliModule {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(config),
+        DatabaseModule.forRoot(config, APP_SCHEMA),
         EventsModule,
         AuditModule,
         OrganizationsModule,

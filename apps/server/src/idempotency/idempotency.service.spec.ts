@@ -10,8 +10,9 @@ import { Client } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ProblemException } from '../common/problem.exception';
 import { TransactionRunner } from '../common/transactions';
-import { Initial1763800000000 as PostgresInitial } from '../database/migrations/postgres/1763800000000-initial';
-import { Initial1763800000000 as SqliteInitial } from '../database/migrations/sqlite/1763800000000-initial';
+import { migrationClasses } from '../database/migration';
+import { Sql } from '../database/sql';
+import { initialMigration } from '../migrations/1763800000000-initial';
 import { Organization } from '../organizations/organization.entity';
 import { IdempotencyKey } from './idempotency-key.entity';
 import {
@@ -22,8 +23,7 @@ import {
   IdempotencyService,
   parseIdempotencyKey,
 } from './idempotency.service';
-import { IdempotencyKeys1763900000001 as PostgresIdempotencyKeys } from './migrations/postgres/1763900000001-idempotency-keys';
-import { IdempotencyKeys1763900000001 as SqliteIdempotencyKeys } from './migrations/sqlite/1763900000001-idempotency-keys';
+import { idempotencyKeysMigration } from './migrations/1763900000001-idempotency-keys';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
 const ORG = 'org_01JC0IDEMP0TENCY00000000001';
@@ -38,6 +38,7 @@ let now: number;
 
 async function openDatabase(): Promise<{ options: DataSourceOptions; drop(): Promise<void> }> {
   const entities = [Organization, IdempotencyKey];
+  const migrations = [initialMigration, idempotencyKeysMigration];
   if (ADMIN_URL) {
     const name = `platform_idem_${randomBytes(6).toString('hex')}`;
     const admin = new Client({ connectionString: ADMIN_URL });
@@ -51,7 +52,7 @@ async function openDatabase(): Promise<{ options: DataSourceOptions; drop(): Pro
         type: 'postgres',
         url: url.toString(),
         entities,
-        migrations: [PostgresInitial, PostgresIdempotencyKeys],
+        migrations: migrationClasses('postgres', migrations),
         extra: { max: 10 },
       },
       drop: async () => {
@@ -68,7 +69,7 @@ async function openDatabase(): Promise<{ options: DataSourceOptions; drop(): Pro
       type: 'better-sqlite3',
       database: path.join(dir, 'db.sqlite'),
       entities,
-      migrations: [SqliteInitial, SqliteIdempotencyKeys],
+      migrations: migrationClasses('sqlite', migrations),
     },
     drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
   };
@@ -105,6 +106,7 @@ beforeEach(async () => {
   service = new IdempotencyService(
     dataSource.getRepository(IdempotencyKey),
     new TransactionRunner(dataSource),
+    new Sql(dataSource),
   );
   now = Date.parse('2026-11-22T10:00:00.000Z');
   service.clock = () => new Date(now);
@@ -271,7 +273,11 @@ describe(IdempotencyService.name, () => {
 
   it("survives another request's transaction rolling back while it claims", async () => {
     const transactions = new TransactionRunner(dataSource);
-    service = new IdempotencyService(dataSource.getRepository(IdempotencyKey), transactions);
+    service = new IdempotencyService(
+      dataSource.getRepository(IdempotencyKey),
+      transactions,
+      new Sql(dataSource),
+    );
     service.clock = () => new Date(now);
     let finishOther!: () => void;
     const otherMayFinish = new Promise<void>((resolve) => (finishOther = resolve));

@@ -6,6 +6,7 @@ import { LessThan, type FindOptionsWhere, type Repository } from 'typeorm';
 import { ProblemException } from '../common/problem.exception';
 import { isUniqueViolation } from '../common/resource-errors';
 import { TransactionRunner } from '../common/transactions';
+import { Sql } from '../database/sql';
 import { IdempotencyKey } from './idempotency-key.entity';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -68,6 +69,7 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @InjectRepository(IdempotencyKey) private readonly keys: Repository<IdempotencyKey>,
     private readonly transactions: TransactionRunner,
+    private readonly sql: Sql,
   ) {}
 
   onModuleInit(): void {
@@ -215,7 +217,7 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
    * connection, and a single statement is atomic on its own.
    */
   private write<T>(work: (keys: Repository<IdempotencyKey>) => Promise<T>): Promise<T> {
-    if (this.transactions.dialect === 'postgres') return work(this.keys);
+    if (this.sql.dialect === 'postgres') return work(this.keys);
     return this.transactions.run((manager) => work(manager.getRepository(IdempotencyKey)));
   }
 

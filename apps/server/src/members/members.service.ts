@@ -25,6 +25,7 @@ import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
+import { Sql } from '../database/sql';
 import { OAuthArtifactRecord, UserRecord } from '../oauth/entities';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
@@ -73,6 +74,7 @@ export class MembersService {
     private readonly accounts: UsersService,
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
+    private readonly sql: Sql,
   ) {}
 
   // ------------------------------------------------------------------ members
@@ -163,7 +165,7 @@ export class MembersService {
       if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'remove');
       const now = new Date();
       await revokeTokensOf(manager, user.id, now);
-      await deleteOAuthArtifactsOf(manager, user.id);
+      await deleteOAuthArtifactsOf(this.sql, manager, user.id);
       await disableEndpointsOfUser(manager, user.id, now);
       await manager.delete(UserRecord, { id: user.id, organizationId });
       await this.audit.record(
@@ -181,12 +183,15 @@ export class MembersService {
 
   /** PostgreSQL: serialises role changes and removals of one organization's admins. */
   private async lockAdmins(manager: EntityManager, organizationId: string): Promise<void> {
-    if (this.tx.dialect === 'postgres') {
-      await manager.query(
-        `SELECT id FROM users WHERE organization_id = $1 AND role = 'admin' FOR UPDATE`,
-        [organizationId],
-      );
-    }
+    if (this.sql.dialect !== 'postgres') return;
+    const { sql } = this;
+    await sql.query(
+      manager,
+      `SELECT ${sql.column(UserRecord, 'id')} FROM ${sql.table(UserRecord)}
+       WHERE ${sql.column(UserRecord, 'organizationId')} = :organizationId
+         AND ${sql.column(UserRecord, 'role')} = :role${sql.lockRows()}`,
+      { organizationId, role: 'admin' },
+    );
   }
 
   private async assertNotLastAdmin(
@@ -396,11 +401,17 @@ export function assertCanGrantRole(principal: Principal, role: Role): void {
 }
 
 /** Every oidc-provider artifact (grant, tokens, code, session) whose account is the user. */
-async function deleteOAuthArtifactsOf(manager: EntityManager, userId: string): Promise<void> {
-  const postgres = manager.connection.options.type === 'postgres';
-  const rows: { kind: string; id_hash: string; payload: string }[] = await manager.query(
-    `SELECT kind, id_hash, payload FROM oauth_artifacts WHERE payload LIKE ${postgres ? '$1' : '?'}`,
-    [`%${userId}%`],
+async function deleteOAuthArtifactsOf(
+  sql: Sql,
+  manager: EntityManager,
+  userId: string,
+): Promise<void> {
+  const column = (property: string) => sql.column(OAuthArtifactRecord, property);
+  const rows = await sql.query<{ kind: string; idHash: string; payload: string }>(
+    manager,
+    `SELECT ${column('kind')} AS kind, ${column('idHash')} AS "idHash", ${column('payload')} AS payload
+     FROM ${sql.table(OAuthArtifactRecord)} WHERE ${column('payload')} LIKE :pattern`,
+    { pattern: `%${userId}%` },
   );
   // The LIKE narrows; the parsed payload decides (an id could appear in another field).
   const mine = rows.filter((row) => {
@@ -411,7 +422,7 @@ async function deleteOAuthArtifactsOf(manager: EntityManager, userId: string): P
     }
   });
   for (const kind of new Set(mine.map((r) => r.kind))) {
-    const hashes = mine.filter((r) => r.kind === kind).map((r) => r.id_hash);
+    const hashes = mine.filter((r) => r.kind === kind).map((r) => r.idHash);
     await manager.delete(OAuthArtifactRecord, { kind, idHash: In(hashes) });
   }
 }

@@ -8,6 +8,7 @@ import { newId } from '../common/ids';
 import { ProblemException } from '../common/problem.exception';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import { Sql } from '../database/sql';
 import { Organization, type Plan } from './organization.entity';
 
 export interface UpdateOrganizationInput {
@@ -30,6 +31,7 @@ export class OrganizationsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly audit: AuditService,
+    private readonly sql: Sql,
   ) {}
 
   create(input: CreateOrganizationInput): Promise<Organization> {
@@ -66,8 +68,12 @@ export class OrganizationsService {
     actor: AuditActor,
   ): Promise<Organization> {
     return this.transactions.run(async (manager) => {
-      if (this.transactions.dialect === 'postgres') {
-        await manager.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [id]);
+      if (this.sql.dialect === 'postgres') {
+        await this.sql.query(
+          manager,
+          `SELECT 1 FROM ${this.sql.table(Organization)} WHERE ${this.sql.column(Organization, 'id')} = :id${this.sql.lockRows()}`,
+          { id },
+        );
       }
       const organization = await manager.findOneBy(Organization, { id });
       if (!organization) throw new ProblemException('not_found', `No organization ${id}`);

@@ -29,6 +29,7 @@ import {
   type CreateOrganizationInput,
   OrganizationsService,
 } from '../organizations/organizations.service';
+import { APP_SCHEMA } from '../schema';
 import { demoStudents } from '../seed/demo-students';
 import { OPERATOR } from '../audit/audit-actor';
 import type { Student } from '../students/student.entity';
@@ -117,7 +118,7 @@ export async function prepareDatabase(
 
 async function migrate(databaseUrl: string): Promise<void> {
   const dataSource = new DataSource(
-    dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database),
+    dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database, APP_SCHEMA),
   );
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });

@@ -1,25 +1,28 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { type DialectTypes, statementsMigration } from '../../database/migration';
+import { organizationTable } from '../../organizations/organization-columns';
 
 /**
  * The audit log. Rows are only ever inserted (and pruned by age), and read per organization
  * newest first, so the main index is (organization_id, created_at, id); the prune walks
  * created_at alone. `action` has no CHECK: new audited changes add actions without a migration.
  */
-function statements(timestamp: string): string[] {
+function statements(t: DialectTypes): string[] {
   return [
-    `CREATE TABLE audit_events (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      actor_type varchar(32) NOT NULL CHECK (actor_type IN ('personal_access_token', 'oauth_access_token', 'operator', 'invitation')),
-      credential_id varchar(64),
-      user_id varchar(32),
-      action varchar(64) NOT NULL,
-      target_type varchar(32) NOT NULL,
-      target_id varchar(64) NOT NULL,
-      changes text,
-      ip varchar(64),
-      created_at ${timestamp} NOT NULL
-    )`,
+    organizationTable(
+      t,
+      'audit_events',
+      [
+        "actor_type varchar(32) NOT NULL CHECK (actor_type IN ('personal_access_token', 'oauth_access_token', 'operator', 'invitation'))",
+        'credential_id varchar(64)',
+        'user_id varchar(32)',
+        'action varchar(64) NOT NULL',
+        'target_type varchar(32) NOT NULL',
+        'target_id varchar(64) NOT NULL',
+        'changes text',
+        'ip varchar(64)',
+      ],
+      { updatable: false },
+    ),
     `CREATE INDEX idx_audit_events_org_created ON audit_events (organization_id, created_at, id)`,
     `CREATE INDEX idx_audit_events_org_target ON audit_events (organization_id, target_id, created_at)`,
     `CREATE INDEX idx_audit_events_created ON audit_events (created_at)`,
@@ -28,26 +31,9 @@ function statements(timestamp: string): string[] {
 
 const DOWN = ['DROP TABLE audit_events'];
 
-export class SqliteAudit1766200000000 implements MigrationInterface {
-  name = 'SqliteAudit1766200000000';
-
-  async up(db: QueryRunner): Promise<void> {
-    for (const sql of statements('datetime')) await db.query(sql);
-  }
-
-  async down(db: QueryRunner): Promise<void> {
-    for (const sql of DOWN) await db.query(sql);
-  }
-}
-
-export class PostgresAudit1766200000000 implements MigrationInterface {
-  name = 'PostgresAudit1766200000000';
-
-  async up(db: QueryRunner): Promise<void> {
-    for (const sql of statements('timestamptz(3)')) await db.query(sql);
-  }
-
-  async down(db: QueryRunner): Promise<void> {
-    for (const sql of DOWN) await db.query(sql);
-  }
-}
+/** Released with one name per dialect; both stay as recorded. */
+export const auditMigration = statementsMigration(
+  { sqlite: 'SqliteAudit1766200000000', postgres: 'PostgresAudit1766200000000' },
+  statements,
+  () => DOWN,
+);

@@ -5,6 +5,7 @@ import { contract } from '@platform/contract';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../config/env';
 import { dataSourceOptions } from '../../database/data-source';
+import { APP_SCHEMA } from '../../schema';
 import { Course } from '../../courses/course.entity';
 import { COURSE_LIST_FIELDS } from '../../courses/courses.service';
 import { Exam } from '../../exams/exam.entity';
@@ -28,7 +29,10 @@ describe(pageStatements.name, () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'plan-'));
     dataSource = new DataSource(
-      dataSourceOptions(loadConfig({ DATABASE_URL: `sqlite:${dir}/db.sqlite` }).database),
+      dataSourceOptions(
+        loadConfig({ DATABASE_URL: `sqlite:${dir}/db.sqlite` }).database,
+        APP_SCHEMA,
+      ),
     );
     await dataSource.initialize();
     await dataSource.runMigrations();

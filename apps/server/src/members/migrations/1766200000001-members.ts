@@ -1,4 +1,8 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { type DialectTypes, statementsMigration } from '../../database/migration';
+import {
+  organizationListIndexes,
+  organizationTable,
+} from '../../organizations/organization-columns';
 
 /**
  * Members and roles: users get a `role` (existing users become `admin`, the only thing they
@@ -7,13 +11,11 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * client credentials tokens). Invitations are stored
  * with the SHA-256 of their one-time token, never the token.
  */
-function statements(dialect: 'sqlite' | 'postgres'): string[] {
-  const ts = dialect === 'postgres' ? 'timestamptz(3)' : 'datetime';
+function statements(t: DialectTypes): string[] {
   return [
     `ALTER TABLE users ADD COLUMN role varchar(16) NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'developer', 'viewer'))`,
     `ALTER TABLE users ADD COLUMN name varchar(200)`,
-    `CREATE INDEX idx_users_org_created ON users (organization_id, created_at, id)`,
-    `CREATE INDEX idx_users_org_updated ON users (organization_id, updated_at, id)`,
+    ...organizationListIndexes('users'),
     // No foreign key: removing a member revokes the tokens first, and a revoked token keeps its
     // owner for the record.
     `ALTER TABLE personal_access_tokens ADD COLUMN user_id varchar(32)`,
@@ -21,21 +23,16 @@ function statements(dialect: 'sqlite' | 'postgres'): string[] {
     // An OAuth app a member registered acts with that member's authority: its client
     // credentials tokens are capped by their role, and end with their membership.
     `ALTER TABLE oauth_clients ADD COLUMN user_id varchar(32)`,
-    `CREATE TABLE invitations (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      email varchar(320) NOT NULL,
-      role varchar(16) NOT NULL CHECK (role IN ('admin', 'developer', 'viewer')),
-      token_hash varchar(64) NOT NULL UNIQUE,
-      invited_by_user_id varchar(32),
-      expires_at ${ts} NOT NULL,
-      accepted_at ${ts},
-      revoked_at ${ts},
-      created_at ${ts} NOT NULL,
-      updated_at ${ts} NOT NULL
-    )`,
-    `CREATE INDEX idx_invitations_org_created ON invitations (organization_id, created_at, id)`,
-    `CREATE INDEX idx_invitations_org_updated ON invitations (organization_id, updated_at, id)`,
+    organizationTable(t, 'invitations', [
+      'email varchar(320) NOT NULL',
+      "role varchar(16) NOT NULL CHECK (role IN ('admin', 'developer', 'viewer'))",
+      'token_hash varchar(64) NOT NULL UNIQUE',
+      'invited_by_user_id varchar(32)',
+      `expires_at ${t.timestamp} NOT NULL`,
+      `accepted_at ${t.timestamp}`,
+      `revoked_at ${t.timestamp}`,
+    ]),
+    ...organizationListIndexes('invitations'),
   ];
 }
 
@@ -50,18 +47,4 @@ const DOWN = [
   'ALTER TABLE users DROP COLUMN role',
 ];
 
-async function run(db: QueryRunner, sql: string[]): Promise<void> {
-  for (const statement of sql) await db.query(statement);
-}
-
-export class SqliteMembers1766200000001 implements MigrationInterface {
-  name = 'Members1766200000001';
-  up = (db: QueryRunner) => run(db, statements('sqlite'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
-
-export class PostgresMembers1766200000001 implements MigrationInterface {
-  name = 'Members1766200000001';
-  up = (db: QueryRunner) => run(db, statements('postgres'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
+export const membersMigration = statementsMigration('Members1766200000001', statements, () => DOWN);

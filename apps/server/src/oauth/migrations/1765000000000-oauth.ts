@@ -1,4 +1,8 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { type DialectTypes, statementsMigration } from '../../database/migration';
+import {
+  organizationListIndexes,
+  organizationTable,
+} from '../../organizations/organization-columns';
 
 /**
  * The OAuth 2.0 authorization server: organization members (users), registered clients, and
@@ -6,35 +10,25 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * of their id, so the table never holds a usable token. Personal access tokens gain
  * `updated_at`, which the list convention sorts and filters on (`updated_since`).
  */
-function statements(dialect: 'sqlite' | 'postgres'): string[] {
-  const ts = dialect === 'postgres' ? 'timestamptz(3)' : 'datetime';
+function statements(t: DialectTypes): string[] {
   return [
-    `CREATE TABLE users (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      email varchar(320) NOT NULL,
-      password_hash varchar(200) NOT NULL,
-      created_at ${ts} NOT NULL,
-      updated_at ${ts} NOT NULL
-    )`,
+    organizationTable(t, 'users', [
+      'email varchar(320) NOT NULL',
+      'password_hash varchar(200) NOT NULL',
+    ]),
     // Emails are stored lower-cased; one account per address across the platform, so the login
     // page needs no organization picker.
     `CREATE UNIQUE INDEX idx_users_email ON users (email)`,
     `CREATE INDEX idx_users_org ON users (organization_id)`,
-    `CREATE TABLE oauth_clients (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      name varchar(100) NOT NULL,
-      type varchar(16) NOT NULL CHECK (type IN ('confidential', 'public')),
-      secret_hash varchar(64),
-      redirect_uris text NOT NULL,
-      scopes varchar(1000) NOT NULL,
-      grant_types varchar(200) NOT NULL,
-      created_at ${ts} NOT NULL,
-      updated_at ${ts} NOT NULL
-    )`,
-    `CREATE INDEX idx_oauth_clients_org_created ON oauth_clients (organization_id, created_at, id)`,
-    `CREATE INDEX idx_oauth_clients_org_updated ON oauth_clients (organization_id, updated_at, id)`,
+    organizationTable(t, 'oauth_clients', [
+      'name varchar(100) NOT NULL',
+      "type varchar(16) NOT NULL CHECK (type IN ('confidential', 'public'))",
+      'secret_hash varchar(64)',
+      'redirect_uris text NOT NULL',
+      'scopes varchar(1000) NOT NULL',
+      'grant_types varchar(200) NOT NULL',
+    ]),
+    ...organizationListIndexes('oauth_clients'),
     `CREATE TABLE oauth_artifacts (
       kind varchar(32) NOT NULL,
       id_hash varchar(64) NOT NULL,
@@ -42,15 +36,15 @@ function statements(dialect: 'sqlite' | 'postgres'): string[] {
       grant_id varchar(64),
       uid varchar(64),
       client_id varchar(64),
-      expires_at ${ts},
-      consumed_at ${ts},
+      expires_at ${t.timestamp},
+      consumed_at ${t.timestamp},
       PRIMARY KEY (kind, id_hash)
     )`,
     `CREATE INDEX idx_oauth_artifacts_grant ON oauth_artifacts (grant_id)`,
     `CREATE INDEX idx_oauth_artifacts_uid ON oauth_artifacts (uid)`,
     `CREATE INDEX idx_oauth_artifacts_client ON oauth_artifacts (client_id)`,
     `CREATE INDEX idx_oauth_artifacts_expires ON oauth_artifacts (expires_at)`,
-    `ALTER TABLE personal_access_tokens ADD COLUMN updated_at ${ts}`,
+    `ALTER TABLE personal_access_tokens ADD COLUMN updated_at ${t.timestamp}`,
     `UPDATE personal_access_tokens SET updated_at = COALESCE(revoked_at, created_at)`,
     `CREATE INDEX idx_pat_org_updated ON personal_access_tokens (organization_id, updated_at, id)`,
   ];
@@ -64,18 +58,4 @@ const DOWN = [
   'DROP TABLE users',
 ];
 
-async function run(db: QueryRunner, sql: string[]): Promise<void> {
-  for (const statement of sql) await db.query(statement);
-}
-
-export class SqliteOAuth1765000000000 implements MigrationInterface {
-  name = 'OAuth1765000000000';
-  up = (db: QueryRunner) => run(db, statements('sqlite'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
-
-export class PostgresOAuth1765000000000 implements MigrationInterface {
-  name = 'OAuth1765000000000';
-  up = (db: QueryRunner) => run(db, statements('postgres'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
+export const oauthMigration = statementsMigration('OAuth1765000000000', statements, () => DOWN);

@@ -1,45 +1,37 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { type DialectTypes, statementsMigration } from '../../database/migration';
+import {
+  organizationListIndexes,
+  organizationTable,
+} from '../../organizations/organization-columns';
 
 /**
  * Webhook endpoints, their messages (one per endpoint and event) and every delivery attempt, and
  * the outbox's fan-out marker. One statement list for both dialects: they differ only in the
  * timestamp type and how a boolean literal is written.
  */
-function statements(dialect: 'sqlite' | 'postgres'): string[] {
-  const ts = dialect === 'postgres' ? 'timestamptz(3)' : 'datetime';
-  const yes = dialect === 'postgres' ? 'true' : '1';
-  const no = dialect === 'postgres' ? 'false' : '0';
+function statements(t: DialectTypes): string[] {
   return [
-    `CREATE TABLE webhook_endpoints (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      url varchar(2048) NOT NULL,
-      description text,
-      events text NOT NULL,
-      enabled boolean NOT NULL,
-      disabled_reason varchar(16) CHECK (disabled_reason IN ('requested', 'gone', 'failing')),
-      secret text NOT NULL,
-      previous_secret text,
-      previous_secret_expires_at ${ts},
-      failing_since ${ts},
-      created_at ${ts} NOT NULL,
-      updated_at ${ts} NOT NULL
-    )`,
-    `CREATE INDEX idx_webhook_endpoints_org_created ON webhook_endpoints (organization_id, created_at, id)`,
-    `CREATE INDEX idx_webhook_endpoints_org_updated ON webhook_endpoints (organization_id, updated_at, id)`,
-    `CREATE TABLE webhook_messages (
-      id varchar(32) PRIMARY KEY NOT NULL,
-      organization_id varchar(32) NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-      endpoint_id varchar(32) NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
-      event_id varchar(32) NOT NULL REFERENCES events (id) ON DELETE CASCADE,
-      event_type varchar(64) NOT NULL,
-      status varchar(16) NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
-      attempt_count integer NOT NULL,
-      retries_used integer NOT NULL,
-      next_attempt_at ${ts},
-      created_at ${ts} NOT NULL,
-      updated_at ${ts} NOT NULL
-    )`,
+    organizationTable(t, 'webhook_endpoints', [
+      'url varchar(2048) NOT NULL',
+      'description text',
+      'events text NOT NULL',
+      'enabled boolean NOT NULL',
+      "disabled_reason varchar(16) CHECK (disabled_reason IN ('requested', 'gone', 'failing'))",
+      'secret text NOT NULL',
+      'previous_secret text',
+      `previous_secret_expires_at ${t.timestamp}`,
+      `failing_since ${t.timestamp}`,
+    ]),
+    ...organizationListIndexes('webhook_endpoints'),
+    organizationTable(t, 'webhook_messages', [
+      'endpoint_id varchar(32) NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE',
+      'event_id varchar(32) NOT NULL REFERENCES events (id) ON DELETE CASCADE',
+      'event_type varchar(64) NOT NULL',
+      "status varchar(16) NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed'))",
+      'attempt_count integer NOT NULL',
+      'retries_used integer NOT NULL',
+      `next_attempt_at ${t.timestamp}`,
+    ]),
     // The dispatcher's work queue: only pending messages, by due time.
     `CREATE INDEX idx_webhook_messages_due ON webhook_messages (next_attempt_at) WHERE status = 'pending'`,
     `CREATE INDEX idx_webhook_messages_endpoint_created ON webhook_messages (organization_id, endpoint_id, created_at, id)`,
@@ -48,7 +40,7 @@ function statements(dialect: 'sqlite' | 'postgres'): string[] {
     `CREATE TABLE webhook_attempts (
       message_id varchar(32) NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
       number integer NOT NULL,
-      attempted_at ${ts} NOT NULL,
+      attempted_at ${t.timestamp} NOT NULL,
       status_code integer,
       latency_ms integer NOT NULL,
       response_body text,
@@ -56,8 +48,8 @@ function statements(dialect: 'sqlite' | 'postgres'): string[] {
       PRIMARY KEY (message_id, number)
     )`,
     // Events written before this migration are history, not news: they are not fanned out.
-    `ALTER TABLE events ADD COLUMN fanout_pending boolean NOT NULL DEFAULT ${no}`,
-    `CREATE INDEX idx_events_fanout_pending ON events (created_at, id) WHERE fanout_pending = ${yes}`,
+    `ALTER TABLE events ADD COLUMN fanout_pending boolean NOT NULL DEFAULT ${t.false}`,
+    `CREATE INDEX idx_events_fanout_pending ON events (created_at, id) WHERE fanout_pending = ${t.true}`,
   ];
 }
 
@@ -69,18 +61,8 @@ const DOWN = [
   'DROP TABLE webhook_endpoints',
 ];
 
-async function run(db: QueryRunner, sql: string[]): Promise<void> {
-  for (const statement of sql) await db.query(statement);
-}
-
-export class SqliteWebhooks1764000000000 implements MigrationInterface {
-  name = 'Webhooks1764000000000';
-  up = (db: QueryRunner) => run(db, statements('sqlite'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
-
-export class PostgresWebhooks1764000000000 implements MigrationInterface {
-  name = 'Webhooks1764000000000';
-  up = (db: QueryRunner) => run(db, statements('postgres'));
-  down = (db: QueryRunner) => run(db, DOWN);
-}
+export const webhooksMigration = statementsMigration(
+  'Webhooks1764000000000',
+  statements,
+  () => DOWN,
+);

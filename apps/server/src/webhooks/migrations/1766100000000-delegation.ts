@@ -1,4 +1,5 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import { dialectTypes, type Migration, runStatements } from '../../database/migration';
 
 /**
  * Delegation (api.md): nothing made over the API outlives the credential that made it.
@@ -22,10 +23,6 @@ function ownerColumns(ts: string): string[] {
   ];
 }
 
-async function run(db: QueryRunner, sql: string[]): Promise<void> {
-  for (const statement of sql) await db.query(statement);
-}
-
 /**
  * SQLite cannot alter a CHECK constraint, so the table is rebuilt (sqlite.org/lang_altertable,
  * "making other kinds of table schema changes"): the new table is the old one's own CREATE
@@ -46,7 +43,7 @@ async function rebuildEndpointsSqlite(db: QueryRunner, reasons: string): Promise
   const created = table.sql
     .replace(/^CREATE TABLE "?webhook_endpoints"?/, 'CREATE TABLE webhook_endpoints_next')
     .replace(check, `disabled_reason varchar(32) CHECK (disabled_reason IN (${reasons}))`);
-  await run(db, [
+  await runStatements(db, [
     created,
     `INSERT INTO webhook_endpoints_next SELECT * FROM webhook_endpoints`,
     `DROP TABLE webhook_endpoints`,
@@ -66,38 +63,34 @@ const UNDO_OWNER_COLUMNS = [
   `UPDATE webhook_endpoints SET disabled_reason = 'requested' WHERE disabled_reason LIKE 'credential_%'`,
 ];
 
-export class SqliteDelegation1766100000000 implements MigrationInterface {
-  name = 'Delegation1766100000000';
+export const delegationMigration: Migration = {
+  name: 'Delegation1766100000000',
 
-  async up(db: QueryRunner): Promise<void> {
-    await rebuildEndpointsSqlite(db, REASONS);
-    await run(db, ownerColumns('datetime'));
-  }
-
-  async down(db: QueryRunner): Promise<void> {
-    await run(db, UNDO_OWNER_COLUMNS);
-    await rebuildEndpointsSqlite(db, OLD_REASONS);
-  }
-}
-
-export class PostgresDelegation1766100000000 implements MigrationInterface {
-  name = 'Delegation1766100000000';
-
-  async up(db: QueryRunner): Promise<void> {
-    await run(db, [
+  async up(db, dialect) {
+    const ts = dialectTypes(dialect).timestamp;
+    if (dialect === 'sqlite') {
+      await rebuildEndpointsSqlite(db, REASONS);
+      await runStatements(db, ownerColumns(ts));
+      return;
+    }
+    await runStatements(db, [
       'ALTER TABLE webhook_endpoints DROP CONSTRAINT webhook_endpoints_disabled_reason_check',
       'ALTER TABLE webhook_endpoints ALTER COLUMN disabled_reason TYPE varchar(32)',
       `ALTER TABLE webhook_endpoints ADD CONSTRAINT webhook_endpoints_disabled_reason_check CHECK (disabled_reason IN (${REASONS}))`,
-      ...ownerColumns('timestamptz(3)'),
+      ...ownerColumns(ts),
     ]);
-  }
+  },
 
-  async down(db: QueryRunner): Promise<void> {
-    await run(db, [
-      ...UNDO_OWNER_COLUMNS,
+  async down(db, dialect) {
+    await runStatements(db, UNDO_OWNER_COLUMNS);
+    if (dialect === 'sqlite') {
+      await rebuildEndpointsSqlite(db, OLD_REASONS);
+      return;
+    }
+    await runStatements(db, [
       'ALTER TABLE webhook_endpoints DROP CONSTRAINT webhook_endpoints_disabled_reason_check',
       `ALTER TABLE webhook_endpoints ADD CONSTRAINT webhook_endpoints_disabled_reason_check CHECK (disabled_reason IN (${OLD_REASONS}))`,
       'ALTER TABLE webhook_endpoints ALTER COLUMN disabled_reason TYPE varchar(16)',
     ]);
-  }
-}
+  },
+};

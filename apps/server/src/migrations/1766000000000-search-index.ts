@@ -1,4 +1,4 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { statementsMigration } from '../database/migration';
 
 /**
  * Trigram indexes behind `q`, so a search reads the rows that contain the substring instead of
@@ -64,41 +64,26 @@ function sqliteDown(table: string): string[] {
 /** One GIN index per searchable column; the list query ORs `lower(column) LIKE` over them. */
 const postgresIndex = (table: string, column: string) => `idx_${table}_${column}_trgm`;
 
-async function run(db: QueryRunner, statements: string[]): Promise<void> {
-  for (const statement of statements) await db.query(statement);
-}
-
 const tables = Object.entries(SEARCHABLE);
 
-export class SqliteSearchIndex1766000000000 implements MigrationInterface {
-  name = 'SearchIndex1766000000000';
-  up = (db: QueryRunner) =>
-    run(
-      db,
-      tables.flatMap(([t, columns]) => sqliteUp(t, columns)),
-    );
-  down = (db: QueryRunner) =>
-    run(
-      db,
-      tables.flatMap(([t]) => sqliteDown(t)),
-    );
-}
-
-export class PostgresSearchIndex1766000000000 implements MigrationInterface {
-  name = 'SearchIndex1766000000000';
-  up = (db: QueryRunner) =>
-    run(db, [
-      'CREATE EXTENSION IF NOT EXISTS pg_trgm',
-      ...tables.flatMap(([t, columns]) =>
-        columns.map(
-          (c) => `CREATE INDEX ${postgresIndex(t, c)} ON ${t} USING gin (lower(${c}) gin_trgm_ops)`,
-        ),
-      ),
-    ]);
-  // The extension stays: other objects may use it, and dropping it needs more privilege.
-  down = (db: QueryRunner) =>
-    run(
-      db,
-      tables.flatMap(([t, columns]) => columns.map((c) => `DROP INDEX ${postgresIndex(t, c)}`)),
-    );
-}
+export const searchIndexMigration = statementsMigration(
+  'SearchIndex1766000000000',
+  (_types, dialect) =>
+    dialect === 'sqlite'
+      ? tables.flatMap(([t, columns]) => sqliteUp(t, columns))
+      : [
+          'CREATE EXTENSION IF NOT EXISTS pg_trgm',
+          ...tables.flatMap(([t, columns]) =>
+            columns.map(
+              (c) =>
+                `CREATE INDEX ${postgresIndex(t, c)} ON ${t} USING gin (lower(${c}) gin_trgm_ops)`,
+            ),
+          ),
+        ],
+  // On PostgreSQL the extension stays: other objects may use it, and dropping it needs more
+  // privilege.
+  (_types, dialect) =>
+    dialect === 'sqlite'
+      ? tables.flatMap(([t]) => sqliteDown(t))
+      : tables.flatMap(([t, columns]) => columns.map((c) => `DROP INDEX ${postgresIndex(t, c)}`)),
+);

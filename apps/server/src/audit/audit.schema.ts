@@ -1,0 +1,8 @@
+import type { ModuleSchema } from '../database/module-schema';
+import { AuditEventRecord } from './audit-event.entity';
+import { auditMigration } from './migrations/1766200000000-audit';
+
+export const AUDIT_SCHEMA: ModuleSchema = {
+  entities: [AuditEventRecord],
+  migrations: [auditMigration],
+};

@@ -1,0 +1,214 @@
+/**
+ * Migrations are written once for both databases and registered by the modules that own them.
+ * An existing database must not notice: every released migration keeps the name recorded in its
+ * `migrations` table (or TypeORM would run it again), and the released migrations still build
+ * exactly the schema they built when they were two copies per dialect. The expected schemas in
+ * `support/released-schema.*.json` were read from databases migrated by those per-dialect copies
+ * (the commit before they were folded), with the same queries as `describeSchema` below.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { DataSource, type MigrationInterface } from 'typeorm';
+import { loadConfig } from '../src/config/env';
+import { dataSourceOptions } from '../src/database/data-source';
+import type { DialectName } from '../src/database/sql';
+import { APP_SCHEMA } from '../src/schema';
+
+const ADMIN_URL = process.env.TEST_DATABASE_URL;
+const DIALECT: DialectName = ADMIN_URL ? 'postgres' : 'sqlite';
+
+/** The names in the `migrations` table of every database migrated by a released version. */
+const RELEASED: Record<DialectName, string[]> = {
+  sqlite: [
+    'Initial1763800000000',
+    'Domain1763900000000',
+    'IdempotencyKeys1763900000001',
+    'Webhooks1764000000000',
+    'OAuth1765000000000',
+    'SearchIndex1766000000000',
+    'Delegation1766100000000',
+    'SqliteAudit1766200000000',
+    'Members1766200000001',
+  ],
+  postgres: [
+    'Initial1763800000000',
+    'Domain1763900000000',
+    'IdempotencyKeys1763900000001',
+    'Webhooks1764000000000',
+    'OAuth1765000000000',
+    'SearchIndex1766000000000',
+    'Delegation1766100000000',
+    'PostgresAudit1766200000000',
+    'Members1766200000001',
+  ],
+};
+
+interface SchemaDescription {
+  tables: Record<string, string[]>;
+  indexes: string[];
+  constraints: string[];
+}
+
+/** Columns (type, NOT NULL, default), index and trigger definitions, and constraints. */
+async function describeSchema(db: DataSource): Promise<SchemaDescription> {
+  const tables: Record<string, string[]> = {};
+  const add = (table: string, column: string) => (tables[table] ??= []).push(column);
+  if (DIALECT === 'postgres') {
+    const columns = await db.query<
+      {
+        table_name: string;
+        column_name: string;
+        data_type: string;
+        len: number | null;
+        precision: number | null;
+        is_nullable: string;
+        column_default: string | null;
+      }[]
+    >(
+      `SELECT table_name, column_name, data_type, character_maximum_length AS len,
+              datetime_precision AS precision, is_nullable, column_default
+       FROM information_schema.columns
+       WHERE table_schema = 'public' AND table_name <> 'migrations'
+       ORDER BY table_name, ordinal_position`,
+    );
+    for (const c of columns) {
+      const type =
+        c.data_type === 'character varying'
+          ? `varchar(${c.len})`
+          : c.data_type === 'timestamp with time zone'
+            ? `timestamptz(${c.precision})`
+            : c.data_type;
+      add(
+        c.table_name,
+        `${c.column_name} ${type}${c.is_nullable === 'NO' ? ' not null' : ''}${c.column_default ? ` default ${c.column_default}` : ''}`,
+      );
+    }
+    const indexes = await db.query<{ indexdef: string }[]>(
+      `SELECT indexdef FROM pg_indexes
+       WHERE schemaname = 'public' AND tablename <> 'migrations' ORDER BY indexname`,
+    );
+    const constraints = await db.query<{ t: string; def: string }[]>(
+      `SELECT conrelid::regclass::text AS t, pg_get_constraintdef(oid) AS def FROM pg_constraint
+       WHERE connamespace = 'public'::regnamespace AND contype IN ('c', 'f', 'u') ORDER BY 1, 2`,
+    );
+    return {
+      tables,
+      indexes: indexes.map((r) => r.indexdef.replace(' public.', ' ')),
+      constraints: constraints.map((r) => `${r.t}: ${r.def}`),
+    };
+  }
+  const columns = await db.query<
+    { table_name: string; name: string; type: string; required: number; dflt: string | null }[]
+  >(
+    `SELECT m.name AS table_name, p.name, p.type, p."notnull" AS required, p.dflt_value AS dflt
+     FROM sqlite_master m JOIN pragma_table_info(m.name) p
+     WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name <> 'migrations'
+     ORDER BY m.name, p.cid`,
+  );
+  for (const c of columns) {
+    add(
+      c.table_name,
+      `${c.name} ${c.type}${c.required ? ' not null' : ''}${c.dflt !== null ? ` default ${c.dflt}` : ''}`,
+    );
+  }
+  const indexes = await db.query<{ sql: string }[]>(
+    `SELECT sql FROM sqlite_master
+     WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY name`,
+  );
+  const keys = await db.query<{ t: string; ref: string; col: string; del: string }[]>(
+    `SELECT m.name AS t, f."table" AS ref, f."from" AS col, f.on_delete AS del
+     FROM sqlite_master m JOIN pragma_foreign_key_list(m.name) f
+     WHERE m.type = 'table' ORDER BY 1, 3`,
+  );
+  return {
+    tables,
+    indexes: indexes.map((r) => r.sql.replace(/\s+/g, ' ')),
+    constraints: keys.map((r) => `${r.t}.${r.col} -> ${r.ref} on delete ${r.del}`),
+  };
+}
+
+/** The SQLite table definitions, which the describe above reads only as columns. */
+async function sqliteTableText(db: DataSource): Promise<string[]> {
+  const rows = await db.query<{ sql: string }[]>(
+    `SELECT sql FROM sqlite_master WHERE type = 'table' AND name <> 'migrations' ORDER BY name`,
+  );
+  return rows.map((r) => r.sql.replace(/\s+/g, ' '));
+}
+
+let databaseUrl: string;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  if (ADMIN_URL) {
+    const name = `platform_migrations_${randomBytes(6).toString('hex')}`;
+    const admin = new Client({ connectionString: ADMIN_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    drop = async () => {
+      const client = new Client({ connectionString: ADMIN_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    };
+  } else {
+    const dir = mkdtempSync(path.join(tmpdir(), 'migrations-'));
+    databaseUrl = `sqlite:${path.join(dir, 'db.sqlite')}`;
+    drop = () => Promise.resolve(rmSync(dir, { recursive: true, force: true }));
+  }
+});
+
+afterAll(async () => {
+  await drop?.();
+});
+
+function migrationNames(options: ReturnType<typeof dataSourceOptions>): string[] {
+  return (options.migrations as (new () => MigrationInterface)[]).map(
+    (Migration) => new Migration().name!,
+  );
+}
+
+it('keeps every released migration under the name existing databases recorded, in order', () => {
+  const options = dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database, APP_SCHEMA);
+  expect(migrationNames(options).slice(0, RELEASED[DIALECT].length)).toEqual(RELEASED[DIALECT]);
+});
+
+it('builds the released schema, and every down undoes its migration', async () => {
+  const options = dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database, APP_SCHEMA);
+  // Only the released migrations: one added later changes the schema on purpose.
+  const released = (options.migrations as (new () => MigrationInterface)[]).filter((Migration) =>
+    RELEASED[DIALECT].includes(new Migration().name!),
+  );
+  const db = new DataSource({ ...options, migrations: released });
+  await db.initialize();
+  try {
+    const ran = await db.runMigrations({ transaction: 'each' });
+    expect(ran.map((m) => m.name)).toEqual(RELEASED[DIALECT]);
+    expect(await db.showMigrations()).toBe(false);
+
+    const expected = JSON.parse(
+      readFileSync(path.join(__dirname, `support/released-schema.${DIALECT}.json`), 'utf8'),
+    ) as SchemaDescription;
+    expect(await describeSchema(db)).toEqual(expected);
+    if (DIALECT === 'sqlite') {
+      // The column types each dialect spells its own way, as the per-dialect copies wrote them.
+      const text = (await sqliteTableText(db)).join('\n');
+      expect(text).toContain('amount integer NOT NULL CHECK (amount > 0)');
+      expect(text).toContain('max_score real NOT NULL');
+      expect(text).toContain('fanout_pending boolean NOT NULL DEFAULT 0');
+      expect(text).not.toMatch(/timestamptz|bigint|double precision/);
+    }
+
+    for (let i = 0; i < RELEASED[DIALECT].length; i += 1) await db.undoLastMigration();
+    const left = await describeSchema(db);
+    expect(left).toEqual({ tables: {}, indexes: [], constraints: [] });
+  } finally {
+    await db.destroy();
+  }
+});
