@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
@@ -12,7 +12,6 @@ import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import { assertCovers, earlierExpiry, expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
-import { hashToken } from '../auth/token-format';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { newId, publicId } from '../common/ids';
@@ -25,6 +24,7 @@ import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
+import { constantTimeEqual, hashToken } from '../security/crypto';
 import { revokeClientArtifacts } from './adapter';
 import { OAuthArtifactRecord, OAuthClientRecord } from './entities';
 
@@ -44,7 +44,7 @@ export const hashClientSecret = hashToken;
 /** Constant-time check of a presented secret against the stored hash. */
 export function clientSecretMatches(storedHash: string | null, presented: string): boolean {
   if (!storedHash) return false;
-  return timingSafeEqual(Buffer.from(storedHash), Buffer.from(hashClientSecret(presented)));
+  return constantTimeEqual(storedHash, hashClientSecret(presented));
 }
 
 const CLIENT_ID = idPattern('oauth_client');
