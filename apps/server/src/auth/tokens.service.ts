@@ -5,8 +5,6 @@ import {
   isScope,
   type ListQuery,
   type PersonalAccessTokenResource,
-  ROLES,
-  type Role,
   type Scope,
 } from '@platform/contract';
 import { type EntityManager, IsNull, LessThan, Or, type Repository } from 'typeorm';
@@ -25,7 +23,7 @@ import { OrganizationsService } from '../organizations/organizations.service';
 import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
 import { constantTimeEqual } from '../security/crypto';
 import { PersonalAccessToken } from './personal-access-token.entity';
-import { effectiveScopes, type PersonalAccessTokenPrincipal } from './principal';
+import { effectiveScopes, type PersonalAccessTokenPrincipal, roleOf } from './principal';
 import type { AuthenticationResult, TokenRefusal } from './token-resolver';
 import {
   displayPrefix,
@@ -287,11 +285,6 @@ export function toTokenResource(record: PersonalAccessToken): PersonalAccessToke
     expires_at: record.expiresAt && toIso(record.expiresAt),
     revoked_at: record.revokedAt && toIso(record.revokedAt),
   };
-}
-
-/** A role read from the database; anything else (no owner row) is null. */
-export function roleOf(value: unknown): Role | null {
-  return (ROLES as readonly unknown[]).includes(value) ? (value as Role) : null;
 }
 
 /** Revokes every live token a member owns (the member is being removed). */

@@ -2,14 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isScope, type Role } from '@platform/contract';
 import type { DataSource } from 'typeorm';
-import type { OAuthPrincipal } from '../auth/principal';
-import { effectiveScopes } from '../auth/principal';
+import { effectiveScopes, type OAuthPrincipal, roleOf } from '../auth/principal';
 import {
   type AuthenticationResult,
   OAuthAccessTokenResolver,
   type TokenRefusal,
 } from '../auth/token-resolver';
-import { roleOf } from '../auth/tokens.service';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql } from '../database/sql';
