@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import { AuditModule } from './audit/audit.module';
 import { AuditPruner } from './audit/audit-pruner';
 import { AuthModule } from './auth/auth.module';
-import { BearerAuthGuard, ScopeGuard } from './auth/guards';
+import { RequestPipelineGuard } from './auth/request-pipeline.guard';
+import { RequestPipelineModule } from './auth/request-pipeline.module';
 import { DeprecationInterceptor } from './common/deprecation.interceptor';
 import { LinkHeaderInterceptor } from './common/link-header.interceptor';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
@@ -18,7 +19,6 @@ import { HealthModule } from './health/health.module';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { OrganizationsModule } from './organizations/organizations.module';
-import { OrganizationThrottlerGuard } from './rate-limit/organization-throttler.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeedModule } from './seed/seed.module';
 import { StudentsModule } from './students/students.module';
@@ -32,6 +32,7 @@ import { APP_SCHEMA } from './schema';
 import { MetricsModule } from './metrics/metrics.module';
 import { MembersModule } from './members/members.module';
 import { OAuthModule } from './oauth/oauth.module';
+import { OAuthAccessTokens } from './oauth/access-tokens.service';
 
 @Module({})
 export class AppModule {
@@ -58,6 +59,7 @@ export class AppModule {
         AuditModule,
         OrganizationsModule,
         AuthModule,
+        RequestPipelineModule.forRoot({ oauthAccessTokens: OAuthAccessTokens }),
         RateLimitModule,
         StudentsModule,
         CoursesModule,
@@ -76,10 +78,8 @@ export class AppModule {
       providers: [
         // Only the server prunes the audit log (the CLI's short-lived processes do not).
         AuditPruner,
-        // Order matters: authenticate (never rejects) → rate limit (per org or per IP) → scope (401/403).
-        { provide: APP_GUARD, useClass: BearerAuthGuard },
-        { provide: APP_GUARD, useClass: OrganizationThrottlerGuard },
-        { provide: APP_GUARD, useClass: ScopeGuard },
+        // The one guard: authenticate → rate limit → scope, in that order, in one place.
+        { provide: APP_GUARD, useExisting: RequestPipelineGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         { provide: APP_INTERCEPTOR, useClass: DeprecationInterceptor },
         { provide: APP_INTERCEPTOR, useClass: LinkHeaderInterceptor },

@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
 import { Strategy } from 'passport-http-bearer';
 import type { PlatformRequest } from '../common/http-context';
-import { OAuthTokensService } from './oauth-tokens.service';
 import type { Principal } from './principal';
 import { PAT_PREFIX } from './token-format';
+import {
+  type AuthenticationResult,
+  OAuthAccessTokenResolver,
+  type TokenRefusal,
+} from './token-resolver';
 import { TokensService } from './tokens.service';
 
 /** `Bearer <token>`, the one form a token may take (RFC 6750 §2.1; b64token characters). */
@@ -15,49 +19,83 @@ export function bearerTokenOf(header: string | undefined): string | null {
   return BEARER_HEADER.exec(header ?? '')?.[1] ?? null;
 }
 
+/** What passport-http-bearer is shown of a request: its Authorization header, and nothing else. */
+interface HeaderOnlyRequest {
+  headers: { authorization: string };
+  /** Why the token was refused, as the verify callback found (passport's `fail` only gets a challenge). */
+  refusal?: TokenRefusal;
+}
+
+/** The part of passport's strategy protocol a single attempt is given (passport.authenticate does the same). */
+interface StrategyAttempt {
+  success(user: Principal): void;
+  fail(): void;
+  error(error: unknown): void;
+  authenticate(req: Request): void;
+}
+
 /**
  * Passport bearer strategy: `Authorization: Bearer <token>` → the caller's `Principal`. One
  * strategy for both kinds of token: personal access tokens (`pat_…`) and OAuth access tokens.
+ *
+ * Each app has its own instance (a Nest provider), run directly with passport's strategy
+ * protocol rather than registered with `passport.use()`: passport's registry is process-wide,
+ * so a second app in the same process (the tests start several) would take over the first's
+ * strategy and authenticate against the wrong database.
  */
 @Injectable()
-export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
+export class BearerStrategy {
+  private readonly strategy: Strategy<(req: Request, token: string, done: Done) => void>;
+
   constructor(
     private readonly tokens: TokensService,
-    private readonly oauthTokens: OAuthTokensService,
+    private readonly oauthTokens: OAuthAccessTokenResolver,
   ) {
-    super({ passReqToCallback: true });
+    this.strategy = new Strategy({ passReqToCallback: true }, (req: Request, token, done: Done) => {
+      this.verify(token).then((result) => {
+        if (result.ok) return done(null, result.principal);
+        (req as unknown as HeaderOnlyRequest).refusal = result.reason;
+        return done(null, false);
+      }, done);
+    });
   }
 
   /**
-   * Resolves the request's token once, setting `principal` or `authFailure`; never rejects.
-   * Called by the front door before the body is read, so only the Authorization header can
-   * carry a token (api.md; RFC 6750 §2.1): passport-http-bearer would also take one from an
-   * `access_token` body field or query parameter, and a token in a URL ends up in logs,
-   * history and Referer headers, so its fallbacks are never used.
+   * The request's authentication, resolved once (the front door usually asks first, before the
+   * body is read; the pipeline guard then gets the same answer). On success the principal is
+   * also set on the request, where handlers and interceptors read it.
+   *
+   * Only the Authorization header can carry a token (api.md; RFC 6750 §2.1): passport-http-bearer
+   * would also take one from an `access_token` body field or query parameter, and a token in a
+   * URL ends up in logs, history and Referer headers, so the strategy sees the header alone.
    */
-  async resolve(req: PlatformRequest): Promise<void> {
-    if (req.authResolved) return;
-    req.authResolved = true;
-    const header = req.headers.authorization;
-    if (!header) {
-      req.authFailure = 'missing';
-      return;
-    }
-    const token = bearerTokenOf(header);
-    if (!token) {
-      req.authFailure = 'malformed';
-      return;
-    }
-    const principal = await this.validate(req, token);
-    if (principal) req.principal = principal;
+  async authenticate(req: PlatformRequest): Promise<AuthenticationResult> {
+    if (req.authentication) return req.authentication;
+    const result = await this.authenticateHeader(req.headers.authorization);
+    req.authentication = result;
+    if (result.ok) req.principal = result.principal;
+    return result;
   }
 
-  async validate(req: PlatformRequest, token: string): Promise<Principal | false> {
-    const result = token.startsWith(PAT_PREFIX)
-      ? await this.tokens.authenticate(token)
-      : await this.oauthTokens.authenticate(token);
-    if (result.ok) return result.principal;
-    req.authFailure = result.reason;
-    return false;
+  private authenticateHeader(header: string | undefined): Promise<AuthenticationResult> {
+    if (!header) return Promise.resolve({ ok: false, reason: 'missing' });
+    const token = bearerTokenOf(header);
+    if (!token) return Promise.resolve({ ok: false, reason: 'malformed' });
+    const view: HeaderOnlyRequest = { headers: { authorization: `Bearer ${token}` } };
+    return new Promise((resolve, reject) => {
+      const attempt = Object.create(this.strategy) as StrategyAttempt;
+      attempt.success = (principal) => resolve({ ok: true, principal });
+      attempt.fail = () => resolve({ ok: false, reason: view.refusal ?? 'malformed' });
+      attempt.error = reject;
+      attempt.authenticate(view as unknown as Request);
+    });
+  }
+
+  private verify(token: string): Promise<AuthenticationResult<Principal, TokenRefusal>> {
+    return token.startsWith(PAT_PREFIX)
+      ? this.tokens.authenticate(token)
+      : this.oauthTokens.authenticate(token);
   }
 }
+
+type Done = (error: unknown, user?: Principal | false) => void;

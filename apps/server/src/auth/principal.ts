@@ -1,4 +1,4 @@
-import { type Role, ROLE_SCOPES, type Scope } from '@platform/contract';
+import { type Role, ROLE_SCOPES, ROLES, type Scope } from '@platform/contract';
 
 interface PrincipalBase {
   organizationId: string;
@@ -41,4 +41,9 @@ export function effectiveScopes(scopes: Iterable<Scope>, role: Role | null): Set
   if (!role) return new Set(scopes);
   const allowed = new Set<Scope>(ROLE_SCOPES[role]);
   return new Set([...scopes].filter((scope) => allowed.has(scope)));
+}
+
+/** A role read from the database; anything else (no member row) is null. */
+export function roleOf(value: unknown): Role | null {
+  return (ROLES as readonly unknown[]).includes(value) ? (value as Role) : null;
 }

@@ -1,5 +1,7 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+
+export { hashToken } from '../security/crypto';
 
 /**
  * Personal access token format: `pat_` + 30 random base62 characters (≈178 bits) + a 6-character
@@ -48,10 +50,6 @@ export function isWellFormedPersonalAccessToken(token: string): boolean {
   const body = token.slice(PAT_PREFIX.length, PAT_PREFIX.length + RANDOM_LENGTH);
   const given = Buffer.from(token.slice(PAT_PREFIX.length + RANDOM_LENGTH));
   return timingSafeEqual(given, Buffer.from(checksum(body)));
-}
-
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 /** The part of a token that is safe to display: `pat_` and the first 8 random characters. */

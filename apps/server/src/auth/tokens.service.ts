@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
@@ -6,8 +5,6 @@ import {
   isScope,
   type ListQuery,
   type PersonalAccessTokenResource,
-  ROLES,
-  type Role,
   type Scope,
 } from '@platform/contract';
 import { type EntityManager, IsNull, LessThan, Or, type Repository } from 'typeorm';
@@ -19,12 +16,15 @@ import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
-import { dialectOf, hydrate, selectList, SqlParams } from '../common/sql';
 import { TransactionRunner } from '../common/transactions';
+import { Sql } from '../database/sql';
+import { Organization } from '../organizations/organization.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
+import { constantTimeEqual } from '../security/crypto';
 import { PersonalAccessToken } from './personal-access-token.entity';
-import { effectiveScopes, type PersonalAccessTokenPrincipal } from './principal';
+import { effectiveScopes, type PersonalAccessTokenPrincipal, roleOf } from './principal';
+import type { AuthenticationResult, TokenRefusal } from './token-resolver';
 import {
   displayPrefix,
   generatePersonalAccessToken,
@@ -41,9 +41,23 @@ export interface CreateTokenInput {
   userId?: string | null;
 }
 
-export type AuthenticationResult =
-  | { ok: true; principal: PersonalAccessTokenPrincipal }
-  | { ok: false; reason: 'malformed' | 'unknown' | 'expired' | 'revoked' };
+export type PersonalAccessTokenResult = AuthenticationResult<
+  PersonalAccessTokenPrincipal,
+  TokenRefusal
+>;
+
+/** What the per-request lookup reads of a token (selected under these names, read through metadata). */
+const LOOKUP_PROPERTIES = [
+  'id',
+  'organizationId',
+  'tokenHash',
+  'scopes',
+  'userId',
+  'expiresAt',
+  'lastUsedAt',
+  'revokedAt',
+] as const;
+type LookedUpToken = Pick<PersonalAccessToken, (typeof LOOKUP_PROPERTIES)[number]>;
 
 const TOKEN_LIST_FIELDS: ListFields = {
   columns: { created_at: 'createdAt', updated_at: 'updatedAt' },
@@ -59,7 +73,10 @@ export class TokensService {
     private readonly organizations: OrganizationsService,
     private readonly transactions: TransactionRunner,
     private readonly audit: AuditService,
-  ) {}
+    private readonly sql: Sql,
+  ) {
+    this.lookupSql = this.buildLookupSql();
+  }
 
   /**
    * Returns the token in clear text exactly once; only its hash is kept. The audit entry is
@@ -166,20 +183,31 @@ export class TokensService {
     return record;
   }
 
-  private lookup?: string;
+  /** The token + organization + owner lookup, built once: it runs on every request. */
+  private readonly lookupSql: string;
 
-  /** The token + organization lookup, built once: its text never changes. */
-  private lookupSql(): string {
-    if (!this.lookup) {
-      const params = new SqlParams(dialectOf(this.tokens));
-      this.lookup =
-        `SELECT ${selectList(this.tokens, 't')}, o.rate_limit_per_minute AS organization_rate_limit, ` +
-        `u.role AS owner_role, u.organization_id AS owner_organization_id ` +
-        `FROM personal_access_tokens t JOIN organizations o ON o.id = t.organization_id ` +
-        `LEFT JOIN users u ON u.id = t.user_id ` +
-        `WHERE t.token_hash = ${params.add(null)}`;
-    }
-    return this.lookup;
+  private buildLookupSql(): string {
+    const { sql } = this;
+    const token = (p: string) => `t.${sql.column(PersonalAccessToken, p)}`;
+    const organization = (p: string) => `o.${sql.column(Organization, p)}`;
+    // The users table by entity name: it is the OAuth module's, and auth does not import oauth
+    // (the dependency runs oauth → auth). The name is checked against the metadata here.
+    const user = (p: string) => `u.${sql.column('UserRecord', p)}`;
+    const tokenColumns = LOOKUP_PROPERTIES.map((p) => `${token(p)} AS "${p}"`).join(', ');
+    return (
+      `SELECT ${tokenColumns}, ${organization('rateLimitPerMinute')} AS organization_rate_limit, ` +
+      `${user('role')} AS owner_role, ${user('organizationId')} AS owner_organization_id ` +
+      `FROM ${sql.table(PersonalAccessToken)} t ` +
+      `JOIN ${sql.table(Organization)} o ON ${organization('id')} = ${token('organizationId')} ` +
+      `LEFT JOIN ${sql.table('UserRecord')} u ON ${user('id')} = ${token('userId')} ` +
+      `WHERE ${token('tokenHash')} = :tokenHash`
+    );
+  }
+
+  private readLookedUp(row: Record<string, unknown>): LookedUpToken {
+    const record: Record<string, unknown> = {};
+    for (const p of LOOKUP_PROPERTIES) record[p] = this.sql.read(PersonalAccessToken, p, row[p]);
+    return record as LookedUpToken;
   }
 
   /** Revokes every live token of an organization with this name (used by `pnpm dev`). */
@@ -195,14 +223,13 @@ export class TokensService {
    * on how much of a guessed token matches a real one; the digests are compared again in
    * constant time as a second line of defence.
    */
-  async authenticate(token: string, now = new Date()): Promise<AuthenticationResult> {
+  async authenticate(token: string, now = new Date()): Promise<PersonalAccessTokenResult> {
     if (!isWellFormedPersonalAccessToken(token)) return { ok: false, reason: 'malformed' };
     const digest = hashToken(token);
     // One statement for token and organization: this runs on every request.
-    const rows: Record<string, unknown>[] = await this.tokens.query(this.lookupSql(), [digest]);
-    const row = rows[0];
-    const record = row && hydrate(this.tokens, row);
-    if (!record || !timingSafeEqual(Buffer.from(record.tokenHash), Buffer.from(digest))) {
+    const [row] = await this.sql.query(this.tokens.manager, this.lookupSql, { tokenHash: digest });
+    const record = row && this.readLookedUp(row);
+    if (!record || !constantTimeEqual(record.tokenHash, digest)) {
       return { ok: false, reason: 'unknown' };
     }
     if (record.revokedAt) return { ok: false, reason: 'revoked' };
@@ -258,11 +285,6 @@ export function toTokenResource(record: PersonalAccessToken): PersonalAccessToke
     expires_at: record.expiresAt && toIso(record.expiresAt),
     revoked_at: record.revokedAt && toIso(record.revokedAt),
   };
-}
-
-/** A role read from the database; anything else (no owner row) is null. */
-export function roleOf(value: unknown): Role | null {
-  return (ROLES as readonly unknown[]).includes(value) ? (value as Role) : null;
 }
 
 /** Revokes every live token a member owns (the member is being removed). */

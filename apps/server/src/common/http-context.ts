@@ -1,14 +1,24 @@
+import type { OperationMetadata } from '@platform/contract';
+import type { AppRoute } from '@ts-rest/core';
 import type { Request } from 'express';
 import type { Principal } from '../auth/principal';
+import type { AuthenticationResult } from '../auth/token-resolver';
+
+/** The contract route a request is for, and what the contract says of its operation. */
+export interface ContractRoute {
+  route: AppRoute;
+  operation: OperationMetadata;
+}
 
 /** What our middleware and guards attach to the Express request. */
 export interface PlatformRequest extends Request {
   id: string;
+  /** The authenticated caller (set with a successful `authentication`). */
   principal?: Principal;
-  /** Why bearer authentication failed, reported by the scope guard as a 401. */
-  authFailure?: string;
-  /** The bearer token was resolved (principal or authFailure set); it is resolved once per request. */
-  authResolved?: boolean;
+  /** The bearer token's outcome, resolved once per request (see BearerStrategy.authenticate). */
+  authentication?: AuthenticationResult;
+  /** The handler's contract route, looked up once per request (null: not an API route). */
+  contractRoute?: ContractRoute | null;
   /** The front door already charged this request to a per-IP or per-client budget. */
   rateLimitCharged?: boolean;
   /** The organization's budget after this request was charged, as the rate-limit headers say. */

@@ -1,6 +1,6 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { In, IsNull, LessThan, type DataSource, type Repository } from 'typeorm';
-import { hashToken } from '../auth/token-format';
+import { hashToken } from '../security/crypto';
 import { OAuthArtifactRecord, type OAuthClientRecord } from './entities';
 import { parseForProvider, toProviderRealm } from './realm';
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
-import { hashToken } from '../auth/token-format';
+import { hashToken } from '../security/crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { isScope, OAUTH_PATHS, ROLE_SCOPES } from '@platform/contract';
 import type { InteractionResults } from 'oidc-provider';

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
@@ -12,19 +12,19 @@ import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import { assertCovers, earlierExpiry, expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
-import { hashToken } from '../auth/token-format';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
-import { dialectOf, hydrate, selectList, SqlParams } from '../common/sql';
 import { invalidField, notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
+import { Sql } from '../database/sql';
+import { constantTimeEqual, hashToken } from '../security/crypto';
 import { revokeClientArtifacts } from './adapter';
 import { OAuthArtifactRecord, OAuthClientRecord } from './entities';
 
@@ -44,7 +44,7 @@ export const hashClientSecret = hashToken;
 /** Constant-time check of a presented secret against the stored hash. */
 export function clientSecretMatches(storedHash: string | null, presented: string): boolean {
   if (!storedHash) return false;
-  return timingSafeEqual(Buffer.from(storedHash), Buffer.from(hashClientSecret(presented)));
+  return constantTimeEqual(storedHash, hashClientSecret(presented));
 }
 
 const CLIENT_ID = idPattern('oauth_client');
@@ -130,6 +130,10 @@ export function redirectUriProblem(uri: string, type: 'confidential' | 'public')
 
 @Injectable()
 export class OAuthClientsService {
+  /** The by-id lookup (see findById) and the properties it reads, built once from the metadata. */
+  private readonly byIdSql: string;
+  private readonly properties: string[];
+
   constructor(
     @InjectRepository(OAuthClientRecord) private readonly clients: Repository<OAuthClientRecord>,
     @InjectRepository(OAuthArtifactRecord)
@@ -137,7 +141,14 @@ export class OAuthClientsService {
     private readonly organizations: OrganizationsService,
     private readonly transactions: TransactionRunner,
     private readonly audit: AuditService,
-  ) {}
+    private readonly sql: Sql,
+  ) {
+    // Every column, selected under its property name and read back through the metadata.
+    this.properties = clients.metadata.columns.map((column) => column.propertyName);
+    this.byIdSql =
+      `SELECT ${this.properties.map((p) => `${sql.column(OAuthClientRecord, p)} AS "${p}"`).join(', ')} ` +
+      `FROM ${sql.table(OAuthClientRecord)} WHERE ${sql.column(OAuthClientRecord, 'id')} = :id`;
+  }
 
   /**
    * One prepared statement hydrated as TypeORM would: it runs for every client-authenticated
@@ -145,12 +156,12 @@ export class OAuthClientsService {
    * cost more than the lookup itself).
    */
   async findById(id: string): Promise<OAuthClientRecord | null> {
-    this.byIdSql ??= `SELECT ${selectList(this.clients)} FROM oauth_clients WHERE id = ${new SqlParams(dialectOf(this.clients)).add(id)}`;
-    const rows: Record<string, unknown>[] = await this.clients.query(this.byIdSql, [id]);
-    return rows[0] ? hydrate(this.clients, rows[0]) : null;
+    const [row] = await this.sql.query(this.clients.manager, this.byIdSql, { id });
+    if (!row) return null;
+    const record: Record<string, unknown> = {};
+    for (const p of this.properties) record[p] = this.sql.read(OAuthClientRecord, p, row[p]);
+    return record as unknown as OAuthClientRecord;
   }
-
-  private byIdSql?: string;
 
   /** The client as the authorization server sees it: an expired client does not exist there. */
   async findLiveById(id: string, now = new Date()): Promise<OAuthClientRecord | null> {

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, hkdfSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -8,7 +8,7 @@ import type { AdapterPayload, Configuration, KoaContextWithOIDC } from 'oidc-pro
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
-import { resolveSecretsKey } from '../webhooks/secret-box';
+import { deriveKey, resolveSecretsKey } from '../security/crypto';
 import { typeormAdapter } from './adapter';
 import type { OAuthClientRecord } from './entities';
 import { apiResource, oauthIssuer } from './issuer';
@@ -138,7 +138,7 @@ export class OAuthProviderService {
         return grant;
       },
       cookies: {
-        keys: [hkdfKey(resolveSecretsKey(config), 'platform oauth cookies')],
+        keys: [deriveKey(resolveSecretsKey(config), 'platform oauth cookies')],
         long: { signed: true, httpOnly: true, sameSite: 'lax' },
         short: { signed: true, httpOnly: true, sameSite: 'lax' },
       },
@@ -334,10 +334,6 @@ function routePatternOf(path: string): string | undefined {
   if (KNOWN_PATHS.has(path)) return path;
   if (path.startsWith(`${OAUTH_PATHS.authorization}/`)) return `${OAUTH_PATHS.authorization}/:uid`;
   return undefined;
-}
-
-function hkdfKey(secret: Buffer, info: string): string {
-  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, 32)).toString('base64url');
 }
 
 function signingKey() {

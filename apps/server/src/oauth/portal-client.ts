@@ -5,7 +5,7 @@ import type { AdapterPayload } from 'oidc-provider';
  * The developer portal's own OAuth client (apps/portal, served under `/portal`): first-party,
  * public (PKCE, no secret), built into the server rather than stored in `oauth_clients`, since
  * it belongs to no organization: a member of any organization signs in with it and gets a token
- * for their own organization (the user's, see OAuthTokensService). Its id has the shape of a
+ * for their own organization (the user's, see OAuthAccessTokens). Its id has the shape of a
  * client id (a ULID of time zero, which no registered client can get), so `GET /v1/token` and
  * every other place a client id appears keep their documented `oac_…` form.
  */

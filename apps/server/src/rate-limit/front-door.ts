@@ -1,11 +1,11 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import { OAUTH_PATHS } from '@platform/contract';
 import type { NextFunction, Request, Response } from 'express';
 import type { PlatformRequest } from '../common/http-context';
 import { type ProblemAnswer, sendProblem } from '../common/problem-details.filter';
 import type { AppConfig } from '../config/env';
 import type { Metrics } from '../metrics/metrics';
-import { sameSecret } from '../metrics/metrics.controller';
-import { OAUTH_PATHS } from '../oauth/oauth-provider.service';
+import { constantTimeEqual } from '../security/crypto';
 import {
   anonymousBudget,
   applyRecord,
@@ -18,8 +18,8 @@ export interface FrontDoorDependencies {
   config: AppConfig;
   storage: ThrottlerStorage;
   metrics: Metrics;
-  /** Resolves the bearer token (sets `principal` or `authFailure`), never rejects. */
-  bearer: { resolve(req: PlatformRequest): Promise<void> };
+  /** The request's bearer authentication, resolved once and kept on the request; never rejects. */
+  bearer: { authenticate(req: PlatformRequest): Promise<{ ok: boolean }> };
   /** The confidential OAuth client an `Authorization: Basic` header proves to be, or null. */
   oauthClients: { authenticateBasic(header: string | undefined): Promise<string | null> };
 }
@@ -97,8 +97,8 @@ async function budgetOf(
           metric: 'oauth',
         };
   }
-  await deps.bearer.resolve(req);
-  return req.principal ? undefined : anonymousBudget(req, config);
+  const authentication = await deps.bearer.authenticate(req);
+  return authentication.ok ? undefined : anonymousBudget(req, config);
 }
 
 function isOAuthPath(path: string): boolean {
@@ -113,7 +113,7 @@ function isExempt(req: Request, config: AppConfig): boolean {
   return (
     req.path === '/metrics' &&
     config.metricsToken !== undefined &&
-    sameSecret(req.headers.authorization ?? '', `Bearer ${config.metricsToken}`)
+    constantTimeEqual(req.headers.authorization ?? '', `Bearer ${config.metricsToken}`)
   );
 }
 

@@ -1,16 +1,15 @@
-import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
   ThrottlerGuard,
   type ThrottlerModuleOptions,
+  type ThrottlerRequest,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
-import type { ThrottlerRequest } from '@nestjs/throttler/dist/throttler.guard.interface';
 import type { Response } from 'express';
 import ipaddr from 'ipaddr.js';
-import { contractRouteOf } from '../auth/route-metadata';
 import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import type { ProblemAnswer } from '../common/problem-details.filter';
 import { ProblemException } from '../common/problem.exception';
@@ -83,9 +82,10 @@ export function applyRecord(
 }
 
 /**
- * Step 2 of 3 (auth → rate limit → scope). One budget per organization across all its tokens
- * and routes; requests without a valid token are limited per client IP (normally already by the
- * front door, before their body was read; then not again here).
+ * The rate-limit step of the request pipeline (auth/request-pipeline.guard.ts), run only on API
+ * routes, after authentication. One budget per organization across all its tokens and routes;
+ * requests without a valid token are limited per client IP (normally already by the front door,
+ * before their body was read; then not again here). Not registered as a guard of its own.
  */
 @Injectable()
 export class OrganizationThrottlerGuard extends ThrottlerGuard {
@@ -97,10 +97,6 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
     private readonly metrics: Metrics,
   ) {
     super(options, storage, reflector);
-  }
-
-  protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return Promise.resolve(!contractRouteOf(context));
   }
 
   protected override async handleRequest({ context }: ThrottlerRequest): Promise<boolean> {

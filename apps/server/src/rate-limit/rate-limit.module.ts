@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import type { Redis } from 'ioredis';
 import { REDIS } from '../redis/redis.module';
+import { OrganizationThrottlerGuard } from './organization-throttler.guard';
 import { RedisSlidingWindowStore } from './redis-sliding-window.store';
 import { SlidingWindowStore } from './sliding-window.store';
 
@@ -28,6 +29,7 @@ import { SlidingWindowStore } from './sliding-window.store';
       }),
     }),
   ],
-  exports: [ThrottlerModule],
+  providers: [OrganizationThrottlerGuard],
+  exports: [ThrottlerModule, OrganizationThrottlerGuard],
 })
 export class RateLimitModule {}

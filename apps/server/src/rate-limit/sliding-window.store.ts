@@ -1,6 +1,11 @@
 import type { OnModuleDestroy } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
+
+/**
+ * What a store's `increment` answers. @nestjs/throttler does not export this type from its
+ * package entry, so it is read off the exported `ThrottlerStorage` rather than its dist files.
+ */
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 export interface SlidingWindowRecord extends ThrottlerStorageRecord {
   /** Accepted requests left in the current window, after this one. */

@@ -2,9 +2,8 @@
  * Starts a real server on loopback for tests and benchmarks (the SDK's tests, the e2e suite,
  * `pnpm bench`): a fresh SQLite file, or a fresh database on the PostgreSQL server at
  * `postgresAdminUrl`, migrated, with helpers to create organizations, tokens and students.
- *
- * Run one server per process at a time: Passport keeps strategies in a process-wide registry,
- * so a second app in the same process takes over the first one's bearer strategy.
+ * Several servers may run in one process: each app has its own bearer strategy (no passport
+ * registry), so each authenticates against its own database.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';

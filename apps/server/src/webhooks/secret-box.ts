@@ -1,9 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
-import { type AppConfig, ConfigError } from '../config/env';
+import type { AppConfig } from '../config/env';
+import { resolveSecretsKey } from '../security/crypto';
+
+// The key helper lives with the other crypto helpers (OAuth derives its cookie keys from it too).
+export { resolveSecretsKey };
 
 const VERSION = 'v1';
 
@@ -44,33 +46,4 @@ export class SecretBox {
       decipher.final(),
     ]).toString('utf8');
   }
-}
-
-/**
- * `WEBHOOK_SECRETS_KEY`, or on SQLite a key file beside the database (made once, mode 0600), so
- * the embedded default needs no set-up. PostgreSQL deployments must configure the key: several
- * instances share the database and must share the key, which no local file can promise.
- */
-export function resolveSecretsKey(config: AppConfig): Buffer {
-  if (config.webhooks.secretsKey) return config.webhooks.secretsKey;
-  if (config.database.type === 'postgres') {
-    throw new ConfigError(
-      'WEBHOOK_SECRETS_KEY is required with PostgreSQL: set it to 32 random bytes, base64-encoded (e.g. `openssl rand -base64 32`), the same on every instance.',
-    );
-  }
-  const file = path.join(path.dirname(config.database.path), 'webhook-secrets.key');
-  try {
-    writeKeyFileOnce(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new ConfigError(`${file} does not hold a 32-byte base64 key`);
-  return key;
-}
-
-function writeKeyFileOnce(file: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  // `wx` fails if the file exists, so the server and the CLI never overwrite each other's key.
-  writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
 }

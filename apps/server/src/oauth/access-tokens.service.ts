@@ -2,20 +2,23 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isScope, type Role } from '@platform/contract';
 import type { DataSource } from 'typeorm';
+import { effectiveScopes, type OAuthPrincipal, roleOf } from '../auth/principal';
+import {
+  type AuthenticationResult,
+  OAuthAccessTokenResolver,
+  type TokenRefusal,
+} from '../auth/token-resolver';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
-import { hydrateValue, SqlParams } from '../common/sql';
-import { artifactKey } from '../oauth/adapter';
-import { OAuthClientRecord } from '../oauth/entities';
-import { apiResource } from '../oauth/issuer';
-import { isPortalClient, PORTAL_CLIENT_ID } from '../oauth/portal-client';
+import { Sql } from '../database/sql';
+import { Organization } from '../organizations/organization.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
-import { effectiveScopes, type OAuthPrincipal } from './principal';
-import { roleOf } from './tokens.service';
+import { artifactKey } from './adapter';
+import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from './entities';
+import { apiResource } from './issuer';
+import { isPortalClient, PORTAL_CLIENT_ID } from './portal-client';
 
-export type OAuthAuthenticationResult =
-  | { ok: true; principal: OAuthPrincipal }
-  | { ok: false; reason: 'malformed' | 'unknown' | 'expired' | 'revoked' };
+type OAuthAuthenticationResult = AuthenticationResult<OAuthPrincipal, TokenRefusal>;
 
 /** oidc-provider's opaque tokens: 43 base64url characters; anything far from that is not one. */
 const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
@@ -29,6 +32,14 @@ interface StoredAccessToken {
   grantId?: string;
 }
 
+interface TokenRow {
+  payload: string;
+  organization_id: string;
+  client_expires_at: unknown;
+  owner_id: string | null;
+  rate_limit_per_minute: unknown;
+}
+
 /**
  * Resolves OAuth access tokens for the bearer strategy. They are read straight from the
  * authorization server's table (by SHA-256, with the client and organization in one statement)
@@ -36,43 +47,52 @@ interface StoredAccessToken {
  * token's. A revoked token, or one whose client was deleted, has no row and is refused.
  */
 @Injectable()
-export class OAuthTokensService {
+export class OAuthAccessTokens implements OAuthAccessTokenResolver {
   private readonly resource: string;
-  private readonly sql: string;
+  /** Statement texts, built once from the entities' metadata: they run on every request. */
+  private readonly tokenSql: string;
   private readonly userSql: string;
   private readonly portalSql: string;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     private readonly organizations: OrganizationsService,
   ) {
     this.resource = apiResource(config);
-    const param = new SqlParams(config.database.type).add(null);
-    this.sql =
-      `SELECT a.payload, c.organization_id, c.expires_at AS client_expires_at, c.user_id AS owner_id, o.rate_limit_per_minute ` +
-      `FROM oauth_artifacts a ` +
-      `LEFT JOIN oauth_clients c ON c.id = a.client_id ` +
-      `LEFT JOIN organizations o ON o.id = c.organization_id ` +
-      `WHERE a.kind IN ('AccessToken', 'ClientCredentials') AND a.id_hash = ${param} ` +
+    const artifact = (p: string) => `a.${sql.column(OAuthArtifactRecord, p)}`;
+    const client = (p: string) => `c.${sql.column(OAuthClientRecord, p)}`;
+    const organization = (p: string) => `o.${sql.column(Organization, p)}`;
+    const user = (p: string) => `u.${sql.column(UserRecord, p)}`;
+    this.tokenSql =
+      `SELECT ${artifact('payload')} AS payload, ${client('organizationId')} AS organization_id, ` +
+      `${client('expiresAt')} AS client_expires_at, ${client('userId')} AS owner_id, ` +
+      `${organization('rateLimitPerMinute')} AS rate_limit_per_minute ` +
+      `FROM ${sql.table(OAuthArtifactRecord)} a ` +
+      `LEFT JOIN ${sql.table(OAuthClientRecord)} c ON ${client('id')} = ${artifact('clientId')} ` +
+      `LEFT JOIN ${sql.table(Organization)} o ON ${organization('id')} = ${client('organizationId')} ` +
+      `WHERE ${artifact('kind')} IN (:...kinds) AND ${artifact('idHash')} = :idHash ` +
       // The portal's first-party client is built in, not a row (see oauth/portal-client.ts).
-      `AND (c.id IS NOT NULL OR a.client_id = '${PORTAL_CLIENT_ID}')`;
+      `AND (${client('id')} IS NOT NULL OR ${artifact('clientId')} = :portalClientId)`;
     this.portalSql =
-      `SELECT u.organization_id, u.role, o.rate_limit_per_minute FROM users u ` +
-      `JOIN organizations o ON o.id = u.organization_id WHERE u.id = ${param}`;
-    this.userSql = `SELECT role, organization_id FROM users WHERE id = ${new SqlParams(config.database.type).add(null)}`;
+      `SELECT ${user('organizationId')} AS organization_id, ${user('role')} AS role, ` +
+      `${organization('rateLimitPerMinute')} AS rate_limit_per_minute ` +
+      `FROM ${sql.table(UserRecord)} u ` +
+      `JOIN ${sql.table(Organization)} o ON ${organization('id')} = ${user('organizationId')} ` +
+      `WHERE ${user('id')} = :userId`;
+    this.userSql =
+      `SELECT ${user('role')} AS role, ${user('organizationId')} AS organization_id ` +
+      `FROM ${sql.table(UserRecord)} u WHERE ${user('id')} = :userId`;
   }
 
   async authenticate(token: string, now = Date.now()): Promise<OAuthAuthenticationResult> {
     if (!OPAQUE_TOKEN.test(token)) return { ok: false, reason: 'malformed' };
-    const rows: {
-      payload: string;
-      organization_id: string;
-      client_expires_at: unknown;
-      owner_id: string | null;
-      rate_limit_per_minute: unknown;
-    }[] = await this.dataSource.query(this.sql, [artifactKey(token)]);
-    const row = rows[0];
+    const [row] = await this.sql.query<TokenRow>(this.dataSource.manager, this.tokenSql, {
+      kinds: ['AccessToken', 'ClientCredentials'],
+      idHash: artifactKey(token),
+      portalClientId: PORTAL_CLIENT_ID,
+    });
     if (!row) return { ok: false, reason: 'unknown' };
     const stored = JSON.parse(row.payload) as StoredAccessToken;
     const audiences = [stored.aud ?? []].flat();
@@ -82,8 +102,7 @@ export class OAuthTokensService {
     if (!stored.exp || stored.exp * 1000 <= now) return { ok: false, reason: 'expired' };
     if (isPortalClient(stored.clientId)) return this.portalPrincipal(stored);
     // A client registered by an expiring credential ends with it, and so do its tokens.
-    const clientExpiresAt = hydrateValue(
-      this.dataSource.manager,
+    const clientExpiresAt = this.sql.read(
       OAuthClientRecord,
       'expiresAt',
       row.client_expires_at,
@@ -96,9 +115,10 @@ export class OAuthTokensService {
     const userId = stored.accountId ?? row.owner_id ?? null;
     let role: Role | null = null;
     if (userId) {
-      const [user] = await this.dataSource.query<{ role: unknown; organization_id: string }[]>(
+      const [user] = await this.sql.query<{ role: unknown; organization_id: string }>(
+        this.dataSource.manager,
         this.userSql,
-        [userId],
+        { userId },
       );
       role = user ? roleOf(user.role) : null;
       if (!role || user?.organization_id !== row.organization_id) {
@@ -152,9 +172,11 @@ export class OAuthTokensService {
    */
   private async portalPrincipal(stored: StoredAccessToken): Promise<OAuthAuthenticationResult> {
     if (!stored.accountId || !stored.clientId) return { ok: false, reason: 'unknown' };
-    const rows: { organization_id: string; role: unknown; rate_limit_per_minute: unknown }[] =
-      await this.dataSource.query(this.portalSql, [stored.accountId]);
-    const row = rows[0];
+    const [row] = await this.sql.query<{
+      organization_id: string;
+      role: unknown;
+      rate_limit_per_minute: unknown;
+    }>(this.dataSource.manager, this.portalSql, { userId: stored.accountId });
     const role = row ? roleOf(row.role) : null;
     if (!row || !role) return { ok: false, reason: 'revoked' };
     return this.accepted(

@@ -1,0 +1,84 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import type { OperationMetadata } from '@platform/contract';
+import { asPlatformRequest } from '../common/http-context';
+import { ProblemException } from '../common/problem.exception';
+import { OrganizationThrottlerGuard } from '../rate-limit/organization-throttler.guard';
+import { BearerStrategy } from './bearer.strategy';
+import type { Principal } from './principal';
+import { contractRouteFor } from './route-metadata';
+import type { AuthenticationFailure } from './token-resolver';
+
+const FAILURE_DETAIL: Record<AuthenticationFailure, string> = {
+  missing: 'Send a token in the Authorization header: Authorization: Bearer <token>',
+  malformed: 'The bearer token is malformed',
+  unknown: 'The bearer token is not recognised',
+  expired: 'The bearer token has expired',
+  revoked: 'The bearer token has been revoked',
+};
+
+/**
+ * The request pipeline of every API route: the one guard the app registers, so the order is
+ * the order of the lines in `canActivate`.
+ *
+ * 1. Route: the contract route the handler implements, looked up once and kept on the request
+ *    (the interceptors read it from there). Routes outside the contract (health, docs) pass.
+ * 2. Authenticate (passport bearer strategy): the token → the caller's principal. A failure is
+ *    not answered yet, so that it is charged to the caller's rate limit first.
+ * 3. Rate limit (@nestjs/throttler): an authenticated caller's organization budget; anyone else's
+ *    client IP budget. It comes after authentication because the budget depends on who calls,
+ *    and before the 401 so that guessing tokens costs budget like any anonymous request.
+ * 4. Scope: 401 without a valid token; 403 on a member-only operation for a token acting for no
+ *    member; 403 `insufficient_scope` without the operation's scope.
+ *
+ * Before any of this, the front door (rate-limit/front-door.ts) has usually authenticated the
+ * request and charged an anonymous one to its IP, before its body was read; steps 2 and 3 then
+ * reuse that answer rather than look the token up or charge the IP twice.
+ */
+@Injectable()
+export class RequestPipelineGuard implements CanActivate {
+  constructor(
+    private readonly bearer: BearerStrategy,
+    private readonly rateLimit: OrganizationThrottlerGuard,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const contract = contractRouteFor(context);
+    if (!contract) return true;
+    const req = asPlatformRequest(context.switchToHttp().getRequest());
+    const authentication = await this.bearer.authenticate(req);
+    await this.rateLimit.canActivate(context);
+    if (!authentication.ok) throw unauthorized(authentication.reason);
+    assertAllowed(authentication.principal, contract.operation);
+    return true;
+  }
+}
+
+function unauthorized(reason: AuthenticationFailure): ProblemException {
+  const detail = FAILURE_DETAIL[reason];
+  return new ProblemException('unauthorized', detail, {
+    headers: {
+      'WWW-Authenticate': `Bearer realm="platform", error="invalid_token", error_description="${detail}"`,
+    },
+  });
+}
+
+function assertAllowed(principal: Principal, operation: OperationMetadata): void {
+  if (operation.requiresUser && !principal.userId) {
+    throw new ProblemException(
+      'forbidden',
+      'This operation is about the calling member, and this token acts for no member (client credentials, or a token an operator made). Use an OAuth token a member approved, or a personal access token a member made.',
+    );
+  }
+  if (operation.scope !== null && !principal.scopes.has(operation.scope)) {
+    const held = [...principal.scopes].join(', ') || 'none';
+    throw new ProblemException(
+      'insufficient_scope',
+      `This operation requires the '${operation.scope}' scope; the token has: ${held}`,
+      {
+        headers: {
+          'WWW-Authenticate': `Bearer realm="platform", error="insufficient_scope", scope="${operation.scope}"`,
+        },
+      },
+    );
+  }
+}

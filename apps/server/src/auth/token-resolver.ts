@@ -1,0 +1,21 @@
+import type { OAuthPrincipal, Principal } from './principal';
+
+/** Why a token was refused by the service that knows its kind. */
+export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked';
+
+/** Why a request is not authenticated; the pipeline answers each with its own 401 detail. */
+export type AuthenticationFailure = 'missing' | TokenRefusal;
+
+export type AuthenticationResult<
+  P extends Principal = Principal,
+  F extends AuthenticationFailure = AuthenticationFailure,
+> = { ok: true; principal: P } | { ok: false; reason: F };
+
+/**
+ * Resolves OAuth access tokens for the bearer strategy. Declared here and implemented by the
+ * OAuth module (`OAuthAccessTokens`), which `RequestPipelineModule.forRoot` is given by the app module:
+ * the dependency runs oauth → auth only, so the two folders do not import each other.
+ */
+export abstract class OAuthAccessTokenResolver {
+  abstract authenticate(token: string): Promise<AuthenticationResult<OAuthPrincipal, TokenRefusal>>;
+}
