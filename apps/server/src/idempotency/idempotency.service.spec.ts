@@ -10,6 +10,7 @@ import { Client } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ProblemException } from '../common/problem.exception';
 import { TransactionRunner } from '../common/transactions';
+import { Sql } from '../database/sql';
 import { Initial1763800000000 as PostgresInitial } from '../database/migrations/postgres/1763800000000-initial';
 import { Initial1763800000000 as SqliteInitial } from '../database/migrations/sqlite/1763800000000-initial';
 import { Organization } from '../organizations/organization.entity';
@@ -104,7 +105,7 @@ beforeEach(async () => {
   await dataSource.getRepository(IdempotencyKey).clear();
   service = new IdempotencyService(
     dataSource.getRepository(IdempotencyKey),
-    new TransactionRunner(dataSource),
+    new TransactionRunner(dataSource, new Sql(dataSource)),
   );
   now = Date.parse('2026-11-22T10:00:00.000Z');
   service.clock = () => new Date(now);
@@ -270,7 +271,7 @@ describe(IdempotencyService.name, () => {
   });
 
   it("survives another request's transaction rolling back while it claims", async () => {
-    const transactions = new TransactionRunner(dataSource);
+    const transactions = new TransactionRunner(dataSource, new Sql(dataSource));
     service = new IdempotencyService(dataSource.getRepository(IdempotencyKey), transactions);
     service.clock = () => new Date(now);
     let finishOther!: () => void;
