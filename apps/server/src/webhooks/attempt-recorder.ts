@@ -3,6 +3,10 @@ import type { TransactionRunner } from '../common/transactions';
 import { Batcher } from './batcher';
 import type { CompletedAttempt, DeliveryStore, Disabled } from './delivery-store';
 
+/** Writes of a batch of attempts, and the pause between them. */
+const WRITE_TRIES = 3;
+const WRITE_RETRY_MS = 1000;
+
 /** Says in the log which endpoints the last write disabled, and why. */
 function logDisabled(logger: Logger, disabled: readonly Disabled[]): void {
   for (const { endpointId, reason } of disabled) {
@@ -46,10 +50,23 @@ export class AttemptRecorder {
   }
 
   private async write(completed: CompletedAttempt[]): Promise<void> {
-    const recorded = await this.transactions.run((manager) =>
-      this.store.record(manager, completed, new Date()),
-    );
-    logDisabled(this.logger, recorded.disabled);
-    if (recorded.nextRetryAt) this.retryDue(recorded.nextRetryAt.getTime());
+    // A failed write is tried again a few times before its attempts are given up to their
+    // leases (and sent again): a moment's database error should not cost a duplicate delivery.
+    for (let tries = 1; ; tries += 1) {
+      try {
+        const recorded = await this.transactions.run((manager) =>
+          this.store.record(manager, completed, new Date()),
+        );
+        logDisabled(this.logger, recorded.disabled);
+        if (recorded.nextRetryAt) this.retryDue(recorded.nextRetryAt.getTime());
+        return;
+      } catch (error) {
+        if (tries >= WRITE_TRIES || this.closed) throw error;
+        this.logger.error(
+          `Could not record ${completed.length} webhook attempt(s), trying again: ${(error as Error).message}`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_MS));
+      }
+    }
   }
 }

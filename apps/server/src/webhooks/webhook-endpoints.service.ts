@@ -120,14 +120,13 @@ export class WebhookEndpointsService {
     const url = await this.checkUrl(input.url);
     const secret = newSigningSecret();
     return this.transactions.run(async (manager) => {
-      // Serialises creations per organization on PostgreSQL, so the limit cannot be raced.
-      if (this.sql.dialect === 'postgres') {
-        await this.sql.query(
-          manager,
-          `SELECT 1 FROM ${this.sql.table(Organization)} WHERE id = :organizationId${this.sql.lockRows()}`,
-          { organizationId },
-        );
-      }
+      // Serialises creations per organization, so the limit cannot be raced (a row lock on
+      // PostgreSQL; SQLite's writers are serialised already).
+      await this.sql.query(
+        manager,
+        `SELECT 1 FROM ${this.sql.table(Organization)} WHERE ${this.sql.column(Organization, 'id')} = :organizationId${this.sql.lockRows()}`,
+        { organizationId },
+      );
       const count = await manager.countBy(WebhookEndpointRecord, { organizationId });
       if (count >= MAX_WEBHOOK_ENDPOINTS) {
         throw new ProblemException(
