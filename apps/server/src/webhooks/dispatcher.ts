@@ -1,14 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { WebhookConfig } from '../config/env';
-import type { TransactionRunner } from '../common/transactions';
-import type { EventsService } from '../events/events.service';
-import type { Metrics } from '../metrics/metrics';
-import { AttemptRecorder } from './attempt-recorder';
-import { WebhookAttempter } from './attempter';
-import { admitWithin, type ClaimedMessage, type DeliveryStore } from './delivery-store';
-import type { SecretBox } from './secret-box';
+import { admitWithin, type ClaimedMessage } from './delivery-store';
 import { WebhookDispatcher } from './webhook-dispatcher';
-import { WorkTrigger, within } from './work-trigger';
+import { within } from './work-trigger';
 
 /**
  * The embedded webhook dispatcher: all delivery state lives in the database, and this loop moves
@@ -25,8 +18,6 @@ import { WorkTrigger, within } from './work-trigger';
  */
 export class EmbeddedWebhookDispatcher extends WebhookDispatcher {
   private readonly logger = new Logger('Webhooks');
-  private readonly attempter: WebhookAttempter;
-  private readonly recorder: AttemptRecorder;
 
   private running = false;
   private rerun = false;
@@ -35,26 +26,10 @@ export class EmbeddedWebhookDispatcher extends WebhookDispatcher {
   private readonly inFlightByOrganization = new Map<string, number>();
   private inFlightTotal = 0;
   private readonly sends = new Set<Promise<void>>();
-  private readonly trigger = new WorkTrigger(() => this.wake());
   private idle: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly config: WebhookConfig,
-    private readonly transactions: TransactionRunner,
-    private readonly events: EventsService,
-    private readonly store: DeliveryStore,
-    secrets: SecretBox,
-    metrics?: Metrics,
-  ) {
-    super();
-    this.attempter = new WebhookAttempter(this.config, secrets, metrics);
-    this.recorder = new AttemptRecorder(transactions, store, (at) => this.trigger.at(at));
-  }
-
   onApplicationBootstrap(): void {
-    if (!this.config.dispatcher) return;
-    this.events.onEventCommitted(() => this.wake());
-    this.trigger.start(this.config.pollIntervalMs);
+    if (this.config.dispatcher) this.startLooking();
   }
 
   /**

@@ -1,17 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { WebhookConfig } from '../config/env';
-import type { TransactionRunner } from '../common/transactions';
-import type { EventsService } from '../events/events.service';
-import type { Metrics } from '../metrics/metrics';
 import { createRedis, untilReady } from '../redis/redis.module';
-import { AttemptRecorder } from './attempt-recorder';
-import { WebhookAttempter } from './attempter';
-import type { Admitted, ClaimedMessage, DeliveryStore } from './delivery-store';
-import type { SecretBox } from './secret-box';
-import { WebhookDispatcher } from './webhook-dispatcher';
-import { WorkTrigger, within } from './work-trigger';
+import type { Admitted, ClaimedMessage } from './delivery-store';
+import { type DispatcherParts, WebhookDispatcher } from './webhook-dispatcher';
+import { within } from './work-trigger';
 
 const QUEUE = 'webhook-deliveries';
 
@@ -129,8 +122,6 @@ interface DeliveryJob {
  */
 export class QueuedWebhookDispatcher extends WebhookDispatcher {
   private readonly logger = new Logger('Webhooks');
-  private readonly attempter: WebhookAttempter;
-  private readonly recorder: AttemptRecorder;
   private readonly holdMs: number;
   private semaphores: SemaphoreCommands | undefined;
   private queue: Queue | undefined;
@@ -143,21 +134,13 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     organizations: [],
     endpoints: [],
   };
-  private readonly trigger = new WorkTrigger(() => this.wake());
 
   constructor(
-    private readonly config: WebhookConfig,
+    parts: DispatcherParts,
     private readonly redis: { url: string; prefix: string },
-    private readonly transactions: TransactionRunner,
-    private readonly events: EventsService,
-    private readonly store: DeliveryStore,
-    secrets: SecretBox,
-    metrics?: Metrics,
   ) {
-    super();
-    this.attempter = new WebhookAttempter(config, secrets, metrics);
-    this.recorder = new AttemptRecorder(transactions, store, (at) => this.trigger.at(at));
-    this.holdMs = config.timeoutMs + 5000;
+    super(parts);
+    this.holdMs = parts.config.timeoutMs + 5000;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -189,8 +172,7 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     });
     this.worker.on('error', (error) => this.logger.error(`Webhook worker: ${error.message}`));
 
-    this.events.onEventCommitted(() => this.wake());
-    this.trigger.start(this.config.pollIntervalMs);
+    this.startLooking();
   }
 
   /** Stops relaying, lets the worker finish its jobs (bounded), then closes the connections. */

@@ -32,25 +32,12 @@ const dispatcherProvider = {
     store: DeliveryStore,
     secrets: SecretBox,
     metrics: Metrics,
-  ): WebhookDispatcher =>
-    config.redis
-      ? new QueuedWebhookDispatcher(
-          config.webhooks,
-          config.redis,
-          transactions,
-          events,
-          store,
-          secrets,
-          metrics,
-        )
-      : new EmbeddedWebhookDispatcher(
-          config.webhooks,
-          transactions,
-          events,
-          store,
-          secrets,
-          metrics,
-        ),
+  ): WebhookDispatcher => {
+    const parts = { config: config.webhooks, transactions, events, store, secrets, metrics };
+    return config.redis
+      ? new QueuedWebhookDispatcher(parts, config.redis)
+      : new EmbeddedWebhookDispatcher(parts);
+  },
 };
 
 @Module({
