@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { type DialectName, quoteIdentifier, Sql } from '../database/sql';
 
 /**
  * Runs a unit of work in one database transaction: the changed rows and their outbox event
@@ -13,65 +14,73 @@ import type { DataSource, EntityManager } from 'typeorm';
 @Injectable()
 export class TransactionRunner {
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly commitListeners: (() => void)[] = [];
+  /** What to do once each open transaction commits, by the transaction's manager. */
+  private readonly commitHooks = new WeakMap<EntityManager, (() => void)[]>();
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
+  ) {}
 
-  get dialect(): 'sqlite' | 'postgres' {
-    return this.dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite';
+  get dialect(): DialectName {
+    return this.sql.dialect;
   }
 
-  /** `notify: false` keeps commit listeners out of it (the dispatcher's own bookkeeping). */
   /** For reads outside a transaction. */
   get manager(): EntityManager {
     return this.dataSource.manager;
   }
 
-  run<T>(
-    work: (manager: EntityManager) => Promise<T>,
-    options: { notify?: boolean } = {},
-  ): Promise<T> {
+  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const hooks: (() => void)[] = [];
+    const transaction = () =>
+      this.dataSource.transaction((manager) => {
+        this.commitHooks.set(manager, hooks);
+        return work(manager);
+      });
     let result: Promise<T>;
     if (this.dialect === 'postgres') {
-      result = this.dataSource.transaction(work);
+      result = transaction();
     } else {
-      result = this.queue.then(() => this.dataSource.transaction(work));
+      result = this.queue.then(transaction);
       this.queue = result.catch(() => undefined);
     }
-    return this.commitListeners.length && options.notify !== false
-      ? result.then((value) => this.committed(value))
-      : result;
+    return result.then((value) => {
+      for (const hook of hooks) hook();
+      return value;
+    });
   }
 
   /**
-   * Calls `listener` after every committed transaction (the webhook dispatcher uses it to pick
-   * up a new outbox event at once rather than on its next poll). Listeners must not throw.
+   * Calls `hook` once the transaction of `manager` has committed, never if it rolls back: what
+   * a write makes visible to others (an outbox event, a delivery due now) is announced only once
+   * they can read it. Outside a transaction run here there is nothing to wait for, so it runs at
+   * once. Hooks must not throw.
    */
-  onCommit(listener: () => void): void {
-    this.commitListeners.push(listener);
-  }
-
-  private committed<T>(value: T): T {
-    for (const listener of this.commitListeners) listener();
-    return value;
+  afterCommit(manager: EntityManager, hook: () => void): void {
+    const hooks = this.commitHooks.get(manager);
+    if (hooks) hooks.push(hook);
+    else hook();
   }
 
   /**
    * Locks a row of the organization until the transaction ends (PostgreSQL `FOR UPDATE`); a row
    * of another organization is never locked, so no caller can stall or probe another's writes.
-   * On SQLite the queue above already serialises writers, so there is nothing to do.
+   * On SQLite the queue above already serialises writers, so there is nothing to do. `table` is
+   * the entity (or its table's name); its key is `id` and its owner `organization_id`.
    */
   async lockForUpdate(
     manager: EntityManager,
-    table: string,
+    table: string | EntityTarget<ObjectLiteral>,
     id: string,
     organizationId: string,
   ): Promise<void> {
-    if (this.dialect === 'postgres') {
-      await manager.query(
-        `SELECT 1 FROM "${table}" WHERE "id" = $1 AND "organization_id" = $2 FOR UPDATE`,
-        [id, organizationId],
-      );
-    }
+    if (this.dialect !== 'postgres') return;
+    const name = typeof table === 'string' ? quoteIdentifier(table) : this.sql.table(table);
+    await this.sql.query(
+      manager,
+      `SELECT 1 FROM ${name} WHERE "id" = :id AND "organization_id" = :organizationId${this.sql.lockRows()}`,
+      { id, organizationId },
+    );
   }
 }

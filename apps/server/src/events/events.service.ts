@@ -15,6 +15,8 @@ import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { Sql } from '../database/sql';
 import { EventRecord } from './event.entity';
 
 const EVENT_LIST_FIELDS: ListFields = {
@@ -23,6 +25,21 @@ const EVENT_LIST_FIELDS: ListFields = {
 };
 
 const RETENTION_MS = EVENT_RETENTION_DAYS * 86_400_000;
+
+/** An event waiting to be handed to its subscribers (webhook endpoints). */
+export interface PendingFanOut {
+  id: string;
+  organizationId: string;
+  type: EventType;
+}
+
+/** How much one fan-out claim takes: `limit` events, at most `perOrganization` of one organization. */
+export interface FanOutClaim {
+  limit: number;
+  perOrganization: number;
+  /** Reads at most: a read past the first happens only when an organization filled its share. */
+  reads: number;
+}
 
 export function toEventResource(record: EventRecord): Event {
   return {
@@ -37,11 +54,30 @@ export function toEventResource(record: EventRecord): Event {
 
 /**
  * Writes domain events to the outbox. It takes the caller's transaction (`manager`) on purpose:
- * an event exists if and only if the change that caused it committed.
+ * an event exists if and only if the change that caused it committed. It owns the `events`
+ * table: subscribers take new events through `claimPendingFanOut` rather than writing it.
  */
 @Injectable()
 export class EventsService {
-  constructor(@InjectRepository(EventRecord) private readonly events: Repository<EventRecord>) {}
+  private readonly committedListeners: (() => void)[] = [];
+  /** Transactions that already announce an event on commit (one announcement each). */
+  private readonly announcing = new WeakSet<EntityManager>();
+  private statements: ReturnType<typeof fanOutStatements> | undefined;
+
+  constructor(
+    @InjectRepository(EventRecord) private readonly events: Repository<EventRecord>,
+    private readonly sql: Sql,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  /**
+   * Calls `listener` after each transaction that wrote an event commits: the webhook dispatcher
+   * picks a new event up at once rather than on its next poll. The dispatcher's own
+   * transactions write no events, so it never wakes itself. Listeners must not throw.
+   */
+  onEventCommitted(listener: () => void): void {
+    this.committedListeners.push(listener);
+  }
 
   /** The last 30 days of the organization's events, through the list convention. */
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
@@ -68,12 +104,17 @@ export class EventsService {
     return toEventResource(record);
   }
 
+  /**
+   * Writes an event in the caller's transaction. `fanOut: false` is for an event its writer
+   * delivers itself (a webhook endpoint's test `ping`): subscribers never claim it.
+   */
   async record<T extends EventType>(
     manager: EntityManager,
     organizationId: string,
     type: T,
     data: EventData<T>,
     at = new Date(),
+    options: { fanOut?: boolean } = {},
   ): Promise<EventRecord> {
     const event: EventRecord = {
       id: newId('event', at.getTime()),
@@ -82,9 +123,79 @@ export class EventsService {
       apiVersion: API_VERSION,
       data: JSON.stringify(data),
       createdAt: at,
-      fanoutPending: type !== 'ping',
+      fanoutPending: options.fanOut ?? true,
     };
     await manager.insert(EventRecord, event);
+    if (!this.announcing.has(manager)) {
+      this.announcing.add(manager);
+      this.transactions.afterCommit(manager, () => {
+        for (const listener of this.committedListeners) listener();
+      });
+    }
     return event;
   }
+
+  /**
+   * Takes committed events not yet fanned out, oldest first, and clears their marker in the
+   * caller's transaction: the caller makes what they fan out to in the same transaction, so an
+   * event is fanned out exactly once. At most `perOrganization` of one organization per claim, so
+   * a tenant's bulk import is spread over several claims and cannot delay the others' events.
+   * On PostgreSQL the rows are locked with SKIP LOCKED, so concurrent claims never overlap.
+   */
+  async claimPendingFanOut(manager: EntityManager, claim: FanOutClaim): Promise<PendingFanOut[]> {
+    const statements = (this.statements ??= fanOutStatements(this.sql));
+    const pending = this.sql.bind(EventRecord, 'fanoutPending', true);
+    const events: PendingFanOut[] = [];
+    const perOrganization = new Map<string, number>();
+    const full = new Set<string>();
+    for (let read = 0; read < claim.reads && events.length < claim.limit; read += 1) {
+      const limit = claim.limit - events.length;
+      const rows = full.size
+        ? await this.sql.query<PendingRow>(manager, statements.pendingExcept, {
+            pending,
+            limit,
+            full: [...full],
+          })
+        : await this.sql.query<PendingRow>(manager, statements.pending, { pending, limit });
+      let filled = false;
+      for (const row of rows) {
+        const n = perOrganization.get(row.organization_id) ?? 0;
+        if (n >= claim.perOrganization) {
+          filled ||= !full.has(row.organization_id);
+          full.add(row.organization_id);
+          continue;
+        }
+        perOrganization.set(row.organization_id, n + 1);
+        events.push({ id: row.id, organizationId: row.organization_id, type: row.type });
+      }
+      // Read again only past an organization that filled its share in a full window.
+      if (rows.length < limit || !filled) break;
+    }
+    if (events.length > 0) {
+      await this.sql.query(manager, statements.done, {
+        done: this.sql.bind(EventRecord, 'fanoutPending', false),
+        ids: events.map((event) => event.id),
+      });
+    }
+    return events;
+  }
+}
+
+type PendingRow = { id: string; organization_id: string; type: EventType };
+
+/** The fan-out claim's statements, with the table's names from the entity's metadata. */
+function fanOutStatements(sql: Sql) {
+  const events = sql.table(EventRecord);
+  const [id, organizationId, type, createdAt, fanoutPending] = (
+    ['id', 'organizationId', 'type', 'createdAt', 'fanoutPending'] as const
+  ).map((property) => sql.column(EventRecord, property));
+  const pending = (except: string) =>
+    `SELECT ${id} AS id, ${organizationId} AS organization_id, ${type} AS type FROM ${events}
+     WHERE ${fanoutPending} = :pending${except}
+     ORDER BY ${createdAt}, ${id} LIMIT :limit${sql.lockRows({ skipLocked: true })}`;
+  return {
+    pending: pending(''),
+    pendingExcept: pending(` AND ${organizationId} NOT IN (:...full)`),
+    done: `UPDATE ${events} SET ${fanoutPending} = :done WHERE ${id} IN (:...ids)`,
+  };
 }

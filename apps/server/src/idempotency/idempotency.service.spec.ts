@@ -105,7 +105,7 @@ beforeEach(async () => {
   await dataSource.getRepository(IdempotencyKey).clear();
   service = new IdempotencyService(
     dataSource.getRepository(IdempotencyKey),
-    new TransactionRunner(dataSource),
+    new TransactionRunner(dataSource, new Sql(dataSource)),
     new Sql(dataSource),
   );
   now = Date.parse('2026-11-22T10:00:00.000Z');
@@ -272,12 +272,9 @@ describe(IdempotencyService.name, () => {
   });
 
   it("survives another request's transaction rolling back while it claims", async () => {
-    const transactions = new TransactionRunner(dataSource);
-    service = new IdempotencyService(
-      dataSource.getRepository(IdempotencyKey),
-      transactions,
-      new Sql(dataSource),
-    );
+    const sql = new Sql(dataSource);
+    const transactions = new TransactionRunner(dataSource, sql);
+    service = new IdempotencyService(dataSource.getRepository(IdempotencyKey), transactions, sql);
     service.clock = () => new Date(now);
     let finishOther!: () => void;
     const otherMayFinish = new Promise<void>((resolve) => (finishOther = resolve));

@@ -1,31 +1,10 @@
 import { API_VERSION } from '@platform/contract';
 import type { WebhookConfig } from '../config/env';
-import type { Logger } from '@nestjs/common';
-import type { ClaimedMessage, CompletedAttempt, DeliveryPolicy, Disabled } from './delivery-store';
+import type { ClaimedMessage, CompletedAttempt } from './delivery-store';
 import type { SecretBox } from './secret-box';
 import type { Metrics } from '../metrics/metrics';
 import { type AttemptResult, WebhookSender } from './sender';
 import { Signer } from './signing';
-
-/** Margin on top of the attempt timeout before a claimed message's lease runs out. */
-const LEASE_MARGIN_MS = 2000;
-
-/** Says in the log which endpoints the last write disabled, and why. */
-export function logDisabled(logger: Logger, disabled: readonly Disabled[]): void {
-  for (const { endpointId, reason } of disabled) {
-    logger.warn(
-      `Disabled webhook endpoint ${endpointId}: ${reason === 'gone' ? 'it answered 410 Gone' : 'every attempt failed for too long'}`,
-    );
-  }
-}
-
-export function deliveryPolicy(config: WebhookConfig): DeliveryPolicy {
-  return {
-    retryScheduleMs: config.retryScheduleMs,
-    disableAfterMs: config.disableAfterMs,
-    leaseMs: config.timeoutMs + LEASE_MARGIN_MS,
-  };
-}
 
 /**
  * One delivery attempt, the same in both deployments: the body, the Standard Webhooks headers

@@ -5,19 +5,23 @@
  */
 export class Batcher<T> {
   private pending: { item: T; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  private writing = false;
+  private draining: Promise<void> | undefined;
 
   constructor(private readonly write: (items: T[]) => Promise<void>) {}
 
   add(item: T): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      if (!this.writing) void this.drain();
+      this.draining ??= this.drain();
     });
   }
 
+  /** Settles once everything added so far was written (or failed). */
+  async idle(): Promise<void> {
+    await this.draining;
+  }
+
   private async drain(): Promise<void> {
-    this.writing = true;
     // Let the other attempts finishing in this turn of the event loop join the first batch.
     await new Promise((resolve) => setImmediate(resolve));
     while (this.pending.length > 0) {
@@ -29,6 +33,6 @@ export class Batcher<T> {
         for (const entry of batch) entry.reject(error);
       }
     }
-    this.writing = false;
+    this.draining = undefined;
   }
 }

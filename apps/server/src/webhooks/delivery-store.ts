@@ -1,11 +1,17 @@
-import { Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EventType } from '@platform/contract';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
-import { type Dialect, insertRows, SqlParams } from '../common/sql';
+import { insertRows } from '../common/sql';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig, WebhookConfig } from '../config/env';
+import { Sql } from '../database/sql';
+import { EventRecord } from '../events/event.entity';
+import { EventsService } from '../events/events.service';
 import { OWNER_JOIN, OWNER_SELECT, ownerEnded } from './endpoint-owner';
 import type { AttemptResult } from './sender';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
+import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { WebhookMessageRecord } from './webhook-message.entity';
 
 /** A message leased for one attempt, with everything needed to send it. */
@@ -36,6 +42,17 @@ export interface DeliveryPolicy {
   disableAfterMs: number;
   /** How long a claimed message stays leased: the attempt's timeout plus a margin. */
   leaseMs: number;
+}
+
+/** Margin on top of the attempt timeout before a claimed message's lease runs out. */
+const LEASE_MARGIN_MS = 2000;
+
+export function deliveryPolicy(config: WebhookConfig): DeliveryPolicy {
+  return {
+    retryScheduleMs: config.retryScheduleMs,
+    disableAfterMs: config.disableAfterMs,
+    leaseMs: config.timeoutMs + LEASE_MARGIN_MS,
+  };
 }
 
 /** Which of a read's candidates may go now, and whose limits the others ran into. */
@@ -109,14 +126,6 @@ const CLAIM_READS = 4;
 
 const logger = new Logger('Webhooks');
 
-/** A message with its endpoint, its event and the endpoint's owner: what an attempt needs. */
-const CLAIM_SELECT = `SELECT m.id, m.organization_id, m.endpoint_id, m.event_id, m.event_type,
-              e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-              ev.data AS event_data, ev.created_at AS event_created_at, ${OWNER_SELECT}
-       FROM webhook_messages m
-       JOIN webhook_endpoints e ON e.id = m.endpoint_id
-       JOIN events ev ON ev.id = m.event_id
-       ${OWNER_JOIN}`;
 /** Retry-After is honoured up to a day; beyond that the schedule decides. */
 const MAX_RETRY_AFTER_MS = 86_400_000;
 
@@ -129,90 +138,162 @@ function withJitter(ms: number): number {
   return Math.round(ms * (0.9 + Math.random() * 0.2));
 }
 
+/** Quoted column names of an entity's properties, from its metadata. */
+function columnsOf<T extends object, K extends keyof T & string>(
+  sql: Sql,
+  entity: new () => T,
+  properties: readonly K[],
+): Record<K, string> {
+  return Object.fromEntries(properties.map((p) => [p, sql.column(entity, p)])) as Record<K, string>;
+}
+
 /**
- * The dispatcher's SQL. Every statement is fixed text so both drivers cache it; on PostgreSQL
- * the reads that pick work lock with SKIP LOCKED, so several instances never take the same row.
+ * The dispatcher's statements, built once with table and column names from the entities'
+ * metadata (the credential owner's join, `OWNER_JOIN`, reads other modules' tables as written).
+ * Where a statement leaves out organizations or endpoints found full, it has a variant with the
+ * `NOT IN` list: an empty list would bind NULL, and `NOT IN (NULL)` matches nothing.
  */
+function deliveryStatements(sql: Sql) {
+  const messages = sql.table(WebhookMessageRecord);
+  const endpoints = sql.table(WebhookEndpointRecord);
+  const events = sql.table(EventRecord);
+  const m = columnsOf(sql, WebhookMessageRecord, [
+    'id',
+    'organizationId',
+    'endpointId',
+    'eventId',
+    'eventType',
+    'status',
+    'attemptCount',
+    'retriesUsed',
+    'nextAttemptAt',
+    'updatedAt',
+  ]);
+  const e = columnsOf(sql, WebhookEndpointRecord, [
+    'id',
+    'organizationId',
+    'url',
+    'events',
+    'enabled',
+    'disabledReason',
+    'ownerType',
+    'ownerId',
+    'ownerGrantId',
+    'secret',
+    'previousSecret',
+    'previousSecretExpiresAt',
+    'failingSince',
+    'updatedAt',
+  ]);
+  const ev = columnsOf(sql, EventRecord, ['id', 'data', 'createdAt']);
+  /** A message with its endpoint, its event and the endpoint's owner: what an attempt needs. */
+  const claimSelect = `SELECT m.${m.id} AS id, m.${m.organizationId} AS organization_id,
+         m.${m.endpointId} AS endpoint_id, m.${m.eventId} AS event_id, m.${m.eventType} AS event_type,
+         e.${e.url} AS url, e.${e.secret} AS secret, e.${e.previousSecret} AS previous_secret,
+         e.${e.previousSecretExpiresAt} AS previous_secret_expires_at,
+         ev.${ev.data} AS event_data, ev.${ev.createdAt} AS event_created_at, ${OWNER_SELECT}
+       FROM ${messages} m
+       JOIN ${endpoints} e ON e.${e.id} = m.${m.endpointId}
+       JOIN ${events} ev ON ev.${ev.id} = m.${m.eventId}
+       ${OWNER_JOIN}`;
+  const due = (except: string) => `${claimSelect}
+       WHERE m.${m.status} = 'pending' AND m.${m.nextAttemptAt} <= :now AND e.${e.enabled} = :enabled${except}
+       ORDER BY m.${m.nextAttemptAt} LIMIT :window${sql.lockRows({ of: 'm', skipLocked: true })}`;
+  const exceptOrganizations = ` AND m.${m.organizationId} NOT IN (:...fullOrganizations)`;
+  const exceptEndpoints = ` AND m.${m.endpointId} NOT IN (:...fullEndpoints)`;
+  return {
+    subscribers: `SELECT e.${e.id} AS id, e.${e.organizationId} AS organization_id, e.${e.events} AS events,
+         ${OWNER_SELECT}
+       FROM ${endpoints} e ${OWNER_JOIN}
+       WHERE e.${e.enabled} = :enabled AND e.${e.organizationId} IN (:...organizations)`,
+    due: {
+      all: due(''),
+      exceptOrganizations: due(exceptOrganizations),
+      exceptEndpoints: due(exceptEndpoints),
+      exceptBoth: due(exceptOrganizations + exceptEndpoints),
+    },
+    lease: `UPDATE ${messages} SET ${m.nextAttemptAt} = :until WHERE ${m.id} IN (:...ids)`,
+    load: `${claimSelect}
+       WHERE m.${m.id} = :id AND m.${m.status} = 'pending' AND e.${e.enabled} = :enabled`,
+    // Only if still bound to the same owner: a PATCH may have re-bound it meanwhile.
+    disableOwnerEnded: `UPDATE ${endpoints}
+       SET ${e.enabled} = :disabled, ${e.disabledReason} = :reason, ${e.updatedAt} = :now
+       WHERE ${e.id} = :id AND ${e.enabled} = :enabled AND ${e.ownerType} = :ownerType
+         AND ${e.ownerId} = :ownerId AND COALESCE(${e.ownerGrantId}, '') = :ownerGrantId`,
+    // Locks the rows (PostgreSQL), so a concurrent delete of the endpoint waits for us.
+    attemptState: `SELECT ${m.id} AS id, ${m.attemptCount} AS attempt_count, ${m.retriesUsed} AS retries_used
+       FROM ${messages} WHERE ${m.id} IN (:...ids)${sql.lockRows()}`,
+    updateMessage: `UPDATE ${messages} SET ${m.status} = :status, ${m.attemptCount} = :attempts,
+         ${m.retriesUsed} = :retriesUsed, ${m.nextAttemptAt} = :next, ${m.updatedAt} = :now
+       WHERE ${m.id} = :id`,
+    succeeded: `UPDATE ${endpoints} SET ${e.failingSince} = NULL
+       WHERE ${e.id} IN (:...ids) AND ${e.failingSince} IS NOT NULL`,
+    failing: `UPDATE ${endpoints} SET ${e.failingSince} = :now
+       WHERE ${e.id} IN (:...ids) AND ${e.failingSince} IS NULL`,
+    failingTooLong: `SELECT ${e.id} AS id FROM ${endpoints}
+       WHERE ${e.id} IN (:...ids) AND ${e.enabled} = :enabled AND ${e.failingSince} <= :threshold`,
+    disable: `UPDATE ${endpoints} SET ${e.enabled} = :disabled, ${e.disabledReason} = :reason, ${e.updatedAt} = :now
+       WHERE ${e.id} = :id AND ${e.enabled} = :enabled`,
+  };
+}
+
+/**
+ * The dispatcher's SQL, owned by the webhooks module: its three tables, and what it takes from
+ * the outbox through `EventsService`. Every statement is fixed text so both drivers cache it;
+ * on PostgreSQL the reads that pick work lock with SKIP LOCKED, so several instances never take
+ * the same row.
+ */
+@Injectable()
 export class DeliveryStore {
+  private readonly policy: DeliveryPolicy;
+  private statements: ReturnType<typeof deliveryStatements> | undefined;
+
   constructor(
-    private readonly dialect: Dialect,
-    private readonly policy: DeliveryPolicy,
-  ) {}
-
-  private get yes(): string {
-    return this.dialect === 'postgres' ? 'TRUE' : '1';
+    private readonly sql: Sql,
+    private readonly events: EventsService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.policy = deliveryPolicy(config.webhooks);
   }
 
-  private get no(): string {
-    return this.dialect === 'postgres' ? 'FALSE' : '0';
+  /** Built on first use: the entities' metadata is complete once the data source is up. */
+  private get statement(): ReturnType<typeof deliveryStatements> {
+    return (this.statements ??= deliveryStatements(this.sql));
   }
 
-  private skipLocked(of?: string): string {
-    return this.dialect === 'postgres' ? ` FOR UPDATE${of ? ` OF ${of}` : ''} SKIP LOCKED` : '';
+  /** A date as the driver stores it (SQLite: UTC text that sorts; PostgreSQL: timestamptz). */
+  private date(value: Date): unknown {
+    return this.sql.bind(WebhookMessageRecord, 'nextAttemptAt', value);
   }
 
-  /** Dates as the driver stores them (SQLite: UTC text that sorts; PostgreSQL: timestamptz). */
-  private date(manager: EntityManager, value: Date): unknown {
-    const column = manager.connection
-      .getMetadata(WebhookMessageRecord)
-      .findColumnWithPropertyName('nextAttemptAt');
-    return manager.connection.driver.preparePersistentValue(value, column!);
+  private readDate(value: unknown): Date {
+    return this.sql.read(WebhookMessageRecord, 'nextAttemptAt', value) as Date;
   }
 
-  private readDate(manager: EntityManager, value: unknown): Date {
-    const column = manager.connection
-      .getMetadata(WebhookMessageRecord)
-      .findColumnWithPropertyName('nextAttemptAt');
-    return manager.connection.driver.prepareHydratedValue(value, column!) as Date;
+  /** `true`/`false` as the driver binds a boolean column (1/0 on SQLite). */
+  private flag(value: boolean): unknown {
+    return this.sql.bind(WebhookEndpointRecord, 'enabled', value);
   }
 
   /**
    * Turns up to a batch of committed events into messages, one per enabled endpoint of the
-   * organization that subscribes to the type, and marks them done, in the caller's transaction.
-   * Oldest first, but at most FANOUT_SHARE per organization. Returns how many events it handled
-   * (any means there may be more).
+   * organization that subscribes to the type, in the caller's transaction (the events module
+   * marks them fanned out in the same one). Oldest first, but at most FANOUT_SHARE per
+   * organization. Returns how many events it handled (any means there may be more).
    */
   async fanOut(manager: EntityManager, now: Date): Promise<number> {
-    type PendingEvent = { id: string; organization_id: string; type: EventType };
-    const events: PendingEvent[] = [];
-    const perOrganization = new Map<string, number>();
-    const full = new Set<string>();
-    for (let read = 0; read < CLAIM_READS && events.length < FANOUT_BATCH; read += 1) {
-      const params = new SqlParams(this.dialect);
-      const skip = full.size
-        ? ` AND organization_id NOT IN (${[...full].map((id) => params.add(id)).join(', ')})`
-        : '';
-      const window = FANOUT_BATCH - events.length;
-      const rows: PendingEvent[] = await manager.query(
-        `SELECT id, organization_id, type FROM events WHERE fanout_pending = ${this.yes}${skip}
-         ORDER BY created_at, id LIMIT ${window}${this.skipLocked()}`,
-        params.values,
-      );
-      let filled = false;
-      for (const row of rows) {
-        const n = perOrganization.get(row.organization_id) ?? 0;
-        if (n >= FANOUT_SHARE) {
-          filled ||= !full.has(row.organization_id);
-          full.add(row.organization_id);
-          continue;
-        }
-        perOrganization.set(row.organization_id, n + 1);
-        events.push(row);
-      }
-      // Read again only past an organization that filled its share in a full window.
-      if (rows.length < window || !filled) break;
-    }
+    const events = await this.events.claimPendingFanOut(manager, {
+      limit: FANOUT_BATCH,
+      perOrganization: FANOUT_SHARE,
+      reads: CLAIM_READS,
+    });
     if (events.length === 0) return 0;
-    const organizations = [...new Set(events.map((e) => e.organization_id))];
-    const params = new SqlParams(this.dialect);
-    const rows: ({ id: string; organization_id: string; events: string } & Record<
-      string,
-      unknown
-    >)[] = await manager.query(
-      `SELECT e.id, e.organization_id, e.events, ${OWNER_SELECT} FROM webhook_endpoints e ${OWNER_JOIN}
-         WHERE e.enabled = ${this.yes} AND e.organization_id IN (${organizations.map((o) => params.add(o)).join(', ')})`,
-      params.values,
-    );
+    const rows = await this.sql.query<
+      { id: string; organization_id: string; events: string } & Record<string, unknown>
+    >(manager, this.statement.subscribers, {
+      enabled: this.flag(true),
+      organizations: [...new Set(events.map((e) => e.organizationId))],
+    });
     const endpoints = await this.withoutEndedOwners(manager, rows, (row) => row.id, now);
     const byOrganization = new Map<string, { id: string; types: Set<string> }[]>();
     for (const endpoint of endpoints) {
@@ -222,17 +303,12 @@ export class DeliveryStore {
     }
     const messages: WebhookMessageRecord[] = [];
     for (const event of events) {
-      for (const endpoint of byOrganization.get(event.organization_id) ?? []) {
+      for (const endpoint of byOrganization.get(event.organizationId) ?? []) {
         if (!endpoint.types.has('*') && !endpoint.types.has(event.type)) continue;
-        messages.push(newMessage(event.organization_id, endpoint.id, event.id, event.type, now));
+        messages.push(newMessage(event.organizationId, endpoint.id, event.id, event.type, now));
       }
     }
     if (messages.length > 0) await insertRows(manager, WebhookMessageRecord, messages);
-    const done = new SqlParams(this.dialect);
-    await manager.query(
-      `UPDATE events SET fanout_pending = ${this.no} WHERE id IN (${events.map((e) => done.add(e.id)).join(', ')})`,
-      done.values,
-    );
     return events.length;
   }
 
@@ -272,7 +348,7 @@ export class DeliveryStore {
         now,
       );
       const decision = await limits.admit(
-        rows.map((row) => this.toClaimed(manager, row)),
+        rows.map((row) => this.toClaimed(row)),
         limits.limit - claimed.length,
       );
       await this.lease(manager, now, decision.admitted);
@@ -290,36 +366,43 @@ export class DeliveryStore {
     };
   }
 
-  private async due(
+  private due(
     manager: EntityManager,
     now: Date,
     window: number,
     fullOrganizations: ReadonlySet<string>,
     fullEndpoints: ReadonlySet<string>,
   ): Promise<Record<string, unknown>[]> {
-    const params = new SqlParams(this.dialect);
-    const due = params.add(this.date(manager, now));
-    const notIn = (column: string, ids: ReadonlySet<string>) =>
-      ids.size ? ` AND ${column} NOT IN (${[...ids].map((id) => params.add(id)).join(', ')})` : '';
-    const organizations = notIn('m.organization_id', fullOrganizations);
-    const endpoints = notIn('m.endpoint_id', fullEndpoints);
-    return manager.query(
-      `${CLAIM_SELECT}
-       WHERE m.status = 'pending' AND m.next_attempt_at <= ${due} AND e.enabled = ${this.yes}${organizations}${endpoints}
-       ORDER BY m.next_attempt_at LIMIT ${window}${this.skipLocked('m')}`,
-      params.values,
-    );
+    const params = { now: this.date(now), enabled: this.flag(true), window };
+    const statements = this.statement.due;
+    if (fullOrganizations.size && fullEndpoints.size) {
+      return this.sql.query(manager, statements.exceptBoth, {
+        ...params,
+        fullOrganizations: [...fullOrganizations],
+        fullEndpoints: [...fullEndpoints],
+      });
+    }
+    if (fullOrganizations.size) {
+      return this.sql.query(manager, statements.exceptOrganizations, {
+        ...params,
+        fullOrganizations: [...fullOrganizations],
+      });
+    }
+    if (fullEndpoints.size) {
+      return this.sql.query(manager, statements.exceptEndpoints, {
+        ...params,
+        fullEndpoints: [...fullEndpoints],
+      });
+    }
+    return this.sql.query(manager, statements.all, params);
   }
 
   private async lease(manager: EntityManager, now: Date, claimed: ClaimedMessage[]): Promise<void> {
     if (claimed.length === 0) return;
-    const lease = new SqlParams(this.dialect);
-    const until = lease.add(this.date(manager, new Date(now.getTime() + this.policy.leaseMs)));
-    await manager.query(
-      `UPDATE webhook_messages SET next_attempt_at = ${until}
-       WHERE id IN (${claimed.map((m) => lease.add(m.id)).join(', ')})`,
-      lease.values,
-    );
+    await this.sql.query(manager, this.statement.lease, {
+      until: this.date(new Date(now.getTime() + this.policy.leaseMs)),
+      ids: claimed.map((message) => message.id),
+    });
   }
 
   /**
@@ -327,19 +410,17 @@ export class DeliveryStore {
    * otherwise null (it was delivered, deleted or disabled meanwhile, so there is nothing to do).
    */
   async load(manager: EntityManager, id: string): Promise<ClaimedMessage | null> {
-    const params = new SqlParams(this.dialect);
-    const rows: Record<string, unknown>[] = await manager.query(
-      `${CLAIM_SELECT}
-       WHERE m.id = ${params.add(id)} AND m.status = 'pending' AND e.enabled = ${this.yes}`,
-      params.values,
-    );
+    const rows = await this.sql.query(manager, this.statement.load, {
+      id,
+      enabled: this.flag(true),
+    });
     const [row] = await this.withoutEndedOwners(
       manager,
       rows,
       (r) => r.endpoint_id as string,
       new Date(),
     );
-    return row ? this.toClaimed(manager, row) : null;
+    return row ? this.toClaimed(row) : null;
   }
 
   /**
@@ -358,26 +439,27 @@ export class DeliveryStore {
     const ended = new Map<string, { reason: string; row: R }>();
     const live = rows.filter((row) => {
       const id = endpointOf(row);
-      const reason =
-        ended.get(id)?.reason ?? ownerEnded(row, now, (v) => this.readDate(manager, v));
+      const reason = ended.get(id)?.reason ?? ownerEnded(row, now, (v) => this.readDate(v));
       if (reason) ended.set(id, { reason, row });
       return !reason;
     });
     for (const [id, { reason, row }] of ended) {
-      const p = new SqlParams(this.dialect);
-      // Only if still bound to the same owner: a PATCH may have re-bound it meanwhile.
-      await manager.query(
-        `UPDATE webhook_endpoints SET enabled = ${this.no}, disabled_reason = ${p.add(reason)}, updated_at = ${p.add(this.date(manager, now))}
-         WHERE id = ${p.add(id)} AND enabled = ${this.yes} AND owner_type = ${p.add(row.owner_type)} AND owner_id = ${p.add(row.owner_id)}
-           AND COALESCE(owner_grant_id, '') = ${p.add(row.owner_grant_id ?? '')}`,
-        p.values,
-      );
+      await this.sql.query(manager, this.statement.disableOwnerEnded, {
+        disabled: this.flag(false),
+        reason,
+        now: this.date(now),
+        id,
+        enabled: this.flag(true),
+        ownerType: row.owner_type,
+        ownerId: row.owner_id,
+        ownerGrantId: row.owner_grant_id ?? '',
+      });
       logger.warn(`Disabled webhook endpoint ${id}: its owner credential ended (${reason})`);
     }
     return live;
   }
 
-  private toClaimed(manager: EntityManager, row: Record<string, unknown>): ClaimedMessage {
+  private toClaimed(row: Record<string, unknown>): ClaimedMessage {
     return {
       id: row.id as string,
       organizationId: row.organization_id as string,
@@ -388,10 +470,10 @@ export class DeliveryStore {
       previousSecretExpiresAt:
         row.previous_secret_expires_at == null
           ? null
-          : this.readDate(manager, row.previous_secret_expires_at),
+          : this.readDate(row.previous_secret_expires_at),
       eventId: row.event_id as string,
       eventType: row.event_type as EventType,
-      eventCreatedAt: this.readDate(manager, row.event_created_at),
+      eventCreatedAt: this.readDate(row.event_created_at),
       eventData: row.event_data as string,
     };
   }
@@ -407,14 +489,11 @@ export class DeliveryStore {
     now: Date,
   ): Promise<{ disabled: Disabled[]; nextRetryAt: Date | null }> {
     if (completed.length === 0) return { disabled: [], nextRetryAt: null };
-    const params = new SqlParams(this.dialect);
-    const ids = [...new Set(completed.map((c) => c.messageId))];
-    // Locks the rows (PostgreSQL), so a concurrent delete of the endpoint waits for us; a
-    // message already deleted with its endpoint is skipped.
-    const rows: { id: string; attempt_count: number; retries_used: number }[] = await manager.query(
-      `SELECT id, attempt_count, retries_used FROM webhook_messages
-         WHERE id IN (${ids.map((id) => params.add(id)).join(', ')})${this.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
-      params.values,
+    // A message already deleted with its endpoint is skipped.
+    const rows = await this.sql.query<{ id: string; attempt_count: number; retries_used: number }>(
+      manager,
+      this.statement.attemptState,
+      { ids: [...new Set(completed.map((c) => c.messageId))] },
     );
     const state = new Map(
       rows.map((r) => [
@@ -483,16 +562,15 @@ export class DeliveryStore {
     }
 
     if (attempts.length > 0) await insertRows(manager, WebhookAttemptRecord, attempts);
-    const updatedAt = this.date(manager, now);
     for (const [id, u] of updates) {
-      const p = new SqlParams(this.dialect);
-      await manager.query(
-        `UPDATE webhook_messages SET status = ${p.add(u.status)}, attempt_count = ${p.add(u.attempts)},
-           retries_used = ${p.add(u.retriesUsed)}, next_attempt_at = ${p.add(u.next && this.date(manager, u.next))},
-           updated_at = ${p.add(updatedAt)}
-         WHERE id = ${p.add(id)}`,
-        p.values,
-      );
+      await this.sql.query(manager, this.statement.updateMessage, {
+        status: u.status,
+        attempts: u.attempts,
+        retriesUsed: u.retriesUsed,
+        next: u.next && this.date(u.next),
+        now: this.date(now),
+        id,
+      });
     }
     return {
       disabled: await this.updateEndpoints(manager, succeeded, failed, gone, now),
@@ -508,46 +586,32 @@ export class DeliveryStore {
     gone: Set<string>,
     now: Date,
   ): Promise<Disabled[]> {
-    const stamp = this.date(manager, now);
-    const inList = (p: SqlParams, ids: Iterable<string>) =>
-      [...ids].map((id) => p.add(id)).join(', ');
+    const stamp = this.date(now);
     if (succeeded.size > 0) {
-      const p = new SqlParams(this.dialect);
-      await manager.query(
-        `UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (${inList(p, succeeded)}) AND failing_since IS NOT NULL`,
-        p.values,
-      );
+      await this.sql.query(manager, this.statement.succeeded, { ids: [...succeeded] });
     }
     // An endpoint that also succeeded in this batch is not failing everything.
     const failing = [...failed].filter((id) => !succeeded.has(id));
     const disabled: Disabled[] = [];
     if (failing.length > 0) {
-      const p = new SqlParams(this.dialect);
-      await manager.query(
-        `UPDATE webhook_endpoints SET failing_since = ${p.add(stamp)} WHERE id IN (${inList(p, failing)}) AND failing_since IS NULL`,
-        p.values,
-      );
-      // Placeholders are positional on SQLite: add them in the order they appear.
-      const q = new SqlParams(this.dialect);
-      const ids = inList(q, failing);
-      const threshold = q.add(
-        this.date(manager, new Date(now.getTime() - this.policy.disableAfterMs)),
-      );
-      const since: { id: string }[] = await manager.query(
-        `SELECT id FROM webhook_endpoints WHERE id IN (${ids}) AND enabled = ${this.yes} AND failing_since <= ${threshold}`,
-        q.values,
-      );
+      await this.sql.query(manager, this.statement.failing, { now: stamp, ids: failing });
+      const since = await this.sql.query<{ id: string }>(manager, this.statement.failingTooLong, {
+        ids: failing,
+        enabled: this.flag(true),
+        threshold: this.date(new Date(now.getTime() - this.policy.disableAfterMs)),
+      });
       for (const { id } of since)
         if (!gone.has(id)) disabled.push({ endpointId: id, reason: 'failing' });
     }
     for (const id of gone) disabled.push({ endpointId: id, reason: 'gone' });
     for (const { endpointId, reason } of disabled) {
-      const p = new SqlParams(this.dialect);
-      await manager.query(
-        `UPDATE webhook_endpoints SET enabled = ${this.no}, disabled_reason = ${p.add(reason)}, updated_at = ${p.add(stamp)}
-         WHERE id = ${p.add(endpointId)} AND enabled = ${this.yes}`,
-        p.values,
-      );
+      await this.sql.query(manager, this.statement.disable, {
+        disabled: this.flag(false),
+        reason,
+        now: stamp,
+        id: endpointId,
+        enabled: this.flag(true),
+      });
     }
     return disabled;
   }

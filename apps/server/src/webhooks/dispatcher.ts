@@ -1,61 +1,35 @@
-import {
-  type BeforeApplicationShutdown,
-  Logger,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import type { WebhookConfig } from '../config/env';
-import { type TransactionRunner } from '../common/transactions';
-import { deliveryPolicy, logDisabled, WebhookAttempter } from './attempter';
-import {
-  admitWithin,
-  type ClaimedMessage,
-  type CompletedAttempt,
-  DeliveryStore,
-} from './delivery-store';
-import { WorkTrigger, within } from './work-trigger';
-import { type SecretBox } from './secret-box';
-import { type Metrics } from '../metrics/metrics';
+import { Logger } from '@nestjs/common';
+import { admitWithin, type ClaimedMessage } from './delivery-store';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { within } from './work-trigger';
 
 /**
  * The embedded webhook dispatcher: all delivery state lives in the database, and this loop moves
- * it forward. One "tick" is one transaction that writes finished attempts, fans new outbox
- * events out into messages, and leases the next due messages; the POSTs then run outside any
- * transaction. A tick runs when a transaction commits (so a new event leaves within
- * milliseconds), when an attempt finishes, when a scheduled retry falls due, and on a slow poll
- * that catches work written by other processes.
+ * it forward. One "tick" is one transaction that fans new outbox events out into messages and
+ * leases the next due messages; the POSTs then run outside any transaction, and each finished
+ * attempt is written by the `AttemptRecorder` (as in the queued dispatcher) before its slot is
+ * freed. A tick runs when an event commits (so it leaves within milliseconds), when an attempt
+ * was recorded, when a delivery is retried or resumed, when a scheduled retry falls due, and on
+ * a slow poll that catches work written by other processes.
  *
  * Concurrency is bounded in this process globally, per organization and per endpoint; an
  * organization or endpoint at its limit is skipped while claiming, so one tenant's slow endpoints
  * or backlog hold at most its own share of the slots and the others' due messages go out at once.
  */
-export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class EmbeddedWebhookDispatcher extends WebhookDispatcher {
   private readonly logger = new Logger('Webhooks');
-  private readonly store: DeliveryStore;
-  private readonly attempter: WebhookAttempter;
 
   private running = false;
   private rerun = false;
   private scheduled = false;
-  private completed: CompletedAttempt[] = [];
   private readonly inFlight = new Map<string, number>();
   private readonly inFlightByOrganization = new Map<string, number>();
   private inFlightTotal = 0;
   private readonly sends = new Set<Promise<void>>();
-  private readonly trigger = new WorkTrigger(() => this.kick());
   private idle: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly config: WebhookConfig,
-    private readonly transactions: TransactionRunner,
-    secrets: SecretBox,
-    metrics?: Metrics,
-  ) {
-    this.store = new DeliveryStore(transactions.dialect, deliveryPolicy(this.config));
-    this.attempter = new WebhookAttempter(this.config, secrets, metrics);
-  }
-
   onApplicationBootstrap(): void {
-    if (this.config.dispatcher) this.trigger.start(this.transactions, this.config.pollIntervalMs);
+    if (this.config.dispatcher) this.startLooking();
   }
 
   /**
@@ -72,12 +46,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       );
     }
     await this.idle;
-    await this.flush();
+    await this.recorder.close();
     this.attempter.close();
   }
 
   /** Asks for a tick soon; many asks while one runs coalesce into one more. */
-  kick(): void {
+  wake(): void {
     if (!this.trigger.active) return;
     if (this.running) {
       this.rerun = true;
@@ -104,48 +78,40 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  /** One transaction: record, fan out, claim. Then start the claimed attempts. */
+  /** One transaction: fan out, claim. Then start the claimed attempts. */
   private async step(): Promise<void> {
-    const completed = this.completed.splice(0);
     const room = this.config.concurrency - this.inFlightTotal;
     const full = (counts: Map<string, number>, limit: number) =>
       [...counts].filter(([, n]) => n >= limit).map(([id]) => id);
     let claimed: ClaimedMessage[] = [];
     try {
-      const outcome = await this.transactions.run(
-        async (manager) => {
-          const now = new Date();
-          const recorded = await this.store.record(manager, completed, now);
-          const fannedOut = await this.store.fanOut(manager, now);
-          const { claimed } =
-            room > 0
-              ? await this.store.claim(manager, now, {
-                  limit: room,
-                  fullOrganizations: full(
-                    this.inFlightByOrganization,
-                    this.config.organizationConcurrency,
-                  ),
-                  fullEndpoints: full(this.inFlight, this.config.endpointConcurrency),
-                  admit: admitWithin(
-                    (id) =>
-                      this.config.organizationConcurrency -
-                      (this.inFlightByOrganization.get(id) ?? 0),
-                    (id) => this.config.endpointConcurrency - (this.inFlight.get(id) ?? 0),
-                  ),
-                })
-              : { claimed: [] };
-          return { recorded, fannedOut, claimed };
-        },
-        { notify: false },
-      );
+      const outcome = await this.transactions.run(async (manager) => {
+        const now = new Date();
+        const fannedOut = await this.store.fanOut(manager, now);
+        const { claimed } =
+          room > 0
+            ? await this.store.claim(manager, now, {
+                limit: room,
+                fullOrganizations: full(
+                  this.inFlightByOrganization,
+                  this.config.organizationConcurrency,
+                ),
+                fullEndpoints: full(this.inFlight, this.config.endpointConcurrency),
+                admit: admitWithin(
+                  (id) =>
+                    this.config.organizationConcurrency -
+                    (this.inFlightByOrganization.get(id) ?? 0),
+                  (id) => this.config.endpointConcurrency - (this.inFlight.get(id) ?? 0),
+                ),
+              })
+            : { claimed: [] };
+        return { fannedOut, claimed };
+      });
       claimed = outcome.claimed;
-      logDisabled(this.logger, outcome.recorded.disabled);
-      if (outcome.recorded.nextRetryAt) this.trigger.at(outcome.recorded.nextRetryAt.getTime());
       // More may be waiting: new messages from the fan-out, or a claim that found work.
       if (outcome.fannedOut > 0 || claimed.length > 0) this.rerun = true;
     } catch (error) {
-      // Nothing is lost: results go back in the queue, and leases expire on their own.
-      this.completed.unshift(...completed);
+      // Nothing is lost: leases expire on their own, and the events stay pending.
       this.logger.error(`Webhook dispatch step failed: ${(error as Error).message}`);
       this.trigger.at(Date.now() + 1000);
       return;
@@ -162,27 +128,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       this.inFlightTotal -= 1;
       count(this.inFlight, message.endpointId, -1);
       count(this.inFlightByOrganization, message.organizationId, -1);
-      this.kick();
+      this.wake();
     });
     this.sends.add(send);
   }
 
+  /** Sends, then writes the attempt; the slot is freed once it is written. */
   private async attempt(message: ClaimedMessage): Promise<void> {
-    this.completed.push(await this.attempter.attempt(message));
-  }
-
-  /** Writes whatever results are waiting (used on shutdown, when no more ticks run). */
-  private async flush(): Promise<void> {
-    const completed = this.completed.splice(0);
-    if (completed.length === 0) return;
     try {
-      await this.transactions.run((manager) => this.store.record(manager, completed, new Date()), {
-        notify: false,
-      });
+      await this.recorder.record(await this.attempter.attempt(message));
     } catch (error) {
-      this.logger.error(
-        `Could not record ${completed.length} webhook attempt(s) on shutdown: ${(error as Error).message}`,
-      );
+      // The lease runs out and the message is attempted again.
+      this.logger.error(`Could not record a webhook attempt: ${(error as Error).message}`);
     }
   }
 }

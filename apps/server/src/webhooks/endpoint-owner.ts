@@ -5,7 +5,7 @@ import type {
 } from '@platform/contract';
 import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
-import { type Dialect, SqlParams } from '../common/sql';
+import { compileSql, dialectOfDataSource, quoteIdentifier } from '../database/sql';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { publicId } from '../common/ids';
 import { isPortalClient } from '../oauth/portal-client';
@@ -99,23 +99,37 @@ export function ownerEnded(
 
 /**
  * Disables the enabled endpoints bound to a credential that was just revoked or deleted, so the
- * API shows it at once (delivery checks the owner again in any case, which covers expiry).
+ * API shows it at once (delivery checks the owner again in any case, which covers expiry). A
+ * plain function on the caller's transaction: the auth and OAuth modules call it as they revoke.
  */
 export async function disableOwnedEndpoints(
   manager: EntityManager,
   owner: { type: WebhookOwnerType; id: string },
   now: Date,
 ): Promise<void> {
-  const dialect: Dialect = manager.connection.options.type === 'postgres' ? 'postgres' : 'sqlite';
-  const updatedAt = manager.connection
-    .getMetadata(WebhookEndpointRecord)
-    .findColumnWithPropertyName('updatedAt')!;
-  const p = new SqlParams(dialect);
-  const no = dialect === 'postgres' ? 'FALSE' : '0';
-  const yes = dialect === 'postgres' ? 'TRUE' : '1';
-  await manager.query(
-    `UPDATE webhook_endpoints SET enabled = ${no}, disabled_reason = 'credential_revoked', updated_at = ${p.add(manager.connection.driver.preparePersistentValue(now, updatedAt))}
-     WHERE owner_type = ${p.add(owner.type)} AND owner_id = ${p.add(owner.id)} AND enabled = ${yes}`,
-    p.values,
+  const { connection } = manager;
+  const metadata = connection.getMetadata(WebhookEndpointRecord);
+  const columnOf = (property: keyof WebhookEndpointRecord) => {
+    const column = metadata.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`WebhookEndpointRecord has no property '${property}'`);
+    return column;
+  };
+  const name = (property: keyof WebhookEndpointRecord) =>
+    quoteIdentifier(columnOf(property).databaseName);
+  const bind = (property: keyof WebhookEndpointRecord, value: unknown): unknown =>
+    connection.driver.preparePersistentValue(value, columnOf(property));
+  const statement = compileSql(
+    dialectOfDataSource(connection),
+    `UPDATE ${quoteIdentifier(metadata.tableName)}
+     SET ${name('enabled')} = :disabled, ${name('disabledReason')} = 'credential_revoked', ${name('updatedAt')} = :now
+     WHERE ${name('ownerType')} = :ownerType AND ${name('ownerId')} = :ownerId AND ${name('enabled')} = :enabled`,
+    {
+      disabled: bind('enabled', false),
+      now: bind('updatedAt', now),
+      ownerType: owner.type,
+      ownerId: owner.id,
+      enabled: bind('enabled', true),
+    },
   );
+  await manager.query(statement.text, statement.values);
 }

@@ -1,24 +1,10 @@
-import {
-  type BeforeApplicationShutdown,
-  Logger,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { WebhookConfig } from '../config/env';
-import type { TransactionRunner } from '../common/transactions';
 import { createRedis, untilReady } from '../redis/redis.module';
-import { deliveryPolicy, logDisabled, WebhookAttempter } from './attempter';
-import { Batcher } from './batcher';
-import {
-  type Admitted,
-  type ClaimedMessage,
-  type CompletedAttempt,
-  DeliveryStore,
-} from './delivery-store';
-import { WorkTrigger, within } from './work-trigger';
-import type { SecretBox } from './secret-box';
-import type { Metrics } from '../metrics/metrics';
+import type { Admitted, ClaimedMessage } from './delivery-store';
+import { type DispatcherParts, WebhookDispatcher } from './webhook-dispatcher';
+import { within } from './work-trigger';
 
 const QUEUE = 'webhook-deliveries';
 
@@ -134,23 +120,9 @@ interface DeliveryJob {
  *   left out of the relay's next read, so its backlog stays in the database, never in front of
  *   another tenant's delivery in the queue, and its slow attempts hold at most its own slots.
  */
-export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class QueuedWebhookDispatcher extends WebhookDispatcher {
   private readonly logger = new Logger('Webhooks');
-  private readonly store: DeliveryStore;
-  private readonly attempter: WebhookAttempter;
   private readonly holdMs: number;
-  /**
-   * Attempts finishing together are written in one transaction: a worker runs dozens of jobs at
-   * once, and one transaction per attempt made PostgreSQL the bottleneck.
-   */
-  private readonly recorder = new Batcher<CompletedAttempt>(async (completed) => {
-    const recorded = await this.transactions.run(
-      (manager) => this.store.record(manager, completed, new Date()),
-      { notify: false },
-    );
-    logDisabled(this.logger, recorded.disabled);
-    if (recorded.nextRetryAt) this.trigger.at(recorded.nextRetryAt.getTime());
-  });
   private semaphores: SemaphoreCommands | undefined;
   private queue: Queue | undefined;
   private worker: Worker | undefined;
@@ -162,18 +134,13 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
     organizations: [],
     endpoints: [],
   };
-  private readonly trigger = new WorkTrigger(() => this.kick());
 
   constructor(
-    private readonly config: WebhookConfig,
+    parts: DispatcherParts,
     private readonly redis: { url: string; prefix: string },
-    private readonly transactions: TransactionRunner,
-    secrets: SecretBox,
-    metrics?: Metrics,
   ) {
-    this.store = new DeliveryStore(transactions.dialect, deliveryPolicy(config));
-    this.attempter = new WebhookAttempter(config, secrets, metrics);
-    this.holdMs = config.timeoutMs + 5000;
+    super(parts);
+    this.holdMs = parts.config.timeoutMs + 5000;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -205,7 +172,7 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
     });
     this.worker.on('error', (error) => this.logger.error(`Webhook worker: ${error.message}`));
 
-    this.trigger.start(this.transactions, this.config.pollIntervalMs);
+    this.startLooking();
   }
 
   /** Stops relaying, lets the worker finish its jobs (bounded), then closes the connections. */
@@ -226,11 +193,13 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
       );
       await Promise.allSettled([this.worker?.disconnect(), this.queue?.disconnect()]);
     }
+    await this.recorder.close();
     this.attempter.close();
     this.commands?.disconnect();
   }
 
-  kick(): void {
+  /** Asks for a relay step soon; asks while one runs coalesce into one more. */
+  wake(): void {
     if (!this.trigger.active) return;
     if (this.running) {
       this.rerun = true;
@@ -246,22 +215,19 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
       do {
         this.rerun = false;
         const stillFull = await this.stillFull(this.full);
-        const { fannedOut, claimed, more, full } = await this.transactions.run(
-          async (manager) => {
-            const now = new Date();
-            const fannedOut = await this.store.fanOut(manager, now);
-            const claim = await this.store.claim(manager, now, {
-              // Every job queued holds slots, so a step need not queue more than can run at once
-              // (and reads only twice that many rows).
-              limit: this.config.concurrency,
-              fullOrganizations: stillFull.organizations,
-              fullEndpoints: stillFull.endpoints,
-              admit: (candidates, max) => this.admit(candidates, max),
-            });
-            return { fannedOut, ...claim };
-          },
-          { notify: false },
-        );
+        const { fannedOut, claimed, more, full } = await this.transactions.run(async (manager) => {
+          const now = new Date();
+          const fannedOut = await this.store.fanOut(manager, now);
+          const claim = await this.store.claim(manager, now, {
+            // Every job queued holds slots, so a step need not queue more than can run at once
+            // (and reads only twice that many rows).
+            limit: this.config.concurrency,
+            fullOrganizations: stillFull.organizations,
+            fullEndpoints: stillFull.endpoints,
+            admit: (candidates, max) => this.admit(candidates, max),
+          });
+          return { fannedOut, ...claim };
+        });
         this.full = full;
         if (claimed.length > 0) {
           await this.queue!.addBulk(
@@ -345,7 +311,7 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
       if (!message) return;
       if (keys) await this.semaphores!.platformRenew(...keys, id, this.holdMs);
       // The job completes only once its attempt is written (a crash before that redelivers).
-      await this.recorder.add(await this.attempter.attempt(message));
+      await this.recorder.record(await this.attempter.attempt(message));
     } finally {
       if (keys) {
         await this.commands!.multi()
@@ -355,7 +321,7 @@ export class QueuedWebhookDispatcher implements OnApplicationBootstrap, BeforeAp
           .catch(() => undefined);
       }
       // A slot is free: if the relay left messages behind for want of slots, it may queue them.
-      if (this.full.organizations.length + this.full.endpoints.length > 0) this.kick();
+      if (this.full.organizations.length + this.full.endpoints.length > 0) this.wake();
     }
   }
 }

@@ -12,6 +12,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Metrics } from '../metrics/metrics';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
+import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { endpointDisabled } from './webhook-errors';
 import { WebhookMessageRecord } from './webhook-message.entity';
@@ -36,6 +37,7 @@ export class WebhookDeliveriesService {
     private readonly messages: Repository<WebhookMessageRecord>,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly transactions: TransactionRunner,
+    private readonly dispatcher: WebhookDispatcher,
     metrics: Metrics,
   ) {
     this.scheduleLength = config.webhooks.retryScheduleMs.length;
@@ -78,7 +80,7 @@ export class WebhookDeliveriesService {
     return this.transactions.run(async (manager) => {
       await this.transactions.lockForUpdate(
         manager,
-        'webhook_messages',
+        WebhookMessageRecord,
         id,
         principal.organizationId,
       );
@@ -93,6 +95,7 @@ export class WebhookDeliveriesService {
       message.nextAttemptAt = now;
       message.updatedAt = now;
       await manager.save(WebhookMessageRecord, message);
+      this.dueOnCommit(manager);
       return (await this.withAttempts(manager, [message]))[0]!;
     });
   }
@@ -104,6 +107,12 @@ export class WebhookDeliveriesService {
       { endpointId, status: 'pending' },
       { nextAttemptAt: now },
     );
+    this.dueOnCommit(manager);
+  }
+
+  /** Messages this transaction made due now go out once it commits, not on the next poll. */
+  private dueOnCommit(manager: EntityManager): void {
+    this.transactions.afterCommit(manager, () => this.dispatcher.wake());
   }
 
   toResource(message: WebhookMessageRecord, attempts: WebhookAttemptRecord[]): WebhookDelivery {

@@ -27,7 +27,9 @@ import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
+import { Organization } from '../organizations/organization.entity';
 import { newMessage } from './delivery-store';
 import { NO_OWNER, type OwnerColumns, ownerOf, toOwnerResource } from './endpoint-owner';
 import { SecretBox } from './secret-box';
@@ -66,6 +68,7 @@ export class WebhookEndpointsService {
     private readonly endpoints: Repository<WebhookEndpointRecord>,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly transactions: TransactionRunner,
+    private readonly sql: Sql,
     private readonly events: EventsService,
     private readonly secrets: SecretBox,
     private readonly deliveries: WebhookDeliveriesService,
@@ -117,12 +120,13 @@ export class WebhookEndpointsService {
     const url = await this.checkUrl(input.url);
     const secret = newSigningSecret();
     return this.transactions.run(async (manager) => {
-      // Serialises creations per organization on PostgreSQL, so the limit cannot be raced.
-      if (this.transactions.dialect === 'postgres') {
-        await manager.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [
-          organizationId,
-        ]);
-      }
+      // Serialises creations per organization, so the limit cannot be raced (a row lock on
+      // PostgreSQL; SQLite's writers are serialised already).
+      await this.sql.query(
+        manager,
+        `SELECT 1 FROM ${this.sql.table(Organization)} WHERE ${this.sql.column(Organization, 'id')} = :organizationId${this.sql.lockRows()}`,
+        { organizationId },
+      );
       const count = await manager.countBy(WebhookEndpointRecord, { organizationId });
       if (count >= MAX_WEBHOOK_ENDPOINTS) {
         throw new ProblemException(
@@ -292,6 +296,8 @@ export class WebhookEndpointsService {
         'ping',
         { message: `Test event for webhook endpoint ${record.id}` },
         now,
+        // Delivered to this endpoint alone (the message below), never fanned out.
+        { fanOut: false },
       );
       const message = newMessage(record.organizationId, record.id, event.id, 'ping', now);
       await manager.insert(WebhookMessageRecord, message);
@@ -334,7 +340,7 @@ export class WebhookEndpointsService {
   private async findLocked(manager: EntityManager, principal: Principal, id: string) {
     await this.transactions.lockForUpdate(
       manager,
-      'webhook_endpoints',
+      WebhookEndpointRecord,
       id,
       principal.organizationId,
     );

@@ -3,34 +3,41 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
-import { WebhookDispatcher } from './dispatcher';
-import { QueuedWebhookDispatcher } from './queued-dispatcher';
+import { EventsService } from '../events/events.service';
 import { Metrics } from '../metrics/metrics';
+import { DeliveryStore } from './delivery-store';
+import { EmbeddedWebhookDispatcher } from './dispatcher';
+import { QueuedWebhookDispatcher } from './queued-dispatcher';
 import { SecretBox } from './secret-box';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookMessageRecord } from './webhook-message.entity';
 import { WebhookDeliveriesController, WebhookEndpointsController } from './webhooks.controller';
 
 /**
- * Endpoints, deliveries and the dispatcher that sends them: one port, two adapters, chosen here
- * once. The embedded `WebhookDispatcher` works from the database alone; with REDIS_URL the
- * `QueuedWebhookDispatcher` shares the work between instances through BullMQ.
+ * Endpoints, deliveries and the dispatcher that sends them: one port (`WebhookDispatcher`), two
+ * adapters, chosen here once. The embedded dispatcher works from the database alone; with
+ * REDIS_URL the queued one shares the work between instances through BullMQ.
  */
 const dispatcherProvider = {
-  provide: 'WEBHOOK_DISPATCHER',
-  inject: [APP_CONFIG, TransactionRunner, SecretBox, Metrics],
+  provide: WebhookDispatcher,
+  inject: [APP_CONFIG, TransactionRunner, EventsService, DeliveryStore, SecretBox, Metrics],
   useFactory: (
     config: AppConfig,
     transactions: TransactionRunner,
+    events: EventsService,
+    store: DeliveryStore,
     secrets: SecretBox,
     metrics: Metrics,
-  ) =>
-    config.redis
-      ? new QueuedWebhookDispatcher(config.webhooks, config.redis, transactions, secrets, metrics)
-      : new WebhookDispatcher(config.webhooks, transactions, secrets, metrics),
+  ): WebhookDispatcher => {
+    const parts = { config: config.webhooks, transactions, events, store, secrets, metrics };
+    return config.redis
+      ? new QueuedWebhookDispatcher(parts, config.redis)
+      : new EmbeddedWebhookDispatcher(parts);
+  },
 };
 
 @Module({
@@ -38,7 +45,13 @@ const dispatcherProvider = {
     TypeOrmModule.forFeature([WebhookEndpointRecord, WebhookMessageRecord, WebhookAttemptRecord]),
   ],
   controllers: [WebhookEndpointsController, WebhookDeliveriesController],
-  providers: [SecretBox, WebhookEndpointsService, WebhookDeliveriesService, dispatcherProvider],
+  providers: [
+    SecretBox,
+    DeliveryStore,
+    WebhookEndpointsService,
+    WebhookDeliveriesService,
+    dispatcherProvider,
+  ],
   exports: [WebhookEndpointsService],
 })
 export class WebhooksModule {}

@@ -1,5 +1,3 @@
-import type { TransactionRunner } from '../common/transactions';
-
 /** One pending wake-up at the earliest time asked for (a retry falling due); unref'd. */
 export class WakeTimer {
   private wake: { at: number; timer: NodeJS.Timeout } | undefined;
@@ -27,9 +25,9 @@ export class WakeTimer {
 }
 
 /**
- * When a dispatcher looks for work: after every commit (a new event leaves at once), on a slow
+ * When a dispatcher looks for work besides being woken (a new event leaves at once): on a slow
  * poll (work written by other processes), and when a scheduled retry falls due. Both
- * dispatchers use it; `stop` ends all three.
+ * dispatchers use it; `stop` ends both, and `active` says whether wake-ups are to be heeded.
  */
 export class WorkTrigger {
   active = false;
@@ -40,11 +38,8 @@ export class WorkTrigger {
     this.wake = new WakeTimer(kick);
   }
 
-  start(transactions: TransactionRunner, pollIntervalMs: number): void {
+  start(pollIntervalMs: number): void {
     this.active = true;
-    transactions.onCommit(() => {
-      if (this.active) this.kick();
-    });
     this.poll = setInterval(() => this.kick(), pollIntervalMs);
     this.poll.unref();
     this.kick();

@@ -1,0 +1,51 @@
+import { DataSource } from 'typeorm';
+import { Sql } from '../database/sql';
+import { TransactionRunner } from './transactions';
+
+/**
+ * `afterCommit` is how a write announces what others may now read (a new outbox event wakes the
+ * webhook dispatcher): the announcement must follow the commit, and never a rollback.
+ */
+describe('TransactionRunner.afterCommit', () => {
+  let dataSource: DataSource;
+  let transactions: TransactionRunner;
+
+  beforeAll(async () => {
+    dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
+    await dataSource.initialize();
+    await dataSource.query('CREATE TABLE notes (text varchar NOT NULL)');
+    transactions = new TransactionRunner(dataSource, new Sql(dataSource));
+  });
+
+  afterAll(() => dataSource.destroy());
+
+  it('runs a hook after the work, once the transaction committed, before run resolves', async () => {
+    const order: string[] = [];
+    await transactions.run(async (manager) => {
+      await manager.query(`INSERT INTO notes (text) VALUES ('committed')`);
+      transactions.afterCommit(manager, () => order.push('hook'));
+      order.push('work finished');
+    });
+    order.push('run resolved');
+    expect(order).toEqual(['work finished', 'hook', 'run resolved']);
+  });
+
+  it('never runs the hook of a transaction that rolled back', async () => {
+    const hook = jest.fn();
+    await expect(
+      transactions.run(async (manager) => {
+        await manager.query(`INSERT INTO notes (text) VALUES ('rolled back')`);
+        transactions.afterCommit(manager, hook);
+        throw new Error('fails after the write');
+      }),
+    ).rejects.toThrow('fails after the write');
+    expect(hook).not.toHaveBeenCalled();
+    expect(await dataSource.query(`SELECT * FROM notes WHERE text = 'rolled back'`)).toEqual([]);
+  });
+
+  it('runs the hook at once outside a transaction (nothing to wait for)', () => {
+    const hook = jest.fn();
+    transactions.afterCommit(dataSource.manager, hook);
+    expect(hook).toHaveBeenCalledTimes(1);
+  });
+});
