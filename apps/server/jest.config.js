@@ -13,10 +13,6 @@ module.exports = {
   rootDir: __dirname,
   reporters,
   testTimeout,
-  // Jest's default is one worker per core less one: a single worker on a 2-core machine. The e2e
-  // suites spend much of their time waiting (retry schedules, child processes, timeouts), so a
-  // worker more than the cores keeps them busy.
-  maxWorkers: '150%',
   // The hermetic guard's hooks, plus one migrated template database per run (test/support).
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
