@@ -53,7 +53,7 @@ export async function prepareDatabase(
 }
 
 /*
- * Migrating took most of a test server's start, so each database is a copy of one migrated once:
+ * Every test server used to migrate an empty database; now each is a copy of one migrated once:
  * a SQLite file copied, a PostgreSQL database made with CREATE DATABASE ... TEMPLATE. A template
  * is named by the migrations (names and code, so a changed list or body makes a new one) and by
  * the Jest run (PLATFORM_TEST_RUN, set by the server's globalSetup, which drops the run's
