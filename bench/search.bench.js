@@ -176,7 +176,7 @@ async function main() {
   tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-search-bench-'));
   const db = path.join(tmpDir, 'bench.sqlite');
   log(`Seeding the large tenant: ${config.students} students (and their school year)…`);
-  let started = Date.now();
+  const started = Date.now();
   const big = cli(db, [
     'seed',
     '--students',

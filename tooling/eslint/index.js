@@ -1,13 +1,50 @@
 // Shared flat config: type-aware rules that catch the bugs we care about
-// (floating promises, non-exhaustive switches, type imports), zero warnings allowed.
+// (floating promises, non-exhaustive switches, type imports), zero warnings allowed. Plain
+// JavaScript (scripts, benchmarks, config and hook files) gets ESLint's recommended rules on Node
+// globals: no type information there, so no type-aware rules.
+const js = require('@eslint/js');
+const globals = require('globals');
 const tseslint = require('typescript-eslint');
+
+const TS_FILES = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'];
+const JS_FILES = ['**/*.js', '**/*.mjs', '**/*.cjs'];
+
+/** The rules for plain JavaScript; also used by the root config for files outside packages. */
+function javascript() {
+  return [
+    { files: JS_FILES, ...js.configs.recommended },
+    {
+      files: JS_FILES,
+      languageOptions: {
+        ecmaVersion: 2024,
+        sourceType: 'commonjs',
+        globals: { ...globals.node },
+      },
+      rules: {
+        'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+        'no-var': 'error',
+        'prefer-const': 'error',
+      },
+    },
+    {
+      files: ['**/*.mjs'],
+      languageOptions: { sourceType: 'module' },
+    },
+    {
+      files: ['**/*.spec.js', '**/test/**/*.js', '**/jest-setup.js'],
+      languageOptions: { globals: { ...globals.jest } },
+    },
+  ];
+}
 
 /** @param {{ tsconfigRootDir: string, envFiles?: string[] }} options */
 function config({ tsconfigRootDir, envFiles = [] }) {
   return tseslint.config(
-    { ignores: ['dist/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
-    ...tseslint.configs.recommendedTypeChecked,
+    { ignores: ['dist/**', 'coverage/**'] },
+    ...javascript(),
+    ...tseslint.configs.recommendedTypeChecked.map((c) => ({ ...c, files: TS_FILES })),
     {
+      files: TS_FILES,
       languageOptions: {
         parserOptions: { projectService: true, tsconfigRootDir },
       },
@@ -59,4 +96,4 @@ function config({ tsconfigRootDir, envFiles = [] }) {
   );
 }
 
-module.exports = { config };
+module.exports = { config, javascript };

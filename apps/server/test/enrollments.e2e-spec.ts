@@ -2,72 +2,79 @@ import {
   ENROLLMENT_STATUSES,
   ENROLLMENT_TRANSITIONS,
   type EnrollmentStatus,
+  type EnrollmentTransition,
 } from '@platform/contract';
+import {
+  type BodyOf,
+  expectStatus,
+  type QueryOf,
+  typedClient,
+  type TypedClient,
+} from './support/api';
 import { client, eventsOf, startServer, type TestServer } from './support/server';
 
 describe('enrollments', () => {
   let server: TestServer;
   let orgId: string;
-  let api: ReturnType<typeof client>;
+  let api: TypedClient;
+  /** For what the contract's types refuse: unknown fields, malformed ids in a query. */
+  let raw: ReturnType<typeof client>;
   let counter = 0;
 
   beforeAll(async () => {
     server = await startServer();
     orgId = (await server.createOrganization()).id;
-    api = client(server, (await server.createToken(orgId, ['all'])).token);
+    const { token } = await server.createToken(orgId, ['all']);
+    api = typedClient(server, token);
+    raw = client(server, token);
   });
   afterAll(() => server.close());
 
   async function student() {
     counter++;
-    const res = await api.post('/v1/students', {
-      student_number: `E-${counter}`,
-      first_name: 'Eva',
-      last_name: `Enrolled${counter}`,
+    const res = await api.students.create({
+      body: { student_number: `E-${counter}`, first_name: 'Eva', last_name: `Enrolled${counter}` },
     });
-    expect(res.status).toBe(201);
-    return res.body.id as string;
+    return expectStatus(res, 201).body.id;
   }
 
-  async function course(fields: Record<string, unknown> = {}) {
+  async function course(fields: Partial<BodyOf<TypedClient['courses']['create']>> = {}) {
     counter++;
-    const res = await api.post('/v1/courses', {
-      code: `C-${counter}`,
-      title: `Course ${counter}`,
-      ...fields,
+    const res = await api.courses.create({
+      body: { code: `C-${counter}`, title: `Course ${counter}`, ...fields },
     });
-    expect(res.status).toBe(201);
-    return res.body.id as string;
+    return expectStatus(res, 201).body.id;
   }
 
   /** An enrollment brought into `state` through the API. */
   async function enrollmentIn(state: EnrollmentStatus) {
-    const create = await api.post('/v1/enrollments', {
-      student_id: await student(),
-      course_id: await course(),
-      status: state === 'active' || state === 'completed' ? 'active' : 'pending',
+    const create = await api.enrollments.create({
+      body: {
+        student_id: await student(),
+        course_id: await course(),
+        status: state === 'active' || state === 'completed' ? 'active' : 'pending',
+      },
     });
-    expect(create.status).toBe(201);
-    const id = create.body.id as string;
-    const via: Partial<Record<EnrollmentStatus, string>> = {
+    const id = expectStatus(create, 201).body.id;
+    const via: Partial<Record<EnrollmentStatus, EnrollmentTransition>> = {
       completed: 'complete',
       dropped: 'drop',
       cancelled: 'cancel',
     };
-    if (via[state])
-      expect((await api.post(`/v1/enrollments/${id}/${via[state]}`)).status).toBe(200);
+    const transition = via[state];
+    if (transition) expectStatus(await api.enrollments[transition]({ params: { id } }), 200);
     return id;
   }
 
   it('creates a pending enrollment and sends enrollment.created', async () => {
     const studentId = await student();
     const courseId = await course();
-    const res = await api.post('/v1/enrollments', {
-      student_id: studentId,
-      course_id: courseId,
-      notes: 'Scholarship',
-    });
-    expect(res.status).toBe(201);
+    const res = expectStatus(
+      await api.enrollments.create({
+        body: { student_id: studentId, course_id: courseId, notes: 'Scholarship' },
+      }),
+      201,
+    );
     expect(res.body).toMatchObject({
       object: 'enrollment',
       student_id: studentId,
@@ -117,28 +124,30 @@ describe('enrollments', () => {
       '$transition from $state → allowed: $allowed',
       async ({ state, transition, to, allowed }) => {
         const id = await enrollmentIn(state);
-        const before = (await api.get(`/v1/enrollments/${id}`)).body;
+        const before = (await api.enrollments.retrieve({ params: { id } })).body;
         const eventsBefore = (await eventsOf(server, orgId)).length;
-        const res = await api.post(`/v1/enrollments/${id}/${transition}`);
+        const res = await api.enrollments[transition]({ params: { id } });
         const events = await eventsOf(server, orgId);
         if (allowed) {
-          expect(res.status).toBe(200);
-          expect(res.body.status).toBe(to);
-          const stamp = {
-            active: 'activated_at',
-            completed: 'completed_at',
-            dropped: 'dropped_at',
-            cancelled: 'cancelled_at',
-          }[to];
-          expect(res.body[stamp]).toEqual(expect.any(String));
+          const moved = expectStatus(res, 200);
+          expect(moved.body.status).toBe(to);
+          const stamp = (
+            {
+              active: 'activated_at',
+              completed: 'completed_at',
+              dropped: 'dropped_at',
+              cancelled: 'cancelled_at',
+            } as const
+          )[to];
+          expect(moved.body[stamp]).toEqual(expect.any(String));
           expect(events).toHaveLength(eventsBefore + 1);
-          expect(events.at(-1)).toMatchObject({ type: `enrollment.${to}`, data: res.body });
+          expect(events.at(-1)).toMatchObject({ type: `enrollment.${to}`, data: moved.body });
         } else {
-          expect(res.status).toBe(409);
-          expect(res.body.code).toBe('invalid_state_transition');
-          expect(res.body.detail).toContain(`from '${state}' to '${to}'`);
+          const refused = expectStatus(res, 409);
+          expect(refused.body.code).toBe('invalid_state_transition');
+          expect(refused.body.detail).toContain(`from '${state}' to '${to}'`);
           expect(events).toHaveLength(eventsBefore);
-          expect((await api.get(`/v1/enrollments/${id}`)).body).toEqual(before);
+          expect((await api.enrollments.retrieve({ params: { id } })).body).toEqual(before);
         }
       },
     );
@@ -147,51 +156,54 @@ describe('enrollments', () => {
   it('refuses a second live enrollment of a student in a course, naming the field', async () => {
     const studentId = await student();
     const courseId = await course();
-    const first = await api.post('/v1/enrollments', { student_id: studentId, course_id: courseId });
-    const second = await api.post('/v1/enrollments', {
-      student_id: studentId,
-      course_id: courseId,
-      status: 'active',
-    });
-    expect(second.status).toBe(409);
+    const first = expectStatus(
+      await api.enrollments.create({ body: { student_id: studentId, course_id: courseId } }),
+      201,
+    );
+    const second = expectStatus(
+      await api.enrollments.create({
+        body: { student_id: studentId, course_id: courseId, status: 'active' },
+      }),
+      409,
+    );
     expect(second.body.code).toBe('conflict');
     expect(second.body.errors).toEqual([
       expect.objectContaining({ path: 'body.course_id', code: 'already_exists' }),
     ]);
     expect(second.body.detail).toContain(first.body.id);
     // Once the first is no longer live, the student can enrol again.
-    await api.post(`/v1/enrollments/${first.body.id}/cancel`);
-    expect(
-      (await api.post('/v1/enrollments', { student_id: studentId, course_id: courseId })).status,
-    ).toBe(201);
+    await api.enrollments.cancel({ params: { id: first.body.id } });
+    expectStatus(
+      await api.enrollments.create({ body: { student_id: studentId, course_id: courseId } }),
+      201,
+    );
   });
 
   it('refuses new enrollments in a full course, counting only live ones', async () => {
     const courseId = await course({ capacity: 2 });
-    const a = await api.post('/v1/enrollments', {
-      student_id: await student(),
-      course_id: courseId,
+    const a = expectStatus(
+      await api.enrollments.create({ body: { student_id: await student(), course_id: courseId } }),
+      201,
+    );
+    await api.enrollments.create({
+      body: { student_id: await student(), course_id: courseId, status: 'active' },
     });
-    await api.post('/v1/enrollments', {
-      student_id: await student(),
-      course_id: courseId,
-      status: 'active',
-    });
-    const full = await api.post('/v1/enrollments', {
-      student_id: await student(),
-      course_id: courseId,
-    });
-    expect(full.status).toBe(409);
+    const full = expectStatus(
+      await api.enrollments.create({ body: { student_id: await student(), course_id: courseId } }),
+      409,
+    );
     expect(full.body.detail).toMatch(/is full \(capacity 2\)/);
-    await api.post(`/v1/enrollments/${a.body.id}/drop`);
-    expect(
-      (await api.post('/v1/enrollments', { student_id: await student(), course_id: courseId }))
-        .status,
-    ).toBe(201);
+    await api.enrollments.drop({ params: { id: a.body.id } });
+    expectStatus(
+      await api.enrollments.create({ body: { student_id: await student(), course_id: courseId } }),
+      201,
+    );
     // and capacity cannot be lowered below the live enrollments
-    const shrink = await api.patch(`/v1/courses/${courseId}`, { capacity: 1 });
-    expect(shrink.status).toBe(400);
-    expect(shrink.body.errors[0].path).toBe('body.capacity');
+    const shrink = expectStatus(
+      await api.courses.update({ params: { id: courseId }, body: { capacity: 1 } }),
+      400,
+    );
+    expect(shrink.body.errors?.[0]?.path).toBe('body.capacity');
   });
 
   it('fills a course exactly to capacity under concurrent requests', async () => {
@@ -199,30 +211,30 @@ describe('enrollments', () => {
     const students = await Promise.all(Array.from({ length: 8 }, () => student()));
     const results = await Promise.all(
       students.map((studentId) =>
-        api.post('/v1/enrollments', { student_id: studentId, course_id: courseId }),
+        api.enrollments.create({ body: { student_id: studentId, course_id: courseId } }),
       ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(3);
     expect(results.filter((r) => r.status === 409)).toHaveLength(5);
-    const listed = await api.get(`/v1/enrollments?course_id=${courseId}`);
-    expect(listed.body.meta.total).toBe(3);
+    const listed = await api.enrollments.list({ query: { course_id: courseId } });
+    expect(expectStatus(listed, 200).body.meta.total).toBe(3);
   });
 
   it('refuses an archived course and unknown references', async () => {
     const archived = await course({ status: 'archived' });
-    const res = await api.post('/v1/enrollments', {
-      student_id: await student(),
-      course_id: archived,
-    });
-    expect(res.status).toBe(409);
+    const res = expectStatus(
+      await api.enrollments.create({ body: { student_id: await student(), course_id: archived } }),
+      409,
+    );
     expect(res.body.detail).toMatch(/archived/);
-    const unknown = await api.post('/v1/enrollments', {
-      student_id: 'stu_01M81AW4437YFWV4VE6WMBH8MY',
-      course_id: archived,
-    });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.errors[0]).toMatchObject({ path: 'body.student_id', code: 'not_found' });
-    const malformed = await api.post('/v1/enrollments', {
+    const unknown = expectStatus(
+      await api.enrollments.create({
+        body: { student_id: 'stu_01M81AW4437YFWV4VE6WMBH8MY', course_id: archived },
+      }),
+      400,
+    );
+    expect(unknown.body.errors?.[0]).toMatchObject({ path: 'body.student_id', code: 'not_found' });
+    const malformed = await raw.post('/v1/enrollments', {
       student_id: 'nope',
       course_id: archived,
       extra: 1,
@@ -236,19 +248,22 @@ describe('enrollments', () => {
 
   it('updates notes only, with enrollment.updated, and no event when nothing changed', async () => {
     const id = await enrollmentIn('active');
-    const res = await api.patch(`/v1/enrollments/${id}`, { notes: 'Moved to evening group' });
-    expect(res.status).toBe(200);
+    const res = expectStatus(
+      await api.enrollments.update({ params: { id }, body: { notes: 'Moved to evening group' } }),
+      200,
+    );
     expect(res.body.notes).toBe('Moved to evening group');
     const count = (await eventsOf(server, orgId)).length;
     expect((await eventsOf(server, orgId)).at(-1)).toMatchObject({
       type: 'enrollment.updated',
       data: res.body,
     });
-    expect(
-      (await api.patch(`/v1/enrollments/${id}`, { notes: 'Moved to evening group' })).status,
-    ).toBe(200);
+    expectStatus(
+      await api.enrollments.update({ params: { id }, body: { notes: 'Moved to evening group' } }),
+      200,
+    );
     expect(await eventsOf(server, orgId)).toHaveLength(count);
-    const statusChange = await api.patch(`/v1/enrollments/${id}`, { status: 'completed' });
+    const statusChange = await raw.patch(`/v1/enrollments/${id}`, { status: 'completed' });
     expect(statusChange.status).toBe(400);
     expect(statusChange.body.errors[0].path).toBe('body.status');
   });
@@ -256,30 +271,31 @@ describe('enrollments', () => {
   it('lists by student, course, status and time', async () => {
     const studentId = await student();
     const [c1, c2, c3] = [await course(), await course(), await course()];
-    const e1 = (
-      await api.post('/v1/enrollments', { student_id: studentId, course_id: c1, status: 'active' })
-    ).body;
-    const e2 = (await api.post('/v1/enrollments', { student_id: studentId, course_id: c2 })).body;
-    const e3 = (
-      await api.post('/v1/enrollments', { student_id: studentId, course_id: c3, status: 'active' })
-    ).body;
-    await api.post(`/v1/enrollments/${e3.id}/complete`);
-    const ids = async (query: string) =>
-      (await api.get(`/v1/enrollments?${query}`)).body.data.map((e: { id: string }) => e.id);
+    const enrol = async (body: BodyOf<TypedClient['enrollments']['create']>) =>
+      expectStatus(await api.enrollments.create({ body }), 201).body;
+    const e1 = await enrol({ student_id: studentId, course_id: c1, status: 'active' });
+    const e2 = await enrol({ student_id: studentId, course_id: c2 });
+    const e3 = await enrol({ student_id: studentId, course_id: c3, status: 'active' });
+    await api.enrollments.complete({ params: { id: e3.id } });
+    const ids = async (query: QueryOf<TypedClient['enrollments']['list']>) =>
+      expectStatus(await api.enrollments.list({ query }), 200).body.data.map((e) => e.id);
 
-    expect(await ids(`student_id=${studentId}`)).toEqual([e3.id, e2.id, e1.id]);
-    expect(await ids(`student_id=${studentId}&status=active,completed&sort=created_at`)).toEqual([
-      e1.id,
-      e3.id,
-    ]);
-    expect(await ids(`course_id=${c2},${c3}&student_id=${studentId}`)).toEqual([e3.id, e2.id]);
+    expect(await ids({ student_id: studentId })).toEqual([e3.id, e2.id, e1.id]);
     expect(
-      await ids(`student_id=${studentId}&activated_at[gte]=${e1.activated_at}&sort=activated_at`),
+      await ids({ student_id: studentId, status: 'active,completed', sort: 'created_at' }),
     ).toEqual([e1.id, e3.id]);
-    expect(await ids(`student_id=${studentId}&completed_at[lte]=2999-01-01T00:00:00Z`)).toEqual([
-      e3.id,
-    ]);
-    const bad = await api.get('/v1/enrollments?student_id=crs_01M81AW4437YFWV4VE6WMBH8MY');
+    expect(await ids({ course_id: `${c2},${c3}`, student_id: studentId })).toEqual([e3.id, e2.id]);
+    expect(
+      await ids({
+        student_id: studentId,
+        'activated_at[gte]': e1.activated_at!,
+        sort: 'activated_at',
+      }),
+    ).toEqual([e1.id, e3.id]);
+    expect(
+      await ids({ student_id: studentId, 'completed_at[lte]': '2999-01-01T00:00:00Z' }),
+    ).toEqual([e3.id]);
+    const bad = await raw.get('/v1/enrollments?student_id=crs_01M81AW4437YFWV4VE6WMBH8MY');
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].path).toBe('query.student_id');
   });

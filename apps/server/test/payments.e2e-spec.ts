@@ -1,50 +1,65 @@
+import {
+  type BodyOf,
+  expectStatus,
+  type QueryOf,
+  typedClient,
+  type TypedClient,
+} from './support/api';
 import { client, eventsOf, startServer, type TestServer } from './support/server';
 
 describe('payments', () => {
   let server: TestServer;
   let orgId: string;
-  let api: ReturnType<typeof client>;
-  let studentId: string;
-  let otherStudentId: string;
-  let enrollmentId: string;
+  let api: TypedClient;
+  /** For what the contract's types refuse: malformed bodies and queries, undeclared methods. */
+  let raw: ReturnType<typeof client>;
+  let studentId: `stu_${string}`;
+  let otherStudentId: `stu_${string}`;
+  let enrollmentId: `enr_${string}`;
 
   beforeAll(async () => {
     server = await startServer();
     orgId = (await server.createOrganization()).id;
-    api = client(server, (await server.createToken(orgId, ['all'])).token);
-    studentId = (
-      await api.post('/v1/students', {
-        student_number: 'P-1',
-        first_name: 'Pia',
-        last_name: 'Payer',
-      })
-    ).body.id;
-    otherStudentId = (
-      await api.post('/v1/students', {
-        student_number: 'P-2',
-        first_name: 'Otto',
-        last_name: 'Other',
-      })
-    ).body.id;
-    const courseId = (await api.post('/v1/courses', { code: 'FEE', title: 'Fees' })).body.id;
-    enrollmentId = (
-      await api.post('/v1/enrollments', { student_id: studentId, course_id: courseId })
-    ).body.id;
+    const { token } = await server.createToken(orgId, ['all']);
+    api = typedClient(server, token);
+    raw = client(server, token);
+    const student = async (body: BodyOf<TypedClient['students']['create']>) =>
+      expectStatus(await api.students.create({ body }), 201).body.id;
+    studentId = await student({ student_number: 'P-1', first_name: 'Pia', last_name: 'Payer' });
+    otherStudentId = await student({
+      student_number: 'P-2',
+      first_name: 'Otto',
+      last_name: 'Other',
+    });
+    const course = await api.courses.create({ body: { code: 'FEE', title: 'Fees' } });
+    const enrollment = await api.enrollments.create({
+      body: { student_id: studentId, course_id: expectStatus(course, 201).body.id },
+    });
+    enrollmentId = expectStatus(enrollment, 201).body.id;
   });
   afterAll(() => server.close());
 
-  const create = (fields: Record<string, unknown> = {}) =>
-    api.post('/v1/payments', { student_id: studentId, amount: 12_500, currency: 'EUR', ...fields });
+  const create = (fields: Partial<BodyOf<TypedClient['payments']['create']>> = {}) =>
+    api.payments.create({
+      body: { student_id: studentId, amount: 12_500, currency: 'EUR', ...fields },
+    });
+  /** The same with fields the contract's types refuse, for the 400s. */
+  const createRaw = (fields: Record<string, unknown>) =>
+    raw.post('/v1/payments', { student_id: studentId, amount: 12_500, currency: 'EUR', ...fields });
 
   /** A payment brought into a state through the API. */
   async function paymentIn(
     state: 'pending' | 'succeeded' | 'failed' | 'partly refunded' | 'fully refunded',
   ) {
-    const id = (await create()).body.id as string;
+    const { id } = expectStatus(await create(), 201).body;
     if (state !== 'pending')
-      await api.post(`/v1/payments/${id}/${state === 'failed' ? 'fail' : 'succeed'}`);
-    if (state === 'partly refunded') await api.post(`/v1/payments/${id}/refund`, { amount: 500 });
-    if (state === 'fully refunded') await api.post(`/v1/payments/${id}/refund`);
+      await api.payments[state === 'failed' ? 'fail' : 'succeed']({
+        params: { id },
+        body: undefined,
+      });
+    if (state === 'partly refunded')
+      await api.payments.refund({ params: { id }, body: { amount: 500 } });
+    if (state === 'fully refunded') await api.payments.refund({ params: { id }, body: undefined });
     return id;
   }
 
@@ -54,8 +69,7 @@ describe('payments', () => {
       description: 'Term 1 tuition',
       external_reference: 'ch_123',
     });
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({
+    expect(expectStatus(res, 201).body).toMatchObject({
       object: 'payment',
       student_id: studentId,
       enrollment_id: enrollmentId,
@@ -83,17 +97,25 @@ describe('payments', () => {
     [{ currency: undefined }, 'body.currency'],
     [{ status: 'succeeded' }, 'body.status'],
   ])('refuses %j naming %s', async (fields, path) => {
-    const res = await create(fields);
+    const res = await createRaw(fields);
     expect(res.status).toBe(400);
     expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
   });
 
   it('refuses an enrollment of another student, and unknown references', async () => {
-    const other = await create({ student_id: otherStudentId, enrollment_id: enrollmentId });
-    expect(other.status).toBe(400);
-    expect(other.body.errors[0]).toMatchObject({ path: 'body.enrollment_id' });
-    const unknown = await create({ enrollment_id: 'enr_01M81AW4437YFWV4VE6WMBH8MY' });
-    expect(unknown.body.errors[0]).toMatchObject({ path: 'body.enrollment_id', code: 'not_found' });
+    const other = expectStatus(
+      await create({ student_id: otherStudentId, enrollment_id: enrollmentId }),
+      400,
+    );
+    expect(other.body.errors?.[0]).toMatchObject({ path: 'body.enrollment_id' });
+    const unknown = expectStatus(
+      await create({ enrollment_id: 'enr_01M81AW4437YFWV4VE6WMBH8MY' }),
+      400,
+    );
+    expect(unknown.body.errors?.[0]).toMatchObject({
+      path: 'body.enrollment_id',
+      code: 'not_found',
+    });
   });
 
   describe('state machine: pending → succeeded | failed, succeeded → refunded', () => {
@@ -116,21 +138,23 @@ describe('payments', () => {
     ] as const;
 
     const rows = cases.map(
-      ([state, operation, status, to]: readonly [string, string, number, string?]) => ({
-        state: state as Parameters<typeof paymentIn>[0],
-        operation,
-        status,
-        to,
-      }),
+      ([state, operation, status, to]: readonly [
+        Parameters<typeof paymentIn>[0],
+        'succeed' | 'fail' | 'refund',
+        200 | 409,
+        string?,
+      ]) => ({ state, operation, status, to }),
     );
 
     it.each(rows)('$state + $operation → $status', async ({ state, operation, status, to }) => {
       const id = await paymentIn(state);
       const before = await eventsOf(server, orgId);
-      const res = await api.post(`/v1/payments/${id}/${operation}`);
-      expect(res.status).toBe(status);
+      const res = expectStatus(
+        await api.payments[operation]({ params: { id }, body: undefined }),
+        status,
+      );
       const after = await eventsOf(server, orgId);
-      if (status === 200) {
+      if (res.status === 200) {
         expect(res.body.status).toBe(to);
         expect(after.at(-1)).toMatchObject({ type: `payment.${to}`, data: res.body });
       } else {
@@ -142,20 +166,18 @@ describe('payments', () => {
 
   it('refunds partly, then the rest, and never more than the amount', async () => {
     const id = await paymentIn('succeeded');
-    const first = await api.post(`/v1/payments/${id}/refund`, { amount: 2_500 });
-    expect(first.body).toMatchObject({
+    const refund = (amount?: number) =>
+      api.payments.refund({ params: { id }, body: amount === undefined ? undefined : { amount } });
+    expect(expectStatus(await refund(2_500), 200).body).toMatchObject({
       status: 'refunded',
       amount_refunded: 2_500,
       refunded_at: expect.any(String),
     });
-    const tooMuch = await api.post(`/v1/payments/${id}/refund`, { amount: 10_001 });
-    expect(tooMuch.status).toBe(400);
-    expect(tooMuch.body.errors[0]).toMatchObject({ path: 'body.amount' });
+    const tooMuch = expectStatus(await refund(10_001), 400);
+    expect(tooMuch.body.errors?.[0]).toMatchObject({ path: 'body.amount' });
     expect(tooMuch.body.detail).toContain('10000');
-    const rest = await api.post(`/v1/payments/${id}/refund`);
-    expect(rest.body.amount_refunded).toBe(12_500);
-    const nothingLeft = await api.post(`/v1/payments/${id}/refund`, { amount: 1 });
-    expect(nothingLeft.status).toBe(400);
+    expect(expectStatus(await refund(), 200).body.amount_refunded).toBe(12_500);
+    expect((await refund(1)).status).toBe(400);
     const refunds = (await eventsOf(server, orgId)).filter(
       (e) => e.type === 'payment.refunded' && e.data.id === id,
     );
@@ -164,8 +186,11 @@ describe('payments', () => {
 
   it('records a failure reason', async () => {
     const id = await paymentIn('pending');
-    const res = await api.post(`/v1/payments/${id}/fail`, { failure_reason: 'card_declined' });
-    expect(res.body).toMatchObject({
+    const res = await api.payments.fail({
+      params: { id },
+      body: { failure_reason: 'card_declined' },
+    });
+    expect(expectStatus(res, 200).body).toMatchObject({
       status: 'failed',
       failure_reason: 'card_declined',
       failed_at: expect.any(String),
@@ -173,33 +198,38 @@ describe('payments', () => {
   });
 
   it('lists by student, status, currency, amount range and q', async () => {
-    const own = await api.post('/v1/payments', {
-      student_id: otherStudentId,
-      amount: 99,
-      currency: 'USD',
-      description: 'Library fine',
-    });
-    const ids = async (query: string) =>
-      (await api.get(`/v1/payments?${query}`)).body.data.map((p: { id: string }) => p.id);
-    expect(await ids(`student_id=${otherStudentId}`)).toEqual([own.body.id]);
-    expect(await ids('currency=USD')).toEqual([own.body.id]);
-    expect(await ids('amount[lt]=100')).toEqual([own.body.id]);
-    expect(await ids('q=library')).toEqual([own.body.id]);
-    const failed = (await api.get('/v1/payments?status=failed&per_page=100')).body;
-    expect(failed.data.every((p: { status: string }) => p.status === 'failed')).toBe(true);
-    expect(failed.meta.total).toBeGreaterThanOrEqual(2);
-    const sorted = (await api.get('/v1/payments?sort=-amount&per_page=3')).body.data.map(
-      (p: { amount: number }) => p.amount,
+    const own = expectStatus(
+      await api.payments.create({
+        body: {
+          student_id: otherStudentId,
+          amount: 99,
+          currency: 'USD',
+          description: 'Library fine',
+        },
+      }),
+      201,
     );
+    const list = async (query: QueryOf<TypedClient['payments']['list']>) =>
+      expectStatus(await api.payments.list({ query }), 200).body;
+    const ids = async (query: QueryOf<TypedClient['payments']['list']>) =>
+      (await list(query)).data.map((p) => p.id);
+    expect(await ids({ student_id: otherStudentId })).toEqual([own.body.id]);
+    expect(await ids({ currency: 'USD' })).toEqual([own.body.id]);
+    expect(await ids({ 'amount[lt]': 100 })).toEqual([own.body.id]);
+    expect(await ids({ q: 'library' })).toEqual([own.body.id]);
+    const failed = await list({ status: 'failed', per_page: 100 });
+    expect(failed.data.every((p) => p.status === 'failed')).toBe(true);
+    expect(failed.meta.total).toBeGreaterThanOrEqual(2);
+    const sorted = (await list({ sort: '-amount', per_page: 3 })).data.map((p) => p.amount);
     expect(sorted).toEqual([...sorted].sort((a, b) => b - a));
-    expect((await api.get('/v1/payments?amount[gte]=abc')).body.errors[0].path).toBe(
+    expect((await raw.get('/v1/payments?amount[gte]=abc')).body.errors[0].path).toBe(
       'query.amount[gte]',
     );
   });
 
   it('has no update or delete: payments are financial records', async () => {
     const id = await paymentIn('pending');
-    expect((await api.patch(`/v1/payments/${id}`, { amount: 1 })).status).toBe(405);
-    expect((await api.delete(`/v1/payments/${id}`)).status).toBe(405);
+    expect((await raw.patch(`/v1/payments/${id}`, { amount: 1 })).status).toBe(405);
+    expect((await raw.delete(`/v1/payments/${id}`)).status).toBe(405);
   });
 });

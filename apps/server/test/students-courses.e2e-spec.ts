@@ -1,28 +1,37 @@
+import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
 import { client, eventsOf, startServer, type TestServer } from './support/server';
 
 describe('students and courses: create, retrieve, update, delete', () => {
   let server: TestServer;
   let orgId: string;
-  let api: ReturnType<typeof client>;
+  let api: TypedClient;
+  /** For what the contract's types refuse: malformed bodies and queries, the /api alias. */
+  let raw: ReturnType<typeof client>;
 
   beforeAll(async () => {
     server = await startServer();
     orgId = (await server.createOrganization()).id;
-    api = client(server, (await server.createToken(orgId, ['all'])).token);
+    const { token } = await server.createToken(orgId, ['all']);
+    api = typedClient(server, token);
+    raw = client(server, token);
   });
   afterAll(() => server.close());
 
   describe('students', () => {
     it('creates with defaults, retrieves, and reads back what was written', async () => {
-      const res = await api.post('/v1/students', {
-        student_number: 'S-100',
-        first_name: 'Zoë',
-        last_name: "O'Neil",
-        email: 'zoe@example.org',
-        date_of_birth: '2012-02-29',
-        grade_level: 8,
-      });
-      expect(res.status).toBe(201);
+      const res = expectStatus(
+        await api.students.create({
+          body: {
+            student_number: 'S-100',
+            first_name: 'Zoë',
+            last_name: "O'Neil",
+            email: 'zoe@example.org',
+            date_of_birth: '2012-02-29',
+            grade_level: 8,
+          },
+        }),
+        201,
+      );
       expect(res.body).toMatchObject({
         object: 'student',
         status: 'active',
@@ -31,8 +40,8 @@ describe('students and courses: create, retrieve, update, delete', () => {
       });
       expect(res.body.id).toMatch(/^stu_/);
       expect(res.body.created_at).toBe(res.body.updated_at);
-      expect((await api.get(`/v1/students/${res.body.id}`)).body).toEqual(res.body);
-      expect((await api.get(`/api/v1/students/${res.body.id}`)).body).toEqual(res.body);
+      expect((await api.students.retrieve({ params: { id: res.body.id } })).body).toEqual(res.body);
+      expect((await raw.get(`/api/v1/students/${res.body.id}`)).body).toEqual(res.body);
     });
 
     it.each([
@@ -54,61 +63,64 @@ describe('students and courses: create, retrieve, update, delete', () => {
       [{ student_number: 'x', first_name: 'A', last_name: 'B', id: 'stu_x' }, 'body.id'],
       [{ student_number: 'x', first_name: 'A'.repeat(101), last_name: 'B' }, 'body.first_name'],
     ])('refuses %j, naming %s', async (body, path) => {
-      const res = await api.post('/v1/students', body);
+      const res = await raw.post('/v1/students', body);
       expect(res.status).toBe(400);
       expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
     });
 
     it('keeps student numbers unique per organization (409 naming the field), not across organizations', async () => {
-      await api.post('/v1/students', { student_number: 'DUP', first_name: 'A', last_name: 'B' });
-      const dup = await api.post('/v1/students', {
-        student_number: 'DUP',
-        first_name: 'C',
-        last_name: 'D',
+      await api.students.create({
+        body: { student_number: 'DUP', first_name: 'A', last_name: 'B' },
       });
-      expect(dup.status).toBe(409);
+      const dup = expectStatus(
+        await api.students.create({
+          body: { student_number: 'DUP', first_name: 'C', last_name: 'D' },
+        }),
+        409,
+      );
       expect(dup.body.errors).toEqual([
         expect.objectContaining({ path: 'body.student_number', code: 'already_exists' }),
       ]);
       const other = await server.createOrganization();
-      const otherApi = client(
+      const otherApi = typedClient(
         server,
         (await server.createToken(other.id, ['students:write'])).token,
       );
-      expect(
-        (
-          await otherApi.post('/v1/students', {
-            student_number: 'DUP',
-            first_name: 'E',
-            last_name: 'F',
-          })
-        ).status,
-      ).toBe(201);
+      expectStatus(
+        await otherApi.students.create({
+          body: { student_number: 'DUP', first_name: 'E', last_name: 'F' },
+        }),
+        201,
+      );
       // renaming onto a taken number is refused the same way
-      const mine = await api.post('/v1/students', {
-        student_number: 'FREE',
-        first_name: 'G',
-        last_name: 'H',
+      const mine = expectStatus(
+        await api.students.create({
+          body: { student_number: 'FREE', first_name: 'G', last_name: 'H' },
+        }),
+        201,
+      );
+      const rename = await api.students.update({
+        params: { id: mine.body.id },
+        body: { student_number: 'DUP' },
       });
-      const rename = await api.patch(`/v1/students/${mine.body.id}`, { student_number: 'DUP' });
       expect(rename.status).toBe(409);
     });
 
     it('updates only the fields sent, clears with null, and records one event per real change', async () => {
-      const created = (
-        await api.post('/v1/students', {
-          student_number: 'U-1',
-          first_name: 'Una',
-          last_name: 'Update',
-          email: 'u@x.org',
-        })
+      const created = expectStatus(
+        await api.students.create({
+          body: { student_number: 'U-1', first_name: 'Una', last_name: 'Update', email: 'u@x.org' },
+        }),
+        201,
       ).body;
       const before = (await eventsOf(server, orgId)).length;
-      const res = await api.patch(`/v1/students/${created.id}`, {
-        last_name: 'Updated',
-        email: null,
-      });
-      expect(res.status).toBe(200);
+      const res = expectStatus(
+        await api.students.update({
+          params: { id: created.id },
+          body: { last_name: 'Updated', email: null },
+        }),
+        200,
+      );
       expect(res.body).toEqual({
         ...created,
         last_name: 'Updated',
@@ -118,39 +130,44 @@ describe('students and courses: create, retrieve, update, delete', () => {
       expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(
         Date.parse(created.updated_at),
       );
-      const unchanged = await api.patch(`/v1/students/${created.id}`, { last_name: 'Updated' });
+      const unchanged = await api.students.update({
+        params: { id: created.id },
+        body: { last_name: 'Updated' },
+      });
       expect(unchanged.body).toEqual(res.body);
-      expect((await api.patch(`/v1/students/${created.id}`, {})).body).toEqual(res.body);
+      expect((await api.students.update({ params: { id: created.id }, body: {} })).body).toEqual(
+        res.body,
+      );
       const events = await eventsOf(server, orgId);
       expect(events.slice(before).map((e) => e.type)).toEqual(['student.updated']);
     });
 
     it('deletes an unreferenced student and refuses one with enrollments', async () => {
-      const lone = (
-        await api.post('/v1/students', {
-          student_number: 'D-1',
-          first_name: 'Del',
-          last_name: 'Ete',
-        })
+      const lone = expectStatus(
+        await api.students.create({
+          body: { student_number: 'D-1', first_name: 'Del', last_name: 'Ete' },
+        }),
+        201,
       ).body;
-      const res = await api.delete(`/v1/students/${lone.id}`);
+      const res = await api.students.delete({ params: { id: lone.id } });
       expect(res.body).toEqual({ id: lone.id, object: 'student', deleted: true });
-      expect((await api.get(`/v1/students/${lone.id}`)).status).toBe(404);
-      expect((await api.delete(`/v1/students/${lone.id}`)).status).toBe(404);
+      expect((await api.students.retrieve({ params: { id: lone.id } })).status).toBe(404);
+      expect((await api.students.delete({ params: { id: lone.id } })).status).toBe(404);
 
-      const busy = (
-        await api.post('/v1/students', {
-          student_number: 'D-2',
-          first_name: 'Busy',
-          last_name: 'Bee',
-        })
+      const busy = expectStatus(
+        await api.students.create({
+          body: { student_number: 'D-2', first_name: 'Busy', last_name: 'Bee' },
+        }),
+        201,
       ).body;
-      const course = (await api.post('/v1/courses', { code: 'DEL', title: 'Del' })).body;
-      await api.post('/v1/enrollments', { student_id: busy.id, course_id: course.id });
-      const refused = await api.delete(`/v1/students/${busy.id}`);
-      expect(refused.status).toBe(409);
+      const course = expectStatus(
+        await api.courses.create({ body: { code: 'DEL', title: 'Del' } }),
+        201,
+      ).body;
+      await api.enrollments.create({ body: { student_id: busy.id, course_id: course.id } });
+      const refused = expectStatus(await api.students.delete({ params: { id: busy.id } }), 409);
       expect(refused.body.detail).toMatch(/withdrawn/);
-      expect((await api.get(`/v1/students/${busy.id}`)).status).toBe(200);
+      expect((await api.students.retrieve({ params: { id: busy.id } })).status).toBe(200);
     });
 
     it('answers 404 for an unknown or malformed id', async () => {
@@ -159,8 +176,7 @@ describe('students and courses: create, retrieve, update, delete', () => {
         'nope',
         'crs_01M81AW4437YFWV4VE6WMBH8MY',
       ]) {
-        const res = await api.get(`/v1/students/${id}`);
-        expect(res.status).toBe(404);
+        const res = expectStatus(await api.students.retrieve({ params: { id } }), 404);
         expect(res.body.detail).toContain(id);
       }
     });
@@ -168,70 +184,76 @@ describe('students and courses: create, retrieve, update, delete', () => {
 
   describe('courses', () => {
     it('creates, updates and deletes, with code unique per organization', async () => {
-      const created = await api.post('/v1/courses', {
-        code: 'MATH-101',
-        title: 'Algebra',
-        description: 'Linear equations',
-        start_date: '2026-09-01',
-        end_date: '2027-06-30',
-        capacity: 30,
-      });
-      expect(created.status).toBe(201);
+      const created = expectStatus(
+        await api.courses.create({
+          body: {
+            code: 'MATH-101',
+            title: 'Algebra',
+            description: 'Linear equations',
+            start_date: '2026-09-01',
+            end_date: '2027-06-30',
+            capacity: 30,
+          },
+        }),
+        201,
+      );
       expect(created.body).toMatchObject({
         object: 'course',
         status: 'active',
         capacity: 30,
         start_date: '2026-09-01',
       });
-      const dup = await api.post('/v1/courses', { code: 'MATH-101', title: 'Again' });
-      expect(dup.status).toBe(409);
-      expect(dup.body.errors[0].path).toBe('body.code');
-      const archived = await api.patch(`/v1/courses/${created.body.id}`, {
-        status: 'archived',
-        capacity: null,
+      const dup = expectStatus(
+        await api.courses.create({ body: { code: 'MATH-101', title: 'Again' } }),
+        409,
+      );
+      expect(dup.body.errors?.[0]?.path).toBe('body.code');
+      const archived = await api.courses.update({
+        params: { id: created.body.id },
+        body: { status: 'archived', capacity: null },
       });
       expect(archived.body).toMatchObject({ status: 'archived', capacity: null });
-      const deleted = await api.delete(`/v1/courses/${created.body.id}`);
+      const deleted = await api.courses.delete({ params: { id: created.body.id } });
       expect(deleted.body).toEqual({ id: created.body.id, object: 'course', deleted: true });
     });
 
     it('refuses an end date before the start date, also when only one of them changes', async () => {
-      const bad = await api.post('/v1/courses', {
-        code: 'DATES',
-        title: 'x',
-        start_date: '2026-09-01',
-        end_date: '2026-08-01',
-      });
-      expect(bad.status).toBe(400);
-      expect(bad.body.errors[0].path).toBe('body.end_date');
-      const ok = (
-        await api.post('/v1/courses', { code: 'DATES', title: 'x', start_date: '2026-09-01' })
+      const bad = expectStatus(
+        await api.courses.create({
+          body: { code: 'DATES', title: 'x', start_date: '2026-09-01', end_date: '2026-08-01' },
+        }),
+        400,
+      );
+      expect(bad.body.errors?.[0]?.path).toBe('body.end_date');
+      const ok = expectStatus(
+        await api.courses.create({ body: { code: 'DATES', title: 'x', start_date: '2026-09-01' } }),
+        201,
       ).body;
-      const later = await api.patch(`/v1/courses/${ok.id}`, { end_date: '2026-01-01' });
+      const later = await api.courses.update({
+        params: { id: ok.id },
+        body: { end_date: '2026-01-01' },
+      });
       expect(later.status).toBe(400);
-      expect((await api.get(`/v1/courses/${ok.id}`)).body.end_date).toBeNull();
+      expect(
+        expectStatus(await api.courses.retrieve({ params: { id: ok.id } }), 200).body.end_date,
+      ).toBeNull();
     });
 
     it('lists with status, code, date ranges and q', async () => {
-      await api.post('/v1/courses', {
-        code: 'ART-1',
-        title: 'Painting',
-        status: 'draft',
-        start_date: '2027-01-10',
+      await api.courses.create({
+        body: { code: 'ART-1', title: 'Painting', status: 'draft', start_date: '2027-01-10' },
       });
-      await api.post('/v1/courses', {
-        code: 'ART-2',
-        title: 'Sculpture',
-        start_date: '2026-01-10',
+      await api.courses.create({
+        body: { code: 'ART-2', title: 'Sculpture', start_date: '2026-01-10' },
       });
-      const codes = async (query: string) =>
-        (await api.get(`/v1/courses?${query}`)).body.data.map((c: { code: string }) => c.code);
-      expect(await codes('status=draft')).toEqual(['ART-1']);
-      expect(await codes('code=ART-2')).toEqual(['ART-2']);
-      expect(await codes('q=art&sort=code')).toEqual(['ART-1', 'ART-2']);
-      expect(await codes('q=art&start_date[gte]=2026-06-01')).toEqual(['ART-1']);
-      expect(await codes('q=sculp')).toEqual(['ART-2']);
-      expect((await api.get('/v1/courses?start_date[gte]=2026-13-01')).status).toBe(400);
+      const codes = async (query: QueryOf<TypedClient['courses']['list']>) =>
+        expectStatus(await api.courses.list({ query }), 200).body.data.map((c) => c.code);
+      expect(await codes({ status: 'draft' })).toEqual(['ART-1']);
+      expect(await codes({ code: 'ART-2' })).toEqual(['ART-2']);
+      expect(await codes({ q: 'art', sort: 'code' })).toEqual(['ART-1', 'ART-2']);
+      expect(await codes({ q: 'art', 'start_date[gte]': '2026-06-01' })).toEqual(['ART-1']);
+      expect(await codes({ q: 'sculp' })).toEqual(['ART-2']);
+      expect((await raw.get('/v1/courses?start_date[gte]=2026-13-01')).status).toBe(400);
     });
   });
 });

@@ -31,22 +31,21 @@ function metadataOf({ scope, oneTimeSecret, delegation, deprecated, requiresUser
   });
 }
 
-/** `GET` of a collection through the list convention (`listResponse` builds `response`). */
+/**
+ * `GET` of a collection through the list convention (`listResponse` builds `response`). A list
+ * under one resource (`/:id/...`) adds `pathParams: IdPathParams` to it.
+ */
 export function listRoute<
   const P extends string,
   Q extends z.ZodTypeAny,
   R extends z.ZodTypeAny,
   E extends object = typeof commonErrorResponses,
->(
-  path: P,
-  spec: RouteSpec & { query: Q; response: R; errors?: E; pathParams?: typeof IdPathParams },
-) {
+>(path: P, spec: RouteSpec & { query: Q; response: R; errors?: E }) {
   return {
     method: 'GET' as const,
     path,
     summary: spec.summary,
     description: spec.description,
-    ...(spec.pathParams && { pathParams: spec.pathParams }),
     query: spec.query,
     responses: { 200: spec.response, ...((spec.errors ?? commonErrorResponses) as E) },
     metadata: { ...metadataOf(spec), list: true as const },

@@ -267,16 +267,18 @@ export const webhookEndpointsContract = c.router(
       status: 202,
       scope: 'webhooks:write',
     }),
-    deliveries: listRoute('/v1/webhook_endpoints/:id/deliveries', {
-      summary: "List an endpoint's deliveries",
-      description:
-        'Each delivery with its state and every attempt. Filters: `status`, `event_type` (comma-separate several).',
+    deliveries: {
+      ...listRoute('/v1/webhook_endpoints/:id/deliveries', {
+        summary: "List an endpoint's deliveries",
+        description:
+          'Each delivery with its state and every attempt. Filters: `status`, `event_type` (comma-separate several).',
+        query: WebhookDeliveryListQuerySchema,
+        response: listResponse(WebhookDeliverySchema, 'WebhookDeliveryList'),
+        errors: readErrorResponses,
+        scope: 'webhooks:read',
+      }),
       pathParams: IdPathParams,
-      query: WebhookDeliveryListQuerySchema,
-      response: listResponse(WebhookDeliverySchema, 'WebhookDeliveryList'),
-      errors: readErrorResponses,
-      scope: 'webhooks:read',
-    }),
+    },
   },
   ROUTER_OPTIONS,
 );

@@ -7,28 +7,23 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { OAuthClientResource, Role, Scope } from '@platform/contract';
-import { Client } from 'pg';
 import type { DestinationStream } from 'pino';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { createApp } from '../app.factory';
 import { TokensService } from '../auth/tokens.service';
 import { type AppConfig, loadConfig } from '../config/env';
-import { dataSourceOptions } from '../database/data-source';
 import { type OAuthClientInput, OAuthClientsService } from '../oauth/oauth-clients.service';
 import { UsersService } from '../oauth/users.service';
+import { prepareDatabase } from './test-database';
 import type { Organization } from '../organizations/organization.entity';
 import {
   type CreateOrganizationInput,
   OrganizationsService,
 } from '../organizations/organizations.service';
-import { APP_SCHEMA } from '../schema';
 import { demoStudents } from '../seed/demo-students';
 import { OPERATOR } from '../audit/audit-actor';
 import type { Student } from '../students/student.entity';
@@ -81,47 +76,6 @@ export interface TestServer {
     now?: number,
   ): Promise<Student[]>;
   close(): Promise<void>;
-}
-
-export async function prepareDatabase(
-  options: TestServerOptions,
-): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
-  if (options.postgresAdminUrl) {
-    const name = `platform_test_${randomBytes(6).toString('hex')}`;
-    const admin = new Client({ connectionString: options.postgresAdminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(options.postgresAdminUrl);
-    url.pathname = `/${name}`;
-    const databaseUrl = url.toString();
-    await migrate(databaseUrl);
-    return {
-      databaseUrl,
-      drop: async () => {
-        const client = new Client({ connectionString: options.postgresAdminUrl });
-        await client.connect();
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await client.end();
-      },
-    };
-  }
-  const dir = mkdtempSync(path.join(tmpdir(), 'platform-test-'));
-  const databaseUrl = `sqlite:${path.join(dir, 'platform.sqlite')}`;
-  await migrate(databaseUrl);
-  return {
-    databaseUrl,
-    drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
-  };
-}
-
-async function migrate(databaseUrl: string): Promise<void> {
-  const dataSource = new DataSource(
-    dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database, APP_SCHEMA),
-  );
-  await dataSource.initialize();
-  await dataSource.runMigrations({ transaction: 'each' });
-  await dataSource.destroy();
 }
 
 /** A free loopback port, so the OAuth issuer (which names the port) is known before boot. */
@@ -229,6 +183,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 
+export { dropTestTemplates, prepareDatabase } from './test-database';
 export { demoStudents } from '../seed/demo-students';
 export { authorizeInBrowser, Browser, formAction, type AuthorizeResult } from './browser';
 export type { Student } from '../students/student.entity';

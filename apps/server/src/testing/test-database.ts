@@ -1,0 +1,211 @@
+/**
+ * The database behind a test server: a fresh SQLite file or a fresh PostgreSQL database, each a
+ * copy of a template migrated once (see below), dropped when the server closes.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import {
+  DataSource,
+  type DataSourceOptions,
+  type MigrationInterface,
+  type QueryRunner,
+} from 'typeorm';
+import { loadConfig } from '../config/env';
+import { dataSourceOptions } from '../database/data-source';
+import { APP_SCHEMA } from '../schema';
+import type { TestServerOptions } from '.';
+
+export async function prepareDatabase(
+  options: Pick<TestServerOptions, 'postgresAdminUrl'>,
+): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
+  if (options.postgresAdminUrl) {
+    const adminUrl = options.postgresAdminUrl;
+    const template = await postgresTemplate(adminUrl);
+    const name = `platform_test_${randomBytes(6).toString('hex')}`;
+    await withPostgres(adminUrl, (admin) =>
+      admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`),
+    );
+    return {
+      databaseUrl: postgresUrl(adminUrl, name),
+      drop: async () => {
+        await withPostgres(adminUrl, (admin) =>
+          admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+        );
+      },
+    };
+  }
+  const template = await sqliteTemplate();
+  const dir = mkdtempSync(path.join(tmpdir(), 'platform-test-'));
+  const file = path.join(dir, 'platform.sqlite');
+  copyFileSync(template, file);
+  // A server makes its database file 0600 (it holds token hashes); the copy does the same.
+  chmodSync(file, 0o600);
+  return {
+    databaseUrl: `sqlite:${file}`,
+    drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+  };
+}
+
+/*
+ * Every test server used to migrate an empty database; now each is a copy of one migrated once:
+ * a SQLite file copied, a PostgreSQL database made with CREATE DATABASE ... TEMPLATE. A template
+ * is named by the migrations (names and code, so a changed list or body makes a new one) and by
+ * the Jest run (PLATFORM_TEST_RUN, set by the server's globalSetup, which drops the run's
+ * templates at the end); without a run (SDK tests, benchmarks) templates are shared and kept.
+ */
+const TEMPLATE_RUN_ENV = 'PLATFORM_TEST_RUN';
+const SQLITE_TEMPLATE_DIR = path.join(tmpdir(), 'platform-test-templates');
+
+function templateRun(): string {
+  // eslint-disable-next-line no-restricted-properties -- set by the test runner, not server configuration
+  const run = process.env[TEMPLATE_RUN_ENV] ?? 'shared';
+  if (!/^[a-z0-9]{1,16}$/.test(run)) throw new Error(`${TEMPLATE_RUN_ENV} must be [a-z0-9]{1,16}`);
+  return run;
+}
+
+/**
+ * The migrations' names and the very SQL they run, hashed: each migration is played against a
+ * runner that only records its statements. (The classes TypeORM gets are made by one generic
+ * function, so their source says nothing about what they do.)
+ */
+async function migrationsKey(options: DataSourceOptions): Promise<string> {
+  const migrations = options.migrations ?? [];
+  const list = Array.isArray(migrations) ? migrations : Object.values(migrations);
+  const hash = createHash('sha256').update(options.type);
+  const recorder = {
+    query: (statement: string) => {
+      hash.update(`${statement}\n`);
+      return Promise.resolve([]);
+    },
+  } as unknown as QueryRunner;
+  for (const migration of list) {
+    if (typeof migration !== 'function') throw new Error('Test templates need migration classes');
+    const instance = new (migration as new () => MigrationInterface)();
+    hash.update(`${instance.name ?? migration.name}\n`);
+    await instance.up(recorder);
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The migrated template file for this run and migration set, made by the first who needs it. */
+async function sqliteTemplate(): Promise<string> {
+  mkdirSync(SQLITE_TEMPLATE_DIR, { recursive: true });
+  // Made under a private name and renamed into place: two workers racing both build, the
+  // rename is atomic, and nobody ever copies a half-migrated file.
+  const building = path.join(
+    SQLITE_TEMPLATE_DIR,
+    `building-${randomBytes(8).toString('hex')}.sqlite`,
+  );
+  const config = loadConfig({ DATABASE_URL: `sqlite:${building}` }).database;
+  const options = dataSourceOptions(config, APP_SCHEMA);
+  const template = path.join(
+    SQLITE_TEMPLATE_DIR,
+    `${templateRun()}-${await migrationsKey(options)}.sqlite`,
+  );
+  try {
+    if (!existsSync(template)) {
+      await migrate(options, (dataSource) =>
+        // One self-contained file to copy: no -wal beside it (the server turns WAL back on).
+        dataSource.query('PRAGMA journal_mode = DELETE'),
+      );
+      renameSync(building, template);
+    }
+  } finally {
+    for (const suffix of ['', '-wal', '-shm', '-journal'])
+      rmSync(building + suffix, { force: true });
+  }
+  return template;
+}
+
+/** The migrated template database for this run and migration set, made by the first who needs it. */
+async function postgresTemplate(adminUrl: string): Promise<string> {
+  const options = dataSourceOptions(
+    loadConfig({ DATABASE_URL: postgresUrl(adminUrl, 'x') }).database,
+    APP_SCHEMA,
+  );
+  const name = `platform_tpl_${templateRun()}_${await migrationsKey(options)}`;
+  await withPostgres(adminUrl, async (admin) => {
+    // Workers starting together: one builds, the others wait for it, then find it made.
+    await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+    try {
+      const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (found.rowCount) return;
+      const building = `${name}_building`;
+      await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE ${building}`);
+      await migrate(
+        dataSourceOptions(
+          loadConfig({ DATABASE_URL: postgresUrl(adminUrl, building) }).database,
+          APP_SCHEMA,
+        ),
+      );
+      await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+    } finally {
+      await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
+    }
+  });
+  return name;
+}
+
+/** An arbitrary advisory lock number, taken only while a template is looked for or built. */
+const TEMPLATE_LOCK = 7_316_001;
+
+/** Removes the templates of one Jest run (see PLATFORM_TEST_RUN); for the server's globalTeardown. */
+export async function dropTestTemplates(run: string, postgresAdminUrl?: string): Promise<void> {
+  if (existsSync(SQLITE_TEMPLATE_DIR)) {
+    for (const file of readdirSync(SQLITE_TEMPLATE_DIR)) {
+      if (file.startsWith(`${run}-`)) rmSync(path.join(SQLITE_TEMPLATE_DIR, file), { force: true });
+    }
+  }
+  if (!postgresAdminUrl) return;
+  await withPostgres(postgresAdminUrl, async (admin) => {
+    const { rows } = await admin.query<{ datname: string }>(
+      "SELECT datname FROM pg_database WHERE datname LIKE 'platform\\_tpl\\_' || $1 || '\\_%'",
+      [run],
+    );
+    for (const { datname } of rows)
+      await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  });
+}
+
+async function withPostgres<T>(url: string, use: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function postgresUrl(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function migrate(
+  options: DataSourceOptions,
+  beforeClose?: (dataSource: DataSource) => Promise<unknown>,
+): Promise<void> {
+  const dataSource = new DataSource(options);
+  await dataSource.initialize();
+  try {
+    await dataSource.runMigrations({ transaction: 'each' });
+    await beforeClose?.(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
