@@ -16,12 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import {
-  DataSource,
-  type DataSourceOptions,
-  type MigrationInterface,
-  type QueryRunner,
-} from 'typeorm';
+import { DataSource, type DataSourceOptions, type MigrationInterface } from 'typeorm';
 import { loadConfig } from '../config/env';
 import { dataSourceOptions } from '../database/data-source';
 import { APP_SCHEMA } from '../schema';
@@ -30,13 +25,24 @@ import type { TestServerOptions } from '.';
 export async function prepareDatabase(
   options: Pick<TestServerOptions, 'postgresAdminUrl'>,
 ): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
+  const run = templateRun();
   if (options.postgresAdminUrl) {
     const adminUrl = options.postgresAdminUrl;
-    const template = await postgresTemplate(adminUrl);
     const name = `platform_test_${randomBytes(6).toString('hex')}`;
-    await withPostgres(adminUrl, (admin) =>
-      admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`),
-    );
+    if (run) {
+      const template = await postgresTemplate(adminUrl, run);
+      await withPostgres(adminUrl, (admin) =>
+        admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`),
+      );
+    } else {
+      await withPostgres(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
+      await migrate(
+        dataSourceOptions(
+          loadConfig({ DATABASE_URL: postgresUrl(adminUrl, name) }).database,
+          APP_SCHEMA,
+        ),
+      );
+    }
     return {
       databaseUrl: postgresUrl(adminUrl, name),
       drop: async () => {
@@ -46,12 +52,17 @@ export async function prepareDatabase(
       },
     };
   }
-  const template = await sqliteTemplate();
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-test-'));
   const file = path.join(dir, 'platform.sqlite');
-  copyFileSync(template, file);
-  // A server makes its database file 0600 (it holds token hashes); the copy does the same.
-  chmodSync(file, 0o600);
+  if (run) {
+    copyFileSync(await sqliteTemplate(run), file);
+    // A server makes its database file 0600 (it holds token hashes); the copy does the same.
+    chmodSync(file, 0o600);
+  } else {
+    await migrate(
+      dataSourceOptions(loadConfig({ DATABASE_URL: `sqlite:${file}` }).database, APP_SCHEMA),
+    );
+  }
   return {
     databaseUrl: `sqlite:${file}`,
     drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
@@ -61,46 +72,36 @@ export async function prepareDatabase(
 /*
  * Every test server used to migrate an empty database; now each is a copy of one migrated once:
  * a SQLite file copied, a PostgreSQL database made with CREATE DATABASE ... TEMPLATE. A template
- * is named by the migrations (names and code, so a changed list or body makes a new one) and by
- * the Jest run (PLATFORM_TEST_RUN, set by the server's globalSetup, which drops the run's
- * templates at the end); without a run (SDK tests, benchmarks) templates are shared and kept.
+ * belongs to one Jest run (PLATFORM_TEST_RUN, set by the server's globalSetup, whose teardown
+ * drops the run's templates), so it never outlives the build that made it. Outside a run (SDK
+ * tests, benchmarks) each server's database is migrated as before: a template kept between runs
+ * could hold the schema of older migrations under the same names.
  */
 const TEMPLATE_RUN_ENV = 'PLATFORM_TEST_RUN';
 const SQLITE_TEMPLATE_DIR = path.join(tmpdir(), 'platform-test-templates');
 
-function templateRun(): string {
+function templateRun(): string | undefined {
   // eslint-disable-next-line no-restricted-properties -- set by the test runner, not server configuration
-  const run = process.env[TEMPLATE_RUN_ENV] ?? 'shared';
+  const run = process.env[TEMPLATE_RUN_ENV];
+  if (run === undefined) return undefined;
   if (!/^[a-z0-9]{1,16}$/.test(run)) throw new Error(`${TEMPLATE_RUN_ENV} must be [a-z0-9]{1,16}`);
   return run;
 }
 
-/**
- * The migrations' names and the very SQL they run, hashed: each migration is played against a
- * runner that only records its statements. (The classes TypeORM gets are made by one generic
- * function, so their source says nothing about what they do.)
- */
-async function migrationsKey(options: DataSourceOptions): Promise<string> {
+/** The migrations a template holds, by name (a template lives for one run of one build). */
+function migrationsKey(options: DataSourceOptions): string {
   const migrations = options.migrations ?? [];
   const list = Array.isArray(migrations) ? migrations : Object.values(migrations);
   const hash = createHash('sha256').update(options.type);
-  const recorder = {
-    query: (statement: string) => {
-      hash.update(`${statement}\n`);
-      return Promise.resolve([]);
-    },
-  } as unknown as QueryRunner;
   for (const migration of list) {
     if (typeof migration !== 'function') throw new Error('Test templates need migration classes');
-    const instance = new (migration as new () => MigrationInterface)();
-    hash.update(`${instance.name ?? migration.name}\n`);
-    await instance.up(recorder);
+    hash.update(`${new (migration as new () => MigrationInterface)().name}\n`);
   }
   return hash.digest('hex').slice(0, 16);
 }
 
 /** The migrated template file for this run and migration set, made by the first who needs it. */
-async function sqliteTemplate(): Promise<string> {
+async function sqliteTemplate(run: string): Promise<string> {
   mkdirSync(SQLITE_TEMPLATE_DIR, { recursive: true });
   // Made under a private name and renamed into place: two workers racing both build, the
   // rename is atomic, and nobody ever copies a half-migrated file.
@@ -110,10 +111,7 @@ async function sqliteTemplate(): Promise<string> {
   );
   const config = loadConfig({ DATABASE_URL: `sqlite:${building}` }).database;
   const options = dataSourceOptions(config, APP_SCHEMA);
-  const template = path.join(
-    SQLITE_TEMPLATE_DIR,
-    `${templateRun()}-${await migrationsKey(options)}.sqlite`,
-  );
+  const template = path.join(SQLITE_TEMPLATE_DIR, `${run}-${migrationsKey(options)}.sqlite`);
   try {
     if (!existsSync(template)) {
       await migrate(options, (dataSource) =>
@@ -130,12 +128,12 @@ async function sqliteTemplate(): Promise<string> {
 }
 
 /** The migrated template database for this run and migration set, made by the first who needs it. */
-async function postgresTemplate(adminUrl: string): Promise<string> {
+async function postgresTemplate(adminUrl: string, run: string): Promise<string> {
   const options = dataSourceOptions(
     loadConfig({ DATABASE_URL: postgresUrl(adminUrl, 'x') }).database,
     APP_SCHEMA,
   );
-  const name = `platform_tpl_${templateRun()}_${await migrationsKey(options)}`;
+  const name = `platform_tpl_${run}_${migrationsKey(options)}`;
   await withPostgres(adminUrl, async (admin) => {
     // Workers starting together: one builds, the others wait for it, then find it made.
     await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
