@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
+  contract,
   ENROLLMENT_TRANSITIONS,
   type Enrollment as EnrollmentResource,
   type EnrollmentCreateSchema,
@@ -14,10 +15,11 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { findOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
-import { applyPatch } from '../common/patch';
+import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import {
   alreadyExists,
   invalidTransition,
@@ -27,22 +29,15 @@ import {
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { CoursesService } from '../courses/courses.service';
+import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { Enrollment } from './enrollment.entity';
 import { countLiveEnrollments } from './live-enrollments';
 
-const ENROLLMENT_LIST_FIELDS: ListFields = {
-  columns: {
-    student_id: 'studentId',
-    course_id: 'courseId',
-    status: 'status',
-    activated_at: 'activatedAt',
-    completed_at: 'completedAt',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-  },
-};
+export const ENROLLMENT_UPDATABLE = {
+  notes: 'notes',
+} as const satisfies UpdatableFields<z.output<typeof EnrollmentUpdateSchema>, Enrollment>;
 
 /** The timestamp each target state records. */
 const STATE_TIMESTAMP = {
@@ -72,21 +67,25 @@ export function toEnrollmentResource(enrollment: Enrollment): EnrollmentResource
 
 @Injectable()
 export class EnrollmentsService {
+  private readonly listed: ListCollection<Enrollment>;
+
   constructor(
     @InjectRepository(Enrollment) private readonly enrollments: Repository<Enrollment>,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
     private readonly students: StudentsService,
     private readonly courses: CoursesService,
-  ) {}
+    sql: Sql,
+  ) {
+    this.listed = new ListCollection(
+      sql,
+      enrollments,
+      listFieldsFor(enrollments.metadata, contract.enrollments.list.query),
+    );
+  }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.enrollments,
-      principal.organizationId,
-      query,
-      ENROLLMENT_LIST_FIELDS,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, query);
     return { data: rows.map(toEnrollmentResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -201,7 +200,8 @@ export class EnrollmentsService {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
       const enrollment = await findOwned(manager, Enrollment, organizationId, id, 'enrollment');
-      if (!applyPatch(enrollment, { notes: input.notes })) return toEnrollmentResource(enrollment);
+      if (!applyPatch(enrollment, pick(input, ENROLLMENT_UPDATABLE)))
+        return toEnrollmentResource(enrollment);
       enrollment.updatedAt = new Date();
       await manager.save(Enrollment, enrollment);
       const resource = toEnrollmentResource(enrollment);

@@ -1,19 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type {
-  ExamResult as ExamResultResource,
-  ExamResultCreateSchema,
-  ExamResultUpdateSchema,
-  ListQuery,
+import {
+  contract,
+  type ExamResult as ExamResultResource,
+  type ExamResultCreateSchema,
+  type ExamResultUpdateSchema,
+  type ListQuery,
 } from '@platform/contract';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { findOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
-import { applyPatch, pick } from '../common/patch';
+import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
 import {
   alreadyExists,
@@ -25,22 +27,16 @@ import {
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
+import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { ExamResult } from './exam-result.entity';
 import { ExamsService } from './exams.service';
 
-const RESULT_LIST_FIELDS: ListFields = {
-  columns: {
-    exam_id: 'examId',
-    student_id: 'studentId',
-    status: 'status',
-    score: 'score',
-    published_at: 'publishedAt',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-  },
-};
+export const EXAM_RESULT_UPDATABLE = {
+  score: 'score',
+  grade: 'grade',
+} as const satisfies UpdatableFields<z.output<typeof ExamResultUpdateSchema>, ExamResult>;
 
 /** A result needs an enrollment in the exam's course that got past `pending`. */
 const ENROLLED_STATUSES = ['active', 'completed'] as const;
@@ -62,6 +58,8 @@ export function toExamResultResource(result: ExamResult): ExamResultResource {
 
 @Injectable()
 export class ExamResultsService {
+  private readonly listed: ListCollection<ExamResult>;
+
   constructor(
     @InjectRepository(ExamResult) private readonly results: Repository<ExamResult>,
     private readonly transactions: TransactionRunner,
@@ -69,15 +67,17 @@ export class ExamResultsService {
     private readonly exams: ExamsService,
     private readonly students: StudentsService,
     private readonly enrollments: EnrollmentsService,
-  ) {}
+    sql: Sql,
+  ) {
+    this.listed = new ListCollection(
+      sql,
+      results,
+      listFieldsFor(results.metadata, contract.examResults.list.query),
+    );
+  }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.results,
-      principal.organizationId,
-      query,
-      RESULT_LIST_FIELDS,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, query);
     return { data: rows.map(toExamResultResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -159,7 +159,7 @@ export class ExamResultsService {
     return this.transactions.run(async (manager) => {
       await this.transactions.lockForUpdate(manager, 'exam_results', id, organizationId);
       const result = await findOwned(manager, ExamResult, organizationId, id, 'exam result');
-      if (!applyPatch(result, pick(input, { score: 'score', grade: 'grade' })))
+      if (!applyPatch(result, pick(input, EXAM_RESULT_UPDATABLE)))
         return toExamResultResource(result);
       const exam = await this.exams.findInOrganization(manager, organizationId, result.examId);
       if (exam && result.score > exam.maxScore) {

@@ -1,19 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type {
-  ListQuery,
-  Payment as PaymentResource,
-  PaymentCreateSchema,
-  PaymentFailSchema,
-  PaymentRefundSchema,
-  PaymentStatus,
+import {
+  contract,
+  type ListQuery,
+  type Payment as PaymentResource,
+  type PaymentCreateSchema,
+  type PaymentFailSchema,
+  type PaymentRefundSchema,
+  type PaymentStatus,
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { findOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { invalidField, invalidTransition, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
@@ -21,23 +23,10 @@ import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
+import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { Payment } from './payment.entity';
-
-export const PAYMENT_LIST_FIELDS: ListFields = {
-  columns: {
-    student_id: 'studentId',
-    enrollment_id: 'enrollmentId',
-    status: 'status',
-    currency: 'currency',
-    amount: 'amount',
-    succeeded_at: 'succeededAt',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-  },
-  search: ['description', 'externalReference'],
-};
 
 export function toPaymentResource(payment: Payment): PaymentResource {
   const iso = (d: Date | null) => (d ? toIso(d) : null);
@@ -63,6 +52,8 @@ export function toPaymentResource(payment: Payment): PaymentResource {
 
 @Injectable()
 export class PaymentsService {
+  private readonly listed: ListCollection<Payment>;
+
   constructor(
     @InjectRepository(Payment) private readonly payments: Repository<Payment>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -70,16 +61,17 @@ export class PaymentsService {
     private readonly events: EventsService,
     private readonly students: StudentsService,
     private readonly enrollments: EnrollmentsService,
-  ) {}
+    sql: Sql,
+  ) {
+    this.listed = new ListCollection(
+      sql,
+      payments,
+      listFieldsFor(payments.metadata, contract.payments.list.query),
+    );
+  }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.payments,
-      principal.organizationId,
-      query,
-      PAYMENT_LIST_FIELDS,
-      this.config,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, query, this.config);
     return { data: rows.map(toPaymentResource), ...pageEnvelope(url, query, total) };
   }
 
