@@ -20,12 +20,7 @@ import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { applyPatch, pick, type UpdatableFields } from '../common/patch';
-import {
-  alreadyExists,
-  invalidTransition,
-  isUniqueViolation,
-  unknownReference,
-} from '../common/resource-errors';
+import { isUniqueViolation, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { CoursesService } from '../courses/courses.service';
@@ -33,19 +28,12 @@ import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { Enrollment } from './enrollment.entity';
+import { alreadyEnrolled, applyTransition, seatRefusal } from './enrollment-rules';
 import { countLiveEnrollments } from './live-enrollments';
 
 export const ENROLLMENT_UPDATABLE = {
   notes: 'notes',
 } as const satisfies UpdatableFields<z.output<typeof EnrollmentUpdateSchema>, Enrollment>;
-
-/** The timestamp each target state records. */
-const STATE_TIMESTAMP = {
-  active: 'activatedAt',
-  completed: 'completedAt',
-  dropped: 'droppedAt',
-  cancelled: 'cancelledAt',
-} as const;
 
 export function toEnrollmentResource(enrollment: Enrollment): EnrollmentResource {
   const iso = (d: Date | null) => (d ? toIso(d) : null);
@@ -156,15 +144,11 @@ export class EnrollmentsService {
           status: In([...LIVE_ENROLLMENT_STATUSES]),
         });
         if (live) throw alreadyEnrolled(live.id);
-        if (
+        // Seats are counted only where there is a limit.
+        const full =
           course.capacity !== null &&
-          (await countLiveEnrollments(manager, course.id)) >= course.capacity
-        ) {
-          throw new ProblemException(
-            'conflict',
-            `Course ${course.id} is full (capacity ${course.capacity})`,
-          );
-        }
+          seatRefusal(course, await countLiveEnrollments(manager, course.id));
+        if (full) throw full;
         const now = new Date();
         const enrollment: Enrollment = {
           id: newId('enrollment', now.getTime()),
@@ -222,28 +206,16 @@ export class EnrollmentsService {
     transition: EnrollmentTransition,
   ): Promise<EnrollmentResource> {
     const organizationId = principal.organizationId;
-    const { to, from } = ENROLLMENT_TRANSITIONS[transition];
     return this.transactions.run(async (manager) => {
       await this.transactions.lockForUpdate(manager, 'enrollments', id, organizationId);
       const enrollment = await findOwned(manager, Enrollment, organizationId, id, 'enrollment');
-      if (!(from as readonly string[]).includes(enrollment.status)) {
-        throw invalidTransition('enrollment', enrollment.status, to, from);
-      }
       const now = new Date();
-      enrollment.status = to;
-      enrollment[STATE_TIMESTAMP[to]] = now;
-      enrollment.updatedAt = now;
+      applyTransition(enrollment, transition, now);
       await manager.save(Enrollment, enrollment);
       const resource = toEnrollmentResource(enrollment);
+      const { to } = ENROLLMENT_TRANSITIONS[transition];
       await this.events.record(manager, organizationId, `enrollment.${to}`, resource, now);
       return resource;
     });
   }
-}
-
-function alreadyEnrolled(existingId?: string) {
-  return alreadyExists(
-    'course_id',
-    `The student already holds a live (pending or active) enrollment in this course${existingId ? ` (${existingId})` : ''}`,
-  );
 }

@@ -17,19 +17,14 @@ import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
-import {
-  alreadyExists,
-  invalidField,
-  invalidTransition,
-  isUniqueViolation,
-  unknownReference,
-} from '../common/resource-errors';
+import { alreadyExists, isUniqueViolation, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
 import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
+import { ENROLLED_STATUSES, publishResult, scoreRefusal } from './exam-result-rules';
 import { ExamResult } from './exam-result.entity';
 import { ExamsService } from './exams.service';
 
@@ -37,9 +32,6 @@ export const EXAM_RESULT_UPDATABLE = {
   score: 'score',
   grade: 'grade',
 } as const satisfies UpdatableFields<z.output<typeof ExamResultUpdateSchema>, ExamResult>;
-
-/** A result needs an enrollment in the exam's course that got past `pending`. */
-const ENROLLED_STATUSES = ['active', 'completed'] as const;
 
 export function toExamResultResource(result: ExamResult): ExamResultResource {
   return {
@@ -108,8 +100,8 @@ export class ExamResultsService {
           input.student_id,
         );
         if (!student) throw unknownReference('student_id', 'student', input.student_id);
-        if (input.score > exam.maxScore)
-          throw invalidField('score', `must be at most ${exam.maxScore}, the exam's max_score`);
+        const badScore = scoreRefusal(input.score, exam);
+        if (badScore) throw badScore;
         if (
           !(await this.enrollments.hasEnrollment(
             manager,
@@ -162,9 +154,8 @@ export class ExamResultsService {
       if (!applyPatch(result, pick(input, EXAM_RESULT_UPDATABLE)))
         return toExamResultResource(result);
       const exam = await this.exams.findInOrganization(manager, organizationId, result.examId);
-      if (exam && result.score > exam.maxScore) {
-        throw invalidField('score', `must be at most ${exam.maxScore}, the exam's max_score`);
-      }
+      const badScore = exam && scoreRefusal(result.score, exam);
+      if (badScore) throw badScore;
       result.updatedAt = new Date();
       await manager.save(ExamResult, result);
       const resource = toExamResultResource(result);
@@ -184,12 +175,8 @@ export class ExamResultsService {
     return this.transactions.run(async (manager) => {
       await this.transactions.lockForUpdate(manager, 'exam_results', id, organizationId);
       const result = await findOwned(manager, ExamResult, organizationId, id, 'exam result');
-      if (result.status !== 'draft')
-        throw invalidTransition('exam result', result.status, 'published', ['draft']);
       const now = new Date();
-      result.status = 'published';
-      result.publishedAt = now;
-      result.updatedAt = now;
+      publishResult(result, now);
       await manager.save(ExamResult, result);
       const resource = toExamResultResource(result);
       await this.events.record(manager, organizationId, 'exam_result.published', resource, now);

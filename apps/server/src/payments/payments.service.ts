@@ -17,7 +17,7 @@ import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
-import { invalidField, invalidTransition, unknownReference } from '../common/resource-errors';
+import { invalidField, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
@@ -26,6 +26,7 @@ import { EnrollmentsService } from '../enrollments/enrollments.service';
 import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
+import { failPayment, refundPayment, succeedPayment } from './payment-rules';
 import { Payment } from './payment.entity';
 
 export function toPaymentResource(payment: Payment): PaymentResource {
@@ -134,10 +135,7 @@ export class PaymentsService {
   }
 
   succeed(principal: Principal, id: string): Promise<PaymentResource> {
-    return this.change(principal, id, 'succeeded', ['pending'], (payment, now) => {
-      payment.status = 'succeeded';
-      payment.succeededAt = now;
-    });
+    return this.change(principal, id, 'succeeded', (payment, now) => succeedPayment(payment, now));
   }
 
   fail(
@@ -145,53 +143,34 @@ export class PaymentsService {
     id: string,
     input: z.output<typeof PaymentFailSchema> | undefined,
   ): Promise<PaymentResource> {
-    return this.change(principal, id, 'failed', ['pending'], (payment, now) => {
-      payment.status = 'failed';
-      payment.failedAt = now;
-      payment.failureReason = input?.failure_reason ?? null;
-    });
+    return this.change(principal, id, 'failed', (payment, now) =>
+      failPayment(payment, now, input?.failure_reason ?? null),
+    );
   }
 
-  /** Full or partial; refunds add up and never exceed the amount. */
   refund(
     principal: Principal,
     id: string,
     input: z.output<typeof PaymentRefundSchema> | undefined,
   ): Promise<PaymentResource> {
-    return this.change(principal, id, 'refunded', ['succeeded', 'refunded'], (payment, now) => {
-      const refundable = payment.amount - payment.amountRefunded;
-      if (refundable === 0)
-        throw invalidField('amount', 'nothing is left to refund on this payment');
-      const amount = input?.amount ?? refundable;
-      if (amount > refundable) {
-        throw invalidField(
-          'amount',
-          `must be at most ${refundable}, what is left to refund of ${payment.amount}`,
-        );
-      }
-      payment.status = 'refunded';
-      payment.amountRefunded += amount;
-      payment.refundedAt = now;
-    });
+    return this.change(principal, id, 'refunded', (payment, now) =>
+      refundPayment(payment, input?.amount, now),
+    );
   }
 
-  /** One state change: lock, check the current state, apply, save, record its event. */
+  /** One state change: lock, apply (which checks the current state), save, record its event. */
   private change(
     principal: Principal,
     id: string,
     to: Exclude<PaymentStatus, 'pending'>,
-    from: readonly PaymentStatus[],
     apply: (payment: Payment, now: Date) => void,
   ): Promise<PaymentResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager: EntityManager) => {
       await this.transactions.lockForUpdate(manager, 'payments', id, organizationId);
       const payment = await findOwned(manager, Payment, organizationId, id, 'payment');
-      if (!from.includes(payment.status))
-        throw invalidTransition('payment', payment.status, to, from);
       const now = new Date();
       apply(payment, now);
-      payment.updatedAt = now;
       await manager.save(Payment, payment);
       const resource = toPaymentResource(payment);
       await this.events.record(manager, organizationId, `payment.${to}`, resource, now);
