@@ -11,7 +11,7 @@ import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
@@ -62,7 +62,7 @@ export class CoursesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
-    sql: Sql,
+    private readonly sql: Sql,
   ) {
     this.listed = new ListCollection(
       sql,
@@ -129,8 +129,14 @@ export class CoursesService {
     const organizationId = principal.organizationId;
     return this.write(input.code, () =>
       this.transactions.run(async (manager) => {
-        await this.transactions.lockForUpdate(manager, 'courses', id, organizationId);
-        const course = await findOwned(manager, Course, organizationId, id, 'course');
+        const course = await findOwnedForUpdate(
+          this.sql,
+          manager,
+          Course,
+          organizationId,
+          id,
+          'course',
+        );
         if (input.code !== undefined && input.code !== course.code) {
           await this.assertCodeFree(manager, organizationId, input.code);
         }

@@ -13,7 +13,7 @@ import {
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate, lockOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
@@ -23,6 +23,7 @@ import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { isUniqueViolation, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
+import { Course } from '../courses/course.entity';
 import { CoursesService } from '../courses/courses.service';
 import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
@@ -63,7 +64,7 @@ export class EnrollmentsService {
     private readonly events: EventsService,
     private readonly students: StudentsService,
     private readonly courses: CoursesService,
-    sql: Sql,
+    private readonly sql: Sql,
   ) {
     this.listed = new ListCollection(
       sql,
@@ -125,7 +126,7 @@ export class EnrollmentsService {
         );
         if (!student) throw unknownReference('student_id', 'student', input.student_id);
         // The course row lock serialises seat counting between concurrent enrollments.
-        await this.transactions.lockForUpdate(manager, 'courses', input.course_id, organizationId);
+        await lockOwned(this.sql, manager, Course, organizationId, input.course_id);
         const course = await this.courses.findInOrganization(
           manager,
           organizationId,
@@ -207,8 +208,14 @@ export class EnrollmentsService {
   ): Promise<EnrollmentResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'enrollments', id, organizationId);
-      const enrollment = await findOwned(manager, Enrollment, organizationId, id, 'enrollment');
+      const enrollment = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        Enrollment,
+        organizationId,
+        id,
+        'enrollment',
+      );
       const now = new Date();
       applyTransition(enrollment, transition, now);
       await manager.save(Enrollment, enrollment);

@@ -10,7 +10,7 @@ import {
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
@@ -59,7 +59,7 @@ export class ExamResultsService {
     private readonly exams: ExamsService,
     private readonly students: StudentsService,
     private readonly enrollments: EnrollmentsService,
-    sql: Sql,
+    private readonly sql: Sql,
   ) {
     this.listed = new ListCollection(
       sql,
@@ -149,8 +149,14 @@ export class ExamResultsService {
   ): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'exam_results', id, organizationId);
-      const result = await findOwned(manager, ExamResult, organizationId, id, 'exam result');
+      const result = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        ExamResult,
+        organizationId,
+        id,
+        'exam result',
+      );
       if (!applyPatch(result, pick(input, EXAM_RESULT_UPDATABLE)))
         return toExamResultResource(result);
       const exam = await this.exams.findInOrganization(manager, organizationId, result.examId);
@@ -173,8 +179,14 @@ export class ExamResultsService {
   async publish(principal: Principal, id: string): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'exam_results', id, organizationId);
-      const result = await findOwned(manager, ExamResult, organizationId, id, 'exam result');
+      const result = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        ExamResult,
+        organizationId,
+        id,
+        'exam result',
+      );
       const now = new Date();
       publishResult(result, now);
       await manager.save(ExamResult, result);

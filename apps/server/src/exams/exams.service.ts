@@ -11,7 +11,7 @@ import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
@@ -58,7 +58,7 @@ export class ExamsService {
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
     private readonly courses: CoursesService,
-    sql: Sql,
+    private readonly sql: Sql,
   ) {
     this.listed = new ListCollection(
       sql,
@@ -123,8 +123,7 @@ export class ExamsService {
   ): Promise<ExamResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'exams', id, organizationId);
-      const exam = await findOwned(manager, Exam, organizationId, id, 'exam');
+      const exam = await findOwnedForUpdate(this.sql, manager, Exam, organizationId, id, 'exam');
       if (!applyPatch(exam, pick(input, EXAM_UPDATABLE))) return toExamResource(exam);
       const highest = await manager.maximum(ExamResult, 'score', { examId: exam.id });
       if (highest !== null && highest > exam.maxScore) {

@@ -12,7 +12,7 @@ import {
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
@@ -62,7 +62,7 @@ export class PaymentsService {
     private readonly events: EventsService,
     private readonly students: StudentsService,
     private readonly enrollments: EnrollmentsService,
-    sql: Sql,
+    private readonly sql: Sql,
   ) {
     this.listed = new ListCollection(
       sql,
@@ -167,8 +167,14 @@ export class PaymentsService {
   ): Promise<PaymentResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager: EntityManager) => {
-      await this.transactions.lockForUpdate(manager, 'payments', id, organizationId);
-      const payment = await findOwned(manager, Payment, organizationId, id, 'payment');
+      const payment = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        Payment,
+        organizationId,
+        id,
+        'payment',
+      );
       const now = new Date();
       apply(payment, now);
       await manager.save(Payment, payment);
