@@ -7,7 +7,6 @@ import {
   type EnrollmentCreateSchema,
   type EnrollmentTransition,
   type EnrollmentUpdateSchema,
-  LIVE_ENROLLMENT_STATUSES,
   type ListQuery,
 } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
@@ -30,7 +29,7 @@ import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { Enrollment } from './enrollment.entity';
 import { alreadyEnrolled, applyTransition, seatRefusal } from './enrollment-rules';
-import { countLiveEnrollments } from './live-enrollments';
+import { countLiveEnrollments, findLiveEnrollment } from './live-enrollments';
 
 export const ENROLLMENT_UPDATABLE = {
   notes: 'notes',
@@ -139,11 +138,7 @@ export class EnrollmentsService {
             `Course ${course.id} is archived and takes no new enrollments`,
           );
         }
-        const live = await manager.findOneBy(Enrollment, {
-          studentId: student.id,
-          courseId: course.id,
-          status: In([...LIVE_ENROLLMENT_STATUSES]),
-        });
+        const live = await findLiveEnrollment(manager, student.id, course.id);
         if (live) throw alreadyEnrolled(live.id);
         // Seats are counted only where there is a limit.
         const full =
