@@ -19,18 +19,16 @@ export function holdsSeat(status: EnrollmentStatus): boolean {
   return (LIVE_ENROLLMENT_STATUSES as readonly EnrollmentStatus[]).includes(status);
 }
 
-/** Why a new live enrollment in `course` is refused when `taken` seats are held, if it is. */
-export function seatRefusal(
-  course: Pick<Course, 'id' | 'capacity'>,
-  taken: number,
-): ProblemException | undefined {
-  if (course.capacity !== null && taken >= course.capacity) {
-    return new ProblemException(
-      'conflict',
-      `Course ${course.id} is full (capacity ${course.capacity})`,
-    );
-  }
-  return undefined;
+/** Whether `course` has a seat left for a new live enrollment when `taken` seats are held. */
+export function hasFreeSeat(course: Pick<Course, 'capacity'>, taken: number): boolean {
+  return course.capacity === null || taken < course.capacity;
+}
+
+export function courseFull(course: Pick<Course, 'id' | 'capacity'>): ProblemException {
+  return new ProblemException(
+    'conflict',
+    `Course ${course.id} is full (capacity ${course.capacity})`,
+  );
 }
 
 export function alreadyEnrolled(existingId?: string): ProblemException {

@@ -28,7 +28,7 @@ import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { Enrollment } from './enrollment.entity';
-import { alreadyEnrolled, applyTransition, seatRefusal } from './enrollment-rules';
+import { alreadyEnrolled, applyTransition, courseFull, hasFreeSeat } from './enrollment-rules';
 import { countLiveEnrollments, findLiveEnrollment } from './live-enrollments';
 
 export const ENROLLMENT_UPDATABLE = {
@@ -141,10 +141,12 @@ export class EnrollmentsService {
         const live = await findLiveEnrollment(manager, student.id, course.id);
         if (live) throw alreadyEnrolled(live.id);
         // Seats are counted only where there is a limit.
-        const full =
+        if (
           course.capacity !== null &&
-          seatRefusal(course, await countLiveEnrollments(manager, course.id));
-        if (full) throw full;
+          !hasFreeSeat(course, await countLiveEnrollments(manager, course.id))
+        ) {
+          throw courseFull(course);
+        }
         const now = new Date();
         const enrollment: Enrollment = {
           id: newId('enrollment', now.getTime()),

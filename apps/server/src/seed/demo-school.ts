@@ -1,7 +1,7 @@
 import type { CourseStatus, EnrollmentStatus, IdKind } from '@platform/contract';
 import type { Course } from '../courses/course.entity';
 import type { Enrollment } from '../enrollments/enrollment.entity';
-import { applyTransition, holdsSeat, seatRefusal } from '../enrollments/enrollment-rules';
+import { applyTransition, hasFreeSeat, holdsSeat } from '../enrollments/enrollment-rules';
 import { canBeGraded, publishResult, scoreRefusal } from '../exams/exam-result-rules';
 import type { ExamResult } from '../exams/exam-result.entity';
 import type { Exam } from '../exams/exam.entity';
@@ -451,7 +451,7 @@ class SchoolBuilder {
     const pair = `${student.id}:${course.row.id}`;
     if (holdsSeat(status)) {
       const taken = this.seatsTaken.get(course.row.id) ?? 0;
-      if (this.livePairs.has(pair) || seatRefusal(course.row, taken)) return undefined;
+      if (this.livePairs.has(pair) || !hasFreeSeat(course.row, taken)) return undefined;
       this.seatsTaken.set(course.row.id, taken + 1);
       this.livePairs.add(pair);
     }
