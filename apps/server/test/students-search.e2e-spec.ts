@@ -5,13 +5,14 @@ import path from 'node:path';
 import { contract } from '@platform/contract';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { pageStatements, type Statement } from '../src/common/list/find-page';
+import { pageStatements } from '../src/common/list/find-page';
+import { listFieldsFor } from '../src/common/list/list-fields';
 import { insertRows } from '../src/common/sql';
 import { loadConfig } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
 import { APP_SCHEMA } from '../src/schema';
+import type { CompiledSql } from '../src/database/sql';
 import { Student as StudentEntity } from '../src/students/student.entity';
-import { STUDENT_LIST_FIELDS } from '../src/students/students.service';
 import { demoStudents, type Student } from '../src/testing';
 import { call, client, DATABASE_KIND, startServer, type TestServer } from './support/server';
 
@@ -84,20 +85,20 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
       repo,
       organizationId,
       query,
-      STUDENT_LIST_FIELDS,
+      listFieldsFor(repo.metadata, contract.students.list.query),
       Date.now(),
     );
-    const explain = async (statement: Statement): Promise<PlanStep[]> => {
+    const explain = async (statement: CompiledSql): Promise<PlanStep[]> => {
       if (DATABASE_KIND === 'sqlite') {
         const steps: { detail: string }[] = await server.dataSource.query(
-          `EXPLAIN QUERY PLAN ${statement.sql}`,
-          statement.params,
+          `EXPLAIN QUERY PLAN ${statement.text}`,
+          statement.values,
         );
         return steps.map((s) => s.detail);
       }
       const [{ 'QUERY PLAN': plan }] = await server.dataSource.query(
-        `EXPLAIN (FORMAT JSON) ${statement.sql}`,
-        statement.params,
+        `EXPLAIN (FORMAT JSON) ${statement.text}`,
+        statement.values,
       );
       const steps: PlanStep[] = [];
       const walk = (node: Record<string, unknown>) => {
@@ -422,10 +423,10 @@ describe('the search-index migration on an existing database', () => {
           repo,
           org.id,
           query,
-          STUDENT_LIST_FIELDS,
+          listFieldsFor(repo.metadata, contract.students.list.query),
           Date.now() + 60_000,
         );
-        const [{ total }] = await after.query(count.sql, count.params);
+        const [{ total }] = await after.query(count.text, count.values);
         return Number(total);
       };
       const target = students[123]!;

@@ -272,6 +272,22 @@ export type ListQuerySchema<F, R, S extends string> = z.ZodEffects<
   ListQuery<S | DefaultSortField>
 >;
 
+/** The spec each list query schema was built from (see `listSpecOf`). */
+const specs = new WeakMap<
+  object,
+  ListSpec<Record<string, FilterSpec>, Record<string, RangeKind>, string>
+>();
+
+/**
+ * The spec a list query schema was built from, with `created_at` and `updated_at` among its
+ * ranges and sort fields as the query accepts them: for a server to derive its columns from.
+ */
+export function listSpecOf(
+  schema: object,
+): ListSpec<Record<string, FilterSpec>, Record<string, RangeKind>, string> | undefined {
+  return specs.get(schema);
+}
+
 export function listQuery<
   const F extends Record<string, FilterSpec>,
   const R extends Record<string, RangeKind>,
@@ -319,7 +335,7 @@ export function listQuery<
   const filterNames = Object.keys(spec.filters);
   const rangeNames = Object.keys(ranges);
 
-  return z
+  const schema = z
     .object(shape)
     .strict()
     .transform((raw: Record<string, unknown>): ListQuery<S | DefaultSortField> => {
@@ -347,6 +363,8 @@ export function listQuery<
         ...(raw.q !== undefined && { q: raw.q as string }),
       };
     }) as unknown as ListQuerySchema<F, R, S>;
+  specs.set(schema, { ...spec, ranges, sort: sortable });
+  return schema;
 }
 
 export const PageMetaSchema = z

@@ -32,3 +32,12 @@ export function pick<S extends object, T>(
   }
   return out;
 }
+
+/**
+ * API field → entity property for every field of an update body, checked with `satisfies`: a
+ * field the contract adds to the body and the map misses (or one it does not have) is a compile
+ * error, and the contract-fields spec checks the same at run time.
+ */
+export type UpdatableFields<Body extends object, Entity> = {
+  readonly [K in keyof Required<Body>]-?: keyof Entity;
+};

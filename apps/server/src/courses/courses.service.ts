@@ -1,43 +1,33 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type {
-  Course as CourseResource,
-  CourseCreateSchema,
-  CourseUpdateSchema,
-  ListQuery,
+import {
+  contract,
+  type Course as CourseResource,
+  type CourseCreateSchema,
+  type CourseUpdateSchema,
+  type ListQuery,
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
-import { applyPatch, pick } from '../common/patch';
+import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { alreadyExists, invalidField, isUniqueViolation } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { countLiveEnrollments } from '../enrollments/live-enrollments';
+import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { Course } from './course.entity';
 
-export const COURSE_LIST_FIELDS: ListFields = {
-  columns: {
-    status: 'status',
-    code: 'code',
-    title: 'title',
-    start_date: 'startDate',
-    end_date: 'endDate',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-  },
-  search: ['code', 'title'],
-};
-
-const UPDATABLE = {
+export const COURSE_UPDATABLE = {
   code: 'code',
   title: 'title',
   description: 'description',
@@ -45,7 +35,7 @@ const UPDATABLE = {
   start_date: 'startDate',
   end_date: 'endDate',
   capacity: 'capacity',
-} as const;
+} as const satisfies UpdatableFields<z.output<typeof CourseUpdateSchema>, Course>;
 
 export function toCourseResource(course: Course): CourseResource {
   return {
@@ -65,21 +55,24 @@ export function toCourseResource(course: Course): CourseResource {
 
 @Injectable()
 export class CoursesService {
+  private readonly listed: ListCollection<Course>;
+
   constructor(
     @InjectRepository(Course) private readonly courses: Repository<Course>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
-  ) {}
+    private readonly sql: Sql,
+  ) {
+    this.listed = new ListCollection(
+      sql,
+      courses,
+      listFieldsFor(courses.metadata, contract.courses.list.query),
+    );
+  }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.courses,
-      principal.organizationId,
-      query,
-      COURSE_LIST_FIELDS,
-      this.config,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, query, this.config);
     return { data: rows.map(toCourseResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -136,12 +129,18 @@ export class CoursesService {
     const organizationId = principal.organizationId;
     return this.write(input.code, () =>
       this.transactions.run(async (manager) => {
-        await this.transactions.lockForUpdate(manager, 'courses', id, organizationId);
-        const course = await findOwned(manager, Course, organizationId, id, 'course');
+        const course = await findOwnedForUpdate(
+          this.sql,
+          manager,
+          Course,
+          organizationId,
+          id,
+          'course',
+        );
         if (input.code !== undefined && input.code !== course.code) {
           await this.assertCodeFree(manager, organizationId, input.code);
         }
-        if (!applyPatch(course, pick(input, UPDATABLE))) return toCourseResource(course);
+        if (!applyPatch(course, pick(input, COURSE_UPDATABLE))) return toCourseResource(course);
         assertDates(course.startDate, course.endDate);
         if (course.capacity !== null) {
           const live = await countLiveEnrollments(manager, course.id);

@@ -1,56 +1,39 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
+  contract,
   ENROLLMENT_TRANSITIONS,
   type Enrollment as EnrollmentResource,
   type EnrollmentCreateSchema,
   type EnrollmentTransition,
   type EnrollmentUpdateSchema,
-  LIVE_ENROLLMENT_STATUSES,
   type ListQuery,
 } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate, lockOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
-import { applyPatch } from '../common/patch';
-import {
-  alreadyExists,
-  invalidTransition,
-  isUniqueViolation,
-  unknownReference,
-} from '../common/resource-errors';
+import { applyPatch, pick, type UpdatableFields } from '../common/patch';
+import { isUniqueViolation, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
+import { Course } from '../courses/course.entity';
 import { CoursesService } from '../courses/courses.service';
+import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { Enrollment } from './enrollment.entity';
-import { countLiveEnrollments } from './live-enrollments';
+import { alreadyEnrolled, applyTransition, courseFull, hasFreeSeat } from './enrollment-rules';
+import { countLiveEnrollments, findLiveEnrollment } from './live-enrollments';
 
-const ENROLLMENT_LIST_FIELDS: ListFields = {
-  columns: {
-    student_id: 'studentId',
-    course_id: 'courseId',
-    status: 'status',
-    activated_at: 'activatedAt',
-    completed_at: 'completedAt',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-  },
-};
-
-/** The timestamp each target state records. */
-const STATE_TIMESTAMP = {
-  active: 'activatedAt',
-  completed: 'completedAt',
-  dropped: 'droppedAt',
-  cancelled: 'cancelledAt',
-} as const;
+export const ENROLLMENT_UPDATABLE = {
+  notes: 'notes',
+} as const satisfies UpdatableFields<z.output<typeof EnrollmentUpdateSchema>, Enrollment>;
 
 export function toEnrollmentResource(enrollment: Enrollment): EnrollmentResource {
   const iso = (d: Date | null) => (d ? toIso(d) : null);
@@ -72,21 +55,25 @@ export function toEnrollmentResource(enrollment: Enrollment): EnrollmentResource
 
 @Injectable()
 export class EnrollmentsService {
+  private readonly listed: ListCollection<Enrollment>;
+
   constructor(
     @InjectRepository(Enrollment) private readonly enrollments: Repository<Enrollment>,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
     private readonly students: StudentsService,
     private readonly courses: CoursesService,
-  ) {}
+    private readonly sql: Sql,
+  ) {
+    this.listed = new ListCollection(
+      sql,
+      enrollments,
+      listFieldsFor(enrollments.metadata, contract.enrollments.list.query),
+    );
+  }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.enrollments,
-      principal.organizationId,
-      query,
-      ENROLLMENT_LIST_FIELDS,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, query);
     return { data: rows.map(toEnrollmentResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -138,7 +125,7 @@ export class EnrollmentsService {
         );
         if (!student) throw unknownReference('student_id', 'student', input.student_id);
         // The course row lock serialises seat counting between concurrent enrollments.
-        await this.transactions.lockForUpdate(manager, 'courses', input.course_id, organizationId);
+        await lockOwned(this.sql, manager, Course, organizationId, input.course_id);
         const course = await this.courses.findInOrganization(
           manager,
           organizationId,
@@ -151,20 +138,14 @@ export class EnrollmentsService {
             `Course ${course.id} is archived and takes no new enrollments`,
           );
         }
-        const live = await manager.findOneBy(Enrollment, {
-          studentId: student.id,
-          courseId: course.id,
-          status: In([...LIVE_ENROLLMENT_STATUSES]),
-        });
+        const live = await findLiveEnrollment(manager, student.id, course.id);
         if (live) throw alreadyEnrolled(live.id);
+        // Seats are counted only where there is a limit.
         if (
           course.capacity !== null &&
-          (await countLiveEnrollments(manager, course.id)) >= course.capacity
+          !hasFreeSeat(course, await countLiveEnrollments(manager, course.id))
         ) {
-          throw new ProblemException(
-            'conflict',
-            `Course ${course.id} is full (capacity ${course.capacity})`,
-          );
+          throw courseFull(course);
         }
         const now = new Date();
         const enrollment: Enrollment = {
@@ -201,7 +182,8 @@ export class EnrollmentsService {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
       const enrollment = await findOwned(manager, Enrollment, organizationId, id, 'enrollment');
-      if (!applyPatch(enrollment, { notes: input.notes })) return toEnrollmentResource(enrollment);
+      if (!applyPatch(enrollment, pick(input, ENROLLMENT_UPDATABLE)))
+        return toEnrollmentResource(enrollment);
       enrollment.updatedAt = new Date();
       await manager.save(Enrollment, enrollment);
       const resource = toEnrollmentResource(enrollment);
@@ -222,28 +204,22 @@ export class EnrollmentsService {
     transition: EnrollmentTransition,
   ): Promise<EnrollmentResource> {
     const organizationId = principal.organizationId;
-    const { to, from } = ENROLLMENT_TRANSITIONS[transition];
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'enrollments', id, organizationId);
-      const enrollment = await findOwned(manager, Enrollment, organizationId, id, 'enrollment');
-      if (!(from as readonly string[]).includes(enrollment.status)) {
-        throw invalidTransition('enrollment', enrollment.status, to, from);
-      }
+      const enrollment = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        Enrollment,
+        organizationId,
+        id,
+        'enrollment',
+      );
       const now = new Date();
-      enrollment.status = to;
-      enrollment[STATE_TIMESTAMP[to]] = now;
-      enrollment.updatedAt = now;
+      applyTransition(enrollment, transition, now);
       await manager.save(Enrollment, enrollment);
       const resource = toEnrollmentResource(enrollment);
+      const { to } = ENROLLMENT_TRANSITIONS[transition];
       await this.events.record(manager, organizationId, `enrollment.${to}`, resource, now);
       return resource;
     });
   }
-}
-
-function alreadyEnrolled(existingId?: string) {
-  return alreadyExists(
-    'course_id',
-    `The student already holds a live (pending or active) enrollment in this course${existingId ? ` (${existingId})` : ''}`,
-  );
 }

@@ -1,49 +1,37 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type {
-  ExamResult as ExamResultResource,
-  ExamResultCreateSchema,
-  ExamResultUpdateSchema,
-  ListQuery,
+import {
+  contract,
+  type ExamResult as ExamResultResource,
+  type ExamResultCreateSchema,
+  type ExamResultUpdateSchema,
+  type ListQuery,
 } from '@platform/contract';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
-import { applyPatch, pick } from '../common/patch';
+import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
-import {
-  alreadyExists,
-  invalidField,
-  invalidTransition,
-  isUniqueViolation,
-  unknownReference,
-} from '../common/resource-errors';
+import { alreadyExists, isUniqueViolation, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
+import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
+import { ENROLLED_STATUSES, publishResult, scoreRefusal } from './exam-result-rules';
 import { ExamResult } from './exam-result.entity';
 import { ExamsService } from './exams.service';
 
-const RESULT_LIST_FIELDS: ListFields = {
-  columns: {
-    exam_id: 'examId',
-    student_id: 'studentId',
-    status: 'status',
-    score: 'score',
-    published_at: 'publishedAt',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-  },
-};
-
-/** A result needs an enrollment in the exam's course that got past `pending`. */
-const ENROLLED_STATUSES = ['active', 'completed'] as const;
+export const EXAM_RESULT_UPDATABLE = {
+  score: 'score',
+  grade: 'grade',
+} as const satisfies UpdatableFields<z.output<typeof ExamResultUpdateSchema>, ExamResult>;
 
 export function toExamResultResource(result: ExamResult): ExamResultResource {
   return {
@@ -62,6 +50,8 @@ export function toExamResultResource(result: ExamResult): ExamResultResource {
 
 @Injectable()
 export class ExamResultsService {
+  private readonly listed: ListCollection<ExamResult>;
+
   constructor(
     @InjectRepository(ExamResult) private readonly results: Repository<ExamResult>,
     private readonly transactions: TransactionRunner,
@@ -69,15 +59,17 @@ export class ExamResultsService {
     private readonly exams: ExamsService,
     private readonly students: StudentsService,
     private readonly enrollments: EnrollmentsService,
-  ) {}
+    private readonly sql: Sql,
+  ) {
+    this.listed = new ListCollection(
+      sql,
+      results,
+      listFieldsFor(results.metadata, contract.examResults.list.query),
+    );
+  }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.results,
-      principal.organizationId,
-      query,
-      RESULT_LIST_FIELDS,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, query);
     return { data: rows.map(toExamResultResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -108,8 +100,8 @@ export class ExamResultsService {
           input.student_id,
         );
         if (!student) throw unknownReference('student_id', 'student', input.student_id);
-        if (input.score > exam.maxScore)
-          throw invalidField('score', `must be at most ${exam.maxScore}, the exam's max_score`);
+        const badScore = scoreRefusal(input.score, exam);
+        if (badScore) throw badScore;
         if (
           !(await this.enrollments.hasEnrollment(
             manager,
@@ -157,14 +149,19 @@ export class ExamResultsService {
   ): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'exam_results', id, organizationId);
-      const result = await findOwned(manager, ExamResult, organizationId, id, 'exam result');
-      if (!applyPatch(result, pick(input, { score: 'score', grade: 'grade' })))
+      const result = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        ExamResult,
+        organizationId,
+        id,
+        'exam result',
+      );
+      if (!applyPatch(result, pick(input, EXAM_RESULT_UPDATABLE)))
         return toExamResultResource(result);
       const exam = await this.exams.findInOrganization(manager, organizationId, result.examId);
-      if (exam && result.score > exam.maxScore) {
-        throw invalidField('score', `must be at most ${exam.maxScore}, the exam's max_score`);
-      }
+      const badScore = exam && scoreRefusal(result.score, exam);
+      if (badScore) throw badScore;
       result.updatedAt = new Date();
       await manager.save(ExamResult, result);
       const resource = toExamResultResource(result);
@@ -182,14 +179,16 @@ export class ExamResultsService {
   async publish(principal: Principal, id: string): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'exam_results', id, organizationId);
-      const result = await findOwned(manager, ExamResult, organizationId, id, 'exam result');
-      if (result.status !== 'draft')
-        throw invalidTransition('exam result', result.status, 'published', ['draft']);
+      const result = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        ExamResult,
+        organizationId,
+        id,
+        'exam result',
+      );
       const now = new Date();
-      result.status = 'published';
-      result.publishedAt = now;
-      result.updatedAt = now;
+      publishResult(result, now);
       await manager.save(ExamResult, result);
       const resource = toExamResultResource(result);
       await this.events.record(manager, organizationId, 'exam_result.published', resource, now);

@@ -1,20 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type {
-  Exam as ExamResource,
-  ExamCreateSchema,
-  ExamUpdateSchema,
-  ListQuery,
+import {
+  contract,
+  type Exam as ExamResource,
+  type ExamCreateSchema,
+  type ExamUpdateSchema,
+  type ListQuery,
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
-import { applyPatch, pick } from '../common/patch';
+import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
 import { unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
@@ -22,22 +24,16 @@ import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { CoursesService } from '../courses/courses.service';
+import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { ExamResult } from './exam-result.entity';
 import { Exam } from './exam.entity';
 
-export const EXAM_LIST_FIELDS: ListFields = {
-  columns: {
-    course_id: 'courseId',
-    title: 'title',
-    held_on: 'heldOn',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-  },
-  search: ['title'],
-};
-
-const UPDATABLE = { title: 'title', max_score: 'maxScore', held_on: 'heldOn' } as const;
+export const EXAM_UPDATABLE = {
+  title: 'title',
+  max_score: 'maxScore',
+  held_on: 'heldOn',
+} as const satisfies UpdatableFields<z.output<typeof ExamUpdateSchema>, Exam>;
 
 export function toExamResource(exam: Exam): ExamResource {
   return {
@@ -54,22 +50,25 @@ export function toExamResource(exam: Exam): ExamResource {
 
 @Injectable()
 export class ExamsService {
+  private readonly listed: ListCollection<Exam>;
+
   constructor(
     @InjectRepository(Exam) private readonly exams: Repository<Exam>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
     private readonly courses: CoursesService,
-  ) {}
+    private readonly sql: Sql,
+  ) {
+    this.listed = new ListCollection(
+      sql,
+      exams,
+      listFieldsFor(exams.metadata, contract.exams.list.query),
+    );
+  }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.exams,
-      principal.organizationId,
-      query,
-      EXAM_LIST_FIELDS,
-      this.config,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, query, this.config);
     return { data: rows.map(toExamResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -124,9 +123,8 @@ export class ExamsService {
   ): Promise<ExamResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(manager, 'exams', id, organizationId);
-      const exam = await findOwned(manager, Exam, organizationId, id, 'exam');
-      if (!applyPatch(exam, pick(input, UPDATABLE))) return toExamResource(exam);
+      const exam = await findOwnedForUpdate(this.sql, manager, Exam, organizationId, id, 'exam');
+      if (!applyPatch(exam, pick(input, EXAM_UPDATABLE))) return toExamResource(exam);
       const highest = await manager.maximum(ExamResult, 'score', { examId: exam.id });
       if (highest !== null && highest > exam.maxScore) {
         throw new ProblemException(

@@ -1,43 +1,33 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type {
-  ListQuery,
-  Payment as PaymentResource,
-  PaymentCreateSchema,
-  PaymentFailSchema,
-  PaymentRefundSchema,
-  PaymentStatus,
+import {
+  contract,
+  type ListQuery,
+  type Payment as PaymentResource,
+  type PaymentCreateSchema,
+  type PaymentFailSchema,
+  type PaymentRefundSchema,
+  type PaymentStatus,
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
-import { invalidField, invalidTransition, unknownReference } from '../common/resource-errors';
+import { invalidField, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
+import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
+import { failPayment, refundPayment, succeedPayment } from './payment-rules';
 import { Payment } from './payment.entity';
-
-export const PAYMENT_LIST_FIELDS: ListFields = {
-  columns: {
-    student_id: 'studentId',
-    enrollment_id: 'enrollmentId',
-    status: 'status',
-    currency: 'currency',
-    amount: 'amount',
-    succeeded_at: 'succeededAt',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-  },
-  search: ['description', 'externalReference'],
-};
 
 export function toPaymentResource(payment: Payment): PaymentResource {
   const iso = (d: Date | null) => (d ? toIso(d) : null);
@@ -63,6 +53,8 @@ export function toPaymentResource(payment: Payment): PaymentResource {
 
 @Injectable()
 export class PaymentsService {
+  private readonly listed: ListCollection<Payment>;
+
   constructor(
     @InjectRepository(Payment) private readonly payments: Repository<Payment>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -70,16 +62,17 @@ export class PaymentsService {
     private readonly events: EventsService,
     private readonly students: StudentsService,
     private readonly enrollments: EnrollmentsService,
-  ) {}
+    private readonly sql: Sql,
+  ) {
+    this.listed = new ListCollection(
+      sql,
+      payments,
+      listFieldsFor(payments.metadata, contract.payments.list.query),
+    );
+  }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.payments,
-      principal.organizationId,
-      query,
-      PAYMENT_LIST_FIELDS,
-      this.config,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, query, this.config);
     return { data: rows.map(toPaymentResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -142,10 +135,7 @@ export class PaymentsService {
   }
 
   succeed(principal: Principal, id: string): Promise<PaymentResource> {
-    return this.change(principal, id, 'succeeded', ['pending'], (payment, now) => {
-      payment.status = 'succeeded';
-      payment.succeededAt = now;
-    });
+    return this.change(principal, id, 'succeeded', (payment, now) => succeedPayment(payment, now));
   }
 
   fail(
@@ -153,53 +143,40 @@ export class PaymentsService {
     id: string,
     input: z.output<typeof PaymentFailSchema> | undefined,
   ): Promise<PaymentResource> {
-    return this.change(principal, id, 'failed', ['pending'], (payment, now) => {
-      payment.status = 'failed';
-      payment.failedAt = now;
-      payment.failureReason = input?.failure_reason ?? null;
-    });
+    return this.change(principal, id, 'failed', (payment, now) =>
+      failPayment(payment, now, input?.failure_reason ?? null),
+    );
   }
 
-  /** Full or partial; refunds add up and never exceed the amount. */
   refund(
     principal: Principal,
     id: string,
     input: z.output<typeof PaymentRefundSchema> | undefined,
   ): Promise<PaymentResource> {
-    return this.change(principal, id, 'refunded', ['succeeded', 'refunded'], (payment, now) => {
-      const refundable = payment.amount - payment.amountRefunded;
-      if (refundable === 0)
-        throw invalidField('amount', 'nothing is left to refund on this payment');
-      const amount = input?.amount ?? refundable;
-      if (amount > refundable) {
-        throw invalidField(
-          'amount',
-          `must be at most ${refundable}, what is left to refund of ${payment.amount}`,
-        );
-      }
-      payment.status = 'refunded';
-      payment.amountRefunded += amount;
-      payment.refundedAt = now;
-    });
+    return this.change(principal, id, 'refunded', (payment, now) =>
+      refundPayment(payment, input?.amount, now),
+    );
   }
 
-  /** One state change: lock, check the current state, apply, save, record its event. */
+  /** One state change: lock, apply (which checks the current state), save, record its event. */
   private change(
     principal: Principal,
     id: string,
     to: Exclude<PaymentStatus, 'pending'>,
-    from: readonly PaymentStatus[],
     apply: (payment: Payment, now: Date) => void,
   ): Promise<PaymentResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager: EntityManager) => {
-      await this.transactions.lockForUpdate(manager, 'payments', id, organizationId);
-      const payment = await findOwned(manager, Payment, organizationId, id, 'payment');
-      if (!from.includes(payment.status))
-        throw invalidTransition('payment', payment.status, to, from);
+      const payment = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        Payment,
+        organizationId,
+        id,
+        'payment',
+      );
       const now = new Date();
       apply(payment, now);
-      payment.updatedAt = now;
       await manager.save(Payment, payment);
       const resource = toPaymentResource(payment);
       await this.events.record(manager, organizationId, `payment.${to}`, resource, now);

@@ -1,13 +1,11 @@
-import {
-  type CourseStatus,
-  type EnrollmentStatus,
-  type IdKind,
-  LIVE_ENROLLMENT_STATUSES,
-} from '@platform/contract';
+import type { CourseStatus, EnrollmentStatus, IdKind } from '@platform/contract';
 import type { Course } from '../courses/course.entity';
 import type { Enrollment } from '../enrollments/enrollment.entity';
+import { applyTransition, hasFreeSeat, holdsSeat } from '../enrollments/enrollment-rules';
+import { canBeGraded, publishResult, scoreRefusal } from '../exams/exam-result-rules';
 import type { ExamResult } from '../exams/exam-result.entity';
 import type { Exam } from '../exams/exam.entity';
+import { failPayment, refundPayment, succeedPayment } from '../payments/payment-rules';
 import type { Payment } from '../payments/payment.entity';
 import type { Student } from '../students/student.entity';
 import { demoId } from './ids';
@@ -207,9 +205,10 @@ export interface DemoSchoolOptions {
 
 /**
  * A school year around `students`: the course catalog with its exams, enrollments, tuition
- * payments and exam results, all consistent with the API's rules (one live enrollment per student
- * and course, no course over capacity, refunds within the amount, results only for students
- * enrolled past `pending`, scores within the exam's max_score). Deterministic for the same
+ * payments and exam results, all consistent with the API's rules because it goes through them
+ * (the modules' rule functions: seats and one live enrollment per student and course, the
+ * enrollment, payment and result state machines, refunds within the amount, results only for
+ * students enrolled past `pending`, scores within the exam's max_score). Deterministic for the same
  * students and `now` (except the generated ids). The first student has a fixed story that the
  * documented ids (seed.constants.ts) name.
  */
@@ -437,8 +436,9 @@ class SchoolBuilder {
   }
 
   /**
-   * An enrollment with the timestamps of the states it went through, or undefined when the rules
-   * refuse it: a live one needs a free seat and no other live enrollment of the student there.
+   * An enrollment created at `createdAtMs` and moved through the transitions that lead to
+   * `status`, or undefined when the rules refuse it: a live one needs a free seat and no other
+   * live enrollment of the student there.
    */
   private enroll(
     student: Student,
@@ -449,14 +449,9 @@ class SchoolBuilder {
   ): Enrollment | undefined {
     const createdAt = this.at(Math.max(createdAtMs, student.createdAt.getTime() + HOUR));
     const pair = `${student.id}:${course.row.id}`;
-    const live = (LIVE_ENROLLMENT_STATUSES as readonly string[]).includes(status);
-    if (live) {
+    if (holdsSeat(status)) {
       const taken = this.seatsTaken.get(course.row.id) ?? 0;
-      if (
-        this.livePairs.has(pair) ||
-        (course.row.capacity !== null && taken >= course.row.capacity)
-      )
-        return undefined;
+      if (this.livePairs.has(pair) || !hasFreeSeat(course.row, taken)) return undefined;
       this.seatsTaken.set(course.row.id, taken + 1);
       this.livePairs.add(pair);
     }
@@ -476,20 +471,24 @@ class SchoolBuilder {
       organizationId: this.organizationId,
       studentId: student.id,
       courseId: course.row.id,
-      status,
+      status: 'pending',
       notes:
         fixed.notes !== undefined
           ? fixed.notes
           : this.draw.chance(0.05)
             ? this.draw.pick(ENROLLMENT_NOTES)
             : null,
-      activatedAt,
-      completedAt,
-      droppedAt,
-      cancelledAt,
+      activatedAt: null,
+      completedAt: null,
+      droppedAt: null,
+      cancelledAt: null,
       createdAt,
-      updatedAt: latest(createdAt, activatedAt, completedAt, droppedAt, cancelledAt),
+      updatedAt: createdAt,
     };
+    if (activatedAt) applyTransition(enrollment, 'activate', activatedAt);
+    if (completedAt) applyTransition(enrollment, 'complete', completedAt);
+    if (droppedAt) applyTransition(enrollment, 'drop', droppedAt);
+    if (cancelledAt) applyTransition(enrollment, 'cancel', cancelledAt);
     this.enrollments.push(enrollment);
     course.enrollments.push(enrollment);
     return enrollment;
@@ -591,7 +590,7 @@ class SchoolBuilder {
     );
   }
 
-  /** A payment created a little after `after`, as it stands after `outcome`. */
+  /** A payment created a little after `after`, moved through the changes that lead to `outcome`. */
   private payment(
     studentId: string,
     enrollment: Enrollment | null,
@@ -614,20 +613,26 @@ class SchoolBuilder {
       enrollmentId: enrollment?.id ?? null,
       amount,
       currency: 'EUR',
-      status: refundedAt ? 'refunded' : outcome.status,
-      amountRefunded: outcome.status === 'succeeded' && outcome.refund ? outcome.refund.amount : 0,
+      status: 'pending',
+      amountRefunded: 0,
       description,
       externalReference:
         outcome.status === 'pending'
           ? null
           : `PSP-${String(this.draw.int(0, 999_999_999)).padStart(9, '0')}`,
-      failureReason: outcome.status === 'failed' ? this.draw.pick(FAILURE_REASONS) : null,
-      succeededAt: outcome.status === 'succeeded' ? settled : null,
-      failedAt: outcome.status === 'failed' ? settled : null,
-      refundedAt,
+      failureReason: null,
+      succeededAt: null,
+      failedAt: null,
+      refundedAt: null,
       createdAt,
-      updatedAt: outcome.status === 'pending' ? createdAt : (refundedAt ?? settled),
+      updatedAt: createdAt,
     };
+    if (outcome.status === 'failed') {
+      failPayment(payment, settled, this.draw.pick(FAILURE_REASONS));
+    } else if (outcome.status === 'succeeded') {
+      succeedPayment(payment, settled);
+      if (outcome.refund) refundPayment(payment, outcome.refund.amount, refundedAt!);
+    }
     this.payments.push(payment);
     return payment;
   }
@@ -644,7 +649,7 @@ class SchoolBuilder {
     const story = this.storyResults(exam);
     const graded = new Set<string>();
     for (const enrollment of course.enrollments) {
-      if (enrollment.status !== 'active' && enrollment.status !== 'completed') continue;
+      if (!canBeGraded(enrollment.status)) continue;
       if (!enrollment.activatedAt || enrollment.activatedAt.getTime() >= heldOn + DAY) continue;
       if (graded.has(enrollment.studentId)) continue;
       const fixed = story.get(enrollment.studentId);
@@ -656,18 +661,23 @@ class SchoolBuilder {
       const published = fixed ? fixed.published : publishOn < this.now;
       const publishedAt = published ? this.at(Math.max(publishOn, createdAt.getTime())) : null;
       const score = this.score(enrollment.studentId, exam.maxScore);
-      this.results.push({
+      // The scores are drawn within max_score; a refusal here is a bug in this builder.
+      const refused = scoreRefusal(score, exam);
+      if (refused) throw refused;
+      const result: ExamResult = {
         id: this.id('exam_result', createdAt, fixed?.id),
         organizationId: this.organizationId,
         examId: exam.id,
         studentId: enrollment.studentId,
         score,
         grade: letterGrade(score / exam.maxScore),
-        status: published ? 'published' : 'draft',
-        publishedAt,
+        status: 'draft',
+        publishedAt: null,
         createdAt,
-        updatedAt: publishedAt ?? createdAt,
-      });
+        updatedAt: createdAt,
+      };
+      if (publishedAt) publishResult(result, publishedAt);
+      this.results.push(result);
     }
   }
 
@@ -732,10 +742,6 @@ class SchoolBuilder {
 
 function isoDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
-}
-
-function latest(...dates: (Date | null)[]): Date {
-  return new Date(Math.max(...dates.filter((d): d is Date => d !== null).map((d) => d.getTime())));
 }
 
 /** A–F with + and −, from the share of the maximum score. */

@@ -1,41 +1,32 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type {
-  ListQuery,
-  Student as StudentResource,
-  StudentCreateSchema,
-  StudentUpdateSchema,
+import {
+  contract,
+  type ListQuery,
+  type Student as StudentResource,
+  type StudentCreateSchema,
+  type StudentUpdateSchema,
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
-import { applyPatch, pick } from '../common/patch';
+import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { alreadyExists, isUniqueViolation, notFound } from '../common/resource-errors';
 import { insertRows } from '../common/sql';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { Student } from './student.entity';
 
-export const STUDENT_LIST_FIELDS: ListFields = {
-  columns: {
-    status: 'status',
-    grade_level: 'gradeLevel',
-    first_name: 'firstName',
-    last_name: 'lastName',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-  },
-  search: ['firstName', 'lastName', 'email', 'studentNumber'],
-};
-
-const UPDATABLE = {
+export const STUDENT_UPDATABLE = {
   student_number: 'studentNumber',
   first_name: 'firstName',
   last_name: 'lastName',
@@ -44,7 +35,7 @@ const UPDATABLE = {
   date_of_birth: 'dateOfBirth',
   status: 'status',
   grade_level: 'gradeLevel',
-} as const;
+} as const satisfies UpdatableFields<z.output<typeof StudentUpdateSchema>, Student>;
 
 export function toStudentResource(student: Student): StudentResource {
   return {
@@ -65,21 +56,24 @@ export function toStudentResource(student: Student): StudentResource {
 
 @Injectable()
 export class StudentsService {
+  private readonly listed: ListCollection<Student>;
+
   constructor(
     @InjectRepository(Student) private readonly students: Repository<Student>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
-  ) {}
+    sql: Sql,
+  ) {
+    this.listed = new ListCollection(
+      sql,
+      students,
+      listFieldsFor(students.metadata, contract.students.list.query),
+    );
+  }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.students,
-      principal.organizationId,
-      query,
-      STUDENT_LIST_FIELDS,
-      this.config,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, query, this.config);
     return { data: rows.map(toStudentResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -139,7 +133,7 @@ export class StudentsService {
         if (input.student_number !== undefined && input.student_number !== student.studentNumber) {
           await this.assertNumberFree(manager, organizationId, input.student_number);
         }
-        if (!applyPatch(student, pick(input, UPDATABLE))) return toStudentResource(student);
+        if (!applyPatch(student, pick(input, STUDENT_UPDATABLE))) return toStudentResource(student);
         student.updatedAt = new Date();
         await manager.save(Student, student);
         const resource = toStudentResource(student);

@@ -6,16 +6,13 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../../config/env';
 import { dataSourceOptions } from '../../database/data-source';
 import { APP_SCHEMA } from '../../schema';
+import type { CompiledSql } from '../../database/sql';
 import { Course } from '../../courses/course.entity';
-import { COURSE_LIST_FIELDS } from '../../courses/courses.service';
 import { Exam } from '../../exams/exam.entity';
-import { EXAM_LIST_FIELDS } from '../../exams/exams.service';
 import { Payment } from '../../payments/payment.entity';
-import { PAYMENT_LIST_FIELDS } from '../../payments/payments.service';
-import { columnName } from '../sql';
 import { Student } from '../../students/student.entity';
-import { STUDENT_LIST_FIELDS } from '../../students/students.service';
-import { type ListFields, pageStatements, type Statement } from './find-page';
+import { pageStatements } from './find-page';
+import { listFieldsFor } from './list-fields';
 
 /**
  * The query plans behind "page 300 costs about what page 1 costs": on SQLite, every sortable
@@ -50,10 +47,10 @@ describe(pageStatements.name, () => {
       dataSource.getRepository(Student),
       'org_x',
       query,
-      STUDENT_LIST_FIELDS,
+      listFieldsFor(dataSource.getMetadata(Student), contract.students.list.query),
     );
-    const explain = (statement: Statement): Promise<PlanRow[]> =>
-      dataSource.query(`EXPLAIN QUERY PLAN ${statement.sql}`, statement.params);
+    const explain = (statement: CompiledSql): Promise<PlanRow[]> =>
+      dataSource.query(`EXPLAIN QUERY PLAN ${statement.text}`, statement.values);
     const pageRows = await explain(page);
     const subquery = pageRows.find((r) => r.detail.startsWith('LIST SUBQUERY'));
     return {
@@ -79,19 +76,22 @@ describe(pageStatements.name, () => {
 
   // A field added to `search` without a migration would make every search fail on SQLite.
   it.each([
-    ['students', Student, STUDENT_LIST_FIELDS],
-    ['courses', Course, COURSE_LIST_FIELDS],
-    ['exams', Exam, EXAM_LIST_FIELDS],
-    ['payments', Payment, PAYMENT_LIST_FIELDS],
+    ['students', Student, contract.students.list.query],
+    ['courses', Course, contract.courses.list.query],
+    ['exams', Exam, contract.exams.list.query],
+    ['payments', Payment, contract.payments.list.query],
   ] as const)(
     '%s: q searches exactly the columns of the trigram index',
-    async (_table, entity, fields: ListFields) => {
+    async (_table, entity, listQuery: object) => {
       const repo = dataSource.getRepository(entity);
+      const fields = listFieldsFor(repo.metadata, listQuery);
       const indexed: { name: string }[] = await dataSource.query(
         `SELECT name FROM pragma_table_info('${repo.metadata.tableName}_search')`,
       );
       expect(indexed.map((c) => c.name).sort()).toEqual(
-        (fields.search ?? []).map((property) => columnName(repo, property)).sort(),
+        (fields.search ?? [])
+          .map((property) => repo.metadata.findColumnWithPropertyName(property)!.databaseName)
+          .sort(),
       );
     },
   );

@@ -5,15 +5,7 @@ import {
   SEARCH_LENGTH,
 } from '@platform/contract';
 import type { ObjectLiteral, Repository } from 'typeorm';
-import {
-  columnName,
-  dialectOf,
-  hydrate,
-  quoteIdentifier,
-  selectList,
-  SqlParams,
-  toDatabaseValue,
-} from '../sql';
+import { type CompiledSql, quoteIdentifier, Sql, type SqlParams } from '../../database/sql';
 import {
   isSearchTimeout,
   SEARCH_DEADLINE_FUNCTION,
@@ -38,81 +30,255 @@ export interface ListOptions {
   searchTimeoutMs: number;
 }
 
+/** A statement with named parameters, compiled by `Sql` for the dialect. */
 export interface Statement {
-  sql: string;
-  params: unknown[];
+  text: string;
+  params: SqlParams;
 }
 
 const RANGE_SQL: Record<RangeOperator, string> = { gte: '>=', gt: '>', lte: '<=', lt: '<' };
 
 /**
- * Translates a validated list query into SQL for one organization: one count and one page.
- * The page is a deferred join: the inner query walks the (organization_id, sort field, id)
- * index for ids only, so OFFSET skips index entries rather than whole rows, and only the
- * page's rows are then read from the table. That keeps page 300 close to page 1 in cost.
- * A `q` search runs under a time budget and answers 503 past it, whether it is served by the
- * trigram index (3+ characters) or scans the organization's rows (1–2 characters).
+ * One collection's list: its table and column names resolved from the entity metadata once,
+ * when the owning service is built, so a request only assembles the statement text.
  */
-export async function findPage<T extends ObjectLiteral>(
-  repo: Repository<T>,
-  organizationId: string,
-  query: ListQuery,
-  fields: ListFields,
-  options?: ListOptions,
-): Promise<{ rows: T[]; total: number }> {
-  const searching = isSearch(query, fields);
-  // A programming error: a collection with searchable fields must pass its budget.
-  if (searching && !options) throw new Error('a searchable list needs ListOptions');
-  const budgetMs = options?.searchTimeoutMs ?? 0;
-  const { count, page, pageHasTotal } = pageStatements(
-    repo,
-    organizationId,
-    query,
-    fields,
-    Date.now() + budgetMs,
-  );
-  type CountRow = { total: number | string };
-  type PageRow = Record<string, unknown> & { search_total?: number };
-  let total: number;
-  let pageRows: PageRow[];
-  try {
-    if (pageHasTotal) {
-      // SQLite search (indexed or scan): one pass over the matches gives the page and the total;
-      // a count runs only for an empty page past the first (its total is not on any row).
-      pageRows = await repo.query<PageRow[]>(page.sql, page.params);
-      total =
-        pageRows.length > 0
-          ? Number(pageRows[0]!.search_total)
-          : query.page === 1
-            ? 0
-            : Number((await repo.query<CountRow[]>(count.sql, count.params))[0]?.total ?? 0);
-    } else if (searching) {
-      // PostgreSQL search. SET LOCAL lasts until the end of this transaction, so the pooled
-      // connection goes back with its usual (unlimited) timeout.
-      [total, pageRows] = await repo.manager.transaction(async (manager) => {
-        await manager.query(`SET LOCAL statement_timeout = ${Math.ceil(budgetMs)}`);
-        const counted = await manager.query<CountRow[]>(count.sql, count.params);
-        return [
-          Number(counted[0]?.total ?? 0),
-          await manager.query<PageRow[]>(page.sql, page.params),
-        ];
-      });
-    } else {
-      const [counted, rows] = await Promise.all([
-        repo.query<CountRow[]>(count.sql, count.params),
-        repo.query<PageRow[]>(page.sql, page.params),
-      ]);
-      [total, pageRows] = [Number(counted[0]?.total ?? 0), rows];
-    }
-  } catch (error) {
-    if (searching && isSearchTimeout(error)) throw searchTimedOut(budgetMs);
-    throw error;
-  }
-  return { rows: pageRows.map((row) => hydrate(repo, row)), total };
-}
+export class ListCollection<T extends ObjectLiteral> {
+  private readonly tableName: string;
+  private readonly table: string;
+  /** API field → qualified column and the entity property (for the driver's value conversion). */
+  private readonly columns: ReadonlyMap<string, { sql: string; property: string }>;
+  private readonly search: readonly string[];
+  private readonly organization: string;
+  private readonly selectColumns: Repository<T>['metadata']['columns'];
+  private readonly select: string;
+  private readonly selectQualified: string;
 
-function isSearch(query: ListQuery, fields: ListFields): boolean {
-  return query.q !== undefined && !!fields.search?.length;
+  constructor(
+    private readonly sql: Sql,
+    private readonly repo: Repository<T>,
+    fields: ListFields,
+  ) {
+    const target = repo.metadata.target;
+    this.tableName = repo.metadata.tableName;
+    this.table = sql.table(target);
+    // Qualified, because a SQLite search joins the search index, whose columns share the names.
+    const qualified = (property: string) => `${this.table}.${sql.column(target, property)}`;
+    this.columns = new Map(
+      Object.entries(fields.columns).map(([field, property]) => [
+        field,
+        { sql: qualified(property), property },
+      ]),
+    );
+    this.search = (fields.search ?? []).map(qualified);
+    this.organization = qualified('organizationId');
+    this.selectColumns = repo.metadata.columns;
+    this.select = this.selectColumns.map((c) => quoteIdentifier(c.databaseName)).join(', ');
+    this.selectQualified = this.selectColumns
+      .map((c) => `${this.table}.${quoteIdentifier(c.databaseName)}`)
+      .join(', ');
+  }
+
+  /**
+   * Translates a validated list query into SQL for one organization: one count and one page.
+   * The page is a deferred join: the inner query walks the (organization_id, sort field, id)
+   * index for ids only, so OFFSET skips index entries rather than whole rows, and only the
+   * page's rows are then read from the table. That keeps page 300 close to page 1 in cost.
+   * A `q` search runs under a time budget and answers 503 past it, whether it is served by the
+   * trigram index (3+ characters) or scans the organization's rows (1–2 characters).
+   */
+  async find(
+    organizationId: string,
+    query: ListQuery,
+    options?: ListOptions,
+  ): Promise<{ rows: T[]; total: number }> {
+    const searching = this.isSearch(query);
+    // A programming error: a collection with searchable fields must pass its budget.
+    if (searching && !options) throw new Error('a searchable list needs ListOptions');
+    const budgetMs = options?.searchTimeoutMs ?? 0;
+    const { count, page, pageHasTotal } = this.statements(
+      organizationId,
+      query,
+      Date.now() + budgetMs,
+    );
+    const sql = this.sql;
+    const manager = this.repo.manager;
+    type CountRow = { total: number | string };
+    type PageRow = Record<string, unknown> & { search_total?: number };
+    let total: number;
+    let pageRows: PageRow[];
+    try {
+      if (pageHasTotal) {
+        // SQLite search (indexed or scan): one pass over the matches gives the page and the
+        // total; a count runs only for an empty page past the first (no row carries its total).
+        pageRows = await sql.query<PageRow>(manager, page.text, page.params);
+        total =
+          pageRows.length > 0
+            ? Number(pageRows[0]!.search_total)
+            : query.page === 1
+              ? 0
+              : Number(
+                  (await sql.query<CountRow>(manager, count.text, count.params))[0]?.total ?? 0,
+                );
+      } else if (searching) {
+        // PostgreSQL search. SET LOCAL lasts until the end of this transaction, so the pooled
+        // connection goes back with its usual (unlimited) timeout.
+        [total, pageRows] = await manager.transaction(async (tx) => {
+          await tx.query(`SET LOCAL statement_timeout = ${Math.ceil(budgetMs)}`);
+          const counted = await sql.query<CountRow>(tx, count.text, count.params);
+          return [
+            Number(counted[0]?.total ?? 0),
+            await sql.query<PageRow>(tx, page.text, page.params),
+          ];
+        });
+      } else {
+        const [counted, rows] = await Promise.all([
+          sql.query<CountRow>(manager, count.text, count.params),
+          sql.query<PageRow>(manager, page.text, page.params),
+        ]);
+        [total, pageRows] = [Number(counted[0]?.total ?? 0), rows];
+      }
+    } catch (error) {
+      if (searching && isSearchTimeout(error)) throw searchTimedOut(budgetMs);
+      throw error;
+    }
+    return { rows: pageRows.map((row) => this.hydrate(row)), total };
+  }
+
+  /**
+   * The count and page statements of a list query (public so tests can check their plans).
+   * `searchDeadline` (epoch ms) bounds a `q` search on SQLite; PostgreSQL's is statement_timeout.
+   */
+  statements(
+    organizationId: string,
+    query: ListQuery,
+    searchDeadline = 0,
+  ): { count: Statement; page: Statement; pageHasTotal: boolean } {
+    const { table } = this;
+    const column = (field: string): string => {
+      const mapped = this.columns.get(field);
+      // The contract only lets through fields the collection declared; a miss is a programming error.
+      if (!mapped) throw new Error(`list field '${field}' has no column mapping`);
+      return mapped.sql;
+    };
+    const id = `${table}."id"`;
+    const searching = this.isSearch(query);
+
+    // A SQLite search of 3+ characters starts from the trigram index, so it reads only rows that
+    // contain q: the CROSS JOINs fix that order (SQLite never reorders them), whatever the
+    // organization's size. A shorter q has no trigram to look up: it scans the organization's rows.
+    const search = quoteIdentifier(`${this.tableName}_search`);
+    const keys = quoteIdentifier(`${this.tableName}_search_keys`);
+    const sqliteSearch = this.sql.dialect === 'sqlite' && searching;
+    const indexed = sqliteSearch && [...(query.q ?? '')].length >= SEARCH_LENGTH.indexed;
+    const scanned = sqliteSearch && !indexed;
+    const from = indexed
+      ? `${search} CROSS JOIN ${keys} ON ${keys}."key" = ${search}."rowid" CROSS JOIN ${table} ON ${id} = ${keys}."id"`
+      : table;
+
+    const params: Record<string, unknown> = { organizationId };
+    const clauses: string[] = [];
+    if (indexed) {
+      params.match = ftsPhrase(query.q ?? '');
+      params.deadline = searchDeadline;
+      clauses.push(
+        `${search} MATCH :match`,
+        `${SEARCH_DEADLINE_FUNCTION}(:deadline, ${search}."rowid")`,
+      );
+    }
+    clauses.push(`${this.organization} = :organizationId`);
+    if (scanned) {
+      // Called for every row of the organization the scan reads, matching or not: it only needs
+      // the id, so SQLite evaluates it before the searched columns are read.
+      params.deadline = searchDeadline;
+      clauses.push(`${SEARCH_DEADLINE_FUNCTION}(:deadline, ${id})`);
+    }
+    query.conditions.forEach((condition, index) =>
+      clauses.push(this.predicate(column, condition, `c${index}`, params)),
+    );
+    if (scanned) {
+      // SQLite's LOWER() folds ASCII only; the fold function folds as the trigram index does
+      // (ÉMILE matches é), and instr() takes `%` and `_` literally.
+      params.needle = (query.q ?? '').toLowerCase();
+      const searched = this.search.map(
+        (qualified) => `instr(${SEARCH_FOLD_FUNCTION}(${qualified}), :needle) > 0`,
+      );
+      clauses.push(`(${searched.join(' OR ')})`);
+    } else if (!indexed && searching) {
+      // PostgreSQL: each `lower(column)` has a pg_trgm GIN index that serves this LIKE from 3
+      // characters on; a shorter q is read from the organization's rows, under statement_timeout.
+      params.pattern = `%${(query.q ?? '').toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+      const searched = this.search.map(
+        (qualified) => `LOWER(${qualified}) LIKE :pattern ESCAPE '\\'`,
+      );
+      clauses.push(`(${searched.join(' OR ')})`);
+    }
+    const where = clauses.join(' AND ');
+
+    // Ties are broken by id, in the direction of the last key, so one index serves the whole order.
+    const lastDirection = query.sort.at(-1)?.direction === 'asc' ? 'ASC' : 'DESC';
+    const order = [
+      ...query.sort.map(
+        (key) => `${column(key.field)} ${key.direction === 'asc' ? 'ASC' : 'DESC'}`,
+      ),
+      `${id} ${lastDirection}`,
+    ].join(', ');
+
+    const count = { text: `SELECT COUNT(*) AS total FROM ${from} WHERE ${where}`, params };
+    const pageParams = {
+      ...params,
+      limit: query.per_page,
+      offset: (query.page - 1) * query.per_page,
+    };
+    const filtered = `FROM ${from} WHERE ${where} ORDER BY ${order}`;
+    const limit = 'LIMIT :limit OFFSET :offset';
+    if (sqliteSearch) {
+      // The window counts every match before LIMIT, so the page's rows carry the total and the
+      // matches are read once, not once for the count and again for the page.
+      const ids = `SELECT ${id} AS "id", COUNT(*) OVER () AS "search_total" ${filtered} ${limit}`;
+      const page = {
+        text:
+          `SELECT ${this.selectQualified}, "page"."search_total" AS "search_total" ` +
+          `FROM (${ids}) AS "page" CROSS JOIN ${table} ON ${id} = "page"."id" ORDER BY ${order}`,
+        params: pageParams,
+      };
+      return { count, page, pageHasTotal: true };
+    }
+    const ids = `SELECT ${id} ${filtered} ${limit}`;
+    const page = {
+      text: `SELECT ${this.select} FROM ${table} WHERE ${id} IN (${ids}) ORDER BY ${order}`,
+      params: pageParams,
+    };
+    return { count, page, pageHasTotal: false };
+  }
+
+  private isSearch(query: ListQuery): boolean {
+    return query.q !== undefined && this.search.length > 0;
+  }
+
+  private predicate(
+    column: (field: string) => string,
+    condition: ListCondition,
+    name: string,
+    params: Record<string, unknown>,
+  ): string {
+    if (condition.op === 'in') {
+      params[name] = condition.values;
+      return `${column(condition.field)} IN (:...${name})`;
+    }
+    const property = this.columns.get(condition.field)?.property ?? condition.field;
+    params[name] = this.sql.bind(this.repo.metadata.target, property, condition.value);
+    return `${column(condition.field)} ${RANGE_SQL[condition.op]} :${name}`;
+  }
+
+  /** A raw row as the entity, through the driver's own value conversion (dates, numbers). */
+  private hydrate(row: Record<string, unknown>): T {
+    const driver = this.repo.manager.connection.driver;
+    const entity = {} as Record<string, unknown>;
+    for (const column of this.selectColumns) {
+      entity[column.propertyName] = driver.prepareHydratedValue(row[column.databaseName], column);
+    }
+    return entity as T;
+  }
 }
 
 /** An FTS5 query that matches `q` as one phrase: with the trigram tokenizer, as a substring. */
@@ -120,130 +286,47 @@ function ftsPhrase(q: string): string {
   return `"${q.replace(/"/g, '""')}"`;
 }
 
+/** Collections of callers that still pass their fields per call, built once per repository. */
+const legacy = new WeakMap<Repository<ObjectLiteral>, WeakMap<ListFields, unknown>>();
+
 /**
- * The count and page statements of a list query (exported so tests can check their plans).
- * `searchDeadline` (epoch ms) bounds a `q` search on SQLite; PostgreSQL's is statement_timeout.
+ * The list page of a collection whose service has no `ListCollection` of its own yet: the same
+ * statements, through an `Sql` made from the repository's data source.
+ * @deprecated build a `ListCollection` in the service (with the injected `Sql`) instead.
  */
+export function findPage<T extends ObjectLiteral>(
+  repo: Repository<T>,
+  organizationId: string,
+  query: ListQuery,
+  fields: ListFields,
+  options?: ListOptions,
+): Promise<{ rows: T[]; total: number }> {
+  let byFields = legacy.get(repo);
+  if (!byFields) legacy.set(repo, (byFields = new WeakMap()));
+  let collection = byFields.get(fields) as ListCollection<T> | undefined;
+  if (!collection) {
+    collection = new ListCollection(new Sql(repo.manager.connection), repo, fields);
+    byFields.set(fields, collection);
+  }
+  return collection.find(organizationId, query, options);
+}
+
+/** The count and page statements compiled for the repository's database (to check plans in tests). */
 export function pageStatements<T extends ObjectLiteral>(
   repo: Repository<T>,
   organizationId: string,
   query: ListQuery,
   fields: ListFields,
   searchDeadline = 0,
-): { count: Statement; page: Statement; pageHasTotal: boolean } {
-  const dialect = dialectOf(repo);
-  const tableName = repo.metadata.tableName;
-  const table = quoteIdentifier(tableName);
-  // Qualified, because a SQLite search joins the search index, whose columns share the names.
-  const qualified = (property: string) => `${table}.${quoteIdentifier(columnName(repo, property))}`;
-  const column = (field: string): string => {
-    const property = fields.columns[field];
-    // The contract only lets through fields the collection declared; a miss is a programming error.
-    if (!property) throw new Error(`list field '${field}' has no column mapping`);
-    return qualified(property);
-  };
-  const id = `${table}."id"`;
-
-  // A SQLite search of 3+ characters starts from the trigram index, so it reads only rows that
-  // contain q: the CROSS JOINs fix that order (SQLite never reorders them), whatever the
-  // organization's size. A shorter q has no trigram to look up: it scans the organization's rows.
-  const search = quoteIdentifier(`${tableName}_search`);
-  const keys = quoteIdentifier(`${tableName}_search_keys`);
-  const sqliteSearch = dialect === 'sqlite' && isSearch(query, fields);
-  const indexed = sqliteSearch && [...(query.q ?? '')].length >= SEARCH_LENGTH.indexed;
-  const scanned = sqliteSearch && !indexed;
-  const from = indexed
-    ? `${search} CROSS JOIN ${keys} ON ${keys}."key" = ${search}."rowid" CROSS JOIN ${table} ON ${id} = ${keys}."id"`
-    : table;
-
-  const where = (params: SqlParams): string => {
-    const clauses: string[] = [];
-    if (indexed) {
-      clauses.push(
-        `${search} MATCH ${params.add(ftsPhrase(query.q ?? ''))}`,
-        `${SEARCH_DEADLINE_FUNCTION}(${params.add(searchDeadline)}, ${search}."rowid")`,
-      );
-    }
-    clauses.push(`${qualified('organizationId')} = ${params.add(organizationId)}`);
-    if (scanned) {
-      // Called for every row of the organization the scan reads, matching or not: it only needs
-      // the id, so SQLite evaluates it before the searched columns are read.
-      clauses.push(`${SEARCH_DEADLINE_FUNCTION}(${params.add(searchDeadline)}, ${id})`);
-    }
-    for (const condition of query.conditions)
-      clauses.push(predicate(repo, fields, column, condition, params));
-    if (scanned) {
-      // SQLite's LOWER() folds ASCII only; the fold function folds as the trigram index does
-      // (ÉMILE matches é), and instr() takes `%` and `_` literally.
-      const needle = (query.q ?? '').toLowerCase();
-      const searched = (fields.search ?? []).map(
-        (property) =>
-          `instr(${SEARCH_FOLD_FUNCTION}(${qualified(property)}), ${params.add(needle)}) > 0`,
-      );
-      clauses.push(`(${searched.join(' OR ')})`);
-    } else if (!indexed && query.q !== undefined && fields.search?.length) {
-      // PostgreSQL: each `lower(column)` has a pg_trgm GIN index that serves this LIKE from 3
-      // characters on; a shorter q is read from the organization's rows, under statement_timeout.
-      const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-      const searched = fields.search.map(
-        (property) => `LOWER(${qualified(property)}) LIKE ${params.add(pattern)} ESCAPE '\\'`,
-      );
-      clauses.push(`(${searched.join(' OR ')})`);
-    }
-    return clauses.join(' AND ');
-  };
-
-  // Ties are broken by id, in the direction of the last key, so one index serves the whole order.
-  const lastDirection = query.sort.at(-1)?.direction === 'asc' ? 'ASC' : 'DESC';
-  const order = [
-    ...query.sort.map((key) => `${column(key.field)} ${key.direction === 'asc' ? 'ASC' : 'DESC'}`),
-    `${id} ${lastDirection}`,
-  ].join(', ');
-
-  const countParams = new SqlParams(dialect);
-  const count = {
-    sql: `SELECT COUNT(*) AS total FROM ${from} WHERE ${where(countParams)}`,
-    params: countParams.values,
-  };
-
-  const pageParams = new SqlParams(dialect);
-  // Placeholders are positional on SQLite: the WHERE's values are added before LIMIT's.
-  const filtered = `FROM ${from} WHERE ${where(pageParams)} ORDER BY ${order}`;
-  const limit = `LIMIT ${pageParams.add(query.per_page)} OFFSET ${pageParams.add((query.page - 1) * query.per_page)}`;
-  if (sqliteSearch) {
-    // The window counts every match before LIMIT, so the page's rows carry the total and the
-    // matches are read once, not once for the count and again for the page.
-    const ids = `SELECT ${id} AS "id", COUNT(*) OVER () AS "search_total" ${filtered} ${limit}`;
-    const page = {
-      sql:
-        `SELECT ${selectList(repo, table)}, "page"."search_total" AS "search_total" ` +
-        `FROM (${ids}) AS "page" CROSS JOIN ${table} ON ${id} = "page"."id" ORDER BY ${order}`,
-      params: pageParams.values,
-    };
-    return { count, page, pageHasTotal: true };
-  }
-  const ids = `SELECT ${id} ${filtered} ${limit}`;
-  const page = {
-    sql: `SELECT ${selectList(repo)} FROM ${table} WHERE ${id} IN (${ids}) ORDER BY ${order}`,
-    params: pageParams.values,
-  };
-  return { count, page, pageHasTotal: false };
-}
-
-function predicate<T extends ObjectLiteral>(
-  repo: Repository<T>,
-  fields: ListFields,
-  column: (field: string) => string,
-  condition: ListCondition,
-  params: SqlParams,
-): string {
-  if (condition.op === 'in') {
-    return `${column(condition.field)} IN (${condition.values.map((v) => params.add(v)).join(', ')})`;
-  }
-  const value = toDatabaseValue(
-    repo,
-    fields.columns[condition.field] ?? condition.field,
-    condition.value,
+): { count: CompiledSql; page: CompiledSql } {
+  const sql = new Sql(repo.manager.connection);
+  const { count, page } = new ListCollection(sql, repo, fields).statements(
+    organizationId,
+    query,
+    searchDeadline,
   );
-  return `${column(condition.field)} ${RANGE_SQL[condition.op]} ${params.add(value)}`;
+  return {
+    count: sql.compile(count.text, count.params),
+    page: sql.compile(page.text, page.params),
+  };
 }
