@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { pageStatements } from '../src/common/list/find-page';
 import { listFieldsFor } from '../src/common/list/list-fields';
-import { insertRows } from '../src/common/sql';
+import { insertRows } from '../src/database/sql';
 import { loadConfig } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
 import { APP_SCHEMA } from '../src/schema';

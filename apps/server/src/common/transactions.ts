@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
-import { type DialectName, quoteIdentifier, Sql } from '../database/sql';
+import type { DataSource, EntityManager } from 'typeorm';
+import { type DialectName, Sql } from '../database/sql';
 
 /**
  * Runs a unit of work in one database transaction: the changed rows and their outbox event
@@ -9,7 +9,7 @@ import { type DialectName, quoteIdentifier, Sql } from '../database/sql';
  *
  * SQLite has a single connection in this process, so transactions are queued here rather than
  * interleaved on it (TypeORM would otherwise try to nest them). PostgreSQL runs them
- * concurrently; code that must serialise on a row takes a row lock (see `lockForUpdate`).
+ * concurrently; code that must serialise on a row takes a row lock (see `lockOwned` in find-owned.ts).
  */
 @Injectable()
 export class TransactionRunner {
@@ -61,26 +61,5 @@ export class TransactionRunner {
     const hooks = this.commitHooks.get(manager);
     if (hooks) hooks.push(hook);
     else hook();
-  }
-
-  /**
-   * Locks a row of the organization until the transaction ends (PostgreSQL `FOR UPDATE`); a row
-   * of another organization is never locked, so no caller can stall or probe another's writes.
-   * On SQLite the queue above already serialises writers, so there is nothing to do. `table` is
-   * the entity (or its table's name); its key is `id` and its owner `organization_id`.
-   */
-  async lockForUpdate(
-    manager: EntityManager,
-    table: string | EntityTarget<ObjectLiteral>,
-    id: string,
-    organizationId: string,
-  ): Promise<void> {
-    if (this.dialect !== 'postgres') return;
-    const name = typeof table === 'string' ? quoteIdentifier(table) : this.sql.table(table);
-    await this.sql.query(
-      manager,
-      `SELECT 1 FROM ${name} WHERE "id" = :id AND "organization_id" = :organizationId${this.sql.lockRows()}`,
-      { id, organizationId },
-    );
   }
 }

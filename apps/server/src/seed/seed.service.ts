@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { ALL_SCOPES } from '@platform/contract';
 import { OPERATOR } from '../audit/audit-actor';
 import { TokensService } from '../auth/tokens.service';
-import { insertRows } from '../common/sql';
+import { insertRows } from '../database/sql';
 import { TransactionRunner } from '../common/transactions';
 import { Course } from '../courses/course.entity';
 import { Enrollment } from '../enrollments/enrollment.entity';

@@ -17,7 +17,7 @@ import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { alreadyExists, isUniqueViolation, notFound } from '../common/resource-errors';
-import { insertRows } from '../common/sql';
+import { insertRows } from '../database/sql';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EventType } from '@platform/contract';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
-import { insertRows } from '../common/sql';
+import { insertRows } from '../database/sql';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig, WebhookConfig } from '../config/env';
 import { Sql } from '../database/sql';

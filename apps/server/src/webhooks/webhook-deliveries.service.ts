@@ -3,13 +3,14 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { ListQuery, WebhookDelivery } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
-import { findOwned } from '../common/find-owned';
+import { findOwned, lockOwned } from '../common/find-owned';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import { Sql } from '../database/sql';
 import { Metrics } from '../metrics/metrics';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -37,6 +38,7 @@ export class WebhookDeliveriesService {
     private readonly messages: Repository<WebhookMessageRecord>,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly transactions: TransactionRunner,
+    private readonly sql: Sql,
     private readonly dispatcher: WebhookDispatcher,
     metrics: Metrics,
   ) {
@@ -78,12 +80,7 @@ export class WebhookDeliveriesService {
    */
   async retry(principal: Principal, id: string): Promise<WebhookDelivery> {
     return this.transactions.run(async (manager) => {
-      await this.transactions.lockForUpdate(
-        manager,
-        WebhookMessageRecord,
-        id,
-        principal.organizationId,
-      );
+      await lockOwned(this.sql, manager, WebhookMessageRecord, principal.organizationId, id);
       const message = await this.find(manager, principal, id);
       const endpoint = await manager.findOneByOrFail(WebhookEndpointRecord, {
         id: message.endpointId,

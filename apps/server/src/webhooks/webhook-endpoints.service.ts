@@ -17,7 +17,7 @@ import { assertCanSubscribe } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
-import { findOwned } from '../common/find-owned';
+import { findOwned, lockOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
 import { findPage, type ListFields } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
@@ -338,12 +338,7 @@ export class WebhookEndpointsService {
 
   /** The endpoint, row-locked until the transaction ends (PostgreSQL). */
   private async findLocked(manager: EntityManager, principal: Principal, id: string) {
-    await this.transactions.lockForUpdate(
-      manager,
-      WebhookEndpointRecord,
-      id,
-      principal.organizationId,
-    );
+    await lockOwned(this.sql, manager, WebhookEndpointRecord, principal.organizationId, id);
     return this.find(manager, principal, id);
   }
 
