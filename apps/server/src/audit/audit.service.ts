@@ -1,3 +1,4 @@
+import { contract } from '@platform/contract';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type {
@@ -10,7 +11,9 @@ import { type EntityManager, LessThan, type Repository } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { Sql } from '../database/sql';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
@@ -26,19 +29,6 @@ export interface AuditEntry {
   /** Needed for an operator; an API actor's organization is its own. */
   organizationId?: string;
 }
-
-const AUDIT_LIST_FIELDS: ListFields = {
-  // Audit events never change, so `updated_at` (and `updated_since`) is `created_at`.
-  columns: {
-    action: 'action',
-    actor_type: 'actorType',
-    target_type: 'targetType',
-    target_id: 'targetId',
-    user_id: 'userId',
-    created_at: 'createdAt',
-    updated_at: 'createdAt',
-  },
-};
 
 const DAY_MS = 86_400_000;
 
@@ -62,10 +52,20 @@ export function toAuditEventResource(record: AuditEventRecord): AuditEventResour
 
 @Injectable()
 export class AuditService {
+  private readonly listed: ListCollection<AuditEventRecord>;
+
   constructor(
     @InjectRepository(AuditEventRecord) private readonly events: Repository<AuditEventRecord>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    sql: Sql,
+  ) {
+    // Audit events never change, so `updated_at` (and `updated_since`) is `created_at`.
+    this.listed = new ListCollection(
+      sql,
+      events,
+      listFieldsFor(events.metadata, contract.auditEvents.list.query, { updated_at: 'created_at' }),
+    );
+  }
 
   /**
    * Records a change. Pass the change's transaction (`manager`) so the entry exists if and only
@@ -92,12 +92,10 @@ export class AuditService {
   }
 
   async list(organizationId: string, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.events,
-      organizationId,
-      { ...query, conditions: [...query.conditions, this.retainedCondition()] },
-      AUDIT_LIST_FIELDS,
-    );
+    const { rows, total } = await this.listed.find(organizationId, {
+      ...query,
+      conditions: [...query.conditions, this.retainedCondition()],
+    });
     return { data: rows.map(toAuditEventResource), ...pageEnvelope(url, query, total) };
   }
 

@@ -1,3 +1,4 @@
+import { contract } from '@platform/contract';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
@@ -11,7 +12,8 @@ import { type EntityManager, IsNull, LessThan, Or, type Repository } from 'typeo
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { notFound } from '../common/resource-errors';
@@ -59,15 +61,13 @@ const LOOKUP_PROPERTIES = [
 ] as const;
 type LookedUpToken = Pick<PersonalAccessToken, (typeof LOOKUP_PROPERTIES)[number]>;
 
-const TOKEN_LIST_FIELDS: ListFields = {
-  columns: { created_at: 'createdAt', updated_at: 'updatedAt' },
-};
-
 /** `last_used_at` is written at most this often per token, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 @Injectable()
 export class TokensService {
+  private readonly listed: ListCollection<PersonalAccessToken>;
+
   constructor(
     @InjectRepository(PersonalAccessToken) private readonly tokens: Repository<PersonalAccessToken>,
     private readonly organizations: OrganizationsService,
@@ -75,6 +75,11 @@ export class TokensService {
     private readonly audit: AuditService,
     private readonly sql: Sql,
   ) {
+    this.listed = new ListCollection(
+      this.sql,
+      tokens,
+      listFieldsFor(tokens.metadata, contract.personalAccessTokens.list.query),
+    );
     this.lookupSql = this.buildLookupSql();
   }
 
@@ -173,7 +178,7 @@ export class TokensService {
   }
 
   async listPage(organizationId: string, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(this.tokens, organizationId, query, TOKEN_LIST_FIELDS);
+    const { rows, total } = await this.listed.find(organizationId, query);
     return { data: rows.map(toTokenResource), ...pageEnvelope(url, query, total) };
   }
 

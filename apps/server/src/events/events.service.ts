@@ -1,3 +1,4 @@
+import { contract } from '@platform/contract';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
@@ -11,18 +12,14 @@ import {
 import type { EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { newId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { Sql } from '../database/sql';
 import { EventRecord } from './event.entity';
-
-const EVENT_LIST_FIELDS: ListFields = {
-  // Events never change after they are written, so `updated_at` (and `updated_since`) is `created_at`.
-  columns: { type: 'type', created_at: 'createdAt', updated_at: 'createdAt' },
-};
 
 const RETENTION_MS = EVENT_RETENTION_DAYS * 86_400_000;
 
@@ -64,11 +61,20 @@ export class EventsService {
   private readonly announcing = new WeakSet<EntityManager>();
   private statements: ReturnType<typeof fanOutStatements> | undefined;
 
+  private readonly listed: ListCollection<EventRecord>;
+
   constructor(
     @InjectRepository(EventRecord) private readonly events: Repository<EventRecord>,
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
-  ) {}
+  ) {
+    // Events never change after they are written, so `updated_at` (and `updated_since`) is `created_at`.
+    this.listed = new ListCollection(
+      this.sql,
+      events,
+      listFieldsFor(events.metadata, contract.events.list.query, { updated_at: 'created_at' }),
+    );
+  }
 
   /**
    * Calls `listener` after each transaction that wrote an event commits: the webhook dispatcher
@@ -88,12 +94,7 @@ export class EventsService {
         { field: 'created_at', op: 'gte', value: new Date(Date.now() - RETENTION_MS) },
       ],
     };
-    const { rows, total } = await findPage(
-      this.events,
-      principal.organizationId,
-      retained,
-      EVENT_LIST_FIELDS,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, retained);
     return { data: rows.map(toEventResource), ...pageEnvelope(url, query, total) };
   }
 

@@ -1,3 +1,4 @@
+import { contract } from '@platform/contract';
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -17,7 +18,8 @@ import { earlierExpiry } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import { revokeTokensOf } from '../auth/tokens.service';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { alreadyExists, invalidField, notFound } from '../common/resource-errors';
@@ -30,14 +32,6 @@ import { OAuthArtifactRecord, UserRecord } from '../oauth/entities';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
 import { InvitationRecord } from './invitation.entity';
-
-const MEMBER_LIST_FIELDS: ListFields = {
-  columns: { created_at: 'createdAt', updated_at: 'updatedAt', email: 'email', role: 'role' },
-};
-
-const INVITATION_LIST_FIELDS: ListFields = {
-  columns: { created_at: 'createdAt', updated_at: 'updatedAt', expires_at: 'expiresAt' },
-};
 
 const INVITATION_TTL_MS = INVITATION_TTL_DAYS * 24 * 3600 * 1000;
 
@@ -67,6 +61,9 @@ export function invitationEnded(
 
 @Injectable()
 export class MembersService {
+  private readonly listedMembers: ListCollection<UserRecord>;
+  private readonly listedInvitations: ListCollection<InvitationRecord>;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectRepository(UserRecord) private readonly users: Repository<UserRecord>,
@@ -75,12 +72,26 @@ export class MembersService {
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
     private readonly sql: Sql,
-  ) {}
+  ) {
+    this.listedMembers = new ListCollection(
+      sql,
+      users,
+      listFieldsFor(users.metadata, contract.members.list.query),
+    );
+    // `expires_at`: the list shows pending invitations only, a condition the service adds.
+    this.listedInvitations = new ListCollection(
+      sql,
+      invitations,
+      listFieldsFor(invitations.metadata, contract.invitations.list.query, {
+        expires_at: 'expires_at',
+      }),
+    );
+  }
 
   // ------------------------------------------------------------------ members
 
   async list(organizationId: string, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(this.users, organizationId, query, MEMBER_LIST_FIELDS);
+    const { rows, total } = await this.listedMembers.find(organizationId, query);
     return { data: rows.map(toMemberResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -219,12 +230,7 @@ export class MembersService {
       ...query,
       conditions: [...query.conditions, { field: 'expires_at', op: 'gt', value: new Date() }],
     };
-    const { rows, total } = await findPage(
-      this.invitations,
-      organizationId,
-      pending,
-      INVITATION_LIST_FIELDS,
-    );
+    const { rows, total } = await this.listedInvitations.find(organizationId, pending);
     return { data: rows.map(toInvitationResource), ...pageEnvelope(url, query, total) };
   }
 

@@ -1,3 +1,4 @@
+import { contract } from '@platform/contract';
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -15,7 +16,8 @@ import type { Principal } from '../auth/principal';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { invalidField, notFound } from '../common/resource-errors';
@@ -29,10 +31,6 @@ import { revokeClientArtifacts } from './adapter';
 import { OAuthArtifactRecord, OAuthClientRecord } from './entities';
 
 export type OAuthClientInput = z.output<typeof OAuthClientCreateSchema>;
-
-const CLIENT_LIST_FIELDS: ListFields = {
-  columns: { created_at: 'createdAt', updated_at: 'updatedAt' },
-};
 
 /** `ocs_` + 32 random bytes: high entropy, so one SHA-256 (not a slow hash) protects it at rest. */
 export function generateClientSecret(): string {
@@ -134,6 +132,8 @@ export class OAuthClientsService {
   private readonly byIdSql: string;
   private readonly properties: string[];
 
+  private readonly listed: ListCollection<OAuthClientRecord>;
+
   constructor(
     @InjectRepository(OAuthClientRecord) private readonly clients: Repository<OAuthClientRecord>,
     @InjectRepository(OAuthArtifactRecord)
@@ -143,6 +143,11 @@ export class OAuthClientsService {
     private readonly audit: AuditService,
     private readonly sql: Sql,
   ) {
+    this.listed = new ListCollection(
+      this.sql,
+      clients,
+      listFieldsFor(clients.metadata, contract.oauthClients.list.query),
+    );
     // Every column, selected under its property name and read back through the metadata.
     this.properties = clients.metadata.columns.map((column) => column.propertyName);
     this.byIdSql =
@@ -199,12 +204,7 @@ export class OAuthClientsService {
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await findPage(
-      this.clients,
-      principal.organizationId,
-      query,
-      CLIENT_LIST_FIELDS,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, query);
     return { data: rows.map(toClientResource), ...pageEnvelope(url, query, total) };
   }
 

@@ -1,10 +1,12 @@
+import { contract } from '@platform/contract';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { ListQuery, WebhookDelivery } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { findOwned, lockOwned } from '../common/find-owned';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
@@ -19,19 +21,11 @@ import { endpointDisabled } from './webhook-errors';
 import { WebhookMessageRecord } from './webhook-message.entity';
 import { publicId } from '../common/ids';
 
-const DELIVERY_LIST_FIELDS: ListFields = {
-  columns: {
-    endpoint_id: 'endpointId',
-    status: 'status',
-    event_type: 'eventType',
-    created_at: 'createdAt',
-    updated_at: 'updatedAt',
-  },
-};
-
 @Injectable()
 export class WebhookDeliveriesService {
   private readonly scheduleLength: number;
+
+  private readonly listed: ListCollection<WebhookMessageRecord>;
 
   constructor(
     @InjectRepository(WebhookMessageRecord)
@@ -42,6 +36,14 @@ export class WebhookDeliveriesService {
     private readonly dispatcher: WebhookDispatcher,
     metrics: Metrics,
   ) {
+    // `endpoint_id` is the path's endpoint, a condition the service adds itself.
+    this.listed = new ListCollection(
+      this.sql,
+      messages,
+      listFieldsFor(messages.metadata, contract.webhookEndpoints.deliveries.query, {
+        endpoint_id: 'endpoint_id',
+      }),
+    );
     this.scheduleLength = config.webhooks.retryScheduleMs.length;
     metrics.countQueueWith(() => this.messages.countBy({ status: 'pending' }));
   }
@@ -55,15 +57,10 @@ export class WebhookDeliveriesService {
       endpointId,
       'webhook endpoint',
     );
-    const { rows, total } = await findPage(
-      this.messages,
-      principal.organizationId,
-      {
-        ...query,
-        conditions: [{ field: 'endpoint_id', op: 'in', values: [endpointId] }, ...query.conditions],
-      },
-      DELIVERY_LIST_FIELDS,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, {
+      ...query,
+      conditions: [{ field: 'endpoint_id', op: 'in', values: [endpointId] }, ...query.conditions],
+    });
     return { data: await this.withAttempts(manager, rows), ...pageEnvelope(url, query, total) };
   }
 

@@ -1,3 +1,4 @@
+import { contract } from '@platform/contract';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
@@ -19,7 +20,8 @@ import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { findOwned, lockOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { findPage, type ListFields } from '../common/list/find-page';
+import { ListCollection } from '../common/list/find-page';
+import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { invalidField } from '../common/resource-errors';
@@ -40,10 +42,6 @@ import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { endpointDisabled } from './webhook-errors';
 import { WebhookMessageRecord } from './webhook-message.entity';
 
-const ENDPOINT_LIST_FIELDS: ListFields = {
-  columns: { enabled: 'enabled', created_at: 'createdAt', updated_at: 'updatedAt' },
-};
-
 export function toEndpointResource(record: WebhookEndpointRecord): WebhookEndpoint {
   return {
     id: publicId('webhook_endpoint', record.id),
@@ -63,6 +61,8 @@ export function toEndpointResource(record: WebhookEndpointRecord): WebhookEndpoi
 export class WebhookEndpointsService {
   private readonly urlPolicy: UrlPolicy;
 
+  private readonly listed: ListCollection<WebhookEndpointRecord>;
+
   constructor(
     @InjectRepository(WebhookEndpointRecord)
     private readonly endpoints: Repository<WebhookEndpointRecord>,
@@ -74,6 +74,11 @@ export class WebhookEndpointsService {
     private readonly deliveries: WebhookDeliveriesService,
     private readonly audit: AuditService,
   ) {
+    this.listed = new ListCollection(
+      this.sql,
+      endpoints,
+      listFieldsFor(endpoints.metadata, contract.webhookEndpoints.list.query),
+    );
     this.urlPolicy = { allowPrivate: config.webhooks.allowPrivateUrls };
   }
 
@@ -84,12 +89,10 @@ export class WebhookEndpointsService {
         ? { ...c, values: c.values.map((v) => (v === 'true' ? 1 : 0)) }
         : c,
     );
-    const { rows, total } = await findPage(
-      this.endpoints,
-      principal.organizationId,
-      { ...query, conditions },
-      ENDPOINT_LIST_FIELDS,
-    );
+    const { rows, total } = await this.listed.find(principal.organizationId, {
+      ...query,
+      conditions,
+    });
     return { data: rows.map(toEndpointResource), ...pageEnvelope(url, query, total) };
   }
 

@@ -286,31 +286,6 @@ function ftsPhrase(q: string): string {
   return `"${q.replace(/"/g, '""')}"`;
 }
 
-/** Collections of callers that still pass their fields per call, built once per repository. */
-const legacy = new WeakMap<Repository<ObjectLiteral>, WeakMap<ListFields, unknown>>();
-
-/**
- * The list page of a collection whose service has no `ListCollection` of its own yet: the same
- * statements, through an `Sql` made from the repository's data source.
- * @deprecated build a `ListCollection` in the service (with the injected `Sql`) instead.
- */
-export function findPage<T extends ObjectLiteral>(
-  repo: Repository<T>,
-  organizationId: string,
-  query: ListQuery,
-  fields: ListFields,
-  options?: ListOptions,
-): Promise<{ rows: T[]; total: number }> {
-  let byFields = legacy.get(repo);
-  if (!byFields) legacy.set(repo, (byFields = new WeakMap()));
-  let collection = byFields.get(fields) as ListCollection<T> | undefined;
-  if (!collection) {
-    collection = new ListCollection(new Sql(repo.manager.connection), repo, fields);
-    byFields.set(fields, collection);
-  }
-  return collection.find(organizationId, query, options);
-}
-
 /** The count and page statements compiled for the repository's database (to check plans in tests). */
 export function pageStatements<T extends ObjectLiteral>(
   repo: Repository<T>,

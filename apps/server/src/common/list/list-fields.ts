@@ -8,15 +8,30 @@ import type { ListFields } from './find-page';
  * fields are the database's snake_case names). A field the contract declares without such a
  * column throws when the service is built, so a contract change cannot silently miss the SQL.
  */
-export function listFieldsFor(metadata: EntityMetadata, listQuerySchema: object): ListFields {
+export function listFieldsFor(
+  metadata: EntityMetadata,
+  listQuerySchema: object,
+  /**
+   * Fields whose column has another name (`updated_at` of a record that never changes is its
+   * `created_at`), and fields the service filters on itself (the path's endpoint id): API field →
+   * column name. Each is also a list field.
+   */
+  columnOf: Readonly<Record<string, string>> = {},
+): ListFields {
   const spec = listSpecOf(listQuerySchema);
   if (!spec) throw new Error(`${metadata.name}: the schema is not a list query of the contract`);
   const property = (field: string): string => {
-    const column = metadata.columns.find((c) => c.databaseName === field);
+    const name = columnOf[field] ?? field;
+    const column = metadata.columns.find((c) => c.databaseName === name);
     if (!column) throw new Error(`${metadata.name} has no column for list field '${field}'`);
     return column.propertyName;
   };
-  const fields = new Set([...Object.keys(spec.filters), ...Object.keys(spec.ranges), ...spec.sort]);
+  const fields = new Set([
+    ...Object.keys(spec.filters),
+    ...Object.keys(spec.ranges),
+    ...spec.sort,
+    ...Object.keys(columnOf),
+  ]);
   return {
     columns: Object.fromEntries([...fields].map((field) => [field, property(field)])),
     ...(spec.search?.length && { search: spec.search.map(property) }),
