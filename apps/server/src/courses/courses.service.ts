@@ -11,11 +11,9 @@ import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
-import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
-import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import type { PageUrl } from '../common/list/page-envelope';
+import { OwnedRecords } from '../common/owned-records';
 import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { alreadyExists, invalidField, isUniqueViolation } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
@@ -55,31 +53,30 @@ export function toCourseResource(course: Course): CourseResource {
 
 @Injectable()
 export class CoursesService {
-  private readonly listed: ListCollection<Course>;
+  private readonly records: OwnedRecords<Course, CourseResource>;
 
   constructor(
     @InjectRepository(Course) private readonly courses: Repository<Course>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
-    private readonly sql: Sql,
+    sql: Sql,
   ) {
-    this.listed = new ListCollection(
+    this.records = new OwnedRecords(
       sql,
       courses,
-      listFieldsFor(courses.metadata, contract.courses.list.query),
+      'course',
+      toCourseResource,
+      contract.courses.list.query,
     );
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await this.listed.find(principal.organizationId, query, this.config);
-    return { data: rows.map(toCourseResource), ...pageEnvelope(url, query, total) };
+    return this.records.list(principal.organizationId, query, url, this.config);
   }
 
   async retrieve(principal: Principal, id: string): Promise<CourseResource> {
-    return toCourseResource(
-      await findOwned(this.courses.manager, Course, principal.organizationId, id, 'course'),
-    );
+    return this.records.retrieve(principal.organizationId, id);
   }
 
   findInOrganization(
@@ -129,14 +126,7 @@ export class CoursesService {
     const organizationId = principal.organizationId;
     return this.write(input.code, () =>
       this.transactions.run(async (manager) => {
-        const course = await findOwnedForUpdate(
-          this.sql,
-          manager,
-          Course,
-          organizationId,
-          id,
-          'course',
-        );
+        const course = await this.records.findForUpdate(manager, organizationId, id);
         if (input.code !== undefined && input.code !== course.code) {
           await this.assertCodeFree(manager, organizationId, input.code);
         }

@@ -12,11 +12,10 @@ import {
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { findOwned, findOwnedForUpdate, lockOwned } from '../common/find-owned';
+import { lockOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
-import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import type { PageUrl } from '../common/list/page-envelope';
+import { OwnedRecords } from '../common/owned-records';
 import { ProblemException } from '../common/problem.exception';
 import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { isUniqueViolation, unknownReference } from '../common/resource-errors';
@@ -55,7 +54,7 @@ export function toEnrollmentResource(enrollment: Enrollment): EnrollmentResource
 
 @Injectable()
 export class EnrollmentsService {
-  private readonly listed: ListCollection<Enrollment>;
+  private readonly records: OwnedRecords<Enrollment, EnrollmentResource>;
 
   constructor(
     @InjectRepository(Enrollment) private readonly enrollments: Repository<Enrollment>,
@@ -65,28 +64,21 @@ export class EnrollmentsService {
     private readonly courses: CoursesService,
     private readonly sql: Sql,
   ) {
-    this.listed = new ListCollection(
+    this.records = new OwnedRecords(
       sql,
       enrollments,
-      listFieldsFor(enrollments.metadata, contract.enrollments.list.query),
+      'enrollment',
+      toEnrollmentResource,
+      contract.enrollments.list.query,
     );
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await this.listed.find(principal.organizationId, query);
-    return { data: rows.map(toEnrollmentResource), ...pageEnvelope(url, query, total) };
+    return this.records.list(principal.organizationId, query, url);
   }
 
   async retrieve(principal: Principal, id: string): Promise<EnrollmentResource> {
-    return toEnrollmentResource(
-      await findOwned(
-        this.enrollments.manager,
-        Enrollment,
-        principal.organizationId,
-        id,
-        'enrollment',
-      ),
-    );
+    return this.records.retrieve(principal.organizationId, id);
   }
 
   findInOrganization(
@@ -181,7 +173,7 @@ export class EnrollmentsService {
   ): Promise<EnrollmentResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      const enrollment = await findOwned(manager, Enrollment, organizationId, id, 'enrollment');
+      const enrollment = await this.records.find(manager, organizationId, id);
       if (!applyPatch(enrollment, pick(input, ENROLLMENT_UPDATABLE)))
         return toEnrollmentResource(enrollment);
       enrollment.updatedAt = new Date();
@@ -205,14 +197,7 @@ export class EnrollmentsService {
   ): Promise<EnrollmentResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      const enrollment = await findOwnedForUpdate(
-        this.sql,
-        manager,
-        Enrollment,
-        organizationId,
-        id,
-        'enrollment',
-      );
+      const enrollment = await this.records.findForUpdate(manager, organizationId, id);
       const now = new Date();
       applyTransition(enrollment, transition, now);
       await manager.save(Enrollment, enrollment);

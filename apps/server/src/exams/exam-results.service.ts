@@ -10,11 +10,9 @@ import {
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
-import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import type { PageUrl } from '../common/list/page-envelope';
+import { OwnedRecords } from '../common/owned-records';
 import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
 import { alreadyExists, isUniqueViolation, unknownReference } from '../common/resource-errors';
@@ -50,7 +48,7 @@ export function toExamResultResource(result: ExamResult): ExamResultResource {
 
 @Injectable()
 export class ExamResultsService {
-  private readonly listed: ListCollection<ExamResult>;
+  private readonly records: OwnedRecords<ExamResult, ExamResultResource>;
 
   constructor(
     @InjectRepository(ExamResult) private readonly results: Repository<ExamResult>,
@@ -59,30 +57,23 @@ export class ExamResultsService {
     private readonly exams: ExamsService,
     private readonly students: StudentsService,
     private readonly enrollments: EnrollmentsService,
-    private readonly sql: Sql,
+    sql: Sql,
   ) {
-    this.listed = new ListCollection(
+    this.records = new OwnedRecords(
       sql,
       results,
-      listFieldsFor(results.metadata, contract.examResults.list.query),
+      'exam result',
+      toExamResultResource,
+      contract.examResults.list.query,
     );
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await this.listed.find(principal.organizationId, query);
-    return { data: rows.map(toExamResultResource), ...pageEnvelope(url, query, total) };
+    return this.records.list(principal.organizationId, query, url);
   }
 
   async retrieve(principal: Principal, id: string): Promise<ExamResultResource> {
-    return toExamResultResource(
-      await findOwned(
-        this.results.manager,
-        ExamResult,
-        principal.organizationId,
-        id,
-        'exam result',
-      ),
-    );
+    return this.records.retrieve(principal.organizationId, id);
   }
 
   async create(
@@ -149,14 +140,7 @@ export class ExamResultsService {
   ): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      const result = await findOwnedForUpdate(
-        this.sql,
-        manager,
-        ExamResult,
-        organizationId,
-        id,
-        'exam result',
-      );
+      const result = await this.records.findForUpdate(manager, organizationId, id);
       if (!applyPatch(result, pick(input, EXAM_RESULT_UPDATABLE)))
         return toExamResultResource(result);
       const exam = await this.exams.findInOrganization(manager, organizationId, result.examId);
@@ -179,14 +163,7 @@ export class ExamResultsService {
   async publish(principal: Principal, id: string): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      const result = await findOwnedForUpdate(
-        this.sql,
-        manager,
-        ExamResult,
-        organizationId,
-        id,
-        'exam result',
-      );
+      const result = await this.records.findForUpdate(manager, organizationId, id);
       const now = new Date();
       publishResult(result, now);
       await manager.save(ExamResult, result);

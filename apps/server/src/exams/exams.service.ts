@@ -11,11 +11,9 @@ import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
-import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
-import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import type { PageUrl } from '../common/list/page-envelope';
+import { OwnedRecords } from '../common/owned-records';
 import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
 import { unknownReference } from '../common/resource-errors';
@@ -50,7 +48,7 @@ export function toExamResource(exam: Exam): ExamResource {
 
 @Injectable()
 export class ExamsService {
-  private readonly listed: ListCollection<Exam>;
+  private readonly records: OwnedRecords<Exam, ExamResource>;
 
   constructor(
     @InjectRepository(Exam) private readonly exams: Repository<Exam>,
@@ -58,24 +56,17 @@ export class ExamsService {
     private readonly transactions: TransactionRunner,
     private readonly events: EventsService,
     private readonly courses: CoursesService,
-    private readonly sql: Sql,
+    sql: Sql,
   ) {
-    this.listed = new ListCollection(
-      sql,
-      exams,
-      listFieldsFor(exams.metadata, contract.exams.list.query),
-    );
+    this.records = new OwnedRecords(sql, exams, 'exam', toExamResource, contract.exams.list.query);
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await this.listed.find(principal.organizationId, query, this.config);
-    return { data: rows.map(toExamResource), ...pageEnvelope(url, query, total) };
+    return this.records.list(principal.organizationId, query, url, this.config);
   }
 
   async retrieve(principal: Principal, id: string): Promise<ExamResource> {
-    return toExamResource(
-      await findOwned(this.exams.manager, Exam, principal.organizationId, id, 'exam'),
-    );
+    return this.records.retrieve(principal.organizationId, id);
   }
 
   findInOrganization(
@@ -123,7 +114,7 @@ export class ExamsService {
   ): Promise<ExamResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager) => {
-      const exam = await findOwnedForUpdate(this.sql, manager, Exam, organizationId, id, 'exam');
+      const exam = await this.records.findForUpdate(manager, organizationId, id);
       if (!applyPatch(exam, pick(input, EXAM_UPDATABLE))) return toExamResource(exam);
       const highest = await manager.maximum(ExamResult, 'score', { examId: exam.id });
       if (highest !== null && highest > exam.maxScore) {

@@ -12,11 +12,9 @@ import {
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
-import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import type { PageUrl } from '../common/list/page-envelope';
+import { OwnedRecords } from '../common/owned-records';
 import { invalidField, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
@@ -53,7 +51,7 @@ export function toPaymentResource(payment: Payment): PaymentResource {
 
 @Injectable()
 export class PaymentsService {
-  private readonly listed: ListCollection<Payment>;
+  private readonly records: OwnedRecords<Payment, PaymentResource>;
 
   constructor(
     @InjectRepository(Payment) private readonly payments: Repository<Payment>,
@@ -62,24 +60,23 @@ export class PaymentsService {
     private readonly events: EventsService,
     private readonly students: StudentsService,
     private readonly enrollments: EnrollmentsService,
-    private readonly sql: Sql,
+    sql: Sql,
   ) {
-    this.listed = new ListCollection(
+    this.records = new OwnedRecords(
       sql,
       payments,
-      listFieldsFor(payments.metadata, contract.payments.list.query),
+      'payment',
+      toPaymentResource,
+      contract.payments.list.query,
     );
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await this.listed.find(principal.organizationId, query, this.config);
-    return { data: rows.map(toPaymentResource), ...pageEnvelope(url, query, total) };
+    return this.records.list(principal.organizationId, query, url, this.config);
   }
 
   async retrieve(principal: Principal, id: string): Promise<PaymentResource> {
-    return toPaymentResource(
-      await findOwned(this.payments.manager, Payment, principal.organizationId, id, 'payment'),
-    );
+    return this.records.retrieve(principal.organizationId, id);
   }
 
   async create(
@@ -167,14 +164,7 @@ export class PaymentsService {
   ): Promise<PaymentResource> {
     const organizationId = principal.organizationId;
     return this.transactions.run(async (manager: EntityManager) => {
-      const payment = await findOwnedForUpdate(
-        this.sql,
-        manager,
-        Payment,
-        organizationId,
-        id,
-        'payment',
-      );
+      const payment = await this.records.findForUpdate(manager, organizationId, id);
       const now = new Date();
       apply(payment, now);
       await manager.save(Payment, payment);

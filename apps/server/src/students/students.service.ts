@@ -12,9 +12,8 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { deleteOwned } from '../common/delete-owned';
 import { newId, publicId } from '../common/ids';
-import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
-import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import type { PageUrl } from '../common/list/page-envelope';
+import { OwnedRecords } from '../common/owned-records';
 import { applyPatch, pick, type UpdatableFields } from '../common/patch';
 import { alreadyExists, isUniqueViolation, notFound } from '../common/resource-errors';
 import { insertRows } from '../database/sql';
@@ -56,7 +55,7 @@ export function toStudentResource(student: Student): StudentResource {
 
 @Injectable()
 export class StudentsService {
-  private readonly listed: ListCollection<Student>;
+  private readonly records: OwnedRecords<Student, StudentResource>;
 
   constructor(
     @InjectRepository(Student) private readonly students: Repository<Student>,
@@ -65,16 +64,17 @@ export class StudentsService {
     private readonly events: EventsService,
     sql: Sql,
   ) {
-    this.listed = new ListCollection(
+    this.records = new OwnedRecords(
       sql,
       students,
-      listFieldsFor(students.metadata, contract.students.list.query),
+      'student',
+      toStudentResource,
+      contract.students.list.query,
     );
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await this.listed.find(principal.organizationId, query, this.config);
-    return { data: rows.map(toStudentResource), ...pageEnvelope(url, query, total) };
+    return this.records.list(principal.organizationId, query, url, this.config);
   }
 
   async retrieve(principal: Principal, id: string): Promise<StudentResource> {
