@@ -16,7 +16,7 @@ import {
   DEMO_STUDENT_IDS,
 } from '../src/seed/seed.constants';
 import { prepareDatabase } from '../src/testing';
-import { call, DATABASE_KIND, startServer } from './support/server';
+import { call, DATABASE_KIND, databaseOptions, startServer } from './support/server';
 
 const run = promisify(execFile);
 const CLI = path.join(__dirname, '..', 'dist', 'cli', 'main.js');
@@ -53,9 +53,7 @@ describe('pnpm platform (the admin CLI)', () => {
   let db: Awaited<ReturnType<typeof prepareDatabase>>;
 
   beforeAll(async () => {
-    db = await prepareDatabase(
-      process.env.TEST_DATABASE_URL ? { postgresAdminUrl: process.env.TEST_DATABASE_URL } : {},
-    );
+    db = await prepareDatabase(databaseOptions());
   });
   afterAll(() => db.drop());
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { freePort, prepareDatabase } from '../src/testing';
 import { oidc } from './support/oauth';
+import { databaseOptions } from './support/server';
 
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
 
@@ -15,9 +16,7 @@ describe('the URL the server prints', () => {
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
-    db = await prepareDatabase(
-      process.env.TEST_DATABASE_URL ? { postgresAdminUrl: process.env.TEST_DATABASE_URL } : {},
-    );
+    db = await prepareDatabase(databaseOptions());
   });
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');

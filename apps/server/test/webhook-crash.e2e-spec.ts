@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { prepareDatabase } from '../src/testing';
 import { type Receiver, startReceiver, waitFor } from './support/receiver';
+import { databaseOptions } from './support/server';
 
 const run = promisify(execFile);
 const DIST = path.join(__dirname, '..', 'dist');
@@ -26,9 +27,7 @@ describe('webhook delivery across process crashes and shutdowns', () => {
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
-    db = await prepareDatabase(
-      process.env.TEST_DATABASE_URL ? { postgresAdminUrl: process.env.TEST_DATABASE_URL } : {},
-    );
+    db = await prepareDatabase(databaseOptions());
     Object.assign(env, {
       DATABASE_URL: db.databaseUrl,
       WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),

@@ -30,6 +30,11 @@ import type { Student } from '../students/student.entity';
 import { StudentsService } from '../students/students.service';
 
 export interface TestServerOptions {
+  /**
+   * The Jest run this server belongs to: its database is then a copy of a template migrated once
+   * per run (see test-database.ts). Without one, the database is migrated on its own.
+   */
+  templateRun?: string;
   /** A PostgreSQL URL whose user may CREATE DATABASE; a fresh database is made per server. */
   postgresAdminUrl?: string;
   /**

@@ -23,9 +23,12 @@ import { APP_SCHEMA } from '../schema';
 import type { TestServerOptions } from '.';
 
 export async function prepareDatabase(
-  options: Pick<TestServerOptions, 'postgresAdminUrl'>,
+  options: Pick<TestServerOptions, 'postgresAdminUrl' | 'templateRun'>,
 ): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
-  const run = templateRun();
+  const run = options.templateRun;
+  if (run !== undefined && !/^[a-z0-9]{1,16}$/.test(run)) {
+    throw new Error('templateRun must be [a-z0-9]{1,16}');
+  }
   if (options.postgresAdminUrl) {
     const adminUrl = options.postgresAdminUrl;
     const name = `platform_test_${randomBytes(6).toString('hex')}`;
@@ -72,21 +75,12 @@ export async function prepareDatabase(
 /*
  * Every test server used to migrate an empty database; now each is a copy of one migrated once:
  * a SQLite file copied, a PostgreSQL database made with CREATE DATABASE ... TEMPLATE. A template
- * belongs to one Jest run (PLATFORM_TEST_RUN, set by the server's globalSetup, whose teardown
- * drops the run's templates), so it never outlives the build that made it. Outside a run (SDK
- * tests, benchmarks) each server's database is migrated as before: a template kept between runs
- * could hold the schema of older migrations under the same names.
+ * belongs to one Jest run (`templateRun`: the server's globalSetup makes one, its teardown drops
+ * the run's templates), so it never outlives the build that made it. Without a run (SDK tests,
+ * benchmarks) each server's database is migrated as before: a template kept between runs could
+ * hold the schema of older migrations under the same names.
  */
-const TEMPLATE_RUN_ENV = 'PLATFORM_TEST_RUN';
 const SQLITE_TEMPLATE_DIR = path.join(tmpdir(), 'platform-test-templates');
-
-function templateRun(): string | undefined {
-  // eslint-disable-next-line no-restricted-properties -- set by the test runner, not server configuration
-  const run = process.env[TEMPLATE_RUN_ENV];
-  if (run === undefined) return undefined;
-  if (!/^[a-z0-9]{1,16}$/.test(run)) throw new Error(`${TEMPLATE_RUN_ENV} must be [a-z0-9]{1,16}`);
-  return run;
-}
 
 /** The migrations a template holds, by name (a template lives for one run of one build). */
 function migrationsKey(options: DataSourceOptions): string {
@@ -160,7 +154,7 @@ async function postgresTemplate(adminUrl: string, run: string): Promise<string> 
 /** An arbitrary advisory lock number, taken only while a template is looked for or built. */
 const TEMPLATE_LOCK = 7_316_001;
 
-/** Removes the templates of one Jest run (see PLATFORM_TEST_RUN); for the server's globalTeardown. */
+/** Removes the templates of one Jest run (see `templateRun`); for the server's globalTeardown. */
 export async function dropTestTemplates(run: string, postgresAdminUrl?: string): Promise<void> {
   if (existsSync(SQLITE_TEMPLATE_DIR)) {
     for (const file of readdirSync(SQLITE_TEMPLATE_DIR)) {

@@ -3,12 +3,23 @@ import { startTestServer, type TestServer, type TestServerOptions } from '../../
 /** Which database this run uses: PostgreSQL when TEST_DATABASE_URL is set (as .ci/run does), else SQLite. */
 export const DATABASE_KIND = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
+/**
+ * Where a test's database comes from: PostgreSQL when TEST_DATABASE_URL is set, and the Jest run's
+ * migrated template (PLATFORM_TEST_RUN, made by global-setup.ts) to copy it from.
+ */
+export function databaseOptions(): { postgresAdminUrl?: string; templateRun?: string } {
+  return {
+    ...(process.env.TEST_DATABASE_URL && { postgresAdminUrl: process.env.TEST_DATABASE_URL }),
+    ...(process.env.PLATFORM_TEST_RUN && { templateRun: process.env.PLATFORM_TEST_RUN }),
+  };
+}
+
 export function startServer(
   env: TestServerOptions['env'] = {},
   options: Pick<TestServerOptions, 'logDestination' | 'modules'> = {},
 ): Promise<TestServer> {
   return startTestServer({
-    ...(process.env.TEST_DATABASE_URL && { postgresAdminUrl: process.env.TEST_DATABASE_URL }),
+    ...databaseOptions(),
     ...(process.env.TEST_REDIS_URL && { redisUrl: process.env.TEST_REDIS_URL }),
     env,
     ...options,
