@@ -1,11 +1,11 @@
-import { contract } from '@platform/contract';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type {
-  AuditAction,
-  AuditEventResource,
-  AuditTargetType,
-  ListQuery,
+import {
+  type AuditAction,
+  type AuditEventResource,
+  type AuditTargetType,
+  contract,
+  type ListQuery,
 } from '@platform/contract';
 import { type EntityManager, LessThan, type Repository } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';

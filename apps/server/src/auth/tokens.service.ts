@@ -1,8 +1,8 @@
-import { contract } from '@platform/contract';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   ALL_SCOPES,
+  contract,
   isScope,
   type ListQuery,
   type PersonalAccessTokenResource,

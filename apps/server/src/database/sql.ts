@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
 /** The two databases the server runs on. */
 export type DialectName = 'sqlite' | 'postgres';
@@ -188,26 +189,42 @@ export class Sql {
 
   /** The quoted column name of an entity's property; throws on a typo (a programming error). */
   column(entity: EntityTarget<ObjectLiteral>, property: string): string {
-    const metadata = this.dataSource.getMetadata(entity);
-    const column = metadata.findColumnWithPropertyName(property);
-    if (!column) throw new Error(`${metadata.name} has no property '${property}'`);
-    return quoteIdentifier(column.databaseName);
+    return quoteIdentifier(this.columnOf(entity, property).databaseName);
   }
 
   /** A value as the driver binds it for an entity's column (e.g. a Date as UTC text on SQLite). */
   bind(entity: EntityTarget<ObjectLiteral>, property: string, value: unknown): unknown {
-    const metadata = this.dataSource.getMetadata(entity);
-    const column = metadata.findColumnWithPropertyName(property);
-    if (!column) throw new Error(`${metadata.name} has no property '${property}'`);
-    return this.dataSource.driver.preparePersistentValue(value, column) as unknown;
+    return this.dataSource.driver.preparePersistentValue(
+      value,
+      this.columnOf(entity, property),
+    ) as unknown;
   }
 
   /** A raw column value from a hand-written SELECT as the entity holds it (e.g. a `Date`). */
   read(entity: EntityTarget<ObjectLiteral>, property: string, value: unknown): unknown {
-    const metadata = this.dataSource.getMetadata(entity);
-    const column = metadata.findColumnWithPropertyName(property);
-    if (!column) throw new Error(`${metadata.name} has no property '${property}'`);
-    return this.dataSource.driver.prepareHydratedValue(value, column) as unknown;
+    return this.dataSource.driver.prepareHydratedValue(
+      value,
+      this.columnOf(entity, property),
+    ) as unknown;
+  }
+
+  /**
+   * Column metadata by entity and property, looked up once: `bind` and `read` run on every
+   * request (the token lookup reads each of its columns through `read`).
+   */
+  private readonly columns = new Map<EntityTarget<ObjectLiteral>, Map<string, ColumnMetadata>>();
+
+  private columnOf(entity: EntityTarget<ObjectLiteral>, property: string): ColumnMetadata {
+    let ofEntity = this.columns.get(entity);
+    if (!ofEntity) this.columns.set(entity, (ofEntity = new Map<string, ColumnMetadata>()));
+    let column = ofEntity.get(property);
+    if (!column) {
+      const metadata = this.dataSource.getMetadata(entity);
+      const found = metadata.findColumnWithPropertyName(property);
+      if (!found) throw new Error(`${metadata.name} has no property '${property}'`);
+      ofEntity.set(property, (column = found));
+    }
+    return column;
   }
 }
 

@@ -1,11 +1,11 @@
-import { contract } from '@platform/contract';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   API_VERSION,
+  contract,
   type Event,
-  type EventData,
   EVENT_RETENTION_DAYS,
+  type EventData,
   type EventType,
   type ListQuery,
 } from '@platform/contract';

@@ -1,8 +1,8 @@
-import { contract } from '@platform/contract';
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
+  contract,
   INVITATION_TTL_DAYS,
   type InvitationResource,
   type ListQuery,

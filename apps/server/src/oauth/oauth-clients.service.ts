@@ -1,10 +1,10 @@
-import { contract } from '@platform/contract';
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
-  isScope,
+  contract,
   idPattern,
+  isScope,
   type ListQuery,
   type OAuthClientCreateSchema,
   type OAuthClientResource,

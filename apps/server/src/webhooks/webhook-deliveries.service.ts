@@ -1,7 +1,6 @@
-import { contract } from '@platform/contract';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { ListQuery, WebhookDelivery } from '@platform/contract';
+import { contract, type ListQuery, type WebhookDelivery } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { findOwned, lockOwned } from '../common/find-owned';

@@ -1,16 +1,16 @@
-import { contract } from '@platform/contract';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
+  contract,
   type ListQuery,
   MAX_WEBHOOK_ENDPOINTS,
+  WEBHOOK_SECRET_OVERLAP_HOURS,
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEndpointCreateSchema,
   type WebhookEndpointUpdateSchema,
-  WEBHOOK_SECRET_OVERLAP_HOURS,
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
