@@ -1,7 +1,8 @@
 'use strict';
 /**
  * The baseline for the students-list benchmark: the least a Node.js process can do to answer
- * `GET /v1/students?per_page=25&page=N` from the same SQLite file as the real server.
+ * `GET /v1/students?per_page=25&page=N` from the same database as the real server: the same
+ * SQLite file (better-sqlite3) or the same PostgreSQL database (node-postgres, `pg`).
  *
  * Per request it does the same database and serialization work as the server (one COUNT, the
  * same deferred-join page query, rows mapped to the public JSON shape with ISO timestamps,
@@ -10,14 +11,15 @@
  * costs.
  *
  * Configured by the benchmark through the environment:
- *   BARE_DATABASE         path of the SQLite file (required)
+ *   BARE_DATABASE         path of the SQLite file, or
+ *   BARE_DATABASE_URL     postgres://… of the server's PostgreSQL database (one of the two)
  *   BARE_ORGANIZATION_ID  whose students to list (required)
  *   PORT, HOST            where to listen (default 3001 on 127.0.0.1)
  */
 const http = require('node:http');
-const Database = require('better-sqlite3');
 
-const DATABASE = required('BARE_DATABASE');
+const DATABASE_URL = process.env.BARE_DATABASE_URL;
+const DATABASE = DATABASE_URL ? undefined : required('BARE_DATABASE');
 const ORGANIZATION_ID = required('BARE_ORGANIZATION_ID');
 const PORT = Number(process.env.PORT ?? 3001);
 const HOST = process.env.HOST ?? '127.0.0.1';
@@ -32,10 +34,6 @@ function required(name) {
   }
   return value;
 }
-
-// Same file, same pragmas as the server's connection (WAL was set when the file was created).
-const db = new Database(DATABASE, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
 
 const COLUMNS = [
   'id',
@@ -52,27 +50,76 @@ const COLUMNS = [
   'updated_at',
 ];
 
-// The SQL the server's findPage() generates through TypeORM for the default sort (-created_at),
-// with LIMIT/OFFSET bound instead of inlined.
-const countStatement = db
-  .prepare('SELECT COUNT(*) AS total FROM students t WHERE t.organization_id = ?')
-  .pluck();
-const pageStatement = db.prepare(
-  `SELECT ${COLUMNS.map((c) => `p.${c}`).join(', ')}
-     FROM students p
-    WHERE p.id IN (
-      SELECT t.id FROM students t
-       WHERE t.organization_id = ?
-       ORDER BY t.created_at DESC, t.id DESC
-       LIMIT ? OFFSET ?)
-    ORDER BY p.created_at DESC, p.id DESC`,
-);
+const store = DATABASE_URL ? postgresStore(DATABASE_URL) : sqliteStore(DATABASE);
 
-/** SQLite stores `YYYY-MM-DD HH:MM:SS.sss` in UTC; the API speaks RFC 3339 (as TypeORM + toIso do). */
-function iso(value) {
-  return new Date(`${value.replace(' ', 'T')}Z`).toISOString();
+/**
+ * SQLite: the SQL the server's ListCollection generates for the default sort (-created_at),
+ * with LIMIT/OFFSET bound instead of inlined, on the same file with the server's pragmas.
+ */
+function sqliteStore(file) {
+  const Database = require('better-sqlite3');
+  // WAL was set when the file was created.
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  const countStatement = db
+    .prepare('SELECT COUNT(*) AS total FROM students t WHERE t.organization_id = ?')
+    .pluck();
+  const pageStatement = db.prepare(
+    `SELECT ${COLUMNS.map((c) => `p.${c}`).join(', ')}
+       FROM students p
+      WHERE p.id IN (
+        SELECT t.id FROM students t
+         WHERE t.organization_id = ?
+         ORDER BY t.created_at DESC, t.id DESC
+         LIMIT ? OFFSET ?)
+      ORDER BY p.created_at DESC, p.id DESC`,
+  );
+  return {
+    page: (organizationId, limit, offset) => ({
+      total: countStatement.get(organizationId),
+      rows: pageStatement.all(organizationId, limit, offset),
+    }),
+    close: () => db.close(),
+  };
 }
 
+/**
+ * PostgreSQL: the server's two statements, text as it sends them, on a pool of the server's size
+ * (10), both sent at once as the server sends them. Plain parameterized queries, as node-postgres
+ * is usually used: unnamed statements, which PostgreSQL parses and plans on every request.
+ */
+function postgresStore(url) {
+  const { Pool } = require('pg');
+  const pool = new Pool({ connectionString: url, max: 10 });
+  const column = (name) => `"students"."${name}"`;
+  const order = `${column('created_at')} DESC, ${column('id')} DESC`;
+  const where = `${column('organization_id')} = $1`;
+  const countText = `SELECT COUNT(*) AS total FROM "students" WHERE ${where}`;
+  const pageText =
+    `SELECT ${COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "students" WHERE ${column('id')} IN ` +
+    `(SELECT ${column('id')} FROM "students" WHERE ${where} ORDER BY ${order} LIMIT $2 OFFSET $3) ` +
+    `ORDER BY ${order}`;
+  return {
+    async page(organizationId, limit, offset) {
+      const [counted, paged] = await Promise.all([
+        pool.query(countText, [organizationId]),
+        pool.query(pageText, [organizationId, limit, offset]),
+      ]);
+      // COUNT(*) is a bigint, which node-postgres returns as a string; timestamptz is a Date.
+      return { total: Number(counted.rows[0].total), rows: paged.rows };
+    },
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * SQLite stores `YYYY-MM-DD HH:MM:SS.sss` in UTC and node-postgres gives a Date; the API speaks
+ * RFC 3339 (as TypeORM + toIso do).
+ */
+function iso(value) {
+  if (value instanceof Date) return value.toISOString();
+  return new Date(`${value.replace(' ', 'T')}Z`).toISOString();
+}
 function toStudentResource(row) {
   return {
     id: row.id,
@@ -137,42 +184,51 @@ function send(res, status, body, headers = {}) {
   res.end(json);
 }
 
+/** Answers the list; returns a promise on PostgreSQL, nothing on SQLite (no await: no extra tick). */
 function listStudents(req, res, path, search) {
   const params = new URLSearchParams(search);
   const page = integerParam(params, 'page', 1, LIMITS.page);
   const perPage = integerParam(params, 'per_page', 25, LIMITS.perPage);
   if (page === undefined || perPage === undefined) {
     send(res, 400, { title: 'page and per_page must be integers in range' });
-    return;
+    return undefined;
   }
-  const total = countStatement.get(ORGANIZATION_ID);
-  const rows = pageStatement.all(ORGANIZATION_ID, perPage, (page - 1) * perPage);
-  const envelope = pageEnvelope(
-    `http://${req.headers.host ?? 'localhost'}${path}`,
-    search,
-    page,
-    perPage,
-    total,
-  );
-  send(
-    res,
-    200,
-    { data: rows.map(toStudentResource), ...envelope },
-    { Link: linkHeader(envelope.links) },
-  );
+  const respond = ({ total, rows }) => {
+    const envelope = pageEnvelope(
+      `http://${req.headers.host ?? 'localhost'}${path}`,
+      search,
+      page,
+      perPage,
+      total,
+    );
+    send(
+      res,
+      200,
+      { data: rows.map(toStudentResource), ...envelope },
+      { Link: linkHeader(envelope.links) },
+    );
+  };
+  const found = store.page(ORGANIZATION_ID, perPage, (page - 1) * perPage);
+  if (typeof found.then === 'function') return found.then(respond);
+  respond(found);
+  return undefined;
 }
 
 const server = http.createServer((req, res) => {
   const q = req.url.indexOf('?');
   const path = q === -1 ? req.url : req.url.slice(0, q);
   const search = q === -1 ? '' : req.url.slice(q + 1);
+  const fail = (error) => {
+    console.error(error);
+    send(res, 500, { title: 'Internal Server Error' });
+  };
   try {
-    if (req.method === 'GET' && path === '/v1/students') listStudents(req, res, path, search);
+    if (req.method === 'GET' && path === '/v1/students')
+      listStudents(req, res, path, search)?.catch(fail);
     else if (req.method === 'GET' && path === '/health/ready') send(res, 200, { status: 'ok' });
     else send(res, 404, { title: 'Not Found' });
   } catch (error) {
-    console.error(error);
-    send(res, 500, { title: 'Internal Server Error' });
+    fail(error);
   }
 });
 
@@ -184,8 +240,7 @@ server.listen(PORT, HOST, () => {
 function shutdown() {
   server.close();
   server.closeAllConnections();
-  db.close();
-  process.exit(0);
+  Promise.resolve(store.close()).finally(() => process.exit(0));
 }
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
