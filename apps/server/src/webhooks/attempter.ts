@@ -13,6 +13,8 @@ import { Signer } from './signing';
 export class WebhookAttempter {
   private readonly sender: WebhookSender;
   private readonly signer = new Signer();
+  /** Opened secrets by endpoint and sealed text: AES-GCM per delivery showed in the profile. */
+  private readonly opened = new Map<string, string>();
   private readonly userAgent: string;
 
   constructor(
@@ -66,14 +68,26 @@ export class WebhookAttempter {
     this.sender.close();
   }
 
+  private open(sealed: string, endpointId: string): string {
+    // Keyed by the sealed text too: a rotated secret is a new entry, never a stale one.
+    const key = `${endpointId}:${sealed}`;
+    let secret = this.opened.get(key);
+    if (secret === undefined) {
+      if (this.opened.size >= 1000) this.opened.clear();
+      secret = this.secrets.open(sealed, endpointId);
+      this.opened.set(key, secret);
+    }
+    return secret;
+  }
+
   private liveSecrets(message: ClaimedMessage, now: Date): string[] {
-    const secrets = [this.secrets.open(message.sealedSecret, message.endpointId)];
+    const secrets = [this.open(message.sealedSecret, message.endpointId)];
     if (
       message.sealedPreviousSecret &&
       message.previousSecretExpiresAt &&
       message.previousSecretExpiresAt > now
     ) {
-      secrets.push(this.secrets.open(message.sealedPreviousSecret, message.endpointId));
+      secrets.push(this.open(message.sealedPreviousSecret, message.endpointId));
     }
     return secrets;
   }

@@ -223,9 +223,10 @@ function deliveryStatements(sql: Sql) {
     // Locks the rows (PostgreSQL), so a concurrent delete of the endpoint waits for us.
     attemptState: `SELECT ${m.id} AS id, ${m.attemptCount} AS attempt_count, ${m.retriesUsed} AS retries_used
        FROM ${messages} WHERE ${m.id} IN (:...ids)${sql.lockRows()}`,
-    updateMessage: `UPDATE ${messages} SET ${m.status} = :status, ${m.attemptCount} = :attempts,
+    // Messages ending in the same state are updated together (a batch's successes: one statement).
+    updateMessages: `UPDATE ${messages} SET ${m.status} = :status, ${m.attemptCount} = :attempts,
          ${m.retriesUsed} = :retriesUsed, ${m.nextAttemptAt} = :next, ${m.updatedAt} = :now
-       WHERE ${m.id} = :id`,
+       WHERE ${m.id} IN (:...ids)`,
     succeeded: `UPDATE ${endpoints} SET ${e.failingSince} = NULL
        WHERE ${e.id} IN (:...ids) AND ${e.failingSince} IS NOT NULL`,
     failing: `UPDATE ${endpoints} SET ${e.failingSince} = :now
@@ -502,10 +503,7 @@ export class DeliveryStore {
       ]),
     );
     const attempts: WebhookAttemptRecord[] = [];
-    const updates = new Map<
-      string,
-      { status: string; attempts: number; retriesUsed: number; next: Date | null }
-    >();
+    const updates = new Map<string, MessageUpdate>();
     const succeeded = new Set<string>();
     const failed = new Set<string>();
     const gone = new Set<string>();
@@ -562,14 +560,21 @@ export class DeliveryStore {
     }
 
     if (attempts.length > 0) await insertRows(manager, WebhookAttemptRecord, attempts);
+    const groups = new Map<string, { update: MessageUpdate; ids: string[] }>();
     for (const [id, u] of updates) {
-      await this.sql.query(manager, this.statement.updateMessage, {
+      const key = `${u.status}|${u.attempts}|${u.retriesUsed}|${u.next?.getTime() ?? ''}`;
+      const group = groups.get(key);
+      if (group) group.ids.push(id);
+      else groups.set(key, { update: u, ids: [id] });
+    }
+    for (const { update: u, ids } of groups.values()) {
+      await this.sql.query(manager, this.statement.updateMessages, {
         status: u.status,
         attempts: u.attempts,
         retriesUsed: u.retriesUsed,
         next: u.next && this.date(u.next),
         now: this.date(now),
-        id,
+        ids,
       });
     }
     return {
@@ -615,6 +620,14 @@ export class DeliveryStore {
     }
     return disabled;
   }
+}
+
+/** A message's state after an attempt. */
+interface MessageUpdate {
+  status: string;
+  attempts: number;
+  retriesUsed: number;
+  next: Date | null;
 }
 
 export function newMessage(
