@@ -1,5 +1,6 @@
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { Clock } from './common/clock';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getStorageToken, type ThrottlerStorage } from '@nestjs/throttler';
 import { getDataSourceToken } from '@nestjs/typeorm';
@@ -46,10 +47,12 @@ export async function createApp(
     logDestination?: DestinationStream;
     /** Extra modules (tests: a controller on a test contract, behind every guard and interceptor). */
     modules?: readonly (Type | DynamicModule)[];
+    /** The clock every service reads (tests: one they move); the system clock by default. */
+    clock?: Clock;
   } = {},
 ): Promise<NestExpressApplication> {
   const logger = createLogger(config, options.logDestination);
-  const root = AppModule.forRoot(config, logger, options.modules);
+  const root = AppModule.forRoot(config, logger, options.modules, options.clock);
   const app = await NestFactory.create<NestExpressApplication>(root, {
     bufferLogs: true,
     bodyParser: false,

@@ -7,6 +7,7 @@ import { AuditPruner } from './audit/audit-pruner';
 import { AuthModule } from './auth/auth.module';
 import { RequestPipelineGuard } from './auth/request-pipeline.guard';
 import { RequestPipelineModule } from './auth/request-pipeline.module';
+import { type Clock, ClockModule } from './common/clock';
 import { DeprecationInterceptor } from './common/deprecation.interceptor';
 import { LinkHeaderInterceptor } from './common/link-header.interceptor';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
@@ -41,11 +42,13 @@ export class AppModule {
     config: AppConfig,
     logger: Logger,
     extra: readonly (Type | DynamicModule)[] = [],
+    clock?: Clock,
   ): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        ClockModule.forRoot(clock),
         LoggerModule.forRoot({
           // Nest's own logs go through this pino instance; per-request lines come from
           // requestLogMiddleware, so pino-http's per-request middleware is not installed.

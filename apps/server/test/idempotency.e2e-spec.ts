@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { requestFingerprint } from '../src/idempotency/fingerprint';
 import { IdempotencyKey } from '../src/idempotency/idempotency-key.entity';
+import { IDEMPOTENCY_KEY_TTL_MS } from '../src/idempotency/idempotency.service';
+import { ManualClock } from '../src/testing';
 import { type ApiResponse, call, startServer, type TestServer } from './support/server';
 
 /**
@@ -13,9 +15,11 @@ describe('Idempotency-Key on POST', () => {
   let orgId: string;
   let token: string;
   let otherOrgToken: string;
+  /** The server's clock: moved forward (last test) to expire a key without waiting 24 h. */
+  const clock = new ManualClock();
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({}, { clock });
     orgId = (await server.createOrganization()).id;
     ({ token } = await server.createToken(orgId, ['students:read', 'students:write']));
     const otherOrg = await server.createOrganization({ name: 'Other School' });
@@ -286,5 +290,21 @@ describe('Idempotency-Key on POST', () => {
       body: JSON.stringify(body),
     });
     expect(anonymous.status).toBe(401);
+  });
+
+  // Last: it moves the server's clock a day forward, which would end the leases of later tests.
+  it('forgets a key after 24 h: the same key then runs a different request instead of a 409', async () => {
+    const key = randomUUID();
+    const first = await post(newStudent(), { key });
+    expect(first.status).toBe(201);
+    const other = newStudent();
+    expect((await post(other, { key })).status).toBe(409);
+
+    clock.advance(IDEMPOTENCY_KEY_TTL_MS + 1000);
+    const res = await post(other, { key });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('idempotent-replayed')).toBeNull();
+    expect(res.body.id).not.toBe(first.body.id);
+    expect(await countByNumber(other.student_number)).toBe(1);
   });
 });

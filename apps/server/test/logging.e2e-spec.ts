@@ -1,4 +1,5 @@
-import { call, startServer, type TestServer } from './support/server';
+import { typedClient } from './support/api';
+import { startServer, type TestServer } from './support/server';
 
 describe('request logs', () => {
   let server: TestServer;
@@ -16,8 +17,8 @@ describe('request logs', () => {
     const org = await server.createOrganization();
     const { token } = await server.createToken(org.id, ['students:read']);
     lines.length = 0;
-    const ok = await call(server, '/v1/students?q=secret-search', { token });
-    const denied = await call(server, '/v1/students', { token: `${token}x` });
+    const ok = await typedClient(server, token).students.list({ query: { q: 'secret-search' } });
+    const denied = await typedClient(server, `${token}x`).students.list();
     await new Promise((resolve) => setTimeout(resolve, 50));
 
     const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');

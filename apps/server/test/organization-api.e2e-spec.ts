@@ -2,7 +2,8 @@
  * `GET /v1/organization` (plan, limit and how much of the window is used) and
  * `PATCH /v1/organization` (the name only: plan and limit are an operator's).
  */
-import { call, client, startServer, type TestServer } from './support/server';
+import { expectStatus, typedClient } from './support/api';
+import { rawClient, startServer, type TestServer } from './support/server';
 
 describe('the organization API', () => {
   let server: TestServer;
@@ -15,9 +16,8 @@ describe('the organization API', () => {
   it('shows name, plan, and the rate limit with the current window, as the headers count it', async () => {
     const org = await server.createOrganization({ name: 'Window School' });
     const { token } = await server.createToken(org.id, ['organization:read', 'students:read']);
-    const api = client(server, token);
-    const first = await api.get('/v1/organization');
-    expect(first.status).toBe(200);
+    const api = typedClient(server, token);
+    const first = expectStatus(await api.organization.retrieve(), 200);
     expect(first.body).toEqual({
       id: org.id,
       object: 'organization',
@@ -38,9 +38,9 @@ describe('the organization API', () => {
 
     // Every token of the organization spends the one budget.
     const other = await server.createToken(org.id, ['students:read']);
-    await client(server, other.token).get('/v1/students');
-    await api.get('/v1/students');
-    const later = await api.get('/v1/organization');
+    await typedClient(server, other.token).students.list();
+    await api.students.list();
+    const later = expectStatus(await api.organization.retrieve(), 200);
     expect(later.body.rate_limit).toMatchObject({ used: 4, remaining: 596 });
     expect(later.headers.get('x-ratelimit-remaining')).toBe('596');
     expect(later.headers.get('x-ratelimit-limit')).toBe('600');
@@ -49,7 +49,7 @@ describe('the organization API', () => {
   it('shows an enterprise limit', async () => {
     const org = await server.createOrganization({ plan: 'enterprise', rateLimitPerMinute: 6000 });
     const { token } = await server.createToken(org.id, ['organization:read']);
-    const res = await client(server, token).get('/v1/organization');
+    const res = expectStatus(await typedClient(server, token).organization.retrieve(), 200);
     expect(res.body).toMatchObject({
       plan: 'enterprise',
       rate_limit: { limit_per_minute: 6000, used: 1, remaining: 5999 },
@@ -63,36 +63,43 @@ describe('the organization API', () => {
       'organization:write',
       'audit_log:read',
     ]);
-    const api = client(server, token);
-    const renamed = await api.patch('/v1/organization', { name: 'New Name' });
-    expect(renamed.status).toBe(200);
+    const api = typedClient(server, token);
+    /** For what the contract's types refuse: operator-only and unknown fields. */
+    const raw = rawClient(server, token);
+    const renamed = expectStatus(
+      await api.organization.update({ body: { name: 'New Name' } }),
+      200,
+    );
     expect(renamed.body).toMatchObject({ id: org.id, name: 'New Name', plan: 'standard' });
     expect(Date.parse(renamed.body.updated_at)).toBeGreaterThan(org.updatedAt.getTime() - 1);
-    expect((await api.get('/v1/organization')).body.name).toBe('New Name');
+    expect(expectStatus(await api.organization.retrieve(), 200).body.name).toBe('New Name');
 
-    const plan = await api.patch('/v1/organization', { plan: 'enterprise' });
+    const plan = await raw.patch('/v1/organization', { plan: 'enterprise' });
     expect(plan.status).toBe(400);
     expect(plan.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(plan.body.detail).toMatch(/plan cannot be changed over the API.*operator/);
     expect(plan.body.errors).toEqual([expect.objectContaining({ path: 'body.plan' })]);
-    const limit = await api.patch('/v1/organization', {
+    const limit = await raw.patch('/v1/organization', {
       name: 'Sneaky',
       rate_limit: { limit_per_minute: 6000 },
     });
     expect(limit.status).toBe(400);
     expect(limit.body.errors).toEqual([expect.objectContaining({ path: 'body.rate_limit' })]);
-    expect((await api.patch('/v1/organization', { name: '' })).status).toBe(400);
-    const unknown = await api.patch('/v1/organization', { name: 'X', colour: 'red' });
+    expect((await api.organization.update({ body: { name: '' } })).status).toBe(400);
+    const unknown = await raw.patch('/v1/organization', { name: 'X', colour: 'red' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.detail).toMatch(/colour/);
     // Nothing of the refused requests was applied.
-    expect((await api.get('/v1/organization')).body).toMatchObject({
+    expect((await api.organization.retrieve()).body).toMatchObject({
       name: 'New Name',
       plan: 'standard',
       rate_limit: { limit_per_minute: 600 },
     });
 
-    const events = await api.get('/v1/audit_events?target_type=organization');
+    const events = expectStatus(
+      await api.auditEvents.list({ query: { target_type: 'organization' } }),
+      200,
+    );
     expect(events.body.data).toEqual([
       expect.objectContaining({
         action: 'organization.updated',
@@ -106,10 +113,12 @@ describe('the organization API', () => {
     const org = await server.createOrganization();
     const reader = await server.createToken(org.id, ['organization:read']);
     const none = await server.createToken(org.id, ['students:read']);
-    expect((await call(server, '/v1/organization', { token: none.token })).status).toBe(403);
-    const refused = await client(server, reader.token).patch('/v1/organization', { name: 'X' });
-    expect(refused.status).toBe(403);
+    expect((await typedClient(server, none.token).organization.retrieve()).status).toBe(403);
+    const refused = expectStatus(
+      await typedClient(server, reader.token).organization.update({ body: { name: 'X' } }),
+      403,
+    );
     expect(refused.body.code).toBe('insufficient_scope');
-    expect((await call(server, '/v1/organization')).status).toBe(401);
+    expect((await typedClient(server).organization.retrieve()).status).toBe(401);
   });
 });

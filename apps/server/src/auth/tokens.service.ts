@@ -11,6 +11,7 @@ import {
 import { type EntityManager, IsNull, LessThan, Or, type Repository } from 'typeorm';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
+import { Clock } from '../common/clock';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
@@ -74,6 +75,7 @@ export class TokensService {
     private readonly transactions: TransactionRunner,
     private readonly audit: AuditService,
     private readonly sql: Sql,
+    private readonly clock: Clock,
   ) {
     this.listed = new ListCollection(
       this.sql,
@@ -97,11 +99,11 @@ export class TokensService {
     const name = input.name.trim();
     if (!name) throw new ProblemException('validation_error', 'name must not be empty');
     const scopes = parseScopes(input.scopes);
-    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+    if (input.expiresAt && input.expiresAt.getTime() <= this.clock.nowMs()) {
       throw new ProblemException('validation_error', 'expiry must be in the future');
     }
     const token = generatePersonalAccessToken();
-    const now = new Date();
+    const now = this.clock.now();
     const record = this.tokens.create({
       id: newId('personal_access_token'),
       organizationId: organization.id,
@@ -153,7 +155,7 @@ export class TokensService {
     const record = await this.tokens.findOneBy(organizationId ? { id, organizationId } : { id });
     if (!record) throw notFound('personal access token', id);
     if (!record.revokedAt) {
-      const revokedAt = new Date();
+      const revokedAt = this.clock.now();
       await this.transactions.run(async (manager) => {
         await manager.update(PersonalAccessToken, { id }, { revokedAt, updatedAt: revokedAt });
         // Its webhook endpoints stop now, visibly; delivery would refuse them anyway.
@@ -219,7 +221,7 @@ export class TokensService {
   async revokeByName(organizationId: string, name: string): Promise<void> {
     await this.tokens.update(
       { organizationId, name, revokedAt: IsNull() },
-      { revokedAt: new Date() },
+      { revokedAt: this.clock.now() },
     );
   }
 
@@ -228,7 +230,7 @@ export class TokensService {
    * on how much of a guessed token matches a real one; the digests are compared again in
    * constant time as a second line of defence.
    */
-  async authenticate(token: string, now = new Date()): Promise<PersonalAccessTokenResult> {
+  async authenticate(token: string, now = this.clock.now()): Promise<PersonalAccessTokenResult> {
     if (!isWellFormedPersonalAccessToken(token)) return { ok: false, reason: 'malformed' };
     const digest = hashToken(token);
     // One statement for token and organization: this runs on every request.

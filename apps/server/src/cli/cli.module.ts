@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
+import { ClockModule } from '../common/clock';
 import { ConfigModule } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { DatabaseModule } from '../database/database.module';
@@ -18,6 +19,7 @@ export class CliModule {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
+        ClockModule.forRoot(),
         DatabaseModule.forRoot(config, APP_SCHEMA),
         EventsModule,
         AuditModule,

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { Clock } from '../common/clock';
 import { ProblemException } from '../common/problem.exception';
 import { TransactionRunner } from '../common/transactions';
 import { migrationClasses } from '../database/migration';
@@ -35,6 +36,12 @@ let dataSource: DataSource;
 let cleanup: () => Promise<void>;
 let service: IdempotencyService;
 let now: number;
+/** The service's injected clock, reading `now`: tests move it to expire keys and leases. */
+const clock = new (class extends Clock {
+  override nowMs(): number {
+    return now;
+  }
+})();
 
 async function openDatabase(): Promise<{ options: DataSourceOptions; drop(): Promise<void> }> {
   const entities = [Organization, IdempotencyKey];
@@ -107,9 +114,9 @@ beforeEach(async () => {
     dataSource.getRepository(IdempotencyKey),
     new TransactionRunner(dataSource, new Sql(dataSource)),
     new Sql(dataSource),
+    clock,
   );
   now = Date.parse('2026-11-22T10:00:00.000Z');
-  service.clock = () => new Date(now);
 });
 
 function claimOf(result: IdempotencyBegin): IdempotencyClaim {
@@ -274,8 +281,12 @@ describe(IdempotencyService.name, () => {
   it("survives another request's transaction rolling back while it claims", async () => {
     const sql = new Sql(dataSource);
     const transactions = new TransactionRunner(dataSource, sql);
-    service = new IdempotencyService(dataSource.getRepository(IdempotencyKey), transactions, sql);
-    service.clock = () => new Date(now);
+    service = new IdempotencyService(
+      dataSource.getRepository(IdempotencyKey),
+      transactions,
+      sql,
+      clock,
+    );
     let finishOther!: () => void;
     const otherMayFinish = new Promise<void>((resolve) => (finishOther = resolve));
     let otherStarted!: () => void;

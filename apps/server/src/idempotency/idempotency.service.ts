@@ -3,6 +3,7 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { InjectRepository } from '@nestjs/typeorm';
 import { IDEMPOTENCY_KEY_HEADER } from '@platform/contract';
 import { LessThan, type FindOptionsWhere, type Repository } from 'typeorm';
+import { Clock } from '../common/clock';
 import { ProblemException } from '../common/problem.exception';
 import { isUniqueViolation } from '../common/resource-errors';
 import { TransactionRunner } from '../common/transactions';
@@ -63,13 +64,11 @@ export function parseIdempotencyKey(value: string | string[] | undefined): strin
 export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Idempotency');
   private purgeTimer: NodeJS.Timeout | undefined;
-  /** The current time; tests replace it to expire keys and leases without waiting. */
-  clock: () => Date = () => new Date();
-
   constructor(
     @InjectRepository(IdempotencyKey) private readonly keys: Repository<IdempotencyKey>,
     private readonly transactions: TransactionRunner,
     private readonly sql: Sql,
+    private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -90,7 +89,7 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
    */
   async begin(organizationId: string, key: string, fingerprint: string): Promise<IdempotencyBegin> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-      const now = this.clock();
+      const now = this.clock.now();
       const claim: IdempotencyClaim = { organizationId, key, token: randomUUID() };
       if (await this.insertClaim(claim, fingerprint, now)) return { kind: 'claimed', claim };
 
@@ -142,7 +141,7 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
         state: 'completed',
         responseStatus: status,
         responseBody: body === undefined ? null : JSON.stringify(body),
-        completedAt: this.clock(),
+        completedAt: this.clock.now(),
         lockToken: null,
         lockedUntil: null,
       }),
@@ -157,7 +156,7 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
 
   /** Deletes keys older than 24 h; returns how many. Expired keys are already ignored by `begin`. */
   async purgeExpired(): Promise<number> {
-    const cutoff = new Date(this.clock().getTime() - IDEMPOTENCY_KEY_TTL_MS);
+    const cutoff = new Date(this.clock.now().getTime() - IDEMPOTENCY_KEY_TTL_MS);
     // An in-progress row this old has an expired lease too, so nothing live is deleted.
     const result = await this.write((keys) => keys.delete({ createdAt: LessThan(cutoff) }));
     return result.affected ?? 0;

@@ -17,6 +17,7 @@ import { normalizeIp } from '../rate-limit/organization-throttler.guard';
 import { earlierExpiry } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import { revokeTokensOf } from '../auth/tokens.service';
+import { Clock } from '../common/clock';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
@@ -72,6 +73,7 @@ export class MembersService {
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
     private readonly sql: Sql,
+    private readonly clock: Clock,
   ) {
     this.listedMembers = new ListCollection(
       sql,
@@ -149,7 +151,7 @@ export class MembersService {
         }
       }
       if (changed) {
-        user.updatedAt = new Date();
+        user.updatedAt = this.clock.now();
         await manager.update(
           UserRecord,
           { id },
@@ -174,7 +176,7 @@ export class MembersService {
       if (!user) throw notFound('member', id);
       assertCanGrantRole(principal, user.role);
       if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'remove');
-      const now = new Date();
+      const now = this.clock.now();
       await revokeTokensOf(manager, user.id, now);
       await deleteOAuthArtifactsOf(this.sql, manager, user.id);
       await disableEndpointsOfUser(manager, user.id, now);
@@ -228,7 +230,7 @@ export class MembersService {
     // Pending only: an accepted or revoked invitation's expiry is set to when that happened.
     const pending: ListQuery = {
       ...query,
-      conditions: [...query.conditions, { field: 'expires_at', op: 'gt', value: new Date() }],
+      conditions: [...query.conditions, { field: 'expires_at', op: 'gt', value: this.clock.now() }],
     };
     const { rows, total } = await this.listedInvitations.find(organizationId, pending);
     return { data: rows.map(toInvitationResource), ...pageEnvelope(url, query, total) };
@@ -247,7 +249,7 @@ export class MembersService {
     actor: AuditActor,
   ): Promise<{ invitation: InvitationRecord; acceptUrl: string }> {
     assertCanGrantRole(principal, input.role);
-    const now = new Date();
+    const now = this.clock.now();
     const latest = new Date(now.getTime() + INVITATION_TTL_MS);
     let expiresAt = earlierExpiry(latest, principal.expiresAt)!;
     if (input.expires_at) {
@@ -305,8 +307,8 @@ export class MembersService {
     actor: AuditActor,
   ): Promise<InvitationRecord> {
     const invitation = await this.retrieveInvitation(organizationId, id);
-    if (!invitationEnded(invitation)) {
-      const now = new Date();
+    if (!invitationEnded(invitation, this.clock.now())) {
+      const now = this.clock.now();
       await this.tx.run(async (manager) => {
         // Only a still-pending invitation: one accepted meanwhile stays accepted.
         const revoked = await manager.update(
@@ -344,10 +346,10 @@ export class MembersService {
     ip?: string,
   ): Promise<{ ok: true; user: UserRecord } | { ok: false; reason: string }> {
     const found = await this.findByToken(token);
-    const ended = invitationEnded(found);
+    const ended = invitationEnded(found, this.clock.now());
     if (ended || !found) return { ok: false, reason: ended ?? 'unknown' };
     return this.tx.run(async (manager) => {
-      const now = new Date();
+      const now = this.clock.now();
       const claimed = await manager.update(
         InvitationRecord,
         { id: found.id, acceptedAt: IsNull(), revokedAt: IsNull(), expiresAt: MoreThan(now) },

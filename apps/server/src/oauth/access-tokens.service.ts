@@ -8,6 +8,7 @@ import {
   OAuthAccessTokenResolver,
   type TokenRefusal,
 } from '../auth/token-resolver';
+import { Clock } from '../common/clock';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql } from '../database/sql';
@@ -59,6 +60,7 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sql: Sql,
     private readonly organizations: OrganizationsService,
+    private readonly clock: Clock,
   ) {
     this.resource = apiResource(config);
     const artifact = (p: string) => `a.${sql.column(OAuthArtifactRecord, p)}`;
@@ -86,7 +88,7 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
       `FROM ${sql.table(UserRecord)} u WHERE ${user('id')} = :userId`;
   }
 
-  async authenticate(token: string, now = Date.now()): Promise<OAuthAuthenticationResult> {
+  async authenticate(token: string, now = this.clock.nowMs()): Promise<OAuthAuthenticationResult> {
     if (!OPAQUE_TOKEN.test(token)) return { ok: false, reason: 'malformed' };
     const [row] = await this.sql.query<TokenRow>(this.dataSource.manager, this.tokenSql, {
       kinds: ['AccessToken', 'ClientCredentials'],

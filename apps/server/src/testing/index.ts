@@ -14,6 +14,7 @@ import type { OAuthClientResource, Role, Scope } from '@platform/contract';
 import type { DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
 import { createApp } from '../app.factory';
+import type { Clock } from '../common/clock';
 import { TokensService } from '../auth/tokens.service';
 import { type AppConfig, loadConfig } from '../config/env';
 import { type OAuthClientInput, OAuthClientsService } from '../oauth/oauth-clients.service';
@@ -48,6 +49,8 @@ export interface TestServerOptions {
   logDestination?: DestinationStream;
   /** Extra Nest modules, e.g. a controller implementing a test contract. */
   modules?: readonly (Type | DynamicModule)[];
+  /** The server's clock (e.g. a `ManualClock` the test moves); the system clock by default. */
+  clock?: Clock;
 }
 
 export interface TestServer {
@@ -117,6 +120,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const app = await createApp(config, {
     ...(options.logDestination && { logDestination: options.logDestination }),
     ...(options.modules && { modules: options.modules }),
+    ...(options.clock && { clock: options.clock }),
   });
   await app.listen(port, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
@@ -188,6 +192,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 
+export { ManualClock } from './manual-clock';
 export { dropTestTemplates, prepareDatabase } from './test-database';
 export { demoStudents } from '../seed/demo-students';
 export { authorizeInBrowser, Browser, formAction, type AuthorizeResult } from './browser';
