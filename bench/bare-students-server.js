@@ -54,8 +54,12 @@ const COLUMNS = [
 
 // The SQL the server's findPage() generates through TypeORM for the default sort (-created_at),
 // with LIMIT/OFFSET bound instead of inlined.
+// The server's bounded count: at most offset + per_page + TOTAL_COUNT_AHEAD rows are read.
+const TOTAL_COUNT_AHEAD = 10_000;
 const countStatement = db
-  .prepare('SELECT COUNT(*) AS total FROM students t WHERE t.organization_id = ?')
+  .prepare(
+    'SELECT COUNT(*) AS total FROM (SELECT 1 FROM students t WHERE t.organization_id = ? LIMIT ?)',
+  )
   .pluck();
 const pageStatement = db.prepare(
   `SELECT ${COLUMNS.map((c) => `p.${c}`).join(', ')}
@@ -91,7 +95,7 @@ function toStudentResource(row) {
 }
 
 /** Same links as the server's pageEnvelope(): every query parameter kept, `page` replaced. */
-function pageEnvelope(base, search, page, perPage, total) {
+function pageEnvelope(base, search, page, perPage, total, totalExact) {
   const totalPages = Math.ceil(total / perPage);
   const lastPage = Math.max(totalPages, 1);
   const link = (n) => {
@@ -100,7 +104,7 @@ function pageEnvelope(base, search, page, perPage, total) {
     return `${base}?${params.toString()}`;
   };
   return {
-    meta: { page, per_page: perPage, total, total_pages: totalPages },
+    meta: { page, per_page: perPage, total, total_pages: totalPages, total_exact: totalExact },
     links: {
       self: link(page),
       first: link(1),
@@ -145,7 +149,8 @@ function listStudents(req, res, path, search) {
     send(res, 400, { title: 'page and per_page must be integers in range' });
     return;
   }
-  const total = countStatement.get(ORGANIZATION_ID);
+  const cap = (page - 1) * perPage + perPage + TOTAL_COUNT_AHEAD;
+  const total = countStatement.get(ORGANIZATION_ID, cap);
   const rows = pageStatement.all(ORGANIZATION_ID, perPage, (page - 1) * perPage);
   const envelope = pageEnvelope(
     `http://${req.headers.host ?? 'localhost'}${path}`,
@@ -153,6 +158,7 @@ function listStudents(req, res, path, search) {
     page,
     perPage,
     total,
+    total < cap,
   );
   send(
     res,
