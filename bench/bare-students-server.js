@@ -50,6 +50,8 @@ const COLUMNS = [
   'updated_at',
 ];
 
+// The server's bounded count: at most offset + per_page + TOTAL_COUNT_AHEAD rows are read.
+const TOTAL_COUNT_AHEAD = 10_000;
 const store = DATABASE_URL ? postgresStore(DATABASE_URL) : sqliteStore(DATABASE);
 
 /**
@@ -62,7 +64,9 @@ function sqliteStore(file) {
   const db = new Database(file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   const countStatement = db
-    .prepare('SELECT COUNT(*) AS total FROM students t WHERE t.organization_id = ?')
+    .prepare(
+      'SELECT COUNT(*) AS total FROM (SELECT 1 FROM students t WHERE t.organization_id = ? LIMIT ?)',
+    )
     .pluck();
   const pageStatement = db.prepare(
     `SELECT ${COLUMNS.map((c) => `p.${c}`).join(', ')}
@@ -75,8 +79,8 @@ function sqliteStore(file) {
       ORDER BY p.created_at DESC, p.id DESC`,
   );
   return {
-    page: (organizationId, limit, offset) => ({
-      total: countStatement.get(organizationId),
+    page: (organizationId, limit, offset, cap) => ({
+      total: countStatement.get(organizationId, cap),
       rows: pageStatement.all(organizationId, limit, offset),
     }),
     close: () => db.close(),
@@ -94,15 +98,15 @@ function postgresStore(url) {
   const column = (name) => `"students"."${name}"`;
   const order = `${column('created_at')} DESC, ${column('id')} DESC`;
   const where = `${column('organization_id')} = $1`;
-  const countText = `SELECT COUNT(*) AS total FROM "students" WHERE ${where}`;
+  const countText = `SELECT COUNT(*) AS total FROM (SELECT 1 FROM "students" WHERE ${where} LIMIT $2) AS "counted"`;
   const pageText =
     `SELECT ${COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "students" WHERE ${column('id')} IN ` +
     `(SELECT ${column('id')} FROM "students" WHERE ${where} ORDER BY ${order} LIMIT $2 OFFSET $3) ` +
     `ORDER BY ${order}`;
   return {
-    async page(organizationId, limit, offset) {
+    async page(organizationId, limit, offset, cap) {
       const [counted, paged] = await Promise.all([
-        pool.query(countText, [organizationId]),
+        pool.query(countText, [organizationId, cap]),
         pool.query(pageText, [organizationId, limit, offset]),
       ]);
       // COUNT(*) is a bigint, which node-postgres returns as a string; timestamptz is a Date.
@@ -138,7 +142,7 @@ function toStudentResource(row) {
 }
 
 /** Same links as the server's pageEnvelope(): every query parameter kept, `page` replaced. */
-function pageEnvelope(base, search, page, perPage, total) {
+function pageEnvelope(base, search, page, perPage, total, totalExact) {
   const totalPages = Math.ceil(total / perPage);
   const lastPage = Math.max(totalPages, 1);
   const link = (n) => {
@@ -147,7 +151,7 @@ function pageEnvelope(base, search, page, perPage, total) {
     return `${base}?${params.toString()}`;
   };
   return {
-    meta: { page, per_page: perPage, total, total_pages: totalPages },
+    meta: { page, per_page: perPage, total, total_pages: totalPages, total_exact: totalExact },
     links: {
       self: link(page),
       first: link(1),
@@ -193,6 +197,8 @@ function listStudents(req, res, path, search) {
     send(res, 400, { title: 'page and per_page must be integers in range' });
     return undefined;
   }
+  const offset = (page - 1) * perPage;
+  const cap = offset + perPage + TOTAL_COUNT_AHEAD;
   const respond = ({ total, rows }) => {
     const envelope = pageEnvelope(
       `http://${req.headers.host ?? 'localhost'}${path}`,
@@ -200,6 +206,7 @@ function listStudents(req, res, path, search) {
       page,
       perPage,
       total,
+      total < cap,
     );
     send(
       res,
@@ -208,7 +215,7 @@ function listStudents(req, res, path, search) {
       { Link: linkHeader(envelope.links) },
     );
   };
-  const found = store.page(ORGANIZATION_ID, perPage, (page - 1) * perPage);
+  const found = store.page(ORGANIZATION_ID, perPage, offset, cap);
   if (typeof found.then === 'function') return found.then(respond);
   respond(found);
   return undefined;

@@ -39,7 +39,13 @@ describe('GET /v1/students (the list convention)', () => {
   it('defaults to page 1, 25 per page, newest first, with meta and links', async () => {
     const res = await list('');
     expect(res.status).toBe(200);
-    expect(res.body.meta).toEqual({ page: 1, per_page: 25, total: 60, total_pages: 3 });
+    expect(res.body.meta).toEqual({
+      page: 1,
+      per_page: 25,
+      total: 60,
+      total_pages: 3,
+      total_exact: true,
+    });
     expect(ids(res.body)).toEqual(
       newestFirst()
         .slice(0, 25)
@@ -70,7 +76,7 @@ describe('GET /v1/students (the list convention)', () => {
     it('on the first page: no prev, next and last present, filters kept', async () => {
       const res = await list('?per_page=10&status=active&sort=last_name');
       const { links, meta } = res.body;
-      expect(meta).toEqual({ page: 1, per_page: 10, total: 48, total_pages: 5 });
+      expect(meta).toEqual({ page: 1, per_page: 10, total: 48, total_pages: 5, total_exact: true });
       expect(links.prev).toBeNull();
       expect(links.next).toBe(
         `${server.url}/v1/students?per_page=10&status=active&sort=last_name&page=2`,
@@ -112,7 +118,13 @@ describe('GET /v1/students (the list convention)', () => {
       const res = await list('?per_page=10&page=9');
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual([]);
-      expect(res.body.meta).toEqual({ page: 9, per_page: 10, total: 60, total_pages: 6 });
+      expect(res.body.meta).toEqual({
+        page: 9,
+        per_page: 10,
+        total: 60,
+        total_pages: 6,
+        total_exact: true,
+      });
       expect(res.body.links.next).toBeNull();
       expect(res.body.links.prev).toBe(`${server.url}/v1/students?per_page=10&page=6`);
     });

@@ -67,7 +67,13 @@ describe('createClient against the real server', () => {
 
       expect(page.data).toHaveLength(10);
       expect(page.data[0]).toMatchObject({ object: 'student', id: expect.stringMatching(/^stu_/) });
-      expect(page.meta).toEqual({ page: 2, per_page: 10, total: STUDENT_COUNT, total_pages: 6 });
+      expect(page.meta).toEqual({
+        page: 2,
+        per_page: 10,
+        total: STUDENT_COUNT,
+        total_pages: 6,
+        total_exact: true,
+      });
       expect(page.links.prev).toContain('page=1');
       expect(page.links.next).toContain('page=3');
     });

@@ -42,7 +42,13 @@ const testContract = c.router({
       responses: {
         200: c.type<{
           data: Thing[];
-          meta: { page: number; per_page: number; total: number; total_pages: number };
+          meta: {
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+            total_exact: boolean;
+          };
           links: { next: string | null };
         }>(),
       },
@@ -168,7 +174,7 @@ describe('createClientFor', () => {
             : [];
         sendJson(res, 200, {
           data,
-          meta: { page, per_page: 2, total: 6, total_pages: 3 },
+          meta: { page, per_page: 2, total: 6, total_pages: 3, total_exact: true },
           links: { next: page < 3 ? 'next' : null },
         });
       });

@@ -22,7 +22,7 @@ import {
 const PAGE = {
   object: 'list',
   data: [],
-  meta: { page: 1, per_page: 25, total: 0, total_pages: 0 },
+  meta: { page: 1, per_page: 25, total: 0, total_pages: 0, total_exact: true },
   links: {
     self: '/v1/students',
     first: '/v1/students',

@@ -371,8 +371,18 @@ export const PageMetaSchema = z
   .object({
     page: z.number().int(),
     per_page: z.number().int(),
-    total: z.number().int(),
-    total_pages: z.number().int(),
+    total: z.number().int().openapi({
+      description:
+        'Records matching the query. Exact when `total_exact` is true; otherwise a lower bound: the server counts at most 10,000 records (by default) past the requested page, so more exist than `total` says.',
+    }),
+    total_pages: z.number().int().openapi({
+      description:
+        'ceil(total / per_page). While more records exist it is greater than `page`, so paging until `page >= total_pages` (or until `links.next` is null) visits every record.',
+    }),
+    total_exact: z.boolean().openapi({
+      description:
+        'Whether `total` and `total_pages` are exact. False when the collection continues more than 10,000 records (by default) past the requested page.',
+    }),
   })
   .openapi({ title: 'PageMeta' });
 

@@ -131,6 +131,11 @@ const EnvSchema = z.object({
     .default(AUDIT_DEFAULT_RETENTION_DAYS),
   /** How long a list's `q` search may take before it is abandoned with a 503. */
   SEARCH_TIMEOUT: duration.pipe(z.number().min(1, 'must be at least 1ms')).default('100ms'),
+  /**
+   * Rows a list counts past the requested page before `meta.total` becomes a lower bound
+   * (`total_exact: false`); unset, TOTAL_COUNT_AHEAD (10,000). Tests set it small.
+   */
+  LIST_TOTAL_COUNT_AHEAD: positiveInt.optional(),
 });
 
 export type RawEnv = z.input<typeof EnvSchema>;
@@ -163,6 +168,8 @@ export interface AppConfig {
   metricsToken?: string;
   /** The time budget of a list's `q` search. */
   searchTimeoutMs: number;
+  /** `LIST_TOTAL_COUNT_AHEAD`, when set. */
+  list: { totalCountAhead?: number };
   audit: { retentionDays: number };
 }
 
@@ -243,6 +250,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.REDIS_URL && { redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } }),
     ...(e.METRICS_TOKEN && { metricsToken: e.METRICS_TOKEN }),
     searchTimeoutMs: e.SEARCH_TIMEOUT,
+    list: { ...(e.LIST_TOTAL_COUNT_AHEAD && { totalCountAhead: e.LIST_TOTAL_COUNT_AHEAD }) },
     audit: { retentionDays: e.AUDIT_RETENTION_DAYS },
     webhooks: {
       userAgent: `PlatformWebhooks/1.0 (+${origin}/docs)`,

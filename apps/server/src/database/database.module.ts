@@ -1,5 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/env';
 import { dataSourceOptions } from './data-source';
 import type { ModuleSchema } from './module-schema';
@@ -21,7 +22,14 @@ export class DatabaseModule {
           retryAttempts: 0,
         }),
       ],
-      providers: [Sql],
+      providers: [
+        {
+          provide: Sql,
+          useFactory: (dataSource: DataSource) =>
+            new Sql(dataSource, { listTotalCountAhead: config.list.totalCountAhead }),
+          inject: [getDataSourceToken()],
+        },
+      ],
       exports: [Sql],
     };
   }

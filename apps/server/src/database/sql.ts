@@ -154,9 +154,19 @@ export function quoteIdentifier(name: string): string {
 @Injectable()
 export class Sql {
   readonly dialect: DialectName;
+  /**
+   * How far past a list's page its count reads (`LIST_TOTAL_COUNT_AHEAD`; unset, the list's own
+   * default). Carried here because every list is built from the `Sql` its service is given.
+   */
+  readonly listTotalCountAhead?: number;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    options: { listTotalCountAhead?: number } = {},
+  ) {
     this.dialect = dialectOfDataSource(dataSource);
+    if (options.listTotalCountAhead !== undefined)
+      this.listTotalCountAhead = options.listTotalCountAhead;
   }
 
   compile(text: string, params?: SqlParams): CompiledSql {

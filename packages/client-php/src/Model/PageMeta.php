@@ -20,8 +20,22 @@ final class PageMeta extends Model
     public function __construct(
         public readonly int $page,
         public readonly int $perPage,
+        /**
+         * Records matching the query. Exact when `total_exact` is true; otherwise a lower bound: the server
+         * counts at most 10,000 records (by default) past the requested page, so more exist than `total`
+         * says.
+         */
         public readonly int $total,
+        /**
+         * ceil(total / per_page). While more records exist it is greater than `page`, so paging until `page
+         * >= total_pages` (or until `links.next` is null) visits every record.
+         */
         public readonly int $totalPages,
+        /**
+         * Whether `total` and `total_pages` are exact. False when the collection continues more than 10,000
+         * records (by default) past the requested page.
+         */
+        public readonly bool $totalExact,
     ) {
     }
 
@@ -33,6 +47,7 @@ final class PageMeta extends Model
             Cast::int($data['per_page'] ?? null),
             Cast::int($data['total'] ?? null),
             Cast::int($data['total_pages'] ?? null),
+            Cast::bool($data['total_exact'] ?? null),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;
@@ -49,6 +64,7 @@ final class PageMeta extends Model
             'per_page' => $this->perPage,
             'total' => $this->total,
             'total_pages' => $this->totalPages,
+            'total_exact' => $this->totalExact,
         ];
         return $data;
     }

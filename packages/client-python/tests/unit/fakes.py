@@ -119,7 +119,7 @@ def page(items: List[Dict[str, Any]], page_number: int, total_pages: int, per_pa
     base = "https://api.example.test/v1/students"
     return {
         "data": items,
-        "meta": {"page": page_number, "per_page": per_page, "total": total_pages * per_page, "total_pages": total_pages},
+        "meta": {"page": page_number, "per_page": per_page, "total": total_pages * per_page, "total_pages": total_pages, "total_exact": True},
         "links": {
             "self": f"{base}?page={page_number}",
             "first": f"{base}?page=1",

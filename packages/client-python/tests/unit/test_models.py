@@ -60,8 +60,8 @@ def test_a_field_named_like_a_python_keyword_or_reserved_word_gets_a_trailing_un
 
 
 def test_a_model_built_in_code_serialises_its_fields() -> None:
-    meta = types.PageMeta(page=1, per_page=2, total=3, total_pages=2)
-    assert meta.to_dict() == {"page": 1, "per_page": 2, "total": 3, "total_pages": 2}
+    meta = types.PageMeta(page=1, per_page=2, total=3, total_pages=2, total_exact=True)
+    assert meta.to_dict() == {"page": 1, "per_page": 2, "total": 3, "total_pages": 2, "total_exact": True}
 
 
 def test_events_are_a_union_told_apart_by_type_with_a_fallback() -> None:
@@ -96,7 +96,7 @@ def test_events_retrieve_and_list_return_the_union(make_client: ClientFactory) -
         "api_version": "v1",
         "data": {"id": "pay_1", "object": "payment", "amount_refunded": 5},
     }
-    listing = {"data": [event], "meta": {"page": 1, "per_page": 25, "total": 1, "total_pages": 1}, "links": {"next": None}}
+    listing = {"data": [event], "meta": {"page": 1, "per_page": 25, "total": 1, "total_pages": 1, "total_exact": True}, "links": {"next": None}}
     transport = FakeTransport(response(200, event), response(200, listing))
     client = make_client(transport)
     retrieved = client.events.retrieve("evt_1")

@@ -36,6 +36,21 @@ export interface Statement {
   params: SqlParams;
 }
 
+/**
+ * How far past the requested page a list counts: `meta.total` is exact when the collection ends
+ * within `offset + per_page + TOTAL_COUNT_AHEAD` rows, else it is that many (a lower bound, with
+ * `total_exact: false`). The bound grows with the page, not the collection, so a count costs at
+ * most about what the page's own OFFSET walk does, and `total_pages > page` while rows remain.
+ * 10,000 is a few milliseconds of index entries, and exact for most organizations' collections.
+ */
+export const TOTAL_COUNT_AHEAD = 10_000;
+
+/** `meta.total` and whether it is exact (see TOTAL_COUNT_AHEAD). */
+export interface PageTotal {
+  count: number;
+  exact: boolean;
+}
+
 const RANGE_SQL: Record<RangeOperator, string> = { gte: '>=', gt: '>', lte: '<=', lt: '<' };
 
 /**
@@ -53,11 +68,15 @@ export class ListCollection<T extends ObjectLiteral> {
   private readonly select: string;
   private readonly selectQualified: string;
 
+  /** Rows counted past the requested page (`LIST_TOTAL_COUNT_AHEAD`, see TOTAL_COUNT_AHEAD). */
+  private readonly totalCountAhead: number;
+
   constructor(
     private readonly sql: Sql,
     private readonly repo: Repository<T>,
     fields: ListFields,
   ) {
+    this.totalCountAhead = sql.listTotalCountAhead ?? TOTAL_COUNT_AHEAD;
     const target = repo.metadata.target;
     this.tableName = repo.metadata.tableName;
     this.table = sql.table(target);
@@ -79,10 +98,12 @@ export class ListCollection<T extends ObjectLiteral> {
   }
 
   /**
-   * Translates a validated list query into SQL for one organization: one count and one page.
-   * The page is a deferred join: the inner query walks the (organization_id, sort field, id)
+   * Translates a validated list query into SQL for one organization: one bounded count and one
+   * page. The page is a deferred join: the inner query walks the (organization_id, sort field, id)
    * index for ids only, so OFFSET skips index entries rather than whole rows, and only the
    * page's rows are then read from the table. That keeps page 300 close to page 1 in cost.
+   * The count stops at `offset + per_page + totalCountAhead` rows (see `PageTotal`), so neither
+   * costs more in a collection of a million than in one of ten thousand.
    * A `q` search runs under a time budget and answers 503 past it, whether it is served by the
    * trigram index (3+ characters) or scans the organization's rows (1–2 characters).
    */
@@ -90,58 +111,43 @@ export class ListCollection<T extends ObjectLiteral> {
     organizationId: string,
     query: ListQuery,
     options?: ListOptions,
-  ): Promise<{ rows: T[]; total: number }> {
+  ): Promise<{ rows: T[]; total: PageTotal }> {
     const searching = this.isSearch(query);
     // A programming error: a collection with searchable fields must pass its budget.
     if (searching && !options) throw new Error('a searchable list needs ListOptions');
     const budgetMs = options?.searchTimeoutMs ?? 0;
-    const { count, page, pageHasTotal } = this.statements(
-      organizationId,
-      query,
-      Date.now() + budgetMs,
-    );
+    const { count, page } = this.statements(organizationId, query, Date.now() + budgetMs);
     const sql = this.sql;
     const manager = this.repo.manager;
     type CountRow = { total: number | string };
-    type PageRow = Record<string, unknown> & { search_total?: number };
-    let total: number;
-    let pageRows: PageRow[];
+    let counted: CountRow[];
+    let pageRows: Record<string, unknown>[];
     try {
-      if (pageHasTotal) {
-        // SQLite search (indexed or scan): one pass over the matches gives the page and the
-        // total; a count runs only for an empty page past the first (no row carries its total).
-        pageRows = await sql.query<PageRow>(manager, page.text, page.params);
-        total =
-          pageRows.length > 0
-            ? Number(pageRows[0]!.search_total)
-            : query.page === 1
-              ? 0
-              : Number(
-                  (await sql.query<CountRow>(manager, count.text, count.params))[0]?.total ?? 0,
-                );
-      } else if (searching) {
-        // PostgreSQL search. SET LOCAL lasts until the end of this transaction, so the pooled
-        // connection goes back with its usual (unlimited) timeout.
-        [total, pageRows] = await manager.transaction(async (tx) => {
+      if (searching && sql.dialect === 'postgres') {
+        // SET LOCAL lasts until the end of this transaction, so the pooled connection goes back
+        // with its usual (unlimited) timeout.
+        [counted, pageRows] = await manager.transaction(async (tx) => {
           await tx.query(`SET LOCAL statement_timeout = ${Math.ceil(budgetMs)}`);
-          const counted = await sql.query<CountRow>(tx, count.text, count.params);
           return [
-            Number(counted[0]?.total ?? 0),
-            await sql.query<PageRow>(tx, page.text, page.params),
+            await sql.query<CountRow>(tx, count.text, count.params),
+            await sql.query(tx, page.text, page.params),
           ];
         });
       } else {
-        const [counted, rows] = await Promise.all([
+        [counted, pageRows] = await Promise.all([
           sql.query<CountRow>(manager, count.text, count.params),
-          sql.query<PageRow>(manager, page.text, page.params),
+          sql.query(manager, page.text, page.params),
         ]);
-        [total, pageRows] = [Number(counted[0]?.total ?? 0), rows];
       }
     } catch (error) {
       if (searching && isSearchTimeout(error)) throw searchTimedOut(budgetMs);
       throw error;
     }
-    return { rows: pageRows.map((row) => this.hydrate(row)), total };
+    const n = Number(counted[0]?.total ?? 0);
+    return {
+      rows: pageRows.map((row) => this.hydrate(row)),
+      total: { count: n, exact: n < Number(count.params.cap) },
+    };
   }
 
   /**
@@ -152,7 +158,7 @@ export class ListCollection<T extends ObjectLiteral> {
     organizationId: string,
     query: ListQuery,
     searchDeadline = 0,
-  ): { count: Statement; page: Statement; pageHasTotal: boolean } {
+  ): { count: Statement; page: Statement } {
     const { table } = this;
     const column = (field: string): string => {
       const mapped = this.columns.get(field);
@@ -223,32 +229,30 @@ export class ListCollection<T extends ObjectLiteral> {
       `${id} ${lastDirection}`,
     ].join(', ');
 
-    const count = { text: `SELECT COUNT(*) AS total FROM ${from} WHERE ${where}`, params };
-    const pageParams = {
-      ...params,
-      limit: query.per_page,
-      offset: (query.page - 1) * query.per_page,
+    const offset = (query.page - 1) * query.per_page;
+    // The count reads at most `cap` matches: past that, the total is a lower bound (PageTotal).
+    const count = {
+      text: `SELECT COUNT(*) AS total FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT :cap) AS "counted"`,
+      params: { ...params, cap: offset + query.per_page + this.totalCountAhead },
     };
-    const filtered = `FROM ${from} WHERE ${where} ORDER BY ${order}`;
-    const limit = 'LIMIT :limit OFFSET :offset';
+    const pageParams = { ...params, limit: query.per_page, offset };
+    const filtered = `FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset`;
     if (sqliteSearch) {
-      // The window counts every match before LIMIT, so the page's rows carry the total and the
-      // matches are read once, not once for the count and again for the page.
-      const ids = `SELECT ${id} AS "id", COUNT(*) OVER () AS "search_total" ${filtered} ${limit}`;
+      // The ids come from the search's joins, which start from the trigram index; the page's
+      // rows are then read by id.
       const page = {
         text:
-          `SELECT ${this.selectQualified}, "page"."search_total" AS "search_total" ` +
-          `FROM (${ids}) AS "page" CROSS JOIN ${table} ON ${id} = "page"."id" ORDER BY ${order}`,
+          `SELECT ${this.selectQualified} FROM (SELECT ${id} AS "id" ${filtered}) AS "page" ` +
+          `CROSS JOIN ${table} ON ${id} = "page"."id" ORDER BY ${order}`,
         params: pageParams,
       };
-      return { count, page, pageHasTotal: true };
+      return { count, page };
     }
-    const ids = `SELECT ${id} ${filtered} ${limit}`;
     const page = {
-      text: `SELECT ${this.select} FROM ${table} WHERE ${id} IN (${ids}) ORDER BY ${order}`,
+      text: `SELECT ${this.select} FROM ${table} WHERE ${id} IN (SELECT ${id} ${filtered}) ORDER BY ${order}`,
       params: pageParams,
     };
-    return { count, page, pageHasTotal: false };
+    return { count, page };
   }
 
   private isSearch(query: ListQuery): boolean {

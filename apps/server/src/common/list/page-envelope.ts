@@ -1,5 +1,6 @@
 import type { ListQuery, PageLinks, PageMeta } from '@platform/contract';
 import { type PlatformRequest, requestOrigin } from '../http-context';
+import type { PageTotal } from './find-page';
 
 /** Where a list request was made: the absolute URL the pagination links are built from. */
 export interface PageUrl {
@@ -17,10 +18,14 @@ export function pageUrlOf(req: PlatformRequest): PageUrl {
   return { base: `${origin}${path}`, search: q === -1 ? '' : original.slice(q + 1) };
 }
 
+/**
+ * `meta` and `links` of a page. A total that is a lower bound still ends past the requested page
+ * (see TOTAL_COUNT_AHEAD), so `next` and `total_pages > page` lead on to every remaining row.
+ */
 export function pageEnvelope(
   url: PageUrl,
   query: ListQuery,
-  total: number,
+  { count: total, exact }: PageTotal,
 ): { meta: PageMeta; links: PageLinks } {
   const totalPages = Math.ceil(total / query.per_page);
   const lastPage = Math.max(totalPages, 1);
@@ -30,7 +35,13 @@ export function pageEnvelope(
     return `${url.base}?${params.toString()}`;
   };
   return {
-    meta: { page: query.page, per_page: query.per_page, total, total_pages: totalPages },
+    meta: {
+      page: query.page,
+      per_page: query.per_page,
+      total,
+      total_pages: totalPages,
+      total_exact: exact,
+    },
     links: {
       self: link(query.page),
       first: link(1),

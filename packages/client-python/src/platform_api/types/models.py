@@ -3070,13 +3070,18 @@ class PageMeta(BaseModel):
     page: int
     per_page: int
     total: int
+    """Records matching the query. Exact when `total_exact` is true; otherwise a lower bound: the server counts at most 10,000 records (by default) past the requested page, so more exist than `total` says."""
     total_pages: int
+    """ceil(total / per_page). While more records exist it is greater than `page`, so paging until `page >= total_pages` (or until `links.next` is null) visits every record."""
+    total_exact: bool
+    """Whether `total` and `total_pages` are exact. False when the collection continues more than 10,000 records (by default) past the requested page."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("page", "page"),
         ("per_page", "per_page"),
         ("total", "total"),
         ("total_pages", "total_pages"),
+        ("total_exact", "total_exact"),
     )
 
     def __init__(
@@ -3086,6 +3091,7 @@ class PageMeta(BaseModel):
         per_page: int,
         total: int,
         total_pages: int,
+        total_exact: bool,
     ) -> None:
         self._init(
             {
@@ -3093,6 +3099,7 @@ class PageMeta(BaseModel):
                 "per_page": per_page,
                 "total": total,
                 "total_pages": total_pages,
+                "total_exact": total_exact,
             }
         )
 
@@ -3105,6 +3112,7 @@ class PageMeta(BaseModel):
             per_page=json_get(raw, "per_page"),
             total=json_get(raw, "total"),
             total_pages=json_get(raw, "total_pages"),
+            total_exact=json_get(raw, "total_exact"),
         )
         model._attach(raw)
         return model

@@ -1,0 +1,108 @@
+import { demoStudents, type Student } from '../src/testing';
+import { call, startServer, type TestServer } from './support/server';
+
+const DAY = 86_400_000;
+/** Rows counted past the requested page; 5 here so the bound is crossed with a few dozen rows. */
+const AHEAD = 5;
+
+/**
+ * What `meta.total` promises: exact while the collection ends within `per_page + AHEAD` rows past
+ * the page's offset, else a lower bound flagged `total_exact: false` that still ends past the
+ * page, so following `next` (or paging while page < total_pages) visits every row.
+ */
+describe('meta.total with a bounded count (LIST_TOTAL_COUNT_AHEAD)', () => {
+  let server: TestServer;
+  let token: string;
+  let students: Student[];
+
+  beforeAll(async () => {
+    server = await startServer({ LIST_TOTAL_COUNT_AHEAD: String(AHEAD) });
+    const orgId = (await server.createOrganization()).id;
+    ({ token } = await server.createToken(orgId, ['students:read']));
+    const base = Date.parse('2026-01-01T00:00:00.000Z');
+    // 30 students, one a day; every third is a Nakamura in grade 9.
+    students = demoStudents(orgId, 30, base).map((s, i) => ({
+      ...s,
+      createdAt: new Date(base + i * DAY),
+      updatedAt: new Date(base + i * DAY),
+      firstName: `First${i}`,
+      lastName: i % 3 === 0 ? 'Nakamura' : 'Okafor',
+      email: `student${i}@example.com`,
+      gradeLevel: i % 3 === 0 ? 9 : 10,
+    }));
+    await server.insertStudents(orgId, students);
+    // Another organization's rows are never counted.
+    const other = await server.createOrganization({ name: 'Other School' });
+    await server.insertStudents(other.id, 20, base);
+  });
+  afterAll(() => server.close());
+
+  const list = (query: string) => call(server, `/v1/students?${query}`, { token });
+
+  it('is exact when the collection ends within the bound', async () => {
+    // Offset 20 + 4 per page + 5 ahead = 29 rows counted at most: the 30 exceed it...
+    const near = await list('per_page=4&page=6');
+    expect(near.body.meta).toEqual({
+      page: 6,
+      per_page: 4,
+      total: 29,
+      total_pages: 8,
+      total_exact: false,
+    });
+    // ...from offset 24 on, the bound (33) is past the end: exact.
+    const last = await list('per_page=4&page=7');
+    expect(last.body.meta).toEqual({
+      page: 7,
+      per_page: 4,
+      total: 30,
+      total_pages: 8,
+      total_exact: true,
+    });
+    expect(last.body.links.last).toContain('page=8');
+  });
+
+  it('is a lower bound past the bound, with more pages than the current one', async () => {
+    const first = await list('per_page=2');
+    expect(first.status).toBe(200);
+    expect(first.body.meta).toEqual({
+      page: 1,
+      per_page: 2,
+      total: 7,
+      total_pages: 4,
+      total_exact: false,
+    });
+    expect(first.body.links.next).toContain('page=2');
+    expect(first.body.links.last).toContain('page=4');
+  });
+
+  it('visits every row exactly once by following next', async () => {
+    const seen: string[] = [];
+    let url: string | null = `/v1/students?per_page=4`;
+    let pages = 0;
+    while (url) {
+      const res = await call(server, url.replace(/^https?:\/\/[^/]+/, ''), { token });
+      expect(res.status).toBe(200);
+      const meta = res.body.meta;
+      seen.push(...res.body.data.map((s: { id: string }) => s.id));
+      // While rows remain, the bound always leaves a page after this one.
+      if (seen.length < students.length) expect(meta.total_pages).toBeGreaterThan(meta.page);
+      expect(meta.total).toBeGreaterThanOrEqual(seen.length);
+      url = res.body.links.next as string | null;
+      pages += 1;
+    }
+    expect(pages).toBe(8);
+    expect(seen.sort()).toEqual(students.map((s) => s.id).sort());
+  });
+
+  it('counts within a filter or a search the same way', async () => {
+    // 10 Nakamuras in grade 9: page 1 of 2 counts at most 2 + 5 = 7 of them.
+    for (const query of ['grade_level=9', 'q=nakamura', 'q=nakamura&grade_level=9']) {
+      const first = await list(`${query}&per_page=2`);
+      expect(first.body.meta).toMatchObject({ total: 7, total_pages: 4, total_exact: false });
+      const deep = await list(`${query}&per_page=2&page=3`);
+      expect(deep.body.meta).toMatchObject({ total: 10, total_pages: 5, total_exact: true });
+    }
+    const none = await list('q=nakamura&grade_level=10');
+    expect(none.body.meta).toMatchObject({ total: 0, total_pages: 0, total_exact: true });
+  });
+});
