@@ -107,6 +107,20 @@ function rssMiB(pid) {
   return Number(match[1]) / 1024;
 }
 
+/**
+ * RSS split as the kernel counts it: the heap and native allocations (anonymous), mapped files
+ * (SQLite's memory-mapped database pages, code) and shared memory (the WAL index).
+ */
+function rssParts(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const parts = {};
+  for (const key of ['RssAnon', 'RssFile', 'RssShmem']) {
+    const match = new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(status);
+    if (match) parts[key] = Math.round(Number(match[1]) / 1024);
+  }
+  return parts;
+}
+
 /** The mix: two list pages, a retrieve, a create, a 404 and an unauthenticated 401. */
 function mix(token, studentId) {
   const auth = { authorization: `Bearer ${token}` };
@@ -240,6 +254,7 @@ async function main() {
   log(`  throughput: ${Math.round(measured.rps)} req/s over ${measured.durationS.toFixed(0)} s`);
   log(`  RSS after warm-up          ${before.toFixed(1)} MiB`);
   log(`  RSS after ${config.requests} requests ${after.toFixed(1)} MiB`);
+  log(`  of which (MiB)            ${JSON.stringify(rssParts(server.pid))}`);
   log(`  RSS every 10 s (MiB)      ${trace.join(' ')}`);
   log(
     `  growth                     ${(growth * 100).toFixed(1)} %   goal <= 10 %   ${met ? 'met' : 'MISSED'}`,
