@@ -1,0 +1,305 @@
+'use strict';
+/**
+ * Memory benchmark: the real server's resident set size (VmRSS) after warm-up and after
+ * 100,000 requests of a realistic mix. Goal: it grows by at most 10 %. See README.md.
+ *
+ *   pnpm --filter @platform/server build && pnpm exec node bench/memory.bench.js
+ *
+ * Knobs: BENCH_REQUESTS (default 100000), BENCH_WARMUP_REQUESTS (default 5000),
+ * BENCH_CONNECTIONS (default 10), BENCH_ENFORCE_GOALS=1 (exit 1 when the goal is missed).
+ */
+// Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
+require('@platform/hermetic').enforceForRun();
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const autocannon = require('autocannon');
+
+const REPO_ROOT = path.resolve(__dirname, '..');
+const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
+const CLI_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'cli', 'main.js');
+const RESULTS_FILE = path.join(__dirname, 'results', 'memory.json');
+
+const STUDENTS = 10_000;
+const GOAL_MAX_GROWTH = 0.1;
+/** The server's configuration variables (apps/server/src/config/env.ts): never inherited. */
+const SERVER_ENV_PREFIXES = [
+  'DATABASE_',
+  'REDIS_',
+  'RATE_LIMIT_',
+  'WEBHOOK',
+  'LOG_',
+  'PORT',
+  'HOST',
+];
+
+function envNumber(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+const config = {
+  requests: envNumber('BENCH_REQUESTS', 100_000),
+  warmupRequests: envNumber('BENCH_WARMUP_REQUESTS', 5_000),
+  connections: envNumber('BENCH_CONNECTIONS', 10),
+  enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1',
+};
+
+const log = (line) => console.log(line);
+/** Students created so far (warm-up included): each needs a student number of its own. */
+let created = 0;
+let tmpDir;
+let server;
+
+function childEnv(extra) {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (SERVER_ENV_PREFIXES.some((p) => key.startsWith(p))) delete env[key];
+  }
+  return { ...env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...extra };
+}
+
+function cli(databasePath, args) {
+  const result = spawnSync(process.execPath, [CLI_MAIN, ...args, '--json'], {
+    cwd: REPO_ROOT,
+    env: childEnv({ DATABASE_URL: `sqlite:${databasePath}` }),
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`platform ${args[0]} failed:\n${result.stderr}`);
+  return JSON.parse(result.stdout.slice(result.stdout.indexOf('{')));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(base) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`server exited (code ${server.exitCode})`);
+    try {
+      if ((await fetch(`${base}/health/ready`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('server not ready within 60 s');
+}
+
+/** Resident set size of a process in MiB, from /proc/<pid>/status (VmRSS is in kB). */
+function rssMiB(pid) {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+/**
+ * RSS split as the kernel counts it: the heap and native allocations (anonymous), mapped files
+ * (SQLite's memory-mapped database pages, code) and shared memory (the WAL index).
+ */
+function rssParts(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const parts = {};
+  for (const key of ['RssAnon', 'RssFile', 'RssShmem']) {
+    const match = new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(status);
+    if (match) parts[key] = Math.round(Number(match[1]) / 1024);
+  }
+  return parts;
+}
+
+/** The mix: two list pages, a retrieve, a create, a 404 and an unauthenticated 401. */
+function mix(token, studentId) {
+  const auth = { authorization: `Bearer ${token}` };
+  const expected = new Map();
+  const request = (name, status, r) => {
+    expected.set(name, status);
+    return { ...r, headers: { ...r.headers, 'x-mix': name } };
+  };
+  return {
+    expected,
+    requests: [
+      request('list page 1', 200, {
+        method: 'GET',
+        path: '/v1/students?per_page=25&page=1',
+        headers: auth,
+      }),
+      request('list page 40', 200, {
+        method: 'GET',
+        path: '/v1/students?per_page=25&page=40',
+        headers: auth,
+      }),
+      request('retrieve', 200, { method: 'GET', path: `/v1/students/${studentId}`, headers: auth }),
+      request('create', 201, {
+        method: 'POST',
+        path: '/v1/students',
+        headers: { ...auth, 'content-type': 'application/json' },
+        // A unique student number per request (they are unique per organization).
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            student_number: `MEM-${process.pid}-${++created}`,
+            first_name: 'Memory',
+            last_name: 'Bench',
+          }),
+        }),
+      }),
+      request('not found', 404, {
+        method: 'GET',
+        path: '/v1/students/stu_01JC0DEM0RG0000000000000ZZ',
+        headers: auth,
+      }),
+      request('unauthenticated', 401, { method: 'GET', path: '/v1/students?per_page=25' }),
+    ],
+  };
+}
+
+/** Sends `amount` requests of the mix; returns the status counts and fails on any surprise. */
+async function load(base, amount, token, studentId) {
+  const { requests, expected } = mix(token, studentId);
+  const statuses = {};
+  const unexpected = {};
+  const instance = autocannon({
+    url: base,
+    connections: config.connections,
+    amount,
+    timeout: 30,
+    requests: requests.map((r) => ({
+      ...r,
+      onResponse: (status) => {
+        const name = r.headers['x-mix'];
+        statuses[`${name} ${status}`] = (statuses[`${name} ${status}`] ?? 0) + 1;
+        if (status !== expected.get(name)) unexpected[`${name} ${status}`] = true;
+      },
+    })),
+  });
+  const result = await instance;
+  if (result.errors || result.timeouts || Object.keys(unexpected).length) {
+    throw new Error(
+      `unexpected responses: errors ${result.errors}, timeouts ${result.timeouts}, ${Object.keys(unexpected).join(', ')}`,
+    );
+  }
+  return { statuses, rps: result.requests.average, durationS: result.duration };
+}
+
+/** RSS after a short pause, so what is measured is what the server keeps, not a request in flight. */
+async function settledRss(pid) {
+  await new Promise((r) => setTimeout(r, 2000));
+  return rssMiB(pid);
+}
+
+async function main() {
+  if (!fs.existsSync(SERVER_MAIN))
+    throw new Error('build the server first (pnpm --filter @platform/server build)');
+  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-memory-bench-'));
+  const databasePath = path.join(tmpDir, 'bench.sqlite');
+  log(`Seeding ${STUDENTS} students into ${databasePath}…`);
+  const seeded = cli(databasePath, [
+    'seed',
+    '--students',
+    String(STUDENTS),
+    '--rate-limit',
+    '1000000',
+  ]);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, [SERVER_MAIN], {
+    cwd: REPO_ROOT,
+    env: childEnv({
+      DATABASE_URL: `sqlite:${databasePath}`,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      // The 401s of the mix must stay 401s, not the anonymous budget's 429s.
+      RATE_LIMIT_ANONYMOUS: '1000000',
+    }),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitReady(base);
+  const page = await fetch(`${base}/v1/students?per_page=1`, {
+    headers: { authorization: `Bearer ${seeded.token}` },
+  }).then((r) => r.json());
+  const studentId = page.data[0].id;
+
+  log(`Warm-up: ${config.warmupRequests} requests of the mix…`);
+  await load(base, config.warmupRequests, seeded.token, studentId);
+  const before = await settledRss(server.pid);
+  log(`RSS after warm-up: ${before.toFixed(1)} MiB`);
+
+  log(`Load: ${config.requests} requests of the mix, ${config.connections} connections…`);
+  // RSS every 10 s during the load: a plateau is a warm heap, a steady climb is a leak.
+  const trace = [];
+  const sampler = setInterval(() => trace.push(Math.round(rssMiB(server.pid))), 10_000);
+  const measured = await load(base, config.requests, seeded.token, studentId).finally(() =>
+    clearInterval(sampler),
+  );
+  const after = await settledRss(server.pid);
+  const growth = after / before - 1;
+  const met = growth <= GOAL_MAX_GROWTH;
+
+  log('\nResults');
+  log(`  responses: ${JSON.stringify(measured.statuses)}`);
+  log(`  throughput: ${Math.round(measured.rps)} req/s over ${measured.durationS.toFixed(0)} s`);
+  log(`  RSS after warm-up          ${before.toFixed(1)} MiB`);
+  log(`  RSS after ${config.requests} requests ${after.toFixed(1)} MiB`);
+  log(`  of which (MiB)            ${JSON.stringify(rssParts(server.pid))}`);
+  log(`  RSS every 10 s (MiB)      ${trace.join(' ')}`);
+  log(
+    `  growth                     ${(growth * 100).toFixed(1)} %   goal <= 10 %   ${met ? 'met' : 'MISSED'}`,
+  );
+
+  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+  fs.writeFileSync(
+    RESULTS_FILE,
+    JSON.stringify(
+      {
+        benchmark: 'memory',
+        generated_at: new Date().toISOString(),
+        config,
+        node: process.version,
+        rss_mib: { after_warmup: before, after_load: after, every_10_s: trace },
+        growth,
+        goal_max_growth: GOAL_MAX_GROWTH,
+        met,
+        responses: measured.statuses,
+        rps: measured.rps,
+      },
+      null,
+      2,
+    ),
+  );
+  return met || !config.enforceGoals ? 0 : 1;
+}
+
+function cleanup() {
+  if (server && server.exitCode === null) server.kill('SIGTERM');
+  if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
+}
+
+main().then(
+  (code) => {
+    cleanup();
+    process.exitCode = code;
+  },
+  (error) => {
+    console.error(`BENCHMARK FAILED: ${error.message}`);
+    cleanup();
+    process.exitCode = 2;
+  },
+);
+process.on('SIGINT', () => {
+  cleanup();
+  process.exit(130);
+});
