@@ -159,7 +159,12 @@ export class TokensService {
       await this.transactions.run(async (manager) => {
         await manager.update(PersonalAccessToken, { id }, { revokedAt, updatedAt: revokedAt });
         // Its webhook endpoints stop now, visibly; delivery would refuse them anyway.
-        await disableOwnedEndpoints(manager, { type: 'personal_access_token', id }, revokedAt);
+        await disableOwnedEndpoints(
+          this.sql,
+          manager,
+          { type: 'personal_access_token', id },
+          revokedAt,
+        );
         // Only the first revocation is recorded: revoking twice changes nothing.
         await this.audit.record(
           actor,
@@ -296,6 +301,7 @@ export function toTokenResource(record: PersonalAccessToken): PersonalAccessToke
 
 /** Revokes every live token a member owns (the member is being removed). */
 export async function revokeTokensOf(
+  sql: Sql,
   manager: EntityManager,
   userId: string,
   at: Date,
@@ -306,7 +312,7 @@ export async function revokeTokensOf(
   });
   for (const { id } of live) {
     await manager.update(PersonalAccessToken, { id }, { revokedAt: at, updatedAt: at });
-    await disableOwnedEndpoints(manager, { type: 'personal_access_token', id }, at);
+    await disableOwnedEndpoints(sql, manager, { type: 'personal_access_token', id }, at);
   }
   return live.map((t) => t.id);
 }

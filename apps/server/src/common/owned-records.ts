@@ -1,47 +1,265 @@
-import type { ListQuery } from '@platform/contract';
-import type { EntityManager, ObjectLiteral, Repository } from 'typeorm';
-import type { Sql } from '../database/sql';
+import { Clock } from './clock';
+import { Inject, Injectable } from '@nestjs/common';
+import type { EventData, EventType, ListQuery } from '@platform/contract';
+import type { EntityManager, FindOptionsWhere, ObjectLiteral, Repository } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
+import { Sql } from '../database/sql';
+import { EventsService } from '../events/events.service';
 import { findOwned, findOwnedForUpdate } from './find-owned';
 import { type ListOptions, ListCollection } from './list/find-page';
 import { listFieldsFor } from './list/list-fields';
 import { pageEnvelope, type PageUrl } from './list/page-envelope';
+import { applyPatch } from './patch';
+import { isForeignKeyViolation, isUniqueViolation, stillReferenced } from './resource-errors';
+import { TransactionRunner } from './transactions';
 
-type Owned = ObjectLiteral & { id: string; organizationId: string };
+type Owned = ObjectLiteral & {
+  id: string;
+  organizationId: string;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+/** A resource's `object`, which names its events (`<object>.created`, `<object>.updated`, …). */
+type ObjectOf<E> = E extends `${infer O}.${string}` ? O : never;
+type ResourceObject = ObjectOf<EventType>;
+type EventOf<O extends string> = Extract<EventType, `${O}.${string}`>;
+/** Whoever acts for an organization: every read and write is scoped to it. */
+type Caller = { organizationId: string };
+
+export interface OwnedResourceSpec<T, R, O extends ResourceObject> {
+  object: O;
+  /** The resource's name in a 404's detail ("No exam result with id …"); `object` otherwise. */
+  noun?: string;
+  toResource: (record: T) => R;
+  /** The contract's list query: it names the list's filter, sort and search columns. */
+  listQuery: object;
+}
+
+/** What a write may turn a unique-index violation into (the 409 naming the taken value). */
+export interface WriteRules {
+  conflict?: () => Error;
+}
+
+export interface UpdateRules<T> extends WriteRules {
+  /** The domain rules on the patched record, before it is saved; throw to refuse the change. */
+  check?: (record: T, manager: EntityManager) => Promise<void> | void;
+}
+
+/** The 409 of a delete that a foreign key refuses: who still refers, and what to do instead. */
+export interface DeleteRules {
+  referencedBy: string;
+  instead: string;
+}
 
 /**
- * One resource's records of an organization, as every resource service reads them: the list page
- * (columns from the contract's list query), one by id (404 for another organization's), and one
- * locked for a change. The services keep only their rules.
+ * Builds each domain service's `OwnedRecords` with the shared parts (connection, outbox, list
+ * search budget, clock), so a service injects only its repository and the services it asks.
  */
-export class OwnedRecords<T extends Owned, R> {
-  private readonly listed: ListCollection<T>;
+@Injectable()
+export class OwnedRecordsFactory {
+  /** The injected clock, read for created_at, updated_at and their events' times. */
+  readonly now = (): Date => this.clock.now();
+  /** How long a list's `q` search may take (`SEARCH_TIMEOUT`). */
+  readonly listOptions: ListOptions;
 
   constructor(
-    private readonly sql: Sql,
-    private readonly repo: Repository<T>,
-    /** The resource's name in a 404's detail ("No course with id …"). */
-    private readonly noun: string,
-    private readonly toResource: (record: T) => R,
-    listQuerySchema: object,
+    readonly sql: Sql,
+    readonly transactions: TransactionRunner,
+    readonly events: EventsService,
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly clock: Clock,
   ) {
-    this.listed = new ListCollection(sql, repo, listFieldsFor(repo.metadata, listQuerySchema));
+    this.listOptions = { searchTimeoutMs: config.searchTimeoutMs };
   }
 
-  async list(organizationId: string, query: ListQuery, url: PageUrl, options?: ListOptions) {
-    const { rows, total } = await this.listed.find(organizationId, query, options);
-    return { data: rows.map(this.toResource), ...pageEnvelope(url, query, total) };
+  for<T extends Owned, R, O extends ResourceObject>(
+    repo: Repository<T>,
+    spec: OwnedResourceSpec<T, R, O>,
+  ): OwnedRecords<T, R, O> {
+    return new OwnedRecords(this, repo, spec);
+  }
+}
+
+/**
+ * One resource's records of an organization, as every domain service reads and writes them: the
+ * list page, one by id (404 for another organization's), and each write in one transaction with
+ * its event (outbox). The services keep only their rules: what a new record is, what an update
+ * must satisfy, which state change applies.
+ */
+export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
+  private readonly listed: ListCollection<T>;
+  private readonly noun: string;
+
+  constructor(
+    private readonly shared: OwnedRecordsFactory,
+    private readonly repo: Repository<T>,
+    private readonly spec: OwnedResourceSpec<T, R, O>,
+  ) {
+    this.noun = spec.noun ?? spec.object;
+    this.listed = new ListCollection(
+      this.shared.sql,
+      repo,
+      listFieldsFor(repo.metadata, spec.listQuery),
+    );
+  }
+
+  async list(organizationId: string, query: ListQuery, url: PageUrl) {
+    const { rows, total } = await this.listed.find(organizationId, query, this.shared.listOptions);
+    return { data: rows.map(this.spec.toResource), ...pageEnvelope(url, query, total) };
   }
 
   async retrieve(organizationId: string, id: string): Promise<R> {
-    return this.toResource(await this.find(this.repo.manager, organizationId, id));
+    return this.spec.toResource(await this.find(this.repo.manager, organizationId, id));
   }
 
   find(manager: EntityManager, organizationId: string, id: string): Promise<T> {
     return findOwned(manager, this.repo.target, organizationId, id, this.noun);
   }
 
+  /** A record of the organization inside a transaction, or null (for references in bodies). */
+  findIn(manager: EntityManager, organizationId: string, id: string): Promise<T | null> {
+    return manager.findOneBy(this.repo.target, { id, organizationId } as FindOptionsWhere<T>);
+  }
+
   /** The record locked until the transaction ends (PostgreSQL), for a change that reads it first. */
   findForUpdate(manager: EntityManager, organizationId: string, id: string): Promise<T> {
-    return findOwnedForUpdate(this.sql, manager, this.repo.target, organizationId, id, this.noun);
+    const { sql } = this.shared;
+    return findOwnedForUpdate(sql, manager, this.repo.target, organizationId, id, this.noun);
+  }
+
+  /** Inserts the record `build` makes (after its checks) and records `<object>.created`. */
+  create(
+    organizationId: string,
+    build: (manager: EntityManager, now: Date) => Promise<T> | T,
+    rules: WriteRules = {},
+  ): Promise<R> {
+    return this.write(rules, async (manager) => {
+      const record = await build(manager, this.shared.now());
+      await manager.insert(this.repo.target, record);
+      return this.recordEvent(manager, record, `${this.spec.object}.created`, record.createdAt);
+    });
+  }
+
+  /**
+   * Applies a partial update to the locked record: a patch that changes nothing writes nothing
+   * and sends no event; otherwise `check` judges the result, then it is saved with
+   * `<object>.updated`.
+   */
+  update(
+    organizationId: string,
+    id: string,
+    changes: Partial<T>,
+    rules: UpdateRules<T> = {},
+  ): Promise<R> {
+    return this.write(rules, async (manager) => {
+      const record = await this.findForUpdate(manager, organizationId, id);
+      if (!applyPatch(record, changes)) return this.spec.toResource(record);
+      await rules.check?.(record, manager);
+      record.updatedAt = this.shared.now();
+      await manager.save(this.repo.target, record);
+      return this.recordEvent(manager, record, `${this.spec.object}.updated`, record.updatedAt);
+    });
+  }
+
+  /**
+   * One state change of the locked record: `apply` checks the current state and moves it
+   * (stamping `updatedAt` with `now`); saved with its `event`.
+   */
+  change(
+    organizationId: string,
+    id: string,
+    event: EventOf<O>,
+    apply: (record: T, now: Date) => void,
+  ): Promise<R> {
+    return this.shared.transactions.run(async (manager) => {
+      const record = await this.findForUpdate(manager, organizationId, id);
+      apply(record, this.shared.now());
+      await manager.save(this.repo.target, record);
+      return this.recordEvent(manager, record, event, record.updatedAt);
+    });
+  }
+
+  /**
+   * Deletes the record with its `<object>.deleted` event in one transaction. The database's
+   * foreign keys decide whether others still refer to it, so there is no check-then-delete
+   * race; a violation becomes a 409 that says what to do instead.
+   */
+  async delete(
+    organizationId: string,
+    id: string,
+    rules: DeleteRules,
+  ): Promise<{ id: string; object: O; deleted: true }> {
+    const object: string = this.spec.object;
+    try {
+      return await this.shared.transactions.run(async (manager) => {
+        await this.find(manager, organizationId, id);
+        await manager.delete(this.repo.target, { id, organizationId });
+        const deleted = { id, object: this.spec.object, deleted: true as const };
+        const at = this.shared.now();
+        await this.recordEventData(manager, organizationId, `${object}.deleted`, deleted, at);
+        return deleted;
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) {
+        const noun = object.charAt(0).toUpperCase() + object.slice(1);
+        throw stillReferenced(noun, id, rules.referencedBy, rules.instead);
+      }
+      throw error;
+    }
+  }
+
+  /** A write in one transaction; the unique indexes still guard a race its checks leave open. */
+  private async write(rules: WriteRules, work: (manager: EntityManager) => Promise<R>) {
+    try {
+      return await this.shared.transactions.run(work);
+    } catch (error) {
+      if (rules.conflict && isUniqueViolation(error)) throw rules.conflict();
+      throw error;
+    }
+  }
+
+  private async recordEvent(manager: EntityManager, record: T, type: string, at: Date) {
+    const resource = this.spec.toResource(record);
+    await this.recordEventData(manager, record.organizationId, type, resource, at);
+    return resource;
+  }
+
+  private async recordEventData(
+    manager: EntityManager,
+    organizationId: string,
+    type: string,
+    data: unknown,
+    at: Date,
+  ): Promise<void> {
+    // TypeScript cannot pair a type built from `object` with its data; the catalogue has each.
+    await this.shared.events.record(
+      manager,
+      organizationId,
+      type as EventType,
+      data as EventData<EventType>,
+      at,
+    );
+  }
+}
+
+/**
+ * The read side every domain service serves the same way (list, retrieve, and the lookup other
+ * services use for references in request bodies); subclasses add the writes with their rules.
+ */
+export abstract class OwnedResourceService<T extends Owned, R, O extends ResourceObject> {
+  protected constructor(protected readonly records: OwnedRecords<T, R, O>) {}
+
+  list(caller: Caller, query: ListQuery, url: PageUrl) {
+    return this.records.list(caller.organizationId, query, url);
+  }
+
+  retrieve(caller: Caller, id: string): Promise<R> {
+    return this.records.retrieve(caller.organizationId, id);
+  }
+
+  findInOrganization(manager: EntityManager, organizationId: string, id: string) {
+    return this.records.findIn(manager, organizationId, id);
   }
 }

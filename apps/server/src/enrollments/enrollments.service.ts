@@ -7,24 +7,20 @@ import {
   type EnrollmentCreateSchema,
   type EnrollmentTransition,
   type EnrollmentUpdateSchema,
-  type ListQuery,
 } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { lockOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import type { PageUrl } from '../common/list/page-envelope';
-import { OwnedRecords } from '../common/owned-records';
+import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
+import { pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
-import { applyPatch, pick, type UpdatableFields } from '../common/patch';
-import { isUniqueViolation, unknownReference } from '../common/resource-errors';
+import { unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
-import { TransactionRunner } from '../common/transactions';
 import { Course } from '../courses/course.entity';
 import { CoursesService } from '../courses/courses.service';
 import { Sql } from '../database/sql';
-import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { Enrollment } from './enrollment.entity';
 import { alreadyEnrolled, applyTransition, courseFull, hasFreeSeat } from './enrollment-rules';
@@ -53,40 +49,25 @@ export function toEnrollmentResource(enrollment: Enrollment): EnrollmentResource
 }
 
 @Injectable()
-export class EnrollmentsService {
-  private readonly records: OwnedRecords<Enrollment, EnrollmentResource>;
-
+export class EnrollmentsService extends OwnedResourceService<
+  Enrollment,
+  EnrollmentResource,
+  'enrollment'
+> {
   constructor(
-    @InjectRepository(Enrollment) private readonly enrollments: Repository<Enrollment>,
-    private readonly transactions: TransactionRunner,
-    private readonly events: EventsService,
+    @InjectRepository(Enrollment) enrollments: Repository<Enrollment>,
+    owned: OwnedRecordsFactory,
     private readonly students: StudentsService,
     private readonly courses: CoursesService,
     private readonly sql: Sql,
   ) {
-    this.records = new OwnedRecords(
-      sql,
-      enrollments,
-      'enrollment',
-      toEnrollmentResource,
-      contract.enrollments.list.query,
+    super(
+      owned.for(enrollments, {
+        object: 'enrollment',
+        toResource: toEnrollmentResource,
+        listQuery: contract.enrollments.list.query,
+      }),
     );
-  }
-
-  async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    return this.records.list(principal.organizationId, query, url);
-  }
-
-  async retrieve(principal: Principal, id: string): Promise<EnrollmentResource> {
-    return this.records.retrieve(principal.organizationId, id);
-  }
-
-  findInOrganization(
-    manager: EntityManager,
-    organizationId: string,
-    id: string,
-  ): Promise<Enrollment | null> {
-    return manager.findOneBy(Enrollment, { id, organizationId });
   }
 
   /** Whether the student holds an enrollment in the course in one of these states. */
@@ -103,13 +84,14 @@ export class EnrollmentsService {
     });
   }
 
-  async create(
+  create(
     principal: Principal,
     input: z.output<typeof EnrollmentCreateSchema>,
   ): Promise<EnrollmentResource> {
     const organizationId = principal.organizationId;
-    try {
-      return await this.transactions.run(async (manager) => {
+    return this.records.create(
+      organizationId,
+      async (manager, now) => {
         const student = await this.students.findInOrganization(
           manager,
           organizationId,
@@ -139,8 +121,7 @@ export class EnrollmentsService {
         ) {
           throw courseFull(course);
         }
-        const now = new Date();
-        const enrollment: Enrollment = {
+        return {
           id: newId('enrollment', now.getTime()),
           organizationId,
           studentId: student.id,
@@ -154,57 +135,31 @@ export class EnrollmentsService {
           createdAt: now,
           updatedAt: now,
         };
-        await manager.insert(Enrollment, enrollment);
-        const resource = toEnrollmentResource(enrollment);
-        await this.events.record(manager, organizationId, 'enrollment.created', resource, now);
-        return resource;
-      });
-    } catch (error) {
+      },
       // The partial unique index on live enrollments closes the race the check above leaves open.
-      if (isUniqueViolation(error)) throw alreadyEnrolled();
-      throw error;
-    }
+      { conflict: () => alreadyEnrolled() },
+    );
   }
 
-  async update(
+  update(
     principal: Principal,
     id: string,
     input: z.output<typeof EnrollmentUpdateSchema>,
   ): Promise<EnrollmentResource> {
-    const organizationId = principal.organizationId;
-    return this.transactions.run(async (manager) => {
-      const enrollment = await this.records.find(manager, organizationId, id);
-      if (!applyPatch(enrollment, pick(input, ENROLLMENT_UPDATABLE)))
-        return toEnrollmentResource(enrollment);
-      enrollment.updatedAt = new Date();
-      await manager.save(Enrollment, enrollment);
-      const resource = toEnrollmentResource(enrollment);
-      await this.events.record(
-        manager,
-        organizationId,
-        'enrollment.updated',
-        resource,
-        enrollment.updatedAt,
-      );
-      return resource;
-    });
+    return this.records.update(principal.organizationId, id, pick(input, ENROLLMENT_UPDATABLE));
   }
 
-  async transition(
+  transition(
     principal: Principal,
     id: string,
     transition: EnrollmentTransition,
   ): Promise<EnrollmentResource> {
-    const organizationId = principal.organizationId;
-    return this.transactions.run(async (manager) => {
-      const enrollment = await this.records.findForUpdate(manager, organizationId, id);
-      const now = new Date();
-      applyTransition(enrollment, transition, now);
-      await manager.save(Enrollment, enrollment);
-      const resource = toEnrollmentResource(enrollment);
-      const { to } = ENROLLMENT_TRANSITIONS[transition];
-      await this.events.record(manager, organizationId, `enrollment.${to}`, resource, now);
-      return resource;
-    });
+    const { to } = ENROLLMENT_TRANSITIONS[transition];
+    return this.records.change(
+      principal.organizationId,
+      id,
+      `enrollment.${to}`,
+      (enrollment, now) => applyTransition(enrollment, transition, now),
+    );
   }
 }

@@ -5,22 +5,17 @@ import {
   type ExamResult as ExamResultResource,
   type ExamResultCreateSchema,
   type ExamResultUpdateSchema,
-  type ListQuery,
 } from '@platform/contract';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { newId, publicId } from '../common/ids';
-import type { PageUrl } from '../common/list/page-envelope';
-import { OwnedRecords } from '../common/owned-records';
-import { applyPatch, pick, type UpdatableFields } from '../common/patch';
+import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
+import { pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
-import { alreadyExists, isUniqueViolation, unknownReference } from '../common/resource-errors';
+import { alreadyExists, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
-import { TransactionRunner } from '../common/transactions';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
-import { Sql } from '../database/sql';
-import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { ENROLLED_STATUSES, publishResult, scoreRefusal } from './exam-result-rules';
 import { ExamResult } from './exam-result.entity';
@@ -47,42 +42,36 @@ export function toExamResultResource(result: ExamResult): ExamResultResource {
 }
 
 @Injectable()
-export class ExamResultsService {
-  private readonly records: OwnedRecords<ExamResult, ExamResultResource>;
-
+export class ExamResultsService extends OwnedResourceService<
+  ExamResult,
+  ExamResultResource,
+  'exam_result'
+> {
   constructor(
-    @InjectRepository(ExamResult) private readonly results: Repository<ExamResult>,
-    private readonly transactions: TransactionRunner,
-    private readonly events: EventsService,
+    @InjectRepository(ExamResult) results: Repository<ExamResult>,
+    owned: OwnedRecordsFactory,
     private readonly exams: ExamsService,
     private readonly students: StudentsService,
     private readonly enrollments: EnrollmentsService,
-    sql: Sql,
   ) {
-    this.records = new OwnedRecords(
-      sql,
-      results,
-      'exam result',
-      toExamResultResource,
-      contract.examResults.list.query,
+    super(
+      owned.for(results, {
+        object: 'exam_result',
+        noun: 'exam result',
+        toResource: toExamResultResource,
+        listQuery: contract.examResults.list.query,
+      }),
     );
   }
 
-  async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    return this.records.list(principal.organizationId, query, url);
-  }
-
-  async retrieve(principal: Principal, id: string): Promise<ExamResultResource> {
-    return this.records.retrieve(principal.organizationId, id);
-  }
-
-  async create(
+  create(
     principal: Principal,
     input: z.output<typeof ExamResultCreateSchema>,
   ): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
-    try {
-      return await this.transactions.run(async (manager) => {
+    return this.records.create(
+      organizationId,
+      async (manager, now) => {
         const exam = await this.exams.findInOrganization(manager, organizationId, input.exam_id);
         if (!exam) throw unknownReference('exam_id', 'exam', input.exam_id);
         const student = await this.students.findInOrganization(
@@ -108,8 +97,7 @@ export class ExamResultsService {
         }
         if (await manager.existsBy(ExamResult, { examId: exam.id, studentId: student.id }))
           throw resultExists();
-        const now = new Date();
-        const result: ExamResult = {
+        return {
           id: newId('exam_result', now.getTime()),
           organizationId,
           examId: exam.id,
@@ -121,56 +109,34 @@ export class ExamResultsService {
           createdAt: now,
           updatedAt: now,
         };
-        await manager.insert(ExamResult, result);
-        const resource = toExamResultResource(result);
-        await this.events.record(manager, organizationId, 'exam_result.created', resource, now);
-        return resource;
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw resultExists();
-      throw error;
-    }
+      },
+      { conflict: resultExists },
+    );
   }
 
   /** Drafts and published results alike: correcting a published result is an update event. */
-  async update(
+  update(
     principal: Principal,
     id: string,
     input: z.output<typeof ExamResultUpdateSchema>,
   ): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
-    return this.transactions.run(async (manager) => {
-      const result = await this.records.findForUpdate(manager, organizationId, id);
-      if (!applyPatch(result, pick(input, EXAM_RESULT_UPDATABLE)))
-        return toExamResultResource(result);
-      const exam = await this.exams.findInOrganization(manager, organizationId, result.examId);
-      const badScore = exam && scoreRefusal(result.score, exam);
-      if (badScore) throw badScore;
-      result.updatedAt = new Date();
-      await manager.save(ExamResult, result);
-      const resource = toExamResultResource(result);
-      await this.events.record(
-        manager,
-        organizationId,
-        'exam_result.updated',
-        resource,
-        result.updatedAt,
-      );
-      return resource;
+    return this.records.update(organizationId, id, pick(input, EXAM_RESULT_UPDATABLE), {
+      check: async (result, manager) => {
+        const exam = await this.exams.findInOrganization(manager, organizationId, result.examId);
+        const badScore = exam && scoreRefusal(result.score, exam);
+        if (badScore) throw badScore;
+      },
     });
   }
 
-  async publish(principal: Principal, id: string): Promise<ExamResultResource> {
-    const organizationId = principal.organizationId;
-    return this.transactions.run(async (manager) => {
-      const result = await this.records.findForUpdate(manager, organizationId, id);
-      const now = new Date();
-      publishResult(result, now);
-      await manager.save(ExamResult, result);
-      const resource = toExamResultResource(result);
-      await this.events.record(manager, organizationId, 'exam_result.published', resource, now);
-      return resource;
-    });
+  publish(principal: Principal, id: string): Promise<ExamResultResource> {
+    return this.records.change(
+      principal.organizationId,
+      id,
+      'exam_result.published',
+      publishResult,
+    );
   }
 }
 

@@ -177,7 +177,7 @@ export class MembersService {
       assertCanGrantRole(principal, user.role);
       if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'remove');
       const now = this.clock.now();
-      await revokeTokensOf(manager, user.id, now);
+      await revokeTokensOf(this.sql, manager, user.id, now);
       await deleteOAuthArtifactsOf(this.sql, manager, user.id);
       await disableEndpointsOfUser(manager, user.id, now);
       await manager.delete(UserRecord, { id: user.id, organizationId });

@@ -296,7 +296,12 @@ export class OAuthClientsService {
         organizationId: record.organizationId,
       });
       await revokeClientArtifacts(manager.getRepository(OAuthArtifactRecord), [record.id]);
-      await disableOwnedEndpoints(manager, { type: 'oauth_client', id: record.id }, new Date());
+      await disableOwnedEndpoints(
+        this.sql,
+        manager,
+        { type: 'oauth_client', id: record.id },
+        new Date(),
+      );
       await this.audit.record(actor, auditEntry(record, 'oauth_client.deleted'), manager);
     });
     return { id: record.id, object: 'oauth_client' as const, deleted: true as const };

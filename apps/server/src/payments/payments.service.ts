@@ -1,28 +1,20 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
-  type ListQuery,
   type Payment as PaymentResource,
   type PaymentCreateSchema,
   type PaymentFailSchema,
   type PaymentRefundSchema,
-  type PaymentStatus,
 } from '@platform/contract';
-import type { EntityManager, Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { newId, publicId } from '../common/ids';
-import type { PageUrl } from '../common/list/page-envelope';
-import { OwnedRecords } from '../common/owned-records';
+import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
 import { invalidField, unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
-import { TransactionRunner } from '../common/transactions';
-import { APP_CONFIG } from '../config/config.module';
-import type { AppConfig } from '../config/env';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
-import { Sql } from '../database/sql';
-import { EventsService } from '../events/events.service';
 import { StudentsService } from '../students/students.service';
 import { failPayment, refundPayment, succeedPayment } from './payment-rules';
 import { Payment } from './payment.entity';
@@ -50,41 +42,28 @@ export function toPaymentResource(payment: Payment): PaymentResource {
 }
 
 @Injectable()
-export class PaymentsService {
-  private readonly records: OwnedRecords<Payment, PaymentResource>;
-
+export class PaymentsService extends OwnedResourceService<Payment, PaymentResource, 'payment'> {
   constructor(
-    @InjectRepository(Payment) private readonly payments: Repository<Payment>,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly transactions: TransactionRunner,
-    private readonly events: EventsService,
+    @InjectRepository(Payment) payments: Repository<Payment>,
+    owned: OwnedRecordsFactory,
     private readonly students: StudentsService,
     private readonly enrollments: EnrollmentsService,
-    sql: Sql,
   ) {
-    this.records = new OwnedRecords(
-      sql,
-      payments,
-      'payment',
-      toPaymentResource,
-      contract.payments.list.query,
+    super(
+      owned.for(payments, {
+        object: 'payment',
+        toResource: toPaymentResource,
+        listQuery: contract.payments.list.query,
+      }),
     );
   }
 
-  async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    return this.records.list(principal.organizationId, query, url, this.config);
-  }
-
-  async retrieve(principal: Principal, id: string): Promise<PaymentResource> {
-    return this.records.retrieve(principal.organizationId, id);
-  }
-
-  async create(
+  create(
     principal: Principal,
     input: z.output<typeof PaymentCreateSchema>,
   ): Promise<PaymentResource> {
     const organizationId = principal.organizationId;
-    return this.transactions.run(async (manager) => {
+    return this.records.create(organizationId, async (manager, now) => {
       const student = await this.students.findInOrganization(
         manager,
         organizationId,
@@ -105,8 +84,7 @@ export class PaymentsService {
           );
         }
       }
-      const now = new Date();
-      const payment: Payment = {
+      return {
         id: newId('payment', now.getTime()),
         organizationId,
         studentId: student.id,
@@ -124,15 +102,11 @@ export class PaymentsService {
         createdAt: now,
         updatedAt: now,
       };
-      await manager.insert(Payment, payment);
-      const resource = toPaymentResource(payment);
-      await this.events.record(manager, organizationId, 'payment.created', resource, now);
-      return resource;
     });
   }
 
   succeed(principal: Principal, id: string): Promise<PaymentResource> {
-    return this.change(principal, id, 'succeeded', (payment, now) => succeedPayment(payment, now));
+    return this.records.change(principal.organizationId, id, 'payment.succeeded', succeedPayment);
   }
 
   fail(
@@ -140,7 +114,7 @@ export class PaymentsService {
     id: string,
     input: z.output<typeof PaymentFailSchema> | undefined,
   ): Promise<PaymentResource> {
-    return this.change(principal, id, 'failed', (payment, now) =>
+    return this.records.change(principal.organizationId, id, 'payment.failed', (payment, now) =>
       failPayment(payment, now, input?.failure_reason ?? null),
     );
   }
@@ -150,27 +124,8 @@ export class PaymentsService {
     id: string,
     input: z.output<typeof PaymentRefundSchema> | undefined,
   ): Promise<PaymentResource> {
-    return this.change(principal, id, 'refunded', (payment, now) =>
+    return this.records.change(principal.organizationId, id, 'payment.refunded', (payment, now) =>
       refundPayment(payment, input?.amount, now),
     );
-  }
-
-  /** One state change: lock, apply (which checks the current state), save, record its event. */
-  private change(
-    principal: Principal,
-    id: string,
-    to: Exclude<PaymentStatus, 'pending'>,
-    apply: (payment: Payment, now: Date) => void,
-  ): Promise<PaymentResource> {
-    const organizationId = principal.organizationId;
-    return this.transactions.run(async (manager: EntityManager) => {
-      const payment = await this.records.findForUpdate(manager, organizationId, id);
-      const now = new Date();
-      apply(payment, now);
-      await manager.save(Payment, payment);
-      const resource = toPaymentResource(payment);
-      await this.events.record(manager, organizationId, `payment.${to}`, resource, now);
-      return resource;
-    });
   }
 }

@@ -8,7 +8,7 @@ import type { AppConfig, WebhookConfig } from '../config/env';
 import { Sql } from '../database/sql';
 import { EventRecord } from '../events/event.entity';
 import { EventsService } from '../events/events.service';
-import { OWNER_JOIN, OWNER_SELECT, ownerEnded } from './endpoint-owner';
+import { ownerEnded, ownerSql } from './endpoint-owner';
 import type { AttemptResult } from './sender';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
@@ -149,7 +149,7 @@ function columnsOf<T extends object, K extends keyof T & string>(
 
 /**
  * The dispatcher's statements, built once with table and column names from the entities'
- * metadata (the credential owner's join, `OWNER_JOIN`, reads other modules' tables as written).
+ * metadata (the credential owner's join, `ownerSql`, included).
  * Where a statement leaves out organizations or endpoints found full, it has a variant with the
  * `NOT IN` list: an empty list would bind NULL, and `NOT IN (NULL)` matches nothing.
  */
@@ -186,16 +186,17 @@ function deliveryStatements(sql: Sql) {
     'updatedAt',
   ]);
   const ev = columnsOf(sql, EventRecord, ['id', 'data', 'createdAt']);
+  const owner = ownerSql(sql);
   /** A message with its endpoint, its event and the endpoint's owner: what an attempt needs. */
   const claimSelect = `SELECT m.${m.id} AS id, m.${m.organizationId} AS organization_id,
          m.${m.endpointId} AS endpoint_id, m.${m.eventId} AS event_id, m.${m.eventType} AS event_type,
          e.${e.url} AS url, e.${e.secret} AS secret, e.${e.previousSecret} AS previous_secret,
          e.${e.previousSecretExpiresAt} AS previous_secret_expires_at,
-         ev.${ev.data} AS event_data, ev.${ev.createdAt} AS event_created_at, ${OWNER_SELECT}
+         ev.${ev.data} AS event_data, ev.${ev.createdAt} AS event_created_at, ${owner.select}
        FROM ${messages} m
        JOIN ${endpoints} e ON e.${e.id} = m.${m.endpointId}
        JOIN ${events} ev ON ev.${ev.id} = m.${m.eventId}
-       ${OWNER_JOIN}`;
+       ${owner.join}`;
   const due = (except: string) => `${claimSelect}
        WHERE m.${m.status} = 'pending' AND m.${m.nextAttemptAt} <= :now AND e.${e.enabled} = :enabled${except}
        ORDER BY m.${m.nextAttemptAt} LIMIT :window${sql.lockRows({ of: 'm', skipLocked: true })}`;
@@ -203,8 +204,8 @@ function deliveryStatements(sql: Sql) {
   const exceptEndpoints = ` AND m.${m.endpointId} NOT IN (:...fullEndpoints)`;
   return {
     subscribers: `SELECT e.${e.id} AS id, e.${e.organizationId} AS organization_id, e.${e.events} AS events,
-         ${OWNER_SELECT}
-       FROM ${endpoints} e ${OWNER_JOIN}
+         ${owner.select}
+       FROM ${endpoints} e ${owner.join}
        WHERE e.${e.enabled} = :enabled AND e.${e.organizationId} IN (:...organizations)`,
     due: {
       all: due(''),

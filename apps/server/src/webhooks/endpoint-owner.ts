@@ -5,7 +5,9 @@ import type {
 } from '@platform/contract';
 import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
-import { compileSql, dialectOfDataSource, quoteIdentifier } from '../database/sql';
+import { PersonalAccessToken } from '../auth/personal-access-token.entity';
+import { type Sql } from '../database/sql';
+import { OAuthArtifactRecord, OAuthClientRecord } from '../oauth/entities';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { publicId } from '../common/ids';
 import { isPortalClient } from '../oauth/portal-client';
@@ -57,22 +59,34 @@ export function toOwnerResource(record: OwnerColumns): WebhookEndpointOwner {
  * client and (for a user) how long the grant still has a usable token. Used where deliveries
  * are made, so nothing is sent once the owner is revoked, deleted or expired, however that
  * happened. A user's grant is alive while an unused access or refresh token of it is: revoking
- * it (RFC 7009), a refresh token's reuse and expiry all remove or consume those.
+ * it (RFC 7009), a refresh token's reuse and expiry all remove or consume those. Table and
+ * column names come from the entities' metadata; the aliases are what `ownerEnded` reads.
  */
-export const OWNER_JOIN = `LEFT JOIN personal_access_tokens owner_pat
-         ON e.owner_type = 'personal_access_token' AND owner_pat.id = e.owner_id
-       LEFT JOIN oauth_clients owner_client
-         ON e.owner_type = 'oauth_client' AND owner_client.id = e.owner_id`;
+export function ownerSql(sql: Sql): { join: string; select: string } {
+  const e = (property: keyof WebhookEndpointRecord) =>
+    `e.${sql.column(WebhookEndpointRecord, property)}`;
+  const pat = (property: keyof PersonalAccessToken) =>
+    `owner_pat.${sql.column(PersonalAccessToken, property)}`;
+  const client = (property: keyof OAuthClientRecord) =>
+    `owner_client.${sql.column(OAuthClientRecord, property)}`;
+  const g = (property: keyof OAuthArtifactRecord) =>
+    `g.${sql.column(OAuthArtifactRecord, property)}`;
+  return {
+    join: `LEFT JOIN ${sql.table(PersonalAccessToken)} owner_pat
+         ON ${e('ownerType')} = 'personal_access_token' AND ${pat('id')} = ${e('ownerId')}
+       LEFT JOIN ${sql.table(OAuthClientRecord)} owner_client
+         ON ${e('ownerType')} = 'oauth_client' AND ${client('id')} = ${e('ownerId')}`,
+    select: `${e('ownerType')} AS owner_type, ${e('ownerId')} AS owner_id, ${e('ownerGrantId')} AS owner_grant_id,
+       ${pat('id')} AS owner_pat_id, ${pat('revokedAt')} AS owner_pat_revoked_at,
+       ${pat('expiresAt')} AS owner_pat_expires_at,
+       ${client('id')} AS owner_client_id, ${client('expiresAt')} AS owner_client_expires_at,
+       (SELECT MAX(${g('expiresAt')}) FROM ${sql.table(OAuthArtifactRecord)} g
+         WHERE ${e('ownerGrantId')} IS NOT NULL AND ${g('grantId')} = ${e('ownerGrantId')}
+           AND ${g('kind')} IN ('AccessToken', 'RefreshToken') AND ${g('consumedAt')} IS NULL) AS owner_grant_expires_at`,
+  };
+}
 
-export const OWNER_SELECT = `e.owner_type, e.owner_id, e.owner_grant_id,
-       owner_pat.id AS owner_pat_id, owner_pat.revoked_at AS owner_pat_revoked_at,
-       owner_pat.expires_at AS owner_pat_expires_at,
-       owner_client.id AS owner_client_id, owner_client.expires_at AS owner_client_expires_at,
-       (SELECT MAX(g.expires_at) FROM oauth_artifacts g
-         WHERE e.owner_grant_id IS NOT NULL AND g.grant_id = e.owner_grant_id
-           AND g.kind IN ('AccessToken', 'RefreshToken') AND g.consumed_at IS NULL) AS owner_grant_expires_at`;
-
-/** Why the owner of a row selected with `OWNER_SELECT` no longer vouches for it; null if it does. */
+/** Why the owner of a row selected with `ownerSql(…).select` no longer vouches for it; null if it does. */
 export function ownerEnded(
   row: Record<string, unknown>,
   now: Date,
@@ -103,24 +117,18 @@ export function ownerEnded(
  * plain function on the caller's transaction: the auth and OAuth modules call it as they revoke.
  */
 export async function disableOwnedEndpoints(
+  sql: Sql,
   manager: EntityManager,
   owner: { type: WebhookOwnerType; id: string },
   now: Date,
 ): Promise<void> {
-  const { connection } = manager;
-  const metadata = connection.getMetadata(WebhookEndpointRecord);
-  const columnOf = (property: keyof WebhookEndpointRecord) => {
-    const column = metadata.findColumnWithPropertyName(property);
-    if (!column) throw new Error(`WebhookEndpointRecord has no property '${property}'`);
-    return column;
-  };
   const name = (property: keyof WebhookEndpointRecord) =>
-    quoteIdentifier(columnOf(property).databaseName);
+    sql.column(WebhookEndpointRecord, property);
   const bind = (property: keyof WebhookEndpointRecord, value: unknown): unknown =>
-    connection.driver.preparePersistentValue(value, columnOf(property));
-  const statement = compileSql(
-    dialectOfDataSource(connection),
-    `UPDATE ${quoteIdentifier(metadata.tableName)}
+    sql.bind(WebhookEndpointRecord, property, value);
+  await sql.query(
+    manager,
+    `UPDATE ${sql.table(WebhookEndpointRecord)}
      SET ${name('enabled')} = :disabled, ${name('disabledReason')} = 'credential_revoked', ${name('updatedAt')} = :now
      WHERE ${name('ownerType')} = :ownerType AND ${name('ownerId')} = :ownerId AND ${name('enabled')} = :enabled`,
     {
@@ -131,5 +139,4 @@ export async function disableOwnedEndpoints(
       enabled: bind('enabled', true),
     },
   );
-  await manager.query(statement.text, statement.values);
 }
