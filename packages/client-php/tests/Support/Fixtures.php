@@ -38,7 +38,13 @@ final class Fixtures
         return [
             'object' => 'list',
             'data' => $items,
-            'meta' => ['page' => $page, 'per_page' => $perPage, 'total' => $total, 'total_pages' => $totalPages, 'total_exact' => true],
+            'meta' => [
+                'page' => $page,
+                'per_page' => $perPage,
+                'total' => $total,
+                'total_pages' => $totalPages,
+                'total_exact' => true,
+            ],
             'links' => [
                 'self' => "/v1/students?page={$page}",
                 'first' => '/v1/students?page=1',
