@@ -8,7 +8,8 @@ import { request as httpRequest } from 'node:http';
 import { AuditEventRecord } from '../src/audit/audit-event.entity';
 import { AuditService } from '../src/audit/audit.service';
 import { ConfigError, loadConfig } from '../src/config/env';
-import { call, client, startServer, type TestServer } from './support/server';
+import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
+import { rawClient, startServer, type TestServer } from './support/server';
 
 /** A JSON request from a chosen loopback address, so the recorded IP can be told apart. */
 function sendFrom(
@@ -51,14 +52,15 @@ function sendFrom(
 }
 
 /** The audit events made over the API (not the operator's set-up token), oldest first. */
-async function apiEvents(server: TestServer, token: string, query = '') {
-  const res = await call(
-    server,
-    `/v1/audit_events?sort=created_at&per_page=100&actor_type=personal_access_token,oauth_access_token${query}`,
-    { token },
-  );
-  expect(res.status).toBe(200);
-  return res.body.data as any[];
+async function apiEvents(server: TestServer, token: string) {
+  const res = await typedClient(server, token).auditEvents.list({
+    query: {
+      sort: 'created_at',
+      per_page: 100,
+      actor_type: 'personal_access_token,oauth_access_token',
+    },
+  });
+  return expectStatus(res, 200).body.data;
 }
 
 describe('audit log', () => {
@@ -147,12 +149,12 @@ describe('audit log', () => {
       });
       expect(event.id).toMatch(/^aud_[0-9A-HJKMNP-TV-Z]{26}$/);
     }
-    expect(events[0].changes).toEqual({ name: 'ci', scopes: ['students:read'], expires_at: null });
-    expect(events[6].changes).toEqual({ description: [null, 'grades'] });
-    expect(events[9].changes).toEqual({ name: ['Audit School', 'Audit Academy'] });
+    expect(events[0]?.changes).toEqual({ name: 'ci', scopes: ['students:read'], expires_at: null });
+    expect(events[6]?.changes).toEqual({ description: [null, 'grades'] });
+    expect(events[9]?.changes).toEqual({ name: ['Audit School', 'Audit Academy'] });
     // No token, client secret or signing secret anywhere in the log.
     const everything = JSON.stringify(
-      (await call(server, '/v1/audit_events?per_page=100', { token: admin.token })).body,
+      (await typedClient(server, admin.token).auditEvents.list({ query: { per_page: 100 } })).body,
     );
     expect(secrets.filter(Boolean)).toHaveLength(5);
     for (const secret of secrets) expect(everything).not.toContain(secret);
@@ -177,13 +179,17 @@ describe('audit log', () => {
     });
     expect(issued.status).toBe(200);
     const { access_token } = (await issued.json()) as { access_token: string };
-    const made = await client(server, access_token).post('/v1/personal_access_tokens', {
-      name: 'from the app',
-      scopes: ['tokens:write'],
-      // No later than the 1-hour access token that makes it (delegation).
-      expires_at: new Date(Date.now() + 30 * 60_000).toISOString(),
-    });
-    expect(made.status).toBe(201);
+    const made = expectStatus(
+      await typedClient(server, access_token).personalAccessTokens.create({
+        body: {
+          name: 'from the app',
+          scopes: ['tokens:write'],
+          // No later than the 1-hour access token that makes it (delegation).
+          expires_at: new Date(Date.now() + 30 * 60_000).toISOString(),
+        },
+      }),
+      201,
+    );
     const [event] = await apiEvents(server, reader.token);
     expect(event).toMatchObject({
       action: 'token.created',
@@ -195,74 +201,70 @@ describe('audit log', () => {
   it('records nothing for a change that was refused', async () => {
     const org = await server.createOrganization();
     const admin = await server.createToken(org.id, ['all']);
-    const api = client(server, admin.token);
+    // Refused bodies: an unknown scope is beyond the contract's types, so both go raw.
+    const raw = rawClient(server, admin.token);
     expect(
-      (await api.post('/v1/oauth_clients', { name: 'x', type: 'public', scopes: ['bogus'] }))
+      (await raw.post('/v1/oauth_clients', { name: 'x', type: 'public', scopes: ['bogus'] }))
         .status,
     ).toBe(400);
-    expect((await api.patch('/v1/organization', { name: '' })).status).toBe(400);
+    expect((await raw.patch('/v1/organization', { name: '' })).status).toBe(400);
     expect(await apiEvents(server, admin.token)).toEqual([]);
   });
 
   it('lists with the usual conventions: filters, ranges, sort, pages, retrieve', async () => {
     const org = await server.createOrganization();
     const admin = await server.createToken(org.id, ['all']);
-    const api = client(server, admin.token);
+    const api = typedClient(server, admin.token);
+    /** For filter values the contract's types refuse. */
+    const raw = rawClient(server, admin.token);
+    const list = async (query: QueryOf<TypedClient['auditEvents']['list']> = {}) =>
+      expectStatus(await api.auditEvents.list({ query }), 200);
     const made: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const res = await api.post('/v1/personal_access_tokens', {
-        name: `t${i}`,
-        scopes: ['students:read'],
+      const res = await api.personalAccessTokens.create({
+        body: { name: `t${i}`, scopes: ['students:read'] },
       });
-      made.push(res.body.id);
+      made.push(expectStatus(res, 201).body.id);
     }
-    await api.delete(`/v1/personal_access_tokens/${made[0]}`);
-    const all = await api.get('/v1/audit_events');
+    await api.personalAccessTokens.delete({ params: { id: made[0]! } });
+    const all = await list();
     // The operator's set-up token, three made over the API, one revoked; newest first.
     expect(all.body.meta.total).toBe(5);
-    expect(all.body.data[0].action).toBe('token.revoked');
+    expect(all.body.data[0]?.action).toBe('token.revoked');
     expect(all.body.data[4]).toMatchObject({
       action: 'token.created',
       actor: { type: 'operator', credential_id: null, ip: null },
       target: { id: admin.id },
     });
 
-    const created = await api.get(
-      '/v1/audit_events?action=token.created&actor_type=personal_access_token&sort=created_at',
-    );
-    expect(created.body.data.map((e: any) => e.target.id)).toEqual(made);
-    const page2 = await api.get(
-      '/v1/audit_events?action=token.created&per_page=2&page=2&sort=created_at',
-    );
+    const created = await list({
+      action: 'token.created',
+      actor_type: 'personal_access_token',
+      sort: 'created_at',
+    });
+    expect(created.body.data.map((e) => e.target.id)).toEqual(made);
+    const page2 = await list({ action: 'token.created', per_page: 2, page: 2, sort: 'created_at' });
     expect(page2.body.meta).toMatchObject({ page: 2, per_page: 2, total: 4 });
-    expect(page2.body.data.map((e: any) => e.target.id)).toEqual([made[1], made[2]]);
-    const byTarget = await api.get(
-      `/v1/audit_events?target_id=${made[0]}&target_type=personal_access_token`,
-    );
-    expect(byTarget.body.data.map((e: any) => e.action)).toEqual([
-      'token.revoked',
-      'token.created',
-    ]);
+    expect(page2.body.data.map((e) => e.target.id)).toEqual([made[1], made[2]]);
+    const byTarget = await list({ target_id: made[0]!, target_type: 'personal_access_token' });
+    expect(byTarget.body.data.map((e) => e.action)).toEqual(['token.revoked', 'token.created']);
 
     const future = new Date(Date.now() + 60_000).toISOString();
-    const none = await api.get(`/v1/audit_events?created_at[gte]=${encodeURIComponent(future)}`);
+    const none = await list({ 'created_at[gte]': future });
     expect(none.body.meta.total).toBe(0);
     const past = new Date(Date.now() - 60_000).toISOString();
-    expect(
-      (await api.get(`/v1/audit_events?created_at[gte]=${encodeURIComponent(past)}`)).body.meta
-        .total,
-    ).toBe(5);
+    expect((await list({ 'created_at[gte]': past })).body.meta.total).toBe(5);
 
-    const one = await api.get(`/v1/audit_events/${all.body.data[0].id}`);
+    const one = await api.auditEvents.retrieve({ params: { id: all.body.data[0]!.id } });
     expect(one.status).toBe(200);
     expect(one.body).toEqual(all.body.data[0]);
 
-    const bad = await api.get('/v1/audit_events?action=token.stolen');
+    const bad = await raw.get('/v1/audit_events?action=token.stolen');
     expect(bad.status).toBe(400);
     expect(bad.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(bad.body.detail).toMatch(/action must be one or more of token.created/);
-    expect((await api.get('/v1/audit_events?user_id=nope')).status).toBe(400);
-    expect((await api.get('/v1/audit_events?sort=action')).status).toBe(400);
+    expect((await raw.get('/v1/audit_events?user_id=nope')).status).toBe(400);
+    expect((await raw.get('/v1/audit_events?sort=action')).status).toBe(400);
   });
 
   it("never shows one organization's audit events to another", async () => {
@@ -270,22 +272,20 @@ describe('audit log', () => {
     const b = await server.createOrganization();
     const adminA = await server.createToken(a.id, ['all']);
     const adminB = await server.createToken(b.id, ['all']);
-    await client(server, adminA.token).post('/v1/personal_access_tokens', {
-      name: 'a',
-      scopes: ['students:read'],
+    await typedClient(server, adminA.token).personalAccessTokens.create({
+      body: { name: 'a', scopes: ['students:read'] },
     });
     const [eventA] = await apiEvents(server, adminA.token);
     expect(eventA).toBeDefined();
-    const apiB = client(server, adminB.token);
+    const apiB = typedClient(server, adminB.token);
     expect(await apiEvents(server, adminB.token)).toEqual([]);
-    const listB = await apiB.get('/v1/audit_events?per_page=100');
-    expect(listB.body.data.map((e: any) => e.id)).not.toContain(eventA.id);
+    const listB = expectStatus(await apiB.auditEvents.list({ query: { per_page: 100 } }), 200);
+    expect(listB.body.data.map((e) => e.id)).not.toContain(eventA!.id);
     expect(listB.body.meta.total).toBe(1);
-    const probe = await apiB.get(`/v1/audit_events/${eventA.id}`);
+    const probe = await apiB.auditEvents.retrieve({ params: { id: eventA!.id } });
     expect(probe.status).toBe(404);
-    expect((await apiB.get(`/v1/audit_events?target_id=${eventA.target.id}`)).body.data).toEqual(
-      [],
-    );
+    const byTarget = await apiB.auditEvents.list({ query: { target_id: eventA!.target.id } });
+    expect(expectStatus(byTarget, 200).body.data).toEqual([]);
   });
 
   it('needs the audit_log:read scope', async () => {
@@ -299,11 +299,10 @@ describe('audit log', () => {
       'webhooks:write',
       'organization:read',
     ]);
-    const list = await call(server, '/v1/audit_events', { token: developer.token });
-    expect(list.status).toBe(403);
-    expect(list.body.code).toBe('insufficient_scope');
+    const list = await typedClient(server, developer.token).auditEvents.list();
+    expect(expectStatus(list, 403).body.code).toBe('insufficient_scope');
     expect(list.headers.get('www-authenticate')).toMatch(/scope="audit_log:read"/);
-    expect((await call(server, '/v1/audit_events')).status).toBe(401);
+    expect((await typedClient(server).auditEvents.list()).status).toBe(401);
   });
 
   it('keeps entries for the retention (default 365 days, never under 90), then prunes them', async () => {
@@ -336,12 +335,12 @@ describe('audit log', () => {
     const expired = 'aud_01JD6Y3ZK8R5V2N3M4P5Q6R7S9';
     await insert(kept, 364);
     await insert(expired, 366);
-    const api = client(server, admin.token);
-    const listed = await api.get('/v1/audit_events?action=organization.plan_changed');
+    const api = typedClient(server, admin.token);
+    const listed = await api.auditEvents.list({ query: { action: 'organization.plan_changed' } });
     // Past retention an entry is gone from the API at once, before the hourly prune deletes it.
-    expect(listed.body.data.map((e: any) => e.id)).toEqual([kept]);
-    expect((await api.get(`/v1/audit_events/${expired}`)).status).toBe(404);
-    expect((await api.get(`/v1/audit_events/${kept}`)).status).toBe(200);
+    expect(expectStatus(listed, 200).body.data.map((e) => e.id)).toEqual([kept]);
+    expect((await api.auditEvents.retrieve({ params: { id: expired } })).status).toBe(404);
+    expect((await api.auditEvents.retrieve({ params: { id: kept } })).status).toBe(200);
 
     expect(await server.app.get(AuditService).prune()).toBe(1);
     const left = await server.dataSource
@@ -357,17 +356,20 @@ describe('audit log atomicity', () => {
     try {
       const org = await server.createOrganization({ name: 'Atomic School' });
       const admin = await server.createToken(org.id, ['all']);
-      const api = client(server, admin.token);
-      const before = (await api.get('/v1/personal_access_tokens')).body.meta.total;
+      const api = typedClient(server, admin.token);
+      const total = async () =>
+        expectStatus(await api.personalAccessTokens.list(), 200).body.meta.total;
+      const before = await total();
       // The log is gone (a broken database, for the test): no change may commit without it.
       await server.dataSource.query('DROP TABLE audit_events');
-      expect(
-        (await api.post('/v1/personal_access_tokens', { name: 'x', scopes: ['students:read'] }))
-          .status,
-      ).toBe(500);
-      expect((await api.patch('/v1/organization', { name: 'Changed' })).status).toBe(500);
-      expect((await api.get('/v1/personal_access_tokens')).body.meta.total).toBe(before);
-      expect((await api.get('/v1/organization')).body.name).toBe('Atomic School');
+      const create = await api.personalAccessTokens.create({
+        body: { name: 'x', scopes: ['students:read'] },
+      });
+      expect(create.status).toBe(500);
+      const rename = await api.organization.update({ body: { name: 'Changed' } });
+      expect(rename.status).toBe(500);
+      expect(await total()).toBe(before);
+      expect(expectStatus(await api.organization.retrieve(), 200).body.name).toBe('Atomic School');
     } finally {
       await server.close();
     }
@@ -388,7 +390,7 @@ describe('audit log behind a trusted proxy', () => {
         });
         expect(res.status).toBe(200);
         const [event] = await apiEvents(server, admin.token);
-        expect(event.actor.ip).toBe(trust === 'true' ? '203.0.113.7' : '127.0.0.32');
+        expect(event?.actor.ip).toBe(trust === 'true' ? '203.0.113.7' : '127.0.0.32');
       } finally {
         await server.close();
       }

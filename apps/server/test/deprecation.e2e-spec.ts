@@ -6,11 +6,12 @@
  */
 import { Controller, Module } from '@nestjs/common';
 import { deprecated, operation } from '@platform/contract';
-import { initContract } from '@ts-rest/core';
+import { initClient, initContract } from '@ts-rest/core';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import { z } from 'zod';
 import { renderDeprecationsPage } from '../src/docs/deprecations-page';
-import { call, startServer, type TestServer } from './support/server';
+import { typedClient } from './support/api';
+import { rawCall, startServer, type TestServer } from './support/server';
 
 const c = initContract();
 const MIGRATION_NOTE = 'https://docs.school.test/migrate/nickname';
@@ -95,13 +96,24 @@ describe('deprecation headers', () => {
   });
   afterAll(() => server.close());
 
+  /** The test contract's own typed client; `base` is '' or the `/api` alias prefix. */
+  const legacy = (base = '') =>
+    initClient(legacyContract, {
+      baseUrl: `${server.url}${base}`,
+      baseHeaders: { authorization: `Bearer ${token}` },
+      throwOnUnknownStatus: false,
+    });
+
   const page = (anchor: string) =>
     `<${server.url}/docs/deprecations#${anchor}>; rel="deprecation"; type="text/html"`;
 
-  it.each(['/v1', '/api/v1'])(
+  it.each([
+    ['/v1', ''],
+    ['/api/v1', '/api'],
+  ])(
     'announces a deprecated operation under %s, next to its pagination links',
-    async (prefix) => {
-      const res = await call(server, `${prefix}/legacy-things`, { token });
+    async (_prefix, base) => {
+      const res = await legacy(base).list();
       expect(res.status).toBe(200);
       expect(res.headers.get('deprecation')).toBe(JAN_2026);
       // The sunset day is promised in full: the header names its last second.
@@ -113,7 +125,7 @@ describe('deprecation headers', () => {
   );
 
   it('takes the earliest dates when a deprecated parameter is sent as well, linking both notes', async () => {
-    const res = await call(server, '/v1/legacy-things?colour=red', { token });
+    const res = await legacy().list({ query: { colour: 'red' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('deprecation')).toBe(DEC_2025);
     expect(res.headers.get('sunset')).toBe('Wed, 01 Jul 2026 23:59:59 GMT');
@@ -123,19 +135,14 @@ describe('deprecation headers', () => {
   });
 
   it('still announces it on an error answer to a deprecated operation', async () => {
-    const res = await call(server, '/v1/legacy-things?page=zero', { token });
+    // A page that is not a number is beyond the contract's types: sent raw.
+    const res = await rawCall(server, '/v1/legacy-things?page=zero', { token });
     expect(res.status).toBe(400);
     expect(res.headers.get('deprecation')).toBe(JAN_2026);
   });
 
   it('announces a deprecated body field only when it is sent, with the contract’s migration note', async () => {
-    const send = (body: unknown) =>
-      call(server, '/v1/legacy-things', {
-        token,
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+    const send = (body: { name: string; nickname?: string }) => legacy().create({ body });
     const plain = await send({ name: 'x' });
     expect(plain.status).toBe(201);
     expect(plain.headers.get('deprecation')).toBeNull();
@@ -151,7 +158,7 @@ describe('deprecation headers', () => {
   });
 
   it('sends nothing on the real API, where nothing is deprecated', async () => {
-    const res = await call(server, '/v1/students', { token });
+    const res = await typedClient(server, token).students.list();
     expect(res.status).toBe(200);
     expect(res.headers.get('deprecation')).toBeNull();
     expect(res.headers.get('sunset')).toBeNull();
@@ -159,7 +166,8 @@ describe('deprecation headers', () => {
   });
 
   it('serves the deprecations page the links point at', async () => {
-    const res = await call(server, '/docs/deprecations');
+    // The HTML page is not part of the API contract: read raw.
+    const res = await rawCall(server, '/docs/deprecations');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.body).toContain('Nothing in this API is deprecated today.');

@@ -1,32 +1,33 @@
 import { EventSchema } from '@platform/contract';
-import { client, startServer, type TestServer } from './support/server';
+import { expectStatus, typedClient, type TypedClient } from './support/api';
+import { rawClient, startServer, type TestServer } from './support/server';
 
 describe('GET /v1/events', () => {
   let server: TestServer;
   let orgId: string;
-  let api: ReturnType<typeof client>;
+  let api: TypedClient;
+  /** For a filter value the contract's types refuse (an unknown event type). */
+  let raw: ReturnType<typeof rawClient>;
   let student: { id: string };
 
   beforeAll(async () => {
     server = await startServer();
     orgId = (await server.createOrganization()).id;
-    api = client(server, (await server.createToken(orgId, ['all'])).token);
-    student = (
-      await api.post('/v1/students', {
-        student_number: 'EV-1',
-        first_name: 'Eve',
-        last_name: 'Ent',
-      })
-    ).body;
-    await api.patch(`/v1/students/${student.id}`, { grade_level: 3 });
-    await api.post('/v1/courses', { code: 'EV', title: 'Events' });
+    const { token } = await server.createToken(orgId, ['all']);
+    api = typedClient(server, token);
+    raw = rawClient(server, token);
+    const created = await api.students.create({
+      body: { student_number: 'EV-1', first_name: 'Eve', last_name: 'Ent' },
+    });
+    student = expectStatus(created, 201).body;
+    await api.students.update({ params: { id: student.id }, body: { grade_level: 3 } });
+    await api.courses.create({ body: { code: 'EV', title: 'Events' } });
   });
   afterAll(() => server.close());
 
   it("lists the organization's events newest first, each valid against the catalogue", async () => {
-    const res = await api.get('/v1/events');
-    expect(res.status).toBe(200);
-    expect(res.body.data.map((e: { type: string }) => e.type)).toEqual([
+    const res = expectStatus(await api.events.list(), 200);
+    expect(res.body.data.map((e) => e.type)).toEqual([
       'course.created',
       'student.updated',
       'student.created',
@@ -37,27 +38,25 @@ describe('GET /v1/events', () => {
       api_version: 'v1',
       data: { id: student.id, grade_level: null },
     });
-    expect(res.body.data[1].data.grade_level).toBe(3);
+    expect(res.body.data[1]?.data).toHaveProperty('grade_level', 3);
   });
 
   it('filters by type and time, and retrieves one event', async () => {
-    const students = await api.get(
-      '/v1/events?type=student.created,student.updated&sort=created_at',
+    const students = expectStatus(
+      await api.events.list({
+        query: { type: 'student.created,student.updated', sort: 'created_at' },
+      }),
+      200,
     );
-    expect(students.body.data.map((e: { type: string }) => e.type)).toEqual([
-      'student.created',
-      'student.updated',
-    ]);
-    const first = students.body.data[0];
-    const since = await api.get(
-      `/v1/events?updated_since=${encodeURIComponent(students.body.data[1].timestamp)}`,
+    expect(students.body.data.map((e) => e.type)).toEqual(['student.created', 'student.updated']);
+    const first = students.body.data[0]!;
+    const since = expectStatus(
+      await api.events.list({ query: { updated_since: students.body.data[1]!.timestamp } }),
+      200,
     );
-    expect(since.body.data.map((e: { type: string }) => e.type)).toEqual([
-      'course.created',
-      'student.updated',
-    ]);
-    expect((await api.get(`/v1/events/${first.id}`)).body).toEqual(first);
-    const unknownType = await api.get('/v1/events?type=student.exploded');
+    expect(since.body.data.map((e) => e.type)).toEqual(['course.created', 'student.updated']);
+    expect((await api.events.retrieve({ params: { id: first.id } })).body).toEqual(first);
+    const unknownType = await raw.get('/v1/events?type=student.exploded');
     expect(unknownType.status).toBe(400);
     expect(unknownType.body.errors[0].path).toBe('query.type');
   });
@@ -80,9 +79,9 @@ describe('GET /v1/events', () => {
           : old.toISOString().replace('T', ' ').replace('Z', ''),
       ],
     );
-    expect((await api.get(`/v1/events/${id}`)).status).toBe(404);
-    const all = await api.get('/v1/events?per_page=100');
-    expect(all.body.data.map((e: { id: string }) => e.id)).not.toContain(id);
+    expect((await api.events.retrieve({ params: { id } })).status).toBe(404);
+    const all = expectStatus(await api.events.list({ query: { per_page: 100 } }), 200);
+    expect(all.body.data.map((e) => e.id)).not.toContain(id);
     expect(all.body.meta.total).toBe(3);
   });
 });

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES, ERROR_TITLES, type ErrorCode } from '@platform/contract';
-import { call, startServer, type TestServer } from './support/server';
+import { expectStatus, typedClient } from './support/api';
+import { rawCall, startServer, type TestServer } from './support/server';
 
 /** The release as apps/server/package.json states it: what the server must report. */
 const serverVersion = (
@@ -10,6 +11,10 @@ const serverVersion = (
   }
 ).version;
 
+/**
+ * Most requests here are raw on purpose (`rawCall`): routes by path, headers as sent, bodies
+ * that are not JSON, pages outside the contract. Plain API calls use the typed client.
+ */
 describe('HTTP conventions', () => {
   let server: TestServer;
   let token: string;
@@ -34,7 +39,7 @@ describe('HTTP conventions', () => {
         auth: false,
       },
     ])('names the release on $what', async ({ path: route, auth }) => {
-      const res = await call(server, route, auth ? { token } : {});
+      const res = await rawCall(server, route, auth ? { token } : {});
       expect(res.headers.get('platform-version')).toBe(serverVersion);
     });
 
@@ -52,18 +57,18 @@ describe('HTTP conventions', () => {
 
   describe('X-Request-Id', () => {
     it('is generated on every response and repeated in problems', async () => {
-      const res = await call(server, '/v1/students');
+      const res = await typedClient(server).students.list();
       expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
-      expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+      expect(expectStatus(res, 401).body.request_id).toBe(res.headers.get('x-request-id'));
     });
 
     it('echoes a well-formed incoming id and replaces a malformed one', async () => {
-      const echoed = await call(server, '/v1/students', {
+      const echoed = await rawCall(server, '/v1/students', {
         token,
         headers: { 'X-Request-Id': 'client-abc.123' },
       });
       expect(echoed.headers.get('x-request-id')).toBe('client-abc.123');
-      const replaced = await call(server, '/v1/students', {
+      const replaced = await rawCall(server, '/v1/students', {
         token,
         headers: { 'X-Request-Id': 'bad id <script>' },
       });
@@ -76,13 +81,16 @@ describe('HTTP conventions', () => {
       '%s is fine',
       async (accept) => {
         expect(
-          (await call(server, '/v1/students', { token, headers: { Accept: accept } })).status,
+          (await rawCall(server, '/v1/students', { token, headers: { Accept: accept } })).status,
         ).toBe(200);
       },
     );
 
     it('answers 406 problem+json when JSON is not acceptable', async () => {
-      const res = await call(server, '/v1/students', { token, headers: { Accept: 'text/html' } });
+      const res = await rawCall(server, '/v1/students', {
+        token,
+        headers: { Accept: 'text/html' },
+      });
       expect(res.status).toBe(406);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(res.body).toMatchObject({ code: 'not_acceptable', status: 406 });
@@ -90,14 +98,15 @@ describe('HTTP conventions', () => {
 
     it('applies to /api/v1 as well', async () => {
       expect(
-        (await call(server, '/api/v1/students', { token, headers: { Accept: 'text/csv' } })).status,
+        (await rawCall(server, '/api/v1/students', { token, headers: { Accept: 'text/csv' } }))
+          .status,
       ).toBe(406);
     });
   });
 
   describe('problem types', () => {
     it("a problem's type opens this server's errors page at the code's entry", async () => {
-      const problem = await call(server, '/v1/students');
+      const problem = await rawCall(server, '/v1/students');
       expect(problem.body.type).toBe(`${server.url}/docs/errors#unauthorized`);
       const page = await fetch(problem.body.type);
       expect(page.status).toBe(200);
@@ -116,7 +125,7 @@ describe('HTTP conventions', () => {
     it('is absolute on PUBLIC_URL when it is set', async () => {
       const behindProxy = await startServer({ PUBLIC_URL: 'https://api.school.test' });
       try {
-        const problem = await call(behindProxy, '/v1/nope');
+        const problem = await rawCall(behindProxy, '/v1/nope');
         expect(problem.body.type).toBe('https://api.school.test/docs/errors#not_found');
       } finally {
         await behindProxy.close();
@@ -126,7 +135,7 @@ describe('HTTP conventions', () => {
 
   describe('unknown routes and methods', () => {
     it('an unknown path is a 404 problem', async () => {
-      const res = await call(server, '/v1/nope', { token });
+      const res = await rawCall(server, '/v1/nope', { token });
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({
         type: `${server.url}/docs/errors#not_found`,
@@ -138,7 +147,7 @@ describe('HTTP conventions', () => {
     });
 
     it('a known path with another method is a 405 with Allow', async () => {
-      const res = await call(server, '/api/v1/students', { token, method: 'PUT' });
+      const res = await rawCall(server, '/api/v1/students', { token, method: 'PUT' });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, POST');
       expect(res.body.code).toBe('method_not_allowed');
@@ -146,7 +155,7 @@ describe('HTTP conventions', () => {
     });
 
     it('a body that is not JSON is a 415', async () => {
-      const res = await call(server, '/v1/students', {
+      const res = await rawCall(server, '/v1/students', {
         token,
         method: 'POST',
         headers: { 'Content-Type': 'text/plain' },
@@ -159,7 +168,7 @@ describe('HTTP conventions', () => {
 
   describe('request bodies', () => {
     it('invalid JSON is a 400 problem, not a 500', async () => {
-      const res = await call(server, '/v1/students', {
+      const res = await rawCall(server, '/v1/students', {
         token,
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
@@ -175,7 +184,7 @@ describe('HTTP conventions', () => {
       ['{"xyz-caller-bytes": "ok",}', 'The request body is not valid JSON (at character 26)'],
       ['{"xyz-caller-bytes": ', 'The request body is not valid JSON'],
     ])('invalid JSON %j: the detail says so without quoting the body', async (body, detail) => {
-      const res = await call(server, '/v1/students', {
+      const res = await rawCall(server, '/v1/students', {
         token,
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
@@ -187,7 +196,7 @@ describe('HTTP conventions', () => {
     });
 
     it('a body over 1 MB is refused with 413 before it is parsed', async () => {
-      const res = await call(server, '/v1/students', {
+      const res = await rawCall(server, '/v1/students', {
         token,
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
@@ -203,7 +212,7 @@ describe('HTTP conventions', () => {
       const committed = JSON.parse(
         readFileSync(path.join(__dirname, '../../../packages/contract/openapi.json'), 'utf8'),
       );
-      const res = await call(server, '/openapi.json');
+      const res = await rawCall(server, '/openapi.json');
       expect(res.status).toBe(200);
       expect(res.body).toEqual(committed);
       expect(res.body.paths['/v1/students'].get.security).toEqual([
@@ -215,7 +224,7 @@ describe('HTTP conventions', () => {
     it('names the server it is served by when PUBLIC_URL is set', async () => {
       const named = await startServer({ PUBLIC_URL: 'https://api.school.test/' });
       try {
-        const res = await call(named, '/openapi.json');
+        const res = await rawCall(named, '/openapi.json');
         expect(res.body.servers).toEqual([
           { url: 'https://api.school.test', description: 'This server' },
         ]);
@@ -231,13 +240,13 @@ describe('HTTP conventions', () => {
     });
 
     it('serves an API reference page whose assets load', async () => {
-      const page = await call(server, '/docs');
+      const page = await rawCall(server, '/docs');
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       for (const asset of (page.body as unknown as string).matchAll(
         /(?:src|href)="(\/docs\/[^"]+)"/g,
       )) {
-        expect((await call(server, asset[1]!)).status).toBe(200);
+        expect((await rawCall(server, asset[1]!)).status).toBe(200);
       }
     });
   });
@@ -251,7 +260,7 @@ describe('HTTP conventions', () => {
       { what: 'the health check', path: '/health/live', auth: false },
       { what: 'a 401', path: '/v1/students', auth: false },
     ])('are on $what', async ({ path: route, auth }) => {
-      const res = await call(server, route, auth ? { token } : {});
+      const res = await rawCall(server, route, auth ? { token } : {});
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
@@ -275,14 +284,14 @@ describe('HTTP conventions', () => {
       { where: 'a path id', route: '/v1/students/stu_%00', path: 'path' },
       { where: 'a query value', route: '/v1/students?q=a%00b', path: 'query' },
     ])('in $where is a 400 naming the $path', async ({ route, path: where }) => {
-      const res = await call(server, route, { token });
+      const res = await rawCall(server, route, { token });
       expect(res.status).toBe(400);
       expect(res.body.errors[0]).toMatchObject({ path: where });
       expect(res.body.detail).toMatch(/NUL/);
     });
 
     it('in a JSON body string is a 400 naming the field', async () => {
-      const res = await call(server, '/v1/students/stu_x', {
+      const res = await rawCall(server, '/v1/students/stu_x', {
         token,
         method: 'PATCH',
         headers: { 'Content-Type': 'application/json' },
@@ -309,7 +318,7 @@ describe('HTTP conventions', () => {
       return { status: res.status, body: (await res.json()) as any };
     };
     const stored = async () =>
-      (await call(server, '/v1/students', { token: writer })).body.meta.total;
+      expectStatus(await typedClient(server, writer).students.list(), 200).body.meta.total;
 
     it.each([
       { what: 'a lone high surrogate', json: '"A\\ud800"', path: 'body.first_name' },
@@ -365,7 +374,7 @@ describe('HTTP conventions', () => {
       { what: 'a truncated sequence', query: 'q=%E2%82', path: 'query.q' },
       { what: 'bad bytes in a name', query: 'q%FF=1', path: 'query.q\uFFFD' },
     ])('$what in the query is a 400 naming the parameter', async ({ query, path }) => {
-      const res = await call(server, `/v1/students?${query}`, { token: writer });
+      const res = await rawCall(server, `/v1/students?${query}`, { token: writer });
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([
         { path, message: 'must be valid UTF-8 once percent-decoded', code: 'invalid_string' },
@@ -374,14 +383,15 @@ describe('HTTP conventions', () => {
 
     it('a literal % and well-formed UTF-8 in the query are fine', async () => {
       expect(
-        (await call(server, '/v1/students?q=100%25%C3%A9%F0%9F%98%80', { token: writer })).status,
+        (await rawCall(server, '/v1/students?q=100%25%C3%A9%F0%9F%98%80', { token: writer }))
+          .status,
       ).toBe(200);
-      expect((await call(server, '/v1/students?q=50%', { token: writer })).status).toBe(200);
+      expect((await rawCall(server, '/v1/students?q=50%', { token: writer })).status).toBe(200);
     });
   });
 
   it('refuses a body nested deeper than 32 levels, naming where (a fuzzer find: it was a 500)', async () => {
-    const res = await call(server, '/v1/students', {
+    const res = await rawCall(server, '/v1/students', {
       token,
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -394,12 +404,12 @@ describe('HTTP conventions', () => {
 
   describe('health', () => {
     it('reports liveness and readiness, with the release, without a token', async () => {
-      expect((await call(server, '/health/live')).body).toEqual({
+      expect((await rawCall(server, '/health/live')).body).toEqual({
         status: 'ok',
         version: serverVersion,
       });
       // Redis is checked too in the scale-out deployment (TEST_REDIS_URL runs the suite on it).
-      expect((await call(server, '/health/ready')).body).toEqual({
+      expect((await rawCall(server, '/health/ready')).body).toEqual({
         status: 'ok',
         version: serverVersion,
         checks: { database: 'ok', ...(process.env.TEST_REDIS_URL && { redis: 'ok' }) },

@@ -1,5 +1,6 @@
+import { expectStatus, typedClient } from './support/api';
 import { startReceiver, waitFor } from './support/receiver';
-import { call, client, startServer, type TestServer } from './support/server';
+import { rawCall, startServer, type TestServer } from './support/server';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -15,8 +16,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 
 describe('GET /metrics', () => {
   let server: TestServer;
+  // /metrics is not part of the API contract: it is read raw.
   const scrape = async () => {
-    const res = await call(server, '/metrics', {
+    const res = await rawCall(server, '/metrics', {
       headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
     });
     expect(res.status).toBe(200);
@@ -34,19 +36,19 @@ describe('GET /metrics', () => {
   afterAll(() => server.close());
 
   it('wants the metrics token when one is configured', async () => {
-    expect((await call(server, '/metrics')).status).toBe(401);
-    const wrong = await call(server, '/metrics', { headers: { Authorization: 'Bearer nope' } });
+    expect((await rawCall(server, '/metrics')).status).toBe(401);
+    const wrong = await rawCall(server, '/metrics', { headers: { Authorization: 'Bearer nope' } });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('content-type')).toMatch(/application\/problem\+json/);
   });
 
   it('counts requests by route pattern and status, and their latency', async () => {
     const org = await server.createOrganization();
-    const api = client(server, (await server.createToken(org.id, ['all'])).token);
+    const api = typedClient(server, (await server.createToken(org.id, ['all'])).token);
     const before = await scrape();
     const labels = { route: '/v1/students/:id', method: 'GET', status: '404' };
-    await api.get('/v1/students/stu_missing');
-    await api.get('/v1/students/stu_missing_too');
+    await api.students.retrieve({ params: { id: 'stu_missing' } });
+    await api.students.retrieve({ params: { id: 'stu_missing_too' } });
     const after = await scrape();
     const count = 'http_request_duration_seconds_count';
     expect(sample(after, count, labels) - sample(before, count, labels)).toBe(2);
@@ -59,22 +61,25 @@ describe('GET /metrics', () => {
 
   it('counts rate-limit rejections by budget', async () => {
     const before = sample(await scrape(), 'rate_limit_rejections_total', { budget: 'anonymous' });
-    for (let i = 0; i < 5; i += 1) await call(server, '/v1/students');
+    const anonymous = typedClient(server);
+    for (let i = 0; i < 5; i += 1) await anonymous.students.list();
     const after = sample(await scrape(), 'rate_limit_rejections_total', { budget: 'anonymous' });
     expect(after - before).toBeGreaterThanOrEqual(2);
   });
 
   it('counts webhook attempts by outcome, their duration, delivery latency and the queue', async () => {
     const org = await server.createOrganization();
-    const api = client(server, (await server.createToken(org.id, ['all'])).token);
+    const api = typedClient(server, (await server.createToken(org.id, ['all'])).token);
     const hook = await startReceiver((_req, i) => (i === 0 ? { status: 500 } : { status: 204 }));
     try {
-      await api.post('/v1/webhook_endpoints', { url: hook.url, events: ['student.created'] });
-      await api.post('/v1/students', {
-        student_number: 'M-1',
-        first_name: 'Me',
-        last_name: 'Trics',
+      const endpoint = await api.webhookEndpoints.create({
+        body: { url: hook.url, events: ['student.created'] },
       });
+      expectStatus(endpoint, 201);
+      const student = await api.students.create({
+        body: { student_number: 'M-1', first_name: 'Me', last_name: 'Trics' },
+      });
+      expectStatus(student, 201);
       // The first attempt fails (500); the retry comes 5 s later, so only one outcome yet.
       await waitFor(
         async () =>

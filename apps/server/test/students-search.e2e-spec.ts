@@ -14,7 +14,8 @@ import { APP_SCHEMA } from '../src/schema';
 import type { CompiledSql } from '../src/database/sql';
 import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents, type Student } from '../src/testing';
-import { call, client, DATABASE_KIND, startServer, type TestServer } from './support/server';
+import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
+import { DATABASE_KIND, rawCall, startServer, type TestServer } from './support/server';
 
 /**
  * `q` is served by trigram indexes (FTS5 on SQLite, pg_trgm on PostgreSQL) rather than by
@@ -60,7 +61,9 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
   }, 120_000);
   afterAll(() => server.close());
 
-  const list = (query: string, t = token) => call(server, `/v1/students?${query}`, { token: t });
+  /** A successful list; the typed client encodes `q` (so `'x%z'` goes out as `q=x%25z`). */
+  const list = async (query: QueryOf<TypedClient['students']['list']>, t = token) =>
+    expectStatus(await typedClient(server, t).students.list({ query }), 200);
   const ids = (body: { data: { id: string }[] }) => body.data.map((s) => s.id);
 
   /** What `q` promises: a case-insensitive substring of a name, the email or the number. */
@@ -187,23 +190,23 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
       async (q) => {
         const expected = newestFirst(matching(rows, q));
         expect(expected.length).toBeGreaterThan(0);
-        const first = await list(`q=${encodeURIComponent(q)}&per_page=100`);
+        const first = await list({ q, per_page: 100 });
         expect(first.status).toBe(200);
         expect(first.body.meta.total).toBe(expected.length);
         expect(ids(first.body)).toEqual(expected.slice(0, 100).map((s) => s.id));
         if (expected.length > 100) {
-          const second = await list(`q=${encodeURIComponent(q)}&per_page=100&page=2`);
+          const second = await list({ q, per_page: 100, page: 2 });
           expect(ids(second.body)).toEqual(expected.slice(100, 200).map((s) => s.id));
         }
       },
     );
 
     it('a page past the end is empty with the right total; no match is a total of 0', async () => {
-      const res = await list('q=zhang&per_page=100&page=999');
+      const res = await list({ q: 'zhang', per_page: 100, page: 999 });
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual([]);
       expect(res.body.meta).toMatchObject({ page: 999, total: matching(rows, 'zhang').length });
-      const none = await list('q=qxqxq');
+      const none = await list({ q: 'qxqxq' });
       expect(none.body.data).toEqual([]);
       expect(none.body.meta).toMatchObject({ total: 0, total_pages: 0 });
     });
@@ -214,19 +217,24 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
         ['o"neil and', 7],
         ['li*@', 14],
       ] as const) {
-        const res = await list(`q=${encodeURIComponent(q)}`);
+        const res = await list({ q });
         expect(res.status).toBe(200);
         expect(ids(res.body)).toEqual([rows[who]!.id]);
       }
-      expect((await list('q=x%25z')).body.meta.total).toBe(0);
+      expect((await list({ q: 'x%z' })).body.meta.total).toBe(0);
     });
 
     it('folds case beyond ASCII: q=émile finds ÉMILE', async () => {
-      expect(ids((await list('q=%C3%A9mile')).body)).toEqual([rows[0]!.id]);
+      expect(ids((await list({ q: 'émile' })).body)).toEqual([rows[0]!.id]);
     });
 
     it('combines with filters and sort', async () => {
-      const res = await list('q=olivia&status=graduated,withdrawn&sort=last_name&per_page=100');
+      const res = await list({
+        q: 'olivia',
+        status: 'graduated,withdrawn',
+        sort: 'last_name',
+        per_page: 100,
+      });
       const expected = matching(rows, 'olivia')
         .filter((s) => s.status === 'graduated' || s.status === 'withdrawn')
         .sort((a, b) => compare(a.lastName, b.lastName) || compare(a.id, b.id));
@@ -237,38 +245,40 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
     it("never finds another organization's students, in either direction", async () => {
       const number = theirs[3]!.studentNumber;
       expect(matching(rows, number).length).toBe(1); // ours has the same number
-      const mine = await list(`q=${number}`);
+      const mine = await list({ q: number });
       expect(ids(mine.body)).toEqual([rows[3]!.id]);
-      const other = await list(`q=${number}`, otherToken);
+      const other = await list({ q: number }, otherToken);
       expect(ids(other.body)).toEqual([theirs[3]!.id]);
-      expect((await list('q=needle.example', otherToken)).body.meta.total).toBe(0);
+      expect((await list({ q: 'needle.example' }, otherToken)).body.meta.total).toBe(0);
     });
 
     it('follows every write: create, rename, delete', async () => {
-      const api = client(server, token);
-      const created = await api.post('/v1/students', {
-        student_number: 'Q-NEW-1',
-        first_name: 'Quetzal',
-        last_name: 'Brightwater',
-      });
-      expect(created.status).toBe(201);
-      expect(ids((await list('q=brightwater')).body)).toEqual([created.body.id]);
+      const api = typedClient(server, token);
+      const created = expectStatus(
+        await api.students.create({
+          body: { student_number: 'Q-NEW-1', first_name: 'Quetzal', last_name: 'Brightwater' },
+        }),
+        201,
+      );
+      const byId = { params: { id: created.body.id } };
+      expect(ids((await list({ q: 'brightwater' })).body)).toEqual([created.body.id]);
 
-      expect(
-        (await api.patch(`/v1/students/${created.body.id}`, { last_name: 'Dunmore' })).status,
-      ).toBe(200);
-      expect((await list('q=brightwater')).body.meta.total).toBe(0);
-      expect(ids((await list('q=dunmore')).body)).toEqual([created.body.id]);
+      expect((await api.students.update({ ...byId, body: { last_name: 'Dunmore' } })).status).toBe(
+        200,
+      );
+      expect((await list({ q: 'brightwater' })).body.meta.total).toBe(0);
+      expect(ids((await list({ q: 'dunmore' })).body)).toEqual([created.body.id]);
       // A change to other fields keeps the row findable.
-      await api.patch(`/v1/students/${created.body.id}`, { grade_level: 3 });
-      expect(ids((await list('q=quetzal')).body)).toEqual([created.body.id]);
+      await api.students.update({ ...byId, body: { grade_level: 3 } });
+      expect(ids((await list({ q: 'quetzal' })).body)).toEqual([created.body.id]);
 
-      expect((await api.delete(`/v1/students/${created.body.id}`)).status).toBe(200);
-      expect((await list('q=quetzal')).body.meta.total).toBe(0);
+      expect((await api.students.delete(byId)).status).toBe(200);
+      expect((await list({ q: 'quetzal' })).body.meta.total).toBe(0);
     });
 
     it('an empty q is a 400 naming query.q', async () => {
-      const res = await list('q=');
+      // An empty q is beyond the contract's types' intent and must reach the wire as `q=`: raw.
+      const res = await rawCall(server, '/v1/students?q=', { token });
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([
         expect.objectContaining({ path: 'query.q', message: 'q must not be empty' }),
@@ -287,7 +297,7 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
       async (q) => {
         const expected = newestFirst(matching(rows, q));
         expect(expected.length).toBeGreaterThan(100);
-        const first = await list(`q=${q}&per_page=100`);
+        const first = await list({ q, per_page: 100 });
         expect(first.status).toBe(200);
         // Counted up to 100 + 10,000 rows (TOTAL_COUNT_AHEAD): past that, a flagged lower bound.
         expect(first.body.meta).toMatchObject({
@@ -295,13 +305,13 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
           total_exact: expected.length < 10_100,
         });
         expect(ids(first.body)).toEqual(expected.slice(0, 100).map((s) => s.id));
-        const second = await list(`q=${q}&per_page=100&page=2`);
+        const second = await list({ q, per_page: 100, page: 2 });
         expect(ids(second.body)).toEqual(expected.slice(100, 200).map((s) => s.id));
       },
     );
 
     it('finds a two-letter surname with filters and sort, like a longer q', async () => {
-      const res = await list('q=Li&status=active&sort=last_name&per_page=100');
+      const res = await list({ q: 'Li', status: 'active', sort: 'last_name', per_page: 100 });
       const expected = matching(rows, 'li')
         .filter((s) => s.status === 'active')
         .sort((a, b) => compare(a.lastName, b.lastName) || compare(a.id, b.id));
@@ -312,9 +322,9 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
     it("never finds or counts another organization's students, in either direction", async () => {
       // The other organization holds the same demo names: its matches must not leak into ours.
       expect(matching(theirs, 'li').length).toBeGreaterThan(0);
-      const mine = await list('q=li&per_page=100');
+      const mine = await list({ q: 'li', per_page: 100 });
       expect(mine.body.meta.total).toBe(matching(rows, 'li').length);
-      const other = await list('q=li&per_page=100', otherToken);
+      const other = await list({ q: 'li', per_page: 100 }, otherToken);
       expect(other.body.meta.total).toBe(matching(theirs, 'li').length);
       expect(ids(other.body)).toEqual(
         newestFirst(matching(theirs, 'li'))
@@ -322,18 +332,18 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
           .map((s) => s.id),
       );
       // The needle's `%` exists only in our organization.
-      expect((await list('q=%25', otherToken)).body.meta.total).toBe(0);
+      expect((await list({ q: '%' }, otherToken)).body.meta.total).toBe(0);
     });
 
     it('folds case beyond ASCII and takes wildcards literally, as a longer q does', async () => {
       // ÉMILE is the oldest of the matches: the last page holds it.
       const accented = newestFirst(matching(rows, 'é'));
       expect(accented.at(-1)!.id).toBe(rows[0]!.id);
-      const res = await list(`q=%C3%A9&per_page=1&page=${accented.length}`);
+      const res = await list({ q: 'é', per_page: 1, page: accented.length });
       expect(res.body.meta.total).toBe(accented.length);
       expect(ids(res.body)).toEqual([rows[0]!.id]);
-      expect(ids((await list('q=y%25')).body)).toEqual([rows[0]!.id]);
-      expect(ids((await list('q=%22N')).body)).toEqual([rows[7]!.id]);
+      expect(ids((await list({ q: 'y%' })).body)).toEqual([rows[0]!.id]);
+      expect(ids((await list({ q: '"N' })).body)).toEqual([rows[7]!.id]);
     });
   });
 
@@ -351,7 +361,9 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
 
     it('a search that cannot finish in time is a 503 that says how to narrow it', async () => {
       // Matches nearly every student: far more than 1 ms of work on any machine.
-      const res = await call(tight, '/v1/students?q=demo-school', { token: tightToken });
+      const res = await typedClient(tight, tightToken).students.list({
+        query: { q: 'demo-school' },
+      });
       expect(res.status).toBe(503);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(res.headers.get('retry-after')).toBe('2');
@@ -370,7 +382,7 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
       async (_what, q) => {
         // The scan reads all 20,000 rows of the organization (the count needs every match);
         // the deadline must be checked on each row read, matching or not.
-        const res = await call(tight, `/v1/students?q=${q}`, { token: tightToken });
+        const res = await typedClient(tight, tightToken).students.list({ query: { q } });
         expect(res.status).toBe(503);
         expect(res.headers.get('retry-after')).toBe('2');
         expect(res.body).toMatchObject({
@@ -381,8 +393,10 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
     );
 
     it('lists without q have no budget, and the server goes on serving', async () => {
-      const res = await call(tight, '/v1/students?per_page=5', { token: tightToken });
-      expect(res.status).toBe(200);
+      const res = expectStatus(
+        await typedClient(tight, tightToken).students.list({ query: { per_page: 5 } }),
+        200,
+      );
       // Counted up to the page's 5 rows + 10,000 (TOTAL_COUNT_AHEAD) of the 20,000.
       expect(res.body.meta).toMatchObject({ total: 10_005, total_exact: false });
     });
