@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { AuditEventRecord } from '../src/audit/audit-event.entity';
 import { AuditService } from '../src/audit/audit.service';
 import { ConfigError, loadConfig } from '../src/config/env';
+import { ManualClock } from '../src/testing';
 import { call, client, startServer, type TestServer } from './support/server';
 
 /** A JSON request from a chosen loopback address, so the recorded IP can be told apart. */
@@ -392,6 +393,32 @@ describe('audit log behind a trusted proxy', () => {
       } finally {
         await server.close();
       }
+    }
+  });
+});
+
+describe('audit retention on the server clock', () => {
+  it('hides and prunes entries once the injected clock passes the retention', async () => {
+    const clock = new ManualClock();
+    const server = await startServer({}, { clock });
+    try {
+      const org = await server.createOrganization();
+      const admin = await server.createToken(org.id, ['all']);
+      const api = client(server, admin.token);
+      await api.post('/v1/personal_access_tokens', { name: 't', scopes: ['students:read'] });
+      const [entry] = (await api.get('/v1/audit_events?action=token.created&sort=-created_at')).body
+        .data;
+      expect(entry).toBeDefined();
+
+      clock.advance(366 * 86_400_000);
+      expect((await api.get('/v1/audit_events')).body.data).toEqual([]);
+      expect((await api.get(`/v1/audit_events/${entry!.id}`)).status).toBe(404);
+      expect(await server.app.get(AuditService).prune()).toBeGreaterThan(0);
+      expect(
+        await server.dataSource.getRepository(AuditEventRecord).findBy({ organizationId: org.id }),
+      ).toEqual([]);
+    } finally {
+      await server.close();
     }
   });
 });
