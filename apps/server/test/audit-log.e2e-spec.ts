@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { AuditEventRecord } from '../src/audit/audit-event.entity';
 import { AuditService } from '../src/audit/audit.service';
 import { ConfigError, loadConfig } from '../src/config/env';
+import { ManualClock } from '../src/testing';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
 import { rawClient, startServer, type TestServer } from './support/server';
 
@@ -394,6 +395,38 @@ describe('audit log behind a trusted proxy', () => {
       } finally {
         await server.close();
       }
+    }
+  });
+});
+
+describe('audit retention on the server clock', () => {
+  it('hides and prunes entries once the injected clock passes the retention', async () => {
+    const clock = new ManualClock();
+    const server = await startServer({}, { clock });
+    try {
+      const org = await server.createOrganization();
+      const admin = await server.createToken(org.id, ['all']);
+      const api = typedClient(server, admin.token);
+      expectStatus(
+        await api.personalAccessTokens.create({ body: { name: 't', scopes: ['students:read'] } }),
+        201,
+      );
+      const listed = expectStatus(
+        await api.auditEvents.list({ query: { action: 'token.created', sort: '-created_at' } }),
+        200,
+      );
+      const [entry] = listed.body.data;
+      expect(entry).toBeDefined();
+
+      clock.advance(366 * 86_400_000);
+      expect(expectStatus(await api.auditEvents.list(), 200).body.data).toEqual([]);
+      expect((await api.auditEvents.retrieve({ params: { id: entry!.id } })).status).toBe(404);
+      expect(await server.app.get(AuditService).prune()).toBeGreaterThan(0);
+      expect(
+        await server.dataSource.getRepository(AuditEventRecord).findBy({ organizationId: org.id }),
+      ).toEqual([]);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -10,6 +10,7 @@ import {
 import { type EntityManager, LessThan, type Repository } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
+import { Clock } from '../common/clock';
 import { newId, publicId } from '../common/ids';
 import { Sql } from '../database/sql';
 import { ListCollection } from '../common/list/find-page';
@@ -58,6 +59,7 @@ export class AuditService {
     @InjectRepository(AuditEventRecord) private readonly events: Repository<AuditEventRecord>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     sql: Sql,
+    private readonly clock: Clock,
   ) {
     // Audit events never change, so `updated_at` (and `updated_since`) is `created_at`.
     this.listed = new ListCollection(
@@ -74,7 +76,7 @@ export class AuditService {
   async record(actor: AuditActor, entry: AuditEntry, manager?: EntityManager): Promise<void> {
     const organizationId = actor.kind === 'operator' ? entry.organizationId : actor.organizationId;
     if (!organizationId) throw new Error('an operator audit entry needs its organizationId');
-    const now = new Date();
+    const now = this.clock.now();
     const record: AuditEventRecord = {
       id: newId('audit_event', now.getTime()),
       organizationId,
@@ -106,13 +108,13 @@ export class AuditService {
   }
 
   /** Deletes entries older than the retention (`AUDIT_RETENTION_DAYS`); returns how many. */
-  async prune(now = new Date()): Promise<number> {
+  async prune(now = this.clock.now()): Promise<number> {
     const result = await this.events.delete({ createdAt: LessThan(this.cutoff(now)) });
     return result.affected ?? 0;
   }
 
   /** Entries older than this are past retention: hidden at once, deleted by the next prune. */
-  private cutoff(now = new Date()): Date {
+  private cutoff(now = this.clock.now()): Date {
     return new Date(now.getTime() - this.config.audit.retentionDays * DAY_MS);
   }
 

@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DataSource } from 'typeorm';
 import { OPERATOR } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
+import { Clock } from '../common/clock';
 import { TransactionRunner } from '../common/transactions';
 import type { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import { TokensService, toTokenResource } from '../auth/tokens.service';
@@ -235,7 +236,9 @@ program
             organizationId: opts.org,
             name: opts.name,
             scopes: opts.scopes.split(','),
-            expiresAt: opts.expiresIn ? new Date(Date.now() + opts.expiresIn * 86_400_000) : null,
+            expiresAt: opts.expiresIn
+              ? new Date(ctx.get(Clock).nowMs() + opts.expiresIn * 86_400_000)
+              : null,
           },
           OPERATOR,
         );
@@ -254,11 +257,12 @@ program
   .action((opts: { org: string; json?: boolean }) =>
     withContext(async (ctx) => {
       const tokens = (await ctx.get(TokensService).list(opts.org)).map(tokenView);
+      const now = ctx.get(Clock).now().toISOString();
       const text = tokens.length
         ? tokens
             .map(
               (t) =>
-                `${t.id}  ${t.prefix}…  ${t.name}  ${t.revoked_at ? 'revoked' : t.expires_at && t.expires_at < new Date().toISOString() ? 'expired' : 'active'}  last used ${t.last_used_at ?? 'never'}`,
+                `${t.id}  ${t.prefix}…  ${t.name}  ${t.revoked_at ? 'revoked' : t.expires_at && t.expires_at < now ? 'expired' : 'active'}  last used ${t.last_used_at ?? 'never'}`,
             )
             .join('\n')
         : 'No tokens';

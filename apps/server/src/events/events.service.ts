@@ -11,6 +11,7 @@ import {
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
+import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
@@ -67,6 +68,7 @@ export class EventsService {
     @InjectRepository(EventRecord) private readonly events: Repository<EventRecord>,
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
   ) {
     // Events never change after they are written, so `updated_at` (and `updated_since`) is `created_at`.
     this.listed = new ListCollection(
@@ -91,7 +93,7 @@ export class EventsService {
       ...query,
       conditions: [
         ...query.conditions,
-        { field: 'created_at', op: 'gte', value: new Date(Date.now() - RETENTION_MS) },
+        { field: 'created_at', op: 'gte', value: new Date(this.clock.nowMs() - RETENTION_MS) },
       ],
     };
     const { rows, total } = await this.listed.find(principal.organizationId, retained);
@@ -100,7 +102,7 @@ export class EventsService {
 
   async retrieve(principal: Principal, id: string): Promise<Event> {
     const record = await this.events.findOneBy({ id, organizationId: principal.organizationId });
-    if (!record || record.createdAt.getTime() < Date.now() - RETENTION_MS)
+    if (!record || record.createdAt.getTime() < this.clock.nowMs() - RETENTION_MS)
       throw notFound('event', id);
     return toEventResource(record);
   }
@@ -114,7 +116,7 @@ export class EventsService {
     organizationId: string,
     type: T,
     data: EventData<T>,
-    at = new Date(),
+    at = this.clock.now(),
     options: { fanOut?: boolean } = {},
   ): Promise<EventRecord> {
     const event: EventRecord = {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import express, { type Request, type Response, type Router } from 'express';
+import { Clock } from '../common/clock';
 import { ProblemException } from '../common/problem.exception';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
@@ -74,6 +75,7 @@ export class AcceptInvitationPages {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly members: MembersService,
+    private readonly clock: Clock,
   ) {
     this.origin = serverOrigin(config);
   }
@@ -101,7 +103,7 @@ export class AcceptInvitationPages {
   private async show(req: Request, res: Response): Promise<void> {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     const invitation = await this.members.findByToken(token);
-    const ended = invitationEnded(invitation);
+    const ended = invitationEnded(invitation, this.clock.now());
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
     this.html(res, 200, acceptForm({ token, email: invitation.email }));
   }
@@ -118,7 +120,7 @@ export class AcceptInvitationPages {
     const name = field(req, 'name').trim().slice(0, 200);
     const password = field(req, 'password');
     const invitation = await this.members.findByToken(token);
-    const ended = invitationEnded(invitation);
+    const ended = invitationEnded(invitation, this.clock.now());
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
     const again = (error: string) =>
       this.html(res, 400, acceptForm({ token, email: invitation.email, name, error }));

@@ -51,7 +51,7 @@ export function hashInvitationToken(token: string): string {
 /** Why an accept link no longer works, or null when it does. */
 export function invitationEnded(
   invitation: InvitationRecord | null,
-  now = new Date(),
+  now: Date,
 ): 'unknown' | 'used' | 'revoked' | 'expired' | null {
   if (!invitation) return 'unknown';
   if (invitation.acceptedAt) return 'used';

@@ -1,5 +1,6 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { In, IsNull, LessThan, type DataSource, type Repository } from 'typeorm';
+import type { Clock } from '../common/clock';
 import { hashToken } from '../security/crypto';
 import { OAuthArtifactRecord, type OAuthClientRecord } from './entities';
 import { parseForProvider, toProviderRealm } from './realm';
@@ -24,12 +25,14 @@ export function typeormAdapter(
   builtInClient: (id: string) => AdapterPayload | undefined,
   /** oidc-provider's `invalid_grant`, thrown when a code or refresh token is used twice at once. */
   alreadyUsed: () => Error,
+  /** The injected clock: artifact expiry and sweeps follow it, as the tokens' own do. */
+  clock: Clock,
 ) {
   const artifacts = dataSource.getRepository(OAuthArtifactRecord);
   let lastSweep = 0;
 
   const sweep = async (): Promise<void> => {
-    const now = Date.now();
+    const now = clock.nowMs();
     if (now - lastSweep < SWEEP_INTERVAL_MS) return;
     lastSweep = now;
     await artifacts.delete({ expiresAt: LessThan(new Date(now)) });
@@ -53,7 +56,7 @@ export function typeormAdapter(
           grantId: payload.grantId ?? null,
           uid: payload.uid ?? null,
           clientId: payload.clientId ?? null,
-          expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+          expiresAt: expiresIn ? new Date(clock.nowMs() + expiresIn * 1000) : null,
         },
         ['kind', 'idHash'],
       );
@@ -91,7 +94,7 @@ export function typeormAdapter(
     async consume(id: string): Promise<void> {
       const result = await artifacts.update(
         { kind: this.kind, idHash: artifactKey(id), consumedAt: IsNull() },
-        { consumedAt: new Date() },
+        { consumedAt: clock.now() },
       );
       if (result.affected === 0) {
         const record = await artifacts.findOneBy({ kind: this.kind, idHash: artifactKey(id) });
@@ -111,7 +114,7 @@ export function typeormAdapter(
 
     private load(record: OAuthArtifactRecord | null): AdapterPayload | undefined {
       if (!record) return undefined;
-      if (record.expiresAt && record.expiresAt.getTime() <= Date.now()) return undefined;
+      if (record.expiresAt && record.expiresAt.getTime() <= clock.nowMs()) return undefined;
       const payload = parseForProvider<AdapterPayload>(record.payload);
       if (record.consumedAt) payload.consumed = Math.floor(record.consumedAt.getTime() / 1000);
       return payload;

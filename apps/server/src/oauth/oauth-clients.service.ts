@@ -15,6 +15,7 @@ import { assertCovers, earlierExpiry, expandScopes } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
+import { Clock } from '../common/clock';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
@@ -142,6 +143,7 @@ export class OAuthClientsService {
     private readonly transactions: TransactionRunner,
     private readonly audit: AuditService,
     private readonly sql: Sql,
+    private readonly clock: Clock,
   ) {
     this.listed = new ListCollection(
       this.sql,
@@ -169,7 +171,7 @@ export class OAuthClientsService {
   }
 
   /** The client as the authorization server sees it: an expired client does not exist there. */
-  async findLiveById(id: string, now = new Date()): Promise<OAuthClientRecord | null> {
+  async findLiveById(id: string, now = this.clock.now()): Promise<OAuthClientRecord | null> {
     const record = await this.findById(id);
     return record && (!record.expiresAt || record.expiresAt.getTime() > now.getTime())
       ? record
@@ -235,10 +237,10 @@ export class OAuthClientsService {
     });
     const scopes = expandScopes(input.scopes);
     const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
-    if (expiresAt && expiresAt.getTime() <= Date.now())
+    if (expiresAt && expiresAt.getTime() <= this.clock.nowMs())
       throw invalidField('expires_at', 'must be in the future');
     const secret = input.type === 'confidential' ? generateClientSecret() : null;
-    const now = new Date();
+    const now = this.clock.now();
     const record = this.clients.create({
       id: newId('oauth_client', now.getTime()),
       organizationId: organization.id,
@@ -274,7 +276,7 @@ export class OAuthClientsService {
     const secret = generateClientSecret();
     record.secretHash = hashClientSecret(secret);
     record.expiresAt = earlierExpiry(record.expiresAt, principal.expiresAt);
-    record.updatedAt = new Date();
+    record.updatedAt = this.clock.now();
     await this.transactions.run(async (manager) => {
       await manager.update(
         OAuthClientRecord,
@@ -300,7 +302,7 @@ export class OAuthClientsService {
         this.sql,
         manager,
         { type: 'oauth_client', id: record.id },
-        new Date(),
+        this.clock.now(),
       );
       await this.audit.record(actor, auditEntry(record, 'oauth_client.deleted'), manager);
     });

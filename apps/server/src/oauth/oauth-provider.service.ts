@@ -9,6 +9,7 @@ import type { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { deriveKey, resolveSecretsKey } from '../security/crypto';
+import { Clock } from '../common/clock';
 import { typeormAdapter } from './adapter';
 import type { OAuthClientRecord } from './entities';
 import { apiResource, oauthIssuer } from './issuer';
@@ -76,6 +77,7 @@ export class OAuthProviderService {
     @InjectDataSource() dataSource: DataSource,
     private readonly clients: OAuthClientsService,
     users: UsersService,
+    clock: Clock,
   ) {
     this.issuer = oauthIssuer(config);
     this.resource = apiResource(config);
@@ -92,6 +94,7 @@ export class OAuthProviderService {
         (id) => clientsService.findLiveById(id),
         (id) => (isPortalClient(id) ? portalClientMetadata(issuer) : undefined),
         () => new errors.InvalidGrant('grant request is invalid'),
+        clock,
       ),
       // At the token endpoint an account exists for a client only if it is a member of the
       // client's organization, so no code or refresh token yields a token across organizations.

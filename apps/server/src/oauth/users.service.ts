@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Role } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
+import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { ProblemException } from '../common/problem.exception';
 import { isUniqueViolation } from '../common/resource-errors';
@@ -25,6 +26,7 @@ export class UsersService {
   constructor(
     @InjectRepository(UserRecord) private readonly users: Repository<UserRecord>,
     private readonly organizations: OrganizationsService,
+    private readonly clock: Clock,
   ) {}
 
   /** Without a password, one is generated (returned so the CLI can print it once). */
@@ -49,7 +51,7 @@ export class UsersService {
       input.password === undefined ? randomBytes(18).toString('base64url') : undefined;
     const password = input.password ?? generatedPassword!;
     assertPasswordLength(password);
-    const now = new Date();
+    const now = this.clock.now();
     const user = this.users.create({
       id: newId('user', now.getTime()),
       organizationId: organization.id,
@@ -93,7 +95,7 @@ export class UsersService {
       });
     }
     assertPasswordLength(next, 'body.new_password');
-    const now = new Date();
+    const now = this.clock.now();
     const passwordHash = await hashPassword(next);
     await this.users.manager.transaction(async (manager) => {
       await manager.update(UserRecord, { id: userId }, { passwordHash, updatedAt: now });

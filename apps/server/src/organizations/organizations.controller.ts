@@ -27,6 +27,7 @@ export class OrganizationController {
       const limit = this.organizations.rateLimitOf(organization);
       // The window as this request left it (the guard charged it): the same numbers as the
       // X-RateLimit-* headers, from the shared store (memory, or Redis across instances).
+      // Rate-limit windows run on the throttler's own time base (memory or Redis), not the Clock.
       const window = req.rateLimit ?? { limit, remaining: limit, resetAtMs: Date.now() };
       return {
         id: publicId('organization', organization.id),

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import type { AuditActor } from '../audit/audit-actor';
+import { Clock } from '../common/clock';
 import { type AuditEntry, AuditService } from '../audit/audit.service';
 import { TransactionRunner } from '../common/transactions';
 import { newId } from '../common/ids';
@@ -32,6 +33,7 @@ export class OrganizationsService {
     private readonly transactions: TransactionRunner,
     private readonly audit: AuditService,
     private readonly sql: Sql,
+    private readonly clock: Clock,
   ) {}
 
   create(input: CreateOrganizationInput): Promise<Organization> {
@@ -43,7 +45,7 @@ export class OrganizationsService {
     const plan = input.plan ?? 'standard';
     const name = checkName(input.name);
     this.checkRateLimit(plan, input.rateLimitPerMinute ?? null);
-    const now = new Date();
+    const now = this.clock.now();
     return this.organizations.save(
       this.organizations.create({
         id,
@@ -103,7 +105,7 @@ export class OrganizationsService {
           changes: { rate_limit_per_minute: [before, after] },
         });
       if (entries.length === 0) return organization;
-      const updatedAt = new Date();
+      const updatedAt = this.clock.now();
       await manager.update(
         Organization,
         { id },

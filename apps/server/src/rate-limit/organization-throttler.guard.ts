@@ -64,6 +64,7 @@ export function applyRecord(
   record: SlidingWindowRecord,
   windowMs: number,
 ): ProblemAnswer | undefined {
+  // The throttler's time base (its records' resetAtMs come from it), not the injected Clock.
   const now = Date.now();
   const resetEpoch = Math.ceil(record.resetAtMs / 1000);
   const resetIn = Math.max(0, Math.ceil((record.resetAtMs - now) / 1000));

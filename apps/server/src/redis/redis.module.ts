@@ -20,7 +20,7 @@ export function createRedis(url: string, logger: Logger, name: string): Redis {
   });
   let lastLogged = 0;
   client.on('error', (error: Error) => {
-    // Once per 10 s at most: a Redis outage must not flood the log.
+    // Once per 10 s at most: a Redis outage must not flood the log (log pacing: system clock).
     if (Date.now() - lastLogged > 10_000) {
       lastLogged = Date.now();
       logger.error(`Redis (${name}): ${error.message}`);

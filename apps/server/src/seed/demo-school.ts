@@ -220,6 +220,7 @@ export function demoSchool(
   return new SchoolBuilder(
     organizationId,
     students,
+    // The seed passes the server's Clock; the default serves callers without a server (specs).
     options.now ?? Date.now(),
     options.fixedIds ?? false,
   ).build();

@@ -66,6 +66,7 @@ const LAST_NAMES = [
 export function demoStudents(
   organizationId: string,
   count: number,
+  // The seed passes the server's Clock; the default serves tests and benches that build rows alone.
   now = Date.now(),
   fixedIds: readonly string[] = [],
 ): Student[] {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Injectable } from '@nestjs/common';
 import { ALL_SCOPES } from '@platform/contract';
+import { Clock } from '../common/clock';
 import { OPERATOR } from '../audit/audit-actor';
 import { TokensService } from '../auth/tokens.service';
 import { insertRows } from '../database/sql';
@@ -62,6 +63,7 @@ export class SeedService {
     private readonly organizations: OrganizationsService,
     private readonly tokens: TokensService,
     private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -161,7 +163,7 @@ export class SeedService {
    * to it, so the events feed and webhooks start empty (and seeding stays fast).
    */
   private async insertDemoData(organizationId: string, studentCount: number): Promise<SeedCounts> {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     const students = demoStudents(organizationId, studentCount, now, DEMO_STUDENT_IDS);
     const school = demoSchool(organizationId, students, { now, fixedIds: true });
     await this.transactions.run(async (manager) => {

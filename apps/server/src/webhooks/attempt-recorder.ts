@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { Clock } from '../common/clock';
 import type { TransactionRunner } from '../common/transactions';
 import { Batcher } from './batcher';
 import type { CompletedAttempt, DeliveryStore, Disabled } from './delivery-store';
@@ -31,6 +32,7 @@ export class AttemptRecorder {
     private readonly transactions: TransactionRunner,
     private readonly store: DeliveryStore,
     private readonly retryDue: (at: number) => void,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -55,7 +57,7 @@ export class AttemptRecorder {
     for (let tries = 1; ; tries += 1) {
       try {
         const recorded = await this.transactions.run((manager) =>
-          this.store.record(manager, completed, new Date()),
+          this.store.record(manager, completed, this.clock.now()),
         );
         logDisabled(this.logger, recorded.disabled);
         if (recorded.nextRetryAt) this.retryDue(recorded.nextRetryAt.getTime());

@@ -1,4 +1,5 @@
 import { API_VERSION } from '@platform/contract';
+import type { Clock } from '../common/clock';
 import type { WebhookConfig } from '../config/env';
 import type { ClaimedMessage, CompletedAttempt } from './delivery-store';
 import type { SecretBox } from './secret-box';
@@ -20,14 +21,19 @@ export class WebhookAttempter {
   constructor(
     config: WebhookConfig,
     private readonly secrets: SecretBox,
+    private readonly clock: Clock,
     private readonly metrics?: Metrics,
   ) {
-    this.sender = new WebhookSender({ allowPrivate: config.allowPrivateUrls }, config.timeoutMs);
+    this.sender = new WebhookSender(
+      { allowPrivate: config.allowPrivateUrls },
+      config.timeoutMs,
+      clock,
+    );
     this.userAgent = config.userAgent;
   }
 
   async attempt(message: ClaimedMessage): Promise<CompletedAttempt> {
-    const attemptedAt = new Date();
+    const attemptedAt = this.clock.now();
     const body = payload(message);
     const signature = this.signer.sign(
       this.liveSecrets(message, attemptedAt),

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EventType } from '@platform/contract';
 import type { EntityManager } from 'typeorm';
+import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { insertRows } from '../database/sql';
 import { APP_CONFIG } from '../config/config.module';
@@ -254,6 +255,7 @@ export class DeliveryStore {
     private readonly sql: Sql,
     private readonly events: EventsService,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly clock: Clock,
   ) {
     this.policy = deliveryPolicy(config.webhooks);
   }
@@ -420,7 +422,7 @@ export class DeliveryStore {
       manager,
       rows,
       (r) => r.endpoint_id as string,
-      new Date(),
+      this.clock.now(),
     );
     return row ? this.toClaimed(row) : null;
   }

@@ -86,7 +86,7 @@ export class EmbeddedWebhookDispatcher extends WebhookDispatcher {
     let claimed: ClaimedMessage[] = [];
     try {
       const outcome = await this.transactions.run(async (manager) => {
-        const now = new Date();
+        const now = this.clock.now();
         const fannedOut = await this.store.fanOut(manager, now);
         const { claimed } =
           room > 0
@@ -113,7 +113,7 @@ export class EmbeddedWebhookDispatcher extends WebhookDispatcher {
     } catch (error) {
       // Nothing is lost: leases expire on their own, and the events stay pending.
       this.logger.error(`Webhook dispatch step failed: ${(error as Error).message}`);
-      this.trigger.at(Date.now() + 1000);
+      this.trigger.at(this.clock.nowMs() + 1000);
       return;
     }
     for (const message of claimed) this.start(message);

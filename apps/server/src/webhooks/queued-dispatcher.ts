@@ -216,7 +216,7 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
         this.rerun = false;
         const stillFull = await this.stillFull(this.full);
         const { fannedOut, claimed, more, full } = await this.transactions.run(async (manager) => {
-          const now = new Date();
+          const now = this.clock.now();
           const fannedOut = await this.store.fanOut(manager, now);
           const claim = await this.store.claim(manager, now, {
             // Every job queued holds slots, so a step need not queue more than can run at once
@@ -248,7 +248,7 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     } catch (error) {
       // Leased messages not queued become due again when their lease runs out.
       this.logger.error(`Webhook relay step failed: ${(error as Error).message}`);
-      this.trigger.at(Date.now() + 1000);
+      this.trigger.at(this.clock.nowMs() + 1000);
     } finally {
       this.running = false;
     }

@@ -1,3 +1,4 @@
+import { Clock } from '../common/clock';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseRetryAfter, WebhookSender } from './sender';
@@ -6,7 +7,7 @@ describe('WebhookSender', () => {
   const hits: string[] = [];
   let server: http.Server;
   let base: string;
-  const sender = new WebhookSender({ allowPrivate: true }, 500);
+  const sender = new WebhookSender({ allowPrivate: true }, 500, new Clock());
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
@@ -57,7 +58,7 @@ describe('WebhookSender', () => {
   });
 
   it('refuses plain http and private addresses unless allowed, without connecting', async () => {
-    const strict = new WebhookSender({ allowPrivate: false }, 500);
+    const strict = new WebhookSender({ allowPrivate: false }, 500, new Clock());
     const before = hits.length;
     expect((await strict.send({ url: `${base}/ok`, headers: {}, body: '{}' })).error).toMatch(
       /https/,

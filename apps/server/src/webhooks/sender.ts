@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { WEBHOOK_RESPONSE_BODY_LIMIT } from '@platform/contract';
+import type { Clock } from '../common/clock';
 import { assertLiteralHostAllowed, guardedLookup, type UrlPolicy } from './url-guard';
 
 export interface OutgoingWebhook {
@@ -40,6 +41,8 @@ export class WebhookSender {
   constructor(
     private readonly policy: UrlPolicy,
     private readonly timeoutMs: number,
+    /** Reads "now" for an HTTP-date `Retry-After`. */
+    private readonly clock: Clock,
   ) {
     const options = { keepAlive: true, lookup: guardedLookup(policy) };
     this.agents = { http: new http.Agent(options), https: new https.Agent(options) };
@@ -100,7 +103,7 @@ export class WebhookSender {
             error: null,
             retryAfterMs:
               statusCode === 429 || statusCode === 503
-                ? parseRetryAfter(res.headers['retry-after'])
+                ? parseRetryAfter(res.headers['retry-after'], this.clock.nowMs())
                 : null,
           });
         };
@@ -123,7 +126,7 @@ export class WebhookSender {
 }
 
 /** `Retry-After` as seconds or an HTTP date (RFC 9110), in milliseconds from now. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
+export function parseRetryAfter(value: string | undefined, now: number): number | null {
   if (!value) return null;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { contract, type ListQuery, type WebhookDelivery } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
+import { Clock } from '../common/clock';
 import { findOwned, lockOwned } from '../common/find-owned';
 import { ListCollection } from '../common/list/find-page';
 import { listFieldsFor } from '../common/list/list-fields';
@@ -34,6 +35,7 @@ export class WebhookDeliveriesService {
     private readonly sql: Sql,
     private readonly dispatcher: WebhookDispatcher,
     metrics: Metrics,
+    private readonly clock: Clock,
   ) {
     // `endpoint_id` is the path's endpoint, a condition the service adds itself.
     this.listed = new ListCollection(
@@ -82,7 +84,7 @@ export class WebhookDeliveriesService {
         id: message.endpointId,
       });
       if (!endpoint.enabled) throw endpointDisabled(endpoint.id);
-      const now = new Date();
+      const now = this.clock.now();
       if (message.status !== 'pending') message.retriesUsed = this.scheduleLength;
       message.status = 'pending';
       message.nextAttemptAt = now;

@@ -1,4 +1,5 @@
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import type { Clock } from '../common/clock';
 import type { TransactionRunner } from '../common/transactions';
 import type { WebhookConfig } from '../config/env';
 import type { EventsService } from '../events/events.service';
@@ -17,6 +18,7 @@ export interface DispatcherParts {
   store: DeliveryStore;
   secrets: SecretBox;
   metrics?: Metrics;
+  clock: Clock;
 }
 
 /**
@@ -38,7 +40,8 @@ export abstract class WebhookDispatcher
   protected readonly attempter: WebhookAttempter;
   protected readonly recorder: AttemptRecorder;
   /** The poll and the retries falling due; `trigger.active` says whether the dispatcher runs. */
-  protected readonly trigger = new WorkTrigger(() => this.wake());
+  protected readonly trigger: WorkTrigger;
+  protected readonly clock: Clock;
   private readonly events: EventsService;
 
   constructor(parts: DispatcherParts) {
@@ -46,9 +49,14 @@ export abstract class WebhookDispatcher
     this.transactions = parts.transactions;
     this.store = parts.store;
     this.events = parts.events;
-    this.attempter = new WebhookAttempter(parts.config, parts.secrets, parts.metrics);
-    this.recorder = new AttemptRecorder(parts.transactions, parts.store, (at) =>
-      this.trigger.at(at),
+    this.clock = parts.clock;
+    this.trigger = new WorkTrigger(() => this.wake(), parts.clock);
+    this.attempter = new WebhookAttempter(parts.config, parts.secrets, parts.clock, parts.metrics);
+    this.recorder = new AttemptRecorder(
+      parts.transactions,
+      parts.store,
+      (at) => this.trigger.at(at),
+      parts.clock,
     );
   }
 

@@ -18,6 +18,7 @@ import { assertCanSubscribe } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
+import { Clock } from '../common/clock';
 import { findOwned, lockOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
@@ -73,6 +74,7 @@ export class WebhookEndpointsService {
     private readonly secrets: SecretBox,
     private readonly deliveries: WebhookDeliveriesService,
     private readonly audit: AuditService,
+    private readonly clock: Clock,
   ) {
     this.listed = new ListCollection(
       this.sql,
@@ -137,7 +139,7 @@ export class WebhookEndpointsService {
           `Your organization already has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints, the most allowed; delete one first`,
         );
       }
-      const now = new Date();
+      const now = this.clock.now();
       const id = newId('webhook_endpoint', now.getTime());
       const record: WebhookEndpointRecord = {
         id,
@@ -186,7 +188,7 @@ export class WebhookEndpointsService {
     return this.transactions.run(async (manager) => {
       const record = await this.findLocked(manager, principal, id);
       assertCanSubscribe(principal, input.events ?? record.events);
-      const now = new Date();
+      const now = this.clock.now();
       let changed = false;
       // Each changed field as [before, after], for the audit log.
       const changes: Record<string, unknown> = {};
@@ -265,7 +267,7 @@ export class WebhookEndpointsService {
       const record = await this.findLocked(manager, principal, id);
       const owner = takeOver(record);
       if (owner) Object.assign(record, owner);
-      const now = new Date();
+      const now = this.clock.now();
       record.previousSecret = record.secret;
       record.previousSecretExpiresAt = new Date(
         now.getTime() + WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000,
@@ -292,7 +294,7 @@ export class WebhookEndpointsService {
     return this.transactions.run(async (manager) => {
       const record = await this.find(manager, principal, id);
       if (!record.enabled) throw endpointDisabled(record.id);
-      const now = new Date();
+      const now = this.clock.now();
       const event = await this.events.record(
         manager,
         record.organizationId,

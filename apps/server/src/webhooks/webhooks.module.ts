@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { Clock } from '../common/clock';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
@@ -24,7 +25,7 @@ import { WebhookDeliveriesController, WebhookEndpointsController } from './webho
  */
 const dispatcherProvider = {
   provide: WebhookDispatcher,
-  inject: [APP_CONFIG, TransactionRunner, EventsService, DeliveryStore, SecretBox, Metrics],
+  inject: [APP_CONFIG, TransactionRunner, EventsService, DeliveryStore, SecretBox, Metrics, Clock],
   useFactory: (
     config: AppConfig,
     transactions: TransactionRunner,
@@ -32,8 +33,9 @@ const dispatcherProvider = {
     store: DeliveryStore,
     secrets: SecretBox,
     metrics: Metrics,
+    clock: Clock,
   ): WebhookDispatcher => {
-    const parts = { config: config.webhooks, transactions, events, store, secrets, metrics };
+    const parts = { config: config.webhooks, transactions, events, store, secrets, metrics, clock };
     return config.redis
       ? new QueuedWebhookDispatcher(parts, config.redis)
       : new EmbeddedWebhookDispatcher(parts);

@@ -1,8 +1,14 @@
+import type { Clock } from '../common/clock';
+
 /** One pending wake-up at the earliest time asked for (a retry falling due); unref'd. */
 export class WakeTimer {
   private wake: { at: number; timer: NodeJS.Timeout } | undefined;
 
-  constructor(private readonly onWake: () => void) {}
+  /** `clock`: the one the wake-up times were read from, so the delay is measured on it too. */
+  constructor(
+    private readonly onWake: () => void,
+    private readonly clock: Clock,
+  ) {}
 
   at(at: number): void {
     if (this.wake && this.wake.at <= at) return;
@@ -12,7 +18,7 @@ export class WakeTimer {
         this.wake = undefined;
         this.onWake();
       },
-      Math.max(0, at - Date.now()),
+      Math.max(0, at - this.clock.nowMs()),
     );
     timer.unref();
     this.wake = { at, timer };
@@ -34,8 +40,11 @@ export class WorkTrigger {
   private poll: NodeJS.Timeout | undefined;
   private readonly wake: WakeTimer;
 
-  constructor(private readonly kick: () => void) {
-    this.wake = new WakeTimer(kick);
+  constructor(
+    private readonly kick: () => void,
+    clock: Clock,
+  ) {
+    this.wake = new WakeTimer(kick, clock);
   }
 
   start(pollIntervalMs: number): void {

@@ -116,6 +116,7 @@ export class ListCollection<T extends ObjectLiteral> {
     // A programming error: a collection with searchable fields must pass its budget.
     if (searching && !options) throw new Error('a searchable list needs ListOptions');
     const budgetMs = options?.searchTimeoutMs ?? 0;
+    // The search budget is elapsed time, checked by searchDeadline on the system clock too.
     const { count, page } = this.statements(organizationId, query, Date.now() + budgetMs);
     const sql = this.sql;
     const manager = this.repo.manager;

@@ -16,6 +16,7 @@ class SearchDeadlinePassed extends Error {}
  * candidate's rowid is only there to tie the call to the index's loop, once per row.
  */
 export function searchDeadline(deadline: number, _rowid: unknown): number {
+  // A time budget (elapsed wall time), not a business time: it stays on the system clock.
   if (Date.now() > deadline) throw new SearchDeadlinePassed('search deadline passed');
   return 1;
 }
