@@ -1,0 +1,396 @@
+'use strict';
+/**
+ * Collection size benchmark (issue 17 goals 3 and 4): what a list page, a filtered page and a `q`
+ * search cost at 10,000 students and at 1,000,000 (plus a second organization of 10,000), on the
+ * real server, SQLite and (with BENCH_POSTGRES_URL) PostgreSQL. See README.md.
+ *
+ *   pnpm --filter @platform/server build && pnpm exec node bench/collection-size.bench.js
+ *   BENCH_POSTGRES_URL=postgres://platform:platform@127.0.0.1:55432/postgres pnpm exec node bench/collection-size.bench.js
+ *
+ * Knobs: BENCH_LARGE (default 1000000), BENCH_SMALL (default 10000), BENCH_REQUESTS (sequential
+ * requests per case, default 100, after BENCH_WARMUP, default 20), BENCH_DATABASES (sqlite,postgres).
+ */
+// Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
+require('@platform/hermetic').enforceForRun();
+const { spawn, spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const Database = require('better-sqlite3');
+const pg = require('pg');
+const {
+  REPO_ROOT,
+  SERVER_MAIN,
+  CLI_MAIN,
+  cli,
+  freePort,
+  waitReady,
+  sequential,
+} = require('./lib/harness');
+
+const RESULTS_FILE = path.join(__dirname, 'results', 'collection-size.json');
+
+function envNumber(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 1) throw new Error(`${name} must be a number >= 1`);
+  return n;
+}
+
+const config = {
+  large: envNumber('BENCH_LARGE', 1_000_000),
+  small: envNumber('BENCH_SMALL', 10_000),
+  requests: envNumber('BENCH_REQUESTS', 100),
+  warmup: envNumber('BENCH_WARMUP', 20),
+  // The worst-case search reads every row: fewer requests keep the run short.
+  worstRequests: envNumber('BENCH_WORST_REQUESTS', 10),
+};
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || '';
+const DATABASES = (process.env.BENCH_DATABASES || 'sqlite,postgres')
+  .split(',')
+  .filter((d) => d === 'sqlite' || (d === 'postgres' && POSTGRES_URL));
+const RATE_LIMIT = 1_000_000;
+const RATIO_GOAL = 1.5;
+const SEARCH_GOAL_MS = 50;
+
+// 50 surnames (so one matches ~1/50 of the rows) and 40 first names, none a substring of another.
+const LAST_NAMES = (
+  'Nakamura Okafor Lindqvist Castillo Rossi Petrov Haddad Kowalski Moreau Tanaka Oyelaran ' +
+  'Fitzgerald Varga Almeida Sorensen Chaudhry Brennan Ivanova Mbeki Quintero Yilmaz Novak ' +
+  'Delacroix Hakimi Ferreira Gallagher Jovanovic Kaminski Larsen Mwangi Nguyen Obrien Pham ' +
+  'Ramirez Sato Thorsen Umarov Vasquez Wojcik Xiong Zhukov Abernathy Bianchi Cardoso ' +
+  'Dimitriou Eriksen Fontaine Grimaldi Horvath Ishikawa'
+).split(' ');
+const FIRST_NAMES = (
+  'Olivia Liam Amara Mateo Sofia Kenji Zara Elijah Ingrid Tomas Leila Arjun Chloe Diego Hana ' +
+  'Felix Nadia Oscar Priya Rafael Selin Teodor Ursula Viktor Wanda Yusuf Anouk Bruno Clara ' +
+  'Dmitri Esme Farid Greta Hugo Isla Jonas Kaia Lorenzo Maeve Nikolai'
+).split(' ');
+const STATUSES = ['active', 'inactive', 'graduated', 'withdrawn'];
+const YEAR_SECONDS = 365 * 24 * 3600;
+const EPOCH_MS = Date.UTC(2025, 0, 1);
+
+/** Each case, as the big organization's token asks it; `expect` is the page size it should get. */
+const CASES = [
+  { name: 'page 1', query: 'per_page=5', expect: 5 },
+  { name: 'page 2000', query: 'per_page=5&page=2000', expect: 5 },
+  { name: 'page 1 status=active', query: 'per_page=5&status=active', expect: 5 },
+  // A quarter of the students are active: at 10,000 that is 2,500, so page 2,000 is past the end.
+  {
+    name: 'page 2000 status=active',
+    query: 'per_page=5&page=2000&status=active',
+    expect: { small: 0, large: 5 },
+  },
+  { name: 'q surname', query: 'per_page=5&q=nakamura', expect: 5, search: true },
+  { name: 'q student number', query: 'per_page=5&q=S0004321', expect: 1, search: true },
+  { name: 'q demo-school (all)', query: 'per_page=5&q=demo-school', expect: 5, worst: true },
+];
+
+const log = (message = '') => process.stdout.write(`${message}\n`);
+
+/** Row `n` (1-based) of an organization: names cycle, created_at spreads over a year. */
+function studentRow(orgTag, orgId, n) {
+  const first = FIRST_NAMES[n % FIRST_NAMES.length];
+  const last = LAST_NAMES[n % LAST_NAMES.length];
+  const created = EPOCH_MS + ((n * 7919) % YEAR_SECONDS) * 1000 + (n % 1000);
+  // TypeORM's SQLite text form of a UTC timestamp: 'YYYY-MM-DD HH:MM:SS.sss'.
+  const stamp = new Date(created).toISOString().replace('T', ' ').slice(0, 23);
+  return [
+    `stu_B${orgTag}${String(n).padStart(24, '0')}`,
+    orgId,
+    `S${String(n).padStart(7, '0')}`,
+    first,
+    last,
+    null,
+    `${first}.${last}${n}@demo-school.example`.toLowerCase(),
+    '2012-05-17',
+    STATUSES[n % STATUSES.length],
+    n % 13,
+    stamp,
+    stamp,
+  ];
+}
+
+const COLUMNS =
+  'id, organization_id, student_number, first_name, last_name, preferred_name, email, ' +
+  'date_of_birth, status, grade_level, created_at, updated_at';
+
+/** Rows from..to (inclusive) of one organization, in one transaction of 100-row inserts. */
+function seedSqlite(file, orgTag, orgId, from, to) {
+  const db = new Database(file);
+  const batch = 100;
+  const placeholders = (k) => Array.from({ length: k }, () => `(${'?,'.repeat(11)}?)`).join(',');
+  const full = db.prepare(`INSERT INTO students (${COLUMNS}) VALUES ${placeholders(batch)}`);
+  db.transaction(() => {
+    for (let start = from; start <= to; start += batch) {
+      const end = Math.min(to, start + batch - 1);
+      const values = [];
+      for (let n = start; n <= end; n++) values.push(...studentRow(orgTag, orgId, n));
+      if (end - start + 1 === batch) full.run(values);
+      else
+        db.prepare(`INSERT INTO students (${COLUMNS}) VALUES ${placeholders(end - start + 1)}`).run(
+          values,
+        );
+    }
+  })();
+  db.exec('ANALYZE');
+  db.close();
+}
+
+async function seedPostgres(url, orgTag, orgId, from, to) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const arr = (xs) => `ARRAY[${xs.map((x) => `'${x}'`).join(',')}]`;
+    const first = `(${arr(FIRST_NAMES)})[1 + n % ${FIRST_NAMES.length}]`;
+    const last = `(${arr(LAST_NAMES)})[1 + n % ${LAST_NAMES.length}]`;
+    const created = `(timestamptz '2025-01-01 00:00:00+00' + ((n::bigint * 7919) % ${YEAR_SECONDS}) * interval '1 second' + (n % 1000) * interval '1 millisecond')`;
+    await client.query(
+      `INSERT INTO students (${COLUMNS})
+       SELECT 'stu_B' || $1::text || lpad(n::text, 24, '0'), $2::text, 'S' || lpad(n::text, 7, '0'),
+              ${first}, ${last}, NULL, lower(${first} || '.' || ${last} || n || '@demo-school.example'),
+              '2012-05-17', (${arr(STATUSES)})[1 + n % 4], n % 13, ${created}, ${created}
+       FROM generate_series($3::int, $4::int) AS n`,
+      [orgTag, orgId, from, to],
+    );
+    await client.query('ANALYZE students');
+  } finally {
+    await client.end();
+  }
+}
+
+async function adminQuery(text) {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+let tmpDir;
+let server;
+let pgDatabase;
+function stopServer() {
+  if (server && server.exitCode === null) server.kill('SIGKILL');
+  server = undefined;
+}
+async function cleanup() {
+  stopServer();
+  if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
+  tmpDir = undefined;
+  if (pgDatabase) {
+    const name = pgDatabase;
+    pgDatabase = undefined;
+    await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((e) =>
+      log(`could not drop ${name}: ${e.message}`),
+    );
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => cleanup().finally(() => process.exit(130)));
+
+async function startServer(databaseUrl) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, [SERVER_MAIN], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      // PostgreSQL requires the key that seals webhook secrets; none are stored in this run.
+      WEBHOOK_SECRETS_KEY: crypto.randomBytes(32).toString('base64'),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitReady(base);
+  return base;
+}
+
+async function measure(base, token, label, dataset) {
+  const results = [];
+  for (const c of CASES) {
+    const url = `${base}/v1/students?${c.query}`;
+    const n = c.worst ? config.worstRequests : config.requests;
+    await sequential(url, token, c.worst ? Math.min(3, config.warmup) : config.warmup);
+    const r = await sequential(url, token, n);
+    const body = JSON.parse(r.firstBody);
+    const expected = typeof c.expect === 'number' ? c.expect : c.expect[dataset];
+    const ok = r.statuses[200] === n && body.data?.length === expected;
+    // A search past its budget answers 503 (search_timeout): a result to report, not a failure.
+    const timedOut =
+      (c.search || c.worst) && Object.keys(r.statuses).every((s) => s === '200' || s === '503');
+    if (!ok && !timedOut)
+      throw new Error(
+        `${label} ${c.name}: statuses ${JSON.stringify(r.statuses)}, ${body.data?.length} rows (expected ${expected})`,
+      );
+    const row = {
+      case: c.name,
+      query: c.query,
+      n: r.n,
+      p50_ms: r.p50_ms,
+      p99_ms: r.p99_ms,
+      statuses: r.statuses,
+      rows: body.data?.length ?? null,
+      total: body.meta?.total ?? null,
+      total_exact: body.meta?.total_exact ?? null,
+      code: body.code ?? null,
+    };
+    results.push(row);
+    log(
+      `  ${label.padEnd(6)} ${c.name.padEnd(24)} p50 ${r.p50_ms.toFixed(1).padStart(7)} ms  p99 ${r.p99_ms
+        .toFixed(1)
+        .padStart(7)} ms  total ${String(row.total ?? '-').padStart(7)} exact ${String(
+        row.total_exact ?? '-',
+      ).padEnd(5)} ${JSON.stringify(r.statuses)}${row.code ? ` ${row.code}` : ''}`,
+    );
+  }
+  return results;
+}
+
+/** Both datasets on one database: 10,000 in the big organization, then grown to 1,000,000. */
+async function runDatabase(kind) {
+  let url;
+  let seed;
+  if (kind === 'sqlite') {
+    tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-size-bench-'));
+    const file = path.join(tmpDir, 'bench.sqlite');
+    url = `sqlite:${file}`;
+    seed = (...args) => seedSqlite(file, ...args);
+  } else {
+    pgDatabase = `bench_size_${process.pid}`;
+    await adminQuery(`CREATE DATABASE ${pgDatabase}`);
+    const u = new URL(POSTGRES_URL);
+    u.pathname = `/${pgDatabase}`;
+    url = u.toString();
+    seed = (...args) => seedPostgres(url, ...args);
+  }
+  cli(url, ['migrate']);
+  const org = (name) =>
+    cli(url, [
+      'orgs:create',
+      '--name',
+      name,
+      '--plan',
+      'enterprise',
+      '--rate-limit',
+      String(RATE_LIMIT),
+    ]);
+  const big = org('Big District');
+  const token = cli(url, [
+    'tokens:create',
+    '--org',
+    big.id,
+    '--name',
+    'bench',
+    '--scopes',
+    'students:read',
+  ]).token;
+
+  const out = { database: kind, datasets: {} };
+  let started = Date.now();
+  await seed('1', big.id, 1, config.small);
+  out.seed_small_seconds = (Date.now() - started) / 1000;
+  log(`${kind}: seeded ${config.small} students in ${out.seed_small_seconds.toFixed(1)} s`);
+  let base = await startServer(url);
+  out.datasets.small = await measure(base, token, '10k', 'small');
+  stopServer();
+
+  started = Date.now();
+  await seed('1', big.id, config.small + 1, config.large);
+  const second = org('Second School');
+  await seed('2', second.id, 1, config.small);
+  out.seed_large_seconds = (Date.now() - started) / 1000;
+  log(
+    `${kind}: grew to ${config.large} students (+ ${config.small} in a second organization) in ${out.seed_large_seconds.toFixed(1)} s`,
+  );
+  base = await startServer(url);
+  out.datasets.large = await measure(base, token, '1M', 'large');
+  stopServer();
+  await cleanup();
+
+  out.ratios = out.datasets.small.map((s, i) => {
+    const l = out.datasets.large[i];
+    return { case: s.case, ratio_p50: l.p50_ms / s.p50_ms, ratio_p99: l.p99_ms / s.p99_ms };
+  });
+  return out;
+}
+
+function report(out) {
+  log();
+  log(
+    `${out.database}: 1M / 10k (goal: p50 ratio <= ${RATIO_GOAL}; q p50 at 1M < ${SEARCH_GOAL_MS} ms)`,
+  );
+  log(
+    `  ${'case'.padEnd(24)} ${'10k p50'.padStart(8)} ${'1M p50'.padStart(8)} ${'10k p99'.padStart(8)} ${'1M p99'.padStart(8)}  ratio p50  goal`,
+  );
+  out.ratios.forEach((r, i) => {
+    const s = out.datasets.small[i];
+    const l = out.datasets.large[i];
+    const c = CASES[i];
+    let goal;
+    if (c.worst) goal = 'reported only';
+    else if (c.search)
+      goal = `${r.ratio_p50 <= RATIO_GOAL ? 'ok' : 'MISS'} ratio, ${l.p50_ms < SEARCH_GOAL_MS ? 'ok' : 'MISS'} <50ms`;
+    else goal = r.ratio_p50 <= RATIO_GOAL ? 'ok' : 'MISS';
+    log(
+      `  ${r.case.padEnd(24)} ${s.p50_ms.toFixed(1).padStart(8)} ${l.p50_ms.toFixed(1).padStart(8)} ${s.p99_ms
+        .toFixed(1)
+        .padStart(
+          8,
+        )} ${l.p99_ms.toFixed(1).padStart(8)}  ${r.ratio_p50.toFixed(2).padStart(9)}  ${goal}`,
+    );
+  });
+}
+
+async function main() {
+  for (const file of [SERVER_MAIN, CLI_MAIN])
+    if (!fs.existsSync(file))
+      throw new Error(`${file} is missing: pnpm --filter @platform/server build`);
+  if (!POSTGRES_URL) log('BENCH_POSTGRES_URL is not set: SQLite only.');
+  const runs = [];
+  for (const kind of DATABASES) {
+    const out = await runDatabase(kind);
+    report(out);
+    runs.push(out);
+  }
+  const git = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+  fs.writeFileSync(
+    RESULTS_FILE,
+    `${JSON.stringify(
+      {
+        benchmark: 'collection-size',
+        generated_at: new Date().toISOString(),
+        commit: git.stdout.trim() || null,
+        node: process.version,
+        cpus: os.cpus().length,
+        loadavg: os.loadavg(),
+        config,
+        runs,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log();
+  log(`Results written to ${path.relative(REPO_ROOT, RESULTS_FILE)}`);
+}
+
+main()
+  .then(async () => {
+    await cleanup();
+    process.exit(0);
+  })
+  .catch(async (error) => {
+    log(`BENCHMARK FAILED: ${error.message}`);
+    await cleanup();
+    process.exit(1);
+  });

@@ -1,0 +1,91 @@
+'use strict';
+/**
+ * What the benchmarks that drive the real server share: the operator CLI (to migrate and make
+ * organizations and tokens), a free loopback port, waiting for readiness, and sequential latency.
+ */
+const { spawnSync } = require('node:child_process');
+const net = require('node:net');
+const path = require('node:path');
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
+const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
+const CLI_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'cli', 'main.js');
+
+/** Runs one CLI command with `--json` against `databaseUrl` and returns its parsed output. */
+function cli(databaseUrl, args) {
+  const result = spawnSync(process.execPath, [CLI_MAIN, ...args, '--json'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (result.status !== 0)
+    throw new Error(`cli ${args[0]} failed: ${result.stdout}\n${result.stderr}`);
+  return JSON.parse(result.stdout.slice(result.stdout.indexOf('{')));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(base) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${base}/health/ready`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the server was not ready within 60 s');
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function summarize(latencies) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    p50_ms: percentile(sorted, 50),
+    p99_ms: percentile(sorted, 99),
+    max_ms: sorted.at(-1),
+  };
+}
+
+/** Sequential requests, one at a time: the latency a caller sees on an otherwise idle server. */
+async function sequential(url, token, count) {
+  const latencies = [];
+  const statuses = {};
+  let body;
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    const text = await res.text();
+    latencies.push(performance.now() - started);
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    if (i === 0) body = text;
+  }
+  return { ...summarize(latencies), statuses, firstBody: body };
+}
+
+module.exports = {
+  REPO_ROOT,
+  SERVER_MAIN,
+  CLI_MAIN,
+  cli,
+  freePort,
+  waitReady,
+  percentile,
+  summarize,
+  sequential,
+};
