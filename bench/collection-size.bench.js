@@ -12,7 +12,7 @@
  */
 // Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
 require('@platform/hermetic').enforceForRun();
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -27,6 +27,7 @@ const {
   freePort,
   waitReady,
   sequential,
+  writeResults,
 } = require('./lib/harness');
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'collection-size.json');
@@ -361,27 +362,9 @@ async function main() {
     report(out);
     runs.push(out);
   }
-  const git = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' });
-  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
-  fs.writeFileSync(
-    RESULTS_FILE,
-    `${JSON.stringify(
-      {
-        benchmark: 'collection-size',
-        generated_at: new Date().toISOString(),
-        commit: git.stdout.trim() || null,
-        node: process.version,
-        cpus: os.cpus().length,
-        loadavg: os.loadavg(),
-        config,
-        runs,
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  const written = writeResults(RESULTS_FILE, 'collection-size', { config, runs });
   log();
-  log(`Results written to ${path.relative(REPO_ROOT, RESULTS_FILE)}`);
+  log(`Results written to ${written}`);
 }
 
 main()

@@ -12,10 +12,10 @@
 require('@platform/hermetic').enforceForRun();
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
+const { freePort } = require('./lib/harness');
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
@@ -73,17 +73,6 @@ function cli(databasePath, args) {
   });
   if (result.status !== 0) throw new Error(`platform ${args[0]} failed:\n${result.stderr}`);
   return JSON.parse(result.stdout.slice(result.stdout.indexOf('{')));
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitReady(base) {

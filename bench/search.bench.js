@@ -11,14 +11,23 @@
  */
 // Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
 require('@platform/hermetic').enforceForRun();
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const harness = require('./lib/harness');
 
-const { REPO_ROOT, SERVER_MAIN, CLI_MAIN, freePort, waitReady, summarize, sequential } = harness;
+const {
+  REPO_ROOT,
+  SERVER_MAIN,
+  CLI_MAIN,
+  freePort,
+  waitReady,
+  summarize,
+  sequential,
+  writeResults,
+} = harness;
 const cli = (databasePath, args) => harness.cli(`sqlite:${databasePath}`, args);
 const RESULTS_FILE = path.join(__dirname, 'results', 'search.json');
 
@@ -212,27 +221,13 @@ async function main() {
           : ''),
     );
 
-  const git = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' });
-  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
-  fs.writeFileSync(
-    RESULTS_FILE,
-    `${JSON.stringify(
-      {
-        benchmark: 'search',
-        generated_at: new Date().toISOString(),
-        commit: git.stdout.trim() || null,
-        node: process.version,
-        cpus: os.cpus().length,
-        config: { ...config, small_students: SMALL_STUDENTS, seed_seconds: seedSeconds },
-        searches,
-        fairness,
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  const written = writeResults(RESULTS_FILE, 'search', {
+    config: { ...config, small_students: SMALL_STUDENTS, seed_seconds: seedSeconds },
+    searches,
+    fairness,
+  });
   log();
-  log(`Results written to ${path.relative(REPO_ROOT, RESULTS_FILE)}`);
+  log(`Results written to ${written}`);
 }
 
 main()

@@ -4,7 +4,9 @@
  * organizations and tokens), a free loopback port, waiting for readiness, and sequential latency.
  */
 const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -78,6 +80,26 @@ async function sequential(url, token, count) {
   return { ...summarize(latencies), statuses, firstBody: body };
 }
 
+/**
+ * Writes a run's results as JSON, stamped with what makes runs comparable (the commit, Node, the
+ * machine), and returns the path relative to the repository for the closing log line.
+ */
+function writeResults(file, benchmark, results) {
+  const git = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const stamped = {
+    benchmark,
+    generated_at: new Date().toISOString(),
+    commit: git.stdout.trim() || null,
+    node: process.version,
+    cpus: os.cpus().length,
+    loadavg: os.loadavg(),
+    ...results,
+  };
+  fs.writeFileSync(file, `${JSON.stringify(stamped, null, 2)}\n`);
+  return path.relative(REPO_ROOT, file);
+}
+
 module.exports = {
   REPO_ROOT,
   SERVER_MAIN,
@@ -88,4 +110,5 @@ module.exports = {
   percentile,
   summarize,
   sequential,
+  writeResults,
 };
