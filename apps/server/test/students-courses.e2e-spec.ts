@@ -104,6 +104,32 @@ describe('students and courses: create, retrieve, update, delete', () => {
         body: { student_number: 'DUP' },
       });
       expect(rename.status).toBe(409);
+      // renaming to its own number is no conflict
+      const same = await api.students.update({
+        params: { id: mine.body.id },
+        body: { student_number: 'FREE', first_name: 'Gee' },
+      });
+      expect(same.status).toBe(200);
+    });
+
+    it('lets one of several concurrent creates with the same number win; the others get the same 409', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          api.students.create({
+            body: { student_number: 'RACE-1', first_name: `R${i}`, last_name: 'Race' },
+          }),
+        ),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      for (const lost of results.filter((r) => r.status === 409)) {
+        expect(lost.body).toMatchObject({
+          code: 'conflict',
+          detail: "A student with student_number 'RACE-1' already exists",
+          errors: [{ path: 'body.student_number', code: 'already_exists' }],
+        });
+      }
+      const listed = expectStatus(await api.students.list({ query: { q: 'RACE-1' } }), 200);
+      expect(listed.body.data.map((s) => s.student_number)).toEqual(['RACE-1']);
     });
 
     it('updates only the fields sent, clears with null, and records one event per real change', async () => {

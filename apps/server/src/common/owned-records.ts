@@ -1,7 +1,13 @@
 import { Clock } from './clock';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EventData, EventType, ListQuery } from '@platform/contract';
-import type { EntityManager, FindOptionsWhere, ObjectLiteral, Repository } from 'typeorm';
+import type { EventData, EventType, IdKind, ListQuery } from '@platform/contract';
+import {
+  type EntityManager,
+  type FindOptionsWhere,
+  Not,
+  type ObjectLiteral,
+  type Repository,
+} from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql } from '../database/sql';
@@ -11,7 +17,14 @@ import { type ListOptions, ListCollection } from './list/find-page';
 import { listFieldsFor } from './list/list-fields';
 import { pageEnvelope, type PageUrl } from './list/page-envelope';
 import { applyPatch } from './patch';
-import { isForeignKeyViolation, isUniqueViolation, stillReferenced } from './resource-errors';
+import { newId } from './ids';
+import {
+  isForeignKeyViolation,
+  alreadyExists,
+  isUniqueViolation,
+  stillReferenced,
+  unknownReference,
+} from './resource-errors';
 import { TransactionRunner } from './transactions';
 
 type Owned = ObjectLiteral & {
@@ -21,9 +34,15 @@ type Owned = ObjectLiteral & {
   updatedAt: Date;
 };
 
+/** What a service's `create` builds: the record less what OwnedRecords stamps on it. */
+export type NewRecord<T extends Owned> = Omit<
+  T,
+  'id' | 'organizationId' | 'createdAt' | 'updatedAt'
+>;
+
 /** A resource's `object`, which names its events (`<object>.created`, `<object>.updated`, …). */
 type ObjectOf<E> = E extends `${infer O}.${string}` ? O : never;
-type ResourceObject = ObjectOf<EventType>;
+type ResourceObject = ObjectOf<EventType> & IdKind;
 type EventOf<O extends string> = Extract<EventType, `${O}.${string}`>;
 /** Whoever acts for an organization: every read and write is scoped to it. */
 type Caller = { organizationId: string };
@@ -35,11 +54,16 @@ export interface OwnedResourceSpec<T, R, O extends ResourceObject> {
   toResource: (record: T) => R;
   /** The contract's list query: it names the list's filter, sort and search columns. */
   listQuery: object;
+  /**
+   * A business key unique within the organization (a student's `student_number`, a course's
+   * `code`): a create or update that takes one in use is a 409 naming the field.
+   */
+  uniqueKey?: { field: string; property: keyof T & string };
 }
 
 /** What a write may turn a unique-index violation into (the 409 naming the taken value). */
 export interface WriteRules {
-  conflict?: () => Error;
+  conflict?: () => Error | undefined;
 }
 
 export interface UpdateRules<T> extends WriteRules {
@@ -118,9 +142,20 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     return findOwned(manager, this.repo.target, organizationId, id, this.noun);
   }
 
-  /** A record of the organization inside a transaction, or null (for references in bodies). */
-  findIn(manager: EntityManager, organizationId: string, id: string): Promise<T | null> {
-    return manager.findOneBy(this.repo.target, { id, organizationId } as FindOptionsWhere<T>);
+  /**
+   * The record a request body names in `field` (`student_id`), inside the transaction: another
+   * organization's, or none, is a 400 naming the field.
+   */
+  async referenced(
+    manager: EntityManager,
+    organizationId: string,
+    field: string,
+    id: string,
+  ): Promise<T> {
+    const where = { id, organizationId } as FindOptionsWhere<T>;
+    const record = await manager.findOneBy(this.repo.target, where);
+    if (!record) throw unknownReference(field, this.noun, id);
+    return record;
   }
 
   /** The record locked until the transaction ends (PostgreSQL), for a change that reads it first. */
@@ -129,17 +164,32 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     return findOwnedForUpdate(sql, manager, this.repo.target, organizationId, id, this.noun);
   }
 
-  /** Inserts the record `build` makes (after its checks) and records `<object>.created`. */
+  /**
+   * Inserts the record `build` makes (after its checks), with its new id, organization and
+   * creation time stamped here, and records `<object>.created`.
+   */
   create(
     organizationId: string,
-    build: (manager: EntityManager, now: Date) => Promise<T> | T,
+    build: (manager: EntityManager, now: Date) => Promise<NewRecord<T>> | NewRecord<T>,
     rules: WriteRules = {},
   ): Promise<R> {
-    return this.write(rules, async (manager) => {
-      const record = await build(manager, this.shared.now());
-      await manager.insert(this.repo.target, record);
-      return this.recordEvent(manager, record, `${this.spec.object}.created`, record.createdAt);
-    });
+    let fields: Partial<T> = {};
+    return this.write(
+      this.withKeyConflict(rules, () => fields),
+      async (manager) => {
+        const now = this.shared.now();
+        fields = (await build(manager, now)) as Partial<T>;
+        await this.assertKeyFree(manager, organizationId, fields);
+        const stamps = {
+          id: newId(this.spec.object, now.getTime()),
+          organizationId,
+          createdAt: now,
+        };
+        const record = { ...fields, ...stamps, updatedAt: now } as T;
+        await manager.insert(this.repo.target, record);
+        return this.recordEvent(manager, record, `${this.spec.object}.created`, record.createdAt);
+      },
+    );
   }
 
   /**
@@ -153,14 +203,18 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     changes: Partial<T>,
     rules: UpdateRules<T> = {},
   ): Promise<R> {
-    return this.write(rules, async (manager) => {
-      const record = await this.findForUpdate(manager, organizationId, id);
-      if (!applyPatch(record, changes)) return this.spec.toResource(record);
-      await rules.check?.(record, manager);
-      record.updatedAt = this.shared.now();
-      await manager.save(this.repo.target, record);
-      return this.recordEvent(manager, record, `${this.spec.object}.updated`, record.updatedAt);
-    });
+    return this.write(
+      this.withKeyConflict(rules, () => changes),
+      async (manager) => {
+        const record = await this.findForUpdate(manager, organizationId, id);
+        if (!applyPatch(record, changes)) return this.spec.toResource(record);
+        await this.assertKeyFree(manager, organizationId, changes, record.id);
+        await rules.check?.(record, manager);
+        record.updatedAt = this.shared.now();
+        await manager.save(this.repo.target, record);
+        return this.recordEvent(manager, record, `${this.spec.object}.updated`, record.updatedAt);
+      },
+    );
   }
 
   /**
@@ -210,13 +264,49 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     }
   }
 
-  /** A write in one transaction; the unique indexes still guard a race its checks leave open. */
+  /** Refuses a business key (`spec.uniqueKey`) that another record of the organization holds. */
+  private async assertKeyFree(
+    manager: EntityManager,
+    organizationId: string,
+    fields: Partial<T>,
+    self?: string,
+  ): Promise<void> {
+    const key = this.spec.uniqueKey;
+    if (!key || fields[key.property] === undefined) return;
+    const where = {
+      organizationId,
+      [key.property]: fields[key.property],
+      ...(self !== undefined && { id: Not(self) }),
+    } as FindOptionsWhere<T>;
+    if (await manager.existsBy(this.repo.target, where)) throw this.keyTaken(fields);
+  }
+
+  /** The 409 for a taken business key: from the check, or from the index when a race beat it. */
+  private keyTaken(fields: Partial<T>): Error {
+    const { field, property } = this.spec.uniqueKey!;
+    const value = String(fields[property]);
+    return alreadyExists(field, `A ${this.noun} with ${field} '${value}' already exists`);
+  }
+
+  /** The rules with the business key's 409 as the conflict, when the write sets that key. */
+  private withKeyConflict<W extends WriteRules>(rules: W, written: () => Partial<T>): W {
+    const key = this.spec.uniqueKey;
+    if (rules.conflict || !key) return rules;
+    const conflict = () =>
+      written()[key.property] === undefined ? undefined : this.keyTaken(written());
+    return { ...rules, conflict };
+  }
+
+  /**
+   * A write in one transaction; the unique indexes still guard a race its checks leave open (the
+   * business key's check is `assertKeyFree`, so its violation is that same 409).
+   */
   private async write(rules: WriteRules, work: (manager: EntityManager) => Promise<R>) {
     try {
       return await this.shared.transactions.run(work);
     } catch (error) {
-      if (rules.conflict && isUniqueViolation(error)) throw rules.conflict();
-      throw error;
+      const conflict = isUniqueViolation(error) ? rules.conflict?.() : undefined;
+      throw conflict ?? error;
     }
   }
 
@@ -259,7 +349,8 @@ export abstract class OwnedResourceService<T extends Owned, R, O extends Resourc
     return this.records.retrieve(caller.organizationId, id);
   }
 
-  findInOrganization(manager: EntityManager, organizationId: string, id: string) {
-    return this.records.findIn(manager, organizationId, id);
+  /** The record a request body names in `field`, or a 400 naming it (see OwnedRecords). */
+  referenced(manager: EntityManager, organizationId: string, field: string, id: string) {
+    return this.records.referenced(manager, organizationId, field, id);
   }
 }

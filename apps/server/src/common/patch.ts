@@ -41,3 +41,20 @@ export function pick<S extends object, T>(
 export type UpdatableFields<Body extends object, Entity> = {
   readonly [K in keyof Required<Body>]-?: keyof Entity;
 };
+
+/**
+ * A create body's fields under their entity names, an absent optional one as null: for the
+ * resources whose create body is their update body made complete (students, courses), so each
+ * field is mapped once, in the updatable map.
+ */
+export function fromBody<
+  S extends object,
+  T,
+  M extends { readonly [K in keyof Required<S>]-?: keyof T },
+>(body: S, mapping: M): Pick<T, M[keyof M]> {
+  const out: Record<string, unknown> = {};
+  for (const [field, property] of Object.entries(mapping) as [keyof S, string][]) {
+    out[property] = body[field] ?? null;
+  }
+  return out as Pick<T, M[keyof M]>;
+}

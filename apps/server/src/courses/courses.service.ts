@@ -6,13 +6,13 @@ import {
   type CourseCreateSchema,
   type CourseUpdateSchema,
 } from '@platform/contract';
-import { type EntityManager, Not, type Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { newId, publicId } from '../common/ids';
+import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
-import { pick, type UpdatableFields } from '../common/patch';
-import { alreadyExists, invalidField } from '../common/resource-errors';
+import { fromBody, pick, type UpdatableFields } from '../common/patch';
+import { invalidField } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { countLiveEnrollments } from '../enrollments/live-enrollments';
 import { Course } from './course.entity';
@@ -51,6 +51,7 @@ export class CoursesService extends OwnedResourceService<Course, CourseResource,
         object: 'course',
         toResource: toCourseResource,
         listQuery: contract.courses.list.query,
+        uniqueKey: { field: 'code', property: 'code' },
       }),
     );
   }
@@ -59,27 +60,9 @@ export class CoursesService extends OwnedResourceService<Course, CourseResource,
     principal: Principal,
     input: z.output<typeof CourseCreateSchema>,
   ): Promise<CourseResource> {
-    const organizationId = principal.organizationId;
     assertDates(input.start_date ?? null, input.end_date ?? null);
-    return this.records.create(
-      organizationId,
-      async (manager, now) => {
-        await assertCodeFree(manager, organizationId, input.code);
-        return {
-          id: newId('course', now.getTime()),
-          organizationId,
-          code: input.code,
-          title: input.title,
-          description: input.description ?? null,
-          status: input.status,
-          startDate: input.start_date ?? null,
-          endDate: input.end_date ?? null,
-          capacity: input.capacity ?? null,
-          createdAt: now,
-          updatedAt: now,
-        };
-      },
-      { conflict: () => codeTaken(input.code) },
+    return this.records.create(principal.organizationId, () =>
+      fromBody<typeof input, Course, typeof COURSE_UPDATABLE>(input, COURSE_UPDATABLE),
     );
   }
 
@@ -88,11 +71,8 @@ export class CoursesService extends OwnedResourceService<Course, CourseResource,
     id: string,
     input: z.output<typeof CourseUpdateSchema>,
   ): Promise<CourseResource> {
-    const organizationId = principal.organizationId;
-    const { code } = input;
-    return this.records.update(organizationId, id, pick(input, COURSE_UPDATABLE), {
+    return this.records.update(principal.organizationId, id, pick(input, COURSE_UPDATABLE), {
       check: async (course, manager) => {
-        if (code !== undefined) await assertCodeFree(manager, organizationId, code, course.id);
         assertDates(course.startDate, course.endDate);
         if (course.capacity !== null) {
           const live = await countLiveEnrollments(manager, course.id);
@@ -104,7 +84,6 @@ export class CoursesService extends OwnedResourceService<Course, CourseResource,
           }
         }
       },
-      conflict: code === undefined ? undefined : () => codeTaken(code),
     });
   }
 
@@ -114,21 +93,6 @@ export class CoursesService extends OwnedResourceService<Course, CourseResource,
       instead: "set its status to 'archived' instead",
     });
   }
-}
-
-/** Refuses a code another course of the organization holds (`self`: the course being changed). */
-async function assertCodeFree(
-  manager: EntityManager,
-  organizationId: string,
-  code: string,
-  self?: string,
-): Promise<void> {
-  const where = { organizationId, code, ...(self === undefined ? {} : { id: Not(self) }) };
-  if (await manager.existsBy(Course, where)) throw codeTaken(code);
-}
-
-function codeTaken(code: string) {
-  return alreadyExists('code', `A course with code '${code}' already exists`);
 }
 
 function assertDates(start: string | null, end: string | null): void {

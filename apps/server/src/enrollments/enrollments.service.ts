@@ -12,11 +12,10 @@ import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { lockOwned } from '../common/find-owned';
-import { newId, publicId } from '../common/ids';
+import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
 import { pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
-import { unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { Course } from '../courses/course.entity';
 import { CoursesService } from '../courses/courses.service';
@@ -92,20 +91,21 @@ export class EnrollmentsService extends OwnedResourceService<
     return this.records.create(
       organizationId,
       async (manager, now) => {
-        const student = await this.students.findInOrganization(
+        const { student_id, course_id } = input;
+        const student = await this.students.referenced(
           manager,
           organizationId,
-          input.student_id,
+          'student_id',
+          student_id,
         );
-        if (!student) throw unknownReference('student_id', 'student', input.student_id);
         // The course row lock serialises seat counting between concurrent enrollments.
-        await lockOwned(this.sql, manager, Course, organizationId, input.course_id);
-        const course = await this.courses.findInOrganization(
+        await lockOwned(this.sql, manager, Course, organizationId, course_id);
+        const course = await this.courses.referenced(
           manager,
           organizationId,
-          input.course_id,
+          'course_id',
+          course_id,
         );
-        if (!course) throw unknownReference('course_id', 'course', input.course_id);
         if (course.status === 'archived') {
           throw new ProblemException(
             'conflict',
@@ -122,8 +122,6 @@ export class EnrollmentsService extends OwnedResourceService<
           throw courseFull(course);
         }
         return {
-          id: newId('enrollment', now.getTime()),
-          organizationId,
           studentId: student.id,
           courseId: course.id,
           status: input.status,
@@ -132,8 +130,6 @@ export class EnrollmentsService extends OwnedResourceService<
           completedAt: null,
           droppedAt: null,
           cancelledAt: null,
-          createdAt: now,
-          updatedAt: now,
         };
       },
       // The partial unique index on live enrollments closes the race the check above leaves open.

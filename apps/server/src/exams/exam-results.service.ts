@@ -9,11 +9,11 @@ import {
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { newId, publicId } from '../common/ids';
+import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
 import { pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
-import { alreadyExists, unknownReference } from '../common/resource-errors';
+import { alreadyExists } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
 import { StudentsService } from '../students/students.service';
@@ -71,15 +71,15 @@ export class ExamResultsService extends OwnedResourceService<
     const organizationId = principal.organizationId;
     return this.records.create(
       organizationId,
-      async (manager, now) => {
-        const exam = await this.exams.findInOrganization(manager, organizationId, input.exam_id);
-        if (!exam) throw unknownReference('exam_id', 'exam', input.exam_id);
-        const student = await this.students.findInOrganization(
+      async (manager) => {
+        const exam = await this.exams.referenced(manager, organizationId, 'exam_id', input.exam_id);
+        const { student_id } = input;
+        const student = await this.students.referenced(
           manager,
           organizationId,
-          input.student_id,
+          'student_id',
+          student_id,
         );
-        if (!student) throw unknownReference('student_id', 'student', input.student_id);
         const badScore = scoreRefusal(input.score, exam);
         if (badScore) throw badScore;
         if (
@@ -98,16 +98,12 @@ export class ExamResultsService extends OwnedResourceService<
         if (await manager.existsBy(ExamResult, { examId: exam.id, studentId: student.id }))
           throw resultExists();
         return {
-          id: newId('exam_result', now.getTime()),
-          organizationId,
           examId: exam.id,
           studentId: student.id,
           score: input.score,
           grade: input.grade ?? null,
           status: 'draft',
           publishedAt: null,
-          createdAt: now,
-          updatedAt: now,
         };
       },
       { conflict: resultExists },
@@ -123,8 +119,8 @@ export class ExamResultsService extends OwnedResourceService<
     const organizationId = principal.organizationId;
     return this.records.update(organizationId, id, pick(input, EXAM_RESULT_UPDATABLE), {
       check: async (result, manager) => {
-        const exam = await this.exams.findInOrganization(manager, organizationId, result.examId);
-        const badScore = exam && scoreRefusal(result.score, exam);
+        const exam = await this.exams.referenced(manager, organizationId, 'exam_id', result.examId);
+        const badScore = scoreRefusal(result.score, exam);
         if (badScore) throw badScore;
       },
     });

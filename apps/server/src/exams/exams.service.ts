@@ -9,11 +9,10 @@ import {
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { newId, publicId } from '../common/ids';
+import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
 import { pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
-import { unknownReference } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { CoursesService } from '../courses/courses.service';
 import { ExamResult } from './exam-result.entity';
@@ -56,22 +55,18 @@ export class ExamsService extends OwnedResourceService<Exam, ExamResource, 'exam
 
   create(principal: Principal, input: z.output<typeof ExamCreateSchema>): Promise<ExamResource> {
     const organizationId = principal.organizationId;
-    return this.records.create(organizationId, async (manager, now) => {
-      const course = await this.courses.findInOrganization(
+    return this.records.create(organizationId, async (manager) => {
+      const course = await this.courses.referenced(
         manager,
         organizationId,
+        'course_id',
         input.course_id,
       );
-      if (!course) throw unknownReference('course_id', 'course', input.course_id);
       return {
-        id: newId('exam', now.getTime()),
-        organizationId,
         courseId: course.id,
         title: input.title,
         maxScore: input.max_score,
         heldOn: input.held_on ?? null,
-        createdAt: now,
-        updatedAt: now,
       };
     });
   }

@@ -10,9 +10,9 @@ import {
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { newId, publicId } from '../common/ids';
+import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
-import { invalidField, unknownReference } from '../common/resource-errors';
+import { invalidField } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
 import { StudentsService } from '../students/students.service';
@@ -63,20 +63,21 @@ export class PaymentsService extends OwnedResourceService<Payment, PaymentResour
     input: z.output<typeof PaymentCreateSchema>,
   ): Promise<PaymentResource> {
     const organizationId = principal.organizationId;
-    return this.records.create(organizationId, async (manager, now) => {
-      const student = await this.students.findInOrganization(
+    return this.records.create(organizationId, async (manager) => {
+      const { student_id, enrollment_id } = input;
+      const student = await this.students.referenced(
         manager,
         organizationId,
-        input.student_id,
+        'student_id',
+        student_id,
       );
-      if (!student) throw unknownReference('student_id', 'student', input.student_id);
-      if (input.enrollment_id) {
-        const enrollment = await this.enrollments.findInOrganization(
+      if (enrollment_id) {
+        const enrollment = await this.enrollments.referenced(
           manager,
           organizationId,
-          input.enrollment_id,
+          'enrollment_id',
+          enrollment_id,
         );
-        if (!enrollment) throw unknownReference('enrollment_id', 'enrollment', input.enrollment_id);
         if (enrollment.studentId !== student.id) {
           throw invalidField(
             'enrollment_id',
@@ -85,8 +86,6 @@ export class PaymentsService extends OwnedResourceService<Payment, PaymentResour
         }
       }
       return {
-        id: newId('payment', now.getTime()),
-        organizationId,
         studentId: student.id,
         enrollmentId: input.enrollment_id ?? null,
         amount: input.amount,
@@ -99,8 +98,6 @@ export class PaymentsService extends OwnedResourceService<Payment, PaymentResour
         succeededAt: null,
         failedAt: null,
         refundedAt: null,
-        createdAt: now,
-        updatedAt: now,
       };
     });
   }

@@ -6,13 +6,12 @@ import {
   type StudentCreateSchema,
   type StudentUpdateSchema,
 } from '@platform/contract';
-import { type EntityManager, Not, type Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { newId, publicId } from '../common/ids';
+import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
-import { pick, type UpdatableFields } from '../common/patch';
-import { alreadyExists } from '../common/resource-errors';
+import { fromBody, pick, type UpdatableFields } from '../common/patch';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { insertRows } from '../database/sql';
@@ -58,6 +57,7 @@ export class StudentsService extends OwnedResourceService<Student, StudentResour
         object: 'student',
         toResource: toStudentResource,
         listQuery: contract.students.list.query,
+        uniqueKey: { field: 'student_number', property: 'studentNumber' },
       }),
     );
   }
@@ -66,27 +66,8 @@ export class StudentsService extends OwnedResourceService<Student, StudentResour
     principal: Principal,
     input: z.output<typeof StudentCreateSchema>,
   ): Promise<StudentResource> {
-    const organizationId = principal.organizationId;
-    return this.records.create(
-      organizationId,
-      async (manager, now) => {
-        await assertNumberFree(manager, organizationId, input.student_number);
-        return {
-          id: newId('student', now.getTime()),
-          organizationId,
-          studentNumber: input.student_number,
-          firstName: input.first_name,
-          lastName: input.last_name,
-          preferredName: input.preferred_name ?? null,
-          email: input.email ?? null,
-          dateOfBirth: input.date_of_birth ?? null,
-          status: input.status,
-          gradeLevel: input.grade_level ?? null,
-          createdAt: now,
-          updatedAt: now,
-        };
-      },
-      { conflict: () => numberTaken(input.student_number) },
+    return this.records.create(principal.organizationId, () =>
+      fromBody<typeof input, Student, typeof STUDENT_UPDATABLE>(input, STUDENT_UPDATABLE),
     );
   }
 
@@ -95,15 +76,7 @@ export class StudentsService extends OwnedResourceService<Student, StudentResour
     id: string,
     input: z.output<typeof StudentUpdateSchema>,
   ): Promise<StudentResource> {
-    const organizationId = principal.organizationId;
-    const number = input.student_number;
-    return this.records.update(organizationId, id, pick(input, STUDENT_UPDATABLE), {
-      check: async (student, manager) => {
-        if (number !== undefined)
-          await assertNumberFree(manager, organizationId, number, student.id);
-      },
-      conflict: number === undefined ? undefined : () => numberTaken(number),
-    });
+    return this.records.update(principal.organizationId, id, pick(input, STUDENT_UPDATABLE));
   }
 
   delete(principal: Principal, id: string) {
@@ -118,22 +91,4 @@ export class StudentsService extends OwnedResourceService<Student, StudentResour
     await this.transactions.run((manager) => insertRows(manager, Student, rows));
     return rows.length;
   }
-}
-
-/** Refuses a number another student of the organization holds (`self`: the one being changed). */
-async function assertNumberFree(
-  manager: EntityManager,
-  organizationId: string,
-  studentNumber: string,
-  self?: string,
-): Promise<void> {
-  const where = { organizationId, studentNumber, ...(self === undefined ? {} : { id: Not(self) }) };
-  if (await manager.existsBy(Student, where)) throw numberTaken(studentNumber);
-}
-
-function numberTaken(studentNumber: string) {
-  return alreadyExists(
-    'student_number',
-    `A student with student_number '${studentNumber}' already exists`,
-  );
 }
