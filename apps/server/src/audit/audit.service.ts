@@ -14,7 +14,6 @@ import { Clock } from '../common/clock';
 import { newId, publicId } from '../common/ids';
 import { Sql } from '../database/sql';
 import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
@@ -62,11 +61,9 @@ export class AuditService {
     private readonly clock: Clock,
   ) {
     // Audit events never change, so `updated_at` (and `updated_since`) is `created_at`.
-    this.listed = new ListCollection(
-      sql,
-      events,
-      listFieldsFor(events.metadata, contract.auditEvents.list.query, { updated_at: 'created_at' }),
-    );
+    this.listed = ListCollection.of(sql, events, contract.auditEvents.list.query, {
+      updated_at: 'created_at',
+    });
   }
 
   /**

@@ -14,7 +14,6 @@ import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { notFound } from '../common/resource-errors';
@@ -77,11 +76,7 @@ export class TokensService {
     private readonly sql: Sql,
     private readonly clock: Clock,
   ) {
-    this.listed = new ListCollection(
-      this.sql,
-      tokens,
-      listFieldsFor(tokens.metadata, contract.personalAccessTokens.list.query),
-    );
+    this.listed = ListCollection.of(this.sql, tokens, contract.personalAccessTokens.list.query);
     this.lookupSql = this.buildLookupSql();
   }
 

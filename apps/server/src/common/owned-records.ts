@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { Clock } from './clock';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EventData, EventType, IdKind, ListQuery } from '@platform/contract';
@@ -14,9 +15,9 @@ import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { findOwned, findOwnedForUpdate } from './find-owned';
 import { type ListOptions, ListCollection } from './list/find-page';
-import { listFieldsFor } from './list/list-fields';
 import { pageEnvelope, type PageUrl } from './list/page-envelope';
 import { applyPatch } from './patch';
+import { bodyColumns, fieldProperties, propertyOf, resourceMapper } from './resource-fields';
 import { newId } from './ids';
 import {
   isForeignKeyViolation,
@@ -47,18 +48,24 @@ type EventOf<O extends string> = Extract<EventType, `${O}.${string}`>;
 /** Whoever acts for an organization: every read and write is scoped to it. */
 type Caller = { organizationId: string };
 
-export interface OwnedResourceSpec<T, R, O extends ResourceObject> {
+export interface OwnedResourceSpec<O extends ResourceObject> {
   object: O;
   /** The resource's name in a 404's detail ("No exam result with id …"); `object` otherwise. */
   noun?: string;
-  toResource: (record: T) => R;
+  /**
+   * The contract's resource schema: the API view is derived from it (`resourceMapper`), each
+   * field read from the entity column of the same name.
+   */
+  resource: z.AnyZodObject;
+  /** The contract's update body, where there is a PATCH: each field writes its column. */
+  update?: z.AnyZodObject;
   /** The contract's list query: it names the list's filter, sort and search columns. */
   listQuery: object;
   /**
    * A business key unique within the organization (a student's `student_number`, a course's
    * `code`): a create or update that takes one in use is a 409 naming the field.
    */
-  uniqueKey?: { field: string; property: keyof T & string };
+  uniqueKey?: string;
 }
 
 /** What a write may turn a unique-index violation into (the 409 naming the taken value). */
@@ -100,7 +107,7 @@ export class OwnedRecordsFactory {
 
   for<T extends Owned, R, O extends ResourceObject>(
     repo: Repository<T>,
-    spec: OwnedResourceSpec<T, R, O>,
+    spec: OwnedResourceSpec<O>,
   ): OwnedRecords<T, R, O> {
     return new OwnedRecords(this, repo, spec);
   }
@@ -115,27 +122,32 @@ export class OwnedRecordsFactory {
 export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   private readonly listed: ListCollection<T>;
   private readonly noun: string;
+  /** The record's API view, derived from the contract's resource schema. */
+  readonly toResource: (record: T) => R;
+  private readonly updatable: ReturnType<typeof fieldProperties>;
+  private readonly uniqueKey: { field: string; property: keyof T } | undefined;
 
   constructor(
     private readonly shared: OwnedRecordsFactory,
     private readonly repo: Repository<T>,
-    private readonly spec: OwnedResourceSpec<T, R, O>,
+    private readonly spec: OwnedResourceSpec<O>,
   ) {
     this.noun = spec.noun ?? spec.object;
-    this.listed = new ListCollection(
-      this.shared.sql,
-      repo,
-      listFieldsFor(repo.metadata, spec.listQuery),
-    );
+    this.listed = ListCollection.of(this.shared.sql, repo, spec.listQuery);
+    this.toResource = resourceMapper(repo.metadata, spec.resource);
+    this.updatable = spec.update ? fieldProperties(repo.metadata, spec.update) : [];
+    const field = spec.uniqueKey;
+    this.uniqueKey =
+      field === undefined ? undefined : { field, property: propertyOf(repo.metadata, field) };
   }
 
   async list(organizationId: string, query: ListQuery, url: PageUrl) {
     const { rows, total } = await this.listed.find(organizationId, query, this.shared.listOptions);
-    return { data: rows.map(this.spec.toResource), ...pageEnvelope(url, query, total) };
+    return { data: rows.map(this.toResource), ...pageEnvelope(url, query, total) };
   }
 
   async retrieve(organizationId: string, id: string): Promise<R> {
-    return this.spec.toResource(await this.find(this.repo.manager, organizationId, id));
+    return this.toResource(await this.find(this.repo.manager, organizationId, id));
   }
 
   find(manager: EntityManager, organizationId: string, id: string): Promise<T> {
@@ -197,17 +209,13 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
    * and sends no event; otherwise `check` judges the result, then it is saved with
    * `<object>.updated`.
    */
-  update(
-    organizationId: string,
-    id: string,
-    changes: Partial<T>,
-    rules: UpdateRules<T> = {},
-  ): Promise<R> {
+  update(organizationId: string, id: string, body: object, rules: UpdateRules<T> = {}): Promise<R> {
+    const changes = bodyColumns<T>(this.updatable, body);
     return this.write(
       this.withKeyConflict(rules, () => changes),
       async (manager) => {
         const record = await this.findForUpdate(manager, organizationId, id);
-        if (!applyPatch(record, changes)) return this.spec.toResource(record);
+        if (!applyPatch(record, changes)) return this.toResource(record);
         await this.assertKeyFree(manager, organizationId, changes, record.id);
         await rules.check?.(record, manager);
         record.updatedAt = this.shared.now();
@@ -264,6 +272,14 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     }
   }
 
+  /**
+   * A create body's fields under their entity names, an absent optional one as null: for the
+   * resources whose new record is their create body (students, courses).
+   */
+  fromBody(body: object, schema: z.AnyZodObject): NewRecord<T> {
+    return bodyColumns<T>(fieldProperties(this.repo.metadata, schema), body, null) as NewRecord<T>;
+  }
+
   /** Refuses a business key (`spec.uniqueKey`) that another record of the organization holds. */
   private async assertKeyFree(
     manager: EntityManager,
@@ -271,7 +287,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     fields: Partial<T>,
     self?: string,
   ): Promise<void> {
-    const key = this.spec.uniqueKey;
+    const key = this.uniqueKey;
     if (!key || fields[key.property] === undefined) return;
     const where = {
       organizationId,
@@ -283,14 +299,14 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
 
   /** The 409 for a taken business key: from the check, or from the index when a race beat it. */
   private keyTaken(fields: Partial<T>): Error {
-    const { field, property } = this.spec.uniqueKey!;
+    const { field, property } = this.uniqueKey!;
     const value = String(fields[property]);
     return alreadyExists(field, `A ${this.noun} with ${field} '${value}' already exists`);
   }
 
   /** The rules with the business key's 409 as the conflict, when the write sets that key. */
   private withKeyConflict<W extends WriteRules>(rules: W, written: () => Partial<T>): W {
-    const key = this.spec.uniqueKey;
+    const key = this.uniqueKey;
     if (rules.conflict || !key) return rules;
     const conflict = () =>
       written()[key.property] === undefined ? undefined : this.keyTaken(written());
@@ -311,7 +327,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   }
 
   private async recordEvent(manager: EntityManager, record: T, type: string, at: Date) {
-    const resource = this.spec.toResource(record);
+    const resource = this.toResource(record);
     await this.recordEventData(manager, record.organizationId, type, resource, at);
     return resource;
   }

@@ -2,21 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
+  EnrollmentSchema,
   ENROLLMENT_TRANSITIONS,
   type Enrollment as EnrollmentResource,
   type EnrollmentCreateSchema,
   type EnrollmentTransition,
-  type EnrollmentUpdateSchema,
+  EnrollmentUpdateSchema,
 } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { lockOwned } from '../common/find-owned';
-import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
-import { pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
-import { toIso } from '../common/timestamp';
 import { Course } from '../courses/course.entity';
 import { CoursesService } from '../courses/courses.service';
 import { Sql } from '../database/sql';
@@ -24,28 +22,6 @@ import { StudentsService } from '../students/students.service';
 import { Enrollment } from './enrollment.entity';
 import { alreadyEnrolled, applyTransition, courseFull, hasFreeSeat } from './enrollment-rules';
 import { countLiveEnrollments, findLiveEnrollment } from './live-enrollments';
-
-export const ENROLLMENT_UPDATABLE = {
-  notes: 'notes',
-} as const satisfies UpdatableFields<z.output<typeof EnrollmentUpdateSchema>, Enrollment>;
-
-export function toEnrollmentResource(enrollment: Enrollment): EnrollmentResource {
-  const iso = (d: Date | null) => (d ? toIso(d) : null);
-  return {
-    id: publicId('enrollment', enrollment.id),
-    object: 'enrollment',
-    student_id: publicId('student', enrollment.studentId),
-    course_id: publicId('course', enrollment.courseId),
-    status: enrollment.status,
-    notes: enrollment.notes,
-    activated_at: iso(enrollment.activatedAt),
-    completed_at: iso(enrollment.completedAt),
-    dropped_at: iso(enrollment.droppedAt),
-    cancelled_at: iso(enrollment.cancelledAt),
-    created_at: toIso(enrollment.createdAt),
-    updated_at: toIso(enrollment.updatedAt),
-  };
-}
 
 @Injectable()
 export class EnrollmentsService extends OwnedResourceService<
@@ -63,7 +39,8 @@ export class EnrollmentsService extends OwnedResourceService<
     super(
       owned.for(enrollments, {
         object: 'enrollment',
-        toResource: toEnrollmentResource,
+        resource: EnrollmentSchema,
+        update: EnrollmentUpdateSchema,
         listQuery: contract.enrollments.list.query,
       }),
     );
@@ -142,7 +119,7 @@ export class EnrollmentsService extends OwnedResourceService<
     id: string,
     input: z.output<typeof EnrollmentUpdateSchema>,
   ): Promise<EnrollmentResource> {
-    return this.records.update(principal.organizationId, id, pick(input, ENROLLMENT_UPDATABLE));
+    return this.records.update(principal.organizationId, id, input);
   }
 
   transition(

@@ -14,7 +14,6 @@ import type { Principal } from '../auth/principal';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
@@ -71,11 +70,9 @@ export class EventsService {
     private readonly clock: Clock,
   ) {
     // Events never change after they are written, so `updated_at` (and `updated_since`) is `created_at`.
-    this.listed = new ListCollection(
-      this.sql,
-      events,
-      listFieldsFor(events.metadata, contract.events.list.query, { updated_at: 'created_at' }),
-    );
+    this.listed = ListCollection.of(this.sql, events, contract.events.list.query, {
+      updated_at: 'created_at',
+    });
   }
 
   /**

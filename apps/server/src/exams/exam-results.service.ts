@@ -2,44 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
+  ExamResultSchema,
   type ExamResult as ExamResultResource,
   type ExamResultCreateSchema,
-  type ExamResultUpdateSchema,
+  ExamResultUpdateSchema,
 } from '@platform/contract';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
-import { pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
 import { alreadyExists } from '../common/resource-errors';
-import { toIso } from '../common/timestamp';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
 import { StudentsService } from '../students/students.service';
 import { ENROLLED_STATUSES, publishResult, scoreRefusal } from './exam-result-rules';
 import { ExamResult } from './exam-result.entity';
 import { ExamsService } from './exams.service';
-
-export const EXAM_RESULT_UPDATABLE = {
-  score: 'score',
-  grade: 'grade',
-} as const satisfies UpdatableFields<z.output<typeof ExamResultUpdateSchema>, ExamResult>;
-
-export function toExamResultResource(result: ExamResult): ExamResultResource {
-  return {
-    id: publicId('exam_result', result.id),
-    object: 'exam_result',
-    exam_id: publicId('exam', result.examId),
-    student_id: publicId('student', result.studentId),
-    score: result.score,
-    grade: result.grade,
-    status: result.status,
-    published_at: result.publishedAt ? toIso(result.publishedAt) : null,
-    created_at: toIso(result.createdAt),
-    updated_at: toIso(result.updatedAt),
-  };
-}
 
 @Injectable()
 export class ExamResultsService extends OwnedResourceService<
@@ -58,7 +36,8 @@ export class ExamResultsService extends OwnedResourceService<
       owned.for(results, {
         object: 'exam_result',
         noun: 'exam result',
-        toResource: toExamResultResource,
+        resource: ExamResultSchema,
+        update: ExamResultUpdateSchema,
         listQuery: contract.examResults.list.query,
       }),
     );
@@ -117,7 +96,7 @@ export class ExamResultsService extends OwnedResourceService<
     input: z.output<typeof ExamResultUpdateSchema>,
   ): Promise<ExamResultResource> {
     const organizationId = principal.organizationId;
-    return this.records.update(organizationId, id, pick(input, EXAM_RESULT_UPDATABLE), {
+    return this.records.update(organizationId, id, input, {
       check: async (result, manager) => {
         const exam = await this.exams.referenced(manager, organizationId, 'exam_id', result.examId);
         const badScore = scoreRefusal(result.score, exam);

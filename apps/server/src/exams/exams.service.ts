@@ -2,40 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
+  ExamSchema,
   type Exam as ExamResource,
   type ExamCreateSchema,
-  type ExamUpdateSchema,
+  ExamUpdateSchema,
 } from '@platform/contract';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
-import { pick, type UpdatableFields } from '../common/patch';
 import { ProblemException } from '../common/problem.exception';
-import { toIso } from '../common/timestamp';
 import { CoursesService } from '../courses/courses.service';
 import { ExamResult } from './exam-result.entity';
 import { Exam } from './exam.entity';
-
-export const EXAM_UPDATABLE = {
-  title: 'title',
-  max_score: 'maxScore',
-  held_on: 'heldOn',
-} as const satisfies UpdatableFields<z.output<typeof ExamUpdateSchema>, Exam>;
-
-export function toExamResource(exam: Exam): ExamResource {
-  return {
-    id: publicId('exam', exam.id),
-    object: 'exam',
-    course_id: publicId('course', exam.courseId),
-    title: exam.title,
-    max_score: exam.maxScore,
-    held_on: exam.heldOn,
-    created_at: toIso(exam.createdAt),
-    updated_at: toIso(exam.updatedAt),
-  };
-}
 
 @Injectable()
 export class ExamsService extends OwnedResourceService<Exam, ExamResource, 'exam'> {
@@ -47,7 +26,8 @@ export class ExamsService extends OwnedResourceService<Exam, ExamResource, 'exam
     super(
       owned.for(exams, {
         object: 'exam',
-        toResource: toExamResource,
+        resource: ExamSchema,
+        update: ExamUpdateSchema,
         listQuery: contract.exams.list.query,
       }),
     );
@@ -76,7 +56,7 @@ export class ExamsService extends OwnedResourceService<Exam, ExamResource, 'exam
     id: string,
     input: z.output<typeof ExamUpdateSchema>,
   ): Promise<ExamResource> {
-    return this.records.update(principal.organizationId, id, pick(input, EXAM_UPDATABLE), {
+    return this.records.update(principal.organizationId, id, input, {
       check: async (exam, manager) => {
         const highest = await manager.maximum(ExamResult, 'score', { examId: exam.id });
         if (highest !== null && highest > exam.maxScore) {

@@ -20,7 +20,6 @@ import { revokeTokensOf } from '../auth/tokens.service';
 import { Clock } from '../common/clock';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { alreadyExists, invalidField, notFound } from '../common/resource-errors';
@@ -75,19 +74,11 @@ export class MembersService {
     private readonly sql: Sql,
     private readonly clock: Clock,
   ) {
-    this.listedMembers = new ListCollection(
-      sql,
-      users,
-      listFieldsFor(users.metadata, contract.members.list.query),
-    );
+    this.listedMembers = ListCollection.of(sql, users, contract.members.list.query);
     // `expires_at`: the list shows pending invitations only, a condition the service adds.
-    this.listedInvitations = new ListCollection(
-      sql,
-      invitations,
-      listFieldsFor(invitations.metadata, contract.invitations.list.query, {
-        expires_at: 'expires_at',
-      }),
-    );
+    this.listedInvitations = ListCollection.of(sql, invitations, contract.invitations.list.query, {
+      expires_at: 'expires_at',
+    });
   }
 
   // ------------------------------------------------------------------ members

@@ -18,7 +18,6 @@ import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { invalidField, notFound } from '../common/resource-errors';
@@ -145,11 +144,7 @@ export class OAuthClientsService {
     private readonly sql: Sql,
     private readonly clock: Clock,
   ) {
-    this.listed = new ListCollection(
-      this.sql,
-      clients,
-      listFieldsFor(clients.metadata, contract.oauthClients.list.query),
-    );
+    this.listed = ListCollection.of(this.sql, clients, contract.oauthClients.list.query);
     // Every column, selected under its property name and read back through the metadata.
     this.properties = clients.metadata.columns.map((column) => column.propertyName);
     this.byIdSql =

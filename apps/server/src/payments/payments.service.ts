@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
+  PaymentSchema,
   type Payment as PaymentResource,
   type PaymentCreateSchema,
   type PaymentFailSchema,
@@ -10,36 +11,12 @@ import {
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
 import { invalidField } from '../common/resource-errors';
-import { toIso } from '../common/timestamp';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
 import { StudentsService } from '../students/students.service';
 import { failPayment, refundPayment, succeedPayment } from './payment-rules';
 import { Payment } from './payment.entity';
-
-export function toPaymentResource(payment: Payment): PaymentResource {
-  const iso = (d: Date | null) => (d ? toIso(d) : null);
-  return {
-    id: publicId('payment', payment.id),
-    object: 'payment',
-    student_id: publicId('student', payment.studentId),
-    enrollment_id: publicId('enrollment', payment.enrollmentId),
-    amount: payment.amount,
-    currency: payment.currency,
-    status: payment.status,
-    amount_refunded: payment.amountRefunded,
-    description: payment.description,
-    external_reference: payment.externalReference,
-    failure_reason: payment.failureReason,
-    succeeded_at: iso(payment.succeededAt),
-    failed_at: iso(payment.failedAt),
-    refunded_at: iso(payment.refundedAt),
-    created_at: toIso(payment.createdAt),
-    updated_at: toIso(payment.updatedAt),
-  };
-}
 
 @Injectable()
 export class PaymentsService extends OwnedResourceService<Payment, PaymentResource, 'payment'> {
@@ -52,7 +29,7 @@ export class PaymentsService extends OwnedResourceService<Payment, PaymentResour
     super(
       owned.for(payments, {
         object: 'payment',
-        toResource: toPaymentResource,
+        resource: PaymentSchema,
         listQuery: contract.payments.list.query,
       }),
     );

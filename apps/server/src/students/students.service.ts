@@ -2,48 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
+  StudentSchema,
   type Student as StudentResource,
-  type StudentCreateSchema,
-  type StudentUpdateSchema,
+  StudentCreateSchema,
+  StudentUpdateSchema,
 } from '@platform/contract';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { publicId } from '../common/ids';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
-import { fromBody, pick, type UpdatableFields } from '../common/patch';
-import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { insertRows } from '../database/sql';
 import { Student } from './student.entity';
-
-export const STUDENT_UPDATABLE = {
-  student_number: 'studentNumber',
-  first_name: 'firstName',
-  last_name: 'lastName',
-  preferred_name: 'preferredName',
-  email: 'email',
-  date_of_birth: 'dateOfBirth',
-  status: 'status',
-  grade_level: 'gradeLevel',
-} as const satisfies UpdatableFields<z.output<typeof StudentUpdateSchema>, Student>;
-
-export function toStudentResource(student: Student): StudentResource {
-  return {
-    id: publicId('student', student.id),
-    object: 'student',
-    student_number: student.studentNumber,
-    first_name: student.firstName,
-    last_name: student.lastName,
-    preferred_name: student.preferredName,
-    email: student.email,
-    date_of_birth: student.dateOfBirth,
-    status: student.status,
-    grade_level: student.gradeLevel,
-    created_at: toIso(student.createdAt),
-    updated_at: toIso(student.updatedAt),
-  };
-}
 
 @Injectable()
 export class StudentsService extends OwnedResourceService<Student, StudentResource, 'student'> {
@@ -55,9 +25,10 @@ export class StudentsService extends OwnedResourceService<Student, StudentResour
     super(
       owned.for(students, {
         object: 'student',
-        toResource: toStudentResource,
+        resource: StudentSchema,
+        update: StudentUpdateSchema,
         listQuery: contract.students.list.query,
-        uniqueKey: { field: 'student_number', property: 'studentNumber' },
+        uniqueKey: 'student_number',
       }),
     );
   }
@@ -67,7 +38,7 @@ export class StudentsService extends OwnedResourceService<Student, StudentResour
     input: z.output<typeof StudentCreateSchema>,
   ): Promise<StudentResource> {
     return this.records.create(principal.organizationId, () =>
-      fromBody<typeof input, Student, typeof STUDENT_UPDATABLE>(input, STUDENT_UPDATABLE),
+      this.records.fromBody(input, StudentCreateSchema),
     );
   }
 
@@ -76,7 +47,7 @@ export class StudentsService extends OwnedResourceService<Student, StudentResour
     id: string,
     input: z.output<typeof StudentUpdateSchema>,
   ): Promise<StudentResource> {
-    return this.records.update(principal.organizationId, id, pick(input, STUDENT_UPDATABLE));
+    return this.records.update(principal.organizationId, id, input);
   }
 
   delete(principal: Principal, id: string) {

@@ -6,7 +6,6 @@ import type { Principal } from '../auth/principal';
 import { Clock } from '../common/clock';
 import { findOwned, lockOwned } from '../common/find-owned';
 import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
@@ -38,12 +37,13 @@ export class WebhookDeliveriesService {
     private readonly clock: Clock,
   ) {
     // `endpoint_id` is the path's endpoint, a condition the service adds itself.
-    this.listed = new ListCollection(
+    this.listed = ListCollection.of(
       this.sql,
       messages,
-      listFieldsFor(messages.metadata, contract.webhookEndpoints.deliveries.query, {
+      contract.webhookEndpoints.deliveries.query,
+      {
         endpoint_id: 'endpoint_id',
-      }),
+      },
     );
     this.scheduleLength = config.webhooks.retryScheduleMs.length;
     metrics.countQueueWith(() => this.messages.countBy({ status: 'pending' }));

@@ -22,7 +22,6 @@ import { Clock } from '../common/clock';
 import { findOwned, lockOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
-import { listFieldsFor } from '../common/list/list-fields';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { invalidField } from '../common/resource-errors';
@@ -76,11 +75,7 @@ export class WebhookEndpointsService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
   ) {
-    this.listed = new ListCollection(
-      this.sql,
-      endpoints,
-      listFieldsFor(endpoints.metadata, contract.webhookEndpoints.list.query),
-    );
+    this.listed = ListCollection.of(this.sql, endpoints, contract.webhookEndpoints.list.query);
     this.urlPolicy = { allowPrivate: config.webhooks.allowPrivateUrls };
   }
 

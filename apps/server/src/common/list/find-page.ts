@@ -5,6 +5,7 @@ import {
   SEARCH_LENGTH,
 } from '@platform/contract';
 import type { ObjectLiteral, Repository } from 'typeorm';
+import { listFieldsFor } from './list-fields';
 import { type CompiledSql, quoteIdentifier, Sql, type SqlParams } from '../../database/sql';
 import {
   isSearchTimeout,
@@ -70,6 +71,19 @@ export class ListCollection<T extends ObjectLiteral> {
 
   /** Rows counted past the requested page (`LIST_TOTAL_COUNT_AHEAD`, see TOTAL_COUNT_AHEAD). */
   private readonly totalCountAhead: number;
+
+  /**
+   * The collection a contract list query describes (`contract.students.list.query`), its columns
+   * derived by `listFieldsFor` (`columnOf`: the fields whose column has another name).
+   */
+  static of<T extends ObjectLiteral>(
+    sql: Sql,
+    repo: Repository<T>,
+    listQuery: object,
+    columnOf?: Readonly<Record<string, string>>,
+  ): ListCollection<T> {
+    return new ListCollection(sql, repo, listFieldsFor(repo.metadata, listQuery, columnOf));
+  }
 
   constructor(
     private readonly sql: Sql,
