@@ -237,9 +237,7 @@ describe('3. a webhook endpoint receives only what its credential may read, and 
         params: { id: endpoint.id },
         query: { event_type: 'student.created', per_page: 100 },
       });
-      expect(expectStatus(deliveries, 200).body.data.map((d) => d.event_id)).not.toContain(
-        eventId,
-      );
+      expect(expectStatus(deliveries, 200).body.data.map((d) => d.event_id)).not.toContain(eventId);
     }
     expect(receivedStudent(hook, id)).toBe(false);
   }

@@ -276,11 +276,11 @@ describe('members API', () => {
       await server.createUser(org, email, PASSWORD, { role });
     }
     const api = typedClient(server, token);
-    const all = expectStatus(await api.members.list({ query: { sort: 'email', per_page: 2 } }), 200);
-    expect(all.body.data.map((m) => m.email)).toEqual([
-      'a@list.example',
-      'b@list.example',
-    ]);
+    const all = expectStatus(
+      await api.members.list({ query: { sort: 'email', per_page: 2 } }),
+      200,
+    );
+    expect(all.body.data.map((m) => m.email)).toEqual(['a@list.example', 'b@list.example']);
     expect(all.body.meta).toMatchObject({ total: 3, total_pages: 2 });
     expect(all.body.data[0]).toMatchObject({
       object: 'member',
@@ -691,7 +691,10 @@ describe('/v1/user', () => {
   it('changes the password with the current one (204), refuses a wrong current one (400) and a short new one (400); sign-in then takes the new one', async () => {
     const m = await member('viewer', ['students:read']);
     const wrong = await m.api.user.changePassword({
-      body: { current_password: 'not the password at all', new_password: 'a brand new long password' },
+      body: {
+        current_password: 'not the password at all',
+        new_password: 'a brand new long password',
+      },
     });
     expect(expectStatus(wrong, 400).body.errors?.[0]?.path).toBe('body.current_password');
     const short = await m.api.user.changePassword({
