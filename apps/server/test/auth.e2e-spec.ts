@@ -1,7 +1,10 @@
 import { PersonalAccessToken } from '../src/auth/personal-access-token.entity';
 import { generatePersonalAccessToken } from '../src/auth/token-format';
 import { ManualClock } from '../src/testing';
-import { type ApiResponse, call, startServer, type TestServer } from './support/server';
+import { expectStatus, typedClient, type TypedClient } from './support/api';
+import { startServer, type TestServer } from './support/server';
+
+type StudentList = Awaited<ReturnType<TypedClient['students']['list']>>;
 
 describe('authentication and scopes', () => {
   let server: TestServer;
@@ -17,67 +20,65 @@ describe('authentication and scopes', () => {
   });
   afterAll(() => server.close());
 
-  function expectUnauthorized(res: ApiResponse, detail: RegExp) {
-    expect(res.status).toBe(401);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(res.body.code).toBe('unauthorized');
-    expect(res.body.detail).toMatch(detail);
-    expect(res.headers.get('www-authenticate')).toMatch(
+  /** `GET /v1/students` with `token` as the bearer, if any. */
+  const listStudents = (bearer?: string) => typedClient(server, bearer).students.list();
+
+  function expectUnauthorized(res: StudentList, detail: RegExp) {
+    const refused = expectStatus(res, 401);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(refused.body.code).toBe('unauthorized');
+    expect(refused.body.detail).toMatch(detail);
+    expect(refused.headers.get('www-authenticate')).toMatch(
       /^Bearer realm="platform", error="invalid_token"/,
     );
   }
 
   it('accepts a valid token with the right scope', async () => {
-    const res = await call(server, '/v1/students', { token });
+    const res = await listStudents(token);
     expect(res.status).toBe(200);
   });
 
   it('refuses a request without an Authorization header', async () => {
-    expectUnauthorized(await call(server, '/v1/students'), /Authorization: Bearer/);
+    expectUnauthorized(await listStudents(), /Authorization: Bearer/);
   });
 
   it('refuses a non-bearer scheme and an empty bearer', async () => {
+    const api = typedClient(server);
     expectUnauthorized(
-      await call(server, '/v1/students', {
-        headers: { Authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+      await api.students.list({
+        extraHeaders: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
       }),
       /malformed/,
     );
     expectUnauthorized(
-      await call(server, '/v1/students', { headers: { Authorization: 'Bearer' } }),
+      await api.students.list({ extraHeaders: { authorization: 'Bearer' } }),
       /malformed/,
     );
   });
 
   it('refuses a token whose checksum does not match (a typo)', async () => {
     const last = token.at(-1) === 'a' ? 'b' : 'a';
-    expectUnauthorized(
-      await call(server, '/v1/students', { token: `${token.slice(0, -1)}${last}` }),
-      /malformed/,
-    );
+    expectUnauthorized(await listStudents(`${token.slice(0, -1)}${last}`), /malformed/);
   });
 
   it('refuses a well-formed token that does not exist', async () => {
-    expectUnauthorized(
-      await call(server, '/v1/students', { token: generatePersonalAccessToken() }),
-      /not recognised/,
-    );
+    expectUnauthorized(await listStudents(generatePersonalAccessToken()), /not recognised/);
   });
 
   it('refuses a token once its expiry has passed on the server clock', async () => {
     const { token: shortLived } = await server.createToken(orgId, ['students:read'], {
       expiresAt: new Date(clock.nowMs() + 3_600_000),
     });
-    expect((await call(server, '/v1/students', { token: shortLived })).status).toBe(200);
+    expect((await listStudents(shortLived)).status).toBe(200);
     clock.advance(3_600_000);
-    expectUnauthorized(await call(server, '/v1/students', { token: shortLived }), /expired/);
+    expectUnauthorized(await listStudents(shortLived), /expired/);
   });
 
   it('refuses a revoked token on the very next request', async () => {
     const { token: doomed, id } = await server.createToken(orgId, ['students:read']);
-    expect((await call(server, '/v1/students', { token: doomed })).status).toBe(200);
+    expect((await listStudents(doomed)).status).toBe(200);
     await server.revokeToken(id);
-    expectUnauthorized(await call(server, '/v1/students', { token: doomed }), /revoked/);
+    expectUnauthorized(await listStudents(doomed), /revoked/);
   });
 
   it('answers 403 insufficient_scope, naming the scope, for a token without it', async () => {
@@ -85,8 +86,7 @@ describe('authentication and scopes', () => {
       'students:write',
       'courses:read',
     ]);
-    const res = await call(server, '/v1/students', { token: writeOnly });
-    expect(res.status).toBe(403);
+    const res = expectStatus(await listStudents(writeOnly), 403);
     expect(res.body.code).toBe('insufficient_scope');
     expect(res.body.detail).toContain("'students:read'");
     expect(res.headers.get('www-authenticate')).toBe(
@@ -101,7 +101,7 @@ describe('authentication and scopes', () => {
     expect(JSON.stringify(before)).not.toContain(fresh.slice(4));
     expect(before.tokenHash).toMatch(/^[0-9a-f]{64}$/);
 
-    expect((await call(server, '/v1/students', { token: fresh })).status).toBe(200);
+    expect((await listStudents(fresh)).status).toBe(200);
     const after = await server.dataSource.manager.findOneByOrFail(PersonalAccessToken, { id });
     expect(after.lastUsedAt).toBeInstanceOf(Date);
     expect(Math.abs(after.lastUsedAt!.getTime() - clock.nowMs())).toBeLessThan(10_000);

@@ -4,9 +4,10 @@
  * every secret it created is looked for in everything the server logged. No stack traces either.
  */
 import { randomBytes } from 'node:crypto';
+import { expectStatus, typedClient } from './support/api';
 import { authorizeInBrowser, discover, oidc } from './support/oauth';
 import { startReceiver, waitFor } from './support/receiver';
-import { call, client, startServer, type TestServer } from './support/server';
+import { rawCall, startServer, type TestServer } from './support/server';
 
 describe('secrets in logs', () => {
   let server: TestServer;
@@ -34,30 +35,35 @@ describe('secrets in logs', () => {
     const { token } = await server.createToken(org.id, ['all']);
     const { token: readOnly } = await server.createToken(org.id, ['students:read']);
     secrets.push(token, readOnly);
-    const api = client(server, token);
+    const api = typedClient(server, token);
     const hook = await startReceiver((_req, i) =>
       i === 0 ? { status: 500, body: 'no' } : { status: 204 },
     );
     try {
-      const endpoint = await api.post('/v1/webhook_endpoints', { url: hook.url, events: ['*'] });
-      const rotated = await api.post(`/v1/webhook_endpoints/${endpoint.body.id}/rotate_secret`);
+      const endpoint = expectStatus(
+        await api.webhookEndpoints.create({ body: { url: hook.url, events: ['*'] } }),
+        201,
+      );
+      const rotated = expectStatus(
+        await api.webhookEndpoints.rotateSecret({ params: { id: endpoint.body.id } }),
+        200,
+      );
       secrets.push(endpoint.body.secret, rotated.body.secret);
-      await api.post('/v1/students', {
-        student_number: 'L-1',
-        first_name: 'Log',
-        last_name: 'Scan',
+      await api.students.create({
+        body: { student_number: 'L-1', first_name: 'Log', last_name: 'Scan' },
       });
       await waitFor(() => hook.received.length >= 2, { what: 'the delivery and its retry' });
       // Refused tokens: wrong, revoked-looking, and a valid one without the scope.
-      await call(server, '/v1/students', { token: `${token}x` });
-      await call(server, '/v1/courses', { token: readOnly });
-      await call(server, '/v1/students', { headers: { Authorization: `Basic ${token}` } });
-      await call(server, '/metrics', { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
-      await call(server, '/metrics', { headers: { Authorization: `Bearer ${METRICS_TOKEN}x` } });
-      await api.post('/v1/students', {
-        student_number: 'L-1',
-        first_name: 'Dup',
-        last_name: 'Key',
+      await typedClient(server, `${token}x`).students.list();
+      await typedClient(server, readOnly).courses.list();
+      await typedClient(server).students.list({
+        extraHeaders: { authorization: `Basic ${token}` },
+      });
+      // /metrics is outside the contract.
+      await rawCall(server, '/metrics', { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
+      await rawCall(server, '/metrics', { headers: { Authorization: `Bearer ${METRICS_TOKEN}x` } });
+      await api.students.create({
+        body: { student_number: 'L-1', first_name: 'Dup', last_name: 'Key' },
       });
       // OAuth: a client secret, a password typed into the login page (right and wrong), a
       // code, access and refresh tokens, rotation, reuse, revocation and introspection.
@@ -71,7 +77,7 @@ describe('secrets in logs', () => {
       const config = await discover(server, app.id, app.client_secret);
       const cc = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
       secrets.push(cc.access_token);
-      await call(server, '/v1/students', { token: cc.access_token });
+      await typedClient(server, cc.access_token).students.list();
       const verifier = oidc.randomPKCECodeVerifier();
       const url = oidc.buildAuthorizationUrl(config, {
         redirect_uri: 'https://logs.example/cb',
@@ -98,14 +104,16 @@ describe('secrets in logs', () => {
       await oidc.tokenIntrospection(config, refreshed.access_token);
       await oidc.refreshTokenGrant(config, tokens.refresh_token!).catch(() => undefined);
       await oidc.tokenRevocation(config, cc.access_token);
-      await call(server, '/v1/students', { token: cc.access_token });
+      await typedClient(server, cc.access_token).students.list();
 
       // Members: an invitation's one-time link (opened and used), the password set on its
       // page, and a password change over the API.
-      const invited = await api.post('/v1/invitations', {
-        email: 'joiner@school.example',
-        role: 'developer',
-      });
+      const invited = expectStatus(
+        await api.invitations.create({
+          body: { email: 'joiner@school.example', role: 'developer' },
+        }),
+        201,
+      );
       const inviteToken = new URL(invited.body.accept_url).searchParams.get('token')!;
       const joinerPassword = `pw-${randomBytes(12).toString('hex')}`;
       const newPassword = `pw-${randomBytes(12).toString('hex')}`;
@@ -124,12 +132,12 @@ describe('secrets in logs', () => {
       });
       expect(accepted.status).toBe(303);
       await fetch(invited.body.accept_url);
-      const joiner = (await api.get('/v1/members?role=developer')).body.data[0];
+      const developers = await api.members.list({ query: { role: 'developer' } });
+      const joiner = expectStatus(developers, 200).body.data[0]!;
       const owned = await server.createToken(org.id, ['students:read'], { userId: joiner.id });
       secrets.push(owned.token);
-      const changed = await client(server, owned.token).post('/v1/user/password', {
-        current_password: joinerPassword,
-        new_password: newPassword,
+      const changed = await typedClient(server, owned.token).user.changePassword({
+        body: { current_password: joinerPassword, new_password: newPassword },
       });
       expect(changed.status).toBe(204);
     } finally {

@@ -14,8 +14,9 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
 import { APP_SCHEMA } from '../src/schema';
+import { expectStatus, typedClient } from './support/api';
 import { authorizeInBrowser, discover, formAction, oidc } from './support/oauth';
-import { call, client, startServer, type TestServer } from './support/server';
+import { rawCall, startServer, type TestServer } from './support/server';
 
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT_URI = 'https://portal.example/callback';
@@ -53,7 +54,7 @@ async function member(role: Role, scopes: Parameters<TestServer['createToken']>[
   const email = `person${++people}@riverside.example`;
   const { id } = await server.createUser(orgId, email, PASSWORD, { role });
   const { token } = await server.createToken(orgId, scopes, { userId: id });
-  return { id, email, token, api: client(server, token) };
+  return { id, email, token, api: typedClient(server, token) };
 }
 
 /** An OAuth access token the member approved through the real sign-in and consent pages. */
@@ -82,83 +83,88 @@ async function oauthToken(
   return { accessToken: tokens.access_token, consentPage: result.consentPage };
 }
 
-const asOperator = () => client(server, operator);
+const asOperator = () => typedClient(server, operator);
+
+/** What `GET /v1/token` says of `token`. */
+async function tokenInfo(token: string) {
+  return expectStatus(await typedClient(server, token).token.retrieve(), 200).body;
+}
 
 describe('roles cap every token acting for a member', () => {
   it("a viewer's token is refused creating a token (403 insufficient_scope naming tokens:write), even though it was granted tokens:write while its member was an admin", async () => {
     const alice = await member('admin', ['tokens:write', 'tokens:read', 'students:read']);
-    const before = await alice.api.post('/v1/personal_access_tokens', {
-      name: 'ci',
-      scopes: ['students:read'],
+    const before = await alice.api.personalAccessTokens.create({
+      body: { name: 'ci', scopes: ['students:read'] },
     });
     expect(before.status).toBe(201);
 
-    const demoted = await asOperator().patch(`/v1/members/${alice.id}`, { role: 'viewer' });
-    expect(demoted.status).toBe(200);
-    expect(demoted.body.role).toBe('viewer');
-
-    const after = await alice.api.post('/v1/personal_access_tokens', {
-      name: 'ci 2',
-      scopes: ['students:read'],
+    const demoted = await asOperator().members.update({
+      params: { id: alice.id },
+      body: { role: 'viewer' },
     });
-    expect(after.status).toBe(403);
+    expect(expectStatus(demoted, 200).body.role).toBe('viewer');
+
+    const res = await alice.api.personalAccessTokens.create({
+      body: { name: 'ci 2', scopes: ['students:read'] },
+    });
+    const after = expectStatus(res, 403);
     expect(after.body.code).toBe('insufficient_scope');
     expect(after.body.detail).toContain("'tokens:write'");
     expect(after.headers.get('www-authenticate')).toContain('scope="tokens:write"');
     // What the token can still do: its scopes within the viewer role.
-    const info = await alice.api.get('/v1/token');
-    expect(info.body.scopes.sort()).toEqual(['students:read', 'tokens:read']);
-    expect(info.body.user_id).toBe(alice.id);
+    const info = await tokenInfo(alice.token);
+    expect(info.scopes.sort()).toEqual(['students:read', 'tokens:read']);
+    expect(info.user_id).toBe(alice.id);
   });
 
   it('a developer demoted to viewer loses write on the very next request, through an OAuth token too', async () => {
     const dev = await member('developer', ['students:read', 'students:write']);
     const { accessToken } = await oauthToken(dev, 'students:read students:write');
-    const viaOauth = client(server, accessToken);
+    const viaOauth = typedClient(server, accessToken);
     const body = { student_number: `R-${people}`, first_name: 'Grace', last_name: 'Hopper' };
-    expect((await dev.api.post('/v1/students', body)).status).toBe(201);
+    expect((await dev.api.students.create({ body })).status).toBe(201);
     expect(
-      (await viaOauth.post('/v1/students', { ...body, student_number: `R-${people}b` })).status,
+      (await viaOauth.students.create({ body: { ...body, student_number: `R-${people}b` } }))
+        .status,
     ).toBe(201);
 
-    expect((await asOperator().patch(`/v1/members/${dev.id}`, { role: 'viewer' })).status).toBe(
-      200,
-    );
+    const demoted = await asOperator().members.update({
+      params: { id: dev.id },
+      body: { role: 'viewer' },
+    });
+    expect(demoted.status).toBe(200);
     for (const api of [dev.api, viaOauth]) {
-      const refused = await api.post('/v1/students', { ...body, student_number: `R-${++people}` });
-      expect(refused.status).toBe(403);
-      expect(refused.body.code).toBe('insufficient_scope');
-      expect((await api.get('/v1/students')).status).toBe(200);
+      const refused = await api.students.create({
+        body: { ...body, student_number: `R-${++people}` },
+      });
+      expect(expectStatus(refused, 403).body.code).toBe('insufficient_scope');
+      expect((await api.students.list()).status).toBe(200);
     }
   });
 
   it('a token made by a member is owned by them, and cannot get scopes beyond their role (delegation uses the effective scopes)', async () => {
     const dev = await member('developer', ['all']);
-    const tooMuch = await dev.api.post('/v1/personal_access_tokens', {
-      name: 'admin-ish',
-      scopes: ['members:write'],
+    const res = await dev.api.personalAccessTokens.create({
+      body: { name: 'admin-ish', scopes: ['members:write'] },
     });
-    expect(tooMuch.status).toBe(403);
+    const tooMuch = expectStatus(res, 403);
     expect(tooMuch.body.code).toBe('forbidden');
     expect(tooMuch.body.detail).toContain('members:write');
 
-    const made = await dev.api.post('/v1/personal_access_tokens', {
-      name: 'all I can',
-      scopes: ['students:read', 'tokens:write'],
+    const made = await dev.api.personalAccessTokens.create({
+      body: { name: 'all I can', scopes: ['students:read', 'tokens:write'] },
     });
-    expect(made.status).toBe(201);
-    const info = await call(server, '/v1/token', { token: made.body.token });
-    expect(info.body.user_id).toBe(dev.id);
+    const madeToken = expectStatus(made, 201).body.token;
+    expect((await tokenInfo(madeToken)).user_id).toBe(dev.id);
     // Owned: demoting the member caps the new token as well.
-    await asOperator().patch(`/v1/members/${dev.id}`, { role: 'viewer' });
-    const capped = await call(server, '/v1/token', { token: made.body.token });
-    expect(capped.body.scopes).toEqual(['students:read']);
+    await asOperator().members.update({ params: { id: dev.id }, body: { role: 'viewer' } });
+    expect((await tokenInfo(madeToken)).scopes).toEqual(['students:read']);
   });
 
   it('an operator token (no member) keeps its own scopes: roles cap only tokens acting for a member', async () => {
-    const info = await asOperator().get('/v1/token');
-    expect(info.body.user_id).toBeNull();
-    expect(info.body.scopes).toContain('members:write');
+    const info = await tokenInfo(operator);
+    expect(info.user_id).toBeNull();
+    expect(info.scopes).toContain('members:write');
   });
 
   it("OAuth consent grants no more than the member's role, and the grant stays so after a promotion", async () => {
@@ -168,68 +174,72 @@ describe('roles cap every token acting for a member', () => {
     expect(consentPage).toMatch(
       /Not granted, because your role \(viewer\)[^<]*<code>students:write<\/code>/,
     );
-    const info = await call(server, '/v1/token', { token: accessToken });
-    expect(info.body.scopes).toEqual(['students:read']);
+    expect((await tokenInfo(accessToken)).scopes).toEqual(['students:read']);
 
     // Promoted later: the token holds only what was granted.
-    await asOperator().patch(`/v1/members/${viewer.id}`, { role: 'admin' });
-    const after = await call(server, '/v1/token', { token: accessToken });
-    expect(after.body.scopes).toEqual(['students:read']);
+    await asOperator().members.update({ params: { id: viewer.id }, body: { role: 'admin' } });
+    expect((await tokenInfo(accessToken)).scopes).toEqual(['students:read']);
   });
 
   it('giving a role needs a token holding all of its scopes (403 forbidden otherwise)', async () => {
     const target = await member('viewer');
     const { token: narrow } = await server.createToken(orgId, ['members:write', 'members:read']);
-    const res = await client(server, narrow).patch(`/v1/members/${target.id}`, { role: 'admin' });
-    expect(res.status).toBe(403);
-    expect(res.body.code).toBe('forbidden');
-    expect(res.body.detail).toContain("'admin'");
-    expect((await asOperator().get(`/v1/members/${target.id}`)).body.role).toBe('viewer');
+    const res = await typedClient(server, narrow).members.update({
+      params: { id: target.id },
+      body: { role: 'admin' },
+    });
+    const refused = expectStatus(res, 403);
+    expect(refused.body.code).toBe('forbidden');
+    expect(refused.body.detail).toContain("'admin'");
+    const unchanged = await asOperator().members.retrieve({ params: { id: target.id } });
+    expect(expectStatus(unchanged, 200).body.role).toBe('viewer');
   });
 });
 
 describe("an OAuth app a member registers acts with that member's authority", () => {
   it("its client credentials tokens are capped by the maker's role, make owned tokens, and end with the membership", async () => {
     const dev = await member('developer');
-    const created = await dev.api.post('/v1/oauth_clients', {
-      name: 'Nightly sync',
-      type: 'confidential',
-      redirect_uris: [],
-      scopes: ['students:read', 'students:write', 'tokens:write'],
-      grant_types: ['client_credentials'],
+    const res = await dev.api.oauthClients.create({
+      body: {
+        name: 'Nightly sync',
+        type: 'confidential',
+        redirect_uris: [],
+        scopes: ['students:read', 'students:write', 'tokens:write'],
+        grant_types: ['client_credentials'],
+      },
     });
-    expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String) }));
+    expect(res.body).toEqual(expect.objectContaining({ id: expect.any(String) }));
+    const created = expectStatus(res, 201);
     const cfg = await discover(server, created.body.id, created.body.client_secret);
     const { access_token: appToken } = await oidc.clientCredentialsGrant(cfg, {
       scope: 'students:read students:write tokens:write',
     });
-    const app = client(server, appToken);
-    expect((await app.get('/v1/token')).body.user_id).toBe(dev.id);
+    const app = typedClient(server, appToken);
+    expect((await tokenInfo(appToken)).user_id).toBe(dev.id);
     const student = { student_number: `S-${++people}`, first_name: 'Ada', last_name: 'Byron' };
-    expect((await app.post('/v1/students', student)).status).toBe(201);
+    expect((await app.students.create({ body: student })).status).toBe(201);
     // A token the app makes belongs to the member too.
-    const made = await app.post('/v1/personal_access_tokens', {
-      name: 'from the app',
-      scopes: ['students:write'],
-      // No longer than the app's one-hour token that makes it.
-      expires_at: new Date(Date.now() + 30 * 60_000).toISOString(),
+    const made = await app.personalAccessTokens.create({
+      body: {
+        name: 'from the app',
+        scopes: ['students:write'],
+        // No longer than the app's one-hour token that makes it.
+        expires_at: new Date(Date.now() + 30 * 60_000).toISOString(),
+      },
     });
-    expect(made.status).toBe(201);
+    const madeToken = expectStatus(made, 201).body.token;
 
-    await call(server, `/v1/members/${dev.id}`, {
-      method: 'PATCH',
-      token: operator,
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ role: 'viewer' }),
+    await asOperator().members.update({ params: { id: dev.id }, body: { role: 'viewer' } });
+    const refused = await app.students.create({
+      body: { ...student, student_number: `S-${++people}` },
     });
-    const refused = await app.post('/v1/students', { ...student, student_number: `S-${++people}` });
-    expect(refused.status).toBe(403);
-    expect(refused.body.code).toBe('insufficient_scope');
-    expect((await client(server, made.body.token).post('/v1/students', student)).status).toBe(403);
-    expect((await app.get('/v1/students')).status).toBe(200);
+    expect(expectStatus(refused, 403).body.code).toBe('insufficient_scope');
+    const byMade = await typedClient(server, madeToken).students.create({ body: student });
+    expect(byMade.status).toBe(403);
+    expect((await app.students.list()).status).toBe(200);
 
-    await call(server, `/v1/members/${dev.id}`, { method: 'DELETE', token: operator });
-    expect((await app.get('/v1/students')).status).toBe(401);
+    await asOperator().members.delete({ params: { id: dev.id } });
+    expect((await app.students.list()).status).toBe(401);
   });
 });
 
@@ -237,11 +247,11 @@ describe('changing a member takes holding what they hold', () => {
   it('a token with members:write but not every admin scope cannot demote or remove an admin (403)', async () => {
     const admin = await member('admin');
     const { token } = await server.createToken(orgId, ['members:read', 'members:write']);
-    const api = client(server, token);
-    expect((await api.patch(`/v1/members/${admin.id}`, { role: 'viewer' })).status).toBe(403);
-    const remove = await api.delete(`/v1/members/${admin.id}`);
-    expect(remove.status).toBe(403);
-    expect(remove.body.detail).toContain("'admin'");
+    const api = typedClient(server, token);
+    const adminId = { params: { id: admin.id } };
+    expect((await api.members.update({ ...adminId, body: { role: 'viewer' } })).status).toBe(403);
+    const remove = await api.members.delete(adminId);
+    expect(expectStatus(remove, 403).body.detail).toContain("'admin'");
     // Holding every scope of the member's role, it may.
     const viewer = await member('viewer');
     const { token: wide } = await server.createToken(orgId, [
@@ -249,7 +259,8 @@ describe('changing a member takes holding what they hold', () => {
       'members:write',
       ...ROLE_SCOPES.viewer,
     ]);
-    expect((await client(server, wide).delete(`/v1/members/${viewer.id}`)).status).toBe(200);
+    const removed = await typedClient(server, wide).members.delete({ params: { id: viewer.id } });
+    expect(removed.status).toBe(200);
   });
 });
 
@@ -264,12 +275,12 @@ describe('members API', () => {
     ] as const) {
       await server.createUser(org, email, PASSWORD, { role });
     }
-    const all = await call(server, '/v1/members?sort=email&per_page=2', { token });
-    expect(all.status).toBe(200);
-    expect(all.body.data.map((m: { email: string }) => m.email)).toEqual([
-      'a@list.example',
-      'b@list.example',
-    ]);
+    const api = typedClient(server, token);
+    const all = expectStatus(
+      await api.members.list({ query: { sort: 'email', per_page: 2 } }),
+      200,
+    );
+    expect(all.body.data.map((m) => m.email)).toEqual(['a@list.example', 'b@list.example']);
     expect(all.body.meta).toMatchObject({ total: 3, total_pages: 2 });
     expect(all.body.data[0]).toMatchObject({
       object: 'member',
@@ -277,84 +288,94 @@ describe('members API', () => {
       name: null,
       organization_id: org,
     });
-    const viewers = await call(server, '/v1/members?role=viewer,developer&sort=email', { token });
-    expect(viewers.body.data.map((m: { role: string }) => m.role)).toEqual(['developer', 'viewer']);
-    const bad = await call(server, '/v1/members?role=owner', { token });
+    const viewers = await api.members.list({ query: { role: 'viewer,developer', sort: 'email' } });
+    expect(expectStatus(viewers, 200).body.data.map((m) => m.role)).toEqual([
+      'developer',
+      'viewer',
+    ]);
+    // A role the contract does not know: sent raw.
+    const bad = await rawCall(server, '/v1/members?role=owner', { token });
     expect(bad.status).toBe(400);
   });
 
   it('changes a name; null clears it', async () => {
     const m = await member('developer');
-    const named = await asOperator().patch(`/v1/members/${m.id}`, { name: 'Ada Lovelace' });
+    const byId = { params: { id: m.id } };
+    const named = await asOperator().members.update({ ...byId, body: { name: 'Ada Lovelace' } });
     expect(named.body).toMatchObject({ name: 'Ada Lovelace', role: 'developer' });
-    const cleared = await asOperator().patch(`/v1/members/${m.id}`, { name: null });
-    expect(cleared.body.name).toBeNull();
+    const cleared = await asOperator().members.update({ ...byId, body: { name: null } });
+    expect(expectStatus(cleared, 200).body.name).toBeNull();
   });
 
   it('refuses removing or demoting the last admin (409), and allows it while another admin remains', async () => {
     const org = (await server.createOrganization({ name: 'Lone School' })).id;
     const { token } = await server.createToken(org, ['all']);
-    const api = client(server, token);
+    const api = typedClient(server, token);
     const first = await server.createUser(org, 'first@lone.example', PASSWORD);
+    const firstId = { params: { id: first.id } };
 
-    const demote = await api.patch(`/v1/members/${first.id}`, { role: 'developer' });
-    expect(demote.status).toBe(409);
-    expect(demote.body.code).toBe('conflict');
-    expect(demote.body.detail).toMatch(/last admin/);
-    const remove = await api.delete(`/v1/members/${first.id}`);
-    expect(remove.status).toBe(409);
-    expect(remove.body.detail).toMatch(/last admin/);
+    const demote = await api.members.update({ ...firstId, body: { role: 'developer' } });
+    const conflict = expectStatus(demote, 409);
+    expect(conflict.body.code).toBe('conflict');
+    expect(conflict.body.detail).toMatch(/last admin/);
+    const remove = await api.members.delete(firstId);
+    expect(expectStatus(remove, 409).body.detail).toMatch(/last admin/);
 
     const second = await server.createUser(org, 'second@lone.example', PASSWORD);
-    expect((await api.patch(`/v1/members/${first.id}`, { role: 'developer' })).status).toBe(200);
-    expect((await api.delete(`/v1/members/${second.id}`)).status).toBe(409);
-    expect((await api.delete(`/v1/members/${first.id}`)).status).toBe(200);
-    const left = await api.get('/v1/members');
-    expect(left.body.data.map((m: { id: string }) => m.id)).toEqual([second.id]);
+    const secondId = { params: { id: second.id } };
+    expect((await api.members.update({ ...firstId, body: { role: 'developer' } })).status).toBe(
+      200,
+    );
+    expect((await api.members.delete(secondId)).status).toBe(409);
+    expect((await api.members.delete(firstId)).status).toBe(200);
+    const left = expectStatus(await api.members.list(), 200);
+    expect(left.body.data.map((m) => m.id)).toEqual([second.id]);
   });
 
   it('removing a member ends their tokens (PAT and OAuth): 401 on the next request; the PAT is listed as revoked', async () => {
     const leaver = await member('developer', ['students:read', 'tokens:read']);
     const { accessToken } = await oauthToken(leaver, 'students:read webhooks:write');
-    expect((await leaver.api.get('/v1/students')).status).toBe(200);
-    const endpoint = await client(server, accessToken).post('/v1/webhook_endpoints', {
-      url: 'https://127.0.0.1:9/hooks',
-      events: ['student.created'],
+    expect((await leaver.api.students.list()).status).toBe(200);
+    const viaOauth = typedClient(server, accessToken);
+    const res = await viaOauth.webhookEndpoints.create({
+      body: { url: 'https://127.0.0.1:9/hooks', events: ['student.created'] },
     });
-    expect(endpoint.status).toBe(201);
-    expect(endpoint.body.owner.user_id).toBe(leaver.id);
-    expect((await call(server, '/v1/students', { token: accessToken })).status).toBe(200);
-    const made = await leaver.api.get('/v1/token');
-    const patId = made.body.personal_access_token_id as string;
+    const endpoint = expectStatus(res, 201);
+    expect(endpoint.body.owner?.user_id).toBe(leaver.id);
+    expect((await viaOauth.students.list()).status).toBe(200);
+    const patId = (await tokenInfo(leaver.token)).personal_access_token_id!;
 
-    const removed = await asOperator().delete(`/v1/members/${leaver.id}`);
+    const removed = await asOperator().members.delete({ params: { id: leaver.id } });
     expect(removed.status).toBe(200);
     expect(removed.body).toEqual({ id: leaver.id, object: 'member', deleted: true });
 
     for (const token of [leaver.token, accessToken]) {
-      const res = await call(server, '/v1/students', { token });
-      expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      const refused = await typedClient(server, token).students.list();
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
     }
-    const pat = await asOperator().get(`/v1/personal_access_tokens/${patId}`);
-    expect(pat.body.revoked_at).not.toBeNull();
+    const pat = await asOperator().personalAccessTokens.retrieve({ params: { id: patId } });
+    expect(expectStatus(pat, 200).body.revoked_at).not.toBeNull();
     // What they set up through their OAuth grant stops, visibly.
-    const stopped = await asOperator().get(`/v1/webhook_endpoints/${endpoint.body.id}`);
+    const stopped = await asOperator().webhookEndpoints.retrieve({
+      params: { id: endpoint.body.id },
+    });
     expect(stopped.body).toMatchObject({ enabled: false, disabled_reason: 'credential_revoked' });
     // Their OAuth artifacts are gone: no grant, token or session of theirs remains.
     const left: unknown[] = await server.dataSource.query(
       `SELECT kind FROM oauth_artifacts WHERE payload LIKE '%${leaver.id}%'`,
     );
     expect(left).toEqual([]);
-    expect((await asOperator().get(`/v1/members/${leaver.id}`)).status).toBe(404);
+    expect((await asOperator().members.retrieve({ params: { id: leaver.id } })).status).toBe(404);
   });
 
   it("another organization's member is a 404", async () => {
     const other = (await server.createOrganization({ name: 'Elsewhere' })).id;
     const stranger = await server.createUser(other, `stranger${++people}@else.example`, PASSWORD);
-    expect((await asOperator().get(`/v1/members/${stranger.id}`)).status).toBe(404);
-    expect((await asOperator().delete(`/v1/members/${stranger.id}`)).status).toBe(404);
-    expect((await asOperator().patch(`/v1/members/${stranger.id}`, { name: 'x' })).status).toBe(
+    const theirs = { params: { id: stranger.id } };
+    expect((await asOperator().members.retrieve(theirs)).status).toBe(404);
+    expect((await asOperator().members.delete(theirs)).status).toBe(404);
+    expect((await asOperator().members.update({ ...theirs, body: { name: 'x' } })).status).toBe(
       404,
     );
   });
@@ -364,14 +385,14 @@ describe('invitations', () => {
   async function invite(
     email: string,
     role: Role = 'developer',
-    headers: Record<string, string> = {},
+    extraHeaders: Record<string, string> = {},
   ) {
-    return call(server, '/v1/invitations', {
-      method: 'POST',
-      token: operator,
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify({ email, role }),
-    });
+    return asOperator().invitations.create({ body: { email, role }, extraHeaders });
+  }
+
+  /** A new invitation (201), with its one-time `accept_url`. */
+  async function invited(email: string, role?: Role) {
+    return expectStatus(await invite(email, role), 201).body;
   }
 
   /** Submits the accept form the way the browser would, from the page the link opens. */
@@ -394,8 +415,10 @@ describe('invitations', () => {
 
   it('creates an invitation with a one-time accept_url (7 days), lists it without the secret, and an Idempotency-Key retry does not show the link twice (409)', async () => {
     const key = randomBytes(8).toString('hex');
-    const res = await invite('newcomer@riverside.example', 'developer', { 'Idempotency-Key': key });
-    expect(res.status).toBe(201);
+    const res = expectStatus(
+      await invite('newcomer@riverside.example', 'developer', { 'Idempotency-Key': key }),
+      201,
+    );
     expect(res.body).toMatchObject({
       object: 'invitation',
       email: 'newcomer@riverside.example',
@@ -409,12 +432,13 @@ describe('invitations', () => {
     const secret = url.searchParams.get('token')!;
     expect(secret.length).toBeGreaterThanOrEqual(40);
 
-    const list = await asOperator().get('/v1/invitations');
-    const listed = list.body.data.find((i: { id: string }) => i.id === res.body.id);
+    const list = expectStatus(await asOperator().invitations.list(), 200);
+    const listed = list.body.data.find((i) => i.id === res.body.id);
     expect(listed).toBeDefined();
-    expect(listed.accept_url).toBeUndefined();
+    expect(listed).not.toHaveProperty('accept_url');
     expect(JSON.stringify(list.body)).not.toContain(secret);
-    const one = await asOperator().get(`/v1/invitations/${res.body.id}`);
+    const one = await asOperator().invitations.retrieve({ params: { id: res.body.id } });
+    expect(one.status).toBe(200);
     expect(JSON.stringify(one.body)).not.toContain(secret);
     // Only a hash is stored.
     const rows: { token_hash: string }[] = await server.dataSource.query(
@@ -432,42 +456,36 @@ describe('invitations', () => {
   it('refuses inviting an email that is already a member (409 naming email)', async () => {
     const existing = await member('viewer');
     const res = await invite(existing.email.toUpperCase());
-    expect(res.status).toBe(409);
-    expect(res.body.detail).toContain('already a member');
+    expect(expectStatus(res, 409).body.detail).toContain('already a member');
   });
 
   it('does not tell whether an email has an account in another organization; accepting then says the email is taken (409 page), and makes nobody', async () => {
     const other = (await server.createOrganization({ name: 'Other Place' })).id;
     const email = `taken${++people}@elsewhere.example`;
     await server.createUser(other, email, PASSWORD);
-    const res = await invite(email);
-    expect(res.status).toBe(201);
-    const accepted = await acceptThroughPage(res.body.accept_url, {
+    const created = await invited(email);
+    const accepted = await acceptThroughPage(created.accept_url, {
       password: PASSWORD,
       password_confirmation: PASSWORD,
     });
     expect(accepted.res.status).toBe(409);
     expect(accepted.body).toContain('already exists');
-    const mine = await asOperator().get('/v1/members?per_page=100');
-    expect(mine.body.data.map((m: { email: string }) => m.email)).not.toContain(email);
+    const mine = await asOperator().members.list({ query: { per_page: 100 } });
+    expect(expectStatus(mine, 200).body.data.map((m) => m.email)).not.toContain(email);
   });
 
   it('refuses (403) inviting with a role whose scopes the calling token lacks', async () => {
     const { token } = await server.createToken(orgId, ['members:write']);
-    const res = await call(server, '/v1/invitations', {
-      method: 'POST',
-      token,
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ email: 'sneaky@riverside.example', role: 'admin' }),
+    const res = await typedClient(server, token).invitations.create({
+      body: { email: 'sneaky@riverside.example', role: 'admin' },
     });
-    expect(res.status).toBe(403);
-    expect(res.body.code).toBe('forbidden');
+    expect(expectStatus(res, 403).body.code).toBe('forbidden');
   });
 
   it('the invitee opens the link, sets a password on the HTML page, becomes a member with the role, lands on the portal, and can sign in; the link then works no more', async () => {
     const email = `invitee${++people}@riverside.example`;
-    const created = await invite(email, 'viewer');
-    const acceptUrl = created.body.accept_url as string;
+    const created = await invited(email, 'viewer');
+    const acceptUrl = created.accept_url;
 
     const { page, html, res, body } = await acceptThroughPage(acceptUrl, {
       name: 'Ivy Invitee',
@@ -488,17 +506,16 @@ describe('invitations', () => {
     expect(res.headers.get('location')).toBe(`${server.url}/portal/`);
     expect(body).not.toContain(PASSWORD);
 
-    const members = await asOperator().get(`/v1/members?role=viewer&per_page=100`);
-    const joined = members.body.data.find((m: { email: string }) => m.email === email);
+    const members = await asOperator().members.list({ query: { role: 'viewer', per_page: 100 } });
+    const joined = expectStatus(members, 200).body.data.find((m) => m.email === email);
     expect(joined).toMatchObject({ role: 'viewer', name: 'Ivy Invitee' });
-    expect(
-      (await asOperator().get('/v1/invitations')).body.data.map((i: { id: string }) => i.id),
-    ).not.toContain(created.body.id);
+    const pending = expectStatus(await asOperator().invitations.list(), 200);
+    expect(pending.body.data.map((i) => i.id)).not.toContain(created.id);
 
     // Signs in through the OAuth pages with the password they chose.
     const { accessToken } = await oauthToken({ email }, 'students:read');
-    const me = await call(server, '/v1/user', { token: accessToken });
-    expect(me.body).toMatchObject({ id: joined.id, email, role: 'viewer', name: 'Ivy Invitee' });
+    const me = await typedClient(server, accessToken).user.retrieve();
+    expect(me.body).toMatchObject({ id: joined!.id, email, role: 'viewer', name: 'Ivy Invitee' });
 
     // One-time: the link is spent, and says so.
     const again = await fetch(acceptUrl);
@@ -524,7 +541,7 @@ describe('invitations', () => {
 
   it('accepts the form as Chromium sends it under the no-referrer policy (Origin: null, Sec-Fetch-Site: same-origin), and refuses Origin: null from anywhere else (403)', async () => {
     const email = `browser${++people}@riverside.example`;
-    const { body: created } = await invite(email);
+    const created = await invited(email);
     const token = new URL(created.accept_url).searchParams.get('token')!;
     const post = (headers: Record<string, string>) =>
       fetch(`${server.url}/invitations/accept`, {
@@ -546,7 +563,7 @@ describe('invitations', () => {
 
   it('the accept form refuses a post from another site (403), a short password and mismatched passwords (400, nothing spent)', async () => {
     const email = `careful${++people}@riverside.example`;
-    const { body: created } = await invite(email);
+    const created = await invited(email);
     const cross = await acceptThroughPage(
       created.accept_url,
       { password: PASSWORD, password_confirmation: PASSWORD },
@@ -575,60 +592,45 @@ describe('invitations', () => {
 
   it('records every member change in the audit log: invitation created, accepted (by the invitee, from the link), member added, role changed, renamed, removed, invitation revoked, password changed', async () => {
     const audit = async (targetId: string) => {
-      const res = await call(
-        server,
-        `/v1/audit_events?target_id=${targetId}&sort=created_at&per_page=100`,
-        {
-          token: operator,
-        },
-      );
-      expect(res.status).toBe(200);
-      return res.body.data as {
-        action: string;
-        actor: { type: string; credential_id: string | null; user_id: string | null };
-        changes: Record<string, unknown> | null;
-      }[];
+      const res = await asOperator().auditEvents.list({
+        query: { target_id: targetId, sort: 'created_at', per_page: 100 },
+      });
+      return expectStatus(res, 200).body.data;
     };
-    const invited = await invite('audited@riverside.example', 'developer');
-    expect(invited.status).toBe(201);
-    const { res } = await acceptThroughPage(invited.body.accept_url as string, {
+    const invitation = await invited('audited@riverside.example', 'developer');
+    const { res } = await acceptThroughPage(invitation.accept_url, {
       password: PASSWORD,
       password_confirmation: PASSWORD,
       name: 'Audrey',
     });
     expect(res.status).toBe(303);
-    const invitationLog = await audit(invited.body.id as string);
+    const invitationLog = await audit(invitation.id);
     expect(invitationLog.map((e) => e.action)).toEqual([
       'invitation.created',
       'invitation.accepted',
     ]);
     expect(JSON.stringify(invitationLog)).not.toContain(
-      new URL(invited.body.accept_url as string).searchParams.get('token'),
+      new URL(invitation.accept_url).searchParams.get('token'),
     );
-    const list = await call(server, '/v1/members?role=developer&sort=-created_at&per_page=1', {
-      token: operator,
+    const list = await asOperator().members.list({
+      query: { role: 'developer', sort: '-created_at', per_page: 1 },
     });
-    const userId = list.body.data[0].id as string;
+    const userId = expectStatus(list, 200).body.data[0]!.id;
     expect(invitationLog[1]!.actor).toEqual(
       expect.objectContaining({
         type: 'invitation',
-        credential_id: invited.body.id,
+        credential_id: invitation.id,
         user_id: userId,
       }),
     );
 
-    const patch = (body: Record<string, unknown>) =>
-      call(server, `/v1/members/${userId}`, {
-        method: 'PATCH',
-        token: operator,
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    expect((await patch({ role: 'viewer' })).status).toBe(200);
-    expect((await patch({ name: 'Audrey H.' })).status).toBe(200);
-    expect(
-      (await call(server, `/v1/members/${userId}`, { method: 'DELETE', token: operator })).status,
-    ).toBe(200);
+    const byId = { params: { id: userId } };
+    expect((await asOperator().members.update({ ...byId, body: { role: 'viewer' } })).status).toBe(
+      200,
+    );
+    const renamed = await asOperator().members.update({ ...byId, body: { name: 'Audrey H.' } });
+    expect(renamed.status).toBe(200);
+    expect((await asOperator().members.delete(byId)).status).toBe(200);
     const memberLog = await audit(userId);
     expect(memberLog.map((e) => [e.action, e.changes])).toEqual([
       ['member.added', { email: 'audited@riverside.example', role: 'developer' }],
@@ -637,17 +639,16 @@ describe('invitations', () => {
       ['member.removed', { email: 'audited@riverside.example', role: 'viewer' }],
     ]);
 
-    const revoked = await invite('never@riverside.example', 'viewer');
-    await call(server, `/v1/invitations/${revoked.body.id}`, { method: 'DELETE', token: operator });
-    expect((await audit(revoked.body.id as string)).map((e) => e.action)).toEqual([
+    const revoked = await invited('never@riverside.example', 'viewer');
+    await asOperator().invitations.delete({ params: { id: revoked.id } });
+    expect((await audit(revoked.id)).map((e) => e.action)).toEqual([
       'invitation.created',
       'invitation.revoked',
     ]);
 
     const m = await member('viewer', ['students:read']);
-    const changed = await m.api.post('/v1/user/password', {
-      current_password: PASSWORD,
-      new_password: 'a brand new long password',
+    const changed = await m.api.user.changePassword({
+      body: { current_password: PASSWORD, new_password: 'a brand new long password' },
     });
     expect(changed.status).toBe(204);
     const passwordLog = await audit(m.id);
@@ -657,15 +658,14 @@ describe('invitations', () => {
   });
 
   it('a revoked invitation no longer works (410) and leaves the pending list; an unknown link is a 404 page', async () => {
-    const { body: created } = await invite(`withdrawn${++people}@riverside.example`);
-    const revoked = await asOperator().delete(`/v1/invitations/${created.id}`);
+    const created = await invited(`withdrawn${++people}@riverside.example`);
+    const revoked = await asOperator().invitations.delete({ params: { id: created.id } });
     expect(revoked.body).toEqual({ id: created.id, object: 'invitation', deleted: true });
     const res = await fetch(created.accept_url);
     expect(res.status).toBe(410);
     expect(await res.text()).toMatch(/withdrawn/);
-    expect(
-      (await asOperator().get('/v1/invitations')).body.data.map((i: { id: string }) => i.id),
-    ).not.toContain(created.id);
+    const pending = expectStatus(await asOperator().invitations.list(), 200);
+    expect(pending.body.data.map((i) => i.id)).not.toContain(created.id);
     expect((await fetch(`${server.url}/invitations/accept?token=invt_nope`)).status).toBe(404);
   });
 });
@@ -673,7 +673,7 @@ describe('invitations', () => {
 describe('/v1/user', () => {
   it('answers the calling member for an owned PAT; a token acting for no member is 403 saying so', async () => {
     const m = await member('developer', ['students:read']);
-    const me = await m.api.get('/v1/user');
+    const me = await m.api.user.retrieve();
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({
       id: m.id,
@@ -682,46 +682,44 @@ describe('/v1/user', () => {
       role: 'developer',
       organization_id: orgId,
     });
-    const none = await asOperator().get('/v1/user');
-    expect(none.status).toBe(403);
+    const none = expectStatus(await asOperator().user.retrieve(), 403);
     expect(none.body.code).toBe('forbidden');
     expect(none.body.detail).toMatch(/acts for no member/);
-    expect((await call(server, '/v1/user')).status).toBe(401);
+    expect((await typedClient(server).user.retrieve()).status).toBe(401);
   });
 
   it('changes the password with the current one (204), refuses a wrong current one (400) and a short new one (400); sign-in then takes the new one', async () => {
     const m = await member('viewer', ['students:read']);
-    const wrong = await m.api.post('/v1/user/password', {
-      current_password: 'not the password at all',
-      new_password: 'a brand new long password',
+    const wrong = await m.api.user.changePassword({
+      body: {
+        current_password: 'not the password at all',
+        new_password: 'a brand new long password',
+      },
     });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.errors[0].path).toBe('body.current_password');
-    const short = await m.api.post('/v1/user/password', {
-      current_password: PASSWORD,
-      new_password: 'short',
+    expect(expectStatus(wrong, 400).body.errors?.[0]?.path).toBe('body.current_password');
+    const short = await m.api.user.changePassword({
+      body: { current_password: PASSWORD, new_password: 'short' },
     });
-    expect(short.status).toBe(400);
-    expect(short.body.errors[0].path).toBe('body.new_password');
+    expect(expectStatus(short, 400).body.errors?.[0]?.path).toBe('body.new_password');
 
-    const changed = await m.api.post('/v1/user/password', {
-      current_password: PASSWORD,
-      new_password: 'a brand new long password',
+    const changed = await m.api.user.changePassword({
+      body: { current_password: PASSWORD, new_password: 'a brand new long password' },
     });
     expect(changed.status).toBe(204);
-    expect(changed.body).toBe('');
+    // No body: the typed client hands over a body without a content type as a Blob.
+    expect(await (changed.body as unknown as Blob).text()).toBe('');
     const { accessToken } = await oauthToken(
       { email: m.email, password: 'a brand new long password' },
       'students:read',
     );
-    expect((await call(server, '/v1/user', { token: accessToken })).body.id).toBe(m.id);
+    const me = await typedClient(server, accessToken).user.retrieve();
+    expect(expectStatus(me, 200).body.id).toBe(m.id);
     await expect(oauthToken({ email: m.email }, 'students:read')).rejects.toThrow(
       /consent page: 401/,
     );
 
-    const noUser = await asOperator().post('/v1/user/password', {
-      current_password: PASSWORD,
-      new_password: 'a brand new long password',
+    const noUser = await asOperator().user.changePassword({
+      body: { current_password: PASSWORD, new_password: 'a brand new long password' },
     });
     expect(noUser.status).toBe(403);
   });

@@ -3,8 +3,9 @@
  * The bearer strategy is each app's own instance; one kept in passport's process-wide registry
  * would make the server started last answer for both.
  */
+import { expectStatus, typedClient } from './support/api';
 import { discover, oidc } from './support/oauth';
-import { call, startServer, type TestServer } from './support/server';
+import { startServer, type TestServer } from './support/server';
 
 let first: TestServer;
 let second: TestServer;
@@ -30,17 +31,14 @@ describe('two servers in one process', () => {
     const a = await organizationWithToken(first, 'First School');
     const b = await organizationWithToken(second, 'Second School');
 
-    const own = await call(first, '/v1/organization', { token: a.token });
-    expect(own.status).toBe(200);
+    const own = expectStatus(await typedClient(first, a.token).organization.retrieve(), 200);
     expect(own.body.name).toBe('First School');
-    const ownOfSecond = await call(second, '/v1/organization', { token: b.token });
-    expect(ownOfSecond.status).toBe(200);
-    expect(ownOfSecond.body.name).toBe('Second School');
+    const ownOfSecond = await typedClient(second, b.token).organization.retrieve();
+    expect(expectStatus(ownOfSecond, 200).body.name).toBe('Second School');
 
-    const foreign = await call(second, '/v1/organization', { token: a.token });
-    expect(foreign.status).toBe(401);
-    expect(foreign.body.detail).toBe('The bearer token is not recognised');
-    expect((await call(first, '/v1/organization', { token: b.token })).status).toBe(401);
+    const foreign = await typedClient(second, a.token).organization.retrieve();
+    expect(expectStatus(foreign, 401).body.detail).toBe('The bearer token is not recognised');
+    expect((await typedClient(first, b.token).organization.retrieve()).status).toBe(401);
   });
 
   it('accept an OAuth access token on the server that issued it and refuse it on the other', async () => {
@@ -54,9 +52,9 @@ describe('two servers in one process', () => {
       { scope: 'students:read' },
     );
 
-    expect((await call(first, '/v1/students', { token: tokens.access_token })).status).toBe(200);
-    const foreign = await call(second, '/v1/students', { token: tokens.access_token });
-    expect(foreign.status).toBe(401);
-    expect(foreign.body.detail).toBe('The bearer token is not recognised');
+    const onIssuer = await typedClient(first, tokens.access_token).students.list();
+    expect(onIssuer.status).toBe(200);
+    const foreign = await typedClient(second, tokens.access_token).students.list();
+    expect(expectStatus(foreign, 401).body.detail).toBe('The bearer token is not recognised');
   });
 });
