@@ -67,6 +67,9 @@ async function runInContext(
     const config = loadConfig(io.env);
     ctx = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
       logger: ['error'],
+      // A failed start (an unreachable database) is this command's error below, not Nest's
+      // process.exit(1): runCli never ends the process it runs in.
+      abortOnError: false,
     });
     const output = await run(ctx);
     io.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
