@@ -136,10 +136,9 @@ function collect(value: string, previous: string[] = []): string[] {
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode = 0;
-  const withIo = async (run: (ctx: INestApplicationContext) => Promise<Output>, json: boolean) => {
+  const program = buildProgram(io, async (run, json) => {
     exitCode = await runInContext(io, run, json);
-  };
-  const program = buildProgram(io, withIo);
+  });
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
@@ -151,13 +150,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   return exitCode;
 }
 
-function buildProgram(
-  io: CliIo,
-  withContext: (
-    run: (ctx: INestApplicationContext) => Promise<Output>,
-    json: boolean,
-  ) => Promise<void>,
-): Command {
+/** Runs a command's work in a fresh application context; the run's exit code follows from it. */
+type WithContext = (
+  run: (ctx: INestApplicationContext) => Promise<Output>,
+  json: boolean,
+) => Promise<void>;
+
+/** The `platform` program of one run: every command, writing through `io`. */
+function buildProgram(io: CliIo, withContext: WithContext): Command {
   const program = new Command('platform')
     .description(
       'Administer the Platform API: organizations, tokens, users, OAuth clients, demo data, migrations.',
