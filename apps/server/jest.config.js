@@ -1,9 +1,10 @@
-// Two projects in one run (one summary report for .ci/run): the suites that run the app in Jest's
-// own processes, and those that spawn `node dist/main.js` or the CLI (they need `pnpm build`, take
-// seconds per process start, and can be run alone with `npx jest --selectProjects processes`).
+// Two projects in one run (one summary report for .ci/run): the suites that run the app (and the
+// CLI's commands) in Jest's own processes, and those that spawn `node dist/main.js` or the CLI
+// binary (they need `pnpm build`, take seconds per process start, and can be run alone with
+// `npx jest --selectProjects processes`).
 const base = require('@platform/jest-config').config({ rootDir: __dirname, testTimeout: 60000 });
 
-const PROCESS_SUITES = ['cli', 'cli-orgs', 'server-start', 'webhook-crash'];
+const PROCESS_SUITES = ['cli-binary', 'server-start', 'webhook-crash'];
 const processSuite = (name) => `/test/${name}\\.e2e-spec\\.ts$`;
 
 // Per-project copies of the preset without the options Jest only reads once per run.

@@ -1,35 +1,22 @@
 /**
  * The operators' organization commands (`orgs:list`, `orgs:show`, `orgs:update`,
- * `audit:prune`) and `seed --rate-limit` on an existing demo organization, through the built CLI
- * as `pnpm platform` runs it; and the proof from issue 15: a limit raised while the server runs
- * applies to its next response.
+ * `audit:prune`) and `seed --rate-limit` on an existing demo organization, through the CLI's
+ * commands run in this process (test/support/cli.ts; the binary's wiring is cli-binary's); and
+ * the proof from issue 15: a limit raised while the server runs applies to its next response.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { AuditEventRecord } from '../src/audit/audit-event.entity';
 import { DEMO_ORGANIZATION_ID } from '../src/seed/seed.constants';
+import { runPlatform } from './support/cli';
 import { call, startServer, type TestServer } from './support/server';
-
-const run = promisify(execFile);
-const CLI = path.join(__dirname, '..', 'dist', 'cli', 'main.js');
 
 function databaseUrlOf(server: TestServer): string {
   const { database } = server.config;
   return database.type === 'sqlite' ? `sqlite:${database.path}` : database.url;
 }
 
-/** Runs the built CLI against the server's database. */
-async function platform(server: TestServer, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrlOf(server) },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+/** Runs the CLI against the server's database. */
+function platform(server: TestServer, ...args: string[]) {
+  return runPlatform({ env: { DATABASE_URL: databaseUrlOf(server) } }, ...args);
 }
 
 /** `--json` output must be one JSON document and nothing else. */
@@ -257,14 +244,19 @@ describe('pnpm platform orgs:* (operators)', () => {
       'aud_01JD6Y3ZK8R5V2N3M4P5Q6R7SB',
     ]);
     // With a retention of 90 days, the 100-day-old entry goes too; below 90 is refused.
-    const shorter = await run(process.execPath, [CLI, 'audit:prune', '--json'], {
-      env: { ...process.env, DATABASE_URL: databaseUrlOf(server), AUDIT_RETENTION_DAYS: '90' },
-    });
+    const shorter = await runPlatform(
+      { env: { DATABASE_URL: databaseUrlOf(server), AUDIT_RETENTION_DAYS: '90' } },
+      'audit:prune',
+      '--json',
+    );
+    expect(shorter.code).toBe(0);
     expect(JSON.parse(shorter.stdout)).toEqual({ deleted: 1 });
-    const refused = await run(process.execPath, [CLI, 'audit:prune', '--json'], {
-      env: { ...process.env, DATABASE_URL: databaseUrlOf(server), AUDIT_RETENTION_DAYS: '30' },
-    }).catch((error: { code: number; stdout: string }) => error);
-    expect('code' in refused && refused.code).toBe(1);
+    const refused = await runPlatform(
+      { env: { DATABASE_URL: databaseUrlOf(server), AUDIT_RETENTION_DAYS: '30' } },
+      'audit:prune',
+      '--json',
+    );
+    expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout).error.message).toMatch(
       /AUDIT_RETENTION_DAYS: must be at least 90/,
     );

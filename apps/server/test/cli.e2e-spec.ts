@@ -1,6 +1,3 @@
-import { execFile, spawn } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
@@ -16,38 +13,8 @@ import {
   DEMO_STUDENT_IDS,
 } from '../src/seed/seed.constants';
 import { prepareDatabase } from '../src/testing';
+import { platform, platformWithInput } from './support/cli';
 import { call, DATABASE_KIND, databaseOptions, startServer } from './support/server';
-
-const run = promisify(execFile);
-const CLI = path.join(__dirname, '..', 'dist', 'cli', 'main.js');
-
-/** Runs the built CLI, as `pnpm platform` does, against the test database. */
-async function platform(databaseUrl: string, ...args: string[]) {
-  try {
-    const { stdout } = await run(process.execPath, [CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-    });
-    return { code: 0, stdout };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-/** Runs the CLI with `input` piped to its stdin. */
-function platformWithInput(databaseUrl: string, input: string, ...args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 describe('pnpm platform (the admin CLI)', () => {
   let db: Awaited<ReturnType<typeof prepareDatabase>>;
@@ -106,19 +73,6 @@ describe('pnpm platform (the admin CLI)', () => {
     );
     expect(revoked.revoked_at).toEqual(expect.any(String));
   });
-
-  it('`pnpm platform … --json`, as the README runs it, prints only JSON on stdout', async () => {
-    // The real entry point: pnpm, the turbo build (cached when up to date), then the CLI.
-    const { stdout } = await run(
-      'pnpm',
-      ['platform', 'orgs:create', '--name', 'Jq School', '--json'],
-      {
-        cwd: path.join(__dirname, '..', '..', '..'),
-        env: { ...process.env, DATABASE_URL: db.databaseUrl },
-      },
-    );
-    expect(JSON.parse(stdout)).toMatchObject({ object: 'organization', name: 'Jq School' });
-  }, 180_000);
 
   it('expands --scopes all and refuses unknown scopes with the valid list', async () => {
     const org = JSON.parse(
