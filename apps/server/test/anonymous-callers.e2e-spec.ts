@@ -6,6 +6,8 @@
  */
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { contract } from '@platform/contract';
+import { initClient } from '@ts-rest/core';
 import { OAuthArtifactRecord } from '../src/oauth/entities';
 import { OAUTH_TTL } from '../src/oauth/oauth-provider.service';
 import { startServer, type TestServer } from './support/server';
@@ -88,13 +90,48 @@ function send(
   });
 }
 
-function expectRateLimited(answer: Answer, limit: number): void {
+/**
+ * The contract's typed client (as support/api.ts makes it), sending each request with `send`
+ * from the loopback address `from`: the calls the contract can express, from a chosen client IP.
+ */
+function typedFrom(from: string, token?: string) {
+  return initClient(contract, {
+    baseUrl: '',
+    baseHeaders: token ? { authorization: `Bearer ${token}` } : {},
+    throwOnUnknownStatus: false,
+    api: async ({ path, method, headers, body }) => {
+      const answer = await send(from, method, path, {
+        headers,
+        ...(typeof body === 'string' && { body }),
+      });
+      const json = /json/.test(answer.headers['content-type'] ?? '');
+      return {
+        status: answer.status,
+        body: json ? JSON.parse(answer.body) : answer.body,
+        headers: new Headers(
+          Object.entries(answer.headers).flatMap(([name, value]) =>
+            value === undefined ? [] : [[name, String(value)] as [string, string]],
+          ),
+        ),
+      };
+    },
+  });
+}
+
+/** A 429 of this limit, from `send` (node's headers, a raw body) or the typed client. */
+function expectRateLimited(
+  answer: { status: number; headers: IncomingHttpHeaders | Headers; body: unknown },
+  limit: number,
+): void {
+  const header = (name: string) =>
+    answer.headers instanceof Headers ? answer.headers.get(name) : answer.headers[name];
   expect(answer.status).toBe(429);
-  expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(JSON.parse(answer.body)).toMatchObject({ code: 'rate_limited', status: 429 });
-  expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-  expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(60);
-  expect(answer.headers['x-ratelimit-limit']).toBe(String(limit));
+  expect(header('content-type')).toMatch(/^application\/problem\+json/);
+  const body = typeof answer.body === 'string' ? JSON.parse(answer.body) : answer.body;
+  expect(body).toMatchObject({ code: 'rate_limited', status: 429 });
+  expect(Number(header('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(Number(header('retry-after'))).toBeLessThanOrEqual(60);
+  expect(header('x-ratelimit-limit')).toBe(String(limit));
 }
 
 const json = { 'Content-Type': 'application/json' };
@@ -102,6 +139,7 @@ const json = { 'Content-Type': 'application/json' };
 describe('anonymous callers of the API', () => {
   it('are charged for every answer, and once over budget refused before their body is read', async () => {
     const ip = '127.0.0.11';
+    // Unknown routes and methods, content the contract refuses: sent raw.
     const deep = '['.repeat(40) + ']'.repeat(40);
     const answers = [
       await send(ip, 'GET', '/v1/nope'),
@@ -116,13 +154,14 @@ describe('anonymous callers of the API', () => {
         body: JSON.stringify({ note: 'x'.repeat(1_100_000) }),
       }),
       await send(ip, 'POST', '/v1/students', { headers: json, body: '{"first_name": ' }),
-      await send(ip, 'GET', '/v1/students?q=%00'),
+      // A search the contract's types allow and the server refuses.
+      await typedFrom(ip).students.list({ query: { q: '\u0000' } }),
       await send(ip, 'POST', '/v1/students', { headers: json, body: deep }),
     ];
     expect(answers.map((a) => a.status)).toEqual([404, 405, 406, 415, 413, 400, 400, 400]);
 
     // Those spent the budget: the next request is refused, whatever it is.
-    expectRateLimited(await send(ip, 'GET', '/v1/students'), ANONYMOUS_LIMIT);
+    expectRateLimited(await typedFrom(ip).students.list(), ANONYMOUS_LIMIT);
     // A megabyte announced and never sent: answered at once, so the body was never waited for.
     const withheld = await send(ip, 'POST', '/v1/students', {
       headers: json,
@@ -140,11 +179,9 @@ describe('anonymous callers of the API', () => {
     // A valid token from the same address is charged to its organization, not to the IP.
     const org = await server.createOrganization();
     const { token } = await server.createToken(org.id, ['students:read']);
-    const member = await send(ip, 'GET', '/v1/students', {
-      headers: { Authorization: `Bearer ${token}` },
-    });
+    const member = await typedFrom(ip, token).students.list();
     expect(member.status).toBe(200);
-    expect(member.headers['x-ratelimit-limit']).toBe('600');
+    expect(member.headers.get('x-ratelimit-limit')).toBe('600');
     // Load balancers' probes are never limited.
     expect((await send(ip, 'GET', '/health/live')).status).toBe(200);
   });

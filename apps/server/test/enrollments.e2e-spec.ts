@@ -11,14 +11,14 @@ import {
   typedClient,
   type TypedClient,
 } from './support/api';
-import { client, eventsOf, startServer, type TestServer } from './support/server';
+import { eventsOf, rawClient, startServer, type TestServer } from './support/server';
 
 describe('enrollments', () => {
   let server: TestServer;
   let orgId: string;
   let api: TypedClient;
   /** For what the contract's types refuse: unknown fields, malformed ids in a query. */
-  let raw: ReturnType<typeof client>;
+  let raw: ReturnType<typeof rawClient>;
   let counter = 0;
 
   beforeAll(async () => {
@@ -26,7 +26,7 @@ describe('enrollments', () => {
     orgId = (await server.createOrganization()).id;
     const { token } = await server.createToken(orgId, ['all']);
     api = typedClient(server, token);
-    raw = client(server, token);
+    raw = rawClient(server, token);
   });
   afterAll(() => server.close());
 

@@ -1,6 +1,7 @@
 import { TEST_HOST_ADDRESS, takeViolations } from '@platform/hermetic';
 import { watchSocketConnects } from '@platform/hermetic/watch-sockets';
-import { client, startServer, type TestServer } from './support/server';
+import { expectStatus, typedClient, type TypedClient } from './support/api';
+import { startServer, type TestServer } from './support/server';
 import { waitFor } from './support/receiver';
 
 /**
@@ -9,34 +10,33 @@ import { waitFor } from './support/receiver';
  */
 describe('a delivery to an outside address during tests', () => {
   let server: TestServer;
-  let api: ReturnType<typeof client>;
+  let api: TypedClient;
 
   beforeAll(async () => {
     // Production's URL policy (https, public addresses only) and the dispatcher on.
     server = await startServer({ WEBHOOK_POLL_INTERVAL: '100ms' });
     const org = await server.createOrganization();
-    api = client(server, (await server.createToken(org.id, ['all'])).token);
+    api = typedClient(server, (await server.createToken(org.id, ['all'])).token);
   });
   afterAll(() => server.close());
 
   it('is accepted at registration, refused at connect time, and reported to the test', async () => {
-    const endpoint = await api.post('/v1/webhook_endpoints', {
-      url: 'https://hooks.school.test/hooks',
-      events: ['student.created'],
-    });
-    expect(endpoint.status).toBe(201);
+    const endpoint = expectStatus(
+      await api.webhookEndpoints.create({
+        body: { url: 'https://hooks.school.test/hooks', events: ['student.created'] },
+      }),
+      201,
+    );
 
     const sockets = watchSocketConnects();
     try {
-      const student = await api.post('/v1/students', {
-        student_number: 'H-1',
-        first_name: 'Her',
-        last_name: 'Metic',
+      const student = await api.students.create({
+        body: { student_number: 'H-1', first_name: 'Her', last_name: 'Metic' },
       });
       expect(student.status).toBe(201);
       const attempt = await waitFor(async () => {
-        const res = await api.get(`/v1/webhook_endpoints/${endpoint.body.id}/deliveries`);
-        return res.body.data[0]?.attempts[0];
+        const res = await api.webhookEndpoints.deliveries({ params: { id: endpoint.body.id } });
+        return expectStatus(res, 200).body.data[0]?.attempts[0];
       });
       expect(attempt).toMatchObject({ status_code: null });
       expect(attempt.error).toMatch(/hermetic: refused connection to 3ffe:ffff::7e57/);

@@ -11,7 +11,8 @@ import {
   oidc,
   type AuthorizeResult,
 } from './support/oauth';
-import { call, startServer, type TestServer } from './support/server';
+import { expectStatus, typedClient } from './support/api';
+import { rawCall, startServer, type TestServer } from './support/server';
 
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT_URI = 'https://app.example/callback';
@@ -109,11 +110,13 @@ async function oauthError(promise: Promise<unknown>): Promise<string> {
   throw new Error('expected the OAuth call to fail');
 }
 
-const get = (path: string, token: string) => call(server, path, { token });
+/** The API as the bearer of `token` calls it. */
+const api = (token: string) => typedClient(server, token);
 
 describe('metadata (RFC 8414)', () => {
   it('publishes the endpoints, PKCE S256 only, the code flow only, and our scopes', async () => {
-    const res = await call(server, '/.well-known/oauth-authorization-server');
+    // OAuth metadata is outside the contract: called raw.
+    const res = await rawCall(server, '/.well-known/oauth-authorization-server');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       issuer: server.url,
@@ -148,7 +151,7 @@ describe('metadata (RFC 8414)', () => {
   });
 
   it('is not an OpenID Provider: no openid-configuration', async () => {
-    expect((await call(server, '/.well-known/openid-configuration')).status).toBe(404);
+    expect((await rawCall(server, '/.well-known/openid-configuration')).status).toBe(404);
   });
 });
 
@@ -158,8 +161,7 @@ describe('client credentials', () => {
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.expires_in).toBe(3600);
     expect(tokens.refresh_token).toBeUndefined();
-    const info = await get('/v1/token', tokens.access_token);
-    expect(info.status).toBe(200);
+    const info = expectStatus(await api(tokens.access_token).token.retrieve(), 200);
     expect(info.body).toMatchObject({
       type: 'oauth_access_token',
       organization_id: orgId,
@@ -168,11 +170,12 @@ describe('client credentials', () => {
       user_id: null,
       personal_access_token_id: null,
     });
-    const expiresIn = Date.parse(info.body.expires_at) - Date.now();
+    expect(info.body.expires_at).not.toBeNull();
+    const expiresIn = Date.parse(info.body.expires_at!) - Date.now();
     expect(expiresIn).toBeGreaterThan(3500_000);
     expect(expiresIn).toBeLessThanOrEqual(3600_000);
-    expect((await get('/v1/students', tokens.access_token)).status).toBe(200);
-    const denied = await get('/v1/courses', tokens.access_token);
+    expect((await api(tokens.access_token).students.list()).status).toBe(200);
+    const denied = await api(tokens.access_token).courses.list();
     expect(denied.status).toBe(403);
     expect(denied.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
   });
@@ -212,15 +215,15 @@ describe('authorization code with PKCE, through the login and consent pages', ()
     expect(tokens.refresh_token).toEqual(expect.any(String));
     expect(tokens.expires_in).toBe(3600);
     expect(tokens.scope?.split(' ').sort()).toEqual(['courses:read', 'students:read']);
-    const info = await get('/v1/token', tokens.access_token);
+    const info = expectStatus(await api(tokens.access_token).token.retrieve(), 200);
     expect(info.body).toMatchObject({
       type: 'oauth_access_token',
       organization_id: orgId,
       client_id: confidential.id,
       user_id: aliceId,
     });
-    expect((await get('/v1/courses', tokens.access_token)).status).toBe(200);
-    expect((await get('/v1/payments', tokens.access_token)).status).toBe(403);
+    expect((await api(tokens.access_token).courses.list()).status).toBe(200);
+    expect((await api(tokens.access_token).payments.list()).status).toBe(403);
   });
 
   it('names the organization the app acts for and where the browser goes afterwards', async () => {
@@ -267,7 +270,9 @@ describe('authorization code with PKCE, through the login and consent pages', ()
       new URL(done.headers.get('location')!),
       { pkceCodeVerifier: request.verifier, expectedState: request.state },
     );
-    expect((await get('/v1/token', tokens.access_token)).body.user_id).toBe(second.id);
+    expect(expectStatus(await api(tokens.access_token).token.retrieve(), 200).body.user_id).toBe(
+      second.id,
+    );
   });
 
   it("'Not you?' after the first member had approved the app before: the next member gets their own grant, not the first one's", async () => {
@@ -303,7 +308,9 @@ describe('authorization code with PKCE, through the login and consent pages', ()
       new URL(done.headers.get('location')!),
       { pkceCodeVerifier: wider.verifier, expectedState: wider.state },
     );
-    expect((await get('/v1/token', tokens.access_token)).body.user_id).toBe(second.id);
+    expect(expectStatus(await api(tokens.access_token).token.retrieve(), 200).body.user_id).toBe(
+      second.id,
+    );
   });
 
   it("'Not you?' needs the interaction cookie: another site cannot sign a user out", async () => {
@@ -337,7 +344,7 @@ describe('authorization code with PKCE, through the login and consent pages', ()
       pkceCodeVerifier: request.verifier,
       expectedState: request.state,
     });
-    expect((await get('/v1/students', tokens.access_token)).status).toBe(200);
+    expect((await api(tokens.access_token).students.list()).status).toBe(200);
   });
 
   it('requires PKCE with S256 from every client', async () => {
@@ -430,11 +437,11 @@ describe('authorization code with PKCE, through the login and consent pages', ()
     const result = await authorizeInBrowser(server, request.url, await newMember());
     const checks = { pkceCodeVerifier: request.verifier, expectedState: request.state };
     const first = await oidc.authorizationCodeGrant(config, result.callback, checks);
-    expect((await get('/v1/students', first.access_token)).status).toBe(200);
+    expect((await api(first.access_token).students.list()).status).toBe(200);
     expect(await oauthError(oidc.authorizationCodeGrant(config, result.callback, checks))).toBe(
       'invalid_grant',
     );
-    expect((await get('/v1/students', first.access_token)).status).toBe(401);
+    expect((await api(first.access_token).students.list()).status).toBe(401);
   });
 
   it('returns access_denied (with iss) when the user denies', async () => {
@@ -554,7 +561,7 @@ describe('refresh tokens', () => {
     const second = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     expect(second.refresh_token).toEqual(expect.any(String));
     expect(second.refresh_token).not.toBe(tokens.refresh_token);
-    expect((await get('/v1/students', second.access_token)).status).toBe(200);
+    expect((await api(second.access_token).students.list()).status).toBe(200);
 
     // The first refresh token again: someone holds a copy. Everything from this grant dies.
     expect(await oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).toBe(
@@ -563,8 +570,8 @@ describe('refresh tokens', () => {
     expect(await oauthError(oidc.refreshTokenGrant(config, second.refresh_token!))).toBe(
       'invalid_grant',
     );
-    expect((await get('/v1/students', second.access_token)).status).toBe(401);
-    expect((await get('/v1/students', tokens.access_token)).status).toBe(401);
+    expect((await api(second.access_token).students.list()).status).toBe(401);
+    expect((await api(tokens.access_token).students.list()).status).toBe(401);
   });
 
   it('used twice at the same moment, only one use succeeds', async () => {
@@ -579,7 +586,7 @@ describe('refresh tokens', () => {
   it('keep the scopes of the grant', async () => {
     const { tokens } = await codeFlow(config, { scope: 'students:read' });
     const next = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
-    const info = await get('/v1/token', next.access_token);
+    const info = expectStatus(await api(next.access_token).token.retrieve(), 200);
     expect(info.body.scopes).toEqual(['students:read']);
   });
 });
@@ -587,9 +594,9 @@ describe('refresh tokens', () => {
 describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
   it('a revoked access token is refused on the next request', async () => {
     const tokens = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
-    expect((await get('/v1/students', tokens.access_token)).status).toBe(200);
+    expect((await api(tokens.access_token).students.list()).status).toBe(200);
     await oidc.tokenRevocation(config, tokens.access_token);
-    const res = await get('/v1/students', tokens.access_token);
+    const res = await api(tokens.access_token).students.list();
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
@@ -605,7 +612,7 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
   it("revoking a user's access token also ends its refresh token (the whole grant)", async () => {
     const { tokens } = await codeFlow();
     await oidc.tokenRevocation(config, tokens.access_token);
-    expect((await get('/v1/students', tokens.access_token)).status).toBe(401);
+    expect((await api(tokens.access_token).students.list()).status).toBe(401);
     expect(await oauthError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).toBe(
       'invalid_grant',
     );
@@ -630,7 +637,7 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     const pub = await discover(server, publicClient.id);
     const answer = await oidc.tokenIntrospection(pub, tokens.access_token);
     expect(answer).toEqual({ active: false });
-    expect((await get('/v1/students', tokens.access_token)).status).toBe(200);
+    expect((await api(tokens.access_token).students.list()).status).toBe(200);
   });
 });
 
@@ -653,7 +660,7 @@ describe('storage', () => {
     }
     for (const row of rows) expect(JSON.parse(row.payload)).not.toHaveProperty('jti');
     // The tokens still work: they are found by their hash.
-    expect((await get('/v1/students', cc.access_token)).status).toBe(200);
+    expect((await api(cc.access_token).students.list()).status).toBe(200);
   });
 });
 
@@ -667,19 +674,18 @@ describe('OAuth clients and the tokens issued to them', () => {
     const tokens = await oidc.clientCredentialsGrant(cfg, { scope: 'students:read' });
     // The client holds every scope, so deleting it takes a token that does too (delegation).
     const admin = await server.createToken(orgId, ['all']);
-    expect((await get('/v1/students', tokens.access_token)).status).toBe(200);
-    const deleted = await call(server, `/v1/oauth_clients/${client.id}`, {
-      method: 'DELETE',
-      token: admin.token,
-    });
+    expect((await api(tokens.access_token).students.list()).status).toBe(200);
+    const deleted = await api(admin.token).oauthClients.delete({ params: { id: client.id } });
     expect(deleted.status).toBe(200);
-    expect((await get('/v1/students', tokens.access_token)).status).toBe(401);
+    expect((await api(tokens.access_token).students.list()).status).toBe(401);
   });
 
   it('a token is for its own organization only', async () => {
     const tokens = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
     const [student] = await server.insertStudents(otherOrgId, 1);
-    expect((await get(`/v1/students/${student!.id}`, tokens.access_token)).status).toBe(404);
+    expect(
+      (await api(tokens.access_token).students.retrieve({ params: { id: student!.id } })).status,
+    ).toBe(404);
   });
 });
 

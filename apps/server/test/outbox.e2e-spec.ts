@@ -1,104 +1,151 @@
-import { EventSchema } from '@platform/contract';
+import { EventSchema, type EventType } from '@platform/contract';
 import { EventsService } from '../src/events/events.service';
-import { client, eventsOf, startServer, type TestServer } from './support/server';
+import { expectStatus, typedClient, type TypedClient } from './support/api';
+import { eventsOf, startServer, type TestServer } from './support/server';
 
 describe('events outbox', () => {
   let server: TestServer;
   let orgId: string;
-  let api: ReturnType<typeof client>;
+  let api: TypedClient;
 
   beforeAll(async () => {
     server = await startServer();
     orgId = (await server.createOrganization()).id;
-    api = client(server, (await server.createToken(orgId, ['all'])).token);
+    api = typedClient(server, (await server.createToken(orgId, ['all'])).token);
   });
   afterAll(() => server.close());
 
   it('every committed change has exactly one event, carrying the resource as the API returned it', async () => {
-    const expected: { type: string; data: unknown }[] = [];
-    /** Runs a write and records which event it must produce. */
-    const write = async (type: string, request: Promise<{ status: number; body: any }>) => {
-      const res = await request;
-      expect(res.status).toBeLessThan(300);
-      expected.push({ type, data: res.body });
-      return res.body;
+    const expected: { type: EventType; data: unknown }[] = [];
+    /** Runs a write, which must answer `status`, and records which event it must produce. */
+    const write = async <R extends { status: number; body: unknown }, S extends R['status']>(
+      type: EventType,
+      request: Promise<R>,
+      status: S,
+    ): Promise<Extract<R, { status: S }>['body']> => {
+      const { body } = expectStatus(await request, status);
+      expected.push({ type, data: body });
+      return body;
     };
 
     const student = await write(
       'student.created',
-      api.post('/v1/students', { student_number: 'O-1', first_name: 'Out', last_name: 'Box' }),
+      api.students.create({
+        body: { student_number: 'O-1', first_name: 'Out', last_name: 'Box' },
+      }),
+      201,
     );
-    await write('student.updated', api.patch(`/v1/students/${student.id}`, { grade_level: 7 }));
+    const ofStudent = { params: { id: student.id } };
+    await write(
+      'student.updated',
+      api.students.update({ ...ofStudent, body: { grade_level: 7 } }),
+      200,
+    );
     const course = await write(
       'course.created',
-      api.post('/v1/courses', { code: 'OUT', title: 'Outbox 101', capacity: 10 }),
-    );
-    await write('course.updated', api.patch(`/v1/courses/${course.id}`, { title: 'Outbox 102' }));
-    const enrollment = await write(
-      'enrollment.created',
-      api.post('/v1/enrollments', { student_id: student.id, course_id: course.id }),
+      api.courses.create({ body: { code: 'OUT', title: 'Outbox 101', capacity: 10 } }),
+      201,
     );
     await write(
-      'enrollment.updated',
-      api.patch(`/v1/enrollments/${enrollment.id}`, { notes: 'x' }),
+      'course.updated',
+      api.courses.update({ params: { id: course.id }, body: { title: 'Outbox 102' } }),
+      200,
     );
-    await write('enrollment.active', api.post(`/v1/enrollments/${enrollment.id}/activate`));
+    const enrollment = await write(
+      'enrollment.created',
+      api.enrollments.create({ body: { student_id: student.id, course_id: course.id } }),
+      201,
+    );
+    const ofEnrollment = { params: { id: enrollment.id } };
+    await write(
+      'enrollment.updated',
+      api.enrollments.update({ ...ofEnrollment, body: { notes: 'x' } }),
+      200,
+    );
+    await write('enrollment.active', api.enrollments.activate(ofEnrollment), 200);
     const payment = await write(
       'payment.created',
-      api.post('/v1/payments', { student_id: student.id, amount: 1000, currency: 'EUR' }),
+      api.payments.create({ body: { student_id: student.id, amount: 1000, currency: 'EUR' } }),
+      201,
     );
-    await write('payment.succeeded', api.post(`/v1/payments/${payment.id}/succeed`));
-    await write('payment.refunded', api.post(`/v1/payments/${payment.id}/refund`, { amount: 100 }));
+    const ofPayment = { params: { id: payment.id } };
+    await write('payment.succeeded', api.payments.succeed(ofPayment), 200);
+    await write(
+      'payment.refunded',
+      api.payments.refund({ ...ofPayment, body: { amount: 100 } }),
+      200,
+    );
     const failing = await write(
       'payment.created',
-      api.post('/v1/payments', { student_id: student.id, amount: 5, currency: 'EUR' }),
+      api.payments.create({ body: { student_id: student.id, amount: 5, currency: 'EUR' } }),
+      201,
     );
-    await write('payment.failed', api.post(`/v1/payments/${failing.id}/fail`));
+    await write(
+      'payment.failed',
+      api.payments.fail({ params: { id: failing.id }, body: undefined }),
+      200,
+    );
     const exam = await write(
       'exam.created',
-      api.post('/v1/exams', { course_id: course.id, title: 'Final', max_score: 100 }),
+      api.exams.create({ body: { course_id: course.id, title: 'Final', max_score: 100 } }),
+      201,
     );
-    await write('exam.updated', api.patch(`/v1/exams/${exam.id}`, { title: 'Final exam' }));
+    await write(
+      'exam.updated',
+      api.exams.update({ params: { id: exam.id }, body: { title: 'Final exam' } }),
+      200,
+    );
     const result = await write(
       'exam_result.created',
-      api.post('/v1/exam_results', { exam_id: exam.id, student_id: student.id, score: 80 }),
+      api.examResults.create({ body: { exam_id: exam.id, student_id: student.id, score: 80 } }),
+      201,
     );
-    await write('exam_result.published', api.post(`/v1/exam_results/${result.id}/publish`));
-    await write('exam_result.updated', api.patch(`/v1/exam_results/${result.id}`, { score: 82 }));
-    await write('enrollment.completed', api.post(`/v1/enrollments/${enrollment.id}/complete`));
+    const ofResult = { params: { id: result.id } };
+    await write('exam_result.published', api.examResults.publish(ofResult), 200);
+    await write(
+      'exam_result.updated',
+      api.examResults.update({ ...ofResult, body: { score: 82 } }),
+      200,
+    );
+    await write('enrollment.completed', api.enrollments.complete(ofEnrollment), 200);
     const spare = await write(
       'exam.created',
-      api.post('/v1/exams', { course_id: course.id, title: 'Spare', max_score: 1 }),
+      api.exams.create({ body: { course_id: course.id, title: 'Spare', max_score: 1 } }),
+      201,
     );
-    await write('exam.deleted', api.delete(`/v1/exams/${spare.id}`));
+    await write('exam.deleted', api.exams.delete({ params: { id: spare.id } }), 200);
     const other = await write(
       'student.created',
-      api.post('/v1/students', { student_number: 'O-2', first_name: 'Gone', last_name: 'Soon' }),
+      api.students.create({
+        body: { student_number: 'O-2', first_name: 'Gone', last_name: 'Soon' },
+      }),
+      201,
     );
-    await write('student.deleted', api.delete(`/v1/students/${other.id}`));
+    await write('student.deleted', api.students.delete({ params: { id: other.id } }), 200);
     const oldCourse = await write(
       'course.created',
-      api.post('/v1/courses', { code: 'OLD', title: 'Old' }),
+      api.courses.create({ body: { code: 'OLD', title: 'Old' } }),
+      201,
     );
-    await write('course.deleted', api.delete(`/v1/courses/${oldCourse.id}`));
+    await write('course.deleted', api.courses.delete({ params: { id: oldCourse.id } }), 200);
     const second = await write(
       'enrollment.created',
-      api.post('/v1/enrollments', { student_id: student.id, course_id: course.id }),
+      api.enrollments.create({ body: { student_id: student.id, course_id: course.id } }),
+      201,
     );
-    await write('enrollment.dropped', api.post(`/v1/enrollments/${second.id}/drop`));
+    await write('enrollment.dropped', api.enrollments.drop({ params: { id: second.id } }), 200);
     const third = await write(
       'enrollment.created',
-      api.post('/v1/enrollments', { student_id: student.id, course_id: course.id }),
+      api.enrollments.create({ body: { student_id: student.id, course_id: course.id } }),
+      201,
     );
-    await write('enrollment.cancelled', api.post(`/v1/enrollments/${third.id}/cancel`));
+    await write('enrollment.cancelled', api.enrollments.cancel({ params: { id: third.id } }), 200);
 
     // Requests that change nothing or fail produce nothing.
-    await api.patch(`/v1/students/${student.id}`, { grade_level: 7 });
-    await api.post(`/v1/enrollments/${enrollment.id}/activate`);
-    await api.post('/v1/students', {
-      student_number: 'O-1',
-      first_name: 'Dup',
-      last_name: 'Licate',
+    await api.students.update({ ...ofStudent, body: { grade_level: 7 } });
+    await api.enrollments.activate(ofEnrollment);
+    await api.students.create({
+      body: { student_number: 'O-1', first_name: 'Dup', last_name: 'Licate' },
     });
 
     const events = await eventsOf(server, orgId);
@@ -136,45 +183,40 @@ describe('events outbox', () => {
 
     it('on create', async () => {
       const before = await eventsOf(server, orgId);
-      const res = await failAfterEventWritten(() =>
-        api.post('/v1/students', { student_number: 'RB-1', first_name: 'Roll', last_name: 'Back' }),
-      );
-      expect(res.status).toBe(500);
-      expect(res.body.code).toBe('internal_error');
-      expect(res.body.detail).not.toContain('injected');
-      expect((await api.get('/v1/students?q=RB-1')).body.meta.total).toBe(0);
+      const body = { student_number: 'RB-1', first_name: 'Roll', last_name: 'Back' };
+      const res = await failAfterEventWritten(() => api.students.create({ body }));
+      const failed = expectStatus(res, 500);
+      expect(failed.body.code).toBe('internal_error');
+      expect(failed.body.detail).not.toContain('injected');
+      const found = await api.students.list({ query: { q: 'RB-1' } });
+      expect(expectStatus(found, 200).body.meta.total).toBe(0);
       expect(await eventsOf(server, orgId)).toEqual(before);
       // and the same request succeeds afterwards, with its one event
-      expect(
-        (
-          await api.post('/v1/students', {
-            student_number: 'RB-1',
-            first_name: 'Roll',
-            last_name: 'Back',
-          })
-        ).status,
-      ).toBe(201);
+      expect((await api.students.create({ body })).status).toBe(201);
       expect(await eventsOf(server, orgId)).toHaveLength(before.length + 1);
     });
 
     it('on a state change', async () => {
-      const student = (
-        await api.post('/v1/students', {
-          student_number: 'RB-2',
-          first_name: 'Roll',
-          last_name: 'Back',
-        })
+      const student = expectStatus(
+        await api.students.create({
+          body: { student_number: 'RB-2', first_name: 'Roll', last_name: 'Back' },
+        }),
+        201,
       ).body;
-      const payment = (
-        await api.post('/v1/payments', { student_id: student.id, amount: 700, currency: 'EUR' })
+      const payment = expectStatus(
+        await api.payments.create({
+          body: { student_id: student.id, amount: 700, currency: 'EUR' },
+        }),
+        201,
       ).body;
-      await api.post(`/v1/payments/${payment.id}/succeed`);
+      const ofPayment = { params: { id: payment.id } };
+      await api.payments.succeed(ofPayment);
       const before = await eventsOf(server, orgId);
       const res = await failAfterEventWritten(() =>
-        api.post(`/v1/payments/${payment.id}/refund`, { amount: 300 }),
+        api.payments.refund({ ...ofPayment, body: { amount: 300 } }),
       );
       expect(res.status).toBe(500);
-      expect((await api.get(`/v1/payments/${payment.id}`)).body).toMatchObject({
+      expect((await api.payments.retrieve(ofPayment)).body).toMatchObject({
         status: 'succeeded',
         amount_refunded: 0,
       });
@@ -182,11 +224,15 @@ describe('events outbox', () => {
     });
 
     it('on delete', async () => {
-      const course = (await api.post('/v1/courses', { code: 'RB-C', title: 'Rollback' })).body;
+      const course = expectStatus(
+        await api.courses.create({ body: { code: 'RB-C', title: 'Rollback' } }),
+        201,
+      ).body;
+      const ofCourse = { params: { id: course.id } };
       const before = await eventsOf(server, orgId);
-      const res = await failAfterEventWritten(() => api.delete(`/v1/courses/${course.id}`));
+      const res = await failAfterEventWritten(() => api.courses.delete(ofCourse));
       expect(res.status).toBe(500);
-      expect((await api.get(`/v1/courses/${course.id}`)).status).toBe(200);
+      expect((await api.courses.retrieve(ofCourse)).status).toBe(200);
       expect(await eventsOf(server, orgId)).toEqual(before);
     });
   });

@@ -5,14 +5,14 @@ import {
   typedClient,
   type TypedClient,
 } from './support/api';
-import { client, eventsOf, startServer, type TestServer } from './support/server';
+import { eventsOf, rawClient, startServer, type TestServer } from './support/server';
 
 describe('payments', () => {
   let server: TestServer;
   let orgId: string;
   let api: TypedClient;
   /** For what the contract's types refuse: malformed bodies and queries, undeclared methods. */
-  let raw: ReturnType<typeof client>;
+  let raw: ReturnType<typeof rawClient>;
   let studentId: `stu_${string}`;
   let otherStudentId: `stu_${string}`;
   let enrollmentId: `enr_${string}`;
@@ -22,7 +22,7 @@ describe('payments', () => {
     orgId = (await server.createOrganization()).id;
     const { token } = await server.createToken(orgId, ['all']);
     api = typedClient(server, token);
-    raw = client(server, token);
+    raw = rawClient(server, token);
     const student = async (body: BodyOf<TypedClient['students']['create']>) =>
       expectStatus(await api.students.create({ body }), 201).body.id;
     studentId = await student({ student_number: 'P-1', first_name: 'Pia', last_name: 'Payer' });

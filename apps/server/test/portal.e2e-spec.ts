@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Browser, formAction } from '../src/testing';
 import { PORTAL_CLIENT_ID } from '../src/oauth/portal-client';
-import { call, startServer, type TestServer } from './support/server';
+import { expectStatus, typedClient } from './support/api';
+import { startServer, type TestServer } from './support/server';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -80,7 +81,7 @@ describe('the portal: serving and sign-in', () => {
     });
 
     it('does not take over the API: /v1 paths still answer as before', async () => {
-      const res = await call(server, '/v1/students');
+      const res = await typedClient(server).students.list();
       expect(res.status).toBe(401);
     });
   });
@@ -141,15 +142,15 @@ describe('the portal: serving and sign-in', () => {
         [b, 'bob@b-school.test', 2],
       ] as const) {
         const token = await signIn(email);
-        const info = await call(server, '/v1/token', { token });
-        expect(info.status).toBe(200);
+        const api = typedClient(server, token);
+        const info = expectStatus(await api.token.retrieve(), 200);
         expect(info.body).toMatchObject({
           type: 'oauth_access_token',
           organization_id: org.id,
           client_id: PORTAL_CLIENT_ID,
           scopes: ['students:read', 'tokens:read', 'tokens:write', 'webhooks:read'],
         });
-        const list = await call(server, '/v1/students', { token });
+        const list = expectStatus(await api.students.list(), 200);
         expect(list.body.meta.total).toBe(students);
       }
     });
@@ -158,15 +159,14 @@ describe('the portal: serving and sign-in', () => {
       const org = await server.createOrganization();
       await server.createUser(org.id, 'cy@c-school.test', PASSWORD);
       const token = await signIn('cy@c-school.test');
-      const created = await call(server, '/v1/personal_access_tokens', {
-        token,
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'sync', scopes: ['students:read'], expires_at: null }),
-      });
-      expect(created.status).toBe(201);
+      const created = expectStatus(
+        await typedClient(server, token).personalAccessTokens.create({
+          body: { name: 'sync', scopes: ['students:read'], expires_at: null },
+        }),
+        201,
+      );
       expect(created.body.expires_at).toBeNull();
-      const used = await call(server, '/v1/students', { token: created.body.token });
+      const used = await typedClient(server, created.body.token).students.list();
       expect(used.status).toBe(200);
     });
 

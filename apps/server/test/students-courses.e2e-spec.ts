@@ -1,19 +1,19 @@
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
-import { client, eventsOf, startServer, type TestServer } from './support/server';
+import { eventsOf, rawClient, startServer, type TestServer } from './support/server';
 
 describe('students and courses: create, retrieve, update, delete', () => {
   let server: TestServer;
   let orgId: string;
   let api: TypedClient;
   /** For what the contract's types refuse: malformed bodies and queries, the /api alias. */
-  let raw: ReturnType<typeof client>;
+  let raw: ReturnType<typeof rawClient>;
 
   beforeAll(async () => {
     server = await startServer();
     orgId = (await server.createOrganization()).id;
     const { token } = await server.createToken(orgId, ['all']);
     api = typedClient(server, token);
-    raw = client(server, token);
+    raw = rawClient(server, token);
   });
   afterAll(() => server.close());
 

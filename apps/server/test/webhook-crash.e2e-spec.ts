@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { prepareDatabase } from '../src/testing';
+import { expectStatus, typedClient } from './support/api';
 import { type Receiver, startReceiver, waitFor } from './support/receiver';
 import { databaseOptions } from './support/server';
 
@@ -85,36 +86,26 @@ describe('webhook delivery across process crashes and shutdowns', () => {
     return { child, url, exited };
   }
 
-  async function api(server: Running, method: string, route: string, body?: unknown) {
-    const res = await fetch(`${server.url}${route}`, {
-      method,
-      headers: {
-        Authorization: `Bearer ${token}`,
-        ...(body !== undefined && { 'Content-Type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
+  /** The API of one running process, typed by the contract. */
+  const api = (server: Running) => typedClient(server, token);
 
   it('a server killed with SIGKILL mid-delivery: the next one delivers every unacknowledged message', async () => {
     const receiver = await startReceiver(() => ({ status: 204, delayMs: 40 }));
     receivers.push(receiver);
     const first = await startProcess();
-    const endpoint = await api(first, 'POST', '/v1/webhook_endpoints', {
-      url: receiver.url,
-      events: ['student.created'],
-    });
-    expect(endpoint.status).toBe(201);
+    const endpoint = expectStatus(
+      await api(first).webhookEndpoints.create({
+        body: { url: receiver.url, events: ['student.created'] },
+      }),
+      201,
+    );
 
     const TOTAL = 120;
     for (let batch = 0; batch < TOTAL / 10; batch += 1) {
       await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          api(first, 'POST', '/v1/students', {
-            student_number: `K-${batch * 10 + i}`,
-            first_name: 'Kill',
-            last_name: 'Nine',
+          api(first).students.create({
+            body: { student_number: `K-${batch * 10 + i}`, first_name: 'Kill', last_name: 'Nine' },
           }),
         ),
       );
@@ -127,9 +118,13 @@ describe('webhook delivery across process crashes and shutdowns', () => {
     expect(beforeRestart.size).toBeLessThan(TOTAL);
 
     const second = await startProcess();
-    const events = await api(second, 'GET', '/v1/events?type=student.created&per_page=100');
-    const more = await api(second, 'GET', '/v1/events?type=student.created&per_page=100&page=2');
-    const eventIds = [...events.body.data, ...more.body.data].map((e: { id: string }) => e.id);
+    const created = { type: 'student.created', per_page: 100 } as const;
+    const events = expectStatus(await api(second).events.list({ query: created }), 200);
+    const more = expectStatus(
+      await api(second).events.list({ query: { ...created, page: 2 } }),
+      200,
+    );
+    const eventIds = [...events.body.data, ...more.body.data].map((e) => e.id);
     expect(eventIds).toHaveLength(TOTAL);
 
     const deliveredEvents = () => new Set(receiver.received.map((r) => JSON.parse(r.body).id));
@@ -149,14 +144,13 @@ describe('webhook delivery across process crashes and shutdowns', () => {
     for (const ids of idsByEvent.values()) expect(ids.size).toBe(1);
 
     const pending = await waitFor(async () => {
-      const res = await api(
-        second,
-        'GET',
-        `/v1/webhook_endpoints/${endpoint.body.id}/deliveries?status=pending`,
-      );
-      return res.body.meta.total === 0 && res;
+      const res = await api(second).webhookEndpoints.deliveries({
+        params: { id: endpoint.body.id },
+        query: { status: 'pending' },
+      });
+      return expectStatus(res, 200).body.meta.total === 0 && res;
     });
-    expect(pending.body.data).toEqual([]);
+    expect(expectStatus(pending, 200).body.data).toEqual([]);
     second.child.kill('SIGTERM');
     await second.exited;
   });
@@ -169,12 +163,16 @@ describe('webhook delivery across process crashes and shutdowns', () => {
     });
     receivers.push(receiver);
     const server = await startProcess();
-    const endpoint = await api(server, 'POST', '/v1/webhook_endpoints', {
-      url: receiver.url,
-      events: ['course.created'],
-    });
-    const ping = await api(server, 'POST', `/v1/webhook_endpoints/${endpoint.body.id}/test`);
-    expect(ping.status).toBe(202);
+    const endpoint = expectStatus(
+      await api(server).webhookEndpoints.create({
+        body: { url: receiver.url, events: ['course.created'] },
+      }),
+      201,
+    );
+    const ping = expectStatus(
+      await api(server).webhookEndpoints.test({ params: { id: endpoint.body.id } }),
+      202,
+    );
     await waitFor(() => receiver.received.length === 1, { what: 'the ping to arrive' });
 
     server.child.kill('SIGTERM');
@@ -182,7 +180,10 @@ describe('webhook delivery across process crashes and shutdowns', () => {
     expect(exit.code === 0 || exit.signal === 'SIGTERM').toBe(true);
 
     const next = await startProcess();
-    const delivery = await api(next, 'GET', `/v1/webhook_deliveries/${ping.body.id}`);
+    const delivery = expectStatus(
+      await api(next).webhookDeliveries.retrieve({ params: { id: ping.body.id } }),
+      200,
+    );
     expect(delivery.body).toMatchObject({ status: 'succeeded', attempt_count: 1 });
     expect(delivery.body.attempts[0]).toMatchObject({ status_code: 200, response_body: 'thanks' });
     // Recorded, so not sent again after the restart.

@@ -8,7 +8,8 @@ import { contract } from '@platform/contract';
 import { initClient } from '@ts-rest/core';
 import type { TestServer } from '../../src/testing';
 
-export function typedClient(server: TestServer, token?: string) {
+/** `server` is a test server, or anything with its `url` (a spawned `node dist/main.js`). */
+export function typedClient(server: Pick<TestServer, 'url'>, token?: string) {
   return initClient(contract, {
     baseUrl: server.url,
     baseHeaders: token ? { authorization: `Bearer ${token}` } : {},
