@@ -7,7 +7,8 @@
 import { AuditEventRecord } from '../src/audit/audit-event.entity';
 import { DEMO_ORGANIZATION_ID } from '../src/seed/seed.constants';
 import { runPlatform } from './support/cli';
-import { call, startServer, type TestServer } from './support/server';
+import { expectStatus, typedClient } from './support/api';
+import { startServer, type TestServer } from './support/server';
 
 function databaseUrlOf(server: TestServer): string {
   const { database } = server.config;
@@ -161,7 +162,8 @@ describe('pnpm platform orgs:* (operators)', () => {
   it('applies a raised limit from the next request, while the server runs (issue 15)', async () => {
     const org = await server.createOrganization({ name: 'Growing School' });
     const { token } = await server.createToken(org.id, ['students:read', 'organization:read']);
-    const before = await call(server, '/v1/students', { token });
+    const api = typedClient(server, token);
+    const before = await api.students.list();
     expect(before.headers.get('x-ratelimit-limit')).toBe('600');
     const raised = await platform(
       server,
@@ -175,12 +177,12 @@ describe('pnpm platform orgs:* (operators)', () => {
       '--json',
     );
     expect(raised.code).toBe(0);
-    const after = await call(server, '/v1/students', { token });
+    const after = await api.students.list();
     expect(after.status).toBe(200);
     expect(after.headers.get('x-ratelimit-limit')).toBe('6000');
     // The requests already made in the window still count.
     expect(after.headers.get('x-ratelimit-remaining')).toBe('5998');
-    const shown = await call(server, '/v1/organization', { token });
+    const shown = expectStatus(await api.organization.retrieve(), 200);
     expect(shown.body).toMatchObject({
       plan: 'enterprise',
       rate_limit: { limit_per_minute: 6000, used: 3, remaining: 5997 },
@@ -211,7 +213,7 @@ describe('pnpm platform orgs:* (operators)', () => {
     expect(
       pureJson(await platform(server, 'orgs:show', '--id', DEMO_ORGANIZATION_ID, '--json')),
     ).toMatchObject({ plan: 'enterprise', rate_limit_per_minute: 3000 });
-    const res = await call(server, '/v1/students', { token: first.token });
+    const res = await typedClient(server, first.token).students.list();
     expect(res.headers.get('x-ratelimit-limit')).toBe('3000');
     const text = await platform(server, 'seed', '--students', '3', '--rate-limit', '4000');
     expect(text.stdout).toContain('Rate limit: 4000 requests/min (enterprise)');

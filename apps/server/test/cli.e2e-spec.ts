@@ -14,7 +14,8 @@ import {
 } from '../src/seed/seed.constants';
 import { prepareDatabase } from '../src/testing';
 import { platform, platformWithInput } from './support/cli';
-import { call, DATABASE_KIND, databaseOptions, startServer } from './support/server';
+import { expectStatus, typedClient } from './support/api';
+import { DATABASE_KIND, databaseOptions, rawCall, startServer } from './support/server';
 
 describe('pnpm platform (the admin CLI)', () => {
   let db: Awaited<ReturnType<typeof prepareDatabase>>;
@@ -161,7 +162,8 @@ describe('pnpm platform (the admin CLI)', () => {
       expect(exam_results).toBeGreaterThanOrEqual(10);
 
       const get = async (path: string) => {
-        const res = await call(server, path, { token: seeded.token });
+        // Any collection's path, paged generically: the untyped call.
+        const res = await rawCall(server, path, { token: seeded.token });
         expect({ path, status: res.status }).toEqual({ path, status: 200 });
         return res.body;
       };
@@ -260,7 +262,8 @@ describe('pnpm platform (the admin CLI)', () => {
         },
       });
       expect(again.token).not.toBe(seeded.token);
-      expect((await call(server, '/v1/courses', { token: again.token })).body.meta.total).toBe(8);
+      const againCourses = await typedClient(server, again.token).courses.list();
+      expect(expectStatus(againCourses, 200).body.meta.total).toBe(8);
     } finally {
       await server.close();
     }

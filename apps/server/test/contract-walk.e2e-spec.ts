@@ -23,7 +23,7 @@ import {
   type Scope,
 } from '@platform/contract';
 import { type AppRoute, type AppRouter, ContractNoBody, isAppRoute } from '@ts-rest/core';
-import { type ApiResponse, call, startServer, type TestServer } from './support/server';
+import { type ApiResponse, rawCall, startServer, type TestServer } from './support/server';
 
 // ---------------------------------------------------------------------------------------------
 // The routes
@@ -309,7 +309,7 @@ async function joinThroughInvitation(env: {
   token: string;
   n: number;
 }): Promise<ApiResponse> {
-  const invited = await call(env.server, '/v1/invitations', {
+  const invited = await rawCall(env.server, '/v1/invitations', {
     method: 'POST',
     token: env.token,
     headers: JSON_BODY,
@@ -327,7 +327,7 @@ async function joinThroughInvitation(env: {
   if (accepted.status !== 303) {
     return { status: accepted.status, headers: accepted.headers, body: await accepted.text() };
   }
-  const list = await call(env.server, '/v1/members?sort=-created_at&per_page=1', {
+  const list = await rawCall(env.server, '/v1/members?sort=-created_at&per_page=1', {
     token: env.token,
   });
   return { ...list, body: list.body.data[0] };
@@ -417,7 +417,7 @@ function send(
   options: { prefix?: string; refs: Refs; token?: string; body?: Record<string, unknown> },
 ): Promise<ApiResponse> {
   const body = 'body' in options ? options.body : minimalBody(walked, options.refs);
-  return call(server, concretePath(walked, options.prefix ?? '/v1', options.refs), {
+  return rawCall(server, concretePath(walked, options.prefix ?? '/v1', options.refs), {
     method: walked.route.method,
     ...(options.token && { token: options.token }),
     ...(body !== undefined && { headers: JSON_BODY, body: JSON.stringify(body) }),
@@ -459,7 +459,7 @@ describe('contract walk: every route', () => {
       if (fixture.create) {
         const res = await fixture.create(
           refs,
-          (path) => call(server, path, { method: 'POST', token }),
+          (path) => rawCall(server, path, { method: 'POST', token }),
           { server, token, n: next() },
         );
         if (res.status >= 300) {
@@ -467,7 +467,7 @@ describe('contract walk: every route', () => {
         }
         record = res.body;
       } else if (fixture.body) {
-        const res = await call(server, `/v1/${fixture.collection}`, {
+        const res = await rawCall(server, `/v1/${fixture.collection}`, {
           method: 'POST',
           token,
           headers: JSON_BODY,
@@ -478,7 +478,7 @@ describe('contract walk: every route', () => {
         }
         record = res.body;
       } else {
-        const res = await call(server, `/v1/${fixture.collection}?per_page=1`, { token });
+        const res = await rawCall(server, `/v1/${fixture.collection}?per_page=1`, { token });
         if (res.status !== 200 || !res.body.data[0]) {
           throw new Error(`Finding a ${fixture.kind} fixture failed: ${describeResponse(res)}`);
         }
@@ -498,7 +498,7 @@ describe('contract walk: every route', () => {
     const totals: Record<string, number> = {};
     for (const fixture of RECORD_FIXTURES) {
       const path = fixture.listPath?.(refs) ?? `/v1/${fixture.collection}`;
-      const res = await call(server, path, { token });
+      const res = await rawCall(server, path, { token });
       expect(res.status).toBe(200);
       totals[fixture.collection] = res.body.meta.total;
     }
@@ -536,9 +536,13 @@ describe('contract walk: every route', () => {
       ({ token: tokenB } = await server.createToken(orgB.id, ['all']));
       refsA = idsOf(await createFixtures(tokenA));
       for (const fixture of RECORD_FIXTURES) {
-        const res = await call(server, `/v1/${fixture.collection}/${refsA[fixture.collection]}`, {
-          token: tokenA,
-        });
+        const res = await rawCall(
+          server,
+          `/v1/${fixture.collection}/${refsA[fixture.collection]}`,
+          {
+            token: tokenA,
+          },
+        );
         expect(res.status).toBe(200);
         before[fixture.collection] = res.body;
       }
@@ -564,9 +568,13 @@ describe('contract walk: every route', () => {
 
     it("leaves every one of organization A's records as it was", async () => {
       for (const fixture of RECORD_FIXTURES) {
-        const res = await call(server, `/v1/${fixture.collection}/${refsA[fixture.collection]}`, {
-          token: tokenA,
-        });
+        const res = await rawCall(
+          server,
+          `/v1/${fixture.collection}/${refsA[fixture.collection]}`,
+          {
+            token: tokenA,
+          },
+        );
         expect(res.status).toBe(200);
         expect(res.body).toEqual(before[fixture.collection]);
       }
@@ -818,7 +826,7 @@ describe('contract walk: every route', () => {
           `${walked.name} delegates: give the ${fixture.collection} fixture a 'widest' override`,
         );
       }
-      const res = await call(server, `/v1/${fixture.collection}`, {
+      const res = await rawCall(server, `/v1/${fixture.collection}`, {
         method: 'POST',
         token: all,
         headers: JSON_BODY,
@@ -843,10 +851,10 @@ describe('contract walk: every route', () => {
     }
 
     const readRecord = (collection: string, id: string) =>
-      call(server, `/v1/${collection}/${id}`, { token: all });
+      rawCall(server, `/v1/${collection}/${id}`, { token: all });
 
     async function collectionTotal(collection: string): Promise<number> {
-      return (await call(server, `/v1/${collection}`, { token: all })).body.meta.total;
+      return (await rawCall(server, `/v1/${collection}`, { token: all })).body.meta.total;
     }
 
     it.each(DELEGATING_ROUTES)(

@@ -82,10 +82,6 @@ export function rawClient(server: TestServer, token: string) {
   };
 }
 
-/** The old names of rawCall/rawClient, for the suites not yet on the typed client. */
-export const call = rawCall;
-export const client = rawClient;
-
 /** The organization's events, oldest first, with their data parsed. */
 export async function eventsOf(server: TestServer, organizationId: string) {
   const rows: { id: string; type: string; data: string; api_version: string }[] =
