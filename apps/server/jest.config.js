@@ -14,6 +14,12 @@ module.exports = {
   rootDir: __dirname,
   reporters,
   testTimeout,
+  // Two files at a time on the 2-core machines we run on (Jest's default is cores - 1): most files
+  // alternate between the test's client and the server in one process, and the webhook suites
+  // spend much of their time waiting on real receivers, so a second worker fills those waits.
+  // The timing assertions compare receipts with each other, not with a wall-clock budget, so
+  // they hold on a busy machine. `--maxWorkers=1` for a quiet log.
+  maxWorkers: 2,
   // The hermetic guard's hooks, plus one migrated template database per run (test/support).
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
