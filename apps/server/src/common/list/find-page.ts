@@ -46,6 +46,15 @@ export interface Statement {
  */
 export const TOTAL_COUNT_AHEAD = 10_000;
 
+/**
+ * How far past the page a `q` search counts (never further than a list does). A search's matches
+ * are found through the trigram index and then read row by row, so counting 10,000 of a common
+ * surname's 20,000 matches cost more than 100 ms at a million students; 200 keeps the count to
+ * about what the page costs, still exact for most searches, and `total_pages > page` while
+ * matches remain.
+ */
+export const SEARCH_COUNT_AHEAD = 200;
+
 /** `meta.total` and whether it is exact (see TOTAL_COUNT_AHEAD). */
 export interface PageTotal {
   count: number;
@@ -71,6 +80,8 @@ export class ListCollection<T extends ObjectLiteral> {
 
   /** Rows counted past the requested page (`LIST_TOTAL_COUNT_AHEAD`, see TOTAL_COUNT_AHEAD). */
   private readonly totalCountAhead: number;
+  /** Matches a search counts past the page (`LIST_SEARCH_COUNT_AHEAD`, see SEARCH_COUNT_AHEAD). */
+  private readonly searchCountAhead: number;
 
   /**
    * The collection a contract list query describes (`contract.students.list.query`), its columns
@@ -91,6 +102,10 @@ export class ListCollection<T extends ObjectLiteral> {
     fields: ListFields,
   ) {
     this.totalCountAhead = sql.listTotalCountAhead ?? TOTAL_COUNT_AHEAD;
+    this.searchCountAhead = Math.min(
+      this.totalCountAhead,
+      sql.listSearchCountAhead ?? SEARCH_COUNT_AHEAD,
+    );
     const target = repo.metadata.target;
     this.tableName = repo.metadata.tableName;
     this.table = sql.table(target);
@@ -116,7 +131,8 @@ export class ListCollection<T extends ObjectLiteral> {
    * page. The page is a deferred join: the inner query walks the (organization_id, sort field, id)
    * index for ids only, so OFFSET skips index entries rather than whole rows, and only the
    * page's rows are then read from the table. That keeps page 300 close to page 1 in cost.
-   * The count stops at `offset + per_page + totalCountAhead` rows (see `PageTotal`), so neither
+   * The count stops at `offset + per_page + totalCountAhead` rows (`searchCountAhead` for a `q`
+   * search; see `PageTotal`), so neither
    * costs more in a collection of a million than in one of ten thousand.
    * A `q` search runs under a time budget and answers 503 past it, whether it is served by the
    * trigram index (3+ characters) or scans the organization's rows (1–2 characters).
@@ -246,9 +262,11 @@ export class ListCollection<T extends ObjectLiteral> {
 
     const offset = (query.page - 1) * query.per_page;
     // The count reads at most `cap` matches: past that, the total is a lower bound (PageTotal).
+    // A search counts less far past the page than a list (SEARCH_COUNT_AHEAD).
+    const ahead = searching ? this.searchCountAhead : this.totalCountAhead;
     const count = {
       text: `SELECT COUNT(*) AS total FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT :cap) AS "counted"`,
-      params: { ...params, cap: offset + query.per_page + this.totalCountAhead },
+      params: { ...params, cap: offset + query.per_page + ahead },
     };
     const pageParams = { ...params, limit: query.per_page, offset };
     const filtered = `FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset`;
