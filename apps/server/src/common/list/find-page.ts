@@ -37,6 +37,14 @@ export interface Statement {
   params: SqlParams;
 }
 
+/** A list's statements: the bounded count, the page, and on SQLite a search's walk (see find). */
+export interface ListStatements {
+  count: Statement;
+  page: Statement;
+  /** SEARCH_WALK_ROWS: the page taken by walking the list's order; valid only when full. */
+  walk?: Statement;
+}
+
 /**
  * How far past the requested page a list counts: `meta.total` is exact when the collection ends
  * within `offset + per_page + TOTAL_COUNT_AHEAD` rows, else it is that many (a lower bound, with
@@ -54,6 +62,16 @@ export const TOTAL_COUNT_AHEAD = 10_000;
  * matches remain.
  */
 export const SEARCH_COUNT_AHEAD = 200;
+
+/**
+ * On SQLite, a search whose matches run past its count bound takes its page by walking the
+ * organization's rows in the list's order (its `(organization_id, sort field, id)` index) and
+ * testing each for the substring, as PostgreSQL's planner does, rather than reading and sorting
+ * every match the trigram index returns (20,000 joins for a common surname at a million students,
+ * ~250 ms). At most this many rows are walked: when they hold fewer than the page needs (sparse
+ * matches, deep pages), the page is taken from the index as before. The same rows, the same order.
+ */
+export const SEARCH_WALK_ROWS = 4_000;
 
 /** `meta.total` and whether it is exact (see TOTAL_COUNT_AHEAD). */
 export interface PageTotal {
@@ -147,7 +165,7 @@ export class ListCollection<T extends ObjectLiteral> {
     if (searching && !options) throw new Error('a searchable list needs ListOptions');
     const budgetMs = options?.searchTimeoutMs ?? 0;
     // The search budget is elapsed time, checked by searchDeadline on the system clock too.
-    const { count, page } = this.statements(organizationId, query, Date.now() + budgetMs);
+    const { count, page, walk } = this.statements(organizationId, query, Date.now() + budgetMs);
     const sql = this.sql;
     const manager = this.repo.manager;
     type CountRow = { total: number | string };
@@ -164,6 +182,18 @@ export class ListCollection<T extends ObjectLiteral> {
             await sql.query(tx, page.text, page.params),
           ];
         });
+      } else if (walk) {
+        // SQLite runs statements one at a time anyway: count first, and when the matches run
+        // past the bound (so the page is full), try the walk; a short walk proves nothing.
+        counted = await sql.query<CountRow>(manager, count.text, count.params);
+        const walked =
+          Number(counted[0]?.total ?? 0) >= Number(count.params.cap)
+            ? await sql.query(manager, walk.text, walk.params)
+            : [];
+        pageRows =
+          walked.length === query.per_page
+            ? walked
+            : await sql.query(manager, page.text, page.params);
       } else {
         [counted, pageRows] = await Promise.all([
           sql.query<CountRow>(manager, count.text, count.params),
@@ -185,11 +215,7 @@ export class ListCollection<T extends ObjectLiteral> {
    * The count and page statements of a list query (public so tests can check their plans).
    * `searchDeadline` (epoch ms) bounds a `q` search on SQLite; PostgreSQL's is statement_timeout.
    */
-  statements(
-    organizationId: string,
-    query: ListQuery,
-    searchDeadline = 0,
-  ): { count: Statement; page: Statement } {
+  statements(organizationId: string, query: ListQuery, searchDeadline = 0): ListStatements {
     const { table } = this;
     const column = (field: string): string => {
       const mapped = this.columns.get(field);
@@ -229,9 +255,14 @@ export class ListCollection<T extends ObjectLiteral> {
       params.deadline = searchDeadline;
       clauses.push(`${SEARCH_DEADLINE_FUNCTION}(:deadline, ${id})`);
     }
-    query.conditions.forEach((condition, index) =>
-      clauses.push(this.predicate(column, condition, `c${index}`, params)),
-    );
+    // The organization and the query's filters (without q), also the walk's (SEARCH_WALK_ROWS).
+    const filters = [
+      `${this.organization} = :organizationId`,
+      ...query.conditions.map((condition, index) =>
+        this.predicate(column, condition, `c${index}`, params),
+      ),
+    ];
+    clauses.push(...filters.slice(1));
     if (scanned) {
       // SQLite's LOWER() folds ASCII only; the fold function folds as the trigram index does
       // (ÉMILE matches é), and instr() takes `%` and `_` literally.
@@ -273,13 +304,40 @@ export class ListCollection<T extends ObjectLiteral> {
     if (sqliteSearch) {
       // The ids come from the search's joins, which start from the trigram index; the page's
       // rows are then read by id.
-      const page = {
-        text:
-          `SELECT ${this.selectQualified} FROM (SELECT ${id} AS "id" ${filtered}) AS "page" ` +
-          `CROSS JOIN ${table} ON ${id} = "page"."id" ORDER BY ${order}`,
-        params: pageParams,
+      const byId = (ids: string) =>
+        `SELECT ${this.selectQualified} FROM (${ids}) AS "page" ` +
+        `CROSS JOIN ${table} ON ${id} = "page"."id" ORDER BY ${order}`;
+      const page = { text: byId(`SELECT ${id} AS "id" ${filtered}`), params: pageParams };
+      if (!indexed || query.sort.length !== 1) return { count, page };
+      // SEARCH_WALK_ROWS: the first rows of the list's own order (an index walk, one sort key),
+      // each tested for q as the short-q scan does; the outer ORDER BY repeats the inner one, so
+      // SQLite reads the walk in order and stops at the page instead of sorting the window.
+      const [key] = query.sort;
+      const dir = key?.direction === 'asc' ? 'ASC' : 'DESC';
+      const searched = this.search.map((qualified, i) => `${qualified} AS "q${i}"`);
+      const tested = this.search.map(
+        (_, i) => `instr(${SEARCH_FOLD_FUNCTION}("w"."q${i}"), :needle) > 0`,
+      );
+      const window =
+        `SELECT ${id} AS "id", ${column(key?.field ?? 'created_at')} AS "s", ${searched.join(', ')} ` +
+        `FROM ${table} WHERE ${filters.join(' AND ')} ORDER BY ${order} LIMIT :window`;
+      const walk = {
+        text: byId(
+          `SELECT "w"."id" AS "id" FROM (${window}) AS "w" ` +
+            `WHERE ${SEARCH_DEADLINE_FUNCTION}(:deadline, "w"."id") AND (${tested.join(' OR ')}) ` +
+            `ORDER BY "w"."s" ${dir}, "w"."id" ${dir} LIMIT :limit OFFSET :offset`,
+        ),
+        params: {
+          organizationId,
+          ...Object.fromEntries(Object.entries(params).filter(([k]) => /^c\d+$/.test(k))),
+          needle: (query.q ?? '').toLowerCase(),
+          deadline: searchDeadline,
+          window: SEARCH_WALK_ROWS,
+          limit: query.per_page,
+          offset,
+        },
       };
-      return { count, page };
+      return { count, page, walk };
     }
     const page = {
       text: `SELECT ${this.select} FROM ${table} WHERE ${id} IN (SELECT ${id} ${filtered}) ORDER BY ${order}`,
