@@ -5,7 +5,12 @@ import path from 'node:path';
 import { contract } from '@platform/contract';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { pageStatements, SEARCH_COUNT_AHEAD } from '../src/common/list/find-page';
+import {
+  indexedSearch,
+  pageStatements,
+  POSTGRES_SEARCH_SETTINGS,
+  SEARCH_COUNT_AHEAD,
+} from '../src/common/list/find-page';
 import { listFieldsFor } from '../src/common/list/list-fields';
 import { insertRows } from '../src/database/sql';
 import { loadConfig } from '../src/config/env';
@@ -108,10 +113,12 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
         );
         return steps.map((s) => s.detail);
       }
-      const [{ 'QUERY PLAN': plan }] = await server.dataSource.query(
-        `EXPLAIN (FORMAT JSON) ${statement.text}`,
-        statement.values,
-      );
+      // Under the settings the server runs a search with, in a transaction as it does.
+      const [{ 'QUERY PLAN': plan }] = await server.dataSource.transaction(async (tx) => {
+        if (indexedSearch(query))
+          for (const setting of POSTGRES_SEARCH_SETTINGS) await tx.query(setting);
+        return tx.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
+      });
       const steps: PlanStep[] = [];
       const walk = (node: Record<string, unknown>) => {
         steps.push(
