@@ -54,7 +54,10 @@ export interface ListStatements {
   count: Statement;
   page: Statement;
   /** SEARCH_WALK_ROWS: the page taken by walking the list's order; valid only when full. */
-  walk?: Statement;
+  walk?: Statement & {
+    /** The sort column (database name): the walk is only tried when an index serves its order. */
+    sortColumn: string;
+  };
 }
 
 /**
@@ -107,6 +110,13 @@ export class ListCollection<T extends ObjectLiteral> {
   private readonly selectColumns: Repository<T>['metadata']['columns'];
   private readonly select: string;
   private readonly selectQualified: string;
+
+  /**
+   * SQLite: the columns that follow `organization_id` in one of the table's indexes, read from the
+   * database once, at the first search that could walk (SEARCH_WALK_ROWS). Without such an index
+   * a walk would sort the organization's rows; the index's page sorts only the matches.
+   */
+  private orderedColumns?: Promise<ReadonlySet<string>>;
 
   /** Rows counted past the requested page (`LIST_TOTAL_COUNT_AHEAD`, see TOTAL_COUNT_AHEAD). */
   private readonly totalCountAhead: number;
@@ -200,7 +210,8 @@ export class ListCollection<T extends ObjectLiteral> {
         // past the bound (so the page is full), try the walk; a short walk proves nothing.
         counted = await sql.query<CountRow>(manager, count.text, count.params);
         const walked =
-          Number(counted[0]?.total ?? 0) >= Number(count.params.cap)
+          Number(counted[0]?.total ?? 0) >= Number(count.params.cap) &&
+          (await this.indexedOrders()).has(walk.sortColumn)
             ? await sql.query(manager, walk.text, walk.params)
             : [];
         pageRows =
@@ -334,7 +345,9 @@ export class ListCollection<T extends ObjectLiteral> {
       const window =
         `SELECT ${id} AS "id", ${column(key?.field ?? 'created_at')} AS "s", ${searched.join(', ')} ` +
         `FROM ${table} WHERE ${filters.join(' AND ')} ORDER BY ${order} LIMIT :window`;
+      const sortProperty = this.columns.get(key?.field ?? 'created_at')?.property ?? 'createdAt';
       const walk = {
+        sortColumn: this.repo.metadata.findColumnWithPropertyName(sortProperty)?.databaseName ?? '',
         text: byId(
           `SELECT "w"."id" AS "id" FROM (${window}) AS "w" ` +
             `WHERE ${SEARCH_DEADLINE_FUNCTION}(:deadline, "w"."id") AND (${tested.join(' OR ')}) ` +
@@ -357,6 +370,27 @@ export class ListCollection<T extends ObjectLiteral> {
       params: pageParams,
     };
     return { count, page };
+  }
+
+  /** See orderedColumns (SQLite only). */
+  private indexedOrders(): Promise<ReadonlySet<string>> {
+    this.orderedColumns ??= (async () => {
+      const manager = this.repo.manager;
+      const organization = this.repo.metadata.findColumnWithPropertyName('organizationId');
+      const indexes: { name: string }[] = await manager.query(
+        `PRAGMA index_list(${quoteIdentifier(this.tableName)})`,
+      );
+      const ordered = new Set<string>();
+      for (const { name } of indexes) {
+        const columns: { seqno: number; name: string }[] = await manager.query(
+          `PRAGMA index_info(${quoteIdentifier(name)})`,
+        );
+        const [first, second] = [...columns].sort((a, b) => a.seqno - b.seqno);
+        if (second && first?.name === organization?.databaseName) ordered.add(second.name);
+      }
+      return ordered;
+    })();
+    return this.orderedColumns;
   }
 
   private isSearch(query: ListQuery): boolean {
