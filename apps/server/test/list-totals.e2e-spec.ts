@@ -115,3 +115,88 @@ describe('meta.total with a bounded count (LIST_TOTAL_COUNT_AHEAD)', () => {
     expect(none.body.meta).toMatchObject({ total: 0, total_pages: 0, total_exact: true });
   });
 });
+
+/**
+ * What `meta.total` promises for a `q` search: the same kind of bound, nearer the page
+ * (LIST_SEARCH_COUNT_AHEAD, 200 by default), so a common word does not read thousands of
+ * matches to count them. A list without `q` keeps its own, further bound.
+ */
+describe('meta.total of a search (LIST_SEARCH_COUNT_AHEAD)', () => {
+  /** Lists count 50 past the page, searches 3. */
+  const LIST_AHEAD = 50;
+  const SEARCH_AHEAD = 3;
+  let server: TestServer;
+  let token: string;
+  let api: TypedClient;
+  let nakamuras: Student[];
+
+  beforeAll(async () => {
+    server = await startServer({
+      LIST_TOTAL_COUNT_AHEAD: String(LIST_AHEAD),
+      LIST_SEARCH_COUNT_AHEAD: String(SEARCH_AHEAD),
+    });
+    const orgId = (await server.createOrganization()).id;
+    ({ token } = await server.createToken(orgId, ['students:read']));
+    api = typedClient(server, token);
+    const base = Date.parse('2026-01-01T00:00:00.000Z');
+    // 30 students, one a day; every third (10) is a Nakamura.
+    const students = demoStudents(orgId, 30, base).map((s, i) => ({
+      ...s,
+      createdAt: new Date(base + i * DAY),
+      updatedAt: new Date(base + i * DAY),
+      firstName: `First${i}`,
+      lastName: i % 3 === 0 ? 'Nakamura' : 'Okafor',
+      email: `student${i}@example.com`,
+    }));
+    await server.insertStudents(orgId, students);
+    nakamuras = students.filter((s) => s.lastName === 'Nakamura');
+  });
+  afterAll(() => server.close());
+
+  const list = async (query: QueryOf<TypedClient['students']['list']>) =>
+    expectStatus(await api.students.list({ query }), 200);
+
+  it('counts a search only a few matches past the page, and a list as far as before', async () => {
+    // Page 1 of 2 counts at most 2 + 3 = 5 of the 10 Nakamuras: a lower bound, one more page.
+    const first = await list({ q: 'nakamura', per_page: 2 });
+    expect(first.body.meta).toEqual({
+      page: 1,
+      per_page: 2,
+      total: 5,
+      total_pages: 3,
+      total_exact: false,
+    });
+    expect(first.body.links.next).toContain('page=2');
+    // Offset 6 + 2 + 3 = 11 > 10: exact from page 4 on.
+    const later = await list({ q: 'nakamura', per_page: 2, page: 4 });
+    expect(later.body.meta).toEqual({
+      page: 4,
+      per_page: 2,
+      total: 10,
+      total_pages: 5,
+      total_exact: true,
+    });
+    // The same 30 rows without q are counted exactly: 2 + 50 covers them.
+    const all = await list({ per_page: 2 });
+    expect(all.body.meta).toMatchObject({ total: 30, total_pages: 15, total_exact: true });
+  });
+
+  it('visits every match exactly once, newest first, by following next', async () => {
+    const seen: string[] = [];
+    let url: string | null = `/v1/students?q=nakamura&per_page=3`;
+    while (url) {
+      const res = await rawCall(server, url.replace(/^https?:\/\/[^/]+/, ''), { token });
+      expect(res.status).toBe(200);
+      const meta = res.body.meta;
+      seen.push(...res.body.data.map((s: { id: string }) => s.id));
+      // While matches remain, the bound always leaves a page after this one.
+      if (seen.length < nakamuras.length) expect(meta.total_pages).toBeGreaterThan(meta.page);
+      expect(meta.total).toBeGreaterThanOrEqual(seen.length);
+      url = res.body.links.next as string | null;
+    }
+    // The default order, -created_at: the same rows in the same order as an exact count gives.
+    expect(seen).toEqual(
+      [...nakamuras].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).map((s) => s.id),
+    );
+  });
+});

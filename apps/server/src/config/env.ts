@@ -136,6 +136,11 @@ const EnvSchema = z.object({
    * (`total_exact: false`); unset, TOTAL_COUNT_AHEAD (10,000). Tests set it small.
    */
   LIST_TOTAL_COUNT_AHEAD: positiveInt.optional(),
+  /**
+   * The same for a `q` search; unset, SEARCH_COUNT_AHEAD (200), and never more than
+   * LIST_TOTAL_COUNT_AHEAD. Tests set it small.
+   */
+  LIST_SEARCH_COUNT_AHEAD: positiveInt.optional(),
 });
 
 export type RawEnv = z.input<typeof EnvSchema>;
@@ -168,8 +173,8 @@ export interface AppConfig {
   metricsToken?: string;
   /** The time budget of a list's `q` search. */
   searchTimeoutMs: number;
-  /** `LIST_TOTAL_COUNT_AHEAD`, when set. */
-  list: { totalCountAhead?: number };
+  /** `LIST_TOTAL_COUNT_AHEAD` and `LIST_SEARCH_COUNT_AHEAD`, when set. */
+  list: { totalCountAhead?: number; searchCountAhead?: number };
   audit: { retentionDays: number };
 }
 
@@ -250,7 +255,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.REDIS_URL && { redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } }),
     ...(e.METRICS_TOKEN && { metricsToken: e.METRICS_TOKEN }),
     searchTimeoutMs: e.SEARCH_TIMEOUT,
-    list: { ...(e.LIST_TOTAL_COUNT_AHEAD && { totalCountAhead: e.LIST_TOTAL_COUNT_AHEAD }) },
+    list: {
+      ...(e.LIST_TOTAL_COUNT_AHEAD && { totalCountAhead: e.LIST_TOTAL_COUNT_AHEAD }),
+      ...(e.LIST_SEARCH_COUNT_AHEAD && { searchCountAhead: e.LIST_SEARCH_COUNT_AHEAD }),
+    },
     audit: { retentionDays: e.AUDIT_RETENTION_DAYS },
     webhooks: {
       userAgent: `PlatformWebhooks/1.0 (+${origin}/docs)`,

@@ -26,7 +26,10 @@ export class DatabaseModule {
         {
           provide: Sql,
           useFactory: (dataSource: DataSource) =>
-            new Sql(dataSource, { listTotalCountAhead: config.list.totalCountAhead }),
+            new Sql(dataSource, {
+              listTotalCountAhead: config.list.totalCountAhead,
+              listSearchCountAhead: config.list.searchCountAhead,
+            }),
           inject: [getDataSourceToken()],
         },
       ],

@@ -159,14 +159,18 @@ export class Sql {
    * default). Carried here because every list is built from the `Sql` its service is given.
    */
   readonly listTotalCountAhead?: number;
+  /** The same for a list's `q` search (`LIST_SEARCH_COUNT_AHEAD`; never past the above). */
+  readonly listSearchCountAhead?: number;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    options: { listTotalCountAhead?: number } = {},
+    options: { listTotalCountAhead?: number; listSearchCountAhead?: number } = {},
   ) {
     this.dialect = dialectOfDataSource(dataSource);
     if (options.listTotalCountAhead !== undefined)
       this.listTotalCountAhead = options.listTotalCountAhead;
+    if (options.listSearchCountAhead !== undefined)
+      this.listSearchCountAhead = options.listSearchCountAhead;
   }
 
   compile(text: string, params?: SqlParams): CompiledSql {

@@ -38,6 +38,29 @@ export interface Statement {
 }
 
 /**
+ * The planner settings a PostgreSQL search of 3+ characters counts under (the page runs under
+ * the defaults). Its count reads only `per_page + SEARCH_COUNT_AHEAD` matches, so the planner
+ * judges a scan that stops at LIMIT (sequential, or along an organization index, filtering every
+ * row) cheaper than the trigram indexes: a bet on where the matches lie that reads every row of
+ * the table or the organization when they are rare there or come late. Without those, the count
+ * is the trigram indexes' bitmap (~20-30 ms for a surname's 20,000 matches at a million rows,
+ * less than the bet's ~25-33 ms when it wins) and costs what the matches do, whatever the size.
+ * Public so tests explain the plans the server runs.
+ */
+export const POSTGRES_SEARCH_COUNT_SETTINGS = ['enable_seqscan', 'enable_indexscan'] as const;
+
+/** A list's statements: the bounded count, the page, and on SQLite a search's walk (see find). */
+export interface ListStatements {
+  count: Statement;
+  page: Statement;
+  /** SEARCH_WALK_ROWS: the page taken by walking the list's order; valid only when full. */
+  walk?: Statement & {
+    /** The sort column (database name): the walk is only tried when an index serves its order. */
+    sortColumn: string;
+  };
+}
+
+/**
  * How far past the requested page a list counts: `meta.total` is exact when the collection ends
  * within `offset + per_page + TOTAL_COUNT_AHEAD` rows, else it is that many (a lower bound, with
  * `total_exact: false`). The bound grows with the page, not the collection, so a count costs at
@@ -45,6 +68,25 @@ export interface Statement {
  * 10,000 is a few milliseconds of index entries, and exact for most organizations' collections.
  */
 export const TOTAL_COUNT_AHEAD = 10_000;
+
+/**
+ * How far past the page a `q` search counts (never further than a list does). A search's matches
+ * are found through the trigram index and then read row by row, so counting 10,000 of a common
+ * surname's 20,000 matches cost more than 100 ms at a million students; 200 keeps the count to
+ * about what the page costs, still exact for most searches, and `total_pages > page` while
+ * matches remain.
+ */
+export const SEARCH_COUNT_AHEAD = 200;
+
+/**
+ * On SQLite, a search whose matches run past its count bound takes its page by walking the
+ * organization's rows in the list's order (its `(organization_id, sort field, id)` index) and
+ * testing each for the substring, as PostgreSQL's planner does, rather than reading and sorting
+ * every match the trigram index returns (20,000 joins for a common surname at a million students,
+ * ~250 ms). At most this many rows are walked: when they hold fewer than the page needs (sparse
+ * matches, deep pages), the page is taken from the index as before. The same rows, the same order.
+ */
+export const SEARCH_WALK_ROWS = 4_000;
 
 /** `meta.total` and whether it is exact (see TOTAL_COUNT_AHEAD). */
 export interface PageTotal {
@@ -69,8 +111,17 @@ export class ListCollection<T extends ObjectLiteral> {
   private readonly select: string;
   private readonly selectQualified: string;
 
+  /**
+   * SQLite: the columns that follow `organization_id` in one of the table's indexes, read from the
+   * database once, at the first search that could walk (SEARCH_WALK_ROWS). Without such an index
+   * a walk would sort the organization's rows; the index's page sorts only the matches.
+   */
+  private orderedColumns?: Promise<ReadonlySet<string>>;
+
   /** Rows counted past the requested page (`LIST_TOTAL_COUNT_AHEAD`, see TOTAL_COUNT_AHEAD). */
   private readonly totalCountAhead: number;
+  /** Matches a search counts past the page (`LIST_SEARCH_COUNT_AHEAD`, see SEARCH_COUNT_AHEAD). */
+  private readonly searchCountAhead: number;
 
   /**
    * The collection a contract list query describes (`contract.students.list.query`), its columns
@@ -91,6 +142,10 @@ export class ListCollection<T extends ObjectLiteral> {
     fields: ListFields,
   ) {
     this.totalCountAhead = sql.listTotalCountAhead ?? TOTAL_COUNT_AHEAD;
+    this.searchCountAhead = Math.min(
+      this.totalCountAhead,
+      sql.listSearchCountAhead ?? SEARCH_COUNT_AHEAD,
+    );
     const target = repo.metadata.target;
     this.tableName = repo.metadata.tableName;
     this.table = sql.table(target);
@@ -116,7 +171,8 @@ export class ListCollection<T extends ObjectLiteral> {
    * page. The page is a deferred join: the inner query walks the (organization_id, sort field, id)
    * index for ids only, so OFFSET skips index entries rather than whole rows, and only the
    * page's rows are then read from the table. That keeps page 300 close to page 1 in cost.
-   * The count stops at `offset + per_page + totalCountAhead` rows (see `PageTotal`), so neither
+   * The count stops at `offset + per_page + totalCountAhead` rows (`searchCountAhead` for a `q`
+   * search; see `PageTotal`), so neither
    * costs more in a collection of a million than in one of ten thousand.
    * A `q` search runs under a time budget and answers 503 past it, whether it is served by the
    * trigram index (3+ characters) or scans the organization's rows (1–2 characters).
@@ -131,7 +187,7 @@ export class ListCollection<T extends ObjectLiteral> {
     if (searching && !options) throw new Error('a searchable list needs ListOptions');
     const budgetMs = options?.searchTimeoutMs ?? 0;
     // The search budget is elapsed time, checked by searchDeadline on the system clock too.
-    const { count, page } = this.statements(organizationId, query, Date.now() + budgetMs);
+    const { count, page, walk } = this.statements(organizationId, query, Date.now() + budgetMs);
     const sql = this.sql;
     const manager = this.repo.manager;
     type CountRow = { total: number | string };
@@ -143,11 +199,25 @@ export class ListCollection<T extends ObjectLiteral> {
         // with its usual (unlimited) timeout.
         [counted, pageRows] = await manager.transaction(async (tx) => {
           await tx.query(`SET LOCAL statement_timeout = ${Math.ceil(budgetMs)}`);
-          return [
-            await sql.query<CountRow>(tx, count.text, count.params),
-            await sql.query(tx, page.text, page.params),
-          ];
+          const settings = indexedSearch(query) ? POSTGRES_SEARCH_COUNT_SETTINGS : [];
+          for (const setting of settings) await tx.query(`SET LOCAL ${setting} = off`);
+          const total = await sql.query<CountRow>(tx, count.text, count.params);
+          for (const setting of settings) await tx.query(`SET LOCAL ${setting} TO DEFAULT`);
+          return [total, await sql.query(tx, page.text, page.params)];
         });
+      } else if (walk) {
+        // SQLite runs statements one at a time anyway: count first, and when the matches run
+        // past the bound (so the page is full), try the walk; a short walk proves nothing.
+        counted = await sql.query<CountRow>(manager, count.text, count.params);
+        const walked =
+          Number(counted[0]?.total ?? 0) >= Number(count.params.cap) &&
+          (await this.indexedOrders()).has(walk.sortColumn)
+            ? await sql.query(manager, walk.text, walk.params)
+            : [];
+        pageRows =
+          walked.length === query.per_page
+            ? walked
+            : await sql.query(manager, page.text, page.params);
       } else {
         [counted, pageRows] = await Promise.all([
           sql.query<CountRow>(manager, count.text, count.params),
@@ -169,11 +239,7 @@ export class ListCollection<T extends ObjectLiteral> {
    * The count and page statements of a list query (public so tests can check their plans).
    * `searchDeadline` (epoch ms) bounds a `q` search on SQLite; PostgreSQL's is statement_timeout.
    */
-  statements(
-    organizationId: string,
-    query: ListQuery,
-    searchDeadline = 0,
-  ): { count: Statement; page: Statement } {
+  statements(organizationId: string, query: ListQuery, searchDeadline = 0): ListStatements {
     const { table } = this;
     const column = (field: string): string => {
       const mapped = this.columns.get(field);
@@ -190,7 +256,7 @@ export class ListCollection<T extends ObjectLiteral> {
     const search = quoteIdentifier(`${this.tableName}_search`);
     const keys = quoteIdentifier(`${this.tableName}_search_keys`);
     const sqliteSearch = this.sql.dialect === 'sqlite' && searching;
-    const indexed = sqliteSearch && [...(query.q ?? '')].length >= SEARCH_LENGTH.indexed;
+    const indexed = sqliteSearch && indexedSearch(query);
     const scanned = sqliteSearch && !indexed;
     const from = indexed
       ? `${search} CROSS JOIN ${keys} ON ${keys}."key" = ${search}."rowid" CROSS JOIN ${table} ON ${id} = ${keys}."id"`
@@ -213,9 +279,14 @@ export class ListCollection<T extends ObjectLiteral> {
       params.deadline = searchDeadline;
       clauses.push(`${SEARCH_DEADLINE_FUNCTION}(:deadline, ${id})`);
     }
-    query.conditions.forEach((condition, index) =>
-      clauses.push(this.predicate(column, condition, `c${index}`, params)),
-    );
+    // The organization and the query's filters (without q), also the walk's (SEARCH_WALK_ROWS).
+    const filters = [
+      `${this.organization} = :organizationId`,
+      ...query.conditions.map((condition, index) =>
+        this.predicate(column, condition, `c${index}`, params),
+      ),
+    ];
+    clauses.push(...filters.slice(1));
     if (scanned) {
       // SQLite's LOWER() folds ASCII only; the fold function folds as the trigram index does
       // (ÉMILE matches é), and instr() takes `%` and `_` literally.
@@ -246,28 +317,80 @@ export class ListCollection<T extends ObjectLiteral> {
 
     const offset = (query.page - 1) * query.per_page;
     // The count reads at most `cap` matches: past that, the total is a lower bound (PageTotal).
+    // A search counts less far past the page than a list (SEARCH_COUNT_AHEAD).
+    const ahead = searching ? this.searchCountAhead : this.totalCountAhead;
     const count = {
       text: `SELECT COUNT(*) AS total FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT :cap) AS "counted"`,
-      params: { ...params, cap: offset + query.per_page + this.totalCountAhead },
+      params: { ...params, cap: offset + query.per_page + ahead },
     };
     const pageParams = { ...params, limit: query.per_page, offset };
     const filtered = `FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset`;
     if (sqliteSearch) {
       // The ids come from the search's joins, which start from the trigram index; the page's
       // rows are then read by id.
-      const page = {
-        text:
-          `SELECT ${this.selectQualified} FROM (SELECT ${id} AS "id" ${filtered}) AS "page" ` +
-          `CROSS JOIN ${table} ON ${id} = "page"."id" ORDER BY ${order}`,
-        params: pageParams,
+      const byId = (ids: string) =>
+        `SELECT ${this.selectQualified} FROM (${ids}) AS "page" ` +
+        `CROSS JOIN ${table} ON ${id} = "page"."id" ORDER BY ${order}`;
+      const page = { text: byId(`SELECT ${id} AS "id" ${filtered}`), params: pageParams };
+      if (!indexed || query.sort.length !== 1) return { count, page };
+      // SEARCH_WALK_ROWS: the first rows of the list's own order (an index walk, one sort key),
+      // each tested for q as the short-q scan does; the outer ORDER BY repeats the inner one, so
+      // SQLite reads the walk in order and stops at the page instead of sorting the window.
+      const [key] = query.sort;
+      const dir = key?.direction === 'asc' ? 'ASC' : 'DESC';
+      const searched = this.search.map((qualified, i) => `${qualified} AS "q${i}"`);
+      const tested = this.search.map(
+        (_, i) => `instr(${SEARCH_FOLD_FUNCTION}("w"."q${i}"), :needle) > 0`,
+      );
+      const window =
+        `SELECT ${id} AS "id", ${column(key?.field ?? 'created_at')} AS "s", ${searched.join(', ')} ` +
+        `FROM ${table} WHERE ${filters.join(' AND ')} ORDER BY ${order} LIMIT :window`;
+      const sortProperty = this.columns.get(key?.field ?? 'created_at')?.property ?? 'createdAt';
+      const walk = {
+        sortColumn: this.repo.metadata.findColumnWithPropertyName(sortProperty)?.databaseName ?? '',
+        text: byId(
+          `SELECT "w"."id" AS "id" FROM (${window}) AS "w" ` +
+            `WHERE ${SEARCH_DEADLINE_FUNCTION}(:deadline, "w"."id") AND (${tested.join(' OR ')}) ` +
+            `ORDER BY "w"."s" ${dir}, "w"."id" ${dir} LIMIT :limit OFFSET :offset`,
+        ),
+        params: {
+          organizationId,
+          ...Object.fromEntries(Object.entries(params).filter(([k]) => /^c\d+$/.test(k))),
+          needle: (query.q ?? '').toLowerCase(),
+          deadline: searchDeadline,
+          window: SEARCH_WALK_ROWS,
+          limit: query.per_page,
+          offset,
+        },
       };
-      return { count, page };
+      return { count, page, walk };
     }
     const page = {
       text: `SELECT ${this.select} FROM ${table} WHERE ${id} IN (SELECT ${id} ${filtered}) ORDER BY ${order}`,
       params: pageParams,
     };
     return { count, page };
+  }
+
+  /** See orderedColumns (SQLite only). */
+  private indexedOrders(): Promise<ReadonlySet<string>> {
+    this.orderedColumns ??= (async () => {
+      const manager = this.repo.manager;
+      const organization = this.repo.metadata.findColumnWithPropertyName('organizationId');
+      const indexes: { name: string }[] = await manager.query(
+        `PRAGMA index_list(${quoteIdentifier(this.tableName)})`,
+      );
+      const ordered = new Set<string>();
+      for (const { name } of indexes) {
+        const columns: { seqno: number; name: string }[] = await manager.query(
+          `PRAGMA index_info(${quoteIdentifier(name)})`,
+        );
+        const [first, second] = [...columns].sort((a, b) => a.seqno - b.seqno);
+        if (second && first?.name === organization?.databaseName) ordered.add(second.name);
+      }
+      return ordered;
+    })();
+    return this.orderedColumns;
   }
 
   private isSearch(query: ListQuery): boolean {
@@ -298,6 +421,11 @@ export class ListCollection<T extends ObjectLiteral> {
     }
     return entity as T;
   }
+}
+
+/** A `q` long enough for the trigram indexes (SEARCH_LENGTH.indexed code points). */
+export function indexedSearch(query: ListQuery): boolean {
+  return [...(query.q ?? '')].length >= SEARCH_LENGTH.indexed;
 }
 
 /** An FTS5 query that matches `q` as one phrase: with the trigram tokenizer, as a substring. */
