@@ -44,7 +44,8 @@ const SERVER_ENV_PREFIXES = [
 function startFlags() {
   const { start } = require('../apps/server/package.json').scripts;
   const match = /^node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(start);
-  if (!match) throw new Error(`apps/server's start script is not "node [--flags] dist/main.js": ${start}`);
+  if (!match)
+    throw new Error(`apps/server's start script is not "node [--flags] dist/main.js": ${start}`);
   return match[1].trim();
 }
 
@@ -312,7 +313,11 @@ async function main() {
   const cpuBefore = cpuSeconds(server.pid);
   const sampler = setInterval(() => {
     trace.push(Math.round(rssMiB(server.pid)));
-    if (config.heap) probe({ type: 'heap:usage' }).then((r) => heapTrace.push(r.usage), () => {});
+    if (config.heap)
+      probe({ type: 'heap:usage' }).then(
+        (r) => heapTrace.push(r.usage),
+        () => {},
+      );
   }, 10_000);
   const measured = await load(base, config.requests, seeded.token, studentId).finally(() =>
     clearInterval(sampler),
@@ -341,7 +346,9 @@ async function main() {
     `  growth                     ${(growth * 100).toFixed(1)} %   goal <= 10 %   ${met ? 'met' : 'MISSED'}`,
   );
   if (config.heap) {
-    log('  (BENCH_HEAP: the full GC, and a snapshot more so, change RSS after them; compare the heaps)');
+    log(
+      '  (BENCH_HEAP: the full GC, and a snapshot more so, change RSS after them; compare the heaps)',
+    );
   }
 
   fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });

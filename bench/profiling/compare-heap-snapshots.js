@@ -166,9 +166,13 @@ function byConstructor(h, filter = () => true) {
 const mib = (b) => (b / 1048576).toFixed(2).padStart(8);
 function table(title, rows, sortKey, limit = 25) {
   console.log(`\n${title}`);
-  console.log(`${'count'.padStart(9)} ${'self MiB'.padStart(8)} ${'ret. MiB'.padStart(8)}  constructor`);
+  console.log(
+    `${'count'.padStart(9)} ${'self MiB'.padStart(8)} ${'ret. MiB'.padStart(8)}  constructor`,
+  );
   for (const r of rows.sort((a, b) => b[sortKey] - a[sortKey]).slice(0, limit)) {
-    console.log(`${String(r.count).padStart(9)} ${mib(r.self)} ${mib(r.retained)}  ${r.key.slice(0, 100)}`);
+    console.log(
+      `${String(r.count).padStart(9)} ${mib(r.self)} ${mib(r.retained)}  ${r.key.slice(0, 100)}`,
+    );
   }
 }
 
@@ -183,7 +187,11 @@ function chain(h, k) {
 
 const [beforeFile, afterFile] = process.argv.slice(2);
 const before = load(beforeFile);
-const total = (h) => { let s = 0; for (let k = 0; k < h.count; k++) s += h.sizeOf(h.post[k]); return s; };
+const total = (h) => {
+  let s = 0;
+  for (let k = 0; k < h.count; k++) s += h.sizeOf(h.post[k]);
+  return s;
+};
 console.log(`before: ${before.count} live objects, ${mib(total(before))} MiB`);
 table('before, by retained size', byConstructor(before), 'retained', 20);
 if (afterFile) {
@@ -195,7 +203,12 @@ if (afterFile) {
   const b = new Map(byConstructor(before).map((r) => [r.key, r]));
   const diff = byConstructor(after).map((r) => {
     const o = b.get(r.key) ?? { count: 0, self: 0, retained: 0 };
-    return { key: r.key, count: r.count - o.count, self: r.self - o.self, retained: r.retained - o.retained };
+    return {
+      key: r.key,
+      count: r.count - o.count,
+      self: r.self - o.self,
+      retained: r.retained - o.retained,
+    };
   });
   table('after − before, by self size', diff, 'self', 25);
   const isNew = (n) => !beforeIds.has(after.idOf(n));
@@ -217,6 +230,8 @@ if (afterFile) {
   }
   console.log('\nnew objects by the oldest-existing object that dominates them (top 10):');
   for (const r of [...holders.values()].sort((a, b) => b.self - a.self).slice(0, 10)) {
-    console.log(`  ${r.count} objects, ${mib(r.self).trim()} MiB, kept by ${r.key}\n      ← ${chain(after, after.idom[r.k])}`);
+    console.log(
+      `  ${r.count} objects, ${mib(r.self).trim()} MiB, kept by ${r.key}\n      ← ${chain(after, after.idom[r.k])}`,
+    );
   }
 }
