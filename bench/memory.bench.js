@@ -6,7 +6,11 @@
  *   pnpm --filter @platform/server build && pnpm exec node bench/memory.bench.js
  *
  * Knobs: BENCH_REQUESTS (default 100000), BENCH_WARMUP_REQUESTS (default 5000),
- * BENCH_CONNECTIONS (default 10), BENCH_ENFORCE_GOALS=1 (exit 1 when the goal is missed).
+ * BENCH_CONNECTIONS (default 10), BENCH_ENFORCE_GOALS=1 (exit 1 when the goal is missed),
+ * BENCH_HEAP=1 (V8's heap every 10 s, and before and after a full GC once each RSS sample is
+ * taken), BENCH_HEAP_SNAPSHOTS=1 (that, and a heap snapshot at both points into bench/results/;
+ * compare them with profiling/compare-heap-snapshots.js), BENCH_SERVER_NODE_OPTIONS (V8 flags
+ * for the server, to measure one).
  */
 // Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
 require('@platform/hermetic').enforceForRun();
@@ -21,6 +25,7 @@ const REPO_ROOT = path.resolve(__dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
 const CLI_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'cli', 'main.js');
 const RESULTS_FILE = path.join(__dirname, 'results', 'memory.json');
+const HEAP_PROBE = path.join(__dirname, 'profiling', 'heap-probe.js');
 
 const STUDENTS = 10_000;
 const GOAL_MAX_GROWTH = 0.1;
@@ -35,6 +40,15 @@ const SERVER_ENV_PREFIXES = [
   'HOST',
 ];
 
+/** The flags between `node` and `dist/main.js` in apps/server's `start` script. */
+function startFlags() {
+  const { start } = require('../apps/server/package.json').scripts;
+  const match = /^node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(start);
+  if (!match)
+    throw new Error(`apps/server's start script is not "node [--flags] dist/main.js": ${start}`);
+  return match[1].trim();
+}
+
 function envNumber(name, fallback) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -48,6 +62,16 @@ const config = {
   warmupRequests: envNumber('BENCH_WARMUP_REQUESTS', 5_000),
   connections: envNumber('BENCH_CONNECTIONS', 10),
   enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1',
+  heapSnapshots: process.env.BENCH_HEAP_SNAPSHOTS === '1',
+  heap: process.env.BENCH_HEAP === '1' || process.env.BENCH_HEAP_SNAPSHOTS === '1',
+  /**
+   * The server's Node flags: those of its production start command (`pnpm start`, the
+   * Dockerfile's CMD, which must match), unless BENCH_SERVER_NODE_OPTIONS replaces them (set it
+   * empty for Node's defaults).
+   */
+  serverNodeOptions: (process.env.BENCH_SERVER_NODE_OPTIONS ?? startFlags())
+    .split(/\s+/)
+    .filter(Boolean),
 };
 
 const log = (line) => console.log(line);
@@ -184,6 +208,58 @@ async function load(base, amount, token, studentId) {
   return { statuses, rps: result.requests.average, durationS: result.duration };
 }
 
+/** Asks the server's heap probe (profiling/heap-probe.js) something over IPC. */
+function probe(message) {
+  return new Promise((resolve, reject) => {
+    const onMessage = (reply) => {
+      if (reply?.type !== message.type && reply?.type !== 'heap:error') return;
+      server.off('message', onMessage);
+      if (reply.type === 'heap:error') reject(new Error(reply.message));
+      else resolve(reply);
+    };
+    server.on('message', onMessage);
+    server.send(message);
+  });
+}
+
+/**
+ * The heap before and after a full collection (BENCH_HEAP=1), and a snapshot of it
+ * (BENCH_HEAP_SNAPSHOTS=1): whether what RSS holds is live or garbage V8 has not collected yet.
+ */
+async function heapEvidence(label) {
+  const { stats } = await probe({ type: 'heap:stats' });
+  const m = stats.memory;
+  const mb = (b) => (b / 1048576).toFixed(1);
+  const u = stats.beforeGc;
+  log(
+    `  before a full GC (${label}): RSS ${u.rss} MiB, V8 heap ${u.heapTotal} MiB ` +
+      `(used ${u.heapUsed}; new space ${u.newSpace}, old space ${u.oldSpace}), external ${u.external}`,
+  );
+  log(
+    `  after a full GC (${label}): heap used ${mb(m.heapUsed)} MiB of ${mb(m.heapTotal)}, ` +
+      `external ${mb(m.external)}, array buffers ${mb(m.arrayBuffers)}, RSS ${mb(m.rss)} MiB`,
+  );
+  const evidence = { label, beforeGc: u, afterGc: m, spaces: stats.spaces };
+  if (config.heapSnapshots) {
+    const file = path.join(path.dirname(RESULTS_FILE), `memory-${label}.heapsnapshot`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    await probe({ type: 'heap:snapshot', file });
+    log(`  heap snapshot: ${path.relative(REPO_ROOT, file)}`);
+    evidence.snapshot = file;
+  }
+  return evidence;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times (sysconf CLK_TCK; 100 on Linux in practice). */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
+function cpuSeconds(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 /** RSS after a short pause, so what is measured is what the server keeps, not a request in flight. */
 async function settledRss(pid) {
   await new Promise((r) => setTimeout(r, 2000));
@@ -205,7 +281,8 @@ async function main() {
   ]);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [SERVER_MAIN], {
+  const nodeArgs = [...config.serverNodeOptions, ...(config.heap ? ['--require', HEAP_PROBE] : [])];
+  server = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
     cwd: REPO_ROOT,
     env: childEnv({
       DATABASE_URL: `sqlite:${databasePath}`,
@@ -214,7 +291,7 @@ async function main() {
       // The 401s of the mix must stay 401s, not the anonymous budget's 429s.
       RATE_LIMIT_ANONYMOUS: '1000000',
     }),
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: config.heap ? ['ignore', 'ignore', 'inherit', 'ipc'] : ['ignore', 'ignore', 'inherit'],
   });
   await waitReady(base);
   const page = await fetch(`${base}/v1/students?per_page=1`, {
@@ -226,28 +303,53 @@ async function main() {
   await load(base, config.warmupRequests, seeded.token, studentId);
   const before = await settledRss(server.pid);
   log(`RSS after warm-up: ${before.toFixed(1)} MiB`);
+  const heap = [];
+  if (config.heap) heap.push(await heapEvidence('warmup'));
 
   log(`Load: ${config.requests} requests of the mix, ${config.connections} connections…`);
   // RSS every 10 s during the load: a plateau is a warm heap, a steady climb is a leak.
   const trace = [];
-  const sampler = setInterval(() => trace.push(Math.round(rssMiB(server.pid))), 10_000);
+  const heapTrace = [];
+  const cpuBefore = cpuSeconds(server.pid);
+  const sampler = setInterval(() => {
+    trace.push(Math.round(rssMiB(server.pid)));
+    if (config.heap)
+      probe({ type: 'heap:usage' }).then(
+        (r) => heapTrace.push(r.usage),
+        () => {},
+      );
+  }, 10_000);
   const measured = await load(base, config.requests, seeded.token, studentId).finally(() =>
     clearInterval(sampler),
   );
+  const cpuMsPerRequest = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / config.requests;
   const after = await settledRss(server.pid);
+  if (config.heap) heap.push(await heapEvidence('load'));
   const growth = after / before - 1;
   const met = growth <= GOAL_MAX_GROWTH;
 
   log('\nResults');
   log(`  responses: ${JSON.stringify(measured.statuses)}`);
   log(`  throughput: ${Math.round(measured.rps)} req/s over ${measured.durationS.toFixed(0)} s`);
+  log(`  server CPU: ${cpuMsPerRequest.toFixed(2)} ms per request (user + system)`);
+  if (config.serverNodeOptions.length) log(`  server flags: ${config.serverNodeOptions.join(' ')}`);
   log(`  RSS after warm-up          ${before.toFixed(1)} MiB`);
   log(`  RSS after ${config.requests} requests ${after.toFixed(1)} MiB`);
   log(`  of which (MiB)            ${JSON.stringify(rssParts(server.pid))}`);
   log(`  RSS every 10 s (MiB)      ${trace.join(' ')}`);
+  if (config.heap) {
+    log(`  V8 heap every 10 s (MiB)  ${heapTrace.map((u) => u.heapTotal).join(' ')}`);
+    log(`    of which new space      ${heapTrace.map((u) => u.newSpace).join(' ')}`);
+    log(`    of which old space      ${heapTrace.map((u) => u.oldSpace).join(' ')}`);
+  }
   log(
     `  growth                     ${(growth * 100).toFixed(1)} %   goal <= 10 %   ${met ? 'met' : 'MISSED'}`,
   );
+  if (config.heap) {
+    log(
+      '  (BENCH_HEAP: the full GC, and a snapshot more so, change RSS after them; compare the heaps)',
+    );
+  }
 
   fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
   fs.writeFileSync(
@@ -259,11 +361,15 @@ async function main() {
         config,
         node: process.version,
         rss_mib: { after_warmup: before, after_load: after, every_10_s: trace },
+        heap_every_10_s_mib: heapTrace,
         growth,
         goal_max_growth: GOAL_MAX_GROWTH,
         met,
         responses: measured.statuses,
         rps: measured.rps,
+        cpu_ms_per_request: cpuMsPerRequest,
+        server_node_options: config.serverNodeOptions,
+        heap,
       },
       null,
       2,

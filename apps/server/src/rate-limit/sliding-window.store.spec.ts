@@ -73,6 +73,43 @@ describe(SlidingWindowStore.name, () => {
     expect(sut.hit('enterprise', 1_000_000).remaining).toBe(1_000_000 - 101);
   });
 
+  it('holds memory for the requests of the last window, not for every request made', () => {
+    // A steady 10 requests/s under a limit the key never reaches: 600 in any 60 s window.
+    for (let i = 0; i < 6_000; i++) {
+      now += 100;
+      expect(sut.hit('enterprise', 1_000_000).isBlocked).toBe(false);
+    }
+    expect(sut.capacityOf('enterprise')).toBeLessThanOrEqual(1024);
+    // the count is still exact: the 600 of the last window, this one included
+    now += 100;
+    expect(sut.hit('enterprise', 1_000_000).remaining).toBe(1_000_000 - 600);
+    // the traffic falls to 1 request every 10 s: the ring gives the memory back
+    for (let i = 0; i < 60; i++) {
+      now += 10_000;
+      sut.hit('enterprise', 1_000_000);
+    }
+    expect(sut.capacityOf('enterprise')).toBeLessThanOrEqual(32);
+    expect(sut.hit('enterprise', 1_000_000).remaining).toBe(1_000_000 - 7);
+  });
+
+  it('blocks exactly at the limit while old accepts are dropped and the ring shrinks', () => {
+    // Bursts of 100 accepts, then quiet, so the ring grows, empties out and shrinks repeatedly.
+    const limit = 100;
+    const accepted: number[] = [];
+    for (let burst = 0; burst < 20; burst++) {
+      for (let i = 0; i < 150; i++) {
+        now += 10;
+        if (!sut.hit('b', limit).isBlocked) accepted.push(now);
+      }
+      now += burst % 2 ? 30_000 : 61_000;
+    }
+    for (let i = limit; i < accepted.length; i++) {
+      expect(accepted[i]! - accepted[i - limit]!).toBeGreaterThanOrEqual(WINDOW);
+    }
+    // not needlessly strict: each burst after a full quiet window gets the whole limit
+    expect(accepted.length).toBeGreaterThanOrEqual(10 * limit);
+  });
+
   it('keeps exact accounting across ring growth and wrap-around', () => {
     const limit = 40;
     const accepted: number[] = [];

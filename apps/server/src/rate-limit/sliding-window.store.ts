@@ -22,7 +22,11 @@ interface Log {
   limit: number;
 }
 
-/** Rings start small and double as they fill, so memory follows traffic, not the configured limit. */
+/**
+ * Rings start small, double as they fill and halve when a quarter full, and hold only the accept
+ * times still inside the window: memory follows the traffic of the last window, not the
+ * configured limit nor the number of requests ever made.
+ */
 const INITIAL_CAPACITY = 16;
 
 /**
@@ -32,7 +36,8 @@ const INITIAL_CAPACITY = 16;
  * twice the limit within 60 s. api.md forbids that: no 60-second window may accept more than the
  * limit. So we keep the accept times of the last `limit` requests in a ring: a request is accepted
  * only if the oldest of them is at least a window old. That is exact, O(1) per request (amortised),
- * and at most `limit` numbers of memory per active key. Rejected requests are not recorded.
+ * and at most `limit` numbers (fewer: the accepts of the last window) of memory per active key.
+ * Rejected requests are not recorded.
  */
 export class SlidingWindowStore implements ThrottlerStorage, OnModuleDestroy {
   private readonly logs = new Map<string, Log>();
@@ -59,7 +64,17 @@ export class SlidingWindowStore implements ThrottlerStorage, OnModuleDestroy {
     const log = this.logFor(key, limit);
     const windowStart = now - this.windowMs;
 
-    if (log.size === limit && at(log, 0) > windowStart) {
+    // Accept times that have left the window can no longer decide anything: drop them, so a key
+    // holds at most its requests of the last window, not every request it ever made (up to the
+    // limit). Entries are in accept order, so they are a prefix of the ring.
+    const expired = firstIndexSince(log, windowStart);
+    if (expired > 0) {
+      log.head = (log.head + expired) % log.times.length;
+      log.size -= expired;
+    }
+
+    if (log.size === limit) {
+      // Every one of the last `limit` accepts is inside the window.
       const resetAtMs = at(log, 0) + this.windowMs;
       const wait = Math.max(1, Math.ceil((resetAtMs - now) / 1000));
       return {
@@ -72,24 +87,21 @@ export class SlidingWindowStore implements ThrottlerStorage, OnModuleDestroy {
       };
     }
 
-    if (log.size === limit) {
-      // Full: the new accept replaces the oldest one, which has left the window.
-      log.times[log.head] = now;
-      log.head = (log.head + 1) % log.times.length;
-    } else {
-      if (log.size === log.times.length) resize(log, Math.min(log.times.length * 2, limit));
-      log.times[(log.head + log.size) % log.times.length] = now;
-      log.size++;
+    if (log.size === log.times.length) {
+      resize(log, Math.min(log.times.length * 2, limit));
+    } else if (log.times.length > INITIAL_CAPACITY && log.size * 4 <= log.times.length) {
+      // Traffic fell to a quarter of what the ring was sized for: give half of it back.
+      resize(log, Math.max(INITIAL_CAPACITY, Math.ceil(log.times.length / 2)));
     }
-    const first = firstIndexSince(log, windowStart);
-    const inWindow = log.size - first;
-    const resetAtMs = (first < log.size ? at(log, first) : now) + this.windowMs;
+    log.times[(log.head + log.size) % log.times.length] = now;
+    log.size++;
+    const resetAtMs = at(log, 0) + this.windowMs;
     return {
-      totalHits: inWindow,
+      totalHits: log.size,
       isBlocked: false,
       timeToExpire: Math.max(0, Math.ceil((resetAtMs - now) / 1000)),
       timeToBlockExpire: 0,
-      remaining: limit - inWindow,
+      remaining: limit - log.size,
       resetAtMs,
     };
   }
