@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { createRedis, untilReady } from '../redis/redis.module';
+import { createRedis, untilReady } from '../redis/redis-client';
 import type { Admitted, ClaimedMessage } from './delivery-store';
 import { type DispatcherParts, WebhookDispatcher } from './webhook-dispatcher';
 import { within } from './work-trigger';

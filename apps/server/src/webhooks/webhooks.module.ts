@@ -8,7 +8,6 @@ import { EventsService } from '../events/events.service';
 import { Metrics } from '../metrics/metrics';
 import { DeliveryStore } from './delivery-store';
 import { EmbeddedWebhookDispatcher } from './dispatcher';
-import { QueuedWebhookDispatcher } from './queued-dispatcher';
 import { SecretBox } from './secret-box';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
@@ -26,7 +25,7 @@ import { WebhookDeliveriesController, WebhookEndpointsController } from './webho
 const dispatcherProvider = {
   provide: WebhookDispatcher,
   inject: [APP_CONFIG, TransactionRunner, EventsService, DeliveryStore, SecretBox, Metrics, Clock],
-  useFactory: (
+  useFactory: async (
     config: AppConfig,
     transactions: TransactionRunner,
     events: EventsService,
@@ -34,11 +33,12 @@ const dispatcherProvider = {
     secrets: SecretBox,
     metrics: Metrics,
     clock: Clock,
-  ): WebhookDispatcher => {
+  ): Promise<WebhookDispatcher> => {
     const parts = { config: config.webhooks, transactions, events, store, secrets, metrics, clock };
-    return config.redis
-      ? new QueuedWebhookDispatcher(parts, config.redis)
-      : new EmbeddedWebhookDispatcher(parts);
+    if (!config.redis) return new EmbeddedWebhookDispatcher(parts);
+    // BullMQ (and ioredis) are loaded only when the queued dispatcher is chosen.
+    const { QueuedWebhookDispatcher } = await import('./queued-dispatcher');
+    return new QueuedWebhookDispatcher(parts, config.redis);
   },
 };
 
