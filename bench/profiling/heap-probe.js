@@ -11,17 +11,9 @@
  * Nothing else about the process changes.
  */
 const fs = require('node:fs');
-const inspector = require('node:inspector');
 const v8 = require('node:v8');
 
-const session = new inspector.Session();
-session.connect();
-
-function post(method, params) {
-  return new Promise((resolve, reject) => {
-    session.post(method, params, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-}
+const { session, post } = require('./inspector-session');
 
 /** What the heap holds now, garbage included: V8's sizes and RSS (MiB). */
 function usage() {

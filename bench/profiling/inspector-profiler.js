@@ -10,16 +10,8 @@
  * Nothing else about the process changes.
  */
 const fs = require('node:fs');
-const inspector = require('node:inspector');
 
-const session = new inspector.Session();
-session.connect();
-
-function post(method, params) {
-  return new Promise((resolve, reject) => {
-    session.post(method, params, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-}
+const { post } = require('./inspector-session');
 
 process.on('message', async (message) => {
   try {

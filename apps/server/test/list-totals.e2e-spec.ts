@@ -3,6 +3,28 @@ import { expectStatus, type QueryOf, typedClient, type TypedClient } from './sup
 import { rawCall, startServer, type TestServer } from './support/server';
 
 const DAY = 86_400_000;
+
+/**
+ * Follows the server's own `next` links from `path`, exactly as given rather than rebuilt, and
+ * returns the ids in the order seen and the number of pages. On every page the total is at least
+ * what was seen, and while rows remain (`expected` of them) the bound leaves a page after this one.
+ */
+async function followNext(server: TestServer, token: string, path: string, expected: number) {
+  const seen: string[] = [];
+  let url: string | null = path;
+  let pages = 0;
+  while (url) {
+    const res = await rawCall(server, url.replace(/^https?:\/\/[^/]+/, ''), { token });
+    expect(res.status).toBe(200);
+    const meta = res.body.meta;
+    seen.push(...res.body.data.map((s: { id: string }) => s.id));
+    if (seen.length < expected) expect(meta.total_pages).toBeGreaterThan(meta.page);
+    expect(meta.total).toBeGreaterThanOrEqual(seen.length);
+    url = res.body.links.next as string | null;
+    pages += 1;
+  }
+  return { seen, pages };
+}
 /** Rows counted past the requested page; 5 here so the bound is crossed with a few dozen rows. */
 const AHEAD = 5;
 
@@ -79,21 +101,12 @@ describe('meta.total with a bounded count (LIST_TOTAL_COUNT_AHEAD)', () => {
   });
 
   it('visits every row exactly once by following next', async () => {
-    const seen: string[] = [];
-    let url: string | null = `/v1/students?per_page=4`;
-    let pages = 0;
-    while (url) {
-      // The server's own `next` links, followed exactly as given rather than rebuilt.
-      const res = await rawCall(server, url.replace(/^https?:\/\/[^/]+/, ''), { token });
-      expect(res.status).toBe(200);
-      const meta = res.body.meta;
-      seen.push(...res.body.data.map((s: { id: string }) => s.id));
-      // While rows remain, the bound always leaves a page after this one.
-      if (seen.length < students.length) expect(meta.total_pages).toBeGreaterThan(meta.page);
-      expect(meta.total).toBeGreaterThanOrEqual(seen.length);
-      url = res.body.links.next as string | null;
-      pages += 1;
-    }
+    const { seen, pages } = await followNext(
+      server,
+      token,
+      '/v1/students?per_page=4',
+      students.length,
+    );
     expect(pages).toBe(8);
     expect(seen.sort()).toEqual(students.map((s) => s.id).sort());
   });
@@ -182,18 +195,8 @@ describe('meta.total of a search (LIST_SEARCH_COUNT_AHEAD)', () => {
   });
 
   it('visits every match exactly once, newest first, by following next', async () => {
-    const seen: string[] = [];
-    let url: string | null = `/v1/students?q=nakamura&per_page=3`;
-    while (url) {
-      const res = await rawCall(server, url.replace(/^https?:\/\/[^/]+/, ''), { token });
-      expect(res.status).toBe(200);
-      const meta = res.body.meta;
-      seen.push(...res.body.data.map((s: { id: string }) => s.id));
-      // While matches remain, the bound always leaves a page after this one.
-      if (seen.length < nakamuras.length) expect(meta.total_pages).toBeGreaterThan(meta.page);
-      expect(meta.total).toBeGreaterThanOrEqual(seen.length);
-      url = res.body.links.next as string | null;
-    }
+    const path = '/v1/students?q=nakamura&per_page=3';
+    const { seen } = await followNext(server, token, path, nakamuras.length);
     // The default order, -created_at: the same rows in the same order as an exact count gives.
     expect(seen).toEqual(
       [...nakamuras].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).map((s) => s.id),

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { runCli } from './program';
 
 // `pnpm platform …` (bin/platform.js) and `node dist/cli/main.js …`: the admin CLI on the real
-// process's arguments and streams, configured from its environment (no `env`: loadConfig reads
-// process.env). The commands, and the Node 24 check before each, are in program.ts.
+// process's arguments and streams, configured from its environment (no `env`: loadConfig reads the
+// process's own). The commands, and the Node 24 check before each, are in program.ts.
 void runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
