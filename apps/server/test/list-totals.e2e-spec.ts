@@ -4,6 +4,20 @@ import { rawCall, startServer, type TestServer } from './support/server';
 
 const DAY = 86_400_000;
 
+/** 30 students, one a day from 2026-01-01; every third (10) is a Nakamura in grade 9. */
+function thirtyStudents(organizationId: string): Student[] {
+  const base = Date.parse('2026-01-01T00:00:00.000Z');
+  return demoStudents(organizationId, 30, base).map((s, i) => ({
+    ...s,
+    createdAt: new Date(base + i * DAY),
+    updatedAt: new Date(base + i * DAY),
+    firstName: `First${i}`,
+    lastName: i % 3 === 0 ? 'Nakamura' : 'Okafor',
+    email: `student${i}@example.com`,
+    gradeLevel: i % 3 === 0 ? 9 : 10,
+  }));
+}
+
 /**
  * Follows the server's own `next` links from `path`, exactly as given rather than rebuilt, and
  * returns the ids in the order seen and the number of pages. On every page the total is at least
@@ -44,21 +58,11 @@ describe('meta.total with a bounded count (LIST_TOTAL_COUNT_AHEAD)', () => {
     const orgId = (await server.createOrganization()).id;
     ({ token } = await server.createToken(orgId, ['students:read']));
     api = typedClient(server, token);
-    const base = Date.parse('2026-01-01T00:00:00.000Z');
-    // 30 students, one a day; every third is a Nakamura in grade 9.
-    students = demoStudents(orgId, 30, base).map((s, i) => ({
-      ...s,
-      createdAt: new Date(base + i * DAY),
-      updatedAt: new Date(base + i * DAY),
-      firstName: `First${i}`,
-      lastName: i % 3 === 0 ? 'Nakamura' : 'Okafor',
-      email: `student${i}@example.com`,
-      gradeLevel: i % 3 === 0 ? 9 : 10,
-    }));
+    students = thirtyStudents(orgId);
     await server.insertStudents(orgId, students);
     // Another organization's rows are never counted.
     const other = await server.createOrganization({ name: 'Other School' });
-    await server.insertStudents(other.id, 20, base);
+    await server.insertStudents(other.id, 20, Date.parse('2026-01-01T00:00:00.000Z'));
   });
   afterAll(() => server.close());
 
@@ -151,16 +155,7 @@ describe('meta.total of a search (LIST_SEARCH_COUNT_AHEAD)', () => {
     const orgId = (await server.createOrganization()).id;
     ({ token } = await server.createToken(orgId, ['students:read']));
     api = typedClient(server, token);
-    const base = Date.parse('2026-01-01T00:00:00.000Z');
-    // 30 students, one a day; every third (10) is a Nakamura.
-    const students = demoStudents(orgId, 30, base).map((s, i) => ({
-      ...s,
-      createdAt: new Date(base + i * DAY),
-      updatedAt: new Date(base + i * DAY),
-      firstName: `First${i}`,
-      lastName: i % 3 === 0 ? 'Nakamura' : 'Okafor',
-      email: `student${i}@example.com`,
-    }));
+    const students = thirtyStudents(orgId);
     await server.insertStudents(orgId, students);
     nakamuras = students.filter((s) => s.lastName === 'Nakamura');
   });

@@ -125,6 +125,8 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   /** The record's API view, derived from the contract's resource schema. */
   readonly toResource: (record: T) => R;
   private readonly updatable: ReturnType<typeof fieldProperties>;
+  /** fromBody's field lists, derived once per create schema. */
+  private readonly createFields = new WeakMap<z.AnyZodObject, ReturnType<typeof fieldProperties>>();
   private readonly uniqueKey: { field: string; property: keyof T } | undefined;
 
   constructor(
@@ -277,7 +279,10 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
    * resources whose new record is their create body (students, courses).
    */
   fromBody(body: object, schema: z.AnyZodObject): NewRecord<T> {
-    return bodyColumns<T>(fieldProperties(this.repo.metadata, schema), body, null) as NewRecord<T>;
+    let fields = this.createFields.get(schema);
+    if (!fields)
+      this.createFields.set(schema, (fields = fieldProperties(this.repo.metadata, schema)));
+    return bodyColumns<T>(fields, body, null) as NewRecord<T>;
   }
 
   /** Refuses a business key (`spec.uniqueKey`) that another record of the organization holds. */
