@@ -7,6 +7,7 @@ import {
 import type { PageLinks } from '@platform/contract';
 import type { Response } from 'express';
 import { map, type Observable } from 'rxjs';
+import { appendHeader } from './http-context';
 import { linkHeader } from './list/page-envelope';
 
 /**
@@ -20,7 +21,7 @@ export class LinkHeaderInterceptor implements NestInterceptor {
       map((body: unknown) => {
         const links = (body as { links?: PageLinks } | null)?.links;
         if (links && typeof links.first === 'string') {
-          context.switchToHttp().getResponse<Response>().append('Link', linkHeader(links));
+          appendHeader(context.switchToHttp().getResponse<Response>(), 'Link', linkHeader(links));
         }
         return body;
       }),
