@@ -117,7 +117,6 @@ const SERVER_ENV_KEYS = [
   'RATE_LIMIT_ANONYMOUS',
   'TRUST_PROXY',
   'DEV_BOOTSTRAP',
-  'HTTP_ADAPTER',
 ];
 
 function envNumber(name, fallback, min) {
@@ -799,8 +798,6 @@ async function main() {
       PORT: String(serverPort),
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
-      // The server's HTTP adapter (issue 17): express (the default) or fastify.
-      ...(process.env.BENCH_HTTP_ADAPTER && { HTTP_ADAPTER: process.env.BENCH_HTTP_ADAPTER }),
     }),
     { ipc: config.cpuProfile },
   );

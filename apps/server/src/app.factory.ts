@@ -4,7 +4,7 @@ import type { Clock } from './common/clock';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getStorageToken, type ThrottlerStorage } from '@nestjs/throttler';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import helmet from 'helmet';
@@ -53,26 +53,26 @@ export async function createApp(
 ): Promise<NestExpressApplication> {
   const logger = createLogger(config, options.logDestination);
   const root = AppModule.forRoot(config, logger, options.modules, options.clock);
-  const { app, http } =
-    config.httpAdapter === 'fastify'
-      ? await createOnFastify(root, config)
-      : await createOnExpress(root);
+  const app = await NestFactory.create<NestExpressApplication>(root, {
+    bufferLogs: true,
+    bodyParser: false,
+  });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
-  http.disable('x-powered-by');
+  app.disable('x-powered-by');
   // Hashing every body for a weak ETag cost ~3% of a list request; clients sync with updated_since.
-  http.set('etag', false);
+  app.set('etag', false);
   // Flat query keys (`created_at[gte]` stays one key) and repeated keys become arrays, which
   // the contract refuses, so `?page=1&page=2` is a clear 400 rather than a silent pick.
-  http.set('query parser', 'simple');
-  http.set('trust proxy', config.trustProxy);
+  app.set('query parser', 'simple');
+  app.set('trust proxy', config.trustProxy);
 
-  http.use(versionHeaderMiddleware);
-  http.use(securityHeaders);
-  http.use(requestIdMiddleware);
-  http.use(requestLogMiddleware(logger));
-  http.use(requestMetricsMiddleware(app.get(Metrics)));
-  http.use((req: Request, _res: Response, next: NextFunction) => {
+  app.use(versionHeaderMiddleware);
+  app.use(securityHeaders);
+  app.use(requestIdMiddleware);
+  app.use(requestLogMiddleware(logger));
+  app.use(requestMetricsMiddleware(app.get(Metrics)));
+  app.use((req: Request, _res: Response, next: NextFunction) => {
     if (config.publicUrl) (req as PlatformRequest).publicOrigin = config.publicUrl;
     next();
   });
@@ -81,13 +81,13 @@ export async function createApp(
   if (config.portal.dev) {
     const dev = await portalDevRouter(app.getHttpServer());
     app.getHttpServer().on('close', () => void dev.close());
-    http.use(PORTAL_PATH, dev.router);
+    app.use(PORTAL_PATH, dev.router);
   } else {
-    http.use(PORTAL_PATH, portalRouter(config));
+    app.use(PORTAL_PATH, portalRouter(config));
   }
   // Anonymous requests are charged to their IP (and refused when over budget) before any body
   // is read and before the authorization server sees them.
-  http.use(
+  app.use(
     frontDoorMiddleware({
       config,
       storage: app.get<ThrottlerStorage>(getStorageToken()),
@@ -97,66 +97,19 @@ export async function createApp(
     }),
   );
   // The authorization server and its pages parse their own (form) bodies, before the JSON parser.
-  http.use(app.get(OAuthProviderService).middleware());
-  http.use(OAUTH_PATHS.interaction, app.get(InteractionPages).router());
-  http.use(ACCEPT_PATH, app.get(AcceptInvitationPages).router());
-  http.use(apiPrefixAliasMiddleware);
-  http.use('/v1', contentNegotiationMiddleware);
-  http.use(jsonBodyParser(BODY_LIMIT));
-  http.use(jsonParseErrorHandler);
-  http.use(nulGuardMiddleware);
-  http.use('/docs/assets/', express.static(getAbsoluteFSPath(), { index: false }));
+  app.use(app.get(OAuthProviderService).middleware());
+  app.use(OAUTH_PATHS.interaction, app.get(InteractionPages).router());
+  app.use(ACCEPT_PATH, app.get(AcceptInvitationPages).router());
+  app.use(apiPrefixAliasMiddleware);
+  app.use('/v1', contentNegotiationMiddleware);
+  app.use(jsonBodyParser(BODY_LIMIT));
+  app.use(jsonParseErrorHandler);
+  app.use(nulGuardMiddleware);
+  app.useStaticAssets(getAbsoluteFSPath(), { prefix: '/docs/assets/', index: false });
 
   await app.init();
   await assertMigrated(app, config);
   return app;
-}
-
-/** Express: Nest's own adapter; the middleware goes on the app itself. */
-async function createOnExpress(
-  root: DynamicModule,
-): Promise<{ app: NestExpressApplication; http: express.Express }> {
-  const app = await NestFactory.create<NestExpressApplication>(root, {
-    bufferLogs: true,
-    bodyParser: false,
-  });
-  return { app, http: app.getHttpAdapter().getInstance() as express.Express };
-}
-
-/**
- * Fastify (HTTP_ADAPTER=fastify, an experiment for issue 17): Fastify routes to the controllers
- * and sends their answers; the middleware, written for Express, runs on an Express app that
- * never listens, mounted as one middleware (through @fastify/middie), so the request and
- * response the middleware see are Express's as before.
- */
-async function createOnFastify(
-  root: DynamicModule,
-  config: AppConfig,
-): Promise<{ app: NestExpressApplication; http: express.Express }> {
-  // Loaded only when chosen: the Express deployment never evaluates Fastify.
-  const { FastifyAdapter } = await import('@nestjs/platform-fastify');
-  const adapter = new FastifyAdapter({
-    trustProxy: config.trustProxy,
-    bodyLimit: 1024 * 1024,
-    // Express matches paths case-insensitively and with or without a trailing slash.
-    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
-  });
-  const app = await NestFactory.create(root, adapter, { bufferLogs: true, bodyParser: false });
-  const fastify = adapter.getInstance();
-  // The Express JSON parser in the middleware chain has read the body already.
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', (request, _payload, done) => {
-    done(null, (request.raw as { body?: unknown }).body);
-  });
-  // The route pattern for the request log and metrics, which Express's router gave them.
-  fastify.addHook('onRequest', (request, _reply, done) => {
-    const pattern = request.routeOptions.url;
-    if (pattern) (request.raw as unknown as PlatformRequest).routePattern = pattern;
-    done();
-  });
-  const http = express();
-  app.use(http);
-  return { app: app as unknown as NestExpressApplication, http };
 }
 
 /**

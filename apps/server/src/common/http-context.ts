@@ -1,6 +1,6 @@
 import type { OperationMetadata } from '@platform/contract';
 import type { AppRoute } from '@ts-rest/core';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import type { Principal } from '../auth/principal';
 import type { AuthenticationResult } from '../auth/token-resolver';
 
@@ -34,27 +34,6 @@ export function requestOrigin(req: PlatformRequest): string {
   return req.publicOrigin ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 }
 
-/**
- * The request our middleware decorated. Under Fastify (HTTP_ADAPTER=fastify) Nest hands guards,
- * interceptors and filters Fastify's request, whose `raw` is the Node request the middleware saw.
- */
-export function asPlatformRequest(req: Request | { raw: Request }): PlatformRequest {
-  return ((req as { raw?: Request }).raw ?? req) as PlatformRequest;
-}
-
-/** The Node response under Express's or Fastify's reply, for setting headers on it. */
-export function rawResponse(res: Response | { raw: Response }): Response {
-  return (res as { raw?: Response }).raw ?? (res as Response);
-}
-
-/** Adds a value to a response header, as Express's `res.append` does, on either adapter. */
-export function appendHeader(res: Response | { raw: Response }, name: string, value: string): void {
-  const raw = rawResponse(res);
-  const previous = raw.getHeader(name);
-  raw.setHeader(
-    name,
-    previous === undefined
-      ? value
-      : [...(Array.isArray(previous) ? previous : [String(previous)]), value],
-  );
+export function asPlatformRequest(req: Request): PlatformRequest {
+  return req as PlatformRequest;
 }

@@ -7,7 +7,6 @@ import {
 import type { PageLinks } from '@platform/contract';
 import type { Response } from 'express';
 import { map, type Observable } from 'rxjs';
-import { appendHeader } from './http-context';
 import { linkHeader } from './list/page-envelope';
 
 /**
@@ -21,7 +20,7 @@ export class LinkHeaderInterceptor implements NestInterceptor {
       map((body: unknown) => {
         const links = (body as { links?: PageLinks } | null)?.links;
         if (links && typeof links.first === 'string') {
-          appendHeader(context.switchToHttp().getResponse<Response>(), 'Link', linkHeader(links));
+          context.switchToHttp().getResponse<Response>().append('Link', linkHeader(links));
         }
         return body;
       }),

@@ -18,7 +18,7 @@ import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { RequestValidationError } from '@ts-rest/nest';
 import type { Response } from 'express';
 import type { ZodError } from 'zod';
-import { asPlatformRequest, type PlatformRequest, requestOrigin } from './http-context';
+import { type PlatformRequest, requestOrigin } from './http-context';
 import { ProblemException } from './problem.exception';
 
 const STATUS_TO_CODE: Record<number, ErrorCode> = {
@@ -94,11 +94,7 @@ export interface ProblemAnswer {
  * Writes RFC 9457 problem details: the filter's one renderer, also used by the front door to
  * refuse a request without raising an error through Express and Nest.
  */
-export function sendProblem(
-  req: PlatformRequest,
-  res: Response | FastifyLikeReply,
-  answer: ProblemAnswer,
-): void {
+export function sendProblem(req: PlatformRequest, res: Response, answer: ProblemAnswer): void {
   const { code, detail, errors, headers } = answer;
   const status = ERROR_CODES[code];
   const body: Problem = {
@@ -111,27 +107,10 @@ export function sendProblem(
     request_id: req.id,
     ...(errors?.length && { errors }),
   };
-  if ('raw' in res) {
-    // Fastify's reply (HTTP_ADAPTER=fastify): sent through Fastify, so its hooks see the answer.
-    if (res.sent) return;
-    for (const [name, value] of Object.entries(headers ?? {})) res.header(name, value);
-    res.status(status).header('Content-Type', 'application/problem+json; charset=utf-8');
-    res.send(JSON.stringify(body));
-    return;
-  }
   if (res.headersSent) return;
   for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
   res.status(status).setHeader('Content-Type', 'application/problem+json; charset=utf-8');
   res.send(JSON.stringify(body));
-}
-
-/** The part of Fastify's reply that `sendProblem` uses. */
-interface FastifyLikeReply {
-  raw: Response;
-  sent: boolean;
-  header(name: string, value: string): FastifyLikeReply;
-  status(code: number): FastifyLikeReply;
-  send(body: string): unknown;
 }
 
 /**
@@ -144,8 +123,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const req = asPlatformRequest(http.getRequest<PlatformRequest>());
-    const res = http.getResponse<Response | FastifyLikeReply>();
+    const req = http.getRequest<PlatformRequest>();
+    const res = http.getResponse<Response>();
     const { code, detail, errors, headers } = this.describe(exception, req);
     const status = ERROR_CODES[code];
     if (status >= 500) {

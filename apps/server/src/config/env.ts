@@ -83,8 +83,6 @@ const EnvSchema = z.object({
   RATE_LIMIT_OAUTH_CLIENT: positiveInt.default(600),
   /** Express `trust proxy`: set when behind a load balancer so client IPs are real. */
   TRUST_PROXY: booleanString.default('false'),
-  /** The HTTP server under Nest: `express` (default) or `fastify` (an experiment, issue 17). */
-  HTTP_ADAPTER: z.enum(['express', 'fastify']).default('express'),
   /** `pnpm dev` only: seed an empty database and print a ready-to-use demo token. */
   DEV_BOOTSTRAP: booleanString.default('false'),
   /** `pnpm dev` only: serve the portal from its sources through Vite (hot reload), not its dist. */
@@ -166,7 +164,6 @@ export interface AppConfig {
     windowMs: number;
   };
   trustProxy: boolean;
-  httpAdapter: 'express' | 'fastify';
   devBootstrap: boolean;
   devWebhookInspectorUrl: string;
   portal: { dev: boolean; distDir: string };
@@ -249,7 +246,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       windowMs: 60_000,
     },
     trustProxy: e.TRUST_PROXY,
-    httpAdapter: e.HTTP_ADAPTER,
     devBootstrap: e.DEV_BOOTSTRAP,
     devWebhookInspectorUrl: e.DEV_WEBHOOK_INSPECTOR_URL,
     portal: {

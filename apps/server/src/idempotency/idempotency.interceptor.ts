@@ -9,7 +9,7 @@ import type { Response } from 'express';
 import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
 import { contractRouteOf, operationOf } from '../auth/route-metadata';
 import { ProblemException } from '../common/problem.exception';
-import { asPlatformRequest, rawResponse, type PlatformRequest } from '../common/http-context';
+import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import { requestFingerprint } from './fingerprint';
 import {
   type IdempotencyClaim,
@@ -76,7 +76,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw this.secretReplay(secretField, outcome.body);
     if (outcome.kind === 'replay') {
       res.status(outcome.status);
-      rawResponse(res).setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
       return of(outcome.body);
     }
 

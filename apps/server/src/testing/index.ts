@@ -111,8 +111,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // Suites share a loaded CI machine; a search that is slow there is not what they test. The
     // budget's own tests set SEARCH_TIMEOUT themselves.
     SEARCH_TIMEOUT: '10s',
-    // HTTP_ADAPTER=fastify runs the suites on the Fastify adapter (issue 17's experiment).
-    ...(process.env.HTTP_ADAPTER && { HTTP_ADAPTER: process.env.HTTP_ADAPTER }),
     ...(options.redisUrl && {
       REDIS_URL: options.redisUrl,
       REDIS_PREFIX: `platform-test-${randomBytes(6).toString('hex')}`,
