@@ -8,8 +8,10 @@ import {
   type DeprecatedPart,
   DEPRECATIONS_PAGE_PATH,
   deprecationAnchor,
+  listDeprecations,
   requestDeprecations,
 } from '@platform/contract';
+import type { AppRoute } from '@ts-rest/core';
 import type { Response } from 'express';
 import type { Observable } from 'rxjs';
 import { contractRouteOf } from '../auth/route-metadata';
@@ -53,9 +55,12 @@ export function deprecationHeaders(
  */
 @Injectable()
 export class DeprecationInterceptor implements NestInterceptor {
+  /** Whether a route has any deprecated part, worked out once per route rather than per request. */
+  private readonly deprecates = new WeakMap<AppRoute, boolean>();
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const route = contractRouteOf(context);
-    if (route) {
+    if (route && this.hasDeprecatedParts(route)) {
       const req = asPlatformRequest(context.switchToHttp().getRequest());
       const parts = requestDeprecations(route, { query: req.query, body: req.body as unknown });
       if (parts.length > 0) {
@@ -67,5 +72,15 @@ export class DeprecationInterceptor implements NestInterceptor {
       }
     }
     return next.handle();
+  }
+
+  /** The parts the deprecations page lists: a route with none has nothing to announce. */
+  private hasDeprecatedParts(route: AppRoute): boolean {
+    let known = this.deprecates.get(route);
+    if (known === undefined) {
+      known = listDeprecations({ route }).length > 0;
+      this.deprecates.set(route, known);
+    }
+    return known;
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -98,6 +98,16 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
     private readonly metrics: Metrics,
   ) {
     super(options, storage, reflector);
+  }
+
+  /**
+   * Straight to `handleRequest`: the base class would first read six throttler decorators from
+   * the handler and class by reflection and resolve the configured limit and TTL, on every
+   * request, for values `handleRequest` does not use (the budget is the caller's; nothing in the
+   * app uses @SkipThrottle or @Throttle).
+   */
+  override canActivate(context: ExecutionContext): Promise<boolean> {
+    return this.handleRequest({ context } as ThrottlerRequest);
   }
 
   protected override async handleRequest({ context }: ThrottlerRequest): Promise<boolean> {
