@@ -27,6 +27,7 @@ const {
   freePort,
   waitReady,
   sequential,
+  summarize,
   writeResults,
 } = require('./lib/harness');
 
@@ -47,6 +48,8 @@ const config = {
   warmup: envNumber('BENCH_WARMUP', 20),
   // The worst-case search reads every row: fewer requests keep the run short.
   worstRequests: envNumber('BENCH_WORST_REQUESTS', 10),
+  // Each case's requests are split into this many rounds, alternating the 10k and 1M servers.
+  rounds: envNumber('BENCH_ROUNDS', 10),
 };
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || '';
 const DATABASES = (process.env.BENCH_DATABASES || 'sqlite,postgres')
@@ -420,23 +423,22 @@ async function adminQuery(text) {
 }
 
 let tmpDir;
-let server;
-let pgDatabase;
-function stopServer() {
-  if (server && server.exitCode === null) server.kill('SIGKILL');
-  server = undefined;
+let servers = [];
+let pgDatabases = [];
+function stopServers() {
+  for (const server of servers) if (server.exitCode === null) server.kill('SIGKILL');
+  servers = [];
 }
 async function cleanup() {
-  stopServer();
+  stopServers();
   if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
   tmpDir = undefined;
-  if (pgDatabase) {
-    const name = pgDatabase;
-    pgDatabase = undefined;
+  const names = pgDatabases;
+  pgDatabases = [];
+  for (const name of names)
     await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((e) =>
       log(`could not drop ${name}: ${e.message}`),
     );
-  }
 }
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => cleanup().finally(() => process.exit(130)));
@@ -444,7 +446,7 @@ for (const signal of ['SIGINT', 'SIGTERM'])
 async function startServer(databaseUrl) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [SERVER_MAIN], {
+  const server = spawn(process.execPath, [SERVER_MAIN], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
@@ -458,67 +460,130 @@ async function startServer(databaseUrl) {
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  servers.push(server);
   await waitReady(base);
   return base;
 }
 
-async function measure(base, token, label, dataset) {
-  const results = [];
+/** `count` sequential requests: each one's latency, the statuses, the first body. */
+async function timed(url, token, count) {
+  const latencies = [];
+  const statuses = {};
+  let firstBody;
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    const text = await res.text();
+    latencies.push(performance.now() - started);
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    firstBody ??= text;
+  }
+  return { latencies, statuses, firstBody };
+}
+
+/**
+ * Each case on both servers (`bases.small`: 10,000 students; `bases.large`: 1,000,000), its
+ * requests split into `config.rounds` rounds that alternate between the two (and which goes
+ * first), so a change in the machine's load between them hits both datasets alike: the ratio
+ * compares the datasets, not two moments of a shared machine.
+ */
+async function measurePair(bases, token) {
+  const results = { small: [], large: [] };
+  const datasets = ['small', 'large'];
   for (const c of CASES) {
-    const url = `${base}/v1/students?${c.query}`;
     const n = c.worst ? config.worstRequests : config.requests;
-    await sequential(url, token, c.worst ? Math.min(3, config.warmup) : config.warmup);
-    const r = await sequential(url, token, n);
-    const body = JSON.parse(r.firstBody);
-    const expected = typeof c.expect === 'number' ? c.expect : c.expect[dataset];
-    const ok = r.statuses[200] === n && body.data?.length === expected;
-    // A search past its budget answers 503 (search_timeout): a result to report, not a failure.
-    const timedOut =
-      (c.search || c.worst) && Object.keys(r.statuses).every((s) => s === '200' || s === '503');
-    if (!ok && !timedOut)
-      throw new Error(
-        `${label} ${c.name}: statuses ${JSON.stringify(r.statuses)}, ${body.data?.length} rows (expected ${expected})`,
-      );
-    const row = {
-      case: c.name,
-      query: c.query,
-      n: r.n,
-      p50_ms: r.p50_ms,
-      p99_ms: r.p99_ms,
-      statuses: r.statuses,
-      rows: body.data?.length ?? null,
-      total: body.meta?.total ?? null,
-      total_exact: body.meta?.total_exact ?? null,
-      code: body.code ?? null,
-    };
-    results.push(row);
-    log(
-      `  ${label.padEnd(6)} ${c.name.padEnd(24)} p50 ${r.p50_ms.toFixed(1).padStart(7)} ms  p99 ${r.p99_ms
-        .toFixed(1)
-        .padStart(7)} ms  total ${String(row.total ?? '-').padStart(7)} exact ${String(
-        row.total_exact ?? '-',
-      ).padEnd(5)} ${JSON.stringify(r.statuses)}${row.code ? ` ${row.code}` : ''}`,
+    const rounds = Math.min(config.rounds, n);
+    const url = (d) => `${bases[d]}/v1/students?${c.query}`;
+    for (const d of datasets)
+      await sequential(url(d), token, c.worst ? Math.min(3, config.warmup) : config.warmup);
+    const got = Object.fromEntries(
+      datasets.map((d) => [d, { latencies: [], statuses: {}, firstBody: undefined }]),
     );
+    for (let r = 0; r < rounds; r++) {
+      const share = Math.floor(n / rounds) + (r < n % rounds ? 1 : 0);
+      for (const d of r % 2 ? [...datasets].reverse() : datasets) {
+        const part = await timed(url(d), token, share);
+        got[d].latencies.push(...part.latencies);
+        for (const [status, k] of Object.entries(part.statuses))
+          got[d].statuses[status] = (got[d].statuses[status] ?? 0) + k;
+        got[d].firstBody ??= part.firstBody;
+      }
+    }
+    for (const d of datasets) {
+      const label = d === 'small' ? '10k' : '1M';
+      const r = { ...summarize(got[d].latencies), statuses: got[d].statuses };
+      const body = JSON.parse(got[d].firstBody);
+      const expected = typeof c.expect === 'number' ? c.expect : c.expect[d];
+      const ok = r.statuses[200] === n && body.data?.length === expected;
+      // A search past its budget answers 503 (search_timeout): a result to report, not a failure.
+      const timedOut =
+        (c.search || c.worst) && Object.keys(r.statuses).every((s) => s === '200' || s === '503');
+      if (!ok && !timedOut)
+        throw new Error(
+          `${label} ${c.name}: statuses ${JSON.stringify(r.statuses)}, ${body.data?.length} rows (expected ${expected})`,
+        );
+      const row = {
+        case: c.name,
+        query: c.query,
+        n: r.n,
+        p50_ms: r.p50_ms,
+        p99_ms: r.p99_ms,
+        statuses: r.statuses,
+        rows: body.data?.length ?? null,
+        total: body.meta?.total ?? null,
+        total_exact: body.meta?.total_exact ?? null,
+        code: body.code ?? null,
+      };
+      results[d].push(row);
+      log(
+        `  ${label.padEnd(6)} ${c.name.padEnd(24)} p50 ${r.p50_ms.toFixed(1).padStart(7)} ms  p99 ${r.p99_ms
+          .toFixed(1)
+          .padStart(7)} ms  total ${String(row.total ?? '-').padStart(7)} exact ${String(
+          row.total_exact ?? '-',
+        ).padEnd(5)} ${JSON.stringify(r.statuses)}${row.code ? ` ${row.code}` : ''}`,
+      );
+    }
   }
   return results;
 }
 
-/** Both datasets on one database: 10,000 in the big organization, then grown to 1,000,000. */
+/**
+ * Both datasets from one database: 10,000 in the big organization, copied (the SQLite file; on
+ * PostgreSQL a database made from it as a template), then grown to 1,000,000; a server on each,
+ * measured side by side (measurePair).
+ */
 async function runDatabase(kind) {
   let url;
   let seed;
+  let copy;
   if (kind === 'sqlite') {
     tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-size-bench-'));
     const file = path.join(tmpDir, 'bench.sqlite');
     url = `sqlite:${file}`;
     seed = (...args) => seedSqlite(file, ...args);
+    copy = async () => {
+      const small = path.join(tmpDir, 'bench-10k.sqlite');
+      // The seed's connection closed last, so WAL was checkpointed into the file: it is whole.
+      fs.copyFileSync(file, small);
+      return `sqlite:${small}`;
+    };
   } else {
-    pgDatabase = `bench_size_${process.pid}`;
-    await adminQuery(`CREATE DATABASE ${pgDatabase}`);
+    const name = `bench_size_${process.pid}`;
+    pgDatabases.push(name);
+    await adminQuery(`CREATE DATABASE ${name}`);
     const u = new URL(POSTGRES_URL);
-    u.pathname = `/${pgDatabase}`;
+    u.pathname = `/${name}`;
     url = u.toString();
     seed = (...args) => seedPostgres(url, ...args);
+    copy = async () => {
+      const small = `${name}_10k`;
+      pgDatabases.push(small);
+      // Nobody is connected to the seeded database now, as a template requires.
+      await adminQuery(`CREATE DATABASE ${small} TEMPLATE ${name}`);
+      const v = new URL(POSTGRES_URL);
+      v.pathname = `/${small}`;
+      return v.toString();
+    };
   }
   cli(url, ['migrate']);
   const org = (name) =>
@@ -555,9 +620,7 @@ async function runDatabase(kind) {
   out.seed_small_seconds = (Date.now() - started) / 1000;
   log(`${kind}: seeded ${config.small} students in ${out.seed_small_seconds.toFixed(1)} s`);
   log(`  seed steps (s): ${steps(out.seed_small_steps)}`);
-  let base = await startServer(url);
-  out.datasets.small = await measure(base, token, '10k', 'small');
-  stopServer();
+  const smallUrl = await copy();
 
   started = Date.now();
   const second = org('Second School');
@@ -570,9 +633,9 @@ async function runDatabase(kind) {
     `${kind}: grew to ${config.large} students (+ ${config.small} in a second organization) in ${out.seed_large_seconds.toFixed(1)} s`,
   );
   log(`  seed steps (s): ${steps(out.seed_large_steps)}`);
-  base = await startServer(url);
-  out.datasets.large = await measure(base, token, '1M', 'large');
-  stopServer();
+  const bases = { small: await startServer(smallUrl), large: await startServer(url) };
+  Object.assign(out.datasets, await measurePair(bases, token));
+  stopServers();
   await cleanup();
 
   out.ratios = out.datasets.small.map((s, i) => {
