@@ -8,7 +8,8 @@
  *   BENCH_POSTGRES_URL=postgres://platform:platform@127.0.0.1:55432/postgres pnpm exec node bench/collection-size.bench.js
  *
  * Knobs: BENCH_LARGE (default 1000000), BENCH_SMALL (default 10000), BENCH_REQUESTS (sequential
- * requests per case, default 100, after BENCH_WARMUP, default 20), BENCH_DATABASES (sqlite,postgres).
+ * requests per case, default 100, after BENCH_WARMUP, default 20), BENCH_ROUNDS (rounds per case
+ * alternating the 10k and 1M servers, default 10), BENCH_DATABASES (sqlite,postgres).
  */
 // Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
 require('@platform/hermetic').enforceForRun();
