@@ -122,8 +122,8 @@ export class TokenCache {
       const statement = db.prepare(`SELECT version FROM ${this.table()} WHERE id = 1`).pluck();
       this.readSqliteVersion = () => {
         if (db.inTransaction) return null;
-        const version = statement.get();
-        return version == null ? null : String(version);
+        const version = statement.get() as number | bigint | undefined;
+        return version === undefined ? null : String(version);
       };
     }
     return this.readSqliteVersion();
