@@ -9,7 +9,8 @@ import type { DialectName } from '../../database/sql';
  * the `last_used_at` touch nor any other column the lookups do not read (`UPDATE OF` lists them).
  *
  * A column a lookup starts to read (tokens.service.ts, oauth/access-tokens.service.ts) must be
- * added here, in a new migration.
+ * added here, in a new migration. TRUNCATE fires no row trigger: nothing truncates these tables
+ * (an operator who does should restart the servers, or bump `auth_version` by hand).
  *
  * On PostgreSQL the triggers are deferred constraint triggers: the bump runs at COMMIT, as the
  * transaction's last write, and once per transaction (a transaction-local flag). Bumping in the
