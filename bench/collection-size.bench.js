@@ -8,7 +8,8 @@
  *   BENCH_POSTGRES_URL=postgres://platform:platform@127.0.0.1:55432/postgres pnpm exec node bench/collection-size.bench.js
  *
  * Knobs: BENCH_LARGE (default 1000000), BENCH_SMALL (default 10000), BENCH_REQUESTS (sequential
- * requests per case, default 100, after BENCH_WARMUP, default 20), BENCH_DATABASES (sqlite,postgres).
+ * requests per case, default 100, after BENCH_WARMUP, default 20), BENCH_ROUNDS (rounds per case
+ * alternating the 10k and 1M servers, default 10), BENCH_DATABASES (sqlite,postgres).
  */
 // Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
 require('@platform/hermetic').enforceForRun();
@@ -27,6 +28,7 @@ const {
   freePort,
   waitReady,
   sequential,
+  summarize,
   writeResults,
 } = require('./lib/harness');
 
@@ -47,6 +49,8 @@ const config = {
   warmup: envNumber('BENCH_WARMUP', 20),
   // The worst-case search reads every row: fewer requests keep the run short.
   worstRequests: envNumber('BENCH_WORST_REQUESTS', 10),
+  // Each case's requests are split into this many rounds, alternating the 10k and 1M servers.
+  rounds: envNumber('BENCH_ROUNDS', 10),
 };
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || '';
 const DATABASES = (process.env.BENCH_DATABASES || 'sqlite,postgres')
@@ -114,6 +118,28 @@ function studentRow(orgTag, orgId, n) {
   ];
 }
 
+/**
+ * Per-step seed timings: `step('insert')` records the seconds since the previous step, and the
+ * CPU seconds this process spent in it (`cpu`: SQLite's work runs here; PostgreSQL's in its server).
+ */
+function stepTimer() {
+  const steps = {};
+  const cpu = {};
+  let last = process.hrtime.bigint();
+  let lastCpu = process.cpuUsage();
+  const step = (name) => {
+    const now = process.hrtime.bigint();
+    const used = process.cpuUsage(lastCpu);
+    steps[name] = (steps[name] ?? 0) + Number(now - last) / 1e9;
+    cpu[name] = (cpu[name] ?? 0) + (used.user + used.system) / 1e6;
+    last = now;
+    lastCpu = process.cpuUsage();
+  };
+  step.steps = steps;
+  step.cpu = cpu;
+  return step;
+}
+
 const COLUMNS =
   'id, organization_id, student_number, first_name, last_name, preferred_name, email, ' +
   'date_of_birth, status, grade_level, created_at, updated_at';
@@ -134,69 +160,147 @@ function sqliteSchema(db) {
   return { droppable, fingerprint: JSON.stringify(objects) };
 }
 
+/** `names` padded to one width, for picking name `i` in SQL: rtrim(substr(list, i * w + 1, w)). */
+function paddedList(names) {
+  const width = Math.max(...names.map((n) => n.length)) + 1;
+  return { list: names.map((n) => n.padEnd(width)).join(''), width };
+}
+
 /**
- * Rows from..to (inclusive) of each range's organization, in one transaction of 100-row inserts,
- * all ranges at once (the indexes are rebuilt once). Fast: the
- * students' indexes and their FTS5 triggers are dropped for the insert, then the search index is
- * filled in one statement (as migration SearchIndex1766000000000 does for existing rows: keys in
- * rowid order, what the insert trigger would have given them) and the indexes and triggers are
- * recreated from their own stored SQL. Row by row, the triggers and indexes took ~220 s for 1M.
- * The schema must end exactly as the migrations made it: checked, and so is the search index.
+ * Rows from..to (inclusive) of each range's organization, each range one `INSERT … SELECT` over a
+ * recursive counter that builds studentRow()'s values in SQL (checked against it on a sample), in
+ * one transaction. Fast: the students' indexes and their FTS5 triggers are dropped for the
+ * insert, then the search index is filled in one statement (as migration SearchIndex1766000000000
+ * does for existing rows: keys in rowid order, what the insert trigger would have given them) and
+ * the indexes and triggers are recreated from their own stored SQL. The schema must end exactly
+ * as the migrations made it: checked, and so is the search index.
+ *
+ * Only this connection, for the seed (restored before it closes): no journal (the file is
+ * throwaway: a failed seed fails the run), a 1 GiB page cache (the million rows and their
+ * indexes stay in memory until the commit), sorter threads for the index
+ * builds, and a large FTS5 pending-terms buffer (`hashsize`, default 1 MB: flushed and merged
+ * ~50 times per million rows otherwise), whose config row is deleted after so the table's config
+ * is what the migration left.
  */
 function seedSqlite(file, ranges) {
+  const step = stepTimer();
   const db = new Database(file);
-  // This connection's page cache (not the file's schema): index builds sort in memory.
-  db.pragma('cache_size = -262144');
+  db.pragma('cache_size = -1048576');
   db.pragma('synchronous = OFF');
+  db.pragma('threads = 2');
+  const journal = db.pragma('journal_mode', { simple: true });
+  // Leaving WAL must go through DELETE; OFF then writes pages straight to the file.
+  db.pragma('journal_mode = DELETE');
+  db.pragma('journal_mode = OFF');
   const before = sqliteSchema(db);
-  const batch = 100;
-  const placeholders = (k) => Array.from({ length: k }, () => `(${'?,'.repeat(11)}?)`).join(',');
-  const full = db.prepare(`INSERT INTO students (${COLUMNS}) VALUES ${placeholders(batch)}`);
+  const config = () => JSON.stringify(db.prepare('SELECT * FROM students_search_config').all());
+  const configBefore = config();
   const search = 'first_name, last_name, email, student_number';
+  const firsts = paddedList(FIRST_NAMES);
+  const lasts = paddedList(LAST_NAMES);
+  const statuses = paddedList(STATUSES);
+  const first = `rtrim(substr(:firsts, (n % ${FIRST_NAMES.length}) * ${firsts.width} + 1, ${firsts.width}))`;
+  const last = `rtrim(substr(:lasts, (n % ${LAST_NAMES.length}) * ${lasts.width} + 1, ${lasts.width}))`;
+  const status = `rtrim(substr(:statuses, (n % ${STATUSES.length}) * ${statuses.width} + 1, ${statuses.width}))`;
+  // studentRow()'s created_at: whole seconds into the year plus n % 1000 ms, as TypeORM's text.
+  const stamp = `strftime('%Y-%m-%d %H:%M:%f', (${EPOCH_MS} + ((n * 7919) % ${YEAR_SECONDS}) * 1000 + n % 1000) / 1000.0, 'unixepoch')`;
+  const insert = db.prepare(
+    `WITH RECURSIVE r(n) AS (SELECT CAST(:from AS INTEGER) UNION ALL SELECT n + 1 FROM r WHERE n < :to)
+     INSERT INTO students (${COLUMNS})
+     SELECT printf('stu_B%s%024d', :tag, n), :org, printf('S%07d', n), f, l, NULL,
+            lower(f || '.' || l || n || '@demo-school.example'), '2012-05-17', ${status},
+            n % 13, c, c
+     FROM (SELECT n, ${first} AS f, ${last} AS l, ${stamp} AS c FROM r)`,
+  );
   db.transaction(() => {
     for (const o of before.droppable) db.exec(`DROP ${o.type.toUpperCase()} "${o.name}"`);
+    step('drop');
     const lastRowid = db.prepare('SELECT COALESCE(MAX(rowid), 0) AS m FROM students').get().m;
     const lastKey = db
       .prepare('SELECT COALESCE(MAX(key), 0) AS m FROM students_search_keys')
       .get().m;
     for (const { orgTag, orgId, from, to } of ranges)
-      for (let start = from; start <= to; start += batch) {
-        const end = Math.min(to, start + batch - 1);
-        const values = [];
-        for (let n = start; n <= end; n++) values.push(...studentRow(orgTag, orgId, n));
-        if (end - start + 1 === batch) full.run(values);
-        else
-          db.prepare(
-            `INSERT INTO students (${COLUMNS}) VALUES ${placeholders(end - start + 1)}`,
-          ).run(values);
-      }
+      insert.run({
+        from,
+        to,
+        tag: orgTag,
+        org: orgId,
+        firsts: firsts.list,
+        lasts: lasts.list,
+        statuses: statuses.list,
+      });
+    step('insert');
     db.prepare(
       `INSERT INTO students_search_keys (id) SELECT id FROM students WHERE rowid > ? ORDER BY rowid`,
     ).run(lastRowid);
+    step('search keys');
+    // A literal: FTS5 refuses a bound value for a config option.
+    db.exec(`INSERT INTO students_search (students_search, rank) VALUES ('hashsize', 268435456)`);
     db.prepare(
       `INSERT INTO students_search (rowid, ${search})
        SELECT k.key, t.first_name, t.last_name, t.email, t.student_number
        FROM students_search_keys k JOIN students t ON t.id = k.id WHERE k.key > ? ORDER BY k.key`,
     ).run(lastKey);
+    // A shadow table: writable only outside SQLite's defensive mode, for this one statement.
+    db.unsafeMode(true);
+    db.prepare(`DELETE FROM students_search_config WHERE k = 'hashsize'`).run();
+    db.unsafeMode(false);
+    step('FTS fill');
     // Indexes before triggers.
     for (const o of before.droppable.filter((x) => x.type === 'index')) db.exec(o.sql);
+    step('index rebuild');
     for (const o of before.droppable.filter((x) => x.type === 'trigger')) db.exec(o.sql);
   })();
-  if (sqliteSchema(db).fingerprint !== before.fingerprint)
+  step('commit');
+  if (sqliteSchema(db).fingerprint !== before.fingerprint || config() !== configBefore)
     throw new Error('seed: the SQLite schema differs from what the migrations made');
-  verifySqliteSearch(db);
+  verifySqliteRows(db, ranges);
+  verifySqliteSearch(db, ranges);
+  step('checks');
   db.exec('ANALYZE');
+  step('ANALYZE');
+  db.pragma(`journal_mode = ${journal}`);
+  if (db.pragma('journal_mode', { simple: true }) !== journal)
+    throw new Error(`seed: could not restore journal_mode ${journal}`);
   db.close();
+  step('close');
+  return { steps: step.steps, cpu: step.cpu };
 }
 
-/** Every student has a search key, and the FTS5 index finds what a scan finds. */
+/** The SQL-built rows are studentRow()'s: compared on each range's ends and a sample between. */
+function verifySqliteRows(db, ranges) {
+  const get = db.prepare(`SELECT ${COLUMNS} FROM students WHERE id = ?`).raw();
+  for (const { orgTag, orgId, from, to } of ranges) {
+    const sample = new Set([from, to]);
+    for (let k = 0; k < 200; k++) sample.add(from + Math.floor(Math.random() * (to - from + 1)));
+    for (const n of sample) {
+      const expected = studentRow(orgTag, orgId, n);
+      const actual = get.get(expected[0]);
+      if (JSON.stringify(actual) !== JSON.stringify(expected))
+        throw new Error(
+          `seed: row ${n} is ${JSON.stringify(actual)}, not ${JSON.stringify(expected)}`,
+        );
+    }
+  }
+}
+
+/**
+ * Every student has a search key, and the FTS5 index finds what a scan finds. The FTS5
+ * integrity-check and the join of every student to its key (~8 s at a million rows) run when the
+ * table holds at most SEED_FULL_CHECK_ROWS; above it, the counts and the index-vs-scan comparison.
+ */
+const SEED_FULL_CHECK_ROWS = 100_000;
 function verifySqliteSearch(db) {
   const one = (text) => Object.values(db.prepare(text).get())[0];
   const students = one('SELECT COUNT(*) FROM students');
-  const keyed = one('SELECT COUNT(*) FROM students s JOIN students_search_keys k ON k.id = s.id');
-  if (keyed !== students || one('SELECT COUNT(*) FROM students_search_keys') !== students)
-    throw new Error(`seed: ${keyed} of ${students} students have a search key`);
-  db.exec(`INSERT INTO students_search (students_search) VALUES ('integrity-check')`);
+  const full = students <= SEED_FULL_CHECK_ROWS;
+  const keys = one('SELECT COUNT(*) FROM students_search_keys');
+  const keyed = full
+    ? one('SELECT COUNT(*) FROM students s JOIN students_search_keys k ON k.id = s.id')
+    : keys;
+  if (keyed !== students || keys !== students)
+    throw new Error(`seed: ${keyed} of ${students} students have a search key (${keys} keys)`);
+  if (full) db.exec(`INSERT INTO students_search (students_search) VALUES ('integrity-check')`);
   for (const [needle, column] of [
     ['kowalski', 'last_name'],
     ['s0004321', 'student_number'],
@@ -220,19 +324,48 @@ async function postgresIndexes(client) {
   return rows;
 }
 
+/** The constraints of `students` as PostgreSQL defines them (name, definition). */
+async function postgresConstraints(client) {
+  const { rows } = await client.query(
+    `SELECT conname, contype, pg_get_constraintdef(oid) AS def FROM pg_constraint
+     WHERE conrelid = 'students'::regclass ORDER BY conname`,
+  );
+  return rows;
+}
+
+/** Connections that build the indexes side by side (each one index at a time). */
+const SEED_PG_CONNECTIONS = 2;
+
 /**
- * Rows from..to in one INSERT … SELECT. Fast: the indexes that are not constraints' (the four GIN
- * trigram indexes, most of ~220 s per million when maintained row by row, and the b-trees) are
- * dropped first and recreated after from pg_indexes' own definitions, which the run then checks.
+ * Rows from..to in one INSERT … SELECT per range. Fast: the indexes that are not constraints'
+ * (the four GIN trigram indexes and the b-trees, most of ~220 s per million when maintained row
+ * by row) are dropped first and, after the insert commits, recreated from pg_indexes' own
+ * definitions on SEED_PG_CONNECTIONS connections at once, largest first; the foreign keys of
+ * `students` are dropped for the insert (their row-by-row check was half its time) and added
+ * back from pg_get_constraintdef in the same transaction, which validates every row in one join.
+ * The run then checks that indexes and constraints are exactly what the migrations made.
  */
 async function seedPostgres(url, ranges) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const step = stepTimer();
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    // This session only: room for the index builds' sorts and GIN's pending entries.
+    await c.query(`SET maintenance_work_mem = '512MB'`);
+    return c;
+  };
+  const clients = [await connect()];
+  const [client] = clients;
   try {
     const before = await postgresIndexes(client);
+    const constraints = await postgresConstraints(client);
     const droppable = before.filter((i) => !i.contype);
+    const foreignKeys = constraints.filter((c) => c.contype === 'f');
     await client.query('BEGIN');
     for (const i of droppable) await client.query(`DROP INDEX "${i.indexname}"`);
+    for (const c of foreignKeys)
+      await client.query(`ALTER TABLE students DROP CONSTRAINT "${c.conname}"`);
+    step('drop');
     const arr = (xs) => `ARRAY[${xs.map((x) => `'${x}'`).join(',')}]`;
     const first = `(${arr(FIRST_NAMES)})[1 + n % ${FIRST_NAMES.length}]`;
     const last = `(${arr(LAST_NAMES)})[1 + n % ${LAST_NAMES.length}]`;
@@ -246,14 +379,37 @@ async function seedPostgres(url, ranges) {
          FROM generate_series($3::int, $4::int) AS n`,
         [orgTag, orgId, from, to],
       );
-    await client.query(`SET LOCAL maintenance_work_mem = '256MB'`);
-    for (const i of droppable) await client.query(i.indexdef);
+    step('insert');
+    for (const c of foreignKeys)
+      await client.query(`ALTER TABLE students ADD CONSTRAINT "${c.conname}" ${c.def}`);
+    step('foreign keys');
     await client.query('COMMIT');
-    if (JSON.stringify(await postgresIndexes(client)) !== JSON.stringify(before))
+    step('commit');
+    // Largest first (GIN over the longest text), so the connections finish close together.
+    const weight = (def) => (def.includes('gin_trgm_ops') ? (def.includes('email') ? 4 : 2) : 1);
+    const queue = [...droppable].sort((a, b) => weight(b.indexdef) - weight(a.indexdef));
+    while (clients.length < Math.min(SEED_PG_CONNECTIONS, queue.length))
+      clients.push(await connect());
+    await Promise.all(
+      clients.map(async (c) => {
+        for (let i = queue.shift(); i; i = queue.shift()) await c.query(i.indexdef);
+      }),
+    );
+    step('indexes');
+    if (
+      JSON.stringify(await postgresIndexes(client)) !== JSON.stringify(before) ||
+      JSON.stringify(await postgresConstraints(client)) !== JSON.stringify(constraints)
+    )
       throw new Error('seed: the PostgreSQL indexes differ from what the migrations made');
-    await client.query('ANALYZE students');
+    step('checks');
+    // What autovacuum does shortly after such a load in production (its insert threshold is
+    // 1,000 rows plus a fifth of the table): statistics, and the visibility map that lets a
+    // count read only an index (an index-only scan of a never-vacuumed table reads every row).
+    await client.query('VACUUM (ANALYZE) students');
+    step('VACUUM (ANALYZE)');
+    return { steps: step.steps };
   } finally {
-    await client.end();
+    await Promise.all(clients.map((c) => c.end()));
   }
 }
 
@@ -268,23 +424,22 @@ async function adminQuery(text) {
 }
 
 let tmpDir;
-let server;
-let pgDatabase;
-function stopServer() {
-  if (server && server.exitCode === null) server.kill('SIGKILL');
-  server = undefined;
+let servers = [];
+let pgDatabases = [];
+function stopServers() {
+  for (const server of servers) if (server.exitCode === null) server.kill('SIGKILL');
+  servers = [];
 }
 async function cleanup() {
-  stopServer();
+  stopServers();
   if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
   tmpDir = undefined;
-  if (pgDatabase) {
-    const name = pgDatabase;
-    pgDatabase = undefined;
+  const names = pgDatabases;
+  pgDatabases = [];
+  for (const name of names)
     await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((e) =>
       log(`could not drop ${name}: ${e.message}`),
     );
-  }
 }
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => cleanup().finally(() => process.exit(130)));
@@ -292,7 +447,7 @@ for (const signal of ['SIGINT', 'SIGTERM'])
 async function startServer(databaseUrl) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [SERVER_MAIN], {
+  const server = spawn(process.execPath, [SERVER_MAIN], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
@@ -306,67 +461,130 @@ async function startServer(databaseUrl) {
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  servers.push(server);
   await waitReady(base);
   return base;
 }
 
-async function measure(base, token, label, dataset) {
-  const results = [];
+/** `count` sequential requests: each one's latency, the statuses, the first body. */
+async function timed(url, token, count) {
+  const latencies = [];
+  const statuses = {};
+  let firstBody;
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    const text = await res.text();
+    latencies.push(performance.now() - started);
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    firstBody ??= text;
+  }
+  return { latencies, statuses, firstBody };
+}
+
+/**
+ * Each case on both servers (`bases.small`: 10,000 students; `bases.large`: 1,000,000), its
+ * requests split into `config.rounds` rounds that alternate between the two (and which goes
+ * first), so a change in the machine's load between them hits both datasets alike: the ratio
+ * compares the datasets, not two moments of a shared machine.
+ */
+async function measurePair(bases, token) {
+  const results = { small: [], large: [] };
+  const datasets = ['small', 'large'];
   for (const c of CASES) {
-    const url = `${base}/v1/students?${c.query}`;
     const n = c.worst ? config.worstRequests : config.requests;
-    await sequential(url, token, c.worst ? Math.min(3, config.warmup) : config.warmup);
-    const r = await sequential(url, token, n);
-    const body = JSON.parse(r.firstBody);
-    const expected = typeof c.expect === 'number' ? c.expect : c.expect[dataset];
-    const ok = r.statuses[200] === n && body.data?.length === expected;
-    // A search past its budget answers 503 (search_timeout): a result to report, not a failure.
-    const timedOut =
-      (c.search || c.worst) && Object.keys(r.statuses).every((s) => s === '200' || s === '503');
-    if (!ok && !timedOut)
-      throw new Error(
-        `${label} ${c.name}: statuses ${JSON.stringify(r.statuses)}, ${body.data?.length} rows (expected ${expected})`,
-      );
-    const row = {
-      case: c.name,
-      query: c.query,
-      n: r.n,
-      p50_ms: r.p50_ms,
-      p99_ms: r.p99_ms,
-      statuses: r.statuses,
-      rows: body.data?.length ?? null,
-      total: body.meta?.total ?? null,
-      total_exact: body.meta?.total_exact ?? null,
-      code: body.code ?? null,
-    };
-    results.push(row);
-    log(
-      `  ${label.padEnd(6)} ${c.name.padEnd(24)} p50 ${r.p50_ms.toFixed(1).padStart(7)} ms  p99 ${r.p99_ms
-        .toFixed(1)
-        .padStart(7)} ms  total ${String(row.total ?? '-').padStart(7)} exact ${String(
-        row.total_exact ?? '-',
-      ).padEnd(5)} ${JSON.stringify(r.statuses)}${row.code ? ` ${row.code}` : ''}`,
+    const rounds = Math.min(config.rounds, n);
+    const url = (d) => `${bases[d]}/v1/students?${c.query}`;
+    for (const d of datasets)
+      await sequential(url(d), token, c.worst ? Math.min(3, config.warmup) : config.warmup);
+    const got = Object.fromEntries(
+      datasets.map((d) => [d, { latencies: [], statuses: {}, firstBody: undefined }]),
     );
+    for (let r = 0; r < rounds; r++) {
+      const share = Math.floor(n / rounds) + (r < n % rounds ? 1 : 0);
+      for (const d of r % 2 ? [...datasets].reverse() : datasets) {
+        const part = await timed(url(d), token, share);
+        got[d].latencies.push(...part.latencies);
+        for (const [status, k] of Object.entries(part.statuses))
+          got[d].statuses[status] = (got[d].statuses[status] ?? 0) + k;
+        got[d].firstBody ??= part.firstBody;
+      }
+    }
+    for (const d of datasets) {
+      const label = d === 'small' ? '10k' : '1M';
+      const r = { ...summarize(got[d].latencies), statuses: got[d].statuses };
+      const body = JSON.parse(got[d].firstBody);
+      const expected = typeof c.expect === 'number' ? c.expect : c.expect[d];
+      const ok = r.statuses[200] === n && body.data?.length === expected;
+      // A search past its budget answers 503 (search_timeout): a result to report, not a failure.
+      const timedOut =
+        (c.search || c.worst) && Object.keys(r.statuses).every((s) => s === '200' || s === '503');
+      if (!ok && !timedOut)
+        throw new Error(
+          `${label} ${c.name}: statuses ${JSON.stringify(r.statuses)}, ${body.data?.length} rows (expected ${expected})`,
+        );
+      const row = {
+        case: c.name,
+        query: c.query,
+        n: r.n,
+        p50_ms: r.p50_ms,
+        p99_ms: r.p99_ms,
+        statuses: r.statuses,
+        rows: body.data?.length ?? null,
+        total: body.meta?.total ?? null,
+        total_exact: body.meta?.total_exact ?? null,
+        code: body.code ?? null,
+      };
+      results[d].push(row);
+      log(
+        `  ${label.padEnd(6)} ${c.name.padEnd(24)} p50 ${r.p50_ms.toFixed(1).padStart(7)} ms  p99 ${r.p99_ms
+          .toFixed(1)
+          .padStart(7)} ms  total ${String(row.total ?? '-').padStart(7)} exact ${String(
+          row.total_exact ?? '-',
+        ).padEnd(5)} ${JSON.stringify(r.statuses)}${row.code ? ` ${row.code}` : ''}`,
+      );
+    }
   }
   return results;
 }
 
-/** Both datasets on one database: 10,000 in the big organization, then grown to 1,000,000. */
+/**
+ * Both datasets from one database: 10,000 in the big organization, copied (the SQLite file; on
+ * PostgreSQL a database made from it as a template), then grown to 1,000,000; a server on each,
+ * measured side by side (measurePair).
+ */
 async function runDatabase(kind) {
   let url;
   let seed;
+  let copy;
   if (kind === 'sqlite') {
     tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-size-bench-'));
     const file = path.join(tmpDir, 'bench.sqlite');
     url = `sqlite:${file}`;
     seed = (...args) => seedSqlite(file, ...args);
+    copy = async () => {
+      const small = path.join(tmpDir, 'bench-10k.sqlite');
+      // The seed's connection closed last, so WAL was checkpointed into the file: it is whole.
+      fs.copyFileSync(file, small);
+      return `sqlite:${small}`;
+    };
   } else {
-    pgDatabase = `bench_size_${process.pid}`;
-    await adminQuery(`CREATE DATABASE ${pgDatabase}`);
+    const name = `bench_size_${process.pid}`;
+    pgDatabases.push(name);
+    await adminQuery(`CREATE DATABASE ${name}`);
     const u = new URL(POSTGRES_URL);
-    u.pathname = `/${pgDatabase}`;
+    u.pathname = `/${name}`;
     url = u.toString();
     seed = (...args) => seedPostgres(url, ...args);
+    copy = async () => {
+      const small = `${name}_10k`;
+      pgDatabases.push(small);
+      // Nobody is connected to the seeded database now, as a template requires.
+      await adminQuery(`CREATE DATABASE ${small} TEMPLATE ${name}`);
+      const v = new URL(POSTGRES_URL);
+      v.pathname = `/${small}`;
+      return v.toString();
+    };
   }
   cli(url, ['migrate']);
   const org = (name) =>
@@ -391,17 +609,23 @@ async function runDatabase(kind) {
   ]).token;
 
   const out = { database: kind, datasets: {} };
+  const steps = (timed) =>
+    Object.entries(timed.steps)
+      .map(([name, s]) => {
+        const cpu = timed.cpu?.[name];
+        return `${name} ${s.toFixed(2)}${cpu === undefined ? '' : ` (cpu ${cpu.toFixed(2)})`}`;
+      })
+      .join(', ');
   let started = Date.now();
-  await seed([{ orgTag: '1', orgId: big.id, from: 1, to: config.small }]);
+  out.seed_small_steps = await seed([{ orgTag: '1', orgId: big.id, from: 1, to: config.small }]);
   out.seed_small_seconds = (Date.now() - started) / 1000;
   log(`${kind}: seeded ${config.small} students in ${out.seed_small_seconds.toFixed(1)} s`);
-  let base = await startServer(url);
-  out.datasets.small = await measure(base, token, '10k', 'small');
-  stopServer();
+  log(`  seed steps (s): ${steps(out.seed_small_steps)}`);
+  const smallUrl = await copy();
 
   started = Date.now();
   const second = org('Second School');
-  await seed([
+  out.seed_large_steps = await seed([
     { orgTag: '1', orgId: big.id, from: config.small + 1, to: config.large },
     { orgTag: '2', orgId: second.id, from: 1, to: config.small },
   ]);
@@ -409,9 +633,10 @@ async function runDatabase(kind) {
   log(
     `${kind}: grew to ${config.large} students (+ ${config.small} in a second organization) in ${out.seed_large_seconds.toFixed(1)} s`,
   );
-  base = await startServer(url);
-  out.datasets.large = await measure(base, token, '1M', 'large');
-  stopServer();
+  log(`  seed steps (s): ${steps(out.seed_large_steps)}`);
+  const bases = { small: await startServer(smallUrl), large: await startServer(url) };
+  Object.assign(out.datasets, await measurePair(bases, token));
+  stopServers();
   await cleanup();
 
   out.ratios = out.datasets.small.map((s, i) => {

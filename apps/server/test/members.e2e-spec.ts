@@ -755,7 +755,9 @@ describe('migration', () => {
       const all = options.migrations as (new () => { name?: string })[];
       const members = all.find((m) => new m().name === 'Members1766200000001')!;
       expect(members).toBeDefined();
-      const before = new DataSource({ ...options, migrations: all.filter((m) => m !== members) });
+      // The database as it was before: the migrations ahead of this one (they run in order, and
+      // later ones may build on it).
+      const before = new DataSource({ ...options, migrations: all.slice(0, all.indexOf(members)) });
       await before.initialize();
       await before.runMigrations({ transaction: 'each' });
       // Rows as they were before the migration; timestamps as literals both databases take.

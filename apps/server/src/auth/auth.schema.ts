@@ -1,4 +1,9 @@
 import type { ModuleSchema } from '../database/module-schema';
+import { AuthVersionRecord } from './auth-version.entity';
+import { authVersionMigration } from './migrations/1766400000000-auth-version';
 import { PersonalAccessToken } from './personal-access-token.entity';
 
-export const AUTH_SCHEMA: ModuleSchema = { entities: [PersonalAccessToken], migrations: [] };
+export const AUTH_SCHEMA: ModuleSchema = {
+  entities: [PersonalAccessToken, AuthVersionRecord],
+  migrations: [authVersionMigration],
+};

@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { Strategy } from 'passport-http-bearer';
+import { Clock } from '../common/clock';
 import type { PlatformRequest } from '../common/http-context';
+import { hashToken } from '../security/crypto';
 import type { Principal } from './principal';
+import { TokenCache } from './token-cache';
 import { PAT_PREFIX } from './token-format';
 import {
   type AuthenticationResult,
   OAuthAccessTokenResolver,
+  type ResolvedToken,
   type TokenRefusal,
 } from './token-resolver';
 import { TokensService } from './tokens.service';
@@ -42,6 +46,9 @@ interface StrategyAttempt {
  * protocol rather than registered with `passport.use()`: passport's registry is process-wide,
  * so a second app in the same process (the tests start several) would take over the first's
  * strategy and authenticate against the wrong database.
+ *
+ * Successful lookups are kept in the `TokenCache`, which the database invalidates on every change
+ * that could alter them (token-cache.ts): a revoked token is refused on the next request.
  */
 @Injectable()
 export class BearerStrategy {
@@ -50,6 +57,8 @@ export class BearerStrategy {
   constructor(
     private readonly tokens: TokensService,
     private readonly oauthTokens: OAuthAccessTokenResolver,
+    private readonly cache: TokenCache,
+    private readonly clock: Clock,
   ) {
     this.strategy = new Strategy({ passReqToCallback: true }, (req: Request, token, done: Done) => {
       this.verify(token).then((result) => {
@@ -91,7 +100,35 @@ export class BearerStrategy {
     });
   }
 
-  private verify(token: string): Promise<AuthenticationResult<Principal, TokenRefusal>> {
+  private async verify(token: string): Promise<AuthenticationResult<Principal, TokenRefusal>> {
+    if (!this.cache.enabled) return this.resolve(token);
+    const key = hashToken(token);
+    // Read before the lookup: a change committed while it runs makes this version stale, so
+    // what the lookup saw is never kept as current.
+    const version = await this.cache.version();
+    if (version === null) return this.resolve(token);
+    const nowMs = this.clock.nowMs();
+    const cached = this.cache.get(key, version, nowMs);
+    if (cached) {
+      const { principal } = cached;
+      if (principal.kind === 'personal_access_token') {
+        cached.lastUsedAtMs = await this.tokens.touch(
+          principal.tokenId,
+          cached.lastUsedAtMs,
+          new Date(nowMs),
+        );
+      }
+      return { ok: true, principal };
+    }
+    const result = await this.resolve(token);
+    if (result.ok) {
+      const { principal, endsAtMs, lastUsedAtMs = null } = result;
+      this.cache.set(key, version, { principal, endsAtMs, lastUsedAtMs });
+    }
+    return result;
+  }
+
+  private resolve(token: string): Promise<ResolvedToken<Principal>> {
     return token.startsWith(PAT_PREFIX)
       ? this.tokens.authenticate(token)
       : this.oauthTokens.authenticate(token);

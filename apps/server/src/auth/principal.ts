@@ -29,7 +29,11 @@ export interface OAuthPrincipal extends PrincipalBase {
   grantId: string | null;
 }
 
-/** Who is calling: resolved from the bearer token on every request, never cached across requests. */
+/**
+ * Who is calling: resolved from the bearer token, or taken from the token cache (token-cache.ts),
+ * which the database invalidates on any change that could alter it. Shared by the requests the
+ * cache answers, so never modified.
+ */
 export type Principal = PersonalAccessTokenPrincipal | OAuthPrincipal;
 
 /**

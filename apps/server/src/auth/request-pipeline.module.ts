@@ -4,6 +4,7 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AuthModule } from './auth.module';
 import { BearerStrategy } from './bearer.strategy';
 import { RequestPipelineGuard } from './request-pipeline.guard';
+import { TokenCache } from './token-cache';
 import { OAuthAccessTokenResolver } from './token-resolver';
 
 /** The server's request pipeline (authenticate → rate limit → scope) and its bearer strategy. */
@@ -19,6 +20,7 @@ export class RequestPipelineModule {
       imports: [AuthModule, OrganizationsModule, RateLimitModule],
       providers: [
         BearerStrategy,
+        TokenCache,
         RequestPipelineGuard,
         { provide: OAuthAccessTokenResolver, useClass: options.oauthAccessTokens },
       ],

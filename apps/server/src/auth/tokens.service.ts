@@ -26,7 +26,7 @@ import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
 import { constantTimeEqual } from '../security/crypto';
 import { PersonalAccessToken } from './personal-access-token.entity';
 import { effectiveScopes, type PersonalAccessTokenPrincipal, roleOf } from './principal';
-import type { AuthenticationResult, TokenRefusal } from './token-resolver';
+import type { ResolvedToken } from './token-resolver';
 import {
   displayPrefix,
   generatePersonalAccessToken,
@@ -43,10 +43,7 @@ export interface CreateTokenInput {
   userId?: string | null;
 }
 
-export type PersonalAccessTokenResult = AuthenticationResult<
-  PersonalAccessTokenPrincipal,
-  TokenRefusal
->;
+export type PersonalAccessTokenResult = ResolvedToken<PersonalAccessTokenPrincipal>;
 
 /** What the per-request lookup reads of a token (selected under these names, read through metadata). */
 const LOOKUP_PROPERTIES = [
@@ -62,7 +59,7 @@ const LOOKUP_PROPERTIES = [
 type LookedUpToken = Pick<PersonalAccessToken, (typeof LOOKUP_PROPERTIES)[number]>;
 
 /** `last_used_at` is written at most this often per token, so reads stay reads. */
-const LAST_USED_RESOLUTION_MS = 60_000;
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 @Injectable()
 export class TokensService {
@@ -190,7 +187,11 @@ export class TokensService {
     return record;
   }
 
-  /** The token + organization + owner lookup, built once: it runs on every request. */
+  /**
+   * The token + organization + owner lookup, built once: it runs on every request the token
+   * cache cannot answer. A column it starts to read must also bump `auth_version` when written
+   * (migrations/1766400000000-auth-version.ts), or the cache would keep the old answer.
+   */
   private readonly lookupSql: string;
 
   private buildLookupSql(): string {
@@ -250,20 +251,11 @@ export class TokensService {
       return { ok: false, reason: 'revoked' };
     }
 
-    if (
-      !record.lastUsedAt ||
-      now.getTime() - record.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS
-    ) {
-      await this.tokens.update(
-        {
-          id: record.id,
-          lastUsedAt: Or(IsNull(), LessThan(new Date(now.getTime() - LAST_USED_RESOLUTION_MS))),
-        },
-        { lastUsedAt: now },
-      );
-    }
+    const lastUsedAtMs = await this.touch(record.id, record.lastUsedAt?.getTime() ?? null, now);
     return {
       ok: true,
+      endsAtMs: record.expiresAt?.getTime() ?? null,
+      lastUsedAtMs,
       principal: {
         kind: 'personal_access_token',
         tokenId: record.id,
@@ -277,6 +269,25 @@ export class TokensService {
         role,
       },
     };
+  }
+
+  /**
+   * Records that the token was used at `now`, at most once a minute (`lastUsedAtMs`: when it was
+   * last recorded, as the caller saw it). The update is conditional, so instances that each saw
+   * the same old stamp write a new one once between them. Returns the stamp as it now stands.
+   */
+  async touch(id: string, lastUsedAtMs: number | null, now: Date): Promise<number> {
+    if (lastUsedAtMs !== null && now.getTime() - lastUsedAtMs < LAST_USED_RESOLUTION_MS) {
+      return lastUsedAtMs;
+    }
+    await this.tokens.update(
+      {
+        id,
+        lastUsedAt: Or(IsNull(), LessThan(new Date(now.getTime() - LAST_USED_RESOLUTION_MS))),
+      },
+      { lastUsedAt: now },
+    );
+    return now.getTime();
   }
 }
 

@@ -141,6 +141,11 @@ const EnvSchema = z.object({
    * LIST_TOTAL_COUNT_AHEAD. Tests set it small.
    */
   LIST_SEARCH_COUNT_AHEAD: positiveInt.optional(),
+  /**
+   * Token lookups kept in memory (an LRU of this many tokens); 0 turns the cache off. Every
+   * change that can alter a lookup's answer invalidates it on the next request (auth/token-cache.ts).
+   */
+  TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).default(10_000),
 });
 
 export type RawEnv = z.input<typeof EnvSchema>;
@@ -176,6 +181,8 @@ export interface AppConfig {
   /** `LIST_TOTAL_COUNT_AHEAD` and `LIST_SEARCH_COUNT_AHEAD`, when set. */
   list: { totalCountAhead?: number; searchCountAhead?: number };
   audit: { retentionDays: number };
+  /** `TOKEN_CACHE_SIZE`: token lookups kept in memory; 0, none. */
+  tokenCacheSize: number;
 }
 
 export interface WebhookConfig {
@@ -260,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ...(e.LIST_SEARCH_COUNT_AHEAD && { searchCountAhead: e.LIST_SEARCH_COUNT_AHEAD }),
     },
     audit: { retentionDays: e.AUDIT_RETENTION_DAYS },
+    tokenCacheSize: e.TOKEN_CACHE_SIZE,
     webhooks: {
       userAgent: `PlatformWebhooks/1.0 (+${origin}/docs)`,
       ...(e.WEBHOOK_SECRETS_KEY && { secretsKey: e.WEBHOOK_SECRETS_KEY }),

@@ -3,11 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isScope, type Role } from '@platform/contract';
 import type { DataSource } from 'typeorm';
 import { effectiveScopes, type OAuthPrincipal, roleOf } from '../auth/principal';
-import {
-  type AuthenticationResult,
-  OAuthAccessTokenResolver,
-  type TokenRefusal,
-} from '../auth/token-resolver';
+import { OAuthAccessTokenResolver, type ResolvedToken } from '../auth/token-resolver';
 import { Clock } from '../common/clock';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
@@ -19,7 +15,7 @@ import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from './entities';
 import { apiResource } from './issuer';
 import { isPortalClient, PORTAL_CLIENT_ID } from './portal-client';
 
-type OAuthAuthenticationResult = AuthenticationResult<OAuthPrincipal, TokenRefusal>;
+type OAuthAuthenticationResult = ResolvedToken<OAuthPrincipal>;
 
 /** oidc-provider's opaque tokens: 43 base64url characters; anything far from that is not one. */
 const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
@@ -127,10 +123,15 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
         return { ok: false, reason: 'revoked' };
       }
     }
+    const endsAtMs = Math.min(
+      stored.exp * 1000,
+      clientExpiresAt?.getTime() ?? Number.POSITIVE_INFINITY,
+    );
     return this.accepted(
       stored,
       { clientId: stored.clientId, userId, role, row },
-      new Date(Math.min(stored.exp * 1000, clientExpiresAt?.getTime() ?? Number.POSITIVE_INFINITY)),
+      new Date(endsAtMs),
+      endsAtMs,
     );
   }
 
@@ -144,9 +145,12 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
       row: { organization_id: string; rate_limit_per_minute: unknown };
     },
     expiresAt: Date | null,
+    /** When the clock alone refuses the token: its `exp`, or its client's expiry if sooner. */
+    endsAtMs: number,
   ): OAuthAuthenticationResult {
     return {
       ok: true,
+      endsAtMs,
       principal: {
         kind: 'oauth_access_token',
         clientId: who.clientId,
@@ -173,7 +177,8 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
    * still ends at `exp`, checked above.
    */
   private async portalPrincipal(stored: StoredAccessToken): Promise<OAuthAuthenticationResult> {
-    if (!stored.accountId || !stored.clientId) return { ok: false, reason: 'unknown' };
+    if (!stored.accountId || !stored.clientId || !stored.exp)
+      return { ok: false, reason: 'unknown' };
     const [row] = await this.sql.query<{
       organization_id: string;
       role: unknown;
@@ -185,6 +190,7 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
       stored,
       { clientId: stored.clientId, userId: stored.accountId, role, row },
       null,
+      stored.exp * 1000,
     );
   }
 }

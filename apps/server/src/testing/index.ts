@@ -51,10 +51,17 @@ export interface TestServerOptions {
   modules?: readonly (Type | DynamicModule)[];
   /** The server's clock (e.g. a `ManualClock` the test moves); the system clock by default. */
   clock?: Clock;
+  /**
+   * Another server's database (its `databaseUrl`), shared rather than copied: two instances on
+   * one database, as in the scale-out deployment. Left in place on close (its owner drops it).
+   */
+  databaseUrl?: string;
 }
 
 export interface TestServer {
   url: string;
+  /** The server's database, as DATABASE_URL names it (for the CLI, or a second server). */
+  databaseUrl: string;
   config: AppConfig;
   app: NestExpressApplication;
   dataSource: DataSource;
@@ -99,7 +106,9 @@ export function freePort(): Promise<number> {
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const database = await prepareDatabase(options);
+  const database = options.databaseUrl
+    ? { databaseUrl: options.databaseUrl, drop: () => Promise.resolve() }
+    : await prepareDatabase(options);
   const port = await freePort();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -133,6 +142,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
   return {
     url,
+    databaseUrl: database.databaseUrl,
     config,
     app,
     dataSource: app.get<DataSource>(getDataSourceToken()),

@@ -16,7 +16,7 @@ export function databaseOptions(): { postgresAdminUrl?: string; templateRun?: st
 
 export function startServer(
   env: TestServerOptions['env'] = {},
-  options: Pick<TestServerOptions, 'logDestination' | 'modules' | 'clock'> = {},
+  options: Pick<TestServerOptions, 'logDestination' | 'modules' | 'clock' | 'databaseUrl'> = {},
 ): Promise<TestServer> {
   return startTestServer({
     ...databaseOptions(),
