@@ -395,12 +395,16 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
 
   /**
    * Free global slots, and of the organizations and endpoints found full last time, those still
-   * full: one script call before each relay step.
+   * full: one script call before a relay step, if the last one ran into a limit (otherwise the
+   * admission alone finds out, and a steady trickle of events costs no extra round trip).
    */
   private async room(last: {
     organizations: string[];
     endpoints: string[];
   }): Promise<{ room: number; full: { organizations: string[]; endpoints: string[] } }> {
+    if (!this.starved && last.organizations.length + last.endpoints.length === 0) {
+      return { room: this.config.concurrency, full: last };
+    }
     const keys = [
       this.globalKey(),
       ...last.organizations.map((id) => this.organizationKey(id)),
