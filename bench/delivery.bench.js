@@ -9,7 +9,7 @@
  *
  * Knobs: BENCH_EVENTS (throughput run, default 10000), BENCH_RATE (events/s of the latency run,
  * default 100), BENCH_LATENCY_SECONDS (default 10), BENCH_COMMIT_CONCURRENCY (transactions of 100
- * events committed at once in the throughput run, default 4), BENCH_ENFORCE_GOALS=1 (exit 1 on a
+ * events committed at once in the throughput run, default 4 on BullMQ, 1 on SQLite), BENCH_ENFORCE_GOALS=1 (exit 1 on a
  * missed goal).
  * BENCH_DELIVERY_BACKEND=bullmq with BENCH_DATABASE_URL (a PostgreSQL admin URL) and
  * BENCH_REDIS_URL runs the same benchmark on the scale-out dispatcher (scale-out.bench.js does).
@@ -53,7 +53,10 @@ const config = {
   events: Math.round(envNumber('BENCH_EVENTS', 10_000, 100)),
   rate: envNumber('BENCH_RATE', 100, 1),
   latencySeconds: envNumber('BENCH_LATENCY_SECONDS', 10, 1),
-  commitConcurrency: Math.round(envNumber('BENCH_COMMIT_CONCURRENCY', 4, 1)),
+  // SQLite takes one transaction at a time: more committers there only crowd its queue.
+  commitConcurrency: Math.round(
+    envNumber('BENCH_COMMIT_CONCURRENCY', BACKEND === 'bullmq' ? 4 : 1, 1),
+  ),
   enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1',
 };
 
