@@ -28,6 +28,8 @@ export interface ClaimedMessage {
   eventType: EventType;
   eventCreatedAt: Date;
   eventData: string;
+  /** Attempts recorded when it was read: a queued job carries it, to tell a stale job apart. */
+  attemptCount: number;
 }
 
 /** One finished attempt, waiting to be written. */
@@ -191,6 +193,7 @@ function deliveryStatements(sql: Sql) {
   /** A message with its endpoint, its event and the endpoint's owner: what an attempt needs. */
   const claimSelect = `SELECT m.${m.id} AS id, m.${m.organizationId} AS organization_id,
          m.${m.endpointId} AS endpoint_id, m.${m.eventId} AS event_id, m.${m.eventType} AS event_type,
+         m.${m.attemptCount} AS attempt_count,
          e.${e.url} AS url, e.${e.secret} AS secret, e.${e.previousSecret} AS previous_secret,
          e.${e.previousSecretExpiresAt} AS previous_secret_expires_at,
          ev.${ev.data} AS event_data, ev.${ev.createdAt} AS event_created_at, ${owner.select}
@@ -216,7 +219,7 @@ function deliveryStatements(sql: Sql) {
     },
     lease: `UPDATE ${messages} SET ${m.nextAttemptAt} = :until WHERE ${m.id} IN (:...ids)`,
     load: `${claimSelect}
-       WHERE m.${m.id} = :id AND m.${m.status} = 'pending' AND e.${e.enabled} = :enabled`,
+       WHERE m.${m.id} IN (:...ids) AND m.${m.status} = 'pending' AND e.${e.enabled} = :enabled`,
     // Only if still bound to the same owner: a PATCH may have re-bound it meanwhile.
     disableOwnerEnded: `UPDATE ${endpoints}
        SET ${e.enabled} = :disabled, ${e.disabledReason} = :reason, ${e.updatedAt} = :now
@@ -410,21 +413,33 @@ export class DeliveryStore {
   }
 
   /**
-   * A queued message as a worker picks it up: still pending, its endpoint still enabled;
-   * otherwise null (it was delivered, deleted or disabled meanwhile, so there is nothing to do).
+   * Queued messages as a worker picks them up, in one read: those still pending, of an endpoint
+   * still enabled, and not attempted since they were queued (`attempts`, the count the job
+   * carries, where known); the others were delivered, retried, deleted or disabled meanwhile, so
+   * there is nothing to do for them.
    */
-  async load(manager: EntityManager, id: string): Promise<ClaimedMessage | null> {
+  async load(
+    manager: EntityManager,
+    queued: readonly { id: string; attempts?: number }[],
+  ): Promise<ClaimedMessage[]> {
+    if (queued.length === 0) return [];
     const rows = await this.sql.query(manager, this.statement.load, {
-      id,
+      ids: queued.map((q) => q.id),
       enabled: this.flag(true),
     });
-    const [row] = await this.withoutEndedOwners(
+    const live = await this.withoutEndedOwners(
       manager,
       rows,
       (r) => r.endpoint_id as string,
       this.clock.now(),
     );
-    return row ? this.toClaimed(row) : null;
+    const expected = new Map(queued.map((q) => [q.id, q.attempts]));
+    return live
+      .map((row) => this.toClaimed(row))
+      .filter((message) => {
+        const attempts = expected.get(message.id);
+        return attempts === undefined || attempts === message.attemptCount;
+      });
   }
 
   /**
@@ -479,6 +494,7 @@ export class DeliveryStore {
       eventType: row.event_type as EventType,
       eventCreatedAt: this.readDate(row.event_created_at),
       eventData: row.event_data as string,
+      attemptCount: Number(row.attempt_count),
     };
   }
 

@@ -2,33 +2,43 @@ import { Logger } from '@nestjs/common';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedis, untilReady } from '../redis/redis-client';
-import type { Admitted, ClaimedMessage } from './delivery-store';
+import { type Admitted, type ClaimedMessage, deliveryPolicy } from './delivery-store';
+import { Batcher } from './batcher';
 import { type DispatcherParts, WebhookDispatcher } from './webhook-dispatcher';
 import { within } from './work-trigger';
 
 const QUEUE = 'webhook-deliveries';
+/**
+ * Most messages one job carries. A relay step queues what it leased in jobs of at most this many
+ * (so several instances' workers share a large step), each costing BullMQ's per-job scripts once.
+ */
+const BATCH = 32;
 
 /**
- * Redis semaphores per organization and per endpoint, shared by every instance: each holder (a
- * message id) in a sorted set scored by when its hold expires, so a holder that died frees its
- * slot when the hold runs out. The relay takes both slots for a message before queueing it, so
- * the queue only ever holds deliveries that may run now.
+ * Redis semaphores, shared by every instance: one for all deliveries (WEBHOOK_CONCURRENCY), one
+ * per organization and one per endpoint. Each holder (a message id) sits in a sorted set scored by
+ * when its hold expires, so a holder that died frees its slot when the hold runs out. The relay
+ * takes all three slots for a message before queueing it, so the queue only ever holds deliveries
+ * that may run now, and a job carrying many messages never runs more than their limits allow.
  *
- * KEYS: each candidate's organization and endpoint semaphores, in pairs, oldest candidate first.
- * ARGV: organization limit, endpoint limit, hold (ms), most to admit, then the message ids.
- * Returns a code per candidate: 1 admitted, 2 organization full, 3 endpoint full, 0 not looked at.
+ * KEYS: the global semaphore, then each candidate's organization and endpoint semaphores, in
+ * pairs, oldest candidate first. ARGV: global, organization and endpoint limits, hold (ms), most
+ * to admit, then the message ids. Returns a code per candidate: 1 admitted, 2 organization full,
+ * 3 endpoint full, 4 all slots taken (nothing after it is looked at), 0 not looked at.
  * A message that already holds its slots (queued again after its lease ran out) renews them.
  */
 const ADMIT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local organizationLimit, endpointLimit = tonumber(ARGV[1]), tonumber(ARGV[2])
-local hold, most = tonumber(ARGV[3]), tonumber(ARGV[4])
-local pruned, codes, admitted = {}, {}, 0
-for i = 1, #KEYS / 2 do
-  local organization, endpoint, id = KEYS[2 * i - 1], KEYS[2 * i], ARGV[4 + i]
+local global = KEYS[1]
+local globalLimit, organizationLimit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local endpointLimit, hold, most = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', global, '-inf', now)
+local pruned, codes, admitted, stop = {}, {}, 0, false
+for i = 1, (#KEYS - 1) / 2 do
+  local organization, endpoint, id = KEYS[2 * i], KEYS[2 * i + 1], ARGV[5 + i]
   local code = 0
-  if admitted < most then
+  if admitted < most and not stop then
     for _, key in ipairs({ organization, endpoint }) do
       if not pruned[key] then
         redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
@@ -37,14 +47,17 @@ for i = 1, #KEYS / 2 do
     end
     code = 1
     if not redis.call('ZSCORE', endpoint, id) then
-      if redis.call('ZCARD', organization) >= organizationLimit then
+      if redis.call('ZCARD', global) >= globalLimit then
+        code = 4
+        stop = true
+      elseif redis.call('ZCARD', organization) >= organizationLimit then
         code = 2
       elseif redis.call('ZCARD', endpoint) >= endpointLimit then
         code = 3
       end
     end
     if code == 1 then
-      for _, key in ipairs({ organization, endpoint }) do
+      for _, key in ipairs({ global, organization, endpoint }) do
         redis.call('ZADD', key, now + hold, id)
         redis.call('PEXPIRE', key, hold)
       end
@@ -56,49 +69,101 @@ end
 return codes
 `;
 
-/** A worker renews its message's hold when the attempt starts: the attempt gets the whole hold. */
-const RENEW = `
+/**
+ * A worker takes its job's messages when it starts them: each message is marked as this job's
+ * (KEYS: the global semaphore, then per message its organization's and endpoint's semaphores and
+ * its mark) and its holds renewed, so the attempt gets the whole hold. A message marked by another
+ * job that is still alive (queued twice: its lease ran out while its first job waited) is left to
+ * that job (code 0); the same job run again after its worker died takes it back (code 1).
+ * ARGV: the job id, hold (ms), then the message ids.
+ */
+const TAKE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i = 1, #KEYS do
-  redis.call('ZADD', KEYS[i], now + tonumber(ARGV[2]), ARGV[1])
-  redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2]))
+local job, hold = ARGV[1], tonumber(ARGV[2])
+local codes = {}
+for i = 1, (#KEYS - 1) / 3 do
+  local organization, endpoint, mark, id = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1], ARGV[2 + i]
+  local owner = redis.call('GET', mark)
+  if owner and owner ~= job then
+    codes[i] = 0
+  else
+    redis.call('SET', mark, job, 'PX', hold)
+    for _, key in ipairs({ KEYS[1], organization, endpoint }) do
+      redis.call('ZADD', key, now + hold, id)
+      redis.call('PEXPIRE', key, hold)
+    end
+    codes[i] = 1
+  end
+end
+return codes
+`;
+
+/**
+ * Frees the slots of finished messages (KEYS as for TAKE; ARGV: per message its id, then the job
+ * id), unless another job has taken the message since: its slots are that job's now.
+ */
+const RELEASE = `
+for i = 1, (#KEYS - 1) / 3 do
+  local organization, endpoint, mark = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
+  local id, job = ARGV[2 * i - 1], ARGV[2 * i]
+  local owner = redis.call('GET', mark)
+  if not owner or owner == job then
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', organization, id)
+    redis.call('ZREM', endpoint, id)
+    if owner then redis.call('DEL', mark) end
+  end
 end
 return 1
 `;
 
 /**
- * Which of KEYS (semaphores; ARGV: the limit of each) are still full. The relay asks this of
- * the organizations and endpoints it found full last time, to leave them out of its first read.
+ * How many global slots are free (KEYS[1], ARGV[1] its limit), and which of the other KEYS
+ * (semaphores; ARGV: the limit of each) are still full: the relay asks this before each step, to
+ * read no more rows than can go, and to leave out of its first read the organizations and
+ * endpoints it found full last time. Returns the free slots, then the indexes of the full keys.
  */
-const STILL_FULL = `
+const ROOM = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local full = {}
+local result = {}
 for i = 1, #KEYS do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
-  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[i]) then full[#full + 1] = i end
+  local count = redis.call('ZCARD', KEYS[i])
+  if i == 1 then
+    result[1] = tonumber(ARGV[1]) - count
+  elseif count >= tonumber(ARGV[i]) then
+    result[#result + 1] = i - 1
+  end
 end
-return full
+return result
 `;
 
 interface SemaphoreCommands {
-  platformStillFull(...keysThenArgs: (string | number)[]): Promise<number[]>;
+  platformRoom(...keysThenArgs: (string | number)[]): Promise<number[]>;
   platformAdmit(...keysThenArgs: (string | number)[]): Promise<number[]>;
-  platformRenew(
-    organizationKey: string,
-    endpointKey: string,
-    holder: string,
-    holdMs: number,
-  ): Promise<number>;
+  platformTake(...keysThenArgs: (string | number)[]): Promise<number[]>;
+  platformRelease(...keysThenArgs: (string | number)[]): Promise<number>;
 }
 
-/** A queued delivery: the message, and whose slots it holds. */
-interface DeliveryJob {
+/** A queued message, whose slots it holds, and how many attempts it had when leased. */
+interface QueuedMessage {
   id: string;
   /** Absent on jobs queued before per-organization limits (those hold no slots). */
   organizationId?: string;
   endpointId?: string;
+  /** Absent on jobs queued before batches: the message is then attempted if still pending. */
+  attempts?: number;
+}
+
+/** A queued job: the messages of one relay step (at most BATCH); before batches, one message. */
+type DeliveryJob = { messages: QueuedMessage[] } | QueuedMessage;
+
+/** A message a worker is done with, whose slots are to be freed. */
+interface Finished {
+  message: QueuedMessage;
+  jobId: string;
 }
 
 /**
@@ -107,18 +172,28 @@ interface DeliveryJob {
  *
  * - The relay is the embedded dispatcher's loop without the sending: one transaction fans new
  *   outbox events out into messages and leases the due ones (`FOR UPDATE SKIP LOCKED`, so two
- *   relays never take the same row), then hands each to the queue with job id = message id.
- *   BullMQ ignores an add whose job id exists, so a message is queued once however many relays
- *   see it; a relay that dies after leasing leaves the lease to run out and the next relay
- *   queues it.
- * - Workers take jobs, attempt the delivery and record the result in PostgreSQL, where the API
- *   reads it and where the next retry is scheduled (the relay queues it again when it falls due).
- *   Concurrency holds across instances: the queue's global concurrency bounds all workers
- *   together, and Redis semaphores bound each organization and each endpoint.
- * - Fairness: the relay queues a message only once it holds a slot of its organization and of
- *   its endpoint (the worker frees them when the attempt is written). A tenant at its limit is
- *   left out of the relay's next read, so its backlog stays in the database, never in front of
- *   another tenant's delivery in the queue, and its slow attempts hold at most its own slots.
+ *   relays never take the same row), then hands them to the queue, up to BATCH messages per job
+ *   (one job per message cost BullMQ's scripts, a PostgreSQL read and two semaphore calls for
+ *   each delivery). A relay that dies after leasing leaves the leases to run out and the next
+ *   relay queues those messages again.
+ * - Workers take jobs, read the job's messages in one query, attempt them all at once and record
+ *   each result in PostgreSQL (the `AttemptRecorder` writes attempts finishing together in one
+ *   transaction), where the API reads it and where the next retry is scheduled (the relay queues
+ *   it again when it falls due). Each message frees its slots once its attempt is written; the
+ *   job completes when all of them are. A job whose worker died is run again by another worker
+ *   (BullMQ's stalled-job check): what its messages' attempts wrote is skipped, the rest is sent
+ *   under the same message ids.
+ * - A message is sent by one job at a time: a worker marks each message it takes as its job's in
+ *   Redis, and a second job carrying it (queued again after its lease ran out while the first
+ *   waited) leaves it alone while the mark lives. A job run after its message's attempt was
+ *   written (the attempt count moved on) skips it.
+ * - Concurrency holds across instances: Redis semaphores bound all deliveries together, each
+ *   organization and each endpoint, and the relay queues a message only once it holds all three
+ *   slots, so the queue only ever holds work that may run now.
+ * - Fairness: a tenant at its limit is left out of the relay's next read, so its backlog stays in
+ *   the database, never in front of another tenant's delivery in the queue, and its slow
+ *   attempts hold at most its own slots (the other messages of a job are sent, written and free
+ *   their slots without waiting for them).
  */
 export class QueuedWebhookDispatcher extends WebhookDispatcher {
   private readonly logger = new Logger('Webhooks');
@@ -134,6 +209,19 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     organizations: [],
     endpoints: [],
   };
+  /** The last relay step left due messages behind for want of slots: a freed slot wakes it. */
+  private starved = false;
+  /** The relay step under way found every global slot taken. */
+  private globalFull = false;
+  /** Frees finished messages' slots, those finishing together in one script call. */
+  private readonly releases = new Batcher<Finished>((finished) => this.release(finished));
+  /**
+   * What this instance's relay leased and queued, by message id, until a worker here takes it:
+   * the relay read everything an attempt needs, so a job this instance relayed and picks up
+   * itself, within the lease, need not read it again. Other jobs read their messages.
+   */
+  private readonly leased = new Map<string, { message: ClaimedMessage; at: number }>();
+  private readonly leaseMs: number;
 
   constructor(
     parts: DispatcherParts,
@@ -141,15 +229,17 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   ) {
     super(parts);
     this.holdMs = parts.config.timeoutMs + 5000;
+    this.leaseMs = deliveryPolicy(parts.config).leaseMs;
   }
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.dispatcher) return;
     this.commands = createRedis(this.redis.url, this.logger, 'platform-webhooks');
-    // The admission's key count varies with the candidates: it is passed first on each call.
+    // The scripts' key counts vary with the messages: each call passes its count first.
     this.commands.defineCommand('platformAdmit', { lua: ADMIT });
-    this.commands.defineCommand('platformRenew', { numberOfKeys: 2, lua: RENEW });
-    this.commands.defineCommand('platformStillFull', { lua: STILL_FULL });
+    this.commands.defineCommand('platformTake', { lua: TAKE });
+    this.commands.defineCommand('platformRelease', { lua: RELEASE });
+    this.commands.defineCommand('platformRoom', { lua: ROOM });
     this.semaphores = this.commands as unknown as SemaphoreCommands;
     await untilReady(this.commands, 5000);
 
@@ -157,6 +247,8 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     const bullConnection = { url: this.redis.url, maxRetriesPerRequest: null };
     this.queue = new Queue(QUEUE, { connection: bullConnection, prefix: this.redis.prefix });
     this.queue.on('error', (error) => this.logger.error(`Webhook queue: ${error.message}`));
+    // Every queued message holds a global slot, so jobs never outnumber WEBHOOK_CONCURRENCY; the
+    // queue's own bound stays as a backstop (and covers jobs queued before the global slots).
     await this.queue
       .setGlobalConcurrency(this.config.concurrency)
       .catch((error: Error) => this.logger.error(`Webhook queue: ${error.message}`));
@@ -164,7 +256,8 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
       connection: bullConnection,
       prefix: this.redis.prefix,
       concurrency: this.config.concurrency,
-      // A job runs at most one attempt (timeout) and one write; past that its worker is gone.
+      // A job runs its messages' attempts at once (one timeout) and their writes; past that its
+      // worker is gone.
       lockDuration: this.holdMs,
       stalledInterval: this.holdMs,
       removeOnComplete: { count: 0 },
@@ -209,19 +302,21 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     setImmediate(() => void this.relay());
   }
 
-  /** Fan out, lease what is due, queue it; again while there is more. */
+  /** Fan out, lease what is due and may go now, queue it; again while there is more. */
   private async relay(): Promise<void> {
     try {
       do {
         this.rerun = false;
-        const stillFull = await this.stillFull(this.full);
+        const { room, full: stillFull } = await this.room(this.full);
+        this.globalFull = room <= 0;
         const { fannedOut, claimed, more, full } = await this.transactions.run(async (manager) => {
           const now = this.clock.now();
           const fannedOut = await this.store.fanOut(manager, now);
+          if (room <= 0) return { fannedOut, claimed: [], more: true, full: stillFull };
           const claim = await this.store.claim(manager, now, {
-            // Every job queued holds slots, so a step need not queue more than can run at once
+            // Every message queued holds a global slot: a step need not lease more than are free
             // (and reads only twice that many rows).
-            limit: this.config.concurrency,
+            limit: room,
             fullOrganizations: stillFull.organizations,
             fullEndpoints: stillFull.endpoints,
             admit: (candidates, max) => this.admit(candidates, max),
@@ -229,21 +324,13 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
           return { fannedOut, ...claim };
         });
         this.full = full;
-        if (claimed.length > 0) {
-          await this.queue!.addBulk(
-            claimed.map((message) => {
-              const data: DeliveryJob = {
-                id: message.id,
-                organizationId: message.organizationId,
-                endpointId: message.endpointId,
-              };
-              return { name: 'deliver', data, opts: { jobId: message.id } };
-            }),
-          );
-        }
+        this.starved =
+          this.globalFull ||
+          (more && (claimed.length > 0 || full.organizations.length + full.endpoints.length > 0));
+        if (claimed.length > 0) await this.enqueue(claimed);
         // A full claim may have left due messages; if every slot was taken, a finished
         // attempt kicks the relay again.
-        if (fannedOut > 0 || (more && claimed.length > 0)) this.rerun = true;
+        if (fannedOut > 0 || (more && claimed.length > 0 && !this.globalFull)) this.rerun = true;
       } while (this.rerun && this.trigger.active);
     } catch (error) {
       // Leased messages not queued become due again when their lease runs out.
@@ -254,14 +341,43 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     }
   }
 
+  /** Queues leased messages, at most BATCH to a job, spread evenly over the jobs. */
+  private async enqueue(claimed: ClaimedMessage[]): Promise<void> {
+    const at = this.clock.nowMs();
+    // Entries a worker here never took (another instance's worker did) are dropped once stale.
+    if (this.leased.size >= 4 * this.config.concurrency) {
+      for (const [id, entry] of this.leased) {
+        if (at - entry.at >= this.leaseMs) this.leased.delete(id);
+      }
+    }
+    for (const message of claimed) this.leased.set(message.id, { message, at });
+    const size = Math.ceil(claimed.length / Math.ceil(claimed.length / BATCH));
+    const bulk = [];
+    for (let i = 0; i < claimed.length; i += size) {
+      const messages: QueuedMessage[] = claimed.slice(i, i + size).map((message) => ({
+        id: message.id,
+        organizationId: message.organizationId,
+        endpointId: message.endpointId,
+        attempts: message.attemptCount,
+      }));
+      const data: DeliveryJob = { messages };
+      bulk.push({ name: 'deliver', data });
+    }
+    await this.queue!.addBulk(bulk);
+  }
+
   /** Takes the slots of the candidates that may go now, in Redis, for every instance at once. */
   private async admit(candidates: ClaimedMessage[], max: number): Promise<Admitted> {
     const decision: Admitted = { admitted: [], fullOrganizations: [], fullEndpoints: [] };
     if (candidates.length === 0 || max <= 0) return decision;
-    const keys = candidates.flatMap((m) => this.keys(m.organizationId, m.endpointId));
+    const keys = [
+      this.globalKey(),
+      ...candidates.flatMap((m) => this.keys(m.organizationId, m.endpointId)),
+    ];
     const codes = await this.semaphores!.platformAdmit(
       keys.length,
       ...keys,
+      this.config.concurrency,
       this.config.organizationConcurrency,
       this.config.endpointConcurrency,
       this.holdMs,
@@ -272,56 +388,181 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
       if (codes[i] === 1) decision.admitted.push(message);
       else if (codes[i] === 2) decision.fullOrganizations.push(message.organizationId);
       else if (codes[i] === 3) decision.fullEndpoints.push(message.endpointId);
+      else if (codes[i] === 4) this.globalFull = true;
     });
     return decision;
   }
 
-  /** Of the organizations and endpoints found full last time, those still full. */
-  private async stillFull(last: { organizations: string[]; endpoints: string[] }) {
+  /**
+   * Free global slots, and of the organizations and endpoints found full last time, those still
+   * full: one script call before a relay step, if the last one ran into a limit (otherwise the
+   * admission alone finds out, and a steady trickle of events costs no extra round trip).
+   */
+  private async room(last: {
+    organizations: string[];
+    endpoints: string[];
+  }): Promise<{ room: number; full: { organizations: string[]; endpoints: string[] } }> {
+    if (!this.starved && last.organizations.length + last.endpoints.length === 0) {
+      return { room: this.config.concurrency, full: last };
+    }
     const keys = [
-      ...last.organizations.map((id) => `${this.redis.prefix}:webhook-organization:${id}`),
-      ...last.endpoints.map((id) => `${this.redis.prefix}:webhook-endpoint:${id}`),
+      this.globalKey(),
+      ...last.organizations.map((id) => this.organizationKey(id)),
+      ...last.endpoints.map((id) => this.endpointKey(id)),
     ];
-    if (keys.length === 0) return last;
     const limits = [
+      this.config.concurrency,
       ...last.organizations.map(() => this.config.organizationConcurrency),
       ...last.endpoints.map(() => this.config.endpointConcurrency),
     ];
-    const full = new Set(
-      (await this.semaphores!.platformStillFull(keys.length, ...keys, ...limits)).map((i) => i - 1),
+    const [room = 0, ...fullIndexes] = await this.semaphores!.platformRoom(
+      keys.length,
+      ...keys,
+      ...limits,
     );
+    const full = new Set(fullIndexes.map((i) => i - 1));
     return {
-      organizations: last.organizations.filter((_, i) => full.has(i)),
-      endpoints: last.endpoints.filter((_, i) => full.has(last.organizations.length + i)),
+      room: Math.min(room, this.config.concurrency),
+      full: {
+        organizations: last.organizations.filter((_, i) => full.has(i)),
+        endpoints: last.endpoints.filter((_, i) => full.has(last.organizations.length + i)),
+      },
     };
   }
 
-  private keys(organizationId: string, endpointId: string): [string, string] {
-    return [
-      `${this.redis.prefix}:webhook-organization:${organizationId}`,
-      `${this.redis.prefix}:webhook-endpoint:${endpointId}`,
-    ];
+  private globalKey(): string {
+    return `${this.redis.prefix}:webhook-global`;
   }
 
+  private organizationKey(id: string): string {
+    return `${this.redis.prefix}:webhook-organization:${id}`;
+  }
+
+  private endpointKey(id: string): string {
+    return `${this.redis.prefix}:webhook-endpoint:${id}`;
+  }
+
+  private keys(organizationId: string, endpointId: string): [string, string] {
+    return [this.organizationKey(organizationId), this.endpointKey(endpointId)];
+  }
+
+  /** A message's organization and endpoint semaphores and its mark, for TAKE and RELEASE. */
+  private slotKeys(id: string, organizationId: string, endpointId: string): string[] {
+    return [...this.keys(organizationId, endpointId), `${this.redis.prefix}:webhook-taken:${id}`];
+  }
+
+  /**
+   * One job: its messages read in one query, taken, attempted at once; each written, then its
+   * slots freed. The job completes once every attempt is written (a crash before that runs the
+   * job again elsewhere, and only its unwritten messages are sent).
+   */
   private async process(job: Job<DeliveryJob>): Promise<void> {
-    const { id, organizationId, endpointId } = job.data;
-    const keys = organizationId && endpointId ? this.keys(organizationId, endpointId) : undefined;
+    const queued = 'messages' in job.data ? job.data.messages : [job.data];
+    const jobId = job.id!;
+    const done = (messages: readonly QueuedMessage[]) =>
+      this.finish(messages.map((message) => ({ message, jobId })));
+    let messages: ClaimedMessage[];
+    let taken: ClaimedMessage[];
     try {
-      const message = await this.store.load(this.transactions.manager, id);
-      if (!message) return;
-      if (keys) await this.semaphores!.platformRenew(...keys, id, this.holdMs);
-      // The job completes only once its attempt is written (a crash before that redelivers).
-      await this.recorder.record(await this.attempter.attempt(message));
-    } finally {
-      if (keys) {
-        await this.commands!.multi()
-          .zrem(keys[0], id)
-          .zrem(keys[1], id)
-          .exec()
-          .catch(() => undefined);
-      }
-      // A slot is free: if the relay left messages behind for want of slots, it may queue them.
-      if (this.full.organizations.length + this.full.endpoints.length > 0) this.wake();
+      messages = await this.read(queued);
+      taken = await this.take(jobId, messages, queued);
+    } catch (error) {
+      // Not attempted: the slots go back now, the leases run out and the relay queues them again.
+      await done(queued);
+      throw error;
     }
+    const byId = new Map(queued.map((q) => [q.id, q]));
+    // Those with nothing to do (sent, deleted, disabled meanwhile) free their slots at once;
+    // those another job took keep theirs for it.
+    const loaded = new Set(messages.map((m) => m.id));
+    await Promise.all([
+      done(queued.filter((q) => !loaded.has(q.id))),
+      ...taken.map(async (message) => {
+        try {
+          // Written before its slots are freed: "done" means durable.
+          await this.recorder.record(await this.attempter.attempt(message));
+        } catch (error) {
+          // The lease runs out and the message is attempted again.
+          this.logger.error(`Could not record a webhook attempt: ${(error as Error).message}`);
+        } finally {
+          await done([byId.get(message.id)!]);
+        }
+      }),
+    ]);
+  }
+
+  /**
+   * The job's messages still to be sent. Those this instance leased, within their lease, as the
+   * relay read them: leased, they cannot have been attempted since (the mark keeps out a second
+   * job). The others (another instance's, or a job run again) are read in one query, and only
+   * those still pending and not attempted since they were queued are returned.
+   */
+  private async read(queued: QueuedMessage[]): Promise<ClaimedMessage[]> {
+    const now = this.clock.nowMs();
+    const messages: ClaimedMessage[] = [];
+    const unknown: QueuedMessage[] = [];
+    for (const q of queued) {
+      const entry = this.leased.get(q.id);
+      this.leased.delete(q.id);
+      if (entry && now - entry.at < this.leaseMs) messages.push(entry.message);
+      else unknown.push(q);
+    }
+    if (unknown.length > 0) {
+      messages.push(...(await this.store.load(this.transactions.manager, unknown)));
+    }
+    return messages;
+  }
+
+  /** Marks the loaded messages as this job's and renews their holds; returns those it took. */
+  private async take(
+    jobId: string,
+    messages: ClaimedMessage[],
+    queued: QueuedMessage[],
+  ): Promise<ClaimedMessage[]> {
+    // Messages of jobs queued before per-organization limits hold no slots and are not marked.
+    const holding = new Set(
+      queued.filter((q) => q.organizationId && q.endpointId).map((q) => q.id),
+    );
+    const marked = messages.filter((m) => holding.has(m.id));
+    if (marked.length === 0) return messages;
+    const keys = [
+      this.globalKey(),
+      ...marked.flatMap((m) => this.slotKeys(m.id, m.organizationId, m.endpointId)),
+    ];
+    const codes = await this.semaphores!.platformTake(
+      keys.length,
+      ...keys,
+      jobId,
+      this.holdMs,
+      ...marked.map((m) => m.id),
+    );
+    const refused = new Set(marked.filter((_, i) => codes[i] !== 1).map((m) => m.id));
+    return messages.filter((m) => !refused.has(m.id));
+  }
+
+  /** Frees the slots of messages a job is done with (together with other jobs'). */
+  private async finish(finished: Finished[]): Promise<void> {
+    if (finished.length === 0) return;
+    await Promise.all(
+      finished
+        .filter(({ message }) => message.organizationId && message.endpointId)
+        .map((f) => this.releases.add(f).catch(() => undefined)),
+    );
+    // A slot is free: if the relay left messages behind for want of slots, it may queue them.
+    if (this.starved) this.wake();
+  }
+
+  private async release(finished: Finished[]): Promise<void> {
+    const keys = [
+      this.globalKey(),
+      ...finished.flatMap(({ message }) =>
+        this.slotKeys(message.id, message.organizationId!, message.endpointId!),
+      ),
+    ];
+    await this.semaphores!.platformRelease(
+      keys.length,
+      ...keys,
+      ...finished.flatMap(({ message, jobId }) => [message.id, jobId]),
+    );
   }
 }
