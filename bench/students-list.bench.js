@@ -44,8 +44,9 @@ const PAGES = [1, 300];
 const RATE_LIMIT_PER_MINUTE = 1_000_000;
 
 const GOALS = {
-  // Issue 17: the server keeps at least this share of node-postgres's throughput on PostgreSQL.
-  serverOverBarePage1: { sqlite: { min: 0.5 }, postgres: { min: 0.6 } },
+  // Issue 17: the server keeps at least this share of the bare baseline's throughput (goal 1 on
+  // SQLite, goal 2 on PostgreSQL against node-postgres).
+  serverOverBarePage1: { sqlite: { min: 0.7 }, postgres: { min: 0.6 } },
   serverDeepPageCost: { max: 1.5 },
   // Context only: how much a deep page costs the baseline doing the same SQL.
   bareDeepPageCost: null,
