@@ -27,6 +27,7 @@ const {
   cli,
   freePort,
   waitReady,
+  requests,
   sequential,
   summarize,
   writeResults,
@@ -466,22 +467,6 @@ async function startServer(databaseUrl) {
   return base;
 }
 
-/** `count` sequential requests: each one's latency, the statuses, the first body. */
-async function timed(url, token, count) {
-  const latencies = [];
-  const statuses = {};
-  let firstBody;
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-    const text = await res.text();
-    latencies.push(performance.now() - started);
-    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-    firstBody ??= text;
-  }
-  return { latencies, statuses, firstBody };
-}
-
 /**
  * Each case on both servers (`bases.small`: 10,000 students; `bases.large`: 1,000,000), its
  * requests split into `config.rounds` rounds that alternate between the two (and which goes
@@ -503,7 +488,7 @@ async function measurePair(bases, token) {
     for (let r = 0; r < rounds; r++) {
       const share = Math.floor(n / rounds) + (r < n % rounds ? 1 : 0);
       for (const d of r % 2 ? [...datasets].reverse() : datasets) {
-        const part = await timed(url(d), token, share);
+        const part = await requests(url(d), token, share);
         got[d].latencies.push(...part.latencies);
         for (const [status, k] of Object.entries(part.statuses))
           got[d].statuses[status] = (got[d].statuses[status] ?? 0) + k;

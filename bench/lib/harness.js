@@ -64,20 +64,29 @@ function summarize(latencies) {
   };
 }
 
-/** Sequential requests, one at a time: the latency a caller sees on an otherwise idle server. */
-async function sequential(url, token, count) {
+/**
+ * Sequential requests, one at a time: each one's latency (ms, in order), the count of each
+ * status, and the first body.
+ */
+async function requests(url, token, count) {
   const latencies = [];
   const statuses = {};
-  let body;
+  let firstBody;
   for (let i = 0; i < count; i++) {
     const started = performance.now();
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
     const text = await res.text();
     latencies.push(performance.now() - started);
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-    if (i === 0) body = text;
+    firstBody ??= text;
   }
-  return { ...summarize(latencies), statuses, firstBody: body };
+  return { latencies, statuses, firstBody };
+}
+
+/** Sequential requests, one at a time: the latency a caller sees on an otherwise idle server. */
+async function sequential(url, token, count) {
+  const { latencies, statuses, firstBody } = await requests(url, token, count);
+  return { ...summarize(latencies), statuses, firstBody };
 }
 
 /**
@@ -109,6 +118,7 @@ module.exports = {
   waitReady,
   percentile,
   summarize,
+  requests,
   sequential,
   writeResults,
 };
