@@ -2,16 +2,15 @@
  * Crash safety and graceful shutdown with a real server process (`node dist/main.js`): SIGKILL
  * in the middle of deliveries loses nothing, and SIGTERM lets an in-flight attempt finish.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { prepareDatabase } from '../src/testing';
 import { expectStatus, typedClient } from './support/api';
+import { runPlatform } from './support/cli';
 import { type Receiver, startReceiver, waitFor } from './support/receiver';
 import { databaseOptions } from './support/server';
 
-const run = promisify(execFile);
 const DIST = path.join(__dirname, '..', 'dist');
 
 interface Running {
@@ -45,14 +44,9 @@ describe('webhook delivery across process crashes and shutdowns', () => {
         REDIS_PREFIX: `platform-crash-${randomBytes(4).toString('hex')}`,
       }),
     });
+    // The set-up commands run in this process (cli-binary proves the binary's wiring).
     const cli = async (...args: string[]) =>
-      JSON.parse(
-        (
-          await run(process.execPath, [path.join(DIST, 'cli', 'main.js'), ...args, '--json'], {
-            env: { ...process.env, ...env },
-          })
-        ).stdout,
-      );
+      JSON.parse((await runPlatform({ env }, ...args, '--json')).stdout);
     const org = await cli('orgs:create', '--name', 'Crash School');
     token = (await cli('tokens:create', '--org', org.id, '--name', 'crash', '--scopes', 'all'))
       .token;
