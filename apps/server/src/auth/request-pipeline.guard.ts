@@ -5,7 +5,7 @@ import { ProblemException } from '../common/problem.exception';
 import { OrganizationThrottlerGuard } from '../rate-limit/organization-throttler.guard';
 import { BearerStrategy } from './bearer.strategy';
 import type { Principal } from './principal';
-import { contractRouteFor } from './route-metadata';
+import { contractRouteFor } from '../common/route-metadata';
 import type { AuthenticationFailure } from './token-resolver';
 
 const FAILURE_DETAIL: Record<AuthenticationFailure, string> = {

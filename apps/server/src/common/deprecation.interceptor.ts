@@ -14,7 +14,7 @@ import {
 import type { AppRoute } from '@ts-rest/core';
 import type { Response } from 'express';
 import type { Observable } from 'rxjs';
-import { contractRouteOf } from '../auth/route-metadata';
+import { contractRouteOf } from './route-metadata';
 import { asPlatformRequest, requestOrigin } from './http-context';
 
 const DAY_MS = 86_400_000;

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
-import { contractRouteOf, operationOf } from '../auth/route-metadata';
+import { contractRouteOf, operationOf } from '../common/route-metadata';
 import { ProblemException } from '../common/problem.exception';
 import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import { requestFingerprint } from './fingerprint';

@@ -2,7 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import { type OperationMetadata, operationMetadata } from '@platform/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { TsRestAppRouteMetadataKey } from '@ts-rest/nest';
-import { asPlatformRequest, type ContractRoute } from '../common/http-context';
+import { asPlatformRequest, type ContractRoute } from './http-context';
 
 /**
  * The contract route the request's handler implements, with its operation metadata (scope,

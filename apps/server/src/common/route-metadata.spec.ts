@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { AppRoute } from '@ts-rest/core';
 import { TsRestAppRouteMetadataKey } from '@ts-rest/nest';
-import type { PlatformRequest } from '../common/http-context';
+import type { PlatformRequest } from './http-context';
 import { contractRouteFor, contractRouteOf, operationOf } from './route-metadata';
 
 const route = {
