@@ -110,23 +110,16 @@ export class TokensService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.transactions.run(async (manager) => {
-      await manager.insert(PersonalAccessToken, record);
-      await this.audit.record(
-        actor,
-        {
-          organizationId: record.organizationId,
-          action: 'token.created',
-          targetType: 'personal_access_token',
-          targetId: record.id,
-          changes: {
-            name: record.name,
-            scopes: scopes,
-            expires_at: record.expiresAt && toIso(record.expiresAt),
-          },
-        },
-        manager,
-      );
+    await this.audit.insertAudited(PersonalAccessToken, record, actor, {
+      organizationId: record.organizationId,
+      action: 'token.created',
+      targetType: 'personal_access_token',
+      targetId: record.id,
+      changes: {
+        name: record.name,
+        scopes: scopes,
+        expires_at: record.expiresAt && toIso(record.expiresAt),
+      },
     });
     return { token, record };
   }

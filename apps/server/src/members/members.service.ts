@@ -268,18 +268,11 @@ export class MembersService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.tx.run(async (manager) => {
-      await manager.insert(InvitationRecord, invitation);
-      await this.audit.record(
-        actor,
-        {
-          action: 'invitation.created',
-          targetType: 'invitation',
-          targetId: invitation.id,
-          changes: { email, role: input.role, expires_at: toIso(expiresAt) },
-        },
-        manager,
-      );
+    await this.audit.insertAudited(InvitationRecord, invitation, actor, {
+      action: 'invitation.created',
+      targetType: 'invitation',
+      targetId: invitation.id,
+      changes: { email, role: input.role, expires_at: toIso(expiresAt) },
     });
     const acceptUrl = `${serverOrigin(this.config)}${ACCEPT_PATH}?token=${encodeURIComponent(token)}`;
     return { invitation, acceptUrl };

@@ -250,10 +250,8 @@ export class OAuthClientsService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.transactions.run(async (manager) => {
-      await manager.insert(OAuthClientRecord, record);
-      await this.audit.record(actor, auditEntry(record, 'oauth_client.created'), manager);
-    });
+    const entry = auditEntry(record, 'oauth_client.created');
+    await this.audit.insertAudited(OAuthClientRecord, record, actor, entry);
     return { ...toClientResource(record), client_secret: secret };
   }
 
