@@ -1,4 +1,4 @@
-import { type DialectTypes, statementsMigration } from '../../database/migration';
+import { type DialectTypes, statementsMigration, timestampColumns } from '../../database/migration';
 import {
   organizationListIndexes,
   organizationTable,
@@ -19,8 +19,7 @@ function statements(t: DialectTypes): string[] {
       "disabled_reason varchar(16) CHECK (disabled_reason IN ('requested', 'gone', 'failing'))",
       'secret text NOT NULL',
       'previous_secret text',
-      `previous_secret_expires_at ${t.timestamp}`,
-      `failing_since ${t.timestamp}`,
+      ...timestampColumns(t, 'previous_secret_expires_at', 'failing_since'),
     ]),
     ...organizationListIndexes('webhook_endpoints'),
     organizationTable(t, 'webhook_messages', [
