@@ -15,7 +15,7 @@ import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-recor
 import { invalidField } from '../common/resource-errors';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
 import { StudentsService } from '../students/students.service';
-import { failPayment, refundPayment, succeedPayment } from './payment-rules';
+import { failPayment, NEW_PAYMENT_STATE, refundPayment, succeedPayment } from './payment-rules';
 import { Payment } from './payment.entity';
 
 type PaymentCreate = z.output<typeof PaymentCreateSchema>;
@@ -62,14 +62,9 @@ export class PaymentsService extends OwnedResourceService<Payment, PaymentResour
         enrollmentId: input.enrollment_id ?? null,
         amount: input.amount,
         currency: input.currency,
-        status: 'pending',
-        amountRefunded: 0,
         description: input.description ?? null,
         externalReference: input.external_reference ?? null,
-        failureReason: null,
-        succeededAt: null,
-        failedAt: null,
-        refundedAt: null,
+        ...NEW_PAYMENT_STATE,
       };
     });
   }

@@ -1,4 +1,4 @@
-import { type DialectTypes, statementsMigration, timestampColumns } from '../../database/migration';
+import { statementsMigration, timestampColumns } from '../../database/migration';
 import {
   organizationListIndexes,
   organizationTable,
@@ -9,8 +9,9 @@ import {
  * the outbox's fan-out marker. One statement list for both dialects: they differ only in the
  * timestamp type and how a boolean literal is written.
  */
-function statements(t: DialectTypes): string[] {
-  return [
+export const webhooksMigration = statementsMigration(
+  'Webhooks1764000000000',
+  (t) => [
     organizationTable(t, 'webhook_endpoints', [
       'url varchar(2048) NOT NULL',
       'description text',
@@ -49,19 +50,12 @@ function statements(t: DialectTypes): string[] {
     // Events written before this migration are history, not news: they are not fanned out.
     `ALTER TABLE events ADD COLUMN fanout_pending boolean NOT NULL DEFAULT ${t.false}`,
     `CREATE INDEX idx_events_fanout_pending ON events (created_at, id) WHERE fanout_pending = ${t.true}`,
-  ];
-}
-
-const DOWN = [
-  'DROP INDEX idx_events_fanout_pending',
-  'ALTER TABLE events DROP COLUMN fanout_pending',
-  'DROP TABLE webhook_attempts',
-  'DROP TABLE webhook_messages',
-  'DROP TABLE webhook_endpoints',
-];
-
-export const webhooksMigration = statementsMigration(
-  'Webhooks1764000000000',
-  statements,
-  () => DOWN,
+  ],
+  () => [
+    'DROP INDEX idx_events_fanout_pending',
+    'ALTER TABLE events DROP COLUMN fanout_pending',
+    'DROP TABLE webhook_attempts',
+    'DROP TABLE webhook_messages',
+    'DROP TABLE webhook_endpoints',
+  ],
 );
