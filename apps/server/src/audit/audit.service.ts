@@ -7,7 +7,13 @@ import {
   contract,
   type ListQuery,
 } from '@platform/contract';
-import { type EntityManager, LessThan, type Repository } from 'typeorm';
+import {
+  type EntityManager,
+  type EntityTarget,
+  LessThan,
+  type ObjectLiteral,
+  type Repository,
+} from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Clock } from '../common/clock';
@@ -17,6 +23,7 @@ import { ListCollection } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
 import type { AuditActor } from './audit-actor';
 import { AuditEventRecord } from './audit-event.entity';
 
@@ -59,6 +66,7 @@ export class AuditService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     sql: Sql,
     private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
   ) {
     // Audit events never change, so `updated_at` (and `updated_since`) is `created_at`.
     this.listed = ListCollection.of(sql, events, contract.auditEvents.list.query, {
@@ -88,6 +96,19 @@ export class AuditService {
       createdAt: now,
     };
     await (manager ?? this.events.manager).insert(AuditEventRecord, record);
+  }
+
+  /** Inserts a new row and the entry that records its creation, in one transaction. */
+  async insertAudited<T extends ObjectLiteral>(
+    entity: EntityTarget<T>,
+    row: T,
+    actor: AuditActor,
+    entry: AuditEntry,
+  ): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      await manager.insert(entity, row);
+      await this.record(actor, entry, manager);
+    });
   }
 
   async list(organizationId: string, query: ListQuery, url: PageUrl) {

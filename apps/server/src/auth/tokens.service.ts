@@ -16,6 +16,7 @@ import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
+import { findOwned } from '../common/find-owned';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
@@ -110,23 +111,16 @@ export class TokensService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.transactions.run(async (manager) => {
-      await manager.insert(PersonalAccessToken, record);
-      await this.audit.record(
-        actor,
-        {
-          organizationId: record.organizationId,
-          action: 'token.created',
-          targetType: 'personal_access_token',
-          targetId: record.id,
-          changes: {
-            name: record.name,
-            scopes: scopes,
-            expires_at: record.expiresAt && toIso(record.expiresAt),
-          },
-        },
-        manager,
-      );
+    await this.audit.insertAudited(PersonalAccessToken, record, actor, {
+      organizationId: record.organizationId,
+      action: 'token.created',
+      targetType: 'personal_access_token',
+      targetId: record.id,
+      changes: {
+        name: record.name,
+        scopes: scopes,
+        expires_at: record.expiresAt && toIso(record.expiresAt),
+      },
     });
     return { token, record };
   }
@@ -181,10 +175,9 @@ export class TokensService {
     return { data: rows.map(toTokenResource), ...pageEnvelope(url, query, total) };
   }
 
-  async retrieve(organizationId: string, id: string): Promise<PersonalAccessToken> {
-    const record = await this.tokens.findOneBy({ id, organizationId });
-    if (!record) throw notFound('personal access token', id);
-    return record;
+  retrieve(organizationId: string, id: string): Promise<PersonalAccessToken> {
+    const { manager } = this.tokens;
+    return findOwned(manager, PersonalAccessToken, organizationId, id, 'personal access token');
   }
 
   /**

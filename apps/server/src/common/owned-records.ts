@@ -46,7 +46,7 @@ type ObjectOf<E> = E extends `${infer O}.${string}` ? O : never;
 type ResourceObject = ObjectOf<EventType> & IdKind;
 type EventOf<O extends string> = Extract<EventType, `${O}.${string}`>;
 /** Whoever acts for an organization: every read and write is scoped to it. */
-type Caller = { organizationId: string };
+export type Caller = { organizationId: string };
 
 export interface OwnedResourceSpec<O extends ResourceObject> {
   object: O;
@@ -370,8 +370,39 @@ export abstract class OwnedResourceService<T extends Owned, R, O extends Resourc
     return this.records.retrieve(caller.organizationId, id);
   }
 
-  /** The record a request body names in `field`, or a 400 naming it (see OwnedRecords). */
-  referenced(manager: EntityManager, organizationId: string, field: string, id: string) {
-    return this.records.referenced(manager, organizationId, field, id);
+  /**
+   * The record a request body names in its `field` (`student_id`), or a 400 naming that field
+   * (see OwnedRecords): the field and the id it holds are read from the one body.
+   */
+  referenced<F extends string>(
+    manager: EntityManager,
+    caller: Caller,
+    body: Readonly<Record<F, string>>,
+    field: F,
+  ): Promise<T> {
+    return this.records.referenced(manager, caller.organizationId, field, body[field]);
   }
+}
+
+/**
+ * A resource with a PATCH: the body's fields (the spec's `update` schema) write their columns,
+ * and `checkUpdate` holds the resource's own rules on the patched record.
+ */
+export abstract class PatchableResourceService<
+  T extends Owned,
+  R,
+  O extends ResourceObject,
+> extends OwnedResourceService<T, R, O> {
+  update(caller: Caller, id: string, input: object): Promise<R> {
+    return this.records.update(caller.organizationId, id, input, {
+      check: (record, manager) => this.checkUpdate(record, manager, caller),
+    });
+  }
+
+  /** The rules a patched record must satisfy before it is saved; throw to refuse the change. */
+  protected checkUpdate(
+    _record: T,
+    _manager: EntityManager,
+    _caller: Caller,
+  ): Promise<void> | void {}
 }

@@ -7,16 +7,18 @@ import {
   CourseCreateSchema,
   CourseUpdateSchema,
 } from '@platform/contract';
-import type { Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
+import { OwnedRecordsFactory, PatchableResourceService } from '../common/owned-records';
 import { invalidField } from '../common/resource-errors';
 import { countLiveEnrollments } from '../enrollments/live-enrollments';
 import { Course } from './course.entity';
 
+type CourseCreate = z.output<typeof CourseCreateSchema>;
+
 @Injectable()
-export class CoursesService extends OwnedResourceService<Course, CourseResource, 'course'> {
+export class CoursesService extends PatchableResourceService<Course, CourseResource, 'course'> {
   constructor(@InjectRepository(Course) courses: Repository<Course>, owned: OwnedRecordsFactory) {
     super(
       owned.for(courses, {
@@ -29,35 +31,24 @@ export class CoursesService extends OwnedResourceService<Course, CourseResource,
     );
   }
 
-  create(
-    principal: Principal,
-    input: z.output<typeof CourseCreateSchema>,
-  ): Promise<CourseResource> {
+  create(principal: Principal, input: CourseCreate): Promise<CourseResource> {
     assertDates(input.start_date ?? null, input.end_date ?? null);
     return this.records.create(principal.organizationId, () =>
       this.records.fromBody(input, CourseCreateSchema),
     );
   }
 
-  update(
-    principal: Principal,
-    id: string,
-    input: z.output<typeof CourseUpdateSchema>,
-  ): Promise<CourseResource> {
-    return this.records.update(principal.organizationId, id, input, {
-      check: async (course, manager) => {
-        assertDates(course.startDate, course.endDate);
-        if (course.capacity !== null) {
-          const live = await countLiveEnrollments(manager, course.id);
-          if (course.capacity < live) {
-            throw invalidField(
-              'capacity',
-              `must be at least ${live}, the live enrollments of this course`,
-            );
-          }
-        }
-      },
-    });
+  protected override async checkUpdate(course: Course, manager: EntityManager): Promise<void> {
+    assertDates(course.startDate, course.endDate);
+    if (course.capacity !== null) {
+      const live = await countLiveEnrollments(manager, course.id);
+      if (course.capacity < live) {
+        throw invalidField(
+          'capacity',
+          `must be at least ${live}, the live enrollments of this course`,
+        );
+      }
+    }
   }
 
   delete(principal: Principal, id: string) {

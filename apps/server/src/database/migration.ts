@@ -31,6 +31,14 @@ export function dialectTypes(dialect: DialectName): DialectTypes {
 }
 
 /**
+ * Nullable timestamp columns, one per name: when something happened (a state reached, a use),
+ * null until it has.
+ */
+export function timestampColumns(t: DialectTypes, ...names: readonly string[]): string[] {
+  return names.map((name) => `${name} ${t.timestamp}`);
+}
+
+/**
  * A migration written once for both databases. `name` is what TypeORM records in the
  * `migrations` table and ends with the 13-digit timestamp that orders it; it must never change
  * (a renamed migration runs again). A migration released with one name per dialect keeps both.

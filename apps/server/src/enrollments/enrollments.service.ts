@@ -13,7 +13,7 @@ import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { lockOwned } from '../common/find-owned';
-import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
+import { OwnedRecordsFactory, PatchableResourceService } from '../common/owned-records';
 import { ProblemException } from '../common/problem.exception';
 import { Course } from '../courses/course.entity';
 import { CoursesService } from '../courses/courses.service';
@@ -23,8 +23,10 @@ import { Enrollment } from './enrollment.entity';
 import { alreadyEnrolled, applyTransition, courseFull, hasFreeSeat } from './enrollment-rules';
 import { countLiveEnrollments, findLiveEnrollment } from './live-enrollments';
 
+type EnrollmentCreate = z.output<typeof EnrollmentCreateSchema>;
+
 @Injectable()
-export class EnrollmentsService extends OwnedResourceService<
+export class EnrollmentsService extends PatchableResourceService<
   Enrollment,
   EnrollmentResource,
   'enrollment'
@@ -60,29 +62,15 @@ export class EnrollmentsService extends OwnedResourceService<
     });
   }
 
-  create(
-    principal: Principal,
-    input: z.output<typeof EnrollmentCreateSchema>,
-  ): Promise<EnrollmentResource> {
-    const organizationId = principal.organizationId;
+  create(principal: Principal, input: EnrollmentCreate): Promise<EnrollmentResource> {
+    const { organizationId } = principal;
     return this.records.create(
       organizationId,
       async (manager, now) => {
-        const { student_id, course_id } = input;
-        const student = await this.students.referenced(
-          manager,
-          organizationId,
-          'student_id',
-          student_id,
-        );
+        const student = await this.students.referenced(manager, principal, input, 'student_id');
         // The course row lock serialises seat counting between concurrent enrollments.
-        await lockOwned(this.sql, manager, Course, organizationId, course_id);
-        const course = await this.courses.referenced(
-          manager,
-          organizationId,
-          'course_id',
-          course_id,
-        );
+        await lockOwned(this.sql, manager, Course, organizationId, input.course_id);
+        const course = await this.courses.referenced(manager, principal, input, 'course_id');
         if (course.status === 'archived') {
           throw new ProblemException(
             'conflict',
@@ -112,14 +100,6 @@ export class EnrollmentsService extends OwnedResourceService<
       // The partial unique index on live enrollments closes the race the check above leaves open.
       { conflict: () => alreadyEnrolled() },
     );
-  }
-
-  update(
-    principal: Principal,
-    id: string,
-    input: z.output<typeof EnrollmentUpdateSchema>,
-  ): Promise<EnrollmentResource> {
-    return this.records.update(principal.organizationId, id, input);
   }
 
   transition(

@@ -7,10 +7,14 @@ import {
   type ExamResultCreateSchema,
   ExamResultUpdateSchema,
 } from '@platform/contract';
-import type { Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
+import {
+  type Caller,
+  OwnedRecordsFactory,
+  PatchableResourceService,
+} from '../common/owned-records';
 import { ProblemException } from '../common/problem.exception';
 import { alreadyExists } from '../common/resource-errors';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
@@ -19,8 +23,10 @@ import { ENROLLED_STATUSES, publishResult, scoreRefusal } from './exam-result-ru
 import { ExamResult } from './exam-result.entity';
 import { ExamsService } from './exams.service';
 
+type ExamResultCreate = z.output<typeof ExamResultCreateSchema>;
+
 @Injectable()
-export class ExamResultsService extends OwnedResourceService<
+export class ExamResultsService extends PatchableResourceService<
   ExamResult,
   ExamResultResource,
   'exam_result'
@@ -43,22 +49,12 @@ export class ExamResultsService extends OwnedResourceService<
     );
   }
 
-  create(
-    principal: Principal,
-    input: z.output<typeof ExamResultCreateSchema>,
-  ): Promise<ExamResultResource> {
-    const organizationId = principal.organizationId;
+  create(principal: Principal, input: ExamResultCreate): Promise<ExamResultResource> {
     return this.records.create(
-      organizationId,
+      principal.organizationId,
       async (manager) => {
-        const exam = await this.exams.referenced(manager, organizationId, 'exam_id', input.exam_id);
-        const { student_id } = input;
-        const student = await this.students.referenced(
-          manager,
-          organizationId,
-          'student_id',
-          student_id,
-        );
+        const exam = await this.exams.referenced(manager, principal, input, 'exam_id');
+        const student = await this.students.referenced(manager, principal, input, 'student_id');
         const badScore = scoreRefusal(input.score, exam);
         if (badScore) throw badScore;
         if (
@@ -90,19 +86,11 @@ export class ExamResultsService extends OwnedResourceService<
   }
 
   /** Drafts and published results alike: correcting a published result is an update event. */
-  update(
-    principal: Principal,
-    id: string,
-    input: z.output<typeof ExamResultUpdateSchema>,
-  ): Promise<ExamResultResource> {
-    const organizationId = principal.organizationId;
-    return this.records.update(organizationId, id, input, {
-      check: async (result, manager) => {
-        const exam = await this.exams.referenced(manager, organizationId, 'exam_id', result.examId);
-        const badScore = scoreRefusal(result.score, exam);
-        if (badScore) throw badScore;
-      },
-    });
+  protected override async checkUpdate(result: ExamResult, manager: EntityManager, caller: Caller) {
+    const { examId: exam_id } = result;
+    const exam = await this.exams.referenced(manager, caller, { exam_id }, 'exam_id');
+    const badScore = scoreRefusal(result.score, exam);
+    if (badScore) throw badScore;
   }
 
   publish(principal: Principal, id: string): Promise<ExamResultResource> {

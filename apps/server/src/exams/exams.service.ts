@@ -7,17 +7,17 @@ import {
   type ExamCreateSchema,
   ExamUpdateSchema,
 } from '@platform/contract';
-import type { Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
+import { OwnedRecordsFactory, PatchableResourceService } from '../common/owned-records';
 import { ProblemException } from '../common/problem.exception';
 import { CoursesService } from '../courses/courses.service';
 import { ExamResult } from './exam-result.entity';
 import { Exam } from './exam.entity';
 
 @Injectable()
-export class ExamsService extends OwnedResourceService<Exam, ExamResource, 'exam'> {
+export class ExamsService extends PatchableResourceService<Exam, ExamResource, 'exam'> {
   constructor(
     @InjectRepository(Exam) exams: Repository<Exam>,
     owned: OwnedRecordsFactory,
@@ -34,14 +34,8 @@ export class ExamsService extends OwnedResourceService<Exam, ExamResource, 'exam
   }
 
   create(principal: Principal, input: z.output<typeof ExamCreateSchema>): Promise<ExamResource> {
-    const organizationId = principal.organizationId;
-    return this.records.create(organizationId, async (manager) => {
-      const course = await this.courses.referenced(
-        manager,
-        organizationId,
-        'course_id',
-        input.course_id,
-      );
+    return this.records.create(principal.organizationId, async (manager) => {
+      const course = await this.courses.referenced(manager, principal, input, 'course_id');
       return {
         courseId: course.id,
         title: input.title,
@@ -51,22 +45,14 @@ export class ExamsService extends OwnedResourceService<Exam, ExamResource, 'exam
     });
   }
 
-  update(
-    principal: Principal,
-    id: string,
-    input: z.output<typeof ExamUpdateSchema>,
-  ): Promise<ExamResource> {
-    return this.records.update(principal.organizationId, id, input, {
-      check: async (exam, manager) => {
-        const highest = await manager.maximum(ExamResult, 'score', { examId: exam.id });
-        if (highest !== null && highest > exam.maxScore) {
-          throw new ProblemException(
-            'conflict',
-            `max_score cannot go below ${highest}, the highest score already recorded for this exam`,
-          );
-        }
-      },
-    });
+  protected override async checkUpdate(exam: Exam, manager: EntityManager): Promise<void> {
+    const highest = await manager.maximum(ExamResult, 'score', { examId: exam.id });
+    if (highest !== null && highest > exam.maxScore) {
+      throw new ProblemException(
+        'conflict',
+        `max_score cannot go below ${highest}, the highest score already recorded for this exam`,
+      );
+    }
   }
 
   delete(principal: Principal, id: string) {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
@@ -22,12 +22,14 @@ import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
-import { alreadyExists, invalidField, notFound } from '../common/resource-errors';
+import { findOwned } from '../common/find-owned';
+import { alreadyExists, invalidField } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { Sql } from '../database/sql';
+import { hashToken } from '../security/crypto';
 import { OAuthArtifactRecord, UserRecord } from '../oauth/entities';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
@@ -41,10 +43,6 @@ export const ACCEPT_PATH = '/invitations/accept';
 /** `invt_` + 32 random bytes (base64url): the one-time secret in the accept link. */
 function newInvitationToken(): string {
   return `invt_${randomBytes(32).toString('base64url')}`;
-}
-
-export function hashInvitationToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }
 
 /** Why an accept link no longer works, or null when it does. */
@@ -88,10 +86,8 @@ export class MembersService {
     return { data: rows.map(toMemberResource), ...pageEnvelope(url, query, total) };
   }
 
-  async retrieve(organizationId: string, id: string): Promise<UserRecord> {
-    const user = await this.users.findOneBy({ id, organizationId });
-    if (!user) throw notFound('member', id);
-    return user;
+  retrieve(organizationId: string, id: string): Promise<UserRecord> {
+    return findOwned(this.users.manager, UserRecord, organizationId, id, 'member');
   }
 
   async update(
@@ -104,8 +100,7 @@ export class MembersService {
     if (changes.role) assertCanGrantRole(principal, changes.role);
     return this.tx.run(async (manager) => {
       await this.lockAdmins(manager, organizationId);
-      const user = await manager.findOneBy(UserRecord, { id, organizationId });
-      if (!user) throw notFound('member', id);
+      const user = await findOwned(manager, UserRecord, organizationId, id, 'member');
       // Changing a member takes holding what they hold: no demoting someone above you.
       if (changes.role && changes.role !== user.role) assertCanGrantRole(principal, user.role);
       let changed = false;
@@ -163,8 +158,7 @@ export class MembersService {
     const organizationId = principal.organizationId;
     await this.tx.run(async (manager) => {
       await this.lockAdmins(manager, organizationId);
-      const user = await manager.findOneBy(UserRecord, { id, organizationId });
-      if (!user) throw notFound('member', id);
+      const user = await findOwned(manager, UserRecord, organizationId, id, 'member');
       assertCanGrantRole(principal, user.role);
       if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'remove');
       const now = this.clock.now();
@@ -227,10 +221,9 @@ export class MembersService {
     return { data: rows.map(toInvitationResource), ...pageEnvelope(url, query, total) };
   }
 
-  async retrieveInvitation(organizationId: string, id: string): Promise<InvitationRecord> {
-    const invitation = await this.invitations.findOneBy({ id, organizationId });
-    if (!invitation) throw notFound('invitation', id);
-    return invitation;
+  retrieveInvitation(organizationId: string, id: string): Promise<InvitationRecord> {
+    const { manager } = this.invitations;
+    return findOwned(manager, InvitationRecord, organizationId, id, 'invitation');
   }
 
   /** Returns the accept link in clear text exactly once; only its token's hash is kept. */
@@ -267,7 +260,7 @@ export class MembersService {
       organizationId: principal.organizationId,
       email,
       role: input.role,
-      tokenHash: hashInvitationToken(token),
+      tokenHash: hashToken(token),
       invitedByUserId: principal.userId,
       expiresAt,
       acceptedAt: null,
@@ -275,18 +268,11 @@ export class MembersService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.tx.run(async (manager) => {
-      await manager.insert(InvitationRecord, invitation);
-      await this.audit.record(
-        actor,
-        {
-          action: 'invitation.created',
-          targetType: 'invitation',
-          targetId: invitation.id,
-          changes: { email, role: input.role, expires_at: toIso(expiresAt) },
-        },
-        manager,
-      );
+    await this.audit.insertAudited(InvitationRecord, invitation, actor, {
+      action: 'invitation.created',
+      targetType: 'invitation',
+      targetId: invitation.id,
+      changes: { email, role: input.role, expires_at: toIso(expiresAt) },
     });
     const acceptUrl = `${serverOrigin(this.config)}${ACCEPT_PATH}?token=${encodeURIComponent(token)}`;
     return { invitation, acceptUrl };
@@ -323,7 +309,7 @@ export class MembersService {
   /** The invitation behind an accept link, whatever its state (the page explains it). */
   findByToken(token: string): Promise<InvitationRecord | null> {
     if (!token || token.length > 200) return Promise.resolve(null);
-    return this.invitations.findOneBy({ tokenHash: hashInvitationToken(token) });
+    return this.invitations.findOneBy({ tokenHash: hashToken(token) });
   }
 
   /**

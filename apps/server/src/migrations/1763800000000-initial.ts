@@ -1,4 +1,4 @@
-import { statementsMigration } from '../database/migration';
+import { statementsMigration, timestampColumns } from '../database/migration';
 import { organizationListIndexes, organizationTable } from '../organizations/organization-columns';
 
 /** Organizations, personal access tokens and students. */
@@ -21,9 +21,7 @@ export const initialMigration = statementsMigration(
         'token_prefix varchar(16) NOT NULL',
         'token_hash varchar(64) NOT NULL',
         'scopes varchar(1000) NOT NULL',
-        `expires_at ${t.timestamp}`,
-        `last_used_at ${t.timestamp}`,
-        `revoked_at ${t.timestamp}`,
+        ...timestampColumns(t, 'expires_at', 'last_used_at', 'revoked_at'),
       ],
       { updatable: false },
     ),

@@ -1,4 +1,4 @@
-import { statementsMigration } from '../database/migration';
+import { statementsMigration, timestampColumns } from '../database/migration';
 import { organizationListIndexes, organizationTable } from '../organizations/organization-columns';
 
 /** Courses, enrollments, payments, exams and results, and the events outbox. */
@@ -28,10 +28,7 @@ export const domainMigration = statementsMigration(
       'course_id varchar(32) NOT NULL REFERENCES courses (id)',
       "status varchar(16) NOT NULL CHECK (status IN ('pending', 'active', 'completed', 'dropped', 'cancelled'))",
       'notes text',
-      `activated_at ${t.timestamp}`,
-      `completed_at ${t.timestamp}`,
-      `dropped_at ${t.timestamp}`,
-      `cancelled_at ${t.timestamp}`,
+      ...timestampColumns(t, 'activated_at', 'completed_at', 'dropped_at', 'cancelled_at'),
     ]),
     `CREATE UNIQUE INDEX uq_enrollments_live ON enrollments (student_id, course_id) WHERE status IN ('pending', 'active')`,
     ...organizationListIndexes('enrollments'),
@@ -47,9 +44,7 @@ export const domainMigration = statementsMigration(
       'description varchar(500)',
       'external_reference varchar(200)',
       'failure_reason varchar(500)',
-      `succeeded_at ${t.timestamp}`,
-      `failed_at ${t.timestamp}`,
-      `refunded_at ${t.timestamp}`,
+      ...timestampColumns(t, 'succeeded_at', 'failed_at', 'refunded_at'),
     ]),
     ...organizationListIndexes('payments'),
     `CREATE INDEX idx_payments_org_amount ON payments (organization_id, amount, id)`,

@@ -20,7 +20,8 @@ import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
-import { invalidField, notFound } from '../common/resource-errors';
+import { findOwned } from '../common/find-owned';
+import { invalidField } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { OrganizationsService } from '../organizations/organizations.service';
@@ -250,10 +251,8 @@ export class OAuthClientsService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.transactions.run(async (manager) => {
-      await manager.insert(OAuthClientRecord, record);
-      await this.audit.record(actor, auditEntry(record, 'oauth_client.created'), manager);
-    });
+    const entry = auditEntry(record, 'oauth_client.created');
+    await this.audit.insertAudited(OAuthClientRecord, record, actor, entry);
     return { ...toClientResource(record), client_secret: secret };
   }
 
@@ -304,9 +303,7 @@ export class OAuthClientsService {
     return { id: record.id, object: 'oauth_client' as const, deleted: true as const };
   }
 
-  private async owned(organizationId: string, id: string): Promise<OAuthClientRecord> {
-    const record = await this.clients.findOneBy({ id, organizationId });
-    if (!record) throw notFound('OAuth client', id);
-    return record;
+  private owned(organizationId: string, id: string): Promise<OAuthClientRecord> {
+    return findOwned(this.clients.manager, OAuthClientRecord, organizationId, id, 'OAuth client');
   }
 }

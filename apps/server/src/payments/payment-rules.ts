@@ -12,6 +12,16 @@ const FROM: Record<Exclude<PaymentStatus, 'pending'>, readonly PaymentStatus[]> 
   refunded: ['succeeded', 'refunded'],
 };
 
+/** Where every payment starts, whoever creates it: pending, nothing refunded, no outcome yet. */
+export const NEW_PAYMENT_STATE = {
+  status: 'pending',
+  amountRefunded: 0,
+  failureReason: null,
+  succeededAt: null,
+  failedAt: null,
+  refundedAt: null,
+} as const satisfies Partial<Payment>;
+
 function enter(payment: Payment, to: Exclude<PaymentStatus, 'pending'>, at: Date): void {
   if (!FROM[to].includes(payment.status)) {
     throw invalidTransition('payment', payment.status, to, FROM[to]);

@@ -15,8 +15,12 @@ import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-recor
 import { invalidField } from '../common/resource-errors';
 import { EnrollmentsService } from '../enrollments/enrollments.service';
 import { StudentsService } from '../students/students.service';
-import { failPayment, refundPayment, succeedPayment } from './payment-rules';
+import { failPayment, NEW_PAYMENT_STATE, refundPayment, succeedPayment } from './payment-rules';
 import { Payment } from './payment.entity';
+
+type PaymentCreate = z.output<typeof PaymentCreateSchema>;
+type PaymentFail = z.output<typeof PaymentFailSchema> | undefined;
+type PaymentRefund = z.output<typeof PaymentRefundSchema> | undefined;
 
 @Injectable()
 export class PaymentsService extends OwnedResourceService<Payment, PaymentResource, 'payment'> {
@@ -35,25 +39,16 @@ export class PaymentsService extends OwnedResourceService<Payment, PaymentResour
     );
   }
 
-  create(
-    principal: Principal,
-    input: z.output<typeof PaymentCreateSchema>,
-  ): Promise<PaymentResource> {
-    const organizationId = principal.organizationId;
-    return this.records.create(organizationId, async (manager) => {
-      const { student_id, enrollment_id } = input;
-      const student = await this.students.referenced(
-        manager,
-        organizationId,
-        'student_id',
-        student_id,
-      );
+  create(principal: Principal, input: PaymentCreate): Promise<PaymentResource> {
+    return this.records.create(principal.organizationId, async (manager) => {
+      const student = await this.students.referenced(manager, principal, input, 'student_id');
+      const { enrollment_id } = input;
       if (enrollment_id) {
         const enrollment = await this.enrollments.referenced(
           manager,
-          organizationId,
+          principal,
+          { enrollment_id },
           'enrollment_id',
-          enrollment_id,
         );
         if (enrollment.studentId !== student.id) {
           throw invalidField(
@@ -67,14 +62,9 @@ export class PaymentsService extends OwnedResourceService<Payment, PaymentResour
         enrollmentId: input.enrollment_id ?? null,
         amount: input.amount,
         currency: input.currency,
-        status: 'pending',
-        amountRefunded: 0,
         description: input.description ?? null,
         externalReference: input.external_reference ?? null,
-        failureReason: null,
-        succeededAt: null,
-        failedAt: null,
-        refundedAt: null,
+        ...NEW_PAYMENT_STATE,
       };
     });
   }
@@ -83,21 +73,13 @@ export class PaymentsService extends OwnedResourceService<Payment, PaymentResour
     return this.records.change(principal.organizationId, id, 'payment.succeeded', succeedPayment);
   }
 
-  fail(
-    principal: Principal,
-    id: string,
-    input: z.output<typeof PaymentFailSchema> | undefined,
-  ): Promise<PaymentResource> {
+  fail(principal: Principal, id: string, input: PaymentFail): Promise<PaymentResource> {
     return this.records.change(principal.organizationId, id, 'payment.failed', (payment, now) =>
       failPayment(payment, now, input?.failure_reason ?? null),
     );
   }
 
-  refund(
-    principal: Principal,
-    id: string,
-    input: z.output<typeof PaymentRefundSchema> | undefined,
-  ): Promise<PaymentResource> {
+  refund(principal: Principal, id: string, input: PaymentRefund): Promise<PaymentResource> {
     return this.records.change(principal.organizationId, id, 'payment.refunded', (payment, now) =>
       refundPayment(payment, input?.amount, now),
     );

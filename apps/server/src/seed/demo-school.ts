@@ -5,7 +5,12 @@ import { applyTransition, hasFreeSeat, holdsSeat } from '../enrollments/enrollme
 import { canBeGraded, publishResult, scoreRefusal } from '../exams/exam-result-rules';
 import type { ExamResult } from '../exams/exam-result.entity';
 import type { Exam } from '../exams/exam.entity';
-import { failPayment, refundPayment, succeedPayment } from '../payments/payment-rules';
+import {
+  failPayment,
+  NEW_PAYMENT_STATE,
+  refundPayment,
+  succeedPayment,
+} from '../payments/payment-rules';
 import type { Payment } from '../payments/payment.entity';
 import type { Student } from '../students/student.entity';
 import { demoId } from './ids';
@@ -614,17 +619,12 @@ class SchoolBuilder {
       enrollmentId: enrollment?.id ?? null,
       amount,
       currency: 'EUR',
-      status: 'pending',
-      amountRefunded: 0,
       description,
       externalReference:
         outcome.status === 'pending'
           ? null
           : `PSP-${String(this.draw.int(0, 999_999_999)).padStart(9, '0')}`,
-      failureReason: null,
-      succeededAt: null,
-      failedAt: null,
-      refundedAt: null,
+      ...NEW_PAYMENT_STATE,
       createdAt,
       updatedAt: createdAt,
     };

@@ -10,13 +10,15 @@ import {
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
+import { OwnedRecordsFactory, PatchableResourceService } from '../common/owned-records';
 import { TransactionRunner } from '../common/transactions';
 import { insertRows } from '../database/sql';
 import { Student } from './student.entity';
 
+type StudentCreate = z.output<typeof StudentCreateSchema>;
+
 @Injectable()
-export class StudentsService extends OwnedResourceService<Student, StudentResource, 'student'> {
+export class StudentsService extends PatchableResourceService<Student, StudentResource, 'student'> {
   constructor(
     @InjectRepository(Student) students: Repository<Student>,
     owned: OwnedRecordsFactory,
@@ -33,21 +35,10 @@ export class StudentsService extends OwnedResourceService<Student, StudentResour
     );
   }
 
-  create(
-    principal: Principal,
-    input: z.output<typeof StudentCreateSchema>,
-  ): Promise<StudentResource> {
+  create(principal: Principal, input: StudentCreate): Promise<StudentResource> {
     return this.records.create(principal.organizationId, () =>
       this.records.fromBody(input, StudentCreateSchema),
     );
-  }
-
-  update(
-    principal: Principal,
-    id: string,
-    input: z.output<typeof StudentUpdateSchema>,
-  ): Promise<StudentResource> {
-    return this.records.update(principal.organizationId, id, input);
   }
 
   delete(principal: Principal, id: string) {

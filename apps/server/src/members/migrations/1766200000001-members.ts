@@ -1,4 +1,4 @@
-import { type DialectTypes, statementsMigration } from '../../database/migration';
+import { type DialectTypes, statementsMigration, timestampColumns } from '../../database/migration';
 import {
   organizationListIndexes,
   organizationTable,
@@ -29,8 +29,7 @@ function statements(t: DialectTypes): string[] {
       'token_hash varchar(64) NOT NULL UNIQUE',
       'invited_by_user_id varchar(32)',
       `expires_at ${t.timestamp} NOT NULL`,
-      `accepted_at ${t.timestamp}`,
-      `revoked_at ${t.timestamp}`,
+      ...timestampColumns(t, 'accepted_at', 'revoked_at'),
     ]),
     ...organizationListIndexes('invitations'),
   ];

@@ -1,4 +1,4 @@
-import { type DialectTypes, statementsMigration } from '../../database/migration';
+import { statementsMigration } from '../../database/migration';
 import {
   organizationListIndexes,
   organizationTable,
@@ -10,8 +10,9 @@ import {
  * of their id, so the table never holds a usable token. Personal access tokens gain
  * `updated_at`, which the list convention sorts and filters on (`updated_since`).
  */
-function statements(t: DialectTypes): string[] {
-  return [
+export const oauthMigration = statementsMigration(
+  'OAuth1765000000000',
+  (t) => [
     organizationTable(t, 'users', [
       'email varchar(320) NOT NULL',
       'password_hash varchar(200) NOT NULL',
@@ -47,15 +48,12 @@ function statements(t: DialectTypes): string[] {
     `ALTER TABLE personal_access_tokens ADD COLUMN updated_at ${t.timestamp}`,
     `UPDATE personal_access_tokens SET updated_at = COALESCE(revoked_at, created_at)`,
     `CREATE INDEX idx_pat_org_updated ON personal_access_tokens (organization_id, updated_at, id)`,
-  ];
-}
-
-const DOWN = [
-  'DROP INDEX idx_pat_org_updated',
-  'ALTER TABLE personal_access_tokens DROP COLUMN updated_at',
-  'DROP TABLE oauth_artifacts',
-  'DROP TABLE oauth_clients',
-  'DROP TABLE users',
-];
-
-export const oauthMigration = statementsMigration('OAuth1765000000000', statements, () => DOWN);
+  ],
+  () => [
+    'DROP INDEX idx_pat_org_updated',
+    'ALTER TABLE personal_access_tokens DROP COLUMN updated_at',
+    'DROP TABLE oauth_artifacts',
+    'DROP TABLE oauth_clients',
+    'DROP TABLE users',
+  ],
+);

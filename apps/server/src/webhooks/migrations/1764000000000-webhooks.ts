@@ -1,4 +1,4 @@
-import { type DialectTypes, statementsMigration } from '../../database/migration';
+import { statementsMigration, timestampColumns } from '../../database/migration';
 import {
   organizationListIndexes,
   organizationTable,
@@ -9,8 +9,9 @@ import {
  * the outbox's fan-out marker. One statement list for both dialects: they differ only in the
  * timestamp type and how a boolean literal is written.
  */
-function statements(t: DialectTypes): string[] {
-  return [
+export const webhooksMigration = statementsMigration(
+  'Webhooks1764000000000',
+  (t) => [
     organizationTable(t, 'webhook_endpoints', [
       'url varchar(2048) NOT NULL',
       'description text',
@@ -19,8 +20,7 @@ function statements(t: DialectTypes): string[] {
       "disabled_reason varchar(16) CHECK (disabled_reason IN ('requested', 'gone', 'failing'))",
       'secret text NOT NULL',
       'previous_secret text',
-      `previous_secret_expires_at ${t.timestamp}`,
-      `failing_since ${t.timestamp}`,
+      ...timestampColumns(t, 'previous_secret_expires_at', 'failing_since'),
     ]),
     ...organizationListIndexes('webhook_endpoints'),
     organizationTable(t, 'webhook_messages', [
@@ -50,19 +50,12 @@ function statements(t: DialectTypes): string[] {
     // Events written before this migration are history, not news: they are not fanned out.
     `ALTER TABLE events ADD COLUMN fanout_pending boolean NOT NULL DEFAULT ${t.false}`,
     `CREATE INDEX idx_events_fanout_pending ON events (created_at, id) WHERE fanout_pending = ${t.true}`,
-  ];
-}
-
-const DOWN = [
-  'DROP INDEX idx_events_fanout_pending',
-  'ALTER TABLE events DROP COLUMN fanout_pending',
-  'DROP TABLE webhook_attempts',
-  'DROP TABLE webhook_messages',
-  'DROP TABLE webhook_endpoints',
-];
-
-export const webhooksMigration = statementsMigration(
-  'Webhooks1764000000000',
-  statements,
-  () => DOWN,
+  ],
+  () => [
+    'DROP INDEX idx_events_fanout_pending',
+    'ALTER TABLE events DROP COLUMN fanout_pending',
+    'DROP TABLE webhook_attempts',
+    'DROP TABLE webhook_messages',
+    'DROP TABLE webhook_endpoints',
+  ],
 );
