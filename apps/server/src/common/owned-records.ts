@@ -12,7 +12,7 @@ import {
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql } from '../database/sql';
-import { EventsService } from '../events/events.service';
+import { EventOutbox } from './event-outbox';
 import { findOwned, findOwnedForUpdate } from './find-owned';
 import { type ListOptions, ListCollection } from './list/find-page';
 import { pageEnvelope, type PageUrl } from './list/page-envelope';
@@ -98,7 +98,7 @@ export class OwnedRecordsFactory {
   constructor(
     readonly sql: Sql,
     readonly transactions: TransactionRunner,
-    readonly events: EventsService,
+    readonly events: EventOutbox,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly clock: Clock,
   ) {

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventOutbox } from '../common/event-outbox';
 import { OwnedRecordsFactory } from '../common/owned-records';
 import { TransactionRunner } from '../common/transactions';
 import { EventRecord } from './event.entity';
@@ -7,14 +8,20 @@ import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 
 /**
- * The outbox, the transaction runner every writing module uses with it, and the domain
- * services' shared write flow built on both (OwnedRecordsFactory).
+ * The outbox (EventsService, also provided as common's EventOutbox port), the transaction runner
+ * every writing module uses with it, and the domain services' shared write flow built on both
+ * (OwnedRecordsFactory).
  */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([EventRecord])],
   controllers: [EventsController],
-  providers: [EventsService, TransactionRunner, OwnedRecordsFactory],
-  exports: [EventsService, TransactionRunner, OwnedRecordsFactory],
+  providers: [
+    EventsService,
+    { provide: EventOutbox, useExisting: EventsService },
+    TransactionRunner,
+    OwnedRecordsFactory,
+  ],
+  exports: [EventsService, EventOutbox, TransactionRunner, OwnedRecordsFactory],
 })
 export class EventsModule {}

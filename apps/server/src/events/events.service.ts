@@ -12,6 +12,7 @@ import {
 import type { EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { Clock } from '../common/clock';
+import { EventOutbox } from '../common/event-outbox';
 import { newId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
@@ -55,7 +56,7 @@ export function toEventResource(record: EventRecord): Event {
  * table: subscribers take new events through `claimPendingFanOut` rather than writing it.
  */
 @Injectable()
-export class EventsService {
+export class EventsService implements EventOutbox {
   private readonly committedListeners: (() => void)[] = [];
   /** Transactions that already announce an event on commit (one announcement each). */
   private readonly announcing = new WeakSet<EntityManager>();
