@@ -1,4 +1,15 @@
 import { type Role, ROLE_SCOPES, ROLES, type Scope } from '@platform/contract';
+import type { AuthenticationResult } from './token-resolver';
+
+declare module '../common/http-context' {
+  /** What the request pipeline (request-pipeline.guard.ts) attaches about the caller. */
+  interface PlatformRequest {
+    /** The authenticated caller (set with a successful `authentication`). */
+    principal?: Principal;
+    /** The bearer token's outcome, resolved once per request (see BearerStrategy.authenticate). */
+    authentication?: AuthenticationResult;
+  }
+}
 
 interface PrincipalBase {
   organizationId: string;
