@@ -6,7 +6,7 @@ import {
   SEARCH_FOLD_FUNCTION,
   searchDeadline,
   searchFold,
-} from '../common/list/search-budget';
+} from './search-functions';
 import type { DatabaseConfig } from '../config/env';
 import { migrationClasses } from './migration';
 import { composeSchema, type ModuleSchema } from './module-schema';

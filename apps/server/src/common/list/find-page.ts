@@ -11,8 +11,8 @@ import {
   isSearchTimeout,
   SEARCH_DEADLINE_FUNCTION,
   SEARCH_FOLD_FUNCTION,
-  searchTimedOut,
-} from './search-budget';
+} from '../../database/search-functions';
+import { searchTimedOut } from './search-budget';
 
 /** How a collection's API field names map to entity properties. */
 export interface ListFields {
