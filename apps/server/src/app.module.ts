@@ -27,6 +27,7 @@ import { CoursesModule } from './courses/courses.module';
 import { EnrollmentsModule } from './enrollments/enrollments.module';
 import { PaymentsModule } from './payments/payments.module';
 import { ExamsModule } from './exams/exams.module';
+import { EndpointOwnersModule } from './webhooks/endpoint-owners.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RedisModule } from './redis/redis.module';
 import { APP_SCHEMA } from './schema';
@@ -69,6 +70,7 @@ export class AppModule {
         EnrollmentsModule,
         PaymentsModule,
         ExamsModule,
+        EndpointOwnersModule,
         WebhooksModule,
         OAuthModule,
         MembersModule,

@@ -20,10 +20,10 @@ import { findOwned } from '../common/find-owned';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
+import { CredentialRevocations } from '../common/credential-revocations';
 import { Sql } from '../database/sql';
 import { Organization } from '../organizations/organization.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
-import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
 import { constantTimeEqual } from '../security/crypto';
 import { PersonalAccessToken } from './personal-access-token.entity';
 import { effectiveScopes, type PersonalAccessTokenPrincipal, roleOf } from './principal';
@@ -73,6 +73,7 @@ export class TokensService {
     private readonly audit: AuditService,
     private readonly sql: Sql,
     private readonly clock: Clock,
+    private readonly revocations: CredentialRevocations,
   ) {
     this.listed = ListCollection.of(this.sql, tokens, contract.personalAccessTokens.list.query);
     this.lookupSql = this.buildLookupSql();
@@ -145,12 +146,7 @@ export class TokensService {
       await this.transactions.run(async (manager) => {
         await manager.update(PersonalAccessToken, { id }, { revokedAt, updatedAt: revokedAt });
         // Its webhook endpoints stop now, visibly; delivery would refuse them anyway.
-        await disableOwnedEndpoints(
-          this.sql,
-          manager,
-          { type: 'personal_access_token', id },
-          revokedAt,
-        );
+        await this.revocations.revoked(manager, { type: 'personal_access_token', id }, revokedAt);
         // Only the first revocation is recorded: revoking twice changes nothing.
         await this.audit.record(
           actor,
@@ -300,7 +296,7 @@ export function toTokenResource(record: PersonalAccessToken): PersonalAccessToke
 
 /** Revokes every live token a member owns (the member is being removed). */
 export async function revokeTokensOf(
-  sql: Sql,
+  revocations: CredentialRevocations,
   manager: EntityManager,
   userId: string,
   at: Date,
@@ -311,7 +307,7 @@ export async function revokeTokensOf(
   });
   for (const { id } of live) {
     await manager.update(PersonalAccessToken, { id }, { revokedAt: at, updatedAt: at });
-    await disableOwnedEndpoints(sql, manager, { type: 'personal_access_token', id }, at);
+    await revocations.revoked(manager, { type: 'personal_access_token', id }, at);
   }
   return live.map((t) => t.id);
 }

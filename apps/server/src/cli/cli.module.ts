@@ -10,6 +10,7 @@ import { OAuthAccountsModule } from '../oauth/oauth-accounts.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { APP_SCHEMA } from '../schema';
 import { SeedModule } from '../seed/seed.module';
+import { EndpointOwnersModule } from '../webhooks/endpoint-owners.module';
 
 /** The services the admin CLI needs, on the same DataSource definition as the server. */
 @Module({})
@@ -27,6 +28,7 @@ export class CliModule {
         AuthModule,
         SeedModule,
         OAuthAccountsModule,
+        EndpointOwnersModule,
       ],
     };
   }

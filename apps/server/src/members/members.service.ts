@@ -28,6 +28,7 @@ import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
+import { CredentialRevocations } from '../common/credential-revocations';
 import { Sql } from '../database/sql';
 import { hashToken } from '../security/crypto';
 import { OAuthArtifactRecord, UserRecord } from '../oauth/entities';
@@ -71,6 +72,7 @@ export class MembersService {
     private readonly audit: AuditService,
     private readonly sql: Sql,
     private readonly clock: Clock,
+    private readonly revocations: CredentialRevocations,
   ) {
     this.listedMembers = ListCollection.of(sql, users, contract.members.list.query);
     // `expires_at`: the list shows pending invitations only, a condition the service adds.
@@ -162,7 +164,7 @@ export class MembersService {
       assertCanGrantRole(principal, user.role);
       if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'remove');
       const now = this.clock.now();
-      await revokeTokensOf(this.sql, manager, user.id, now);
+      await revokeTokensOf(this.revocations, manager, user.id, now);
       await deleteOAuthArtifactsOf(this.sql, manager, user.id);
       await disableEndpointsOfUser(manager, user.id, now);
       await manager.delete(UserRecord, { id: user.id, organizationId });

@@ -25,7 +25,7 @@ import { invalidField } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { OrganizationsService } from '../organizations/organizations.service';
-import { disableOwnedEndpoints } from '../webhooks/endpoint-owner';
+import { CredentialRevocations } from '../common/credential-revocations';
 import { Sql } from '../database/sql';
 import { constantTimeEqual, hashToken } from '../security/crypto';
 import { revokeClientArtifacts } from './adapter';
@@ -144,6 +144,7 @@ export class OAuthClientsService {
     private readonly audit: AuditService,
     private readonly sql: Sql,
     private readonly clock: Clock,
+    private readonly revocations: CredentialRevocations,
   ) {
     this.listed = ListCollection.of(this.sql, clients, contract.oauthClients.list.query);
     // Every column, selected under its property name and read back through the metadata.
@@ -292,8 +293,7 @@ export class OAuthClientsService {
         organizationId: record.organizationId,
       });
       await revokeClientArtifacts(manager.getRepository(OAuthArtifactRecord), [record.id]);
-      await disableOwnedEndpoints(
-        this.sql,
+      await this.revocations.revoked(
         manager,
         { type: 'oauth_client', id: record.id },
         this.clock.now(),
