@@ -8,6 +8,7 @@ import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { notFound } from '../common/resource-errors';
 import { CurrentPrincipal } from '../common/request-context';
+import { listHandler, onRecord } from '../common/resource-handlers';
 import { UsersService } from '../oauth/users.service';
 import { AuditService } from '../audit/audit.service';
 import { MembersService, toInvitationResource, toMemberResource } from './members.service';
@@ -24,14 +25,10 @@ export class MembersController {
   ) {
     const organizationId = principal.organizationId;
     return tsRestHandler(contract.members, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.members.list(organizationId, query, url),
-      }),
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: toMemberResource(await this.members.retrieve(organizationId, params.id)),
-      }),
+      list: listHandler(this.members, organizationId, url),
+      retrieve: onRecord(200, async (id) =>
+        toMemberResource(await this.members.retrieve(organizationId, id)),
+      ),
       update: async ({ params, body }) => ({
         status: 200,
         body: toMemberResource(await this.members.update(principal, params.id, body, actor)),
@@ -70,12 +67,9 @@ export class InvitationsController {
           body: { ...toInvitationResource(invitation), accept_url: acceptUrl },
         };
       },
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: toInvitationResource(
-          await this.members.retrieveInvitation(organizationId, params.id),
-        ),
-      }),
+      retrieve: onRecord(200, async (id) =>
+        toInvitationResource(await this.members.retrieveInvitation(organizationId, id)),
+      ),
       delete: async ({ params }) => {
         await this.members.revokeInvitation(organizationId, params.id, actor);
         return {
