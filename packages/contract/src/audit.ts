@@ -113,7 +113,7 @@ export const AuditEventListQuerySchema = listQuery({
   sort: [],
 });
 
-const auditEventRoutes = readRoutes('/v1/audit_events', 'audit_log');
+const auditEventRoutes = readRoutes('/v1/audit_events', 'audit_log', AuditEventSchema);
 
 export const auditEventsContract = c.router(
   {
@@ -123,10 +123,7 @@ export const auditEventsContract = c.router(
       query: AuditEventListQuerySchema,
       response: listResponse(AuditEventSchema, 'AuditEventList'),
     }),
-    retrieve: auditEventRoutes.retrieve({
-      summary: 'Retrieve an audit event',
-      response: AuditEventSchema,
-    }),
+    retrieve: auditEventRoutes.retrieve({ summary: 'Retrieve an audit event' }),
   },
   ROUTER_OPTIONS,
 );

@@ -71,7 +71,7 @@ export const CourseListQuerySchema = listQuery({
   search: ['code', 'title'],
 });
 
-const courseRoutes = resourceRoutes('/v1/courses', 'courses');
+const courseRoutes = resourceRoutes('/v1/courses', 'courses', CourseSchema);
 
 export const coursesContract = c.router(
   {
@@ -88,18 +88,13 @@ export const coursesContract = c.router(
       description:
         '`code` must be unique in the organization; `end_date` may not precede `start_date`.',
       body: CourseCreateSchema,
-      response: CourseSchema,
     }),
-    retrieve: courseRoutes.retrieve({
-      summary: 'Retrieve a course',
-      response: CourseSchema,
-    }),
+    retrieve: courseRoutes.retrieve({ summary: 'Retrieve a course' }),
     update: courseRoutes.update({
       summary: 'Update a course',
       description:
         'Only the fields sent change. `capacity` cannot drop below the live enrollments (409).',
       body: CourseUpdateSchema,
-      response: CourseSchema,
     }),
     delete: courseRoutes.delete({
       summary: 'Delete a course',

@@ -84,7 +84,7 @@ export const EnrollmentListQuerySchema = listQuery({
   sort: ['status', 'activated_at', 'completed_at'],
 });
 
-const enrollmentRoutes = resourceRoutes('/v1/enrollments', 'enrollments');
+const enrollmentRoutes = resourceRoutes('/v1/enrollments', 'enrollments', EnrollmentSchema);
 
 function transitionRoute<const T extends EnrollmentTransition>(transition: T, summary: string) {
   const { to, from } = ENROLLMENT_TRANSITIONS[transition];
@@ -109,18 +109,13 @@ export const enrollmentsContract = c.router(
       description:
         'Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.',
       body: EnrollmentCreateSchema,
-      response: EnrollmentSchema,
     }),
-    retrieve: enrollmentRoutes.retrieve({
-      summary: 'Retrieve an enrollment',
-      response: EnrollmentSchema,
-    }),
+    retrieve: enrollmentRoutes.retrieve({ summary: 'Retrieve an enrollment' }),
     update: enrollmentRoutes.update({
       summary: 'Update an enrollment',
       description:
         'Only `notes` can change here; the status changes through the transition operations.',
       body: EnrollmentUpdateSchema,
-      response: EnrollmentSchema,
     }),
     activate: transitionRoute('activate', 'Activate an enrollment'),
     complete: transitionRoute('complete', 'Complete an enrollment'),

@@ -145,7 +145,7 @@ export const EventListQuerySchema = listQuery({
   sort: [],
 });
 
-const eventRoutes = readRoutes('/v1/events', 'events');
+const eventRoutes = readRoutes('/v1/events', 'events', EventSchema);
 
 export const eventsContract = c.router(
   {
@@ -155,10 +155,7 @@ export const eventsContract = c.router(
       query: EventListQuerySchema,
       response: listResponse(EventSchema, 'EventList'),
     }),
-    retrieve: eventRoutes.retrieve({
-      summary: 'Retrieve an event',
-      response: EventSchema,
-    }),
+    retrieve: eventRoutes.retrieve({ summary: 'Retrieve an event' }),
   },
   ROUTER_OPTIONS,
 );

@@ -99,7 +99,7 @@ export const ExamResultListQuerySchema = listQuery({
   sort: ['score', 'published_at'],
 });
 
-const examRoutes = resourceRoutes('/v1/exams', 'exam_results');
+const examRoutes = resourceRoutes('/v1/exams', 'exam_results', ExamSchema);
 
 export const examsContract = c.router(
   {
@@ -114,17 +114,12 @@ export const examsContract = c.router(
     create: examRoutes.create({
       summary: 'Create an exam for a course',
       body: ExamCreateSchema,
-      response: ExamSchema,
     }),
-    retrieve: examRoutes.retrieve({
-      summary: 'Retrieve an exam',
-      response: ExamSchema,
-    }),
+    retrieve: examRoutes.retrieve({ summary: 'Retrieve an exam' }),
     update: examRoutes.update({
       summary: 'Update an exam',
       description: '`max_score` cannot drop below a score already recorded (409).',
       body: ExamUpdateSchema,
-      response: ExamSchema,
     }),
     delete: examRoutes.delete({
       summary: 'Delete an exam',
@@ -135,7 +130,7 @@ export const examsContract = c.router(
   ROUTER_OPTIONS,
 );
 
-const examResultRoutes = resourceRoutes('/v1/exam_results', 'exam_results');
+const examResultRoutes = resourceRoutes('/v1/exam_results', 'exam_results', ExamResultSchema);
 
 export const examResultsContract = c.router(
   {
@@ -151,23 +146,17 @@ export const examResultsContract = c.router(
       description:
         "One result per student per exam (409 otherwise). The student must hold an active or completed enrollment in the exam's course, and `score` may not exceed the exam's `max_score` (400).",
       body: ExamResultCreateSchema,
-      response: ExamResultSchema,
     }),
-    retrieve: examResultRoutes.retrieve({
-      summary: 'Retrieve an exam result',
-      response: ExamResultSchema,
-    }),
+    retrieve: examResultRoutes.retrieve({ summary: 'Retrieve an exam result' }),
     update: examResultRoutes.update({
       summary: 'Update or correct an exam result',
       description:
         'Drafts and published results alike; a correction of a published result sends `exam_result.updated`.',
       body: ExamResultUpdateSchema,
-      response: ExamResultSchema,
     }),
     publish: examResultRoutes.action('publish', {
       summary: 'Publish an exam result',
       description: '`draft → published`. Sends `exam_result.published`.',
-      response: ExamResultSchema,
     }),
   },
   ROUTER_OPTIONS,

@@ -71,7 +71,7 @@ export const MemberListQuerySchema = listQuery({
 const LAST_ADMIN =
   'An organization always keeps at least one admin: removing or demoting the last one is a 409.';
 
-const memberRoutes = resourceRoutes('/v1/members', 'members');
+const memberRoutes = resourceRoutes('/v1/members', 'members', MemberSchema);
 
 export const membersContract = c.router(
   {
@@ -82,15 +82,11 @@ export const membersContract = c.router(
       query: MemberListQuerySchema,
       response: listResponse(MemberSchema, 'MemberList'),
     }),
-    retrieve: memberRoutes.retrieve({
-      summary: 'Retrieve a member',
-      response: MemberSchema,
-    }),
+    retrieve: memberRoutes.retrieve({ summary: 'Retrieve a member' }),
     update: memberRoutes.update({
       summary: "Change a member's role or name",
       description: `A new role applies from the member's next request: their tokens never do more than it allows. Giving a role needs a calling token that holds every scope of that role (403 otherwise). ${LAST_ADMIN}`,
       body: MemberUpdateSchema,
-      response: MemberSchema,
     }),
     delete: memberRoutes.delete({
       summary: 'Remove a member',
@@ -141,7 +137,7 @@ export const InvitationCreateSchema = z
 
 export const InvitationListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
 
-const invitationRoutes = resourceRoutes('/v1/invitations', 'members');
+const invitationRoutes = resourceRoutes('/v1/invitations', 'members', InvitationSchema);
 
 export const invitationsContract = c.router(
   {
@@ -159,10 +155,7 @@ export const invitationsContract = c.router(
       oneTimeSecret: 'accept_url',
       delegation: 'credential',
     }),
-    retrieve: invitationRoutes.retrieve({
-      summary: 'Retrieve an invitation',
-      response: InvitationSchema,
-    }),
+    retrieve: invitationRoutes.retrieve({ summary: 'Retrieve an invitation' }),
     delete: invitationRoutes.delete({
       summary: 'Revoke an invitation',
       description: 'Its link stops working at once. Revoking twice is harmless.',

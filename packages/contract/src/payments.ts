@@ -96,7 +96,7 @@ export const PaymentListQuerySchema = listQuery({
   search: ['description', 'external_reference'],
 });
 
-const paymentRoutes = resourceRoutes('/v1/payments', 'payments');
+const paymentRoutes = resourceRoutes('/v1/payments', 'payments', PaymentSchema);
 
 export const paymentsContract = c.router(
   {
@@ -113,29 +113,22 @@ export const paymentsContract = c.router(
       description:
         'Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.',
       body: PaymentCreateSchema,
-      response: PaymentSchema,
     }),
-    retrieve: paymentRoutes.retrieve({
-      summary: 'Retrieve a payment',
-      response: PaymentSchema,
-    }),
+    retrieve: paymentRoutes.retrieve({ summary: 'Retrieve a payment' }),
     succeed: paymentRoutes.action('succeed', {
       summary: 'Mark a payment succeeded',
       description: '`pending → succeeded`. Sends `payment.succeeded`.',
-      response: PaymentSchema,
     }),
     fail: paymentRoutes.action('fail', {
       summary: 'Mark a payment failed',
       description: '`pending → failed`. Sends `payment.failed`.',
       body: PaymentFailSchema.optional(),
-      response: PaymentSchema,
     }),
     refund: paymentRoutes.action('refund', {
       summary: 'Refund a payment, fully or partly',
       description:
         '`succeeded → refunded`; a refunded payment can be refunded again until `amount_refunded` reaches `amount`. More than what is left is a 400 naming `amount`. Sends `payment.refunded`.',
       body: PaymentRefundSchema.optional(),
-      response: PaymentSchema,
     }),
   },
   ROUTER_OPTIONS,

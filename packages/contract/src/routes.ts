@@ -59,7 +59,7 @@ export function listRoute<
 }
 
 /** `POST` to a collection that creates one resource (201). */
-export function createRoute<const P extends string, B extends z.ZodTypeAny, R extends z.ZodTypeAny>(
+function createRoute<const P extends string, B extends z.ZodTypeAny, R extends z.ZodTypeAny>(
   path: P,
   spec: RouteSpec & { body: B; response: R },
 ) {
@@ -72,7 +72,7 @@ export function createRoute<const P extends string, B extends z.ZodTypeAny, R ex
 }
 
 /** `GET` of one resource by its id. */
-export function retrieveRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
+function retrieveRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
   path: P,
   spec: RouteSpec & { response: R },
 ) {
@@ -85,7 +85,7 @@ export function retrieveRoute<const P extends `${string}/:id`, R extends z.ZodTy
 }
 
 /** `PATCH` of one resource: only the fields sent change. */
-export function updateRoute<
+function updateRoute<
   const P extends `${string}/:id`,
   B extends z.ZodTypeAny,
   R extends z.ZodTypeAny,
@@ -100,7 +100,7 @@ export function updateRoute<
 }
 
 /** `DELETE` of one resource (no body); `response` is what is left of it (200). */
-export function deleteRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
+function deleteRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
   path: P,
   spec: RouteSpec & { response: R },
 ) {
@@ -117,7 +117,7 @@ export function deleteRoute<const P extends `${string}/:id`, R extends z.ZodType
  * `POST` of an action on one resource (`/:id/<verb>`): a state transition, a rotation, a test.
  * No body unless one is given; 200 unless the action only queues work (202).
  */
-export function actionRoute<
+function actionRoute<
   const P extends `${string}/:id/${string}`,
   R extends z.ZodTypeAny,
   B extends z.ZodTypeAny | ContractNoBodyType = ContractNoBodyType,
@@ -140,9 +140,13 @@ type ResourceRouteSpec = Omit<RouteSpec, 'scope'>;
 
 /**
  * The read routes of one resource: `list` at its collection `path`, `retrieve` at `path/:id`,
- * both needing `<resource>:read`.
+ * both needing `<resource>:read`. `schema` is the resource: what `retrieve` answers.
  */
-export function readRoutes<const P extends string>(path: P, resource: ScopeResource) {
+export function readRoutes<const P extends string, T extends z.ZodTypeAny>(
+  path: P,
+  resource: ScopeResource,
+  schema: T,
+) {
   const scope = `${resource}:read` as const;
   return {
     list: <
@@ -152,40 +156,44 @@ export function readRoutes<const P extends string>(path: P, resource: ScopeResou
     >(
       spec: ResourceRouteSpec & { query: Q; response: R; errors?: E },
     ) => listRoute(path, { ...spec, scope }),
-    retrieve: <R extends z.ZodTypeAny>(spec: ResourceRouteSpec & { response: R }) =>
-      retrieveRoute(`${path}/:id`, { ...spec, scope }),
+    retrieve: (spec: ResourceRouteSpec) =>
+      retrieveRoute(`${path}/:id`, { ...spec, response: schema, scope }),
   };
 }
 
 /**
  * The routes of one resource, from its collection `path` (list, create) and `path/:id` (retrieve,
- * update, delete, and `action` for `path/:id/<verb>`): each route names its schemas and
- * documentation, and needs `<resource>:read` (list, retrieve) or `<resource>:write` (the rest).
+ * update, delete, and `action` for `path/:id/<verb>`): each route names its documentation and
+ * schemas, and needs `<resource>:read` (list, retrieve) or `<resource>:write` (the rest). A write
+ * answers with the resource's `schema` unless it names another `response`.
  */
-export function resourceRoutes<const P extends string>(
+export function resourceRoutes<const P extends string, T extends z.ZodTypeAny>(
   path: P,
   resource: Exclude<ScopeResource, (typeof READ_ONLY_SCOPE_RESOURCES)[number]>,
+  schema: T,
 ) {
   const one = `${path}/:id` as const;
   const scope = `${resource}:write` as const;
+  // `R` is inferred from `response` when one is given, and defaults to `T` when none is.
+  const answer = <R extends z.ZodTypeAny>(response: R | undefined) => (response ?? schema) as R;
   return {
-    ...readRoutes(path, resource),
-    create: <B extends z.ZodTypeAny, R extends z.ZodTypeAny>(
-      spec: ResourceRouteSpec & { body: B; response: R },
-    ) => createRoute(path, { ...spec, scope }),
-    update: <B extends z.ZodTypeAny, R extends z.ZodTypeAny>(
-      spec: ResourceRouteSpec & { body: B; response: R },
-    ) => updateRoute(one, { ...spec, scope }),
-    delete: <R extends z.ZodTypeAny>(spec: ResourceRouteSpec & { response: R }) =>
-      deleteRoute(one, { ...spec, scope }),
+    ...readRoutes(path, resource, schema),
+    create: <B extends z.ZodTypeAny, R extends z.ZodTypeAny = T>(
+      spec: ResourceRouteSpec & { body: B; response?: R },
+    ) => createRoute(path, { ...spec, response: answer(spec.response), scope }),
+    update: <B extends z.ZodTypeAny, R extends z.ZodTypeAny = T>(
+      spec: ResourceRouteSpec & { body: B; response?: R },
+    ) => updateRoute(one, { ...spec, response: answer(spec.response), scope }),
+    delete: <R extends z.ZodTypeAny = T>(spec: ResourceRouteSpec & { response?: R }) =>
+      deleteRoute(one, { ...spec, response: answer(spec.response), scope }),
     action: <
       const V extends string,
-      R extends z.ZodTypeAny,
+      R extends z.ZodTypeAny = T,
       B extends z.ZodTypeAny | ContractNoBodyType = ContractNoBodyType,
       const S extends 200 | 202 = 200,
     >(
       verb: V,
-      spec: ResourceRouteSpec & { response: R; body?: B; status?: S },
-    ) => actionRoute(`${one}/${verb}`, { ...spec, scope }),
+      spec: ResourceRouteSpec & { response?: R; body?: B; status?: S },
+    ) => actionRoute(`${one}/${verb}`, { ...spec, response: answer(spec.response), scope }),
   };
 }

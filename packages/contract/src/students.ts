@@ -85,7 +85,7 @@ export const StudentUpdateSchema = z
 
 export const DeletedStudentSchema = deletedSchema('student', 'DeletedStudent');
 
-const studentRoutes = resourceRoutes('/v1/students', 'students');
+const studentRoutes = resourceRoutes('/v1/students', 'students', StudentSchema);
 
 export const studentsContract = c.router(
   {
@@ -101,17 +101,12 @@ export const studentsContract = c.router(
       summary: 'Create a student',
       description: '`student_number` must be unique in the organization (409 otherwise).',
       body: StudentCreateSchema,
-      response: StudentSchema,
     }),
-    retrieve: studentRoutes.retrieve({
-      summary: 'Retrieve a student',
-      response: StudentSchema,
-    }),
+    retrieve: studentRoutes.retrieve({ summary: 'Retrieve a student' }),
     update: studentRoutes.update({
       summary: 'Update a student',
       description: 'Only the fields sent change. Sends `student.updated` when something changed.',
       body: StudentUpdateSchema,
-      response: StudentSchema,
     }),
     delete: studentRoutes.delete({
       summary: 'Delete a student',

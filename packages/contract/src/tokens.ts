@@ -65,7 +65,11 @@ export const PersonalAccessTokenCreateSchema = z
 
 export const PersonalAccessTokenListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
 
-const tokenRoutes = resourceRoutes('/v1/personal_access_tokens', 'tokens');
+const tokenRoutes = resourceRoutes(
+  '/v1/personal_access_tokens',
+  'tokens',
+  PersonalAccessTokenSchema,
+);
 
 export const personalAccessTokensContract = c.router(
   {
@@ -85,15 +89,12 @@ export const personalAccessTokensContract = c.router(
       oneTimeSecret: 'token',
       delegation: 'credential',
     }),
-    retrieve: tokenRoutes.retrieve({
-      summary: 'Retrieve a personal access token',
-      response: PersonalAccessTokenSchema,
-    }),
+    retrieve: tokenRoutes.retrieve({ summary: 'Retrieve a personal access token' }),
     delete: tokenRoutes.delete({
       summary: 'Revoke a personal access token',
       description:
         "The token is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). It stays listed, with `revoked_at`, for the audit trail. Revoking twice is harmless. The token's scopes must be among the calling token's (403 otherwise).",
-      response: PersonalAccessTokenSchema,
+
       delegation: 'credential',
     }),
   },
@@ -226,7 +227,7 @@ export const OAuthClientCreateSchema = z
 
 export const OAuthClientListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
 
-const oauthClientRoutes = resourceRoutes('/v1/oauth_clients', 'oauth_clients');
+const oauthClientRoutes = resourceRoutes('/v1/oauth_clients', 'oauth_clients', OAuthClientSchema);
 
 export const oauthClientsContract = c.router(
   {
@@ -244,10 +245,7 @@ export const oauthClientsContract = c.router(
       oneTimeSecret: 'client_secret',
       delegation: 'credential',
     }),
-    retrieve: oauthClientRoutes.retrieve({
-      summary: 'Retrieve an OAuth client',
-      response: OAuthClientSchema,
-    }),
+    retrieve: oauthClientRoutes.retrieve({ summary: 'Retrieve an OAuth client' }),
     rotateSecret: oauthClientRoutes.action('rotate_secret', {
       summary: "Replace a confidential client's secret",
       description:

@@ -207,7 +207,7 @@ export const WebhookDeliveryListQuerySchema = listQuery({
   sort: [],
 });
 
-const endpointRoutes = resourceRoutes('/v1/webhook_endpoints', 'webhooks');
+const endpointRoutes = resourceRoutes('/v1/webhook_endpoints', 'webhooks', WebhookEndpointSchema);
 
 export const webhookEndpointsContract = c.router(
   {
@@ -225,15 +225,12 @@ export const webhookEndpointsContract = c.router(
       oneTimeSecret: 'secret',
       delegation: 'webhook_endpoint',
     }),
-    retrieve: endpointRoutes.retrieve({
-      summary: 'Retrieve a webhook endpoint',
-      response: WebhookEndpointSchema,
-    }),
+    retrieve: endpointRoutes.retrieve({ summary: 'Retrieve a webhook endpoint' }),
     update: endpointRoutes.update({
       summary: 'Update a webhook endpoint',
       description: `Only the fields sent change. A new \`events\` list applies to events from now on; \`enabled: true\` sends what is still pending. ${READ_RULE}`,
       body: WebhookEndpointUpdateSchema,
-      response: WebhookEndpointSchema,
+
       delegation: 'webhook_endpoint',
     }),
     delete: endpointRoutes.delete({
@@ -271,19 +268,16 @@ export const webhookEndpointsContract = c.router(
   ROUTER_OPTIONS,
 );
 
-const deliveryRoutes = resourceRoutes('/v1/webhook_deliveries', 'webhooks');
+const deliveryRoutes = resourceRoutes('/v1/webhook_deliveries', 'webhooks', WebhookDeliverySchema);
 
 export const webhookDeliveriesContract = c.router(
   {
-    retrieve: deliveryRoutes.retrieve({
-      summary: 'Retrieve a delivery',
-      response: WebhookDeliverySchema,
-    }),
+    retrieve: deliveryRoutes.retrieve({ summary: 'Retrieve a delivery' }),
     retry: deliveryRoutes.action('retry', {
       summary: 'Redeliver',
       description:
         'Attempts the delivery again now, whatever its status, with the same `webhook-id`. A pending delivery keeps its retry schedule; a succeeded or failed one gets this one attempt. Refused (409) while the endpoint is disabled.',
-      response: WebhookDeliverySchema,
+
       status: 202,
     }),
   },
