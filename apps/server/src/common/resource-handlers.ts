@@ -6,6 +6,8 @@
  * controller's `tsRestHandler` still checks the request and the response body against the
  * contract.
  */
+import type { IdKind } from '@platform/contract';
+import { publicId } from './ids';
 import type { PageUrl } from './list/page-envelope';
 
 interface RecordRequest {
@@ -15,6 +17,21 @@ interface RecordRequest {
 /** A route on one record (`/:id`, `/:id/<verb>`) without a body: `run` with its id. */
 export function onRecord<const S extends number, T>(status: S, run: (id: string) => Promise<T>) {
   return async ({ params }: RecordRequest) => ({ status, body: await run(params.id) });
+}
+
+/**
+ * A delete that answers the stub (`{ id, object, deleted: true }`, the id with its `kind` prefix)
+ * rather than what the service returns: `run` with the id, then the stub.
+ */
+export function deletedStub<const O extends string, K extends IdKind>(
+  object: O,
+  kind: K,
+  run: (id: string) => Promise<unknown>,
+) {
+  return onRecord(200, async (id) => {
+    await run(id);
+    return { id: publicId(kind, id), object, deleted: true as const };
+  });
 }
 
 /** `list`: the page of the request's query. */

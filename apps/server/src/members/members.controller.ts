@@ -3,12 +3,11 @@ import { contract } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { Principal } from '../auth/principal';
-import { publicId } from '../common/ids';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { notFound } from '../common/resource-errors';
 import { CurrentPrincipal } from '../common/request-context';
-import { listHandler, onRecord } from '../common/resource-handlers';
+import { deletedStub, listHandler, onRecord } from '../common/resource-handlers';
 import { UsersService } from '../oauth/users.service';
 import { AuditService } from '../audit/audit.service';
 import { MembersService, toInvitationResource, toMemberResource } from './members.service';
@@ -33,13 +32,7 @@ export class MembersController {
         status: 200,
         body: toMemberResource(await this.members.update(principal, params.id, body, actor)),
       }),
-      delete: async ({ params }) => {
-        await this.members.remove(principal, params.id, actor);
-        return {
-          status: 200,
-          body: { id: publicId('user', params.id), object: 'member', deleted: true },
-        };
-      },
+      delete: deletedStub('member', 'user', (id) => this.members.remove(principal, id, actor)),
     });
   }
 }
@@ -70,13 +63,9 @@ export class InvitationsController {
       retrieve: onRecord(200, async (id) =>
         toInvitationResource(await this.members.retrieveInvitation(organizationId, id)),
       ),
-      delete: async ({ params }) => {
-        await this.members.revokeInvitation(organizationId, params.id, actor);
-        return {
-          status: 200,
-          body: { id: publicId('invitation', params.id), object: 'invitation', deleted: true },
-        };
-      },
+      delete: deletedStub('invitation', 'invitation', (id) =>
+        this.members.revokeInvitation(organizationId, id, actor),
+      ),
     });
   }
 }
