@@ -109,8 +109,6 @@ export const AuditEventListQuerySchema = listQuery({
     target_id: filter.string(64),
     user_id: filter.id('user'),
   },
-  ranges: {},
-  sort: [],
 });
 
 const auditEventRoutes = readRoutes('/v1/audit_events', 'audit_log', AuditEventSchema);

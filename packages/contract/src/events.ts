@@ -141,8 +141,6 @@ export const EVENT_RETENTION_DAYS = 30;
 
 export const EventListQuerySchema = listQuery({
   filters: { type: filter.oneOf(EVENT_TYPES) },
-  ranges: {},
-  sort: [],
 });
 
 const eventRoutes = readRoutes('/v1/events', 'events', EventSchema);

@@ -64,7 +64,6 @@ export const MemberUpdateSchema = z
 
 export const MemberListQuerySchema = listQuery({
   filters: { role: filter.oneOf(ROLES) },
-  ranges: {},
   sort: ['email'],
 });
 
@@ -135,7 +134,7 @@ export const InvitationCreateSchema = z
   .strict()
   .openapi({ title: 'InvitationCreate' });
 
-export const InvitationListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
+export const InvitationListQuerySchema = listQuery({ filters: {} });
 
 const invitationRoutes = resourceRoutes('/v1/invitations', 'members', InvitationSchema);
 

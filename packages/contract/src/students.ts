@@ -47,7 +47,6 @@ export const StudentListQuerySchema = listQuery({
     status: filter.oneOf(STUDENT_STATUSES),
     grade_level: filter.integer(GRADE_LEVEL.min, GRADE_LEVEL.max),
   },
-  ranges: {},
   sort: ['last_name', 'first_name'],
   search: ['first_name', 'last_name', 'email', 'student_number'],
 });

@@ -63,7 +63,7 @@ export const PersonalAccessTokenCreateSchema = z
   .strict()
   .openapi({ title: 'PersonalAccessTokenCreate' });
 
-export const PersonalAccessTokenListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
+export const PersonalAccessTokenListQuerySchema = listQuery({ filters: {} });
 
 const tokenRoutes = resourceRoutes(
   '/v1/personal_access_tokens',
@@ -225,7 +225,7 @@ export const OAuthClientCreateSchema = z
   .strict()
   .openapi({ title: 'OAuthClientCreate' });
 
-export const OAuthClientListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
+export const OAuthClientListQuerySchema = listQuery({ filters: {} });
 
 const oauthClientRoutes = resourceRoutes('/v1/oauth_clients', 'oauth_clients', OAuthClientSchema);
 

@@ -150,8 +150,6 @@ export const WebhookEndpointUpdateSchema = z
 
 export const WebhookEndpointListQuerySchema = listQuery({
   filters: { enabled: filter.oneOf(['true', 'false']) },
-  ranges: {},
-  sort: [],
 });
 
 /** `pending` until a 2xx (`succeeded`) or the last scheduled attempt failed (`failed`). */
@@ -203,8 +201,6 @@ export const WebhookDeliveryListQuerySchema = listQuery({
     status: filter.oneOf(WEBHOOK_DELIVERY_STATUSES),
     event_type: filter.oneOf(EVENT_TYPES),
   },
-  ranges: {},
-  sort: [],
 });
 
 const endpointRoutes = resourceRoutes('/v1/webhook_endpoints', 'webhooks', WebhookEndpointSchema);
