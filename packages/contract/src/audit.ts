@@ -9,7 +9,7 @@ import { filter, listQuery, listResponse } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { timestampSchema } from './resource';
 import { z } from './zod-openapi';
-import { listRoute, retrieveRoute } from './routes';
+import { readRoutes } from './routes';
 
 const c = initContract();
 
@@ -109,24 +109,19 @@ export const AuditEventListQuerySchema = listQuery({
     target_id: filter.string(64),
     user_id: filter.id('user'),
   },
-  ranges: {},
-  sort: [],
 });
+
+const auditEventRoutes = readRoutes('/v1/audit_events', 'audit_log', AuditEventSchema);
 
 export const auditEventsContract = c.router(
   {
-    list: listRoute('/v1/audit_events', {
+    list: auditEventRoutes.list({
       summary: 'List audit events',
       description: `Changes to the organization's tokens, OAuth clients, webhook endpoints, name, plan and rate limit: who (credential, user, IP), what and when. Newest first; kept at least ${AUDIT_MIN_RETENTION_DAYS} days (${AUDIT_DEFAULT_RETENTION_DAYS} by default). Filter by \`action\`, \`actor_type\`, \`target_type\`, \`target_id\`, \`user_id\` (comma-separate several) and \`created_at\` range.`,
       query: AuditEventListQuerySchema,
       response: listResponse(AuditEventSchema, 'AuditEventList'),
-      scope: 'audit_log:read',
     }),
-    retrieve: retrieveRoute('/v1/audit_events/:id', {
-      summary: 'Retrieve an audit event',
-      response: AuditEventSchema,
-      scope: 'audit_log:read',
-    }),
+    retrieve: auditEventRoutes.retrieve({ summary: 'Retrieve an audit event' }),
   },
   ROUTER_OPTIONS,
 );

@@ -4,7 +4,7 @@ import { filter, listQuery, listResponse } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
 import { dateSchema, deletedSchema, text, timestampSchema } from './resource';
-import { createRoute, deleteRoute, listRoute, retrieveRoute, updateRoute } from './routes';
+import { resourceRoutes } from './routes';
 import { z } from './zod-openapi';
 
 const c = initContract();
@@ -71,44 +71,36 @@ export const CourseListQuerySchema = listQuery({
   search: ['code', 'title'],
 });
 
+const courseRoutes = resourceRoutes('/v1/courses', 'courses', CourseSchema);
+
 export const coursesContract = c.router(
   {
-    list: listRoute('/v1/courses', {
+    list: courseRoutes.list({
       summary: 'List courses',
       description:
         'Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches code and title.',
       query: CourseListQuerySchema,
       response: listResponse(CourseSchema, 'CourseList'),
       errors: searchErrorResponses,
-      scope: 'courses:read',
     }),
-    create: createRoute('/v1/courses', {
+    create: courseRoutes.create({
       summary: 'Create a course',
       description:
         '`code` must be unique in the organization; `end_date` may not precede `start_date`.',
       body: CourseCreateSchema,
-      response: CourseSchema,
-      scope: 'courses:write',
     }),
-    retrieve: retrieveRoute('/v1/courses/:id', {
-      summary: 'Retrieve a course',
-      response: CourseSchema,
-      scope: 'courses:read',
-    }),
-    update: updateRoute('/v1/courses/:id', {
+    retrieve: courseRoutes.retrieve({ summary: 'Retrieve a course' }),
+    update: courseRoutes.update({
       summary: 'Update a course',
       description:
         'Only the fields sent change. `capacity` cannot drop below the live enrollments (409).',
       body: CourseUpdateSchema,
-      response: CourseSchema,
-      scope: 'courses:write',
     }),
-    delete: deleteRoute('/v1/courses/:id', {
+    delete: courseRoutes.delete({
       summary: 'Delete a course',
       description:
         'Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).',
       response: deletedSchema('course', 'DeletedCourse'),
-      scope: 'courses:write',
     }),
   },
   ROUTER_OPTIONS,

@@ -4,7 +4,7 @@ import { filter, listQuery, listResponse } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
-import { actionRoute, createRoute, listRoute, retrieveRoute, updateRoute } from './routes';
+import { resourceRoutes } from './routes';
 
 const c = initContract();
 
@@ -84,46 +84,38 @@ export const EnrollmentListQuerySchema = listQuery({
   sort: ['status', 'activated_at', 'completed_at'],
 });
 
+const enrollmentRoutes = resourceRoutes('/v1/enrollments', 'enrollments', EnrollmentSchema);
+
 function transitionRoute<const T extends EnrollmentTransition>(transition: T, summary: string) {
   const { to, from } = ENROLLMENT_TRANSITIONS[transition];
-  return actionRoute(`/v1/enrollments/:id/${transition}`, {
+  return enrollmentRoutes.action(transition, {
     summary,
     description: `Moves the enrollment to \`${to}\` from ${from.map((s) => `\`${s}\``).join(' or ')}; any other current state is 409 \`invalid_state_transition\`. Sends \`enrollment.${to}\`.`,
     response: EnrollmentSchema,
-    scope: 'enrollments:write',
   });
 }
 
 export const enrollmentsContract = c.router(
   {
-    list: listRoute('/v1/enrollments', {
+    list: enrollmentRoutes.list({
       summary: 'List enrollments',
       description:
         'Filters: `student_id`, `course_id`, `status`; ranges on `created_at`, `updated_at`, `activated_at`, `completed_at`.',
       query: EnrollmentListQuerySchema,
       response: listResponse(EnrollmentSchema, 'EnrollmentList'),
-      scope: 'enrollments:read',
     }),
-    create: createRoute('/v1/enrollments', {
+    create: enrollmentRoutes.create({
       summary: 'Enroll a student in a course',
       description:
         'Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.',
       body: EnrollmentCreateSchema,
-      response: EnrollmentSchema,
-      scope: 'enrollments:write',
     }),
-    retrieve: retrieveRoute('/v1/enrollments/:id', {
-      summary: 'Retrieve an enrollment',
-      response: EnrollmentSchema,
-      scope: 'enrollments:read',
-    }),
-    update: updateRoute('/v1/enrollments/:id', {
+    retrieve: enrollmentRoutes.retrieve({ summary: 'Retrieve an enrollment' }),
+    update: enrollmentRoutes.update({
       summary: 'Update an enrollment',
       description:
         'Only `notes` can change here; the status changes through the transition operations.',
       body: EnrollmentUpdateSchema,
-      response: EnrollmentSchema,
-      scope: 'enrollments:write',
     }),
     activate: transitionRoute('activate', 'Activate an enrollment'),
     complete: transitionRoute('complete', 'Complete an enrollment'),

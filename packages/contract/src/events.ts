@@ -16,7 +16,7 @@ import type { Scope } from './scopes';
 import { StudentSchema } from './students';
 import { API_VERSION } from './version';
 import { z } from './zod-openapi';
-import { listRoute, retrieveRoute } from './routes';
+import { readRoutes } from './routes';
 
 const c = initContract();
 
@@ -141,24 +141,19 @@ export const EVENT_RETENTION_DAYS = 30;
 
 export const EventListQuerySchema = listQuery({
   filters: { type: filter.oneOf(EVENT_TYPES) },
-  ranges: {},
-  sort: [],
 });
+
+const eventRoutes = readRoutes('/v1/events', 'events', EventSchema);
 
 export const eventsContract = c.router(
   {
-    list: listRoute('/v1/events', {
+    list: eventRoutes.list({
       summary: 'List events',
       description: `Every change of the last ${EVENT_RETENTION_DAYS} days, newest first, so you can reconcile what a webhook endpoint missed. Filter by \`type\` (comma-separate several) and \`created_at\` range; \`updated_since\` works as on every collection (events never change after they are written).`,
       query: EventListQuerySchema,
       response: listResponse(EventSchema, 'EventList'),
-      scope: 'events:read',
     }),
-    retrieve: retrieveRoute('/v1/events/:id', {
-      summary: 'Retrieve an event',
-      response: EventSchema,
-      scope: 'events:read',
-    }),
+    retrieve: eventRoutes.retrieve({ summary: 'Retrieve an event' }),
   },
   ROUTER_OPTIONS,
 );

@@ -5,14 +5,7 @@ import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
 import { dateSchema, deletedSchema, text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
-import {
-  actionRoute,
-  createRoute,
-  deleteRoute,
-  listRoute,
-  retrieveRoute,
-  updateRoute,
-} from './routes';
+import { resourceRoutes } from './routes';
 
 const c = initContract();
 
@@ -106,81 +99,64 @@ export const ExamResultListQuerySchema = listQuery({
   sort: ['score', 'published_at'],
 });
 
+const examRoutes = resourceRoutes('/v1/exams', 'exam_results', ExamSchema);
+
 export const examsContract = c.router(
   {
-    list: listRoute('/v1/exams', {
+    list: examRoutes.list({
       summary: 'List exams',
       description:
         'Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.',
       query: ExamListQuerySchema,
       response: listResponse(ExamSchema, 'ExamList'),
       errors: searchErrorResponses,
-      scope: 'exam_results:read',
     }),
-    create: createRoute('/v1/exams', {
+    create: examRoutes.create({
       summary: 'Create an exam for a course',
       body: ExamCreateSchema,
-      response: ExamSchema,
-      scope: 'exam_results:write',
     }),
-    retrieve: retrieveRoute('/v1/exams/:id', {
-      summary: 'Retrieve an exam',
-      response: ExamSchema,
-      scope: 'exam_results:read',
-    }),
-    update: updateRoute('/v1/exams/:id', {
+    retrieve: examRoutes.retrieve({ summary: 'Retrieve an exam' }),
+    update: examRoutes.update({
       summary: 'Update an exam',
       description: '`max_score` cannot drop below a score already recorded (409).',
       body: ExamUpdateSchema,
-      response: ExamSchema,
-      scope: 'exam_results:write',
     }),
-    delete: deleteRoute('/v1/exams/:id', {
+    delete: examRoutes.delete({
       summary: 'Delete an exam',
       description: 'Refused with 409 while results exist for it.',
       response: deletedSchema('exam', 'DeletedExam'),
-      scope: 'exam_results:write',
     }),
   },
   ROUTER_OPTIONS,
 );
 
+const examResultRoutes = resourceRoutes('/v1/exam_results', 'exam_results', ExamResultSchema);
+
 export const examResultsContract = c.router(
   {
-    list: listRoute('/v1/exam_results', {
+    list: examResultRoutes.list({
       summary: 'List exam results',
       description:
         'Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.',
       query: ExamResultListQuerySchema,
       response: listResponse(ExamResultSchema, 'ExamResultList'),
-      scope: 'exam_results:read',
     }),
-    create: createRoute('/v1/exam_results', {
+    create: examResultRoutes.create({
       summary: 'Record an exam result (as a draft)',
       description:
         "One result per student per exam (409 otherwise). The student must hold an active or completed enrollment in the exam's course, and `score` may not exceed the exam's `max_score` (400).",
       body: ExamResultCreateSchema,
-      response: ExamResultSchema,
-      scope: 'exam_results:write',
     }),
-    retrieve: retrieveRoute('/v1/exam_results/:id', {
-      summary: 'Retrieve an exam result',
-      response: ExamResultSchema,
-      scope: 'exam_results:read',
-    }),
-    update: updateRoute('/v1/exam_results/:id', {
+    retrieve: examResultRoutes.retrieve({ summary: 'Retrieve an exam result' }),
+    update: examResultRoutes.update({
       summary: 'Update or correct an exam result',
       description:
         'Drafts and published results alike; a correction of a published result sends `exam_result.updated`.',
       body: ExamResultUpdateSchema,
-      response: ExamResultSchema,
-      scope: 'exam_results:write',
     }),
-    publish: actionRoute('/v1/exam_results/:id/publish', {
+    publish: examResultRoutes.action('publish', {
       summary: 'Publish an exam result',
       description: '`draft → published`. Sends `exam_result.published`.',
-      response: ExamResultSchema,
-      scope: 'exam_results:write',
     }),
   },
   ROUTER_OPTIONS,

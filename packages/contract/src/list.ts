@@ -47,9 +47,9 @@ export interface ListSpec<
   /** `<field>=a,b`: equality, or IN when several values are given. */
   filters: F;
   /** `<field>[gte|gt|lte|lt]=v`. `created_at` and `updated_at` are always available. */
-  ranges: R;
+  ranges?: R;
   /** Fields `sort` accepts besides `created_at` and `updated_at`. */
-  sort: readonly S[];
+  sort?: readonly S[];
   /** Fields that `q` searches; omit to have no `q` parameter. */
   search?: readonly string[];
 }
@@ -272,29 +272,29 @@ export type ListQuerySchema<F, R, S extends string> = z.ZodEffects<
   ListQuery<S | DefaultSortField>
 >;
 
+/** A list spec as `listQuery` completed it: its ranges and sort fields with the defaults. */
+type CompletedListSpec = ListSpec<Record<string, FilterSpec>, Record<string, RangeKind>, string> &
+  Required<Pick<ListSpec<never, Record<string, RangeKind>, string>, 'ranges' | 'sort'>>;
+
 /** The spec each list query schema was built from (see `listSpecOf`). */
-const specs = new WeakMap<
-  object,
-  ListSpec<Record<string, FilterSpec>, Record<string, RangeKind>, string>
->();
+const specs = new WeakMap<object, CompletedListSpec>();
 
 /**
  * The spec a list query schema was built from, with `created_at` and `updated_at` among its
  * ranges and sort fields as the query accepts them: for a server to derive its columns from.
  */
-export function listSpecOf(
-  schema: object,
-): ListSpec<Record<string, FilterSpec>, Record<string, RangeKind>, string> | undefined {
+export function listSpecOf(schema: object): CompletedListSpec | undefined {
   return specs.get(schema);
 }
 
 export function listQuery<
   const F extends Record<string, FilterSpec>,
-  const R extends Record<string, RangeKind>,
-  const S extends string,
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- what `ranges: {}` infers
+  const R extends Record<string, RangeKind> = {},
+  const S extends string = never,
 >(spec: ListSpec<F, R, S>): ListQuerySchema<F, R, S> {
   const ranges: Record<string, RangeKind> = { ...DEFAULT_RANGES, ...spec.ranges };
-  const sortable = [...new Set<string>([...spec.sort, 'created_at', 'updated_at'])];
+  const sortable = [...new Set<string>([...(spec.sort ?? []), 'created_at', 'updated_at'])];
   const shape: Record<string, z.ZodTypeAny> = {
     page: integerParam('page', 1, LIST_DEFAULTS.maxPage)
       .optional()

@@ -12,7 +12,7 @@ import { commonErrorResponses, problemResponse } from './problem';
 import { deletedSchema, timestampSchema } from './resource';
 import { ROLES } from './scopes';
 import { z } from './zod-openapi';
-import { createRoute, deleteRoute, listRoute, retrieveRoute, updateRoute } from './routes';
+import { resourceRoutes } from './routes';
 
 const c = initContract();
 
@@ -64,40 +64,33 @@ export const MemberUpdateSchema = z
 
 export const MemberListQuerySchema = listQuery({
   filters: { role: filter.oneOf(ROLES) },
-  ranges: {},
   sort: ['email'],
 });
 
 const LAST_ADMIN =
   'An organization always keeps at least one admin: removing or demoting the last one is a 409.';
 
+const memberRoutes = resourceRoutes('/v1/members', 'members', MemberSchema);
+
 export const membersContract = c.router(
   {
-    list: listRoute('/v1/members', {
+    list: memberRoutes.list({
       summary: 'List members',
       description:
         "The organization's members and their roles. Filter with `role=admin,developer`.",
       query: MemberListQuerySchema,
       response: listResponse(MemberSchema, 'MemberList'),
-      scope: 'members:read',
     }),
-    retrieve: retrieveRoute('/v1/members/:id', {
-      summary: 'Retrieve a member',
-      response: MemberSchema,
-      scope: 'members:read',
-    }),
-    update: updateRoute('/v1/members/:id', {
+    retrieve: memberRoutes.retrieve({ summary: 'Retrieve a member' }),
+    update: memberRoutes.update({
       summary: "Change a member's role or name",
       description: `A new role applies from the member's next request: their tokens never do more than it allows. Giving a role needs a calling token that holds every scope of that role (403 otherwise). ${LAST_ADMIN}`,
       body: MemberUpdateSchema,
-      response: MemberSchema,
-      scope: 'members:write',
     }),
-    delete: deleteRoute('/v1/members/:id', {
+    delete: memberRoutes.delete({
       summary: 'Remove a member',
       description: `The member can no longer sign in; their personal access tokens are revoked and their OAuth grants and tokens deleted, so each answers 401 from the next request on. ${LAST_ADMIN}`,
       response: deletedSchema('member', 'DeletedMember'),
-      scope: 'members:write',
     }),
   },
   ROUTER_OPTIONS,
@@ -141,36 +134,31 @@ export const InvitationCreateSchema = z
   .strict()
   .openapi({ title: 'InvitationCreate' });
 
-export const InvitationListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
+export const InvitationListQuerySchema = listQuery({ filters: {} });
+
+const invitationRoutes = resourceRoutes('/v1/invitations', 'members', InvitationSchema);
 
 export const invitationsContract = c.router(
   {
-    list: listRoute('/v1/invitations', {
+    list: invitationRoutes.list({
       summary: 'List pending invitations',
       description: 'Invitations not yet accepted, revoked or expired. Never the link itself.',
       query: InvitationListQuerySchema,
       response: listResponse(InvitationSchema, 'InvitationList'),
-      scope: 'members:read',
     }),
-    create: createRoute('/v1/invitations', {
+    create: invitationRoutes.create({
       summary: 'Invite a member',
       description: `Returns the one-time \`accept_url\`, not shown again, which works for ${INVITATION_TTL_DAYS} days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with \`role\`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.`,
       body: InvitationCreateSchema,
       response: InvitationWithSecretSchema,
-      scope: 'members:write',
       oneTimeSecret: 'accept_url',
       delegation: 'credential',
     }),
-    retrieve: retrieveRoute('/v1/invitations/:id', {
-      summary: 'Retrieve an invitation',
-      response: InvitationSchema,
-      scope: 'members:read',
-    }),
-    delete: deleteRoute('/v1/invitations/:id', {
+    retrieve: invitationRoutes.retrieve({ summary: 'Retrieve an invitation' }),
+    delete: invitationRoutes.delete({
       summary: 'Revoke an invitation',
       description: 'Its link stops working at once. Revoking twice is harmless.',
       response: deletedSchema('invitation', 'DeletedInvitation'),
-      scope: 'members:write',
     }),
   },
   ROUTER_OPTIONS,

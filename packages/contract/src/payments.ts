@@ -5,7 +5,7 @@ import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
 import { text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
-import { actionRoute, createRoute, listRoute, retrieveRoute } from './routes';
+import { resourceRoutes } from './routes';
 
 const c = initContract();
 
@@ -96,50 +96,39 @@ export const PaymentListQuerySchema = listQuery({
   search: ['description', 'external_reference'],
 });
 
+const paymentRoutes = resourceRoutes('/v1/payments', 'payments', PaymentSchema);
+
 export const paymentsContract = c.router(
   {
-    list: listRoute('/v1/payments', {
+    list: paymentRoutes.list({
       summary: 'List payments',
       description:
         'Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches description and external reference.',
       query: PaymentListQuerySchema,
       response: listResponse(PaymentSchema, 'PaymentList'),
       errors: searchErrorResponses,
-      scope: 'payments:read',
     }),
-    create: createRoute('/v1/payments', {
+    create: paymentRoutes.create({
       summary: 'Record a payment',
       description:
         'Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.',
       body: PaymentCreateSchema,
-      response: PaymentSchema,
-      scope: 'payments:write',
     }),
-    retrieve: retrieveRoute('/v1/payments/:id', {
-      summary: 'Retrieve a payment',
-      response: PaymentSchema,
-      scope: 'payments:read',
-    }),
-    succeed: actionRoute('/v1/payments/:id/succeed', {
+    retrieve: paymentRoutes.retrieve({ summary: 'Retrieve a payment' }),
+    succeed: paymentRoutes.action('succeed', {
       summary: 'Mark a payment succeeded',
       description: '`pending → succeeded`. Sends `payment.succeeded`.',
-      response: PaymentSchema,
-      scope: 'payments:write',
     }),
-    fail: actionRoute('/v1/payments/:id/fail', {
+    fail: paymentRoutes.action('fail', {
       summary: 'Mark a payment failed',
       description: '`pending → failed`. Sends `payment.failed`.',
       body: PaymentFailSchema.optional(),
-      response: PaymentSchema,
-      scope: 'payments:write',
     }),
-    refund: actionRoute('/v1/payments/:id/refund', {
+    refund: paymentRoutes.action('refund', {
       summary: 'Refund a payment, fully or partly',
       description:
         '`succeeded → refunded`; a refunded payment can be refunded again until `amount_refunded` reaches `amount`. More than what is left is a 400 naming `amount`. Sends `payment.refunded`.',
       body: PaymentRefundSchema.optional(),
-      response: PaymentSchema,
-      scope: 'payments:write',
     }),
   },
   ROUTER_OPTIONS,

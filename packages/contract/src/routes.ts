@@ -8,7 +8,7 @@ import { type ContractNoBodyType, initContract } from '@ts-rest/core';
 import { type OperationMetadata, operation } from './operation';
 import { commonErrorResponses } from './problem';
 import { IdPathParams, readErrorResponses, writeErrorResponses } from './resource';
-import type { Scope } from './scopes';
+import type { READ_ONLY_SCOPE_RESOURCES, Scope, ScopeResource } from './scopes';
 import type { z } from './zod-openapi';
 
 const c = initContract();
@@ -31,6 +31,15 @@ function metadataOf({ scope, oneTimeSecret, delegation, deprecated, requiresUser
   });
 }
 
+/** What every route starts with: its method and path, and what the documentation says of it. */
+function head<const M extends 'GET' | 'POST' | 'PATCH' | 'DELETE', const P extends string>(
+  method: M,
+  path: P,
+  { summary, description }: RouteSpec,
+) {
+  return { method, path, summary, description };
+}
+
 /**
  * `GET` of a collection through the list convention (`listResponse` builds `response`). A list
  * under one resource (`/:id/...`) adds `pathParams: IdPathParams` to it.
@@ -42,10 +51,7 @@ export function listRoute<
   E extends object = typeof commonErrorResponses,
 >(path: P, spec: RouteSpec & { query: Q; response: R; errors?: E }) {
   return {
-    method: 'GET' as const,
-    path,
-    summary: spec.summary,
-    description: spec.description,
+    ...head('GET', path, spec),
     query: spec.query,
     responses: { 200: spec.response, ...((spec.errors ?? commonErrorResponses) as E) },
     metadata: { ...metadataOf(spec), list: true as const },
@@ -53,15 +59,12 @@ export function listRoute<
 }
 
 /** `POST` to a collection that creates one resource (201). */
-export function createRoute<const P extends string, B extends z.ZodTypeAny, R extends z.ZodTypeAny>(
+function createRoute<const P extends string, B extends z.ZodTypeAny, R extends z.ZodTypeAny>(
   path: P,
   spec: RouteSpec & { body: B; response: R },
 ) {
   return {
-    method: 'POST' as const,
-    path,
-    summary: spec.summary,
-    description: spec.description,
+    ...head('POST', path, spec),
     body: spec.body,
     responses: { 201: spec.response, ...writeErrorResponses },
     metadata: metadataOf(spec),
@@ -69,15 +72,12 @@ export function createRoute<const P extends string, B extends z.ZodTypeAny, R ex
 }
 
 /** `GET` of one resource by its id. */
-export function retrieveRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
+function retrieveRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
   path: P,
   spec: RouteSpec & { response: R },
 ) {
   return {
-    method: 'GET' as const,
-    path,
-    summary: spec.summary,
-    description: spec.description,
+    ...head('GET', path, spec),
     pathParams: IdPathParams,
     responses: { 200: spec.response, ...readErrorResponses },
     metadata: metadataOf(spec),
@@ -85,16 +85,13 @@ export function retrieveRoute<const P extends `${string}/:id`, R extends z.ZodTy
 }
 
 /** `PATCH` of one resource: only the fields sent change. */
-export function updateRoute<
+function updateRoute<
   const P extends `${string}/:id`,
   B extends z.ZodTypeAny,
   R extends z.ZodTypeAny,
 >(path: P, spec: RouteSpec & { body: B; response: R }) {
   return {
-    method: 'PATCH' as const,
-    path,
-    summary: spec.summary,
-    description: spec.description,
+    ...head('PATCH', path, spec),
     pathParams: IdPathParams,
     body: spec.body,
     responses: { 200: spec.response, ...writeErrorResponses },
@@ -103,15 +100,12 @@ export function updateRoute<
 }
 
 /** `DELETE` of one resource (no body); `response` is what is left of it (200). */
-export function deleteRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
+function deleteRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
   path: P,
   spec: RouteSpec & { response: R },
 ) {
   return {
-    method: 'DELETE' as const,
-    path,
-    summary: spec.summary,
-    description: spec.description,
+    ...head('DELETE', path, spec),
     pathParams: IdPathParams,
     body: c.noBody(),
     responses: { 200: spec.response, ...writeErrorResponses },
@@ -123,7 +117,7 @@ export function deleteRoute<const P extends `${string}/:id`, R extends z.ZodType
  * `POST` of an action on one resource (`/:id/<verb>`): a state transition, a rotation, a test.
  * No body unless one is given; 200 unless the action only queues work (202).
  */
-export function actionRoute<
+function actionRoute<
   const P extends `${string}/:id/${string}`,
   R extends z.ZodTypeAny,
   B extends z.ZodTypeAny | ContractNoBodyType = ContractNoBodyType,
@@ -131,15 +125,75 @@ export function actionRoute<
 >(path: P, spec: RouteSpec & { response: R; body?: B; status?: S }) {
   const status = (spec.status ?? 200) as S;
   return {
-    method: 'POST' as const,
-    path,
-    summary: spec.summary,
-    description: spec.description,
+    ...head('POST', path, spec),
     pathParams: IdPathParams,
     body: (spec.body ?? c.noBody()) as B,
     responses: { [status]: spec.response, ...writeErrorResponses } as {
       [K in S]: R;
     } & typeof writeErrorResponses,
     metadata: metadataOf(spec),
+  };
+}
+
+/** A route's spec inside `resourceRoutes`: the path and the scope come from the resource. */
+type ResourceRouteSpec = Omit<RouteSpec, 'scope'>;
+
+/**
+ * The read routes of one resource: `list` at its collection `path`, `retrieve` at `path/:id`,
+ * both needing `<resource>:read`. `schema` is the resource: what `retrieve` answers.
+ */
+export function readRoutes<const P extends string, T extends z.ZodTypeAny>(
+  path: P,
+  resource: ScopeResource,
+  schema: T,
+) {
+  const scope = `${resource}:read` as const;
+  return {
+    list: <
+      Q extends z.ZodTypeAny,
+      R extends z.ZodTypeAny,
+      E extends object = typeof commonErrorResponses,
+    >(
+      spec: ResourceRouteSpec & { query: Q; response: R; errors?: E },
+    ) => listRoute(path, { ...spec, scope }),
+    retrieve: (spec: ResourceRouteSpec) =>
+      retrieveRoute(`${path}/:id`, { ...spec, response: schema, scope }),
+  };
+}
+
+/**
+ * The routes of one resource, from its collection `path` (list, create) and `path/:id` (retrieve,
+ * update, delete, and `action` for `path/:id/<verb>`): each route names its documentation and
+ * schemas, and needs `<resource>:read` (list, retrieve) or `<resource>:write` (the rest). A write
+ * answers with the resource's `schema` unless it names another `response`.
+ */
+export function resourceRoutes<const P extends string, T extends z.ZodTypeAny>(
+  path: P,
+  resource: Exclude<ScopeResource, (typeof READ_ONLY_SCOPE_RESOURCES)[number]>,
+  schema: T,
+) {
+  const one = `${path}/:id` as const;
+  const scope = `${resource}:write` as const;
+  // `R` is inferred from `response` when one is given, and defaults to `T` when none is.
+  const answer = <R extends z.ZodTypeAny>(response: R | undefined) => (response ?? schema) as R;
+  return {
+    ...readRoutes(path, resource, schema),
+    create: <B extends z.ZodTypeAny, R extends z.ZodTypeAny = T>(
+      spec: ResourceRouteSpec & { body: B; response?: R },
+    ) => createRoute(path, { ...spec, response: answer(spec.response), scope }),
+    update: <B extends z.ZodTypeAny, R extends z.ZodTypeAny = T>(
+      spec: ResourceRouteSpec & { body: B; response?: R },
+    ) => updateRoute(one, { ...spec, response: answer(spec.response), scope }),
+    delete: <R extends z.ZodTypeAny = T>(spec: ResourceRouteSpec & { response?: R }) =>
+      deleteRoute(one, { ...spec, response: answer(spec.response), scope }),
+    action: <
+      const V extends string,
+      R extends z.ZodTypeAny = T,
+      B extends z.ZodTypeAny | ContractNoBodyType = ContractNoBodyType,
+      const S extends 200 | 202 = 200,
+    >(
+      verb: V,
+      spec: ResourceRouteSpec & { response?: R; body?: B; status?: S },
+    ) => actionRoute(`${one}/${verb}`, { ...spec, response: answer(spec.response), scope }),
   };
 }

@@ -5,7 +5,7 @@ import { searchErrorResponses } from './problem';
 import { dateSchema, deletedSchema, text } from './resource';
 import { ROUTER_OPTIONS } from './operation';
 import { z } from './zod-openapi';
-import { createRoute, deleteRoute, listRoute, retrieveRoute, updateRoute } from './routes';
+import { resourceRoutes } from './routes';
 
 const c = initContract();
 
@@ -47,7 +47,6 @@ export const StudentListQuerySchema = listQuery({
     status: filter.oneOf(STUDENT_STATUSES),
     grade_level: filter.integer(GRADE_LEVEL.min, GRADE_LEVEL.max),
   },
-  ranges: {},
   sort: ['last_name', 'first_name'],
   search: ['first_name', 'last_name', 'email', 'student_number'],
 });
@@ -85,42 +84,34 @@ export const StudentUpdateSchema = z
 
 export const DeletedStudentSchema = deletedSchema('student', 'DeletedStudent');
 
+const studentRoutes = resourceRoutes('/v1/students', 'students', StudentSchema);
+
 export const studentsContract = c.router(
   {
-    list: listRoute('/v1/students', {
+    list: studentRoutes.list({
       summary: 'List students',
       description:
         "Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at` and `updated_at`; `q` searches names, email and student number.",
       query: StudentListQuerySchema,
       response: StudentListSchema,
       errors: searchErrorResponses,
-      scope: 'students:read',
     }),
-    create: createRoute('/v1/students', {
+    create: studentRoutes.create({
       summary: 'Create a student',
       description: '`student_number` must be unique in the organization (409 otherwise).',
       body: StudentCreateSchema,
-      response: StudentSchema,
-      scope: 'students:write',
     }),
-    retrieve: retrieveRoute('/v1/students/:id', {
-      summary: 'Retrieve a student',
-      response: StudentSchema,
-      scope: 'students:read',
-    }),
-    update: updateRoute('/v1/students/:id', {
+    retrieve: studentRoutes.retrieve({ summary: 'Retrieve a student' }),
+    update: studentRoutes.update({
       summary: 'Update a student',
       description: 'Only the fields sent change. Sends `student.updated` when something changed.',
       body: StudentUpdateSchema,
-      response: StudentSchema,
-      scope: 'students:write',
     }),
-    delete: deleteRoute('/v1/students/:id', {
+    delete: studentRoutes.delete({
       summary: 'Delete a student',
       description:
         'Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.',
       response: DeletedStudentSchema,
-      scope: 'students:write',
     }),
   },
   ROUTER_OPTIONS,

@@ -12,7 +12,7 @@ import { commonErrorResponses } from './problem';
 import { deletedSchema, text, timestampSchema } from './resource';
 import { ALL_SCOPES, type Scope } from './scopes';
 import { z } from './zod-openapi';
-import { actionRoute, createRoute, deleteRoute, listRoute, retrieveRoute } from './routes';
+import { resourceRoutes } from './routes';
 
 const c = initContract();
 
@@ -63,39 +63,38 @@ export const PersonalAccessTokenCreateSchema = z
   .strict()
   .openapi({ title: 'PersonalAccessTokenCreate' });
 
-export const PersonalAccessTokenListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
+export const PersonalAccessTokenListQuerySchema = listQuery({ filters: {} });
+
+const tokenRoutes = resourceRoutes(
+  '/v1/personal_access_tokens',
+  'tokens',
+  PersonalAccessTokenSchema,
+);
 
 export const personalAccessTokensContract = c.router(
   {
-    list: listRoute('/v1/personal_access_tokens', {
+    list: tokenRoutes.list({
       summary: 'List personal access tokens',
       description:
         "The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.",
       query: PersonalAccessTokenListQuerySchema,
       response: listResponse(PersonalAccessTokenSchema, 'PersonalAccessTokenList'),
-      scope: 'tokens:read',
     }),
-    create: createRoute('/v1/personal_access_tokens', {
+    create: tokenRoutes.create({
       summary: 'Create a personal access token',
       description:
         "Returns the `token`, which is not shown again; only its hash is kept. The new token's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the new one must expire no later.",
       body: PersonalAccessTokenCreateSchema,
       response: PersonalAccessTokenWithSecretSchema,
-      scope: 'tokens:write',
       oneTimeSecret: 'token',
       delegation: 'credential',
     }),
-    retrieve: retrieveRoute('/v1/personal_access_tokens/:id', {
-      summary: 'Retrieve a personal access token',
-      response: PersonalAccessTokenSchema,
-      scope: 'tokens:read',
-    }),
-    delete: deleteRoute('/v1/personal_access_tokens/:id', {
+    retrieve: tokenRoutes.retrieve({ summary: 'Retrieve a personal access token' }),
+    delete: tokenRoutes.delete({
       summary: 'Revoke a personal access token',
       description:
         "The token is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). It stays listed, with `revoked_at`, for the audit trail. Revoking twice is harmless. The token's scopes must be among the calling token's (403 otherwise).",
-      response: PersonalAccessTokenSchema,
-      scope: 'tokens:write',
+
       delegation: 'credential',
     }),
   },
@@ -226,46 +225,40 @@ export const OAuthClientCreateSchema = z
   .strict()
   .openapi({ title: 'OAuthClientCreate' });
 
-export const OAuthClientListQuerySchema = listQuery({ filters: {}, ranges: {}, sort: [] });
+export const OAuthClientListQuerySchema = listQuery({ filters: {} });
+
+const oauthClientRoutes = resourceRoutes('/v1/oauth_clients', 'oauth_clients', OAuthClientSchema);
 
 export const oauthClientsContract = c.router(
   {
-    list: listRoute('/v1/oauth_clients', {
+    list: oauthClientRoutes.list({
       summary: 'List OAuth clients',
       query: OAuthClientListQuerySchema,
       response: listResponse(OAuthClientSchema, 'OAuthClientList'),
-      scope: 'oauth_clients:read',
     }),
-    create: createRoute('/v1/oauth_clients', {
+    create: oauthClientRoutes.create({
       summary: 'Register an OAuth client',
       description:
         "A confidential client gets its `client_secret` here, and never again. Its scopes must be among the calling token's (403 otherwise), and it expires no later than the calling token (`expires_at`).",
       body: OAuthClientCreateSchema,
       response: OAuthClientWithSecretSchema,
-      scope: 'oauth_clients:write',
       oneTimeSecret: 'client_secret',
       delegation: 'credential',
     }),
-    retrieve: retrieveRoute('/v1/oauth_clients/:id', {
-      summary: 'Retrieve an OAuth client',
-      response: OAuthClientSchema,
-      scope: 'oauth_clients:read',
-    }),
-    rotateSecret: actionRoute('/v1/oauth_clients/:id/rotate_secret', {
+    retrieve: oauthClientRoutes.retrieve({ summary: 'Retrieve an OAuth client' }),
+    rotateSecret: oauthClientRoutes.action('rotate_secret', {
       summary: "Replace a confidential client's secret",
       description:
         "Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client. Whoever holds the secret controls the client, so the client's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the client's `expires_at` becomes no later.",
       response: OAuthClientWithSecretSchema,
-      scope: 'oauth_clients:write',
       oneTimeSecret: 'client_secret',
       delegation: 'credential',
     }),
-    delete: deleteRoute('/v1/oauth_clients/:id', {
+    delete: oauthClientRoutes.delete({
       summary: 'Delete an OAuth client',
       description:
         "Every token issued to it is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). The client's scopes must be among the calling token's (403 otherwise).",
       response: deletedSchema('oauth_client', 'DeletedOAuthClient'),
-      scope: 'oauth_clients:write',
       delegation: 'credential',
     }),
   },

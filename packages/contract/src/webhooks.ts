@@ -10,14 +10,7 @@ import { filter, listQuery, listResponse } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { deletedSchema, IdPathParams, readErrorResponses, text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
-import {
-  actionRoute,
-  createRoute,
-  deleteRoute,
-  listRoute,
-  retrieveRoute,
-  updateRoute,
-} from './routes';
+import { listRoute, resourceRoutes } from './routes';
 
 const c = initContract();
 
@@ -157,8 +150,6 @@ export const WebhookEndpointUpdateSchema = z
 
 export const WebhookEndpointListQuerySchema = listQuery({
   filters: { enabled: filter.oneOf(['true', 'false']) },
-  ranges: {},
-  sort: [],
 });
 
 /** `pending` until a 2xx (`succeeded`) or the last scheduled attempt failed (`failed`). */
@@ -210,62 +201,52 @@ export const WebhookDeliveryListQuerySchema = listQuery({
     status: filter.oneOf(WEBHOOK_DELIVERY_STATUSES),
     event_type: filter.oneOf(EVENT_TYPES),
   },
-  ranges: {},
-  sort: [],
 });
+
+const endpointRoutes = resourceRoutes('/v1/webhook_endpoints', 'webhooks', WebhookEndpointSchema);
 
 export const webhookEndpointsContract = c.router(
   {
-    list: listRoute('/v1/webhook_endpoints', {
+    list: endpointRoutes.list({
       summary: 'List webhook endpoints',
       description: 'Filter: `enabled`.',
       query: WebhookEndpointListQuerySchema,
       response: listResponse(WebhookEndpointSchema, 'WebhookEndpointList'),
-      scope: 'webhooks:read',
     }),
-    create: createRoute('/v1/webhook_endpoints', {
+    create: endpointRoutes.create({
       summary: 'Create a webhook endpoint',
       description: `Returns the signing \`secret\`, which is not shown again. At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per organization (409 beyond). ${READ_RULE}`,
       body: WebhookEndpointCreateSchema,
       response: WebhookEndpointWithSecretSchema,
-      scope: 'webhooks:write',
       oneTimeSecret: 'secret',
       delegation: 'webhook_endpoint',
     }),
-    retrieve: retrieveRoute('/v1/webhook_endpoints/:id', {
-      summary: 'Retrieve a webhook endpoint',
-      response: WebhookEndpointSchema,
-      scope: 'webhooks:read',
-    }),
-    update: updateRoute('/v1/webhook_endpoints/:id', {
+    retrieve: endpointRoutes.retrieve({ summary: 'Retrieve a webhook endpoint' }),
+    update: endpointRoutes.update({
       summary: 'Update a webhook endpoint',
       description: `Only the fields sent change. A new \`events\` list applies to events from now on; \`enabled: true\` sends what is still pending. ${READ_RULE}`,
       body: WebhookEndpointUpdateSchema,
-      response: WebhookEndpointSchema,
-      scope: 'webhooks:write',
+
       delegation: 'webhook_endpoint',
     }),
-    delete: deleteRoute('/v1/webhook_endpoints/:id', {
+    delete: endpointRoutes.delete({
       summary: 'Delete a webhook endpoint',
       description: 'Its pending deliveries are dropped, and its delivery history with it.',
       response: deletedSchema('webhook_endpoint', 'DeletedWebhookEndpoint'),
-      scope: 'webhooks:write',
     }),
-    rotateSecret: actionRoute('/v1/webhook_endpoints/:id/rotate_secret', {
+    rotateSecret: endpointRoutes.action('rotate_secret', {
       summary: 'Rotate the signing secret',
       description: `Returns the new \`secret\`. For ${WEBHOOK_SECRET_OVERLAP_HOURS} hours deliveries carry two signatures, one per secret, so receivers can switch without missing one. Rotating again within that window retires the older previous secret at once. ${READ_RULE}`,
       response: WebhookEndpointWithSecretSchema,
-      scope: 'webhooks:write',
       oneTimeSecret: 'secret',
       delegation: 'webhook_endpoint',
     }),
-    test: actionRoute('/v1/webhook_endpoints/:id/test', {
+    test: endpointRoutes.action('test', {
       summary: 'Send a test event',
       description:
         'Queues a `ping` event to this endpoint only and returns its delivery; follow it with the deliveries list. Refused (409) while the endpoint is disabled.',
       response: WebhookDeliverySchema,
       status: 202,
-      scope: 'webhooks:write',
     }),
     deliveries: {
       ...listRoute('/v1/webhook_endpoints/:id/deliveries', {
@@ -283,20 +264,17 @@ export const webhookEndpointsContract = c.router(
   ROUTER_OPTIONS,
 );
 
+const deliveryRoutes = resourceRoutes('/v1/webhook_deliveries', 'webhooks', WebhookDeliverySchema);
+
 export const webhookDeliveriesContract = c.router(
   {
-    retrieve: retrieveRoute('/v1/webhook_deliveries/:id', {
-      summary: 'Retrieve a delivery',
-      response: WebhookDeliverySchema,
-      scope: 'webhooks:read',
-    }),
-    retry: actionRoute('/v1/webhook_deliveries/:id/retry', {
+    retrieve: deliveryRoutes.retrieve({ summary: 'Retrieve a delivery' }),
+    retry: deliveryRoutes.action('retry', {
       summary: 'Redeliver',
       description:
         'Attempts the delivery again now, whatever its status, with the same `webhook-id`. A pending delivery keeps its retry schedule; a succeeded or failed one gets this one attempt. Refused (409) while the endpoint is disabled.',
-      response: WebhookDeliverySchema,
+
       status: 202,
-      scope: 'webhooks:write',
     }),
   },
   ROUTER_OPTIONS,

@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
+import { readHandlers } from '../common/resource-handlers';
 import { AuditService } from './audit.service';
 
 @Controller()
@@ -13,15 +14,9 @@ export class AuditEventsController {
 
   @TsRestHandler(contract.auditEvents)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
-    return tsRestHandler(contract.auditEvents, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.audit.list(principal.organizationId, query, url),
-      }),
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: await this.audit.retrieve(principal.organizationId, params.id),
-      }),
-    });
+    return tsRestHandler(
+      contract.auditEvents,
+      readHandlers(this.audit, principal.organizationId, url),
+    );
   }
 }

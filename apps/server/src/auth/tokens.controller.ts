@@ -4,6 +4,7 @@ import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
+import { onRecord } from '../common/resource-handlers';
 import { toIso } from '../common/timestamp';
 import { assertCovers, assertExpiryWithin, assertScopesWithin, expandScopes } from './delegation';
 import type { Principal } from './principal';
@@ -45,10 +46,9 @@ export class PersonalAccessTokensController {
         );
         return { status: 201, body: { ...toTokenResource(record), token } };
       },
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: toTokenResource(await this.tokens.retrieve(organizationId, params.id)),
-      }),
+      retrieve: onRecord(200, async (id) =>
+        toTokenResource(await this.tokens.retrieve(organizationId, id)),
+      ),
       delete: async ({ params }) => {
         const target = await this.tokens.retrieve(organizationId, params.id);
         assertCovers(principal, target.scopes.split(' '), 'revoke', 'a token');

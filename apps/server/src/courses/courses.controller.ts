@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
+import { resourceHandlers } from '../common/resource-handlers';
 import { CoursesService } from './courses.service';
 
 @Controller()
@@ -13,27 +14,6 @@ export class CoursesController {
 
   @TsRestHandler(contract.courses)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
-    return tsRestHandler(contract.courses, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.courses.list(principal, query, url),
-      }),
-      create: async ({ body }) => ({
-        status: 201,
-        body: await this.courses.create(principal, body),
-      }),
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: await this.courses.retrieve(principal, params.id),
-      }),
-      update: async ({ params, body }) => ({
-        status: 200,
-        body: await this.courses.update(principal, params.id, body),
-      }),
-      delete: async ({ params }) => ({
-        status: 200,
-        body: await this.courses.delete(principal, params.id),
-      }),
-    });
+    return tsRestHandler(contract.courses, resourceHandlers(this.courses, principal, url));
   }
 }

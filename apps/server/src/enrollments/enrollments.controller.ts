@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
+import { createHandler, onRecord, readHandlers, updateHandler } from '../common/resource-handlers';
 import { EnrollmentsService } from './enrollments.service';
 
 @Controller()
@@ -13,29 +14,16 @@ export class EnrollmentsController {
 
   @TsRestHandler(contract.enrollments)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
-    const move = (id: string, transition: 'activate' | 'complete' | 'drop' | 'cancel') =>
-      this.enrollments.transition(principal, id, transition);
+    const move = (transition: 'activate' | 'complete' | 'drop' | 'cancel') =>
+      onRecord(200, (id) => this.enrollments.transition(principal, id, transition));
     return tsRestHandler(contract.enrollments, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.enrollments.list(principal, query, url),
-      }),
-      create: async ({ body }) => ({
-        status: 201,
-        body: await this.enrollments.create(principal, body),
-      }),
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: await this.enrollments.retrieve(principal, params.id),
-      }),
-      update: async ({ params, body }) => ({
-        status: 200,
-        body: await this.enrollments.update(principal, params.id, body),
-      }),
-      activate: async ({ params }) => ({ status: 200, body: await move(params.id, 'activate') }),
-      complete: async ({ params }) => ({ status: 200, body: await move(params.id, 'complete') }),
-      drop: async ({ params }) => ({ status: 200, body: await move(params.id, 'drop') }),
-      cancel: async ({ params }) => ({ status: 200, body: await move(params.id, 'cancel') }),
+      ...readHandlers(this.enrollments, principal, url),
+      create: createHandler(this.enrollments, principal),
+      update: updateHandler(this.enrollments, principal),
+      activate: move('activate'),
+      complete: move('complete'),
+      drop: move('drop'),
+      cancel: move('cancel'),
     });
   }
 }

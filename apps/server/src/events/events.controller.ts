@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
+import { readHandlers } from '../common/resource-handlers';
 import { EventsService } from './events.service';
 
 @Controller()
@@ -13,15 +14,6 @@ export class EventsController {
 
   @TsRestHandler(contract.events)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
-    return tsRestHandler(contract.events, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.events.list(principal, query, url),
-      }),
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: await this.events.retrieve(principal, params.id),
-      }),
-    });
+    return tsRestHandler(contract.events, readHandlers(this.events, principal, url));
   }
 }

@@ -5,6 +5,13 @@ import type { Principal } from '../auth/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
+import {
+  createHandler,
+  onRecord,
+  readHandlers,
+  resourceHandlers,
+  updateHandler,
+} from '../common/resource-handlers';
 import { ExamResultsService } from './exam-results.service';
 import { ExamsService } from './exams.service';
 
@@ -14,25 +21,7 @@ export class ExamsController {
 
   @TsRestHandler(contract.exams)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
-    return tsRestHandler(contract.exams, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.exams.list(principal, query, url),
-      }),
-      create: async ({ body }) => ({ status: 201, body: await this.exams.create(principal, body) }),
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: await this.exams.retrieve(principal, params.id),
-      }),
-      update: async ({ params, body }) => ({
-        status: 200,
-        body: await this.exams.update(principal, params.id, body),
-      }),
-      delete: async ({ params }) => ({
-        status: 200,
-        body: await this.exams.delete(principal, params.id),
-      }),
-    });
+    return tsRestHandler(contract.exams, resourceHandlers(this.exams, principal, url));
   }
 }
 
@@ -43,26 +32,10 @@ export class ExamResultsController {
   @TsRestHandler(contract.examResults)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(contract.examResults, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.results.list(principal, query, url),
-      }),
-      create: async ({ body }) => ({
-        status: 201,
-        body: await this.results.create(principal, body),
-      }),
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: await this.results.retrieve(principal, params.id),
-      }),
-      update: async ({ params, body }) => ({
-        status: 200,
-        body: await this.results.update(principal, params.id, body),
-      }),
-      publish: async ({ params }) => ({
-        status: 200,
-        body: await this.results.publish(principal, params.id),
-      }),
+      ...readHandlers(this.results, principal, url),
+      create: createHandler(this.results, principal),
+      update: updateHandler(this.results, principal),
+      publish: onRecord(200, (id) => this.results.publish(principal, id)),
     });
   }
 }

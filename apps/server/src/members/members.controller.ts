@@ -3,11 +3,11 @@ import { contract } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { Principal } from '../auth/principal';
-import { publicId } from '../common/ids';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { notFound } from '../common/resource-errors';
 import { CurrentPrincipal } from '../common/request-context';
+import { deletedStub, listHandler, onRecord } from '../common/resource-handlers';
 import { UsersService } from '../oauth/users.service';
 import { AuditService } from '../audit/audit.service';
 import { MembersService, toInvitationResource, toMemberResource } from './members.service';
@@ -24,25 +24,15 @@ export class MembersController {
   ) {
     const organizationId = principal.organizationId;
     return tsRestHandler(contract.members, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.members.list(organizationId, query, url),
-      }),
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: toMemberResource(await this.members.retrieve(organizationId, params.id)),
-      }),
+      list: listHandler(this.members, organizationId, url),
+      retrieve: onRecord(200, async (id) =>
+        toMemberResource(await this.members.retrieve(organizationId, id)),
+      ),
       update: async ({ params, body }) => ({
         status: 200,
         body: toMemberResource(await this.members.update(principal, params.id, body, actor)),
       }),
-      delete: async ({ params }) => {
-        await this.members.remove(principal, params.id, actor);
-        return {
-          status: 200,
-          body: { id: publicId('user', params.id), object: 'member', deleted: true },
-        };
-      },
+      delete: deletedStub('member', 'user', (id) => this.members.remove(principal, id, actor)),
     });
   }
 }
@@ -70,19 +60,12 @@ export class InvitationsController {
           body: { ...toInvitationResource(invitation), accept_url: acceptUrl },
         };
       },
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: toInvitationResource(
-          await this.members.retrieveInvitation(organizationId, params.id),
-        ),
-      }),
-      delete: async ({ params }) => {
-        await this.members.revokeInvitation(organizationId, params.id, actor);
-        return {
-          status: 200,
-          body: { id: publicId('invitation', params.id), object: 'invitation', deleted: true },
-        };
-      },
+      retrieve: onRecord(200, async (id) =>
+        toInvitationResource(await this.members.retrieveInvitation(organizationId, id)),
+      ),
+      delete: deletedStub('invitation', 'invitation', (id) =>
+        this.members.revokeInvitation(organizationId, id, actor),
+      ),
     });
   }
 }

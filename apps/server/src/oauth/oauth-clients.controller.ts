@@ -7,6 +7,7 @@ import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
+import { deleteHandler, onRecord, readHandlers } from '../common/resource-handlers';
 import { toIso } from '../common/timestamp';
 import { OAuthClientsService } from './oauth-clients.service';
 
@@ -21,10 +22,7 @@ export class OAuthClientsController {
     @CurrentAuditActor() actor: ApiAuditActor,
   ) {
     return tsRestHandler(contract.oauthClients, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.clients.list(principal, query, url),
-      }),
+      ...readHandlers(this.clients, principal, url),
       create: async ({ body }) => {
         assertScopesWithin(principal, expandScopes(body.scopes));
         // An explicit expiry past the caller's is refused, as for personal tokens; none given
@@ -43,18 +41,8 @@ export class OAuthClientsController {
           ),
         };
       },
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: await this.clients.retrieve(principal, params.id),
-      }),
-      rotateSecret: async ({ params }) => ({
-        status: 200,
-        body: await this.clients.rotateSecret(principal, params.id, actor),
-      }),
-      delete: async ({ params }) => ({
-        status: 200,
-        body: await this.clients.delete(principal, params.id, actor),
-      }),
+      rotateSecret: onRecord(200, (id) => this.clients.rotateSecret(principal, id, actor)),
+      delete: deleteHandler(this.clients, principal, actor),
     });
   }
 }

@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
+import { createHandler, onRecord, readHandlers } from '../common/resource-handlers';
 import { PaymentsService } from './payments.service';
 
 @Controller()
@@ -14,22 +15,9 @@ export class PaymentsController {
   @TsRestHandler(contract.payments)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(contract.payments, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.payments.list(principal, query, url),
-      }),
-      create: async ({ body }) => ({
-        status: 201,
-        body: await this.payments.create(principal, body),
-      }),
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: await this.payments.retrieve(principal, params.id),
-      }),
-      succeed: async ({ params }) => ({
-        status: 200,
-        body: await this.payments.succeed(principal, params.id),
-      }),
+      ...readHandlers(this.payments, principal, url),
+      create: createHandler(this.payments, principal),
+      succeed: onRecord(200, (id) => this.payments.succeed(principal, id)),
       fail: async ({ params, body }) => ({
         status: 200,
         body: await this.payments.fail(principal, params.id, body),

@@ -6,6 +6,7 @@ import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
+import { onRecord, resourceHandlers } from '../common/resource-handlers';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -23,34 +24,9 @@ export class WebhookEndpointsController {
     @CurrentAuditActor() actor: ApiAuditActor,
   ) {
     return tsRestHandler(contract.webhookEndpoints, {
-      list: async ({ query }) => ({
-        status: 200,
-        body: await this.endpoints.list(principal, query, url),
-      }),
-      create: async ({ body }) => ({
-        status: 201,
-        body: await this.endpoints.create(principal, body, actor),
-      }),
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: await this.endpoints.retrieve(principal, params.id),
-      }),
-      update: async ({ params, body }) => ({
-        status: 200,
-        body: await this.endpoints.update(principal, params.id, body, actor),
-      }),
-      delete: async ({ params }) => ({
-        status: 200,
-        body: await this.endpoints.delete(principal, params.id, actor),
-      }),
-      rotateSecret: async ({ params }) => ({
-        status: 200,
-        body: await this.endpoints.rotateSecret(principal, params.id, actor),
-      }),
-      test: async ({ params }) => ({
-        status: 202,
-        body: await this.endpoints.test(principal, params.id),
-      }),
+      ...resourceHandlers(this.endpoints, principal, url, actor),
+      rotateSecret: onRecord(200, (id) => this.endpoints.rotateSecret(principal, id, actor)),
+      test: onRecord(202, (id) => this.endpoints.test(principal, id)),
       deliveries: async ({ params, query }) => ({
         status: 200,
         body: await this.deliveries.list(principal, params.id, query, url),
@@ -66,14 +42,8 @@ export class WebhookDeliveriesController {
   @TsRestHandler(contract.webhookDeliveries)
   handle(@CurrentPrincipal() principal: Principal) {
     return tsRestHandler(contract.webhookDeliveries, {
-      retrieve: async ({ params }) => ({
-        status: 200,
-        body: await this.deliveries.retrieve(principal, params.id),
-      }),
-      retry: async ({ params }) => ({
-        status: 202,
-        body: await this.deliveries.retry(principal, params.id),
-      }),
+      retrieve: onRecord(200, (id) => this.deliveries.retrieve(principal, id)),
+      retry: onRecord(202, (id) => this.deliveries.retry(principal, id)),
     });
   }
 }
