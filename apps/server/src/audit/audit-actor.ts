@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import { normalizeIp } from '../rate-limit/organization-throttler.guard';
 

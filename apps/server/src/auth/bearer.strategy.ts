@@ -4,15 +4,11 @@ import { Strategy } from 'passport-http-bearer';
 import { Clock } from '../common/clock';
 import type { PlatformRequest } from '../common/http-context';
 import { hashToken } from '../security/crypto';
-import type { Principal } from './principal';
+import type { Principal } from '../common/principal';
 import { TokenCache } from './token-cache';
 import { PAT_PREFIX } from './token-format';
-import {
-  type AuthenticationResult,
-  OAuthAccessTokenResolver,
-  type ResolvedToken,
-  type TokenRefusal,
-} from './token-resolver';
+import type { AuthenticationResult, TokenRefusal } from '../common/principal';
+import { OAuthAccessTokenResolver, type ResolvedToken } from './token-resolver';
 import { TokensService } from './tokens.service';
 
 /** `Bearer <token>`, the one form a token may take (RFC 6750 §2.1; b64token characters). */

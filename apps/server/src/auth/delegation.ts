@@ -1,7 +1,7 @@
 import { ALL_SCOPES, isScope, readScopesForEvents, type Scope } from '@platform/contract';
 import { ProblemException } from '../common/problem.exception';
 import { toIso } from '../common/timestamp';
-import type { Principal } from './principal';
+import type { Principal } from '../common/principal';
 
 /** `all` → every scope; duplicates dropped. Validation of the names is the contract's. */
 export function expandScopes(scopes: readonly string[]): Scope[] {

@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql } from '../database/sql';
 import { AuthVersionRecord } from './auth-version.entity';
-import type { Principal } from './principal';
+import type { Principal } from '../common/principal';
 
 /** A successful lookup, kept for the requests after it. */
 export interface CachedAuthentication {

@@ -1,15 +1,4 @@
-import type { OAuthPrincipal, Principal } from './principal';
-
-/** Why a token was refused by the service that knows its kind. */
-export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked';
-
-/** Why a request is not authenticated; the pipeline answers each with its own 401 detail. */
-export type AuthenticationFailure = 'missing' | TokenRefusal;
-
-export type AuthenticationResult<
-  P extends Principal = Principal,
-  F extends AuthenticationFailure = AuthenticationFailure,
-> = { ok: true; principal: P } | { ok: false; reason: F };
+import type { OAuthPrincipal, Principal, TokenRefusal } from '../common/principal';
 
 /**
  * A token resolver's answer. On success it also says what the token cache (token-cache.ts) keeps

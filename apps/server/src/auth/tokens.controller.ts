@@ -7,7 +7,7 @@ import { CurrentPrincipal } from '../common/request-context';
 import { onRecord } from '../common/resource-handlers';
 import { toIso } from '../common/timestamp';
 import { assertCovers, assertExpiryWithin, assertScopesWithin, expandScopes } from './delegation';
-import type { Principal } from './principal';
+import type { Principal } from '../common/principal';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import { TokensService, toTokenResource } from './tokens.service';
 import { publicId } from '../common/ids';

@@ -26,7 +26,8 @@ import { Organization } from '../organizations/organization.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { constantTimeEqual } from '../security/crypto';
 import { PersonalAccessToken } from './personal-access-token.entity';
-import { effectiveScopes, type PersonalAccessTokenPrincipal, roleOf } from './principal';
+import type { PersonalAccessTokenPrincipal } from '../common/principal';
+import { effectiveScopes, roleOf } from './effective-scopes';
 import type { ResolvedToken } from './token-resolver';
 import {
   displayPrefix,

@@ -1,6 +1,7 @@
 import type { OperationMetadata } from '@platform/contract';
 import type { AppRoute } from '@ts-rest/core';
 import type { Request } from 'express';
+import type { AuthenticationResult, Principal } from './principal';
 
 /** The contract route a request is for, and what the contract says of its operation. */
 export interface ContractRoute {
@@ -8,13 +9,13 @@ export interface ContractRoute {
   operation: OperationMetadata;
 }
 
-/**
- * What our middleware and guards attach to the Express request. The caller's identity
- * (`principal`, `authentication`) is declared by the auth module that sets it
- * (auth/principal.ts), so this layer names no feature.
- */
+/** What our middleware and guards attach to the Express request. */
 export interface PlatformRequest extends Request {
   id: string;
+  /** The authenticated caller (set with a successful `authentication`). */
+  principal?: Principal;
+  /** The bearer token's outcome, resolved once per request (see BearerStrategy.authenticate). */
+  authentication?: AuthenticationResult;
   /** The handler's contract route, looked up once per request (null: not an API route). */
   contractRoute?: ContractRoute | null;
   /** The front door already charged this request to a per-IP or per-client budget. */

@@ -11,7 +11,7 @@ import {
 } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { lockOwned } from '../common/find-owned';
 import { OwnedRecordsFactory, PatchableResourceService } from '../common/owned-records';
 import { ProblemException } from '../common/problem.exception';

@@ -10,7 +10,7 @@ import {
   type ListQuery,
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { Clock } from '../common/clock';
 import { EventOutbox } from '../common/event-outbox';
 import { newId } from '../common/ids';

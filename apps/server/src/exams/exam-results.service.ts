@@ -9,7 +9,7 @@ import {
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import {
   type Caller,
   OwnedRecordsFactory,

@@ -9,7 +9,7 @@ import {
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { OwnedRecordsFactory, PatchableResourceService } from '../common/owned-records';
 import { ProblemException } from '../common/problem.exception';
 import { CoursesService } from '../courses/courses.service';

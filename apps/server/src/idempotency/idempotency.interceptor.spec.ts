@@ -9,7 +9,7 @@ import { contract } from '@platform/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { TsRestAppRouteMetadataKey } from '@ts-rest/nest';
 import { lastValueFrom, of, throwError } from 'rxjs';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { ProblemException } from '../common/problem.exception';
 import { requestFingerprint } from './fingerprint';
 import { IdempotencyInterceptor } from './idempotency.interceptor';

@@ -15,7 +15,7 @@ import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { normalizeIp } from '../rate-limit/organization-throttler.guard';
 import { earlierExpiry } from '../auth/delegation';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { revokeTokensOf } from '../auth/tokens.service';
 import { Clock } from '../common/clock';
 import { newId, publicId } from '../common/ids';

@@ -1,5 +1,5 @@
 import { statementsMigration, timestampColumns } from '../database/migration';
-import { organizationListIndexes, organizationTable } from '../organizations/organization-columns';
+import { organizationListIndexes, organizationTable } from '../database/tenant-table';
 
 /** Organizations, personal access tokens and students. */
 export const initialMigration = statementsMigration(

@@ -1,5 +1,5 @@
 import { statementsMigration, timestampColumns } from '../database/migration';
-import { organizationListIndexes, organizationTable } from '../organizations/organization-columns';
+import { organizationListIndexes, organizationTable } from '../database/tenant-table';
 
 /** Courses, enrollments, payments, exams and results, and the events outbox. */
 export const domainMigration = statementsMigration(

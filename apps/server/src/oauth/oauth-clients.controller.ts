@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import { assertExpiryWithin, assertScopesWithin, expandScopes } from '../auth/delegation';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';

@@ -12,7 +12,7 @@ import {
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import { assertCovers, earlierExpiry, expandScopes } from '../auth/delegation';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';

@@ -3,7 +3,7 @@ import { contract, type OrganizationResource } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import type { Request } from 'express';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { asPlatformRequest } from '../common/http-context';
 import { publicId } from '../common/ids';
 import { notFound } from '../common/resource-errors';

@@ -10,7 +10,7 @@ import {
 } from '@platform/contract';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { OwnedRecordsFactory, OwnedResourceService } from '../common/owned-records';
 import { invalidField } from '../common/resource-errors';
 import { EnrollmentsService } from '../enrollments/enrollments.service';

@@ -4,7 +4,7 @@ import type {
   WebhookOwnerType,
 } from '@platform/contract';
 import type { EntityManager } from 'typeorm';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import { type Sql } from '../database/sql';
 import { OAuthArtifactRecord, OAuthClientRecord } from '../oauth/entities';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { contract, type ListQuery, type WebhookDelivery } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import { Clock } from '../common/clock';
 import { findOwned, lockOwned } from '../common/find-owned';
 import { ListCollection } from '../common/list/find-page';

@@ -15,7 +15,7 @@ import {
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import { assertCanSubscribe } from '../auth/delegation';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../common/principal';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';

@@ -1,5 +1,5 @@
 import { type DialectTypes, statementsMigration } from '../../database/migration';
-import { organizationTable } from '../../organizations/organization-columns';
+import { organizationTable } from '../../database/tenant-table';
 
 /**
  * The audit log. Rows are only ever inserted (and pruned by age), and read per organization

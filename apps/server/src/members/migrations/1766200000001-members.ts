@@ -1,8 +1,5 @@
 import { type DialectTypes, statementsMigration, timestampColumns } from '../../database/migration';
-import {
-  organizationListIndexes,
-  organizationTable,
-} from '../../organizations/organization-columns';
+import { organizationListIndexes, organizationTable } from '../../database/tenant-table';
 
 /**
  * Members and roles: users get a `role` (existing users become `admin`, the only thing they

@@ -1,8 +1,5 @@
 import { statementsMigration } from '../../database/migration';
-import {
-  organizationListIndexes,
-  organizationTable,
-} from '../../organizations/organization-columns';
+import { organizationListIndexes, organizationTable } from '../../database/tenant-table';
 
 /**
  * The OAuth 2.0 authorization server: organization members (users), registered clients, and

@@ -1,8 +1,5 @@
 import { statementsMigration, timestampColumns } from '../../database/migration';
-import {
-  organizationListIndexes,
-  organizationTable,
-} from '../../organizations/organization-columns';
+import { organizationListIndexes, organizationTable } from '../../database/tenant-table';
 
 /**
  * Webhook endpoints, their messages (one per endpoint and event) and every delivery attempt, and

@@ -1,15 +1,9 @@
-import { type Role, ROLE_SCOPES, ROLES, type Scope } from '@platform/contract';
-import type { AuthenticationResult } from './token-resolver';
+import type { Role, Scope } from '@platform/contract';
 
-declare module '../common/http-context' {
-  /** What the request pipeline (request-pipeline.guard.ts) attaches about the caller. */
-  interface PlatformRequest {
-    /** The authenticated caller (set with a successful `authentication`). */
-    principal?: Principal;
-    /** The bearer token's outcome, resolved once per request (see BearerStrategy.authenticate). */
-    authentication?: AuthenticationResult;
-  }
-}
+/*
+ * Who is calling, as the request pipeline (auth/) resolves it from the bearer token and every
+ * module reads it: a platform type, so that no module imports auth/ to name its caller.
+ */
 
 interface PrincipalBase {
   organizationId: string;
@@ -47,18 +41,13 @@ export interface OAuthPrincipal extends PrincipalBase {
  */
 export type Principal = PersonalAccessTokenPrincipal | OAuthPrincipal;
 
-/**
- * A token acting for a member never does more than the member's role allows: its scopes are
- * cut to `ROLE_SCOPES[role]` each time the principal is built, so a demotion applies on the
- * next request. Without a member the token's own scopes stand.
- */
-export function effectiveScopes(scopes: Iterable<Scope>, role: Role | null): Set<Scope> {
-  if (!role) return new Set(scopes);
-  const allowed = new Set<Scope>(ROLE_SCOPES[role]);
-  return new Set([...scopes].filter((scope) => allowed.has(scope)));
-}
+/** Why a token was refused by the service that knows its kind. */
+export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked';
 
-/** A role read from the database; anything else (no member row) is null. */
-export function roleOf(value: unknown): Role | null {
-  return (ROLES as readonly unknown[]).includes(value) ? (value as Role) : null;
-}
+/** Why a request is not authenticated; the pipeline answers each with its own 401 detail. */
+export type AuthenticationFailure = 'missing' | TokenRefusal;
+
+export type AuthenticationResult<
+  P extends Principal = Principal,
+  F extends AuthenticationFailure = AuthenticationFailure,
+> = { ok: true; principal: P } | { ok: false; reason: F };

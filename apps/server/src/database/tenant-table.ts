@@ -1,9 +1,10 @@
-import type { DialectTypes } from '../database/migration';
+import type { DialectTypes } from './migration';
 
 /**
  * The table of an organization-owned resource, as its migration writes it: the public id, the
- * tenant key (deleting an organization deletes its rows), `columns`, then when each row was
- * made and (unless `updatable` is false) last changed; `constraints` are table constraints.
+ * tenant key every query filters on (deleting an organization deletes its rows), `columns`, then
+ * when each row was made and (unless `updatable` is false) last changed; `constraints` are table
+ * constraints. Platform, not the organizations module's: every tenant-owned table has this shape.
  */
 export function organizationTable(
   t: DialectTypes,
