@@ -5,7 +5,7 @@
  */
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
-import { filter, listQuery, listResponse } from './list';
+import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { timestampSchema } from './resource';
 import { z } from './zod-openapi';
@@ -119,7 +119,6 @@ export const auditEventsContract = c.router(
       summary: 'List audit events',
       description: `Changes to the organization's tokens, OAuth clients, webhook endpoints, name, plan and rate limit: who (credential, user, IP), what and when. Newest first; kept at least ${AUDIT_MIN_RETENTION_DAYS} days (${AUDIT_DEFAULT_RETENTION_DAYS} by default). Filter by \`action\`, \`actor_type\`, \`target_type\`, \`target_id\`, \`user_id\` (comma-separate several) and \`created_at\` range.`,
       query: AuditEventListQuerySchema,
-      response: listResponse(AuditEventSchema, 'AuditEventList'),
     }),
     retrieve: auditEventRoutes.retrieve({ summary: 'Retrieve an audit event' }),
   },

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
-import { filter, listQuery, listResponse } from './list';
+import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
 import { dateSchema, deletedSchema, text, timestampSchema } from './resource';
@@ -77,10 +77,7 @@ export const coursesContract = c.router(
   {
     list: courseRoutes.list({
       summary: 'List courses',
-      description:
-        'Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches code and title.',
       query: CourseListQuerySchema,
-      response: listResponse(CourseSchema, 'CourseList'),
       errors: searchErrorResponses,
     }),
     create: courseRoutes.create({

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
-import { filter, listQuery, listResponse } from './list';
+import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
@@ -99,10 +99,7 @@ export const enrollmentsContract = c.router(
   {
     list: enrollmentRoutes.list({
       summary: 'List enrollments',
-      description:
-        'Filters: `student_id`, `course_id`, `status`; ranges on `created_at`, `updated_at`, `activated_at`, `completed_at`.',
       query: EnrollmentListQuerySchema,
-      response: listResponse(EnrollmentSchema, 'EnrollmentList'),
     }),
     create: enrollmentRoutes.create({
       summary: 'Enroll a student in a course',

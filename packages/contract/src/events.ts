@@ -8,7 +8,7 @@ import { CourseSchema } from './courses';
 import { EnrollmentSchema } from './enrollments';
 import { ExamResultSchema, ExamSchema } from './exams';
 import { idSchema } from './ids';
-import { filter, listQuery, listResponse } from './list';
+import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { PaymentSchema } from './payments';
 import { deletedSchema, timestampSchema } from './resource';
@@ -151,7 +151,6 @@ export const eventsContract = c.router(
       summary: 'List events',
       description: `Every change of the last ${EVENT_RETENTION_DAYS} days, newest first, so you can reconcile what a webhook endpoint missed. Filter by \`type\` (comma-separate several) and \`created_at\` range; \`updated_since\` works as on every collection (events never change after they are written).`,
       query: EventListQuerySchema,
-      response: listResponse(EventSchema, 'EventList'),
     }),
     retrieve: eventRoutes.retrieve({ summary: 'Retrieve an event' }),
   },

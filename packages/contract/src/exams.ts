@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
-import { filter, listQuery, listResponse } from './list';
+import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
 import { dateSchema, deletedSchema, text, timestampSchema } from './resource';
@@ -105,10 +105,7 @@ export const examsContract = c.router(
   {
     list: examRoutes.list({
       summary: 'List exams',
-      description:
-        'Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.',
       query: ExamListQuerySchema,
-      response: listResponse(ExamSchema, 'ExamList'),
       errors: searchErrorResponses,
     }),
     create: examRoutes.create({
@@ -136,10 +133,7 @@ export const examResultsContract = c.router(
   {
     list: examResultRoutes.list({
       summary: 'List exam results',
-      description:
-        'Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.',
       query: ExamResultListQuerySchema,
-      response: listResponse(ExamResultSchema, 'ExamResultList'),
     }),
     create: examResultRoutes.create({
       summary: 'Record an exam result (as a draft)',

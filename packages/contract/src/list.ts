@@ -287,6 +287,32 @@ export function listSpecOf(schema: object): CompletedListSpec | undefined {
   return specs.get(schema);
 }
 
+/**
+ * The sentence that tells a list's readers what its query narrows by: its filters, its ranges
+ * (its own, then `created_at` and `updated_at`) and what `q` searches, e.g. "Filters: `status`;
+ * ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`." Undefined for a list
+ * that declares nothing of its own (only the ranges every list has).
+ */
+export function describeListQuery(schema: object): string | undefined {
+  const spec = listSpecOf(schema);
+  if (!spec) throw new Error('not a list query schema (build it with listQuery)');
+  const code = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
+  const filters = Object.keys(spec.filters);
+  // Its own ranges first, then the ones every list has.
+  const ranges = Object.keys(spec.ranges).sort(
+    (a, b) => Number(a in DEFAULT_RANGES) - Number(b in DEFAULT_RANGES),
+  );
+  const search = spec.search ?? [];
+  if (!filters.length && ranges.length === Object.keys(DEFAULT_RANGES).length && !search.length)
+    return undefined;
+  const parts = [
+    ...(filters.length ? [`Filters: ${code(filters)}`] : []),
+    `${filters.length ? 'ranges' : 'Ranges'} on ${code(ranges)}`,
+    ...(search.length ? [`\`q\` searches ${code(search)}`] : []),
+  ];
+  return `${parts.join('; ')}.`;
+}
+
 export function listQuery<
   const F extends Record<string, FilterSpec>,
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- what `ranges: {}` infers

@@ -6,7 +6,7 @@
 import { initContract } from '@ts-rest/core';
 import { dateTimeInput } from './date-time';
 import { idSchema } from './ids';
-import { filter, listQuery, listResponse } from './list';
+import { filter, listQuery } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
 import { commonErrorResponses, problemResponse } from './problem';
 import { deletedSchema, timestampSchema } from './resource';
@@ -79,7 +79,6 @@ export const membersContract = c.router(
       description:
         "The organization's members and their roles. Filter with `role=admin,developer`.",
       query: MemberListQuerySchema,
-      response: listResponse(MemberSchema, 'MemberList'),
     }),
     retrieve: memberRoutes.retrieve({ summary: 'Retrieve a member' }),
     update: memberRoutes.update({
@@ -144,7 +143,6 @@ export const invitationsContract = c.router(
       summary: 'List pending invitations',
       description: 'Invitations not yet accepted, revoked or expired. Never the link itself.',
       query: InvitationListQuerySchema,
-      response: listResponse(InvitationSchema, 'InvitationList'),
     }),
     create: invitationRoutes.create({
       summary: 'Invite a member',

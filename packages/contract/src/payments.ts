@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
-import { filter, listQuery, listResponse } from './list';
+import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
 import { text, timestampSchema } from './resource';
@@ -102,10 +102,7 @@ export const paymentsContract = c.router(
   {
     list: paymentRoutes.list({
       summary: 'List payments',
-      description:
-        'Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches description and external reference.',
       query: PaymentListQuerySchema,
-      response: listResponse(PaymentSchema, 'PaymentList'),
       errors: searchErrorResponses,
     }),
     create: paymentRoutes.create({

@@ -5,6 +5,7 @@
  * `listAll`, and every route carries its scope (see `operation`).
  */
 import { type ContractNoBodyType, initContract } from '@ts-rest/core';
+import { describeListQuery, listResponse } from './list';
 import { type OperationMetadata, operation } from './operation';
 import { commonErrorResponses } from './problem';
 import { IdPathParams, readErrorResponses, writeErrorResponses } from './resource';
@@ -41,6 +42,22 @@ function head<const M extends 'GET' | 'POST' | 'PATCH' | 'DELETE', const P exten
 }
 
 /**
+ * What a list route says of itself: a `description` of its own, or else the sentence its query
+ * derives (`describeListQuery`: filters, ranges, search), after a `lead` if it has one.
+ */
+type ListRouteSpec<Q extends z.ZodTypeAny, E extends object> = RouteSpec & {
+  lead?: string;
+  query: Q;
+  errors?: E;
+};
+
+function listDescription({ description, lead, query }: ListRouteSpec<z.ZodTypeAny, object>) {
+  if (description !== undefined) return description;
+  const sentences = [lead, describeListQuery(query)].filter((s) => s !== undefined);
+  return sentences.length ? sentences.join(' ') : undefined;
+}
+
+/**
  * `GET` of a collection through the list convention (`listResponse` builds `response`). A list
  * under one resource (`/:id/...`) adds `pathParams: IdPathParams` to it.
  */
@@ -49,9 +66,9 @@ export function listRoute<
   Q extends z.ZodTypeAny,
   R extends z.ZodTypeAny,
   E extends object = typeof commonErrorResponses,
->(path: P, spec: RouteSpec & { query: Q; response: R; errors?: E }) {
+>(path: P, spec: ListRouteSpec<Q, E> & { response: R }) {
   return {
-    ...head('GET', path, spec),
+    ...head('GET', path, { ...spec, description: listDescription(spec) }),
     query: spec.query,
     responses: { 200: spec.response, ...((spec.errors ?? commonErrorResponses) as E) },
     metadata: { ...metadataOf(spec), list: true as const },
@@ -138,9 +155,17 @@ function actionRoute<
 /** A route's spec inside `resourceRoutes`: the path and the scope come from the resource. */
 type ResourceRouteSpec = Omit<RouteSpec, 'scope'>;
 
+/** The title an `.openapi({ title })` gave a schema: a resource's list is titled `<title>List`. */
+function titleOf(schema: z.ZodTypeAny): string {
+  const title = (schema as { metaOpenApi?: { title?: string } }).metaOpenApi?.title;
+  if (title === undefined) throw new Error('a resource schema needs .openapi({ title })');
+  return title;
+}
+
 /**
  * The read routes of one resource: `list` at its collection `path`, `retrieve` at `path/:id`,
- * both needing `<resource>:read`. `schema` is the resource: what `retrieve` answers.
+ * both needing `<resource>:read`. `schema` is the resource: what `retrieve` answers, and what
+ * `list` pages through (`<title>List`).
  */
 export function readRoutes<const P extends string, T extends z.ZodTypeAny>(
   path: P,
@@ -149,13 +174,14 @@ export function readRoutes<const P extends string, T extends z.ZodTypeAny>(
 ) {
   const scope = `${resource}:read` as const;
   return {
-    list: <
-      Q extends z.ZodTypeAny,
-      R extends z.ZodTypeAny,
-      E extends object = typeof commonErrorResponses,
-    >(
-      spec: ResourceRouteSpec & { query: Q; response: R; errors?: E },
-    ) => listRoute(path, { ...spec, scope }),
+    list: <Q extends z.ZodTypeAny, E extends object = typeof commonErrorResponses>(
+      spec: Omit<ListRouteSpec<Q, E>, 'scope'>,
+    ) =>
+      listRoute(path, {
+        ...spec,
+        response: listResponse(schema, `${titleOf(schema)}List`),
+        scope,
+      }),
     retrieve: (spec: ResourceRouteSpec) =>
       retrieveRoute(`${path}/:id`, { ...spec, response: schema, scope }),
   };

@@ -90,10 +90,8 @@ export const studentsContract = c.router(
   {
     list: studentRoutes.list({
       summary: 'List students',
-      description:
-        "Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at` and `updated_at`; `q` searches names, email and student number.",
+      lead: "Returns a page of the organization's students.",
       query: StudentListQuerySchema,
-      response: StudentListSchema,
       errors: searchErrorResponses,
     }),
     create: studentRoutes.create({

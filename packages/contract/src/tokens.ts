@@ -6,7 +6,7 @@
 import { initContract } from '@ts-rest/core';
 import { dateTimeInput } from './date-time';
 import { idSchema } from './ids';
-import { listQuery, listResponse } from './list';
+import { listQuery } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
 import { commonErrorResponses } from './problem';
 import { deletedSchema, text, timestampSchema } from './resource';
@@ -78,7 +78,6 @@ export const personalAccessTokensContract = c.router(
       description:
         "The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.",
       query: PersonalAccessTokenListQuerySchema,
-      response: listResponse(PersonalAccessTokenSchema, 'PersonalAccessTokenList'),
     }),
     create: tokenRoutes.create({
       summary: 'Create a personal access token',
@@ -234,7 +233,6 @@ export const oauthClientsContract = c.router(
     list: oauthClientRoutes.list({
       summary: 'List OAuth clients',
       query: OAuthClientListQuerySchema,
-      response: listResponse(OAuthClientSchema, 'OAuthClientList'),
     }),
     create: oauthClientRoutes.create({
       summary: 'Register an OAuth client',

@@ -211,7 +211,6 @@ export const webhookEndpointsContract = c.router(
       summary: 'List webhook endpoints',
       description: 'Filter: `enabled`.',
       query: WebhookEndpointListQuerySchema,
-      response: listResponse(WebhookEndpointSchema, 'WebhookEndpointList'),
     }),
     create: endpointRoutes.create({
       summary: 'Create a webhook endpoint',
