@@ -115,10 +115,8 @@ const auditEventRoutes = readRoutes('/v1/audit_events', 'audit_log', AuditEventS
 
 export const auditEventsContract = c.router(
   {
-    list: auditEventRoutes.list({
-      summary: 'List audit events',
+    list: auditEventRoutes.list('List audit events', AuditEventListQuerySchema, {
       description: `Changes to the organization's tokens, OAuth clients, webhook endpoints, name, plan and rate limit: who (credential, user, IP), what and when. Newest first; kept at least ${AUDIT_MIN_RETENTION_DAYS} days (${AUDIT_DEFAULT_RETENTION_DAYS} by default). Filter by \`action\`, \`actor_type\`, \`target_type\`, \`target_id\`, \`user_id\` (comma-separate several) and \`created_at\` range.`,
-      query: AuditEventListQuerySchema,
     }),
     retrieve: auditEventRoutes.retrieve({ summary: 'Retrieve an audit event' }),
   },

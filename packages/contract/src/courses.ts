@@ -75,9 +75,7 @@ const courseRoutes = resourceRoutes('/v1/courses', 'courses', CourseSchema);
 
 export const coursesContract = c.router(
   {
-    list: courseRoutes.list({
-      summary: 'List courses',
-      query: CourseListQuerySchema,
+    list: courseRoutes.list('List courses', CourseListQuerySchema, {
       errors: searchErrorResponses,
     }),
     create: courseRoutes.create({

@@ -97,10 +97,7 @@ function transitionRoute<const T extends EnrollmentTransition>(transition: T, su
 
 export const enrollmentsContract = c.router(
   {
-    list: enrollmentRoutes.list({
-      summary: 'List enrollments',
-      query: EnrollmentListQuerySchema,
-    }),
+    list: enrollmentRoutes.list('List enrollments', EnrollmentListQuerySchema),
     create: enrollmentRoutes.create({
       summary: 'Enroll a student in a course',
       description:

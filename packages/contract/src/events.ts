@@ -147,10 +147,8 @@ const eventRoutes = readRoutes('/v1/events', 'events', EventSchema);
 
 export const eventsContract = c.router(
   {
-    list: eventRoutes.list({
-      summary: 'List events',
+    list: eventRoutes.list('List events', EventListQuerySchema, {
       description: `Every change of the last ${EVENT_RETENTION_DAYS} days, newest first, so you can reconcile what a webhook endpoint missed. Filter by \`type\` (comma-separate several) and \`created_at\` range; \`updated_since\` works as on every collection (events never change after they are written).`,
-      query: EventListQuerySchema,
     }),
     retrieve: eventRoutes.retrieve({ summary: 'Retrieve an event' }),
   },

@@ -103,11 +103,7 @@ const examRoutes = resourceRoutes('/v1/exams', 'exam_results', ExamSchema);
 
 export const examsContract = c.router(
   {
-    list: examRoutes.list({
-      summary: 'List exams',
-      query: ExamListQuerySchema,
-      errors: searchErrorResponses,
-    }),
+    list: examRoutes.list('List exams', ExamListQuerySchema, { errors: searchErrorResponses }),
     create: examRoutes.create({
       summary: 'Create an exam for a course',
       body: ExamCreateSchema,
@@ -131,10 +127,7 @@ const examResultRoutes = resourceRoutes('/v1/exam_results', 'exam_results', Exam
 
 export const examResultsContract = c.router(
   {
-    list: examResultRoutes.list({
-      summary: 'List exam results',
-      query: ExamResultListQuerySchema,
-    }),
+    list: examResultRoutes.list('List exam results', ExamResultListQuerySchema),
     create: examResultRoutes.create({
       summary: 'Record an exam result (as a draft)',
       description:

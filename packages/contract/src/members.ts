@@ -74,11 +74,9 @@ const memberRoutes = resourceRoutes('/v1/members', 'members', MemberSchema);
 
 export const membersContract = c.router(
   {
-    list: memberRoutes.list({
-      summary: 'List members',
+    list: memberRoutes.list('List members', MemberListQuerySchema, {
       description:
         "The organization's members and their roles. Filter with `role=admin,developer`.",
-      query: MemberListQuerySchema,
     }),
     retrieve: memberRoutes.retrieve({ summary: 'Retrieve a member' }),
     update: memberRoutes.update({
@@ -139,10 +137,8 @@ const invitationRoutes = resourceRoutes('/v1/invitations', 'members', Invitation
 
 export const invitationsContract = c.router(
   {
-    list: invitationRoutes.list({
-      summary: 'List pending invitations',
+    list: invitationRoutes.list('List pending invitations', InvitationListQuerySchema, {
       description: 'Invitations not yet accepted, revoked or expired. Never the link itself.',
-      query: InvitationListQuerySchema,
     }),
     create: invitationRoutes.create({
       summary: 'Invite a member',

@@ -100,9 +100,7 @@ const paymentRoutes = resourceRoutes('/v1/payments', 'payments', PaymentSchema);
 
 export const paymentsContract = c.router(
   {
-    list: paymentRoutes.list({
-      summary: 'List payments',
-      query: PaymentListQuerySchema,
+    list: paymentRoutes.list('List payments', PaymentListQuerySchema, {
       errors: searchErrorResponses,
     }),
     create: paymentRoutes.create({

@@ -165,7 +165,8 @@ function titleOf(schema: z.ZodTypeAny): string {
 /**
  * The read routes of one resource: `list` at its collection `path`, `retrieve` at `path/:id`,
  * both needing `<resource>:read`. `schema` is the resource: what `retrieve` answers, and what
- * `list` pages through (`<title>List`).
+ * `list` pages through (`<title>List`); a list is its summary and its query, and `more` is what
+ * is particular to it (`errors`, a `lead` or a `description` of its own).
  */
 export function readRoutes<const P extends string, T extends z.ZodTypeAny>(
   path: P,
@@ -175,10 +176,14 @@ export function readRoutes<const P extends string, T extends z.ZodTypeAny>(
   const scope = `${resource}:read` as const;
   return {
     list: <Q extends z.ZodTypeAny, E extends object = typeof commonErrorResponses>(
-      spec: Omit<ListRouteSpec<Q, E>, 'scope'>,
+      summary: string,
+      query: Q,
+      more: Omit<ListRouteSpec<Q, E>, 'scope' | 'summary' | 'query'> = {},
     ) =>
       listRoute(path, {
-        ...spec,
+        ...more,
+        summary,
+        query,
         response: listResponse(schema, `${titleOf(schema)}List`),
         scope,
       }),

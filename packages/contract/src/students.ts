@@ -88,10 +88,8 @@ const studentRoutes = resourceRoutes('/v1/students', 'students', StudentSchema);
 
 export const studentsContract = c.router(
   {
-    list: studentRoutes.list({
-      summary: 'List students',
+    list: studentRoutes.list('List students', StudentListQuerySchema, {
       lead: "Returns a page of the organization's students.",
-      query: StudentListQuerySchema,
       errors: searchErrorResponses,
     }),
     create: studentRoutes.create({

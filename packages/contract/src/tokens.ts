@@ -73,11 +73,9 @@ const tokenRoutes = resourceRoutes(
 
 export const personalAccessTokensContract = c.router(
   {
-    list: tokenRoutes.list({
-      summary: 'List personal access tokens',
+    list: tokenRoutes.list('List personal access tokens', PersonalAccessTokenListQuerySchema, {
       description:
         "The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.",
-      query: PersonalAccessTokenListQuerySchema,
     }),
     create: tokenRoutes.create({
       summary: 'Create a personal access token',
@@ -230,10 +228,7 @@ const oauthClientRoutes = resourceRoutes('/v1/oauth_clients', 'oauth_clients', O
 
 export const oauthClientsContract = c.router(
   {
-    list: oauthClientRoutes.list({
-      summary: 'List OAuth clients',
-      query: OAuthClientListQuerySchema,
-    }),
+    list: oauthClientRoutes.list('List OAuth clients', OAuthClientListQuerySchema),
     create: oauthClientRoutes.create({
       summary: 'Register an OAuth client',
       description:

@@ -207,10 +207,8 @@ const endpointRoutes = resourceRoutes('/v1/webhook_endpoints', 'webhooks', Webho
 
 export const webhookEndpointsContract = c.router(
   {
-    list: endpointRoutes.list({
-      summary: 'List webhook endpoints',
+    list: endpointRoutes.list('List webhook endpoints', WebhookEndpointListQuerySchema, {
       description: 'Filter: `enabled`.',
-      query: WebhookEndpointListQuerySchema,
     }),
     create: endpointRoutes.create({
       summary: 'Create a webhook endpoint',
