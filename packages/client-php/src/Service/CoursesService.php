@@ -36,7 +36,7 @@ final class CoursesService
      * List courses
      *
      * Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches
-     * code and title.
+     * `code`, `title`.
      *
      * `GET /v1/courses`. Requires the `courses:read` scope.
      *

@@ -33,8 +33,8 @@ final class EnrollmentsRawService
     /**
      * List enrollments
      *
-     * Filters: `student_id`, `course_id`, `status`; ranges on `created_at`, `updated_at`, `activated_at`,
-     * `completed_at`.
+     * Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`,
+     * `updated_at`.
      *
      * `GET /v1/enrollments`. Requires the `enrollments:read` scope.
      *

@@ -33,7 +33,7 @@ final class ExamsRawService
     /**
      * List exams
      *
-     * Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.
+     * Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
      *
      * `GET /v1/exams`. Requires the `exam_results:read` scope.
      *

@@ -34,7 +34,7 @@ final class ExamsService
     /**
      * List exams
      *
-     * Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.
+     * Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
      *
      * `GET /v1/exams`. Requires the `exam_results:read` scope.
      *

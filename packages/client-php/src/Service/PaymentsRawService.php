@@ -33,7 +33,7 @@ final class PaymentsRawService
      * List payments
      *
      * Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`,
-     * `created_at`, `updated_at`; `q` searches description and external reference.
+     * `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
      *
      * `GET /v1/payments`. Requires the `payments:read` scope.
      *

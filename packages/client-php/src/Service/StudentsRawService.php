@@ -34,8 +34,8 @@ final class StudentsRawService
     /**
      * List students
      *
-     * Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`
-     * and `updated_at`; `q` searches names, email and student number.
+     * Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on
+     * `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
      *
      * `GET /v1/students`. Requires the `students:read` scope.
      *

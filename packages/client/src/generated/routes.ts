@@ -200,7 +200,7 @@ export interface StudentsResource {
   /**
    * List students
    *
-   * Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at` and `updated_at`; `q` searches names, email and student number.
+   * Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
    *
    * Scope: `students:read`.
    */
@@ -245,7 +245,7 @@ export interface CoursesResource {
   /**
    * List courses
    *
-   * Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches code and title.
+   * Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
    *
    * Scope: `courses:read`.
    */
@@ -290,7 +290,7 @@ export interface EnrollmentsResource {
   /**
    * List enrollments
    *
-   * Filters: `student_id`, `course_id`, `status`; ranges on `created_at`, `updated_at`, `activated_at`, `completed_at`.
+   * Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
    *
    * Scope: `enrollments:read`.
    */
@@ -359,7 +359,7 @@ export interface PaymentsResource {
   /**
    * List payments
    *
-   * Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches description and external reference.
+   * Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
    *
    * Scope: `payments:read`.
    */
@@ -412,7 +412,7 @@ export interface ExamsResource {
   /**
    * List exams
    *
-   * Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.
+   * Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
    *
    * Scope: `exam_results:read`.
    */

@@ -46,7 +46,7 @@ class Courses(SyncAPIResource):
 
         `GET /v1/courses` (scope `courses:read`).
 
-        Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches code and title.
+        Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -203,7 +203,7 @@ class CoursesWithRawResponse(SyncAPIResource):
 
         `GET /v1/courses` (scope `courses:read`).
 
-        Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches code and title.
+        Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 

@@ -46,7 +46,7 @@ class Enrollments(SyncAPIResource):
 
         `GET /v1/enrollments` (scope `enrollments:read`).
 
-        Filters: `student_id`, `course_id`, `status`; ranges on `created_at`, `updated_at`, `activated_at`, `completed_at`.
+        Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -230,7 +230,7 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
 
         `GET /v1/enrollments` (scope `enrollments:read`).
 
-        Filters: `student_id`, `course_id`, `status`; ranges on `created_at`, `updated_at`, `activated_at`, `completed_at`.
+        Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 

@@ -43,7 +43,7 @@ class Exams(SyncAPIResource):
 
         `GET /v1/exams` (scope `exam_results:read`).
 
-        Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.
+        Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -175,7 +175,7 @@ class ExamsWithRawResponse(SyncAPIResource):
 
         `GET /v1/exams` (scope `exam_results:read`).
 
-        Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches the title.
+        Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 

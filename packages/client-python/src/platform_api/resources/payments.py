@@ -48,7 +48,7 @@ class Payments(SyncAPIResource):
 
         `GET /v1/payments` (scope `payments:read`).
 
-        Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches description and external reference.
+        Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -210,7 +210,7 @@ class PaymentsWithRawResponse(SyncAPIResource):
 
         `GET /v1/payments` (scope `payments:read`).
 
-        Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches description and external reference.
+        Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 

@@ -44,7 +44,7 @@ class Students(SyncAPIResource):
 
         `GET /v1/students` (scope `students:read`).
 
-        Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at` and `updated_at`; `q` searches names, email and student number.
+        Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -197,7 +197,7 @@ class StudentsWithRawResponse(SyncAPIResource):
 
         `GET /v1/students` (scope `students:read`).
 
-        Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at` and `updated_at`; `q` searches names, email and student number.
+        Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
