@@ -32,13 +32,26 @@ function metadataOf({ scope, oneTimeSecret, delegation, deprecated, requiresUser
   });
 }
 
-/** What every route starts with: its method and path, and what the documentation says of it. */
+/**
+ * What every route starts with: its method and path, what the documentation says of it, and
+ * its metadata.
+ */
 function head<const M extends 'GET' | 'POST' | 'PATCH' | 'DELETE', const P extends string>(
   method: M,
   path: P,
-  { summary, description }: RouteSpec,
+  spec: RouteSpec,
 ) {
-  return { method, path, summary, description };
+  const { summary, description } = spec;
+  return { method, path, summary, description, metadata: metadataOf(spec) };
+}
+
+/** What every route of one resource (`/:id`, `/:id/<verb>`) starts with: `head` and the id. */
+function headOfOne<const M extends 'GET' | 'POST' | 'PATCH' | 'DELETE', const P extends string>(
+  method: M,
+  path: P,
+  spec: RouteSpec,
+) {
+  return { ...head(method, path, spec), pathParams: IdPathParams };
 }
 
 /**
@@ -84,7 +97,6 @@ function createRoute<const P extends string, B extends z.ZodTypeAny, R extends z
     ...head('POST', path, spec),
     body: spec.body,
     responses: { 201: spec.response, ...writeErrorResponses },
-    metadata: metadataOf(spec),
   };
 }
 
@@ -94,10 +106,8 @@ function retrieveRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
   spec: RouteSpec & { response: R },
 ) {
   return {
-    ...head('GET', path, spec),
-    pathParams: IdPathParams,
+    ...headOfOne('GET', path, spec),
     responses: { 200: spec.response, ...readErrorResponses },
-    metadata: metadataOf(spec),
   };
 }
 
@@ -108,11 +118,9 @@ function updateRoute<
   R extends z.ZodTypeAny,
 >(path: P, spec: RouteSpec & { body: B; response: R }) {
   return {
-    ...head('PATCH', path, spec),
-    pathParams: IdPathParams,
+    ...headOfOne('PATCH', path, spec),
     body: spec.body,
     responses: { 200: spec.response, ...writeErrorResponses },
-    metadata: metadataOf(spec),
   };
 }
 
@@ -122,11 +130,9 @@ function deleteRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
   spec: RouteSpec & { response: R },
 ) {
   return {
-    ...head('DELETE', path, spec),
-    pathParams: IdPathParams,
+    ...headOfOne('DELETE', path, spec),
     body: c.noBody(),
     responses: { 200: spec.response, ...writeErrorResponses },
-    metadata: metadataOf(spec),
   };
 }
 
@@ -142,13 +148,11 @@ function actionRoute<
 >(path: P, spec: RouteSpec & { response: R; body?: B; status?: S }) {
   const status = (spec.status ?? 200) as S;
   return {
-    ...head('POST', path, spec),
-    pathParams: IdPathParams,
+    ...headOfOne('POST', path, spec),
     body: (spec.body ?? c.noBody()) as B,
     responses: { [status]: spec.response, ...writeErrorResponses } as {
       [K in S]: R;
     } & typeof writeErrorResponses,
-    metadata: metadataOf(spec),
   };
 }
 
