@@ -88,74 +88,6 @@ export function listRoute<
   };
 }
 
-/** `POST` to a collection that creates one resource (201). */
-function createRoute<const P extends string, B extends z.ZodTypeAny, R extends z.ZodTypeAny>(
-  path: P,
-  spec: RouteSpec & { body: B; response: R },
-) {
-  return {
-    ...head('POST', path, spec),
-    body: spec.body,
-    responses: { 201: spec.response, ...writeErrorResponses },
-  };
-}
-
-/** `GET` of one resource by its id. */
-function retrieveRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
-  path: P,
-  spec: RouteSpec & { response: R },
-) {
-  return {
-    ...headOfOne('GET', path, spec),
-    responses: { 200: spec.response, ...readErrorResponses },
-  };
-}
-
-/** `PATCH` of one resource: only the fields sent change. */
-function updateRoute<
-  const P extends `${string}/:id`,
-  B extends z.ZodTypeAny,
-  R extends z.ZodTypeAny,
->(path: P, spec: RouteSpec & { body: B; response: R }) {
-  return {
-    ...headOfOne('PATCH', path, spec),
-    body: spec.body,
-    responses: { 200: spec.response, ...writeErrorResponses },
-  };
-}
-
-/** `DELETE` of one resource (no body); `response` is what is left of it (200). */
-function deleteRoute<const P extends `${string}/:id`, R extends z.ZodTypeAny>(
-  path: P,
-  spec: RouteSpec & { response: R },
-) {
-  return {
-    ...headOfOne('DELETE', path, spec),
-    body: c.noBody(),
-    responses: { 200: spec.response, ...writeErrorResponses },
-  };
-}
-
-/**
- * `POST` of an action on one resource (`/:id/<verb>`): a state transition, a rotation, a test.
- * No body unless one is given; 200 unless the action only queues work (202).
- */
-function actionRoute<
-  const P extends `${string}/:id/${string}`,
-  R extends z.ZodTypeAny,
-  B extends z.ZodTypeAny | ContractNoBodyType = ContractNoBodyType,
-  const S extends 200 | 202 = 200,
->(path: P, spec: RouteSpec & { response: R; body?: B; status?: S }) {
-  const status = (spec.status ?? 200) as S;
-  return {
-    ...headOfOne('POST', path, spec),
-    body: (spec.body ?? c.noBody()) as B,
-    responses: { [status]: spec.response, ...writeErrorResponses } as {
-      [K in S]: R;
-    } & typeof writeErrorResponses,
-  };
-}
-
 /** A route's spec inside `resourceRoutes`: the path and the scope come from the resource. */
 type ResourceRouteSpec = Omit<RouteSpec, 'scope'>;
 
@@ -191,8 +123,11 @@ export function readRoutes<const P extends string, T extends z.ZodTypeAny>(
         response: listResponse(schema, `${titleOf(schema)}List`),
         scope,
       }),
-    retrieve: (spec: ResourceRouteSpec) =>
-      retrieveRoute(`${path}/:id`, { ...spec, response: schema, scope }),
+    /** `GET` of one resource by its id. */
+    retrieve: (spec: ResourceRouteSpec) => ({
+      ...headOfOne('GET', `${path}/:id`, { ...spec, scope }),
+      responses: { 200: schema, ...readErrorResponses },
+    }),
   };
 }
 
@@ -213,14 +148,32 @@ export function resourceRoutes<const P extends string, T extends z.ZodTypeAny>(
   const answer = <R extends z.ZodTypeAny>(response: R | undefined) => (response ?? schema) as R;
   return {
     ...readRoutes(path, resource, schema),
+    /** `POST` to the collection that creates one resource (201). */
     create: <B extends z.ZodTypeAny, R extends z.ZodTypeAny = T>(
       spec: ResourceRouteSpec & { body: B; response?: R },
-    ) => createRoute(path, { ...spec, response: answer(spec.response), scope }),
+    ) => ({
+      ...head('POST', path, { ...spec, scope }),
+      body: spec.body,
+      responses: { 201: answer(spec.response), ...writeErrorResponses },
+    }),
+    /** `PATCH` of one resource: only the fields sent change. */
     update: <B extends z.ZodTypeAny, R extends z.ZodTypeAny = T>(
       spec: ResourceRouteSpec & { body: B; response?: R },
-    ) => updateRoute(one, { ...spec, response: answer(spec.response), scope }),
-    delete: <R extends z.ZodTypeAny = T>(spec: ResourceRouteSpec & { response?: R }) =>
-      deleteRoute(one, { ...spec, response: answer(spec.response), scope }),
+    ) => ({
+      ...headOfOne('PATCH', one, { ...spec, scope }),
+      body: spec.body,
+      responses: { 200: answer(spec.response), ...writeErrorResponses },
+    }),
+    /** `DELETE` of one resource (no body); `response` is what is left of it (200). */
+    delete: <R extends z.ZodTypeAny = T>(spec: ResourceRouteSpec & { response?: R }) => ({
+      ...headOfOne('DELETE', one, { ...spec, scope }),
+      body: c.noBody(),
+      responses: { 200: answer(spec.response), ...writeErrorResponses },
+    }),
+    /**
+     * `POST` of an action on one resource (`/:id/<verb>`): a state transition, a rotation, a
+     * test. No body unless one is given; 200 unless the action only queues work (202).
+     */
     action: <
       const V extends string,
       R extends z.ZodTypeAny = T,
@@ -229,6 +182,12 @@ export function resourceRoutes<const P extends string, T extends z.ZodTypeAny>(
     >(
       verb: V,
       spec: ResourceRouteSpec & { response?: R; body?: B; status?: S },
-    ) => actionRoute(`${one}/${verb}`, { ...spec, response: answer(spec.response), scope }),
+    ) => ({
+      ...headOfOne('POST', `${one}/${verb}`, { ...spec, scope }),
+      body: (spec.body ?? c.noBody()) as B,
+      responses: { [spec.status ?? 200]: answer(spec.response), ...writeErrorResponses } as {
+        [K in S]: R;
+      } & typeof writeErrorResponses,
+    }),
   };
 }
