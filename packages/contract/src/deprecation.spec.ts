@@ -71,6 +71,17 @@ type Operation = {
   }[];
 };
 
+/** A deprecated operation or parameter as the document marks it: the flag, the dates, the note. */
+function expectMarked(
+  part: { deprecated?: boolean; description?: string; 'x-deprecation'?: unknown },
+  dates: { sunset: string; replacement: string },
+  description: string,
+) {
+  expect(part.deprecated).toBe(true);
+  expect(part['x-deprecation']).toEqual({ since: SINCE, ...dates });
+  expect(part.description).toBe(description);
+}
+
 describe('deprecation in the OpenAPI document', () => {
   const doc = generateOpenApiDocument('test', { router: { ...contract, legacy: legacyContract } });
   const paths = doc.paths as Record<string, Record<string, Operation>>;
@@ -78,13 +89,9 @@ describe('deprecation in the OpenAPI document', () => {
 
   it('marks a deprecated operation, with its dates and migration note', () => {
     const list = paths['/v1/legacy-things']!.get!;
-    expect(list.deprecated).toBe(true);
-    expect(list['x-deprecation']).toEqual({
-      since: SINCE,
-      sunset: '2027-01-01',
-      replacement: '`students.list`',
-    });
-    expect(list.description).toBe(
+    expectMarked(
+      list,
+      { sunset: '2027-01-01', replacement: '`students.list`' },
       'Deprecated since 2026-01-01; it stops working after 2027-01-01 (Sunset). Use `students.list` instead. Migration note: /docs/deprecations#get-v1-legacy-things',
     );
     expect(paths['/v1/legacy-things']!.post!.deprecated).toBeUndefined();
@@ -93,13 +100,9 @@ describe('deprecation in the OpenAPI document', () => {
   it('marks a deprecated query parameter on the parameter, not its schema', () => {
     const parameters = paths['/v1/legacy-things']!.get!.parameters;
     const colour = parameters.find((p) => p.name === 'colour')!;
-    expect(colour.deprecated).toBe(true);
-    expect(colour['x-deprecation']).toEqual({
-      since: SINCE,
-      sunset: '2026-07-01',
-      replacement: '`color`',
-    });
-    expect(colour.description).toBe(
+    expectMarked(
+      colour,
+      { sunset: '2026-07-01', replacement: '`color`' },
       'Filter by colour. Deprecated since 2026-01-01; it stops working after 2026-07-01 (Sunset). Use `color` instead.',
     );
     expect(colour.schema).toEqual({ type: 'string' });

@@ -1,4 +1,4 @@
-import { filter, listQuery } from './list';
+import { describeListQuery, filter, listQuery } from './list';
 
 describe(listQuery.name, () => {
   const sut = listQuery({
@@ -6,6 +6,16 @@ describe(listQuery.name, () => {
     ranges: { due_on: 'date' },
     sort: ['name'],
     search: ['name'],
+  });
+
+  it('says in one sentence what its query filters, ranges over and searches', () => {
+    expect(describeListQuery(sut)).toBe(
+      'Filters: `status`, `level`; ranges on `due_on`, `created_at`, `updated_at`; `q` searches `name`.',
+    );
+    expect(describeListQuery(listQuery({ filters: {}, ranges: { due_on: 'date' } }))).toBe(
+      'Ranges on `due_on`, `created_at`, `updated_at`.',
+    );
+    expect(describeListQuery(listQuery({ filters: {} }))).toBeUndefined();
   });
 
   it('normalises a full query into page, sort and conditions', () => {
