@@ -4,10 +4,9 @@ import { Strategy } from 'passport-http-bearer';
 import { Clock } from '../common/clock';
 import type { PlatformRequest } from '../common/http-context';
 import { hashToken } from '../security/crypto';
-import type { Principal } from '../common/principal';
 import { TokenCache } from './token-cache';
 import { PAT_PREFIX } from './token-format';
-import type { AuthenticationResult, TokenRefusal } from '../common/principal';
+import type { AuthenticationResult, Principal, TokenRefusal } from '../common/principal';
 import { OAuthAccessTokenResolver, type ResolvedToken } from './token-resolver';
 import { TokensService } from './tokens.service';
 

@@ -4,9 +4,8 @@ import { asPlatformRequest } from '../common/http-context';
 import { ProblemException } from '../common/problem.exception';
 import { OrganizationThrottlerGuard } from '../rate-limit/organization-throttler.guard';
 import { BearerStrategy } from './bearer.strategy';
-import type { Principal } from '../common/principal';
 import { contractRouteFor } from '../common/route-metadata';
-import type { AuthenticationFailure } from '../common/principal';
+import type { AuthenticationFailure, Principal } from '../common/principal';
 
 const FAILURE_DETAIL: Record<AuthenticationFailure, string> = {
   missing: 'Send a token in the Authorization header: Authorization: Bearer <token>',

@@ -61,7 +61,7 @@ const LOOKUP_PROPERTIES = [
 type LookedUpToken = Pick<PersonalAccessToken, (typeof LOOKUP_PROPERTIES)[number]>;
 
 /** `last_used_at` is written at most this often per token, so reads stay reads. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 @Injectable()
 export class TokensService {
