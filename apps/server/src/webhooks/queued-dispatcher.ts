@@ -75,17 +75,33 @@ return codes
  * its mark) and its holds renewed, so the attempt gets the whole hold. A message marked by another
  * job that is still alive (queued twice: its lease ran out while its first job waited) is left to
  * that job (code 0); the same job run again after its worker died takes it back (code 1).
- * ARGV: the job id, hold (ms), then the message ids.
+ * A message whose hold ran out while its job waited (a job of a killed worker waits for BullMQ's
+ * stalled-job check) has lost its slots, which others may have taken since: it takes them again
+ * only within the limits, as ADMIT would, else it is left out (code 0) and delivered when its
+ * lease runs out and the relay queues it again.
+ * ARGV: the job id, hold (ms), the global, organization and endpoint limits, then the message ids.
  */
 const TAKE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local job, hold = ARGV[1], tonumber(ARGV[2])
+local globalLimit, organizationLimit, endpointLimit = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local codes = {}
 for i = 1, (#KEYS - 1) / 3 do
-  local organization, endpoint, mark, id = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1], ARGV[2 + i]
+  local organization, endpoint, mark, id = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1], ARGV[5 + i]
   local owner = redis.call('GET', mark)
+  local held = redis.call('ZSCORE', endpoint, id)
+  local lapsed = not held or tonumber(held) <= now
+  if lapsed then
+    for _, key in ipairs({ KEYS[1], organization, endpoint }) do
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+    end
+  end
   if owner and owner ~= job then
+    codes[i] = 0
+  elseif lapsed and (redis.call('ZCARD', KEYS[1]) >= globalLimit
+      or redis.call('ZCARD', organization) >= organizationLimit
+      or redis.call('ZCARD', endpoint) >= endpointLimit) then
     codes[i] = 0
   else
     redis.call('SET', mark, job, 'PX', hold)
@@ -534,6 +550,9 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
       ...keys,
       jobId,
       this.holdMs,
+      this.config.concurrency,
+      this.config.organizationConcurrency,
+      this.config.endpointConcurrency,
       ...marked.map((m) => m.id),
     );
     const refused = new Set(marked.filter((_, i) => codes[i] !== 1).map((m) => m.id));
