@@ -14,6 +14,7 @@ import { IDEMPOTENCY_SCHEMA } from './idempotency/idempotency.schema';
 import { MEMBERS_SCHEMA } from './members/members.schema';
 import { domainMigration } from './migrations/1763900000000-domain';
 import { initialMigration } from './migrations/1763800000000-initial';
+import { listTalliesMigration } from './migrations/1766500000000-list-tallies';
 import { searchIndexMigration } from './migrations/1766000000000-search-index';
 import { OAUTH_SCHEMA } from './oauth/oauth.schema';
 import { ORGANIZATIONS_SCHEMA } from './organizations/organizations.schema';
@@ -23,11 +24,12 @@ import { WEBHOOKS_SCHEMA } from './webhooks/webhooks.schema';
 
 /**
  * The first migrations made the tables of several modules at once (and the search index spans
- * four); they stay whole here, under the names already recorded in existing databases.
+ * four); they stay whole here, under the names already recorded in existing databases. The list
+ * totals' tallies span the domain's collections too.
  */
 const SHARED_HISTORY: ModuleSchema = {
   entities: [],
-  migrations: [initialMigration, domainMigration, searchIndexMigration],
+  migrations: [initialMigration, domainMigration, searchIndexMigration, listTalliesMigration],
 };
 
 export const APP_SCHEMA: readonly ModuleSchema[] = [

@@ -15,6 +15,8 @@ function thirtyStudents(organizationId: string): Student[] {
     lastName: i % 3 === 0 ? 'Nakamura' : 'Okafor',
     email: `student${i}@example.com`,
     gradeLevel: i % 3 === 0 ? 9 : 10,
+    // The ten Nakamuras are active; the rest alternate inactive and graduated (10 each).
+    status: i % 3 === 0 ? 'active' : i % 2 === 0 ? 'inactive' : 'graduated',
   }));
 }
 
@@ -42,10 +44,14 @@ async function followNext(server: TestServer, token: string, path: string, expec
 /** Rows counted past the requested page; 5 here so the bound is crossed with a few dozen rows. */
 const AHEAD = 5;
 
+/** A range every one of the thirty matches: a query the tallies do not answer, so it is counted. */
+const SINCE_2025 = { 'created_at[gte]': '2025-01-01T00:00:00Z' } as const;
+
 /**
- * What `meta.total` promises: exact while the collection ends within `per_page + AHEAD` rows past
- * the page's offset, else a lower bound flagged `total_exact: false` that still ends past the
- * page, so following `next` (or paging while page < total_pages) visits every row.
+ * What `meta.total` promises of a counted query (a range, a filter the tallies do not keep, two
+ * filters, a search): exact while the matches end within `per_page + AHEAD` rows past the page's
+ * offset, else a lower bound flagged `total_exact: false` that still ends past the page, so
+ * following `next` (or paging while page < total_pages) visits every row.
  */
 describe('meta.total with a bounded count (LIST_TOTAL_COUNT_AHEAD)', () => {
   let server: TestServer;
@@ -71,7 +77,7 @@ describe('meta.total with a bounded count (LIST_TOTAL_COUNT_AHEAD)', () => {
 
   it('is exact when the collection ends within the bound', async () => {
     // Offset 20 + 4 per page + 5 ahead = 29 rows counted at most: the 30 exceed it...
-    const near = await list({ per_page: 4, page: 6 });
+    const near = await list({ ...SINCE_2025, per_page: 4, page: 6 });
     expect(near.body.meta).toEqual({
       page: 6,
       per_page: 4,
@@ -80,7 +86,7 @@ describe('meta.total with a bounded count (LIST_TOTAL_COUNT_AHEAD)', () => {
       total_exact: false,
     });
     // ...from offset 24 on, the bound (33) is past the end: exact.
-    const last = await list({ per_page: 4, page: 7 });
+    const last = await list({ ...SINCE_2025, per_page: 4, page: 7 });
     expect(last.body.meta).toEqual({
       page: 7,
       per_page: 4,
@@ -92,7 +98,7 @@ describe('meta.total with a bounded count (LIST_TOTAL_COUNT_AHEAD)', () => {
   });
 
   it('is a lower bound past the bound, with more pages than the current one', async () => {
-    const first = await list({ per_page: 2 });
+    const first = await list({ ...SINCE_2025, per_page: 2 });
     expect(first.body.meta).toEqual({
       page: 1,
       per_page: 2,
@@ -108,7 +114,7 @@ describe('meta.total with a bounded count (LIST_TOTAL_COUNT_AHEAD)', () => {
     const { seen, pages } = await followNext(
       server,
       token,
-      '/v1/students?per_page=4',
+      '/v1/students?per_page=4&created_at%5Bgte%5D=2025-01-01T00%3A00%3A00Z',
       students.length,
     );
     expect(pages).toBe(8);
@@ -121,6 +127,7 @@ describe('meta.total with a bounded count (LIST_TOTAL_COUNT_AHEAD)', () => {
       { grade_level: 9 },
       { q: 'nakamura' },
       { q: 'nakamura', grade_level: 9 },
+      { status: 'active', grade_level: 9 },
     ];
     for (const query of queries) {
       const first = await list({ ...query, per_page: 2 });
@@ -196,5 +203,155 @@ describe('meta.total of a search (LIST_SEARCH_COUNT_AHEAD)', () => {
     expect(seen).toEqual(
       [...nakamuras].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).map((s) => s.id),
     );
+  });
+});
+
+/**
+ * What `meta.total` promises of a list without `q` and with at most one equality filter on a
+ * tallied field (students', courses', enrollments', payments' and exam results' `status`): exact,
+ * whatever the collection's size and the page, from counters the database keeps in each write's
+ * transaction (database/list-tallies.ts). The count bound (5 here) plays no part.
+ */
+describe('meta.total from the tallies', () => {
+  let server: TestServer;
+  let orgId: string;
+  let token: string;
+  let api: TypedClient;
+  let otherApi: TypedClient;
+  let otherId: string;
+
+  beforeAll(async () => {
+    server = await startServer({ LIST_TOTAL_COUNT_AHEAD: String(AHEAD) });
+    orgId = (await server.createOrganization()).id;
+    ({ token } = await server.createToken(orgId, [
+      'students:read',
+      'students:write',
+      'courses:read',
+      'courses:write',
+      'enrollments:read',
+      'enrollments:write',
+    ]));
+    api = typedClient(server, token);
+    await server.insertStudents(orgId, thirtyStudents(orgId));
+    const other = await server.createOrganization({ name: 'Other School' });
+    otherId = other.id;
+    const otherToken = await server.createToken(other.id, ['students:read', 'students:write']);
+    otherApi = typedClient(server, otherToken.token);
+    await server.insertStudents(other.id, 20, Date.parse('2026-01-01T00:00:00.000Z'));
+  });
+  afterAll(() => server.close());
+
+  const totals = async (client: TypedClient, query: QueryOf<TypedClient['students']['list']>) =>
+    expectStatus(await client.students.list({ query: { per_page: 2, ...query } }), 200).body.meta;
+
+  it('is exact on every page, unfiltered and per status, however far past the bound', async () => {
+    expect(await totals(api, {})).toEqual({
+      page: 1,
+      per_page: 2,
+      total: 30,
+      total_pages: 15,
+      total_exact: true,
+    });
+    expect(await totals(api, { page: 9 })).toMatchObject({ total: 30, total_exact: true });
+    expect(await totals(api, { status: 'active' })).toMatchObject({
+      total: 10,
+      total_pages: 5,
+      total_exact: true,
+    });
+    // Several values of the filter: their tallies summed.
+    expect(await totals(api, { status: 'inactive,graduated' })).toMatchObject({
+      total: 20,
+      total_exact: true,
+    });
+    expect(await totals(api, { status: 'withdrawn' })).toMatchObject({
+      total: 0,
+      total_pages: 0,
+      total_exact: true,
+    });
+    // Another organization's rows are its own.
+    expect(await totals(otherApi, {})).toMatchObject({ total: 20, total_exact: true });
+  });
+
+  it('follows creates, status changes and deletes through the API', async () => {
+    const created = expectStatus(
+      await api.students.create({
+        body: { student_number: 'T-1', first_name: 'Tally', last_name: 'Test', status: 'active' },
+      }),
+      201,
+    ).body;
+    expect(await totals(api, {})).toMatchObject({ total: 31, total_exact: true });
+    expect(await totals(api, { status: 'active' })).toMatchObject({ total: 11 });
+
+    expectStatus(
+      await api.students.update({ params: { id: created.id }, body: { status: 'withdrawn' } }),
+      200,
+    );
+    expect(await totals(api, { status: 'active' })).toMatchObject({ total: 10 });
+    expect(await totals(api, { status: 'withdrawn' })).toMatchObject({ total: 1 });
+    // A change of another field moves no tally.
+    expectStatus(
+      await api.students.update({ params: { id: created.id }, body: { grade_level: 4 } }),
+      200,
+    );
+    expect(await totals(api, {})).toMatchObject({ total: 31 });
+    expect(await totals(api, { status: 'withdrawn' })).toMatchObject({ total: 1 });
+
+    expectStatus(await api.students.delete({ params: { id: created.id } }), 200);
+    expect(await totals(api, {})).toMatchObject({ total: 30 });
+    expect(await totals(api, { status: 'withdrawn' })).toMatchObject({ total: 0 });
+    expect(await totals(otherApi, {})).toMatchObject({ total: 20 });
+  });
+
+  it('counts concurrent creates in one organization, every one', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        otherApi.students.create({
+          body: { student_number: `C-${i}`, first_name: 'Con', last_name: `Current${i}` },
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
+    expect(await totals(otherApi, {})).toMatchObject({ total: 32, total_exact: true });
+    const [{ n }] = await server.dataSource.query(
+      `SELECT COUNT(*) AS n FROM students WHERE organization_id = '${otherId}'`,
+    );
+    expect(Number(n)).toBe(32);
+  });
+
+  it('sees writes that bypass the API (raw SQL), since the database keeps them', async () => {
+    // Every grade-10 student of the thirty (the twenty not active) becomes withdrawn.
+    await server.dataSource.query(
+      `UPDATE students SET status = 'withdrawn' WHERE organization_id = '${orgId}' AND grade_level = 10`,
+    );
+    expect(await totals(api, { status: 'withdrawn' })).toMatchObject({ total: 20 });
+    expect(await totals(api, { status: 'inactive,graduated' })).toMatchObject({ total: 0 });
+    expect(await totals(api, {})).toMatchObject({ total: 30 });
+  });
+
+  it("keeps an enrollment's status tallies through its transitions", async () => {
+    const student = expectStatus(
+      await api.students.create({
+        body: { student_number: 'E-1', first_name: 'En', last_name: 'Rolled' },
+      }),
+      201,
+    ).body.id;
+    const course = expectStatus(
+      await api.courses.create({ body: { code: 'TALLY', title: 'Tallies', status: 'active' } }),
+      201,
+    ).body.id;
+    const enrollments = async (status?: 'pending' | 'active' | 'completed') =>
+      expectStatus(await api.enrollments.list({ query: status ? { status } : {} }), 200).body.meta;
+    const id = expectStatus(
+      await api.enrollments.create({ body: { student_id: student, course_id: course } }),
+      201,
+    ).body.id;
+    expect(await enrollments('pending')).toMatchObject({ total: 1, total_exact: true });
+    expectStatus(await api.enrollments.activate({ params: { id } }), 200);
+    expectStatus(await api.enrollments.complete({ params: { id } }), 200);
+    expect(await enrollments('pending')).toMatchObject({ total: 0, total_exact: true });
+    expect(await enrollments('completed')).toMatchObject({ total: 1, total_exact: true });
+    expect(await enrollments()).toMatchObject({ total: 1, total_exact: true });
+    const courses = expectStatus(await api.courses.list({ query: { status: 'active' } }), 200);
+    expect(courses.body.meta).toMatchObject({ total: 1, total_exact: true });
   });
 });

@@ -96,12 +96,26 @@ describe(pageStatements.name, () => {
     },
   );
 
-  it('counts from an index, not the table, in a bounded subquery', async () => {
-    const { count } = await plan({});
+  it('counts a filter the tallies do not answer from an index, in a bounded subquery', async () => {
+    const { count } = await plan({ 'created_at[gte]': '2026-01-01T00:00:00Z' });
     expect(count).toEqual([
       'CO-ROUTINE counted',
-      expect.stringMatching(/^SEARCH students USING COVERING INDEX \w+ \(organization_id=\?\)$/),
+      expect.stringMatching(
+        /^SEARCH students USING COVERING INDEX \w+ \(organization_id=\? AND created_at>\?\)$/,
+      ),
       'SCAN counted',
     ]);
   });
+
+  it.each<Record<string, string>>([{}, { status: 'active' }, { status: 'active,graduated' }])(
+    'reads the total of %j from its tally rows by primary key, not from the students',
+    async (query) => {
+      const { count } = await plan(query);
+      expect(count).toEqual([
+        expect.stringMatching(
+          /^SEARCH list_tallies USING PRIMARY KEY \(organization_id=\? AND collection=\? AND field=\? AND value=\?\)$/,
+        ),
+      ]);
+    },
+  );
 });

@@ -13,6 +13,7 @@ import {
   SEARCH_FOLD_FUNCTION,
 } from '../../database/search-functions';
 import { searchTimedOut } from './search-budget';
+import { LIST_TALLIES, talliedFields, WHOLE_COLLECTION } from '../../database/list-tallies';
 
 /** How a collection's API field names map to entity properties. */
 export interface ListFields {
@@ -49,9 +50,12 @@ export interface Statement {
  */
 export const POSTGRES_SEARCH_COUNT_SETTINGS = ['enable_seqscan', 'enable_indexscan'] as const;
 
-/** A list's statements: the bounded count, the page, and on SQLite a search's walk (see find). */
+/**
+ * A list's statements: its total (the bounded count, or its tallies' sum, exact), the page, and on
+ * SQLite a search's walk (see find).
+ */
 export interface ListStatements {
-  count: Statement;
+  count: Statement & { tallied: boolean };
   page: Statement;
   /** SEARCH_WALK_ROWS: the page taken by walking the list's order; valid only when full. */
   walk?: Statement & {
@@ -110,6 +114,11 @@ export class ListCollection<T extends ObjectLiteral> {
   private readonly selectColumns: Repository<T>['metadata']['columns'];
   private readonly select: string;
   private readonly selectQualified: string;
+  /**
+   * API field → column, for the equality filters whose totals are tallied (database/list-tallies);
+   * undefined when the collection's totals are always counted.
+   */
+  private readonly tallied?: ReadonlyMap<string, string>;
 
   /**
    * SQLite: the columns that follow `organization_id` in one of the table's indexes, read from the
@@ -164,11 +173,22 @@ export class ListCollection<T extends ObjectLiteral> {
     this.selectQualified = this.selectColumns
       .map((c) => `${this.table}.${quoteIdentifier(c.databaseName)}`)
       .join(', ');
+    const tallied = talliedFields(this.tableName);
+    if (tallied) {
+      const column = (property: string) =>
+        repo.metadata.findColumnWithPropertyName(property)?.databaseName ?? '';
+      this.tallied = new Map(
+        Object.entries(fields.columns)
+          .map(([field, property]): [string, string] => [field, column(property)])
+          .filter(([, name]) => tallied.includes(name)),
+      );
+    }
   }
 
   /**
-   * Translates a validated list query into SQL for one organization: one bounded count and one
-   * page. The page is a deferred join: the inner query walks the (organization_id, sort field, id)
+   * Translates a validated list query into SQL for one organization: its total and one page.
+   * The total of a tallied collection, unfiltered or with one tallied equality filter, is the sum
+   * of its tally rows (exact, whatever the size); any other is a bounded count. The page is a deferred join: the inner query walks the (organization_id, sort field, id)
    * index for ids only, so OFFSET skips index entries rather than whole rows, and only the
    * page's rows are then read from the table. That keeps page 300 close to page 1 in cost.
    * The count stops at `offset + per_page + totalCountAhead` rows (`searchCountAhead` for a `q`
@@ -231,7 +251,7 @@ export class ListCollection<T extends ObjectLiteral> {
     const n = Number(counted[0]?.total ?? 0);
     return {
       rows: pageRows.map((row) => this.hydrate(row)),
-      total: { count: n, exact: n < Number(count.params.cap) },
+      total: { count: n, exact: count.tallied || n < Number(count.params.cap) },
     };
   }
 
@@ -319,9 +339,10 @@ export class ListCollection<T extends ObjectLiteral> {
     // The count reads at most `cap` matches: past that, the total is a lower bound (PageTotal).
     // A search counts less far past the page than a list (SEARCH_COUNT_AHEAD).
     const ahead = searching ? this.searchCountAhead : this.totalCountAhead;
-    const count = {
+    const count = (!searching && this.tallyCount(organizationId, query)) || {
       text: `SELECT COUNT(*) AS total FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT :cap) AS "counted"`,
       params: { ...params, cap: offset + query.per_page + ahead },
+      tallied: false,
     };
     const pageParams = { ...params, limit: query.per_page, offset };
     const filtered = `FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset`;
@@ -370,6 +391,34 @@ export class ListCollection<T extends ObjectLiteral> {
       params: pageParams,
     };
     return { count, page };
+  }
+
+  /**
+   * The total read from the collection's tallies: unfiltered, or one equality filter on a tallied
+   * field (its values' tallies summed). Undefined when the query needs a count.
+   */
+  private tallyCount(
+    organizationId: string,
+    query: ListQuery,
+  ): ListStatements['count'] | undefined {
+    if (!this.tallied) return undefined;
+    const [condition, ...more] = query.conditions;
+    let key: { field: string; values: string[] };
+    if (!condition) key = { field: WHOLE_COLLECTION.field, values: [WHOLE_COLLECTION.value] };
+    else if (more.length || condition.op !== 'in') return undefined;
+    else {
+      const field = this.tallied.get(condition.field);
+      if (!field) return undefined;
+      key = { field, values: condition.values.map(String) };
+    }
+    return {
+      text:
+        `SELECT COALESCE(SUM(n), 0) AS total FROM ${quoteIdentifier(LIST_TALLIES)} ` +
+        'WHERE organization_id = :organizationId AND collection = :collection ' +
+        'AND field = :field AND value IN (:...values)',
+      params: { organizationId, collection: this.tableName, ...key },
+      tallied: true,
+    };
   }
 
   /** See orderedColumns (SQLite only). */

@@ -1,0 +1,200 @@
+import type { DialectName } from './sql';
+
+/**
+ * `meta.total` of a list without `q` and with at most one equality filter, read from a counter
+ * instead of counted: one row per (organization, collection) and one per value of each tallied
+ * field, kept by triggers in the transaction that writes the rows. Triggers see every writer (this
+ * server, another instance, the CLI, raw SQL), so a total cannot drift from the rows the way a
+ * counter kept by the services could. A list the tallies do not answer (a range, two filters, a
+ * field not tallied, a search) keeps the bounded count (`find-page.ts`, TOTAL_COUNT_AHEAD).
+ *
+ * What it costs: each insert, delete and change of a tallied field also writes its organization's
+ * tally rows. On PostgreSQL those rows are locked until the writing transaction commits, so
+ * concurrent writes to one organization's collection wait for each other's commit at that step;
+ * the upserts take their rows in key order, so two such writers queue rather than deadlock. The
+ * triggers there are per statement (transition tables): a bulk insert adds one grouped upsert,
+ * not one per row. SQLite locks the whole database for a write anyway.
+ *
+ * TRUNCATE fires no row trigger: nothing truncates these tables (an operator who does should
+ * delete the collection's tallies and insert `tallyRecount`'s result). Rows never change
+ * organization, so only a tallied field's change moves a row between tallies. A deleted
+ * organization's tallies stay behind at zero (the table has no foreign key: its rows are written
+ * by the cascade that deletes the organization's rows, which would then refer to a deleted row).
+ */
+export const LIST_TALLIES = 'list_tallies';
+
+/** A collection whose list totals are tallied, and the equality filters tallied per value. */
+export interface TalliedCollection {
+  table: string;
+  /** Database columns; each value's rows are tallied, so a `<field>=a,b` total is a sum. */
+  fields: readonly string[];
+}
+
+/**
+ * The tallied collections: the organization's records that grow without bound. Released by
+ * migration ListTallies1766500000000, which builds what this lists; changing it needs a migration
+ * that drops the tallies as they were (dropTallyStatements of the old list) and builds the new.
+ */
+export const TALLIED_COLLECTIONS: readonly TalliedCollection[] = [
+  { table: 'students', fields: ['status'] },
+  { table: 'courses', fields: ['status'] },
+  { table: 'enrollments', fields: ['status'] },
+  { table: 'payments', fields: ['status'] },
+  { table: 'exams', fields: [] },
+  { table: 'exam_results', fields: ['status'] },
+];
+
+/** The tallied fields of a table, or undefined when its lists are always counted. */
+export function talliedFields(table: string): readonly string[] | undefined {
+  return TALLIED_COLLECTIONS.find((c) => c.table === table)?.fields;
+}
+
+/** The key of the tally of a whole collection (no filter). */
+export const WHOLE_COLLECTION = { field: '', value: '' } as const;
+
+const KEY = 'organization_id, collection, field, value';
+const UPSERT = `ON CONFLICT (${KEY}) DO UPDATE SET n = ${LIST_TALLIES}.n + excluded.n`;
+
+/** `(field, value-expression)` pairs a row of `table` counts towards: the whole, then per field. */
+function tallyKeys(c: TalliedCollection, row: string): [string, string][] {
+  return [["''", "''"], ...c.fields.map((f): [string, string] => [`'${f}'`, `${row}.${f}`])];
+}
+
+/**
+ * The tallies of `c` counted from its rows, as rows of `list_tallies`: the migration's backfill,
+ * and what restores them after a bulk load that ran without the triggers.
+ */
+export function tallyRecount(c: TalliedCollection): string {
+  const parts = [
+    `SELECT organization_id, '${c.table}', '', '', COUNT(*) FROM ${c.table} GROUP BY organization_id`,
+    ...c.fields.map(
+      (f) =>
+        `SELECT organization_id, '${c.table}', '${f}', ${f}, COUNT(*) FROM ${c.table} GROUP BY organization_id, ${f}`,
+    ),
+  ];
+  return `INSERT INTO ${LIST_TALLIES} (${KEY}, n) ${parts.join(' UNION ALL ')}`;
+}
+
+function triggerName(c: TalliedCollection, event: string): string {
+  return `${LIST_TALLIES}_${c.table}_${event}`;
+}
+
+function functionName(c: TalliedCollection): string {
+  return `${LIST_TALLIES}_${c.table}`;
+}
+
+/** PostgreSQL: one grouped upsert of the statement's changes (`changes`: organization, fields, d). */
+function postgresUpsert(c: TalliedCollection, changes: string): string {
+  const parts = tallyKeys(c, 'changes').map(
+    ([field, value]) =>
+      `SELECT organization_id, ${field} AS field, ${value} AS value, d FROM changes`,
+  );
+  return (
+    `WITH changes AS (${changes}) ` +
+    `INSERT INTO ${LIST_TALLIES} (${KEY}, n) ` +
+    `SELECT organization_id, '${c.table}', field, value, SUM(d) FROM (${parts.join(' UNION ALL ')}) AS k ` +
+    `GROUP BY organization_id, field, value HAVING SUM(d) <> 0 ORDER BY organization_id, field, value ` +
+    UPSERT
+  );
+}
+
+/** The tally table, each collection's triggers, then the backfill of the rows already there. */
+export function tallyStatements(
+  dialect: DialectName,
+  bigint: string,
+  collections: readonly TalliedCollection[],
+): string[] {
+  const table =
+    `CREATE TABLE ${LIST_TALLIES} (\n  organization_id varchar(32) NOT NULL,\n  collection varchar(32) NOT NULL,\n` +
+    `  field varchar(32) NOT NULL,\n  value varchar(32) NOT NULL,\n  n ${bigint} NOT NULL,\n` +
+    `  PRIMARY KEY (${KEY})\n)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`;
+  const triggers = collections.flatMap((c) =>
+    dialect === 'postgres' ? postgresTriggers(c) : sqliteTriggers(c),
+  );
+  // Triggers first: on PostgreSQL creating them locks the tables against writes until this
+  // migration commits, so no row is written between the recount and the first trigger.
+  return [table, ...triggers, ...collections.map(tallyRecount)];
+}
+
+function postgresTriggers(c: TalliedCollection): string[] {
+  const columns = ['organization_id', ...c.fields].join(', ');
+  const inserted = `SELECT ${columns}, 1 AS d FROM new_rows`;
+  const deleted = `SELECT ${columns}, -1 AS d FROM old_rows`;
+  const fn = functionName(c);
+  return [
+    `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    ${postgresUpsert(c, inserted)};
+  ELSIF TG_OP = 'DELETE' THEN
+    ${postgresUpsert(c, deleted)};
+  ELSE
+    ${postgresUpsert(c, `${inserted} UNION ALL ${deleted}`)};
+  END IF;
+  RETURN NULL;
+END $$`,
+    `CREATE TRIGGER ${triggerName(c, 'insert')} AFTER INSERT ON ${c.table} ` +
+      `REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+    `CREATE TRIGGER ${triggerName(c, 'delete')} AFTER DELETE ON ${c.table} ` +
+      `REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+    // PostgreSQL allows no column list with transition tables: every UPDATE statement runs it,
+    // and writes only when a tallied field changed (HAVING SUM(d) <> 0).
+    ...(c.fields.length
+      ? [
+          `CREATE TRIGGER ${triggerName(c, 'update')} AFTER UPDATE ON ${c.table} ` +
+            `REFERENCING NEW TABLE AS new_rows OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+        ]
+      : []),
+  ];
+}
+
+function sqliteTriggers(c: TalliedCollection): string[] {
+  const add = (row: string, keys: [string, string][]) =>
+    `INSERT INTO ${LIST_TALLIES} (${KEY}, n) VALUES ` +
+    keys.map(([field, value]) => `(${row}.organization_id, '${c.table}', ${field}, ${value}, 1)`) +
+    ` ${UPSERT};`;
+  const subtract = (keys: [string, string][]) =>
+    keys
+      .map(
+        ([field, value]) =>
+          `UPDATE ${LIST_TALLIES} SET n = n - 1 WHERE organization_id = OLD.organization_id ` +
+          `AND collection = '${c.table}' AND field = ${field} AND value = ${value};`,
+      )
+      .join(' ');
+  return [
+    `CREATE TRIGGER ${triggerName(c, 'insert')} AFTER INSERT ON ${c.table} FOR EACH ROW ` +
+      `BEGIN ${add('NEW', tallyKeys(c, 'NEW'))} END`,
+    `CREATE TRIGGER ${triggerName(c, 'delete')} AFTER DELETE ON ${c.table} FOR EACH ROW ` +
+      `BEGIN ${subtract(tallyKeys(c, 'OLD'))} END`,
+    ...c.fields.map(
+      (f) =>
+        `CREATE TRIGGER ${triggerName(c, `update_${f}`)} AFTER UPDATE OF ${f} ON ${c.table} ` +
+        `FOR EACH ROW WHEN OLD.${f} IS NOT NEW.${f} ` +
+        `BEGIN ${subtract([[`'${f}'`, `OLD.${f}`]])} ${add('NEW', [[`'${f}'`, `NEW.${f}`]])} END`,
+    ),
+  ];
+}
+
+/** Undoes tallyStatements. */
+export function dropTallyStatements(
+  dialect: DialectName,
+  collections: readonly TalliedCollection[],
+): string[] {
+  const triggers = collections.flatMap((c) => {
+    const events = [
+      'insert',
+      'delete',
+      ...(dialect === 'postgres'
+        ? c.fields.length
+          ? ['update']
+          : []
+        : c.fields.map((f) => `update_${f}`)),
+    ];
+    return events.map(
+      (e) => `DROP TRIGGER ${triggerName(c, e)}${dialect === 'postgres' ? ` ON ${c.table}` : ''}`,
+    );
+  });
+  const functions =
+    dialect === 'postgres' ? collections.map((c) => `DROP FUNCTION ${functionName(c)}()`) : [];
+  return [...triggers, ...functions, `DROP TABLE ${LIST_TALLIES}`];
+}
