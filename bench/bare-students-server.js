@@ -4,8 +4,8 @@
  * `GET /v1/students?per_page=25&page=N` from the same database as the real server: the same
  * SQLite file (better-sqlite3) or the same PostgreSQL database (node-postgres, `pg`).
  *
- * Per request it does the same database and serialization work as the server (one COUNT, the
- * same deferred-join page query, rows mapped to the public JSON shape with ISO timestamps,
+ * Per request it does the same database and serialization work as the server (the total read
+ * from the organization's tally row, the same deferred-join page query, rows mapped to the public JSON shape with ISO timestamps,
  * pagination meta and links, a `Link` header) and nothing else: no framework, no auth, no rate
  * limit, no validation library, no logging. The gap between the two is what the server's stack
  * costs.
@@ -50,8 +50,11 @@ const COLUMNS = [
   'updated_at',
 ];
 
-// The server's bounded count: at most offset + per_page + TOTAL_COUNT_AHEAD rows are read.
-const TOTAL_COUNT_AHEAD = 10_000;
+// An unfiltered list's total: the server reads it from the organization's tally row
+// (apps/server/src/database/list-tallies.ts), exact; the same statement text here.
+const TALLY_TEXT =
+  'SELECT COALESCE(SUM(n), 0) AS total FROM "list_tallies" WHERE organization_id = ? ' +
+  "AND collection = 'students' AND field = '' AND value IN ('')";
 const store = DATABASE_URL ? postgresStore(DATABASE_URL) : sqliteStore(DATABASE);
 
 /**
@@ -63,11 +66,7 @@ function sqliteStore(file) {
   // WAL was set when the file was created.
   const db = new Database(file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
-  const countStatement = db
-    .prepare(
-      'SELECT COUNT(*) AS total FROM (SELECT 1 FROM students t WHERE t.organization_id = ? LIMIT ?)',
-    )
-    .pluck();
+  const countStatement = db.prepare(TALLY_TEXT).pluck();
   const pageStatement = db.prepare(
     `SELECT ${COLUMNS.map((c) => `p.${c}`).join(', ')}
        FROM students p
@@ -79,8 +78,8 @@ function sqliteStore(file) {
       ORDER BY p.created_at DESC, p.id DESC`,
   );
   return {
-    page: (organizationId, limit, offset, cap) => ({
-      total: countStatement.get(organizationId, cap),
+    page: (organizationId, limit, offset) => ({
+      total: countStatement.get(organizationId),
       rows: pageStatement.all(organizationId, limit, offset),
     }),
     close: () => db.close(),
@@ -98,18 +97,18 @@ function postgresStore(url) {
   const column = (name) => `"students"."${name}"`;
   const order = `${column('created_at')} DESC, ${column('id')} DESC`;
   const where = `${column('organization_id')} = $1`;
-  const countText = `SELECT COUNT(*) AS total FROM (SELECT 1 FROM "students" WHERE ${where} LIMIT $2) AS "counted"`;
+  const countText = TALLY_TEXT.replace('?', '$1');
   const pageText =
     `SELECT ${COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "students" WHERE ${column('id')} IN ` +
     `(SELECT ${column('id')} FROM "students" WHERE ${where} ORDER BY ${order} LIMIT $2 OFFSET $3) ` +
     `ORDER BY ${order}`;
   return {
-    async page(organizationId, limit, offset, cap) {
+    async page(organizationId, limit, offset) {
       const [counted, paged] = await Promise.all([
-        pool.query(countText, [organizationId, cap]),
+        pool.query(countText, [organizationId]),
         pool.query(pageText, [organizationId, limit, offset]),
       ]);
-      // COUNT(*) is a bigint, which node-postgres returns as a string; timestamptz is a Date.
+      // SUM(bigint) is a numeric, which node-postgres returns as a string; timestamptz is a Date.
       return { total: Number(counted.rows[0].total), rows: paged.rows };
     },
     close: () => pool.end(),
@@ -198,7 +197,6 @@ function listStudents(req, res, path, search) {
     return undefined;
   }
   const offset = (page - 1) * perPage;
-  const cap = offset + perPage + TOTAL_COUNT_AHEAD;
   const respond = ({ total, rows }) => {
     const envelope = pageEnvelope(
       `http://${req.headers.host ?? 'localhost'}${path}`,
@@ -206,7 +204,7 @@ function listStudents(req, res, path, search) {
       page,
       perPage,
       total,
-      total < cap,
+      true,
     );
     send(
       res,
@@ -215,7 +213,7 @@ function listStudents(req, res, path, search) {
       { Link: linkHeader(envelope.links) },
     );
   };
-  const found = store.page(ORGANIZATION_ID, perPage, offset, cap);
+  const found = store.page(ORGANIZATION_ID, perPage, offset);
   if (typeof found.then === 'function') return found.then(respond);
   respond(found);
   return undefined;

@@ -399,7 +399,7 @@ export const PageMetaSchema = z
     per_page: z.number().int(),
     total: z.number().int().openapi({
       description:
-        'Records matching the query. Exact when `total_exact` is true; otherwise a lower bound: the server counts at most 10,000 records (by default) past the requested page, so more exist than `total` says.',
+        'Records matching the query. Exact when `total_exact` is true, which it always is for the students, courses, enrollments, payments, exams and exam results lists without `q`, unfiltered or filtered only by `status`. Otherwise a lower bound: the server counts at most 10,000 records (by default) past the requested page, so more exist than `total` says.',
     }),
     total_pages: z.number().int().openapi({
       description:
@@ -407,7 +407,7 @@ export const PageMetaSchema = z
     }),
     total_exact: z.boolean().openapi({
       description:
-        'Whether `total` and `total_pages` are exact. False when the collection continues more than 10,000 records (by default) past the requested page.',
+        'Whether `total` and `total_pages` are exact. Always true for the students, courses, enrollments, payments, exams and exam results lists without `q`, unfiltered or filtered only by `status`; otherwise false when the matches continue more than 10,000 records (by default) past the requested page.',
     }),
   })
   .openapi({ title: 'PageMeta' });

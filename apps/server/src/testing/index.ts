@@ -210,6 +210,9 @@ export type { Student } from '../students/student.entity';
 // For benchmarks that write outbox events the way the API does (bench/delivery.bench.js).
 export { EventsService } from '../events/events.service';
 export { TransactionRunner } from '../common/transactions';
+// For benchmarks that bulk-load rows without the list totals' triggers, then count the tallies
+// afresh (bench/collection-size.bench.js).
+export { LIST_TALLIES, tallyRecount, talliedFields } from '../database/list-tallies';
 // For the shared webhook test vectors (tooling/sdk-live/scripts/write-webhook-vectors.js): the
 // signer and the body builder deliveries use, so the vectors are what the server sends.
 export { Signer } from '../webhooks/signing';

@@ -21,9 +21,10 @@ final class PageMeta extends Model
         public readonly int $page,
         public readonly int $perPage,
         /**
-         * Records matching the query. Exact when `total_exact` is true; otherwise a lower bound: the server
-         * counts at most 10,000 records (by default) past the requested page, so more exist than `total`
-         * says.
+         * Records matching the query. Exact when `total_exact` is true, which it always is for the students,
+         * courses, enrollments, payments, exams and exam results lists without `q`, unfiltered or filtered
+         * only by `status`. Otherwise a lower bound: the server counts at most 10,000 records (by default)
+         * past the requested page, so more exist than `total` says.
          */
         public readonly int $total,
         /**
@@ -32,8 +33,10 @@ final class PageMeta extends Model
          */
         public readonly int $totalPages,
         /**
-         * Whether `total` and `total_pages` are exact. False when the collection continues more than 10,000
-         * records (by default) past the requested page.
+         * Whether `total` and `total_pages` are exact. Always true for the students, courses, enrollments,
+         * payments, exams and exam results lists without `q`, unfiltered or filtered only by `status`;
+         * otherwise false when the matches continue more than 10,000 records (by default) past the requested
+         * page.
          */
         public readonly bool $totalExact,
     ) {

@@ -3070,11 +3070,11 @@ class PageMeta(BaseModel):
     page: int
     per_page: int
     total: int
-    """Records matching the query. Exact when `total_exact` is true; otherwise a lower bound: the server counts at most 10,000 records (by default) past the requested page, so more exist than `total` says."""
+    """Records matching the query. Exact when `total_exact` is true, which it always is for the students, courses, enrollments, payments, exams and exam results lists without `q`, unfiltered or filtered only by `status`. Otherwise a lower bound: the server counts at most 10,000 records (by default) past the requested page, so more exist than `total` says."""
     total_pages: int
     """ceil(total / per_page). While more records exist it is greater than `page`, so paging until `page >= total_pages` (or until `links.next` is null) visits every record."""
     total_exact: bool
-    """Whether `total` and `total_pages` are exact. False when the collection continues more than 10,000 records (by default) past the requested page."""
+    """Whether `total` and `total_pages` are exact. Always true for the students, courses, enrollments, payments, exams and exam results lists without `q`, unfiltered or filtered only by `status`; otherwise false when the matches continue more than 10,000 records (by default) past the requested page."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("page", "page"),
