@@ -1,9 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { contract } from '@platform/contract';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import {
   indexedSearch,
@@ -20,6 +15,7 @@ import type { CompiledSql } from '../src/database/sql';
 import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents, type Student } from '../src/testing';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
+import { emptyDatabase } from './support/empty-database';
 import { DATABASE_KIND, rawCall, startServer, type TestServer } from './support/server';
 
 /**
@@ -471,25 +467,3 @@ describe('the search-index migration on an existing database', () => {
     }
   });
 });
-
-async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = process.env.TEST_DATABASE_URL;
-  if (!admin) {
-    const dir = mkdtempSync(path.join(tmpdir(), 'search-migration-'));
-    return {
-      url: `sqlite:${path.join(dir, 'db.sqlite')}`,
-      drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
-    };
-  }
-  const name = `platform_test_${randomBytes(6).toString('hex')}`;
-  const run = async (sql: string) => {
-    const c = new Client({ connectionString: admin });
-    await c.connect();
-    await c.query(sql);
-    await c.end();
-  };
-  await run(`CREATE DATABASE ${name}`);
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
