@@ -1,12 +1,8 @@
-import { DataSource } from 'typeorm';
-import { loadConfig } from '../src/config/env';
-import { dataSourceOptions } from '../src/database/data-source';
 import { insertRows } from '../src/database/sql';
-import { APP_SCHEMA } from '../src/schema';
 import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents, type Student } from '../src/testing';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
-import { emptyDatabase } from './support/empty-database';
+import { migratedUpTo } from './support/empty-database';
 import { DATABASE_KIND, rawCall, startServer, type TestServer } from './support/server';
 
 const DAY = 86_400_000;
@@ -366,25 +362,9 @@ describe('meta.total from the tallies', () => {
 /** The tallies' migration on a database that already holds data: it counts the rows there. */
 describe('the list tallies migration on an existing database', () => {
   it('counts the rows already there, keeps counting after, and drops cleanly', async () => {
-    const { url, drop } = await emptyDatabase();
-    const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database, APP_SCHEMA);
-    const all = options.migrations as (new () => { name?: string })[];
-    const upTo = all.findIndex((m) => new m().name === 'ListTallies1766500000000');
-    expect(upTo).toBeGreaterThan(0);
-    const before = new DataSource({ ...options, migrations: all.slice(0, upTo) });
-    await before.initialize();
-    await before.runMigrations({ transaction: 'each' });
-    const now = new Date();
     const orgs = ['org_01JTALL1ESM1GRAT10N00000001', 'org_01JTALL1ESM1GRAT10N00000002'];
-    for (const id of orgs)
-      await before.query(
-        DATABASE_KIND === 'postgres'
-          ? 'INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)'
-          : 'INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
-        DATABASE_KIND === 'postgres'
-          ? [id, 'Old School', 'standard', now]
-          : [id, 'Old School', 'standard', now.toISOString(), now.toISOString()],
-      );
+    const { before, migrate, drop } = await migratedUpTo('ListTallies1766500000000', orgs);
+    const now = new Date();
     const statuses = ['active', 'active', 'inactive', 'graduated', 'withdrawn'] as const;
     const students = demoStudents(orgs[0]!, 50, now.getTime()).map((s, i) => ({
       ...s,
@@ -394,14 +374,8 @@ describe('the list tallies migration on an existing database', () => {
       await insertRows(manager, StudentEntity, students);
       await insertRows(manager, StudentEntity, demoStudents(orgs[1]!, 7, now.getTime()));
     });
-    await before.destroy();
-
-    const after = new DataSource({ ...options, migrations: all.slice(0, upTo + 1) });
-    await after.initialize();
+    const after = await migrate();
     try {
-      expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
-        'ListTallies1766500000000',
-      ]);
       const tallies = async () => {
         const rows: { organization_id: string; field: string; value: string; n: string }[] =
           await after.query(

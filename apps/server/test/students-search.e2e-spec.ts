@@ -1,5 +1,4 @@
 import { contract } from '@platform/contract';
-import { DataSource } from 'typeorm';
 import {
   indexedSearch,
   pageStatements,
@@ -8,14 +7,11 @@ import {
 } from '../src/common/list/find-page';
 import { listFieldsFor } from '../src/common/list/list-fields';
 import { insertRows } from '../src/database/sql';
-import { loadConfig } from '../src/config/env';
-import { dataSourceOptions } from '../src/database/data-source';
-import { APP_SCHEMA } from '../src/schema';
 import type { CompiledSql } from '../src/database/sql';
 import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents, type Student } from '../src/testing';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
-import { emptyDatabase } from './support/empty-database';
+import { migratedUpTo } from './support/empty-database';
 import { DATABASE_KIND, rawCall, startServer, type TestServer } from './support/server';
 
 /**
@@ -412,35 +408,13 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
 /** The migration on a database that already holds data: existing rows become searchable. */
 describe('the search-index migration on an existing database', () => {
   it('indexes the rows already there, and drops cleanly', async () => {
-    const { url, drop } = await emptyDatabase();
-    const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database, APP_SCHEMA);
-    // The migrations up to this one: later ones (if any) are not what this test is about.
-    const all = options.migrations as (new () => { name?: string })[];
-    const upTo = all.findIndex((m) => new m().name === 'SearchIndex1766000000000');
-    expect(upTo).toBeGreaterThan(0);
-    const before = new DataSource({ ...options, migrations: all.slice(0, upTo) });
-    await before.initialize();
-    await before.runMigrations({ transaction: 'each' });
+    const org = { id: 'org_01JSEARCHM1GRAT10N000000000' };
+    const { before, migrate, drop } = await migratedUpTo('SearchIndex1766000000000', [org.id]);
     const now = new Date();
-    const org = { id: 'org_01JSEARCHM1GRAT10N000000000', name: 'Old School' };
-    await before.query(
-      DATABASE_KIND === 'postgres'
-        ? 'INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)'
-        : 'INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
-      DATABASE_KIND === 'postgres'
-        ? [org.id, org.name, 'standard', now]
-        : [org.id, org.name, 'standard', now.toISOString(), now.toISOString()],
-    );
     const students = demoStudents(org.id, 300, now.getTime());
     await before.transaction((manager) => insertRows(manager, StudentEntity, students));
-    await before.destroy();
-
-    const after = new DataSource({ ...options, migrations: all.slice(0, upTo + 1) });
-    await after.initialize();
+    const after = await migrate();
     try {
-      expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
-        'SearchIndex1766000000000',
-      ]);
       const search = async (q: string) => {
         const query = contract.students.list.query.parse({ q, per_page: '100' });
         const repo = after.getRepository(StudentEntity);

@@ -151,7 +151,9 @@ END $$`,
 function sqliteTriggers(c: TalliedCollection): string[] {
   const add = (row: string, keys: [string, string][]) =>
     `INSERT INTO ${LIST_TALLIES} (${KEY}, n) VALUES ` +
-    keys.map(([field, value]) => `(${row}.organization_id, '${c.table}', ${field}, ${value}, 1)`) +
+    keys
+      .map(([field, value]) => `(${row}.organization_id, '${c.table}', ${field}, ${value}, 1)`)
+      .join(', ') +
     ` ${UPSERT};`;
   const subtract = (keys: [string, string][]) =>
     keys

@@ -3,6 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../../src/config/env';
+import { dataSourceOptions } from '../../src/database/data-source';
+import { APP_SCHEMA } from '../../src/schema';
 
 /**
  * A database of its own for a test that migrates step by step: a SQLite file in a temporary
@@ -28,4 +32,50 @@ export async function emptyDatabase(): Promise<{ url: string; drop(): Promise<vo
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
+ * A new database (emptyDatabase) migrated up to, not including, `migration`, holding
+ * `organizationIds` as organizations; `migrate()` then runs `migration` alone, on a new
+ * connection, and returns it. For tests of what a migration does to data already there.
+ */
+export async function migratedUpTo(
+  migration: string,
+  organizationIds: readonly string[],
+): Promise<{ before: DataSource; migrate(): Promise<DataSource>; drop(): Promise<void> }> {
+  const { url, drop } = await emptyDatabase();
+  const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database, APP_SCHEMA);
+  const all = options.migrations as (new () => { name?: string })[];
+  const upTo = all.findIndex((m) => new m().name === migration);
+  if (upTo < 1) throw new Error(`no migration ${migration} after the first`);
+  const before = new DataSource({ ...options, migrations: all.slice(0, upTo) });
+  await before.initialize();
+  await before.runMigrations({ transaction: 'each' });
+  const now = new Date();
+  const postgres = options.type === 'postgres';
+  for (const id of organizationIds)
+    await before.query(
+      postgres
+        ? 'INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)'
+        : 'INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+      postgres
+        ? [id, 'Old School', 'standard', now]
+        : [id, 'Old School', 'standard', now.toISOString(), now.toISOString()],
+    );
+  return {
+    before,
+    async migrate() {
+      if (before.isInitialized) await before.destroy();
+      const after = new DataSource({ ...options, migrations: all.slice(0, upTo + 1) });
+      await after.initialize();
+      const ran = await after.runMigrations({ transaction: 'each' });
+      if (ran.map((m) => m.name).join() !== migration)
+        throw new Error(`ran ${ran.map((m) => m.name).join()}, not ${migration}`);
+      return after;
+    },
+    async drop() {
+      if (before.isInitialized) await before.destroy();
+      await drop();
+    },
+  };
 }
