@@ -116,19 +116,23 @@ return codes
 `;
 
 /**
- * Frees the slots of finished messages (KEYS as for TAKE; ARGV: per message its id, then the job
- * id), unless another job has taken the message since: its slots are that job's now.
+ * Frees the slots of messages (KEYS as for TAKE; ARGV: whether to drop the marks too, 1 or 0,
+ * then per message its id and the job id), unless another job has taken the message since: its
+ * slots are that job's now. A message's slots go when its request ends (they bound requests in
+ * flight); its mark stays until its attempt is written (mark 1), so no second job sends it while
+ * the attempt may still be unwritten.
  */
 const RELEASE = `
+local marks = ARGV[1] == '1'
 for i = 1, (#KEYS - 1) / 3 do
   local organization, endpoint, mark = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
-  local id, job = ARGV[2 * i - 1], ARGV[2 * i]
+  local id, job = ARGV[2 * i], ARGV[2 * i + 1]
   local owner = redis.call('GET', mark)
   if not owner or owner == job then
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', organization, id)
     redis.call('ZREM', endpoint, id)
-    if owner then redis.call('DEL', mark) end
+    if owner and marks then redis.call('DEL', mark) end
   end
 end
 return 1
@@ -229,8 +233,10 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   private starved = false;
   /** The relay step under way found every global slot taken. */
   private globalFull = false;
-  /** Frees finished messages' slots, those finishing together in one script call. */
-  private readonly releases = new Batcher<Finished>((finished) => this.release(finished));
+  /** Frees the slots of messages whose request ended, those ending together in one call. */
+  private readonly frees = new Batcher<Finished>((ended) => this.release(ended, false));
+  /** Drops written messages' marks (and slots), those written together in one script call. */
+  private readonly releases = new Batcher<Finished>((finished) => this.release(finished, true));
   /**
    * What this instance's relay leased and queued, by message id, until a worker here takes it:
    * the relay read everything an attempt needs, so a job this instance relayed and picks up
@@ -494,14 +500,24 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     await Promise.all([
       done(queued.filter((q) => !loaded.has(q.id))),
       ...taken.map(async (message) => {
+        const mine = byId.get(message.id)!;
+        let freed: Promise<void> | undefined;
         try {
-          // Written before its slots are freed: "done" means durable.
-          await this.recorder.record(await this.attempter.attempt(message));
+          const attempt = await this.attempter
+            .attempt(message)
+            .finally(() => {
+              freed = this.finish([{ message: mine, jobId }], this.frees);
+            });
+          // The request is over, so its slots are free (they bound requests in flight, and the
+          // write took most of a slot's time); the job completes, and the mark that keeps a
+          // second job from sending the message goes, only once the attempt is written.
+          await this.recorder.record(attempt);
         } catch (error) {
           // The lease runs out and the message is attempted again.
           this.logger.error(`Could not record a webhook attempt: ${(error as Error).message}`);
         } finally {
-          await done([byId.get(message.id)!]);
+          await freed;
+          await done([mine]);
         }
       }),
     ]);
@@ -559,19 +575,25 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     return messages.filter((m) => !refused.has(m.id));
   }
 
-  /** Frees the slots of messages a job is done with (together with other jobs'). */
-  private async finish(finished: Finished[]): Promise<void> {
+  /**
+   * Frees the slots of messages a job is done with (together with other jobs'), and their marks
+   * unless `through` is `frees` (the request ended, the attempt is not written yet).
+   */
+  private async finish(
+    finished: Finished[],
+    through: Batcher<Finished> = this.releases,
+  ): Promise<void> {
     if (finished.length === 0) return;
     await Promise.all(
       finished
         .filter(({ message }) => message.organizationId && message.endpointId)
-        .map((f) => this.releases.add(f).catch(() => undefined)),
+        .map((f) => through.add(f).catch(() => undefined)),
     );
     // A slot is free: if the relay left messages behind for want of slots, it may queue them.
     if (this.starved) this.wake();
   }
 
-  private async release(finished: Finished[]): Promise<void> {
+  private async release(finished: Finished[], marks: boolean): Promise<void> {
     const keys = [
       this.globalKey(),
       ...finished.flatMap(({ message }) =>
@@ -581,6 +603,7 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     await this.semaphores!.platformRelease(
       keys.length,
       ...keys,
+      marks ? 1 : 0,
       ...finished.flatMap(({ message, jobId }) => [message.id, jobId]),
     );
   }
