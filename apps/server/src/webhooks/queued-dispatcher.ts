@@ -329,16 +329,19 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     try {
       do {
         this.rerun = false;
-        const { room, full: stillFull } = await this.room(this.full);
-        this.globalFull = room <= 0;
+        const { full: stillFull } = await this.room(this.full);
+        // Set by the admission if it finds every global slot taken.
+        this.globalFull = false;
         const { fannedOut, claimed, more, full } = await this.transactions.run(async (manager) => {
           const now = this.clock.now();
           const fannedOut = await this.store.fanOut(manager, now);
-          if (room <= 0) return { fannedOut, claimed: [], more: true, full: stillFull };
           const claim = await this.store.claim(manager, now, {
-            // Every message queued holds a global slot: a step need not lease more than are free
-            // (and reads only twice that many rows).
-            limit: room,
+            // Every message queued holds a global slot, so a step leases no more than the
+            // admission finds free then. Not the room counted at the step's start: the fan-out
+            // and the read take longer than a POST, so the slots held then are mostly free by
+            // the time it admits (limited by that count, or skipped when it was 0, a step
+            // took every slot and the next one none, leaving half of them idle).
+            limit: this.config.concurrency,
             fullOrganizations: stillFull.organizations,
             fullEndpoints: stillFull.endpoints,
             admit: (candidates, max) => this.admit(candidates, max),
@@ -417,14 +420,15 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
 
   /**
    * Free global slots, and of the organizations and endpoints found full last time, those still
-   * full: one script call before a relay step, if the last one ran into a limit (otherwise the
-   * admission alone finds out, and a steady trickle of events costs no extra round trip).
+   * full: one script call before a relay step, if the last one found some full (otherwise the
+   * admission alone finds out, and a steady trickle of events costs no extra round trip). The
+   * relay uses only the second: the admission, later in the step, is what counts the free slots.
    */
   private async room(last: {
     organizations: string[];
     endpoints: string[];
   }): Promise<{ room: number; full: { organizations: string[]; endpoints: string[] } }> {
-    if (!this.starved && last.organizations.length + last.endpoints.length === 0) {
+    if (last.organizations.length + last.endpoints.length === 0) {
       return { room: this.config.concurrency, full: last };
     }
     const keys = [
