@@ -140,9 +140,10 @@ return 1
 
 /**
  * How many global slots are free (KEYS[1], ARGV[1] its limit), and which of the other KEYS
- * (semaphores; ARGV: the limit of each) are still full: the relay asks this before each step, to
- * read no more rows than can go, and to leave out of its first read the organizations and
- * endpoints it found full last time. Returns the free slots, then the indexes of the full keys.
+ * (semaphores; ARGV: the limit of each) are still full: the relay asks this before a step, to
+ * leave out of its first read the organizations and endpoints it found full last time (the
+ * admission, later in the step, counts the free slots). Returns the free slots, then the indexes
+ * of the full keys.
  */
 const ROOM = `
 local t = redis.call('TIME')
@@ -519,11 +520,9 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
         const mine = byId.get(message.id)!;
         let freed: Promise<void> | undefined;
         try {
-          const attempt = await this.attempter
-            .attempt(message)
-            .finally(() => {
-              freed = this.finish([{ message: mine, jobId }], this.frees);
-            });
+          const attempt = await this.attempter.attempt(message).finally(() => {
+            freed = this.finish([{ message: mine, jobId }], this.frees);
+          });
           // The request is over, so its slots are free (they bound requests in flight, and the
           // write took most of a slot's time); the job completes, and the mark that keeps a
           // second job from sending the message goes, only once the attempt is written.
