@@ -200,8 +200,10 @@ interface Finished {
  * - Workers take jobs, read the job's messages in one query, attempt them all at once and record
  *   each result in PostgreSQL (the `AttemptRecorder` writes attempts finishing together in one
  *   transaction), where the API reads it and where the next retry is scheduled (the relay queues
- *   it again when it falls due). Each message frees its slots once its attempt is written; the
- *   job completes when all of them are. A job whose worker died is run again by another worker
+ *   it again when it falls due). Each message frees its slots when its request ends (the limits
+ *   bound requests in flight to receivers) and drops its mark once its attempt is written; the
+ *   job completes when all of them are written, so the attempts a worker has sent but not yet
+ *   written are bounded by its jobs. A job whose worker died is run again by another worker
  *   (BullMQ's stalled-job check): what its messages' attempts wrote is skipped, the rest is sent
  *   under the same message ids.
  * - A message is sent by one job at a time: a worker marks each message it takes as its job's in
@@ -491,9 +493,10 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   }
 
   /**
-   * One job: its messages read in one query, taken, attempted at once; each written, then its
-   * slots freed. The job completes once every attempt is written (a crash before that runs the
-   * job again elsewhere, and only its unwritten messages are sent).
+   * One job: its messages read in one query, taken, attempted at once; each frees its slots when
+   * its request ends, is written, then drops its mark. The job completes once every attempt is
+   * written (a crash before that runs the job again elsewhere, and only its unwritten messages
+   * are sent).
    */
   private async process(job: Job<DeliveryJob>): Promise<void> {
     const queued = 'messages' in job.data ? job.data.messages : [job.data];
