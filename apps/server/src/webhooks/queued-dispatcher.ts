@@ -116,19 +116,23 @@ return codes
 `;
 
 /**
- * Frees the slots of finished messages (KEYS as for TAKE; ARGV: per message its id, then the job
- * id), unless another job has taken the message since: its slots are that job's now.
+ * Frees the slots of messages (KEYS as for TAKE; ARGV: whether to drop the marks too, 1 or 0,
+ * then per message its id and the job id), unless another job has taken the message since: its
+ * slots are that job's now. A message's slots go when its request ends (they bound requests in
+ * flight); its mark stays until its attempt is written (mark 1), so no second job sends it while
+ * the attempt may still be unwritten.
  */
 const RELEASE = `
+local marks = ARGV[1] == '1'
 for i = 1, (#KEYS - 1) / 3 do
   local organization, endpoint, mark = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
-  local id, job = ARGV[2 * i - 1], ARGV[2 * i]
+  local id, job = ARGV[2 * i], ARGV[2 * i + 1]
   local owner = redis.call('GET', mark)
   if not owner or owner == job then
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', organization, id)
     redis.call('ZREM', endpoint, id)
-    if owner then redis.call('DEL', mark) end
+    if owner and marks then redis.call('DEL', mark) end
   end
 end
 return 1
@@ -136,9 +140,10 @@ return 1
 
 /**
  * How many global slots are free (KEYS[1], ARGV[1] its limit), and which of the other KEYS
- * (semaphores; ARGV: the limit of each) are still full: the relay asks this before each step, to
- * read no more rows than can go, and to leave out of its first read the organizations and
- * endpoints it found full last time. Returns the free slots, then the indexes of the full keys.
+ * (semaphores; ARGV: the limit of each) are still full: the relay asks this before a step, to
+ * leave out of its first read the organizations and endpoints it found full last time (the
+ * admission, later in the step, counts the free slots). Returns the free slots, then the indexes
+ * of the full keys.
  */
 const ROOM = `
 local t = redis.call('TIME')
@@ -195,8 +200,10 @@ interface Finished {
  * - Workers take jobs, read the job's messages in one query, attempt them all at once and record
  *   each result in PostgreSQL (the `AttemptRecorder` writes attempts finishing together in one
  *   transaction), where the API reads it and where the next retry is scheduled (the relay queues
- *   it again when it falls due). Each message frees its slots once its attempt is written; the
- *   job completes when all of them are. A job whose worker died is run again by another worker
+ *   it again when it falls due). Each message frees its slots when its request ends (the limits
+ *   bound requests in flight to receivers) and drops its mark once its attempt is written; the
+ *   job completes when all of them are written, so the attempts a worker has sent but not yet
+ *   written are bounded by its jobs. A job whose worker died is run again by another worker
  *   (BullMQ's stalled-job check): what its messages' attempts wrote is skipped, the rest is sent
  *   under the same message ids.
  * - A message is sent by one job at a time: a worker marks each message it takes as its job's in
@@ -227,10 +234,17 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   };
   /** The last relay step left due messages behind for want of slots: a freed slot wakes it. */
   private starved = false;
+  /**
+   * A slot was freed while a relay step ran: if that step ends starved, it runs again at once
+   * (its admission may have come before the slot was free, and the free did not wake it).
+   */
+  private freedMeanwhile = false;
   /** The relay step under way found every global slot taken. */
   private globalFull = false;
-  /** Frees finished messages' slots, those finishing together in one script call. */
-  private readonly releases = new Batcher<Finished>((finished) => this.release(finished));
+  /** Frees the slots of messages whose request ended, those ending together in one call. */
+  private readonly frees = new Batcher<Finished>((ended) => this.release(ended, false));
+  /** Drops written messages' marks (and slots), those written together in one script call. */
+  private readonly releases = new Batcher<Finished>((finished) => this.release(finished, true));
   /**
    * What this instance's relay leased and queued, by message id, until a worker here takes it:
    * the relay read everything an attempt needs, so a job this instance relayed and picks up
@@ -323,16 +337,20 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     try {
       do {
         this.rerun = false;
-        const { room, full: stillFull } = await this.room(this.full);
-        this.globalFull = room <= 0;
+        this.freedMeanwhile = false;
+        const { full: stillFull } = await this.room(this.full);
+        // Set by the admission if it finds every global slot taken.
+        this.globalFull = false;
         const { fannedOut, claimed, more, full } = await this.transactions.run(async (manager) => {
           const now = this.clock.now();
           const fannedOut = await this.store.fanOut(manager, now);
-          if (room <= 0) return { fannedOut, claimed: [], more: true, full: stillFull };
           const claim = await this.store.claim(manager, now, {
-            // Every message queued holds a global slot: a step need not lease more than are free
-            // (and reads only twice that many rows).
-            limit: room,
+            // Every message queued holds a global slot, so a step leases no more than the
+            // admission finds free then. Not the room counted at the step's start: the fan-out
+            // and the read take longer than a POST, so the slots held then are mostly free by
+            // the time it admits (limited by that count, or skipped when it was 0, a step
+            // took every slot and the next one none, leaving half of them idle).
+            limit: this.config.concurrency,
             fullOrganizations: stillFull.organizations,
             fullEndpoints: stillFull.endpoints,
             admit: (candidates, max) => this.admit(candidates, max),
@@ -340,13 +358,19 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
           return { fannedOut, ...claim };
         });
         this.full = full;
+        // Someone found full had due messages left behind: the read after it left them out, so
+        // its `more` does not count them (the relay then waited for the poll, ~0.8 s pauses
+        // with messages due in an instrumented run).
         this.starved =
           this.globalFull ||
-          (more && (claimed.length > 0 || full.organizations.length + full.endpoints.length > 0));
+          full.organizations.length + full.endpoints.length > 0 ||
+          (more && claimed.length > 0);
         if (claimed.length > 0) await this.enqueue(claimed);
         // A full claim may have left due messages; if every slot was taken, a finished
         // attempt kicks the relay again.
         if (fannedOut > 0 || (more && claimed.length > 0 && !this.globalFull)) this.rerun = true;
+        // Else it waited for the poll (instrumented: pauses of ~0.8 s with messages due).
+        if (this.starved && this.freedMeanwhile) this.rerun = true;
       } while (this.rerun && this.trigger.active);
     } catch (error) {
       // Leased messages not queued become due again when their lease runs out.
@@ -411,14 +435,15 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
 
   /**
    * Free global slots, and of the organizations and endpoints found full last time, those still
-   * full: one script call before a relay step, if the last one ran into a limit (otherwise the
-   * admission alone finds out, and a steady trickle of events costs no extra round trip).
+   * full: one script call before a relay step, if the last one found some full (otherwise the
+   * admission alone finds out, and a steady trickle of events costs no extra round trip). The
+   * relay uses only the second: the admission, later in the step, is what counts the free slots.
    */
   private async room(last: {
     organizations: string[];
     endpoints: string[];
   }): Promise<{ room: number; full: { organizations: string[]; endpoints: string[] } }> {
-    if (!this.starved && last.organizations.length + last.endpoints.length === 0) {
+    if (last.organizations.length + last.endpoints.length === 0) {
       return { room: this.config.concurrency, full: last };
     }
     const keys = [
@@ -468,9 +493,10 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   }
 
   /**
-   * One job: its messages read in one query, taken, attempted at once; each written, then its
-   * slots freed. The job completes once every attempt is written (a crash before that runs the
-   * job again elsewhere, and only its unwritten messages are sent).
+   * One job: its messages read in one query, taken, attempted at once; each frees its slots when
+   * its request ends, is written, then drops its mark. The job completes once every attempt is
+   * written (a crash before that runs the job again elsewhere, and only its unwritten messages
+   * are sent).
    */
   private async process(job: Job<DeliveryJob>): Promise<void> {
     const queued = 'messages' in job.data ? job.data.messages : [job.data];
@@ -494,14 +520,22 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     await Promise.all([
       done(queued.filter((q) => !loaded.has(q.id))),
       ...taken.map(async (message) => {
+        const mine = byId.get(message.id)!;
+        let freed: Promise<void> | undefined;
         try {
-          // Written before its slots are freed: "done" means durable.
-          await this.recorder.record(await this.attempter.attempt(message));
+          const attempt = await this.attempter.attempt(message).finally(() => {
+            freed = this.finish([{ message: mine, jobId }], this.frees);
+          });
+          // The request is over, so its slots are free (they bound requests in flight, and the
+          // write took most of a slot's time); the job completes, and the mark that keeps a
+          // second job from sending the message goes, only once the attempt is written.
+          await this.recorder.record(attempt);
         } catch (error) {
           // The lease runs out and the message is attempted again.
           this.logger.error(`Could not record a webhook attempt: ${(error as Error).message}`);
         } finally {
-          await done([byId.get(message.id)!]);
+          await freed;
+          await done([mine]);
         }
       }),
     ]);
@@ -559,19 +593,26 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     return messages.filter((m) => !refused.has(m.id));
   }
 
-  /** Frees the slots of messages a job is done with (together with other jobs'). */
-  private async finish(finished: Finished[]): Promise<void> {
+  /**
+   * Frees the slots of messages a job is done with (together with other jobs'), and their marks
+   * unless `through` is `frees` (the request ended, the attempt is not written yet).
+   */
+  private async finish(
+    finished: Finished[],
+    through: Batcher<Finished> = this.releases,
+  ): Promise<void> {
     if (finished.length === 0) return;
     await Promise.all(
       finished
         .filter(({ message }) => message.organizationId && message.endpointId)
-        .map((f) => this.releases.add(f).catch(() => undefined)),
+        .map((f) => through.add(f).catch(() => undefined)),
     );
     // A slot is free: if the relay left messages behind for want of slots, it may queue them.
+    this.freedMeanwhile = true;
     if (this.starved) this.wake();
   }
 
-  private async release(finished: Finished[]): Promise<void> {
+  private async release(finished: Finished[], marks: boolean): Promise<void> {
     const keys = [
       this.globalKey(),
       ...finished.flatMap(({ message }) =>
@@ -581,6 +622,7 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     await this.semaphores!.platformRelease(
       keys.length,
       ...keys,
+      marks ? 1 : 0,
       ...finished.flatMap(({ message, jobId }) => [message.id, jobId]),
     );
   }
