@@ -331,6 +331,72 @@ describe('meta.total from the tallies', () => {
     expect(await totals(api, {})).toMatchObject({ total: 30 });
   });
 
+  it('moves the tallies with a row moved to another organization (raw SQL)', async () => {
+    const [moved] = await server.dataSource.query(
+      `SELECT id, status FROM students WHERE organization_id = '${orgId}' AND status = 'active' ORDER BY id LIMIT 1`,
+    );
+    await server.dataSource.query(
+      // A number of its own: the other organization's twenty use the same series.
+      `UPDATE students SET organization_id = '${otherId}', student_number = 'MOVED-1' WHERE id = '${moved.id}'`,
+    );
+    expect(await totals(api, {})).toMatchObject({ total: 29 });
+    expect(await totals(api, { status: 'active' })).toMatchObject({ total: 9 });
+    expect(await totals(otherApi, {})).toMatchObject({ total: 33 });
+    // Moved back, status changed on the way: both tallies of both organizations follow.
+    await server.dataSource.query(
+      `UPDATE students SET organization_id = '${orgId}', status = 'graduated' WHERE id = '${moved.id}'`,
+    );
+    expect(await totals(api, {})).toMatchObject({ total: 30 });
+    expect(await totals(api, { status: 'active' })).toMatchObject({ total: 9 });
+    expect(await totals(api, { status: 'graduated' })).toMatchObject({ total: 1 });
+    expect(await totals(otherApi, {})).toMatchObject({ total: 32 });
+  });
+
+  it('lets a status change and a create in one organization queue, not deadlock', async () => {
+    // Transaction A changes a student's status, then (while B waits) creates one; B creates one.
+    // On PostgreSQL B's insert waits for A's lock on the whole-collection tally: were a status
+    // change to lock only the status rows, A's insert would then wait for B and the two deadlock.
+    // SQLite takes one writer at a time, so there the two run one after the other.
+    const row = (id: string, number: string, status: string) => {
+      const at = new Date().toISOString();
+      return DATABASE_KIND === 'postgres'
+        ? `INSERT INTO students (id, organization_id, student_number, first_name, last_name, status, created_at, updated_at) VALUES ('${id}', '${orgId}', '${number}', 'Lock', 'Order', '${status}', '${at}', '${at}')`
+        : `INSERT INTO students (id, organization_id, student_number, first_name, last_name, status, created_at, updated_at) VALUES ('${id}', '${orgId}', '${number}', 'Lock', 'Order', '${status}', '${at.replace('T', ' ').replace('Z', '')}', '${at.replace('T', ' ').replace('Z', '')}')`;
+    };
+    const [target] = await server.dataSource.query(
+      `SELECT id FROM students WHERE organization_id = '${orgId}' AND status = 'withdrawn' LIMIT 1`,
+    );
+    const a = server.dataSource.createQueryRunner();
+    const b = server.dataSource.createQueryRunner();
+    try {
+      await a.startTransaction();
+      await a.query(`UPDATE students SET status = 'inactive' WHERE id = '${target.id}'`);
+      let bDone: Promise<unknown> = Promise.resolve();
+      if (DATABASE_KIND === 'postgres') {
+        await b.startTransaction();
+        bDone = b.query(row('stu_01JLOCKORDERB0000000000000', 'LOCK-B', 'inactive'));
+        // Give B's insert time to reach the tally lock before A asks for more.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      await a.query(row('stu_01JLOCKORDERA0000000000000', 'LOCK-A', 'graduated'));
+      await a.commitTransaction();
+      if (DATABASE_KIND === 'postgres') {
+        await bDone;
+        await b.commitTransaction();
+      } else {
+        await b.query(row('stu_01JLOCKORDERB0000000000000', 'LOCK-B', 'inactive'));
+      }
+    } finally {
+      await a.release();
+      await b.release();
+    }
+    expect(await totals(api, {})).toMatchObject({ total: 32, total_exact: true });
+    const [{ n }] = await server.dataSource.query(
+      `SELECT COUNT(*) AS n FROM students WHERE organization_id = '${orgId}' AND status = 'inactive'`,
+    );
+    expect(await totals(api, { status: 'inactive' })).toMatchObject({ total: Number(n) });
+  });
+
   it("keeps an enrollment's status tallies through its transitions", async () => {
     const student = expectStatus(
       await api.students.create({

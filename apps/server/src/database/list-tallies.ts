@@ -10,14 +10,18 @@ import type { DialectName } from './sql';
  *
  * What it costs: each insert, delete and change of a tallied field also writes its organization's
  * tally rows. On PostgreSQL those rows are locked until the writing transaction commits, so
- * concurrent writes to one organization's collection wait for each other's commit at that step;
- * the upserts take their rows in key order, so two such writers queue rather than deadlock. The
- * triggers there are per statement (transition tables): a bulk insert adds one grouped upsert,
- * not one per row. SQLite locks the whole database for a write anyway.
+ * concurrent writes to one organization's collection wait for each other's commit at that step.
+ * Every such write takes the collection's whole-collection row first (a status change upserts it
+ * with +0), and each upsert takes its rows in key order, so writers of one collection queue rather
+ * than deadlock. Two transactions that each write two collections, in opposite orders, can still
+ * deadlock (PostgreSQL then aborts one); the server's transactions each write one. The triggers
+ * there are per statement (transition tables): a bulk insert adds one grouped upsert, not one per
+ * row. SQLite locks the whole database for a write anyway.
  *
- * TRUNCATE fires no row trigger: nothing truncates these tables (an operator who does should
- * delete the collection's tallies and insert `tallyRecount`'s result). Rows never change
- * organization, so only a tallied field's change moves a row between tallies. A deleted
+ * Not seen by the triggers: TRUNCATE, and on SQLite `INSERT OR REPLACE` / `REPLACE` over an
+ * existing row (its implicit delete fires no trigger unless `recursive_triggers` is on). Nothing
+ * here does either; an operator who does should delete the collection's tallies and insert
+ * `tallyRecount`'s result. A row moved to another organization moves its tallies too. A deleted
  * organization's tallies stay behind at zero (the table has no foreign key: its rows are written
  * by the cascade that deletes the organization's rows, which would then refer to a deleted row).
  */
@@ -83,18 +87,24 @@ function functionName(c: TalliedCollection): string {
   return `${LIST_TALLIES}_${c.table}`;
 }
 
-/** PostgreSQL: one grouped upsert of the statement's changes (`changes`: organization, fields, d). */
+/**
+ * PostgreSQL: one grouped upsert of the statement's changes (`changes`: organization, fields, d),
+ * in key order. The whole-collection row (field '') of an organization with any change is
+ * upserted even when its delta is 0 (a status change), so every writer locks it first.
+ */
 function postgresUpsert(c: TalliedCollection, changes: string): string {
   const parts = tallyKeys(c, 'changes').map(
     ([field, value]) =>
       `SELECT organization_id, ${field} AS field, ${value} AS value, d FROM changes`,
   );
   return (
-    `WITH changes AS (${changes}) ` +
+    `WITH changes AS (${changes}), ` +
+    `deltas AS (SELECT organization_id, field, value, SUM(d) AS d FROM (${parts.join(' UNION ALL ')}) AS k ` +
+    'GROUP BY organization_id, field, value) ' +
     `INSERT INTO ${LIST_TALLIES} (${KEY}, n) ` +
-    `SELECT organization_id, '${c.table}', field, value, SUM(d) FROM (${parts.join(' UNION ALL ')}) AS k ` +
-    `GROUP BY organization_id, field, value HAVING SUM(d) <> 0 ORDER BY organization_id, field, value ` +
-    UPSERT
+    `SELECT organization_id, '${c.table}', field, value, d FROM deltas AS t WHERE d <> 0 OR (field = '' ` +
+    'AND EXISTS (SELECT 1 FROM deltas AS o WHERE o.organization_id = t.organization_id AND o.d <> 0)) ' +
+    `ORDER BY organization_id, field, value ${UPSERT}`
   );
 }
 
@@ -138,13 +148,9 @@ END $$`,
     `CREATE TRIGGER ${triggerName(c, 'delete')} AFTER DELETE ON ${c.table} ` +
       `REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
     // PostgreSQL allows no column list with transition tables: every UPDATE statement runs it,
-    // and writes only when a tallied field changed (HAVING SUM(d) <> 0).
-    ...(c.fields.length
-      ? [
-          `CREATE TRIGGER ${triggerName(c, 'update')} AFTER UPDATE ON ${c.table} ` +
-            `REFERENCING NEW TABLE AS new_rows OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-        ]
-      : []),
+    // and writes only when a tallied field or the organization changed (deltas that are not 0).
+    `CREATE TRIGGER ${triggerName(c, 'update')} AFTER UPDATE ON ${c.table} ` +
+      `REFERENCING NEW TABLE AS new_rows OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
   ];
 }
 
@@ -168,10 +174,16 @@ function sqliteTriggers(c: TalliedCollection): string[] {
       `BEGIN ${add('NEW', tallyKeys(c, 'NEW'))} END`,
     `CREATE TRIGGER ${triggerName(c, 'delete')} AFTER DELETE ON ${c.table} FOR EACH ROW ` +
       `BEGIN ${subtract(tallyKeys(c, 'OLD'))} END`,
+    // A row moved to another organization: its whole-collection tally moves here, each field's
+    // below (subtract reads OLD.organization_id, add NEW's).
+    `CREATE TRIGGER ${triggerName(c, 'update_organization')} AFTER UPDATE OF organization_id ` +
+      `ON ${c.table} FOR EACH ROW WHEN OLD.organization_id IS NOT NEW.organization_id ` +
+      `BEGIN ${subtract([["''", "''"]])} ${add('NEW', [["''", "''"]])} END`,
     ...c.fields.map(
       (f) =>
-        `CREATE TRIGGER ${triggerName(c, `update_${f}`)} AFTER UPDATE OF ${f} ON ${c.table} ` +
-        `FOR EACH ROW WHEN OLD.${f} IS NOT NEW.${f} ` +
+        `CREATE TRIGGER ${triggerName(c, `update_${f}`)} AFTER UPDATE OF ${f}, organization_id ` +
+        `ON ${c.table} FOR EACH ROW ` +
+        `WHEN OLD.${f} IS NOT NEW.${f} OR OLD.organization_id IS NOT NEW.organization_id ` +
         `BEGIN ${subtract([[`'${f}'`, `OLD.${f}`]])} ${add('NEW', [[`'${f}'`, `NEW.${f}`]])} END`,
     ),
   ];
@@ -187,10 +199,8 @@ export function dropTallyStatements(
       'insert',
       'delete',
       ...(dialect === 'postgres'
-        ? c.fields.length
-          ? ['update']
-          : []
-        : c.fields.map((f) => `update_${f}`)),
+        ? ['update']
+        : ['update_organization', ...c.fields.map((f) => `update_${f}`)]),
     ];
     return events.map(
       (e) => `DROP TRIGGER ${triggerName(c, e)}${dialect === 'postgres' ? ` ON ${c.table}` : ''}`,

@@ -409,7 +409,8 @@ export class ListCollection<T extends ObjectLiteral> {
     else {
       const field = this.tallied.get(condition.field);
       if (!field) return undefined;
-      key = { field, values: condition.values.map(String) };
+      // One tally row per value: a value given twice is counted once, as IN reads it.
+      key = { field, values: [...new Set(condition.values.map(String))] };
     }
     return {
       text:
