@@ -7,7 +7,7 @@
  *   pnpm bench                                   (builds the server, runs both benchmarks)
  *   node bench/delivery.bench.js                 (after `pnpm --filter @platform/server build`)
  *
- * Knobs: BENCH_EVENTS (throughput run, default 10000), BENCH_RATE (events/s of the latency run,
+ * Knobs: BENCH_EVENTS (throughput run, default 10000; BENCH_DRAIN=0 skips the backlog run), BENCH_RATE (events/s of the latency run,
  * default 100), BENCH_LATENCY_SECONDS (default 10), BENCH_COMMIT_CONCURRENCY (transactions of 100
  * events committed at once in the throughput run, default 4 on BullMQ, 1 on SQLite), BENCH_ENFORCE_GOALS=1 (exit 1 on a
  * missed goal).
@@ -58,6 +58,7 @@ const config = {
     envNumber('BENCH_COMMIT_CONCURRENCY', BACKEND === 'bullmq' ? 4 : 1, 1),
   ),
   enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1',
+  drain: process.env.BENCH_DRAIN !== '0',
 };
 
 const now = () => performance.timeOrigin + performance.now();
@@ -146,50 +147,132 @@ async function bareLoop(ports, bodies, concurrency) {
   return bodies.length / ((now() - started) / 1000);
 }
 
-async function main() {
-  const { startTestServer, EventsService, TransactionRunner } = require('@platform/server/testing');
-  const receivers = await startReceivers();
-  const server = await startTestServer({
-    env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', NODE_ENV: 'production' },
+const testing = () => require('@platform/server/testing');
+
+/**
+ * A server of the benchmark's backend; `env` on top of the defaults. The webhook limits
+ * (WEBHOOK_CONCURRENCY, WEBHOOK_ENDPOINT_CONCURRENCY, WEBHOOK_ORGANIZATION_CONCURRENCY) are
+ * passed through from this process's environment, to measure other settings than the defaults.
+ */
+function startServer(env = {}, extra = {}) {
+  const limits = Object.fromEntries(
+    ['WEBHOOK_CONCURRENCY', 'WEBHOOK_ENDPOINT_CONCURRENCY', 'WEBHOOK_ORGANIZATION_CONCURRENCY']
+      .filter((name) => process.env[name])
+      .map((name) => [name, process.env[name]]),
+  );
+  return testing().startTestServer({
+    env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', NODE_ENV: 'production', ...limits, ...env },
     ...(BACKEND === 'bullmq' && {
       postgresAdminUrl: required('BENCH_DATABASE_URL'),
       redisUrl: required('BENCH_REDIS_URL'),
     }),
+    ...extra,
   });
-  const events = server.app.get(EventsService);
-  const transactions = server.app.get(TransactionRunner);
+}
+
+/** One organization per receiver, each with one endpoint for every event type; their ids. */
+async function subscribe(server, receivers) {
+  const organizations = [];
+  for (const port of receivers.ports) {
+    const org = await server.createOrganization({ name: `Bench ${port}` });
+    // Subscribing to every event type needs every resource's read scope (the delegation rule).
+    const { token } = await server.createToken(org.id, ['all']);
+    const res = await fetch(`${server.url}/v1/webhook_endpoints`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks`, events: ['*'] }),
+    });
+    if (res.status !== 201)
+      throw new Error(`creating an endpoint: ${res.status} ${await res.text()}`);
+    organizations.push(org.id);
+  }
+  return organizations;
+}
+
+const data = (i) => ({
+  id: `stu_${String(i).padStart(26, '0')}`,
+  object: 'student',
+  student_number: `B-${i}`,
+  first_name: 'Bench',
+  last_name: 'Mark',
+  email: null,
+  date_of_birth: null,
+  grade_level: 7,
+  status: 'active',
+  created_at: new Date().toISOString(),
+  updated_at: new Date().toISOString(),
+});
+
+/**
+ * `count` events committed through `server`, 100 per transaction, `commitConcurrency`
+ * transactions at once (as concurrent API writes make them: PostgreSQL runs them in parallel,
+ * SQLite's one connection takes them in turn); their ids, and when each was committed.
+ */
+async function commitEvents(server, organizations, count) {
+  const events = server.app.get(testing().EventsService);
+  const transactions = server.app.get(testing().TransactionRunner);
+  const committedAt = new Map();
+  const ids = [];
+  let nextBatch = 0;
+  const committer = async () => {
+    while (nextBatch < count / 100) {
+      const batch = nextBatch++;
+      const batchIds = [];
+      await transactions.run(async (manager) => {
+        for (let i = 0; i < 100; i += 1) {
+          const n = batch * 100 + i;
+          batchIds.push(
+            (await events.record(manager, organizations[n % RECEIVERS], 'student.updated', data(n)))
+              .id,
+          );
+        }
+      });
+      const at = now();
+      for (const id of batchIds) committedAt.set(id, at);
+      ids.push(...batchIds);
+    }
+  };
+  await Promise.all(Array.from({ length: config.commitConcurrency }, committer));
+  return { ids, committedAt };
+}
+
+/**
+ * The dispatcher alone: `count` events committed by an instance that runs no dispatcher
+ * (WEBHOOK_DISPATCHER=false), then one that does started on the same database, and timed from
+ * the first receipt to the last. No commits compete with it, so this is what it can deliver,
+ * where the throughput run's figure is bounded by how fast this process commits. On BullMQ both
+ * use a Redis key prefix of their own; both use one secrets key.
+ */
+async function drainRun(receivers, count) {
+  // One secrets key for both (the writer encrypts the endpoints' secrets, the dispatcher signs).
+  const prefix = {
+    WEBHOOK_SECRETS_KEY: crypto.randomBytes(32).toString('base64'),
+    ...(BACKEND === 'bullmq' && { REDIS_PREFIX: `bench-drain-${process.pid}` }),
+  };
+  const writer = await startServer({ ...prefix, WEBHOOK_DISPATCHER: 'false' });
+  let dispatcher;
+  try {
+    const organizations = await subscribe(writer, receivers);
+    const { ids } = await commitEvents(writer, organizations, count);
+    dispatcher = await startServer(prefix, { databaseUrl: writer.databaseUrl });
+    const arrivals = await collect(receivers, ids, 120_000);
+    const times = ids.map((id) => arrivals.get(id)).sort((a, b) => a - b);
+    return (ids.length - 1) / ((times[times.length - 1] - times[0]) / 1000);
+  } finally {
+    await dispatcher?.close();
+    await writer.close();
+  }
+}
+
+async function main() {
+  const receivers = await startReceivers();
+  const server = await startServer();
+  const events = server.app.get(testing().EventsService);
+  const transactions = server.app.get(testing().TransactionRunner);
   const concurrency = server.config.webhooks.concurrency;
 
   try {
-    // One organization per receiver, each with one endpoint for every event type.
-    const organizations = [];
-    for (const port of receivers.ports) {
-      const org = await server.createOrganization({ name: `Bench ${port}` });
-      // Subscribing to every event type needs every resource's read scope (the delegation rule).
-      const { token } = await server.createToken(org.id, ['all']);
-      const res = await fetch(`${server.url}/v1/webhook_endpoints`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks`, events: ['*'] }),
-      });
-      if (res.status !== 201)
-        throw new Error(`creating an endpoint: ${res.status} ${await res.text()}`);
-      organizations.push(org.id);
-    }
-    const data = (i) => ({
-      id: `stu_${String(i).padStart(26, '0')}`,
-      object: 'student',
-      student_number: `B-${i}`,
-      first_name: 'Bench',
-      last_name: 'Mark',
-      email: null,
-      date_of_birth: null,
-      grade_level: 7,
-      status: 'active',
-      created_at: new Date().toISOString(),
-      updated_at: new Date().toISOString(),
-    });
-
+    const organizations = await subscribe(server, receivers);
     // Warm-up: 500 events, not measured.
     {
       const ids = [];
@@ -207,37 +290,8 @@ async function main() {
 
     // 1. Throughput: N events committed as fast as possible (100 per transaction).
     console.log(`Delivering ${config.events} events to ${RECEIVERS} receivers ...`);
-    const committedAt = new Map();
-    const ids = [];
     const started = now();
-    // `commitConcurrency` transactions at once, as concurrent API writes make them (PostgreSQL
-    // runs them in parallel; SQLite's one connection takes them in turn).
-    let nextBatch = 0;
-    const committer = async () => {
-      while (nextBatch < config.events / 100) {
-        const batch = nextBatch++;
-        const batchIds = [];
-        await transactions.run(async (manager) => {
-          for (let i = 0; i < 100; i += 1) {
-            const n = batch * 100 + i;
-            batchIds.push(
-              (
-                await events.record(
-                  manager,
-                  organizations[n % RECEIVERS],
-                  'student.updated',
-                  data(n),
-                )
-              ).id,
-            );
-          }
-        });
-        const at = now();
-        for (const id of batchIds) committedAt.set(id, at);
-        ids.push(...batchIds);
-      }
-    };
-    await Promise.all(Array.from({ length: config.commitConcurrency }, committer));
+    const { ids, committedAt } = await commitEvents(server, organizations, config.events);
     // The commits alone: when they take nearly as long as the deliveries, the benchmark's own
     // writes (in this process, competing with the dispatcher) bound the figure, not delivery.
     const committed = now();
@@ -278,9 +332,18 @@ async function main() {
     const latencies = steadyIds
       .map((id) => steadyArrivals.get(id) - steadyCommitted.get(id))
       .sort((a, b) => a - b);
+    await receivers.ask('reset');
+
+    // 4. The dispatcher alone, on a backlog committed before it starts (BENCH_DRAIN=0 skips it).
+    let drain = null;
+    if (config.drain) {
+      console.log(`Draining a backlog of ${config.events} events ...`);
+      drain = Math.round(await drainRun(receivers, config.events));
+    }
 
     const results = {
       backend: BACKEND,
+      drain: drain === null ? null : { deliveriesPerSecond: drain },
       throughput: {
         events: ids.length,
         deliveriesPerSecond: Math.round(throughput),
@@ -353,6 +416,9 @@ function print(r) {
     ],
     ['  (events committed, same run)', `${r.throughput.commitsPerSecond}/s`, '', ''],
     ['bare POST loop (no persistence)', `${r.bare.deliveriesPerSecond}/s`, '', ''],
+    ...(r.drain
+      ? [['dispatcher alone, on a backlog', `${r.drain.deliveriesPerSecond}/s`, '', '']]
+      : []),
   ];
   console.log('');
   console.log(`Webhook delivery: ${r.throughput.events} events to ${RECEIVERS} loopback receivers`);
