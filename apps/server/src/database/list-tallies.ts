@@ -9,14 +9,16 @@ import type { DialectName } from './sql';
  * field not tallied, a search) keeps the bounded count (`find-page.ts`, TOTAL_COUNT_AHEAD).
  *
  * What it costs: each insert, delete and change of a tallied field also writes its organization's
- * tally rows. On PostgreSQL those rows are locked until the writing transaction commits, so
- * concurrent writes to one organization's collection wait for each other's commit at that step.
- * Every such write takes the collection's whole-collection row first (a status change upserts it
- * with +0), and each upsert takes its rows in key order, so writers of one collection queue rather
- * than deadlock. Two transactions that each write two collections, in opposite orders, can still
- * deadlock (PostgreSQL then aborts one); the server's transactions each write one. The triggers
- * there are per statement (transition tables): a bulk insert adds one grouped upsert, not one per
- * row. SQLite locks the whole database for a write anyway.
+ * tally rows. On PostgreSQL the trigger is a deferred constraint trigger, run once per row at
+ * COMMIT, so the tally rows are locked only while the writer commits: concurrent writes to one
+ * organization's collection take turns at their commits, not for their whole transactions
+ * (bench/write-cost.bench.js). Each upsert takes the whole-collection row first (a status change
+ * upserts it with +0), then the others in key order, so writers of one organization queue rather
+ * than deadlock; a transaction that writes rows of two organizations, against another that writes
+ * them in the other order, could deadlock (PostgreSQL then aborts one). The server's transactions
+ * write one organization's rows. A bulk load pays one call per row at commit: it should disable
+ * the trigger and recount (`tallyRecount`), as bench/collection-size.bench.js does. SQLite's row
+ * triggers run at once; SQLite locks the whole database for a write anyway.
  *
  * Not seen by the triggers: TRUNCATE, and on SQLite `INSERT OR REPLACE` / `REPLACE` over an
  * existing row (its implicit delete fires no trigger unless `recursive_triggers` is on). Nothing
@@ -87,27 +89,6 @@ function functionName(c: TalliedCollection): string {
   return `${LIST_TALLIES}_${c.table}`;
 }
 
-/**
- * PostgreSQL: one grouped upsert of the statement's changes (`changes`: organization, fields, d),
- * in key order. The whole-collection row (field '') of an organization with any change is
- * upserted even when its delta is 0 (a status change), so every writer locks it first.
- */
-function postgresUpsert(c: TalliedCollection, changes: string): string {
-  const parts = tallyKeys(c, 'changes').map(
-    ([field, value]) =>
-      `SELECT organization_id, ${field} AS field, ${value} AS value, d FROM changes`,
-  );
-  return (
-    `WITH changes AS (${changes}), ` +
-    `deltas AS (SELECT organization_id, field, value, SUM(d) AS d FROM (${parts.join(' UNION ALL ')}) AS k ` +
-    'GROUP BY organization_id, field, value) ' +
-    `INSERT INTO ${LIST_TALLIES} (${KEY}, n) ` +
-    `SELECT organization_id, '${c.table}', field, value, d FROM deltas AS t WHERE d <> 0 OR (field = '' ` +
-    'AND EXISTS (SELECT 1 FROM deltas AS o WHERE o.organization_id = t.organization_id AND o.d <> 0)) ' +
-    `ORDER BY organization_id, field, value ${UPSERT}`
-  );
-}
-
 /** The tally table, each collection's triggers, then the backfill of the rows already there. */
 export function tallyStatements(
   dialect: DialectName,
@@ -127,30 +108,33 @@ export function tallyStatements(
 }
 
 function postgresTriggers(c: TalliedCollection): string[] {
-  const columns = ['organization_id', ...c.fields].join(', ');
-  const inserted = `SELECT ${columns}, 1 AS d FROM new_rows`;
-  const deleted = `SELECT ${columns}, -1 AS d FROM old_rows`;
   const fn = functionName(c);
+  // Per row, at commit (deferred): the tally rows are locked only while the writer commits.
+  const keys = (row: 'NEW' | 'OLD', d: string) =>
+    tallyKeys(c, row).map(
+      ([field, value]) => `(${row}.organization_id, ${field}, ${value}::text, ${d})`,
+    );
+  const upsert = (rows: string[]) =>
+    `INSERT INTO ${LIST_TALLIES} (${KEY}, n) SELECT o, '${c.table}', f, v, SUM(d) ` +
+    `FROM (VALUES ${rows.join(', ')}) AS k (o, f, v, d) GROUP BY o, f, v ` +
+    `ORDER BY o, f, v ${UPSERT}`;
+  const changed = ['organization_id', ...c.fields]
+    .map((f) => `OLD.${f} IS DISTINCT FROM NEW.${f}`)
+    .join(' OR ');
   return [
     `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    ${postgresUpsert(c, inserted)};
+    ${upsert(keys('NEW', '1'))};
   ELSIF TG_OP = 'DELETE' THEN
-    ${postgresUpsert(c, deleted)};
-  ELSE
-    ${postgresUpsert(c, `${inserted} UNION ALL ${deleted}`)};
+    ${upsert(keys('OLD', '-1'))};
+  ELSIF ${changed} THEN
+    ${upsert([...keys('NEW', '1'), ...keys('OLD', '-1')])};
   END IF;
   RETURN NULL;
 END $$`,
-    `CREATE TRIGGER ${triggerName(c, 'insert')} AFTER INSERT ON ${c.table} ` +
-      `REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-    `CREATE TRIGGER ${triggerName(c, 'delete')} AFTER DELETE ON ${c.table} ` +
-      `REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-    // PostgreSQL allows no column list with transition tables: every UPDATE statement runs it,
-    // and writes only when a tallied field or the organization changed (deltas that are not 0).
-    `CREATE TRIGGER ${triggerName(c, 'update')} AFTER UPDATE ON ${c.table} ` +
-      `REFERENCING NEW TABLE AS new_rows OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+    `CREATE CONSTRAINT TRIGGER ${triggerName(c, 'row')} AFTER INSERT OR UPDATE OR DELETE ON ${c.table} ` +
+      `DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
   ];
 }
 
@@ -196,10 +180,9 @@ export function dropTallyStatements(
 ): string[] {
   const triggers = collections.flatMap((c) => {
     const events = [
-      'insert',
-      'delete',
+      ...(dialect === 'postgres' ? ['row'] : ['insert', 'delete']),
       ...(dialect === 'postgres'
-        ? ['update']
+        ? []
         : ['update_organization', ...c.fields.map((f) => `update_${f}`)]),
     ];
     return events.map(
