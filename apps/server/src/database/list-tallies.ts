@@ -179,12 +179,10 @@ export function dropTallyStatements(
   collections: readonly TalliedCollection[],
 ): string[] {
   const triggers = collections.flatMap((c) => {
-    const events = [
-      ...(dialect === 'postgres' ? ['row'] : ['insert', 'delete']),
-      ...(dialect === 'postgres'
-        ? []
-        : ['update_organization', ...c.fields.map((f) => `update_${f}`)]),
-    ];
+    const events =
+      dialect === 'postgres'
+        ? ['row']
+        : ['insert', 'delete', 'update_organization', ...c.fields.map((f) => `update_${f}`)];
     return events.map(
       (e) => `DROP TRIGGER ${triggerName(c, e)}${dialect === 'postgres' ? ` ON ${c.table}` : ''}`,
     );

@@ -119,6 +119,10 @@ export class ListCollection<T extends ObjectLiteral> {
    * undefined when the collection's totals are always counted.
    */
   private readonly tallied?: ReadonlyMap<string, string>;
+  private readonly tallyText =
+    `SELECT COALESCE(SUM(n), 0) AS total FROM ${quoteIdentifier(LIST_TALLIES)} ` +
+    'WHERE organization_id = :organizationId AND collection = :collection ' +
+    'AND field = :field AND value IN (:...values)';
 
   /**
    * SQLite: the columns that follow `organization_id` in one of the table's indexes, read from the
@@ -188,8 +192,8 @@ export class ListCollection<T extends ObjectLiteral> {
   /**
    * Translates a validated list query into SQL for one organization: its total and one page.
    * The total of a tallied collection, unfiltered or with one tallied equality filter, is the sum
-   * of its tally rows (exact, whatever the size); any other is a bounded count. The page is a deferred join: the inner query walks the (organization_id, sort field, id)
-   * index for ids only, so OFFSET skips index entries rather than whole rows, and only the
+   * of its tally rows (exact, whatever the size); any other is a bounded count. The page is a
+   * deferred join: the inner query walks the (organization_id, sort field, id) index for ids only, so OFFSET skips index entries rather than whole rows, and only the
    * page's rows are then read from the table. That keeps page 300 close to page 1 in cost.
    * The count stops at `offset + per_page + totalCountAhead` rows (`searchCountAhead` for a `q`
    * search; see `PageTotal`), so neither
@@ -413,10 +417,7 @@ export class ListCollection<T extends ObjectLiteral> {
       key = { field, values: [...new Set(condition.values.map(String))] };
     }
     return {
-      text:
-        `SELECT COALESCE(SUM(n), 0) AS total FROM ${quoteIdentifier(LIST_TALLIES)} ` +
-        'WHERE organization_id = :organizationId AND collection = :collection ' +
-        'AND field = :field AND value IN (:...values)',
+      text: this.tallyText,
       params: { organizationId, collection: this.tableName, ...key },
       tallied: true,
     };
