@@ -1,4 +1,4 @@
-import { type DynamicModule, Module, RequestMethod, type Type } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
@@ -52,9 +52,11 @@ export class AppModule {
         ClockModule.forRoot(clock),
         LoggerModule.forRoot({
           // Nest's own logs go through this pino instance; per-request lines come from
-          // requestLogMiddleware, so pino-http's per-request middleware is not installed.
+          // requestLogMiddleware, so pino-http's per-request middleware is not mounted at all
+          // (no routes). Excluding every path instead still ran Nest's middleware wrapper and a
+          // path match on each request, ~2% of a list request's CPU.
           pinoHttp: { logger },
-          exclude: [{ path: '{*splat}', method: RequestMethod.ALL }],
+          forRoutes: [],
         }),
         DatabaseModule.forRoot(config, APP_SCHEMA),
         RedisModule,

@@ -1,4 +1,4 @@
-import { createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type AppConfig, ConfigError } from '../config/env';
@@ -13,7 +13,8 @@ import { type AppConfig, ConfigError } from '../config/env';
  * only this is stored, and lookups go by it, so a database dump holds no usable credential.
  */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // One-shot: no Hash object per call (every authenticated request hashes its token).
+  return hash('sha256', token, 'hex');
 }
 
 /** Equal strings, compared in constant time (a length mismatch answers false at once). */
