@@ -191,19 +191,29 @@ function deliveryStatements(sql: Sql) {
   const ev = columnsOf(sql, EventRecord, ['id', 'data', 'createdAt']);
   const owner = ownerSql(sql);
   /** A message with its endpoint, its event and the endpoint's owner: what an attempt needs. */
-  const claimSelect = `SELECT m.${m.id} AS id, m.${m.organizationId} AS organization_id,
+  const claimFrom = (
+    source: string,
+  ) => `SELECT m.${m.id} AS id, m.${m.organizationId} AS organization_id,
          m.${m.endpointId} AS endpoint_id, m.${m.eventId} AS event_id, m.${m.eventType} AS event_type,
          m.${m.attemptCount} AS attempt_count,
          e.${e.url} AS url, e.${e.secret} AS secret, e.${e.previousSecret} AS previous_secret,
          e.${e.previousSecretExpiresAt} AS previous_secret_expires_at,
          ev.${ev.data} AS event_data, ev.${ev.createdAt} AS event_created_at, ${owner.select}
-       FROM ${messages} m
+       FROM ${source} m
        JOIN ${endpoints} e ON e.${e.id} = m.${m.endpointId}
        JOIN ${events} ev ON ev.${ev.id} = m.${m.eventId}
        ${owner.join}`;
-  const due = (except: string) => `${claimSelect}
-       WHERE m.${m.status} = 'pending' AND m.${m.nextAttemptAt} <= :now AND e.${e.enabled} = :enabled${except}
-       ORDER BY m.${m.nextAttemptAt} LIMIT :window${sql.lockRows({ of: 'm', skipLocked: true })}`;
+  const claimSelect = claimFrom(messages);
+  // The window of due messages is picked (and locked) first, and only its rows are joined to
+  // their endpoint, event and owner. Joined before the LIMIT, PostgreSQL read every due message's
+  // event and owner and sorted them all, whenever its statistics said few were due (as after a
+  // burst): 15-21 ms per read of 128 from a backlog of ~700, most of a relay step.
+  const due = (except: string) =>
+    claimFrom(`(SELECT * FROM ${messages} m
+       WHERE m.${m.status} = 'pending' AND m.${m.nextAttemptAt} <= :now${except}
+         AND EXISTS (SELECT 1 FROM ${endpoints} e WHERE e.${e.id} = m.${m.endpointId} AND e.${e.enabled} = :enabled)
+       ORDER BY m.${m.nextAttemptAt} LIMIT :window${sql.lockRows({ of: 'm', skipLocked: true })})`) +
+    `\n       ORDER BY m.${m.nextAttemptAt}`;
   const exceptOrganizations = ` AND m.${m.organizationId} NOT IN (:...fullOrganizations)`;
   const exceptEndpoints = ` AND m.${m.endpointId} NOT IN (:...fullEndpoints)`;
   return {
