@@ -24,6 +24,18 @@ describe('compileSql: named parameters to each driver’s placeholders', () => {
     });
   });
 
+  it('numbers a list after the values before it; a list used twice binds once on PostgreSQL', () => {
+    const text = 'SELECT 1 WHERE a = :a AND id IN (:...ids) AND b = :b AND id NOT IN (:...ids)';
+    expect(compileSql('postgres', text, { a: 1, ids: ['x', 'y', 'z'], b: 2 })).toEqual({
+      text: 'SELECT 1 WHERE a = $1 AND id IN ($2, $3, $4) AND b = $5 AND id NOT IN ($2, $3, $4)',
+      values: [1, 'x', 'y', 'z', 2],
+    });
+    expect(compileSql('sqlite', text, { a: 1, ids: ['x', 'y'], b: 2 })).toEqual({
+      text: 'SELECT 1 WHERE a = ? AND id IN (?, ?) AND b = ? AND id NOT IN (?, ?)',
+      values: [1, 'x', 'y', 2, 'x', 'y'],
+    });
+  });
+
   it('leaves casts, quoted strings, quoted identifiers and comments alone', () => {
     const text = `SELECT ':nope', "a:b", x::text -- :comment\nFROM t WHERE y = :y`;
     expect(compileSql('postgres', text, { y: 3 })).toEqual({

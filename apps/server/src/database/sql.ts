@@ -114,6 +114,22 @@ export function compileSql(
     values.push(value);
     return '?';
   };
+  /** A list's placeholders in one pass (lists of hundreds of ids); one used twice binds once. */
+  const listPlaceholders = (name: string, list: readonly unknown[]): string => {
+    if (dialect !== 'postgres') {
+      for (const item of list) values.push(item);
+      return '?, '.repeat(list.length - 1) + '?';
+    }
+    const key = `${name}[${list.length}]`;
+    let first = positions.get(key);
+    if (first === undefined) {
+      first = `$${values.length + 1}`;
+      positions.set(key, first);
+      for (const item of list) values.push(item);
+    }
+    const start = Number(first.slice(1));
+    return list.map((_, index) => `$${start + index}`).join(', ');
+  };
   let out = '';
   for (const segment of parse(text)) {
     if (typeof segment === 'string') {
@@ -128,10 +144,7 @@ export function compileSql(
     const value = params[name];
     if (spread) {
       if (!Array.isArray(value)) throw new Error(`SQL parameter :...${name} must be an array`);
-      out +=
-        value.length === 0
-          ? placeholder(`${name}[]`, null)
-          : value.map((v, index) => placeholder(`${name}[${index}]`, v)).join(', ');
+      out += value.length === 0 ? placeholder(`${name}[]`, null) : listPlaceholders(name, value);
     } else {
       out += placeholder(name, value);
     }
@@ -263,16 +276,16 @@ export async function insertRows<T extends ObjectLiteral>(
     .map((column) => quoteIdentifier(column.databaseName))
     .join(', ')}) VALUES `;
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    const params: Record<string, unknown> = {};
-    const tuples = rows.slice(i, i + INSERT_CHUNK).map((row, r) => {
-      const names = metadata.columns.map((column, c) => {
-        const name = `r${r}c${c}`;
-        params[name] = driver.preparePersistentValue(column.getEntityValue(row, true), column);
-        return `:${name}`;
+    // Placeholders written in order as the values are bound, not named and then compiled: a
+    // chunk binds thousands of values (the outbox fan-out's 200 messages, 11 columns each).
+    const values: unknown[] = [];
+    const tuples = rows.slice(i, i + INSERT_CHUNK).map((row) => {
+      const slots = metadata.columns.map((column) => {
+        values.push(driver.preparePersistentValue(column.getEntityValue(row, true), column));
+        return dialect === 'postgres' ? `$${values.length}` : '?';
       });
-      return `(${names.join(', ')})`;
+      return `(${slots.join(', ')})`;
     });
-    const compiled = compileSql(dialect, head + tuples.join(', '), params);
-    await manager.query(compiled.text, compiled.values);
+    await manager.query(head + tuples.join(', '), values);
   }
 }
