@@ -242,10 +242,16 @@ export class ListCollection<T extends ObjectLiteral> {
           walked.length === query.per_page
             ? walked
             : await sql.query(manager, page.text, page.params);
-      } else {
+      } else if (searching) {
         [counted, pageRows] = await Promise.all([
           sql.query<CountRow>(manager, count.text, count.params),
           sql.query(manager, page.text, page.params),
+        ]);
+      } else {
+        // Every list request runs these two: straight to the driver (Sql.select).
+        [counted, pageRows] = await Promise.all([
+          sql.select<CountRow>(count.text, count.params),
+          sql.select(page.text, page.params),
         ]);
       }
     } catch (error) {
