@@ -11,6 +11,9 @@ import type { DatabaseConfig } from '../config/env';
 import { migrationClasses } from './migration';
 import { composeSchema, type ModuleSchema } from './module-schema';
 
+/** Prepared statements kept per text on SQLite: TypeORM's (`statementCacheSize`) and `Sql.select`'s. */
+export const SQLITE_STATEMENT_CACHE = 200;
+
 /** The part of better-sqlite3's Database that `prepareDatabase` uses. */
 interface SqliteConnection {
   pragma(source: string): unknown;
@@ -47,7 +50,7 @@ export function dataSourceOptions(
         type: 'better-sqlite3',
         database: db.path,
         enableWAL: true,
-        statementCacheSize: 200,
+        statementCacheSize: SQLITE_STATEMENT_CACHE,
         prepareDatabase: (connection: SqliteConnection) => {
           // NORMAL is durable across application crashes in WAL mode; only an OS crash can
           // lose the last transactions. A busy timeout lets the CLI and server share the file.

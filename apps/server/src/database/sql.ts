@@ -8,6 +8,7 @@ import {
   QueryFailedError,
 } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { SQLITE_STATEMENT_CACHE } from './data-source';
 
 /** The two databases the server runs on. */
 export type DialectName = 'sqlite' | 'postgres';
@@ -170,6 +171,7 @@ export function quoteIdentifier(name: string): string {
  * parameters, and table and column names from the entities' metadata. Injected everywhere SQL
  * is written, so the dialect is decided in exactly one place.
  */
+
 /** The part of node-postgres's Pool `Sql.select` uses (TypeORM's driver holds the pool). */
 interface PostgresPool {
   query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
@@ -231,16 +233,20 @@ export class Sql {
    */
   async select<T = Record<string, unknown>>(text: string, params?: SqlParams): Promise<T[]> {
     const { text: compiled, values } = this.compile(text, params);
+    // As TypeORM's better-sqlite3 runner binds them: better-sqlite3 cannot bind a boolean.
+    const bound =
+      this.dialect === 'postgres'
+        ? values
+        : values.map((v) => (typeof v === 'boolean' ? Number(v) : v));
     try {
       if (this.dialect === 'postgres') {
         const pool = (this.dataSource.driver as unknown as { master: PostgresPool }).master;
-        return (await pool.query(compiled, values)).rows as T[];
+        return (await pool.query(compiled, bound)).rows as T[];
       }
-      // As TypeORM's better-sqlite3 runner binds them: better-sqlite3 cannot bind a boolean.
-      const bound = values.map((v) => (typeof v === 'boolean' ? Number(v) : v));
       return this.sqliteStatement(compiled).all(...bound) as T[];
     } catch (error) {
-      throw new QueryFailedError(compiled, values, error as Error);
+      // Also a failed pool checkout, which TypeORM would have thrown as it was.
+      throw new QueryFailedError(compiled, bound, error as Error);
     }
   }
 
@@ -250,8 +256,12 @@ export class Sql {
       const db = (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase })
         .databaseConnection;
       statement = db.prepare(text);
-      // Statement texts are few (one per list shape); the bound guards against any that are not.
-      if (this.sqliteStatements.size >= PARSED_LIMIT) this.sqliteStatements.clear();
+      // One text per list shape (filters, sort, the length of an `in` list): the oldest goes
+      // first past SQLITE_STATEMENT_CACHE.
+      if (this.sqliteStatements.size >= SQLITE_STATEMENT_CACHE) {
+        const oldest = this.sqliteStatements.keys().next().value;
+        if (oldest !== undefined) this.sqliteStatements.delete(oldest);
+      }
       this.sqliteStatements.set(text, statement);
     }
     return statement;
