@@ -26,6 +26,7 @@ const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { configFromEnv, envNumber } = require('./lib/harness');
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
@@ -33,19 +34,14 @@ const CLI_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'cli', 'main.js'
 const BARE_MAIN = path.join(__dirname, 'bare-refusal-server.js');
 const RESULTS_FILE = path.join(__dirname, 'results', 'anonymous-cost.json');
 
-const envNumber = (name, fallback) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-};
-const config = {
-  requests: envNumber('BENCH_REQUESTS', 1000),
+const config = configFromEnv(() => ({
+  requests: envNumber('BENCH_REQUESTS', 1000, { integer: true }),
   durationSec: envNumber('BENCH_DURATION', 10),
-  loops: envNumber('BENCH_LOOPS', 4),
-  warmupRequests: envNumber('BENCH_WARMUP_REQUESTS', 500),
-  bodyBytes: envNumber('BENCH_BODY_BYTES', 1024 * 1024),
+  loops: envNumber('BENCH_LOOPS', 4, { integer: true }),
+  warmupRequests: envNumber('BENCH_WARMUP_REQUESTS', 500, { integer: true }),
+  bodyBytes: envNumber('BENCH_BODY_BYTES', 1024 * 1024, { integer: true }),
   enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1',
-};
+}));
 const GOALS = { cpuMsPerRefusal: 1, p99Ratio: 2 };
 const STUDENTS = 2000;
 

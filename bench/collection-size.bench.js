@@ -32,19 +32,13 @@ const {
   sequential,
   summarize,
   writeResults,
+  configFromEnv,
+  envNumber,
 } = require('./lib/harness');
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'collection-size.json');
 
-function envNumber(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 1) throw new Error(`${name} must be a number >= 1`);
-  return n;
-}
-
-const config = {
+const config = configFromEnv(() => ({
   large: envNumber('BENCH_LARGE', 1_000_000),
   small: envNumber('BENCH_SMALL', 10_000),
   requests: envNumber('BENCH_REQUESTS', 100),
@@ -53,7 +47,7 @@ const config = {
   worstRequests: envNumber('BENCH_WORST_REQUESTS', 10),
   // Each case's requests are split into this many rounds, alternating the 10k and 1M servers.
   rounds: envNumber('BENCH_ROUNDS', 10),
-};
+}));
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || '';
 const DATABASES = (process.env.BENCH_DATABASES || 'sqlite,postgres')
   .split(',')

@@ -22,6 +22,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
+const { configFromEnv, envNumber } = require('./lib/harness');
 
 const RECEIVERS = 10;
 const BACKEND = process.env.BENCH_DELIVERY_BACKEND === 'bullmq' ? 'bullmq' : 'embedded';
@@ -38,28 +39,17 @@ const GOALS = {
   p99AtRateMs: 250,
 };
 
-function envNumber(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) {
-    console.error(`BENCHMARK FAILED: ${name} must be a number >= ${min} (got '${raw}')`);
-    process.exit(2);
-  }
-  return n;
-}
-
-const config = {
-  events: Math.round(envNumber('BENCH_EVENTS', 10_000, 100)),
-  rate: envNumber('BENCH_RATE', 100, 1),
-  latencySeconds: envNumber('BENCH_LATENCY_SECONDS', 10, 1),
+const config = configFromEnv(() => ({
+  events: Math.round(envNumber('BENCH_EVENTS', 10_000, { min: 100 })),
+  rate: envNumber('BENCH_RATE', 100, { min: 1 }),
+  latencySeconds: envNumber('BENCH_LATENCY_SECONDS', 10, { min: 1 }),
   // SQLite takes one transaction at a time: more committers there only crowd its queue.
   commitConcurrency: Math.round(
-    envNumber('BENCH_COMMIT_CONCURRENCY', BACKEND === 'bullmq' ? 4 : 1, 1),
+    envNumber('BENCH_COMMIT_CONCURRENCY', BACKEND === 'bullmq' ? 4 : 1, { min: 1 }),
   ),
   enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1',
   drain: process.env.BENCH_DRAIN !== '0',
-};
+}));
 
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -19,7 +19,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { freePort } = require('./lib/harness');
+const { configFromEnv, envNumber, freePort } = require('./lib/harness');
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
@@ -49,18 +49,10 @@ function startFlags() {
   return match[1].trim();
 }
 
-function envNumber(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
-const config = {
-  requests: envNumber('BENCH_REQUESTS', 100_000),
-  warmupRequests: envNumber('BENCH_WARMUP_REQUESTS', 5_000),
-  connections: envNumber('BENCH_CONNECTIONS', 10),
+const config = configFromEnv(() => ({
+  requests: envNumber('BENCH_REQUESTS', 100_000, { integer: true }),
+  warmupRequests: envNumber('BENCH_WARMUP_REQUESTS', 5_000, { integer: true }),
+  connections: envNumber('BENCH_CONNECTIONS', 10, { integer: true }),
   enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1',
   heapSnapshots: process.env.BENCH_HEAP_SNAPSHOTS === '1',
   heap: process.env.BENCH_HEAP === '1' || process.env.BENCH_HEAP_SNAPSHOTS === '1',
@@ -72,7 +64,7 @@ const config = {
   serverNodeOptions: (process.env.BENCH_SERVER_NODE_OPTIONS ?? startFlags())
     .split(/\s+/)
     .filter(Boolean),
-};
+}));
 
 const log = (line) => console.log(line);
 /** Students created so far (warm-up included): each needs a student number of its own. */

@@ -27,16 +27,18 @@ const {
   summarize,
   sequential,
   writeResults,
+  configFromEnv,
+  envNumber,
 } = harness;
 const cli = (databasePath, args) => harness.cli(`sqlite:${databasePath}`, args);
 const RESULTS_FILE = path.join(__dirname, 'results', 'search.json');
 
-const config = {
+const config = configFromEnv(() => ({
   students: envNumber('BENCH_STUDENTS', 50_000),
   searches: envNumber('BENCH_SEARCHES', 40),
   durationSec: envNumber('BENCH_DURATION', 10),
   connections: envNumber('BENCH_CONNECTIONS', 4),
-};
+}));
 const SMALL_STUDENTS = 200;
 const RATE_LIMIT = 1_000_000;
 
@@ -50,14 +52,6 @@ const SEARCHES = [
   { name: 'email local part', q: 'olivia.patel' },
   { name: 'shared email domain', q: 'demo-school' },
 ];
-
-function envNumber(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 1) throw new Error(`${name} must be a number >= 1`);
-  return n;
-}
 
 const log = (message = '') => process.stdout.write(`${message}\n`);
 

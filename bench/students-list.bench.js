@@ -26,6 +26,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
+const { envNumber } = require('./lib/harness');
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
@@ -62,13 +63,13 @@ try {
 
 function readConfig() {
   return {
-    durationSec: envNumber('BENCH_DURATION', 10, 1),
-    warmupSec: envNumber('BENCH_WARMUP', 2, 0),
+    durationSec: envNumber('BENCH_DURATION', 10, { min: 1 }),
+    warmupSec: envNumber('BENCH_WARMUP', 2, { min: 0 }),
     // The server's JIT needs a few thousand requests to settle (the first ~2000 cost up to twice
     // the CPU of later ones), far more than a 2 s per-case warm-up gives it at its throughput.
-    warmupRequests: envNumber('BENCH_WARMUP_REQUESTS', 3000, 0),
-    rounds: Math.round(envNumber('BENCH_ROUNDS', 1, 1)),
-    connections: envNumber('BENCH_CONNECTIONS', 10, 1),
+    warmupRequests: envNumber('BENCH_WARMUP_REQUESTS', 3000, { min: 0 }),
+    rounds: Math.round(envNumber('BENCH_ROUNDS', 1, { min: 1 })),
+    connections: envNumber('BENCH_CONNECTIONS', 10, { min: 1 }),
     cpuProfile: process.env.BENCH_CPU_PROF === '1',
     enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1',
     ...databaseConfig(),
@@ -119,16 +120,6 @@ const SERVER_ENV_KEYS = [
   'TRUST_PROXY',
   'DEV_BOOTSTRAP',
 ];
-
-function envNumber(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) {
-    throw new BenchError(`${name} must be a number >= ${min} (got '${raw}')`);
-  }
-  return n;
-}
 
 function log(message = '') {
   process.stdout.write(`${message}\n`);

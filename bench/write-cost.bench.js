@@ -16,19 +16,15 @@ require('@platform/hermetic').enforceForRun();
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { configFromEnv, envNumber } = require('./lib/harness');
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'write-cost.json');
-const envNumber = (name, fallback) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-};
-const config = {
-  bursts: envNumber('BENCH_BURSTS', 6),
-  burst: envNumber('BENCH_BURST', 400),
-  concurrency: envNumber('BENCH_CONCURRENCY', 10),
+const config = configFromEnv(() => ({
+  bursts: envNumber('BENCH_BURSTS', 6, { integer: true }),
+  burst: envNumber('BENCH_BURST', 400, { integer: true }),
+  concurrency: envNumber('BENCH_CONCURRENCY', 10, { integer: true }),
   postgres: process.env.BENCH_POSTGRES_URL,
-};
+}));
 const now = () => performance.now();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

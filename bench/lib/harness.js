@@ -109,7 +109,41 @@ function writeResults(file, benchmark, results) {
   return path.relative(REPO_ROOT, file);
 }
 
+/** A benchmark setting the environment got wrong: the run stops before it starts. */
+class BenchConfigError extends Error {}
+
+/**
+ * A numeric setting from the environment, parsed the same way by every benchmark: unset or empty
+ * gives `fallback`; anything else must be a finite number of at least `min` (an integer with
+ * `integer`), or it is a BenchConfigError naming the variable and what it got.
+ */
+function envNumber(name, fallback, { min = 1, integer = false } = {}) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+    throw new BenchConfigError(
+      `${name} must be ${integer ? 'an integer' : 'a number'} >= ${min} (got '${raw}')`,
+    );
+  }
+  return n;
+}
+
+/** The settings `read` builds from the environment; a BenchConfigError ends the run (exit 2). */
+function configFromEnv(read) {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof BenchConfigError)) throw error;
+    console.error(`BENCHMARK FAILED: ${error.message}`);
+    process.exit(2);
+  }
+}
+
 module.exports = {
+  BenchConfigError,
+  envNumber,
+  configFromEnv,
   REPO_ROOT,
   SERVER_MAIN,
   CLI_MAIN,
