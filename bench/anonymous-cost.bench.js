@@ -26,7 +26,7 @@ const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { configFromEnv, envNumber } = require('./lib/harness');
+const { configFromEnv, envNumber, serverNodeFlags } = require('./lib/harness');
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
@@ -236,7 +236,8 @@ function anonymousLoad(port, request, stop) {
 
 /** Starts a child node process and waits until `ready()` resolves true. */
 async function startChild(args, env, ready) {
-  const child = spawn(process.execPath, args, {
+  // With the heap flags `pnpm start` gives the server, the baseline too.
+  const child = spawn(process.execPath, [...serverNodeFlags(), ...args], {
     cwd: REPO_ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'ignore', 'inherit'],

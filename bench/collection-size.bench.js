@@ -34,6 +34,7 @@ const {
   writeResults,
   configFromEnv,
   envNumber,
+  serverNodeFlags,
 } = require('./lib/harness');
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'collection-size.json');
@@ -464,7 +465,7 @@ for (const signal of ['SIGINT', 'SIGTERM'])
 async function startServer(databaseUrl) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = spawn(process.execPath, [SERVER_MAIN], {
+  const server = spawn(process.execPath, [...serverNodeFlags(), SERVER_MAIN], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

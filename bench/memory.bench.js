@@ -19,7 +19,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { configFromEnv, envNumber, freePort } = require('./lib/harness');
+const { configFromEnv, envNumber, freePort, serverNodeFlags } = require('./lib/harness');
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
@@ -40,15 +40,6 @@ const SERVER_ENV_PREFIXES = [
   'HOST',
 ];
 
-/** The flags between `node` and `dist/main.js` in apps/server's `start` script. */
-function startFlags() {
-  const { start } = require('../apps/server/package.json').scripts;
-  const match = /^node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(start);
-  if (!match)
-    throw new Error(`apps/server's start script is not "node [--flags] dist/main.js": ${start}`);
-  return match[1].trim();
-}
-
 const config = configFromEnv(() => ({
   requests: envNumber('BENCH_REQUESTS', 100_000, { integer: true }),
   warmupRequests: envNumber('BENCH_WARMUP_REQUESTS', 5_000, { integer: true }),
@@ -61,9 +52,7 @@ const config = configFromEnv(() => ({
    * Dockerfile's CMD, which must match), unless BENCH_SERVER_NODE_OPTIONS replaces them (set it
    * empty for Node's defaults).
    */
-  serverNodeOptions: (process.env.BENCH_SERVER_NODE_OPTIONS ?? startFlags())
-    .split(/\s+/)
-    .filter(Boolean),
+  serverNodeOptions: serverNodeFlags(),
 }));
 
 const log = (line) => console.log(line);

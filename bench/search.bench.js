@@ -29,6 +29,7 @@ const {
   writeResults,
   configFromEnv,
   envNumber,
+  serverNodeFlags,
 } = harness;
 const cli = (databasePath, args) => harness.cli(`sqlite:${databasePath}`, args);
 const RESULTS_FILE = path.join(__dirname, 'results', 'search.json');
@@ -138,7 +139,7 @@ async function main() {
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [SERVER_MAIN], {
+  server = spawn(process.execPath, [...serverNodeFlags(), SERVER_MAIN], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -26,7 +26,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { envNumber } = require('./lib/harness');
+const { envNumber, serverNodeFlags } = require('./lib/harness');
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
@@ -775,7 +775,11 @@ async function main() {
   const { token, organizationId } = seed(database);
 
   const [serverPort, barePort] = [await freePort(), await freePort()];
-  const profilerArgs = config.cpuProfile ? ['--require', PROFILER_PRELOAD] : [];
+  // Both with the heap flags `pnpm start` gives the server, so neither is measured on another GC.
+  const profilerArgs = [
+    ...serverNodeFlags(),
+    ...(config.cpuProfile ? ['--require', PROFILER_PRELOAD] : []),
+  ];
   if (config.cpuProfile) {
     fs.rmSync(PROFILES_DIR, { recursive: true, force: true });
     fs.mkdirSync(PROFILES_DIR, { recursive: true });

@@ -109,6 +109,21 @@ function writeResults(file, benchmark, results) {
   return path.relative(REPO_ROOT, file);
 }
 
+/**
+ * The Node flags each benchmark runs the server (and the baseline beside it) with: those of
+ * apps/server's production `start` script (the flags between `node` and `dist/main.js`), unless
+ * BENCH_SERVER_NODE_OPTIONS replaces them (empty for Node's defaults).
+ */
+function serverNodeFlags() {
+  const override = process.env.BENCH_SERVER_NODE_OPTIONS;
+  if (override !== undefined) return override.split(/\s+/).filter(Boolean);
+  const { start } = require('../../apps/server/package.json').scripts;
+  const match = /^node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(start);
+  if (!match)
+    throw new Error(`apps/server's start script is not "node [--flags] dist/main.js": ${start}`);
+  return match[1].trim().split(/\s+/).filter(Boolean);
+}
+
 /** A benchmark setting the environment got wrong: the run stops before it starts. */
 class BenchConfigError extends Error {}
 
@@ -144,6 +159,7 @@ module.exports = {
   BenchConfigError,
   envNumber,
   configFromEnv,
+  serverNodeFlags,
   REPO_ROOT,
   SERVER_MAIN,
   CLI_MAIN,
