@@ -1,7 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import type { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql } from '../database/sql';
@@ -20,17 +18,6 @@ export interface CachedAuthentication {
 interface Entry extends CachedAuthentication {
   /** `auth_version` as read before the lookup that made this entry. */
   version: string;
-}
-
-/** The parts of better-sqlite3 read here (TypeORM's driver holds the connection). */
-interface SqliteDatabase {
-  readonly inTransaction: boolean;
-  prepare(source: string): { pluck(): { get(): unknown } };
-}
-
-/** The part of node-postgres's Pool read here (TypeORM's driver holds the pool). */
-interface PostgresPool {
-  query(config: { name: string; text: string }): Promise<{ rows: { version: string }[] }>;
 }
 
 /**
@@ -57,7 +44,6 @@ export class TokenCache {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sql: Sql,
   ) {
     this.entries = config.tokenCacheSize > 0 ? new LRUCache({ max: config.tokenCacheSize }) : null;
@@ -106,19 +92,17 @@ export class TokenCache {
   }
 
   private async postgresVersion(): Promise<string | null> {
-    const pool = (this.dataSource.driver as unknown as { master: PostgresPool }).master;
     // A named statement: parsed and planned once per pooled connection.
-    const { rows } = await pool.query({
+    const { rows } = (await this.sql.postgresPool().query({
       name: 'platform_auth_version',
       text: `SELECT version FROM ${this.table()} WHERE id = 1`,
-    });
+    })) as { rows: { version: string }[] };
     return rows[0] ? String(rows[0].version) : null;
   }
 
   private sqliteVersion(): string | null {
     if (!this.readSqliteVersion) {
-      const db = (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase })
-        .databaseConnection;
+      const db = this.sql.sqliteDatabase();
       const statement = db.prepare(`SELECT version FROM ${this.table()} WHERE id = 1`).pluck();
       this.readSqliteVersion = () => {
         if (db.inTransaction) return null;

@@ -167,24 +167,31 @@ export function quoteIdentifier(name: string): string {
 }
 
 /**
+ * The parts of node-postgres's Pool read past TypeORM (it holds the pool): `Sql.select`, and the
+ * token cache's named statement.
+ */
+export interface PostgresPool {
+  query(
+    query: string | { name: string; text: string },
+    values?: unknown[],
+  ): Promise<{ rows: unknown[] }>;
+}
+
+/** The parts of better-sqlite3 read past TypeORM (it holds the one connection). */
+export interface SqliteStatement {
+  all(...values: unknown[]): unknown[];
+  pluck(): { get(): unknown };
+}
+export interface SqliteDatabase {
+  readonly inTransaction: boolean;
+  prepare(source: string): SqliteStatement;
+}
+
+/**
  * The database as the server's code sees it: which dialect it speaks, statements with named
  * parameters, and table and column names from the entities' metadata. Injected everywhere SQL
  * is written, so the dialect is decided in exactly one place.
  */
-
-/** The part of node-postgres's Pool `Sql.select` uses (TypeORM's driver holds the pool). */
-interface PostgresPool {
-  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
-}
-
-/** The parts of better-sqlite3 `Sql.select` uses (TypeORM's driver holds the connection). */
-interface SqliteStatement {
-  all(...values: unknown[]): unknown[];
-}
-interface SqliteDatabase {
-  prepare(source: string): SqliteStatement;
-}
-
 @Injectable()
 export class Sql {
   readonly dialect: DialectName;
@@ -240,8 +247,7 @@ export class Sql {
         : values.map((v) => (typeof v === 'boolean' ? Number(v) : v));
     try {
       if (this.dialect === 'postgres') {
-        const pool = (this.dataSource.driver as unknown as { master: PostgresPool }).master;
-        return (await pool.query(compiled, bound)).rows as T[];
+        return (await this.postgresPool().query(compiled, bound)).rows as T[];
       }
       return this.sqliteStatement(compiled).all(...bound) as T[];
     } catch (error) {
@@ -250,12 +256,25 @@ export class Sql {
     }
   }
 
+  /**
+   * The driver's own handles, for the few reads on every request's path that skip TypeORM's
+   * query runner: node-postgres's pool (PostgreSQL) and better-sqlite3's connection (SQLite).
+   * TypeORM keeps them in `driver.master` and `driver.databaseConnection`; this is the one place
+   * that reads them.
+   */
+  postgresPool(): PostgresPool {
+    return (this.dataSource.driver as unknown as { master: PostgresPool }).master;
+  }
+
+  sqliteDatabase(): SqliteDatabase {
+    return (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase })
+      .databaseConnection;
+  }
+
   private sqliteStatement(text: string): SqliteStatement {
     let statement = this.sqliteStatements.get(text);
     if (!statement) {
-      const db = (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase })
-        .databaseConnection;
-      statement = db.prepare(text);
+      statement = this.sqliteDatabase().prepare(text);
       // One text per list shape (filters, sort, the length of an `in` list): the oldest goes
       // first past SQLITE_STATEMENT_CACHE.
       if (this.sqliteStatements.size >= SQLITE_STATEMENT_CACHE) {

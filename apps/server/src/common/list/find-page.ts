@@ -193,11 +193,11 @@ export class ListCollection<T extends ObjectLiteral> {
    * Translates a validated list query into SQL for one organization: its total and one page.
    * The total of a tallied collection, unfiltered or with one tallied equality filter, is the sum
    * of its tally rows (exact, whatever the size); any other is a bounded count. The page is a
-   * deferred join: the inner query walks the (organization_id, sort field, id) index for ids only, so OFFSET skips index entries rather than whole rows, and only the
-   * page's rows are then read from the table. That keeps page 300 close to page 1 in cost.
-   * The count stops at `offset + per_page + totalCountAhead` rows (`searchCountAhead` for a `q`
-   * search; see `PageTotal`), so neither
-   * costs more in a collection of a million than in one of ten thousand.
+   * deferred join: the inner query walks the (organization_id, sort field, id) index for ids
+   * only, so OFFSET skips index entries rather than whole rows, and only the page's rows are then
+   * read from the table. That keeps page 300 close to page 1 in cost. The count stops at
+   * `offset + per_page + totalCountAhead` rows (`searchCountAhead` for a `q` search; see
+   * `PageTotal`), so neither costs more in a collection of a million than in one of ten thousand.
    * A `q` search runs under a time budget and answers 503 past it, whether it is served by the
    * trigram index (3+ characters) or scans the organization's rows (1–2 characters).
    */
