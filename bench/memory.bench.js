@@ -283,17 +283,20 @@ async function main() {
   log(`Warm-up: ${config.warmupRequests} requests of the mix…`);
   await load(base, config.warmupRequests, seeded.token, studentId);
   const before = await settledRss(server.pid);
-  log(`RSS after warm-up: ${before.toFixed(1)} MiB`);
+  const partsBefore = rssParts(server.pid);
+  log(`RSS after warm-up: ${before.toFixed(1)} MiB ${JSON.stringify(partsBefore)}`);
   const heap = [];
   if (config.heap) heap.push(await heapEvidence('warmup'));
 
   log(`Load: ${config.requests} requests of the mix, ${config.connections} connections…`);
   // RSS every 10 s during the load: a plateau is a warm heap, a steady climb is a leak.
   const trace = [];
+  const partsTrace = [];
   const heapTrace = [];
   const cpuBefore = cpuSeconds(server.pid);
   const sampler = setInterval(() => {
     trace.push(Math.round(rssMiB(server.pid)));
+    partsTrace.push(rssParts(server.pid));
     if (config.heap)
       probe({ type: 'heap:usage' }).then(
         (r) => heapTrace.push(r.usage),
@@ -305,6 +308,7 @@ async function main() {
   );
   const cpuMsPerRequest = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / config.requests;
   const after = await settledRss(server.pid);
+  const partsAfter = rssParts(server.pid);
   if (config.heap) heap.push(await heapEvidence('load'));
   const growth = after / before - 1;
   const met = growth <= GOAL_MAX_GROWTH;
@@ -316,8 +320,11 @@ async function main() {
   if (config.serverNodeOptions.length) log(`  server flags: ${config.serverNodeOptions.join(' ')}`);
   log(`  RSS after warm-up          ${before.toFixed(1)} MiB`);
   log(`  RSS after ${config.requests} requests ${after.toFixed(1)} MiB`);
-  log(`  of which (MiB)            ${JSON.stringify(rssParts(server.pid))}`);
+  log(`  of which (MiB), warm-up   ${JSON.stringify(partsBefore)}`);
+  log(`  of which (MiB), after     ${JSON.stringify(partsAfter)}`);
   log(`  RSS every 10 s (MiB)      ${trace.join(' ')}`);
+  log(`    of which anonymous      ${partsTrace.map((p) => p.RssAnon).join(' ')}`);
+  log(`    of which mapped files   ${partsTrace.map((p) => p.RssFile).join(' ')}`);
   if (config.heap) {
     log(`  V8 heap every 10 s (MiB)  ${heapTrace.map((u) => u.heapTotal).join(' ')}`);
     log(`    of which new space      ${heapTrace.map((u) => u.newSpace).join(' ')}`);
@@ -341,7 +348,14 @@ async function main() {
         generated_at: new Date().toISOString(),
         config,
         node: process.version,
-        rss_mib: { after_warmup: before, after_load: after, every_10_s: trace },
+        rss_mib: {
+          after_warmup: before,
+          after_load: after,
+          every_10_s: trace,
+          parts_after_warmup: partsBefore,
+          parts_after_load: partsAfter,
+          parts_every_10_s: partsTrace,
+        },
         heap_every_10_s_mib: heapTrace,
         growth,
         goal_max_growth: GOAL_MAX_GROWTH,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError, loadConfig, REPO_ROOT } from './env';
+import { ConfigError, loadConfig, REPO_ROOT, SQLITE_CACHE_DEFAULT_MIB } from './env';
 
 describe(loadConfig.name, () => {
   it('defaults to SQLite under data/ at the repository root, migrating on start', () => {
@@ -8,6 +8,7 @@ describe(loadConfig.name, () => {
       type: 'sqlite',
       path: path.join(REPO_ROOT, 'data', 'platform.sqlite'),
       migrateOnStart: true,
+      cacheMib: SQLITE_CACHE_DEFAULT_MIB,
     });
     expect(config.port).toBe(3000);
     expect(config.rateLimit.defaultPerMinute).toBe(600);
@@ -30,6 +31,9 @@ describe(loadConfig.name, () => {
     [{ PORT: '70000' }, 'PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ SQLITE_CACHE_MIB: '0' }, 'SQLITE_CACHE_MIB'],
+    [{ SQLITE_CACHE_MIB: '2.5' }, 'SQLITE_CACHE_MIB'],
+    [{ SQLITE_CACHE_MIB: '16MB' }, 'SQLITE_CACHE_MIB'],
     [{ RATE_LIMIT_DEFAULT: '0' }, 'RATE_LIMIT_DEFAULT'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY'],
     [{ WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],

@@ -43,6 +43,11 @@ const base64Key = z
   .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
   .transform((v) => Buffer.from(v, 'base64'));
 
+/** `SQLITE_CACHE_MIB` unset (see bench/README.md, goal 6). */
+export const SQLITE_CACHE_DEFAULT_MIB = 4;
+/** A larger cache than this is a typo, not a setting: the server would hold it all in memory. */
+const SQLITE_CACHE_MAX_MIB = 65_536;
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -57,6 +62,17 @@ const EnvSchema = z.object({
     .optional(),
   /** Run pending migrations at boot. Default: on for SQLite, off for PostgreSQL (run `pnpm platform migrate`). */
   DATABASE_MIGRATE_ON_START: booleanString.optional(),
+  /**
+   * SQLite's page cache, in MiB: database pages the connection keeps in memory (SQLite's
+   * `cache_size`). It fills up to this bound as pages are read, so it is part of the server's
+   * resident memory. Pages not in it are read from the operating system's file cache.
+   */
+  SQLITE_CACHE_MIB: z.coerce
+    .number()
+    .int('must be a whole number of MiB')
+    .min(1, 'must be at least 1 (MiB)')
+    .max(SQLITE_CACHE_MAX_MIB, `must be at most ${SQLITE_CACHE_MAX_MIB} (MiB)`)
+    .default(SQLITE_CACHE_DEFAULT_MIB),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
    * Scale-out: Redis for the shared rate limit and the BullMQ delivery queue (every instance
@@ -151,7 +167,7 @@ const EnvSchema = z.object({
 export type RawEnv = z.input<typeof EnvSchema>;
 
 export type DatabaseConfig =
-  | { type: 'sqlite'; path: string; migrateOnStart: boolean }
+  | { type: 'sqlite'; path: string; migrateOnStart: boolean; cacheMib: number }
   | { type: 'postgres'; url: string; migrateOnStart: boolean };
 
 export interface AppConfig {
@@ -235,6 +251,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             ? path.resolve(url.slice('sqlite:'.length))
             : path.join(REPO_ROOT, 'data', 'platform.sqlite'),
           migrateOnStart: e.DATABASE_MIGRATE_ON_START ?? true,
+          cacheMib: e.SQLITE_CACHE_MIB,
         };
   const publicUrl = e.PUBLIC_URL?.replace(/\/$/, '');
   const origin = serverOrigin({ publicUrl, host: e.HOST, port: e.PORT });

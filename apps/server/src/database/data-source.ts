@@ -56,6 +56,8 @@ export function dataSourceOptions(
           // lose the last transactions. A busy timeout lets the CLI and server share the file.
           connection.pragma('synchronous = NORMAL');
           connection.pragma('busy_timeout = 5000');
+          // Negative: a size in KiB rather than a number of pages.
+          connection.pragma(`cache_size = -${db.cacheMib * 1024}`);
           // Searches call it once per candidate row (see search-budget.ts); not deterministic,
           // so SQLite cannot hoist it out of the loop.
           connection.function(SEARCH_DEADLINE_FUNCTION, { deterministic: false }, searchDeadline);
