@@ -12,7 +12,8 @@ EXPOSE 3000
 # --max-semi-space-size=16: V8 sized the young generation from the host's memory (2 × 64 MiB on
 # a 24 GB host); --max-old-space-size=512: a small heap limit makes V8 collect before the old
 # space fills with garbage (a larger limit lets it grow to several times the live heap). Together
-# RSS holds at about 260 MiB under load instead of 480, at no measured cost in CPU. A heap that
+# RSS holds at about 210 MiB under load instead of 480. The limit's more frequent full collections
+# cost about 10 % more CPU on a list request (bench/README.md, "2026-11-27 (last)"). A heap that
 # outgrows 512 MiB ends the process (heap out of memory): raise it with the deployment's memory.
 # Keep in step with apps/server's `start` script. Set as NODE_OPTIONS so a deployment can override
 # them (`docker run -e NODE_OPTIONS=--max-old-space-size=1024 …`) without rebuilding the image.
