@@ -19,8 +19,9 @@ describe(`${dataSourceOptions.name} on SQLite`, () => {
     const dataSource = new DataSource(dataSourceOptions(config.database, APP_SCHEMA));
     await dataSource.initialize();
     try {
-      const [row] = (await dataSource.query('PRAGMA cache_size')) as { cache_size: number }[];
-      return -row.cache_size;
+      const rows = await dataSource.query<{ cache_size: number }[]>('PRAGMA cache_size');
+      expect(rows).toHaveLength(1);
+      return -rows[0]!.cache_size;
     } finally {
       await dataSource.destroy();
     }
