@@ -43,7 +43,7 @@ describe(pageStatements.name, () => {
 
   async function plan(rawQuery: Record<string, string>) {
     const query = contract.students.list.query.parse(rawQuery);
-    const { page, count } = pageStatements(
+    const { page, count, pageWithTotal } = pageStatements(
       dataSource.getRepository(Student),
       'org_x',
       query,
@@ -59,6 +59,8 @@ describe(pageStatements.name, () => {
       /** The outer steps: fetch the page's rows by id. */
       outer: pageRows.filter((r) => r.parent === 0).map((r) => r.detail),
       count: (await explain(count)).map((r) => r.detail),
+      /** Page and tally in one statement, when the total is tallied. */
+      withTotal: pageWithTotal && (await explain(pageWithTotal)).map((r) => r.detail),
     };
   }
 
@@ -118,4 +120,24 @@ describe(pageStatements.name, () => {
       ]);
     },
   );
+
+  it.each<Record<string, string>>([{}, { status: 'active' }])(
+    'reads the tallied total of %j with the page, in one statement that walks the page as alone',
+    async (query) => {
+      const { idWalk, withTotal } = await plan({ ...query, sort: 'last_name', page: '300' });
+      expect(withTotal).toEqual(
+        expect.arrayContaining([
+          'SCALAR SUBQUERY 1',
+          expect.stringMatching(/^SEARCH list_tallies USING PRIMARY KEY /),
+          'SEARCH students USING INDEX sqlite_autoindex_students_1 (id=?)',
+        ]),
+      );
+      expect(withTotal).toContain(idWalk[0]);
+    },
+  );
+
+  it('keeps a counted total a statement of its own', async () => {
+    const { withTotal } = await plan({ 'created_at[gte]': '2026-01-01T00:00:00Z' });
+    expect(withTotal).toBeUndefined();
+  });
 });
