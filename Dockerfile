@@ -13,8 +13,9 @@ EXPOSE 3000
 # a 24 GB host); --max-old-space-size=1024: below 2 GiB, V8 lets the old space grow to a smaller
 # multiple of the live heap before it collects (from 2 GiB on, four times it). Together RSS holds
 # at about 210 MiB under load instead of 480. 512 held it as well but cost about 10 % more CPU on
-# a list request (more full collections; bench/README.md, "2026-11-27 (last)"). A heap that
-# outgrows 1 GiB ends the process (heap out of memory): raise it with the deployment's memory.
+# a list request (more full collections; bench/README.md, "the growth was SQLite's page cache").
+# A heap that outgrows 1 GiB ends the process (heap out of memory): raise it with the
+# deployment's memory.
 # Keep in step with apps/server's `start` script. Set as NODE_OPTIONS so a deployment can override
 # them (`docker run -e NODE_OPTIONS=--max-old-space-size=2048 …`) without rebuilding the image.
 ENV NODE_OPTIONS="--max-semi-space-size=16 --max-old-space-size=1024"

@@ -29,7 +29,10 @@ const HEAP_PROBE = path.join(__dirname, 'profiling', 'heap-probe.js');
 
 const STUDENTS = 10_000;
 const GOAL_MAX_GROWTH = 0.1;
-/** The server's configuration variables (apps/server/src/config/env.ts): never inherited. */
+/**
+ * The server's configuration variables (apps/server/src/config/env.ts): never inherited, except
+ * SQLITE_CACHE_MIB, so that another page cache size can be measured (bench/README.md).
+ */
 const SERVER_ENV_PREFIXES = [
   'DATABASE_',
   'REDIS_',

@@ -34,6 +34,7 @@ describe(loadConfig.name, () => {
     [{ SQLITE_CACHE_MIB: '0' }, 'SQLITE_CACHE_MIB'],
     [{ SQLITE_CACHE_MIB: '2.5' }, 'SQLITE_CACHE_MIB'],
     [{ SQLITE_CACHE_MIB: '16MB' }, 'SQLITE_CACHE_MIB'],
+    [{ SQLITE_CACHE_MIB: '65537' }, 'SQLITE_CACHE_MIB'],
     [{ RATE_LIMIT_DEFAULT: '0' }, 'RATE_LIMIT_DEFAULT'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY'],
     [{ WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],

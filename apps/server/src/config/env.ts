@@ -68,7 +68,7 @@ const EnvSchema = z.object({
    * resident memory. Pages not in it are read from the operating system's file cache.
    */
   SQLITE_CACHE_MIB: z.coerce
-    .number()
+    .number({ invalid_type_error: 'must be a whole number of MiB' })
     .int('must be a whole number of MiB')
     .min(1, 'must be at least 1 (MiB)')
     .max(SQLITE_CACHE_MAX_MIB, `must be at most ${SQLITE_CACHE_MAX_MIB} (MiB)`)

@@ -264,13 +264,16 @@ export class ListCollection<T extends ObjectLiteral> {
           sql.query(manager, page.text, page.params),
         ]);
       } else if (pageWithTotal) {
-        // Most list requests: one statement, straight to the driver (Sql.select). A page past
-        // the end has no row to carry the total, so then the tally is read on its own.
+        // Most list requests: one statement, straight to the driver (Sql.select). An empty first
+        // page means an empty list; a page past the end has no row to carry the total, so then
+        // the tally is read on its own.
         pageRows = await sql.select(pageWithTotal.text, pageWithTotal.params);
         counted =
           pageRows.length > 0
             ? [{ total: pageRows[0]![TOTAL_COLUMN] as number | string }]
-            : await sql.select<CountRow>(count.text, count.params);
+            : query.page === 1
+              ? [{ total: 0 }]
+              : await sql.select<CountRow>(count.text, count.params);
       } else {
         // Straight to the driver (Sql.select), both at once.
         [counted, pageRows] = await Promise.all([
@@ -378,7 +381,7 @@ export class ListCollection<T extends ObjectLiteral> {
       params: { ...params, cap: offset + query.per_page + ahead },
       tallied: false,
     };
-    const pageParams = { ...params, limit: query.per_page, offset };
+    const pageParams: Record<string, unknown> = { ...params, limit: query.per_page, offset };
     const filtered = `FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset`;
     if (sqliteSearch) {
       // The ids come from the search's joins, which start from the trigram index; the page's
@@ -424,6 +427,11 @@ export class ListCollection<T extends ObjectLiteral> {
     const page = { text: `SELECT ${this.select} ${rows}`, params: pageParams };
     if (!count.tallied) return { count, page };
     // The tally is an uncorrelated subquery, read once per statement (an InitPlan on PostgreSQL).
+    // One set of parameters: a name both use must mean the same value (a programming error).
+    for (const [name, value] of Object.entries(count.params)) {
+      if (name in pageParams && pageParams[name] !== value)
+        throw new Error(`list parameter '${name}' means two things in one statement`);
+    }
     const pageWithTotal = {
       text: `SELECT (${count.text}) AS ${quoteIdentifier(TOTAL_COLUMN)}, ${this.select} ${rows}`,
       params: { ...count.params, ...pageParams },
