@@ -4,8 +4,9 @@
  * `GET /v1/students?per_page=25&page=N` from the same database as the real server: the same
  * SQLite file (better-sqlite3) or the same PostgreSQL database (node-postgres, `pg`).
  *
- * Per request it does the same database and serialization work as the server (the total read
- * from the organization's tally row, the same deferred-join page query, rows mapped to the public JSON shape with ISO timestamps,
+ * Per request it does the same database and serialization work as the server (the same one
+ * statement: the deferred-join page carrying the total from the organization's tally row, text
+ * and values checked against the server's; rows mapped to the public JSON shape with ISO timestamps,
  * pagination meta and links, a `Link` header) and nothing else: no framework, no auth, no rate
  * limit, no validation library, no logging. The gap between the two is what the server's stack
  * costs.
@@ -17,6 +18,12 @@
  *   PORT, HOST            where to listen (default 3001 on 127.0.0.1)
  */
 const http = require('node:http');
+const {
+  pageWithTotalText,
+  pageWithTotalValues,
+  tallyStatement,
+  totalOf,
+} = require('./lib/bare-list-sql');
 
 const DATABASE_URL = process.env.BARE_DATABASE_URL;
 const DATABASE = DATABASE_URL ? undefined : required('BARE_DATABASE');
@@ -35,81 +42,53 @@ function required(name) {
   return value;
 }
 
-const COLUMNS = [
-  'id',
-  'organization_id',
-  'student_number',
-  'first_name',
-  'last_name',
-  'preferred_name',
-  'email',
-  'date_of_birth',
-  'status',
-  'grade_level',
-  'created_at',
-  'updated_at',
-];
-
-// An unfiltered list's total: the server reads it from the organization's tally row
-// (apps/server/src/database/list-tallies.ts), exact; the same statement text here.
-const TALLY_TEXT =
-  'SELECT COALESCE(SUM(n), 0) AS total FROM "list_tallies" WHERE organization_id = ? ' +
-  "AND collection = 'students' AND field = '' AND value IN ('')";
 const store = DATABASE_URL ? postgresStore(DATABASE_URL) : sqliteStore(DATABASE);
 
 /**
- * SQLite: the SQL the server's ListCollection generates for the default sort (-created_at),
- * with LIMIT/OFFSET bound instead of inlined, on the same file with the server's pragmas.
+ * SQLite: the server's statement (lib/bare-list-sql.js, checked against the server's before the
+ * benchmark measures), prepared once, on the same file with the server's pragmas.
  */
 function sqliteStore(file) {
   const Database = require('better-sqlite3');
   // WAL was set when the file was created.
   const db = new Database(file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
-  const countStatement = db.prepare(TALLY_TEXT).pluck();
-  const pageStatement = db.prepare(
-    `SELECT ${COLUMNS.map((c) => `p.${c}`).join(', ')}
-       FROM students p
-      WHERE p.id IN (
-        SELECT t.id FROM students t
-         WHERE t.organization_id = ?
-         ORDER BY t.created_at DESC, t.id DESC
-         LIMIT ? OFFSET ?)
-      ORDER BY p.created_at DESC, p.id DESC`,
-  );
+  const pageStatement = db.prepare(pageWithTotalText('sqlite'));
+  const tally = tallyStatement('sqlite', ORGANIZATION_ID);
+  const tallyRead = db.prepare(tally.text).pluck();
   return {
-    page: (organizationId, limit, offset) => ({
-      total: countStatement.get(organizationId),
-      rows: pageStatement.all(organizationId, limit, offset),
-    }),
+    page(organizationId, limit, offset) {
+      const rows = pageStatement.all(
+        ...pageWithTotalValues('sqlite', organizationId, limit, offset),
+      );
+      return { total: totalOf(rows, offset, () => Number(tallyRead.get(...tally.values))), rows };
+    },
     close: () => db.close(),
   };
 }
 
 /**
- * PostgreSQL: the server's two statements, text as it sends them, on a pool of the server's size
- * (10), both sent at once as the server sends them. Plain parameterized queries, as node-postgres
- * is usually used: unnamed statements, which PostgreSQL parses and plans on every request.
+ * PostgreSQL: the server's statement, text as it sends it, on a pool of the server's size (10).
+ * A plain parameterized query, as node-postgres is usually used (and as the server sends it): an
+ * unnamed statement, which PostgreSQL parses and plans on every request.
  */
 function postgresStore(url) {
   const { Pool } = require('pg');
   const pool = new Pool({ connectionString: url, max: 10 });
-  const column = (name) => `"students"."${name}"`;
-  const order = `${column('created_at')} DESC, ${column('id')} DESC`;
-  const where = `${column('organization_id')} = $1`;
-  const countText = TALLY_TEXT.replace('?', '$1');
-  const pageText =
-    `SELECT ${COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "students" WHERE ${column('id')} IN ` +
-    `(SELECT ${column('id')} FROM "students" WHERE ${where} ORDER BY ${order} LIMIT $2 OFFSET $3) ` +
-    `ORDER BY ${order}`;
+  const pageText = pageWithTotalText('postgres');
+  const tally = tallyStatement('postgres', ORGANIZATION_ID);
   return {
     async page(organizationId, limit, offset) {
-      const [counted, paged] = await Promise.all([
-        pool.query(countText, [organizationId]),
-        pool.query(pageText, [organizationId, limit, offset]),
-      ]);
+      const { rows } = await pool.query(
+        pageText,
+        pageWithTotalValues('postgres', organizationId, limit, offset),
+      );
       // SUM(bigint) is a numeric, which node-postgres returns as a string; timestamptz is a Date.
-      return { total: Number(counted.rows[0].total), rows: paged.rows };
+      const total = await totalOf(rows, offset, async () => {
+        const counted = await pool.query(tally.text, tally.values);
+        return Number(counted.rows[0].total);
+      });
+      return { total, rows };
     },
     close: () => pool.end(),
   };

@@ -26,6 +26,8 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
+const { isDeepStrictEqual } = require('node:util');
+const { pageWithTotalStatement, tallyStatement } = require('./lib/bare-list-sql');
 const { envNumber, serverNodeFlags } = require('./lib/harness');
 
 const REPO_ROOT = path.resolve(__dirname, '..');
@@ -505,6 +507,41 @@ function assertSameBody(server, bare, page) {
   }
 }
 
+/**
+ * The baseline must send the server's SQL, or it is not measuring the same work: for each page,
+ * its statements (lib/bare-list-sql.js) must be, text and values, what the server's own list code
+ * compiles for that request on this database (`studentListStatements`). The page past the end's
+ * tally read is compared too, though these pages never need it.
+ */
+async function assertSameSql(database, organizationId) {
+  const { studentListStatements } = require('@platform/server/testing');
+  const dialect = database.url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+  const same = (a, b) => a && a.text === b.text && isDeepStrictEqual(a.values, b.values);
+  for (const page of PAGES) {
+    const server = await studentListStatements(database.url, organizationId, {
+      per_page: String(PER_PAGE),
+      page: String(page),
+    });
+    const offset = (page - 1) * PER_PAGE;
+    const pairs = [
+      [
+        'page',
+        server.pageWithTotal,
+        pageWithTotalStatement(dialect, organizationId, PER_PAGE, offset),
+      ],
+      ['tally', server.count, tallyStatement(dialect, organizationId)],
+    ];
+    for (const [what, ours, bare] of pairs) {
+      if (!same(ours, bare)) {
+        throw new BenchError(
+          `page ${page}: the baseline's ${what} statement is not the server's:\n` +
+            `  server: ${JSON.stringify(ours)}\n  bare:   ${JSON.stringify(bare)}`,
+        );
+      }
+    }
+  }
+}
+
 // --- load ----------------------------------------------------------------------------------
 
 function percentile(sorted, p) {
@@ -844,8 +881,9 @@ async function main() {
     assertSameBody(s.body, b.body, page);
     bytes[page] = { server: s.bytes, bare: b.bytes };
   }
+  await assertSameSql(database, organizationId);
   log(
-    `Sample responses: 200 with ${PER_PAGE} items on pages ${PAGES.join(' and ')}; the baseline's bodies equal the server's.`,
+    `Sample responses: 200 with ${PER_PAGE} items on pages ${PAGES.join(' and ')}; the baseline's bodies equal the server's, and so do its statements.`,
   );
   log();
 

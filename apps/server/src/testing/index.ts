@@ -213,6 +213,9 @@ export { TransactionRunner } from '../common/transactions';
 // For benchmarks that bulk-load rows without the list totals' triggers, then count the tallies
 // afresh (bench/collection-size.bench.js).
 export { LIST_TALLIES, tallyRecount, talliedFields } from '../database/list-tallies';
+// For the list benchmark's check that its bare baseline sends the server's statement, text and
+// values (bench/students-list.bench.js).
+export { studentListStatements } from './list-statements';
 // For the shared webhook test vectors (tooling/sdk-live/scripts/write-webhook-vectors.js): the
 // signer and the body builder deliveries use, so the vectors are what the server sends.
 export { Signer } from '../webhooks/signing';
