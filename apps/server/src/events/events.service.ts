@@ -19,7 +19,7 @@ import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
-import { Sql } from '../database/sql';
+import { insertRows, Sql } from '../database/sql';
 import { EventRecord } from './event.entity';
 
 const RETENTION_MS = EVENT_RETENTION_DAYS * 86_400_000;
@@ -126,7 +126,10 @@ export class EventsService implements EventOutbox {
       createdAt: at,
       fanoutPending: options.fanOut ?? true,
     };
-    await manager.insert(EventRecord, event);
+    // One plain INSERT (insertRows). TypeORM's `insert` would read the row back after it on
+    // SQLite, for the column with a default, though every value is given here: on a bulk write
+    // or a busy outbox that extra statement was a tenth of the process's CPU.
+    await insertRows(manager, EventRecord, [event]);
     if (!this.announcing.has(manager)) {
       this.announcing.add(manager);
       this.transactions.afterCommit(manager, () => {
