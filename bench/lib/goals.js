@@ -47,6 +47,10 @@ function collectionSize(results, database) {
   }
   const { ratio_p50_max: ratioMax, search_p50_ms_max: searchMaxMs } = results.goals;
   const lists = run.ratios.filter((r) => r.kind === 'list');
+  if (lists.length === 0 || !run.ratios.some((r) => r.kind === 'search')) {
+    const why = 'collection-size.bench.js wrote no list or search case';
+    return [notMeasured(goal3, why), notMeasured(goal4, why)];
+  }
   const worst = lists.reduce((a, b) => (b.ratio_p50 > a.ratio_p50 ? b : a));
   const searches = run.ratios
     .filter((r) => r.kind === 'search')

@@ -134,6 +134,20 @@ describe('the goals table at the end of pnpm bench', () => {
     expect(table.find((l) => l.includes('1. server / bare'))).toMatch(/\bNO$/);
     expect(table.find((l) => l.includes('6. server RSS growth'))).toMatch(/ -$/);
   });
+
+  it('shows goals 3 and 4 as not measured when a run wrote no list or search case', () => {
+    const empty = {
+      ...run,
+      'collection-size.json': {
+        ...run['collection-size.json'],
+        runs: [{ database: 'sqlite', ratios: [], datasets: { large: [] } }],
+      },
+    };
+    const rows = byGoal(goalRows((name) => empty[name] ?? null));
+    expect(rows['3. list p50, 1M / 10k, SQLite'].met).toBeNull();
+    expect(rows['4. q p50 at 1M, SQLite'].met).toBeNull();
+    expect(rows['1. server / bare, SQLite page 1'].met).toBe(false);
+  });
 });
 
 describe('which result files the table reads', () => {

@@ -346,9 +346,10 @@ const INSERT_CHUNK = 500;
 
 /**
  * Multi-row INSERTs of `rows` (seeding, imports, outbox fan-out, test data). The SQL is built from
- * the entity's metadata and values go through the column transformers and the driver's
- * conversions as with `manager.insert`, which spends several times longer per row on the same
- * statements.
+ * the entity's metadata and values go through the column transformers (once: the driver's
+ * `preparePersistentValue` applies them) and the driver's conversions as with `manager.insert`,
+ * which spends several times longer per row on the same statements, and on SQLite reads back
+ * the row of an entity with a column default (insert-rows.spec.ts checks what is stored).
  */
 export async function insertRows<T extends ObjectLiteral>(
   manager: EntityManager,
@@ -367,7 +368,7 @@ export async function insertRows<T extends ObjectLiteral>(
     const values: unknown[] = [];
     const tuples = rows.slice(i, i + INSERT_CHUNK).map((row) => {
       const slots = metadata.columns.map((column) => {
-        values.push(driver.preparePersistentValue(column.getEntityValue(row, true), column));
+        values.push(driver.preparePersistentValue(column.getEntityValue(row), column));
         return dialect === 'postgres' ? `$${values.length}` : '?';
       });
       return `(${slots.join(', ')})`;
