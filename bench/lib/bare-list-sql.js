@@ -84,7 +84,6 @@ function totalOf(rows, offset, readTally) {
 }
 
 module.exports = {
-  COLUMNS,
   pageWithTotalStatement,
   pageWithTotalText,
   pageWithTotalValues,
