@@ -181,10 +181,11 @@ describe('Idempotency-Key on POST', () => {
     expect(later.body).toEqual(original[0]!.body);
   });
 
-  it('answers 409 while the first request is still running, and takes over once its lease ran out', async () => {
+  it('answers 409 while an earlier release still runs the first request, and never runs it again after', async () => {
     const key = randomUUID();
     const body = newStudent();
-    // The first request, claimed by another server instance that is still working on it.
+    // The first request, claimed by an instance of a release that committed claims on their own
+    // (before the work), and that is still working on it.
     const keys = server.dataSource.getRepository(IdempotencyKey);
     await keys.insert({
       organizationId: orgId,
@@ -205,15 +206,63 @@ describe('Idempotency-Key on POST', () => {
       code: 'conflict',
       errors: [{ path: 'header.Idempotency-Key', code: 'idempotency_key_in_progress' }],
     });
-    expect(await countByNumber(body.student_number)).toBe(0);
 
-    // That instance died: once the lease has run out, a retry does the work.
+    // That instance died: whether its work committed is unknown, so the key never runs again.
     await keys.update({ organizationId: orgId, key }, { lockedUntil: new Date(clock.nowMs() - 1) });
-    const retry = await post(body, { key });
-    expect(retry.status).toBe(201);
-    expect(retry.headers.get('idempotent-replayed')).toBeNull();
-    expect((await post(body, { key })).headers.get('idempotent-replayed')).toBe('true');
-    expect(await countByNumber(body.student_number)).toBe(1);
+    const retry = expectStatus(await post(body, { key }), 409);
+    expect(retry.headers.get('retry-after')).toBeNull();
+    expect(retry.body).toMatchObject({
+      code: 'conflict',
+      errors: [{ path: 'header.Idempotency-Key', code: 'idempotency_key_interrupted' }],
+    });
+    expect(await countByNumber(body.student_number)).toBe(0);
+  });
+
+  // Issue 30, defect 2: claim, work and completion were three transactions, so a key left
+  // in progress after its work committed was run again by the next retry (two payments).
+  it('keeps the stored response with the work it records: a retry replays, never pays twice', async () => {
+    const { token: payer } = await server.createToken(orgId, [
+      'students:write',
+      'payments:read',
+      'payments:write',
+    ]);
+    const student = expectStatus(
+      await post(newStudent(), { token: payer, key: randomUUID() }),
+      201,
+    ).body;
+    const key = randomUUID();
+    const pay = () =>
+      typedClient(server, payer).payments.create({
+        body: { student_id: student.id, amount: 12_500, currency: 'EUR', description: 'Fees' },
+        extraHeaders: { 'Idempotency-Key': key },
+      });
+    const first = expectStatus(await pay(), 201);
+    const row = await server.dataSource
+      .getRepository(IdempotencyKey)
+      .findOneByOrFail({ organizationId: orgId, key });
+    expect(row.state).toBe('completed');
+    expect(JSON.parse(row.responseBody!)).toMatchObject({ id: first.body.id });
+
+    const again = expectStatus(await pay(), 201);
+
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    // The issue's recipe: the key set back to "in progress" with its lease run out, as a crash
+    // between the payment's commit and the key's completion used to leave it.
+    await server.dataSource
+      .getRepository(IdempotencyKey)
+      .update(
+        { organizationId: orgId, key },
+        { state: 'in_progress', lockedUntil: new Date(clock.nowMs() - 1), responseStatus: null },
+      );
+    const afterCrash = expectStatus(await pay(), 409);
+    expect(afterCrash.body.errors?.[0]?.code).toBe('idempotency_key_interrupted');
+
+    const payments = expectStatus(
+      await typedClient(server, payer).payments.list({ query: { student_id: student.id } }),
+      200,
+    ).body.data;
+    expect(payments.map((p) => p.id)).toEqual([first.body.id]);
   });
 
   // The first attempt failed, did nothing, and released the key, so the corrected request

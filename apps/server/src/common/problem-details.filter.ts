@@ -18,6 +18,7 @@ import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { RequestValidationError } from '@ts-rest/nest';
 import type { Response } from 'express';
 import type { ZodError } from 'zod';
+import { isDatabaseUnavailable, isStorageFull } from '../database/database-errors';
 import { type PlatformRequest, requestOrigin } from './http-context';
 import { ProblemException } from './problem.exception';
 
@@ -34,6 +35,23 @@ const STATUS_TO_CODE: Record<number, ErrorCode> = {
   429: 'rate_limited',
   503: 'service_unavailable',
 };
+
+/** `Retry-After` of a 503 while the database is unreachable (it usually is back within seconds). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+/** `Retry-After` of a 503 while the database is out of space (an operator has to free some). */
+export const STORAGE_FULL_RETRY_AFTER_SECONDS = 30;
+
+/** The driver's code of a database error (`SQLITE_FULL`, `57P01`, `ECONNREFUSED`), for the log. */
+function databaseErrorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current =
+      (current as { driverError?: unknown }).driverError ?? (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
 
 /** Every route of the contract as a matcher, to tell 405 (known path, other method) from 404. */
 const ROUTE_MATCHERS = collectRoutes(contract).map((route) => ({
@@ -127,7 +145,13 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const res = http.getResponse<Response>();
     const { code, detail, errors, headers } = this.describe(exception, req);
     const status = ERROR_CODES[code];
-    if (status >= 500) {
+    if (code === 'service_unavailable' && isDatabaseUnavailable(exception)) {
+      // An outage, not a bug: one line naming the cause, without the statement or its values.
+      this.logger.warn(
+        { error: { code: databaseErrorCode(exception) }, request_id: req.id },
+        'database unavailable',
+      );
+    } else if (status >= 500) {
       // The kind and message only: stack traces stay out of log lines as out of responses.
       const error = exception instanceof Error ? exception : new Error(String(exception));
       this.logger.error(
@@ -149,6 +173,22 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   } {
     if (exception instanceof ProblemException) {
       return { code: exception.code, detail: exception.detail, ...exception.options };
+    }
+    if (isStorageFull(exception)) {
+      return {
+        code: 'service_unavailable',
+        detail:
+          'The database has no space left, so nothing of this request was saved. Retry later with the same Idempotency-Key.',
+        headers: { 'Retry-After': String(STORAGE_FULL_RETRY_AFTER_SECONDS) },
+      };
+    }
+    if (isDatabaseUnavailable(exception)) {
+      return {
+        code: 'service_unavailable',
+        detail:
+          'The database is unavailable, so nothing of this request was saved. Retry shortly with the same Idempotency-Key.',
+        headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      };
     }
     if (exception instanceof RequestValidationError) {
       const errors = [

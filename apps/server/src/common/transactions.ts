@@ -1,7 +1,20 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import {
+  type AmbientTransaction,
+  ambientTransaction,
+  joinAmbientTransactions,
+  withAmbientTransaction,
+} from '../database/ambient-transaction';
+import { DatabaseUnavailableError, isStorageFull } from '../database/database-errors';
 import { type DialectName, Sql } from '../database/sql';
+
+/** What readiness reports of the database's write path (see `TransactionRunner.writeHealth`). */
+export type WriteHealth =
+  | { state: 'ok' }
+  | { state: 'storage_full'; since: Date }
+  | { state: 'broken'; since: Date; error: string };
 
 /**
  * Runs a unit of work in one database transaction: the changed rows and their outbox event
@@ -10,34 +23,67 @@ import { type DialectName, Sql } from '../database/sql';
  * SQLite has a single connection in this process, so transactions are queued here rather than
  * interleaved on it (TypeORM would otherwise try to nest them). PostgreSQL runs them
  * concurrently; code that must serialise on a row takes a row lock (see `lockOwned` in find-owned.ts).
+ *
+ * After a transaction fails on SQLite, the connection is put back to "no transaction open"
+ * before the next one starts: a COMMIT or ROLLBACK that failed (a full disk) can leave SQLite's
+ * transaction and TypeORM's idea of it apart, and every later write would then run inside a
+ * transaction that never commits, acknowledged and then lost on restart.
  */
 @Injectable()
 export class TransactionRunner {
+  private readonly logger = new Logger('Transactions');
   private queue: Promise<unknown> = Promise.resolve();
   /** What to do once each open transaction commits, by the transaction's manager. */
   private readonly commitHooks = new WeakMap<EntityManager, (() => void)[]>();
+  private health: WriteHealth = { state: 'ok' };
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sql: Sql,
-  ) {}
+  ) {
+    if (sql.dialect === 'postgres') joinAmbientTransactions(dataSource);
+  }
 
   get dialect(): DialectName {
     return this.sql.dialect;
   }
 
-  /** For reads outside a transaction. */
+  /** For reads outside a transaction (inside a request transaction: that transaction's). */
   get manager(): EntityManager {
-    return this.dataSource.manager;
+    return ambientTransaction()?.manager ?? this.dataSource.manager;
+  }
+
+  /**
+   * Whether writes can commit: `storage_full` from a write refused for lack of space until one
+   * commits again, `broken` while SQLite's connection could not be reset after a failure.
+   */
+  get writeHealth(): WriteHealth {
+    return this.health;
   }
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const ambient = ambientTransaction();
+    if (ambient) return this.joined(ambient, work);
     const hooks: (() => void)[] = [];
-    const transaction = () =>
-      this.dataSource.transaction((manager) => {
-        this.commitHooks.set(manager, hooks);
-        return work(manager);
-      });
+    const transaction = async () => {
+      if (this.dialect === 'sqlite' && !this.resetSqlite()) {
+        throw new DatabaseUnavailableError('the database connection could not be reset');
+      }
+      try {
+        const value = await this.dataSource.transaction((manager) => {
+          this.commitHooks.set(manager, hooks);
+          return work(manager);
+        });
+        if (this.health.state === 'storage_full') this.health = { state: 'ok' };
+        return value;
+      } catch (error) {
+        if (this.dialect === 'sqlite') this.resetSqlite();
+        if (isStorageFull(error) && this.health.state === 'ok') {
+          this.health = { state: 'storage_full', since: new Date() };
+        }
+        throw error;
+      }
+    };
     let result: Promise<T>;
     if (this.dialect === 'postgres') {
       result = transaction();
@@ -52,6 +98,24 @@ export class TransactionRunner {
   }
 
   /**
+   * Runs `work` and every database call it makes, directly or through `run`, in one
+   * transaction: all of it commits, or none. For a request whose record of its own outcome must
+   * commit with its effects (an `Idempotency-Key`). Hooks registered inside run after the one
+   * commit.
+   */
+  atomic<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (ambientTransaction()) throw new Error('atomic() does not nest');
+    return this.run(async (manager) => {
+      const ambient: AmbientTransaction = { manager, open: true, turn: Promise.resolve() };
+      try {
+        return await withAmbientTransaction(ambient, () => work(manager));
+      } finally {
+        ambient.open = false;
+      }
+    });
+  }
+
+  /**
    * Calls `hook` once the transaction of `manager` has committed, never if it rolls back: what
    * a write makes visible to others (an outbox event, a delivery due now) is announced only once
    * they can read it. Outside a transaction run here there is nothing to wait for, so it runs at
@@ -61,5 +125,49 @@ export class TransactionRunner {
     const hooks = this.commitHooks.get(manager);
     if (hooks) hooks.push(hook);
     else hook();
+  }
+
+  /**
+   * A `run` inside an open request transaction: a savepoint on its connection, so a failure
+   * inside undoes only its own part (the caller may still answer, e.g. a 409). Its commit hooks
+   * join the request transaction's (same manager), and wait for that transaction's commit.
+   */
+  private joined<T>(ambient: AmbientTransaction, work: (manager: EntityManager) => Promise<T>) {
+    const result = ambient.turn.then(() =>
+      ambient.manager.transaction(() => work(ambient.manager)),
+    );
+    ambient.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * Puts SQLite's one connection back to "no transaction open", in SQLite and in TypeORM's
+   * query runner, when they say otherwise outside any transaction of ours (after a failed
+   * COMMIT or ROLLBACK). A connection that cannot be reset is reported by readiness and tried
+   * again before the next transaction; writes fail meanwhile rather than pile up uncommitted.
+   * False when it could not be reset.
+   */
+  private resetSqlite(): boolean {
+    const db = this.sql.sqliteDatabase();
+    const runner = this.sql.sqliteQueryRunner();
+    if (!db.inTransaction && !runner.isTransactionActive) {
+      if (this.health.state === 'broken') this.health = { state: 'ok' };
+      return true;
+    }
+    try {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      runner.isTransactionActive = false;
+      runner.transactionDepth = 0;
+      this.logger.warn('reset the database connection after a failed transaction');
+      if (this.health.state === 'broken') this.health = { state: 'ok' };
+      return true;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (this.health.state !== 'broken') {
+        this.health = { state: 'broken', since: new Date(), error: message };
+      }
+      this.logger.error({ error: message }, 'could not reset the database connection');
+      return false;
+    }
   }
 }

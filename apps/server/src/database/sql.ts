@@ -8,6 +8,7 @@ import {
   QueryFailedError,
 } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { ambientTransaction } from './ambient-transaction';
 import { SQLITE_STATEMENT_CACHE } from './data-source';
 
 /** The two databases the server runs on. */
@@ -185,6 +186,13 @@ export interface SqliteStatement {
 export interface SqliteDatabase {
   readonly inTransaction: boolean;
   prepare(source: string): SqliteStatement;
+  exec(source: string): unknown;
+}
+
+/** TypeORM's one query runner on SQLite: what it believes of the connection's transaction. */
+export interface SqliteQueryRunnerState {
+  isTransactionActive: boolean;
+  transactionDepth: number;
 }
 
 /**
@@ -239,6 +247,9 @@ export class Sql {
    * QueryFailedError. Not for writes (TypeORM shapes their results), nor inside a transaction.
    */
   async select<T = Record<string, unknown>>(text: string, params?: SqlParams): Promise<T[]> {
+    // Inside a request's transaction on PostgreSQL, on its connection (it may read its own rows).
+    const ambient = this.dialect === 'postgres' ? ambientTransaction() : undefined;
+    if (ambient) return this.query<T>(ambient.manager, text, params);
     const { text: compiled, values } = this.compile(text, params);
     // As TypeORM's better-sqlite3 runner binds them: better-sqlite3 cannot bind a boolean.
     const bound =
@@ -269,6 +280,11 @@ export class Sql {
   sqliteDatabase(): SqliteDatabase {
     return (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase })
       .databaseConnection;
+  }
+
+  /** The better-sqlite3 driver's single query runner (`driver.createQueryRunner()` returns it). */
+  sqliteQueryRunner(): SqliteQueryRunnerState {
+    return this.dataSource.driver.createQueryRunner('master') as unknown as SqliteQueryRunnerState;
   }
 
   private sqliteStatement(text: string): SqliteStatement {

@@ -2,6 +2,7 @@ import { Controller, Get, HttpCode, Inject, ServiceUnavailableException } from '
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
+import { TransactionRunner } from '../common/transactions';
 import { SERVER_VERSION } from '../common/version';
 import { REDIS } from '../redis/redis.module';
 
@@ -15,6 +16,7 @@ export class HealthController {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis | null,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   @Get('live')
@@ -29,6 +31,15 @@ export class HealthController {
       await this.dataSource.query('SELECT 1');
     } catch {
       throw new ServiceUnavailableException('The database is not reachable');
+    }
+    // Reachable is not enough: a write that cannot commit (no space left, a connection that
+    // could not be reset after a failed commit) would only be refused, so take no traffic.
+    const writes = this.transactions.writeHealth;
+    if (writes.state === 'storage_full') {
+      throw new ServiceUnavailableException('The database has no space left for writes');
+    }
+    if (writes.state === 'broken') {
+      throw new ServiceUnavailableException('The database connection could not be reset');
     }
     if (!this.redis) return { status: 'ok', version: SERVER_VERSION, checks: { database: 'ok' } };
     try {

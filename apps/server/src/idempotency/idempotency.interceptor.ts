@@ -2,20 +2,20 @@ import {
   type CallHandler,
   type ExecutionContext,
   Injectable,
-  Logger,
   type NestInterceptor,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
+import { lastValueFrom, type Observable, of } from 'rxjs';
 import { contractRouteOf, operationOf } from '../common/route-metadata';
 import { ProblemException } from '../common/problem.exception';
 import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import { requestFingerprint } from './fingerprint';
+import { TransactionRunner } from '../common/transactions';
 import {
-  type IdempotencyClaim,
   IDEMPOTENT_REPLAYED_HEADER,
   IdempotencyService,
   parseIdempotencyKey,
+  type Replay,
 } from './idempotency.service';
 
 /**
@@ -24,15 +24,20 @@ import {
  * without running the handler. Only authenticated POSTs on contract routes take part; every
  * other request, and a POST without the header, passes straight through.
  *
+ * A keyed request runs in one database transaction (`TransactionRunner.atomic`) holding the
+ * key's claim, everything the handler writes and the stored response, so a crash at any point
+ * leaves either nothing or the finished request with its response (Stripe's "atomic phase").
+ *
  * Runs after the guards (so a replay still needs a valid token with the scope and counts
- * against the rate limit) and before ts-rest's request validation (so a request that fails
- * validation has claimed its key and releases it again, see below).
+ * against the rate limit) and before ts-rest's request validation (whose failure rolls the
+ * claim back with the rest).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  private readonly logger = new Logger('Idempotency');
-
-  constructor(private readonly idempotency: IdempotencyService) {}
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly transactions: TransactionRunner,
+  ) {}
 
   intercept(
     context: ExecutionContext,
@@ -70,68 +75,38 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ): Promise<Observable<unknown>> {
     const res = context.switchToHttp().getResponse<Response>();
     const fingerprint = requestFingerprint(req.method, req.originalUrl ?? req.url, req.body);
-    const outcome = await this.idempotency.begin(organizationId, key, fingerprint);
     const secretField = operationOf(context)?.oneTimeSecret;
-    if (outcome.kind === 'replay' && secretField)
-      throw this.secretReplay(secretField, outcome.body);
-    if (outcome.kind === 'replay') {
-      res.status(outcome.status);
-      res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
-      return of(outcome.body);
-    }
+    // A retry of a finished request, the common case, is answered without a transaction.
+    const stored = await this.idempotency.stored(organizationId, key, fingerprint);
+    if (stored) return this.replay(res, stored, secretField);
 
-    const { claim } = outcome;
-    // Nothing is released when the client disconnects mid-request: the handler keeps running
-    // and may still commit, so the claim stays until it completes or its lease runs out.
-    return next.handle().pipe(
-      mergeMap(async (body: unknown) => {
-        // ts-rest has set the status the handler chose by the time the body comes through.
-        const status = res.statusCode;
-        if (status >= 200 && status < 300) {
-          await this.store(claim, status, secretField ? withoutField(body, secretField) : body);
-        } else await this.releaseQuietly(claim);
-        return body;
-      }),
-      // A failed request (validation error, 404, 409, a crash) did not do its work, or rolled
-      // it back: free the key so that a corrected retry with the same key can run.
-      catchError((error: unknown) =>
-        from(this.releaseQuietly(claim)).pipe(mergeMap(() => throwError(() => error))),
-      ),
-    );
-  }
-
-  /**
-   * The work is done and committed at this point, so this client gets its 2xx even if the
-   * response cannot be stored; a repeat within the lease is then refused (409) rather than
-   * running the work twice.
-   */
-  private async store(claim: IdempotencyClaim, status: number, body: unknown): Promise<void> {
-    try {
-      const stored = await this.idempotency.complete(claim, status, body);
-      if (!stored) {
-        this.logger.warn(
-          { organization_id: claim.organizationId },
-          'idempotency key was taken over before the request finished; its response is not stored',
-        );
+    // The claim, the handler's work and the stored response commit together or not at all.
+    // A failed request (validation error, 404, 409, a crash) throws: its transaction rolls back,
+    // the key with it, so a corrected retry with the same key can run. The client disconnecting
+    // changes nothing: the handler runs to its commit or rollback.
+    const outcome = await this.transactions.atomic(async (manager) => {
+      const begun = await this.idempotency.begin(manager, organizationId, key, fingerprint);
+      if (begun.kind === 'replay') return begun;
+      const body: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
+      // ts-rest has set the status the handler chose by the time the body comes through.
+      const status = res.statusCode;
+      if (status >= 200 && status < 300) {
+        const kept = secretField ? withoutField(body, secretField) : body;
+        await this.idempotency.complete(manager, begun.claim, status, kept);
+      } else {
+        await this.idempotency.release(manager, begun.claim);
       }
-    } catch (err) {
-      this.logger.error(
-        { err, organization_id: claim.organizationId },
-        'storing an idempotent response failed',
-      );
-    }
+      return { kind: 'answered' as const, body };
+    });
+    if (outcome.kind === 'replay') return this.replay(res, outcome, secretField);
+    return of(outcome.body);
   }
 
-  /** A key that cannot be released stays claimed until its lease runs out (60 s), no longer. */
-  private async releaseQuietly(claim: IdempotencyClaim): Promise<void> {
-    try {
-      await this.idempotency.release(claim);
-    } catch (err) {
-      this.logger.error(
-        { err, organization_id: claim.organizationId },
-        'releasing an idempotency key failed',
-      );
-    }
+  private replay(res: Response, replay: Replay, secretField: string | undefined) {
+    if (secretField) throw this.secretReplay(secretField, replay.body);
+    res.status(replay.status);
+    res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return of(replay.body);
   }
 }
 

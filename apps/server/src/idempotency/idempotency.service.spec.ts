@@ -1,6 +1,9 @@
 /**
  * The claim/replay/release protocol against a real database: a fresh SQLite file, or a fresh
  * PostgreSQL database when TEST_DATABASE_URL is set (as CI does), with just the tables it needs.
+ * Each request runs as the interceptor runs it: claim, work and stored response in one
+ * `TransactionRunner.atomic` transaction. Durations are written out (24 h, 60 s, 1 h), not
+ * imported from the code under test, so a wrong constant there fails here.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,14 +19,7 @@ import { Sql } from '../database/sql';
 import { initialMigration } from '../migrations/1763800000000-initial';
 import { Organization } from '../organizations/organization.entity';
 import { IdempotencyKey } from './idempotency-key.entity';
-import {
-  IDEMPOTENCY_KEY_TTL_MS,
-  IDEMPOTENCY_LEASE_MS,
-  type IdempotencyBegin,
-  type IdempotencyClaim,
-  IdempotencyService,
-  parseIdempotencyKey,
-} from './idempotency.service';
+import { IdempotencyService, parseIdempotencyKey } from './idempotency.service';
 import { idempotencyKeysMigration } from './migrations/1763900000001-idempotency-keys';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
@@ -35,6 +31,7 @@ const OTHER_FP = 'b'.repeat(64);
 let dataSource: DataSource;
 let cleanup: () => Promise<void>;
 let service: IdempotencyService;
+let transactions: TransactionRunner;
 let now: number;
 /** The service's injected clock, reading `now`: tests move it to expire keys and leases. */
 const clock = new (class extends Clock {
@@ -110,27 +107,77 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await dataSource.getRepository(IdempotencyKey).clear();
+  await dataSource.getRepository(Organization).delete({ name: 'work' });
+  const sql = new Sql(dataSource);
+  transactions = new TransactionRunner(dataSource, sql);
   service = new IdempotencyService(
     dataSource.getRepository(IdempotencyKey),
-    new TransactionRunner(dataSource, new Sql(dataSource)),
-    new Sql(dataSource),
+    transactions,
+    sql,
     clock,
   );
   now = Date.parse('2026-11-22T10:00:00.000Z');
 });
 
-function claimOf(result: IdempotencyBegin): IdempotencyClaim {
-  if (result.kind !== 'claimed') throw new Error(`expected a claim, got ${result.kind}`);
-  return result.claim;
+const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
+let workDone = 0;
+
+type Outcome =
+  | { kind: 'ran'; status: number }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'refused'; problem: ProblemException };
+
+/**
+ * One request with `key`, as the interceptor runs it: claim, then `work` (which writes an
+ * organization row, the request's effect, and answers a status), then the stored response, all
+ * in one transaction. `fail` throws after the work and before the commit.
+ */
+async function request(
+  key: string,
+  fingerprint = FP,
+  options: { status?: number; org?: string; fail?: Error; during?: () => Promise<void> } = {},
+): Promise<Outcome> {
+  const org = options.org ?? ORG;
+  try {
+    const stored = await service.stored(org, key, fingerprint);
+    if (stored) return stored;
+    return await transactions.atomic(async (manager): Promise<Outcome> => {
+      const begun = await service.begin(manager, org, key, fingerprint);
+      if (begun.kind === 'replay') return begun;
+      const at = clock.now();
+      const id = `org_work${String(++workDone).padStart(22, '0')}`;
+      await manager.insert(Organization, {
+        id,
+        name: 'work',
+        plan: 'standard',
+        rateLimitPerMinute: null,
+        createdAt: at,
+        updatedAt: at,
+      });
+      await options.during?.();
+      const status = options.status ?? 201;
+      if (status >= 200 && status < 300) {
+        await service.complete(manager, begun.claim, status, { id });
+      } else {
+        await service.release(manager, begun.claim);
+      }
+      if (options.fail) throw options.fail;
+      return { kind: 'ran', status };
+    });
+  } catch (error) {
+    if (error instanceof ProblemException) return { kind: 'refused', problem: error };
+    throw error;
+  }
 }
 
-async function problemOf(promise: Promise<unknown>): Promise<ProblemException> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ProblemException)) throw new Error(`expected a ProblemException`);
-  return error;
+/** How many times a request's work was committed. */
+async function effects(): Promise<number> {
+  return dataSource.getRepository(Organization).countBy({ name: 'work' });
+}
+
+function keyRow(key: string) {
+  return dataSource.getRepository(IdempotencyKey).findOneBy({ organizationId: ORG, key });
 }
 
 describe(parseIdempotencyKey.name, () => {
@@ -140,10 +187,10 @@ describe(parseIdempotencyKey.name, () => {
   });
 
   it.each([
-    ['empty', ''],
-    ['blank', '   '],
-    ['longer than 255 characters', 'k'.repeat(256)],
-  ])('refuses a key that is %s with a 400 naming the header', (_what, key) => {
+    ['empty', '', 'must not be empty', 'too_small'],
+    ['blank', '   ', 'must not be empty', 'too_small'],
+    ['longer than 255 characters', 'k'.repeat(256), 'must be at most 255 characters', 'too_big'],
+  ])('refuses a key that is %s with a 400 naming the header', (_what, key, message, code) => {
     let error: unknown;
     try {
       parseIdempotencyKey(key);
@@ -153,182 +200,171 @@ describe(parseIdempotencyKey.name, () => {
     expect(error).toBeInstanceOf(ProblemException);
     expect(error).toMatchObject({
       code: 'validation_error',
-      options: { errors: [{ path: 'header.Idempotency-Key' }] },
+      detail: `Idempotency-Key: ${message}`,
+      options: { errors: [{ path: 'header.Idempotency-Key', message, code }] },
     });
   });
 });
 
 describe(IdempotencyService.name, () => {
-  it('claims a new key, then replays the stored response', async () => {
-    const claim = claimOf(await service.begin(ORG, 'k1', FP));
-    expect(await service.complete(claim, 201, { id: 'stu_1', nested: { a: [1, 2] } })).toBe(true);
+  it('runs a new key once and replays its stored response, status and body', async () => {
+    const first = await request('k1');
+    expect(first).toEqual({ kind: 'ran', status: 201 });
+    const row = await keyRow('k1');
 
-    await expect(service.begin(ORG, 'k1', FP)).resolves.toEqual({
-      kind: 'replay',
-      status: 201,
-      body: { id: 'stu_1', nested: { a: [1, 2] } },
-    });
+    const again = await request('k1');
+
+    expect(again).toEqual({ kind: 'replay', status: 201, body: JSON.parse(row!.responseBody!) });
+    expect(row).toMatchObject({ state: 'completed', responseStatus: 201, lockToken: null });
+    expect(await effects()).toBe(1);
   });
 
-  it('replays a response without a body as one without a body', async () => {
-    const claim = claimOf(await service.begin(ORG, 'k1', FP));
-    await service.complete(claim, 204, undefined);
-
-    await expect(service.begin(ORG, 'k1', FP)).resolves.toEqual({
-      kind: 'replay',
-      status: 204,
-      body: undefined,
-    });
-  });
-
-  it('answers 409 with Retry-After while the first request is still in progress', async () => {
-    claimOf(await service.begin(ORG, 'k1', FP));
-    now += IDEMPOTENCY_LEASE_MS - 1;
-
-    const problem = await problemOf(service.begin(ORG, 'k1', FP));
-
-    expect(problem.code).toBe('conflict');
-    expect(problem.detail).toMatch(/still being processed/);
-    expect(problem.options.headers).toEqual({ 'Retry-After': '1' });
-  });
-
-  it('answers 409 for the same key with a different request, in progress or completed', async () => {
-    const claim = claimOf(await service.begin(ORG, 'k1', FP));
-    expect((await problemOf(service.begin(ORG, 'k1', OTHER_FP))).detail).toMatch(
-      /used with a different request/,
+  it('keeps nothing of a request whose transaction fails after its work: the retry runs it', async () => {
+    // A crash between the work and the commit is the same to the database: nothing committed.
+    await expect(request('k1', FP, { fail: new Error('process died') })).rejects.toThrow(
+      'process died',
     );
+    expect(await keyRow('k1')).toBeNull();
+    expect(await effects()).toBe(0);
 
-    await service.complete(claim, 201, { id: 'stu_1' });
-    const problem = await problemOf(service.begin(ORG, 'k1', OTHER_FP));
-    expect(problem.code).toBe('conflict');
-    expect(problem.detail).toMatch(
-      /Idempotency-Key 'k1' was already used with a different request/,
-    );
+    expect(await request('k1')).toEqual({ kind: 'ran', status: 201 });
+    expect(await request('k1')).toMatchObject({ kind: 'replay' });
+    expect(await effects()).toBe(1);
   });
 
-  it('frees a released key for any request', async () => {
-    await service.release(claimOf(await service.begin(ORG, 'k1', FP)));
+  it('frees the key of a request that answered non-2xx, for any request', async () => {
+    expect(await request('k1', FP, { status: 409 })).toEqual({ kind: 'ran', status: 409 });
+    expect(await keyRow('k1')).toBeNull();
 
-    expect((await service.begin(ORG, 'k1', OTHER_FP)).kind).toBe('claimed');
+    expect(await request('k1', OTHER_FP)).toEqual({ kind: 'ran', status: 201 });
+  });
+
+  it('answers 409 for the same key with a different request', async () => {
+    await request('k1');
+
+    const other = await request('k1', OTHER_FP);
+
+    expect(other).toMatchObject({ kind: 'refused' });
+    const { problem } = other as { problem: ProblemException };
+    expect(problem.code).toBe('conflict');
+    expect(problem.detail).toBe(
+      "Idempotency-Key 'k1' was already used with a different request (another path or body) in the last 24 hours; send a new key for a new request",
+    );
+    expect(problem.options.errors).toEqual([
+      expect.objectContaining({ path: 'header.Idempotency-Key', code: 'idempotency_key_reused' }),
+    ]);
   });
 
   it('keeps keys apart per organization', async () => {
-    await service.complete(claimOf(await service.begin(ORG, 'k1', FP)), 201, { org: 1 });
+    await request('k1');
 
-    expect((await service.begin(OTHER_ORG, 'k1', OTHER_FP)).kind).toBe('claimed');
-    expect(await service.begin(ORG, 'k1', FP)).toMatchObject({ kind: 'replay', body: { org: 1 } });
+    expect(await request('k1', OTHER_FP, { org: OTHER_ORG })).toEqual({ kind: 'ran', status: 201 });
+    expect(await effects()).toBe(2);
   });
 
   it('treats a key older than 24 hours as new, whatever it was used for', async () => {
-    await service.complete(claimOf(await service.begin(ORG, 'k1', FP)), 201, { first: true });
+    await request('k1');
 
-    now += IDEMPOTENCY_KEY_TTL_MS - 1;
-    expect((await service.begin(ORG, 'k1', FP)).kind).toBe('replay');
+    now += DAY - 1;
+    expect(await request('k1')).toMatchObject({ kind: 'replay' });
+    expect(await request('k1', OTHER_FP)).toMatchObject({ kind: 'refused' });
 
     now += 2;
-    const fresh = claimOf(await service.begin(ORG, 'k1', OTHER_FP));
-    await service.complete(fresh, 201, { second: true });
-    expect(await service.begin(ORG, 'k1', OTHER_FP)).toMatchObject({ body: { second: true } });
+    expect(await request('k1', OTHER_FP)).toEqual({ kind: 'ran', status: 201 });
+    expect(await request('k1', OTHER_FP)).toMatchObject({ kind: 'replay' });
   });
 
-  it('lets a request take over a claim whose lease ran out, and fences off the old holder', async () => {
-    const stale = claimOf(await service.begin(ORG, 'k1', FP));
-    now += IDEMPOTENCY_LEASE_MS + 1;
+  it('runs one of ten concurrent requests with one key; the others replay it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const first = request('race', FP, { during: () => gate });
+    const rest = Array.from({ length: 9 }, () => request('race'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
 
-    const fresh = claimOf(await service.begin(ORG, 'k1', FP));
+    const outcomes = await Promise.all([first, ...rest]);
 
-    // The old holder finishing late neither frees nor overwrites the new holder's claim.
-    await service.release(stale);
-    expect(await service.complete(stale, 201, { stale: true })).toBe(false);
-    expect((await problemOf(service.begin(ORG, 'k1', FP))).detail).toMatch(/still being processed/);
-    expect(await service.complete(fresh, 201, { fresh: true })).toBe(true);
-    expect(await service.begin(ORG, 'k1', FP)).toMatchObject({ body: { fresh: true } });
+    expect(outcomes.filter((o) => o.kind === 'ran')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === 'replay')).toHaveLength(9);
+    expect(await effects()).toBe(1);
   });
 
-  it('does not let a different request take over an abandoned claim', async () => {
-    claimOf(await service.begin(ORG, 'k1', FP));
-    now += IDEMPOTENCY_LEASE_MS + 1;
-
-    expect((await problemOf(service.begin(ORG, 'k1', OTHER_FP))).detail).toMatch(
-      /different request/,
-    );
-  });
-
-  it('gives a key to exactly one of many concurrent requests', async () => {
-    const results = await Promise.allSettled(
-      Array.from({ length: 10 }, () => service.begin(ORG, 'race', FP)),
-    );
-
-    const claimed = results.filter((r) => r.status === 'fulfilled' && r.value.kind === 'claimed');
-    const refused = results.filter(
-      (r) => r.status === 'rejected' && (r.reason as ProblemException).code === 'conflict',
-    );
-    expect(claimed).toHaveLength(1);
-    expect(refused).toHaveLength(9);
-  });
-
-  it('gives an abandoned claim to exactly one of many concurrent retries', async () => {
-    claimOf(await service.begin(ORG, 'race', FP));
-    now += IDEMPOTENCY_LEASE_MS + 1;
-
-    const results = await Promise.allSettled(
-      Array.from({ length: 10 }, () => service.begin(ORG, 'race', FP)),
-    );
-
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-  });
-
-  it("survives another request's transaction rolling back while it claims", async () => {
-    const sql = new Sql(dataSource);
-    const transactions = new TransactionRunner(dataSource, sql);
-    service = new IdempotencyService(
-      dataSource.getRepository(IdempotencyKey),
-      transactions,
-      sql,
-      clock,
-    );
-    let finishOther!: () => void;
-    const otherMayFinish = new Promise<void>((resolve) => (finishOther = resolve));
-    let otherStarted!: () => void;
-    const otherIsOpen = new Promise<void>((resolve) => (otherStarted = resolve));
-    // A handler's transaction that is open while our claim is written, then fails.
-    const other = transactions.run(async (manager) => {
-      await manager.query('SELECT 1');
-      otherStarted();
-      await otherMayFinish;
-      throw new Error('the other request failed');
+  /** A key a release that committed claims on their own left in progress. */
+  async function legacyClaim(lockedFor: number) {
+    await dataSource.getRepository(IdempotencyKey).insert({
+      organizationId: ORG,
+      key: 'old',
+      fingerprint: FP,
+      state: 'in_progress',
+      lockToken: 'b7f1d6a4-0000-4000-8000-000000000000',
+      lockedUntil: new Date(now + lockedFor),
+      responseStatus: null,
+      responseBody: null,
+      createdAt: new Date(now),
+      completedAt: null,
     });
+  }
 
-    await otherIsOpen;
-    const claiming = service.begin(ORG, 'k1', FP);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    finishOther();
-    await expect(other).rejects.toThrow('the other request failed');
-    const claim = claimOf(await claiming);
+  it('answers 409 with Retry-After: 1 for a committed claim whose lease is running', async () => {
+    await legacyClaim(60_000);
+    now += 59_999;
 
-    const row = await dataSource.getRepository(IdempotencyKey).findOneBy({ key: 'k1' });
-    expect(row).toMatchObject({ state: 'in_progress', lockToken: claim.token });
+    const busy = await request('old');
+
+    expect(busy).toMatchObject({ kind: 'refused' });
+    const { problem } = busy as { problem: ProblemException };
+    expect(problem.detail).toBe(
+      "Idempotency-Key 'old': the first request with this key is still being processed; retry shortly",
+    );
+    expect(problem.options.headers).toEqual({ 'Retry-After': '1' });
+    expect(await effects()).toBe(0);
+  });
+
+  it('never runs a committed claim again once its lease ran out: its outcome is unknown', async () => {
+    await legacyClaim(60_000);
+    now += 60_001;
+
+    const outcome = await request('old');
+
+    expect(outcome).toMatchObject({ kind: 'refused' });
+    const { problem } = outcome as { problem: ProblemException };
+    expect(problem.code).toBe('conflict');
+    expect(problem.options.errors).toEqual([
+      expect.objectContaining({ code: 'idempotency_key_interrupted' }),
+    ]);
+    expect(problem.options.headers).toBeUndefined();
+    expect(await request('old', OTHER_FP)).toMatchObject({ kind: 'refused' });
+    expect(await effects()).toBe(0);
   });
 
   it('purges keys older than 24 hours and keeps the rest', async () => {
-    await service.complete(claimOf(await service.begin(ORG, 'old', FP)), 201, {});
-    now += IDEMPOTENCY_KEY_TTL_MS / 2;
-    await service.complete(claimOf(await service.begin(ORG, 'young', FP)), 201, {});
-    now += IDEMPOTENCY_KEY_TTL_MS / 2 + 1;
+    await request('old');
+    now += DAY / 2;
+    await request('young');
+    now += DAY / 2 + 1;
 
     expect(await service.purgeExpired()).toBe(1);
     const left = await dataSource.getRepository(IdempotencyKey).find();
     expect(left.map((k) => k.key)).toEqual(['young']);
   });
 
-  it('runs the purge on an unref’d hourly timer that stops with the module', () => {
+  it('purges every hour on an unref’d timer that stops with the module', async () => {
     const setSpy = jest.spyOn(global, 'setInterval');
     const clearSpy = jest.spyOn(global, 'clearInterval');
     try {
+      await request('old');
+      now += DAY + 1;
       service.onModuleInit();
+      const [tick, interval] = setSpy.mock.calls[0]!;
       const timer = setSpy.mock.results[0]!.value as NodeJS.Timeout;
-      expect(setSpy).toHaveBeenCalledWith(expect.any(Function), 60 * 60 * 1000);
+      expect(interval).toBe(3_600_000);
       expect(timer.hasRef()).toBe(false);
+
+      (tick)();
+      for (let i = 0; i < 100 && (await keyRow('old')); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(await keyRow('old')).toBeNull();
 
       service.onModuleDestroy();
       expect(clearSpy).toHaveBeenCalledWith(timer);

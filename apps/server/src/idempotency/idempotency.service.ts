@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IDEMPOTENCY_KEY_HEADER } from '@platform/contract';
-import { LessThan, type FindOptionsWhere, type Repository } from 'typeorm';
+import { type EntityManager, LessThan, type FindOptionsWhere, type Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { ProblemException } from '../common/problem.exception';
-import { isUniqueViolation } from '../common/resource-errors';
 import { TransactionRunner } from '../common/transactions';
 import { Sql } from '../database/sql';
 import { IdempotencyKey } from './idempotency-key.entity';
@@ -15,14 +14,11 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** How long a key is remembered after its first use (Stripe's window). */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * How long an in-progress claim blocks other requests with the same key. Long enough for any
- * normal write; a claim older than this belongs to a request whose process most likely died,
- * and is taken over so the key does not stay unusable until it expires.
+ * How long a committed in-progress claim counts as running. Claims are not committed before
+ * their request's work (see `IdempotencyService`); only an earlier release left such rows.
  */
 export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
 export const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
-/** Rounds of insert-or-inspect before giving up under contention (each round is a few ms). */
-const MAX_CLAIM_ROUNDS = 3;
 
 /** Proof of holding a key while the request runs; only its holder can complete or release it. */
 export interface IdempotencyClaim {
@@ -31,8 +27,13 @@ export interface IdempotencyClaim {
   token: string;
 }
 
-export type IdempotencyBegin =
-  { kind: 'claimed'; claim: IdempotencyClaim } | { kind: 'replay'; status: number; body: unknown };
+export interface Replay {
+  kind: 'replay';
+  status: number;
+  body: unknown;
+}
+
+export type IdempotencyBegin = { kind: 'claimed'; claim: IdempotencyClaim } | Replay;
 
 const HEADER_PATH = `header.${IDEMPOTENCY_KEY_HEADER}`;
 
@@ -57,8 +58,13 @@ export function parseIdempotencyKey(value: string | string[] | undefined): strin
 
 /**
  * Remembers the outcome of POSTs sent with an `Idempotency-Key`, per organization, for 24 h.
- * Every step is a single conditional statement on the (organization_id, key) row, so it stays
- * correct with several server instances on one database, on SQLite and on PostgreSQL alike.
+ *
+ * The key is claimed, the request's work done and its response stored in ONE transaction
+ * (`TransactionRunner.atomic`, see the interceptor): a crash anywhere before the commit leaves
+ * no trace of the key or of the work, and after it the key holds the response. So a retry
+ * either runs the request for the first time or replays it, never runs it twice. Two requests
+ * with one key at once: the second's claim waits for the first's transaction (PostgreSQL's
+ * unique index, SQLite's one writer), then replays its response.
  */
 @Injectable()
 export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
@@ -83,82 +89,91 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Claims the key for this request, or says what to answer instead: the stored response of
-   * the same request (replay), or a 409 when the key belongs to another request or the first
-   * request with it is still running.
+   * The stored response of an earlier request with this key, read without a transaction (the
+   * common retry after a lost response); undefined when there is none to replay yet. A key used
+   * with another request within 24 h is a 409.
    */
-  async begin(organizationId: string, key: string, fingerprint: string): Promise<IdempotencyBegin> {
-    for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-      const now = this.clock.now();
-      const claim: IdempotencyClaim = { organizationId, key, token: randomUUID() };
-      if (await this.insertClaim(claim, fingerprint, now)) return { kind: 'claimed', claim };
-
-      const existing = await this.keys.findOneBy({ organizationId, key });
-      // Released (the first request failed) or purged between our insert and this read.
-      if (!existing) continue;
-
-      const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS);
-      if (existing.createdAt < expiredBefore) {
-        // Expired: the key is new again, whatever it was used for before.
-        const expired = { createdAt: LessThan(expiredBefore) };
-        if (await this.takeOver(claim, fingerprint, now, expired))
-          return { kind: 'claimed', claim };
-        continue;
-      }
-      if (existing.fingerprint !== fingerprint) throw differentRequest(key);
-      if (existing.state === 'completed' && existing.responseStatus !== null) {
-        return {
-          kind: 'replay',
-          status: existing.responseStatus,
-          body:
-            existing.responseBody === null
-              ? undefined
-              : (JSON.parse(existing.responseBody) as unknown),
-        };
-      }
-      if (existing.lockedUntil && existing.lockedUntil >= now) throw stillInProgress(key);
-      // The first request's lease ran out without it finishing: its process most likely died
-      // (had it failed, it would have released the key). Run the request again under a new lease.
-      const abandoned = {
-        state: 'in_progress' as const,
-        fingerprint,
-        lockedUntil: LessThan(now),
-      };
-      if (await this.takeOver(claim, fingerprint, now, abandoned))
-        return { kind: 'claimed', claim };
-    }
-    // Another request won every round (keys released and re-claimed in a tight loop).
-    throw stillInProgress(key);
+  async stored(
+    organizationId: string,
+    key: string,
+    fingerprint: string,
+  ): Promise<Replay | undefined> {
+    const existing = await this.keys.findOneBy({ organizationId, key });
+    if (!existing || this.expired(existing, this.clock.now())) return undefined;
+    if (existing.fingerprint !== fingerprint) throw differentRequest(key);
+    return replayOf(existing);
   }
 
   /**
-   * Stores the response so that repeats get it back. False when the claim was lost (the lease
-   * ran out and another request took the key over), in which case that request's result counts.
+   * Inside the request's transaction: claims the key for this request, or says what to answer
+   * instead (the stored response of the same request; a 409 for another request's key).
    */
-  async complete(claim: IdempotencyClaim, status: number, body: unknown): Promise<boolean> {
-    const result = await this.write((keys) =>
-      keys.update(this.held(claim), {
-        state: 'completed',
-        responseStatus: status,
-        responseBody: body === undefined ? null : JSON.stringify(body),
-        completedAt: this.clock.now(),
-        lockToken: null,
-        lockedUntil: null,
-      }),
-    );
-    return result.affected === 1;
+  async begin(
+    manager: EntityManager,
+    organizationId: string,
+    key: string,
+    fingerprint: string,
+  ): Promise<IdempotencyBegin> {
+    const now = this.clock.now();
+    const claim: IdempotencyClaim = { organizationId, key, token: randomUUID() };
+    if (await this.insertClaim(manager, claim, fingerprint, now)) return { kind: 'claimed', claim };
+
+    // The row is committed (an insert that waited on another transaction's sees it once that
+    // transaction has committed), so this read finds it unless it was purged meanwhile.
+    const existing = await manager.findOneBy(IdempotencyKey, { organizationId, key });
+    if (!existing) throw stillInProgress(key);
+    if (this.expired(existing, now)) {
+      // Expired: the key is new again, whatever it was used for before.
+      const expired = { createdAt: LessThan(this.cutoff(now)) };
+      if (await this.takeOver(manager, claim, fingerprint, now, expired))
+        return { kind: 'claimed', claim };
+      throw stillInProgress(key);
+    }
+    if (existing.fingerprint !== fingerprint) throw differentRequest(key);
+    const replay = replayOf(existing);
+    if (replay) return replay;
+    // Committed while in progress: only a release that claimed keys in a transaction of their
+    // own (before the request's work) did that. While its lease runs the request may still be
+    // running there; after that it was interrupted, and whether its work committed is unknown,
+    // so it is never run again under this key.
+    if (existing.lockedUntil && existing.lockedUntil >= now) throw stillInProgress(key);
+    throw interrupted(key);
   }
 
-  /** Forgets the claim of a request that failed, so a corrected retry with the same key can run. */
-  async release(claim: IdempotencyClaim): Promise<void> {
-    await this.write((keys) => keys.delete(this.held(claim)));
+  /** Inside the request's transaction: stores the response that repeats get back. */
+  async complete(
+    manager: EntityManager,
+    claim: IdempotencyClaim,
+    status: number,
+    body: unknown,
+  ): Promise<void> {
+    const result = await manager.update(IdempotencyKey, this.held(claim), {
+      state: 'completed',
+      responseStatus: status,
+      responseBody: body === undefined ? null : JSON.stringify(body),
+      completedAt: this.clock.now(),
+      lockToken: null,
+      lockedUntil: null,
+    });
+    // Only a claim taken over under us (see `begin`) is gone; the transaction must then undo
+    // this request's work, since the other request's counts.
+    if (result.affected !== 1) throw stillInProgress(claim.key);
+  }
+
+  /**
+   * Inside the request's transaction: forgets the claim of a request that answered without a
+   * 2xx, so a corrected retry with the same key can run.
+   */
+  async release(manager: EntityManager, claim: IdempotencyClaim): Promise<void> {
+    await manager.delete(IdempotencyKey, this.held(claim));
   }
 
   /** Deletes keys older than 24 h; returns how many. Expired keys are already ignored by `begin`. */
   async purgeExpired(): Promise<number> {
-    const cutoff = new Date(this.clock.now().getTime() - IDEMPOTENCY_KEY_TTL_MS);
-    // An in-progress row this old has an expired lease too, so nothing live is deleted.
-    const result = await this.write((keys) => keys.delete({ createdAt: LessThan(cutoff) }));
+    const cutoff = this.cutoff(this.clock.now());
+    const result = await this.transactions.run((manager) =>
+      manager.delete(IdempotencyKey, { createdAt: LessThan(cutoff) }),
+    );
     return result.affected ?? 0;
   }
 
@@ -171,53 +186,59 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Inserts an in-progress row; false when the key already has one (the primary key decides). */
+  private cutoff(now: Date): Date {
+    return new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS);
+  }
+
+  private expired(row: IdempotencyKey, now: Date): boolean {
+    return row.createdAt < this.cutoff(now);
+  }
+
+  /**
+   * Inserts the in-progress row; false when the key already has one. `ON CONFLICT DO NOTHING`
+   * (both databases) rather than catching the unique violation, which would abort the whole
+   * transaction on PostgreSQL.
+   */
   private async insertClaim(
+    manager: EntityManager,
     claim: IdempotencyClaim,
     fingerprint: string,
     now: Date,
   ): Promise<boolean> {
-    return this.write(async (keys) => {
-      try {
-        await keys.insert({ ...this.freshClaim(claim, fingerprint, now), key: claim.key });
-        return true;
-      } catch (error) {
-        if (isUniqueViolation(error)) return false;
-        throw error;
-      }
-    });
+    const row: IdempotencyKey = { ...this.freshClaim(claim, fingerprint, now), key: claim.key };
+    const properties = Object.keys(row) as (keyof IdempotencyKey)[];
+    const table = this.sql.table(IdempotencyKey);
+    const columns = properties.map((p) => this.sql.column(IdempotencyKey, p));
+    const params = Object.fromEntries(
+      properties.map((p) => [p, this.sql.bind(IdempotencyKey, p, row[p])]),
+    );
+    const inserted = await this.sql.query(
+      manager,
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${properties.map((p) => `:${p}`).join(', ')})
+       ON CONFLICT (${this.sql.column(IdempotencyKey, 'organizationId')}, ${this.sql.column(IdempotencyKey, 'key')}) DO NOTHING
+       RETURNING ${this.sql.column(IdempotencyKey, 'key')}`,
+      params,
+    );
+    return inserted.length === 1;
   }
 
   /**
-   * Rewrites an existing row as a fresh claim if it still matches `condition`. The condition is
-   * re-checked by the database in the same statement, so of two requests taking over one row,
-   * only the first matches (the second sees the new created_at / locked_until).
+   * Rewrites an existing row as a fresh claim if it still matches `condition`, which the
+   * database re-checks in the same statement.
    */
   private async takeOver(
+    manager: EntityManager,
     claim: IdempotencyClaim,
     fingerprint: string,
     now: Date,
     condition: FindOptionsWhere<IdempotencyKey>,
   ): Promise<boolean> {
-    const result = await this.write((keys) =>
-      keys.update(
-        { organizationId: claim.organizationId, key: claim.key, ...condition },
-        this.freshClaim(claim, fingerprint, now),
-      ),
+    const result = await manager.update(
+      IdempotencyKey,
+      { organizationId: claim.organizationId, key: claim.key, ...condition },
+      this.freshClaim(claim, fingerprint, now),
     );
     return result.affected === 1;
-  }
-
-  /**
-   * Runs one write. SQLite has a single connection in this process: a statement issued while
-   * another request's transaction is open runs inside that transaction and would be undone by
-   * its rollback (a lost claim lets a retry do the work twice). So on SQLite every write takes
-   * its turn in the transaction queue. PostgreSQL gives each statement its own pooled
-   * connection, and a single statement is atomic on its own.
-   */
-  private write<T>(work: (keys: Repository<IdempotencyKey>) => Promise<T>): Promise<T> {
-    if (this.sql.dialect === 'postgres') return work(this.keys);
-    return this.transactions.run((manager) => work(manager.getRepository(IdempotencyKey)));
   }
 
   private freshClaim(claim: IdempotencyClaim, fingerprint: string, now: Date) {
@@ -239,10 +260,28 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   }
 }
 
+/** The response a completed key replays; undefined while it is in progress. */
+function replayOf(row: IdempotencyKey): Replay | undefined {
+  if (row.state !== 'completed' || row.responseStatus === null) return undefined;
+  return {
+    kind: 'replay',
+    status: row.responseStatus,
+    body: row.responseBody === null ? undefined : (JSON.parse(row.responseBody) as unknown),
+  };
+}
+
 function differentRequest(key: string): ProblemException {
   const message = `was already used with a different request (another path or body) in the last 24 hours; send a new key for a new request`;
   return new ProblemException('conflict', `Idempotency-Key '${key}' ${message}`, {
     errors: [{ path: HEADER_PATH, message, code: 'idempotency_key_reused' }],
+  });
+}
+
+function interrupted(key: string): ProblemException {
+  const message =
+    'the first request with this key was interrupted and whether it took effect is unknown; check for its result before sending it again with a new key';
+  return new ProblemException('conflict', `Idempotency-Key '${key}': ${message}`, {
+    errors: [{ path: HEADER_PATH, message, code: 'idempotency_key_interrupted' }],
   });
 }
 
