@@ -50,3 +50,30 @@ if (addon) {
 console.log(
   `check-runtime: Node ${process.versions.node} (${process.execPath}); better-sqlite3 loads.`,
 );
+
+// pnpm links Node 24 as node_modules/.bin/node, a shell script that runs the binary as its child
+// and waits. A signal sent to a script's process (SIGTERM from a process manager to `pnpm start`)
+// then stops at that shell and leaves Node running, orphaned and still serving. With `exec` the
+// shell becomes Node, so the signal reaches it. Rewritten here because pnpm writes the shim anew
+// on every install; the postinstall runs after it.
+const fs = require('node:fs');
+
+function execNodeShim(shim) {
+  let text;
+  try {
+    text = fs.readFileSync(shim, 'utf8');
+  } catch {
+    return false;
+  }
+  const call = /^("\$basedir\/[^"\n]*\/bin\/node"\s+"\$@")$/m;
+  if (!text.startsWith('#!/bin/sh') || !call.test(text)) return false;
+  const rewritten = text.replace(call, 'exec $1');
+  const temporary = `${shim}.${process.pid}`;
+  fs.writeFileSync(temporary, rewritten, { mode: fs.statSync(shim).mode });
+  fs.renameSync(temporary, shim);
+  return true;
+}
+
+if (execNodeShim(path.join(__dirname, '..', 'node_modules', '.bin', 'node'))) {
+  console.log('check-runtime: node_modules/.bin/node now replaces itself with Node (exec).');
+}

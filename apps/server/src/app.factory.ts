@@ -23,6 +23,7 @@ import { nulGuardMiddleware } from './common/nul-guard';
 import { requestIdMiddleware } from './common/request-id';
 import { requestLogMiddleware, requestMetricsMiddleware } from './common/request-log';
 import { versionHeaderMiddleware } from './common/version';
+import { Draining } from './health/draining';
 import { Metrics } from './metrics/metrics';
 import { AcceptInvitationPages } from './members/accept-pages';
 import { ACCEPT_PATH } from './members/members.service';
@@ -65,8 +66,10 @@ export async function createApp(
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
   app.disable('x-powered-by');
+  const http = app.getHttpServer();
+  http.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  http.headersTimeout = config.http.headersTimeoutMs;
   // Hashing every body for a weak ETag cost ~3% of a list request; clients sync with updated_since.
   app.set('etag', false);
   // Flat query keys (`created_at[gte]` stays one key) and repeated keys become arrays, which
@@ -74,6 +77,12 @@ export async function createApp(
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
 
+  const draining = app.get(Draining);
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    // Shutting down (shutdown.ts): the client opens its next request elsewhere.
+    if (draining.active) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(versionHeaderMiddleware);
   app.use(securityHeaders);
   app.use(requestIdMiddleware);

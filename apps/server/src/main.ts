@@ -3,22 +3,14 @@ import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/env';
 import { assertSupportedNode } from './config/node-version';
 import { runDevBootstrap } from './dev-bootstrap';
+import { shutDownOnSignals } from './shutdown';
 
 async function main(): Promise<void> {
   assertSupportedNode();
   const config = loadConfig();
   const app = await createApp(config);
-  // SIGTERM/SIGINT close the app: the webhook dispatcher finishes its in-flight attempts first.
-  app.enableShutdownHooks();
-  // A hard bound on top: whatever hangs (an unreachable Redis, a stuck socket), the process exits.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      setTimeout(() => {
-        console.error(`Shutdown did not finish in time after ${signal}; exiting`);
-        process.exit(1);
-      }, config.webhooks.shutdownGraceMs + 5000).unref();
-    });
-  }
+  // SIGTERM/SIGINT: stop listening, finish the requests in flight, then the webhook attempts.
+  shutDownOnSignals(app, config);
   await app.listen(config.port, config.host);
   // The URLs printed are the OAuth issuer's origin (PUBLIC_URL, else the address listened on,
   // never rewritten to `localhost`), so a client that discovers from them finds the same issuer.

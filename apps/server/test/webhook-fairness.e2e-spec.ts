@@ -174,4 +174,45 @@ describe('webhook delivery fairness between organizations', () => {
     expect(attempt).toMatchObject({ status_code: 204, error: null });
     expect(attempt!.latency_ms).toBeLessThan(BOUND_MS);
   });
+
+  // Issue 30, defect 7: three hanging endpoints of one school held all its slots, and its healthy
+  // endpoint waited for their timeouts (6.3 s median).
+  it('within one organization, endpoints that hang leave its healthy endpoint a fair share', async () => {
+    await server.close();
+    server = await startServer({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_CONCURRENCY: '16',
+      WEBHOOK_ORGANIZATION_CONCURRENCY: '8',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+      WEBHOOK_TIMEOUT: `${TIMEOUT_MS}ms`,
+      WEBHOOK_RETRY_SCHEDULE: '1s',
+      WEBHOOK_POLL_INTERVAL: '100ms',
+      WEBHOOK_SHUTDOWN_GRACE: '2s',
+    });
+    const school = await organization();
+    const hanging = await Promise.all(
+      Array.from({ length: 3 }, () => receiver(() => ({ status: 204, hang: true }))),
+    );
+    for (const hook of hanging) await endpoint(school.api, hook.url);
+    const healthy = await receiver();
+    await endpoint(school.api, healthy.url);
+
+    // 20 events, each due at all four endpoints at once.
+    await backlog(school, 20);
+    const committed = Date.now();
+    await waitFor(() => healthy.received.length >= 21, {
+      timeoutMs: TIMEOUT_MS * 6,
+      what: "the healthy endpoint's 21 deliveries",
+    });
+
+    // All of them while the hanging endpoints' first attempts still hang (a slot each of the
+    // 8 were theirs alone, they would all have waited for a timeout).
+    const last = Math.max(...healthy.received.map((r) => r.at));
+    expect(last - committed).toBeLessThan(BOUND_MS);
+    // Four endpoints want slots: two each of the school's eight, so the hanging ones held six.
+    const hangingRequests = hanging.flatMap((h) => h.received);
+    const first = Math.min(...hangingRequests.map((r) => r.at));
+    const together = hangingRequests.filter((r) => r.at < first + TIMEOUT_MS / 2).length;
+    expect(together).toBe(6);
+  });
 });

@@ -52,6 +52,16 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /**
+   * How long an idle keep-alive connection stays open. Above the idle timeout of the load
+   * balancers in front (60 s on AWS ALB, nginx, HAProxy's usual setting), so the server never
+   * closes a connection a balancer is about to reuse (the cause of sporadic 502s).
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT: duration
+    .pipe(z.number().min(1000, 'must be at least 1s'))
+    .default('65s'),
+  /** After SIGTERM, how long requests in flight may take to finish before their connections close. */
+  HTTP_SHUTDOWN_GRACE: duration.default('10s'),
   /** Unset: SQLite at data/platform.sqlite. `sqlite:<path>` or `postgres://…` otherwise. */
   DATABASE_URL: z
     .string()
@@ -114,7 +124,7 @@ const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_URLS: booleanString.default('false'),
   /** Delays between a failed attempt and the next; after the last, the delivery is failed. */
   WEBHOOK_RETRY_SCHEDULE: durationList.default('5s,5m,30m,2h,5h,10h,10h'),
-  /** An attempt without a complete 2xx response within this time has failed. */
+  /** An attempt whose endpoint answers no 2xx status within this time has failed. */
   WEBHOOK_TIMEOUT: duration.default('15s'),
   /** An endpoint whose attempts have all failed for this long is disabled. */
   WEBHOOK_DISABLE_AFTER: duration.default('5d'),
@@ -185,6 +195,12 @@ export interface AppConfig {
     windowMs: number;
   };
   trustProxy: boolean;
+  http: {
+    keepAliveTimeoutMs: number;
+    /** Just above the keep-alive timeout, as Node requires of a server that reuses connections. */
+    headersTimeoutMs: number;
+    shutdownGraceMs: number;
+  };
   devBootstrap: boolean;
   devWebhookInspectorUrl: string;
   portal: { dev: boolean; distDir: string };
@@ -270,6 +286,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       windowMs: 60_000,
     },
     trustProxy: e.TRUST_PROXY,
+    http: {
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT,
+      headersTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT + 1000,
+      shutdownGraceMs: e.HTTP_SHUTDOWN_GRACE,
+    },
     devBootstrap: e.DEV_BOOTSTRAP,
     devWebhookInspectorUrl: e.DEV_WEBHOOK_INSPECTOR_URL,
     portal: {

@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { TransactionRunner } from '../common/transactions';
 import { SERVER_VERSION } from '../common/version';
 import { REDIS } from '../redis/redis.module';
+import { Draining } from './draining';
 
 /**
  * Liveness (the process answers) and readiness (it can reach its database, and Redis in the
@@ -17,6 +18,7 @@ export class HealthController {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis | null,
     private readonly transactions: TransactionRunner,
+    private readonly draining: Draining,
   ) {}
 
   @Get('live')
@@ -27,6 +29,7 @@ export class HealthController {
 
   @Get('ready')
   async ready() {
+    if (this.draining.active) throw new ServiceUnavailableException('The server is shutting down');
     try {
       await this.dataSource.query('SELECT 1');
     } catch {

@@ -360,7 +360,7 @@ describe(IdempotencyService.name, () => {
       expect(interval).toBe(3_600_000);
       expect(timer.hasRef()).toBe(false);
 
-      (tick)();
+      tick();
       for (let i = 0; i < 100 && (await keyRow('old')); i++) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }

@@ -5,6 +5,7 @@ import type { ClaimedMessage, CompletedAttempt } from './delivery-store';
 import type { SecretBox } from './secret-box';
 import type { Metrics } from '../metrics/metrics';
 import { type AttemptResult, WebhookSender } from './sender';
+import { EndpointPacing } from './endpoint-pacing';
 import { Signer } from './signing';
 
 /**
@@ -17,6 +18,8 @@ export class WebhookAttempter {
   /** Opened secrets by endpoint and sealed text: AES-GCM per delivery showed in the profile. */
   private readonly opened = new Map<string, string>();
   private readonly userAgent: string;
+  /** Slots by endpoint, narrowed for those timing out; both dispatchers' admissions read it. */
+  readonly pacing = new EndpointPacing();
 
   constructor(
     config: WebhookConfig,
@@ -52,6 +55,7 @@ export class WebhookAttempter {
         'webhook-signature': signature,
       },
     });
+    this.pacing.record(message.endpointId, result.timedOut === true);
     this.observe(message, attemptedAt, result);
     return { messageId: message.id, endpointId: message.endpointId, attemptedAt, result };
   }

@@ -79,29 +79,73 @@ export interface ClaimLimits {
   admit: (candidates: ClaimedMessage[], max: number) => Admitted | Promise<Admitted>;
 }
 
+/** Slots in use and allowed, by organization or endpoint id. */
+export interface SlotCounts {
+  held(id: string): number;
+  limit(id: string): number;
+}
+
+/**
+ * Each endpoint's fair share of its organization's slots: the organization's limit divided among
+ * its endpoints that want slots now (those in `busy`, holding slots, and those among
+ * `candidates`), at least one, and never more than the endpoint's own limit. So endpoints that
+ * hang cannot fill their organization's share between them and starve its healthy ones.
+ */
+export function fairShares(
+  candidates: readonly Pick<ClaimedMessage, 'organizationId' | 'endpointId'>[],
+  organizationLimit: (organizationId: string) => number,
+  endpointLimit: (endpointId: string) => number,
+  busy: (organizationId: string) => Iterable<string> = () => [],
+): Map<string, number> {
+  const contenders = new Map<string, Set<string>>();
+  for (const { organizationId, endpointId } of candidates) {
+    let endpoints = contenders.get(organizationId);
+    if (!endpoints) contenders.set(organizationId, (endpoints = new Set(busy(organizationId))));
+    endpoints.add(endpointId);
+  }
+  const shares = new Map<string, number>();
+  for (const [organizationId, endpoints] of contenders) {
+    const share = Math.max(1, Math.floor(organizationLimit(organizationId) / endpoints.size));
+    for (const endpointId of endpoints) {
+      shares.set(endpointId, Math.min(share, endpointLimit(endpointId)));
+    }
+  }
+  return shares;
+}
+
 /**
  * An admission that counts in memory what it lets through against each organization's and
- * endpoint's room (the embedded dispatcher's slots in this process).
+ * endpoint's slots (the embedded dispatcher's, in this process); an endpoint gets at most its
+ * fair share of its organization's (`fairShares`).
  */
 export function admitWithin(
-  organizationRoom: (organizationId: string) => number,
-  endpointRoom: (endpointId: string) => number,
+  organizations: SlotCounts,
+  endpoints: SlotCounts,
+  busy: (organizationId: string) => Iterable<string>,
 ): ClaimLimits['admit'] {
   const byOrganization = new Map<string, number>();
   const byEndpoint = new Map<string, number>();
   return (candidates, max) => {
     const decision: Admitted = { admitted: [], fullOrganizations: [], fullEndpoints: [] };
+    const shares = fairShares(
+      candidates,
+      (id) => organizations.limit(id),
+      (id) => endpoints.limit(id),
+      busy,
+    );
     for (const message of candidates) {
       if (decision.admitted.length >= max) break;
-      const ofOrganization = byOrganization.get(message.organizationId) ?? 0;
-      const ofEndpoint = byEndpoint.get(message.endpointId) ?? 0;
-      if (ofOrganization >= organizationRoom(message.organizationId)) {
-        decision.fullOrganizations.push(message.organizationId);
-      } else if (ofEndpoint >= endpointRoom(message.endpointId)) {
-        decision.fullEndpoints.push(message.endpointId);
+      const { organizationId, endpointId } = message;
+      const ofOrganization =
+        organizations.held(organizationId) + (byOrganization.get(organizationId) ?? 0);
+      const ofEndpoint = endpoints.held(endpointId) + (byEndpoint.get(endpointId) ?? 0);
+      if (ofOrganization >= organizations.limit(organizationId)) {
+        decision.fullOrganizations.push(organizationId);
+      } else if (ofEndpoint >= (shares.get(endpointId) ?? endpoints.limit(endpointId))) {
+        decision.fullEndpoints.push(endpointId);
       } else {
-        byOrganization.set(message.organizationId, ofOrganization + 1);
-        byEndpoint.set(message.endpointId, ofEndpoint + 1);
+        byOrganization.set(organizationId, (byOrganization.get(organizationId) ?? 0) + 1);
+        byEndpoint.set(endpointId, (byEndpoint.get(endpointId) ?? 0) + 1);
         decision.admitted.push(message);
       }
     }

@@ -15,6 +15,8 @@ import { within } from './work-trigger';
  * Concurrency is bounded in this process globally, per organization and per endpoint; an
  * organization or endpoint at its limit is skipped while claiming, so one tenant's slow endpoints
  * or backlog hold at most its own share of the slots and the others' due messages go out at once.
+ * Within an organization, each endpoint that wants slots gets a fair share (`fairShares`), and
+ * one that keeps timing out fewer (`EndpointPacing`).
  */
 export class EmbeddedWebhookDispatcher extends WebhookDispatcher {
   private readonly logger = new Logger('Webhooks');
@@ -24,6 +26,8 @@ export class EmbeddedWebhookDispatcher extends WebhookDispatcher {
   private scheduled = false;
   private readonly inFlight = new Map<string, number>();
   private readonly inFlightByOrganization = new Map<string, number>();
+  /** Attempts in flight by organization, then endpoint (an endpoint's fair share counts them). */
+  private readonly endpointsInFlight = new Map<string, Map<string, number>>();
   private inFlightTotal = 0;
   private readonly sends = new Set<Promise<void>>();
   private idle: Promise<void> = Promise.resolve();
@@ -81,8 +85,16 @@ export class EmbeddedWebhookDispatcher extends WebhookDispatcher {
   /** One transaction: fan out, claim. Then start the claimed attempts. */
   private async step(): Promise<void> {
     const room = this.config.concurrency - this.inFlightTotal;
-    const full = (counts: Map<string, number>, limit: number) =>
-      [...counts].filter(([, n]) => n >= limit).map(([id]) => id);
+    const organizations = {
+      held: (id: string) => this.inFlightByOrganization.get(id) ?? 0,
+      limit: () => this.config.organizationConcurrency,
+    };
+    const endpoints = {
+      held: (id: string) => this.inFlight.get(id) ?? 0,
+      limit: (id: string) => this.attempter.pacing.limit(id, this.config.endpointConcurrency),
+    };
+    const full = (counts: Map<string, number>, slots: typeof endpoints) =>
+      [...counts].filter(([id, n]) => n >= slots.limit(id)).map(([id]) => id);
     let claimed: ClaimedMessage[] = [];
     try {
       const outcome = await this.transactions.run(async (manager) => {
@@ -92,16 +104,12 @@ export class EmbeddedWebhookDispatcher extends WebhookDispatcher {
           room > 0
             ? await this.store.claim(manager, now, {
                 limit: room,
-                fullOrganizations: full(
-                  this.inFlightByOrganization,
-                  this.config.organizationConcurrency,
-                ),
-                fullEndpoints: full(this.inFlight, this.config.endpointConcurrency),
+                fullOrganizations: full(this.inFlightByOrganization, organizations),
+                fullEndpoints: full(this.inFlight, endpoints),
                 admit: admitWithin(
-                  (id) =>
-                    this.config.organizationConcurrency -
-                    (this.inFlightByOrganization.get(id) ?? 0),
-                  (id) => this.config.endpointConcurrency - (this.inFlight.get(id) ?? 0),
+                  organizations,
+                  endpoints,
+                  (id) => this.endpointsInFlight.get(id)?.keys() ?? [],
                 ),
               })
             : { claimed: [] };
@@ -123,11 +131,17 @@ export class EmbeddedWebhookDispatcher extends WebhookDispatcher {
     this.inFlightTotal += 1;
     count(this.inFlight, message.endpointId, 1);
     count(this.inFlightByOrganization, message.organizationId, 1);
+    const ofOrganization =
+      this.endpointsInFlight.get(message.organizationId) ?? new Map<string, number>();
+    this.endpointsInFlight.set(message.organizationId, ofOrganization);
+    count(ofOrganization, message.endpointId, 1);
     const send = this.attempt(message).finally(() => {
       this.sends.delete(send);
       this.inFlightTotal -= 1;
       count(this.inFlight, message.endpointId, -1);
       count(this.inFlightByOrganization, message.organizationId, -1);
+      count(ofOrganization, message.endpointId, -1);
+      if (ofOrganization.size === 0) this.endpointsInFlight.delete(message.organizationId);
       this.wake();
     });
     this.sends.add(send);

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedis, untilReady } from '../redis/redis-client';
-import { type Admitted, type ClaimedMessage, deliveryPolicy } from './delivery-store';
+import { type Admitted, type ClaimedMessage, deliveryPolicy, fairShares } from './delivery-store';
 import { Batcher } from './batcher';
 import { type DispatcherParts, WebhookDispatcher } from './webhook-dispatcher';
 import { within } from './work-trigger';
@@ -23,8 +23,10 @@ const BATCH = 32;
  *
  * KEYS: the global semaphore, then each candidate's organization and endpoint semaphores, in
  * pairs, oldest candidate first. ARGV: global, organization and endpoint limits, hold (ms), most
- * to admit, then the message ids. Returns a code per candidate: 1 admitted, 2 organization full,
- * 3 endpoint full, 4 all slots taken (nothing after it is looked at), 0 not looked at.
+ * to admit, then the message ids, then each candidate's endpoint limit (its fair share of its
+ * organization's slots and narrowed for an endpoint timing out: `fairShares`, `EndpointPacing`).
+ * Returns a code per candidate: 1 admitted, 2 organization full, 3 endpoint full, 4 all slots
+ * taken (nothing after it is looked at), 0 not looked at.
  * A message that already holds its slots (queued again after its lease ran out) renews them.
  */
 const ADMIT = `
@@ -35,8 +37,10 @@ local globalLimit, organizationLimit = tonumber(ARGV[1]), tonumber(ARGV[2])
 local endpointLimit, hold, most = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 redis.call('ZREMRANGEBYSCORE', global, '-inf', now)
 local pruned, codes, admitted, stop = {}, {}, 0, false
-for i = 1, (#KEYS - 1) / 2 do
+local n = (#KEYS - 1) / 2
+for i = 1, n do
   local organization, endpoint, id = KEYS[2 * i], KEYS[2 * i + 1], ARGV[5 + i]
+  local ownLimit = tonumber(ARGV[5 + n + i]) or endpointLimit
   local code = 0
   if admitted < most and not stop then
     for _, key in ipairs({ organization, endpoint }) do
@@ -50,10 +54,14 @@ for i = 1, (#KEYS - 1) / 2 do
       if redis.call('ZCARD', global) >= globalLimit then
         code = 4
         stop = true
-      elseif redis.call('ZCARD', organization) >= organizationLimit then
-        code = 2
-      elseif redis.call('ZCARD', endpoint) >= endpointLimit then
-        code = 3
+      else
+        local ofOrganization = redis.call('ZCARD', organization)
+        local ofEndpoint = redis.call('ZCARD', endpoint)
+        if ofOrganization >= organizationLimit then
+          code = 2
+        elseif ofEndpoint >= ownLimit then
+          code = 3
+        end
       end
     end
     if code == 1 then
@@ -161,7 +169,48 @@ end
 return result
 `;
 
+/**
+ * Renews the holds of this instance's messages (KEYS: the global semaphore, then per message its
+ * organization's and endpoint's semaphores and its mark; ARGV: hold (ms), then per message its
+ * id and the job that marked it, '' for none). Only holds that still exist are renewed, and a
+ * mark only while it is that job's: what was freed or taken over meanwhile stays so.
+ */
+const RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local hold = tonumber(ARGV[1])
+for i = 1, (#KEYS - 1) / 3 do
+  local organization, endpoint, mark = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
+  local id, job = ARGV[2 * i], ARGV[2 * i + 1]
+  for _, key in ipairs({ KEYS[1], organization, endpoint }) do
+    if redis.call('ZSCORE', key, id) then
+      redis.call('ZADD', key, now + hold, id)
+      redis.call('PEXPIRE', key, hold)
+    end
+  end
+  if job ~= '' and redis.call('GET', mark) == job then redis.call('PEXPIRE', mark, hold) end
+end
+return 1
+`;
+
+/**
+ * How long a slot or mark lives without renewal. Holders renew theirs every quarter of it while
+ * their work runs, so the slots of an instance that died are free within this time and the
+ * endpoint's other deliveries go on (a hold as long as an attempt stalled them for it).
+ */
+const SLOT_HOLD_MS = 2000;
+
+/** A message whose slots (and, once a job here took it, its mark) this instance renews. */
+interface Hold {
+  organizationId: string;
+  endpointId: string;
+  /** The job here that marked it; absent while it waits in the queue. */
+  jobId?: string;
+  since: number;
+}
+
 interface SemaphoreCommands {
+  platformRenew(...keysThenArgs: (string | number)[]): Promise<number>;
   platformRoom(...keysThenArgs: (string | number)[]): Promise<number[]>;
   platformAdmit(...keysThenArgs: (string | number)[]): Promise<number[]>;
   platformTake(...keysThenArgs: (string | number)[]): Promise<number[]>;
@@ -221,6 +270,11 @@ interface Finished {
 export class QueuedWebhookDispatcher extends WebhookDispatcher {
   private readonly logger = new Logger('Webhooks');
   private readonly holdMs: number;
+  /** BullMQ's job lock: a job lasts an attempt's timeout and its write. */
+  private readonly jobLockMs: number;
+  /** Messages whose holds this instance renews, by id (see RENEW). */
+  private readonly holds = new Map<string, Hold>();
+  private renewTimer: NodeJS.Timeout | undefined;
   private semaphores: SemaphoreCommands | undefined;
   private queue: Queue | undefined;
   private worker: Worker | undefined;
@@ -258,7 +312,8 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     private readonly redis: { url: string; prefix: string },
   ) {
     super(parts);
-    this.holdMs = parts.config.timeoutMs + 5000;
+    this.holdMs = SLOT_HOLD_MS;
+    this.jobLockMs = parts.config.timeoutMs + 5000;
     this.leaseMs = deliveryPolicy(parts.config).leaseMs;
   }
 
@@ -270,6 +325,7 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     this.commands.defineCommand('platformTake', { lua: TAKE });
     this.commands.defineCommand('platformRelease', { lua: RELEASE });
     this.commands.defineCommand('platformRoom', { lua: ROOM });
+    this.commands.defineCommand('platformRenew', { lua: RENEW });
     this.semaphores = this.commands as unknown as SemaphoreCommands;
     await untilReady(this.commands, 5000);
 
@@ -288,14 +344,44 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
       concurrency: this.config.concurrency,
       // A job runs its messages' attempts at once (one timeout) and their writes; past that its
       // worker is gone.
-      lockDuration: this.holdMs,
-      stalledInterval: this.holdMs,
+      lockDuration: this.jobLockMs,
+      stalledInterval: this.jobLockMs,
       removeOnComplete: { count: 0 },
       removeOnFail: { count: 0 },
     });
     this.worker.on('error', (error) => this.logger.error(`Webhook worker: ${error.message}`));
+    this.renewTimer = setInterval(() => void this.renew(), this.holdMs / 4);
+    this.renewTimer.unref();
 
     this.startLooking();
+  }
+
+  /** Renews the holds of what this instance admitted or took, in one script call. */
+  private async renew(): Promise<void> {
+    if (this.holds.size === 0 || !this.semaphores) return;
+    const now = this.clock.nowMs();
+    const renewing: [string, Hold][] = [];
+    for (const [id, hold] of this.holds) {
+      // Queued here and taken by another instance's worker: that worker renews it now.
+      if (!hold.jobId && now - hold.since >= this.leaseMs) this.holds.delete(id);
+      else renewing.push([id, hold]);
+    }
+    if (renewing.length === 0) return;
+    const keys = [
+      this.globalKey(),
+      ...renewing.flatMap(([id, hold]) => this.slotKeys(id, hold.organizationId, hold.endpointId)),
+    ];
+    try {
+      await this.semaphores.platformRenew(
+        keys.length,
+        ...keys,
+        this.holdMs,
+        ...renewing.flatMap(([id, hold]) => [id, hold.jobId ?? '']),
+      );
+    } catch (error) {
+      // Holds lapse and are taken again within the limits (TAKE); nothing is sent twice.
+      this.logger.warn(`Could not renew webhook delivery slots: ${(error as Error).message}`);
+    }
   }
 
   /** Stops relaying, lets the worker finish its jobs (bounded), then closes the connections. */
@@ -318,6 +404,7 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     }
     await this.recorder.close();
     this.attempter.close();
+    clearInterval(this.renewTimer);
     this.commands?.disconnect();
   }
 
@@ -410,6 +497,12 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   private async admit(candidates: ClaimedMessage[], max: number): Promise<Admitted> {
     const decision: Admitted = { admitted: [], fullOrganizations: [], fullEndpoints: [] };
     if (candidates.length === 0 || max <= 0) return decision;
+    // Contenders are this read's: which endpoints hold slots on other instances is not known here.
+    const shares = fairShares(
+      candidates,
+      () => this.config.organizationConcurrency,
+      (id) => this.attempter.pacing.limit(id, this.config.endpointConcurrency),
+    );
     const keys = [
       this.globalKey(),
       ...candidates.flatMap((m) => this.keys(m.organizationId, m.endpointId)),
@@ -423,10 +516,15 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
       this.holdMs,
       max,
       ...candidates.map((m) => m.id),
+      ...candidates.map((m) => shares.get(m.endpointId) ?? this.config.endpointConcurrency),
     );
+    const since = this.clock.nowMs();
     candidates.forEach((message, i) => {
-      if (codes[i] === 1) decision.admitted.push(message);
-      else if (codes[i] === 2) decision.fullOrganizations.push(message.organizationId);
+      if (codes[i] === 1) {
+        decision.admitted.push(message);
+        const { organizationId, endpointId } = message;
+        this.holds.set(message.id, { organizationId, endpointId, since });
+      } else if (codes[i] === 2) decision.fullOrganizations.push(message.organizationId);
       else if (codes[i] === 3) decision.fullEndpoints.push(message.endpointId);
       else if (codes[i] === 4) this.globalFull = true;
     });
@@ -590,6 +688,12 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
       ...marked.map((m) => m.id),
     );
     const refused = new Set(marked.filter((_, i) => codes[i] !== 1).map((m) => m.id));
+    const since = this.clock.nowMs();
+    for (const m of marked) {
+      if (refused.has(m.id)) continue;
+      const { organizationId, endpointId } = m;
+      this.holds.set(m.id, { organizationId, endpointId, jobId, since });
+    }
     return messages.filter((m) => !refused.has(m.id));
   }
 
@@ -613,6 +717,8 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   }
 
   private async release(finished: Finished[], marks: boolean): Promise<void> {
+    // Freed slots are not renewed (RENEW finds them gone); the mark is, until it is dropped.
+    if (marks) for (const { message } of finished) this.holds.delete(message.id);
     const keys = [
       this.globalKey(),
       ...finished.flatMap(({ message }) =>

@@ -17,7 +17,18 @@ describe('WebhookSender', () => {
       else if (req.url === '/big') res.writeHead(500).end('é'.repeat(5000));
       else if (req.url === '/busy') res.writeHead(503, { 'Retry-After': '120' }).end();
       else if (req.url?.startsWith('/hang')) return;
-      else res.writeHead(200).end('ok');
+      else if (req.url === '/endless') {
+        // A 2xx whose body never ends: 64 KiB every 10 ms until the client goes.
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        const chunk = 'x'.repeat(64 * 1024);
+        const timer = setInterval(() => res.write(chunk), 10);
+        res.on('close', () => clearInterval(timer));
+      } else if (req.url === '/cut') {
+        // A 2xx that promises 1000 bytes, sends 20, and drops the connection.
+        res.writeHead(200, { 'Content-Length': '1000' });
+        res.write('accepted, but then …');
+        setTimeout(() => res.socket?.destroy(), 20);
+      } else res.writeHead(200).end('ok');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -40,6 +51,26 @@ describe('WebhookSender', () => {
     const result = await send('/big');
     expect(Buffer.byteLength(result.responseBody!, 'utf8')).toBeLessThanOrEqual(4096);
     expect(result.responseBody!.startsWith('é'.repeat(2000))).toBe(true);
+  });
+
+  // Issue 30, defect 6: the status is the answer; the body is only read for the record.
+  it('counts a 2xx whose body never ends as answered, keeping its first 4 KiB', async () => {
+    const result = await send('/endless');
+
+    expect(result).toMatchObject({ statusCode: 200, error: null });
+    expect(result.responseBody).toBe('x'.repeat(4096));
+    // Answered once 4 KiB were read, not when the 500 ms attempt timeout ran out.
+    expect(result.latencyMs).toBeLessThan(400);
+  });
+
+  it('counts a 2xx whose body is cut off as answered', async () => {
+    const result = await send('/cut');
+
+    expect(result).toMatchObject({
+      statusCode: 200,
+      error: null,
+      responseBody: 'accepted, but then …',
+    });
   });
 
   it('reads Retry-After from a 503', async () => {

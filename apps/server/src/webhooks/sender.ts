@@ -19,15 +19,18 @@ export interface AttemptResult {
   error: string | null;
   /** From a 429 or 503 `Retry-After`, in milliseconds. */
   retryAfterMs: number | null;
+  /** No answer within the timeout: the attempt held its slot the whole time. */
+  timedOut?: true;
 }
-
-/** What we read of a response before discarding the rest (it is drained for keep-alive). */
-const MAX_DRAIN_BYTES = 1 << 20;
 
 /**
  * POSTs webhook deliveries with Node's own HTTP client. No redirect is followed (Node never
  * does), keep-alive agents reuse idle connections, and every connection resolves its host
  * through `guardedLookup`, so the socket goes to the address that was checked.
+ *
+ * An attempt's outcome is the status the endpoint answers within the timeout (a 2xx is
+ * success), as Standard Webhooks, Stripe and Svix judge it: the body is read only for the
+ * record, up to 4 KiB, and a body that is larger, slow or cut off changes nothing.
  *
  * The agents have no socket limit on purpose: Node's limit is per host:port, shared by every
  * endpoint (of every organization) on that host, so an attempt would queue inside the agent
@@ -75,30 +78,29 @@ export class WebhookSender {
         agent: secure ? this.agents.https : this.agents.http,
         headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
       });
+      // The endpoint's answer is its status: once it has arrived, the rest of the attempt only
+      // reads the first 4 KiB of the body for the record, and the timer ends that reading.
+      let answered: ((cause: string) => void) | undefined;
       const timer = setTimeout(() => {
-        req.destroy(new Error(`no complete response within ${this.timeoutMs / 1000} s`));
+        if (answered) answered('timeout');
+        else req.destroy(new TimeoutError(`no response within ${this.timeoutMs / 1000} s`));
       }, this.timeoutMs);
 
-      req.on('error', (error) => finish(noResponse(describeError(error), elapsed())));
+      req.on('error', (error) =>
+        finish({
+          ...noResponse(describeError(error), elapsed()),
+          ...(error instanceof TimeoutError && { timedOut: true as const }),
+        }),
+      );
       req.on('response', (res) => {
+        const latencyMs = elapsed();
+        const statusCode = res.statusCode ?? null;
         const kept: Buffer[] = [];
         let keptBytes = 0;
-        let seen = 0;
-        res.on('data', (chunk: Buffer) => {
-          seen += chunk.length;
-          if (keptBytes < WEBHOOK_RESPONSE_BODY_LIMIT) {
-            const part = chunk.subarray(0, WEBHOOK_RESPONSE_BODY_LIMIT - keptBytes);
-            kept.push(part);
-            keptBytes += part.length;
-          }
-          // Nobody needs a webhook response this large; stop reading and drop the connection.
-          if (seen > MAX_DRAIN_BYTES) res.destroy();
-        });
-        const done = () => {
-          const statusCode = res.statusCode ?? null;
+        answered = () => {
           finish({
             statusCode,
-            latencyMs: elapsed(),
+            latencyMs,
             responseBody: keptBytes ? Buffer.concat(kept).toString('utf8') : null,
             error: null,
             retryAfterMs:
@@ -106,13 +108,19 @@ export class WebhookSender {
                 ? parseRetryAfter(res.headers['retry-after'], this.clock.nowMs())
                 : null,
           });
+          // A body still coming is not read on: the connection is dropped rather than drained.
+          if (!res.complete) res.destroy();
         };
-        res.on('end', done);
-        res.on('close', () => {
-          if (res.complete || seen > MAX_DRAIN_BYTES) done();
-          else
-            finish(noResponse('the connection closed before the response was complete', elapsed()));
+        const done = answered;
+        res.on('data', (chunk: Buffer) => {
+          if (keptBytes >= WEBHOOK_RESPONSE_BODY_LIMIT) return;
+          const part = chunk.subarray(0, WEBHOOK_RESPONSE_BODY_LIMIT - keptBytes);
+          kept.push(part);
+          keptBytes += part.length;
+          if (keptBytes >= WEBHOOK_RESPONSE_BODY_LIMIT) done('enough');
         });
+        res.on('end', () => done('end'));
+        res.on('close', () => done('closed'));
         res.on('error', () => undefined);
       });
       req.end(request.body);
@@ -124,6 +132,8 @@ export class WebhookSender {
     this.agents.https.destroy();
   }
 }
+
+class TimeoutError extends Error {}
 
 /** `Retry-After` as seconds or an HTTP date (RFC 9110), in milliseconds from now. */
 export function parseRetryAfter(value: string | undefined, now: number): number | null {
