@@ -77,7 +77,13 @@ function config({ tsconfigRootDir, envFiles = [] }) {
       },
     },
     {
-      files: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts', '**/test-*/**/*.ts', ...envFiles],
+      files: [
+        '**/*.spec.ts',
+        '**/*.e2e-spec.ts',
+        '**/test/**/*.ts',
+        '**/test-*/**/*.ts',
+        ...envFiles,
+      ],
       rules: { 'no-restricted-properties': 'off' },
     },
     {
