@@ -27,10 +27,12 @@ module.exports = {
     {
       ...project,
       displayName: 'in-process',
-      // The two-instance suite needs PostgreSQL and Redis; `pnpm test:scale-out` runs it.
+      // The two-instance suite needs PostgreSQL and Redis (`pnpm test:scale-out`), the fault
+      // suite its own servers (`pnpm test:faults`).
       testPathIgnorePatterns: [
         '/node_modules/',
         '/test-scale-out/',
+        '/test-faults/',
         ...PROCESS_SUITES.map(processSuite),
       ],
     },

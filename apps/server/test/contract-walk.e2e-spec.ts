@@ -56,12 +56,22 @@ const SELF_PATHS = ['/v1/token', '/v1/user', '/v1/user/password'];
 const USER_ROUTES = SELF_ROUTES.filter((r) => operationMetadata(r.route)?.requiresUser);
 const TOKEN_SELF_ROUTES = SELF_ROUTES.filter((r) => !USER_ROUTES.includes(r));
 /** Bodies for routes that are neither creates nor take `{}`: valid in shape, whatever they then answer. */
-const ROUTE_BODIES: Record<string, Record<string, unknown>> = {
-  'user.changePassword': {
+const ROUTE_BODIES: Record<string, (refs: Refs) => Record<string, unknown>> = {
+  'user.changePassword': () => ({
     current_password: 'not the password, surely',
     new_password: 'a long enough new password',
-  },
+  }),
+  // The walk's member (the members fixture); in another organization's walk, an id it lacks.
+  'webhookEndpoints.transfer': (refs) => ({
+    member_id: refs.members ?? 'usr_01J00000000000000000000000',
+  }),
+  'oauthClients.transfer': (refs) => ({
+    member_id: refs.members ?? 'usr_01J00000000000000000000000',
+  }),
 };
+
+/** Reference fields named otherwise than their kind: `member_id` is a user (`usr_…`). */
+const FIELD_KINDS: Record<string, IdKind> = { member_id: 'user' };
 const COLLECTION_ROUTES = ROUTES.filter((r) => !SELF_ROUTES.includes(r));
 const ID_ROUTES = ROUTES.filter((r) => r.route.path.includes('/:id'));
 const LIST_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.list === true);
@@ -353,7 +363,7 @@ function fixtureFor(collection: string, what: string): Fixture {
 
 /** `student_id` → the students fixture. */
 function fixtureForField(field: string, what: string): Fixture {
-  const kind = field.slice(0, -'_id'.length);
+  const kind = FIELD_KINDS[field] ?? field.slice(0, -'_id'.length);
   const fixture = FIXTURES.find((f) => f.kind === kind);
   if (!fixture) {
     throw new Error(
@@ -379,7 +389,8 @@ const JSON_BODY = { 'Content-Type': 'application/json' };
 function minimalBody(walked: WalkedRoute, refs: Refs): Record<string, unknown> | undefined {
   const schema = bodySchemaOf(walked.route);
   if (schema === 'none') return undefined;
-  if (ROUTE_BODIES[walked.key]) return ROUTE_BODIES[walked.key];
+  const fixed = ROUTE_BODIES[walked.key];
+  if (fixed) return fixed(refs);
   if (schema.safeParse({}).success) return {};
   if (schema.safeParse(undefined).success) return undefined;
   if (!isCreateRoute(walked.route)) {
@@ -814,6 +825,8 @@ describe('contract walk: every route', () => {
           'personalAccessTokens.delete',
           'webhookEndpoints.create',
           'webhookEndpoints.update',
+          'webhookEndpoints.transfer',
+          'oauthClients.transfer',
         ]),
       );
     });
@@ -888,11 +901,48 @@ describe('contract walk: every route', () => {
       },
     );
 
+    /**
+     * A transfer: a developer may not (403 forbidden); an admin may, and the record then belongs
+     * to the member, bound to no credential, within the member's role (a viewer here).
+     */
+    async function expectTransferRule(walked: WalkedRoute) {
+      const collection = collectionOf(walked.route);
+      const n = next();
+      const viewer = await server.createUser(
+        orgId,
+        `walk-viewer-${n}@school.example`,
+        'a long enough password',
+        { role: 'viewer' },
+      );
+      const developer = await server.createUser(
+        orgId,
+        `walk-dev-${n}@school.example`,
+        'a long enough password',
+        { role: 'developer' },
+      );
+      const developerToken = await server.createToken(orgId, ALL_SCOPES, { userId: developer.id });
+      const target = await widestRecord(walked);
+      const refs: Refs = { [collection]: target.id as string };
+      const body = { member_id: viewer.id };
+      const refused = await send(server, walked, { refs, token: developerToken.token, body });
+      expectProblem(refused, 403, 'forbidden');
+      const res = await send(server, walked, { refs, token: all, body });
+      expect(res.status).toBe(200);
+      const after = await readRecord(collection, target.id as string);
+      expect(after.body.member_id).toBe(viewer.id);
+      if ('owner' in after.body) expect(after.body.owner).toBeNull();
+      if ('scopes' in after.body) {
+        for (const scope of after.body.scopes as string[])
+          expect(ROLE_SCOPES.viewer).toContain(scope);
+      }
+    }
+
     it.each(DELEGATING_ROUTES)(
       '$name does not let what it makes or changes outlive a caller that expires sooner',
       async (walked) => {
         const { route } = walked;
         const collection = collectionOf(route);
+        if (delegationOf(route) === 'transfer') return expectTransferRule(walked);
         const expires = new Date(Date.now() + 3_600_000);
         const shortLived = await server.createToken(orgId, ALL_SCOPES, { expiresAt: expires });
         const target = isCreateRoute(route) ? undefined : await widestRecord(walked);

@@ -360,7 +360,7 @@ describe('members API', () => {
     const stopped = await asOperator().webhookEndpoints.retrieve({
       params: { id: endpoint.body.id },
     });
-    expect(stopped.body).toMatchObject({ enabled: false, disabled_reason: 'credential_revoked' });
+    expect(stopped.body).toMatchObject({ enabled: false, disabled_reason: 'member_removed' });
     // Their OAuth artifacts are gone: no grant, token or session of theirs remains.
     const left: unknown[] = await server.dataSource.query(
       `SELECT kind FROM oauth_artifacts WHERE payload LIKE '%${leaver.id}%'`,
@@ -636,7 +636,22 @@ describe('invitations', () => {
       ['member.added', { email: 'audited@riverside.example', role: 'developer' }],
       ['member.role_changed', { role: ['developer', 'viewer'] }],
       ['member.updated', { name: ['Audrey', 'Audrey H.'] }],
-      ['member.removed', { email: 'audited@riverside.example', role: 'viewer' }],
+      [
+        'member.removed',
+        {
+          email: 'audited@riverside.example',
+          role: 'viewer',
+          // What the removal stopped: nothing of theirs was left here.
+          revoked: {
+            personal_access_tokens: [],
+            oauth_clients: [],
+            authorized_apps: [],
+            webhook_endpoints: [],
+            invitations: [],
+            sessions: 0,
+          },
+        },
+      ],
     ]);
 
     const revoked = await invited('never@riverside.example', 'viewer');

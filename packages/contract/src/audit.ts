@@ -24,6 +24,10 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
+  'webhook_endpoint.transferred',
+  'oauth_client.transferred',
+  'oauth_client.approved',
+  'oauth_token.revoked',
   'organization.updated',
   'organization.plan_changed',
   'organization.rate_limit_changed',
@@ -35,6 +39,8 @@ export const AUDIT_ACTIONS = [
   'invitation.revoked',
   'invitation.accepted',
   'user.password_changed',
+  'user.password_check_failed',
+  'user.signed_out',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -45,6 +51,10 @@ export const AUDIT_ACTOR_TYPES = [
   'operator',
   // The invitee, accepting through the one-time link: credential is the invitation's id.
   'invitation',
+  // A member on the sign-in pages (approving an app, signing out): no credential yet.
+  'sign_in',
+  // An OAuth client calling the authorization server (revoking a token): credential its id.
+  'oauth_client',
 ] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 

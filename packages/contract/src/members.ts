@@ -9,7 +9,7 @@ import { idSchema } from './ids';
 import { filter, listQuery } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
 import { commonErrorResponses, problemResponse } from './problem';
-import { deletedSchema, timestampSchema } from './resource';
+import { deletedSchema, IdPathParams, readErrorResponses, timestampSchema } from './resource';
 import { ROLES } from './scopes';
 import { z } from './zod-openapi';
 import { resourceRoutes } from './routes';
@@ -72,6 +72,40 @@ const LAST_ADMIN =
 
 const memberRoutes = resourceRoutes('/v1/members', 'members', MemberSchema);
 
+const named = <T extends z.ZodRawShape>(shape: T) => z.array(z.object(shape));
+
+/**
+ * Everything that acts for a member: what removing them stops and demoting them narrows
+ * (api.md, "Membership"), unless an admin transfers it first.
+ */
+export const MemberCredentialsSchema = z
+  .object({
+    object: z.literal('member_credentials'),
+    member_id: idSchema('user'),
+    personal_access_tokens: named({
+      id: idSchema('personal_access_token'),
+      name: z.string(),
+    }).describe(
+      'Their live personal access tokens: revoked on removal, cut to the new role on demotion.',
+    ),
+    oauth_clients: named({ id: idSchema('oauth_client'), name: z.string() }).describe(
+      'OAuth apps they registered: deleted on removal (every token of theirs with them), their scopes cut to the new role on demotion.',
+    ),
+    authorized_apps: named({ client_id: idSchema('oauth_client'), name: z.string() }).describe(
+      'Apps they approved (their grants): deleted on removal, cut to the new role on demotion.',
+    ),
+    webhook_endpoints: named({ id: idSchema('webhook_endpoint'), url: z.string() }).describe(
+      'Endpoints that belong to them: disabled on removal (`member_removed`), delivering only what the new role may read on demotion.',
+    ),
+    invitations: named({ id: idSchema('invitation'), email: z.string(), role: roleField }).describe(
+      'Pending invitations they sent: revoked on removal, and on demotion those for a role they can no longer give.',
+    ),
+    sessions: z.number().int().describe('Browsers signed in as them: signed out on removal.'),
+  })
+  .openapi({ title: 'MemberCredentials' });
+
+export type MemberCredentialsResource = z.infer<typeof MemberCredentialsSchema>;
+
 export const membersContract = c.router(
   {
     list: memberRoutes.list('List members', MemberListQuerySchema, {
@@ -81,14 +115,24 @@ export const membersContract = c.router(
     retrieve: memberRoutes.retrieve({ summary: 'Retrieve a member' }),
     update: memberRoutes.update({
       summary: "Change a member's role or name",
-      description: `A new role applies from the member's next request: their tokens never do more than it allows. Giving a role needs a calling token that holds every scope of that role (403 otherwise). ${LAST_ADMIN}`,
+      description: `A new role applies from the member's next request: their tokens never do more than it allows, the OAuth apps they registered are cut to it, their webhook endpoints deliver only what it may read, and their pending invitations for a role it cannot give are revoked. Giving a role needs a calling token that holds every scope of that role (403 otherwise). ${LAST_ADMIN}`,
       body: MemberUpdateSchema,
     }),
     delete: memberRoutes.delete({
       summary: 'Remove a member',
-      description: `The member can no longer sign in; their personal access tokens are revoked and their OAuth grants and tokens deleted, so each answers 401 from the next request on. ${LAST_ADMIN}`,
+      description: `The member can no longer sign in, and nothing they made or approved acts for them any more (see \`GET /v1/members/{id}/credentials\`): their personal access tokens are revoked, the OAuth apps they registered and their grants and sessions deleted, their webhook endpoints disabled (\`member_removed\`) and their pending invitations revoked, from the next request or delivery on. Transfer an endpoint or an app first to keep it. ${LAST_ADMIN}`,
       response: deletedSchema('member', 'DeletedMember'),
     }),
+    credentials: {
+      method: 'GET',
+      path: '/v1/members/:id/credentials',
+      pathParams: IdPathParams,
+      summary: 'List what acts for a member',
+      description:
+        'The tokens, apps, approvals, webhook endpoints, invitations and sign-in sessions that removing the member would stop, and demoting them would narrow: what the portal lists before you confirm.',
+      responses: { 200: MemberCredentialsSchema, ...readErrorResponses },
+      metadata: operation({ scope: 'members:read' }),
+    },
   },
   ROUTER_OPTIONS,
 );

@@ -24,10 +24,13 @@ export interface OperationMetadata {
    * - `webhook_endpoint`: the operation makes or changes a webhook endpoint. The caller must hold
    *   the read scope of every event type it will deliver (403 `forbidden`), and the endpoint is
    *   bound to the caller's credential: it is disabled when that is revoked or expires.
+   * - `transfer`: an admin hands a credential or endpoint to another member (403 `forbidden` for
+   *   anyone else); it then belongs to that member, is bound to no credential of the caller's,
+   *   and does no more than the member's role allows.
    * The contract walk tests every operation flagged here, and fails on an operation that hands
    * out scopes, events, an expiry or a secret without a flag.
    */
-  delegation?: 'credential' | 'webhook_endpoint';
+  delegation?: 'credential' | 'webhook_endpoint' | 'transfer';
   /**
    * The operation is deprecated: the server answers it with `Deprecation` (and `Sunset` once
    * `sunset` is set) and a `Link` to the migration note, and the OpenAPI document marks it.

@@ -1,4 +1,5 @@
 /** Building blocks shared by every resource's routes, so their shapes and errors match. */
+import { idSchema } from './ids';
 import { commonErrorResponses, problemResponse } from './problem';
 import { z } from './zod-openapi';
 
@@ -37,3 +38,20 @@ export function text(max: number) {
 }
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/**
+ * An admin hands a credential or feed to another member (`POST …/{id}/transfer`): it then
+ * belongs to that member, lives as long as their membership, and is narrowed to their role.
+ */
+export const TransferSchema = z
+  .object({
+    member_id: idSchema('user').describe(
+      'The member who takes it over (`usr_…`, from `GET /v1/members`).',
+    ),
+  })
+  .strict()
+  .openapi({ title: 'Transfer' });
+
+/** What a credential's `member_id` says, as every resource that has one describes it. */
+export const MEMBER_ID_DESCRIPTION =
+  "The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member).";

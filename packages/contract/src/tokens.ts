@@ -9,7 +9,13 @@ import { idSchema } from './ids';
 import { listQuery } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
 import { commonErrorResponses } from './problem';
-import { deletedSchema, text, timestampSchema } from './resource';
+import {
+  deletedSchema,
+  MEMBER_ID_DESCRIPTION,
+  text,
+  timestampSchema,
+  TransferSchema,
+} from './resource';
 import { ALL_SCOPES, type Scope } from './scopes';
 import { z } from './zod-openapi';
 import { resourceRoutes } from './routes';
@@ -39,6 +45,7 @@ export const PersonalAccessTokenSchema = z
       .describe('When the token last authenticated a request (to the minute).'),
     expires_at: timestampSchema.nullable().describe('Null: the token does not expire.'),
     revoked_at: timestampSchema.nullable(),
+    member_id: idSchema('user').nullable().describe(MEMBER_ID_DESCRIPTION),
   })
   .openapi({ title: 'PersonalAccessToken' });
 
@@ -172,6 +179,7 @@ export const OAuthClientSchema = z
       .describe(
         'When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it.',
       ),
+    member_id: idSchema('user').nullable().describe(MEMBER_ID_DESCRIPTION),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
@@ -242,15 +250,22 @@ export const oauthClientsContract = c.router(
     rotateSecret: oauthClientRoutes.action('rotate_secret', {
       summary: "Replace a confidential client's secret",
       description:
-        "Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client. Whoever holds the secret controls the client, so the client's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the client's `expires_at` becomes no later.",
+        "Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client. Whoever holds the secret controls the client, so the client's scopes must be among the calling token's, and the caller must be the member it belongs to or an admin (403 otherwise); when the calling token expires, the client's `expires_at` becomes no later.",
       response: OAuthClientWithSecretSchema,
       oneTimeSecret: 'client_secret',
       delegation: 'credential',
     }),
+    transfer: oauthClientRoutes.action('transfer', {
+      summary: 'Transfer an OAuth client to another member',
+      description:
+        "Admins only (403 otherwise). The client then belongs to `member_id`: its client credentials tokens act for that member, it stops when they are removed, and its scopes are cut to their role's. Users' grants stay. Recorded in the audit log.",
+      body: TransferSchema,
+      delegation: 'transfer',
+    }),
     delete: oauthClientRoutes.delete({
       summary: 'Delete an OAuth client',
       description:
-        "Every token issued to it is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). The client's scopes must be among the calling token's (403 otherwise).",
+        "Every token issued to it is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). The client's scopes must be among the calling token's, and the caller must be the member it belongs to or an admin (403 otherwise).",
       response: deletedSchema('oauth_client', 'DeletedOAuthClient'),
       delegation: 'credential',
     }),

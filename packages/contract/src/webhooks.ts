@@ -8,7 +8,15 @@ import { EVENT_TYPES, type EventType } from './events';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { ROUTER_OPTIONS } from './operation';
-import { deletedSchema, IdPathParams, readErrorResponses, text, timestampSchema } from './resource';
+import {
+  deletedSchema,
+  MEMBER_ID_DESCRIPTION,
+  TransferSchema,
+  IdPathParams,
+  readErrorResponses,
+  text,
+  timestampSchema,
+} from './resource';
 import { z } from './zod-openapi';
 import { listRoute, resourceRoutes } from './routes';
 
@@ -32,7 +40,8 @@ export const WEBHOOK_RESPONSE_BODY_LIMIT = 4096;
  * Why an endpoint is disabled: `requested` by you (`enabled: false`), `gone` after it answered
  * 410, `failing` after every attempt failed for 5 days, `credential_revoked` /
  * `credential_expired` when the credential that owns it was revoked (or its OAuth client
- * deleted, or the user's grant revoked) or expired. Null while enabled.
+ * deleted, or the user's grant revoked) or expired, `member_removed` when the member who made
+ * it (or to whom it was transferred) left the organization. Null while enabled.
  */
 export const WEBHOOK_DISABLED_REASONS = [
   'requested',
@@ -40,6 +49,7 @@ export const WEBHOOK_DISABLED_REASONS = [
   'failing',
   'credential_revoked',
   'credential_expired',
+  'member_removed',
 ] as const;
 export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 
@@ -63,7 +73,7 @@ export const WebhookEndpointOwnerSchema = z
   })
   .nullable()
   .describe(
-    'The credential the endpoint is bound to: the one that created it or last changed it. When that credential is revoked or expires, the endpoint is disabled and sends nothing more; a change by another credential that may read its events re-binds it. Null for endpoints made by the admin CLI or `pnpm dev`.',
+    'The credential the endpoint is bound to: the one that created it. When that credential is revoked or expires, the endpoint is disabled and sends nothing more. Changes (by its member or an admin) keep it; a transfer to another member unbinds it. Null for endpoints made in the portal, by the admin CLI or `pnpm dev`, or transferred.',
   )
   .openapi({ title: 'WebhookEndpointOwner' });
 
@@ -71,7 +81,7 @@ export type WebhookEndpointOwner = z.infer<typeof WebhookEndpointOwnerSchema>;
 
 /** The delegation rule for endpoints, as every operation that makes or changes one states it. */
 const READ_RULE =
-  "The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.";
+  "The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`. A new endpoint is bound to the calling token's credential (`owner`), disabled when that is revoked or expires, and belongs to the calling member (`member_id`). Changing one needs being that member or an admin (403 otherwise).";
 
 const eventsField = z
   .array(z.enum(['*', ...SUBSCRIBABLE_EVENT_TYPES]))
@@ -104,9 +114,10 @@ export const WebhookEndpointSchema = z
       .enum(WEBHOOK_DISABLED_REASONS)
       .nullable()
       .describe(
-        '`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended); null while enabled.',
+        '`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed` (the member it belongs to left; an admin can transfer it and enable it again); null while enabled.',
       ),
     owner: WebhookEndpointOwnerSchema,
+    member_id: idSchema('user').nullable().describe(MEMBER_ID_DESCRIPTION),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
@@ -230,6 +241,13 @@ export const webhookEndpointsContract = c.router(
       summary: 'Delete a webhook endpoint',
       description: 'Its pending deliveries are dropped, and its delivery history with it.',
       response: deletedSchema('webhook_endpoint', 'DeletedWebhookEndpoint'),
+    }),
+    transfer: endpointRoutes.action('transfer', {
+      summary: 'Transfer a webhook endpoint to another member',
+      description:
+        'Admins only (403 otherwise). The endpoint then belongs to `member_id`: it is no longer bound to the credential that made it, stops when that member is removed, and delivers only what their role may read. The member must be able to read its events (403 otherwise). Recorded in the audit log.',
+      body: TransferSchema,
+      delegation: 'transfer',
     }),
     rotateSecret: endpointRoutes.action('rotate_secret', {
       summary: 'Rotate the signing secret',

@@ -29,7 +29,32 @@ export interface InvitationAuditActor {
   ip: string | null;
 }
 
-export type AuditActor = ApiAuditActor | OperatorAuditActor | InvitationAuditActor;
+/** A member at the sign-in pages (approving an app, signing out): no credential of theirs yet. */
+export interface SignInAuditActor {
+  kind: 'sign_in';
+  organizationId: string;
+  /** The OAuth client the pages act for (the app being approved, or the portal). */
+  credentialId: string;
+  userId: string;
+  ip: string | null;
+}
+
+/** An OAuth client calling the authorization server (revoking a token, RFC 7009). */
+export interface OAuthClientAuditActor {
+  kind: 'oauth_client';
+  organizationId: string;
+  credentialId: string;
+  /** The member the revoked token acted for, if any. */
+  userId: string | null;
+  ip: string | null;
+}
+
+export type AuditActor =
+  | ApiAuditActor
+  | OperatorAuditActor
+  | InvitationAuditActor
+  | SignInAuditActor
+  | OAuthClientAuditActor;
 
 export const OPERATOR: OperatorAuditActor = { kind: 'operator' };
 

@@ -3,6 +3,7 @@ import { contract, type TokenInfo } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
+import { assertMayActAs } from './acting-as';
 import { CurrentPrincipal } from '../common/request-context';
 import { onRecord } from '../common/resource-handlers';
 import { toIso } from '../common/timestamp';
@@ -52,6 +53,7 @@ export class PersonalAccessTokensController {
       delete: async ({ params }) => {
         const target = await this.tokens.retrieve(organizationId, params.id);
         assertCovers(principal, target.scopes.split(' '), 'revoke', 'a token');
+        assertMayActAs(principal, target.userId, `Personal access token ${target.id}`);
         return {
           status: 200,
           body: toTokenResource(await this.tokens.revoke(params.id, actor, organizationId)),

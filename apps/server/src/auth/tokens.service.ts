@@ -292,6 +292,7 @@ export function toTokenResource(record: PersonalAccessToken): PersonalAccessToke
     last_used_at: record.lastUsedAt && toIso(record.lastUsedAt),
     expires_at: record.expiresAt && toIso(record.expiresAt),
     revoked_at: record.revokedAt && toIso(record.revokedAt),
+    member_id: publicId('user', record.userId),
   };
 }
 

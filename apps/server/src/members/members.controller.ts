@@ -33,6 +33,7 @@ export class MembersController {
         body: toMemberResource(await this.members.update(principal, params.id, body, actor)),
       }),
       delete: deletedStub('member', 'user', (id) => this.members.remove(principal, id, actor)),
+      credentials: onRecord(200, (id) => this.members.credentials(organizationId, id)),
     });
   }
 }

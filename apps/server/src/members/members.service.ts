@@ -6,6 +6,7 @@ import {
   INVITATION_TTL_DAYS,
   type InvitationResource,
   type ListQuery,
+  type MemberCredentialsResource,
   type MemberResource,
   type Role,
   ROLE_SCOPES,
@@ -31,7 +32,10 @@ import { type AppConfig, serverOrigin } from '../config/env';
 import { CredentialRevocations } from '../common/credential-revocations';
 import { Sql } from '../database/sql';
 import { hashToken } from '../security/crypto';
-import { OAuthArtifactRecord, UserRecord } from '../oauth/entities';
+import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
+import { revokeClientArtifacts } from '../oauth/adapter';
+import { isPortalClient, PORTAL_CLIENT_NAME } from '../oauth/portal-client';
+import { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
 import { InvitationRecord } from './invitation.entity';
@@ -108,13 +112,15 @@ export class MembersService {
       let changed = false;
       if (changes.role && changes.role !== user.role) {
         if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'demote');
+        const narrowed = await this.narrowTo(manager, user, changes.role);
+        // The entry names what the new role cut back, if anything.
         await this.audit.record(
           actor,
           {
             action: 'member.role_changed',
             targetType: 'user',
             targetId: publicId('user', user.id),
-            changes: { role: [user.role, changes.role] },
+            changes: { role: [user.role, changes.role], ...(narrowed && { narrowed }) },
           },
           manager,
         );
@@ -151,10 +157,13 @@ export class MembersService {
   }
 
   /**
-   * Removes a member and everything that acts for them, in one transaction: their personal
-   * access tokens are revoked (kept, for the record) and every OAuth artifact of theirs
-   * (grants, access and refresh tokens, codes, sessions) is deleted. The bearer check also
-   * refuses any token whose member is gone, so nothing of theirs works on the next request.
+   * Removes a member and everything that acts for them, in one transaction (api.md,
+   * "Membership"): their personal access tokens are revoked (kept, for the record), the OAuth
+   * clients they registered deleted with every token issued to them, every OAuth artifact of
+   * theirs (grants, tokens, codes, sign-in sessions) deleted, their webhook endpoints disabled
+   * and their pending invitations revoked. What an admin transferred to another member first
+   * is no longer theirs and stays. The bearer check and delivery refuse anything of a member who
+   * is gone in any case, so nothing of theirs works on the next request or delivery.
    */
   async remove(principal: Principal, id: string, actor: AuditActor): Promise<void> {
     const organizationId = principal.organizationId;
@@ -164,9 +173,20 @@ export class MembersService {
       assertCanGrantRole(principal, user.role);
       if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'remove');
       const now = this.clock.now();
+      const held = await this.credentialsOf(manager, user);
       await revokeTokensOf(this.revocations, manager, user.id, now);
+      for (const client of held.oauth_clients) {
+        await manager.delete(OAuthClientRecord, { id: client.id, organizationId });
+        await revokeClientArtifacts(manager.getRepository(OAuthArtifactRecord), [client.id]);
+        await this.revocations.revoked(manager, { type: 'oauth_client', id: client.id }, now);
+      }
       await deleteOAuthArtifactsOf(this.sql, manager, user.id);
-      await disableEndpointsOfUser(manager, user.id, now);
+      await manager.update(
+        WebhookEndpointRecord,
+        { organizationId, ownerUserId: user.id, enabled: true },
+        { enabled: false, disabledReason: 'member_removed', updatedAt: now },
+      );
+      await this.revokeInvitationsOf(manager, user, () => true, now);
       await manager.delete(UserRecord, { id: user.id, organizationId });
       await this.audit.record(
         actor,
@@ -174,11 +194,152 @@ export class MembersService {
           action: 'member.removed',
           targetType: 'user',
           targetId: publicId('user', user.id),
-          changes: { email: user.email, role: user.role },
+          changes: { email: user.email, role: user.role, revoked: summary(held) },
         },
         manager,
       );
     });
+  }
+
+  /** What acts for a member: what removing them stops, and demoting them narrows. */
+  async credentials(organizationId: string, id: string): Promise<MemberCredentialsResource> {
+    const user = await this.retrieve(organizationId, id);
+    return this.credentialsOf(this.users.manager, user);
+  }
+
+  private async credentialsOf(
+    manager: EntityManager,
+    user: UserRecord,
+  ): Promise<MemberCredentialsResource> {
+    const { organizationId } = user;
+    const now = this.clock.now();
+    const [tokens, clients, endpoints, invitations, artifacts] = await Promise.all([
+      manager.find(PersonalAccessToken, {
+        where: { organizationId, userId: user.id, revokedAt: IsNull() },
+        order: { createdAt: 'ASC' },
+      }),
+      manager.find(OAuthClientRecord, {
+        where: { organizationId, userId: user.id },
+        order: { createdAt: 'ASC' },
+      }),
+      manager.find(WebhookEndpointRecord, {
+        where: { organizationId, ownerUserId: user.id, enabled: true },
+        order: { createdAt: 'ASC' },
+      }),
+      manager.find(InvitationRecord, {
+        where: {
+          organizationId,
+          invitedByUserId: user.id,
+          acceptedAt: IsNull(),
+          revokedAt: IsNull(),
+          expiresAt: MoreThan(now),
+        },
+        order: { createdAt: 'ASC' },
+      }),
+      artifactsOf(this.sql, manager, user.id),
+    ]);
+    const live = (a: { payload: { exp?: number } }) =>
+      !a.payload.exp || a.payload.exp * 1000 > now.getTime();
+    const approvedClientIds = [
+      ...new Set(
+        artifacts
+          .filter((a) => a.kind === 'Grant' && live(a) && a.payload.clientId)
+          .map((a) => a.payload.clientId!),
+      ),
+    ];
+    const approved = approvedClientIds.length
+      ? await manager.find(OAuthClientRecord, { where: { id: In(approvedClientIds) } })
+      : [];
+    return {
+      object: 'member_credentials',
+      member_id: publicId('user', user.id),
+      personal_access_tokens: tokens
+        .filter((t) => !t.expiresAt || t.expiresAt > now)
+        .map((t) => ({ id: publicId('personal_access_token', t.id), name: t.name })),
+      oauth_clients: clients.map((c) => ({ id: publicId('oauth_client', c.id), name: c.name })),
+      authorized_apps: approvedClientIds.map((clientId) => ({
+        client_id: publicId('oauth_client', clientId),
+        name:
+          approved.find((c) => c.id === clientId)?.name ??
+          (isPortalClient(clientId) ? PORTAL_CLIENT_NAME : clientId),
+      })),
+      webhook_endpoints: endpoints.map((e) => ({
+        id: publicId('webhook_endpoint', e.id),
+        url: e.url,
+      })),
+      invitations: invitations.map((i) => ({
+        id: publicId('invitation', i.id),
+        email: i.email,
+        role: i.role,
+      })),
+      sessions: artifacts.filter((a) => a.kind === 'Session' && live(a)).length,
+    };
+  }
+
+  /**
+   * A demotion narrows what acts for the member to the new role (api.md, "Membership"): tokens
+   * and grants are cut to it on each request already (`effectiveScopes`); the OAuth clients they
+   * registered are cut to it here, their webhook endpoints deliver only what it may read (at the
+   * next fan-out), and their pending invitations for a role it cannot give are revoked. Returns
+   * what was cut, for the audit entry, or null when nothing was.
+   */
+  private async narrowTo(
+    manager: EntityManager,
+    user: UserRecord,
+    role: Role,
+  ): Promise<Record<string, unknown> | null> {
+    const allowed = new Set<string>(ROLE_SCOPES[role]);
+    const clients = await manager.find(OAuthClientRecord, {
+      where: { organizationId: user.organizationId, userId: user.id },
+    });
+    const now = this.clock.now();
+    const cut: { id: string; scopes: string[] }[] = [];
+    for (const client of clients) {
+      const scopes = client.scopes.split(' ');
+      const kept = scopes.filter((scope) => allowed.has(scope));
+      if (kept.length === scopes.length) continue;
+      await manager.update(
+        OAuthClientRecord,
+        { id: client.id },
+        { scopes: kept.join(' '), updatedAt: now },
+      );
+      cut.push({ id: client.id, scopes: scopes.filter((scope) => !allowed.has(scope)) });
+    }
+    const invitations = await this.revokeInvitationsOf(
+      manager,
+      user,
+      (invitation) => ROLE_SCOPES[invitation.role].some((scope) => !allowed.has(scope)),
+      now,
+    );
+    if (cut.length === 0 && invitations.length === 0) return null;
+    return { oauth_clients: cut, invitations };
+  }
+
+  /** Revokes the member's pending invitations that `which` picks; returns their ids. */
+  private async revokeInvitationsOf(
+    manager: EntityManager,
+    user: UserRecord,
+    which: (invitation: InvitationRecord) => boolean,
+    now: Date,
+  ): Promise<string[]> {
+    const pending = await manager.find(InvitationRecord, {
+      where: {
+        organizationId: user.organizationId,
+        invitedByUserId: user.id,
+        acceptedAt: IsNull(),
+        revokedAt: IsNull(),
+        expiresAt: MoreThan(now),
+      },
+    });
+    const revoked = pending.filter(which).map((i) => i.id);
+    if (revoked.length) {
+      await manager.update(
+        InvitationRecord,
+        { id: In(revoked), acceptedAt: IsNull(), revokedAt: IsNull() },
+        { revokedAt: now, expiresAt: now, updatedAt: now },
+      );
+    }
+    return revoked;
   }
 
   /** PostgreSQL: serialises role changes and removals of one organization's admins. */
@@ -329,6 +490,18 @@ export class MembersService {
     if (ended || !found) return { ok: false, reason: ended ?? 'unknown' };
     return this.tx.run(async (manager) => {
       const now = this.clock.now();
+      // The inviter must still be a member who may give the role: an invitation does not
+      // outlive its maker's access (removal and demotion revoke it; this closes any race).
+      if (found.invitedByUserId) {
+        const inviter = await manager.findOneBy(UserRecord, {
+          id: found.invitedByUserId,
+          organizationId: found.organizationId,
+        });
+        const allowed = new Set<string>(inviter ? ROLE_SCOPES[inviter.role] : []);
+        if (!inviter || ROLE_SCOPES[found.role].some((scope) => !allowed.has(scope))) {
+          return { ok: false as const, reason: 'revoked' };
+        }
+      }
       const claimed = await manager.update(
         InvitationRecord,
         { id: found.id, acceptedAt: IsNull(), revokedAt: IsNull(), expiresAt: MoreThan(now) },
@@ -414,20 +587,43 @@ async function deleteOAuthArtifactsOf(
   }
 }
 
-/**
- * Webhook endpoints registered through the member's OAuth grants stop now, visibly (delivery
- * would refuse them anyway: their grant is gone). Their PATs' endpoints go with the PATs.
- */
-async function disableEndpointsOfUser(
+/** Each kind's count, for the `member.removed` entry (the ids are in the other entries). */
+function summary(held: MemberCredentialsResource): Record<string, unknown> {
+  return {
+    personal_access_tokens: held.personal_access_tokens.map((t) => t.id),
+    oauth_clients: held.oauth_clients.map((c) => c.id),
+    authorized_apps: held.authorized_apps.map((a) => a.client_id),
+    webhook_endpoints: held.webhook_endpoints.map((e) => e.id),
+    invitations: held.invitations.map((i) => i.id),
+    sessions: held.sessions,
+  };
+}
+
+/** The member's oidc-provider artifacts (grants, sessions, tokens), with parsed payloads. */
+async function artifactsOf(
+  sql: Sql,
   manager: EntityManager,
   userId: string,
-  now: Date,
-): Promise<void> {
-  await manager.update(
-    WebhookEndpointRecord,
-    { ownerType: 'oauth_client', ownerUserId: userId, enabled: true },
-    { enabled: false, disabledReason: 'credential_revoked', updatedAt: now },
+): Promise<{ kind: string; payload: { accountId?: string; clientId?: string; exp?: number } }[]> {
+  const column = (property: string) => sql.column(OAuthArtifactRecord, property);
+  const rows = await sql.query<{ kind: string; payload: string }>(
+    manager,
+    `SELECT ${column('kind')} AS kind, ${column('payload')} AS payload
+     FROM ${sql.table(OAuthArtifactRecord)} WHERE ${column('payload')} LIKE :pattern`,
+    { pattern: `%${userId}%` },
   );
+  return rows.flatMap((row) => {
+    try {
+      const payload = JSON.parse(row.payload) as {
+        accountId?: string;
+        clientId?: string;
+        exp?: number;
+      };
+      return payload.accountId === userId ? [{ kind: row.kind, payload }] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 export function toMemberResource(user: UserRecord): MemberResource {

@@ -35,6 +35,9 @@ interface TokenRow {
   organization_id: string;
   client_expires_at: unknown;
   owner_id: string | null;
+  /** The owner member's id when they are still a member of the client's organization. */
+  owner_member: string | null;
+  client_scopes: string | null;
   rate_limit_per_minute: unknown;
 }
 
@@ -64,12 +67,16 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
     const client = (p: string) => `c.${sql.column(OAuthClientRecord, p)}`;
     const organization = (p: string) => `o.${sql.column(Organization, p)}`;
     const user = (p: string) => `u.${sql.column(UserRecord, p)}`;
+    const owner = (p: string) => `ow.${sql.column(UserRecord, p)}`;
     this.tokenSql =
       `SELECT ${artifact('payload')} AS payload, ${client('organizationId')} AS organization_id, ` +
       `${client('expiresAt')} AS client_expires_at, ${client('userId')} AS owner_id, ` +
+      `${client('scopes')} AS client_scopes, ${owner('id')} AS owner_member, ` +
       `${organization('rateLimitPerMinute')} AS rate_limit_per_minute ` +
       `FROM ${sql.table(OAuthArtifactRecord)} a ` +
       `LEFT JOIN ${sql.table(OAuthClientRecord)} c ON ${client('id')} = ${artifact('clientId')} ` +
+      `LEFT JOIN ${sql.table(UserRecord)} ow ON ${owner('id')} = ${client('userId')} ` +
+      `AND ${owner('organizationId')} = ${client('organizationId')} ` +
       `LEFT JOIN ${sql.table(Organization)} o ON ${organization('id')} = ${client('organizationId')} ` +
       `WHERE ${artifact('kind')} IN (:...kinds) AND ${artifact('idHash')} = :idHash ` +
       // The portal's first-party client is built in, not a row (see oauth/portal-client.ts).
@@ -112,6 +119,9 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
     // A client credentials token of an app a member registered acts for that member: their
     // role caps it, and it ends with their membership (an app cannot outlive its maker's say).
     const userId = stored.accountId ?? row.owner_id ?? null;
+    // An app's grants (a user's approval included) end with the membership of the member it
+    // belongs to, unless an admin transferred it first.
+    if (row.owner_id && !row.owner_member) return { ok: false, reason: 'revoked' };
     let role: Role | null = null;
     if (userId) {
       const [user] = await this.sql.query<{ role: unknown; organization_id: string }>(
@@ -130,7 +140,13 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
     );
     return this.accepted(
       stored,
-      { clientId: stored.clientId, userId, role, row },
+      {
+        clientId: stored.clientId,
+        userId,
+        role,
+        row,
+        clientScopes: new Set((row.client_scopes ?? '').split(' ')),
+      },
       new Date(endsAtMs),
       endsAtMs,
     );
@@ -144,6 +160,8 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
       userId: string | null;
       role: Role | null;
       row: { organization_id: string; rate_limit_per_minute: unknown };
+      /** The client's own scopes; absent for the portal (a built-in client). */
+      clientScopes?: ReadonlySet<string>;
     },
     expiresAt: Date | null,
     /** When the clock alone refuses the token: its `exp`, or its client's expiry if sooner. */
@@ -163,7 +181,14 @@ export class OAuthAccessTokens implements OAuthAccessTokenResolver {
           rateLimitPerMinute:
             who.row.rate_limit_per_minute == null ? null : Number(who.row.rate_limit_per_minute),
         }),
-        scopes: effectiveScopes((stored.scope ?? '').split(' ').filter(isScope), who.role),
+        scopes: effectiveScopes(
+          (stored.scope ?? '')
+            .split(' ')
+            .filter(isScope)
+            // Never more than its client may have now (cut on its member's demotion).
+            .filter((scope) => !who.clientScopes || who.clientScopes.has(scope)),
+          who.role,
+        ),
         expiresAt,
       },
     };

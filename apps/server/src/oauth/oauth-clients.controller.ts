@@ -42,6 +42,10 @@ export class OAuthClientsController {
         };
       },
       rotateSecret: onRecord(200, (id) => this.clients.rotateSecret(principal, id, actor)),
+      transfer: async ({ params, body }) => ({
+        status: 200,
+        body: await this.clients.transfer(principal, params.id, body.member_id, actor),
+      }),
       delete: deleteHandler(this.clients, principal, actor),
     });
   }

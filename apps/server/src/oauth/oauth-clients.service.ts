@@ -8,9 +8,11 @@ import {
   type ListQuery,
   type OAuthClientCreateSchema,
   type OAuthClientResource,
+  ROLE_SCOPES,
 } from '@platform/contract';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
+import { assertAdmin, assertMayActAs, memberOf } from '../auth/acting-as';
 import { assertCovers, earlierExpiry, expandScopes } from '../auth/delegation';
 import type { Principal } from '../common/principal';
 import type { AuditActor } from '../audit/audit-actor';
@@ -20,7 +22,7 @@ import { newId, publicId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
-import { findOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate } from '../common/find-owned';
 import { invalidField } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
@@ -64,6 +66,7 @@ export function toClientResource(record: OAuthClientRecord): OAuthClientResource
     scopes: record.scopes.split(' ').filter(isScope),
     grant_types: record.grantTypes.split(' ') as OAuthClientResource['grant_types'],
     expires_at: record.expiresAt && toIso(record.expiresAt),
+    member_id: publicId('user', record.userId),
     created_at: toIso(record.createdAt),
     updated_at: toIso(record.updatedAt),
   };
@@ -72,7 +75,11 @@ export function toClientResource(record: OAuthClientRecord): OAuthClientResource
 /** What the audit log keeps of a client: how it is set up, never its secret. */
 function auditEntry(
   record: OAuthClientRecord,
-  action: 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted',
+  action:
+    | 'oauth_client.created'
+    | 'oauth_client.secret_rotated'
+    | 'oauth_client.deleted'
+    | 'oauth_client.transferred',
 ) {
   return {
     organizationId: record.organizationId,
@@ -266,6 +273,7 @@ export class OAuthClientsService {
   async rotateSecret(principal: Principal, id: string, actor: AuditActor) {
     const record = await this.owned(principal.organizationId, id);
     assertCovers(principal, record.scopes.split(' '), 'rotate the secret of', 'an OAuth client');
+    assertMayActAs(principal, record.userId, `OAuth client ${record.id}`);
     if (record.type !== 'confidential')
       throw new ProblemException('conflict', 'A public client has no secret to rotate');
     const secret = generateClientSecret();
@@ -284,9 +292,59 @@ export class OAuthClientsService {
     return { ...toClientResource(record), client_secret: secret };
   }
 
+  /**
+   * An admin hands the client to another member: its client credentials tokens act for them
+   * from now on (those issued act for nobody and go), it ends with their membership, and its
+   * scopes are cut to their role's. Users' grants stay.
+   */
+  async transfer(principal: Principal, id: string, memberId: string, actor: AuditActor) {
+    assertAdmin(principal, 'transfer an OAuth client');
+    return this.transactions.run(async (manager) => {
+      const record = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        OAuthClientRecord,
+        principal.organizationId,
+        id,
+        'OAuth client',
+      );
+      assertCovers(principal, record.scopes.split(' '), 'transfer', 'an OAuth client');
+      const member = await memberOf(manager, principal.organizationId, memberId);
+      const before = { member_id: record.userId, scopes: record.scopes };
+      const allowed = new Set<string>(ROLE_SCOPES[member.role]);
+      record.userId = member.id;
+      record.scopes = record.scopes
+        .split(' ')
+        .filter((scope) => allowed.has(scope))
+        .join(' ');
+      record.updatedAt = this.clock.now();
+      await manager.update(
+        OAuthClientRecord,
+        { id: record.id },
+        { userId: record.userId, scopes: record.scopes, updatedAt: record.updatedAt },
+      );
+      await manager.delete(OAuthArtifactRecord, { clientId: record.id, kind: 'ClientCredentials' });
+      await this.audit.record(
+        actor,
+        {
+          ...auditEntry(record, 'oauth_client.transferred'),
+          changes: {
+            member_id: [before.member_id, member.id],
+            ...(before.scopes !== record.scopes && {
+              scopes: [before.scopes.split(' '), record.scopes.split(' ')],
+            }),
+          },
+        },
+        manager,
+      );
+      return toClientResource(record);
+    });
+  }
+
   async delete(principal: Principal, id: string, actor: AuditActor) {
     const record = await this.owned(principal.organizationId, id);
     assertCovers(principal, record.scopes.split(' '), 'delete', 'an OAuth client');
+    assertMayActAs(principal, record.userId, `OAuth client ${record.id}`);
     await this.transactions.run(async (manager) => {
       await manager.delete(OAuthClientRecord, {
         id: record.id,

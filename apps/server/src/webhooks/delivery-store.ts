@@ -9,7 +9,7 @@ import type { AppConfig, WebhookConfig } from '../config/env';
 import { Sql } from '../database/sql';
 import { EventRecord } from '../events/event.entity';
 import { EventsService } from '../events/events.service';
-import { ownerEnded, ownerSql } from './endpoint-owner';
+import { memberReadableTypes, ownerEnded, ownerSql } from './endpoint-owner';
 import type { AttemptResult } from './sender';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
@@ -226,6 +226,7 @@ function deliveryStatements(sql: Sql) {
     'ownerType',
     'ownerId',
     'ownerGrantId',
+    'ownerUserId',
     'secret',
     'previousSecret',
     'previousSecretExpiresAt',
@@ -274,11 +275,12 @@ function deliveryStatements(sql: Sql) {
     lease: `UPDATE ${messages} SET ${m.nextAttemptAt} = :until WHERE ${m.id} IN (:...ids)`,
     load: `${claimSelect}
        WHERE m.${m.id} IN (:...ids) AND m.${m.status} = 'pending' AND e.${e.enabled} = :enabled`,
-    // Only if still bound to the same owner: a PATCH may have re-bound it meanwhile.
+    // Only if still bound to the same owner: a transfer may have re-bound it meanwhile.
     disableOwnerEnded: `UPDATE ${endpoints}
        SET ${e.enabled} = :disabled, ${e.disabledReason} = :reason, ${e.updatedAt} = :now
-       WHERE ${e.id} = :id AND ${e.enabled} = :enabled AND ${e.ownerType} = :ownerType
-         AND ${e.ownerId} = :ownerId AND COALESCE(${e.ownerGrantId}, '') = :ownerGrantId`,
+       WHERE ${e.id} = :id AND ${e.enabled} = :enabled AND COALESCE(${e.ownerType}, '') = :ownerType
+         AND COALESCE(${e.ownerId}, '') = :ownerId AND COALESCE(${e.ownerGrantId}, '') = :ownerGrantId
+         AND COALESCE(${e.ownerUserId}, '') = :ownerUserId`,
     // Locks the rows (PostgreSQL), so a concurrent delete of the endpoint waits for us.
     attemptState: `SELECT ${m.id} AS id, ${m.attemptCount} AS attempt_count, ${m.retriesUsed} AS retries_used
        FROM ${messages} WHERE ${m.id} IN (:...ids)${sql.lockRows()}`,
@@ -356,16 +358,25 @@ export class DeliveryStore {
       organizations: [...new Set(events.map((e) => e.organizationId))],
     });
     const endpoints = await this.withoutEndedOwners(manager, rows, (row) => row.id, now);
-    const byOrganization = new Map<string, { id: string; types: Set<string> }[]>();
+    const byOrganization = new Map<
+      string,
+      { id: string; types: Set<string>; readable: ((type: string) => boolean) | null }[]
+    >();
     for (const endpoint of endpoints) {
       const list = byOrganization.get(endpoint.organization_id) ?? [];
-      list.push({ id: endpoint.id, types: new Set(JSON.parse(endpoint.events) as string[]) });
+      list.push({
+        id: endpoint.id,
+        types: new Set(JSON.parse(endpoint.events) as string[]),
+        // An endpoint of a member delivers only what their role may read now (a demotion).
+        readable: memberReadableTypes(endpoint),
+      });
       byOrganization.set(endpoint.organization_id, list);
     }
     const messages: WebhookMessageRecord[] = [];
     for (const event of events) {
       for (const endpoint of byOrganization.get(event.organizationId) ?? []) {
         if (!endpoint.types.has('*') && !endpoint.types.has(event.type)) continue;
+        if (endpoint.readable && !endpoint.readable(event.type)) continue;
         messages.push(newMessage(event.organizationId, endpoint.id, event.id, event.type, now));
       }
     }
@@ -523,11 +534,12 @@ export class DeliveryStore {
         now: this.date(now),
         id,
         enabled: this.flag(true),
-        ownerType: row.owner_type,
-        ownerId: row.owner_id,
+        ownerType: row.owner_type ?? '',
+        ownerId: row.owner_id ?? '',
         ownerGrantId: row.owner_grant_id ?? '',
+        ownerUserId: row.owner_user_id ?? '',
       });
-      logger.warn(`Disabled webhook endpoint ${id}: its owner credential ended (${reason})`);
+      logger.warn(`Disabled webhook endpoint ${id}: its owner ended (${reason})`);
     }
     return live;
   }

@@ -1,13 +1,16 @@
-import type {
-  WebhookDisabledReason,
-  WebhookEndpointOwner,
-  WebhookOwnerType,
+import {
+  readScopesForEvents,
+  ROLE_SCOPES,
+  type WebhookDisabledReason,
+  type WebhookEndpointOwner,
+  type WebhookOwnerType,
 } from '@platform/contract';
+import { roleOf } from '../auth/effective-scopes';
 import type { EntityManager } from 'typeorm';
 import type { Principal } from '../common/principal';
 import { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import { type Sql } from '../database/sql';
-import { OAuthArtifactRecord, OAuthClientRecord } from '../oauth/entities';
+import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { publicId } from '../common/ids';
 import { isPortalClient } from '../oauth/portal-client';
@@ -30,13 +33,23 @@ export const NO_OWNER: OwnerColumns = {
   ownerGrantId: null,
 };
 
+/**
+ * What a new endpoint is bound to: the member who made it (`ownerUserId`, whatever the
+ * credential: removing or demoting them stops or narrows it, unless an admin transferred it
+ * first), and the credential it was made with, which it does not outlive.
+ */
 export function ownerOf(principal: Principal): OwnerColumns {
-  // Made in the portal (its client is built in, see oauth/portal-client.ts): the organization's
-  // own endpoint, like one made with the CLI, not bound to the member's one-hour session.
+  // Made in the portal (its client is built in, see oauth/portal-client.ts): the member's, not
+  // bound to their one-hour session.
   if (principal.kind === 'oauth_access_token' && isPortalClient(principal.clientId))
-    return NO_OWNER;
+    return { ...NO_OWNER, ownerUserId: principal.userId };
   return principal.kind === 'personal_access_token'
-    ? { ...NO_OWNER, ownerType: 'personal_access_token', ownerId: principal.tokenId }
+    ? {
+        ...NO_OWNER,
+        ownerType: 'personal_access_token',
+        ownerId: principal.tokenId,
+        ownerUserId: principal.userId,
+      }
     : {
         ownerType: 'oauth_client',
         ownerId: principal.clientId,
@@ -50,7 +63,7 @@ export function toOwnerResource(record: OwnerColumns): WebhookEndpointOwner {
   return {
     type: record.ownerType,
     id: record.ownerId,
-    user_id: publicId('user', record.ownerUserId),
+    user_id: record.ownerType === 'oauth_client' ? publicId('user', record.ownerUserId) : null,
   };
 }
 
@@ -71,12 +84,16 @@ export function ownerSql(sql: Sql): { join: string; select: string } {
     `owner_client.${sql.column(OAuthClientRecord, property)}`;
   const g = (property: keyof OAuthArtifactRecord) =>
     `g.${sql.column(OAuthArtifactRecord, property)}`;
+  const member = (property: keyof UserRecord) => `owner_member.${sql.column(UserRecord, property)}`;
   return {
     join: `LEFT JOIN ${sql.table(PersonalAccessToken)} owner_pat
          ON ${e('ownerType')} = 'personal_access_token' AND ${pat('id')} = ${e('ownerId')}
        LEFT JOIN ${sql.table(OAuthClientRecord)} owner_client
-         ON ${e('ownerType')} = 'oauth_client' AND ${client('id')} = ${e('ownerId')}`,
+         ON ${e('ownerType')} = 'oauth_client' AND ${client('id')} = ${e('ownerId')}
+       LEFT JOIN ${sql.table(UserRecord)} owner_member
+         ON ${member('id')} = ${e('ownerUserId')} AND ${member('organizationId')} = ${e('organizationId')}`,
     select: `${e('ownerType')} AS owner_type, ${e('ownerId')} AS owner_id, ${e('ownerGrantId')} AS owner_grant_id,
+       ${e('ownerUserId')} AS owner_user_id, ${member('role')} AS owner_member_role,
        ${pat('id')} AS owner_pat_id, ${pat('revokedAt')} AS owner_pat_revoked_at,
        ${pat('expiresAt')} AS owner_pat_expires_at,
        ${client('id')} AS owner_client_id, ${client('expiresAt')} AS owner_client_expires_at,
@@ -86,16 +103,34 @@ export function ownerSql(sql: Sql): { join: string; select: string } {
   };
 }
 
+/**
+ * The event types an endpoint may still deliver: those its member's role can read (a demotion
+ * narrows it at the next fan-out). Null when it has no member (the organization's own).
+ */
+export function memberReadableTypes(
+  row: Record<string, unknown>,
+): ((type: string) => boolean) | null {
+  const role = roleOf(row.owner_member_role);
+  if (row.owner_user_id == null || !role) return null;
+  const allowed = new Set<string>(ROLE_SCOPES[role]);
+  return (type) => readScopesForEvents([type]).every((scope) => allowed.has(scope));
+}
+
 /** Why the owner of a row selected with `ownerSql(…).select` no longer vouches for it; null if it does. */
 export function ownerEnded(
   row: Record<string, unknown>,
   now: Date,
   toDate: (value: unknown) => Date | null,
-): Extract<WebhookDisabledReason, 'credential_revoked' | 'credential_expired'> | null {
+): Extract<
+  WebhookDisabledReason,
+  'credential_revoked' | 'credential_expired' | 'member_removed'
+> | null {
   const past = (value: unknown) => {
     const date = value == null ? null : toDate(value);
     return date !== null && date.getTime() <= now.getTime();
   };
+  // The member who made it (or got it by a transfer) is no longer a member.
+  if (row.owner_user_id != null && row.owner_member_role == null) return 'member_removed';
   switch (row.owner_type) {
     case 'personal_access_token':
       if (!row.owner_pat_id || row.owner_pat_revoked_at != null) return 'credential_revoked';

@@ -14,7 +14,9 @@ import {
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
+import { assertAdmin, assertMayActAs, assertRoleCanRead, memberOf } from '../auth/acting-as';
 import { assertCanSubscribe } from '../auth/delegation';
+import { isPortalClient } from '../oauth/portal-client';
 import type { Principal } from '../common/principal';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
@@ -52,6 +54,7 @@ export function toEndpointResource(record: WebhookEndpointRecord): WebhookEndpoi
     enabled: record.enabled,
     disabled_reason: record.enabled ? null : (record.disabledReason ?? 'requested'),
     owner: toOwnerResource(record),
+    member_id: publicId('user', record.ownerUserId),
     created_at: toIso(record.createdAt),
     updated_at: toIso(record.updatedAt),
   };
@@ -170,8 +173,10 @@ export class WebhookEndpointsService {
   }
 
   /**
-   * Changing an endpoint takes it over: the caller must be able to read every event type it will
-   * then deliver, and the endpoint is bound to the caller's credential from now on.
+   * Only the endpoint's member or an admin may change it, and must be able to read every event
+   * type it will then deliver. A change over the API binds it to the caller's credential and
+   * member from now on (nothing changed outlives the credential that changed it); a change in
+   * the portal, the member acting in person, keeps its binding.
    */
   async update(
     principal: Principal,
@@ -182,6 +187,7 @@ export class WebhookEndpointsService {
     const url = input.url === undefined ? undefined : await this.checkUrl(input.url);
     return this.transactions.run(async (manager) => {
       const record = await this.findLocked(manager, principal, id);
+      assertMayActAs(principal, record.ownerUserId, `Webhook endpoint ${record.id}`);
       assertCanSubscribe(principal, input.events ?? record.events);
       const now = this.clock.now();
       let changed = false;
@@ -212,7 +218,7 @@ export class WebhookEndpointsService {
         if (input.enabled) await this.deliveries.resumePending(manager, record.id, now);
       }
       if (!changed) return toEndpointResource(record);
-      Object.assign(record, ownerOf(principal));
+      Object.assign(record, takeOver(principal) ?? {});
       record.updatedAt = now;
       await manager.save(WebhookEndpointRecord, record);
       await this.audit.record(
@@ -227,6 +233,7 @@ export class WebhookEndpointsService {
   async delete(principal: Principal, id: string, actor: AuditActor) {
     return this.transactions.run(async (manager) => {
       const record = await this.find(manager, principal, id);
+      assertMayActAs(principal, record.ownerUserId, `Webhook endpoint ${record.id}`);
       // Messages and attempts go with it (ON DELETE CASCADE).
       await manager.delete(WebhookEndpointRecord, { id, organizationId: principal.organizationId });
       await this.audit.record(
@@ -238,17 +245,48 @@ export class WebhookEndpointsService {
     });
   }
 
-  /** Whoever holds the secret can forge deliveries: a rotation takes the endpoint over. */
+  /**
+   * Whoever holds the secret can forge deliveries: only the endpoint's member or an admin may
+   * rotate it, and must be able to read what it delivers; it is then bound as by a change.
+   */
   async rotateSecret(principal: Principal, id: string, actor: AuditActor) {
     return this.rotateSecretFor(
       principal,
       id,
       (record) => {
+        assertMayActAs(principal, record.ownerUserId, `Webhook endpoint ${record.id}`);
         assertCanSubscribe(principal, record.events);
-        return ownerOf(principal);
+        return takeOver(principal);
       },
       actor,
     );
+  }
+
+  /**
+   * An admin hands the endpoint to another member: it belongs to them from now on, bound to no
+   * credential (it lives as long as their membership), and they must be able to read its events.
+   */
+  async transfer(principal: Principal, id: string, memberId: string, actor: AuditActor) {
+    assertAdmin(principal, 'transfer a webhook endpoint');
+    return this.transactions.run(async (manager) => {
+      const record = await this.findLocked(manager, principal, id);
+      // Handing it over is acting on it: the caller must be able to read what it delivers.
+      assertCanSubscribe(principal, record.events);
+      const member = await memberOf(manager, principal.organizationId, memberId);
+      assertRoleCanRead(member.role, record.events, member.email);
+      const before = record.ownerUserId;
+      Object.assign(record, { ...NO_OWNER, ownerUserId: member.id });
+      record.updatedAt = this.clock.now();
+      await manager.save(WebhookEndpointRecord, record);
+      await this.audit.record(
+        actor,
+        endpointEntry(record, 'webhook_endpoint.transferred', {
+          member_id: [publicId('user', before), publicId('user', member.id)],
+        }),
+        manager,
+      );
+      return toEndpointResource(record);
+    });
   }
 
   private async rotateSecretFor(
@@ -288,6 +326,7 @@ export class WebhookEndpointsService {
   async test(principal: Principal, id: string): Promise<WebhookDelivery> {
     return this.transactions.run(async (manager) => {
       const record = await this.find(manager, principal, id);
+      assertMayActAs(principal, record.ownerUserId, `Webhook endpoint ${record.id}`);
       if (!record.enabled) throw endpointDisabled(record.id);
       const now = this.clock.now();
       const event = await this.events.record(
@@ -362,6 +401,15 @@ export class WebhookEndpointsService {
   }
 }
 
+/**
+ * What a change binds the endpoint to: the caller's credential and member, except in the portal
+ * (a member acting in person, not a credential the endpoint should end with): there, nothing.
+ */
+function takeOver(principal: Principal): OwnerColumns | null {
+  if (principal.kind === 'oauth_access_token' && isPortalClient(principal.clientId)) return null;
+  return ownerOf(principal);
+}
+
 /** An endpoint's audit entry: its URL, events and state, never its signing secret. */
 function endpointEntry(
   record: WebhookEndpointRecord,
@@ -369,7 +417,8 @@ function endpointEntry(
     | 'webhook_endpoint.created'
     | 'webhook_endpoint.updated'
     | 'webhook_endpoint.deleted'
-    | 'webhook_endpoint.secret_rotated',
+    | 'webhook_endpoint.secret_rotated'
+    | 'webhook_endpoint.transferred',
   changes: Record<string, unknown>,
 ) {
   return {

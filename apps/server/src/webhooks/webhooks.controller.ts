@@ -26,6 +26,10 @@ export class WebhookEndpointsController {
     return tsRestHandler(contract.webhookEndpoints, {
       ...resourceHandlers(this.endpoints, principal, url, actor),
       rotateSecret: onRecord(200, (id) => this.endpoints.rotateSecret(principal, id, actor)),
+      transfer: async ({ params, body }) => ({
+        status: 200,
+        body: await this.endpoints.transfer(principal, params.id, body.member_id, actor),
+      }),
       test: onRecord(202, (id) => this.endpoints.test(principal, id)),
       deliveries: async ({ params, query }) => ({
         status: 200,

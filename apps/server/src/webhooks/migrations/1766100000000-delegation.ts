@@ -1,5 +1,5 @@
-import type { QueryRunner } from 'typeorm';
 import { dialectTypes, type Migration, runStatements } from '../../database/migration';
+import { rebuildEndpointsSqlite } from './rebuild-endpoints';
 
 /**
  * Delegation (api.md): nothing made over the API outlives the credential that made it.
@@ -21,35 +21,6 @@ function ownerColumns(ts: string): string[] {
     `ALTER TABLE webhook_endpoints ADD COLUMN owner_grant_id varchar(64)`,
     `CREATE INDEX idx_webhook_endpoints_owner ON webhook_endpoints (owner_type, owner_id)`,
   ];
-}
-
-/**
- * SQLite cannot alter a CHECK constraint, so the table is rebuilt (sqlite.org/lang_altertable,
- * "making other kinds of table schema changes"): the new table is the old one's own CREATE
- * statement with the constraint replaced, so columns and indexes other migrations added survive.
- * TypeORM runs SQLite migrations with foreign keys off, so dropping the old table cascades nothing.
- */
-async function rebuildEndpointsSqlite(db: QueryRunner, reasons: string): Promise<void> {
-  const [table] = (await db.query(
-    `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'webhook_endpoints'`,
-  )) as { sql: string }[];
-  const indexes = (await db.query(
-    `SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'webhook_endpoints' AND sql IS NOT NULL`,
-  )) as { sql: string }[];
-  const check = /disabled_reason varchar\(\d+\) CHECK \(disabled_reason IN \([^)]*\)\)/;
-  if (!table || !check.test(table.sql)) {
-    throw new Error('webhook_endpoints.disabled_reason is not as the webhooks migration made it');
-  }
-  const created = table.sql
-    .replace(/^CREATE TABLE "?webhook_endpoints"?/, 'CREATE TABLE webhook_endpoints_next')
-    .replace(check, `disabled_reason varchar(32) CHECK (disabled_reason IN (${reasons}))`);
-  await runStatements(db, [
-    created,
-    `INSERT INTO webhook_endpoints_next SELECT * FROM webhook_endpoints`,
-    `DROP TABLE webhook_endpoints`,
-    `ALTER TABLE webhook_endpoints_next RENAME TO webhook_endpoints`,
-    ...indexes.map((index) => index.sql),
-  ]);
 }
 
 /** What `down` undoes on both databases before the reasons' CHECK goes back to the old list. */
