@@ -187,3 +187,10 @@ export interface SdkModel {
   /** OAuth 2.0 token endpoint path, from the security scheme (`/oauth/token`). */
   tokenPath: string;
 }
+
+/** The largest `per_page` a list operation accepts. */
+export function maxPerPage(ops: readonly Operation[]): number {
+  const max = ops.flatMap((op) => op.query).find((param) => param.name === 'per_page')?.maximum;
+  if (max === undefined) throw new Error('no list operation declares a maximum per_page');
+  return max;
+}

@@ -14,6 +14,7 @@
  *   form Python 3.9 understands (no `NotRequired`, no `typing_extensions` at runtime).
  */
 import { deprecationText } from './deprecation';
+import { maxPerPage } from './model';
 import type {
   EnumType,
   Field,
@@ -971,7 +972,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["OperationInfo", "OPERATIONS", "API_PREFIX", "TOKEN_PATH", "SPEC_VERSION", "API_VERSION"]
+__all__ = ["OperationInfo", "OPERATIONS", "API_PREFIX", "TOKEN_PATH", "SPEC_VERSION", "API_VERSION", "MAX_PER_PAGE"]
 
 
 class OperationInfo(_t.NamedTuple):
@@ -988,6 +989,8 @@ class OperationInfo(_t.NamedTuple):
 
 API_PREFIX: _t.Final = ${pyString(prefix!)}
 TOKEN_PATH: _t.Final = ${pyString(ctx.sdk.tokenPath)}
+MAX_PER_PAGE: _t.Final = ${maxPerPage(ops)}
+"""The largest page the API serves: what list calls ask for unless given \`per_page\`."""
 SPEC_VERSION: _t.Final = ${pyString(ctx.sdk.version)}
 API_VERSION: _t.Final[_t.Optional[str]] = ${ctx.sdk.apiVersion ? pyString(ctx.sdk.apiVersion) : 'None'}
 

@@ -27,7 +27,7 @@ from ._core._response import APIResponse
 from ._core._retry import RetryPolicy, backoff_delay, retry_delay
 from ._exceptions import APIConnectionError, APITimeoutError, status_error
 from ._models import identity
-from ._operations import API_PREFIX, TOKEN_PATH
+from ._operations import API_PREFIX, MAX_PER_PAGE, TOKEN_PATH
 from ._types import Body, Omit, Query, RequestOptions, omit
 from ._version import __version__
 from .resources import ClientResources
@@ -81,8 +81,8 @@ class PlatformClient(ClientResources):
                 returning one. Default: the `PLATFORM_TOKEN` environment variable.
             auth: Instead of `token`: `ClientCredentials(...)` or `RefreshToken(...)`, with which
                 the SDK gets and renews OAuth access tokens itself.
-            base_url: Where the API lives, without the version: `https://api.example.com`.
-                Default: the `PLATFORM_BASE_URL` environment variable.
+            base_url: Where the API lives: `https://api.example.com` (a trailing `/v1` is
+                dropped). Default: the `PLATFORM_BASE_URL` environment variable.
             timeout: Seconds per attempt, from sending the request to the end of the body.
             connect_timeout: Seconds to open the connection (TCP and TLS).
             max_retries: Retries after the first attempt for failures safe to repeat.
@@ -267,6 +267,9 @@ class PlatformClient(ClientResources):
         item: Callable[[Any], _T],
     ) -> APIResponse[SyncPage[_T]]:
         params: Dict[str, object] = dict(query or {})
+        if params.get("per_page") is None or isinstance(params.get("per_page"), Omit):
+            # The largest page unless the caller chose a size: fewest requests against the rate limit.
+            params["per_page"] = MAX_PER_PAGE
 
         def fetch(page: int) -> SyncPage[_T]:
             # Every page with the caller's filters, sort and page size; only `page` changes.
@@ -404,18 +407,17 @@ def _error_body(response: HTTPResponse) -> Any:
 
 
 def _normalize_base_url(base_url: str) -> str:
+    """The origin and path, without trailing slashes and without a trailing `/v1`: operation
+    paths start with `/v1`, so `https://api.example.com/v1/` means `https://api.example.com`
+    (as in the TypeScript and PHP SDKs)."""
     parts = urlsplit(base_url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
         raise ValueError(
             f"PlatformClient: `base_url` must be an absolute http(s) URL like https://api.example.com, got {base_url!r}"
         )
     path = parts.path.rstrip("/")
-    for prefix in API_PREFIXES[::-1]:
-        if path.endswith(prefix):
-            raise ValueError(
-                f"PlatformClient: `base_url` is where the API lives, without {prefix}: "
-                f"{urlunsplit((parts.scheme, parts.netloc, path[: -len(prefix)], '', ''))!r}"
-            )
+    if path.endswith(API_PREFIX):
+        path = path[: -len(API_PREFIX)]
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
