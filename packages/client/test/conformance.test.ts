@@ -162,12 +162,14 @@ async function run(scenario: Scenario) {
     }
     if (call.raw) {
       const raw = await promise.withResponse();
+      const headers: Record<string, string> = {};
+      raw.headers.forEach((value, name) => (headers[name] = value));
       return {
         ok: true,
         value: raw.data,
         status: raw.status,
         request_id: raw.requestId ?? null,
-        headers: Object.fromEntries(raw.headers.entries()),
+        headers,
         waits,
       };
     }

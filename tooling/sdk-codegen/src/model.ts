@@ -188,9 +188,7 @@ export interface SdkModel {
   tokenPath: string;
 }
 
-/** The largest `per_page` a list operation accepts. */
+/** The largest `per_page` a list operation accepts (the API's convention, 100, if none says). */
 export function maxPerPage(ops: readonly Operation[]): number {
-  const max = ops.flatMap((op) => op.query).find((param) => param.name === 'per_page')?.maximum;
-  if (max === undefined) throw new Error('no list operation declares a maximum per_page');
-  return max;
+  return ops.flatMap((op) => op.query).find((param) => param.name === 'per_page')?.maximum ?? 100;
 }
