@@ -11,6 +11,7 @@ import { EVENT_READ_SCOPES, EVENT_TYPES, eventSchemaName } from './events';
 import { OAUTH_PATHS } from './oauth';
 import { operationMetadata } from './operation';
 import { IDEMPOTENCY_KEY_HEADER } from './resource';
+import { ERROR_CODES, ERROR_TITLES, type ErrorCode, PROBLEM_TYPE_PATH } from './problem';
 import { ALL_SCOPES } from './scopes';
 import { toOpenApi31, type JsonObject } from './openapi-31';
 
@@ -23,6 +24,21 @@ const IDEMPOTENCY_KEY_PARAMETER = {
     'Makes a POST safe to retry: the same key with the same body within 24 h returns the first response again (with `Idempotent-Replayed: true`) without doing the work twice; the same key with another body is 409. The SDK sends one on every POST.',
   schema: { type: 'string' as const, minLength: 1, maxLength: 255 },
 };
+
+/** The document's introduction, with the error codes (reference UIs show it before the operations). */
+const DESCRIPTION = [
+  "The education platform's public API. Every path is also served under `/api/v1`. Errors are RFC 9457 problem details; lists share one pagination, filtering and sorting convention. Official clients: TypeScript (`@platform/client`), PHP (`platform/platform-api`) and Python (`platform-api`): each operation shows the call in all three.",
+  '',
+  '## Errors',
+  '',
+  `Every 4xx and 5xx is an \`application/problem+json\` document (the \`Problem\` schema) whose \`code\` is one of these; its \`type\` links to the code's entry on the server's errors page (\`${PROBLEM_TYPE_PATH}\`), which says what to do. Each SDK raises the error class of the status, carrying the \`code\`.`,
+  '',
+  '| code | status | title |',
+  '| --- | --- | --- |',
+  ...Object.entries(ERROR_CODES).map(
+    ([code, status]) => `| \`${code}\` | ${status} | ${ERROR_TITLES[code as ErrorCode]} |`,
+  ),
+].join('\n');
 
 /** What `servers` says when nobody told the document where the API lives. */
 export const DEFAULT_SERVER = { url: 'http://127.0.0.1:3000', description: 'pnpm dev' } as const;
@@ -164,8 +180,7 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
         title: 'Platform API',
         version,
         license: { name: 'MIT', identifier: 'MIT' },
-        description:
-          "The education platform's public API. Every path is also served under `/api/v1`. Errors are RFC 9457 problem details; lists share one pagination, filtering and sorting convention. Official clients: TypeScript (`@platform/client`), PHP (`platform/platform-api`) and Python (`platform-api`).",
+        description: DESCRIPTION,
       },
       servers: [DEFAULT_SERVER],
       components: {
