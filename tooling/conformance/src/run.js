@@ -1,13 +1,13 @@
 'use strict';
 /**
- * platform-conformance [--only typescript,python,php]
+ * platform-conformance [--only typescript,python,python-async,php]
  *
  * Puts each SDK through every scenario of conformance/http/scenarios.json with its own test
  * runner (Jest, pytest, PHPUnit), prints one count per SDK, writes one report per SDK to
  * $PLATFORM_TEST_REPORT_DIR (CI's "N passed, N failed"), and exits non-zero when any scenario
  * failed in any SDK or an SDK ran fewer scenarios than the file holds.
  */
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -40,7 +40,23 @@ const SDKS = {
       '-q',
       '-p',
       'no:cacheprovider',
-      'tests/conformance',
+      'tests/conformance/test_conformance.py',
+      `--junitxml=${out}`,
+    ],
+    format: 'junit',
+  },
+  // AsyncPlatformClient on httpx (the optional extra): a Python that has it, Debian's
+  // python3-httpx (scripts/sdk-toolchains.sh) when the one on PATH does not.
+  'python-async': {
+    cwd: path.join(ROOT, 'packages/client-python'),
+    command: (out, env) => [
+      pythonWith(['pytest', 'httpx'], env),
+      '-m',
+      'pytest',
+      '-q',
+      '-p',
+      'no:cacheprovider',
+      'tests/conformance/test_conformance_async.py',
       `--junitxml=${out}`,
     ],
     format: 'junit',
@@ -52,6 +68,16 @@ const SDKS = {
     format: 'junit',
   },
 };
+
+/** The first Python that imports every module named: $CONFORMANCE_PYTHON, python3, Debian's. */
+function pythonWith(modules, env) {
+  const candidates = [env.CONFORMANCE_PYTHON, 'python3', '/usr/bin/python3'].filter(Boolean);
+  const found = candidates.find(
+    (python) =>
+      spawnSync(python, ['-c', `import ${modules.join(', ')}`], { stdio: 'ignore' }).status === 0,
+  );
+  return found ?? candidates[0];
+}
 
 function run([command, ...args], options) {
   return new Promise((resolve) => {
@@ -99,7 +125,7 @@ async function main(argv, env = process.env) {
       const out = path.join(dir, `${name}.${sdk.format === 'jest' ? 'json' : 'xml'}`);
       process.stdout.write(`\n--- conformance: ${name}\n`);
       let code = sdk.before ? await run(sdk.before, { cwd: sdk.cwd, env: childEnv }) : 0;
-      if (code === 0) code = await run(sdk.command(out), { cwd: sdk.cwd, env: childEnv });
+      if (code === 0) code = await run(sdk.command(out, childEnv), { cwd: sdk.cwd, env: childEnv });
       const counts = countsOf(sdk, out, code);
       const ran = counts.passed + counts.failed;
       const missing = ran < expected && !counts.brokenSuites ? expected - ran : 0;
@@ -116,7 +142,7 @@ async function main(argv, env = process.env) {
       row.missing ? `${row.missing} scenario(s) not run` : '',
     ].filter(Boolean);
     process.stdout.write(
-      `  ${row.name.padEnd(11)} ${row.passed} passed, ${row.failed} failed${notes.length ? ` (${notes.join('; ')})` : ''}\n`,
+      `  ${row.name.padEnd(13)} ${row.passed} passed, ${row.failed} failed${notes.length ? ` (${notes.join('; ')})` : ''}\n`,
     );
     if (row.failed || row.brokenSuites || row.missing) status = 1;
     if (env.PLATFORM_TEST_REPORT_DIR) {
