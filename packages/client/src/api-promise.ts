@@ -78,7 +78,10 @@ export const AUTO_PAGING_TO_ARRAY_MAX = 10_000;
  * of every page (one request per page, with the same filters and page size), as stripe-node's
  * and openai-node's list promises.
  */
-export class PagePromise<TPage, TItem> extends PlatformPromise<TPage> implements AsyncIterable<TItem> {
+export class PagePromise<TPage, TItem>
+  extends PlatformPromise<TPage>
+  implements AsyncIterable<TItem>
+{
   #items: () => AsyncIterableIterator<TItem>;
 
   constructor(raw: Promise<RawResponse<TPage>>, items: () => AsyncIterableIterator<TItem>) {
@@ -93,7 +96,12 @@ export class PagePromise<TPage, TItem> extends PlatformPromise<TPage> implements
   /** The first `limit` items across pages, in one array. */
   async autoPagingToArray(options: AutoPagingToArrayOptions): Promise<TItem[]> {
     const limit = options?.limit;
-    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > AUTO_PAGING_TO_ARRAY_MAX)
+    if (
+      typeof limit !== 'number' ||
+      !Number.isInteger(limit) ||
+      limit < 1 ||
+      limit > AUTO_PAGING_TO_ARRAY_MAX
+    )
       throw new TypeError(
         `autoPagingToArray: \`limit\` must be an integer from 1 to ${AUTO_PAGING_TO_ARRAY_MAX}, got ${String(limit)}; walk longer lists with for await.`,
       );

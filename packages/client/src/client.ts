@@ -8,12 +8,7 @@ import { PagePromise, PlatformPromise, type RawResponse } from './api-promise';
 import { API_VERSION, MAX_PER_PAGE, ROUTES, type PlatformClient } from './generated/routes';
 import { defaultSleep, HttpClient, type RequestHooks } from './http-client';
 import { OAuthTokenSource, type OAuthOptions, staticTokenSource } from './oauth';
-import type {
-  GenericRequestArgs,
-  RequestOptions,
-  RouteSpec,
-  RouteTable,
-} from './route-types';
+import type { GenericRequestArgs, RequestOptions, RouteSpec, RouteTable } from './route-types';
 import { VERSION } from './version';
 
 /** The path prefixes the API answers on: `/v1`, and the same API under `/api/v1`. */
@@ -112,11 +107,17 @@ export function buildClient(
       // `retrieve('stu_…')`: the one path parameter may come first, the other args after it.
       const normalise = (input: unknown, second: unknown, third: unknown): [unknown, unknown] => {
         if (typeof input !== 'string' || pathParams.length !== 1) return [input, second];
-        if (second !== undefined && (typeof second !== 'object' || second === null || Array.isArray(second)))
+        if (
+          second !== undefined &&
+          (typeof second !== 'object' || second === null || Array.isArray(second))
+        )
           return [{ params: {} }, second]; // reported by toRequestArgs as a misuse below
         const rest = (second ?? {}) as Record<string, unknown>;
         if ('params' in rest)
-          return [{ ...rest, params: { [pathParams[0]!]: input, ...(rest.params as object) } }, third];
+          return [
+            { ...rest, params: { [pathParams[0]!]: input, ...(rest.params as object) } },
+            third,
+          ];
         return [{ ...rest, params: { [pathParams[0]!]: input } }, third];
       };
       const method = (input?: unknown, second?: unknown, third?: unknown) => {
@@ -146,7 +147,10 @@ export function buildClient(
 }
 
 /** The generic request: any path under the version, with the client's auth, retries and errors. */
-export function buildRequest(options: ClientOptions, http = new HttpClient(resolveConfig(options))) {
+export function buildRequest(
+  options: ClientOptions,
+  http = new HttpClient(resolveConfig(options)),
+) {
   const base = baseUrlOf(options);
   const version = `/${API_VERSION}`;
   return <T = unknown>(
@@ -161,19 +165,32 @@ export function buildRequest(options: ClientOptions, http = new HttpClient(resol
       if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method))
         throw new TypeError(`${name}: the method must be an HTTP method like 'GET'.`);
       if (typeof path !== 'string' || !(path === version || path.startsWith(`${version}/`)))
-        throw new TypeError(`${name}: the path must start with ${version}/, e.g. '${version}/students'.`);
+        throw new TypeError(
+          `${name}: the path must start with ${version}/, e.g. '${version}/students'.`,
+        );
       if (typeof args !== 'object' || args === null || Array.isArray(args))
-        throw new TypeError(`${name}: the third argument must be an object ({ query, body, extraHeaders, fetchOptions }).`);
+        throw new TypeError(
+          `${name}: the third argument must be an object ({ query, body, extraHeaders, fetchOptions }).`,
+        );
       const unknownKeys = Object.keys(args).filter((k) => !GENERIC_ARG_KEYS.has(k));
       if (unknownKeys.length > 0)
-        throw new TypeError(`${name}: unknown argument ${unknownKeys.map((k) => `'${k}'`).join(', ')}; it takes query, body, extraHeaders and fetchOptions.`);
+        throw new TypeError(
+          `${name}: unknown argument ${unknownKeys.map((k) => `'${k}'`).join(', ')}; it takes query, body, extraHeaders and fetchOptions.`,
+        );
       const route: RouteSpec = {
         method: method.toUpperCase() as RouteSpec['method'],
         path,
         query: true,
         body: args.body !== undefined,
       };
-      raw = send(http, base, name, route, args as RequestArgs, checkRequestOptions(name, callOptions));
+      raw = send(
+        http,
+        base,
+        name,
+        route,
+        args as RequestArgs,
+        checkRequestOptions(name, callOptions),
+      );
     } catch (error) {
       raw = Promise.reject(error instanceof Error ? error : new TypeError(String(error)));
     }

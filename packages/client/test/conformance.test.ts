@@ -145,7 +145,9 @@ async function run(scenario: Scenario) {
       const value = await client.request(method, p as `/${string}`, { query, body }, options);
       return { ok: true, value, waits };
     }
-    const resource = (client as unknown as Record<string, Record<string, unknown>>)[call.resource!]!;
+    const resource = (client as unknown as Record<string, Record<string, unknown>>)[
+      call.resource!
+    ]!;
     const method = resource[call.method!] as (...args: unknown[]) => Promise<unknown> & {
       withResponse(): Promise<RawResponse<unknown>>;
     } & AsyncIterable<{ id: string }>;
@@ -153,8 +155,7 @@ async function run(scenario: Scenario) {
     if (call.body !== undefined) args.body = call.body;
     if (call.query !== undefined) args.query = flatQuery(call.query);
     // The id positionally, as `students.retrieve('stu_…')`.
-    const promise =
-      call.id !== undefined ? method(call.id, args, options) : method(args, options);
+    const promise = call.id !== undefined ? method(call.id, args, options) : method(args, options);
     if (call.iterate) {
       const ids: string[] = [];
       for await (const item of promise) ids.push(item.id);

@@ -8,5 +8,8 @@ const { version } = require('../package.json');
 const codeSamples = require('../code-samples.json');
 
 const target = path.join(__dirname, '..', 'openapi.json');
-fs.writeFileSync(target, `${JSON.stringify(generateOpenApiDocument(version, { codeSamples }), null, 2)}\n`);
+fs.writeFileSync(
+  target,
+  `${JSON.stringify(generateOpenApiDocument(version, { codeSamples }), null, 2)}\n`,
+);
 console.log(`wrote ${path.relative(process.cwd(), target)}`);

@@ -89,7 +89,7 @@ const WEBHOOK_HEADERS: JsonObject = {
 const RESPONSE_HEADERS: JsonObject = {
   'X-Request-Id': {
     description:
-      'The request id (`req_…`, or the valid `X-Request-Id` the request carried): quote it to support. Also the problem\'s `request_id`.',
+      "The request id (`req_…`, or the valid `X-Request-Id` the request carried): quote it to support. Also the problem's `request_id`.",
     schema: { type: 'string' },
   },
   'Platform-Version': {

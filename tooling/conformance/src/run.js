@@ -95,8 +95,13 @@ function countsOf(sdk, file, exitCode) {
   if (sdk.format === 'jest') {
     try {
       const result = JSON.parse(fs.readFileSync(file, 'utf8'));
-      const broken = result.numRuntimeErrorTestSuites > 0 || (exitCode !== 0 && result.numFailedTests === 0);
-      return { passed: result.numPassedTests, failed: result.numFailedTests, brokenSuites: broken ? 1 : 0 };
+      const broken =
+        result.numRuntimeErrorTestSuites > 0 || (exitCode !== 0 && result.numFailedTests === 0);
+      return {
+        passed: result.numPassedTests,
+        failed: result.numFailedTests,
+        brokenSuites: broken ? 1 : 0,
+      };
     } catch {
       return { passed: 0, failed: 0, brokenSuites: 1 };
     }
@@ -110,7 +115,9 @@ async function main(argv, env = process.env) {
   const names = values.only ? values.only.split(',') : Object.keys(SDKS);
   const unknown = names.filter((name) => !(name in SDKS));
   if (unknown.length) {
-    process.stderr.write(`platform-conformance: unknown SDK ${unknown.join(', ')}; known: ${Object.keys(SDKS).join(', ')}\n`);
+    process.stderr.write(
+      `platform-conformance: unknown SDK ${unknown.join(', ')}; known: ${Object.keys(SDKS).join(', ')}\n`,
+    );
     return 2;
   }
   const expected = JSON.parse(fs.readFileSync(SCENARIOS_FILE, 'utf8')).scenarios.length;
@@ -134,7 +141,9 @@ async function main(argv, env = process.env) {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  process.stdout.write(`\nconformance: ${expected} scenarios (${path.relative(ROOT, SCENARIOS_FILE)})\n`);
+  process.stdout.write(
+    `\nconformance: ${expected} scenarios (${path.relative(ROOT, SCENARIOS_FILE)})\n`,
+  );
   let status = 0;
   for (const row of rows) {
     const notes = [

@@ -107,7 +107,9 @@ function checkRequest(expect, request, earlier, index) {
       problems.push(`${at}: a query parameter is repeated: ${request.rawQuery}`);
     }
     if (!jsonEqual(actual, expect.query)) {
-      problems.push(`${at}: query ${JSON.stringify(actual)}, expected ${JSON.stringify(expect.query)}`);
+      problems.push(
+        `${at}: query ${JSON.stringify(actual)}, expected ${JSON.stringify(expect.query)}`,
+      );
     }
   }
   for (const [name, rule] of Object.entries(expect.headers ?? {})) {
@@ -118,7 +120,8 @@ function checkRequest(expect, request, earlier, index) {
     } else if (rule === 'absent') {
       if (value !== undefined) problems.push(`${at}: header ${name} is ${shown}, expected absent`);
     } else if (typeof rule === 'string') {
-      if (value !== rule) problems.push(`${at}: header ${name} is ${shown}, expected ${JSON.stringify(rule)}`);
+      if (value !== rule)
+        problems.push(`${at}: header ${name} is ${shown}, expected ${JSON.stringify(rule)}`);
     } else if ('matches' in rule) {
       if (value === undefined || !new RegExp(rule.matches).test(value)) {
         problems.push(`${at}: header ${name} is ${shown}, expected to match /${rule.matches}/`);
@@ -134,7 +137,8 @@ function checkRequest(expect, request, earlier, index) {
   }
   if ('body' in expect) {
     if (expect.body === null) {
-      if (request.body.length > 0) problems.push(`${at}: has a body, expected none: ${request.body}`);
+      if (request.body.length > 0)
+        problems.push(`${at}: has a body, expected none: ${request.body}`);
     } else {
       let parsed;
       try {
@@ -164,10 +168,14 @@ function subsetProblems(actual, expected, at) {
     return expected.flatMap((item, i) => subsetProblems(actual[i], item, `${at}[${i}]`));
   }
   if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) {
-    return [`${at} is ${JSON.stringify(actual)}, expected an object like ${JSON.stringify(expected)}`];
+    return [
+      `${at} is ${JSON.stringify(actual)}, expected an object like ${JSON.stringify(expected)}`,
+    ];
   }
   return Object.entries(expected).flatMap(([key, value]) =>
-    key in actual ? subsetProblems(actual[key], value, `${at}.${key}`) : [`${at}.${key} is missing`],
+    key in actual
+      ? subsetProblems(actual[key], value, `${at}.${key}`)
+      : [`${at}.${key} is missing`],
   );
 }
 
@@ -195,7 +203,9 @@ function checkOutcome(expect, outcome) {
   }
   const waits = outcome.waits ?? [];
   if (waits.length !== expect.waits.length) {
-    problems.push(`waited ${JSON.stringify(waits)} (s), expected ${expect.waits.length} wait(s) in ${JSON.stringify(expect.waits)}`);
+    problems.push(
+      `waited ${JSON.stringify(waits)} (s), expected ${expect.waits.length} wait(s) in ${JSON.stringify(expect.waits)}`,
+    );
   } else {
     expect.waits.forEach(([min, max], i) => {
       // A millisecond of rounding either way (one SDK counts in ms).
@@ -218,7 +228,8 @@ function createConformanceServer(scenarios = loadScenarios()) {
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const body = Buffer.concat(chunks).toString('utf8');
-      if (url.pathname.startsWith(CONTROL)) return control(url.pathname.slice(CONTROL.length), body, res);
+      if (url.pathname.startsWith(CONTROL))
+        return control(url.pathname.slice(CONTROL.length), body, res);
       const request = {
         method: req.method ?? '',
         path: url.pathname,
@@ -253,12 +264,7 @@ function createConformanceServer(scenarios = loadScenarios()) {
       if (spec.json !== undefined) {
         const json =
           spec.json && typeof spec.json === 'object' && '$page' in spec.json
-            ? listPage(
-                spec.json.$page,
-                `http://${req.headers.host}`,
-                request.path,
-                request.query,
-              )
+            ? listPage(spec.json.$page, `http://${req.headers.host}`, request.path, request.query)
             : spec.json;
         payload = JSON.stringify(json);
         const problem = (spec.status ?? 200) >= 400;

@@ -72,7 +72,12 @@ describe('the scripted server', () => {
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
   const control = async (action, body) =>
-    (await fetch(`${origin}/__conformance/${action}`, { method: 'POST', body: JSON.stringify(body) })).json();
+    (
+      await fetch(`${origin}/__conformance/${action}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+      })
+    ).json();
 
   it('accepts the requests and outcome a scenario describes', async () => {
     await control('start', { name: 'base-url-ending-v1' });
@@ -95,9 +100,20 @@ describe('the scripted server', () => {
 
   it('reports a changed idempotency key, a wait out of range and a missing item', async () => {
     await control('start', { name: 'retry-post-reuses-idempotency-key' });
-    const body = JSON.stringify({ student_number: 'S-1003', first_name: 'Eva', last_name: 'Lopes' });
-    for (const key of ['6f1c2a4e-9d1b-4c3e-8a7f-0b2c4d6e8f10', '6f1c2a4e-9d1b-4c3e-8a7f-0b2c4d6e8f11']) {
-      await fetch(`${origin}/v1/students`, { method: 'POST', body, headers: { 'idempotency-key': key } });
+    const body = JSON.stringify({
+      student_number: 'S-1003',
+      first_name: 'Eva',
+      last_name: 'Lopes',
+    });
+    for (const key of [
+      '6f1c2a4e-9d1b-4c3e-8a7f-0b2c4d6e8f10',
+      '6f1c2a4e-9d1b-4c3e-8a7f-0b2c4d6e8f11',
+    ]) {
+      await fetch(`${origin}/v1/students`, {
+        method: 'POST',
+        body,
+        headers: { 'idempotency-key': key },
+      });
     }
     const verdict = await control('verdict', { ok: true, value: {}, waits: [2] });
     expect(verdict.mismatches).toEqual([
@@ -110,7 +126,11 @@ describe('the scripted server', () => {
   it('reports an auto-paging walk that asked for the wrong page size', async () => {
     await control('start', { name: 'auto-paging-170' });
     const first = await (await fetch(`${origin}/v1/students?per_page=25`)).json();
-    const verdict = await control('verdict', { ok: true, ids: first.data.map((s) => s.id), waits: [] });
+    const verdict = await control('verdict', {
+      ok: true,
+      ids: first.data.map((s) => s.id),
+      waits: [],
+    });
     expect(verdict.mismatches).toEqual([
       'request 1: query {"per_page":"25"}, expected {"per_page":"100"}',
       '1 request(s) arrived, the scenario expects 2',

@@ -36,7 +36,9 @@ export async function main(): Promise<string> {
   for await (const s of platform.students.list({ status: 'active' })) void s.last_name;
   const firsts: Student[] = await platform.students.list().autoPagingToArray({ limit: 200 });
   // Any path, with the client's auth, retries and errors.
-  const beta = await platform.request<{ ok: boolean }>('GET', '/v1/students', { query: { q: 'ada' } });
+  const beta = await platform.request<{ ok: boolean }>('GET', '/v1/students', {
+    query: { q: 'ada' },
+  });
   void [same, firsts, beta.ok];
 
   try {

@@ -23,9 +23,9 @@ const YARN = 'yarn@1.22.22';
  */
 function readmeSnippet(file, name, values) {
   const text = fs.readFileSync(file, 'utf8');
-  const match = new RegExp(
-    `<!-- proof: ${name}\\b.*?-->\\s*\`\`\`json\\n([\\s\\S]*?)\`\`\``,
-  ).exec(text);
+  const match = new RegExp(`<!-- proof: ${name}\\b.*?-->\\s*\`\`\`json\\n([\\s\\S]*?)\`\`\``).exec(
+    text,
+  );
   if (!match) throw new Error(`${path.basename(file)} has no \`proof: ${name}\` JSON block`);
   const filled = match[1].replace(/<(dir|version)>/g, (_, key) =>
     JSON.stringify(values[key]).slice(1, -1),

@@ -27,9 +27,12 @@ describe('package metadata', () => {
   it('PyPI: platform-api', () => {
     const toml = read('packages/client-python/pyproject.toml');
     const urls = Object.fromEntries(
-      [...toml.split('[project.urls]')[1].split('\n[')[0].matchAll(/^(\w+) = "([^"]+)"$/gm)].map(
-        (m) => [m[1], m[2]],
-      ),
+      [
+        ...toml
+          .split('[project.urls]')[1]
+          .split('\n[')[0]
+          .matchAll(/^(\w+) = "([^"]+)"$/gm),
+      ].map((m) => [m[1], m[2]]),
     );
     expect(urls).toEqual({
       Homepage: `${repository}/tree/main/packages/client-python#readme`,

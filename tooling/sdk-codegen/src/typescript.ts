@@ -197,7 +197,8 @@ function methodSignatures(op: Operation): string {
     out += isQueryOnly(op)
       ? `  ${name}All(query?: ${queryTypeName(op)}): ${items};\n`
       : `  ${name}All(args: ${args.type}): ${items};\n`;
-    if (positional) out += `  ${name}All(${key(op.pathParams[0]!)}: string, ${restParam}): ${items};\n`;
+    if (positional)
+      out += `  ${name}All(${key(op.pathParams[0]!)}: string, ${restParam}): ${items};\n`;
   }
   return out;
 }

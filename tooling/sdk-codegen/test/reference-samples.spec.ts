@@ -54,8 +54,7 @@ const prefixOf = (schema: Json | undefined): string | undefined =>
 function pathIdPrefix(pathTemplate: string): string {
   const item = `${pathTemplate.slice(0, pathTemplate.indexOf('{id}'))}{id}`;
   const get = openapi.paths[item]?.get as
-    | { responses: Record<string, { content?: Record<string, { schema: Json }> }> }
-    | undefined;
+    { responses: Record<string, { content?: Record<string, { schema: Json }> }> } | undefined;
   let schema = resolve(get?.responses['200']?.content?.['application/json']?.schema);
   // A union of events: each member's id has the same prefix.
   const members = (schema?.oneOf ?? schema?.anyOf) as Json[] | undefined;

@@ -214,7 +214,10 @@ function buildVectors() {
   add(
     'event/newer-server-fields',
     'A student.created event from a newer server: data.status "suspended" (a new enum value), a new field, and the nullable email left out. New enum values and fields are not breaking: verified and returned.',
-    base({ body: newerBody, headers: signedHeaders(signer, [SECRET], MESSAGE_ID, SENT, newerBody) }),
+    base({
+      body: newerBody,
+      headers: signedHeaders(signer, [SECRET], MESSAGE_ID, SENT, newerBody),
+    }),
   );
   add(
     'body/non-ascii-utf8-crlf',
