@@ -188,7 +188,7 @@ export function buildRequest(
         base,
         name,
         route,
-        args as RequestArgs,
+        args,
         checkRequestOptions(name, callOptions),
       );
     } catch (error) {

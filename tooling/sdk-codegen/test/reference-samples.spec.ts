@@ -38,14 +38,14 @@ function referenceSamples(): Sample[] {
 
 const resolve = (schema: Json | undefined): Json | undefined => {
   const ref = schema?.$ref;
-  return typeof ref === 'string'
-    ? openapi.components.schemas[ref.split('/').pop()!]
-    : (schema as Json | undefined);
+  return typeof ref === 'string' ? openapi.components.schemas[ref.split('/').pop()!] : schema;
 };
 
 /** The prefix of an id schema's pattern: `^stu_[0-9A-HJKMNP-TV-Z]{26}$` → `stu`. */
-const prefixOf = (schema: Json | undefined): string | undefined =>
-  /^\^([a-z]+)_/.exec(String(resolve(schema)?.pattern ?? ''))?.[1];
+const prefixOf = (schema: Json | undefined): string | undefined => {
+  const pattern = resolve(schema)?.pattern;
+  return typeof pattern === 'string' ? /^\^([a-z]+)_/.exec(pattern)?.[1] : undefined;
+};
 
 /**
  * The prefix of the `{id}` in a path, as the contract says it: the `id` of what the same path's

@@ -119,7 +119,13 @@ final class ConformanceTest extends TestCase
         try {
             if (isset($call['request'])) {
                 $spec = $call['request'];
-                $raw = $client->request($spec['method'], $spec['path'], $spec['query'] ?? [], $spec['body'] ?? null, $options);
+                $raw = $client->request(
+                    $spec['method'],
+                    $spec['path'],
+                    $spec['query'] ?? [],
+                    $spec['body'] ?? null,
+                    $options,
+                );
                 return ['ok' => true, 'value' => $raw->parse(), 'waits' => $waits];
             }
             $service = $client->{$call['resource']};
