@@ -183,14 +183,7 @@ export function buildRequest(
         query: true,
         body: args.body !== undefined,
       };
-      raw = send(
-        http,
-        base,
-        name,
-        route,
-        args,
-        checkRequestOptions(name, callOptions),
-      );
+      raw = send(http, base, name, route, args, checkRequestOptions(name, callOptions));
     } catch (error) {
       raw = Promise.reject(error instanceof Error ? error : new TypeError(String(error)));
     }
