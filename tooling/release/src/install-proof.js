@@ -416,6 +416,7 @@ async function installProof({
   }
 
   let venvPython;
+  let asyncVenvPython;
   if (want('python')) {
     const dir = path.join(work, 'python');
     fs.mkdirSync(dir);
@@ -450,6 +451,31 @@ async function installProof({
       record('python', `venv + pip install --no-index ${path.basename(artefacts.wheel)}`, result)
     ) {
       venvPython = path.join(dir, 'venv', 'bin', 'python');
+    }
+    // `platform-api[async]`: its one dependency, httpx, is Debian's python3-httpx, which a venv
+    // with the system's site packages sees, so the install still asks no index.
+    const asyncVenv = path.join(dir, 'venv-async');
+    let asyncResult = await exec(python, ['-m', 'venv', '--system-site-packages', asyncVenv], {
+      cwd: dir,
+      env: pipEnv,
+      logFile,
+      timeoutMs: INSTALL_TIMEOUT_MS,
+    });
+    if (asyncResult.code === 0) {
+      asyncResult = await exec(
+        path.join(asyncVenv, 'bin', 'python'),
+        ['-m', 'pip', 'install', '--no-index', `${artefacts.wheel}[async]`],
+        { cwd: dir, env: pipEnv, logFile, timeoutMs: INSTALL_TIMEOUT_MS },
+      );
+    }
+    if (
+      record(
+        'python (async)',
+        `venv + pip install --no-index '${path.basename(artefacts.wheel)}[async]'`,
+        asyncResult,
+      )
+    ) {
+      asyncVenvPython = path.join(asyncVenv, 'bin', 'python');
     }
   }
 
@@ -628,6 +654,18 @@ async function installProof({
           cwd: path.join(work, 'python'),
         });
       } else record('python', check, blocked('not run: the install above failed'));
+      const asyncCheck = 'script in the venv, AsyncPlatformClient too';
+      if (asyncVenvPython) {
+        await run({
+          consumer: 'python (async)',
+          label: 'python-async',
+          check: asyncCheck,
+          command: asyncVenvPython,
+          args: ['consumer.py'],
+          cwd: path.join(work, 'python'),
+          extra: { PROOF_ASYNC: '1' },
+        });
+      } else record('python (async)', asyncCheck, blocked('not run: the install above failed'));
     }
     for (const { consumer, dir } of phpDirs) {
       const check = 'script with vendor/autoload.php';
