@@ -218,6 +218,9 @@ describe('createClient against the real server', () => {
 
       expect(positional.id).toBe(id);
       expect(positional).toEqual(withParams);
+      await expect(client().students.retrieve(id, 5 as never)).rejects.toThrow(
+        'students.retrieve: after the id comes an arguments object ({ body, query, extraHeaders, fetchOptions }), got number.',
+      );
     });
 
     it('calls any path with request(), with the same auth and errors', async () => {

@@ -94,6 +94,7 @@ export function buildClient(
       const queryKeys = Array.isArray(route.query) ? new Set<string>(route.query) : undefined;
       const pathParams = [...route.path.matchAll(/\{(\w+)\}|:(\w+)/g)].map((m) => (m[1] ?? m[2])!);
       const call = (input: unknown, callOptions: unknown): Promise<RawResponse<unknown>> => {
+        if (input instanceof TypeError) return Promise.reject(input);
         try {
           const args = toRequestArgs(name, input, queryOnly, queryKeys);
           if (route.list) args.query = withPageSize(args.query);
@@ -107,18 +108,19 @@ export function buildClient(
       // `retrieve('stu_…')`: the one path parameter may come first, the other args after it.
       const normalise = (input: unknown, second: unknown, third: unknown): [unknown, unknown] => {
         if (typeof input !== 'string' || pathParams.length !== 1) return [input, second];
+        const param = pathParams[0]!;
         if (
           second !== undefined &&
           (typeof second !== 'object' || second === null || Array.isArray(second))
         )
-          return [{ params: {} }, second]; // reported by toRequestArgs as a misuse below
-        const rest = (second ?? {}) as Record<string, unknown>;
-        if ('params' in rest)
           return [
-            { ...rest, params: { [pathParams[0]!]: input, ...(rest.params as object) } },
-            third,
+            new TypeError(
+              `${name}: after the ${param} comes an arguments object ({ body, query, extraHeaders, fetchOptions }), got ${second === null ? 'null' : typeof second}.`,
+            ),
+            undefined,
           ];
-        return [{ ...rest, params: { [pathParams[0]!]: input } }, third];
+        const rest = (second ?? {}) as Record<string, unknown>;
+        return [{ ...rest, params: { ...(rest.params as object), [param]: input } }, third];
       };
       const method = (input?: unknown, second?: unknown, third?: unknown) => {
         const [args, callOptions] = normalise(input, second, third);
