@@ -11,7 +11,7 @@ set -euo pipefail
 
 PACKAGES=(
   php-cli php-curl php-mbstring php-zip phpunit composer php-codesniffer
-  python3-pytest python3-build python3-hatchling python3-wheel python3-venv
+  python3-pytest python3-build python3-hatchling python3-wheel python3-venv python3-httpx
 )
 
 installed() {

@@ -39,11 +39,10 @@ import type { AppConfig } from './config/env';
 export const BODY_LIMIT = '1mb';
 
 /**
- * Swagger UI's files, served under /docs/assets/. Found from its package.json rather than with
- * the package's `getAbsoluteFSPath()`: its main module evaluates the whole browser bundle
- * (about 1.5 MB of JavaScript) on load, which every server start and test file paid for.
+ * Redoc's standalone bundle (the /docs reference UI), served under /docs/assets/. Found from its
+ * package.json: requiring the package would evaluate the browser bundle on every server start.
  */
-const SWAGGER_UI_ASSETS = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const REDOC_ASSETS = path.join(path.dirname(require.resolve('redoc/package.json')), 'bundles');
 
 /**
  * Builds the fully configured application (middleware order, filters, migrations) without
@@ -121,7 +120,7 @@ export async function createApp(
   app.use(jsonBodyParser(BODY_LIMIT));
   app.use(jsonParseErrorHandler);
   app.use(nulGuardMiddleware);
-  app.useStaticAssets(SWAGGER_UI_ASSETS, { prefix: '/docs/assets/', index: false });
+  app.useStaticAssets(REDOC_ASSETS, { prefix: '/docs/assets/', index: false });
 
   await app.init();
   await assertMigrated(app, config);
@@ -130,7 +129,7 @@ export async function createApp(
 
 /**
  * Security headers on every response (helmet): no MIME sniffing, no framing anywhere, no
- * referrer, and a Content-Security-Policy that lets the one HTML page (/docs, Swagger UI) load
+ * referrer, and a Content-Security-Policy that lets the one HTML page (/docs, Redoc) load
  * only its own scripts and styles. No CORS headers are sent: the API is for servers, and a
  * browser app should call it through its own back end rather than hold a token.
  */
@@ -140,7 +139,9 @@ const securityHeaders = helmet({
     directives: {
       defaultSrc: ["'none'"],
       scriptSrc: ["'self'"],
-      // Swagger UI sets style attributes on its elements.
+      // Redoc builds its search index in a worker it starts from a blob of its own script.
+      workerSrc: ["'self'", 'blob:'],
+      // Redoc (styled-components) writes its styles into <style> elements and attributes.
       styleSrc: ["'self'", "'unsafe-inline'"],
       imgSrc: ["'self'", 'data:'],
       connectSrc: ["'self'"],

@@ -208,13 +208,16 @@ describe('HTTP conventions', () => {
   });
 
   describe('documentation', () => {
-    it('serves the committed OpenAPI document', async () => {
+    it('serves the committed OpenAPI document, naming the origin it was reached at', async () => {
       const committed = JSON.parse(
         readFileSync(path.join(__dirname, '../../../packages/contract/openapi.json'), 'utf8'),
       );
       const res = await rawCall(server, '/openapi.json');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual(committed);
+      expect(res.body).toEqual({
+        ...committed,
+        servers: [{ url: server.url, description: 'This server' }],
+      });
       expect(res.body.paths['/v1/students'].get.security).toEqual([
         { bearer: ['students:read'] },
         { oauth2: ['students:read'] },

@@ -107,13 +107,17 @@ def check_wheel(wheel: Path, expected_version: str) -> None:
     if any("/tests/" in n or n.startswith("tests/") for n in names):
         fail("the wheel ships the tests")
     headers = dict(line.split(": ", 1) for line in metadata.split("\n\n", 1)[0].splitlines() if ": " in line)
-    if "Requires-Dist" in metadata:
-        fail("METADATA declares a dependency (Requires-Dist): the package must have none")
+    # The one dependency is httpx, for AsyncPlatformClient only: behind the `async` extra.
+    requires = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
+    if [r for r in requires if "extra == " not in r]:
+        fail(f"METADATA declares a dependency outside an extra: {requires}")
+    if not any(r.startswith("httpx") and "extra == 'async'" in r for r in requires):
+        fail(f"METADATA lacks httpx behind the async extra: {requires}")
     if headers.get("Name") != "platform-api" or headers.get("Version") != expected_version:
         fail(f"METADATA names {headers.get('Name')} {headers.get('Version')}")
     if headers.get("Requires-Python") != ">=3.9":
         fail(f"Requires-Python is {headers.get('Requires-Python')!r}")
-    step(f"wheel {wheel.name}: {len(names)} files, no Requires-Dist, Requires-Python >=3.9")
+    step(f"wheel {wheel.name}: {len(names)} files, httpx only with [async], Requires-Python >=3.9")
 
 
 def check_sdist(sdist: Path) -> None:

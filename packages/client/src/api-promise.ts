@@ -63,3 +63,53 @@ export class PlatformPromise<T> extends Promise<T> {
     return this.#body().finally(onFinally);
   }
 }
+
+/** Options of `autoPagingToArray`. */
+export interface AutoPagingToArrayOptions {
+  /** The most items to collect; pages stop being fetched once it is reached. Required, at most 10000. */
+  limit: number;
+}
+
+/** The most `autoPagingToArray` collects: a larger list is walked with `for await`. */
+export const AUTO_PAGING_TO_ARRAY_MAX = 10_000;
+
+/**
+ * What a list method returns: the first page when awaited, and, through `for await`, every item
+ * of every page (one request per page, with the same filters and page size), as stripe-node's
+ * and openai-node's list promises.
+ */
+export class PagePromise<TPage, TItem>
+  extends PlatformPromise<TPage>
+  implements AsyncIterable<TItem>
+{
+  #items: () => AsyncIterableIterator<TItem>;
+
+  constructor(raw: Promise<RawResponse<TPage>>, items: () => AsyncIterableIterator<TItem>) {
+    super(raw);
+    this.#items = items;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<TItem> {
+    return this.#items();
+  }
+
+  /** The first `limit` items across pages, in one array. */
+  async autoPagingToArray(options: AutoPagingToArrayOptions): Promise<TItem[]> {
+    const limit = options?.limit;
+    if (
+      typeof limit !== 'number' ||
+      !Number.isInteger(limit) ||
+      limit < 1 ||
+      limit > AUTO_PAGING_TO_ARRAY_MAX
+    )
+      throw new TypeError(
+        `autoPagingToArray: \`limit\` must be an integer from 1 to ${AUTO_PAGING_TO_ARRAY_MAX}, got ${String(limit)}; walk longer lists with for await.`,
+      );
+    const items: TItem[] = [];
+    for await (const item of this) {
+      items.push(item);
+      if (items.length >= limit) break;
+    }
+    return items;
+  }
+}

@@ -6,6 +6,7 @@ import {
   createClient,
   PlatformApiError,
   PlatformAuthenticationError,
+  PlatformNotFoundError,
   PlatformPermissionError,
   PlatformRateLimitError,
   PlatformValidationError,
@@ -128,8 +129,9 @@ describe('createClient against the real server', () => {
       expect(new Set(seen).size).toBe(STUDENT_COUNT);
       expect([...seen].sort()).toEqual(students.map((s) => s.id).sort());
       expect(counter.requests).toHaveLength(6);
+      // The first page is the list call itself (the server's page 1); then page=2, 3, …
       expect(counter.requests.map((url) => new URL(url).searchParams.get('page'))).toEqual([
-        '1',
+        null,
         '2',
         '3',
         '4',
@@ -181,6 +183,58 @@ describe('createClient against the real server', () => {
 
       expect(firstFifteen).toHaveLength(15);
       expect(counter.requests).toHaveLength(2);
+    });
+  });
+
+  describe('ergonomics', () => {
+    it('walks every item of every page with for await directly on list()', async () => {
+      const counter = countingFetch();
+      const seen: string[] = [];
+      for await (const student of client({ fetch: counter.fetch }).students.list({ per_page: 10 }))
+        seen.push(student.id);
+
+      expect([...seen].sort()).toEqual(students.map((s) => s.id).sort());
+      expect(counter.requests).toHaveLength(6);
+    });
+
+    it('collects the first items with autoPagingToArray, fetching no page beyond them', async () => {
+      const counter = countingFetch();
+      const firstTwelve = await client({ fetch: counter.fetch })
+        .students.list({ per_page: 5, sort: 'created_at' })
+        .autoPagingToArray({ limit: 12 });
+      const expected = await client().students.list({ per_page: 12, sort: 'created_at' });
+
+      expect(firstTwelve.map((s) => s.id)).toEqual(expected.data.map((s) => s.id));
+      expect(counter.requests).toHaveLength(3);
+      await expect(client().students.list().autoPagingToArray({ limit: 0 })).rejects.toThrow(
+        /`limit` must be an integer from 1 to 10000/,
+      );
+    });
+
+    it('takes the id positionally, and the { params } form still works', async () => {
+      const id = students[0]!.id;
+      const positional = await client().students.retrieve(id);
+      const withParams = await client().students.retrieve({ params: { id } });
+
+      expect(positional.id).toBe(id);
+      expect(positional).toEqual(withParams);
+      await expect(client().students.retrieve(id, 5 as never)).rejects.toThrow(
+        'students.retrieve: after the id comes an arguments object ({ body, query, extraHeaders, fetchOptions }), got number.',
+      );
+    });
+
+    it('calls any path with request(), with the same auth and errors', async () => {
+      const page = await client().request<{ meta: { total: number } }>('GET', '/v1/students', {
+        query: { per_page: 1 },
+      });
+      expect(page.meta.total).toBe(STUDENT_COUNT);
+      const error = await thrown(() =>
+        client().request('GET', '/v1/students/stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8'),
+      );
+      expect(error).toBeInstanceOf(PlatformNotFoundError);
+      await expect(client().request('GET', 'students' as '/v1/students')).rejects.toThrow(
+        /the path must start with \/v1\//,
+      );
     });
   });
 

@@ -4,18 +4,21 @@
  * types are generated from the contract, so the client carries no schema library and no
  * contract at runtime.
  */
-import { PlatformPromise, type RawResponse } from './api-promise';
+import { PagePromise, PlatformPromise, type RawResponse } from './api-promise';
 import { API_VERSION, MAX_PER_PAGE, ROUTES, type PlatformClient } from './generated/routes';
 import { defaultSleep, HttpClient, type RequestHooks } from './http-client';
 import { OAuthTokenSource, type OAuthOptions, staticTokenSource } from './oauth';
-import type { RequestOptions, RouteSpec, RouteTable } from './route-types';
+import type { GenericRequestArgs, RequestOptions, RouteSpec, RouteTable } from './route-types';
 import { VERSION } from './version';
 
 /** The path prefixes the API answers on: `/v1`, and the same API under `/api/v1`. */
 export type ApiPrefix = `/${typeof API_VERSION}` | `/api/${typeof API_VERSION}`;
 
 export interface ClientOptions {
-  /** Where the API lives, without the version prefix, e.g. `https://api.example.com`. */
+  /**
+   * Where the API lives, e.g. `https://api.example.com`. A trailing `/v1` is dropped (the
+   * operations add it), so `https://api.example.com/v1` works too.
+   */
   baseUrl: string;
   /**
    * A personal access token (`pat_…`) or an OAuth 2.0 access token. Give this or `oauth`.
@@ -69,17 +72,18 @@ const REQUEST_ARG_KEYS = new Set(['query', 'params', 'body', 'extraHeaders', 'fe
 
 /** The Platform API client: `createClient({ baseUrl, token }).students.list({ status: 'active' })`. */
 export function createClient(options: ClientOptions): PlatformClient {
-  return buildClient(ROUTES, options) as unknown as PlatformClient;
+  const http = new HttpClient(resolveConfig(options));
+  const client = buildClient(ROUTES, options, http) as Record<string, unknown>;
+  client.request = buildRequest(options, http);
+  return client as unknown as PlatformClient;
 }
-
-type SdkMethod = (input?: unknown, options?: unknown) => PlatformPromise<unknown>;
 
 /** A client for any route table: `createClient` is this for the Platform API's table. */
 export function buildClient(
   table: RouteTable,
   options: ClientOptions,
+  http = new HttpClient(resolveConfig(options)),
 ): Record<string, Record<string, unknown>> {
-  const http = new HttpClient(resolveConfig(options));
   const base = baseUrlOf(options);
   const sdk: Record<string, Record<string, unknown>> = {};
   for (const [namespace, routes] of Object.entries(table)) {
@@ -88,17 +92,45 @@ export function buildClient(
       const name = `${namespace}.${key}`;
       const queryOnly = isQueryOnly(route);
       const queryKeys = Array.isArray(route.query) ? new Set<string>(route.query) : undefined;
-      const method: SdkMethod = (input, callOptions) => {
-        let raw: Promise<RawResponse<unknown>>;
+      const pathParams = [...route.path.matchAll(/\{(\w+)\}|:(\w+)/g)].map((m) => (m[1] ?? m[2])!);
+      const call = (input: unknown, callOptions: unknown): Promise<RawResponse<unknown>> => {
+        if (input instanceof TypeError) return Promise.reject(input);
         try {
           const args = toRequestArgs(name, input, queryOnly, queryKeys);
+          if (route.list) args.query = withPageSize(args.query);
           const perCall = checkRequestOptions(name, callOptions);
-          raw = send(http, base, name, route, args, perCall);
+          return send(http, base, name, route, args, perCall);
         } catch (error) {
           // A misuse is reported like a failed call: through the promise, never synchronously.
-          raw = Promise.reject(error instanceof Error ? error : new TypeError(String(error)));
+          return Promise.reject(error instanceof Error ? error : new TypeError(String(error)));
         }
-        return new PlatformPromise(raw);
+      };
+      // `retrieve('stu_…')`: the one path parameter may come first, the other args after it.
+      const normalise = (input: unknown, second: unknown, third: unknown): [unknown, unknown] => {
+        if (typeof input !== 'string' || pathParams.length !== 1) return [input, second];
+        const param = pathParams[0]!;
+        if (
+          second !== undefined &&
+          (typeof second !== 'object' || second === null || Array.isArray(second))
+        )
+          return [
+            new TypeError(
+              `${name}: after the ${param} comes an arguments object ({ body, query, extraHeaders, fetchOptions }), got ${second === null ? 'null' : typeof second}.`,
+            ),
+            undefined,
+          ];
+        const rest = (second ?? {}) as Record<string, unknown>;
+        return [{ ...rest, params: { ...(rest.params as object), [param]: input } }, third];
+      };
+      const method = (input?: unknown, second?: unknown, third?: unknown) => {
+        const [args, callOptions] = normalise(input, second, third);
+        const raw = call(args, callOptions);
+        if (!route.list) return new PlatformPromise(raw);
+        return new PagePromise(raw as Promise<RawResponse<ListBody>>, () =>
+          walkPages(raw as Promise<RawResponse<ListBody>>, (page) =>
+            call(nextPageArgs(args, queryOnly, page), callOptions),
+          ),
+        );
       };
       methods[key] = method;
       if (route.list) {
@@ -107,18 +139,88 @@ export function buildClient(
           throw new Error(
             `Route '${allName}' clashes with the auto-pagination method of list route '${key}'.`,
           );
-        methods[allName] = queryOnly
-          ? (query?: Record<string, unknown>) => paginate(method, query ?? {})
-          : (args: Record<string, unknown>) =>
-              paginate(
-                (query) => method({ ...args, query }),
-                (args.query as Record<string, unknown> | undefined) ?? {},
-              );
+        methods[allName] = (input?: unknown, second?: unknown, third?: unknown) =>
+          (method(input, second, third) as PagePromise<unknown, unknown>)[Symbol.asyncIterator]();
       }
     }
     sdk[namespace] = methods;
   }
   return sdk;
+}
+
+/** The generic request: any path under the version, with the client's auth, retries and errors. */
+export function buildRequest(
+  options: ClientOptions,
+  http = new HttpClient(resolveConfig(options)),
+) {
+  const base = baseUrlOf(options);
+  const version = `/${API_VERSION}`;
+  return <T = unknown>(
+    method: string,
+    path: string,
+    args: GenericRequestArgs = {},
+    callOptions?: RequestOptions,
+  ): PlatformPromise<T> => {
+    const name = `request(${JSON.stringify(method)}, ${JSON.stringify(path)})`;
+    let raw: Promise<RawResponse<unknown>>;
+    try {
+      if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method))
+        throw new TypeError(`${name}: the method must be an HTTP method like 'GET'.`);
+      if (typeof path !== 'string' || !(path === version || path.startsWith(`${version}/`)))
+        throw new TypeError(
+          `${name}: the path must start with ${version}/, e.g. '${version}/students'.`,
+        );
+      if (typeof args !== 'object' || args === null || Array.isArray(args))
+        throw new TypeError(
+          `${name}: the third argument must be an object ({ query, body, extraHeaders, fetchOptions }).`,
+        );
+      const unknownKeys = Object.keys(args).filter((k) => !GENERIC_ARG_KEYS.has(k));
+      if (unknownKeys.length > 0)
+        throw new TypeError(
+          `${name}: unknown argument ${unknownKeys.map((k) => `'${k}'`).join(', ')}; it takes query, body, extraHeaders and fetchOptions.`,
+        );
+      const route: RouteSpec = {
+        method: method.toUpperCase() as RouteSpec['method'],
+        path,
+        query: true,
+        body: args.body !== undefined,
+      };
+      raw = send(http, base, name, route, args, checkRequestOptions(name, callOptions));
+    } catch (error) {
+      raw = Promise.reject(error instanceof Error ? error : new TypeError(String(error)));
+    }
+    return new PlatformPromise(raw as Promise<RawResponse<T>>);
+  };
+}
+
+const GENERIC_ARG_KEYS = new Set(['query', 'body', 'extraHeaders', 'fetchOptions']);
+
+/** The page size auto-paging and list calls ask for unless the caller chose one: the largest. */
+function withPageSize(query: Record<string, unknown> | undefined): Record<string, unknown> {
+  // Fewest requests against the rate limit unless the caller chose a page size.
+  return query?.per_page === undefined ? { ...query, per_page: MAX_PER_PAGE } : query;
+}
+
+/** The args of the list call for another page: the same, with `page` changed. */
+function nextPageArgs(args: unknown, queryOnly: boolean, page: number): unknown {
+  const record = (args ?? {}) as Record<string, unknown>;
+  const isArgs = !queryOnly || Object.keys(record).some((key) => REQUEST_ARG_KEYS.has(key));
+  if (!isArgs) return { ...record, page };
+  return { ...record, query: { ...(record.query as Record<string, unknown> | undefined), page } };
+}
+
+/** Every item of the first page (already requested) and of each following page, fetched lazily. */
+async function* walkPages(
+  first: Promise<RawResponse<ListBody>>,
+  fetchPage: (page: number) => Promise<RawResponse<unknown>>,
+): AsyncIterableIterator<unknown> {
+  let body = (await first).data;
+  for (;;) {
+    yield* body.data;
+    const page = body.meta.page;
+    if (body.data.length === 0 || body.links.next === null || page >= body.meta.total_pages) return;
+    body = (await fetchPage(page + 1)).data as ListBody;
+  }
 }
 
 interface RequestArgs {
@@ -282,25 +384,9 @@ function checkRequestOptions(name: string, options: unknown): RequestOptions | u
   return opts;
 }
 
-/** Every item of every page, one request per page, until the server says there is no next page. */
-async function* paginate(
-  list: (query: Record<string, unknown>) => Promise<unknown>,
-  query: Record<string, unknown>,
-): AsyncIterableIterator<unknown> {
-  // Fewest requests against the rate limit unless the caller chose a page size.
-  const perPage = query.per_page ?? MAX_PER_PAGE;
-  let page = typeof query.page === 'number' ? query.page : 1;
-  for (;;) {
-    const body = (await list({ ...query, page, per_page: perPage })) as ListBody;
-    yield* body.data;
-    if (body.data.length === 0 || body.links.next === null || page >= body.meta.total_pages) return;
-    page++;
-  }
-}
-
 interface ListBody {
   data: unknown[];
-  meta: { total_pages: number };
+  meta: { page: number; total_pages: number };
   links: { next: string | null };
 }
 
@@ -361,7 +447,16 @@ function tokenUrlOf(options: ClientOptions): string {
   } catch {
     return `${options.baseUrl}/oauth/token`; // baseUrlOf reports the bad URL
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}/oauth/token`;
+  return `${url.origin}${basePath(url)}/oauth/token`;
+}
+
+/**
+ * The base URL's path without trailing slashes and without a trailing `/v1`: operation paths
+ * start with `/v1`, so `https://api.example.com/v1/` means the same as `https://api.example.com`
+ * (as in the PHP and Python SDKs).
+ */
+function basePath(url: URL): string {
+  return url.pathname.replace(/\/+$/, '').replace(new RegExp(`/${API_VERSION}$`), '');
 }
 
 /** Contract paths start with `/v1`; `/api/v1` is the same API under an extra segment. */
@@ -378,5 +473,5 @@ function baseUrlOf(options: ClientOptions): string {
   const version = `/${API_VERSION}`;
   if (!prefix.endsWith(version))
     throw new TypeError(`createClient: \`apiPrefix\` must end with ${version}, got '${prefix}'.`);
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}${prefix.slice(0, -version.length)}`;
+  return `${url.origin}${basePath(url)}${prefix.slice(0, -version.length)}`;
 }

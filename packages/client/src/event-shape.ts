@@ -1,6 +1,7 @@
 /**
  * Checks a webhook payload against the event's shape from generated/event-shapes.ts and names
- * each field that is wrong. Our own code, not a schema library: the verifier has a 5 KB budget
+ * each field that is wrong. Forward compatible, as the Python and PHP verifiers: unknown fields,
+ * enum values this SDK does not know and nullable fields left out are accepted. Our own code, not a schema library: the verifier has a 5 KB budget
  * (gzipped) and zod alone is larger; the shapes are generated from the same model as the types.
  */
 import { EVENT_DATA, EVENT_ENUMS, EVENT_ENVELOPE, EVENT_SHAPES } from './generated/event-shapes';
@@ -52,7 +53,8 @@ function checkFields(
     const type = spec.replace(/[?|]+$/, '');
     const present = Object.prototype.hasOwnProperty.call(record, name);
     if (!present || record[name] === undefined) {
-      if (!optional) issues.push(`${at}: Required`);
+      // A nullable field a newer server leaves out reads as null: not an issue.
+      if (!optional && !nullable) issues.push(`${at}: Required`);
       continue;
     }
     if (record[name] === null && nullable) continue;
@@ -88,11 +90,13 @@ function checkValue(value: unknown, type: string, at: string, issues: string[], 
       if (value !== arg) issues.push(`${at}: Expected '${arg}', received ${JSON.stringify(value)}`);
       return;
     case 'e': {
-      const values = EVENT_ENUMS[arg] ?? [];
-      if (typeof value !== 'string' || !values.includes(value))
+      // Enums are open on output: a value added by a newer server is a string like the others.
+      if (typeof value !== 'string') {
+        const values = EVENT_ENUMS[arg] ?? [];
         issues.push(
-          `${at}: Expected one of ${values.join(', ')}, received ${JSON.stringify(value)}`,
+          `${at}: Expected one of ${values.join(', ')} (or a newer value), received ${JSON.stringify(value)}`,
         );
+      }
       return;
     }
     case 'm':

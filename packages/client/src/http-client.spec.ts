@@ -164,7 +164,8 @@ describe('createClientFor', () => {
 
     it('gives any list route of any router an All method that walks the pages', async () => {
       const server = await serve((req, res) => {
-        const page = Number(new URL(req.path, 'http://x').searchParams.get('page'));
+        // As the API: no `page` is page 1.
+        const page = Number(new URL(req.path, 'http://x').searchParams.get('page') ?? 1);
         const data =
           page <= 3
             ? [

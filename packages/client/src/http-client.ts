@@ -394,14 +394,18 @@ export class HttpClient {
     attempt: number,
   ): number | undefined {
     const { status } = response;
+    // The server's word wins: `X-Should-Retry: false` stops a retry, `true` asks for one.
+    const should = response.headers.get('x-should-retry')?.trim().toLowerCase();
+    if (should === 'false') return undefined;
     // 429 means the request was not processed at all, so even a POST may be repeated. A 409
     // with Retry-After to a keyed request means an earlier attempt with the same key (one
     // that timed out here, say) is still running: wait and the repeat gets its response.
+    // 501 and 505 never change, so they are not retried.
     const transient =
       status === 429 ||
-      (retriable && (status === 408 || status >= 500)) ||
+      (retriable && (status === 408 || (status >= 500 && status !== 501 && status !== 505))) ||
       (status === 409 && keyed && response.headers.has('retry-after'));
-    if (!transient) return undefined;
+    if (!transient && should !== 'true') return undefined;
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
     if (retryAfter === undefined) return this.backoff(attempt);
     // Waiting less than asked only earns another 429; waiting longer than allowed is the caller's call.

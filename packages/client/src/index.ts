@@ -1,8 +1,19 @@
 export { createClient, type ApiPrefix, type ClientOptions } from './client';
-export type { CallArgs, FetchOptions, RequestOptions } from './route-types';
+export type {
+  CallArgs,
+  FetchOptions,
+  GenericRequest,
+  GenericRequestArgs,
+  RequestOptions,
+} from './route-types';
 export type { IntegerFilter, ListFilter, RangeFilters, SortInput, SortKey } from './list-types';
 export type { IdKind, PrefixedId } from './ids';
-export { PlatformPromise, type RawResponse } from './api-promise';
+export {
+  PagePromise,
+  PlatformPromise,
+  type AutoPagingToArrayOptions,
+  type RawResponse,
+} from './api-promise';
 export {
   type DeprecationEvent,
   type ErrorHookEvent,

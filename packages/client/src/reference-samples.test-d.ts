@@ -15,17 +15,17 @@ export async function students_create() {
 }
 
 export async function students_retrieve() {
-  const student = await platform.students.retrieve({ params: { id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const student = await platform.students.retrieve('stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return student;
 }
 
 export async function students_update() {
-  const student = await platform.students.update({ params: { id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { student_number: 'S-2026-0042' } });
+  const student = await platform.students.update('stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { student_number: 'S-2026-0042' } });
   return student;
 }
 
 export async function students_delete() {
-  const deletedStudent = await platform.students.delete({ params: { id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const deletedStudent = await platform.students.delete('stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return deletedStudent;
 }
 
@@ -40,17 +40,17 @@ export async function courses_create() {
 }
 
 export async function courses_retrieve() {
-  const course = await platform.courses.retrieve({ params: { id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const course = await platform.courses.retrieve('crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return course;
 }
 
 export async function courses_update() {
-  const course = await platform.courses.update({ params: { id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { code: 'MATH-101' } });
+  const course = await platform.courses.update('crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { code: 'MATH-101' } });
   return course;
 }
 
 export async function courses_delete() {
-  const deletedCourse = await platform.courses.delete({ params: { id: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const deletedCourse = await platform.courses.delete('crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return deletedCourse;
 }
 
@@ -65,32 +65,32 @@ export async function enrollments_create() {
 }
 
 export async function enrollments_retrieve() {
-  const enrollment = await platform.enrollments.retrieve({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const enrollment = await platform.enrollments.retrieve('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return enrollment;
 }
 
 export async function enrollments_update() {
-  const enrollment = await platform.enrollments.update({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { notes: 'notes' } });
+  const enrollment = await platform.enrollments.update('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { notes: 'notes' } });
   return enrollment;
 }
 
 export async function enrollments_activate() {
-  const enrollment = await platform.enrollments.activate({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const enrollment = await platform.enrollments.activate('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return enrollment;
 }
 
 export async function enrollments_complete() {
-  const enrollment = await platform.enrollments.complete({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const enrollment = await platform.enrollments.complete('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return enrollment;
 }
 
 export async function enrollments_drop() {
-  const enrollment = await platform.enrollments.drop({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const enrollment = await platform.enrollments.drop('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return enrollment;
 }
 
 export async function enrollments_cancel() {
-  const enrollment = await platform.enrollments.cancel({ params: { id: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const enrollment = await platform.enrollments.cancel('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return enrollment;
 }
 
@@ -105,22 +105,22 @@ export async function payments_create() {
 }
 
 export async function payments_retrieve() {
-  const payment = await platform.payments.retrieve({ params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const payment = await platform.payments.retrieve('pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return payment;
 }
 
 export async function payments_succeed() {
-  const payment = await platform.payments.succeed({ params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const payment = await platform.payments.succeed('pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return payment;
 }
 
 export async function payments_fail() {
-  const payment = await platform.payments.fail({ params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { failure_reason: 'failure reason' } });
+  const payment = await platform.payments.fail('pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { failure_reason: 'failure reason' } });
   return payment;
 }
 
 export async function payments_refund() {
-  const payment = await platform.payments.refund({ params: { id: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { amount: 12500 } });
+  const payment = await platform.payments.refund('pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { amount: 12500 } });
   return payment;
 }
 
@@ -135,17 +135,17 @@ export async function exams_create() {
 }
 
 export async function exams_retrieve() {
-  const exam = await platform.exams.retrieve({ params: { id: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const exam = await platform.exams.retrieve('exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return exam;
 }
 
 export async function exams_update() {
-  const exam = await platform.exams.update({ params: { id: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { title: 'Algebra I' } });
+  const exam = await platform.exams.update('exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { title: 'Algebra I' } });
   return exam;
 }
 
 export async function exams_delete() {
-  const deletedExam = await platform.exams.delete({ params: { id: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const deletedExam = await platform.exams.delete('exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return deletedExam;
 }
 
@@ -160,17 +160,17 @@ export async function examResults_create() {
 }
 
 export async function examResults_retrieve() {
-  const examResult = await platform.examResults.retrieve({ params: { id: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const examResult = await platform.examResults.retrieve('res_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return examResult;
 }
 
 export async function examResults_update() {
-  const examResult = await platform.examResults.update({ params: { id: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { score: 87.5 } });
+  const examResult = await platform.examResults.update('res_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { score: 87.5 } });
   return examResult;
 }
 
 export async function examResults_publish() {
-  const examResult = await platform.examResults.publish({ params: { id: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const examResult = await platform.examResults.publish('res_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return examResult;
 }
 
@@ -180,7 +180,7 @@ export async function events_list() {
 }
 
 export async function events_retrieve() {
-  const event = await platform.events.retrieve({ params: { id: 'evt_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const event = await platform.events.retrieve('evt_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return event;
 }
 
@@ -195,42 +195,42 @@ export async function webhookEndpoints_create() {
 }
 
 export async function webhookEndpoints_retrieve() {
-  const webhookEndpoint = await platform.webhookEndpoints.retrieve({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const webhookEndpoint = await platform.webhookEndpoints.retrieve('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return webhookEndpoint;
 }
 
 export async function webhookEndpoints_update() {
-  const webhookEndpoint = await platform.webhookEndpoints.update({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { url: 'https://sis.school.example/hooks/platform' } });
+  const webhookEndpoint = await platform.webhookEndpoints.update('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { url: 'https://sis.school.example/hooks/platform' } });
   return webhookEndpoint;
 }
 
 export async function webhookEndpoints_delete() {
-  const deletedWebhookEndpoint = await platform.webhookEndpoints.delete({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const deletedWebhookEndpoint = await platform.webhookEndpoints.delete('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return deletedWebhookEndpoint;
 }
 
 export async function webhookEndpoints_rotateSecret() {
-  const webhookEndpointWithSecret = await platform.webhookEndpoints.rotateSecret({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const webhookEndpointWithSecret = await platform.webhookEndpoints.rotateSecret('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return webhookEndpointWithSecret;
 }
 
 export async function webhookEndpoints_test() {
-  const webhookDelivery = await platform.webhookEndpoints.test({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const webhookDelivery = await platform.webhookEndpoints.test('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return webhookDelivery;
 }
 
 export async function webhookEndpoints_deliveries() {
-  const page = await platform.webhookEndpoints.deliveries({ params: { id: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const page = await platform.webhookEndpoints.deliveries('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { query: { status: 'pending', per_page: 100 } });
   return page;
 }
 
 export async function webhookDeliveries_retrieve() {
-  const webhookDelivery = await platform.webhookDeliveries.retrieve({ params: { id: 'msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const webhookDelivery = await platform.webhookDeliveries.retrieve('msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return webhookDelivery;
 }
 
 export async function webhookDeliveries_retry() {
-  const webhookDelivery = await platform.webhookDeliveries.retry({ params: { id: 'msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const webhookDelivery = await platform.webhookDeliveries.retry('msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return webhookDelivery;
 }
 
@@ -245,12 +245,12 @@ export async function personalAccessTokens_create() {
 }
 
 export async function personalAccessTokens_retrieve() {
-  const personalAccessToken = await platform.personalAccessTokens.retrieve({ params: { id: 'tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const personalAccessToken = await platform.personalAccessTokens.retrieve('tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return personalAccessToken;
 }
 
 export async function personalAccessTokens_delete() {
-  const personalAccessToken = await platform.personalAccessTokens.delete({ params: { id: 'tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const personalAccessToken = await platform.personalAccessTokens.delete('tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return personalAccessToken;
 }
 
@@ -270,17 +270,17 @@ export async function oauthClients_create() {
 }
 
 export async function oauthClients_retrieve() {
-  const oAuthClient = await platform.oauthClients.retrieve({ params: { id: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const oAuthClient = await platform.oauthClients.retrieve('oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return oAuthClient;
 }
 
 export async function oauthClients_delete() {
-  const deletedOAuthClient = await platform.oauthClients.delete({ params: { id: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const deletedOAuthClient = await platform.oauthClients.delete('oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return deletedOAuthClient;
 }
 
 export async function oauthClients_rotateSecret() {
-  const oAuthClientWithSecret = await platform.oauthClients.rotateSecret({ params: { id: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const oAuthClientWithSecret = await platform.oauthClients.rotateSecret('oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return oAuthClientWithSecret;
 }
 
@@ -300,7 +300,7 @@ export async function auditEvents_list() {
 }
 
 export async function auditEvents_retrieve() {
-  const auditEvent = await platform.auditEvents.retrieve({ params: { id: 'aud_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const auditEvent = await platform.auditEvents.retrieve('aud_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return auditEvent;
 }
 
@@ -310,17 +310,17 @@ export async function members_list() {
 }
 
 export async function members_retrieve() {
-  const member = await platform.members.retrieve({ params: { id: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const member = await platform.members.retrieve('usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return member;
 }
 
 export async function members_update() {
-  const member = await platform.members.update({ params: { id: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' }, body: { role: 'admin' } });
+  const member = await platform.members.update('usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { role: 'admin' } });
   return member;
 }
 
 export async function members_delete() {
-  const deletedMember = await platform.members.delete({ params: { id: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const deletedMember = await platform.members.delete('usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return deletedMember;
 }
 
@@ -335,12 +335,12 @@ export async function invitations_create() {
 }
 
 export async function invitations_retrieve() {
-  const invitation = await platform.invitations.retrieve({ params: { id: 'inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const invitation = await platform.invitations.retrieve('inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return invitation;
 }
 
 export async function invitations_delete() {
-  const deletedInvitation = await platform.invitations.delete({ params: { id: 'inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8' } });
+  const deletedInvitation = await platform.invitations.delete('inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return deletedInvitation;
 }
 

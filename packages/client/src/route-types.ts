@@ -1,5 +1,6 @@
 // The shapes the client is built from: the generated route table (generated/routes.ts) and the
 // arguments every method takes.
+import type { PlatformPromise } from './api-promise';
 
 /** How to call one operation. */
 export interface RouteSpec {
@@ -38,4 +39,29 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** The `Idempotency-Key` for this POST instead of a generated one (e.g. your own record's id). */
   idempotencyKey?: string;
+}
+
+/** Arguments of `client.request()` besides the method and the path. */
+export interface GenericRequestArgs {
+  /** Query parameters; a Date is sent as its ISO 8601 instant. */
+  query?: Record<string, string | number | boolean | Date | undefined>;
+  /** Sent as JSON. */
+  body?: unknown;
+  extraHeaders?: Record<string, string>;
+  fetchOptions?: FetchOptions;
+}
+
+/** The escape hatch every client has besides its resources. */
+export interface GenericRequest {
+  /**
+   * Calls any path of the API (`/v1/…`) with the client's auth, retries, idempotency keys and
+   * errors: for an operation newer than this SDK. Resolves to the parsed JSON body; like every
+   * method, `.withResponse()` gives status, headers and request id.
+   */
+  request<T = unknown>(
+    method: string,
+    path: `/${string}`,
+    args?: GenericRequestArgs,
+    options?: RequestOptions,
+  ): PlatformPromise<T>;
 }

@@ -374,7 +374,7 @@ describe('refusals', () => {
       [{ ...ping, data: {} }, ['not a valid "ping" event', 'data.message: Required']],
       [{ ...ping, id: 'evt_123' }, ['id: must be an id of the form evt_<ULID>']],
       [
-        { ...refunded, data: { ...refunded.data, amount: '12000', status: 'gone' } },
+        { ...refunded, data: { ...refunded.data, amount: '12000', status: 7 } },
         ['"payment.refunded"', 'data.amount: Expected integer, received string', 'data.status'],
       ],
       [{ ...ping, type: 42 }, ['has no string "type"']],

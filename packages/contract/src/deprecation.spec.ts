@@ -95,6 +95,10 @@ describe('deprecation in the OpenAPI document', () => {
       'Deprecated since 2026-01-01; it stops working after 2027-01-01 (Sunset). Use `students.list` instead. Migration note: /docs/deprecations#get-v1-legacy-things',
     );
     expect(paths['/v1/legacy-things']!.post!.deprecated).toBeUndefined();
+    // The headers a deprecated operation answers with are declared on its responses.
+    const headers = (list as unknown as { responses: Record<string, { headers: object }> })
+      .responses['200']!.headers;
+    expect(Object.keys(headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
   });
 
   it('marks a deprecated query parameter on the parameter, not its schema', () => {

@@ -2,18 +2,66 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { EVENT_TYPES, eventSchemaName } from './events';
 import { OAUTH_PATHS } from './oauth';
-import { DEFAULT_SERVER, generateOpenApiDocument } from './openapi';
+import { type CodeSample, DEFAULT_SERVER, generateOpenApiDocument } from './openapi';
 import { ALL_SCOPES } from './scopes';
 
 describe('openapi.json', () => {
-  it('matches the contract (regenerate with: pnpm --filter @platform/contract build && pnpm --filter @platform/contract openapi)', () => {
+  it('matches the contract and the code samples (regenerate with: pnpm generate:sdks)', () => {
     const { version } = JSON.parse(
       readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'),
     ) as { version: string };
     const committed: unknown = JSON.parse(
       readFileSync(path.join(__dirname, '..', 'openapi.json'), 'utf8'),
     );
-    expect(JSON.parse(JSON.stringify(generateOpenApiDocument(version)))).toEqual(committed);
+    const codeSamples = JSON.parse(
+      readFileSync(path.join(__dirname, '..', 'code-samples.json'), 'utf8'),
+    ) as Record<string, CodeSample[]>;
+    expect(JSON.parse(JSON.stringify(generateOpenApiDocument(version, { codeSamples })))).toEqual(
+      committed,
+    );
+  });
+
+  it('declares every header the server answers with, on the responses that carry it', () => {
+    const doc = generateOpenApiDocument('test') as {
+      components: { headers: Record<string, unknown> };
+      paths: Record<string, Record<string, { responses: Record<string, { headers: object }> }>>;
+    };
+    // Deprecation and Sunset are declared once an operation is deprecated (see deprecation.spec).
+    expect(Object.keys(doc.components.headers).sort()).toEqual(
+      [
+        'Idempotent-Replayed',
+        'Link',
+        'Platform-Version',
+        'RateLimit',
+        'RateLimit-Policy',
+        'Retry-After',
+        'WWW-Authenticate',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'X-Request-Id',
+      ].sort(),
+    );
+    const names = (path: string, method: string, status: string) =>
+      Object.keys(doc.paths[path]![method]!.responses[status]!.headers);
+    expect(names('/v1/students', 'get', '200')).toEqual(
+      expect.arrayContaining(['X-Request-Id', 'Platform-Version', 'X-RateLimit-Remaining', 'Link']),
+    );
+    expect(names('/v1/students', 'get', '429')).toContain('Retry-After');
+    expect(names('/v1/students', 'get', '401')).toEqual(
+      expect.arrayContaining(['WWW-Authenticate', 'X-Request-Id']),
+    );
+    expect(names('/v1/students', 'post', '201')).toContain('Idempotent-Replayed');
+    expect(names('/v1/students/{id}', 'get', '200')).not.toContain('Link');
+    for (const item of Object.values(doc.paths)) {
+      for (const operation of Object.values(item)) {
+        for (const response of Object.values(operation.responses)) {
+          expect(Object.keys(response.headers)).toEqual(
+            expect.arrayContaining(['X-Request-Id', 'Platform-Version']),
+          );
+        }
+      }
+    }
   });
 
   it('declares the scope and every error response of each operation', () => {

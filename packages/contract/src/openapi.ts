@@ -11,6 +11,7 @@ import { EVENT_READ_SCOPES, EVENT_TYPES, eventSchemaName } from './events';
 import { OAUTH_PATHS } from './oauth';
 import { operationMetadata } from './operation';
 import { IDEMPOTENCY_KEY_HEADER } from './resource';
+import { ERROR_CODES, ERROR_TITLES, type ErrorCode, PROBLEM_TYPE_PATH } from './problem';
 import { ALL_SCOPES } from './scopes';
 import { toOpenApi31, type JsonObject } from './openapi-31';
 
@@ -23,6 +24,21 @@ const IDEMPOTENCY_KEY_PARAMETER = {
     'Makes a POST safe to retry: the same key with the same body within 24 h returns the first response again (with `Idempotent-Replayed: true`) without doing the work twice; the same key with another body is 409. The SDK sends one on every POST.',
   schema: { type: 'string' as const, minLength: 1, maxLength: 255 },
 };
+
+/** The document's introduction, with the error codes (reference UIs show it before the operations). */
+const DESCRIPTION = [
+  "The education platform's public API. Every path is also served under `/api/v1`. Errors are RFC 9457 problem details; lists share one pagination, filtering and sorting convention. Official clients: TypeScript (`@platform/client`), PHP (`platform/platform-api`) and Python (`platform-api`): each operation shows the call in all three.",
+  '',
+  '## Errors',
+  '',
+  `Every 4xx and 5xx is an \`application/problem+json\` document (the \`Problem\` schema) whose \`code\` is one of these; its \`type\` links to the code's entry on the server's errors page (\`${PROBLEM_TYPE_PATH}\`), which says what to do. Each SDK raises the error class of the status, carrying the \`code\`.`,
+  '',
+  '| code | status | title |',
+  '| --- | --- | --- |',
+  ...Object.entries(ERROR_CODES).map(
+    ([code, status]) => `| \`${code}\` | ${status} | ${ERROR_TITLES[code as ErrorCode]} |`,
+  ),
+].join('\n');
 
 /** What `servers` says when nobody told the document where the API lives. */
 export const DEFAULT_SERVER = { url: 'http://127.0.0.1:3000', description: 'pnpm dev' } as const;
@@ -66,9 +82,85 @@ const WEBHOOK_HEADERS: JsonObject = {
   },
 };
 
+/**
+ * Every header the server sends on a response, declared once and referenced by each response
+ * that carries it (see `responseHeaders`).
+ */
+const RESPONSE_HEADERS: JsonObject = {
+  'X-Request-Id': {
+    description:
+      "The request id (`req_…`, or the valid `X-Request-Id` the request carried): quote it to support. Also the problem's `request_id`.",
+    schema: { type: 'string' },
+  },
+  'Platform-Version': {
+    description: 'The version of the server that answered (the SDKs of the same version match it).',
+    schema: { type: 'string', examples: ['0.1.0'] },
+  },
+  'X-RateLimit-Limit': {
+    description: "The organization's requests per rolling minute (600 unless its plan says more).",
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Unix epoch seconds when a request is next certain to pass.',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Policy': {
+    description: 'The limit as the IETF RateLimit fields draft writes it: `"default";q=600;w=60`.',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'What is left, IETF draft form: `"default";r=<remaining>;t=<seconds to reset>`.',
+    schema: { type: 'string' },
+  },
+  'Retry-After': {
+    description:
+      'Seconds to wait before trying again (429 over the rate limit, 503 while a dependency is down, 409 while a request with the same Idempotency-Key is still running). The SDKs wait for it, up to 60 s.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  Link: {
+    description:
+      'RFC 8288 links: a page\'s `first`, `prev`, `next` and `last` (the same URLs as `links`, every filter kept); on a deprecated operation also `rel="deprecation"`.',
+    schema: { type: 'string' },
+  },
+  'Idempotent-Replayed': {
+    description:
+      '`true` when this is the stored response of an earlier request with the same Idempotency-Key, replayed without doing the work again.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'WWW-Authenticate': {
+    description:
+      'RFC 6750: why the token was refused (`error="invalid_token"`), or the scope it lacks (`error="insufficient_scope", scope="…"`).',
+    schema: { type: 'string' },
+  },
+  Deprecation: {
+    description: 'RFC 9745: this operation is deprecated, since `@<epoch seconds>`.',
+    schema: { type: 'string' },
+  },
+  Sunset: {
+    description: 'RFC 8594: the HTTP date after which the deprecated operation may stop working.',
+    schema: { type: 'string' },
+  },
+};
+
+/** An `x-codeSamples` entry: one call of the operation in one SDK. */
+export interface CodeSample {
+  lang: string;
+  label: string;
+  source: string;
+}
+
 export interface OpenApiDocumentOptions {
   /** The API's public origin (`PUBLIC_URL`), named in `servers`; default `DEFAULT_SERVER`. */
   publicUrl?: string;
+  /**
+   * `x-codeSamples` by operation id: the API reference's calls in each SDK, generated by
+   * `pnpm generate:sdks` into `packages/contract/code-samples.json`.
+   */
+  codeSamples?: Readonly<Record<string, readonly CodeSample[]>>;
   /**
    * The router to describe; default the whole contract. Tests pass the contract plus a test
    * resource to see how the document shows what the real API does not use yet (deprecations).
@@ -88,8 +180,7 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
         title: 'Platform API',
         version,
         license: { name: 'MIT', identifier: 'MIT' },
-        description:
-          "The education platform's public API. Every path is also served under `/api/v1`. Errors are RFC 9457 problem details; lists share one pagination, filtering and sorting convention. Official clients: TypeScript (`@platform/client`), PHP (`platform/platform-api`) and Python (`platform-api`).",
+        description: DESCRIPTION,
       },
       servers: [DEFAULT_SERVER],
       components: {
@@ -161,6 +252,8 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
   ];
   addEventsAndWebhooks(document);
   problemMediaType(document);
+  responseHeaders(document);
+  if (options.codeSamples) addCodeSamples(document, options.codeSamples);
   requiredBodies(document);
   deprecatedParameters(document);
   return document;
@@ -184,6 +277,63 @@ function deprecatedParameters(document: JsonObject): void {
       }
     }
   }
+}
+
+/** Each operation's calls in the three SDKs, where reference UIs show them. */
+function addCodeSamples(
+  document: JsonObject,
+  samples: Readonly<Record<string, readonly CodeSample[]>>,
+): void {
+  for (const item of Object.values(document.paths as JsonObject)) {
+    for (const operation of Object.values(item as JsonObject) as JsonObject[]) {
+      const found = samples[operation.operationId as string];
+      if (found) operation['x-codeSamples'] = found.map((sample) => ({ ...sample }));
+    }
+  }
+}
+
+/**
+ * Declares on each response the headers the server sends with it: the request id and version
+ * on all; the rate-limit fields on every answer to a token; `Retry-After` on 409, 429 and 503;
+ * `Link` on pages; `Idempotent-Replayed` on a POST's; `WWW-Authenticate` on 401 and 403;
+ * `Deprecation`, `Sunset` and `Link` on a deprecated operation's.
+ */
+function responseHeaders(document: JsonObject): void {
+  const used = new Set<string>();
+  const ref = (name: string) => {
+    used.add(name);
+    return { $ref: `#/components/headers/${name}` };
+  };
+  for (const item of Object.values(document.paths as JsonObject)) {
+    for (const [method, value] of Object.entries(item as JsonObject)) {
+      const operation = value as JsonObject;
+      const authenticated = Array.isArray(operation.security) && operation.security.length > 0;
+      for (const [status, response] of Object.entries(
+        operation.responses as Record<string, JsonObject>,
+      )) {
+        const code = Number(status);
+        const names = ['X-Request-Id', 'Platform-Version'];
+        if (authenticated && code !== 401)
+          names.push(
+            'X-RateLimit-Limit',
+            'X-RateLimit-Remaining',
+            'X-RateLimit-Reset',
+            'RateLimit-Policy',
+            'RateLimit',
+          );
+        if (code === 409 || code === 429 || code === 503) names.push('Retry-After');
+        if (code === 401 || code === 403) names.push('WWW-Authenticate');
+        if (method === 'post') names.push('Idempotent-Replayed');
+        if ((operation['x-list'] === true && code < 300) || operation.deprecated === true)
+          names.push('Link');
+        if (operation.deprecated === true) names.push('Deprecation', 'Sunset');
+        response.headers = Object.fromEntries(names.map((name) => [name, ref(name)]));
+      }
+    }
+  }
+  (document.components as JsonObject).headers = Object.fromEntries(
+    Object.entries(RESPONSE_HEADERS).filter(([name]) => used.has(name)),
+  );
 }
 
 /** A body with required fields must be sent; ts-rest never says so. */

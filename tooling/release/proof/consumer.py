@@ -31,8 +31,16 @@ check(
     os.path.realpath(platform_api.__file__).startswith(venv + os.sep),
     f"platform_api comes from {platform_api.__file__}, not the virtual environment {venv}",
 )
-requires = importlib.metadata.requires("platform-api")
-check(not requires, f"the wheel declares dependencies: {requires}")
+# No dependency but httpx behind the `async` extra (AsyncPlatformClient's transport).
+requires = importlib.metadata.requires("platform-api") or []
+check(
+    all("extra == 'async'" in r for r in requires) and any(r.startswith("httpx") for r in requires),
+    f"the wheel declares dependencies outside the async extra: {requires}",
+)
+check(
+    hasattr(platform_api, "AsyncPlatformClient"),
+    "platform_api has no AsyncPlatformClient",
+)
 check(platform_api.__version__ == version, f"__version__ is {platform_api.__version__}, not {version}")
 
 client = platform_api.PlatformClient(
@@ -70,7 +78,24 @@ try:
 except platform_api.WebhookVerificationError as error:
     check(error.reason == "no_valid_signature", f"reason {error.reason}, not no_valid_signature")
 
+extra = ""
+if os.environ.get("PROOF_ASYNC") == "1":
+    # Installed as platform-api[async]: AsyncPlatformClient on the httpx the extra brought.
+    import asyncio
+
+    async def read_back() -> int:
+        async with platform_api.AsyncPlatformClient(
+            token=env("PLATFORM_TOKEN"), base_url=env("PLATFORM_BASE_URL"), max_retries=0
+        ) as aclient:
+            again = await aclient.students.retrieve(student.id)
+            check(again.id == student.id, f"AsyncPlatformClient read {again.id}")
+            listed = [s.id async for s in await aclient.students.list(q=number)]
+            check(student.id in listed, "AsyncPlatformClient does not list the new student")
+            return len(listed)
+
+    extra = f", AsyncPlatformClient read it back and listed {asyncio.run(read_back())}"
+
 print(
     f"ok python: created {student.id} (request {raw.request_id}, server {server_version}), "
-    f"listed {len(page.data)}, webhook verified"
+    f"listed {len(page.data)}, webhook verified{extra}"
 )

@@ -31,6 +31,15 @@ export async function main(): Promise<string> {
   }
   // @ts-expect-error: students are not sortable by amount
   await platform.students.list({ sort: 'amount' });
+  // The id positionally; every item of every page with for await; the first 200 in an array.
+  const same: Student = await platform.students.retrieve(student.id);
+  for await (const s of platform.students.list({ status: 'active' })) void s.last_name;
+  const firsts: Student[] = await platform.students.list().autoPagingToArray({ limit: 200 });
+  // Any path, with the client's auth, retries and errors.
+  const beta = await platform.request<{ ok: boolean }>('GET', '/v1/students', {
+    query: { q: 'ada' },
+  });
+  void [same, firsts, beta.ok];
 
   try {
     const event: Event = await verifyWebhook(rawBody, headers, 'whsec_c2VjcmV0');

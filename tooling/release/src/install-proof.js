@@ -12,10 +12,27 @@ const os = require('node:os');
 const path = require('node:path');
 
 const PROOF_FILES = path.join(__dirname, '..', 'proof');
+const PHP_README = path.join(__dirname, '..', '..', '..', 'packages', 'client-php', 'README.md');
 /** Pinned so that every run tests the same runtimes; both ship their binaries as npm packages. */
 const BUN = 'bun@1.4.5';
 const DENO = 'deno@2.9.6';
 const YARN = 'yarn@1.22.22';
+/**
+ * The JSON block after `<!-- proof: NAME … -->` in a README, with `<dir>` and `<version>` filled
+ * in: what a user copies, proven as written.
+ */
+function readmeSnippet(file, name, values) {
+  const text = fs.readFileSync(file, 'utf8');
+  const match = new RegExp(`<!-- proof: ${name}\\b.*?-->\\s*\`\`\`json\\n([\\s\\S]*?)\`\`\``).exec(
+    text,
+  );
+  if (!match) throw new Error(`${path.basename(file)} has no \`proof: ${name}\` JSON block`);
+  const filled = match[1].replace(/<(dir|version)>/g, (_, key) =>
+    JSON.stringify(values[key]).slice(1, -1),
+  );
+  return JSON.parse(filled);
+}
+
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 const RUN_TIMEOUT_MS = 2 * 60_000;
 const PACKAGE_NAME = 'release-proof';
@@ -312,11 +329,44 @@ async function installProof({
       },
       files: tsFiles,
     });
+    // `module: commonjs` (a stock NestJS app) resolves with node10, which ignores `exports`:
+    // the subpath's types must be found another way (typesVersions).
+    const cjsFiles = ['consumer-commonjs.ts'];
+    fs.copyFileSync(path.join(PROOF_FILES, 'consumer.ts'), path.join(dir, 'consumer-commonjs.ts'));
+    if (hasWebhooksEntry) {
+      fs.copyFileSync(
+        path.join(PROOF_FILES, 'consumer-webhooks.ts'),
+        path.join(dir, 'consumer-webhooks-commonjs.ts'),
+      );
+      cjsFiles.push('consumer-webhooks-commonjs.ts');
+    }
+    writeJson(path.join(dir, 'tsconfig.commonjs.json'), {
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: 'es2022',
+        module: 'commonjs',
+        lib: ['es2022', 'dom'],
+        types: [],
+      },
+      files: cjsFiles,
+    });
     projects.push({
       manager,
       dir,
       ok,
-      tscCheck: typescript ? `tsc --strict, no skipLibCheck: ${tsFiles.join(' ')}` : undefined,
+      tscChecks: typescript
+        ? [
+            {
+              check: `tsc --strict, no skipLibCheck: ${tsFiles.join(' ')}`,
+              config: 'tsconfig.json',
+            },
+            {
+              check: `tsc --strict, module commonjs (node10 resolution): ${cjsFiles.join(' ')}`,
+              config: 'tsconfig.commonjs.json',
+            },
+          ]
+        : [],
     });
   };
   if (want('npm')) await installNode('npm');
@@ -339,7 +389,7 @@ async function installProof({
         typescript: false,
       });
     } else {
-      projects.push({ manager: 'yarn', dir: undefined, ok: false, tscCheck: undefined });
+      projects.push({ manager: 'yarn', dir: undefined, ok: false, tscChecks: [] });
     }
   }
 
@@ -366,6 +416,7 @@ async function installProof({
   }
 
   let venvPython;
+  let asyncVenvPython;
   if (want('python')) {
     const dir = path.join(work, 'python');
     fs.mkdirSync(dir);
@@ -401,59 +452,88 @@ async function installProof({
     ) {
       venvPython = path.join(dir, 'venv', 'bin', 'python');
     }
+    // `platform-api[async]`: its one dependency, httpx, is Debian's python3-httpx, which a venv
+    // with the system's site packages sees, so the install still asks no index.
+    const asyncVenv = path.join(dir, 'venv-async');
+    let asyncResult = await exec(python, ['-m', 'venv', '--system-site-packages', asyncVenv], {
+      cwd: dir,
+      env: pipEnv,
+      logFile,
+      timeoutMs: INSTALL_TIMEOUT_MS,
+    });
+    if (asyncResult.code === 0) {
+      asyncResult = await exec(
+        path.join(asyncVenv, 'bin', 'python'),
+        ['-m', 'pip', 'install', '--no-index', `${artefacts.wheel}[async]`],
+        { cwd: dir, env: pipEnv, logFile, timeoutMs: INSTALL_TIMEOUT_MS },
+      );
+    }
+    if (
+      record(
+        'python (async)',
+        `venv + pip install --no-index '${path.basename(artefacts.wheel)}[async]'`,
+        asyncResult,
+      )
+    ) {
+      asyncVenvPython = path.join(asyncVenv, 'bin', 'python');
+    }
   }
 
-  let phpDir;
+  const phpDirs = [];
   if (want('php')) {
-    const dir = path.join(work, 'php');
-    const pkg = path.join(work, 'php-archive');
-    fs.mkdirSync(dir);
-    fs.mkdirSync(pkg);
-    fs.copyFileSync(path.join(PROOF_FILES, 'consumer.php'), path.join(dir, 'consumer.php'));
     const composerEnv = {
       ...installEnv,
       COMPOSER_HOME: path.join(work, '.composer'),
       COMPOSER_CACHE_DIR: path.join(work, '.composer', 'cache'),
       COMPOSER_DISABLE_NETWORK: '1',
     };
+    const zipDir = path.join(work, 'php-zip');
+    const unpacked = path.join(work, 'php-archive');
+    fs.mkdirSync(zipDir);
+    fs.mkdirSync(unpacked);
+    fs.copyFileSync(artefacts.phpArchive, path.join(zipDir, path.basename(artefacts.phpArchive)));
     const unzip = await exec(
       'php',
       [
         '-r',
         '$z = new ZipArchive(); if ($z->open($argv[1]) !== true || !$z->extractTo($argv[2])) { fwrite(STDERR, "cannot extract $argv[1]\\n"); exit(1); }',
         artefacts.phpArchive,
-        pkg,
+        unpacked,
       ],
-      { cwd: dir, env: composerEnv, logFile },
+      { cwd: work, env: composerEnv, logFile },
     );
-    // The archive has no `version` (Packagist takes it from the git tag), which Composer's
-    // artifact repository requires; a path repository on its contents is given the version as
-    // Packagist would, and still installs the archive's own composer.json (autoload, requires).
-    writeJson(path.join(dir, 'composer.json'), {
-      name: 'proof/php-consumer',
-      require: { 'platform/platform-api': version },
-      repositories: [
-        {
-          type: 'path',
-          url: pkg,
-          options: { symlink: false, versions: { 'platform/platform-api': version } },
-        },
-        { 'packagist.org': false },
-      ],
-    });
-    let result = unzip;
-    if (unzip.code === 0) {
-      result = await exec('composer', ['install', '--no-interaction', '--no-progress'], {
-        cwd: dir,
-        env: composerEnv,
-        logFile,
-        timeoutMs: INSTALL_TIMEOUT_MS,
-      });
-    }
-    if (
-      record('php', `composer install ${path.basename(artefacts.phpArchive)} (offline)`, result)
-    ) {
-      phpDir = dir;
+    // The PHP README's own composer.json snippets, so the instructions users follow are the
+    // ones proven: the zip as an artifact repository, and unpacked as a path repository.
+    for (const [name, dir] of [
+      ['composer-artifact', zipDir],
+      ['composer-path', unpacked],
+    ]) {
+      const consumer = `php (${name.replace('composer-', '')})`;
+      const project = path.join(work, name);
+      fs.mkdirSync(project);
+      fs.copyFileSync(path.join(PROOF_FILES, 'consumer.php'), path.join(project, 'consumer.php'));
+      let result = unzip;
+      try {
+        const snippet = readmeSnippet(PHP_README, name, { dir, version });
+        writeJson(path.join(project, 'composer.json'), {
+          name: 'proof/php-consumer',
+          ...snippet,
+          repositories: [...snippet.repositories, { 'packagist.org': false }],
+        });
+      } catch (error) {
+        result = blocked(error.message);
+      }
+      if (result.code === 0) {
+        result = await exec('composer', ['install', '--no-interaction', '--no-progress'], {
+          cwd: project,
+          env: composerEnv,
+          logFile,
+          timeoutMs: INSTALL_TIMEOUT_MS,
+        });
+      }
+      const what = `README snippet ${name}: composer install ${path.basename(artefacts.phpArchive)} (offline)`;
+      if (record(consumer, what, result)) phpDirs.push({ consumer, dir: project });
+      else phpDirs.push({ consumer, dir: undefined });
     }
   }
 
@@ -488,9 +568,9 @@ async function installProof({
       }).then((result) => record(consumer, check, result, result.output.trim().split('\n').pop()));
     const entries = hasWebhooksEntry ? '`.` and `./webhooks`' : '`.`';
 
-    for (const { manager, dir, ok, tscCheck } of projects) {
+    for (const { manager, dir, ok, tscChecks } of projects) {
       if (!ok) {
-        for (const check of ['node ESM', 'node CommonJS', tscCheck].filter(Boolean))
+        for (const check of ['node ESM', 'node CommonJS', ...tscChecks.map((t) => t.check)])
           record(manager, check, blocked('not run: the install above failed'));
         continue;
       }
@@ -507,13 +587,14 @@ async function installProof({
           cwd: dir,
         });
       }
-      if (!tscCheck) continue;
-      const tsc = await exec(
-        process.execPath,
-        [path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
-        { cwd: dir, env: guardedEnv, logFile },
-      );
-      record(manager, tscCheck, tsc, `type-checked in ${(tsc.ms / 1000).toFixed(1)} s`);
+      for (const { check, config } of tscChecks) {
+        const tsc = await exec(
+          process.execPath,
+          [path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config],
+          { cwd: dir, env: guardedEnv, logFile },
+        );
+        record(manager, check, tsc, `type-checked in ${(tsc.ms / 1000).toFixed(1)} s`);
+      }
     }
 
     const npmProject = projects.find((p) => p.manager === 'npm');
@@ -573,19 +654,31 @@ async function installProof({
           cwd: path.join(work, 'python'),
         });
       } else record('python', check, blocked('not run: the install above failed'));
-    }
-    if (want('php')) {
-      const check = 'script with vendor/autoload.php';
-      if (phpDir) {
+      const asyncCheck = 'script in the venv, AsyncPlatformClient too';
+      if (asyncVenvPython) {
         await run({
-          consumer: 'php',
-          label: 'php',
+          consumer: 'python (async)',
+          label: 'python-async',
+          check: asyncCheck,
+          command: asyncVenvPython,
+          args: ['consumer.py'],
+          cwd: path.join(work, 'python'),
+          extra: { PROOF_ASYNC: '1' },
+        });
+      } else record('python (async)', asyncCheck, blocked('not run: the install above failed'));
+    }
+    for (const { consumer, dir } of phpDirs) {
+      const check = 'script with vendor/autoload.php';
+      if (dir) {
+        await run({
+          consumer,
+          label: consumer.replace(/[^a-z]+/g, '-').replace(/-$/, ''),
           check,
           command: 'php',
           args: ['consumer.php'],
-          cwd: phpDir,
+          cwd: dir,
         });
-      } else record('php', check, blocked('not run: the install above failed'));
+      } else record(consumer, check, blocked('not run: the install above failed'));
     }
   } catch (error) {
     record('server', 'live server and fixtures', blocked(String(error.stack ?? error)));
@@ -623,4 +716,12 @@ async function installProof({
   return { cases, exitCode, junitFile };
 }
 
-module.exports = { installProof, ProofInputError, findArtefacts, junitXml, table, typescriptSpec };
+module.exports = {
+  installProof,
+  ProofInputError,
+  findArtefacts,
+  junitXml,
+  readmeSnippet,
+  table,
+  typescriptSpec,
+};

@@ -223,6 +223,23 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
       env: { ...process.env, COMPOSER_DISABLE_NETWORK: '1' },
     },
   );
+  // The archive's composer.json gets the release's version: Composer's artifact repository
+  // (and a path repository on the unpacked archive) needs one, which Packagist takes from the
+  // tag instead, so the committed composer.json has none.
+  const zip = path.join(target, 'php', `platform-api-${version}.zip`);
+  run('php', [
+    '-r',
+    [
+      '$z = new ZipArchive();',
+      'if ($z->open($argv[1]) !== true) { fwrite(STDERR, "cannot open $argv[1]\\n"); exit(1); }',
+      '$c = json_decode($z->getFromName("composer.json"), true, 512, JSON_THROW_ON_ERROR);',
+      '$c = ["name" => $c["name"], "version" => $argv[2]] + $c;',
+      '$z->addFromString("composer.json", json_encode($c, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR) . "\\n");',
+      'if (!$z->close()) exit(1);',
+    ].join(' '),
+    zip,
+    version,
+  ]);
   record('php package archive', 'platform/platform-api (Packagist)', path.join(target, 'php'));
 
   // The server image: the build context `docker build` would receive (the Dockerfile builds the

@@ -187,3 +187,8 @@ export interface SdkModel {
   /** OAuth 2.0 token endpoint path, from the security scheme (`/oauth/token`). */
   tokenPath: string;
 }
+
+/** The largest `per_page` a list operation accepts (the API's convention, 100, if none says). */
+export function maxPerPage(ops: readonly Operation[]): number {
+  return ops.flatMap((op) => op.query).find((param) => param.name === 'per_page')?.maximum ?? 100;
+}

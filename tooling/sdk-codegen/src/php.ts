@@ -9,6 +9,7 @@
  * "absent" stay different), and each service method calls `HttpClient::request()`.
  */
 import { deprecationText } from './deprecation';
+import { maxPerPage } from './model';
 import type {
   EnumType,
   Field,
@@ -1030,7 +1031,8 @@ function emitRawService(ctx: Context, resource: Resource): string {
       '        return $this->http->request(',
       `            ${str(op.http)},`,
       `            ${parts.path},`,
-      `            ${parts.query},`,
+      // A list asks for the largest page unless the caller chose a size: fewest requests.
+      `            ${op.response.kind === 'page' ? `${parts.query} + ['per_page' => Operations::MAX_PER_PAGE]` : parts.query},`,
       `            ${parts.body},`,
       '            $options,',
       `            ${response.parser.replace(/\n/g, '\n    ')},`,
@@ -1086,6 +1088,9 @@ function emitOperations(model: SdkModel): string {
     '',
     `    /** The OAuth 2.0 token endpoint, relative to the base URL. */`,
     `    public const TOKEN_PATH = ${str(model.tokenPath)};`,
+    '',
+    `    /** The largest page the API serves: what list calls ask for unless given \`per_page\`. */`,
+    `    public const MAX_PER_PAGE = ${maxPerPage(model.operations)};`,
     '',
     '    /** @var array<string, array{0: string, 1: string, 2: string}> id => [method, path, PHP call] */',
     '    public const ALL = [',

@@ -14,6 +14,7 @@
  *   form Python 3.9 understands (no `NotRequired`, no `typing_extensions` at runtime).
  */
 import { deprecationText } from './deprecation';
+import { maxPerPage } from './model';
 import type {
   EnumType,
   Field,
@@ -793,14 +794,14 @@ function methodDoc(op: Operation, args: Argument[], raw: boolean): string {
   return docstring(text, '        ');
 }
 
-function returnType(ctx: Context, op: Operation): string {
+function returnType(ctx: Context, op: Operation, page = 'SyncPage'): string {
   switch (op.response.kind) {
     case 'model':
       return ctx.unions.has(op.response.model)
         ? op.response.model
         : ctx.model(op.response.model).name;
     case 'page':
-      return `SyncPage[${op.response.item}]`;
+      return `${page}[${op.response.item}]`;
     case 'none':
       return 'None';
   }
@@ -836,6 +837,8 @@ function emitResource(ctx: Context, resource: Resource): string {
   let usesDt = false;
   let plain = '';
   let raw = '';
+  let asyncPlain = '';
+  let asyncRaw = '';
   for (const op of resource.operations) {
     const args = operationArguments(ctx, op);
     const result = returnType(ctx, op);
@@ -856,10 +859,17 @@ function emitResource(ctx: Context, resource: Resource): string {
     const callArgs = args.map((a) => (a.where === 'path' ? a.arg : `${a.arg}=${a.arg}`));
     callArgs.push('request_options=request_options');
     const name = op.method.snake;
+    const forwarded = callArgs.map((c) => `            ${c},\n`).join('');
     plain += `\n    def ${name}${signature(args, result)}${methodDoc(op, args, false)}`;
-    plain += `        return self.with_raw_response.${name}(\n${callArgs.map((c) => `            ${c},\n`).join('')}        ).parse()\n`;
+    plain += `        return self.with_raw_response.${name}(\n${forwarded}        ).parse()\n`;
+    const asyncResult = returnType(ctx, op, 'AsyncPage');
+    asyncPlain += `\n    async def ${name}${signature(args, asyncResult)}${methodDoc(op, args, false)}`;
+    asyncPlain += `        response = await self.with_raw_response.${name}(\n${forwarded}        )\n        return response.parse()\n`;
 
-    raw += `\n    def ${name}${signature(args, `APIResponse[${result}]`)}${methodDoc(op, args, true)}`;
+    const rawHead = `${signature(args, `APIResponse[${result}]`)}${methodDoc(op, args, true)}`;
+    const asyncRawHead = `${signature(args, `APIResponse[${asyncResult}]`)}${methodDoc(op, args, true)}`;
+    const rawStart = raw.length;
+    raw += `\n    def ${name}${rawHead}`;
     const query = args.filter((a) => a.where === 'query');
     const body = args.filter((a) => a.where === 'body');
     const dict = (items: Argument[]) =>
@@ -877,11 +887,15 @@ function emitResource(ctx: Context, resource: Resource): string {
       raw += `            options=request_options,\n`;
       raw += `            cast=${op.response.kind === 'none' ? 'parse_none' : ctx.parser(op.response.model)},\n        )\n`;
     }
+    // The async twin: the same body, awaited.
+    const rawBody = raw.slice(rawStart + `\n    def ${name}${rawHead}`.length);
+    asyncRaw += `\n    async def ${name}${asyncRawHead}${rawBody.replace(/^ {8}return self\./m, '        return await self.')}`;
   }
   const usesNone = resource.operations.some((op) => op.response.kind === 'none');
   const modelImports = [...models].sort();
   const unionImports = [...unions].sort().flatMap((u) => [u, `parse_${snake(u)}`]);
   const core = [
+    'AsyncAPIResource',
     'SyncAPIResource',
     'cached_property',
     ...(usesPath ? ['path_param'] : []),
@@ -894,7 +908,7 @@ from __future__ import annotations
 
 ${usesDt ? 'import datetime as _dt\n' : ''}import typing as _t
 
-${usesPage ? 'from .._core._pagination import SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
+${usesPage ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
 from .._core._response import APIResponse
 ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
   if (enums.size) out += `from ..types.enums import ${[...enums].sort().join(', ')}\n`;
@@ -902,7 +916,9 @@ ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
     out += `from ..types.models import ${[...modelImports, ...unionImports].join(', ')}\n`;
   }
   if (params.size) out += `from ..types.params import ${[...params].sort().join(', ')}\n`;
-  out += `\n__all__ = [${pyString(cls)}, ${pyString(rawCls)}]\n\n`;
+  const asyncCls = `Async${cls}`;
+  const asyncRawCls = `Async${cls}WithRawResponse`;
+  out += `\n__all__ = [${[cls, rawCls, asyncCls, asyncRawCls].map(pyString).join(', ')}]\n\n`;
   out += `\nclass ${cls}(SyncAPIResource):\n`;
   out += docstring(
     `\`client.${resource.snake}\`: ${resource.operations.map((o) => `\`${o.method.snake}\``).join(', ')}.`,
@@ -918,6 +934,21 @@ ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
     '    ',
   );
   out += raw;
+  out += `\n\nclass ${asyncCls}(AsyncAPIResource):\n`;
+  out += docstring(
+    `\`client.${resource.snake}\` of \`AsyncPlatformClient\`: the methods of \`${cls}\`, awaited.`,
+    '    ',
+  );
+  out += `\n    @cached_property\n    def with_raw_response(self) -> ${asyncRawCls}:\n`;
+  out += `        """The same methods, returning the raw \`APIResponse\` (status, headers, request id)."""\n`;
+  out += `        return ${asyncRawCls}(self._client)\n`;
+  out += asyncPlain;
+  out += `\n\nclass ${asyncRawCls}(AsyncAPIResource):\n`;
+  out += docstring(
+    `\`client.${resource.snake}.with_raw_response\` of \`AsyncPlatformClient\`: each method returns the \`APIResponse\`.`,
+    '    ',
+  );
+  out += asyncRaw;
   return out;
 }
 
@@ -932,14 +963,22 @@ import typing as _t
 from .._core._resource import cached_property
 `;
   const cls = (r: Resource) => resourceClass(ctx, r);
-  for (const r of resources) out += `from .${r.snake} import ${cls(r)}, ${cls(r)}WithRawResponse\n`;
+  const names = (r: Resource) => [
+    cls(r),
+    `${cls(r)}WithRawResponse`,
+    `Async${cls(r)}`,
+    `Async${cls(r)}WithRawResponse`,
+  ];
+  for (const r of resources) out += `from .${r.snake} import ${names(r).join(', ')}\n`;
   out += `
 if _t.TYPE_CHECKING:
+    from .._async_client import AsyncPlatformClient
     from .._client import PlatformClient
 
 __all__ = [
     "ClientResources",
-${resources.map((r) => `    ${pyString(cls(r))},\n    ${pyString(`${cls(r)}WithRawResponse`)},`).join('\n')}
+    "AsyncClientResources",
+${resources.flatMap((r) => names(r).map((n) => `    ${pyString(n)},`)).join('\n')}
 ]
 
 
@@ -951,6 +990,16 @@ class ClientResources:
     out += `\n    @cached_property\n    def ${r.snake}(self) -> ${cls(r)}:\n`;
     out += `        """${r.operations.map((o) => `\`${o.method.snake}\``).join(', ')} (${paths.map((p) => `\`${p}\``).join(', ')})."""\n`;
     out += `        return ${cls(r)}(_t.cast("PlatformClient", self))\n`;
+  }
+  out += `
+
+class AsyncClientResources:
+    """Mixed into \`AsyncPlatformClient\`: the same namespaces, with coroutine methods."""
+`;
+  for (const r of resources) {
+    out += `\n    @cached_property\n    def ${r.snake}(self) -> Async${cls(r)}:\n`;
+    out += `        """${r.operations.map((o) => `\`${o.method.snake}\``).join(', ')}, awaited."""\n`;
+    out += `        return Async${cls(r)}(_t.cast("AsyncPlatformClient", self))\n`;
   }
   return out;
 }
@@ -971,7 +1020,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["OperationInfo", "OPERATIONS", "API_PREFIX", "TOKEN_PATH", "SPEC_VERSION", "API_VERSION"]
+__all__ = ["OperationInfo", "OPERATIONS", "API_PREFIX", "TOKEN_PATH", "SPEC_VERSION", "API_VERSION", "MAX_PER_PAGE"]
 
 
 class OperationInfo(_t.NamedTuple):
@@ -988,6 +1037,8 @@ class OperationInfo(_t.NamedTuple):
 
 API_PREFIX: _t.Final = ${pyString(prefix!)}
 TOKEN_PATH: _t.Final = ${pyString(ctx.sdk.tokenPath)}
+MAX_PER_PAGE: _t.Final = ${maxPerPage(ops)}
+"""The largest page the API serves: what list calls ask for unless given \`per_page\`."""
 SPEC_VERSION: _t.Final = ${pyString(ctx.sdk.version)}
 API_VERSION: _t.Final[_t.Optional[str]] = ${ctx.sdk.apiVersion ? pyString(ctx.sdk.apiVersion) : 'None'}
 

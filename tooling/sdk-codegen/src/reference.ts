@@ -85,22 +85,27 @@ function sampleQuery(operation: Operation): [string, Value][] {
   ];
 }
 
-const PATH_SAMPLES: Record<string, string> = {
-  students: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  courses: 'crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  enrollments: 'enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  payments: 'pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  exams: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  examResults: 'exr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  events: 'evt_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  webhookEndpoints: 'whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  webhookDeliveries: 'msg_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  personalAccessTokens: 'tok_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  oauthClients: 'oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  auditEvents: 'aud_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  members: 'usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-  invitations: 'inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
-};
+/** The ULID part of a sample id whose schema gives no example. */
+const SAMPLE_ULID = '01JD6Y3ZK8R5V2N3M4P5Q6R7S8';
+
+/**
+ * The id a sample puts in the path: the example id of the model the resource's operations return
+ * (a `res_…` for exam results), so a sample never names an id of another kind.
+ */
+function pathSample(operation: Operation, model: SdkModel): string {
+  const resource = model.resources.find((r) => r.camel === operation.resource.camel)!;
+  for (const candidate of resource.operations) {
+    const response = candidate.response;
+    if (candidate.pathParams.length !== 1 || response.kind !== 'model') continue;
+    // A union (events) has the id of each of its members.
+    const name = model.unions.find((u) => u.name === response.model)?.members[0] ?? response.model;
+    const returned = model.models.find((m) => m.name === name);
+    const id = returned?.fields.find((f) => f.name === 'id');
+    if (typeof id?.example === 'string') return id.example;
+    if (id?.type.kind === 'string' && id.type.prefix) return `${id.type.prefix}_${SAMPLE_ULID}`;
+  }
+  throw new Error(`${operation.id}: no model of ${resource.camel} has an example id`);
+}
 
 const json = (value: Value): string => JSON.stringify(value);
 
@@ -152,21 +157,21 @@ export interface Samples {
 }
 
 export function samplesFor(operation: Operation, model: SdkModel): Samples {
-  const id = operation.pathParams.length > 0 ? PATH_SAMPLES[operation.resource.camel] : undefined;
+  const id = operation.pathParams.length > 0 ? pathSample(operation, model) : undefined;
   const body = sampleBody(operation, model);
   const query = operation.response.kind === 'page' ? sampleQuery(operation) : [];
   const result = resultName(operation);
   const { camel: resource, snake: resourceSnake } = operation.resource;
   const { camel: method, snake: methodSnake } = operation.method;
 
-  // TypeScript: ts-rest's request arguments; a query-only route also takes the query itself.
+  // TypeScript: the id first, then the request arguments; a query-only route also takes the
+  // query itself.
   const tsArgs: string[] = [];
-  if (id) tsArgs.push(`params: { id: '${id}' }`);
-  if (body.length) tsArgs.push(`body: ${tsValue(Object.fromEntries(body))}`);
-  let tsCall: string;
-  if (tsArgs.length) tsCall = `{ ${tsArgs.join(', ')} }`;
-  else if (query.length) tsCall = tsValue(Object.fromEntries(query));
-  else tsCall = '';
+  if (id) tsArgs.push(`'${id}'`);
+  if (body.length) tsArgs.push(`{ body: ${tsValue(Object.fromEntries(body))} }`);
+  else if (query.length && id) tsArgs.push(`{ query: ${tsValue(Object.fromEntries(query))} }`);
+  else if (query.length) tsArgs.push(tsValue(Object.fromEntries(query)));
+  const tsCall = tsArgs.join(', ');
   const typescript = `${result ? `const ${result} = ` : ''}await platform.${resource}.${method}(${tsCall});`;
 
   const phpArgs = [
@@ -219,7 +224,28 @@ export function emitReference(model: SdkModel): Map<string, string> {
   return new Map([
     ['docs/api-reference.md', lines.join('\n')],
     ['packages/client/src/reference-samples.test-d.ts', typeScriptSamplesCheck(model)],
+    [CODE_SAMPLES_FILE, codeSamples(model)],
   ]);
+}
+
+/** Where the samples go for the OpenAPI document's `x-codeSamples` (the contract reads it). */
+export const CODE_SAMPLES_FILE = 'packages/contract/code-samples.json';
+
+/**
+ * The same samples by operation id, in the `x-codeSamples` form reference UIs (Redoc, Scalar)
+ * show beside each operation. The contract puts them into openapi.json.
+ */
+function codeSamples(model: SdkModel): string {
+  const byOperation: Record<string, { lang: string; label: string; source: string }[]> = {};
+  for (const operation of model.operations) {
+    const samples = samplesFor(operation, model);
+    byOperation[operation.id] = [
+      { lang: 'TypeScript', label: 'TypeScript', source: samples.typescript },
+      { lang: 'PHP', label: 'PHP', source: samples.php },
+      { lang: 'Python', label: 'Python', source: samples.python },
+    ];
+  }
+  return `${JSON.stringify(byOperation, null, 2)}\n`;
 }
 
 /**

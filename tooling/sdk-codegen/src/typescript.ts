@@ -153,8 +153,17 @@ const responseType = (op: Operation): string =>
 const isQueryOnly = (op: Operation): boolean =>
   op.pathParams.length === 0 && !op.body && op.query.length > 0;
 
+/** What a method's args are after a positional id: the args without `params`. */
+function restArgsType(op: Operation): { type: string; required: boolean } {
+  return argsType({ ...op, pathParams: [] });
+}
+
 function methodSignatures(op: Operation): string {
-  const result = `PlatformPromise<${responseType(op)}>`;
+  const item = op.response.kind === 'page' ? op.response.item : undefined;
+  const isPage = item !== undefined;
+  const result = isPage
+    ? `PagePromise<${responseType(op)}, ${item}>`
+    : `PlatformPromise<${responseType(op)}>`;
   const summary = withDeprecation(
     [op.summary, op.description, op.scope ? `Scope: \`${op.scope}\`.` : undefined]
       .filter(Boolean)
@@ -163,6 +172,7 @@ function methodSignatures(op: Operation): string {
   );
   const name = op.method.camel;
   const args = argsType(op);
+  const items = `AsyncIterableIterator<${item}>`;
   let out = doc(summary, '  ');
   if (isQueryOnly(op)) {
     const q = queryTypeName(op);
@@ -172,11 +182,23 @@ function methodSignatures(op: Operation): string {
   } else {
     out += `  ${name}(args${args.required ? '' : '?'}: ${args.type}, options?: RequestOptions): ${result};\n`;
   }
-  if (op.response.kind === 'page') {
-    out += doc(`Every item of \`${op.id}\`, page after page (one request per page).`, '  ');
+  // `retrieve('stu_…')`: the one path parameter first, the rest of the args after it.
+  const positional = op.pathParams.length === 1;
+  const rest = restArgsType(op);
+  const restParam = `args${rest.required ? '' : '?'}: ${rest.type}`;
+  if (positional) {
+    out += `  ${name}(${key(op.pathParams[0]!)}: string, ${restParam}, options?: RequestOptions): ${result};\n`;
+  }
+  if (isPage) {
+    out += doc(
+      `Every item of \`${op.id}\`, page after page (one request per page); the same as \`for await\` over \`${name}(…)\`.`,
+      '  ',
+    );
     out += isQueryOnly(op)
-      ? `  ${name}All(query?: ${queryTypeName(op)}): AsyncIterableIterator<${op.response.item}>;\n`
-      : `  ${name}All(args: ${args.type}): AsyncIterableIterator<${op.response.item}>;\n`;
+      ? `  ${name}All(query?: ${queryTypeName(op)}): ${items};\n`
+      : `  ${name}All(args: ${args.type}): ${items};\n`;
+    if (positional)
+      out += `  ${name}All(${key(op.pathParams[0]!)}: string, ${restParam}): ${items};\n`;
   }
   return out;
 }
@@ -190,8 +212,8 @@ function emitRoutes(model: SdkModel): string {
     if (op.query.length > 0) models.add(queryTypeName(op));
   }
   let out = `${HEADER}`;
-  out += `import type { PlatformPromise } from '../api-promise';\n`;
-  out += `import type { CallArgs, RequestOptions, RouteTable } from '../route-types';\n`;
+  out += `import type { PagePromise, PlatformPromise } from '../api-promise';\n`;
+  out += `import type { CallArgs, GenericRequest, RequestOptions, RouteTable } from '../route-types';\n`;
   out += `import type {\n${[...models]
     .sort()
     .map((name) => `  ${name},\n`)
@@ -229,7 +251,7 @@ function emitRoutes(model: SdkModel): string {
     out += '}\n\n';
   }
   out +=
-    '/** The Platform API: one namespace per resource. */\nexport interface PlatformClient {\n';
+    '/** The Platform API: one namespace per resource, and `request()` for any path. */\nexport interface PlatformClient extends GenericRequest {\n';
   for (const resource of model.resources) {
     out += `  ${key(resource.camel)}: ${resource.pascal}Resource;\n`;
   }

@@ -66,12 +66,12 @@ describe('deprecated operations in the generated SDKs', () => {
     }
   });
 
-  it('gives the Python methods (parsed and raw) a deprecated note, and no other method', () => {
+  it('gives the Python methods (parsed and raw, sync and async) a deprecated note, and no other method', () => {
     const python = emitPython(model);
     const source = python.get('packages/client-python/src/platform_api/resources/students.py')!;
     const note =
       '.. deprecated:: 2026-01-01\n            This operation is deprecated since 2026-01-01; it stops working after 2027-01-01.';
-    expect(source.split('.. deprecated::').length - 1).toBe(2);
+    expect(source.split('.. deprecated::').length - 1).toBe(4);
     const retrieve = source.indexOf('def retrieve(');
     expect(source.indexOf(note, retrieve)).toBeGreaterThan(retrieve);
     expect(source.indexOf(note, retrieve)).toBeLessThan(source.indexOf('def ', retrieve + 1));

@@ -201,6 +201,24 @@ function buildVectors() {
     'A student.created delivery exactly as the server sends it.',
     base(),
   );
+  // A newer server: an enum value, a field this SDK version does not know, a nullable field
+  // left out. Additive changes within v1, so every verifier must still accept the event.
+  const newer = { ...STUDENT, status: 'suspended', nickname: 'Ani' };
+  delete newer.email;
+  const newerBody = webhookPayload({
+    eventId: 'evt_01KDXC5V9P7K2M4N6Q8R0S2T4X',
+    eventType: 'student.created',
+    eventCreatedAt: new Date(SENT * 1000 - 1000),
+    eventData: JSON.stringify(newer),
+  });
+  add(
+    'event/newer-server-fields',
+    'A student.created event from a newer server: data.status "suspended" (a new enum value), a new field, and the nullable email left out. New enum values and fields are not breaking: verified and returned.',
+    base({
+      body: newerBody,
+      headers: signedHeaders(signer, [SECRET], MESSAGE_ID, SENT, newerBody),
+    }),
+  );
   add(
     'body/non-ascii-utf8-crlf',
     'A student.created event with 2-, 3- and 4-byte UTF-8 characters, pretty-printed with CRLF line ends: the bytes are signed as they are.',

@@ -1,7 +1,7 @@
-import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { Controller, Get, Header, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import openapi from '@platform/contract/openapi.json';
-import { APP_CONFIG } from '../config/config.module';
-import type { AppConfig } from '../config/env';
+import { asPlatformRequest, requestOrigin } from '../common/http-context';
 import { renderDeprecationsPage } from './deprecations-page';
 import { renderErrorsPage } from './errors-page';
 
@@ -11,17 +11,27 @@ const DOCS_HTML = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Platform API reference</title>
-  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
   <div id="reference"></div>
-  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/redoc.standalone.js"></script>
   <script src="/docs/init.js"></script>
 </body>
 </html>
 `;
 
-const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#reference', deepLinking: true });\n`;
+/**
+ * Redoc (vendored from the `redoc` package, see app.factory.ts): each operation with its
+ * x-codeSamples (TypeScript, PHP, Python) beside it, the webhooks, and the error codes from the
+ * document's description. The search index is built without a worker, which the CSP forbids.
+ */
+const DOCS_INIT = `Redoc.init('/openapi.json', {
+  expandResponses: '200,201',
+  jsonSampleExpandLevel: 2,
+  hideDownloadButton: false,
+  sortPropsAlphabetically: false,
+}, document.getElementById('reference'));
+`;
 
 const ERRORS_PAGE = renderErrorsPage();
 const DEPRECATIONS_PAGE = renderDeprecationsPage();
@@ -29,19 +39,15 @@ const DEPRECATIONS_PAGE = renderDeprecationsPage();
 /** The committed OpenAPI document (generated from the contract) and a reference page over it. */
 @Controller()
 export class DocsController {
-  /** The committed document, naming this server (`PUBLIC_URL`) in `servers` when it is set. */
-  private readonly document: object;
-
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.document = config.publicUrl
-      ? { ...openapi, servers: [{ url: config.publicUrl, description: 'This server' }] }
-      : openapi;
-  }
-
   @Get('openapi.json')
   @Header('Cache-Control', 'public, max-age=300')
-  openapi() {
-    return this.document;
+  openapi(@Req() req: Request) {
+    // The origin this server names itself by (PUBLIC_URL, else the one the caller reached), as
+    // in pagination links and problem types: never the committed document's `pnpm dev` address.
+    return {
+      ...openapi,
+      servers: [{ url: requestOrigin(asPlatformRequest(req)), description: 'This server' }],
+    };
   }
 
   @Get('docs')

@@ -69,16 +69,17 @@ final class Retry
         float $max,
         float $maxRetryAfter,
     ): ?float {
-        $shouldRetry = strtolower($headers['x-should-retry'][0] ?? '');
+        $shouldRetry = strtolower(trim($headers['x-should-retry'][0] ?? ''));
         $retryAfter = self::parseRetryAfter($headers['retry-after'][0] ?? null);
-        // 429: the request was not processed, so even a POST may be repeated. A 409 with
-        // Retry-After to a keyed request: an attempt with the same key is still running.
+        // The server's word wins (X-Should-Retry). 429: the request was not processed, so even a
+        // POST may be repeated. A 409 with Retry-After to a keyed request: an attempt with the
+        // same key is still running. 501 and 505 never change.
         $transient = match (true) {
             $shouldRetry === 'false' => false,
-            $shouldRetry === 'true' => $retriable || $status === 429,
+            $shouldRetry === 'true' => true,
             $status === 429 => true,
             $status === 409 => $keyed && $retryAfter !== null,
-            in_array($status, [408, 500, 502, 503, 504], true) => $retriable,
+            $status === 408, $status >= 500 && !in_array($status, [501, 505], true) => $retriable,
             default => false,
         };
         if (!$transient) {

@@ -71,7 +71,7 @@ final class AuditEventsRawService
         return $this->http->request(
             'GET',
             '/v1/audit_events',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

@@ -72,7 +72,7 @@ final class CoursesRawService
         return $this->http->request(
             'GET',
             '/v1/courses',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

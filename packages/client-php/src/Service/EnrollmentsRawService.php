@@ -81,7 +81,7 @@ final class EnrollmentsRawService
         return $this->http->request(
             'GET',
             '/v1/enrollments',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

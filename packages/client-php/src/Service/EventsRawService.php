@@ -91,7 +91,7 @@ final class EventsRawService
         return $this->http->request(
             'GET',
             '/v1/events',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

@@ -73,7 +73,7 @@ final class ExamResultsRawService
         return $this->http->request(
             'GET',
             '/v1/exam_results',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

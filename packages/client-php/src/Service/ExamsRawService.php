@@ -68,7 +68,7 @@ final class ExamsRawService
         return $this->http->request(
             'GET',
             '/v1/exams',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

@@ -67,7 +67,7 @@ final class MembersRawService
         return $this->http->request(
             'GET',
             '/v1/members',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

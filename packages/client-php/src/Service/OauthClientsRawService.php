@@ -67,7 +67,7 @@ final class OauthClientsRawService
         return $this->http->request(
             'GET',
             '/v1/oauth_clients',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

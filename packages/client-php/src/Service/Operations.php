@@ -21,6 +21,9 @@ final class Operations
     /** The OAuth 2.0 token endpoint, relative to the base URL. */
     public const TOKEN_PATH = '/oauth/token';
 
+    /** The largest page the API serves: what list calls ask for unless given `per_page`. */
+    public const MAX_PER_PAGE = 100;
+
     /** @var array<string, array{0: string, 1: string, 2: string}> id => [method, path, PHP call] */
     public const ALL = [
         'students.list' => ['GET', '/v1/students', 'students->list'],

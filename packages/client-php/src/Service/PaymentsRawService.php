@@ -77,7 +77,7 @@ final class PaymentsRawService
         return $this->http->request(
             'GET',
             '/v1/payments',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

@@ -67,7 +67,7 @@ final class PersonalAccessTokensRawService
         return $this->http->request(
             'GET',
             '/v1/personal_access_tokens',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

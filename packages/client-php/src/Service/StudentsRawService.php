@@ -70,7 +70,7 @@ final class StudentsRawService
         return $this->http->request(
             'GET',
             '/v1/students',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

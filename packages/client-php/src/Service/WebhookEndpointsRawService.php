@@ -69,7 +69,7 @@ final class WebhookEndpointsRawService
         return $this->http->request(
             'GET',
             '/v1/webhook_endpoints',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(
@@ -301,7 +301,7 @@ final class WebhookEndpointsRawService
         return $this->http->request(
             'GET',
             '/v1/webhook_endpoints/' . rawurlencode($id) . '/deliveries',
-            $params,
+            $params + ['per_page' => Operations::MAX_PER_PAGE],
             null,
             $options,
             fn (RawResponse $response): Page => Page::fromResponse(

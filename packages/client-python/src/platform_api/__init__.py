@@ -9,11 +9,12 @@ student = client.students.create(student_number="S-1", first_name="Ada", last_na
 """
 
 from . import types
+from ._async_client import AsyncPlatformClient
 from ._client import PlatformClient
 from ._core._auth import Auth, ClientCredentials, OAuthTokens, RefreshToken, StaticToken
 from ._core._deprecation import APIDeprecationWarning
 from ._core._http import Headers, HTTPClientTransport, HTTPRequest, HTTPResponse, Transport
-from ._core._pagination import SyncPage
+from ._core._pagination import AsyncPage, SyncPage
 from ._core._response import APIResponse
 from ._exceptions import (
     APIConnectionError,
@@ -41,6 +42,7 @@ from .webhooks import Webhook, Webhooks
 __all__ = [
     "__version__",
     "PlatformClient",
+    "AsyncPlatformClient",
     "types",
     # auth
     "Auth",
@@ -56,6 +58,7 @@ __all__ = [
     "Headers",
     "APIResponse",
     "SyncPage",
+    "AsyncPage",
     "RequestOptions",
     "Omit",
     "omit",

@@ -8,7 +8,7 @@ import sys
 import time
 import uuid
 from functools import cached_property, lru_cache
-from typing import Any, Callable, Dict, Mapping, Optional, Tuple, TypeVar, Union, cast
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar, Union, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from ._core import _json
@@ -27,7 +27,7 @@ from ._core._response import APIResponse
 from ._core._retry import RetryPolicy, backoff_delay, retry_delay
 from ._exceptions import APIConnectionError, APITimeoutError, status_error
 from ._models import identity
-from ._operations import API_PREFIX, TOKEN_PATH
+from ._operations import API_PREFIX, MAX_PER_PAGE, TOKEN_PATH
 from ._types import Body, Omit, Query, RequestOptions, omit
 from ._version import __version__
 from .resources import ClientResources
@@ -43,18 +43,8 @@ DEFAULT_MAX_RETRIES = 2
 API_PREFIXES = ("/v1", "/api/v1")
 
 
-class PlatformClient(ClientResources):
-    """The Platform API client.
-
-    ```python
-    client = PlatformClient(token=os.environ["PLATFORM_TOKEN"], base_url="https://api.example.com")
-    for student in client.students.list(status="active"):
-        print(student.id, student.last_name)
-    ```
-
-    One instance is safe to share between threads; `with_options()` returns a copy with other
-    settings that shares its connections and tokens.
-    """
+class _ClientConfig:
+    """What the sync and the async client share: their settings, URLs, headers and bodies."""
 
     def __init__(
         self,
@@ -72,29 +62,8 @@ class PlatformClient(ClientResources):
         default_headers: Optional[Mapping[str, str]] = None,
         api_prefix: str = API_PREFIX,
         idempotency_keys: bool = True,
-        transport: Optional[Transport] = None,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        """
-        Args:
-            token: A personal access token (`pat_...`) or an OAuth access token, or a function
-                returning one. Default: the `PLATFORM_TOKEN` environment variable.
-            auth: Instead of `token`: `ClientCredentials(...)` or `RefreshToken(...)`, with which
-                the SDK gets and renews OAuth access tokens itself.
-            base_url: Where the API lives, without the version: `https://api.example.com`.
-                Default: the `PLATFORM_BASE_URL` environment variable.
-            timeout: Seconds per attempt, from sending the request to the end of the body.
-            connect_timeout: Seconds to open the connection (TCP and TLS).
-            max_retries: Retries after the first attempt for failures safe to repeat.
-            initial_retry_delay, max_retry_delay: Backoff in seconds: doubles per retry, capped.
-            max_retry_after: Longest `Retry-After` waited for; a longer one raises at once.
-            app_info: Your application, sent before the SDK in `User-Agent` (`sis-sync/1.4`).
-            default_headers: Extra headers on every request.
-            api_prefix: `/v1` or its alias `/api/v1`.
-            idempotency_keys: Send a generated `Idempotency-Key` with every POST (default True).
-            transport: Replaces the `http.client` transport (tests, instrumentation).
-            sleep: How the client waits between retries; tests pass one that records delays.
-        """
+        """The settings both clients take; see `PlatformClient` for each."""
         if token is None and auth is None:
             token = os.environ.get("PLATFORM_TOKEN") or None
         if (token is None) == (auth is None):
@@ -141,11 +110,151 @@ class PlatformClient(ClientResources):
         self.default_headers: Dict[str, str] = dict(default_headers or {})
         self.api_prefix: str = api_prefix
         self.idempotency_keys: bool = idempotency_keys
+        self._token_argument = token
+        self.user_agent: str = f"{app_info} {_sdk_user_agent()}" if app_info else _sdk_user_agent()
+
+    @property
+    def token_url(self) -> str:
+        """The authorization server's token endpoint on the API's origin."""
+        return self.base_url + TOKEN_PATH
+
+    @cached_property
+    def webhooks(self) -> Webhooks:
+        """Webhook verification: `client.webhooks.unwrap(body, headers, secret=...)`."""
+        return Webhooks()
+
+    def _url(self, path: str, query: Optional[Query], opts: RequestOptions) -> str:
+        if not path.startswith("/v1/") and path != "/v1":
+            raise ValueError(f"path must start with /v1/, got {path!r}")
+        url = self.base_url + self.api_prefix[: -len("/v1")] + path
+        params: Dict[str, object] = dict(query or {})
+        params.update(opts.get("extra_query") or {})
+        encoded = encode_query(params)
+        return f"{url}?{encoded}" if encoded else url
+
+    def _headers(self, opts: RequestOptions) -> Dict[str, str]:
+        headers = {"accept": "application/json", "user-agent": self.user_agent}
+        for source in (self.default_headers, opts.get("extra_headers") or {}):
+            for name, value in source.items():
+                headers[name.lower()] = value
+        return headers
+
+    @staticmethod
+    def _content(
+        body: Union[Body, Omit, None], opts: RequestOptions, headers: Dict[str, str]
+    ) -> Optional[bytes]:
+        extra = opts.get("extra_body")
+        if (body is None or isinstance(body, Omit)) and not extra:
+            return None
+        merged: Dict[str, object] = {}
+        if body is not None and not isinstance(body, Omit):
+            merged.update({key: value for key, value in body.items() if not isinstance(value, Omit)})
+        merged.update(extra or {})
+        headers["content-type"] = "application/json"
+        return _json.dumps(merged)
+
+    def _prepare(
+        self, method: str, path: str, query: Optional[Query], body: Union[Body, Omit, None], opts: RequestOptions
+    ) -> Tuple[str, str, Dict[str, str], Optional[bytes]]:
+        """The method, URL, headers and body of a call, the same on every attempt."""
+        method = method.upper()
+        url = self._url(path, query, opts)
+        headers = self._headers(opts)
+        content = self._content(body, opts, headers)
+        if "idempotency_key" in opts:
+            headers["idempotency-key"] = opts["idempotency_key"]
+        elif method == "POST" and self.idempotency_keys and "idempotency-key" not in headers:
+            # One key per call, made before the first attempt: every retry sends it, so the
+            # server recognises the repeat and answers it without doing the work twice.
+            headers["idempotency-key"] = str(uuid.uuid4())
+        return method, url, headers, content
+
+    @staticmethod
+    def _page_params(query: Optional[Query]) -> Dict[str, object]:
+        params: Dict[str, object] = dict(query or {})
+        if params.get("per_page") is None or isinstance(params.get("per_page"), Omit):
+            # The largest page unless the caller chose a size: fewest requests against the rate limit.
+            params["per_page"] = MAX_PER_PAGE
+        return params
+
+    @staticmethod
+    def _page_items(data: Any, item: Callable[[Any], _T]) -> Tuple[Dict[str, Any], List[_T]]:
+        raw: Dict[str, Any] = data if isinstance(data, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+        items = raw.get("data")
+        parsed = [item(entry) for entry in items] if isinstance(items, list) else []  # pyright: ignore[reportUnknownVariableType]
+        return raw, parsed
+
+
+class PlatformClient(ClientResources, _ClientConfig):
+    """The Platform API client.
+
+    ```python
+    client = PlatformClient(token=os.environ["PLATFORM_TOKEN"], base_url="https://api.example.com")
+    for student in client.students.list(status="active"):
+        print(student.id, student.last_name)
+    ```
+
+    One instance is safe to share between threads; `with_options()` returns a copy with other
+    settings that shares its connections and tokens.
+    """
+
+    def __init__(
+        self,
+        *,
+        token: Union[str, Callable[[], str], None] = None,
+        auth: Optional[Auth] = None,
+        base_url: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        initial_retry_delay: float = 0.5,
+        max_retry_delay: float = 8.0,
+        max_retry_after: float = 60.0,
+        app_info: Optional[str] = None,
+        default_headers: Optional[Mapping[str, str]] = None,
+        api_prefix: str = API_PREFIX,
+        idempotency_keys: bool = True,
+        transport: Optional[Transport] = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """
+        Args:
+            token: A personal access token (`pat_...`) or an OAuth access token, or a function
+                returning one. Default: the `PLATFORM_TOKEN` environment variable.
+            auth: Instead of `token`: `ClientCredentials(...)` or `RefreshToken(...)`, with which
+                the SDK gets and renews OAuth access tokens itself.
+            base_url: Where the API lives: `https://api.example.com` (a trailing `/v1` is
+                dropped). Default: the `PLATFORM_BASE_URL` environment variable.
+            timeout: Seconds per attempt, from sending the request to the end of the body.
+            connect_timeout: Seconds to open the connection (TCP and TLS).
+            max_retries: Retries after the first attempt for failures safe to repeat.
+            initial_retry_delay, max_retry_delay: Backoff in seconds: doubles per retry, capped.
+            max_retry_after: Longest `Retry-After` waited for; a longer one raises at once.
+            app_info: Your application, sent before the SDK in `User-Agent` (`sis-sync/1.4`).
+            default_headers: Extra headers on every request.
+            api_prefix: `/v1` or its alias `/api/v1`.
+            idempotency_keys: Send a generated `Idempotency-Key` with every POST (default True).
+            transport: Replaces the `http.client` transport (tests, instrumentation).
+            sleep: How the client waits between retries; tests pass one that records delays.
+        """
+        super().__init__(
+            token=token,
+            auth=auth,
+            base_url=base_url,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            max_retries=max_retries,
+            initial_retry_delay=initial_retry_delay,
+            max_retry_delay=max_retry_delay,
+            max_retry_after=max_retry_after,
+            app_info=app_info,
+            default_headers=default_headers,
+            api_prefix=api_prefix,
+            idempotency_keys=idempotency_keys,
+        )
         self._owns_transport = transport is None
         self._transport: Transport = transport if transport is not None else HTTPClientTransport()
         self._sleep = sleep
-        self._token_argument = token
-        self.user_agent: str = f"{app_info} {_sdk_user_agent()}" if app_info else _sdk_user_agent()
 
     # --- configuration ---------------------------------------------------------------------
 
@@ -198,16 +307,6 @@ class PlatformClient(ClientResources):
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    @property
-    def token_url(self) -> str:
-        """The authorization server's token endpoint on the API's origin."""
-        return self.base_url + TOKEN_PATH
-
-    @cached_property
-    def webhooks(self) -> Webhooks:
-        """Webhook verification: `client.webhooks.unwrap(body, headers, secret=...)`."""
-        return Webhooks()
-
     # --- requests --------------------------------------------------------------------------
 
     def request(
@@ -237,16 +336,7 @@ class PlatformClient(ClientResources):
         cast: Callable[[Any], _T],
     ) -> APIResponse[_T]:
         opts: RequestOptions = options or {}
-        method = method.upper()
-        url = self._url(path, query, opts)
-        headers = self._headers(opts)
-        content = self._content(body, opts, headers)
-        if "idempotency_key" in opts:
-            headers["idempotency-key"] = opts["idempotency_key"]
-        elif method == "POST" and self.idempotency_keys and "idempotency-key" not in headers:
-            # One key per call, made before the first attempt: every retry below sends it, so
-            # the server recognises the repeat and answers it without doing the work twice.
-            headers["idempotency-key"] = str(uuid.uuid4())
+        method, url, headers, content = self._prepare(method, path, query, body, opts)
         response, retries = self._send(method, url, headers, content, opts)
         return APIResponse(
             status_code=response.status,
@@ -266,49 +356,17 @@ class PlatformClient(ClientResources):
         options: Optional[RequestOptions] = None,
         item: Callable[[Any], _T],
     ) -> APIResponse[SyncPage[_T]]:
-        params: Dict[str, object] = dict(query or {})
+        params = self._page_params(query)
 
         def fetch(page: int) -> SyncPage[_T]:
             # Every page with the caller's filters, sort and page size; only `page` changes.
             return self._request_page(path, query={**params, "page": page}, options=options, item=item).parse()
 
         def parse(data: Any) -> SyncPage[_T]:
-            raw: Dict[str, Any] = data if isinstance(data, dict) else {}  # pyright: ignore[reportUnknownVariableType]
-            items = raw.get("data")
-            parsed = [item(entry) for entry in items] if isinstance(items, list) else []  # pyright: ignore[reportUnknownVariableType]
+            raw, parsed = self._page_items(data, item)
             return SyncPage(data=parsed, raw=raw, fetch_page=fetch)
 
         return self._request("GET", path, query=params, options=options, cast=parse)
-
-    def _url(self, path: str, query: Optional[Query], opts: RequestOptions) -> str:
-        if not path.startswith("/v1/") and path != "/v1":
-            raise ValueError(f"path must start with /v1/, got {path!r}")
-        url = self.base_url + self.api_prefix[: -len("/v1")] + path
-        params: Dict[str, object] = dict(query or {})
-        params.update(opts.get("extra_query") or {})
-        encoded = encode_query(params)
-        return f"{url}?{encoded}" if encoded else url
-
-    def _headers(self, opts: RequestOptions) -> Dict[str, str]:
-        headers = {"accept": "application/json", "user-agent": self.user_agent}
-        for source in (self.default_headers, opts.get("extra_headers") or {}):
-            for name, value in source.items():
-                headers[name.lower()] = value
-        return headers
-
-    @staticmethod
-    def _content(
-        body: Union[Body, Omit, None], opts: RequestOptions, headers: Dict[str, str]
-    ) -> Optional[bytes]:
-        extra = opts.get("extra_body")
-        if (body is None or isinstance(body, Omit)) and not extra:
-            return None
-        merged: Dict[str, object] = {}
-        if body is not None and not isinstance(body, Omit):
-            merged.update({key: value for key, value in body.items() if not isinstance(value, Omit)})
-        merged.update(extra or {})
-        headers["content-type"] = "application/json"
-        return _json.dumps(merged)
 
     def _send(
         self,
@@ -404,18 +462,17 @@ def _error_body(response: HTTPResponse) -> Any:
 
 
 def _normalize_base_url(base_url: str) -> str:
+    """The origin and path, without trailing slashes and without a trailing `/v1`: operation
+    paths start with `/v1`, so `https://api.example.com/v1/` means `https://api.example.com`
+    (as in the TypeScript and PHP SDKs)."""
     parts = urlsplit(base_url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
         raise ValueError(
             f"PlatformClient: `base_url` must be an absolute http(s) URL like https://api.example.com, got {base_url!r}"
         )
     path = parts.path.rstrip("/")
-    for prefix in API_PREFIXES[::-1]:
-        if path.endswith(prefix):
-            raise ValueError(
-                f"PlatformClient: `base_url` is where the API lives, without {prefix}: "
-                f"{urlunsplit((parts.scheme, parts.netloc, path[: -len(prefix)], '', ''))!r}"
-            )
+    if path.endswith(API_PREFIX):
+        path = path[: -len(API_PREFIX)]
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["OperationInfo", "OPERATIONS", "API_PREFIX", "TOKEN_PATH", "SPEC_VERSION", "API_VERSION"]
+__all__ = ["OperationInfo", "OPERATIONS", "API_PREFIX", "TOKEN_PATH", "SPEC_VERSION", "API_VERSION", "MAX_PER_PAGE"]
 
 
 class OperationInfo(_t.NamedTuple):
@@ -25,6 +25,8 @@ class OperationInfo(_t.NamedTuple):
 
 API_PREFIX: _t.Final = "/v1"
 TOKEN_PATH: _t.Final = "/oauth/token"
+MAX_PER_PAGE: _t.Final = 100
+"""The largest page the API serves: what list calls ask for unless given `per_page`."""
 SPEC_VERSION: _t.Final = "0.1.0"
 API_VERSION: _t.Final[_t.Optional[str]] = None
 

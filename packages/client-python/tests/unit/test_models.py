@@ -103,4 +103,4 @@ def test_events_retrieve_and_list_return_the_union(make_client: ClientFactory) -
     assert isinstance(retrieved, types.PaymentRefundedEvent) and retrieved.data.amount_refunded == 5
     (listed,) = list(client.events.list(type="payment.refunded"))
     assert isinstance(listed, types.PaymentRefundedEvent)
-    assert transport.query(1) == {"type": "payment.refunded"}
+    assert transport.query(1) == {"type": "payment.refunded", "per_page": "100"}

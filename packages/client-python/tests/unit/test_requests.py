@@ -116,9 +116,9 @@ def test_api_prefix_alias_and_base_url_with_a_path(make_client: ClientFactory) -
     assert transport.requests[0].url == "https://gw.example.test/platform/api/v1/students/stu_1"
 
 
-def test_a_base_url_with_the_version_is_refused_with_the_fix() -> None:
-    with pytest.raises(ValueError, match="without /v1"):
-        platform_api.PlatformClient(token="pat_x", base_url="https://api.example.test/v1")
+def test_a_base_url_ending_in_the_version_means_the_same_api() -> None:
+    for base_url in ("https://api.example.test/v1", "https://api.example.test/v1/"):
+        assert platform_api.PlatformClient(token="pat_x", base_url=base_url).base_url == "https://api.example.test"
     with pytest.raises(ValueError, match="absolute http"):
         platform_api.PlatformClient(token="pat_x", base_url="api.example.test")
 

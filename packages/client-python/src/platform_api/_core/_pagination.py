@@ -3,33 +3,31 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Dict, Generic, Iterator, List, Mapping, Optional, TypeVar
+from typing import (
+    Any,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Dict,
+    Generic,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    TypeVar,
+)
 
-__all__ = ["SyncPage"]
+__all__ = ["SyncPage", "AsyncPage"]
 
 _T = TypeVar("_T")
 
 
-class SyncPage(Generic[_T]):
-    """One page of a list: `data` holds this page's items.
+class _PageData(Generic[_T]):
+    """What a page knows about itself: its items, `meta` and `links`."""
 
-    Iterating the page walks **every item of every page**, fetching the next page lazily (only
-    when the loop reaches it) with the same filters, sort and page size. `iter_pages()` walks
-    the pages themselves; `has_next_page()` / `get_next_page()` go one step.
-    """
-
-    def __init__(
-        self,
-        *,
-        data: List[_T],
-        raw: Mapping[str, Any],
-        fetch_page: Callable[[int], SyncPage[_T]],
-    ) -> None:
+    def __init__(self, *, data: List[_T], raw: Mapping[str, Any]) -> None:
         self.data = data
         self._raw = dict(raw)
-        self._fetch_page = fetch_page
-
-    # --- the page's metadata ----------------------------------------------------------------
 
     @property
     def meta(self) -> Dict[str, Any]:
@@ -62,8 +60,6 @@ class SyncPage(Generic[_T]):
         """The page as the API sent it: `data`, `meta`, `links` and anything else."""
         return copy.deepcopy(self._raw)
 
-    # --- walking ----------------------------------------------------------------------------
-
     def has_next_page(self) -> bool:
         if not self.data:
             return False
@@ -71,6 +67,25 @@ class SyncPage(Generic[_T]):
         if "next" in links and links["next"] is None:
             return False
         return self.page < self.total_pages
+
+
+class SyncPage(_PageData[_T]):
+    """One page of a list: `data` holds this page's items.
+
+    Iterating the page walks **every item of every page**, fetching the next page lazily (only
+    when the loop reaches it) with the same filters, sort and page size. `iter_pages()` walks
+    the pages themselves; `has_next_page()` / `get_next_page()` go one step.
+    """
+
+    def __init__(
+        self,
+        *,
+        data: List[_T],
+        raw: Mapping[str, Any],
+        fetch_page: Callable[[int], SyncPage[_T]],
+    ) -> None:
+        super().__init__(data=data, raw=raw)
+        self._fetch_page = fetch_page
 
     def get_next_page(self) -> SyncPage[_T]:
         if not self.has_next_page():
@@ -92,6 +107,47 @@ class SyncPage(Generic[_T]):
 
     def __repr__(self) -> str:
         return f"<SyncPage page={self.page}/{self.total_pages} items={len(self.data)} total={self.total}>"
+
+
+class AsyncPage(_PageData[_T]):
+    """One page of a list, from `AsyncPlatformClient`: `data` holds this page's items.
+
+    `async for` over the page walks **every item of every page**, awaiting each next page when
+    the loop reaches it, with the same filters, sort and page size; `iter_pages()` walks the
+    pages; `has_next_page()` / `await get_next_page()` go one step.
+    """
+
+    def __init__(
+        self,
+        *,
+        data: List[_T],
+        raw: Mapping[str, Any],
+        fetch_page: Callable[[int], Awaitable[AsyncPage[_T]]],
+    ) -> None:
+        super().__init__(data=data, raw=raw)
+        self._fetch_page = fetch_page
+
+    async def get_next_page(self) -> AsyncPage[_T]:
+        if not self.has_next_page():
+            raise RuntimeError("this is the last page: check has_next_page() first")
+        return await self._fetch_page(self.page + 1)
+
+    async def iter_pages(self) -> AsyncIterator[AsyncPage[_T]]:
+        """This page, then each following page, fetched when the loop reaches it."""
+        page: AsyncPage[_T] = self
+        while True:
+            yield page
+            if not page.has_next_page():
+                return
+            page = await page.get_next_page()
+
+    async def __aiter__(self) -> AsyncIterator[_T]:
+        async for page in self.iter_pages():
+            for item in page.data:
+                yield item
+
+    def __repr__(self) -> str:
+        return f"<AsyncPage page={self.page}/{self.total_pages} items={len(self.data)} total={self.total}>"
 
 
 def _int(value: Optional[object], default: int) -> int:

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
 from urllib.parse import quote
 
 from .._types import Body, Omit, Query, RequestOptions, omit
-from ._pagination import SyncPage
+from ._pagination import AsyncPage, SyncPage
 from ._response import APIResponse
 
 if TYPE_CHECKING:
+    from .._async_client import AsyncPlatformClient
     from .._client import PlatformClient
 
-__all__ = ["SyncAPIResource", "cached_property", "path_param", "parse_none"]
+__all__ = ["SyncAPIResource", "AsyncAPIResource", "cached_property", "path_param", "parse_none"]
 
 _T = TypeVar("_T")
 
@@ -45,6 +46,37 @@ class SyncAPIResource:
         item: Callable[[Any], _T],
     ) -> APIResponse[SyncPage[_T]]:
         return self._client._request_page(  # pyright: ignore[reportPrivateUsage]
+            path, query=query, options=options, item=item
+        )
+
+
+class AsyncAPIResource:
+    def __init__(self, client: AsyncPlatformClient) -> None:
+        self._client = client
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Optional[Query] = None,
+        body: Union[Body, Omit, None] = omit,
+        options: Optional[RequestOptions] = None,
+        cast: Callable[[Any], _T],
+    ) -> APIResponse[_T]:
+        return await self._client._request(  # pyright: ignore[reportPrivateUsage]
+            method, path, query=query, body=body, options=options, cast=cast
+        )
+
+    async def _request_page(
+        self,
+        path: str,
+        *,
+        query: Optional[Query] = None,
+        options: Optional[RequestOptions] = None,
+        item: Callable[[Any], _T],
+    ) -> APIResponse[AsyncPage[_T]]:
+        return await self._client._request_page(  # pyright: ignore[reportPrivateUsage]
             path, query=query, options=options, item=item
         )
 

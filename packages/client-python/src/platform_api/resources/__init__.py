@@ -7,63 +7,99 @@ from __future__ import annotations
 import typing as _t
 
 from .._core._resource import cached_property
-from .students import Students, StudentsWithRawResponse
-from .courses import Courses, CoursesWithRawResponse
-from .enrollments import Enrollments, EnrollmentsWithRawResponse
-from .payments import Payments, PaymentsWithRawResponse
-from .exams import Exams, ExamsWithRawResponse
-from .exam_results import ExamResults, ExamResultsWithRawResponse
-from .events import Events, EventsWithRawResponse
-from .webhook_endpoints import WebhookEndpoints, WebhookEndpointsWithRawResponse
-from .webhook_deliveries import WebhookDeliveries, WebhookDeliveriesWithRawResponse
-from .personal_access_tokens import PersonalAccessTokens, PersonalAccessTokensWithRawResponse
-from .token import Token, TokenWithRawResponse
-from .oauth_clients import OauthClients, OauthClientsWithRawResponse
-from .organization import OrganizationResource, OrganizationResourceWithRawResponse
-from .audit_events import AuditEvents, AuditEventsWithRawResponse
-from .members import Members, MembersWithRawResponse
-from .invitations import Invitations, InvitationsWithRawResponse
-from .user import User, UserWithRawResponse
+from .students import Students, StudentsWithRawResponse, AsyncStudents, AsyncStudentsWithRawResponse
+from .courses import Courses, CoursesWithRawResponse, AsyncCourses, AsyncCoursesWithRawResponse
+from .enrollments import Enrollments, EnrollmentsWithRawResponse, AsyncEnrollments, AsyncEnrollmentsWithRawResponse
+from .payments import Payments, PaymentsWithRawResponse, AsyncPayments, AsyncPaymentsWithRawResponse
+from .exams import Exams, ExamsWithRawResponse, AsyncExams, AsyncExamsWithRawResponse
+from .exam_results import ExamResults, ExamResultsWithRawResponse, AsyncExamResults, AsyncExamResultsWithRawResponse
+from .events import Events, EventsWithRawResponse, AsyncEvents, AsyncEventsWithRawResponse
+from .webhook_endpoints import WebhookEndpoints, WebhookEndpointsWithRawResponse, AsyncWebhookEndpoints, AsyncWebhookEndpointsWithRawResponse
+from .webhook_deliveries import WebhookDeliveries, WebhookDeliveriesWithRawResponse, AsyncWebhookDeliveries, AsyncWebhookDeliveriesWithRawResponse
+from .personal_access_tokens import PersonalAccessTokens, PersonalAccessTokensWithRawResponse, AsyncPersonalAccessTokens, AsyncPersonalAccessTokensWithRawResponse
+from .token import Token, TokenWithRawResponse, AsyncToken, AsyncTokenWithRawResponse
+from .oauth_clients import OauthClients, OauthClientsWithRawResponse, AsyncOauthClients, AsyncOauthClientsWithRawResponse
+from .organization import OrganizationResource, OrganizationResourceWithRawResponse, AsyncOrganizationResource, AsyncOrganizationResourceWithRawResponse
+from .audit_events import AuditEvents, AuditEventsWithRawResponse, AsyncAuditEvents, AsyncAuditEventsWithRawResponse
+from .members import Members, MembersWithRawResponse, AsyncMembers, AsyncMembersWithRawResponse
+from .invitations import Invitations, InvitationsWithRawResponse, AsyncInvitations, AsyncInvitationsWithRawResponse
+from .user import User, UserWithRawResponse, AsyncUser, AsyncUserWithRawResponse
 
 if _t.TYPE_CHECKING:
+    from .._async_client import AsyncPlatformClient
     from .._client import PlatformClient
 
 __all__ = [
     "ClientResources",
+    "AsyncClientResources",
     "Students",
     "StudentsWithRawResponse",
+    "AsyncStudents",
+    "AsyncStudentsWithRawResponse",
     "Courses",
     "CoursesWithRawResponse",
+    "AsyncCourses",
+    "AsyncCoursesWithRawResponse",
     "Enrollments",
     "EnrollmentsWithRawResponse",
+    "AsyncEnrollments",
+    "AsyncEnrollmentsWithRawResponse",
     "Payments",
     "PaymentsWithRawResponse",
+    "AsyncPayments",
+    "AsyncPaymentsWithRawResponse",
     "Exams",
     "ExamsWithRawResponse",
+    "AsyncExams",
+    "AsyncExamsWithRawResponse",
     "ExamResults",
     "ExamResultsWithRawResponse",
+    "AsyncExamResults",
+    "AsyncExamResultsWithRawResponse",
     "Events",
     "EventsWithRawResponse",
+    "AsyncEvents",
+    "AsyncEventsWithRawResponse",
     "WebhookEndpoints",
     "WebhookEndpointsWithRawResponse",
+    "AsyncWebhookEndpoints",
+    "AsyncWebhookEndpointsWithRawResponse",
     "WebhookDeliveries",
     "WebhookDeliveriesWithRawResponse",
+    "AsyncWebhookDeliveries",
+    "AsyncWebhookDeliveriesWithRawResponse",
     "PersonalAccessTokens",
     "PersonalAccessTokensWithRawResponse",
+    "AsyncPersonalAccessTokens",
+    "AsyncPersonalAccessTokensWithRawResponse",
     "Token",
     "TokenWithRawResponse",
+    "AsyncToken",
+    "AsyncTokenWithRawResponse",
     "OauthClients",
     "OauthClientsWithRawResponse",
+    "AsyncOauthClients",
+    "AsyncOauthClientsWithRawResponse",
     "OrganizationResource",
     "OrganizationResourceWithRawResponse",
+    "AsyncOrganizationResource",
+    "AsyncOrganizationResourceWithRawResponse",
     "AuditEvents",
     "AuditEventsWithRawResponse",
+    "AsyncAuditEvents",
+    "AsyncAuditEventsWithRawResponse",
     "Members",
     "MembersWithRawResponse",
+    "AsyncMembers",
+    "AsyncMembersWithRawResponse",
     "Invitations",
     "InvitationsWithRawResponse",
+    "AsyncInvitations",
+    "AsyncInvitationsWithRawResponse",
     "User",
     "UserWithRawResponse",
+    "AsyncUser",
+    "AsyncUserWithRawResponse",
 ]
 
 
@@ -154,3 +190,92 @@ class ClientResources:
     def user(self) -> User:
         """`retrieve`, `change_password` (`/v1/user`)."""
         return User(_t.cast("PlatformClient", self))
+
+
+class AsyncClientResources:
+    """Mixed into `AsyncPlatformClient`: the same namespaces, with coroutine methods."""
+
+    @cached_property
+    def students(self) -> AsyncStudents:
+        """`list`, `create`, `retrieve`, `update`, `delete`, awaited."""
+        return AsyncStudents(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def courses(self) -> AsyncCourses:
+        """`list`, `create`, `retrieve`, `update`, `delete`, awaited."""
+        return AsyncCourses(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def enrollments(self) -> AsyncEnrollments:
+        """`list`, `create`, `retrieve`, `update`, `activate`, `complete`, `drop`, `cancel`, awaited."""
+        return AsyncEnrollments(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def payments(self) -> AsyncPayments:
+        """`list`, `create`, `retrieve`, `succeed`, `fail`, `refund`, awaited."""
+        return AsyncPayments(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def exams(self) -> AsyncExams:
+        """`list`, `create`, `retrieve`, `update`, `delete`, awaited."""
+        return AsyncExams(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def exam_results(self) -> AsyncExamResults:
+        """`list`, `create`, `retrieve`, `update`, `publish`, awaited."""
+        return AsyncExamResults(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def events(self) -> AsyncEvents:
+        """`list`, `retrieve`, awaited."""
+        return AsyncEvents(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def webhook_endpoints(self) -> AsyncWebhookEndpoints:
+        """`list`, `create`, `retrieve`, `update`, `delete`, `rotate_secret`, `test`, `deliveries`, awaited."""
+        return AsyncWebhookEndpoints(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def webhook_deliveries(self) -> AsyncWebhookDeliveries:
+        """`retrieve`, `retry`, awaited."""
+        return AsyncWebhookDeliveries(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def personal_access_tokens(self) -> AsyncPersonalAccessTokens:
+        """`list`, `create`, `retrieve`, `delete`, awaited."""
+        return AsyncPersonalAccessTokens(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def token(self) -> AsyncToken:
+        """`retrieve`, awaited."""
+        return AsyncToken(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def oauth_clients(self) -> AsyncOauthClients:
+        """`list`, `create`, `retrieve`, `delete`, `rotate_secret`, awaited."""
+        return AsyncOauthClients(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def organization(self) -> AsyncOrganizationResource:
+        """`retrieve`, `update`, awaited."""
+        return AsyncOrganizationResource(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def audit_events(self) -> AsyncAuditEvents:
+        """`list`, `retrieve`, awaited."""
+        return AsyncAuditEvents(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def members(self) -> AsyncMembers:
+        """`list`, `retrieve`, `update`, `delete`, awaited."""
+        return AsyncMembers(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def invitations(self) -> AsyncInvitations:
+        """`list`, `create`, `retrieve`, `delete`, awaited."""
+        return AsyncInvitations(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def user(self) -> AsyncUser:
+        """`retrieve`, `change_password`, awaited."""
+        return AsyncUser(_t.cast("AsyncPlatformClient", self))

@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import AuditActorType, AuditEventAction, AuditTargetType
 from ..types.models import AuditEvent
 from ..types.params import DateTimeRange
 
-__all__ = ["AuditEvents", "AuditEventsWithRawResponse"]
+__all__ = ["AuditEvents", "AuditEventsWithRawResponse", "AsyncAuditEvents", "AsyncAuditEventsWithRawResponse"]
 
 
 class AuditEvents(SyncAPIResource):
@@ -166,6 +166,163 @@ class AuditEventsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "GET",
+            f"/v1/audit_events/{path_param('id', id)}",
+            options=request_options,
+            cast=AuditEvent.from_json,
+        )
+
+
+class AsyncAuditEvents(AsyncAPIResource):
+    """`client.audit_events` of `AsyncPlatformClient`: the methods of `AuditEvents`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncAuditEventsWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncAuditEventsWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        action: _t.Union[AuditEventAction, _t.Sequence[AuditEventAction], Omit] = omit,
+        actor_type: _t.Union[AuditActorType, _t.Sequence[AuditActorType], Omit] = omit,
+        target_type: _t.Union[AuditTargetType, _t.Sequence[AuditTargetType], Omit] = omit,
+        target_id: _t.Union[str, Omit] = omit,
+        user_id: _t.Union[str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[AuditEvent]:
+        """List audit events.
+
+        `GET /v1/audit_events` (scope `audit_log:read`).
+
+        Changes to the organization's tokens, OAuth clients, webhook endpoints, name, plan and rate limit: who (credential, user, IP), what and when. Newest first; kept at least 90 days (365 by default). Filter by `action`, `actor_type`, `target_type`, `target_id`, `user_id` (comma-separate several) and `created_at` range.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            action: Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed.
+            actor_type: Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation.
+            target_type: Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation.
+            target_id: Equality filter; comma-separate several values for IN.
+            user_id: Equality filter; comma-separate several values for IN.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            action=action,
+            actor_type=actor_type,
+            target_type=target_type,
+            target_id=target_id,
+            user_id=user_id,
+            created_at=created_at,
+            updated_at=updated_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AuditEvent:
+        """Retrieve an audit event.
+
+        `GET /v1/audit_events/{id}` (scope `audit_log:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncAuditEventsWithRawResponse(AsyncAPIResource):
+    """`client.audit_events.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        action: _t.Union[AuditEventAction, _t.Sequence[AuditEventAction], Omit] = omit,
+        actor_type: _t.Union[AuditActorType, _t.Sequence[AuditActorType], Omit] = omit,
+        target_type: _t.Union[AuditTargetType, _t.Sequence[AuditTargetType], Omit] = omit,
+        target_id: _t.Union[str, Omit] = omit,
+        user_id: _t.Union[str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[AuditEvent]]:
+        """List audit events.
+
+        `GET /v1/audit_events` (scope `audit_log:read`).
+
+        Changes to the organization's tokens, OAuth clients, webhook endpoints, name, plan and rate limit: who (credential, user, IP), what and when. Newest first; kept at least 90 days (365 by default). Filter by `action`, `actor_type`, `target_type`, `target_id`, `user_id` (comma-separate several) and `created_at` range.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            action: Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed.
+            actor_type: Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation.
+            target_type: Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation.
+            target_id: Equality filter; comma-separate several values for IN.
+            user_id: Equality filter; comma-separate several values for IN.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/audit_events",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "action": action,
+                "actor_type": actor_type,
+                "target_type": target_type,
+                "target_id": target_id,
+                "user_id": user_id,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            },
+            options=request_options,
+            item=AuditEvent.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AuditEvent]:
+        """Retrieve an audit event.
+
+        `GET /v1/audit_events/{id}` (scope `audit_log:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "GET",
             f"/v1/audit_events/{path_param('id', id)}",
             options=request_options,

@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import CourseStatus
 from ..types.models import Course, DeletedCourse
 from ..types.params import DateTimeRange, StringRange
 
-__all__ = ["Courses", "CoursesWithRawResponse"]
+__all__ = ["Courses", "CoursesWithRawResponse", "AsyncCourses", "AsyncCoursesWithRawResponse"]
 
 
 class Courses(SyncAPIResource):
@@ -355,6 +355,355 @@ class CoursesWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "DELETE",
+            f"/v1/courses/{path_param('id', id)}",
+            options=request_options,
+            cast=DeletedCourse.from_json,
+        )
+
+
+class AsyncCourses(AsyncAPIResource):
+    """`client.courses` of `AsyncPlatformClient`: the methods of `Courses`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncCoursesWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncCoursesWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        status: _t.Union[CourseStatus, _t.Sequence[CourseStatus], Omit] = omit,
+        code: _t.Union[str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        start_date: _t.Union[StringRange, Omit] = omit,
+        end_date: _t.Union[StringRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[Course]:
+        """List courses.
+
+        `GET /v1/courses` (scope `courses:read`).
+
+        Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: code, title, start_date, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over code, title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            status: Equality filter; comma-separate several values for IN. One of: draft, active, archived.
+            code: Equality filter; comma-separate several values for IN.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+            start_date: Range filter on start_date: any of gte, gt, lte, lt.
+            end_date: Range filter on end_date: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            q=q,
+            status=status,
+            code=code,
+            created_at=created_at,
+            updated_at=updated_at,
+            start_date=start_date,
+            end_date=end_date,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def create(
+        self,
+        *,
+        code: str,
+        title: str,
+        description: _t.Union[_t.Optional[str], Omit] = omit,
+        status: _t.Union[CourseStatus, Omit] = omit,
+        start_date: _t.Union[_t.Optional[str], Omit] = omit,
+        end_date: _t.Union[_t.Optional[str], Omit] = omit,
+        capacity: _t.Union[_t.Optional[int], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Course:
+        """Create a course.
+
+        `POST /v1/courses` (scope `courses:write`).
+
+        `code` must be unique in the organization; `end_date` may not precede `start_date`.
+
+        Args:
+            status: Default (when not given): `"active"`.
+            start_date: YYYY-MM-DD
+            end_date: YYYY-MM-DD
+        """
+        response = await self.with_raw_response.create(
+            code=code,
+            title=title,
+            description=description,
+            status=status,
+            start_date=start_date,
+            end_date=end_date,
+            capacity=capacity,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Course:
+        """Retrieve a course.
+
+        `GET /v1/courses/{id}` (scope `courses:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def update(
+        self,
+        id: str,
+        *,
+        code: _t.Union[str, Omit] = omit,
+        title: _t.Union[str, Omit] = omit,
+        description: _t.Union[_t.Optional[str], Omit] = omit,
+        status: _t.Union[CourseStatus, Omit] = omit,
+        start_date: _t.Union[_t.Optional[str], Omit] = omit,
+        end_date: _t.Union[_t.Optional[str], Omit] = omit,
+        capacity: _t.Union[_t.Optional[int], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Course:
+        """Update a course.
+
+        `PATCH /v1/courses/{id}` (scope `courses:write`).
+
+        Only the fields sent change. `capacity` cannot drop below the live enrollments (409).
+
+        Args:
+            start_date: YYYY-MM-DD
+            end_date: YYYY-MM-DD
+        """
+        response = await self.with_raw_response.update(
+            id,
+            code=code,
+            title=title,
+            description=description,
+            status=status,
+            start_date=start_date,
+            end_date=end_date,
+            capacity=capacity,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> DeletedCourse:
+        """Delete a course.
+
+        `DELETE /v1/courses/{id}` (scope `courses:write`).
+
+        Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).
+        """
+        response = await self.with_raw_response.delete(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncCoursesWithRawResponse(AsyncAPIResource):
+    """`client.courses.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        status: _t.Union[CourseStatus, _t.Sequence[CourseStatus], Omit] = omit,
+        code: _t.Union[str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        start_date: _t.Union[StringRange, Omit] = omit,
+        end_date: _t.Union[StringRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[Course]]:
+        """List courses.
+
+        `GET /v1/courses` (scope `courses:read`).
+
+        Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: code, title, start_date, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over code, title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            status: Equality filter; comma-separate several values for IN. One of: draft, active, archived.
+            code: Equality filter; comma-separate several values for IN.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+            start_date: Range filter on start_date: any of gte, gt, lte, lt.
+            end_date: Range filter on end_date: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/courses",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "q": q,
+                "status": status,
+                "code": code,
+                "created_at": created_at,
+                "updated_at": updated_at,
+                "start_date": start_date,
+                "end_date": end_date,
+            },
+            options=request_options,
+            item=Course.from_json,
+        )
+
+    async def create(
+        self,
+        *,
+        code: str,
+        title: str,
+        description: _t.Union[_t.Optional[str], Omit] = omit,
+        status: _t.Union[CourseStatus, Omit] = omit,
+        start_date: _t.Union[_t.Optional[str], Omit] = omit,
+        end_date: _t.Union[_t.Optional[str], Omit] = omit,
+        capacity: _t.Union[_t.Optional[int], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Course]:
+        """Create a course.
+
+        `POST /v1/courses` (scope `courses:write`).
+
+        `code` must be unique in the organization; `end_date` may not precede `start_date`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            status: Default (when not given): `"active"`.
+            start_date: YYYY-MM-DD
+            end_date: YYYY-MM-DD
+        """
+        return await self._request(
+            "POST",
+            "/v1/courses",
+            body={
+                "code": code,
+                "title": title,
+                "description": description,
+                "status": status,
+                "start_date": start_date,
+                "end_date": end_date,
+                "capacity": capacity,
+            },
+            options=request_options,
+            cast=Course.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Course]:
+        """Retrieve a course.
+
+        `GET /v1/courses/{id}` (scope `courses:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/courses/{path_param('id', id)}",
+            options=request_options,
+            cast=Course.from_json,
+        )
+
+    async def update(
+        self,
+        id: str,
+        *,
+        code: _t.Union[str, Omit] = omit,
+        title: _t.Union[str, Omit] = omit,
+        description: _t.Union[_t.Optional[str], Omit] = omit,
+        status: _t.Union[CourseStatus, Omit] = omit,
+        start_date: _t.Union[_t.Optional[str], Omit] = omit,
+        end_date: _t.Union[_t.Optional[str], Omit] = omit,
+        capacity: _t.Union[_t.Optional[int], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Course]:
+        """Update a course.
+
+        `PATCH /v1/courses/{id}` (scope `courses:write`).
+
+        Only the fields sent change. `capacity` cannot drop below the live enrollments (409).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            start_date: YYYY-MM-DD
+            end_date: YYYY-MM-DD
+        """
+        return await self._request(
+            "PATCH",
+            f"/v1/courses/{path_param('id', id)}",
+            body={
+                "code": code,
+                "title": title,
+                "description": description,
+                "status": status,
+                "start_date": start_date,
+                "end_date": end_date,
+                "capacity": capacity,
+            },
+            options=request_options,
+            cast=Course.from_json,
+        )
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[DeletedCourse]:
+        """Delete a course.
+
+        `DELETE /v1/courses/{id}` (scope `courses:write`).
+
+        Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "DELETE",
             f"/v1/courses/{path_param('id', id)}",
             options=request_options,

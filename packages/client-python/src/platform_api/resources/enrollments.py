@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import EnrollmentCreateStatus, EnrollmentStatus
 from ..types.models import Enrollment
 from ..types.params import DateTimeRange
 
-__all__ = ["Enrollments", "EnrollmentsWithRawResponse"]
+__all__ = ["Enrollments", "EnrollmentsWithRawResponse", "AsyncEnrollments", "AsyncEnrollmentsWithRawResponse"]
 
 
 class Enrollments(SyncAPIResource):
@@ -421,6 +421,424 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "POST",
+            f"/v1/enrollments/{path_param('id', id)}/cancel",
+            options=request_options,
+            cast=Enrollment.from_json,
+        )
+
+
+class AsyncEnrollments(AsyncAPIResource):
+    """`client.enrollments` of `AsyncPlatformClient`: the methods of `Enrollments`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncEnrollmentsWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncEnrollmentsWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        student_id: _t.Union[str, Omit] = omit,
+        course_id: _t.Union[str, Omit] = omit,
+        status: _t.Union[EnrollmentStatus, _t.Sequence[EnrollmentStatus], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        activated_at: _t.Union[DateTimeRange, Omit] = omit,
+        completed_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[Enrollment]:
+        """List enrollments.
+
+        `GET /v1/enrollments` (scope `enrollments:read`).
+
+        Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: status, activated_at, completed_at, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            student_id: Equality filter; comma-separate several values for IN.
+            course_id: Equality filter; comma-separate several values for IN.
+            status: Equality filter; comma-separate several values for IN. One of: pending, active, completed, dropped, cancelled.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+            activated_at: Range filter on activated_at: any of gte, gt, lte, lt.
+            completed_at: Range filter on completed_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            student_id=student_id,
+            course_id=course_id,
+            status=status,
+            created_at=created_at,
+            updated_at=updated_at,
+            activated_at=activated_at,
+            completed_at=completed_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def create(
+        self,
+        *,
+        student_id: str,
+        course_id: str,
+        status: _t.Union[EnrollmentCreateStatus, Omit] = omit,
+        notes: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Enrollment:
+        """Enroll a student in a course.
+
+        `POST /v1/enrollments` (scope `enrollments:write`).
+
+        Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
+
+        Args:
+            status: Start as `pending` (default) or directly `active`. Default (when not given): `"pending"`.
+        """
+        response = await self.with_raw_response.create(
+            student_id=student_id,
+            course_id=course_id,
+            status=status,
+            notes=notes,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Enrollment:
+        """Retrieve an enrollment.
+
+        `GET /v1/enrollments/{id}` (scope `enrollments:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def update(
+        self,
+        id: str,
+        *,
+        notes: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Enrollment:
+        """Update an enrollment.
+
+        `PATCH /v1/enrollments/{id}` (scope `enrollments:write`).
+
+        Only `notes` can change here; the status changes through the transition operations.
+        """
+        response = await self.with_raw_response.update(
+            id,
+            notes=notes,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def activate(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Enrollment:
+        """Activate an enrollment.
+
+        `POST /v1/enrollments/{id}/activate` (scope `enrollments:write`).
+
+        Moves the enrollment to `active` from `pending`; any other current state is 409 `invalid_state_transition`. Sends `enrollment.active`.
+        """
+        response = await self.with_raw_response.activate(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def complete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Enrollment:
+        """Complete an enrollment.
+
+        `POST /v1/enrollments/{id}/complete` (scope `enrollments:write`).
+
+        Moves the enrollment to `completed` from `active`; any other current state is 409 `invalid_state_transition`. Sends `enrollment.completed`.
+        """
+        response = await self.with_raw_response.complete(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def drop(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Enrollment:
+        """Drop an enrollment.
+
+        `POST /v1/enrollments/{id}/drop` (scope `enrollments:write`).
+
+        Moves the enrollment to `dropped` from `pending` or `active`; any other current state is 409 `invalid_state_transition`. Sends `enrollment.dropped`.
+        """
+        response = await self.with_raw_response.drop(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def cancel(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Enrollment:
+        """Cancel an enrollment.
+
+        `POST /v1/enrollments/{id}/cancel` (scope `enrollments:write`).
+
+        Moves the enrollment to `cancelled` from `pending`; any other current state is 409 `invalid_state_transition`. Sends `enrollment.cancelled`.
+        """
+        response = await self.with_raw_response.cancel(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncEnrollmentsWithRawResponse(AsyncAPIResource):
+    """`client.enrollments.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        student_id: _t.Union[str, Omit] = omit,
+        course_id: _t.Union[str, Omit] = omit,
+        status: _t.Union[EnrollmentStatus, _t.Sequence[EnrollmentStatus], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        activated_at: _t.Union[DateTimeRange, Omit] = omit,
+        completed_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[Enrollment]]:
+        """List enrollments.
+
+        `GET /v1/enrollments` (scope `enrollments:read`).
+
+        Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: status, activated_at, completed_at, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            student_id: Equality filter; comma-separate several values for IN.
+            course_id: Equality filter; comma-separate several values for IN.
+            status: Equality filter; comma-separate several values for IN. One of: pending, active, completed, dropped, cancelled.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+            activated_at: Range filter on activated_at: any of gte, gt, lte, lt.
+            completed_at: Range filter on completed_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/enrollments",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "student_id": student_id,
+                "course_id": course_id,
+                "status": status,
+                "created_at": created_at,
+                "updated_at": updated_at,
+                "activated_at": activated_at,
+                "completed_at": completed_at,
+            },
+            options=request_options,
+            item=Enrollment.from_json,
+        )
+
+    async def create(
+        self,
+        *,
+        student_id: str,
+        course_id: str,
+        status: _t.Union[EnrollmentCreateStatus, Omit] = omit,
+        notes: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Enrollment]:
+        """Enroll a student in a course.
+
+        `POST /v1/enrollments` (scope `enrollments:write`).
+
+        Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            status: Start as `pending` (default) or directly `active`. Default (when not given): `"pending"`.
+        """
+        return await self._request(
+            "POST",
+            "/v1/enrollments",
+            body={
+                "student_id": student_id,
+                "course_id": course_id,
+                "status": status,
+                "notes": notes,
+            },
+            options=request_options,
+            cast=Enrollment.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Enrollment]:
+        """Retrieve an enrollment.
+
+        `GET /v1/enrollments/{id}` (scope `enrollments:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/enrollments/{path_param('id', id)}",
+            options=request_options,
+            cast=Enrollment.from_json,
+        )
+
+    async def update(
+        self,
+        id: str,
+        *,
+        notes: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Enrollment]:
+        """Update an enrollment.
+
+        `PATCH /v1/enrollments/{id}` (scope `enrollments:write`).
+
+        Only `notes` can change here; the status changes through the transition operations.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "PATCH",
+            f"/v1/enrollments/{path_param('id', id)}",
+            body={
+                "notes": notes,
+            },
+            options=request_options,
+            cast=Enrollment.from_json,
+        )
+
+    async def activate(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Enrollment]:
+        """Activate an enrollment.
+
+        `POST /v1/enrollments/{id}/activate` (scope `enrollments:write`).
+
+        Moves the enrollment to `active` from `pending`; any other current state is 409 `invalid_state_transition`. Sends `enrollment.active`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "POST",
+            f"/v1/enrollments/{path_param('id', id)}/activate",
+            options=request_options,
+            cast=Enrollment.from_json,
+        )
+
+    async def complete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Enrollment]:
+        """Complete an enrollment.
+
+        `POST /v1/enrollments/{id}/complete` (scope `enrollments:write`).
+
+        Moves the enrollment to `completed` from `active`; any other current state is 409 `invalid_state_transition`. Sends `enrollment.completed`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "POST",
+            f"/v1/enrollments/{path_param('id', id)}/complete",
+            options=request_options,
+            cast=Enrollment.from_json,
+        )
+
+    async def drop(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Enrollment]:
+        """Drop an enrollment.
+
+        `POST /v1/enrollments/{id}/drop` (scope `enrollments:write`).
+
+        Moves the enrollment to `dropped` from `pending` or `active`; any other current state is 409 `invalid_state_transition`. Sends `enrollment.dropped`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "POST",
+            f"/v1/enrollments/{path_param('id', id)}/drop",
+            options=request_options,
+            cast=Enrollment.from_json,
+        )
+
+    async def cancel(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Enrollment]:
+        """Cancel an enrollment.
+
+        `POST /v1/enrollments/{id}/cancel` (scope `enrollments:write`).
+
+        Moves the enrollment to `cancelled` from `pending`; any other current state is 409 `invalid_state_transition`. Sends `enrollment.cancelled`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "POST",
             f"/v1/enrollments/{path_param('id', id)}/cancel",
             options=request_options,

@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import EventType
 from ..types.models import Event, parse_event
 from ..types.params import DateTimeRange
 
-__all__ = ["Events", "EventsWithRawResponse"]
+__all__ = ["Events", "EventsWithRawResponse", "AsyncEvents", "AsyncEventsWithRawResponse"]
 
 
 class Events(SyncAPIResource):
@@ -142,6 +142,139 @@ class EventsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "GET",
+            f"/v1/events/{path_param('id', id)}",
+            options=request_options,
+            cast=parse_event,
+        )
+
+
+class AsyncEvents(AsyncAPIResource):
+    """`client.events` of `AsyncPlatformClient`: the methods of `Events`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncEventsWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncEventsWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        type: _t.Union[EventType, _t.Sequence[EventType], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[Event]:
+        """List events.
+
+        `GET /v1/events` (scope `events:read`).
+
+        Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written).
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            type: Equality filter; comma-separate several values for IN. One of: student.created, student.updated, student.deleted, course.created, course.updated, course.deleted, enrollment.created, enrollment.updated, enrollment.active, enrollment.completed, enrollment.dropped, enrollment.cancelled, payment.created, payment.succeeded, payment.failed, payment.refunded, exam.created, exam.updated, exam.deleted, exam_result.created, exam_result.updated, exam_result.published, ping.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            type=type,
+            created_at=created_at,
+            updated_at=updated_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Event:
+        """Retrieve an event.
+
+        `GET /v1/events/{id}` (scope `events:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncEventsWithRawResponse(AsyncAPIResource):
+    """`client.events.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        type: _t.Union[EventType, _t.Sequence[EventType], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[Event]]:
+        """List events.
+
+        `GET /v1/events` (scope `events:read`).
+
+        Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            type: Equality filter; comma-separate several values for IN. One of: student.created, student.updated, student.deleted, course.created, course.updated, course.deleted, enrollment.created, enrollment.updated, enrollment.active, enrollment.completed, enrollment.dropped, enrollment.cancelled, payment.created, payment.succeeded, payment.failed, payment.refunded, exam.created, exam.updated, exam.deleted, exam_result.created, exam_result.updated, exam_result.published, ping.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/events",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "type": type,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            },
+            options=request_options,
+            item=parse_event,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Event]:
+        """Retrieve an event.
+
+        `GET /v1/events/{id}` (scope `events:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "GET",
             f"/v1/events/{path_param('id', id)}",
             options=request_options,

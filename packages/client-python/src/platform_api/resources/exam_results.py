@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import ExamResultStatus
 from ..types.models import ExamResult
 from ..types.params import DateTimeRange
 
-__all__ = ["ExamResults", "ExamResultsWithRawResponse"]
+__all__ = ["ExamResults", "ExamResultsWithRawResponse", "AsyncExamResults", "AsyncExamResultsWithRawResponse"]
 
 
 class ExamResults(SyncAPIResource):
@@ -299,6 +299,299 @@ class ExamResultsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "POST",
+            f"/v1/exam_results/{path_param('id', id)}/publish",
+            options=request_options,
+            cast=ExamResult.from_json,
+        )
+
+
+class AsyncExamResults(AsyncAPIResource):
+    """`client.exam_results` of `AsyncPlatformClient`: the methods of `ExamResults`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncExamResultsWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncExamResultsWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        exam_id: _t.Union[str, Omit] = omit,
+        student_id: _t.Union[str, Omit] = omit,
+        status: _t.Union[ExamResultStatus, _t.Sequence[ExamResultStatus], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        published_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[ExamResult]:
+        """List exam results.
+
+        `GET /v1/exam_results` (scope `exam_results:read`).
+
+        Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            exam_id: Equality filter; comma-separate several values for IN.
+            student_id: Equality filter; comma-separate several values for IN.
+            status: Equality filter; comma-separate several values for IN. One of: draft, published.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+            published_at: Range filter on published_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            exam_id=exam_id,
+            student_id=student_id,
+            status=status,
+            created_at=created_at,
+            updated_at=updated_at,
+            published_at=published_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def create(
+        self,
+        *,
+        exam_id: str,
+        student_id: str,
+        score: float,
+        grade: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> ExamResult:
+        """Record an exam result (as a draft).
+
+        `POST /v1/exam_results` (scope `exam_results:write`).
+
+        One result per student per exam (409 otherwise). The student must hold an active or completed enrollment in the exam's course, and `score` may not exceed the exam's `max_score` (400).
+        """
+        response = await self.with_raw_response.create(
+            exam_id=exam_id,
+            student_id=student_id,
+            score=score,
+            grade=grade,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> ExamResult:
+        """Retrieve an exam result.
+
+        `GET /v1/exam_results/{id}` (scope `exam_results:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def update(
+        self,
+        id: str,
+        *,
+        score: _t.Union[float, Omit] = omit,
+        grade: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> ExamResult:
+        """Update or correct an exam result.
+
+        `PATCH /v1/exam_results/{id}` (scope `exam_results:write`).
+
+        Drafts and published results alike; a correction of a published result sends `exam_result.updated`.
+        """
+        response = await self.with_raw_response.update(
+            id,
+            score=score,
+            grade=grade,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def publish(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> ExamResult:
+        """Publish an exam result.
+
+        `POST /v1/exam_results/{id}/publish` (scope `exam_results:write`).
+
+        `draft → published`. Sends `exam_result.published`.
+        """
+        response = await self.with_raw_response.publish(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncExamResultsWithRawResponse(AsyncAPIResource):
+    """`client.exam_results.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        exam_id: _t.Union[str, Omit] = omit,
+        student_id: _t.Union[str, Omit] = omit,
+        status: _t.Union[ExamResultStatus, _t.Sequence[ExamResultStatus], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        published_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[ExamResult]]:
+        """List exam results.
+
+        `GET /v1/exam_results` (scope `exam_results:read`).
+
+        Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            exam_id: Equality filter; comma-separate several values for IN.
+            student_id: Equality filter; comma-separate several values for IN.
+            status: Equality filter; comma-separate several values for IN. One of: draft, published.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+            published_at: Range filter on published_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/exam_results",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "exam_id": exam_id,
+                "student_id": student_id,
+                "status": status,
+                "created_at": created_at,
+                "updated_at": updated_at,
+                "published_at": published_at,
+            },
+            options=request_options,
+            item=ExamResult.from_json,
+        )
+
+    async def create(
+        self,
+        *,
+        exam_id: str,
+        student_id: str,
+        score: float,
+        grade: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[ExamResult]:
+        """Record an exam result (as a draft).
+
+        `POST /v1/exam_results` (scope `exam_results:write`).
+
+        One result per student per exam (409 otherwise). The student must hold an active or completed enrollment in the exam's course, and `score` may not exceed the exam's `max_score` (400).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "POST",
+            "/v1/exam_results",
+            body={
+                "exam_id": exam_id,
+                "student_id": student_id,
+                "score": score,
+                "grade": grade,
+            },
+            options=request_options,
+            cast=ExamResult.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[ExamResult]:
+        """Retrieve an exam result.
+
+        `GET /v1/exam_results/{id}` (scope `exam_results:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/exam_results/{path_param('id', id)}",
+            options=request_options,
+            cast=ExamResult.from_json,
+        )
+
+    async def update(
+        self,
+        id: str,
+        *,
+        score: _t.Union[float, Omit] = omit,
+        grade: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[ExamResult]:
+        """Update or correct an exam result.
+
+        `PATCH /v1/exam_results/{id}` (scope `exam_results:write`).
+
+        Drafts and published results alike; a correction of a published result sends `exam_result.updated`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "PATCH",
+            f"/v1/exam_results/{path_param('id', id)}",
+            body={
+                "score": score,
+                "grade": grade,
+            },
+            options=request_options,
+            cast=ExamResult.from_json,
+        )
+
+    async def publish(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[ExamResult]:
+        """Publish an exam result.
+
+        `POST /v1/exam_results/{id}/publish` (scope `exam_results:write`).
+
+        `draft → published`. Sends `exam_result.published`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "POST",
             f"/v1/exam_results/{path_param('id', id)}/publish",
             options=request_options,

@@ -7,14 +7,14 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.models import DeletedExam, Exam
 from ..types.params import DateTimeRange, StringRange
 
-__all__ = ["Exams", "ExamsWithRawResponse"]
+__all__ = ["Exams", "ExamsWithRawResponse", "AsyncExams", "AsyncExamsWithRawResponse"]
 
 
 class Exams(SyncAPIResource):
@@ -304,6 +304,305 @@ class ExamsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "DELETE",
+            f"/v1/exams/{path_param('id', id)}",
+            options=request_options,
+            cast=DeletedExam.from_json,
+        )
+
+
+class AsyncExams(AsyncAPIResource):
+    """`client.exams` of `AsyncPlatformClient`: the methods of `Exams`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncExamsWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncExamsWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        course_id: _t.Union[str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        held_on: _t.Union[StringRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[Exam]:
+        """List exams.
+
+        `GET /v1/exams` (scope `exam_results:read`).
+
+        Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            course_id: Equality filter; comma-separate several values for IN.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+            held_on: Range filter on held_on: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            q=q,
+            course_id=course_id,
+            created_at=created_at,
+            updated_at=updated_at,
+            held_on=held_on,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def create(
+        self,
+        *,
+        course_id: str,
+        title: str,
+        max_score: float,
+        held_on: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Exam:
+        """Create an exam for a course.
+
+        `POST /v1/exams` (scope `exam_results:write`).
+
+        Args:
+            held_on: YYYY-MM-DD
+        """
+        response = await self.with_raw_response.create(
+            course_id=course_id,
+            title=title,
+            max_score=max_score,
+            held_on=held_on,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Exam:
+        """Retrieve an exam.
+
+        `GET /v1/exams/{id}` (scope `exam_results:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def update(
+        self,
+        id: str,
+        *,
+        title: _t.Union[str, Omit] = omit,
+        max_score: _t.Union[float, Omit] = omit,
+        held_on: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Exam:
+        """Update an exam.
+
+        `PATCH /v1/exams/{id}` (scope `exam_results:write`).
+
+        `max_score` cannot drop below a score already recorded (409).
+
+        Args:
+            held_on: YYYY-MM-DD
+        """
+        response = await self.with_raw_response.update(
+            id,
+            title=title,
+            max_score=max_score,
+            held_on=held_on,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> DeletedExam:
+        """Delete an exam.
+
+        `DELETE /v1/exams/{id}` (scope `exam_results:write`).
+
+        Refused with 409 while results exist for it.
+        """
+        response = await self.with_raw_response.delete(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncExamsWithRawResponse(AsyncAPIResource):
+    """`client.exams.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        course_id: _t.Union[str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        held_on: _t.Union[StringRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[Exam]]:
+        """List exams.
+
+        `GET /v1/exams` (scope `exam_results:read`).
+
+        Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            course_id: Equality filter; comma-separate several values for IN.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+            held_on: Range filter on held_on: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/exams",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "q": q,
+                "course_id": course_id,
+                "created_at": created_at,
+                "updated_at": updated_at,
+                "held_on": held_on,
+            },
+            options=request_options,
+            item=Exam.from_json,
+        )
+
+    async def create(
+        self,
+        *,
+        course_id: str,
+        title: str,
+        max_score: float,
+        held_on: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Exam]:
+        """Create an exam for a course.
+
+        `POST /v1/exams` (scope `exam_results:write`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            held_on: YYYY-MM-DD
+        """
+        return await self._request(
+            "POST",
+            "/v1/exams",
+            body={
+                "course_id": course_id,
+                "title": title,
+                "max_score": max_score,
+                "held_on": held_on,
+            },
+            options=request_options,
+            cast=Exam.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Exam]:
+        """Retrieve an exam.
+
+        `GET /v1/exams/{id}` (scope `exam_results:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/exams/{path_param('id', id)}",
+            options=request_options,
+            cast=Exam.from_json,
+        )
+
+    async def update(
+        self,
+        id: str,
+        *,
+        title: _t.Union[str, Omit] = omit,
+        max_score: _t.Union[float, Omit] = omit,
+        held_on: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Exam]:
+        """Update an exam.
+
+        `PATCH /v1/exams/{id}` (scope `exam_results:write`).
+
+        `max_score` cannot drop below a score already recorded (409).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            held_on: YYYY-MM-DD
+        """
+        return await self._request(
+            "PATCH",
+            f"/v1/exams/{path_param('id', id)}",
+            body={
+                "title": title,
+                "max_score": max_score,
+                "held_on": held_on,
+            },
+            options=request_options,
+            cast=Exam.from_json,
+        )
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[DeletedExam]:
+        """Delete an exam.
+
+        `DELETE /v1/exams/{id}` (scope `exam_results:write`).
+
+        Refused with 409 while results exist for it.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "DELETE",
             f"/v1/exams/{path_param('id', id)}",
             options=request_options,

@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import InvitationRole
 from ..types.models import DeletedInvitation, Invitation, InvitationWithSecret
 from ..types.params import DateTimeRange
 
-__all__ = ["Invitations", "InvitationsWithRawResponse"]
+__all__ = ["Invitations", "InvitationsWithRawResponse", "AsyncInvitations", "AsyncInvitationsWithRawResponse"]
 
 
 class Invitations(SyncAPIResource):
@@ -231,6 +231,230 @@ class InvitationsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "DELETE",
+            f"/v1/invitations/{path_param('id', id)}",
+            options=request_options,
+            cast=DeletedInvitation.from_json,
+        )
+
+
+class AsyncInvitations(AsyncAPIResource):
+    """`client.invitations` of `AsyncPlatformClient`: the methods of `Invitations`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncInvitationsWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncInvitationsWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[Invitation]:
+        """List pending invitations.
+
+        `GET /v1/invitations` (scope `members:read`).
+
+        Invitations not yet accepted, revoked or expired. Never the link itself.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            created_at=created_at,
+            updated_at=updated_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def create(
+        self,
+        *,
+        email: str,
+        role: InvitationRole,
+        expires_at: _t.Union[_t.Optional[_t.Union[_dt.datetime, str]], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> InvitationWithSecret:
+        """Invite a member.
+
+        `POST /v1/invitations` (scope `members:write`).
+
+        Returns the one-time `accept_url`, not shown again, which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+
+        Args:
+            role: `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows.
+            expires_at: When the link stops working; in the future and at most 7 days away. Omit or null: in 7 days (or when the calling token expires, if sooner).
+        """
+        response = await self.with_raw_response.create(
+            email=email,
+            role=role,
+            expires_at=expires_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Invitation:
+        """Retrieve an invitation.
+
+        `GET /v1/invitations/{id}` (scope `members:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> DeletedInvitation:
+        """Revoke an invitation.
+
+        `DELETE /v1/invitations/{id}` (scope `members:write`).
+
+        Its link stops working at once. Revoking twice is harmless.
+        """
+        response = await self.with_raw_response.delete(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncInvitationsWithRawResponse(AsyncAPIResource):
+    """`client.invitations.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[Invitation]]:
+        """List pending invitations.
+
+        `GET /v1/invitations` (scope `members:read`).
+
+        Invitations not yet accepted, revoked or expired. Never the link itself.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/invitations",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            },
+            options=request_options,
+            item=Invitation.from_json,
+        )
+
+    async def create(
+        self,
+        *,
+        email: str,
+        role: InvitationRole,
+        expires_at: _t.Union[_t.Optional[_t.Union[_dt.datetime, str]], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[InvitationWithSecret]:
+        """Invite a member.
+
+        `POST /v1/invitations` (scope `members:write`).
+
+        Returns the one-time `accept_url`, not shown again, which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            role: `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows.
+            expires_at: When the link stops working; in the future and at most 7 days away. Omit or null: in 7 days (or when the calling token expires, if sooner).
+        """
+        return await self._request(
+            "POST",
+            "/v1/invitations",
+            body={
+                "email": email,
+                "role": role,
+                "expires_at": expires_at,
+            },
+            options=request_options,
+            cast=InvitationWithSecret.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Invitation]:
+        """Retrieve an invitation.
+
+        `GET /v1/invitations/{id}` (scope `members:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/invitations/{path_param('id', id)}",
+            options=request_options,
+            cast=Invitation.from_json,
+        )
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[DeletedInvitation]:
+        """Revoke an invitation.
+
+        `DELETE /v1/invitations/{id}` (scope `members:write`).
+
+        Its link stops working at once. Revoking twice is harmless.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "DELETE",
             f"/v1/invitations/{path_param('id', id)}",
             options=request_options,

@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import InvitationRole, MemberRole
 from ..types.models import DeletedMember, Member
 from ..types.params import DateTimeRange
 
-__all__ = ["Members", "MembersWithRawResponse"]
+__all__ = ["Members", "MembersWithRawResponse", "AsyncMembers", "AsyncMembersWithRawResponse"]
 
 
 class Members(SyncAPIResource):
@@ -236,6 +236,235 @@ class MembersWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "DELETE",
+            f"/v1/members/{path_param('id', id)}",
+            options=request_options,
+            cast=DeletedMember.from_json,
+        )
+
+
+class AsyncMembers(AsyncAPIResource):
+    """`client.members` of `AsyncPlatformClient`: the methods of `Members`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncMembersWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncMembersWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        role: _t.Union[InvitationRole, _t.Sequence[InvitationRole], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[Member]:
+        """List members.
+
+        `GET /v1/members` (scope `members:read`).
+
+        The organization's members and their roles. Filter with `role=admin,developer`.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: email, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            role: Equality filter; comma-separate several values for IN. One of: admin, developer, viewer.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            role=role,
+            created_at=created_at,
+            updated_at=updated_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Member:
+        """Retrieve a member.
+
+        `GET /v1/members/{id}` (scope `members:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def update(
+        self,
+        id: str,
+        *,
+        role: _t.Union[MemberRole, Omit] = omit,
+        name: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Member:
+        """Change a member's role or name.
+
+        `PATCH /v1/members/{id}` (scope `members:write`).
+
+        A new role applies from the member's next request: their tokens never do more than it allows. Giving a role needs a calling token that holds every scope of that role (403 otherwise). An organization always keeps at least one admin: removing or demoting the last one is a 409.
+
+        Args:
+            role: `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows.
+            name: Null clears it.
+        """
+        response = await self.with_raw_response.update(
+            id,
+            role=role,
+            name=name,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> DeletedMember:
+        """Remove a member.
+
+        `DELETE /v1/members/{id}` (scope `members:write`).
+
+        The member can no longer sign in; their personal access tokens are revoked and their OAuth grants and tokens deleted, so each answers 401 from the next request on. An organization always keeps at least one admin: removing or demoting the last one is a 409.
+        """
+        response = await self.with_raw_response.delete(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncMembersWithRawResponse(AsyncAPIResource):
+    """`client.members.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        role: _t.Union[InvitationRole, _t.Sequence[InvitationRole], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[Member]]:
+        """List members.
+
+        `GET /v1/members` (scope `members:read`).
+
+        The organization's members and their roles. Filter with `role=admin,developer`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: email, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            role: Equality filter; comma-separate several values for IN. One of: admin, developer, viewer.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/members",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "role": role,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            },
+            options=request_options,
+            item=Member.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Member]:
+        """Retrieve a member.
+
+        `GET /v1/members/{id}` (scope `members:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/members/{path_param('id', id)}",
+            options=request_options,
+            cast=Member.from_json,
+        )
+
+    async def update(
+        self,
+        id: str,
+        *,
+        role: _t.Union[MemberRole, Omit] = omit,
+        name: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Member]:
+        """Change a member's role or name.
+
+        `PATCH /v1/members/{id}` (scope `members:write`).
+
+        A new role applies from the member's next request: their tokens never do more than it allows. Giving a role needs a calling token that holds every scope of that role (403 otherwise). An organization always keeps at least one admin: removing or demoting the last one is a 409.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            role: `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows.
+            name: Null clears it.
+        """
+        return await self._request(
+            "PATCH",
+            f"/v1/members/{path_param('id', id)}",
+            body={
+                "role": role,
+                "name": name,
+            },
+            options=request_options,
+            cast=Member.from_json,
+        )
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[DeletedMember]:
+        """Remove a member.
+
+        `DELETE /v1/members/{id}` (scope `members:write`).
+
+        The member can no longer sign in; their personal access tokens are revoked and their OAuth grants and tokens deleted, so each answers 401 from the next request on. An organization always keeps at least one admin: removing or demoting the last one is a 409.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "DELETE",
             f"/v1/members/{path_param('id', id)}",
             options=request_options,

@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import OAuthClientGrantType, OAuthClientType, ScopeOrAll
 from ..types.models import DeletedOAuthClient, OAuthClient, OAuthClientWithSecret
 from ..types.params import DateTimeRange
 
-__all__ = ["OauthClients", "OauthClientsWithRawResponse"]
+__all__ = ["OauthClients", "OauthClientsWithRawResponse", "AsyncOauthClients", "AsyncOauthClientsWithRawResponse"]
 
 
 class OauthClients(SyncAPIResource):
@@ -281,6 +281,281 @@ class OauthClientsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "POST",
+            f"/v1/oauth_clients/{path_param('id', id)}/rotate_secret",
+            options=request_options,
+            cast=OAuthClientWithSecret.from_json,
+        )
+
+
+class AsyncOauthClients(AsyncAPIResource):
+    """`client.oauth_clients` of `AsyncPlatformClient`: the methods of `OauthClients`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncOauthClientsWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncOauthClientsWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[OAuthClient]:
+        """List OAuth clients.
+
+        `GET /v1/oauth_clients` (scope `oauth_clients:read`).
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            created_at=created_at,
+            updated_at=updated_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def create(
+        self,
+        *,
+        name: str,
+        type: OAuthClientType,
+        scopes: _t.Sequence[ScopeOrAll],
+        redirect_uris: _t.Union[_t.Sequence[str], Omit] = omit,
+        grant_types: _t.Union[_t.Sequence[OAuthClientGrantType], Omit] = omit,
+        expires_at: _t.Union[_t.Optional[_t.Union[_dt.datetime, str]], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> OAuthClientWithSecret:
+        """Register an OAuth client.
+
+        `POST /v1/oauth_clients` (scope `oauth_clients:write`).
+
+        A confidential client gets its `client_secret` here, and never again. Its scopes must be among the calling token's (403 otherwise), and it expires no later than the calling token (`expires_at`).
+
+        Args:
+            redirect_uris: Default (when not given): `[]`.
+            scopes: Scopes the credential may use; `all` stands for every scope.
+            grant_types: `client_credentials` needs a confidential client; `authorization_code` needs at least one redirect URI. Implicit and password grants are not offered (RFC 9700). Default (when not given): `["authorization_code", "refresh_token"]`.
+            expires_at: When the client stops working; must be in the future, and no later than the calling token's expiry. Omit or null: never, or, when the calling token expires, with it.
+        """
+        response = await self.with_raw_response.create(
+            name=name,
+            type=type,
+            redirect_uris=redirect_uris,
+            scopes=scopes,
+            grant_types=grant_types,
+            expires_at=expires_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> OAuthClient:
+        """Retrieve an OAuth client.
+
+        `GET /v1/oauth_clients/{id}` (scope `oauth_clients:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> DeletedOAuthClient:
+        """Delete an OAuth client.
+
+        `DELETE /v1/oauth_clients/{id}` (scope `oauth_clients:write`).
+
+        Every token issued to it is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). The client's scopes must be among the calling token's (403 otherwise).
+        """
+        response = await self.with_raw_response.delete(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def rotate_secret(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> OAuthClientWithSecret:
+        """Replace a confidential client's secret.
+
+        `POST /v1/oauth_clients/{id}/rotate_secret` (scope `oauth_clients:write`).
+
+        Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client. Whoever holds the secret controls the client, so the client's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the client's `expires_at` becomes no later.
+        """
+        response = await self.with_raw_response.rotate_secret(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncOauthClientsWithRawResponse(AsyncAPIResource):
+    """`client.oauth_clients.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[OAuthClient]]:
+        """List OAuth clients.
+
+        `GET /v1/oauth_clients` (scope `oauth_clients:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/oauth_clients",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            },
+            options=request_options,
+            item=OAuthClient.from_json,
+        )
+
+    async def create(
+        self,
+        *,
+        name: str,
+        type: OAuthClientType,
+        scopes: _t.Sequence[ScopeOrAll],
+        redirect_uris: _t.Union[_t.Sequence[str], Omit] = omit,
+        grant_types: _t.Union[_t.Sequence[OAuthClientGrantType], Omit] = omit,
+        expires_at: _t.Union[_t.Optional[_t.Union[_dt.datetime, str]], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[OAuthClientWithSecret]:
+        """Register an OAuth client.
+
+        `POST /v1/oauth_clients` (scope `oauth_clients:write`).
+
+        A confidential client gets its `client_secret` here, and never again. Its scopes must be among the calling token's (403 otherwise), and it expires no later than the calling token (`expires_at`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            redirect_uris: Default (when not given): `[]`.
+            scopes: Scopes the credential may use; `all` stands for every scope.
+            grant_types: `client_credentials` needs a confidential client; `authorization_code` needs at least one redirect URI. Implicit and password grants are not offered (RFC 9700). Default (when not given): `["authorization_code", "refresh_token"]`.
+            expires_at: When the client stops working; must be in the future, and no later than the calling token's expiry. Omit or null: never, or, when the calling token expires, with it.
+        """
+        return await self._request(
+            "POST",
+            "/v1/oauth_clients",
+            body={
+                "name": name,
+                "type": type,
+                "redirect_uris": redirect_uris,
+                "scopes": scopes,
+                "grant_types": grant_types,
+                "expires_at": expires_at,
+            },
+            options=request_options,
+            cast=OAuthClientWithSecret.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[OAuthClient]:
+        """Retrieve an OAuth client.
+
+        `GET /v1/oauth_clients/{id}` (scope `oauth_clients:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/oauth_clients/{path_param('id', id)}",
+            options=request_options,
+            cast=OAuthClient.from_json,
+        )
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[DeletedOAuthClient]:
+        """Delete an OAuth client.
+
+        `DELETE /v1/oauth_clients/{id}` (scope `oauth_clients:write`).
+
+        Every token issued to it is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). The client's scopes must be among the calling token's (403 otherwise).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "DELETE",
+            f"/v1/oauth_clients/{path_param('id', id)}",
+            options=request_options,
+            cast=DeletedOAuthClient.from_json,
+        )
+
+    async def rotate_secret(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[OAuthClientWithSecret]:
+        """Replace a confidential client's secret.
+
+        `POST /v1/oauth_clients/{id}/rotate_secret` (scope `oauth_clients:write`).
+
+        Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client. Whoever holds the secret controls the client, so the client's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the client's `expires_at` becomes no later.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "POST",
             f"/v1/oauth_clients/{path_param('id', id)}/rotate_secret",
             options=request_options,

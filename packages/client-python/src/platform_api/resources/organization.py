@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import typing as _t
 
-from .._core._resource import SyncAPIResource, cached_property
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.models import Organization
 
-__all__ = ["OrganizationResource", "OrganizationResourceWithRawResponse"]
+__all__ = ["OrganizationResource", "OrganizationResourceWithRawResponse", "AsyncOrganizationResource", "AsyncOrganizationResourceWithRawResponse"]
 
 
 class OrganizationResource(SyncAPIResource):
@@ -93,6 +93,97 @@ class OrganizationResourceWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "PATCH",
+            "/v1/organization",
+            body={
+                "name": name,
+            },
+            options=request_options,
+            cast=Organization.from_json,
+        )
+
+
+class AsyncOrganizationResource(AsyncAPIResource):
+    """`client.organization` of `AsyncPlatformClient`: the methods of `OrganizationResource`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncOrganizationResourceWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncOrganizationResourceWithRawResponse(self._client)
+
+    async def retrieve(
+        self,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Organization:
+        """Retrieve your organization.
+
+        `GET /v1/organization` (scope `organization:read`).
+
+        The organization the calling token belongs to, with its plan and rate limit, and how much of the current 60-second window is used.
+        """
+        response = await self.with_raw_response.retrieve(
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def update(
+        self,
+        *,
+        name: _t.Union[str, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Organization:
+        """Rename your organization.
+
+        `PATCH /v1/organization` (scope `organization:write`).
+
+        Only `name` can be changed here. `plan` and the rate limit are changed by an operator (400 if sent). Recorded in the audit log.
+        """
+        response = await self.with_raw_response.update(
+            name=name,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncOrganizationResourceWithRawResponse(AsyncAPIResource):
+    """`client.organization.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def retrieve(
+        self,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Organization]:
+        """Retrieve your organization.
+
+        `GET /v1/organization` (scope `organization:read`).
+
+        The organization the calling token belongs to, with its plan and rate limit, and how much of the current 60-second window is used.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            "/v1/organization",
+            options=request_options,
+            cast=Organization.from_json,
+        )
+
+    async def update(
+        self,
+        *,
+        name: _t.Union[str, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Organization]:
+        """Rename your organization.
+
+        `PATCH /v1/organization` (scope `organization:write`).
+
+        Only `name` can be changed here. `plan` and the rate limit are changed by an operator (400 if sent). Recorded in the audit log.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "PATCH",
             "/v1/organization",
             body={

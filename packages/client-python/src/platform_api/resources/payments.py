@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import PaymentStatus
 from ..types.models import Payment
 from ..types.params import DateTimeRange, IntegerRange
 
-__all__ = ["Payments", "PaymentsWithRawResponse"]
+__all__ = ["Payments", "PaymentsWithRawResponse", "AsyncPayments", "AsyncPaymentsWithRawResponse"]
 
 
 class Payments(SyncAPIResource):
@@ -368,6 +368,372 @@ class PaymentsWithRawResponse(SyncAPIResource):
             amount: Minor units to refund; default everything not yet refunded.
         """
         return self._request(
+            "POST",
+            f"/v1/payments/{path_param('id', id)}/refund",
+            body={
+                "amount": amount,
+            },
+            options=request_options,
+            cast=Payment.from_json,
+        )
+
+
+class AsyncPayments(AsyncAPIResource):
+    """`client.payments` of `AsyncPlatformClient`: the methods of `Payments`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncPaymentsWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncPaymentsWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        student_id: _t.Union[str, Omit] = omit,
+        enrollment_id: _t.Union[str, Omit] = omit,
+        status: _t.Union[PaymentStatus, _t.Sequence[PaymentStatus], Omit] = omit,
+        currency: _t.Union[str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        amount: _t.Union[IntegerRange, Omit] = omit,
+        succeeded_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[Payment]:
+        """List payments.
+
+        `GET /v1/payments` (scope `payments:read`).
+
+        Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: amount, succeeded_at, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over description, external_reference. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            student_id: Equality filter; comma-separate several values for IN.
+            enrollment_id: Equality filter; comma-separate several values for IN.
+            status: Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed, refunded.
+            currency: Equality filter; comma-separate several values for IN.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+            amount: Range filter on amount: any of gte, gt, lte, lt.
+            succeeded_at: Range filter on succeeded_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            q=q,
+            student_id=student_id,
+            enrollment_id=enrollment_id,
+            status=status,
+            currency=currency,
+            created_at=created_at,
+            updated_at=updated_at,
+            amount=amount,
+            succeeded_at=succeeded_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def create(
+        self,
+        *,
+        student_id: str,
+        amount: int,
+        currency: str,
+        enrollment_id: _t.Union[_t.Optional[str], Omit] = omit,
+        description: _t.Union[_t.Optional[str], Omit] = omit,
+        external_reference: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Payment:
+        """Record a payment.
+
+        `POST /v1/payments` (scope `payments:write`).
+
+        Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
+        """
+        response = await self.with_raw_response.create(
+            student_id=student_id,
+            enrollment_id=enrollment_id,
+            amount=amount,
+            currency=currency,
+            description=description,
+            external_reference=external_reference,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Payment:
+        """Retrieve a payment.
+
+        `GET /v1/payments/{id}` (scope `payments:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def succeed(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Payment:
+        """Mark a payment succeeded.
+
+        `POST /v1/payments/{id}/succeed` (scope `payments:write`).
+
+        `pending → succeeded`. Sends `payment.succeeded`.
+        """
+        response = await self.with_raw_response.succeed(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def fail(
+        self,
+        id: str,
+        *,
+        failure_reason: _t.Union[str, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Payment:
+        """Mark a payment failed.
+
+        `POST /v1/payments/{id}/fail` (scope `payments:write`).
+
+        `pending → failed`. Sends `payment.failed`.
+        """
+        response = await self.with_raw_response.fail(
+            id,
+            failure_reason=failure_reason,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def refund(
+        self,
+        id: str,
+        *,
+        amount: _t.Union[int, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Payment:
+        """Refund a payment, fully or partly.
+
+        `POST /v1/payments/{id}/refund` (scope `payments:write`).
+
+        `succeeded → refunded`; a refunded payment can be refunded again until `amount_refunded` reaches `amount`. More than what is left is a 400 naming `amount`. Sends `payment.refunded`.
+
+        Args:
+            amount: Minor units to refund; default everything not yet refunded.
+        """
+        response = await self.with_raw_response.refund(
+            id,
+            amount=amount,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncPaymentsWithRawResponse(AsyncAPIResource):
+    """`client.payments.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        student_id: _t.Union[str, Omit] = omit,
+        enrollment_id: _t.Union[str, Omit] = omit,
+        status: _t.Union[PaymentStatus, _t.Sequence[PaymentStatus], Omit] = omit,
+        currency: _t.Union[str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        amount: _t.Union[IntegerRange, Omit] = omit,
+        succeeded_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[Payment]]:
+        """List payments.
+
+        `GET /v1/payments` (scope `payments:read`).
+
+        Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: amount, succeeded_at, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over description, external_reference. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            student_id: Equality filter; comma-separate several values for IN.
+            enrollment_id: Equality filter; comma-separate several values for IN.
+            status: Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed, refunded.
+            currency: Equality filter; comma-separate several values for IN.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+            amount: Range filter on amount: any of gte, gt, lte, lt.
+            succeeded_at: Range filter on succeeded_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/payments",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "q": q,
+                "student_id": student_id,
+                "enrollment_id": enrollment_id,
+                "status": status,
+                "currency": currency,
+                "created_at": created_at,
+                "updated_at": updated_at,
+                "amount": amount,
+                "succeeded_at": succeeded_at,
+            },
+            options=request_options,
+            item=Payment.from_json,
+        )
+
+    async def create(
+        self,
+        *,
+        student_id: str,
+        amount: int,
+        currency: str,
+        enrollment_id: _t.Union[_t.Optional[str], Omit] = omit,
+        description: _t.Union[_t.Optional[str], Omit] = omit,
+        external_reference: _t.Union[_t.Optional[str], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Payment]:
+        """Record a payment.
+
+        `POST /v1/payments` (scope `payments:write`).
+
+        Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "POST",
+            "/v1/payments",
+            body={
+                "student_id": student_id,
+                "enrollment_id": enrollment_id,
+                "amount": amount,
+                "currency": currency,
+                "description": description,
+                "external_reference": external_reference,
+            },
+            options=request_options,
+            cast=Payment.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Payment]:
+        """Retrieve a payment.
+
+        `GET /v1/payments/{id}` (scope `payments:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/payments/{path_param('id', id)}",
+            options=request_options,
+            cast=Payment.from_json,
+        )
+
+    async def succeed(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Payment]:
+        """Mark a payment succeeded.
+
+        `POST /v1/payments/{id}/succeed` (scope `payments:write`).
+
+        `pending → succeeded`. Sends `payment.succeeded`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "POST",
+            f"/v1/payments/{path_param('id', id)}/succeed",
+            options=request_options,
+            cast=Payment.from_json,
+        )
+
+    async def fail(
+        self,
+        id: str,
+        *,
+        failure_reason: _t.Union[str, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Payment]:
+        """Mark a payment failed.
+
+        `POST /v1/payments/{id}/fail` (scope `payments:write`).
+
+        `pending → failed`. Sends `payment.failed`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "POST",
+            f"/v1/payments/{path_param('id', id)}/fail",
+            body={
+                "failure_reason": failure_reason,
+            },
+            options=request_options,
+            cast=Payment.from_json,
+        )
+
+    async def refund(
+        self,
+        id: str,
+        *,
+        amount: _t.Union[int, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Payment]:
+        """Refund a payment, fully or partly.
+
+        `POST /v1/payments/{id}/refund` (scope `payments:write`).
+
+        `succeeded → refunded`; a refunded payment can be refunded again until `amount_refunded` reaches `amount`. More than what is left is a 400 naming `amount`. Sends `payment.refunded`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            amount: Minor units to refund; default everything not yet refunded.
+        """
+        return await self._request(
             "POST",
             f"/v1/payments/{path_param('id', id)}/refund",
             body={

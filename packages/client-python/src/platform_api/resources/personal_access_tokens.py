@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import ScopeOrAll
 from ..types.models import PersonalAccessToken, PersonalAccessTokenWithSecret
 from ..types.params import DateTimeRange
 
-__all__ = ["PersonalAccessTokens", "PersonalAccessTokensWithRawResponse"]
+__all__ = ["PersonalAccessTokens", "PersonalAccessTokensWithRawResponse", "AsyncPersonalAccessTokens", "AsyncPersonalAccessTokensWithRawResponse"]
 
 
 class PersonalAccessTokens(SyncAPIResource):
@@ -231,6 +231,230 @@ class PersonalAccessTokensWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "DELETE",
+            f"/v1/personal_access_tokens/{path_param('id', id)}",
+            options=request_options,
+            cast=PersonalAccessToken.from_json,
+        )
+
+
+class AsyncPersonalAccessTokens(AsyncAPIResource):
+    """`client.personal_access_tokens` of `AsyncPlatformClient`: the methods of `PersonalAccessTokens`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncPersonalAccessTokensWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncPersonalAccessTokensWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[PersonalAccessToken]:
+        """List personal access tokens.
+
+        `GET /v1/personal_access_tokens` (scope `tokens:read`).
+
+        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            created_at=created_at,
+            updated_at=updated_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def create(
+        self,
+        *,
+        name: str,
+        scopes: _t.Sequence[ScopeOrAll],
+        expires_at: _t.Union[_t.Optional[_t.Union[_dt.datetime, str]], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> PersonalAccessTokenWithSecret:
+        """Create a personal access token.
+
+        `POST /v1/personal_access_tokens` (scope `tokens:write`).
+
+        Returns the `token`, which is not shown again; only its hash is kept. The new token's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the new one must expire no later.
+
+        Args:
+            scopes: Scopes the credential may use; `all` stands for every scope.
+            expires_at: When the token stops working; must be in the future. Omit or null: never.
+        """
+        response = await self.with_raw_response.create(
+            name=name,
+            scopes=scopes,
+            expires_at=expires_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> PersonalAccessToken:
+        """Retrieve a personal access token.
+
+        `GET /v1/personal_access_tokens/{id}` (scope `tokens:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> PersonalAccessToken:
+        """Revoke a personal access token.
+
+        `DELETE /v1/personal_access_tokens/{id}` (scope `tokens:write`).
+
+        The token is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). It stays listed, with `revoked_at`, for the audit trail. Revoking twice is harmless. The token's scopes must be among the calling token's (403 otherwise).
+        """
+        response = await self.with_raw_response.delete(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncPersonalAccessTokensWithRawResponse(AsyncAPIResource):
+    """`client.personal_access_tokens.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[PersonalAccessToken]]:
+        """List personal access tokens.
+
+        `GET /v1/personal_access_tokens` (scope `tokens:read`).
+
+        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/personal_access_tokens",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            },
+            options=request_options,
+            item=PersonalAccessToken.from_json,
+        )
+
+    async def create(
+        self,
+        *,
+        name: str,
+        scopes: _t.Sequence[ScopeOrAll],
+        expires_at: _t.Union[_t.Optional[_t.Union[_dt.datetime, str]], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[PersonalAccessTokenWithSecret]:
+        """Create a personal access token.
+
+        `POST /v1/personal_access_tokens` (scope `tokens:write`).
+
+        Returns the `token`, which is not shown again; only its hash is kept. The new token's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the new one must expire no later.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            scopes: Scopes the credential may use; `all` stands for every scope.
+            expires_at: When the token stops working; must be in the future. Omit or null: never.
+        """
+        return await self._request(
+            "POST",
+            "/v1/personal_access_tokens",
+            body={
+                "name": name,
+                "scopes": scopes,
+                "expires_at": expires_at,
+            },
+            options=request_options,
+            cast=PersonalAccessTokenWithSecret.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[PersonalAccessToken]:
+        """Retrieve a personal access token.
+
+        `GET /v1/personal_access_tokens/{id}` (scope `tokens:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/personal_access_tokens/{path_param('id', id)}",
+            options=request_options,
+            cast=PersonalAccessToken.from_json,
+        )
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[PersonalAccessToken]:
+        """Revoke a personal access token.
+
+        `DELETE /v1/personal_access_tokens/{id}` (scope `tokens:write`).
+
+        The token is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). It stays listed, with `revoked_at`, for the audit trail. Revoking twice is harmless. The token's scopes must be among the calling token's (403 otherwise).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "DELETE",
             f"/v1/personal_access_tokens/{path_param('id', id)}",
             options=request_options,

@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import StudentStatus
 from ..types.models import DeletedStudent, Student
 from ..types.params import DateTimeRange
 
-__all__ = ["Students", "StudentsWithRawResponse"]
+__all__ = ["Students", "StudentsWithRawResponse", "AsyncStudents", "AsyncStudentsWithRawResponse"]
 
 
 class Students(SyncAPIResource):
@@ -347,6 +347,347 @@ class StudentsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "DELETE",
+            f"/v1/students/{path_param('id', id)}",
+            options=request_options,
+            cast=DeletedStudent.from_json,
+        )
+
+
+class AsyncStudents(AsyncAPIResource):
+    """`client.students` of `AsyncPlatformClient`: the methods of `Students`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncStudentsWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncStudentsWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        status: _t.Union[StudentStatus, _t.Sequence[StudentStatus], Omit] = omit,
+        grade_level: _t.Union[str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[Student]:
+        """List students.
+
+        `GET /v1/students` (scope `students:read`).
+
+        Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: last_name, first_name, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over first_name, last_name, email, student_number. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            status: Equality filter; comma-separate several values for IN. One of: active, inactive, graduated, withdrawn.
+            grade_level: Equality filter; comma-separate several values for IN.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            q=q,
+            status=status,
+            grade_level=grade_level,
+            created_at=created_at,
+            updated_at=updated_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def create(
+        self,
+        *,
+        student_number: str,
+        first_name: str,
+        last_name: str,
+        preferred_name: _t.Union[_t.Optional[str], Omit] = omit,
+        email: _t.Union[_t.Optional[str], Omit] = omit,
+        date_of_birth: _t.Union[_t.Optional[str], Omit] = omit,
+        status: _t.Union[StudentStatus, Omit] = omit,
+        grade_level: _t.Union[_t.Optional[int], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Student:
+        """Create a student.
+
+        `POST /v1/students` (scope `students:write`).
+
+        `student_number` must be unique in the organization (409 otherwise).
+
+        Args:
+            date_of_birth: YYYY-MM-DD
+            status: Default (when not given): `"active"`.
+        """
+        response = await self.with_raw_response.create(
+            student_number=student_number,
+            first_name=first_name,
+            last_name=last_name,
+            preferred_name=preferred_name,
+            email=email,
+            date_of_birth=date_of_birth,
+            status=status,
+            grade_level=grade_level,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Student:
+        """Retrieve a student.
+
+        `GET /v1/students/{id}` (scope `students:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def update(
+        self,
+        id: str,
+        *,
+        student_number: _t.Union[str, Omit] = omit,
+        first_name: _t.Union[str, Omit] = omit,
+        last_name: _t.Union[str, Omit] = omit,
+        preferred_name: _t.Union[_t.Optional[str], Omit] = omit,
+        email: _t.Union[_t.Optional[str], Omit] = omit,
+        date_of_birth: _t.Union[_t.Optional[str], Omit] = omit,
+        status: _t.Union[StudentStatus, Omit] = omit,
+        grade_level: _t.Union[_t.Optional[int], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Student:
+        """Update a student.
+
+        `PATCH /v1/students/{id}` (scope `students:write`).
+
+        Only the fields sent change. Sends `student.updated` when something changed.
+
+        Args:
+            date_of_birth: YYYY-MM-DD
+        """
+        response = await self.with_raw_response.update(
+            id,
+            student_number=student_number,
+            first_name=first_name,
+            last_name=last_name,
+            preferred_name=preferred_name,
+            email=email,
+            date_of_birth=date_of_birth,
+            status=status,
+            grade_level=grade_level,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> DeletedStudent:
+        """Delete a student.
+
+        `DELETE /v1/students/{id}` (scope `students:write`).
+
+        Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.
+        """
+        response = await self.with_raw_response.delete(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncStudentsWithRawResponse(AsyncAPIResource):
+    """`client.students.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        status: _t.Union[StudentStatus, _t.Sequence[StudentStatus], Omit] = omit,
+        grade_level: _t.Union[str, Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[Student]]:
+        """List students.
+
+        `GET /v1/students` (scope `students:read`).
+
+        Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: last_name, first_name, created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over first_name, last_name, email, student_number. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            status: Equality filter; comma-separate several values for IN. One of: active, inactive, graduated, withdrawn.
+            grade_level: Equality filter; comma-separate several values for IN.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/students",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "q": q,
+                "status": status,
+                "grade_level": grade_level,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            },
+            options=request_options,
+            item=Student.from_json,
+        )
+
+    async def create(
+        self,
+        *,
+        student_number: str,
+        first_name: str,
+        last_name: str,
+        preferred_name: _t.Union[_t.Optional[str], Omit] = omit,
+        email: _t.Union[_t.Optional[str], Omit] = omit,
+        date_of_birth: _t.Union[_t.Optional[str], Omit] = omit,
+        status: _t.Union[StudentStatus, Omit] = omit,
+        grade_level: _t.Union[_t.Optional[int], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Student]:
+        """Create a student.
+
+        `POST /v1/students` (scope `students:write`).
+
+        `student_number` must be unique in the organization (409 otherwise).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            date_of_birth: YYYY-MM-DD
+            status: Default (when not given): `"active"`.
+        """
+        return await self._request(
+            "POST",
+            "/v1/students",
+            body={
+                "student_number": student_number,
+                "first_name": first_name,
+                "last_name": last_name,
+                "preferred_name": preferred_name,
+                "email": email,
+                "date_of_birth": date_of_birth,
+                "status": status,
+                "grade_level": grade_level,
+            },
+            options=request_options,
+            cast=Student.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Student]:
+        """Retrieve a student.
+
+        `GET /v1/students/{id}` (scope `students:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/students/{path_param('id', id)}",
+            options=request_options,
+            cast=Student.from_json,
+        )
+
+    async def update(
+        self,
+        id: str,
+        *,
+        student_number: _t.Union[str, Omit] = omit,
+        first_name: _t.Union[str, Omit] = omit,
+        last_name: _t.Union[str, Omit] = omit,
+        preferred_name: _t.Union[_t.Optional[str], Omit] = omit,
+        email: _t.Union[_t.Optional[str], Omit] = omit,
+        date_of_birth: _t.Union[_t.Optional[str], Omit] = omit,
+        status: _t.Union[StudentStatus, Omit] = omit,
+        grade_level: _t.Union[_t.Optional[int], Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Student]:
+        """Update a student.
+
+        `PATCH /v1/students/{id}` (scope `students:write`).
+
+        Only the fields sent change. Sends `student.updated` when something changed.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            date_of_birth: YYYY-MM-DD
+        """
+        return await self._request(
+            "PATCH",
+            f"/v1/students/{path_param('id', id)}",
+            body={
+                "student_number": student_number,
+                "first_name": first_name,
+                "last_name": last_name,
+                "preferred_name": preferred_name,
+                "email": email,
+                "date_of_birth": date_of_birth,
+                "status": status,
+                "grade_level": grade_level,
+            },
+            options=request_options,
+            cast=Student.from_json,
+        )
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[DeletedStudent]:
+        """Delete a student.
+
+        `DELETE /v1/students/{id}` (scope `students:write`).
+
+        Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "DELETE",
             f"/v1/students/{path_param('id', id)}",
             options=request_options,

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import typing as _t
 
-from .._core._resource import SyncAPIResource, cached_property
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property
 from .._core._response import APIResponse
 from .._types import RequestOptions
 from ..types.models import TokenInfo
 
-__all__ = ["Token", "TokenWithRawResponse"]
+__all__ = ["Token", "TokenWithRawResponse", "AsyncToken", "AsyncTokenWithRawResponse"]
 
 
 class Token(SyncAPIResource):
@@ -55,6 +55,55 @@ class TokenWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "GET",
+            "/v1/token",
+            options=request_options,
+            cast=TokenInfo.from_json,
+        )
+
+
+class AsyncToken(AsyncAPIResource):
+    """`client.token` of `AsyncPlatformClient`: the methods of `Token`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncTokenWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncTokenWithRawResponse(self._client)
+
+    async def retrieve(
+        self,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> TokenInfo:
+        """Inspect the calling token.
+
+        `GET /v1/token`.
+
+        Which organization, scopes and expiry the bearer token has: the first thing to check when a call answers 403. Any valid token may call it.
+        """
+        response = await self.with_raw_response.retrieve(
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncTokenWithRawResponse(AsyncAPIResource):
+    """`client.token.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def retrieve(
+        self,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[TokenInfo]:
+        """Inspect the calling token.
+
+        `GET /v1/token`.
+
+        Which organization, scopes and expiry the bearer token has: the first thing to check when a call answers 403. Any valid token may call it.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "GET",
             "/v1/token",
             options=request_options,

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import typing as _t
 
-from .._core._resource import SyncAPIResource, cached_property, parse_none
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, parse_none
 from .._core._response import APIResponse
 from .._types import RequestOptions
 from ..types.models import Member
 
-__all__ = ["User", "UserWithRawResponse"]
+__all__ = ["User", "UserWithRawResponse", "AsyncUser", "AsyncUserWithRawResponse"]
 
 
 class User(SyncAPIResource):
@@ -96,6 +96,101 @@ class UserWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "POST",
+            "/v1/user/password",
+            body={
+                "current_password": current_password,
+                "new_password": new_password,
+            },
+            options=request_options,
+            cast=parse_none,
+        )
+
+
+class AsyncUser(AsyncAPIResource):
+    """`client.user` of `AsyncPlatformClient`: the methods of `User`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncUserWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncUserWithRawResponse(self._client)
+
+    async def retrieve(
+        self,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> Member:
+        """Retrieve the calling member.
+
+        `GET /v1/user`.
+
+        The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        """
+        response = await self.with_raw_response.retrieve(
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def change_password(
+        self,
+        *,
+        current_password: str,
+        new_password: str,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> None:
+        """Change the calling member's password.
+
+        `POST /v1/user/password`.
+
+        Needs the current password (400 when it is wrong). Tokens already issued keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        """
+        response = await self.with_raw_response.change_password(
+            current_password=current_password,
+            new_password=new_password,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncUserWithRawResponse(AsyncAPIResource):
+    """`client.user.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def retrieve(
+        self,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[Member]:
+        """Retrieve the calling member.
+
+        `GET /v1/user`.
+
+        The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            "/v1/user",
+            options=request_options,
+            cast=Member.from_json,
+        )
+
+    async def change_password(
+        self,
+        *,
+        current_password: str,
+        new_password: str,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[None]:
+        """Change the calling member's password.
+
+        `POST /v1/user/password`.
+
+        Needs the current password (400 when it is wrong). Tokens already issued keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "POST",
             "/v1/user/password",
             body={

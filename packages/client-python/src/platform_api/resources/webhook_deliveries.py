@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import typing as _t
 
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import RequestOptions
 from ..types.models import WebhookDelivery
 
-__all__ = ["WebhookDeliveries", "WebhookDeliveriesWithRawResponse"]
+__all__ = ["WebhookDeliveries", "WebhookDeliveriesWithRawResponse", "AsyncWebhookDeliveries", "AsyncWebhookDeliveriesWithRawResponse"]
 
 
 class WebhookDeliveries(SyncAPIResource):
@@ -92,6 +92,93 @@ class WebhookDeliveriesWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
+            "POST",
+            f"/v1/webhook_deliveries/{path_param('id', id)}/retry",
+            options=request_options,
+            cast=WebhookDelivery.from_json,
+        )
+
+
+class AsyncWebhookDeliveries(AsyncAPIResource):
+    """`client.webhook_deliveries` of `AsyncPlatformClient`: the methods of `WebhookDeliveries`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncWebhookDeliveriesWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncWebhookDeliveriesWithRawResponse(self._client)
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> WebhookDelivery:
+        """Retrieve a delivery.
+
+        `GET /v1/webhook_deliveries/{id}` (scope `webhooks:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retry(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> WebhookDelivery:
+        """Redeliver.
+
+        `POST /v1/webhook_deliveries/{id}/retry` (scope `webhooks:write`).
+
+        Attempts the delivery again now, whatever its status, with the same `webhook-id`. A pending delivery keeps its retry schedule; a succeeded or failed one gets this one attempt. Refused (409) while the endpoint is disabled.
+        """
+        response = await self.with_raw_response.retry(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncWebhookDeliveriesWithRawResponse(AsyncAPIResource):
+    """`client.webhook_deliveries.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[WebhookDelivery]:
+        """Retrieve a delivery.
+
+        `GET /v1/webhook_deliveries/{id}` (scope `webhooks:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/webhook_deliveries/{path_param('id', id)}",
+            options=request_options,
+            cast=WebhookDelivery.from_json,
+        )
+
+    async def retry(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[WebhookDelivery]:
+        """Redeliver.
+
+        `POST /v1/webhook_deliveries/{id}/retry` (scope `webhooks:write`).
+
+        Attempts the delivery again now, whatever its status, with the same `webhook-id`. A pending delivery keeps its retry schedule; a succeeded or failed one gets this one attempt. Refused (409) while the endpoint is disabled.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
             "POST",
             f"/v1/webhook_deliveries/{path_param('id', id)}/retry",
             options=request_options,

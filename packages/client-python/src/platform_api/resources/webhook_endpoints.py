@@ -7,15 +7,15 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._pagination import SyncPage
-from .._core._resource import SyncAPIResource, cached_property, path_param
+from .._core._pagination import AsyncPage, SyncPage
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import EventType, WebhookDeliveryStatus, WebhookEndpointEvent
 from ..types.models import DeletedWebhookEndpoint, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret
 from ..types.params import DateTimeRange
 
-__all__ = ["WebhookEndpoints", "WebhookEndpointsWithRawResponse"]
+__all__ = ["WebhookEndpoints", "WebhookEndpointsWithRawResponse", "AsyncWebhookEndpoints", "AsyncWebhookEndpointsWithRawResponse"]
 
 
 class WebhookEndpoints(SyncAPIResource):
@@ -469,6 +469,481 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
         return self._request_page(
+            f"/v1/webhook_endpoints/{path_param('id', id)}/deliveries",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "status": status,
+                "event_type": event_type,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            },
+            options=request_options,
+            item=WebhookDelivery.from_json,
+        )
+
+
+class AsyncWebhookEndpoints(AsyncAPIResource):
+    """`client.webhook_endpoints` of `AsyncPlatformClient`: the methods of `WebhookEndpoints`, awaited."""
+
+    @cached_property
+    def with_raw_response(self) -> AsyncWebhookEndpointsWithRawResponse:
+        """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
+        return AsyncWebhookEndpointsWithRawResponse(self._client)
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        enabled: _t.Union[_t.Literal["true", "false"], _t.Sequence[_t.Literal["true", "false"]], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[WebhookEndpoint]:
+        """List webhook endpoints.
+
+        `GET /v1/webhook_endpoints` (scope `webhooks:read`).
+
+        Filter: `enabled`.
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            enabled: Equality filter; comma-separate several values for IN. One of: true, false.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.list(
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            enabled=enabled,
+            created_at=created_at,
+            updated_at=updated_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def create(
+        self,
+        *,
+        url: str,
+        events: _t.Sequence[WebhookEndpointEvent],
+        description: _t.Union[_t.Optional[str], Omit] = omit,
+        enabled: _t.Union[bool, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> WebhookEndpointWithSecret:
+        """Create a webhook endpoint.
+
+        `POST /v1/webhook_endpoints` (scope `webhooks:write`).
+
+        Returns the signing `secret`, which is not shown again. At most 16 endpoints per organization (409 beyond). The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.
+
+        Args:
+            url: Where deliveries are POSTed. Must be `https` and resolve to a public address (checked at registration and at every connection).
+            events: Event types to deliver, or `["*"]` for every type (including types added later).
+            enabled: Default (when not given): `True`.
+        """
+        response = await self.with_raw_response.create(
+            url=url,
+            events=events,
+            description=description,
+            enabled=enabled,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> WebhookEndpoint:
+        """Retrieve a webhook endpoint.
+
+        `GET /v1/webhook_endpoints/{id}` (scope `webhooks:read`).
+        """
+        response = await self.with_raw_response.retrieve(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def update(
+        self,
+        id: str,
+        *,
+        url: _t.Union[str, Omit] = omit,
+        events: _t.Union[_t.Sequence[WebhookEndpointEvent], Omit] = omit,
+        description: _t.Union[_t.Optional[str], Omit] = omit,
+        enabled: _t.Union[bool, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> WebhookEndpoint:
+        """Update a webhook endpoint.
+
+        `PATCH /v1/webhook_endpoints/{id}` (scope `webhooks:write`).
+
+        Only the fields sent change. A new `events` list applies to events from now on; `enabled: true` sends what is still pending. The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.
+
+        Args:
+            url: Where deliveries are POSTed. Must be `https` and resolve to a public address (checked at registration and at every connection).
+            events: Event types to deliver, or `["*"]` for every type (including types added later).
+            enabled: `true` re-enables a disabled endpoint; its pending deliveries are sent at once.
+        """
+        response = await self.with_raw_response.update(
+            id,
+            url=url,
+            events=events,
+            description=description,
+            enabled=enabled,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> DeletedWebhookEndpoint:
+        """Delete a webhook endpoint.
+
+        `DELETE /v1/webhook_endpoints/{id}` (scope `webhooks:write`).
+
+        Its pending deliveries are dropped, and its delivery history with it.
+        """
+        response = await self.with_raw_response.delete(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def rotate_secret(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> WebhookEndpointWithSecret:
+        """Rotate the signing secret.
+
+        `POST /v1/webhook_endpoints/{id}/rotate_secret` (scope `webhooks:write`).
+
+        Returns the new `secret`. For 24 hours deliveries carry two signatures, one per secret, so receivers can switch without missing one. Rotating again within that window retires the older previous secret at once. The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.
+        """
+        response = await self.with_raw_response.rotate_secret(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def test(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> WebhookDelivery:
+        """Send a test event.
+
+        `POST /v1/webhook_endpoints/{id}/test` (scope `webhooks:write`).
+
+        Queues a `ping` event to this endpoint only and returns its delivery; follow it with the deliveries list. Refused (409) while the endpoint is disabled.
+        """
+        response = await self.with_raw_response.test(
+            id,
+            request_options=request_options,
+        )
+        return response.parse()
+
+    async def deliveries(
+        self,
+        id: str,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        status: _t.Union[WebhookDeliveryStatus, _t.Sequence[WebhookDeliveryStatus], Omit] = omit,
+        event_type: _t.Union[EventType, _t.Sequence[EventType], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> AsyncPage[WebhookDelivery]:
+        """List an endpoint's deliveries.
+
+        `GET /v1/webhook_endpoints/{id}/deliveries` (scope `webhooks:read`).
+
+        Each delivery with its state and every attempt. Filters: `status`, `event_type` (comma-separate several).
+
+        Returns the first page; iterating it walks every item of every page.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            status: Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed.
+            event_type: Equality filter; comma-separate several values for IN. One of: student.created, student.updated, student.deleted, course.created, course.updated, course.deleted, enrollment.created, enrollment.updated, enrollment.active, enrollment.completed, enrollment.dropped, enrollment.cancelled, payment.created, payment.succeeded, payment.failed, payment.refunded, exam.created, exam.updated, exam.deleted, exam_result.created, exam_result.updated, exam_result.published, ping.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        response = await self.with_raw_response.deliveries(
+            id,
+            page=page,
+            per_page=per_page,
+            sort=sort,
+            updated_since=updated_since,
+            status=status,
+            event_type=event_type,
+            created_at=created_at,
+            updated_at=updated_at,
+            request_options=request_options,
+        )
+        return response.parse()
+
+
+class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
+    """`client.webhook_endpoints.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
+
+    async def list(
+        self,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        enabled: _t.Union[_t.Literal["true", "false"], _t.Sequence[_t.Literal["true", "false"]], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[WebhookEndpoint]]:
+        """List webhook endpoints.
+
+        `GET /v1/webhook_endpoints` (scope `webhooks:read`).
+
+        Filter: `enabled`.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            enabled: Equality filter; comma-separate several values for IN. One of: true, false.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
+            "/v1/webhook_endpoints",
+            query={
+                "page": page,
+                "per_page": per_page,
+                "sort": sort,
+                "updated_since": updated_since,
+                "enabled": enabled,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            },
+            options=request_options,
+            item=WebhookEndpoint.from_json,
+        )
+
+    async def create(
+        self,
+        *,
+        url: str,
+        events: _t.Sequence[WebhookEndpointEvent],
+        description: _t.Union[_t.Optional[str], Omit] = omit,
+        enabled: _t.Union[bool, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[WebhookEndpointWithSecret]:
+        """Create a webhook endpoint.
+
+        `POST /v1/webhook_endpoints` (scope `webhooks:write`).
+
+        Returns the signing `secret`, which is not shown again. At most 16 endpoints per organization (409 beyond). The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            url: Where deliveries are POSTed. Must be `https` and resolve to a public address (checked at registration and at every connection).
+            events: Event types to deliver, or `["*"]` for every type (including types added later).
+            enabled: Default (when not given): `True`.
+        """
+        return await self._request(
+            "POST",
+            "/v1/webhook_endpoints",
+            body={
+                "url": url,
+                "events": events,
+                "description": description,
+                "enabled": enabled,
+            },
+            options=request_options,
+            cast=WebhookEndpointWithSecret.from_json,
+        )
+
+    async def retrieve(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[WebhookEndpoint]:
+        """Retrieve a webhook endpoint.
+
+        `GET /v1/webhook_endpoints/{id}` (scope `webhooks:read`).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "GET",
+            f"/v1/webhook_endpoints/{path_param('id', id)}",
+            options=request_options,
+            cast=WebhookEndpoint.from_json,
+        )
+
+    async def update(
+        self,
+        id: str,
+        *,
+        url: _t.Union[str, Omit] = omit,
+        events: _t.Union[_t.Sequence[WebhookEndpointEvent], Omit] = omit,
+        description: _t.Union[_t.Optional[str], Omit] = omit,
+        enabled: _t.Union[bool, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[WebhookEndpoint]:
+        """Update a webhook endpoint.
+
+        `PATCH /v1/webhook_endpoints/{id}` (scope `webhooks:write`).
+
+        Only the fields sent change. A new `events` list applies to events from now on; `enabled: true` sends what is still pending. The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            url: Where deliveries are POSTed. Must be `https` and resolve to a public address (checked at registration and at every connection).
+            events: Event types to deliver, or `["*"]` for every type (including types added later).
+            enabled: `true` re-enables a disabled endpoint; its pending deliveries are sent at once.
+        """
+        return await self._request(
+            "PATCH",
+            f"/v1/webhook_endpoints/{path_param('id', id)}",
+            body={
+                "url": url,
+                "events": events,
+                "description": description,
+                "enabled": enabled,
+            },
+            options=request_options,
+            cast=WebhookEndpoint.from_json,
+        )
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[DeletedWebhookEndpoint]:
+        """Delete a webhook endpoint.
+
+        `DELETE /v1/webhook_endpoints/{id}` (scope `webhooks:write`).
+
+        Its pending deliveries are dropped, and its delivery history with it.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "DELETE",
+            f"/v1/webhook_endpoints/{path_param('id', id)}",
+            options=request_options,
+            cast=DeletedWebhookEndpoint.from_json,
+        )
+
+    async def rotate_secret(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[WebhookEndpointWithSecret]:
+        """Rotate the signing secret.
+
+        `POST /v1/webhook_endpoints/{id}/rotate_secret` (scope `webhooks:write`).
+
+        Returns the new `secret`. For 24 hours deliveries carry two signatures, one per secret, so receivers can switch without missing one. Rotating again within that window retires the older previous secret at once. The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "POST",
+            f"/v1/webhook_endpoints/{path_param('id', id)}/rotate_secret",
+            options=request_options,
+            cast=WebhookEndpointWithSecret.from_json,
+        )
+
+    async def test(
+        self,
+        id: str,
+        *,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[WebhookDelivery]:
+        """Send a test event.
+
+        `POST /v1/webhook_endpoints/{id}/test` (scope `webhooks:write`).
+
+        Queues a `ping` event to this endpoint only and returns its delivery; follow it with the deliveries list. Refused (409) while the endpoint is disabled.
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+        """
+        return await self._request(
+            "POST",
+            f"/v1/webhook_endpoints/{path_param('id', id)}/test",
+            options=request_options,
+            cast=WebhookDelivery.from_json,
+        )
+
+    async def deliveries(
+        self,
+        id: str,
+        *,
+        page: _t.Union[int, Omit] = omit,
+        per_page: _t.Union[int, Omit] = omit,
+        sort: _t.Union[str, Omit] = omit,
+        updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        status: _t.Union[WebhookDeliveryStatus, _t.Sequence[WebhookDeliveryStatus], Omit] = omit,
+        event_type: _t.Union[EventType, _t.Sequence[EventType], Omit] = omit,
+        created_at: _t.Union[DateTimeRange, Omit] = omit,
+        updated_at: _t.Union[DateTimeRange, Omit] = omit,
+        request_options: _t.Optional[RequestOptions] = None,
+    ) -> APIResponse[AsyncPage[WebhookDelivery]]:
+        """List an endpoint's deliveries.
+
+        `GET /v1/webhook_endpoints/{id}/deliveries` (scope `webhooks:read`).
+
+        Each delivery with its state and every attempt. Filters: `status`, `event_type` (comma-separate several).
+
+        Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            page: 1-based page number.
+            per_page: Items per page, at most 100.
+            sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
+            updated_since: Only records changed at or after this instant (incremental sync).
+            status: Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed.
+            event_type: Equality filter; comma-separate several values for IN. One of: student.created, student.updated, student.deleted, course.created, course.updated, course.deleted, enrollment.created, enrollment.updated, enrollment.active, enrollment.completed, enrollment.dropped, enrollment.cancelled, payment.created, payment.succeeded, payment.failed, payment.refunded, exam.created, exam.updated, exam.deleted, exam_result.created, exam_result.updated, exam_result.published, ping.
+            created_at: Range filter on created_at: any of gte, gt, lte, lt.
+            updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
+        """
+        return await self._request_page(
             f"/v1/webhook_endpoints/{path_param('id', id)}/deliveries",
             query={
                 "page": page,

@@ -1,0 +1,4 @@
+module.exports = require('@platform/jest-config').config({
+  rootDir: __dirname,
+  testRegex: ['\\.spec\\.js$'],
+});
