@@ -209,6 +209,11 @@ export async function webhookEndpoints_delete() {
   return deletedWebhookEndpoint;
 }
 
+export async function webhookEndpoints_transfer() {
+  const webhookEndpoint = await platform.webhookEndpoints.transfer('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { member_id: 'member id' } });
+  return webhookEndpoint;
+}
+
 export async function webhookEndpoints_rotateSecret() {
   const webhookEndpointWithSecret = await platform.webhookEndpoints.rotateSecret('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return webhookEndpointWithSecret;
@@ -284,6 +289,11 @@ export async function oauthClients_rotateSecret() {
   return oAuthClientWithSecret;
 }
 
+export async function oauthClients_transfer() {
+  const oAuthClient = await platform.oauthClients.transfer('oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { member_id: 'member id' } });
+  return oAuthClient;
+}
+
 export async function organization_retrieve() {
   const organization = await platform.organization.retrieve();
   return organization;
@@ -322,6 +332,11 @@ export async function members_update() {
 export async function members_delete() {
   const deletedMember = await platform.members.delete('usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return deletedMember;
+}
+
+export async function members_credentials() {
+  const memberCredentials = await platform.members.credentials('usr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return memberCredentials;
 }
 
 export async function invitations_list() {

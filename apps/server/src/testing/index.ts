@@ -196,6 +196,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return rows;
     },
     close: async () => {
+      // A test is done with its connections: none waits out the keep-alive or headers timeout
+      // (65 s) that a server behind a load balancer gives them.
+      (app.getHttpServer() as import('node:http').Server).closeAllConnections();
       await app.close();
       await database.drop();
     },

@@ -19,6 +19,8 @@ final class AuditActorType
     public const OAUTH_ACCESS_TOKEN = 'oauth_access_token';
     public const OPERATOR = 'operator';
     public const INVITATION = 'invitation';
+    public const SIGN_IN = 'sign_in';
+    public const OAUTH_CLIENT = 'oauth_client';
 
     private function __construct()
     {
@@ -27,7 +29,14 @@ final class AuditActorType
     /** @return list<string> every known value, in the API's order */
     public static function values(): array
     {
-        return [self::PERSONAL_ACCESS_TOKEN, self::OAUTH_ACCESS_TOKEN, self::OPERATOR, self::INVITATION];
+        return [
+            self::PERSONAL_ACCESS_TOKEN,
+            self::OAUTH_ACCESS_TOKEN,
+            self::OPERATOR,
+            self::INVITATION,
+            self::SIGN_IN,
+            self::OAUTH_CLIENT,
+        ];
     }
 
     /** Whether this SDK version knows `$value` (a newer server may send others). */

@@ -24,6 +24,10 @@ final class AuditEventAction
     public const WEBHOOK_ENDPOINT_UPDATED = 'webhook_endpoint.updated';
     public const WEBHOOK_ENDPOINT_DELETED = 'webhook_endpoint.deleted';
     public const WEBHOOK_ENDPOINT_SECRET_ROTATED = 'webhook_endpoint.secret_rotated';
+    public const WEBHOOK_ENDPOINT_TRANSFERRED = 'webhook_endpoint.transferred';
+    public const OAUTH_CLIENT_TRANSFERRED = 'oauth_client.transferred';
+    public const OAUTH_CLIENT_APPROVED = 'oauth_client.approved';
+    public const OAUTH_TOKEN_REVOKED = 'oauth_token.revoked';
     public const ORGANIZATION_UPDATED = 'organization.updated';
     public const ORGANIZATION_PLAN_CHANGED = 'organization.plan_changed';
     public const ORGANIZATION_RATE_LIMIT_CHANGED = 'organization.rate_limit_changed';
@@ -35,6 +39,8 @@ final class AuditEventAction
     public const INVITATION_REVOKED = 'invitation.revoked';
     public const INVITATION_ACCEPTED = 'invitation.accepted';
     public const USER_PASSWORD_CHANGED = 'user.password_changed';
+    public const USER_PASSWORD_CHECK_FAILED = 'user.password_check_failed';
+    public const USER_SIGNED_OUT = 'user.signed_out';
 
     private function __construct()
     {
@@ -53,6 +59,10 @@ final class AuditEventAction
             self::WEBHOOK_ENDPOINT_UPDATED,
             self::WEBHOOK_ENDPOINT_DELETED,
             self::WEBHOOK_ENDPOINT_SECRET_ROTATED,
+            self::WEBHOOK_ENDPOINT_TRANSFERRED,
+            self::OAUTH_CLIENT_TRANSFERRED,
+            self::OAUTH_CLIENT_APPROVED,
+            self::OAUTH_TOKEN_REVOKED,
             self::ORGANIZATION_UPDATED,
             self::ORGANIZATION_PLAN_CHANGED,
             self::ORGANIZATION_RATE_LIMIT_CHANGED,
@@ -64,6 +74,8 @@ final class AuditEventAction
             self::INVITATION_REVOKED,
             self::INVITATION_ACCEPTED,
             self::USER_PASSWORD_CHANGED,
+            self::USER_PASSWORD_CHECK_FAILED,
+            self::USER_SIGNED_OUT,
         ];
     }
 

@@ -44,6 +44,12 @@ final class PersonalAccessToken extends Model
          */
         public readonly ?\DateTimeImmutable $expiresAt,
         public readonly ?\DateTimeImmutable $revokedAt,
+        /**
+         * The member it belongs to: who made it, or to whom an admin transferred it. Removing that member
+         * stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's
+         * own (made with the admin CLI or by a token acting for no member).
+         */
+        public readonly ?string $memberId,
     ) {
     }
 
@@ -60,6 +66,7 @@ final class PersonalAccessToken extends Model
             Cast::nullableDateTime($data['last_used_at'] ?? null),
             Cast::nullableDateTime($data['expires_at'] ?? null),
             Cast::nullableDateTime($data['revoked_at'] ?? null),
+            Cast::nullableString($data['member_id'] ?? null),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;
@@ -81,6 +88,7 @@ final class PersonalAccessToken extends Model
             'last_used_at' => Cast::serialize($this->lastUsedAt),
             'expires_at' => Cast::serialize($this->expiresAt),
             'revoked_at' => Cast::serialize($this->revokedAt),
+            'member_id' => $this->memberId,
         ];
         return $data;
     }

@@ -45,6 +45,12 @@ final class PersonalAccessTokenWithSecret extends Model
         public readonly ?\DateTimeImmutable $expiresAt,
         public readonly ?\DateTimeImmutable $revokedAt,
         /**
+         * The member it belongs to: who made it, or to whom an admin transferred it. Removing that member
+         * stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's
+         * own (made with the admin CLI or by a token acting for no member).
+         */
+        public readonly ?string $memberId,
+        /**
          * The token itself. Shown only here: store it now.
          */
         public readonly string $token,
@@ -64,6 +70,7 @@ final class PersonalAccessTokenWithSecret extends Model
             Cast::nullableDateTime($data['last_used_at'] ?? null),
             Cast::nullableDateTime($data['expires_at'] ?? null),
             Cast::nullableDateTime($data['revoked_at'] ?? null),
+            Cast::nullableString($data['member_id'] ?? null),
             Cast::string($data['token'] ?? null),
         );
         /** @var array<string, mixed> $data */
@@ -86,6 +93,7 @@ final class PersonalAccessTokenWithSecret extends Model
             'last_used_at' => Cast::serialize($this->lastUsedAt),
             'expires_at' => Cast::serialize($this->expiresAt),
             'revoked_at' => Cast::serialize($this->revokedAt),
+            'member_id' => $this->memberId,
             'token' => $this->token,
         ];
         return $data;

@@ -35,13 +35,19 @@ final class WebhookEndpoint extends Model
         public readonly bool $enabled,
         /**
          * `requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5
-         * days), `credential_revoked` / `credential_expired` (its owner credential ended); null while
-         * enabled.
+         * days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed`
+         * (the member it belongs to left; an admin can transfer it and enable it again); null while enabled.
          *
          * @var WebhookEndpointDisabledReason::*|string|null
          */
         public readonly ?string $disabledReason,
         public readonly ?WebhookEndpointOwner $owner,
+        /**
+         * The member it belongs to: who made it, or to whom an admin transferred it. Removing that member
+         * stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's
+         * own (made with the admin CLI or by a token acting for no member).
+         */
+        public readonly ?string $memberId,
         public readonly \DateTimeImmutable $createdAt,
         public readonly \DateTimeImmutable $updatedAt,
     ) {
@@ -59,6 +65,7 @@ final class WebhookEndpoint extends Model
             Cast::bool($data['enabled'] ?? null),
             Cast::nullableString($data['disabled_reason'] ?? null),
             Cast::nullableModel($data['owner'] ?? null, WebhookEndpointOwner::class),
+            Cast::nullableString($data['member_id'] ?? null),
             Cast::dateTime($data['created_at'] ?? null),
             Cast::dateTime($data['updated_at'] ?? null),
         );
@@ -81,6 +88,7 @@ final class WebhookEndpoint extends Model
             'enabled' => $this->enabled,
             'disabled_reason' => $this->disabledReason,
             'owner' => Cast::serialize($this->owner),
+            'member_id' => $this->memberId,
             'created_at' => Cast::serialize($this->createdAt),
             'updated_at' => Cast::serialize($this->updatedAt),
         ];

@@ -21,6 +21,7 @@ final class WebhookEndpointDisabledReason
     public const FAILING = 'failing';
     public const CREDENTIAL_REVOKED = 'credential_revoked';
     public const CREDENTIAL_EXPIRED = 'credential_expired';
+    public const MEMBER_REMOVED = 'member_removed';
 
     private function __construct()
     {
@@ -29,7 +30,14 @@ final class WebhookEndpointDisabledReason
     /** @return list<string> every known value, in the API's order */
     public static function values(): array
     {
-        return [self::REQUESTED, self::GONE, self::FAILING, self::CREDENTIAL_REVOKED, self::CREDENTIAL_EXPIRED];
+        return [
+            self::REQUESTED,
+            self::GONE,
+            self::FAILING,
+            self::CREDENTIAL_REVOKED,
+            self::CREDENTIAL_EXPIRED,
+            self::MEMBER_REMOVED,
+        ];
     }
 
     /** Whether this SDK version knows `$value` (a newer server may send others). */

@@ -13,9 +13,10 @@ use PlatformApi\Core\Cast;
 use PlatformApi\Core\Model;
 
 /**
- * The credential the endpoint is bound to: the one that created it or last changed it. When that credential
- * is revoked or expires, the endpoint is disabled and sends nothing more; a change by another credential that
- * may read its events re-binds it. Null for endpoints made by the admin CLI or `pnpm dev`.
+ * The credential the endpoint is bound to: the one that created it. When that credential is revoked or
+ * expires, the endpoint is disabled and sends nothing more. Changes (by its member or an admin) keep it; a
+ * transfer to another member unbinds it. Null for endpoints made in the portal, by the admin CLI or `pnpm
+ * dev`, or transferred.
  *
  * @see WebhookEndpointOwnerType for the values of the fields typed with it
  */

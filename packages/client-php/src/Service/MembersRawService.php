@@ -18,6 +18,7 @@ use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
 use PlatformApi\Model\DeletedMember;
 use PlatformApi\Model\Member;
+use PlatformApi\Model\MemberCredentials;
 use PlatformApi\Model\MemberRole;
 use PlatformApi\RequestOptions;
 
@@ -105,9 +106,11 @@ final class MembersRawService
     /**
      * Change a member's role or name
      *
-     * A new role applies from the member's next request: their tokens never do more than it allows. Giving a
-     * role needs a calling token that holds every scope of that role (403 otherwise). An organization always
-     * keeps at least one admin: removing or demoting the last one is a 409.
+     * A new role applies from the member's next request: their tokens never do more than it allows, the OAuth
+     * apps they registered are cut to it, their webhook endpoints deliver only what it may read, and their
+     * pending invitations for a role it cannot give are revoked. Giving a role needs a calling token that
+     * holds every scope of that role (403 otherwise). An organization always keeps at least one admin:
+     * removing or demoting the last one is a 409.
      *
      * `PATCH /v1/members/{id}`. Requires the `members:write` scope.
      *
@@ -137,9 +140,12 @@ final class MembersRawService
     /**
      * Remove a member
      *
-     * The member can no longer sign in; their personal access tokens are revoked and their OAuth grants and
-     * tokens deleted, so each answers 401 from the next request on. An organization always keeps at least one
-     * admin: removing or demoting the last one is a 409.
+     * The member can no longer sign in, and nothing they made or approved acts for them any more (see `GET
+     * /v1/members/{id}/credentials`): their personal access tokens are revoked, the OAuth apps they
+     * registered and their grants and sessions deleted, their webhook endpoints disabled (`member_removed`)
+     * and their pending invitations revoked, from the next request or delivery on. Transfer an endpoint or an
+     * app first to keep it. An organization always keeps at least one admin: removing or demoting the last
+     * one is a 409.
      *
      * `DELETE /v1/members/{id}`. Requires the `members:write` scope.
      *
@@ -159,6 +165,33 @@ final class MembersRawService
             $options,
             static fn (RawResponse $response): DeletedMember =>
                 DeletedMember::fromArray($response->object()),
+        );
+    }
+
+    /**
+     * List what acts for a member
+     *
+     * The tokens, apps, approvals, webhook endpoints, invitations and sign-in sessions that removing the
+     * member would stop, and demoting them would narrow: what the portal lists before you confirm.
+     *
+     * `GET /v1/members/{id}/credentials`. Requires the `members:read` scope.
+     *
+     * @param string $id
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return RawResponse<MemberCredentials>
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function credentials(string $id, ?RequestOptions $options = null): RawResponse
+    {
+        return $this->http->request(
+            'GET',
+            '/v1/members/' . rawurlencode($id) . '/credentials',
+            [],
+            null,
+            $options,
+            static fn (RawResponse $response): MemberCredentials =>
+                MemberCredentials::fromArray($response->object()),
         );
     }
 }

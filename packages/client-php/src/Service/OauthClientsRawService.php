@@ -141,7 +141,8 @@ final class OauthClientsRawService
      * Delete an OAuth client
      *
      * Every token issued to it is refused from the next request on, and webhook endpoints it owns are
-     * disabled (`credential_revoked`). The client's scopes must be among the calling token's (403 otherwise).
+     * disabled (`credential_revoked`). The client's scopes must be among the calling token's, and the caller
+     * must be the member it belongs to or an admin (403 otherwise).
      *
      * `DELETE /v1/oauth_clients/{id}`. Requires the `oauth_clients:write` scope.
      *
@@ -170,8 +171,8 @@ final class OauthClientsRawService
      * Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the
      * client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public
      * client. Whoever holds the secret controls the client, so the client's scopes must be among the calling
-     * token's (403 otherwise), and when the calling token expires, the client's `expires_at` becomes no
-     * later.
+     * token's, and the caller must be the member it belongs to or an admin (403 otherwise); when the calling
+     * token expires, the client's `expires_at` becomes no later.
      *
      * `POST /v1/oauth_clients/{id}/rotate_secret` (sent with an Idempotency-Key, so it is retried safely).
      * Requires the `oauth_clients:write` scope.
@@ -192,6 +193,38 @@ final class OauthClientsRawService
             $options,
             static fn (RawResponse $response): OAuthClientWithSecret =>
                 OAuthClientWithSecret::fromArray($response->object()),
+        );
+    }
+
+    /**
+     * Transfer an OAuth client to another member
+     *
+     * Admins only (403 otherwise). The client then belongs to `member_id`: its client credentials tokens act
+     * for that member, it stops when they are removed, and its scopes are cut to their role's. Users' grants
+     * stay. Recorded in the audit log.
+     *
+     * `POST /v1/oauth_clients/{id}/transfer` (sent with an Idempotency-Key, so it is retried safely).
+     * Requires the `oauth_clients:write` scope.
+     *
+     * @param string $id
+     * @param array{
+     *     member_id: string,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return RawResponse<OAuthClient>
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function transfer(string $id, array $params, ?RequestOptions $options = null): RawResponse
+    {
+        return $this->http->request(
+            'POST',
+            '/v1/oauth_clients/' . rawurlencode($id) . '/transfer',
+            [],
+            Json::encodeBody($params, ['']),
+            $options,
+            static fn (RawResponse $response): OAuthClient =>
+                OAuthClient::fromArray($response->object()),
         );
     }
 }

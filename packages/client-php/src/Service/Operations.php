@@ -67,6 +67,7 @@ final class Operations
         'webhookEndpoints.retrieve' => ['GET', '/v1/webhook_endpoints/{id}', 'webhookEndpoints->retrieve'],
         'webhookEndpoints.update' => ['PATCH', '/v1/webhook_endpoints/{id}', 'webhookEndpoints->update'],
         'webhookEndpoints.delete' => ['DELETE', '/v1/webhook_endpoints/{id}', 'webhookEndpoints->delete'],
+        'webhookEndpoints.transfer' => ['POST', '/v1/webhook_endpoints/{id}/transfer', 'webhookEndpoints->transfer'],
         'webhookEndpoints.rotateSecret' => [
             'POST',
             '/v1/webhook_endpoints/{id}/rotate_secret',
@@ -90,6 +91,7 @@ final class Operations
         'oauthClients.retrieve' => ['GET', '/v1/oauth_clients/{id}', 'oauthClients->retrieve'],
         'oauthClients.delete' => ['DELETE', '/v1/oauth_clients/{id}', 'oauthClients->delete'],
         'oauthClients.rotateSecret' => ['POST', '/v1/oauth_clients/{id}/rotate_secret', 'oauthClients->rotateSecret'],
+        'oauthClients.transfer' => ['POST', '/v1/oauth_clients/{id}/transfer', 'oauthClients->transfer'],
         'organization.retrieve' => ['GET', '/v1/organization', 'organization->retrieve'],
         'organization.update' => ['PATCH', '/v1/organization', 'organization->update'],
         'auditEvents.list' => ['GET', '/v1/audit_events', 'auditEvents->list'],
@@ -98,6 +100,7 @@ final class Operations
         'members.retrieve' => ['GET', '/v1/members/{id}', 'members->retrieve'],
         'members.update' => ['PATCH', '/v1/members/{id}', 'members->update'],
         'members.delete' => ['DELETE', '/v1/members/{id}', 'members->delete'],
+        'members.credentials' => ['GET', '/v1/members/{id}/credentials', 'members->credentials'],
         'invitations.list' => ['GET', '/v1/invitations', 'invitations->list'],
         'invitations.create' => ['POST', '/v1/invitations', 'invitations->create'],
         'invitations.retrieve' => ['GET', '/v1/invitations/{id}', 'invitations->retrieve'],

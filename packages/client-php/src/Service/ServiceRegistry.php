@@ -45,7 +45,7 @@ trait ServiceRegistry
      */
     public readonly EventsService $events;
     /**
-     * `list`, `create`, `retrieve`, `update`, `delete`, `rotateSecret`, `test`, `deliveries`
+     * `list`, `create`, `retrieve`, `update`, `delete`, `transfer`, `rotateSecret`, `test`, `deliveries`
      */
     public readonly WebhookEndpointsService $webhookEndpoints;
     /**
@@ -61,7 +61,7 @@ trait ServiceRegistry
      */
     public readonly TokenService $token;
     /**
-     * `list`, `create`, `retrieve`, `delete`, `rotateSecret`
+     * `list`, `create`, `retrieve`, `delete`, `rotateSecret`, `transfer`
      */
     public readonly OauthClientsService $oauthClients;
     /**
@@ -73,7 +73,7 @@ trait ServiceRegistry
      */
     public readonly AuditEventsService $auditEvents;
     /**
-     * `list`, `retrieve`, `update`, `delete`
+     * `list`, `retrieve`, `update`, `delete`, `credentials`
      */
     public readonly MembersService $members;
     /**

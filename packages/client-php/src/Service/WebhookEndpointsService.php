@@ -77,8 +77,9 @@ final class WebhookEndpointsService
      * Returns the signing `secret`, which is not shown again. At most 16 endpoints per organization (409
      * beyond). The calling token must hold the read scope of every event type the endpoint will receive
      * (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403
-     * `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when
-     * that is revoked or expires.
+     * `forbidden`. A new endpoint is bound to the calling token's credential (`owner`), disabled when that is
+     * revoked or expires, and belongs to the calling member (`member_id`). Changing one needs being that
+     * member or an admin (403 otherwise).
      *
      * `POST /v1/webhook_endpoints` (sent with an Idempotency-Key, so it is retried safely). Requires the
      * `webhooks:write` scope.
@@ -121,8 +122,9 @@ final class WebhookEndpointsService
      * Only the fields sent change. A new `events` list applies to events from now on; `enabled: true` sends
      * what is still pending. The calling token must hold the read scope of every event type the endpoint will
      * receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403
-     * `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when
-     * that is revoked or expires.
+     * `forbidden`. A new endpoint is bound to the calling token's credential (`owner`), disabled when that is
+     * revoked or expires, and belongs to the calling member (`member_id`). Changing one needs being that
+     * member or an admin (403 otherwise).
      *
      * `PATCH /v1/webhook_endpoints/{id}`. Requires the `webhooks:write` scope.
      *
@@ -162,14 +164,39 @@ final class WebhookEndpointsService
     }
 
     /**
+     * Transfer a webhook endpoint to another member
+     *
+     * Admins only (403 otherwise). The endpoint then belongs to `member_id`: it is no longer bound to the
+     * credential that made it, stops when that member is removed, and delivers only what their role may read.
+     * The member must be able to read its events (403 otherwise). Recorded in the audit log.
+     *
+     * `POST /v1/webhook_endpoints/{id}/transfer` (sent with an Idempotency-Key, so it is retried safely).
+     * Requires the `webhooks:write` scope.
+     *
+     * @param string $id
+     * @param array{
+     *     member_id: string,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return WebhookEndpoint
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function transfer(string $id, array $params, ?RequestOptions $options = null): WebhookEndpoint
+    {
+        return $this->raw->transfer($id, $params, $options)->parse();
+    }
+
+    /**
      * Rotate the signing secret
      *
      * Returns the new `secret`. For 24 hours deliveries carry two signatures, one per secret, so receivers
      * can switch without missing one. Rotating again within that window retires the older previous secret at
      * once. The calling token must hold the read scope of every event type the endpoint will receive
      * (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403
-     * `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when
-     * that is revoked or expires.
+     * `forbidden`. A new endpoint is bound to the calling token's credential (`owner`), disabled when that is
+     * revoked or expires, and belongs to the calling member (`member_id`). Changing one needs being that
+     * member or an admin (403 otherwise).
      *
      * `POST /v1/webhook_endpoints/{id}/rotate_secret` (sent with an Idempotency-Key, so it is retried
      * safely). Requires the `webhooks:write` scope.

@@ -134,6 +134,10 @@ export type Checks = [
   Check<Same<ContractRequest<Routes['webhookEndpoints']['update']>['body'], G.WebhookEndpointUpdate | undefined>>,
   // webhookEndpoints.delete: response
   Check<Same<ContractResponse<Routes['webhookEndpoints']['delete']>, G.DeletedWebhookEndpoint>>,
+  // webhookEndpoints.transfer: response
+  Check<Same<ContractResponse<Routes['webhookEndpoints']['transfer']>, G.WebhookEndpoint>>,
+  // webhookEndpoints.transfer: body
+  Check<Same<ContractRequest<Routes['webhookEndpoints']['transfer']>['body'], G.Transfer>>,
   // webhookEndpoints.rotateSecret: response
   Check<Same<ContractResponse<Routes['webhookEndpoints']['rotateSecret']>, G.WebhookEndpointWithSecret>>,
   // webhookEndpoints.test: response
@@ -174,6 +178,10 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['oauthClients']['delete']>, G.DeletedOAuthClient>>,
   // oauthClients.rotateSecret: response
   Check<Same<ContractResponse<Routes['oauthClients']['rotateSecret']>, G.OAuthClientWithSecret>>,
+  // oauthClients.transfer: response
+  Check<Same<ContractResponse<Routes['oauthClients']['transfer']>, G.OAuthClient>>,
+  // oauthClients.transfer: body
+  Check<Same<ContractRequest<Routes['oauthClients']['transfer']>['body'], G.Transfer>>,
   // organization.retrieve: response
   Check<Same<ContractResponse<Routes['organization']['retrieve']>, G.Organization>>,
   // organization.update: response
@@ -198,6 +206,8 @@ export type Checks = [
   Check<Same<ContractRequest<Routes['members']['update']>['body'], G.MemberUpdate | undefined>>,
   // members.delete: response
   Check<Same<ContractResponse<Routes['members']['delete']>, G.DeletedMember>>,
+  // members.credentials: response
+  Check<Same<ContractResponse<Routes['members']['credentials']>, G.MemberCredentials>>,
   // invitations.list: response
   Check<Same<ContractResponse<Routes['invitations']['list']>, G.InvitationList>>,
   // invitations.list: query

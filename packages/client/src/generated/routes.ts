@@ -42,6 +42,7 @@ import type {
   InvitationWithSecret,
   InvitationsListQuery,
   Member,
+  MemberCredentials,
   MemberList,
   MemberUpdate,
   MembersListQuery,
@@ -70,6 +71,7 @@ import type {
   StudentUpdate,
   StudentsListQuery,
   TokenInfo,
+  Transfer,
   WebhookDelivery,
   WebhookDeliveryList,
   WebhookEndpoint,
@@ -145,6 +147,7 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/webhook_endpoints/{id}' },
     update: { method: 'PATCH', path: '/v1/webhook_endpoints/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/webhook_endpoints/{id}' },
+    transfer: { method: 'POST', path: '/v1/webhook_endpoints/{id}/transfer', body: true },
     rotateSecret: { method: 'POST', path: '/v1/webhook_endpoints/{id}/rotate_secret' },
     test: { method: 'POST', path: '/v1/webhook_endpoints/{id}/test' },
     deliveries: { method: 'GET', path: '/v1/webhook_endpoints/{id}/deliveries', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'event_type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
@@ -168,6 +171,7 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/oauth_clients/{id}' },
     delete: { method: 'DELETE', path: '/v1/oauth_clients/{id}' },
     rotateSecret: { method: 'POST', path: '/v1/oauth_clients/{id}/rotate_secret' },
+    transfer: { method: 'POST', path: '/v1/oauth_clients/{id}/transfer', body: true },
   },
   organization: {
     retrieve: { method: 'GET', path: '/v1/organization' },
@@ -182,6 +186,7 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/members/{id}' },
     update: { method: 'PATCH', path: '/v1/members/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/members/{id}' },
+    credentials: { method: 'GET', path: '/v1/members/{id}/credentials' },
   },
   invitations: {
     list: { method: 'GET', path: '/v1/invitations', query: ['page', 'per_page', 'sort', 'updated_since', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
@@ -555,7 +560,7 @@ export interface WebhookEndpointsResource {
   /**
    * Create a webhook endpoint
    *
-   * Returns the signing `secret`, which is not shown again. At most 16 endpoints per organization (409 beyond). The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.
+   * Returns the signing `secret`, which is not shown again. At most 16 endpoints per organization (409 beyond). The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`. A new endpoint is bound to the calling token's credential (`owner`), disabled when that is revoked or expires, and belongs to the calling member (`member_id`). Changing one needs being that member or an admin (403 otherwise).
    *
    * Scope: `webhooks:write`.
    */
@@ -570,7 +575,7 @@ export interface WebhookEndpointsResource {
   /**
    * Update a webhook endpoint
    *
-   * Only the fields sent change. A new `events` list applies to events from now on; `enabled: true` sends what is still pending. The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.
+   * Only the fields sent change. A new `events` list applies to events from now on; `enabled: true` sends what is still pending. The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`. A new endpoint is bound to the calling token's credential (`owner`), disabled when that is revoked or expires, and belongs to the calling member (`member_id`). Changing one needs being that member or an admin (403 otherwise).
    *
    * Scope: `webhooks:write`.
    */
@@ -586,9 +591,18 @@ export interface WebhookEndpointsResource {
   delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedWebhookEndpoint>;
   delete(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedWebhookEndpoint>;
   /**
+   * Transfer a webhook endpoint to another member
+   *
+   * Admins only (403 otherwise). The endpoint then belongs to `member_id`: it is no longer bound to the credential that made it, stops when that member is removed, and delivers only what their role may read. The member must be able to read its events (403 otherwise). Recorded in the audit log.
+   *
+   * Scope: `webhooks:write`.
+   */
+  transfer(args: { params: { id: string }; body: Transfer; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookEndpoint>;
+  transfer(id: string, args: { body: Transfer; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookEndpoint>;
+  /**
    * Rotate the signing secret
    *
-   * Returns the new `secret`. For 24 hours deliveries carry two signatures, one per secret, so receivers can switch without missing one. Rotating again within that window retires the older previous secret at once. The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`; the endpoint is then bound to the calling token's credential (`owner`) and disabled when that is revoked or expires.
+   * Returns the new `secret`. For 24 hours deliveries carry two signatures, one per secret, so receivers can switch without missing one. Rotating again within that window retires the older previous secret at once. The calling token must hold the read scope of every event type the endpoint will receive (`student.*` needs `students:read`, `*` every resource's; see `EVENT_READ_SCOPES`), else 403 `forbidden`. A new endpoint is bound to the calling token's credential (`owner`), disabled when that is revoked or expires, and belongs to the calling member (`member_id`). Changing one needs being that member or an admin (403 otherwise).
    *
    * Scope: `webhooks:write`.
    */
@@ -715,7 +729,7 @@ export interface OauthClientsResource {
   /**
    * Delete an OAuth client
    *
-   * Every token issued to it is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). The client's scopes must be among the calling token's (403 otherwise).
+   * Every token issued to it is refused from the next request on, and webhook endpoints it owns are disabled (`credential_revoked`). The client's scopes must be among the calling token's, and the caller must be the member it belongs to or an admin (403 otherwise).
    *
    * Scope: `oauth_clients:write`.
    */
@@ -724,12 +738,21 @@ export interface OauthClientsResource {
   /**
    * Replace a confidential client's secret
    *
-   * Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client. Whoever holds the secret controls the client, so the client's scopes must be among the calling token's (403 otherwise), and when the calling token expires, the client's `expires_at` becomes no later.
+   * Returns the new `client_secret`; the old one stops working at once, and so do access tokens from the client credentials grant. Users' grants stay (refreshing needs the new secret). 409 for a public client. Whoever holds the secret controls the client, so the client's scopes must be among the calling token's, and the caller must be the member it belongs to or an admin (403 otherwise); when the calling token expires, the client's `expires_at` becomes no later.
    *
    * Scope: `oauth_clients:write`.
    */
   rotateSecret(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClientWithSecret>;
   rotateSecret(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClientWithSecret>;
+  /**
+   * Transfer an OAuth client to another member
+   *
+   * Admins only (403 otherwise). The client then belongs to `member_id`: its client credentials tokens act for that member, it stops when they are removed, and its scopes are cut to their role's. Users' grants stay. Recorded in the audit log.
+   *
+   * Scope: `oauth_clients:write`.
+   */
+  transfer(args: { params: { id: string }; body: Transfer; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClient>;
+  transfer(id: string, args: { body: Transfer; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClient>;
 }
 
 /** `client.organization`. */
@@ -797,7 +820,7 @@ export interface MembersResource {
   /**
    * Change a member's role or name
    *
-   * A new role applies from the member's next request: their tokens never do more than it allows. Giving a role needs a calling token that holds every scope of that role (403 otherwise). An organization always keeps at least one admin: removing or demoting the last one is a 409.
+   * A new role applies from the member's next request: their tokens never do more than it allows, the OAuth apps they registered are cut to it, their webhook endpoints deliver only what it may read, and their pending invitations for a role it cannot give are revoked. Giving a role needs a calling token that holds every scope of that role (403 otherwise). An organization always keeps at least one admin: removing or demoting the last one is a 409.
    *
    * Scope: `members:write`.
    */
@@ -806,12 +829,21 @@ export interface MembersResource {
   /**
    * Remove a member
    *
-   * The member can no longer sign in; their personal access tokens are revoked and their OAuth grants and tokens deleted, so each answers 401 from the next request on. An organization always keeps at least one admin: removing or demoting the last one is a 409.
+   * The member can no longer sign in, and nothing they made or approved acts for them any more (see `GET /v1/members/{id}/credentials`): their personal access tokens are revoked, the OAuth apps they registered and their grants and sessions deleted, their webhook endpoints disabled (`member_removed`) and their pending invitations revoked, from the next request or delivery on. Transfer an endpoint or an app first to keep it. An organization always keeps at least one admin: removing or demoting the last one is a 409.
    *
    * Scope: `members:write`.
    */
   delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedMember>;
   delete(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedMember>;
+  /**
+   * List what acts for a member
+   *
+   * The tokens, apps, approvals, webhook endpoints, invitations and sign-in sessions that removing the member would stop, and demoting them would narrow: what the portal lists before you confirm.
+   *
+   * Scope: `members:read`.
+   */
+  credentials(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<MemberCredentials>;
+  credentials(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<MemberCredentials>;
 }
 
 /** `client.invitations`. */

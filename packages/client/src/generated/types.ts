@@ -2,9 +2,9 @@
 // change the contract and run `pnpm generate:sdks`.
 import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list-types';
 
-export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation';
+export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client';
 
-export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed';
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out';
 
 export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation';
 
@@ -19,6 +19,8 @@ export type ExamResultStatus = 'draft' | 'published';
 export type InvitationRole = 'admin' | 'developer' | 'viewer';
 
 export type MemberRole = 'admin' | 'developer' | 'viewer';
+
+export type MemberCredentialsInvitationRole = 'admin' | 'developer' | 'viewer';
 
 export type OAuthClientType = 'confidential' | 'public';
 
@@ -47,7 +49,7 @@ export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 export type WebhookEndpointEvent = '*' | 'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published';
 
-export type WebhookEndpointDisabledReason = 'requested' | 'gone' | 'failing' | 'credential_revoked' | 'credential_expired';
+export type WebhookEndpointDisabledReason = 'requested' | 'gone' | 'failing' | 'credential_revoked' | 'credential_expired' | 'member_removed';
 
 export type WebhookEndpointOwnerType = 'personal_access_token' | 'oauth_client';
 
@@ -558,6 +560,50 @@ export interface Member {
   updated_at: string;
 }
 
+export interface MemberCredentials {
+  object: 'member_credentials';
+  member_id: `usr_${string}`;
+  /** Their live personal access tokens: revoked on removal, cut to the new role on demotion. */
+  personal_access_tokens: MemberCredentialsPersonalAccessToken[];
+  /** OAuth apps they registered: deleted on removal (every token of theirs with them), their scopes cut to the new role on demotion. */
+  oauth_clients: MemberCredentialsOauthClient[];
+  /** Apps they approved (their grants): deleted on removal, cut to the new role on demotion. */
+  authorized_apps: MemberCredentialsAuthorizedApp[];
+  /** Endpoints that belong to them: disabled on removal (`member_removed`), delivering only what the new role may read on demotion. */
+  webhook_endpoints: MemberCredentialsWebhookEndpoint[];
+  /** Pending invitations they sent: revoked on removal, and on demotion those for a role they can no longer give. */
+  invitations: MemberCredentialsInvitation[];
+  /** Browsers signed in as them: signed out on removal. */
+  sessions: number;
+}
+
+export interface MemberCredentialsPersonalAccessToken {
+  id: `tok_${string}`;
+  name: string;
+}
+
+export interface MemberCredentialsOauthClient {
+  id: `oac_${string}`;
+  name: string;
+}
+
+export interface MemberCredentialsAuthorizedApp {
+  client_id: `oac_${string}`;
+  name: string;
+}
+
+export interface MemberCredentialsWebhookEndpoint {
+  id: `whe_${string}`;
+  url: string;
+}
+
+export interface MemberCredentialsInvitation {
+  id: `inv_${string}`;
+  email: string;
+  /** `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows. */
+  role: MemberCredentialsInvitationRole;
+}
+
 export interface MemberList {
   data: Member[];
   meta: PageMeta;
@@ -585,6 +631,8 @@ export interface OAuthClient {
   grant_types: OAuthClientGrantType[];
   /** When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it. */
   expires_at: string | null;
+  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
+  member_id: `usr_${string}` | null;
   created_at: string;
   updated_at: string;
 }
@@ -621,6 +669,8 @@ export interface OAuthClientWithSecret {
   grant_types: OAuthClientGrantType[];
   /** When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it. */
   expires_at: string | null;
+  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
+  member_id: `usr_${string}` | null;
   created_at: string;
   updated_at: string;
   /** Shown only here (null for a public client); only its hash is kept. */
@@ -735,6 +785,8 @@ export interface PersonalAccessToken {
   /** Null: the token does not expire. */
   expires_at: string | null;
   revoked_at: string | null;
+  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
+  member_id: `usr_${string}` | null;
 }
 
 export interface PersonalAccessTokenCreate {
@@ -764,6 +816,8 @@ export interface PersonalAccessTokenWithSecret {
   /** Null: the token does not expire. */
   expires_at: string | null;
   revoked_at: string | null;
+  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
+  member_id: `usr_${string}` | null;
   /** The token itself. Shown only here: store it now. */
   token: string;
 }
@@ -854,6 +908,11 @@ export interface TokenInfo {
   user_id: `usr_${string}` | null;
 }
 
+export interface Transfer {
+  /** The member who takes it over (`usr_…`, from `GET /v1/members`). */
+  member_id: string;
+}
+
 export interface WebhookAttempt {
   attempted_at: string;
   /** The HTTP status the endpoint answered; null when no response arrived. */
@@ -896,9 +955,11 @@ export interface WebhookEndpoint {
   description: string | null;
   events: WebhookEndpointEvent[];
   enabled: boolean;
-  /** `requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended); null while enabled. */
+  /** `requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed` (the member it belongs to left; an admin can transfer it and enable it again); null while enabled. */
   disabled_reason: WebhookEndpointDisabledReason | null;
   owner: WebhookEndpointOwner | null;
+  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
+  member_id: `usr_${string}` | null;
   created_at: string;
   updated_at: string;
 }
@@ -918,7 +979,7 @@ export interface WebhookEndpointList {
   links: PageLinks;
 }
 
-/** The credential the endpoint is bound to: the one that created it or last changed it. When that credential is revoked or expires, the endpoint is disabled and sends nothing more; a change by another credential that may read its events re-binds it. Null for endpoints made by the admin CLI or `pnpm dev`. */
+/** The credential the endpoint is bound to: the one that created it. When that credential is revoked or expires, the endpoint is disabled and sends nothing more. Changes (by its member or an admin) keep it; a transfer to another member unbinds it. Null for endpoints made in the portal, by the admin CLI or `pnpm dev`, or transferred. */
 export interface WebhookEndpointOwner {
   type: WebhookEndpointOwnerType;
   /** The personal access token (`tok_…`) or the OAuth client (`oac_…`, its `client_id`). */
@@ -944,9 +1005,11 @@ export interface WebhookEndpointWithSecret {
   description: string | null;
   events: WebhookEndpointEvent[];
   enabled: boolean;
-  /** `requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended); null while enabled. */
+  /** `requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed` (the member it belongs to left; an admin can transfer it and enable it again); null while enabled. */
   disabled_reason: WebhookEndpointDisabledReason | null;
   owner: WebhookEndpointOwner | null;
+  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
+  member_id: `usr_${string}` | null;
   created_at: string;
   updated_at: string;
   /** The signing secret (`whsec_` + base64). Shown only here: store it now to verify deliveries. */
@@ -1166,10 +1229,10 @@ export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updat
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
-  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed. */
-  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed'>;
-  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation. */
-  actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation'>;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed, user.password_check_failed, user.signed_out. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out'>;
+  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation, sign_in, oauth_client. */
+  actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation. */
   target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation'>;
   /** Equality filter; comma-separate several values for IN. */

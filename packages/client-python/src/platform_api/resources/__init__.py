@@ -143,7 +143,7 @@ class ClientResources:
 
     @cached_property
     def webhook_endpoints(self) -> WebhookEndpoints:
-        """`list`, `create`, `retrieve`, `update`, `delete`, `rotate_secret`, `test`, `deliveries` (`/v1/webhook_endpoints`)."""
+        """`list`, `create`, `retrieve`, `update`, `delete`, `transfer`, `rotate_secret`, `test`, `deliveries` (`/v1/webhook_endpoints`)."""
         return WebhookEndpoints(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -163,7 +163,7 @@ class ClientResources:
 
     @cached_property
     def oauth_clients(self) -> OauthClients:
-        """`list`, `create`, `retrieve`, `delete`, `rotate_secret` (`/v1/oauth_clients`)."""
+        """`list`, `create`, `retrieve`, `delete`, `rotate_secret`, `transfer` (`/v1/oauth_clients`)."""
         return OauthClients(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -178,7 +178,7 @@ class ClientResources:
 
     @cached_property
     def members(self) -> Members:
-        """`list`, `retrieve`, `update`, `delete` (`/v1/members`)."""
+        """`list`, `retrieve`, `update`, `delete`, `credentials` (`/v1/members`)."""
         return Members(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -232,7 +232,7 @@ class AsyncClientResources:
 
     @cached_property
     def webhook_endpoints(self) -> AsyncWebhookEndpoints:
-        """`list`, `create`, `retrieve`, `update`, `delete`, `rotate_secret`, `test`, `deliveries`, awaited."""
+        """`list`, `create`, `retrieve`, `update`, `delete`, `transfer`, `rotate_secret`, `test`, `deliveries`, awaited."""
         return AsyncWebhookEndpoints(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
@@ -252,7 +252,7 @@ class AsyncClientResources:
 
     @cached_property
     def oauth_clients(self) -> AsyncOauthClients:
-        """`list`, `create`, `retrieve`, `delete`, `rotate_secret`, awaited."""
+        """`list`, `create`, `retrieve`, `delete`, `rotate_secret`, `transfer`, awaited."""
         return AsyncOauthClients(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
@@ -267,7 +267,7 @@ class AsyncClientResources:
 
     @cached_property
     def members(self) -> AsyncMembers:
-        """`list`, `retrieve`, `update`, `delete`, awaited."""
+        """`list`, `retrieve`, `update`, `delete`, `credentials`, awaited."""
         return AsyncMembers(_t.cast("AsyncPlatformClient", self))
 
     @cached_property

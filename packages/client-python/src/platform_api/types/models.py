@@ -21,6 +21,7 @@ from .enums import (
     EventType,
     ExamResultStatus,
     InvitationRole,
+    MemberCredentialsInvitationRole,
     MemberRole,
     OAuthClientGrantType,
     OAuthClientType,
@@ -84,6 +85,12 @@ __all__ = [
     "InvitationList",
     "InvitationWithSecret",
     "Member",
+    "MemberCredentials",
+    "MemberCredentialsPersonalAccessToken",
+    "MemberCredentialsOauthClient",
+    "MemberCredentialsAuthorizedApp",
+    "MemberCredentialsWebhookEndpoint",
+    "MemberCredentialsInvitation",
     "MemberList",
     "OAuthClient",
     "OAuthClientList",
@@ -2653,6 +2660,264 @@ class Member(BaseModel):
         return model
 
 
+class MemberCredentials(BaseModel):
+    """A `MemberCredentials` object of the Platform API."""
+
+    object: _t.Literal["member_credentials"]
+    member_id: str
+    personal_access_tokens: _t.List[MemberCredentialsPersonalAccessToken]
+    """Their live personal access tokens: revoked on removal, cut to the new role on demotion."""
+    oauth_clients: _t.List[MemberCredentialsOauthClient]
+    """OAuth apps they registered: deleted on removal (every token of theirs with them), their scopes cut to the new role on demotion."""
+    authorized_apps: _t.List[MemberCredentialsAuthorizedApp]
+    """Apps they approved (their grants): deleted on removal, cut to the new role on demotion."""
+    webhook_endpoints: _t.List[MemberCredentialsWebhookEndpoint]
+    """Endpoints that belong to them: disabled on removal (`member_removed`), delivering only what the new role may read on demotion."""
+    invitations: _t.List[MemberCredentialsInvitation]
+    """Pending invitations they sent: revoked on removal, and on demotion those for a role they can no longer give."""
+    sessions: int
+    """Browsers signed in as them: signed out on removal."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("member_id", "member_id"),
+        ("personal_access_tokens", "personal_access_tokens"),
+        ("oauth_clients", "oauth_clients"),
+        ("authorized_apps", "authorized_apps"),
+        ("webhook_endpoints", "webhook_endpoints"),
+        ("invitations", "invitations"),
+        ("sessions", "sessions"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["member_credentials"],
+        member_id: str,
+        personal_access_tokens: _t.List[MemberCredentialsPersonalAccessToken],
+        oauth_clients: _t.List[MemberCredentialsOauthClient],
+        authorized_apps: _t.List[MemberCredentialsAuthorizedApp],
+        webhook_endpoints: _t.List[MemberCredentialsWebhookEndpoint],
+        invitations: _t.List[MemberCredentialsInvitation],
+        sessions: int,
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "member_id": member_id,
+                "personal_access_tokens": personal_access_tokens,
+                "oauth_clients": oauth_clients,
+                "authorized_apps": authorized_apps,
+                "webhook_endpoints": webhook_endpoints,
+                "invitations": invitations,
+                "sessions": sessions,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> MemberCredentials:
+        """A `MemberCredentials` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            member_id=json_get(raw, "member_id"),
+            personal_access_tokens=parse_list(lambda item0: parse_model(MemberCredentialsPersonalAccessToken.from_json, item0), json_get(raw, "personal_access_tokens")),
+            oauth_clients=parse_list(lambda item0: parse_model(MemberCredentialsOauthClient.from_json, item0), json_get(raw, "oauth_clients")),
+            authorized_apps=parse_list(lambda item0: parse_model(MemberCredentialsAuthorizedApp.from_json, item0), json_get(raw, "authorized_apps")),
+            webhook_endpoints=parse_list(lambda item0: parse_model(MemberCredentialsWebhookEndpoint.from_json, item0), json_get(raw, "webhook_endpoints")),
+            invitations=parse_list(lambda item0: parse_model(MemberCredentialsInvitation.from_json, item0), json_get(raw, "invitations")),
+            sessions=json_get(raw, "sessions"),
+        )
+        model._attach(raw)
+        return model
+
+
+class MemberCredentialsPersonalAccessToken(BaseModel):
+    """A `MemberCredentialsPersonalAccessToken` object of the Platform API."""
+
+    id: str
+    name: str
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("name", "name"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        name: str,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "name": name,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> MemberCredentialsPersonalAccessToken:
+        """A `MemberCredentialsPersonalAccessToken` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            name=json_get(raw, "name"),
+        )
+        model._attach(raw)
+        return model
+
+
+class MemberCredentialsOauthClient(BaseModel):
+    """A `MemberCredentialsOauthClient` object of the Platform API."""
+
+    id: str
+    name: str
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("name", "name"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        name: str,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "name": name,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> MemberCredentialsOauthClient:
+        """A `MemberCredentialsOauthClient` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            name=json_get(raw, "name"),
+        )
+        model._attach(raw)
+        return model
+
+
+class MemberCredentialsAuthorizedApp(BaseModel):
+    """A `MemberCredentialsAuthorizedApp` object of the Platform API."""
+
+    client_id: str
+    name: str
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("client_id", "client_id"),
+        ("name", "name"),
+    )
+
+    def __init__(
+        self,
+        *,
+        client_id: str,
+        name: str,
+    ) -> None:
+        self._init(
+            {
+                "client_id": client_id,
+                "name": name,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> MemberCredentialsAuthorizedApp:
+        """A `MemberCredentialsAuthorizedApp` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            client_id=json_get(raw, "client_id"),
+            name=json_get(raw, "name"),
+        )
+        model._attach(raw)
+        return model
+
+
+class MemberCredentialsWebhookEndpoint(BaseModel):
+    """A `MemberCredentialsWebhookEndpoint` object of the Platform API."""
+
+    id: str
+    url: str
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("url", "url"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        url: str,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "url": url,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> MemberCredentialsWebhookEndpoint:
+        """A `MemberCredentialsWebhookEndpoint` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            url=json_get(raw, "url"),
+        )
+        model._attach(raw)
+        return model
+
+
+class MemberCredentialsInvitation(BaseModel):
+    """A `MemberCredentialsInvitation` object of the Platform API."""
+
+    id: str
+    email: str
+    role: _t.Union[MemberCredentialsInvitationRole, str]
+    """`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("email", "email"),
+        ("role", "role"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        email: str,
+        role: _t.Union[MemberCredentialsInvitationRole, str],
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "email": email,
+                "role": role,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> MemberCredentialsInvitation:
+        """A `MemberCredentialsInvitation` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            email=json_get(raw, "email"),
+            role=json_get(raw, "role"),
+        )
+        model._attach(raw)
+        return model
+
+
 class MemberList(BaseModel):
     """A `MemberList` object of the Platform API."""
 
@@ -2710,6 +2975,8 @@ class OAuthClient(BaseModel):
     grant_types: _t.List[_t.Union[OAuthClientGrantType, str]]
     expires_at: _t.Optional[_dt.datetime]
     """When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it."""
+    member_id: _t.Optional[str]
+    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     created_at: _dt.datetime
     updated_at: _dt.datetime
 
@@ -2722,6 +2989,7 @@ class OAuthClient(BaseModel):
         ("scopes", "scopes"),
         ("grant_types", "grant_types"),
         ("expires_at", "expires_at"),
+        ("member_id", "member_id"),
         ("created_at", "created_at"),
         ("updated_at", "updated_at"),
     )
@@ -2737,6 +3005,7 @@ class OAuthClient(BaseModel):
         scopes: _t.List[_t.Union[Scope, str]],
         grant_types: _t.List[_t.Union[OAuthClientGrantType, str]],
         expires_at: _t.Optional[_dt.datetime],
+        member_id: _t.Optional[str],
         created_at: _dt.datetime,
         updated_at: _dt.datetime,
     ) -> None:
@@ -2750,6 +3019,7 @@ class OAuthClient(BaseModel):
                 "scopes": scopes,
                 "grant_types": grant_types,
                 "expires_at": expires_at,
+                "member_id": member_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
             }
@@ -2768,6 +3038,7 @@ class OAuthClient(BaseModel):
             scopes=json_get(raw, "scopes"),
             grant_types=json_get(raw, "grant_types"),
             expires_at=parse_datetime(json_get(raw, "expires_at")),
+            member_id=json_get(raw, "member_id"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
         )
@@ -2832,6 +3103,8 @@ class OAuthClientWithSecret(BaseModel):
     grant_types: _t.List[_t.Union[OAuthClientGrantType, str]]
     expires_at: _t.Optional[_dt.datetime]
     """When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it."""
+    member_id: _t.Optional[str]
+    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     created_at: _dt.datetime
     updated_at: _dt.datetime
     client_secret: _t.Optional[str]
@@ -2846,6 +3119,7 @@ class OAuthClientWithSecret(BaseModel):
         ("scopes", "scopes"),
         ("grant_types", "grant_types"),
         ("expires_at", "expires_at"),
+        ("member_id", "member_id"),
         ("created_at", "created_at"),
         ("updated_at", "updated_at"),
         ("client_secret", "client_secret"),
@@ -2862,6 +3136,7 @@ class OAuthClientWithSecret(BaseModel):
         scopes: _t.List[_t.Union[Scope, str]],
         grant_types: _t.List[_t.Union[OAuthClientGrantType, str]],
         expires_at: _t.Optional[_dt.datetime],
+        member_id: _t.Optional[str],
         created_at: _dt.datetime,
         updated_at: _dt.datetime,
         client_secret: _t.Optional[str],
@@ -2876,6 +3151,7 @@ class OAuthClientWithSecret(BaseModel):
                 "scopes": scopes,
                 "grant_types": grant_types,
                 "expires_at": expires_at,
+                "member_id": member_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "client_secret": client_secret,
@@ -2895,6 +3171,7 @@ class OAuthClientWithSecret(BaseModel):
             scopes=json_get(raw, "scopes"),
             grant_types=json_get(raw, "grant_types"),
             expires_at=parse_datetime(json_get(raw, "expires_at")),
+            member_id=json_get(raw, "member_id"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
             client_secret=json_get(raw, "client_secret"),
@@ -3284,6 +3561,8 @@ class PersonalAccessToken(BaseModel):
     expires_at: _t.Optional[_dt.datetime]
     """Null: the token does not expire."""
     revoked_at: _t.Optional[_dt.datetime]
+    member_id: _t.Optional[str]
+    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -3295,6 +3574,7 @@ class PersonalAccessToken(BaseModel):
         ("last_used_at", "last_used_at"),
         ("expires_at", "expires_at"),
         ("revoked_at", "revoked_at"),
+        ("member_id", "member_id"),
     )
 
     def __init__(
@@ -3309,6 +3589,7 @@ class PersonalAccessToken(BaseModel):
         last_used_at: _t.Optional[_dt.datetime],
         expires_at: _t.Optional[_dt.datetime],
         revoked_at: _t.Optional[_dt.datetime],
+        member_id: _t.Optional[str],
     ) -> None:
         self._init(
             {
@@ -3321,6 +3602,7 @@ class PersonalAccessToken(BaseModel):
                 "last_used_at": last_used_at,
                 "expires_at": expires_at,
                 "revoked_at": revoked_at,
+                "member_id": member_id,
             }
         )
 
@@ -3338,6 +3620,7 @@ class PersonalAccessToken(BaseModel):
             last_used_at=parse_datetime(json_get(raw, "last_used_at")),
             expires_at=parse_datetime(json_get(raw, "expires_at")),
             revoked_at=parse_datetime(json_get(raw, "revoked_at")),
+            member_id=json_get(raw, "member_id"),
         )
         model._attach(raw)
         return model
@@ -3399,6 +3682,8 @@ class PersonalAccessTokenWithSecret(BaseModel):
     expires_at: _t.Optional[_dt.datetime]
     """Null: the token does not expire."""
     revoked_at: _t.Optional[_dt.datetime]
+    member_id: _t.Optional[str]
+    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     token: str
     """The token itself. Shown only here: store it now."""
 
@@ -3412,6 +3697,7 @@ class PersonalAccessTokenWithSecret(BaseModel):
         ("last_used_at", "last_used_at"),
         ("expires_at", "expires_at"),
         ("revoked_at", "revoked_at"),
+        ("member_id", "member_id"),
         ("token", "token"),
     )
 
@@ -3427,6 +3713,7 @@ class PersonalAccessTokenWithSecret(BaseModel):
         last_used_at: _t.Optional[_dt.datetime],
         expires_at: _t.Optional[_dt.datetime],
         revoked_at: _t.Optional[_dt.datetime],
+        member_id: _t.Optional[str],
         token: str,
     ) -> None:
         self._init(
@@ -3440,6 +3727,7 @@ class PersonalAccessTokenWithSecret(BaseModel):
                 "last_used_at": last_used_at,
                 "expires_at": expires_at,
                 "revoked_at": revoked_at,
+                "member_id": member_id,
                 "token": token,
             }
         )
@@ -3458,6 +3746,7 @@ class PersonalAccessTokenWithSecret(BaseModel):
             last_used_at=parse_datetime(json_get(raw, "last_used_at")),
             expires_at=parse_datetime(json_get(raw, "expires_at")),
             revoked_at=parse_datetime(json_get(raw, "revoked_at")),
+            member_id=json_get(raw, "member_id"),
             token=json_get(raw, "token"),
         )
         model._attach(raw)
@@ -3994,8 +4283,10 @@ class WebhookEndpoint(BaseModel):
     events: _t.List[_t.Union[WebhookEndpointEvent, str]]
     enabled: bool
     disabled_reason: _t.Optional[_t.Union[WebhookEndpointDisabledReason, str]]
-    """`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended); null while enabled."""
+    """`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed` (the member it belongs to left; an admin can transfer it and enable it again); null while enabled."""
     owner: _t.Optional[WebhookEndpointOwner]
+    member_id: _t.Optional[str]
+    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     created_at: _dt.datetime
     updated_at: _dt.datetime
 
@@ -4008,6 +4299,7 @@ class WebhookEndpoint(BaseModel):
         ("enabled", "enabled"),
         ("disabled_reason", "disabled_reason"),
         ("owner", "owner"),
+        ("member_id", "member_id"),
         ("created_at", "created_at"),
         ("updated_at", "updated_at"),
     )
@@ -4023,6 +4315,7 @@ class WebhookEndpoint(BaseModel):
         enabled: bool,
         disabled_reason: _t.Optional[_t.Union[WebhookEndpointDisabledReason, str]],
         owner: _t.Optional[WebhookEndpointOwner],
+        member_id: _t.Optional[str],
         created_at: _dt.datetime,
         updated_at: _dt.datetime,
     ) -> None:
@@ -4036,6 +4329,7 @@ class WebhookEndpoint(BaseModel):
                 "enabled": enabled,
                 "disabled_reason": disabled_reason,
                 "owner": owner,
+                "member_id": member_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
             }
@@ -4054,6 +4348,7 @@ class WebhookEndpoint(BaseModel):
             enabled=json_get(raw, "enabled"),
             disabled_reason=json_get(raw, "disabled_reason"),
             owner=parse_model(WebhookEndpointOwner.from_json, json_get(raw, "owner")),
+            member_id=json_get(raw, "member_id"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
         )
@@ -4103,7 +4398,7 @@ class WebhookEndpointList(BaseModel):
 
 
 class WebhookEndpointOwner(BaseModel):
-    """The credential the endpoint is bound to: the one that created it or last changed it. When that credential is revoked or expires, the endpoint is disabled and sends nothing more; a change by another credential that may read its events re-binds it. Null for endpoints made by the admin CLI or `pnpm dev`."""
+    """The credential the endpoint is bound to: the one that created it. When that credential is revoked or expires, the endpoint is disabled and sends nothing more. Changes (by its member or an admin) keep it; a transfer to another member unbinds it. Null for endpoints made in the portal, by the admin CLI or `pnpm dev`, or transferred."""
 
     type: _t.Union[WebhookEndpointOwnerType, str]
     id: str
@@ -4155,8 +4450,10 @@ class WebhookEndpointWithSecret(BaseModel):
     events: _t.List[_t.Union[WebhookEndpointEvent, str]]
     enabled: bool
     disabled_reason: _t.Optional[_t.Union[WebhookEndpointDisabledReason, str]]
-    """`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended); null while enabled."""
+    """`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed` (the member it belongs to left; an admin can transfer it and enable it again); null while enabled."""
     owner: _t.Optional[WebhookEndpointOwner]
+    member_id: _t.Optional[str]
+    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     created_at: _dt.datetime
     updated_at: _dt.datetime
     secret: str
@@ -4171,6 +4468,7 @@ class WebhookEndpointWithSecret(BaseModel):
         ("enabled", "enabled"),
         ("disabled_reason", "disabled_reason"),
         ("owner", "owner"),
+        ("member_id", "member_id"),
         ("created_at", "created_at"),
         ("updated_at", "updated_at"),
         ("secret", "secret"),
@@ -4187,6 +4485,7 @@ class WebhookEndpointWithSecret(BaseModel):
         enabled: bool,
         disabled_reason: _t.Optional[_t.Union[WebhookEndpointDisabledReason, str]],
         owner: _t.Optional[WebhookEndpointOwner],
+        member_id: _t.Optional[str],
         created_at: _dt.datetime,
         updated_at: _dt.datetime,
         secret: str,
@@ -4201,6 +4500,7 @@ class WebhookEndpointWithSecret(BaseModel):
                 "enabled": enabled,
                 "disabled_reason": disabled_reason,
                 "owner": owner,
+                "member_id": member_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "secret": secret,
@@ -4220,6 +4520,7 @@ class WebhookEndpointWithSecret(BaseModel):
             enabled=json_get(raw, "enabled"),
             disabled_reason=json_get(raw, "disabled_reason"),
             owner=parse_model(WebhookEndpointOwner.from_json, json_get(raw, "owner")),
+            member_id=json_get(raw, "member_id"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
             secret=json_get(raw, "secret"),

@@ -44,6 +44,7 @@ __all__ = [
     "PersonalAccessTokenCreateParams",
     "StudentCreateParams",
     "StudentUpdateParams",
+    "TransferParams",
     "WebhookEndpointCreateParams",
     "WebhookEndpointUpdateParams",
 ]
@@ -291,6 +292,13 @@ class StudentUpdateParams(_t.TypedDict, total=False):
     """YYYY-MM-DD"""
     status: StudentStatus
     grade_level: _t.Optional[int]
+
+
+class TransferParams(_t.TypedDict):
+    """The fields of a `Transfer`."""
+
+    member_id: str
+    """The member who takes it over (`usr_…`, from `GET /v1/members`)."""
 
 
 class _WebhookEndpointCreateParamsRequired(_t.TypedDict):
