@@ -11,7 +11,14 @@ import { TokensPage } from './pages/tokens-page';
 import { WebhookEndpointPage, WebhooksPage } from './pages/webhooks-page';
 import { Link, navigate, usePath } from './router';
 import { abilitiesOf, type Abilities } from './roles';
-import { completeSignIn, currentSession, signIn, signOut, type Session } from './session';
+import {
+  completeSignIn,
+  currentSession,
+  forgetSession,
+  signIn,
+  signOut,
+  type Session,
+} from './session';
 
 /**
  * The pages, each shown in the navigation only when the member's role (from /v1/user) and the
@@ -102,7 +109,7 @@ function SignedIn({
       },
       (e: unknown) => {
         // An expired or revoked session: start again rather than show a broken page.
-        if (isUnauthenticated(e)) void signOut().then(onSignedOut);
+        if (isUnauthenticated(e)) void forgetSession().then(onSignedOut);
         else setError(describeError(e));
       },
     );
@@ -115,7 +122,7 @@ function SignedIn({
   const sections = abilities
     ? SECTIONS.filter((s) => s.needs === null || abilities.can(s.needs))
     : [];
-  const out = () => void signOut().then(onSignedOut);
+  const out = () => void signOut();
   const route = path === '/' ? '/tokens' : path;
   return (
     <>

@@ -112,7 +112,7 @@ async function exchange(callbackUrl: string): Promise<string> {
 }
 
 /** Forgets the token and revokes it (RFC 7009), so a copy of it stops working too. */
-export async function signOut(): Promise<void> {
+export async function forgetSession(): Promise<void> {
   const session = currentSession();
   sessionStorage.removeItem(TOKEN_KEY);
   if (!session) return;
@@ -125,4 +125,18 @@ export async function signOut(): Promise<void> {
       client_id: PORTAL_CLIENT_ID,
     }),
   }).catch(() => undefined);
+}
+
+/**
+ * "Sign out": forgets and revokes the token, then ends the server's sign-in session too
+ * (RP-initiated logout), which asks to confirm and comes back to the portal. Without that the
+ * sign-in cookie would sign the next person at this browser in without a password.
+ */
+export async function signOut(): Promise<void> {
+  await forgetSession();
+  const query = new URLSearchParams({
+    client_id: PORTAL_CLIENT_ID,
+    post_logout_redirect_uri: `${location.origin}${PORTAL_BASE}/`,
+  });
+  location.assign(`/oauth/session/end?${query.toString()}`);
 }

@@ -309,10 +309,15 @@ describe('the portal in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  test('signing out revokes the portal token and returns to the signed-out page', async () => {
+  // Issue 31, finding 4: the sign-in session outlived "Sign out", and the next "Sign in" on the
+  // same browser was approved without a password.
+  test('signing out revokes the portal token and ends the sign-in session: the password is asked again', async () => {
     await page.goto(portal('/tokens'));
     await page.getByRole('heading', { level: 1, name: 'Personal access tokens' }).waitFor();
     const token = await storedPortalToken();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign out of Platform' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     await expect(
@@ -320,5 +325,9 @@ describe('the portal in Chromium', () => {
         (r) => r.status,
       ),
     ).resolves.toBe(401);
+
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Password').waitFor();
+    expect(page.url()).toContain('/oauth/interaction/');
   });
 });

@@ -327,7 +327,7 @@ async function joinThroughInvitation(env: {
   });
   if (invited.status !== 201) return invited;
   const token = new URL(invited.body.accept_url as string).searchParams.get('token') ?? '';
-  const password = 'walk walk walk walk';
+  const password = 'quiet orchard lantern piano';
   const accepted = await fetch(`${env.server.url}/invitations/accept`, {
     method: 'POST',
     redirect: 'manual',

@@ -16,6 +16,9 @@ import { resourceRoutes } from './routes';
 
 const c = initContract();
 
+/** Current-password checks a member's tokens may make per minute (as sign-in attempts). */
+export const PASSWORD_CHECKS_PER_MINUTE = 10;
+
 /** How long an invitation's link works. */
 export const INVITATION_TTL_DAYS = 7;
 
@@ -233,7 +236,7 @@ export const userContract = c.router(
       method: 'POST',
       path: '/v1/user/password',
       summary: "Change the calling member's password",
-      description: `Needs the current password (400 when it is wrong). Tokens already issued keep working. ${USER_ONLY}`,
+      description: `Needs the current password (400 when it is wrong; each wrong one is recorded in the audit log, and at most ${PASSWORD_CHECKS_PER_MINUTE} checks a minute are made, 429 after). The new one must be at least 12 characters, not only spaces, and not a common, leaked or easily guessed password (400 \`weak_password\`). Every other sign-in session of the member ends and their portal tokens are revoked, except the caller's; their personal access tokens and approved apps keep working. ${USER_ONLY}`,
       body: PasswordChangeSchema,
       responses: {
         204: c.noBody(),

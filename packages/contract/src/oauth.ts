@@ -9,5 +9,7 @@ export const OAUTH_PATHS = {
   introspection: '/oauth/introspect',
   jwks: '/oauth/jwks',
   interaction: '/oauth/interaction',
+  /** RP-initiated logout: ends the sign-in session (the portal's "Sign out" goes here). */
+  endSession: '/oauth/session/end',
   metadata: '/.well-known/oauth-authorization-server',
 } as const;

@@ -179,9 +179,10 @@ export const OAuthClientSchema = z
       .describe(
         'When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it.',
       ),
-    member_id: idSchema('user').nullable().describe(MEMBER_ID_DESCRIPTION),
     created_at: timestampSchema,
     updated_at: timestampSchema,
+    // Last: added later, and the PHP client's model constructors take fields in order.
+    member_id: idSchema('user').nullable().describe(MEMBER_ID_DESCRIPTION),
   })
   .openapi({ title: 'OAuthClient' });
 

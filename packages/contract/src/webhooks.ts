@@ -117,9 +117,10 @@ export const WebhookEndpointSchema = z
         '`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed` (the member it belongs to left; an admin can transfer it and enable it again); null while enabled.',
       ),
     owner: WebhookEndpointOwnerSchema,
-    member_id: idSchema('user').nullable().describe(MEMBER_ID_DESCRIPTION),
     created_at: timestampSchema,
     updated_at: timestampSchema,
+    // Last: added later, and the PHP client's model constructors take fields in order.
+    member_id: idSchema('user').nullable().describe(MEMBER_ID_DESCRIPTION),
   })
   .openapi({ title: 'WebhookEndpoint' });
 

@@ -23,6 +23,10 @@ const ACTIONS: Record<AuditEventAction, true> = {
   'webhook_endpoint.updated': true,
   'webhook_endpoint.deleted': true,
   'webhook_endpoint.secret_rotated': true,
+  'webhook_endpoint.transferred': true,
+  'oauth_client.transferred': true,
+  'oauth_client.approved': true,
+  'oauth_token.revoked': true,
   'organization.updated': true,
   'organization.plan_changed': true,
   'organization.rate_limit_changed': true,
@@ -34,6 +38,8 @@ const ACTIONS: Record<AuditEventAction, true> = {
   'invitation.revoked': true,
   'invitation.accepted': true,
   'user.password_changed': true,
+  'user.password_check_failed': true,
+  'user.signed_out': true,
 };
 const ACTION_LIST = Object.keys(ACTIONS) as AuditEventAction[];
 
@@ -44,6 +50,8 @@ const ACTOR_LABELS: Record<AuditEvent['actor']['type'], string> = {
   oauth_access_token: 'OAuth access token',
   operator: 'Operator (CLI)',
   invitation: 'Invitation link',
+  sign_in: 'Sign-in page',
+  oauth_client: 'OAuth client',
 };
 
 /** `changes` in one line: `field: before → after` for a change, `field: value` for a new value. */

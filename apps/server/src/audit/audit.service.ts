@@ -95,7 +95,10 @@ export class AuditService {
       ip: actor.kind === 'operator' ? null : actor.ip,
       createdAt: now,
     };
-    await (manager ?? this.events.manager).insert(AuditEventRecord, record);
+    // On its own: queued as every write is (on SQLite, a statement outside the queue would run
+    // inside whichever transaction is open on the one connection, and go with its rollback).
+    if (manager) await manager.insert(AuditEventRecord, record);
+    else await this.transactions.run((own) => own.insert(AuditEventRecord, record));
   }
 
   /** Inserts a new row and the entry that records its creation, in one transaction. */

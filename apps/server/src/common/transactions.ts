@@ -105,14 +105,39 @@ export class TransactionRunner {
    */
   atomic<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (ambientTransaction()) throw new Error('atomic() does not nest');
+    const afterwards: (() => void)[] = [];
     return this.run(async (manager) => {
-      const ambient: AmbientTransaction = { manager, open: true, turn: Promise.resolve() };
+      const ambient: AmbientTransaction = {
+        manager,
+        open: true,
+        turn: Promise.resolve(),
+        afterwards,
+      };
       try {
         return await withAmbientTransaction(ambient, () => work(manager));
       } finally {
         ambient.open = false;
       }
+    }).finally(() => {
+      for (const hook of afterwards) hook();
     });
+  }
+
+  /**
+   * Runs `write` in a transaction of its own once the request's transaction has ended, however
+   * it ended (at once outside one): for what must be kept even when the request fails, such as
+   * the audit entry of a refused password check, which the request's rollback would undo.
+   */
+  afterwards(write: (manager: EntityManager) => Promise<void>): Promise<void> {
+    const ambient = ambientTransaction();
+    if (!ambient) return this.run(write);
+    // Not awaited by the request: its transaction ends only after the request's work does.
+    ambient.afterwards.push(() => {
+      this.run(write).catch((error: unknown) =>
+        this.logger.error({ error: (error as Error).message }, 'a deferred write failed'),
+      );
+    });
+    return Promise.resolve();
   }
 
   /**

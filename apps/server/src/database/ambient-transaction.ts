@@ -14,6 +14,8 @@ export interface AmbientTransaction {
   open: boolean;
   /** Nested `run`s of one request take turns: savepoints on one connection cannot interleave. */
   turn: Promise<unknown>;
+  /** What to do once it has committed or rolled back (`TransactionRunner.afterwards`). */
+  afterwards: (() => void)[];
 }
 
 const storage = new AsyncLocalStorage<AmbientTransaction>();

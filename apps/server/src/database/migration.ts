@@ -53,6 +53,41 @@ export async function runStatements(db: QueryRunner, statements: readonly string
   for (const statement of statements) await db.query(statement);
 }
 
+/**
+ * SQLite cannot alter a CHECK constraint, so such a change rebuilds the table
+ * (sqlite.org/lang_altertable, "making other kinds of table schema changes"): its own CREATE
+ * statement, as stored, changed by `change`, filled from the old table, which then goes; its
+ * indexes are made again. TypeORM runs SQLite migrations with foreign keys off, so dropping the
+ * old table cascades nothing.
+ */
+export async function rebuildTableSqlite(
+  db: QueryRunner,
+  table: string,
+  change: (createStatement: string) => string,
+): Promise<void> {
+  const [found] = (await db.query(
+    `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`,
+    [table],
+  )) as { sql: string }[];
+  if (!found) throw new Error(`No table ${table} to rebuild`);
+  const indexes = (await db.query(
+    `SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`,
+    [table],
+  )) as { sql: string }[];
+  const next = `${table}_next`;
+  const created = change(found.sql).replace(
+    new RegExp(`^CREATE TABLE "?${table}"?`),
+    `CREATE TABLE ${next}`,
+  );
+  await runStatements(db, [
+    created,
+    `INSERT INTO ${next} SELECT * FROM ${table}`,
+    `DROP TABLE ${table}`,
+    `ALTER TABLE ${next} RENAME TO ${table}`,
+    ...indexes.map((index) => index.sql),
+  ]);
+}
+
 /** The usual migration: a list of statements up, and one down. */
 export function statementsMigration(
   name: Migration['name'],

@@ -4,8 +4,9 @@ import { Clock } from '../common/clock';
 import { ProblemException } from '../common/problem.exception';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
+import { isSameOriginPost } from '../common/same-origin';
 import { escapeHtml, page } from '../oauth/pages';
-import { MIN_PASSWORD_LENGTH } from '../oauth/users.service';
+import { MIN_PASSWORD_LENGTH, passwordProblem } from '../oauth/password-policy';
 import { invitationEnded, MembersService } from './members.service';
 
 /** Where a new member lands: the portal, served by the server under this path. */
@@ -124,9 +125,8 @@ export class AcceptInvitationPages {
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
     const again = (error: string) =>
       this.html(res, 400, acceptForm({ token, email: invitation.email, name, error }));
-    if (password.length < MIN_PASSWORD_LENGTH || password.length > 1024) {
-      return again(`The password must be ${MIN_PASSWORD_LENGTH} to 1024 characters long.`);
-    }
+    const problem = passwordProblem(password, [invitation.email, name]);
+    if (problem) return again(`The password ${problem}.`);
     if (password !== field(req, 'password_confirmation')) {
       return again('The two passwords are not the same.');
     }
@@ -137,13 +137,7 @@ export class AcceptInvitationPages {
 
   /** A browser names the page a form came from; a POST from another site is refused. */
   private sameOrigin(req: Request): boolean {
-    const origin = req.headers.origin;
-    const site = req.headers['sec-fetch-site'];
-    // Under the site-wide `Referrer-Policy: no-referrer`, Chromium posts this form with
-    // `Origin: null`; then only the browser's own Sec-Fetch-Site can vouch for it.
-    if (origin === 'null') return site === 'same-origin';
-    if (origin !== undefined && origin !== this.origin) return false;
-    return site === undefined || site === 'same-origin' || site === 'none';
+    return isSameOriginPost(req, this.origin);
   }
 
   private ended(res: Response, reason: string): void {

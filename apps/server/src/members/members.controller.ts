@@ -9,6 +9,7 @@ import { notFound } from '../common/resource-errors';
 import { CurrentPrincipal } from '../common/request-context';
 import { deletedStub, listHandler, onRecord } from '../common/resource-handlers';
 import { UsersService } from '../oauth/users.service';
+import { TransactionRunner } from '../common/transactions';
 import { AuditService } from '../audit/audit.service';
 import { MembersService, toInvitationResource, toMemberResource } from './members.service';
 
@@ -78,6 +79,7 @@ export class UserController {
     private readonly members: MembersService,
     private readonly users: UsersService,
     private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   @TsRestHandler(contract.user)
@@ -91,17 +93,20 @@ export class UserController {
         return { status: 200, body: toMemberResource(user) };
       },
       changePassword: async ({ body }) => {
-        await this.users.changePassword(
-          userId,
-          body.current_password,
-          body.new_password,
-          (manager) =>
-            this.audit.record(
-              actor,
-              { action: 'user.password_changed', targetType: 'user', targetId: userId },
-              manager,
+        const entry = (action: 'user.password_changed' | 'user.password_check_failed') => ({
+          action,
+          targetType: 'user' as const,
+          targetId: userId,
+        });
+        await this.users.changePassword(userId, body.current_password, body.new_password, {
+          keepGrantId: principal.kind === 'oauth_access_token' ? principal.grantId : null,
+          changed: (manager) => this.audit.record(actor, entry('user.password_changed'), manager),
+          // Kept although the request fails: written once its transaction has ended.
+          failed: () =>
+            this.transactions.afterwards((manager) =>
+              this.audit.record(actor, entry('user.password_check_failed'), manager),
             ),
-        );
+        });
         return { status: 204, body: undefined };
       },
     });

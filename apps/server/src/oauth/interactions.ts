@@ -1,4 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
+import { isSameOriginPost } from '../common/same-origin';
+import { APP_CONFIG } from '../config/config.module';
+import { type AppConfig, serverOrigin } from '../config/env';
+import { normalizeIp } from '../rate-limit/organization-throttler.guard';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
 import { hashToken } from '../security/crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -48,13 +53,19 @@ function param(value: unknown): string {
 export class InteractionPages {
   private readonly logger = new Logger('OAuth');
 
+  private readonly origin: string;
+
   constructor(
     private readonly oauth: OAuthProviderService,
     private readonly clients: OAuthClientsService,
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
     @InjectThrottlerStorage() private readonly throttle: ThrottlerStorage,
-  ) {}
+    private readonly audit: AuditService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.origin = serverOrigin(config);
+  }
 
   router(): Router {
     const router = express.Router();
@@ -68,18 +79,30 @@ export class InteractionPages {
       '/:uid',
       this.wrap((req, res) => this.show(req, res)),
     );
+    // Every form here changes state (signs in, approves, signs out): only from our own pages.
+    const ownPage = (req: Request, res: Response, next: NextFunction) => {
+      if (isSameOriginPost(req, this.origin)) return next();
+      this.fail(
+        res,
+        403,
+        'This form can only be sent from its own page. Start again from the app.',
+      );
+    };
     router.post(
       '/:uid/login',
+      ownPage,
       form,
       this.wrap((req, res) => this.login(req, res)),
     );
     router.post(
       '/:uid/consent',
+      ownPage,
       form,
       this.wrap((req, res) => this.consent(req, res)),
     );
     router.post(
       '/:uid/switch',
+      ownPage,
       form,
       this.wrap((req, res) => this.switchAccount(req, res)),
     );
@@ -232,6 +255,26 @@ export class InteractionPages {
       if (refused.length) grant.rejectResourceScope(indicator, refused.join(' '));
     }
     const grantId = await grant.save();
+    // An approval gives an app the member's data: the organization's audit log says so.
+    if (!isPortalClient(clientId) && client.organizationId) {
+      await this.audit.record(
+        {
+          kind: 'sign_in',
+          organizationId: client.organizationId,
+          credentialId: clientId,
+          userId: user.id,
+          ip: req.ip ? normalizeIp(req.ip) : null,
+        },
+        {
+          action: 'oauth_client.approved',
+          targetType: 'oauth_client',
+          targetId: clientId,
+          changes: {
+            scopes: [...new Set(Object.values(missing).flat())].filter((s) => allowed.has(s)),
+          },
+        },
+      );
+    }
     await this.oauth.provider.interactionFinished(
       req,
       res,

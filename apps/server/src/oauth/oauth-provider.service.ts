@@ -16,7 +16,9 @@ import { apiResource, oauthIssuer } from './issuer';
 import { clientSecretMatches, OAuthClientsService } from './oauth-clients.service';
 import { loadOidcProvider } from './oidc-provider';
 import { isPortalClient, portalClientMetadata } from './portal-client';
-import { escapeHtml, page } from './pages';
+import { AuditService } from '../audit/audit.service';
+import { normalizeIp } from '../rate-limit/organization-throttler.guard';
+import { escapeHtml, page, SIGN_OUT_CSP, signedOutPage, signOutPage } from './pages';
 import { toProviderRealm } from './realm';
 import { UsersService } from './users.service';
 
@@ -78,6 +80,7 @@ export class OAuthProviderService {
     private readonly clients: OAuthClientsService,
     users: UsersService,
     clock: Clock,
+    audit: AuditService,
   ) {
     this.issuer = oauthIssuer(config);
     this.resource = apiResource(config);
@@ -180,7 +183,23 @@ export class OAuthProviderService {
         dPoP: { enabled: false },
         pushedAuthorizationRequests: { enabled: false },
         userinfo: { enabled: false },
-        rpInitiatedLogout: { enabled: false },
+        // Signing out of the portal ends the sign-in session too, so the next "Sign in" on a
+        // shared computer asks for a password instead of approving the portal silently.
+        rpInitiatedLogout: {
+          enabled: true,
+          logoutSource: (ctx, form) => {
+            ctx.type = 'html';
+            // The one form posts to the confirmation endpoint, on this origin.
+            ctx.set('Content-Security-Policy', SIGN_OUT_CSP);
+            ctx.body = signOutPage(form);
+            return Promise.resolve();
+          },
+          postLogoutSuccessSource: (ctx) => {
+            ctx.type = 'html';
+            ctx.body = signedOutPage();
+            return Promise.resolve();
+          },
+        },
         clientCredentials: { enabled: true },
         revocation: {
           enabled: true,
@@ -221,6 +240,7 @@ export class OAuthProviderService {
         revocation: OAUTH_PATHS.revocation,
         introspection: OAUTH_PATHS.introspection,
         jwks: OAUTH_PATHS.jwks,
+        end_session: OAUTH_PATHS.endSession,
       },
       interactions: { url: (_ctx, interaction) => `${OAUTH_PATHS.interaction}/${interaction.uid}` },
       renderError: (ctx, out) => {
@@ -265,6 +285,65 @@ export class OAuthProviderService {
         }
       }
     });
+
+    // Revoking a token (RFC 7009) and signing out are recorded in the audit log of the
+    // organization they belong to: the client's, or for the portal the member's. Who signs out
+    // is read before the confirmation ends their session.
+    const signingOut = new WeakMap<object, string>();
+    this.provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+      if (ctx.method === 'POST' && ctx.path === `${OAUTH_PATHS.endSession}/confirm`) {
+        const session = await this.provider.Session.get(
+          this.provider.createContext(ctx.req, ctx.res),
+        );
+        if (session.accountId) signingOut.set(ctx.req, session.accountId);
+      }
+      await next();
+      if (ctx.method !== 'POST' || ctx.status >= 400) return;
+      const path = ctx.path;
+      if (path !== OAUTH_PATHS.revocation && path !== `${OAUTH_PATHS.endSession}/confirm`) return;
+      try {
+        await auditOAuthRequest(ctx, path === OAUTH_PATHS.revocation ? 'revoke' : 'sign_out');
+      } catch (error) {
+        this.logger.error(`Could not audit ${path}: ${(error as Error).message}`);
+      }
+    });
+    const auditOAuthRequest = async (ctx: KoaContextWithOIDC, what: 'revoke' | 'sign_out') => {
+      const entities = ctx.oidc.entities as Record<
+        string,
+        { clientId?: string; accountId?: string; kind?: string } | undefined
+      >;
+      const token = entities.AccessToken ?? entities.RefreshToken ?? entities.ClientCredentials;
+      const accountId = what === 'revoke' ? token?.accountId : signingOut.get(ctx.req);
+      const clientId = what === 'revoke' ? token?.clientId : ctx.oidc.client?.clientId;
+      if (!clientId || (what === 'sign_out' && !accountId)) return;
+      const user = accountId ? await users.findById(accountId) : null;
+      const client = isPortalClient(clientId) ? null : await clientsService.findById(clientId);
+      const organizationId = client?.organizationId ?? user?.organizationId;
+      if (!organizationId) return;
+      const ip = ctx.ip ? normalizeIp(ctx.ip) : null;
+      if (what === 'revoke') {
+        await audit.record(
+          {
+            kind: 'oauth_client',
+            organizationId,
+            credentialId: clientId,
+            userId: user?.id ?? null,
+            ip,
+          },
+          {
+            action: 'oauth_token.revoked',
+            targetType: 'oauth_client',
+            targetId: clientId,
+            changes: { token: token?.kind ?? null },
+          },
+        );
+      } else if (user) {
+        await audit.record(
+          { kind: 'sign_in', organizationId, credentialId: clientId, userId: user.id, ip },
+          { action: 'user.signed_out', targetType: 'user', targetId: user.id },
+        );
+      }
+    };
 
     this.provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
       await next();

@@ -153,3 +153,27 @@ export function describeScope(scope: string): string {
   const verb = ACTIONS[access as keyof typeof ACTIONS] ?? access ?? '';
   return `${verb} ${resource.replace(/_/g, ' ')}`;
 }
+
+/** The sign-out pages' policy: their own styles, and the one form posting to this origin. */
+export const SIGN_OUT_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/**
+ * RP-initiated logout's confirmation (oidc-provider's `logoutSource`): `form` is its own form,
+ * which carries the anti-forgery token; the buttons submit it. One click, so that another site
+ * cannot sign a member out by sending their browser here.
+ */
+export function signOutPage(form: string): string {
+  return page(
+    'Sign out',
+    `<h1>Sign out of Platform</h1>
+<p>You will need your password to sign in again on this browser.</p>
+${form}
+<button class="primary" type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Sign out</button>`,
+  );
+}
+
+/** Shown when signing out had no app to return to. */
+export function signedOutPage(): string {
+  return page('Signed out', '<h1>You are signed out</h1><p>You can close this window.</p>');
+}

@@ -33,6 +33,8 @@ export function portalClientMetadata(issuer: string): AdapterPayload {
     grant_types: ['authorization_code'],
     response_types: ['code'],
     redirect_uris: [`${issuer}${PORTAL_CALLBACK_PATH}`],
+    // Where signing out returns (RP-initiated logout, OAUTH_PATHS.endSession).
+    post_logout_redirect_uris: [`${issuer}${PORTAL_PATH}/`],
     scope: ALL_SCOPES.join(' '),
   };
 }

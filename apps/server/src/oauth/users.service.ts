@@ -1,21 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { hash, type Options, verify } from '@node-rs/argon2';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Role } from '@platform/contract';
+import { PASSWORD_CHECKS_PER_MINUTE, type Role } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { ProblemException } from '../common/problem.exception';
 import { isUniqueViolation } from '../common/resource-errors';
 import { OrganizationsService } from '../organizations/organizations.service';
-import { UserRecord } from './entities';
+import { OAuthArtifactRecord, UserRecord } from './entities';
+import { TransactionRunner } from '../common/transactions';
+import { Sql } from '../database/sql';
+import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
+import { assertPasswordAcceptable, MAX_PASSWORD_LENGTH } from './password-policy';
+import { isPortalClient, PORTAL_CLIENT_ID } from './portal-client';
 
 /** OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane. `2` is `Algorithm.Argon2id` (a const enum). */
 const ARGON2_OPTIONS: Options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
-export const MIN_PASSWORD_LENGTH = 12;
-const MAX_PASSWORD_LENGTH = 1024;
+/** Current-password checks a minute per member, as sign-in attempts per email (LOGIN_LIMITS). */
+export const PASSWORD_CHECK_LIMIT = PASSWORD_CHECKS_PER_MINUTE;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Verified against when the email is unknown, so a miss takes as long as a wrong password. */
@@ -27,6 +32,10 @@ export class UsersService {
     @InjectRepository(UserRecord) private readonly users: Repository<UserRecord>,
     private readonly organizations: OrganizationsService,
     private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
+    private readonly sql: Sql,
+    // Absent in the admin CLI, which never checks a current password.
+    @Optional() @InjectThrottlerStorage() private readonly throttle?: ThrottlerStorage,
   ) {}
 
   /** Without a password, one is generated (returned so the CLI can print it once). */
@@ -50,7 +59,9 @@ export class UsersService {
     const generatedPassword =
       input.password === undefined ? randomBytes(18).toString('base64url') : undefined;
     const password = input.password ?? generatedPassword!;
-    assertPasswordLength(password);
+    assertPasswordAcceptable(password, input.password === undefined ? undefined : 'body.password', [
+      email,
+    ]);
     const now = this.clock.now();
     const user = this.users.create({
       id: newId('user', now.getTime()),
@@ -76,30 +87,64 @@ export class UsersService {
     return this.users.findOneBy({ id });
   }
 
-  /** 400 when `current` is not the user's password (so a stolen token cannot lock them out). */
-  /** Changes the password; `record` runs in the same transaction as the update (the audit entry). */
+  /**
+   * Changes the password (needs the current one, so a stolen token cannot lock the member out).
+   * Attempts are limited like sign-in (`PASSWORD_CHECK_LIMIT` a minute per member: a token must
+   * not make guessing faster than the sign-in page) and each wrong one is recorded (`failed`,
+   * outside the refused request). A change ends every other sign-in session of the member and
+   * revokes their portal tokens, except the session and grant `keepGrantId` (the caller's), so
+   * whoever knew the old password is signed out everywhere else; `changed` runs in its
+   * transaction (the audit entry).
+   */
   async changePassword(
     userId: string,
     current: string,
     next: string,
-    record?: (manager: EntityManager) => Promise<void>,
+    hooks: {
+      keepGrantId?: string | null;
+      changed?: (manager: EntityManager) => Promise<void>;
+      failed?: () => Promise<void>;
+    } = {},
   ): Promise<void> {
+    const attempt = await this.throttle?.increment(
+      `password:user:${userId}`,
+      60_000,
+      PASSWORD_CHECK_LIMIT,
+      0,
+      'password',
+    );
+    if (attempt?.isBlocked) {
+      const wait = Math.max(1, attempt.timeToBlockExpire);
+      throw new ProblemException(
+        'rate_limited',
+        `Too many password checks; try again in ${wait} seconds`,
+        { headers: { 'Retry-After': String(wait) } },
+      );
+    }
     const user = await this.users.findOneBy({ id: userId });
     if (!user) throw new ProblemException('not_found', `No user ${userId}`);
     const matches =
       current.length <= MAX_PASSWORD_LENGTH &&
       (await verify(user.passwordHash, current).catch(() => false));
     if (!matches) {
-      throw new ProblemException('validation_error', 'current_password is not your password', {
-        errors: [{ path: 'body.current_password', message: 'not your password', code: 'invalid' }],
+      await hooks.failed?.();
+      throw new ProblemException('validation_error', 'The current password is not right', {
+        errors: [
+          {
+            path: 'body.current_password',
+            message: 'is not your current password',
+            code: 'invalid',
+          },
+        ],
       });
     }
-    assertPasswordLength(next, 'body.new_password');
+    assertPasswordAcceptable(next, 'body.new_password', [user.email, user.name ?? '']);
     const now = this.clock.now();
     const passwordHash = await hashPassword(next);
-    await this.users.manager.transaction(async (manager) => {
+    await this.transactions.run(async (manager) => {
       await manager.update(UserRecord, { id: userId }, { passwordHash, updatedAt: now });
-      await record?.(manager);
+      await endOtherSessions(this.sql, manager, userId, hooks.keepGrantId ?? null);
+      await hooks.changed?.(manager);
     });
   }
 
@@ -121,14 +166,45 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2_OPTIONS);
 }
 
-export function assertPasswordLength(password: string, path?: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-    const message = `the password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`;
-    throw new ProblemException(
-      'validation_error',
-      message,
-      path ? { errors: [{ path, message, code: 'invalid_length' }] } : undefined,
-    );
+/**
+ * The member's sign-in sessions and portal tokens, except those of the grant `keepGrantId`:
+ * deleted, so every other browser must sign in again (a password change). Their approvals of
+ * other apps stay: those are consents, not sign-ins.
+ */
+async function endOtherSessions(
+  sql: Sql,
+  manager: EntityManager,
+  userId: string,
+  keepGrantId: string | null,
+): Promise<void> {
+  const column = (property: string) => sql.column(OAuthArtifactRecord, property);
+  const rows = await sql.query<{ kind: string; idHash: string; payload: string }>(
+    manager,
+    `SELECT ${column('kind')} AS kind, ${column('idHash')} AS "idHash", ${column('payload')} AS payload
+     FROM ${sql.table(OAuthArtifactRecord)}
+     WHERE ${column('kind')} IN ('Session', 'AccessToken', 'Grant') AND ${column('payload')} LIKE :pattern`,
+    { pattern: `%${userId}%` },
+  );
+  for (const row of rows) {
+    let payload: {
+      accountId?: string;
+      clientId?: string;
+      grantId?: string;
+      jti?: string;
+      authorizations?: Record<string, { grantId?: string }>;
+    };
+    try {
+      payload = JSON.parse(row.payload) as typeof payload;
+    } catch {
+      continue;
+    }
+    if (payload.accountId !== userId) continue;
+    const ends =
+      row.kind === 'Session'
+        ? payload.authorizations?.[PORTAL_CLIENT_ID]?.grantId !== keepGrantId || !keepGrantId
+        : isPortalClient(payload.clientId) &&
+          (row.kind === 'Grant' ? payload.jti : payload.grantId) !== keepGrantId;
+    if (ends) await manager.delete(OAuthArtifactRecord, { kind: row.kind, idHash: row.idHash });
   }
 }
 

@@ -13,7 +13,12 @@ export interface BrowserResponse {
   url: string;
 }
 
-type BrowserRequest = { method?: string; form?: Record<string, string> };
+type BrowserRequest = {
+  method?: string;
+  form?: Record<string, string>;
+  /** Extra request headers (a form post claiming another `Origin`). */
+  headers?: Record<string, string>;
+};
 
 /**
  * A minimal browser: keeps cookies per name, follows redirects by hand so each hop can be
@@ -37,6 +42,7 @@ export class Browser {
           cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
         }),
         ...(init.form && { 'content-type': 'application/x-www-form-urlencoded' }),
+        ...init.headers,
       },
       ...(init.form && { body: new URLSearchParams(init.form).toString() }),
     });

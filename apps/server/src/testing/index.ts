@@ -198,7 +198,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     close: async () => {
       // A test is done with its connections: none waits out the keep-alive or headers timeout
       // (65 s) that a server behind a load balancer gives them.
-      (app.getHttpServer() as import('node:http').Server).closeAllConnections();
+      app.getHttpServer().closeAllConnections();
       await app.close();
       await database.drop();
     },

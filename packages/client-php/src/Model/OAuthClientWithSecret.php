@@ -60,14 +60,14 @@ final class OAuthClientWithSecret extends Model
          * does not expire. A client registered or rotated by an expiring token expires with it.
          */
         public readonly ?\DateTimeImmutable $expiresAt,
+        public readonly \DateTimeImmutable $createdAt,
+        public readonly \DateTimeImmutable $updatedAt,
         /**
          * The member it belongs to: who made it, or to whom an admin transferred it. Removing that member
          * stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's
          * own (made with the admin CLI or by a token acting for no member).
          */
         public readonly ?string $memberId,
-        public readonly \DateTimeImmutable $createdAt,
-        public readonly \DateTimeImmutable $updatedAt,
         /**
          * Shown only here (null for a public client); only its hash is kept.
          */
@@ -87,9 +87,9 @@ final class OAuthClientWithSecret extends Model
             Cast::list($data['scopes'] ?? null, Cast::string(...)),
             Cast::list($data['grant_types'] ?? null, Cast::string(...)),
             Cast::nullableDateTime($data['expires_at'] ?? null),
-            Cast::nullableString($data['member_id'] ?? null),
             Cast::dateTime($data['created_at'] ?? null),
             Cast::dateTime($data['updated_at'] ?? null),
+            Cast::nullableString($data['member_id'] ?? null),
             Cast::nullableString($data['client_secret'] ?? null),
         );
         /** @var array<string, mixed> $data */
@@ -111,9 +111,9 @@ final class OAuthClientWithSecret extends Model
             'scopes' => Cast::serialize($this->scopes),
             'grant_types' => Cast::serialize($this->grantTypes),
             'expires_at' => Cast::serialize($this->expiresAt),
-            'member_id' => $this->memberId,
             'created_at' => Cast::serialize($this->createdAt),
             'updated_at' => Cast::serialize($this->updatedAt),
+            'member_id' => $this->memberId,
             'client_secret' => $this->clientSecret,
         ];
         return $data;

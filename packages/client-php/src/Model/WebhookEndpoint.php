@@ -42,14 +42,14 @@ final class WebhookEndpoint extends Model
          */
         public readonly ?string $disabledReason,
         public readonly ?WebhookEndpointOwner $owner,
+        public readonly \DateTimeImmutable $createdAt,
+        public readonly \DateTimeImmutable $updatedAt,
         /**
          * The member it belongs to: who made it, or to whom an admin transferred it. Removing that member
          * stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's
          * own (made with the admin CLI or by a token acting for no member).
          */
         public readonly ?string $memberId,
-        public readonly \DateTimeImmutable $createdAt,
-        public readonly \DateTimeImmutable $updatedAt,
     ) {
     }
 
@@ -65,9 +65,9 @@ final class WebhookEndpoint extends Model
             Cast::bool($data['enabled'] ?? null),
             Cast::nullableString($data['disabled_reason'] ?? null),
             Cast::nullableModel($data['owner'] ?? null, WebhookEndpointOwner::class),
-            Cast::nullableString($data['member_id'] ?? null),
             Cast::dateTime($data['created_at'] ?? null),
             Cast::dateTime($data['updated_at'] ?? null),
+            Cast::nullableString($data['member_id'] ?? null),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;
@@ -88,9 +88,9 @@ final class WebhookEndpoint extends Model
             'enabled' => $this->enabled,
             'disabled_reason' => $this->disabledReason,
             'owner' => Cast::serialize($this->owner),
-            'member_id' => $this->memberId,
             'created_at' => Cast::serialize($this->createdAt),
             'updated_at' => Cast::serialize($this->updatedAt),
+            'member_id' => $this->memberId,
         ];
         return $data;
     }

@@ -318,4 +318,41 @@ final class MembersLiveTest extends LiveTestCase
             $member->user->changePassword(['current_password' => $newPassword, 'new_password' => $password]);
         }
     }
+
+    public function testWhatActsForAMemberAndHandingItToAnother(): void
+    {
+        $client = self::client();
+        $member = self::client(self::env('PLATFORM_MEMBER_TOKEN'));
+        $me = $member->user->retrieve();
+        $endpoint = $member->webhookEndpoints->create([
+            'url' => 'https://127.0.0.1:9/php-credentials',
+            'events' => ['student.created'],
+        ]);
+        $app = $member->oauthClients->create([
+            'name' => self::unique('php app '),
+            'type' => 'confidential',
+            'scopes' => ['students:read'],
+        ]);
+        try {
+            // Made by the member: theirs, and listed with what removing them would stop.
+            self::assertSame([$me->id, $me->id], [$endpoint->memberId, $app->memberId]);
+            $held = $client->members->credentials($me->id);
+            self::assertSame($me->id, $held->memberId);
+            self::assertContains($endpoint->id, array_map(static fn ($e) => $e->id, $held->webhookEndpoints));
+            self::assertContains($app->id, array_map(static fn ($c) => $c->id, $held->oauthClients));
+
+            // An admin hands them over (here to the same member): bound to the member, no credential.
+            $moved = $client->webhookEndpoints->transfer($endpoint->id, ['member_id' => $me->id]);
+            self::assertSame([$me->id, null], [$moved->memberId, $moved->owner]);
+            self::assertSame($me->id, $client->oauthClients->transfer($app->id, ['member_id' => $me->id])->memberId);
+            $actions = array_map(
+                static fn ($e) => $e->action,
+                self::auditEvents($client, ['target_id' => $endpoint->id]),
+            );
+            self::assertContains('webhook_endpoint.transferred', $actions);
+        } finally {
+            $client->webhookEndpoints->delete($endpoint->id);
+            $client->oauthClients->delete($app->id);
+        }
+    }
 }

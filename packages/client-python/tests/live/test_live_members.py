@@ -215,3 +215,28 @@ def test_the_calling_member_and_their_password(client: platform_api.PlatformClie
             member.user.change_password(current_password=MEMBER_PASSWORD, new_password=unique("another one "))
     finally:
         member.user.change_password(current_password=new_password, new_password=MEMBER_PASSWORD)
+
+
+def test_what_acts_for_a_member_and_handing_it_to_another(client: platform_api.PlatformClient) -> None:
+    member = make_client(token=MEMBER_TOKEN)
+    me = member.user.retrieve()
+    endpoint = member.webhook_endpoints.create(url="https://127.0.0.1:9/python-credentials", events=["student.created"])
+    app = member.oauth_clients.create(name=unique("python app "), type="confidential", scopes=["students:read"])
+    try:
+        # Made by the member: theirs, and listed with what removing them would stop.
+        assert endpoint.member_id == me.id and app.member_id == me.id
+        held = client.members.credentials(me.id)
+        assert isinstance(held, types.MemberCredentials)
+        assert held.member_id == me.id
+        assert endpoint.id in [e.id for e in held.webhook_endpoints]
+        assert app.id in [c.id for c in held.oauth_clients]
+
+        # An admin hands them over (here to the same member): bound to the member, no credential.
+        moved = client.webhook_endpoints.transfer(endpoint.id, member_id=me.id)
+        assert (moved.member_id, moved.owner) == (me.id, None)
+        assert client.oauth_clients.transfer(app.id, member_id=me.id).member_id == me.id
+        actions = [e.action for e in client.audit_events.list(target_id=endpoint.id)]
+        assert "webhook_endpoint.transferred" in actions
+    finally:
+        client.webhook_endpoints.delete(endpoint.id)
+        client.oauth_clients.delete(app.id)

@@ -896,7 +896,7 @@ export interface UserResource {
   /**
    * Change the calling member's password
    *
-   * Needs the current password (400 when it is wrong). Tokens already issued keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+   * Needs the current password (400 when it is wrong; each wrong one is recorded in the audit log, and at most 10 checks a minute are made, 429 after). The new one must be at least 12 characters, not only spaces, and not a common, leaked or easily guessed password (400 `weak_password`). Every other sign-in session of the member ends and their portal tokens are revoked, except the caller's; their personal access tokens and approved apps keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
    */
   changePassword(args: { body: PasswordChange; } & CallArgs, options?: RequestOptions): PlatformPromise<undefined>;
 }

@@ -631,10 +631,10 @@ export interface OAuthClient {
   grant_types: OAuthClientGrantType[];
   /** When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it. */
   expires_at: string | null;
-  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
-  member_id: `usr_${string}` | null;
   created_at: string;
   updated_at: string;
+  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
+  member_id: `usr_${string}` | null;
 }
 
 export interface OAuthClientCreate {
@@ -669,10 +669,10 @@ export interface OAuthClientWithSecret {
   grant_types: OAuthClientGrantType[];
   /** When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it. */
   expires_at: string | null;
-  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
-  member_id: `usr_${string}` | null;
   created_at: string;
   updated_at: string;
+  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
+  member_id: `usr_${string}` | null;
   /** Shown only here (null for a public client); only its hash is kept. */
   client_secret: string | null;
 }
@@ -958,10 +958,10 @@ export interface WebhookEndpoint {
   /** `requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed` (the member it belongs to left; an admin can transfer it and enable it again); null while enabled. */
   disabled_reason: WebhookEndpointDisabledReason | null;
   owner: WebhookEndpointOwner | null;
-  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
-  member_id: `usr_${string}` | null;
   created_at: string;
   updated_at: string;
+  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
+  member_id: `usr_${string}` | null;
 }
 
 export interface WebhookEndpointCreate {
@@ -1008,10 +1008,10 @@ export interface WebhookEndpointWithSecret {
   /** `requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed` (the member it belongs to left; an admin can transfer it and enable it again); null while enabled. */
   disabled_reason: WebhookEndpointDisabledReason | null;
   owner: WebhookEndpointOwner | null;
-  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
-  member_id: `usr_${string}` | null;
   created_at: string;
   updated_at: string;
+  /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
+  member_id: `usr_${string}` | null;
   /** The signing secret (`whsec_` + base64). Shown only here: store it now to verify deliveries. */
   secret: string;
 }

@@ -48,7 +48,7 @@ class User(SyncAPIResource):
 
         `POST /v1/user/password`.
 
-        Needs the current password (400 when it is wrong). Tokens already issued keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        Needs the current password (400 when it is wrong; each wrong one is recorded in the audit log, and at most 10 checks a minute are made, 429 after). The new one must be at least 12 characters, not only spaces, and not a common, leaked or easily guessed password (400 `weak_password`). Every other sign-in session of the member ends and their portal tokens are revoked, except the caller's; their personal access tokens and approved apps keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
         """
         return self.with_raw_response.change_password(
             current_password=current_password,
@@ -91,7 +91,7 @@ class UserWithRawResponse(SyncAPIResource):
 
         `POST /v1/user/password`.
 
-        Needs the current password (400 when it is wrong). Tokens already issued keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        Needs the current password (400 when it is wrong; each wrong one is recorded in the audit log, and at most 10 checks a minute are made, 429 after). The new one must be at least 12 characters, not only spaces, and not a common, leaked or easily guessed password (400 `weak_password`). Every other sign-in session of the member ends and their portal tokens are revoked, except the caller's; their personal access tokens and approved apps keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -142,7 +142,7 @@ class AsyncUser(AsyncAPIResource):
 
         `POST /v1/user/password`.
 
-        Needs the current password (400 when it is wrong). Tokens already issued keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        Needs the current password (400 when it is wrong; each wrong one is recorded in the audit log, and at most 10 checks a minute are made, 429 after). The new one must be at least 12 characters, not only spaces, and not a common, leaked or easily guessed password (400 `weak_password`). Every other sign-in session of the member ends and their portal tokens are revoked, except the caller's; their personal access tokens and approved apps keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
         """
         response = await self.with_raw_response.change_password(
             current_password=current_password,
@@ -186,7 +186,7 @@ class AsyncUserWithRawResponse(AsyncAPIResource):
 
         `POST /v1/user/password`.
 
-        Needs the current password (400 when it is wrong). Tokens already issued keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        Needs the current password (400 when it is wrong; each wrong one is recorded in the audit log, and at most 10 checks a minute are made, 429 after). The new one must be at least 12 characters, not only spaces, and not a common, leaked or easily guessed password (400 `weak_password`). Every other sign-in session of the member ends and their portal tokens are revoked, except the caller's; their personal access tokens and approved apps keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """

@@ -2975,10 +2975,10 @@ class OAuthClient(BaseModel):
     grant_types: _t.List[_t.Union[OAuthClientGrantType, str]]
     expires_at: _t.Optional[_dt.datetime]
     """When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it."""
-    member_id: _t.Optional[str]
-    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     created_at: _dt.datetime
     updated_at: _dt.datetime
+    member_id: _t.Optional[str]
+    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -2989,9 +2989,9 @@ class OAuthClient(BaseModel):
         ("scopes", "scopes"),
         ("grant_types", "grant_types"),
         ("expires_at", "expires_at"),
-        ("member_id", "member_id"),
         ("created_at", "created_at"),
         ("updated_at", "updated_at"),
+        ("member_id", "member_id"),
     )
 
     def __init__(
@@ -3005,9 +3005,9 @@ class OAuthClient(BaseModel):
         scopes: _t.List[_t.Union[Scope, str]],
         grant_types: _t.List[_t.Union[OAuthClientGrantType, str]],
         expires_at: _t.Optional[_dt.datetime],
-        member_id: _t.Optional[str],
         created_at: _dt.datetime,
         updated_at: _dt.datetime,
+        member_id: _t.Optional[str],
     ) -> None:
         self._init(
             {
@@ -3019,9 +3019,9 @@ class OAuthClient(BaseModel):
                 "scopes": scopes,
                 "grant_types": grant_types,
                 "expires_at": expires_at,
-                "member_id": member_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
+                "member_id": member_id,
             }
         )
 
@@ -3038,9 +3038,9 @@ class OAuthClient(BaseModel):
             scopes=json_get(raw, "scopes"),
             grant_types=json_get(raw, "grant_types"),
             expires_at=parse_datetime(json_get(raw, "expires_at")),
-            member_id=json_get(raw, "member_id"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
+            member_id=json_get(raw, "member_id"),
         )
         model._attach(raw)
         return model
@@ -3103,10 +3103,10 @@ class OAuthClientWithSecret(BaseModel):
     grant_types: _t.List[_t.Union[OAuthClientGrantType, str]]
     expires_at: _t.Optional[_dt.datetime]
     """When the client stops working: it gets no more tokens, and the tokens it has are refused. Null: it does not expire. A client registered or rotated by an expiring token expires with it."""
-    member_id: _t.Optional[str]
-    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     created_at: _dt.datetime
     updated_at: _dt.datetime
+    member_id: _t.Optional[str]
+    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     client_secret: _t.Optional[str]
     """Shown only here (null for a public client); only its hash is kept."""
 
@@ -3119,9 +3119,9 @@ class OAuthClientWithSecret(BaseModel):
         ("scopes", "scopes"),
         ("grant_types", "grant_types"),
         ("expires_at", "expires_at"),
-        ("member_id", "member_id"),
         ("created_at", "created_at"),
         ("updated_at", "updated_at"),
+        ("member_id", "member_id"),
         ("client_secret", "client_secret"),
     )
 
@@ -3136,9 +3136,9 @@ class OAuthClientWithSecret(BaseModel):
         scopes: _t.List[_t.Union[Scope, str]],
         grant_types: _t.List[_t.Union[OAuthClientGrantType, str]],
         expires_at: _t.Optional[_dt.datetime],
-        member_id: _t.Optional[str],
         created_at: _dt.datetime,
         updated_at: _dt.datetime,
+        member_id: _t.Optional[str],
         client_secret: _t.Optional[str],
     ) -> None:
         self._init(
@@ -3151,9 +3151,9 @@ class OAuthClientWithSecret(BaseModel):
                 "scopes": scopes,
                 "grant_types": grant_types,
                 "expires_at": expires_at,
-                "member_id": member_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
+                "member_id": member_id,
                 "client_secret": client_secret,
             }
         )
@@ -3171,9 +3171,9 @@ class OAuthClientWithSecret(BaseModel):
             scopes=json_get(raw, "scopes"),
             grant_types=json_get(raw, "grant_types"),
             expires_at=parse_datetime(json_get(raw, "expires_at")),
-            member_id=json_get(raw, "member_id"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
+            member_id=json_get(raw, "member_id"),
             client_secret=json_get(raw, "client_secret"),
         )
         model._attach(raw)
@@ -4285,10 +4285,10 @@ class WebhookEndpoint(BaseModel):
     disabled_reason: _t.Optional[_t.Union[WebhookEndpointDisabledReason, str]]
     """`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed` (the member it belongs to left; an admin can transfer it and enable it again); null while enabled."""
     owner: _t.Optional[WebhookEndpointOwner]
-    member_id: _t.Optional[str]
-    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     created_at: _dt.datetime
     updated_at: _dt.datetime
+    member_id: _t.Optional[str]
+    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -4299,9 +4299,9 @@ class WebhookEndpoint(BaseModel):
         ("enabled", "enabled"),
         ("disabled_reason", "disabled_reason"),
         ("owner", "owner"),
-        ("member_id", "member_id"),
         ("created_at", "created_at"),
         ("updated_at", "updated_at"),
+        ("member_id", "member_id"),
     )
 
     def __init__(
@@ -4315,9 +4315,9 @@ class WebhookEndpoint(BaseModel):
         enabled: bool,
         disabled_reason: _t.Optional[_t.Union[WebhookEndpointDisabledReason, str]],
         owner: _t.Optional[WebhookEndpointOwner],
-        member_id: _t.Optional[str],
         created_at: _dt.datetime,
         updated_at: _dt.datetime,
+        member_id: _t.Optional[str],
     ) -> None:
         self._init(
             {
@@ -4329,9 +4329,9 @@ class WebhookEndpoint(BaseModel):
                 "enabled": enabled,
                 "disabled_reason": disabled_reason,
                 "owner": owner,
-                "member_id": member_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
+                "member_id": member_id,
             }
         )
 
@@ -4348,9 +4348,9 @@ class WebhookEndpoint(BaseModel):
             enabled=json_get(raw, "enabled"),
             disabled_reason=json_get(raw, "disabled_reason"),
             owner=parse_model(WebhookEndpointOwner.from_json, json_get(raw, "owner")),
-            member_id=json_get(raw, "member_id"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
+            member_id=json_get(raw, "member_id"),
         )
         model._attach(raw)
         return model
@@ -4452,10 +4452,10 @@ class WebhookEndpointWithSecret(BaseModel):
     disabled_reason: _t.Optional[_t.Union[WebhookEndpointDisabledReason, str]]
     """`requested` (you disabled it), `gone` (it answered 410), `failing` (every attempt failed for 5 days), `credential_revoked` / `credential_expired` (its owner credential ended), `member_removed` (the member it belongs to left; an admin can transfer it and enable it again); null while enabled."""
     owner: _t.Optional[WebhookEndpointOwner]
-    member_id: _t.Optional[str]
-    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     created_at: _dt.datetime
     updated_at: _dt.datetime
+    member_id: _t.Optional[str]
+    """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     secret: str
     """The signing secret (`whsec_` + base64). Shown only here: store it now to verify deliveries."""
 
@@ -4468,9 +4468,9 @@ class WebhookEndpointWithSecret(BaseModel):
         ("enabled", "enabled"),
         ("disabled_reason", "disabled_reason"),
         ("owner", "owner"),
-        ("member_id", "member_id"),
         ("created_at", "created_at"),
         ("updated_at", "updated_at"),
+        ("member_id", "member_id"),
         ("secret", "secret"),
     )
 
@@ -4485,9 +4485,9 @@ class WebhookEndpointWithSecret(BaseModel):
         enabled: bool,
         disabled_reason: _t.Optional[_t.Union[WebhookEndpointDisabledReason, str]],
         owner: _t.Optional[WebhookEndpointOwner],
-        member_id: _t.Optional[str],
         created_at: _dt.datetime,
         updated_at: _dt.datetime,
+        member_id: _t.Optional[str],
         secret: str,
     ) -> None:
         self._init(
@@ -4500,9 +4500,9 @@ class WebhookEndpointWithSecret(BaseModel):
                 "enabled": enabled,
                 "disabled_reason": disabled_reason,
                 "owner": owner,
-                "member_id": member_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
+                "member_id": member_id,
                 "secret": secret,
             }
         )
@@ -4520,9 +4520,9 @@ class WebhookEndpointWithSecret(BaseModel):
             enabled=json_get(raw, "enabled"),
             disabled_reason=json_get(raw, "disabled_reason"),
             owner=parse_model(WebhookEndpointOwner.from_json, json_get(raw, "owner")),
-            member_id=json_get(raw, "member_id"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
+            member_id=json_get(raw, "member_id"),
             secret=json_get(raw, "secret"),
         )
         model._attach(raw)
