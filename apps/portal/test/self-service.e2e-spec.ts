@@ -60,12 +60,18 @@ afterEach(() => {
   expect(refused).toEqual([]);
 });
 
+/** Every confirmation a page asked, in order. */
+const dialogs: string[] = [];
+
 /** A fresh browser (no sign-in cookie) that accepts confirmation dialogs. */
 async function newPage(): Promise<Page> {
   const context = await loopbackContext(browser, refused);
   contexts.push(context);
   const page = await context.newPage();
-  page.on('dialog', (dialog) => void dialog.accept());
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.accept();
+  });
   return page;
 }
 
@@ -204,6 +210,12 @@ describe('self-service in the portal', () => {
     await admin.getByLabel(`Role of ${MEMBER_EMAIL}`).selectOption('viewer');
     await admin.getByRole('button', { name: `Change role of ${MEMBER_EMAIL}` }).click();
     await admin.getByText(`${MEMBER_EMAIL} is now a viewer.`).waitFor();
+    // The confirmation named what the demotion narrows: the token the member made.
+    expect(dialogs.at(-1)).toMatch(
+      new RegExp(
+        `^Make ${MEMBER_EMAIL} a viewer\\? What acts for them is cut to that role: 1 personal access token \\(`,
+      ),
+    );
     const row = admin.getByRole('row', { name: new RegExp(MEMBER_EMAIL) });
     await expect(row.getByRole('cell').nth(0).textContent()).resolves.toBe('Dana Developer');
     await expect(admin.getByLabel(`Role of ${MEMBER_EMAIL}`).inputValue()).resolves.toBe('viewer');
@@ -356,6 +368,9 @@ describe('self-service in the portal', () => {
     expect((await api(viewerToken, '/v1/user')).status).toBe(200);
     await admin.getByRole('button', { name: `Remove ${MEMBER_EMAIL}` }).click();
     await admin.getByText(`${MEMBER_EMAIL} removed.`).waitFor();
+    // The confirmation listed what stops: their token and their signed-in browser.
+    expect(dialogs.at(-1)).toContain('This stops, at once: 1 personal access token (');
+    expect(dialogs.at(-1)).toMatch(/signed-in browser/);
     await expect(admin.getByRole('row', { name: new RegExp(MEMBER_EMAIL) }).count()).resolves.toBe(
       0,
     );

@@ -83,16 +83,73 @@ export function MembersPage({
     }
   };
 
-  const changeRole = (member: Member, next: MemberRole) =>
-    act(async () => {
+  /** What acts for the member, in words: what removing them stops, or demoting narrows. */
+  const holdings = async (member: Member): Promise<string> => {
+    const held = await client.members.credentials({ params: { id: member.id } });
+    const named = (what: string, names: string[]) =>
+      names.length
+        ? [`${names.length} ${what}${names.length === 1 ? '' : 's'} (${names.join(', ')})`]
+        : [];
+    const parts = [
+      ...named(
+        'personal access token',
+        held.personal_access_tokens.map((t) => t.name),
+      ),
+      ...named(
+        'OAuth app',
+        held.oauth_clients.map((c) => c.name),
+      ),
+      ...named(
+        'approved app',
+        held.authorized_apps.map((a) => a.name),
+      ),
+      ...named(
+        'webhook endpoint',
+        held.webhook_endpoints.map((e) => e.url),
+      ),
+      ...named(
+        'pending invitation',
+        held.invitations.map((i) => i.email),
+      ),
+      ...(held.sessions
+        ? [`${held.sessions} signed-in browser${held.sessions === 1 ? '' : 's'}`]
+        : []),
+    ];
+    return parts.length ? parts.join('; ') : 'nothing else';
+  };
+
+  const changeRole = async (member: Member, next: MemberRole) => {
+    const lower =
+      ['admin', 'developer', 'viewer'].indexOf(next) >
+      ['admin', 'developer', 'viewer'].indexOf(member.role);
+    if (lower) {
+      let listed: string;
+      try {
+        listed = await holdings(member);
+      } catch (e) {
+        setError(describeError(e));
+        return;
+      }
+      const question = `Make ${member.email} ${next === 'admin' ? 'an' : 'a'} ${next}? What acts for them is cut to that role: ${listed}. Transfer an endpoint or app to another member first to keep it as it is.`;
+      if (!window.confirm(question)) return;
+    }
+    await act(async () => {
       await client.members.update({ params: { id: member.id }, body: { role: next } });
       return `${member.email} is now ${next === 'admin' ? 'an' : 'a'} ${next}.`;
     });
+  };
 
-  const remove = (member: Member) => {
+  const remove = async (member: Member) => {
+    let listed: string;
+    try {
+      listed = await holdings(member);
+    } catch (e) {
+      setError(describeError(e));
+      return;
+    }
     if (
       !window.confirm(
-        `Remove ${member.email} from the organization? Their tokens and sign-ins stop working at once.`,
+        `Remove ${member.email} from the organization? This stops, at once: ${listed}. Transfer an endpoint or app to another member first to keep it.`,
       )
     )
       return;
@@ -164,7 +221,7 @@ export function MembersPage({
                     self={member.id === selfId}
                     manage={manage}
                     onChangeRole={(next) => void changeRole(member, next)}
-                    onRemove={() => remove(member)}
+                    onRemove={() => void remove(member)}
                   />
                 ))}
               </tbody>
