@@ -98,6 +98,24 @@ async function portalSignIn(email: string, browser = new Browser(server.url)) {
   return { token: body.access_token, browser };
 }
 
+/** The member approves `app` on the real sign-in and consent pages; its tokens for them. */
+async function approve(app: { id: string; secret: string | null }, email: string, scope: string) {
+  const cfg = await discover(server, app.id, app.secret);
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(cfg, {
+    redirect_uri: REDIRECT_URI,
+    scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state: 's',
+  });
+  const approved = await authorizeInBrowser(server, url, { email, password: PASSWORD });
+  return oidc.authorizationCodeGrant(cfg, approved.callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: 's',
+  });
+}
+
 /** Whether the sign-in page asks for a password when the portal starts signing in again. */
 async function asksForPassword(browser: Browser): Promise<boolean> {
   const url = new URL('/oauth/authorize', server.url);
@@ -147,23 +165,11 @@ describe('1. a webhook endpoint made in the portal stops when its maker is remov
       type: 'confidential',
       redirect_uris: [REDIRECT_URI],
     });
-    const cfg = await discover(server, app.id, app.client_secret);
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(cfg, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'students:read webhooks:write',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state: 's',
-    });
-    const approved = await authorizeInBrowser(server, url, {
-      email: developer.email,
-      password: PASSWORD,
-    });
-    const tokens = await oidc.authorizationCodeGrant(cfg, approved.callback, {
-      pkceCodeVerifier: verifier,
-      expectedState: 's',
-    });
+    const tokens = await approve(
+      { id: app.id, secret: app.client_secret },
+      developer.email,
+      'students:read webhooks:write',
+    );
     const viaApp = expectStatus(
       await typedClient(server, tokens.access_token).webhookEndpoints.create({
         body: { url: 'https://127.0.0.1:9/app', events: ['student.created'] },
@@ -298,23 +304,11 @@ describe('3. acting on an OAuth client needs being its owner or an admin', () =>
       201,
     ).body;
     const admin = await member('admin');
-    const cfg = await discover(server, app.id, app.client_secret);
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(cfg, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'students:read',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state: 's',
-    });
-    const approved = await authorizeInBrowser(server, url, {
-      email: admin.email,
-      password: PASSWORD,
-    });
-    const tokens = await oidc.authorizationCodeGrant(cfg, approved.callback, {
-      pkceCodeVerifier: verifier,
-      expectedState: 's',
-    });
+    const tokens = await approve(
+      { id: app.id, secret: app.client_secret },
+      admin.email,
+      'students:read',
+    );
     expect((await typedClient(server, tokens.access_token).students.list()).status).toBe(200);
     const log = await asOperator().auditEvents.list({ query: { action: 'oauth_client.approved' } });
     expect(expectStatus(log, 200).body.data.some((e) => e.target.id === app.id)).toBe(true);
@@ -658,23 +652,11 @@ const LIFECYCLES: Record<string, Lifecycle> = {
         type: 'confidential',
         redirect_uris: [REDIRECT_URI],
       });
-      const cfg = await discover(server, app.id, app.client_secret);
-      const verifier = oidc.randomPKCECodeVerifier();
-      const url = oidc.buildAuthorizationUrl(cfg, {
-        redirect_uri: REDIRECT_URI,
-        scope: 'students:read courses:write',
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-        state: 's',
-      });
-      const approved = await authorizeInBrowser(server, url, {
-        email: maker.email,
-        password: PASSWORD,
-      });
-      const tokens = await oidc.authorizationCodeGrant(cfg, approved.callback, {
-        pkceCodeVerifier: verifier,
-        expectedState: 's',
-      });
+      const tokens = await approve(
+        { id: app.id, secret: app.client_secret },
+        maker.email,
+        'students:read courses:write',
+      );
       return {
         works: () => reads(tokens.access_token),
         canWrite: () => writes(tokens.access_token),
