@@ -564,7 +564,7 @@ function emitModel(ctx: Context, m: Model): string {
           '',
           '    public static function objectPaths(): array',
           '    {',
-          `        return [${paths.map(str).join(', ')}];`,
+          ...phpList('        return ', paths.map(str), ';'),
           '    }',
         ]
       : []),

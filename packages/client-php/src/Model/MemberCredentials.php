@@ -101,6 +101,13 @@ final class MemberCredentials extends Model
 
     public static function objectPaths(): array
     {
-        return ['', 'personal_access_tokens.*', 'oauth_clients.*', 'authorized_apps.*', 'webhook_endpoints.*', 'invitations.*'];
+        return [
+            '',
+            'personal_access_tokens.*',
+            'oauth_clients.*',
+            'authorized_apps.*',
+            'webhook_endpoints.*',
+            'invitations.*',
+        ];
     }
 }
