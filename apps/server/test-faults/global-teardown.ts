@@ -21,7 +21,9 @@ export default async function globalTeardown(): Promise<void> {
       'acknowledged',
       'lost',
       'duplicated',
-      '5xx',
+      '503 (documented)',
+      'other 5xx',
+      'replayed retries',
       'phantom webhooks',
       'recovery (s)',
     ];

@@ -186,7 +186,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       return {
         code: 'service_unavailable',
         detail:
-          'The database is unavailable, so nothing of this request was saved. Retry shortly with the same Idempotency-Key.',
+          'The database is unavailable, so this request may not have been saved. Retry shortly with the same Idempotency-Key: it then runs once, or answers as the first attempt did if that was saved after all.',
         headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
       };
     }

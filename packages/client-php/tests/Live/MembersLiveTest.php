@@ -332,6 +332,7 @@ final class MembersLiveTest extends LiveTestCase
             'name' => self::unique('php app '),
             'type' => 'confidential',
             'scopes' => ['students:read'],
+            'grant_types' => ['client_credentials'],
         ]);
         try {
             // Made by the member: theirs, and listed with what removing them would stop.

@@ -90,6 +90,7 @@ final class ModelTest extends TestCase
             'events' => ['student.created', 'teacher.hired'], 'enabled' => true, 'disabled_reason' => null,
             'owner' => ['type' => 'personal_access_token', 'id' => 'tok_1', 'user_id' => null],
             'created_at' => '2026-01-01T00:00:00.000Z', 'updated_at' => '2026-01-01T00:00:00.000Z',
+            'member_id' => 'usr_1',
         ];
         $endpoint = WebhookEndpoint::fromArray($payload);
         self::assertInstanceOf(WebhookEndpointOwner::class, $endpoint->owner);
@@ -116,6 +117,7 @@ final class ModelTest extends TestCase
             $owner,
             new \DateTimeImmutable('2026-01-01T01:00:00+01:00'),
             new \DateTimeImmutable('@1767225600'),
+            'usr_1',
         );
         self::assertSame([
             'id' => 'we_1', 'object' => 'webhook_endpoint', 'url' => 'https://hooks.school.test/x',
@@ -123,6 +125,7 @@ final class ModelTest extends TestCase
             'events' => ['*'], 'enabled' => true, 'disabled_reason' => null,
             'owner' => ['type' => 'oauth_client', 'id' => 'oac_1', 'user_id' => null],
             'created_at' => '2026-01-01T00:00:00.000Z', 'updated_at' => '2026-01-01T00:00:00.000Z',
+            'member_id' => 'usr_1',
         ], $endpoint->toArray());
         self::assertSame('*', WebhookEndpointEvent::ALL);
     }

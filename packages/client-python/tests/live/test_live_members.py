@@ -221,7 +221,9 @@ def test_what_acts_for_a_member_and_handing_it_to_another(client: platform_api.P
     member = make_client(token=MEMBER_TOKEN)
     me = member.user.retrieve()
     endpoint = member.webhook_endpoints.create(url="https://127.0.0.1:9/python-credentials", events=["student.created"])
-    app = member.oauth_clients.create(name=unique("python app "), type="confidential", scopes=["students:read"])
+    app = member.oauth_clients.create(
+        name=unique("python app "), type="confidential", scopes=["students:read"], grant_types=["client_credentials"]
+    )
     try:
         # Made by the member: theirs, and listed with what removing them would stop.
         assert endpoint.member_id == me.id and app.member_id == me.id
