@@ -68,10 +68,8 @@ export class SlidingWindowStore implements ThrottlerStorage, OnModuleDestroy {
     // holds at most its requests of the last window, not every request it ever made (up to the
     // limit). Entries are in accept order, so they are a prefix of the ring.
     const expired = firstIndexSince(log, windowStart);
-    if (expired > 0) {
-      log.head = (log.head + expired) % log.times.length;
-      log.size -= expired;
-    }
+    log.head = (log.head + expired) % log.times.length;
+    log.size -= expired;
 
     if (log.size === limit) {
       // Every one of the last `limit` accepts is inside the window.
