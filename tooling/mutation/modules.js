@@ -67,6 +67,7 @@ const MODULES = [
     package: 'packages/client',
     tests: [
       'packages/client/src/webhooks.spec.ts',
+      'packages/client/src/webhook-refusals.spec.ts',
       'packages/client/src/webhook-vectors.spec.ts',
       'packages/client/src/webhook-delivery.spec.ts',
     ],
