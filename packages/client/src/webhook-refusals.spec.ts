@@ -242,6 +242,10 @@ describe('secrets', () => {
       `The webhook secret is not "whsec_" followed by base64 (truncated or altered when it was copied?). ${returned}`,
     ],
     [
+      `whsec_\t${SECRET.slice('whsec_'.length)}\n`,
+      `The webhook secret is not "whsec_" followed by base64 (truncated or altered when it was copied?). ${returned}`,
+    ],
+    [
       `whsec_ ${SECRET.slice('whsec_'.length)}`,
       `The webhook secret is not "whsec_" followed by base64 (truncated or altered when it was copied?). ${returned}`,
     ],

@@ -90,7 +90,7 @@ export async function verifyWebhook(
 ): Promise<Event> {
   const tolerance = options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
   // NaN (an unset environment variable through Number()) or Infinity would accept any timestamp.
-  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
     throw new RangeError(
       `toleranceSeconds must be a finite number of seconds >= 0 (default ${DEFAULT_WEBHOOK_TOLERANCE_SECONDS}), ` +
         `got ${typeof tolerance === 'string' ? JSON.stringify(tolerance) : String(tolerance)}: ` +

@@ -400,6 +400,7 @@ describe(`${IdempotencyService.name}: what a client sees at the edges`, () => {
   it('remembers a key for exactly 24 hours', async () => {
     await request('k1');
     now += DAY;
+    expect(await request('k1')).toMatchObject({ kind: 'replay', status: 201 });
     expect(await request('k1', OTHER_FP)).toMatchObject({ kind: 'refused' });
     now += 1;
     expect(await request('k1', OTHER_FP)).toEqual({ kind: 'ran', status: 201 });

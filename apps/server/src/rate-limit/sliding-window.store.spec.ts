@@ -266,16 +266,17 @@ describe(SlidingWindowStore.name, () => {
     it('forgets keys idle for a whole window, once a window', () => {
       swept.hit('idle', 5);
       now += 30_000;
-      swept.hit('busy', 1);
+      swept.hit('busy', 5);
+      swept.hit('busy', 5);
       now = 1_060_000;
       jest.advanceTimersByTime(WINDOW);
       expect(swept.capacityOf('idle')).toBe(0);
-      expect(swept.capacityOf('busy')).toBe(1);
-      // What it keeps still counts: the busy key's one request a minute is spent until 90 s.
-      expect(swept.hit('busy', 1)).toMatchObject({ isBlocked: true, resetAtMs: 1_090_000 });
+      expect(swept.capacityOf('busy')).toBe(5);
+      // What it keeps still counts: the busy key's two accepts (until 90 s) and this one.
+      expect(swept.hit('busy', 5)).toMatchObject({ remaining: 2, resetAtMs: 1_090_000 });
       now = 1_120_000;
       jest.advanceTimersByTime(WINDOW - 1);
-      expect(swept.capacityOf('busy')).toBe(1);
+      expect(swept.capacityOf('busy')).toBe(5);
       jest.advanceTimersByTime(1);
       expect(swept.capacityOf('busy')).toBe(0);
     });
