@@ -152,10 +152,8 @@ function main() {
     });
     return;
   }
-  if (args.list) {
-    for (const m of MODULES) console.log(`${m.name.padEnd(20)} ${m.mutate}`);
-    return;
-  }
+  const unknown = args.names.filter((name) => !MODULES.some((m) => m.name === name));
+  if (unknown.length) usage(`no module ${unknown.join(', ')}`);
   let selected = args.names.length ? args.names.map(moduleNamed) : MODULES;
   if (args.since) {
     const changed = new Set(changedModules(args.since));
@@ -163,6 +161,10 @@ function main() {
     console.log(
       `test:mutation: ${selected.length ? selected.map((m) => m.name).join(', ') : 'no module'} changed since ${args.since}`,
     );
+  }
+  if (args.list) {
+    for (const m of selected) console.log(`${m.name.padEnd(20)} ${m.mutate}`);
+    return;
   }
   fs.mkdirSync(REPORTS, { recursive: true });
 
