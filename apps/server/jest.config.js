@@ -8,7 +8,15 @@ const PROCESS_SUITES = ['cli-binary', 'server-start', 'webhook-crash'];
 const processSuite = (name) => `/test/${name}\\.e2e-spec\\.ts$`;
 
 // Per-project copies of the preset without the options Jest only reads once per run.
-const { reporters, testTimeout, globalSetup: _s, globalTeardown: _t, ...project } = base;
+const { reporters, testTimeout, globalSetup: _s, globalTeardown: _t, ...preset } = base;
+
+// The contract from its source, not its build: a contract change is tested here without a
+// `pnpm build` in between, and mutation testing (tooling/mutation) reaches its list.ts. The
+// spawned servers (`processes`) still run dist/, which uses the contract's build.
+const CONTRACT_SOURCE = {
+  '^@platform/contract$': '<rootDir>/../../packages/contract/src/index.ts',
+};
+const project = { ...preset, moduleNameMapper: CONTRACT_SOURCE };
 
 module.exports = {
   rootDir: __dirname,

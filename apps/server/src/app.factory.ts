@@ -56,6 +56,11 @@ export async function createApp(
     modules?: readonly (Type | DynamicModule)[];
     /** The clock every service reads (tests: one they move); the system clock by default. */
     clock?: Clock;
+    /**
+     * A module that fails to initialise ends the process (Nest's default, for `main.ts`), or,
+     * when false, rejects: a test server's caller then fails instead of its whole Jest worker.
+     */
+    abortOnError?: boolean;
   } = {},
 ): Promise<NestExpressApplication> {
   const logger = createLogger(config, options.logDestination);
@@ -63,6 +68,7 @@ export async function createApp(
   const app = await NestFactory.create<NestExpressApplication>(root, {
     bufferLogs: true,
     bodyParser: false,
+    abortOnError: options.abortOnError ?? true,
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');

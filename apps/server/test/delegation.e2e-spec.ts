@@ -132,6 +132,55 @@ describe('2. an OAuth client expires no later than the credential that made it',
     expect(expectStatus(rotated, 200).body.expires_at).toBe(expires.toISOString());
   });
 
+  it("rotating keeps the earlier of the client's own expiry and the rotating token's", async () => {
+    const start = Math.ceil(clock.nowMs() / 1000) * 1000;
+    const hour = new Date(start + 3_600_000).toISOString();
+    const oneHourToken = await withToken(['oauth_clients:write', 'students:read'], {
+      expiresAt: new Date(hour),
+    });
+    const make = async (expiresAt: string) => {
+      const res = await admin.oauthClients.create({
+        body: {
+          name: 'Expiring',
+          type: 'confidential',
+          grant_types: ['client_credentials'],
+          scopes: ['students:read'],
+          expires_at: expiresAt,
+        },
+      });
+      return expectStatus(res, 201).body.id;
+    };
+    // A client that would live two hours now ends with the 1-hour token that rotated it…
+    const twoHours = await make(new Date(start + 7_200_000).toISOString());
+    const later = await oneHourToken.oauthClients.rotateSecret({ params: { id: twoHours } });
+    expect(expectStatus(later, 200).body.expires_at).toBe(hour);
+    // …and one that ends in half an hour keeps its own expiry.
+    const halfHour = new Date(start + 1_800_000).toISOString();
+    const sooner = await oneHourToken.oauthClients.rotateSecret({
+      params: { id: await make(halfHour) },
+    });
+    expect(expectStatus(sooner, 200).body.expires_at).toBe(halfHour);
+  });
+
+  it('an invitation lasts 7 days, and no longer than the token that made it', async () => {
+    const start = Math.ceil(clock.nowMs() / 1000) * 1000;
+    const hour = new Date(start + 3_600_000);
+    const byHourToken = await withToken(['all'], { expiresAt: hour });
+    const short = await byHourToken.invitations.create({
+      body: { email: 'hour@delegation.example', role: 'viewer' },
+    });
+    expect(expectStatus(short, 201).body.expires_at).toBe(hour.toISOString());
+
+    const byMonthToken = await withToken(['all'], { expiresAt: new Date(start + 30 * 86_400_000) });
+    const week = expectStatus(
+      await byMonthToken.invitations.create({
+        body: { email: 'month@delegation.example', role: 'viewer' },
+      }),
+      201,
+    ).body;
+    expect(Date.parse(week.expires_at) - Date.parse(week.created_at)).toBe(7 * 86_400_000);
+  });
+
   it('a client made by a 1-hour OAuth access token ends with that token', async () => {
     const app = await confidentialClient(['oauth_clients:write', 'students:read']);
     const accessToken = await clientCredentials(
@@ -257,7 +306,7 @@ describe('3. a webhook endpoint receives only what its credential may read, and 
       await students.webhookEndpoints.create({
         body: { url: receiver.url, events: ['student.created', 'payment.succeeded'] },
       }),
-      /lacks: payments:read/,
+      /^A webhook endpoint receives the data of its events, so the calling token must be able to read them; it lacks: payments:read \(for student\.created, payment\.succeeded\)$/,
     );
     const made = await students.webhookEndpoints.create({
       body: { url: receiver.url, events: ['student.created'] },
@@ -435,6 +484,58 @@ describe('4. revoking a token needs its scopes', () => {
   });
 });
 
+describe('4b. a token made over the API stays within the calling token', () => {
+  it('refuses scopes the calling token lacks, naming each', async () => {
+    const narrow = await withToken(['tokens:write', 'courses:read']);
+    const res = await narrow.personalAccessTokens.create({
+      body: { name: 'wider', scopes: ['courses:read', 'students:read', 'students:write'] },
+    });
+    expect(expectStatus(res, 403).body.detail).toBe(
+      'A credential cannot get scopes the calling token lacks: students:read, students:write',
+    );
+  });
+
+  it('refuses revoking a token with scopes the caller lacks, naming each', async () => {
+    const wide = await server.createToken(orgId, [
+      'students:read',
+      'students:write',
+      'tokens:write',
+    ]);
+    const narrow = await withToken(['tokens:write']);
+    const res = await narrow.personalAccessTokens.delete({ params: { id: wide.id } });
+    expect(expectStatus(res, 403).body.detail).toBe(
+      'A token cannot revoke a token that has scopes the calling token lacks: students:read, students:write',
+    );
+  });
+
+  it('may expire exactly when the calling token does, not a second later (400 too_late)', async () => {
+    const expires = new Date(Math.ceil(clock.nowMs() / 1000) * 1000 + 3_600_000);
+    const caller = await withToken(['tokens:write', 'students:read'], { expiresAt: expires });
+    const same = await caller.personalAccessTokens.create({
+      body: { name: 'same end', scopes: ['students:read'], expires_at: expires.toISOString() },
+    });
+    expect(expectStatus(same, 201).body.expires_at).toBe(expires.toISOString());
+
+    const second = new Date(expires.getTime() + 1000).toISOString();
+    const later = await caller.personalAccessTokens.create({
+      body: { name: 'later', scopes: ['students:read'], expires_at: second },
+    });
+    const problem = expectStatus(later, 400).body;
+    expect(problem.code).toBe('validation_error');
+    expect(problem.detail).toBe(
+      `expires_at must be at or before ${expires.toISOString()}, when the calling token expires: a token cannot outlive the one that creates it`,
+    );
+    expect(problem.errors).toEqual([
+      { path: 'body.expires_at', message: 'later than the calling token', code: 'too_late' },
+    ]);
+    // A token that never expires is later than any expiry too.
+    const forever = await caller.personalAccessTokens.create({
+      body: { name: 'forever', scopes: ['students:read'] },
+    });
+    expect(expectStatus(forever, 400).body.errors?.[0]?.code).toBe('too_late');
+  });
+});
+
 describe('5. only the Authorization header carries a token', () => {
   it('refuses a token in the query string or a JSON body, and never logs it', async () => {
     const { token } = await server.createToken(orgId, ['students:read', 'students:write']);
@@ -520,5 +621,14 @@ describe('6. events:write is not a scope', () => {
     expect(expectStatus(stored, 200).body.scopes).toEqual(['events:read']);
     const appToken = await clientCredentials(app.id, app.client_secret, 'events:read');
     expect((await typedClient(server, appToken).events.list()).status).toBe(200);
+
+    // Taking them over needs only the scopes that still exist.
+    const revoker = await withToken(['tokens:write', 'events:read']);
+    const revoked = await revoker.personalAccessTokens.delete({ params: { id: old.id } });
+    expect(expectStatus(revoked, 200).body.revoked_at).not.toBeNull();
+    const clientAdmin = await withToken(['oauth_clients:write', 'events:read']);
+    expect((await clientAdmin.oauthClients.rotateSecret({ params: { id: app.id } })).status).toBe(
+      200,
+    );
   });
 });

@@ -298,13 +298,30 @@ describe('members API', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('changes a name; null clears it', async () => {
+  it('changes a name; null clears it; what is read back is what was written', async () => {
     const m = await member('developer');
     const byId = { params: { id: m.id } };
+    const before = expectStatus(await asOperator().members.retrieve(byId), 200).body;
     const named = await asOperator().members.update({ ...byId, body: { name: 'Ada Lovelace' } });
-    expect(named.body).toMatchObject({ name: 'Ada Lovelace', role: 'developer' });
+    expect(expectStatus(named, 200).body).toMatchObject({
+      id: m.id,
+      email: m.email,
+      name: 'Ada Lovelace',
+      role: 'developer',
+    });
+    // Stored, not just echoed: a read and the list say so, and only the name moved.
+    const read = expectStatus(await asOperator().members.retrieve(byId), 200).body;
+    expect(read).toEqual({ ...before, name: 'Ada Lovelace', updated_at: read.updated_at });
+    expect(Date.parse(read.updated_at)).toBeGreaterThanOrEqual(Date.parse(before.updated_at));
+    const listed = expectStatus(await asOperator().members.list({ query: { per_page: 100 } }), 200);
+    expect(listed.body.data.find((x) => x.id === m.id)?.name).toBe('Ada Lovelace');
+    // Their own token sees the new name too.
+    expect(expectStatus(await m.api.user.retrieve(), 200).body.name).toBe('Ada Lovelace');
+
     const cleared = await asOperator().members.update({ ...byId, body: { name: null } });
     expect(expectStatus(cleared, 200).body.name).toBeNull();
+    const reread = expectStatus(await asOperator().members.retrieve(byId), 200).body;
+    expect(reread).toMatchObject({ name: null, role: 'developer', email: m.email });
   });
 
   it('refuses removing or demoting the last admin (409), and allows it while another admin remains', async () => {

@@ -326,6 +326,50 @@ describe('GET /v1/students (the list convention)', () => {
     });
   });
 
+  describe('what a client reads in a 400', () => {
+    it.each([
+      [
+        'grade_level=-1',
+        'query.grade_level',
+        "grade_level must be one or more integers between 0 and 12 (got '-1')",
+        'custom',
+      ],
+      [
+        'grade_level=3,13',
+        'query.grade_level',
+        "grade_level must be one or more integers between 0 and 12 (got '13')",
+        'custom',
+      ],
+      [
+        'per_page=0',
+        'query.per_page',
+        'per_page must be an integer between 1 and 100',
+        'too_small',
+      ],
+      [
+        'per_page=101',
+        'query.per_page',
+        'per_page must be an integer between 1 and 100',
+        'too_big',
+      ],
+      ['page=1000001', 'query.page', 'page must be an integer between 1 and 1000000', 'too_big'],
+      ['q=', 'query.q', 'q must not be empty', 'too_small'],
+      [`q=${'a'.repeat(201)}`, 'query.q', 'q must be at most 200 characters', 'too_big'],
+    ])('%s', async (query, path, message, code) => {
+      const res = await rawList(`?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([{ path, message, code }]);
+    });
+  });
+
+  it('reads equality filter values trimmed, as if sent without the spaces', async () => {
+    const spaced = await rawList('?grade_level=%200%20,%2012&status=%20graduated&per_page=100');
+    expect(spaced.status).toBe(200);
+    const plain = await list({ grade_level: '0,12', status: 'graduated', per_page: 100 });
+    expect(plain.body.meta.total).toBeGreaterThan(0);
+    expect(ids(spaced.body)).toEqual(ids(plain.body));
+  });
+
   it("never shows another organization's students", async () => {
     const other = await server.createOrganization({ name: 'Other School' });
     const { token: otherToken } = await server.createToken(other.id, ['students:read']);

@@ -12,10 +12,25 @@ import {
   type Received,
   type Reply,
   startReceiver,
-  waitFor,
+  waitFor as waitUntil,
+  type WaitOptions,
 } from './support/receiver';
 
 const SCHEDULE_MS = 150;
+
+/**
+ * The server's error log lines. A delivery that cannot be signed or sent is logged as an error
+ * and never arrives: a wait below then fails at once with that line, rather than running out.
+ */
+const serverErrors: string[] = [];
+
+function waitFor<T>(check: () => T | Promise<T>, options: WaitOptions = {}) {
+  return waitUntil(check, {
+    ...options,
+    failFast: () =>
+      serverErrors.length ? `the server logged an error: ${serverErrors[0]}` : undefined,
+  });
+}
 
 /**
  * Delivery against real receivers on loopback, on a compressed retry schedule: 3 retries
@@ -27,15 +42,19 @@ describe('webhook delivery', () => {
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
-    server = await startServer({
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: `${SCHEDULE_MS}ms,${SCHEDULE_MS}ms,${SCHEDULE_MS}ms`,
-      WEBHOOK_TIMEOUT: '600ms',
-      // Longer than the timeout test's four failed attempts (~3 s), which must not disable.
-      WEBHOOK_DISABLE_AFTER: '4s',
-      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
-      WEBHOOK_POLL_INTERVAL: '100ms',
-    });
+    server = await startServer(
+      {
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        WEBHOOK_RETRY_SCHEDULE: `${SCHEDULE_MS}ms,${SCHEDULE_MS}ms,${SCHEDULE_MS}ms`,
+        WEBHOOK_TIMEOUT: '600ms',
+        // Longer than the timeout test's four failed attempts (~3 s), which must not disable.
+        WEBHOOK_DISABLE_AFTER: '4s',
+        WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+        WEBHOOK_POLL_INTERVAL: '100ms',
+        LOG_LEVEL: 'error',
+      },
+      { logDestination: { write: (line: string) => void serverErrors.push(line.trim()) } },
+    );
   });
   afterAll(async () => {
     await server.close();

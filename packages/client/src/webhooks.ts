@@ -89,9 +89,12 @@ export async function verifyWebhook(
   options: VerifyWebhookOptions = {},
 ): Promise<Event> {
   const tolerance = options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
-  if (typeof tolerance !== 'number' || Number.isNaN(tolerance) || tolerance < 0) {
+  // NaN (an unset environment variable through Number()) or Infinity would accept any timestamp.
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
     throw new RangeError(
-      `toleranceSeconds must be a number of seconds >= 0, got ${String(tolerance)}`,
+      `toleranceSeconds must be a finite number of seconds >= 0 (default ${DEFAULT_WEBHOOK_TOLERANCE_SECONDS}), ` +
+        `got ${typeof tolerance === 'string' ? JSON.stringify(tolerance) : String(tolerance)}: ` +
+        'anything else would turn off the replay check',
     );
   }
   const keys = decodeSecrets(secret);
@@ -243,9 +246,9 @@ function readHeaders(headers: WebhookHeaders | null | undefined): {
   signature: string;
 } {
   const get = headerGetter(headers);
-  const [id, timestamp, signature] = HEADER_NAMES.map((name) => get(name)?.trim() ?? '');
-  const missing = HEADER_NAMES.filter((_, i) => ![id, timestamp, signature][i]);
-  if (id === undefined || timestamp === undefined || signature === undefined || missing.length) {
+  const values = HEADER_NAMES.map((name) => get(name)?.trim() ?? '');
+  const missing = HEADER_NAMES.filter((_, i) => !values[i]);
+  if (missing.length) {
     const names = missing.join(', ');
     throw new WebhookVerificationError(
       'missing_header',
@@ -254,6 +257,7 @@ function readHeaders(headers: WebhookHeaders | null | undefined): {
         'received (req.headers or request.headers), and make sure no proxy in between drops them.',
     );
   }
+  const [id, timestamp, signature] = values as [string, string, string];
   return { id, timestamp, signature };
 }
 
@@ -271,7 +275,6 @@ function headerGetter(
     const values = Object.keys(plain)
       .filter((key) => key.toLowerCase() === name)
       .flatMap((key) => plain[key] ?? []);
-    if (values.length === 0) return undefined;
     return name === 'webhook-signature' ? values.join(' ') : values[0];
   };
 }

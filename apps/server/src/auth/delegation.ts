@@ -63,7 +63,7 @@ export function assertCanSubscribe(principal: Principal, events: readonly string
 export function earlierExpiry(a: Date | null, b: Date | null): Date | null {
   if (!a) return b;
   if (!b) return a;
-  return a.getTime() <= b.getTime() ? a : b;
+  return new Date(Math.min(a.getTime(), b.getTime()));
 }
 
 /** …and a token made over the API expires no later than the token that made it. */

@@ -122,4 +122,169 @@ describe(SlidingWindowStore.name, () => {
     }
     expect(sut.capacityOf('g')).toBe(limit);
   });
+
+  it('answers the throttler storage record: hits in the window, seconds to expiry and to unblock', () => {
+    expect(sut.hit('k', 2)).toEqual({
+      totalHits: 1,
+      isBlocked: false,
+      timeToExpire: 60,
+      timeToBlockExpire: 0,
+      remaining: 1,
+      resetAtMs: 1_060_000,
+    });
+    now += 15_500;
+    expect(sut.hit('k', 2)).toEqual({
+      totalHits: 2,
+      isBlocked: false,
+      timeToExpire: 45,
+      timeToBlockExpire: 0,
+      remaining: 0,
+      resetAtMs: 1_060_000,
+    });
+    now += 30_000;
+    expect(sut.hit('k', 2)).toEqual({
+      totalHits: 3,
+      isBlocked: true,
+      timeToExpire: 15,
+      timeToBlockExpire: 15,
+      remaining: 0,
+      resetAtMs: 1_060_000,
+    });
+  });
+
+  describe('when the limit changes', () => {
+    it('a lowered limit keeps the most recent accepts, so the wait counts from them', () => {
+      // Accepted at 0 s, 10 s and 20 s under 3 a minute; then the organization gets 2 a minute.
+      for (let i = 0; i < 3; i++) {
+        expect(sut.hit('k', 3).isBlocked).toBe(false);
+        now += 10_000;
+      }
+      // The two most recent (10 s and 20 s) fill the new limit: blocked until 10 s + 60 s.
+      expect(sut.hit('k', 2)).toMatchObject({
+        isBlocked: true,
+        resetAtMs: 1_070_000,
+        timeToBlockExpire: 40,
+      });
+      now = 1_060_000;
+      expect(sut.hit('k', 2).isBlocked).toBe(true);
+      now = 1_070_000;
+      expect(sut.hit('k', 2)).toMatchObject({
+        isBlocked: false,
+        remaining: 0,
+        resetAtMs: 1_080_000,
+      });
+    });
+
+    it('keeps the right accepts when the ring has wrapped around', () => {
+      // Limit 4: accepts at 0, 10, 20 and 30 s; at 65 s the first has left and a fifth takes its
+      // slot at the start of the ring, after the others.
+      for (let i = 0; i < 4; i++) {
+        expect(sut.hit('k', 4).isBlocked).toBe(false);
+        now += 10_000;
+      }
+      now = 1_065_000;
+      expect(sut.hit('k', 4)).toMatchObject({ isBlocked: false, resetAtMs: 1_070_000 });
+      // Lowered to 1: only the 65 s accept counts, so the next slot frees at 125 s.
+      now = 1_066_000;
+      expect(sut.hit('k', 1)).toMatchObject({ isBlocked: true, resetAtMs: 1_125_000 });
+      // Raised to 3 again: 65 s is all it remembers, so two more fit.
+      expect(sut.hit('k', 3)).toMatchObject({ isBlocked: false, remaining: 1 });
+      expect(sut.hit('k', 3)).toMatchObject({ isBlocked: false, remaining: 0 });
+      expect(sut.hit('k', 3)).toMatchObject({ isBlocked: true, resetAtMs: 1_125_000 });
+    });
+
+    it('a raised limit keeps every accept of the window', () => {
+      expect(sut.hit('k', 2).isBlocked).toBe(false);
+      now += 10_000;
+      expect(sut.hit('k', 2).isBlocked).toBe(false);
+      now += 10_000;
+      expect(sut.hit('k', 3)).toMatchObject({
+        isBlocked: false,
+        remaining: 0,
+        resetAtMs: 1_060_000,
+      });
+      expect(sut.hit('k', 3)).toMatchObject({ isBlocked: true, resetAtMs: 1_060_000 });
+    });
+
+    it('a lowered limit keeps its accepts exactly, and memory for them only', () => {
+      for (let i = 0; i < 40; i++) {
+        sut.hit('k', 1000);
+        now += 100;
+      }
+      expect(sut.capacityOf('k')).toBe(64);
+      // 500 a minute now: the 40 accepts stay, in a ring sized for them, which then doubles.
+      expect(sut.hit('k', 500)).toMatchObject({ isBlocked: false, remaining: 459 });
+      expect(sut.capacityOf('k')).toBe(80);
+      // 41 a minute: the 41 accepts are all it may have.
+      expect(sut.hit('k', 41)).toMatchObject({ isBlocked: true, resetAtMs: 1_060_000 });
+    });
+  });
+
+  it('gives memory back when traffic falls, without losing the accepts that remain', () => {
+    // 80 accepts at 0 s and 20 at 30 s fill a limit of 100 (the ring grew to 100).
+    for (let i = 0; i < 80; i++) sut.hit('k', 100);
+    now = 1_030_000;
+    for (let i = 0; i < 20; i++) sut.hit('k', 100);
+    expect(sut.capacityOf('k')).toBe(100);
+    // At 61 s the first 80 have left: 20 remain, a fifth of the ring, which halves.
+    now = 1_061_000;
+    expect(sut.hit('k', 100)).toMatchObject({ isBlocked: false, remaining: 79 });
+    expect(sut.capacityOf('k')).toBe(50);
+    for (let i = 0; i < 79; i++) expect(sut.hit('k', 100).isBlocked).toBe(false);
+    // Full again: the oldest remaining accept (30 s) frees the next slot at 90 s.
+    expect(sut.hit('k', 100)).toMatchObject({ isBlocked: true, resetAtMs: 1_090_000 });
+    now = 1_090_000;
+    for (let i = 0; i < 20; i++) expect(sut.hit('k', 100).isBlocked).toBe(false);
+    expect(sut.hit('k', 100)).toMatchObject({ isBlocked: true, resetAtMs: 1_121_000 });
+  });
+
+  it('halves its ring once it is down to a quarter full, not before', () => {
+    // Two keys whose rings grew to 128: at 60 s, 'a' keeps 32 accepts (a quarter), 'b' 33.
+    for (let i = 0; i < 96; i++) sut.hit('a', 1000);
+    for (let i = 0; i < 95; i++) sut.hit('b', 1000);
+    now = 1_001_000;
+    for (let i = 0; i < 32; i++) sut.hit('a', 1000);
+    for (let i = 0; i < 33; i++) sut.hit('b', 1000);
+    expect([sut.capacityOf('a'), sut.capacityOf('b')]).toEqual([128, 128]);
+    now = 1_060_000;
+    expect(sut.hit('a', 1000).remaining).toBe(1000 - 33);
+    expect(sut.hit('b', 1000).remaining).toBe(1000 - 34);
+    expect([sut.capacityOf('a'), sut.capacityOf('b')]).toEqual([64, 128]);
+  });
+
+  describe('the idle-key sweeper', () => {
+    let swept: SlidingWindowStore;
+    beforeEach(() => {
+      jest.useFakeTimers();
+      swept = new SlidingWindowStore(WINDOW, () => now);
+    });
+    afterEach(() => {
+      swept.onModuleDestroy();
+      jest.useRealTimers();
+    });
+
+    it('forgets keys idle for a whole window, once a window', () => {
+      swept.hit('idle', 5);
+      now += 30_000;
+      swept.hit('busy', 5);
+      swept.hit('busy', 5);
+      now = 1_060_000;
+      jest.advanceTimersByTime(WINDOW);
+      expect(swept.capacityOf('idle')).toBe(0);
+      expect(swept.capacityOf('busy')).toBe(5);
+      // What it keeps still counts: the busy key's two accepts (until 90 s) and this one.
+      expect(swept.hit('busy', 5)).toMatchObject({ remaining: 2, resetAtMs: 1_090_000 });
+      now = 1_120_000;
+      jest.advanceTimersByTime(WINDOW - 1);
+      expect(swept.capacityOf('busy')).toBe(5);
+      jest.advanceTimersByTime(1);
+      expect(swept.capacityOf('busy')).toBe(0);
+    });
+
+    it('stops when the module is destroyed', () => {
+      expect(jest.getTimerCount()).toBe(1);
+      swept.onModuleDestroy();
+      expect(jest.getTimerCount()).toBe(0);
+    });
+  });
 });

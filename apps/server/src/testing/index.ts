@@ -127,9 +127,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...options.env,
   });
   const app = await createApp(config, {
+    abortOnError: false,
     ...(options.logDestination && { logDestination: options.logDestination }),
     ...(options.modules && { modules: options.modules }),
     ...(options.clock && { clock: options.clock }),
+  }).catch(async (error: unknown) => {
+    await database.drop();
+    throw error;
   });
   await app.listen(port, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };

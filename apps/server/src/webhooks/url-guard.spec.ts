@@ -68,6 +68,8 @@ describe(isPublicAddress.name, () => {
     // inet_aton shorthands: ipaddr.js parses them, but they are not IP literals to Node.
     { address: '8.8.2056' },
     { address: '134744072' },
+    // An IPv6 literal to Node whose zone ipaddr.js cannot parse.
+    { address: 'fe80::1%-' },
   ])('refuses $address, which is not an IP literal', ({ address }) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -181,6 +183,8 @@ describe(checkWebhookUrl.name, () => {
       words: 'a shared (carrier-grade NAT) address',
     },
     { raw: 'https://0.0.0.0/', host: '0.0.0.0', words: 'an unspecified address' },
+    { raw: 'https://224.0.0.1/', host: '224.0.0.1', words: 'a multicast address' },
+    { raw: 'https://255.255.255.255/', host: '255.255.255.255', words: 'a broadcast address' },
     { raw: 'https://[::1]/', host: '::1', words: 'a loopback address' },
     { raw: 'https://[fd00:ec2::254]/', host: 'fd00:ec2::254', words: 'a private address' },
     { raw: 'https://[::ffff:127.0.0.1]/', host: '::ffff:7f00:1', words: 'a loopback address' },
@@ -248,7 +252,33 @@ describe(checkWebhookUrl.name, () => {
   it('refuses a host that resolves to no addresses', async () => {
     const resolve = fakeResolver({ 'empty.example.com': [] });
     const error = await refusal(checkWebhookUrl('https://empty.example.com/', strict, resolve));
-    expect(error.message).toMatch(/could not be resolved/);
+    expect(error.message).toBe(
+      'Webhook URL host empty.example.com could not be resolved; check that it has a public DNS record',
+    );
+  });
+
+  it('refuses a host resolving to something that is not an IP address, saying so', async () => {
+    const resolve = fakeResolver({ 'odd.example.com': ['fe80::1%-'] });
+    const error = await refusal(checkWebhookUrl('https://odd.example.com/', strict, resolve));
+    expect(error.message).toBe(
+      'Webhook URL host odd.example.com resolves to fe80::1%-, not a valid IP address; webhooks go to public addresses only',
+    );
+  });
+
+  // The system resolver, as in production: the hermetic guard answers localhost with loopback
+  // and *.test names with a public address nobody owns, so no query leaves the machine.
+  describe('with the system resolver', () => {
+    it('refuses localhost, which resolves to loopback', async () => {
+      const error = await refusal(checkWebhookUrl('https://localhost/hook', strict));
+      expect(error.message).toBe(
+        'Webhook URL host localhost resolves to 127.0.0.1, a loopback address; webhooks go to public addresses only',
+      );
+    });
+
+    it('accepts a name that resolves to public addresses only', async () => {
+      const url = await checkWebhookUrl('https://hooks.example.test/in', strict);
+      expect(url.href).toBe('https://hooks.example.test/in');
+    });
   });
 
   describe('with allowPrivate', () => {
@@ -398,7 +428,21 @@ describe(guardedLookup.name, () => {
   it('fails rather than hand over an empty address list', async () => {
     const { impl } = fakeLookup([]);
     const result = await callLookup(guardedLookup(strict, impl), 'x.example.com', { all: true });
-    expect(result.err?.code).toBe('ENOTFOUND');
+    expect(result.err).toMatchObject({
+      code: 'ENOTFOUND',
+      message: 'x.example.com did not resolve to any address',
+    });
+  });
+
+  it('uses the system lookup by default: localhost is refused, a public name handed over', async () => {
+    const refused = await callLookup(guardedLookup(strict), 'localhost', { all: true });
+    expect(refused.err).toMatchObject({
+      code: 'EWEBHOOKBLOCKED',
+      message:
+        'Webhook URL host localhost resolves to 127.0.0.1, a loopback address; webhooks go to public addresses only',
+    });
+    const allowed = await callLookup(guardedLookup(strict), 'hooks.example.test', {});
+    expect(allowed).toEqual({ err: null, address: '3ffe:ffff::7e57', family: 6 });
   });
 
   it('just delegates under allowPrivate', async () => {

@@ -85,15 +85,28 @@ export async function startReceiver(
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
-/** Polls `check` until it returns a truthy value, or fails after `timeoutMs`. */
+export interface WaitOptions {
+  timeoutMs?: number;
+  intervalMs?: number;
+  what?: string;
+  /**
+   * Says why the wait cannot succeed any more (say, the server logged that it could not sign or
+   * send): the wait then fails at once with that reason instead of running out its time.
+   */
+  failFast?: () => string | undefined;
+}
+
+/** Polls `check` until it returns a truthy value, or fails after `timeoutMs` (or `failFast`). */
 export async function waitFor<T>(
   check: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 20, what = 'condition' } = {},
+  { timeoutMs = 10_000, intervalMs = 20, what = 'condition', failFast }: WaitOptions = {},
 ): Promise<Exclude<T, false | null | undefined>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value as Exclude<T, false | null | undefined>;
+    const hopeless = failFast?.();
+    if (hopeless !== undefined) throw new Error(`Gave up waiting for ${what}: ${hopeless}`);
     if (Date.now() > deadline)
       throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, intervalMs));
