@@ -14,6 +14,13 @@ const DEFAULT_THRESHOLD = 85;
 /** @type {{ name: string, mutate: string, package: string, tests: string[], threshold?: number }[]} */
 const MODULES = [
   {
+    // The offboarding rule's half that judges a caller: who may act on whose credential.
+    name: 'acting-as',
+    mutate: 'apps/server/src/auth/acting-as.ts',
+    package: 'apps/server',
+    tests: ['apps/server/src/auth/acting-as.spec.ts', 'apps/server/test/offboarding.e2e-spec.ts'],
+  },
+  {
     name: 'effective-scopes',
     mutate: 'apps/server/src/auth/effective-scopes.ts',
     package: 'apps/server',

@@ -41,7 +41,11 @@ describe('fuzzing every route of the contract', () => {
     const org = await server.createOrganization({ plan: 'enterprise', rateLimitPerMinute: 1e6 });
     // A member's token (an admin's: every scope), so the routes about the calling member
     // (`/v1/user`) get past the member check and their input is what is tested.
-    const admin = await server.createUser(org.id, 'fuzz@school.example', 'amber kettle fossil drum');
+    const admin = await server.createUser(
+      org.id,
+      'fuzz@school.example',
+      'amber kettle fossil drum',
+    );
     ({ token } = await server.createToken(org.id, ['all'], { userId: admin.id }));
     const [student] = await server.insertStudents(org.id, 1);
     ids.students = student!.id;

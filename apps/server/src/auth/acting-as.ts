@@ -24,9 +24,12 @@ export function assertMayActAs(
   what: string,
 ): void {
   if (mayActAs(principal, ownerUserId)) return;
+  const whose = ownerUserId
+    ? 'another member: only that member or an admin may change it'
+    : 'the organization: only an admin may change it';
   throw new ProblemException(
     'forbidden',
-    `${what} belongs to ${ownerUserId ? 'another member' : 'the organization'}: only ${ownerUserId ? 'that member' : 'an admin'} or an admin may change it (an admin can transfer it to you)`,
+    `${what} belongs to ${whose} (an admin can transfer it to you)`,
   );
 }
 
@@ -49,12 +52,20 @@ export async function memberOf(
 
 /** 403 unless `role` may read every one of `events` (a webhook endpoint's subscriptions). */
 export function assertRoleCanRead(role: Role, events: readonly string[], who: string): void {
-  const allowed = new Set<string>(ROLE_SCOPES[role]);
-  const missing = readScopesForEvents(events).filter((scope) => !allowed.has(scope));
+  assertScopesCanRead(ROLE_SCOPES[role], events, `${who} (${role})`);
+}
+
+/** 403 unless `allowed` holds the read scope of every one of `events`. */
+export function assertScopesCanRead(
+  allowed: readonly string[],
+  events: readonly string[],
+  who: string,
+): void {
+  const missing = readScopesForEvents(events).filter((scope) => !allowed.includes(scope));
   if (missing.length) {
     throw new ProblemException(
       'forbidden',
-      `${who} (${role}) cannot read ${missing.join(', ')}, which the endpoint's events need`,
+      `${who} cannot read ${missing.join(', ')}, which the endpoint's events need`,
     );
   }
 }

@@ -137,7 +137,14 @@ type Outcome =
 async function request(
   key: string,
   fingerprint = FP,
-  options: { status?: number; org?: string; fail?: Error; during?: () => Promise<void> } = {},
+  options: {
+    status?: number;
+    org?: string;
+    fail?: Error;
+    during?: () => Promise<void>;
+    /** Runs after the response is stored, before the commit (or `fail`). */
+    beforeCommit?: () => Promise<void>;
+  } = {},
 ): Promise<Outcome> {
   const org = options.org ?? ORG;
   try {
@@ -163,6 +170,7 @@ async function request(
       } else {
         await service.release(manager, begun.claim);
       }
+      await options.beforeCommit?.();
       if (options.fail) throw options.fail;
       return { kind: 'ran', status };
     });
@@ -233,6 +241,29 @@ describe(IdempotencyService.name, () => {
     expect(await request('k1')).toEqual({ kind: 'ran', status: 201 });
     expect(await request('k1')).toMatchObject({ kind: 'replay' });
     expect(await effects()).toBe(1);
+  });
+
+  it('never replays a stored response before its transaction commits (it may roll back)', async () => {
+    let rollBack!: () => void;
+    const gate = new Promise<void>((resolve) => (rollBack = resolve));
+    let stored!: () => void;
+    const responseStored = new Promise<void>((resolve) => (stored = resolve));
+    const first = request('k1', FP, {
+      beforeCommit: () => {
+        stored();
+        return gate;
+      },
+      fail: new Error('rolled back after storing the response'),
+    });
+    await responseStored;
+
+    // A retry arriving now must not be answered from the uncommitted row.
+    const early = service.stored(ORG, 'k1', FP);
+    rollBack();
+    await expect(first).rejects.toThrow('rolled back after storing the response');
+    expect(await early).toBeUndefined();
+    expect(await keyRow('k1')).toBeNull();
+    expect(await request('k1')).toEqual({ kind: 'ran', status: 201 });
   });
 
   it('frees the key of a request that answered non-2xx, for any request', async () => {
@@ -417,17 +448,22 @@ describe(`${IdempotencyService.name}: what a client sees at the edges`, () => {
     expect(await service.stored(ORG, 'empty', FP)).not.toHaveProperty('body', null);
   });
 
-  it('replays a completed key without waiting for another request in flight', async () => {
+  // PostgreSQL reads the committed row on a connection of its own; SQLite's one connection may
+  // hold another request's uncommitted transaction, so there the replay waits its turn.
+  it(`replays a completed key ${ADMIN_URL ? 'without waiting for' : 'once it is its turn after'} another request in flight`, async () => {
     await request('done');
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const inFlight = request('busy', FP, { during: () => gate });
     await new Promise((resolve) => setTimeout(resolve, 20));
     const waited = new Promise((resolve) => setTimeout(() => resolve('waited'), 1000));
-    const replay = await Promise.race([request('done'), waited]);
+    const replaying = request('done');
+    const first = await Promise.race([replaying, waited]);
     release();
     await inFlight;
-    expect(replay).toMatchObject({ kind: 'replay', status: 201 });
+    if (ADMIN_URL) expect(first).toMatchObject({ kind: 'replay', status: 201 });
+    else expect(first).toBe('waited');
+    expect(await replaying).toMatchObject({ kind: 'replay', status: 201 });
   });
 
   it('refuses a different request racing the first with one key, never handing it that response', async () => {

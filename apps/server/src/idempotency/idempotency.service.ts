@@ -98,7 +98,14 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
     key: string,
     fingerprint: string,
   ): Promise<Replay | undefined> {
-    const existing = await this.keys.findOneBy({ organizationId, key });
+    // On SQLite a read outside the write queue would run on the one connection inside whichever
+    // request transaction is open, and could replay a response that is then rolled back.
+    const existing =
+      this.sql.dialect === 'sqlite'
+        ? await this.transactions.run((manager) =>
+            manager.findOneBy(IdempotencyKey, { organizationId, key }),
+          )
+        : await this.keys.findOneBy({ organizationId, key });
     if (!existing || this.expired(existing, this.clock.now())) return undefined;
     if (existing.fingerprint !== fingerprint) throw differentRequest(key);
     return replayOf(existing);
