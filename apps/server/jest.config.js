@@ -40,7 +40,7 @@ module.exports = {
       testPathIgnorePatterns: [
         '/node_modules/',
         '/test-scale-out/',
-        '/test-faults/',
+        '/test/faults/',
         ...PROCESS_SUITES.map(processSuite),
       ],
     },

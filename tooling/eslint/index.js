@@ -77,17 +77,11 @@ function config({ tsconfigRootDir, envFiles = [] }) {
       },
     },
     {
-      files: [
-        '**/*.spec.ts',
-        '**/*.e2e-spec.ts',
-        '**/test/**/*.ts',
-        '**/test-*/**/*.ts',
-        ...envFiles,
-      ],
+      files: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts', ...envFiles],
       rules: { 'no-restricted-properties': 'off' },
     },
     {
-      files: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts', '**/test-*/**/*.ts'],
+      files: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts'],
       rules: {
         '@typescript-eslint/no-unsafe-assignment': 'off',
         '@typescript-eslint/no-unsafe-member-access': 'off',

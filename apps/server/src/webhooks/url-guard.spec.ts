@@ -167,6 +167,8 @@ describe(checkWebhookUrl.name, () => {
     expect(error.message).toMatch(/must not contain a username or password/);
   });
 
+  // Refused at registration, from the literal alone: nothing is resolved or connected to (the
+  // test's resolver throws if asked), so these addresses never leave this process.
   it.each([
     { raw: 'https://127.0.0.1/', host: '127.0.0.1', words: 'a loopback address' },
     { raw: 'https://10.0.0.5:8443/hook', host: '10.0.0.5', words: 'a private address' },

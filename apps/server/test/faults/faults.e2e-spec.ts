@@ -8,8 +8,8 @@
 import { type ChildProcess, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { prepareDatabase } from '../src/testing';
-import { type Receiver, type Reply, startReceiver, waitFor } from '../test/support/receiver';
+import { prepareDatabase } from '../../src/testing';
+import { type Receiver, type Reply, startReceiver, waitFor } from '../support/receiver';
 import {
   outcome,
   organization,

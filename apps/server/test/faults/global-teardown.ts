@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Outcome } from './support';
 
-const SCRIPTS = path.join(__dirname, '..', '..', '..', 'scripts');
+const SCRIPTS = path.join(__dirname, '..', '..', '..', '..', 'scripts');
 
 /** Prints the outcomes as one table, stops the suite's PostgreSQL and Redis. */
 export default async function globalTeardown(): Promise<void> {

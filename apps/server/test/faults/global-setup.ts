@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const SCRIPTS = path.join(__dirname, '..', '..', '..', 'scripts');
+const SCRIPTS = path.join(__dirname, '..', '..', '..', '..', 'scripts');
 
 /**
  * Once per run: the hermetic guard, the table file the scenarios append to, and a PostgreSQL and

@@ -8,10 +8,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { runPlatform } from '../test/support/cli';
+import { runPlatform } from '../support/cli';
 
-export const DIST = path.join(__dirname, '..', 'dist');
-export const REPO = path.join(__dirname, '..', '..', '..');
+export const DIST = path.join(__dirname, '..', '..', 'dist');
+export const REPO = path.join(__dirname, '..', '..', '..', '..');
 
 export interface Running {
   child: ChildProcess;
@@ -58,7 +58,7 @@ export async function startProcess(
       path.join(DIST, 'main.js'),
     ],
     {
-      cwd: options.cwd ?? path.join(__dirname, '..'),
+      cwd: options.cwd ?? path.join(__dirname, '..', '..'),
       env: { ...clean, PORT: '0', HOST: '127.0.0.1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -5,7 +5,7 @@
 'use strict';
 const path = require('node:path');
 const { TransactionRunner } = require(
-  path.join(__dirname, '..', 'dist', 'common', 'transactions.js'),
+  path.join(__dirname, '..', '..', 'dist', 'common', 'transactions.js'),
 );
 
 const after = Number(process.env.FAULT_CRASH_AFTER_COMMITS);
