@@ -18,7 +18,11 @@ import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import { RequestValidationError } from '@ts-rest/nest';
 import type { Response } from 'express';
 import type { ZodError } from 'zod';
-import { isDatabaseUnavailable, isStorageFull } from '../database/database-errors';
+import {
+  databaseErrorCode,
+  isDatabaseUnavailable,
+  isStorageFull,
+} from '../database/database-errors';
 import { type PlatformRequest, requestOrigin } from './http-context';
 import { ProblemException } from './problem.exception';
 
@@ -40,18 +44,6 @@ const STATUS_TO_CODE: Record<number, ErrorCode> = {
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
 /** `Retry-After` of a 503 while the database is out of space (an operator has to free some). */
 export const STORAGE_FULL_RETRY_AFTER_SECONDS = 30;
-
-/** The driver's code of a database error (`SQLITE_FULL`, `57P01`, `ECONNREFUSED`), for the log. */
-function databaseErrorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current =
-      (current as { driverError?: unknown }).driverError ?? (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 /** Every route of the contract as a matcher, to tell 405 (known path, other method) from 404. */
 const ROUTE_MATCHERS = collectRoutes(contract).map((route) => ({

@@ -76,3 +76,12 @@ export function isStorageFull(error: unknown): boolean {
   }
   return false;
 }
+
+/** The driver's code of a database error (`SQLITE_FULL`, `57P01`, `ECONNREFUSED`), for a log line. */
+export function databaseErrorCode(error: unknown): string | undefined {
+  for (const link of chain(error)) {
+    const code = codeOf(link);
+    if (code !== undefined) return code;
+  }
+  return undefined;
+}

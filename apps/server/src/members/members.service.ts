@@ -34,6 +34,7 @@ import { Sql } from '../database/sql';
 import { hashToken } from '../security/crypto';
 import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
 import { revokeClientArtifacts } from '../oauth/adapter';
+import { deleteArtifacts, memberArtifacts } from '../oauth/member-artifacts';
 import { isPortalClient, PORTAL_CLIENT_NAME } from '../oauth/portal-client';
 import { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
@@ -175,12 +176,15 @@ export class MembersService {
       const now = this.clock.now();
       const held = await this.credentialsOf(manager, user);
       await revokeTokensOf(this.revocations, manager, user.id, now);
-      for (const client of held.oauth_clients) {
-        await manager.delete(OAuthClientRecord, { id: client.id, organizationId });
-        await revokeClientArtifacts(manager.getRepository(OAuthArtifactRecord), [client.id]);
-        await this.revocations.revoked(manager, { type: 'oauth_client', id: client.id }, now);
+      const clientIds = held.oauth_clients.map((client) => client.id);
+      if (clientIds.length) {
+        await manager.delete(OAuthClientRecord, { id: In(clientIds), organizationId });
+        await revokeClientArtifacts(manager.getRepository(OAuthArtifactRecord), clientIds);
       }
-      await deleteOAuthArtifactsOf(this.sql, manager, user.id);
+      for (const id of clientIds) {
+        await this.revocations.revoked(manager, { type: 'oauth_client', id }, now);
+      }
+      await deleteArtifacts(manager, await memberArtifacts(this.sql, manager, user.id));
       await manager.update(
         WebhookEndpointRecord,
         { organizationId, ownerUserId: user.id, enabled: true },
@@ -226,17 +230,8 @@ export class MembersService {
         where: { organizationId, ownerUserId: user.id, enabled: true },
         order: { createdAt: 'ASC' },
       }),
-      manager.find(InvitationRecord, {
-        where: {
-          organizationId,
-          invitedByUserId: user.id,
-          acceptedAt: IsNull(),
-          revokedAt: IsNull(),
-          expiresAt: MoreThan(now),
-        },
-        order: { createdAt: 'ASC' },
-      }),
-      artifactsOf(this.sql, manager, user.id),
+      pendingInvitationsOf(manager, user, now),
+      memberArtifacts(this.sql, manager, user.id),
     ]);
     const live = (a: { payload: { exp?: number } }) =>
       !a.payload.exp || a.payload.exp * 1000 > now.getTime();
@@ -322,15 +317,7 @@ export class MembersService {
     which: (invitation: InvitationRecord) => boolean,
     now: Date,
   ): Promise<string[]> {
-    const pending = await manager.find(InvitationRecord, {
-      where: {
-        organizationId: user.organizationId,
-        invitedByUserId: user.id,
-        acceptedAt: IsNull(),
-        revokedAt: IsNull(),
-        expiresAt: MoreThan(now),
-      },
-    });
+    const pending = await pendingInvitationsOf(manager, user, now);
     const revoked = pending.filter(which).map((i) => i.id);
     if (revoked.length) {
       await manager.update(
@@ -560,34 +547,7 @@ export function assertCanGrantRole(principal: Principal, role: Role): void {
   }
 }
 
-/** Every oidc-provider artifact (grant, tokens, code, session) whose account is the user. */
-async function deleteOAuthArtifactsOf(
-  sql: Sql,
-  manager: EntityManager,
-  userId: string,
-): Promise<void> {
-  const column = (property: string) => sql.column(OAuthArtifactRecord, property);
-  const rows = await sql.query<{ kind: string; idHash: string; payload: string }>(
-    manager,
-    `SELECT ${column('kind')} AS kind, ${column('idHash')} AS "idHash", ${column('payload')} AS payload
-     FROM ${sql.table(OAuthArtifactRecord)} WHERE ${column('payload')} LIKE :pattern`,
-    { pattern: `%${userId}%` },
-  );
-  // The LIKE narrows; the parsed payload decides (an id could appear in another field).
-  const mine = rows.filter((row) => {
-    try {
-      return (JSON.parse(row.payload) as { accountId?: string }).accountId === userId;
-    } catch {
-      return false;
-    }
-  });
-  for (const kind of new Set(mine.map((r) => r.kind))) {
-    const hashes = mine.filter((r) => r.kind === kind).map((r) => r.idHash);
-    await manager.delete(OAuthArtifactRecord, { kind, idHash: In(hashes) });
-  }
-}
-
-/** Each kind's count, for the `member.removed` entry (the ids are in the other entries). */
+/** What the removal stopped, for the `member.removed` entry: ids by kind, and the sessions. */
 function summary(held: MemberCredentialsResource): Record<string, unknown> {
   return {
     personal_access_tokens: held.personal_access_tokens.map((t) => t.id),
@@ -599,30 +559,21 @@ function summary(held: MemberCredentialsResource): Record<string, unknown> {
   };
 }
 
-/** The member's oidc-provider artifacts (grants, sessions, tokens), with parsed payloads. */
-async function artifactsOf(
-  sql: Sql,
+/** The invitations the member sent that can still be accepted, oldest first. */
+function pendingInvitationsOf(
   manager: EntityManager,
-  userId: string,
-): Promise<{ kind: string; payload: { accountId?: string; clientId?: string; exp?: number } }[]> {
-  const column = (property: string) => sql.column(OAuthArtifactRecord, property);
-  const rows = await sql.query<{ kind: string; payload: string }>(
-    manager,
-    `SELECT ${column('kind')} AS kind, ${column('payload')} AS payload
-     FROM ${sql.table(OAuthArtifactRecord)} WHERE ${column('payload')} LIKE :pattern`,
-    { pattern: `%${userId}%` },
-  );
-  return rows.flatMap((row) => {
-    try {
-      const payload = JSON.parse(row.payload) as {
-        accountId?: string;
-        clientId?: string;
-        exp?: number;
-      };
-      return payload.accountId === userId ? [{ kind: row.kind, payload }] : [];
-    } catch {
-      return [];
-    }
+  user: UserRecord,
+  now: Date,
+): Promise<InvitationRecord[]> {
+  return manager.find(InvitationRecord, {
+    where: {
+      organizationId: user.organizationId,
+      invitedByUserId: user.id,
+      acceptedAt: IsNull(),
+      revokedAt: IsNull(),
+      expiresAt: MoreThan(now),
+    },
+    order: { createdAt: 'ASC' },
   });
 }
 

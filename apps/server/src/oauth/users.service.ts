@@ -9,7 +9,8 @@ import { newId } from '../common/ids';
 import { ProblemException } from '../common/problem.exception';
 import { isUniqueViolation } from '../common/resource-errors';
 import { OrganizationsService } from '../organizations/organizations.service';
-import { OAuthArtifactRecord, UserRecord } from './entities';
+import { UserRecord } from './entities';
+import { deleteArtifacts, memberArtifacts } from './member-artifacts';
 import { TransactionRunner } from '../common/transactions';
 import { Sql } from '../database/sql';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
@@ -177,35 +178,15 @@ async function endOtherSessions(
   userId: string,
   keepGrantId: string | null,
 ): Promise<void> {
-  const column = (property: string) => sql.column(OAuthArtifactRecord, property);
-  const rows = await sql.query<{ kind: string; idHash: string; payload: string }>(
-    manager,
-    `SELECT ${column('kind')} AS kind, ${column('idHash')} AS "idHash", ${column('payload')} AS payload
-     FROM ${sql.table(OAuthArtifactRecord)}
-     WHERE ${column('kind')} IN ('Session', 'AccessToken', 'Grant') AND ${column('payload')} LIKE :pattern`,
-    { pattern: `%${userId}%` },
-  );
-  for (const row of rows) {
-    let payload: {
-      accountId?: string;
-      clientId?: string;
-      grantId?: string;
-      jti?: string;
-      authorizations?: Record<string, { grantId?: string }>;
-    };
-    try {
-      payload = JSON.parse(row.payload) as typeof payload;
-    } catch {
-      continue;
+  const ending = (await memberArtifacts(sql, manager, userId)).filter(({ kind, payload }) => {
+    if (kind === 'Session') {
+      return !keepGrantId || payload.authorizations?.[PORTAL_CLIENT_ID]?.grantId !== keepGrantId;
     }
-    if (payload.accountId !== userId) continue;
-    const ends =
-      row.kind === 'Session'
-        ? payload.authorizations?.[PORTAL_CLIENT_ID]?.grantId !== keepGrantId || !keepGrantId
-        : isPortalClient(payload.clientId) &&
-          (row.kind === 'Grant' ? payload.jti : payload.grantId) !== keepGrantId;
-    if (ends) await manager.delete(OAuthArtifactRecord, { kind: row.kind, idHash: row.idHash });
-  }
+    if (kind !== 'AccessToken' && kind !== 'Grant') return false;
+    const grantId = kind === 'Grant' ? payload.jti : payload.grantId;
+    return isPortalClient(payload.clientId) && grantId !== keepGrantId;
+  });
+  await deleteArtifacts(manager, ending);
 }
 
 export function normalizeEmail(email: string): string {
