@@ -101,7 +101,7 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** With PORTAL_SCREENSHOTS=1, the page as docs/portal/<name>.png (for the README); else nothing. */
+/** With PORTAL_SCREENSHOTS=1, the page as docs/portal/<name>.png (for docs/portal.md); else nothing. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (process.env.PORTAL_SCREENSHOTS !== '1') return;
   const dir = path.join(REPO_ROOT, 'docs', 'portal');

@@ -23,7 +23,7 @@ describe('the CLI binary', () => {
 
   it('`pnpm platform … --json` prints only JSON and exits 0; a refused command exits 1 with the error on stderr', async () => {
     const env = { ...process.env, DATABASE_URL: db.databaseUrl };
-    // As the README runs it: pnpm, the turbo build (cached when up to date), then the CLI. Any
+    // As docs/operations.md runs it: pnpm, the turbo build (cached when up to date), then the CLI. Any
     // banner or build output on stdout would break the JSON.
     const created = await run(
       'pnpm',

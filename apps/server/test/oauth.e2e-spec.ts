@@ -689,7 +689,7 @@ describe('OAuth clients and the tokens issued to them', () => {
   });
 });
 
-// The README promises no CORS anywhere; oidc-provider answered preflights with
+// docs/security.md promises no CORS anywhere; oidc-provider answered preflights with
 // Access-Control-Allow-Origin echoing any origin.
 describe('no CORS, as on the API', () => {
   const corsHeaders = (res: Response) =>

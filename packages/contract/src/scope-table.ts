@@ -15,7 +15,7 @@ function routesOf(router: AppRouter, at: string[] = []): { operation: string; ro
 }
 
 /**
- * The README's operation → scope table, from the contract itself: the SDK method, the HTTP
+ * The API guide's operation → scope table (docs/api-guide.md), from the contract itself: the SDK method, the HTTP
  * route, and the scope a token needs. Kept out of Prettier's reach so the generated text is
  * exactly what the drift test compares.
  */
@@ -39,10 +39,10 @@ export function scopeTable(): string {
   ].join('\n');
 }
 
-/** `readme` with its scope table replaced by the current one. */
-export function withScopeTable(readme: string): string {
-  const start = readme.indexOf(SCOPE_TABLE_START);
-  const end = readme.indexOf(SCOPE_TABLE_END);
-  if (start < 0 || end < start) throw new Error('README has no scope-table markers');
-  return readme.slice(0, start) + scopeTable() + readme.slice(end + SCOPE_TABLE_END.length);
+/** `page` with its scope table replaced by the current one. */
+export function withScopeTable(page: string): string {
+  const start = page.indexOf(SCOPE_TABLE_START);
+  const end = page.indexOf(SCOPE_TABLE_END);
+  if (start < 0 || end < start) throw new Error('the page has no scope-table markers');
+  return page.slice(0, start) + scopeTable() + page.slice(end + SCOPE_TABLE_END.length);
 }

@@ -92,6 +92,7 @@ function anchors(root, file) {
 /** Every link and image target in a page, with the line it is on. */
 function links(root, file) {
   const found = [];
+  const source = fs.readFileSync(path.join(root, file), 'utf8').split('\n');
   for (const token of parse(root, file)) {
     if (token.type !== 'inline') continue;
     let line = token.map ? token.map[0] + 1 : 0;
@@ -103,7 +104,10 @@ function links(root, file) {
           : child.type === 'image'
             ? child.attrGet('src')
             : null;
-      if (target !== null) found.push({ target, line });
+      if (target === null) continue;
+      // Table cells carry no line map: find the target in the source instead.
+      const at = line || source.findIndex((text) => text.includes(`](${target}`)) + 1;
+      found.push({ target, line: at });
     }
   }
   return found;

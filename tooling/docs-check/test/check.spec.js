@@ -80,6 +80,10 @@ describe('links', () => {
         '[gone](docs/nothing.md) [no heading](docs/guide.md#nowhere) [up](../../etc/passwd)',
         '[bad self](#bottom)',
         '',
+        '| page | link |',
+        '| ---- | ---- |',
+        '| one  | [gone too](docs/missing.md) |',
+        '',
       ].join('\n'),
     );
     expect(brokenLinks(root)).toEqual([
@@ -87,6 +91,7 @@ describe('links', () => {
       'README.md:5 → docs/guide.md#nowhere (no such heading)',
       'README.md:5 → ../../etc/passwd (outside the repository)',
       'README.md:6 → #bottom (no such heading)',
+      'README.md:10 → docs/missing.md (no such file)',
       'packages/lib/README.md:3 → ./gone.md (no such file)',
     ]);
   });

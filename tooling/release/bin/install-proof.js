@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // pnpm release:proof [--release DIR] [--junit FILE] [--only npm,pnpm,yarn,bun,deno,python,php] [--keep]
 // Installs release/<version>/'s artefacts outside the workspace and runs each client against a
-// live server on loopback: see README "Releasing" and ../src/install-proof.js.
+// live server on loopback: see docs/releasing.md and ../src/install-proof.js.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// pnpm release [--dry-run] [--out DIR]: see README "Releasing".
+// pnpm release [--dry-run] [--out DIR]: see docs/releasing.md.
 'use strict';
 const path = require('node:path');
 const { release } = require('../src/release');

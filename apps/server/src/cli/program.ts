@@ -367,7 +367,10 @@ function buildProgram(io: CliIo, withContext: WithContext): Command {
     .requiredOption('--email <email>', 'sign-in email (one account per email)')
     .option('--password-stdin', 'read the password from stdin instead of generating one')
     .addOption(
-      new Option('--role <role>', 'what the member may do (see README, "Members and roles")')
+      new Option(
+        '--role <role>',
+        'what the member may do (see docs/api-guide.md, "Members and roles")',
+      )
         .choices(ROLES)
         .default('admin'),
     )

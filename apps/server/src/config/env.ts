@@ -43,7 +43,7 @@ const base64Key = z
   .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
   .transform((v) => Buffer.from(v, 'base64'));
 
-/** `SQLITE_CACHE_MIB` unset (see bench/README.md, goal 6). */
+/** `SQLITE_CACHE_MIB` unset (see docs/configuration.md, and bench/README.md for goal 6). */
 export const SQLITE_CACHE_DEFAULT_MIB = 4;
 /** A larger cache than this is a typo, not a setting: the server would hold it all in memory. */
 const SQLITE_CACHE_MAX_MIB = 65_536;

@@ -38,7 +38,7 @@ export function escapeHtml(text: string): string {
   );
 }
 
-/** `code` spans in the guidance, as the README writes them. */
+/** `code` spans in the guidance, as the docs write them. */
 export function inline(text: string): string {
   return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 }

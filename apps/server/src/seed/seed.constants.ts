@@ -1,4 +1,4 @@
-/** Fixed ids of demo data, so the README, the docs and tests can name them. */
+/** Fixed ids of demo data, so the docs (docs/operations.md) and tests can name them. */
 export const DEMO_ORGANIZATION_ID = 'org_01JC0DEM0RG000000000000000';
 export const DEMO_ORGANIZATION_NAME = 'Demo School';
 export const DEMO_STUDENT_IDS = [

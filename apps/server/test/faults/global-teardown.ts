@@ -35,7 +35,9 @@ export default async function globalTeardown(): Promise<void> {
           `| ${[r.scenario, r.database, r.sent, r.acknowledged, r.lost, r.duplicated, r.refused503, r.undocumented5xx, r.replays, r.phantomWebhooks, r.recoverySeconds ?? '–'].join(' | ')} |`,
       ),
     ];
-    console.log(`\nFault injection (pnpm test:faults):\n\n${lines.join('\n')}\n`);
+    console.log(
+      `\nFault injection (pnpm test:faults; the table of docs/operations.md#reliability):\n\n${lines.join('\n')}\n`,
+    );
     for (const r of rows) if (r.note) console.log(`  ${r.scenario} (${r.database}): ${r.note}`);
   }
   for (const script of ['throwaway-postgres.sh', 'throwaway-redis.sh']) {
