@@ -15,7 +15,7 @@ import { ERROR_CODES, ERROR_TITLES, type ErrorCode, PROBLEM_TYPE_PATH } from './
 import { ALL_SCOPES } from './scopes';
 import { toOpenApi31, type JsonObject } from './openapi-31';
 
-/** Every POST accepts it; the server replays the first response for 24 h (see README). */
+/** Every POST accepts it; the server replays the first response for 24 h (see docs/api-guide.md). */
 const IDEMPOTENCY_KEY_PARAMETER = {
   name: IDEMPOTENCY_KEY_HEADER,
   in: 'header' as const,
