@@ -1,14 +1,42 @@
 import {
   createClient,
   PlatformApiError,
+  PlatformConnectionError,
   PlatformError,
+  PlatformRateLimitError,
   type PlatformClient,
   type WebhookEndpointEvent,
 } from '@platform/client';
 
 /** The portal's only way to the API: the SDK, on this origin, with the signed-in member's token. */
 export function apiClient(token: string): PlatformClient {
-  return createClient({ baseUrl: location.origin, token, userAgent: 'platform-portal' });
+  // A 429 is shown at once with its wait (the page offers "Try again"), not waited out blind.
+  return createClient({
+    baseUrl: location.origin,
+    token,
+    userAgent: 'platform-portal',
+    maxRetryAfterSeconds: 0,
+    maxRetries: 1,
+  });
+}
+
+/** What went wrong, in the terms a page shows it: each kind has its own message and way out. */
+export type Failure =
+  | { kind: 'network' }
+  | { kind: 'rate_limited'; retryAfter: number | undefined }
+  | { kind: 'unauthenticated' }
+  | { kind: 'forbidden'; detail: string }
+  | { kind: 'other'; detail: string };
+
+export function classifyError(error: unknown): Failure {
+  if (error instanceof PlatformRateLimitError)
+    return { kind: 'rate_limited', retryAfter: error.retryAfter };
+  if (error instanceof PlatformApiError && error.status === 401) return { kind: 'unauthenticated' };
+  if (error instanceof PlatformApiError && error.status === 403)
+    return { kind: 'forbidden', detail: error.detail };
+  if (error instanceof PlatformConnectionError || error instanceof TypeError)
+    return { kind: 'network' };
+  return { kind: 'other', detail: describeError(error) };
 }
 
 /** A message for the user: the API's own problem detail (and field errors), or a plain fallback. */

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { Member, PlatformClient, Scope, TokenInfo } from '@platform/client';
-import { apiClient, describeError, isUnauthenticated } from './api';
+import type { Member, Organization, PlatformClient, Scope, TokenInfo } from '@platform/client';
+import { apiClient, classifyError, describeError, type Failure } from './api';
+import { FailureNotice, NoAccess } from './components/states';
 import { Notice, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
 import { AuditLogPage } from './pages/audit-log-page';
@@ -11,14 +12,7 @@ import { TokensPage } from './pages/tokens-page';
 import { WebhookEndpointPage, WebhooksPage } from './pages/webhooks-page';
 import { Link, navigate, usePath } from './router';
 import { abilitiesOf, type Abilities } from './roles';
-import {
-  completeSignIn,
-  currentSession,
-  forgetSession,
-  signIn,
-  signOut,
-  type Session,
-} from './session';
+import { completeSignIn, currentSession, signIn, signOut, type Session } from './session';
 
 /**
  * The pages, each shown in the navigation only when the member's role (from /v1/user) and the
@@ -39,7 +33,7 @@ export function App() {
   const [session, setSession] = useState<Session | null>(() => currentSession());
   if (path === '/callback') return <Callback onSignedIn={setSession} />;
   if (!session) return <SignedOut />;
-  return <SignedIn session={session} path={path} onSignedOut={() => setSession(null)} />;
+  return <SignedIn session={session} path={path} />;
 }
 
 function Callback({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
@@ -87,33 +81,28 @@ function SignedOut() {
   );
 }
 
-function SignedIn({
-  session,
-  path,
-  onSignedOut,
-}: {
-  session: Session;
-  path: string;
-  onSignedOut: () => void;
-}) {
+function SignedIn({ session, path }: { session: Session; path: string }) {
   const client = useMemo(() => apiClient(session.accessToken), [session.accessToken]);
   const [info, setInfo] = useState<TokenInfo | null>(null);
   const [user, setUser] = useState<Member | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [organization, setOrganization] = useState<Organization | null>(null);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
+    setFailure(null);
     Promise.all([client.token.retrieve(), client.user.retrieve()]).then(
       ([token, member]) => {
         setInfo(token);
         setUser(member);
+        // The header names the organization; without organization:read it says nothing.
+        if (token.scopes.includes('organization:read'))
+          client.organization.retrieve().then(setOrganization, () => undefined);
       },
-      (e: unknown) => {
-        // An expired or revoked session: start again rather than show a broken page.
-        if (isUnauthenticated(e)) void forgetSession().then(onSignedOut);
-        else setError(describeError(e));
-      },
+      // A revoked session says so and offers to sign in again (FailureNotice).
+      (e: unknown) => setFailure(classifyError(e)),
     );
-  }, [client, onSignedOut]);
+  }, [client, attempt]);
 
   const abilities = useMemo(
     () => (info && user ? abilitiesOf(user.role, info.scopes) : null),
@@ -134,7 +123,12 @@ function SignedIn({
         <div className="who">
           {info && user ? (
             <span>
-              {user.email} ({user.role}), organization <code>{info.organization_id}</code>
+              {user.email} ({user.role})
+              {organization ? (
+                <>
+                  , <span className="org-name">{organization.name}</span>
+                </>
+              ) : null}
             </span>
           ) : null}
           <button type="button" onClick={out}>
@@ -154,7 +148,19 @@ function SignedIn({
         </nav>
       </header>
       <main id="main">
-        {error ? <Notice kind="error">{error}</Notice> : null}
+        {failure ? (
+          <>
+            <PageHeading>
+              {failure.kind === 'unauthenticated' ? 'Signed out' : 'The portal could not load'}
+            </PageHeading>
+            <FailureNotice
+              key={attempt}
+              failure={failure}
+              onRetry={() => setAttempt((n) => n + 1)}
+            />
+          </>
+        ) : null}
+        {!failure && !(info && user) ? <p>Loading…</p> : null}
         {info && user && abilities ? (
           <Page
             client={client}
@@ -182,6 +188,9 @@ function Page({
   user: Member;
   abilities: Abilities;
 }) {
+  const section = SECTIONS.find((s) => route === s.path || route.startsWith(`${s.path}/`));
+  if (section?.needs && !abilities.can(section.needs))
+    return <NoAccess page={section.label} role={abilities.role} />;
   if (route === '/tokens')
     return (
       <TokensPage
@@ -190,11 +199,27 @@ function Page({
         canCreate={abilities.can('tokens:write')}
       />
     );
-  if (route === '/webhooks') return <WebhooksPage client={client} />;
+  const webhooksWrite = abilities.can('webhooks:write');
+  if (route === '/webhooks') return <WebhooksPage client={client} canWrite={webhooksWrite} />;
   const endpoint = /^\/webhooks\/([^/]+)$/.exec(route);
   if (endpoint?.[1])
-    return <WebhookEndpointPage key={endpoint[1]} client={client} id={endpoint[1]} />;
-  if (route === '/oauth-apps') return <OAuthAppsPage client={client} scopes={scopes} />;
+    return (
+      <WebhookEndpointPage
+        key={endpoint[1]}
+        client={client}
+        id={endpoint[1]}
+        canWrite={webhooksWrite}
+        canReadEvents={abilities.can('events:read')}
+      />
+    );
+  if (route === '/oauth-apps')
+    return (
+      <OAuthAppsPage
+        client={client}
+        scopes={scopes}
+        canWrite={abilities.can('oauth_clients:write')}
+      />
+    );
   if (route === '/members')
     return <MembersPage client={client} abilities={abilities} selfId={user.id} />;
   if (route === '/audit-log') return <AuditLogPage client={client} />;

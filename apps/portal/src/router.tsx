@@ -19,6 +19,28 @@ export function usePath(): string {
   return path.startsWith(PORTAL_BASE) ? path.slice(PORTAL_BASE.length) || '/' : '/';
 }
 
+/** The query string of the current URL, live: list pages keep their page, search and filters here. */
+export function useSearch(): URLSearchParams {
+  const [search, setSearch] = useState(() => location.search);
+  useEffect(() => {
+    const onChange = () => setSearch(location.search);
+    addEventListener('popstate', onChange);
+    addEventListener('portal:navigate', onChange);
+    return () => {
+      removeEventListener('popstate', onChange);
+      removeEventListener('portal:navigate', onChange);
+    };
+  }, []);
+  return new URLSearchParams(search);
+}
+
+/** Replaces the query string (a new history entry, so Back returns to the previous page of a list). */
+export function setSearch(params: URLSearchParams): void {
+  const query = params.toString();
+  history.pushState(null, '', `${location.pathname}${query ? `?${query}` : ''}`);
+  dispatchEvent(new Event('portal:navigate'));
+}
+
 let moved = false;
 
 /** Whether the user has moved within the app (a first load leaves focus where the browser puts it). */

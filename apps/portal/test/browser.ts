@@ -63,10 +63,17 @@ export interface AxeViolation {
 
 /**
  * axe-core on the page as it is (WCAG 2.1 A and AA rules plus best practices): the serious and
- * critical violations. Evaluated through the DevTools protocol, which the page's CSP does not
+ * critical violations (see allViolations for the rest). Evaluated through the DevTools protocol, which the page's CSP does not
  * govern, so the CSP stays as strict as in production.
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  return (await allViolations(page)).filter(
+    (v) => v.impact === 'serious' || v.impact === 'critical',
+  );
+}
+
+/** axe-core on the page as it is (the same rules): every violation, whatever its impact. */
+export async function allViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(axe.source);
   const violations = await page.evaluate(async () => {
     const result = await (
@@ -98,7 +105,7 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
       nodes: v.nodes.map((n) => JSON.stringify(n.target)),
     }));
   });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  return violations;
 }
 
 /** With PORTAL_SCREENSHOTS=1, the page as docs/portal/<name>.png (for docs/portal.md); else nothing. */

@@ -10,13 +10,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import {
-  launchChromium,
-  loopbackContext,
-  REPO_ROOT,
-  screenshot,
-  seriousViolations,
-} from './browser';
+import { launchChromium, loopbackContext, REPO_ROOT, screenshot, allViolations } from './browser';
 
 const ADMIN_EMAIL = 'head@self-service-school.test';
 const ADMIN_PASSWORD = 'correct horse battery staple';
@@ -58,19 +52,20 @@ afterAll(async () => {
 afterEach(() => {
   // Loopback only: the browser asked for nothing outside.
   expect(refused).toEqual([]);
+  expect(dialogs).toEqual([]);
 });
 
-/** Every confirmation a page asked, in order. */
+/** Native dialogs (window.confirm and the like): the portal asks in its own, so none. */
 const dialogs: string[] = [];
 
-/** A fresh browser (no sign-in cookie) that accepts confirmation dialogs. */
+/** A fresh browser (no sign-in cookie); a native dialog is recorded (and fails the test). */
 async function newPage(): Promise<Page> {
   const context = await loopbackContext(browser, refused);
   contexts.push(context);
   const page = await context.newPage();
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
-    void dialog.accept();
+    void dialog.dismiss();
   });
   return page;
 }
@@ -80,7 +75,7 @@ function portal(pathname = ''): string {
 }
 
 async function expectAccessible(page: Page, name: string): Promise<void> {
-  expect({ page: name, violations: await seriousViolations(page) }).toEqual({
+  expect({ page: name, violations: await allViolations(page) }).toEqual({
     page: name,
     violations: [],
   });
@@ -157,6 +152,10 @@ describe('self-service in the portal', () => {
   test('the server’s refusal is shown: demoting the only admin is a 409 with its reason', async () => {
     await admin.getByLabel(`Role of ${ADMIN_EMAIL}`).selectOption('developer');
     await admin.getByRole('button', { name: `Change role of ${ADMIN_EMAIL}` }).click();
+    await admin
+      .getByRole('dialog', { name: `Make ${ADMIN_EMAIL} a developer?` })
+      .getByRole('button', { name: 'Make developer' })
+      .click();
     const alert = admin.getByRole('alert');
     await alert.waitFor();
     await expect(alert.textContent()).resolves.toMatch(/another member an admin first/i);
@@ -209,13 +208,13 @@ describe('self-service in the portal', () => {
     await admin.getByText('No pending invitations.').waitFor();
     await admin.getByLabel(`Role of ${MEMBER_EMAIL}`).selectOption('viewer');
     await admin.getByRole('button', { name: `Change role of ${MEMBER_EMAIL}` }).click();
-    await admin.getByText(`${MEMBER_EMAIL} is now a viewer.`).waitFor();
-    // The confirmation named what the demotion narrows: the token the member made.
-    expect(dialogs.at(-1)).toMatch(
-      new RegExp(
-        `^Make ${MEMBER_EMAIL} a viewer\\? What acts for them is cut to that role: 1 personal access token \\(`,
-      ),
+    // The confirmation names what the demotion narrows: the token the member made.
+    const dialog = admin.getByRole('dialog', { name: `Make ${MEMBER_EMAIL} a viewer?` });
+    await expect(dialog.textContent()).resolves.toContain(
+      'is cut to that role: 1 personal access token (',
     );
+    await dialog.getByRole('button', { name: 'Make viewer' }).click();
+    await admin.getByText(`${MEMBER_EMAIL} is now a viewer.`).waitFor();
     const row = admin.getByRole('row', { name: new RegExp(MEMBER_EMAIL) });
     await expect(row.getByRole('cell').nth(0).textContent()).resolves.toBe('Dana Developer');
     await expect(admin.getByLabel(`Role of ${MEMBER_EMAIL}`).inputValue()).resolves.toBe('viewer');
@@ -246,7 +245,7 @@ describe('self-service in the portal', () => {
     expect((await api(await portalToken(viewer), '/v1/audit_events')).status).toBe(403);
     // The organization page shows the name without a rename form.
     await goTo(viewer, 'Organization', 'Organization');
-    await viewer.getByText('Self-service School', { exact: true }).waitFor();
+    await viewer.locator('main').getByText('Self-service School', { exact: true }).waitFor();
     await expect(viewer.getByRole('button', { name: 'Save name' }).count()).resolves.toBe(0);
   });
 
@@ -272,7 +271,7 @@ describe('self-service in the portal', () => {
       ),
     );
     const row = admin.locator('tbody tr').first();
-    await expect(row.textContent()).resolves.toContain('role: developer → viewer');
+    await expect(row.textContent()).resolves.toContain('role changed from developer to viewer');
     await expect(row.textContent()).resolves.toContain(ADMIN_EMAIL);
     await expect(row.textContent()).resolves.toContain('OAuth access token');
 
@@ -286,14 +285,14 @@ describe('self-service in the portal', () => {
       expect(renamed.status).toBe(200);
     }
     await admin.getByLabel('Action').selectOption('organization.updated');
-    await admin.getByText('Page 1 of 2 (26 entries)').waitFor();
+    await admin.getByText('Showing 1–25 of 26 entries').waitFor();
     await expect(admin.locator('tbody tr').count()).resolves.toBe(25);
-    await admin.getByRole('button', { name: 'Older' }).click();
-    await admin.getByText('Page 2 of 2 (26 entries)').waitFor();
+    await admin.getByRole('button', { name: 'Next page' }).click();
+    await admin.getByText('Showing 26–26 of 26 entries').waitFor();
     await expect(admin.locator('tbody tr').count()).resolves.toBe(1);
     // The oldest rename is the last entry.
     await expect(admin.locator('tbody tr').first().textContent()).resolves.toContain(
-      'name: Self-service School → Self-service School 0',
+      'name changed from Self-service School to Self-service School 0',
     );
   });
 
@@ -323,12 +322,14 @@ describe('self-service in the portal', () => {
       `Email${MEMBER_EMAIL}NameDana DeveloperRoleviewer`,
     );
     await expectAccessible(viewer, 'account');
-    // A wrong current password: the server's reason is shown.
+    // A wrong current password: one clear sentence.
     await viewer.getByLabel('Current password').fill('not the password at all');
     await viewer.getByLabel('New password', { exact: true }).fill(MEMBER_NEW_PASSWORD);
     await viewer.getByLabel('New password again').fill(MEMBER_NEW_PASSWORD);
     await viewer.getByRole('button', { name: 'Change password' }).click();
-    await expect(viewer.getByRole('alert').textContent()).resolves.toContain('current_password');
+    await expect(viewer.getByRole('alert').textContent()).resolves.toBe(
+      'Your current password is not right. Type it again.',
+    );
     await viewer.getByLabel('Current password').fill(MEMBER_PASSWORD);
     await viewer.getByRole('button', { name: 'Change password' }).click();
     await viewer.getByText('Password changed.', { exact: false }).waitFor();
@@ -358,6 +359,10 @@ describe('self-service in the portal', () => {
     await admin
       .getByRole('button', { name: 'Revoke invitation for late@self-service-school.test' })
       .click();
+    await admin
+      .getByRole('dialog', { name: 'Revoke this invitation?' })
+      .getByRole('button', { name: 'Revoke invitation' })
+      .click();
     await admin.getByText('Invitation for late@self-service-school.test revoked.').waitFor();
     await admin.getByText('No pending invitations.').waitFor();
     // The one-time link went with it.
@@ -366,11 +371,16 @@ describe('self-service in the portal', () => {
 
     const viewerToken = await portalToken(viewer);
     expect((await api(viewerToken, '/v1/user')).status).toBe(200);
-    await admin.getByRole('button', { name: `Remove ${MEMBER_EMAIL}` }).click();
+    await admin.getByRole('button', { name: `Remove member ${MEMBER_EMAIL}` }).click();
+    // The confirmation lists what stops: their token and their signed-in browser.
+    const dialog = admin.getByRole('dialog', { name: 'Remove this member?' });
+    const said = await dialog.textContent();
+    expect(said).toContain('This stops, at once: 1 personal access token (');
+    expect(said).toMatch(/signed-in browser/);
+    await expectAccessible(admin, 'remove member dialog');
+    await dialog.getByLabel(/to confirm/).fill(MEMBER_EMAIL);
+    await dialog.getByRole('button', { name: 'Remove member' }).click();
     await admin.getByText(`${MEMBER_EMAIL} removed.`).waitFor();
-    // The confirmation listed what stops: their token and their signed-in browser.
-    expect(dialogs.at(-1)).toContain('This stops, at once: 1 personal access token (');
-    expect(dialogs.at(-1)).toMatch(/signed-in browser/);
     await expect(admin.getByRole('row', { name: new RegExp(MEMBER_EMAIL) }).count()).resolves.toBe(
       0,
     );

@@ -68,6 +68,9 @@ const ROUTE_BODIES: Record<string, (refs: Refs) => Record<string, unknown>> = {
   'oauthClients.transfer': (refs) => ({
     member_id: refs.members ?? 'usr_01J00000000000000000000000',
   }),
+  'webhookEndpoints.replayFailed': () => ({
+    since: new Date(Date.now() - 3_600_000).toISOString(),
+  }),
 };
 
 /** Reference fields named otherwise than their kind: `member_id` is a user (`usr_…`). */

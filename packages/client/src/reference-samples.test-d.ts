@@ -224,6 +224,16 @@ export async function webhookEndpoints_test() {
   return webhookDelivery;
 }
 
+export async function webhookEndpoints_stats() {
+  const webhookEndpointStats = await platform.webhookEndpoints.stats('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return webhookEndpointStats;
+}
+
+export async function webhookEndpoints_replayFailed() {
+  const webhookReplay = await platform.webhookEndpoints.replayFailed('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { since: '2026-09-01T08:00:00Z' } });
+  return webhookReplay;
+}
+
 export async function webhookEndpoints_deliveries() {
   const page = await platform.webhookEndpoints.deliveries('whe_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { query: { status: 'pending', per_page: 100 } });
   return page;

@@ -148,6 +148,14 @@ export function resourceRoutes<const P extends string, T extends z.ZodTypeAny>(
   const answer = <R extends z.ZodTypeAny>(response: R | undefined) => (response ?? schema) as R;
   return {
     ...readRoutes(path, resource, schema),
+    /** `GET` of figures computed about one resource (`/:id/<noun>`), needing `<resource>:read`. */
+    view: <const V extends string, R extends z.ZodTypeAny>(
+      noun: V,
+      spec: ResourceRouteSpec & { response: R },
+    ) => ({
+      ...headOfOne('GET', `${one}/${noun}`, { ...spec, scope: `${resource}:read` as const }),
+      responses: { 200: spec.response, ...readErrorResponses },
+    }),
     /** `POST` to the collection that creates one resource (201). */
     create: <B extends z.ZodTypeAny, R extends z.ZodTypeAny = T>(
       spec: ResourceRouteSpec & { body: B; response?: R },

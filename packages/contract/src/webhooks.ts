@@ -4,6 +4,7 @@
  * `webhook-id` header on every attempt), retried on a schedule until it succeeds or fails.
  */
 import { initContract } from '@ts-rest/core';
+import { dateTimeInput } from './date-time';
 import { EVENT_TYPES, type EventType } from './events';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
@@ -215,6 +216,63 @@ export const WebhookDeliveryListQuerySchema = listQuery({
   },
 });
 
+/** How far back a replay of failed deliveries may reach. */
+export const WEBHOOK_REPLAY_MAX_DAYS = 30;
+
+export const WebhookReplayFailedSchema = z
+  .object({
+    since: dateTimeInput('since').describe(
+      `Replay the failed deliveries created at or after this instant (at most ${WEBHOOK_REPLAY_MAX_DAYS} days ago).`,
+    ),
+  })
+  .strict()
+  .openapi({ title: 'WebhookReplayFailed' });
+
+export const WebhookReplaySchema = z
+  .object({
+    object: z.literal('webhook_replay'),
+    endpoint_id: idSchema('webhook_endpoint'),
+    since: timestampSchema,
+    queued: z
+      .number()
+      .int()
+      .describe('How many failed deliveries were queued again (each keeps its `webhook-id`).'),
+  })
+  .openapi({ title: 'WebhookReplay' });
+
+export type WebhookReplay = z.infer<typeof WebhookReplaySchema>;
+
+/** The window an endpoint's health is measured over. */
+export const WEBHOOK_STATS_WINDOW_HOURS = 24;
+
+const nullableMs = (what: string) =>
+  z.number().int().nullable().describe(`${what}; null without attempts.`);
+
+export const WebhookEndpointStatsSchema = z
+  .object({
+    object: z.literal('webhook_endpoint_stats'),
+    endpoint_id: idSchema('webhook_endpoint'),
+    from: timestampSchema.describe('Start of the window (now minus 24 hours).'),
+    to: timestampSchema.describe('End of the window (now).'),
+    attempts: z.number().int().describe('Delivery attempts made in the window.'),
+    succeeded: z.number().int().describe('Attempts the endpoint answered with a 2xx.'),
+    failed: z.number().int().describe('Attempts answered otherwise, or not at all.'),
+    success_rate: z
+      .number()
+      .nullable()
+      .describe('`succeeded / attempts`, from 0 to 1; null without attempts.'),
+    latency_ms: z
+      .object({
+        p50: nullableMs('Median attempt latency'),
+        p95: nullableMs('95th percentile attempt latency'),
+        max: nullableMs('Slowest attempt'),
+      })
+      .openapi({ title: 'WebhookLatency' }),
+  })
+  .openapi({ title: 'WebhookEndpointStats' });
+
+export type WebhookEndpointStats = z.infer<typeof WebhookEndpointStatsSchema>;
+
 const endpointRoutes = resourceRoutes('/v1/webhook_endpoints', 'webhooks', WebhookEndpointSchema);
 
 export const webhookEndpointsContract = c.router(
@@ -262,6 +320,18 @@ export const webhookEndpointsContract = c.router(
       description:
         'Queues a `ping` event to this endpoint only and returns its delivery; follow it with the deliveries list. Refused (409) while the endpoint is disabled.',
       response: WebhookDeliverySchema,
+      status: 202,
+    }),
+    stats: endpointRoutes.view('stats', {
+      summary: "An endpoint's success rate and latency",
+      description: `Its delivery attempts over the last ${WEBHOOK_STATS_WINDOW_HOURS} hours: how many, how many succeeded (2xx), the success rate, and latency percentiles.`,
+      response: WebhookEndpointStatsSchema,
+    }),
+    replayFailed: endpointRoutes.action('replay_failed', {
+      summary: 'Replay failed deliveries',
+      description: `Queues again, now, every delivery of this endpoint that failed and was created at or after \`since\` (at most ${WEBHOOK_REPLAY_MAX_DAYS} days ago; 400 otherwise), each with its \`webhook-id\`, as a redelivery does: one more attempt each. For the day an endpoint was down. Refused (409) while the endpoint is disabled.`,
+      body: WebhookReplayFailedSchema,
+      response: WebhookReplaySchema,
       status: 202,
     }),
     deliveries: {

@@ -1,5 +1,5 @@
-import { useState, type FormEvent } from 'react';
-import type { Member, PlatformClient } from '@platform/client';
+import { useRef, useState, type FormEvent } from 'react';
+import { PlatformApiError, type Member, type PlatformClient } from '@platform/client';
 import { describeError } from '../api';
 import { Notice, PageHeading } from '../components/ui';
 
@@ -11,6 +11,7 @@ export function AccountPage({ client, user }: { client: PlatformClient; user: Me
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const currentField = useRef<HTMLInputElement>(null);
 
   const change = async (event: FormEvent) => {
     event.preventDefault();
@@ -30,7 +31,11 @@ export function AccountPage({ client, user }: { client: PlatformClient; user: Me
       setAgain('');
       setMessage('Password changed. Use the new one the next time you sign in.');
     } catch (e) {
-      setError(describeError(e));
+      if (wrongCurrentPassword(e)) {
+        setError('Your current password is not right. Type it again.');
+        setCurrent('');
+        currentField.current?.focus();
+      } else setError(describeError(e));
     } finally {
       setBusy(false);
     }
@@ -65,6 +70,7 @@ export function AccountPage({ client, user }: { client: PlatformClient; user: Me
             <label htmlFor="current-password">Current password</label>
             <input
               id="current-password"
+              ref={currentField}
               type="password"
               autoComplete="current-password"
               required
@@ -106,5 +112,14 @@ export function AccountPage({ client, user }: { client: PlatformClient; user: Me
         </form>
       </section>
     </>
+  );
+}
+
+/** The server's refusal of the current password (a 400 naming `current_password`). */
+function wrongCurrentPassword(error: unknown): boolean {
+  return (
+    error instanceof PlatformApiError &&
+    error.status === 400 &&
+    (error.problem?.errors ?? []).some((e) => e.path === 'body.current_password')
   );
 }

@@ -1,13 +1,9 @@
-import { useEffect, useState } from 'react';
-import type {
-  AuditEvent,
-  AuditEventAction,
-  Member,
-  PageMeta,
-  PlatformClient,
-} from '@platform/client';
-import { describeError, formatDate } from '../api';
-import { Notice, PageHeading } from '../components/ui';
+import { useCallback, useEffect, useState } from 'react';
+import type { AuditEvent, AuditEventAction, Member, PlatformClient } from '@platform/client';
+import { formatDate } from '../api';
+import { Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import { FailureNotice } from '../components/states';
+import { PageHeading } from '../components/ui';
 
 /**
  * Every action as a record over the SDK's type, so an action added to the API fails the
@@ -54,50 +50,64 @@ const ACTOR_LABELS: Record<AuditEvent['actor']['type'], string> = {
   oauth_client: 'OAuth client',
 };
 
-/** `changes` in one line: `field: before → after` for a change, `field: value` for a new value. */
-export function summariseChanges(changes: AuditEvent['changes']): string {
-  if (!changes || Object.keys(changes).length === 0) return '—';
-  const show = (value: unknown) =>
-    value === null || value === undefined
-      ? '—'
-      : typeof value === 'string'
-        ? value
-        : JSON.stringify(value);
-  return Object.entries(changes)
-    .map(([field, value]) =>
-      Array.isArray(value) && value.length === 2
-        ? `${field}: ${show(value[0])} → ${show(value[1])}`
-        : `${field}: ${show(value)}`,
-    )
-    .join('; ');
+function show(value: unknown): string {
+  if (value === null || value === undefined || value === '') return 'nothing';
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.length ? value.map(show).join(', ') : 'none';
+  if (typeof value === 'object')
+    return Object.entries(value as Record<string, unknown>)
+      .map(([key, inner]) => `${key} ${show(inner)}`)
+      .join(', ');
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : '—';
 }
 
-/** The organization's audit log (admins: audit_log:read), newest first, by action and page. */
-export function AuditLogPage({ client }: { client: PlatformClient }) {
-  const [action, setAction] = useState<AuditEventAction | ''>('');
-  const [page, setPage] = useState(1);
-  const [events, setEvents] = useState<AuditEvent[] | null>(null);
-  const [meta, setMeta] = useState<PageMeta | null>(null);
-  const [emails, setEmails] = useState<Map<string, string>>(new Map());
-  const [error, setError] = useState<string | null>(null);
+/**
+ * `changes` in words, one line a field: "role changed from developer to viewer" for a change
+ * (`[old, new]`), "name set to Gradebook" for a new value.
+ */
+export function Changes({ changes }: { changes: AuditEvent['changes'] }) {
+  if (!changes || Object.keys(changes).length === 0) return <>—</>;
+  return (
+    <ul className="changes-list">
+      {Object.entries(changes).map(([field, value]) => (
+        <li key={field}>
+          <span className="field-name">{field.replaceAll('_', ' ')}</span>{' '}
+          {Array.isArray(value) && value.length === 2 ? (
+            <>
+              changed from <span className="before">{show(value[0])}</span> to{' '}
+              <span className="after">{show(value[1])}</span>
+            </>
+          ) : (
+            <>
+              set to <span className="after">{show(value)}</span>
+            </>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
 
-  useEffect(() => {
-    let current = true;
-    setError(null);
-    client.auditEvents
-      .list({ per_page: PER_PAGE, page, sort: '-created_at', ...(action && { action }) })
-      .then(
-        (result) => {
-          if (!current) return;
-          setEvents(result.data);
-          setMeta(result.meta);
-        },
-        (e: unknown) => current && setError(describeError(e)),
-      );
-    return () => {
-      current = false;
-    };
-  }, [client, action, page]);
+/**
+ * The organization's audit log (admins: audit_log:read), newest first, by action and page (both
+ * in the URL). On a narrow screen each entry is a card (the table's cells stack with their
+ * column's name).
+ */
+export function AuditLogPage({ client }: { client: PlatformClient }) {
+  const [emails, setEmails] = useState<Map<string, string>>(new Map());
+  const fetchPage = useCallback(
+    (query: ListQuery) =>
+      client.auditEvents.list({
+        page: query.page,
+        per_page: query.per_page,
+        sort: '-created_at',
+        ...(typeof query.action === 'string' && { action: query.action as AuditEventAction }),
+      }),
+    [client],
+  );
+  const list = useListPage(fetchPage, { filters: ['action'], perPage: PER_PAGE });
+  const events = list.rows;
+  const action = list.filters.action ?? '';
 
   // Members' emails make the "user" column readable; without members:read it shows ids.
   useEffect(() => {
@@ -107,7 +117,6 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
     );
   }, [client]);
 
-  const totalPages = meta?.total_pages ?? 1;
   return (
     <>
       <PageHeading>Audit log</PageHeading>
@@ -115,16 +124,15 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
         Every change to your organization’s credentials, members and settings, newest first. Changes
         never include a secret.
       </p>
-      {error ? <Notice kind="error">{error}</Notice> : null}
-      <div className="field">
+      {list.failure ? (
+        <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
+      ) : null}
+      <div className="field filter">
         <label htmlFor="audit-action">Action</label>
         <select
           id="audit-action"
           value={action}
-          onChange={(e) => {
-            setAction(e.target.value as AuditEventAction | '');
-            setPage(1);
-          }}
+          onChange={(e) => list.update({ action: e.target.value || null })}
         >
           <option value="">All actions</option>
           {ACTION_LIST.map((a) => (
@@ -135,16 +143,16 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
         </select>
       </div>
       {events === null ? (
-        error ? null : (
+        list.failure ? null : (
           <p>Loading…</p>
         )
       ) : events.length === 0 ? (
         <p role="status">No entries{action ? ` for ${action}` : ''}.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
+        <TableWrap label="Audit entry table">
+          <table className="stacking">
             <caption className="visually-hidden">
-              Audit entries, page {meta?.page ?? 1} of {totalPages}
+              Audit entries, page {list.meta?.page ?? 1} of {list.meta?.total_pages ?? 1}
             </caption>
             <thead>
               <tr>
@@ -160,11 +168,11 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
             <tbody>
               {events.map((event) => (
                 <tr key={event.id}>
-                  <td>{formatDate(event.created_at)}</td>
-                  <th scope="row" className="nowrap">
+                  <td data-label="When">{formatDate(event.created_at)}</td>
+                  <th scope="row" className="nowrap" data-label="Action">
                     <code>{event.action}</code>
                   </th>
-                  <td>
+                  <td data-label="Actor">
                     {ACTOR_LABELS[event.actor.type]}
                     {event.actor.credential_id ? (
                       <>
@@ -173,36 +181,31 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
                       </>
                     ) : null}
                   </td>
-                  <td>
+                  <td data-label="User">
                     {event.actor.user_id
                       ? (emails.get(event.actor.user_id) ?? <code>{event.actor.user_id}</code>)
                       : '—'}
                   </td>
-                  <td>{event.actor.ip ?? '—'}</td>
-                  <td>
+                  <td data-label="IP">{event.actor.ip ?? '—'}</td>
+                  <td data-label="Target">
                     {event.target.type} <code>{event.target.id}</code>
                   </td>
-                  <td className="changes">{summariseChanges(event.changes)}</td>
+                  <td className="changes" data-label="Changes">
+                    <Changes changes={event.changes} />
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
-      {meta && totalPages > 1 ? (
-        <nav aria-label="Audit log pages" className="pager">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Newer
-          </button>
-          <span>
-            Page {meta.page} of {totalPages} ({meta.total} entries)
-          </span>
-          <button type="button" disabled={page >= totalPages} onClick={() => setPage(page + 1)}>
-            Older
-          </button>
-        </nav>
-      ) : meta ? (
-        <p className="hint">{meta.total} entries.</p>
+      {list.meta ? (
+        <Pager
+          meta={list.meta}
+          noun="entries"
+          label="Audit log pages"
+          onPage={(page) => list.update({ page })}
+        />
       ) : null}
     </>
   );

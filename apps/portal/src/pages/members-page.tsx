@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import type {
   Invitation,
   InvitationWithSecret,
@@ -7,6 +7,9 @@ import type {
   PlatformClient,
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
+import { useConfirm } from '../components/dialog';
+import { Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import { FailureNotice } from '../components/states';
 import { Notice, PageHeading, SecretPanel } from '../components/ui';
 import type { Abilities } from '../roles';
 
@@ -31,8 +34,6 @@ export function MembersPage({
   selfId: string;
 }) {
   const manage = abilities.can('members:write');
-  const [members, setMembers] = useState<Member[] | null>(null);
-  const [invitations, setInvitations] = useState<Invitation[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [created, setCreated] = useState<InvitationWithSecret | null>(null);
@@ -40,27 +41,63 @@ export function MembersPage({
   const [role, setRole] = useState<MemberRole>('developer');
   const [busy, setBusy] = useState(false);
 
-  const load = useCallback(async () => {
-    try {
-      const page = await client.members.list({ per_page: 100, sort: 'email' });
-      setMembers(page.data);
-      if (manage) {
-        const pending = await client.invitations.list({ per_page: 100, sort: '-created_at' });
-        setInvitations(pending.data);
-      }
-    } catch (e) {
-      setError(describeError(e));
-    }
-  }, [client, manage]);
-  useEffect(() => void load(), [load]);
+  const [confirm, dialog] = useConfirm();
+  const memberHeading = useRef<HTMLHeadingElement>(null);
+  const invitationHeading = useRef<HTMLHeadingElement>(null);
+  const fetchMembers = useCallback(
+    (query: ListQuery) =>
+      client.members.list({
+        page: query.page,
+        per_page: query.per_page,
+        sort: 'email',
+        ...(typeof query.role === 'string' && { role: query.role as MemberRole }),
+      }),
+    [client],
+  );
+  const fetchInvitations = useCallback(
+    (query: ListQuery) =>
+      manage
+        ? client.invitations.list({
+            page: query.page,
+            per_page: query.per_page,
+            sort: '-created_at',
+          })
+        : Promise.resolve({
+            data: [] as Invitation[],
+            meta: {
+              page: 1,
+              per_page: query.per_page,
+              total: 0,
+              total_pages: 0,
+              total_exact: true,
+            },
+          }),
+    [client, manage],
+  );
+  const memberList = useListPage(fetchMembers, { filters: ['role'] });
+  const invitationList = useListPage(fetchInvitations, { prefix: 'invitations_' });
+  const members = memberList.rows;
+  const invitations = invitationList.rows;
+  const reloadMembers = memberList.reload;
+  const reloadInvitations = invitationList.reload;
+  const load = useCallback(
+    () => Promise.all([reloadMembers(), reloadInvitations()]).then(() => undefined),
+    [reloadMembers, reloadInvitations],
+  );
 
-  const act = async (work: () => Promise<string>) => {
+  /** Does `work`, reloads, says what was done and puts focus on `then` (or where it was). */
+  const act = async (
+    work: () => Promise<string>,
+    then?: RefObject<HTMLElement | null> | string,
+  ) => {
     setError(null);
     setMessage(null);
     try {
       const done = await work();
       await load();
       setMessage(done);
+      if (typeof then === 'string') document.getElementById(then)?.focus();
+      else then?.current?.focus();
     } catch (e) {
       setError(describeError(e));
     }
@@ -130,13 +167,22 @@ export function MembersPage({
         setError(describeError(e));
         return;
       }
-      const question = `Make ${member.email} ${next === 'admin' ? 'an' : 'a'} ${next}? What acts for them is cut to that role: ${listed}. Transfer an endpoint or app to another member first to keep it as it is.`;
-      if (!window.confirm(question)) return;
+      const ok = await confirm({
+        title: `Make ${member.email} ${next === 'admin' ? 'an' : 'a'} ${next}?`,
+        body: (
+          <p>
+            What acts for <strong className="name">{member.email}</strong> is cut to that role:{' '}
+            {listed}. Transfer an endpoint or app to another member first to keep it as it is.
+          </p>
+        ),
+        confirm: `Make ${next}`,
+      });
+      if (!ok) return;
     }
     await act(async () => {
       await client.members.update({ params: { id: member.id }, body: { role: next } });
       return `${member.email} is now ${next === 'admin' ? 'an' : 'a'} ${next}.`;
-    });
+    }, `role-${member.id}`);
   };
 
   const remove = async (member: Member) => {
@@ -147,36 +193,57 @@ export function MembersPage({
       setError(describeError(e));
       return;
     }
-    if (
-      !window.confirm(
-        `Remove ${member.email} from the organization? This stops, at once: ${listed}. Transfer an endpoint or app to another member first to keep it.`,
-      )
-    )
-      return;
+    const ok = await confirm({
+      title: 'Remove this member?',
+      body: (
+        <p>
+          <strong className="name">{member.email}</strong> leaves the organization. This stops, at
+          once: {listed}. Transfer an endpoint or app to another member first to keep it.
+        </p>
+      ),
+      confirm: 'Remove member',
+      typeToConfirm: member.email,
+    });
+    if (!ok) return;
     void act(async () => {
       await client.members.delete({ params: { id: member.id } });
       return `${member.email} removed.`;
-    });
+    }, memberHeading);
   };
 
-  const revoke = (invitation: Invitation) => {
-    if (!window.confirm(`Revoke the invitation for ${invitation.email}? Its link stops working.`))
-      return;
+  const revoke = async (invitation: Invitation) => {
+    const ok = await confirm({
+      title: 'Revoke this invitation?',
+      body: (
+        <p>
+          The invitation for <strong className="name">{invitation.email}</strong> is revoked: its
+          link stops working.
+        </p>
+      ),
+      confirm: 'Revoke invitation',
+    });
+    if (!ok) return;
     void act(async () => {
       await client.invitations.delete({ params: { id: invitation.id } });
       if (created?.id === invitation.id) setCreated(null);
       return `Invitation for ${invitation.email} revoked.`;
-    });
+    }, invitationHeading);
   };
 
   return (
     <>
+      {dialog}
       <PageHeading>Members</PageHeading>
       <p>
         The people of your organization. A member’s role caps what every token acting for them may
         do, from their next request on.
       </p>
       {error ? <Notice kind="error">{error}</Notice> : null}
+      {memberList.failure ? (
+        <FailureNotice failure={memberList.failure} onRetry={() => void load()} />
+      ) : invitationList.failure ? (
+        <FailureNotice failure={invitationList.failure} onRetry={() => void load()} />
+      ) : null}
       {message ? <Notice kind="success">{message}</Notice> : null}
       {created ? (
         <SecretPanel
@@ -192,13 +259,30 @@ export function MembersPage({
       ) : null}
 
       <section aria-labelledby="member-list">
-        <h2 id="member-list">Members</h2>
+        <h2 id="member-list" tabIndex={-1} ref={memberHeading}>
+          Members
+        </h2>
+        <div className="field filter">
+          <label htmlFor="member-role-filter">Filter by role</label>
+          <select
+            id="member-role-filter"
+            value={memberList.filters.role ?? ''}
+            onChange={(e) => memberList.update({ role: e.target.value || null })}
+          >
+            <option value="">Every role</option>
+            {ROLE_CHOICES.map((c) => (
+              <option key={c.value} value={c.value}>
+                {c.value}
+              </option>
+            ))}
+          </select>
+        </div>
         {members === null ? (
-          error ? null : (
+          memberList.failure ? null : (
             <p>Loading…</p>
           )
         ) : (
-          <div className="table-wrap">
+          <TableWrap label="Member table">
             <table>
               <thead>
                 <tr>
@@ -226,8 +310,16 @@ export function MembersPage({
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
+        {memberList.meta ? (
+          <Pager
+            meta={memberList.meta}
+            noun="members"
+            label="Member pages"
+            onPage={(page) => memberList.update({ page })}
+          />
+        ) : null}
       </section>
 
       {manage ? (
@@ -267,15 +359,17 @@ export function MembersPage({
           </section>
 
           <section aria-labelledby="invitation-list">
-            <h2 id="invitation-list">Pending invitations</h2>
+            <h2 id="invitation-list" tabIndex={-1} ref={invitationHeading}>
+              Pending invitations
+            </h2>
             {invitations === null ? (
-              error ? null : (
+              invitationList.failure ? null : (
                 <p>Loading…</p>
               )
             ) : invitations.length === 0 ? (
               <p>No pending invitations.</p>
             ) : (
-              <div className="table-wrap">
+              <TableWrap label="Invitation table">
                 <table>
                   <thead>
                     <tr>
@@ -299,7 +393,7 @@ export function MembersPage({
                           <button
                             type="button"
                             className="danger"
-                            onClick={() => revoke(invitation)}
+                            onClick={() => void revoke(invitation)}
                           >
                             Revoke
                             <span className="visually-hidden">
@@ -312,8 +406,16 @@ export function MembersPage({
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
             )}
+            {invitationList.meta ? (
+              <Pager
+                meta={invitationList.meta}
+                noun="invitations"
+                label="Invitation pages"
+                onPage={(page) => invitationList.update({ page })}
+              />
+            ) : null}
           </section>
         </>
       ) : null}
@@ -378,7 +480,7 @@ function MemberRow({
       {manage ? (
         <td>
           <button type="button" className="danger" onClick={onRemove}>
-            Remove<span className="visually-hidden"> {member.email}</span>
+            Remove<span className="visually-hidden"> member {member.email}</span>
           </button>
         </td>
       ) : null}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useRef, useState, type FormEvent } from 'react';
 import type {
   OAuthClient,
   OAuthClientGrantType,
@@ -7,7 +7,13 @@ import type {
   Scope,
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
+import { useConfirm } from '../components/dialog';
+import { Pager, useListPage, type ListQuery } from '../components/list';
+import { FailureNotice } from '../components/states';
 import { CheckboxGroup, CopyField, Notice, PageHeading, SecretPanel } from '../components/ui';
+
+/** The API's limit on an app's name (the contract's `text(100)`). */
+const NAME_MAX = 100;
 
 const GRANT_TYPES: readonly OAuthClientGrantType[] = [
   'authorization_code',
@@ -21,9 +27,16 @@ const GRANT_HINTS: Record<OAuthClientGrantType, string> = {
   client_credentials: 'the app acts for your organization itself (confidential only)',
 };
 
-/** OAuth apps: register (confidential or public), rotate a secret, delete. */
-export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scopes: Scope[] }) {
-  const [apps, setApps] = useState<OAuthClient[] | null>(null);
+/** OAuth apps: the list a page at a time; for writers also register, rotate a secret, delete. */
+export function OAuthAppsPage({
+  client,
+  scopes,
+  canWrite,
+}: {
+  client: PlatformClient;
+  scopes: Scope[];
+  canWrite: boolean;
+}) {
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ name: string; clientId: string; secret: string } | null>(
@@ -39,14 +52,16 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
   );
   const [busy, setBusy] = useState(false);
 
-  const load = useCallback(async () => {
-    try {
-      setApps((await client.oauthClients.list({ per_page: 100 })).data);
-    } catch (e) {
-      setError(describeError(e));
-    }
-  }, [client]);
-  useEffect(() => void load(), [load]);
+  const [confirm, dialog] = useConfirm();
+  const listHeading = useRef<HTMLHeadingElement>(null);
+  const fetchPage = useCallback(
+    (query: ListQuery) =>
+      client.oauthClients.list({ page: query.page, per_page: query.per_page, sort: '-created_at' }),
+    [client],
+  );
+  const list = useListPage(fetchPage);
+  const load = list.reload;
+  const apps = list.rows;
 
   const chooseType = (next: OAuthClientType) => {
     setType(next);
@@ -61,6 +76,10 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
     event.preventDefault();
     setError(null);
     setMessage(null);
+    if (name.length > NAME_MAX)
+      return setError(
+        `The name is ${name.length} characters long; at most ${NAME_MAX} are allowed.`,
+      );
     if (selected.size === 0) return setError('Choose at least one scope.');
     if (grants.size === 0) return setError('Choose at least one grant type.');
     setBusy(true);
@@ -93,12 +112,17 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
   };
 
   const rotate = async (app: OAuthClient) => {
-    if (
-      !window.confirm(
-        `Rotate the secret of “${app.name}”? The current secret stops working at once.`,
-      )
-    )
-      return;
+    const ok = await confirm({
+      title: 'Rotate the client secret?',
+      body: (
+        <p>
+          The current secret of <strong className="name">{app.name}</strong> (<code>{app.id}</code>)
+          stops working at once; the app needs the new one.
+        </p>
+      ),
+      confirm: 'Rotate secret',
+    });
+    if (!ok) return;
     setError(null);
     try {
       const result = await client.oauthClients.rotateSecret({ params: { id: app.id } });
@@ -111,12 +135,26 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
   };
 
   const remove = async (app: OAuthClient) => {
-    if (!window.confirm(`Delete “${app.name}”? Its tokens stop working at once.`)) return;
+    const ok = await confirm({
+      title: 'Delete this app?',
+      body: (
+        <p>
+          The app <strong className="name">{app.name}</strong> (<code>{app.id}</code>) is deleted
+          and every token it holds stops working at once. This cannot be undone.
+        </p>
+      ),
+      confirm: 'Delete app',
+      typeToConfirm: app.name,
+    });
+    if (!ok) return;
     setError(null);
+    setMessage(null);
     try {
       await client.oauthClients.delete({ params: { id: app.id } });
+      if (secret?.clientId === app.id) setSecret(null);
       await load();
       setMessage(`“${app.name}” deleted.`);
+      listHeading.current?.focus();
     } catch (e) {
       setError(describeError(e));
     }
@@ -124,12 +162,16 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
 
   return (
     <>
+      {dialog}
       <PageHeading>OAuth apps</PageHeading>
       <p>
         Register an app that signs your organization’s members in with the platform (authorization
         code with PKCE) or calls the API as your organization (client credentials).
       </p>
       {error ? <Notice kind="error">{error}</Notice> : null}
+      {list.failure ? (
+        <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
+      ) : null}
       {message ? <Notice kind="success">{message}</Notice> : null}
       {registered && !secret ? (
         <section className="secret" aria-labelledby="registered-title">
@@ -149,16 +191,20 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
       ) : null}
 
       <section aria-labelledby="app-list">
-        <h2 id="app-list">Registered apps</h2>
+        <h2 id="app-list" tabIndex={-1} ref={listHeading}>
+          Registered apps
+        </h2>
         {apps === null ? (
-          <p>Loading…</p>
+          list.failure ? null : (
+            <p>Loading…</p>
+          )
         ) : apps.length === 0 ? (
           <p>No apps yet.</p>
         ) : (
           <ul className="cards">
             {apps.map((app) => (
               <li key={app.id} className="card">
-                <h3>{app.name}</h3>
+                <h3 className="name">{app.name}</h3>
                 <dl className="facts">
                   <dt>Client ID</dt>
                   <dd>
@@ -177,92 +223,113 @@ export function OAuthAppsPage({ client, scopes }: { client: PlatformClient; scop
                   <dt>Expires</dt>
                   <dd>{app.expires_at ? formatDate(app.expires_at) : 'Never'}</dd>
                 </dl>
-                <div className="actions">
-                  {app.type === 'confidential' ? (
-                    <button type="button" onClick={() => void rotate(app)}>
-                      Rotate secret<span className="visually-hidden"> of {app.name}</span>
+                {canWrite ? (
+                  <div className="actions">
+                    {app.type === 'confidential' ? (
+                      <button type="button" onClick={() => void rotate(app)}>
+                        Rotate secret
+                        <span className="visually-hidden">
+                          {' '}
+                          of app {app.name} ({app.id})
+                        </span>
+                      </button>
+                    ) : null}
+                    <button type="button" className="danger" onClick={() => void remove(app)}>
+                      Delete
+                      <span className="visually-hidden">
+                        {' '}
+                        app {app.name} ({app.id})
+                      </span>
                     </button>
-                  ) : null}
-                  <button type="button" className="danger" onClick={() => void remove(app)}>
-                    Delete<span className="visually-hidden"> {app.name}</span>
-                  </button>
-                </div>
+                  </div>
+                ) : null}
               </li>
             ))}
           </ul>
         )}
+        {list.meta ? (
+          <Pager
+            meta={list.meta}
+            noun="apps"
+            label="App pages"
+            onPage={(page) => list.update({ page })}
+          />
+        ) : null}
       </section>
 
-      <section aria-labelledby="register-app">
-        <h2 id="register-app">Register an app</h2>
-        <form className="stack" onSubmit={(e) => void register(e)}>
-          <div className="field">
-            <label htmlFor="app-name">Name</label>
-            <input
-              id="app-name"
-              required
-              maxLength={100}
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              aria-describedby="app-name-hint"
-            />
-            <span id="app-name-hint" className="hint">
-              Shown to users when they sign in to it.
-            </span>
-          </div>
-          <fieldset className="checkbox-group">
-            <legend>Type</legend>
-            <label className="inline">
+      {canWrite ? (
+        <section aria-labelledby="register-app">
+          <h2 id="register-app">Register an app</h2>
+          <form className="stack" onSubmit={(e) => void register(e)}>
+            <div className="field">
+              <label htmlFor="app-name">Name</label>
               <input
-                type="radio"
-                name="app-type"
-                checked={type === 'confidential'}
-                onChange={() => chooseType('confidential')}
-              />{' '}
-              Confidential <span className="hint">a server that keeps a secret</span>
-            </label>
-            <label className="inline">
-              <input
-                type="radio"
-                name="app-type"
-                checked={type === 'public'}
-                onChange={() => chooseType('public')}
-              />{' '}
-              Public <span className="hint">a browser or mobile app: PKCE, no secret</span>
-            </label>
-          </fieldset>
-          <div className="field">
-            <label htmlFor="app-redirects">Redirect URIs (one per line)</label>
-            <textarea
-              id="app-redirects"
-              rows={3}
-              value={redirects}
-              onChange={(e) => setRedirects(e.target.value)}
-              aria-describedby="app-redirects-hint"
+                id="app-name"
+                required
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                aria-describedby="app-name-hint"
+              />
+              <span id="app-name-hint" className="hint">
+                Shown to users when they sign in to it; up to {NAME_MAX} characters.
+              </span>
+            </div>
+            <fieldset className="checkbox-group">
+              <legend>Type</legend>
+              <label className="inline">
+                <input
+                  type="radio"
+                  name="app-type"
+                  checked={type === 'confidential'}
+                  onChange={() => chooseType('confidential')}
+                />{' '}
+                Confidential <span className="hint">a server that keeps a secret</span>
+              </label>
+              <label className="inline">
+                <input
+                  type="radio"
+                  name="app-type"
+                  checked={type === 'public'}
+                  onChange={() => chooseType('public')}
+                />{' '}
+                Public <span className="hint">a browser or mobile app: PKCE, no secret</span>
+              </label>
+            </fieldset>
+            <div className="field">
+              <label htmlFor="app-redirects">Redirect URIs (one per line)</label>
+              <textarea
+                id="app-redirects"
+                rows={3}
+                value={redirects}
+                onChange={(e) => setRedirects(e.target.value)}
+                aria-describedby="app-redirects-hint"
+              />
+              <span id="app-redirects-hint" className="hint">
+                Exact URIs: https, or http on localhost / 127.0.0.1. Needed for authorization_code.
+              </span>
+            </div>
+            <CheckboxGroup
+              legend="Scopes"
+              options={scopes}
+              selected={selected}
+              onChange={setSelected}
             />
-            <span id="app-redirects-hint" className="hint">
-              Exact URIs: https, or http on localhost / 127.0.0.1. Needed for authorization_code.
-            </span>
-          </div>
-          <CheckboxGroup
-            legend="Scopes"
-            options={scopes}
-            selected={selected}
-            onChange={setSelected}
-          />
-          <CheckboxGroup
-            legend="Grant types"
-            options={GRANT_TYPES}
-            selected={grants}
-            onChange={setGrants}
-            describe={(grant) => GRANT_HINTS[grant]}
-            disabled={(grant) => grant === 'client_credentials' && type === 'public'}
-          />
-          <button type="submit" disabled={busy}>
-            Register app
-          </button>
-        </form>
-      </section>
+            <CheckboxGroup
+              legend="Grant types"
+              options={GRANT_TYPES}
+              selected={grants}
+              onChange={setGrants}
+              describe={(grant) => GRANT_HINTS[grant]}
+              disabled={(grant) => grant === 'client_credentials' && type === 'public'}
+            />
+            <button type="submit" disabled={busy}>
+              Register app
+            </button>
+          </form>
+        </section>
+      ) : (
+        <p className="hint">Your role lets you see apps, not register or change them.</p>
+      )}
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useRef, useState, type FormEvent } from 'react';
 import type {
   PersonalAccessToken,
   PersonalAccessTokenWithSecret,
@@ -6,7 +6,13 @@ import type {
   Scope,
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
+import { useConfirm } from '../components/dialog';
+import { Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import { FailureNotice } from '../components/states';
 import { CheckboxGroup, CopyField, Notice, PageHeading, SecretPanel } from '../components/ui';
+
+/** The API's limit on a token's name (the contract's `text(200)`). */
+const NAME_MAX = 200;
 
 const EXPIRY_CHOICES = [
   { value: '7', label: '7 days' },
@@ -17,8 +23,9 @@ const EXPIRY_CHOICES = [
 ] as const;
 
 /**
- * Personal access tokens: create (secret shown once, with a curl line), list, revoke. Creating
- * is offered only to a session that may (tokens:write within the member's role; not a viewer).
+ * Personal access tokens: create (secret shown once, with a curl line), list (a page at a time,
+ * revoked ones included and marked), revoke. Creating and revoking are offered only to a session
+ * that may (tokens:write within the member's role; not a viewer).
  */
 export function TokensPage({
   client,
@@ -29,7 +36,6 @@ export function TokensPage({
   scopes: Scope[];
   canCreate: boolean;
 }) {
-  const [tokens, setTokens] = useState<PersonalAccessToken[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [created, setCreated] = useState<PersonalAccessTokenWithSecret | null>(null);
@@ -38,20 +44,28 @@ export function TokensPage({
   const [expiry, setExpiry] = useState<string>('90');
   const [busy, setBusy] = useState(false);
 
-  const load = useCallback(async () => {
-    try {
-      const page = await client.personalAccessTokens.list({ per_page: 100, sort: '-created_at' });
-      setTokens(page.data);
-    } catch (e) {
-      setError(describeError(e));
-    }
-  }, [client]);
-  useEffect(() => void load(), [load]);
+  const [confirm, dialog] = useConfirm();
+  const listHeading = useRef<HTMLHeadingElement>(null);
+  const fetchPage = useCallback(
+    (query: ListQuery) =>
+      client.personalAccessTokens.list({
+        page: query.page,
+        per_page: query.per_page,
+        sort: '-created_at',
+      }),
+    [client],
+  );
+  const list = useListPage(fetchPage);
+  const load = list.reload;
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
     setMessage(null);
+    if (name.length > NAME_MAX) {
+      setError(`The name is ${name.length} characters long; at most ${NAME_MAX} are allowed.`);
+      return;
+    }
     if (selected.size === 0) {
       setError('Choose at least one scope.');
       return;
@@ -77,28 +91,45 @@ export function TokensPage({
   };
 
   const revoke = async (token: PersonalAccessToken) => {
-    if (!window.confirm(`Revoke the token “${token.name}”? Calls made with it fail from now on.`))
-      return;
+    const ok = await confirm({
+      title: 'Revoke this token?',
+      body: (
+        <p>
+          The token <strong className="name">{token.name}</strong> (<code>{token.prefix}…</code>)
+          stops working at once: every call made with it fails from now on. This cannot be undone.
+        </p>
+      ),
+      confirm: 'Revoke token',
+      typeToConfirm: token.name,
+    });
+    if (!ok) return;
     setError(null);
+    setMessage(null);
     try {
       await client.personalAccessTokens.delete({ params: { id: token.id } });
       if (created?.id === token.id) setCreated(null);
       await load();
       setMessage(`Token “${token.name}” revoked.`);
+      // The row's button stays (now "revoked"); the list's heading is where to continue from.
+      listHeading.current?.focus();
     } catch (e) {
       setError(describeError(e));
     }
   };
 
-  const live = tokens?.filter((t) => !t.revoked_at) ?? [];
+  const tokens = list.rows;
   return (
     <>
+      {dialog}
       <PageHeading>Personal access tokens</PageHeading>
       <p>
         A personal access token calls the API for your organization with the scopes you give it.
         Send it as <code>Authorization: Bearer pat_…</code>.
       </p>
       {error ? <Notice kind="error">{error}</Notice> : null}
+      {list.failure ? (
+        <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
+      ) : null}
       {message ? <Notice kind="success">{message}</Notice> : null}
       {created ? (
         <SecretPanel title={`Token “${created.name}” created`} secret={created.token} label="Token">
@@ -115,13 +146,12 @@ export function TokensPage({
               <input
                 id="token-name"
                 required
-                maxLength={100}
                 value={name}
                 onChange={(e) => setName(e.target.value)}
                 aria-describedby="token-name-hint"
               />
               <span id="token-name-hint" className="hint">
-                What it is for, e.g. “nightly SIS sync”.
+                What it is for, e.g. “nightly SIS sync”; up to {NAME_MAX} characters.
               </span>
             </div>
             <CheckboxGroup
@@ -150,13 +180,17 @@ export function TokensPage({
       )}
 
       <section aria-labelledby="token-list">
-        <h2 id="token-list">Your organization’s tokens</h2>
+        <h2 id="token-list" tabIndex={-1} ref={listHeading}>
+          Your organization’s tokens
+        </h2>
         {tokens === null ? (
-          <p>Loading…</p>
-        ) : live.length === 0 ? (
+          list.failure ? null : (
+            <p>Loading…</p>
+          )
+        ) : tokens.length === 0 ? (
           <p>No tokens yet.</p>
         ) : (
-          <div className="table-wrap">
+          <TableWrap label="Token table">
             <table>
               <thead>
                 <tr>
@@ -166,15 +200,22 @@ export function TokensPage({
                   <th scope="col">Created</th>
                   <th scope="col">Last used</th>
                   <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+                  {canCreate ? (
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  ) : null}
                 </tr>
               </thead>
               <tbody>
-                {live.map((token) => (
+                {tokens.map((token) => (
                   <tr key={token.id}>
-                    <th scope="row">{token.name}</th>
+                    <th scope="row" className="name">
+                      {token.name}
+                      {token.revoked_at ? (
+                        <span className="badge"> revoked {formatDate(token.revoked_at)}</span>
+                      ) : null}
+                    </th>
                     <td>
                       <code>{token.prefix}…</code>
                     </td>
@@ -182,17 +223,37 @@ export function TokensPage({
                     <td>{formatDate(token.created_at)}</td>
                     <td>{token.last_used_at ? formatDate(token.last_used_at) : 'Never'}</td>
                     <td>{token.expires_at ? formatDate(token.expires_at) : 'Never'}</td>
-                    <td>
-                      <button type="button" className="danger" onClick={() => void revoke(token)}>
-                        Revoke<span className="visually-hidden"> {token.name}</span>
-                      </button>
-                    </td>
+                    {canCreate ? (
+                      <td>
+                        {token.revoked_at ? null : (
+                          <button
+                            type="button"
+                            className="danger"
+                            onClick={() => void revoke(token)}
+                          >
+                            Revoke
+                            <span className="visually-hidden">
+                              {' '}
+                              token {token.name} ({token.prefix}…)
+                            </span>
+                          </button>
+                        )}
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
+        {list.meta ? (
+          <Pager
+            meta={list.meta}
+            noun="tokens"
+            label="Token pages"
+            onPage={(page) => list.update({ page })}
+          />
+        ) : null}
       </section>
     </>
   );

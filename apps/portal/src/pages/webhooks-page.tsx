@@ -1,14 +1,25 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import type {
   PlatformClient,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointEvent,
+  WebhookEndpointStats,
   WebhookEndpointWithSecret,
 } from '@platform/client';
-import { describeError, EVENT_TYPES, formatDate, WEBHOOK_SECRET_OVERLAP_HOURS } from '../api';
+import {
+  classifyError,
+  describeError,
+  EVENT_TYPES,
+  type Failure,
+  formatDate,
+  WEBHOOK_SECRET_OVERLAP_HOURS,
+} from '../api';
+import { useConfirm } from '../components/dialog';
+import { Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import { FailureNotice } from '../components/states';
 import { CheckboxGroup, Notice, PageHeading, SecretPanel } from '../components/ui';
-import { Link } from '../router';
+import { Link, navigate } from '../router';
 
 type EventChoice = WebhookEndpointEvent;
 const ALL_EVENTS: EventChoice = '*';
@@ -47,7 +58,8 @@ function EndpointFields({
           aria-describedby="endpoint-url-hint"
         />
         <span id="endpoint-url-hint" className="hint">
-          An https address that accepts POST requests.
+          An https address on the public internet that accepts POST requests. A server set up for
+          development may also accept http and private addresses such as 127.0.0.1.
         </span>
       </div>
       <div className="field">
@@ -75,24 +87,43 @@ function chosenEvents(events: Set<EventChoice>): EventChoice[] {
   return events.has(ALL_EVENTS) ? [ALL_EVENTS] : [...events];
 }
 
-/** Webhook endpoints: the list and the create form. */
-export function WebhooksPage({ client }: { client: PlatformClient }) {
-  const [endpoints, setEndpoints] = useState<WebhookEndpoint[] | null>(null);
+/** What the endpoint page just deleted, said once by the list it returns to. */
+let deletedFlash: string | null = null;
+
+const ENABLED_FILTERS = [
+  { value: '', label: 'All endpoints' },
+  { value: 'true', label: 'Enabled' },
+  { value: 'false', label: 'Disabled' },
+] as const;
+
+/** Webhook endpoints: the list (a page at a time, by enabled) and, for writers, the create form. */
+export function WebhooksPage({ client, canWrite }: { client: PlatformClient; canWrite: boolean }) {
   const [error, setError] = useState<string | null>(null);
+  const [message] = useState(() => {
+    const said = deletedFlash;
+    deletedFlash = null;
+    return said;
+  });
   const [created, setCreated] = useState<WebhookEndpointWithSecret | null>(null);
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<Set<EventChoice>>(new Set());
   const [busy, setBusy] = useState(false);
 
-  const load = useCallback(async () => {
-    try {
-      setEndpoints((await client.webhookEndpoints.list({ per_page: 100 })).data);
-    } catch (e) {
-      setError(describeError(e));
-    }
-  }, [client]);
-  useEffect(() => void load(), [load]);
+  const fetchPage = useCallback(
+    (query: ListQuery) =>
+      client.webhookEndpoints.list({
+        page: query.page,
+        per_page: query.per_page,
+        ...(query.enabled === 'true' || query.enabled === 'false'
+          ? { enabled: query.enabled }
+          : {}),
+      }),
+    [client],
+  );
+  const list = useListPage(fetchPage, { filters: ['enabled'] });
+  const load = list.reload;
+  const endpoints = list.rows;
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
@@ -122,6 +153,10 @@ export function WebhooksPage({ client }: { client: PlatformClient }) {
         The platform POSTs signed events (Standard Webhooks) to your endpoints as records change.
       </p>
       {error ? <Notice kind="error">{error}</Notice> : null}
+      {message ? <Notice kind="success">{message}</Notice> : null}
+      {list.failure ? (
+        <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
+      ) : null}
       {created ? (
         <SecretPanel title="Endpoint created" secret={created.secret} label="Signing secret">
           <p>
@@ -132,10 +167,26 @@ export function WebhooksPage({ client }: { client: PlatformClient }) {
       ) : null}
       <section aria-labelledby="endpoint-list">
         <h2 id="endpoint-list">Endpoints</h2>
+        <div className="field filter">
+          <label htmlFor="endpoint-filter">Show</label>
+          <select
+            id="endpoint-filter"
+            value={list.filters.enabled ?? ''}
+            onChange={(e) => list.update({ enabled: e.target.value || null })}
+          >
+            {ENABLED_FILTERS.map((f) => (
+              <option key={f.value} value={f.value}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+        </div>
         {endpoints === null ? (
-          <p>Loading…</p>
+          list.failure ? null : (
+            <p>Loading…</p>
+          )
         ) : endpoints.length === 0 ? (
-          <p>No endpoints yet.</p>
+          <p>{list.filters.enabled ? 'No endpoints match.' : 'No endpoints yet.'}</p>
         ) : (
           <ul className="cards">
             {endpoints.map((endpoint) => (
@@ -154,24 +205,217 @@ export function WebhooksPage({ client }: { client: PlatformClient }) {
             ))}
           </ul>
         )}
+        {list.meta ? (
+          <Pager
+            meta={list.meta}
+            noun="endpoints"
+            label="Endpoint pages"
+            onPage={(page) => list.update({ page })}
+          />
+        ) : null}
       </section>
-      <section aria-labelledby="create-endpoint">
-        <h2 id="create-endpoint">Add an endpoint</h2>
-        <form className="stack" onSubmit={(e) => void create(e)}>
-          <EndpointFields {...{ url, setUrl, description, setDescription, events, setEvents }} />
-          <button type="submit" disabled={busy}>
-            Add endpoint
-          </button>
-        </form>
-      </section>
+      {canWrite ? (
+        <section aria-labelledby="create-endpoint">
+          <h2 id="create-endpoint">Add an endpoint</h2>
+          <form className="stack" onSubmit={(e) => void create(e)}>
+            <EndpointFields {...{ url, setUrl, description, setDescription, events, setEvents }} />
+            <button type="submit" disabled={busy}>
+              Add endpoint
+            </button>
+          </form>
+        </section>
+      ) : (
+        <p className="hint">Your role lets you see endpoints, not add or change them.</p>
+      )}
     </>
   );
 }
 
-/** One endpoint: edit, rotate its secret, send a test event, its deliveries and redelivery. */
-export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id: string }) {
+const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+/**
+ * A delivery's message: the event it carries (read from the event log when the session may read
+ * events) and the headers every attempt is sent with (the timestamp and signature are made per
+ * attempt; the signature is not kept).
+ */
+function DeliveryDetails({
+  client,
+  delivery,
+  canReadEvents,
+}: {
+  client: PlatformClient;
+  delivery: WebhookDelivery;
+  canReadEvents: boolean;
+}) {
+  const [payload, setPayload] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const load = () => {
+    if (payload !== null || !canReadEvents) return;
+    client.events.retrieve({ params: { id: delivery.event_id } }).then(
+      (event) => setPayload(JSON.stringify(event, null, 2)),
+      (e: unknown) => setProblem(describeError(e)),
+    );
+  };
+  return (
+    <details
+      className="delivery-details"
+      onToggle={(e) => (e.currentTarget.open ? load() : undefined)}
+    >
+      <summary>
+        Payload and headers<span className="visually-hidden"> of {delivery.id}</span>
+      </summary>
+      <h4>Headers</h4>
+      <pre className="excerpt">
+        {[
+          'content-type: application/json',
+          `webhook-id: ${delivery.id}`,
+          'webhook-timestamp: the attempt’s time, in Unix seconds',
+          'webhook-signature: v1,… (one per live signing secret; not kept)',
+        ].join('\n')}
+      </pre>
+      <h4>Payload</h4>
+      {!canReadEvents ? (
+        <p className="hint">Reading the payload needs the events:read scope.</p>
+      ) : problem ? (
+        <p className="hint">{problem}</p>
+      ) : payload === null ? (
+        <p>Loading…</p>
+      ) : (
+        <pre className="excerpt payload" tabIndex={0} aria-label={`Payload of ${delivery.id}`}>
+          {payload}
+        </pre>
+      )}
+    </details>
+  );
+}
+
+/** The endpoint's health over the last 24 hours, in words (from the stats operation). */
+function EndpointHealth({
+  client,
+  id,
+  version,
+}: {
+  client: PlatformClient;
+  id: string;
+  version: number;
+}) {
+  const [stats, setStats] = useState<WebhookEndpointStats | null>(null);
+  useEffect(() => {
+    client.webhookEndpoints.stats({ params: { id } }).then(setStats, () => setStats(null));
+  }, [client, id, version]);
+  if (!stats) return null;
+  return (
+    <section aria-labelledby="endpoint-health">
+      <h2 id="endpoint-health">Last 24 hours</h2>
+      {stats.attempts === 0 ? (
+        <p>No delivery attempts in the last 24 hours.</p>
+      ) : (
+        <dl className="facts health">
+          <div>
+            <dt>Success rate</dt>
+            <dd data-testid="success-rate">
+              {Math.round((stats.success_rate ?? 0) * 100)}% ({stats.succeeded} of {stats.attempts}{' '}
+              attempts)
+            </dd>
+          </div>
+          <div>
+            <dt>Median latency</dt>
+            <dd>{stats.latency_ms.p50} ms</dd>
+          </div>
+          <div>
+            <dt>95th percentile latency</dt>
+            <dd>{stats.latency_ms.p95} ms</dd>
+          </div>
+          <div>
+            <dt>Slowest</dt>
+            <dd>{stats.latency_ms.max} ms</dd>
+          </div>
+        </dl>
+      )}
+    </section>
+  );
+}
+
+/** "Replay every failed delivery since …": a time (24 hours ago by default) and a button. */
+function ReplayFailed({
+  client,
+  id,
+  onReplayed,
+}: {
+  client: PlatformClient;
+  id: string;
+  onReplayed: (message: string) => Promise<void>;
+}) {
+  const [since, setSince] = useState(() => toLocalInput(new Date(Date.now() - 86_400_000)));
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const replay = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    setBusy(true);
+    try {
+      const result = await client.webhookEndpoints.replayFailed({
+        params: { id },
+        body: { since: new Date(since).toISOString() },
+      });
+      await onReplayed(
+        result.queued === 0
+          ? 'No failed deliveries since then: nothing to replay.'
+          : `${result.queued} failed deliver${result.queued === 1 ? 'y' : 'ies'} queued again.`,
+      );
+    } catch (e) {
+      setError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="inline-form replay" onSubmit={(e) => void replay(e)}>
+      <div className="field">
+        <label htmlFor="replay-since">Replay failed deliveries since</label>
+        <input
+          id="replay-since"
+          type="datetime-local"
+          required
+          value={since}
+          onChange={(e) => setSince(e.target.value)}
+          aria-describedby="replay-since-hint"
+        />
+        <span id="replay-since-hint" className="hint">
+          Your local time; at most 30 days ago. Each goes out once more with its webhook-id.
+        </span>
+      </div>
+      <button type="submit" disabled={busy}>
+        Replay failed deliveries
+      </button>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+    </form>
+  );
+}
+
+/** A Date as a `datetime-local` input's value (local time, to the minute). */
+function toLocalInput(date: Date): string {
+  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
+}
+
+/**
+ * One endpoint: its deliveries (a page at a time, by status and event type, in the URL) with
+ * redelivery; for writers also edit, rotate its secret, send a test event and delete.
+ */
+export function WebhookEndpointPage({
+  client,
+  id,
+  canWrite,
+  canReadEvents,
+}: {
+  client: PlatformClient;
+  id: string;
+  canWrite: boolean;
+  canReadEvents: boolean;
+}) {
   const [endpoint, setEndpoint] = useState<WebhookEndpoint | null>(null);
-  const [deliveries, setDeliveries] = useState<WebhookDelivery[] | null>(null);
+  const [failure, setFailure] = useState<Failure | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [rotated, setRotated] = useState<{ secret: string; until: Date } | null>(null);
@@ -179,16 +423,33 @@ export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<Set<EventChoice>>(new Set());
   const [enabled, setEnabled] = useState(true);
+  const [confirm, dialog] = useConfirm();
+  const deliveriesHeading = useRef<HTMLHeadingElement>(null);
 
-  const loadDeliveries = useCallback(async () => {
-    const page = await client.webhookEndpoints.deliveries({
-      params: { id },
-      query: { per_page: 20, sort: '-created_at' },
-    });
-    setDeliveries(page.data);
-  }, [client, id]);
+  const fetchDeliveries = useCallback(
+    (query: ListQuery) =>
+      client.webhookEndpoints.deliveries({
+        params: { id },
+        query: {
+          page: query.page,
+          per_page: query.per_page,
+          sort: '-created_at',
+          ...(typeof query.status === 'string' && {
+            status: query.status as WebhookDelivery['status'],
+          }),
+          ...(typeof query.event_type === 'string' && {
+            event_type: query.event_type as WebhookDelivery['event_type'],
+          }),
+        },
+      }),
+    [client, id],
+  );
+  const list = useListPage(fetchDeliveries, { filters: ['status', 'event_type'], perPage: 20 });
+  const deliveries = list.rows;
+  const loadDeliveries = list.reload;
 
   const load = useCallback(async () => {
+    setFailure(null);
     try {
       const found = await client.webhookEndpoints.retrieve({ params: { id } });
       setEndpoint(found);
@@ -196,11 +457,10 @@ export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id
       setDescription(found.description ?? '');
       setEvents(new Set(found.events));
       setEnabled(found.enabled);
-      await loadDeliveries();
     } catch (e) {
-      setError(describeError(e));
+      setFailure(classifyError(e));
     }
-  }, [client, id, loadDeliveries]);
+  }, [client, id]);
   useEffect(() => void load(), [load]);
 
   // While a delivery is pending, look again every 2 seconds (attempts arrive in the background).
@@ -236,13 +496,43 @@ export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id
 
   const rotate = () =>
     void act(async () => {
-      if (!window.confirm('Rotate the signing secret? The old one keeps working for 24 hours.'))
-        return;
+      const ok = await confirm({
+        title: 'Rotate the signing secret?',
+        body: (
+          <p>
+            A new secret signs deliveries to <span className="url">{endpoint?.url}</span> from now
+            on; the current one keeps working for {WEBHOOK_SECRET_OVERLAP_HOURS} hours.
+          </p>
+        ),
+        confirm: 'Rotate secret',
+      });
+      if (!ok) return;
       const result = await client.webhookEndpoints.rotateSecret({ params: { id } });
       setRotated({
         secret: result.secret,
         until: new Date(Date.now() + WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
       });
+    });
+
+  const remove = () =>
+    void act(async () => {
+      if (!endpoint) return;
+      const ok = await confirm({
+        title: 'Delete this endpoint?',
+        body: (
+          <p>
+            The endpoint <span className="url">{endpoint.url}</span> is deleted with its pending
+            deliveries: nothing more is sent to it. This cannot be undone.
+          </p>
+        ),
+        confirm: 'Delete endpoint',
+        typeToConfirm: endpoint.url,
+      });
+      if (!ok) return;
+      await client.webhookEndpoints.delete({ params: { id } });
+      deletedFlash = `Endpoint ${endpoint.url} deleted.`;
+      // The list's heading takes focus (an in-app move), with the message below it.
+      navigate('/webhooks');
     });
 
   const test = () =>
@@ -263,11 +553,16 @@ export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id
     return (
       <>
         <PageHeading>Webhook endpoint</PageHeading>
-        {error ? <Notice kind="error">{error}</Notice> : <p>Loading…</p>}
+        {failure ? (
+          <FailureNotice failure={failure} onRetry={() => void load()} />
+        ) : (
+          <p>Loading…</p>
+        )}
       </>
     );
   return (
     <>
+      {dialog}
       <p>
         <Link to="/webhooks">← All endpoints</Link>
       </p>
@@ -287,24 +582,88 @@ export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id
           </p>
         </SecretPanel>
       ) : null}
-      <div className="actions">
-        <button type="button" onClick={test} disabled={!endpoint.enabled}>
-          Send test event
-        </button>
-        <button type="button" onClick={rotate}>
-          Rotate secret
-        </button>
-      </div>
+      {canWrite ? (
+        <div className="actions">
+          <button type="button" onClick={test} disabled={!endpoint.enabled}>
+            Send test event
+          </button>
+          <button type="button" onClick={rotate}>
+            Rotate secret
+          </button>
+        </div>
+      ) : null}
+
+      <EndpointHealth
+        client={client}
+        id={id}
+        version={
+          (list.meta?.total ?? 0) + (deliveries ?? []).reduce((n, d) => n + d.attempt_count, 0)
+        }
+      />
 
       <section aria-labelledby="deliveries">
-        <h2 id="deliveries">Deliveries</h2>
-        <button type="button" onClick={() => void act(loadDeliveries)}>
-          Refresh deliveries
-        </button>
+        <h2 id="deliveries" tabIndex={-1} ref={deliveriesHeading}>
+          Deliveries
+        </h2>
+        <div className="filters">
+          <div className="field filter">
+            <label htmlFor="delivery-status">Status</label>
+            <select
+              id="delivery-status"
+              value={list.filters.status ?? ''}
+              onChange={(e) => list.update({ status: e.target.value || null })}
+            >
+              <option value="">Any status</option>
+              {DELIVERY_STATUSES.map((status) => (
+                <option key={status} value={status}>
+                  {status}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field filter">
+            <label htmlFor="delivery-event">Event type</label>
+            <select
+              id="delivery-event"
+              value={list.filters.event_type ?? ''}
+              onChange={(e) => list.update({ event_type: e.target.value || null })}
+            >
+              <option value="">Any event type</option>
+              {['ping', ...EVENT_TYPES].map((type) => (
+                <option key={type} value={type}>
+                  {type}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="button" onClick={() => void act(loadDeliveries)}>
+            Refresh deliveries
+          </button>
+        </div>
+        {canWrite && endpoint.enabled ? (
+          <ReplayFailed
+            client={client}
+            id={id}
+            onReplayed={async (said) => {
+              setError(null);
+              setMessage(said);
+              await loadDeliveries();
+            }}
+          />
+        ) : null}
+        {list.failure ? (
+          <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
+        ) : null}
         {deliveries === null ? (
-          <p>Loading…</p>
+          list.failure ? null : (
+            <p>Loading…</p>
+          )
         ) : deliveries.length === 0 ? (
-          <p>No deliveries yet. Send a test event to see one.</p>
+          <p>
+            {list.filters.status || list.filters.event_type
+              ? 'No deliveries match.'
+              : 'No deliveries yet. Send a test event to see one.'}
+          </p>
         ) : (
           <ul className="cards" aria-live="polite">
             {deliveries.map((delivery) => (
@@ -321,7 +680,7 @@ export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id
                     : ''}
                 </p>
                 {delivery.attempts.length ? (
-                  <div className="table-wrap">
+                  <TableWrap label={`Attempts of ${delivery.id}`}>
                     <table>
                       <caption className="visually-hidden">Attempts of {delivery.id}</caption>
                       <thead>
@@ -348,32 +707,66 @@ export function WebhookEndpointPage({ client, id }: { client: PlatformClient; id
                         ))}
                       </tbody>
                     </table>
-                  </div>
+                  </TableWrap>
                 ) : null}
-                <button type="button" onClick={() => redeliver(delivery)}>
-                  Redeliver<span className="visually-hidden"> {delivery.id}</span>
-                </button>
+                <DeliveryDetails
+                  client={client}
+                  delivery={delivery}
+                  canReadEvents={canReadEvents}
+                />
+                {canWrite ? (
+                  <button type="button" onClick={() => redeliver(delivery)}>
+                    Redeliver<span className="visually-hidden"> {delivery.id}</span>
+                  </button>
+                ) : null}
               </li>
             ))}
           </ul>
         )}
+        {list.meta ? (
+          <Pager
+            meta={list.meta}
+            noun="deliveries"
+            label="Delivery pages"
+            onPage={(page) => {
+              list.update({ page });
+              deliveriesHeading.current?.focus();
+            }}
+          />
+        ) : null}
       </section>
 
-      <section aria-labelledby="edit-endpoint">
-        <h2 id="edit-endpoint">Edit</h2>
-        <form className="stack" onSubmit={save}>
-          <EndpointFields {...{ url, setUrl, description, setDescription, events, setEvents }} />
-          <label className="inline">
-            <input
-              type="checkbox"
-              checked={enabled}
-              onChange={(e) => setEnabled(e.target.checked)}
-            />{' '}
-            Enabled
-          </label>
-          <button type="submit">Save changes</button>
-        </form>
-      </section>
+      {canWrite ? (
+        <>
+          <section aria-labelledby="edit-endpoint">
+            <h2 id="edit-endpoint">Edit</h2>
+            <form className="stack" onSubmit={save}>
+              <EndpointFields
+                {...{ url, setUrl, description, setDescription, events, setEvents }}
+              />
+              <label className="inline">
+                <input
+                  type="checkbox"
+                  checked={enabled}
+                  onChange={(e) => setEnabled(e.target.checked)}
+                />{' '}
+                Enabled
+              </label>
+              <button type="submit">Save changes</button>
+            </form>
+          </section>
+          <section aria-labelledby="delete-endpoint">
+            <h2 id="delete-endpoint">Delete</h2>
+            <p>
+              Deleting stops every delivery to this endpoint and frees its place (an organization
+              has at most 16 endpoints).
+            </p>
+            <button type="button" className="danger" onClick={remove}>
+              Delete endpoint
+            </button>
+          </section>
+        </>
+      ) : null}
     </>
   );
 }

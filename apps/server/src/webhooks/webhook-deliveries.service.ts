@@ -1,10 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { contract, type ListQuery, type WebhookDelivery } from '@platform/contract';
-import { type EntityManager, In, type Repository } from 'typeorm';
+import {
+  contract,
+  type ListQuery,
+  WEBHOOK_REPLAY_MAX_DAYS,
+  WEBHOOK_STATS_WINDOW_HOURS,
+  type WebhookDelivery,
+  type WebhookEndpointStats,
+  type WebhookReplay,
+} from '@platform/contract';
+import { type EntityManager, In, MoreThanOrEqual, type Repository } from 'typeorm';
 import type { Principal } from '../common/principal';
 import { Clock } from '../common/clock';
-import { findOwned, lockOwned } from '../common/find-owned';
+import { findOwned, findOwnedForUpdate, lockOwned } from '../common/find-owned';
+import { invalidField } from '../common/resource-errors';
 import { ListCollection } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { toIso } from '../common/timestamp';
@@ -92,6 +101,97 @@ export class WebhookDeliveriesService {
       await manager.save(WebhookMessageRecord, message);
       this.dueOnCommit(manager);
       return (await this.withAttempts(manager, [message]))[0]!;
+    });
+  }
+
+  /** The endpoint's attempts over the last 24 hours: counts, success rate, latency percentiles. */
+  async stats(principal: Principal, endpointId: string): Promise<WebhookEndpointStats> {
+    const manager = this.messages.manager;
+    const endpoint = await findOwned(
+      manager,
+      WebhookEndpointRecord,
+      principal.organizationId,
+      endpointId,
+      'webhook endpoint',
+    );
+    const to = this.clock.now();
+    const from = new Date(to.getTime() - WEBHOOK_STATS_WINDOW_HOURS * 3_600_000);
+    const attempts = await manager
+      .createQueryBuilder(WebhookAttemptRecord, 'attempt')
+      .innerJoin(WebhookMessageRecord, 'message', 'message.id = attempt.messageId')
+      .select(['attempt.messageId', 'attempt.number', 'attempt.statusCode', 'attempt.latencyMs'])
+      .where('message.organizationId = :organizationId', {
+        organizationId: principal.organizationId,
+      })
+      .andWhere('message.endpointId = :endpointId', { endpointId: endpoint.id })
+      .andWhere('attempt.attemptedAt >= :from', { from })
+      .getMany();
+    const succeeded = attempts.filter(
+      (a) => a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300,
+    ).length;
+    const latencies = attempts.map((a) => a.latencyMs).sort((a, b) => a - b);
+    const percentile = (p: number) =>
+      latencies.length
+        ? latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]!
+        : null;
+    return {
+      object: 'webhook_endpoint_stats',
+      endpoint_id: publicId('webhook_endpoint', endpoint.id),
+      from: toIso(from),
+      to: toIso(to),
+      attempts: attempts.length,
+      succeeded,
+      failed: attempts.length - succeeded,
+      success_rate: attempts.length ? succeeded / attempts.length : null,
+      latency_ms: {
+        p50: percentile(0.5),
+        p95: percentile(0.95),
+        max: latencies.at(-1) ?? null,
+      },
+    };
+  }
+
+  /**
+   * "Replay every failed delivery since": each failed message of the endpoint created at or
+   * after `since` is due now with one more attempt, as a redelivery of it would be.
+   */
+  async replayFailed(
+    principal: Principal,
+    endpointId: string,
+    since: string,
+  ): Promise<WebhookReplay> {
+    const from = new Date(since);
+    const now = this.clock.now();
+    if (from.getTime() < now.getTime() - WEBHOOK_REPLAY_MAX_DAYS * 86_400_000)
+      throw invalidField('since', `must be at most ${WEBHOOK_REPLAY_MAX_DAYS} days ago`);
+    return this.transactions.run(async (manager) => {
+      const endpoint = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        WebhookEndpointRecord,
+        principal.organizationId,
+        endpointId,
+        'webhook endpoint',
+      );
+      if (!endpoint.enabled) throw endpointDisabled(endpoint.id);
+      const result = await manager.update(
+        WebhookMessageRecord,
+        {
+          organizationId: principal.organizationId,
+          endpointId: endpoint.id,
+          status: 'failed',
+          createdAt: MoreThanOrEqual(from),
+        },
+        { status: 'pending', nextAttemptAt: now, updatedAt: now, retriesUsed: this.scheduleLength },
+      );
+      const queued = result.affected ?? 0;
+      if (queued > 0) this.dueOnCommit(manager);
+      return {
+        object: 'webhook_replay' as const,
+        endpoint_id: publicId('webhook_endpoint', endpoint.id),
+        since: toIso(from),
+        queued,
+      };
     });
   }
 

@@ -31,6 +31,11 @@ export class WebhookEndpointsController {
         body: await this.endpoints.transfer(principal, params.id, body.member_id, actor),
       }),
       test: onRecord(202, (id) => this.endpoints.test(principal, id)),
+      stats: onRecord(200, (id) => this.deliveries.stats(principal, id)),
+      replayFailed: async ({ params, body }) => ({
+        status: 202,
+        body: await this.deliveries.replayFailed(principal, params.id, body.since),
+      }),
       deliveries: async ({ params, query }) => ({
         status: 200,
         body: await this.deliveries.list(principal, params.id, query, url),

@@ -74,6 +74,12 @@ final class Operations
             'webhookEndpoints->rotateSecret',
         ],
         'webhookEndpoints.test' => ['POST', '/v1/webhook_endpoints/{id}/test', 'webhookEndpoints->test'],
+        'webhookEndpoints.stats' => ['GET', '/v1/webhook_endpoints/{id}/stats', 'webhookEndpoints->stats'],
+        'webhookEndpoints.replayFailed' => [
+            'POST',
+            '/v1/webhook_endpoints/{id}/replay_failed',
+            'webhookEndpoints->replayFailed',
+        ],
         'webhookEndpoints.deliveries' => [
             'GET',
             '/v1/webhook_endpoints/{id}/deliveries',

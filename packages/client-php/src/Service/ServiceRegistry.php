@@ -45,7 +45,8 @@ trait ServiceRegistry
      */
     public readonly EventsService $events;
     /**
-     * `list`, `create`, `retrieve`, `update`, `delete`, `transfer`, `rotateSecret`, `test`, `deliveries`
+     * `list`, `create`, `retrieve`, `update`, `delete`, `transfer`, `rotateSecret`, `test`, `stats`,
+     * `replayFailed`, `deliveries`
      */
     public readonly WebhookEndpointsService $webhookEndpoints;
     /**

@@ -20,7 +20,9 @@ use PlatformApi\Model\DeletedWebhookEndpoint;
 use PlatformApi\Model\WebhookDelivery;
 use PlatformApi\Model\WebhookEndpoint;
 use PlatformApi\Model\WebhookEndpointEvent;
+use PlatformApi\Model\WebhookEndpointStats;
 use PlatformApi\Model\WebhookEndpointWithSecret;
+use PlatformApi\Model\WebhookReplay;
 use PlatformApi\RequestOptions;
 
 /**
@@ -294,6 +296,65 @@ final class WebhookEndpointsRawService
             $options,
             static fn (RawResponse $response): WebhookDelivery =>
                 WebhookDelivery::fromArray($response->object()),
+        );
+    }
+
+    /**
+     * An endpoint's success rate and latency
+     *
+     * Its delivery attempts over the last 24 hours: how many, how many succeeded (2xx), the success rate, and
+     * latency percentiles.
+     *
+     * `GET /v1/webhook_endpoints/{id}/stats`. Requires the `webhooks:read` scope.
+     *
+     * @param string $id
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return RawResponse<WebhookEndpointStats>
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function stats(string $id, ?RequestOptions $options = null): RawResponse
+    {
+        return $this->http->request(
+            'GET',
+            '/v1/webhook_endpoints/' . rawurlencode($id) . '/stats',
+            [],
+            null,
+            $options,
+            static fn (RawResponse $response): WebhookEndpointStats =>
+                WebhookEndpointStats::fromArray($response->object()),
+        );
+    }
+
+    /**
+     * Replay failed deliveries
+     *
+     * Queues again, now, every delivery of this endpoint that failed and was created at or after `since` (at
+     * most 30 days ago; 400 otherwise), each with its `webhook-id`, as a redelivery does: one more attempt
+     * each. For the day an endpoint was down. Refused (409) while the endpoint is disabled.
+     *
+     * `POST /v1/webhook_endpoints/{id}/replay_failed` (sent with an Idempotency-Key, so it is retried
+     * safely). Requires the `webhooks:write` scope.
+     *
+     * @param string $id
+     * @param array{
+     *     since: string|\DateTimeInterface,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return RawResponse<WebhookReplay>
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function replayFailed(string $id, array $params, ?RequestOptions $options = null): RawResponse
+    {
+        return $this->http->request(
+            'POST',
+            '/v1/webhook_endpoints/' . rawurlencode($id) . '/replay_failed',
+            [],
+            Json::encodeBody($params, ['']),
+            $options,
+            static fn (RawResponse $response): WebhookReplay =>
+                WebhookReplay::fromArray($response->object()),
         );
     }
 

@@ -75,6 +75,8 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("webhookEndpoints.transfer", "webhook_endpoints", "transfer", "POST", "/v1/webhook_endpoints/{id}/transfer", "webhooks:write"),
     OperationInfo("webhookEndpoints.rotateSecret", "webhook_endpoints", "rotate_secret", "POST", "/v1/webhook_endpoints/{id}/rotate_secret", "webhooks:write"),
     OperationInfo("webhookEndpoints.test", "webhook_endpoints", "test", "POST", "/v1/webhook_endpoints/{id}/test", "webhooks:write"),
+    OperationInfo("webhookEndpoints.stats", "webhook_endpoints", "stats", "GET", "/v1/webhook_endpoints/{id}/stats", "webhooks:read"),
+    OperationInfo("webhookEndpoints.replayFailed", "webhook_endpoints", "replay_failed", "POST", "/v1/webhook_endpoints/{id}/replay_failed", "webhooks:write"),
     OperationInfo("webhookEndpoints.deliveries", "webhook_endpoints", "deliveries", "GET", "/v1/webhook_endpoints/{id}/deliveries", "webhooks:read"),
     OperationInfo("webhookDeliveries.retrieve", "webhook_deliveries", "retrieve", "GET", "/v1/webhook_deliveries/{id}", "webhooks:read"),
     OperationInfo("webhookDeliveries.retry", "webhook_deliveries", "retry", "POST", "/v1/webhook_deliveries/{id}/retry", "webhooks:write"),

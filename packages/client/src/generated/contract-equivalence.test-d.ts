@@ -142,6 +142,12 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['webhookEndpoints']['rotateSecret']>, G.WebhookEndpointWithSecret>>,
   // webhookEndpoints.test: response
   Check<Same<ContractResponse<Routes['webhookEndpoints']['test']>, G.WebhookDelivery>>,
+  // webhookEndpoints.stats: response
+  Check<Same<ContractResponse<Routes['webhookEndpoints']['stats']>, G.WebhookEndpointStats>>,
+  // webhookEndpoints.replayFailed: response
+  Check<Same<ContractResponse<Routes['webhookEndpoints']['replayFailed']>, G.WebhookReplay>>,
+  // webhookEndpoints.replayFailed: body
+  Check<Same<ContractRequest<Routes['webhookEndpoints']['replayFailed']>['body'], G.WebhookReplayFailed>>,
   // webhookEndpoints.deliveries: response
   Check<Same<ContractResponse<Routes['webhookEndpoints']['deliveries']>, G.WebhookDeliveryList>>,
   // webhookEndpoints.deliveries: query

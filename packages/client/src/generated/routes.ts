@@ -77,10 +77,13 @@ import type {
   WebhookEndpoint,
   WebhookEndpointCreate,
   WebhookEndpointList,
+  WebhookEndpointStats,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
   WebhookEndpointsDeliveriesQuery,
   WebhookEndpointsListQuery,
+  WebhookReplay,
+  WebhookReplayFailed,
 } from './types';
 
 /** The API version in every path. */
@@ -150,6 +153,8 @@ export const ROUTES = {
     transfer: { method: 'POST', path: '/v1/webhook_endpoints/{id}/transfer', body: true },
     rotateSecret: { method: 'POST', path: '/v1/webhook_endpoints/{id}/rotate_secret' },
     test: { method: 'POST', path: '/v1/webhook_endpoints/{id}/test' },
+    stats: { method: 'GET', path: '/v1/webhook_endpoints/{id}/stats' },
+    replayFailed: { method: 'POST', path: '/v1/webhook_endpoints/{id}/replay_failed', body: true },
     deliveries: { method: 'GET', path: '/v1/webhook_endpoints/{id}/deliveries', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'event_type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
   },
   webhookDeliveries: {
@@ -617,6 +622,24 @@ export interface WebhookEndpointsResource {
    */
   test(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookDelivery>;
   test(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookDelivery>;
+  /**
+   * An endpoint's success rate and latency
+   *
+   * Its delivery attempts over the last 24 hours: how many, how many succeeded (2xx), the success rate, and latency percentiles.
+   *
+   * Scope: `webhooks:read`.
+   */
+  stats(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookEndpointStats>;
+  stats(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookEndpointStats>;
+  /**
+   * Replay failed deliveries
+   *
+   * Queues again, now, every delivery of this endpoint that failed and was created at or after `since` (at most 30 days ago; 400 otherwise), each with its `webhook-id`, as a redelivery does: one more attempt each. For the day an endpoint was down. Refused (409) while the endpoint is disabled.
+   *
+   * Scope: `webhooks:write`.
+   */
+  replayFailed(args: { params: { id: string }; body: WebhookReplayFailed; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookReplay>;
+  replayFailed(id: string, args: { body: WebhookReplayFailed; } & CallArgs, options?: RequestOptions): PlatformPromise<WebhookReplay>;
   /**
    * List an endpoint's deliveries
    *

@@ -988,6 +988,24 @@ export interface WebhookEndpointOwner {
   user_id: `usr_${string}` | null;
 }
 
+export interface WebhookEndpointStats {
+  object: 'webhook_endpoint_stats';
+  endpoint_id: `whe_${string}`;
+  /** Start of the window (now minus 24 hours). */
+  from: string;
+  /** End of the window (now). */
+  to: string;
+  /** Delivery attempts made in the window. */
+  attempts: number;
+  /** Attempts the endpoint answered with a 2xx. */
+  succeeded: number;
+  /** Attempts answered otherwise, or not at all. */
+  failed: number;
+  /** `succeeded / attempts`, from 0 to 1; null without attempts. */
+  success_rate: number | null;
+  latency_ms: WebhookLatency;
+}
+
 export interface WebhookEndpointUpdate {
   /** Where deliveries are POSTed. Must be `https` and resolve to a public address (checked at registration and at every connection). */
   url?: string;
@@ -1014,6 +1032,28 @@ export interface WebhookEndpointWithSecret {
   member_id: `usr_${string}` | null;
   /** The signing secret (`whsec_` + base64). Shown only here: store it now to verify deliveries. */
   secret: string;
+}
+
+export interface WebhookLatency {
+  /** Median attempt latency; null without attempts. */
+  p50: number | null;
+  /** 95th percentile attempt latency; null without attempts. */
+  p95: number | null;
+  /** Slowest attempt; null without attempts. */
+  max: number | null;
+}
+
+export interface WebhookReplay {
+  object: 'webhook_replay';
+  endpoint_id: `whe_${string}`;
+  since: string;
+  /** How many failed deliveries were queued again (each keeps its `webhook-id`). */
+  queued: number;
+}
+
+export interface WebhookReplayFailed {
+  /** Replay the failed deliveries created at or after this instant (at most 30 days ago). */
+  since: string;
 }
 
 export type Event =

@@ -143,7 +143,7 @@ class ClientResources:
 
     @cached_property
     def webhook_endpoints(self) -> WebhookEndpoints:
-        """`list`, `create`, `retrieve`, `update`, `delete`, `transfer`, `rotate_secret`, `test`, `deliveries` (`/v1/webhook_endpoints`)."""
+        """`list`, `create`, `retrieve`, `update`, `delete`, `transfer`, `rotate_secret`, `test`, `stats`, `replay_failed`, `deliveries` (`/v1/webhook_endpoints`)."""
         return WebhookEndpoints(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -232,7 +232,7 @@ class AsyncClientResources:
 
     @cached_property
     def webhook_endpoints(self) -> AsyncWebhookEndpoints:
-        """`list`, `create`, `retrieve`, `update`, `delete`, `transfer`, `rotate_secret`, `test`, `deliveries`, awaited."""
+        """`list`, `create`, `retrieve`, `update`, `delete`, `transfer`, `rotate_secret`, `test`, `stats`, `replay_failed`, `deliveries`, awaited."""
         return AsyncWebhookEndpoints(_t.cast("AsyncPlatformClient", self))
 
     @cached_property

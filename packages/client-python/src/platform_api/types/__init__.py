@@ -107,7 +107,10 @@ from .models import (
     WebhookEndpoint,
     WebhookEndpointList,
     WebhookEndpointOwner,
+    WebhookEndpointStats,
     WebhookEndpointWithSecret,
+    WebhookLatency,
+    WebhookReplay,
     Event,
     UnknownEvent,
     parse_event,
@@ -138,6 +141,7 @@ from .params import (
     TransferParams,
     WebhookEndpointCreateParams,
     WebhookEndpointUpdateParams,
+    WebhookReplayFailedParams,
 )
 
 __all__ = [
@@ -243,7 +247,10 @@ __all__ = [
     "WebhookEndpoint",
     "WebhookEndpointList",
     "WebhookEndpointOwner",
+    "WebhookEndpointStats",
     "WebhookEndpointWithSecret",
+    "WebhookLatency",
+    "WebhookReplay",
     "Event",
     "UnknownEvent",
     "parse_event",
@@ -272,4 +279,5 @@ __all__ = [
     "TransferParams",
     "WebhookEndpointCreateParams",
     "WebhookEndpointUpdateParams",
+    "WebhookReplayFailedParams",
 ]

@@ -116,7 +116,10 @@ __all__ = [
     "WebhookEndpoint",
     "WebhookEndpointList",
     "WebhookEndpointOwner",
+    "WebhookEndpointStats",
     "WebhookEndpointWithSecret",
+    "WebhookLatency",
+    "WebhookReplay",
     "Event",
     "UnknownEvent",
     "parse_event",
@@ -4440,6 +4443,83 @@ class WebhookEndpointOwner(BaseModel):
         return model
 
 
+class WebhookEndpointStats(BaseModel):
+    """A `WebhookEndpointStats` object of the Platform API."""
+
+    object: _t.Literal["webhook_endpoint_stats"]
+    endpoint_id: str
+    from_: _dt.datetime
+    """Start of the window (now minus 24 hours)."""
+    to: _dt.datetime
+    """End of the window (now)."""
+    attempts: int
+    """Delivery attempts made in the window."""
+    succeeded: int
+    """Attempts the endpoint answered with a 2xx."""
+    failed: int
+    """Attempts answered otherwise, or not at all."""
+    success_rate: _t.Optional[float]
+    """`succeeded / attempts`, from 0 to 1; null without attempts."""
+    latency_ms: WebhookLatency
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("endpoint_id", "endpoint_id"),
+        ("from_", "from"),
+        ("to", "to"),
+        ("attempts", "attempts"),
+        ("succeeded", "succeeded"),
+        ("failed", "failed"),
+        ("success_rate", "success_rate"),
+        ("latency_ms", "latency_ms"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["webhook_endpoint_stats"],
+        endpoint_id: str,
+        from_: _dt.datetime,
+        to: _dt.datetime,
+        attempts: int,
+        succeeded: int,
+        failed: int,
+        success_rate: _t.Optional[float],
+        latency_ms: WebhookLatency,
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "endpoint_id": endpoint_id,
+                "from_": from_,
+                "to": to,
+                "attempts": attempts,
+                "succeeded": succeeded,
+                "failed": failed,
+                "success_rate": success_rate,
+                "latency_ms": latency_ms,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> WebhookEndpointStats:
+        """A `WebhookEndpointStats` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            endpoint_id=json_get(raw, "endpoint_id"),
+            from_=parse_datetime(json_get(raw, "from")),
+            to=parse_datetime(json_get(raw, "to")),
+            attempts=json_get(raw, "attempts"),
+            succeeded=json_get(raw, "succeeded"),
+            failed=json_get(raw, "failed"),
+            success_rate=json_get(raw, "success_rate"),
+            latency_ms=parse_model(WebhookLatency.from_json, json_get(raw, "latency_ms")),
+        )
+        model._attach(raw)
+        return model
+
+
 class WebhookEndpointWithSecret(BaseModel):
     """A `WebhookEndpointWithSecret` object of the Platform API."""
 
@@ -4524,6 +4604,97 @@ class WebhookEndpointWithSecret(BaseModel):
             updated_at=parse_datetime(json_get(raw, "updated_at")),
             member_id=json_get(raw, "member_id"),
             secret=json_get(raw, "secret"),
+        )
+        model._attach(raw)
+        return model
+
+
+class WebhookLatency(BaseModel):
+    """A `WebhookLatency` object of the Platform API."""
+
+    p50: _t.Optional[int]
+    """Median attempt latency; null without attempts."""
+    p95: _t.Optional[int]
+    """95th percentile attempt latency; null without attempts."""
+    max: _t.Optional[int]
+    """Slowest attempt; null without attempts."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("p50", "p50"),
+        ("p95", "p95"),
+        ("max", "max"),
+    )
+
+    def __init__(
+        self,
+        *,
+        p50: _t.Optional[int],
+        p95: _t.Optional[int],
+        max: _t.Optional[int],
+    ) -> None:
+        self._init(
+            {
+                "p50": p50,
+                "p95": p95,
+                "max": max,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> WebhookLatency:
+        """A `WebhookLatency` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            p50=json_get(raw, "p50"),
+            p95=json_get(raw, "p95"),
+            max=json_get(raw, "max"),
+        )
+        model._attach(raw)
+        return model
+
+
+class WebhookReplay(BaseModel):
+    """A `WebhookReplay` object of the Platform API."""
+
+    object: _t.Literal["webhook_replay"]
+    endpoint_id: str
+    since: _dt.datetime
+    queued: int
+    """How many failed deliveries were queued again (each keeps its `webhook-id`)."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("endpoint_id", "endpoint_id"),
+        ("since", "since"),
+        ("queued", "queued"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["webhook_replay"],
+        endpoint_id: str,
+        since: _dt.datetime,
+        queued: int,
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "endpoint_id": endpoint_id,
+                "since": since,
+                "queued": queued,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> WebhookReplay:
+        """A `WebhookReplay` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            endpoint_id=json_get(raw, "endpoint_id"),
+            since=parse_datetime(json_get(raw, "since")),
+            queued=json_get(raw, "queued"),
         )
         model._attach(raw)
         return model

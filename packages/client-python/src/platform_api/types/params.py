@@ -47,6 +47,7 @@ __all__ = [
     "TransferParams",
     "WebhookEndpointCreateParams",
     "WebhookEndpointUpdateParams",
+    "WebhookReplayFailedParams",
 ]
 
 
@@ -326,3 +327,10 @@ class WebhookEndpointUpdateParams(_t.TypedDict, total=False):
     description: _t.Optional[str]
     enabled: bool
     """`true` re-enables a disabled endpoint; its pending deliveries are sent at once."""
+
+
+class WebhookReplayFailedParams(_t.TypedDict):
+    """The fields of a `WebhookReplayFailed`."""
+
+    since: _t.Union[_dt.datetime, str]
+    """Replay the failed deliveries created at or after this instant (at most 30 days ago)."""

@@ -1,0 +1,154 @@
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import type { PageMeta } from '@platform/client';
+import { classifyError, type Failure } from '../api';
+import { setSearch, useSearch } from '../router';
+
+export interface ListQuery {
+  page: number;
+  per_page: number;
+  [filter: string]: string | number;
+}
+
+export interface ListState<T> {
+  rows: T[] | null;
+  meta: PageMeta | null;
+  failure: Failure | null;
+  page: number;
+  /** The filter values in the URL (only those set). */
+  filters: Record<string, string>;
+  reload: () => Promise<void>;
+  /** Changes filters (and goes back to page 1) or the page, in the URL. */
+  update: (changes: Record<string, string | number | null>) => void;
+}
+
+/**
+ * One page of a collection, fetched from the API (its page, per_page and filters), with the page
+ * and filters kept in the URL's query (under `prefix` when a screen has two lists), so a reload,
+ * a shared link or Back shows the same rows.
+ */
+export function useListPage<T>(
+  fetchPage: (query: ListQuery) => Promise<{ data: T[]; meta: PageMeta }>,
+  {
+    prefix = '',
+    filters = [],
+    perPage = 25,
+  }: { prefix?: string; filters?: readonly string[]; perPage?: number } = {},
+): ListState<T> {
+  const search = useSearch();
+  const raw = Number(search.get(`${prefix}page`) ?? '1');
+  const page = Number.isInteger(raw) && raw >= 1 ? raw : 1;
+  const filterKey = JSON.stringify(
+    Object.fromEntries(
+      filters.flatMap((f) => {
+        const value = search.get(`${prefix}${f}`);
+        return value ? [[f, value]] : [];
+      }),
+    ),
+  );
+  const [result, setResult] = useState<{ rows: T[]; meta: PageMeta } | null>(null);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const latest = useRef(0);
+
+  const update = useCallback(
+    (changes: Record<string, string | number | null>) => {
+      const next = new URLSearchParams(location.search);
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === null || value === '' || (key === 'page' && value === 1))
+          next.delete(`${prefix}${key}`);
+        else next.set(`${prefix}${key}`, String(value));
+      }
+      if (!('page' in changes)) next.delete(`${prefix}page`);
+      setSearch(next);
+    },
+    [prefix],
+  );
+
+  const reload = useCallback(async () => {
+    const call = ++latest.current;
+    setFailure(null);
+    try {
+      const found = await fetchPage({
+        page,
+        per_page: perPage,
+        ...(JSON.parse(filterKey) as Record<string, string>),
+      });
+      if (call !== latest.current) return;
+      // Past the end (the last row of the last page was removed): show the new last page.
+      if (found.data.length === 0 && page > 1 && found.meta.total_pages >= 1) {
+        update({ page: found.meta.total_pages });
+        return;
+      }
+      setResult({ rows: found.data, meta: found.meta });
+    } catch (e) {
+      if (call === latest.current) setFailure(classifyError(e));
+    }
+  }, [fetchPage, page, perPage, filterKey, update]);
+  useEffect(() => void reload(), [reload]);
+
+  return {
+    rows: result?.rows ?? null,
+    meta: result?.meta ?? null,
+    failure,
+    page,
+    filters: JSON.parse(filterKey) as Record<string, string>,
+    reload,
+    update,
+  };
+}
+
+/** "Showing 26–50 of 105 tokens" with previous and next page buttons. */
+export function Pager({
+  meta,
+  noun,
+  label,
+  onPage,
+}: {
+  meta: PageMeta;
+  /** Plural, e.g. "tokens". */
+  noun: string;
+  /** Names the navigation landmark, e.g. "Token pages". */
+  label: string;
+  onPage: (page: number) => void;
+}) {
+  const from = meta.total === 0 ? 0 : (meta.page - 1) * meta.per_page + 1;
+  const to = Math.min(meta.total, meta.page * meta.per_page);
+  const pages = Math.max(1, meta.total_pages);
+  // Past the server's counting bound the total is a lower bound: say so.
+  const total = `${meta.total}${meta.total_exact ? '' : '+'}`;
+  return (
+    <nav aria-label={label} className="pager">
+      <p className="count" aria-live="polite">
+        {meta.total === 0
+          ? ''
+          : from === 1 && to === meta.total
+            ? `${total} of ${total} ${noun}`
+            : `Showing ${from}–${to} of ${total} ${noun}`}
+      </p>
+      {pages > 1 ? (
+        <div className="pager-buttons">
+          <button type="button" disabled={meta.page <= 1} onClick={() => onPage(meta.page - 1)}>
+            Previous page
+          </button>
+          <span>
+            Page {Math.min(meta.page, pages)} of {pages}
+          </span>
+          <button type="button" disabled={meta.page >= pages} onClick={() => onPage(meta.page + 1)}>
+            Next page
+          </button>
+        </div>
+      ) : null}
+    </nav>
+  );
+}
+
+/**
+ * A table that may scroll sideways on a narrow screen: a named region that takes focus, so a
+ * keyboard user can scroll it too.
+ */
+export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
