@@ -69,6 +69,7 @@ export const CourseListQuerySchema = listQuery({
   ranges: { start_date: 'date', end_date: 'date' },
   sort: ['code', 'title', 'start_date'],
   search: ['code', 'title'],
+  tally: ['status'],
 });
 
 const courseRoutes = resourceRoutes('/v1/courses', 'courses', CourseSchema);

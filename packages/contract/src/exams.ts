@@ -87,6 +87,7 @@ export const ExamListQuerySchema = listQuery({
   ranges: { held_on: 'date' },
   sort: ['title', 'held_on'],
   search: ['title'],
+  tally: [],
 });
 
 export const ExamResultListQuerySchema = listQuery({
@@ -97,6 +98,7 @@ export const ExamResultListQuerySchema = listQuery({
   },
   ranges: { published_at: 'datetime' },
   sort: ['score', 'published_at'],
+  tally: ['status'],
 });
 
 const examRoutes = resourceRoutes('/v1/exams', 'exam_results', ExamSchema);

@@ -49,6 +49,7 @@ export const StudentListQuerySchema = listQuery({
   },
   sort: ['last_name', 'first_name'],
   search: ['first_name', 'last_name', 'email', 'student_number'],
+  tally: ['status'],
 });
 
 export const StudentListSchema = listResponse(StudentSchema, 'StudentList');
