@@ -138,6 +138,12 @@ module.exports = function (plop) {
           /^ {2}event: 'evt',/m,
           (d) => `  ${d.singular}: '${d.prefix}',\n`,
         ),
+        // The TypeScript SDK's id types (packages/client/src/ids.ts, checked against the contract).
+        insertBefore(
+          'packages/client/src/ids.ts',
+          /^ {2}event: 'evt';/m,
+          (d) => `  ${d.singular}: '${d.prefix}';\n`,
+        ),
         insertBefore(
           'packages/contract/src/scopes.ts',
           /^ {2}'webhooks',$/m,
@@ -225,6 +231,7 @@ module.exports = function (plop) {
             'apps/server/src/app.module.ts',
             'apps/server/src/schema.ts',
             'apps/portal/src/api.ts',
+            'packages/client/src/ids.ts',
           ]);
           if (process.env.PLATFORM_GEN_SKIP_SDKS === '1')
             return 'skipped pnpm generate:sdks (PLATFORM_GEN_SKIP_SDKS=1)';
