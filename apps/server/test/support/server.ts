@@ -1,3 +1,4 @@
+import type { Problem } from '@platform/contract';
 import { startTestServer, type TestServer, type TestServerOptions } from '../../src/testing';
 
 /** Which database this run uses: PostgreSQL when TEST_DATABASE_URL is set (as .ci/run does), else SQLite. */
@@ -26,10 +27,24 @@ export function startServer(
   });
 }
 
-export interface ApiResponse<T = any> {
+/**
+ * A response of the raw escape hatch. `body` is what the server sent (JSON parsed): `unknown`
+ * unless the caller names what it expects (`rawCall<T>`); read a refusal with `problemOf`.
+ */
+export interface RawResponse<T = unknown> {
   status: number;
   headers: Headers;
   body: T;
+}
+
+/** The untyped response, until every suite names what it reads (RawResponse, problemOf). */
+export type ApiResponse<T = any> = RawResponse<T>;
+
+/** The problem+json document of a refused request, typed; fails unless the response is one. */
+export function problemOf(res: RawResponse): Problem {
+  expect(res.status).toBeGreaterThanOrEqual(400);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  return res.body as Problem;
 }
 
 /**
@@ -46,7 +61,7 @@ export async function rawCall<T = any>(
     headers?: Record<string, string>;
     body?: string;
   } = {},
-): Promise<ApiResponse<T>> {
+): Promise<RawResponse<T>> {
   const res = await fetch(`${server.url}${path}`, {
     method: options.method ?? 'GET',
     headers: {
