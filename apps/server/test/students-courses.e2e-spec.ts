@@ -1,6 +1,6 @@
 import { contract } from '@platform/contract';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
-import { eventsOf, rawClient, startServer, type TestServer } from './support/server';
+import { eventsOf, problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 describe('students and courses: create, retrieve, update, delete', () => {
   let server: TestServer;
@@ -66,7 +66,7 @@ describe('students and courses: create, retrieve, update, delete', () => {
     ])('refuses %j, naming %s', async (body, path) => {
       const res = await raw.post('/v1/students', body);
       expect(res.status).toBe(400);
-      expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect(problemOf(res).errors?.map((e) => e.path)).toContain(path);
     });
 
     it('keeps student numbers unique per organization (409 naming the field), not across organizations', async () => {
