@@ -37,9 +37,6 @@ export interface RawResponse<T = unknown> {
   body: T;
 }
 
-/** The untyped response, until every suite names what it reads (RawResponse, problemOf). */
-export type ApiResponse<T = any> = RawResponse<T>;
-
 /** The problem+json document of a refused request, typed; fails unless the response is one. */
 export function problemOf(res: RawResponse): Problem {
   expect(res.status).toBeGreaterThanOrEqual(400);
@@ -52,7 +49,7 @@ export function problemOf(res: RawResponse): Problem {
  * client (support/api.ts) cannot send: malformed or forbidden bodies, unknown params, raw bytes.
  * A GET (or other method) against the server with an optional bearer token; parses JSON bodies.
  */
-export async function rawCall<T = any>(
+export async function rawCall<T = unknown>(
   server: TestServer,
   path: string,
   options: {
