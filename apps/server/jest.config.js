@@ -4,7 +4,7 @@
 // `npx jest --selectProjects processes`).
 const base = require('@platform/jest-config').config({ rootDir: __dirname, testTimeout: 60000 });
 
-const PROCESS_SUITES = ['cli-binary', 'server-start', 'webhook-crash'];
+const PROCESS_SUITES = ['cli-binary', 'dev-script', 'generator', 'server-start', 'webhook-crash'];
 const processSuite = (name) => `/test/${name}\\.e2e-spec\\.ts$`;
 
 // Per-project copies of the preset without the options Jest only reads once per run.

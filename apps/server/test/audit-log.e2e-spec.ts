@@ -10,7 +10,7 @@ import { AuditService } from '../src/audit/audit.service';
 import { ConfigError, loadConfig } from '../src/config/env';
 import { ManualClock } from '../src/testing';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
-import { rawClient, startServer, type TestServer } from './support/server';
+import { problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 /** A JSON request from a chosen loopback address, so the recorded IP can be told apart. */
 function sendFrom(
@@ -263,7 +263,7 @@ describe('audit log', () => {
     const bad = await raw.get('/v1/audit_events?action=token.stolen');
     expect(bad.status).toBe(400);
     expect(bad.headers.get('content-type')).toMatch(/application\/problem\+json/);
-    expect(bad.body.detail).toMatch(/action must be one or more of token.created/);
+    expect(problemOf(bad).detail).toMatch(/action must be one or more of token.created/);
     expect((await raw.get('/v1/audit_events?user_id=nope')).status).toBe(400);
     expect((await raw.get('/v1/audit_events?sort=action')).status).toBe(400);
   });

@@ -1,3 +1,4 @@
+import type { Course, Enrollment, Exam, ExamResult, Payment } from '@platform/contract';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
@@ -15,7 +16,7 @@ import {
 import { prepareDatabase } from '../src/testing';
 import { platform, platformWithInput } from './support/cli';
 import { expectStatus, typedClient } from './support/api';
-import { DATABASE_KIND, databaseOptions, rawCall, startServer } from './support/server';
+import { DATABASE_KIND, databaseOptions, startServer } from './support/server';
 
 describe('pnpm platform (the admin CLI)', () => {
   let db: Awaited<ReturnType<typeof prepareDatabase>>;
@@ -161,47 +162,72 @@ describe('pnpm platform (the admin CLI)', () => {
       expect(payments).toBeGreaterThanOrEqual(enrollments * 0.8);
       expect(exam_results).toBeGreaterThanOrEqual(10);
 
-      const get = async (path: string) => {
-        // Any collection's path, paged generically: the untyped call.
-        const res = await rawCall(server, path, { token: seeded.token });
-        expect({ path, status: res.status }).toEqual({ path, status: 200 });
-        return res.body;
-      };
+      const api = typedClient(server, seeded.token);
       /** Every item of a list, page by page; the total must match what the seed reported. */
-      const all = async (path: string, total: number) => {
-        const items: any[] = [];
+      const all = async <T>(
+        name: string,
+        total: number,
+        list: (query: { per_page: number; page: number }) => Promise<{
+          status: number;
+          body: unknown;
+        }>,
+      ): Promise<T[]> => {
+        const items: T[] = [];
         for (let page = 1; ; page++) {
-          const body = await get(`${path}?per_page=100&page=${page}`);
+          const res = await list({ per_page: 100, page });
+          expect({ name, status: res.status }).toEqual({ name, status: 200 });
+          const body = res.body as { data: T[]; meta: { total_pages: number } };
           items.push(...body.data);
           if (page >= body.meta.total_pages) break;
         }
-        expect({ path, total: items.length }).toEqual({ path, total });
+        expect({ name, total: items.length }).toEqual({ name, total });
         return items;
       };
 
       // The documented ids, through the API (so they are valid resources, not just rows).
-      for (const [path, ids] of [
-        ['/v1/students', DEMO_STUDENT_IDS],
-        ['/v1/courses', Object.values(DEMO_COURSE_IDS)],
-        ['/v1/enrollments', Object.values(DEMO_ENROLLMENT_IDS)],
-        ['/v1/payments', Object.values(DEMO_PAYMENT_IDS)],
-        ['/v1/exams', Object.values(DEMO_EXAM_IDS)],
-        ['/v1/exam_results', Object.values(DEMO_EXAM_RESULT_IDS)],
-      ] as const) {
-        for (const id of ids) expect((await get(`${path}/${id}`)).id).toBe(id);
-      }
-      expect(await get(`/v1/payments/${DEMO_PAYMENT_IDS.lat101PartlyRefunded}`)).toMatchObject({
+      const retrieved = async (
+        retrieve: (args: { params: { id: string } }) => Promise<{ status: number; body: unknown }>,
+        ids: readonly string[],
+      ) => {
+        for (const id of ids) {
+          const res = await retrieve({ params: { id } });
+          expect({ id, status: res.status, body: res.body }).toMatchObject({
+            id,
+            status: 200,
+            body: { id },
+          });
+        }
+      };
+      await retrieved((args) => api.students.retrieve(args), DEMO_STUDENT_IDS);
+      await retrieved((args) => api.courses.retrieve(args), Object.values(DEMO_COURSE_IDS));
+      await retrieved((args) => api.enrollments.retrieve(args), Object.values(DEMO_ENROLLMENT_IDS));
+      await retrieved((args) => api.payments.retrieve(args), Object.values(DEMO_PAYMENT_IDS));
+      await retrieved((args) => api.exams.retrieve(args), Object.values(DEMO_EXAM_IDS));
+      await retrieved(
+        (args) => api.examResults.retrieve(args),
+        Object.values(DEMO_EXAM_RESULT_IDS),
+      );
+      const refunded = await api.payments.retrieve({
+        params: { id: DEMO_PAYMENT_IDS.lat101PartlyRefunded },
+      });
+      expect(expectStatus(refunded, 200).body).toMatchObject({
         status: 'refunded',
         currency: 'EUR',
         amount: 35_000,
         amount_refunded: 7_000,
       });
 
-      const courses = await all('/v1/courses', 8);
-      const exams = await all('/v1/exams', 16);
-      const enrolled = await all('/v1/enrollments', enrollments);
-      const paid = await all('/v1/payments', payments);
-      const results = await all('/v1/exam_results', exam_results);
+      const courses = await all<Course>('courses', 8, (query) => api.courses.list({ query }));
+      const exams = await all<Exam>('exams', 16, (query) => api.exams.list({ query }));
+      const enrolled = await all<Enrollment>('enrollments', enrollments, (query) =>
+        api.enrollments.list({ query }),
+      );
+      const paid = await all<Payment>('payments', payments, (query) =>
+        api.payments.list({ query }),
+      );
+      const results = await all<ExamResult>('exam_results', exam_results, (query) =>
+        api.examResults.list({ query }),
+      );
       expect(courses.filter((c) => c.status === 'archived')).toHaveLength(1);
       expect(new Set(enrolled.map((e) => e.status))).toEqual(
         new Set(['pending', 'active', 'completed', 'dropped', 'cancelled']),
@@ -227,12 +253,12 @@ describe('pnpm platform (the admin CLI)', () => {
       const examsById = new Map(exams.map((e) => [e.id, e]));
       for (const r of results) {
         const exam = examsById.get(r.exam_id);
-        expect(r.score).toBeLessThanOrEqual(exam.max_score);
+        expect(r.score).toBeLessThanOrEqual(exam!.max_score);
         expect(
           enrolled.some(
             (e) =>
               e.student_id === r.student_id &&
-              e.course_id === exam.course_id &&
+              e.course_id === exam!.course_id &&
               (e.status === 'active' || e.status === 'completed'),
           ),
         ).toBe(true);

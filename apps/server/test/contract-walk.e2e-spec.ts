@@ -23,7 +23,20 @@ import {
   type Scope,
 } from '@platform/contract';
 import { type AppRoute, type AppRouter, ContractNoBody, isAppRoute } from '@ts-rest/core';
-import { type ApiResponse, rawCall, startServer, type TestServer } from './support/server';
+import {
+  problemOf,
+  rawCall,
+  type RawResponse,
+  startServer,
+  type TestServer,
+} from './support/server';
+
+/** Any route's answer as the walk reads it: a record, a page of records, or a problem. */
+type WalkedBody = Record<string, unknown> & {
+  data?: Record<string, unknown>[];
+  meta?: { total: number };
+};
+type WalkResponse = RawResponse<WalkedBody>;
 
 // ---------------------------------------------------------------------------------------------
 // The routes
@@ -175,9 +188,9 @@ interface Fixture {
    */
   create?(
     refs: Refs,
-    post: (path: string) => Promise<ApiResponse>,
+    post: (path: string) => Promise<WalkResponse>,
     env: { server: TestServer; token: string; n: number },
-  ): Promise<ApiResponse>;
+  ): Promise<WalkResponse>;
   /** Where the collection is listed, when not at `/v1/<collection>`. */
   listPath?(refs: Refs): string;
   /** False for a collection whose creation writes no event. */
@@ -321,8 +334,8 @@ async function joinThroughInvitation(env: {
   server: TestServer;
   token: string;
   n: number;
-}): Promise<ApiResponse> {
-  const invited = await rawCall(env.server, '/v1/invitations', {
+}): Promise<WalkResponse> {
+  const invited = await rawCall<WalkedBody>(env.server, '/v1/invitations', {
     method: 'POST',
     token: env.token,
     headers: JSON_BODY,
@@ -338,12 +351,16 @@ async function joinThroughInvitation(env: {
     body: new URLSearchParams({ token, password, password_confirmation: password }).toString(),
   });
   if (accepted.status !== 303) {
-    return { status: accepted.status, headers: accepted.headers, body: await accepted.text() };
+    return {
+      status: accepted.status,
+      headers: accepted.headers,
+      body: { page: await accepted.text() },
+    };
   }
-  const list = await rawCall(env.server, '/v1/members?sort=-created_at&per_page=1', {
+  const list = await rawCall<WalkedBody>(env.server, '/v1/members?sort=-created_at&per_page=1', {
     token: env.token,
   });
-  return { ...list, body: list.body.data[0] };
+  return { ...list, body: list.body.data?.[0] ?? {} };
 }
 
 const makesRecord = (fixture: Fixture) => Boolean(fixture.body ?? fixture.create);
@@ -429,20 +446,20 @@ function send(
   server: TestServer,
   walked: WalkedRoute,
   options: { prefix?: string; refs: Refs; token?: string; body?: Record<string, unknown> },
-): Promise<ApiResponse> {
+): Promise<WalkResponse> {
   const body = 'body' in options ? options.body : minimalBody(walked, options.refs);
-  return rawCall(server, concretePath(walked, options.prefix ?? '/v1', options.refs), {
+  return rawCall<WalkedBody>(server, concretePath(walked, options.prefix ?? '/v1', options.refs), {
     method: walked.route.method,
     ...(options.token && { token: options.token }),
     ...(body !== undefined && { headers: JSON_BODY, body: JSON.stringify(body) }),
   });
 }
 
-function describeResponse(res: ApiResponse): string {
+function describeResponse(res: WalkResponse): string {
   return `${res.status} ${JSON.stringify(res.body)}`;
 }
 
-function expectProblem(res: ApiResponse, status: number, code: string): void {
+function expectProblem(res: WalkResponse, status: number, code: string): void {
   if (res.status !== status) {
     throw new Error(`expected ${status} ${code}, got ${describeResponse(res)}`);
   }
@@ -473,7 +490,7 @@ describe('contract walk: every route', () => {
       if (fixture.create) {
         const res = await fixture.create(
           refs,
-          (path) => rawCall(server, path, { method: 'POST', token }),
+          (path) => rawCall<WalkedBody>(server, path, { method: 'POST', token }),
           { server, token, n: next() },
         );
         if (res.status >= 300) {
@@ -481,7 +498,7 @@ describe('contract walk: every route', () => {
         }
         record = res.body;
       } else if (fixture.body) {
-        const res = await rawCall(server, `/v1/${fixture.collection}`, {
+        const res = await rawCall<WalkedBody>(server, `/v1/${fixture.collection}`, {
           method: 'POST',
           token,
           headers: JSON_BODY,
@@ -492,11 +509,14 @@ describe('contract walk: every route', () => {
         }
         record = res.body;
       } else {
-        const res = await rawCall(server, `/v1/${fixture.collection}?per_page=1`, { token });
-        if (res.status !== 200 || !res.body.data[0]) {
+        const res = await rawCall<WalkedBody>(server, `/v1/${fixture.collection}?per_page=1`, {
+          token,
+        });
+        const first = res.body.data?.[0];
+        if (res.status !== 200 || !first) {
           throw new Error(`Finding a ${fixture.kind} fixture failed: ${describeResponse(res)}`);
         }
-        record = res.body.data[0];
+        record = first;
       }
       expect(record.id).toMatch(idPattern(fixture.kind));
       refs[fixture.collection] = record.id as string;
@@ -512,9 +532,9 @@ describe('contract walk: every route', () => {
     const totals: Record<string, number> = {};
     for (const fixture of RECORD_FIXTURES) {
       const path = fixture.listPath?.(refs) ?? `/v1/${fixture.collection}`;
-      const res = await rawCall(server, path, { token });
+      const res = await rawCall<WalkedBody>(server, path, { token });
       expect(res.status).toBe(200);
-      totals[fixture.collection] = res.body.meta.total;
+      totals[fixture.collection] = Number(res.body.meta?.total);
     }
     return totals;
   }
@@ -550,7 +570,7 @@ describe('contract walk: every route', () => {
       ({ token: tokenB } = await server.createToken(orgB.id, ['all']));
       refsA = idsOf(await createFixtures(tokenA));
       for (const fixture of RECORD_FIXTURES) {
-        const res = await rawCall(
+        const res = await rawCall<WalkedBody>(
           server,
           `/v1/${fixture.collection}/${refsA[fixture.collection]}`,
           {
@@ -582,7 +602,7 @@ describe('contract walk: every route', () => {
 
     it("leaves every one of organization A's records as it was", async () => {
       for (const fixture of RECORD_FIXTURES) {
-        const res = await rawCall(
+        const res = await rawCall<WalkedBody>(
           server,
           `/v1/${fixture.collection}/${refsA[fixture.collection]}`,
           {
@@ -602,7 +622,7 @@ describe('contract walk: every route', () => {
         const fixture = fixtureFor(collection, walked.name);
         const asA = await send(server, walked, { refs: refsA, token: tokenA });
         expect(asA.status).toBe(200);
-        expect(asA.body.data.map((r: { id: string }) => r.id)).toContain(refsA[collection]);
+        expect(asA.body.data?.map((r) => r.id)).toContain(refsA[collection]);
 
         const asB = await send(server, walked, { refs: refsA, token: tokenB });
         expect(asB.status).toBe(200);
@@ -612,7 +632,7 @@ describe('contract walk: every route', () => {
         }
         // Organization B sees only what it had before the fixtures (its own token).
         expect(asB.body.data).toHaveLength(fixture.preexisting ?? 0);
-        expect(asB.body.meta.total).toBe(fixture.preexisting ?? 0);
+        expect(asB.body.meta?.total).toBe(fixture.preexisting ?? 0);
       },
     );
 
@@ -646,7 +666,7 @@ describe('contract walk: every route', () => {
           };
           const res = await send(server, walked, { refs: refsB, token: tokenB, body });
           expectProblem(res, 400, 'validation_error');
-          expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([`body.${field}`]);
+          expect(problemOf(res).errors?.map((e) => e.path)).toEqual([`body.${field}`]);
           await expectNothingCreated();
         },
       );
@@ -665,7 +685,7 @@ describe('contract walk: every route', () => {
           }
           const res = await send(server, walked, { refs: refsA, token: tokenB, body });
           expectProblem(res, 400, 'validation_error');
-          const paths = res.body.errors.map((e: { path: string }) => e.path);
+          const paths = problemOf(res).errors?.map((e) => e.path) ?? [];
           expect(paths.length).toBeGreaterThan(0);
           for (const path of paths) expect(fields.map((f) => `body.${f}`)).toContain(path);
           await expectNothingCreated();
@@ -842,7 +862,7 @@ describe('contract walk: every route', () => {
           `${walked.name} delegates: give the ${fixture.collection} fixture a 'widest' override`,
         );
       }
-      const res = await rawCall(server, `/v1/${fixture.collection}`, {
+      const res = await rawCall<WalkedBody>(server, `/v1/${fixture.collection}`, {
         method: 'POST',
         token: all,
         headers: JSON_BODY,
@@ -867,10 +887,12 @@ describe('contract walk: every route', () => {
     }
 
     const readRecord = (collection: string, id: string) =>
-      rawCall(server, `/v1/${collection}/${id}`, { token: all });
+      rawCall<WalkedBody>(server, `/v1/${collection}/${id}`, { token: all });
 
     async function collectionTotal(collection: string): Promise<number> {
-      return (await rawCall(server, `/v1/${collection}`, { token: all })).body.meta.total;
+      return Number(
+        (await rawCall<WalkedBody>(server, `/v1/${collection}`, { token: all })).body.meta?.total,
+      );
     }
 
     it.each(DELEGATING_ROUTES)(
@@ -958,7 +980,7 @@ describe('contract walk: every route', () => {
         if (res.status >= 300) {
           // Refusing is one way to keep the rule: only a refusal that names the expiry.
           expectProblem(res, 400, 'validation_error');
-          expect(res.body.errors.map((e: { path: string }) => e.path)).toContain('body.expires_at');
+          expect(problemOf(res).errors?.map((e) => e.path)).toContain('body.expires_at');
           return;
         }
         const id = (target?.id ?? res.body.id) as string;
@@ -975,7 +997,7 @@ describe('contract walk: every route', () => {
         // A credential still usable afterwards expires no later than the caller.
         if (after.status === 404 || after.body.revoked_at) return;
         expect(after.body.expires_at).not.toBeNull();
-        expect(Date.parse(after.body.expires_at)).toBeLessThanOrEqual(expires.getTime());
+        expect(Date.parse(after.body.expires_at as string)).toBeLessThanOrEqual(expires.getTime());
 
         // And an explicit later expiry, where the body takes one, is refused.
         if (isCreateRoute(route) && fieldsOf(route).includes('expires_at')) {
@@ -988,9 +1010,7 @@ describe('contract walk: every route', () => {
             },
           });
           expectProblem(later, 400, 'validation_error');
-          expect(later.body.errors.map((e: { path: string }) => e.path)).toContain(
-            'body.expires_at',
-          );
+          expect(problemOf(later).errors?.map((e) => e.path)).toContain('body.expires_at');
         }
       },
     );

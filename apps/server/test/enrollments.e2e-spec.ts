@@ -11,7 +11,7 @@ import {
   typedClient,
   type TypedClient,
 } from './support/api';
-import { eventsOf, rawClient, startServer, type TestServer } from './support/server';
+import { eventsOf, problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 describe('enrollments', () => {
   let server: TestServer;
@@ -240,10 +240,11 @@ describe('enrollments', () => {
       extra: 1,
     });
     expect(malformed.status).toBe(400);
-    expect(malformed.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
-      'body.extra',
-      'body.student_id',
-    ]);
+    expect(
+      problemOf(malformed)
+        .errors?.map((e) => e.path)
+        .sort(),
+    ).toEqual(['body.extra', 'body.student_id']);
   });
 
   it('updates notes only, with enrollment.updated, and no event when nothing changed', async () => {
@@ -265,7 +266,7 @@ describe('enrollments', () => {
     expect(await eventsOf(server, orgId)).toHaveLength(count);
     const statusChange = await raw.patch(`/v1/enrollments/${id}`, { status: 'completed' });
     expect(statusChange.status).toBe(400);
-    expect(statusChange.body.errors[0].path).toBe('body.status');
+    expect(problemOf(statusChange).errors?.[0]?.path).toBe('body.status');
   });
 
   it('lists by student, course, status and time', async () => {
@@ -297,6 +298,6 @@ describe('enrollments', () => {
     ).toEqual([e3.id]);
     const bad = await raw.get('/v1/enrollments?student_id=crs_01M81AW4437YFWV4VE6WMBH8MY');
     expect(bad.status).toBe(400);
-    expect(bad.body.errors[0].path).toBe('query.student_id');
+    expect(problemOf(bad).errors?.[0]?.path).toBe('query.student_id');
   });
 });

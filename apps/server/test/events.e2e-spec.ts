@@ -1,6 +1,6 @@
 import { EventSchema } from '@platform/contract';
 import { expectStatus, typedClient, type TypedClient } from './support/api';
-import { rawClient, startServer, type TestServer } from './support/server';
+import { problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 describe('GET /v1/events', () => {
   let server: TestServer;
@@ -58,7 +58,7 @@ describe('GET /v1/events', () => {
     expect((await api.events.retrieve({ params: { id: first.id } })).body).toEqual(first);
     const unknownType = await raw.get('/v1/events?type=student.exploded');
     expect(unknownType.status).toBe(400);
-    expect(unknownType.body.errors[0].path).toBe('query.type');
+    expect(problemOf(unknownType).errors?.[0]?.path).toBe('query.type');
   });
 
   it('keeps 30 days: older events are neither listed nor retrievable', async () => {

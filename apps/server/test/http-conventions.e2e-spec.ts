@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES, ERROR_TITLES, type ErrorCode } from '@platform/contract';
 import { expectStatus, typedClient } from './support/api';
-import { rawCall, startServer, type TestServer } from './support/server';
+import { problemOf, rawCall, startServer, type TestServer } from './support/server';
 
 /** The release as apps/server/package.json states it: what the server must report. */
 const serverVersion = (
@@ -10,6 +10,12 @@ const serverVersion = (
     version: string;
   }
 ).version;
+
+/** What these tests read of the served OpenAPI document. */
+interface OpenApiDocument {
+  servers: { url: string; description: string }[];
+  paths: Record<string, Record<string, { security?: unknown }>>;
+}
 
 /**
  * Most requests here are raw on purpose (`rawCall`): routes by path, headers as sent, bodies
@@ -107,8 +113,8 @@ describe('HTTP conventions', () => {
   describe('problem types', () => {
     it("a problem's type opens this server's errors page at the code's entry", async () => {
       const problem = await rawCall(server, '/v1/students');
-      expect(problem.body.type).toBe(`${server.url}/docs/errors#unauthorized`);
-      const page = await fetch(problem.body.type);
+      expect(problemOf(problem).type).toBe(`${server.url}/docs/errors#unauthorized`);
+      const page = await fetch(problemOf(problem).type);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       const html = await page.text();
@@ -126,7 +132,7 @@ describe('HTTP conventions', () => {
       const behindProxy = await startServer({ PUBLIC_URL: 'https://api.school.test' });
       try {
         const problem = await rawCall(behindProxy, '/v1/nope');
-        expect(problem.body.type).toBe('https://api.school.test/docs/errors#not_found');
+        expect(problemOf(problem).type).toBe('https://api.school.test/docs/errors#not_found');
       } finally {
         await behindProxy.close();
       }
@@ -150,8 +156,8 @@ describe('HTTP conventions', () => {
       const res = await rawCall(server, '/api/v1/students', { token, method: 'PUT' });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, POST');
-      expect(res.body.code).toBe('method_not_allowed');
-      expect(res.body.instance).toBe('/api/v1/students');
+      expect(problemOf(res).code).toBe('method_not_allowed');
+      expect(problemOf(res).instance).toBe('/api/v1/students');
     });
 
     it('a body that is not JSON is a 415', async () => {
@@ -162,7 +168,7 @@ describe('HTTP conventions', () => {
         body: 'hello',
       });
       expect(res.status).toBe(415);
-      expect(res.body.code).toBe('unsupported_media_type');
+      expect(problemOf(res).code).toBe('unsupported_media_type');
     });
   });
 
@@ -175,7 +181,7 @@ describe('HTTP conventions', () => {
         body: '{"first_name": ',
       });
       expect(res.status).toBe(400);
-      expect(res.body.code).toBe('validation_error');
+      expect(problemOf(res).code).toBe('validation_error');
     });
 
     it.each([
@@ -191,7 +197,7 @@ describe('HTTP conventions', () => {
         body,
       });
       expect(res.status).toBe(400);
-      expect(res.body.detail).toBe(detail);
+      expect(problemOf(res).detail).toBe(detail);
       expect(JSON.stringify(res.body)).not.toContain('xyz');
     });
 
@@ -203,7 +209,7 @@ describe('HTTP conventions', () => {
         body: JSON.stringify({ note: 'x'.repeat(1_100_000) }),
       });
       expect(res.status).toBe(413);
-      expect(res.body.code).toBe('payload_too_large');
+      expect(problemOf(res).code).toBe('payload_too_large');
     });
   });
 
@@ -212,13 +218,13 @@ describe('HTTP conventions', () => {
       const committed = JSON.parse(
         readFileSync(path.join(__dirname, '../../../packages/contract/openapi.json'), 'utf8'),
       );
-      const res = await rawCall(server, '/openapi.json');
+      const res = await rawCall<OpenApiDocument>(server, '/openapi.json');
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         ...committed,
         servers: [{ url: server.url, description: 'This server' }],
       });
-      expect(res.body.paths['/v1/students'].get.security).toEqual([
+      expect(res.body.paths['/v1/students']?.get?.security).toEqual([
         { bearer: ['students:read'] },
         { oauth2: ['students:read'] },
       ]);
@@ -227,7 +233,7 @@ describe('HTTP conventions', () => {
     it('names the server it is served by when PUBLIC_URL is set', async () => {
       const named = await startServer({ PUBLIC_URL: 'https://api.school.test/' });
       try {
-        const res = await rawCall(named, '/openapi.json');
+        const res = await rawCall<OpenApiDocument>(named, '/openapi.json');
         expect(res.body.servers).toEqual([
           { url: 'https://api.school.test', description: 'This server' },
         ]);
@@ -246,9 +252,7 @@ describe('HTTP conventions', () => {
       const page = await rawCall(server, '/docs');
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-      for (const asset of (page.body as unknown as string).matchAll(
-        /(?:src|href)="(\/docs\/[^"]+)"/g,
-      )) {
+      for (const asset of (page.body as string).matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)) {
         expect((await rawCall(server, asset[1]!)).status).toBe(200);
       }
     });
@@ -289,8 +293,8 @@ describe('HTTP conventions', () => {
     ])('in $where is a 400 naming the $path', async ({ route, path: where }) => {
       const res = await rawCall(server, route, { token });
       expect(res.status).toBe(400);
-      expect(res.body.errors[0]).toMatchObject({ path: where });
-      expect(res.body.detail).toMatch(/NUL/);
+      expect(problemOf(res).errors?.[0]).toMatchObject({ path: where });
+      expect(problemOf(res).detail).toMatch(/NUL/);
     });
 
     it('in a JSON body string is a 400 naming the field', async () => {
@@ -301,7 +305,7 @@ describe('HTTP conventions', () => {
         body: JSON.stringify({ first_name: 'A\u0000B', tags: ['ok'] }),
       });
       expect(res.status).toBe(400);
-      expect(res.body.errors[0]).toMatchObject({ path: 'body.first_name' });
+      expect(problemOf(res).errors?.[0]).toMatchObject({ path: 'body.first_name' });
     });
   });
 
@@ -379,7 +383,7 @@ describe('HTTP conventions', () => {
     ])('$what in the query is a 400 naming the parameter', async ({ query, path }) => {
       const res = await rawCall(server, `/v1/students?${query}`, { token: writer });
       expect(res.status).toBe(400);
-      expect(res.body.errors).toEqual([
+      expect(problemOf(res).errors).toEqual([
         { path, message: 'must be valid UTF-8 once percent-decoded', code: 'invalid_string' },
       ]);
     });
@@ -401,8 +405,8 @@ describe('HTTP conventions', () => {
       body: `{"notes":${'['.repeat(50_000)}${']'.repeat(50_000)}}`,
     });
     expect(res.status).toBe(400);
-    expect(res.body.errors[0]).toMatchObject({ code: 'too_deep' });
-    expect(res.body.errors[0].path).toMatch(/^body\.notes(\.0)+$/);
+    expect(problemOf(res).errors?.[0]).toMatchObject({ code: 'too_deep' });
+    expect(problemOf(res).errors?.[0]?.path).toMatch(/^body\.notes(\.0)+$/);
   });
 
   describe('health', () => {

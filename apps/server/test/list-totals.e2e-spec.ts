@@ -1,9 +1,16 @@
+import type { PageLinks, PageMeta } from '@platform/contract';
 import { insertRows } from '../src/database/sql';
 import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents, type Student } from '../src/testing';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
 import { migratedUpTo } from './support/empty-database';
-import { DATABASE_KIND, rawCall, startServer, type TestServer } from './support/server';
+import {
+  DATABASE_KIND,
+  rawCall,
+  type RawResponse,
+  startServer,
+  type TestServer,
+} from './support/server';
 
 const DAY = 86_400_000;
 
@@ -33,13 +40,18 @@ async function followNext(server: TestServer, token: string, path: string, expec
   let url: string | null = path;
   let pages = 0;
   while (url) {
-    const res = await rawCall(server, url.replace(/^https?:\/\/[^/]+/, ''), { token });
+    const res: RawResponse<{ data: { id: string }[]; meta: PageMeta; links: PageLinks }> =
+      await rawCall<{ data: { id: string }[]; meta: PageMeta; links: PageLinks }>(
+        server,
+        url.replace(/^https?:\/\/[^/]+/, ''),
+        { token },
+      );
     expect(res.status).toBe(200);
     const meta = res.body.meta;
-    seen.push(...res.body.data.map((s: { id: string }) => s.id));
+    seen.push(...res.body.data.map((s) => s.id));
     if (seen.length < expected) expect(meta.total_pages).toBeGreaterThan(meta.page);
     expect(meta.total).toBeGreaterThanOrEqual(seen.length);
-    url = res.body.links.next as string | null;
+    url = res.body.links.next;
     pages += 1;
   }
   return { seen, pages };

@@ -128,13 +128,14 @@ describe('metadata (RFC 8414)', () => {
       response_types_supported: ['code'],
       authorization_response_iss_parameter_supported: true,
     });
-    expect(res.body.grant_types_supported.sort()).toEqual(
+    const metadata = res.body as Record<string, string[]>;
+    expect(metadata.grant_types_supported?.sort()).toEqual(
       ['authorization_code', 'client_credentials', 'refresh_token'].sort(),
     );
-    expect(res.body.scopes_supported).toEqual(
+    expect(metadata.scopes_supported).toEqual(
       expect.arrayContaining(['students:read', 'tokens:write']),
     );
-    expect(res.body.token_endpoint_auth_methods_supported).not.toContain('client_secret_jwt');
+    expect(metadata.token_endpoint_auth_methods_supported).not.toContain('client_secret_jwt');
     expect(res.body).not.toHaveProperty('userinfo_endpoint');
     // Not offered: sender-constrained tokens the API would not check, and PAR.
     expect(res.body).not.toHaveProperty('dpop_signing_alg_values_supported');

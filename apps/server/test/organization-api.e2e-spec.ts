@@ -3,7 +3,7 @@
  * `PATCH /v1/organization` (the name only: plan and limit are an operator's).
  */
 import { expectStatus, typedClient } from './support/api';
-import { rawClient, startServer, type TestServer } from './support/server';
+import { problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 describe('the organization API', () => {
   let server: TestServer;
@@ -77,18 +77,18 @@ describe('the organization API', () => {
     const plan = await raw.patch('/v1/organization', { plan: 'enterprise' });
     expect(plan.status).toBe(400);
     expect(plan.headers.get('content-type')).toMatch(/application\/problem\+json/);
-    expect(plan.body.detail).toMatch(/plan cannot be changed over the API.*operator/);
-    expect(plan.body.errors).toEqual([expect.objectContaining({ path: 'body.plan' })]);
+    expect(problemOf(plan).detail).toMatch(/plan cannot be changed over the API.*operator/);
+    expect(problemOf(plan).errors).toEqual([expect.objectContaining({ path: 'body.plan' })]);
     const limit = await raw.patch('/v1/organization', {
       name: 'Sneaky',
       rate_limit: { limit_per_minute: 6000 },
     });
     expect(limit.status).toBe(400);
-    expect(limit.body.errors).toEqual([expect.objectContaining({ path: 'body.rate_limit' })]);
+    expect(problemOf(limit).errors).toEqual([expect.objectContaining({ path: 'body.rate_limit' })]);
     expect((await api.organization.update({ body: { name: '' } })).status).toBe(400);
     const unknown = await raw.patch('/v1/organization', { name: 'X', colour: 'red' });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.detail).toMatch(/colour/);
+    expect(problemOf(unknown).detail).toMatch(/colour/);
     // Nothing of the refused requests was applied.
     expect((await api.organization.retrieve()).body).toMatchObject({
       name: 'New Name',

@@ -5,7 +5,7 @@ import {
   typedClient,
   type TypedClient,
 } from './support/api';
-import { eventsOf, rawClient, startServer, type TestServer } from './support/server';
+import { eventsOf, problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 describe('payments', () => {
   let server: TestServer;
@@ -99,7 +99,7 @@ describe('payments', () => {
   ])('refuses %j naming %s', async (fields, path) => {
     const res = await createRaw(fields);
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    expect(problemOf(res).errors?.map((e) => e.path)).toContain(path);
   });
 
   it('refuses an enrollment of another student, and unknown references', async () => {
@@ -222,7 +222,7 @@ describe('payments', () => {
     expect(failed.meta.total).toBeGreaterThanOrEqual(2);
     const sorted = (await list({ sort: '-amount', per_page: 3 })).data.map((p) => p.amount);
     expect(sorted).toEqual([...sorted].sort((a, b) => b - a));
-    expect((await raw.get('/v1/payments?amount[gte]=abc')).body.errors[0].path).toBe(
+    expect(problemOf(await raw.get('/v1/payments?amount[gte]=abc')).errors?.[0]?.path).toBe(
       'query.amount[gte]',
     );
   });

@@ -1,5 +1,6 @@
+import { contract } from '@platform/contract';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
-import { eventsOf, rawClient, startServer, type TestServer } from './support/server';
+import { eventsOf, problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 describe('students and courses: create, retrieve, update, delete', () => {
   let server: TestServer;
@@ -65,7 +66,7 @@ describe('students and courses: create, retrieve, update, delete', () => {
     ])('refuses %j, naming %s', async (body, path) => {
       const res = await raw.post('/v1/students', body);
       expect(res.status).toBe(400);
-      expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect(problemOf(res).errors?.map((e) => e.path)).toContain(path);
     });
 
     it('keeps student numbers unique per organization (409 naming the field), not across organizations', async () => {
@@ -192,7 +193,13 @@ describe('students and courses: create, retrieve, update, delete', () => {
       ).body;
       await api.enrollments.create({ body: { student_id: busy.id, course_id: course.id } });
       const refused = expectStatus(await api.students.delete({ params: { id: busy.id } }), 409);
-      expect(refused.body.detail).toMatch(/withdrawn/);
+      expect(refused.body.detail).toBe(
+        `Student ${busy.id} is still referred to by enrollments, payments or exam results; set its status to 'withdrawn' instead, which keeps the record`,
+      );
+      // The reference documents the same refusal, from the same declaration.
+      expect(contract.students.delete.description).toBe(
+        "Refused with 409 while enrollments, payments or exam results refer to it: set its status to 'withdrawn' instead, which keeps the record.",
+      );
       expect((await api.students.retrieve({ params: { id: busy.id } })).status).toBe(200);
     });
 

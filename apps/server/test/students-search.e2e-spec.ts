@@ -12,7 +12,7 @@ import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents, type Student } from '../src/testing';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
 import { migratedUpTo } from './support/empty-database';
-import { DATABASE_KIND, rawCall, startServer, type TestServer } from './support/server';
+import { DATABASE_KIND, problemOf, rawCall, startServer, type TestServer } from './support/server';
 
 /**
  * `q` is served by trigram indexes (FTS5 on SQLite, pg_trgm on PostgreSQL) rather than by
@@ -288,7 +288,7 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
       // An empty q is beyond the contract's types' intent and must reach the wire as `q=`: raw.
       const res = await rawCall(server, '/v1/students?q=', { token });
       expect(res.status).toBe(400);
-      expect(res.body.errors).toEqual([
+      expect(problemOf(res).errors).toEqual([
         expect.objectContaining({ path: 'query.q', message: 'q must not be empty' }),
       ]);
     });

@@ -4,7 +4,14 @@
  */
 import { type BodyOf, expectStatus, typedClient, type TypedClient } from './support/api';
 import { discover, oidc } from './support/oauth';
-import { DATABASE_KIND, rawCall, rawClient, startServer, type TestServer } from './support/server';
+import {
+  DATABASE_KIND,
+  rawCall,
+  rawClient,
+  startServer,
+  type TestServer,
+  problemOf,
+} from './support/server';
 
 type TokenScopes = BodyOf<TypedClient['personalAccessTokens']['create']>['scopes'];
 
@@ -98,7 +105,7 @@ describe('personal access tokens', () => {
       // Unknown scopes and fields are beyond the contract's types: sent raw.
       const res = await raw.post('/v1/personal_access_tokens', body);
       expect(res.status).toBe(400);
-      expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(field);
+      expect(problemOf(res).errors?.map((e) => e.path)).toContain(field);
     }
     const past = await admin.personalAccessTokens.create({
       body: {
@@ -223,7 +230,7 @@ describe('one-time secrets and Idempotency-Key', () => {
       const { token } = await server.createToken(orgId, ['all']);
       // One test for three routes by path, with a raw Idempotency-Key header: sent raw.
       const send = () =>
-        rawCall(server, path, {
+        rawCall<Record<string, string>>(server, path, {
           method: 'POST',
           token,
           headers: { 'Content-Type': 'application/json', 'Idempotency-Key': `key-${path}` },
@@ -231,12 +238,12 @@ describe('one-time secrets and Idempotency-Key', () => {
         });
       const first = await send();
       expect(first.status).toBe(201);
-      const secret: string = first.body[field];
+      const secret = first.body[field] ?? '';
       expect(secret.length).toBeGreaterThan(20);
       const again = await send();
       expect(again.status).toBe(409);
-      expect(again.body.detail).toContain(first.body.id);
-      expect(again.body.detail).toContain(`its ${field} is shown only once`);
+      expect(problemOf(again).detail).toContain(String(first.body.id));
+      expect(problemOf(again).detail).toContain(`its ${field} is shown only once`);
       expect(JSON.stringify(again.body)).not.toContain(secret);
       const stored = await server.dataSource.query('SELECT * FROM idempotency_keys');
       expect(stored.length).toBeGreaterThan(0);
@@ -349,8 +356,8 @@ describe('OAuth clients over the API', () => {
       ...override,
     });
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(field);
-    expect(res.body.detail).toContain(words);
+    expect(problemOf(res).errors?.map((e) => e.path)).toContain(field);
+    expect(problemOf(res).detail).toContain(words);
   });
 
   it('accepts a public native client with a loopback or private-use redirect', async () => {

@@ -1,6 +1,6 @@
 import { MAX_WEBHOOK_ENDPOINTS } from '@platform/contract';
 import { type BodyOf, expectStatus, typedClient, type TypedClient } from './support/api';
-import { rawClient, startServer, type TestServer } from './support/server';
+import { problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 type Events = BodyOf<TypedClient['webhookEndpoints']['create']>['events'];
 
@@ -98,7 +98,7 @@ describe('webhook endpoints API', () => {
     // Event types no endpoint can subscribe to are beyond the contract's types: sent raw.
     const res = await raw.post('/v1/webhook_endpoints', { url: PUBLIC_URL, events });
     expect(res.status).toBe(400);
-    expect(JSON.stringify(res.body.errors)).toMatch(message);
+    expect(JSON.stringify(problemOf(res).errors)).toMatch(message);
   });
 
   it('updates only the fields sent, and disabling records that it was requested', async () => {

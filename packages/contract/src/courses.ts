@@ -3,7 +3,7 @@ import { idSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
-import { dateSchema, deletedSchema, text, timestampSchema } from './resource';
+import { dateSchema, type DeleteRefusal, deletedSchema, text, timestampSchema } from './resource';
 import { resourceRoutes } from './routes';
 import { z } from './zod-openapi';
 
@@ -69,7 +69,14 @@ export const CourseListQuerySchema = listQuery({
   ranges: { start_date: 'date', end_date: 'date' },
   sort: ['code', 'title', 'start_date'],
   search: ['code', 'title'],
+  tally: ['status'],
 });
+
+/** Enrollments and exams refer to a course; an archived course keeps them. */
+export const COURSE_DELETE_REFUSAL: DeleteRefusal = {
+  referencedBy: 'enrollments or exams',
+  instead: "set its status to 'archived' instead",
+};
 
 const courseRoutes = resourceRoutes('/v1/courses', 'courses', CourseSchema);
 
@@ -93,8 +100,7 @@ export const coursesContract = c.router(
     }),
     delete: courseRoutes.delete({
       summary: 'Delete a course',
-      description:
-        'Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).',
+      refusal: COURSE_DELETE_REFUSAL,
       response: deletedSchema('course', 'DeletedCourse'),
     }),
   },

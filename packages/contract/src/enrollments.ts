@@ -82,6 +82,7 @@ export const EnrollmentListQuerySchema = listQuery({
   },
   ranges: { activated_at: 'datetime', completed_at: 'datetime' },
   sort: ['status', 'activated_at', 'completed_at'],
+  tally: ['status'],
 });
 
 const enrollmentRoutes = resourceRoutes('/v1/enrollments', 'enrollments', EnrollmentSchema);

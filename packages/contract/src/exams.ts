@@ -3,7 +3,7 @@ import { idSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
-import { dateSchema, deletedSchema, text, timestampSchema } from './resource';
+import { dateSchema, type DeleteRefusal, deletedSchema, text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
 import { resourceRoutes } from './routes';
 
@@ -87,6 +87,7 @@ export const ExamListQuerySchema = listQuery({
   ranges: { held_on: 'date' },
   sort: ['title', 'held_on'],
   search: ['title'],
+  tally: [],
 });
 
 export const ExamResultListQuerySchema = listQuery({
@@ -97,7 +98,14 @@ export const ExamResultListQuerySchema = listQuery({
   },
   ranges: { published_at: 'datetime' },
   sort: ['score', 'published_at'],
+  tally: ['status'],
 });
+
+/** Results refer to their exam and are part of the record. */
+export const EXAM_DELETE_REFUSAL: DeleteRefusal = {
+  referencedBy: 'exam results',
+  instead: 'results are part of the record and are kept',
+};
 
 const examRoutes = resourceRoutes('/v1/exams', 'exam_results', ExamSchema);
 
@@ -116,7 +124,7 @@ export const examsContract = c.router(
     }),
     delete: examRoutes.delete({
       summary: 'Delete an exam',
-      description: 'Refused with 409 while results exist for it.',
+      refusal: EXAM_DELETE_REFUSAL,
       response: deletedSchema('exam', 'DeletedExam'),
     }),
   },

@@ -52,6 +52,13 @@ export interface ListSpec<
   sort?: readonly S[];
   /** Fields that `q` searches; omit to have no `q` parameter. */
   search?: readonly string[];
+  /**
+   * The collection's list totals are tallied (exact and read from a counter, not counted): the
+   * equality filters tallied per value, `[]` for the whole collection only. Omit to count. The
+   * server's migration helper (apps/server/src/database/collection-indexes.ts) builds the tallies
+   * and the search index from this declaration.
+   */
+  tally?: readonly (keyof F & string)[];
 }
 
 export type SortDirection = 'asc' | 'desc';

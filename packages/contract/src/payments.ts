@@ -94,6 +94,7 @@ export const PaymentListQuerySchema = listQuery({
   ranges: { amount: 'integer', succeeded_at: 'datetime' },
   sort: ['amount', 'succeeded_at'],
   search: ['description', 'external_reference'],
+  tally: ['status'],
 });
 
 const paymentRoutes = resourceRoutes('/v1/payments', 'payments', PaymentSchema);

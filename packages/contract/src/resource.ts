@@ -29,6 +29,22 @@ export function deletedSchema<const O extends string>(object: O, title: string) 
     .openapi({ title });
 }
 
+/**
+ * Why a delete is refused (409) while other records refer to the resource, and what to do
+ * instead: the route's documentation (`resourceRoutes(…).delete({ refusal })`) and the server's
+ * problem detail ("Course crs_… is still referred to by enrollments or exams; set its status to
+ * 'archived' instead") are both made from it.
+ */
+export interface DeleteRefusal {
+  /** Plural, as in "still referred to by enrollments or exams". */
+  referencedBy: string;
+  instead: string;
+}
+
+export function deleteRefusalDescription(refusal: DeleteRefusal): string {
+  return `Refused with 409 while ${refusal.referencedBy} refer to it: ${refusal.instead}.`;
+}
+
 export const timestampSchema = z.string().datetime();
 export const dateSchema = z.string().date().describe('YYYY-MM-DD');
 

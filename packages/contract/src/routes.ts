@@ -8,7 +8,13 @@ import { type ContractNoBodyType, initContract } from '@ts-rest/core';
 import { describeListQuery, listResponse } from './list';
 import { type OperationMetadata, operation } from './operation';
 import { commonErrorResponses } from './problem';
-import { IdPathParams, readErrorResponses, writeErrorResponses } from './resource';
+import {
+  type DeleteRefusal,
+  deleteRefusalDescription,
+  IdPathParams,
+  readErrorResponses,
+  writeErrorResponses,
+} from './resource';
 import type { READ_ONLY_SCOPE_RESOURCES, Scope, ScopeResource } from './scopes';
 import type { z } from './zod-openapi';
 
@@ -172,9 +178,18 @@ export function resourceRoutes<const P extends string, T extends z.ZodTypeAny>(
       body: spec.body,
       responses: { 200: answer(spec.response), ...writeErrorResponses },
     }),
-    /** `DELETE` of one resource (no body); `response` is what is left of it (200). */
-    delete: <R extends z.ZodTypeAny = T>(spec: ResourceRouteSpec & { response?: R }) => ({
-      ...headOfOne('DELETE', one, { ...spec, scope }),
+    /**
+     * `DELETE` of one resource (no body); `response` is what is left of it (200). A `refusal`
+     * (records that refer to it block the delete) is its description.
+     */
+    delete: <R extends z.ZodTypeAny = T>(
+      spec: ResourceRouteSpec & { response?: R; refusal?: DeleteRefusal },
+    ) => ({
+      ...headOfOne('DELETE', one, {
+        ...spec,
+        ...(spec.refusal && { description: deleteRefusalDescription(spec.refusal) }),
+        scope,
+      }),
       body: c.noBody(),
       responses: { 200: answer(spec.response), ...writeErrorResponses },
     }),

@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { searchErrorResponses } from './problem';
-import { dateSchema, deletedSchema, text } from './resource';
+import { dateSchema, type DeleteRefusal, deletedSchema, text } from './resource';
 import { ROUTER_OPTIONS } from './operation';
 import { z } from './zod-openapi';
 import { resourceRoutes } from './routes';
@@ -49,6 +49,7 @@ export const StudentListQuerySchema = listQuery({
   },
   sort: ['last_name', 'first_name'],
   search: ['first_name', 'last_name', 'email', 'student_number'],
+  tally: ['status'],
 });
 
 export const StudentListSchema = listResponse(StudentSchema, 'StudentList');
@@ -84,6 +85,12 @@ export const StudentUpdateSchema = z
 
 export const DeletedStudentSchema = deletedSchema('student', 'DeletedStudent');
 
+/** What refers to a student; a withdrawn student keeps the record. */
+export const STUDENT_DELETE_REFUSAL: DeleteRefusal = {
+  referencedBy: 'enrollments, payments or exam results',
+  instead: "set its status to 'withdrawn' instead, which keeps the record",
+};
+
 const studentRoutes = resourceRoutes('/v1/students', 'students', StudentSchema);
 
 export const studentsContract = c.router(
@@ -105,8 +112,7 @@ export const studentsContract = c.router(
     }),
     delete: studentRoutes.delete({
       summary: 'Delete a student',
-      description:
-        'Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.',
+      refusal: STUDENT_DELETE_REFUSAL,
       response: DeletedStudentSchema,
     }),
   },

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { Clock } from './clock';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EventData, EventType, IdKind, ListQuery } from '@platform/contract';
+import type { DeleteRefusal, EventData, EventType, IdKind, ListQuery } from '@platform/contract';
 import {
   type EntityManager,
   type FindOptionsWhere,
@@ -78,11 +78,11 @@ export interface UpdateRules<T> extends WriteRules {
   check?: (record: T, manager: EntityManager) => Promise<void> | void;
 }
 
-/** The 409 of a delete that a foreign key refuses: who still refers, and what to do instead. */
-export interface DeleteRules {
-  referencedBy: string;
-  instead: string;
-}
+/**
+ * The 409 of a delete that a foreign key refuses: who still refers, and what to do instead. The
+ * contract declares it with the delete route (`DeleteRefusal`), which documents it from there.
+ */
+export type DeleteRules = DeleteRefusal;
 
 /**
  * Builds each domain service's `OwnedRecords` with the shared parts (connection, outbox, list

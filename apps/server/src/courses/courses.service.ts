@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
+  COURSE_DELETE_REFUSAL,
   CourseSchema,
   type Course as CourseResource,
   CourseCreateSchema,
@@ -52,10 +53,7 @@ export class CoursesService extends PatchableResourceService<Course, CourseResou
   }
 
   delete(principal: Principal, id: string) {
-    return this.records.delete(principal.organizationId, id, {
-      referencedBy: 'enrollments or exams',
-      instead: "set its status to 'archived' instead",
-    });
+    return this.records.delete(principal.organizationId, id, COURSE_DELETE_REFUSAL);
   }
 }
 

@@ -37,9 +37,10 @@ export interface TalliedCollection {
 }
 
 /**
- * The tallied collections: the organization's records that grow without bound. Released by
- * migration ListTallies1766500000000, which builds what this lists; changing it needs a migration
- * that drops the tallies as they were (dropTallyStatements of the old list) and builds the new.
+ * The collections tallied by migration ListTallies1766500000000, frozen as released: the
+ * organization's records that grow without bound. The contract's list queries declare the same
+ * (`tally`, checked by common/list/contract-fields.spec.ts); a collection added later declares it
+ * there and its migration calls `collectionIndexesMigration` (database/collection-indexes.ts).
  */
 export const TALLIED_COLLECTIONS: readonly TalliedCollection[] = [
   { table: 'students', fields: ['status'] },
@@ -99,12 +100,24 @@ export function tallyStatements(
     `CREATE TABLE ${LIST_TALLIES} (\n  organization_id varchar(32) NOT NULL,\n  collection varchar(32) NOT NULL,\n` +
     `  field varchar(32) NOT NULL,\n  value varchar(32) NOT NULL,\n  n ${bigint} NOT NULL,\n` +
     `  PRIMARY KEY (${KEY})\n)${dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`;
+  return [table, ...collectionTallyStatements(dialect, collections)];
+}
+
+/**
+ * The triggers that keep `collections`' tallies, then the counts of the rows already there, for
+ * collections that join the tallies after the table exists (`collectionIndexesMigration`). Only
+ * in a transaction, as the list-tallies migration.
+ */
+export function collectionTallyStatements(
+  dialect: DialectName,
+  collections: readonly TalliedCollection[],
+): string[] {
   const triggers = collections.flatMap((c) =>
     dialect === 'postgres' ? postgresTriggers(c) : sqliteTriggers(c),
   );
   // Triggers first: on PostgreSQL creating them locks the tables against writes until this
   // migration commits, so no row is written between the recount and the first trigger.
-  return [table, ...triggers, ...collections.map(tallyRecount)];
+  return [...triggers, ...collections.map(tallyRecount)];
 }
 
 function postgresTriggers(c: TalliedCollection): string[] {
@@ -178,6 +191,14 @@ export function dropTallyStatements(
   dialect: DialectName,
   collections: readonly TalliedCollection[],
 ): string[] {
+  return [...dropCollectionTallyStatements(dialect, collections), `DROP TABLE ${LIST_TALLIES}`];
+}
+
+/** Undoes collectionTallyStatements (its rows in the tally table stay; see collection-indexes). */
+export function dropCollectionTallyStatements(
+  dialect: DialectName,
+  collections: readonly TalliedCollection[],
+): string[] {
   const triggers = collections.flatMap((c) => {
     const events =
       dialect === 'postgres'
@@ -189,5 +210,5 @@ export function dropTallyStatements(
   });
   const functions =
     dialect === 'postgres' ? collections.map((c) => `DROP FUNCTION ${functionName(c)}()`) : [];
-  return [...triggers, ...functions, `DROP TABLE ${LIST_TALLIES}`];
+  return [...triggers, ...functions];
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
+  EXAM_DELETE_REFUSAL,
   ExamSchema,
   type Exam as ExamResource,
   type ExamCreateSchema,
@@ -56,9 +57,6 @@ export class ExamsService extends PatchableResourceService<Exam, ExamResource, '
   }
 
   delete(principal: Principal, id: string) {
-    return this.records.delete(principal.organizationId, id, {
-      referencedBy: 'exam results',
-      instead: 'results are part of the record and are kept',
-    });
+    return this.records.delete(principal.organizationId, id, EXAM_DELETE_REFUSAL);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
+  STUDENT_DELETE_REFUSAL,
   StudentSchema,
   type Student as StudentResource,
   StudentCreateSchema,
@@ -42,10 +43,7 @@ export class StudentsService extends PatchableResourceService<Student, StudentRe
   }
 
   delete(principal: Principal, id: string) {
-    return this.records.delete(principal.organizationId, id, {
-      referencedBy: 'enrollments, payments or exam results',
-      instead: "set its status to 'withdrawn' instead",
-    });
+    return this.records.delete(principal.organizationId, id, STUDENT_DELETE_REFUSAL);
   }
 
   /** Bulk insert in one transaction (seeding, imports); returns how many rows were written. */

@@ -1,3 +1,4 @@
+import type { Problem } from '@platform/contract';
 import { startTestServer, type TestServer, type TestServerOptions } from '../../src/testing';
 
 /** Which database this run uses: PostgreSQL when TEST_DATABASE_URL is set (as .ci/run does), else SQLite. */
@@ -26,10 +27,21 @@ export function startServer(
   });
 }
 
-export interface ApiResponse<T = any> {
+/**
+ * A response of the raw escape hatch. `body` is what the server sent (JSON parsed): `unknown`
+ * unless the caller names what it expects (`rawCall<T>`); read a refusal with `problemOf`.
+ */
+export interface RawResponse<T = unknown> {
   status: number;
   headers: Headers;
   body: T;
+}
+
+/** The problem+json document of a refused request, typed; fails unless the response is one. */
+export function problemOf(res: RawResponse): Problem {
+  expect(res.status).toBeGreaterThanOrEqual(400);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  return res.body as Problem;
 }
 
 /**
@@ -37,7 +49,7 @@ export interface ApiResponse<T = any> {
  * client (support/api.ts) cannot send: malformed or forbidden bodies, unknown params, raw bytes.
  * A GET (or other method) against the server with an optional bearer token; parses JSON bodies.
  */
-export async function rawCall<T = any>(
+export async function rawCall<T = unknown>(
   server: TestServer,
   path: string,
   options: {
@@ -46,7 +58,7 @@ export async function rawCall<T = any>(
     headers?: Record<string, string>;
     body?: string;
   } = {},
-): Promise<ApiResponse<T>> {
+): Promise<RawResponse<T>> {
   const res = await fetch(`${server.url}${path}`, {
     method: options.method ?? 'GET',
     headers: {

@@ -180,7 +180,7 @@ final class CoursesRawService
     /**
      * Delete a course
      *
-     * Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).
+     * Refused with 409 while enrollments or exams refer to it: set its status to 'archived' instead.
      *
      * `DELETE /v1/courses/{id}`. Requires the `courses:write` scope.
      *

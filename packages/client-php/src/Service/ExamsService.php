@@ -133,7 +133,7 @@ final class ExamsService
     /**
      * Delete an exam
      *
-     * Refused with 409 while results exist for it.
+     * Refused with 409 while exam results refer to it: results are part of the record and are kept.
      *
      * `DELETE /v1/exams/{id}`. Requires the `exam_results:write` scope.
      *

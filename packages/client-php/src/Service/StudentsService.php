@@ -146,8 +146,8 @@ final class StudentsService
     /**
      * Delete a student
      *
-     * Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to
-     * `withdrawn` instead, which keeps the record.
+     * Refused with 409 while enrollments, payments or exam results refer to it: set its status to 'withdrawn'
+     * instead, which keeps the record.
      *
      * `DELETE /v1/students/{id}`. Requires the `students:write` scope.
      *

@@ -245,7 +245,7 @@ export interface StudentsResource {
   /**
    * Delete a student
    *
-   * Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.
+   * Refused with 409 while enrollments, payments or exam results refer to it: set its status to 'withdrawn' instead, which keeps the record.
    *
    * Scope: `students:write`.
    */
@@ -293,7 +293,7 @@ export interface CoursesResource {
   /**
    * Delete a course
    *
-   * Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).
+   * Refused with 409 while enrollments or exams refer to it: set its status to 'archived' instead.
    *
    * Scope: `courses:write`.
    */
@@ -471,7 +471,7 @@ export interface ExamsResource {
   /**
    * Delete an exam
    *
-   * Refused with 409 while results exist for it.
+   * Refused with 409 while exam results refer to it: results are part of the record and are kept.
    *
    * Scope: `exam_results:write`.
    */

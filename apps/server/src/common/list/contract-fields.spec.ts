@@ -128,6 +128,7 @@ describe('contract fields of the domain resources', () => {
       ),
     );
     await dataSource.initialize();
+    await dataSource.runMigrations({ transaction: 'each' });
   });
   afterAll(async () => {
     await dataSource.destroy();
@@ -178,6 +179,30 @@ describe('contract fields of the domain resources', () => {
       expect(
         (fields.search ?? []).map((p) => metadata.findColumnWithPropertyName(p)?.databaseName),
       ).toEqual(spec.search ?? []);
+    });
+
+    it('has the search index over the columns the list query searches (collection-indexes)', async () => {
+      const table = dataSource.getMetadata(collection.entity).tableName;
+      const spec = listSpecOf(collection.listQuery)!;
+      const indexed = await dataSource.query<{ name: string }[]>(
+        `SELECT name FROM pragma_table_info('${table}_search') ORDER BY cid`,
+      );
+      expect(indexed.map((c) => c.name)).toEqual(spec.search ?? []);
+    });
+
+    it('tallies its list totals as the list query declares (collection-indexes)', async () => {
+      const table = dataSource.getMetadata(collection.entity).tableName;
+      const spec = listSpecOf(collection.listQuery)!;
+      const triggers = await dataSource.query<{ name: string }[]>(
+        `SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name LIKE 'list_tallies_%'`,
+        [table],
+      );
+      const expected = spec.tally
+        ? ['insert', 'delete', 'update_organization', ...spec.tally.map((f) => `update_${f}`)]
+        : [];
+      expect(triggers.map((t) => t.name).sort()).toEqual(
+        expected.map((event) => `list_tallies_${table}_${event}`).sort(),
+      );
     });
   });
 

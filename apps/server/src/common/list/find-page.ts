@@ -25,6 +25,11 @@ export interface ListFields {
    * A q shorter than a trigram reads the organization's rows instead, under the same budget.
    */
   search?: readonly string[];
+  /**
+   * Database columns whose equality filters' totals are tallied (`tally` of the contract's list
+   * query); undefined: the collection's totals are tallied as database/list-tallies.ts lists.
+   */
+  tally?: readonly string[];
 }
 
 export interface ListOptions {
@@ -189,7 +194,7 @@ export class ListCollection<T extends ObjectLiteral> {
     this.selectQualified = this.selectColumns
       .map((c) => `${this.table}.${quoteIdentifier(c.databaseName)}`)
       .join(', ');
-    const tallied = talliedFields(this.tableName);
+    const tallied = fields.tally ?? talliedFields(this.tableName);
     if (tallied) {
       const column = (property: string) =>
         repo.metadata.findColumnWithPropertyName(property)?.databaseName ?? '';

@@ -35,5 +35,6 @@ export function listFieldsFor(
   return {
     columns: Object.fromEntries([...fields].map((field) => [field, property(field)])),
     ...(spec.search?.length && { search: spec.search.map(property) }),
+    ...(spec.tally && { tally: spec.tally.map((field) => columnOf[field] ?? field) }),
   };
 }

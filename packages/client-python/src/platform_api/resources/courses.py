@@ -172,7 +172,7 @@ class Courses(SyncAPIResource):
 
         `DELETE /v1/courses/{id}` (scope `courses:write`).
 
-        Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).
+        Refused with 409 while enrollments or exams refer to it: set its status to 'archived' instead.
         """
         return self.with_raw_response.delete(
             id,
@@ -350,7 +350,7 @@ class CoursesWithRawResponse(SyncAPIResource):
 
         `DELETE /v1/courses/{id}` (scope `courses:write`).
 
-        Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).
+        Refused with 409 while enrollments or exams refer to it: set its status to 'archived' instead.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -520,7 +520,7 @@ class AsyncCourses(AsyncAPIResource):
 
         `DELETE /v1/courses/{id}` (scope `courses:write`).
 
-        Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).
+        Refused with 409 while enrollments or exams refer to it: set its status to 'archived' instead.
         """
         response = await self.with_raw_response.delete(
             id,
@@ -699,7 +699,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
 
         `DELETE /v1/courses/{id}` (scope `courses:write`).
 
-        Refused with 409 while enrollments or exams refer to it: archive it instead (`status: archived`).
+        Refused with 409 while enrollments or exams refer to it: set its status to 'archived' instead.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """

@@ -146,7 +146,7 @@ class Exams(SyncAPIResource):
 
         `DELETE /v1/exams/{id}` (scope `exam_results:write`).
 
-        Refused with 409 while results exist for it.
+        Refused with 409 while exam results refer to it: results are part of the record and are kept.
         """
         return self.with_raw_response.delete(
             id,
@@ -299,7 +299,7 @@ class ExamsWithRawResponse(SyncAPIResource):
 
         `DELETE /v1/exams/{id}` (scope `exam_results:write`).
 
-        Refused with 409 while results exist for it.
+        Refused with 409 while exam results refer to it: results are part of the record and are kept.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -444,7 +444,7 @@ class AsyncExams(AsyncAPIResource):
 
         `DELETE /v1/exams/{id}` (scope `exam_results:write`).
 
-        Refused with 409 while results exist for it.
+        Refused with 409 while exam results refer to it: results are part of the record and are kept.
         """
         response = await self.with_raw_response.delete(
             id,
@@ -598,7 +598,7 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
 
         `DELETE /v1/exams/{id}` (scope `exam_results:write`).
 
-        Refused with 409 while results exist for it.
+        Refused with 409 while exam results refer to it: results are part of the record and are kept.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """

@@ -168,7 +168,7 @@ class Students(SyncAPIResource):
 
         `DELETE /v1/students/{id}` (scope `students:write`).
 
-        Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.
+        Refused with 409 while enrollments, payments or exam results refer to it: set its status to 'withdrawn' instead, which keeps the record.
         """
         return self.with_raw_response.delete(
             id,
@@ -342,7 +342,7 @@ class StudentsWithRawResponse(SyncAPIResource):
 
         `DELETE /v1/students/{id}` (scope `students:write`).
 
-        Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.
+        Refused with 409 while enrollments, payments or exam results refer to it: set its status to 'withdrawn' instead, which keeps the record.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -508,7 +508,7 @@ class AsyncStudents(AsyncAPIResource):
 
         `DELETE /v1/students/{id}` (scope `students:write`).
 
-        Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.
+        Refused with 409 while enrollments, payments or exam results refer to it: set its status to 'withdrawn' instead, which keeps the record.
         """
         response = await self.with_raw_response.delete(
             id,
@@ -683,7 +683,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
 
         `DELETE /v1/students/{id}` (scope `students:write`).
 
-        Refused with 409 while enrollments, payments or exam results refer to the student: set `status` to `withdrawn` instead, which keeps the record.
+        Refused with 409 while enrollments, payments or exam results refer to it: set its status to 'withdrawn' instead, which keeps the record.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """

@@ -1,0 +1,245 @@
+// `pnpm gen resource <plural_name> [id prefix]`: a new resource end to end, written from
+// templates (resource/*.hbs) and registered where the code lists resources. What it writes is
+// described in docs/adding-a-resource.md; test: apps/server/test/generator.e2e-spec.ts.
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..', '..');
+const read = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+
+/** `guardians` → `guardian`, `classes` → `class`, `categories` → `category`. */
+function singularOf(plural) {
+  if (plural.endsWith('ies')) return `${plural.slice(0, -3)}y`;
+  if (/(ss|x|ch|sh)es$/.test(plural)) return plural.slice(0, -2);
+  return plural.replace(/s$/, '');
+}
+
+function usedPrefixes() {
+  return [...read('packages/contract/src/ids.ts').matchAll(/^\s+\w+: '([a-z]+)',$/gm)].map(
+    (m) => m[1],
+  );
+}
+
+/** Inserts `text` before the first match of `before` (a RegExp) in `file`, or fails naming it. */
+function insertBefore(file, before, text) {
+  return {
+    type: 'modify',
+    path: `{{root}}/${file}`,
+    transform: (content, data) => {
+      const match = before.exec(content);
+      if (!match) throw new Error(`${file}: found no ${before} to register ${data.plural} before`);
+      return content.slice(0, match.index) + text(data) + content.slice(match.index);
+    },
+  };
+}
+
+module.exports = function (plop) {
+  plop.setHelper('sentence', (name) => String(name).replace(/_/g, ' '));
+
+  plop.setGenerator('resource', {
+    description:
+      'a resource end to end: contract, entity, migration, module, e2e test, registrations',
+    prompts: [
+      {
+        type: 'input',
+        name: 'plural',
+        message: 'Plural snake_case name (the collection, table and scope), e.g. guardians',
+        validate: (value) => {
+          if (!/^[a-z][a-z_]*s$/.test(value)) return 'lower snake_case ending in s, e.g. guardians';
+          if (read('packages/contract/src/scopes.ts').includes(`'${value}'`))
+            return `${value} is already a resource`;
+          return true;
+        },
+      },
+      {
+        type: 'input',
+        name: 'prefix',
+        message: 'Id prefix (three letters, unused)',
+        default: (answers) => answers.plural.replace(/_/g, '').slice(0, 3),
+        validate: (value) =>
+          !/^[a-z]{3}$/.test(value)
+            ? 'three lower-case letters'
+            : usedPrefixes().includes(value)
+              ? `${value} is taken (packages/contract/src/ids.ts)`
+              : true,
+      },
+    ],
+    actions: (answers) => {
+      const singular = singularOf(answers.plural);
+      const timestamp = Date.now();
+      Object.assign(answers, {
+        root: ROOT,
+        singular,
+        timestamp: String(timestamp),
+        timestampNext: String(timestamp + 1),
+      });
+      const dash = answers.plural.replace(/_/g, '-');
+      const server = `{{root}}/apps/server/src/${dash}`;
+      const tpl = (name) => path.join(__dirname, 'resource', name);
+      const words = (name) => name.split('_');
+      const cap = (w) => w.charAt(0).toUpperCase() + w.slice(1);
+      const P = words(singular).map(cap).join('');
+      const PP = words(answers.plural).map(cap).join('');
+      const cp = PP.charAt(0).toLowerCase() + PP.slice(1);
+      const singularDash = singular.replace(/_/g, '-');
+      return [
+        {
+          type: 'add',
+          path: `{{root}}/packages/contract/src/${dash}.ts`,
+          templateFile: tpl('contract.ts.hbs'),
+        },
+        {
+          type: 'add',
+          path: `${server}/{{dashCase singular}}.entity.ts`,
+          templateFile: tpl('entity.ts.hbs'),
+        },
+        {
+          type: 'add',
+          path: `${server}/migrations/{{timestamp}}-${dash}.ts`,
+          templateFile: tpl('migration.ts.hbs'),
+        },
+        { type: 'add', path: `${server}/${dash}.schema.ts`, templateFile: tpl('schema.ts.hbs') },
+        { type: 'add', path: `${server}/${dash}.module.ts`, templateFile: tpl('module.ts.hbs') },
+        { type: 'add', path: `${server}/${dash}.service.ts`, templateFile: tpl('service.ts.hbs') },
+        {
+          type: 'add',
+          path: `${server}/${dash}.controller.ts`,
+          templateFile: tpl('controller.ts.hbs'),
+        },
+        {
+          type: 'add',
+          path: `{{root}}/apps/server/test/${dash}.e2e-spec.ts`,
+          templateFile: tpl('e2e-spec.ts.hbs'),
+        },
+        // The contract: its module, the router, the id prefix, the scope, the events.
+        insertBefore(
+          'packages/contract/src/index.ts',
+          /^export \{ API_VERSION/m,
+          () => `export * from './${dash}';\n`,
+        ),
+        insertBefore(
+          'packages/contract/src/contract.ts',
+          /^import /m,
+          () => `import { ${cp}Contract } from './${dash}';\n`,
+        ),
+        insertBefore(
+          'packages/contract/src/contract.ts',
+          /^ {2}events: typeof eventsContract;/m,
+          () => `  ${cp}: typeof ${cp}Contract;\n`,
+        ),
+        insertBefore(
+          'packages/contract/src/contract.ts',
+          /^ {2}events: eventsContract,/m,
+          () => `  ${cp}: ${cp}Contract,\n`,
+        ),
+        insertBefore(
+          'packages/contract/src/ids.ts',
+          /^ {2}event: 'evt',/m,
+          (d) => `  ${d.singular}: '${d.prefix}',\n`,
+        ),
+        // The TypeScript SDK's id types (packages/client/src/ids.ts, checked against the contract).
+        insertBefore(
+          'packages/client/src/ids.ts',
+          /^ {2}event: 'evt';/m,
+          (d) => `  ${d.singular}: '${d.prefix}';\n`,
+        ),
+        insertBefore(
+          'packages/contract/src/scopes.ts',
+          /^ {2}'webhooks',$/m,
+          (d) => `  '${d.plural}',\n`,
+        ),
+        insertBefore(
+          'packages/contract/src/events.ts',
+          /^import /m,
+          () => `import { ${P}Schema } from './${dash}';\n`,
+        ),
+        insertBefore(
+          'packages/contract/src/events.ts',
+          /^ {2}ping: z\.object/m,
+          (d) =>
+            ['created', 'updated'].map((e) => `  '${d.singular}.${e}': ${P}Schema,\n`).join('') +
+            `  '${d.singular}.deleted': deletedSchema('${d.singular}', 'Deleted${P}'),\n`,
+        ),
+        insertBefore('packages/contract/src/events.ts', /^ {2}ping: null,/m, (d) =>
+          ['created', 'updated', 'deleted']
+            .map((e) => `  '${d.singular}.${e}': '${d.plural}:read',\n`)
+            .join(''),
+        ),
+        // The server: the module, its tables, the field checks, the contract walk's fixture.
+        insertBefore(
+          'apps/server/src/app.module.ts',
+          /^import /m,
+          () => `import { ${PP}Module } from './${dash}/${dash}.module';\n`,
+        ),
+        insertBefore(
+          'apps/server/src/app.module.ts',
+          /^ {8}EndpointOwnersModule,/m,
+          () => `        ${PP}Module,\n`,
+        ),
+        insertBefore(
+          'apps/server/src/schema.ts',
+          /^import /m,
+          (d) => `import { ${d.plural.toUpperCase()}_SCHEMA } from './${dash}/${dash}.schema';\n`,
+        ),
+        insertBefore(
+          'apps/server/src/schema.ts',
+          /^ {2}EVENTS_SCHEMA,/m,
+          (d) => `  ${d.plural.toUpperCase()}_SCHEMA,\n`,
+        ),
+        insertBefore(
+          'apps/server/src/common/list/contract-fields.spec.ts',
+          /^\} from '@platform\/contract';/m,
+          () => `  ${P}CreateSchema,\n  ${P}Schema,\n  ${P}UpdateSchema,\n`,
+        ),
+        insertBefore(
+          'apps/server/src/common/list/contract-fields.spec.ts',
+          /^import \{ resourceMapper \}/m,
+          () => `import { ${P} } from '../../${dash}/${singularDash}.entity';\n`,
+        ),
+        insertBefore(
+          'apps/server/src/common/list/contract-fields.spec.ts',
+          /^\];\n\n\/\*\* A row with a distinct value/m,
+          (d) =>
+            `  {\n    name: '${d.plural.replace(/_/g, ' ')}',\n    entity: ${P},\n    resource: ${P}Schema,\n` +
+            `    create: ${P}CreateSchema,\n    update: ${P}UpdateSchema,\n    listQuery: contract.${cp}.list.query,\n  },\n`,
+        ),
+        insertBefore(
+          'apps/server/test/contract-walk.e2e-spec.ts',
+          /^ {2}\{\n {4}collection: 'webhook_endpoints',/m,
+          (d) =>
+            `  {\n    collection: '${d.plural}',\n    kind: '${d.singular}',\n    body: (_refs, n) => ({ name: \`Walk \${n}\` }),\n` +
+            `    change: (n) => ({ name: \`Walked \${n}\` }),\n  },\n`,
+        ),
+        // The portal's webhook form lists every event type.
+        insertBefore('apps/portal/src/api.ts', /^\};\n\nexport const EVENT_TYPES/m, (d) =>
+          ['created', 'updated', 'deleted'].map((e) => `  '${d.singular}.${e}': true,\n`).join(''),
+        ),
+        // Formatting, then everything derived from the contract: OpenAPI, the three SDKs, the scope table.
+        function derive(data) {
+          const run = (cmd, args) => execFileSync(cmd, args, { cwd: ROOT, stdio: 'inherit' });
+          run('pnpm', [
+            'exec',
+            'prettier',
+            '--write',
+            '--log-level=warn',
+            `packages/contract/src`,
+            `apps/server/src/${dash}`,
+            `apps/server/test/${dash}.e2e-spec.ts`,
+            'apps/server/src/common/list/contract-fields.spec.ts',
+            'apps/server/test/contract-walk.e2e-spec.ts',
+            'apps/server/src/app.module.ts',
+            'apps/server/src/schema.ts',
+            'apps/portal/src/api.ts',
+            'packages/client/src/ids.ts',
+          ]);
+          if (process.env.PLATFORM_GEN_SKIP_SDKS === '1')
+            return 'skipped pnpm generate:sdks (PLATFORM_GEN_SKIP_SDKS=1)';
+          run('pnpm', ['generate:sdks']);
+          run('pnpm', ['--filter', '@platform/contract', 'scope-table']);
+          return `regenerated the OpenAPI document, the SDKs and the scope table for ${data.plural}`;
+        },
+      ];
+    },
+  });
+};
