@@ -5,6 +5,7 @@ import { OwnedRecordsFactory } from '../common/owned-records';
 import { TransactionRunner } from '../common/transactions';
 import { EventRecord, FeedHead } from './event.entity';
 import { EventsController } from './events.controller';
+import { ChangeFeedService } from './change-feed.service';
 import { EventsService } from './events.service';
 import { FeedPositions } from './feed-position';
 
@@ -20,6 +21,7 @@ import { FeedPositions } from './feed-position';
   providers: [
     EventsService,
     FeedPositions,
+    ChangeFeedService,
     { provide: EventOutbox, useExisting: EventsService },
     TransactionRunner,
     OwnedRecordsFactory,

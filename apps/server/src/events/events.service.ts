@@ -43,6 +43,7 @@ export interface FanOutClaim {
 export function toEventResource(record: EventRecord): Event {
   return {
     id: record.id,
+    position: record.position,
     object: 'event',
     type: record.type,
     timestamp: toIso(record.createdAt),
@@ -59,6 +60,7 @@ export function toEventResource(record: EventRecord): Event {
 @Injectable()
 export class EventsService implements EventOutbox {
   private readonly committedListeners: (() => void)[] = [];
+  private readonly changeListeners: ((organizationIds: readonly string[]) => void)[] = [];
   /** Transactions that already announce an event on commit (one announcement each). */
   private readonly announcing = new WeakSet<EntityManager>();
   /** Per open transaction, the changes it recorded that get feed positions before it commits. */
@@ -87,6 +89,14 @@ export class EventsService implements EventOutbox {
    */
   onEventCommitted(listener: () => void): void {
     this.committedListeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` with the organizations whose change feed moved, after each transaction that
+   * gave changes positions commits: the feed's waiting reads wake on it. Listeners must not throw.
+   */
+  onChangeCommitted(listener: (organizationIds: readonly string[]) => void): void {
+    this.changeListeners.push(listener);
   }
 
   /** The last 30 days of the organization's events, through the list convention. */
@@ -158,9 +168,14 @@ export class EventsService implements EventOutbox {
         this.unplaced.delete(manager);
         for (const [organizationId, ids] of byOrganization)
           await this.positions.allocate(manager, organizationId, ids);
+        const organizationIds = [...byOrganization.keys()];
+        this.transactions.afterCommit(manager, () => {
+          for (const listener of this.changeListeners) listener(organizationIds);
+        });
       });
       if (!registered) {
         await this.positions.allocate(manager, event.organizationId, [event.id]);
+        for (const listener of this.changeListeners) listener([event.organizationId]);
         return;
       }
       this.unplaced.set(manager, pending);
