@@ -8,7 +8,7 @@ import { CourseSchema } from './courses';
 import { EnrollmentSchema } from './enrollments';
 import { ExamResultSchema, ExamSchema } from './exams';
 import { idSchema } from './ids';
-import { filter, filterParam, integerParam, listQuery } from './list';
+import { filter, type FilterInput, filterParam, integerParam, listQuery } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
 import { commonErrorResponses, problemResponse } from './problem';
 import { PaymentSchema } from './payments';
@@ -157,6 +157,12 @@ const eventRoutes = readRoutes('/v1/events', 'events', EventSchema);
 /** The change feed's bounds: items per read, and how long a read may wait for a change. */
 export const FEED_LIMITS = { defaultLimit: 100, maxLimit: 1000, maxWaitSeconds: 30 } as const;
 
+/** The types the feed carries: every change (a `ping` is not one). */
+export type ChangeType = Exclude<EventType, 'ping'>;
+const CHANGE_TYPES = filter.oneOf(
+  EVENT_TYPES.filter((type) => type !== 'ping') as [ChangeType, ...ChangeType[]],
+);
+
 const CURSOR_PATTERN = /^(0|[1-9][0-9]{0,17})$/;
 
 export const ChangesQuerySchema = z
@@ -191,9 +197,12 @@ export const ChangesQuerySchema = z
         description: `When there is no change after the cursor, hold the request open up to this long (\`30s\`, at most ${FEED_LIMITS.maxWaitSeconds}s) and answer as soon as one commits. Default \`0s\`: answer at once.`,
         example: '30s',
       }),
-    type: filterParam(
-      'type',
-      filter.oneOf(EVENT_TYPES.filter((type) => type !== 'ping') as [EventType, ...EventType[]]),
+    type: (
+      filterParam('type', CHANGE_TYPES) as unknown as z.ZodType<
+        ChangeType[],
+        z.ZodTypeDef,
+        FilterInput<typeof CHANGE_TYPES>
+      >
     )
       .optional()
       .openapi({

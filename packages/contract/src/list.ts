@@ -231,7 +231,7 @@ function sortParam(fields: readonly string[]) {
 type RangeInput<K extends RangeKind> = K extends 'integer' ? number : string;
 
 /** What callers may pass for a filter: enum values (one, or comma-separated), integers, strings. */
-type FilterInput<S> = S extends { kind: 'enum'; values: readonly (infer V extends string)[] }
+export type FilterInput<S> = S extends { kind: 'enum'; values: readonly (infer V extends string)[] }
   ? V | `${V},${string}`
   : S extends { kind: 'id'; prefix: infer P extends string }
     ? `${P}_${string}`

@@ -75,7 +75,7 @@ export class ChangeFeedService implements OnModuleDestroy {
       return (
         scope !== null &&
         principal.scopes.has(scope) &&
-        (!query.type || (query.type as string[]).includes(type))
+        (!query.type || (query.type as readonly string[]).includes(type))
       );
     });
     const deadline = this.clock.nowMs() + (query.wait ?? 0) * 1000;
