@@ -65,6 +65,7 @@ __all__ = [
     "AuditEvent",
     "AuditEventList",
     "AuditTarget",
+    "ChangePage",
     "Course",
     "CourseList",
     "DeletedCourse",
@@ -127,6 +128,8 @@ class StudentCreatedEvent(BaseModel):
     """A `StudentCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["student.created"]
     timestamp: _dt.datetime
@@ -136,6 +139,7 @@ class StudentCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -147,6 +151,7 @@ class StudentCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["student.created"],
         timestamp: _dt.datetime,
@@ -156,6 +161,7 @@ class StudentCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -170,6 +176,7 @@ class StudentCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -184,6 +191,8 @@ class StudentUpdatedEvent(BaseModel):
     """A `StudentUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["student.updated"]
     timestamp: _dt.datetime
@@ -193,6 +202,7 @@ class StudentUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -204,6 +214,7 @@ class StudentUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["student.updated"],
         timestamp: _dt.datetime,
@@ -213,6 +224,7 @@ class StudentUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -227,6 +239,7 @@ class StudentUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -241,6 +254,8 @@ class StudentDeletedEvent(BaseModel):
     """A `StudentDeletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["student.deleted"]
     timestamp: _dt.datetime
@@ -250,6 +265,7 @@ class StudentDeletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -261,6 +277,7 @@ class StudentDeletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["student.deleted"],
         timestamp: _dt.datetime,
@@ -270,6 +287,7 @@ class StudentDeletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -284,6 +302,7 @@ class StudentDeletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -298,6 +317,8 @@ class CourseCreatedEvent(BaseModel):
     """A `CourseCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["course.created"]
     timestamp: _dt.datetime
@@ -307,6 +328,7 @@ class CourseCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -318,6 +340,7 @@ class CourseCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["course.created"],
         timestamp: _dt.datetime,
@@ -327,6 +350,7 @@ class CourseCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -341,6 +365,7 @@ class CourseCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -355,6 +380,8 @@ class CourseUpdatedEvent(BaseModel):
     """A `CourseUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["course.updated"]
     timestamp: _dt.datetime
@@ -364,6 +391,7 @@ class CourseUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -375,6 +403,7 @@ class CourseUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["course.updated"],
         timestamp: _dt.datetime,
@@ -384,6 +413,7 @@ class CourseUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -398,6 +428,7 @@ class CourseUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -412,6 +443,8 @@ class CourseDeletedEvent(BaseModel):
     """A `CourseDeletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["course.deleted"]
     timestamp: _dt.datetime
@@ -421,6 +454,7 @@ class CourseDeletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -432,6 +466,7 @@ class CourseDeletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["course.deleted"],
         timestamp: _dt.datetime,
@@ -441,6 +476,7 @@ class CourseDeletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -455,6 +491,7 @@ class CourseDeletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -469,6 +506,8 @@ class EnrollmentCreatedEvent(BaseModel):
     """A `EnrollmentCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.created"]
     timestamp: _dt.datetime
@@ -478,6 +517,7 @@ class EnrollmentCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -489,6 +529,7 @@ class EnrollmentCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.created"],
         timestamp: _dt.datetime,
@@ -498,6 +539,7 @@ class EnrollmentCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -512,6 +554,7 @@ class EnrollmentCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -526,6 +569,8 @@ class EnrollmentUpdatedEvent(BaseModel):
     """A `EnrollmentUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.updated"]
     timestamp: _dt.datetime
@@ -535,6 +580,7 @@ class EnrollmentUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -546,6 +592,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.updated"],
         timestamp: _dt.datetime,
@@ -555,6 +602,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -569,6 +617,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -583,6 +632,8 @@ class EnrollmentActiveEvent(BaseModel):
     """A `EnrollmentActiveEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.active"]
     timestamp: _dt.datetime
@@ -592,6 +643,7 @@ class EnrollmentActiveEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -603,6 +655,7 @@ class EnrollmentActiveEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.active"],
         timestamp: _dt.datetime,
@@ -612,6 +665,7 @@ class EnrollmentActiveEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -626,6 +680,7 @@ class EnrollmentActiveEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -640,6 +695,8 @@ class EnrollmentCompletedEvent(BaseModel):
     """A `EnrollmentCompletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.completed"]
     timestamp: _dt.datetime
@@ -649,6 +706,7 @@ class EnrollmentCompletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -660,6 +718,7 @@ class EnrollmentCompletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.completed"],
         timestamp: _dt.datetime,
@@ -669,6 +728,7 @@ class EnrollmentCompletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -683,6 +743,7 @@ class EnrollmentCompletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -697,6 +758,8 @@ class EnrollmentDroppedEvent(BaseModel):
     """A `EnrollmentDroppedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.dropped"]
     timestamp: _dt.datetime
@@ -706,6 +769,7 @@ class EnrollmentDroppedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -717,6 +781,7 @@ class EnrollmentDroppedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.dropped"],
         timestamp: _dt.datetime,
@@ -726,6 +791,7 @@ class EnrollmentDroppedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -740,6 +806,7 @@ class EnrollmentDroppedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -754,6 +821,8 @@ class EnrollmentCancelledEvent(BaseModel):
     """A `EnrollmentCancelledEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.cancelled"]
     timestamp: _dt.datetime
@@ -763,6 +832,7 @@ class EnrollmentCancelledEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -774,6 +844,7 @@ class EnrollmentCancelledEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.cancelled"],
         timestamp: _dt.datetime,
@@ -783,6 +854,7 @@ class EnrollmentCancelledEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -797,6 +869,7 @@ class EnrollmentCancelledEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -811,6 +884,8 @@ class PaymentCreatedEvent(BaseModel):
     """A `PaymentCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.created"]
     timestamp: _dt.datetime
@@ -820,6 +895,7 @@ class PaymentCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -831,6 +907,7 @@ class PaymentCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.created"],
         timestamp: _dt.datetime,
@@ -840,6 +917,7 @@ class PaymentCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -854,6 +932,7 @@ class PaymentCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -868,6 +947,8 @@ class PaymentSucceededEvent(BaseModel):
     """A `PaymentSucceededEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.succeeded"]
     timestamp: _dt.datetime
@@ -877,6 +958,7 @@ class PaymentSucceededEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -888,6 +970,7 @@ class PaymentSucceededEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.succeeded"],
         timestamp: _dt.datetime,
@@ -897,6 +980,7 @@ class PaymentSucceededEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -911,6 +995,7 @@ class PaymentSucceededEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -925,6 +1010,8 @@ class PaymentFailedEvent(BaseModel):
     """A `PaymentFailedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.failed"]
     timestamp: _dt.datetime
@@ -934,6 +1021,7 @@ class PaymentFailedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -945,6 +1033,7 @@ class PaymentFailedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.failed"],
         timestamp: _dt.datetime,
@@ -954,6 +1043,7 @@ class PaymentFailedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -968,6 +1058,7 @@ class PaymentFailedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -982,6 +1073,8 @@ class PaymentRefundedEvent(BaseModel):
     """A `PaymentRefundedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.refunded"]
     timestamp: _dt.datetime
@@ -991,6 +1084,7 @@ class PaymentRefundedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1002,6 +1096,7 @@ class PaymentRefundedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.refunded"],
         timestamp: _dt.datetime,
@@ -1011,6 +1106,7 @@ class PaymentRefundedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1025,6 +1121,7 @@ class PaymentRefundedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1039,6 +1136,8 @@ class ExamCreatedEvent(BaseModel):
     """A `ExamCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.created"]
     timestamp: _dt.datetime
@@ -1048,6 +1147,7 @@ class ExamCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1059,6 +1159,7 @@ class ExamCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam.created"],
         timestamp: _dt.datetime,
@@ -1068,6 +1169,7 @@ class ExamCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1082,6 +1184,7 @@ class ExamCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1096,6 +1199,8 @@ class ExamUpdatedEvent(BaseModel):
     """A `ExamUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.updated"]
     timestamp: _dt.datetime
@@ -1105,6 +1210,7 @@ class ExamUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1116,6 +1222,7 @@ class ExamUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam.updated"],
         timestamp: _dt.datetime,
@@ -1125,6 +1232,7 @@ class ExamUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1139,6 +1247,7 @@ class ExamUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1153,6 +1262,8 @@ class ExamDeletedEvent(BaseModel):
     """A `ExamDeletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.deleted"]
     timestamp: _dt.datetime
@@ -1162,6 +1273,7 @@ class ExamDeletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1173,6 +1285,7 @@ class ExamDeletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam.deleted"],
         timestamp: _dt.datetime,
@@ -1182,6 +1295,7 @@ class ExamDeletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1196,6 +1310,7 @@ class ExamDeletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1210,6 +1325,8 @@ class ExamResultCreatedEvent(BaseModel):
     """A `ExamResultCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.created"]
     timestamp: _dt.datetime
@@ -1219,6 +1336,7 @@ class ExamResultCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1230,6 +1348,7 @@ class ExamResultCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.created"],
         timestamp: _dt.datetime,
@@ -1239,6 +1358,7 @@ class ExamResultCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1253,6 +1373,7 @@ class ExamResultCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1267,6 +1388,8 @@ class ExamResultUpdatedEvent(BaseModel):
     """A `ExamResultUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.updated"]
     timestamp: _dt.datetime
@@ -1276,6 +1399,7 @@ class ExamResultUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1287,6 +1411,7 @@ class ExamResultUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.updated"],
         timestamp: _dt.datetime,
@@ -1296,6 +1421,7 @@ class ExamResultUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1310,6 +1436,7 @@ class ExamResultUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1324,6 +1451,8 @@ class ExamResultPublishedEvent(BaseModel):
     """A `ExamResultPublishedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.published"]
     timestamp: _dt.datetime
@@ -1333,6 +1462,7 @@ class ExamResultPublishedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1344,6 +1474,7 @@ class ExamResultPublishedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.published"],
         timestamp: _dt.datetime,
@@ -1353,6 +1484,7 @@ class ExamResultPublishedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1367,6 +1499,7 @@ class ExamResultPublishedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1381,6 +1514,8 @@ class PingEvent(BaseModel):
     """A `PingEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["ping"]
     timestamp: _dt.datetime
@@ -1390,6 +1525,7 @@ class PingEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1401,6 +1537,7 @@ class PingEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["ping"],
         timestamp: _dt.datetime,
@@ -1410,6 +1547,7 @@ class PingEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1424,6 +1562,7 @@ class PingEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1617,6 +1756,50 @@ class AuditTarget(BaseModel):
         model = cls(
             type=json_get(raw, "type"),
             id=json_get(raw, "id"),
+        )
+        model._attach(raw)
+        return model
+
+
+class ChangePage(BaseModel):
+    """A `ChangePage` object of the Platform API."""
+
+    data: _t.List[Event]
+    """The changes after the cursor, oldest first."""
+    next_cursor: str
+    """Where the next read starts: pass it as `after`. It moves past every change read, including those of types this token may not read, and equals `after` when nothing was new."""
+    has_more: bool
+    """More changes are already committed after `next_cursor`: read again at once."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("next_cursor", "next_cursor"),
+        ("has_more", "has_more"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[Event],
+        next_cursor: str,
+        has_more: bool,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "next_cursor": next_cursor,
+                "has_more": has_more,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ChangePage:
+        """A `ChangePage` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(parse_event, item0), json_get(raw, "data")),
+            next_cursor=json_get(raw, "next_cursor"),
+            has_more=json_get(raw, "has_more"),
         )
         model._attach(raw)
         return model
@@ -4533,6 +4716,7 @@ class UnknownEvent(BaseModel):
     """A `Event` of a kind this SDK version does not know, sent by a newer API: upgrade the SDK to get it typed. `to_dict()` holds everything it carries."""
 
     id: str
+    position: _t.Optional[int]
     object: _t.Literal["event"]
     type: str
     """The type, one this SDK version does not know (a newer API's)."""
@@ -4542,6 +4726,7 @@ class UnknownEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -4553,6 +4738,7 @@ class UnknownEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: str,
         timestamp: _dt.datetime,
@@ -4562,6 +4748,7 @@ class UnknownEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -4576,6 +4763,7 @@ class UnknownEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
