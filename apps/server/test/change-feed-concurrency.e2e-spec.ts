@@ -87,4 +87,25 @@ describe('change feed under concurrent writers', () => {
     );
     expect(seen).toEqual(committed.map((row) => ({ id: row.id, position: Number(row.position) })));
   });
+
+  it('wakes a reader long-polling on one instance when another commits a change', async () => {
+    const [first] = servers;
+    const last = servers[servers.length - 1]!;
+    const orgId = (await first!.createOrganization()).id;
+    const writer = typedClient(first!, (await first!.createToken(orgId, ['all'])).token);
+    const reader = typedClient(last, (await last.createToken(orgId, ['all'])).token);
+    for (let round = 0; round < 3; round += 1) {
+      const head = expectStatus(await reader.events.changes({ query: {} }), 200).body.next_cursor;
+      const waiting = reader.events.changes({ query: { after: head, wait: '10s' } });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      await writer.courses.create({ body: { code: `WAKE-${round}`, title: 'Wake' } });
+      const page = expectStatus(await waiting, 200).body;
+      expect(page.data.map((e) => e.type)).toEqual(['course.created']);
+      // Across instances the notice travels through Redis; without it, the reader polls each second.
+      expect(Date.now() - started).toBeLessThan(
+        servers.length > 1 && !process.env.TEST_REDIS_URL ? 1500 : 500,
+      );
+    }
+  });
 });

@@ -58,6 +58,35 @@ describe('GET /v1/changes', () => {
     expect(listed.body.data.map((e) => e.position)).toEqual([1, 2, 3, 4]);
   });
 
+  it('has a tombstone for the deletion of every resource that can be deleted', async () => {
+    const org = (await server.createOrganization()).id;
+    const own = typedClient(server, (await server.createToken(org, ['all'])).token);
+    const student = expectStatus(
+      await own.students.create({
+        body: { student_number: 'TB-1', first_name: 'Tomb', last_name: 'Stone' },
+      }),
+      201,
+    ).body;
+    const course = expectStatus(
+      await own.courses.create({ body: { code: 'TB', title: 'Tombstones' } }),
+      201,
+    ).body;
+    const exam = expectStatus(
+      await own.exams.create({ body: { course_id: course.id, title: 'Final', max_score: 10 } }),
+      201,
+    ).body;
+    await own.exams.delete({ params: { id: exam.id } });
+    await own.courses.delete({ params: { id: course.id } });
+    await own.students.delete({ params: { id: student.id } });
+    const page = expectStatus(await own.events.changes({ query: { after: '3' } }), 200).body;
+    expect(page.data.map((e) => [e.type, e.data])).toEqual([
+      ['exam.deleted', { id: exam.id, object: 'exam', deleted: true }],
+      ['course.deleted', { id: course.id, object: 'course', deleted: true }],
+      ['student.deleted', { id: student.id, object: 'student', deleted: true }],
+    ]);
+    for (const event of page.data) expect(Date.parse(event.timestamp)).not.toBeNaN();
+  });
+
   it('shows only the types the token may read, and moves the cursor past the others', async () => {
     const { token } = await server.createToken(orgId, ['events:read', 'courses:read']);
     const courses = typedClient(server, token);

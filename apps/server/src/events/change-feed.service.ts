@@ -89,6 +89,8 @@ export class ChangeFeedService implements OnModuleDestroy {
         if (page.data.length > 0 || page.has_more || remaining <= 0 || this.closed) return page;
         after = BigInt(page.next_cursor);
         await woken.until(Math.min(remaining, POLL_MS));
+        // Shutting down: answer what is known rather than read a closing database.
+        if (this.closed) return { data: [], next_cursor: encodeFeedCursor(after), has_more: false };
       } finally {
         woken.cancel();
       }
@@ -181,8 +183,20 @@ export class ChangeFeedService implements OnModuleDestroy {
 
   /** Other instances' changes, from Redis pub/sub on a connection of its own. */
   private listen(redis: Redis): void {
-    const subscriber = redis.duplicate();
+    // Its SUBSCRIBE waits for the connection (the shared client fails commands at once instead),
+    // and ioredis subscribes again after a reconnect.
+    const subscriber = redis.duplicate({
+      enableOfflineQueue: true,
+      connectionName: 'platform-feed',
+    });
     this.subscriber = subscriber;
+    let lastLogged = 0;
+    subscriber.on('error', (error: Error) => {
+      if (Date.now() - lastLogged > 10_000) {
+        lastLogged = Date.now();
+        this.logger.warn({ error: error.message }, 'feed notices unavailable; waiting reads poll');
+      }
+    });
     subscriber.on('message', (_channel: string, organizationId: string) =>
       this.wake(organizationId),
     );
