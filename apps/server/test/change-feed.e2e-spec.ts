@@ -1,3 +1,4 @@
+import type { EventData } from '@platform/contract';
 import { EventsService } from '../src/events/events.service';
 import { FeedPositions } from '../src/events/feed-position';
 import { TransactionRunner } from '../src/common/transactions';
@@ -47,6 +48,24 @@ describe('change feed positions', () => {
     expect(await feed.head(server.dataSource.manager, other)).toBe('0');
   });
 
+  it('gives a change made under an Idempotency-Key its position too, once', async () => {
+    const org = (await server.createOrganization()).id;
+    const { token } = await server.createToken(org, ['all']);
+    const post = () =>
+      fetch(`${server.url}/v1/courses`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': 'feed-once',
+        },
+        body: JSON.stringify({ code: 'IDEM', title: 'Once' }),
+      });
+    expect((await post()).status).toBe(201);
+    expect((await post()).headers.get('idempotent-replayed')).toBe('true');
+    expect(await positionsOf(server, org)).toEqual([['course.created', 1]]);
+  });
+
   it('gives a rolled-back change no position, and leaves no hole after it', async () => {
     const transactions = server.app.get(TransactionRunner);
     const events = server.app.get(EventsService);
@@ -67,5 +86,32 @@ describe('change feed positions', () => {
     const rows = await positionsOf(server, orgId);
     expect(rows.slice(3)).toEqual([['course.created', 4]]);
     expect(await server.app.get(FeedPositions).head(server.dataSource.manager, orgId)).toBe('4');
+  });
+
+  it('numbers only what commits when part of a transaction rolls back to a savepoint', async () => {
+    const org = (await server.createOrganization()).id;
+    const transactions = server.app.get(TransactionRunner);
+    const events = server.app.get(EventsService);
+    const deleted = (id: string) =>
+      ({ id, object: 'course', deleted: true }) as unknown as EventData<'course.deleted'>;
+    await transactions.atomic(async () => {
+      await transactions
+        .run(async (manager) => {
+          await events.record(manager, org, 'course.deleted', deleted('crs_undone'));
+          throw new Error('undo this part');
+        })
+        .catch(() => undefined);
+      await transactions.run((manager) =>
+        events.record(manager, org, 'course.deleted', deleted('crs_kept')),
+      );
+    });
+    const rows: { data: string; position: string | number }[] = await server.dataSource.query(
+      server.config.database.type === 'postgres'
+        ? 'SELECT data, position FROM events WHERE organization_id = $1'
+        : 'SELECT data, position FROM events WHERE organization_id = ?',
+      [org],
+    );
+    expect(rows.map((r) => [JSON.parse(r.data).id, Number(r.position)])).toEqual([['crs_kept', 1]]);
+    expect(await server.app.get(FeedPositions).head(server.dataSource.manager, org)).toBe('1');
   });
 });
