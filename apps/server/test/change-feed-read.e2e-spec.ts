@@ -1,3 +1,5 @@
+import { TransactionRunner } from '../src/common/transactions';
+import { EventsService } from '../src/events/events.service';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
 import { rawClient, startServer, type TestServer } from './support/server';
 
@@ -115,6 +117,44 @@ describe('GET /v1/changes', () => {
       expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
       expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
     }
+  });
+
+  it('never shows a change before its transaction commits, nor one that rolls back', async () => {
+    const org = (await server.createOrganization()).id;
+    const own = typedClient(server, (await server.createToken(org, ['all'])).token);
+    await own.courses.create({ body: { code: 'RB-1', title: 'Committed' } });
+    const transactions = server.app.get(TransactionRunner);
+    const events = server.app.get(EventsService);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let allocated!: () => void;
+    const positioned = new Promise<void>((resolve) => (allocated = resolve));
+    const failing = transactions.run(async (manager) => {
+      await events.record(manager, org, 'course.deleted', {
+        id: 'crs_rolledback',
+        object: 'course',
+        deleted: true,
+      } as never);
+      // After the feed's own hook: the position is taken, the COMMIT not yet run.
+      transactions.beforeCommit(manager, async () => {
+        allocated();
+        await gate;
+        throw new Error('the commit fails');
+      });
+    });
+    await positioned;
+    const reading = own.events.changes({ query: { after: '1' } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    await expect(failing).rejects.toThrow('the commit fails');
+    expect(expectStatus(await reading, 200).body).toEqual({
+      data: [],
+      next_cursor: '1',
+      has_more: false,
+    });
+    await own.courses.create({ body: { code: 'RB-2', title: 'Next' } });
+    const after = expectStatus(await own.events.changes({ query: { after: '1' } }), 200).body;
+    expect(after.data.map((e) => [e.position, e.type])).toEqual([[2, 'course.created']]);
   });
 
   it('long-polls: an empty read with wait answers as soon as a change commits', async () => {

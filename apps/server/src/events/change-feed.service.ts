@@ -11,7 +11,9 @@ import type { Redis } from 'ioredis';
 import { Clock } from '../common/clock';
 import type { Principal } from '../common/principal';
 import { ProblemException } from '../common/problem.exception';
-import { Sql } from '../database/sql';
+import type { EntityManager } from 'typeorm';
+import { TransactionRunner } from '../common/transactions';
+import { Sql, type SqlParams } from '../database/sql';
 import { REDIS } from '../redis/redis.module';
 import { EventRecord, FeedHead } from './event.entity';
 import { EventsService, toEventResource } from './events.service';
@@ -25,6 +27,8 @@ const CHANNEL = 'platform:feed';
  * notice (a Redis hiccup), and how instances without Redis between them see each other's changes.
  */
 const POLL_MS = 1000;
+
+type FeedSelect = <T>(text: string, params: SqlParams) => Promise<T[]>;
 
 interface FeedRow {
   id: string;
@@ -50,6 +54,7 @@ export class ChangeFeedService implements OnModuleDestroy {
 
   constructor(
     private readonly sql: Sql,
+    private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     events: EventsService,
     @Inject(REDIS) private readonly redis: Redis | null,
@@ -84,7 +89,9 @@ export class ChangeFeedService implements OnModuleDestroy {
       // Registered before reading, so a change that commits during the read still wakes us.
       const woken = this.waitFor(organizationId);
       try {
-        const page = await this.readOnce(organizationId, after, limit, readable);
+        const page = await this.readCommitted((select) =>
+          this.readOnce(select, organizationId, after, limit, readable),
+        );
         const remaining = deadline - this.clock.nowMs();
         if (page.data.length > 0 || page.has_more || remaining <= 0 || this.closed) return page;
         after = BigInt(page.next_cursor);
@@ -103,7 +110,22 @@ export class ChangeFeedService implements OnModuleDestroy {
     this.subscriber?.disconnect();
   }
 
+  /**
+   * Runs a read that sees only committed changes. SQLite has one connection in this process, and
+   * a read on it while a write transaction is open would see that transaction's positions before
+   * its COMMIT (and they would be lost if it rolled back), so there the read takes its turn in the
+   * write queue. PostgreSQL reads on a connection of their own, at READ COMMITTED.
+   */
+  private readCommitted<T>(read: (select: FeedSelect) => Promise<T>): Promise<T> {
+    if (this.sql.dialect === 'postgres')
+      return read((text, params) => this.sql.select(text, params));
+    return this.transactions.run((manager: EntityManager) =>
+      read((text, params) => this.sql.query(manager, text, params)),
+    );
+  }
+
   private async readOnce(
+    select: FeedSelect,
     organizationId: string,
     after: bigint,
     limit: number,
@@ -112,13 +134,13 @@ export class ChangeFeedService implements OnModuleDestroy {
     const statements = (this.statements ??= feedReadStatements(this.sql));
     // The head first: every position up to it is committed (its row commits with them), so the
     // read below can move the cursor to it past changes of types this token does not read.
-    const [headRow] = await this.sql.select<{ position: string | number }>(statements.head, {
+    const [headRow] = await select<{ position: string | number }>(statements.head, {
       organizationId,
     });
     const head = BigInt(headRow?.position ?? 0);
     if (after > head) throw badCursor("after is ahead of this organization's change feed");
     if (after === head) return { data: [], next_cursor: encodeFeedCursor(head), has_more: false };
-    const [next] = await this.sql.select<{ created_at: unknown }>(statements.at, {
+    const [next] = await select<{ created_at: unknown }>(statements.at, {
       organizationId,
       position: Number(after + 1n),
     });
@@ -130,7 +152,7 @@ export class ChangeFeedService implements OnModuleDestroy {
     const rows =
       types.length === 0
         ? []
-        : await this.sql.select<FeedRow>(statements.after, {
+        : await select<FeedRow>(statements.after, {
             organizationId,
             after: Number(after),
             head: Number(head),
