@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nestjs/common';
 import {
   type ChangePage,
   type ChangesQuery,
@@ -57,7 +57,8 @@ export class ChangeFeedService implements OnModuleDestroy {
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     events: EventsService,
-    @Inject(REDIS) private readonly redis: Redis | null,
+    // Absent where no Redis module is loaded (the CLI): nothing there waits on the feed.
+    @Optional() @Inject(REDIS) private readonly redis: Redis | null = null,
   ) {
     events.onChangeCommitted((organizationIds) => {
       for (const organizationId of organizationIds) this.wake(organizationId);
