@@ -1,5 +1,6 @@
 import { TransactionRunner } from '../src/common/transactions';
 import { EventsService } from '../src/events/events.service';
+import { Draining } from '../src/health/draining';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
 import { rawClient, startServer, type TestServer } from './support/server';
 
@@ -196,5 +197,24 @@ describe('GET /v1/changes', () => {
     expect((gone.body as { detail: string }).detail).toContain('POST /v1/exports');
     const fresh = expectStatus(await old.events.changes({ query: { after: '1' } }), 200).body;
     expect(fresh.data.map((e) => e.position)).toEqual([2]);
+  });
+});
+
+describe('GET /v1/changes during a shutdown', () => {
+  it('answers a waiting read as soon as the server starts draining', async () => {
+    const server = await startServer();
+    try {
+      const orgId = (await server.createOrganization()).id;
+      const api = typedClient(server, (await server.createToken(orgId, ['all'])).token);
+      const started = Date.now();
+      const waiting = api.events.changes({ query: { wait: '30s' } });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      server.app.get(Draining).begin();
+      const page = expectStatus(await waiting, 200).body;
+      expect(page).toEqual({ data: [], next_cursor: '0', has_more: false });
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -105,9 +105,14 @@ export class ChangeFeedService implements OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
+  /** Ends every waiting read (each answers what it has) and makes later ones answer at once. */
+  stopWaiting(): void {
     this.closed = true;
     for (const waiters of this.waiting.values()) for (const wake of waiters) wake();
+  }
+
+  onModuleDestroy(): void {
+    this.stopWaiting();
     this.subscriber?.disconnect();
   }
 
