@@ -8,8 +8,9 @@
  *    read after the other, as `events.follow` does. Goal: >= 20,000 events/s.
  * 2. Latency: a reader long-polls (`wait=30s`) while a writer creates BENCH_FEED_WRITES students
  *    (default 300) at BENCH_FEED_RATE per second (default 20); for each change, the time from its
- *    event's timestamp (taken inside the writing transaction, before COMMIT) to the reader having
- *    it. Goal: p99 < 100 ms.
+ *    event's timestamp (taken inside the writing transaction, before COMMIT: an upper bound) to the
+ *    reader having it. Goal: p99 < 100 ms. Also shown: from the writer's 201 (after COMMIT: a
+ *    lower bound).
  *
  *   pnpm --filter @platform/server build && node bench/feed.bench.js
  *   BENCH_POSTGRES_URL=postgres://…/postgres node bench/feed.bench.js   (PostgreSQL)
@@ -131,13 +132,19 @@ async function latency(server, token) {
   // The head: the backlog was seeded as positions 1..events.
   const head = String(config.events);
   const latencies = [];
+  /** When the reader had each student's change, and when its writer had the 201 (after COMMIT). */
+  const seenAt = new Map();
+  const answeredAt = new Map();
   let stop = false;
   const reader = (async () => {
     let cursor = head;
     while (!stop || latencies.length < config.writes) {
       const page = await read(server.url, token, cursor, '&wait=30s&limit=1000');
       const seen = Date.now();
-      for (const event of page.data) latencies.push(seen - Date.parse(event.timestamp));
+      for (const event of page.data) {
+        latencies.push(seen - Date.parse(event.timestamp));
+        seenAt.set(event.data.id, seen);
+      }
       cursor = page.next_cursor;
       if (stop && latencies.length >= config.writes) break;
     }
@@ -154,16 +161,24 @@ async function latency(server, token) {
       body: JSON.stringify({ student_number: `L-${i}`, first_name: 'Lat', last_name: `Ency${i}` }),
     });
     if (res.status !== 201) throw new Error(`POST /v1/students: ${res.status} ${await res.text()}`);
-    await res.arrayBuffer();
+    answeredAt.set((await res.json()).id, Date.now());
   }
   stop = true;
   await reader;
   const sorted = [...latencies].sort((a, b) => a - b);
+  // The reader often has a change before its writer has the 201: those count as 0.
+  const afterAnswer = [...answeredAt]
+    .map(([id, at]) => Math.max(0, seenAt.get(id) - at))
+    .sort((a, b) => a - b);
   return {
     changes: latencies.length,
     p50_ms: percentile(sorted, 50),
     p99_ms: percentile(sorted, 99),
     max_ms: sorted[sorted.length - 1],
+    from_writer_response: {
+      p50_ms: percentile(afterAnswer, 50),
+      p99_ms: percentile(afterAnswer, 99),
+    },
   };
 }
 
@@ -190,7 +205,7 @@ async function main() {
     );
     const live = await latency(server, token);
     console.log(
-      `Commit to long-polling reader: ${live.changes} changes at ${config.rate}/s, p50 ${live.p50_ms} ms, p99 ${live.p99_ms} ms, max ${live.max_ms} ms (goal p99 < ${GOALS.p99Ms} ms)`,
+      `Commit to long-polling reader: ${live.changes} changes at ${config.rate}/s, from the event's timestamp (before COMMIT): p50 ${live.p50_ms} ms, p99 ${live.p99_ms} ms, max ${live.max_ms} ms (goal p99 < ${GOALS.p99Ms} ms); from the writer's 201 (after COMMIT): p50 ${live.from_writer_response.p50_ms} ms, p99 ${live.from_writer_response.p99_ms} ms`,
     );
     results = {
       database: config.postgres ? 'postgres' : 'sqlite',
