@@ -50,6 +50,8 @@ const STEPS = [
     results: ['collection-size.json'],
   },
   { name: 'write-cost-postgres', script: 'write-cost.bench.js', postgres: true, results: [] },
+  { name: 'feed-postgres', script: 'feed.bench.js', postgres: true, results: [] },
+  { name: 'feed', script: 'feed.bench.js', results: [] },
   { name: 'write-cost', script: 'write-cost.bench.js', results: [] },
   { name: 'delivery', script: 'delivery.bench.js', results: ['delivery.json'] },
   { name: 'scale-out', script: 'scale-out.bench.js', results: ['delivery-bullmq.json'] },

@@ -23,6 +23,7 @@ import { nulGuardMiddleware } from './common/nul-guard';
 import { requestIdMiddleware } from './common/request-id';
 import { requestLogMiddleware, requestMetricsMiddleware } from './common/request-log';
 import { versionHeaderMiddleware } from './common/version';
+import { ChangeFeedService } from './events/change-feed.service';
 import { Draining } from './health/draining';
 import { Metrics } from './metrics/metrics';
 import { AcceptInvitationPages } from './members/accept-pages';
@@ -83,6 +84,9 @@ export async function createApp(
   app.set('trust proxy', config.trustProxy);
 
   const draining = app.get(Draining);
+  // A change feed read waiting for a change answers at once rather than hold the shutdown.
+  const feed = app.get(ChangeFeedService);
+  draining.onDrain(() => feed.stopWaiting());
   app.use((_req: Request, res: Response, next: NextFunction) => {
     // Shutting down (shutdown.ts): the client opens its next request elsewhere.
     if (draining.active) res.setHeader('Connection', 'close');

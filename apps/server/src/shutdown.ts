@@ -11,7 +11,7 @@ import { within } from './webhooks/work-trigger';
  * database. Nothing is acknowledged after the signal but what was already being served.
  */
 export async function shutDown(app: NestExpressApplication, config: AppConfig): Promise<void> {
-  app.get(Draining).active = true;
+  app.get(Draining).begin();
   const server = app.getHttpServer();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();

@@ -174,6 +174,43 @@ describe('two instances on PostgreSQL + Redis', () => {
     });
   });
 
+  it('a reader following the feed on one instance sees every change written on both exactly once, in order', async () => {
+    const token = organization(60_000);
+    const [a, b] = cluster.urls as [string, string];
+    let writing = true;
+    const seen: { position: number; id: string }[] = [];
+    const reader = (async () => {
+      let cursor = '0';
+      for (;;) {
+        const page = await call(b, token, 'GET', `/v1/changes?after=${cursor}&limit=13&wait=2s`);
+        expect(page.status).toBe(200);
+        for (const event of page.body.data)
+          seen.push({ position: event.position, id: event.data.id });
+        cursor = page.body.next_cursor;
+        if (!writing && !page.body.has_more && page.body.data.length === 0) return;
+      }
+    })();
+    const created: string[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, writer) => {
+        for (let i = 0; i < 20; i += 1) {
+          const res = await call(writer % 2 ? b : a, token, 'POST', '/v1/students', {
+            student_number: `FEED-${writer}-${i}`,
+            first_name: 'Feed',
+            last_name: 'Follower',
+          });
+          expect(res.status).toBe(201);
+          created.push(res.body.id);
+        }
+      }),
+    );
+    writing = false;
+    await reader;
+    // Positions 1..160 with no gap, each seen once and in order, each created student once.
+    expect(seen.map((e) => e.position)).toEqual(Array.from({ length: 160 }, (_, i) => i + 1));
+    expect(seen.map((e) => e.id).sort()).toEqual([...created].sort());
+  });
+
   it('2,000 events, one instance killed with SIGKILL half-way: the other delivers every webhook-id', async () => {
     const token = organization(1_000_000);
     // The receiver holds each request 15 ms and notes how many it holds at once.

@@ -239,3 +239,68 @@ it('undoes every migration after the released ones back to the released schema',
     await db.destroy();
   }
 });
+
+it('numbers the events already there per organization in the order they were written', async () => {
+  const options = dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database, APP_SCHEMA);
+  const all = options.migrations as (new () => MigrationInterface)[];
+  const feed = all.findIndex((Migration) => new Migration().name === 'ChangeFeed1767033000000');
+  expect(feed).toBeGreaterThan(0);
+  const before = new DataSource({ ...options, migrations: all.slice(0, feed) });
+  await before.initialize();
+  const p = (n: number) => (DIALECT === 'postgres' ? `$${n}` : '?');
+  const at = (ms: number) => {
+    const date = new Date(Date.UTC(2026, 10, 1) + ms);
+    return DIALECT === 'postgres' ? date : date.toISOString().replace('T', ' ').replace('Z', '');
+  };
+  try {
+    await before.runMigrations({ transaction: 'each' });
+    for (const org of ['org_A', 'org_B'])
+      await before.query(
+        `INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (${p(1)}, ${p(2)}, 'standard', ${p(3)}, ${p(4)})`,
+        [org, org, at(0), at(0)],
+      );
+    // Written out of id order, a ping among them, two organizations interleaved, a tie on time.
+    const events: [string, string, string, number][] = [
+      ['evt_3', 'org_A', 'student.created', 30],
+      ['evt_1', 'org_B', 'course.created', 10],
+      ['evt_2', 'org_A', 'ping', 20],
+      ['evt_5', 'org_A', 'student.updated', 40],
+      ['evt_4', 'org_A', 'student.deleted', 40],
+      ['evt_6', 'org_B', 'course.deleted', 50],
+    ];
+    for (const [id, org, type, ms] of events)
+      await before.query(
+        `INSERT INTO events (id, organization_id, type, api_version, data, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, 'v1', '{}', ${p(4)})`,
+        [id, org, type, at(ms)],
+      );
+  } finally {
+    await before.destroy();
+  }
+  const db = new DataSource(options);
+  await db.initialize();
+  try {
+    const ran = await db.runMigrations({ transaction: 'each' });
+    expect(ran.map((m) => m.name)).toContain('ChangeFeed1767033000000');
+    const rows = await db.query<{ id: string; position: string | number | null }[]>(
+      'SELECT id, position FROM events ORDER BY id',
+    );
+    expect(rows.map((r) => [r.id, r.position === null ? null : Number(r.position)])).toEqual([
+      ['evt_1', 1],
+      ['evt_2', null],
+      ['evt_3', 1],
+      ['evt_4', 2],
+      ['evt_5', 3],
+      ['evt_6', 2],
+    ]);
+    const heads = await db.query<{ organization_id: string; position: string | number }[]>(
+      'SELECT organization_id, position FROM feed_heads ORDER BY organization_id',
+    );
+    expect(heads.map((h) => [h.organization_id, Number(h.position)])).toEqual([
+      ['org_A', 3],
+      ['org_B', 2],
+    ]);
+    for (let i = 0; i < ran.length; i += 1) await db.undoLastMigration();
+  } finally {
+    await db.destroy();
+  }
+});

@@ -150,12 +150,15 @@ describe('events outbox', () => {
 
     const events = await eventsOf(server, orgId);
     expect(events.map((e) => ({ type: e.type, data: e.data }))).toEqual(expected);
+    // Each change has its feed position, in the order the changes were made.
+    expect(events.map((e) => e.position)).toEqual(events.map((_, i) => i + 1));
     for (const event of events) {
       expect(event.id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(event.api_version).toBe('v1');
       // What the SDK will receive validates against the contract's catalogue.
       const parsed = EventSchema.safeParse({
         id: event.id,
+        position: event.position,
         object: 'event',
         type: event.type,
         timestamp: new Date().toISOString(),

@@ -6,6 +6,7 @@
  */
 import { PagePromise, PlatformPromise, type RawResponse } from './api-promise';
 import { API_VERSION, MAX_PER_PAGE, ROUTES, type PlatformClient } from './generated/routes';
+import { FeedFollower, type FeedPage, type FollowOptions } from './feed';
 import { defaultSleep, HttpClient, type RequestHooks } from './http-client';
 import { OAuthTokenSource, type OAuthOptions, staticTokenSource } from './oauth';
 import type { GenericRequestArgs, RequestOptions, RouteSpec, RouteTable } from './route-types';
@@ -141,6 +142,18 @@ export function buildClient(
           );
         methods[allName] = (input?: unknown, second?: unknown, third?: unknown) =>
           (method(input, second, third) as PagePromise<unknown, unknown>)[Symbol.asyncIterator]();
+      }
+      if (route.feed) {
+        if ('follow' in routes)
+          throw new Error(`Route 'follow' clashes with the follower of feed route '${key}'.`);
+        methods.follow = (options?: FollowOptions) =>
+          new FeedFollower(
+            (query, signal) =>
+              method({ query, ...(signal && { fetchOptions: { signal } }) }) as Promise<
+                FeedPage<{ position: number | null }>
+              >,
+            options,
+          );
       }
     }
     sdk[namespace] = methods;

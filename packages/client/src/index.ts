@@ -44,6 +44,7 @@ export {
   type AuthorizationUrlOptions,
   type CodeExchangeOptions,
 } from './oauth-pkce';
+export { FeedFollower, type FeedPage, type FollowOptions } from './feed';
 export { VERSION } from './version';
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,

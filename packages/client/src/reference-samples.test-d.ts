@@ -184,6 +184,11 @@ export async function events_retrieve() {
   return event;
 }
 
+export async function events_changes() {
+  const changePage = await platform.events.changes();
+  return changePage;
+}
+
 export async function webhookEndpoints_list() {
   const page = await platform.webhookEndpoints.list({ enabled: 'true', per_page: 100 });
   return page;

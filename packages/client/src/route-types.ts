@@ -16,6 +16,8 @@ export interface RouteSpec {
   body?: boolean;
   /** It answers a page (`{ data, meta, links }`): the client adds `<name>All`. */
   list?: boolean;
+  /** It reads a change feed after a cursor: the client adds `follow` to its namespace. */
+  feed?: boolean;
 }
 
 /** Namespaces of operations: `{ students: { list: RouteSpec, … }, … }`. */

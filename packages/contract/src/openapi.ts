@@ -240,6 +240,7 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
           }),
           ...(scope && { 'x-required-scope': scope }),
           ...(metadata?.list && { 'x-list': true }),
+          ...(metadata?.feed && { 'x-feed': true }),
           ...(metadata?.delegation && { 'x-delegation': metadata.delegation }),
         };
       },

@@ -193,6 +193,7 @@ function signedDelivery() {
     eventId: 'evt_01KDXC5V9P7K2M4N6Q8R0S2T4V',
     eventType: 'student.created',
     eventCreatedAt: now,
+    eventPosition: 1,
     eventData: JSON.stringify({
       id: studentId,
       object: 'student',

@@ -310,6 +310,7 @@ export function fromOpenApi(document: Json): SdkModel {
     const content = responses[success]!.content as Json | undefined;
     const schema = content?.['application/json'] as Json | undefined;
     let response: Operation['response'] = { kind: 'none' };
+    let feed: Operation['feed'];
     if (schema) {
       const name = refName((schema.schema as Json).$ref as string);
       const target = schemas[name]!;
@@ -320,6 +321,8 @@ export function fromOpenApi(document: Json): SdkModel {
         op['x-list'] === true && data && isObject(data.items)
           ? { kind: 'page', model: name, item: refName(data.items.$ref as string) }
           : { kind: 'model', model: name };
+      if (op['x-feed'] === true && data && isObject(data.items))
+        feed = { item: refName(data.items.$ref as string) };
     }
     return {
       id,
@@ -333,6 +336,7 @@ export function fromOpenApi(document: Json): SdkModel {
         body: { model: refName(body.$ref as string), required: requestBody?.required === true },
       }),
       response,
+      ...(feed && { feed }),
       scope: typeof op['x-required-scope'] === 'string' ? op['x-required-scope'] : null,
       summary: op.summary as string,
       ...(typeof op.description === 'string' && { description: op.description }),

@@ -147,6 +147,11 @@ export interface Operation {
   scope: string | null;
   summary: string;
   description?: string;
+  /**
+   * A change feed read after a cursor (`x-feed`): the SDKs add `follow` to the namespace, which
+   * yields `item`s (the page's `data` items) and resumes from the last cursor.
+   */
+  feed?: { item: string };
   /** Sends a generated `Idempotency-Key` (every POST). */
   idempotent: boolean;
   deprecated?: Deprecated;

@@ -420,9 +420,10 @@ function castExpr(ctx: Context, type: TypeRef, nullable: boolean, value: string)
       const expr = (v: string) => {
         if (inner.kind === 'model') return `Cast::model${pascal(fn)}(${v}, ${inner.name}::class)`;
         const simple = simpleCast(inner);
+        // A union's factory says what it returns; naming the interface again overflows the line.
+        const returns = inner.kind === 'union' ? '' : `: ${nativeType(ctx, inner)}`;
         const item =
-          simple ??
-          `static fn (mixed $item): ${nativeType(ctx, inner)} => ${castExpr(ctx, inner, false, '$item')}`;
+          simple ?? `static fn (mixed $item)${returns} => ${castExpr(ctx, inner, false, '$item')}`;
         return `Cast::${fn}(${v}, ${item})`;
       };
       return nullable ? orNull(value, expr('$v'), 'array') : expr(value);
@@ -984,6 +985,33 @@ function emitService(ctx: Context, resource: Resource): string {
       response.native === 'void' ? `        ${call};` : `        return ${call};`,
       '    }',
     );
+    if (op.feed) {
+      uses.add('PlatformApi\\Core\\FeedFollower');
+      methods.push(
+        '',
+        ...doc(
+          '    ',
+          [
+            `Every change after \`after\`, oldest first, read through \`${op.method.camel}\`: \`foreach\` reads page after page and, once caught up, long-polls for the next change. \`$follower->cursor\` is where to resume (save it after applying a change). With \`until_caught_up\` the loop ends once a read finds nothing new.`,
+          ],
+          [
+            '@param array{',
+            '    after?: string,',
+            '    limit?: int,',
+            '    type?: string|list<string>,',
+            '    wait?: string,',
+            '    until_caught_up?: bool,',
+            '} $params',
+            '@param RequestOptions|null $options headers, timeout, retries for each read',
+            '@return FeedFollower<\\PlatformApi\\Webhook\\EventInterface>',
+          ],
+        ),
+        '    public function follow(array $params = [], ?RequestOptions $options = null): FeedFollower',
+        '    {',
+        `        return new FeedFollower(fn (array $query): ${response.native} => $this->${op.method.camel}($query, $options), $params);`,
+        '    }',
+      );
+    }
   }
   const body = [
     ...doc('', [

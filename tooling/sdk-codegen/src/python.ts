@@ -833,6 +833,7 @@ function emitResource(ctx: Context, resource: Resource): string {
   const params = new Set<string>();
   const enums = new Set<string>();
   let usesPage = false;
+  let usesFeed = false;
   let usesPath = false;
   let usesDt = false;
   let plain = '';
@@ -866,6 +867,39 @@ function emitResource(ctx: Context, resource: Resource): string {
     asyncPlain += `\n    async def ${name}${signature(args, asyncResult)}${methodDoc(op, args, false)}`;
     asyncPlain += `        response = await self.with_raw_response.${name}(\n${forwarded}        )\n        return response.parse()\n`;
 
+    if (op.feed) {
+      usesFeed = true;
+      (ctx.unions.has(op.feed.item) ? unions : models).add(op.feed.item);
+      const forward = (asyncCall: boolean) =>
+        args
+          .filter((a) => a.where === 'query')
+          .map((a) =>
+            a.wire === 'after'
+              ? 'after=cursor'
+              : a.wire === 'wait'
+                ? 'wait=follower.wait(wait)'
+                : `${a.arg}=${a.arg}`,
+          )
+          .concat(['request_options=request_options'])
+          .join(', ')
+          .replace(/^/, asyncCall ? 'await self.changes(' : 'self.changes(');
+      const followArgs = (follower: string) =>
+        signature(args, `${follower}[${op.feed!.item}]`).replace(
+          '        request_options:',
+          '        until_caught_up: bool = False,\n        request_options:',
+        );
+      const followDoc = docstring(
+        `Every change after \`after\`, oldest first, read through \`${name}\`.\n\nIterating reads page after page and, once caught up, long-polls for the next change. \`follower.cursor\` is where to resume (save it after applying a change). With \`until_caught_up=True\` iteration ends once a read finds nothing new.`,
+        '        ',
+      );
+      const start = 'after if isinstance(after, str) else "0"';
+      plain += `\n    def follow${followArgs('SyncFeedFollower')}${followDoc}`;
+      plain += `        def read(cursor: str) -> ${result}:\n            return ${forward(false)})\n\n`;
+      plain += `        follower: SyncFeedFollower[${op.feed.item}] = SyncFeedFollower(read, after=${start}, until_caught_up=until_caught_up)\n        return follower\n`;
+      asyncPlain += `\n    def follow${followArgs('AsyncFeedFollower')}${followDoc}`;
+      asyncPlain += `        async def read(cursor: str) -> ${result}:\n            return ${forward(true)})\n\n`;
+      asyncPlain += `        follower: AsyncFeedFollower[${op.feed.item}] = AsyncFeedFollower(read, after=${start}, until_caught_up=until_caught_up)\n        return follower\n`;
+    }
     const rawHead = `${signature(args, `APIResponse[${result}]`)}${methodDoc(op, args, true)}`;
     const asyncRawHead = `${signature(args, `APIResponse[${asyncResult}]`)}${methodDoc(op, args, true)}`;
     const rawStart = raw.length;
@@ -908,7 +942,7 @@ from __future__ import annotations
 
 ${usesDt ? 'import datetime as _dt\n' : ''}import typing as _t
 
-${usesPage ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
+${usesFeed ? 'from .._core._feed import AsyncFeedFollower, SyncFeedFollower\n' : ''}${usesPage ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
 from .._core._response import APIResponse
 ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
   if (enums.size) out += `from ..types.enums import ${[...enums].sort().join(', ')}\n`;

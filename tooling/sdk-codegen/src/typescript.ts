@@ -200,6 +200,13 @@ function methodSignatures(op: Operation): string {
     if (positional)
       out += `  ${name}All(${key(op.pathParams[0]!)}: string, ${restParam}): ${items};\n`;
   }
+  if (op.feed) {
+    out += doc(
+      `Every change after \`after\`, oldest first, read through \`${op.id}\`: long-polls when caught up and resumes from \`follower.cursor\` (save it after applying a change). Ends on \`signal\`, or once caught up with \`untilCaughtUp\`.`,
+      '  ',
+    );
+    out += `  follow(options?: FollowOptions): FeedFollower<${op.feed.item}>;\n`;
+  }
   return out;
 }
 
@@ -209,10 +216,13 @@ function emitRoutes(model: SdkModel): string {
     if (op.body) models.add(op.body.model);
     if (op.response.kind !== 'none') models.add(op.response.model);
     if (op.response.kind === 'page') models.add(op.response.item);
+    if (op.feed) models.add(op.feed.item);
     if (op.query.length > 0) models.add(queryTypeName(op));
   }
   let out = `${HEADER}`;
   out += `import type { PagePromise, PlatformPromise } from '../api-promise';\n`;
+  if (model.operations.some((op) => op.feed))
+    out += `import type { FeedFollower, FollowOptions } from '../feed';\n`;
   out += `import type { CallArgs, GenericRequest, RequestOptions, RouteTable } from '../route-types';\n`;
   out += `import type {\n${[...models]
     .sort()
@@ -239,6 +249,7 @@ function emitRoutes(model: SdkModel): string {
       }
       if (op.body) parts.push('body: true');
       if (op.response.kind === 'page') parts.push('list: true');
+      if (op.feed) parts.push('feed: true');
       out += `    ${key(op.method.camel)}: { ${parts.join(', ')} },\n`;
     }
     out += '  },\n';

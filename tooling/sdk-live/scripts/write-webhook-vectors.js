@@ -128,12 +128,13 @@ function buildVectors() {
   }
 
   /** A delivery body exactly as the server builds it, checked against the contract's schema. */
-  const eventBody = (eventId, type, data) => {
+  const eventBody = (eventId, type, data, eventPosition = 41) => {
     const body = webhookPayload({
       eventId,
       eventType: type,
       eventCreatedAt: new Date(SENT * 1000 - 1000),
       eventData: JSON.stringify(data),
+      eventPosition,
     });
     const parsed = EventSchema.safeParse(JSON.parse(body));
     if (!parsed.success) throw new Error(`not a valid ${type} event: ${parsed.error.message}`);
@@ -210,6 +211,7 @@ function buildVectors() {
     eventType: 'student.created',
     eventCreatedAt: new Date(SENT * 1000 - 1000),
     eventData: JSON.stringify(newer),
+    eventPosition: 42,
   });
   add(
     'event/newer-server-fields',

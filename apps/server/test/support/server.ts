@@ -94,14 +94,23 @@ export function rawClient(server: TestServer, token: string) {
   };
 }
 
-/** The organization's events, oldest first, with their data parsed. */
+/** The organization's events, oldest first, with their data parsed and their feed positions. */
 export async function eventsOf(server: TestServer, organizationId: string) {
-  const rows: { id: string; type: string; data: string; api_version: string }[] =
-    await server.dataSource.query(
-      server.config.database.type === 'postgres'
-        ? 'SELECT id, type, data, api_version FROM events WHERE organization_id = $1 ORDER BY created_at, id'
-        : 'SELECT id, type, data, api_version FROM events WHERE organization_id = ? ORDER BY created_at, id',
-      [organizationId],
-    );
-  return rows.map((row) => ({ ...row, data: JSON.parse(row.data) }));
+  const rows: {
+    id: string;
+    type: string;
+    data: string;
+    api_version: string;
+    position: string | number | null;
+  }[] = await server.dataSource.query(
+    server.config.database.type === 'postgres'
+      ? 'SELECT id, type, data, api_version, position FROM events WHERE organization_id = $1 ORDER BY created_at, id'
+      : 'SELECT id, type, data, api_version, position FROM events WHERE organization_id = ? ORDER BY created_at, id',
+    [organizationId],
+  );
+  return rows.map((row) => ({
+    ...row,
+    data: JSON.parse(row.data),
+    position: row.position === null ? null : Number(row.position),
+  }));
 }

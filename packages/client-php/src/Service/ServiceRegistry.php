@@ -41,7 +41,7 @@ trait ServiceRegistry
      */
     public readonly ExamResultsService $examResults;
     /**
-     * `list`, `retrieve`
+     * `list`, `retrieve`, `changes`
      */
     public readonly EventsService $events;
     /**

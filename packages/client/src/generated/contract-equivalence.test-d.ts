@@ -118,6 +118,10 @@ export type Checks = [
   Check<Same<ContractQuery<Routes['events']['list']>, G.EventsListQuery>>,
   // events.retrieve: response
   Check<Same<ContractResponse<Routes['events']['retrieve']>, G.Event>>,
+  // events.changes: response
+  Check<Same<ContractResponse<Routes['events']['changes']>, G.ChangePage>>,
+  // events.changes: query
+  Check<Same<ContractQuery<Routes['events']['changes']>, G.EventsChangesQuery>>,
   // webhookEndpoints.list: response
   Check<Same<ContractResponse<Routes['webhookEndpoints']['list']>, G.WebhookEndpointList>>,
   // webhookEndpoints.list: query

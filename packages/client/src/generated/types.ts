@@ -36,7 +36,7 @@ export type OrganizationPlan = 'standard' | 'enterprise';
 
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
 
-export type ProblemCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
+export type ProblemCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'cursor_expired' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
 
 export type StudentStatus = 'active' | 'inactive' | 'graduated' | 'withdrawn';
 
@@ -55,6 +55,8 @@ export type WebhookEndpointOwnerType = 'personal_access_token' | 'oauth_client';
 
 export interface StudentCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'student.created';
   /** When the change happened. */
@@ -65,6 +67,8 @@ export interface StudentCreatedEvent {
 
 export interface StudentUpdatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'student.updated';
   /** When the change happened. */
@@ -75,6 +79,8 @@ export interface StudentUpdatedEvent {
 
 export interface StudentDeletedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'student.deleted';
   /** When the change happened. */
@@ -85,6 +91,8 @@ export interface StudentDeletedEvent {
 
 export interface CourseCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'course.created';
   /** When the change happened. */
@@ -95,6 +103,8 @@ export interface CourseCreatedEvent {
 
 export interface CourseUpdatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'course.updated';
   /** When the change happened. */
@@ -105,6 +115,8 @@ export interface CourseUpdatedEvent {
 
 export interface CourseDeletedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'course.deleted';
   /** When the change happened. */
@@ -115,6 +127,8 @@ export interface CourseDeletedEvent {
 
 export interface EnrollmentCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.created';
   /** When the change happened. */
@@ -125,6 +139,8 @@ export interface EnrollmentCreatedEvent {
 
 export interface EnrollmentUpdatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.updated';
   /** When the change happened. */
@@ -135,6 +151,8 @@ export interface EnrollmentUpdatedEvent {
 
 export interface EnrollmentActiveEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.active';
   /** When the change happened. */
@@ -145,6 +163,8 @@ export interface EnrollmentActiveEvent {
 
 export interface EnrollmentCompletedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.completed';
   /** When the change happened. */
@@ -155,6 +175,8 @@ export interface EnrollmentCompletedEvent {
 
 export interface EnrollmentDroppedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.dropped';
   /** When the change happened. */
@@ -165,6 +187,8 @@ export interface EnrollmentDroppedEvent {
 
 export interface EnrollmentCancelledEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.cancelled';
   /** When the change happened. */
@@ -175,6 +199,8 @@ export interface EnrollmentCancelledEvent {
 
 export interface PaymentCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'payment.created';
   /** When the change happened. */
@@ -185,6 +211,8 @@ export interface PaymentCreatedEvent {
 
 export interface PaymentSucceededEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'payment.succeeded';
   /** When the change happened. */
@@ -195,6 +223,8 @@ export interface PaymentSucceededEvent {
 
 export interface PaymentFailedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'payment.failed';
   /** When the change happened. */
@@ -205,6 +235,8 @@ export interface PaymentFailedEvent {
 
 export interface PaymentRefundedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'payment.refunded';
   /** When the change happened. */
@@ -215,6 +247,8 @@ export interface PaymentRefundedEvent {
 
 export interface ExamCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam.created';
   /** When the change happened. */
@@ -225,6 +259,8 @@ export interface ExamCreatedEvent {
 
 export interface ExamUpdatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam.updated';
   /** When the change happened. */
@@ -235,6 +271,8 @@ export interface ExamUpdatedEvent {
 
 export interface ExamDeletedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam.deleted';
   /** When the change happened. */
@@ -245,6 +283,8 @@ export interface ExamDeletedEvent {
 
 export interface ExamResultCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam_result.created';
   /** When the change happened. */
@@ -255,6 +295,8 @@ export interface ExamResultCreatedEvent {
 
 export interface ExamResultUpdatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam_result.updated';
   /** When the change happened. */
@@ -265,6 +307,8 @@ export interface ExamResultUpdatedEvent {
 
 export interface ExamResultPublishedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam_result.published';
   /** When the change happened. */
@@ -275,6 +319,8 @@ export interface ExamResultPublishedEvent {
 
 export interface PingEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'ping';
   /** When the change happened. */
@@ -313,6 +359,15 @@ export interface AuditEventList {
 export interface AuditTarget {
   type: AuditTargetType;
   id: string;
+}
+
+export interface ChangePage {
+  /** The changes after the cursor, oldest first. */
+  data: Event[];
+  /** Where the next read starts: pass it as `after`. It moves past every change read, including those of types this token may not read, and equals `after` when nothing was new. */
+  next_cursor: string;
+  /** More changes are already committed after `next_cursor`: read again at once. */
+  has_more: boolean;
 }
 
 export interface Course {
@@ -1203,6 +1258,18 @@ export interface EventsListQuery extends RangeFilters<'created_at' | 'updated_at
   updated_since?: string;
   /** Equality filter; comma-separate several values for IN. One of: student.created, student.updated, student.deleted, course.created, course.updated, course.deleted, enrollment.created, enrollment.updated, enrollment.active, enrollment.completed, enrollment.dropped, enrollment.cancelled, payment.created, payment.succeeded, payment.failed, payment.refunded, exam.created, exam.updated, exam.deleted, exam_result.created, exam_result.updated, exam_result.published, ping. */
   type?: ListFilter<'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published' | 'ping'>;
+}
+
+/** The query of `events.changes`. */
+export interface EventsChangesQuery {
+  /** Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. Default `0`: from the oldest change still retained. */
+  after?: string;
+  /** Changes per read, at most 1000. */
+  limit?: number;
+  /** When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once. */
+  wait?: string;
+  /** Only these event types (comma-separate several); the cursor still moves past the others. */
+  type?: ListFilter<'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published'>;
 }
 
 /** The query of `webhookEndpoints.list`. */

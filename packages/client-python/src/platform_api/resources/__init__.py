@@ -138,7 +138,7 @@ class ClientResources:
 
     @cached_property
     def events(self) -> Events:
-        """`list`, `retrieve` (`/v1/events`)."""
+        """`list`, `retrieve`, `changes` (`/v1/events`, `/v1/changes`)."""
         return Events(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -227,7 +227,7 @@ class AsyncClientResources:
 
     @cached_property
     def events(self) -> AsyncEvents:
-        """`list`, `retrieve`, awaited."""
+        """`list`, `retrieve`, `changes`, awaited."""
         return AsyncEvents(_t.cast("AsyncPlatformClient", self))
 
     @cached_property

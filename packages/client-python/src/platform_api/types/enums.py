@@ -43,7 +43,7 @@ OrganizationPlan = _t.Literal["standard", "enterprise"]
 
 PaymentStatus = _t.Literal["pending", "succeeded", "failed", "refunded"]
 
-ProblemCode = _t.Literal["validation_error", "unauthorized", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "not_acceptable", "conflict", "invalid_state_transition", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
+ProblemCode = _t.Literal["validation_error", "unauthorized", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "not_acceptable", "conflict", "invalid_state_transition", "cursor_expired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
 
 StudentStatus = _t.Literal["active", "inactive", "graduated", "withdrawn"]
 

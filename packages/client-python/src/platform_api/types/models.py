@@ -65,6 +65,7 @@ __all__ = [
     "AuditEvent",
     "AuditEventList",
     "AuditTarget",
+    "ChangePage",
     "Course",
     "CourseList",
     "DeletedCourse",
@@ -130,6 +131,8 @@ class StudentCreatedEvent(BaseModel):
     """A `StudentCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["student.created"]
     timestamp: _dt.datetime
@@ -139,6 +142,7 @@ class StudentCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -150,6 +154,7 @@ class StudentCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["student.created"],
         timestamp: _dt.datetime,
@@ -159,6 +164,7 @@ class StudentCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -173,6 +179,7 @@ class StudentCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -187,6 +194,8 @@ class StudentUpdatedEvent(BaseModel):
     """A `StudentUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["student.updated"]
     timestamp: _dt.datetime
@@ -196,6 +205,7 @@ class StudentUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -207,6 +217,7 @@ class StudentUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["student.updated"],
         timestamp: _dt.datetime,
@@ -216,6 +227,7 @@ class StudentUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -230,6 +242,7 @@ class StudentUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -244,6 +257,8 @@ class StudentDeletedEvent(BaseModel):
     """A `StudentDeletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["student.deleted"]
     timestamp: _dt.datetime
@@ -253,6 +268,7 @@ class StudentDeletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -264,6 +280,7 @@ class StudentDeletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["student.deleted"],
         timestamp: _dt.datetime,
@@ -273,6 +290,7 @@ class StudentDeletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -287,6 +305,7 @@ class StudentDeletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -301,6 +320,8 @@ class CourseCreatedEvent(BaseModel):
     """A `CourseCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["course.created"]
     timestamp: _dt.datetime
@@ -310,6 +331,7 @@ class CourseCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -321,6 +343,7 @@ class CourseCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["course.created"],
         timestamp: _dt.datetime,
@@ -330,6 +353,7 @@ class CourseCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -344,6 +368,7 @@ class CourseCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -358,6 +383,8 @@ class CourseUpdatedEvent(BaseModel):
     """A `CourseUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["course.updated"]
     timestamp: _dt.datetime
@@ -367,6 +394,7 @@ class CourseUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -378,6 +406,7 @@ class CourseUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["course.updated"],
         timestamp: _dt.datetime,
@@ -387,6 +416,7 @@ class CourseUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -401,6 +431,7 @@ class CourseUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -415,6 +446,8 @@ class CourseDeletedEvent(BaseModel):
     """A `CourseDeletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["course.deleted"]
     timestamp: _dt.datetime
@@ -424,6 +457,7 @@ class CourseDeletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -435,6 +469,7 @@ class CourseDeletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["course.deleted"],
         timestamp: _dt.datetime,
@@ -444,6 +479,7 @@ class CourseDeletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -458,6 +494,7 @@ class CourseDeletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -472,6 +509,8 @@ class EnrollmentCreatedEvent(BaseModel):
     """A `EnrollmentCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.created"]
     timestamp: _dt.datetime
@@ -481,6 +520,7 @@ class EnrollmentCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -492,6 +532,7 @@ class EnrollmentCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.created"],
         timestamp: _dt.datetime,
@@ -501,6 +542,7 @@ class EnrollmentCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -515,6 +557,7 @@ class EnrollmentCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -529,6 +572,8 @@ class EnrollmentUpdatedEvent(BaseModel):
     """A `EnrollmentUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.updated"]
     timestamp: _dt.datetime
@@ -538,6 +583,7 @@ class EnrollmentUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -549,6 +595,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.updated"],
         timestamp: _dt.datetime,
@@ -558,6 +605,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -572,6 +620,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -586,6 +635,8 @@ class EnrollmentActiveEvent(BaseModel):
     """A `EnrollmentActiveEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.active"]
     timestamp: _dt.datetime
@@ -595,6 +646,7 @@ class EnrollmentActiveEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -606,6 +658,7 @@ class EnrollmentActiveEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.active"],
         timestamp: _dt.datetime,
@@ -615,6 +668,7 @@ class EnrollmentActiveEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -629,6 +683,7 @@ class EnrollmentActiveEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -643,6 +698,8 @@ class EnrollmentCompletedEvent(BaseModel):
     """A `EnrollmentCompletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.completed"]
     timestamp: _dt.datetime
@@ -652,6 +709,7 @@ class EnrollmentCompletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -663,6 +721,7 @@ class EnrollmentCompletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.completed"],
         timestamp: _dt.datetime,
@@ -672,6 +731,7 @@ class EnrollmentCompletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -686,6 +746,7 @@ class EnrollmentCompletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -700,6 +761,8 @@ class EnrollmentDroppedEvent(BaseModel):
     """A `EnrollmentDroppedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.dropped"]
     timestamp: _dt.datetime
@@ -709,6 +772,7 @@ class EnrollmentDroppedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -720,6 +784,7 @@ class EnrollmentDroppedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.dropped"],
         timestamp: _dt.datetime,
@@ -729,6 +794,7 @@ class EnrollmentDroppedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -743,6 +809,7 @@ class EnrollmentDroppedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -757,6 +824,8 @@ class EnrollmentCancelledEvent(BaseModel):
     """A `EnrollmentCancelledEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.cancelled"]
     timestamp: _dt.datetime
@@ -766,6 +835,7 @@ class EnrollmentCancelledEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -777,6 +847,7 @@ class EnrollmentCancelledEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.cancelled"],
         timestamp: _dt.datetime,
@@ -786,6 +857,7 @@ class EnrollmentCancelledEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -800,6 +872,7 @@ class EnrollmentCancelledEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -814,6 +887,8 @@ class PaymentCreatedEvent(BaseModel):
     """A `PaymentCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.created"]
     timestamp: _dt.datetime
@@ -823,6 +898,7 @@ class PaymentCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -834,6 +910,7 @@ class PaymentCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.created"],
         timestamp: _dt.datetime,
@@ -843,6 +920,7 @@ class PaymentCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -857,6 +935,7 @@ class PaymentCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -871,6 +950,8 @@ class PaymentSucceededEvent(BaseModel):
     """A `PaymentSucceededEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.succeeded"]
     timestamp: _dt.datetime
@@ -880,6 +961,7 @@ class PaymentSucceededEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -891,6 +973,7 @@ class PaymentSucceededEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.succeeded"],
         timestamp: _dt.datetime,
@@ -900,6 +983,7 @@ class PaymentSucceededEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -914,6 +998,7 @@ class PaymentSucceededEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -928,6 +1013,8 @@ class PaymentFailedEvent(BaseModel):
     """A `PaymentFailedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.failed"]
     timestamp: _dt.datetime
@@ -937,6 +1024,7 @@ class PaymentFailedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -948,6 +1036,7 @@ class PaymentFailedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.failed"],
         timestamp: _dt.datetime,
@@ -957,6 +1046,7 @@ class PaymentFailedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -971,6 +1061,7 @@ class PaymentFailedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -985,6 +1076,8 @@ class PaymentRefundedEvent(BaseModel):
     """A `PaymentRefundedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.refunded"]
     timestamp: _dt.datetime
@@ -994,6 +1087,7 @@ class PaymentRefundedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1005,6 +1099,7 @@ class PaymentRefundedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.refunded"],
         timestamp: _dt.datetime,
@@ -1014,6 +1109,7 @@ class PaymentRefundedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1028,6 +1124,7 @@ class PaymentRefundedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1042,6 +1139,8 @@ class ExamCreatedEvent(BaseModel):
     """A `ExamCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.created"]
     timestamp: _dt.datetime
@@ -1051,6 +1150,7 @@ class ExamCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1062,6 +1162,7 @@ class ExamCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam.created"],
         timestamp: _dt.datetime,
@@ -1071,6 +1172,7 @@ class ExamCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1085,6 +1187,7 @@ class ExamCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1099,6 +1202,8 @@ class ExamUpdatedEvent(BaseModel):
     """A `ExamUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.updated"]
     timestamp: _dt.datetime
@@ -1108,6 +1213,7 @@ class ExamUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1119,6 +1225,7 @@ class ExamUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam.updated"],
         timestamp: _dt.datetime,
@@ -1128,6 +1235,7 @@ class ExamUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1142,6 +1250,7 @@ class ExamUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1156,6 +1265,8 @@ class ExamDeletedEvent(BaseModel):
     """A `ExamDeletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.deleted"]
     timestamp: _dt.datetime
@@ -1165,6 +1276,7 @@ class ExamDeletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1176,6 +1288,7 @@ class ExamDeletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam.deleted"],
         timestamp: _dt.datetime,
@@ -1185,6 +1298,7 @@ class ExamDeletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1199,6 +1313,7 @@ class ExamDeletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1213,6 +1328,8 @@ class ExamResultCreatedEvent(BaseModel):
     """A `ExamResultCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.created"]
     timestamp: _dt.datetime
@@ -1222,6 +1339,7 @@ class ExamResultCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1233,6 +1351,7 @@ class ExamResultCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.created"],
         timestamp: _dt.datetime,
@@ -1242,6 +1361,7 @@ class ExamResultCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1256,6 +1376,7 @@ class ExamResultCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1270,6 +1391,8 @@ class ExamResultUpdatedEvent(BaseModel):
     """A `ExamResultUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.updated"]
     timestamp: _dt.datetime
@@ -1279,6 +1402,7 @@ class ExamResultUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1290,6 +1414,7 @@ class ExamResultUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.updated"],
         timestamp: _dt.datetime,
@@ -1299,6 +1424,7 @@ class ExamResultUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1313,6 +1439,7 @@ class ExamResultUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1327,6 +1454,8 @@ class ExamResultPublishedEvent(BaseModel):
     """A `ExamResultPublishedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.published"]
     timestamp: _dt.datetime
@@ -1336,6 +1465,7 @@ class ExamResultPublishedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1347,6 +1477,7 @@ class ExamResultPublishedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.published"],
         timestamp: _dt.datetime,
@@ -1356,6 +1487,7 @@ class ExamResultPublishedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1370,6 +1502,7 @@ class ExamResultPublishedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1384,6 +1517,8 @@ class PingEvent(BaseModel):
     """A `PingEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["ping"]
     timestamp: _dt.datetime
@@ -1393,6 +1528,7 @@ class PingEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1404,6 +1540,7 @@ class PingEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["ping"],
         timestamp: _dt.datetime,
@@ -1413,6 +1550,7 @@ class PingEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1427,6 +1565,7 @@ class PingEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1620,6 +1759,50 @@ class AuditTarget(BaseModel):
         model = cls(
             type=json_get(raw, "type"),
             id=json_get(raw, "id"),
+        )
+        model._attach(raw)
+        return model
+
+
+class ChangePage(BaseModel):
+    """A `ChangePage` object of the Platform API."""
+
+    data: _t.List[Event]
+    """The changes after the cursor, oldest first."""
+    next_cursor: str
+    """Where the next read starts: pass it as `after`. It moves past every change read, including those of types this token may not read, and equals `after` when nothing was new."""
+    has_more: bool
+    """More changes are already committed after `next_cursor`: read again at once."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("next_cursor", "next_cursor"),
+        ("has_more", "has_more"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[Event],
+        next_cursor: str,
+        has_more: bool,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "next_cursor": next_cursor,
+                "has_more": has_more,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ChangePage:
+        """A `ChangePage` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(parse_event, item0), json_get(raw, "data")),
+            next_cursor=json_get(raw, "next_cursor"),
+            has_more=json_get(raw, "has_more"),
         )
         model._attach(raw)
         return model
@@ -4704,6 +4887,7 @@ class UnknownEvent(BaseModel):
     """A `Event` of a kind this SDK version does not know, sent by a newer API: upgrade the SDK to get it typed. `to_dict()` holds everything it carries."""
 
     id: str
+    position: _t.Optional[int]
     object: _t.Literal["event"]
     type: str
     """The type, one this SDK version does not know (a newer API's)."""
@@ -4713,6 +4897,7 @@ class UnknownEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -4724,6 +4909,7 @@ class UnknownEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: str,
         timestamp: _dt.datetime,
@@ -4733,6 +4919,7 @@ class UnknownEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -4747,6 +4934,7 @@ class UnknownEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
