@@ -6,6 +6,7 @@ import { TransactionRunner } from '../common/transactions';
 import { EventRecord } from './event.entity';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
+import { FeedPositions } from './feed-position';
 
 /**
  * The outbox (EventsService, also provided as common's EventOutbox port), the transaction runner
@@ -21,7 +22,8 @@ import { EventsService } from './events.service';
     { provide: EventOutbox, useExisting: EventsService },
     TransactionRunner,
     OwnedRecordsFactory,
+    FeedPositions,
   ],
-  exports: [EventsService, EventOutbox, TransactionRunner, OwnedRecordsFactory],
+  exports: [EventsService, EventOutbox, TransactionRunner, OwnedRecordsFactory, FeedPositions],
 })
 export class EventsModule {}
