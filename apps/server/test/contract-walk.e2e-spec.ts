@@ -303,6 +303,8 @@ const FIXTURES: readonly Fixture[] = [
     preexisting: 1,
     total: (fixtures) => 1 + fixtures.reduce((sum, f) => sum + Number(f.audited ?? 0), 0),
   },
+  // The change feed: the organization's one feed, read after a cursor (no id, nothing to create).
+  { collection: 'changes', kind: 'event', singleton: true },
   {
     collection: 'organization',
     kind: 'organization',

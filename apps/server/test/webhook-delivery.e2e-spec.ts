@@ -152,6 +152,30 @@ describe('webhook delivery', () => {
     });
   });
 
+  it("carries each event's change feed position in the body and the webhook-position header", async () => {
+    const caller = await organization();
+    const hook = await receiver();
+    await endpoint(caller, hook.url);
+    const student = (await createStudent(caller)).body;
+    await caller.students.update({ params: { id: student.id }, body: { grade_level: 7 } });
+    await caller.students.delete({ params: { id: student.id } });
+
+    const received = await waitFor(() => hook.received.length >= 3 && hook.received);
+    const delivered = received
+      .map((r) => ({ header: r.headers['webhook-position'], body: JSON.parse(r.body) }))
+      .sort((a, b) => a.body.position - b.body.position);
+    expect(delivered.map((d) => [d.body.position, d.header, d.body.type])).toEqual([
+      [1, '1', 'student.created'],
+      [2, '2', 'student.updated'],
+      [3, '3', 'student.deleted'],
+    ]);
+    // The same positions the feed has: a gap in deliveries is filled from the feed after the last.
+    const feed = expectStatus(await caller.events.changes({ query: { after: '1' } }), 200).body;
+    expect(feed.data.map((e) => [e.position, e.id])).toEqual(
+      delivered.slice(1).map((d) => [d.body.position, d.body.id]),
+    );
+  });
+
   it('retries a 500 with the same webhook-id, and keeps every attempt with its status, latency and 4 KiB of body', async () => {
     const caller = await organization();
     const big = 'x'.repeat(10_000);
@@ -371,6 +395,9 @@ describe('webhook delivery', () => {
       data: { message: expect.any(String) },
     });
     expect(ping!.headers['webhook-id']).toBe(queued.body.id);
+    // A ping is not a change: it has no feed position.
+    expect(JSON.parse(ping!.body).position).toBeNull();
+    expect(ping!.headers['webhook-position']).toBeUndefined();
 
     await waitFor(async () => (await deliveryNow(caller, queued.body.id)).status === 'succeeded');
     const retried = await caller.webhookDeliveries.retry({ params: { id: queued.body.id } });

@@ -8,8 +8,9 @@ import { CourseSchema } from './courses';
 import { EnrollmentSchema } from './enrollments';
 import { ExamResultSchema, ExamSchema } from './exams';
 import { idSchema } from './ids';
-import { filter, listQuery } from './list';
-import { ROUTER_OPTIONS } from './operation';
+import { filter, filterParam, integerParam, listQuery } from './list';
+import { operation, ROUTER_OPTIONS } from './operation';
+import { commonErrorResponses, problemResponse } from './problem';
 import { PaymentSchema } from './payments';
 import { deletedSchema, timestampSchema } from './resource';
 import type { Scope } from './scopes';
@@ -109,6 +110,14 @@ function eventSchema<const T extends EventType>(type: T) {
   return z
     .object({
       id: idSchema('event'),
+      position: z
+        .number()
+        .int()
+        .positive()
+        .nullable()
+        .describe(
+          "The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change.",
+        ),
       object: z.literal('event'),
       type: z.literal(type),
       timestamp: timestampSchema.describe('When the change happened.'),
@@ -145,12 +154,94 @@ export const EventListQuerySchema = listQuery({
 
 const eventRoutes = readRoutes('/v1/events', 'events', EventSchema);
 
+/** The change feed's bounds: items per read, and how long a read may wait for a change. */
+export const FEED_LIMITS = { defaultLimit: 100, maxLimit: 1000, maxWaitSeconds: 30 } as const;
+
+const CURSOR_PATTERN = /^(0|[1-9][0-9]{0,17})$/;
+
+export const ChangesQuerySchema = z
+  .object({
+    after: z
+      .string()
+      .regex(
+        CURSOR_PATTERN,
+        "after must be a cursor this API returned (a `next_cursor`, an export's `cursor`, or an event's `position`)",
+      )
+      .optional()
+      .openapi({
+        description:
+          "Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. Default `0`: from the oldest change still retained.",
+        example: '0',
+      }),
+    limit: integerParam('limit', 1, FEED_LIMITS.maxLimit)
+      .optional()
+      .openapi({
+        description: `Changes per read, at most ${FEED_LIMITS.maxLimit}.`,
+        default: FEED_LIMITS.defaultLimit,
+      }),
+    wait: z
+      .string()
+      .regex(/^[0-9]{1,3}s?$/, 'wait must be a number of seconds, e.g. 30s')
+      .transform((raw) => Number(raw.replace(/s$/, '')))
+      .refine((seconds) => seconds <= FEED_LIMITS.maxWaitSeconds, {
+        message: `wait must be at most ${FEED_LIMITS.maxWaitSeconds}s`,
+      })
+      .optional()
+      .openapi({
+        description: `When there is no change after the cursor, hold the request open up to this long (\`30s\`, at most ${FEED_LIMITS.maxWaitSeconds}s) and answer as soon as one commits. Default \`0s\`: answer at once.`,
+        example: '30s',
+      }),
+    type: filterParam(
+      'type',
+      filter.oneOf(EVENT_TYPES.filter((type) => type !== 'ping') as [EventType, ...EventType[]]),
+    )
+      .optional()
+      .openapi({
+        description:
+          'Only these event types (comma-separate several); the cursor still moves past the others.',
+      }),
+  })
+  .strict();
+
+export type ChangesQuery = z.infer<typeof ChangesQuerySchema>;
+
+export const ChangePageSchema = z
+  .object({
+    data: z.array(EventSchema).describe('The changes after the cursor, oldest first.'),
+    next_cursor: z
+      .string()
+      .describe(
+        'Where the next read starts: pass it as `after`. It moves past every change read, including those of types this token may not read, and equals `after` when nothing was new.',
+      ),
+    has_more: z
+      .boolean()
+      .describe('More changes are already committed after `next_cursor`: read again at once.'),
+  })
+  .openapi({ title: 'ChangePage' });
+
+export type ChangePage = z.infer<typeof ChangePageSchema>;
+
 export const eventsContract = c.router(
   {
     list: eventRoutes.list('List events', EventListQuerySchema, {
       description: `Every change of the last ${EVENT_RETENTION_DAYS} days, newest first, so you can reconcile what a webhook endpoint missed. Filter by \`type\` (comma-separate several) and \`created_at\` range; \`updated_since\` works as on every collection (events never change after they are written).`,
     }),
     retrieve: eventRoutes.retrieve({ summary: 'Retrieve an event' }),
+    changes: {
+      method: 'GET',
+      path: '/v1/changes',
+      summary: 'Read the change feed',
+      description: `Every committed change of the organization, oldest first, after a cursor: one order (\`position\`) for all writers, never skipping a change that commits later, with deletions as \`*.deleted\` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's \`cursor\` (\`POST /v1/exports\`) and keep passing \`next_cursor\`; with \`wait\` an empty read waits for the next change. Changes are kept ${EVENT_RETENTION_DAYS} days: a cursor older than that is a 410 \`cursor_expired\`, and the copy must start again from an export.`,
+      query: ChangesQuerySchema,
+      responses: {
+        200: ChangePageSchema,
+        ...commonErrorResponses,
+        410: problemResponse(
+          `The cursor is older than the ${EVENT_RETENTION_DAYS} days of changes kept (\`cursor_expired\`): start again from an export (\`POST /v1/exports\`) and follow the feed from its cursor.`,
+        ),
+      },
+      metadata: operation({ scope: 'events:read', feed: true }),
+    },
   },
   ROUTER_OPTIONS,
 );

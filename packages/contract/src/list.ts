@@ -77,7 +77,7 @@ type DefaultSortField = 'created_at' | 'updated_at';
 // --- individual parameter schemas -------------------------------------------------------
 
 /** An integer in a query string: digits only, so `1.5`, `1e2`, `0x10` and ` 7` are refused. */
-function integerParam(name: string, min: number, max: number) {
+export function integerParam(name: string, min: number, max: number) {
   const message = `${name} must be an integer between ${min} and ${max}`;
   return z.preprocess(
     (value) => (typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value),
@@ -118,7 +118,7 @@ function rangeParam(name: string, kind: RangeKind) {
   }
 }
 
-function filterParam(name: string, spec: FilterSpec) {
+export function filterParam(name: string, spec: FilterSpec) {
   return z
     .string()
     .max(2000, `${name} is too long`)

@@ -11,6 +11,11 @@ export interface OperationMetadata {
   /** A collection read through the list convention; the SDK adds `listAll` for these. */
   list?: boolean;
   /**
+   * A change feed read after a cursor (`after`, `next_cursor`, `wait`): the SDKs add `follow`
+   * to its namespace, which long-polls and resumes from the last cursor.
+   */
+  feed?: boolean;
+  /**
    * The response field that carries a secret shown only once (a token, a signing or client
    * secret). Such a response is never stored for an `Idempotency-Key` replay: a repeat is a 409
    * naming the record instead, so no secret sits in the idempotency store.

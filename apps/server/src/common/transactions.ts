@@ -35,6 +35,8 @@ export class TransactionRunner {
   private queue: Promise<unknown> = Promise.resolve();
   /** What to do once each open transaction commits, by the transaction's manager. */
   private readonly commitHooks = new WeakMap<EntityManager, (() => void)[]>();
+  /** What to do last inside each open transaction, just before its COMMIT, by its manager. */
+  private readonly preCommitHooks = new WeakMap<EntityManager, (() => Promise<void>)[]>();
   private health: WriteHealth = { state: 'ok' };
 
   constructor(
@@ -65,14 +67,18 @@ export class TransactionRunner {
     const ambient = ambientTransaction();
     if (ambient) return this.joined(ambient, work);
     const hooks: (() => void)[] = [];
+    const preCommit: (() => Promise<void>)[] = [];
     const transaction = async () => {
       if (this.dialect === 'sqlite' && !this.resetSqlite()) {
         throw new DatabaseUnavailableError('the database connection could not be reset');
       }
       try {
-        const value = await this.dataSource.transaction((manager) => {
+        const value = await this.dataSource.transaction(async (manager) => {
           this.commitHooks.set(manager, hooks);
-          return work(manager);
+          this.preCommitHooks.set(manager, preCommit);
+          const done = await work(manager);
+          for (const hook of preCommit.splice(0)) await hook();
+          return done;
         });
         if (this.health.state === 'storage_full') this.health = { state: 'ok' };
         return value;
@@ -150,6 +156,19 @@ export class TransactionRunner {
     const hooks = this.commitHooks.get(manager);
     if (hooks) hooks.push(hook);
     else hook();
+  }
+
+  /**
+   * Runs `hook` as the last work of the transaction of `manager`, after everything the caller
+   * does in it and just before COMMIT (once per registration): for a lock that should be held as
+   * briefly as possible (the change feed's per-organization position counter). False, and nothing
+   * registered, when `manager` is not a transaction run here.
+   */
+  beforeCommit(manager: EntityManager, hook: () => Promise<void>): boolean {
+    const hooks = this.preCommitHooks.get(manager);
+    if (!hooks) return false;
+    hooks.push(hook);
+    return true;
   }
 
   /**

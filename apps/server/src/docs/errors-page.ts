@@ -21,6 +21,8 @@ export const ERROR_GUIDANCE: Record<ErrorCode, string> = {
     'The request conflicts with current state: a unique value already taken, or an `Idempotency-Key` reused with another body or still in progress. Read `detail`; change the value, or wait and retry with the same key.',
   invalid_state_transition:
     "The resource's `status` does not allow this action (for example, activating a cancelled enrollment). Fetch the resource and check its `status` first.",
+  cursor_expired:
+    'The change feed no longer holds the changes after this cursor (they are older than the 30 days kept). Start the copy again from an export (`POST /v1/exports`) and follow the feed from its `cursor`.',
   payload_too_large: 'The request body is over the 1 MB limit. Send less in one request.',
   unsupported_media_type: 'Send the body as JSON, with `Content-Type: application/json`.',
   rate_limited:

@@ -1,5 +1,6 @@
 import type { EventType } from '@platform/contract';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from '../common/columns';
 import { timestampColumn } from '../common/timestamp';
 
 /** The transactional outbox: one row per change, written in the change's own transaction. */
@@ -24,7 +25,25 @@ export class EventRecord {
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
 
+  /**
+   * The event's place in its organization's change feed (1, 2, 3, … in commit order), set just
+   * before its transaction commits (FeedPositions). Null for an event that is not a change (a
+   * webhook endpoint's test `ping`).
+   */
+  @Column({ type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  position: number | null;
+
   /** Not yet fanned out to webhook endpoints; the dispatcher clears it in the same transaction. */
   @Column({ name: 'fanout_pending', type: 'boolean', default: false })
   fanoutPending: boolean;
+}
+
+/** Each organization's last allocated feed position: the row whose lock orders the feed. */
+@Entity({ name: 'feed_heads' })
+export class FeedHead {
+  @PrimaryColumn({ name: 'organization_id', type: 'varchar', length: 32 })
+  organizationId: string;
+
+  @Column({ type: 'bigint', transformer: bigintAsNumber })
+  position: number;
 }

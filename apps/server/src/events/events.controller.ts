@@ -6,14 +6,24 @@ import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
 import { readHandlers } from '../common/resource-handlers';
+import { ChangeFeedService } from './change-feed.service';
 import { EventsService } from './events.service';
 
 @Controller()
 export class EventsController {
-  constructor(private readonly events: EventsService) {}
+  constructor(
+    private readonly events: EventsService,
+    private readonly feed: ChangeFeedService,
+  ) {}
 
   @TsRestHandler(contract.events)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
-    return tsRestHandler(contract.events, readHandlers(this.events, principal, url));
+    return tsRestHandler(contract.events, {
+      ...readHandlers(this.events, principal, url),
+      changes: async ({ query }) => ({
+        status: 200 as const,
+        body: await this.feed.read(principal, query),
+      }),
+    });
   }
 }

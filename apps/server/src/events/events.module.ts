@@ -3,8 +3,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventOutbox } from '../common/event-outbox';
 import { OwnedRecordsFactory } from '../common/owned-records';
 import { TransactionRunner } from '../common/transactions';
-import { EventRecord } from './event.entity';
+import { EventRecord, FeedHead } from './event.entity';
 import { EventsController } from './events.controller';
+import { ChangeFeedService } from './change-feed.service';
 import { EventsService } from './events.service';
 import { FeedPositions } from './feed-position';
 
@@ -15,15 +16,16 @@ import { FeedPositions } from './feed-position';
  */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([EventRecord])],
+  imports: [TypeOrmModule.forFeature([EventRecord, FeedHead])],
   controllers: [EventsController],
   providers: [
     EventsService,
+    FeedPositions,
+    ChangeFeedService,
     { provide: EventOutbox, useExisting: EventsService },
     TransactionRunner,
     OwnedRecordsFactory,
-    FeedPositions,
   ],
-  exports: [EventsService, EventOutbox, TransactionRunner, OwnedRecordsFactory, FeedPositions],
+  exports: [EventsService, FeedPositions, EventOutbox, TransactionRunner, OwnedRecordsFactory],
 })
 export class EventsModule {}

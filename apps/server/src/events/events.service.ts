@@ -21,6 +21,7 @@ import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { insertRows, Sql } from '../database/sql';
 import { EventRecord } from './event.entity';
+import { FeedPositions } from './feed-position';
 
 const RETENTION_MS = EVENT_RETENTION_DAYS * 86_400_000;
 
@@ -42,6 +43,7 @@ export interface FanOutClaim {
 export function toEventResource(record: EventRecord): Event {
   return {
     id: record.id,
+    position: record.position,
     object: 'event',
     type: record.type,
     timestamp: toIso(record.createdAt),
@@ -58,8 +60,11 @@ export function toEventResource(record: EventRecord): Event {
 @Injectable()
 export class EventsService implements EventOutbox {
   private readonly committedListeners: (() => void)[] = [];
+  private readonly changeListeners: ((organizationIds: readonly string[]) => void)[] = [];
   /** Transactions that already announce an event on commit (one announcement each). */
   private readonly announcing = new WeakSet<EntityManager>();
+  /** Per open transaction, the changes it recorded that get feed positions before it commits. */
+  private readonly unplaced = new WeakMap<EntityManager, Map<string, string[]>>();
   private statements: ReturnType<typeof fanOutStatements> | undefined;
 
   private readonly listed: ListCollection<EventRecord>;
@@ -69,6 +74,7 @@ export class EventsService implements EventOutbox {
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
+    private readonly positions: FeedPositions,
   ) {
     // Events never change after they are written, so `updated_at` (and `updated_since`) is `created_at`.
     this.listed = ListCollection.of(this.sql, events, contract.events.list.query, {
@@ -83,6 +89,14 @@ export class EventsService implements EventOutbox {
    */
   onEventCommitted(listener: () => void): void {
     this.committedListeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` with the organizations whose change feed moved, after each transaction that
+   * gave changes positions commits: the feed's waiting reads wake on it. Listeners must not throw.
+   */
+  onChangeCommitted(listener: (organizationIds: readonly string[]) => void): void {
+    this.changeListeners.push(listener);
   }
 
   /** The last 30 days of the organization's events, through the list convention. */
@@ -125,11 +139,13 @@ export class EventsService implements EventOutbox {
       data: JSON.stringify(data),
       createdAt: at,
       fanoutPending: options.fanOut ?? true,
+      position: null,
     };
     // One plain INSERT (insertRows). TypeORM's `insert` would read the row back after it on
     // SQLite, for the column with a default, though every value is given here: on a bulk write
     // or a busy outbox that extra statement was a tenth of the process's CPU.
     await insertRows(manager, EventRecord, [event]);
+    if (event.fanoutPending) await this.placeInFeed(manager, event);
     if (!this.announcing.has(manager)) {
       this.announcing.add(manager);
       this.transactions.afterCommit(manager, () => {
@@ -137,6 +153,36 @@ export class EventsService implements EventOutbox {
       });
     }
     return event;
+  }
+
+  /**
+   * Gives a change its feed position as the last work of its transaction (the counter's row lock
+   * is then held only for the COMMIT), or at once when `manager` is not a transaction of ours.
+   */
+  private async placeInFeed(manager: EntityManager, event: EventRecord): Promise<void> {
+    let pending = this.unplaced.get(manager);
+    if (!pending) {
+      pending = new Map();
+      const registered = this.transactions.beforeCommit(manager, async () => {
+        const byOrganization = pending!;
+        this.unplaced.delete(manager);
+        for (const [organizationId, ids] of byOrganization)
+          await this.positions.allocate(manager, organizationId, ids);
+        const organizationIds = [...byOrganization.keys()];
+        this.transactions.afterCommit(manager, () => {
+          for (const listener of this.changeListeners) listener(organizationIds);
+        });
+      });
+      if (!registered) {
+        await this.positions.allocate(manager, event.organizationId, [event.id]);
+        for (const listener of this.changeListeners) listener([event.organizationId]);
+        return;
+      }
+      this.unplaced.set(manager, pending);
+    }
+    const ids = pending.get(event.organizationId);
+    if (ids) ids.push(event.id);
+    else pending.set(event.organizationId, [event.id]);
   }
 
   /**

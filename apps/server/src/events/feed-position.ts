@@ -1,23 +1,95 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { Sql } from '../database/sql';
+import { EventRecord, FeedHead } from './event.entity';
 
-/** Placeholder until the change feed lands: the cursor format and the head of the feed. */
-export function encodeFeedCursor(position: string): string {
-  return Buffer.from(position, 'utf8').toString('base64url');
+/** Positions are at most this many digits (PostgreSQL bigint); longer is not a cursor of ours. */
+const MAX_DIGITS = 18;
+
+/**
+ * The cursor that names a place in an organization's change feed: the position of the last
+ * event read, in decimal. Clients treat it as opaque; it is the same number a webhook delivery
+ * carries as `position`, so a delivery's position is also a cursor to fill a gap from.
+ */
+export function encodeFeedCursor(position: number | bigint | string): string {
+  const value = BigInt(position);
+  if (value < 0n) throw new RangeError(`A feed position is never negative (${value})`);
+  return value.toString();
 }
 
-export function decodeFeedCursor(cursor: string): string {
-  return Buffer.from(cursor, 'base64url').toString('utf8');
+/** The position a cursor names, or undefined when it is not a cursor this API issues. */
+export function decodeFeedCursor(cursor: string): bigint | undefined {
+  if (!/^(0|[1-9][0-9]*)$/.test(cursor) || cursor.length > MAX_DIGITS) return undefined;
+  return BigInt(cursor);
 }
 
+/**
+ * Allocates feed positions and reads an organization's head. Positions come from one counter
+ * row per organization (`feed_heads`), incremented in the writer's transaction just before it
+ * commits: the row lock is held until COMMIT, so positions become visible strictly in order and a
+ * reader that has seen position n never later finds a committed n-1 it skipped.
+ */
 @Injectable()
 export class FeedPositions {
+  private statements: ReturnType<typeof feedStatements> | undefined;
+
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * The organization's head as `manager` sees it: the position of its newest change, '0' for
+   * none. Read inside a snapshot transaction, it is exactly the last change the snapshot holds.
+   */
   async head(manager: EntityManager, organizationId: string): Promise<string> {
-    const placeholder = manager.connection.options.type === 'postgres' ? '$1' : '?';
-    const rows = await manager.query<{ n: number | string }[]>(
-      `SELECT COUNT(*) AS n FROM events WHERE organization_id = ${placeholder}`,
-      [organizationId],
-    );
-    return encodeFeedCursor(String(rows[0]?.n ?? 0));
+    const rows = await this.sql.query<{ position: string | number }>(manager, this.sqlText().head, {
+      organizationId,
+    });
+    return String(rows[0]?.position ?? 0);
   }
+
+  /**
+   * Gives the events `ids` (in the order they were recorded) of one organization the next
+   * positions. Ids whose rows are gone (written in a savepoint that rolled back) get none, so the
+   * feed has no holes.
+   */
+  async allocate(manager: EntityManager, organizationId: string, ids: readonly string[]) {
+    const statements = this.sqlText();
+    const present =
+      ids.length === 0
+        ? []
+        : await this.sql.query<{ id: string }>(manager, statements.present, { ids: [...ids] });
+    if (present.length === 0) return;
+    const have = new Set(present.map((row) => row.id));
+    const ordered = ids.filter((id) => have.has(id));
+    const [row] = await this.sql.query<{ position: string | number }>(manager, statements.bump, {
+      organizationId,
+      count: ordered.length,
+    });
+    const last = Number(row!.position);
+    const first = last - ordered.length + 1;
+    for (let i = 0; i < ordered.length; i += 1) {
+      await this.sql.query(manager, statements.place, { id: ordered[i], position: first + i });
+    }
+  }
+
+  private sqlText() {
+    return (this.statements ??= feedStatements(this.sql));
+  }
+}
+
+function feedStatements(sql: Sql) {
+  const heads = sql.table(FeedHead);
+  const headOrg = sql.column(FeedHead, 'organizationId');
+  const headPosition = sql.column(FeedHead, 'position');
+  const events = sql.table(EventRecord);
+  const id = sql.column(EventRecord, 'id');
+  const position = sql.column(EventRecord, 'position');
+  return {
+    head: `SELECT ${headPosition} AS position FROM ${heads} WHERE ${headOrg} = :organizationId`,
+    present: `SELECT ${id} AS id FROM ${events} WHERE ${id} IN (:...ids) AND ${position} IS NULL`,
+    // The upsert takes the row lock that orders commits; it is held until this transaction ends.
+    bump: `INSERT INTO ${heads} (${headOrg}, ${headPosition}) VALUES (:organizationId, :count)
+      ON CONFLICT (${headOrg}) DO UPDATE SET ${headPosition} = ${heads}.${headPosition} + excluded.${headPosition}
+      RETURNING ${headPosition} AS position`,
+    place: `UPDATE ${events} SET ${position} = :position WHERE ${id} = :id`,
+  };
 }

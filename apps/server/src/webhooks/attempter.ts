@@ -53,6 +53,9 @@ export class WebhookAttempter {
         'webhook-id': message.id,
         'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
         'webhook-signature': signature,
+        ...(message.eventPosition !== null && {
+          'webhook-position': String(message.eventPosition),
+        }),
       },
     });
     this.pacing.record(message.endpointId, result.timedOut === true);
@@ -108,7 +111,10 @@ export class WebhookAttempter {
  * stored `data` is already compact JSON text, so it is spliced in rather than re-serialised.
  */
 export function payload(
-  message: Pick<ClaimedMessage, 'eventId' | 'eventType' | 'eventCreatedAt' | 'eventData'>,
+  message: Pick<
+    ClaimedMessage,
+    'eventId' | 'eventType' | 'eventCreatedAt' | 'eventData' | 'eventPosition'
+  >,
 ): string {
-  return `{"id":${JSON.stringify(message.eventId)},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}}`;
+  return `{"id":${JSON.stringify(message.eventId)},"position":${message.eventPosition === null ? 'null' : String(message.eventPosition)},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}}`;
 }

@@ -28,6 +28,8 @@ export interface ClaimedMessage {
   eventType: EventType;
   eventCreatedAt: Date;
   eventData: string;
+  /** The event's change feed position; null for a `ping`. */
+  eventPosition: number | null;
   /** Attempts recorded when it was read: a queued job carries it, to tell a stale job apart. */
   attemptCount: number;
 }
@@ -233,7 +235,7 @@ function deliveryStatements(sql: Sql) {
     'failingSince',
     'updatedAt',
   ]);
-  const ev = columnsOf(sql, EventRecord, ['id', 'data', 'createdAt']);
+  const ev = columnsOf(sql, EventRecord, ['id', 'data', 'createdAt', 'position']);
   const owner = ownerSql(sql);
   /** A message with its endpoint, its event and the endpoint's owner: what an attempt needs. */
   const claimFrom = (
@@ -243,7 +245,8 @@ function deliveryStatements(sql: Sql) {
          m.${m.attemptCount} AS attempt_count,
          e.${e.url} AS url, e.${e.secret} AS secret, e.${e.previousSecret} AS previous_secret,
          e.${e.previousSecretExpiresAt} AS previous_secret_expires_at,
-         ev.${ev.data} AS event_data, ev.${ev.createdAt} AS event_created_at, ${owner.select}
+         ev.${ev.data} AS event_data, ev.${ev.createdAt} AS event_created_at,
+         ev.${ev.position} AS event_position, ${owner.select}
        FROM ${source} m
        JOIN ${endpoints} e ON e.${e.id} = m.${m.endpointId}
        JOIN ${events} ev ON ev.${ev.id} = m.${m.eventId}
@@ -560,6 +563,7 @@ export class DeliveryStore {
       eventType: row.event_type as EventType,
       eventCreatedAt: this.readDate(row.event_created_at),
       eventData: row.event_data as string,
+      eventPosition: row.event_position == null ? null : Number(row.event_position),
       attemptCount: Number(row.attempt_count),
     };
   }

@@ -1,0 +1,131 @@
+import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
+import { rawClient, startServer, type TestServer } from './support/server';
+
+describe('GET /v1/changes', () => {
+  let server: TestServer;
+  let orgId: string;
+  let api: TypedClient;
+  let raw: ReturnType<typeof rawClient>;
+
+  beforeAll(async () => {
+    server = await startServer();
+    orgId = (await server.createOrganization()).id;
+    const { token } = await server.createToken(orgId, ['all']);
+    api = typedClient(server, token);
+    raw = rawClient(server, token);
+  });
+  afterAll(() => server.close());
+
+  const read = async (query: QueryOf<TypedClient['events']['changes']> = {}) =>
+    expectStatus(await api.events.changes({ query }), 200).body;
+
+  it('reads changes oldest first after a cursor, deletions as tombstones, in pages', async () => {
+    const student = expectStatus(
+      await api.students.create({
+        body: { student_number: 'CF-1', first_name: 'Cy', last_name: 'Feed' },
+      }),
+      201,
+    ).body;
+    await api.students.update({ params: { id: student.id }, body: { grade_level: 5 } });
+    await api.courses.create({ body: { code: 'CF', title: 'Feeds' } });
+    await api.students.delete({ params: { id: student.id } });
+
+    const all = await read();
+    expect(all.data.map((e) => [e.position, e.type])).toEqual([
+      [1, 'student.created'],
+      [2, 'student.updated'],
+      [3, 'course.created'],
+      [4, 'student.deleted'],
+    ]);
+    expect(all.data[3]).toMatchObject({
+      object: 'event',
+      data: { id: student.id, object: 'student', deleted: true },
+    });
+    expect(all).toMatchObject({ next_cursor: '4', has_more: false });
+
+    const first = await read({ limit: 3 });
+    expect(first.data.map((e) => e.position)).toEqual([1, 2, 3]);
+    expect(first).toMatchObject({ next_cursor: '3', has_more: true });
+    const rest = await read({ after: first.next_cursor });
+    expect(rest.data.map((e) => e.position)).toEqual([4]);
+    expect(await read({ after: rest.next_cursor })).toEqual({
+      data: [],
+      next_cursor: '4',
+      has_more: false,
+    });
+    // The events list carries the same positions.
+    const listed = expectStatus(await api.events.list({ query: { sort: 'created_at' } }), 200);
+    expect(listed.body.data.map((e) => e.position)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('shows only the types the token may read, and moves the cursor past the others', async () => {
+    const { token } = await server.createToken(orgId, ['events:read', 'courses:read']);
+    const courses = typedClient(server, token);
+    const page = expectStatus(await courses.events.changes({ query: {} }), 200).body;
+    expect(page.data.map((e) => e.type)).toEqual(['course.created']);
+    expect(page.next_cursor).toBe('4');
+    const onlyDeletes = await read({ type: 'student.deleted' });
+    expect(onlyDeletes.data.map((e) => e.position)).toEqual([4]);
+    const { token: noEvents } = await server.createToken(orgId, ['students:read']);
+    expect((await typedClient(server, noEvents).events.changes({ query: {} })).status).toBe(403);
+  });
+
+  it('refuses a malformed or foreign cursor and an unbounded wait with a 400 naming it', async () => {
+    for (const [query, path] of [
+      ['after=abc', 'query.after'],
+      ['after=-1', 'query.after'],
+      ['after=99999', 'query.after'],
+      ['wait=31s', 'query.wait'],
+      ['wait=soon', 'query.wait'],
+      ['limit=0', 'query.limit'],
+      ['limit=1001', 'query.limit'],
+      ['page=2', 'query.page'],
+    ] as const) {
+      const res = await raw.get(`/v1/changes?${query}`);
+      expect([query, res.status]).toEqual([query, 400]);
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    }
+  });
+
+  it('long-polls: an empty read with wait answers as soon as a change commits', async () => {
+    const head = (await read()).next_cursor;
+    const started = Date.now();
+    const waiting = api.events.changes({ query: { after: head, wait: '10s' } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await api.courses.create({ body: { code: 'CF-LP', title: 'Long poll' } });
+    const page = expectStatus(await waiting, 200).body;
+    expect(page.data.map((e) => e.type)).toEqual(['course.created']);
+    expect(Date.now() - started).toBeLessThan(3000);
+    // With nothing new it answers empty once the wait is over.
+    const quiet = Date.now();
+    const empty = await read({ after: page.next_cursor, wait: '1s' });
+    expect(empty.data).toEqual([]);
+    expect(Date.now() - quiet).toBeGreaterThanOrEqual(900);
+  });
+
+  it('answers 410 for a cursor older than the retention, telling to start from an export', async () => {
+    const org = (await server.createOrganization()).id;
+    const old = typedClient(server, (await server.createToken(org, ['all'])).token);
+    await old.courses.create({ body: { code: 'OLD', title: 'Old' } });
+    await old.courses.create({ body: { code: 'NEW', title: 'New' } });
+    const aged = new Date(Date.now() - 31 * 86_400_000);
+    await server.dataSource.query(
+      server.config.database.type === 'postgres'
+        ? 'UPDATE events SET created_at = $1 WHERE organization_id = $2 AND position = 1'
+        : 'UPDATE events SET created_at = ? WHERE organization_id = ? AND position = 1',
+      [
+        server.config.database.type === 'postgres'
+          ? aged
+          : aged.toISOString().replace('T', ' ').replace('Z', ''),
+        org,
+      ],
+    );
+    const gone = await old.events.changes({ query: { after: '0' } });
+    expect(gone.status).toBe(410);
+    expect(gone.body).toMatchObject({ code: 'cursor_expired', status: 410 });
+    expect((gone.body as { detail: string }).detail).toContain('POST /v1/exports');
+    const fresh = expectStatus(await old.events.changes({ query: { after: '1' } }), 200).body;
+    expect(fresh.data.map((e) => e.position)).toEqual([2]);
+  });
+});
