@@ -88,7 +88,7 @@ describe('Exports', () => {
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/x-ndjson');
     expect(Number(file.headers.get('content-length'))).toBe(done.size_bytes);
-    const exported = ndjson(file.body as string);
+    const exported = ndjson(file.body);
     const listed = await allStudents(api);
     expect(new Set(exported.map((r) => JSON.stringify(r)))).toEqual(
       new Set(listed.map((r) => JSON.stringify(r))),
@@ -117,7 +117,7 @@ describe('Exports', () => {
     );
     const file = await download(server, token, done.id);
     expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    const text = file.body as string;
+    const text = file.body;
     expect(text.split('\r\n')[0]).toBe(
       'id,object,student_number,first_name,last_name,preferred_name,email,date_of_birth,status,grade_level,created_at,updated_at',
     );

@@ -318,7 +318,7 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
         query,
       );
       const toResource = rowMapper(this.dataSource, source);
-      const fields = Object.keys(source.resource.shape);
+      const fields = Object.keys(source.resource.shape as Record<string, unknown>);
       const { rows, bytes } = await this.snapshots.run(async (snapshot) => {
         const cursor = await this.feed.head(snapshot.manager, record.organizationId);
         await this.setRecord({ id: record.id }, { cursor });
