@@ -184,6 +184,11 @@ export async function events_retrieve() {
   return event;
 }
 
+export async function events_changes() {
+  const changePage = await platform.events.changes();
+  return changePage;
+}
+
 export async function webhookEndpoints_list() {
   const page = await platform.webhookEndpoints.list({ enabled: 'true', per_page: 100 });
   return page;
@@ -366,4 +371,29 @@ export async function user_retrieve() {
 
 export async function user_changePassword() {
   await platform.user.changePassword({ body: { current_password: 'current password', new_password: 'new password' } });
+}
+
+export async function exports_create() {
+  const export = await platform.exports.create({ body: { collection: 'students' } });
+  return export;
+}
+
+export async function exports_list() {
+  const page = await platform.exports.list({ status: 'queued', per_page: 100 });
+  return page;
+}
+
+export async function exports_retrieve() {
+  const export = await platform.exports.retrieve('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return export;
+}
+
+export async function exports_download() {
+  const exportFile = await platform.exports.download('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return exportFile;
+}
+
+export async function checksums_retrieve() {
+  const collectionChecksums = await platform.checksums.retrieve();
+  return collectionChecksums;
 }

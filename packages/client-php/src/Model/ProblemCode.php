@@ -24,6 +24,7 @@ final class ProblemCode
     public const NOT_ACCEPTABLE = 'not_acceptable';
     public const CONFLICT = 'conflict';
     public const INVALID_STATE_TRANSITION = 'invalid_state_transition';
+    public const CURSOR_EXPIRED = 'cursor_expired';
     public const PAYLOAD_TOO_LARGE = 'payload_too_large';
     public const UNSUPPORTED_MEDIA_TYPE = 'unsupported_media_type';
     public const RATE_LIMITED = 'rate_limited';
@@ -47,6 +48,7 @@ final class ProblemCode
             self::NOT_ACCEPTABLE,
             self::CONFLICT,
             self::INVALID_STATE_TRANSITION,
+            self::CURSOR_EXPIRED,
             self::PAYLOAD_TOO_LARGE,
             self::UNSUPPORTED_MEDIA_TYPE,
             self::RATE_LIMITED,

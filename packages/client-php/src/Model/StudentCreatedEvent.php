@@ -23,6 +23,13 @@ final class StudentCreatedEvent extends Model implements EventInterface
     public function __construct(
         public readonly string $id,
         /**
+         * The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET
+         * /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery
+         * whose position is not one more than the last you applied means a gap: read `GET
+         * /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change.
+         */
+        public readonly ?int $position,
+        /**
          * @var 'event'|string
          */
         public readonly string $object,
@@ -47,6 +54,7 @@ final class StudentCreatedEvent extends Model implements EventInterface
     {
         $model = new static(
             Cast::string($data['id'] ?? null),
+            Cast::nullableInt($data['position'] ?? null),
             Cast::string($data['object'] ?? null),
             Cast::string($data['type'] ?? null),
             Cast::dateTime($data['timestamp'] ?? null),
@@ -65,6 +73,7 @@ final class StudentCreatedEvent extends Model implements EventInterface
         }
         $data = [
             'id' => $this->id,
+            'position' => $this->position,
             'object' => $this->object,
             'type' => $this->type,
             'timestamp' => Cast::serialize($this->timestamp),

@@ -15,6 +15,7 @@ use PlatformApi\Core\Page;
 use PlatformApi\Core\RawResponse;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Model\ChangePage;
 use PlatformApi\Model\CourseCreatedEvent;
 use PlatformApi\Model\CourseDeletedEvent;
 use PlatformApi\Model\CourseUpdatedEvent;
@@ -123,6 +124,42 @@ final class EventsRawService
             $options,
             static fn (RawResponse $response): EventInterface =>
                 Event::fromArray($response->object()),
+        );
+    }
+
+    /**
+     * Read the change feed
+     *
+     * Every committed change of the organization, oldest first, after a cursor: one order (`position`) for
+     * all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying
+     * the id and the time. Only the types the token may read are returned (each type needs its resource's
+     * read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with
+     * `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a
+     * 410 `cursor_expired`, and the copy must start again from an export.
+     *
+     * `GET /v1/changes`. Requires the `events:read` scope.
+     *
+     * @param array{
+     *     after?: string,
+     *     limit?: int,
+     *     wait?: string,
+     *     type?: string|list<string>,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return RawResponse<ChangePage>
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function changes(array $params = [], ?RequestOptions $options = null): RawResponse
+    {
+        return $this->http->request(
+            'GET',
+            '/v1/changes',
+            $params,
+            null,
+            $options,
+            static fn (RawResponse $response): ChangePage =>
+                ChangePage::fromArray($response->object()),
         );
     }
 }

@@ -62,6 +62,7 @@ final class Operations
         'examResults.publish' => ['POST', '/v1/exam_results/{id}/publish', 'examResults->publish'],
         'events.list' => ['GET', '/v1/events', 'events->list'],
         'events.retrieve' => ['GET', '/v1/events/{id}', 'events->retrieve'],
+        'events.changes' => ['GET', '/v1/changes', 'events->changes'],
         'webhookEndpoints.list' => ['GET', '/v1/webhook_endpoints', 'webhookEndpoints->list'],
         'webhookEndpoints.create' => ['POST', '/v1/webhook_endpoints', 'webhookEndpoints->create'],
         'webhookEndpoints.retrieve' => ['GET', '/v1/webhook_endpoints/{id}', 'webhookEndpoints->retrieve'],
@@ -107,6 +108,11 @@ final class Operations
         'invitations.delete' => ['DELETE', '/v1/invitations/{id}', 'invitations->delete'],
         'user.retrieve' => ['GET', '/v1/user', 'user->retrieve'],
         'user.changePassword' => ['POST', '/v1/user/password', 'user->changePassword'],
+        'exports.create' => ['POST', '/v1/exports', 'exports->create'],
+        'exports.list' => ['GET', '/v1/exports', 'exports->list'],
+        'exports.retrieve' => ['GET', '/v1/exports/{id}', 'exports->retrieve'],
+        'exports.download' => ['GET', '/v1/exports/{id}/file', 'exports->download'],
+        'checksums.retrieve' => ['GET', '/v1/collections/checksums', 'checksums->retrieve'],
     ];
 
     /** @var list<string> */

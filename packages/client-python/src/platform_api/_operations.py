@@ -67,6 +67,7 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("examResults.publish", "exam_results", "publish", "POST", "/v1/exam_results/{id}/publish", "exam_results:write"),
     OperationInfo("events.list", "events", "list", "GET", "/v1/events", "events:read"),
     OperationInfo("events.retrieve", "events", "retrieve", "GET", "/v1/events/{id}", "events:read"),
+    OperationInfo("events.changes", "events", "changes", "GET", "/v1/changes", "events:read"),
     OperationInfo("webhookEndpoints.list", "webhook_endpoints", "list", "GET", "/v1/webhook_endpoints", "webhooks:read"),
     OperationInfo("webhookEndpoints.create", "webhook_endpoints", "create", "POST", "/v1/webhook_endpoints", "webhooks:write"),
     OperationInfo("webhookEndpoints.retrieve", "webhook_endpoints", "retrieve", "GET", "/v1/webhook_endpoints/{id}", "webhooks:read"),
@@ -104,4 +105,9 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("invitations.delete", "invitations", "delete", "DELETE", "/v1/invitations/{id}", "members:write"),
     OperationInfo("user.retrieve", "user", "retrieve", "GET", "/v1/user", None),
     OperationInfo("user.changePassword", "user", "change_password", "POST", "/v1/user/password", None),
+    OperationInfo("exports.create", "exports", "create", "POST", "/v1/exports", None),
+    OperationInfo("exports.list", "exports", "list", "GET", "/v1/exports", None),
+    OperationInfo("exports.retrieve", "exports", "retrieve", "GET", "/v1/exports/{id}", None),
+    OperationInfo("exports.download", "exports", "download", "GET", "/v1/exports/{id}/file", None),
+    OperationInfo("checksums.retrieve", "checksums", "retrieve", "GET", "/v1/collections/checksums", None),
 )

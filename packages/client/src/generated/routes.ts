@@ -6,6 +6,9 @@ import type {
   AuditEvent,
   AuditEventList,
   AuditEventsListQuery,
+  ChangePage,
+  ChecksumsRetrieveQuery,
+  CollectionChecksums,
   Course,
   CourseCreate,
   CourseList,
@@ -25,6 +28,7 @@ import type {
   EnrollmentsListQuery,
   Event,
   EventList,
+  EventsChangesQuery,
   EventsListQuery,
   Exam,
   ExamCreate,
@@ -36,6 +40,11 @@ import type {
   ExamResultsListQuery,
   ExamUpdate,
   ExamsListQuery,
+  Export,
+  ExportCreate,
+  ExportFile,
+  ExportList,
+  ExportsListQuery,
   Invitation,
   InvitationCreate,
   InvitationList,
@@ -140,6 +149,7 @@ export const ROUTES = {
   events: {
     list: { method: 'GET', path: '/v1/events', query: ['page', 'per_page', 'sort', 'updated_since', 'type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/events/{id}' },
+    changes: { method: 'GET', path: '/v1/changes', query: ['after', 'limit', 'wait', 'type'] },
   },
   webhookEndpoints: {
     list: { method: 'GET', path: '/v1/webhook_endpoints', query: ['page', 'per_page', 'sort', 'updated_since', 'enabled', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
@@ -197,6 +207,15 @@ export const ROUTES = {
   user: {
     retrieve: { method: 'GET', path: '/v1/user' },
     changePassword: { method: 'POST', path: '/v1/user/password', body: true },
+  },
+  exports: {
+    create: { method: 'POST', path: '/v1/exports', body: true },
+    list: { method: 'GET', path: '/v1/exports', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'collection', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    retrieve: { method: 'GET', path: '/v1/exports/{id}' },
+    download: { method: 'GET', path: '/v1/exports/{id}/file' },
+  },
+  checksums: {
+    retrieve: { method: 'GET', path: '/v1/collections/checksums', query: ['collections'] },
   },
 } as const satisfies RouteTable;
 
@@ -542,6 +561,15 @@ export interface EventsResource {
    */
   retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Event>;
   retrieve(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Event>;
+  /**
+   * Read the change feed
+   *
+   * Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
+   *
+   * Scope: `events:read`.
+   */
+  changes(query?: EventsChangesQuery, options?: RequestOptions): PlatformPromise<ChangePage>;
+  changes(args?: { query?: EventsChangesQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<ChangePage>;
 }
 
 /** `client.webhookEndpoints`. */
@@ -901,6 +929,50 @@ export interface UserResource {
   changePassword(args: { body: PasswordChange; } & CallArgs, options?: RequestOptions): PlatformPromise<undefined>;
 }
 
+/** `client.exports`. */
+export interface ExportsResource {
+  /**
+   * Start an export
+   *
+   * Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+   */
+  create(args: { body: ExportCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Export>;
+  /**
+   * List exports
+   *
+   * The organization's exports of the collections the token may read, newest first. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+   */
+  list(query?: ExportsListQuery, options?: RequestOptions): PagePromise<ExportList, Export>;
+  list(args?: { query?: ExportsListQuery; } & CallArgs, options?: RequestOptions): PagePromise<ExportList, Export>;
+  /** Every item of `exports.list`, page after page (one request per page); the same as `for await` over `list(…)`. */
+  listAll(query?: ExportsListQuery): AsyncIterableIterator<Export>;
+  /**
+   * Retrieve an export
+   *
+   * Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+   */
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Export>;
+  retrieve(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Export>;
+  /**
+   * Download an export's file
+   *
+   * The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+   */
+  download(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<ExportFile>;
+  download(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<ExportFile>;
+}
+
+/** `client.checksums`. */
+export interface ChecksumsResource {
+  /**
+   * Count and checksum collections
+   *
+   * For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Each collection needs its read scope; asking for one the token cannot read is a 403.
+   */
+  retrieve(query?: ChecksumsRetrieveQuery, options?: RequestOptions): PlatformPromise<CollectionChecksums>;
+  retrieve(args?: { query?: ChecksumsRetrieveQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<CollectionChecksums>;
+}
+
 /** The Platform API: one namespace per resource, and `request()` for any path. */
 export interface PlatformClient extends GenericRequest {
   students: StudentsResource;
@@ -920,4 +992,6 @@ export interface PlatformClient extends GenericRequest {
   members: MembersResource;
   invitations: InvitationsResource;
   user: UserResource;
+  exports: ExportsResource;
+  checksums: ChecksumsResource;
 }

@@ -4,9 +4,11 @@ import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list
 
 export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client';
 
-export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out';
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created';
 
-export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation';
+export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export';
+
+export type CollectionChecksumCollection = 'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results';
 
 export type CourseStatus = 'draft' | 'active' | 'archived';
 
@@ -15,6 +17,12 @@ export type EnrollmentStatus = 'pending' | 'active' | 'completed' | 'dropped' | 
 export type EnrollmentCreateStatus = 'pending' | 'active';
 
 export type ExamResultStatus = 'draft' | 'published';
+
+export type ExportCollection = 'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results';
+
+export type ExportFormat = 'ndjson' | 'csv';
+
+export type ExportStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired';
 
 export type InvitationRole = 'admin' | 'developer' | 'viewer';
 
@@ -36,7 +44,7 @@ export type OrganizationPlan = 'standard' | 'enterprise';
 
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
 
-export type ProblemCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
+export type ProblemCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'cursor_expired' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
 
 export type StudentStatus = 'active' | 'inactive' | 'graduated' | 'withdrawn';
 
@@ -55,6 +63,8 @@ export type WebhookEndpointOwnerType = 'personal_access_token' | 'oauth_client';
 
 export interface StudentCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'student.created';
   /** When the change happened. */
@@ -65,6 +75,8 @@ export interface StudentCreatedEvent {
 
 export interface StudentUpdatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'student.updated';
   /** When the change happened. */
@@ -75,6 +87,8 @@ export interface StudentUpdatedEvent {
 
 export interface StudentDeletedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'student.deleted';
   /** When the change happened. */
@@ -85,6 +99,8 @@ export interface StudentDeletedEvent {
 
 export interface CourseCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'course.created';
   /** When the change happened. */
@@ -95,6 +111,8 @@ export interface CourseCreatedEvent {
 
 export interface CourseUpdatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'course.updated';
   /** When the change happened. */
@@ -105,6 +123,8 @@ export interface CourseUpdatedEvent {
 
 export interface CourseDeletedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'course.deleted';
   /** When the change happened. */
@@ -115,6 +135,8 @@ export interface CourseDeletedEvent {
 
 export interface EnrollmentCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.created';
   /** When the change happened. */
@@ -125,6 +147,8 @@ export interface EnrollmentCreatedEvent {
 
 export interface EnrollmentUpdatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.updated';
   /** When the change happened. */
@@ -135,6 +159,8 @@ export interface EnrollmentUpdatedEvent {
 
 export interface EnrollmentActiveEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.active';
   /** When the change happened. */
@@ -145,6 +171,8 @@ export interface EnrollmentActiveEvent {
 
 export interface EnrollmentCompletedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.completed';
   /** When the change happened. */
@@ -155,6 +183,8 @@ export interface EnrollmentCompletedEvent {
 
 export interface EnrollmentDroppedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.dropped';
   /** When the change happened. */
@@ -165,6 +195,8 @@ export interface EnrollmentDroppedEvent {
 
 export interface EnrollmentCancelledEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'enrollment.cancelled';
   /** When the change happened. */
@@ -175,6 +207,8 @@ export interface EnrollmentCancelledEvent {
 
 export interface PaymentCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'payment.created';
   /** When the change happened. */
@@ -185,6 +219,8 @@ export interface PaymentCreatedEvent {
 
 export interface PaymentSucceededEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'payment.succeeded';
   /** When the change happened. */
@@ -195,6 +231,8 @@ export interface PaymentSucceededEvent {
 
 export interface PaymentFailedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'payment.failed';
   /** When the change happened. */
@@ -205,6 +243,8 @@ export interface PaymentFailedEvent {
 
 export interface PaymentRefundedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'payment.refunded';
   /** When the change happened. */
@@ -215,6 +255,8 @@ export interface PaymentRefundedEvent {
 
 export interface ExamCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam.created';
   /** When the change happened. */
@@ -225,6 +267,8 @@ export interface ExamCreatedEvent {
 
 export interface ExamUpdatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam.updated';
   /** When the change happened. */
@@ -235,6 +279,8 @@ export interface ExamUpdatedEvent {
 
 export interface ExamDeletedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam.deleted';
   /** When the change happened. */
@@ -245,6 +291,8 @@ export interface ExamDeletedEvent {
 
 export interface ExamResultCreatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam_result.created';
   /** When the change happened. */
@@ -255,6 +303,8 @@ export interface ExamResultCreatedEvent {
 
 export interface ExamResultUpdatedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam_result.updated';
   /** When the change happened. */
@@ -265,6 +315,8 @@ export interface ExamResultUpdatedEvent {
 
 export interface ExamResultPublishedEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'exam_result.published';
   /** When the change happened. */
@@ -275,6 +327,8 @@ export interface ExamResultPublishedEvent {
 
 export interface PingEvent {
   id: `evt_${string}`;
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  position: number | null;
   object: 'event';
   type: 'ping';
   /** When the change happened. */
@@ -313,6 +367,30 @@ export interface AuditEventList {
 export interface AuditTarget {
   type: AuditTargetType;
   id: string;
+}
+
+export interface ChangePage {
+  /** The changes after the cursor, oldest first. */
+  data: Event[];
+  /** Where the next read starts: pass it as `after`. It moves past every change read, including those of types this token may not read, and equals `after` when nothing was new. */
+  next_cursor: string;
+  /** More changes are already committed after `next_cursor`: read again at once. */
+  has_more: boolean;
+}
+
+export interface CollectionChecksum {
+  collection: CollectionChecksumCollection;
+  count: number;
+  /** Lowercase hex SHA-256 over one line per record, `<id>\t<updated_at>\n`, sorted by id (byte order), with `updated_at` as the API writes it (`2026-11-22T10:00:00.000Z`). */
+  checksum: string;
+}
+
+export interface CollectionChecksums {
+  object: 'collection_checksums';
+  algorithm: 'sha256-id-updated-at-v1';
+  /** The change-feed cursor of the snapshot the counts and checksums were read in. */
+  cursor: string;
+  data: CollectionChecksum[];
 }
 
 export interface Course {
@@ -508,6 +586,45 @@ export interface ExamUpdate {
   max_score?: number;
   /** YYYY-MM-DD */
   held_on?: string | null;
+}
+
+export interface Export {
+  id: `exp_${string}`;
+  object: 'export';
+  collection: ExportCollection;
+  format: ExportFormat;
+  /** The list filters the export applies, as they were given. */
+  filters: Record<string, string>;
+  status: ExportStatus;
+  /** Rows written so far (while running) or in the file (once succeeded). */
+  row_count: number;
+  /** The size of the file once succeeded. */
+  size_bytes: number | null;
+  /** The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/events?after=`) and the export plus those events are an exact copy. Null until the export starts. */
+  cursor: string | null;
+  /** Why a failed export failed. */
+  error: string | null;
+  created_at: string;
+  completed_at: string | null;
+  /** When the file is deleted (and the export becomes `expired`). */
+  expires_at: string | null;
+}
+
+export interface ExportCreate {
+  collection: ExportCollection;
+  format?: ExportFormat;
+  /** The collection's list filters, as a list request's query would give them: `{ "status": "active,graduated", "created_at[gte]": "2026-01-01T00:00:00Z", "updated_since": "…" }`. `page`, `per_page`, `sort` and `q` are refused. */
+  filters?: Record<string, string>;
+}
+
+/** The file (NDJSON or CSV), not JSON. */
+export interface ExportFile {
+}
+
+export interface ExportList {
+  data: Export[];
+  meta: PageMeta;
+  links: PageLinks;
 }
 
 export interface Invitation {
@@ -1165,6 +1282,18 @@ export interface EventsListQuery extends RangeFilters<'created_at' | 'updated_at
   type?: ListFilter<'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published' | 'ping'>;
 }
 
+/** The query of `events.changes`. */
+export interface EventsChangesQuery {
+  /** Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. Default `0`: from the oldest change still retained. */
+  after?: string;
+  /** Changes per read, at most 1000. */
+  limit?: number;
+  /** When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once. */
+  wait?: string;
+  /** Only these event types (comma-separate several); the cursor still moves past the others. */
+  type?: ListFilter<'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published'>;
+}
+
 /** The query of `webhookEndpoints.list`. */
 export interface WebhookEndpointsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
   /** 1-based page number. */
@@ -1229,12 +1358,12 @@ export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updat
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
-  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed, user.password_check_failed, user.signed_out. */
-  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out'>;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed, user.password_check_failed, user.signed_out, export.created. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation, sign_in, oauth_client. */
   actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client'>;
-  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation. */
-  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation'>;
+  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation, export. */
+  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export'>;
   /** Equality filter; comma-separate several values for IN. */
   target_id?: string;
   /** Equality filter; comma-separate several values for IN. */
@@ -1265,5 +1394,27 @@ export interface InvitationsListQuery extends RangeFilters<'created_at' | 'updat
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
+}
+
+/** The query of `exports.list`. */
+export interface ExportsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
+  /** 1-based page number. */
+  page?: number;
+  /** Items per page, at most 100. */
+  per_page?: number;
+  /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
+  sort?: SortInput<'created_at' | 'updated_at'>;
+  /** Only records changed at or after this instant (incremental sync). */
+  updated_since?: string;
+  /** Equality filter; comma-separate several values for IN. One of: queued, running, succeeded, failed, expired. */
+  status?: ListFilter<'queued' | 'running' | 'succeeded' | 'failed' | 'expired'>;
+  /** Equality filter; comma-separate several values for IN. One of: students, courses, enrollments, payments, exams, exam_results. */
+  collection?: ListFilter<'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results'>;
+}
+
+/** The query of `checksums.retrieve`. */
+export interface ChecksumsRetrieveQuery {
+  /** Comma-separated collections (students, courses, enrollments, payments, exams, exam_results); default: every one the token may read. */
+  collections?: string;
 }
 

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CollectionChecksumCollection", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
-AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "webhook_endpoint.transferred", "oauth_client.transferred", "oauth_client.approved", "oauth_token.revoked", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.password_changed", "user.password_check_failed", "user.signed_out"]
+AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "webhook_endpoint.transferred", "oauth_client.transferred", "oauth_client.approved", "oauth_token.revoked", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.password_changed", "user.password_check_failed", "user.signed_out", "export.created"]
 
-AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user", "invitation"]
+AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user", "invitation", "export"]
+
+CollectionChecksumCollection = _t.Literal["students", "courses", "enrollments", "payments", "exams", "exam_results"]
 
 CourseStatus = _t.Literal["draft", "active", "archived"]
 
@@ -22,6 +24,12 @@ EnrollmentStatus = _t.Literal["pending", "active", "completed", "dropped", "canc
 EnrollmentCreateStatus = _t.Literal["pending", "active"]
 
 ExamResultStatus = _t.Literal["draft", "published"]
+
+ExportCollection = _t.Literal["students", "courses", "enrollments", "payments", "exams", "exam_results"]
+
+ExportFormat = _t.Literal["ndjson", "csv"]
+
+ExportStatus = _t.Literal["queued", "running", "succeeded", "failed", "expired"]
 
 InvitationRole = _t.Literal["admin", "developer", "viewer"]
 
@@ -43,7 +51,7 @@ OrganizationPlan = _t.Literal["standard", "enterprise"]
 
 PaymentStatus = _t.Literal["pending", "succeeded", "failed", "refunded"]
 
-ProblemCode = _t.Literal["validation_error", "unauthorized", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "not_acceptable", "conflict", "invalid_state_transition", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
+ProblemCode = _t.Literal["validation_error", "unauthorized", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "not_acceptable", "conflict", "invalid_state_transition", "cursor_expired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
 
 StudentStatus = _t.Literal["active", "inactive", "graduated", "withdrawn"]
 

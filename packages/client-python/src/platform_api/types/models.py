@@ -16,10 +16,14 @@ from .enums import (
     AuditActorType,
     AuditEventAction,
     AuditTargetType,
+    CollectionChecksumCollection,
     CourseStatus,
     EnrollmentStatus,
     EventType,
     ExamResultStatus,
+    ExportCollection,
+    ExportFormat,
+    ExportStatus,
     InvitationRole,
     MemberCredentialsInvitationRole,
     MemberRole,
@@ -65,6 +69,9 @@ __all__ = [
     "AuditEvent",
     "AuditEventList",
     "AuditTarget",
+    "ChangePage",
+    "CollectionChecksum",
+    "CollectionChecksums",
     "Course",
     "CourseList",
     "DeletedCourse",
@@ -81,6 +88,9 @@ __all__ = [
     "ExamList",
     "ExamResult",
     "ExamResultList",
+    "Export",
+    "ExportFile",
+    "ExportList",
     "Invitation",
     "InvitationList",
     "InvitationWithSecret",
@@ -127,6 +137,8 @@ class StudentCreatedEvent(BaseModel):
     """A `StudentCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["student.created"]
     timestamp: _dt.datetime
@@ -136,6 +148,7 @@ class StudentCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -147,6 +160,7 @@ class StudentCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["student.created"],
         timestamp: _dt.datetime,
@@ -156,6 +170,7 @@ class StudentCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -170,6 +185,7 @@ class StudentCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -184,6 +200,8 @@ class StudentUpdatedEvent(BaseModel):
     """A `StudentUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["student.updated"]
     timestamp: _dt.datetime
@@ -193,6 +211,7 @@ class StudentUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -204,6 +223,7 @@ class StudentUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["student.updated"],
         timestamp: _dt.datetime,
@@ -213,6 +233,7 @@ class StudentUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -227,6 +248,7 @@ class StudentUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -241,6 +263,8 @@ class StudentDeletedEvent(BaseModel):
     """A `StudentDeletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["student.deleted"]
     timestamp: _dt.datetime
@@ -250,6 +274,7 @@ class StudentDeletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -261,6 +286,7 @@ class StudentDeletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["student.deleted"],
         timestamp: _dt.datetime,
@@ -270,6 +296,7 @@ class StudentDeletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -284,6 +311,7 @@ class StudentDeletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -298,6 +326,8 @@ class CourseCreatedEvent(BaseModel):
     """A `CourseCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["course.created"]
     timestamp: _dt.datetime
@@ -307,6 +337,7 @@ class CourseCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -318,6 +349,7 @@ class CourseCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["course.created"],
         timestamp: _dt.datetime,
@@ -327,6 +359,7 @@ class CourseCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -341,6 +374,7 @@ class CourseCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -355,6 +389,8 @@ class CourseUpdatedEvent(BaseModel):
     """A `CourseUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["course.updated"]
     timestamp: _dt.datetime
@@ -364,6 +400,7 @@ class CourseUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -375,6 +412,7 @@ class CourseUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["course.updated"],
         timestamp: _dt.datetime,
@@ -384,6 +422,7 @@ class CourseUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -398,6 +437,7 @@ class CourseUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -412,6 +452,8 @@ class CourseDeletedEvent(BaseModel):
     """A `CourseDeletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["course.deleted"]
     timestamp: _dt.datetime
@@ -421,6 +463,7 @@ class CourseDeletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -432,6 +475,7 @@ class CourseDeletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["course.deleted"],
         timestamp: _dt.datetime,
@@ -441,6 +485,7 @@ class CourseDeletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -455,6 +500,7 @@ class CourseDeletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -469,6 +515,8 @@ class EnrollmentCreatedEvent(BaseModel):
     """A `EnrollmentCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.created"]
     timestamp: _dt.datetime
@@ -478,6 +526,7 @@ class EnrollmentCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -489,6 +538,7 @@ class EnrollmentCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.created"],
         timestamp: _dt.datetime,
@@ -498,6 +548,7 @@ class EnrollmentCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -512,6 +563,7 @@ class EnrollmentCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -526,6 +578,8 @@ class EnrollmentUpdatedEvent(BaseModel):
     """A `EnrollmentUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.updated"]
     timestamp: _dt.datetime
@@ -535,6 +589,7 @@ class EnrollmentUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -546,6 +601,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.updated"],
         timestamp: _dt.datetime,
@@ -555,6 +611,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -569,6 +626,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -583,6 +641,8 @@ class EnrollmentActiveEvent(BaseModel):
     """A `EnrollmentActiveEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.active"]
     timestamp: _dt.datetime
@@ -592,6 +652,7 @@ class EnrollmentActiveEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -603,6 +664,7 @@ class EnrollmentActiveEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.active"],
         timestamp: _dt.datetime,
@@ -612,6 +674,7 @@ class EnrollmentActiveEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -626,6 +689,7 @@ class EnrollmentActiveEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -640,6 +704,8 @@ class EnrollmentCompletedEvent(BaseModel):
     """A `EnrollmentCompletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.completed"]
     timestamp: _dt.datetime
@@ -649,6 +715,7 @@ class EnrollmentCompletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -660,6 +727,7 @@ class EnrollmentCompletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.completed"],
         timestamp: _dt.datetime,
@@ -669,6 +737,7 @@ class EnrollmentCompletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -683,6 +752,7 @@ class EnrollmentCompletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -697,6 +767,8 @@ class EnrollmentDroppedEvent(BaseModel):
     """A `EnrollmentDroppedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.dropped"]
     timestamp: _dt.datetime
@@ -706,6 +778,7 @@ class EnrollmentDroppedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -717,6 +790,7 @@ class EnrollmentDroppedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.dropped"],
         timestamp: _dt.datetime,
@@ -726,6 +800,7 @@ class EnrollmentDroppedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -740,6 +815,7 @@ class EnrollmentDroppedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -754,6 +830,8 @@ class EnrollmentCancelledEvent(BaseModel):
     """A `EnrollmentCancelledEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.cancelled"]
     timestamp: _dt.datetime
@@ -763,6 +841,7 @@ class EnrollmentCancelledEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -774,6 +853,7 @@ class EnrollmentCancelledEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.cancelled"],
         timestamp: _dt.datetime,
@@ -783,6 +863,7 @@ class EnrollmentCancelledEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -797,6 +878,7 @@ class EnrollmentCancelledEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -811,6 +893,8 @@ class PaymentCreatedEvent(BaseModel):
     """A `PaymentCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.created"]
     timestamp: _dt.datetime
@@ -820,6 +904,7 @@ class PaymentCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -831,6 +916,7 @@ class PaymentCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.created"],
         timestamp: _dt.datetime,
@@ -840,6 +926,7 @@ class PaymentCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -854,6 +941,7 @@ class PaymentCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -868,6 +956,8 @@ class PaymentSucceededEvent(BaseModel):
     """A `PaymentSucceededEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.succeeded"]
     timestamp: _dt.datetime
@@ -877,6 +967,7 @@ class PaymentSucceededEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -888,6 +979,7 @@ class PaymentSucceededEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.succeeded"],
         timestamp: _dt.datetime,
@@ -897,6 +989,7 @@ class PaymentSucceededEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -911,6 +1004,7 @@ class PaymentSucceededEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -925,6 +1019,8 @@ class PaymentFailedEvent(BaseModel):
     """A `PaymentFailedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.failed"]
     timestamp: _dt.datetime
@@ -934,6 +1030,7 @@ class PaymentFailedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -945,6 +1042,7 @@ class PaymentFailedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.failed"],
         timestamp: _dt.datetime,
@@ -954,6 +1052,7 @@ class PaymentFailedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -968,6 +1067,7 @@ class PaymentFailedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -982,6 +1082,8 @@ class PaymentRefundedEvent(BaseModel):
     """A `PaymentRefundedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.refunded"]
     timestamp: _dt.datetime
@@ -991,6 +1093,7 @@ class PaymentRefundedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1002,6 +1105,7 @@ class PaymentRefundedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["payment.refunded"],
         timestamp: _dt.datetime,
@@ -1011,6 +1115,7 @@ class PaymentRefundedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1025,6 +1130,7 @@ class PaymentRefundedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1039,6 +1145,8 @@ class ExamCreatedEvent(BaseModel):
     """A `ExamCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.created"]
     timestamp: _dt.datetime
@@ -1048,6 +1156,7 @@ class ExamCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1059,6 +1168,7 @@ class ExamCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam.created"],
         timestamp: _dt.datetime,
@@ -1068,6 +1178,7 @@ class ExamCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1082,6 +1193,7 @@ class ExamCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1096,6 +1208,8 @@ class ExamUpdatedEvent(BaseModel):
     """A `ExamUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.updated"]
     timestamp: _dt.datetime
@@ -1105,6 +1219,7 @@ class ExamUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1116,6 +1231,7 @@ class ExamUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam.updated"],
         timestamp: _dt.datetime,
@@ -1125,6 +1241,7 @@ class ExamUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1139,6 +1256,7 @@ class ExamUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1153,6 +1271,8 @@ class ExamDeletedEvent(BaseModel):
     """A `ExamDeletedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.deleted"]
     timestamp: _dt.datetime
@@ -1162,6 +1282,7 @@ class ExamDeletedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1173,6 +1294,7 @@ class ExamDeletedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam.deleted"],
         timestamp: _dt.datetime,
@@ -1182,6 +1304,7 @@ class ExamDeletedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1196,6 +1319,7 @@ class ExamDeletedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1210,6 +1334,8 @@ class ExamResultCreatedEvent(BaseModel):
     """A `ExamResultCreatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.created"]
     timestamp: _dt.datetime
@@ -1219,6 +1345,7 @@ class ExamResultCreatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1230,6 +1357,7 @@ class ExamResultCreatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.created"],
         timestamp: _dt.datetime,
@@ -1239,6 +1367,7 @@ class ExamResultCreatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1253,6 +1382,7 @@ class ExamResultCreatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1267,6 +1397,8 @@ class ExamResultUpdatedEvent(BaseModel):
     """A `ExamResultUpdatedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.updated"]
     timestamp: _dt.datetime
@@ -1276,6 +1408,7 @@ class ExamResultUpdatedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1287,6 +1420,7 @@ class ExamResultUpdatedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.updated"],
         timestamp: _dt.datetime,
@@ -1296,6 +1430,7 @@ class ExamResultUpdatedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1310,6 +1445,7 @@ class ExamResultUpdatedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1324,6 +1460,8 @@ class ExamResultPublishedEvent(BaseModel):
     """A `ExamResultPublishedEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.published"]
     timestamp: _dt.datetime
@@ -1333,6 +1471,7 @@ class ExamResultPublishedEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1344,6 +1483,7 @@ class ExamResultPublishedEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.published"],
         timestamp: _dt.datetime,
@@ -1353,6 +1493,7 @@ class ExamResultPublishedEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1367,6 +1508,7 @@ class ExamResultPublishedEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1381,6 +1523,8 @@ class PingEvent(BaseModel):
     """A `PingEvent` object of the Platform API."""
 
     id: str
+    position: _t.Optional[int]
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
     object: _t.Literal["event"]
     type: _t.Literal["ping"]
     timestamp: _dt.datetime
@@ -1390,6 +1534,7 @@ class PingEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1401,6 +1546,7 @@ class PingEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: _t.Literal["ping"],
         timestamp: _dt.datetime,
@@ -1410,6 +1556,7 @@ class PingEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1424,6 +1571,7 @@ class PingEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1617,6 +1765,139 @@ class AuditTarget(BaseModel):
         model = cls(
             type=json_get(raw, "type"),
             id=json_get(raw, "id"),
+        )
+        model._attach(raw)
+        return model
+
+
+class ChangePage(BaseModel):
+    """A `ChangePage` object of the Platform API."""
+
+    data: _t.List[Event]
+    """The changes after the cursor, oldest first."""
+    next_cursor: str
+    """Where the next read starts: pass it as `after`. It moves past every change read, including those of types this token may not read, and equals `after` when nothing was new."""
+    has_more: bool
+    """More changes are already committed after `next_cursor`: read again at once."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("next_cursor", "next_cursor"),
+        ("has_more", "has_more"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[Event],
+        next_cursor: str,
+        has_more: bool,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "next_cursor": next_cursor,
+                "has_more": has_more,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ChangePage:
+        """A `ChangePage` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(parse_event, item0), json_get(raw, "data")),
+            next_cursor=json_get(raw, "next_cursor"),
+            has_more=json_get(raw, "has_more"),
+        )
+        model._attach(raw)
+        return model
+
+
+class CollectionChecksum(BaseModel):
+    """A `CollectionChecksum` object of the Platform API."""
+
+    collection: _t.Union[CollectionChecksumCollection, str]
+    count: int
+    checksum: str
+    """Lowercase hex SHA-256 over one line per record, `<id>\\t<updated_at>\\n`, sorted by id (byte order), with `updated_at` as the API writes it (`2026-11-22T10:00:00.000Z`)."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("collection", "collection"),
+        ("count", "count"),
+        ("checksum", "checksum"),
+    )
+
+    def __init__(
+        self,
+        *,
+        collection: _t.Union[CollectionChecksumCollection, str],
+        count: int,
+        checksum: str,
+    ) -> None:
+        self._init(
+            {
+                "collection": collection,
+                "count": count,
+                "checksum": checksum,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> CollectionChecksum:
+        """A `CollectionChecksum` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            collection=json_get(raw, "collection"),
+            count=json_get(raw, "count"),
+            checksum=json_get(raw, "checksum"),
+        )
+        model._attach(raw)
+        return model
+
+
+class CollectionChecksums(BaseModel):
+    """A `CollectionChecksums` object of the Platform API."""
+
+    object: _t.Literal["collection_checksums"]
+    algorithm: _t.Literal["sha256-id-updated-at-v1"]
+    cursor: str
+    """The change-feed cursor of the snapshot the counts and checksums were read in."""
+    data: _t.List[CollectionChecksum]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("algorithm", "algorithm"),
+        ("cursor", "cursor"),
+        ("data", "data"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["collection_checksums"],
+        algorithm: _t.Literal["sha256-id-updated-at-v1"],
+        cursor: str,
+        data: _t.List[CollectionChecksum],
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "algorithm": algorithm,
+                "cursor": cursor,
+                "data": data,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> CollectionChecksums:
+        """A `CollectionChecksums` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            algorithm=json_get(raw, "algorithm"),
+            cursor=json_get(raw, "cursor"),
+            data=parse_list(lambda item0: parse_model(CollectionChecksum.from_json, item0), json_get(raw, "data")),
         )
         model._attach(raw)
         return model
@@ -2423,6 +2704,163 @@ class ExamResultList(BaseModel):
         raw = as_dict(data)
         model = cls(
             data=parse_list(lambda item0: parse_model(ExamResult.from_json, item0), json_get(raw, "data")),
+            meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
+            links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
+class Export(BaseModel):
+    """A `Export` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["export"]
+    collection: _t.Union[ExportCollection, str]
+    format: _t.Union[ExportFormat, str]
+    filters: _t.Dict[str, str]
+    """The list filters the export applies, as they were given."""
+    status: _t.Union[ExportStatus, str]
+    row_count: int
+    """Rows written so far (while running) or in the file (once succeeded)."""
+    size_bytes: _t.Optional[int]
+    """The size of the file once succeeded."""
+    cursor: _t.Optional[str]
+    """The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/events?after=`) and the export plus those events are an exact copy. Null until the export starts."""
+    error: _t.Optional[str]
+    """Why a failed export failed."""
+    created_at: _dt.datetime
+    completed_at: _t.Optional[_dt.datetime]
+    expires_at: _t.Optional[_dt.datetime]
+    """When the file is deleted (and the export becomes `expired`)."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("collection", "collection"),
+        ("format", "format"),
+        ("filters", "filters"),
+        ("status", "status"),
+        ("row_count", "row_count"),
+        ("size_bytes", "size_bytes"),
+        ("cursor", "cursor"),
+        ("error", "error"),
+        ("created_at", "created_at"),
+        ("completed_at", "completed_at"),
+        ("expires_at", "expires_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["export"],
+        collection: _t.Union[ExportCollection, str],
+        format: _t.Union[ExportFormat, str],
+        filters: _t.Dict[str, str],
+        status: _t.Union[ExportStatus, str],
+        row_count: int,
+        size_bytes: _t.Optional[int],
+        cursor: _t.Optional[str],
+        error: _t.Optional[str],
+        created_at: _dt.datetime,
+        completed_at: _t.Optional[_dt.datetime],
+        expires_at: _t.Optional[_dt.datetime],
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "collection": collection,
+                "format": format,
+                "filters": filters,
+                "status": status,
+                "row_count": row_count,
+                "size_bytes": size_bytes,
+                "cursor": cursor,
+                "error": error,
+                "created_at": created_at,
+                "completed_at": completed_at,
+                "expires_at": expires_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> Export:
+        """A `Export` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            collection=json_get(raw, "collection"),
+            format=json_get(raw, "format"),
+            filters=json_get(raw, "filters"),
+            status=json_get(raw, "status"),
+            row_count=json_get(raw, "row_count"),
+            size_bytes=json_get(raw, "size_bytes"),
+            cursor=json_get(raw, "cursor"),
+            error=json_get(raw, "error"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            completed_at=parse_datetime(json_get(raw, "completed_at")),
+            expires_at=parse_datetime(json_get(raw, "expires_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class ExportFile(BaseModel):
+    """The file (NDJSON or CSV), not JSON."""
+
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+    )
+
+    def __init__(self) -> None:
+        self._init({})
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ExportFile:
+        """A `ExportFile` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls()
+        model._attach(raw)
+        return model
+
+
+class ExportList(BaseModel):
+    """A `ExportList` object of the Platform API."""
+
+    data: _t.List[Export]
+    meta: PageMeta
+    links: PageLinks
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("meta", "meta"),
+        ("links", "links"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[Export],
+        meta: PageMeta,
+        links: PageLinks,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "meta": meta,
+                "links": links,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ExportList:
+        """A `ExportList` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(Export.from_json, item0), json_get(raw, "data")),
             meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
             links=parse_model(PageLinks.from_json, json_get(raw, "links")),
         )
@@ -4533,6 +4971,7 @@ class UnknownEvent(BaseModel):
     """A `Event` of a kind this SDK version does not know, sent by a newer API: upgrade the SDK to get it typed. `to_dict()` holds everything it carries."""
 
     id: str
+    position: _t.Optional[int]
     object: _t.Literal["event"]
     type: str
     """The type, one this SDK version does not know (a newer API's)."""
@@ -4542,6 +4981,7 @@ class UnknownEvent(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
+        ("position", "position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -4553,6 +4993,7 @@ class UnknownEvent(BaseModel):
         self,
         *,
         id: str,
+        position: _t.Optional[int],
         object: _t.Literal["event"],
         type: str,
         timestamp: _dt.datetime,
@@ -4562,6 +5003,7 @@ class UnknownEvent(BaseModel):
         self._init(
             {
                 "id": id,
+                "position": position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -4576,6 +5018,7 @@ class UnknownEvent(BaseModel):
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
+            position=json_get(raw, "position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
