@@ -147,7 +147,7 @@ describe('Exports', () => {
     const created = await raw.post('/v1/exports', { collection: 'students' });
     const coursesOnly = rawClient(
       server,
-      (await server.createToken(orgId, ['courses:read'])).token,
+      (await server.createToken(orgId, ['courses:read', 'exports:read', 'exports:write'])).token,
     );
     const refused = await coursesOnly.post('/v1/exports', { collection: 'students' });
     expect(refused.status).toBe(403);
@@ -184,7 +184,7 @@ describe('Exports', () => {
     expect(bad.body.errors[0].path).toBe('query.collections');
     const coursesOnly = rawClient(
       server,
-      (await server.createToken(orgId, ['courses:read'])).token,
+      (await server.createToken(orgId, ['courses:read', 'exports:read', 'exports:write'])).token,
     );
     expect((await coursesOnly.get('/v1/collections/checksums?collections=students')).status).toBe(
       403,

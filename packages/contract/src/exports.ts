@@ -146,7 +146,7 @@ export const ChecksumsQuerySchema = z
   .strict();
 
 const EXPORT_SCOPE_NOTE =
-  "Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.";
+  "Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.";
 
 export const exportsContract = c.router(
   {
@@ -163,14 +163,14 @@ export const exportsContract = c.router(
         415: problemResponse('The request body is not application/json.'),
         409: problemResponse('An Idempotency-Key reused with another request.'),
       },
-      metadata: operation({ scope: null }),
+      metadata: operation({ scope: 'exports:write' }),
     },
     list: listRoute('/v1/exports', {
       summary: 'List exports',
       description: `The organization's exports of the collections the token may read, newest first. ${EXPORT_SCOPE_NOTE}`,
       query: ExportListQuerySchema,
       response: ExportListSchema,
-      scope: null,
+      scope: 'exports:read',
     }),
     retrieve: {
       method: 'GET',
@@ -179,7 +179,7 @@ export const exportsContract = c.router(
       summary: 'Retrieve an export',
       description: EXPORT_SCOPE_NOTE,
       responses: { 200: ExportSchema, ...readErrorResponses },
-      metadata: operation({ scope: null }),
+      metadata: operation({ scope: 'exports:read' }),
     },
     download: {
       method: 'GET',
@@ -195,7 +195,7 @@ export const exportsContract = c.router(
         ...readErrorResponses,
         409: problemResponse('The export has no file: not finished yet, failed, or expired.'),
       },
-      metadata: operation({ scope: null }),
+      metadata: operation({ scope: 'exports:read' }),
     },
   },
   ROUTER_OPTIONS,
@@ -209,9 +209,9 @@ export const checksumsContract = c.router(
       query: ChecksumsQuerySchema,
       summary: 'Count and checksum collections',
       description:
-        'For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Each collection needs its read scope; asking for one the token cannot read is a 403.',
+        'For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.',
       responses: { 200: ChecksumsSchema, ...commonErrorResponses, ...notFoundResponse },
-      metadata: operation({ scope: null }),
+      metadata: operation({ scope: 'exports:read' }),
     },
   },
   ROUTER_OPTIONS,
