@@ -34,10 +34,10 @@ final class ChecksumsService
      *
      * For each collection: how many records the organization has and a SHA-256 checksum of their ids and
      * `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute
-     * the same checksum over your copy (the SDKs have a helper) to prove it matches. Each collection needs
-     * its read scope; asking for one the token cannot read is a 403.
+     * the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`,
+     * and each collection its read scope: asking for one the token cannot read is a 403.
      *
-     * `GET /v1/collections/checksums`.
+     * `GET /v1/collections/checksums`. Requires the `exports:read` scope.
      *
      * @param array{
      *     collections?: string,

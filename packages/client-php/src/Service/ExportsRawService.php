@@ -38,11 +38,12 @@ final class ExportsRawService
      * Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one
      * resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202
      * with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET
-     * /v1/exports/{id}/file`. Needs the exported collection's read scope (`students:read` for students,
-     * `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is
-     * a 404.
+     * /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope
+     * (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without
+     * it is a 403, and an export of a collection the token cannot read is a 404.
      *
-     * `POST /v1/exports` (sent with an Idempotency-Key, so it is retried safely).
+     * `POST /v1/exports` (sent with an Idempotency-Key, so it is retried safely). Requires the
+     * `exports:write` scope.
      *
      * @param array{
      *     collection: ExportCollection::*,
@@ -70,11 +71,12 @@ final class ExportsRawService
     /**
      * List exports
      *
-     * The organization's exports of the collections the token may read, newest first. Needs the exported
-     * collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results,
-     * …); an export of a collection the token cannot read is a 404.
+     * The organization's exports of the collections the token may read, newest first. Besides its own scope,
+     * an export needs its collection's read scope (`students:read` for students, `exam_results:read` for
+     * exams and exam results, …): creating one without it is a 403, and an export of a collection the token
+     * cannot read is a 404.
      *
-     * `GET /v1/exports`.
+     * `GET /v1/exports`. Requires the `exports:read` scope.
      *
      * @param array{
      *     page?: int,
@@ -120,10 +122,11 @@ final class ExportsRawService
     /**
      * Retrieve an export
      *
-     * Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams
-     * and exam results, …); an export of a collection the token cannot read is a 404.
+     * Besides its own scope, an export needs its collection's read scope (`students:read` for students,
+     * `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of
+     * a collection the token cannot read is a 404.
      *
-     * `GET /v1/exports/{id}`.
+     * `GET /v1/exports/{id}`. Requires the `exports:read` scope.
      *
      * @param string $id
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
@@ -148,11 +151,11 @@ final class ExportsRawService
      * Download an export's file
      *
      * The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running,
-     * failed or expired export is a 409. Needs the exported collection's read scope (`students:read` for
-     * students, `exam_results:read` for exams and exam results, …); an export of a collection the token
-     * cannot read is a 404.
+     * failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope
+     * (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without
+     * it is a 403, and an export of a collection the token cannot read is a 404.
      *
-     * `GET /v1/exports/{id}/file`.
+     * `GET /v1/exports/{id}/file`. Requires the `exports:read` scope.
      *
      * @param string $id
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call

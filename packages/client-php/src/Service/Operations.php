@@ -139,6 +139,8 @@ final class Operations
         'organization:read',
         'organization:write',
         'audit_log:read',
+        'exports:read',
+        'exports:write',
     ];
 
     private function __construct()

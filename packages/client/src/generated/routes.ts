@@ -934,13 +934,17 @@ export interface ExportsResource {
   /**
    * Start an export
    *
-   * Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+   * Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+   *
+   * Scope: `exports:write`.
    */
   create(args: { body: ExportCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Export>;
   /**
    * List exports
    *
-   * The organization's exports of the collections the token may read, newest first. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+   * The organization's exports of the collections the token may read, newest first. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+   *
+   * Scope: `exports:read`.
    */
   list(query?: ExportsListQuery, options?: RequestOptions): PagePromise<ExportList, Export>;
   list(args?: { query?: ExportsListQuery; } & CallArgs, options?: RequestOptions): PagePromise<ExportList, Export>;
@@ -949,14 +953,18 @@ export interface ExportsResource {
   /**
    * Retrieve an export
    *
-   * Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+   * Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+   *
+   * Scope: `exports:read`.
    */
   retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Export>;
   retrieve(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Export>;
   /**
    * Download an export's file
    *
-   * The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+   * The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+   *
+   * Scope: `exports:read`.
    */
   download(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<ExportFile>;
   download(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<ExportFile>;
@@ -967,7 +975,9 @@ export interface ChecksumsResource {
   /**
    * Count and checksum collections
    *
-   * For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Each collection needs its read scope; asking for one the token cannot read is a 403.
+   * For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
+   *
+   * Scope: `exports:read`.
    */
   retrieve(query?: ChecksumsRetrieveQuery, options?: RequestOptions): PlatformPromise<CollectionChecksums>;
   retrieve(args?: { query?: ChecksumsRetrieveQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<CollectionChecksums>;

@@ -33,12 +33,12 @@ export type MemberCredentialsInvitationRole = 'admin' | 'developer' | 'viewer';
 export type OAuthClientType = 'confidential' | 'public';
 
 /** A permission a token can hold. */
-export type Scope = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read';
+export type Scope = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write';
 
 export type OAuthClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 
 /** A scope to grant, or `all` for every scope. */
-export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'all';
+export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write' | 'all';
 
 export type OrganizationPlan = 'standard' | 'enterprise';
 

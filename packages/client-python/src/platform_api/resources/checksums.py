@@ -30,9 +30,9 @@ class Checksums(SyncAPIResource):
     ) -> CollectionChecksums:
         """Count and checksum collections.
 
-        `GET /v1/collections/checksums`.
+        `GET /v1/collections/checksums` (scope `exports:read`).
 
-        For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Each collection needs its read scope; asking for one the token cannot read is a 403.
+        For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
 
         Args:
             collections: Comma-separated collections (students, courses, enrollments, payments, exams, exam_results); default: every one the token may read.
@@ -54,9 +54,9 @@ class ChecksumsWithRawResponse(SyncAPIResource):
     ) -> APIResponse[CollectionChecksums]:
         """Count and checksum collections.
 
-        `GET /v1/collections/checksums`.
+        `GET /v1/collections/checksums` (scope `exports:read`).
 
-        For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Each collection needs its read scope; asking for one the token cannot read is a 403.
+        For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -90,9 +90,9 @@ class AsyncChecksums(AsyncAPIResource):
     ) -> CollectionChecksums:
         """Count and checksum collections.
 
-        `GET /v1/collections/checksums`.
+        `GET /v1/collections/checksums` (scope `exports:read`).
 
-        For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Each collection needs its read scope; asking for one the token cannot read is a 403.
+        For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
 
         Args:
             collections: Comma-separated collections (students, courses, enrollments, payments, exams, exam_results); default: every one the token may read.
@@ -115,9 +115,9 @@ class AsyncChecksumsWithRawResponse(AsyncAPIResource):
     ) -> APIResponse[CollectionChecksums]:
         """Count and checksum collections.
 
-        `GET /v1/collections/checksums`.
+        `GET /v1/collections/checksums` (scope `exports:read`).
 
-        For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Each collection needs its read scope; asking for one the token cannot read is a 403.
+        For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 

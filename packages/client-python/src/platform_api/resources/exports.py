@@ -36,9 +36,9 @@ class Exports(SyncAPIResource):
     ) -> Export:
         """Start an export.
 
-        `POST /v1/exports`.
+        `POST /v1/exports` (scope `exports:write`).
 
-        Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Args:
             format: Default (when not given): `"ndjson"`.
@@ -66,9 +66,9 @@ class Exports(SyncAPIResource):
     ) -> SyncPage[Export]:
         """List exports.
 
-        `GET /v1/exports`.
+        `GET /v1/exports` (scope `exports:read`).
 
-        The organization's exports of the collections the token may read, newest first. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        The organization's exports of the collections the token may read, newest first. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -102,9 +102,9 @@ class Exports(SyncAPIResource):
     ) -> Export:
         """Retrieve an export.
 
-        `GET /v1/exports/{id}`.
+        `GET /v1/exports/{id}` (scope `exports:read`).
 
-        Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
         """
         return self.with_raw_response.retrieve(
             id,
@@ -119,9 +119,9 @@ class Exports(SyncAPIResource):
     ) -> ExportFile:
         """Download an export's file.
 
-        `GET /v1/exports/{id}/file`.
+        `GET /v1/exports/{id}/file` (scope `exports:read`).
 
-        The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
         """
         return self.with_raw_response.download(
             id,
@@ -142,9 +142,9 @@ class ExportsWithRawResponse(SyncAPIResource):
     ) -> APIResponse[Export]:
         """Start an export.
 
-        `POST /v1/exports`.
+        `POST /v1/exports` (scope `exports:write`).
 
-        Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -179,9 +179,9 @@ class ExportsWithRawResponse(SyncAPIResource):
     ) -> APIResponse[SyncPage[Export]]:
         """List exports.
 
-        `GET /v1/exports`.
+        `GET /v1/exports` (scope `exports:read`).
 
-        The organization's exports of the collections the token may read, newest first. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        The organization's exports of the collections the token may read, newest first. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -219,9 +219,9 @@ class ExportsWithRawResponse(SyncAPIResource):
     ) -> APIResponse[Export]:
         """Retrieve an export.
 
-        `GET /v1/exports/{id}`.
+        `GET /v1/exports/{id}` (scope `exports:read`).
 
-        Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -240,9 +240,9 @@ class ExportsWithRawResponse(SyncAPIResource):
     ) -> APIResponse[ExportFile]:
         """Download an export's file.
 
-        `GET /v1/exports/{id}/file`.
+        `GET /v1/exports/{id}/file` (scope `exports:read`).
 
-        The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -272,9 +272,9 @@ class AsyncExports(AsyncAPIResource):
     ) -> Export:
         """Start an export.
 
-        `POST /v1/exports`.
+        `POST /v1/exports` (scope `exports:write`).
 
-        Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Args:
             format: Default (when not given): `"ndjson"`.
@@ -303,9 +303,9 @@ class AsyncExports(AsyncAPIResource):
     ) -> AsyncPage[Export]:
         """List exports.
 
-        `GET /v1/exports`.
+        `GET /v1/exports` (scope `exports:read`).
 
-        The organization's exports of the collections the token may read, newest first. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        The organization's exports of the collections the token may read, newest first. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -340,9 +340,9 @@ class AsyncExports(AsyncAPIResource):
     ) -> Export:
         """Retrieve an export.
 
-        `GET /v1/exports/{id}`.
+        `GET /v1/exports/{id}` (scope `exports:read`).
 
-        Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
         """
         response = await self.with_raw_response.retrieve(
             id,
@@ -358,9 +358,9 @@ class AsyncExports(AsyncAPIResource):
     ) -> ExportFile:
         """Download an export's file.
 
-        `GET /v1/exports/{id}/file`.
+        `GET /v1/exports/{id}/file` (scope `exports:read`).
 
-        The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
         """
         response = await self.with_raw_response.download(
             id,
@@ -382,9 +382,9 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
     ) -> APIResponse[Export]:
         """Start an export.
 
-        `POST /v1/exports`.
+        `POST /v1/exports` (scope `exports:write`).
 
-        Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -419,9 +419,9 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
     ) -> APIResponse[AsyncPage[Export]]:
         """List exports.
 
-        `GET /v1/exports`.
+        `GET /v1/exports` (scope `exports:read`).
 
-        The organization's exports of the collections the token may read, newest first. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        The organization's exports of the collections the token may read, newest first. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -459,9 +459,9 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
     ) -> APIResponse[Export]:
         """Retrieve an export.
 
-        `GET /v1/exports/{id}`.
+        `GET /v1/exports/{id}` (scope `exports:read`).
 
-        Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -480,9 +480,9 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
     ) -> APIResponse[ExportFile]:
         """Download an export's file.
 
-        `GET /v1/exports/{id}/file`.
+        `GET /v1/exports/{id}/file` (scope `exports:read`).
 
-        The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Needs the exported collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …); an export of a collection the token cannot read is a 404.
+        The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """

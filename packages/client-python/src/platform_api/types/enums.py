@@ -39,12 +39,12 @@ MemberCredentialsInvitationRole = _t.Literal["admin", "developer", "viewer"]
 
 OAuthClientType = _t.Literal["confidential", "public"]
 
-Scope = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read"]
+Scope = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write"]
 """A permission a token can hold."""
 
 OAuthClientGrantType = _t.Literal["authorization_code", "refresh_token", "client_credentials"]
 
-ScopeOrAll = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "all"]
+ScopeOrAll = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write", "all"]
 """A scope to grant, or `all` for every scope."""
 
 OrganizationPlan = _t.Literal["standard", "enterprise"]
