@@ -188,14 +188,14 @@ export const exportsContract = c.router(
       summary: "Download an export's file",
       description: `The file of a succeeded export, streamed: \`application/x-ndjson\` or \`text/csv\`. A queued, running, failed or expired export is a 409. ${EXPORT_SCOPE_NOTE}`,
       responses: {
-        200: z
-          .string()
-          .describe('The file (NDJSON or CSV), not JSON.')
-          .openapi({ title: 'ExportFile' }),
+        200: z.string().describe('The file (NDJSON or CSV), not JSON.'),
         ...readErrorResponses,
         409: problemResponse('The export has no file: not finished yet, failed, or expired.'),
       },
-      metadata: operation({ scope: 'exports:read' }),
+      metadata: operation({
+        scope: 'exports:read',
+        file: Object.values(EXPORT_CONTENT_TYPES),
+      }),
     },
   },
   ROUTER_OPTIONS,
