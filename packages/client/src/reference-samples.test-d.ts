@@ -374,8 +374,8 @@ export async function user_changePassword() {
 }
 
 export async function exports_create() {
-  const export = await platform.exports.create({ body: { collection: 'students' } });
-  return export;
+  const exportResource = await platform.exports.create({ body: { collection: 'students' } });
+  return exportResource;
 }
 
 export async function exports_list() {
@@ -384,13 +384,12 @@ export async function exports_list() {
 }
 
 export async function exports_retrieve() {
-  const export = await platform.exports.retrieve('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
-  return export;
+  const exportResource = await platform.exports.retrieve('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return exportResource;
 }
 
 export async function exports_download() {
-  const exportFile = await platform.exports.download('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
-  return exportFile;
+  await platform.exports.download('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
 }
 
 export async function checksums_retrieve() {

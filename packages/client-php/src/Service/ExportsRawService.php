@@ -18,7 +18,6 @@ use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
 use PlatformApi\Model\Export;
 use PlatformApi\Model\ExportCollection;
-use PlatformApi\Model\ExportFile;
 use PlatformApi\Model\ExportFormat;
 use PlatformApi\RequestOptions;
 
@@ -159,7 +158,7 @@ final class ExportsRawService
      *
      * @param string $id
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
-     * @return RawResponse<ExportFile>
+     * @return RawResponse<null>
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
@@ -171,8 +170,7 @@ final class ExportsRawService
             [],
             null,
             $options,
-            static fn (RawResponse $response): ExportFile =>
-                ExportFile::fromArray($response->object()),
+            static fn (): mixed => null,
         );
     }
 }

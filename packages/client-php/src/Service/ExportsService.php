@@ -15,7 +15,6 @@ use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
 use PlatformApi\Model\Export;
 use PlatformApi\Model\ExportCollection;
-use PlatformApi\Model\ExportFile;
 use PlatformApi\Model\ExportFormat;
 use PlatformApi\RequestOptions;
 
@@ -133,12 +132,11 @@ final class ExportsService
      *
      * @param string $id
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
-     * @return ExportFile
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function download(string $id, ?RequestOptions $options = null): ExportFile
+    public function download(string $id, ?RequestOptions $options = null): void
     {
-        return $this->raw->download($id, $options)->parse();
+        $this->raw->download($id, $options)->parse();
     }
 }

@@ -241,7 +241,7 @@ export type Checks = [
   // exports.retrieve: response
   Check<Same<ContractResponse<Routes['exports']['retrieve']>, G.Export>>,
   // exports.download: response
-  Check<Same<ContractResponse<Routes['exports']['download']>, G.ExportFile>>,
+  Check<Same<ContractResponse<Routes['exports']['download']>, string>>,
   // checksums.retrieve: response
   Check<Same<ContractResponse<Routes['checksums']['retrieve']>, G.CollectionChecksums>>,
   // checksums.retrieve: query

@@ -42,7 +42,6 @@ import type {
   ExamsListQuery,
   Export,
   ExportCreate,
-  ExportFile,
   ExportList,
   ExportsListQuery,
   Invitation,
@@ -966,8 +965,8 @@ export interface ExportsResource {
    *
    * Scope: `exports:read`.
    */
-  download(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<ExportFile>;
-  download(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<ExportFile>;
+  download(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<string>;
+  download(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<string>;
 }
 
 /** `client.checksums`. */

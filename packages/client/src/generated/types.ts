@@ -617,10 +617,6 @@ export interface ExportCreate {
   filters?: Record<string, string>;
 }
 
-/** The file (NDJSON or CSV), not JSON. */
-export interface ExportFile {
-}
-
 export interface ExportList {
   data: Export[];
   meta: PageMeta;

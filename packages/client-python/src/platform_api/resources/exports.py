@@ -8,11 +8,11 @@ import datetime as _dt
 import typing as _t
 
 from .._core._pagination import AsyncPage, SyncPage
-from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param, parse_none
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import CollectionChecksumCollection, ExportCollection, ExportFormat, ExportStatus
-from ..types.models import Export, ExportFile
+from ..types.models import Export
 from ..types.params import DateTimeRange
 
 __all__ = ["Exports", "ExportsWithRawResponse", "AsyncExports", "AsyncExportsWithRawResponse"]
@@ -116,7 +116,7 @@ class Exports(SyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> ExportFile:
+    ) -> None:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -237,7 +237,7 @@ class ExportsWithRawResponse(SyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[ExportFile]:
+    ) -> APIResponse[None]:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -250,7 +250,7 @@ class ExportsWithRawResponse(SyncAPIResource):
             "GET",
             f"/v1/exports/{path_param('id', id)}/file",
             options=request_options,
-            cast=ExportFile.from_json,
+            cast=parse_none,
         )
 
 
@@ -355,7 +355,7 @@ class AsyncExports(AsyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> ExportFile:
+    ) -> None:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -477,7 +477,7 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[ExportFile]:
+    ) -> APIResponse[None]:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -490,5 +490,5 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
             "GET",
             f"/v1/exports/{path_param('id', id)}/file",
             options=request_options,
-            cast=ExportFile.from_json,
+            cast=parse_none,
         )

@@ -89,7 +89,6 @@ __all__ = [
     "ExamResult",
     "ExamResultList",
     "Export",
-    "ExportFile",
     "ExportList",
     "Invitation",
     "InvitationList",
@@ -2804,25 +2803,6 @@ class Export(BaseModel):
             completed_at=parse_datetime(json_get(raw, "completed_at")),
             expires_at=parse_datetime(json_get(raw, "expires_at")),
         )
-        model._attach(raw)
-        return model
-
-
-class ExportFile(BaseModel):
-    """The file (NDJSON or CSV), not JSON."""
-
-
-    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
-    )
-
-    def __init__(self) -> None:
-        self._init({})
-
-    @classmethod
-    def from_json(cls, data: _t.Any) -> ExportFile:
-        """A `ExportFile` from parsed JSON; never raises on unexpected data."""
-        raw = as_dict(data)
-        model = cls()
         model._attach(raw)
         return model
 
