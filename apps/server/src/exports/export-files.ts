@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../common/transactions';
 import { Sql } from '../database/sql';
 
@@ -17,14 +18,23 @@ export class ExportFiles {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  /** Writes chunk `seq` of the file of `exportId`, committed when this resolves. */
-  append(exportId: string, seq: number, data: Buffer): Promise<void> {
+  /**
+   * Writes chunk `seq` of the file of `exportId`, committed when this resolves, with whatever
+   * `alongside` writes in the same transaction (the export's progress).
+   */
+  append(
+    exportId: string,
+    seq: number,
+    data: Buffer,
+    alongside?: (manager: EntityManager) => Promise<unknown>,
+  ): Promise<void> {
     return this.transactions.run(async (manager) => {
       await this.sql.query(
         manager,
         'INSERT INTO export_chunks (export_id, seq, data) VALUES (:exportId, :seq, :data)',
         { exportId, seq, data },
       );
+      await alongside?.(manager);
     });
   }
 

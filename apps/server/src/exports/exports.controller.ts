@@ -32,7 +32,7 @@ export class ExportsController {
         const file = await this.exports.download(principal, params.id);
         const extension = file.export.format === 'csv' ? 'csv' : 'ndjson';
         // Chunk by chunk, as the client reads: at most a chunk or two in memory per download.
-        const body = new StreamableFile(Readable.from(file.chunks), {
+        const body = new StreamableFile(Readable.from(file.chunks, { highWaterMark: 1 }), {
           type: EXPORT_CONTENT_TYPES[file.export.format],
           disposition: `attachment; filename="${file.export.id}.${extension}"`,
           ...(file.export.size_bytes !== null && { length: file.export.size_bytes }),

@@ -331,13 +331,12 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
           const data = Buffer.from(pending.join(''), 'utf8');
           pending = [];
           pendingBytes = 0;
-          await this.files.append(record.id, seq, data);
+          const progress = { rowCount, leaseUntil: new Date(this.clock.nowMs() + LEASE_MS) };
+          await this.files.append(record.id, seq, data, (manager) =>
+            manager.update(ExportRecord, { id: record.id }, progress),
+          );
           seq += 1;
           size += data.length;
-          await this.setRecord(
-            { id: record.id },
-            { rowCount, leaseUntil: new Date(this.clock.nowMs() + LEASE_MS) },
-          );
         };
         if (record.format === 'csv') {
           pending.push(csvHeader(fields));
