@@ -82,7 +82,7 @@ final class ExportsRawService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
-     *     status?: 'queued'|'running'|'succeeded'|'failed'|'expired'|list<'queued'|'running'|'succeeded'|'failed'|'expired'>,
+     *     status?: string|list<string>,
      *     collection?: string|list<string>,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
