@@ -2,12 +2,12 @@ import {
   createClient,
   PlatformApiError,
   PlatformError,
-  type PlatformClient,
+  type Client,
   type WebhookEndpointEvent,
 } from '@platform/client';
 
 /** The portal's only way to the API: the SDK, on this origin, with the signed-in member's token. */
-export function apiClient(token: string): PlatformClient {
+export function apiClient(token: string): Client {
   return createClient({ baseUrl: location.origin, token, userAgent: 'platform-portal' });
 }
 
