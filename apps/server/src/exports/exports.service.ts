@@ -325,12 +325,11 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
         let seq = 0;
         let rowCount = 0;
         let size = 0;
-        let pending: string[] = [];
-        let pendingBytes = 0;
-        const flush = async () => {
-          const data = Buffer.from(pending.join(''), 'utf8');
-          pending = [];
-          pendingBytes = 0;
+        // One buffer for every chunk, written line by line: an export allocates no chunk-sized
+        // buffers (the drivers copy a chunk's bytes when they send it).
+        const buffer = Buffer.allocUnsafe(EXPORT_CHUNK_BYTES);
+        let used = 0;
+        const flush = async (data: Buffer) => {
           const progress = { rowCount, leaseUntil: new Date(this.clock.nowMs() + LEASE_MS) };
           await this.files.append(record.id, seq, data, (manager) =>
             manager.update(ExportRecord, { id: record.id }, progress),
@@ -338,21 +337,28 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
           seq += 1;
           size += data.length;
         };
-        if (record.format === 'csv') {
-          pending.push(csvHeader(fields));
-          pendingBytes += pending[0]?.length ?? 0;
-        }
+        /** Appends a line, sending the chunk first when the line might not fit (3 bytes a char). */
+        const write = async (line: string) => {
+          if (buffer.length - used < line.length * 3) {
+            if (used > 0) await flush(buffer.subarray(0, used));
+            used = 0;
+            // A line longer than a chunk is a chunk of its own.
+            if (line.length * 3 > buffer.length) return flush(Buffer.from(line, 'utf8'));
+          }
+          used += buffer.write(line, used, 'utf8');
+        };
+        if (record.format === 'csv') await write(csvHeader(fields));
+        const format =
+          record.format === 'csv' ? (r: Record<string, unknown>) => csvRow(fields, r) : ndjsonLine;
         for await (const batch of snapshot.batches(page.text, page.params)) {
           for (const row of batch) {
-            const resource = toResource(row);
-            const line = record.format === 'csv' ? csvRow(fields, resource) : ndjsonLine(resource);
-            pending.push(line);
-            pendingBytes += line.length;
+            const line = format(toResource(row));
+            if (buffer.length - used < line.length * 3) await write(line);
+            else used += buffer.write(line, used, 'utf8');
             rowCount += 1;
           }
-          if (pendingBytes >= EXPORT_CHUNK_BYTES) await flush();
         }
-        if (pending.length > 0 || seq === 0) await flush();
+        if (used > 0 || seq === 0) await flush(buffer.subarray(0, used));
         return { rows: rowCount, bytes: size };
       });
       const completed = this.clock.now();

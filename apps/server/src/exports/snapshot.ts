@@ -8,7 +8,7 @@ import type { AppConfig } from '../config/env';
 import { Sql, type SqlParams } from '../database/sql';
 
 /** Rows fetched per round trip (PostgreSQL) or per turn of the event loop (SQLite). */
-export const SNAPSHOT_BATCH_ROWS = 2_000;
+export const SNAPSHOT_BATCH_ROWS = 5_000;
 
 /** One consistent, read-only view of the database: every read inside sees the same commit. */
 export interface Snapshot {
