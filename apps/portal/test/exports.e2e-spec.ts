@@ -65,7 +65,7 @@ test('a member starts an export, sees it succeed, and downloads the file', async
 
   const [file] = await Promise.all([page.waitForEvent('download'), download.click()]);
   expect(file.suggestedFilename()).toMatch(/^students-exp_[0-9A-Z]+\.ndjson$/);
-  const text = await readFile((await file.path()), 'utf8');
+  const text = await readFile(await file.path(), 'utf8');
   const lines = text.split('\n').filter(Boolean);
   expect(lines).toHaveLength(40);
   expect(JSON.parse(lines[0]!)).toMatchObject({ object: 'student' });
