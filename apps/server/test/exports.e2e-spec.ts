@@ -124,6 +124,24 @@ describe('Exports', () => {
     expect(text).toContain('"Zoë, ""the"" first","Line\nbreak"');
   });
 
+  it('replays a create sent again with the same Idempotency-Key, and runs it once', async () => {
+    const send = () =>
+      fetch(`${server.url}/v1/exports`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': 'export-once',
+        },
+        body: JSON.stringify({ collection: 'courses' }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Export }));
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(202);
+    expect(again).toEqual(first);
+    expect((await finished(raw, first.body.id)).status).toBe('succeeded');
+  });
+
   it('refuses bad input with a problem naming the field', async () => {
     const cases: [unknown, string][] = [
       [{ collection: 'pets' }, 'body.collection'],
@@ -154,7 +172,8 @@ describe('Exports', () => {
     expect(refused.body.code).toBe('insufficient_scope');
     expect((await coursesOnly.get(`/v1/exports/${created.body.id}`)).status).toBe(404);
     expect((await coursesOnly.get(`/v1/exports/${created.body.id}/file`)).status).toBe(404);
-    expect((await coursesOnly.get('/v1/exports')).body.data).toEqual([]);
+    const visible = (await coursesOnly.get('/v1/exports')).body.data as Export[];
+    expect(visible.map((e) => e.collection)).not.toContain('students');
     const courses = await coursesOnly.post('/v1/exports', { collection: 'courses' });
     expect(courses.status).toBe(202);
 
