@@ -25,44 +25,45 @@ describe('Export + feed from its cursor', () => {
   it('reproduces the database exactly after creates, updates and deletes made during the export', async () => {
     const existing = expectStatus(await api.students.list({ query: { per_page: 100 } }), 200).body
       .data;
+    // The burst: writers creating, updating and deleting from before the export starts until
+    // after it has finished, so some writes land before its snapshot and some after.
+    let stop = false;
+    let next = 0;
+    const writer = async () => {
+      while (!stop) {
+        const i = next++;
+        const made = expectStatus(
+          await api.students.create({
+            body: { student_number: `B-${i}`, first_name: 'Burst', last_name: `N${i}` },
+          }),
+          201,
+        ).body;
+        await api.students.update({ params: { id: made.id }, body: { grade_level: i % 12 } });
+        const old = existing[i];
+        if (old && i % 2 === 0)
+          await api.students.update({ params: { id: old.id }, body: { grade_level: 7 } });
+        else if (old) await api.students.delete({ params: { id: old.id } });
+        if (i % 5 === 0) await api.students.delete({ params: { id: made.id } });
+      }
+    };
+    const writers = [writer(), writer(), writer(), writer()];
+    while (next < 8) await new Promise((resolve) => setTimeout(resolve, 5));
+
     const created = await raw.post('/v1/exports', { collection: 'students' });
     expect(created.status).toBe(202);
     const id = created.body.id as string;
-
-    // The burst, while the export runs: creates, updates of old and new rows, deletes.
-    let stillRunningAfterFirstWrite = false;
-    const burst: Promise<unknown>[] = [];
-    for (let i = 0; i < 40; i += 1) {
-      burst.push(
-        (async () => {
-          const made = expectStatus(
-            await api.students.create({
-              body: { student_number: `B-${i}`, first_name: 'Burst', last_name: `N${i}` },
-            }),
-            201,
-          ).body;
-          if (i === 0) {
-            const now = await raw.get(`/v1/exports/${id}`);
-            stillRunningAfterFirstWrite = ['queued', 'running'].includes(now.body.status);
-          }
-          await api.students.update({ params: { id: made.id }, body: { grade_level: i % 12 } });
-          const old = existing[i]!;
-          if (i % 2 === 0)
-            await api.students.update({ params: { id: old.id }, body: { grade_level: 7 } });
-          else await api.students.delete({ params: { id: old.id } });
-          if (i % 5 === 0) await api.students.delete({ params: { id: made.id } });
-        })(),
-      );
-    }
-    await Promise.all(burst);
     let done: { status: string; cursor: string; id: string };
     for (;;) {
       done = (await raw.get(`/v1/exports/${id}`)).body;
       if (done.status !== 'queued' && done.status !== 'running') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    // A few more writes after it finished, then the writers stop.
+    const after = next + 8;
+    while (next < after) await new Promise((resolve) => setTimeout(resolve, 5));
+    stop = true;
+    await Promise.all(writers);
     expect(done.status).toBe('succeeded');
-    expect(stillRunningAfterFirstWrite).toBe(true);
 
     // The copy: the file, then every change after its cursor.
     const file = await fetch(`${server.url}/v1/exports/${id}/file`, {
@@ -75,6 +76,8 @@ describe('Export + feed from its cursor', () => {
       expect(copy.has(record.id)).toBe(false);
       copy.set(record.id, line);
     }
+    // And some before it: the file holds burst records.
+    expect([...copy.values()].some((line) => line.includes('"Burst"'))).toBe(true);
     let cursor = done.cursor;
     let applied = 0;
     for (;;) {
