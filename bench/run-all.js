@@ -58,6 +58,15 @@ const STEPS = [
   { name: 'search', script: 'search.bench.js', results: [] },
   { name: 'anonymous-cost', script: 'anonymous-cost.bench.js', results: [] },
   { name: 'memory', script: 'memory.bench.js', results: ['memory.json'] },
+  // Exports (issue 33): each run prints and writes its own goals (export-<database>.json).
+  { name: 'export', script: 'export.bench.js', env: { BENCH_DATABASE: 'sqlite' }, results: [] },
+  {
+    name: 'export-postgres',
+    script: 'export.bench.js',
+    env: { BENCH_DATABASE: 'postgres' },
+    postgres: true,
+    results: [],
+  },
 ];
 
 /**

@@ -4,12 +4,12 @@ import {
   PlatformConnectionError,
   PlatformError,
   PlatformRateLimitError,
-  type PlatformClient,
+  type Client,
   type WebhookEndpointEvent,
 } from '@platform/client';
 
 /** The portal's only way to the API: the SDK, on this origin, with the signed-in member's token. */
-export function apiClient(token: string): PlatformClient {
+export function apiClient(token: string): Client {
   // A 429 is shown at once with its wait (the page offers "Try again"), not waited out blind.
   return createClient({
     baseUrl: location.origin,

@@ -1,10 +1,11 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { Member, Organization, PlatformClient, Scope, TokenInfo } from '@platform/client';
+import type { Client, Member, Organization, Scope, TokenInfo } from '@platform/client';
 import { apiClient, classifyError, describeError, type Failure } from './api';
 import { FailureNotice, NoAccess } from './components/states';
 import { Notice, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
 import { AuditLogPage } from './pages/audit-log-page';
+import { ExportsPage } from './pages/exports-page';
 import { MembersPage } from './pages/members-page';
 import { OAuthAppsPage } from './pages/oauth-apps-page';
 import { OrganizationPage } from './pages/organization-page';
@@ -23,6 +24,7 @@ const SECTIONS: readonly { path: string; label: string; needs: Scope | null }[] 
   { path: '/webhooks', label: 'Webhooks', needs: 'webhooks:read' },
   { path: '/oauth-apps', label: 'OAuth apps', needs: 'oauth_clients:read' },
   { path: '/members', label: 'Members', needs: 'members:read' },
+  { path: '/exports', label: 'Exports', needs: 'exports:read' },
   { path: '/audit-log', label: 'Audit log', needs: 'audit_log:read' },
   { path: '/organization', label: 'Organization', needs: 'organization:read' },
   { path: '/account', label: 'Account', needs: null },
@@ -182,7 +184,7 @@ function Page({
   user,
   abilities,
 }: {
-  client: PlatformClient;
+  client: Client;
   route: string;
   scopes: Scope[];
   user: Member;
@@ -222,6 +224,8 @@ function Page({
     );
   if (route === '/members')
     return <MembersPage client={client} abilities={abilities} selfId={user.id} />;
+  if (route === '/exports')
+    return <ExportsPage client={client} canCreate={abilities.can('exports:write')} />;
   if (route === '/audit-log') return <AuditLogPage client={client} />;
   if (route === '/organization') return <OrganizationPage client={client} abilities={abilities} />;
   if (route === '/account') return <AccountPage client={client} user={user} />;

@@ -27,6 +27,7 @@ import { CoursesModule } from './courses/courses.module';
 import { EnrollmentsModule } from './enrollments/enrollments.module';
 import { PaymentsModule } from './payments/payments.module';
 import { ExamsModule } from './exams/exams.module';
+import { ExportsModule } from './exports/exports.module';
 import { EndpointOwnersModule } from './webhooks/endpoint-owners.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RedisModule } from './redis/redis.module';
@@ -72,6 +73,7 @@ export class AppModule {
         EnrollmentsModule,
         PaymentsModule,
         ExamsModule,
+        ExportsModule,
         EndpointOwnersModule,
         WebhooksModule,
         OAuthModule,

@@ -10,6 +10,7 @@ import type { ModuleSchema } from './database/module-schema';
 import { ENROLLMENTS_SCHEMA } from './enrollments/enrollments.schema';
 import { EVENTS_SCHEMA } from './events/events.schema';
 import { EXAMS_SCHEMA } from './exams/exams.schema';
+import { EXPORTS_SCHEMA } from './exports/exports.schema';
 import { IDEMPOTENCY_SCHEMA } from './idempotency/idempotency.schema';
 import { MEMBERS_SCHEMA } from './members/members.schema';
 import { domainMigration } from './migrations/1763900000000-domain';
@@ -47,4 +48,5 @@ export const APP_SCHEMA: readonly ModuleSchema[] = [
   OAUTH_SCHEMA,
   AUDIT_SCHEMA,
   MEMBERS_SCHEMA,
+  EXPORTS_SCHEMA,
 ];

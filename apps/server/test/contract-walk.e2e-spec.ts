@@ -144,6 +144,11 @@ const REFERENCE_ROUTES = ROUTES.filter(
 
 /** Fields through which an operation hands out authority: what a credential or endpoint can do, and for how long. */
 const AUTHORITY_FIELDS = ['scopes', 'events', 'expires_at'];
+/**
+ * Routes whose authority-looking fields hand out nothing: an export's `expires_at` is when its
+ * file is deleted, and downloading the file still needs a token with the export's scopes.
+ */
+const NOT_AUTHORITY: readonly string[] = ['exports.create'];
 
 /** The fields of the route's body and of its success responses. */
 function fieldsOf(route: AppRoute): string[] {
@@ -160,6 +165,7 @@ function fieldsOf(route: AppRoute): string[] {
  */
 function handsOutAuthority(route: AppRoute): boolean {
   if (route.method === 'GET') return false;
+  if (ROUTES.some((r) => r.route === route && NOT_AUTHORITY.includes(r.key))) return false;
   if (operationMetadata(route)?.oneTimeSecret) return true;
   return fieldsOf(route).some((field) => AUTHORITY_FIELDS.includes(field));
 }
@@ -214,6 +220,8 @@ interface Fixture {
   audited?: boolean | number;
   /** For a read-only collection not fed by events: its total once the fixtures are made. */
   total?(fixtures: readonly Fixture[]): number;
+  /** Scopes its create body needs besides the route's own (an export: its collection's read scope). */
+  bodyScopes?: readonly Scope[];
 }
 
 const FIXTURES: readonly Fixture[] = [
@@ -321,6 +329,32 @@ const FIXTURES: readonly Fixture[] = [
   },
   // The change feed: the organization's one feed, read after a cursor (no id, nothing to create).
   { collection: 'changes', kind: 'event', singleton: true },
+  {
+    // An export of the students fixture; made with 202 and run in the background, so the walk
+    // waits for it to finish before reading it (its status would change under the walk).
+    collection: 'exports',
+    kind: 'export',
+    body: () => ({ collection: 'students' }),
+    create: async (_refs, _post, env) => {
+      const made = await rawCall(env.server, '/v1/exports', {
+        method: 'POST',
+        token: env.token,
+        headers: JSON_BODY,
+        body: JSON.stringify({ collection: 'students' }),
+      });
+      if (made.status !== 202) return made;
+      for (;;) {
+        const now = await rawCall(env.server, `/v1/exports/${made.body.id}`, { token: env.token });
+        if (!['queued', 'running'].includes(now.body.status)) return now;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    emitsEvent: false,
+    audited: true,
+    bodyScopes: ['students:read'],
+  },
+  // The collections' checksums: one answer per organization (no id, nothing to create).
+  { collection: 'collections', kind: 'export', singleton: true },
   {
     collection: 'organization',
     kind: 'organization',
@@ -798,8 +832,10 @@ describe('contract walk: every route', () => {
           collectionOf(walked.route) === 'members' && walked.route.method === 'DELETE'
             ? ROLE_SCOPES.viewer
             : [];
+        const bodyScopes = isCreateRoute(walked.route) ? (fixture.bodyScopes ?? []) : [];
         const only = await tokenWith([
           scope,
+          ...bodyScopes,
           ...readScopesForEvents(events),
           ...(role ? ROLE_SCOPES[role] : []),
           ...target,

@@ -11,6 +11,7 @@ import { defaultSleep, HttpClient, type RequestHooks } from './http-client';
 import { OAuthTokenSource, type OAuthOptions, staticTokenSource } from './oauth';
 import type { GenericRequestArgs, RequestOptions, RouteSpec, RouteTable } from './route-types';
 import { VERSION } from './version';
+import { exportHelpers, type ExportHelpers } from './exports';
 
 /** The path prefixes the API answers on: `/v1`, and the same API under `/api/v1`. */
 export type ApiPrefix = `/${typeof API_VERSION}` | `/api/${typeof API_VERSION}`;
@@ -71,12 +72,26 @@ const REQUEST_OPTION_KEYS = new Set(['maxRetries', 'timeoutMs', 'idempotencyKey'
 /** The keys of a request-args object; a bare query (collections only) has none of them. */
 const REQUEST_ARG_KEYS = new Set(['query', 'params', 'body', 'extraHeaders', 'fetchOptions']);
 
+/** The client, with the hand-written helpers beside the generated operations. */
+export type Client = PlatformClient & { exports: PlatformClient['exports'] & ExportHelpers };
+
 /** The Platform API client: `createClient({ baseUrl, token }).students.list({ status: 'active' })`. */
-export function createClient(options: ClientOptions): PlatformClient {
-  const http = new HttpClient(resolveConfig(options));
+export function createClient(options: ClientOptions): Client {
+  const config = resolveConfig(options);
+  const http = new HttpClient(config);
   const client = buildClient(ROUTES, options, http) as Record<string, unknown>;
   client.request = buildRequest(options, http);
-  return client as unknown as PlatformClient;
+  const typed = client as unknown as Client;
+  Object.assign(
+    typed.exports,
+    exportHelpers(
+      http,
+      baseUrlOf(options),
+      async (id) => await typed.exports.retrieve(id),
+      config.sleep,
+    ),
+  );
+  return typed;
 }
 
 /** A client for any route table: `createClient` is this for the Platform API's table. */

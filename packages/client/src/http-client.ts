@@ -115,6 +115,11 @@ export interface HttpRequest {
   maxRetries?: number;
   /** This call's per-attempt timeout, instead of the client's. */
   timeoutMs?: number;
+  /**
+   * A 2xx's body is handed back unread (a `ReadableStream`), for a large download: the timeout
+   * then covers the response's headers only. An error response is read as usual.
+   */
+  stream?: boolean;
 }
 
 export interface HttpResponse {
@@ -360,6 +365,10 @@ export class HttpClient {
         body: request.body ?? null,
         signal: controller.signal,
       });
+      if (request.stream && response.ok) {
+        clearTimeout(timer);
+        return { status: response.status, headers: response.headers, body: response.body };
+      }
       return { status: response.status, headers: response.headers, body: await readBody(response) };
     } catch (error) {
       // The caller's own abort is not a connection problem: surface it unchanged, never retry it.

@@ -15,6 +15,7 @@ interface IdPrefixes {
   user: 'usr';
   audit_event: 'aud';
   invitation: 'inv';
+  export: 'exp';
 }
 
 /** The kinds of objects with public ids. */

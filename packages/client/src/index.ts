@@ -1,4 +1,5 @@
-export { createClient, type ApiPrefix, type ClientOptions } from './client';
+export { createClient, type ApiPrefix, type Client, type ClientOptions } from './client';
+export { collectionChecksum, type ExportHelpers, type WaitOptions } from './exports';
 export type {
   CallArgs,
   FetchOptions,

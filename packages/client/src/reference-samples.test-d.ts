@@ -382,3 +382,27 @@ export async function user_retrieve() {
 export async function user_changePassword() {
   await platform.user.changePassword({ body: { current_password: 'current password', new_password: 'new password' } });
 }
+
+export async function exports_create() {
+  const exportResource = await platform.exports.create({ body: { collection: 'students' } });
+  return exportResource;
+}
+
+export async function exports_list() {
+  const page = await platform.exports.list({ status: 'queued', per_page: 100 });
+  return page;
+}
+
+export async function exports_retrieve() {
+  const exportResource = await platform.exports.retrieve('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return exportResource;
+}
+
+export async function exports_download() {
+  await platform.exports.download('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+}
+
+export async function checksums_retrieve() {
+  const collectionChecksums = await platform.checksums.retrieve();
+  return collectionChecksums;
+}

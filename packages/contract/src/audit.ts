@@ -41,6 +41,7 @@ export const AUDIT_ACTIONS = [
   'user.password_changed',
   'user.password_check_failed',
   'user.signed_out',
+  'export.created',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -65,6 +66,7 @@ export const AUDIT_TARGET_TYPES = [
   'organization',
   'user',
   'invitation',
+  'export',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

@@ -3,6 +3,7 @@ import { coursesContract } from './courses';
 import { enrollmentsContract } from './enrollments';
 import { eventsContract } from './events';
 import { examResultsContract, examsContract } from './exams';
+import { checksumsContract, exportsContract } from './exports';
 import { organizationContract } from './organization';
 import { invitationsContract, membersContract, userContract } from './members';
 import { paymentsContract } from './payments';
@@ -33,6 +34,8 @@ export type Contract = {
   members: typeof membersContract;
   invitations: typeof invitationsContract;
   user: typeof userContract;
+  exports: typeof exportsContract;
+  checksums: typeof checksumsContract;
 };
 
 export const contract: Contract = {
@@ -53,4 +56,6 @@ export const contract: Contract = {
   members: membersContract,
   invitations: invitationsContract,
   user: userContract,
+  exports: exportsContract,
+  checksums: checksumsContract,
 };

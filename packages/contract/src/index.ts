@@ -8,6 +8,7 @@ export * from './deprecation';
 export * from './enrollments';
 export * from './events';
 export * from './exams';
+export * from './exports';
 export * from './ids';
 export * from './list';
 export * from './members';

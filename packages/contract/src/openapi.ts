@@ -215,6 +215,22 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
         const scope = metadata?.scope;
         const scopes = scope ? [scope] : [];
         const deprecation = metadata?.deprecated;
+        const fileTypes = metadata?.file;
+        if (fileTypes) {
+          const success = op.responses['200'] as { description?: string } | undefined;
+          op = {
+            ...op,
+            responses: {
+              ...op.responses,
+              200: {
+                description: success?.description ?? 'The file.',
+                content: Object.fromEntries(
+                  fileTypes.map((type) => [type, { schema: { type: 'string' } }]),
+                ),
+              },
+            },
+          };
+        }
         return {
           ...op,
           ...(deprecation && {

@@ -48,6 +48,11 @@ export interface OperationMetadata {
    * other token is refused with 403 `forbidden`, whatever its scopes.
    */
   requiresUser?: boolean;
+  /**
+   * The success response is a file in one of these media types (an export's NDJSON or CSV), not
+   * JSON: the OpenAPI document says so, and the SDKs hand it back unparsed.
+   */
+  file?: readonly string[];
 }
 
 export function operation<const M extends OperationMetadata>(metadata: M): M {

@@ -15,6 +15,7 @@ export const SCOPE_RESOURCES = [
   'members',
   'organization',
   'audit_log',
+  'exports',
 ] as const;
 
 /**

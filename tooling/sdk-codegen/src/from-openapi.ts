@@ -309,7 +309,8 @@ export function fromOpenApi(document: Json): SdkModel {
     if (success === undefined) throw new Error(`Operation ${id} declares no 2xx response`);
     const content = responses[success]!.content as Json | undefined;
     const schema = content?.['application/json'] as Json | undefined;
-    let response: Operation['response'] = { kind: 'none' };
+    let response: Operation['response'] =
+      content && Object.keys(content).length > 0 ? { kind: 'none', file: true } : { kind: 'none' };
     let feed: Operation['feed'];
     if (schema) {
       const name = refName((schema.schema as Json).$ref as string);

@@ -137,12 +137,12 @@ export interface Operation {
    * - `model`: a JSON body of the named model, or of the named union (`events.retrieve` → `Event`)
    * - `page`: a list page (`{ data: Item[], meta, links }`, the named `*List` model), auto-paginated;
    *   `item` is a model or a union name
-   * - `none`: 204, no body
+   * - `none`: 204, no body; with `file`, a body that is not JSON (an export's file), handed back as text
    */
   response:
     | { kind: 'model'; model: string }
     | { kind: 'page'; model: string; item: string }
-    | { kind: 'none' };
+    | { kind: 'none'; file?: boolean };
   /** The scope a token needs; null: any valid token. */
   scope: string | null;
   summary: string;

@@ -848,8 +848,12 @@ function queryShape(query: QueryParam[]): string {
 function queryScalarType(q: QueryParam): string {
   if (q.enumValues && q.enumValues.length > 0) {
     const literals = q.enumValues.map(str).join('|');
-    // A long list of literals helps no one in a docblock; the description names the values.
-    return literals.length <= 60 ? `${literals}|list<${literals}>` : 'string|list<string>';
+    // A long list of literals helps no one in a docblock; the description names the values. The
+    // docblock line (`     *     name?: …,`) must also stay within PSR-12's 120 characters.
+    const line = `     *     ${q.name}?: ${literals}|list<${literals}>,`;
+    return literals.length <= 60 && line.length <= 120
+      ? `${literals}|list<${literals}>`
+      : 'string|list<string>';
   }
   switch (q.type.kind) {
     case 'string':

@@ -147,8 +147,13 @@ function resultName(operation: Operation): string | undefined {
   if (operation.response.kind === 'none') return undefined;
   if (operation.response.kind === 'page') return 'page';
   const name = operation.response.model;
-  return name.charAt(0).toLowerCase() + name.slice(1);
+  const camel = name.charAt(0).toLowerCase() + name.slice(1);
+  // A model named after a reserved word (`Export`) cannot name a variable in every language.
+  return RESERVED.has(camel) ? `${camel}Resource` : camel;
 }
+
+/** Words no sample's variable may be, in TypeScript, PHP or Python. */
+const RESERVED = new Set(['export', 'import', 'class', 'function', 'default', 'new', 'delete']);
 
 export interface Samples {
   typescript: string;

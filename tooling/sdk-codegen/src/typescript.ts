@@ -148,7 +148,7 @@ function argsType(op: Operation): { type: string; required: boolean } {
 }
 
 const responseType = (op: Operation): string =>
-  op.response.kind === 'none' ? 'undefined' : op.response.model;
+  op.response.kind === 'none' ? (op.response.file ? 'string' : 'undefined') : op.response.model;
 
 const isQueryOnly = (op: Operation): boolean =>
   op.pathParams.length === 0 && !op.body && op.query.length > 0;
@@ -365,7 +365,13 @@ function emitEquivalence(model: SdkModel): string {
     const route = `Routes[${quote(op.resource.camel)}][${quote(op.method.camel)}]`;
     const label = (what: string) => `  // ${op.id}: ${what}\n`;
     out += label('response');
-    out += `  Check<Same<ContractResponse<${route}>, ${op.response.kind === 'none' ? 'undefined' : `G.${op.response.model}`}>>,\n`;
+    const generated =
+      op.response.kind === 'none'
+        ? op.response.file
+          ? 'string'
+          : 'undefined'
+        : `G.${op.response.model}`;
+    out += `  Check<Same<ContractResponse<${route}>, ${generated}>>,\n`;
     if (op.query.length > 0) {
       out += label('query');
       out += `  Check<Same<ContractQuery<${route}>, G.${queryTypeName(op)}>>,\n`;

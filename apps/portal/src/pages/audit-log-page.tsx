@@ -36,6 +36,7 @@ const ACTIONS: Record<AuditEventAction, true> = {
   'user.password_changed': true,
   'user.password_check_failed': true,
   'user.signed_out': true,
+  'export.created': true,
 };
 const ACTION_LIST = Object.keys(ACTIONS) as AuditEventAction[];
 

@@ -11,6 +11,7 @@ import { OrganizationsModule } from '../organizations/organizations.module';
 import { APP_SCHEMA } from '../schema';
 import { SeedModule } from '../seed/seed.module';
 import { EndpointOwnersModule } from '../webhooks/endpoint-owners.module';
+import { RedisModule } from '../redis/redis.module';
 
 /** The services the admin CLI needs, on the same DataSource definition as the server. */
 @Module({})
@@ -22,6 +23,8 @@ export class CliModule {
         ConfigModule.forRoot(config),
         ClockModule.forRoot(),
         DatabaseModule.forRoot(config, APP_SCHEMA),
+        // The change feed (in EventsModule) takes the Redis connection, null when none is set.
+        RedisModule,
         EventsModule,
         AuditModule,
         OrganizationsModule,

@@ -41,6 +41,7 @@ final class AuditEventAction
     public const USER_PASSWORD_CHANGED = 'user.password_changed';
     public const USER_PASSWORD_CHECK_FAILED = 'user.password_check_failed';
     public const USER_SIGNED_OUT = 'user.signed_out';
+    public const EXPORT_CREATED = 'export.created';
 
     private function __construct()
     {
@@ -76,6 +77,7 @@ final class AuditEventAction
             self::USER_PASSWORD_CHANGED,
             self::USER_PASSWORD_CHECK_FAILED,
             self::USER_SIGNED_OUT,
+            self::EXPORT_CREATED,
         ];
     }
 

@@ -21,6 +21,7 @@ final class AuditTargetType
     public const ORGANIZATION = 'organization';
     public const USER = 'user';
     public const INVITATION = 'invitation';
+    public const EXPORT = 'export';
 
     private function __construct()
     {
@@ -36,6 +37,7 @@ final class AuditTargetType
             self::ORGANIZATION,
             self::USER,
             self::INVITATION,
+            self::EXPORT,
         ];
     }
 

@@ -39,6 +39,8 @@ final class Scope
     public const ORGANIZATION_READ = 'organization:read';
     public const ORGANIZATION_WRITE = 'organization:write';
     public const AUDIT_LOG_READ = 'audit_log:read';
+    public const EXPORTS_READ = 'exports:read';
+    public const EXPORTS_WRITE = 'exports:write';
 
     private function __construct()
     {
@@ -70,6 +72,8 @@ final class Scope
             self::ORGANIZATION_READ,
             self::ORGANIZATION_WRITE,
             self::AUDIT_LOG_READ,
+            self::EXPORTS_READ,
+            self::EXPORTS_WRITE,
         ];
     }
 

@@ -39,6 +39,8 @@ final class ScopeOrAll
     public const ORGANIZATION_READ = 'organization:read';
     public const ORGANIZATION_WRITE = 'organization:write';
     public const AUDIT_LOG_READ = 'audit_log:read';
+    public const EXPORTS_READ = 'exports:read';
+    public const EXPORTS_WRITE = 'exports:write';
     public const ALL = 'all';
 
     private function __construct()
@@ -71,6 +73,8 @@ final class ScopeOrAll
             self::ORGANIZATION_READ,
             self::ORGANIZATION_WRITE,
             self::AUDIT_LOG_READ,
+            self::EXPORTS_READ,
+            self::EXPORTS_WRITE,
             self::ALL,
         ];
     }

@@ -45,7 +45,7 @@ final class EnrollmentsRawService
      *     updated_since?: string|\DateTimeInterface,
      *     student_id?: string,
      *     course_id?: string,
-     *     status?: 'pending'|'active'|'completed'|'dropped'|'cancelled'|list<'pending'|'active'|'completed'|'dropped'|'cancelled'>,
+     *     status?: string|list<string>,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,

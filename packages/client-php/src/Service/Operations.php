@@ -114,6 +114,11 @@ final class Operations
         'invitations.delete' => ['DELETE', '/v1/invitations/{id}', 'invitations->delete'],
         'user.retrieve' => ['GET', '/v1/user', 'user->retrieve'],
         'user.changePassword' => ['POST', '/v1/user/password', 'user->changePassword'],
+        'exports.create' => ['POST', '/v1/exports', 'exports->create'],
+        'exports.list' => ['GET', '/v1/exports', 'exports->list'],
+        'exports.retrieve' => ['GET', '/v1/exports/{id}', 'exports->retrieve'],
+        'exports.download' => ['GET', '/v1/exports/{id}/file', 'exports->download'],
+        'checksums.retrieve' => ['GET', '/v1/collections/checksums', 'checksums->retrieve'],
     ];
 
     /** @var list<string> */
@@ -140,6 +145,8 @@ final class Operations
         'organization:read',
         'organization:write',
         'audit_log:read',
+        'exports:read',
+        'exports:write',
     ];
 
     private function __construct()

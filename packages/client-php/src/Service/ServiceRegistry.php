@@ -85,6 +85,14 @@ trait ServiceRegistry
      * `retrieve`, `changePassword`
      */
     public readonly UserService $user;
+    /**
+     * `create`, `list`, `retrieve`, `download`
+     */
+    public readonly ExportsService $exports;
+    /**
+     * `retrieve`
+     */
+    public readonly ChecksumsService $checksums;
 
     private function registerServices(HttpClient $http): void
     {
@@ -105,5 +113,7 @@ trait ServiceRegistry
         $this->members = new MembersService($http);
         $this->invitations = new InvitationsService($http);
         $this->user = new UserService($http);
+        $this->exports = new ExportsService($http);
+        $this->checksums = new ChecksumsService($http);
     }
 }

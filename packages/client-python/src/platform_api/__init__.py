@@ -38,6 +38,7 @@ from ._types import Omit, RequestOptions, omit
 from ._version import __version__
 from .types import Event, UnknownEvent
 from .webhooks import Webhook, Webhooks
+from .export_helpers import collection_checksum, download_export, wait_for_export
 
 __all__ = [
     "__version__",
@@ -86,6 +87,10 @@ __all__ = [
     # webhooks
     "Webhook",
     "Webhooks",
+    # exports
+    "wait_for_export",
+    "download_export",
+    "collection_checksum",
     # operations
     "OPERATIONS",
     "OperationInfo",

@@ -107,4 +107,9 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("invitations.delete", "invitations", "delete", "DELETE", "/v1/invitations/{id}", "members:write"),
     OperationInfo("user.retrieve", "user", "retrieve", "GET", "/v1/user", None),
     OperationInfo("user.changePassword", "user", "change_password", "POST", "/v1/user/password", None),
+    OperationInfo("exports.create", "exports", "create", "POST", "/v1/exports", "exports:write"),
+    OperationInfo("exports.list", "exports", "list", "GET", "/v1/exports", "exports:read"),
+    OperationInfo("exports.retrieve", "exports", "retrieve", "GET", "/v1/exports/{id}", "exports:read"),
+    OperationInfo("exports.download", "exports", "download", "GET", "/v1/exports/{id}/file", "exports:read"),
+    OperationInfo("checksums.retrieve", "checksums", "retrieve", "GET", "/v1/collections/checksums", "exports:read"),
 )

@@ -236,6 +236,22 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['user']['changePassword']>, undefined>>,
   // user.changePassword: body
   Check<Same<ContractRequest<Routes['user']['changePassword']>['body'], G.PasswordChange>>,
+  // exports.create: response
+  Check<Same<ContractResponse<Routes['exports']['create']>, G.Export>>,
+  // exports.create: body
+  Check<Same<ContractRequest<Routes['exports']['create']>['body'], G.ExportCreate>>,
+  // exports.list: response
+  Check<Same<ContractResponse<Routes['exports']['list']>, G.ExportList>>,
+  // exports.list: query
+  Check<Same<ContractQuery<Routes['exports']['list']>, G.ExportsListQuery>>,
+  // exports.retrieve: response
+  Check<Same<ContractResponse<Routes['exports']['retrieve']>, G.Export>>,
+  // exports.download: response
+  Check<Same<ContractResponse<Routes['exports']['download']>, string>>,
+  // checksums.retrieve: response
+  Check<Same<ContractResponse<Routes['checksums']['retrieve']>, G.CollectionChecksums>>,
+  // checksums.retrieve: query
+  Check<Same<ContractQuery<Routes['checksums']['retrieve']>, G.ChecksumsRetrieveQuery>>,
   // event student.created
   Check<Same<C.EventOf<'student.created'>, G.StudentCreatedEvent>>,
   // event student.updated

@@ -8,6 +8,8 @@ import type {
   AuditEventList,
   AuditEventsListQuery,
   ChangePage,
+  ChecksumsRetrieveQuery,
+  CollectionChecksums,
   Course,
   CourseCreate,
   CourseList,
@@ -39,6 +41,10 @@ import type {
   ExamResultsListQuery,
   ExamUpdate,
   ExamsListQuery,
+  Export,
+  ExportCreate,
+  ExportList,
+  ExportsListQuery,
   Invitation,
   InvitationCreate,
   InvitationList,
@@ -206,6 +212,15 @@ export const ROUTES = {
   user: {
     retrieve: { method: 'GET', path: '/v1/user' },
     changePassword: { method: 'POST', path: '/v1/user/password', body: true },
+  },
+  exports: {
+    create: { method: 'POST', path: '/v1/exports', body: true },
+    list: { method: 'GET', path: '/v1/exports', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'collection', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    retrieve: { method: 'GET', path: '/v1/exports/{id}' },
+    download: { method: 'GET', path: '/v1/exports/{id}/file' },
+  },
+  checksums: {
+    retrieve: { method: 'GET', path: '/v1/collections/checksums', query: ['collections'] },
   },
 } as const satisfies RouteTable;
 
@@ -939,6 +954,60 @@ export interface UserResource {
   changePassword(args: { body: PasswordChange; } & CallArgs, options?: RequestOptions): PlatformPromise<undefined>;
 }
 
+/** `client.exports`. */
+export interface ExportsResource {
+  /**
+   * Start an export
+   *
+   * Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+   *
+   * Scope: `exports:write`.
+   */
+  create(args: { body: ExportCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Export>;
+  /**
+   * List exports
+   *
+   * The organization's exports of the collections the token may read, newest first. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+   *
+   * Scope: `exports:read`.
+   */
+  list(query?: ExportsListQuery, options?: RequestOptions): PagePromise<ExportList, Export>;
+  list(args?: { query?: ExportsListQuery; } & CallArgs, options?: RequestOptions): PagePromise<ExportList, Export>;
+  /** Every item of `exports.list`, page after page (one request per page); the same as `for await` over `list(…)`. */
+  listAll(query?: ExportsListQuery): AsyncIterableIterator<Export>;
+  /**
+   * Retrieve an export
+   *
+   * Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+   *
+   * Scope: `exports:read`.
+   */
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Export>;
+  retrieve(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Export>;
+  /**
+   * Download an export's file
+   *
+   * The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+   *
+   * Scope: `exports:read`.
+   */
+  download(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<string>;
+  download(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<string>;
+}
+
+/** `client.checksums`. */
+export interface ChecksumsResource {
+  /**
+   * Count and checksum collections
+   *
+   * For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
+   *
+   * Scope: `exports:read`.
+   */
+  retrieve(query?: ChecksumsRetrieveQuery, options?: RequestOptions): PlatformPromise<CollectionChecksums>;
+  retrieve(args?: { query?: ChecksumsRetrieveQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<CollectionChecksums>;
+}
+
 /** The Platform API: one namespace per resource, and `request()` for any path. */
 export interface PlatformClient extends GenericRequest {
   students: StudentsResource;
@@ -958,4 +1027,6 @@ export interface PlatformClient extends GenericRequest {
   members: MembersResource;
   invitations: InvitationsResource;
   user: UserResource;
+  exports: ExportsResource;
+  checksums: ChecksumsResource;
 }

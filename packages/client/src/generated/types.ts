@@ -4,9 +4,11 @@ import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list
 
 export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client';
 
-export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out';
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created';
 
-export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation';
+export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export';
+
+export type CollectionChecksumCollection = 'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results';
 
 export type CourseStatus = 'draft' | 'active' | 'archived';
 
@@ -15,6 +17,12 @@ export type EnrollmentStatus = 'pending' | 'active' | 'completed' | 'dropped' | 
 export type EnrollmentCreateStatus = 'pending' | 'active';
 
 export type ExamResultStatus = 'draft' | 'published';
+
+export type ExportCollection = 'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results';
+
+export type ExportFormat = 'ndjson' | 'csv';
+
+export type ExportStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired';
 
 export type InvitationRole = 'admin' | 'developer' | 'viewer';
 
@@ -25,12 +33,12 @@ export type MemberCredentialsInvitationRole = 'admin' | 'developer' | 'viewer';
 export type OAuthClientType = 'confidential' | 'public';
 
 /** A permission a token can hold. */
-export type Scope = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read';
+export type Scope = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write';
 
 export type OAuthClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 
 /** A scope to grant, or `all` for every scope. */
-export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'all';
+export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write' | 'all';
 
 export type OrganizationPlan = 'standard' | 'enterprise';
 
@@ -370,6 +378,21 @@ export interface ChangePage {
   has_more: boolean;
 }
 
+export interface CollectionChecksum {
+  collection: CollectionChecksumCollection;
+  count: number;
+  /** Lowercase hex SHA-256 over one line per record, `<id>\t<updated_at>\n`, sorted by id (byte order), with `updated_at` as the API writes it (`2026-11-22T10:00:00.000Z`). */
+  checksum: string;
+}
+
+export interface CollectionChecksums {
+  object: 'collection_checksums';
+  algorithm: 'sha256-id-updated-at-v1';
+  /** The change-feed cursor of the snapshot the counts and checksums were read in. */
+  cursor: string;
+  data: CollectionChecksum[];
+}
+
 export interface Course {
   id: `crs_${string}`;
   object: 'course';
@@ -563,6 +586,41 @@ export interface ExamUpdate {
   max_score?: number;
   /** YYYY-MM-DD */
   held_on?: string | null;
+}
+
+export interface Export {
+  id: `exp_${string}`;
+  object: 'export';
+  collection: ExportCollection;
+  format: ExportFormat;
+  /** The list filters the export applies, as they were given. */
+  filters: Record<string, string>;
+  status: ExportStatus;
+  /** Rows written so far (while running) or in the file (once succeeded). */
+  row_count: number;
+  /** The size of the file once succeeded. */
+  size_bytes: number | null;
+  /** The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/events?after=`) and the export plus those events are an exact copy. Null until the export starts. */
+  cursor: string | null;
+  /** Why a failed export failed. */
+  error: string | null;
+  created_at: string;
+  completed_at: string | null;
+  /** When the file is deleted (and the export becomes `expired`). */
+  expires_at: string | null;
+}
+
+export interface ExportCreate {
+  collection: ExportCollection;
+  format?: ExportFormat;
+  /** The collection's list filters, as a list request's query would give them: `{ "status": "active,graduated", "created_at[gte]": "2026-01-01T00:00:00Z", "updated_since": "…" }`. `page`, `per_page`, `sort` and `q` are refused. */
+  filters?: Record<string, string>;
+}
+
+export interface ExportList {
+  data: Export[];
+  meta: PageMeta;
+  links: PageLinks;
 }
 
 export interface Invitation {
@@ -1336,12 +1394,12 @@ export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updat
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
-  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed, user.password_check_failed, user.signed_out. */
-  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out'>;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed, user.password_check_failed, user.signed_out, export.created. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation, sign_in, oauth_client. */
   actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client'>;
-  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation. */
-  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation'>;
+  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation, export. */
+  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export'>;
   /** Equality filter; comma-separate several values for IN. */
   target_id?: string;
   /** Equality filter; comma-separate several values for IN. */
@@ -1372,5 +1430,27 @@ export interface InvitationsListQuery extends RangeFilters<'created_at' | 'updat
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
+}
+
+/** The query of `exports.list`. */
+export interface ExportsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
+  /** 1-based page number. */
+  page?: number;
+  /** Items per page, at most 100. */
+  per_page?: number;
+  /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
+  sort?: SortInput<'created_at' | 'updated_at'>;
+  /** Only records changed at or after this instant (incremental sync). */
+  updated_since?: string;
+  /** Equality filter; comma-separate several values for IN. One of: queued, running, succeeded, failed, expired. */
+  status?: ListFilter<'queued' | 'running' | 'succeeded' | 'failed' | 'expired'>;
+  /** Equality filter; comma-separate several values for IN. One of: students, courses, enrollments, payments, exams, exam_results. */
+  collection?: ListFilter<'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results'>;
+}
+
+/** The query of `checksums.retrieve`. */
+export interface ChecksumsRetrieveQuery {
+  /** Comma-separated collections (students, courses, enrollments, payments, exams, exam_results); default: every one the token may read. */
+  collections?: string;
 }
 

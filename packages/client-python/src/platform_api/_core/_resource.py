@@ -90,5 +90,9 @@ def path_param(name: str, value: str) -> str:
 
 
 def parse_none(data: Any) -> None:
-    """A 204 has no body."""
+    """A 204 has no body (and an export's file is not JSON): nothing to parse."""
     return None
+
+
+# `APIResponse.parse` reads no body for it: an export's file would not parse as JSON.
+parse_none.reads_body = False  # type: ignore[attr-defined]

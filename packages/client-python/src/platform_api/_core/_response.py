@@ -55,7 +55,8 @@ class APIResponse(Generic[_T]):
     def parse(self) -> _T:
         """The typed result (a model, a page, or None for 204); parsed once, then cached."""
         if self._parsed is _UNSET:
-            self._parsed = self._parser(self.json())
+            reads_body = getattr(self._parser, "reads_body", True)
+            self._parsed = self._parser(self.json() if reads_body else None)
         result: _T = self._parsed
         return result
 

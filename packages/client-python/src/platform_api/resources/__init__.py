@@ -24,6 +24,8 @@ from .audit_events import AuditEvents, AuditEventsWithRawResponse, AsyncAuditEve
 from .members import Members, MembersWithRawResponse, AsyncMembers, AsyncMembersWithRawResponse
 from .invitations import Invitations, InvitationsWithRawResponse, AsyncInvitations, AsyncInvitationsWithRawResponse
 from .user import User, UserWithRawResponse, AsyncUser, AsyncUserWithRawResponse
+from .exports import Exports, ExportsWithRawResponse, AsyncExports, AsyncExportsWithRawResponse
+from .checksums import Checksums, ChecksumsWithRawResponse, AsyncChecksums, AsyncChecksumsWithRawResponse
 
 if _t.TYPE_CHECKING:
     from .._async_client import AsyncPlatformClient
@@ -100,6 +102,14 @@ __all__ = [
     "UserWithRawResponse",
     "AsyncUser",
     "AsyncUserWithRawResponse",
+    "Exports",
+    "ExportsWithRawResponse",
+    "AsyncExports",
+    "AsyncExportsWithRawResponse",
+    "Checksums",
+    "ChecksumsWithRawResponse",
+    "AsyncChecksums",
+    "AsyncChecksumsWithRawResponse",
 ]
 
 
@@ -191,6 +201,16 @@ class ClientResources:
         """`retrieve`, `change_password` (`/v1/user`)."""
         return User(_t.cast("PlatformClient", self))
 
+    @cached_property
+    def exports(self) -> Exports:
+        """`create`, `list`, `retrieve`, `download` (`/v1/exports`)."""
+        return Exports(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def checksums(self) -> Checksums:
+        """`retrieve` (`/v1/collections`)."""
+        return Checksums(_t.cast("PlatformClient", self))
+
 
 class AsyncClientResources:
     """Mixed into `AsyncPlatformClient`: the same namespaces, with coroutine methods."""
@@ -279,3 +299,13 @@ class AsyncClientResources:
     def user(self) -> AsyncUser:
         """`retrieve`, `change_password`, awaited."""
         return AsyncUser(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def exports(self) -> AsyncExports:
+        """`create`, `list`, `retrieve`, `download`, awaited."""
+        return AsyncExports(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def checksums(self) -> AsyncChecksums:
+        """`retrieve`, awaited."""
+        return AsyncChecksums(_t.cast("AsyncPlatformClient", self))

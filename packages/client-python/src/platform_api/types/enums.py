@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CollectionChecksumCollection", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
-AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "webhook_endpoint.transferred", "oauth_client.transferred", "oauth_client.approved", "oauth_token.revoked", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.password_changed", "user.password_check_failed", "user.signed_out"]
+AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "webhook_endpoint.transferred", "oauth_client.transferred", "oauth_client.approved", "oauth_token.revoked", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.password_changed", "user.password_check_failed", "user.signed_out", "export.created"]
 
-AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user", "invitation"]
+AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user", "invitation", "export"]
+
+CollectionChecksumCollection = _t.Literal["students", "courses", "enrollments", "payments", "exams", "exam_results"]
 
 CourseStatus = _t.Literal["draft", "active", "archived"]
 
@@ -23,6 +25,12 @@ EnrollmentCreateStatus = _t.Literal["pending", "active"]
 
 ExamResultStatus = _t.Literal["draft", "published"]
 
+ExportCollection = _t.Literal["students", "courses", "enrollments", "payments", "exams", "exam_results"]
+
+ExportFormat = _t.Literal["ndjson", "csv"]
+
+ExportStatus = _t.Literal["queued", "running", "succeeded", "failed", "expired"]
+
 InvitationRole = _t.Literal["admin", "developer", "viewer"]
 
 MemberRole = _t.Literal["admin", "developer", "viewer"]
@@ -31,12 +39,12 @@ MemberCredentialsInvitationRole = _t.Literal["admin", "developer", "viewer"]
 
 OAuthClientType = _t.Literal["confidential", "public"]
 
-Scope = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read"]
+Scope = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write"]
 """A permission a token can hold."""
 
 OAuthClientGrantType = _t.Literal["authorization_code", "refresh_token", "client_credentials"]
 
-ScopeOrAll = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "all"]
+ScopeOrAll = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write", "all"]
 """A scope to grant, or `all` for every scope."""
 
 OrganizationPlan = _t.Literal["standard", "enterprise"]

@@ -16,10 +16,14 @@ from .enums import (
     AuditActorType,
     AuditEventAction,
     AuditTargetType,
+    CollectionChecksumCollection,
     CourseStatus,
     EnrollmentStatus,
     EventType,
     ExamResultStatus,
+    ExportCollection,
+    ExportFormat,
+    ExportStatus,
     InvitationRole,
     MemberCredentialsInvitationRole,
     MemberRole,
@@ -66,6 +70,8 @@ __all__ = [
     "AuditEventList",
     "AuditTarget",
     "ChangePage",
+    "CollectionChecksum",
+    "CollectionChecksums",
     "Course",
     "CourseList",
     "DeletedCourse",
@@ -82,6 +88,8 @@ __all__ = [
     "ExamList",
     "ExamResult",
     "ExamResultList",
+    "Export",
+    "ExportList",
     "Invitation",
     "InvitationList",
     "InvitationWithSecret",
@@ -1808,6 +1816,95 @@ class ChangePage(BaseModel):
         return model
 
 
+class CollectionChecksum(BaseModel):
+    """A `CollectionChecksum` object of the Platform API."""
+
+    collection: _t.Union[CollectionChecksumCollection, str]
+    count: int
+    checksum: str
+    """Lowercase hex SHA-256 over one line per record, `<id>\\t<updated_at>\\n`, sorted by id (byte order), with `updated_at` as the API writes it (`2026-11-22T10:00:00.000Z`)."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("collection", "collection"),
+        ("count", "count"),
+        ("checksum", "checksum"),
+    )
+
+    def __init__(
+        self,
+        *,
+        collection: _t.Union[CollectionChecksumCollection, str],
+        count: int,
+        checksum: str,
+    ) -> None:
+        self._init(
+            {
+                "collection": collection,
+                "count": count,
+                "checksum": checksum,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> CollectionChecksum:
+        """A `CollectionChecksum` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            collection=json_get(raw, "collection"),
+            count=json_get(raw, "count"),
+            checksum=json_get(raw, "checksum"),
+        )
+        model._attach(raw)
+        return model
+
+
+class CollectionChecksums(BaseModel):
+    """A `CollectionChecksums` object of the Platform API."""
+
+    object: _t.Literal["collection_checksums"]
+    algorithm: _t.Literal["sha256-id-updated-at-v1"]
+    cursor: str
+    """The change-feed cursor of the snapshot the counts and checksums were read in."""
+    data: _t.List[CollectionChecksum]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("algorithm", "algorithm"),
+        ("cursor", "cursor"),
+        ("data", "data"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["collection_checksums"],
+        algorithm: _t.Literal["sha256-id-updated-at-v1"],
+        cursor: str,
+        data: _t.List[CollectionChecksum],
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "algorithm": algorithm,
+                "cursor": cursor,
+                "data": data,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> CollectionChecksums:
+        """A `CollectionChecksums` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            algorithm=json_get(raw, "algorithm"),
+            cursor=json_get(raw, "cursor"),
+            data=parse_list(lambda item0: parse_model(CollectionChecksum.from_json, item0), json_get(raw, "data")),
+        )
+        model._attach(raw)
+        return model
+
+
 class Course(BaseModel):
     """A `Course` object of the Platform API."""
 
@@ -2609,6 +2706,144 @@ class ExamResultList(BaseModel):
         raw = as_dict(data)
         model = cls(
             data=parse_list(lambda item0: parse_model(ExamResult.from_json, item0), json_get(raw, "data")),
+            meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
+            links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
+class Export(BaseModel):
+    """A `Export` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["export"]
+    collection: _t.Union[ExportCollection, str]
+    format: _t.Union[ExportFormat, str]
+    filters: _t.Dict[str, str]
+    """The list filters the export applies, as they were given."""
+    status: _t.Union[ExportStatus, str]
+    row_count: int
+    """Rows written so far (while running) or in the file (once succeeded)."""
+    size_bytes: _t.Optional[int]
+    """The size of the file once succeeded."""
+    cursor: _t.Optional[str]
+    """The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/events?after=`) and the export plus those events are an exact copy. Null until the export starts."""
+    error: _t.Optional[str]
+    """Why a failed export failed."""
+    created_at: _dt.datetime
+    completed_at: _t.Optional[_dt.datetime]
+    expires_at: _t.Optional[_dt.datetime]
+    """When the file is deleted (and the export becomes `expired`)."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("collection", "collection"),
+        ("format", "format"),
+        ("filters", "filters"),
+        ("status", "status"),
+        ("row_count", "row_count"),
+        ("size_bytes", "size_bytes"),
+        ("cursor", "cursor"),
+        ("error", "error"),
+        ("created_at", "created_at"),
+        ("completed_at", "completed_at"),
+        ("expires_at", "expires_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["export"],
+        collection: _t.Union[ExportCollection, str],
+        format: _t.Union[ExportFormat, str],
+        filters: _t.Dict[str, str],
+        status: _t.Union[ExportStatus, str],
+        row_count: int,
+        size_bytes: _t.Optional[int],
+        cursor: _t.Optional[str],
+        error: _t.Optional[str],
+        created_at: _dt.datetime,
+        completed_at: _t.Optional[_dt.datetime],
+        expires_at: _t.Optional[_dt.datetime],
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "collection": collection,
+                "format": format,
+                "filters": filters,
+                "status": status,
+                "row_count": row_count,
+                "size_bytes": size_bytes,
+                "cursor": cursor,
+                "error": error,
+                "created_at": created_at,
+                "completed_at": completed_at,
+                "expires_at": expires_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> Export:
+        """A `Export` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            collection=json_get(raw, "collection"),
+            format=json_get(raw, "format"),
+            filters=json_get(raw, "filters"),
+            status=json_get(raw, "status"),
+            row_count=json_get(raw, "row_count"),
+            size_bytes=json_get(raw, "size_bytes"),
+            cursor=json_get(raw, "cursor"),
+            error=json_get(raw, "error"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            completed_at=parse_datetime(json_get(raw, "completed_at")),
+            expires_at=parse_datetime(json_get(raw, "expires_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class ExportList(BaseModel):
+    """A `ExportList` object of the Platform API."""
+
+    data: _t.List[Export]
+    meta: PageMeta
+    links: PageLinks
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("meta", "meta"),
+        ("links", "links"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[Export],
+        meta: PageMeta,
+        links: PageLinks,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "meta": meta,
+                "links": links,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ExportList:
+        """A `ExportList` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(Export.from_json, item0), json_get(raw, "data")),
             meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
             links=parse_model(PageLinks.from_json, json_get(raw, "links")),
         )

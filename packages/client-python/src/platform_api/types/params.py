@@ -12,6 +12,8 @@ import typing as _t
 from .enums import (
     CourseStatus,
     EnrollmentCreateStatus,
+    ExportCollection,
+    ExportFormat,
     InvitationRole,
     MemberRole,
     OAuthClientGrantType,
@@ -33,6 +35,7 @@ __all__ = [
     "ExamResultCreateParams",
     "ExamResultUpdateParams",
     "ExamUpdateParams",
+    "ExportCreateParams",
     "InvitationCreateParams",
     "MemberUpdateParams",
     "OAuthClientCreateParams",
@@ -168,6 +171,19 @@ class ExamUpdateParams(_t.TypedDict, total=False):
     max_score: float
     held_on: _t.Optional[str]
     """YYYY-MM-DD"""
+
+
+class _ExportCreateParamsRequired(_t.TypedDict):
+    collection: ExportCollection
+
+
+class ExportCreateParams(_ExportCreateParamsRequired, total=False):
+    """The fields of a `ExportCreate`."""
+
+    format: ExportFormat
+    """Default: `"ndjson"`."""
+    filters: _t.Mapping[str, str]
+    """The collection's list filters, as a list request's query would give them: `{ "status": "active,graduated", "created_at[gte]": "2026-01-01T00:00:00Z", "updated_since": "…" }`. `page`, `per_page`, `sort` and `q` are refused. Default: `{}`."""
 
 
 class _InvitationCreateParamsRequired(_t.TypedDict):

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { TransactionRunner } from '../common/transactions';
+import { Sql } from '../database/sql';
+
+/** How much of a file one chunk holds: a download holds about one chunk in memory at a time. */
+export const EXPORT_CHUNK_BYTES = 1 << 20;
+
+/**
+ * Export files as numbered chunks in the database (`export_chunks`): every instance of the
+ * scale-out deployment reads the same file, and the embedded default needs no directory besides
+ * its database file. See docs/decisions/0018-export-storage.md.
+ */
+@Injectable()
+export class ExportFiles {
+  constructor(
+    private readonly sql: Sql,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  /**
+   * Writes chunk `seq` of the file of `exportId`, committed when this resolves, with whatever
+   * `alongside` writes in the same transaction (the export's progress).
+   */
+  append(
+    exportId: string,
+    seq: number,
+    data: Buffer,
+    alongside?: (manager: EntityManager) => Promise<unknown>,
+  ): Promise<void> {
+    return this.transactions.run(async (manager) => {
+      await this.sql.query(
+        manager,
+        'INSERT INTO export_chunks (export_id, seq, data) VALUES (:exportId, :seq, :data)',
+        { exportId, seq, data },
+      );
+      await alongside?.(manager);
+    });
+  }
+
+  /** The file's chunks in order, read one at a time. */
+  async *read(exportId: string): AsyncGenerator<Buffer> {
+    for (let seq = 0; ; seq += 1) {
+      const [row] = await this.sql.select<{ data: Buffer | Uint8Array }>(
+        'SELECT data FROM export_chunks WHERE export_id = :exportId AND seq = :seq',
+        { exportId, seq },
+      );
+      if (!row) return;
+      yield Buffer.isBuffer(row.data) ? row.data : Buffer.from(row.data);
+    }
+  }
+
+  /** Deletes the file (all its chunks). */
+  delete(exportId: string): Promise<void> {
+    return this.transactions.run(async (manager) => {
+      await this.sql.query(manager, 'DELETE FROM export_chunks WHERE export_id = :exportId', {
+        exportId,
+      });
+    });
+  }
+}
+
+/** One line of NDJSON per resource. */
+export function ndjsonLine(resource: Record<string, unknown>): string {
+  return `${JSON.stringify(resource)}\n`;
+}
+
+/** RFC 4180: a header row of the resource's fields, then one row per resource. */
+export function csvHeader(fields: readonly string[]): string {
+  return `${fields.map(csvField).join(',')}\r\n`;
+}
+
+export function csvRow(fields: readonly string[], resource: Record<string, unknown>): string {
+  return `${fields.map((field) => csvField(resource[field])).join(',')}\r\n`;
+}
+
+function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : JSON.stringify(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

@@ -1,0 +1,408 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import {
+  contract,
+  EXPORT_COLLECTION_SCOPES,
+  EXPORT_COLLECTIONS,
+  EXPORT_REFUSED_FILTERS,
+  type Export,
+  type ExportCollection,
+  type ExportCreateSchema,
+  type ListQuery,
+  type ProblemFieldError,
+} from '@platform/contract';
+import type { DataSource, Repository } from 'typeorm';
+import type { z } from 'zod';
+import { AuditService } from '../audit/audit.service';
+import type { ApiAuditActor } from '../audit/audit-actor';
+import { Clock } from '../common/clock';
+import { newId } from '../common/ids';
+import { ListCollection } from '../common/list/find-page';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import type { Principal } from '../common/principal';
+import { ProblemException } from '../common/problem.exception';
+import { notFound } from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
+import { Sql } from '../database/sql';
+import { FeedPositions } from '../events/feed-position';
+import { COLLECTION_SOURCES, rowMapper } from './collections';
+import { ExportRecord } from './export.entity';
+import { csvHeader, csvRow, EXPORT_CHUNK_BYTES, ExportFiles, ndjsonLine } from './export-files';
+import { SnapshotOpener } from './snapshot';
+
+type ExportCreate = z.output<typeof ExportCreateSchema>;
+
+/** How long a worker's claim on a running export holds without progress before another takes it. */
+const LEASE_MS = 60_000;
+/** How often each instance looks for queued exports it was not told about, and for expired files. */
+const POLL_MS = 5_000;
+
+export function toExportResource(record: ExportRecord, now: number): Export {
+  const expired =
+    record.status === 'expired' ||
+    (record.status === 'succeeded' &&
+      record.expiresAt !== null &&
+      record.expiresAt.getTime() <= now);
+  return {
+    id: record.id as Export['id'],
+    object: 'export',
+    collection: record.collection,
+    format: record.format,
+    filters: JSON.parse(record.filters) as Record<string, string>,
+    status: expired ? 'expired' : record.status,
+    row_count: record.rowCount,
+    size_bytes: expired ? null : record.sizeBytes,
+    cursor: record.cursor,
+    error: record.error,
+    created_at: toIso(record.createdAt),
+    completed_at: record.completedAt ? toIso(record.completedAt) : null,
+    expires_at: record.expiresAt ? toIso(record.expiresAt) : null,
+  };
+}
+
+function readable(principal: Principal): ExportCollection[] {
+  return EXPORT_COLLECTIONS.filter((c) => principal.scopes.has(EXPORT_COLLECTION_SCOPES[c]));
+}
+
+/**
+ * Exports: each reads one collection from one consistent snapshot (SnapshotOpener) in the
+ * background, writes its file in chunks (ExportFiles), and records the feed cursor of that
+ * snapshot. The work queue is the `exports` table itself: any instance claims a queued export
+ * (SKIP LOCKED on PostgreSQL) and holds it with a lease, so an instance that dies mid-export
+ * leaves it to another.
+ */
+@Injectable()
+export class ExportsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Exports');
+  private readonly listed: ListCollection<ExportRecord>;
+  private draining: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    @InjectRepository(ExportRecord) private readonly exports: Repository<ExportRecord>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sql: Sql,
+    private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+    private readonly files: ExportFiles,
+    private readonly snapshots: SnapshotOpener,
+    private readonly feed: FeedPositions,
+  ) {
+    // An export's `updated_since` reads its creation time: it has no other change worth syncing.
+    this.listed = ListCollection.of(sql, exports, contract.exports.list.query, {
+      updated_at: 'created_at',
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(
+      () => {
+        this.kick();
+        this.expire().catch((error: unknown) =>
+          this.logger.error({ error: (error as Error).message }, 'expiring exports failed'),
+        );
+      },
+      Math.min(POLL_MS, this.config.exports.retentionMs),
+    );
+    this.timer.unref();
+    this.kick();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.draining;
+  }
+
+  async create(principal: Principal, body: ExportCreate, actor: ApiAuditActor): Promise<Export> {
+    const scope = EXPORT_COLLECTION_SCOPES[body.collection];
+    if (!principal.scopes.has(scope)) {
+      throw new ProblemException(
+        'insufficient_scope',
+        `Exporting ${body.collection} requires the '${scope}' scope`,
+        {
+          headers: {
+            'WWW-Authenticate': `Bearer realm="platform", error="insufficient_scope", scope="${scope}"`,
+          },
+        },
+      );
+    }
+    this.rowsQuery(body.collection, body.filters);
+    const now = this.clock.now();
+    const record: ExportRecord = {
+      id: newId('export', now.getTime()),
+      organizationId: principal.organizationId,
+      collection: body.collection,
+      format: body.format,
+      filters: JSON.stringify(body.filters),
+      status: 'queued',
+      rowCount: 0,
+      sizeBytes: null,
+      cursor: null,
+      error: null,
+      leaseUntil: null,
+      createdAt: now,
+      completedAt: null,
+      expiresAt: null,
+    };
+    await this.transactions.run(async (manager) => {
+      await manager.insert(ExportRecord, record);
+      await this.audit.record(
+        actor,
+        {
+          action: 'export.created',
+          targetType: 'export',
+          targetId: record.id,
+          changes: { collection: body.collection, format: body.format, filters: body.filters },
+        },
+        manager,
+      );
+      this.transactions.afterCommit(manager, () => this.kick());
+    });
+    return toExportResource(record, now.getTime());
+  }
+
+  async list(principal: Principal, query: ListQuery, url: PageUrl) {
+    const collections = readable(principal);
+    if (collections.length === 0) {
+      return { data: [], ...pageEnvelope(url, query, { count: 0, exact: true }) };
+    }
+    const scoped: ListQuery = {
+      ...query,
+      conditions: [...query.conditions, { field: 'collection', op: 'in', values: collections }],
+    };
+    const { rows, total } = await this.listed.find(principal.organizationId, scoped);
+    const now = this.clock.nowMs();
+    return {
+      data: rows.map((row) => toExportResource(row, now)),
+      ...pageEnvelope(url, query, total),
+    };
+  }
+
+  async retrieve(principal: Principal, id: string): Promise<Export> {
+    return toExportResource(await this.find(principal, id), this.clock.nowMs());
+  }
+
+  /** The file of a succeeded export, and its format; 409 when there is none (yet, or any more). */
+  async download(principal: Principal, id: string) {
+    const record = await this.find(principal, id);
+    const resource = toExportResource(record, this.clock.nowMs());
+    if (resource.status !== 'succeeded') {
+      throw new ProblemException(
+        'conflict',
+        resource.status === 'expired'
+          ? `Export ${id} has expired and its file was deleted; start a new export`
+          : `Export ${id} is ${resource.status}; its file can be downloaded once it has succeeded`,
+      );
+    }
+    return { export: resource, chunks: this.files.read(record.id) };
+  }
+
+  private async find(principal: Principal, id: string): Promise<ExportRecord> {
+    const record = await this.exports.findOneBy({ id, organizationId: principal.organizationId });
+    // An export of a collection the token cannot read is as absent as another organization's.
+    if (!record || !readable(principal).includes(record.collection)) throw notFound('export', id);
+    return record;
+  }
+
+  /**
+   * The statement of the rows an export reads: the collection's list query with the export's
+   * filters, oldest first, unpaged. A bad filter is a 400 naming it under `body.filters`.
+   */
+  private rowsQuery(collection: ExportCollection, filters: Record<string, string>) {
+    const errors: ProblemFieldError[] = [];
+    for (const name of EXPORT_REFUSED_FILTERS) {
+      if (name in filters) {
+        errors.push({
+          path: `body.filters.${name}`,
+          message: `${name} does not apply to an export, which always reads every matching record`,
+          code: 'unrecognized_keys',
+        });
+      }
+    }
+    const parsed = COLLECTION_SOURCES[collection].listQuery.safeParse(filters);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const key = issue.path.length ? issue.path.join('.') : undefined;
+        const named =
+          issue.code === 'unrecognized_keys' ? issue.keys.map((k) => `body.filters.${k}`) : [];
+        const paths = named.length ? named : [`body.filters${key ? `.${key}` : ''}`];
+        for (const path of paths) errors.push({ path, message: issue.message, code: issue.code });
+      }
+    }
+    if (errors.length || !parsed.success) {
+      throw new ProblemException(
+        'validation_error',
+        errors.map((e) => `${e.path}: ${e.message}`).join('; '),
+        { errors },
+      );
+    }
+    const query: ListQuery = {
+      ...(parsed.data as ListQuery),
+      sort: [{ field: 'created_at', direction: 'asc' }],
+      page: 1,
+      per_page: Number.MAX_SAFE_INTEGER,
+    };
+    return query;
+  }
+
+  /** Runs queued exports (and ones whose runner's lease lapsed) until none is left. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = (async () => {
+      do {
+        this.again = false;
+        for (let next = await this.claim(); next; next = await this.claim()) {
+          await this.runExport(next);
+          if (this.stopped) return;
+        }
+      } while (this.again && !this.stopped);
+    })()
+      .catch((error: unknown) =>
+        this.logger.error({ error: (error as Error).message }, 'running exports failed'),
+      )
+      .finally(() => {
+        this.draining = undefined;
+      });
+  }
+
+  private claim(): Promise<ExportRecord | null> {
+    return this.transactions.run(async (manager) => {
+      const now = this.clock.now();
+      const rows = await this.sql.query<{ id: string }>(
+        manager,
+        `SELECT id FROM exports WHERE status = 'queued' OR (status = 'running' AND lease_until < :now)
+         ORDER BY created_at LIMIT 1${this.sql.lockRows({ skipLocked: true })}`,
+        { now: this.sql.bind(ExportRecord, 'leaseUntil', now) },
+      );
+      const id = rows[0]?.id;
+      if (!id) return null;
+      await manager.update(
+        ExportRecord,
+        { id },
+        { status: 'running', leaseUntil: new Date(now.getTime() + LEASE_MS), rowCount: 0 },
+      );
+      return manager.findOneBy(ExportRecord, { id });
+    });
+  }
+
+  private async runExport(record: ExportRecord): Promise<void> {
+    try {
+      // A lapsed lease: whatever the previous runner wrote is started over.
+      await this.files.delete(record.id);
+      const source = COLLECTION_SOURCES[record.collection];
+      const query = this.rowsQuery(
+        record.collection,
+        JSON.parse(record.filters) as Record<string, string>,
+      );
+      const repo = this.dataSource.getRepository(source.entity);
+      const { page } = ListCollection.of(this.sql, repo, source.listQuery).statements(
+        record.organizationId,
+        query,
+      );
+      const toResource = rowMapper(this.dataSource, source);
+      const fields = Object.keys(source.resource.shape as Record<string, unknown>);
+      const { rows, bytes } = await this.snapshots.run(async (snapshot) => {
+        const cursor = await this.feed.head(snapshot.manager, record.organizationId);
+        await this.setRecord({ id: record.id }, { cursor });
+        let seq = 0;
+        let rowCount = 0;
+        let size = 0;
+        // One buffer for every chunk, written line by line: an export allocates no chunk-sized
+        // buffers (the drivers copy a chunk's bytes when they send it).
+        const buffer = Buffer.allocUnsafe(EXPORT_CHUNK_BYTES);
+        let used = 0;
+        const flush = async (data: Buffer) => {
+          const progress = { rowCount, leaseUntil: new Date(this.clock.nowMs() + LEASE_MS) };
+          await this.files.append(record.id, seq, data, (manager) =>
+            manager.update(ExportRecord, { id: record.id }, progress),
+          );
+          seq += 1;
+          size += data.length;
+        };
+        /** Appends a line, sending the chunk first when the line might not fit (3 bytes a char). */
+        const write = async (line: string) => {
+          if (buffer.length - used < line.length * 3) {
+            if (used > 0) await flush(buffer.subarray(0, used));
+            used = 0;
+            // A line longer than a chunk is a chunk of its own.
+            if (line.length * 3 > buffer.length) return flush(Buffer.from(line, 'utf8'));
+          }
+          used += buffer.write(line, used, 'utf8');
+        };
+        if (record.format === 'csv') await write(csvHeader(fields));
+        const format =
+          record.format === 'csv' ? (r: Record<string, unknown>) => csvRow(fields, r) : ndjsonLine;
+        for await (const batch of snapshot.batches(page.text, page.params)) {
+          for (const row of batch) {
+            const line = format(toResource(row));
+            if (buffer.length - used < line.length * 3) await write(line);
+            else used += buffer.write(line, used, 'utf8');
+            rowCount += 1;
+          }
+        }
+        if (used > 0 || seq === 0) await flush(buffer.subarray(0, used));
+        return { rows: rowCount, bytes: size };
+      });
+      const completed = this.clock.now();
+      await this.setRecord(
+        { id: record.id },
+        {
+          status: 'succeeded',
+          rowCount: rows,
+          sizeBytes: bytes,
+          leaseUntil: null,
+          completedAt: completed,
+          expiresAt: new Date(completed.getTime() + this.config.exports.retentionMs),
+        },
+      );
+    } catch (error) {
+      this.logger.error({ export: record.id, error: (error as Error).message }, 'export failed');
+      await this.files.delete(record.id).catch(() => undefined);
+      await this.setRecord(
+        { id: record.id },
+        {
+          status: 'failed',
+          error: 'The export could not be completed; start a new one.',
+          leaseUntil: null,
+          completedAt: this.clock.now(),
+        },
+      );
+    }
+  }
+
+  /** Through the transaction queue: on SQLite a lone statement would join an open transaction. */
+  private setRecord(id: { id: string }, changes: Partial<ExportRecord>): Promise<unknown> {
+    return this.transactions.run((manager) => manager.update(ExportRecord, id, changes));
+  }
+
+  /** Marks exports past their expiry `expired` and deletes their files. */
+  async expire(): Promise<void> {
+    const now = this.clock.now();
+    const due = await this.sql.select<{ id: string }>(
+      `SELECT id FROM exports WHERE status = 'succeeded' AND expires_at <= :now`,
+      { now: this.sql.bind(ExportRecord, 'expiresAt', now) },
+    );
+    for (const { id } of due) {
+      await this.files.delete(id);
+      await this.setRecord({ id }, { status: 'expired', sizeBytes: null });
+    }
+  }
+}

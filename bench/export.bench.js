@@ -1,0 +1,314 @@
+'use strict';
+/**
+ * Export benchmark: the real server exports BENCH_ROWS students (default 1,000,000) as NDJSON from
+ * one snapshot into its file store, against a bare baseline in the same run that streams the same
+ * rows, in the same order and the same format, from the same database into a file. Goals: at least
+ * 100,000 rows/s, at least 0.7x the baseline, and the server's resident set grows by less than
+ * 64 MB during the export.
+ *
+ *   pnpm --filter @platform/server build && BENCH_DATABASE=sqlite node bench/export.bench.js
+ *   BENCH_DATABASE=postgres BENCH_POSTGRES_URL=postgres://… node bench/export.bench.js
+ */
+// Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
+require('@platform/hermetic').enforceForRun();
+const { spawn, spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { envNumber, freePort, waitReady, writeResults } = require('./lib/harness');
+
+const REPO_ROOT = path.resolve(__dirname, '..');
+const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
+const CLI_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'cli', 'main.js');
+const ROWS = envNumber('BENCH_ROWS', 1_000_000, { integer: true });
+const DIALECT = process.env.BENCH_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+const CHUNK = 1 << 20;
+/** apps/server's production `start` flags. */
+const SERVER_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'];
+const GOALS = { rowsPerSecond: 100_000, ratio: 0.7, rssGrowthMb: 64 };
+const FIELDS = [
+  ['id', 'id'],
+  ['student_number', 'student_number'],
+  ['first_name', 'first_name'],
+  ['last_name', 'last_name'],
+  ['preferred_name', 'preferred_name'],
+  ['email', 'email'],
+  ['date_of_birth', 'date_of_birth'],
+  ['status', 'status'],
+  ['grade_level', 'grade_level'],
+  ['created_at', 'created_at'],
+  ['updated_at', 'updated_at'],
+];
+
+const log = (line) => console.log(line);
+
+function childEnv(extra) {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(DATABASE_|REDIS_|RATE_LIMIT_|WEBHOOK|LOG_|PORT|HOST)/.test(key)) env[key] = value;
+  }
+  return { ...env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...extra };
+}
+
+function runCli(dbEnv, args) {
+  const result = spawnSync(process.execPath, [CLI_MAIN, ...args, '--json'], {
+    cwd: REPO_ROOT,
+    env: childEnv(dbEnv),
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (result.status !== 0)
+    throw new Error(`cli ${args[0]} failed: ${result.stdout}${result.stderr}`);
+  return JSON.parse(result.stdout.slice(result.stdout.indexOf('{')));
+}
+
+async function database(tmp) {
+  if (DIALECT === 'sqlite') {
+    const file = path.join(tmp, 'bench.db');
+    return { env: { DATABASE_URL: `sqlite:${file}` }, file, drop: async () => undefined };
+  }
+  const admin = process.env.BENCH_POSTGRES_URL || process.env.TEST_DATABASE_URL;
+  if (!admin) throw new Error('BENCH_DATABASE=postgres needs BENCH_POSTGRES_URL');
+  const { Client } = require('pg');
+  const name = `bench_export_${process.pid}`;
+  const query = async (text) => {
+    const client = new Client({ connectionString: admin });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+  await query(`CREATE DATABASE "${name}"`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const env = {
+    DATABASE_URL: url.toString(),
+    WEBHOOK_SECRETS_KEY: crypto.randomBytes(32).toString('base64'),
+  };
+  runCli(env, ['migrate']);
+  return {
+    env,
+    url: url.toString(),
+    drop: () => query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+function rssMb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+}
+
+function iso(value) {
+  if (value instanceof Date) return value.toISOString();
+  return `${String(value).replace(' ', 'T')}Z`;
+}
+
+/** The same lines the server writes, from raw rows, into a file in 1 MiB pieces. */
+function lineWriter(file) {
+  const fd = fs.openSync(file, 'w');
+  let pending = [];
+  let size = 0;
+  let rows = 0;
+  return {
+    add(row) {
+      const resource = { id: row.id, object: 'student' };
+      for (const [field, column] of FIELDS.slice(1)) {
+        const value = row[column];
+        resource[field] = field.endsWith('_at') ? iso(value) : (value ?? null);
+      }
+      const line = `${JSON.stringify(resource)}\n`;
+      pending.push(line);
+      size += line.length;
+      rows += 1;
+      if (size >= CHUNK) this.flush();
+    },
+    flush() {
+      fs.writeSync(fd, Buffer.from(pending.join(''), 'utf8'));
+      pending = [];
+      size = 0;
+    },
+    end() {
+      this.flush();
+      fs.closeSync(fd);
+      return rows;
+    },
+  };
+}
+
+/**
+ * The rest of the students in one statement. SQLite: the search index's insert trigger is dropped
+ * first (this database is the benchmark's own and is thrown away; an export never searches), as
+ * collection-size.bench.js does for its seed, or a million trigram rows would take most of the run.
+ */
+async function bulkStudents(db, organizationId, count) {
+  if (DIALECT === 'sqlite') {
+    const Database = require('better-sqlite3');
+    const conn = new Database(db.file);
+    conn.exec('DROP TRIGGER IF EXISTS students_search_insert');
+    conn
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO students (id, organization_id, student_number, first_name, last_name,
+           preferred_name, email, date_of_birth, status, grade_level, created_at, updated_at)
+         SELECT printf('stu_%026d', i), ?, printf('B%08d', i), 'First' || i, 'Last, "' || i || '"',
+           NULL, 'b' || i || '@school.test', '2010-01-01', 'active', i % 13,
+           strftime('%Y-%m-%d %H:%M:%f', '2026-01-01', '+' || (i / 1000) || ' seconds'),
+           strftime('%Y-%m-%d %H:%M:%f', '2026-01-01', '+' || (i / 1000) || ' seconds')
+         FROM n`,
+      )
+      .run(count, organizationId);
+    conn.close();
+    return;
+  }
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: db.url });
+  await client.connect();
+  await client.query(
+    `INSERT INTO students (id, organization_id, student_number, first_name, last_name,
+       preferred_name, email, date_of_birth, status, grade_level, created_at, updated_at)
+     SELECT 'stu_' || lpad(i::text, 26, '0'), $1, 'B' || lpad(i::text, 8, '0'), 'First' || i,
+       'Last, "' || i || '"', NULL, 'b' || i || '@school.test', '2010-01-01', 'active', i % 13,
+       timestamptz '2026-01-01 00:00:00Z' + (i / 1000) * interval '1 second',
+       timestamptz '2026-01-01 00:00:00Z' + (i / 1000) * interval '1 second'
+     FROM generate_series(1, $2::int) AS i`,
+    [organizationId, count],
+  );
+  await client.end();
+}
+
+async function baseline(db, organizationId, file) {
+  const started = performance.now();
+  const out = lineWriter(file);
+  const columns = FIELDS.map(([, c]) => c).join(', ');
+  const text = `SELECT ${columns} FROM students WHERE organization_id = '${organizationId.replace(/'/g, "''")}' ORDER BY created_at ASC, id ASC`;
+  if (DIALECT === 'sqlite') {
+    const Database = require('better-sqlite3');
+    const conn = new Database(db.file, { readonly: true });
+    for (const row of conn.prepare(text).iterate()) out.add(row);
+    conn.close();
+  } else {
+    const { Client } = require('pg');
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await client.query(`DECLARE c NO SCROLL CURSOR FOR ${text}`);
+    for (;;) {
+      const { rows } = await client.query('FETCH 2000 FROM c');
+      if (rows.length === 0) break;
+      for (const row of rows) out.add(row);
+    }
+    await client.query('ROLLBACK');
+    await client.end();
+  }
+  const rows = out.end();
+  return { rows, seconds: (performance.now() - started) / 1000 };
+}
+
+async function main() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-export-'));
+  const db = await database(tmp);
+  let server;
+  try {
+    log(`seeding ${ROWS} students (${DIALECT})…`);
+    const seedStarted = performance.now();
+    const seeded = runCli(db.env, ['seed', '--students', '1', '--rate-limit', '1000000']);
+    const { token, organization_id: organizationId } = seeded;
+    await bulkStudents(db, organizationId, ROWS - 1);
+    log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+    const port = await freePort();
+    server = spawn(process.execPath, [...SERVER_FLAGS, SERVER_MAIN], {
+      cwd: REPO_ROOT,
+      env: childEnv({
+        ...db.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        WEBHOOK_DISPATCHER: 'false',
+      }),
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await waitReady(base);
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+
+    // The baseline first, then the server: both read the same rows from a warm cache.
+    const bare = await baseline(db, organizationId, path.join(tmp, 'baseline.ndjson'));
+    log(`baseline: ${bare.rows} rows in ${bare.seconds.toFixed(2)} s`);
+
+    const rssBefore = rssMb(server.pid);
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, rssMb(server.pid));
+    }, 50);
+    const started = performance.now();
+    const created = await (
+      await fetch(`${base}/v1/exports`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ collection: 'students' }),
+      })
+    ).json();
+    let done;
+    for (;;) {
+      done = await (await fetch(`${base}/v1/exports/${created.id}`, { headers })).json();
+      if (done.status !== 'queued' && done.status !== 'running') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const exportSeconds = (Date.parse(done.completed_at) - Date.parse(done.created_at)) / 1000;
+    clearInterval(sampler);
+    const rssExportPeak = rssPeak;
+    if (done.status !== 'succeeded' || done.row_count !== bare.rows)
+      throw new Error(`export ended ${done.status} with ${done.row_count} rows`);
+
+    // The download streams with bounded memory too; its bytes must be the baseline's.
+    const file = await fetch(`${base}/v1/exports/${created.id}/file`, { headers });
+    const hash = crypto.createHash('sha256');
+    for await (const chunk of file.body) {
+      hash.update(chunk);
+      rssPeak = Math.max(rssPeak, rssMb(server.pid));
+    }
+    const same =
+      hash.digest('hex') ===
+      crypto
+        .createHash('sha256')
+        .update(fs.readFileSync(path.join(tmp, 'baseline.ndjson')))
+        .digest('hex');
+
+    const results = {
+      database: DIALECT,
+      rows: bare.rows,
+      // The export's own duration, from its created_at to its completed_at.
+      server: { seconds: exportSeconds, rowsPerSecond: Math.round(bare.rows / exportSeconds) },
+      serverPolled: { seconds },
+      baseline: { seconds: bare.seconds, rowsPerSecond: Math.round(bare.rows / bare.seconds) },
+      ratio: Number((bare.seconds / exportSeconds).toFixed(3)),
+      rssBeforeMb: Math.round(rssBefore),
+      rssGrowthMb: Math.round(rssPeak - rssBefore),
+      rssGrowthDuringExportMb: Math.round(rssExportPeak - rssBefore),
+      sameBytesAsBaseline: same,
+    };
+    const goals = {
+      rowsPerSecond: results.server.rowsPerSecond >= GOALS.rowsPerSecond,
+      ratio: results.ratio >= GOALS.ratio,
+      rss: results.rssGrowthMb < GOALS.rssGrowthMb,
+    };
+    log(JSON.stringify({ ...results, goals }, null, 2));
+    writeResults(path.join(__dirname, 'results', `export-${DIALECT}.json`), 'export', {
+      ...results,
+      goals,
+    });
+  } finally {
+    server?.kill('SIGTERM');
+    await new Promise((resolve) => (server ? server.once('exit', resolve) : resolve()));
+    await db.drop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,51 @@
+"""Hand-written helpers beside the generated `client.exports`: wait for an export to finish,
+download its file, and compute the collection checksum of your own copy."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import IO, Any, Iterable, Mapping, Optional, Union
+
+from ._exceptions import PlatformError
+
+__all__ = ["wait_for_export", "download_export", "collection_checksum"]
+
+
+def wait_for_export(client: Any, export_id: str, *, interval: float = 1.0, timeout: Optional[float] = None) -> Any:
+    """Polls `GET /v1/exports/{id}` until the export has succeeded and returns it.
+
+    Raises `PlatformError` when it failed or expired, or when `timeout` seconds passed.
+    """
+    started = time.monotonic()
+    while True:
+        exp = client.exports.retrieve(export_id)
+        if exp.status == "succeeded":
+            return exp
+        if exp.status in ("failed", "expired"):
+            raise PlatformError(f"Export {export_id} {exp.status}: {exp.error or 'no file'}; start a new one")
+        if timeout is not None and time.monotonic() - started > timeout:
+            raise PlatformError(f"Export {export_id} did not finish within {timeout} s")
+        time.sleep(interval)
+
+
+def download_export(client: Any, export_id: str, destination: Union[str, IO[bytes]]) -> int:
+    """Writes the file of a succeeded export to `destination` (a path or a binary file) and
+    returns its size in bytes."""
+    content: bytes = client.request("GET", f"/v1/exports/{export_id}/file").content
+    if isinstance(destination, str):
+        with open(destination, "wb") as out:
+            out.write(content)
+    else:
+        destination.write(content)
+    return len(content)
+
+
+def collection_checksum(records: Iterable[Mapping[str, Any]]) -> str:
+    """The checksum `GET /v1/collections/checksums` answers, over your own copy: lowercase hex
+    SHA-256 of `<id>\\t<updated_at>\\n` per record, sorted by id (byte order), `updated_at` exactly
+    as the API writes it."""
+    h = hashlib.sha256()
+    for r in sorted(records, key=lambda r: str(r["id"]).encode()):
+        h.update(f"{r['id']}\t{r['updated_at']}\n".encode())
+    return h.hexdigest()

@@ -1,0 +1,218 @@
+/**
+ * Bulk exports and reconciliation checksums: how an integrator takes a whole collection from one
+ * consistent snapshot, with the change-feed cursor of that snapshot, and later proves its copy
+ * still matches.
+ */
+import { initContract } from '@ts-rest/core';
+import { idSchema } from './ids';
+import { filter, listQuery, listResponse } from './list';
+import { operation, ROUTER_OPTIONS } from './operation';
+import { problemResponse, commonErrorResponses } from './problem';
+import { notFoundResponse, readErrorResponses, timestampSchema } from './resource';
+import { listRoute } from './routes';
+import type { Scope } from './scopes';
+import { IdPathParams } from './resource';
+import { z } from './zod-openapi';
+
+const c = initContract();
+
+/** The collections an export or a checksum can read, each gated by its read scope. */
+export const EXPORT_COLLECTIONS = [
+  'students',
+  'courses',
+  'enrollments',
+  'payments',
+  'exams',
+  'exam_results',
+] as const;
+export type ExportCollection = (typeof EXPORT_COLLECTIONS)[number];
+
+export const EXPORT_COLLECTION_SCOPES: Readonly<Record<ExportCollection, Scope>> = {
+  students: 'students:read',
+  courses: 'courses:read',
+  enrollments: 'enrollments:read',
+  payments: 'payments:read',
+  exams: 'exam_results:read',
+  exam_results: 'exam_results:read',
+};
+
+export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const EXPORT_CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {
+  ndjson: 'application/x-ndjson',
+  csv: 'text/csv; charset=utf-8',
+};
+
+export const EXPORT_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'expired'] as const;
+export type ExportStatus = (typeof EXPORT_STATUSES)[number];
+
+/** How long a finished export's file is kept unless the server says otherwise (`EXPORT_RETENTION_DAYS`). */
+export const EXPORT_DEFAULT_RETENTION_DAYS = 7;
+
+/** List parameters that make no sense for a whole-collection export. */
+export const EXPORT_REFUSED_FILTERS = ['page', 'per_page', 'sort', 'q'] as const;
+
+export const ExportSchema = z
+  .object({
+    id: idSchema('export'),
+    object: z.literal('export'),
+    collection: z.enum(EXPORT_COLLECTIONS),
+    format: z.enum(EXPORT_FORMATS),
+    filters: z
+      .record(z.string(), z.string())
+      .describe('The list filters the export applies, as they were given.'),
+    status: z.enum(EXPORT_STATUSES),
+    row_count: z
+      .number()
+      .int()
+      .describe('Rows written so far (while running) or in the file (once succeeded).'),
+    size_bytes: z.number().int().nullable().describe('The size of the file once succeeded.'),
+    cursor: z
+      .string()
+      .nullable()
+      .describe(
+        'The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/events?after=`) and the export plus those events are an exact copy. Null until the export starts.',
+      ),
+    error: z.string().nullable().describe('Why a failed export failed.'),
+    created_at: timestampSchema,
+    completed_at: timestampSchema.nullable(),
+    expires_at: timestampSchema
+      .nullable()
+      .describe('When the file is deleted (and the export becomes `expired`).'),
+  })
+  .openapi({ title: 'Export' });
+export type Export = z.infer<typeof ExportSchema>;
+
+export const ExportCreateSchema = z
+  .object({
+    collection: z.enum(EXPORT_COLLECTIONS),
+    format: z.enum(EXPORT_FORMATS).default('ndjson'),
+    filters: z
+      .record(z.string(), z.string().max(2000))
+      .default({})
+      .describe(
+        'The collection\'s list filters, as a list request\'s query would give them: `{ "status": "active,graduated", "created_at[gte]": "2026-01-01T00:00:00Z", "updated_since": "…" }`. `page`, `per_page`, `sort` and `q` are refused.',
+      ),
+  })
+  .strict()
+  .openapi({ title: 'ExportCreate' });
+
+export const ExportListQuerySchema = listQuery({
+  filters: {
+    status: filter.oneOf(EXPORT_STATUSES),
+    collection: filter.oneOf(EXPORT_COLLECTIONS),
+  },
+});
+
+export const ExportListSchema = listResponse(ExportSchema, 'ExportList');
+
+export const CHECKSUM_ALGORITHM = 'sha256-id-updated-at-v1' as const;
+
+export const CollectionChecksumSchema = z
+  .object({
+    collection: z.enum(EXPORT_COLLECTIONS),
+    count: z.number().int(),
+    checksum: z
+      .string()
+      .describe(
+        'Lowercase hex SHA-256 over one line per record, `<id>\\t<updated_at>\\n`, sorted by id (byte order), with `updated_at` as the API writes it (`2026-11-22T10:00:00.000Z`).',
+      ),
+  })
+  .openapi({ title: 'CollectionChecksum' });
+
+export const ChecksumsSchema = z
+  .object({
+    object: z.literal('collection_checksums'),
+    algorithm: z.literal(CHECKSUM_ALGORITHM),
+    cursor: z
+      .string()
+      .describe('The change-feed cursor of the snapshot the counts and checksums were read in.'),
+    data: z.array(CollectionChecksumSchema),
+  })
+  .openapi({ title: 'CollectionChecksums' });
+export type CollectionChecksums = z.infer<typeof ChecksumsSchema>;
+
+export const ChecksumsQuerySchema = z
+  .object({
+    collections: z
+      .string()
+      .max(200)
+      .optional()
+      .describe(
+        `Comma-separated collections (${EXPORT_COLLECTIONS.join(', ')}); default: every one the token may read.`,
+      ),
+  })
+  .strict();
+
+const EXPORT_SCOPE_NOTE =
+  "Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.";
+
+export const exportsContract = c.router(
+  {
+    create: {
+      method: 'POST',
+      path: '/v1/exports',
+      summary: 'Start an export',
+      description: `Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll \`GET /v1/exports/{id}\` until \`status\` is \`succeeded\`, then download \`GET /v1/exports/{id}/file\`. ${EXPORT_SCOPE_NOTE}`,
+      body: ExportCreateSchema,
+      responses: {
+        202: ExportSchema,
+        ...commonErrorResponses,
+        413: problemResponse('The request body is larger than 1 MB.'),
+        415: problemResponse('The request body is not application/json.'),
+        409: problemResponse('An Idempotency-Key reused with another request.'),
+      },
+      metadata: operation({ scope: 'exports:write' }),
+    },
+    list: listRoute('/v1/exports', {
+      summary: 'List exports',
+      description: `The organization's exports of the collections the token may read, newest first. ${EXPORT_SCOPE_NOTE}`,
+      query: ExportListQuerySchema,
+      response: ExportListSchema,
+      scope: 'exports:read',
+    }),
+    retrieve: {
+      method: 'GET',
+      path: '/v1/exports/:id',
+      pathParams: IdPathParams,
+      summary: 'Retrieve an export',
+      description: EXPORT_SCOPE_NOTE,
+      responses: { 200: ExportSchema, ...readErrorResponses },
+      metadata: operation({ scope: 'exports:read' }),
+    },
+    download: {
+      method: 'GET',
+      path: '/v1/exports/:id/file',
+      pathParams: IdPathParams,
+      summary: "Download an export's file",
+      description: `The file of a succeeded export, streamed: \`application/x-ndjson\` or \`text/csv\`. A queued, running, failed or expired export is a 409. ${EXPORT_SCOPE_NOTE}`,
+      responses: {
+        200: z.string().describe('The file (NDJSON or CSV), not JSON.'),
+        ...readErrorResponses,
+        409: problemResponse('The export has no file: not finished yet, failed, or expired.'),
+      },
+      metadata: operation({
+        scope: 'exports:read',
+        file: Object.values(EXPORT_CONTENT_TYPES),
+      }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
+
+export const checksumsContract = c.router(
+  {
+    retrieve: {
+      method: 'GET',
+      path: '/v1/collections/checksums',
+      query: ChecksumsQuerySchema,
+      summary: 'Count and checksum collections',
+      description:
+        'For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.',
+      responses: { 200: ChecksumsSchema, ...commonErrorResponses, ...notFoundResponse },
+      metadata: operation({ scope: 'exports:read' }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
