@@ -336,7 +336,7 @@ const FIXTURES: readonly Fixture[] = [
     kind: 'export',
     body: () => ({ collection: 'students' }),
     create: async (_refs, _post, env) => {
-      const made = await rawCall(env.server, '/v1/exports', {
+      const made = await rawCall<WalkedBody>(env.server, '/v1/exports', {
         method: 'POST',
         token: env.token,
         headers: JSON_BODY,
@@ -344,8 +344,10 @@ const FIXTURES: readonly Fixture[] = [
       });
       if (made.status !== 202) return made;
       for (;;) {
-        const now = await rawCall(env.server, `/v1/exports/${made.body.id}`, { token: env.token });
-        if (!['queued', 'running'].includes(now.body.status)) return now;
+        const now = await rawCall<WalkedBody>(env.server, `/v1/exports/${String(made.body.id)}`, {
+          token: env.token,
+        });
+        if (!['queued', 'running'].includes(now.body.status as string)) return now;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

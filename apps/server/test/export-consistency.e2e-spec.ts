@@ -1,3 +1,4 @@
+import type { Export } from '@platform/contract';
 import { expectStatus, typedClient, type TypedClient } from './support/api';
 import { rawClient, startServer, type TestServer } from './support/server';
 
@@ -49,12 +50,12 @@ describe('Export + feed from its cursor', () => {
     const writers = [writer(), writer(), writer(), writer()];
     while (next < 8) await new Promise((resolve) => setTimeout(resolve, 5));
 
-    const created = await raw.post('/v1/exports', { collection: 'students' });
+    const created = await raw.post<Export>('/v1/exports', { collection: 'students' });
     expect(created.status).toBe(202);
-    const id = created.body.id as string;
-    let done: { status: string; cursor: string; id: string };
+    const id = created.body.id;
+    let done: Export;
     for (;;) {
-      done = (await raw.get(`/v1/exports/${id}`)).body;
+      done = (await raw.get<Export>(`/v1/exports/${id}`)).body;
       if (done.status !== 'queued' && done.status !== 'running') break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -78,7 +79,8 @@ describe('Export + feed from its cursor', () => {
     }
     // And some before it: the file holds burst records.
     expect([...copy.values()].some((line) => line.includes('"Burst"'))).toBe(true);
-    let cursor = done.cursor;
+    expect(done.cursor).toEqual(expect.any(String));
+    let cursor = done.cursor!;
     let applied = 0;
     for (;;) {
       const page = expectStatus(

@@ -1,3 +1,4 @@
+import type { Export } from '@platform/contract';
 import { rawClient, DATABASE_KIND, startServer, type TestServer } from './support/server';
 
 /**
@@ -25,12 +26,15 @@ describe('export files across instances', () => {
     const orgId = (await first!.createOrganization()).id;
     const { token } = await first!.createToken(orgId, ['all']);
     await first!.insertStudents(orgId, 3_000);
-    const made = await rawClient(first!, token).post('/v1/exports', { collection: 'students' });
+    const made = await rawClient(first!, token).post<Export>('/v1/exports', {
+      collection: 'students',
+    });
     expect(made.status).toBe(202);
     let status = '';
     for (let i = 0; i < 600 && status !== 'succeeded'; i += 1) {
       // Read through the other instance: the export's state lives in the shared database.
-      status = (await rawClient(last, token).get(`/v1/exports/${made.body.id}`)).body.status;
+      status = (await rawClient(last, token).get<Export>(`/v1/exports/${made.body.id}`)).body
+        .status;
       if (status !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(status).toBe('succeeded');

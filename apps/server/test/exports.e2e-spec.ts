@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import { ExportSchema, type Export } from '@platform/contract';
+import { ExportSchema, type CollectionChecksums, type Export } from '@platform/contract';
 import { expectStatus, typedClient, type TypedClient } from './support/api';
-import { rawClient, startServer, type TestServer } from './support/server';
+import { problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 /** Polls an export until it leaves queued/running. */
 async function finished(raw: ReturnType<typeof rawClient>, id: string): Promise<Export> {
   for (let i = 0; i < 600; i += 1) {
-    const res = await raw.get(`/v1/exports/${id}`);
+    const res = await raw.get<Export>(`/v1/exports/${id}`);
     expect(res.status).toBe(200);
-    if (res.body.status !== 'queued' && res.body.status !== 'running') return res.body as Export;
+    if (res.body.status !== 'queued' && res.body.status !== 'running') return res.body;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`export ${id} did not finish`);
@@ -74,7 +74,7 @@ describe('Exports', () => {
   afterAll(() => server.close());
 
   it('exports a collection as NDJSON: 202, then the file holds exactly the records the list shows', async () => {
-    const created = await raw.post('/v1/exports', { collection: 'students' });
+    const created = await raw.post<Export>('/v1/exports', { collection: 'students' });
     expect(created.status).toBe(202);
     expect(ExportSchema.safeParse(created.body).success).toBe(true);
     expect(created.body).toMatchObject({ object: 'export', format: 'ndjson', filters: {} });
@@ -105,7 +105,7 @@ describe('Exports', () => {
   });
 
   it('exports CSV with the list filters, quoting what needs it', async () => {
-    const created = await raw.post('/v1/exports', {
+    const created = await raw.post<Export>('/v1/exports', {
       collection: 'students',
       format: 'csv',
       filters: { status: 'inactive' },
@@ -154,39 +154,40 @@ describe('Exports', () => {
     for (const [body, path] of cases) {
       const res = await raw.post('/v1/exports', body);
       expect(res.status).toBe(400);
-      expect(res.headers.get('content-type')).toContain('application/problem+json');
-      expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect(problemOf(res).errors?.map((e) => e.path)).toContain(path);
     }
     const missing = await raw.get('/v1/exports/exp_01JA0000000000000000000000/file');
     expect(missing.status).toBe(404);
   });
 
   it("needs the collection's read scope, and never shows another organization's exports", async () => {
-    const created = await raw.post('/v1/exports', { collection: 'students' });
+    const created = await raw.post<Export>('/v1/exports', { collection: 'students' });
     const coursesOnly = rawClient(
       server,
       (await server.createToken(orgId, ['courses:read', 'exports:read', 'exports:write'])).token,
     );
     const refused = await coursesOnly.post('/v1/exports', { collection: 'students' });
     expect(refused.status).toBe(403);
-    expect(refused.body.code).toBe('insufficient_scope');
+    expect(problemOf(refused).code).toBe('insufficient_scope');
     expect((await coursesOnly.get(`/v1/exports/${created.body.id}`)).status).toBe(404);
     expect((await coursesOnly.get(`/v1/exports/${created.body.id}/file`)).status).toBe(404);
-    const visible = (await coursesOnly.get('/v1/exports')).body.data as Export[];
+    const visible = (await coursesOnly.get<{ data: Export[] }>('/v1/exports')).body.data;
     expect(visible.map((e) => e.collection)).not.toContain('students');
-    const courses = await coursesOnly.post('/v1/exports', { collection: 'courses' });
+    const courses = await coursesOnly.post<Export>('/v1/exports', { collection: 'courses' });
     expect(courses.status).toBe(202);
 
     const other = (await server.createOrganization({ name: 'Other' })).id;
     const stranger = rawClient(server, (await server.createToken(other, ['all'])).token);
     expect((await stranger.get(`/v1/exports/${created.body.id}`)).status).toBe(404);
     expect((await stranger.get(`/v1/exports/${created.body.id}/file`)).status).toBe(404);
-    expect((await stranger.get('/v1/exports')).body.data).toEqual([]);
+    expect((await stranger.get<{ data: Export[] }>('/v1/exports')).body.data).toEqual([]);
     await finished(raw, created.body.id);
   });
 
   it('counts and checksums collections in one snapshot, as a client can recompute them', async () => {
-    const res = await raw.get('/v1/collections/checksums?collections=students,courses');
+    const res = await raw.get<CollectionChecksums>(
+      '/v1/collections/checksums?collections=students,courses',
+    );
     expect(res.status).toBe(200);
     const students = await allStudents(api);
     expect(res.body).toMatchObject({
@@ -200,7 +201,7 @@ describe('Exports', () => {
     });
     const bad = await raw.get('/v1/collections/checksums?collections=students,pets');
     expect(bad.status).toBe(400);
-    expect(bad.body.errors[0].path).toBe('query.collections');
+    expect(problemOf(bad).errors?.[0]?.path).toBe('query.collections');
     const coursesOnly = rawClient(
       server,
       (await server.createToken(orgId, ['courses:read', 'exports:read', 'exports:write'])).token,
@@ -208,22 +209,22 @@ describe('Exports', () => {
     expect((await coursesOnly.get('/v1/collections/checksums?collections=students')).status).toBe(
       403,
     );
-    const mine = await coursesOnly.get('/v1/collections/checksums');
+    const mine = await coursesOnly.get<CollectionChecksums>('/v1/collections/checksums');
     expect(mine.body.data.map((d: { collection: string }) => d.collection)).toEqual(['courses']);
   });
 
   it('expires: after the retention the file is gone and the export says so', async () => {
-    const created = await raw.post('/v1/exports', { collection: 'students' });
+    const created = await raw.post<Export>('/v1/exports', { collection: 'students' });
     const done = await finished(raw, created.body.id);
     expect(done.status).toBe('succeeded');
     await new Promise((resolve) => setTimeout(resolve, 3_200));
-    expect((await raw.get(`/v1/exports/${done.id}`)).body).toMatchObject({
+    expect((await raw.get<Export>(`/v1/exports/${done.id}`)).body).toMatchObject({
       status: 'expired',
       size_bytes: null,
     });
     const file = await raw.get(`/v1/exports/${done.id}/file`);
     expect(file.status).toBe(409);
-    expect(file.body.detail).toContain('expired');
+    expect(problemOf(file).detail).toContain('expired');
     // The sweep deletes the file's chunks.
     const param = server.config.database.type === 'postgres' ? '$1' : '?';
     for (let i = 0; i < 100; i += 1) {

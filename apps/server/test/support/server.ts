@@ -77,8 +77,8 @@ export type { TestServer };
 
 /** `rawCall` bound to one token: `raw.post('/v1/students', body)` and friends. */
 export function rawClient(server: TestServer, token: string) {
-  const send = (method: string, path: string, body?: unknown) =>
-    rawCall(server, path, {
+  const send = <T>(method: string, path: string, body?: unknown) =>
+    rawCall<T>(server, path, {
       token,
       method,
       ...(body !== undefined && {
@@ -87,10 +87,10 @@ export function rawClient(server: TestServer, token: string) {
       }),
     });
   return {
-    get: (path: string) => send('GET', path),
-    post: (path: string, body?: unknown) => send('POST', path, body),
-    patch: (path: string, body: unknown) => send('PATCH', path, body),
-    delete: (path: string) => send('DELETE', path),
+    get: <T = unknown>(path: string) => send<T>('GET', path),
+    post: <T = unknown>(path: string, body?: unknown) => send<T>('POST', path, body),
+    patch: <T = unknown>(path: string, body: unknown) => send<T>('PATCH', path, body),
+    delete: <T = unknown>(path: string) => send<T>('DELETE', path),
   };
 }
 
