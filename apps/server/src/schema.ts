@@ -19,6 +19,7 @@ import { searchIndexMigration } from './migrations/1766000000000-search-index';
 import { OAUTH_SCHEMA } from './oauth/oauth.schema';
 import { ORGANIZATIONS_SCHEMA } from './organizations/organizations.schema';
 import { PAYMENTS_SCHEMA } from './payments/payments.schema';
+import { REQUEST_LOGS_SCHEMA } from './request-logs/request-logs.schema';
 import { STUDENTS_SCHEMA } from './students/students.schema';
 import { WEBHOOKS_SCHEMA } from './webhooks/webhooks.schema';
 
@@ -47,4 +48,5 @@ export const APP_SCHEMA: readonly ModuleSchema[] = [
   OAUTH_SCHEMA,
   AUDIT_SCHEMA,
   MEMBERS_SCHEMA,
+  REQUEST_LOGS_SCHEMA,
 ];

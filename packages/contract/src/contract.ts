@@ -6,6 +6,7 @@ import { examResultsContract, examsContract } from './exams';
 import { organizationContract } from './organization';
 import { invitationsContract, membersContract, userContract } from './members';
 import { paymentsContract } from './payments';
+import { requestLogsContract } from './request-logs';
 import { studentsContract } from './students';
 import { oauthClientsContract, personalAccessTokensContract, tokenContract } from './tokens';
 import { webhookDeliveriesContract, webhookEndpointsContract } from './webhooks';
@@ -30,6 +31,7 @@ export type Contract = {
   oauthClients: typeof oauthClientsContract;
   organization: typeof organizationContract;
   auditEvents: typeof auditEventsContract;
+  requestLogs: typeof requestLogsContract;
   members: typeof membersContract;
   invitations: typeof invitationsContract;
   user: typeof userContract;
@@ -50,6 +52,7 @@ export const contract: Contract = {
   oauthClients: oauthClientsContract,
   organization: organizationContract,
   auditEvents: auditEventsContract,
+  requestLogs: requestLogsContract,
   members: membersContract,
   invitations: invitationsContract,
   user: userContract,

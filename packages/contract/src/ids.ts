@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   user: 'usr',
   audit_event: 'aud',
   invitation: 'inv',
+  request_log: 'rql',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,6 +1,7 @@
 import './zod-openapi';
 
 export * from './audit';
+export * from './request-logs';
 export * from './contract';
 export * from './courses';
 export * from './date-time';

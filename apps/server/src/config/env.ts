@@ -3,7 +3,11 @@
  * A bad value stops boot with a message that names the variable.
  */
 import path from 'node:path';
-import { AUDIT_DEFAULT_RETENTION_DAYS, AUDIT_MIN_RETENTION_DAYS } from '@platform/contract';
+import {
+  AUDIT_DEFAULT_RETENTION_DAYS,
+  AUDIT_MIN_RETENTION_DAYS,
+  REQUEST_LOG_DEFAULT_RETENTION_DAYS,
+} from '@platform/contract';
 import { z } from 'zod';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
@@ -155,6 +159,15 @@ const EnvSchema = z.object({
       `must be at least ${AUDIT_MIN_RETENTION_DAYS} (days): audit entries are kept at least that long`,
     )
     .default(AUDIT_DEFAULT_RETENTION_DAYS),
+  /** Whether each organization's API requests are recorded for `GET /v1/request_logs`. */
+  REQUEST_LOG: booleanString.default('true'),
+  /** How long request log entries are kept, in days (pruned hourly). */
+  REQUEST_LOG_RETENTION_DAYS: z.coerce
+    .number()
+    .int('must be a whole number of days')
+    .min(1, 'must be at least 1 (days)')
+    .max(400, 'must be at most 400 (days)')
+    .default(REQUEST_LOG_DEFAULT_RETENTION_DAYS),
   /** How long a list's `q` search may take before it is abandoned with a 503. */
   SEARCH_TIMEOUT: duration.pipe(z.number().min(1, 'must be at least 1ms')).default('100ms'),
   /**
@@ -213,6 +226,7 @@ export interface AppConfig {
   /** `LIST_TOTAL_COUNT_AHEAD` and `LIST_SEARCH_COUNT_AHEAD`, when set. */
   list: { totalCountAhead?: number; searchCountAhead?: number };
   audit: { retentionDays: number };
+  requestLog: { enabled: boolean; retentionDays: number };
   /** `TOKEN_CACHE_SIZE`: token lookups kept in memory; 0, none. */
   tokenCacheSize: number;
 }
@@ -305,6 +319,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ...(e.LIST_SEARCH_COUNT_AHEAD && { searchCountAhead: e.LIST_SEARCH_COUNT_AHEAD }),
     },
     audit: { retentionDays: e.AUDIT_RETENTION_DAYS },
+    requestLog: { enabled: e.REQUEST_LOG, retentionDays: e.REQUEST_LOG_RETENTION_DAYS },
     tokenCacheSize: e.TOKEN_CACHE_SIZE,
     webhooks: {
       userAgent: `PlatformWebhooks/1.0 (+${origin}/docs)`,
