@@ -39,6 +39,7 @@ final class Scope
     public const ORGANIZATION_READ = 'organization:read';
     public const ORGANIZATION_WRITE = 'organization:write';
     public const AUDIT_LOG_READ = 'audit_log:read';
+    public const REQUEST_LOGS_READ = 'request_logs:read';
 
     private function __construct()
     {
@@ -70,6 +71,7 @@ final class Scope
             self::ORGANIZATION_READ,
             self::ORGANIZATION_WRITE,
             self::AUDIT_LOG_READ,
+            self::REQUEST_LOGS_READ,
         ];
     }
 

@@ -39,6 +39,7 @@ final class ScopeOrAll
     public const ORGANIZATION_READ = 'organization:read';
     public const ORGANIZATION_WRITE = 'organization:write';
     public const AUDIT_LOG_READ = 'audit_log:read';
+    public const REQUEST_LOGS_READ = 'request_logs:read';
     public const ALL = 'all';
 
     private function __construct()
@@ -71,6 +72,7 @@ final class ScopeOrAll
             self::ORGANIZATION_READ,
             self::ORGANIZATION_WRITE,
             self::AUDIT_LOG_READ,
+            self::REQUEST_LOGS_READ,
             self::ALL,
         ];
     }

@@ -74,6 +74,10 @@ trait ServiceRegistry
      */
     public readonly AuditEventsService $auditEvents;
     /**
+     * `list`, `retrieve`
+     */
+    public readonly RequestLogsService $requestLogs;
+    /**
      * `list`, `retrieve`, `update`, `delete`, `credentials`
      */
     public readonly MembersService $members;
@@ -102,6 +106,7 @@ trait ServiceRegistry
         $this->oauthClients = new OauthClientsService($http);
         $this->organization = new OrganizationService($http);
         $this->auditEvents = new AuditEventsService($http);
+        $this->requestLogs = new RequestLogsService($http);
         $this->members = new MembersService($http);
         $this->invitations = new InvitationsService($http);
         $this->user = new UserService($http);

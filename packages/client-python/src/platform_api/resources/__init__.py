@@ -21,6 +21,7 @@ from .token import Token, TokenWithRawResponse, AsyncToken, AsyncTokenWithRawRes
 from .oauth_clients import OauthClients, OauthClientsWithRawResponse, AsyncOauthClients, AsyncOauthClientsWithRawResponse
 from .organization import OrganizationResource, OrganizationResourceWithRawResponse, AsyncOrganizationResource, AsyncOrganizationResourceWithRawResponse
 from .audit_events import AuditEvents, AuditEventsWithRawResponse, AsyncAuditEvents, AsyncAuditEventsWithRawResponse
+from .request_logs import RequestLogs, RequestLogsWithRawResponse, AsyncRequestLogs, AsyncRequestLogsWithRawResponse
 from .members import Members, MembersWithRawResponse, AsyncMembers, AsyncMembersWithRawResponse
 from .invitations import Invitations, InvitationsWithRawResponse, AsyncInvitations, AsyncInvitationsWithRawResponse
 from .user import User, UserWithRawResponse, AsyncUser, AsyncUserWithRawResponse
@@ -88,6 +89,10 @@ __all__ = [
     "AuditEventsWithRawResponse",
     "AsyncAuditEvents",
     "AsyncAuditEventsWithRawResponse",
+    "RequestLogs",
+    "RequestLogsWithRawResponse",
+    "AsyncRequestLogs",
+    "AsyncRequestLogsWithRawResponse",
     "Members",
     "MembersWithRawResponse",
     "AsyncMembers",
@@ -177,6 +182,11 @@ class ClientResources:
         return AuditEvents(_t.cast("PlatformClient", self))
 
     @cached_property
+    def request_logs(self) -> RequestLogs:
+        """`list`, `retrieve` (`/v1/request_logs`)."""
+        return RequestLogs(_t.cast("PlatformClient", self))
+
+    @cached_property
     def members(self) -> Members:
         """`list`, `retrieve`, `update`, `delete`, `credentials` (`/v1/members`)."""
         return Members(_t.cast("PlatformClient", self))
@@ -264,6 +274,11 @@ class AsyncClientResources:
     def audit_events(self) -> AsyncAuditEvents:
         """`list`, `retrieve`, awaited."""
         return AsyncAuditEvents(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def request_logs(self) -> AsyncRequestLogs:
+        """`list`, `retrieve`, awaited."""
+        return AsyncRequestLogs(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
     def members(self) -> AsyncMembers:

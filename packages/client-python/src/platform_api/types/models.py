@@ -28,6 +28,9 @@ from .enums import (
     OrganizationPlan,
     PaymentStatus,
     ProblemCode,
+    RequestLogCredentialType,
+    RequestLogMethod,
+    RequestLogStatusClass,
     Scope,
     StudentStatus,
     TokenInfoType,
@@ -107,6 +110,9 @@ __all__ = [
     "Ping",
     "Problem",
     "ProblemFieldError",
+    "RequestLog",
+    "RequestLogCredential",
+    "RequestLogList",
     "Student",
     "StudentList",
     "TokenInfo",
@@ -3891,6 +3897,170 @@ class ProblemFieldError(BaseModel):
             path=json_get(raw, "path"),
             message=json_get(raw, "message"),
             code=json_get(raw, "code"),
+        )
+        model._attach(raw)
+        return model
+
+
+class RequestLog(BaseModel):
+    """A `RequestLog` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["request_log"]
+    method: _t.Union[RequestLogMethod, str]
+    route: str
+    """The route template (`/v1/students/:id`), never the path with its ids or query."""
+    status: int
+    """The HTTP status of the response."""
+    status_class: _t.Union[RequestLogStatusClass, str]
+    latency_ms: float
+    """Time from the request reaching the server to the response finishing, in ms."""
+    credential: RequestLogCredential
+    request_id: str
+    """The `X-Request-Id` of the request."""
+    error_code: _t.Optional[str]
+    """The problem `code` of an error response; null on success."""
+    created_at: _dt.datetime
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("method", "method"),
+        ("route", "route"),
+        ("status", "status"),
+        ("status_class", "status_class"),
+        ("latency_ms", "latency_ms"),
+        ("credential", "credential"),
+        ("request_id", "request_id"),
+        ("error_code", "error_code"),
+        ("created_at", "created_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["request_log"],
+        method: _t.Union[RequestLogMethod, str],
+        route: str,
+        status: int,
+        status_class: _t.Union[RequestLogStatusClass, str],
+        latency_ms: float,
+        credential: RequestLogCredential,
+        request_id: str,
+        error_code: _t.Optional[str],
+        created_at: _dt.datetime,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "method": method,
+                "route": route,
+                "status": status,
+                "status_class": status_class,
+                "latency_ms": latency_ms,
+                "credential": credential,
+                "request_id": request_id,
+                "error_code": error_code,
+                "created_at": created_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> RequestLog:
+        """A `RequestLog` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            method=json_get(raw, "method"),
+            route=json_get(raw, "route"),
+            status=json_get(raw, "status"),
+            status_class=json_get(raw, "status_class"),
+            latency_ms=json_get(raw, "latency_ms"),
+            credential=parse_model(RequestLogCredential.from_json, json_get(raw, "credential")),
+            request_id=json_get(raw, "request_id"),
+            error_code=json_get(raw, "error_code"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class RequestLogCredential(BaseModel):
+    """A `RequestLogCredential` object of the Platform API."""
+
+    type: _t.Union[RequestLogCredentialType, str]
+    id: str
+    """The personal access token (`tok_…`) or OAuth client (`oac_…`) that called; never a secret."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("type", "type"),
+        ("id", "id"),
+    )
+
+    def __init__(
+        self,
+        *,
+        type: _t.Union[RequestLogCredentialType, str],
+        id: str,
+    ) -> None:
+        self._init(
+            {
+                "type": type,
+                "id": id,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> RequestLogCredential:
+        """A `RequestLogCredential` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            type=json_get(raw, "type"),
+            id=json_get(raw, "id"),
+        )
+        model._attach(raw)
+        return model
+
+
+class RequestLogList(BaseModel):
+    """A `RequestLogList` object of the Platform API."""
+
+    data: _t.List[RequestLog]
+    meta: PageMeta
+    links: PageLinks
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("meta", "meta"),
+        ("links", "links"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[RequestLog],
+        meta: PageMeta,
+        links: PageLinks,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "meta": meta,
+                "links": links,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> RequestLogList:
+        """A `RequestLogList` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(RequestLog.from_json, item0), json_get(raw, "data")),
+            meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
+            links=parse_model(PageLinks.from_json, json_get(raw, "links")),
         )
         model._attach(raw)
         return model
