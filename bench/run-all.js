@@ -56,6 +56,7 @@ const STEPS = [
   { name: 'search', script: 'search.bench.js', results: [] },
   { name: 'anonymous-cost', script: 'anonymous-cost.bench.js', results: [] },
   { name: 'memory', script: 'memory.bench.js', results: ['memory.json'] },
+  { name: 'request-log', script: 'request-log.bench.js', results: ['request-log.json'] },
 ];
 
 /**
