@@ -331,6 +331,8 @@ const FIXTURES: readonly Fixture[] = [
     singleton: true,
     change: (n) => ({ name: `Walk ${n}` }),
   },
+  // Figures about the caller's own organization: no id, nothing to create or list.
+  { collection: 'usage', kind: 'organization', singleton: true },
 ];
 
 /** The fixtures that are records with ids (all but the singletons). */

@@ -7,6 +7,7 @@ import { organizationContract } from './organization';
 import { invitationsContract, membersContract, userContract } from './members';
 import { paymentsContract } from './payments';
 import { requestLogsContract } from './request-logs';
+import { usageContract } from './usage';
 import { studentsContract } from './students';
 import { oauthClientsContract, personalAccessTokensContract, tokenContract } from './tokens';
 import { webhookDeliveriesContract, webhookEndpointsContract } from './webhooks';
@@ -32,6 +33,7 @@ export type Contract = {
   organization: typeof organizationContract;
   auditEvents: typeof auditEventsContract;
   requestLogs: typeof requestLogsContract;
+  usage: typeof usageContract;
   members: typeof membersContract;
   invitations: typeof invitationsContract;
   user: typeof userContract;
@@ -53,6 +55,7 @@ export const contract: Contract = {
   organization: organizationContract,
   auditEvents: auditEventsContract,
   requestLogs: requestLogsContract,
+  usage: usageContract,
   members: membersContract,
   invitations: invitationsContract,
   user: userContract,
