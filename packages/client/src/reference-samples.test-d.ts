@@ -334,6 +334,11 @@ export async function requestLogs_retrieve() {
   return requestLog;
 }
 
+export async function usage_retrieve() {
+  const usage = await platform.usage.retrieve();
+  return usage;
+}
+
 export async function members_list() {
   const page = await platform.members.list({ role: 'admin', per_page: 100 });
   return page;

@@ -104,6 +104,7 @@ final class Operations
         'auditEvents.retrieve' => ['GET', '/v1/audit_events/{id}', 'auditEvents->retrieve'],
         'requestLogs.list' => ['GET', '/v1/request_logs', 'requestLogs->list'],
         'requestLogs.retrieve' => ['GET', '/v1/request_logs/{id}', 'requestLogs->retrieve'],
+        'usage.retrieve' => ['GET', '/v1/usage', 'usage->retrieve'],
         'members.list' => ['GET', '/v1/members', 'members->list'],
         'members.retrieve' => ['GET', '/v1/members/{id}', 'members->retrieve'],
         'members.update' => ['PATCH', '/v1/members/{id}', 'members->update'],

@@ -78,6 +78,10 @@ trait ServiceRegistry
      */
     public readonly RequestLogsService $requestLogs;
     /**
+     * `retrieve`
+     */
+    public readonly UsageService $usage;
+    /**
      * `list`, `retrieve`, `update`, `delete`, `credentials`
      */
     public readonly MembersService $members;
@@ -107,6 +111,7 @@ trait ServiceRegistry
         $this->organization = new OrganizationService($http);
         $this->auditEvents = new AuditEventsService($http);
         $this->requestLogs = new RequestLogsService($http);
+        $this->usage = new UsageService($http);
         $this->members = new MembersService($http);
         $this->invitations = new InvitationsService($http);
         $this->user = new UserService($http);

@@ -97,6 +97,7 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("auditEvents.retrieve", "audit_events", "retrieve", "GET", "/v1/audit_events/{id}", "audit_log:read"),
     OperationInfo("requestLogs.list", "request_logs", "list", "GET", "/v1/request_logs", "request_logs:read"),
     OperationInfo("requestLogs.retrieve", "request_logs", "retrieve", "GET", "/v1/request_logs/{id}", "request_logs:read"),
+    OperationInfo("usage.retrieve", "usage", "retrieve", "GET", "/v1/usage", "request_logs:read"),
     OperationInfo("members.list", "members", "list", "GET", "/v1/members", "members:read"),
     OperationInfo("members.retrieve", "members", "retrieve", "GET", "/v1/members/{id}", "members:read"),
     OperationInfo("members.update", "members", "update", "PATCH", "/v1/members/{id}", "members:write"),

@@ -206,6 +206,8 @@ export type Checks = [
   Check<Same<ContractQuery<Routes['requestLogs']['list']>, G.RequestLogsListQuery>>,
   // requestLogs.retrieve: response
   Check<Same<ContractResponse<Routes['requestLogs']['retrieve']>, G.RequestLog>>,
+  // usage.retrieve: response
+  Check<Same<ContractResponse<Routes['usage']['retrieve']>, G.Usage>>,
   // members.list: response
   Check<Same<ContractResponse<Routes['members']['list']>, G.MemberList>>,
   // members.list: query

@@ -75,6 +75,7 @@ import type {
   StudentsListQuery,
   TokenInfo,
   Transfer,
+  Usage,
   WebhookDelivery,
   WebhookDeliveryList,
   WebhookEndpoint,
@@ -192,6 +193,9 @@ export const ROUTES = {
   requestLogs: {
     list: { method: 'GET', path: '/v1/request_logs', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'status_class', 'method', 'route', 'credential_id', 'request_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/request_logs/{id}' },
+  },
+  usage: {
+    retrieve: { method: 'GET', path: '/v1/usage' },
   },
   members: {
     list: { method: 'GET', path: '/v1/members', query: ['page', 'per_page', 'sort', 'updated_since', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
@@ -849,6 +853,18 @@ export interface RequestLogsResource {
   retrieve(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<RequestLog>;
 }
 
+/** `client.usage`. */
+export interface UsageResource {
+  /**
+   * Retrieve usage
+   *
+   * Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
+   *
+   * Scope: `request_logs:read`.
+   */
+  retrieve(args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Usage>;
+}
+
 /** `client.members`. */
 export interface MembersResource {
   /**
@@ -970,6 +986,7 @@ export interface PlatformClient extends GenericRequest {
   organization: OrganizationResource;
   auditEvents: AuditEventsResource;
   requestLogs: RequestLogsResource;
+  usage: UsageResource;
   members: MembersResource;
   invitations: InvitationsResource;
   user: UserResource;

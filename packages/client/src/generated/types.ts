@@ -950,6 +950,40 @@ export interface Transfer {
   member_id: string;
 }
 
+export interface Usage {
+  object: 'usage';
+  /** The start of the first hour (UTC). */
+  from: string;
+  /** The end of the last hour (UTC), the current hour included. */
+  to: string;
+  /** API requests per hour, oldest first, 168 hours (zeros included). */
+  requests: UsageRequestHour[];
+  /** Webhook delivery attempts per hour, oldest first, 168 hours. */
+  webhook_deliveries: UsageDeliveryHour[];
+}
+
+export interface UsageDeliveryHour {
+  /** The start of the hour (UTC). */
+  hour: string;
+  /** Delivery attempts answered with a 2xx. */
+  succeeded: number;
+  /** Delivery attempts that failed (another status, or no answer). */
+  failed: number;
+}
+
+export interface UsageRequestHour {
+  /** The start of the hour (UTC). */
+  hour: string;
+  /** 2xx (and 1xx, 3xx) responses. */
+  success: number;
+  /** 4xx responses other than 429. */
+  client_error: number;
+  /** 429 responses. */
+  rate_limited: number;
+  /** 5xx responses. */
+  server_error: number;
+}
+
 export interface WebhookAttempt {
   attempted_at: string;
   /** The HTTP status the endpoint answered; null when no response arrived. */

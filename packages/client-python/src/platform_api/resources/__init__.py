@@ -22,6 +22,7 @@ from .oauth_clients import OauthClients, OauthClientsWithRawResponse, AsyncOauth
 from .organization import OrganizationResource, OrganizationResourceWithRawResponse, AsyncOrganizationResource, AsyncOrganizationResourceWithRawResponse
 from .audit_events import AuditEvents, AuditEventsWithRawResponse, AsyncAuditEvents, AsyncAuditEventsWithRawResponse
 from .request_logs import RequestLogs, RequestLogsWithRawResponse, AsyncRequestLogs, AsyncRequestLogsWithRawResponse
+from .usage import UsageResource, UsageResourceWithRawResponse, AsyncUsageResource, AsyncUsageResourceWithRawResponse
 from .members import Members, MembersWithRawResponse, AsyncMembers, AsyncMembersWithRawResponse
 from .invitations import Invitations, InvitationsWithRawResponse, AsyncInvitations, AsyncInvitationsWithRawResponse
 from .user import User, UserWithRawResponse, AsyncUser, AsyncUserWithRawResponse
@@ -93,6 +94,10 @@ __all__ = [
     "RequestLogsWithRawResponse",
     "AsyncRequestLogs",
     "AsyncRequestLogsWithRawResponse",
+    "UsageResource",
+    "UsageResourceWithRawResponse",
+    "AsyncUsageResource",
+    "AsyncUsageResourceWithRawResponse",
     "Members",
     "MembersWithRawResponse",
     "AsyncMembers",
@@ -187,6 +192,11 @@ class ClientResources:
         return RequestLogs(_t.cast("PlatformClient", self))
 
     @cached_property
+    def usage(self) -> UsageResource:
+        """`retrieve` (`/v1/usage`)."""
+        return UsageResource(_t.cast("PlatformClient", self))
+
+    @cached_property
     def members(self) -> Members:
         """`list`, `retrieve`, `update`, `delete`, `credentials` (`/v1/members`)."""
         return Members(_t.cast("PlatformClient", self))
@@ -279,6 +289,11 @@ class AsyncClientResources:
     def request_logs(self) -> AsyncRequestLogs:
         """`list`, `retrieve`, awaited."""
         return AsyncRequestLogs(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def usage(self) -> AsyncUsageResource:
+        """`retrieve`, awaited."""
+        return AsyncUsageResource(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
     def members(self) -> AsyncMembers:

@@ -116,6 +116,9 @@ __all__ = [
     "Student",
     "StudentList",
     "TokenInfo",
+    "Usage",
+    "UsageDeliveryHour",
+    "UsageRequestHour",
     "WebhookAttempt",
     "WebhookDelivery",
     "WebhookDeliveryList",
@@ -4261,6 +4264,161 @@ class TokenInfo(BaseModel):
             personal_access_token_id=json_get(raw, "personal_access_token_id"),
             client_id=json_get(raw, "client_id"),
             user_id=json_get(raw, "user_id"),
+        )
+        model._attach(raw)
+        return model
+
+
+class Usage(BaseModel):
+    """A `Usage` object of the Platform API."""
+
+    object: _t.Literal["usage"]
+    from_: _dt.datetime
+    """The start of the first hour (UTC)."""
+    to: _dt.datetime
+    """The end of the last hour (UTC), the current hour included."""
+    requests: _t.List[UsageRequestHour]
+    """API requests per hour, oldest first, 168 hours (zeros included)."""
+    webhook_deliveries: _t.List[UsageDeliveryHour]
+    """Webhook delivery attempts per hour, oldest first, 168 hours."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("from_", "from"),
+        ("to", "to"),
+        ("requests", "requests"),
+        ("webhook_deliveries", "webhook_deliveries"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["usage"],
+        from_: _dt.datetime,
+        to: _dt.datetime,
+        requests: _t.List[UsageRequestHour],
+        webhook_deliveries: _t.List[UsageDeliveryHour],
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "from_": from_,
+                "to": to,
+                "requests": requests,
+                "webhook_deliveries": webhook_deliveries,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> Usage:
+        """A `Usage` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            from_=parse_datetime(json_get(raw, "from")),
+            to=parse_datetime(json_get(raw, "to")),
+            requests=parse_list(lambda item0: parse_model(UsageRequestHour.from_json, item0), json_get(raw, "requests")),
+            webhook_deliveries=parse_list(lambda item0: parse_model(UsageDeliveryHour.from_json, item0), json_get(raw, "webhook_deliveries")),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageDeliveryHour(BaseModel):
+    """A `UsageDeliveryHour` object of the Platform API."""
+
+    hour: _dt.datetime
+    """The start of the hour (UTC)."""
+    succeeded: int
+    """Delivery attempts answered with a 2xx."""
+    failed: int
+    """Delivery attempts that failed (another status, or no answer)."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("hour", "hour"),
+        ("succeeded", "succeeded"),
+        ("failed", "failed"),
+    )
+
+    def __init__(
+        self,
+        *,
+        hour: _dt.datetime,
+        succeeded: int,
+        failed: int,
+    ) -> None:
+        self._init(
+            {
+                "hour": hour,
+                "succeeded": succeeded,
+                "failed": failed,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageDeliveryHour:
+        """A `UsageDeliveryHour` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            hour=parse_datetime(json_get(raw, "hour")),
+            succeeded=json_get(raw, "succeeded"),
+            failed=json_get(raw, "failed"),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageRequestHour(BaseModel):
+    """A `UsageRequestHour` object of the Platform API."""
+
+    hour: _dt.datetime
+    """The start of the hour (UTC)."""
+    success: int
+    """2xx (and 1xx, 3xx) responses."""
+    client_error: int
+    """4xx responses other than 429."""
+    rate_limited: int
+    """429 responses."""
+    server_error: int
+    """5xx responses."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("hour", "hour"),
+        ("success", "success"),
+        ("client_error", "client_error"),
+        ("rate_limited", "rate_limited"),
+        ("server_error", "server_error"),
+    )
+
+    def __init__(
+        self,
+        *,
+        hour: _dt.datetime,
+        success: int,
+        client_error: int,
+        rate_limited: int,
+        server_error: int,
+    ) -> None:
+        self._init(
+            {
+                "hour": hour,
+                "success": success,
+                "client_error": client_error,
+                "rate_limited": rate_limited,
+                "server_error": server_error,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageRequestHour:
+        """A `UsageRequestHour` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            hour=parse_datetime(json_get(raw, "hour")),
+            success=json_get(raw, "success"),
+            client_error=json_get(raw, "client_error"),
+            rate_limited=json_get(raw, "rate_limited"),
+            server_error=json_get(raw, "server_error"),
         )
         model._attach(raw)
         return model
