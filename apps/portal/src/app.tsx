@@ -6,6 +6,7 @@ import { Notice, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
 import { AuditLogPage } from './pages/audit-log-page';
 import { RequestLogsPage } from './pages/request-logs-page';
+import { UsagePage } from './pages/usage-page';
 import { MembersPage } from './pages/members-page';
 import { OAuthAppsPage } from './pages/oauth-apps-page';
 import { OrganizationPage } from './pages/organization-page';
@@ -26,6 +27,7 @@ const SECTIONS: readonly { path: string; label: string; needs: Scope | null }[] 
   { path: '/members', label: 'Members', needs: 'members:read' },
   { path: '/audit-log', label: 'Audit log', needs: 'audit_log:read' },
   { path: '/request-logs', label: 'Request logs', needs: 'request_logs:read' },
+  { path: '/usage', label: 'Usage', needs: 'request_logs:read' },
   { path: '/organization', label: 'Organization', needs: 'organization:read' },
   { path: '/account', label: 'Account', needs: null },
 ];
@@ -226,6 +228,7 @@ function Page({
     return <MembersPage client={client} abilities={abilities} selfId={user.id} />;
   if (route === '/audit-log') return <AuditLogPage client={client} />;
   if (route === '/request-logs') return <RequestLogsPage client={client} />;
+  if (route === '/usage') return <UsagePage client={client} />;
   if (route === '/organization') return <OrganizationPage client={client} abilities={abilities} />;
   if (route === '/account') return <AccountPage client={client} user={user} />;
   return (

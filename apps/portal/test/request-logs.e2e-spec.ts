@@ -1,8 +1,9 @@
 /**
- * The "Request logs" page, in Chromium at 1280 and 375 pixels wide, against the real server
- * (SQLite; PostgreSQL with TEST_DATABASE_URL): an admin and a developer page through their
- * organization's API requests with the filters and the page in the URL ("N of M"), a viewer is
- * told the page is not open to their role, and axe-core finds no violation in any state.
+ * The "Request logs" and "Usage" pages, in Chromium at 1280 and 375 pixels wide, against the
+ * real server (SQLite; PostgreSQL with TEST_DATABASE_URL): an admin and a developer page through
+ * their organization's API requests with the filters and the page in the URL ("N of M") and see
+ * the hourly charts with their text and table equivalents; a viewer is told neither page is open
+ * to their role; axe-core finds no violation in any state.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -149,5 +150,41 @@ describe.each([
       .getByText('The Request logs page is not open to your role (viewer).', { exact: false })
       .waitFor();
     await expectAccessible(viewer, 'request logs (viewer): no access');
+  });
+
+  test('usage: hourly request and delivery charts, each with a summary and a table of the busy hours', async () => {
+    const admin = await signIn(adminEmail, '/usage');
+    await admin.getByRole('heading', { level: 2, name: 'API requests' }).waitFor();
+    const chart = admin.getByRole('img', {
+      name: /^API requests, last 7 days by hour: \d+ success/,
+    });
+    await chart.waitFor();
+    const name = (await admin.locator('#usage-requests-summary').textContent()) ?? '';
+    // The integration's 26 list calls at least (the portal's own calls count too), and its 404.
+    expect(Number(/(\d+) success/.exec(name)?.[1])).toBeGreaterThanOrEqual(26);
+    expect(name).toContain('1 client error (4xx)');
+    expect(name).toContain('0 server error (5xx)');
+    // The canvas is drawn at the page's width, not past it.
+    const box = await admin.locator('#usage-requests-heading ~ .chart-box canvas').boundingBox();
+    expect(box!.width).toBeGreaterThan(100);
+    expect(box!.width).toBeLessThanOrEqual(viewport.width);
+    await admin.getByText('API requests as a table').click();
+    const row = admin.locator('#usage-requests-heading ~ details tbody tr').first();
+    await expect(row.locator('td').nth(1).textContent()).resolves.toBe('1');
+    await admin
+      .getByRole('img', { name: /^Webhook deliveries, last 7 days by hour: 0 succeeded, 0 failed/ })
+      .waitFor();
+    await admin.getByText('Webhook deliveries as a table').click();
+    await admin.getByText('No deliveries in the last 7 days.').waitFor();
+    await expectAccessible(admin, 'usage, tables open');
+    await expectNoSidewaysScroll(admin, 'usage');
+    if (viewport.width === 375) await screenshot(admin, 'usage-phone');
+    else await screenshot(admin, 'usage');
+
+    const viewer = await signIn(viewerEmail, '/tokens');
+    await expect(viewer.getByRole('link', { name: 'Usage' }).count()).resolves.toBe(0);
+    await viewer.goto(portal('/usage'));
+    await viewer.getByRole('heading', { level: 1, name: 'No access' }).waitFor();
+    await expectAccessible(viewer, 'usage (viewer): no access');
   });
 });
