@@ -15,6 +15,7 @@ interface IdPrefixes {
   user: 'usr';
   audit_event: 'aud';
   invitation: 'inv';
+  request_log: 'rql';
 }
 
 /** The kinds of objects with public ids. */
