@@ -340,3 +340,32 @@ describe('request log on shutdown', () => {
     }
   });
 });
+
+describe('request log across instances', () => {
+  it("two servers on one database write to the same log, and each lists the other one's requests", async () => {
+    const db = await prepareDatabase(databaseOptions());
+    const servers: TestServer[] = [];
+    try {
+      servers.push(await startServer({}, { databaseUrl: db.databaseUrl }));
+      servers.push(await startServer({}, { databaseUrl: db.databaseUrl }));
+      const [one, two] = servers as [TestServer, TestServer];
+      const org = await one.createOrganization();
+      const token = await one.createToken(org.id, ['students:read', 'request_logs:read']);
+      const ids = [`one-${randomUUID()}`, `two-${randomUUID()}`];
+      await rawCall(one, '/v1/students', {
+        token: token.token,
+        headers: { 'X-Request-Id': ids[0]! },
+      });
+      await rawCall(two, '/v1/students', {
+        token: token.token,
+        headers: { 'X-Request-Id': ids[1]! },
+      });
+      // Each instance's entry is read through the other.
+      expect((await entryOf(two, token.token, ids[0]!)).route).toBe('/v1/students');
+      expect((await entryOf(one, token.token, ids[1]!)).route).toBe('/v1/students');
+    } finally {
+      for (const server of servers) await server.close();
+      await db.drop();
+    }
+  });
+});
