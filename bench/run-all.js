@@ -67,6 +67,7 @@ const STEPS = [
     postgres: true,
     results: [],
   },
+  { name: 'request-log', script: 'request-log.bench.js', results: ['request-log.json'] },
 ];
 
 /**

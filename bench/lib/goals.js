@@ -106,7 +106,19 @@ function memory(results) {
   );
 }
 
-/** Every goal of issue 17, in its order. */
+/** Goal 7 (issue 34): the students list's throughput with the request log over without. */
+function requestLog(results) {
+  const goal = '7. list with / without request log';
+  if (!results) return notMeasured(goal, 'no result from request-log.bench.js in this run');
+  return row(
+    goal,
+    `${fixed(results.ratio, 2)} (${results.with_log.perSecond}/s vs ${results.without_log.perSecond}/s)`,
+    `>= ${fixed(results.goal_min_ratio, 2)}`,
+    results.met,
+  );
+}
+
+/** Every goal of issues 17 and 34, in its order. */
 function goalRows(read) {
   const sizes = read('collection-size.json');
   const [sqliteSize, sqliteSearch] = collectionSize(sizes, 'sqlite');
@@ -129,6 +141,7 @@ function goalRows(read) {
     delivery(read('delivery-bullmq.json'), 'BullMQ', 'the BullMQ run of scale-out.bench.js'),
     delivery(read('delivery.json'), 'embedded', 'delivery.bench.js'),
     memory(read('memory.json')),
+    requestLog(read('request-log.json')),
   ];
 }
 

@@ -74,6 +74,13 @@ const run = {
     config: { requests: 100000 },
     rss_mib: { after_warmup: 200, after_load: 205.2 },
   },
+  'request-log.json': {
+    ratio: 0.86,
+    goal_min_ratio: 0.9,
+    met: false,
+    with_log: { perSecond: 860 },
+    without_log: { perSecond: 1000 },
+  },
 };
 
 const byGoal = (rows) => Object.fromEntries(rows.map((r) => [r.goal, r]));
@@ -111,6 +118,11 @@ describe('the goals table at the end of pnpm bench', () => {
     expect(rows['6. server RSS growth']).toMatchObject({ target: '<= 10 %', met: true });
     expect(rows['6. server RSS growth'].measured).toContain('2.6 %');
     expect(rows['6. server RSS growth'].measured).toContain('over 100000 requests');
+    expect(rows['7. list with / without request log']).toMatchObject({
+      measured: '0.86 (860/s vs 1000/s)',
+      target: '>= 0.90',
+      met: false,
+    });
   });
 
   it('misses the embedded goal on its ratio to the bare loop alone', () => {

@@ -6,6 +6,8 @@ import { Notice, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
 import { AuditLogPage } from './pages/audit-log-page';
 import { ExportsPage } from './pages/exports-page';
+import { RequestLogsPage } from './pages/request-logs-page';
+import { UsagePage } from './pages/usage-page';
 import { MembersPage } from './pages/members-page';
 import { OAuthAppsPage } from './pages/oauth-apps-page';
 import { OrganizationPage } from './pages/organization-page';
@@ -26,6 +28,8 @@ const SECTIONS: readonly { path: string; label: string; needs: Scope | null }[] 
   { path: '/members', label: 'Members', needs: 'members:read' },
   { path: '/exports', label: 'Exports', needs: 'exports:read' },
   { path: '/audit-log', label: 'Audit log', needs: 'audit_log:read' },
+  { path: '/request-logs', label: 'Request logs', needs: 'request_logs:read' },
+  { path: '/usage', label: 'Usage', needs: 'request_logs:read' },
   { path: '/organization', label: 'Organization', needs: 'organization:read' },
   { path: '/account', label: 'Account', needs: null },
 ];
@@ -227,6 +231,8 @@ function Page({
   if (route === '/exports')
     return <ExportsPage client={client} canCreate={abilities.can('exports:write')} />;
   if (route === '/audit-log') return <AuditLogPage client={client} />;
+  if (route === '/request-logs') return <RequestLogsPage client={client} />;
+  if (route === '/usage') return <UsagePage client={client} />;
   if (route === '/organization') return <OrganizationPage client={client} abilities={abilities} />;
   if (route === '/account') return <AccountPage client={client} user={user} />;
   return (

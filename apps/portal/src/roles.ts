@@ -3,7 +3,7 @@ import type { MemberRole, Scope } from '@platform/client';
 /**
  * What a member of each role may hold, the same rule as the contract's `ROLE_SCOPES` (admin:
  * every scope; developer: all but managing members, renaming the organization and reading the
- * audit log; viewer: reads only, not the audit log). The portal only uses it to decide what to
+ * audit log; viewer: reads only, not the audit log nor the request log). The portal only uses it to decide what to
  * offer: the server applies the real rule on every request, and its refusals stay visible.
  */
 const DEVELOPER_EXCLUDED: ReadonlySet<Scope> = new Set([
@@ -15,7 +15,7 @@ const DEVELOPER_EXCLUDED: ReadonlySet<Scope> = new Set([
 export function roleAllows(role: MemberRole, scope: Scope): boolean {
   if (role === 'admin') return true;
   if (role === 'developer') return !DEVELOPER_EXCLUDED.has(scope);
-  return scope.endsWith(':read') && scope !== 'audit_log:read';
+  return scope.endsWith(':read') && scope !== 'audit_log:read' && scope !== 'request_logs:read';
 }
 
 /** What the session may do: its token's scopes, within the member's role. */

@@ -125,6 +125,8 @@ describe('self-service in the portal', () => {
       'OAuth apps',
       'Members',
       'Audit log',
+      'Request logs',
+      'Usage',
       'Organization',
       'Account',
     ]);
@@ -182,6 +184,8 @@ describe('self-service in the portal', () => {
       'Webhooks',
       'OAuth apps',
       'Members',
+      'Request logs',
+      'Usage',
       'Organization',
       'Account',
     ]);

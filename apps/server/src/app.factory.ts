@@ -22,6 +22,7 @@ import { createLogger } from './common/logger';
 import { nulGuardMiddleware } from './common/nul-guard';
 import { requestIdMiddleware } from './common/request-id';
 import { requestLogMiddleware, requestMetricsMiddleware } from './common/request-log';
+import { RequestLogWriter } from './request-logs/request-log-writer';
 import { versionHeaderMiddleware } from './common/version';
 import { ChangeFeedService } from './events/change-feed.service';
 import { Draining } from './health/draining';
@@ -97,6 +98,8 @@ export async function createApp(
   app.use(requestIdMiddleware);
   app.use(requestLogMiddleware(logger));
   app.use(requestMetricsMiddleware(app.get(Metrics)));
+  const requestLog = app.get(RequestLogWriter);
+  if (requestLog.enabled) app.use(requestLog.middleware());
   app.use((req: Request, _res: Response, next: NextFunction) => {
     if (config.publicUrl) (req as PlatformRequest).publicOrigin = config.publicUrl;
     next();

@@ -4,6 +4,8 @@ import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { AuditModule } from './audit/audit.module';
 import { AuditPruner } from './audit/audit-pruner';
+import { RequestLogPruner } from './request-logs/request-log-pruner';
+import { RequestLogsModule } from './request-logs/request-logs.module';
 import { AuthModule } from './auth/auth.module';
 import { RequestPipelineGuard } from './auth/request-pipeline.guard';
 import { RequestPipelineModule } from './auth/request-pipeline.module';
@@ -78,6 +80,7 @@ export class AppModule {
         WebhooksModule,
         OAuthModule,
         MembersModule,
+        RequestLogsModule,
         IdempotencyModule,
         SeedModule,
         HealthModule,
@@ -87,6 +90,7 @@ export class AppModule {
       providers: [
         // Only the server prunes the audit log (the CLI's short-lived processes do not).
         AuditPruner,
+        RequestLogPruner,
         // The one guard: authenticate → rate limit → scope, in that order, in one place.
         { provide: APP_GUARD, useExisting: RequestPipelineGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

@@ -20,6 +20,7 @@ import { searchIndexMigration } from './migrations/1766000000000-search-index';
 import { OAUTH_SCHEMA } from './oauth/oauth.schema';
 import { ORGANIZATIONS_SCHEMA } from './organizations/organizations.schema';
 import { PAYMENTS_SCHEMA } from './payments/payments.schema';
+import { REQUEST_LOGS_SCHEMA } from './request-logs/request-logs.schema';
 import { STUDENTS_SCHEMA } from './students/students.schema';
 import { WEBHOOKS_SCHEMA } from './webhooks/webhooks.schema';
 
@@ -49,4 +50,5 @@ export const APP_SCHEMA: readonly ModuleSchema[] = [
   AUDIT_SCHEMA,
   MEMBERS_SCHEMA,
   EXPORTS_SCHEMA,
+  REQUEST_LOGS_SCHEMA,
 ];

@@ -16,6 +16,7 @@ interface IdPrefixes {
   audit_event: 'aud';
   invitation: 'inv';
   export: 'exp';
+  request_log: 'rql';
 }
 
 /** The kinds of objects with public ids. */

@@ -329,6 +329,21 @@ export async function auditEvents_retrieve() {
   return auditEvent;
 }
 
+export async function requestLogs_list() {
+  const page = await platform.requestLogs.list({ status_class: '1xx', per_page: 100 });
+  return page;
+}
+
+export async function requestLogs_retrieve() {
+  const requestLog = await platform.requestLogs.retrieve('rql_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return requestLog;
+}
+
+export async function usage_retrieve() {
+  const usage = await platform.usage.retrieve();
+  return usage;
+}
+
 export async function members_list() {
   const page = await platform.members.list({ role: 'admin', per_page: 100 });
   return page;

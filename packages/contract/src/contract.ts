@@ -7,6 +7,8 @@ import { checksumsContract, exportsContract } from './exports';
 import { organizationContract } from './organization';
 import { invitationsContract, membersContract, userContract } from './members';
 import { paymentsContract } from './payments';
+import { requestLogsContract } from './request-logs';
+import { usageContract } from './usage';
 import { studentsContract } from './students';
 import { oauthClientsContract, personalAccessTokensContract, tokenContract } from './tokens';
 import { webhookDeliveriesContract, webhookEndpointsContract } from './webhooks';
@@ -31,6 +33,8 @@ export type Contract = {
   oauthClients: typeof oauthClientsContract;
   organization: typeof organizationContract;
   auditEvents: typeof auditEventsContract;
+  requestLogs: typeof requestLogsContract;
+  usage: typeof usageContract;
   members: typeof membersContract;
   invitations: typeof invitationsContract;
   user: typeof userContract;
@@ -53,6 +57,8 @@ export const contract: Contract = {
   oauthClients: oauthClientsContract,
   organization: organizationContract,
   auditEvents: auditEventsContract,
+  requestLogs: requestLogsContract,
+  usage: usageContract,
   members: membersContract,
   invitations: invitationsContract,
   user: userContract,

@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   audit_event: 'aud',
   invitation: 'inv',
   export: 'exp',
+  request_log: 'rql',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

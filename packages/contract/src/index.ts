@@ -1,6 +1,8 @@
 import './zod-openapi';
 
 export * from './audit';
+export * from './request-logs';
+export * from './usage';
 export * from './contract';
 export * from './courses';
 export * from './date-time';

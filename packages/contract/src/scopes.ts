@@ -16,6 +16,7 @@ export const SCOPE_RESOURCES = [
   'organization',
   'audit_log',
   'exports',
+  'request_logs',
 ] as const;
 
 /**
@@ -23,7 +24,7 @@ export const SCOPE_RESOURCES = [
  * the API, so `events:write` would grant nothing. Tokens stored with it keep working; it is
  * ignored when read back, and refused (400) when asked for.
  */
-export const READ_ONLY_SCOPE_RESOURCES = ['events', 'audit_log'] as const;
+export const READ_ONLY_SCOPE_RESOURCES = ['events', 'audit_log', 'request_logs'] as const;
 
 export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
 export type Scope = Exclude<
@@ -44,17 +45,25 @@ export function isScope(value: string): value is Scope {
 /**
  * What a member of an organization may do, as the most a token acting for them can carry: a
  * token's scopes are intersected with its user's role on every request, so a demotion applies
- * at once. `viewer` reads (not the audit log); `developer` also writes data and manages
- * tokens, webhooks and OAuth apps; `admin` also manages members and the organization and reads
- * the audit log.
+ * at once. `viewer` reads (not the audit log nor the request log); `developer` also writes
+ * data, manages tokens, webhooks and OAuth apps and reads the request log (its own integrations'
+ * calls, to debug them); `admin` also manages members and the organization and reads the audit log.
  */
 export const ROLES = ['admin', 'developer', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
 const ADMIN_ONLY: readonly Scope[] = ['members:write', 'organization:write', 'audit_log:read'];
+/**
+ * Admins and developers: the request log shows which credentials call which routes, how often
+ * and how they fail, which is for the people who build integrations, not for read-only members.
+ */
+const DEVELOPER_UP: readonly Scope[] = ['request_logs:read'];
 
 export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   admin: ALL_SCOPES,
   developer: ALL_SCOPES.filter((scope) => !ADMIN_ONLY.includes(scope)),
-  viewer: ALL_SCOPES.filter((scope) => scope.endsWith(':read') && !ADMIN_ONLY.includes(scope)),
+  viewer: ALL_SCOPES.filter(
+    (scope) =>
+      scope.endsWith(':read') && !ADMIN_ONLY.includes(scope) && !DEVELOPER_UP.includes(scope),
+  ),
 };

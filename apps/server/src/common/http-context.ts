@@ -24,6 +24,8 @@ export interface PlatformRequest extends Request {
   rateLimit?: { limit: number; remaining: number; resetAtMs: number };
   /** `PUBLIC_URL` when configured: the origin pagination links are built on. */
   publicOrigin?: string;
+  /** The problem `code` of the error response, once one is sent (for the request log). */
+  problemCode?: string;
   /** The route pattern, for handlers outside Express routing (the OAuth server). */
   routePattern?: string;
 }

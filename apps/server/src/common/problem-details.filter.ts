@@ -118,6 +118,7 @@ export function sendProblem(req: PlatformRequest, res: Response, answer: Problem
     ...(errors?.length && { errors }),
   };
   if (res.headersSent) return;
+  req.problemCode = code;
   for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
   res.status(status).setHeader('Content-Type', 'application/problem+json; charset=utf-8');
   res.send(JSON.stringify(body));

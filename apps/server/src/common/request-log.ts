@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics/metrics';
 import type { PlatformRequest } from './http-context';
 
 /** The matched route pattern (with its router's mount path), or undefined. */
-function routePatternOf(req: Request): string | undefined {
+export function routePatternOf(req: Request): string | undefined {
   const pattern = (req as PlatformRequest).routePattern;
   if (pattern) return pattern;
   const path = (req.route as { path?: string } | undefined)?.path;

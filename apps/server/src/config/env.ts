@@ -7,6 +7,7 @@ import {
   AUDIT_DEFAULT_RETENTION_DAYS,
   AUDIT_MIN_RETENTION_DAYS,
   EXPORT_DEFAULT_RETENTION_DAYS,
+  REQUEST_LOG_DEFAULT_RETENTION_DAYS,
 } from '@platform/contract';
 import { z } from 'zod';
 
@@ -163,6 +164,15 @@ const EnvSchema = z.object({
   EXPORT_RETENTION: duration
     .pipe(z.number().min(1000, 'must be at least 1s'))
     .default(`${EXPORT_DEFAULT_RETENTION_DAYS}d`),
+  /** Whether each organization's API requests are recorded for `GET /v1/request_logs`. */
+  REQUEST_LOG: booleanString.default('true'),
+  /** How long request log entries are kept, in days (pruned hourly). */
+  REQUEST_LOG_RETENTION_DAYS: z.coerce
+    .number()
+    .int('must be a whole number of days')
+    .min(1, 'must be at least 1 (days)')
+    .max(400, 'must be at most 400 (days)')
+    .default(REQUEST_LOG_DEFAULT_RETENTION_DAYS),
   /** How long a list's `q` search may take before it is abandoned with a 503. */
   SEARCH_TIMEOUT: duration.pipe(z.number().min(1, 'must be at least 1ms')).default('100ms'),
   /**
@@ -223,6 +233,7 @@ export interface AppConfig {
   audit: { retentionDays: number };
   /** `EXPORT_RETENTION`: how long an export's file is kept. */
   exports: { retentionMs: number };
+  requestLog: { enabled: boolean; retentionDays: number };
   /** `TOKEN_CACHE_SIZE`: token lookups kept in memory; 0, none. */
   tokenCacheSize: number;
 }
@@ -316,6 +327,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     audit: { retentionDays: e.AUDIT_RETENTION_DAYS },
     exports: { retentionMs: e.EXPORT_RETENTION },
+    requestLog: { enabled: e.REQUEST_LOG, retentionDays: e.REQUEST_LOG_RETENTION_DAYS },
     tokenCacheSize: e.TOKEN_CACHE_SIZE,
     webhooks: {
       userAgent: `PlatformWebhooks/1.0 (+${origin}/docs)`,

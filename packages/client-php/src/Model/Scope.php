@@ -41,6 +41,7 @@ final class Scope
     public const AUDIT_LOG_READ = 'audit_log:read';
     public const EXPORTS_READ = 'exports:read';
     public const EXPORTS_WRITE = 'exports:write';
+    public const REQUEST_LOGS_READ = 'request_logs:read';
 
     private function __construct()
     {
@@ -74,6 +75,7 @@ final class Scope
             self::AUDIT_LOG_READ,
             self::EXPORTS_READ,
             self::EXPORTS_WRITE,
+            self::REQUEST_LOGS_READ,
         ];
     }
 

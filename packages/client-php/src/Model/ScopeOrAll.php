@@ -41,6 +41,7 @@ final class ScopeOrAll
     public const AUDIT_LOG_READ = 'audit_log:read';
     public const EXPORTS_READ = 'exports:read';
     public const EXPORTS_WRITE = 'exports:write';
+    public const REQUEST_LOGS_READ = 'request_logs:read';
     public const ALL = 'all';
 
     private function __construct()
@@ -75,6 +76,7 @@ final class ScopeOrAll
             self::AUDIT_LOG_READ,
             self::EXPORTS_READ,
             self::EXPORTS_WRITE,
+            self::REQUEST_LOGS_READ,
             self::ALL,
         ];
     }

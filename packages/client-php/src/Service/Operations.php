@@ -103,6 +103,9 @@ final class Operations
         'organization.update' => ['PATCH', '/v1/organization', 'organization->update'],
         'auditEvents.list' => ['GET', '/v1/audit_events', 'auditEvents->list'],
         'auditEvents.retrieve' => ['GET', '/v1/audit_events/{id}', 'auditEvents->retrieve'],
+        'requestLogs.list' => ['GET', '/v1/request_logs', 'requestLogs->list'],
+        'requestLogs.retrieve' => ['GET', '/v1/request_logs/{id}', 'requestLogs->retrieve'],
+        'usage.retrieve' => ['GET', '/v1/usage', 'usage->retrieve'],
         'members.list' => ['GET', '/v1/members', 'members->list'],
         'members.retrieve' => ['GET', '/v1/members/{id}', 'members->retrieve'],
         'members.update' => ['PATCH', '/v1/members/{id}', 'members->update'],
@@ -147,6 +150,7 @@ final class Operations
         'audit_log:read',
         'exports:read',
         'exports:write',
+        'request_logs:read',
     ];
 
     private function __construct()

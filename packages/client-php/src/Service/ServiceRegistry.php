@@ -74,6 +74,14 @@ trait ServiceRegistry
      */
     public readonly AuditEventsService $auditEvents;
     /**
+     * `list`, `retrieve`
+     */
+    public readonly RequestLogsService $requestLogs;
+    /**
+     * `retrieve`
+     */
+    public readonly UsageService $usage;
+    /**
      * `list`, `retrieve`, `update`, `delete`, `credentials`
      */
     public readonly MembersService $members;
@@ -110,6 +118,8 @@ trait ServiceRegistry
         $this->oauthClients = new OauthClientsService($http);
         $this->organization = new OrganizationService($http);
         $this->auditEvents = new AuditEventsService($http);
+        $this->requestLogs = new RequestLogsService($http);
+        $this->usage = new UsageService($http);
         $this->members = new MembersService($http);
         $this->invitations = new InvitationsService($http);
         $this->user = new UserService($http);

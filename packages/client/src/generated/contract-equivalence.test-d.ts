@@ -204,6 +204,14 @@ export type Checks = [
   Check<Same<ContractQuery<Routes['auditEvents']['list']>, G.AuditEventsListQuery>>,
   // auditEvents.retrieve: response
   Check<Same<ContractResponse<Routes['auditEvents']['retrieve']>, G.AuditEvent>>,
+  // requestLogs.list: response
+  Check<Same<ContractResponse<Routes['requestLogs']['list']>, G.RequestLogList>>,
+  // requestLogs.list: query
+  Check<Same<ContractQuery<Routes['requestLogs']['list']>, G.RequestLogsListQuery>>,
+  // requestLogs.retrieve: response
+  Check<Same<ContractResponse<Routes['requestLogs']['retrieve']>, G.RequestLog>>,
+  // usage.retrieve: response
+  Check<Same<ContractResponse<Routes['usage']['retrieve']>, G.Usage>>,
   // members.list: response
   Check<Same<ContractResponse<Routes['members']['list']>, G.MemberList>>,
   // members.list: query

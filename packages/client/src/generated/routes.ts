@@ -74,6 +74,9 @@ import type {
   PersonalAccessTokenList,
   PersonalAccessTokenWithSecret,
   PersonalAccessTokensListQuery,
+  RequestLog,
+  RequestLogList,
+  RequestLogsListQuery,
   Student,
   StudentCreate,
   StudentList,
@@ -81,6 +84,7 @@ import type {
   StudentsListQuery,
   TokenInfo,
   Transfer,
+  Usage,
   WebhookDelivery,
   WebhookDeliveryList,
   WebhookEndpoint,
@@ -195,6 +199,13 @@ export const ROUTES = {
   auditEvents: {
     list: { method: 'GET', path: '/v1/audit_events', query: ['page', 'per_page', 'sort', 'updated_since', 'action', 'actor_type', 'target_type', 'target_id', 'user_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/audit_events/{id}' },
+  },
+  requestLogs: {
+    list: { method: 'GET', path: '/v1/request_logs', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'status_class', 'method', 'route', 'credential_id', 'request_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    retrieve: { method: 'GET', path: '/v1/request_logs/{id}' },
+  },
+  usage: {
+    retrieve: { method: 'GET', path: '/v1/usage' },
   },
   members: {
     list: { method: 'GET', path: '/v1/members', query: ['page', 'per_page', 'sort', 'updated_since', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
@@ -850,6 +861,40 @@ export interface AuditEventsResource {
   retrieve(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<AuditEvent>;
 }
 
+/** `client.requestLogs`. */
+export interface RequestLogsResource {
+  /**
+   * List request logs
+   *
+   * The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+   *
+   * Scope: `request_logs:read`.
+   */
+  list(query?: RequestLogsListQuery, options?: RequestOptions): PagePromise<RequestLogList, RequestLog>;
+  list(args?: { query?: RequestLogsListQuery; } & CallArgs, options?: RequestOptions): PagePromise<RequestLogList, RequestLog>;
+  /** Every item of `requestLogs.list`, page after page (one request per page); the same as `for await` over `list(…)`. */
+  listAll(query?: RequestLogsListQuery): AsyncIterableIterator<RequestLog>;
+  /**
+   * Retrieve a request log entry
+   *
+   * Scope: `request_logs:read`.
+   */
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<RequestLog>;
+  retrieve(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<RequestLog>;
+}
+
+/** `client.usage`. */
+export interface UsageResource {
+  /**
+   * Retrieve usage
+   *
+   * Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
+   *
+   * Scope: `request_logs:read`.
+   */
+  retrieve(args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Usage>;
+}
+
 /** `client.members`. */
 export interface MembersResource {
   /**
@@ -1024,6 +1069,8 @@ export interface PlatformClient extends GenericRequest {
   oauthClients: OauthClientsResource;
   organization: OrganizationResource;
   auditEvents: AuditEventsResource;
+  requestLogs: RequestLogsResource;
+  usage: UsageResource;
   members: MembersResource;
   invitations: InvitationsResource;
   user: UserResource;

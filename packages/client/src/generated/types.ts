@@ -33,18 +33,24 @@ export type MemberCredentialsInvitationRole = 'admin' | 'developer' | 'viewer';
 export type OAuthClientType = 'confidential' | 'public';
 
 /** A permission a token can hold. */
-export type Scope = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write';
+export type Scope = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write' | 'request_logs:read';
 
 export type OAuthClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 
 /** A scope to grant, or `all` for every scope. */
-export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write' | 'all';
+export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write' | 'request_logs:read' | 'all';
 
 export type OrganizationPlan = 'standard' | 'enterprise';
 
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
 
 export type ProblemCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'cursor_expired' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
+
+export type RequestLogMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+export type RequestLogStatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx';
+
+export type RequestLogCredentialType = 'personal_access_token' | 'oauth_access_token';
 
 export type StudentStatus = 'active' | 'inactive' | 'graduated' | 'withdrawn';
 
@@ -958,6 +964,37 @@ export interface ProblemFieldError {
   code: string;
 }
 
+export interface RequestLog {
+  id: `rql_${string}`;
+  object: 'request_log';
+  method: RequestLogMethod;
+  /** The route template (`/v1/students/:id`), never the path with its ids or query. */
+  route: string;
+  /** The HTTP status of the response. */
+  status: number;
+  status_class: RequestLogStatusClass;
+  /** Time from the request reaching the server to the response finishing, in ms. */
+  latency_ms: number;
+  credential: RequestLogCredential;
+  /** The `X-Request-Id` of the request. */
+  request_id: string;
+  /** The problem `code` of an error response; null on success. */
+  error_code: string | null;
+  created_at: string;
+}
+
+export interface RequestLogCredential {
+  type: RequestLogCredentialType;
+  /** The personal access token (`tok_…`) or OAuth client (`oac_…`) that called; never a secret. */
+  id: string;
+}
+
+export interface RequestLogList {
+  data: RequestLog[];
+  meta: PageMeta;
+  links: PageLinks;
+}
+
 export interface Student {
   id: `stu_${string}`;
   object: 'student';
@@ -1024,6 +1061,40 @@ export interface TokenInfo {
 export interface Transfer {
   /** The member who takes it over (`usr_…`, from `GET /v1/members`). */
   member_id: string;
+}
+
+export interface Usage {
+  object: 'usage';
+  /** The start of the first hour (UTC). */
+  from: string;
+  /** The end of the last hour (UTC), the current hour included. */
+  to: string;
+  /** API requests per hour, oldest first, 168 hours (zeros included). */
+  requests: UsageRequestHour[];
+  /** Webhook delivery attempts per hour, oldest first, 168 hours. */
+  webhook_deliveries: UsageDeliveryHour[];
+}
+
+export interface UsageDeliveryHour {
+  /** The start of the hour (UTC). */
+  hour: string;
+  /** Delivery attempts answered with a 2xx. */
+  succeeded: number;
+  /** Delivery attempts that failed (another status, or no answer). */
+  failed: number;
+}
+
+export interface UsageRequestHour {
+  /** The start of the hour (UTC). */
+  hour: string;
+  /** 2xx (and 1xx, 3xx) responses. */
+  success: number;
+  /** 4xx responses other than 429. */
+  client_error: number;
+  /** 429 responses. */
+  rate_limited: number;
+  /** 5xx responses. */
+  server_error: number;
 }
 
 export interface WebhookAttempt {
@@ -1404,6 +1475,30 @@ export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updat
   target_id?: string;
   /** Equality filter; comma-separate several values for IN. */
   user_id?: `usr_${string}`;
+}
+
+/** The query of `requestLogs.list`. */
+export interface RequestLogsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
+  /** 1-based page number. */
+  page?: number;
+  /** Items per page, at most 100. */
+  per_page?: number;
+  /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
+  sort?: SortInput<'created_at' | 'updated_at'>;
+  /** Only records changed at or after this instant (incremental sync). */
+  updated_since?: string;
+  /** Equality filter; comma-separate several values for IN. */
+  status?: IntegerFilter;
+  /** Equality filter; comma-separate several values for IN. One of: 1xx, 2xx, 3xx, 4xx, 5xx. */
+  status_class?: ListFilter<'1xx' | '2xx' | '3xx' | '4xx' | '5xx'>;
+  /** Equality filter; comma-separate several values for IN. One of: GET, POST, PATCH, PUT, DELETE, HEAD, OPTIONS. */
+  method?: ListFilter<'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'HEAD' | 'OPTIONS'>;
+  /** Equality filter; comma-separate several values for IN. */
+  route?: string;
+  /** Equality filter; comma-separate several values for IN. */
+  credential_id?: string;
+  /** Equality filter; comma-separate several values for IN. */
+  request_id?: string;
 }
 
 /** The query of `members.list`. */

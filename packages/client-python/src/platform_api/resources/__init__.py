@@ -21,6 +21,8 @@ from .token import Token, TokenWithRawResponse, AsyncToken, AsyncTokenWithRawRes
 from .oauth_clients import OauthClients, OauthClientsWithRawResponse, AsyncOauthClients, AsyncOauthClientsWithRawResponse
 from .organization import OrganizationResource, OrganizationResourceWithRawResponse, AsyncOrganizationResource, AsyncOrganizationResourceWithRawResponse
 from .audit_events import AuditEvents, AuditEventsWithRawResponse, AsyncAuditEvents, AsyncAuditEventsWithRawResponse
+from .request_logs import RequestLogs, RequestLogsWithRawResponse, AsyncRequestLogs, AsyncRequestLogsWithRawResponse
+from .usage import UsageResource, UsageResourceWithRawResponse, AsyncUsageResource, AsyncUsageResourceWithRawResponse
 from .members import Members, MembersWithRawResponse, AsyncMembers, AsyncMembersWithRawResponse
 from .invitations import Invitations, InvitationsWithRawResponse, AsyncInvitations, AsyncInvitationsWithRawResponse
 from .user import User, UserWithRawResponse, AsyncUser, AsyncUserWithRawResponse
@@ -90,6 +92,14 @@ __all__ = [
     "AuditEventsWithRawResponse",
     "AsyncAuditEvents",
     "AsyncAuditEventsWithRawResponse",
+    "RequestLogs",
+    "RequestLogsWithRawResponse",
+    "AsyncRequestLogs",
+    "AsyncRequestLogsWithRawResponse",
+    "UsageResource",
+    "UsageResourceWithRawResponse",
+    "AsyncUsageResource",
+    "AsyncUsageResourceWithRawResponse",
     "Members",
     "MembersWithRawResponse",
     "AsyncMembers",
@@ -185,6 +195,16 @@ class ClientResources:
     def audit_events(self) -> AuditEvents:
         """`list`, `retrieve` (`/v1/audit_events`)."""
         return AuditEvents(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def request_logs(self) -> RequestLogs:
+        """`list`, `retrieve` (`/v1/request_logs`)."""
+        return RequestLogs(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def usage(self) -> UsageResource:
+        """`retrieve` (`/v1/usage`)."""
+        return UsageResource(_t.cast("PlatformClient", self))
 
     @cached_property
     def members(self) -> Members:
@@ -284,6 +304,16 @@ class AsyncClientResources:
     def audit_events(self) -> AsyncAuditEvents:
         """`list`, `retrieve`, awaited."""
         return AsyncAuditEvents(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def request_logs(self) -> AsyncRequestLogs:
+        """`list`, `retrieve`, awaited."""
+        return AsyncRequestLogs(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def usage(self) -> AsyncUsageResource:
+        """`retrieve`, awaited."""
+        return AsyncUsageResource(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
     def members(self) -> AsyncMembers:

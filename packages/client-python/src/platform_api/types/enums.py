@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CollectionChecksumCollection", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CollectionChecksumCollection", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
@@ -39,12 +39,12 @@ MemberCredentialsInvitationRole = _t.Literal["admin", "developer", "viewer"]
 
 OAuthClientType = _t.Literal["confidential", "public"]
 
-Scope = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write"]
+Scope = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write", "request_logs:read"]
 """A permission a token can hold."""
 
 OAuthClientGrantType = _t.Literal["authorization_code", "refresh_token", "client_credentials"]
 
-ScopeOrAll = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write", "all"]
+ScopeOrAll = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write", "request_logs:read", "all"]
 """A scope to grant, or `all` for every scope."""
 
 OrganizationPlan = _t.Literal["standard", "enterprise"]
@@ -52,6 +52,12 @@ OrganizationPlan = _t.Literal["standard", "enterprise"]
 PaymentStatus = _t.Literal["pending", "succeeded", "failed", "refunded"]
 
 ProblemCode = _t.Literal["validation_error", "unauthorized", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "not_acceptable", "conflict", "invalid_state_transition", "cursor_expired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
+
+RequestLogMethod = _t.Literal["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"]
+
+RequestLogStatusClass = _t.Literal["1xx", "2xx", "3xx", "4xx", "5xx"]
+
+RequestLogCredentialType = _t.Literal["personal_access_token", "oauth_access_token"]
 
 StudentStatus = _t.Literal["active", "inactive", "graduated", "withdrawn"]
 

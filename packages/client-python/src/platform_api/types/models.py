@@ -32,6 +32,9 @@ from .enums import (
     OrganizationPlan,
     PaymentStatus,
     ProblemCode,
+    RequestLogCredentialType,
+    RequestLogMethod,
+    RequestLogStatusClass,
     Scope,
     StudentStatus,
     TokenInfoType,
@@ -116,9 +119,15 @@ __all__ = [
     "Ping",
     "Problem",
     "ProblemFieldError",
+    "RequestLog",
+    "RequestLogCredential",
+    "RequestLogList",
     "Student",
     "StudentList",
     "TokenInfo",
+    "Usage",
+    "UsageDeliveryHour",
+    "UsageRequestHour",
     "WebhookAttempt",
     "WebhookDelivery",
     "WebhookDeliveryList",
@@ -4314,6 +4323,170 @@ class ProblemFieldError(BaseModel):
         return model
 
 
+class RequestLog(BaseModel):
+    """A `RequestLog` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["request_log"]
+    method: _t.Union[RequestLogMethod, str]
+    route: str
+    """The route template (`/v1/students/:id`), never the path with its ids or query."""
+    status: int
+    """The HTTP status of the response."""
+    status_class: _t.Union[RequestLogStatusClass, str]
+    latency_ms: float
+    """Time from the request reaching the server to the response finishing, in ms."""
+    credential: RequestLogCredential
+    request_id: str
+    """The `X-Request-Id` of the request."""
+    error_code: _t.Optional[str]
+    """The problem `code` of an error response; null on success."""
+    created_at: _dt.datetime
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("method", "method"),
+        ("route", "route"),
+        ("status", "status"),
+        ("status_class", "status_class"),
+        ("latency_ms", "latency_ms"),
+        ("credential", "credential"),
+        ("request_id", "request_id"),
+        ("error_code", "error_code"),
+        ("created_at", "created_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["request_log"],
+        method: _t.Union[RequestLogMethod, str],
+        route: str,
+        status: int,
+        status_class: _t.Union[RequestLogStatusClass, str],
+        latency_ms: float,
+        credential: RequestLogCredential,
+        request_id: str,
+        error_code: _t.Optional[str],
+        created_at: _dt.datetime,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "method": method,
+                "route": route,
+                "status": status,
+                "status_class": status_class,
+                "latency_ms": latency_ms,
+                "credential": credential,
+                "request_id": request_id,
+                "error_code": error_code,
+                "created_at": created_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> RequestLog:
+        """A `RequestLog` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            method=json_get(raw, "method"),
+            route=json_get(raw, "route"),
+            status=json_get(raw, "status"),
+            status_class=json_get(raw, "status_class"),
+            latency_ms=json_get(raw, "latency_ms"),
+            credential=parse_model(RequestLogCredential.from_json, json_get(raw, "credential")),
+            request_id=json_get(raw, "request_id"),
+            error_code=json_get(raw, "error_code"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class RequestLogCredential(BaseModel):
+    """A `RequestLogCredential` object of the Platform API."""
+
+    type: _t.Union[RequestLogCredentialType, str]
+    id: str
+    """The personal access token (`tok_…`) or OAuth client (`oac_…`) that called; never a secret."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("type", "type"),
+        ("id", "id"),
+    )
+
+    def __init__(
+        self,
+        *,
+        type: _t.Union[RequestLogCredentialType, str],
+        id: str,
+    ) -> None:
+        self._init(
+            {
+                "type": type,
+                "id": id,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> RequestLogCredential:
+        """A `RequestLogCredential` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            type=json_get(raw, "type"),
+            id=json_get(raw, "id"),
+        )
+        model._attach(raw)
+        return model
+
+
+class RequestLogList(BaseModel):
+    """A `RequestLogList` object of the Platform API."""
+
+    data: _t.List[RequestLog]
+    meta: PageMeta
+    links: PageLinks
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("meta", "meta"),
+        ("links", "links"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[RequestLog],
+        meta: PageMeta,
+        links: PageLinks,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "meta": meta,
+                "links": links,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> RequestLogList:
+        """A `RequestLogList` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(RequestLog.from_json, item0), json_get(raw, "data")),
+            meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
+            links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
 class Student(BaseModel):
     """A `Student` object of the Platform API."""
 
@@ -4509,6 +4682,161 @@ class TokenInfo(BaseModel):
             personal_access_token_id=json_get(raw, "personal_access_token_id"),
             client_id=json_get(raw, "client_id"),
             user_id=json_get(raw, "user_id"),
+        )
+        model._attach(raw)
+        return model
+
+
+class Usage(BaseModel):
+    """A `Usage` object of the Platform API."""
+
+    object: _t.Literal["usage"]
+    from_: _dt.datetime
+    """The start of the first hour (UTC)."""
+    to: _dt.datetime
+    """The end of the last hour (UTC), the current hour included."""
+    requests: _t.List[UsageRequestHour]
+    """API requests per hour, oldest first, 168 hours (zeros included)."""
+    webhook_deliveries: _t.List[UsageDeliveryHour]
+    """Webhook delivery attempts per hour, oldest first, 168 hours."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("from_", "from"),
+        ("to", "to"),
+        ("requests", "requests"),
+        ("webhook_deliveries", "webhook_deliveries"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["usage"],
+        from_: _dt.datetime,
+        to: _dt.datetime,
+        requests: _t.List[UsageRequestHour],
+        webhook_deliveries: _t.List[UsageDeliveryHour],
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "from_": from_,
+                "to": to,
+                "requests": requests,
+                "webhook_deliveries": webhook_deliveries,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> Usage:
+        """A `Usage` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            from_=parse_datetime(json_get(raw, "from")),
+            to=parse_datetime(json_get(raw, "to")),
+            requests=parse_list(lambda item0: parse_model(UsageRequestHour.from_json, item0), json_get(raw, "requests")),
+            webhook_deliveries=parse_list(lambda item0: parse_model(UsageDeliveryHour.from_json, item0), json_get(raw, "webhook_deliveries")),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageDeliveryHour(BaseModel):
+    """A `UsageDeliveryHour` object of the Platform API."""
+
+    hour: _dt.datetime
+    """The start of the hour (UTC)."""
+    succeeded: int
+    """Delivery attempts answered with a 2xx."""
+    failed: int
+    """Delivery attempts that failed (another status, or no answer)."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("hour", "hour"),
+        ("succeeded", "succeeded"),
+        ("failed", "failed"),
+    )
+
+    def __init__(
+        self,
+        *,
+        hour: _dt.datetime,
+        succeeded: int,
+        failed: int,
+    ) -> None:
+        self._init(
+            {
+                "hour": hour,
+                "succeeded": succeeded,
+                "failed": failed,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageDeliveryHour:
+        """A `UsageDeliveryHour` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            hour=parse_datetime(json_get(raw, "hour")),
+            succeeded=json_get(raw, "succeeded"),
+            failed=json_get(raw, "failed"),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageRequestHour(BaseModel):
+    """A `UsageRequestHour` object of the Platform API."""
+
+    hour: _dt.datetime
+    """The start of the hour (UTC)."""
+    success: int
+    """2xx (and 1xx, 3xx) responses."""
+    client_error: int
+    """4xx responses other than 429."""
+    rate_limited: int
+    """429 responses."""
+    server_error: int
+    """5xx responses."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("hour", "hour"),
+        ("success", "success"),
+        ("client_error", "client_error"),
+        ("rate_limited", "rate_limited"),
+        ("server_error", "server_error"),
+    )
+
+    def __init__(
+        self,
+        *,
+        hour: _dt.datetime,
+        success: int,
+        client_error: int,
+        rate_limited: int,
+        server_error: int,
+    ) -> None:
+        self._init(
+            {
+                "hour": hour,
+                "success": success,
+                "client_error": client_error,
+                "rate_limited": rate_limited,
+                "server_error": server_error,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageRequestHour:
+        """A `UsageRequestHour` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            hour=parse_datetime(json_get(raw, "hour")),
+            success=json_get(raw, "success"),
+            client_error=json_get(raw, "client_error"),
+            rate_limited=json_get(raw, "rate_limited"),
+            server_error=json_get(raw, "server_error"),
         )
         model._attach(raw)
         return model

@@ -1,0 +1,197 @@
+import { type FormEvent, useCallback, useState } from 'react';
+import type {
+  PlatformClient,
+  RequestLog,
+  RequestLogMethod,
+  RequestLogStatusClass,
+} from '@platform/client';
+import { formatDate } from '../api';
+import { Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import { FailureNotice } from '../components/states';
+import { PageHeading } from '../components/ui';
+
+/** Records over the SDK's types, so a class or method added to the API fails the type-check. */
+const STATUS_CLASSES: Record<RequestLogStatusClass, string> = {
+  '1xx': '1xx informational',
+  '2xx': '2xx success',
+  '3xx': '3xx redirect',
+  '4xx': '4xx client error',
+  '5xx': '5xx server error',
+};
+const METHODS: Record<RequestLogMethod, true> = {
+  GET: true,
+  POST: true,
+  PATCH: true,
+  PUT: true,
+  DELETE: true,
+  HEAD: true,
+  OPTIONS: true,
+};
+
+const PER_PAGE = 25;
+const FILTERS = ['status_class', 'method', 'route', 'credential_id'] as const;
+
+const CREDENTIAL_LABELS: Record<RequestLog['credential']['type'], string> = {
+  personal_access_token: 'Token',
+  oauth_access_token: 'OAuth app',
+};
+
+/**
+ * The organization's API requests (admins and developers: request_logs:read), newest first,
+ * filtered by status class, method, route template and credential, and paged; the filters and
+ * the page are in the URL, so a filtered view can be shared or reloaded.
+ */
+export function RequestLogsPage({ client }: { client: PlatformClient }) {
+  const fetchPage = useCallback(
+    (query: ListQuery) =>
+      client.requestLogs.list({
+        page: query.page,
+        per_page: query.per_page,
+        sort: '-created_at',
+        ...(typeof query.status_class === 'string' && {
+          status_class: query.status_class as RequestLogStatusClass,
+        }),
+        ...(typeof query.method === 'string' && { method: query.method as RequestLogMethod }),
+        ...(typeof query.route === 'string' && { route: query.route }),
+        ...(typeof query.credential_id === 'string' && { credential_id: query.credential_id }),
+      }),
+    [client],
+  );
+  const list = useListPage(fetchPage, { filters: FILTERS, perPage: PER_PAGE });
+  const rows = list.rows;
+  const [route, setRoute] = useState(list.filters.route ?? '');
+  const [credential, setCredential] = useState(list.filters.credential_id ?? '');
+  const filtered = FILTERS.some((f) => list.filters[f]);
+
+  function applyText(event: FormEvent) {
+    event.preventDefault();
+    list.update({ route: route.trim() || null, credential_id: credential.trim() || null });
+  }
+
+  return (
+    <>
+      <PageHeading>Request logs</PageHeading>
+      <p>
+        Your organization’s API requests of the last days, newest first: route, status, time taken
+        and the token or app that called. Bodies, query values and secrets are never recorded.
+      </p>
+      {list.failure ? (
+        <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
+      ) : null}
+      <div className="filters">
+        <div className="field filter">
+          <label htmlFor="request-status-class">Status</label>
+          <select
+            id="request-status-class"
+            value={list.filters.status_class ?? ''}
+            onChange={(e) => list.update({ status_class: e.target.value || null })}
+          >
+            <option value="">All statuses</option>
+            {Object.entries(STATUS_CLASSES).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field filter">
+          <label htmlFor="request-method">Method</label>
+          <select
+            id="request-method"
+            value={list.filters.method ?? ''}
+            onChange={(e) => list.update({ method: e.target.value || null })}
+          >
+            <option value="">All methods</option>
+            {Object.keys(METHODS).map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </div>
+        <form className="filter-form" onSubmit={applyText}>
+          <div className="field filter">
+            <label htmlFor="request-route">Route</label>
+            <input
+              id="request-route"
+              placeholder="/v1/students/:id"
+              value={route}
+              onChange={(e) => setRoute(e.target.value)}
+            />
+          </div>
+          <div className="field filter">
+            <label htmlFor="request-credential">Token or app id</label>
+            <input
+              id="request-credential"
+              placeholder="tok_… or oac_…"
+              value={credential}
+              onChange={(e) => setCredential(e.target.value)}
+            />
+          </div>
+          <button type="submit">Apply</button>
+        </form>
+      </div>
+      {rows === null ? (
+        list.failure ? null : (
+          <p>Loading…</p>
+        )
+      ) : rows.length === 0 ? (
+        <p role="status">No requests{filtered ? ' match these filters' : ' yet'}.</p>
+      ) : (
+        <TableWrap label="Request log table">
+          <table className="stacking">
+            <caption className="visually-hidden">
+              Requests, page {list.meta?.page ?? 1} of {list.meta?.total_pages ?? 1}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Request</th>
+                <th scope="col">Status</th>
+                <th scope="col">Time</th>
+                <th scope="col">Caller</th>
+                <th scope="col">Request id</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((entry) => (
+                <tr key={entry.id}>
+                  <td data-label="When">{formatDate(entry.created_at)}</td>
+                  <th scope="row" data-label="Request">
+                    <code>
+                      {entry.method} {entry.route}
+                    </code>
+                  </th>
+                  <td data-label="Status">
+                    {entry.status}
+                    {entry.error_code ? (
+                      <>
+                        {' '}
+                        <code>{entry.error_code}</code>
+                      </>
+                    ) : null}
+                  </td>
+                  <td data-label="Time">{entry.latency_ms.toFixed(1)} ms</td>
+                  <td data-label="Caller">
+                    {CREDENTIAL_LABELS[entry.credential.type]} <code>{entry.credential.id}</code>
+                  </td>
+                  <td data-label="Request id">
+                    <code>{entry.request_id}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      {list.meta ? (
+        <Pager
+          meta={list.meta}
+          noun="requests"
+          label="Request log pages"
+          onPage={(page) => list.update({ page })}
+        />
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,21 @@
+import { Controller } from '@nestjs/common';
+import { contract } from '@platform/contract';
+import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import type { Principal } from '../common/principal';
+import { CurrentPrincipal } from '../common/request-context';
+import { UsageService } from './usage.service';
+
+@Controller()
+export class UsageController {
+  constructor(private readonly usage: UsageService) {}
+
+  @TsRestHandler(contract.usage)
+  handle(@CurrentPrincipal() principal: Principal) {
+    return tsRestHandler(contract.usage, {
+      retrieve: async () => ({
+        status: 200 as const,
+        body: await this.usage.usage(principal.organizationId),
+      }),
+    });
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * `GET /v1/usage`: the organization's requests per hour by status class (from the request log)
+ * and its webhook delivery attempts per hour by outcome, for the last 7 days, every hour present.
+ * Real requests, a real webhook receiver on loopback, real deliveries.
+ */
+import { randomUUID } from 'node:crypto';
+import { USAGE_HOURS } from '@platform/contract';
+import { RequestLogRecord } from '../src/request-logs/request-log.entity';
+import { RequestLogWriter } from '../src/request-logs/request-log-writer';
+import { expectStatus, typedClient } from './support/api';
+import { type Receiver, startReceiver, waitFor } from './support/receiver';
+import { rawCall, startServer, type TestServer } from './support/server';
+
+const HOUR = 3_600_000;
+
+describe('usage', () => {
+  let server: TestServer;
+  let hook: Receiver;
+  let failing = false;
+
+  beforeAll(async () => {
+    server = await startServer({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_POLL_INTERVAL: '100ms',
+      // One attempt each: a failure stays one failed attempt within the test.
+      WEBHOOK_RETRY_SCHEDULE: '1h',
+    });
+    hook = await startReceiver(() => ({ status: failing ? 500 : 204 }));
+  });
+  afterAll(async () => {
+    await server.close();
+    await hook.close();
+  });
+
+  it('counts requests per hour by class and webhook attempts by outcome, for 168 hours, per organization', async () => {
+    const org = await server.createOrganization();
+    const other = await server.createOrganization();
+    const token = await server.createToken(org.id, ['all']);
+    const otherToken = await server.createToken(other.id, ['all']);
+    const api = typedClient(server, token.token);
+
+    // This hour: 3 successes, 2 client errors (404, 400), and the other organization's traffic.
+    for (let i = 0; i < 3; i++) await rawCall(server, '/v1/students', { token: token.token });
+    await rawCall(server, '/v1/students/stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { token: token.token });
+    await rawCall(server, '/v1/students?page=0', { token: token.token });
+    for (let i = 0; i < 4; i++) await rawCall(server, '/v1/courses', { token: otherToken.token });
+    // Two days ago: a 429 and a 503, recorded as the log would have (past hours cannot be replayed).
+    const twoDaysAgo = new Date(Math.floor(Date.now() / HOUR) * HOUR - 48 * HOUR + 60_000);
+    const past = (status: number) => ({
+      id: `rql_01JD6Y3ZK8R5V2N3M4P5Q6R${status}`.slice(0, 30),
+      organizationId: org.id,
+      method: 'GET',
+      route: '/v1/students',
+      status,
+      statusClass: `${Math.floor(status / 100)}xx`,
+      latencyMs: 1,
+      credentialType: 'personal_access_token' as const,
+      credentialId: token.id,
+      requestId: `past-${randomUUID()}`,
+      errorCode: status === 429 ? 'rate_limited' : 'service_unavailable',
+      createdAt: twoDaysAgo,
+    });
+    await server.dataSource.getRepository(RequestLogRecord).insert([past(429), past(503)]);
+    // Eight days ago: outside the window.
+    await server.dataSource.getRepository(RequestLogRecord).insert({
+      ...past(200),
+      id: 'rql_01JD6Y3ZK8R5V2N3M4P5Q6R8S8',
+      createdAt: new Date(Date.now() - 8 * 24 * HOUR),
+    });
+
+    // Webhook deliveries: two that succeed, then one that fails.
+    const endpoint = expectStatus(
+      await api.webhookEndpoints.create({ body: { url: hook.url, events: ['student.created'] } }),
+      201,
+    ).body;
+    const deliveries = async () =>
+      expectStatus(await api.webhookEndpoints.deliveries({ params: { id: endpoint.id } }), 200).body
+        .data;
+    for (let i = 0; i < 2; i++)
+      expectStatus(await api.webhookEndpoints.test({ params: { id: endpoint.id } }), 202);
+    await waitFor(
+      async () => (await deliveries()).filter((d) => d.status === 'succeeded').length === 2,
+    );
+    failing = true;
+    expectStatus(await api.webhookEndpoints.test({ params: { id: endpoint.id } }), 202);
+    await waitFor(async () =>
+      (await deliveries()).some((d) => d.status !== 'succeeded' && d.attempts.length > 0),
+    );
+
+    await server.app.get(RequestLogWriter).flush();
+    const usage = expectStatus(await api.usage.retrieve(), 200).body;
+    expect(usage.object).toBe('usage');
+    expect(usage.requests).toHaveLength(USAGE_HOURS);
+    expect(usage.webhook_deliveries).toHaveLength(USAGE_HOURS);
+    expect(Date.parse(usage.to) - Date.parse(usage.from)).toBe(USAGE_HOURS * HOUR);
+    const thisHour = new Date(Math.floor(Date.now() / HOUR) * HOUR).toISOString();
+    const last = usage.requests.at(-1)!;
+    expect(last.hour).toBe(thisHour);
+    // The requests above, plus the API calls this test made for the webhooks (all 2xx).
+    expect(last.client_error).toBe(2);
+    expect(last.rate_limited).toBe(0);
+    expect(last.server_error).toBe(0);
+    expect(last.success).toBeGreaterThanOrEqual(3);
+    const then = usage.requests.find(
+      (h) => h.hour === new Date(twoDaysAgo.getTime() - 60_000).toISOString(),
+    )!;
+    expect(then).toMatchObject({ success: 0, client_error: 0, rate_limited: 1, server_error: 1 });
+    // Nothing else in the window: the eight-day-old entry and the other organization are out.
+    const totals = usage.requests
+      .slice(0, -1)
+      .reduce((sum, h) => sum + h.success + h.client_error + h.rate_limited + h.server_error, 0);
+    expect(totals).toBe(2);
+    expect(usage.webhook_deliveries.at(-1)).toEqual({ hour: thisHour, succeeded: 2, failed: 1 });
+
+    const otherUsage = expectStatus(
+      await typedClient(server, otherToken.token).usage.retrieve(),
+      200,
+    ).body;
+    expect(otherUsage.webhook_deliveries.at(-1)).toEqual({
+      hour: thisHour,
+      succeeded: 0,
+      failed: 0,
+    });
+    expect(otherUsage.requests.at(-1)?.success).toBeGreaterThanOrEqual(4);
+    expect(otherUsage.requests.at(-1)?.client_error).toBe(0);
+  });
+
+  it('needs request_logs:read and refuses query parameters with problem+json', async () => {
+    const org = await server.createOrganization();
+    const reader = await server.createToken(org.id, ['students:read']);
+    const refused = await typedClient(server, reader.token).usage.retrieve();
+    expect(expectStatus(refused, 403).body.code).toBe('insufficient_scope');
+    const allowed = await server.createToken(org.id, ['request_logs:read']);
+    const bad = await rawCall(server, '/v1/usage?days=30', { token: allowed.token });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(JSON.stringify(bad.body)).toContain('days');
+  });
+});
