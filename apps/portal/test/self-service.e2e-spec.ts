@@ -124,6 +124,7 @@ describe('self-service in the portal', () => {
       'Webhooks',
       'OAuth apps',
       'Members',
+      'Exports',
       'Audit log',
       'Request logs',
       'Usage',
@@ -184,6 +185,7 @@ describe('self-service in the portal', () => {
       'Webhooks',
       'OAuth apps',
       'Members',
+      'Exports',
       'Request logs',
       'Usage',
       'Organization',
@@ -236,6 +238,7 @@ describe('self-service in the portal', () => {
       'Webhooks',
       'OAuth apps',
       'Members',
+      'Exports',
       'Organization',
       'Account',
     ]);
