@@ -3,7 +3,7 @@
 // it, printed as a table, and failing the run when one is exceeded:
 // - the whole client, bundled and minified as an app's bundler would: <= 25 KB gzipped;
 // - the webhook verifier alone (`@platform/client/webhooks`): <= 5 KB gzipped;
-// - every declaration file the package ships: <= 300 KB;
+// - every declaration file the package ships: <= 400 KB (they grow with the API's operations);
 // - a minimal consumer type-checks in < 5 s of CPU, strict and without skipLibCheck.
 // Run after `pnpm --filter @platform/client build`.
 import {
@@ -141,7 +141,7 @@ const rows = [
     5 * KB,
     `${(verifier.minified / KB).toFixed(1)} KB minified`,
   ],
-  ['declaration files (all, .d.ts + .d.mts)', declarations, 300 * KB, ''],
+  ['declaration files (all, .d.ts + .d.mts)', declarations, 400 * KB, ''],
 ];
 let failed = false;
 console.log('@platform/client budgets');
