@@ -118,9 +118,11 @@ function serverNodeFlags() {
   const override = process.env.BENCH_SERVER_NODE_OPTIONS;
   if (override !== undefined) return override.split(/\s+/).filter(Boolean);
   const { start } = require('../../apps/server/package.json').scripts;
-  const match = /^node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(start);
+  const match = /^(?:exec\s+)?node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(start);
   if (!match)
-    throw new Error(`apps/server's start script is not "node [--flags] dist/main.js": ${start}`);
+    throw new Error(
+      `apps/server's start script is not "[exec] node [--flags] dist/main.js": ${start}`,
+    );
   return match[1].trim().split(/\s+/).filter(Boolean);
 }
 
