@@ -211,10 +211,6 @@ module.exports = function (plop) {
             `  {\n    collection: '${d.plural}',\n    kind: '${d.singular}',\n    body: (_refs, n) => ({ name: \`Walk \${n}\` }),\n` +
             `    change: (n) => ({ name: \`Walked \${n}\` }),\n  },\n`,
         ),
-        // The portal's webhook form lists every event type.
-        insertBefore('apps/portal/src/api.ts', /^\};\n\nexport const EVENT_TYPES/m, (d) =>
-          ['created', 'updated', 'deleted'].map((e) => `  '${d.singular}.${e}': true,\n`).join(''),
-        ),
         // Formatting, then everything derived from the contract: OpenAPI, the three SDKs, the scope table.
         function derive(data) {
           const run = (cmd, args) => execFileSync(cmd, args, { cwd: ROOT, stdio: 'inherit' });
@@ -230,7 +226,6 @@ module.exports = function (plop) {
             'apps/server/test/contract-walk.e2e-spec.ts',
             'apps/server/src/app.module.ts',
             'apps/server/src/schema.ts',
-            'apps/portal/src/api.ts',
             'packages/client/src/ids.ts',
           ]);
           if (process.env.PLATFORM_GEN_SKIP_SDKS === '1')

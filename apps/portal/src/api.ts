@@ -5,7 +5,7 @@ import {
   PlatformError,
   PlatformRateLimitError,
   type Client,
-  type WebhookEndpointEvent,
+  WEBHOOK_EVENT_TYPES,
 } from '@platform/client';
 
 /** The portal's only way to the API: the SDK, on this origin, with the signed-in member's token. */
@@ -53,36 +53,8 @@ export function isUnauthenticated(error: unknown): boolean {
   return error instanceof PlatformApiError && error.status === 401;
 }
 
-/**
- * The event catalogue as a record over the SDK's `WebhookEndpointEvent` type, so a type added
- * to the API fails the portal's type-check until it is listed here.
- */
-const EVENT_CATALOGUE: Record<Exclude<WebhookEndpointEvent, '*'>, true> = {
-  'student.created': true,
-  'student.updated': true,
-  'student.deleted': true,
-  'course.created': true,
-  'course.updated': true,
-  'course.deleted': true,
-  'enrollment.created': true,
-  'enrollment.updated': true,
-  'enrollment.active': true,
-  'enrollment.completed': true,
-  'enrollment.dropped': true,
-  'enrollment.cancelled': true,
-  'payment.created': true,
-  'payment.succeeded': true,
-  'payment.failed': true,
-  'payment.refunded': true,
-  'exam.created': true,
-  'exam.updated': true,
-  'exam.deleted': true,
-  'exam_result.created': true,
-  'exam_result.updated': true,
-  'exam_result.published': true,
-};
-
-export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as Exclude<WebhookEndpointEvent, '*'>[];
+/** Every event type an endpoint can subscribe to, from the contract through the SDK. */
+export const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
 
 /** Hours during which a rotated webhook secret still signs deliveries (the API's documented window). */
 export const WEBHOOK_SECRET_OVERLAP_HOURS = 24;

@@ -72,3 +72,4 @@ export type {
   OAuthClientGrantType as OAuthGrantType,
 } from './generated/types';
 export type { EnrollmentTransition, EventData, EventOf } from './event-types';
+export { WEBHOOK_EVENT_TYPES } from './event-types';
