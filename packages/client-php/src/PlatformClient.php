@@ -150,6 +150,24 @@ final class PlatformClient
         );
     }
 
+    /**
+     * Like request() for a GET, but hands a successful response's body to `$sink` in chunks as it
+     * arrives, so a large file never sits in memory; the returned response's body is empty. Auth,
+     * retries (only before the first chunk) and errors are those of every other call.
+     *
+     * @param \Closure(string): void $sink
+     * @param array<string, mixed> $query
+     * @return RawResponse<mixed>
+     */
+    public function stream(
+        string $path,
+        \Closure $sink,
+        array $query = [],
+        ?RequestOptions $options = null,
+    ): RawResponse {
+        return $this->http->request('GET', '/' . ltrim($path, '/'), $query, null, $options, null, $sink);
+    }
+
     /** `platform-api-php/0.1.0 (PHP 8.2.1; Linux)`, after `$appInfo` when given. */
     public static function userAgent(?string $appInfo = null): string
     {

@@ -73,6 +73,22 @@ final class CurlTransport implements Transport
         } elseif (in_array($request->method, ['POST', 'PUT', 'PATCH'], true)) {
             $options[CURLOPT_POSTFIELDS] = ''; // sends Content-Length: 0
         }
+        $errorBody = '';
+        if ($request->sink !== null) {
+            // Streams a 2xx body to the sink chunk by chunk (bounded memory); the status is known
+            // once the headers are in, so an error answer is still buffered for its problem+json.
+            $sink = $request->sink;
+            $options[CURLOPT_RETURNTRANSFER] = false;
+            $options[CURLOPT_WRITEFUNCTION] = static function ($h, string $chunk) use ($sink, &$errorBody): int {
+                $status = (int) curl_getinfo($h, CURLINFO_RESPONSE_CODE);
+                if ($status >= 200 && $status < 300) {
+                    $sink($chunk);
+                } else {
+                    $errorBody .= $chunk;
+                }
+                return strlen($chunk);
+            };
+        }
         curl_setopt_array($handle, $this->curlOptions + $options);
 
         $body = curl_exec($handle);
@@ -97,6 +113,6 @@ final class CurlTransport implements Transport
             throw new ApiConnectionException("Could not reach the API: {$message}", $request->method, $request->url);
         }
         $status = (int) curl_getinfo($handle, CURLINFO_RESPONSE_CODE);
-        return new Response($status, $responseHeaders, is_string($body) ? $body : '');
+        return new Response($status, $responseHeaders, is_string($body) ? $body : $errorBody);
     }
 }

@@ -39,6 +39,8 @@ final class HttpClient
      * @param array<string, mixed> $query
      * @param string|null $body an encoded JSON body (see Json::encodeBody()), null for none
      * @param (\Closure(RawResponse<T>): T)|null $parse what RawResponse::parse() returns
+     * @param (\Closure(string): void)|null $sink takes a 2xx body in chunks as it arrives (bounded
+     *     memory; the returned body is then empty). Retries happen only before the first chunk.
      * @return RawResponse<T>
      * @throws ApiStatusException for a non-2xx answer (by status: NotFoundException, …)
      * @throws ApiConnectionException when no answer arrived
@@ -50,6 +52,7 @@ final class HttpClient
         ?string $body = null,
         ?RequestOptions $options = null,
         ?\Closure $parse = null,
+        ?\Closure $sink = null,
     ): RawResponse {
         $method = strtoupper($method);
         $queryString = Query::build($query);
@@ -79,6 +82,12 @@ final class HttpClient
         $connectTimeout = $options?->connectTimeout ?? $this->options->connectTimeout;
         $ownAuthorization = isset($headers['authorization']);
 
+        $streamed = false;
+        $countingSink = $sink === null ? null : static function (string $chunk) use ($sink, &$streamed): void {
+            $streamed = true;
+            $sink($chunk);
+        };
+
         $renewedToken = false;
         for ($attempt = 0;; $attempt++) {
             $token = null;
@@ -87,10 +96,11 @@ final class HttpClient
                     $token = $this->auth->token($this->tokenEndpoint);
                     $headers['authorization'] = 'Bearer ' . $token;
                 }
-                $request = new Request($method, $url, $headers, $body, $timeout, $connectTimeout);
+                $request = new Request($method, $url, $headers, $body, $timeout, $connectTimeout, $countingSink);
                 $response = $this->transport->send($request);
             } catch (ApiConnectionException $e) {
-                if (!$retriable || $attempt >= $maxRetries) {
+                // Part of the body already went to the sink: sending again would repeat it.
+                if (!$retriable || $attempt >= $maxRetries || $streamed) {
                     throw $e;
                 }
                 $options = $this->options;
@@ -99,6 +109,13 @@ final class HttpClient
             }
             $this->deprecation->warnOnce($method, $url, $response->headers);
             if ($response->status >= 200 && $response->status < 300) {
+                if ($sink !== null) {
+                    // A transport that does not stream returned the whole body: hand it over.
+                    if ($response->body !== '') {
+                        $sink($response->body);
+                    }
+                    return new RawResponse($response->status, $response->headers, '', $method, $url, $parse);
+                }
                 return new RawResponse($response->status, $response->headers, $response->body, $method, $url, $parse);
             }
             // An OAuth access token revoked or expired early: renew it once and send again.

@@ -19,6 +19,14 @@ final class Request
         public readonly float $timeout,
         /** Seconds to establish the connection. */
         public readonly float $connectTimeout,
+        /**
+         * When set, a 2xx response's body is handed to it in chunks as it arrives instead of being
+         * kept in Response::$body (which stays empty); other statuses are buffered as usual. A
+         * transport that ignores it returns the body, and HttpClient hands that over in one piece.
+         *
+         * @var (\Closure(string): void)|null
+         */
+        public readonly ?\Closure $sink = null,
     ) {
     }
 }

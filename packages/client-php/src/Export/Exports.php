@@ -42,22 +42,49 @@ final class Exports
     }
 
     /**
-     * Writes the file of a succeeded export to `$destination` (a path or a writable stream) and
-     * returns its size in bytes.
+     * Streams the file of a succeeded export to `$destination` (a path, or a writable stream left
+     * open) and returns its size in bytes. The body goes to the destination in chunks as it
+     * arrives, so memory stays bounded whatever the file's size. A path is written only once the
+     * download has started: an error (a 409 for an expired export, …) leaves no file behind.
      *
      * @param string|resource $destination
      */
     public static function download(PlatformClient $client, string $id, mixed $destination): int
     {
-        $body = $client->request('GET', "/v1/exports/{$id}/file")->body;
-        if (is_string($destination)) {
-            if (file_put_contents($destination, $body) === false) {
-                throw new PlatformException("Could not write {$destination}");
+        $path = is_string($destination) ? $destination : null;
+        $out = $path === null ? $destination : null;
+        $size = 0;
+        $sink = static function (string $chunk) use (&$out, &$size, $path): void {
+            if ($out === null) {
+                $opened = @fopen((string) $path, 'wb');
+                if ($opened === false) {
+                    throw new PlatformException("Could not write {$path}");
+                }
+                $out = $opened;
             }
-        } else {
-            fwrite($destination, $body);
+            $length = strlen($chunk);
+            for ($written = 0; $written < $length; $written += $n) {
+                $n = fwrite($out, $written === 0 ? $chunk : substr($chunk, $written));
+                if ($n === false || $n === 0) {
+                    throw new PlatformException('Could not write the export file' . ($path !== null ? " {$path}" : ''));
+                }
+            }
+            $size += $length;
+        };
+        try {
+            $client->stream("/v1/exports/{$id}/file", $sink);
+        } finally {
+            if ($path !== null && $out !== null) {
+                fclose($out);
+            }
         }
-        return strlen($body);
+        if ($path !== null && $out === null) {
+            // An empty file arrives as no chunk at all.
+            if (@file_put_contents($path, '') === false) {
+                throw new PlatformException("Could not write {$path}");
+            }
+        }
+        return $size;
     }
 
     /**

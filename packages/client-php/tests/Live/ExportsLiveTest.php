@@ -51,6 +51,69 @@ final class ExportsLiveTest extends LiveTestCase
         self::assertSame(Exports::collectionChecksum($records), $sums->data[0]->checksum);
     }
 
+    public function testALargeExportStreamsToAFileWithBoundedMemory(): void
+    {
+        $client = self::client();
+        // About 700 bytes a row: 4,500 students make an export of over 3 MB.
+        $padding = str_repeat('x', 90);
+        for ($i = 0; $i < 4500; $i++) {
+            $client->students->create([
+                'student_number' => self::unique('BIG-') . str_repeat('n', 30),
+                'first_name' => "First{$padding}",
+                'last_name' => "Last{$padding}",
+                'preferred_name' => "Preferred{$padding}",
+                'email' => "big{$i}." . str_repeat('e', 60) . '@example.edu',
+            ]);
+        }
+        $created = $client->exports->create(['collection' => 'students', 'format' => 'ndjson']);
+        $done = Exports::wait($client, $created->id, 0.1, 120.0);
+        self::assertGreaterThan(3_000_000, $done->sizeBytes);
+
+        $path = tempnam(sys_get_temp_dir(), 'export-');
+        self::assertNotFalse($path);
+        try {
+            gc_collect_cycles();
+            memory_reset_peak_usage();
+            $before = memory_get_usage();
+            $size = Exports::download($client, $done->id, $path);
+            $peak = memory_get_peak_usage() - $before;
+
+            self::assertSame($done->sizeBytes, $size);
+            self::assertSame($done->sizeBytes, filesize($path));
+            // Reading the whole body would need at least the file's size; streaming needs chunks.
+            self::assertLessThan(intdiv($done->sizeBytes, 10), $peak, "peak memory {$peak} B");
+
+            $rows = 0;
+            $file = fopen($path, 'rb');
+            self::assertNotFalse($file);
+            while (($line = fgets($file)) !== false) {
+                if (trim($line) !== '') {
+                    json_decode($line, true, 512, JSON_THROW_ON_ERROR);
+                    $rows++;
+                }
+            }
+            fclose($file);
+            self::assertSame($done->rowCount, $rows);
+            // The same bytes as the server's file.
+            $served = $client->request('GET', "/v1/exports/{$done->id}/file")->body;
+            self::assertSame(hash('sha256', $served), hash_file('sha256', $path));
+        } finally {
+            @unlink($path);
+        }
+    }
+
+    public function testDownloadingAnExpiredOrUnknownExportThrowsAndWritesNoFile(): void
+    {
+        $path = sys_get_temp_dir() . '/export-missing-' . bin2hex(random_bytes(6));
+        try {
+            Exports::download(self::client(), 'exp_01JA0000000000000000000000', $path);
+            self::fail('downloading an unknown export did not throw');
+        } catch (NotFoundException $e) {
+            self::assertSame(404, $e->statusCode);
+        }
+        self::assertFileDoesNotExist($path);
+    }
+
     public function testWaitingForAnUnknownExportThrows(): void
     {
         $this->expectException(NotFoundException::class);
