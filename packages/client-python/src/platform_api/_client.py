@@ -325,6 +325,32 @@ class PlatformClient(ClientResources, _ClientConfig):
         """
         return self._request(method, path, query=query, body=body, options=request_options, cast=identity)
 
+    def stream(
+        self,
+        path: str,
+        sink: Callable[[bytes], object],
+        *,
+        query: Optional[Query] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> APIResponse[Any]:
+        """A GET like `request()`, but a successful response's body goes to `sink` in chunks as it
+        arrives, so a large file never sits in memory; the returned response's content is empty.
+
+        Auth, retries (only before the first chunk) and errors are those of every other call.
+        """
+        opts: RequestOptions = request_options or {}
+        method, url, headers, content = self._prepare("GET", path, query, omit, opts)
+        response, retries = self._send(method, url, headers, content, opts, sink=sink)
+        return APIResponse(
+            status_code=response.status,
+            headers=response.headers,
+            content=b"",
+            method=method,
+            url=url,
+            retries_taken=retries,
+            parser=identity,
+        )
+
     def _request(
         self,
         method: str,
@@ -375,7 +401,17 @@ class PlatformClient(ClientResources, _ClientConfig):
         headers: Dict[str, str],
         content: Optional[bytes],
         opts: RequestOptions,
+        *,
+        sink: Optional[Callable[[bytes], object]] = None,
     ) -> Tuple[HTTPResponse, int]:
+        streamed = False
+
+        def counting_sink(chunk: bytes) -> None:
+            nonlocal streamed
+            streamed = True
+            assert sink is not None
+            sink(chunk)
+
         keyed = "idempotency-key" in headers
         # A POST or PATCH is only safe to repeat when the server can recognise the repeat.
         replayable = method in REPLAYABLE_METHODS or keyed
@@ -390,15 +426,20 @@ class PlatformClient(ClientResources, _ClientConfig):
                 if not own_authorization:
                     token = self._auth.get_token(_AuthContext(self, timeout))
                     headers["authorization"] = f"Bearer {token}"
-                response = self._transport_send(HTTPRequest(method, url, dict(headers), content), timeout)
+                request = HTTPRequest(method, url, dict(headers), content, counting_sink if sink else None)
+                response = self._transport_send(request, timeout)
             except APIConnectionError:
-                if not replayable or attempt >= max_retries:
+                # Part of the body already went to the sink: sending again would repeat it.
+                if not replayable or attempt >= max_retries or streamed:
                     raise
                 self._sleep(backoff_delay(attempt, self._retry))
                 attempt += 1
                 continue
             self._deprecations.warn_once(method, url, response.headers)
             if 200 <= response.status < 300:
+                if sink is not None and response.body:
+                    # A transport that does not stream returned the whole body: hand it over.
+                    sink(response.body)
                 return response, attempt
             # An OAuth access token revoked or expired early: renew it once and send again.
             if response.status == 401 and token is not None and not renewed and self._auth.invalidate(token):

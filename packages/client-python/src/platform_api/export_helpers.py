@@ -4,8 +4,9 @@ download its file, and compute the collection checksum of your own copy."""
 from __future__ import annotations
 
 import hashlib
+import os
 import time
-from typing import IO, Any, Iterable, Mapping, Optional, Union
+from typing import IO, Any, Iterable, Mapping, Optional, Union, cast
 
 from ._exceptions import PlatformError
 
@@ -29,16 +30,34 @@ def wait_for_export(client: Any, export_id: str, *, interval: float = 1.0, timeo
         time.sleep(interval)
 
 
-def download_export(client: Any, export_id: str, destination: Union[str, IO[bytes]]) -> int:
-    """Writes the file of a succeeded export to `destination` (a path or a binary file) and
-    returns its size in bytes."""
-    content: bytes = client.request("GET", f"/v1/exports/{export_id}/file").content
-    if isinstance(destination, str):
-        with open(destination, "wb") as out:
-            out.write(content)
-    else:
-        destination.write(content)
-    return len(content)
+def download_export(client: Any, export_id: str, destination: Union[str, os.PathLike[str], IO[bytes]]) -> int:
+    """Streams the file of a succeeded export to `destination` (a path, or a binary file left
+    open) and returns its size in bytes.
+
+    The body goes to the destination in chunks as it arrives, so memory stays bounded whatever
+    the file's size. A path is written only once the download has started: an error (a 409
+    `ConflictError` for an expired export, ...) leaves no file behind.
+    """
+    path = os.fspath(destination) if isinstance(destination, (str, os.PathLike)) else None
+    out: Optional[IO[bytes]] = None if path is not None else cast(IO[bytes], destination)
+    size = 0
+
+    def write(chunk: bytes) -> None:
+        nonlocal out, size
+        if out is None:
+            out = open(cast(str, path), "wb")
+        out.write(chunk)
+        size += len(chunk)
+
+    try:
+        client.stream(f"/v1/exports/{export_id}/file", write)
+    finally:
+        if path is not None and out is not None:
+            out.close()
+    if path is not None and out is None:
+        # An empty file arrives as no chunk at all.
+        open(path, "wb").close()
+    return size
 
 
 def collection_checksum(records: Iterable[Mapping[str, Any]]) -> str:

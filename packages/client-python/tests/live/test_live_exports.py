@@ -3,8 +3,12 @@ computed locally matching the server's."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import platform_api
 
@@ -33,6 +37,59 @@ def test_export_wait_download_and_checksum(client: platform_api.PlatformClient) 
     sums = client.checksums.retrieve(collections="students")
     assert sums.data[0].count == len(records)
     assert sums.data[0].checksum == platform_api.collection_checksum(records)
+
+
+def test_a_large_export_streams_to_a_file_with_bounded_memory(
+    client: platform_api.PlatformClient, tmp_path: Path
+) -> None:
+    # About 700 bytes a row: 4,500 students make an export of over 3 MB.
+    padding = "x" * 90
+
+    def create(i: int) -> None:
+        client.students.create(
+            student_number=unique("BIG-") + "n" * 30,
+            first_name=f"First{padding}",
+            last_name=f"Last{padding}",
+            preferred_name=f"Preferred{padding}",
+            email=f"big{i}.{'e' * 60}@example.edu",
+        )
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(create, range(4500)))
+    created = client.exports.create(collection="students", format="ndjson")
+    done = platform_api.wait_for_export(client, created.id, interval=0.1, timeout=120)
+    assert done.size_bytes is not None and done.size_bytes > 3_000_000
+
+    target = tmp_path / "students.ndjson"
+    tracemalloc.start()
+    try:
+        size = platform_api.download_export(client, done.id, str(target))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert size == done.size_bytes == target.stat().st_size
+    # Reading the whole body would need at least the file's size; streaming needs chunks.
+    assert peak < done.size_bytes // 10, f"peak memory {peak} B"
+    with target.open("rb") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    assert len(rows) == done.row_count
+    # The same bytes as the server's file.
+    served = client.request("GET", f"/v1/exports/{done.id}/file").content
+    assert hashlib.sha256(target.read_bytes()).digest() == hashlib.sha256(served).digest()
+
+
+def test_downloading_an_unknown_export_raises_and_writes_no_file(
+    client: platform_api.PlatformClient, tmp_path: Path
+) -> None:
+    target = tmp_path / "missing.ndjson"
+    try:
+        platform_api.download_export(client, "exp_01JA0000000000000000000000", target)
+    except platform_api.NotFoundError as error:
+        assert error.status_code == 404
+    else:
+        raise AssertionError("downloading an unknown export did not raise")
+    assert not target.exists()
 
 
 def test_wait_for_an_unknown_export_raises(client: platform_api.PlatformClient) -> None:

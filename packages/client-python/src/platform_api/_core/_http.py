@@ -19,7 +19,7 @@ import urllib.request
 import zlib
 from base64 import b64encode
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Protocol, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Protocol, Tuple
 
 from .._exceptions import APIConnectionError, APITimeoutError
 from ._headers import Headers
@@ -42,6 +42,10 @@ class HTTPRequest:
     url: str
     headers: Mapping[str, str]
     body: Optional[bytes] = None
+    #: When set, a 2xx response's body is handed to it in chunks as it arrives instead of being
+    #: kept in `HTTPResponse.body` (which stays empty); other statuses are buffered as usual. A
+    #: transport that ignores it returns the body, and the client hands that over in one piece.
+    sink: Optional[Callable[[bytes], object]] = None
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,8 @@ class HTTPResponse:
 
 
 class Transport(Protocol):
-    """Sends one request and returns the complete response, whatever its status.
+    """Sends one request and returns the complete response, whatever its status (a 2xx body
+    goes to `request.sink` instead when one is set and the transport streams).
 
     Raise `APITimeoutError` when `timeout` runs out and `APIConnectionError` when no response
     arrives (a plain `OSError` or `TimeoutError` is mapped to those too). Replace the default
@@ -243,6 +248,10 @@ class HTTPClientTransport:
             conn.putheader("content-length", str(len(request.body)))
         conn.endheaders(request.body)
         response = conn.getresponse()
+        gzipped = response.getheader("content-encoding", "").lower() == "gzip"
+        sink = request.sink if 200 <= response.status < 300 else None
+        # Streamed: each chunk goes to the sink (decompressed as it comes), so memory stays bounded.
+        inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if sink is not None and gzipped else None
         chunks: List[bytes] = []
         while True:
             # Re-armed per read, so the whole attempt (not each read) is bounded by `timeout`.
@@ -251,11 +260,22 @@ class HTTPClientTransport:
             chunk = response.read1(65536)
             if not chunk:
                 break
-            chunks.append(chunk)
+            if sink is None:
+                chunks.append(chunk)
+            elif inflate is not None:
+                data = inflate.decompress(chunk)
+                if data:
+                    sink(data)
+            else:
+                sink(chunk)
+        if inflate is not None and sink is not None:
+            tail = inflate.flush()
+            if tail:
+                sink(tail)
         # Marks the response finished, which lets the connection send the next request.
         response.close()
         body = b"".join(chunks)
-        if response.getheader("content-encoding", "").lower() == "gzip" and body:
+        if gzipped and body:
             body = gzip.decompress(body)
         if response.will_close:
             self._discard(url)
