@@ -12,7 +12,7 @@ from pathlib import Path
 
 import platform_api
 
-from .conftest import unique
+from .conftest import LIVE, unique
 
 
 def test_export_wait_download_and_checksum(client: platform_api.PlatformClient) -> None:
@@ -45,8 +45,11 @@ def test_a_large_export_streams_to_a_file_with_bounded_memory(
     # About 700 bytes a row: 4,500 students make an export of over 3 MB.
     padding = "x" * 90
 
+    # Its own client (and connections, one per thread), closed when the students exist.
+    seeder = platform_api.PlatformClient(token=LIVE.token, base_url=LIVE.base_url)
+
     def create(i: int) -> None:
-        client.students.create(
+        seeder.students.create(
             student_number=unique("BIG-") + "n" * 30,
             first_name=f"First{padding}",
             last_name=f"Last{padding}",
@@ -54,7 +57,7 @@ def test_a_large_export_streams_to_a_file_with_bounded_memory(
             email=f"big{i}.{'e' * 60}@example.edu",
         )
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with seeder, ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(create, range(4500)))
     created = client.exports.create(collection="students", format="ndjson")
     done = platform_api.wait_for_export(client, created.id, interval=0.1, timeout=120)
