@@ -10,7 +10,9 @@ use PlatformApi\Core\CurlTransport;
 use PlatformApi\Core\Request;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiTimeoutException;
+use PlatformApi\Exception\ConflictException;
 use PlatformApi\Exception\ServerException;
+use PlatformApi\Export\Exports;
 use PlatformApi\PlatformClient;
 use PlatformApi\RequestOptions;
 use PlatformApi\Tests\Support\Fixtures;
@@ -152,6 +154,52 @@ final class CurlTransportTest extends TestCase
             self::assertSame('HTTP 502 without a problem document: 502 Bad Gateway', $e->detail);
         }
         self::assertCount(2, $this->newRequests());
+    }
+
+    public function testAnExportDownloadIsRetriedAfterA503AndStreamedDecompressed(): void
+    {
+        $file = str_repeat("{\"id\":\"stu_1\",\"first_name\":\"Ana\"}\n", 2000);
+        self::$server->script(
+            ['status' => 503, 'headers' => ['Content-Type' => 'text/plain', 'Retry-After' => '0'], 'body' => 'busy'],
+            ['status' => 200, 'headers' => ['Content-Type' => 'application/x-ndjson'], 'body' => $file, 'gzip' => true],
+        );
+        $out = fopen('php://temp', 'w+b');
+        self::assertNotFalse($out);
+        $client = $this->client(new ClientOptions(maxRetries: 2, initialRetryDelay: 0.01));
+        $size = Exports::download($client, 'exp_1', $out);
+        self::assertSame(strlen($file), $size);
+        rewind($out);
+        self::assertSame($file, stream_get_contents($out)); // once, decompressed, nothing of the 503
+        $sent = $this->newRequests();
+        self::assertCount(2, $sent);
+        foreach ($sent as $request) {
+            self::assertSame('/v1/exports/exp_1/file', $request['uri']);
+            self::assertSame('Bearer pat_curl', $request['headers']['authorization']);
+        }
+    }
+
+    public function testAnExpiredExportDownloadIsAConflictExceptionAndWritesNoFile(): void
+    {
+        self::$server->script([
+            'status' => 409,
+            'headers' => ['Content-Type' => 'application/problem+json'],
+            'body' => json_encode([
+                'type' => 'https://example.com/problems/conflict',
+                'title' => 'Conflict',
+                'status' => 409,
+                'detail' => 'Export exp_1 is expired: it has no file',
+                'code' => 'conflict',
+            ]),
+        ]);
+        $path = sys_get_temp_dir() . '/export-expired-' . bin2hex(random_bytes(6));
+        try {
+            Exports::download($this->client(), 'exp_1', $path);
+            self::fail('expected a ConflictException');
+        } catch (ConflictException $e) {
+            self::assertSame(409, $e->statusCode);
+            self::assertSame('Export exp_1 is expired: it has no file', $e->detail);
+        }
+        self::assertFileDoesNotExist($path);
     }
 
     public function testRedirectsAreNotFollowed(): void
