@@ -8,6 +8,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Callable, Iterator, List, Tuple
 
 import pytest
@@ -230,3 +231,76 @@ def test_a_real_exchange_carries_the_sdk_headers_and_json_body(serve: Callable[[
     assert headers["user-agent"].startswith("unit/1 platform-api-python/")
     assert len(headers["idempotency-key"]) == 36
     assert server.seen[0][1:] == ("POST", "/v1/students")
+
+
+EXPORT_FILE = b'{"id":"stu_1","first_name":"Ana"}\n' * 2000
+
+
+def test_an_export_download_is_retried_after_a_503_and_streamed_decompressed(
+    serve: Callable[[Handler], ScriptedServer], tmp_path: Path
+) -> None:
+    authorizations: List[str] = []
+
+    def script(handler: BaseHTTPRequestHandler, index: int) -> None:
+        authorizations.append(handler.headers.get("authorization", ""))
+        if index == 0:
+            send_json(handler, 503, {"status": 503}, {"Retry-After": "0"})
+            return
+        data = gzip.compress(EXPORT_FILE)
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/x-ndjson")
+        handler.send_header("Content-Encoding", "gzip")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    server = serve(script)
+    target = tmp_path / "students.ndjson"
+    sleeps: List[float] = []
+    with client_for(server, sleep=sleeps.append) as client:
+        assert platform_api.download_export(client, "exp_1", target) == len(EXPORT_FILE)
+    # Once, decompressed, nothing of the 503.
+    assert target.read_bytes() == EXPORT_FILE
+    assert [path for _, _, path in server.seen] == ["/v1/exports/exp_1/file"] * 2
+    assert authorizations == ["Bearer pat_test"] * 2 and len(sleeps) == 1
+
+
+def test_an_expired_export_download_is_a_conflict_error_and_writes_no_file(
+    serve: Callable[[Handler], ScriptedServer], tmp_path: Path
+) -> None:
+    problem = {
+        "type": "https://example.com/problems/conflict",
+        "title": "Conflict",
+        "status": 409,
+        "detail": "Export exp_1 is expired: it has no file",
+        "code": "conflict",
+    }
+    server = serve(lambda h, i: send_json(h, 409, problem))
+    target = tmp_path / "students.ndjson"
+    with client_for(server) as client:
+        with pytest.raises(platform_api.ConflictError) as raised:
+            platform_api.download_export(client, "exp_1", str(target))
+    assert raised.value.status_code == 409
+    assert raised.value.detail == "Export exp_1 is expired: it has no file"
+    assert not target.exists()
+
+
+def test_a_download_cut_off_mid_body_is_not_sent_again(
+    serve: Callable[[Handler], ScriptedServer], tmp_path: Path
+) -> None:
+    def script(handler: BaseHTTPRequestHandler, index: int) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/x-ndjson")
+        handler.send_header("Content-Length", str(len(EXPORT_FILE)))
+        handler.end_headers()
+        handler.wfile.write(EXPORT_FILE[:1000])
+        handler.wfile.flush()
+        handler.close_connection = True
+
+    server = serve(script)
+    sleeps: List[float] = []
+    with client_for(server, max_retries=2, sleep=sleeps.append) as client:
+        with pytest.raises(platform_api.APIConnectionError):
+            platform_api.download_export(client, "exp_1", tmp_path / "students.ndjson")
+    # Part of the file was already written: a retry would have repeated it.
+    assert len(server.seen) == 1 and sleeps == []

@@ -268,6 +268,10 @@ class HTTPClientTransport:
                     sink(data)
             else:
                 sink(chunk)
+        if response.length:
+            # read1 ends quietly when the connection closes early: a cut-off body is an error,
+            # not a shorter file.
+            raise http.client.IncompleteRead(b"", response.length)
         if inflate is not None and sink is not None:
             tail = inflate.flush()
             if tail:
