@@ -202,6 +202,27 @@ final class CurlTransportTest extends TestCase
         self::assertFileDoesNotExist($path);
     }
 
+    public function testADownloadCutOffMidBodyIsNotSentAgain(): void
+    {
+        $part = str_repeat("{\"id\":\"stu_1\"}\n", 500);
+        self::$server->script([
+            'status' => 200,
+            // Promises more than it sends, then closes: the connection broke mid-body.
+            'headers' => ['Content-Type' => 'application/x-ndjson', 'Content-Length' => (string) (strlen($part) * 2)],
+            'body' => $part,
+        ]);
+        $out = fopen('php://temp', 'w+b');
+        self::assertNotFalse($out);
+        try {
+            Exports::download($this->client(new ClientOptions(maxRetries: 2, initialRetryDelay: 0.01)), 'exp_1', $out);
+            self::fail('expected an ApiConnectionException');
+        } catch (ApiConnectionException $e) {
+            self::assertStringContainsString('curl error 18', $e->getMessage());
+        }
+        // Part of the file was already written: a retry would have repeated it.
+        self::assertCount(1, $this->newRequests());
+    }
+
     public function testRedirectsAreNotFollowed(): void
     {
         self::$server->script(
