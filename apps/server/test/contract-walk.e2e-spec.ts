@@ -147,9 +147,12 @@ const REFERENCE_ROUTES = ROUTES.filter(
 const AUTHORITY_FIELDS = ['scopes', 'events', 'expires_at'];
 /**
  * Routes whose authority-looking fields hand out nothing: an export's `expires_at` is when its
- * file is deleted, and downloading the file still needs a token with the export's scopes.
+ * file is deleted, and downloading the file still needs a token with the export's scopes. An
+ * export's download link does hand out a secret, but no scope or record to walk: it reads one
+ * file, is bound to the caller's credential and member (checked at each use) and expires no
+ * later than the caller; export-download-links.e2e-spec.ts holds it to that.
  */
-const NOT_AUTHORITY: readonly string[] = ['exports.create'];
+const NOT_AUTHORITY: readonly string[] = ['exports.create', 'exports.createDownloadLink'];
 
 /** The fields of the route's body and of its success responses. */
 function fieldsOf(route: AppRoute): string[] {

@@ -42,6 +42,7 @@ export const AUDIT_ACTIONS = [
   'user.password_check_failed',
   'user.signed_out',
   'export.created',
+  'export.download_link_created',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -8,7 +8,12 @@ import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
 import { problemResponse, commonErrorResponses } from './problem';
-import { notFoundResponse, readErrorResponses, timestampSchema } from './resource';
+import {
+  notFoundResponse,
+  readErrorResponses,
+  timestampSchema,
+  writeErrorResponses,
+} from './resource';
 import { listRoute } from './routes';
 import type { Scope } from './scopes';
 import { IdPathParams } from './resource';
@@ -83,6 +88,27 @@ export const ExportSchema = z
   })
   .openapi({ title: 'Export' });
 export type Export = z.infer<typeof ExportSchema>;
+
+/** How long a download link works (`POST /v1/exports/{id}/download_links`). */
+export const EXPORT_DOWNLOAD_LINK_TTL_SECONDS = 300;
+
+/** The path a download link's URL has, under the server's origin; its token is the last segment. */
+export const EXPORT_DOWNLOAD_PATH = '/v1/export_downloads';
+
+export const ExportDownloadLinkSchema = z
+  .object({
+    object: z.literal('export_download_link'),
+    export_id: idSchema('export'),
+    url: z
+      .string()
+      .url()
+      .describe(
+        'Fetch it with a plain GET and no Authorization header, as often as needed until `expires_at`: it streams the same file, with the same headers, as `GET /v1/exports/{id}/file`. It is a secret shown once; it stops working (404) when it expires, when the credential that made it is revoked or its member removed, and when the export expires.',
+      ),
+    expires_at: timestampSchema,
+  })
+  .openapi({ title: 'ExportDownloadLink' });
+export type ExportDownloadLink = z.infer<typeof ExportDownloadLinkSchema>;
 
 export const ExportCreateSchema = z
   .object({
@@ -196,6 +222,22 @@ export const exportsContract = c.router(
         scope: 'exports:read',
         file: Object.values(EXPORT_CONTENT_TYPES),
       }),
+    },
+    createDownloadLink: {
+      method: 'POST',
+      path: '/v1/exports/:id/download_links',
+      pathParams: IdPathParams,
+      body: c.noBody(),
+      summary: 'Make a short-lived download link',
+      description: `A URL that downloads the file of a succeeded export without a token, for ${EXPORT_DOWNLOAD_LINK_TTL_SECONDS / 60} minutes: hand it to a browser, \`curl\` or a job that holds no API token. A queued, running, failed or expired export is a 409, as for the file. ${EXPORT_SCOPE_NOTE}`,
+      responses: {
+        201: ExportDownloadLinkSchema,
+        ...writeErrorResponses,
+        409: problemResponse(
+          'The export has no file (not finished yet, failed, or expired), or an Idempotency-Key was reused.',
+        ),
+      },
+      metadata: operation({ scope: 'exports:read', oneTimeSecret: 'url' }),
     },
   },
   ROUTER_OPTIONS,

@@ -1,6 +1,12 @@
 import { Readable } from 'node:stream';
-import { Controller, StreamableFile } from '@nestjs/common';
-import { contract, EXPORT_CONTENT_TYPES } from '@platform/contract';
+import { Controller, Get, Param, Res, StreamableFile } from '@nestjs/common';
+import {
+  contract,
+  EXPORT_CONTENT_TYPES,
+  EXPORT_DOWNLOAD_PATH,
+  type Export,
+} from '@platform/contract';
+import type { Response } from 'express';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { PageUrl } from '../common/list/page-envelope';
@@ -30,16 +36,45 @@ export class ExportsController {
       retrieve: onRecord(200, (id) => this.exports.retrieve(principal, id)),
       download: async ({ params }) => {
         const file = await this.exports.download(principal, params.id);
-        const extension = file.export.format === 'csv' ? 'csv' : 'ndjson';
-        // Chunk by chunk, as the client reads: at most a chunk or two in memory per download.
-        const body = new StreamableFile(Readable.from(file.chunks, { highWaterMark: 1 }), {
-          type: EXPORT_CONTENT_TYPES[file.export.format],
-          disposition: `attachment; filename="${file.export.id}.${extension}"`,
-          ...(file.export.size_bytes !== null && { length: file.export.size_bytes }),
-        });
-        return { status: 200, body: body as unknown as string };
+        return { status: 200, body: fileBody(file) as unknown as string };
       },
+      createDownloadLink: async ({ params }) => ({
+        status: 201,
+        body: await this.exports.createDownloadLink(principal, params.id, actor),
+      }),
     });
+  }
+}
+
+/** An export's file as the response body, with its type, name and length. */
+function fileBody(file: { export: Export; chunks: AsyncIterable<Buffer> }): StreamableFile {
+  const extension = file.export.format === 'csv' ? 'csv' : 'ndjson';
+  // Chunk by chunk, as the client reads: at most a chunk or two in memory per download.
+  return new StreamableFile(Readable.from(file.chunks, { highWaterMark: 1 }), {
+    type: EXPORT_CONTENT_TYPES[file.export.format],
+    disposition: `attachment; filename="${file.export.id}.${extension}"`,
+    ...(file.export.size_bytes !== null && { length: file.export.size_bytes }),
+  });
+}
+
+/**
+ * The download links' own route, outside the contract: no token, the link is the credential.
+ * It is an anonymous request to the front door (charged to the client IP's budget), and the
+ * request log line names the route template, never the token in the path. Not cached, and never
+ * sent on as a Referer.
+ */
+@Controller()
+export class ExportDownloadsController {
+  constructor(private readonly exports: ExportsService) {}
+
+  @Get(`${EXPORT_DOWNLOAD_PATH.slice(1)}/:token`)
+  async download(
+    @Param('token') token: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<StreamableFile> {
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    return fileBody(await this.exports.redeemDownloadLink(token));
   }
 }
 

@@ -3,14 +3,18 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChecksumsService } from './checksums.service';
 import { ExportRecord } from './export.entity';
 import { ExportFiles } from './export-files';
-import { ChecksumsController, ExportsController } from './exports.controller';
+import {
+  ChecksumsController,
+  ExportDownloadsController,
+  ExportsController,
+} from './exports.controller';
 import { ExportsService } from './exports.service';
 import { SnapshotOpener } from './snapshot';
 
 /** Bulk exports from one snapshot, and the collections' reconciliation checksums. */
 @Module({
   imports: [TypeOrmModule.forFeature([ExportRecord])],
-  controllers: [ExportsController, ChecksumsController],
+  controllers: [ExportsController, ChecksumsController, ExportDownloadsController],
   providers: [ExportsService, ChecksumsService, ExportFiles, SnapshotOpener],
   exports: [ExportsService],
 })

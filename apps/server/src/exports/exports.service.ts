@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   Inject,
   Injectable,
@@ -10,8 +11,12 @@ import {
   contract,
   EXPORT_COLLECTION_SCOPES,
   EXPORT_COLLECTIONS,
+  EXPORT_DOWNLOAD_LINK_TTL_SECONDS,
+  EXPORT_DOWNLOAD_PATH,
   EXPORT_REFUSED_FILTERS,
+  ROLE_SCOPES,
   type Export,
+  type ExportDownloadLink,
   type ExportCollection,
   type ExportCreateSchema,
   type ListQuery,
@@ -31,7 +36,12 @@ import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
-import type { AppConfig } from '../config/env';
+import { type AppConfig, serverOrigin } from '../config/env';
+import { earlierExpiry } from '../auth/delegation';
+import { roleOf } from '../auth/effective-scopes';
+import { hashToken } from '../security/crypto';
+import { ownerEnded, ownerOf, ownerSql } from '../webhooks/endpoint-owner';
+import { ExportDownloadLinkRecord } from './export-download-link.entity';
 import { Sql } from '../database/sql';
 import { FeedPositions } from '../events/feed-position';
 import { COLLECTION_SOURCES, rowMapper } from './collections';
@@ -67,6 +77,21 @@ export function toExportResource(record: ExportRecord, now: number): Export {
     completed_at: record.completedAt ? toIso(record.completedAt) : null,
     expires_at: record.expiresAt ? toIso(record.expiresAt) : null,
   };
+}
+
+/** A download link's token: a prefix (for secret scanners) and 256 random bits. */
+const LINK_TOKEN = /^expdl_[A-Za-z0-9_-]{43}$/;
+
+function newLinkToken(): string {
+  return `expdl_${randomBytes(32).toString('base64url')}`;
+}
+
+/** Every way a download link can fail looks the same: which one is not the caller's to learn. */
+function linkNotFound(): ProblemException {
+  return new ProblemException(
+    'not_found',
+    'No such download link, or it has expired; ask for a new one (POST /v1/exports/{id}/download_links)',
+  );
 }
 
 function readable(principal: Principal): ExportCollection[] {
@@ -199,16 +224,106 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
   /** The file of a succeeded export, and its format; 409 when there is none (yet, or any more). */
   async download(principal: Principal, id: string) {
     const record = await this.find(principal, id);
+    return { export: this.withFile(record), chunks: this.files.read(record.id) };
+  }
+
+  /**
+   * A link that downloads the export's file without a token until it expires. Only the token's
+   * SHA-256 is stored, with the credential that asked (as a webhook endpoint records its owner),
+   * so the link dies with that credential or member; the creation is audited.
+   */
+  async createDownloadLink(
+    principal: Principal,
+    id: string,
+    actor: ApiAuditActor,
+  ): Promise<ExportDownloadLink> {
+    const record = await this.find(principal, id);
+    this.withFile(record);
+    const token = newLinkToken();
+    const now = this.clock.now();
+    // Five minutes, and never past the calling token's own expiry.
+    const expiresAt = earlierExpiry(
+      new Date(now.getTime() + EXPORT_DOWNLOAD_LINK_TTL_SECONDS * 1000),
+      principal.expiresAt,
+    )!;
+    const link: ExportDownloadLinkRecord = {
+      tokenHash: hashToken(token),
+      exportId: record.id,
+      organizationId: principal.organizationId,
+      ...ownerOf(principal),
+      createdAt: now,
+      expiresAt,
+    };
+    await this.transactions.run(async (manager) => {
+      await manager.insert(ExportDownloadLinkRecord, link);
+      await this.audit.record(
+        actor,
+        {
+          action: 'export.download_link_created',
+          targetType: 'export',
+          targetId: record.id,
+          changes: { expires_at: toIso(expiresAt) },
+        },
+        manager,
+      );
+    });
+    return {
+      object: 'export_download_link',
+      export_id: record.id as ExportDownloadLink['export_id'],
+      url: `${serverOrigin(this.config)}${EXPORT_DOWNLOAD_PATH}/${token}`,
+      expires_at: toIso(expiresAt),
+    };
+  }
+
+  /**
+   * The file a download link points at, or a 404 that does not say why: an unknown or expired
+   * link, a credential revoked or expired, a member removed or no longer allowed to read the
+   * collection, an export expired or gone. All checked here, at each use, so every way any of
+   * those ends (API, CLI, OAuth revocation, expiry) is covered without a hook in each.
+   */
+  async redeemDownloadLink(token: string) {
+    if (!LINK_TOKEN.test(token)) throw linkNotFound();
+    const owner = ownerSql(this.sql, ExportDownloadLinkRecord);
+    const rows = await this.sql.select<Record<string, unknown>>(
+      `SELECT e.export_id AS export_id, e.organization_id AS organization_id,
+         e.expires_at AS link_expires_at, ${owner.select}
+       FROM ${this.sql.table(ExportDownloadLinkRecord)} e ${owner.join}
+       WHERE e.token_hash = :hash`,
+      { hash: hashToken(token) },
+    );
+    const row = rows[0];
+    const now = this.clock.now();
+    const toDate = (value: unknown) =>
+      value == null ? null : (this.sql.read(ExportDownloadLinkRecord, 'expiresAt', value) as Date);
+    if (!row || toDate(row.link_expires_at)!.getTime() <= now.getTime()) throw linkNotFound();
+    if (ownerEnded(row, now, toDate)) throw linkNotFound();
+    const record = await this.exports.findOneBy({
+      id: row.export_id as string,
+      organizationId: row.organization_id as string,
+    });
+    if (!record) throw linkNotFound();
+    // A member demoted since: the link reads no more than their role may.
+    const role = roleOf(row.owner_member_role);
+    const scopes: readonly string[] = role ? ROLE_SCOPES[role] : [];
+    if (row.owner_user_id != null && !scopes.includes(EXPORT_COLLECTION_SCOPES[record.collection]))
+      throw linkNotFound();
+    const resource = toExportResource(record, now.getTime());
+    if (resource.status !== 'succeeded') throw linkNotFound();
+    return { export: resource, chunks: this.files.read(record.id) };
+  }
+
+  /** The export as a resource when it has a file; a 409 saying why when it has none. */
+  private withFile(record: ExportRecord): Export {
     const resource = toExportResource(record, this.clock.nowMs());
     if (resource.status !== 'succeeded') {
       throw new ProblemException(
         'conflict',
         resource.status === 'expired'
-          ? `Export ${id} has expired and its file was deleted; start a new export`
-          : `Export ${id} is ${resource.status}; its file can be downloaded once it has succeeded`,
+          ? `Export ${record.id} has expired and its file was deleted; start a new export`
+          : `Export ${record.id} is ${resource.status}; its file can be downloaded once it has succeeded`,
       );
     }
-    return { export: resource, chunks: this.files.read(record.id) };
+    return resource;
   }
 
   private async find(principal: Principal, id: string): Promise<ExportRecord> {
@@ -393,9 +508,16 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
     return this.transactions.run((manager) => manager.update(ExportRecord, id, changes));
   }
 
-  /** Marks exports past their expiry `expired` and deletes their files. */
+  /** Marks exports past their expiry `expired` and deletes their files, and expired links. */
   async expire(): Promise<void> {
     const now = this.clock.now();
+    await this.transactions.run((manager) =>
+      this.sql.query(
+        manager,
+        `DELETE FROM ${this.sql.table(ExportDownloadLinkRecord)} WHERE expires_at <= :now`,
+        { now: this.sql.bind(ExportDownloadLinkRecord, 'expiresAt', now) },
+      ),
+    );
     const due = await this.sql.select<{ id: string }>(
       `SELECT id FROM exports WHERE status = 'succeeded' AND expires_at <= :now`,
       { now: this.sql.bind(ExportRecord, 'expiresAt', now) },

@@ -6,7 +6,7 @@ import {
   type WebhookOwnerType,
 } from '@platform/contract';
 import { roleOf } from '../auth/effective-scopes';
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, EntityTarget } from 'typeorm';
 import type { Principal } from '../common/principal';
 import { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import { type Sql } from '../database/sql';
@@ -74,10 +74,15 @@ export function toOwnerResource(record: OwnerColumns): WebhookEndpointOwner {
  * happened. A user's grant is alive while an unused access or refresh token of it is: revoking
  * it (RFC 7009), a refresh token's reuse and expiry all remove or consume those. Table and
  * column names come from the entities' metadata; the aliases are what `ownerEnded` reads.
+ * `entity` is anything else bound to a credential the same way (`owner_*` columns, aliased `e`):
+ * an export's download link.
  */
-export function ownerSql(sql: Sql): { join: string; select: string } {
-  const e = (property: keyof WebhookEndpointRecord) =>
-    `e.${sql.column(WebhookEndpointRecord, property)}`;
+export function ownerSql(
+  sql: Sql,
+  entity: EntityTarget<OwnerColumns & { organizationId: string }> = WebhookEndpointRecord,
+): { join: string; select: string } {
+  const e = (property: keyof OwnerColumns | 'organizationId') =>
+    `e.${sql.column(entity, property)}`;
   const pat = (property: keyof PersonalAccessToken) =>
     `owner_pat.${sql.column(PersonalAccessToken, property)}`;
   const client = (property: keyof OAuthClientRecord) =>
