@@ -417,6 +417,11 @@ export async function exports_download() {
   await platform.exports.download('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
 }
 
+export async function exports_createDownloadLink() {
+  const exportDownloadLink = await platform.exports.createDownloadLink('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return exportDownloadLink;
+}
+
 export async function checksums_retrieve() {
   const collectionChecksums = await platform.checksums.retrieve();
   return collectionChecksums;

@@ -42,6 +42,7 @@ final class AuditEventAction
     public const USER_PASSWORD_CHECK_FAILED = 'user.password_check_failed';
     public const USER_SIGNED_OUT = 'user.signed_out';
     public const EXPORT_CREATED = 'export.created';
+    public const EXPORT_DOWNLOAD_LINK_CREATED = 'export.download_link_created';
 
     private function __construct()
     {
@@ -78,6 +79,7 @@ final class AuditEventAction
             self::USER_PASSWORD_CHECK_FAILED,
             self::USER_SIGNED_OUT,
             self::EXPORT_CREATED,
+            self::EXPORT_DOWNLOAD_LINK_CREATED,
         ];
     }
 

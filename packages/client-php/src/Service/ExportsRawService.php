@@ -18,6 +18,7 @@ use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
 use PlatformApi\Model\Export;
 use PlatformApi\Model\ExportCollection;
+use PlatformApi\Model\ExportDownloadLink;
 use PlatformApi\Model\ExportFormat;
 use PlatformApi\RequestOptions;
 
@@ -171,6 +172,37 @@ final class ExportsRawService
             null,
             $options,
             static fn (): mixed => null,
+        );
+    }
+
+    /**
+     * Make a short-lived download link
+     *
+     * A URL that downloads the file of a succeeded export without a token, for 5 minutes: hand it to a
+     * browser, `curl` or a job that holds no API token. A queued, running, failed or expired export is a 409,
+     * as for the file. Besides its own scope, an export needs its collection's read scope (`students:read`
+     * for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and
+     * an export of a collection the token cannot read is a 404.
+     *
+     * `POST /v1/exports/{id}/download_links` (sent with an Idempotency-Key, so it is retried safely).
+     * Requires the `exports:read` scope.
+     *
+     * @param string $id
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return RawResponse<ExportDownloadLink>
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function createDownloadLink(string $id, ?RequestOptions $options = null): RawResponse
+    {
+        return $this->http->request(
+            'POST',
+            '/v1/exports/' . rawurlencode($id) . '/download_links',
+            [],
+            null,
+            $options,
+            static fn (RawResponse $response): ExportDownloadLink =>
+                ExportDownloadLink::fromArray($response->object()),
         );
     }
 }

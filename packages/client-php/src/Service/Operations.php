@@ -121,6 +121,7 @@ final class Operations
         'exports.list' => ['GET', '/v1/exports', 'exports->list'],
         'exports.retrieve' => ['GET', '/v1/exports/{id}', 'exports->retrieve'],
         'exports.download' => ['GET', '/v1/exports/{id}/file', 'exports->download'],
+        'exports.createDownloadLink' => ['POST', '/v1/exports/{id}/download_links', 'exports->createDownloadLink'],
         'checksums.retrieve' => ['GET', '/v1/collections/checksums', 'checksums->retrieve'],
     ];
 

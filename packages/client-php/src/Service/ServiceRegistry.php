@@ -94,7 +94,7 @@ trait ServiceRegistry
      */
     public readonly UserService $user;
     /**
-     * `create`, `list`, `retrieve`, `download`
+     * `create`, `list`, `retrieve`, `download`, `createDownloadLink`
      */
     public readonly ExportsService $exports;
     /**

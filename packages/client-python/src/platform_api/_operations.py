@@ -114,5 +114,6 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("exports.list", "exports", "list", "GET", "/v1/exports", "exports:read"),
     OperationInfo("exports.retrieve", "exports", "retrieve", "GET", "/v1/exports/{id}", "exports:read"),
     OperationInfo("exports.download", "exports", "download", "GET", "/v1/exports/{id}/file", "exports:read"),
+    OperationInfo("exports.createDownloadLink", "exports", "create_download_link", "POST", "/v1/exports/{id}/download_links", "exports:read"),
     OperationInfo("checksums.retrieve", "checksums", "retrieve", "GET", "/v1/collections/checksums", "exports:read"),
 )

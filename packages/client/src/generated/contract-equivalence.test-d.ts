@@ -256,6 +256,8 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['exports']['retrieve']>, G.Export>>,
   // exports.download: response
   Check<Same<ContractResponse<Routes['exports']['download']>, string>>,
+  // exports.createDownloadLink: response
+  Check<Same<ContractResponse<Routes['exports']['createDownloadLink']>, G.ExportDownloadLink>>,
   // checksums.retrieve: response
   Check<Same<ContractResponse<Routes['checksums']['retrieve']>, G.CollectionChecksums>>,
   // checksums.retrieve: query

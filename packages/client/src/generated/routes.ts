@@ -43,6 +43,7 @@ import type {
   ExamsListQuery,
   Export,
   ExportCreate,
+  ExportDownloadLink,
   ExportList,
   ExportsListQuery,
   Invitation,
@@ -229,6 +230,7 @@ export const ROUTES = {
     list: { method: 'GET', path: '/v1/exports', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'collection', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/exports/{id}' },
     download: { method: 'GET', path: '/v1/exports/{id}/file' },
+    createDownloadLink: { method: 'POST', path: '/v1/exports/{id}/download_links' },
   },
   checksums: {
     retrieve: { method: 'GET', path: '/v1/collections/checksums', query: ['collections'] },
@@ -1038,6 +1040,15 @@ export interface ExportsResource {
    */
   download(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<string>;
   download(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<string>;
+  /**
+   * Make a short-lived download link
+   *
+   * A URL that downloads the file of a succeeded export without a token, for 5 minutes: hand it to a browser, `curl` or a job that holds no API token. A queued, running, failed or expired export is a 409, as for the file. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+   *
+   * Scope: `exports:read`.
+   */
+  createDownloadLink(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<ExportDownloadLink>;
+  createDownloadLink(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<ExportDownloadLink>;
 }
 
 /** `client.checksums`. */

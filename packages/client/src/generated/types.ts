@@ -4,7 +4,7 @@ import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list
 
 export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client';
 
-export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created';
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created';
 
 export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export';
 
@@ -621,6 +621,14 @@ export interface ExportCreate {
   format?: ExportFormat;
   /** The collection's list filters, as a list request's query would give them: `{ "status": "active,graduated", "created_at[gte]": "2026-01-01T00:00:00Z", "updated_since": "…" }`. `page`, `per_page`, `sort` and `q` are refused. */
   filters?: Record<string, string>;
+}
+
+export interface ExportDownloadLink {
+  object: 'export_download_link';
+  export_id: `exp_${string}`;
+  /** Fetch it with a plain GET and no Authorization header, as often as needed until `expires_at`: it streams the same file, with the same headers, as `GET /v1/exports/{id}/file`. It is a secret shown once; it stops working (404) when it expires, when the credential that made it is revoked or its member removed, and when the export expires. */
+  url: string;
+  expires_at: string;
 }
 
 export interface ExportList {
@@ -1465,8 +1473,8 @@ export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updat
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
-  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed, user.password_check_failed, user.signed_out, export.created. */
-  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created'>;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed, user.password_check_failed, user.signed_out, export.created, export.download_link_created. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation, sign_in, oauth_client. */
   actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation, export. */

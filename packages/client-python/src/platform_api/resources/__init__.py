@@ -223,7 +223,7 @@ class ClientResources:
 
     @cached_property
     def exports(self) -> Exports:
-        """`create`, `list`, `retrieve`, `download` (`/v1/exports`)."""
+        """`create`, `list`, `retrieve`, `download`, `create_download_link` (`/v1/exports`)."""
         return Exports(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -332,7 +332,7 @@ class AsyncClientResources:
 
     @cached_property
     def exports(self) -> AsyncExports:
-        """`create`, `list`, `retrieve`, `download`, awaited."""
+        """`create`, `list`, `retrieve`, `download`, `create_download_link`, awaited."""
         return AsyncExports(_t.cast("AsyncPlatformClient", self))
 
     @cached_property

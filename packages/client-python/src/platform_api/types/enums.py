@@ -11,7 +11,7 @@ __all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CollectionC
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
-AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "webhook_endpoint.transferred", "oauth_client.transferred", "oauth_client.approved", "oauth_token.revoked", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.password_changed", "user.password_check_failed", "user.signed_out", "export.created"]
+AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "webhook_endpoint.transferred", "oauth_client.transferred", "oauth_client.approved", "oauth_token.revoked", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.revoked", "invitation.accepted", "user.password_changed", "user.password_check_failed", "user.signed_out", "export.created", "export.download_link_created"]
 
 AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user", "invitation", "export"]
 

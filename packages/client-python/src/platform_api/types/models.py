@@ -92,6 +92,7 @@ __all__ = [
     "ExamResult",
     "ExamResultList",
     "Export",
+    "ExportDownloadLink",
     "ExportList",
     "Invitation",
     "InvitationList",
@@ -2813,6 +2814,53 @@ class Export(BaseModel):
             error=json_get(raw, "error"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             completed_at=parse_datetime(json_get(raw, "completed_at")),
+            expires_at=parse_datetime(json_get(raw, "expires_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class ExportDownloadLink(BaseModel):
+    """A `ExportDownloadLink` object of the Platform API."""
+
+    object: _t.Literal["export_download_link"]
+    export_id: str
+    url: str
+    """Fetch it with a plain GET and no Authorization header, as often as needed until `expires_at`: it streams the same file, with the same headers, as `GET /v1/exports/{id}/file`. It is a secret shown once; it stops working (404) when it expires, when the credential that made it is revoked or its member removed, and when the export expires."""
+    expires_at: _dt.datetime
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("export_id", "export_id"),
+        ("url", "url"),
+        ("expires_at", "expires_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["export_download_link"],
+        export_id: str,
+        url: str,
+        expires_at: _dt.datetime,
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "export_id": export_id,
+                "url": url,
+                "expires_at": expires_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ExportDownloadLink:
+        """A `ExportDownloadLink` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            export_id=json_get(raw, "export_id"),
+            url=json_get(raw, "url"),
             expires_at=parse_datetime(json_get(raw, "expires_at")),
         )
         model._attach(raw)
