@@ -58,6 +58,17 @@ it('creates an export, waits for it, and streams a file whose checksum matches t
   expect(sums.data).toEqual([{ collection: 'students', count: 300, checksum: mine }]);
 });
 
+it('makes a download link that fetches the same file without a token', async () => {
+  const created = await sdk.exports.create({ body: { collection: 'students', format: 'csv' } });
+  const done = await sdk.exports.wait(created.id, { intervalMs: 50 });
+  const link = await sdk.exports.createDownloadLink(done.id);
+  expect(link).toMatchObject({ object: 'export_download_link', export_id: done.id });
+  expect(Date.parse(link.expires_at)).toBeGreaterThan(Date.now());
+  const res = await fetch(link.url);
+  expect(res.status).toBe(200);
+  expect(await res.text()).toBe(await text(await sdk.exports.stream(done.id)));
+});
+
 it('streams CSV, and says what is wrong with an export that has no file', async () => {
   const created = await sdk.exports.create({ body: { collection: 'students', format: 'csv' } });
   const done = await sdk.exports.wait(created.id, { intervalMs: 50 });

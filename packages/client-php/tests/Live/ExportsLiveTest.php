@@ -51,6 +51,29 @@ final class ExportsLiveTest extends LiveTestCase
         self::assertSame(Exports::collectionChecksum($records), $sums->data[0]->checksum);
     }
 
+    public function testADownloadLinkFetchesTheFileWithoutAToken(): void
+    {
+        $client = self::client();
+        $client->students->create([
+            'student_number' => self::unique('L-'),
+            'first_name' => 'Link',
+            'last_name' => 'Ed',
+        ]);
+        $created = $client->exports->create(['collection' => 'students', 'format' => 'csv']);
+        $done = Exports::wait($client, $created->id, 0.05, 60.0);
+        $link = $client->exports->createDownloadLink($done->id);
+        self::assertSame('export_download_link', $link->object);
+        self::assertSame($done->id, $link->exportId);
+
+        $file = fopen('php://memory', 'w+b');
+        self::assertNotFalse($file);
+        Exports::download($client, $done->id, $file);
+        rewind($file);
+        // A plain GET with no Authorization header.
+        $fetched = file_get_contents($link->url);
+        self::assertSame(stream_get_contents($file), $fetched);
+    }
+
     public function testALargeExportStreamsToAFileWithBoundedMemory(): void
     {
         $client = self::client();

@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import tracemalloc
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -37,6 +38,24 @@ def test_export_wait_download_and_checksum(client: platform_api.PlatformClient) 
     sums = client.checksums.retrieve(collections="students")
     assert sums.data[0].count == len(records)
     assert sums.data[0].checksum == platform_api.collection_checksum(records)
+
+
+def test_a_download_link_fetches_the_file_without_a_token(
+    client: platform_api.PlatformClient,
+) -> None:
+    client.students.create(student_number=unique("L-"), first_name="Link", last_name="Ed")
+    created = client.exports.create(collection="students", format="csv")
+    done = platform_api.wait_for_export(client, created.id, interval=0.05, timeout=60)
+    link = client.exports.create_download_link(done.id)
+    assert link.object == "export_download_link"
+    assert link.export_id == done.id
+    buffer = io.BytesIO()
+    platform_api.download_export(client, done.id, buffer)
+    # A plain GET with no Authorization header.
+    with urllib.request.urlopen(link.url, timeout=30) as res:
+        assert res.status == 200
+        assert res.headers["Cache-Control"] == "private, no-store"
+        assert res.read() == buffer.getvalue()
 
 
 def test_a_large_export_streams_to_a_file_with_bounded_memory(
