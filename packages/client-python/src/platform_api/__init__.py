@@ -38,7 +38,13 @@ from ._types import Omit, RequestOptions, omit
 from ._version import __version__
 from .types import Event, UnknownEvent
 from .webhooks import Webhook, Webhooks
-from .export_helpers import collection_checksum, download_export, wait_for_export
+from .export_helpers import (
+    collection_checksum,
+    download_export,
+    download_export_async,
+    wait_for_export,
+    wait_for_export_async,
+)
 
 __all__ = [
     "__version__",
@@ -90,6 +96,8 @@ __all__ = [
     # exports
     "wait_for_export",
     "download_export",
+    "wait_for_export_async",
+    "download_export_async",
     "collection_checksum",
     # operations
     "OPERATIONS",

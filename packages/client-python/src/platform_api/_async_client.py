@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Tuple, TypeVar, Union
 
 from ._client import (
@@ -175,6 +176,36 @@ class AsyncPlatformClient(AsyncClientResources, _ClientConfig):
         """
         return await self._request(method, path, query=query, body=body, options=request_options, cast=identity)
 
+    async def stream(
+        self,
+        path: str,
+        sink: Callable[[bytes], object],
+        *,
+        query: Optional[Query] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> APIResponse[Any]:
+        """A GET like `request()`, but a successful response's body goes to `sink` in chunks as it
+        arrives (httpx's `stream`), so a large file never sits in memory; the returned response's
+        content is empty. `sink` may be a coroutine function: each chunk is awaited before the next
+        is read.
+
+        Auth, retries (only before the first chunk) and errors are those of every other call; a
+        body cut short of its `Content-Length` raises `APIConnectionError`. `timeout` bounds each
+        read of the body, not the whole download.
+        """
+        opts: RequestOptions = request_options or {}
+        method, url, headers, content = self._prepare("GET", path, query, omit, opts)
+        response, retries = await self._send(method, url, headers, content, opts, sink=sink)
+        return APIResponse(
+            status_code=response.status,
+            headers=response.headers,
+            content=b"",
+            method=method,
+            url=url,
+            retries_taken=retries,
+            parser=identity,
+        )
+
     async def _request(
         self,
         method: str,
@@ -226,7 +257,19 @@ class AsyncPlatformClient(AsyncClientResources, _ClientConfig):
         headers: Dict[str, str],
         content: Optional[bytes],
         opts: RequestOptions,
+        *,
+        sink: Optional[Callable[[bytes], object]] = None,
     ) -> Tuple[HTTPResponse, int]:
+        streamed = False
+
+        async def counting_sink(chunk: bytes) -> None:
+            nonlocal streamed
+            streamed = True
+            assert sink is not None
+            result = sink(chunk)
+            if inspect.isawaitable(result):
+                await result
+
         keyed = "idempotency-key" in headers
         # A POST or PATCH is only safe to repeat when the server can recognise the repeat.
         replayable = method in REPLAYABLE_METHODS or keyed
@@ -241,9 +284,13 @@ class AsyncPlatformClient(AsyncClientResources, _ClientConfig):
                 if not own_authorization:
                     token = await self._token(timeout)
                     headers["authorization"] = f"Bearer {token}"
-                response = await self._attempt(method, url, dict(headers), content, timeout)
+                if sink is None:
+                    response = await self._attempt(method, url, dict(headers), content, timeout)
+                else:
+                    response = await self._attempt_streamed(url, dict(headers), timeout, counting_sink)
             except APIConnectionError:
-                if not replayable or attempt >= max_retries:
+                # Part of the body already went to the sink: sending again would repeat it.
+                if not replayable or attempt >= max_retries or streamed:
                     raise
                 await self._sleep(backoff_delay(attempt, self._retry))
                 attempt += 1
@@ -299,6 +346,46 @@ class AsyncPlatformClient(AsyncClientResources, _ClientConfig):
             body=bytes(response.content),
             reason=str(response.reason_phrase),
         )
+
+
+    async def _attempt_streamed(
+        self,
+        url: str,
+        headers: Dict[str, str],
+        timeout: float,
+        sink: Callable[[bytes], Awaitable[None]],
+    ) -> HTTPResponse:
+        """One GET whose successful body goes to `sink` chunk by chunk (decompressed); an error
+        response is read whole, as `_attempt` reads it. `timeout` bounds the wait for the headers
+        and each read after them."""
+        httpx = self._httpx
+        limits = httpx.Timeout(timeout, connect=min(self.connect_timeout, timeout))
+        try:
+            async with self._http.stream("GET", url, headers=headers, timeout=limits) as response:
+                status = int(response.status_code)
+                if 200 <= status < 300:
+                    async for chunk in response.aiter_bytes():
+                        await sink(bytes(chunk))
+                    body = b""
+                else:
+                    body = bytes(await response.aread())
+                return HTTPResponse(
+                    status=status,
+                    headers=Headers(list(response.headers.multi_items())),
+                    body=body,
+                    reason=str(response.reason_phrase),
+                )
+        except httpx.TimeoutException as error:
+            raise APITimeoutError(
+                f"GET {url} got no response or no more of its body within {timeout:g} s", "GET", url
+            ) from error
+        except (httpx.TransportError, OSError) as error:
+            # httpx raises RemoteProtocolError for a body cut short of its Content-Length.
+            raise APIConnectionError(
+                f"GET {url} could not reach the API or its body was cut short: {type(error).__name__}: {error}",
+                "GET",
+                url,
+            ) from error
 
 
 class _AsyncAuthContext:
