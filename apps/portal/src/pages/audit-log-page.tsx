@@ -37,6 +37,7 @@ const ACTIONS: Record<AuditEventAction, true> = {
   'user.password_check_failed': true,
   'user.signed_out': true,
   'export.created': true,
+  'export.download_link_created': true,
 };
 const ACTION_LIST = Object.keys(ACTIONS) as AuditEventAction[];
 
