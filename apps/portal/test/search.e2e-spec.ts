@@ -131,6 +131,8 @@ describe.each([
 
   test('members, invitations, OAuth apps and webhook endpoints: search and filters', async () => {
     await admin.goto(portal('/members'));
+    // The whole list first, so what goes below is the search's doing.
+    await admin.getByRole('rowheader', { name: adminEmail }).waitFor();
     await admin.getByRole('searchbox', { name: 'Search members' }).fill('ana_m');
     // The admin's row goes once the search lands; the match stays.
     await admin.getByRole('rowheader', { name: adminEmail }).waitFor({ state: 'detached' });
@@ -150,10 +152,12 @@ describe.each([
     await admin.getByText('No invitations match “teacher”.').waitFor();
     expect(queryOf(admin)).toEqual({ invitations_q: 'teacher' });
     await admin.getByRole('searchbox', { name: 'Search invitations' }).fill('parent');
+    await admin.waitForURL(/invitations_q=parent/);
     await admin.getByRole('row', { name: new RegExp(`parent-${tag}`) }).waitFor();
     await expectAccessible(admin, 'invitations, searched');
 
     await admin.goto(portal('/oauth-apps'));
+    await admin.getByRole('heading', { name: 'Timetable' }).waitFor();
     await admin.getByRole('searchbox', { name: 'Search apps' }).fill('grade');
     await admin.getByRole('heading', { name: 'Timetable' }).waitFor({ state: 'detached' });
     await admin.getByRole('heading', { name: 'Gradebook Mobile' }).waitFor();
