@@ -6,7 +6,16 @@
  * same trigram index as the domain's lists (3+ characters) or a scan (1–2), and sees only the
  * caller's organization. Runs on SQLite, and on PostgreSQL with TEST_DATABASE_URL.
  */
-import { problemOf, rawCall, rawClient, startServer, type TestServer } from './support/server';
+import { REASONS } from '../src/webhooks/migrations/1766700000000-member-removed';
+import { rebuildEndpointsSqlite } from '../src/webhooks/migrations/rebuild-endpoints';
+import {
+  DATABASE_KIND,
+  problemOf,
+  rawCall,
+  rawClient,
+  startServer,
+  type TestServer,
+} from './support/server';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -195,6 +204,37 @@ describe('GET /v1/webhook_endpoints?q=', () => {
 
   it("never finds another organization's endpoints", async () => {
     expect(await urls({ q: 'sync' }, otherToken)).toEqual(['http://127.0.0.1:9/sis_sync']);
+  });
+
+  it('keeps finding endpoints as they change, also after the table is rebuilt on SQLite', async () => {
+    // SQLite rebuilds webhook_endpoints to change a CHECK constraint (a new disabled reason);
+    // the search index's triggers must survive that, or later writes would go unindexed.
+    if (DATABASE_KIND === 'sqlite') {
+      const runner = server.dataSource.createQueryRunner();
+      try {
+        await rebuildEndpointsSqlite(runner, REASONS);
+      } finally {
+        await runner.release();
+      }
+    }
+    const api = rawClient(server, token);
+    const created = await api.post<{ id: string }>('/v1/webhook_endpoints', {
+      url: 'http://127.0.0.1:9/rebuilt',
+      description: 'Gradebook mirror',
+      events: ['*'],
+    });
+    expect(created.status).toBe(201);
+    expect(await urls({ q: 'rebuilt' })).toEqual(['http://127.0.0.1:9/rebuilt']);
+    expect(await urls({ q: 'gradebook' })).toEqual(['http://127.0.0.1:9/rebuilt']);
+    // An edit re-indexes the row: the old description no longer matches, the new one does.
+    const edited = await api.patch(`/v1/webhook_endpoints/${created.body.id}`, {
+      description: 'Timetable mirror',
+    });
+    expect(edited.status).toBe(200);
+    expect(await urls({ q: 'gradebook' })).toEqual([]);
+    expect(await urls({ q: 'timetable' })).toEqual(['http://127.0.0.1:9/rebuilt']);
+    expect((await api.delete(`/v1/webhook_endpoints/${created.body.id}`)).status).toBe(200);
+    expect(await urls({ q: 'rebuilt' })).toEqual([]);
   });
 });
 
