@@ -13,6 +13,7 @@ import { EXAMS_SCHEMA } from './exams/exams.schema';
 import { EXPORTS_SCHEMA } from './exports/exports.schema';
 import { IDEMPOTENCY_SCHEMA } from './idempotency/idempotency.schema';
 import { MEMBERS_SCHEMA } from './members/members.schema';
+import { credentialSearchMigration } from './migrations/1767047400000-credential-search';
 import { domainMigration } from './migrations/1763900000000-domain';
 import { initialMigration } from './migrations/1763800000000-initial';
 import { listTalliesMigration } from './migrations/1766500000000-list-tallies';
@@ -27,11 +28,18 @@ import { WEBHOOKS_SCHEMA } from './webhooks/webhooks.schema';
 /**
  * The first migrations made the tables of several modules at once (and the search index spans
  * four); they stay whole here, under the names already recorded in existing databases. The list
- * totals' tallies span the domain's collections too.
+ * totals' tallies span the domain's collections too, and the credentials' search index spans the
+ * auth, members, OAuth and webhooks modules.
  */
 const SHARED_HISTORY: ModuleSchema = {
   entities: [],
-  migrations: [initialMigration, domainMigration, searchIndexMigration, listTalliesMigration],
+  migrations: [
+    initialMigration,
+    domainMigration,
+    searchIndexMigration,
+    listTalliesMigration,
+    credentialSearchMigration,
+  ],
 };
 
 export const APP_SCHEMA: readonly ModuleSchema[] = [

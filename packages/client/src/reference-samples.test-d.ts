@@ -280,7 +280,7 @@ export async function token_retrieve() {
 }
 
 export async function oauthClients_list() {
-  const page = await platform.oauthClients.list({ per_page: 100 });
+  const page = await platform.oauthClients.list({ type: 'confidential', per_page: 100 });
   return page;
 }
 
@@ -370,7 +370,7 @@ export async function members_credentials() {
 }
 
 export async function invitations_list() {
-  const page = await platform.invitations.list({ per_page: 100 });
+  const page = await platform.invitations.list({ role: 'admin', per_page: 100 });
   return page;
 }
 

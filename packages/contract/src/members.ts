@@ -8,7 +8,7 @@ import { dateTimeInput } from './date-time';
 import { idSchema } from './ids';
 import { filter, listQuery } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
-import { commonErrorResponses, problemResponse } from './problem';
+import { commonErrorResponses, problemResponse, searchErrorResponses } from './problem';
 import { deletedSchema, IdPathParams, readErrorResponses, timestampSchema } from './resource';
 import { ROLES } from './scopes';
 import { z } from './zod-openapi';
@@ -68,6 +68,7 @@ export const MemberUpdateSchema = z
 export const MemberListQuerySchema = listQuery({
   filters: { role: filter.oneOf(ROLES) },
   sort: ['email'],
+  search: ['name', 'email'],
 });
 
 const LAST_ADMIN =
@@ -112,8 +113,8 @@ export type MemberCredentialsResource = z.infer<typeof MemberCredentialsSchema>;
 export const membersContract = c.router(
   {
     list: memberRoutes.list('List members', MemberListQuerySchema, {
-      description:
-        "The organization's members and their roles. Filter with `role=admin,developer`.",
+      errors: searchErrorResponses,
+      lead: "The organization's members and their roles.",
     }),
     retrieve: memberRoutes.retrieve({ summary: 'Retrieve a member' }),
     update: memberRoutes.update({
@@ -178,14 +179,18 @@ export const InvitationCreateSchema = z
   .strict()
   .openapi({ title: 'InvitationCreate' });
 
-export const InvitationListQuerySchema = listQuery({ filters: {} });
+export const InvitationListQuerySchema = listQuery({
+  filters: { role: filter.oneOf(ROLES) },
+  search: ['email'],
+});
 
 const invitationRoutes = resourceRoutes('/v1/invitations', 'members', InvitationSchema);
 
 export const invitationsContract = c.router(
   {
     list: invitationRoutes.list('List pending invitations', InvitationListQuerySchema, {
-      description: 'Invitations not yet accepted, revoked or expired. Never the link itself.',
+      errors: searchErrorResponses,
+      lead: 'Invitations not yet accepted, revoked or expired. Never the link itself.',
     }),
     create: invitationRoutes.create({
       summary: 'Invite a member',

@@ -6,9 +6,9 @@
 import { initContract } from '@ts-rest/core';
 import { dateTimeInput } from './date-time';
 import { idSchema } from './ids';
-import { listQuery } from './list';
+import { filter, listQuery } from './list';
 import { operation, ROUTER_OPTIONS } from './operation';
-import { commonErrorResponses } from './problem';
+import { commonErrorResponses, searchErrorResponses } from './problem';
 import {
   deletedSchema,
   MEMBER_ID_DESCRIPTION,
@@ -70,7 +70,7 @@ export const PersonalAccessTokenCreateSchema = z
   .strict()
   .openapi({ title: 'PersonalAccessTokenCreate' });
 
-export const PersonalAccessTokenListQuerySchema = listQuery({ filters: {} });
+export const PersonalAccessTokenListQuerySchema = listQuery({ filters: {}, search: ['name'] });
 
 const tokenRoutes = resourceRoutes(
   '/v1/personal_access_tokens',
@@ -81,8 +81,8 @@ const tokenRoutes = resourceRoutes(
 export const personalAccessTokensContract = c.router(
   {
     list: tokenRoutes.list('List personal access tokens', PersonalAccessTokenListQuerySchema, {
-      description:
-        "The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.",
+      errors: searchErrorResponses,
+      lead: "The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.",
     }),
     create: tokenRoutes.create({
       summary: 'Create a personal access token',
@@ -231,13 +231,18 @@ export const OAuthClientCreateSchema = z
   .strict()
   .openapi({ title: 'OAuthClientCreate' });
 
-export const OAuthClientListQuerySchema = listQuery({ filters: {} });
+export const OAuthClientListQuerySchema = listQuery({
+  filters: { type: filter.oneOf(OAUTH_CLIENT_TYPES) },
+  search: ['name'],
+});
 
 const oauthClientRoutes = resourceRoutes('/v1/oauth_clients', 'oauth_clients', OAuthClientSchema);
 
 export const oauthClientsContract = c.router(
   {
-    list: oauthClientRoutes.list('List OAuth clients', OAuthClientListQuerySchema),
+    list: oauthClientRoutes.list('List OAuth clients', OAuthClientListQuerySchema, {
+      errors: searchErrorResponses,
+    }),
     create: oauthClientRoutes.create({
       summary: 'Register an OAuth client',
       description:

@@ -9,6 +9,7 @@ import { EVENT_TYPES, type EventType } from './events';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { ROUTER_OPTIONS } from './operation';
+import { searchErrorResponses } from './problem';
 import {
   deletedSchema,
   MEMBER_ID_DESCRIPTION,
@@ -163,6 +164,7 @@ export const WebhookEndpointUpdateSchema = z
 
 export const WebhookEndpointListQuerySchema = listQuery({
   filters: { enabled: filter.oneOf(['true', 'false']) },
+  search: ['url', 'description'],
 });
 
 /** `pending` until a 2xx (`succeeded`) or the last scheduled attempt failed (`failed`). */
@@ -278,7 +280,7 @@ const endpointRoutes = resourceRoutes('/v1/webhook_endpoints', 'webhooks', Webho
 export const webhookEndpointsContract = c.router(
   {
     list: endpointRoutes.list('List webhook endpoints', WebhookEndpointListQuerySchema, {
-      description: 'Filter: `enabled`.',
+      errors: searchErrorResponses,
     }),
     create: endpointRoutes.create({
       summary: 'Create a webhook endpoint',

@@ -152,3 +152,59 @@ export function TableWrap({ label, children }: { label: string; children: ReactN
     </div>
   );
 }
+
+/** How long the search box waits after the last keystroke before it asks the API. */
+export const SEARCH_DEBOUNCE_MS = 300;
+
+/**
+ * A labelled search box over a list: what is typed goes to the URL as `q` (under the list's
+ * prefix) once typing pauses, which sends the list back to page 1; a cleared box removes it.
+ * Back and Forward put the URL's value back in the box.
+ */
+export function SearchBox({
+  id,
+  label,
+  value,
+  onSearch,
+}: {
+  id: string;
+  /** The visible label, e.g. "Search tokens". */
+  label: string;
+  /** The `q` in the URL ('' when none). */
+  value: string;
+  onSearch: (q: string | null) => void;
+}) {
+  const [text, setText] = useState(value);
+  const latest = useRef({ value, onSearch });
+  latest.current = { value, onSearch };
+  // The URL changed under the box (Back, a link): show what it says.
+  useEffect(() => setText(value), [value]);
+  useEffect(() => {
+    const q = text.trim();
+    if (q === latest.current.value) return;
+    const timer = setTimeout(
+      () => latest.current.onSearch(q === '' ? null : q),
+      SEARCH_DEBOUNCE_MS,
+    );
+    return () => clearTimeout(timer);
+  }, [text]);
+  return (
+    <div className="field filter" role="search" aria-label={label}>
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="search"
+        value={text}
+        maxLength={200}
+        autoComplete="off"
+        onChange={(e) => setText(e.target.value)}
+      />
+    </div>
+  );
+}
+
+/** What an empty list says: nothing yet, or nothing matching the search or filters. */
+export function emptyListText(noun: string, q: string | undefined, filtered = false): string {
+  if (q) return `No ${noun} match “${q}”.`;
+  return filtered ? `No ${noun} match these filters.` : `No ${noun} yet.`;
+}

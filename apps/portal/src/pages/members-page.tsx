@@ -8,7 +8,14 @@ import type {
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
 import { useConfirm } from '../components/dialog';
-import { Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import {
+  emptyListText,
+  Pager,
+  SearchBox,
+  TableWrap,
+  useListPage,
+  type ListQuery,
+} from '../components/list';
 import { FailureNotice } from '../components/states';
 import { Notice, PageHeading, SecretPanel } from '../components/ui';
 import type { Abilities } from '../roles';
@@ -50,6 +57,7 @@ export function MembersPage({
         page: query.page,
         per_page: query.per_page,
         sort: 'email',
+        ...(typeof query.q === 'string' && { q: query.q }),
         ...(typeof query.role === 'string' && { role: query.role as MemberRole }),
       }),
     [client],
@@ -61,6 +69,8 @@ export function MembersPage({
             page: query.page,
             per_page: query.per_page,
             sort: '-created_at',
+            ...(typeof query.q === 'string' && { q: query.q }),
+            ...(typeof query.role === 'string' && { role: query.role as MemberRole }),
           })
         : Promise.resolve({
             data: [] as Invitation[],
@@ -74,8 +84,11 @@ export function MembersPage({
           }),
     [client, manage],
   );
-  const memberList = useListPage(fetchMembers, { filters: ['role'] });
-  const invitationList = useListPage(fetchInvitations, { prefix: 'invitations_' });
+  const memberList = useListPage(fetchMembers, { filters: ['q', 'role'] });
+  const invitationList = useListPage(fetchInvitations, {
+    prefix: 'invitations_',
+    filters: ['q', 'role'],
+  });
   const members = memberList.rows;
   const invitations = invitationList.rows;
   const reloadMembers = memberList.reload;
@@ -262,25 +275,35 @@ export function MembersPage({
         <h2 id="member-list" tabIndex={-1} ref={memberHeading}>
           Members
         </h2>
-        <div className="field filter">
-          <label htmlFor="member-role-filter">Filter by role</label>
-          <select
-            id="member-role-filter"
-            value={memberList.filters.role ?? ''}
-            onChange={(e) => memberList.update({ role: e.target.value || null })}
-          >
-            <option value="">Every role</option>
-            {ROLE_CHOICES.map((c) => (
-              <option key={c.value} value={c.value}>
-                {c.value}
-              </option>
-            ))}
-          </select>
+        <div className="filters">
+          <SearchBox
+            id="member-search"
+            label="Search members"
+            value={memberList.filters.q ?? ''}
+            onSearch={(q) => memberList.update({ q })}
+          />
+          <div className="field filter">
+            <label htmlFor="member-role-filter">Filter by role</label>
+            <select
+              id="member-role-filter"
+              value={memberList.filters.role ?? ''}
+              onChange={(e) => memberList.update({ role: e.target.value || null })}
+            >
+              <option value="">Every role</option>
+              {ROLE_CHOICES.map((c) => (
+                <option key={c.value} value={c.value}>
+                  {c.value}
+                </option>
+              ))}
+            </select>
+          </div>
         </div>
         {members === null ? (
           memberList.failure ? null : (
             <p>Loading…</p>
           )
+        ) : members.length === 0 ? (
+          <p>{emptyListText('members', memberList.filters.q, Boolean(memberList.filters.role))}</p>
         ) : (
           <TableWrap label="Member table">
             <table>
@@ -362,12 +385,43 @@ export function MembersPage({
             <h2 id="invitation-list" tabIndex={-1} ref={invitationHeading}>
               Pending invitations
             </h2>
+            <div className="filters">
+              <SearchBox
+                id="invitation-search"
+                label="Search invitations"
+                value={invitationList.filters.q ?? ''}
+                onSearch={(q) => invitationList.update({ q })}
+              />
+              <div className="field filter">
+                <label htmlFor="invitation-role-filter">Filter invitations by role</label>
+                <select
+                  id="invitation-role-filter"
+                  value={invitationList.filters.role ?? ''}
+                  onChange={(e) => invitationList.update({ role: e.target.value || null })}
+                >
+                  <option value="">Every role</option>
+                  {ROLE_CHOICES.map((c) => (
+                    <option key={c.value} value={c.value}>
+                      {c.value}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            </div>
             {invitations === null ? (
               invitationList.failure ? null : (
                 <p>Loading…</p>
               )
             ) : invitations.length === 0 ? (
-              <p>No pending invitations.</p>
+              <p>
+                {invitationList.filters.q || invitationList.filters.role
+                  ? emptyListText(
+                      'invitations',
+                      invitationList.filters.q,
+                      Boolean(invitationList.filters.role),
+                    )
+                  : 'No pending invitations.'}
+              </p>
             ) : (
               <TableWrap label="Invitation table">
                 <table>

@@ -8,7 +8,7 @@ import type {
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
 import { useConfirm } from '../components/dialog';
-import { Pager, useListPage, type ListQuery } from '../components/list';
+import { emptyListText, Pager, SearchBox, useListPage, type ListQuery } from '../components/list';
 import { FailureNotice } from '../components/states';
 import { CheckboxGroup, CopyField, Notice, PageHeading, SecretPanel } from '../components/ui';
 
@@ -56,10 +56,16 @@ export function OAuthAppsPage({
   const listHeading = useRef<HTMLHeadingElement>(null);
   const fetchPage = useCallback(
     (query: ListQuery) =>
-      client.oauthClients.list({ page: query.page, per_page: query.per_page, sort: '-created_at' }),
+      client.oauthClients.list({
+        page: query.page,
+        per_page: query.per_page,
+        sort: '-created_at',
+        ...(typeof query.q === 'string' && { q: query.q }),
+        ...((query.type === 'confidential' || query.type === 'public') && { type: query.type }),
+      }),
     [client],
   );
-  const list = useListPage(fetchPage);
+  const list = useListPage(fetchPage, { filters: ['q', 'type'] });
   const load = list.reload;
   const apps = list.rows;
 
@@ -194,12 +200,32 @@ export function OAuthAppsPage({
         <h2 id="app-list" tabIndex={-1} ref={listHeading}>
           Registered apps
         </h2>
+        <div className="filters">
+          <SearchBox
+            id="app-search"
+            label="Search apps"
+            value={list.filters.q ?? ''}
+            onSearch={(q) => list.update({ q })}
+          />
+          <div className="field filter">
+            <label htmlFor="app-type-filter">Filter by type</label>
+            <select
+              id="app-type-filter"
+              value={list.filters.type ?? ''}
+              onChange={(e) => list.update({ type: e.target.value || null })}
+            >
+              <option value="">Every type</option>
+              <option value="confidential">confidential</option>
+              <option value="public">public</option>
+            </select>
+          </div>
+        </div>
         {apps === null ? (
           list.failure ? null : (
             <p>Loading…</p>
           )
         ) : apps.length === 0 ? (
-          <p>No apps yet.</p>
+          <p>{emptyListText('apps', list.filters.q, Boolean(list.filters.type))}</p>
         ) : (
           <ul className="cards">
             {apps.map((app) => (

@@ -1,12 +1,15 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { Organization, PlatformClient } from '@platform/client';
-import { describeError, formatDate } from '../api';
+import { classifyError, type Failure, formatDate } from '../api';
+import { FailureNotice } from '../components/states';
 import { Notice, PageHeading } from '../components/ui';
 import type { Abilities } from '../roles';
 
 /**
  * The organization: its name (admins rename it), plan and rate limit with how much of the
- * current 60-second window is used. Plan and limit belong to the platform's operators.
+ * current 60-second window is used. Plan and limit belong to the platform's operators. A failed
+ * load or save is the shared error state (session ended, no access, rate limited with the wait,
+ * API unreachable) with the way out: try again, or sign in again.
  */
 export function OrganizationPage({
   client,
@@ -18,24 +21,28 @@ export function OrganizationPage({
   const rename = abilities.can('organization:write');
   const [organization, setOrganization] = useState<Organization | null>(null);
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  /** Reading the organization failed: retried by loading again. */
+  const [loadFailure, setLoadFailure] = useState<Failure | null>(null);
+  /** Saving the name failed: retried by saving again. */
+  const [saveFailure, setSaveFailure] = useState<Failure | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
   const load = useCallback(async () => {
+    setLoadFailure(null);
     try {
       const current = await client.organization.retrieve();
       setOrganization(current);
       setName(current.name);
     } catch (e) {
-      setError(describeError(e));
+      setLoadFailure(classifyError(e));
     }
   }, [client]);
   useEffect(() => void load(), [load]);
 
-  const save = async (event: FormEvent) => {
-    event.preventDefault();
-    setError(null);
+  const save = async (event?: FormEvent) => {
+    event?.preventDefault();
+    setSaveFailure(null);
     setMessage(null);
     setBusy(true);
     try {
@@ -43,7 +50,7 @@ export function OrganizationPage({
       setOrganization(updated);
       setMessage('Name saved.');
     } catch (e) {
-      setError(describeError(e));
+      setSaveFailure(classifyError(e));
     } finally {
       setBusy(false);
     }
@@ -53,10 +60,17 @@ export function OrganizationPage({
   return (
     <>
       <PageHeading>Organization</PageHeading>
-      {error ? <Notice kind="error">{error}</Notice> : null}
+      {loadFailure ? <FailureNotice failure={loadFailure} onRetry={() => void load()} /> : null}
+      {saveFailure ? (
+        <FailureNotice
+          failure={saveFailure}
+          // A refused name is not retried as is; a lost connection or a full minute is.
+          onRetry={saveFailure.kind === 'other' ? undefined : () => void save()}
+        />
+      ) : null}
       {message ? <Notice kind="success">{message}</Notice> : null}
       {organization === null || !limit ? (
-        error ? null : (
+        loadFailure ? null : (
           <p>Loading…</p>
         )
       ) : (

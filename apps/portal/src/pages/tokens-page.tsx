@@ -7,7 +7,14 @@ import type {
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
 import { useConfirm } from '../components/dialog';
-import { Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import {
+  emptyListText,
+  Pager,
+  SearchBox,
+  TableWrap,
+  useListPage,
+  type ListQuery,
+} from '../components/list';
 import { FailureNotice } from '../components/states';
 import { CheckboxGroup, CopyField, Notice, PageHeading, SecretPanel } from '../components/ui';
 
@@ -52,10 +59,11 @@ export function TokensPage({
         page: query.page,
         per_page: query.per_page,
         sort: '-created_at',
+        ...(typeof query.q === 'string' && { q: query.q }),
       }),
     [client],
   );
-  const list = useListPage(fetchPage);
+  const list = useListPage(fetchPage, { filters: ['q'] });
   const load = list.reload;
 
   const create = async (event: FormEvent) => {
@@ -183,12 +191,18 @@ export function TokensPage({
         <h2 id="token-list" tabIndex={-1} ref={listHeading}>
           Your organization’s tokens
         </h2>
+        <SearchBox
+          id="token-search"
+          label="Search tokens"
+          value={list.filters.q ?? ''}
+          onSearch={(q) => list.update({ q })}
+        />
         {tokens === null ? (
           list.failure ? null : (
             <p>Loading…</p>
           )
         ) : tokens.length === 0 ? (
-          <p>No tokens yet.</p>
+          <p>{emptyListText('tokens', list.filters.q)}</p>
         ) : (
           <TableWrap label="Token table">
             <table>

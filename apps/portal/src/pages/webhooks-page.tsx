@@ -16,7 +16,14 @@ import {
   WEBHOOK_SECRET_OVERLAP_HOURS,
 } from '../api';
 import { useConfirm } from '../components/dialog';
-import { Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import {
+  emptyListText,
+  Pager,
+  SearchBox,
+  TableWrap,
+  useListPage,
+  type ListQuery,
+} from '../components/list';
 import { FailureNotice } from '../components/states';
 import { CheckboxGroup, Notice, PageHeading, SecretPanel } from '../components/ui';
 import { Link, navigate } from '../router';
@@ -115,13 +122,14 @@ export function WebhooksPage({ client, canWrite }: { client: PlatformClient; can
       client.webhookEndpoints.list({
         page: query.page,
         per_page: query.per_page,
+        ...(typeof query.q === 'string' && { q: query.q }),
         ...(query.enabled === 'true' || query.enabled === 'false'
           ? { enabled: query.enabled }
           : {}),
       }),
     [client],
   );
-  const list = useListPage(fetchPage, { filters: ['enabled'] });
+  const list = useListPage(fetchPage, { filters: ['q', 'enabled'] });
   const load = list.reload;
   const endpoints = list.rows;
 
@@ -167,26 +175,34 @@ export function WebhooksPage({ client, canWrite }: { client: PlatformClient; can
       ) : null}
       <section aria-labelledby="endpoint-list">
         <h2 id="endpoint-list">Endpoints</h2>
-        <div className="field filter">
-          <label htmlFor="endpoint-filter">Show</label>
-          <select
-            id="endpoint-filter"
-            value={list.filters.enabled ?? ''}
-            onChange={(e) => list.update({ enabled: e.target.value || null })}
-          >
-            {ENABLED_FILTERS.map((f) => (
-              <option key={f.value} value={f.value}>
-                {f.label}
-              </option>
-            ))}
-          </select>
+        <div className="filters">
+          <SearchBox
+            id="endpoint-search"
+            label="Search endpoints"
+            value={list.filters.q ?? ''}
+            onSearch={(q) => list.update({ q })}
+          />
+          <div className="field filter">
+            <label htmlFor="endpoint-filter">Show</label>
+            <select
+              id="endpoint-filter"
+              value={list.filters.enabled ?? ''}
+              onChange={(e) => list.update({ enabled: e.target.value || null })}
+            >
+              {ENABLED_FILTERS.map((f) => (
+                <option key={f.value} value={f.value}>
+                  {f.label}
+                </option>
+              ))}
+            </select>
+          </div>
         </div>
         {endpoints === null ? (
           list.failure ? null : (
             <p>Loading…</p>
           )
         ) : endpoints.length === 0 ? (
-          <p>{list.filters.enabled ? 'No endpoints match.' : 'No endpoints yet.'}</p>
+          <p>{emptyListText('endpoints', list.filters.q, Boolean(list.filters.enabled))}</p>
         ) : (
           <ul className="cards">
             {endpoints.map((endpoint) => (

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   ALL_SCOPES,
@@ -12,8 +12,10 @@ import { type EntityManager, IsNull, LessThan, Or, type Repository } from 'typeo
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
 import { newId, publicId } from '../common/ids';
-import { ListCollection } from '../common/list/find-page';
+import { ListCollection, type ListOptions } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { findOwned } from '../common/find-owned';
@@ -65,6 +67,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 @Injectable()
 export class TokensService {
+  /** How long a `q` search may take (`SEARCH_TIMEOUT`). */
+  private readonly listOptions: ListOptions;
   private readonly listed: ListCollection<PersonalAccessToken>;
 
   constructor(
@@ -75,7 +79,9 @@ export class TokensService {
     private readonly sql: Sql,
     private readonly clock: Clock,
     private readonly revocations: CredentialRevocations,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    this.listOptions = { searchTimeoutMs: config.searchTimeoutMs };
     this.listed = ListCollection.of(this.sql, tokens, contract.personalAccessTokens.list.query);
     this.lookupSql = this.buildLookupSql();
   }
@@ -168,7 +174,7 @@ export class TokensService {
   }
 
   async listPage(organizationId: string, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await this.listed.find(organizationId, query);
+    const { rows, total } = await this.listed.find(organizationId, query, this.listOptions);
     return { data: rows.map(toTokenResource), ...pageEnvelope(url, query, total) };
   }
 

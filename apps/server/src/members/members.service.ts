@@ -20,7 +20,7 @@ import type { Principal } from '../common/principal';
 import { revokeTokensOf } from '../auth/tokens.service';
 import { Clock } from '../common/clock';
 import { newId, publicId } from '../common/ids';
-import { ListCollection } from '../common/list/find-page';
+import { ListCollection, type ListOptions } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { findOwned } from '../common/find-owned';
@@ -67,6 +67,8 @@ export function invitationEnded(
 export class MembersService {
   private readonly listedMembers: ListCollection<UserRecord>;
   private readonly listedInvitations: ListCollection<InvitationRecord>;
+  /** How long a `q` search may take (`SEARCH_TIMEOUT`). */
+  private readonly listOptions: ListOptions;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -79,6 +81,7 @@ export class MembersService {
     private readonly clock: Clock,
     private readonly revocations: CredentialRevocations,
   ) {
+    this.listOptions = { searchTimeoutMs: config.searchTimeoutMs };
     this.listedMembers = ListCollection.of(sql, users, contract.members.list.query);
     // `expires_at`: the list shows pending invitations only, a condition the service adds.
     this.listedInvitations = ListCollection.of(sql, invitations, contract.invitations.list.query, {
@@ -89,7 +92,7 @@ export class MembersService {
   // ------------------------------------------------------------------ members
 
   async list(organizationId: string, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await this.listedMembers.find(organizationId, query);
+    const { rows, total } = await this.listedMembers.find(organizationId, query, this.listOptions);
     return { data: rows.map(toMemberResource), ...pageEnvelope(url, query, total) };
   }
 
@@ -367,7 +370,11 @@ export class MembersService {
       ...query,
       conditions: [...query.conditions, { field: 'expires_at', op: 'gt', value: this.clock.now() }],
     };
-    const { rows, total } = await this.listedInvitations.find(organizationId, pending);
+    const { rows, total } = await this.listedInvitations.find(
+      organizationId,
+      pending,
+      this.listOptions,
+    );
     return { data: rows.map(toInvitationResource), ...pageEnvelope(url, query, total) };
   }
 

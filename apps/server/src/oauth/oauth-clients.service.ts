@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
@@ -18,8 +18,10 @@ import type { Principal } from '../common/principal';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
 import { newId, publicId } from '../common/ids';
-import { ListCollection } from '../common/list/find-page';
+import { ListCollection, type ListOptions } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { findOwned, findOwnedForUpdate } from '../common/find-owned';
@@ -140,6 +142,8 @@ export class OAuthClientsService {
   private readonly byIdSql: string;
   private readonly properties: string[];
 
+  /** How long a `q` search may take (`SEARCH_TIMEOUT`). */
+  private readonly listOptions: ListOptions;
   private readonly listed: ListCollection<OAuthClientRecord>;
 
   constructor(
@@ -152,7 +156,9 @@ export class OAuthClientsService {
     private readonly sql: Sql,
     private readonly clock: Clock,
     private readonly revocations: CredentialRevocations,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    this.listOptions = { searchTimeoutMs: config.searchTimeoutMs };
     this.listed = ListCollection.of(this.sql, clients, contract.oauthClients.list.query);
     // Every column, selected under its property name and read back through the metadata.
     this.properties = clients.metadata.columns.map((column) => column.propertyName);
@@ -210,7 +216,11 @@ export class OAuthClientsService {
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await this.listed.find(principal.organizationId, query);
+    const { rows, total } = await this.listed.find(
+      principal.organizationId,
+      query,
+      this.listOptions,
+    );
     return { data: rows.map(toClientResource), ...pageEnvelope(url, query, total) };
   }
 

@@ -23,7 +23,7 @@ import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';
 import { findOwned, lockOwned } from '../common/find-owned';
 import { newId, publicId } from '../common/ids';
-import { ListCollection } from '../common/list/find-page';
+import { ListCollection, type ListOptions } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { invalidField } from '../common/resource-errors';
@@ -65,6 +65,8 @@ export class WebhookEndpointsService {
   private readonly urlPolicy: UrlPolicy;
 
   private readonly listed: ListCollection<WebhookEndpointRecord>;
+  /** How long a `q` search may take (`SEARCH_TIMEOUT`). */
+  private readonly listOptions: ListOptions;
 
   constructor(
     @InjectRepository(WebhookEndpointRecord)
@@ -79,6 +81,7 @@ export class WebhookEndpointsService {
     private readonly clock: Clock,
   ) {
     this.listed = ListCollection.of(this.sql, endpoints, contract.webhookEndpoints.list.query);
+    this.listOptions = { searchTimeoutMs: config.searchTimeoutMs };
     this.urlPolicy = { allowPrivate: config.webhooks.allowPrivateUrls };
   }
 
@@ -89,10 +92,11 @@ export class WebhookEndpointsService {
         ? { ...c, values: c.values.map((v) => (v === 'true' ? 1 : 0)) }
         : c,
     );
-    const { rows, total } = await this.listed.find(principal.organizationId, {
-      ...query,
-      conditions,
-    });
+    const { rows, total } = await this.listed.find(
+      principal.organizationId,
+      { ...query, conditions },
+      this.listOptions,
+    );
     return { data: rows.map(toEndpointResource), ...pageEnvelope(url, query, total) };
   }
 

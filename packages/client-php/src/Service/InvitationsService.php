@@ -37,7 +37,8 @@ final class InvitationsService
     /**
      * List pending invitations
      *
-     * Invitations not yet accepted, revoked or expired. Never the link itself.
+     * Invitations not yet accepted, revoked or expired. Never the link itself. Filters: `role`; ranges on
+     * `created_at`, `updated_at`; `q` searches `email`.
      *
      * `GET /v1/invitations`. Requires the `members:read` scope.
      *
@@ -46,6 +47,8 @@ final class InvitationsService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
+     *     q?: string,
+     *     role?: 'admin'|'developer'|'viewer'|list<'admin'|'developer'|'viewer'>,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,

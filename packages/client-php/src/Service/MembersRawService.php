@@ -35,7 +35,8 @@ final class MembersRawService
     /**
      * List members
      *
-     * The organization's members and their roles. Filter with `role=admin,developer`.
+     * The organization's members and their roles. Filters: `role`; ranges on `created_at`, `updated_at`; `q`
+     * searches `name`, `email`.
      *
      * `GET /v1/members`. Requires the `members:read` scope.
      *
@@ -44,6 +45,7 @@ final class MembersRawService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
+     *     q?: string,
      *     role?: 'admin'|'developer'|'viewer'|list<'admin'|'developer'|'viewer'>,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,

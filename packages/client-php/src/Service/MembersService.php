@@ -36,7 +36,8 @@ final class MembersService
     /**
      * List members
      *
-     * The organization's members and their roles. Filter with `role=admin,developer`.
+     * The organization's members and their roles. Filters: `role`; ranges on `created_at`, `updated_at`; `q`
+     * searches `name`, `email`.
      *
      * `GET /v1/members`. Requires the `members:read` scope.
      *
@@ -45,6 +46,7 @@ final class MembersService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
+     *     q?: string,
      *     role?: 'admin'|'developer'|'viewer'|list<'admin'|'developer'|'viewer'>,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,

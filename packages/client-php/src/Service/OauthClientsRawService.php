@@ -37,6 +37,8 @@ final class OauthClientsRawService
     /**
      * List OAuth clients
      *
+     * Filters: `type`; ranges on `created_at`, `updated_at`; `q` searches `name`.
+     *
      * `GET /v1/oauth_clients`. Requires the `oauth_clients:read` scope.
      *
      * @param array{
@@ -44,6 +46,8 @@ final class OauthClientsRawService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
+     *     q?: string,
+     *     type?: 'confidential'|'public'|list<'confidential'|'public'>,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,

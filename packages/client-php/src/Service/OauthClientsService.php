@@ -39,6 +39,8 @@ final class OauthClientsService
     /**
      * List OAuth clients
      *
+     * Filters: `type`; ranges on `created_at`, `updated_at`; `q` searches `name`.
+     *
      * `GET /v1/oauth_clients`. Requires the `oauth_clients:read` scope.
      *
      * @param array{
@@ -46,6 +48,8 @@ final class OauthClientsService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
+     *     q?: string,
+     *     type?: 'confidential'|'public'|list<'confidential'|'public'>,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,

@@ -35,7 +35,7 @@ final class PersonalAccessTokensRawService
      * List personal access tokens
      *
      * The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never
-     * the token itself.
+     * the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
      *
      * `GET /v1/personal_access_tokens`. Requires the `tokens:read` scope.
      *
@@ -44,6 +44,7 @@ final class PersonalAccessTokensRawService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
+     *     q?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,

@@ -37,7 +37,7 @@ final class PersonalAccessTokensService
      * List personal access tokens
      *
      * The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never
-     * the token itself.
+     * the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
      *
      * `GET /v1/personal_access_tokens`. Requires the `tokens:read` scope.
      *
@@ -46,6 +46,7 @@ final class PersonalAccessTokensService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
+     *     q?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,

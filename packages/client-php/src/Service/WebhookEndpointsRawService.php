@@ -38,7 +38,7 @@ final class WebhookEndpointsRawService
     /**
      * List webhook endpoints
      *
-     * Filter: `enabled`.
+     * Filters: `enabled`; ranges on `created_at`, `updated_at`; `q` searches `url`, `description`.
      *
      * `GET /v1/webhook_endpoints`. Requires the `webhooks:read` scope.
      *
@@ -47,6 +47,7 @@ final class WebhookEndpointsRawService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
+     *     q?: string,
      *     enabled?: 'true'|'false'|list<'true'|'false'>,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,

@@ -40,7 +40,7 @@ final class WebhookEndpointsService
     /**
      * List webhook endpoints
      *
-     * Filter: `enabled`.
+     * Filters: `enabled`; ranges on `created_at`, `updated_at`; `q` searches `url`, `description`.
      *
      * `GET /v1/webhook_endpoints`. Requires the `webhooks:read` scope.
      *
@@ -49,6 +49,7 @@ final class WebhookEndpointsService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
+     *     q?: string,
      *     enabled?: 'true'|'false'|list<'true'|'false'>,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,

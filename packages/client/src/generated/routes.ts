@@ -160,7 +160,7 @@ export const ROUTES = {
     changes: { method: 'GET', path: '/v1/changes', query: ['after', 'limit', 'wait', 'type'], feed: true },
   },
   webhookEndpoints: {
-    list: { method: 'GET', path: '/v1/webhook_endpoints', query: ['page', 'per_page', 'sort', 'updated_since', 'enabled', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/webhook_endpoints', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'enabled', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/webhook_endpoints', body: true },
     retrieve: { method: 'GET', path: '/v1/webhook_endpoints/{id}' },
     update: { method: 'PATCH', path: '/v1/webhook_endpoints/{id}', body: true },
@@ -177,7 +177,7 @@ export const ROUTES = {
     retry: { method: 'POST', path: '/v1/webhook_deliveries/{id}/retry' },
   },
   personalAccessTokens: {
-    list: { method: 'GET', path: '/v1/personal_access_tokens', query: ['page', 'per_page', 'sort', 'updated_since', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/personal_access_tokens', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/personal_access_tokens', body: true },
     retrieve: { method: 'GET', path: '/v1/personal_access_tokens/{id}' },
     delete: { method: 'DELETE', path: '/v1/personal_access_tokens/{id}' },
@@ -186,7 +186,7 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/token' },
   },
   oauthClients: {
-    list: { method: 'GET', path: '/v1/oauth_clients', query: ['page', 'per_page', 'sort', 'updated_since', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/oauth_clients', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/oauth_clients', body: true },
     retrieve: { method: 'GET', path: '/v1/oauth_clients/{id}' },
     delete: { method: 'DELETE', path: '/v1/oauth_clients/{id}' },
@@ -209,14 +209,14 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/usage' },
   },
   members: {
-    list: { method: 'GET', path: '/v1/members', query: ['page', 'per_page', 'sort', 'updated_since', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/members', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/members/{id}' },
     update: { method: 'PATCH', path: '/v1/members/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/members/{id}' },
     credentials: { method: 'GET', path: '/v1/members/{id}/credentials' },
   },
   invitations: {
-    list: { method: 'GET', path: '/v1/invitations', query: ['page', 'per_page', 'sort', 'updated_since', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/invitations', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/invitations', body: true },
     retrieve: { method: 'GET', path: '/v1/invitations/{id}' },
     delete: { method: 'DELETE', path: '/v1/invitations/{id}' },
@@ -597,7 +597,7 @@ export interface WebhookEndpointsResource {
   /**
    * List webhook endpoints
    *
-   * Filter: `enabled`.
+   * Filters: `enabled`; ranges on `created_at`, `updated_at`; `q` searches `url`, `description`.
    *
    * Scope: `webhooks:read`.
    */
@@ -722,7 +722,7 @@ export interface PersonalAccessTokensResource {
   /**
    * List personal access tokens
    *
-   * The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.
+   * The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
    *
    * Scope: `tokens:read`.
    */
@@ -770,6 +770,8 @@ export interface TokenResource {
 export interface OauthClientsResource {
   /**
    * List OAuth clients
+   *
+   * Filters: `type`; ranges on `created_at`, `updated_at`; `q` searches `name`.
    *
    * Scope: `oauth_clients:read`.
    */
@@ -902,7 +904,7 @@ export interface MembersResource {
   /**
    * List members
    *
-   * The organization's members and their roles. Filter with `role=admin,developer`.
+   * The organization's members and their roles. Filters: `role`; ranges on `created_at`, `updated_at`; `q` searches `name`, `email`.
    *
    * Scope: `members:read`.
    */
@@ -951,7 +953,7 @@ export interface InvitationsResource {
   /**
    * List pending invitations
    *
-   * Invitations not yet accepted, revoked or expired. Never the link itself.
+   * Invitations not yet accepted, revoked or expired. Never the link itself. Filters: `role`; ranges on `created_at`, `updated_at`; `q` searches `email`.
    *
    * Scope: `members:read`.
    */

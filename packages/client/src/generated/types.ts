@@ -1419,6 +1419,8 @@ export interface WebhookEndpointsListQuery extends RangeFilters<'created_at' | '
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
+  /** Case-insensitive substring search over url, description. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
+  q?: string;
   /** Equality filter; comma-separate several values for IN. One of: true, false. */
   enabled?: ListFilter<'true' | 'false'>;
 }
@@ -1449,6 +1451,8 @@ export interface PersonalAccessTokensListQuery extends RangeFilters<'created_at'
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
+  /** Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
+  q?: string;
 }
 
 /** The query of `oauthClients.list`. */
@@ -1461,6 +1465,10 @@ export interface OauthClientsListQuery extends RangeFilters<'created_at' | 'upda
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
+  /** Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
+  q?: string;
+  /** Equality filter; comma-separate several values for IN. One of: confidential, public. */
+  type?: ListFilter<'confidential' | 'public'>;
 }
 
 /** The query of `auditEvents.list`. */
@@ -1519,6 +1527,8 @@ export interface MembersListQuery extends RangeFilters<'created_at' | 'updated_a
   sort?: SortInput<'email' | 'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
+  /** Case-insensitive substring search over name, email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
+  q?: string;
   /** Equality filter; comma-separate several values for IN. One of: admin, developer, viewer. */
   role?: ListFilter<'admin' | 'developer' | 'viewer'>;
 }
@@ -1533,6 +1543,10 @@ export interface InvitationsListQuery extends RangeFilters<'created_at' | 'updat
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
+  /** Case-insensitive substring search over email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
+  q?: string;
+  /** Equality filter; comma-separate several values for IN. One of: admin, developer, viewer. */
+  role?: ListFilter<'admin' | 'developer' | 'viewer'>;
 }
 
 /** The query of `exports.list`. */

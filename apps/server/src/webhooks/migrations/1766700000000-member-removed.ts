@@ -5,7 +5,8 @@ import { rebuildEndpointsSqlite } from './rebuild-endpoints';
  * Offboarding (api.md, "Membership"): an endpoint of a member who leaves is disabled with the
  * reason `member_removed`, and removal finds a member's endpoints by `owner_user_id`.
  */
-const REASONS = `'requested', 'gone', 'failing', 'credential_revoked', 'credential_expired', 'member_removed'`;
+/** The disabled reasons this migration allows (a later rebuild starts from them). */
+export const REASONS = `'requested', 'gone', 'failing', 'credential_revoked', 'credential_expired', 'member_removed'`;
 const OLD_REASONS = `'requested', 'gone', 'failing', 'credential_revoked', 'credential_expired'`;
 
 const INDEX = 'CREATE INDEX idx_webhook_endpoints_member ON webhook_endpoints (owner_user_id)';

@@ -33,6 +33,8 @@ class Invitations(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        role: _t.Union[InvitationRole, _t.Sequence[InvitationRole], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -41,7 +43,7 @@ class Invitations(SyncAPIResource):
 
         `GET /v1/invitations` (scope `members:read`).
 
-        Invitations not yet accepted, revoked or expired. Never the link itself.
+        Invitations not yet accepted, revoked or expired. Never the link itself. Filters: `role`; ranges on `created_at`, `updated_at`; `q` searches `email`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -50,6 +52,8 @@ class Invitations(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            role: Equality filter; comma-separate several values for IN. One of: admin, developer, viewer.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -58,6 +62,8 @@ class Invitations(SyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            q=q,
+            role=role,
             created_at=created_at,
             updated_at=updated_at,
             request_options=request_options,
@@ -131,6 +137,8 @@ class InvitationsWithRawResponse(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        role: _t.Union[InvitationRole, _t.Sequence[InvitationRole], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -139,7 +147,7 @@ class InvitationsWithRawResponse(SyncAPIResource):
 
         `GET /v1/invitations` (scope `members:read`).
 
-        Invitations not yet accepted, revoked or expired. Never the link itself.
+        Invitations not yet accepted, revoked or expired. Never the link itself. Filters: `role`; ranges on `created_at`, `updated_at`; `q` searches `email`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -148,6 +156,8 @@ class InvitationsWithRawResponse(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            role: Equality filter; comma-separate several values for IN. One of: admin, developer, viewer.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -158,6 +168,8 @@ class InvitationsWithRawResponse(SyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "q": q,
+                "role": role,
                 "created_at": created_at,
                 "updated_at": updated_at,
             },
@@ -253,6 +265,8 @@ class AsyncInvitations(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        role: _t.Union[InvitationRole, _t.Sequence[InvitationRole], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -261,7 +275,7 @@ class AsyncInvitations(AsyncAPIResource):
 
         `GET /v1/invitations` (scope `members:read`).
 
-        Invitations not yet accepted, revoked or expired. Never the link itself.
+        Invitations not yet accepted, revoked or expired. Never the link itself. Filters: `role`; ranges on `created_at`, `updated_at`; `q` searches `email`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -270,6 +284,8 @@ class AsyncInvitations(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            role: Equality filter; comma-separate several values for IN. One of: admin, developer, viewer.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -278,6 +294,8 @@ class AsyncInvitations(AsyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            q=q,
+            role=role,
             created_at=created_at,
             updated_at=updated_at,
             request_options=request_options,
@@ -355,6 +373,8 @@ class AsyncInvitationsWithRawResponse(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        role: _t.Union[InvitationRole, _t.Sequence[InvitationRole], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -363,7 +383,7 @@ class AsyncInvitationsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/invitations` (scope `members:read`).
 
-        Invitations not yet accepted, revoked or expired. Never the link itself.
+        Invitations not yet accepted, revoked or expired. Never the link itself. Filters: `role`; ranges on `created_at`, `updated_at`; `q` searches `email`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -372,6 +392,8 @@ class AsyncInvitationsWithRawResponse(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            role: Equality filter; comma-separate several values for IN. One of: admin, developer, viewer.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -382,6 +404,8 @@ class AsyncInvitationsWithRawResponse(AsyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "q": q,
+                "role": role,
                 "created_at": created_at,
                 "updated_at": updated_at,
             },

@@ -33,6 +33,7 @@ class Members(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         role: _t.Union[InvitationRole, _t.Sequence[InvitationRole], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -42,7 +43,7 @@ class Members(SyncAPIResource):
 
         `GET /v1/members` (scope `members:read`).
 
-        The organization's members and their roles. Filter with `role=admin,developer`.
+        The organization's members and their roles. Filters: `role`; ranges on `created_at`, `updated_at`; `q` searches `name`, `email`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -51,6 +52,7 @@ class Members(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: email, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name, email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             role: Equality filter; comma-separate several values for IN. One of: admin, developer, viewer.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
@@ -60,6 +62,7 @@ class Members(SyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            q=q,
             role=role,
             created_at=created_at,
             updated_at=updated_at,
@@ -151,6 +154,7 @@ class MembersWithRawResponse(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         role: _t.Union[InvitationRole, _t.Sequence[InvitationRole], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -160,7 +164,7 @@ class MembersWithRawResponse(SyncAPIResource):
 
         `GET /v1/members` (scope `members:read`).
 
-        The organization's members and their roles. Filter with `role=admin,developer`.
+        The organization's members and their roles. Filters: `role`; ranges on `created_at`, `updated_at`; `q` searches `name`, `email`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -169,6 +173,7 @@ class MembersWithRawResponse(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: email, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name, email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             role: Equality filter; comma-separate several values for IN. One of: admin, developer, viewer.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
@@ -180,6 +185,7 @@ class MembersWithRawResponse(SyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "q": q,
                 "role": role,
                 "created_at": created_at,
                 "updated_at": updated_at,
@@ -296,6 +302,7 @@ class AsyncMembers(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         role: _t.Union[InvitationRole, _t.Sequence[InvitationRole], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -305,7 +312,7 @@ class AsyncMembers(AsyncAPIResource):
 
         `GET /v1/members` (scope `members:read`).
 
-        The organization's members and their roles. Filter with `role=admin,developer`.
+        The organization's members and their roles. Filters: `role`; ranges on `created_at`, `updated_at`; `q` searches `name`, `email`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -314,6 +321,7 @@ class AsyncMembers(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: email, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name, email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             role: Equality filter; comma-separate several values for IN. One of: admin, developer, viewer.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
@@ -323,6 +331,7 @@ class AsyncMembers(AsyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            q=q,
             role=role,
             created_at=created_at,
             updated_at=updated_at,
@@ -419,6 +428,7 @@ class AsyncMembersWithRawResponse(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         role: _t.Union[InvitationRole, _t.Sequence[InvitationRole], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -428,7 +438,7 @@ class AsyncMembersWithRawResponse(AsyncAPIResource):
 
         `GET /v1/members` (scope `members:read`).
 
-        The organization's members and their roles. Filter with `role=admin,developer`.
+        The organization's members and their roles. Filters: `role`; ranges on `created_at`, `updated_at`; `q` searches `name`, `email`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -437,6 +447,7 @@ class AsyncMembersWithRawResponse(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: email, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name, email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             role: Equality filter; comma-separate several values for IN. One of: admin, developer, viewer.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
@@ -448,6 +459,7 @@ class AsyncMembersWithRawResponse(AsyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "q": q,
                 "role": role,
                 "created_at": created_at,
                 "updated_at": updated_at,

@@ -33,6 +33,8 @@ class OauthClients(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        type: _t.Union[OAuthClientType, _t.Sequence[OAuthClientType], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -41,6 +43,8 @@ class OauthClients(SyncAPIResource):
 
         `GET /v1/oauth_clients` (scope `oauth_clients:read`).
 
+        Filters: `type`; ranges on `created_at`, `updated_at`; `q` searches `name`.
+
         Returns the first page; iterating it walks every item of every page.
 
         Args:
@@ -48,6 +52,8 @@ class OauthClients(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            type: Equality filter; comma-separate several values for IN. One of: confidential, public.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -56,6 +62,8 @@ class OauthClients(SyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            q=q,
+            type=type,
             created_at=created_at,
             updated_at=updated_at,
             request_options=request_options,
@@ -176,6 +184,8 @@ class OauthClientsWithRawResponse(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        type: _t.Union[OAuthClientType, _t.Sequence[OAuthClientType], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -184,6 +194,8 @@ class OauthClientsWithRawResponse(SyncAPIResource):
 
         `GET /v1/oauth_clients` (scope `oauth_clients:read`).
 
+        Filters: `type`; ranges on `created_at`, `updated_at`; `q` searches `name`.
+
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
@@ -191,6 +203,8 @@ class OauthClientsWithRawResponse(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            type: Equality filter; comma-separate several values for IN. One of: confidential, public.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -201,6 +215,8 @@ class OauthClientsWithRawResponse(SyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "q": q,
+                "type": type,
                 "created_at": created_at,
                 "updated_at": updated_at,
             },
@@ -353,6 +369,8 @@ class AsyncOauthClients(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        type: _t.Union[OAuthClientType, _t.Sequence[OAuthClientType], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -361,6 +379,8 @@ class AsyncOauthClients(AsyncAPIResource):
 
         `GET /v1/oauth_clients` (scope `oauth_clients:read`).
 
+        Filters: `type`; ranges on `created_at`, `updated_at`; `q` searches `name`.
+
         Returns the first page; iterating it walks every item of every page.
 
         Args:
@@ -368,6 +388,8 @@ class AsyncOauthClients(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            type: Equality filter; comma-separate several values for IN. One of: confidential, public.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -376,6 +398,8 @@ class AsyncOauthClients(AsyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            q=q,
+            type=type,
             created_at=created_at,
             updated_at=updated_at,
             request_options=request_options,
@@ -502,6 +526,8 @@ class AsyncOauthClientsWithRawResponse(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
+        type: _t.Union[OAuthClientType, _t.Sequence[OAuthClientType], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -510,6 +536,8 @@ class AsyncOauthClientsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/oauth_clients` (scope `oauth_clients:read`).
 
+        Filters: `type`; ranges on `created_at`, `updated_at`; `q` searches `name`.
+
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
@@ -517,6 +545,8 @@ class AsyncOauthClientsWithRawResponse(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            type: Equality filter; comma-separate several values for IN. One of: confidential, public.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -527,6 +557,8 @@ class AsyncOauthClientsWithRawResponse(AsyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "q": q,
+                "type": type,
                 "created_at": created_at,
                 "updated_at": updated_at,
             },

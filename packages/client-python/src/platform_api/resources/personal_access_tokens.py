@@ -33,6 +33,7 @@ class PersonalAccessTokens(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -41,7 +42,7 @@ class PersonalAccessTokens(SyncAPIResource):
 
         `GET /v1/personal_access_tokens` (scope `tokens:read`).
 
-        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.
+        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -50,6 +51,7 @@ class PersonalAccessTokens(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -58,6 +60,7 @@ class PersonalAccessTokens(SyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            q=q,
             created_at=created_at,
             updated_at=updated_at,
             request_options=request_options,
@@ -131,6 +134,7 @@ class PersonalAccessTokensWithRawResponse(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -139,7 +143,7 @@ class PersonalAccessTokensWithRawResponse(SyncAPIResource):
 
         `GET /v1/personal_access_tokens` (scope `tokens:read`).
 
-        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.
+        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -148,6 +152,7 @@ class PersonalAccessTokensWithRawResponse(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -158,6 +163,7 @@ class PersonalAccessTokensWithRawResponse(SyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "q": q,
                 "created_at": created_at,
                 "updated_at": updated_at,
             },
@@ -253,6 +259,7 @@ class AsyncPersonalAccessTokens(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -261,7 +268,7 @@ class AsyncPersonalAccessTokens(AsyncAPIResource):
 
         `GET /v1/personal_access_tokens` (scope `tokens:read`).
 
-        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.
+        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -270,6 +277,7 @@ class AsyncPersonalAccessTokens(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -278,6 +286,7 @@ class AsyncPersonalAccessTokens(AsyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            q=q,
             created_at=created_at,
             updated_at=updated_at,
             request_options=request_options,
@@ -355,6 +364,7 @@ class AsyncPersonalAccessTokensWithRawResponse(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -363,7 +373,7 @@ class AsyncPersonalAccessTokensWithRawResponse(AsyncAPIResource):
 
         `GET /v1/personal_access_tokens` (scope `tokens:read`).
 
-        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.
+        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -372,6 +382,7 @@ class AsyncPersonalAccessTokensWithRawResponse(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -382,6 +393,7 @@ class AsyncPersonalAccessTokensWithRawResponse(AsyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "q": q,
                 "created_at": created_at,
                 "updated_at": updated_at,
             },

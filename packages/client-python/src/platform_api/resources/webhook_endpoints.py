@@ -33,6 +33,7 @@ class WebhookEndpoints(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         enabled: _t.Union[_t.Literal["true", "false"], _t.Sequence[_t.Literal["true", "false"]], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -42,7 +43,7 @@ class WebhookEndpoints(SyncAPIResource):
 
         `GET /v1/webhook_endpoints` (scope `webhooks:read`).
 
-        Filter: `enabled`.
+        Filters: `enabled`; ranges on `created_at`, `updated_at`; `q` searches `url`, `description`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -51,6 +52,7 @@ class WebhookEndpoints(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over url, description. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             enabled: Equality filter; comma-separate several values for IN. One of: true, false.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
@@ -60,6 +62,7 @@ class WebhookEndpoints(SyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            q=q,
             enabled=enabled,
             created_at=created_at,
             updated_at=updated_at,
@@ -307,6 +310,7 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         enabled: _t.Union[_t.Literal["true", "false"], _t.Sequence[_t.Literal["true", "false"]], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -316,7 +320,7 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
 
         `GET /v1/webhook_endpoints` (scope `webhooks:read`).
 
-        Filter: `enabled`.
+        Filters: `enabled`; ranges on `created_at`, `updated_at`; `q` searches `url`, `description`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -325,6 +329,7 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over url, description. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             enabled: Equality filter; comma-separate several values for IN. One of: true, false.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
@@ -336,6 +341,7 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "q": q,
                 "enabled": enabled,
                 "created_at": created_at,
                 "updated_at": updated_at,
@@ -638,6 +644,7 @@ class AsyncWebhookEndpoints(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         enabled: _t.Union[_t.Literal["true", "false"], _t.Sequence[_t.Literal["true", "false"]], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -647,7 +654,7 @@ class AsyncWebhookEndpoints(AsyncAPIResource):
 
         `GET /v1/webhook_endpoints` (scope `webhooks:read`).
 
-        Filter: `enabled`.
+        Filters: `enabled`; ranges on `created_at`, `updated_at`; `q` searches `url`, `description`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -656,6 +663,7 @@ class AsyncWebhookEndpoints(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over url, description. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             enabled: Equality filter; comma-separate several values for IN. One of: true, false.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
@@ -665,6 +673,7 @@ class AsyncWebhookEndpoints(AsyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            q=q,
             enabled=enabled,
             created_at=created_at,
             updated_at=updated_at,
@@ -923,6 +932,7 @@ class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        q: _t.Union[str, Omit] = omit,
         enabled: _t.Union[_t.Literal["true", "false"], _t.Sequence[_t.Literal["true", "false"]], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -932,7 +942,7 @@ class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/webhook_endpoints` (scope `webhooks:read`).
 
-        Filter: `enabled`.
+        Filters: `enabled`; ranges on `created_at`, `updated_at`; `q` searches `url`, `description`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -941,6 +951,7 @@ class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            q: Case-insensitive substring search over url, description. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             enabled: Equality filter; comma-separate several values for IN. One of: true, false.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
@@ -952,6 +963,7 @@ class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "q": q,
                 "enabled": enabled,
                 "created_at": created_at,
                 "updated_at": updated_at,
