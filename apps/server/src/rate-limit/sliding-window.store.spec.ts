@@ -216,6 +216,22 @@ describe(SlidingWindowStore.name, () => {
       expect(sut.hit('k', 5, 1)).toMatchObject({ isBlocked: false, resetAtMs: 1_060_000 });
     });
 
+    it('waits for the right accept when its ring is smaller than a lowered limit', () => {
+      // 40 units 100 ms apart under 1000 a minute; then 50 a minute: a cost of 20 needs the 10
+      // oldest gone, the 10th accepted at 0.9 s.
+      for (let i = 0; i < 40; i++) {
+        sut.hit('k', 1000);
+        now += 100;
+      }
+      expect(sut.hit('k', 50, 20)).toMatchObject({
+        isBlocked: true,
+        remaining: 10,
+        resetAtMs: 1_060_900,
+      });
+      expect(sut.hit('k', 50, 11)).toMatchObject({ isBlocked: true, resetAtMs: 1_060_000 });
+      expect(sut.hit('k', 50, 10)).toMatchObject({ isBlocked: false, remaining: 0 });
+    });
+
     it('charges a cost above the limit as the whole limit, so it is never locked out', () => {
       expect(sut.hit('k', 10, 20)).toEqual({
         totalHits: 10,
