@@ -2,7 +2,7 @@ import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Clock } from './common/clock';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { getStorageToken, type ThrottlerStorage } from '@nestjs/throttler';
+import { getStorageToken } from '@nestjs/throttler';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
@@ -35,6 +35,7 @@ import { OAUTH_PATHS, OAuthProviderService } from './oauth/oauth-provider.servic
 import { PORTAL_PATH } from './oauth/portal-client';
 import { portalDevRouter, portalRouter } from './portal/portal-serving';
 import { frontDoorMiddleware } from './rate-limit/front-door';
+import type { SlidingWindowStorage } from './rate-limit/sliding-window.store';
 import type { AppConfig } from './config/env';
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
@@ -118,7 +119,7 @@ export async function createApp(
   app.use(
     frontDoorMiddleware({
       config,
-      storage: app.get<ThrottlerStorage>(getStorageToken()),
+      storage: app.get<SlidingWindowStorage>(getStorageToken()),
       metrics: app.get(Metrics),
       bearer: app.get(BearerStrategy),
       oauthClients: app.get(OAuthClientsService),

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expectStatus, typedClient } from './support/api';
 import { rawCall, startServer, type TestServer } from './support/server';
 
@@ -93,6 +94,83 @@ describe('rate limits', () => {
       statuses.push((await caller.students.list()).status);
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+  });
+
+  describe('operations that cost more than one unit', () => {
+    it('charges an export 20 units, its download 10 and the checksums 20, in the headers', async () => {
+      const org = await server.createOrganization();
+      const { token } = await server.createToken(org.id, ['all']);
+      const api = typedClient(server, token);
+      const remaining = (res: { headers: Headers }) =>
+        Number(res.headers.get('x-ratelimit-remaining'));
+      expect(remaining(await api.students.list())).toBe(599);
+      const created = expectStatus(
+        await api.exports.create({ body: { collection: 'students' } }),
+        202,
+      );
+      expect(remaining(created)).toBe(579);
+      expect(created.headers.get('ratelimit')).toMatch(/^"default";r=579;t=\d+$/);
+      expect(remaining(await api.checksums.retrieve({ query: {} }))).toBe(559);
+      const { id } = created.body;
+      let polled = expectStatus(await api.exports.retrieve({ params: { id } }), 200);
+      while (polled.body.status !== 'succeeded') {
+        expect(polled.body.status).toMatch(/^(queued|running)$/);
+        await sleep(50);
+        polled = expectStatus(await api.exports.retrieve({ params: { id } }), 200);
+      }
+      const file = await fetch(`${server.url}/v1/exports/${id}/file`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      expect(file.status).toBe(200);
+      await file.text();
+      expect(remaining(file)).toBe(remaining(polled) - 10);
+    });
+
+    it('refuses one that does not fit with when it will, while a one-unit read still passes', async () => {
+      const org = await server.createOrganization({ rateLimitPerMinute: 30 });
+      const { token } = await server.createToken(org.id, ['all']);
+      const api = typedClient(server, token);
+      // One unit, then seconds later an export (20) and two reads: 7 of 30 left.
+      expect((await api.students.list()).headers.get('x-ratelimit-remaining')).toBe('29');
+      await sleep(2_500);
+      const opened = Date.now();
+      expectStatus(await api.exports.create({ body: { collection: 'students' } }), 202);
+      await api.students.list();
+      expect((await api.students.list()).headers.get('x-ratelimit-remaining')).toBe('7');
+
+      const refused = await api.exports.create({ body: { collection: 'students' } });
+      const [least, most] = secondsLeft(opened);
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      // Not when the first unit frees one slot (2.5 s sooner), but when 13 have left: the export's.
+      expect(retryAfter).toBeGreaterThanOrEqual(least);
+      expect(retryAfter).toBeLessThanOrEqual(most);
+      expect(Number(refused.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(
+        Math.ceil(opened / 1000) + 60,
+      );
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('7');
+      expect(expectStatus(refused, 429).body).toMatchObject({
+        code: 'rate_limited',
+        detail: `Rate limit of 30 units per 60 seconds exceeded: this operation costs 20 units; 7 remain; retry in ${retryAfter} s`,
+      });
+      // The checksums (20) are refused as well; the refusals spent nothing, so a read passes.
+      expect((await api.checksums.retrieve({ query: {} })).status).toBe(429);
+      const read = await api.students.list();
+      expect(read.status).toBe(200);
+      expect(read.headers.get('x-ratelimit-remaining')).toBe('6');
+    });
+
+    it('charges a cost above the whole limit as the limit, so it still passes in an empty window', async () => {
+      const org = await server.createOrganization({ rateLimitPerMinute: 10 });
+      const { token } = await server.createToken(org.id, ['all']);
+      const api = typedClient(server, token);
+      const created = await api.exports.create({ body: { collection: 'students' } });
+      expect(expectStatus(created, 202).headers.get('x-ratelimit-remaining')).toBe('0');
+      expect((await api.students.list()).status).toBe(429);
+      const again = await api.exports.create({ body: { collection: 'students' } });
+      expect(expectStatus(again, 429).body.detail).toBe(
+        `Rate limit of 10 units per 60 seconds exceeded: this operation costs 20 units, charged as 10 (the whole limit); 0 remain; retry in ${again.headers.get('retry-after')} s`,
+      );
+    });
   });
 
   it('does not rate-limit health checks or documentation', async () => {

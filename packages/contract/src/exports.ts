@@ -189,7 +189,8 @@ export const exportsContract = c.router(
         415: problemResponse('The request body is not application/json.'),
         409: problemResponse('An Idempotency-Key reused with another request.'),
       },
-      metadata: operation({ scope: 'exports:write' }),
+      // Reads a whole collection: docs/decisions/0019-rate-limit-costs.md.
+      metadata: operation({ scope: 'exports:write', cost: 20 }),
     },
     list: listRoute('/v1/exports', {
       summary: 'List exports',
@@ -221,6 +222,7 @@ export const exportsContract = c.router(
       metadata: operation({
         scope: 'exports:read',
         file: Object.values(EXPORT_CONTENT_TYPES),
+        cost: 10,
       }),
     },
     createDownloadLink: {
@@ -253,7 +255,8 @@ export const checksumsContract = c.router(
       description:
         'For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.',
       responses: { 200: ChecksumsSchema, ...commonErrorResponses, ...notFoundResponse },
-      metadata: operation({ scope: 'exports:read' }),
+      // Hashes every record of each collection it names.
+      metadata: operation({ scope: 'exports:read', cost: 20 }),
     },
   },
   ROUTER_OPTIONS,

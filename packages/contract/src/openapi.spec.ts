@@ -89,6 +89,47 @@ describe('openapi.json', () => {
   });
 });
 
+describe("each operation's rate-limit cost", () => {
+  const doc = generateOpenApiDocument('test') as unknown as {
+    info: { description: string };
+    paths: Record<string, Record<string, { description?: string; 'x-rate-limit-cost'?: number }>>;
+  };
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({
+      name: `${method.toUpperCase()} ${path}`,
+      ...operation,
+    })),
+  );
+
+  it('is on every operation: 1, or more for the operations that read whole collections', () => {
+    expect(operations.length).toBeGreaterThan(30);
+    for (const operation of operations) {
+      expect(Number.isInteger(operation['x-rate-limit-cost'])).toBe(true);
+    }
+    const heavy = Object.fromEntries(
+      operations
+        .filter((operation) => operation['x-rate-limit-cost'] !== 1)
+        .map((operation) => [operation.name, operation['x-rate-limit-cost']]),
+    );
+    expect(heavy).toEqual({
+      'POST /v1/exports': 20,
+      'GET /v1/exports/{id}/file': 10,
+      'GET /v1/collections/checksums': 20,
+    });
+  });
+
+  it('is said in the description of an operation that costs more, and in the introduction', () => {
+    for (const operation of operations) {
+      const cost = operation['x-rate-limit-cost']!;
+      const note = `**Rate limit:** costs ${cost} units of the organization's budget per request`;
+      if (cost > 1) expect(operation.description).toContain(note);
+      else expect(operation.description ?? '').not.toContain('**Rate limit:**');
+    }
+    expect(doc.info.description).toContain('## Rate limits');
+    expect(doc.info.description).toContain('`x-rate-limit-cost`');
+  });
+});
+
 describe('the OpenAPI 3.1 document', () => {
   type Doc = {
     openapi: string;

@@ -9,7 +9,7 @@ import {
 } from './deprecation';
 import { EVENT_READ_SCOPES, EVENT_TYPES, eventSchemaName } from './events';
 import { OAUTH_PATHS } from './oauth';
-import { operationMetadata } from './operation';
+import { DEFAULT_OPERATION_COST, operationCost, operationMetadata } from './operation';
 import { IDEMPOTENCY_KEY_HEADER } from './resource';
 import { ERROR_CODES, ERROR_TITLES, type ErrorCode, PROBLEM_TYPE_PATH } from './problem';
 import { ALL_SCOPES } from './scopes';
@@ -25,6 +25,13 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   schema: { type: 'string' as const, minLength: 1, maxLength: 255 },
 };
 
+/** Each operation's rate-limit cost, in units of the organization's budget. */
+export const RATE_LIMIT_COST_EXTENSION = 'x-rate-limit-cost';
+
+function costNote(cost: number): string {
+  return `**Rate limit:** costs ${cost} units of the organization's budget per request (\`${RATE_LIMIT_COST_EXTENSION}\`), where most operations cost 1.`;
+}
+
 /** The document's introduction, with the error codes (reference UIs show it before the operations). */
 const DESCRIPTION = [
   "The education platform's public API. Every path is also served under `/api/v1`. Errors are RFC 9457 problem details; lists share one pagination, filtering and sorting convention. Official clients: TypeScript (`@platform/client`), PHP (`platform/platform-api`) and Python (`platform-api`): each operation shows the call in all three.",
@@ -38,6 +45,10 @@ const DESCRIPTION = [
   ...Object.entries(ERROR_CODES).map(
     ([code, status]) => `| \`${code}\` | ${status} | ${ERROR_TITLES[code as ErrorCode]} |`,
   ),
+  '',
+  '## Rate limits',
+  '',
+  `Each organization has a budget of units per rolling 60 s (600 unless its plan says more), shared by all its tokens. A request spends its operation's cost, given on every operation as \`${RATE_LIMIT_COST_EXTENSION}\`: 1 for most, more for operations that read a whole collection (an export, its download, the checksums). A request is accepted only if its whole cost fits in the window; otherwise it is a 429 whose \`Retry-After\` says when it will, and a cheaper request may still pass. A cost above the organization's whole budget is charged as the budget. \`X-RateLimit-Remaining\` counts units.`,
 ].join('\n');
 
 /** What `servers` says when nobody told the document where the API lives. */
@@ -97,11 +108,12 @@ const RESPONSE_HEADERS: JsonObject = {
     schema: { type: 'string', examples: ['0.1.0'] },
   },
   'X-RateLimit-Limit': {
-    description: "The organization's requests per rolling minute (600 unless its plan says more).",
+    description: `The organization's units per rolling minute (600 unless its plan says more); a request spends its operation's \`${RATE_LIMIT_COST_EXTENSION}\`.`,
     schema: { type: 'integer' },
   },
   'X-RateLimit-Remaining': {
-    description: 'Requests left in the current window.',
+    description:
+      "Units left in the current window, after this request's cost (on a 429, before it: a cheaper request may still fit).",
     schema: { type: 'integer' },
   },
   'X-RateLimit-Reset': {
@@ -118,7 +130,7 @@ const RESPONSE_HEADERS: JsonObject = {
   },
   'Retry-After': {
     description:
-      'Seconds to wait before trying again (429 over the rate limit, 503 while a dependency is down, 409 while a request with the same Idempotency-Key is still running). The SDKs wait for it, up to 60 s.',
+      "Seconds to wait before trying again (429 over the rate limit: until the operation's whole cost fits; 503 while a dependency is down; 409 while a request with the same Idempotency-Key is still running). The SDKs wait for it, up to 60 s.",
     schema: { type: 'integer', minimum: 0 },
   },
   Link: {
@@ -231,6 +243,13 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
             },
           };
         }
+        const cost = metadata ? operationCost(metadata) : undefined;
+        if (cost !== undefined && cost > DEFAULT_OPERATION_COST) {
+          op = {
+            ...op,
+            description: [op.description, costNote(cost)].filter(Boolean).join('\n\n'),
+          };
+        }
         return {
           ...op,
           ...(deprecation && {
@@ -255,6 +274,7 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
             security: SECURITY_SCHEMES.map((scheme) => ({ [scheme]: scopes })),
           }),
           ...(scope && { 'x-required-scope': scope }),
+          ...(cost !== undefined && { [RATE_LIMIT_COST_EXTENSION]: cost }),
           ...(metadata?.list && { 'x-list': true }),
           ...(metadata?.feed && { 'x-feed': true }),
           ...(metadata?.delegation && { 'x-delegation': metadata.delegation }),

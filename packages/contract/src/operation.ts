@@ -53,11 +53,34 @@ export interface OperationMetadata {
    * JSON: the OpenAPI document says so, and the SDKs hand it back unparsed.
    */
   file?: readonly string[];
+  /**
+   * Units of the organization's rate limit one request spends (a whole number, default 1). Heavy
+   * operations (an export reads a whole collection) cost more, as in GitHub's and Shopify's
+   * APIs; the figures and why are in docs/decisions/0019-rate-limit-costs.md. The OpenAPI
+   * document carries it as `x-rate-limit-cost`.
+   */
+  cost?: number;
 }
+
+/** What a request costs when its operation declares no `cost`. */
+export const DEFAULT_OPERATION_COST = 1;
 
 export function operation<const M extends OperationMetadata>(metadata: M): M {
   if (metadata.deprecated) operationDeprecation(metadata.deprecated);
+  if (
+    metadata.cost !== undefined &&
+    (!Number.isSafeInteger(metadata.cost) || metadata.cost < DEFAULT_OPERATION_COST)
+  ) {
+    throw new Error(
+      `an operation's cost must be a whole number of at least 1, not ${metadata.cost}`,
+    );
+  }
   return metadata;
+}
+
+/** The units of the rate limit a request of this operation spends. */
+export function operationCost(metadata: OperationMetadata): number {
+  return metadata.cost ?? DEFAULT_OPERATION_COST;
 }
 
 export function operationMetadata(route: { metadata?: unknown }): OperationMetadata | undefined {

@@ -28,9 +28,17 @@ interface RouteSpec extends Omit<OperationMetadata, 'scope' | 'list'> {
   scope: Scope | null;
 }
 
-function metadataOf({ scope, oneTimeSecret, delegation, deprecated, requiresUser }: RouteSpec) {
+function metadataOf({
+  scope,
+  oneTimeSecret,
+  delegation,
+  deprecated,
+  requiresUser,
+  cost,
+}: RouteSpec) {
   return operation({
     scope,
+    ...(cost !== undefined && { cost }),
     ...(oneTimeSecret !== undefined && { oneTimeSecret }),
     ...(delegation !== undefined && { delegation }),
     ...(deprecated !== undefined && { deprecated }),

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contract } from './contract';
-import { scopeTable, withScopeTable } from './scope-table';
+import { costTable, scopeTable, withScopeTable } from './scope-table';
 
 const GUIDE = path.join(__dirname, '..', '..', '..', 'docs', 'api-guide.md');
 
-describe('the scope table of docs/api-guide.md', () => {
-  it('matches the contract (regenerate: pnpm --filter @platform/contract build && pnpm --filter @platform/contract scope-table)', () => {
+describe('the scope and cost tables of docs/api-guide.md', () => {
+  it('match the contract (regenerate: pnpm --filter @platform/contract build && pnpm --filter @platform/contract scope-table)', () => {
     const guide = readFileSync(GUIDE, 'utf8');
     expect(withScopeTable(guide)).toBe(guide);
   });
@@ -19,5 +19,18 @@ describe('the scope table of docs/api-guide.md', () => {
     expect(table.split('\n').filter((line) => line.startsWith('| `'))).toHaveLength(
       operations.length,
     );
+  });
+
+  it('lists the rate-limit cost of each operation that costs more than one unit', () => {
+    const rows = costTable()
+      .split('\n')
+      .filter((line) => line.startsWith('| '))
+      .slice(2);
+    expect(rows).toEqual([
+      '| `exports.create` | `POST /v1/exports` | 20 |',
+      '| `exports.download` | `GET /v1/exports/:id/file` | 10 |',
+      '| `checksums.retrieve` | `GET /v1/collections/checksums` | 20 |',
+      '| every other operation | | 1 |',
+    ]);
   });
 });

@@ -1,10 +1,13 @@
 import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { contract } from './contract';
-import { operationMetadata } from './operation';
+import { DEFAULT_OPERATION_COST, operationCost, operationMetadata } from './operation';
 
 export const SCOPE_TABLE_START =
   '<!-- scope-table:start (generated: pnpm --filter @platform/contract scope-table) -->';
 export const SCOPE_TABLE_END = '<!-- scope-table:end -->';
+export const COST_TABLE_START =
+  '<!-- cost-table:start (generated: pnpm --filter @platform/contract scope-table) -->';
+export const COST_TABLE_END = '<!-- cost-table:end -->';
 
 function routesOf(router: AppRouter, at: string[] = []): { operation: string; route: AppRoute }[] {
   return Object.entries(router).flatMap(([key, entry]) =>
@@ -39,10 +42,39 @@ export function scopeTable(): string {
   ].join('\n');
 }
 
-/** `page` with its scope table replaced by the current one. */
+/**
+ * The rate-limit section's table of the operations that cost more than one unit (the rest cost
+ * one), from the contract's `cost`.
+ */
+export function costTable(): string {
+  const rows = routesOf(contract as unknown as AppRouter).flatMap(({ operation, route }) => {
+    const metadata = operationMetadata(route);
+    const cost = metadata ? operationCost(metadata) : DEFAULT_OPERATION_COST;
+    return cost === DEFAULT_OPERATION_COST
+      ? []
+      : [`| \`${operation}\` | \`${route.method} ${route.path}\` | ${cost} |`];
+  });
+  return [
+    COST_TABLE_START,
+    '<!-- prettier-ignore-start -->',
+    '| SDK operation | HTTP | units |',
+    '| --- | --- | --- |',
+    ...rows,
+    `| every other operation | | ${DEFAULT_OPERATION_COST} |`,
+    '<!-- prettier-ignore-end -->',
+    COST_TABLE_END,
+  ].join('\n');
+}
+
+function replaceBetween(page: string, start: string, end: string, table: string): string {
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`the page has no ${start} … ${end} markers`);
+  return page.slice(0, from) + table + page.slice(to + end.length);
+}
+
+/** `page` with its scope table and its cost table replaced by the current ones. */
 export function withScopeTable(page: string): string {
-  const start = page.indexOf(SCOPE_TABLE_START);
-  const end = page.indexOf(SCOPE_TABLE_END);
-  if (start < 0 || end < start) throw new Error('the page has no scope-table markers');
-  return page.slice(0, start) + scopeTable() + page.slice(end + SCOPE_TABLE_END.length);
+  const scoped = replaceBetween(page, SCOPE_TABLE_START, SCOPE_TABLE_END, scopeTable());
+  return replaceBetween(scoped, COST_TABLE_START, COST_TABLE_END, costTable());
 }

@@ -1,4 +1,3 @@
-import type { ThrottlerStorage } from '@nestjs/throttler';
 import { OAUTH_PATHS } from '@platform/contract';
 import type { NextFunction, Request, Response } from 'express';
 import type { PlatformRequest } from '../common/http-context';
@@ -13,10 +12,11 @@ import {
   charge,
   normalizeIp,
 } from './organization-throttler.guard';
+import type { SlidingWindowStorage } from './sliding-window.store';
 
 export interface FrontDoorDependencies {
   config: AppConfig;
-  storage: ThrottlerStorage;
+  storage: SlidingWindowStorage;
   metrics: Metrics;
   /** The request's bearer authentication, resolved once and kept on the request; never rejects. */
   bearer: { authenticate(req: PlatformRequest): Promise<{ ok: boolean }> };

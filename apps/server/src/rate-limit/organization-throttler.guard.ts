@@ -6,17 +6,18 @@ import {
   ThrottlerGuard,
   type ThrottlerModuleOptions,
   type ThrottlerRequest,
-  type ThrottlerStorage,
 } from '@nestjs/throttler';
+import { DEFAULT_OPERATION_COST, operationCost } from '@platform/contract';
 import type { Response } from 'express';
 import ipaddr from 'ipaddr.js';
 import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import type { ProblemAnswer } from '../common/problem-details.filter';
 import { ProblemException } from '../common/problem.exception';
+import { contractRouteFor } from '../common/route-metadata';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Metrics } from '../metrics/metrics';
-import type { SlidingWindowRecord } from './sliding-window.store';
+import type { SlidingWindowRecord, SlidingWindowStorage } from './sliding-window.store';
 
 /** One budget, as the door and the guard charge it. */
 export interface Budget {
@@ -29,22 +30,18 @@ export interface Budget {
 }
 
 /**
- * Takes one request from a budget. Unreachable shared store (Redis): a 503 problem, failing
- * closed rather than serving unlimited.
+ * Takes a request's cost (whole units, 1 unless its operation declares more) from a budget, in one
+ * atomic step of the store. Unreachable shared store (Redis): a 503 problem, failing closed rather
+ * than serving unlimited.
  */
 export async function charge(
-  storage: ThrottlerStorage,
+  storage: SlidingWindowStorage,
   budget: Budget,
   windowMs: number,
+  cost = DEFAULT_OPERATION_COST,
 ): Promise<SlidingWindowRecord> {
   try {
-    return (await storage.increment(
-      budget.key,
-      windowMs,
-      budget.limit,
-      0,
-      budget.policy,
-    )) as SlidingWindowRecord;
+    return await storage.increment(budget.key, windowMs, budget.limit, 0, budget.policy, cost);
   } catch {
     throw new ProblemException(
       'service_unavailable',
@@ -63,6 +60,7 @@ export function applyRecord(
   budget: Budget,
   record: SlidingWindowRecord,
   windowMs: number,
+  cost = DEFAULT_OPERATION_COST,
 ): ProblemAnswer | undefined {
   // The throttler's time base (its records' resetAtMs come from it), not the injected Clock.
   const now = Date.now();
@@ -75,11 +73,21 @@ export function applyRecord(
   res.setHeader('RateLimit-Policy', `"${budget.policy}";q=${budget.limit};w=${windowSeconds}`);
   res.setHeader('RateLimit', `"${budget.policy}";r=${record.remaining};t=${resetIn}`);
   if (!record.isBlocked) return undefined;
+  const wait = record.timeToBlockExpire;
   return {
     code: 'rate_limited',
-    detail: `Rate limit of ${budget.limit} requests per ${windowSeconds} seconds exceeded; retry in ${record.timeToBlockExpire} s`,
-    headers: { 'Retry-After': String(record.timeToBlockExpire) },
+    detail:
+      cost === DEFAULT_OPERATION_COST
+        ? `Rate limit of ${budget.limit} requests per ${windowSeconds} seconds exceeded; retry in ${wait} s`
+        : `Rate limit of ${budget.limit} units per ${windowSeconds} seconds exceeded: this operation costs ${costPhrase(cost, record.cost)}; ${record.remaining} remain; retry in ${wait} s`,
+    headers: { 'Retry-After': String(wait) },
   };
+}
+
+function costPhrase(declared: number, charged: number): string {
+  return charged === declared
+    ? `${declared} units`
+    : `${declared} units, charged as ${charged} (the whole limit)`;
 }
 
 /**
@@ -92,12 +100,13 @@ export function applyRecord(
 export class OrganizationThrottlerGuard extends ThrottlerGuard {
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
-    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    // One of the two sliding-window stores (rate-limit.module.ts), which charge a cost.
+    @InjectThrottlerStorage() private readonly store: SlidingWindowStorage,
     reflector: Reflector,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {
-    super(options, storage, reflector);
+    super(options, store, reflector);
   }
 
   /**
@@ -116,8 +125,12 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
     const res = context.switchToHttp().getResponse<Response>();
     const budget = this.budgetOf(req);
     const windowMs = this.config.rateLimit.windowMs;
-    const record = await charge(this.storageService, budget, windowMs);
-    const refusal = applyRecord(res, budget, record, windowMs);
+    // An organization pays what the operation costs; a caller without a valid token is refused
+    // before any work, so one unit of its IP's budget.
+    const operation = req.principal ? contractRouteFor(context)?.operation : undefined;
+    const cost = operation ? operationCost(operation) : DEFAULT_OPERATION_COST;
+    const record = await charge(this.store, budget, windowMs, cost);
+    const refusal = applyRecord(res, budget, record, windowMs, cost);
     // `GET /v1/organization` reports it: one charge, so body and headers agree.
     if (req.principal) {
       req.rateLimit = {

@@ -1,32 +1,41 @@
 import { randomBytes } from 'node:crypto';
-import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
-import type { SlidingWindowRecord } from './sliding-window.store';
+import type { SlidingWindowRecord, SlidingWindowStorage } from './sliding-window.store';
 
 /**
  * The same sliding log as `SlidingWindowStore`, shared by every instance through Redis: a sorted
- * set of accept times per key, checked and updated in one Lua script, so the check is atomic
- * however requests spread over instances, and no 60 s window ever accepts more than the limit.
- * The clock is Redis's (`TIME`), so instances with skewed clocks still agree.
+ * set of accept times per key (one member per unit), checked and updated in one Lua script, so a
+ * request's whole cost is charged atomically however requests spread over instances, and no 60 s
+ * window ever accepts more than the limit. The clock is Redis's (`TIME`), so instances with
+ * skewed clocks still agree.
  *
- * Returns { accepted (0|1), accepted requests in the window, oldest accept time (ms), now (ms) }.
+ * ARGV: window (ms), limit, a random member suffix, cost (capped at the limit, as the memory
+ * store does). Returns { accepted (0|1), units in the window, the accept time (ms) whose leaving
+ * decides the reset, now (ms), units charged }: accepted, the oldest; refused, the one that must
+ * leave before the cost fits.
  */
 const SLIDING_LOG = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
+local cost = math.min(tonumber(ARGV[4]), limit)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 local accepted = 0
-if count < limit then
-  redis.call('ZADD', KEYS[1], now, now .. ':' .. ARGV[3])
+local decides = 0
+if count + cost <= limit then
+  for i = 1, cost do
+    redis.call('ZADD', KEYS[1], now, now .. ':' .. ARGV[3] .. ':' .. i)
+  end
   redis.call('PEXPIRE', KEYS[1], window)
-  count = count + 1
+  count = count + cost
   accepted = 1
+else
+  decides = count + cost - limit - 1
 end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2] or now
-return { accepted, count, tonumber(oldest), now }
+local oldest = redis.call('ZRANGE', KEYS[1], decides, decides, 'WITHSCORES')[2] or now
+return { accepted, count, tonumber(oldest), now, cost }
 `;
 
 type SlidingLogCommand = (
@@ -34,9 +43,10 @@ type SlidingLogCommand = (
   windowMs: number,
   limit: number,
   member: string,
-) => Promise<[number, number, number, number]>;
+  cost: number,
+) => Promise<[number, number, number, number, number]>;
 
-export class RedisSlidingWindowStore implements ThrottlerStorage {
+export class RedisSlidingWindowStore implements SlidingWindowStorage {
   private readonly slidingLog: SlidingLogCommand;
 
   constructor(
@@ -51,14 +61,22 @@ export class RedisSlidingWindowStore implements ThrottlerStorage {
   }
 
   /** Rejects when Redis is unreachable: the guard answers 503 (fails closed, never unlimited). */
-  async increment(key: string, _ttl: number, limit: number): Promise<SlidingWindowRecord> {
-    const [accepted, count, oldest, now] = await this.slidingLog(
+  async increment(
+    key: string,
+    _ttl: number,
+    limit: number,
+    _blockDuration?: number,
+    _throttlerName?: string,
+    cost = 1,
+  ): Promise<SlidingWindowRecord> {
+    const [accepted, count, decides, now, units] = await this.slidingLog(
       `${this.prefix}:ratelimit:${key}`,
       this.windowMs,
       limit,
       randomBytes(6).toString('base64url'),
+      cost,
     );
-    const resetAtMs = oldest + this.windowMs;
+    const resetAtMs = decides + this.windowMs;
     const wait = Math.max(1, Math.ceil((resetAtMs - now) / 1000));
     return accepted
       ? {
@@ -68,14 +86,16 @@ export class RedisSlidingWindowStore implements ThrottlerStorage {
           timeToBlockExpire: 0,
           remaining: Math.max(0, limit - count),
           resetAtMs,
+          cost: units,
         }
       : {
-          totalHits: count + 1,
+          totalHits: count + units,
           isBlocked: true,
           timeToExpire: wait,
           timeToBlockExpire: wait,
-          remaining: 0,
+          remaining: Math.max(0, limit - count),
           resetAtMs,
+          cost: units,
         };
   }
 }

@@ -131,6 +131,7 @@ describe(SlidingWindowStore.name, () => {
       timeToBlockExpire: 0,
       remaining: 1,
       resetAtMs: 1_060_000,
+      cost: 1,
     });
     now += 15_500;
     expect(sut.hit('k', 2)).toEqual({
@@ -140,6 +141,7 @@ describe(SlidingWindowStore.name, () => {
       timeToBlockExpire: 0,
       remaining: 0,
       resetAtMs: 1_060_000,
+      cost: 1,
     });
     now += 30_000;
     expect(sut.hit('k', 2)).toEqual({
@@ -149,6 +151,188 @@ describe(SlidingWindowStore.name, () => {
       timeToBlockExpire: 15,
       remaining: 0,
       resetAtMs: 1_060_000,
+      cost: 1,
+    });
+  });
+
+  describe('operations that cost several units', () => {
+    it('charges all of a cost in one step, or none of it, and refuses until all of it fits', () => {
+      // Limit 30: one unit at 0 s, then at 2 s an export (20) and two reads.
+      expect(sut.hit('k', 30, 1)).toMatchObject({ isBlocked: false, remaining: 29 });
+      now = 1_002_000;
+      expect(sut.hit('k', 30, 20)).toEqual({
+        totalHits: 21,
+        isBlocked: false,
+        timeToExpire: 58,
+        timeToBlockExpire: 0,
+        remaining: 9,
+        resetAtMs: 1_060_000,
+        cost: 20,
+      });
+      sut.hit('k', 30);
+      expect(sut.hit('k', 30)).toMatchObject({ isBlocked: false, remaining: 7 });
+      // 20 more do not fit in the 7 left: refused until 13 units have left the window, the 13th
+      // oldest being one of the export's at 2 s (not the 0 s read, which frees only one).
+      expect(sut.hit('k', 30, 20)).toEqual({
+        totalHits: 43,
+        isBlocked: true,
+        timeToExpire: 60,
+        timeToBlockExpire: 60,
+        remaining: 7,
+        resetAtMs: 1_062_000,
+        cost: 20,
+      });
+      // The refusal recorded nothing: a one-unit read still passes, and 6 more fill the window.
+      expect(sut.hit('k', 30)).toMatchObject({ isBlocked: false, remaining: 6 });
+      expect(sut.hit('k', 30, 6)).toMatchObject({ isBlocked: false, remaining: 0, totalHits: 30 });
+      expect(sut.hit('k', 30)).toMatchObject({ isBlocked: true, resetAtMs: 1_060_000 });
+      // At 60 s the 0 s unit leaves: one read fits, the export still waits for its own.
+      now = 1_060_000;
+      expect(sut.hit('k', 30, 20)).toMatchObject({
+        isBlocked: true,
+        remaining: 1,
+        resetAtMs: 1_062_000,
+        timeToBlockExpire: 2,
+      });
+      now = 1_062_000;
+      expect(sut.hit('k', 30, 20)).toMatchObject({ isBlocked: false, remaining: 10 });
+    });
+
+    it('waits for exactly the accepts in the way', () => {
+      // Limit 5, one unit at 0, 1, 2 and 3 s: a cost of 3 needs the two oldest gone (1 s + 60 s).
+      for (let i = 0; i < 4; i++) {
+        sut.hit('k', 5);
+        now += 1_000;
+      }
+      expect(sut.hit('k', 5, 3)).toMatchObject({
+        isBlocked: true,
+        totalHits: 7,
+        remaining: 1,
+        resetAtMs: 1_061_000,
+        timeToBlockExpire: 57,
+        cost: 3,
+      });
+      expect(sut.hit('k', 5, 4)).toMatchObject({ resetAtMs: 1_062_000, cost: 4 });
+      expect(sut.hit('k', 5, 1)).toMatchObject({ isBlocked: false, resetAtMs: 1_060_000 });
+    });
+
+    it('waits for the right accept when its ring is smaller than a lowered limit', () => {
+      // 40 units 100 ms apart under 1000 a minute; then 50 a minute: a cost of 20 needs the 10
+      // oldest gone, the 10th accepted at 0.9 s.
+      for (let i = 0; i < 40; i++) {
+        sut.hit('k', 1000);
+        now += 100;
+      }
+      expect(sut.hit('k', 50, 20)).toMatchObject({
+        isBlocked: true,
+        remaining: 10,
+        resetAtMs: 1_060_900,
+      });
+      expect(sut.hit('k', 50, 11)).toMatchObject({ isBlocked: true, resetAtMs: 1_060_000 });
+      expect(sut.hit('k', 50, 10)).toMatchObject({ isBlocked: false, remaining: 0 });
+    });
+
+    it('charges a cost above the limit as the whole limit, so it is never locked out', () => {
+      expect(sut.hit('k', 10, 20)).toEqual({
+        totalHits: 10,
+        isBlocked: false,
+        timeToExpire: 60,
+        timeToBlockExpire: 0,
+        remaining: 0,
+        resetAtMs: 1_060_000,
+        cost: 10,
+      });
+      now += 5_000;
+      expect(sut.hit('k', 10, 20)).toMatchObject({
+        isBlocked: true,
+        remaining: 0,
+        resetAtMs: 1_060_000,
+        cost: 10,
+      });
+      now = 1_060_000;
+      // A window later it passes again; with one unit spent it waits for that one to leave.
+      expect(sut.hit('k', 10)).toMatchObject({ isBlocked: false, remaining: 9 });
+      now = 1_070_000;
+      expect(sut.hit('k', 10, 20)).toMatchObject({ isBlocked: true, resetAtMs: 1_120_000 });
+      now = 1_120_000;
+      expect(sut.hit('k', 10, 20)).toMatchObject({ isBlocked: false, remaining: 0 });
+    });
+
+    it('admits at most the limit in units in any window, and refuses only what does not fit', () => {
+      const limit = 50;
+      let seed = 7;
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      const units: number[] = [];
+      let refusals = 0;
+      for (let i = 0; i < 3_000; i++) {
+        now += Math.floor(random() * 400);
+        const cost = 1 + Math.floor(random() * 25);
+        const record = sut.hit('org', limit, cost);
+        const inWindow = units.filter((t) => t > now - WINDOW).length;
+        if (record.isBlocked) {
+          refusals++;
+          // Refused only when it does not fit, and told when it will.
+          expect(inWindow + cost).toBeGreaterThan(limit);
+          expect(record.remaining).toBe(limit - inWindow);
+          const stillIn = units.filter((t) => t > record.resetAtMs - WINDOW).length;
+          expect(stillIn + cost).toBeLessThanOrEqual(limit);
+          expect(units.filter((t) => t >= record.resetAtMs - WINDOW).length + cost).toBeGreaterThan(
+            limit,
+          );
+        } else {
+          expect(inWindow + cost).toBeLessThanOrEqual(limit);
+          expect(record.remaining).toBe(limit - inWindow - cost);
+          for (let u = 0; u < cost; u++) units.push(now);
+        }
+      }
+      expect(refusals).toBeGreaterThan(100);
+      for (let i = limit; i < units.length; i++) {
+        expect(units[i]! - units[i - limit]!).toBeGreaterThanOrEqual(WINDOW);
+      }
+    });
+
+    it('sizes its ring for the units, growing only when they do not fit', () => {
+      expect(sut.hit('k', 1000, 16)).toMatchObject({ remaining: 984 });
+      expect(sut.capacityOf('k')).toBe(16);
+      sut.hit('k', 1000);
+      expect(sut.capacityOf('k')).toBe(32);
+      // 17 + 40 = 57: doubling (64) is enough.
+      sut.hit('k', 1000, 40);
+      expect(sut.capacityOf('k')).toBe(64);
+      // 57 + 100 = 157: more than doubling.
+      expect(sut.hit('k', 1000, 100)).toMatchObject({ remaining: 843 });
+      expect(sut.capacityOf('k')).toBe(157);
+      // Never beyond the limit: 157 + 43 = 200 of 200.
+      expect(sut.hit('k', 200, 43)).toMatchObject({ isBlocked: false, remaining: 0 });
+      expect(sut.capacityOf('k')).toBe(200);
+    });
+
+    it('keeps room for a large cost when its ring shrinks', () => {
+      sut.hit('k', 1000, 120);
+      now = 1_001_000;
+      sut.hit('k', 1000, 8);
+      expect(sut.capacityOf('k')).toBe(240);
+      // At 60 s the first 120 leave; 8 remain, a quarter of the ring at most, so it halves,
+      // but not below the 208 this request needs.
+      now = 1_060_000;
+      expect(sut.hit('k', 1000, 200)).toMatchObject({ isBlocked: false, remaining: 792 });
+      expect(sut.capacityOf('k')).toBe(208);
+      // The accepts are intact: the 8 from 1 s leave at 61 s, the 200 at 120 s.
+      expect(sut.hit('k', 208, 1)).toMatchObject({ isBlocked: true, resetAtMs: 1_061_000 });
+      now = 1_061_000;
+      expect(sut.hit('k', 208, 8)).toMatchObject({ isBlocked: false, remaining: 0 });
+      expect(sut.hit('k', 208, 9)).toMatchObject({ isBlocked: true, resetAtMs: 1_120_000 });
+    });
+
+    it('charges one unit through the throttler interface unless told a cost', async () => {
+      await expect(sut.increment('k', WINDOW, 30, 0, 'default')).resolves.toMatchObject({
+        remaining: 29,
+        cost: 1,
+      });
+      await expect(sut.increment('k', WINDOW, 30, 0, 'default', 20)).resolves.toMatchObject({
+        remaining: 9,
+        cost: 20,
+      });
     });
   });
 

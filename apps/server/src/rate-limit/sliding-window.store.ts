@@ -8,10 +8,30 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 export interface SlidingWindowRecord extends ThrottlerStorageRecord {
-  /** Accepted requests left in the current window, after this one. */
+  /** Units left in the current window: after this request's if it was accepted. */
   remaining: number;
-  /** Epoch ms when the oldest accepted request leaves the window, i.e. when a slot next frees. */
+  /**
+   * Epoch ms when the accepts in the way leave the window: accepted, when the oldest leaves (a
+   * unit next frees); refused, when enough have left for this request's cost to fit.
+   */
   resetAtMs: number;
+  /** The units this request was charged, or would have been: its cost, at most the limit. */
+  cost: number;
+}
+
+/**
+ * Both stores: @nestjs/throttler's storage, whose `increment` also takes the request's cost (a
+ * whole number of units, default 1) and charges it in one atomic step.
+ */
+export interface SlidingWindowStorage extends ThrottlerStorage {
+  increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+    cost?: number,
+  ): Promise<SlidingWindowRecord>;
 }
 
 interface Log {
@@ -34,12 +54,13 @@ const INITIAL_CAPACITY = 16;
  *
  * The throttler's built-in storage counts per fixed window, which at a window edge admits up to
  * twice the limit within 60 s. api.md forbids that: no 60-second window may accept more than the
- * limit. So we keep the accept times of the last `limit` requests in a ring: a request is accepted
- * only if the oldest of them is at least a window old. That is exact, O(1) per request (amortised),
- * and at most `limit` numbers (fewer: the accepts of the last window) of memory per active key.
- * Rejected requests are not recorded.
+ * limit. So we keep the accept times of the last `limit` units in a ring: a request of cost N is
+ * accepted only if, once the accepts older than a window are dropped, N more fit, and then it
+ * records N accepts at its time. That is exact, O(N) per request (amortised), and at most `limit`
+ * numbers (fewer: the units of the last window) of memory per active key. Rejected requests are
+ * not recorded.
  */
-export class SlidingWindowStore implements ThrottlerStorage, OnModuleDestroy {
+export class SlidingWindowStore implements SlidingWindowStorage, OnModuleDestroy {
   private readonly logs = new Map<string, Log>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -55,48 +76,65 @@ export class SlidingWindowStore implements ThrottlerStorage, OnModuleDestroy {
     clearInterval(this.sweeper);
   }
 
-  increment(key: string, _ttl: number, limit: number): Promise<SlidingWindowRecord> {
-    return Promise.resolve(this.hit(key, limit));
+  increment(
+    key: string,
+    _ttl: number,
+    limit: number,
+    _blockDuration?: number,
+    _throttlerName?: string,
+    cost?: number,
+  ): Promise<SlidingWindowRecord> {
+    return Promise.resolve(this.hit(key, limit, cost));
   }
 
-  hit(key: string, limit: number): SlidingWindowRecord {
+  /**
+   * Charges `cost` units. A cost above the limit is charged as the limit (a request that needs
+   * the whole window to itself), so no operation is locked out for good.
+   */
+  hit(key: string, limit: number, cost = 1): SlidingWindowRecord {
     const now = this.now();
+    const units = Math.min(cost, limit);
     const log = this.logFor(key, limit);
     const windowStart = now - this.windowMs;
 
     // Accept times that have left the window can no longer decide anything: drop them, so a key
-    // holds at most its requests of the last window, not every request it ever made (up to the
+    // holds at most its units of the last window, not every unit it ever spent (up to the
     // limit). Entries are in accept order, so they are a prefix of the ring.
     const expired = firstIndexSince(log, windowStart);
     log.head = (log.head + expired) % log.times.length;
     log.size -= expired;
 
-    if (log.size === limit) {
-      // Every one of the last `limit` accepts is inside the window.
-      const resetAtMs = at(log, 0) + this.windowMs;
+    const needed = log.size + units;
+    if (needed > limit) {
+      // The oldest `needed - limit` accepts must leave the window before this request fits.
+      const resetAtMs = at(log, needed - limit - 1) + this.windowMs;
       const wait = Math.max(1, Math.ceil((resetAtMs - now) / 1000));
       return {
-        totalHits: limit + 1,
+        totalHits: needed,
         isBlocked: true,
         timeToExpire: wait,
         timeToBlockExpire: wait,
-        remaining: 0,
+        remaining: limit - log.size,
         resetAtMs,
+        cost: units,
       };
     }
 
-    if (log.size === log.times.length) {
-      resize(log, Math.min(log.times.length * 2, limit));
+    if (needed > log.times.length) {
+      resize(log, Math.min(limit, Math.max(log.times.length * 2, needed)));
     } else if (
       // Stryker disable next-line EqualityOperator: halving a ring of the initial size keeps its size
       log.times.length > INITIAL_CAPACITY &&
       log.size * 4 <= log.times.length
     ) {
-      // Traffic fell to a quarter of what the ring was sized for: give half of it back.
-      resize(log, Math.max(INITIAL_CAPACITY, Math.ceil(log.times.length / 2)));
+      // Traffic fell to a quarter of what the ring was sized for: give half of it back (keeping
+      // room for this request).
+      resize(log, Math.max(INITIAL_CAPACITY, Math.ceil(log.times.length / 2), needed));
     }
-    log.times[(log.head + log.size) % log.times.length] = now;
-    log.size++;
+    for (let i = 0; i < units; i++) {
+      log.times[(log.head + log.size) % log.times.length] = now;
+      log.size++;
+    }
     const resetAtMs = at(log, 0) + this.windowMs;
     return {
       totalHits: log.size,
@@ -105,6 +143,7 @@ export class SlidingWindowStore implements ThrottlerStorage, OnModuleDestroy {
       timeToBlockExpire: 0,
       remaining: limit - log.size,
       resetAtMs,
+      cost: units,
     };
   }
 

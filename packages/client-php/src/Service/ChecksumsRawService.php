@@ -34,6 +34,9 @@ final class ChecksumsRawService
      * the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`,
      * and each collection its read scope: asking for one the token cannot read is a 403.
      *
+     * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where
+     * most operations cost 1.
+     *
      * `GET /v1/collections/checksums`. Requires the `exports:read` scope.
      *
      * @param array{

@@ -43,6 +43,9 @@ final class ExportsService
      * (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without
      * it is a 403, and an export of a collection the token cannot read is a 404.
      *
+     * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where
+     * most operations cost 1.
+     *
      * `POST /v1/exports` (sent with an Idempotency-Key, so it is retried safely). Requires the
      * `exports:write` scope.
      *
@@ -128,6 +131,9 @@ final class ExportsService
      * failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope
      * (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without
      * it is a 403, and an export of a collection the token cannot read is a 404.
+     *
+     * **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where
+     * most operations cost 1.
      *
      * `GET /v1/exports/{id}/file`. Requires the `exports:read` scope.
      *

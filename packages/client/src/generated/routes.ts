@@ -1010,6 +1010,8 @@ export interface ExportsResource {
    *
    * Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
    *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
    * Scope: `exports:write`.
    */
   create(args: { body: ExportCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Export>;
@@ -1038,6 +1040,8 @@ export interface ExportsResource {
    *
    * The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
    *
+   * **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
    * Scope: `exports:read`.
    */
   download(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<string>;
@@ -1059,6 +1063,8 @@ export interface ChecksumsResource {
    * Count and checksum collections
    *
    * For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
+   *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
    *
    * Scope: `exports:read`.
    */

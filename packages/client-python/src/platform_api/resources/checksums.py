@@ -34,6 +34,8 @@ class Checksums(SyncAPIResource):
 
         For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
 
+        **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+
         Args:
             collections: Comma-separated collections (students, courses, enrollments, payments, exams, exam_results); default: every one the token may read.
         """
@@ -57,6 +59,8 @@ class ChecksumsWithRawResponse(SyncAPIResource):
         `GET /v1/collections/checksums` (scope `exports:read`).
 
         For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
+
+        **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -94,6 +98,8 @@ class AsyncChecksums(AsyncAPIResource):
 
         For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
 
+        **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+
         Args:
             collections: Comma-separated collections (students, courses, enrollments, payments, exams, exam_results); default: every one the token may read.
         """
@@ -118,6 +124,8 @@ class AsyncChecksumsWithRawResponse(AsyncAPIResource):
         `GET /v1/collections/checksums` (scope `exports:read`).
 
         For each collection: how many records the organization has and a SHA-256 checksum of their ids and `updated_at` values, all read in one snapshot, with the change-feed cursor of that snapshot. Compute the same checksum over your copy (the SDKs have a helper) to prove it matches. Needs `exports:read`, and each collection its read scope: asking for one the token cannot read is a 403.
+
+        **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 

@@ -40,6 +40,8 @@ class Exports(SyncAPIResource):
 
         Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
+        **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+
         Args:
             format: Default (when not given): `"ndjson"`.
             filters: The collection's list filters, as a list request's query would give them: `{ "status": "active,graduated", "created_at[gte]": "2026-01-01T00:00:00Z", "updated_since": "…" }`. `page`, `per_page`, `sort` and `q` are refused. Default (when not given): `{}`.
@@ -122,6 +124,8 @@ class Exports(SyncAPIResource):
         `GET /v1/exports/{id}/file` (scope `exports:read`).
 
         The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+
+        **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
         """
         return self.with_raw_response.download(
             id,
@@ -162,6 +166,8 @@ class ExportsWithRawResponse(SyncAPIResource):
         `POST /v1/exports` (scope `exports:write`).
 
         Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+
+        **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -261,6 +267,8 @@ class ExportsWithRawResponse(SyncAPIResource):
 
         The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
+        **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
@@ -313,6 +321,8 @@ class AsyncExports(AsyncAPIResource):
         `POST /v1/exports` (scope `exports:write`).
 
         Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+
+        **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Args:
             format: Default (when not given): `"ndjson"`.
@@ -399,6 +409,8 @@ class AsyncExports(AsyncAPIResource):
         `GET /v1/exports/{id}/file` (scope `exports:read`).
 
         The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+
+        **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
         """
         response = await self.with_raw_response.download(
             id,
@@ -441,6 +453,8 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
         `POST /v1/exports` (scope `exports:write`).
 
         Starts a background export of one collection, read from one consistent snapshot, as NDJSON (one resource per line, as the API returns it) or CSV (a header row of the resource's fields). Answers 202 with the export: poll `GET /v1/exports/{id}` until `status` is `succeeded`, then download `GET /v1/exports/{id}/file`. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+
+        **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -539,6 +553,8 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
         `GET /v1/exports/{id}/file` (scope `exports:read`).
 
         The file of a succeeded export, streamed: `application/x-ndjson` or `text/csv`. A queued, running, failed or expired export is a 409. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+
+        **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
