@@ -239,7 +239,8 @@ export const exportsContract = c.router(
           'The export has no file (not finished yet, failed, or expired), or an Idempotency-Key was reused.',
         ),
       },
-      metadata: operation({ scope: 'exports:read', oneTimeSecret: 'url' }),
+      // The link downloads the file, whose own route costs 10: docs/decisions/0019-rate-limit-costs.md.
+      metadata: operation({ scope: 'exports:read', oneTimeSecret: 'url', cost: 10 }),
     },
   },
   ROUTER_OPTIONS,

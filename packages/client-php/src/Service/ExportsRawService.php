@@ -190,6 +190,9 @@ final class ExportsRawService
      * for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and
      * an export of a collection the token cannot read is a 404.
      *
+     * **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where
+     * most operations cost 1.
+     *
      * `POST /v1/exports/{id}/download_links` (sent with an Idempotency-Key, so it is retried safely).
      * Requires the `exports:read` scope.
      *

@@ -1051,6 +1051,8 @@ export interface ExportsResource {
    *
    * A URL that downloads the file of a succeeded export without a token, for 5 minutes: hand it to a browser, `curl` or a job that holds no API token. A queued, running, failed or expired export is a 409, as for the file. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
    *
+   * **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
    * Scope: `exports:read`.
    */
   createDownloadLink(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<ExportDownloadLink>;

@@ -143,6 +143,8 @@ class Exports(SyncAPIResource):
         `POST /v1/exports/{id}/download_links` (scope `exports:read`).
 
         A URL that downloads the file of a succeeded export without a token, for 5 minutes: hand it to a browser, `curl` or a job that holds no API token. A queued, running, failed or expired export is a 409, as for the file. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+
+        **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
         """
         return self.with_raw_response.create_download_link(
             id,
@@ -290,6 +292,8 @@ class ExportsWithRawResponse(SyncAPIResource):
 
         A URL that downloads the file of a succeeded export without a token, for 5 minutes: hand it to a browser, `curl` or a job that holds no API token. A queued, running, failed or expired export is a 409, as for the file. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
 
+        **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
         return self._request(
@@ -429,6 +433,8 @@ class AsyncExports(AsyncAPIResource):
         `POST /v1/exports/{id}/download_links` (scope `exports:read`).
 
         A URL that downloads the file of a succeeded export without a token, for 5 minutes: hand it to a browser, `curl` or a job that holds no API token. A queued, running, failed or expired export is a 409, as for the file. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+
+        **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
         """
         response = await self.with_raw_response.create_download_link(
             id,
@@ -576,6 +582,8 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
         `POST /v1/exports/{id}/download_links` (scope `exports:read`).
 
         A URL that downloads the file of a succeeded export without a token, for 5 minutes: hand it to a browser, `curl` or a job that holds no API token. A queued, running, failed or expired export is a 409, as for the file. Besides its own scope, an export needs its collection's read scope (`students:read` for students, `exam_results:read` for exams and exam results, …): creating one without it is a 403, and an export of a collection the token cannot read is a 404.
+
+        **Rate limit:** costs 10 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
