@@ -67,13 +67,20 @@ export class SnapshotOpener implements OnModuleDestroy {
           const cursor = client.query(
             new Cursor<Record<string, unknown>>(compiled.text, compiled.values),
           );
+          // The next batch is asked for before this one is handed over: PostgreSQL reads and
+          // sends it while the export formats and writes this one.
+          let next: Promise<Record<string, unknown>[]> | undefined =
+            cursor.read(SNAPSHOT_BATCH_ROWS);
           try {
             for (;;) {
-              const rows = await cursor.read(SNAPSHOT_BATCH_ROWS);
+              const rows = await next;
+              next = undefined;
               if (rows.length === 0) return;
+              next = cursor.read(SNAPSHOT_BATCH_ROWS);
               yield rows;
             }
           } finally {
+            await next?.catch(() => undefined);
             await cursor.close();
           }
         },
