@@ -547,9 +547,9 @@ export function pageStatements<T extends ObjectLiteral>(
   query: ListQuery,
   fields: ListFields,
   searchDeadline = 0,
-): { count: CompiledSql; page: CompiledSql; pageWithTotal?: CompiledSql } {
+): { count: CompiledSql; page: CompiledSql; pageWithTotal?: CompiledSql; every?: CompiledSql } {
   const sql = new Sql(repo.manager.connection);
-  const { count, page, pageWithTotal } = new ListCollection(sql, repo, fields).statements(
+  const { count, page, pageWithTotal, every } = new ListCollection(sql, repo, fields).statements(
     organizationId,
     query,
     searchDeadline,
@@ -558,5 +558,6 @@ export function pageStatements<T extends ObjectLiteral>(
     count: sql.compile(count.text, count.params),
     page: sql.compile(page.text, page.params),
     ...(pageWithTotal && { pageWithTotal: sql.compile(pageWithTotal.text, pageWithTotal.params) }),
+    ...(every && { every: sql.compile(every.text, every.params) }),
   };
 }
