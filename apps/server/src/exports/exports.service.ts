@@ -428,10 +428,12 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
         JSON.parse(record.filters) as Record<string, string>,
       );
       const repo = this.dataSource.getRepository(source.entity);
-      const { page } = ListCollection.of(this.sql, repo, source.listQuery).statements(
+      const { every } = ListCollection.of(this.sql, repo, source.listQuery).statements(
         record.organizationId,
         query,
       );
+      // An export's filters never search (EXPORT_REFUSED_FILTERS has q).
+      if (!every) throw new Error('an export query has no unpaged statement');
       const toResource = rowMapper(this.dataSource, source);
       const fields = Object.keys(source.resource.shape as Record<string, unknown>);
       const { rows, bytes } = await this.snapshots.run(async (snapshot) => {
@@ -465,7 +467,7 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
         if (record.format === 'csv') await write(csvHeader(fields));
         const format =
           record.format === 'csv' ? (r: Record<string, unknown>) => csvRow(fields, r) : ndjsonLine;
-        for await (const batch of snapshot.batches(page.text, page.params)) {
+        for await (const batch of snapshot.batches(every.text, every.params)) {
           for (const row of batch) {
             const line = format(toResource(row));
             if (buffer.length - used < line.length * 3) await write(line);

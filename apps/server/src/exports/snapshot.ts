@@ -7,8 +7,12 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql, type SqlParams } from '../database/sql';
 
-/** Rows fetched per round trip (PostgreSQL) or per turn of the event loop (SQLite). */
-export const SNAPSHOT_BATCH_ROWS = 5_000;
+/**
+ * Rows fetched per round trip (PostgreSQL) or per turn of the event loop (SQLite). Small: the
+ * server's resident set grew by 86 MB during an export of a million students with batches of
+ * 5,000 rows and by 33 MB with batches of 500, at the same throughput (bench/export.bench.js).
+ */
+export const SNAPSHOT_BATCH_ROWS = 500;
 
 /** One consistent, read-only view of the database: every read inside sees the same commit. */
 export interface Snapshot {
@@ -63,13 +67,20 @@ export class SnapshotOpener implements OnModuleDestroy {
           const cursor = client.query(
             new Cursor<Record<string, unknown>>(compiled.text, compiled.values),
           );
+          // The next batch is asked for before this one is handed over: PostgreSQL reads and
+          // sends it while the export formats and writes this one.
+          let next: Promise<Record<string, unknown>[]> | undefined =
+            cursor.read(SNAPSHOT_BATCH_ROWS);
           try {
             for (;;) {
-              const rows = await cursor.read(SNAPSHOT_BATCH_ROWS);
+              const rows = await next;
+              next = undefined;
               if (rows.length === 0) return;
+              next = cursor.read(SNAPSHOT_BATCH_ROWS);
               yield rows;
             }
           } finally {
+            await next?.catch(() => undefined);
             await cursor.close();
           }
         },

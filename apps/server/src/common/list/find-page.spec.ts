@@ -43,7 +43,7 @@ describe(pageStatements.name, () => {
 
   async function plan(rawQuery: Record<string, string>) {
     const query = contract.students.list.query.parse(rawQuery);
-    const { page, count, pageWithTotal } = pageStatements(
+    const { page, count, pageWithTotal, every } = pageStatements(
       dataSource.getRepository(Student),
       'org_x',
       query,
@@ -61,8 +61,21 @@ describe(pageStatements.name, () => {
       count: (await explain(count)).map((r) => r.detail),
       /** Page and tally in one statement, when the total is tallied. */
       withTotal: pageWithTotal && (await explain(pageWithTotal)).map((r) => r.detail),
+      /** Every matching row, unpaged (an export). */
+      every: every && (await explain(every)).map((r) => r.detail),
     };
   }
+
+  // An export streams a million rows: read in index order as they come, never collected first.
+  it.each([
+    [{ sort: 'created_at' }, 'idx_students_org_created (organization_id=?)'],
+    [
+      { sort: 'created_at', status: 'active' },
+      'idx_students_org_status_created (organization_id=? AND status=?)',
+    ],
+  ])('the unpaged read of %j walks one index, with no sort step', async (query, index) => {
+    expect((await plan(query)).every).toEqual([`SEARCH students USING INDEX ${index}`]);
+  });
 
   it.each([
     ['-created_at', 'idx_students_org_created'],

@@ -67,6 +67,12 @@ export interface ListStatements {
    * the total. Set when the total is tallied.
    */
   pageWithTotal?: Statement;
+  /**
+   * Every matching row in the list's order, unpaged, read straight from the (organization, sort
+   * field, id) index: what an export streams. Set when the query does not search. (The page's
+   * deferred join would first collect every id, then sort the rows again.)
+   */
+  every?: Statement;
   /** SEARCH_WALK_ROWS: the page taken by walking the list's order; valid only when full. */
   walk?: Statement & {
     /** The sort column (database name): the walk is only tried when an index serves its order. */
@@ -430,7 +436,10 @@ export class ListCollection<T extends ObjectLiteral> {
     }
     const rows = `FROM ${table} WHERE ${id} IN (SELECT ${id} ${filtered}) ORDER BY ${order}`;
     const page = { text: `SELECT ${this.select} ${rows}`, params: pageParams };
-    if (!count.tallied) return { count, page };
+    const every = searching
+      ? undefined
+      : { text: `SELECT ${this.select} FROM ${from} WHERE ${where} ORDER BY ${order}`, params };
+    if (!count.tallied) return { count, page, ...(every && { every }) };
     // The tally is an uncorrelated subquery, read once per statement (an InitPlan on PostgreSQL).
     // One set of parameters: a name both use must mean the same value (a programming error).
     for (const [name, value] of Object.entries(count.params)) {
@@ -441,7 +450,7 @@ export class ListCollection<T extends ObjectLiteral> {
       text: `SELECT (${count.text}) AS ${quoteIdentifier(TOTAL_COLUMN)}, ${this.select} ${rows}`,
       params: { ...count.params, ...pageParams },
     };
-    return { count, page, pageWithTotal };
+    return { count, page, pageWithTotal, ...(every && { every }) };
   }
 
   /**
@@ -538,9 +547,9 @@ export function pageStatements<T extends ObjectLiteral>(
   query: ListQuery,
   fields: ListFields,
   searchDeadline = 0,
-): { count: CompiledSql; page: CompiledSql; pageWithTotal?: CompiledSql } {
+): { count: CompiledSql; page: CompiledSql; pageWithTotal?: CompiledSql; every?: CompiledSql } {
   const sql = new Sql(repo.manager.connection);
-  const { count, page, pageWithTotal } = new ListCollection(sql, repo, fields).statements(
+  const { count, page, pageWithTotal, every } = new ListCollection(sql, repo, fields).statements(
     organizationId,
     query,
     searchDeadline,
@@ -549,5 +558,6 @@ export function pageStatements<T extends ObjectLiteral>(
     count: sql.compile(count.text, count.params),
     page: sql.compile(page.text, page.params),
     ...(pageWithTotal && { pageWithTotal: sql.compile(pageWithTotal.text, pageWithTotal.params) }),
+    ...(every && { every: sql.compile(every.text, every.params) }),
   };
 }
