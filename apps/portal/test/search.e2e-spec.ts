@@ -1,6 +1,6 @@
 /**
- * Search and filters on the lists of tokens, members, OAuth apps, webhook endpoints and
- * invitations, in Chromium at 1280 and 375 pixels wide against the real server (SQLite;
+ * Search and filters on the lists of tokens (and their status), members, OAuth apps, webhook
+ * endpoints and invitations, in Chromium at 1280 and 375 pixels wide against the real server (SQLite;
  * PostgreSQL with TEST_DATABASE_URL): a labelled search box whose text reaches the API as `q`
  * once typing pauses, kept in the URL (`?q=`, back to page 1), a "No tokens match “x”" empty
  * state, and axe-core with no violation of any impact in each search state.
@@ -62,10 +62,21 @@ describe.each([
     await server.createUser(id, `ana_maria-${tag}@search-school.test`, PASSWORD, {
       role: 'developer',
     });
-    // 30 tokens: a search must bring a match from page 2 back to page 1.
+    // 30 tokens: a search must bring a match from page 2 back to page 1. `sync 1` has expired
+    // and `sync 2` is revoked, for the status filter.
     await server.createToken(id, ['students:read'], { name: 'Deploy 100% prod' });
-    for (let i = 1; i < 30; i++)
-      await server.createToken(id, ['students:read'], { name: `sync ${i}` });
+    for (let i = 1; i < 30; i++) {
+      const made = await server.createToken(id, ['students:read'], {
+        name: `sync ${i}`,
+        ...(i === 1 && { expiresAt: new Date(Date.now() + 3_600_000) }),
+      });
+      // An expiry in the past, which the API refuses to set: written to the row.
+      if (i === 1)
+        await server.dataSource
+          .getRepository('PersonalAccessToken')
+          .update(made.id, { expiresAt: new Date(Date.now() - 86_400_000) });
+      if (i === 2) await server.revokeToken(made.id);
+    }
     await server.createOAuthClient(id, {
       type: 'public',
       name: 'Gradebook Mobile',
@@ -125,6 +136,50 @@ describe.each([
     ).resolves.toBe('100%');
     // Clearing the box shows every token again, from page 1.
     await admin.getByRole('searchbox', { name: 'Search tokens' }).fill('');
+    await admin.getByText('Showing 1–25 of 30 tokens').waitFor();
+    expect(queryOf(admin)).toEqual({});
+  });
+
+  test('tokens: Show picks active, expired or revoked ones (in the URL), with the search', async () => {
+    await admin.goto(portal('/tokens'));
+    await admin.getByText('Showing 1–25 of 30 tokens').waitFor();
+    const show = admin.getByLabel('Show', { exact: true });
+    await show.selectOption({ label: 'Expired' });
+    await admin.getByText('1 of 1 tokens').waitFor();
+    expect(queryOf(admin)).toEqual({ status: 'expired' });
+    await admin.getByRole('rowheader', { name: /^sync 1 expired$/ }).waitFor();
+    await expectAccessible(admin, 'tokens, expired');
+
+    await show.selectOption({ label: 'Revoked' });
+    await admin.getByRole('rowheader', { name: /^sync 2 revoked/ }).waitFor();
+    expect(queryOf(admin)).toEqual({ status: 'revoked' });
+    await expect(admin.locator('tbody tr').count()).resolves.toBe(1);
+    // A revoked token offers nothing to revoke.
+    await expect(admin.getByRole('button', { name: /^Revoke/ }).count()).resolves.toBe(0);
+
+    await show.selectOption({ label: 'Active' });
+    await admin.getByText('Showing 1–25 of 28 tokens').waitFor();
+    expect(queryOf(admin)).toEqual({ status: 'active' });
+    // With a search: only active matches; a reload keeps both.
+    await admin.getByRole('searchbox', { name: 'Search tokens' }).fill('sync 1');
+    await admin.getByText('10 of 10 tokens').waitFor();
+    expect(queryOf(admin)).toEqual({ status: 'active', q: 'sync 1' });
+    await expect(admin.getByRole('rowheader', { name: /^sync 1$/ }).count()).resolves.toBe(0);
+    await admin.reload();
+    await admin.getByText('10 of 10 tokens').waitFor();
+    await expect(show.inputValue()).resolves.toBe('active');
+    await expectAccessible(admin, 'tokens, active and searched');
+
+    await admin.getByRole('searchbox', { name: 'Search tokens' }).fill('Deploy');
+    await admin.waitForURL(/q=Deploy/);
+    await show.selectOption({ label: 'Revoked' });
+    await admin.getByText('No tokens match “Deploy”.').waitFor();
+    expect(queryOf(admin)).toEqual({ status: 'revoked', q: 'Deploy' });
+    await expectAccessible(admin, 'tokens, revoked, no match');
+    // All tokens drops the filter from the URL.
+    await admin.getByRole('searchbox', { name: 'Search tokens' }).fill('');
+    await admin.waitForURL((url) => !url.searchParams.has('q'));
+    await show.selectOption({ label: 'All tokens' });
     await admin.getByText('Showing 1–25 of 30 tokens').waitFor();
     expect(queryOf(admin)).toEqual({});
   });

@@ -255,7 +255,7 @@ export async function webhookDeliveries_retry() {
 }
 
 export async function personalAccessTokens_list() {
-  const page = await platform.personalAccessTokens.list({ per_page: 100 });
+  const page = await platform.personalAccessTokens.list({ status: 'active', per_page: 100 });
   return page;
 }
 

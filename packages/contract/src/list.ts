@@ -21,14 +21,19 @@ export type RangeOperator = (typeof RANGE_OPERATORS)[number];
 
 /** How an equality filter's comma-separated values are read. */
 export type FilterSpec =
-  | { kind: 'enum'; values: readonly [string, ...string[]] }
+  | {
+      kind: 'enum';
+      values: readonly [string, ...string[]];
+      /** What the values mean, when they are not a column's own (a state derived from several). */
+      description?: string;
+    }
   | { kind: 'id'; pattern: RegExp; prefix: string }
   | { kind: 'integer'; min: number; max: number }
   | { kind: 'string'; maxLength: number };
 
 export const filter = {
-  oneOf: <const T extends readonly [string, ...string[]]>(values: T) =>
-    ({ kind: 'enum', values }) as const,
+  oneOf: <const T extends readonly [string, ...string[]]>(values: T, description?: string) =>
+    ({ kind: 'enum', values, ...(description !== undefined && { description }) }) as const,
   integer: (min: number, max: number) => ({ kind: 'integer', min, max }) as const,
   /** Ids of another resource, e.g. `student_id=stu_…,stu_…`; generic so the type keeps the one prefix. */
   id: <K extends IdKind>(kind: K) =>
@@ -190,7 +195,9 @@ export function filterParam(name: string, spec: FilterSpec) {
     .openapi({
       description:
         spec.kind === 'enum'
-          ? `Equality filter; comma-separate several values for IN. One of: ${spec.values.join(', ')}.`
+          ? spec.description
+            ? `${spec.description} Comma-separate several values for any of them. One of: ${spec.values.join(', ')}.`
+            : `Equality filter; comma-separate several values for IN. One of: ${spec.values.join(', ')}.`
           : 'Equality filter; comma-separate several values for IN.',
       // What the comma-separated values are, for generated SDKs to type the filter with (the
       // schema itself is a string): enum values, the prefix of the ids, or integers.

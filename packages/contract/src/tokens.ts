@@ -70,7 +70,23 @@ export const PersonalAccessTokenCreateSchema = z
   .strict()
   .openapi({ title: 'PersonalAccessTokenCreate' });
 
-export const PersonalAccessTokenListQuerySchema = listQuery({ filters: {}, search: ['name'] });
+/**
+ * A token's state, derived from `revoked_at` and `expires_at` at the time of the request:
+ * `revoked` once revoked (whether or not it has also expired), else `expired` once `expires_at`
+ * has passed, else `active`.
+ */
+export const PERSONAL_ACCESS_TOKEN_STATUSES = ['active', 'expired', 'revoked'] as const;
+export type PersonalAccessTokenStatus = (typeof PERSONAL_ACCESS_TOKEN_STATUSES)[number];
+
+export const PersonalAccessTokenListQuerySchema = listQuery({
+  filters: {
+    status: filter.oneOf(
+      PERSONAL_ACCESS_TOKEN_STATUSES,
+      "The token's state when the request is served: `revoked` once `revoked_at` is set; else `expired` once `expires_at` has passed; else `active`.",
+    ),
+  },
+  search: ['name'],
+});
 
 const tokenRoutes = resourceRoutes(
   '/v1/personal_access_tokens',
@@ -82,7 +98,7 @@ export const personalAccessTokensContract = c.router(
   {
     list: tokenRoutes.list('List personal access tokens', PersonalAccessTokenListQuerySchema, {
       errors: searchErrorResponses,
-      lead: "The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself.",
+      lead: "The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`; `status` narrows to active, expired or revoked ones). Never the token itself.",
     }),
     create: tokenRoutes.create({
       summary: 'Create a personal access token',

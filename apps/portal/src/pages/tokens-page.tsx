@@ -29,9 +29,22 @@ const EXPIRY_CHOICES = [
   { value: 'never', label: 'Never' },
 ] as const;
 
+/** The list's "Show" filter: the API's `status`, derived from `revoked_at` and `expires_at`. */
+const STATUS_FILTERS = [
+  { value: '', label: 'All tokens' },
+  { value: 'active', label: 'Active' },
+  { value: 'expired', label: 'Expired' },
+  { value: 'revoked', label: 'Revoked' },
+] as const;
+
+type StatusFilter = Exclude<(typeof STATUS_FILTERS)[number]['value'], ''>;
+
+const isStatusFilter = (value: unknown): value is StatusFilter =>
+  STATUS_FILTERS.some((f) => f.value !== '' && f.value === value);
+
 /**
  * Personal access tokens: create (secret shown once, with a curl line), list (a page at a time,
- * revoked ones included and marked), revoke. Creating and revoking are offered only to a session
+ * searched by name and shown by status, revoked and expired ones marked), revoke. Creating and revoking are offered only to a session
  * that may (tokens:write within the member's role; not a viewer).
  */
 export function TokensPage({
@@ -60,10 +73,11 @@ export function TokensPage({
         per_page: query.per_page,
         sort: '-created_at',
         ...(typeof query.q === 'string' && { q: query.q }),
+        ...(isStatusFilter(query.status) && { status: query.status }),
       }),
     [client],
   );
-  const list = useListPage(fetchPage, { filters: ['q'] });
+  const list = useListPage(fetchPage, { filters: ['q', 'status'] });
   const load = list.reload;
 
   const create = async (event: FormEvent) => {
@@ -191,18 +205,34 @@ export function TokensPage({
         <h2 id="token-list" tabIndex={-1} ref={listHeading}>
           Your organization’s tokens
         </h2>
-        <SearchBox
-          id="token-search"
-          label="Search tokens"
-          value={list.filters.q ?? ''}
-          onSearch={(q) => list.update({ q })}
-        />
+        <div className="filters">
+          <SearchBox
+            id="token-search"
+            label="Search tokens"
+            value={list.filters.q ?? ''}
+            onSearch={(q) => list.update({ q })}
+          />
+          <div className="field filter">
+            <label htmlFor="token-filter">Show</label>
+            <select
+              id="token-filter"
+              value={isStatusFilter(list.filters.status) ? list.filters.status : ''}
+              onChange={(e) => list.update({ status: e.target.value || null })}
+            >
+              {STATUS_FILTERS.map((f) => (
+                <option key={f.value} value={f.value}>
+                  {f.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
         {tokens === null ? (
           list.failure ? null : (
             <p>Loading…</p>
           )
         ) : tokens.length === 0 ? (
-          <p>{emptyListText('tokens', list.filters.q)}</p>
+          <p>{emptyListText('tokens', list.filters.q, Boolean(list.filters.status))}</p>
         ) : (
           <TableWrap label="Token table">
             <table>
@@ -228,6 +258,8 @@ export function TokensPage({
                       {token.name}
                       {token.revoked_at ? (
                         <span className="badge"> revoked {formatDate(token.revoked_at)}</span>
+                      ) : token.expires_at && Date.parse(token.expires_at) <= Date.now() ? (
+                        <span className="badge"> expired</span>
                       ) : null}
                     </th>
                     <td>

@@ -6,6 +6,7 @@ import {
   isScope,
   type ListQuery,
   type PersonalAccessTokenResource,
+  type PersonalAccessTokenStatus,
   type Scope,
 } from '@platform/contract';
 import { type EntityManager, IsNull, LessThan, Or, type Repository } from 'typeorm';
@@ -15,7 +16,7 @@ import { Clock } from '../common/clock';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { newId, publicId } from '../common/ids';
-import { ListCollection, type ListOptions } from '../common/list/find-page';
+import { type ComputedFilter, ListCollection, type ListOptions } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { findOwned } from '../common/find-owned';
@@ -62,6 +63,27 @@ const LOOKUP_PROPERTIES = [
 ] as const;
 type LookedUpToken = Pick<PersonalAccessToken, (typeof LOOKUP_PROPERTIES)[number]>;
 
+/**
+ * `status=…` as SQL, the states as the token lookup tells them apart: revoked once `revoked_at` is
+ * set (expired or not); else expired once `expires_at` is at or before now; else active.
+ */
+function tokenStatusPredicate(
+  values: readonly (string | number)[],
+  sql: Parameters<ComputedFilter>[1],
+  now: Date,
+): string {
+  const revoked = sql.column('revokedAt');
+  const expires = sql.column('expiresAt');
+  let nowParam: string | undefined;
+  const at = () => (nowParam ??= sql.bind('expiresAt', now));
+  const states: Record<PersonalAccessTokenStatus, () => string> = {
+    revoked: () => `${revoked} IS NOT NULL`,
+    expired: () => `(${revoked} IS NULL AND ${expires} <= ${at()})`,
+    active: () => `(${revoked} IS NULL AND (${expires} IS NULL OR ${expires} > ${at()}))`,
+  };
+  return values.map((value) => states[value as PersonalAccessTokenStatus]()).join(' OR ');
+}
+
 /** `last_used_at` is written at most this often per token, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -82,7 +104,14 @@ export class TokensService {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.listOptions = { searchTimeoutMs: config.searchTimeoutMs };
-    this.listed = ListCollection.of(this.sql, tokens, contract.personalAccessTokens.list.query);
+    // `status` has no column: it is derived from revoked_at and expires_at against this clock.
+    this.listed = ListCollection.of(
+      this.sql,
+      tokens,
+      contract.personalAccessTokens.list.query,
+      {},
+      { status: (values, sql) => tokenStatusPredicate(values, sql, this.clock.now()) },
+    );
     this.lookupSql = this.buildLookupSql();
   }
 

@@ -34,8 +34,9 @@ final class PersonalAccessTokensRawService
     /**
      * List personal access tokens
      *
-     * The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never
-     * the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
+     * The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`; `status`
+     * narrows to active, expired or revoked ones). Never the token itself. Filters: `status`; ranges on
+     * `created_at`, `updated_at`; `q` searches `name`.
      *
      * `GET /v1/personal_access_tokens`. Requires the `tokens:read` scope.
      *
@@ -45,6 +46,7 @@ final class PersonalAccessTokensRawService
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
      *     q?: string,
+     *     status?: 'active'|'expired'|'revoked'|list<'active'|'expired'|'revoked'>,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,

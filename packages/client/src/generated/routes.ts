@@ -177,7 +177,7 @@ export const ROUTES = {
     retry: { method: 'POST', path: '/v1/webhook_deliveries/{id}/retry' },
   },
   personalAccessTokens: {
-    list: { method: 'GET', path: '/v1/personal_access_tokens', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/personal_access_tokens', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/personal_access_tokens', body: true },
     retrieve: { method: 'GET', path: '/v1/personal_access_tokens/{id}' },
     delete: { method: 'DELETE', path: '/v1/personal_access_tokens/{id}' },
@@ -722,7 +722,7 @@ export interface PersonalAccessTokensResource {
   /**
    * List personal access tokens
    *
-   * The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
+   * The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`; `status` narrows to active, expired or revoked ones). Never the token itself. Filters: `status`; ranges on `created_at`, `updated_at`; `q` searches `name`.
    *
    * Scope: `tokens:read`.
    */

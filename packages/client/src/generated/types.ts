@@ -1453,6 +1453,8 @@ export interface PersonalAccessTokensListQuery extends RangeFilters<'created_at'
   updated_since?: string;
   /** Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
+  /** The token's state when the request is served: `revoked` once `revoked_at` is set; else `expired` once `expires_at` has passed; else `active`. Comma-separate several values for any of them. One of: active, expired, revoked. */
+  status?: ListFilter<'active' | 'expired' | 'revoked'>;
 }
 
 /** The query of `oauthClients.list`. */

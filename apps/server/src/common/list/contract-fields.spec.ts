@@ -25,6 +25,7 @@ import {
 import { DataSource, type EntityMetadata, type EntityTarget, type ObjectLiteral } from 'typeorm';
 import type { z } from 'zod';
 import { loadConfig } from '../../config/env';
+import { PersonalAccessToken } from '../../auth/personal-access-token.entity';
 import { Course } from '../../courses/course.entity';
 import { dataSourceOptions } from '../../database/data-source';
 import { APP_SCHEMA } from '../../schema';
@@ -210,6 +211,20 @@ describe('contract fields of the domain resources', () => {
     const metadata = dataSource.getMetadata(Student);
     expect(() => listFieldsFor(metadata, contract.courses.list.query)).toThrow(
       "Student has no column for list field 'code'",
+    );
+  });
+
+  it('leaves a filter without a column to the service only when it says it computes it', () => {
+    const metadata = dataSource.getMetadata(PersonalAccessToken);
+    const query = contract.personalAccessTokens.list.query;
+    expect(() => listFieldsFor(metadata, query)).toThrow(
+      "PersonalAccessToken has no column for list field 'status'",
+    );
+    expect(Object.keys(listFieldsFor(metadata, query, {}, ['status']).columns)).not.toContain(
+      'status',
+    );
+    expect(() => listFieldsFor(metadata, query, {}, ['state'])).toThrow(
+      "PersonalAccessToken: computed filter 'state' is not a filter of the list",
     );
   });
 });

@@ -15,6 +15,17 @@ import {
 import { searchTimedOut } from './search-budget';
 import { LIST_TALLIES, talliedFields, WHOLE_COLLECTION } from '../../database/list-tallies';
 
+/**
+ * A filter with no column of its own, such as a state derived from several columns: the service
+ * turns its values (validated by the contract) into one SQL predicate, at each request. `column`
+ * qualifies an entity property's column; `bind` binds a value for a property's column and
+ * returns its placeholder.
+ */
+export type ComputedFilter = (
+  values: readonly (string | number)[],
+  sql: { column(property: string): string; bind(property: string, value: unknown): string },
+) => string;
+
 /** How a collection's API field names map to entity properties. */
 export interface ListFields {
   /** API field (as in `sort`, filters and ranges) → entity property. */
@@ -30,6 +41,8 @@ export interface ListFields {
    * query); undefined: the collection's totals are tallied as database/list-tallies.ts lists.
    */
   tally?: readonly string[];
+  /** API field → its predicate, for the equality filters that have no column (ComputedFilter). */
+  computed?: Readonly<Record<string, ComputedFilter>>;
 }
 
 export interface ListOptions {
@@ -133,6 +146,7 @@ export class ListCollection<T extends ObjectLiteral> {
   /** API field → qualified column and the entity property (for the driver's value conversion). */
   private readonly columns: ReadonlyMap<string, { sql: string; property: string }>;
   private readonly search: readonly string[];
+  private readonly computed: Readonly<Record<string, ComputedFilter>>;
   private readonly organization: string;
   private readonly selectColumns: Repository<T>['metadata']['columns'];
   private readonly select: string;
@@ -161,15 +175,18 @@ export class ListCollection<T extends ObjectLiteral> {
 
   /**
    * The collection a contract list query describes (`contract.students.list.query`), its columns
-   * derived by `listFieldsFor` (`columnOf`: the fields whose column has another name).
+   * derived by `listFieldsFor` (`columnOf`: the fields whose column has another name;
+   * `computed`: the filters the service turns into SQL itself).
    */
   static of<T extends ObjectLiteral>(
     sql: Sql,
     repo: Repository<T>,
     listQuery: object,
     columnOf?: Readonly<Record<string, string>>,
+    computed?: Readonly<Record<string, ComputedFilter>>,
   ): ListCollection<T> {
-    return new ListCollection(sql, repo, listFieldsFor(repo.metadata, listQuery, columnOf));
+    const fields = listFieldsFor(repo.metadata, listQuery, columnOf, Object.keys(computed ?? {}));
+    return new ListCollection(sql, repo, { ...fields, ...(computed && { computed }) });
   }
 
   constructor(
@@ -194,6 +211,7 @@ export class ListCollection<T extends ObjectLiteral> {
       ]),
     );
     this.search = (fields.search ?? []).map(qualified);
+    this.computed = fields.computed ?? {};
     this.organization = qualified('organizationId');
     this.selectColumns = repo.metadata.columns;
     this.select = this.selectColumns.map((c) => quoteIdentifier(c.databaseName)).join(', ');
@@ -424,7 +442,7 @@ export class ListCollection<T extends ObjectLiteral> {
         ),
         params: {
           organizationId,
-          ...Object.fromEntries(Object.entries(params).filter(([k]) => /^c\d+$/.test(k))),
+          ...Object.fromEntries(Object.entries(params).filter(([k]) => /^c\d+(?:_\d+)?$/.test(k))),
           needle: (query.q ?? '').toLowerCase(),
           deadline: searchDeadline,
           window: SEARCH_WALK_ROWS,
@@ -510,6 +528,21 @@ export class ListCollection<T extends ObjectLiteral> {
     name: string,
     params: Record<string, unknown>,
   ): string {
+    const computed = this.computed[condition.field];
+    if (computed && condition.op === 'in') {
+      // Its parameters are named after the condition's (`c0_0`, …), which the walk copies too.
+      let bound = 0;
+      const target = this.repo.metadata.target;
+      const predicate = computed(condition.values, {
+        column: (property) => `${this.table}.${this.sql.column(target, property)}`,
+        bind: (property, value) => {
+          const param = `${name}_${bound++}`;
+          params[param] = this.sql.bind(target, property, value);
+          return `:${param}`;
+        },
+      });
+      return `(${predicate})`;
+    }
     if (condition.op === 'in') {
       params[name] = condition.values;
       return `${column(condition.field)} IN (:...${name})`;

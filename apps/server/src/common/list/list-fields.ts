@@ -17,6 +17,8 @@ export function listFieldsFor(
    * column name. Each is also a list field.
    */
   columnOf: Readonly<Record<string, string>> = {},
+  /** Filters with no column, which the service turns into SQL itself (ComputedFilter). */
+  computed: readonly string[] = [],
 ): ListFields {
   const spec = listSpecOf(listQuerySchema);
   if (!spec) throw new Error(`${metadata.name}: the schema is not a list query of the contract`);
@@ -26,8 +28,12 @@ export function listFieldsFor(
     if (!column) throw new Error(`${metadata.name} has no column for list field '${field}'`);
     return column.propertyName;
   };
+  for (const field of computed) {
+    if (!(field in spec.filters))
+      throw new Error(`${metadata.name}: computed filter '${field}' is not a filter of the list`);
+  }
   const fields = new Set([
-    ...Object.keys(spec.filters),
+    ...Object.keys(spec.filters).filter((field) => !computed.includes(field)),
     ...Object.keys(spec.ranges),
     ...spec.sort,
     ...Object.keys(columnOf),

@@ -34,6 +34,7 @@ class PersonalAccessTokens(SyncAPIResource):
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
         q: _t.Union[str, Omit] = omit,
+        status: _t.Union[_t.Literal["active", "expired", "revoked"], _t.Sequence[_t.Literal["active", "expired", "revoked"]], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -42,7 +43,7 @@ class PersonalAccessTokens(SyncAPIResource):
 
         `GET /v1/personal_access_tokens` (scope `tokens:read`).
 
-        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
+        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`; `status` narrows to active, expired or revoked ones). Never the token itself. Filters: `status`; ranges on `created_at`, `updated_at`; `q` searches `name`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -52,6 +53,7 @@ class PersonalAccessTokens(SyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            status: The token's state when the request is served: `revoked` once `revoked_at` is set; else `expired` once `expires_at` has passed; else `active`. Comma-separate several values for any of them. One of: active, expired, revoked.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -61,6 +63,7 @@ class PersonalAccessTokens(SyncAPIResource):
             sort=sort,
             updated_since=updated_since,
             q=q,
+            status=status,
             created_at=created_at,
             updated_at=updated_at,
             request_options=request_options,
@@ -135,6 +138,7 @@ class PersonalAccessTokensWithRawResponse(SyncAPIResource):
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
         q: _t.Union[str, Omit] = omit,
+        status: _t.Union[_t.Literal["active", "expired", "revoked"], _t.Sequence[_t.Literal["active", "expired", "revoked"]], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -143,7 +147,7 @@ class PersonalAccessTokensWithRawResponse(SyncAPIResource):
 
         `GET /v1/personal_access_tokens` (scope `tokens:read`).
 
-        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
+        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`; `status` narrows to active, expired or revoked ones). Never the token itself. Filters: `status`; ranges on `created_at`, `updated_at`; `q` searches `name`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -153,6 +157,7 @@ class PersonalAccessTokensWithRawResponse(SyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            status: The token's state when the request is served: `revoked` once `revoked_at` is set; else `expired` once `expires_at` has passed; else `active`. Comma-separate several values for any of them. One of: active, expired, revoked.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -164,6 +169,7 @@ class PersonalAccessTokensWithRawResponse(SyncAPIResource):
                 "sort": sort,
                 "updated_since": updated_since,
                 "q": q,
+                "status": status,
                 "created_at": created_at,
                 "updated_at": updated_at,
             },
@@ -260,6 +266,7 @@ class AsyncPersonalAccessTokens(AsyncAPIResource):
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
         q: _t.Union[str, Omit] = omit,
+        status: _t.Union[_t.Literal["active", "expired", "revoked"], _t.Sequence[_t.Literal["active", "expired", "revoked"]], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -268,7 +275,7 @@ class AsyncPersonalAccessTokens(AsyncAPIResource):
 
         `GET /v1/personal_access_tokens` (scope `tokens:read`).
 
-        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
+        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`; `status` narrows to active, expired or revoked ones). Never the token itself. Filters: `status`; ranges on `created_at`, `updated_at`; `q` searches `name`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -278,6 +285,7 @@ class AsyncPersonalAccessTokens(AsyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            status: The token's state when the request is served: `revoked` once `revoked_at` is set; else `expired` once `expires_at` has passed; else `active`. Comma-separate several values for any of them. One of: active, expired, revoked.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -287,6 +295,7 @@ class AsyncPersonalAccessTokens(AsyncAPIResource):
             sort=sort,
             updated_since=updated_since,
             q=q,
+            status=status,
             created_at=created_at,
             updated_at=updated_at,
             request_options=request_options,
@@ -365,6 +374,7 @@ class AsyncPersonalAccessTokensWithRawResponse(AsyncAPIResource):
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
         q: _t.Union[str, Omit] = omit,
+        status: _t.Union[_t.Literal["active", "expired", "revoked"], _t.Sequence[_t.Literal["active", "expired", "revoked"]], Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -373,7 +383,7 @@ class AsyncPersonalAccessTokensWithRawResponse(AsyncAPIResource):
 
         `GET /v1/personal_access_tokens` (scope `tokens:read`).
 
-        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`). Never the token itself. Ranges on `created_at`, `updated_at`; `q` searches `name`.
+        The organization's tokens, revoked and expired ones included (see `revoked_at`, `expires_at`; `status` narrows to active, expired or revoked ones). Never the token itself. Filters: `status`; ranges on `created_at`, `updated_at`; `q` searches `name`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -383,6 +393,7 @@ class AsyncPersonalAccessTokensWithRawResponse(AsyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
+            status: The token's state when the request is served: `revoked` once `revoked_at` is set; else `expired` once `expires_at` has passed; else `active`. Comma-separate several values for any of them. One of: active, expired, revoked.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -394,6 +405,7 @@ class AsyncPersonalAccessTokensWithRawResponse(AsyncAPIResource):
                 "sort": sort,
                 "updated_since": updated_since,
                 "q": q,
+                "status": status,
                 "created_at": created_at,
                 "updated_at": updated_at,
             },
