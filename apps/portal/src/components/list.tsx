@@ -203,6 +203,47 @@ export function SearchBox({
   );
 }
 
+/** One choice of a `FilterSelect`: a value, and what the menu shows for it (the value itself if unset). */
+export type FilterChoice = string | { value: string; label: string };
+
+/**
+ * A labelled menu that filters a list: the chosen value goes to the URL (`onChange(null)` for the
+ * empty choice, which removes it). `all` is the empty choice's text, when the choices lack one.
+ */
+export function FilterSelect({
+  id,
+  label,
+  value,
+  onChange,
+  all,
+  choices,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string | null) => void;
+  all?: string;
+  choices: readonly FilterChoice[];
+}) {
+  return (
+    <div className="field filter">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value || null)}>
+        {all === undefined ? null : <option value="">{all}</option>}
+        {choices.map((choice) => {
+          const { value: v, label: text } =
+            typeof choice === 'string' ? { value: choice, label: choice } : choice;
+          return (
+            <option key={v} value={v}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </div>
+  );
+}
+
 /** What an empty list says: nothing yet, or nothing matching the search or filters. */
 export function emptyListText(noun: string, q: string | undefined, filtered = false): string {
   if (q) return `No ${noun} match “${q}”.`;

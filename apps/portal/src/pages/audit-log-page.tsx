@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { AuditEvent, AuditEventAction, Member, PlatformClient } from '@platform/client';
 import { formatDate } from '../api';
-import { Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import { FilterSelect, Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
 import { FailureNotice } from '../components/states';
 import { PageHeading } from '../components/ui';
 
@@ -129,21 +129,14 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
       {list.failure ? (
         <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
       ) : null}
-      <div className="field filter">
-        <label htmlFor="audit-action">Action</label>
-        <select
-          id="audit-action"
-          value={action}
-          onChange={(e) => list.update({ action: e.target.value || null })}
-        >
-          <option value="">All actions</option>
-          {ACTION_LIST.map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
-          ))}
-        </select>
-      </div>
+      <FilterSelect
+        id="audit-action"
+        label="Action"
+        value={action}
+        onChange={(action) => list.update({ action })}
+        all="All actions"
+        choices={ACTION_LIST}
+      />
       {events === null ? (
         list.failure ? null : (
           <p>Loading…</p>

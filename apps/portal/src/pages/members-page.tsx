@@ -9,6 +9,7 @@ import type {
 import { describeError, formatDate } from '../api';
 import { useConfirm } from '../components/dialog';
 import {
+  FilterSelect,
   emptyListText,
   Pager,
   SearchBox,
@@ -282,21 +283,14 @@ export function MembersPage({
             value={memberList.filters.q ?? ''}
             onSearch={(q) => memberList.update({ q })}
           />
-          <div className="field filter">
-            <label htmlFor="member-role-filter">Filter by role</label>
-            <select
-              id="member-role-filter"
-              value={memberList.filters.role ?? ''}
-              onChange={(e) => memberList.update({ role: e.target.value || null })}
-            >
-              <option value="">Every role</option>
-              {ROLE_CHOICES.map((c) => (
-                <option key={c.value} value={c.value}>
-                  {c.value}
-                </option>
-              ))}
-            </select>
-          </div>
+          <FilterSelect
+            id="member-role-filter"
+            label="Filter by role"
+            value={memberList.filters.role ?? ''}
+            onChange={(role) => memberList.update({ role })}
+            all="Every role"
+            choices={ROLE_CHOICES.map((c) => c.value)}
+          />
         </div>
         {members === null ? (
           memberList.failure ? null : (
@@ -392,21 +386,14 @@ export function MembersPage({
                 value={invitationList.filters.q ?? ''}
                 onSearch={(q) => invitationList.update({ q })}
               />
-              <div className="field filter">
-                <label htmlFor="invitation-role-filter">Filter invitations by role</label>
-                <select
-                  id="invitation-role-filter"
-                  value={invitationList.filters.role ?? ''}
-                  onChange={(e) => invitationList.update({ role: e.target.value || null })}
-                >
-                  <option value="">Every role</option>
-                  {ROLE_CHOICES.map((c) => (
-                    <option key={c.value} value={c.value}>
-                      {c.value}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <FilterSelect
+                id="invitation-role-filter"
+                label="Filter invitations by role"
+                value={invitationList.filters.role ?? ''}
+                onChange={(role) => invitationList.update({ role })}
+                all="Every role"
+                choices={ROLE_CHOICES.map((c) => c.value)}
+              />
             </div>
             {invitations === null ? (
               invitationList.failure ? null : (

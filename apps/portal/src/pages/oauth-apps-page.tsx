@@ -8,7 +8,14 @@ import type {
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
 import { useConfirm } from '../components/dialog';
-import { emptyListText, Pager, SearchBox, useListPage, type ListQuery } from '../components/list';
+import {
+  emptyListText,
+  FilterSelect,
+  Pager,
+  SearchBox,
+  useListPage,
+  type ListQuery,
+} from '../components/list';
 import { FailureNotice } from '../components/states';
 import { CheckboxGroup, CopyField, Notice, PageHeading, SecretPanel } from '../components/ui';
 
@@ -207,18 +214,14 @@ export function OAuthAppsPage({
             value={list.filters.q ?? ''}
             onSearch={(q) => list.update({ q })}
           />
-          <div className="field filter">
-            <label htmlFor="app-type-filter">Filter by type</label>
-            <select
-              id="app-type-filter"
-              value={list.filters.type ?? ''}
-              onChange={(e) => list.update({ type: e.target.value || null })}
-            >
-              <option value="">Every type</option>
-              <option value="confidential">confidential</option>
-              <option value="public">public</option>
-            </select>
-          </div>
+          <FilterSelect
+            id="app-type-filter"
+            label="Filter by type"
+            value={list.filters.type ?? ''}
+            onChange={(type) => list.update({ type })}
+            all="Every type"
+            choices={['confidential', 'public']}
+          />
         </div>
         {apps === null ? (
           list.failure ? null : (

@@ -6,7 +6,7 @@ import type {
   RequestLogStatusClass,
 } from '@platform/client';
 import { formatDate } from '../api';
-import { Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import { FilterSelect, Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
 import { FailureNotice } from '../components/states';
 import { PageHeading } from '../components/ui';
 
@@ -79,36 +79,22 @@ export function RequestLogsPage({ client }: { client: PlatformClient }) {
         <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
       ) : null}
       <div className="filters">
-        <div className="field filter">
-          <label htmlFor="request-status-class">Status</label>
-          <select
-            id="request-status-class"
-            value={list.filters.status_class ?? ''}
-            onChange={(e) => list.update({ status_class: e.target.value || null })}
-          >
-            <option value="">All statuses</option>
-            {Object.entries(STATUS_CLASSES).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field filter">
-          <label htmlFor="request-method">Method</label>
-          <select
-            id="request-method"
-            value={list.filters.method ?? ''}
-            onChange={(e) => list.update({ method: e.target.value || null })}
-          >
-            <option value="">All methods</option>
-            {Object.keys(METHODS).map((m) => (
-              <option key={m} value={m}>
-                {m}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect
+          id="request-status-class"
+          label="Status"
+          value={list.filters.status_class ?? ''}
+          onChange={(status_class) => list.update({ status_class })}
+          all="All statuses"
+          choices={Object.entries(STATUS_CLASSES).map(([value, label]) => ({ value, label }))}
+        />
+        <FilterSelect
+          id="request-method"
+          label="Method"
+          value={list.filters.method ?? ''}
+          onChange={(method) => list.update({ method })}
+          all="All methods"
+          choices={Object.keys(METHODS)}
+        />
         <form className="filter-form" onSubmit={applyText}>
           <div className="field filter">
             <label htmlFor="request-route">Route</label>

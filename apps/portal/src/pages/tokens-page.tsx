@@ -8,6 +8,7 @@ import type {
 import { describeError, formatDate } from '../api';
 import { useConfirm } from '../components/dialog';
 import {
+  FilterSelect,
   emptyListText,
   Pager,
   SearchBox,
@@ -212,20 +213,13 @@ export function TokensPage({
             value={list.filters.q ?? ''}
             onSearch={(q) => list.update({ q })}
           />
-          <div className="field filter">
-            <label htmlFor="token-filter">Show</label>
-            <select
-              id="token-filter"
-              value={isStatusFilter(list.filters.status) ? list.filters.status : ''}
-              onChange={(e) => list.update({ status: e.target.value || null })}
-            >
-              {STATUS_FILTERS.map((f) => (
-                <option key={f.value} value={f.value}>
-                  {f.label}
-                </option>
-              ))}
-            </select>
-          </div>
+          <FilterSelect
+            id="token-filter"
+            label="Show"
+            value={isStatusFilter(list.filters.status) ? list.filters.status : ''}
+            onChange={(status) => list.update({ status })}
+            choices={STATUS_FILTERS}
+          />
         </div>
         {tokens === null ? (
           list.failure ? null : (

@@ -17,6 +17,7 @@ import {
 } from '../api';
 import { useConfirm } from '../components/dialog';
 import {
+  FilterSelect,
   emptyListText,
   Pager,
   SearchBox,
@@ -182,20 +183,13 @@ export function WebhooksPage({ client, canWrite }: { client: PlatformClient; can
             value={list.filters.q ?? ''}
             onSearch={(q) => list.update({ q })}
           />
-          <div className="field filter">
-            <label htmlFor="endpoint-filter">Show</label>
-            <select
-              id="endpoint-filter"
-              value={list.filters.enabled ?? ''}
-              onChange={(e) => list.update({ enabled: e.target.value || null })}
-            >
-              {ENABLED_FILTERS.map((f) => (
-                <option key={f.value} value={f.value}>
-                  {f.label}
-                </option>
-              ))}
-            </select>
-          </div>
+          <FilterSelect
+            id="endpoint-filter"
+            label="Show"
+            value={list.filters.enabled ?? ''}
+            onChange={(enabled) => list.update({ enabled })}
+            choices={ENABLED_FILTERS}
+          />
         </div>
         {endpoints === null ? (
           list.failure ? null : (
@@ -622,36 +616,22 @@ export function WebhookEndpointPage({
           Deliveries
         </h2>
         <div className="filters">
-          <div className="field filter">
-            <label htmlFor="delivery-status">Status</label>
-            <select
-              id="delivery-status"
-              value={list.filters.status ?? ''}
-              onChange={(e) => list.update({ status: e.target.value || null })}
-            >
-              <option value="">Any status</option>
-              {DELIVERY_STATUSES.map((status) => (
-                <option key={status} value={status}>
-                  {status}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field filter">
-            <label htmlFor="delivery-event">Event type</label>
-            <select
-              id="delivery-event"
-              value={list.filters.event_type ?? ''}
-              onChange={(e) => list.update({ event_type: e.target.value || null })}
-            >
-              <option value="">Any event type</option>
-              {['ping', ...EVENT_TYPES].map((type) => (
-                <option key={type} value={type}>
-                  {type}
-                </option>
-              ))}
-            </select>
-          </div>
+          <FilterSelect
+            id="delivery-status"
+            label="Status"
+            value={list.filters.status ?? ''}
+            onChange={(status) => list.update({ status })}
+            all="Any status"
+            choices={DELIVERY_STATUSES}
+          />
+          <FilterSelect
+            id="delivery-event"
+            label="Event type"
+            value={list.filters.event_type ?? ''}
+            onChange={(event_type) => list.update({ event_type })}
+            all="Any event type"
+            choices={['ping', ...EVENT_TYPES]}
+          />
           <button type="button" onClick={() => void act(loadDeliveries)}>
             Refresh deliveries
           </button>
