@@ -11,6 +11,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { TransactionRunner } from '../src/common/transactions';
 import { prepareDatabase } from '../src/testing';
 import { typedClient } from './support/api';
 import { type Receiver, startReceiver, waitFor } from './support/receiver';
@@ -190,6 +191,12 @@ describe('SQLite on a full disk', () => {
     await waitFor(() => writes.answers.filter((a) => a.status === 503).length >= 20, {
       what: '503s on a full disk',
     });
+    expect(await ready(server)).toBe(503);
+    // A transaction that only reads commits on a full disk too (a periodic job's sweep that finds
+    // nothing to delete): it proves no space is back, so the server stays unready.
+    const runner = server.app.get(TransactionRunner);
+    await runner.run((manager) => manager.query('SELECT 1'));
+    expect(runner.writeHealth.state).toBe('storage_full');
     expect(await ready(server)).toBe(503);
     const freedAt = Date.now();
     free();

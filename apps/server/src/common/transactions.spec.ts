@@ -49,3 +49,43 @@ describe('TransactionRunner.afterCommit', () => {
     expect(hook).toHaveBeenCalledTimes(1);
   });
 });
+
+/**
+ * Readiness answers 503 while `writeHealth` is `storage_full`. A transaction that only reads
+ * commits on a full disk as well (a periodic sweep that finds nothing), so only a transaction
+ * that wrote may clear it.
+ */
+describe('TransactionRunner.writeHealth', () => {
+  let dataSource: DataSource;
+  let transactions: TransactionRunner;
+  const page = 'x'.repeat(3000);
+
+  beforeAll(async () => {
+    dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
+    await dataSource.initialize();
+    await dataSource.query('CREATE TABLE pages (text varchar NOT NULL)');
+    transactions = new TransactionRunner(dataSource, new Sql(dataSource));
+  });
+
+  afterAll(() => dataSource.destroy());
+
+  it('stays storage_full through a read-only commit, and clears on the first write that commits', async () => {
+    const [{ page_count: pages }] =
+      await dataSource.query<{ page_count: number }[]>('PRAGMA page_count');
+    await dataSource.query(`PRAGMA max_page_count = ${pages + 2}`);
+    const insert = () =>
+      transactions.run((manager) => manager.query('INSERT INTO pages (text) VALUES (?)', [page]));
+    let refused: unknown;
+    for (let i = 0; i < 20 && !refused; i += 1) await insert().catch((e: unknown) => (refused = e));
+    expect(String(refused)).toMatch(/full/i);
+    expect(transactions.writeHealth.state).toBe('storage_full');
+
+    await transactions.run((manager) => manager.query('SELECT COUNT(*) FROM pages'));
+    await transactions.run((manager) => manager.query('DELETE FROM pages WHERE 0'));
+    expect(transactions.writeHealth.state).toBe('storage_full');
+
+    await dataSource.query('PRAGMA max_page_count = 1073741823');
+    await insert();
+    expect(transactions.writeHealth.state).toBe('ok');
+  });
+});

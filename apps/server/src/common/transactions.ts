@@ -56,11 +56,29 @@ export class TransactionRunner {
   }
 
   /**
-   * Whether writes can commit: `storage_full` from a write refused for lack of space until one
-   * commits again, `broken` while SQLite's connection could not be reset after a failure.
+   * Whether writes can commit: `storage_full` from a write refused for lack of space until a
+   * transaction that wrote commits again (one that only read proves nothing), `broken` while SQLite's connection could not be reset after a failure.
    */
   get writeHealth(): WriteHealth {
     return this.health;
+  }
+
+  /** SQLite: the connection's count of changed rows so far; PostgreSQL: nothing to count. */
+  private async changesSoFar(manager: EntityManager): Promise<number> {
+    if (this.dialect === 'postgres') return 0;
+    const [row] = await manager.query<{ n: number }[]>('SELECT total_changes() AS n');
+    return Number(row?.n ?? 0);
+  }
+
+  /** Whether the open transaction has written: SQLite by its changed rows, PostgreSQL by its xid. */
+  private async wroteSince(manager: EntityManager, changesBefore: number): Promise<boolean> {
+    if (this.dialect === 'postgres') {
+      const [row] = await manager.query<{ wrote: boolean }[]>(
+        'SELECT txid_current_if_assigned() IS NOT NULL AS wrote',
+      );
+      return row?.wrote === true;
+    }
+    return (await this.changesSoFar(manager)) > changesBefore;
   }
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -73,14 +91,21 @@ export class TransactionRunner {
         throw new DatabaseUnavailableError('the database connection could not be reset');
       }
       try {
+        let wrote = false;
         const value = await this.dataSource.transaction(async (manager) => {
           this.commitHooks.set(manager, hooks);
           this.preCommitHooks.set(manager, preCommit);
+          // Only while storage is full: whether this transaction writes, read before its COMMIT.
+          const changesBefore =
+            this.health.state === 'storage_full' ? await this.changesSoFar(manager) : undefined;
           const done = await work(manager);
           for (const hook of preCommit.splice(0)) await hook();
+          if (changesBefore !== undefined) wrote = await this.wroteSince(manager, changesBefore);
           return done;
         });
-        if (this.health.state === 'storage_full') this.health = { state: 'ok' };
+        // A transaction that only read commits on a full disk too: only a write that committed
+        // shows the space is back (a periodic job's empty sweep must not clear readiness's 503).
+        if (wrote && this.health.state === 'storage_full') this.health = { state: 'ok' };
         return value;
       } catch (error) {
         if (this.dialect === 'sqlite') this.resetSqlite();
