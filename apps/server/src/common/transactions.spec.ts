@@ -70,8 +70,8 @@ describe('TransactionRunner.writeHealth', () => {
   afterAll(() => dataSource.destroy());
 
   it('stays storage_full through a read-only commit, and clears on the first write that commits', async () => {
-    const [{ page_count: pages }] =
-      await dataSource.query<{ page_count: number }[]>('PRAGMA page_count');
+    const [row] = await dataSource.query<{ page_count: number }[]>('PRAGMA page_count');
+    const pages = row!.page_count;
     await dataSource.query(`PRAGMA max_page_count = ${pages + 2}`);
     const insert = () =>
       transactions.run((manager) => manager.query('INSERT INTO pages (text) VALUES (?)', [page]));
