@@ -1,3 +1,5 @@
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
+
 /**
  * Which database failures are the infrastructure's (the database is down, unreachable, out of
  * space or overloaded) rather than the request's or the code's: those answer
@@ -35,6 +37,19 @@ const NETWORK_CODES = new Set([
 const POSTGRES_CONNECTION_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
 
+/**
+ * TypeORM's refusals to use a query runner already released. On PostgreSQL it releases a
+ * transaction's runner itself when its connection reports an error (the server shut down, the
+ * socket reset), so the transaction's next statement fails with one of these, carrying no driver
+ * code, before anything is sent: the outage, met one step later.
+ */
+function isReleasedRunner(error: unknown): boolean {
+  return (
+    error instanceof QueryRunnerProviderAlreadyReleasedError ||
+    error instanceof QueryRunnerAlreadyReleasedError
+  );
+}
+
 /** The error and what it wraps (TypeORM's `driverError`, an `Error`'s `cause`), outermost first. */
 function* chain(error: unknown): Generator<unknown> {
   const seen = new Set<unknown>();
@@ -56,7 +71,7 @@ function codeOf(error: unknown): string | undefined {
 /** True when `error` means the database cannot serve now (see the file comment). */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (const link of chain(error)) {
-    if (link instanceof DatabaseUnavailableError) return true;
+    if (link instanceof DatabaseUnavailableError || isReleasedRunner(link)) return true;
     const code = codeOf(link);
     if (code !== undefined) {
       if (code.startsWith('SQLITE_')) return SQLITE_UNAVAILABLE.test(code);
