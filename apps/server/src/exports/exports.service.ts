@@ -14,7 +14,6 @@ import {
   EXPORT_DOWNLOAD_LINK_TTL_SECONDS,
   EXPORT_DOWNLOAD_PATH,
   EXPORT_REFUSED_FILTERS,
-  ROLE_SCOPES,
   type Export,
   type ExportDownloadLink,
   type ExportCollection,
@@ -38,9 +37,8 @@ import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { earlierExpiry } from '../auth/delegation';
-import { roleOf } from '../auth/effective-scopes';
 import { hashToken } from '../security/crypto';
-import { ownerEnded, ownerOf, ownerSql } from '../webhooks/endpoint-owner';
+import { memberRoleScopes, ownerEnded, ownerOf, ownerSql } from '../webhooks/endpoint-owner';
 import { ExportDownloadLinkRecord } from './export-download-link.entity';
 import { Sql } from '../database/sql';
 import { FeedPositions } from '../events/feed-position';
@@ -303,9 +301,7 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
     });
     if (!record) throw linkNotFound();
     // A member demoted since: the link reads no more than their role may.
-    const role = roleOf(row.owner_member_role);
-    const scopes: readonly string[] = role ? ROLE_SCOPES[role] : [];
-    if (row.owner_user_id != null && !scopes.includes(EXPORT_COLLECTION_SCOPES[record.collection]))
+    if (memberRoleScopes(row)?.has(EXPORT_COLLECTION_SCOPES[record.collection]) === false)
       throw linkNotFound();
     const resource = toExportResource(record, now.getTime());
     if (resource.status !== 'succeeded') throw linkNotFound();

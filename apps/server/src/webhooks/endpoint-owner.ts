@@ -115,10 +115,19 @@ export function ownerSql(
 export function memberReadableTypes(
   row: Record<string, unknown>,
 ): ((type: string) => boolean) | null {
+  const allowed = memberRoleScopes(row);
+  if (!allowed) return null;
+  return (type) => readScopesForEvents([type]).every((scope) => allowed.has(scope));
+}
+
+/**
+ * The scopes the role of a row's member allows today (a demotion narrows them at once); null
+ * when the row has no member (the organization's own) or the member is gone (see `ownerEnded`).
+ */
+export function memberRoleScopes(row: Record<string, unknown>): ReadonlySet<string> | null {
   const role = roleOf(row.owner_member_role);
   if (row.owner_user_id == null || !role) return null;
-  const allowed = new Set<string>(ROLE_SCOPES[role]);
-  return (type) => readScopesForEvents([type]).every((scope) => allowed.has(scope));
+  return new Set<string>(ROLE_SCOPES[role]);
 }
 
 /** Why the owner of a row selected with `ownerSql(…).select` no longer vouches for it; null if it does. */
