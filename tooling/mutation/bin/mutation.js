@@ -1,16 +1,25 @@
 #!/usr/bin/env node
-// pnpm test:mutation [module…] [--since <git ref>] [--force] [--list]
+// pnpm test:mutation [module…] [--force] [--check] [--incremental] [--list] [--inputs <module>]
 //
-// Runs StrykerJS on each module of ../modules.js (all of them, those named, or those whose
-// source or tests changed since a git ref), one Stryker run per module, prints each module's
-// mutation score and exits 1 when any is below its threshold or could not be measured.
-// Incremental: each module's previous results are kept in reports/mutation/ (not committed), so
-// a rerun tests only the mutants whose code or covering tests changed; --force retests all.
+// Runs StrykerJS on each module of ../modules.js, one Stryker run per module, and checks each
+// module's mutation score against its threshold. A score is measured once per state of what it
+// depends on: ../ledger.json keeps, for each module, the hash of its inputs (the module, its
+// tests, everything they load and the test configuration: ../src/inputs.js) with the score
+// measured on them. A module whose hash matches its entry is taken from the ledger; any other
+// is rescored from scratch and, when it reaches its threshold, its entry rewritten (commit it).
+//   --force        rescore the modules (all, or those named) whatever the ledger says
+//   --check        rescore nothing: exit 1 when an entry is missing, stale or below threshold
+//   --incremental  a quick local rerun of the named modules that reuses Stryker's earlier
+//                  results (reports/mutation/, not committed); never written to the ledger
+//   --list         each module, its file, its inputs' count and whether its entry is current
+//   --inputs <m>   the files module m's hash covers
 'use strict';
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { DEFAULT_THRESHOLD, MODULES, moduleNamed } = require('../modules');
+const { moduleHash, trackedFiles } = require('../src/inputs');
+const { planModules, readLedger, writeLedger } = require('../src/ledger');
 
 const REPO = path.resolve(__dirname, '../../..');
 const REPORTS = path.join(REPO, 'reports/mutation');
@@ -22,56 +31,39 @@ const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 function usage(message) {
   if (message) console.error(`test:mutation: ${message}`);
   console.error(
-    'usage: pnpm test:mutation [module…] [--since <git ref>] [--force] [--list]\n' +
+    'usage: pnpm test:mutation [module…] [--force] [--check] [--incremental] [--list] [--inputs <module>]\n' +
       `modules: ${MODULES.map((m) => m.name).join(', ')}`,
   );
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = { names: [], since: undefined, force: false, list: false, runModule: undefined };
+  const args = {
+    names: [],
+    force: false,
+    check: false,
+    incremental: false,
+    list: false,
+    inputs: undefined,
+    runModule: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--force') args.force = true;
+    else if (arg === '--check') args.check = true;
+    else if (arg === '--incremental') args.incremental = true;
     else if (arg === '--list') args.list = true;
-    else if (arg === '--since') args.since = argv[++i] ?? usage('--since needs a git ref');
-    else if (arg.startsWith('--since=')) args.since = arg.slice('--since='.length);
+    else if (arg === '--inputs') args.inputs = argv[++i] ?? usage('--inputs needs a module');
     else if (arg === '--run-module') args.runModule = argv[++i];
     else if (arg === '--help' || arg === '-h') usage();
     else if (arg.startsWith('-')) usage(`unknown option ${arg}`);
     else args.names.push(arg);
   }
+  if ([args.force, args.check, args.incremental].filter(Boolean).length > 1) {
+    usage('choose one of --force, --check and --incremental');
+  }
+  if (args.incremental && !args.names.length) usage('--incremental needs the modules to rerun');
   return args;
-}
-
-function git(...args) {
-  const result = spawnSync('git', args, { cwd: REPO, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr.trim()}`);
-  return result.stdout.split('\n').filter(Boolean);
-}
-
-/**
- * Modules whose mutated file or tests changed since `ref` (committed or not). A change to this
- * tool or to a package's Jest setup selects every module of that package.
- */
-function changedModules(ref) {
-  const changed = new Set([
-    ...git('diff', '--name-only', `${ref}...HEAD`),
-    ...git('diff', '--name-only', 'HEAD'),
-    ...git('ls-files', '--others', '--exclude-standard'),
-  ]);
-  const touches = (file) => changed.has(file);
-  const setupChanged = (pkg) =>
-    [...changed].some(
-      (file) =>
-        file.startsWith('tooling/mutation/') ||
-        file.startsWith('tooling/jest/') ||
-        file === `${pkg}/jest.config.js` ||
-        file.startsWith(`${pkg}/test/support/`),
-    );
-  return MODULES.filter(
-    (m) => touches(m.mutate) || m.tests.some(touches) || setupChanged(m.package),
-  );
 }
 
 /** Child process: one Stryker run for one module; writes its mutant states for the parent. */
@@ -80,53 +72,15 @@ async function runModule(name) {
   process.chdir(REPO);
   process.env.PLATFORM_MUTATION_MODULE = mod.name;
   const { Stryker } = await import('@stryker-mutator/core');
-  const results = await new Stryker({
-    testRunner: 'jest',
-    // Stryker looks for plugins beside itself; pnpm keeps them apart, so by path (its ESM entry).
-    plugins: [
-      path.join(
-        path.dirname(require.resolve('@stryker-mutator/jest-runner/package.json')),
-        'dist/src/index.js',
-      ),
-    ],
-    jest: {
-      projectType: 'custom',
-      configFile: 'tooling/mutation/jest.config.js',
-      enableFindRelatedTests: false,
-    },
-    mutate: [mod.mutate],
-    // Each mutant runs only the tests that executed its code in the initial run.
-    coverageAnalysis: 'perTest',
-    incremental: true,
-    incrementalFile: `reports/mutation/${mod.name}.incremental.json`,
-    force: process.env.PLATFORM_MUTATION_FORCE === '1',
-    // Only what the suites load is copied; node_modules are linked.
-    ignorePatterns: [
-      '/*',
-      '!/package.json',
-      '!/apps',
-      '/apps/*',
-      '!/apps/server',
-      '!/packages',
-      '/packages/*',
-      '!/packages/contract',
-      '!/packages/client',
-      '!/tooling',
-      '/tooling/*',
-      '!/tooling/mutation',
-      '!/conformance',
-      'dist',
-    ],
-    // One per module, removed by the parent: Stryker leaves its sandbox behind.
-    tempDirName: `.stryker-tmp/${mod.name}`,
-    concurrency: Number(process.env.PLATFORM_MUTATION_CONCURRENCY ?? 2),
-    reporters: ['clear-text', 'html', process.stdout.isTTY ? 'progress' : 'dots'],
-    clearTextReporter: { allowColor: false, reportTests: false, reportScoreTable: false },
-    htmlReporter: { fileName: `reports/mutation/${mod.name}.html` },
-    thresholds: { high: 95, low: mod.threshold ?? DEFAULT_THRESHOLD, break: null },
-    fileLogLevel: 'off',
-    logLevel: process.env.PLATFORM_MUTATION_LOG_LEVEL ?? 'info',
-  }).runMutationTest();
+  const { strykerOptions } = require('../stryker-options');
+  const incremental = process.env.PLATFORM_MUTATION_INCREMENTAL === '1';
+  const results = await new Stryker(
+    strykerOptions(mod, {
+      incremental,
+      force: !incremental,
+      interactive: Boolean(process.stdout.isTTY),
+    }),
+  ).runMutationTest();
   const counts = {};
   for (const { status } of results) counts[status] = (counts[status] ?? 0) + 1;
   fs.writeFileSync(path.join(REPORTS, `${mod.name}.summary.json`), JSON.stringify(counts));
@@ -152,39 +106,66 @@ function main() {
     });
     return;
   }
-  const unknown = args.names.filter((name) => !MODULES.some((m) => m.name === name));
+  const unknown = [...args.names, ...(args.inputs ? [args.inputs] : [])].filter(
+    (name) => !MODULES.some((m) => m.name === name),
+  );
   if (unknown.length) usage(`no module ${unknown.join(', ')}`);
-  let selected = args.names.length ? args.names.map(moduleNamed) : MODULES;
-  if (args.since) {
-    const changed = new Set(changedModules(args.since));
-    selected = selected.filter((m) => changed.has(m));
-    console.log(
-      `test:mutation: ${selected.length ? selected.map((m) => m.name).join(', ') : 'no module'} changed since ${args.since}`,
-    );
-  }
-  if (args.list) {
-    for (const m of selected) console.log(`${m.name.padEnd(20)} ${m.mutate}`);
+  const tracked = trackedFiles(REPO);
+  if (args.inputs) {
+    for (const file of moduleHash(moduleNamed(args.inputs), { repo: REPO, tracked }).files) {
+      console.log(file);
+    }
     return;
   }
+  const selected = args.names.length ? args.names.map(moduleNamed) : MODULES;
+  const ledger = readLedger();
+  const plan = planModules(selected, ledger, { repo: REPO, tracked });
+
+  if (args.list) {
+    for (const { mod, files, current, entry } of plan) {
+      const state = current ? 'current' : entry ? 'stale' : 'no entry';
+      console.log(
+        `${mod.name.padEnd(20)} ${state.padEnd(9)} ${String(files.length).padStart(4)} inputs  ${mod.mutate}`,
+      );
+    }
+    return;
+  }
+
+  const toRun = plan.filter((p) => args.force || args.incremental || (!args.check && !p.current));
+  const fromLedger = plan.filter((p) => !toRun.includes(p));
+  const current = plan.filter((p) => p.current).length;
+  console.log(
+    `test:mutation: ${current} of ${plan.length} modules unchanged since their ledger entry` +
+      (toRun.length ? `; rescoring ${toRun.map((p) => p.mod.name).join(', ')}` : ''),
+  );
   fs.mkdirSync(REPORTS, { recursive: true });
 
   const rows = [];
-  for (const mod of selected) {
+  for (const p of fromLedger) {
+    const threshold = p.mod.threshold ?? DEFAULT_THRESHOLD;
+    if (!p.current) {
+      rows.push({ ...p, threshold, error: p.entry ? 'stale ledger entry' : 'no ledger entry' });
+    } else {
+      rows.push({ ...p, threshold, fromLedger: true, ...p.entry });
+    }
+  }
+  for (const p of toRun) {
+    const { mod } = p;
     const started = Date.now();
-    console.log(`\n=== mutation: ${mod.name} (${mod.mutate})`);
+    console.log(`\n=== mutation: ${mod.name} (${mod.mutate}, ${p.files.length} inputs)`);
     const summary = path.join(REPORTS, `${mod.name}.summary.json`);
     fs.rmSync(summary, { force: true });
     const child = spawnSync(process.execPath, [__filename, '--run-module', mod.name], {
       cwd: REPO,
       stdio: 'inherit',
-      env: { ...process.env, PLATFORM_MUTATION_FORCE: args.force ? '1' : '0' },
+      env: { ...process.env, PLATFORM_MUTATION_INCREMENTAL: args.incremental ? '1' : '0' },
     });
     fs.rmSync(path.join(REPO, '.stryker-tmp', mod.name), { recursive: true, force: true });
     const seconds = Math.round((Date.now() - started) / 1000);
     const threshold = mod.threshold ?? DEFAULT_THRESHOLD;
     if (child.status !== 0 || !fs.existsSync(summary)) {
       rows.push({
-        mod,
+        ...p,
         threshold,
         seconds,
         error: `stryker exited ${child.status ?? child.signal}`,
@@ -192,7 +173,19 @@ function main() {
       continue;
     }
     const counts = JSON.parse(fs.readFileSync(summary, 'utf8'));
-    rows.push({ mod, threshold, seconds, counts, ...score(counts) });
+    const row = { ...p, threshold, seconds, counts, ...score(counts) };
+    rows.push(row);
+    // A from-scratch score at or above its threshold becomes the module's entry.
+    if (!args.incremental && row.score !== null && row.score >= threshold) {
+      ledger[mod.name] = {
+        hash: p.hash,
+        score: Math.round(row.score * 10) / 10,
+        detected: row.detected,
+        mutants: row.valid,
+        minutes: Math.round(seconds / 6) / 10,
+      };
+      writeLedger(ledger);
+    }
   }
 
   console.log('\nmutation scores (killed + timed out / all but compile errors):');
@@ -201,15 +194,27 @@ function main() {
     const name = row.mod.name.padEnd(20);
     if (row.error || row.score === null) {
       failed++;
-      console.log(`  ${name} FAIL  ${row.error ?? 'no mutant was tested'} (${row.seconds} s)`);
+      console.log(
+        `  ${name} FAIL  ${row.error ?? 'no mutant was tested'}${row.seconds === undefined ? '' : ` (${row.seconds} s)`}`,
+      );
       continue;
     }
     const ok = row.score >= row.threshold;
     if (!ok) failed++;
-    const survived = (row.counts.Survived ?? 0) + (row.counts.NoCoverage ?? 0);
+    const where = row.fromLedger
+      ? `ledger, ${row.minutes} min when measured`
+      : `${row.seconds} s${args.incremental ? ', incremental' : ''}`;
     console.log(
       `  ${name} ${ok ? 'ok  ' : 'FAIL'}  ${row.score.toFixed(1).padStart(5)} %  ` +
-        `(${row.detected}/${row.valid} detected, ${survived} survived, threshold ${row.threshold} %, ${row.seconds} s)`,
+        `(${row.detected}/${row.valid ?? row.mutants} detected, threshold ${row.threshold} %, ${where})`,
+    );
+  }
+  const rescored = rows.filter(
+    (r) => !r.fromLedger && !r.error && !args.incremental && r.score >= r.threshold,
+  );
+  if (rescored.length) {
+    console.log(
+      `ledger: rewrote ${rescored.map((r) => r.mod.name).join(', ')} in tooling/mutation/ledger.json; commit it so that the next run takes them from there`,
     );
   }
   writeTestReport(rows.length - failed, failed);
