@@ -2,10 +2,74 @@
 // CLI's commands) in Jest's own processes, and those that spawn `node dist/main.js` or the CLI
 // binary (they need `pnpm build`, take seconds per process start, and can be run alone with
 // `npx jest --selectProjects processes`).
+const fs = require('node:fs');
+const path = require('node:path');
+const { suitesReading } = require('@platform/jest-config/suites');
+
 const base = require('@platform/jest-config').config({ rootDir: __dirname, testTimeout: 60000 });
 
 const PROCESS_SUITES = ['cli-binary', 'dev-script', 'generator', 'server-start', 'webhook-crash'];
 const processSuite = (name) => `/test/${name}\\.e2e-spec\\.ts$`;
+
+// CI runs this package's suites three times: on SQLite (every file), on PostgreSQL and on
+// PostgreSQL + Redis. The second and third runs take only the files whose outcome that
+// deployment can change (PLATFORM_TEST_DEPLOYMENT, set by `test:postgres` and `test:redis`);
+// docs/decisions/0023-ci-time.md says why. The PostgreSQL selection is computed (every file that
+// reads TEST_DATABASE_URL, itself or through test/support); the Redis one is named here, each
+// file for the Redis-backed part it drives, and checked to exist.
+const REDIS_SUITES = {
+  // The sliding window and its costs in Redis (Lua), and what spends it.
+  'rate-limit': 'request costs, 429s and Retry-After from the Redis window',
+  'anonymous-callers': 'failed authentication spends a budget in the shared store',
+  auth: 'failed authentication spends a budget in the shared store',
+  oauth: 'sign-in throttling on the shared store',
+  'organization-api': 'X-RateLimit-* headers read from the shared store',
+  // Webhook deliveries go through BullMQ instead of the embedded dispatcher.
+  'webhook-delivery': 'deliveries, retries and their timing through BullMQ',
+  'webhook-replay': 'replays queued through BullMQ',
+  'webhook-fairness': "one organization's backlog cannot starve another's in BullMQ",
+  'webhook-endpoints': 'test deliveries and endpoint changes seen by the BullMQ worker',
+  'webhook-crash': 'a delivery in flight when the server dies, recovered from BullMQ',
+  outbox: 'the outbox relay into the queue',
+  offboarding: 'deliveries stop when their endpoint is offboarded, queued jobs included',
+  delegation: "deliveries follow the endpoint owner's access",
+  metrics: 'queue depth and delivery metrics from BullMQ',
+  usage: 'delivery outcomes counted from BullMQ deliveries',
+  'log-secrets': "the BullMQ worker's log lines carry no secret",
+  hermetic: 'the delivery-time address check in the BullMQ worker',
+  // The change feed's wake-ups cross instances through Redis pub/sub.
+  'change-feed': 'long-polls woken by pub/sub',
+  'change-feed-read': 'long-polls woken by pub/sub',
+  'change-feed-concurrency': 'ordering when writers and readers are on different instances',
+  // Readiness checks Redis too.
+  'http-conventions': '/ready reports Redis',
+};
+const DEPLOYMENT = process.env.PLATFORM_TEST_DEPLOYMENT;
+const deploymentSuites = () => {
+  if (!process.env.TEST_DATABASE_URL || (DEPLOYMENT === 'redis' && !process.env.TEST_REDIS_URL)) {
+    throw new Error(
+      `PLATFORM_TEST_DEPLOYMENT=${DEPLOYMENT} needs TEST_DATABASE_URL${DEPLOYMENT === 'redis' ? ' and TEST_REDIS_URL' : ''} (scripts/throwaway-postgres.sh and scripts/throwaway-redis.sh print them)`,
+    );
+  }
+  if (DEPLOYMENT === 'redis') {
+    return Object.keys(REDIS_SUITES).map((name) => {
+      const file = path.join(__dirname, 'test', `${name}.e2e-spec.ts`);
+      if (!fs.existsSync(file)) throw new Error(`REDIS_SUITES names ${name}, which has no file`);
+      return file;
+    });
+  }
+  if (DEPLOYMENT === 'postgres') return suitesReading(__dirname, 'TEST_DATABASE_URL');
+  throw new Error(`PLATFORM_TEST_DEPLOYMENT is ${DEPLOYMENT}: postgres or redis`);
+};
+const only = DEPLOYMENT ? deploymentSuites() : null;
+const exactly = (files) =>
+  files.length
+    ? files.map(
+        (file) => `/${path.relative(__dirname, file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
+      )
+    : ['^$'];
+const isProcessSuite = (file) =>
+  PROCESS_SUITES.some((name) => new RegExp(processSuite(name)).test(file));
 
 // Per-project copies of the preset without the options Jest only reads once per run.
 const { reporters, testTimeout, globalSetup: _s, globalTeardown: _t, ...preset } = base;
@@ -35,6 +99,7 @@ module.exports = {
     {
       ...project,
       displayName: 'in-process',
+      ...(only && { testRegex: exactly(only.filter((file) => !isProcessSuite(file))) }),
       // The two-instance suite needs PostgreSQL and Redis (`pnpm test:scale-out`), the fault
       // suite its own servers (`pnpm test:faults`).
       testPathIgnorePatterns: [
@@ -47,7 +112,7 @@ module.exports = {
     {
       ...project,
       displayName: 'processes',
-      testRegex: PROCESS_SUITES.map(processSuite),
+      testRegex: only ? exactly(only.filter(isProcessSuite)) : PROCESS_SUITES.map(processSuite),
       testPathIgnorePatterns: ['/node_modules/'],
     },
   ],

@@ -32,7 +32,11 @@ function config({
     globalSetup: require.resolve('@platform/hermetic/jest-global-setup'),
     globalTeardown: require.resolve('@platform/hermetic/jest-global-teardown'),
     setupFilesAfterEnv: [require.resolve('@platform/hermetic/jest-setup')],
-    reporters: ['default', path.join(__dirname, 'summary-reporter.js')],
+    reporters: [
+      'default',
+      path.join(__dirname, 'summary-reporter.js'),
+      path.join(__dirname, 'slowest-reporter.js'),
+    ],
   };
 }
 
