@@ -1,7 +1,7 @@
 // Lints the JavaScript no package lints itself: scripts/, bench/ and the tooling packages without
 // an ESLint setup of their own (root `pnpm lint` runs it as the `lint:js` task). Packages with
 // their own eslint.config.js lint their files, JavaScript included, and are left out here.
-const { javascript } = require('@platform/eslint-config');
+const { javascript } = require('./tooling/eslint');
 
 module.exports = [
   {

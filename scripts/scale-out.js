@@ -15,7 +15,7 @@
  */
 // As a command, loopback only for it and the instances it starts (tooling/hermetic); as a
 // library, the caller's run (a Jest run, a benchmark) has already made that so.
-if (require.main === module) require('@platform/hermetic').enforceForRun();
+if (require.main === module) require('../tooling/hermetic').enforceForRun();
 const { execFileSync, spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
