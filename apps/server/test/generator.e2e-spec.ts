@@ -5,7 +5,7 @@
  * generator writes and registers, not the codegen it then runs.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -53,14 +53,35 @@ describe('pnpm gen resource', () => {
     run(copy, 'pnpm', ['install', '--offline', '--frozen-lockfile', '--reporter=silent']);
     run(copy, 'pnpm', ['gen', 'resource', 'widgets', 'wdg'], { PLATFORM_GEN_SKIP_SDKS: '1' });
 
-    const server = path.join(copy, 'apps', 'server');
-    expect(existsSync(path.join(server, 'src', 'widgets', 'widgets.service.ts'))).toBe(true);
+    expect(existsSync(path.join(copy, 'apps/server/src/widgets/widgets.service.ts'))).toBe(true);
     expect(readFileSync(path.join(copy, 'packages/contract/src/ids.ts'), 'utf8')).toContain(
       "widget: 'wdg',",
     );
 
-    run(copy, 'pnpm', ['--filter', '@platform/contract', 'build']);
-    run(copy, 'pnpm', ['--filter', '@platform/server', 'build']);
+    // It builds: the server's build settings type-check the server and the contract's source in
+    // one program, declarations included (what `tsc -b` and tsup's dts step would report), without
+    // bundling the contract first. Its suites below run from source, as Jest always does here.
+    const server = path.join(copy, 'apps', 'server');
+    writeFileSync(
+      path.join(server, 'tsconfig.generated-check.json'),
+      JSON.stringify({
+        extends: './tsconfig.build.json',
+        compilerOptions: {
+          emitDeclarationOnly: true,
+          declaration: true,
+          noEmit: false,
+          outDir: path.join(path.dirname(copy), 'declarations'),
+          rootDir: '../..',
+          tsBuildInfoFile: null,
+          paths: { '@platform/contract': ['../../packages/contract/src/index.ts'] },
+        },
+      }),
+    );
+    run(server, process.execPath, [
+      require.resolve('typescript/bin/tsc', { paths: [server] }),
+      '-p',
+      'tsconfig.generated-check.json',
+    ]);
 
     const report = path.join(copy, 'jest-report.json');
     run(server, process.execPath, [
