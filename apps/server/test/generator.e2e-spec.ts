@@ -59,8 +59,19 @@ describe('pnpm gen resource', () => {
     );
 
     // It builds: the server's build settings type-check the server and the contract's source in
-    // one program, declarations included (what `tsc -b` and tsup's dts step would report), without
-    // bundling the contract first. Its suites below run from source, as Jest always does here.
+    // one program, declarations included (what `tsc -b` and tsup's dts step would report). The
+    // suites below run from source, as Jest does here; only Jest's global setup and teardown load
+    // the contract's CommonJS bundle, which tsup writes in seconds without its declarations.
+    run(copy, 'pnpm', [
+      '--filter',
+      '@platform/contract',
+      'exec',
+      'tsup',
+      '--format',
+      'cjs',
+      '--no-dts',
+      '--no-sourcemap',
+    ]);
     const server = path.join(copy, 'apps', 'server');
     writeFileSync(
       path.join(server, 'tsconfig.generated-check.json'),
