@@ -2,10 +2,10 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nes
 import {
   type ChangePage,
   type ChangesQuery,
-  EVENT_READ_SCOPES,
   EVENT_RETENTION_DAYS,
   type EventType,
   FEED_LIMITS,
+  readableEventTypes,
 } from '@platform/contract';
 import type { Redis } from 'ioredis';
 import { Clock } from '../common/clock';
@@ -76,14 +76,11 @@ export class ChangeFeedService implements OnModuleDestroy {
     const cursor = decodeFeedCursor(query.after ?? '0');
     if (cursor === undefined) throw badCursor('after is not a cursor this API returned');
     const limit = query.limit ?? FEED_LIMITS.defaultLimit;
-    const readable = (Object.keys(EVENT_READ_SCOPES) as EventType[]).filter((type) => {
-      const scope = EVENT_READ_SCOPES[type];
-      return (
-        scope !== null &&
-        principal.scopes.has(scope) &&
-        (!query.type || (query.type as readonly string[]).includes(type))
-      );
-    });
+    // A `ping` is no change (it has no position); the others as every read of an event.
+    const readable = readableEventTypes(principal.scopes).filter(
+      (type) =>
+        type !== 'ping' && (!query.type || (query.type as readonly string[]).includes(type)),
+    );
     const deadline = this.clock.nowMs() + (query.wait ?? 0) * 1000;
     let after = cursor;
     for (;;) {
