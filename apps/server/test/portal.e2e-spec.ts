@@ -170,6 +170,19 @@ describe('the portal: serving and sign-in', () => {
       expect(used.status).toBe(200);
     });
 
+    it("has a rate-limit budget of its own, apart from the organization's API tokens", async () => {
+      const org = await server.createOrganization({ rateLimitPerMinute: 10 });
+      await server.createUser(org.id, 'di@d-school.test', PASSWORD);
+      const portal = typedClient(server, await signIn('di@d-school.test'));
+      const { token } = await server.createToken(org.id, ['all']);
+      const api = typedClient(server, token);
+      for (let i = 0; i < 10; i++) expect((await api.students.list()).status).toBe(200);
+      expect((await api.students.list()).status).toBe(429);
+      const fromPortal = expectStatus(await portal.students.list(), 200);
+      expect(fromPortal.headers.get('x-ratelimit-remaining')).toBe('9');
+      expect((await api.students.list()).status).toBe(429);
+    });
+
     it('refuses a redirect URI other than the portal’s own callback', async () => {
       const url = new URL('/oauth/authorize', server.url);
       url.search = new URLSearchParams({
