@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { DEFAULT_OPERATION_COST, type OperationMetadata, operationCost } from '@platform/contract';
 import { type AppRoute, isZodType } from '@ts-rest/core';
-import { asPlatformRequest } from '../common/http-context';
+import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import { ProblemException } from '../common/problem.exception';
 import { OrganizationThrottlerGuard } from '../rate-limit/organization-throttler.guard';
 import { BearerStrategy } from './bearer.strategy';
@@ -54,7 +54,18 @@ export class RequestPipelineGuard implements CanActivate {
     const invalid = !refusal && failsValidation(contract.route, contract.operation, req);
     await this.rateLimit.admit(context, refusal !== undefined || invalid);
     if (refusal) throw refusal;
+    const { operation } = contract;
+    // A waiting read checks its access again each time it wakes, as a new request would.
+    if (operation.feed) req.recheckAccess = () => this.recheck(req, operation);
     return true;
+  }
+
+  /** Authentication and the scope check again (not the rate limit): the principal, or 401/403. */
+  private async recheck(req: PlatformRequest, operation: OperationMetadata): Promise<Principal> {
+    const authentication = await this.bearer.reauthenticate(req);
+    if (!authentication.ok) throw unauthorized(authentication.reason);
+    assertAllowed(authentication.principal, operation);
+    return authentication.principal;
   }
 }
 
