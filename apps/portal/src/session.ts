@@ -128,15 +128,18 @@ export async function forgetSession(): Promise<void> {
 }
 
 /**
- * "Sign out": forgets and revokes the token, then ends the server's sign-in session too
- * (RP-initiated logout), which asks to confirm and comes back to the portal. Without that the
- * sign-in cookie would sign the next person at this browser in without a password.
+ * "Sign out", in one step: the server ends this browser's sign-in session and revokes the portal
+ * token together (no confirmation page to leave half-way), so the next "Sign in" here asks for
+ * the password. Then the token is forgotten (and revoked again, should that call have failed).
  */
 export async function signOut(): Promise<void> {
+  const session = currentSession();
+  if (session) {
+    await fetch('/oauth/session/end/portal', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${session.accessToken}` },
+    }).catch(() => undefined);
+  }
   await forgetSession();
-  const query = new URLSearchParams({
-    client_id: PORTAL_CLIENT_ID,
-    post_logout_redirect_uri: `${location.origin}${PORTAL_BASE}/`,
-  });
-  location.assign(`/oauth/session/end?${query.toString()}`);
+  location.assign(`${PORTAL_BASE}/`);
 }

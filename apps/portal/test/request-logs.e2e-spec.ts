@@ -134,6 +134,17 @@ describe.each([
     await expectAccessible(admin, 'request logs, nothing matches');
     if (viewport.width === 375) await screenshot(admin, 'request-logs-phone');
     else await screenshot(admin, 'request-logs');
+
+    // The portal's own calls are shown apart: only when asked for.
+    const portalClient = 'oac_0000000000000000000000P0RT';
+    await admin.goto(portal('/request-logs?source=portal'));
+    await expect(admin.getByLabel('Requests').inputValue()).resolves.toBe('portal');
+    await admin.locator('tbody tr').first().waitFor();
+    await expect(admin.locator('tbody').textContent()).resolves.toContain(portalClient);
+    await expect(admin.locator('tbody').textContent()).resolves.not.toContain(sync.id);
+    await admin.goto(portal('/request-logs'));
+    await admin.locator('tbody tr').first().waitFor();
+    await expect(admin.locator('tbody').textContent()).resolves.not.toContain(portalClient);
   });
 
   test('a developer reads it too; a viewer has no link to it and is told it is not open to their role', async () => {

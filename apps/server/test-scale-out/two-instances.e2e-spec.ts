@@ -211,6 +211,33 @@ describe('two instances on PostgreSQL + Redis', () => {
     expect(seen.map((e) => e.id).sort()).toEqual([...created].sort());
   });
 
+  it('a long-poll waiting on one instance answers 401, not the change, once its token is revoked on the other', async () => {
+    const admin = organization(60_000);
+    const [a, b] = cluster.urls as [string, string];
+    const made = await call(a, admin, 'POST', '/v1/personal_access_tokens', {
+      name: 'reader',
+      scopes: ['events:read', 'students:read'],
+      expires_at: null,
+    });
+    expect(made.status).toBe(201);
+    const waiting = call(b, made.body.token, 'GET', '/v1/changes?after=0&wait=10s');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const revoked = await call(a, admin, 'DELETE', `/v1/personal_access_tokens/${made.body.id}`);
+    expect(revoked.status).toBe(200);
+    const written = await call(a, admin, 'POST', '/v1/students', {
+      student_number: 'AFTER-REVOKE',
+      first_name: 'Not',
+      last_name: 'Delivered',
+    });
+    expect(written.status).toBe(201);
+    const answer = await waiting;
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({
+      code: 'unauthorized',
+      detail: 'The bearer token has been revoked',
+    });
+  });
+
   it('2,000 events, one instance killed with SIGKILL half-way: the other delivers every webhook-id', async () => {
     const token = organization(1_000_000);
     // The receiver holds each request 15 ms and notes how many it holds at once.

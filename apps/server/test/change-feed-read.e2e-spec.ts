@@ -173,6 +173,44 @@ describe('GET /v1/changes', () => {
     expect(Date.now() - quiet).toBeGreaterThanOrEqual(900);
   });
 
+  it('checks a waiting read’s access again when it wakes: a revoked token or a removed member gets 401, not the change', async () => {
+    const org = (await server.createOrganization()).id;
+    const writer = typedClient(server, (await server.createToken(org, ['all'])).token);
+    const admin = await server.createUser(org, 'admin@feed.test', 'a long enough password', {
+      role: 'admin',
+    });
+    const member = await server.createUser(org, 'dev@feed.test', 'a long enough password', {
+      role: 'developer',
+    });
+    const revoked = await server.createToken(org, ['events:read', 'courses:read']);
+    const removed = await server.createToken(org, ['events:read', 'courses:read'], {
+      userId: member.id,
+    });
+    const adminApi = typedClient(
+      server,
+      (await server.createToken(org, ['all'], { userId: admin.id })).token,
+    );
+    const wait = (token: string) =>
+      typedClient(server, token).events.changes({ query: { after: '0', wait: '10s' } });
+
+    const waitingRevoked = wait(revoked.token);
+    const waitingRemoved = wait(removed.token);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await server.revokeToken(revoked.id);
+    expectStatus(await adminApi.members.delete({ params: { id: member.id } }), 200);
+    await writer.courses.create({ body: { code: 'RV', title: 'After revocation' } });
+
+    const first = await waitingRevoked;
+    expect(first.status).toBe(401);
+    expect(first.body).toMatchObject({
+      code: 'unauthorized',
+      detail: 'The bearer token has been revoked',
+    });
+    const second = await waitingRemoved;
+    expect(second.status).toBe(401);
+    expect(second.body).toMatchObject({ code: 'unauthorized' });
+  });
+
   it('answers 410 for a cursor older than the retention, telling to start from an export', async () => {
     const org = (await server.createOrganization()).id;
     const old = typedClient(server, (await server.createToken(org, ['all'])).token);

@@ -14,6 +14,9 @@ import {
   ALL_SCOPES,
   API_PREFIXES,
   contract,
+  EVENT_READ_SCOPES,
+  EVENT_TYPES,
+  EventSchema,
   type IdKind,
   idPattern,
   operationMetadata,
@@ -175,6 +178,45 @@ function handsOutAuthority(route: AppRoute): boolean {
 }
 
 const WRITE_ROUTES = ROUTES.filter((r) => r.route.method !== 'GET');
+
+/** Whether a schema holds the contract's event schema anywhere inside it. */
+function holdsEvents(schema: unknown, seen = new Set<unknown>()): boolean {
+  if (schema === EventSchema) return true;
+  if (!schema || typeof schema !== 'object' || seen.has(schema)) return false;
+  seen.add(schema);
+  const { shape, _def: def } = schema as { shape?: unknown; _def?: Record<string, unknown> };
+  const parts: unknown[] = [shape, ...Object.values(def ?? {})];
+  if (typeof def?.shape === 'function') parts.push((def.shape as () => unknown)());
+  return parts.some((part) =>
+    Array.isArray(part)
+      ? part.some((item) => holdsEvents(item, seen))
+      : part && typeof part === 'object' && !('_def' in part)
+        ? Object.values(part).some((value) => holdsEvents(value, seen))
+        : holdsEvents(part, seen),
+  );
+}
+
+/** Routes whose answer carries events (their `data`): each must apply the per-type read rule. */
+const EVENT_ROUTES = ROUTES.filter(
+  (r) =>
+    r.route.method === 'GET' && holdsEvents((r.route.responses as Record<number, unknown>)[200]),
+);
+/** The scopes that guard some event type's data (`students:read` for `student.*`, …). */
+const EVENT_DATA_SCOPES = [
+  ...new Set<Scope>(Object.values(EVENT_READ_SCOPES).filter((scope) => scope !== null)),
+].sort();
+
+/** Every event anywhere in an answer (a page's `data`, a feed's changes, a record itself). */
+function eventsIn(value: unknown): { id: string; type: string }[] {
+  if (Array.isArray(value)) return value.flatMap(eventsIn);
+  if (!value || typeof value !== 'object') return [];
+  const record = value as Record<string, unknown>;
+  const self =
+    record.object === 'event' && typeof record.type === 'string'
+      ? [{ id: String(record.id), type: record.type }]
+      : [];
+  return [...self, ...Object.values(record).flatMap(eventsIn)];
+}
 const DELEGATING_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.delegation);
 const delegationOf = (route: AppRoute) => operationMetadata(route)?.delegation;
 
@@ -894,6 +936,71 @@ describe('contract walk: every route', () => {
       },
     );
   });
+  describe('per-type read scopes of events', () => {
+    let orgId: string;
+    let refs: Refs;
+    let all: string;
+
+    beforeAll(async () => {
+      orgId = (
+        await server.createOrganization({
+          name: 'School E',
+          plan: 'enterprise',
+          rateLimitPerMinute: 100_000,
+        })
+      ).id;
+      ({ token: all } = await server.createToken(orgId, ALL_SCOPES));
+      refs = idsOf(await createFixtures(all));
+    });
+
+    it('finds the routes that return events', () => {
+      expect(EVENT_ROUTES.map((r) => r.key)).toEqual(
+        expect.arrayContaining(['events.list', 'events.retrieve', 'events.changes']),
+      );
+      expect(EVENT_DATA_SCOPES.length).toBeGreaterThanOrEqual(5);
+    });
+
+    const cases = API_PREFIXES.flatMap((prefix) =>
+      EVENT_ROUTES.flatMap((walked) =>
+        EVENT_DATA_SCOPES.map((withheld) => ({
+          walked,
+          prefix,
+          withheld,
+          label: `${walked.route.method} ${prefix}${walked.route.path.slice('/v1'.length)}`,
+        })),
+      ),
+    );
+    it.each(cases)(
+      '$label gives a token without $withheld none of the events that scope reads (404 by id)',
+      async ({ walked, prefix, withheld }) => {
+        const guarded = EVENT_TYPES.filter((type) => EVENT_READ_SCOPES[type] === withheld);
+        const found = await rawCall<WalkedBody>(
+          server,
+          `/v1/events?type=${guarded.join(',')}&per_page=1`,
+          { token: all },
+        );
+        const event = found.body.data?.[0];
+        if (!event) throw new Error(`the fixtures made no event of ${guarded.join(', ')}`);
+        // A route that takes an event's id is asked for one of the guarded types.
+        const eventRefs = { ...refs, events: event.id as string };
+        const guardedIn = (res: WalkResponse) =>
+          eventsIn(res.body).filter((e) => (guarded as string[]).includes(e.type));
+
+        const full = await send(server, walked, { prefix, refs: eventRefs, token: all });
+        expect(guardedIn(full).length).toBeGreaterThan(0);
+        const { token } = await server.createToken(
+          orgId,
+          ALL_SCOPES.filter((scope) => scope !== withheld),
+        );
+        const narrowed = await send(server, walked, { prefix, refs: eventRefs, token });
+        expect(guardedIn(narrowed)).toEqual([]);
+        if (walked.route.path.includes('/:id') && collectionOf(walked.route) === 'events')
+          expectProblem(narrowed, 404, 'not_found');
+        else expect(narrowed.status).toBe(200);
+      },
+    );
+  });
+
   describe('delegation', () => {
     let orgId: string;
     /** Every scope, never expiring: makes the records the narrower callers then act on. */

@@ -84,4 +84,37 @@ describe('GET /v1/events', () => {
     expect(all.body.data.map((e) => e.id)).not.toContain(id);
     expect(all.body.meta.total).toBe(3);
   });
+
+  it('omits from lists, and 404s by id, the events whose resource the token cannot read', async () => {
+    const all = expectStatus(await api.events.list({ query: { sort: 'created_at' } }), 200);
+    const [studentCreated, , courseCreated] = all.body.data;
+    const { token: eventsOnly } = await server.createToken(orgId, ['events:read']);
+    const { token: withCourses } = await server.createToken(orgId, ['events:read', 'courses:read']);
+
+    const none = expectStatus(await typedClient(server, eventsOnly).events.list(), 200);
+    expect(none.body.data).toEqual([]);
+    expect(none.body.meta.total).toBe(0);
+    const hidden = await rawClient(server, eventsOnly).get(`/v1/events/${studentCreated!.id}`);
+    expect(hidden.status).toBe(404);
+    expect(problemOf(hidden)).toMatchObject({
+      code: 'not_found',
+      detail: `No event ${studentCreated!.id} in your organization`,
+    });
+
+    const courses = typedClient(server, withCourses);
+    const listed = expectStatus(await courses.events.list(), 200);
+    expect(listed.body.data.map((e) => e.type)).toEqual(['course.created']);
+    expect(listed.body.meta.total).toBe(1);
+    const filtered = expectStatus(
+      await courses.events.list({ query: { type: 'student.created,course.created' } }),
+      200,
+    );
+    expect(filtered.body.data.map((e) => e.type)).toEqual(['course.created']);
+    expect(
+      expectStatus(await courses.events.retrieve({ params: { id: courseCreated!.id } }), 200).body,
+    ).toEqual(courseCreated);
+    expect((await courses.events.retrieve({ params: { id: studentCreated!.id } })).status).toBe(
+      404,
+    );
+  });
 });

@@ -73,7 +73,7 @@ describe('Exports', () => {
   });
   afterAll(() => server.close());
 
-  it('exports a collection as NDJSON: 202, then the file holds exactly the records the list shows', async () => {
+  it('exports a collection as NDJSON: 202, then the file (no-store) holds exactly the records the list shows', async () => {
     const created = await raw.post<Export>('/v1/exports', { collection: 'students' });
     expect(created.status).toBe(202);
     expect(ExportSchema.safeParse(created.body).success).toBe(true);
@@ -88,6 +88,9 @@ describe('Exports', () => {
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/x-ndjson');
     expect(Number(file.headers.get('content-length'))).toBe(done.size_bytes);
+    // Student data: never kept in a browser or proxy cache.
+    expect(file.headers.get('cache-control')).toBe('private, no-store');
+    expect(file.headers.get('referrer-policy')).toBe('no-referrer');
     const exported = ndjson(file.body);
     const listed = await allStudents(api);
     expect(new Set(exported.map((r) => JSON.stringify(r)))).toEqual(
@@ -122,6 +125,39 @@ describe('Exports', () => {
       'id,object,student_number,first_name,last_name,preferred_name,email,date_of_birth,status,grade_level,created_at,updated_at',
     );
     expect(text).toContain('"Zoë, ""the"" first","Line\nbreak"');
+  });
+
+  it('neutralises CSV cells a spreadsheet would run as formulas, and leaves NDJSON as it is', async () => {
+    const org = await server.createOrganization();
+    const { token: own } = await server.createToken(org.id, ['all']);
+    const ownRaw = rawClient(server, own);
+    const names = [
+      ['=HYPERLINK("https://evil.test","x")', '@SUM(1+1)', '+cmd|calc'],
+      ['-2+3', '\tTabbed', '\rReturned'],
+    ];
+    for (const [i, [first_name, last_name, preferred_name]] of names.entries()) {
+      const made = await ownRaw.post('/v1/students', {
+        student_number: `F-${i}`,
+        first_name,
+        last_name,
+        preferred_name,
+      });
+      expect(made.status).toBe(201);
+    }
+    const exported = async (format: string) => {
+      const created = await ownRaw.post<Export>('/v1/exports', {
+        collection: 'students',
+        format,
+      });
+      expect(created.status).toBe(202);
+      const done = await finished(ownRaw, created.body.id);
+      return (await download(server, own, done.id)).body;
+    };
+    const rows = (await exported('csv')).split('\r\n');
+    expect(rows[1]).toContain(`"'=HYPERLINK(""https://evil.test"",""x"")",'@SUM(1+1),'+cmd|calc,`);
+    expect(rows[2]).toContain(`,'-2+3,'\tTabbed,"'\rReturned",`);
+    const records = ndjson(await exported('ndjson'));
+    expect(records.map((r) => [r.first_name, r.last_name, r.preferred_name])).toEqual(names);
   });
 
   it('replays a create sent again with the same Idempotency-Key, and runs it once', async () => {

@@ -41,4 +41,24 @@ describe('request logs', () => {
     expect(all).not.toContain(token.slice(4));
     expect(all).not.toContain('secret-search');
   });
+
+  it('logs an unmatched route as `unmatched`, never its raw path', async () => {
+    lines.length = 0;
+    const path = '/v1/export_download/expdl_mistyped-secret-token/ada@school.test';
+    const res = await fetch(`${server.url}${path}`);
+    expect(res.status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({
+      request_id: res.headers.get('x-request-id'),
+      method: 'GET',
+      route: 'unmatched',
+      status: 404,
+    });
+    const all = lines.join('\n');
+    expect(all).not.toContain('mistyped-secret-token');
+    expect(all).not.toContain('ada@school.test');
+  });
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Browser, formAction } from '../src/testing';
 import { PORTAL_CLIENT_ID } from '../src/oauth/portal-client';
 import { expectStatus, typedClient } from './support/api';
+import { RequestLogWriter } from '../src/request-logs/request-log-writer';
 import { startServer, type TestServer } from './support/server';
 
 const PASSWORD = 'correct horse battery staple';
@@ -168,6 +169,51 @@ describe('the portal: serving and sign-in', () => {
       expect(created.body.expires_at).toBeNull();
       const used = await typedClient(server, created.body.token).students.list();
       expect(used.status).toBe(200);
+    });
+
+    it("has a rate-limit budget of its own, apart from the organization's API tokens", async () => {
+      const org = await server.createOrganization({ rateLimitPerMinute: 10 });
+      await server.createUser(org.id, 'di@d-school.test', PASSWORD);
+      const portal = typedClient(server, await signIn('di@d-school.test'));
+      const { token } = await server.createToken(org.id, ['all']);
+      const api = typedClient(server, token);
+      for (let i = 0; i < 10; i++) expect((await api.students.list()).status).toBe(200);
+      expect((await api.students.list()).status).toBe(429);
+      const fromPortal = expectStatus(await portal.students.list(), 200);
+      expect(fromPortal.headers.get('x-ratelimit-remaining')).toBe('9');
+      expect((await api.students.list()).status).toBe(429);
+    });
+
+    it('shows its own calls apart in request logs and usage: hidden unless source=portal', async () => {
+      const org = await server.createOrganization();
+      await server.createUser(org.id, 'ed@e-school.test', PASSWORD, { role: 'admin' });
+      const portal = typedClient(server, await signIn('ed@e-school.test'));
+      const { token } = await server.createToken(org.id, ['all']);
+      const api = typedClient(server, token);
+      const fromApi = await api.students.list();
+      const fromPortal = await portal.students.list();
+      await server.app.get(RequestLogWriter).flush();
+      const ids = async (query: Record<string, string>) =>
+        expectStatus(
+          await api.requestLogs.list({ query: { route: '/v1/students', ...query } }),
+          200,
+        ).body.data.map((entry) => entry.request_id);
+
+      expect(await ids({})).toEqual([fromApi.headers.get('x-request-id')]);
+      expect(await ids({ source: 'portal' })).toEqual([fromPortal.headers.get('x-request-id')]);
+      expect(await ids({ source: 'api,portal' })).toEqual([
+        fromPortal.headers.get('x-request-id'),
+        fromApi.headers.get('x-request-id'),
+      ]);
+      const successes = async (source?: 'api' | 'portal') => {
+        await server.app.get(RequestLogWriter).flush();
+        const usage = await api.usage.retrieve({ query: source ? { source } : {} });
+        return expectStatus(usage, 200).body.requests.reduce((sum, hour) => sum + hour.success, 0);
+      };
+      // The API token's: the students list and the three request-log lists; the portal's: one.
+      expect(await successes()).toBe(4);
+      expect(await successes('portal')).toBe(1);
+      expect(await successes('api')).toBe(6); // and the two usage reads since
     });
 
     it('refuses a redirect URI other than the portal’s own callback', async () => {

@@ -159,6 +159,77 @@ describe('rate limits', () => {
       expect(read.headers.get('x-ratelimit-remaining')).toBe('6');
     });
 
+    it('charges one unit, not the cost, for a request refused by its scope or its validation', async () => {
+      const org = await server.createOrganization();
+      const { token: readOnly } = await server.createToken(org.id, ['organization:read']);
+      const { token: exporter } = await server.createToken(org.id, [
+        'exports:write',
+        'students:read',
+      ]);
+      const refused = await rawCall(server, '/v1/exports', {
+        method: 'POST',
+        token: readOnly,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ collection: 'students' }),
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('599');
+      const invalid = await rawCall(server, '/v1/exports', {
+        method: 'POST',
+        token: exporter,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ collection: 'no_such_collection' }),
+      });
+      expect(invalid.status).toBe(400);
+      expect(invalid.headers.get('x-ratelimit-remaining')).toBe('598');
+      const served = await rawCall(server, '/v1/exports', {
+        method: 'POST',
+        token: exporter,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ collection: 'students' }),
+      });
+      expect(served.status).toBe(202);
+      expect(served.headers.get('x-ratelimit-remaining')).toBe('578');
+    });
+
+    it("lets an admin revoke a token and change a member while the organization's budget is spent", async () => {
+      const org = await server.createOrganization({ rateLimitPerMinute: 10 });
+      const admin = await server.createUser(
+        org.id,
+        'admin@reserve.test',
+        'a long enough password',
+        {
+          role: 'admin',
+        },
+      );
+      const viewer = await server.createUser(
+        org.id,
+        'viewer@reserve.test',
+        'a long enough password',
+        {
+          role: 'viewer',
+        },
+      );
+      const { token: adminToken } = await server.createToken(org.id, ['all'], { userId: admin.id });
+      const abusive = await server.createToken(org.id, ['all']);
+      const abuser = typedClient(server, abusive.token);
+      expectStatus(await abuser.exports.create({ body: { collection: 'students' } }), 202);
+      expect((await abuser.students.list()).status).toBe(429);
+      const api = typedClient(server, adminToken);
+      expect((await api.students.list()).status).toBe(429);
+
+      const revoked = expectStatus(
+        await api.personalAccessTokens.delete({ params: { id: abusive.id } }),
+        200,
+      );
+      expect(revoked.body.revoked_at).not.toBeNull();
+      const changed = expectStatus(
+        await api.members.update({ params: { id: viewer.id }, body: { role: 'developer' } }),
+        200,
+      );
+      expect(changed.body.role).toBe('developer');
+    });
+
     it('charges a cost above the whole limit as the limit, so it still passes in an empty window', async () => {
       const org = await server.createOrganization({ rateLimitPerMinute: 10 });
       const { token } = await server.createToken(org.id, ['all']);

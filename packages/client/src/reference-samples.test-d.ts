@@ -330,7 +330,7 @@ export async function auditEvents_retrieve() {
 }
 
 export async function requestLogs_list() {
-  const page = await platform.requestLogs.list({ status_class: '1xx', per_page: 100 });
+  const page = await platform.requestLogs.list({ source: 'api', per_page: 100 });
   return page;
 }
 

@@ -1,4 +1,10 @@
-import { EVENT_READ_SCOPES, EVENT_TYPES, readScopesForEvents } from './events';
+import {
+  canReadEventType,
+  EVENT_READ_SCOPES,
+  EVENT_TYPES,
+  readableEventTypes,
+  readScopesForEvents,
+} from './events';
 import { ALL_SCOPES } from './scopes';
 
 describe('EVENT_READ_SCOPES', () => {
@@ -24,5 +30,20 @@ describe('EVENT_READ_SCOPES', () => {
   it('has no events:write scope: events are written only by the changes they record', () => {
     expect(ALL_SCOPES).toContain('events:read');
     expect(ALL_SCOPES).not.toContain('events:write');
+  });
+
+  it('reads an event only with its resource read scope; ping with none; an unknown type never', () => {
+    const scopes = new Set(['events:read', 'courses:read']);
+    expect(canReadEventType(scopes, 'course.created')).toBe(true);
+    expect(canReadEventType(scopes, 'student.created')).toBe(false);
+    expect(canReadEventType(scopes, 'ping')).toBe(true);
+    expect(canReadEventType(new Set(ALL_SCOPES), 'student.exploded')).toBe(false);
+    expect(canReadEventType(new Set(ALL_SCOPES), 'toString')).toBe(false);
+    expect(readableEventTypes(scopes)).toEqual([
+      'course.created',
+      'course.updated',
+      'course.deleted',
+      'ping',
+    ]);
   });
 });

@@ -95,6 +95,22 @@ export function readScopesForEvents(types: readonly string[]): Scope[] {
   return [...new Set(needed)].sort();
 }
 
+/**
+ * Whether a caller holding `scopes` may read an event of `type`: it needs the type's read scope
+ * (`EVENT_READ_SCOPES`; `ping` carries no resource). The one rule every read of an event follows
+ * (list, by id, the change feed, webhook deliveries); an unknown type is never readable.
+ */
+export function canReadEventType(scopes: ReadonlySet<string>, type: string): boolean {
+  if (!Object.hasOwn(EVENT_READ_SCOPES, type)) return false;
+  const scope = EVENT_READ_SCOPES[type as EventType];
+  return scope === null || scopes.has(scope);
+}
+
+/** The event types a caller holding `scopes` may read (see `canReadEventType`). */
+export function readableEventTypes(scopes: ReadonlySet<string>): EventType[] {
+  return EVENT_TYPES.filter((type) => canReadEventType(scopes, type));
+}
+
 export type EventData<T extends EventType> = z.infer<(typeof EVENT_CATALOG)[T]>;
 
 /** The name of an event type's schema in the OpenAPI document and the SDKs: `StudentCreatedEvent`. */
@@ -233,9 +249,13 @@ export type ChangePage = z.infer<typeof ChangePageSchema>;
 export const eventsContract = c.router(
   {
     list: eventRoutes.list('List events', EventListQuerySchema, {
-      description: `Every change of the last ${EVENT_RETENTION_DAYS} days, newest first, so you can reconcile what a webhook endpoint missed. Filter by \`type\` (comma-separate several) and \`created_at\` range; \`updated_since\` works as on every collection (events never change after they are written).`,
+      description: `Every change of the last ${EVENT_RETENTION_DAYS} days, newest first, so you can reconcile what a webhook endpoint missed. Filter by \`type\` (comma-separate several) and \`created_at\` range; \`updated_since\` works as on every collection (events never change after they are written). Only the types the token may read are listed (each type needs its resource's read scope, as on the change feed); the others are left out, and \`meta.total\` counts only those listed.`,
     }),
-    retrieve: eventRoutes.retrieve({ summary: 'Retrieve an event' }),
+    retrieve: eventRoutes.retrieve({
+      summary: 'Retrieve an event',
+      description:
+        "An event of a type the token may not read (each type needs its resource's read scope) is a 404, as if it did not exist.",
+    }),
     changes: {
       method: 'GET',
       path: '/v1/changes',

@@ -66,8 +66,16 @@ export const RequestLogSchema = z
 
 export type RequestLogResource = z.infer<typeof RequestLogSchema>;
 
+/** Who made a request: an integration's credential (`api`), or the portal's own calls. */
+export const REQUEST_SOURCES = ['api', 'portal'] as const;
+export type RequestSource = (typeof REQUEST_SOURCES)[number];
+
 export const RequestLogListQuerySchema = listQuery({
   filters: {
+    source: filter.oneOf(
+      REQUEST_SOURCES,
+      "`api` (the default: your integrations' tokens) or `portal` (the portal's own calls); `api,portal` for both.",
+    ),
     status: filter.integer(100, 599),
     status_class: filter.oneOf(STATUS_CLASSES),
     method: filter.oneOf(REQUEST_LOG_METHODS),
@@ -82,7 +90,7 @@ const requestLogRoutes = readRoutes('/v1/request_logs', 'request_logs', RequestL
 export const requestLogsContract = c.router(
   {
     list: requestLogRoutes.list('List request logs', RequestLogListQuerySchema, {
-      description: `The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept ${REQUEST_LOG_DEFAULT_RETENTION_DAYS} days by default. Entries appear within about a second of the response. Filter by \`status\`, \`status_class\`, \`method\`, \`route\`, \`credential_id\`, \`request_id\` (comma-separate several) and \`created_at\` range (\`created_at[gte]\` for since, \`created_at[lt]\` for until).`,
+      description: `The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept ${REQUEST_LOG_DEFAULT_RETENTION_DAYS} days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with \`source=portal\` (or \`source=api,portal\` for both). Filter by \`status\`, \`status_class\`, \`method\`, \`route\`, \`credential_id\`, \`request_id\` (comma-separate several) and \`created_at\` range (\`created_at[gte]\` for since, \`created_at[lt]\` for until).`,
     }),
     retrieve: requestLogRoutes.retrieve({ summary: 'Retrieve a request log entry' }),
   },

@@ -5,6 +5,7 @@
 import { initContract } from '@ts-rest/core';
 import { operation, ROUTER_OPTIONS } from './operation';
 import { commonErrorResponses } from './problem';
+import { REQUEST_SOURCES } from './request-logs';
 import { timestampSchema } from './resource';
 import { z } from './zod-openapi';
 
@@ -57,7 +58,14 @@ export const usageContract = c.router(
       summary: 'Retrieve usage',
       description:
         'Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.',
-      query: z.object({}).strict(),
+      query: z
+        .object({
+          source: z.enum(REQUEST_SOURCES).optional().openapi({
+            description:
+              "Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls).",
+          }),
+        })
+        .strict(),
       responses: { 200: UsageSchema, ...commonErrorResponses },
       metadata: operation({ scope: 'request_logs:read' }),
     },

@@ -29,7 +29,12 @@ const METHODS: Record<RequestLogMethod, true> = {
 };
 
 const PER_PAGE = 25;
-const FILTERS = ['status_class', 'method', 'route', 'credential_id'] as const;
+const FILTERS = ['source', 'status_class', 'method', 'route', 'credential_id'] as const;
+/** The portal's own calls are shown apart: an integration's requests unless asked. */
+const SOURCES = [
+  { value: 'portal', label: 'The portal’s own' },
+  { value: 'api,portal', label: 'Both' },
+];
 
 const CREDENTIAL_LABELS: Record<RequestLog['credential']['type'], string> = {
   personal_access_token: 'Token',
@@ -48,6 +53,7 @@ export function RequestLogsPage({ client }: { client: PlatformClient }) {
         page: query.page,
         per_page: query.per_page,
         sort: '-created_at',
+        ...(typeof query.source === 'string' && { source: query.source as 'api' | 'portal' }),
         ...(typeof query.status_class === 'string' && {
           status_class: query.status_class as RequestLogStatusClass,
         }),
@@ -79,6 +85,14 @@ export function RequestLogsPage({ client }: { client: PlatformClient }) {
         <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
       ) : null}
       <div className="filters">
+        <FilterSelect
+          id="request-source"
+          label="Requests"
+          value={list.filters.source ?? ''}
+          onChange={(source) => list.update({ source })}
+          all="Your integrations’ (API)"
+          choices={SOURCES}
+        />
         <FilterSelect
           id="request-status-class"
           label="Status"

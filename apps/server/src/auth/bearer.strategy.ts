@@ -81,6 +81,18 @@ export class BearerStrategy {
     return result;
   }
 
+  /**
+   * The request's token resolved again, not from the request's memo (the token cache still
+   * answers, and the database invalidates it on revocation, removal or a role change): for a
+   * request that runs long, to see that its access has ended since it started.
+   */
+  async reauthenticate(req: PlatformRequest): Promise<AuthenticationResult> {
+    const result = await this.authenticateHeader(req.headers.authorization);
+    req.authentication = result;
+    if (result.ok) req.principal = result.principal;
+    return result;
+  }
+
   private authenticateHeader(header: string | undefined): Promise<AuthenticationResult> {
     if (!header) return Promise.resolve({ ok: false, reason: 'missing' });
     const token = bearerTokenOf(header);

@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import type { OperationMetadata } from '@platform/contract';
-import { asPlatformRequest } from '../common/http-context';
+import { DEFAULT_OPERATION_COST, type OperationMetadata, operationCost } from '@platform/contract';
+import { type AppRoute, isZodType } from '@ts-rest/core';
+import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import { ProblemException } from '../common/problem.exception';
 import { OrganizationThrottlerGuard } from '../rate-limit/organization-throttler.guard';
 import { BearerStrategy } from './bearer.strategy';
@@ -45,10 +46,26 @@ export class RequestPipelineGuard implements CanActivate {
     if (!contract) return true;
     const req = asPlatformRequest(context.switchToHttp().getRequest());
     const authentication = await this.bearer.authenticate(req);
-    await this.rateLimit.canActivate(context);
-    if (!authentication.ok) throw unauthorized(authentication.reason);
-    assertAllowed(authentication.principal, contract.operation);
+    // Decided before the charge: a request refused before it runs costs one unit, not its
+    // operation's cost (docs/decisions/0019).
+    const refusal = authentication.ok
+      ? refusalFor(authentication.principal, contract.operation)
+      : unauthorized(authentication.reason);
+    const invalid = !refusal && failsValidation(contract.route, contract.operation, req);
+    await this.rateLimit.admit(context, refusal !== undefined || invalid);
+    if (refusal) throw refusal;
+    const { operation } = contract;
+    // A waiting read checks its access again each time it wakes, as a new request would.
+    if (operation.feed) req.recheckAccess = () => this.recheck(req, operation);
     return true;
+  }
+
+  /** Authentication and the scope check again (not the rate limit): the principal, or 401/403. */
+  private async recheck(req: PlatformRequest, operation: OperationMetadata): Promise<Principal> {
+    const authentication = await this.bearer.reauthenticate(req);
+    if (!authentication.ok) throw unauthorized(authentication.reason);
+    assertAllowed(authentication.principal, operation);
+    return authentication.principal;
   }
 }
 
@@ -59,6 +76,38 @@ function unauthorized(reason: AuthenticationFailure): ProblemException {
       'WWW-Authenticate': `Bearer realm="platform", error="invalid_token", error_description="${detail}"`,
     },
   });
+}
+
+/**
+ * Whether a request of an operation that costs more than one unit will fail validation: checked
+ * with the contract's own schemas, only for those (any other costs one unit anyway). It only
+ * decides the charge; the handler's validation still answers the 400.
+ */
+function failsValidation(
+  route: AppRoute,
+  operation: OperationMetadata,
+  req: { params?: unknown; query?: unknown; body?: unknown },
+): boolean {
+  if (operationCost(operation) === DEFAULT_OPERATION_COST) return false;
+  const schemas: [unknown, unknown][] = [
+    [route.pathParams, req.params ?? {}],
+    [route.query, req.query ?? {}],
+    ['body' in route ? route.body : undefined, req.body ?? {}],
+  ];
+  return schemas.some(([schema, value]) => isZodType(schema) && !schema.safeParse(value).success);
+}
+
+function refusalFor(
+  principal: Principal,
+  operation: OperationMetadata,
+): ProblemException | undefined {
+  try {
+    assertAllowed(principal, operation);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ProblemException) return error;
+    throw error;
+  }
 }
 
 function assertAllowed(principal: Principal, operation: OperationMetadata): void {

@@ -26,6 +26,11 @@ export interface PlatformRequest extends Request {
   publicOrigin?: string;
   /** The problem `code` of the error response, once one is sent (for the request log). */
   problemCode?: string;
+  /**
+   * The caller's access checked again, as at the start of the request (401/403 when it is gone):
+   * set on long-lived requests (the change feed's `wait`), which call it each time they wake.
+   */
+  recheckAccess?: () => Promise<Principal>;
   /** The route pattern, for handlers outside Express routing (the OAuth server). */
   routePattern?: string;
 }

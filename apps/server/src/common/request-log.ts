@@ -32,8 +32,9 @@ export function requestLogMiddleware(logger: Logger) {
           request_id: r.id,
           organization_id: r.principal?.organizationId,
           method: req.method,
-          // The route pattern, not the URL: query strings can carry values nobody should log.
-          route: route ?? req.path,
+          // The route pattern, not the URL: query strings can carry values nobody should log, and
+          // an unmatched path a mistyped link token or an email (the request log's marker too).
+          route: route ?? 'unmatched',
           status: res.statusCode,
           latency_ms: Number(process.hrtime.bigint() - started) / 1e6,
         },

@@ -2,10 +2,10 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nes
 import {
   type ChangePage,
   type ChangesQuery,
-  EVENT_READ_SCOPES,
   EVENT_RETENTION_DAYS,
   type EventType,
   FEED_LIMITS,
+  readableEventTypes,
 } from '@platform/contract';
 import type { Redis } from 'ioredis';
 import { Clock } from '../common/clock';
@@ -70,20 +70,28 @@ export class ChangeFeedService implements OnModuleDestroy {
     if (this.redis) this.listen(this.redis);
   }
 
-  /** The changes after `query.after` the principal may read, waiting up to `wait` for one. */
-  async read(principal: Principal, query: ChangesQuery): Promise<ChangePage> {
+  /**
+   * The changes after `query.after` the principal may read, waiting up to `wait` for one.
+   * `recheck` gives the caller's access as of now (or throws 401/403 when it has ended): called
+   * each time a waiting read wakes, before it reads, so a revoked token, a removed member or a
+   * narrowed role reads nothing more.
+   */
+  async read(
+    principal: Principal,
+    query: ChangesQuery,
+    recheck?: () => Promise<Principal>,
+  ): Promise<ChangePage> {
     const organizationId = principal.organizationId;
     const cursor = decodeFeedCursor(query.after ?? '0');
     if (cursor === undefined) throw badCursor('after is not a cursor this API returned');
     const limit = query.limit ?? FEED_LIMITS.defaultLimit;
-    const readable = (Object.keys(EVENT_READ_SCOPES) as EventType[]).filter((type) => {
-      const scope = EVENT_READ_SCOPES[type];
-      return (
-        scope !== null &&
-        principal.scopes.has(scope) &&
-        (!query.type || (query.type as readonly string[]).includes(type))
+    // A `ping` is no change (it has no position); the others as every read of an event.
+    const readableBy = (caller: Principal) =>
+      readableEventTypes(caller.scopes).filter(
+        (type) =>
+          type !== 'ping' && (!query.type || (query.type as readonly string[]).includes(type)),
       );
-    });
+    let readable = readableBy(principal);
     const deadline = this.clock.nowMs() + (query.wait ?? 0) * 1000;
     let after = cursor;
     for (;;) {
@@ -99,6 +107,7 @@ export class ChangeFeedService implements OnModuleDestroy {
         await woken.until(Math.min(remaining, POLL_MS));
         // Shutting down: answer what is known rather than read a closing database.
         if (this.closed) return { data: [], next_cursor: encodeFeedCursor(after), has_more: false };
+        if (recheck) readable = readableBy(await recheck());
       } finally {
         woken.cancel();
       }

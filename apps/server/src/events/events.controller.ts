@@ -1,6 +1,7 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Req } from '@nestjs/common';
 import { contract } from '@platform/contract';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import type { PlatformRequest } from '../common/http-context';
 import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
@@ -17,12 +18,16 @@ export class EventsController {
   ) {}
 
   @TsRestHandler(contract.events)
-  handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
+  handle(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentPageUrl() url: PageUrl,
+    @Req() req: PlatformRequest,
+  ) {
     return tsRestHandler(contract.events, {
       ...readHandlers(this.events, principal, url),
       changes: async ({ query }) => ({
         status: 200 as const,
-        body: await this.feed.read(principal, query),
+        body: await this.feed.read(principal, query, req.recheckAccess),
       }),
     });
   }

@@ -2,12 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   API_VERSION,
+  canReadEventType,
   contract,
   type Event,
   EVENT_RETENTION_DAYS,
   type EventData,
   type EventType,
   type ListQuery,
+  readableEventTypes,
 } from '@platform/contract';
 import type { EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../common/principal';
@@ -99,22 +101,31 @@ export class EventsService implements EventOutbox {
     this.changeListeners.push(listener);
   }
 
-  /** The last 30 days of the organization's events, through the list convention. */
+  /**
+   * The last 30 days of the organization's events, through the list convention: only the types
+   * the caller may read (`canReadEventType`), the others left out as the change feed does.
+   */
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
     const retained: ListQuery = {
       ...query,
       conditions: [
         ...query.conditions,
         { field: 'created_at', op: 'gte', value: new Date(this.clock.nowMs() - RETENTION_MS) },
+        { field: 'type', op: 'in', values: readableEventTypes(principal.scopes) },
       ],
     };
     const { rows, total } = await this.listed.find(principal.organizationId, retained);
     return { data: rows.map(toEventResource), ...pageEnvelope(url, query, total) };
   }
 
+  /** One event; 404 (as if absent, so its existence does not leak) when the caller may not read it. */
   async retrieve(principal: Principal, id: string): Promise<Event> {
     const record = await this.events.findOneBy({ id, organizationId: principal.organizationId });
-    if (!record || record.createdAt.getTime() < this.clock.nowMs() - RETENTION_MS)
+    if (
+      !record ||
+      record.createdAt.getTime() < this.clock.nowMs() - RETENTION_MS ||
+      !canReadEventType(principal.scopes, record.type)
+    )
       throw notFound('event', id);
     return toEventResource(record);
   }

@@ -65,7 +65,10 @@ export function ndjsonLine(resource: Record<string, unknown>): string {
   return `${JSON.stringify(resource)}\n`;
 }
 
-/** RFC 4180: a header row of the resource's fields, then one row per resource. */
+/**
+ * RFC 4180: a header row of the resource's fields, then one row per resource; text cells that
+ * begin like a formula are neutralised (see `neutralised`).
+ */
 export function csvHeader(fields: readonly string[]): string {
   return `${fields.map(csvField).join(',')}\r\n`;
 }
@@ -82,5 +85,18 @@ function csvField(value: unknown): string {
       : typeof value === 'number' || typeof value === 'boolean'
         ? String(value)
         : JSON.stringify(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  const cell = typeof value === 'string' ? neutralised(text) : text;
+  return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
+}
+
+/** What a spreadsheet would take for the start of a formula (OWASP, CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A text cell a spreadsheet would run as a formula (`=HYPERLINK(…)`, `@SUM(…)`, `+cmd…`) gets a
+ * leading `'`, which spreadsheets show as text (docs/exports.md). Numbers and booleans the API
+ * writes itself are left alone: `-5` is a number, never a formula.
+ */
+function neutralised(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
 }

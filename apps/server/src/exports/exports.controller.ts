@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
-import { Controller, Get, Param, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res, StreamableFile } from '@nestjs/common';
 import {
   contract,
   EXPORT_CONTENT_TYPES,
   EXPORT_DOWNLOAD_PATH,
   type Export,
 } from '@platform/contract';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { PageUrl } from '../common/list/page-envelope';
@@ -26,6 +26,8 @@ export class ExportsController {
     @CurrentPrincipal() principal: Principal,
     @CurrentPageUrl() url: PageUrl,
     @CurrentAuditActor() actor: ApiAuditActor,
+    // The request, not @Res: that would take the answer away from ts-rest.
+    @Req() req: Request,
   ) {
     return tsRestHandler(contract.exports, {
       create: async ({ body }) => ({
@@ -36,6 +38,7 @@ export class ExportsController {
       retrieve: onRecord(200, (id) => this.exports.retrieve(principal, id)),
       download: async ({ params }) => {
         const file = await this.exports.download(principal, params.id);
+        noStore(req.res!);
         return { status: 200, body: fileBody(file) as unknown as string };
       },
       createDownloadLink: async ({ params }) => ({
@@ -44,6 +47,12 @@ export class ExportsController {
       }),
     });
   }
+}
+
+/** An export's file holds student data: never kept by a browser or proxy, nor sent on as a Referer. */
+function noStore(res: Response): void {
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.setHeader('Referrer-Policy', 'no-referrer');
 }
 
 /** An export's file as the response body, with its type, name and length. */
@@ -72,8 +81,7 @@ export class ExportDownloadsController {
     @Param('token') token: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<StreamableFile> {
-    res.setHeader('Cache-Control', 'private, no-store');
-    res.setHeader('Referrer-Policy', 'no-referrer');
+    noStore(res);
     return fileBody(await this.exports.redeemDownloadLink(token));
   }
 }

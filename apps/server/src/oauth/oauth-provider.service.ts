@@ -15,7 +15,12 @@ import type { OAuthClientRecord } from './entities';
 import { apiResource, oauthIssuer } from './issuer';
 import { clientSecretMatches, OAuthClientsService } from './oauth-clients.service';
 import { loadOidcProvider } from './oidc-provider';
-import { isPortalClient, portalClientMetadata } from './portal-client';
+import {
+  isPortalClient,
+  PORTAL_CLIENT_ID,
+  PORTAL_SIGN_OUT_PATH,
+  portalClientMetadata,
+} from './portal-client';
 import { AuditService } from '../audit/audit.service';
 import { normalizeIp } from '../rate-limit/organization-throttler.guard';
 import { escapeHtml, page, SIGN_OUT_CSP, signedOutPage, signOutPage } from './pages';
@@ -286,6 +291,49 @@ export class OAuthProviderService {
       }
     });
 
+    // The portal's "Sign out": ends this browser's sign-in session and revokes the portal token
+    // in one step, with no confirmation page a person could leave half-way (a shared computer).
+    // The portal's bearer token, which only its page holds, stands in for that page's
+    // anti-forgery token: another site cannot send it, so cannot sign a member out.
+    this.provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+      if (ctx.path !== PORTAL_SIGN_OUT_PATH) return next();
+      if (ctx.method !== 'POST') {
+        ctx.status = 405;
+        ctx.set('Allow', 'POST');
+        return;
+      }
+      const bearer = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(ctx.get('authorization'))?.[1];
+      const token = bearer ? await this.provider.AccessToken.find(bearer) : undefined;
+      if (!token || !isPortalClient(token.clientId)) {
+        ctx.status = 401;
+        return;
+      }
+      const session = await this.provider.Session.get(
+        this.provider.createContext(ctx.req, ctx.res),
+      );
+      if (session.accountId === token.accountId) await session.destroy();
+      await token.destroy();
+      ctx.status = 204;
+      try {
+        const user = token.accountId ? await users.findById(token.accountId) : null;
+        if (user) {
+          const ip = ctx.ip ? normalizeIp(ctx.ip) : null;
+          await audit.record(
+            {
+              kind: 'sign_in',
+              organizationId: user.organizationId,
+              credentialId: PORTAL_CLIENT_ID,
+              userId: user.id,
+              ip,
+            },
+            { action: 'user.signed_out', targetType: 'user', targetId: user.id },
+          );
+        }
+      } catch (error) {
+        this.logger.error(`Could not audit a portal sign-out: ${(error as Error).message}`);
+      }
+    });
+
     // Revoking a token (RFC 7009) and signing out are recorded in the audit log of the
     // organization they belong to: the client's, or for the portal the member's. Who signs out
     // is read before the confirmation ends their session.
@@ -413,7 +461,7 @@ const KNOWN_PATHS = new Set<string>(Object.values(OAUTH_PATHS));
 
 /** For logs and metrics: the endpoint, with the interaction id of a resumed request elided. */
 function routePatternOf(path: string): string | undefined {
-  if (KNOWN_PATHS.has(path)) return path;
+  if (KNOWN_PATHS.has(path) || path === PORTAL_SIGN_OUT_PATH) return path;
   if (path.startsWith(`${OAUTH_PATHS.authorization}/`)) return `${OAUTH_PATHS.authorization}/:uid`;
   return undefined;
 }

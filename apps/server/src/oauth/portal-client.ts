@@ -12,6 +12,8 @@ import type { AdapterPayload } from 'oidc-provider';
 export const PORTAL_CLIENT_ID = 'oac_0000000000000000000000P0RT';
 export const PORTAL_CLIENT_NAME = 'Platform portal';
 export const PORTAL_PATH = '/portal';
+/** The portal's one-step sign-out (POST, with the portal's bearer token): see OAuthProviderService. */
+export const PORTAL_SIGN_OUT_PATH = '/oauth/session/end/portal';
 export const PORTAL_CALLBACK_PATH = `${PORTAL_PATH}/callback`;
 
 export function isPortalClient(clientId: string | null | undefined): boolean {

@@ -5,7 +5,6 @@ import {
   InjectThrottlerStorage,
   ThrottlerGuard,
   type ThrottlerModuleOptions,
-  type ThrottlerRequest,
 } from '@nestjs/throttler';
 import { DEFAULT_OPERATION_COST, operationCost } from '@platform/contract';
 import type { Response } from 'express';
@@ -13,10 +12,12 @@ import ipaddr from 'ipaddr.js';
 import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
 import type { ProblemAnswer } from '../common/problem-details.filter';
 import { ProblemException } from '../common/problem.exception';
+import type { Principal } from '../common/principal';
 import { contractRouteFor } from '../common/route-metadata';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Metrics } from '../metrics/metrics';
+import { isPortalClient } from '../oauth/portal-client';
 import type { SlidingWindowRecord, SlidingWindowStorage } from './sliding-window.store';
 
 /** One budget, as the door and the guard charge it. */
@@ -26,8 +27,22 @@ export interface Budget {
   /** The `RateLimit-Policy` name. */
   policy: string;
   /** The `budget` label of `rate_limit_rejections_total`. */
-  metric: 'organization' | 'anonymous' | 'oauth' | 'oauth_client';
+  metric: 'organization' | 'anonymous' | 'oauth' | 'oauth_client' | 'portal' | 'admin_reserve';
 }
+
+/**
+ * What an admin may do on a reserve of its own once the organization's budget is spent: revoke a
+ * credential, change or remove a member (docs/decisions/0019), so an abusive token can always be
+ * stopped from the portal or the API.
+ */
+const ADMIN_RESERVE_OPERATIONS = new Set([
+  'DELETE /v1/personal_access_tokens/:id',
+  'DELETE /v1/oauth_clients/:id',
+  'PATCH /v1/members/:id',
+  'DELETE /v1/members/:id',
+]);
+/** Units per window of the admin reserve, per organization. */
+export const ADMIN_RESERVE_PER_WINDOW = 60;
 
 /**
  * Takes a request's cost (whole units, 1 unless its operation declares more) from a budget, in one
@@ -116,20 +131,31 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
    * app uses @SkipThrottle or @Throttle).
    */
   override canActivate(context: ExecutionContext): Promise<boolean> {
-    return this.handleRequest({ context } as ThrottlerRequest);
+    return this.admit(context, false);
   }
 
-  protected override async handleRequest({ context }: ThrottlerRequest): Promise<boolean> {
+  /**
+   * Charges the request. `refused`: it will be answered 401, 403 or 400 without running, so it
+   * costs one unit whatever its operation's cost (docs/decisions/0019).
+   */
+  async admit(context: ExecutionContext, refused: boolean): Promise<boolean> {
     const req = asPlatformRequest(context.switchToHttp().getRequest());
     if (!req.principal && req.rateLimitCharged) return true;
     const res = context.switchToHttp().getResponse<Response>();
-    const budget = this.budgetOf(req);
+    let budget = this.budgetOf(req);
     const windowMs = this.config.rateLimit.windowMs;
     // An organization pays what the operation costs; a caller without a valid token is refused
     // before any work, so one unit of its IP's budget.
-    const operation = req.principal ? contractRouteFor(context)?.operation : undefined;
-    const cost = operation ? operationCost(operation) : DEFAULT_OPERATION_COST;
-    const record = await charge(this.store, budget, windowMs, cost);
+    const contract = req.principal ? contractRouteFor(context) : null;
+    const cost = contract && !refused ? operationCost(contract.operation) : DEFAULT_OPERATION_COST;
+    let record = await charge(this.store, budget, windowMs, cost);
+    if (record.isBlocked && req.principal && contract && !refused) {
+      const key = `${contract.route.method} ${contract.route.path}`;
+      if (req.principal.role === 'admin' && ADMIN_RESERVE_OPERATIONS.has(key)) {
+        budget = adminReserve(req.principal);
+        record = await charge(this.store, budget, windowMs, cost);
+      }
+    }
     const refusal = applyRecord(res, budget, record, windowMs, cost);
     // `GET /v1/organization` reports it: one charge, so body and headers agree.
     if (req.principal) {
@@ -147,6 +173,17 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
   }
 
   private budgetOf(req: PlatformRequest): Budget {
+    const principal = req.principal;
+    // The portal's own calls have a budget of their own, so an integration that spends the
+    // organization's cannot lock its admins out of the portal (and the reverse).
+    if (principal?.kind === 'oauth_access_token' && isPortalClient(principal.clientId)) {
+      return {
+        key: `org:${principal.organizationId}:portal`,
+        limit: principal.rateLimitPerMinute,
+        policy: 'default',
+        metric: 'portal',
+      };
+    }
     if (req.principal) {
       return {
         key: `org:${req.principal.organizationId}`,
@@ -157,6 +194,16 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
     }
     return anonymousBudget(req, this.config);
   }
+}
+
+/** An admin's reserve for acting on credentials and members while the organization is over. */
+function adminReserve(principal: Principal): Budget {
+  return {
+    key: `org:${principal.organizationId}:admin`,
+    limit: ADMIN_RESERVE_PER_WINDOW,
+    policy: 'admin_reserve',
+    metric: 'admin_reserve',
+  };
 }
 
 /** Requests to the API (and anything else) without a valid token: per client IP. */

@@ -12,9 +12,9 @@ export class UsageController {
   @TsRestHandler(contract.usage)
   handle(@CurrentPrincipal() principal: Principal) {
     return tsRestHandler(contract.usage, {
-      retrieve: async () => ({
+      retrieve: async ({ query }) => ({
         status: 200 as const,
-        body: await this.usage.usage(principal.organizationId),
+        body: await this.usage.usage(principal.organizationId, query.source ?? 'api'),
       }),
     });
   }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { USAGE_HOURS, type UsageResource } from '@platform/contract';
+import { type RequestSource, USAGE_HOURS, type UsageResource } from '@platform/contract';
 import type { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { toIso } from '../common/timestamp';
 import { Sql } from '../database/sql';
+import { PORTAL_CLIENT_ID } from '../oauth/portal-client';
 import { WebhookAttemptRecord } from '../webhooks/webhook-attempt.entity';
 import { WebhookMessageRecord } from '../webhooks/webhook-message.entity';
 import { RequestLogRecord } from './request-log.entity';
@@ -27,7 +28,8 @@ export class UsageService {
     private readonly clock: Clock,
   ) {}
 
-  async usage(organizationId: string): Promise<UsageResource> {
+  /** `source`: an integration's requests (`api`) or the portal's own calls, counted apart. */
+  async usage(organizationId: string, source: RequestSource = 'api'): Promise<UsageResource> {
     const now = this.clock.nowMs();
     const to = Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS;
     const from = to - USAGE_HOURS * HOUR_MS;
@@ -46,6 +48,10 @@ export class UsageService {
       .addSelect('SUM(CASE WHEN log.status < 400 THEN 1 ELSE 0 END)', 'success')
       .where('log.organizationId = :organizationId', { organizationId })
       .andWhere('log.createdAt >= :since', { since })
+      .andWhere(
+        source === 'portal' ? 'log.credentialId = :portal' : 'log.credentialId <> :portal',
+        { portal: PORTAL_CLIENT_ID },
+      )
       .groupBy('hour')
       .getRawMany<HourRow>();
 

@@ -1,5 +1,5 @@
 import {
-  readScopesForEvents,
+  canReadEventType,
   ROLE_SCOPES,
   type WebhookDisabledReason,
   type WebhookEndpointOwner,
@@ -117,7 +117,7 @@ export function memberReadableTypes(
 ): ((type: string) => boolean) | null {
   const allowed = memberRoleScopes(row);
   if (!allowed) return null;
-  return (type) => readScopesForEvents([type]).every((scope) => allowed.has(scope));
+  return (type) => canReadEventType(allowed, type);
 }
 
 /**

@@ -59,7 +59,9 @@ final class EventsRawService
      *
      * Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed.
      * Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every
-     * collection (events never change after they are written).
+     * collection (events never change after they are written). Only the types the token may read are listed
+     * (each type needs its resource's read scope, as on the change feed); the others are left out, and
+     * `meta.total` counts only those listed.
      *
      * `GET /v1/events`. Requires the `events:read` scope.
      *
@@ -105,6 +107,9 @@ final class EventsRawService
 
     /**
      * Retrieve an event
+     *
+     * An event of a type the token may not read (each type needs its resource's read scope) is a 404, as if
+     * it did not exist.
      *
      * `GET /v1/events/{id}`. Requires the `events:read` scope.
      *

@@ -33,9 +33,10 @@ final class RequestLogsRawService
      *
      * The organization's API requests: method, route template, status, latency, credential, request id and
      * error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default.
-     * Entries appear within about a second of the response. Filter by `status`, `status_class`, `method`,
-     * `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range
-     * (`created_at[gte]` for since, `created_at[lt]` for until).
+     * Entries appear within about a second of the response. Only the requests of your integrations by
+     * default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by
+     * `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and
+     * `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
      *
      * `GET /v1/request_logs`. Requires the `request_logs:read` scope.
      *
@@ -44,6 +45,7 @@ final class RequestLogsRawService
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
+     *     source?: 'api'|'portal'|list<'api'|'portal'>,
      *     status?: string,
      *     status_class?: '1xx'|'2xx'|'3xx'|'4xx'|'5xx'|list<'1xx'|'2xx'|'3xx'|'4xx'|'5xx'>,
      *     method?: string|list<string>,

@@ -35,17 +35,20 @@ final class UsageRawService
      *
      * `GET /v1/usage`. Requires the `request_logs:read` scope.
      *
+     * @param array{
+     *     source?: QuerySource::*|list<QuerySource::*>,
+     * } $params
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
      * @return RawResponse<Usage>
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function retrieve(?RequestOptions $options = null): RawResponse
+    public function retrieve(array $params = [], ?RequestOptions $options = null): RawResponse
     {
         return $this->http->request(
             'GET',
             '/v1/usage',
-            [],
+            $params,
             null,
             $options,
             static fn (RawResponse $response): Usage =>

@@ -38,13 +38,16 @@ final class UsageService
      *
      * `GET /v1/usage`. Requires the `request_logs:read` scope.
      *
+     * @param array{
+     *     source?: QuerySource::*|list<QuerySource::*>,
+     * } $params
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
      * @return Usage
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function retrieve(?RequestOptions $options = null): Usage
+    public function retrieve(array $params = [], ?RequestOptions $options = null): Usage
     {
-        return $this->raw->retrieve($options)->parse();
+        return $this->raw->retrieve($params, $options)->parse();
     }
 }

@@ -212,6 +212,8 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['requestLogs']['retrieve']>, G.RequestLog>>,
   // usage.retrieve: response
   Check<Same<ContractResponse<Routes['usage']['retrieve']>, G.Usage>>,
+  // usage.retrieve: query
+  Check<Same<ContractQuery<Routes['usage']['retrieve']>, G.UsageRetrieveQuery>>,
   // members.list: response
   Check<Same<ContractResponse<Routes['members']['list']>, G.MemberList>>,
   // members.list: query

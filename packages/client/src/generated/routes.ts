@@ -86,6 +86,7 @@ import type {
   TokenInfo,
   Transfer,
   Usage,
+  UsageRetrieveQuery,
   WebhookDelivery,
   WebhookDeliveryList,
   WebhookEndpoint,
@@ -202,11 +203,11 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/audit_events/{id}' },
   },
   requestLogs: {
-    list: { method: 'GET', path: '/v1/request_logs', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'status_class', 'method', 'route', 'credential_id', 'request_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/request_logs', query: ['page', 'per_page', 'sort', 'updated_since', 'source', 'status', 'status_class', 'method', 'route', 'credential_id', 'request_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/request_logs/{id}' },
   },
   usage: {
-    retrieve: { method: 'GET', path: '/v1/usage' },
+    retrieve: { method: 'GET', path: '/v1/usage', query: ['source'] },
   },
   members: {
     list: { method: 'GET', path: '/v1/members', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
@@ -564,7 +565,7 @@ export interface EventsResource {
   /**
    * List events
    *
-   * Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written).
+   * Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written). Only the types the token may read are listed (each type needs its resource's read scope, as on the change feed); the others are left out, and `meta.total` counts only those listed.
    *
    * Scope: `events:read`.
    */
@@ -574,6 +575,8 @@ export interface EventsResource {
   listAll(query?: EventsListQuery): AsyncIterableIterator<Event>;
   /**
    * Retrieve an event
+   *
+   * An event of a type the token may not read (each type needs its resource's read scope) is a 404, as if it did not exist.
    *
    * Scope: `events:read`.
    */
@@ -870,7 +873,7 @@ export interface RequestLogsResource {
   /**
    * List request logs
    *
-   * The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+   * The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
    *
    * Scope: `request_logs:read`.
    */
@@ -896,7 +899,8 @@ export interface UsageResource {
    *
    * Scope: `request_logs:read`.
    */
-  retrieve(args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Usage>;
+  retrieve(query?: UsageRetrieveQuery, options?: RequestOptions): PlatformPromise<Usage>;
+  retrieve(args?: { query?: UsageRetrieveQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<Usage>;
 }
 
 /** `client.members`. */

@@ -67,6 +67,8 @@ export type WebhookEndpointDisabledReason = 'requested' | 'gone' | 'failing' | '
 
 export type WebhookEndpointOwnerType = 'personal_access_token' | 'oauth_client';
 
+export type QuerySource = 'api' | 'portal';
+
 export interface StudentCreatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
@@ -1505,6 +1507,8 @@ export interface RequestLogsListQuery extends RangeFilters<'created_at' | 'updat
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
+  /** `api` (the default: your integrations' tokens) or `portal` (the portal's own calls); `api,portal` for both. Comma-separate several values for any of them. One of: api, portal. */
+  source?: ListFilter<'api' | 'portal'>;
   /** Equality filter; comma-separate several values for IN. */
   status?: IntegerFilter;
   /** Equality filter; comma-separate several values for IN. One of: 1xx, 2xx, 3xx, 4xx, 5xx. */
@@ -1517,6 +1521,12 @@ export interface RequestLogsListQuery extends RangeFilters<'created_at' | 'updat
   credential_id?: string;
   /** Equality filter; comma-separate several values for IN. */
   request_id?: string;
+}
+
+/** The query of `usage.retrieve`. */
+export interface UsageRetrieveQuery {
+  /** Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls). */
+  source?: QuerySource;
 }
 
 /** The query of `members.list`. */

@@ -43,7 +43,7 @@ class Events(SyncAPIResource):
 
         `GET /v1/events` (scope `events:read`).
 
-        Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written).
+        Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written). Only the types the token may read are listed (each type needs its resource's read scope, as on the change feed); the others are left out, and `meta.total` counts only those listed.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -76,6 +76,8 @@ class Events(SyncAPIResource):
         """Retrieve an event.
 
         `GET /v1/events/{id}` (scope `events:read`).
+
+        An event of a type the token may not read (each type needs its resource's read scope) is a 404, as if it did not exist.
         """
         return self.with_raw_response.retrieve(
             id,
@@ -151,7 +153,7 @@ class EventsWithRawResponse(SyncAPIResource):
 
         `GET /v1/events` (scope `events:read`).
 
-        Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written).
+        Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written). Only the types the token may read are listed (each type needs its resource's read scope, as on the change feed); the others are left out, and `meta.total` counts only those listed.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -188,6 +190,8 @@ class EventsWithRawResponse(SyncAPIResource):
         """Retrieve an event.
 
         `GET /v1/events/{id}` (scope `events:read`).
+
+        An event of a type the token may not read (each type needs its resource's read scope) is a 404, as if it did not exist.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -259,7 +263,7 @@ class AsyncEvents(AsyncAPIResource):
 
         `GET /v1/events` (scope `events:read`).
 
-        Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written).
+        Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written). Only the types the token may read are listed (each type needs its resource's read scope, as on the change feed); the others are left out, and `meta.total` counts only those listed.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -293,6 +297,8 @@ class AsyncEvents(AsyncAPIResource):
         """Retrieve an event.
 
         `GET /v1/events/{id}` (scope `events:read`).
+
+        An event of a type the token may not read (each type needs its resource's read scope) is a 404, as if it did not exist.
         """
         response = await self.with_raw_response.retrieve(
             id,
@@ -370,7 +376,7 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/events` (scope `events:read`).
 
-        Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written).
+        Every change of the last 30 days, newest first, so you can reconcile what a webhook endpoint missed. Filter by `type` (comma-separate several) and `created_at` range; `updated_since` works as on every collection (events never change after they are written). Only the types the token may read are listed (each type needs its resource's read scope, as on the change feed); the others are left out, and `meta.total` counts only those listed.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -407,6 +413,8 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
         """Retrieve an event.
 
         `GET /v1/events/{id}` (scope `events:read`).
+
+        An event of a type the token may not read (each type needs its resource's read scope) is a 404, as if it did not exist.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """

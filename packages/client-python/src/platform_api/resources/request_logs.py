@@ -11,7 +11,7 @@ from .._core._pagination import AsyncPage, SyncPage
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
-from ..types.enums import RequestLogMethod, RequestLogStatusClass
+from ..types.enums import QuerySource, RequestLogMethod, RequestLogStatusClass
 from ..types.models import RequestLog
 from ..types.params import DateTimeRange
 
@@ -33,6 +33,7 @@ class RequestLogs(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        source: _t.Union[QuerySource, _t.Sequence[QuerySource], Omit] = omit,
         status: _t.Union[str, Omit] = omit,
         status_class: _t.Union[RequestLogStatusClass, _t.Sequence[RequestLogStatusClass], Omit] = omit,
         method: _t.Union[RequestLogMethod, _t.Sequence[RequestLogMethod], Omit] = omit,
@@ -47,7 +48,7 @@ class RequestLogs(SyncAPIResource):
 
         `GET /v1/request_logs` (scope `request_logs:read`).
 
-        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -56,6 +57,7 @@ class RequestLogs(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            source: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls); `api,portal` for both. Comma-separate several values for any of them. One of: api, portal.
             status: Equality filter; comma-separate several values for IN.
             status_class: Equality filter; comma-separate several values for IN. One of: 1xx, 2xx, 3xx, 4xx, 5xx.
             method: Equality filter; comma-separate several values for IN. One of: GET, POST, PATCH, PUT, DELETE, HEAD, OPTIONS.
@@ -70,6 +72,7 @@ class RequestLogs(SyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            source=source,
             status=status,
             status_class=status_class,
             method=method,
@@ -107,6 +110,7 @@ class RequestLogsWithRawResponse(SyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        source: _t.Union[QuerySource, _t.Sequence[QuerySource], Omit] = omit,
         status: _t.Union[str, Omit] = omit,
         status_class: _t.Union[RequestLogStatusClass, _t.Sequence[RequestLogStatusClass], Omit] = omit,
         method: _t.Union[RequestLogMethod, _t.Sequence[RequestLogMethod], Omit] = omit,
@@ -121,7 +125,7 @@ class RequestLogsWithRawResponse(SyncAPIResource):
 
         `GET /v1/request_logs` (scope `request_logs:read`).
 
-        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -130,6 +134,7 @@ class RequestLogsWithRawResponse(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            source: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls); `api,portal` for both. Comma-separate several values for any of them. One of: api, portal.
             status: Equality filter; comma-separate several values for IN.
             status_class: Equality filter; comma-separate several values for IN. One of: 1xx, 2xx, 3xx, 4xx, 5xx.
             method: Equality filter; comma-separate several values for IN. One of: GET, POST, PATCH, PUT, DELETE, HEAD, OPTIONS.
@@ -146,6 +151,7 @@ class RequestLogsWithRawResponse(SyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "source": source,
                 "status": status,
                 "status_class": status_class,
                 "method": method,
@@ -194,6 +200,7 @@ class AsyncRequestLogs(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        source: _t.Union[QuerySource, _t.Sequence[QuerySource], Omit] = omit,
         status: _t.Union[str, Omit] = omit,
         status_class: _t.Union[RequestLogStatusClass, _t.Sequence[RequestLogStatusClass], Omit] = omit,
         method: _t.Union[RequestLogMethod, _t.Sequence[RequestLogMethod], Omit] = omit,
@@ -208,7 +215,7 @@ class AsyncRequestLogs(AsyncAPIResource):
 
         `GET /v1/request_logs` (scope `request_logs:read`).
 
-        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -217,6 +224,7 @@ class AsyncRequestLogs(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            source: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls); `api,portal` for both. Comma-separate several values for any of them. One of: api, portal.
             status: Equality filter; comma-separate several values for IN.
             status_class: Equality filter; comma-separate several values for IN. One of: 1xx, 2xx, 3xx, 4xx, 5xx.
             method: Equality filter; comma-separate several values for IN. One of: GET, POST, PATCH, PUT, DELETE, HEAD, OPTIONS.
@@ -231,6 +239,7 @@ class AsyncRequestLogs(AsyncAPIResource):
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
+            source=source,
             status=status,
             status_class=status_class,
             method=method,
@@ -270,6 +279,7 @@ class AsyncRequestLogsWithRawResponse(AsyncAPIResource):
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
+        source: _t.Union[QuerySource, _t.Sequence[QuerySource], Omit] = omit,
         status: _t.Union[str, Omit] = omit,
         status_class: _t.Union[RequestLogStatusClass, _t.Sequence[RequestLogStatusClass], Omit] = omit,
         method: _t.Union[RequestLogMethod, _t.Sequence[RequestLogMethod], Omit] = omit,
@@ -284,7 +294,7 @@ class AsyncRequestLogsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/request_logs` (scope `request_logs:read`).
 
-        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -293,6 +303,7 @@ class AsyncRequestLogsWithRawResponse(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
+            source: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls); `api,portal` for both. Comma-separate several values for any of them. One of: api, portal.
             status: Equality filter; comma-separate several values for IN.
             status_class: Equality filter; comma-separate several values for IN. One of: 1xx, 2xx, 3xx, 4xx, 5xx.
             method: Equality filter; comma-separate several values for IN. One of: GET, POST, PATCH, PUT, DELETE, HEAD, OPTIONS.
@@ -309,6 +320,7 @@ class AsyncRequestLogsWithRawResponse(AsyncAPIResource):
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
+                "source": source,
                 "status": status,
                 "status_class": status_class,
                 "method": method,

@@ -8,7 +8,8 @@ import typing as _t
 
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property
 from .._core._response import APIResponse
-from .._types import RequestOptions
+from .._types import Omit, RequestOptions, omit
+from ..types.enums import QuerySource
 from ..types.models import Usage
 
 __all__ = ["UsageResource", "UsageResourceWithRawResponse", "AsyncUsageResource", "AsyncUsageResourceWithRawResponse"]
@@ -25,6 +26,7 @@ class UsageResource(SyncAPIResource):
     def retrieve(
         self,
         *,
+        source: _t.Union[QuerySource, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Usage:
         """Retrieve usage.
@@ -32,8 +34,12 @@ class UsageResource(SyncAPIResource):
         `GET /v1/usage` (scope `request_logs:read`).
 
         Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
+
+        Args:
+            source: Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls).
         """
         return self.with_raw_response.retrieve(
+            source=source,
             request_options=request_options,
         ).parse()
 
@@ -44,6 +50,7 @@ class UsageResourceWithRawResponse(SyncAPIResource):
     def retrieve(
         self,
         *,
+        source: _t.Union[QuerySource, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Usage]:
         """Retrieve usage.
@@ -53,10 +60,16 @@ class UsageResourceWithRawResponse(SyncAPIResource):
         Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            source: Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls).
         """
         return self._request(
             "GET",
             "/v1/usage",
+            query={
+                "source": source,
+            },
             options=request_options,
             cast=Usage.from_json,
         )
@@ -73,6 +86,7 @@ class AsyncUsageResource(AsyncAPIResource):
     async def retrieve(
         self,
         *,
+        source: _t.Union[QuerySource, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Usage:
         """Retrieve usage.
@@ -80,8 +94,12 @@ class AsyncUsageResource(AsyncAPIResource):
         `GET /v1/usage` (scope `request_logs:read`).
 
         Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
+
+        Args:
+            source: Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls).
         """
         response = await self.with_raw_response.retrieve(
+            source=source,
             request_options=request_options,
         )
         return response.parse()
@@ -93,6 +111,7 @@ class AsyncUsageResourceWithRawResponse(AsyncAPIResource):
     async def retrieve(
         self,
         *,
+        source: _t.Union[QuerySource, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Usage]:
         """Retrieve usage.
@@ -102,10 +121,16 @@ class AsyncUsageResourceWithRawResponse(AsyncAPIResource):
         Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            source: Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls).
         """
         return await self._request(
             "GET",
             "/v1/usage",
+            query={
+                "source": source,
+            },
             options=request_options,
             cast=Usage.from_json,
         )

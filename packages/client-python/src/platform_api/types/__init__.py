@@ -34,6 +34,7 @@ from .enums import (
     WebhookEndpointEvent,
     WebhookEndpointDisabledReason,
     WebhookEndpointOwnerType,
+    QuerySource,
 )
 from .models import (
     StudentCreatedEvent,
@@ -196,6 +197,7 @@ __all__ = [
     "WebhookEndpointEvent",
     "WebhookEndpointDisabledReason",
     "WebhookEndpointOwnerType",
+    "QuerySource",
     "StudentCreatedEvent",
     "StudentUpdatedEvent",
     "StudentDeletedEvent",

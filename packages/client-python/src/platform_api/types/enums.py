@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CollectionChecksumCollection", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CollectionChecksumCollection", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
@@ -73,3 +73,5 @@ WebhookEndpointEvent = _t.Literal["*", "student.created", "student.updated", "st
 WebhookEndpointDisabledReason = _t.Literal["requested", "gone", "failing", "credential_revoked", "credential_expired", "member_removed"]
 
 WebhookEndpointOwnerType = _t.Literal["personal_access_token", "oauth_client"]
+
+QuerySource = _t.Literal["api", "portal"]
