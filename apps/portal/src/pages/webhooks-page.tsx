@@ -285,7 +285,10 @@ function DeliveryDetails({
       </pre>
       <h4>Payload</h4>
       {!canReadEvents ? (
-        <p className="hint">Reading the payload needs the events:read scope.</p>
+        <p className="hint">
+          Reading the payload needs the events:read scope, and the read scope of the event’s
+          resource (students:read for student events).
+        </p>
       ) : problem ? (
         <p className="hint">{problem}</p>
       ) : payload === null ? (
