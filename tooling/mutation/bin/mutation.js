@@ -18,7 +18,7 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { DEFAULT_THRESHOLD, MODULES, moduleNamed } = require('../modules');
-const { moduleHash, trackedFiles } = require('../src/inputs');
+const { DEPLOYMENT_VARIABLES, moduleHash, trackedFiles } = require('../src/inputs');
 const { planModules, readLedger, writeLedger } = require('../src/ledger');
 
 const REPO = path.resolve(__dirname, '../../..');
@@ -139,8 +139,30 @@ function main() {
       (toRun.length ? `; rescoring ${toRun.map((p) => p.mod.name).join(', ')}` : ''),
   );
   fs.mkdirSync(REPORTS, { recursive: true });
+  // A module's tests may load the built server (the client's delivery suite starts one from
+  // dist/): bring every build up to date first, as `pnpm build` does in CI (cached when it is).
+  if (toRun.length) {
+    const build = spawnSync(
+      process.execPath,
+      [
+        require.resolve('turbo/bin/turbo', { paths: [REPO] }),
+        'run',
+        'build',
+        '--output-logs=errors-only',
+      ],
+      { cwd: REPO, stdio: 'inherit' },
+    );
+    if (build.status !== 0) {
+      console.error('test:mutation: pnpm build failed');
+      process.exit(1);
+    }
+  }
+  // A score is measured on the embedded deployment whatever the shell says (decision 23).
+  const env = { ...process.env };
+  for (const name of DEPLOYMENT_VARIABLES) delete env[name];
 
   const rows = [];
+  const written = [];
   for (const p of fromLedger) {
     const threshold = p.mod.threshold ?? DEFAULT_THRESHOLD;
     if (!p.current) {
@@ -158,7 +180,7 @@ function main() {
     const child = spawnSync(process.execPath, [__filename, '--run-module', mod.name], {
       cwd: REPO,
       stdio: 'inherit',
-      env: { ...process.env, PLATFORM_MUTATION_INCREMENTAL: args.incremental ? '1' : '0' },
+      env: { ...env, PLATFORM_MUTATION_INCREMENTAL: args.incremental ? '1' : '0' },
     });
     fs.rmSync(path.join(REPO, '.stryker-tmp', mod.name), { recursive: true, force: true });
     const seconds = Math.round((Date.now() - started) / 1000);
@@ -175,8 +197,15 @@ function main() {
     const counts = JSON.parse(fs.readFileSync(summary, 'utf8'));
     const row = { ...p, threshold, seconds, counts, ...score(counts) };
     rows.push(row);
-    // A from-scratch score at or above its threshold becomes the module's entry.
-    if (!args.incremental && row.score !== null && row.score >= threshold) {
+    // A from-scratch score at or above its threshold becomes the module's entry, unless what it
+    // was measured on changed while it ran (an edit during a long run): then it stays stale.
+    const unchanged = moduleHash(mod, { repo: REPO, tracked: trackedFiles(REPO) }).hash === p.hash;
+    if (!unchanged) {
+      console.log(
+        `test:mutation: ${mod.name}'s inputs changed during its run; its entry is not written`,
+      );
+    }
+    if (!args.incremental && unchanged && row.score !== null && row.score >= threshold) {
       ledger[mod.name] = {
         hash: p.hash,
         score: Math.round(row.score * 10) / 10,
@@ -185,6 +214,7 @@ function main() {
         minutes: Math.round(seconds / 6) / 10,
       };
       writeLedger(ledger);
+      written.push(mod.name);
     }
   }
 
@@ -209,12 +239,9 @@ function main() {
         `(${row.detected}/${row.valid ?? row.mutants} detected, threshold ${row.threshold} %, ${where})`,
     );
   }
-  const rescored = rows.filter(
-    (r) => !r.fromLedger && !r.error && !args.incremental && r.score >= r.threshold,
-  );
-  if (rescored.length) {
+  if (written.length) {
     console.log(
-      `ledger: rewrote ${rescored.map((r) => r.mod.name).join(', ')} in tooling/mutation/ledger.json; commit it so that the next run takes them from there`,
+      `ledger: rewrote ${written.join(', ')} in tooling/mutation/ledger.json; commit it so that the next run takes them from there`,
     );
   }
   writeTestReport(rows.length - failed, failed);

@@ -21,14 +21,23 @@ const SIGNER = {
   tests: ['packages/sdk/src/signer.spec.ts'],
 };
 
+/** The package's Jest config: its own settings, and a file list only a CI deployment run uses. */
+const JEST_CONFIG = (deploymentFiles, timeout = 5000) =>
+  `const deployment = process.env.PLATFORM_TEST_DEPLOYMENT;
+module.exports = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  testTimeout: ${timeout},
+  ...(deployment && { testMatch: Array.from({ length: ${deploymentFiles} }, (_, i) => 'f' + i) }),
+};
+`;
+
 const FILES = {
   'package.json': '{ "name": "root", "private": true }\n',
   'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
   'README.md': '# fixture\n',
   'tooling/jest/index.js': 'module.exports = {};\n',
   'apps/app/package.json': '{ "name": "@fixture/app" }\n',
-  'apps/app/jest.config.js':
-    "module.exports = { globalSetup: '<rootDir>/test/support/global-setup.ts' };\n",
+  'apps/app/jest.config.js': JEST_CONFIG(2),
   'apps/app/test/support/global-setup.ts':
     "import { template } from './template';\nexport default () => template();\n",
   'apps/app/test/support/template.ts': 'export const template = () => 1;\n',
@@ -90,7 +99,6 @@ const stale = (ledger) =>
 
 test("a module's inputs follow imports, workspace packages and the Jest setup, and stop there", () => {
   expect(moduleInputs(GUARD, { repo })).toEqual([
-    'apps/app/jest.config.js',
     'apps/app/package.json',
     'apps/app/src/app.ts',
     'apps/app/src/guard.spec.ts',
@@ -108,8 +116,33 @@ test("a module's inputs follow imports, workspace packages and the Jest setup, a
   ]);
 });
 
-test('a fresh ledger leaves nothing to rescore', () => {
-  expect(stale(recordAll())).toEqual([]);
+test('a fresh ledger leaves nothing to rescore, the ledger itself and the module list included', () => {
+  const ledger = recordAll();
+  fs.mkdirSync(path.join(repo, 'tooling/mutation'), { recursive: true });
+  writeLedger(ledger, path.join(repo, 'tooling/mutation/ledger.json'));
+  write('tooling/mutation/modules.js', 'module.exports = { MODULES: [] };\n');
+  git('add', '-A');
+  expect(stale(ledger)).toEqual([]);
+});
+
+test('the Jest config counts as Stryker evaluates it: a deployment-only change rescores nothing', () => {
+  const ledger = recordAll();
+  write('apps/app/jest.config.js', JEST_CONFIG(3));
+  expect(stale(ledger)).toEqual([]);
+  write('apps/app/jest.config.js', JEST_CONFIG(3, 9000));
+  expect(stale(ledger)).toEqual(['guard']);
+});
+
+test('a score does not depend on the deployment variables of the shell that hashes it', () => {
+  const ledger = recordAll();
+  process.env.PLATFORM_TEST_DEPLOYMENT = 'redis';
+  process.env.TEST_DATABASE_URL = 'postgres://127.0.0.1:1/x';
+  try {
+    expect(stale(ledger)).toEqual([]);
+  } finally {
+    delete process.env.PLATFORM_TEST_DEPLOYMENT;
+    delete process.env.TEST_DATABASE_URL;
+  }
 });
 
 test('a change to a dependency of the module (not the module) rescores that module only', () => {
