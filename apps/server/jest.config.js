@@ -16,7 +16,9 @@ const processSuite = (name) => `/test/${name}\\.e2e-spec\\.ts$`;
 // deployment can change (PLATFORM_TEST_DEPLOYMENT, set by `test:postgres` and `test:redis`);
 // docs/decisions/0023-ci-time.md says why. The PostgreSQL selection is computed (every file that
 // reads TEST_DATABASE_URL, itself or through test/support); the Redis one is named here, each
-// file for the Redis-backed part it drives, and checked to exist.
+// file for the Redis-backed part it drives (the rate-limit store, BullMQ, the feed's pub/sub,
+// readiness), and checked to exist. Mutation scores do not depend on this list: they are taken
+// without PLATFORM_TEST_DEPLOYMENT (tooling/mutation/src/inputs.js).
 const REDIS_SUITES = {
   // The sliding window and its costs in Redis (Lua), and what spends it.
   'rate-limit': 'request costs, 429s and Retry-After from the Redis window',
@@ -43,6 +45,13 @@ const REDIS_SUITES = {
   'change-feed-concurrency': 'ordering when writers and readers are on different instances',
   // Readiness checks Redis too.
   'http-conventions': '/ready reports Redis',
+  durability: 'readiness and deliveries when writes fail, with Redis behind them',
+  // What else reads the shared store's counts: X-RateLimit-* headers and 429s.
+  portal: "the portal's own rate-limit budget",
+  'cli-orgs': 'the remaining budget after a limit change',
+  'token-cache': 'rate-limit headers of cached and revoked tokens',
+  'export-download-links': 'the per-IP budget of link downloads',
+  'contract-walk': 'per-IP 429s of anonymous callers',
 };
 const DEPLOYMENT = process.env.PLATFORM_TEST_DEPLOYMENT;
 const deploymentSuites = () => {
