@@ -24,15 +24,11 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { OrganizationsModule } from './organizations/organizations.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeedModule } from './seed/seed.module';
-import { StudentsModule } from './students/students.module';
-import { CoursesModule } from './courses/courses.module';
-import { EnrollmentsModule } from './enrollments/enrollments.module';
-import { PaymentsModule } from './payments/payments.module';
-import { ExamsModule } from './exams/exams.module';
 import { ExportsModule } from './exports/exports.module';
 import { EndpointOwnersModule } from './webhooks/endpoint-owners.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RedisModule } from './redis/redis.module';
+import { RESOURCE_MODULES } from './resources';
 import { APP_SCHEMA } from './schema';
 import { MetricsModule } from './metrics/metrics.module';
 import { MembersModule } from './members/members.module';
@@ -70,11 +66,7 @@ export class AppModule {
         AuthModule,
         RequestPipelineModule.forRoot({ oauthAccessTokens: OAuthAccessTokens }),
         RateLimitModule,
-        StudentsModule,
-        CoursesModule,
-        EnrollmentsModule,
-        PaymentsModule,
-        ExamsModule,
+        ...RESOURCE_MODULES,
         ExportsModule,
         EndpointOwnersModule,
         WebhooksModule,

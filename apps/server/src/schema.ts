@@ -5,11 +5,8 @@
  */
 import { AUDIT_SCHEMA } from './audit/audit.schema';
 import { AUTH_SCHEMA } from './auth/auth.schema';
-import { COURSES_SCHEMA } from './courses/courses.schema';
 import type { ModuleSchema } from './database/module-schema';
-import { ENROLLMENTS_SCHEMA } from './enrollments/enrollments.schema';
 import { EVENTS_SCHEMA } from './events/events.schema';
-import { EXAMS_SCHEMA } from './exams/exams.schema';
 import { EXPORTS_SCHEMA } from './exports/exports.schema';
 import { IDEMPOTENCY_SCHEMA } from './idempotency/idempotency.schema';
 import { MEMBERS_SCHEMA } from './members/members.schema';
@@ -20,9 +17,8 @@ import { listTalliesMigration } from './migrations/1766500000000-list-tallies';
 import { searchIndexMigration } from './migrations/1766000000000-search-index';
 import { OAUTH_SCHEMA } from './oauth/oauth.schema';
 import { ORGANIZATIONS_SCHEMA } from './organizations/organizations.schema';
-import { PAYMENTS_SCHEMA } from './payments/payments.schema';
 import { REQUEST_LOGS_SCHEMA } from './request-logs/request-logs.schema';
-import { STUDENTS_SCHEMA } from './students/students.schema';
+import { RESOURCE_SCHEMAS } from './resources';
 import { WEBHOOKS_SCHEMA } from './webhooks/webhooks.schema';
 
 /**
@@ -46,11 +42,8 @@ export const APP_SCHEMA: readonly ModuleSchema[] = [
   SHARED_HISTORY,
   ORGANIZATIONS_SCHEMA,
   AUTH_SCHEMA,
-  STUDENTS_SCHEMA,
-  COURSES_SCHEMA,
-  ENROLLMENTS_SCHEMA,
-  PAYMENTS_SCHEMA,
-  EXAMS_SCHEMA,
+  // The resources' (resources.ts).
+  ...RESOURCE_SCHEMAS,
   EVENTS_SCHEMA,
   IDEMPOTENCY_SCHEMA,
   WEBHOOKS_SCHEMA,

@@ -21,12 +21,18 @@ import {
   idPattern,
   operationMetadata,
   readScopesForEvents,
+  RESOURCE_NAMES,
+  resourceContractKey,
+  RESOURCES,
+  type ResourceName,
   type Role,
   ROLE_SCOPES,
   type Scope,
 } from '@platform/contract';
 import { type AppRoute, type AppRouter, ContractNoBody, isAppRoute } from '@ts-rest/core';
+import type { z } from 'zod';
 import { RequestLogWriter } from '../src/request-logs/request-log-writer';
+import { exampleBody, exampleChange } from './support/example-body';
 import {
   problemOf,
   rawCall,
@@ -276,42 +282,30 @@ interface Fixture {
   growsWithEveryRequest?: boolean;
 }
 
+/**
+ * What a resource's create body needs beyond its schema's required fields, for a rule across
+ * records: exam results need an active enrollment of their student in the exam's course.
+ */
+const BODY_BEYOND_SCHEMA: Partial<Record<ResourceName, Record<string, unknown>>> = {
+  enrollments: { status: 'active' },
+};
+
 const FIXTURES: readonly Fixture[] = [
-  {
-    collection: 'students',
-    kind: 'student',
-    body: (_refs, n) => ({ student_number: `W-${n}`, first_name: 'Ada', last_name: 'Lovelace' }),
-  },
-  {
-    collection: 'courses',
-    kind: 'course',
-    body: (_refs, n) => ({ code: `WALK-${n}`, title: 'Analytical Engines' }),
-  },
-  {
-    collection: 'enrollments',
-    kind: 'enrollment',
-    body: (refs) => ({ student_id: refs.students, course_id: refs.courses, status: 'active' }),
-  },
-  {
-    collection: 'payments',
-    kind: 'payment',
-    body: (refs) => ({
-      student_id: refs.students,
-      enrollment_id: refs.enrollments,
-      amount: 12_500,
-      currency: 'EUR',
-    }),
-  },
-  {
-    collection: 'exams',
-    kind: 'exam',
-    body: (refs) => ({ course_id: refs.courses, title: 'Midterm', max_score: 100 }),
-  },
-  {
-    collection: 'exam_results',
-    kind: 'exam_result',
-    body: (refs) => ({ exam_id: refs.exams, student_id: refs.students, score: 87 }),
-  },
+  // The registry's resources, in its order (a resource's references come before it), with
+  // bodies made from their contract schemas.
+  ...RESOURCE_NAMES.map((name): Fixture => {
+    const routes = contract[resourceContractKey(name)] as Record<string, AppRoute>;
+    const bodyOf = (route: string) => (routes[route] as unknown as { body: z.AnyZodObject }).body;
+    return {
+      collection: name,
+      kind: RESOURCES[name].singular,
+      body: (refs, n) => ({
+        ...exampleBody(bodyOf('create'), refs, n),
+        ...BODY_BEYOND_SCHEMA[name],
+      }),
+      ...(routes.update && { change: (n: number) => exampleChange(bodyOf('update'), n) }),
+    };
+  }),
   {
     collection: 'webhook_endpoints',
     kind: 'webhook_endpoint',

@@ -1,4 +1,4 @@
-import { contract } from '@platform/contract';
+import { contract, STUDENT_DELETE_REFUSAL } from '@platform/contract';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
 import { eventsOf, problemOf, rawClient, startServer, type TestServer } from './support/server';
 
@@ -193,12 +193,16 @@ describe('students and courses: create, retrieve, update, delete', () => {
       ).body;
       await api.enrollments.create({ body: { student_id: busy.id, course_id: course.id } });
       const refused = expectStatus(await api.students.delete({ params: { id: busy.id } }), 409);
+      // The refusal names what refers to a student (the registry's references, the enrollment
+      // made here among them) and says what to do instead, as the contract declares it.
+      const { referencedBy, instead } = STUDENT_DELETE_REFUSAL;
+      expect(referencedBy.split(/, | or /)).toContain('enrollments');
       expect(refused.body.detail).toBe(
-        `Student ${busy.id} is still referred to by enrollments, payments or exam results; set its status to 'withdrawn' instead, which keeps the record`,
+        `Student ${busy.id} is still referred to by ${referencedBy}; ${instead}`,
       );
       // The reference documents the same refusal, from the same declaration.
       expect(contract.students.delete.description).toBe(
-        "Refused with 409 while enrollments, payments or exam results refer to it: set its status to 'withdrawn' instead, which keeps the record.",
+        `Refused with 409 while ${referencedBy} refer to it: ${instead}.`,
       );
       expect((await api.students.retrieve({ params: { id: busy.id } })).status).toBe(200);
     });

@@ -5,6 +5,7 @@ import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
 import { dateSchema, type DeleteRefusal, deletedSchema, text, timestampSchema } from './resource';
 import { resourceRoutes } from './routes';
+import { deleteRefusal } from './registry';
 import { z } from './zod-openapi';
 
 const c = initContract();
@@ -73,10 +74,10 @@ export const CourseListQuerySchema = listQuery({
 });
 
 /** Enrollments and exams refer to a course; an archived course keeps them. */
-export const COURSE_DELETE_REFUSAL: DeleteRefusal = {
-  referencedBy: 'enrollments or exams',
-  instead: "set its status to 'archived' instead",
-};
+export const COURSE_DELETE_REFUSAL: DeleteRefusal = deleteRefusal(
+  'courses',
+  "set its status to 'archived' instead",
+);
 
 const courseRoutes = resourceRoutes('/v1/courses', 'courses', CourseSchema);
 

@@ -55,6 +55,11 @@ export const EnrollmentSchema = z
 
 export type Enrollment = z.infer<typeof EnrollmentSchema>;
 
+/** Each writable field once: the create body adds defaults and optionality, the update is partial. */
+const enrollmentFields = {
+  notes: text(2000).nullable(),
+};
+
 export const EnrollmentCreateSchema = z
   .object({
     student_id: idSchema('student'),
@@ -63,13 +68,13 @@ export const EnrollmentCreateSchema = z
       .enum(['pending', 'active'])
       .default('pending')
       .describe('Start as `pending` (default) or directly `active`.'),
-    notes: text(2000).nullable().optional(),
+    notes: enrollmentFields.notes.optional(),
   })
   .strict()
   .openapi({ title: 'EnrollmentCreate' });
 
 export const EnrollmentUpdateSchema = z
-  .object({ notes: text(2000).nullable() })
+  .object(enrollmentFields)
   .partial()
   .strict()
   .openapi({ title: 'EnrollmentUpdate' });

@@ -18,9 +18,11 @@ import { StudentSchema } from './students';
 import { API_VERSION } from './version';
 import { z } from './zod-openapi';
 import { readRoutes } from './routes';
+import { RESOURCE_EVENT_READ_SCOPES, type ResourceEventType } from './registry';
 
 const c = initContract();
 
+/** One entry per event type the registry declares (`registry.ts`), checked by the type system. */
 export const EVENT_CATALOG = {
   'student.created': StudentSchema,
   'student.updated': StudentSchema,
@@ -45,7 +47,7 @@ export const EVENT_CATALOG = {
   'exam_result.updated': ExamResultSchema,
   'exam_result.published': ExamResultSchema,
   ping: z.object({ message: z.string() }).openapi({ title: 'Ping' }),
-} as const;
+} as const satisfies Record<ResourceEventType | 'ping', z.ZodTypeAny>;
 
 export type EventType = keyof typeof EVENT_CATALOG;
 export const EVENT_TYPES = Object.keys(EVENT_CATALOG) as [EventType, ...EventType[]];
@@ -54,31 +56,10 @@ export const EVENT_TYPES = Object.keys(EVENT_CATALOG) as [EventType, ...EventTyp
  * The scope that reads each event's `data` (null: the event carries no resource). A webhook
  * endpoint may subscribe only to types whose scope the calling token holds, so `webhooks:write`
  * never reads more than the token could through the API. One entry per type, checked by the type
- * system, so a new event type cannot be added without saying who may receive it.
+ * system; a resource's events read with the resource's scope (`registry.ts`).
  */
 export const EVENT_READ_SCOPES = {
-  'student.created': 'students:read',
-  'student.updated': 'students:read',
-  'student.deleted': 'students:read',
-  'course.created': 'courses:read',
-  'course.updated': 'courses:read',
-  'course.deleted': 'courses:read',
-  'enrollment.created': 'enrollments:read',
-  'enrollment.updated': 'enrollments:read',
-  'enrollment.active': 'enrollments:read',
-  'enrollment.completed': 'enrollments:read',
-  'enrollment.dropped': 'enrollments:read',
-  'enrollment.cancelled': 'enrollments:read',
-  'payment.created': 'payments:read',
-  'payment.succeeded': 'payments:read',
-  'payment.failed': 'payments:read',
-  'payment.refunded': 'payments:read',
-  'exam.created': 'exam_results:read',
-  'exam.updated': 'exam_results:read',
-  'exam.deleted': 'exam_results:read',
-  'exam_result.created': 'exam_results:read',
-  'exam_result.updated': 'exam_results:read',
-  'exam_result.published': 'exam_results:read',
+  ...RESOURCE_EVENT_READ_SCOPES,
   ping: null,
 } as const satisfies Record<EventType, Scope | null>;
 

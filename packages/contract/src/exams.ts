@@ -4,6 +4,7 @@ import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
 import { dateSchema, type DeleteRefusal, deletedSchema, text, timestampSchema } from './resource';
+import { deleteRefusal } from './registry';
 import { z } from './zod-openapi';
 import { resourceRoutes } from './routes';
 
@@ -26,22 +27,24 @@ export const ExamSchema = z
 
 export type Exam = z.infer<typeof ExamSchema>;
 
+/** Each writable field once: the create body adds the course and optionality, the update is partial. */
+const examFields = {
+  title: text(200),
+  max_score: scoreSchema.positive('must be positive'),
+  held_on: dateSchema.nullable(),
+};
+
 export const ExamCreateSchema = z
   .object({
     course_id: idSchema('course'),
-    title: text(200),
-    max_score: scoreSchema.positive('must be positive'),
-    held_on: dateSchema.nullable().optional(),
+    ...examFields,
+    held_on: examFields.held_on.optional(),
   })
   .strict()
   .openapi({ title: 'ExamCreate' });
 
 export const ExamUpdateSchema = z
-  .object({
-    title: text(200),
-    max_score: scoreSchema.positive('must be positive'),
-    held_on: dateSchema.nullable(),
-  })
+  .object(examFields)
   .partial()
   .strict()
   .openapi({ title: 'ExamUpdate' });
@@ -66,18 +69,24 @@ export const ExamResultSchema = z
 
 export type ExamResult = z.infer<typeof ExamResultSchema>;
 
+/** Each writable field once: the create body adds the references and optionality. */
+const examResultFields = {
+  score: scoreSchema,
+  grade: text(16).nullable(),
+};
+
 export const ExamResultCreateSchema = z
   .object({
     exam_id: idSchema('exam'),
     student_id: idSchema('student'),
-    score: scoreSchema,
-    grade: text(16).nullable().optional(),
+    ...examResultFields,
+    grade: examResultFields.grade.optional(),
   })
   .strict()
   .openapi({ title: 'ExamResultCreate' });
 
 export const ExamResultUpdateSchema = z
-  .object({ score: scoreSchema, grade: text(16).nullable() })
+  .object(examResultFields)
   .partial()
   .strict()
   .openapi({ title: 'ExamResultUpdate' });
@@ -102,10 +111,10 @@ export const ExamResultListQuerySchema = listQuery({
 });
 
 /** Results refer to their exam and are part of the record. */
-export const EXAM_DELETE_REFUSAL: DeleteRefusal = {
-  referencedBy: 'exam results',
-  instead: 'results are part of the record and are kept',
-};
+export const EXAM_DELETE_REFUSAL: DeleteRefusal = deleteRefusal(
+  'exams',
+  'results are part of the record and are kept',
+);
 
 const examRoutes = resourceRoutes('/v1/exams', 'exam_results', ExamSchema);
 

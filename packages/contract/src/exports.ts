@@ -15,31 +15,23 @@ import {
   writeErrorResponses,
 } from './resource';
 import { listRoute } from './routes';
+import { EXPORTED_RESOURCES, type ExportedResource, RESOURCES } from './registry';
 import type { Scope } from './scopes';
 import { IdPathParams } from './resource';
 import { z } from './zod-openapi';
 
 const c = initContract();
 
-/** The collections an export or a checksum can read, each gated by its read scope. */
-export const EXPORT_COLLECTIONS = [
-  'students',
-  'courses',
-  'enrollments',
-  'payments',
-  'exams',
-  'exam_results',
-] as const;
-export type ExportCollection = (typeof EXPORT_COLLECTIONS)[number];
+/**
+ * The collections an export or a checksum can read (the registry's `exported` resources), each
+ * gated by its resource's read scope.
+ */
+export const EXPORT_COLLECTIONS = EXPORTED_RESOURCES as [ExportedResource, ...ExportedResource[]];
+export type ExportCollection = ExportedResource;
 
-export const EXPORT_COLLECTION_SCOPES: Readonly<Record<ExportCollection, Scope>> = {
-  students: 'students:read',
-  courses: 'courses:read',
-  enrollments: 'enrollments:read',
-  payments: 'payments:read',
-  exams: 'exam_results:read',
-  exam_results: 'exam_results:read',
-};
+export const EXPORT_COLLECTION_SCOPES = Object.fromEntries(
+  EXPORT_COLLECTIONS.map((name) => [name, `${RESOURCES[name].scope}:read`]),
+) as Readonly<Record<ExportCollection, Scope>>;
 
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

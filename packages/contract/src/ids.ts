@@ -1,14 +1,13 @@
+import { RESOURCE_ID_PREFIXES } from './registry';
 import { z } from './zod-openapi';
 
-/** Prefixes of public ids: opaque, prefixed, time-sortable strings (a ULID after the prefix). */
+/**
+ * Prefixes of public ids: opaque, prefixed, time-sortable strings (a ULID after the prefix). The
+ * resources' come from the registry (`registry.ts`); the rest are the API's other objects.
+ */
 export const ID_PREFIXES = {
   organization: 'org',
-  student: 'stu',
-  course: 'crs',
-  enrollment: 'enr',
-  payment: 'pay',
-  exam: 'exm',
-  exam_result: 'res',
+  ...RESOURCE_ID_PREFIXES,
   event: 'evt',
   webhook_endpoint: 'whe',
   webhook_message: 'msg',

@@ -19,6 +19,7 @@ export * from './operation';
 export * from './organization';
 export * from './payments';
 export * from './problem';
+export * from './registry';
 export * from './resource';
 export * from './scopes';
 export * from './students';

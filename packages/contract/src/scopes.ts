@@ -1,13 +1,12 @@
+import { RESOURCE_SCOPES } from './registry';
+
 /**
  * OAuth-style scopes. `<resource>:write` does not imply `<resource>:read`.
  * Every operation in the contract names the one scope it needs (see `OperationMetadata`).
  */
 export const SCOPE_RESOURCES = [
-  'students',
-  'courses',
-  'enrollments',
-  'payments',
-  'exam_results',
+  // The resources' scopes (registry.ts), then the API's own.
+  ...RESOURCE_SCOPES,
   'webhooks',
   'events',
   'tokens',

@@ -4,6 +4,7 @@ import { filter, listQuery, listResponse } from './list';
 import { searchErrorResponses } from './problem';
 import { dateSchema, type DeleteRefusal, deletedSchema, text } from './resource';
 import { ROUTER_OPTIONS } from './operation';
+import { deleteRefusal } from './registry';
 import { z } from './zod-openapi';
 import { resourceRoutes } from './routes';
 
@@ -54,31 +55,32 @@ export const StudentListQuerySchema = listQuery({
 
 export const StudentListSchema = listResponse(StudentSchema, 'StudentList');
 
+/** Each writable field once: the create body adds defaults and optionality, the update is partial. */
+const studentFields = {
+  student_number: text(64),
+  first_name: text(100),
+  last_name: text(100),
+  preferred_name: text(100).nullable(),
+  email: z.string().email('must be an email address').max(254).nullable(),
+  date_of_birth: dateSchema.nullable(),
+  status: z.enum(STUDENT_STATUSES),
+  grade_level: z.number().int().min(GRADE_LEVEL.min).max(GRADE_LEVEL.max).nullable(),
+};
+
 export const StudentCreateSchema = z
   .object({
-    student_number: text(64),
-    first_name: text(100),
-    last_name: text(100),
-    preferred_name: text(100).nullable().optional(),
-    email: z.string().email('must be an email address').max(254).nullable().optional(),
-    date_of_birth: dateSchema.nullable().optional(),
-    status: z.enum(STUDENT_STATUSES).default('active'),
-    grade_level: z.number().int().min(GRADE_LEVEL.min).max(GRADE_LEVEL.max).nullable().optional(),
+    ...studentFields,
+    preferred_name: studentFields.preferred_name.optional(),
+    email: studentFields.email.optional(),
+    date_of_birth: studentFields.date_of_birth.optional(),
+    status: studentFields.status.default('active'),
+    grade_level: studentFields.grade_level.optional(),
   })
   .strict()
   .openapi({ title: 'StudentCreate' });
 
 export const StudentUpdateSchema = z
-  .object({
-    student_number: text(64),
-    first_name: text(100),
-    last_name: text(100),
-    preferred_name: text(100).nullable(),
-    email: z.string().email('must be an email address').max(254).nullable(),
-    date_of_birth: dateSchema.nullable(),
-    status: z.enum(STUDENT_STATUSES),
-    grade_level: z.number().int().min(GRADE_LEVEL.min).max(GRADE_LEVEL.max).nullable(),
-  })
+  .object(studentFields)
   .partial()
   .strict()
   .openapi({ title: 'StudentUpdate' });
@@ -86,10 +88,10 @@ export const StudentUpdateSchema = z
 export const DeletedStudentSchema = deletedSchema('student', 'DeletedStudent');
 
 /** What refers to a student; a withdrawn student keeps the record. */
-export const STUDENT_DELETE_REFUSAL: DeleteRefusal = {
-  referencedBy: 'enrollments, payments or exam results',
-  instead: "set its status to 'withdrawn' instead, which keeps the record",
-};
+export const STUDENT_DELETE_REFUSAL: DeleteRefusal = deleteRefusal(
+  'students',
+  "set its status to 'withdrawn' instead, which keeps the record",
+);
 
 const studentRoutes = resourceRoutes('/v1/students', 'students', StudentSchema);
 

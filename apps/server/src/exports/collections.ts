@@ -1,22 +1,8 @@
-import {
-  contract,
-  CourseSchema,
-  EnrollmentSchema,
-  ExamResultSchema,
-  ExamSchema,
-  type ExportCollection,
-  PaymentSchema,
-  StudentSchema,
-} from '@platform/contract';
+import { EXPORT_COLLECTIONS, type ExportCollection } from '@platform/contract';
 import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { z } from 'zod';
 import { fieldProperties } from '../common/resource-fields';
-import { Course } from '../courses/course.entity';
-import { Enrollment } from '../enrollments/enrollment.entity';
-import { ExamResult } from '../exams/exam-result.entity';
-import { Exam } from '../exams/exam.entity';
-import { Payment } from '../payments/payment.entity';
-import { Student } from '../students/student.entity';
+import { resourceSchemas, SERVER_RESOURCES } from '../resources';
 
 /** What an export or a checksum reads of one collection. */
 export interface CollectionSource {
@@ -26,22 +12,13 @@ export interface CollectionSource {
   listQuery: z.ZodTypeAny;
 }
 
-export const COLLECTION_SOURCES: Readonly<Record<ExportCollection, CollectionSource>> = {
-  students: { entity: Student, resource: StudentSchema, listQuery: contract.students.list.query },
-  courses: { entity: Course, resource: CourseSchema, listQuery: contract.courses.list.query },
-  enrollments: {
-    entity: Enrollment,
-    resource: EnrollmentSchema,
-    listQuery: contract.enrollments.list.query,
-  },
-  payments: { entity: Payment, resource: PaymentSchema, listQuery: contract.payments.list.query },
-  exams: { entity: Exam, resource: ExamSchema, listQuery: contract.exams.list.query },
-  exam_results: {
-    entity: ExamResult,
-    resource: ExamResultSchema,
-    listQuery: contract.examResults.list.query,
-  },
-};
+/** Each exported collection's source, from the resource registry (`resources.ts`). */
+export const COLLECTION_SOURCES = Object.fromEntries(
+  EXPORT_COLLECTIONS.map((name): [ExportCollection, CollectionSource] => {
+    const { resource, listQuery } = resourceSchemas(name);
+    return [name, { entity: SERVER_RESOURCES[name].entity, resource, listQuery }];
+  }),
+) as Readonly<Record<ExportCollection, CollectionSource>>;
 
 /** TypeORM's SQLite text form of a timestamp (UTC, milliseconds). */
 const SQLITE_TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/;

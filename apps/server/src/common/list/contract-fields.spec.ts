@@ -1,39 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  contract,
-  CourseCreateSchema,
-  CourseSchema,
-  CourseUpdateSchema,
-  EnrollmentCreateSchema,
-  EnrollmentSchema,
-  EnrollmentUpdateSchema,
-  ExamCreateSchema,
-  ExamResultCreateSchema,
-  ExamResultSchema,
-  ExamResultUpdateSchema,
-  ExamSchema,
-  ExamUpdateSchema,
-  listSpecOf,
-  PaymentCreateSchema,
-  PaymentSchema,
-  StudentCreateSchema,
-  StudentSchema,
-  StudentUpdateSchema,
-} from '@platform/contract';
+import { contract, listSpecOf, RESOURCE_NAMES, resourceLabel } from '@platform/contract';
 import { DataSource, type EntityMetadata, type EntityTarget, type ObjectLiteral } from 'typeorm';
 import type { z } from 'zod';
 import { loadConfig } from '../../config/env';
 import { PersonalAccessToken } from '../../auth/personal-access-token.entity';
-import { Course } from '../../courses/course.entity';
 import { dataSourceOptions } from '../../database/data-source';
+import { resourceSchemas, SERVER_RESOURCES } from '../../resources';
 import { APP_SCHEMA } from '../../schema';
-import { Enrollment } from '../../enrollments/enrollment.entity';
-import { ExamResult } from '../../exams/exam-result.entity';
-import { Exam } from '../../exams/exam.entity';
-import { Payment } from '../../payments/payment.entity';
-import { Student } from '../../students/student.entity';
 import { resourceMapper } from '../resource-fields';
 import { listFieldsFor } from './list-fields';
 
@@ -51,55 +26,12 @@ interface Collection {
   listQuery: object;
 }
 
-const COLLECTIONS: Collection[] = [
-  {
-    name: 'students',
-    entity: Student,
-    resource: StudentSchema,
-    create: StudentCreateSchema,
-    update: StudentUpdateSchema,
-    listQuery: contract.students.list.query,
-  },
-  {
-    name: 'courses',
-    entity: Course,
-    resource: CourseSchema,
-    create: CourseCreateSchema,
-    update: CourseUpdateSchema,
-    listQuery: contract.courses.list.query,
-  },
-  {
-    name: 'enrollments',
-    entity: Enrollment,
-    resource: EnrollmentSchema,
-    create: EnrollmentCreateSchema,
-    update: EnrollmentUpdateSchema,
-    listQuery: contract.enrollments.list.query,
-  },
-  {
-    name: 'payments',
-    entity: Payment,
-    resource: PaymentSchema,
-    create: PaymentCreateSchema,
-    listQuery: contract.payments.list.query,
-  },
-  {
-    name: 'exams',
-    entity: Exam,
-    resource: ExamSchema,
-    create: ExamCreateSchema,
-    update: ExamUpdateSchema,
-    listQuery: contract.exams.list.query,
-  },
-  {
-    name: 'exam results',
-    entity: ExamResult,
-    resource: ExamResultSchema,
-    create: ExamResultCreateSchema,
-    update: ExamResultUpdateSchema,
-    listQuery: contract.examResults.list.query,
-  },
-];
+/** Every resource of the registry (`resources.ts`), with the contract's schemas for it. */
+const COLLECTIONS: Collection[] = RESOURCE_NAMES.map((name) => ({
+  name: resourceLabel(name),
+  entity: SERVER_RESOURCES[name].entity,
+  ...resourceSchemas(name),
+}));
 
 /** A row with a distinct value in every column, of the column's kind. */
 function sampleRow(metadata: EntityMetadata): Record<string, unknown> {
@@ -208,7 +140,7 @@ describe('contract fields of the domain resources', () => {
   });
 
   it('refuses a list field the entity has no column for', () => {
-    const metadata = dataSource.getMetadata(Student);
+    const metadata = dataSource.getMetadata(SERVER_RESOURCES.students.entity);
     expect(() => listFieldsFor(metadata, contract.courses.list.query)).toThrow(
       "Student has no column for list field 'code'",
     );
