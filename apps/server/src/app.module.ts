@@ -7,6 +7,7 @@ import { AuditPruner } from './audit/audit-pruner';
 import { RequestLogPruner } from './request-logs/request-log-pruner';
 import { RequestLogsModule } from './request-logs/request-logs.module';
 import { AuthModule } from './auth/auth.module';
+import { MemberOwnedModule } from './auth/member-owned.module';
 import { RequestPipelineGuard } from './auth/request-pipeline.guard';
 import { RequestPipelineModule } from './auth/request-pipeline.module';
 import { type Clock, ClockModule } from './common/clock';
@@ -30,7 +31,6 @@ import { EnrollmentsModule } from './enrollments/enrollments.module';
 import { PaymentsModule } from './payments/payments.module';
 import { ExamsModule } from './exams/exams.module';
 import { ExportsModule } from './exports/exports.module';
-import { EndpointOwnersModule } from './webhooks/endpoint-owners.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RedisModule } from './redis/redis.module';
 import { APP_SCHEMA } from './schema';
@@ -76,7 +76,7 @@ export class AppModule {
         PaymentsModule,
         ExamsModule,
         ExportsModule,
-        EndpointOwnersModule,
+        MemberOwnedModule,
         WebhooksModule,
         OAuthModule,
         MembersModule,
