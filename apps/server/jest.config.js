@@ -14,7 +14,7 @@ const processSuite = (name) => `/test/${name}\\.e2e-spec\\.ts$`;
 // CI runs this package's suites three times: on SQLite (every file), on PostgreSQL and on
 // PostgreSQL + Redis. The second and third runs take only the files whose outcome that
 // deployment can change (PLATFORM_TEST_DEPLOYMENT, set by `test:postgres` and `test:redis`);
-// docs/decisions/0023-ci-time.md says why. The PostgreSQL selection is computed (every file that
+// docs/decisions/0022-ci-time.md says why. The PostgreSQL selection is computed (every file that
 // reads TEST_DATABASE_URL, itself or through test/support); the Redis one is named here, each
 // file for the Redis-backed part it drives (the rate-limit store, BullMQ, the feed's pub/sub,
 // readiness), and checked to exist. Mutation scores do not depend on this list: they are taken

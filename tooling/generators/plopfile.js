@@ -174,7 +174,7 @@ module.exports = function (plop) {
         ),
         insertBefore(
           'apps/server/src/app.module.ts',
-          /^ {8}EndpointOwnersModule,/m,
+          /^ {8}MemberOwnedModule,/m,
           () => `        ${PP}Module,\n`,
         ),
         insertBefore(

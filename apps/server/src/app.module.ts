@@ -7,6 +7,7 @@ import { AuditPruner } from './audit/audit-pruner';
 import { RequestLogPruner } from './request-logs/request-log-pruner';
 import { RequestLogsModule } from './request-logs/request-logs.module';
 import { AuthModule } from './auth/auth.module';
+import { MemberOwnedModule } from './auth/member-owned.module';
 import { RequestPipelineGuard } from './auth/request-pipeline.guard';
 import { RequestPipelineModule } from './auth/request-pipeline.module';
 import { type Clock, ClockModule } from './common/clock';
@@ -25,7 +26,6 @@ import { OrganizationsModule } from './organizations/organizations.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeedModule } from './seed/seed.module';
 import { ExportsModule } from './exports/exports.module';
-import { EndpointOwnersModule } from './webhooks/endpoint-owners.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RedisModule } from './redis/redis.module';
 import { RESOURCE_MODULES } from './resources';
@@ -68,7 +68,7 @@ export class AppModule {
         RateLimitModule,
         ...RESOURCE_MODULES,
         ExportsModule,
-        EndpointOwnersModule,
+        MemberOwnedModule,
         WebhooksModule,
         OAuthModule,
         MembersModule,

@@ -6,8 +6,11 @@ const fs = require('node:fs');
 const path = require('node:path');
 const {
   brokenLinks,
+  decisionProblems,
   documentationFiles,
   lineCount,
+  missingPaths,
+  missingScripts,
   overLimit,
   runBlock,
   runnableBlocks,
@@ -44,6 +47,18 @@ describe('the documentation of this repository', () => {
 
   test('every relative link and #anchor resolves', () => {
     expect(brokenLinks(ROOT)).toEqual([]);
+  });
+
+  test('every file path CONTRIBUTING.md and docs/ name in backticks exists', () => {
+    expect(missingPaths(ROOT)).toEqual([]);
+  });
+
+  test('every `pnpm <script>` and `pnpm --filter <package> <script>` there has its script', () => {
+    expect(missingScripts(ROOT)).toEqual([]);
+  });
+
+  test('decision records are numbered in order, each titled with its number and indexed', () => {
+    expect(decisionProblems(ROOT)).toEqual([]);
   });
 
   test('docs/configuration.md names every variable the server reads', () => {

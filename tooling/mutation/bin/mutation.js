@@ -157,7 +157,7 @@ function main() {
       process.exit(1);
     }
   }
-  // A score is measured on the embedded deployment whatever the shell says (decision 23).
+  // A score is measured on the embedded deployment whatever the shell says (decision 22).
   const env = { ...process.env };
   for (const name of DEPLOYMENT_VARIABLES) delete env[name];
 

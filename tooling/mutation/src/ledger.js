@@ -18,7 +18,7 @@ function writeLedger(modules, file = LEDGER) {
   const sorted = Object.fromEntries(Object.entries(modules).sort(([a], [b]) => a.localeCompare(b)));
   const document = {
     $comment:
-      "Written by pnpm test:mutation: each module's score and the hash of the inputs it was measured on. Do not edit by hand; see docs/decisions/0023-ci-time.md.",
+      "Written by pnpm test:mutation: each module's score and the hash of the inputs it was measured on. Do not edit by hand; see docs/decisions/0022-ci-time.md.",
     modules: sorted,
   };
   fs.writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
+import { MemberOwnedModule } from '../auth/member-owned.module';
 import { ClockModule } from '../common/clock';
 import { ConfigModule } from '../config/config.module';
 import type { AppConfig } from '../config/env';
@@ -10,7 +11,6 @@ import { OAuthAccountsModule } from '../oauth/oauth-accounts.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { APP_SCHEMA } from '../schema';
 import { SeedModule } from '../seed/seed.module';
-import { EndpointOwnersModule } from '../webhooks/endpoint-owners.module';
 import { RedisModule } from '../redis/redis.module';
 
 /** The services the admin CLI needs, on the same DataSource definition as the server. */
@@ -31,7 +31,7 @@ export class CliModule {
         AuthModule,
         SeedModule,
         OAuthAccountsModule,
-        EndpointOwnersModule,
+        MemberOwnedModule,
       ],
     };
   }

@@ -9,9 +9,9 @@ export interface RevokedCredential {
 
 /**
  * What else must end, in the revoking transaction, when a credential ends: the webhook endpoints
- * bound to it are disabled at once (api.md, "Delegation"). A port, provided by the webhooks module
- * (EndpointOwnersModule), so that auth and oauth, which revoke, do not import webhooks, which
- * reads their tables to check who owns an endpoint.
+ * bound to it are disabled at once (api.md, "Delegation"). A port, provided by auth's
+ * MemberOwnedModule, so that the services that revoke (tokens, OAuth clients, members) need not
+ * know what a credential owns, nor import the modules that own it.
  */
 export abstract class CredentialRevocations {
   abstract revoked(manager: EntityManager, credential: RevokedCredential, at: Date): Promise<void>;

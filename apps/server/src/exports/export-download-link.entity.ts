@@ -4,9 +4,9 @@ import { timestampColumn } from '../common/timestamp';
 
 /**
  * A short-lived download link of an export's file. Only the SHA-256 of its token is kept (the
- * link is looked up by it), and the credential that made it (`owner_*`, as webhook endpoints
- * record theirs: webhooks/endpoint-owner.ts), so it works no longer than that credential and its
- * member do.
+ * link is looked up by it), and the credential that made it (`owner_*`, as every member-owned
+ * thing records its owner: auth/member-owned.ts), so it works no longer than that credential and
+ * its member do.
  */
 @Entity({ name: 'export_download_links' })
 export class ExportDownloadLinkRecord {

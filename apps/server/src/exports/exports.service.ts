@@ -38,7 +38,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { earlierExpiry } from '../auth/delegation';
 import { hashToken } from '../security/crypto';
-import { memberRoleScopes, ownerEnded, ownerOf, ownerSql } from '../webhooks/endpoint-owner';
+import { memberRoleScopes, ownerEnded, ownerOf, ownerSql } from '../auth/member-owned';
 import { ExportDownloadLinkRecord } from './export-download-link.entity';
 import { Sql } from '../database/sql';
 import { FeedPositions } from '../events/feed-position';

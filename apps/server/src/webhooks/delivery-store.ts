@@ -9,7 +9,7 @@ import type { AppConfig, WebhookConfig } from '../config/env';
 import { Sql } from '../database/sql';
 import { EventRecord } from '../events/event.entity';
 import { EventsService } from '../events/events.service';
-import { memberReadableTypes, ownerEnded, ownerSql } from './endpoint-owner';
+import { memberReadableTypes, ownerEnded, ownerSql } from '../auth/member-owned';
 import type { AttemptResult } from './sender';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';

@@ -35,7 +35,7 @@ import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import { Organization } from '../organizations/organization.entity';
 import { newMessage } from './delivery-store';
-import { NO_OWNER, type OwnerColumns, ownerOf, toOwnerResource } from './endpoint-owner';
+import { NO_OWNER, type OwnerColumns, ownerOf, toOwnerResource } from '../auth/member-owned';
 import { SecretBox } from './secret-box';
 import { newSigningSecret } from './signing';
 import { checkWebhookUrl, type UrlPolicy, WebhookUrlError } from './url-guard';

@@ -5,26 +5,30 @@ import {
   type WebhookEndpointOwner,
   type WebhookOwnerType,
 } from '@platform/contract';
-import { roleOf } from '../auth/effective-scopes';
+import { roleOf } from './effective-scopes';
 import type { EntityManager, EntityTarget } from 'typeorm';
 import type { Principal } from '../common/principal';
-import { PersonalAccessToken } from '../auth/personal-access-token.entity';
+import { PersonalAccessToken } from './personal-access-token.entity';
 import { type Sql } from '../database/sql';
 import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
-import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { publicId } from '../common/ids';
 import { isPortalClient } from '../oauth/portal-client';
+import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
 
 /**
- * Which credential a webhook endpoint is bound to (api.md, "Delegation": nothing made over the
- * API outlives the credential that made it). A personal access token is the credential itself.
- * An OAuth access token lives an hour, but the authority behind it is its client and, for a
- * user, the user's grant (refresh tokens renew it), so the endpoint lives while those do.
+ * Who owns a thing a member made over the API (a webhook endpoint, an export's download link),
+ * and whether that owner still vouches for it (api.md, "Delegation": nothing made over the API
+ * outlives the credential that made it; "Membership": nor the member). Each such record keeps
+ * the same `owner_*` columns. A personal access token is the credential itself. An OAuth access
+ * token lives an hour, but the authority behind it is its client and, for a user, the user's
+ * grant (refresh tokens renew it), so the thing lives while those do.
  */
-export type OwnerColumns = Pick<
-  WebhookEndpointRecord,
-  'ownerType' | 'ownerId' | 'ownerUserId' | 'ownerGrantId'
->;
+export interface OwnerColumns {
+  ownerType: WebhookOwnerType | null;
+  ownerId: string | null;
+  ownerUserId: string | null;
+  ownerGrantId: string | null;
+}
 
 export const NO_OWNER: OwnerColumns = {
   ownerType: null,
@@ -34,7 +38,7 @@ export const NO_OWNER: OwnerColumns = {
 };
 
 /**
- * What a new endpoint is bound to: the member who made it (`ownerUserId`, whatever the
+ * What a new owned thing is bound to: the member who made it (`ownerUserId`, whatever the
  * credential: removing or demoting them stops or narrows it, unless an admin transferred it
  * first), and the credential it was made with, which it does not outlive.
  */
@@ -68,14 +72,14 @@ export function toOwnerResource(record: OwnerColumns): WebhookEndpointOwner {
 }
 
 /**
- * The owner's state joined to an endpoint aliased `e`: the personal access token, or the OAuth
- * client and (for a user) how long the grant still has a usable token. Used where deliveries
- * are made, so nothing is sent once the owner is revoked, deleted or expired, however that
- * happened. A user's grant is alive while an unused access or refresh token of it is: revoking
- * it (RFC 7009), a refresh token's reuse and expiry all remove or consume those. Table and
- * column names come from the entities' metadata; the aliases are what `ownerEnded` reads.
- * `entity` is anything else bound to a credential the same way (`owner_*` columns, aliased `e`):
- * an export's download link.
+ * The owner's state joined to an owned record aliased `e`: the personal access token, or the
+ * OAuth client and (for a user) how long the grant still has a usable token. Used where the
+ * thing is used (a delivery made, a download link followed), so nothing is sent once the owner
+ * is revoked, deleted or expired, however that happened. A user's grant is alive while an unused
+ * access or refresh token of it is: revoking it (RFC 7009), a refresh token's reuse and expiry
+ * all remove or consume those. Table and column names come from the entities' metadata; the
+ * aliases are what `ownerEnded` reads. `entity` is the owned record: a webhook endpoint unless
+ * given (an export's download link).
  */
 export function ownerSql(
   sql: Sql,
@@ -109,8 +113,8 @@ export function ownerSql(
 }
 
 /**
- * The event types an endpoint may still deliver: those its member's role can read (a demotion
- * narrows it at the next fan-out). Null when it has no member (the organization's own).
+ * The event types a webhook endpoint may still deliver: those its member's role can read (a
+ * demotion narrows it at the next fan-out). Null when it has no member (the organization's own).
  */
 export function memberReadableTypes(
   row: Record<string, unknown>,
@@ -163,7 +167,8 @@ export function ownerEnded(
 /**
  * Disables the enabled endpoints bound to a credential that was just revoked or deleted, so the
  * API shows it at once (delivery checks the owner again in any case, which covers expiry). A
- * plain function on the caller's transaction: the auth and OAuth modules call it as they revoke.
+ * plain function on the caller's transaction, called through the CredentialRevocations port
+ * (MemberOwnedModule) as tokens, OAuth clients and members are revoked.
  */
 export async function disableOwnedEndpoints(
   sql: Sql,
