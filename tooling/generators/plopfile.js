@@ -15,10 +15,12 @@ function singularOf(plural) {
   return plural.replace(/s$/, '');
 }
 
+/** The id prefixes in use: the registry's resources' and the API's other objects' (ids.ts). */
 function usedPrefixes() {
-  return [...read('packages/contract/src/ids.ts').matchAll(/^\s+\w+: '([a-z]+)',$/gm)].map(
-    (m) => m[1],
-  );
+  return [
+    ...read('packages/contract/src/registry.ts').matchAll(/^\s+prefix: '([a-z]+)',$/gm),
+    ...read('packages/contract/src/ids.ts').matchAll(/^\s+\w+: '([a-z]+)',$/gm),
+  ].map((m) => m[1]);
 }
 
 /** Inserts `text` before the first match of `before` (a RegExp) in `file`, or fails naming it. */
@@ -47,8 +49,13 @@ module.exports = function (plop) {
         message: 'Plural snake_case name (the collection, table and scope), e.g. guardians',
         validate: (value) => {
           if (!/^[a-z][a-z_]*s$/.test(value)) return 'lower snake_case ending in s, e.g. guardians';
-          if (read('packages/contract/src/scopes.ts').includes(`'${value}'`))
-            return `${value} is already a resource`;
+          if (
+            new RegExp(`^ {2}${value}: \\{$`, 'm').test(
+              read('packages/contract/src/registry.ts'),
+            ) ||
+            read('packages/contract/src/scopes.ts').includes(`'${value}'`)
+          )
+            return `${value} is already a resource or a scope`;
           return true;
         },
       },
@@ -61,7 +68,7 @@ module.exports = function (plop) {
           !/^[a-z]{3}$/.test(value)
             ? 'three lower-case letters'
             : usedPrefixes().includes(value)
-              ? `${value} is taken (packages/contract/src/ids.ts)`
+              ? `${value} is taken (packages/contract/src/registry.ts, ids.ts)`
               : true,
       },
     ],
@@ -133,10 +140,14 @@ module.exports = function (plop) {
           /^ {2}events: eventsContract,/m,
           () => `  ${cp}: ${cp}Contract,\n`,
         ),
+        // The contract's registry entry: the id prefix, the scope, the events, the export.
         insertBefore(
-          'packages/contract/src/ids.ts',
-          /^ {2}event: 'evt',/m,
-          (d) => `  ${d.singular}: '${d.prefix}',\n`,
+          'packages/contract/src/registry.ts',
+          /^\} as const satisfies Record<string, ResourceEntry>;/m,
+          (d) =>
+            `  ${d.plural}: {\n    singular: '${d.singular}',\n    prefix: '${d.prefix}',\n` +
+            `    scope: '${d.plural}',\n    events: ['created', 'updated', 'deleted'],\n` +
+            `    exported: true,\n    references: [],\n  },\n`,
         ),
         // The TypeScript SDK's id types (packages/client/src/ids.ts, checked against the contract).
         insertBefore(
@@ -144,11 +155,7 @@ module.exports = function (plop) {
           /^ {2}event: 'evt';/m,
           (d) => `  ${d.singular}: '${d.prefix}';\n`,
         ),
-        insertBefore(
-          'packages/contract/src/scopes.ts',
-          /^ {2}'webhooks',$/m,
-          (d) => `  '${d.plural}',\n`,
-        ),
+        // Each event's payload schema (the types come from the registry entry).
         insertBefore(
           'packages/contract/src/events.ts',
           /^import /m,
@@ -161,55 +168,21 @@ module.exports = function (plop) {
             ['created', 'updated'].map((e) => `  '${d.singular}.${e}': ${P}Schema,\n`).join('') +
             `  '${d.singular}.deleted': deletedSchema('${d.singular}', 'Deleted${P}'),\n`,
         ),
-        insertBefore('packages/contract/src/events.ts', /^ {2}ping: null,/m, (d) =>
-          ['created', 'updated', 'deleted']
-            .map((e) => `  '${d.singular}.${e}': '${d.plural}:read',\n`)
-            .join(''),
-        ),
-        // The server: the module, its tables, the field checks, the contract walk's fixture.
+        // The server's registry entry: the entity, the module, its tables. The app's modules and
+        // schema, the exports, the field checks and the contract walk derive from it.
         insertBefore(
-          'apps/server/src/app.module.ts',
-          /^import /m,
-          () => `import { ${PP}Module } from './${dash}/${dash}.module';\n`,
-        ),
-        insertBefore(
-          'apps/server/src/app.module.ts',
-          /^ {8}MemberOwnedModule,/m,
-          () => `        ${PP}Module,\n`,
-        ),
-        insertBefore(
-          'apps/server/src/schema.ts',
-          /^import /m,
-          (d) => `import { ${d.plural.toUpperCase()}_SCHEMA } from './${dash}/${dash}.schema';\n`,
-        ),
-        insertBefore(
-          'apps/server/src/schema.ts',
-          /^ {2}EVENTS_SCHEMA,/m,
-          (d) => `  ${d.plural.toUpperCase()}_SCHEMA,\n`,
-        ),
-        insertBefore(
-          'apps/server/src/common/list/contract-fields.spec.ts',
-          /^\} from '@platform\/contract';/m,
-          () => `  ${P}CreateSchema,\n  ${P}Schema,\n  ${P}UpdateSchema,\n`,
-        ),
-        insertBefore(
-          'apps/server/src/common/list/contract-fields.spec.ts',
-          /^import \{ resourceMapper \}/m,
-          () => `import { ${P} } from '../../${dash}/${singularDash}.entity';\n`,
-        ),
-        insertBefore(
-          'apps/server/src/common/list/contract-fields.spec.ts',
-          /^\];\n\n\/\*\* A row with a distinct value/m,
+          'apps/server/src/resources.ts',
+          /^import type \{ ModuleSchema \}/m,
           (d) =>
-            `  {\n    name: '${d.plural.replace(/_/g, ' ')}',\n    entity: ${P},\n    resource: ${P}Schema,\n` +
-            `    create: ${P}CreateSchema,\n    update: ${P}UpdateSchema,\n    listQuery: contract.${cp}.list.query,\n  },\n`,
+            `import { ${P} } from './${dash}/${singularDash}.entity';\n` +
+            `import { ${PP}Module } from './${dash}/${dash}.module';\n` +
+            `import { ${d.plural.toUpperCase()}_SCHEMA } from './${dash}/${dash}.schema';\n`,
         ),
         insertBefore(
-          'apps/server/test/contract-walk.e2e-spec.ts',
-          /^ {2}\{\n {4}collection: 'webhook_endpoints',/m,
+          'apps/server/src/resources.ts',
+          /^\} as const satisfies Record<ResourceName, ServerResource>;/m,
           (d) =>
-            `  {\n    collection: '${d.plural}',\n    kind: '${d.singular}',\n    body: (_refs, n) => ({ name: \`Walk \${n}\` }),\n` +
-            `    change: (n) => ({ name: \`Walked \${n}\` }),\n  },\n`,
+            `  ${d.plural}: { entity: ${P}, module: ${PP}Module, schema: ${d.plural.toUpperCase()}_SCHEMA },\n`,
         ),
         // Formatting, then everything derived from the contract: OpenAPI, the three SDKs, the scope table.
         function derive(data) {
@@ -222,10 +195,7 @@ module.exports = function (plop) {
             `packages/contract/src`,
             `apps/server/src/${dash}`,
             `apps/server/test/${dash}.e2e-spec.ts`,
-            'apps/server/src/common/list/contract-fields.spec.ts',
-            'apps/server/test/contract-walk.e2e-spec.ts',
-            'apps/server/src/app.module.ts',
-            'apps/server/src/schema.ts',
+            'apps/server/src/resources.ts',
             'packages/client/src/ids.ts',
           ]);
           if (process.env.PLATFORM_GEN_SKIP_SDKS === '1')

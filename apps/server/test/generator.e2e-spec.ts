@@ -54,8 +54,8 @@ describe('pnpm gen resource', () => {
     run(copy, 'pnpm', ['gen', 'resource', 'widgets', 'wdg'], { PLATFORM_GEN_SKIP_SDKS: '1' });
 
     expect(existsSync(path.join(copy, 'apps/server/src/widgets/widgets.service.ts'))).toBe(true);
-    expect(readFileSync(path.join(copy, 'packages/contract/src/ids.ts'), 'utf8')).toContain(
-      "widget: 'wdg',",
+    expect(readFileSync(path.join(copy, 'packages/contract/src/registry.ts'), 'utf8')).toContain(
+      "prefix: 'wdg',",
     );
 
     // It builds: the server's build settings type-check the server and the contract's source in
