@@ -73,3 +73,4 @@ export type {
 } from './generated/types';
 export type { EnrollmentTransition, EventData, EventOf } from './event-types';
 export { WEBHOOK_EVENT_TYPES } from './event-types';
+export { EXPORT_COLLECTIONS } from './generated/constants';

@@ -13,6 +13,8 @@
  *   and the `PlatformClient` interface, one resource interface per namespace;
  * - `event-shapes.ts`: a compact description of every event, for the webhook verifier to check
  *   payloads without a schema library (see `src/event-shape.ts`);
+ * - `constants.ts`: the values of the enums a form offers (the export collections), so a portal
+ *   picker follows the contract's resource registry;
  * - `contract-equivalence.test-d.ts`: the type-level proof above (never shipped).
  */
 import { deprecationText } from './deprecation';
@@ -388,11 +390,27 @@ function emitEquivalence(model: SdkModel): string {
   return `${out}];\n`;
 }
 
+/** The enums whose values the SDK also exports at runtime, each as `<CONSTANT_CASE>S`. */
+const RUNTIME_ENUMS = ['ExportCollection'];
+
+function emitConstants(model: SdkModel): string {
+  let out = `${HEADER}import type * as G from './types';\n`;
+  for (const name of RUNTIME_ENUMS) {
+    const found = model.enums.find((e) => e.name === name);
+    if (!found) throw new Error(`No enum ${name} in the model: update RUNTIME_ENUMS`);
+    const constant = `${name.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toUpperCase()}S`;
+    out += `\n/** Every \`${name}\`, in the contract's order. */\n`;
+    out += `export const ${constant}: readonly G.${name}[] = [${found.values.map(quote).join(', ')}];\n`;
+  }
+  return out;
+}
+
 export function emitTypeScript(model: SdkModel): Map<string, string> {
   return new Map([
     [`${TS_ROOT}/types.ts`, emitTypes(model)],
     [`${TS_ROOT}/routes.ts`, emitRoutes(model)],
     [`${TS_ROOT}/event-shapes.ts`, emitEventShapes(model)],
+    [`${TS_ROOT}/constants.ts`, emitConstants(model)],
     [`${TS_ROOT}/contract-equivalence.test-d.ts`, emitEquivalence(model)],
   ]);
 }

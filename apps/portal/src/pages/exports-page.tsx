@@ -1,17 +1,17 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
-import type { Export, ExportCollection, ExportFormat, Client } from '@platform/client';
+import {
+  type Client,
+  type Export,
+  type ExportCollection,
+  EXPORT_COLLECTIONS,
+  type ExportFormat,
+} from '@platform/client';
 import { describeError, formatDate } from '../api';
 import { Notice, PageHeading } from '../components/ui';
 
-/** Every collection as a record over the SDK's type: a new one fails the type-check until listed. */
-const COLLECTIONS: Record<ExportCollection, string> = {
-  students: 'Students',
-  courses: 'Courses',
-  enrollments: 'Enrollments',
-  payments: 'Payments',
-  exams: 'Exams',
-  exam_results: 'Exam results',
-};
+/** A collection as the page names it: `exam_results` → `Exam results`. */
+const collectionLabel = (collection: string): string =>
+  collection.charAt(0).toUpperCase() + collection.slice(1).replace(/_/g, ' ');
 
 /** Exports of the organization's collections: start one, follow it, download its file. */
 export function ExportsPage({ client, canCreate }: { client: Client; canCreate: boolean }) {
@@ -85,9 +85,9 @@ export function ExportsPage({ client, canCreate }: { client: Client; canCreate: 
                 value={collection}
                 onChange={(e) => setCollection(e.target.value as ExportCollection)}
               >
-                {Object.entries(COLLECTIONS).map(([value, label]) => (
+                {EXPORT_COLLECTIONS.map((value) => (
                   <option key={value} value={value}>
-                    {label}
+                    {collectionLabel(value)}
                   </option>
                 ))}
               </select>
@@ -136,7 +136,7 @@ export function ExportsPage({ client, canCreate }: { client: Client; canCreate: 
               <tbody>
                 {exports.map((exp) => (
                   <tr key={exp.id}>
-                    <td>{COLLECTIONS[exp.collection]}</td>
+                    <td>{collectionLabel(exp.collection)}</td>
                     <td>{exp.format.toUpperCase()}</td>
                     <td>{exp.status}</td>
                     <td>{exp.row_count.toLocaleString()}</td>
