@@ -23,7 +23,7 @@ import {
   LIST_TALLIES,
 } from './list-tallies';
 import { type Migration, runStatements } from './migration';
-import type { DialectName } from './sql';
+import type { DialectName } from './dialect';
 
 /** The search index of `table` over `columns` (database column names). */
 export function searchIndexStatements(

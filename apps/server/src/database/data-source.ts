@@ -10,9 +10,7 @@ import {
 import type { DatabaseConfig } from '../config/env';
 import { migrationClasses } from './migration';
 import { composeSchema, type ModuleSchema } from './module-schema';
-
-/** Prepared statements kept per text on SQLite: TypeORM's (`statementCacheSize`) and `Sql.select`'s. */
-export const SQLITE_STATEMENT_CACHE = 200;
+import { SQLITE_STATEMENT_CACHE } from './dialect';
 
 /** The part of better-sqlite3's Database that `prepareDatabase` uses. */
 interface SqliteConnection {

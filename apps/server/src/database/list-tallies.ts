@@ -1,4 +1,4 @@
-import type { DialectName } from './sql';
+import type { DialectName } from './dialect';
 
 /**
  * `meta.total` of a list without `q` and with at most one equality filter, read from a counter

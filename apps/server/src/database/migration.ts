@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import type { DialectName } from './sql';
+import type { DialectName } from './dialect';
 
 /**
  * The column types and literals the two databases spell differently; every other part of a

@@ -1,4 +1,4 @@
-import type { DialectName } from './sql';
+import type { DialectName } from './dialect';
 import { type Migration, migrationName, migrationTimestamp } from './migration';
 
 /** An entity class (each has a constructor without arguments, as TypeORM needs). */

@@ -9,10 +9,9 @@ import {
 } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { ambientTransaction } from './ambient-transaction';
-import { SQLITE_STATEMENT_CACHE } from './data-source';
+import { type DialectName, SQLITE_STATEMENT_CACHE } from './dialect';
 
-/** The two databases the server runs on. */
-export type DialectName = 'sqlite' | 'postgres';
+export type { DialectName } from './dialect';
 
 export function dialectOfDataSource(dataSource: DataSource): DialectName {
   return dataSource.options.type === 'postgres' ? 'postgres' : 'sqlite';

@@ -3,8 +3,6 @@
  * cookies, and fills in the login and consent pages the way a user would. Used by the server's
  * OAuth tests and the SDK's refresh tests.
  */
-import type { TestServer } from './index';
-
 export interface BrowserResponse {
   status: number;
   headers: Headers;
@@ -93,7 +91,8 @@ export interface AuthorizeResult {
 
 /** Drives the authorization code flow through the real login and consent pages. */
 export async function authorizeInBrowser(
-  server: TestServer,
+  /** The test server (`TestServer`), of which only the URL is needed. */
+  server: { url: string },
   authorizationUrl: URL,
   user: { email: string; password: string },
   decision: 'approve' | 'deny' = 'approve',

@@ -20,10 +20,10 @@ import { DataSource, type DataSourceOptions, type MigrationInterface } from 'typ
 import { loadConfig } from '../config/env';
 import { dataSourceOptions } from '../database/data-source';
 import { APP_SCHEMA } from '../schema';
-import type { TestServerOptions } from '.';
 
 export async function prepareDatabase(
-  options: Pick<TestServerOptions, 'postgresAdminUrl' | 'templateRun'>,
+  /** `TestServerOptions`' fields of the same names (not imported: index.ts imports this file). */
+  options: { postgresAdminUrl?: string; templateRun?: string },
 ): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
   const run = options.templateRun;
   if (run !== undefined && !/^[a-z0-9]{1,16}$/.test(run)) {

@@ -2,7 +2,8 @@ import { Logger } from '@nestjs/common';
 import type { Clock } from '../common/clock';
 import type { TransactionRunner } from '../common/transactions';
 import { Batcher } from './batcher';
-import type { CompletedAttempt, DeliveryStore, Disabled } from './delivery-store';
+import type { DeliveryStore } from './delivery-store';
+import type { CompletedAttempt, Disabled } from './delivery-types';
 
 /** Writes of a batch of attempts, and the pause between them. */
 const WRITE_TRIES = 3;

@@ -1,7 +1,7 @@
 import { API_VERSION } from '@platform/contract';
 import type { Clock } from '../common/clock';
 import type { WebhookConfig } from '../config/env';
-import type { ClaimedMessage, CompletedAttempt } from './delivery-store';
+import type { ClaimedMessage, CompletedAttempt } from './delivery-types';
 import type { SecretBox } from './secret-box';
 import type { Metrics } from '../metrics/metrics';
 import { type AttemptResult, WebhookSender } from './sender';

@@ -7,40 +7,15 @@ import { insertRows } from '../database/sql';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig, WebhookConfig } from '../config/env';
 import { Sql } from '../database/sql';
-import { EventRecord } from '../events/event.entity';
 import { EventsService } from '../events/events.service';
-import { memberReadableTypes, ownerEnded, ownerSql } from '../auth/member-owned';
-import type { AttemptResult } from './sender';
+import type { ClaimLimits } from './delivery-admission';
+import { afterAttempt, isSuccess, type MessageUpdate } from './delivery-outcome';
+import { type DeliveryStatements, deliveryStatements } from './delivery-statements';
+import type { ClaimedMessage, CompletedAttempt, Disabled } from './delivery-types';
+import { memberReadableTypes, ownerEnded } from '../auth/member-owned';
 import { WebhookAttemptRecord } from './webhook-attempt.entity';
 import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { WebhookMessageRecord } from './webhook-message.entity';
-
-/** A message leased for one attempt, with everything needed to send it. */
-export interface ClaimedMessage {
-  id: string;
-  organizationId: string;
-  endpointId: string;
-  url: string;
-  sealedSecret: string;
-  sealedPreviousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
-  eventId: string;
-  eventType: EventType;
-  eventCreatedAt: Date;
-  eventData: string;
-  /** The event's change feed position; null for a `ping`. */
-  eventPosition: number | null;
-  /** Attempts recorded when it was read: a queued job carries it, to tell a stale job apart. */
-  attemptCount: number;
-}
-
-/** One finished attempt, waiting to be written. */
-export interface CompletedAttempt {
-  messageId: string;
-  endpointId: string;
-  attemptedAt: Date;
-  result: AttemptResult;
-}
 
 export interface DeliveryPolicy {
   retryScheduleMs: readonly number[];
@@ -60,107 +35,6 @@ export function deliveryPolicy(config: WebhookConfig): DeliveryPolicy {
   };
 }
 
-/** Which of a read's candidates may go now, and whose limits the others ran into. */
-export interface Admitted {
-  admitted: ClaimedMessage[];
-  fullOrganizations: string[];
-  fullEndpoints: string[];
-}
-
-/**
- * How much a claim may take: `limit` in all, and what `admit` lets through per organization and
- * per endpoint (the dispatcher's slots). Organizations and endpoints known to be at their limit
- * are named, so their rows are not even read: a backlog of theirs cannot fill the window in
- * which the others' due messages are read.
- */
-export interface ClaimLimits {
-  limit: number;
-  fullOrganizations: readonly string[];
-  fullEndpoints: readonly string[];
-  /** Takes, oldest first and at most `max`, the candidates whose organization and endpoint have room. */
-  admit: (candidates: ClaimedMessage[], max: number) => Admitted | Promise<Admitted>;
-}
-
-/** Slots in use and allowed, by organization or endpoint id. */
-export interface SlotCounts {
-  held(id: string): number;
-  limit(id: string): number;
-}
-
-/**
- * Each endpoint's fair share of its organization's slots: the organization's limit divided among
- * its endpoints that want slots now (those in `busy`, holding slots, and those among
- * `candidates`), at least one, and never more than the endpoint's own limit. So endpoints that
- * hang cannot fill their organization's share between them and starve its healthy ones.
- */
-export function fairShares(
-  candidates: readonly Pick<ClaimedMessage, 'organizationId' | 'endpointId'>[],
-  organizationLimit: (organizationId: string) => number,
-  endpointLimit: (endpointId: string) => number,
-  busy: (organizationId: string) => Iterable<string> = () => [],
-): Map<string, number> {
-  const contenders = new Map<string, Set<string>>();
-  for (const { organizationId, endpointId } of candidates) {
-    let endpoints = contenders.get(organizationId);
-    if (!endpoints) contenders.set(organizationId, (endpoints = new Set(busy(organizationId))));
-    endpoints.add(endpointId);
-  }
-  const shares = new Map<string, number>();
-  for (const [organizationId, endpoints] of contenders) {
-    const share = Math.max(1, Math.floor(organizationLimit(organizationId) / endpoints.size));
-    for (const endpointId of endpoints) {
-      shares.set(endpointId, Math.min(share, endpointLimit(endpointId)));
-    }
-  }
-  return shares;
-}
-
-/**
- * An admission that counts in memory what it lets through against each organization's and
- * endpoint's slots (the embedded dispatcher's, in this process); an endpoint gets at most its
- * fair share of its organization's (`fairShares`).
- */
-export function admitWithin(
-  organizations: SlotCounts,
-  endpoints: SlotCounts,
-  busy: (organizationId: string) => Iterable<string>,
-): ClaimLimits['admit'] {
-  const byOrganization = new Map<string, number>();
-  const byEndpoint = new Map<string, number>();
-  return (candidates, max) => {
-    const decision: Admitted = { admitted: [], fullOrganizations: [], fullEndpoints: [] };
-    const shares = fairShares(
-      candidates,
-      (id) => organizations.limit(id),
-      (id) => endpoints.limit(id),
-      busy,
-    );
-    for (const message of candidates) {
-      if (decision.admitted.length >= max) break;
-      const { organizationId, endpointId } = message;
-      const ofOrganization =
-        organizations.held(organizationId) + (byOrganization.get(organizationId) ?? 0);
-      const ofEndpoint = endpoints.held(endpointId) + (byEndpoint.get(endpointId) ?? 0);
-      if (ofOrganization >= organizations.limit(organizationId)) {
-        decision.fullOrganizations.push(organizationId);
-      } else if (ofEndpoint >= (shares.get(endpointId) ?? endpoints.limit(endpointId))) {
-        decision.fullEndpoints.push(endpointId);
-      } else {
-        byOrganization.set(organizationId, (byOrganization.get(organizationId) ?? 0) + 1);
-        byEndpoint.set(endpointId, (byEndpoint.get(endpointId) ?? 0) + 1);
-        decision.admitted.push(message);
-      }
-    }
-    return decision;
-  };
-}
-
-/** Endpoints the dispatcher disabled while recording, for its log. */
-export interface Disabled {
-  endpointId: string;
-  reason: 'gone' | 'failing';
-}
-
 const FANOUT_BATCH = 500;
 /**
  * Events of one organization in one fan-out batch: a tenant's bulk import of thousands of events
@@ -175,133 +49,6 @@ const CLAIM_READS = 4;
 
 const logger = new Logger('Webhooks');
 
-/** Retry-After is honoured up to a day; beyond that the schedule decides. */
-const MAX_RETRY_AFTER_MS = 86_400_000;
-
-function isSuccess(result: AttemptResult): boolean {
-  return result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-}
-
-/** ±10 %, so endpoints that failed together are not retried in lockstep. */
-function withJitter(ms: number): number {
-  return Math.round(ms * (0.9 + Math.random() * 0.2));
-}
-
-/** Quoted column names of an entity's properties, from its metadata. */
-function columnsOf<T extends object, K extends keyof T & string>(
-  sql: Sql,
-  entity: new () => T,
-  properties: readonly K[],
-): Record<K, string> {
-  return Object.fromEntries(properties.map((p) => [p, sql.column(entity, p)])) as Record<K, string>;
-}
-
-/**
- * The dispatcher's statements, built once with table and column names from the entities'
- * metadata (the credential owner's join, `ownerSql`, included).
- * Where a statement leaves out organizations or endpoints found full, it has a variant with the
- * `NOT IN` list: an empty list would bind NULL, and `NOT IN (NULL)` matches nothing.
- */
-function deliveryStatements(sql: Sql) {
-  const messages = sql.table(WebhookMessageRecord);
-  const endpoints = sql.table(WebhookEndpointRecord);
-  const events = sql.table(EventRecord);
-  const m = columnsOf(sql, WebhookMessageRecord, [
-    'id',
-    'organizationId',
-    'endpointId',
-    'eventId',
-    'eventType',
-    'status',
-    'attemptCount',
-    'retriesUsed',
-    'nextAttemptAt',
-    'updatedAt',
-  ]);
-  const e = columnsOf(sql, WebhookEndpointRecord, [
-    'id',
-    'organizationId',
-    'url',
-    'events',
-    'enabled',
-    'disabledReason',
-    'ownerType',
-    'ownerId',
-    'ownerGrantId',
-    'ownerUserId',
-    'secret',
-    'previousSecret',
-    'previousSecretExpiresAt',
-    'failingSince',
-    'updatedAt',
-  ]);
-  const ev = columnsOf(sql, EventRecord, ['id', 'data', 'createdAt', 'position']);
-  const owner = ownerSql(sql);
-  /** A message with its endpoint, its event and the endpoint's owner: what an attempt needs. */
-  const claimFrom = (
-    source: string,
-  ) => `SELECT m.${m.id} AS id, m.${m.organizationId} AS organization_id,
-         m.${m.endpointId} AS endpoint_id, m.${m.eventId} AS event_id, m.${m.eventType} AS event_type,
-         m.${m.attemptCount} AS attempt_count,
-         e.${e.url} AS url, e.${e.secret} AS secret, e.${e.previousSecret} AS previous_secret,
-         e.${e.previousSecretExpiresAt} AS previous_secret_expires_at,
-         ev.${ev.data} AS event_data, ev.${ev.createdAt} AS event_created_at,
-         ev.${ev.position} AS event_position, ${owner.select}
-       FROM ${source} m
-       JOIN ${endpoints} e ON e.${e.id} = m.${m.endpointId}
-       JOIN ${events} ev ON ev.${ev.id} = m.${m.eventId}
-       ${owner.join}`;
-  const claimSelect = claimFrom(messages);
-  // The window of due messages is picked (and locked) first, and only its rows are joined to
-  // their endpoint, event and owner. Joined before the LIMIT, PostgreSQL read every due message's
-  // event and owner and sorted them all, whenever its statistics said few were due (as after a
-  // burst): 15-21 ms per read of 128 from a backlog of ~700, most of a relay step.
-  const due = (except: string) =>
-    claimFrom(`(SELECT * FROM ${messages} m
-       WHERE m.${m.status} = 'pending' AND m.${m.nextAttemptAt} <= :now${except}
-         AND EXISTS (SELECT 1 FROM ${endpoints} e WHERE e.${e.id} = m.${m.endpointId} AND e.${e.enabled} = :enabled)
-       ORDER BY m.${m.nextAttemptAt} LIMIT :window${sql.lockRows({ of: 'm', skipLocked: true })})`) +
-    `\n       ORDER BY m.${m.nextAttemptAt}`;
-  const exceptOrganizations = ` AND m.${m.organizationId} NOT IN (:...fullOrganizations)`;
-  const exceptEndpoints = ` AND m.${m.endpointId} NOT IN (:...fullEndpoints)`;
-  return {
-    subscribers: `SELECT e.${e.id} AS id, e.${e.organizationId} AS organization_id, e.${e.events} AS events,
-         ${owner.select}
-       FROM ${endpoints} e ${owner.join}
-       WHERE e.${e.enabled} = :enabled AND e.${e.organizationId} IN (:...organizations)`,
-    due: {
-      all: due(''),
-      exceptOrganizations: due(exceptOrganizations),
-      exceptEndpoints: due(exceptEndpoints),
-      exceptBoth: due(exceptOrganizations + exceptEndpoints),
-    },
-    lease: `UPDATE ${messages} SET ${m.nextAttemptAt} = :until WHERE ${m.id} IN (:...ids)`,
-    load: `${claimSelect}
-       WHERE m.${m.id} IN (:...ids) AND m.${m.status} = 'pending' AND e.${e.enabled} = :enabled`,
-    // Only if still bound to the same owner: a transfer may have re-bound it meanwhile.
-    disableOwnerEnded: `UPDATE ${endpoints}
-       SET ${e.enabled} = :disabled, ${e.disabledReason} = :reason, ${e.updatedAt} = :now
-       WHERE ${e.id} = :id AND ${e.enabled} = :enabled AND COALESCE(${e.ownerType}, '') = :ownerType
-         AND COALESCE(${e.ownerId}, '') = :ownerId AND COALESCE(${e.ownerGrantId}, '') = :ownerGrantId
-         AND COALESCE(${e.ownerUserId}, '') = :ownerUserId`,
-    // Locks the rows (PostgreSQL), so a concurrent delete of the endpoint waits for us.
-    attemptState: `SELECT ${m.id} AS id, ${m.attemptCount} AS attempt_count, ${m.retriesUsed} AS retries_used
-       FROM ${messages} WHERE ${m.id} IN (:...ids)${sql.lockRows()}`,
-    // Messages ending in the same state are updated together (a batch's successes: one statement).
-    updateMessages: `UPDATE ${messages} SET ${m.status} = :status, ${m.attemptCount} = :attempts,
-         ${m.retriesUsed} = :retriesUsed, ${m.nextAttemptAt} = :next, ${m.updatedAt} = :now
-       WHERE ${m.id} IN (:...ids)`,
-    succeeded: `UPDATE ${endpoints} SET ${e.failingSince} = NULL
-       WHERE ${e.id} IN (:...ids) AND ${e.failingSince} IS NOT NULL`,
-    failing: `UPDATE ${endpoints} SET ${e.failingSince} = :now
-       WHERE ${e.id} IN (:...ids) AND ${e.failingSince} IS NULL`,
-    failingTooLong: `SELECT ${e.id} AS id FROM ${endpoints}
-       WHERE ${e.id} IN (:...ids) AND ${e.enabled} = :enabled AND ${e.failingSince} <= :threshold`,
-    disable: `UPDATE ${endpoints} SET ${e.enabled} = :disabled, ${e.disabledReason} = :reason, ${e.updatedAt} = :now
-       WHERE ${e.id} = :id AND ${e.enabled} = :enabled`,
-  };
-}
-
 /**
  * The dispatcher's SQL, owned by the webhooks module: its three tables, and what it takes from
  * the outbox through `EventsService`. Every statement is fixed text so both drivers cache it;
@@ -311,7 +58,7 @@ function deliveryStatements(sql: Sql) {
 @Injectable()
 export class DeliveryStore {
   private readonly policy: DeliveryPolicy;
-  private statements: ReturnType<typeof deliveryStatements> | undefined;
+  private statements: DeliveryStatements | undefined;
 
   constructor(
     private readonly sql: Sql,
@@ -323,7 +70,7 @@ export class DeliveryStore {
   }
 
   /** Built on first use: the entities' metadata is complete once the data source is up. */
-  private get statement(): ReturnType<typeof deliveryStatements> {
+  private get statement(): DeliveryStatements {
     return (this.statements ??= deliveryStatements(this.sql));
   }
 
@@ -597,7 +344,6 @@ export class DeliveryStore {
     const failed = new Set<string>();
     const gone = new Set<string>();
     let nextRetryAt: Date | null = null;
-    const schedule = this.policy.retryScheduleMs;
 
     for (const { messageId, endpointId, attemptedAt, result } of completed) {
       const current = state.get(messageId);
@@ -612,43 +358,29 @@ export class DeliveryStore {
         responseBody: result.responseBody,
         error: result.error,
       });
-      if (isSuccess(result)) {
-        succeeded.add(endpointId);
-        updates.set(messageId, {
-          status: 'succeeded',
-          attempts: current.attempts,
-          retriesUsed: current.retriesUsed,
-          next: null,
-        });
-        continue;
-      }
-      failed.add(endpointId);
+      if (isSuccess(result)) succeeded.add(endpointId);
+      else failed.add(endpointId);
       if (result.statusCode === 410) gone.add(endpointId);
-      if (current.retriesUsed < schedule.length) {
-        let delay = withJitter(schedule[current.retriesUsed]!);
-        if (result.retryAfterMs !== null) {
-          delay = Math.max(delay, Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS));
-        }
-        current.retriesUsed += 1;
-        const next = new Date(now.getTime() + delay);
-        if (!nextRetryAt || next < nextRetryAt) nextRetryAt = next;
-        updates.set(messageId, {
-          status: 'pending',
-          attempts: current.attempts,
-          retriesUsed: current.retriesUsed,
-          next,
-        });
-      } else {
-        updates.set(messageId, {
-          status: 'failed',
-          attempts: current.attempts,
-          retriesUsed: current.retriesUsed,
-          next: null,
-        });
-      }
+      const update = afterAttempt(current, result, now, this.policy.retryScheduleMs);
+      updates.set(messageId, update);
+      if (update.status === 'pending' && update.next && (!nextRetryAt || update.next < nextRetryAt))
+        nextRetryAt = update.next;
     }
 
     if (attempts.length > 0) await insertRows(manager, WebhookAttemptRecord, attempts);
+    await this.updateMessages(manager, updates, now);
+    return {
+      disabled: await this.updateEndpoints(manager, succeeded, failed, gone, now),
+      nextRetryAt,
+    };
+  }
+
+  /** Messages' new states, those ending in the same state in one statement. */
+  private async updateMessages(
+    manager: EntityManager,
+    updates: ReadonlyMap<string, MessageUpdate>,
+    now: Date,
+  ): Promise<void> {
     const groups = new Map<string, { update: MessageUpdate; ids: string[] }>();
     for (const [id, u] of updates) {
       const key = `${u.status}|${u.attempts}|${u.retriesUsed}|${u.next?.getTime() ?? ''}`;
@@ -666,10 +398,6 @@ export class DeliveryStore {
         ids,
       });
     }
-    return {
-      disabled: await this.updateEndpoints(manager, succeeded, failed, gone, now),
-      nextRetryAt,
-    };
   }
 
   /** The failure streak of each endpoint touched, and the disabling it may lead to. */
@@ -709,14 +437,6 @@ export class DeliveryStore {
     }
     return disabled;
   }
-}
-
-/** A message's state after an attempt. */
-interface MessageUpdate {
-  status: string;
-  attempts: number;
-  retriesUsed: number;
-  next: Date | null;
 }
 
 export function newMessage(

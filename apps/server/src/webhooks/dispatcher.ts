@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { admitWithin, type ClaimedMessage } from './delivery-store';
+import { admitWithin } from './delivery-admission';
+import type { ClaimedMessage } from './delivery-types';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { within } from './work-trigger';
 

@@ -2,9 +2,12 @@ import { Logger } from '@nestjs/common';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedis, untilReady } from '../redis/redis-client';
-import { type Admitted, type ClaimedMessage, deliveryPolicy, fairShares } from './delivery-store';
+import { type Admitted, fairShares } from './delivery-admission';
+import { deliveryPolicy } from './delivery-store';
+import type { ClaimedMessage } from './delivery-types';
 import { Batcher } from './batcher';
 import { type DispatcherParts, WebhookDispatcher } from './webhook-dispatcher';
+import { DeliverySemaphores } from './queued-statements';
 import { within } from './work-trigger';
 
 const QUEUE = 'webhook-deliveries';
@@ -13,185 +16,6 @@ const QUEUE = 'webhook-deliveries';
  * (so several instances' workers share a large step), each costing BullMQ's per-job scripts once.
  */
 const BATCH = 32;
-
-/**
- * Redis semaphores, shared by every instance: one for all deliveries (WEBHOOK_CONCURRENCY), one
- * per organization and one per endpoint. Each holder (a message id) sits in a sorted set scored by
- * when its hold expires, so a holder that died frees its slot when the hold runs out. The relay
- * takes all three slots for a message before queueing it, so the queue only ever holds deliveries
- * that may run now, and a job carrying many messages never runs more than their limits allow.
- *
- * KEYS: the global semaphore, then each candidate's organization and endpoint semaphores, in
- * pairs, oldest candidate first. ARGV: global, organization and endpoint limits, hold (ms), most
- * to admit, then the message ids, then each candidate's endpoint limit (its fair share of its
- * organization's slots and narrowed for an endpoint timing out: `fairShares`, `EndpointPacing`).
- * Returns a code per candidate: 1 admitted, 2 organization full, 3 endpoint full, 4 all slots
- * taken (nothing after it is looked at), 0 not looked at.
- * A message that already holds its slots (queued again after its lease ran out) renews them.
- */
-const ADMIT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local global = KEYS[1]
-local globalLimit, organizationLimit = tonumber(ARGV[1]), tonumber(ARGV[2])
-local endpointLimit, hold, most = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-redis.call('ZREMRANGEBYSCORE', global, '-inf', now)
-local pruned, codes, admitted, stop = {}, {}, 0, false
-local n = (#KEYS - 1) / 2
-for i = 1, n do
-  local organization, endpoint, id = KEYS[2 * i], KEYS[2 * i + 1], ARGV[5 + i]
-  local ownLimit = tonumber(ARGV[5 + n + i]) or endpointLimit
-  local code = 0
-  if admitted < most and not stop then
-    for _, key in ipairs({ organization, endpoint }) do
-      if not pruned[key] then
-        redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-        pruned[key] = true
-      end
-    end
-    code = 1
-    if not redis.call('ZSCORE', endpoint, id) then
-      if redis.call('ZCARD', global) >= globalLimit then
-        code = 4
-        stop = true
-      else
-        local ofOrganization = redis.call('ZCARD', organization)
-        local ofEndpoint = redis.call('ZCARD', endpoint)
-        if ofOrganization >= organizationLimit then
-          code = 2
-        elseif ofEndpoint >= ownLimit then
-          code = 3
-        end
-      end
-    end
-    if code == 1 then
-      for _, key in ipairs({ global, organization, endpoint }) do
-        redis.call('ZADD', key, now + hold, id)
-        redis.call('PEXPIRE', key, hold)
-      end
-      admitted = admitted + 1
-    end
-  end
-  codes[i] = code
-end
-return codes
-`;
-
-/**
- * A worker takes its job's messages when it starts them: each message is marked as this job's
- * (KEYS: the global semaphore, then per message its organization's and endpoint's semaphores and
- * its mark) and its holds renewed, so the attempt gets the whole hold. A message marked by another
- * job that is still alive (queued twice: its lease ran out while its first job waited) is left to
- * that job (code 0); the same job run again after its worker died takes it back (code 1).
- * A message whose hold ran out while its job waited (a job of a killed worker waits for BullMQ's
- * stalled-job check) has lost its slots, which others may have taken since: it takes them again
- * only within the limits, as ADMIT would, else it is left out (code 0) and delivered when its
- * lease runs out and the relay queues it again.
- * ARGV: the job id, hold (ms), the global, organization and endpoint limits, then the message ids.
- */
-const TAKE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local job, hold = ARGV[1], tonumber(ARGV[2])
-local globalLimit, organizationLimit, endpointLimit = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local codes = {}
-for i = 1, (#KEYS - 1) / 3 do
-  local organization, endpoint, mark, id = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1], ARGV[5 + i]
-  local owner = redis.call('GET', mark)
-  local held = redis.call('ZSCORE', endpoint, id)
-  local lapsed = not held or tonumber(held) <= now
-  if lapsed then
-    for _, key in ipairs({ KEYS[1], organization, endpoint }) do
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-    end
-  end
-  if owner and owner ~= job then
-    codes[i] = 0
-  elseif lapsed and (redis.call('ZCARD', KEYS[1]) >= globalLimit
-      or redis.call('ZCARD', organization) >= organizationLimit
-      or redis.call('ZCARD', endpoint) >= endpointLimit) then
-    codes[i] = 0
-  else
-    redis.call('SET', mark, job, 'PX', hold)
-    for _, key in ipairs({ KEYS[1], organization, endpoint }) do
-      redis.call('ZADD', key, now + hold, id)
-      redis.call('PEXPIRE', key, hold)
-    end
-    codes[i] = 1
-  end
-end
-return codes
-`;
-
-/**
- * Frees the slots of messages (KEYS as for TAKE; ARGV: whether to drop the marks too, 1 or 0,
- * then per message its id and the job id), unless another job has taken the message since: its
- * slots are that job's now. A message's slots go when its request ends (they bound requests in
- * flight); its mark stays until its attempt is written (mark 1), so no second job sends it while
- * the attempt may still be unwritten.
- */
-const RELEASE = `
-local marks = ARGV[1] == '1'
-for i = 1, (#KEYS - 1) / 3 do
-  local organization, endpoint, mark = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
-  local id, job = ARGV[2 * i], ARGV[2 * i + 1]
-  local owner = redis.call('GET', mark)
-  if not owner or owner == job then
-    redis.call('ZREM', KEYS[1], id)
-    redis.call('ZREM', organization, id)
-    redis.call('ZREM', endpoint, id)
-    if owner and marks then redis.call('DEL', mark) end
-  end
-end
-return 1
-`;
-
-/**
- * How many global slots are free (KEYS[1], ARGV[1] its limit), and which of the other KEYS
- * (semaphores; ARGV: the limit of each) are still full: the relay asks this before a step, to
- * leave out of its first read the organizations and endpoints it found full last time (the
- * admission, later in the step, counts the free slots). Returns the free slots, then the indexes
- * of the full keys.
- */
-const ROOM = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local result = {}
-for i = 1, #KEYS do
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
-  local count = redis.call('ZCARD', KEYS[i])
-  if i == 1 then
-    result[1] = tonumber(ARGV[1]) - count
-  elseif count >= tonumber(ARGV[i]) then
-    result[#result + 1] = i - 1
-  end
-end
-return result
-`;
-
-/**
- * Renews the holds of this instance's messages (KEYS: the global semaphore, then per message its
- * organization's and endpoint's semaphores and its mark; ARGV: hold (ms), then per message its
- * id and the job that marked it, '' for none). Only holds that still exist are renewed, and a
- * mark only while it is that job's: what was freed or taken over meanwhile stays so.
- */
-const RENEW = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local hold = tonumber(ARGV[1])
-for i = 1, (#KEYS - 1) / 3 do
-  local organization, endpoint, mark = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
-  local id, job = ARGV[2 * i], ARGV[2 * i + 1]
-  for _, key in ipairs({ KEYS[1], organization, endpoint }) do
-    if redis.call('ZSCORE', key, id) then
-      redis.call('ZADD', key, now + hold, id)
-      redis.call('PEXPIRE', key, hold)
-    end
-  end
-  if job ~= '' and redis.call('GET', mark) == job then redis.call('PEXPIRE', mark, hold) end
-end
-return 1
-`;
 
 /**
  * How long a slot or mark lives without renewal. Holders renew theirs every quarter of it while
@@ -207,14 +31,6 @@ interface Hold {
   /** The job here that marked it; absent while it waits in the queue. */
   jobId?: string;
   since: number;
-}
-
-interface SemaphoreCommands {
-  platformRenew(...keysThenArgs: (string | number)[]): Promise<number>;
-  platformRoom(...keysThenArgs: (string | number)[]): Promise<number[]>;
-  platformAdmit(...keysThenArgs: (string | number)[]): Promise<number[]>;
-  platformTake(...keysThenArgs: (string | number)[]): Promise<number[]>;
-  platformRelease(...keysThenArgs: (string | number)[]): Promise<number>;
 }
 
 /** A queued message, whose slots it holds, and how many attempts it had when leased. */
@@ -275,7 +91,7 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   /** Messages whose holds this instance renews, by id (see RENEW). */
   private readonly holds = new Map<string, Hold>();
   private renewTimer: NodeJS.Timeout | undefined;
-  private semaphores: SemaphoreCommands | undefined;
+  private semaphores: DeliverySemaphores | undefined;
   private queue: Queue | undefined;
   private worker: Worker | undefined;
   private commands: Redis | undefined;
@@ -320,13 +136,12 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.dispatcher) return;
     this.commands = createRedis(this.redis.url, this.logger, 'platform-webhooks');
-    // The scripts' key counts vary with the messages: each call passes its count first.
-    this.commands.defineCommand('platformAdmit', { lua: ADMIT });
-    this.commands.defineCommand('platformTake', { lua: TAKE });
-    this.commands.defineCommand('platformRelease', { lua: RELEASE });
-    this.commands.defineCommand('platformRoom', { lua: ROOM });
-    this.commands.defineCommand('platformRenew', { lua: RENEW });
-    this.semaphores = this.commands as unknown as SemaphoreCommands;
+    this.semaphores = new DeliverySemaphores(
+      this.commands,
+      this.redis.prefix,
+      this.config,
+      this.holdMs,
+    );
     await untilReady(this.commands, 5000);
 
     // BullMQ's own connections must wait out Redis outages rather than fail their commands.
@@ -367,17 +182,8 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
       else renewing.push([id, hold]);
     }
     if (renewing.length === 0) return;
-    const keys = [
-      this.globalKey(),
-      ...renewing.flatMap(([id, hold]) => this.slotKeys(id, hold.organizationId, hold.endpointId)),
-    ];
     try {
-      await this.semaphores.platformRenew(
-        keys.length,
-        ...keys,
-        this.holdMs,
-        ...renewing.flatMap(([id, hold]) => [id, hold.jobId ?? '']),
-      );
+      await this.semaphores.renew(renewing.map(([id, hold]) => ({ id, ...hold })));
     } catch (error) {
       // Holds lapse and are taken again within the limits (TAKE); nothing is sent twice.
       this.logger.warn(`Could not renew webhook delivery slots: ${(error as Error).message}`);
@@ -503,20 +309,10 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
       () => this.config.organizationConcurrency,
       (id) => this.attempter.pacing.limit(id, this.config.endpointConcurrency),
     );
-    const keys = [
-      this.globalKey(),
-      ...candidates.flatMap((m) => this.keys(m.organizationId, m.endpointId)),
-    ];
-    const codes = await this.semaphores!.platformAdmit(
-      keys.length,
-      ...keys,
-      this.config.concurrency,
-      this.config.organizationConcurrency,
-      this.config.endpointConcurrency,
-      this.holdMs,
+    const codes = await this.semaphores!.admit(
+      candidates,
       max,
-      ...candidates.map((m) => m.id),
-      ...candidates.map((m) => shares.get(m.endpointId) ?? this.config.endpointConcurrency),
+      candidates.map((m) => shares.get(m.endpointId) ?? this.config.endpointConcurrency),
     );
     const since = this.clock.nowMs();
     candidates.forEach((message, i) => {
@@ -544,20 +340,9 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     if (last.organizations.length + last.endpoints.length === 0) {
       return { room: this.config.concurrency, full: last };
     }
-    const keys = [
-      this.globalKey(),
-      ...last.organizations.map((id) => this.organizationKey(id)),
-      ...last.endpoints.map((id) => this.endpointKey(id)),
-    ];
-    const limits = [
-      this.config.concurrency,
-      ...last.organizations.map(() => this.config.organizationConcurrency),
-      ...last.endpoints.map(() => this.config.endpointConcurrency),
-    ];
-    const [room = 0, ...fullIndexes] = await this.semaphores!.platformRoom(
-      keys.length,
-      ...keys,
-      ...limits,
+    const [room = 0, ...fullIndexes] = await this.semaphores!.room(
+      last.organizations,
+      last.endpoints,
     );
     const full = new Set(fullIndexes.map((i) => i - 1));
     return {
@@ -567,27 +352,6 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
         endpoints: last.endpoints.filter((_, i) => full.has(last.organizations.length + i)),
       },
     };
-  }
-
-  private globalKey(): string {
-    return `${this.redis.prefix}:webhook-global`;
-  }
-
-  private organizationKey(id: string): string {
-    return `${this.redis.prefix}:webhook-organization:${id}`;
-  }
-
-  private endpointKey(id: string): string {
-    return `${this.redis.prefix}:webhook-endpoint:${id}`;
-  }
-
-  private keys(organizationId: string, endpointId: string): [string, string] {
-    return [this.organizationKey(organizationId), this.endpointKey(endpointId)];
-  }
-
-  /** A message's organization and endpoint semaphores and its mark, for TAKE and RELEASE. */
-  private slotKeys(id: string, organizationId: string, endpointId: string): string[] {
-    return [...this.keys(organizationId, endpointId), `${this.redis.prefix}:webhook-taken:${id}`];
   }
 
   /**
@@ -673,20 +437,7 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     );
     const marked = messages.filter((m) => holding.has(m.id));
     if (marked.length === 0) return messages;
-    const keys = [
-      this.globalKey(),
-      ...marked.flatMap((m) => this.slotKeys(m.id, m.organizationId, m.endpointId)),
-    ];
-    const codes = await this.semaphores!.platformTake(
-      keys.length,
-      ...keys,
-      jobId,
-      this.holdMs,
-      this.config.concurrency,
-      this.config.organizationConcurrency,
-      this.config.endpointConcurrency,
-      ...marked.map((m) => m.id),
-    );
+    const codes = await this.semaphores!.take(jobId, marked);
     const refused = new Set(marked.filter((_, i) => codes[i] !== 1).map((m) => m.id));
     const since = this.clock.nowMs();
     for (const m of marked) {
@@ -719,17 +470,14 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   private async release(finished: Finished[], marks: boolean): Promise<void> {
     // Freed slots are not renewed (RENEW finds them gone); the mark is, until it is dropped.
     if (marks) for (const { message } of finished) this.holds.delete(message.id);
-    const keys = [
-      this.globalKey(),
-      ...finished.flatMap(({ message }) =>
-        this.slotKeys(message.id, message.organizationId!, message.endpointId!),
-      ),
-    ];
-    await this.semaphores!.platformRelease(
-      keys.length,
-      ...keys,
-      marks ? 1 : 0,
-      ...finished.flatMap(({ message, jobId }) => [message.id, jobId]),
+    await this.semaphores!.release(
+      finished.map(({ message, jobId }) => ({
+        id: message.id,
+        organizationId: message.organizationId!,
+        endpointId: message.endpointId!,
+        jobId,
+      })),
+      marks,
     );
   }
 }

@@ -1,6 +1,6 @@
 import { listSpecOf } from '@platform/contract';
 import type { EntityMetadata } from 'typeorm';
-import type { ListFields } from './find-page';
+import type { ListFields } from './list-types';
 
 /**
  * A collection's list columns, derived rather than restated: every field the contract's list

@@ -1,6 +1,6 @@
 import type { ListQuery, PageLinks, PageMeta } from '@platform/contract';
 import { type PlatformRequest, requestOrigin } from '../http-context';
-import type { PageTotal } from './find-page';
+import type { PageTotal } from './list-types';
 
 /** Where a list request was made: the absolute URL the pagination links are built from. */
 export interface PageUrl {

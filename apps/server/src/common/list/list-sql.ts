@@ -1,0 +1,373 @@
+/**
+ * A collection's list as SQL: the count, page, walk and export statements of a list query, built
+ * by clause (FROM and WHERE, ORDER BY, the page, the tallied total) from the names resolved once,
+ * when the owning service is built. `ListCollection` (find-page.ts) runs them.
+ */
+import {
+  type ListCondition,
+  type ListQuery,
+  type RangeOperator,
+  SEARCH_LENGTH,
+} from '@platform/contract';
+import type { ObjectLiteral, Repository } from 'typeorm';
+import { LIST_TALLIES, talliedFields, WHOLE_COLLECTION } from '../../database/list-tallies';
+import { SEARCH_DEADLINE_FUNCTION, SEARCH_FOLD_FUNCTION } from '../../database/search-functions';
+import { quoteIdentifier, type Sql } from '../../database/sql';
+import {
+  type ComputedFilter,
+  type ListFields,
+  type ListStatements,
+  SEARCH_COUNT_AHEAD,
+  SEARCH_WALK_ROWS,
+  TOTAL_COUNT_AHEAD,
+} from './list-types';
+
+/** The FROM and WHERE of one list query, with their parameters (ListSql.clauses). */
+interface ListClauses {
+  from: string;
+  where: string;
+  /** The organization and the query's filters (without q), also the walk's (SEARCH_WALK_ROWS). */
+  filters: string[];
+  params: Record<string, unknown>;
+  /** A SQLite search: the page's ids come from its joins, and its rows are read by id. */
+  sqliteSearch: boolean;
+  /** A SQLite search of 3+ characters, which starts from the trigram index. */
+  indexed: boolean;
+}
+
+/**
+ * The column that carries a tallied total on each of the page's rows (ListStatements'
+ * `pageWithTotal`): one statement and one round trip per list request instead of two. No entity
+ * column starts with `__`.
+ */
+export const TOTAL_COLUMN = '__total';
+
+const RANGE_SQL: Record<RangeOperator, string> = { gte: '>=', gt: '>', lte: '<=', lt: '<' };
+
+/** The statements of one collection's list queries (see ListCollection). */
+export class ListSql<T extends ObjectLiteral> {
+  private readonly tableName: string;
+  private readonly table: string;
+  /** API field → qualified column and the entity property (for the driver's value conversion). */
+  private readonly columns: ReadonlyMap<string, { sql: string; property: string }>;
+  private readonly search: readonly string[];
+  private readonly computed: Readonly<Record<string, ComputedFilter>>;
+  private readonly organization: string;
+  readonly selectColumns: Repository<T>['metadata']['columns'];
+  private readonly select: string;
+  private readonly selectQualified: string;
+  /**
+   * API field → column, for the equality filters whose totals are tallied (database/list-tallies);
+   * undefined when the collection's totals are always counted.
+   */
+  private readonly tallied?: ReadonlyMap<string, string>;
+  private readonly tallyText =
+    `SELECT COALESCE(SUM(n), 0) AS total FROM ${quoteIdentifier(LIST_TALLIES)} ` +
+    'WHERE organization_id = :organizationId AND collection = :collection ' +
+    'AND field = :field AND value IN (:...values)';
+
+  /** Rows counted past the requested page (`LIST_TOTAL_COUNT_AHEAD`, see TOTAL_COUNT_AHEAD). */
+  private readonly totalCountAhead: number;
+  /** Matches a search counts past the page (`LIST_SEARCH_COUNT_AHEAD`, see SEARCH_COUNT_AHEAD). */
+  private readonly searchCountAhead: number;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly repo: Repository<T>,
+    fields: ListFields,
+  ) {
+    this.totalCountAhead = sql.listTotalCountAhead ?? TOTAL_COUNT_AHEAD;
+    this.searchCountAhead = Math.min(
+      this.totalCountAhead,
+      sql.listSearchCountAhead ?? SEARCH_COUNT_AHEAD,
+    );
+    const target = repo.metadata.target;
+    this.tableName = repo.metadata.tableName;
+    this.table = sql.table(target);
+    // Qualified, because a SQLite search joins the search index, whose columns share the names.
+    const qualified = (property: string) => `${this.table}.${sql.column(target, property)}`;
+    this.columns = new Map(
+      Object.entries(fields.columns).map(([field, property]) => [
+        field,
+        { sql: qualified(property), property },
+      ]),
+    );
+    this.search = (fields.search ?? []).map(qualified);
+    this.computed = fields.computed ?? {};
+    this.organization = qualified('organizationId');
+    this.selectColumns = repo.metadata.columns;
+    this.select = this.selectColumns.map((c) => quoteIdentifier(c.databaseName)).join(', ');
+    this.selectQualified = this.selectColumns
+      .map((c) => `${this.table}.${quoteIdentifier(c.databaseName)}`)
+      .join(', ');
+    const tallied = fields.tally ?? talliedFields(this.tableName);
+    if (tallied) {
+      const column = (property: string) =>
+        repo.metadata.findColumnWithPropertyName(property)?.databaseName ?? '';
+      this.tallied = new Map(
+        Object.entries(fields.columns)
+          .map(([field, property]): [string, string] => [field, column(property)])
+          .filter(([, name]) => tallied.includes(name)),
+      );
+    }
+  }
+
+  /**
+   * The count and page statements of a list query (`ListCollection.statements`).
+   * `searchDeadline` (epoch ms) bounds a `q` search on SQLite; PostgreSQL's is statement_timeout.
+   */
+  statements(organizationId: string, query: ListQuery, searchDeadline = 0): ListStatements {
+    const { table } = this;
+    const id = `${table}."id"`;
+    const searching = this.isSearch(query);
+    const clauses = this.clauses(organizationId, query, searchDeadline);
+    const { from, where, params } = clauses;
+    const order = this.order(query);
+
+    const offset = (query.page - 1) * query.per_page;
+    // The count reads at most `cap` matches: past that, the total is a lower bound (PageTotal).
+    // A search counts less far past the page than a list (SEARCH_COUNT_AHEAD).
+    const ahead = searching ? this.searchCountAhead : this.totalCountAhead;
+    const count = (!searching && this.tallyCount(organizationId, query)) || {
+      text: `SELECT COUNT(*) AS total FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT :cap) AS "counted"`,
+      params: { ...params, cap: offset + query.per_page + ahead },
+      tallied: false,
+    };
+    const pageParams: Record<string, unknown> = { ...params, limit: query.per_page, offset };
+    const filtered = `FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset`;
+    if (clauses.sqliteSearch) {
+      // The ids come from the search's joins, which start from the trigram index; the page's
+      // rows are then read by id.
+      const page = {
+        text: this.byId(`SELECT ${id} AS "id" ${filtered}`, order),
+        params: pageParams,
+      };
+      if (!clauses.indexed || query.sort.length !== 1) return { count, page };
+      return {
+        count,
+        page,
+        walk: this.walk(organizationId, query, searchDeadline, clauses, order),
+      };
+    }
+    const rows = `FROM ${table} WHERE ${id} IN (SELECT ${id} ${filtered}) ORDER BY ${order}`;
+    const page = { text: `SELECT ${this.select} ${rows}`, params: pageParams };
+    const every = searching
+      ? undefined
+      : { text: `SELECT ${this.select} FROM ${from} WHERE ${where} ORDER BY ${order}`, params };
+    if (!count.tallied) return { count, page, ...(every && { every }) };
+    // The tally is an uncorrelated subquery, read once per statement (an InitPlan on PostgreSQL).
+    // One set of parameters: a name both use must mean the same value (a programming error).
+    for (const [name, value] of Object.entries(count.params)) {
+      if (name in pageParams && pageParams[name] !== value)
+        throw new Error(`list parameter '${name}' means two things in one statement`);
+    }
+    const pageWithTotal = {
+      text: `SELECT (${count.text}) AS ${quoteIdentifier(TOTAL_COLUMN)}, ${this.select} ${rows}`,
+      params: { ...count.params, ...pageParams },
+    };
+    return { count, page, pageWithTotal, ...(every && { every }) };
+  }
+
+  /** An API field's qualified column. */
+  private column(field: string): string {
+    const mapped = this.columns.get(field);
+    // The contract only lets through fields the collection declared; a miss is a programming error.
+    if (!mapped) throw new Error(`list field '${field}' has no column mapping`);
+    return mapped.sql;
+  }
+
+  /** The FROM and WHERE of a list query, and their parameters (see statements). */
+  private clauses(organizationId: string, query: ListQuery, searchDeadline: number): ListClauses {
+    const { table } = this;
+    const id = `${table}."id"`;
+    const searching = this.isSearch(query);
+
+    // A SQLite search of 3+ characters starts from the trigram index, so it reads only rows that
+    // contain q: the CROSS JOINs fix that order (SQLite never reorders them), whatever the
+    // organization's size. A shorter q has no trigram to look up: it scans the organization's rows.
+    const search = quoteIdentifier(`${this.tableName}_search`);
+    const keys = quoteIdentifier(`${this.tableName}_search_keys`);
+    const sqliteSearch = this.sql.dialect === 'sqlite' && searching;
+    const indexed = sqliteSearch && indexedSearch(query);
+    const scanned = sqliteSearch && !indexed;
+    const from = indexed
+      ? `${search} CROSS JOIN ${keys} ON ${keys}."key" = ${search}."rowid" CROSS JOIN ${table} ON ${id} = ${keys}."id"`
+      : table;
+
+    const params: Record<string, unknown> = { organizationId };
+    const clauses: string[] = [];
+    if (indexed) {
+      params.match = ftsPhrase(query.q ?? '');
+      params.deadline = searchDeadline;
+      clauses.push(
+        `${search} MATCH :match`,
+        `${SEARCH_DEADLINE_FUNCTION}(:deadline, ${search}."rowid")`,
+      );
+    }
+    clauses.push(`${this.organization} = :organizationId`);
+    if (scanned) {
+      // Called for every row of the organization the scan reads, matching or not: it only needs
+      // the id, so SQLite evaluates it before the searched columns are read.
+      params.deadline = searchDeadline;
+      clauses.push(`${SEARCH_DEADLINE_FUNCTION}(:deadline, ${id})`);
+    }
+    // The organization and the query's filters (without q), also the walk's (SEARCH_WALK_ROWS).
+    const filters = [
+      `${this.organization} = :organizationId`,
+      ...query.conditions.map((condition, index) => this.predicate(condition, `c${index}`, params)),
+    ];
+    clauses.push(...filters.slice(1));
+    if (scanned) {
+      // SQLite's LOWER() folds ASCII only; the fold function folds as the trigram index does
+      // (ÉMILE matches é), and instr() takes `%` and `_` literally.
+      params.needle = (query.q ?? '').toLowerCase();
+      const searched = this.search.map(
+        (qualified) => `instr(${SEARCH_FOLD_FUNCTION}(${qualified}), :needle) > 0`,
+      );
+      clauses.push(`(${searched.join(' OR ')})`);
+    } else if (!indexed && searching) {
+      // PostgreSQL: each `lower(column)` has a pg_trgm GIN index that serves this LIKE from 3
+      // characters on; a shorter q is read from the organization's rows, under statement_timeout.
+      params.pattern = `%${(query.q ?? '').toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+      const searched = this.search.map(
+        (qualified) => `LOWER(${qualified}) LIKE :pattern ESCAPE '\\'`,
+      );
+      clauses.push(`(${searched.join(' OR ')})`);
+    }
+    return { from, where: clauses.join(' AND '), filters, params, sqliteSearch, indexed };
+  }
+
+  /** The ORDER BY of a list query. */
+  private order(query: ListQuery): string {
+    // Ties are broken by id, in the direction of the last key, so one index serves the whole order.
+    const lastDirection = query.sort.at(-1)?.direction === 'asc' ? 'ASC' : 'DESC';
+    return [
+      ...query.sort.map(
+        (key) => `${this.column(key.field)} ${key.direction === 'asc' ? 'ASC' : 'DESC'}`,
+      ),
+      `${this.table}."id" ${lastDirection}`,
+    ].join(', ');
+  }
+
+  /** The rows of the ids a SQLite search selects, read by id, in the list's order. */
+  private byId(ids: string, order: string): string {
+    const { table } = this;
+    return (
+      `SELECT ${this.selectQualified} FROM (${ids}) AS "page" ` +
+      `CROSS JOIN ${table} ON ${table}."id" = "page"."id" ORDER BY ${order}`
+    );
+  }
+
+  /**
+   * SEARCH_WALK_ROWS: the first rows of the list's own order (an index walk, one sort key),
+   * each tested for q as the short-q scan does; the outer ORDER BY repeats the inner one, so
+   * SQLite reads the walk in order and stops at the page instead of sorting the window.
+   */
+  private walk(
+    organizationId: string,
+    query: ListQuery,
+    searchDeadline: number,
+    { filters, params }: ListClauses,
+    order: string,
+  ): NonNullable<ListStatements['walk']> {
+    const { table } = this;
+    const id = `${table}."id"`;
+    const [key] = query.sort;
+    const dir = key?.direction === 'asc' ? 'ASC' : 'DESC';
+    const searched = this.search.map((qualified, i) => `${qualified} AS "q${i}"`);
+    const tested = this.search.map(
+      (_, i) => `instr(${SEARCH_FOLD_FUNCTION}("w"."q${i}"), :needle) > 0`,
+    );
+    const window =
+      `SELECT ${id} AS "id", ${this.column(key?.field ?? 'created_at')} AS "s", ${searched.join(', ')} ` +
+      `FROM ${table} WHERE ${filters.join(' AND ')} ORDER BY ${order} LIMIT :window`;
+    const sortProperty = this.columns.get(key?.field ?? 'created_at')?.property ?? 'createdAt';
+    return {
+      sortColumn: this.repo.metadata.findColumnWithPropertyName(sortProperty)?.databaseName ?? '',
+      text: this.byId(
+        `SELECT "w"."id" AS "id" FROM (${window}) AS "w" ` +
+          `WHERE ${SEARCH_DEADLINE_FUNCTION}(:deadline, "w"."id") AND (${tested.join(' OR ')}) ` +
+          `ORDER BY "w"."s" ${dir}, "w"."id" ${dir} LIMIT :limit OFFSET :offset`,
+        order,
+      ),
+      params: {
+        organizationId,
+        ...Object.fromEntries(Object.entries(params).filter(([k]) => /^c\d+(?:_\d+)?$/.test(k))),
+        needle: (query.q ?? '').toLowerCase(),
+        deadline: searchDeadline,
+        window: SEARCH_WALK_ROWS,
+        limit: query.per_page,
+        offset: (query.page - 1) * query.per_page,
+      },
+    };
+  }
+
+  /**
+   * The total read from the collection's tallies: unfiltered, or one equality filter on a tallied
+   * field (its values' tallies summed). Undefined when the query needs a count.
+   */
+  private tallyCount(
+    organizationId: string,
+    query: ListQuery,
+  ): ListStatements['count'] | undefined {
+    if (!this.tallied) return undefined;
+    const [condition, ...more] = query.conditions;
+    let key: { field: string; values: string[] };
+    if (!condition) key = { field: WHOLE_COLLECTION.field, values: [WHOLE_COLLECTION.value] };
+    else if (more.length || condition.op !== 'in') return undefined;
+    else {
+      const field = this.tallied.get(condition.field);
+      if (!field) return undefined;
+      // One tally row per value: a value given twice is counted once, as IN reads it.
+      key = { field, values: [...new Set(condition.values.map(String))] };
+    }
+    return {
+      text: this.tallyText,
+      params: { organizationId, collection: this.tableName, ...key },
+      tallied: true,
+    };
+  }
+
+  isSearch(query: ListQuery): boolean {
+    return query.q !== undefined && this.search.length > 0;
+  }
+
+  private predicate(
+    condition: ListCondition,
+    name: string,
+    params: Record<string, unknown>,
+  ): string {
+    const computed = this.computed[condition.field];
+    if (computed && condition.op === 'in') {
+      // Its parameters are named after the condition's (`c0_0`, …), which the walk copies too.
+      let bound = 0;
+      const target = this.repo.metadata.target;
+      const predicate = computed(condition.values, {
+        column: (property) => `${this.table}.${this.sql.column(target, property)}`,
+        bind: (property, value) => {
+          const param = `${name}_${bound++}`;
+          params[param] = this.sql.bind(target, property, value);
+          return `:${param}`;
+        },
+      });
+      return `(${predicate})`;
+    }
+    if (condition.op === 'in') {
+      params[name] = condition.values;
+      return `${this.column(condition.field)} IN (:...${name})`;
+    }
+    const property = this.columns.get(condition.field)?.property ?? condition.field;
+    params[name] = this.sql.bind(this.repo.metadata.target, property, condition.value);
+    return `${this.column(condition.field)} ${RANGE_SQL[condition.op]} :${name}`;
+  }
+}
+
+/** A `q` long enough for the trigram indexes (SEARCH_LENGTH.indexed code points). */
+export function indexedSearch(query: ListQuery): boolean {
+  return [...(query.q ?? '')].length >= SEARCH_LENGTH.indexed;
+}
+
+/** An FTS5 query that matches `q` as one phrase: with the trigram tokenizer, as a substring. */
+function ftsPhrase(q: string): string {
+  return `"${q.replace(/"/g, '""')}"`;
+}

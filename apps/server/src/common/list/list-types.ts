@@ -1,0 +1,117 @@
+/**
+ * The types and bounds of a collection's list, shared by `find-page.ts` (which builds and runs its
+ * statements) and `list-fields.ts` (which derives its fields from the contract).
+ */
+import type { SqlParams } from '../../database/sql';
+
+/**
+ * A filter with no column of its own, such as a state derived from several columns: the service
+ * turns its values (validated by the contract) into one SQL predicate, at each request. `column`
+ * qualifies an entity property's column; `bind` binds a value for a property's column and
+ * returns its placeholder.
+ */
+export type ComputedFilter = (
+  values: readonly (string | number)[],
+  sql: { column(property: string): string; bind(property: string, value: unknown): string },
+) => string;
+
+/** How a collection's API field names map to entity properties. */
+export interface ListFields {
+  /** API field (as in `sort`, filters and ranges) → entity property. */
+  columns: Record<string, string>;
+  /**
+   * Entity properties that `q` searches. Each has a trigram index (the search-index migration):
+   * on SQLite the columns of `<table>_search`, on PostgreSQL a GIN index on `lower(column)`.
+   * A q shorter than a trigram reads the organization's rows instead, under the same budget.
+   */
+  search?: readonly string[];
+  /**
+   * Database columns whose equality filters' totals are tallied (`tally` of the contract's list
+   * query); undefined: the collection's totals are tallied as database/list-tallies.ts lists.
+   */
+  tally?: readonly string[];
+  /** API field → its predicate, for the equality filters that have no column (ComputedFilter). */
+  computed?: Readonly<Record<string, ComputedFilter>>;
+}
+
+export interface ListOptions {
+  /** How long a `q` search may take (`SEARCH_TIMEOUT`); past it the list is a 503. */
+  searchTimeoutMs: number;
+}
+
+/** A statement with named parameters, compiled by `Sql` for the dialect. */
+export interface Statement {
+  text: string;
+  params: SqlParams;
+}
+
+/**
+ * The planner settings a PostgreSQL search of 3+ characters counts under (the page runs under
+ * the defaults). Its count reads only `per_page + SEARCH_COUNT_AHEAD` matches, so the planner
+ * judges a scan that stops at LIMIT (sequential, or along an organization index, filtering every
+ * row) cheaper than the trigram indexes: a bet on where the matches lie that reads every row of
+ * the table or the organization when they are rare there or come late. Without those, the count
+ * is the trigram indexes' bitmap (~20-30 ms for a surname's 20,000 matches at a million rows,
+ * less than the bet's ~25-33 ms when it wins) and costs what the matches do, whatever the size.
+ * Public so tests explain the plans the server runs.
+ */
+export const POSTGRES_SEARCH_COUNT_SETTINGS = ['enable_seqscan', 'enable_indexscan'] as const;
+
+/**
+ * A list's statements: its total (the bounded count, or its tallies' sum, exact), the page, and on
+ * SQLite a search's walk (see find).
+ */
+export interface ListStatements {
+  count: Statement & { tallied: boolean };
+  page: Statement;
+  /**
+   * A tallied total and the page in one statement (see TOTAL_COLUMN): the page's rows each carry
+   * the total. Set when the total is tallied.
+   */
+  pageWithTotal?: Statement;
+  /**
+   * Every matching row in the list's order, unpaged, read straight from the (organization, sort
+   * field, id) index: what an export streams. Set when the query does not search. (The page's
+   * deferred join would first collect every id, then sort the rows again.)
+   */
+  every?: Statement;
+  /** SEARCH_WALK_ROWS: the page taken by walking the list's order; valid only when full. */
+  walk?: Statement & {
+    /** The sort column (database name): the walk is only tried when an index serves its order. */
+    sortColumn: string;
+  };
+}
+
+/**
+ * How far past the requested page a list counts: `meta.total` is exact when the collection ends
+ * within `offset + per_page + TOTAL_COUNT_AHEAD` rows, else it is that many (a lower bound, with
+ * `total_exact: false`). The bound grows with the page, not the collection, so a count costs at
+ * most about what the page's own OFFSET walk does, and `total_pages > page` while rows remain.
+ * 10,000 is a few milliseconds of index entries, and exact for most organizations' collections.
+ */
+export const TOTAL_COUNT_AHEAD = 10_000;
+
+/**
+ * How far past the page a `q` search counts (never further than a list does). A search's matches
+ * are found through the trigram index and then read row by row, so counting 10,000 of a common
+ * surname's 20,000 matches cost more than 100 ms at a million students; 200 keeps the count to
+ * about what the page costs, still exact for most searches, and `total_pages > page` while
+ * matches remain.
+ */
+export const SEARCH_COUNT_AHEAD = 200;
+
+/**
+ * On SQLite, a search whose matches run past its count bound takes its page by walking the
+ * organization's rows in the list's order (its `(organization_id, sort field, id)` index) and
+ * testing each for the substring, as PostgreSQL's planner does, rather than reading and sorting
+ * every match the trigram index returns (20,000 joins for a common surname at a million students,
+ * ~250 ms). At most this many rows are walked: when they hold fewer than the page needs (sparse
+ * matches, deep pages), the page is taken from the index as before. The same rows, the same order.
+ */
+export const SEARCH_WALK_ROWS = 4_000;
+
+/** `meta.total` and whether it is exact (see TOTAL_COUNT_AHEAD). */
+export interface PageTotal {
+  count: number;
+  exact: boolean;
+}

@@ -1,0 +1,5 @@
+module.exports = require('@platform/jest-config').config({
+  rootDir: __dirname,
+  testRegex: ['\\.spec\\.js$'],
+  testTimeout: 60000,
+});
