@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { ExportSchema, type CollectionChecksums, type Export } from '@platform/contract';
+import {
+  type CollectionChecksums,
+  contract,
+  type Export,
+  EXPORT_COLLECTIONS,
+  ExportSchema,
+  resourceContractKey,
+} from '@platform/contract';
 import { expectStatus, typedClient, type TypedClient } from './support/api';
 import { problemOf, rawClient, startServer, type TestServer } from './support/server';
 
@@ -105,6 +112,29 @@ describe('Exports', () => {
       200,
     );
     expect(audit.body.data[0]).toMatchObject({ target: { type: 'export', id: done.id } });
+  });
+
+  it('exports and checksums every collection the resource registry marks exported, as the API lists it', async () => {
+    const org = (await server.createOrganization()).id;
+    const own = rawClient(server, (await server.createToken(org, ['all'])).token);
+    await server.insertStudents(org, 3);
+    const sums = await own.get<CollectionChecksums>('/v1/collections/checksums');
+    expect(sums.body.data.map((d) => d.collection)).toEqual(EXPORT_COLLECTIONS);
+    for (const collection of EXPORT_COLLECTIONS) {
+      const created = await own.post<Export>('/v1/exports', { collection });
+      expect(created.status).toBe(202);
+      const done = await finished(own, created.body.id);
+      expect(done).toMatchObject({ collection, status: 'succeeded' });
+      const { path: listPath } = contract[resourceContractKey(collection)].list;
+      const listed = await own.get<{ data: { id: string; updated_at: string }[] }>(listPath);
+      expect(done.row_count).toBe(listed.body.data.length);
+      const sum = sums.body.data.find((d) => d.collection === collection);
+      expect(sum).toEqual({
+        collection,
+        count: listed.body.data.length,
+        checksum: checksum(listed.body.data),
+      });
+    }
   });
 
   it('exports CSV with the list filters, quoting what needs it', async () => {
