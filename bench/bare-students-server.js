@@ -18,6 +18,7 @@
  *   PORT, HOST            where to listen (default 3001 on 127.0.0.1)
  */
 const http = require('node:http');
+const { StudentSchema } = require('@platform/contract');
 const {
   pageWithTotalText,
   pageWithTotalValues,
@@ -102,22 +103,23 @@ function iso(value) {
   if (value instanceof Date) return value.toISOString();
   return new Date(`${value.replace(' ', 'T')}Z`).toISOString();
 }
-function toStudentResource(row) {
-  return {
-    id: row.id,
-    object: 'student',
-    student_number: row.student_number,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    preferred_name: row.preferred_name,
-    email: row.email,
-    date_of_birth: row.date_of_birth,
-    status: row.status,
-    grade_level: row.grade_level,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
-}
+/**
+ * A student row as the API's resource, its fields those the contract declares (`StudentSchema`),
+ * in its order. Compiled once into one object literal, as a hand-written mapper would be, so the
+ * baseline pays nothing for reading the declaration.
+ */
+const toStudentResource = new Function(
+  'iso',
+  `return (row) => ({ ${Object.keys(StudentSchema.shape)
+    .map((field) =>
+      field === 'object'
+        ? `object: 'student'`
+        : field.endsWith('_at')
+          ? `${field}: iso(row.${field})`
+          : `${field}: row.${field}`,
+    )
+    .join(', ')} });`,
+)(iso);
 
 /** Same links as the server's pageEnvelope(): every query parameter kept, `page` replaced. */
 function pageEnvelope(base, search, page, perPage, total, totalExact) {

@@ -6,6 +6,7 @@ import {
   EXPORT_COLLECTIONS,
   ExportSchema,
   resourceContractKey,
+  StudentSchema,
 } from '@platform/contract';
 import { expectStatus, typedClient, type TypedClient } from './support/api';
 import { problemOf, rawClient, startServer, type TestServer } from './support/server';
@@ -152,7 +153,8 @@ describe('Exports', () => {
     expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const text = file.body;
     expect(text.split('\r\n')[0]).toBe(
-      'id,object,student_number,first_name,last_name,preferred_name,email,date_of_birth,status,grade_level,created_at,updated_at',
+      // The header is the resource's fields, in the contract's order.
+      Object.keys(StudentSchema.shape).join(','),
     );
     expect(text).toContain('"Zoë, ""the"" first","Line\nbreak"');
   });

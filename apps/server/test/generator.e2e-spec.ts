@@ -235,14 +235,14 @@ function addToServer(root: string): void {
   edit(
     root,
     service,
-    '    owned: OwnedRecordsFactory,\n',
-    '    owned: OwnedRecordsFactory,\n    private readonly students: StudentsService,\n',
+    /owned: OwnedRecordsFactory,?/,
+    'owned: OwnedRecordsFactory, private readonly students: StudentsService,',
   );
   edit(
     root,
     service,
-    /return this\.records\.create\(principal\.organizationId, \(\) =>\n(\s+)this\.records\.fromBody\(input, WidgetCreateSchema\),\n\s+\);/,
-    "return this.records.create(principal.organizationId, async (manager) => {\n$1const { student_id } = input;\n$1if (student_id) await this.students.referenced(manager, principal, { student_id }, 'student_id');\n$1return this.records.fromBody(input, WidgetCreateSchema);\n    });",
+    /return this\.records\.create\(principal\.organizationId, \(\) =>\s*this\.records\.fromBody\(input, WidgetCreateSchema\),?\s*\);/,
+    "return this.records.create(principal.organizationId, async (manager) => {\n      const { student_id } = input;\n      if (student_id) await this.students.referenced(manager, principal, { student_id }, 'student_id');\n      return this.records.fromBody(input, WidgetCreateSchema);\n    });",
   );
   const module = 'apps/server/src/widgets/widgets.module.ts';
   edit(
