@@ -825,134 +825,162 @@ function resourceClass(ctx: Context, resource: Resource): string {
   return taken ? `${resource.pascal}Resource` : resource.pascal;
 }
 
-function emitResource(ctx: Context, resource: Resource): string {
-  const cls = resourceClass(ctx, resource);
-  const rawCls = `${cls}WithRawResponse`;
-  const models = new Set<string>();
-  const unions = new Set<string>();
-  const params = new Set<string>();
-  const enums = new Set<string>();
-  let usesPage = false;
-  let usesFeed = false;
-  let usesPath = false;
-  let usesDt = false;
-  let plain = '';
-  let raw = '';
-  let asyncPlain = '';
-  let asyncRaw = '';
-  for (const op of resource.operations) {
-    const args = operationArguments(ctx, op);
-    const result = returnType(ctx, op);
-    for (const a of args) {
-      for (const token of a.annotation.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
-        if (ctx.enums.has(token)) enums.add(token);
-        if (token.endsWith('Params') || token.endsWith('Range')) params.add(token);
-      }
-      if (a.annotation.includes('_dt.')) usesDt = true;
-      if (a.where === 'path') usesPath = true;
-    }
-    if (op.response.kind === 'page') {
-      usesPage = true;
-      (ctx.unions.has(op.response.item) ? unions : models).add(op.response.item);
-    } else if (op.response.kind === 'model') {
-      (ctx.unions.has(op.response.model) ? unions : models).add(op.response.model);
-    }
-    const callArgs = args.map((a) => (a.where === 'path' ? a.arg : `${a.arg}=${a.arg}`));
-    callArgs.push('request_options=request_options');
-    const name = op.method.snake;
-    const forwarded = callArgs.map((c) => `            ${c},\n`).join('');
-    plain += `\n    def ${name}${signature(args, result)}${methodDoc(op, args, false)}`;
-    plain += `        return self.with_raw_response.${name}(\n${forwarded}        ).parse()\n`;
-    const asyncResult = returnType(ctx, op, 'AsyncPage');
-    asyncPlain += `\n    async def ${name}${signature(args, asyncResult)}${methodDoc(op, args, false)}`;
-    asyncPlain += `        response = await self.with_raw_response.${name}(\n${forwarded}        )\n        return response.parse()\n`;
+/** What a resource module's methods use, and so what it imports. */
+interface ResourceUses {
+  models: Set<string>;
+  unions: Set<string>;
+  params: Set<string>;
+  enums: Set<string>;
+  page: boolean;
+  feed: boolean;
+  path: boolean;
+  dt: boolean;
+}
 
-    if (op.feed) {
-      usesFeed = true;
-      (ctx.unions.has(op.feed.item) ? unions : models).add(op.feed.item);
-      const forward = (asyncCall: boolean) =>
-        args
-          .filter((a) => a.where === 'query')
-          .map((a) =>
-            a.wire === 'after'
-              ? 'after=cursor'
-              : a.wire === 'wait'
-                ? 'wait=follower.wait(wait)'
-                : `${a.arg}=${a.arg}`,
-          )
-          .concat(['request_options=request_options'])
-          .join(', ')
-          .replace(/^/, asyncCall ? 'await self.changes(' : 'self.changes(');
-      const followArgs = (follower: string) =>
-        signature(args, `${follower}[${op.feed!.item}]`).replace(
-          '        request_options:',
-          '        until_caught_up: bool = False,\n        request_options:',
-        );
-      const followDoc = docstring(
-        `Every change after \`after\`, oldest first, read through \`${name}\`.\n\nIterating reads page after page and, once caught up, long-polls for the next change. \`follower.cursor\` is where to resume (save it after applying a change). With \`until_caught_up=True\` iteration ends once a read finds nothing new.`,
-        '        ',
-      );
-      const start = 'after if isinstance(after, str) else "0"';
-      plain += `\n    def follow${followArgs('SyncFeedFollower')}${followDoc}`;
-      plain += `        def read(cursor: str) -> ${result}:\n            return ${forward(false)})\n\n`;
-      plain += `        follower: SyncFeedFollower[${op.feed.item}] = SyncFeedFollower(read, after=${start}, until_caught_up=until_caught_up)\n        return follower\n`;
-      asyncPlain += `\n    def follow${followArgs('AsyncFeedFollower')}${followDoc}`;
-      asyncPlain += `        async def read(cursor: str) -> ${result}:\n            return ${forward(true)})\n\n`;
-      asyncPlain += `        follower: AsyncFeedFollower[${op.feed.item}] = AsyncFeedFollower(read, after=${start}, until_caught_up=until_caught_up)\n        return follower\n`;
+/** The methods of one resource's four classes: sync and async, parsed and raw. */
+interface ResourceMethods {
+  plain: string;
+  raw: string;
+  asyncPlain: string;
+  asyncRaw: string;
+}
+
+/** Records the types and helpers an operation's arguments and response need imported. */
+function noteUses(ctx: Context, uses: ResourceUses, op: Operation, args: Argument[]): void {
+  for (const a of args) {
+    for (const token of a.annotation.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
+      if (ctx.enums.has(token)) uses.enums.add(token);
+      if (token.endsWith('Params') || token.endsWith('Range')) uses.params.add(token);
     }
-    const rawHead = `${signature(args, `APIResponse[${result}]`)}${methodDoc(op, args, true)}`;
-    const asyncRawHead = `${signature(args, `APIResponse[${asyncResult}]`)}${methodDoc(op, args, true)}`;
-    const rawStart = raw.length;
-    raw += `\n    def ${name}${rawHead}`;
-    const query = args.filter((a) => a.where === 'query');
-    const body = args.filter((a) => a.where === 'body');
-    const dict = (items: Argument[]) =>
-      `{\n${items.map((a) => `                ${pyString(a.wire)}: ${a.arg},\n`).join('')}            }`;
-    if (op.response.kind === 'page') {
-      if (op.http !== 'GET' || body.length)
-        throw new Error(`Python: list ${op.id} must be a GET without body`);
-      raw += `        return self._request_page(\n            ${pathExpr(ctx, op)},\n`;
-      raw += `            query=${dict(query)},\n`;
-      raw += `            options=request_options,\n            item=${ctx.parser(op.response.item)},\n        )\n`;
-    } else {
-      raw += `        return self._request(\n            ${pyString(op.http)},\n            ${pathExpr(ctx, op)},\n`;
-      if (query.length) raw += `            query=${dict(query)},\n`;
-      if (body.length) raw += `            body=${dict(body)},\n`;
-      raw += `            options=request_options,\n`;
-      raw += `            cast=${op.response.kind === 'none' ? 'parse_none' : ctx.parser(op.response.model)},\n        )\n`;
-    }
-    // The async twin: the same body, awaited.
-    const rawBody = raw.slice(rawStart + `\n    def ${name}${rawHead}`.length);
-    asyncRaw += `\n    async def ${name}${asyncRawHead}${rawBody.replace(/^ {8}return self\./m, '        return await self.')}`;
+    if (a.annotation.includes('_dt.')) uses.dt = true;
+    if (a.where === 'path') uses.path = true;
   }
+  if (op.response.kind === 'page') {
+    uses.page = true;
+    (ctx.unions.has(op.response.item) ? uses.unions : uses.models).add(op.response.item);
+  } else if (op.response.kind === 'model') {
+    (ctx.unions.has(op.response.model) ? uses.unions : uses.models).add(op.response.model);
+  }
+}
+
+/** The plain methods of an operation (sync and async): the raw method's response, parsed. */
+function plainMethods(ctx: Context, op: Operation, args: Argument[], methods: ResourceMethods) {
+  const callArgs = args.map((a) => (a.where === 'path' ? a.arg : `${a.arg}=${a.arg}`));
+  callArgs.push('request_options=request_options');
+  const name = op.method.snake;
+  const forwarded = callArgs.map((c) => `            ${c},\n`).join('');
+  methods.plain += `\n    def ${name}${signature(args, returnType(ctx, op))}${methodDoc(op, args, false)}`;
+  methods.plain += `        return self.with_raw_response.${name}(\n${forwarded}        ).parse()\n`;
+  const asyncResult = returnType(ctx, op, 'AsyncPage');
+  methods.asyncPlain += `\n    async def ${name}${signature(args, asyncResult)}${methodDoc(op, args, false)}`;
+  methods.asyncPlain += `        response = await self.with_raw_response.${name}(\n${forwarded}        )\n        return response.parse()\n`;
+}
+
+/** `follow` (sync and async) for an operation with a change feed: reads it through `changes`. */
+function followMethods(
+  ctx: Context,
+  op: Operation,
+  feed: NonNullable<Operation['feed']>,
+  args: Argument[],
+  methods: ResourceMethods,
+) {
+  const name = op.method.snake;
+  const result = returnType(ctx, op);
+  const forward = (asyncCall: boolean) =>
+    args
+      .filter((a) => a.where === 'query')
+      .map((a) =>
+        a.wire === 'after'
+          ? 'after=cursor'
+          : a.wire === 'wait'
+            ? 'wait=follower.wait(wait)'
+            : `${a.arg}=${a.arg}`,
+      )
+      .concat(['request_options=request_options'])
+      .join(', ')
+      .replace(/^/, asyncCall ? 'await self.changes(' : 'self.changes(');
+  const followArgs = (follower: string) =>
+    signature(args, `${follower}[${feed.item}]`).replace(
+      '        request_options:',
+      '        until_caught_up: bool = False,\n        request_options:',
+    );
+  const followDoc = docstring(
+    `Every change after \`after\`, oldest first, read through \`${name}\`.\n\nIterating reads page after page and, once caught up, long-polls for the next change. \`follower.cursor\` is where to resume (save it after applying a change). With \`until_caught_up=True\` iteration ends once a read finds nothing new.`,
+    '        ',
+  );
+  const start = 'after if isinstance(after, str) else "0"';
+  methods.plain += `\n    def follow${followArgs('SyncFeedFollower')}${followDoc}`;
+  methods.plain += `        def read(cursor: str) -> ${result}:\n            return ${forward(false)})\n\n`;
+  methods.plain += `        follower: SyncFeedFollower[${feed.item}] = SyncFeedFollower(read, after=${start}, until_caught_up=until_caught_up)\n        return follower\n`;
+  methods.asyncPlain += `\n    def follow${followArgs('AsyncFeedFollower')}${followDoc}`;
+  methods.asyncPlain += `        async def read(cursor: str) -> ${result}:\n            return ${forward(true)})\n\n`;
+  methods.asyncPlain += `        follower: AsyncFeedFollower[${feed.item}] = AsyncFeedFollower(read, after=${start}, until_caught_up=until_caught_up)\n        return follower\n`;
+}
+
+/** The raw methods of an operation (sync and async): the request, returning the `APIResponse`. */
+function rawMethods(ctx: Context, op: Operation, args: Argument[], methods: ResourceMethods) {
+  const name = op.method.snake;
+  const rawHead = `${signature(args, `APIResponse[${returnType(ctx, op)}]`)}${methodDoc(op, args, true)}`;
+  const asyncRawHead = `${signature(args, `APIResponse[${returnType(ctx, op, 'AsyncPage')}]`)}${methodDoc(op, args, true)}`;
+  const query = args.filter((a) => a.where === 'query');
+  const body = args.filter((a) => a.where === 'body');
+  const dict = (items: Argument[]) =>
+    `{\n${items.map((a) => `                ${pyString(a.wire)}: ${a.arg},\n`).join('')}            }`;
+  let rawBody = '';
+  if (op.response.kind === 'page') {
+    if (op.http !== 'GET' || body.length)
+      throw new Error(`Python: list ${op.id} must be a GET without body`);
+    rawBody += `        return self._request_page(\n            ${pathExpr(ctx, op)},\n`;
+    rawBody += `            query=${dict(query)},\n`;
+    rawBody += `            options=request_options,\n            item=${ctx.parser(op.response.item)},\n        )\n`;
+  } else {
+    rawBody += `        return self._request(\n            ${pyString(op.http)},\n            ${pathExpr(ctx, op)},\n`;
+    if (query.length) rawBody += `            query=${dict(query)},\n`;
+    if (body.length) rawBody += `            body=${dict(body)},\n`;
+    rawBody += `            options=request_options,\n`;
+    rawBody += `            cast=${op.response.kind === 'none' ? 'parse_none' : ctx.parser(op.response.model)},\n        )\n`;
+  }
+  methods.raw += `\n    def ${name}${rawHead}${rawBody}`;
+  // The async twin: the same body, awaited.
+  methods.asyncRaw += `\n    async def ${name}${asyncRawHead}${rawBody.replace(/^ {8}return self\./m, '        return await self.')}`;
+}
+
+/** The module's docstring and imports: only what its methods use. */
+function resourceImports(resource: Resource, uses: ResourceUses, methods: ResourceMethods): string {
   const usesNone = resource.operations.some((op) => op.response.kind === 'none');
-  const modelImports = [...models].sort();
-  const unionImports = [...unions].sort().flatMap((u) => [u, `parse_${snake(u)}`]);
+  const modelImports = [...uses.models].sort();
+  const unionImports = [...uses.unions].sort().flatMap((u) => [u, `parse_${snake(u)}`]);
   const core = [
     'AsyncAPIResource',
     'SyncAPIResource',
     'cached_property',
-    ...(usesPath ? ['path_param'] : []),
+    ...(uses.path ? ['path_param'] : []),
     ...(usesNone ? ['parse_none'] : []),
   ];
-  const classes = `${plain}${raw}`;
+  const classes = `${methods.plain}${methods.raw}`;
   let out = `${HEADER}"""\`client.${resource.snake}\`: ${resource.operations.map((o) => o.method.snake).join(', ')}."""
 
 from __future__ import annotations
 
-${usesDt ? 'import datetime as _dt\n' : ''}import typing as _t
+${uses.dt ? 'import datetime as _dt\n' : ''}import typing as _t
 
-${usesFeed ? 'from .._core._feed import AsyncFeedFollower, SyncFeedFollower\n' : ''}${usesPage ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
+${uses.feed ? 'from .._core._feed import AsyncFeedFollower, SyncFeedFollower\n' : ''}${uses.page ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
 from .._core._response import APIResponse
 ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
-  if (enums.size) out += `from ..types.enums import ${[...enums].sort().join(', ')}\n`;
+  if (uses.enums.size) out += `from ..types.enums import ${[...uses.enums].sort().join(', ')}\n`;
   if (modelImports.length || unionImports.length) {
     out += `from ..types.models import ${[...modelImports, ...unionImports].join(', ')}\n`;
   }
-  if (params.size) out += `from ..types.params import ${[...params].sort().join(', ')}\n`;
+  if (uses.params.size) out += `from ..types.params import ${[...uses.params].sort().join(', ')}\n`;
+  return out;
+}
+
+/** The module's four classes: `X`, `XWithRawResponse` and their async twins. */
+function resourceClasses(cls: string, resource: Resource, methods: ResourceMethods): string {
+  const rawCls = `${cls}WithRawResponse`;
   const asyncCls = `Async${cls}`;
   const asyncRawCls = `Async${cls}WithRawResponse`;
-  out += `\n__all__ = [${[cls, rawCls, asyncCls, asyncRawCls].map(pyString).join(', ')}]\n\n`;
+  let out = `\n__all__ = [${[cls, rawCls, asyncCls, asyncRawCls].map(pyString).join(', ')}]\n\n`;
   out += `\nclass ${cls}(SyncAPIResource):\n`;
   out += docstring(
     `\`client.${resource.snake}\`: ${resource.operations.map((o) => `\`${o.method.snake}\``).join(', ')}.`,
@@ -961,13 +989,13 @@ ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
   out += `\n    @cached_property\n    def with_raw_response(self) -> ${rawCls}:\n`;
   out += `        """The same methods, returning the raw \`APIResponse\` (status, headers, request id)."""\n`;
   out += `        return ${rawCls}(self._client)\n`;
-  out += plain;
+  out += methods.plain;
   out += `\n\nclass ${rawCls}(SyncAPIResource):\n`;
   out += docstring(
     `\`client.${resource.snake}.with_raw_response\`: each method returns the \`APIResponse\`.`,
     '    ',
   );
-  out += raw;
+  out += methods.raw;
   out += `\n\nclass ${asyncCls}(AsyncAPIResource):\n`;
   out += docstring(
     `\`client.${resource.snake}\` of \`AsyncPlatformClient\`: the methods of \`${cls}\`, awaited.`,
@@ -976,14 +1004,43 @@ ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
   out += `\n    @cached_property\n    def with_raw_response(self) -> ${asyncRawCls}:\n`;
   out += `        """The same methods, returning the raw \`APIResponse\` (status, headers, request id)."""\n`;
   out += `        return ${asyncRawCls}(self._client)\n`;
-  out += asyncPlain;
+  out += methods.asyncPlain;
   out += `\n\nclass ${asyncRawCls}(AsyncAPIResource):\n`;
   out += docstring(
     `\`client.${resource.snake}.with_raw_response\` of \`AsyncPlatformClient\`: each method returns the \`APIResponse\`.`,
     '    ',
   );
-  out += asyncRaw;
+  out += methods.asyncRaw;
   return out;
+}
+
+function emitResource(ctx: Context, resource: Resource): string {
+  const uses: ResourceUses = {
+    models: new Set(),
+    unions: new Set(),
+    params: new Set(),
+    enums: new Set(),
+    page: false,
+    feed: false,
+    path: false,
+    dt: false,
+  };
+  const methods: ResourceMethods = { plain: '', raw: '', asyncPlain: '', asyncRaw: '' };
+  for (const op of resource.operations) {
+    const args = operationArguments(ctx, op);
+    noteUses(ctx, uses, op, args);
+    plainMethods(ctx, op, args, methods);
+    if (op.feed) {
+      uses.feed = true;
+      (ctx.unions.has(op.feed.item) ? uses.unions : uses.models).add(op.feed.item);
+      followMethods(ctx, op, op.feed, args, methods);
+    }
+    rawMethods(ctx, op, args, methods);
+  }
+  return (
+    resourceImports(resource, uses, methods) +
+    resourceClasses(resourceClass(ctx, resource), resource, methods)
+  );
 }
 
 function emitResourcesInit(ctx: Context): string {
