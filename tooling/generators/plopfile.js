@@ -200,8 +200,11 @@ module.exports = function (plop) {
           ]);
           if (process.env.PLATFORM_GEN_SKIP_SDKS === '1')
             return 'skipped pnpm generate:sdks (PLATFORM_GEN_SKIP_SDKS=1)';
+          // generate:sdks builds only the codegen (turbo-cached) and the contract's JavaScript for
+          // openapi and scope-table (no declarations), then writes the SDKs and openapi.json.
           run('pnpm', ['generate:sdks']);
-          run('pnpm', ['--filter', '@platform/contract', 'scope-table']);
+          // The scope table reads the dist/scope-table.js that generate:sdks just built.
+          run(process.execPath, ['packages/contract/scripts/write-scope-table.js']);
           return `regenerated the OpenAPI document, the SDKs and the scope table for ${data.plural}`;
         },
       ];

@@ -9,7 +9,7 @@ import { fromOpenApi } from './from-openapi';
 import type { SdkModel } from './model';
 import { emitPhp } from './php';
 import { emitPython } from './python';
-import { emitReference } from './reference';
+import { CODE_SAMPLES_FILE, emitReference } from './reference';
 import { emitTypeScript, TS_ROOT } from './typescript';
 
 export interface Emitter {
@@ -47,6 +47,42 @@ export function loadModel(): SdkModel {
     readFileSync(require.resolve('@platform/contract/openapi.json'), 'utf8'),
   ) as Record<string, unknown>;
   return fromOpenApi(document);
+}
+
+/** Where the contract's OpenAPI document is committed, repo-relative. */
+export const OPENAPI_FILE = 'packages/contract/openapi.json';
+
+/** The contract's `generateOpenApiDocument`, from its built `dist/openapi.js`. */
+interface ContractOpenApi {
+  generateOpenApiDocument(
+    version: string,
+    options?: { codeSamples?: Record<string, unknown> },
+  ): Record<string, unknown>;
+}
+
+/**
+ * Every generated file, openapi.json included, from the built contract rather than the committed
+ * document. The SDK model ignores `x-codeSamples`, so it is read from the document without them;
+ * the samples the reference emitter writes then go into openapi.json, which is written once.
+ */
+export function renderFromContract(emitters: Emitter[] = EMITTERS): Map<string, string> {
+  const contractDir = path.dirname(require.resolve('@platform/contract/openapi.json'));
+  const { version } = JSON.parse(readFileSync(path.join(contractDir, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the contract's build, at run time
+  const contract = require('@platform/contract/openapi') as ContractOpenApi;
+  const document = JSON.parse(JSON.stringify(contract.generateOpenApiDocument(version))) as Record<
+    string,
+    unknown
+  >;
+  const files = render(fromOpenApi(document), emitters);
+  const samples = files.get(CODE_SAMPLES_FILE);
+  if (samples === undefined) throw new Error(`no emitter writes ${CODE_SAMPLES_FILE}`);
+  const codeSamples = JSON.parse(samples) as Record<string, unknown>;
+  const full = contract.generateOpenApiDocument(version, { codeSamples });
+  files.set(OPENAPI_FILE, `${JSON.stringify(full, null, 2)}\n`);
+  return files;
 }
 
 /** Every file the emitters write, repo-relative. */

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// `pnpm generate:sdks` writes the PHP and Python clients' generated files and the API
-// reference from packages/contract/openapi.json; `--check` only reports what would change.
-import { drift, loadModel, render, write } from './generate';
+// `pnpm generate:sdks` writes the TypeScript, PHP and Python clients' generated files, the API
+// reference and its code samples, and packages/contract/openapi.json, from the built contract
+// (dist/openapi.js). `--check` only reports what would change, reading the committed
+// openapi.json instead.
+import { drift, loadModel, render, renderFromContract, write } from './generate';
 
 const check = process.argv.includes('--check');
-const files = render(loadModel());
+const files = check ? render(loadModel()) : renderFromContract();
 const result = check ? drift(files) : write(files);
 const touched = [...result.changed, ...result.stale.map((file) => `${file} (stale)`)];
 if (check && touched.length > 0) {
