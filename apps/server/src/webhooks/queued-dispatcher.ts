@@ -104,6 +104,8 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   };
   /** The last relay step left due messages behind for want of slots: a freed slot wakes it. */
   private starved = false;
+  /** This relay step's soonest lapse of a hold in a semaphore it found full (ms from now). */
+  private lapseMs: number | undefined;
   /**
    * A slot was freed while a relay step ran: if that step ends starved, it runs again at once
    * (its admission may have come before the slot was free, and the free did not wake it).
@@ -264,10 +266,17 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
         if (fannedOut > 0 || (more && claimed.length > 0 && !this.globalFull)) this.rerun = true;
         // Else it waited for the poll (instrumented: pauses of ~0.8 s with messages due).
         if (this.starved && this.freedMeanwhile) this.rerun = true;
+        // Slots held by an instance that died are never freed, only lapse: look again then
+        // (else the relay waited for the poll, up to a second more, after the holds ran out).
+        const lapseMs = this.lapseMs;
+        this.lapseMs = undefined;
+        if (this.starved && lapseMs !== undefined)
+          this.trigger.at(this.clock.nowMs() + lapseMs + 1);
       } while (this.rerun && this.trigger.active);
     } catch (error) {
       // Leased messages not queued become due again when their lease runs out.
       this.logger.error(`Webhook relay step failed: ${(error as Error).message}`);
+      this.lapseMs = undefined;
       this.trigger.at(this.clock.nowMs() + 1000);
     } finally {
       this.running = false;
@@ -309,11 +318,12 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
       () => this.config.organizationConcurrency,
       (id) => this.attempter.pacing.limit(id, this.config.endpointConcurrency),
     );
-    const codes = await this.semaphores!.admit(
+    const { codes, lapseMs } = await this.semaphores!.admit(
       candidates,
       max,
       candidates.map((m) => shares.get(m.endpointId) ?? this.config.endpointConcurrency),
     );
+    this.noteLapse(lapseMs);
     const since = this.clock.nowMs();
     candidates.forEach((message, i) => {
       if (codes[i] === 1) {
@@ -325,6 +335,10 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
       else if (codes[i] === 4) this.globalFull = true;
     });
     return decision;
+  }
+
+  private noteLapse(lapseMs: number | undefined): void {
+    if (lapseMs !== undefined) this.lapseMs = Math.min(lapseMs, this.lapseMs ?? Infinity);
   }
 
   /**
@@ -340,13 +354,11 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     if (last.organizations.length + last.endpoints.length === 0) {
       return { room: this.config.concurrency, full: last };
     }
-    const [room = 0, ...fullIndexes] = await this.semaphores!.room(
-      last.organizations,
-      last.endpoints,
-    );
-    const full = new Set(fullIndexes.map((i) => i - 1));
+    const room = await this.semaphores!.room(last.organizations, last.endpoints);
+    this.noteLapse(room.lapseMs);
+    const full = new Set(room.full.map((i) => i - 1));
     return {
-      room: Math.min(room, this.config.concurrency),
+      room: Math.min(room.free, this.config.concurrency),
       full: {
         organizations: last.organizations.filter((_, i) => full.has(i)),
         endpoints: last.endpoints.filter((_, i) => full.has(last.organizations.length + i)),

@@ -6,6 +6,22 @@ import type { Redis } from 'ioredis';
 import type { WebhookConfig } from '../config/env';
 
 /**
+ * LAPSE, a part of ADMIT and ROOM (after their `now`): `lapse(key)` notes in `soonest` how many ms
+ * until the first hold of a full semaphore runs out. A holder that dies never frees its slot, so
+ * nothing wakes a relay waiting for it; the relay looks again when that hold lapses instead.
+ */
+const LAPSE = `
+local soonest = -1
+local function lapse(key)
+  local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if first[2] then
+    local wait = tonumber(first[2]) - now
+    if soonest < 0 or wait < soonest then soonest = wait end
+  end
+end
+`;
+
+/**
  * Redis semaphores, shared by every instance: one for all deliveries (WEBHOOK_CONCURRENCY), one
  * per organization and one per endpoint. Each holder (a message id) sits in a sorted set scored by
  * when its hold expires, so a holder that died frees its slot when the hold runs out. The relay
@@ -17,12 +33,14 @@ import type { WebhookConfig } from '../config/env';
  * to admit, then the message ids, then each candidate's endpoint limit (its fair share of its
  * organization's slots and narrowed for an endpoint timing out: `fairShares`, `EndpointPacing`).
  * Returns a code per candidate: 1 admitted, 2 organization full, 3 endpoint full, 4 all slots
- * taken (nothing after it is looked at), 0 not looked at.
+ * taken (nothing after it is looked at), 0 not looked at; then LAPSE's wait for the semaphores
+ * found full (-1 if none).
  * A message that already holds its slots (queued again after its lease ran out) renews them.
  */
 const ADMIT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+${LAPSE}
 local global = KEYS[1]
 local globalLimit, organizationLimit = tonumber(ARGV[1]), tonumber(ARGV[2])
 local endpointLimit, hold, most = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -45,13 +63,16 @@ for i = 1, n do
       if redis.call('ZCARD', global) >= globalLimit then
         code = 4
         stop = true
+        lapse(global)
       else
         local ofOrganization = redis.call('ZCARD', organization)
         local ofEndpoint = redis.call('ZCARD', endpoint)
         if ofOrganization >= organizationLimit then
           code = 2
+          lapse(organization)
         elseif ofEndpoint >= ownLimit then
           code = 3
+          lapse(endpoint)
         end
       end
     end
@@ -65,6 +86,7 @@ for i = 1, n do
   end
   codes[i] = code
 end
+codes[n + 1] = soonest
 return codes
 `;
 
@@ -141,22 +163,25 @@ return 1
  * How many global slots are free (KEYS[1], ARGV[1] its limit), and which of the other KEYS
  * (semaphores; ARGV: the limit of each) are still full: the relay asks this before a step, to
  * leave out of its first read the organizations and endpoints it found full last time (the
- * admission, later in the step, counts the free slots). Returns the free slots, then the indexes
- * of the full keys.
+ * admission, later in the step, counts the free slots). Returns the free slots, LAPSE's wait for
+ * the full ones (-1 if none), then the indexes of the full keys.
  */
 const ROOM = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local result = {}
+${LAPSE}
+local result = { 0, -1 }
 for i = 1, #KEYS do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
   local count = redis.call('ZCARD', KEYS[i])
   if i == 1 then
     result[1] = tonumber(ARGV[1]) - count
   elseif count >= tonumber(ARGV[i]) then
+    lapse(KEYS[i])
     result[#result + 1] = i - 1
   end
 end
+result[2] = soonest
 return result
 `;
 
@@ -222,17 +247,20 @@ export class DeliverySemaphores {
     this.commands = redis as unknown as SemaphoreCommands;
   }
 
-  /** ADMIT: a code per candidate; `endpointLimits`, each candidate's own endpoint limit. */
-  admit(
+  /**
+   * ADMIT: a code per candidate, and how long until a hold of a semaphore found full lapses (ms,
+   * undefined if none was); `endpointLimits`, each candidate's own endpoint limit.
+   */
+  async admit(
     candidates: readonly SlotHolder[],
     max: number,
     endpointLimits: number[],
-  ): Promise<number[]> {
+  ): Promise<{ codes: number[]; lapseMs: number | undefined }> {
     const keys = [
       this.globalKey(),
       ...candidates.flatMap((m) => this.keys(m.organizationId, m.endpointId)),
     ];
-    return this.commands.platformAdmit(
+    const codes = await this.commands.platformAdmit(
       keys.length,
       ...keys,
       this.config.concurrency,
@@ -243,10 +271,18 @@ export class DeliverySemaphores {
       ...candidates.map((m) => m.id),
       ...endpointLimits,
     );
+    const lapse = codes.pop() ?? -1;
+    return { codes, lapseMs: lapse < 0 ? undefined : lapse };
   }
 
-  /** ROOM: the free global slots, then the indexes (from 1) of the organizations and endpoints still full. */
-  room(organizations: readonly string[], endpoints: readonly string[]): Promise<number[]> {
+  /**
+   * ROOM: the free global slots, how long until a hold of those still full lapses (ms, undefined
+   * if none is), and the indexes (from 1) of the organizations and endpoints still full.
+   */
+  async room(
+    organizations: readonly string[],
+    endpoints: readonly string[],
+  ): Promise<{ free: number; lapseMs: number | undefined; full: number[] }> {
     const keys = [
       this.globalKey(),
       ...organizations.map((id) => this.organizationKey(id)),
@@ -257,7 +293,12 @@ export class DeliverySemaphores {
       ...organizations.map(() => this.config.organizationConcurrency),
       ...endpoints.map(() => this.config.endpointConcurrency),
     ];
-    return this.commands.platformRoom(keys.length, ...keys, ...limits);
+    const [free = 0, lapse = -1, ...full] = await this.commands.platformRoom(
+      keys.length,
+      ...keys,
+      ...limits,
+    );
+    return { free, lapseMs: lapse < 0 ? undefined : lapse, full };
   }
 
   /** TAKE: a code per message, 1 if this job took it. */

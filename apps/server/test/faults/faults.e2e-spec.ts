@@ -8,6 +8,7 @@
 import { type ChildProcess, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { prepareDatabase } from '../../src/testing';
 import { type Receiver, type Reply, startReceiver, waitFor } from '../support/receiver';
 import {
@@ -78,6 +79,7 @@ async function scene(server: Running, databaseUrl: string, reply?: () => Reply) 
   return {
     organizationId,
     token,
+    endpointId: endpoint.body.id,
     receiver,
     load: new PaymentLoad(server.url, token, student.body.id),
     delivered: () => receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id),
@@ -362,11 +364,16 @@ describe('on postgres', () => {
     await first.exited;
     load.url = second.url;
     await waitFor(() => load.recoveredAfter(killedAt) !== null, { timeoutMs: 15_000 });
+    // The first delivery after the kill, however late: the load may stop before the dead
+    // instance's slots lapse, and nothing new is written then to wake the relay.
+    const firstAfter = await waitFor(() => receiver.received.find((r) => r.at > killedAt)?.at, {
+      timeoutMs: 10_000,
+      what: 'a delivery after the kill',
+    }).catch(() => undefined);
     await pause(1500);
     await load.stop();
     await load.retryUnanswered();
     const deliveredBefore = receiver.received.filter((r) => r.at <= killedAt).length;
-    const firstAfter = receiver.received.find((r) => r.at > killedAt)?.at;
     const resumeSeconds = firstAfter === undefined ? null : (firstAfter - killedAt) / 1000;
     await pause(3000);
     expect(resumeSeconds).not.toBeNull();
@@ -384,6 +391,42 @@ describe('on postgres', () => {
     expectHeld(row);
     second.child.kill('SIGTERM');
     await second.exited;
+    await db.drop();
+  });
+  it("an instance died holding all of an endpoint's slots: the next delivery goes as they lapse, not a poll later", async () => {
+    const db = await database('postgres');
+    const prefix = `faults-lapse-${Date.now()}`;
+    const server = await start(
+      serverEnv(db.databaseUrl, {
+        REDIS_URL: redisUrl,
+        REDIS_PREFIX: prefix,
+        WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+        // Nothing but the lapse of the dead holds can wake the relay within the test.
+        WEBHOOK_POLL_INTERVAL: '60s',
+      }),
+    );
+    const { endpointId, receiver, load } = await scene(server, db.databaseUrl);
+    // What an instance killed mid-delivery leaves in Redis: both slots of the endpoint, held for
+    // 1.5 s more by holders that will never free or renew them.
+    const redis = new Redis(redisUrl);
+    const [seconds, micros] = await redis.time();
+    const lapsesAt = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) + 1500;
+    const key = `${prefix}:webhook-endpoint:${endpointId}`;
+    await redis.zadd(key, lapsesAt, 'dead-1', lapsesAt, 'dead-2');
+    await redis.pexpire(key, 1500);
+    redis.disconnect();
+    const plantedAt = Date.now();
+    expect((await load.send('after-the-death')).status).toBe(201);
+
+    const arrived = await waitFor(() => receiver.received[0]?.at, {
+      timeoutMs: 10_000,
+      what: 'the delivery held back by the dead slots',
+    });
+    // Not before the holds lapse (the limit held), and well within a second after.
+    expect(arrived - plantedAt).toBeGreaterThanOrEqual(1400);
+    expect(arrived - plantedAt).toBeLessThan(2500);
+    server.child.kill('SIGTERM');
+    await server.exited;
     await db.drop();
   });
 });
