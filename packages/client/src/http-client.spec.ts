@@ -1,117 +1,35 @@
 /**
  * Retries, headers and failure modes, against small real HTTP servers on 127.0.0.1 that can
- * be told to answer 503, 429, drop the connection or hang. Routes come from a test contract,
- * which also shows that any router (and so any future resource) gets a typed SDK surface.
+ * be told to answer 503, 429, drop the connection or hang (test/things.ts). Idempotency keys are
+ * in http-client-idempotency.spec.ts.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { initContract } from '@ts-rest/core';
+import { sendJson, sendProblem } from '../test/local-server';
 import {
-  startLocalServer,
-  sendJson,
-  sendProblem,
-  type LocalServer,
-  type Responder,
-} from '../test/local-server';
+  closeServers,
+  dropConnection,
+  failThenSucceed,
+  recordingSleep,
+  sdk,
+  serve,
+  servers,
+  testContract,
+  thing,
+  unavailable,
+} from '../test/things';
+import { createClientFor } from './client-for';
 import {
   PlatformApiError,
-  PlatformConflictError,
   PlatformConnectionError,
   PlatformNotFoundError,
   PlatformRateLimitError,
   PlatformServerError,
   PlatformTimeoutError,
   VERSION,
-  type ClientOptions,
 } from './index';
-import { createClientFor } from './client-for';
-import { newIdempotencyKey } from './http-client';
 
-interface Thing {
-  id: string;
-  name: string;
-}
-
-const c = initContract();
-const testContract = c.router({
-  things: {
-    list: {
-      method: 'GET',
-      path: '/v1/things',
-      query: c.type<{ page?: number; per_page?: number }>(),
-      responses: {
-        200: c.type<{
-          data: Thing[];
-          meta: {
-            page: number;
-            per_page: number;
-            total: number;
-            total_pages: number;
-            total_exact: boolean;
-          };
-          links: { next: string | null };
-        }>(),
-      },
-      metadata: { scope: 'students:read', list: true } as const,
-    },
-    get: {
-      method: 'GET',
-      path: '/v1/things/:id',
-      responses: { 200: c.type<Thing>() },
-      metadata: { scope: 'students:read' } as const,
-    },
-    create: {
-      method: 'POST',
-      path: '/v1/things',
-      body: c.type<{ name: string }>(),
-      responses: { 201: c.type<Thing>() },
-      metadata: { scope: 'students:write' } as const,
-    },
-    update: {
-      method: 'PATCH',
-      path: '/v1/things/:id',
-      body: c.type<{ name: string }>(),
-      responses: { 200: c.type<Thing>() },
-      metadata: { scope: 'students:write' } as const,
-    },
-  },
-});
-
-const servers: LocalServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(respond: Responder): Promise<LocalServer> {
-  const server = await startLocalServer(respond);
-  servers.push(server);
-  return server;
-}
-
-/** Records each wait instead of sleeping, so backoff tests take no time. */
-function recordingSleep() {
-  const waits: number[] = [];
-  return { waits, sleep: (ms: number) => (waits.push(ms), Promise.resolve()) };
-}
-
-function sdk(server: { url: string }, options: Partial<ClientOptions> = {}) {
-  return createClientFor(testContract, { baseUrl: server.url, token: 'pat_test', ...options });
-}
-
-const thing = { id: 'thg_1', name: 'Globe' };
-
-/** Answers `failures` in turn, then 200 (201 for POST) with `thing`. */
-function failThenSucceed(...failures: Responder[]): Responder {
-  return (req, res, index) => {
-    const fail = failures[index];
-    if (fail) fail(req, res, index);
-    else sendJson(res, req.method === 'POST' ? 201 : 200, thing);
-  };
-}
-
-const unavailable: Responder = (_req, res) => sendProblem(res, 503, 'service_unavailable');
-const dropConnection: Responder = (_req, res) => res.socket?.destroy();
+afterEach(closeServers);
 
 describe('createClientFor', () => {
   describe('requests', () => {
@@ -369,146 +287,6 @@ describe('createClientFor', () => {
       expect((error as PlatformServerError).detail).toContain('Bad Gateway');
     });
   });
-
-  describe('idempotency keys', () => {
-    const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-    it('gives every POST its own generated Idempotency-Key', async () => {
-      const server = await serve(failThenSucceed());
-
-      await sdk(server).things.create({ body: { name: 'Globe' } });
-      await sdk(server).things.create({ body: { name: 'Globe' } });
-
-      const [first, second] = server.requests.map((r) => r.headers['idempotency-key']);
-      expect(first).toMatch(UUID);
-      expect(second).toMatch(UUID);
-      expect(second).not.toBe(first);
-    });
-
-    it('retries a POST after a 503 with the same generated key and body', async () => {
-      const server = await serve(failThenSucceed(unavailable, unavailable));
-      const { sleep } = recordingSleep();
-
-      await expect(
-        sdk(server, { sleep }).things.create({ body: { name: 'Globe' } }),
-      ).resolves.toEqual(thing);
-
-      expect(server.requests).toHaveLength(3);
-      const keys = new Set(server.requests.map((r) => r.headers['idempotency-key']));
-      expect(keys.size).toBe(1);
-      expect([...keys][0]).toMatch(UUID);
-      expect(server.requests.map((r) => r.body)).toEqual(Array(3).fill('{"name":"Globe"}'));
-    });
-
-    it('retries a POST whose connection dropped with the same generated key', async () => {
-      const server = await serve(failThenSucceed(dropConnection));
-      const { sleep } = recordingSleep();
-
-      await expect(
-        sdk(server, { sleep }).things.create({ body: { name: 'Globe' } }),
-      ).resolves.toEqual(thing);
-
-      expect(server.requests).toHaveLength(2);
-      expect(server.requests[1]!.headers['idempotency-key']).toBe(
-        server.requests[0]!.headers['idempotency-key'],
-      );
-    });
-
-    it('keeps a key the caller chose, in any letter case, instead of generating one', async () => {
-      const server = await serve(failThenSucceed());
-
-      await sdk(server, { headers: { 'IDEMPOTENCY-KEY': 'from-options' } }).things.create({
-        body: { name: 'Globe' },
-      });
-      await sdk(server).things.create({
-        body: { name: 'Globe' },
-        extraHeaders: { 'idempotency-key': 'from-call' },
-      });
-
-      expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual([
-        'from-options',
-        'from-call',
-      ]);
-    });
-
-    it('sends no key with a GET or a PATCH, and does not retry the PATCH', async () => {
-      const server = await serve((req, res, index) =>
-        index === 1 ? unavailable(req, res, index) : sendJson(res, 200, thing),
-      );
-      const { sleep } = recordingSleep();
-
-      await sdk(server, { sleep }).things.get({ params: { id: 'thg_1' } });
-      await expect(
-        sdk(server, { sleep }).things.update({ params: { id: 'thg_1' }, body: { name: 'Atlas' } }),
-      ).rejects.toBeInstanceOf(PlatformServerError);
-
-      expect(server.requests.map((r) => [r.method, r.headers['idempotency-key']])).toEqual([
-        ['GET', undefined],
-        ['PATCH', undefined],
-      ]);
-    });
-
-    it('waits out a 409 with Retry-After (an earlier attempt still running), then gets the response', async () => {
-      const server = await serve(
-        failThenSucceed((_req, res) => sendProblem(res, 409, 'conflict', { 'retry-after': '1' })),
-      );
-      const { waits, sleep } = recordingSleep();
-
-      await expect(
-        sdk(server, { sleep }).things.create({ body: { name: 'Globe' } }),
-      ).resolves.toEqual(thing);
-      expect(waits).toEqual([1000]);
-      expect(server.requests[1]!.headers['idempotency-key']).toBe(
-        server.requests[0]!.headers['idempotency-key'],
-      );
-    });
-
-    it('makes version 4 UUIDs from getRandomValues where randomUUID is missing (plain-http pages)', async () => {
-      const real = globalThis.crypto;
-      const use = (value: unknown) =>
-        Object.defineProperty(globalThis, 'crypto', { value, configurable: true, writable: true });
-      try {
-        use({ getRandomValues: (a: Uint8Array) => real.getRandomValues(a) });
-        const keys = [await newIdempotencyKey(), await newIdempotencyKey()];
-        expect(keys[0]).toMatch(UUID);
-        expect(keys[1]).toMatch(UUID);
-        expect(keys[1]).not.toBe(keys[0]);
-      } finally {
-        use(real);
-      }
-    });
-
-    it("takes node:crypto's Web Crypto where Node has no global crypto (Node 18)", async () => {
-      const real = globalThis.crypto;
-      Object.defineProperty(globalThis, 'crypto', {
-        value: undefined,
-        configurable: true,
-        writable: true,
-      });
-      try {
-        const keys = [await newIdempotencyKey(), await newIdempotencyKey()];
-        expect(keys[0]).toMatch(UUID);
-        expect(keys[1]).not.toBe(keys[0]);
-      } finally {
-        Object.defineProperty(globalThis, 'crypto', {
-          value: real,
-          configurable: true,
-          writable: true,
-        });
-      }
-    });
-
-    it('does not retry any other 409', async () => {
-      const server = await serve(failThenSucceed((_req, res) => sendProblem(res, 409, 'conflict')));
-      const { sleep } = recordingSleep();
-
-      await expect(
-        sdk(server, { sleep }).things.create({ body: { name: 'Globe' } }),
-      ).rejects.toBeInstanceOf(PlatformConflictError);
-      expect(server.requests).toHaveLength(1);
-    });
-  });
-
   describe('client errors', () => {
     it('does not retry a 404 and throws PlatformNotFoundError', async () => {
       const server = await serve((_req, res) => sendProblem(res, 404, 'not_found'));

@@ -237,17 +237,7 @@ export class HttpClient {
   /** Resolves with a 2xx response; throws `PlatformApiError` (by kind) or `PlatformConnectionError`. */
   async request(request: HttpRequest): Promise<HttpResponse> {
     const method = request.method.toUpperCase();
-    const headers = this.headersFor(request.headers);
-    // One key per call, made before the first attempt: every retry below sends these same
-    // headers, so the server recognises the repeat and answers it without doing the work twice.
-    if (
-      method === 'POST' &&
-      this.config.idempotencyKeys !== false &&
-      headers['idempotency-key'] === undefined
-    ) {
-      const key = await newIdempotencyKey();
-      if (key !== undefined) headers['idempotency-key'] = key;
-    }
+    const headers = await this.callHeaders(method, request.headers);
     const keyed = headers['idempotency-key'] !== undefined;
     // A POST or PATCH is only safe to repeat when the server can recognise the repeat.
     const retriable = IDEMPOTENT_METHODS.has(method) || keyed;
@@ -300,16 +290,7 @@ export class HttpClient {
         await this.wait(this.backoff(attempt), request.signal);
         continue;
       }
-      await hooks.onResponse?.({
-        method,
-        url: request.url,
-        status: response.status,
-        headers: response.headers,
-        requestId: response.headers.get('x-request-id') ?? undefined,
-        attempt: sent - 1,
-        durationMs: performance.now() - started,
-      });
-      this.warnIfDeprecated(method, request.url, response.headers);
+      await this.observe(method, request.url, response, sent - 1, started);
       if (response.status >= 200 && response.status < 300)
         return { ...response, retriesTaken: sent - 1 };
       // An OAuth access token revoked or expired early: renew it once and send again.
@@ -329,6 +310,47 @@ export class HttpClient {
       if (delay === undefined || attempt >= maxRetries) throw error;
       await this.wait(delay, request.signal);
     }
+  }
+
+  /**
+   * The headers of every attempt of one call. A POST gets one idempotency key, made before the
+   * first attempt: every retry sends these same headers, so the server recognises the repeat and
+   * answers it without doing the work twice.
+   */
+  private async callHeaders(
+    method: string,
+    extra: Record<string, string> | undefined,
+  ): Promise<Record<string, string>> {
+    const headers = this.headersFor(extra);
+    if (
+      method === 'POST' &&
+      this.config.idempotencyKeys !== false &&
+      headers['idempotency-key'] === undefined
+    ) {
+      const key = await newIdempotencyKey();
+      if (key !== undefined) headers['idempotency-key'] = key;
+    }
+    return headers;
+  }
+
+  /** Tells `onResponse` about an attempt's response (2xx or not), and warns of a deprecation. */
+  private async observe(
+    method: string,
+    url: string,
+    response: HttpResponse,
+    attempt: number,
+    started: number,
+  ): Promise<void> {
+    await this.config.hooks?.onResponse?.({
+      method,
+      url,
+      status: response.status,
+      headers: response.headers,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+      attempt,
+      durationMs: performance.now() - started,
+    });
+    this.warnIfDeprecated(method, url, response.headers);
   }
 
   private headersFor(extra: Record<string, string> | undefined): Record<string, string> {

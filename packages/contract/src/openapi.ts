@@ -180,6 +180,74 @@ export interface OpenApiDocumentOptions {
   router?: AppRouter;
 }
 
+/** ts-rest's hook that rewrites each operation of the generated document. */
+type OperationMapper = NonNullable<
+  NonNullable<Parameters<typeof generateOpenApi>[2]>['operationMapper']
+>;
+
+/**
+ * An operation with what the contract's metadata adds: its scope and security, file responses,
+ * rate-limit cost, deprecation, the Idempotency-Key of a POST, and the `x-` extensions.
+ */
+const mapOperation: OperationMapper = (op, route) => {
+  const metadata = operationMetadata(route);
+  const scope = metadata?.scope;
+  const scopes = scope ? [scope] : [];
+  const deprecation = metadata?.deprecated;
+  const fileTypes = metadata?.file;
+  if (fileTypes) {
+    const success = op.responses['200'] as { description?: string } | undefined;
+    op = {
+      ...op,
+      responses: {
+        ...op.responses,
+        200: {
+          description: success?.description ?? 'The file.',
+          content: Object.fromEntries(
+            fileTypes.map((type) => [type, { schema: { type: 'string' } }]),
+          ),
+        },
+      },
+    };
+  }
+  const cost = metadata ? operationCost(metadata) : undefined;
+  if (cost !== undefined && cost > DEFAULT_OPERATION_COST) {
+    op = {
+      ...op,
+      description: [op.description, costNote(cost)].filter(Boolean).join('\n\n'),
+    };
+  }
+  return {
+    ...op,
+    ...(deprecation && {
+      deprecated: true,
+      [DEPRECATION_EXTENSION]: deprecation,
+      description: [
+        op.description,
+        deprecationNote({
+          ...deprecation,
+          link:
+            deprecation.link ??
+            `${DEPRECATIONS_PAGE_PATH}#${deprecationAnchor(route, 'operation')}`,
+        }),
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
+    }),
+    ...(route.method === 'POST' && {
+      parameters: [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER],
+    }),
+    ...(metadata && {
+      security: SECURITY_SCHEMES.map((scheme) => ({ [scheme]: scopes })),
+    }),
+    ...(scope && { 'x-required-scope': scope }),
+    ...(cost !== undefined && { [RATE_LIMIT_COST_EXTENSION]: cost }),
+    ...(metadata?.list && { 'x-list': true }),
+    ...(metadata?.feed && { 'x-feed': true }),
+    ...(metadata?.delegation && { 'x-delegation': metadata.delegation }),
+  };
+};
+
 /**
  * The OpenAPI 3.1 document of the contract; `pnpm --filter @platform/contract openapi` writes it,
  * and the server serves it with `servers` set to its own `PUBLIC_URL`.
@@ -222,64 +290,7 @@ export function generateOpenApiDocument(version: string, options: OpenApiDocumen
     },
     {
       setOperationId: 'concatenated-path',
-      operationMapper: (op, route) => {
-        const metadata = operationMetadata(route);
-        const scope = metadata?.scope;
-        const scopes = scope ? [scope] : [];
-        const deprecation = metadata?.deprecated;
-        const fileTypes = metadata?.file;
-        if (fileTypes) {
-          const success = op.responses['200'] as { description?: string } | undefined;
-          op = {
-            ...op,
-            responses: {
-              ...op.responses,
-              200: {
-                description: success?.description ?? 'The file.',
-                content: Object.fromEntries(
-                  fileTypes.map((type) => [type, { schema: { type: 'string' } }]),
-                ),
-              },
-            },
-          };
-        }
-        const cost = metadata ? operationCost(metadata) : undefined;
-        if (cost !== undefined && cost > DEFAULT_OPERATION_COST) {
-          op = {
-            ...op,
-            description: [op.description, costNote(cost)].filter(Boolean).join('\n\n'),
-          };
-        }
-        return {
-          ...op,
-          ...(deprecation && {
-            deprecated: true,
-            [DEPRECATION_EXTENSION]: deprecation,
-            description: [
-              op.description,
-              deprecationNote({
-                ...deprecation,
-                link:
-                  deprecation.link ??
-                  `${DEPRECATIONS_PAGE_PATH}#${deprecationAnchor(route, 'operation')}`,
-              }),
-            ]
-              .filter(Boolean)
-              .join('\n\n'),
-          }),
-          ...(route.method === 'POST' && {
-            parameters: [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER],
-          }),
-          ...(metadata && {
-            security: SECURITY_SCHEMES.map((scheme) => ({ [scheme]: scopes })),
-          }),
-          ...(scope && { 'x-required-scope': scope }),
-          ...(cost !== undefined && { [RATE_LIMIT_COST_EXTENSION]: cost }),
-          ...(metadata?.list && { 'x-list': true }),
-          ...(metadata?.feed && { 'x-feed': true }),
-          ...(metadata?.delegation && { 'x-delegation': metadata.delegation }),
-        };
-      },
+      operationMapper: mapOperation,
     },
   ) as unknown as JsonObject;
 

@@ -193,6 +193,7 @@ const EnvSchema = z.object({
 });
 
 export type RawEnv = z.input<typeof EnvSchema>;
+type ParsedEnv = z.infer<typeof EnvSchema>;
 
 export type DatabaseConfig =
   | { type: 'sqlite'; path: string; migrateOnStart: boolean; cacheMib: number }
@@ -278,18 +279,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid environment configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  const url = e.DATABASE_URL;
-  const database: DatabaseConfig =
-    url && /^postgres(ql)?:/.test(url)
-      ? { type: 'postgres', url, migrateOnStart: e.DATABASE_MIGRATE_ON_START ?? false }
-      : {
-          type: 'sqlite',
-          path: url
-            ? path.resolve(url.slice('sqlite:'.length))
-            : path.join(REPO_ROOT, 'data', 'platform.sqlite'),
-          migrateOnStart: e.DATABASE_MIGRATE_ON_START ?? true,
-          cacheMib: e.SQLITE_CACHE_MIB,
-        };
+  const database = databaseConfig(e);
   const publicUrl = e.PUBLIC_URL?.replace(/\/$/, '');
   const origin = serverOrigin({ publicUrl, host: e.HOST, port: e.PORT });
   return {
@@ -329,22 +319,42 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     exports: { retentionMs: e.EXPORT_RETENTION },
     requestLog: { enabled: e.REQUEST_LOG, retentionDays: e.REQUEST_LOG_RETENTION_DAYS },
     tokenCacheSize: e.TOKEN_CACHE_SIZE,
-    webhooks: {
-      userAgent: `PlatformWebhooks/1.0 (+${origin}/docs)`,
-      ...(e.WEBHOOK_SECRETS_KEY && { secretsKey: e.WEBHOOK_SECRETS_KEY }),
-      allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
-      retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
-      timeoutMs: e.WEBHOOK_TIMEOUT,
-      disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
-      concurrency: e.WEBHOOK_CONCURRENCY,
-      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
-      organizationConcurrency: Math.min(
-        e.WEBHOOK_CONCURRENCY,
-        e.WEBHOOK_ORGANIZATION_CONCURRENCY ?? Math.ceil(e.WEBHOOK_CONCURRENCY / 4),
-      ),
-      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL,
-      shutdownGraceMs: e.WEBHOOK_SHUTDOWN_GRACE,
-      dispatcher: e.WEBHOOK_DISPATCHER,
-    },
+    webhooks: webhookConfig(e, origin),
+  };
+}
+
+/** `DATABASE_URL`: Postgres for a `postgres:` URL, else SQLite at its path or the default file. */
+function databaseConfig(e: ParsedEnv): DatabaseConfig {
+  const url = e.DATABASE_URL;
+  return url && /^postgres(ql)?:/.test(url)
+    ? { type: 'postgres', url, migrateOnStart: e.DATABASE_MIGRATE_ON_START ?? false }
+    : {
+        type: 'sqlite',
+        path: url
+          ? path.resolve(url.slice('sqlite:'.length))
+          : path.join(REPO_ROOT, 'data', 'platform.sqlite'),
+        migrateOnStart: e.DATABASE_MIGRATE_ON_START ?? true,
+        cacheMib: e.SQLITE_CACHE_MIB,
+      };
+}
+
+/** The `WEBHOOK_*` settings; `origin` names this server in the User-Agent. */
+function webhookConfig(e: ParsedEnv, origin: string): WebhookConfig {
+  return {
+    userAgent: `PlatformWebhooks/1.0 (+${origin}/docs)`,
+    ...(e.WEBHOOK_SECRETS_KEY && { secretsKey: e.WEBHOOK_SECRETS_KEY }),
+    allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
+    retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
+    timeoutMs: e.WEBHOOK_TIMEOUT,
+    disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
+    concurrency: e.WEBHOOK_CONCURRENCY,
+    endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+    organizationConcurrency: Math.min(
+      e.WEBHOOK_CONCURRENCY,
+      e.WEBHOOK_ORGANIZATION_CONCURRENCY ?? Math.ceil(e.WEBHOOK_CONCURRENCY / 4),
+    ),
+    pollIntervalMs: e.WEBHOOK_POLL_INTERVAL,
+    shutdownGraceMs: e.WEBHOOK_SHUTDOWN_GRACE,
+    dispatcher: e.WEBHOOK_DISPATCHER,
   };
 }

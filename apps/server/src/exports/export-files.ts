@@ -60,6 +60,49 @@ export class ExportFiles {
   }
 }
 
+/**
+ * Writes a file's lines into chunks of EXPORT_CHUNK_BYTES through one buffer for every chunk: an
+ * export allocates no chunk-sized buffers (the drivers copy a chunk's bytes when they send it).
+ */
+export class ChunkWriter {
+  private readonly buffer = Buffer.allocUnsafe(EXPORT_CHUNK_BYTES);
+  private used = 0;
+  private chunks = 0;
+  /** The bytes sent so far. */
+  bytes = 0;
+
+  /** `send` writes chunk `seq` (from 0) of the file. */
+  constructor(private readonly send: (seq: number, data: Buffer) => Promise<void>) {}
+
+  /** Appends a line without awaiting when it surely fits (3 bytes a char); false when it might not. */
+  tryWrite(line: string): boolean {
+    if (this.buffer.length - this.used < line.length * 3) return false;
+    this.used += this.buffer.write(line, this.used, 'utf8');
+    return true;
+  }
+
+  /** Appends a line, sending the chunk first when the line might not fit. */
+  async write(line: string): Promise<void> {
+    if (this.tryWrite(line)) return;
+    if (this.used > 0) await this.flush(this.buffer.subarray(0, this.used));
+    this.used = 0;
+    // A line longer than a chunk is a chunk of its own.
+    if (line.length * 3 > this.buffer.length) return this.flush(Buffer.from(line, 'utf8'));
+    this.used += this.buffer.write(line, this.used, 'utf8');
+  }
+
+  /** Sends what is left: an empty file is one empty chunk. */
+  async end(): Promise<void> {
+    if (this.used > 0 || this.chunks === 0) await this.flush(this.buffer.subarray(0, this.used));
+  }
+
+  private async flush(data: Buffer): Promise<void> {
+    await this.send(this.chunks, data);
+    this.chunks += 1;
+    this.bytes += data.length;
+  }
+}
+
 /** One line of NDJSON per resource. */
 export function ndjsonLine(resource: Record<string, unknown>): string {
   return `${JSON.stringify(resource)}\n`;

@@ -13,13 +13,11 @@ import {
   EXPORT_COLLECTIONS,
   EXPORT_DOWNLOAD_LINK_TTL_SECONDS,
   EXPORT_DOWNLOAD_PATH,
-  EXPORT_REFUSED_FILTERS,
   type Export,
   type ExportDownloadLink,
   type ExportCollection,
   type ExportCreateSchema,
   type ListQuery,
-  type ProblemFieldError,
 } from '@platform/contract';
 import type { DataSource, Repository } from 'typeorm';
 import type { z } from 'zod';
@@ -28,6 +26,7 @@ import type { ApiAuditActor } from '../audit/audit-actor';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
+import type { Statement } from '../common/list/list-types';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import type { Principal } from '../common/principal';
 import { ProblemException } from '../common/problem.exception';
@@ -44,8 +43,9 @@ import { Sql } from '../database/sql';
 import { FeedPositions } from '../events/feed-position';
 import { COLLECTION_SOURCES, rowMapper } from './collections';
 import { ExportRecord } from './export.entity';
-import { csvHeader, csvRow, EXPORT_CHUNK_BYTES, ExportFiles, ndjsonLine } from './export-files';
-import { SnapshotOpener } from './snapshot';
+import { ChunkWriter, csvHeader, csvRow, ExportFiles, ndjsonLine } from './export-files';
+import { exportRowsQuery } from './export-query';
+import { type Snapshot, SnapshotOpener } from './snapshot';
 
 type ExportCreate = z.output<typeof ExportCreateSchema>;
 
@@ -75,6 +75,13 @@ export function toExportResource(record: ExportRecord, now: number): Export {
     completed_at: record.completedAt ? toIso(record.completedAt) : null,
     expires_at: record.expiresAt ? toIso(record.expiresAt) : null,
   };
+}
+
+/** What an export reads: its unpaged statement, and how each row becomes a resource's fields. */
+interface ExportReading {
+  every: Statement;
+  toResource: (row: Record<string, unknown>) => Record<string, unknown>;
+  fields: string[];
 }
 
 /** A download link's token: a prefix (for secret scanners) and 256 random bits. */
@@ -163,7 +170,7 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
         },
       );
     }
-    this.rowsQuery(body.collection, body.filters);
+    exportRowsQuery(body.collection, body.filters);
     const now = this.clock.now();
     const record: ExportRecord = {
       id: newId('export', now.getTime()),
@@ -329,47 +336,6 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
     return record;
   }
 
-  /**
-   * The statement of the rows an export reads: the collection's list query with the export's
-   * filters, oldest first, unpaged. A bad filter is a 400 naming it under `body.filters`.
-   */
-  private rowsQuery(collection: ExportCollection, filters: Record<string, string>) {
-    const errors: ProblemFieldError[] = [];
-    for (const name of EXPORT_REFUSED_FILTERS) {
-      if (name in filters) {
-        errors.push({
-          path: `body.filters.${name}`,
-          message: `${name} does not apply to an export, which always reads every matching record`,
-          code: 'unrecognized_keys',
-        });
-      }
-    }
-    const parsed = COLLECTION_SOURCES[collection].listQuery.safeParse(filters);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        const key = issue.path.length ? issue.path.join('.') : undefined;
-        const named =
-          issue.code === 'unrecognized_keys' ? issue.keys.map((k) => `body.filters.${k}`) : [];
-        const paths = named.length ? named : [`body.filters${key ? `.${key}` : ''}`];
-        for (const path of paths) errors.push({ path, message: issue.message, code: issue.code });
-      }
-    }
-    if (errors.length || !parsed.success) {
-      throw new ProblemException(
-        'validation_error',
-        errors.map((e) => `${e.path}: ${e.message}`).join('; '),
-        { errors },
-      );
-    }
-    const query: ListQuery = {
-      ...(parsed.data as ListQuery),
-      sort: [{ field: 'created_at', direction: 'asc' }],
-      page: 1,
-      per_page: Number.MAX_SAFE_INTEGER,
-    };
-    return query;
-  }
-
   /** Runs queued exports (and ones whose runner's lease lapsed) until none is left. */
   kick(): void {
     if (this.stopped) return;
@@ -418,62 +384,10 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
     try {
       // A lapsed lease: whatever the previous runner wrote is started over.
       await this.files.delete(record.id);
-      const source = COLLECTION_SOURCES[record.collection];
-      const query = this.rowsQuery(
-        record.collection,
-        JSON.parse(record.filters) as Record<string, string>,
+      const reading = this.readingOf(record);
+      const { rows, bytes } = await this.snapshots.run((snapshot) =>
+        this.writeFile(record, reading, snapshot),
       );
-      const repo = this.dataSource.getRepository(source.entity);
-      const { every } = ListCollection.of(this.sql, repo, source.listQuery).statements(
-        record.organizationId,
-        query,
-      );
-      // An export's filters never search (EXPORT_REFUSED_FILTERS has q).
-      if (!every) throw new Error('an export query has no unpaged statement');
-      const toResource = rowMapper(this.dataSource, source);
-      const fields = Object.keys(source.resource.shape as Record<string, unknown>);
-      const { rows, bytes } = await this.snapshots.run(async (snapshot) => {
-        const cursor = await this.feed.head(snapshot.manager, record.organizationId);
-        await this.setRecord({ id: record.id }, { cursor });
-        let seq = 0;
-        let rowCount = 0;
-        let size = 0;
-        // One buffer for every chunk, written line by line: an export allocates no chunk-sized
-        // buffers (the drivers copy a chunk's bytes when they send it).
-        const buffer = Buffer.allocUnsafe(EXPORT_CHUNK_BYTES);
-        let used = 0;
-        const flush = async (data: Buffer) => {
-          const progress = { rowCount, leaseUntil: new Date(this.clock.nowMs() + LEASE_MS) };
-          await this.files.append(record.id, seq, data, (manager) =>
-            manager.update(ExportRecord, { id: record.id }, progress),
-          );
-          seq += 1;
-          size += data.length;
-        };
-        /** Appends a line, sending the chunk first when the line might not fit (3 bytes a char). */
-        const write = async (line: string) => {
-          if (buffer.length - used < line.length * 3) {
-            if (used > 0) await flush(buffer.subarray(0, used));
-            used = 0;
-            // A line longer than a chunk is a chunk of its own.
-            if (line.length * 3 > buffer.length) return flush(Buffer.from(line, 'utf8'));
-          }
-          used += buffer.write(line, used, 'utf8');
-        };
-        if (record.format === 'csv') await write(csvHeader(fields));
-        const format =
-          record.format === 'csv' ? (r: Record<string, unknown>) => csvRow(fields, r) : ndjsonLine;
-        for await (const batch of snapshot.batches(every.text, every.params)) {
-          for (const row of batch) {
-            const line = format(toResource(row));
-            if (buffer.length - used < line.length * 3) await write(line);
-            else used += buffer.write(line, used, 'utf8');
-            rowCount += 1;
-          }
-        }
-        if (used > 0 || seq === 0) await flush(buffer.subarray(0, used));
-        return { rows: rowCount, bytes: size };
-      });
       const completed = this.clock.now();
       await this.setRecord(
         { id: record.id },
@@ -499,6 +413,57 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
         },
       );
     }
+  }
+
+  /** The statement an export reads, and its mapping; a bad filter throws (as `create` would). */
+  private readingOf(record: ExportRecord): ExportReading {
+    const source = COLLECTION_SOURCES[record.collection];
+    const query = exportRowsQuery(
+      record.collection,
+      JSON.parse(record.filters) as Record<string, string>,
+    );
+    const repo = this.dataSource.getRepository(source.entity);
+    const { every } = ListCollection.of(this.sql, repo, source.listQuery).statements(
+      record.organizationId,
+      query,
+    );
+    // An export's filters never search (EXPORT_REFUSED_FILTERS has q).
+    if (!every) throw new Error('an export query has no unpaged statement');
+    const toResource = rowMapper(this.dataSource, source);
+    const fields = Object.keys(source.resource.shape as Record<string, unknown>);
+    return { every, toResource, fields };
+  }
+
+  /**
+   * Writes the export's file from the snapshot, after recording the snapshot's feed cursor; each
+   * chunk commits with the export's progress and a renewed lease.
+   */
+  private async writeFile(
+    record: ExportRecord,
+    { every, toResource, fields }: ExportReading,
+    snapshot: Snapshot,
+  ): Promise<{ rows: number; bytes: number }> {
+    const cursor = await this.feed.head(snapshot.manager, record.organizationId);
+    await this.setRecord({ id: record.id }, { cursor });
+    let rowCount = 0;
+    const writer = new ChunkWriter(async (seq, data) => {
+      const progress = { rowCount, leaseUntil: new Date(this.clock.nowMs() + LEASE_MS) };
+      await this.files.append(record.id, seq, data, (manager) =>
+        manager.update(ExportRecord, { id: record.id }, progress),
+      );
+    });
+    if (record.format === 'csv') await writer.write(csvHeader(fields));
+    const format =
+      record.format === 'csv' ? (r: Record<string, unknown>) => csvRow(fields, r) : ndjsonLine;
+    for await (const batch of snapshot.batches(every.text, every.params)) {
+      for (const row of batch) {
+        const line = format(toResource(row));
+        if (!writer.tryWrite(line)) await writer.write(line);
+        rowCount += 1;
+      }
+    }
+    await writer.end();
+    return { rows: rowCount, bytes: writer.bytes };
   }
 
   /** Through the transaction queue: on SQLite a lone statement would join an open transaction. */

@@ -35,11 +35,10 @@ import { hashToken } from '../security/crypto';
 import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
 import { revokeClientArtifacts } from '../oauth/adapter';
 import { deleteArtifacts, memberArtifacts } from '../oauth/member-artifacts';
-import { isPortalClient, PORTAL_CLIENT_NAME } from '../oauth/portal-client';
-import { PersonalAccessToken } from '../auth/personal-access-token.entity';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
 import { InvitationRecord } from './invitation.entity';
+import { memberCredentials, narrowMemberTo, revokeInvitationsOf } from './member-credentials';
 
 const INVITATION_TTL_MS = INVITATION_TTL_DAYS * 24 * 3600 * 1000;
 
@@ -116,7 +115,7 @@ export class MembersService {
       let changed = false;
       if (changes.role && changes.role !== user.role) {
         if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'demote');
-        const narrowed = await this.narrowTo(manager, user, changes.role);
+        const narrowed = await narrowMemberTo(manager, this.clock, user, changes.role);
         // The entry names what the new role cut back, if anything.
         await this.audit.record(
           actor,
@@ -177,7 +176,7 @@ export class MembersService {
       assertCanGrantRole(principal, user.role);
       if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'remove');
       const now = this.clock.now();
-      const held = await this.credentialsOf(manager, user);
+      const held = await memberCredentials(manager, this.sql, this.clock, user);
       await revokeTokensOf(this.revocations, manager, user.id, now);
       const clientIds = held.oauth_clients.map((client) => client.id);
       if (clientIds.length) {
@@ -193,7 +192,7 @@ export class MembersService {
         { organizationId, ownerUserId: user.id, enabled: true },
         { enabled: false, disabledReason: 'member_removed', updatedAt: now },
       );
-      await this.revokeInvitationsOf(manager, user, () => true, now);
+      await revokeInvitationsOf(manager, user, () => true, now);
       await manager.delete(UserRecord, { id: user.id, organizationId });
       await this.audit.record(
         actor,
@@ -211,125 +210,7 @@ export class MembersService {
   /** What acts for a member: what removing them stops, and demoting them narrows. */
   async credentials(organizationId: string, id: string): Promise<MemberCredentialsResource> {
     const user = await this.retrieve(organizationId, id);
-    return this.credentialsOf(this.users.manager, user);
-  }
-
-  private async credentialsOf(
-    manager: EntityManager,
-    user: UserRecord,
-  ): Promise<MemberCredentialsResource> {
-    const { organizationId } = user;
-    const now = this.clock.now();
-    const [tokens, clients, endpoints, invitations, artifacts] = await Promise.all([
-      manager.find(PersonalAccessToken, {
-        where: { organizationId, userId: user.id, revokedAt: IsNull() },
-        order: { createdAt: 'ASC' },
-      }),
-      manager.find(OAuthClientRecord, {
-        where: { organizationId, userId: user.id },
-        order: { createdAt: 'ASC' },
-      }),
-      manager.find(WebhookEndpointRecord, {
-        where: { organizationId, ownerUserId: user.id, enabled: true },
-        order: { createdAt: 'ASC' },
-      }),
-      pendingInvitationsOf(manager, user, now),
-      memberArtifacts(this.sql, manager, user.id),
-    ]);
-    const live = (a: { payload: { exp?: number } }) =>
-      !a.payload.exp || a.payload.exp * 1000 > now.getTime();
-    const approvedClientIds = [
-      ...new Set(
-        artifacts
-          .filter((a) => a.kind === 'Grant' && live(a) && a.payload.clientId)
-          .map((a) => a.payload.clientId!),
-      ),
-    ];
-    const approved = approvedClientIds.length
-      ? await manager.find(OAuthClientRecord, { where: { id: In(approvedClientIds) } })
-      : [];
-    return {
-      object: 'member_credentials',
-      member_id: publicId('user', user.id),
-      personal_access_tokens: tokens
-        .filter((t) => !t.expiresAt || t.expiresAt > now)
-        .map((t) => ({ id: publicId('personal_access_token', t.id), name: t.name })),
-      oauth_clients: clients.map((c) => ({ id: publicId('oauth_client', c.id), name: c.name })),
-      authorized_apps: approvedClientIds.map((clientId) => ({
-        client_id: publicId('oauth_client', clientId),
-        name:
-          approved.find((c) => c.id === clientId)?.name ??
-          (isPortalClient(clientId) ? PORTAL_CLIENT_NAME : clientId),
-      })),
-      webhook_endpoints: endpoints.map((e) => ({
-        id: publicId('webhook_endpoint', e.id),
-        url: e.url,
-      })),
-      invitations: invitations.map((i) => ({
-        id: publicId('invitation', i.id),
-        email: i.email,
-        role: i.role,
-      })),
-      sessions: artifacts.filter((a) => a.kind === 'Session' && live(a)).length,
-    };
-  }
-
-  /**
-   * A demotion narrows what acts for the member to the new role (api.md, "Membership"): tokens
-   * and grants are cut to it on each request already (`effectiveScopes`); the OAuth clients they
-   * registered are cut to it here, their webhook endpoints deliver only what it may read (at the
-   * next fan-out), and their pending invitations for a role it cannot give are revoked. Returns
-   * what was cut, for the audit entry, or null when nothing was.
-   */
-  private async narrowTo(
-    manager: EntityManager,
-    user: UserRecord,
-    role: Role,
-  ): Promise<Record<string, unknown> | null> {
-    const allowed = new Set<string>(ROLE_SCOPES[role]);
-    const clients = await manager.find(OAuthClientRecord, {
-      where: { organizationId: user.organizationId, userId: user.id },
-    });
-    const now = this.clock.now();
-    const cut: { id: string; scopes: string[] }[] = [];
-    for (const client of clients) {
-      const scopes = client.scopes.split(' ');
-      const kept = scopes.filter((scope) => allowed.has(scope));
-      if (kept.length === scopes.length) continue;
-      await manager.update(
-        OAuthClientRecord,
-        { id: client.id },
-        { scopes: kept.join(' '), updatedAt: now },
-      );
-      cut.push({ id: client.id, scopes: scopes.filter((scope) => !allowed.has(scope)) });
-    }
-    const invitations = await this.revokeInvitationsOf(
-      manager,
-      user,
-      (invitation) => ROLE_SCOPES[invitation.role].some((scope) => !allowed.has(scope)),
-      now,
-    );
-    if (cut.length === 0 && invitations.length === 0) return null;
-    return { oauth_clients: cut, invitations };
-  }
-
-  /** Revokes the member's pending invitations that `which` picks; returns their ids. */
-  private async revokeInvitationsOf(
-    manager: EntityManager,
-    user: UserRecord,
-    which: (invitation: InvitationRecord) => boolean,
-    now: Date,
-  ): Promise<string[]> {
-    const pending = await pendingInvitationsOf(manager, user, now);
-    const revoked = pending.filter(which).map((i) => i.id);
-    if (revoked.length) {
-      await manager.update(
-        InvitationRecord,
-        { id: In(revoked), acceptedAt: IsNull(), revokedAt: IsNull() },
-        { revokedAt: now, expiresAt: now, updatedAt: now },
-      );
-    }
-    return revoked;
+    return memberCredentials(this.users.manager, this.sql, this.clock, user);
   }
 
   /** PostgreSQL: serialises role changes and removals of one organization's admins. */
@@ -564,24 +445,6 @@ function summary(held: MemberCredentialsResource): Record<string, unknown> {
     invitations: held.invitations.map((i) => i.id),
     sessions: held.sessions,
   };
-}
-
-/** The invitations the member sent that can still be accepted, oldest first. */
-function pendingInvitationsOf(
-  manager: EntityManager,
-  user: UserRecord,
-  now: Date,
-): Promise<InvitationRecord[]> {
-  return manager.find(InvitationRecord, {
-    where: {
-      organizationId: user.organizationId,
-      invitedByUserId: user.id,
-      acceptedAt: IsNull(),
-      revokedAt: IsNull(),
-      expiresAt: MoreThan(now),
-    },
-    order: { createdAt: 'ASC' },
-  });
 }
 
 export function toMemberResource(user: UserRecord): MemberResource {

@@ -110,22 +110,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ? { databaseUrl: options.databaseUrl, drop: () => Promise.resolve() }
     : await prepareDatabase(options);
   const port = await freePort();
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    PORT: String(port),
-    DATABASE_URL: database.databaseUrl,
-    // A fresh key per server, as each test database is fresh (PostgreSQL requires one).
-    WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
-    // Suites share a loaded CI machine; a search that is slow there is not what they test. The
-    // budget's own tests set SEARCH_TIMEOUT themselves.
-    SEARCH_TIMEOUT: '10s',
-    ...(options.redisUrl && {
-      REDIS_URL: options.redisUrl,
-      REDIS_PREFIX: `platform-test-${randomBytes(6).toString('hex')}`,
-    }),
-    ...options.env,
-  });
+  const config = testServerConfig(options, port, database.databaseUrl);
   const app = await createApp(config, {
     abortOnError: false,
     ...(options.logDestination && { logDestination: options.logDestination }),
@@ -138,11 +123,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await app.listen(port, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;
-  const organizations = app.get(OrganizationsService);
-  const tokens = app.get(TokensService);
-  const students = app.get(StudentsService);
-  const users = app.get(UsersService);
-  const oauthClients = app.get(OAuthClientsService);
 
   return {
     url,
@@ -150,6 +130,47 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     config,
     app,
     dataSource: app.get<DataSource>(getDataSourceToken()),
+    ...testHelpers(app),
+    close: async () => {
+      // A test is done with its connections: none waits out the keep-alive or headers timeout
+      // (65 s) that a server behind a load balancer gives them.
+      app.getHttpServer().closeAllConnections();
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+/** A test server's configuration: silent, on `port` and the test database, then `options.env`. */
+function testServerConfig(options: TestServerOptions, port: number, databaseUrl: string) {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    // A fresh key per server, as each test database is fresh (PostgreSQL requires one).
+    WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+    // Suites share a loaded CI machine; a search that is slow there is not what they test. The
+    // budget's own tests set SEARCH_TIMEOUT themselves.
+    SEARCH_TIMEOUT: '10s',
+    ...(options.redisUrl && {
+      REDIS_URL: options.redisUrl,
+      REDIS_PREFIX: `platform-test-${randomBytes(6).toString('hex')}`,
+    }),
+    ...options.env,
+  });
+}
+
+/** The TestServer's helpers that write through the app's own services, as an operator. */
+function testHelpers(
+  app: NestExpressApplication,
+): Omit<TestServer, 'url' | 'databaseUrl' | 'config' | 'app' | 'dataSource' | 'close'> {
+  const organizations = app.get(OrganizationsService);
+  const tokens = app.get(TokensService);
+  const students = app.get(StudentsService);
+  const users = app.get(UsersService);
+  const oauthClients = app.get(OAuthClientsService);
+  return {
     createOrganization: (input = {}) => organizations.create({ name: 'Test School', ...input }),
     createToken: async (organizationId, scopes, tokenOptions = {}) => {
       const { token, record } = await tokens.create(
@@ -198,13 +219,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           : countOrRows;
       await students.insertMany(rows);
       return rows;
-    },
-    close: async () => {
-      // A test is done with its connections: none waits out the keep-alive or headers timeout
-      // (65 s) that a server behind a load balancer gives them.
-      app.getHttpServer().closeAllConnections();
-      await app.close();
-      await database.drop();
     },
   };
 }
