@@ -261,47 +261,8 @@ async function answers(url) {
   }
 }
 
-async function main() {
-  if (!fs.existsSync(SERVER_MAIN)) {
-    throw new Error('build the server first: pnpm --filter @platform/server build');
-  }
-  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-anon-bench-'));
-  const databasePath = path.join(tmpDir, 'bench.sqlite');
-  log(
-    `Anonymous cost benchmark: ${config.requests} requests per case over ${config.loops} loops, ` +
-      `${config.bodyBytes} B bodies; Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`,
-  );
-  const seeded = cli(
-    databasePath,
-    'seed',
-    '--students',
-    String(STUDENTS),
-    '--rate-limit',
-    '1000000',
-  );
-  const [port, barePort] = [await freePort(), await freePort()];
-  const server = await startChild(
-    [SERVER_MAIN],
-    {
-      DATABASE_URL: `sqlite:${databasePath}`,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'production',
-      WEBHOOK_DISPATCHER: 'false',
-    },
-    () => answers(`http://127.0.0.1:${port}/health/ready`),
-  );
-  const bare = await startChild([BARE_MAIN], { PORT: String(barePort) }, () =>
-    answers(`http://127.0.0.1:${barePort}/`),
-  );
-
-  // Warm the JIT on the tenant's path, then spend this address's anonymous and OAuth budgets.
-  await tenantLatencies(port, seeded.token, 3);
-  await burst(port, 100, { method: 'GET', path: '/v1/students' });
-  await burst(port, 320, { path: '/oauth/token', headers: { 'Content-Type': 'text/plain' } });
-  await burst(barePort, 420, { method: 'GET', path: '/v1/students' });
-
+/** The over-budget requests measured: forged or missing credentials, with and without a 1 MiB body. */
+function refusalCases() {
   const body = Buffer.alloc(config.bodyBytes, 0x20);
   body[0] = 0x7b; // '{'
   body[body.length - 1] = 0x7d; // '}'
@@ -338,6 +299,87 @@ async function main() {
     ],
     ['no token, no body', { method: 'GET', path: '/v1/students' }],
   ];
+  return cases;
+}
+
+/** The server on the seeded database (no webhook dispatcher) and the bare node:http baseline. */
+async function startServers(databasePath, port, barePort) {
+  const server = await startChild(
+    [SERVER_MAIN],
+    {
+      DATABASE_URL: `sqlite:${databasePath}`,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      WEBHOOK_DISPATCHER: 'false',
+    },
+    () => answers(`http://127.0.0.1:${port}/health/ready`),
+  );
+  const bare = await startChild([BARE_MAIN], { PORT: String(barePort) }, () =>
+    answers(`http://127.0.0.1:${barePort}/`),
+  );
+  return { server, bare };
+}
+
+/** The CPU table and the tenant's latencies, with whether each goal is met. */
+function printResults({ cpu, alone, underLoad, loadTally, ratio }) {
+  log();
+  log(
+    'CPU per over-budget request (user + system, idle subtracted; bare = node:http answering the same 429)',
+  );
+  log(
+    `  ${'case'.padEnd(44)} ${'server ms'.padStart(9)} ${'bare ms'.padStart(8)} ${'server KiB read'.padStart(15)}  goal        answers`,
+  );
+  for (const c of cpu) {
+    const met = c.server.cpu_ms < GOALS.cpuMsPerRefusal;
+    log(
+      `  ${c.name.padEnd(44)} ${c.server.cpu_ms.toFixed(3).padStart(9)} ${c.bare.cpu_ms.toFixed(3).padStart(8)} ${c.server.kib_read.toFixed(0).padStart(15)}  < ${GOALS.cpuMsPerRefusal} ms ${met ? 'met   ' : 'MISSED'} ${JSON.stringify(c.server.tally)}`,
+    );
+  }
+  log();
+  log(
+    `Tenant list latency (GET /v1/students?per_page=25&page=3, one connection, ${config.durationSec} s each)`,
+  );
+  log(
+    `  alone                          p50 ${alone.p50_ms.toFixed(2)} ms  p99 ${alone.p99_ms.toFixed(2)} ms  (${alone.requests} requests)`,
+  );
+  log(
+    `  with ${config.loops} anonymous 1 MiB loops    p50 ${underLoad.p50_ms.toFixed(2)} ms  p99 ${underLoad.p99_ms.toFixed(2)} ms  (${underLoad.requests} requests; the loops got ${JSON.stringify(loadTally)})`,
+  );
+  log(
+    `  p99 with / alone               ${ratio.toFixed(2)}   goal <= ${GOALS.p99Ratio}  ${ratio <= GOALS.p99Ratio ? 'met' : 'MISSED'}`,
+  );
+}
+
+async function main() {
+  if (!fs.existsSync(SERVER_MAIN)) {
+    throw new Error('build the server first: pnpm --filter @platform/server build');
+  }
+  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-anon-bench-'));
+  const databasePath = path.join(tmpDir, 'bench.sqlite');
+  log(
+    `Anonymous cost benchmark: ${config.requests} requests per case over ${config.loops} loops, ` +
+      `${config.bodyBytes} B bodies; Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`,
+  );
+  const seeded = cli(
+    databasePath,
+    'seed',
+    '--students',
+    String(STUDENTS),
+    '--rate-limit',
+    '1000000',
+  );
+  const [port, barePort] = [await freePort(), await freePort()];
+  const { server, bare } = await startServers(databasePath, port, barePort);
+
+  // Warm the JIT on the tenant's path, then spend this address's anonymous and OAuth budgets.
+  await tenantLatencies(port, seeded.token, 3);
+  await burst(port, 100, { method: 'GET', path: '/v1/students' });
+  await burst(port, 320, { path: '/oauth/token', headers: { 'Content-Type': 'text/plain' } });
+  await burst(barePort, 420, { method: 'GET', path: '/v1/students' });
+
+  const cases = refusalCases();
   // The refusal paths need a few thousand requests before V8 has optimised them.
   for (const [, request] of cases) {
     await burst(port, config.warmupRequests, request);
@@ -366,32 +408,7 @@ async function main() {
   const loadTally = await load;
   const ratio = underLoad.p99_ms / alone.p99_ms;
 
-  log();
-  log(
-    'CPU per over-budget request (user + system, idle subtracted; bare = node:http answering the same 429)',
-  );
-  log(
-    `  ${'case'.padEnd(44)} ${'server ms'.padStart(9)} ${'bare ms'.padStart(8)} ${'server KiB read'.padStart(15)}  goal        answers`,
-  );
-  for (const c of cpu) {
-    const met = c.server.cpu_ms < GOALS.cpuMsPerRefusal;
-    log(
-      `  ${c.name.padEnd(44)} ${c.server.cpu_ms.toFixed(3).padStart(9)} ${c.bare.cpu_ms.toFixed(3).padStart(8)} ${c.server.kib_read.toFixed(0).padStart(15)}  < ${GOALS.cpuMsPerRefusal} ms ${met ? 'met   ' : 'MISSED'} ${JSON.stringify(c.server.tally)}`,
-    );
-  }
-  log();
-  log(
-    `Tenant list latency (GET /v1/students?per_page=25&page=3, one connection, ${config.durationSec} s each)`,
-  );
-  log(
-    `  alone                          p50 ${alone.p50_ms.toFixed(2)} ms  p99 ${alone.p99_ms.toFixed(2)} ms  (${alone.requests} requests)`,
-  );
-  log(
-    `  with ${config.loops} anonymous 1 MiB loops    p50 ${underLoad.p50_ms.toFixed(2)} ms  p99 ${underLoad.p99_ms.toFixed(2)} ms  (${underLoad.requests} requests; the loops got ${JSON.stringify(loadTally)})`,
-  );
-  log(
-    `  p99 with / alone               ${ratio.toFixed(2)}   goal <= ${GOALS.p99Ratio}  ${ratio <= GOALS.p99Ratio ? 'met' : 'MISSED'}`,
-  );
+  printResults({ cpu, alone, underLoad, loadTally, ratio });
 
   const missed =
     cpu.some((c) => c.server.cpu_ms >= GOALS.cpuMsPerRefusal) || ratio > GOALS.p99Ratio;

@@ -254,6 +254,106 @@ async function drainRun(receivers, count) {
   }
 }
 
+/** Warm-up: 500 events, delivered and not measured. */
+async function warmUp(events, transactions, organizations, receivers) {
+  const ids = [];
+  await transactions.run(async (manager) => {
+    for (let i = 0; i < 500; i += 1) {
+      ids.push(
+        (await events.record(manager, organizations[i % RECEIVERS], 'student.updated', data(i))).id,
+      );
+    }
+  });
+  await collect(receivers, ids, 60_000);
+  await receivers.ask('reset');
+}
+
+/** Latency at a steady rate: one event per transaction, as an API write makes them. */
+async function steadyRun(events, transactions, organizations, receivers) {
+  const total = Math.round(config.rate * config.latencySeconds);
+  console.log(`Latency at ${config.rate} events/s for ${config.latencySeconds} s ...`);
+  const steadyIds = [];
+  const steadyCommitted = new Map();
+  const t0 = now();
+  for (let n = 0; n < total; n += 1) {
+    const due = t0 + (n * 1000) / config.rate;
+    const wait = due - now();
+    if (wait > 0) await sleep(wait);
+    const record = await transactions.run((manager) =>
+      events.record(manager, organizations[n % RECEIVERS], 'student.updated', data(n)),
+    );
+    steadyCommitted.set(record.id, now());
+    steadyIds.push(record.id);
+  }
+  const steadyArrivals = await collect(receivers, steadyIds, 60_000);
+  const latencies = steadyIds
+    .map((id) => steadyArrivals.get(id) - steadyCommitted.get(id))
+    .sort((a, b) => a - b);
+  await receivers.ask('reset');
+  return { total, latencies };
+}
+
+/** The results file's content: throughput, the bare baseline, steady latency, the settings. */
+function deliveryResults({
+  ids,
+  throughput,
+  started,
+  committed,
+  dispatcherRequests,
+  burstLatencies,
+  bare,
+  drain,
+  total,
+  latencies,
+  concurrency,
+  server,
+}) {
+  return {
+    backend: BACKEND,
+    drain: drain === null ? null : { deliveriesPerSecond: drain },
+    throughput: {
+      events: ids.length,
+      deliveriesPerSecond: Math.round(throughput),
+      commitsPerSecond: Math.round(ids.length / ((committed - started) / 1000)),
+      requests: dispatcherRequests,
+      commitToReceiptMs: {
+        p50: round(percentile(burstLatencies, 50)),
+        p99: round(percentile(burstLatencies, 99)),
+      },
+    },
+    bare: { deliveriesPerSecond: Math.round(bare) },
+    ratio: round(throughput / bare, 2),
+    steady: {
+      rate: config.rate,
+      events: total,
+      commitToReceiptMs: {
+        p50: round(percentile(latencies, 50)),
+        p99: round(percentile(latencies, 99)),
+        max: round(latencies[latencies.length - 1]),
+      },
+    },
+    goals: GOALS,
+    config: {
+      ...config,
+      receivers: RECEIVERS,
+      concurrency,
+      endpointConcurrency: server.config.webhooks.endpointConcurrency,
+    },
+    machine: { cpus: os.cpus().length, node: process.version, platform: process.platform },
+  };
+}
+
+/** Names the goals missed; with BENCH_ENFORCE_GOALS, missing one fails the run. */
+function reportGoals(results) {
+  const missed = [];
+  if (results.throughput.deliveriesPerSecond < GOALS.deliveriesPerSecond) missed.push('throughput');
+  if (GOALS.ratioToBare !== null && results.ratio < GOALS.ratioToBare)
+    missed.push('ratio to the bare loop');
+  if (results.steady.commitToReceiptMs.p99 >= GOALS.p99AtRateMs) missed.push('p99 latency');
+  if (missed.length) console.log(`Goals missed: ${missed.join(', ')}`);
+  if (missed.length && config.enforceGoals) process.exitCode = 1;
+}
+
 async function main() {
   const receivers = await startReceivers();
   const server = await startServer();
@@ -264,19 +364,7 @@ async function main() {
   try {
     const organizations = await subscribe(server, receivers);
     // Warm-up: 500 events, not measured.
-    {
-      const ids = [];
-      await transactions.run(async (manager) => {
-        for (let i = 0; i < 500; i += 1) {
-          ids.push(
-            (await events.record(manager, organizations[i % RECEIVERS], 'student.updated', data(i)))
-              .id,
-          );
-        }
-      });
-      await collect(receivers, ids, 60_000);
-      await receivers.ask('reset');
-    }
+    await warmUp(events, transactions, organizations, receivers);
 
     // 1. Throughput: N events committed as fast as possible (100 per transaction).
     console.log(`Delivering ${config.events} events to ${RECEIVERS} receivers ...`);
@@ -303,26 +391,7 @@ async function main() {
     await receivers.ask('reset');
 
     // 3. Latency at a steady rate: one event per transaction, as an API write makes them.
-    const total = Math.round(config.rate * config.latencySeconds);
-    console.log(`Latency at ${config.rate} events/s for ${config.latencySeconds} s ...`);
-    const steadyIds = [];
-    const steadyCommitted = new Map();
-    const t0 = now();
-    for (let n = 0; n < total; n += 1) {
-      const due = t0 + (n * 1000) / config.rate;
-      const wait = due - now();
-      if (wait > 0) await sleep(wait);
-      const record = await transactions.run((manager) =>
-        events.record(manager, organizations[n % RECEIVERS], 'student.updated', data(n)),
-      );
-      steadyCommitted.set(record.id, now());
-      steadyIds.push(record.id);
-    }
-    const steadyArrivals = await collect(receivers, steadyIds, 60_000);
-    const latencies = steadyIds
-      .map((id) => steadyArrivals.get(id) - steadyCommitted.get(id))
-      .sort((a, b) => a - b);
-    await receivers.ask('reset');
+    const { total, latencies } = await steadyRun(events, transactions, organizations, receivers);
 
     // 4. The dispatcher alone, on a backlog committed before it starts (BENCH_DRAIN=0 skips it).
     let drain = null;
@@ -331,50 +400,24 @@ async function main() {
       drain = Math.round(await drainRun(receivers, config.events));
     }
 
-    const results = {
-      backend: BACKEND,
-      drain: drain === null ? null : { deliveriesPerSecond: drain },
-      throughput: {
-        events: ids.length,
-        deliveriesPerSecond: Math.round(throughput),
-        commitsPerSecond: Math.round(ids.length / ((committed - started) / 1000)),
-        requests: dispatcherRequests,
-        commitToReceiptMs: {
-          p50: round(percentile(burstLatencies, 50)),
-          p99: round(percentile(burstLatencies, 99)),
-        },
-      },
-      bare: { deliveriesPerSecond: Math.round(bare) },
-      ratio: round(throughput / bare, 2),
-      steady: {
-        rate: config.rate,
-        events: total,
-        commitToReceiptMs: {
-          p50: round(percentile(latencies, 50)),
-          p99: round(percentile(latencies, 99)),
-          max: round(latencies[latencies.length - 1]),
-        },
-      },
-      goals: GOALS,
-      config: {
-        ...config,
-        receivers: RECEIVERS,
-        concurrency,
-        endpointConcurrency: server.config.webhooks.endpointConcurrency,
-      },
-      machine: { cpus: os.cpus().length, node: process.version, platform: process.platform },
-    };
+    const results = deliveryResults({
+      ids,
+      throughput,
+      started,
+      committed,
+      dispatcherRequests,
+      burstLatencies,
+      bare,
+      drain,
+      total,
+      latencies,
+      concurrency,
+      server,
+    });
     print(results);
     fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
     fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
-    const missed = [];
-    if (results.throughput.deliveriesPerSecond < GOALS.deliveriesPerSecond)
-      missed.push('throughput');
-    if (GOALS.ratioToBare !== null && results.ratio < GOALS.ratioToBare)
-      missed.push('ratio to the bare loop');
-    if (results.steady.commitToReceiptMs.p99 >= GOALS.p99AtRateMs) missed.push('p99 latency');
-    if (missed.length) console.log(`Goals missed: ${missed.join(', ')}`);
-    if (missed.length && config.enforceGoals) process.exitCode = 1;
+    reportGoals(results);
   } finally {
     receivers.child.disconnect();
     await server.close();

@@ -216,6 +216,47 @@ async function baseline(db, organizationId, file) {
   return { rows, seconds: (performance.now() - started) / 1000 };
 }
 
+/** The server on `port`, without the webhook dispatcher (nothing here delivers). */
+function startServer(db, port) {
+  return spawn(process.execPath, [...SERVER_FLAGS, SERVER_MAIN], {
+    cwd: REPO_ROOT,
+    env: childEnv({
+      ...db.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WEBHOOK_DISPATCHER: 'false',
+    }),
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+/** Prints and writes the results, with whether each goal is met. */
+function report({ bare, exportSeconds, seconds, rssBefore, rssPeak, rssExportPeak, same }) {
+  const results = {
+    database: DIALECT,
+    rows: bare.rows,
+    // The export's own duration, from its created_at to its completed_at.
+    server: { seconds: exportSeconds, rowsPerSecond: Math.round(bare.rows / exportSeconds) },
+    serverPolled: { seconds },
+    baseline: { seconds: bare.seconds, rowsPerSecond: Math.round(bare.rows / bare.seconds) },
+    ratio: Number((bare.seconds / exportSeconds).toFixed(3)),
+    rssBeforeMb: Math.round(rssBefore),
+    rssGrowthMb: Math.round(rssPeak - rssBefore),
+    rssGrowthDuringExportMb: Math.round(rssExportPeak - rssBefore),
+    sameBytesAsBaseline: same,
+  };
+  const goals = {
+    rowsPerSecond: results.server.rowsPerSecond >= GOALS.rowsPerSecond,
+    ratio: results.ratio >= GOALS.ratio,
+    rss: results.rssGrowthMb < GOALS.rssGrowthMb,
+  };
+  log(JSON.stringify({ ...results, goals }, null, 2));
+  writeResults(path.join(__dirname, 'results', `export-${DIALECT}.json`), 'export', {
+    ...results,
+    goals,
+  });
+}
+
 async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-export-'));
   const db = await database(tmp);
@@ -228,16 +269,7 @@ async function main() {
     await bulkStudents(db, organizationId, ROWS - 1);
     log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
     const port = await freePort();
-    server = spawn(process.execPath, [...SERVER_FLAGS, SERVER_MAIN], {
-      cwd: REPO_ROOT,
-      env: childEnv({
-        ...db.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        WEBHOOK_DISPATCHER: 'false',
-      }),
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    server = startServer(db, port);
     const base = `http://127.0.0.1:${port}`;
     await waitReady(base);
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
@@ -286,29 +318,7 @@ async function main() {
         .update(fs.readFileSync(path.join(tmp, 'baseline.ndjson')))
         .digest('hex');
 
-    const results = {
-      database: DIALECT,
-      rows: bare.rows,
-      // The export's own duration, from its created_at to its completed_at.
-      server: { seconds: exportSeconds, rowsPerSecond: Math.round(bare.rows / exportSeconds) },
-      serverPolled: { seconds },
-      baseline: { seconds: bare.seconds, rowsPerSecond: Math.round(bare.rows / bare.seconds) },
-      ratio: Number((bare.seconds / exportSeconds).toFixed(3)),
-      rssBeforeMb: Math.round(rssBefore),
-      rssGrowthMb: Math.round(rssPeak - rssBefore),
-      rssGrowthDuringExportMb: Math.round(rssExportPeak - rssBefore),
-      sameBytesAsBaseline: same,
-    };
-    const goals = {
-      rowsPerSecond: results.server.rowsPerSecond >= GOALS.rowsPerSecond,
-      ratio: results.ratio >= GOALS.ratio,
-      rss: results.rssGrowthMb < GOALS.rssGrowthMb,
-    };
-    log(JSON.stringify({ ...results, goals }, null, 2));
-    writeResults(path.join(__dirname, 'results', `export-${DIALECT}.json`), 'export', {
-      ...results,
-      goals,
-    });
+    report({ bare, exportSeconds, seconds, rssBefore, rssPeak, rssExportPeak, same });
   } finally {
     server?.kill('SIGTERM');
     await new Promise((resolve) => (server ? server.once('exit', resolve) : resolve()));

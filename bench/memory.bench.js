@@ -250,6 +250,111 @@ async function settledRss(pid) {
   return rssMiB(pid);
 }
 
+/** The server on the seeded database; with BENCH_HEAP, with the heap probe and its IPC channel. */
+function startServer(databasePath, port) {
+  const nodeArgs = [...config.serverNodeOptions, ...(config.heap ? ['--require', HEAP_PROBE] : [])];
+  return spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
+    cwd: REPO_ROOT,
+    env: childEnv({
+      DATABASE_URL: `sqlite:${databasePath}`,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      // The 401s of the mix must stay 401s, not the anonymous budget's 429s.
+      RATE_LIMIT_ANONYMOUS: '1000000',
+    }),
+    stdio: config.heap ? ['ignore', 'ignore', 'inherit', 'ipc'] : ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** The results, for the terminal: throughput, CPU, the RSS trace and its parts, the verdict. */
+function printResults({
+  measured,
+  cpuMsPerRequest,
+  before,
+  after,
+  partsBefore,
+  partsAfter,
+  trace,
+  partsTrace,
+  heapTrace,
+  growth,
+  met,
+}) {
+  log('\nResults');
+  log(`  responses: ${JSON.stringify(measured.statuses)}`);
+  log(`  throughput: ${Math.round(measured.rps)} req/s over ${measured.durationS.toFixed(0)} s`);
+  log(`  server CPU: ${cpuMsPerRequest.toFixed(2)} ms per request (user + system)`);
+  if (config.serverNodeOptions.length) log(`  server flags: ${config.serverNodeOptions.join(' ')}`);
+  log(`  RSS after warm-up          ${before.toFixed(1)} MiB`);
+  log(`  RSS after ${config.requests} requests ${after.toFixed(1)} MiB`);
+  log(`  of which (MiB), warm-up   ${JSON.stringify(partsBefore)}`);
+  log(`  of which (MiB), after     ${JSON.stringify(partsAfter)}`);
+  log(`  RSS every 10 s (MiB)      ${trace.join(' ')}`);
+  log(`    of which anonymous      ${partsTrace.map((p) => p.RssAnon).join(' ')}`);
+  log(`    of which mapped files   ${partsTrace.map((p) => p.RssFile).join(' ')}`);
+  if (config.heap) {
+    log(`  V8 heap every 10 s (MiB)  ${heapTrace.map((u) => u.heapTotal).join(' ')}`);
+    log(`    of which new space      ${heapTrace.map((u) => u.newSpace).join(' ')}`);
+    log(`    of which old space      ${heapTrace.map((u) => u.oldSpace).join(' ')}`);
+  }
+  log(
+    `  growth                     ${(growth * 100).toFixed(1)} %   goal <= 10 %   ${met ? 'met' : 'MISSED'}`,
+  );
+  if (config.heap) {
+    log(
+      '  (BENCH_HEAP: the full GC, and a snapshot more so, change RSS after them; compare the heaps)',
+    );
+  }
+}
+
+/** The results file: the same figures, with the config and, with BENCH_HEAP, the heap evidence. */
+function writeMemoryResults({
+  measured,
+  cpuMsPerRequest,
+  before,
+  after,
+  partsBefore,
+  partsAfter,
+  trace,
+  partsTrace,
+  heapTrace,
+  growth,
+  met,
+  heap,
+}) {
+  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+  fs.writeFileSync(
+    RESULTS_FILE,
+    JSON.stringify(
+      {
+        benchmark: 'memory',
+        generated_at: new Date().toISOString(),
+        config,
+        node: process.version,
+        rss_mib: {
+          after_warmup: before,
+          after_load: after,
+          every_10_s: trace,
+          parts_after_warmup: partsBefore,
+          parts_after_load: partsAfter,
+          parts_every_10_s: partsTrace,
+        },
+        heap_every_10_s_mib: heapTrace,
+        growth,
+        goal_max_growth: GOAL_MAX_GROWTH,
+        met,
+        responses: measured.statuses,
+        rps: measured.rps,
+        cpu_ms_per_request: cpuMsPerRequest,
+        server_node_options: config.serverNodeOptions,
+        heap,
+      },
+      null,
+      2,
+    ),
+  );
+}
+
 async function main() {
   if (!fs.existsSync(SERVER_MAIN))
     throw new Error('build the server first (pnpm --filter @platform/server build)');
@@ -265,18 +370,7 @@ async function main() {
   ]);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const nodeArgs = [...config.serverNodeOptions, ...(config.heap ? ['--require', HEAP_PROBE] : [])];
-  server = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
-    cwd: REPO_ROOT,
-    env: childEnv({
-      DATABASE_URL: `sqlite:${databasePath}`,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      // The 401s of the mix must stay 401s, not the anonymous budget's 429s.
-      RATE_LIMIT_ANONYMOUS: '1000000',
-    }),
-    stdio: config.heap ? ['ignore', 'ignore', 'inherit', 'ipc'] : ['ignore', 'ignore', 'inherit'],
-  });
+  server = startServer(databasePath, port);
   await waitReady(base);
   const page = await fetch(`${base}/v1/students?per_page=1`, {
     headers: { authorization: `Bearer ${seeded.token}` },
@@ -316,63 +410,22 @@ async function main() {
   const growth = after / before - 1;
   const met = growth <= GOAL_MAX_GROWTH;
 
-  log('\nResults');
-  log(`  responses: ${JSON.stringify(measured.statuses)}`);
-  log(`  throughput: ${Math.round(measured.rps)} req/s over ${measured.durationS.toFixed(0)} s`);
-  log(`  server CPU: ${cpuMsPerRequest.toFixed(2)} ms per request (user + system)`);
-  if (config.serverNodeOptions.length) log(`  server flags: ${config.serverNodeOptions.join(' ')}`);
-  log(`  RSS after warm-up          ${before.toFixed(1)} MiB`);
-  log(`  RSS after ${config.requests} requests ${after.toFixed(1)} MiB`);
-  log(`  of which (MiB), warm-up   ${JSON.stringify(partsBefore)}`);
-  log(`  of which (MiB), after     ${JSON.stringify(partsAfter)}`);
-  log(`  RSS every 10 s (MiB)      ${trace.join(' ')}`);
-  log(`    of which anonymous      ${partsTrace.map((p) => p.RssAnon).join(' ')}`);
-  log(`    of which mapped files   ${partsTrace.map((p) => p.RssFile).join(' ')}`);
-  if (config.heap) {
-    log(`  V8 heap every 10 s (MiB)  ${heapTrace.map((u) => u.heapTotal).join(' ')}`);
-    log(`    of which new space      ${heapTrace.map((u) => u.newSpace).join(' ')}`);
-    log(`    of which old space      ${heapTrace.map((u) => u.oldSpace).join(' ')}`);
-  }
-  log(
-    `  growth                     ${(growth * 100).toFixed(1)} %   goal <= 10 %   ${met ? 'met' : 'MISSED'}`,
-  );
-  if (config.heap) {
-    log(
-      '  (BENCH_HEAP: the full GC, and a snapshot more so, change RSS after them; compare the heaps)',
-    );
-  }
-
-  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
-  fs.writeFileSync(
-    RESULTS_FILE,
-    JSON.stringify(
-      {
-        benchmark: 'memory',
-        generated_at: new Date().toISOString(),
-        config,
-        node: process.version,
-        rss_mib: {
-          after_warmup: before,
-          after_load: after,
-          every_10_s: trace,
-          parts_after_warmup: partsBefore,
-          parts_after_load: partsAfter,
-          parts_every_10_s: partsTrace,
-        },
-        heap_every_10_s_mib: heapTrace,
-        growth,
-        goal_max_growth: GOAL_MAX_GROWTH,
-        met,
-        responses: measured.statuses,
-        rps: measured.rps,
-        cpu_ms_per_request: cpuMsPerRequest,
-        server_node_options: config.serverNodeOptions,
-        heap,
-      },
-      null,
-      2,
-    ),
-  );
+  const results = {
+    measured,
+    cpuMsPerRequest,
+    before,
+    after,
+    partsBefore,
+    partsAfter,
+    trace,
+    partsTrace,
+    heapTrace,
+    growth,
+    met,
+    heap,
+  };
+  printResults(results);
+  writeMemoryResults(results);
   return met || !config.enforceGoals ? 0 : 1;
 }
 

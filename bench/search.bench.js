@@ -100,13 +100,8 @@ function backgroundLoad(url, token, seconds) {
   });
 }
 
-async function main() {
-  for (const file of [SERVER_MAIN, CLI_MAIN])
-    if (!fs.existsSync(file))
-      throw new Error(`${file} is missing: pnpm --filter @platform/server build`);
-
-  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-search-bench-'));
-  const db = path.join(tmpDir, 'bench.sqlite');
+/** The large tenant, seeded with a school year, and a small tenant with a token and no data yet. */
+function seedTenants(db) {
   log(`Seeding the large tenant: ${config.students} students (and their school year)…`);
   const started = Date.now();
   const big = cli(db, [
@@ -136,10 +131,12 @@ async function main() {
     '--scopes',
     'students:read,students:write',
   ]).token;
+  return { big, smallToken, seedSeconds };
+}
 
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [...serverNodeFlags(), SERVER_MAIN], {
+/** The server on `db`, in production mode and logging warnings only. */
+function startServer(db, port) {
+  return spawn(process.execPath, [...serverNodeFlags(), SERVER_MAIN], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
@@ -151,8 +148,10 @@ async function main() {
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await waitReady(base);
+}
 
+/** The small tenant's students, created through the API. */
+async function addSmallStudents(base, smallToken) {
   for (let i = 0; i < SMALL_STUDENTS; i++) {
     const res = await fetch(`${base}/v1/students`, {
       method: 'POST',
@@ -165,6 +164,40 @@ async function main() {
     });
     if (res.status !== 201) throw new Error(`creating a small-tenant student: ${res.status}`);
   }
+}
+
+/** Each of SEARCHES, `config.searches` sequential requests, logged as it completes. */
+async function measureSearches(searchUrl, token) {
+  const searches = [];
+  for (const s of SEARCHES) {
+    const r = await sequential(searchUrl(s.q), token, config.searches);
+    const parsed = JSON.parse(r.firstBody);
+    const total = parsed.meta?.total ?? null;
+    searches.push({ ...s, total, code: parsed.code ?? null, ...r, firstBody: undefined });
+    log(
+      `  ${s.name.padEnd(20)} q=${s.q.padEnd(14)} total ${String(total ?? '-').padStart(6)}  ` +
+        `p50 ${r.p50_ms.toFixed(1).padStart(7)} ms  p99 ${r.p99_ms.toFixed(1).padStart(7)} ms  ` +
+        `statuses ${JSON.stringify(r.statuses)}`,
+    );
+  }
+  return searches;
+}
+
+async function main() {
+  for (const file of [SERVER_MAIN, CLI_MAIN])
+    if (!fs.existsSync(file))
+      throw new Error(`${file} is missing: pnpm --filter @platform/server build`);
+
+  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-search-bench-'));
+  const db = path.join(tmpDir, 'bench.sqlite');
+  const { big, smallToken, seedSeconds } = seedTenants(db);
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  server = startServer(db, port);
+  await waitReady(base);
+
+  await addSmallStudents(base, smallToken);
   log(`Small tenant: ${SMALL_STUDENTS} students. Server on ${base}.`);
   log();
 
@@ -176,18 +209,7 @@ async function main() {
   await sequential(smallListUrl, smallToken, 50);
 
   log(`Large tenant's searches, ${config.searches} sequential requests each:`);
-  const searches = [];
-  for (const s of SEARCHES) {
-    const r = await sequential(searchUrl(s.q), big.token, config.searches);
-    const parsed = JSON.parse(r.firstBody);
-    const total = parsed.meta?.total ?? null;
-    searches.push({ ...s, total, code: parsed.code ?? null, ...r, firstBody: undefined });
-    log(
-      `  ${s.name.padEnd(20)} q=${s.q.padEnd(14)} total ${String(total ?? '-').padStart(6)}  ` +
-        `p50 ${r.p50_ms.toFixed(1).padStart(7)} ms  p99 ${r.p99_ms.toFixed(1).padStart(7)} ms  ` +
-        `statuses ${JSON.stringify(r.statuses)}`,
-    );
-  }
+  const searches = await measureSearches(searchUrl, big.token);
   log();
 
   log(`Small tenant's list (per_page=25), sequential, ${config.durationSec} s per case:`);

@@ -772,15 +772,8 @@ function peakRssMb(record) {
 
 // --- main ----------------------------------------------------------------------------------
 
-async function main() {
-  for (const file of [SERVER_MAIN, CLI_MAIN]) {
-    if (!fs.existsSync(file)) {
-      throw new BenchError(
-        `${path.relative(REPO_ROOT, file)} is missing: build the server first (pnpm --filter @platform/server build; \`pnpm bench\` does it).`,
-      );
-    }
-  }
-
+/** What is measured, on what, with which settings. */
+function logHeader() {
   log(
     `Students list benchmark: GET /v1/students?per_page=${PER_PAGE}&page=N, ${STUDENTS} students, on ${config.database === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
   );
@@ -794,8 +787,10 @@ async function main() {
       '  BENCH_CPU_PROF=1: every measured case is CPU-profiled; figures are distorted by the profiler.',
     );
   log();
+}
 
-  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-'));
+/** The database to seed: a file in tmpDir, or a fresh PostgreSQL database, migrated. */
+async function prepareDatabase() {
   const database =
     config.database === 'sqlite'
       ? { url: `sqlite:${path.join(tmpDir, 'bench.sqlite')}` }
@@ -803,14 +798,22 @@ async function main() {
           url: await createDatabase(),
           webhookSecretsKey: crypto.randomBytes(32).toString('base64'),
         };
-  const databaseLabel =
-    config.database === 'sqlite'
-      ? database.url.slice('sqlite:'.length)
-      : `PostgreSQL database ${config.databaseName}`;
   if (config.database === 'postgres') migrate(database);
-  log(`Seeding ${STUDENTS} students into ${databaseLabel}…`);
-  const { token, organizationId } = seed(database);
+  return database;
+}
 
+/** Where the students go, for the log. */
+function databaseLabel(database) {
+  return config.database === 'sqlite'
+    ? database.url.slice('sqlite:'.length)
+    : `PostgreSQL database ${config.databaseName}`;
+}
+
+/**
+ * The server and the bare baseline, started and ready, and the targets measured: the server with
+ * a personal token and with an OAuth token, and the baseline.
+ */
+async function startTargets(database, organizationId, token) {
   const [serverPort, barePort] = [await freePort(), await freePort()];
   // Both with the heap flags `pnpm start` gives the server, so neither is measured on another GC.
   const profilerArgs = [
@@ -873,7 +876,11 @@ async function main() {
       authorization: `Bearer ${await oauthAccessToken(targets.server.base, registerOAuthClient(database, organizationId))}`,
     },
   };
+  return { server, bare, targets };
+}
 
+/** The baseline's bodies and statements are the server's; the response sizes, per page. */
+async function checkSamples(targets, database, organizationId) {
   const bytes = {};
   for (const page of PAGES) {
     const s = await sample(targets.server, page);
@@ -886,7 +893,11 @@ async function main() {
     `Sample responses: 200 with ${PER_PAGE} items on pages ${PAGES.join(' and ')}; the baseline's bodies equal the server's, and so do its statements.`,
   );
   log();
+  return bytes;
+}
 
+/** Every case, each round interleaved, reported by its median round; the problems met. */
+async function measure(targets) {
   const problems = [];
   if (config.warmupRequests > 0) {
     for (const target of [targets.server, targets.oauth, targets.bare])
@@ -925,8 +936,11 @@ async function main() {
       }),
     };
   });
-  const memory = { server_peak_rss_mb: peakRssMb(server), bare_peak_rss_mb: peakRssMb(bare) };
+  return { cases, problems };
+}
 
+/** The ratios the goals judge, by req/s and by CPU per request. */
+function ratiosOf(cases) {
   const byName = Object.fromEntries(cases.map((c) => [c.name, c]));
   const rps = (name) => byName[name].rps;
   const cpu = (name) => byName[name].cpu_ms_per_request ?? NaN;
@@ -956,7 +970,11 @@ async function main() {
       GOALS.bareDeepPageCost,
     ),
   ];
+  return ratios;
+}
 
+/** The cases and ratios tables, and how to read them. */
+function printResults(cases, ratios, bytes) {
   log();
   log('Results');
   log(
@@ -1002,26 +1020,30 @@ async function main() {
     `  Load generator: ${cases.map((c) => `${fixed(c.load_generator_cpu_utilization * 100, 0)}%`).join(' / ')} of a core per case;` +
       ` response size ${bytes[1].server} B (server) / ${bytes[1].bare} B (bare) at page 1.`,
   );
+}
 
+/** With BENCH_CPU_PROF, each case's CPU profile summarized, printed and returned by case name. */
+function profileSummaries(cases) {
   const profiles = {};
-  if (config.cpuProfile) {
-    const { summarizeFile, format } = require('./profiling/summarize-cpu-profile');
-    for (const c of cases) {
-      const summary = summarizeFile(path.join(REPO_ROOT, c.cpu_profile), {
-        top: c.target === 'server' ? 25 : 10,
-      });
-      profiles[c.name] = { file: c.cpu_profile, ...summary };
-      log();
-      log(
-        format(summary, `CPU profile of ${c.name} (${c.cpu_profile})`, {
-          origins: c.target === 'server' ? 15 : 5,
-        }),
-      );
-    }
+  const { summarizeFile, format } = require('./profiling/summarize-cpu-profile');
+  for (const c of cases) {
+    const summary = summarizeFile(path.join(REPO_ROOT, c.cpu_profile), {
+      top: c.target === 'server' ? 25 : 10,
+    });
+    profiles[c.name] = { file: c.cpu_profile, ...summary };
+    log();
+    log(
+      format(summary, `CPU profile of ${c.name} (${c.cpu_profile})`, {
+        origins: c.target === 'server' ? 15 : 5,
+      }),
+    );
   }
+  return profiles;
+}
 
-  const missed = ratios.filter((r) => r.met === false);
-  const results = {
+/** The results file's content: the environment, the settings, every figure and the verdict. */
+function resultsOf({ bytes, cases, ratios, memory, profiles, missed, problems }) {
+  return {
     benchmark: 'students-list',
     generated_at: new Date().toISOString(),
     git: gitInfo(),
@@ -1053,6 +1075,39 @@ async function main() {
     problems,
     ok: problems.length === 0,
   };
+}
+
+async function main() {
+  for (const file of [SERVER_MAIN, CLI_MAIN]) {
+    if (!fs.existsSync(file)) {
+      throw new BenchError(
+        `${path.relative(REPO_ROOT, file)} is missing: build the server first (pnpm --filter @platform/server build; \`pnpm bench\` does it).`,
+      );
+    }
+  }
+
+  logHeader();
+
+  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-'));
+  const database = await prepareDatabase();
+  log(`Seeding ${STUDENTS} students into ${databaseLabel(database)}…`);
+  const { token, organizationId } = seed(database);
+
+  const { server, bare, targets } = await startTargets(database, organizationId, token);
+
+  const bytes = await checkSamples(targets, database, organizationId);
+
+  const { cases, problems } = await measure(targets);
+  const memory = { server_peak_rss_mb: peakRssMb(server), bare_peak_rss_mb: peakRssMb(bare) };
+
+  const ratios = ratiosOf(cases);
+
+  printResults(cases, ratios, bytes);
+
+  const profiles = config.cpuProfile ? profileSummaries(cases) : {};
+
+  const missed = ratios.filter((r) => r.met === false);
+  const results = resultsOf({ bytes, cases, ratios, memory, profiles, missed, problems });
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
   log();

@@ -12,6 +12,100 @@
  */
 const fs = require('node:fs');
 
+/** Post-order DFS from the root over strong edges. */
+function postOrder({ N, nf, ef, eType, eTo, weak, edges, firstEdge }) {
+  const order = new Int32Array(N).fill(-1); // post-order number
+  const post = new Uint32Array(N);
+  let count = 0;
+  const stackNode = new Uint32Array(N);
+  const stackEdge = new Uint32Array(N);
+  const seen = new Uint8Array(N);
+  let sp = 0;
+  stackNode[0] = 0;
+  stackEdge[0] = firstEdge[0];
+  seen[0] = 1;
+  sp = 1;
+  while (sp > 0) {
+    const n = stackNode[sp - 1];
+    const e = stackEdge[sp - 1];
+    if (e < firstEdge[n + 1]) {
+      stackEdge[sp - 1] = e + ef;
+      if (edges[e + eType] === weak) continue;
+      const to = edges[e + eTo] / nf;
+      if (!seen[to]) {
+        seen[to] = 1;
+        stackNode[sp] = to;
+        stackEdge[sp] = firstEdge[to];
+        sp++;
+      }
+    } else {
+      order[n] = count;
+      post[count++] = n;
+      sp--;
+    }
+  }
+  return { order, post, count, seen };
+}
+
+/** Predecessors (strong edges between reachable nodes), CSR. */
+function predecessors({ N, nf, ef, eType, eTo, weak, edges, firstEdge, seen }) {
+  const predCount = new Uint32Array(N + 1);
+  for (let n = 0; n < N; n++) {
+    if (!seen[n]) continue;
+    for (let e = firstEdge[n]; e < firstEdge[n + 1]; e += ef) {
+      if (edges[e + eType] === weak) continue;
+      predCount[edges[e + eTo] / nf + 1]++;
+    }
+  }
+  for (let i = 0; i < N; i++) predCount[i + 1] += predCount[i];
+  const preds = new Uint32Array(predCount[N]);
+  const fill = predCount.slice(0, N);
+  for (let n = 0; n < N; n++) {
+    if (!seen[n]) continue;
+    for (let e = firstEdge[n]; e < firstEdge[n + 1]; e += ef) {
+      if (edges[e + eType] === weak) continue;
+      const to = edges[e + eTo] / nf;
+      preds[fill[to]++] = n;
+    }
+  }
+  return { preds, predCount };
+}
+
+/** Cooper–Harvey–Kennedy iterative dominators, on post-order numbers. */
+function dominators({ count, post, order, preds, predCount }) {
+  const UNDEF = 0xffffffff;
+  const idom = new Uint32Array(count).fill(UNDEF); // indexed by post-order number
+  const root = order[0];
+  idom[root] = root;
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (let k = count - 2; k >= 0; k--) {
+      const n = post[k];
+      let newIdom = UNDEF;
+      for (let p = predCount[n]; p < predCount[n + 1]; p++) {
+        let b = order[preds[p]];
+        if (idom[b] === UNDEF) continue;
+        if (newIdom === UNDEF) {
+          newIdom = b;
+          continue;
+        }
+        let a = newIdom;
+        while (a !== b) {
+          while (a < b) a = idom[a];
+          while (b < a) b = idom[b];
+        }
+        newIdom = a;
+      }
+      if (newIdom !== UNDEF && idom[k] !== newIdom) {
+        idom[k] = newIdom;
+        changed = true;
+      }
+    }
+  }
+  return { idom, root };
+}
+
 function load(file) {
   const snap = JSON.parse(fs.readFileSync(file, 'utf8'));
   const { meta } = snap.snapshot;
@@ -49,88 +143,19 @@ function load(file) {
     return `(${t})`;
   };
 
-  // Post-order DFS from the root over strong edges.
-  const order = new Int32Array(N).fill(-1); // post-order number
-  const post = new Uint32Array(N);
-  let count = 0;
-  const stackNode = new Uint32Array(N);
-  const stackEdge = new Uint32Array(N);
-  const seen = new Uint8Array(N);
-  let sp = 0;
-  stackNode[0] = 0;
-  stackEdge[0] = firstEdge[0];
-  seen[0] = 1;
-  sp = 1;
-  while (sp > 0) {
-    const n = stackNode[sp - 1];
-    const e = stackEdge[sp - 1];
-    if (e < firstEdge[n + 1]) {
-      stackEdge[sp - 1] = e + ef;
-      if (edges[e + eType] === weak) continue;
-      const to = edges[e + eTo] / nf;
-      if (!seen[to]) {
-        seen[to] = 1;
-        stackNode[sp] = to;
-        stackEdge[sp] = firstEdge[to];
-        sp++;
-      }
-    } else {
-      order[n] = count;
-      post[count++] = n;
-      sp--;
-    }
-  }
-  // Predecessors (strong edges between reachable nodes), CSR.
-  const predCount = new Uint32Array(N + 1);
-  for (let n = 0; n < N; n++) {
-    if (!seen[n]) continue;
-    for (let e = firstEdge[n]; e < firstEdge[n + 1]; e += ef) {
-      if (edges[e + eType] === weak) continue;
-      predCount[edges[e + eTo] / nf + 1]++;
-    }
-  }
-  for (let i = 0; i < N; i++) predCount[i + 1] += predCount[i];
-  const preds = new Uint32Array(predCount[N]);
-  const fill = predCount.slice(0, N);
-  for (let n = 0; n < N; n++) {
-    if (!seen[n]) continue;
-    for (let e = firstEdge[n]; e < firstEdge[n + 1]; e += ef) {
-      if (edges[e + eType] === weak) continue;
-      const to = edges[e + eTo] / nf;
-      preds[fill[to]++] = n;
-    }
-  }
-  // Cooper–Harvey–Kennedy iterative dominators, on post-order numbers.
-  const UNDEF = 0xffffffff;
-  const idom = new Uint32Array(count).fill(UNDEF); // indexed by post-order number
-  const root = order[0];
-  idom[root] = root;
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (let k = count - 2; k >= 0; k--) {
-      const n = post[k];
-      let newIdom = UNDEF;
-      for (let p = predCount[n]; p < predCount[n + 1]; p++) {
-        let b = order[preds[p]];
-        if (idom[b] === UNDEF) continue;
-        if (newIdom === UNDEF) {
-          newIdom = b;
-          continue;
-        }
-        let a = newIdom;
-        while (a !== b) {
-          while (a < b) a = idom[a];
-          while (b < a) b = idom[b];
-        }
-        newIdom = a;
-      }
-      if (newIdom !== UNDEF && idom[k] !== newIdom) {
-        idom[k] = newIdom;
-        changed = true;
-      }
-    }
-  }
+  const { order, post, count, seen } = postOrder({ N, nf, ef, eType, eTo, weak, edges, firstEdge });
+  const { preds, predCount } = predecessors({
+    N,
+    nf,
+    ef,
+    eType,
+    eTo,
+    weak,
+    edges,
+    firstEdge,
+    seen,
+  });
+  const { idom, root } = dominators({ count, post, order, preds, predCount });
   const retained = new Float64Array(count);
   for (let k = 0; k < count; k++) {
     retained[k] += sizeOf(post[k]);

@@ -47,77 +47,6 @@ export function createInspector(options: InspectorOptions): Inspector {
     return stored;
   }
 
-  async function loadSecrets(): Promise<string[] | { message: string }> {
-    try {
-      const secrets = await options.secrets();
-      if (secrets.length === 0) {
-        return { message: 'No signing secret configured: the secrets option returned none.' };
-      }
-      return secrets;
-    } catch (error) {
-      return { message: error instanceof Error ? error.message : String(error) };
-    }
-  }
-
-  async function secretsStatus(): Promise<SecretsStatus> {
-    const secrets = await loadSecrets();
-    return Array.isArray(secrets)
-      ? { ok: true, count: secrets.length }
-      : { ok: false, message: secrets.message };
-  }
-
-  async function receive(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const receivedAt = new Date().toISOString();
-    const headers = copyHeaders(req.headers);
-    const webhookId = firstHeader(req.headers['webhook-id']) ?? null;
-
-    const body = await readBody(req, MAX_BODY_BYTES);
-    if (body === 'aborted') return; // nobody to answer, nothing complete to show
-    if (body === 'too_large') {
-      const message = `The body is over ${MAX_BODY_BYTES} bytes (1 MiB), the inspector's limit; it was not read.`;
-      record({
-        receivedAt,
-        webhookId,
-        headers,
-        body: '',
-        verified: false,
-        error: { reason: 'payload_too_large', message },
-      });
-      // Stop reading the rest: answer now and close the connection.
-      sendJson(res, 413, { error: message, reason: 'payload_too_large' }, { Connection: 'close' });
-      return;
-    }
-
-    const text = body.toString('utf8');
-    const payload = parseJson(text);
-    const base = { receivedAt, webhookId, headers, body: text, ...payload };
-
-    const secrets = await loadSecrets();
-    if (!Array.isArray(secrets)) {
-      record({
-        ...base,
-        verified: false,
-        error: { reason: 'no_secret', message: secrets.message },
-      });
-      sendJson(res, 400, { error: secrets.message, reason: 'no_secret' });
-      return;
-    }
-
-    try {
-      const event = await verifyWebhook(body, req.headers, secrets);
-      record({ ...base, verified: true, event: { id: event.id, type: event.type } });
-      res.writeHead(204).end();
-    } catch (error) {
-      if (!(error instanceof WebhookVerificationError)) throw error;
-      record({
-        ...base,
-        verified: false,
-        error: { reason: error.reason, message: error.message },
-      });
-      sendJson(res, 400, { error: error.message, reason: error.reason });
-    }
-  }
-
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const { pathname } = new URL(req.url ?? '/', 'http://inspector.invalid');
     const method = req.method ?? 'GET';
@@ -125,7 +54,7 @@ export function createInspector(options: InspectorOptions): Inspector {
 
     if (pathname === '/webhooks') {
       if (method !== 'POST') return methodNotAllowed(req, res, 'POST');
-      return receive(req, res);
+      return receive(req, res, options, record);
     }
     if (pathname === '/deliveries') {
       if (!reading) return methodNotAllowed(req, res, 'GET, HEAD');
@@ -133,26 +62,7 @@ export function createInspector(options: InspectorOptions): Inspector {
     }
     if (pathname === '/') {
       if (!reading) return methodNotAllowed(req, res, 'GET, HEAD');
-      const nonce = randomBytes(16).toString('base64');
-      const host = req.headers.host ?? 'localhost';
-      const html = renderPage({
-        deliveries: store,
-        secrets: await secretsStatus(),
-        receiveUrl: `http://${host}/webhooks`,
-        nonce,
-      });
-      res.writeHead(200, {
-        'Content-Type': 'text/html; charset=utf-8',
-        'Cache-Control': 'no-store',
-        // Defence in depth: payloads are attacker-controlled, and everything is escaped anyway.
-        'Content-Security-Policy':
-          `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; ` +
-          "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-        'X-Content-Type-Options': 'nosniff',
-        'Referrer-Policy': 'no-referrer',
-      });
-      res.end(html);
-      return;
+      return sendPage(req, res, store, await secretsStatus(options));
     }
     discard(req);
     sendJson(res, 404, {
@@ -170,6 +80,111 @@ export function createInspector(options: InspectorOptions): Inspector {
   });
 
   return { server, deliveries: () => [...store] };
+}
+
+async function loadSecrets(options: InspectorOptions): Promise<string[] | { message: string }> {
+  try {
+    const secrets = await options.secrets();
+    if (secrets.length === 0) {
+      return { message: 'No signing secret configured: the secrets option returned none.' };
+    }
+    return secrets;
+  } catch (error) {
+    return { message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function secretsStatus(options: InspectorOptions): Promise<SecretsStatus> {
+  const secrets = await loadSecrets(options);
+  return Array.isArray(secrets)
+    ? { ok: true, count: secrets.length }
+    : { ok: false, message: secrets.message };
+}
+
+/** `POST /webhooks`: reads, verifies and records a delivery, and answers as a receiver would. */
+async function receive(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  options: InspectorOptions,
+  record: (delivery: Omit<ReceivedDelivery, 'seq'>) => ReceivedDelivery,
+): Promise<void> {
+  const receivedAt = new Date().toISOString();
+  const headers = copyHeaders(req.headers);
+  const webhookId = firstHeader(req.headers['webhook-id']) ?? null;
+
+  const body = await readBody(req, MAX_BODY_BYTES);
+  if (body === 'aborted') return; // nobody to answer, nothing complete to show
+  if (body === 'too_large') {
+    const message = `The body is over ${MAX_BODY_BYTES} bytes (1 MiB), the inspector's limit; it was not read.`;
+    record({
+      receivedAt,
+      webhookId,
+      headers,
+      body: '',
+      verified: false,
+      error: { reason: 'payload_too_large', message },
+    });
+    // Stop reading the rest: answer now and close the connection.
+    sendJson(res, 413, { error: message, reason: 'payload_too_large' }, { Connection: 'close' });
+    return;
+  }
+
+  const text = body.toString('utf8');
+  const payload = parseJson(text);
+  const base = { receivedAt, webhookId, headers, body: text, ...payload };
+
+  const secrets = await loadSecrets(options);
+  if (!Array.isArray(secrets)) {
+    record({
+      ...base,
+      verified: false,
+      error: { reason: 'no_secret', message: secrets.message },
+    });
+    sendJson(res, 400, { error: secrets.message, reason: 'no_secret' });
+    return;
+  }
+
+  try {
+    const event = await verifyWebhook(body, req.headers, secrets);
+    record({ ...base, verified: true, event: { id: event.id, type: event.type } });
+    res.writeHead(204).end();
+  } catch (error) {
+    if (!(error instanceof WebhookVerificationError)) throw error;
+    record({
+      ...base,
+      verified: false,
+      error: { reason: error.reason, message: error.message },
+    });
+    sendJson(res, 400, { error: error.message, reason: error.reason });
+  }
+}
+
+/** `GET /`: the deliveries as a page, under a strict content security policy. */
+function sendPage(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  deliveries: ReceivedDelivery[],
+  secrets: SecretsStatus,
+): void {
+  const nonce = randomBytes(16).toString('base64');
+  const host = req.headers.host ?? 'localhost';
+  const html = renderPage({
+    deliveries,
+    secrets,
+    receiveUrl: `http://${host}/webhooks`,
+    nonce,
+  });
+  res.writeHead(200, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    // Defence in depth: payloads are attacker-controlled, and everything is escaped anyway.
+    'Content-Security-Policy':
+      `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; ` +
+      "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  });
+  res.end(html);
 }
 
 function methodNotAllowed(

@@ -217,6 +217,39 @@ function checkOutcome(expect, outcome) {
   return problems;
 }
 
+/** Sends a scripted response, after its delay, or drops the connection if it says so. */
+function respond(spec, request, req, res) {
+  const send = () => {
+    if (spec.drop) {
+      req.socket.destroy();
+      return;
+    }
+    const headers = responseHeaders(spec.headers);
+    let payload = '';
+    if (spec.json !== undefined) {
+      const json =
+        spec.json && typeof spec.json === 'object' && '$page' in spec.json
+          ? listPage(spec.json.$page, `http://${req.headers.host}`, request.path, request.query)
+          : spec.json;
+      payload = JSON.stringify(json);
+      const problem = (spec.status ?? 200) >= 400;
+      headers['content-type'] ??= problem ? 'application/problem+json' : 'application/json';
+    } else if (spec.text !== undefined) {
+      payload = spec.text;
+      headers['content-type'] ??= 'text/plain';
+    }
+    if (!res.writable || res.destroyed) return;
+    res.writeHead(spec.status ?? 200, headers);
+    res.end(payload);
+  };
+  if (spec.delay_ms) {
+    const timer = setTimeout(send, spec.delay_ms);
+    res.on('close', () => clearTimeout(timer));
+  } else {
+    send();
+  }
+}
+
 function createConformanceServer(scenarios = loadScenarios()) {
   let current;
   let requests = [];
@@ -252,38 +285,6 @@ function createConformanceServer(scenarios = loadScenarios()) {
       respond(exchange.response ?? { status: 200 }, request, req, res);
     });
   });
-
-  function respond(spec, request, req, res) {
-    const send = () => {
-      if (spec.drop) {
-        req.socket.destroy();
-        return;
-      }
-      const headers = responseHeaders(spec.headers);
-      let payload = '';
-      if (spec.json !== undefined) {
-        const json =
-          spec.json && typeof spec.json === 'object' && '$page' in spec.json
-            ? listPage(spec.json.$page, `http://${req.headers.host}`, request.path, request.query)
-            : spec.json;
-        payload = JSON.stringify(json);
-        const problem = (spec.status ?? 200) >= 400;
-        headers['content-type'] ??= problem ? 'application/problem+json' : 'application/json';
-      } else if (spec.text !== undefined) {
-        payload = spec.text;
-        headers['content-type'] ??= 'text/plain';
-      }
-      if (!res.writable || res.destroyed) return;
-      res.writeHead(spec.status ?? 200, headers);
-      res.end(payload);
-    };
-    if (spec.delay_ms) {
-      const timer = setTimeout(send, spec.delay_ms);
-      res.on('close', () => clearTimeout(timer));
-    } else {
-      send();
-    }
-  }
 
   function control(action, body, res) {
     const reply = (status, value) => {

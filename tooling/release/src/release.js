@@ -97,69 +97,8 @@ function git(root, args) {
   return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
 }
 
-/**
- * Produces every artefact. `dryRun` turns the release's preconditions (a clean tree, no pending
- * changesets, a changelog entry per package) into warnings; nothing is ever published.
- */
-function release(root, { dryRun = false, out, build = true, log = console.log } = {}) {
-  const problems = [];
-  const warn = (message) => {
-    problems.push(message);
-    log(`${dryRun ? 'warning' : 'error'}: ${message}`);
-  };
-
-  const { version, errors } = checkVersions(root);
-  if (errors.length > 0)
-    throw new Error(`the packages disagree on the version:\n  ${errors.join('\n  ')}`);
-  const pending = pendingChangesets(root);
-  if (pending.length > 0) {
-    warn(
-      `${pending.length} changeset(s) not yet applied (run pnpm changeset version): ${pending.join(', ')}`,
-    );
-  }
-  const dirty = git(root, ['status', '--porcelain']) !== '';
-  if (dirty) warn('the working tree has uncommitted changes');
-
-  const entries = Object.entries(PACKAGES).map(([name, dir]) => {
-    const file = path.join(root, dir, 'CHANGELOG.md');
-    const entry = fs.existsSync(file)
-      ? changelogEntry(fs.readFileSync(file, 'utf8'), version)
-      : null;
-    if (entry === null) warn(`${dir}/CHANGELOG.md has no "## ${version}" entry`);
-    return { name, dir, entry };
-  });
-  if (!dryRun && problems.length > 0)
-    throw new Error(`not releasing ${version}: ${problems.length} problem(s) above`);
-
-  const target = path.resolve(out ?? path.join(root, 'release', version));
-  fs.rmSync(target, { recursive: true, force: true });
-  for (const sub of ['npm', 'python', 'php', 'server'])
-    fs.mkdirSync(path.join(target, sub), { recursive: true });
-  log(
-    `release ${version}${dryRun ? ' (dry run)' : ''} into ${path.relative(root, target) || target}`,
-  );
-
-  if (build) {
-    run(
-      'pnpm',
-      [
-        'turbo',
-        'run',
-        'build',
-        '--filter=@platform/server...',
-        '--filter=@platform/client...',
-        '--output-logs=errors-only',
-      ],
-      { cwd: root },
-    );
-  }
-  const artefacts = [];
-  const record = (kind, name, dir) => {
-    for (const file of fs.readdirSync(dir).sort())
-      artefacts.push({ kind, package: name, file: path.join(dir, file) });
-  };
-
-  // npm: pnpm pack rewrites workspace:* ranges to the released version.
+/** npm: pnpm pack rewrites workspace:* ranges to the released version. */
+function packNpm(root, target, artefacts) {
   // Only the client: it is generated from the contract and carries no dependency, so the
   // contract (the server's and the generators' source) stays private.
   for (const name of ['@platform/client']) {
@@ -174,7 +113,9 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
     }
     fs.rmSync(dir, { recursive: true });
   }
+}
 
+function buildPython(root, target) {
   // Python: the sdist, then the wheel built from it, offline (no isolation and no dependency
   // check: the build backend comes from Debian, as in scripts/package_check.py), from a copy so
   // the build leaves nothing behind in the repository.
@@ -205,8 +146,9 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
   } finally {
     fs.rmSync(pythonCopy, { recursive: true, force: true });
   }
-  record('python distribution', 'platform-api (PyPI)', path.join(target, 'python'));
+}
 
+function archivePhp(root, target, version) {
   // PHP: composer's own archive, honouring composer.json's archive.exclude.
   run(
     'composer',
@@ -240,8 +182,9 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
     zip,
     version,
   ]);
-  record('php package archive', 'platform/platform-api (Packagist)', path.join(target, 'php'));
+}
 
+function writeImageContext(root, target, version) {
   // The server image: the build context `docker build` would receive (the Dockerfile builds the
   // workspace itself), as a tarball to `docker build - < file` or unpack and build.
   const files = imageContextFiles(root);
@@ -251,8 +194,11 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
     cwd: root,
     input: files.join('\0'),
   });
-  record('server image build context', '@platform/server', path.join(target, 'server'));
+  return files;
+}
 
+/** The release's CHANGELOG.md: each package's entry for the version. */
+function writeChangelog(target, version, entries) {
   const changelog = [`# Release ${version}`, ''];
   for (const { name, entry } of entries)
     changelog.push(
@@ -264,6 +210,91 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
       '',
     );
   fs.writeFileSync(path.join(target, 'CHANGELOG.md'), `${changelog.join('\n').trimEnd()}\n`);
+}
+
+/**
+ * The version the packages share, and the release's preconditions: problems go to `warn`, which
+ * decides whether they stop the release.
+ */
+function preconditions(root, warn) {
+  const { version, errors } = checkVersions(root);
+  if (errors.length > 0)
+    throw new Error(`the packages disagree on the version:\n  ${errors.join('\n  ')}`);
+  const pending = pendingChangesets(root);
+  if (pending.length > 0) {
+    warn(
+      `${pending.length} changeset(s) not yet applied (run pnpm changeset version): ${pending.join(', ')}`,
+    );
+  }
+  const dirty = git(root, ['status', '--porcelain']) !== '';
+  if (dirty) warn('the working tree has uncommitted changes');
+
+  const entries = Object.entries(PACKAGES).map(([name, dir]) => {
+    const file = path.join(root, dir, 'CHANGELOG.md');
+    const entry = fs.existsSync(file)
+      ? changelogEntry(fs.readFileSync(file, 'utf8'), version)
+      : null;
+    if (entry === null) warn(`${dir}/CHANGELOG.md has no "## ${version}" entry`);
+    return { name, dir, entry };
+  });
+  return { version, dirty, entries };
+}
+
+/**
+ * Produces every artefact. `dryRun` turns the release's preconditions (a clean tree, no pending
+ * changesets, a changelog entry per package) into warnings; nothing is ever published.
+ */
+function release(root, { dryRun = false, out, build = true, log = console.log } = {}) {
+  const problems = [];
+  const warn = (message) => {
+    problems.push(message);
+    log(`${dryRun ? 'warning' : 'error'}: ${message}`);
+  };
+
+  const { version, dirty, entries } = preconditions(root, warn);
+  if (!dryRun && problems.length > 0)
+    throw new Error(`not releasing ${version}: ${problems.length} problem(s) above`);
+
+  const target = path.resolve(out ?? path.join(root, 'release', version));
+  fs.rmSync(target, { recursive: true, force: true });
+  for (const sub of ['npm', 'python', 'php', 'server'])
+    fs.mkdirSync(path.join(target, sub), { recursive: true });
+  log(
+    `release ${version}${dryRun ? ' (dry run)' : ''} into ${path.relative(root, target) || target}`,
+  );
+
+  if (build) {
+    run(
+      'pnpm',
+      [
+        'turbo',
+        'run',
+        'build',
+        '--filter=@platform/server...',
+        '--filter=@platform/client...',
+        '--output-logs=errors-only',
+      ],
+      { cwd: root },
+    );
+  }
+  const artefacts = [];
+  const record = (kind, name, dir) => {
+    for (const file of fs.readdirSync(dir).sort())
+      artefacts.push({ kind, package: name, file: path.join(dir, file) });
+  };
+
+  packNpm(root, target, artefacts);
+
+  buildPython(root, target);
+  record('python distribution', 'platform-api (PyPI)', path.join(target, 'python'));
+
+  archivePhp(root, target, version);
+  record('php package archive', 'platform/platform-api (Packagist)', path.join(target, 'php'));
+
+  const files = writeImageContext(root, target, version);
+  record('server image build context', '@platform/server', path.join(target, 'server'));
+
+  writeChangelog(target, version, entries);
 
   const listed = artefacts.map(({ kind, package: name, file }) => ({
     file: path.relative(target, file),

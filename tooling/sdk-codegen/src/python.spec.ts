@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { SdkModel } from './model';
+import type { Model, SdkModel } from './model';
 import { emitPython, PYTHON_ROOT } from './python';
 
 /** A small model with the awkward cases: keywords, reserved names, a union, an action, a 204. */
@@ -17,95 +17,106 @@ function model(): SdkModel {
     events: [
       { type: 'thing.created', model: 'ThingCreatedEvent', data: 'Thing', scope: 'things:read' },
     ],
-    models: [
-      {
-        name: 'Thing',
-        role: 'resource',
-        fields: [
-          { name: 'id', camel: 'id', type: { kind: 'string' }, required: true, nullable: false },
-          { name: 'from', camel: 'from', type: { kind: 'string' }, required: true, nullable: true },
-          {
-            name: 'to_dict',
-            camel: 'toDict',
-            type: { kind: 'integer' },
-            required: false,
-            nullable: false,
-          },
-          {
-            name: 'status',
-            camel: 'status',
-            type: { kind: 'enum', name: 'ThingStatus' },
-            required: true,
-            nullable: false,
-          },
-          {
-            name: 'at',
-            camel: 'at',
-            type: { kind: 'string', format: 'date-time' },
-            required: true,
-            nullable: false,
-          },
-          {
-            name: 'tags',
-            camel: 'tags',
-            type: { kind: 'map', values: { kind: 'unknown' } },
-            required: true,
-            nullable: false,
-          },
-        ],
-      },
-      {
-        name: 'ThingCreatedEvent',
-        role: 'event',
-        fields: [
-          { name: 'id', camel: 'id', type: { kind: 'string' }, required: true, nullable: false },
-          {
-            name: 'type',
-            camel: 'type',
-            type: { kind: 'literal', value: 'thing.created' },
-            required: true,
-            nullable: false,
-          },
-          {
-            name: 'data',
-            camel: 'data',
-            type: { kind: 'model', name: 'Thing' },
-            required: true,
-            nullable: false,
-          },
-        ],
-      },
-      {
-        name: 'ThingCreate',
-        role: 'input',
-        fields: [
-          {
-            name: 'status',
-            camel: 'status',
-            type: { kind: 'enum', name: 'ThingStatus' },
-            required: true,
-            nullable: false,
-          },
-          {
-            name: 'class',
-            camel: 'class',
-            type: { kind: 'string' },
-            required: false,
-            nullable: true,
-            default: 'x',
-          },
-          {
-            name: 'when',
-            camel: 'when',
-            type: { kind: 'string', format: 'date-time' },
-            required: false,
-            nullable: false,
-          },
-        ],
-      },
-    ],
+    models: [thingModel(), thingCreatedEventModel(), thingCreateModel()],
     resources: [],
     operations: [],
+  };
+}
+
+/** The resource: a keyword, a reserved name, an enum, a date-time and a map among its fields. */
+function thingModel(): Model {
+  return {
+    name: 'Thing',
+    role: 'resource',
+    fields: [
+      { name: 'id', camel: 'id', type: { kind: 'string' }, required: true, nullable: false },
+      { name: 'from', camel: 'from', type: { kind: 'string' }, required: true, nullable: true },
+      {
+        name: 'to_dict',
+        camel: 'toDict',
+        type: { kind: 'integer' },
+        required: false,
+        nullable: false,
+      },
+      {
+        name: 'status',
+        camel: 'status',
+        type: { kind: 'enum', name: 'ThingStatus' },
+        required: true,
+        nullable: false,
+      },
+      {
+        name: 'at',
+        camel: 'at',
+        type: { kind: 'string', format: 'date-time' },
+        required: true,
+        nullable: false,
+      },
+      {
+        name: 'tags',
+        camel: 'tags',
+        type: { kind: 'map', values: { kind: 'unknown' } },
+        required: true,
+        nullable: false,
+      },
+    ],
+  };
+}
+
+/** An event whose data is the resource. */
+function thingCreatedEventModel(): Model {
+  return {
+    name: 'ThingCreatedEvent',
+    role: 'event',
+    fields: [
+      { name: 'id', camel: 'id', type: { kind: 'string' }, required: true, nullable: false },
+      {
+        name: 'type',
+        camel: 'type',
+        type: { kind: 'literal', value: 'thing.created' },
+        required: true,
+        nullable: false,
+      },
+      {
+        name: 'data',
+        camel: 'data',
+        type: { kind: 'model', name: 'Thing' },
+        required: true,
+        nullable: false,
+      },
+    ],
+  };
+}
+
+/** An input with a nullable default and an optional date-time. */
+function thingCreateModel(): Model {
+  return {
+    name: 'ThingCreate',
+    role: 'input',
+    fields: [
+      {
+        name: 'status',
+        camel: 'status',
+        type: { kind: 'enum', name: 'ThingStatus' },
+        required: true,
+        nullable: false,
+      },
+      {
+        name: 'class',
+        camel: 'class',
+        type: { kind: 'string' },
+        required: false,
+        nullable: true,
+        default: 'x',
+      },
+      {
+        name: 'when',
+        camel: 'when',
+        type: { kind: 'string', format: 'date-time' },
+        required: false,
+        nullable: false,
+      },
+    ],
   };
 }
 

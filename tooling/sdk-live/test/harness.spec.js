@@ -41,6 +41,39 @@ function reports(dir) {
     .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')));
 }
 
+/** The environment is the documented contract, and the fixtures file says the same. */
+function expectDocumentedEnvironment(probe) {
+  expect(Object.keys(probe.env).sort()).toEqual([
+    'PLATFORM_BASE_URL',
+    'PLATFORM_FIXTURES',
+    'PLATFORM_LIMITED_RATE_LIMIT',
+    'PLATFORM_LIMITED_TOKEN',
+    'PLATFORM_MEMBER_EMAIL',
+    'PLATFORM_MEMBER_PASSWORD',
+    'PLATFORM_MEMBER_TOKEN',
+    'PLATFORM_OAUTH_CLIENT_ID',
+    'PLATFORM_OAUTH_CLIENT_SECRET',
+    'PLATFORM_OAUTH_REFRESH_TOKENS',
+    'PLATFORM_OAUTH_TOKEN_URL',
+    'PLATFORM_READONLY_TOKEN',
+    'PLATFORM_TOKEN',
+  ]);
+  expect(probe.env.PLATFORM_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(probe.fixtures).toMatchObject({
+    base_url: probe.env.PLATFORM_BASE_URL,
+    database: databaseLabel(process.env),
+    token: probe.env.PLATFORM_TOKEN,
+    limited_token: probe.env.PLATFORM_LIMITED_TOKEN,
+    limited_rate_limit: 5,
+    oauth: {
+      client_id: probe.env.PLATFORM_OAUTH_CLIENT_ID,
+      token_url: `${probe.env.PLATFORM_BASE_URL}/oauth/token`,
+    },
+  });
+  expect(probe.fixtures.oauth.refresh_tokens).toHaveLength(4);
+  expect(new Set(probe.fixtures.oauth.refresh_tokens).size).toBe(4);
+}
+
 describe('platform-sdk-live', () => {
   it('runs the command against a live server with working fixtures in its environment', async () => {
     const out = path.join(tmp, 'probe.json');
@@ -51,36 +84,7 @@ describe('platform-sdk-live', () => {
     expect(run).toMatchObject({ code: 0 });
     const probe = JSON.parse(fs.readFileSync(out, 'utf8'));
 
-    // The environment is the documented contract, and the fixtures file says the same.
-    expect(Object.keys(probe.env).sort()).toEqual([
-      'PLATFORM_BASE_URL',
-      'PLATFORM_FIXTURES',
-      'PLATFORM_LIMITED_RATE_LIMIT',
-      'PLATFORM_LIMITED_TOKEN',
-      'PLATFORM_MEMBER_EMAIL',
-      'PLATFORM_MEMBER_PASSWORD',
-      'PLATFORM_MEMBER_TOKEN',
-      'PLATFORM_OAUTH_CLIENT_ID',
-      'PLATFORM_OAUTH_CLIENT_SECRET',
-      'PLATFORM_OAUTH_REFRESH_TOKENS',
-      'PLATFORM_OAUTH_TOKEN_URL',
-      'PLATFORM_READONLY_TOKEN',
-      'PLATFORM_TOKEN',
-    ]);
-    expect(probe.env.PLATFORM_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(probe.fixtures).toMatchObject({
-      base_url: probe.env.PLATFORM_BASE_URL,
-      database: databaseLabel(process.env),
-      token: probe.env.PLATFORM_TOKEN,
-      limited_token: probe.env.PLATFORM_LIMITED_TOKEN,
-      limited_rate_limit: 5,
-      oauth: {
-        client_id: probe.env.PLATFORM_OAUTH_CLIENT_ID,
-        token_url: `${probe.env.PLATFORM_BASE_URL}/oauth/token`,
-      },
-    });
-    expect(probe.fixtures.oauth.refresh_tokens).toHaveLength(4);
-    expect(new Set(probe.fixtures.oauth.refresh_tokens).size).toBe(4);
+    expectDocumentedEnvironment(probe);
 
     // The full PAT answers GET /v1/token with every scope; the read-only one holds one scope.
     expect(probe.token.status).toBe(200);
