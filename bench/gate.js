@@ -19,7 +19,7 @@ const RESULTS = path.join(__dirname, 'results');
 const RUNS = [
   {
     script: 'students-list.bench.js',
-    env: { BENCH_DURATION: '3', BENCH_WARMUP: '1', BENCH_WARMUP_REQUESTS: '2000' },
+    env: { BENCH_DURATION: '3', BENCH_WARMUP: '1', BENCH_WARMUP_REQUESTS: '2000', BENCH_PEER: '0' },
   },
   {
     script: 'delivery.bench.js',

@@ -23,9 +23,9 @@ function notMeasured(goal, why) {
   return row(goal, `not measured (${why})`, '', null);
 }
 
-/** Goals 1 and 2: the list benchmark's server / bare ratio on page 1. */
-function listRatio(goal, results, why) {
-  const ratio = results?.ratios?.find((r) => r.name === 'server / bare throughput, page 1');
+/** Goals 1 and 2: the list benchmark's server / bare (or `name`) ratio on page 1. */
+function listRatio(goal, results, why, name = 'server / bare throughput, page 1') {
+  const ratio = results?.ratios?.find((r) => r.name === name);
   if (!ratio) return notMeasured(goal, why);
   return row(
     goal,
@@ -128,6 +128,12 @@ function goalRows(read) {
       '1. server / bare, SQLite page 1',
       read('students-list.json'),
       'no result from students-list.bench.js in this run',
+    ),
+    listRatio(
+      '1b. server / NestJS + TypeORM peer, SQLite page 1',
+      read('students-list.json'),
+      'no peer in students-list.bench.js in this run',
+      'server / NestJS + TypeORM peer throughput, page 1',
     ),
     listRatio(
       '2. server / node-postgres, page 1',
