@@ -430,6 +430,14 @@ describe('invitations', () => {
     return { page, html, res, body: await res.text() };
   }
 
+  /** The audit events about `targetId`, oldest first. */
+  async function audit(targetId: string) {
+    const res = await asOperator().auditEvents.list({
+      query: { target_id: targetId, sort: 'created_at', per_page: 100 },
+    });
+    return expectStatus(res, 200).body.data;
+  }
+
   it('creates an invitation with a one-time accept_url (7 days), lists it without the secret, and an Idempotency-Key retry does not show the link twice (409)', async () => {
     const key = randomBytes(8).toString('hex');
     const res = expectStatus(
@@ -608,12 +616,6 @@ describe('invitations', () => {
   });
 
   it('records every member change in the audit log: invitation created, accepted (by the invitee, from the link), member added, role changed, renamed, removed, invitation revoked, password changed', async () => {
-    const audit = async (targetId: string) => {
-      const res = await asOperator().auditEvents.list({
-        query: { target_id: targetId, sort: 'created_at', per_page: 100 },
-      });
-      return expectStatus(res, 200).body.data;
-    };
     const invitation = await invited('audited@riverside.example', 'developer');
     const { res } = await acceptThroughPage(invitation.accept_url, {
       password: PASSWORD,
