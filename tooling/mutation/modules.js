@@ -32,6 +32,7 @@ const MODULES = [
     package: 'apps/server',
     tests: [
       'apps/server/src/webhooks/url-guard.spec.ts',
+      'apps/server/src/webhooks/guarded-lookup.spec.ts',
       'apps/server/test/webhook-endpoints.e2e-spec.ts',
     ],
   },
