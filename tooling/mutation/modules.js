@@ -24,7 +24,7 @@ const MODULES = [
     name: 'effective-scopes',
     mutate: 'apps/server/src/auth/effective-scopes.ts',
     package: 'apps/server',
-    tests: ['apps/server/test/members.e2e-spec.ts'],
+    tests: ['apps/server/test/members.e2e-spec.ts', 'apps/server/test/invitations.e2e-spec.ts'],
   },
   {
     name: 'url-guard',
@@ -56,6 +56,7 @@ const MODULES = [
       'apps/server/test/tokens-api.e2e-spec.ts',
       'apps/server/test/webhook-endpoints.e2e-spec.ts',
       'apps/server/test/members.e2e-spec.ts',
+      'apps/server/test/invitations.e2e-spec.ts',
       'apps/server/test/oauth.e2e-spec.ts',
     ],
   },
