@@ -53,6 +53,7 @@ const MODULES = [
     package: 'apps/server',
     tests: [
       'apps/server/test/delegation.e2e-spec.ts',
+      'apps/server/test/delegation-tokens.e2e-spec.ts',
       'apps/server/test/tokens-api.e2e-spec.ts',
       'apps/server/test/webhook-endpoints.e2e-spec.ts',
       'apps/server/test/members.e2e-spec.ts',
