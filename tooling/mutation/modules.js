@@ -59,6 +59,7 @@ const MODULES = [
       'apps/server/test/members.e2e-spec.ts',
       'apps/server/test/invitations.e2e-spec.ts',
       'apps/server/test/oauth.e2e-spec.ts',
+      'apps/server/test/oauth-tokens.e2e-spec.ts',
     ],
   },
   {
