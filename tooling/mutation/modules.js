@@ -68,6 +68,7 @@ const MODULES = [
     package: 'apps/server',
     tests: [
       'apps/server/src/idempotency/idempotency.service.spec.ts',
+      'apps/server/src/idempotency/idempotency-edges.spec.ts',
       'apps/server/src/idempotency/idempotency.interceptor.spec.ts',
       'apps/server/test/idempotency.e2e-spec.ts',
     ],
