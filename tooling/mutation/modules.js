@@ -24,7 +24,7 @@ const MODULES = [
     name: 'effective-scopes',
     mutate: 'apps/server/src/auth/effective-scopes.ts',
     package: 'apps/server',
-    tests: ['apps/server/test/members.e2e-spec.ts'],
+    tests: ['apps/server/test/members.e2e-spec.ts', 'apps/server/test/invitations.e2e-spec.ts'],
   },
   {
     name: 'url-guard',
@@ -32,6 +32,7 @@ const MODULES = [
     package: 'apps/server',
     tests: [
       'apps/server/src/webhooks/url-guard.spec.ts',
+      'apps/server/src/webhooks/guarded-lookup.spec.ts',
       'apps/server/test/webhook-endpoints.e2e-spec.ts',
     ],
   },
@@ -52,10 +53,13 @@ const MODULES = [
     package: 'apps/server',
     tests: [
       'apps/server/test/delegation.e2e-spec.ts',
+      'apps/server/test/delegation-tokens.e2e-spec.ts',
       'apps/server/test/tokens-api.e2e-spec.ts',
       'apps/server/test/webhook-endpoints.e2e-spec.ts',
       'apps/server/test/members.e2e-spec.ts',
+      'apps/server/test/invitations.e2e-spec.ts',
       'apps/server/test/oauth.e2e-spec.ts',
+      'apps/server/test/oauth-tokens.e2e-spec.ts',
     ],
   },
   {
@@ -64,6 +68,7 @@ const MODULES = [
     package: 'apps/server',
     tests: [
       'apps/server/src/idempotency/idempotency.service.spec.ts',
+      'apps/server/src/idempotency/idempotency-edges.spec.ts',
       'apps/server/src/idempotency/idempotency.interceptor.spec.ts',
       'apps/server/test/idempotency.e2e-spec.ts',
     ],

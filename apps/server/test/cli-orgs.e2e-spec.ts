@@ -26,6 +26,27 @@ function pureJson(output: { stdout: string }): any {
   return JSON.parse(output.stdout);
 }
 
+/**
+ * The updates `orgs:update` refuses on an enterprise organization above 600/min: a downgrade
+ * that would break the plan's rule, nothing to change, an unknown plan and a zero limit.
+ */
+async function expectRefusedUpdates(server: TestServer, id: string) {
+  const downgrade = await platform(server, 'orgs:update', '--id', id, '--plan', 'standard');
+  expect(downgrade.code).toBe(1);
+  expect(downgrade.stderr).toMatch(
+    /needs the enterprise plan \(this organization would be on standard\)/,
+  );
+  const nothing = await platform(server, 'orgs:update', '--id', id);
+  expect(nothing.code).toBe(1);
+  expect(nothing.stderr).toMatch(/nothing to change: give --name, --plan or --rate-limit/);
+  const badPlan = await platform(server, 'orgs:update', '--id', id, '--plan', 'gold');
+  expect(badPlan.code).toBe(1);
+  expect(badPlan.stderr).toMatch(/Allowed choices are standard, enterprise/);
+  const badLimit = await platform(server, 'orgs:update', '--id', id, '--rate-limit', '0');
+  expect(badLimit.code).toBe(1);
+  expect(badLimit.stderr).toMatch(/must be a positive integer/);
+}
+
 describe('pnpm platform orgs:* (operators)', () => {
   let server: TestServer;
 
@@ -115,20 +136,7 @@ describe('pnpm platform orgs:* (operators)', () => {
     });
 
     // Back to standard while above 600/min would break the rule: refused, nothing changed.
-    const downgrade = await platform(server, 'orgs:update', '--id', org.id, '--plan', 'standard');
-    expect(downgrade.code).toBe(1);
-    expect(downgrade.stderr).toMatch(
-      /needs the enterprise plan \(this organization would be on standard\)/,
-    );
-    const nothing = await platform(server, 'orgs:update', '--id', org.id);
-    expect(nothing.code).toBe(1);
-    expect(nothing.stderr).toMatch(/nothing to change: give --name, --plan or --rate-limit/);
-    const badPlan = await platform(server, 'orgs:update', '--id', org.id, '--plan', 'gold');
-    expect(badPlan.code).toBe(1);
-    expect(badPlan.stderr).toMatch(/Allowed choices are standard, enterprise/);
-    const badLimit = await platform(server, 'orgs:update', '--id', org.id, '--rate-limit', '0');
-    expect(badLimit.code).toBe(1);
-    expect(badLimit.stderr).toMatch(/must be a positive integer/);
+    await expectRefusedUpdates(server, org.id);
     expect(pureJson(await platform(server, 'orgs:show', '--id', org.id, '--json'))).toMatchObject({
       plan: 'enterprise',
       rate_limit_per_minute: 6000,

@@ -15,8 +15,149 @@ import {
 } from '../src/seed/seed.constants';
 import { prepareDatabase } from '../src/testing';
 import { platform, platformWithInput } from './support/cli';
+import { all, expectValidSchoolYear, retrieved } from './support/school-year';
 import { expectStatus, typedClient } from './support/api';
-import { DATABASE_KIND, databaseOptions, startServer } from './support/server';
+import { DATABASE_KIND, databaseOptions, startServer, type TestServer } from './support/server';
+
+/** A confidential OAuth client with every grant, made with `oauth-clients:create --json`. */
+async function createTimetableClient(databaseUrl: string, org: string) {
+  const created = await platform(
+    databaseUrl,
+    'oauth-clients:create',
+    '--org',
+    org,
+    '--name',
+    'Timetable Sync',
+    '--type',
+    'confidential',
+    '--redirect-uri',
+    'https://timetable.example/callback',
+    '--scopes',
+    'students:read,courses:read',
+    '--grants',
+    'authorization_code,refresh_token,client_credentials',
+    '--json',
+  );
+  return JSON.parse(created.stdout);
+}
+
+/** A second seed creates nothing, and hands out a new working token. */
+async function expectReseedAddsNothing(server: TestServer, databaseUrl: string, token: string) {
+  const again = JSON.parse((await platform(databaseUrl, 'seed', '--json')).stdout);
+  expect(again).toMatchObject({
+    organization_created: false,
+    students_created: 0,
+    created: {
+      students: 0,
+      courses: 0,
+      enrollments: 0,
+      payments: 0,
+      exams: 0,
+      exam_results: 0,
+    },
+  });
+  expect(again.token).not.toBe(token);
+  const againCourses = await typedClient(server, again.token).courses.list();
+  expect(expectStatus(againCourses, 200).body.meta.total).toBe(8);
+}
+
+/** `--role` takes the member roles, and nothing else. */
+async function expectRoleChoices(databaseUrl: string, org: string) {
+  const viewer = await platform(
+    databaseUrl,
+    'users:create',
+    '--org',
+    org,
+    '--email',
+    'auditor@lake.example',
+    '--role',
+    'viewer',
+    '--name',
+    'Ann Auditor',
+    '--json',
+  );
+  expect(viewer.code).toBe(0);
+  expect(JSON.parse(viewer.stdout)).toMatchObject({ role: 'viewer', name: 'Ann Auditor' });
+  const badRole = await platform(
+    databaseUrl,
+    'users:create',
+    '--org',
+    org,
+    '--email',
+    'boss@lake.example',
+    '--role',
+    'owner',
+  );
+  expect(badRole.code).not.toBe(0);
+  expect(badRole.stderr).toMatch(/admin, developer, viewer/);
+}
+
+/** A piped password is never echoed, and must be long and not a known leaked one. */
+async function expectPipedPasswordRules(databaseUrl: string, org: string) {
+  const piped = await platformWithInput(
+    databaseUrl,
+    'a long enough passphrase\n',
+    'users:create',
+    '--org',
+    org,
+    '--email',
+    'teacher@lake.example',
+    '--password-stdin',
+  );
+  expect(piped.code).toBe(0);
+  expect(piped.stdout).toContain('Created user usr_');
+  expect(piped.stdout).not.toContain('password');
+
+  const short = await platformWithInput(
+    databaseUrl,
+    'short\n',
+    'users:create',
+    '--org',
+    org,
+    '--email',
+    'other@lake.example',
+    '--password-stdin',
+  );
+  expect(short.code).toBe(1);
+  expect(short.stderr).toContain('password: must be at least 12 characters long');
+
+  // Long enough, but on every list of leaked passwords (NIST SP 800-63B).
+  const common = await platformWithInput(
+    databaseUrl,
+    '1q2w3e4r5t6y\n',
+    'users:create',
+    '--org',
+    org,
+    '--email',
+    'other@lake.example',
+    '--password-stdin',
+  );
+  expect(common.code).toBe(1);
+  expect(common.stderr).toContain('password: is too easy to guess');
+}
+
+/** The database holds a hash of the client secret and argon2id hashes of passwords only. */
+async function expectOnlyHashesStored(
+  databaseUrl: string,
+  client: { id: string; client_secret: string },
+) {
+  const check = new DataSource(
+    dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database, APP_SCHEMA),
+  );
+  await check.initialize();
+  try {
+    const stored = await check.query(
+      `SELECT secret_hash FROM oauth_clients WHERE id = ${DATABASE_KIND === 'postgres' ? '$1' : '?'}`,
+      [client.id],
+    );
+    expect(stored[0].secret_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(stored)).not.toContain(client.client_secret);
+    const users = await check.query('SELECT password_hash FROM users');
+    for (const row of users) expect(row.password_hash).toMatch(/^\$argon2id\$/);
+  } finally {
+    await check.destroy();
+  }
+}
 
 describe('pnpm platform (the admin CLI)', () => {
   let db: Awaited<ReturnType<typeof prepareDatabase>>;
@@ -163,41 +304,7 @@ describe('pnpm platform (the admin CLI)', () => {
       expect(exam_results).toBeGreaterThanOrEqual(10);
 
       const api = typedClient(server, seeded.token);
-      /** Every item of a list, page by page; the total must match what the seed reported. */
-      const all = async <T>(
-        name: string,
-        total: number,
-        list: (query: { per_page: number; page: number }) => Promise<{
-          status: number;
-          body: unknown;
-        }>,
-      ): Promise<T[]> => {
-        const items: T[] = [];
-        for (let page = 1; ; page++) {
-          const res = await list({ per_page: 100, page });
-          expect({ name, status: res.status }).toEqual({ name, status: 200 });
-          const body = res.body as { data: T[]; meta: { total_pages: number } };
-          items.push(...body.data);
-          if (page >= body.meta.total_pages) break;
-        }
-        expect({ name, total: items.length }).toEqual({ name, total });
-        return items;
-      };
-
       // The documented ids, through the API (so they are valid resources, not just rows).
-      const retrieved = async (
-        retrieve: (args: { params: { id: string } }) => Promise<{ status: number; body: unknown }>,
-        ids: readonly string[],
-      ) => {
-        for (const id of ids) {
-          const res = await retrieve({ params: { id } });
-          expect({ id, status: res.status, body: res.body }).toMatchObject({
-            id,
-            status: 200,
-            body: { id },
-          });
-        }
-      };
       await retrieved((args) => api.students.retrieve(args), DEMO_STUDENT_IDS);
       await retrieved((args) => api.courses.retrieve(args), Object.values(DEMO_COURSE_IDS));
       await retrieved((args) => api.enrollments.retrieve(args), Object.values(DEMO_ENROLLMENT_IDS));
@@ -228,44 +335,7 @@ describe('pnpm platform (the admin CLI)', () => {
       const results = await all<ExamResult>('exam_results', exam_results, (query) =>
         api.examResults.list({ query }),
       );
-      expect(courses.filter((c) => c.status === 'archived')).toHaveLength(1);
-      expect(new Set(enrolled.map((e) => e.status))).toEqual(
-        new Set(['pending', 'active', 'completed', 'dropped', 'cancelled']),
-      );
-
-      // No course over capacity, one live enrollment per student and course.
-      const live = enrolled.filter((e) => e.status === 'pending' || e.status === 'active');
-      for (const course of courses) {
-        const seats = live.filter((e) => e.course_id === course.id).length;
-        if (course.capacity !== null) expect(seats).toBeLessThanOrEqual(course.capacity);
-      }
-      const pairs = live.map((e) => `${e.student_id} ${e.course_id}`);
-      expect(new Set(pairs).size).toBe(pairs.length);
-
-      // Refunds within the amount, and only on refunded payments.
-      for (const p of paid) {
-        expect(p.amount_refunded).toBeLessThanOrEqual(p.amount);
-        expect(p.amount_refunded > 0).toBe(p.status === 'refunded');
-      }
-      expect(paid.some((p) => p.status === 'succeeded')).toBe(true);
-
-      // Results within max_score, for students enrolled (active or completed) in the course.
-      const examsById = new Map(exams.map((e) => [e.id, e]));
-      for (const r of results) {
-        const exam = examsById.get(r.exam_id);
-        expect(r.score).toBeLessThanOrEqual(exam!.max_score);
-        expect(
-          enrolled.some(
-            (e) =>
-              e.student_id === r.student_id &&
-              e.course_id === exam!.course_id &&
-              (e.status === 'active' || e.status === 'completed'),
-          ),
-        ).toBe(true);
-      }
-      expect(results.filter((r) => r.status === 'published').length).toBeGreaterThan(
-        results.length / 2,
-      );
+      expectValidSchoolYear({ courses, exams, enrolled, paid, results });
 
       // Demo data is the starting state: no events were recorded for it.
       expect(
@@ -274,22 +344,7 @@ describe('pnpm platform (the admin CLI)', () => {
           .countBy({ organizationId: DEMO_ORGANIZATION_ID }),
       ).toBe(0);
 
-      const again = JSON.parse((await platform(databaseUrl, 'seed', '--json')).stdout);
-      expect(again).toMatchObject({
-        organization_created: false,
-        students_created: 0,
-        created: {
-          students: 0,
-          courses: 0,
-          enrollments: 0,
-          payments: 0,
-          exams: 0,
-          exam_results: 0,
-        },
-      });
-      expect(again.token).not.toBe(seeded.token);
-      const againCourses = await typedClient(server, again.token).courses.list();
-      expect(expectStatus(againCourses, 200).body.meta.total).toBe(8);
+      await expectReseedAddsNothing(server, databaseUrl, seeded.token);
     } finally {
       await server.close();
     }
@@ -320,74 +375,8 @@ describe('pnpm platform (the admin CLI)', () => {
     // The first member an operator makes runs the organization: admin unless told otherwise.
     expect(user.role).toBe('admin');
 
-    const viewer = await platform(
-      db.databaseUrl,
-      'users:create',
-      '--org',
-      org.id,
-      '--email',
-      'auditor@lake.example',
-      '--role',
-      'viewer',
-      '--name',
-      'Ann Auditor',
-      '--json',
-    );
-    expect(viewer.code).toBe(0);
-    expect(JSON.parse(viewer.stdout)).toMatchObject({ role: 'viewer', name: 'Ann Auditor' });
-    const badRole = await platform(
-      db.databaseUrl,
-      'users:create',
-      '--org',
-      org.id,
-      '--email',
-      'boss@lake.example',
-      '--role',
-      'owner',
-    );
-    expect(badRole.code).not.toBe(0);
-    expect(badRole.stderr).toMatch(/admin, developer, viewer/);
-
-    const piped = await platformWithInput(
-      db.databaseUrl,
-      'a long enough passphrase\n',
-      'users:create',
-      '--org',
-      org.id,
-      '--email',
-      'teacher@lake.example',
-      '--password-stdin',
-    );
-    expect(piped.code).toBe(0);
-    expect(piped.stdout).toContain('Created user usr_');
-    expect(piped.stdout).not.toContain('password');
-
-    const short = await platformWithInput(
-      db.databaseUrl,
-      'short\n',
-      'users:create',
-      '--org',
-      org.id,
-      '--email',
-      'other@lake.example',
-      '--password-stdin',
-    );
-    expect(short.code).toBe(1);
-    expect(short.stderr).toContain('password: must be at least 12 characters long');
-
-    // Long enough, but on every list of leaked passwords (NIST SP 800-63B).
-    const common = await platformWithInput(
-      db.databaseUrl,
-      '1q2w3e4r5t6y\n',
-      'users:create',
-      '--org',
-      org.id,
-      '--email',
-      'other@lake.example',
-      '--password-stdin',
-    );
-    expect(common.code).toBe(1);
-    expect(common.stderr).toContain('password: is too easy to guess');
+    await expectRoleChoices(db.databaseUrl, org.id);
+    await expectPipedPasswordRules(db.databaseUrl, org.id);
 
     const duplicate = await platform(
       db.databaseUrl,
@@ -400,27 +389,7 @@ describe('pnpm platform (the admin CLI)', () => {
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toContain('already exists');
 
-    const client = JSON.parse(
-      (
-        await platform(
-          db.databaseUrl,
-          'oauth-clients:create',
-          '--org',
-          org.id,
-          '--name',
-          'Timetable Sync',
-          '--type',
-          'confidential',
-          '--redirect-uri',
-          'https://timetable.example/callback',
-          '--scopes',
-          'students:read,courses:read',
-          '--grants',
-          'authorization_code,refresh_token,client_credentials',
-          '--json',
-        )
-      ).stdout,
-    );
+    const client = await createTimetableClient(db.databaseUrl, org.id);
     expect(client).toMatchObject({
       object: 'oauth_client',
       type: 'confidential',
@@ -430,22 +399,7 @@ describe('pnpm platform (the admin CLI)', () => {
     });
     expect(client.client_secret).toMatch(/^ocs_/);
 
-    const check = new DataSource(
-      dataSourceOptions(loadConfig({ DATABASE_URL: db.databaseUrl }).database, APP_SCHEMA),
-    );
-    await check.initialize();
-    try {
-      const stored = await check.query(
-        `SELECT secret_hash FROM oauth_clients WHERE id = ${DATABASE_KIND === 'postgres' ? '$1' : '?'}`,
-        [client.id],
-      );
-      expect(stored[0].secret_hash).toMatch(/^[0-9a-f]{64}$/);
-      expect(JSON.stringify(stored)).not.toContain(client.client_secret);
-      const users = await check.query('SELECT password_hash FROM users');
-      for (const row of users) expect(row.password_hash).toMatch(/^\$argon2id\$/);
-    } finally {
-      await check.destroy();
-    }
+    await expectOnlyHashesStored(db.databaseUrl, client);
 
     const bad = await platform(
       db.databaseUrl,

@@ -2,6 +2,32 @@ import type { Export } from '@platform/contract';
 import { expectStatus, typedClient, type TypedClient } from './support/api';
 import { rawClient, startServer, type TestServer } from './support/server';
 
+/** The export's file as records by id, each id once. */
+async function readExportFile(server: TestServer, token: string, id: string) {
+  const file = await fetch(`${server.url}/v1/exports/${id}/file`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  const copy = new Map<string, string>();
+  for (const line of (await file.text()).split('\n')) {
+    if (!line) continue;
+    const record = JSON.parse(line) as { id: string };
+    expect(copy.has(record.id)).toBe(false);
+    copy.set(record.id, line);
+  }
+  return copy;
+}
+
+/** Every student as the API lists it now, by id. */
+async function allStudents(api: TypedClient) {
+  const truth = new Map<string, string>();
+  for (let page = 1; ; page += 1) {
+    const res = expectStatus(await api.students.list({ query: { page, per_page: 100 } }), 200);
+    for (const s of res.body.data) truth.set(s.id, JSON.stringify(s));
+    if (res.body.data.length < 100) break;
+  }
+  return truth;
+}
+
 /**
  * The recipe an integrator follows: an export, then the change feed from the export's cursor.
  * Writes made while the export runs must show up exactly once: in the file (committed before its
@@ -67,16 +93,7 @@ describe('Export + feed from its cursor', () => {
     expect(done.status).toBe('succeeded');
 
     // The copy: the file, then every change after its cursor.
-    const file = await fetch(`${server.url}/v1/exports/${id}/file`, {
-      headers: { Authorization: `Bearer ${token}` },
-    });
-    const copy = new Map<string, string>();
-    for (const line of (await file.text()).split('\n')) {
-      if (!line) continue;
-      const record = JSON.parse(line) as { id: string };
-      expect(copy.has(record.id)).toBe(false);
-      copy.set(record.id, line);
-    }
+    const copy = await readExportFile(server, token, id);
     // And some before it: the file holds burst records.
     expect([...copy.values()].some((line) => line.includes('"Burst"'))).toBe(true);
     expect(done.cursor).toEqual(expect.any(String));
@@ -100,12 +117,7 @@ describe('Export + feed from its cursor', () => {
     // Some of the burst landed after the snapshot, or the test proved nothing about the cursor.
     expect(applied).toBeGreaterThan(0);
 
-    const truth = new Map<string, string>();
-    for (let page = 1; ; page += 1) {
-      const res = expectStatus(await api.students.list({ query: { page, per_page: 100 } }), 200);
-      for (const s of res.body.data) truth.set(s.id, JSON.stringify(s));
-      if (res.body.data.length < 100) break;
-    }
+    const truth = await allStudents(api);
     expect(copy.size).toBe(truth.size);
     for (const [key, value] of truth)
       expect(JSON.parse(copy.get(key) ?? 'null')).toEqual(JSON.parse(value));

@@ -104,6 +104,34 @@ async function seedStudents(databaseUrl: string, organizationId: string, count: 
   }
 }
 
+/** The server's URL once it says it listens, and everything it has written so far. */
+async function listening(server: ChildProcess) {
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    server.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+?) /.exec(output);
+      if (match) resolve(match[1]!.replace('localhost', '127.0.0.1'));
+    });
+    server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    server.once('exit', () => reject(new Error(`the server exited before listening:\n${output}`)));
+  });
+  return { url, output: () => output };
+}
+
+/** Downloads a file counting its lines as they arrive, so the test holds no more than the server. */
+async function download(url: string, headers: Record<string, string>) {
+  const file = await fetch(url, { headers });
+  expect(file.status).toBe(200);
+  let lines = 0;
+  let bytes = 0;
+  for await (const chunk of file.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines += 1;
+  }
+  return { lines, bytes };
+}
+
 describe('export memory', () => {
   let db: Awaited<ReturnType<typeof prepareDatabase>>;
   let child: ChildProcess | undefined;
@@ -141,18 +169,7 @@ describe('export memory', () => {
       },
     );
     const server = child;
-    let output = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      server.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/\S+?) /.exec(output);
-        if (match) resolve(match[1]!.replace('localhost', '127.0.0.1'));
-      });
-      server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      server.once('exit', () =>
-        reject(new Error(`the server exited before listening:\n${output}`)),
-      );
-    });
+    const { url, output } = await listening(server);
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
     const pid = server.pid!;
 
@@ -164,7 +181,7 @@ describe('export memory', () => {
     const exitedWith = () =>
       server.exitCode === null && server.signalCode === null
         ? undefined
-        : `the server exited (${server.exitCode ?? server.signalCode}):\n${output}`;
+        : `the server exited (${server.exitCode ?? server.signalCode}):\n${output()}`;
     try {
       const made = await fetch(`${url}/v1/exports`, {
         method: 'POST',
@@ -185,14 +202,7 @@ describe('export memory', () => {
       });
 
       // The download counts lines as they arrive: the test holds no more than the server does.
-      const file = await fetch(`${url}/v1/exports/${id}/file`, { headers });
-      expect(file.status).toBe(200);
-      let lines = 0;
-      let bytes = 0;
-      for await (const chunk of file.body as unknown as AsyncIterable<Uint8Array>) {
-        bytes += chunk.length;
-        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines += 1;
-      }
+      const { lines, bytes } = await download(`${url}/v1/exports/${id}/file`, headers);
       expect({ lines, bytes }).toEqual({ lines: ROWS, bytes: done.size_bytes });
       expect(bytes).toBeGreaterThan(EXPORT_RSS_GROWTH_MIB * 1024 * 1024);
       expect(Math.round(exportPeak - before)).toBeLessThan(EXPORT_RSS_GROWTH_MIB);

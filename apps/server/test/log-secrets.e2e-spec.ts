@@ -4,10 +4,121 @@
  * every secret it created is looked for in everything the server logged. No stack traces either.
  */
 import { randomBytes } from 'node:crypto';
-import { expectStatus, typedClient } from './support/api';
+import { expectStatus, typedClient, type TypedClient } from './support/api';
 import { authorizeInBrowser, discover, oidc } from './support/oauth';
 import { startReceiver, waitFor } from './support/receiver';
 import { rawCall, startServer, type TestServer } from './support/server';
+
+/**
+ * OAuth: a client secret, a password typed into the login page (right and wrong), a code,
+ * access and refresh tokens, rotation, reuse, revocation and introspection. Returns the secrets.
+ */
+async function oauthFlow(server: TestServer, orgId: string): Promise<string[]> {
+  const secrets: string[] = [];
+  const password = `pw-${randomBytes(12).toString('hex')}`;
+  await server.createUser(orgId, 'logs@school.example', password);
+  const app = await server.createOAuthClient(orgId, {
+    type: 'confidential',
+    redirect_uris: ['https://logs.example/cb'],
+  });
+  secrets.push(app.client_secret!, password);
+  const config = await discover(server, app.id, app.client_secret);
+  const cc = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
+  secrets.push(cc.access_token);
+  await typedClient(server, cc.access_token).students.list();
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: 'https://logs.example/cb',
+    scope: 'students:read',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  const wrong = await authorizeInBrowser(server, url, {
+    email: 'logs@school.example',
+    password: `${password}-wrong`,
+  }).catch(() => undefined);
+  expect(wrong).toBeUndefined();
+  const { callback } = await authorizeInBrowser(server, url, {
+    email: 'logs@school.example',
+    password,
+  });
+  secrets.push(callback.searchParams.get('code')!, verifier);
+  const tokens = await oidc.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+  });
+  const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+  secrets.push(tokens.access_token, tokens.refresh_token!, refreshed.access_token);
+  secrets.push(refreshed.refresh_token!);
+  await oidc.tokenIntrospection(config, refreshed.access_token);
+  await oidc.refreshTokenGrant(config, tokens.refresh_token!).catch(() => undefined);
+  await oidc.tokenRevocation(config, cc.access_token);
+  await typedClient(server, cc.access_token).students.list();
+  return secrets;
+}
+
+/**
+ * Members: an invitation's one-time link (opened and used), the password set on its page, and a
+ * password change over the API. Returns the secrets.
+ */
+async function membersFlow(server: TestServer, api: TypedClient, orgId: string): Promise<string[]> {
+  const secrets: string[] = [];
+  const invited = expectStatus(
+    await api.invitations.create({
+      body: { email: 'joiner@school.example', role: 'developer' },
+    }),
+    201,
+  );
+  const inviteToken = new URL(invited.body.accept_url).searchParams.get('token')!;
+  const joinerPassword = `pw-${randomBytes(12).toString('hex')}`;
+  const newPassword = `pw-${randomBytes(12).toString('hex')}`;
+  secrets.push(inviteToken, joinerPassword, newPassword);
+  await fetch(invited.body.accept_url);
+  const form = {
+    token: inviteToken,
+    password: joinerPassword,
+    password_confirmation: joinerPassword,
+  };
+  const accepted = await fetch(`${server.url}/invitations/accept`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+  expect(accepted.status).toBe(303);
+  await fetch(invited.body.accept_url);
+  const developers = await api.members.list({ query: { role: 'developer' } });
+  const joiner = expectStatus(developers, 200).body.data[0]!;
+  const owned = await server.createToken(orgId, ['students:read'], { userId: joiner.id });
+  secrets.push(owned.token);
+  const changed = await typedClient(server, owned.token).user.changePassword({
+    body: { current_password: joinerPassword, new_password: newPassword },
+  });
+  expect(changed.status).toBe(204);
+  return secrets;
+}
+
+/** None of the secrets, whole or their random part, and no stack trace in what was logged. */
+function expectNoSecretLogged(lines: string[], secrets: string[]) {
+  const logged = lines.join('\n');
+  expect(lines.length).toBeGreaterThan(10);
+  // The OAuth exchanges were logged (so their absence of secrets means something).
+  for (const path of [
+    '/oauth/token',
+    '/oauth/authorize/:uid',
+    '/oauth/interaction/:uid/login',
+    '/.well-known/oauth-authorization-server',
+    '/invitations/accept/',
+  ]) {
+    expect(logged).toContain(`"route":"${path}"`);
+  }
+  for (const secret of secrets) {
+    // The whole secret, and its random part on its own (prefixes are not secret).
+    expect(logged).not.toContain(secret);
+    expect(logged).not.toContain(secret.replace(/^(pat|whsec|ocs|invt)_/, '').slice(0, 24));
+  }
+  expect(logged).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+  expect(logged).not.toMatch(/"stack"/);
+}
 
 describe('secrets in logs', () => {
   let server: TestServer;
@@ -65,104 +176,14 @@ describe('secrets in logs', () => {
       await api.students.create({
         body: { student_number: 'L-1', first_name: 'Dup', last_name: 'Key' },
       });
-      // OAuth: a client secret, a password typed into the login page (right and wrong), a
-      // code, access and refresh tokens, rotation, reuse, revocation and introspection.
-      const password = `pw-${randomBytes(12).toString('hex')}`;
-      await server.createUser(org.id, 'logs@school.example', password);
-      const app = await server.createOAuthClient(org.id, {
-        type: 'confidential',
-        redirect_uris: ['https://logs.example/cb'],
-      });
-      secrets.push(app.client_secret!, password);
-      const config = await discover(server, app.id, app.client_secret);
-      const cc = await oidc.clientCredentialsGrant(config, { scope: 'students:read' });
-      secrets.push(cc.access_token);
-      await typedClient(server, cc.access_token).students.list();
-      const verifier = oidc.randomPKCECodeVerifier();
-      const url = oidc.buildAuthorizationUrl(config, {
-        redirect_uri: 'https://logs.example/cb',
-        scope: 'students:read',
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      });
-      const wrong = await authorizeInBrowser(server, url, {
-        email: 'logs@school.example',
-        password: `${password}-wrong`,
-      }).catch(() => undefined);
-      expect(wrong).toBeUndefined();
-      const { callback } = await authorizeInBrowser(server, url, {
-        email: 'logs@school.example',
-        password,
-      });
-      secrets.push(callback.searchParams.get('code')!, verifier);
-      const tokens = await oidc.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-      });
-      const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
-      secrets.push(tokens.access_token, tokens.refresh_token!, refreshed.access_token);
-      secrets.push(refreshed.refresh_token!);
-      await oidc.tokenIntrospection(config, refreshed.access_token);
-      await oidc.refreshTokenGrant(config, tokens.refresh_token!).catch(() => undefined);
-      await oidc.tokenRevocation(config, cc.access_token);
-      await typedClient(server, cc.access_token).students.list();
+      secrets.push(...(await oauthFlow(server, org.id)));
 
-      // Members: an invitation's one-time link (opened and used), the password set on its
-      // page, and a password change over the API.
-      const invited = expectStatus(
-        await api.invitations.create({
-          body: { email: 'joiner@school.example', role: 'developer' },
-        }),
-        201,
-      );
-      const inviteToken = new URL(invited.body.accept_url).searchParams.get('token')!;
-      const joinerPassword = `pw-${randomBytes(12).toString('hex')}`;
-      const newPassword = `pw-${randomBytes(12).toString('hex')}`;
-      secrets.push(inviteToken, joinerPassword, newPassword);
-      await fetch(invited.body.accept_url);
-      const form = {
-        token: inviteToken,
-        password: joinerPassword,
-        password_confirmation: joinerPassword,
-      };
-      const accepted = await fetch(`${server.url}/invitations/accept`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(form).toString(),
-      });
-      expect(accepted.status).toBe(303);
-      await fetch(invited.body.accept_url);
-      const developers = await api.members.list({ query: { role: 'developer' } });
-      const joiner = expectStatus(developers, 200).body.data[0]!;
-      const owned = await server.createToken(org.id, ['students:read'], { userId: joiner.id });
-      secrets.push(owned.token);
-      const changed = await typedClient(server, owned.token).user.changePassword({
-        body: { current_password: joinerPassword, new_password: newPassword },
-      });
-      expect(changed.status).toBe(204);
+      secrets.push(...(await membersFlow(server, api, org.id)));
     } finally {
       await hook.close();
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
 
-    const logged = lines.join('\n');
-    expect(lines.length).toBeGreaterThan(10);
-    // The OAuth exchanges were logged (so their absence of secrets means something).
-    for (const path of [
-      '/oauth/token',
-      '/oauth/authorize/:uid',
-      '/oauth/interaction/:uid/login',
-      '/.well-known/oauth-authorization-server',
-      '/invitations/accept/',
-    ]) {
-      expect(logged).toContain(`"route":"${path}"`);
-    }
-    for (const secret of secrets) {
-      // The whole secret, and its random part on its own (prefixes are not secret).
-      expect(logged).not.toContain(secret);
-      expect(logged).not.toContain(secret.replace(/^(pat|whsec|ocs|invt)_/, '').slice(0, 24));
-    }
-    expect(logged).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
-    expect(logged).not.toMatch(/"stack"/);
+    expectNoSecretLogged(lines, secrets);
   });
 });

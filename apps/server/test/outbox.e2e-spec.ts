@@ -3,6 +3,110 @@ import { EventsService } from '../src/events/events.service';
 import { expectStatus, typedClient, type TypedClient } from './support/api';
 import { eventsOf, startServer, type TestServer } from './support/server';
 
+/** Runs a write, which must answer `status`, and records which event it must produce. */
+type Write = <R extends { status: number; body: unknown }, S extends R['status']>(
+  type: EventType,
+  request: Promise<R>,
+  status: S,
+) => Promise<Extract<R, { status: S }>['body']>;
+
+/** A `write` and the events its writes must have produced, in order. */
+function recorder() {
+  const expected: { type: EventType; data: unknown }[] = [];
+  const write: Write = async (type, request, status) => {
+    const { body } = expectStatus(await request, status);
+    expected.push({ type, data: body });
+    return body;
+  };
+  return { expected, write };
+}
+
+/** A payment that succeeds and is partly refunded, and one that fails. */
+async function writePayments(write: Write, api: TypedClient, studentId: string) {
+  const payment = await write(
+    'payment.created',
+    api.payments.create({ body: { student_id: studentId, amount: 1000, currency: 'EUR' } }),
+    201,
+  );
+  const ofPayment = { params: { id: payment.id } };
+  await write('payment.succeeded', api.payments.succeed(ofPayment), 200);
+  await write(
+    'payment.refunded',
+    api.payments.refund({ ...ofPayment, body: { amount: 100 } }),
+    200,
+  );
+  const failing = await write(
+    'payment.created',
+    api.payments.create({ body: { student_id: studentId, amount: 5, currency: 'EUR' } }),
+    201,
+  );
+  await write(
+    'payment.failed',
+    api.payments.fail({ params: { id: failing.id }, body: undefined }),
+    200,
+  );
+}
+
+/** Deletes an exam, a student and a course, and drops and cancels an enrollment. */
+async function writeDeletionsAndEnds(
+  write: Write,
+  api: TypedClient,
+  studentId: string,
+  courseId: string,
+) {
+  const spare = await write(
+    'exam.created',
+    api.exams.create({ body: { course_id: courseId, title: 'Spare', max_score: 1 } }),
+    201,
+  );
+  await write('exam.deleted', api.exams.delete({ params: { id: spare.id } }), 200);
+  const other = await write(
+    'student.created',
+    api.students.create({
+      body: { student_number: 'O-2', first_name: 'Gone', last_name: 'Soon' },
+    }),
+    201,
+  );
+  await write('student.deleted', api.students.delete({ params: { id: other.id } }), 200);
+  const oldCourse = await write(
+    'course.created',
+    api.courses.create({ body: { code: 'OLD', title: 'Old' } }),
+    201,
+  );
+  await write('course.deleted', api.courses.delete({ params: { id: oldCourse.id } }), 200);
+  const second = await write(
+    'enrollment.created',
+    api.enrollments.create({ body: { student_id: studentId, course_id: courseId } }),
+    201,
+  );
+  await write('enrollment.dropped', api.enrollments.drop({ params: { id: second.id } }), 200);
+  const third = await write(
+    'enrollment.created',
+    api.enrollments.create({ body: { student_id: studentId, course_id: courseId } }),
+    201,
+  );
+  await write('enrollment.cancelled', api.enrollments.cancel({ params: { id: third.id } }), 200);
+}
+
+/** Each event has its id and API version, and validates against the contract's catalogue. */
+function expectValidEvents(events: Awaited<ReturnType<typeof eventsOf>>) {
+  for (const event of events) {
+    expect(event.id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(event.api_version).toBe('v1');
+    // What the SDK will receive validates against the contract's catalogue.
+    const parsed = EventSchema.safeParse({
+      id: event.id,
+      position: event.position,
+      object: 'event',
+      type: event.type,
+      timestamp: new Date().toISOString(),
+      api_version: 'v1',
+      data: event.data,
+    });
+    expect(parsed.success).toBe(true);
+  }
+}
+
 describe('events outbox', () => {
   let server: TestServer;
   let orgId: string;
@@ -16,17 +120,7 @@ describe('events outbox', () => {
   afterAll(() => server.close());
 
   it('every committed change has exactly one event, carrying the resource as the API returned it', async () => {
-    const expected: { type: EventType; data: unknown }[] = [];
-    /** Runs a write, which must answer `status`, and records which event it must produce. */
-    const write = async <R extends { status: number; body: unknown }, S extends R['status']>(
-      type: EventType,
-      request: Promise<R>,
-      status: S,
-    ): Promise<Extract<R, { status: S }>['body']> => {
-      const { body } = expectStatus(await request, status);
-      expected.push({ type, data: body });
-      return body;
-    };
+    const { expected, write } = recorder();
 
     const student = await write(
       'student.created',
@@ -63,28 +157,7 @@ describe('events outbox', () => {
       200,
     );
     await write('enrollment.active', api.enrollments.activate(ofEnrollment), 200);
-    const payment = await write(
-      'payment.created',
-      api.payments.create({ body: { student_id: student.id, amount: 1000, currency: 'EUR' } }),
-      201,
-    );
-    const ofPayment = { params: { id: payment.id } };
-    await write('payment.succeeded', api.payments.succeed(ofPayment), 200);
-    await write(
-      'payment.refunded',
-      api.payments.refund({ ...ofPayment, body: { amount: 100 } }),
-      200,
-    );
-    const failing = await write(
-      'payment.created',
-      api.payments.create({ body: { student_id: student.id, amount: 5, currency: 'EUR' } }),
-      201,
-    );
-    await write(
-      'payment.failed',
-      api.payments.fail({ params: { id: failing.id }, body: undefined }),
-      200,
-    );
+    await writePayments(write, api, student.id);
     const exam = await write(
       'exam.created',
       api.exams.create({ body: { course_id: course.id, title: 'Final', max_score: 100 } }),
@@ -108,38 +181,7 @@ describe('events outbox', () => {
       200,
     );
     await write('enrollment.completed', api.enrollments.complete(ofEnrollment), 200);
-    const spare = await write(
-      'exam.created',
-      api.exams.create({ body: { course_id: course.id, title: 'Spare', max_score: 1 } }),
-      201,
-    );
-    await write('exam.deleted', api.exams.delete({ params: { id: spare.id } }), 200);
-    const other = await write(
-      'student.created',
-      api.students.create({
-        body: { student_number: 'O-2', first_name: 'Gone', last_name: 'Soon' },
-      }),
-      201,
-    );
-    await write('student.deleted', api.students.delete({ params: { id: other.id } }), 200);
-    const oldCourse = await write(
-      'course.created',
-      api.courses.create({ body: { code: 'OLD', title: 'Old' } }),
-      201,
-    );
-    await write('course.deleted', api.courses.delete({ params: { id: oldCourse.id } }), 200);
-    const second = await write(
-      'enrollment.created',
-      api.enrollments.create({ body: { student_id: student.id, course_id: course.id } }),
-      201,
-    );
-    await write('enrollment.dropped', api.enrollments.drop({ params: { id: second.id } }), 200);
-    const third = await write(
-      'enrollment.created',
-      api.enrollments.create({ body: { student_id: student.id, course_id: course.id } }),
-      201,
-    );
-    await write('enrollment.cancelled', api.enrollments.cancel({ params: { id: third.id } }), 200);
+    await writeDeletionsAndEnds(write, api, student.id, course.id);
 
     // Requests that change nothing or fail produce nothing.
     await api.students.update({ ...ofStudent, body: { grade_level: 7 } });
@@ -152,21 +194,7 @@ describe('events outbox', () => {
     expect(events.map((e) => ({ type: e.type, data: e.data }))).toEqual(expected);
     // Each change has its feed position, in the order the changes were made.
     expect(events.map((e) => e.position)).toEqual(events.map((_, i) => i + 1));
-    for (const event of events) {
-      expect(event.id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
-      expect(event.api_version).toBe('v1');
-      // What the SDK will receive validates against the contract's catalogue.
-      const parsed = EventSchema.safeParse({
-        id: event.id,
-        position: event.position,
-        object: 'event',
-        type: event.type,
-        timestamp: new Date().toISOString(),
-        api_version: 'v1',
-        data: event.data,
-      });
-      expect(parsed.success).toBe(true);
-    }
+    expectValidEvents(events);
   });
 
   describe('a change that fails after its rows are written leaves neither the change nor an event', () => {

@@ -13,6 +13,39 @@ import { rawCall, startServer, type TestServer } from './support/server';
 
 const HOUR = 3_600_000;
 
+/**
+ * Two days ago: a 429 and a 503, recorded as the log would have (past hours cannot be replayed);
+ * and eight days ago, outside the window, a 200. Returns when the two-day-old ones were made.
+ */
+async function insertPastRequests(
+  server: TestServer,
+  organizationId: string,
+  credentialId: string,
+) {
+  const twoDaysAgo = new Date(Math.floor(Date.now() / HOUR) * HOUR - 48 * HOUR + 60_000);
+  const past = (status: number) => ({
+    id: `rql_01JD6Y3ZK8R5V2N3M4P5Q6R${status}`.slice(0, 30),
+    organizationId,
+    method: 'GET',
+    route: '/v1/students',
+    status,
+    statusClass: `${Math.floor(status / 100)}xx`,
+    latencyMs: 1,
+    credentialType: 'personal_access_token' as const,
+    credentialId,
+    requestId: `past-${randomUUID()}`,
+    errorCode: status === 429 ? 'rate_limited' : 'service_unavailable',
+    createdAt: twoDaysAgo,
+  });
+  await server.dataSource.getRepository(RequestLogRecord).insert([past(429), past(503)]);
+  await server.dataSource.getRepository(RequestLogRecord).insert({
+    ...past(200),
+    id: 'rql_01JD6Y3ZK8R5V2N3M4P5Q6R8S8',
+    createdAt: new Date(Date.now() - 8 * 24 * HOUR),
+  });
+  return twoDaysAgo;
+}
+
 describe('usage', () => {
   let server: TestServer;
   let hook: Receiver;
@@ -51,29 +84,7 @@ describe('usage', () => {
     await rawCall(server, '/v1/students/stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { token: token.token });
     await rawCall(server, '/v1/students?page=0', { token: token.token });
     for (let i = 0; i < 4; i++) await rawCall(server, '/v1/courses', { token: otherToken.token });
-    // Two days ago: a 429 and a 503, recorded as the log would have (past hours cannot be replayed).
-    const twoDaysAgo = new Date(Math.floor(Date.now() / HOUR) * HOUR - 48 * HOUR + 60_000);
-    const past = (status: number) => ({
-      id: `rql_01JD6Y3ZK8R5V2N3M4P5Q6R${status}`.slice(0, 30),
-      organizationId: org.id,
-      method: 'GET',
-      route: '/v1/students',
-      status,
-      statusClass: `${Math.floor(status / 100)}xx`,
-      latencyMs: 1,
-      credentialType: 'personal_access_token' as const,
-      credentialId: token.id,
-      requestId: `past-${randomUUID()}`,
-      errorCode: status === 429 ? 'rate_limited' : 'service_unavailable',
-      createdAt: twoDaysAgo,
-    });
-    await server.dataSource.getRepository(RequestLogRecord).insert([past(429), past(503)]);
-    // Eight days ago: outside the window.
-    await server.dataSource.getRepository(RequestLogRecord).insert({
-      ...past(200),
-      id: 'rql_01JD6Y3ZK8R5V2N3M4P5Q6R8S8',
-      createdAt: new Date(Date.now() - 8 * 24 * HOUR),
-    });
+    const twoDaysAgo = await insertPastRequests(server, org.id, token.id);
 
     // Webhook deliveries: two that succeed, then one that fails.
     const endpoint = expectStatus(

@@ -26,6 +26,62 @@ function school(count: number, fixedIds = true) {
   return { students, ...demoSchool(ORG, students, { now: NOW, fixedIds }) };
 }
 
+/** Notes `row` as breaking the rule `what` unless it `holds`. */
+type Rule = (holds: boolean, what: string, row: { id: string }) => void;
+
+/** The payments' rules: a known student, amounts and refunds, a timestamp for each status. */
+function paymentRules(
+  s: DemoSchool,
+  studentIds: Set<string>,
+  enrollments: Map<string, DemoSchool['enrollments'][number]>,
+  rule: Rule,
+) {
+  for (const p of s.payments) {
+    rule(studentIds.has(p.studentId), 'a known student', p);
+    if (p.enrollmentId) {
+      rule(enrollments.get(p.enrollmentId)?.studentId === p.studentId, "the student's", p);
+    }
+    rule(Number.isInteger(p.amount) && p.amount > 0, 'a positive whole amount', p);
+    rule(p.currency === 'EUR', 'in EUR', p);
+    rule(p.amountRefunded >= 0 && p.amountRefunded <= p.amount, 'refunded within amount', p);
+    rule(p.amountRefunded > 0 === (p.status === 'refunded'), 'refunded amount iff refunded', p);
+    rule(!!p.refundedAt === (p.status === 'refunded'), 'refunded_at iff refunded', p);
+    rule(
+      !!p.succeededAt === (p.status === 'succeeded' || p.status === 'refunded'),
+      'succeeded_at iff it succeeded',
+      p,
+    );
+    rule(!!p.failedAt === (p.status === 'failed'), 'failed_at iff failed', p);
+    rule(!!p.failureReason === (p.status === 'failed'), 'failure_reason iff failed', p);
+  }
+}
+
+/** The exam results' rules: score and grade, one per student and exam, an attending student. */
+function examResultRules(
+  s: DemoSchool,
+  exams: Map<string, DemoSchool['exams'][number]>,
+  rule: Rule,
+) {
+  const today = new Date(NOW).toISOString().slice(0, 10);
+  const graded = new Set<string>();
+  // Active or completed enrollments by student and course, for the rule on results.
+  const attending = new Set(
+    s.enrollments
+      .filter((e) => e.status === 'active' || e.status === 'completed')
+      .map((e) => `${e.studentId} ${e.courseId}`),
+  );
+  for (const r of s.examResults) {
+    const exam = exams.get(r.examId)!;
+    rule(r.score >= 0 && r.score <= exam.maxScore, 'score within 0..max_score', r);
+    rule(exam.heldOn! <= today, 'exam held by today', r);
+    rule(r.grade === letterGrade(r.score / exam.maxScore), 'grade from the score', r);
+    rule(!!r.publishedAt === (r.status === 'published'), 'published_at iff published', r);
+    rule(!graded.has(`${r.examId} ${r.studentId}`), 'one result per student and exam', r);
+    graded.add(`${r.examId} ${r.studentId}`);
+    rule(attending.has(`${r.studentId} ${exam.courseId}`), 'an attending student', r);
+  }
+}
+
 /**
  * Every rule the API enforces on writes, and a few more that make the data believable. Broken
  * rules are collected and compared with none at the end: one `expect` per row and rule made the
@@ -33,14 +89,13 @@ function school(count: number, fixedIds = true) {
  */
 function expectConsistent({ students, ...s }: DemoSchool & { students: { id: string }[] }) {
   const broken: string[] = [];
-  const rule = (holds: boolean, what: string, row: { id: string }) => {
+  const rule: Rule = (holds, what, row) => {
     if (!holds) broken.push(`${row.id}: ${what}`);
   };
   const studentIds = new Set(students.map((st) => st.id));
   const courses = new Map(s.courses.map((c) => [c.id, c]));
   const exams = new Map(s.exams.map((e) => [e.id, e]));
   const enrollments = new Map(s.enrollments.map((e) => [e.id, e]));
-  const today = new Date(NOW).toISOString().slice(0, 10);
   const all: [IdKind, { id: string; createdAt: Date; updatedAt: Date }[]][] = [
     ['course', s.courses],
     ['exam', s.exams],
@@ -93,42 +148,9 @@ function expectConsistent({ students, ...s }: DemoSchool & { students: { id: str
     rule(course.capacity === null || seats <= course.capacity, 'within capacity', course);
   }
 
-  for (const p of s.payments) {
-    rule(studentIds.has(p.studentId), 'a known student', p);
-    if (p.enrollmentId) {
-      rule(enrollments.get(p.enrollmentId)?.studentId === p.studentId, "the student's", p);
-    }
-    rule(Number.isInteger(p.amount) && p.amount > 0, 'a positive whole amount', p);
-    rule(p.currency === 'EUR', 'in EUR', p);
-    rule(p.amountRefunded >= 0 && p.amountRefunded <= p.amount, 'refunded within amount', p);
-    rule(p.amountRefunded > 0 === (p.status === 'refunded'), 'refunded amount iff refunded', p);
-    rule(!!p.refundedAt === (p.status === 'refunded'), 'refunded_at iff refunded', p);
-    rule(
-      !!p.succeededAt === (p.status === 'succeeded' || p.status === 'refunded'),
-      'succeeded_at iff it succeeded',
-      p,
-    );
-    rule(!!p.failedAt === (p.status === 'failed'), 'failed_at iff failed', p);
-    rule(!!p.failureReason === (p.status === 'failed'), 'failure_reason iff failed', p);
-  }
+  paymentRules(s, studentIds, enrollments, rule);
 
-  const graded = new Set<string>();
-  // Active or completed enrollments by student and course, for the rule on results.
-  const attending = new Set(
-    s.enrollments
-      .filter((e) => e.status === 'active' || e.status === 'completed')
-      .map((e) => `${e.studentId} ${e.courseId}`),
-  );
-  for (const r of s.examResults) {
-    const exam = exams.get(r.examId)!;
-    rule(r.score >= 0 && r.score <= exam.maxScore, 'score within 0..max_score', r);
-    rule(exam.heldOn! <= today, 'exam held by today', r);
-    rule(r.grade === letterGrade(r.score / exam.maxScore), 'grade from the score', r);
-    rule(!!r.publishedAt === (r.status === 'published'), 'published_at iff published', r);
-    rule(!graded.has(`${r.examId} ${r.studentId}`), 'one result per student and exam', r);
-    graded.add(`${r.examId} ${r.studentId}`);
-    rule(attending.has(`${r.studentId} ${exam.courseId}`), 'an attending student', r);
-  }
+  examResultRules(s, exams, rule);
   expect(broken).toEqual([]);
 }
 
