@@ -24,7 +24,7 @@ const GRANT_HINTS: Record<OAuthClientGrantType, string> = {
 /** The API's limit on an app's name (the contract's `text(100)`). */
 const NAME_MAX = 100;
 
-/** The registration form's fields; the type, the grants and the scopes it remembers between apps. */
+/** The registration form's fields; after registering, the type and grant types stay as chosen. */
 function useAppForm() {
   const [name, setName] = useState('');
   const [type, setType] = useState<OAuthClientType>('confidential');
