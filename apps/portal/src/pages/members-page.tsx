@@ -247,7 +247,7 @@ export function MembersPage({
 function InvitationLink({ invitation }: { invitation: InvitationWithSecret }) {
   return (
     <SecretPanel
-      title={`Invitation for ${invitation.email} invitation`}
+      title={`Invitation for ${invitation.email} created`}
       secret={invitation.accept_url}
       label="Invitation link"
     >
