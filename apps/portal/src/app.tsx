@@ -117,42 +117,18 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
   const sections = abilities
     ? SECTIONS.filter((s) => s.needs === null || abilities.can(s.needs))
     : [];
-  const out = () => void signOut();
   const route = path === '/' ? '/tokens' : path;
   return (
     <>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <header className="top">
-        <p className="brand">Platform developer portal</p>
-        <div className="who">
-          {info && user ? (
-            <span>
-              {user.email} ({user.role})
-              {organization ? (
-                <>
-                  , <span className="org-name">{organization.name}</span>
-                </>
-              ) : null}
-            </span>
-          ) : null}
-          <button type="button" onClick={out}>
-            Sign out
-          </button>
-        </div>
-        <nav aria-label="Portal">
-          <ul>
-            {sections.map((s) => (
-              <li key={s.path}>
-                <Link to={s.path} current={route === s.path || route.startsWith(`${s.path}/`)}>
-                  {s.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-      </header>
+      <TopBar
+        user={info && user ? user : null}
+        organization={organization}
+        sections={sections}
+        route={route}
+      />
       <main id="main">
         {failure ? (
           <>
@@ -178,6 +154,52 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
         ) : null}
       </main>
     </>
+  );
+}
+
+/** The brand, who is signed in (and in which organization), sign-out and the navigation. */
+function TopBar({
+  user,
+  organization,
+  sections,
+  route,
+}: {
+  user: Member | null;
+  organization: Organization | null;
+  sections: readonly { path: string; label: string }[];
+  route: string;
+}) {
+  const out = () => void signOut();
+  return (
+    <header className="top">
+      <p className="brand">Platform developer portal</p>
+      <div className="who">
+        {user ? (
+          <span>
+            {user.email} ({user.role})
+            {organization ? (
+              <>
+                , <span className="org-name">{organization.name}</span>
+              </>
+            ) : null}
+          </span>
+        ) : null}
+        <button type="button" onClick={out}>
+          Sign out
+        </button>
+      </div>
+      <nav aria-label="Portal">
+        <ul>
+          {sections.map((s) => (
+            <li key={s.path}>
+              <Link to={s.path} current={route === s.path || route.startsWith(`${s.path}/`)}>
+                {s.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+    </header>
   );
 }
 

@@ -8,12 +8,19 @@
  * no violation of any impact. Each width has an organization of its own.
  */
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import path from 'node:path';
-import { startTestServer, type TestServer } from '@platform/server/testing';
+import type { TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { allViolations, launchChromium, loopbackContext, REPO_ROOT, screenshot } from './browser';
+import { launchChromium, loopbackContext, REPO_ROOT, screenshot } from './browser';
+import {
+  expectAccessible,
+  expectNoSidewaysScroll,
+  portalToken,
+  startProductServer,
+  startReceiver,
+  waitFor,
+} from './product-checks';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -31,24 +38,8 @@ beforeAll(async () => {
   const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
   if (!existsSync(dist))
     throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
-  server = await startTestServer({
-    postgresAdminUrl: process.env.TEST_DATABASE_URL || undefined,
-    redisUrl: process.env.TEST_REDIS_URL || undefined,
-    env: {
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_POLL_INTERVAL: '100ms',
-      WEBHOOK_RETRY_SCHEDULE: '1s',
-    },
-  });
-  receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.statusCode = receiverFails ? 500 : 204;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  server = await startProductServer();
+  ({ receiver, url: receiverUrl } = await startReceiver(() => receiverFails));
   browser = await launchChromium();
 }, 120_000);
 
@@ -73,34 +64,6 @@ function api(token: string, pathname: string, init: RequestInit = {}): Promise<R
     ...init,
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
   });
-}
-
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  expect({ page: name, violations: await allViolations(page) }).toEqual({
-    page: name,
-    violations: [],
-  });
-}
-
-async function portalToken(page: Page): Promise<string> {
-  const raw = await page.evaluate(() => sessionStorage.getItem('platform.portal.session'));
-  return (JSON.parse(raw!) as { accessToken: string }).accessToken;
-}
-
-/** Nothing on the page reaches past the viewport's right edge, and the page does not scroll sideways. */
-async function expectNoSidewaysScroll(page: Page, what: string): Promise<void> {
-  const found = await page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    return {
-      overflow: document.documentElement.scrollWidth - width,
-      tooWide: [...document.querySelectorAll('main *')]
-        .filter((el) => el.getBoundingClientRect().right > width + 1)
-        .filter((el) => !el.closest('.table-wrap') || el.closest('table.stacking'))
-        .map((el) => `${el.tagName.toLowerCase()}.${el.className}`)
-        .slice(0, 5),
-    };
-  });
-  expect({ what, ...found }).toEqual({ what, overflow: 0, tooWide: [] });
 }
 
 describe.each([
@@ -531,11 +494,3 @@ describe.each([
     if (viewport.width === 1280) await screenshot(page, 'rate-limited');
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${check.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

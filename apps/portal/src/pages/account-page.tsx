@@ -5,6 +5,39 @@ import { Notice, PageHeading } from '../components/ui';
 
 /** Who is signed in, and changing one's own password (the current one is asked for). */
 export function AccountPage({ client, user }: { client: PlatformClient; user: Member }) {
+  return (
+    <>
+      <PageHeading>Your account</PageHeading>
+      <SignedInAs user={user} />
+      <ChangePassword client={client} />
+    </>
+  );
+}
+
+function SignedInAs({ user }: { user: Member }) {
+  return (
+    <section aria-labelledby="who">
+      <h2 id="who">Signed in as</h2>
+      <dl className="facts">
+        <div>
+          <dt>Email</dt>
+          <dd>{user.email}</dd>
+        </div>
+        <div>
+          <dt>Name</dt>
+          <dd>{user.name ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Role</dt>
+          <dd>{user.role}</dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+/** The form's fields and its submission: the new password twice, the current one checked. */
+function usePasswordChange(client: PlatformClient) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [again, setAgain] = useState('');
@@ -40,78 +73,86 @@ export function AccountPage({ client, user }: { client: PlatformClient; user: Me
       setBusy(false);
     }
   };
+  return {
+    current,
+    setCurrent,
+    next,
+    setNext,
+    again,
+    setAgain,
+    error,
+    message,
+    busy,
+    currentField,
+    change,
+  };
+}
 
+function ChangePassword({ client }: { client: PlatformClient }) {
+  const {
+    current,
+    setCurrent,
+    next,
+    setNext,
+    again,
+    setAgain,
+    error,
+    message,
+    busy,
+    currentField,
+    change,
+  } = usePasswordChange(client);
   return (
-    <>
-      <PageHeading>Your account</PageHeading>
-      <section aria-labelledby="who">
-        <h2 id="who">Signed in as</h2>
-        <dl className="facts">
-          <div>
-            <dt>Email</dt>
-            <dd>{user.email}</dd>
-          </div>
-          <div>
-            <dt>Name</dt>
-            <dd>{user.name ?? '—'}</dd>
-          </div>
-          <div>
-            <dt>Role</dt>
-            <dd>{user.role}</dd>
-          </div>
-        </dl>
-      </section>
-      <section aria-labelledby="password">
-        <h2 id="password">Change your password</h2>
-        {error ? <Notice kind="error">{error}</Notice> : null}
-        {message ? <Notice kind="success">{message}</Notice> : null}
-        <form onSubmit={(e) => void change(e)} className="stack">
-          <div className="field">
-            <label htmlFor="current-password">Current password</label>
-            <input
-              id="current-password"
-              ref={currentField}
-              type="password"
-              autoComplete="current-password"
-              required
-              value={current}
-              onChange={(e) => setCurrent(e.target.value)}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor="new-password">New password</label>
-            <input
-              id="new-password"
-              type="password"
-              autoComplete="new-password"
-              required
-              minLength={12}
-              maxLength={1024}
-              value={next}
-              onChange={(e) => setNext(e.target.value)}
-              aria-describedby="new-password-hint"
-            />
-            <span id="new-password-hint" className="hint">
-              12 to 1024 characters.
-            </span>
-          </div>
-          <div className="field">
-            <label htmlFor="new-password-again">New password again</label>
-            <input
-              id="new-password-again"
-              type="password"
-              autoComplete="new-password"
-              required
-              value={again}
-              onChange={(e) => setAgain(e.target.value)}
-            />
-          </div>
-          <button type="submit" disabled={busy}>
-            Change password
-          </button>
-        </form>
-      </section>
-    </>
+    <section aria-labelledby="password">
+      <h2 id="password">Change your password</h2>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {message ? <Notice kind="success">{message}</Notice> : null}
+      <form onSubmit={(e) => void change(e)} className="stack">
+        <div className="field">
+          <label htmlFor="current-password">Current password</label>
+          <input
+            id="current-password"
+            ref={currentField}
+            type="password"
+            autoComplete="current-password"
+            required
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="new-password">New password</label>
+          <input
+            id="new-password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={12}
+            maxLength={1024}
+            value={next}
+            onChange={(e) => setNext(e.target.value)}
+            aria-describedby="new-password-hint"
+          />
+          <span id="new-password-hint" className="hint">
+            12 to 1024 characters.
+          </span>
+        </div>
+        <div className="field">
+          <label htmlFor="new-password-again">New password again</label>
+          <input
+            id="new-password-again"
+            type="password"
+            autoComplete="new-password"
+            required
+            value={again}
+            onChange={(e) => setAgain(e.target.value)}
+          />
+        </div>
+        <button type="submit" disabled={busy}>
+          Change password
+        </button>
+      </form>
+    </section>
   );
 }
 

@@ -1,5 +1,11 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { AuditEvent, AuditEventAction, Member, PlatformClient } from '@platform/client';
+import type {
+  AuditEvent,
+  AuditEventAction,
+  Member,
+  PageMeta,
+  PlatformClient,
+} from '@platform/client';
 import { formatDate } from '../api';
 import { FilterSelect, Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
 import { FailureNotice } from '../components/states';
@@ -144,55 +150,7 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
       ) : events.length === 0 ? (
         <p role="status">No entries{action ? ` for ${action}` : ''}.</p>
       ) : (
-        <TableWrap label="Audit entry table">
-          <table className="stacking">
-            <caption className="visually-hidden">
-              Audit entries, page {list.meta?.page ?? 1} of {list.meta?.total_pages ?? 1}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Action</th>
-                <th scope="col">Actor</th>
-                <th scope="col">User</th>
-                <th scope="col">IP</th>
-                <th scope="col">Target</th>
-                <th scope="col">Changes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((event) => (
-                <tr key={event.id}>
-                  <td data-label="When">{formatDate(event.created_at)}</td>
-                  <th scope="row" className="nowrap" data-label="Action">
-                    <code>{event.action}</code>
-                  </th>
-                  <td data-label="Actor">
-                    {ACTOR_LABELS[event.actor.type]}
-                    {event.actor.credential_id ? (
-                      <>
-                        {' '}
-                        <code>{event.actor.credential_id}</code>
-                      </>
-                    ) : null}
-                  </td>
-                  <td data-label="User">
-                    {event.actor.user_id
-                      ? (emails.get(event.actor.user_id) ?? <code>{event.actor.user_id}</code>)
-                      : '—'}
-                  </td>
-                  <td data-label="IP">{event.actor.ip ?? '—'}</td>
-                  <td data-label="Target">
-                    {event.target.type} <code>{event.target.id}</code>
-                  </td>
-                  <td className="changes" data-label="Changes">
-                    <Changes changes={event.changes} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <AuditTable events={events} emails={emails} meta={list.meta} />
       )}
       {list.meta ? (
         <Pager
@@ -203,5 +161,68 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
         />
       ) : null}
     </>
+  );
+}
+
+/** One row an entry; on a narrow screen each row is a card (cells stack with their labels). */
+function AuditTable({
+  events,
+  emails,
+  meta,
+}: {
+  events: AuditEvent[];
+  emails: Map<string, string>;
+  meta: PageMeta | null;
+}) {
+  return (
+    <TableWrap label="Audit entry table">
+      <table className="stacking">
+        <caption className="visually-hidden">
+          Audit entries, page {meta?.page ?? 1} of {meta?.total_pages ?? 1}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Action</th>
+            <th scope="col">Actor</th>
+            <th scope="col">User</th>
+            <th scope="col">IP</th>
+            <th scope="col">Target</th>
+            <th scope="col">Changes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((event) => (
+            <tr key={event.id}>
+              <td data-label="When">{formatDate(event.created_at)}</td>
+              <th scope="row" className="nowrap" data-label="Action">
+                <code>{event.action}</code>
+              </th>
+              <td data-label="Actor">
+                {ACTOR_LABELS[event.actor.type]}
+                {event.actor.credential_id ? (
+                  <>
+                    {' '}
+                    <code>{event.actor.credential_id}</code>
+                  </>
+                ) : null}
+              </td>
+              <td data-label="User">
+                {event.actor.user_id
+                  ? (emails.get(event.actor.user_id) ?? <code>{event.actor.user_id}</code>)
+                  : '—'}
+              </td>
+              <td data-label="IP">{event.actor.ip ?? '—'}</td>
+              <td data-label="Target">
+                {event.target.type} <code>{event.target.id}</code>
+              </td>
+              <td className="changes" data-label="Changes">
+                <Changes changes={event.changes} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
   );
 }

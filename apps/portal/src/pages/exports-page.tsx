@@ -16,10 +16,7 @@ const collectionLabel = (collection: string): string =>
 /** Exports of the organization's collections: start one, follow it, download its file. */
 export function ExportsPage({ client, canCreate }: { client: Client; canCreate: boolean }) {
   const [exports, setExports] = useState<Export[] | null>(null);
-  const [collection, setCollection] = useState<ExportCollection>('students');
-  const [format, setFormat] = useState<ExportFormat>('ndjson');
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const load = useCallback(() => {
     client.exports.list({ per_page: 25 }).then(
@@ -36,20 +33,6 @@ export function ExportsPage({ client, canCreate }: { client: Client; canCreate: 
     const timer = setInterval(load, 1000);
     return () => clearInterval(timer);
   }, [running, load]);
-
-  async function create(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await client.exports.create({ body: { collection, format } });
-      load();
-    } catch (e) {
-      setError(describeError(e));
-    } finally {
-      setBusy(false);
-    }
-  }
 
   async function download(exp: Export) {
     setError(null);
@@ -75,39 +58,7 @@ export function ExportsPage({ client, canCreate }: { client: Client; canCreate: 
       </p>
       {error ? <Notice kind="error">{error}</Notice> : null}
       {canCreate ? (
-        <section aria-labelledby="create-export">
-          <h2 id="create-export">Start an export</h2>
-          <form onSubmit={(e) => void create(e)} className="stack">
-            <div className="field">
-              <label htmlFor="export-collection">Collection</label>
-              <select
-                id="export-collection"
-                value={collection}
-                onChange={(e) => setCollection(e.target.value as ExportCollection)}
-              >
-                {EXPORT_COLLECTIONS.map((value) => (
-                  <option key={value} value={value}>
-                    {collectionLabel(value)}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="export-format">Format</label>
-              <select
-                id="export-format"
-                value={format}
-                onChange={(e) => setFormat(e.target.value as ExportFormat)}
-              >
-                <option value="ndjson">NDJSON (one JSON object per line)</option>
-                <option value="csv">CSV</option>
-              </select>
-            </div>
-            <button type="submit" disabled={busy}>
-              Start export
-            </button>
-          </form>
-        </section>
+        <StartExport client={client} onStarted={load} onError={setError} />
       ) : (
         <p className="hint">Your role lets you see exports, not start them.</p>
       )}
@@ -118,44 +69,121 @@ export function ExportsPage({ client, canCreate }: { client: Client; canCreate: 
         ) : exports.length === 0 ? (
           <p>No exports yet.</p>
         ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Collection</th>
-                  <th scope="col">Format</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Rows</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {exports.map((exp) => (
-                  <tr key={exp.id}>
-                    <td>{collectionLabel(exp.collection)}</td>
-                    <td>{exp.format.toUpperCase()}</td>
-                    <td>{exp.status}</td>
-                    <td>{exp.row_count.toLocaleString()}</td>
-                    <td>{formatDate(exp.created_at)}</td>
-                    <td>{formatDate(exp.expires_at)}</td>
-                    <td>
-                      {exp.status === 'succeeded' ? (
-                        <button type="button" onClick={() => void download(exp)}>
-                          Download<span className="visually-hidden"> {exp.id}</span>
-                        </button>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ExportTable exports={exports} onDownload={(exp) => void download(exp)} />
         )}
       </section>
     </>
+  );
+}
+
+/** The form that starts an export of one collection in one format. */
+function StartExport({
+  client,
+  onStarted,
+  onError,
+}: {
+  client: Client;
+  onStarted: () => void;
+  onError: (error: string | null) => void;
+}) {
+  const [collection, setCollection] = useState<ExportCollection>('students');
+  const [format, setFormat] = useState<ExportFormat>('ndjson');
+  const [busy, setBusy] = useState(false);
+
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    onError(null);
+    try {
+      await client.exports.create({ body: { collection, format } });
+      onStarted();
+    } catch (e) {
+      onError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="create-export">
+      <h2 id="create-export">Start an export</h2>
+      <form onSubmit={(e) => void create(e)} className="stack">
+        <div className="field">
+          <label htmlFor="export-collection">Collection</label>
+          <select
+            id="export-collection"
+            value={collection}
+            onChange={(e) => setCollection(e.target.value as ExportCollection)}
+          >
+            {EXPORT_COLLECTIONS.map((value) => (
+              <option key={value} value={value}>
+                {collectionLabel(value)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="export-format">Format</label>
+          <select
+            id="export-format"
+            value={format}
+            onChange={(e) => setFormat(e.target.value as ExportFormat)}
+          >
+            <option value="ndjson">NDJSON (one JSON object per line)</option>
+            <option value="csv">CSV</option>
+          </select>
+        </div>
+        <button type="submit" disabled={busy}>
+          Start export
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function ExportTable({
+  exports,
+  onDownload,
+}: {
+  exports: Export[];
+  onDownload: (exp: Export) => void;
+}) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Collection</th>
+            <th scope="col">Format</th>
+            <th scope="col">Status</th>
+            <th scope="col">Rows</th>
+            <th scope="col">Started</th>
+            <th scope="col">Expires</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {exports.map((exp) => (
+            <tr key={exp.id}>
+              <td>{collectionLabel(exp.collection)}</td>
+              <td>{exp.format.toUpperCase()}</td>
+              <td>{exp.status}</td>
+              <td>{exp.row_count.toLocaleString()}</td>
+              <td>{formatDate(exp.created_at)}</td>
+              <td>{formatDate(exp.expires_at)}</td>
+              <td>
+                {exp.status === 'succeeded' ? (
+                  <button type="button" onClick={() => onDownload(exp)}>
+                    Download<span className="visually-hidden"> {exp.id}</span>
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

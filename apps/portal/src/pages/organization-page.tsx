@@ -75,68 +75,110 @@ export function OrganizationPage({
         )
       ) : (
         <>
-          <section aria-labelledby="org-name">
-            <h2 id="org-name">Name</h2>
-            {rename ? (
-              <form onSubmit={(e) => void save(e)} className="stack">
-                <div className="field">
-                  <label htmlFor="organization-name">Organization name</label>
-                  <input
-                    id="organization-name"
-                    required
-                    maxLength={200}
-                    value={name}
-                    onChange={(e) => setName(e.target.value)}
-                  />
-                </div>
-                <button type="submit" disabled={busy || name === organization.name}>
-                  Save name
-                </button>
-              </form>
-            ) : (
-              <p>{organization.name}</p>
-            )}
-            <p className="hint">
-              Id <code>{organization.id}</code>, created {formatDate(organization.created_at)}.
-            </p>
-          </section>
-
-          <section aria-labelledby="org-plan">
-            <h2 id="org-plan">Plan and rate limit</h2>
-            <dl className="facts">
-              <div>
-                <dt>Plan</dt>
-                <dd>{organization.plan}</dd>
-              </div>
-              <div>
-                <dt>Requests per minute</dt>
-                <dd data-testid="limit">{limit.limit_per_minute}</dd>
-              </div>
-              <div>
-                <dt>Used in the current window</dt>
-                <dd data-testid="used">{limit.used}</dd>
-              </div>
-              <div>
-                <dt>Remaining</dt>
-                <dd data-testid="remaining">{limit.remaining}</dd>
-              </div>
-              <div>
-                <dt>Window resets</dt>
-                <dd>{formatTime(limit.resets_at)}</dd>
-              </div>
-            </dl>
-            <p className="hint">
-              The limit counts every token of the organization over a rolling 60 seconds (this page
-              included). The plan and the limit are changed by the platform’s operators; ask them if
-              you need more.
-            </p>
-            <button type="button" onClick={() => void load()}>
-              Refresh usage
-            </button>
-          </section>
+          <NameSection
+            organization={organization}
+            rename={rename}
+            name={name}
+            onName={setName}
+            busy={busy}
+            onSave={(e) => void save(e)}
+          />
+          <PlanAndLimit organization={organization} limit={limit} onRefresh={() => void load()} />
         </>
       )}
     </>
+  );
+}
+
+/** The name, a form for those who may rename the organization. */
+function NameSection({
+  organization,
+  rename,
+  name,
+  onName,
+  busy,
+  onSave,
+}: {
+  organization: Organization;
+  rename: boolean;
+  name: string;
+  onName: (name: string) => void;
+  busy: boolean;
+  onSave: (event: FormEvent) => void;
+}) {
+  return (
+    <section aria-labelledby="org-name">
+      <h2 id="org-name">Name</h2>
+      {rename ? (
+        <form onSubmit={onSave} className="stack">
+          <div className="field">
+            <label htmlFor="organization-name">Organization name</label>
+            <input
+              id="organization-name"
+              required
+              maxLength={200}
+              value={name}
+              onChange={(e) => onName(e.target.value)}
+            />
+          </div>
+          <button type="submit" disabled={busy || name === organization.name}>
+            Save name
+          </button>
+        </form>
+      ) : (
+        <p>{organization.name}</p>
+      )}
+      <p className="hint">
+        Id <code>{organization.id}</code>, created {formatDate(organization.created_at)}.
+      </p>
+    </section>
+  );
+}
+
+/** The plan and the rate limit's current window; both belong to the platform's operators. */
+function PlanAndLimit({
+  organization,
+  limit,
+  onRefresh,
+}: {
+  organization: Organization;
+  limit: NonNullable<Organization['rate_limit']>;
+  onRefresh: () => void;
+}) {
+  return (
+    <section aria-labelledby="org-plan">
+      <h2 id="org-plan">Plan and rate limit</h2>
+      <dl className="facts">
+        <div>
+          <dt>Plan</dt>
+          <dd>{organization.plan}</dd>
+        </div>
+        <div>
+          <dt>Requests per minute</dt>
+          <dd data-testid="limit">{limit.limit_per_minute}</dd>
+        </div>
+        <div>
+          <dt>Used in the current window</dt>
+          <dd data-testid="used">{limit.used}</dd>
+        </div>
+        <div>
+          <dt>Remaining</dt>
+          <dd data-testid="remaining">{limit.remaining}</dd>
+        </div>
+        <div>
+          <dt>Window resets</dt>
+          <dd>{formatTime(limit.resets_at)}</dd>
+        </div>
+      </dl>
+      <p className="hint">
+        The limit counts every token of the organization over a rolling 60 seconds (this page
+        included). The plan and the limit are changed by the platform’s operators; ask them if you
+        need more.
+      </p>
+      <button type="button" onClick={onRefresh}>
+        Refresh usage
+      </button>
+    </section>
   );
 }
 

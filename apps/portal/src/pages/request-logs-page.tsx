@@ -1,5 +1,6 @@
 import { type FormEvent, useCallback, useState } from 'react';
 import type {
+  PageMeta,
   PlatformClient,
   RequestLog,
   RequestLogMethod,
@@ -41,6 +42,22 @@ const CREDENTIAL_LABELS: Record<RequestLog['credential']['type'], string> = {
   oauth_access_token: 'OAuth app',
 };
 
+/** The list's query (page and the URL's filters) as the API's parameters, newest first. */
+function requestLogQuery(query: ListQuery) {
+  return {
+    page: query.page,
+    per_page: query.per_page,
+    sort: '-created_at' as const,
+    ...(typeof query.source === 'string' && { source: query.source as 'api' | 'portal' }),
+    ...(typeof query.status_class === 'string' && {
+      status_class: query.status_class as RequestLogStatusClass,
+    }),
+    ...(typeof query.method === 'string' && { method: query.method as RequestLogMethod }),
+    ...(typeof query.route === 'string' && { route: query.route }),
+    ...(typeof query.credential_id === 'string' && { credential_id: query.credential_id }),
+  };
+}
+
 /**
  * The organization's API requests (admins and developers: request_logs:read), newest first,
  * filtered by status class, method, route template and credential, and paged; the filters and
@@ -48,31 +65,12 @@ const CREDENTIAL_LABELS: Record<RequestLog['credential']['type'], string> = {
  */
 export function RequestLogsPage({ client }: { client: PlatformClient }) {
   const fetchPage = useCallback(
-    (query: ListQuery) =>
-      client.requestLogs.list({
-        page: query.page,
-        per_page: query.per_page,
-        sort: '-created_at',
-        ...(typeof query.source === 'string' && { source: query.source as 'api' | 'portal' }),
-        ...(typeof query.status_class === 'string' && {
-          status_class: query.status_class as RequestLogStatusClass,
-        }),
-        ...(typeof query.method === 'string' && { method: query.method as RequestLogMethod }),
-        ...(typeof query.route === 'string' && { route: query.route }),
-        ...(typeof query.credential_id === 'string' && { credential_id: query.credential_id }),
-      }),
+    (query: ListQuery) => client.requestLogs.list(requestLogQuery(query)),
     [client],
   );
   const list = useListPage(fetchPage, { filters: FILTERS, perPage: PER_PAGE });
   const rows = list.rows;
-  const [route, setRoute] = useState(list.filters.route ?? '');
-  const [credential, setCredential] = useState(list.filters.credential_id ?? '');
   const filtered = FILTERS.some((f) => list.filters[f]);
-
-  function applyText(event: FormEvent) {
-    event.preventDefault();
-    list.update({ route: route.trim() || null, credential_id: credential.trim() || null });
-  }
 
   return (
     <>
@@ -109,27 +107,11 @@ export function RequestLogsPage({ client }: { client: PlatformClient }) {
           all="All methods"
           choices={Object.keys(METHODS)}
         />
-        <form className="filter-form" onSubmit={applyText}>
-          <div className="field filter">
-            <label htmlFor="request-route">Route</label>
-            <input
-              id="request-route"
-              placeholder="/v1/students/:id"
-              value={route}
-              onChange={(e) => setRoute(e.target.value)}
-            />
-          </div>
-          <div className="field filter">
-            <label htmlFor="request-credential">Token or app id</label>
-            <input
-              id="request-credential"
-              placeholder="tok_… or oac_…"
-              value={credential}
-              onChange={(e) => setCredential(e.target.value)}
-            />
-          </div>
-          <button type="submit">Apply</button>
-        </form>
+        <TextFilters
+          route={list.filters.route ?? ''}
+          credential={list.filters.credential_id ?? ''}
+          onApply={(route, credential_id) => list.update({ route, credential_id })}
+        />
       </div>
       {rows === null ? (
         list.failure ? null : (
@@ -138,51 +120,7 @@ export function RequestLogsPage({ client }: { client: PlatformClient }) {
       ) : rows.length === 0 ? (
         <p role="status">No requests{filtered ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <TableWrap label="Request log table">
-          <table className="stacking">
-            <caption className="visually-hidden">
-              Requests, page {list.meta?.page ?? 1} of {list.meta?.total_pages ?? 1}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Request</th>
-                <th scope="col">Status</th>
-                <th scope="col">Time</th>
-                <th scope="col">Caller</th>
-                <th scope="col">Request id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((entry) => (
-                <tr key={entry.id}>
-                  <td data-label="When">{formatDate(entry.created_at)}</td>
-                  <th scope="row" data-label="Request">
-                    <code>
-                      {entry.method} {entry.route}
-                    </code>
-                  </th>
-                  <td data-label="Status">
-                    {entry.status}
-                    {entry.error_code ? (
-                      <>
-                        {' '}
-                        <code>{entry.error_code}</code>
-                      </>
-                    ) : null}
-                  </td>
-                  <td data-label="Time">{entry.latency_ms.toFixed(1)} ms</td>
-                  <td data-label="Caller">
-                    {CREDENTIAL_LABELS[entry.credential.type]} <code>{entry.credential.id}</code>
-                  </td>
-                  <td data-label="Request id">
-                    <code>{entry.request_id}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <RequestTable rows={rows} meta={list.meta} />
       )}
       {list.meta ? (
         <Pager
@@ -193,5 +131,98 @@ export function RequestLogsPage({ client }: { client: PlatformClient }) {
         />
       ) : null}
     </>
+  );
+}
+
+/** The route and credential filters, typed and then applied together. */
+function TextFilters({
+  route: initialRoute,
+  credential: initialCredential,
+  onApply,
+}: {
+  route: string;
+  credential: string;
+  onApply: (route: string | null, credential: string | null) => void;
+}) {
+  const [route, setRoute] = useState(initialRoute);
+  const [credential, setCredential] = useState(initialCredential);
+
+  function applyText(event: FormEvent) {
+    event.preventDefault();
+    onApply(route.trim() || null, credential.trim() || null);
+  }
+
+  return (
+    <form className="filter-form" onSubmit={applyText}>
+      <div className="field filter">
+        <label htmlFor="request-route">Route</label>
+        <input
+          id="request-route"
+          placeholder="/v1/students/:id"
+          value={route}
+          onChange={(e) => setRoute(e.target.value)}
+        />
+      </div>
+      <div className="field filter">
+        <label htmlFor="request-credential">Token or app id</label>
+        <input
+          id="request-credential"
+          placeholder="tok_… or oac_…"
+          value={credential}
+          onChange={(e) => setCredential(e.target.value)}
+        />
+      </div>
+      <button type="submit">Apply</button>
+    </form>
+  );
+}
+
+function RequestTable({ rows, meta }: { rows: RequestLog[]; meta: PageMeta | null }) {
+  return (
+    <TableWrap label="Request log table">
+      <table className="stacking">
+        <caption className="visually-hidden">
+          Requests, page {meta?.page ?? 1} of {meta?.total_pages ?? 1}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Request</th>
+            <th scope="col">Status</th>
+            <th scope="col">Time</th>
+            <th scope="col">Caller</th>
+            <th scope="col">Request id</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((entry) => (
+            <tr key={entry.id}>
+              <td data-label="When">{formatDate(entry.created_at)}</td>
+              <th scope="row" data-label="Request">
+                <code>
+                  {entry.method} {entry.route}
+                </code>
+              </th>
+              <td data-label="Status">
+                {entry.status}
+                {entry.error_code ? (
+                  <>
+                    {' '}
+                    <code>{entry.error_code}</code>
+                  </>
+                ) : null}
+              </td>
+              <td data-label="Time">{entry.latency_ms.toFixed(1)} ms</td>
+              <td data-label="Caller">
+                {CREDENTIAL_LABELS[entry.credential.type]} <code>{entry.credential.id}</code>
+              </td>
+              <td data-label="Request id">
+                <code>{entry.request_id}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
   );
 }

@@ -107,36 +107,53 @@ function HourlyChart({
         {busy.length === 0 ? (
           <p>No {noun} in the last 7 days.</p>
         ) : (
-          <TableWrap label={`${title} per hour table`}>
-            <table>
-              <caption className="visually-hidden">
-                {title} per hour, hours with {noun} only, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Hour</th>
-                  {series.map((s) => (
-                    <th scope="col" key={s.key}>
-                      {s.label}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {[...busy].reverse().map((h) => (
-                  <tr key={h.hour}>
-                    <th scope="row">{formatDate(h.hour)}</th>
-                    {series.map((s) => (
-                      <td key={s.key}>{count(h, s.key)}</td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          <HourlyTable title={title} noun={noun} hours={busy} series={series} />
         )}
       </details>
     </section>
+  );
+}
+
+/** The hours that had any traffic, newest first, one column a series. */
+function HourlyTable({
+  title,
+  noun,
+  hours,
+  series,
+}: {
+  title: string;
+  noun: string;
+  hours: Hour[];
+  series: Series[];
+}) {
+  return (
+    <TableWrap label={`${title} per hour table`}>
+      <table>
+        <caption className="visually-hidden">
+          {title} per hour, hours with {noun} only, newest first
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Hour</th>
+            {series.map((s) => (
+              <th scope="col" key={s.key}>
+                {s.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {[...hours].reverse().map((h) => (
+            <tr key={h.hour}>
+              <th scope="row">{formatDate(h.hour)}</th>
+              {series.map((s) => (
+                <td key={s.key}>{count(h, s.key)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
   );
 }
 
