@@ -1,8 +1,9 @@
 import { ID_PREFIXES, type IdKind, type PrefixedId } from '@platform/contract';
 import { monotonicFactory } from 'ulid';
+import { pooledPrng } from './random-pool';
 
 // Monotonic so ids minted in the same millisecond still sort in creation order.
-const ulid = monotonicFactory();
+const ulid = monotonicFactory(pooledPrng);
 
 /** A new public id; pass the record's creation time when it is not now (seeding, imports). */
 export function newId(kind: IdKind, at?: number): string {

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { PlatformRequest } from './http-context';
+import { randomHex } from './random-pool';
 
 const VALID_INCOMING = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -10,7 +10,7 @@ export function requestIdMiddleware(req: Request, res: Response, next: NextFunct
   const id =
     typeof incoming === 'string' && VALID_INCOMING.test(incoming)
       ? incoming
-      : `req_${randomBytes(12).toString('hex')}`;
+      : `req_${randomHex(12)}`;
   (req as PlatformRequest).id = id;
   res.setHeader('X-Request-Id', id);
   next();
