@@ -74,6 +74,18 @@ export async function createApp(
     abortOnError: options.abortOnError ?? true,
   });
   app.useLogger(app.get(Logger));
+  configureHttp(app, config);
+  useRequestMiddleware(app, config, logger);
+  await usePortal(app, config);
+  useFrontDoorAndParsers(app, config);
+
+  await app.init();
+  await assertMigrated(app, config);
+  return app;
+}
+
+/** Express settings and the HTTP server's timeouts. */
+function configureHttp(app: NestExpressApplication, config: AppConfig): void {
   app.disable('x-powered-by');
   const http = app.getHttpServer();
   http.keepAliveTimeout = config.http.keepAliveTimeoutMs;
@@ -84,7 +96,14 @@ export async function createApp(
   // the contract refuses, so `?page=1&page=2` is a clear 400 rather than a silent pick.
   app.set('query parser', 'simple');
   app.set('trust proxy', config.trustProxy);
+}
 
+/** What every request passes first: draining, headers, its id, its logs and metrics. */
+function useRequestMiddleware(
+  app: NestExpressApplication,
+  config: AppConfig,
+  logger: ReturnType<typeof createLogger>,
+): void {
   const draining = app.get(Draining);
   // A change feed read waiting for a change answers at once rather than hold the shutdown.
   const feed = app.get(ChangeFeedService);
@@ -105,8 +124,13 @@ export async function createApp(
     if (config.publicUrl) (req as PlatformRequest).publicOrigin = config.publicUrl;
     next();
   });
-  // The portal's files are static and public: served before the front door, so loading the
-  // app does not spend the anonymous per-IP budget its sign-in and API calls then use.
+}
+
+/**
+ * The portal's files are static and public: served before the front door, so loading the app
+ * does not spend the anonymous per-IP budget its sign-in and API calls then use.
+ */
+async function usePortal(app: NestExpressApplication, config: AppConfig): Promise<void> {
   if (config.portal.dev) {
     const dev = await portalDevRouter(app.getHttpServer());
     app.getHttpServer().on('close', () => void dev.close());
@@ -114,6 +138,10 @@ export async function createApp(
   } else {
     app.use(PORTAL_PATH, portalRouter(config));
   }
+}
+
+/** The front door's budget, the authorization server and its pages, then the API's parsers. */
+function useFrontDoorAndParsers(app: NestExpressApplication, config: AppConfig): void {
   // Anonymous requests are charged to their IP (and refused when over budget) before any body
   // is read and before the authorization server sees them.
   app.use(
@@ -135,10 +163,6 @@ export async function createApp(
   app.use(jsonParseErrorHandler);
   app.use(nulGuardMiddleware);
   app.useStaticAssets(REDOC_ASSETS, { prefix: '/docs/assets/', index: false });
-
-  await app.init();
-  await assertMigrated(app, config);
-  return app;
 }
 
 /**
