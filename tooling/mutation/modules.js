@@ -18,7 +18,12 @@ const MODULES = [
     name: 'acting-as',
     mutate: 'apps/server/src/auth/acting-as.ts',
     package: 'apps/server',
-    tests: ['apps/server/src/auth/acting-as.spec.ts', 'apps/server/test/offboarding.e2e-spec.ts'],
+    tests: [
+      'apps/server/src/auth/acting-as.spec.ts',
+      'apps/server/test/offboarding.e2e-spec.ts',
+      'apps/server/test/offboarding-access.e2e-spec.ts',
+      'apps/server/test/offboarding-sessions.e2e-spec.ts',
+    ],
   },
   {
     name: 'effective-scopes',

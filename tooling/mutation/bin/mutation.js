@@ -97,6 +97,119 @@ function score(counts) {
   return { detected, valid, score: valid === 0 ? null : (100 * detected) / valid };
 }
 
+/** --list: one line per module with its state against the ledger. */
+function printList(plan) {
+  for (const { mod, files, current, entry } of plan) {
+    const state = current ? 'current' : entry ? 'stale' : 'no entry';
+    console.log(
+      `${mod.name.padEnd(20)} ${state.padEnd(9)} ${String(files.length).padStart(4)} inputs  ${mod.mutate}`,
+    );
+  }
+}
+
+/**
+ * A module's tests may load the built server (the client's delivery suite starts one from
+ * dist/): bring every build up to date first, as `pnpm build` does in CI (cached when it is).
+ */
+function buildAll() {
+  const build = spawnSync(
+    process.execPath,
+    [
+      require.resolve('turbo/bin/turbo', { paths: [REPO] }),
+      'run',
+      'build',
+      '--output-logs=errors-only',
+    ],
+    { cwd: REPO, stdio: 'inherit' },
+  );
+  if (build.status !== 0) {
+    console.error('test:mutation: pnpm build failed');
+    process.exit(1);
+  }
+}
+
+/** Rows for the modules not rescored: their ledger entry, or an error when it is not current. */
+function ledgerRows(fromLedger) {
+  return fromLedger.map((p) => {
+    const threshold = p.mod.threshold ?? DEFAULT_THRESHOLD;
+    if (!p.current) {
+      return { ...p, threshold, error: p.entry ? 'stale ledger entry' : 'no ledger entry' };
+    }
+    return { ...p, threshold, fromLedger: true, ...p.entry };
+  });
+}
+
+/**
+ * Rescores one module in a child process and returns its row; writes its ledger entry (and
+ * records its name in `written`) when the score may become the module's entry.
+ */
+function rescore(p, { env, incremental, ledger, written }) {
+  const { mod } = p;
+  const started = Date.now();
+  console.log(`\n=== mutation: ${mod.name} (${mod.mutate}, ${p.files.length} inputs)`);
+  const summary = path.join(REPORTS, `${mod.name}.summary.json`);
+  fs.rmSync(summary, { force: true });
+  const child = spawnSync(process.execPath, [__filename, '--run-module', mod.name], {
+    cwd: REPO,
+    stdio: 'inherit',
+    env: { ...env, PLATFORM_MUTATION_INCREMENTAL: incremental ? '1' : '0' },
+  });
+  fs.rmSync(path.join(REPO, '.stryker-tmp', mod.name), { recursive: true, force: true });
+  const seconds = Math.round((Date.now() - started) / 1000);
+  const threshold = mod.threshold ?? DEFAULT_THRESHOLD;
+  if (child.status !== 0 || !fs.existsSync(summary)) {
+    return { ...p, threshold, seconds, error: `stryker exited ${child.status ?? child.signal}` };
+  }
+  const counts = JSON.parse(fs.readFileSync(summary, 'utf8'));
+  const row = { ...p, threshold, seconds, counts, ...score(counts) };
+  // A from-scratch score at or above its threshold becomes the module's entry, unless what it
+  // was measured on changed while it ran (an edit during a long run): then it stays stale.
+  const unchanged = moduleHash(mod, { repo: REPO, tracked: trackedFiles(REPO) }).hash === p.hash;
+  if (!unchanged) {
+    console.log(
+      `test:mutation: ${mod.name}'s inputs changed during its run; its entry is not written`,
+    );
+  }
+  if (!incremental && unchanged && row.score !== null && row.score >= threshold) {
+    ledger[mod.name] = {
+      hash: p.hash,
+      score: Math.round(row.score * 10) / 10,
+      detected: row.detected,
+      mutants: row.valid,
+      minutes: Math.round(seconds / 6) / 10,
+    };
+    writeLedger(ledger);
+    written.push(mod.name);
+  }
+  return row;
+}
+
+/** Prints the score table; returns how many modules failed. */
+function printScores(rows, { incremental }) {
+  console.log('\nmutation scores (killed + timed out / all but compile errors):');
+  let failed = 0;
+  for (const row of rows) {
+    const name = row.mod.name.padEnd(20);
+    if (row.error || row.score === null) {
+      failed++;
+      console.log(
+        `  ${name} FAIL  ${row.error ?? 'no mutant was tested'}${row.seconds === undefined ? '' : ` (${row.seconds} s)`}`,
+      );
+      continue;
+    }
+    const ok = row.score >= row.threshold;
+    if (!ok) failed++;
+    const where = row.fromLedger
+      ? `ledger, ${row.minutes} min when measured`
+      : `${row.seconds} s${incremental ? ', incremental' : ''}`;
+    console.log(
+      `  ${name} ${ok ? 'ok  ' : 'FAIL'}  ${row.score.toFixed(1).padStart(5)} %  ` +
+        `(${row.detected}/${row.valid ?? row.mutants} detected, threshold ${row.threshold} %, ${where})`,
+    );
+  }
+  return failed;
+}
+
 function main() {
   const args = parseArgs(process.argv.slice(2));
   if (args.runModule) {
@@ -120,14 +233,8 @@ function main() {
   const selected = args.names.length ? args.names.map(moduleNamed) : MODULES;
   const ledger = readLedger();
   const plan = planModules(selected, ledger, { repo: REPO, tracked });
-
   if (args.list) {
-    for (const { mod, files, current, entry } of plan) {
-      const state = current ? 'current' : entry ? 'stale' : 'no entry';
-      console.log(
-        `${mod.name.padEnd(20)} ${state.padEnd(9)} ${String(files.length).padStart(4)} inputs  ${mod.mutate}`,
-      );
-    }
+    printList(plan);
     return;
   }
 
@@ -139,106 +246,17 @@ function main() {
       (toRun.length ? `; rescoring ${toRun.map((p) => p.mod.name).join(', ')}` : ''),
   );
   fs.mkdirSync(REPORTS, { recursive: true });
-  // A module's tests may load the built server (the client's delivery suite starts one from
-  // dist/): bring every build up to date first, as `pnpm build` does in CI (cached when it is).
-  if (toRun.length) {
-    const build = spawnSync(
-      process.execPath,
-      [
-        require.resolve('turbo/bin/turbo', { paths: [REPO] }),
-        'run',
-        'build',
-        '--output-logs=errors-only',
-      ],
-      { cwd: REPO, stdio: 'inherit' },
-    );
-    if (build.status !== 0) {
-      console.error('test:mutation: pnpm build failed');
-      process.exit(1);
-    }
-  }
+  if (toRun.length) buildAll();
   // A score is measured on the embedded deployment whatever the shell says (decision 22).
   const env = { ...process.env };
   for (const name of DEPLOYMENT_VARIABLES) delete env[name];
 
-  const rows = [];
+  const rows = ledgerRows(fromLedger);
   const written = [];
-  for (const p of fromLedger) {
-    const threshold = p.mod.threshold ?? DEFAULT_THRESHOLD;
-    if (!p.current) {
-      rows.push({ ...p, threshold, error: p.entry ? 'stale ledger entry' : 'no ledger entry' });
-    } else {
-      rows.push({ ...p, threshold, fromLedger: true, ...p.entry });
-    }
-  }
   for (const p of toRun) {
-    const { mod } = p;
-    const started = Date.now();
-    console.log(`\n=== mutation: ${mod.name} (${mod.mutate}, ${p.files.length} inputs)`);
-    const summary = path.join(REPORTS, `${mod.name}.summary.json`);
-    fs.rmSync(summary, { force: true });
-    const child = spawnSync(process.execPath, [__filename, '--run-module', mod.name], {
-      cwd: REPO,
-      stdio: 'inherit',
-      env: { ...env, PLATFORM_MUTATION_INCREMENTAL: args.incremental ? '1' : '0' },
-    });
-    fs.rmSync(path.join(REPO, '.stryker-tmp', mod.name), { recursive: true, force: true });
-    const seconds = Math.round((Date.now() - started) / 1000);
-    const threshold = mod.threshold ?? DEFAULT_THRESHOLD;
-    if (child.status !== 0 || !fs.existsSync(summary)) {
-      rows.push({
-        ...p,
-        threshold,
-        seconds,
-        error: `stryker exited ${child.status ?? child.signal}`,
-      });
-      continue;
-    }
-    const counts = JSON.parse(fs.readFileSync(summary, 'utf8'));
-    const row = { ...p, threshold, seconds, counts, ...score(counts) };
-    rows.push(row);
-    // A from-scratch score at or above its threshold becomes the module's entry, unless what it
-    // was measured on changed while it ran (an edit during a long run): then it stays stale.
-    const unchanged = moduleHash(mod, { repo: REPO, tracked: trackedFiles(REPO) }).hash === p.hash;
-    if (!unchanged) {
-      console.log(
-        `test:mutation: ${mod.name}'s inputs changed during its run; its entry is not written`,
-      );
-    }
-    if (!args.incremental && unchanged && row.score !== null && row.score >= threshold) {
-      ledger[mod.name] = {
-        hash: p.hash,
-        score: Math.round(row.score * 10) / 10,
-        detected: row.detected,
-        mutants: row.valid,
-        minutes: Math.round(seconds / 6) / 10,
-      };
-      writeLedger(ledger);
-      written.push(mod.name);
-    }
+    rows.push(rescore(p, { env, incremental: args.incremental, ledger, written }));
   }
-
-  console.log('\nmutation scores (killed + timed out / all but compile errors):');
-  let failed = 0;
-  for (const row of rows) {
-    const name = row.mod.name.padEnd(20);
-    if (row.error || row.score === null) {
-      failed++;
-      console.log(
-        `  ${name} FAIL  ${row.error ?? 'no mutant was tested'}${row.seconds === undefined ? '' : ` (${row.seconds} s)`}`,
-      );
-      continue;
-    }
-    const ok = row.score >= row.threshold;
-    if (!ok) failed++;
-    const where = row.fromLedger
-      ? `ledger, ${row.minutes} min when measured`
-      : `${row.seconds} s${args.incremental ? ', incremental' : ''}`;
-    console.log(
-      `  ${name} ${ok ? 'ok  ' : 'FAIL'}  ${row.score.toFixed(1).padStart(5)} %  ` +
-        `(${row.detected}/${row.valid ?? row.mutants} detected, threshold ${row.threshold} %, ${where})`,
-    );
-  }
+  const failed = printScores(rows, args);
   if (written.length) {
     console.log(
       `ledger: rewrote ${written.join(', ')} in tooling/mutation/ledger.json; commit it so that the next run takes them from there`,
