@@ -1,18 +1,28 @@
-import type { CourseStatus, EnrollmentStatus, IdKind } from '@platform/contract';
+import type { EnrollmentStatus, IdKind } from '@platform/contract';
 import type { Course } from '../courses/course.entity';
 import type { Enrollment } from '../enrollments/enrollment.entity';
 import { applyTransition, hasFreeSeat, holdsSeat } from '../enrollments/enrollment-rules';
 import { canBeGraded, publishResult, scoreRefusal } from '../exams/exam-result-rules';
 import type { ExamResult } from '../exams/exam-result.entity';
 import type { Exam } from '../exams/exam.entity';
-import {
-  failPayment,
-  NEW_PAYMENT_STATE,
-  refundPayment,
-  succeedPayment,
-} from '../payments/payment-rules';
 import type { Payment } from '../payments/payment.entity';
 import type { Student } from '../students/student.entity';
+import {
+  COURSE_LOADS,
+  type CourseInfo,
+  COURSES,
+  type CourseSpec,
+  CURRENT_STATUSES,
+  DAY,
+  ENDED_STATUSES,
+  ENROLLMENT_CLOSES,
+  ENROLLMENT_NOTES,
+  ENROLLMENT_OPENS,
+  HOUR,
+  TERMS,
+  UPCOMING_STATUSES,
+} from './demo-school-data';
+import { type SchoolTools, SchoolPayments } from './demo-school-payments';
 import { demoId } from './ids';
 import { Draw, prng } from './random';
 import {
@@ -22,176 +32,6 @@ import {
   DEMO_EXAM_RESULT_IDS,
   DEMO_PAYMENT_IDS,
 } from './seed.constants';
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-
-/** Last school year, this one (a whole-year course or its first-half module), the next one. */
-type Term = 'past' | 'current' | 'firstHalf' | 'upcoming';
-
-/** When each term starts and ends, in days from today. */
-const TERMS: Record<Term, { start: number; end: number }> = {
-  past: { start: -330, end: -150 },
-  current: { start: -100, end: 80 },
-  firstHalf: { start: -100, end: -20 },
-  upcoming: { start: 30, end: 200 },
-};
-
-/** Enrollment opens this long before a term starts and closes this long after. */
-const ENROLLMENT_OPENS = 45 * DAY;
-const ENROLLMENT_CLOSES = 45 * DAY;
-
-interface CourseSpec {
-  /** Names the course in DEMO_COURSE_IDS (and in the first demo student's story). */
-  key?: keyof typeof DEMO_COURSE_IDS;
-  code: string;
-  title: string;
-  description: string;
-  status: CourseStatus;
-  term: Term;
-  /** Seats: `min`, or `perStudent` of the school's students when that is more. */
-  capacity?: { min: number; perStudent: number };
-  /** Tuition in euro cents. */
-  fee: number;
-  /** How popular the course is, relative to the others. */
-  demand: number;
-  /** Day of the term the midterm is held on (the final is held five days before the end). */
-  midtermDay: number;
-  examTitles?: readonly [string, string];
-}
-
-const COURSES: readonly CourseSpec[] = [
-  {
-    key: 'math101',
-    code: 'MATH-101',
-    title: 'Algebra I',
-    description:
-      'Linear equations and inequalities, functions and their graphs, systems of equations and a first look at quadratics.',
-    status: 'active',
-    term: 'current',
-    capacity: { min: 30, perStudent: 0.25 },
-    fee: 42_000,
-    demand: 5,
-    midtermDay: 92,
-  },
-  {
-    code: 'ENG-101',
-    title: 'English Composition',
-    description:
-      'Writing clear, well-argued essays: thesis, structure, use of evidence, revision and citation.',
-    status: 'active',
-    term: 'current',
-    fee: 38_000,
-    demand: 5,
-    midtermDay: 60,
-  },
-  {
-    code: 'BIO-110',
-    title: 'Introduction to Biology',
-    description:
-      'Cells, genetics, evolution and ecosystems, with weekly laboratory sessions and a field trip.',
-    status: 'active',
-    term: 'current',
-    capacity: { min: 28, perStudent: 0.22 },
-    fee: 45_000,
-    demand: 4,
-    midtermDay: 75,
-  },
-  {
-    code: 'HIST-210',
-    title: 'Modern European History',
-    description:
-      'From the French Revolution to the European Union: revolutions, empires, two world wars and integration. A first-half module; the second half is HIST-211.',
-    status: 'active',
-    term: 'firstHalf',
-    fee: 36_000,
-    demand: 3,
-    midtermDay: 40,
-  },
-  {
-    code: 'CHEM-120',
-    title: 'General Chemistry with Lab',
-    description:
-      'Atomic structure, bonding, stoichiometry and reactions. Lab places are limited by the number of benches.',
-    status: 'active',
-    term: 'current',
-    capacity: { min: 16, perStudent: 0.08 },
-    fee: 52_000,
-    demand: 3,
-    midtermDay: 85,
-  },
-  {
-    key: 'lat101',
-    code: 'LAT-101',
-    title: 'Latin I',
-    description:
-      'Grammar, vocabulary and short readings from Roman authors. No longer offered: replaced by the modern languages programme.',
-    status: 'archived',
-    term: 'past',
-    capacity: { min: 20, perStudent: 0.08 },
-    fee: 35_000,
-    demand: 2,
-    midtermDay: 90,
-  },
-  {
-    key: 'cs150',
-    code: 'CS-150',
-    title: 'Programming Fundamentals',
-    description:
-      'Variables, control flow, functions and data structures in Python, ending with a small project of your own.',
-    status: 'active',
-    term: 'upcoming',
-    capacity: { min: 24, perStudent: 0.2 },
-    fee: 48_000,
-    demand: 4,
-    midtermDay: 80,
-  },
-  {
-    code: 'ART-105',
-    title: 'Studio Art: Drawing and Painting',
-    description:
-      'Observational drawing, colour theory and painting in acrylics; materials are included in the fee.',
-    status: 'active',
-    term: 'upcoming',
-    capacity: { min: 12, perStudent: 0.06 },
-    fee: 30_000,
-    demand: 2,
-    midtermDay: 85,
-    examTitles: ['Midterm portfolio review', 'Final portfolio review'],
-  },
-];
-
-/**
- * How many courses a student signs up for (1.8 on average). Full courses, graduates (who only
- * took courses that have ended) and students who joined after enrollment closed bring it to about
- * 1.5 enrollments per student.
- */
-const COURSE_LOADS = { '0': 4, '1': 30, '2': 44, '3': 22 } as const;
-
-const ENDED_STATUSES = { completed: 80, dropped: 14, cancelled: 6 } as const;
-const CURRENT_STATUSES = { active: 86, pending: 5, dropped: 6, cancelled: 3 } as const;
-const UPCOMING_STATUSES = { pending: 55, active: 38, cancelled: 7 } as const;
-
-const ENROLLMENT_NOTES = [
-  'Needs extra time in written exams',
-  'Transferred from the evening section',
-  'Fee paid by the municipality',
-  'Joined late; catching up on the first assignments',
-  'Parent asked to be copied on progress reports',
-];
-
-const FAILURE_REASONS = [
-  'Card declined by the issuing bank',
-  'Insufficient funds',
-  'SEPA direct debit returned: account closed',
-  '3-D Secure authentication failed',
-];
-
-const OTHER_FEES = [
-  { description: 'Annual registration fee', amount: 3_500, share: 0.25 },
-  { description: 'Library replacement fee (lost book)', amount: 1_250, share: 0.03 },
-  { description: 'Field trip: Natural History Museum', amount: 2_800, share: 0.06 },
-];
 
 export interface DemoSchool {
   courses: Course[];
@@ -231,31 +71,15 @@ export function demoSchool(
   ).build();
 }
 
-interface CourseInfo {
-  spec: CourseSpec;
-  row: Course;
-  start: number;
-  end: number;
-  /** When enrollment opens and closes. */
-  opens: number;
-  closes: number;
-  exams: Exam[];
-  enrollments: Enrollment[];
-}
-
-type PaymentOutcome =
-  | { status: 'pending' }
-  | { status: 'failed' }
-  | { status: 'succeeded'; refund?: { amount: number; notBefore: number } };
-
-class SchoolBuilder {
-  private readonly draw = new Draw(prng(20261123));
+class SchoolBuilder implements SchoolTools {
+  readonly draw = new Draw(prng(20261123));
   /** Midnight UTC of the day `now` falls on. */
   private readonly today: number;
   private readonly courses: CourseInfo[] = [];
   private readonly enrollments: Enrollment[] = [];
-  private readonly payments: Payment[] = [];
   private readonly results: ExamResult[] = [];
+  /** Draws from this builder's generator, interleaved with the enrollments' draws. */
+  private readonly pay = new SchoolPayments(this);
   /** Live (pending or active) enrollments per course, and which student-course pairs hold one. */
   private readonly seatsTaken = new Map<string, number>();
   private readonly livePairs = new Set<string>();
@@ -264,9 +88,9 @@ class SchoolBuilder {
   private readonly examKeys = new Map<string, string>();
 
   constructor(
-    private readonly organizationId: string,
+    readonly organizationId: string,
     private readonly students: readonly Student[],
-    private readonly now: number,
+    readonly now: number,
     private readonly fixedIds: boolean,
   ) {
     this.today = Math.floor(now / DAY) * DAY;
@@ -277,7 +101,7 @@ class SchoolBuilder {
     const [storyStudent, ...others] = this.students;
     if (storyStudent) this.story(storyStudent);
     for (const student of others) this.enrollStudent(student);
-    for (const student of this.students) this.otherFees(student);
+    for (const student of this.students) this.pay.otherFees(student);
     for (const course of this.courses) for (const exam of course.exams) this.grade(course, exam);
     // A stable sort: records created at the same moment keep the order they were made in.
     const byCreation = <T extends { createdAt: Date }>(rows: T[]) =>
@@ -286,7 +110,7 @@ class SchoolBuilder {
       courses: byCreation(this.courses.map((c) => c.row)),
       exams: byCreation(this.courses.flatMap((c) => c.exams)),
       enrollments: byCreation(this.enrollments),
-      payments: byCreation(this.payments),
+      payments: byCreation(this.pay.payments),
       examResults: byCreation(this.results),
     };
   }
@@ -372,14 +196,14 @@ class SchoolBuilder {
       notes: null,
     });
     if (algebra) {
-      this.tuition(algebra, math, { status: 'succeeded' }, DEMO_PAYMENT_IDS.math101Succeeded);
+      this.pay.tuition(algebra, math, { status: 'succeeded' }, DEMO_PAYMENT_IDS.math101Succeeded);
     }
     if (latinI) {
       const refund = {
         amount: Math.round(latin.spec.fee / 5),
         notBefore: latinI.createdAt.getTime() + 40 * DAY,
       };
-      this.tuition(
+      this.pay.tuition(
         latinI,
         latin,
         { status: 'succeeded', refund },
@@ -387,7 +211,7 @@ class SchoolBuilder {
       );
     }
     if (programming) {
-      this.tuition(programming, cs, { status: 'pending' }, DEMO_PAYMENT_IDS.cs150Pending);
+      this.pay.tuition(programming, cs, { status: 'pending' }, DEMO_PAYMENT_IDS.cs150Pending);
     }
   }
 
@@ -409,7 +233,7 @@ class SchoolBuilder {
       const status = this.enrollmentStatus(student, course);
       const enrollment = this.enroll(student, course, status, createdAt);
       if (!enrollment) continue;
-      this.payForEnrollment(course, enrollment);
+      this.pay.payForEnrollment(course, enrollment);
       const ended = enrollment.droppedAt ?? enrollment.cancelledAt;
       // Some students come back to a course they dropped or cancelled: the earlier enrollment is
       // no longer live, so a new one is allowed.
@@ -421,7 +245,7 @@ class SchoolBuilder {
             course.spec.term === 'current' ? 'active' : 'pending',
             ended.getTime() + this.draw.int(1, 20) * DAY,
           );
-          if (again) this.payForEnrollment(course, again);
+          if (again) this.pay.payForEnrollment(course, again);
         }
       }
     }
@@ -498,144 +322,6 @@ class SchoolBuilder {
     this.enrollments.push(enrollment);
     course.enrollments.push(enrollment);
     return enrollment;
-  }
-
-  /** What was paid for an enrollment: mostly one succeeded tuition payment. */
-  private payForEnrollment(course: CourseInfo, enrollment: Enrollment): void {
-    const fee = course.spec.fee;
-    const pay = (outcome: PaymentOutcome, after = enrollment.createdAt) =>
-      this.tuition(enrollment, course, outcome, undefined, after);
-    switch (enrollment.status) {
-      case 'active':
-      case 'completed': {
-        const roll = this.draw.random();
-        if (roll < 0.05 && enrollment.status === 'active') {
-          pay(
-            { status: 'pending' },
-            this.at(Math.max(enrollment.createdAt.getTime(), this.now - 10 * DAY)),
-          );
-        } else if (roll < 0.11) {
-          const failed = pay({ status: 'failed' });
-          if (this.draw.chance(0.8)) {
-            pay({ status: 'succeeded' }, this.after(failed.updatedAt.getTime(), HOUR, 5 * DAY));
-          }
-        } else if (roll < 0.13) {
-          // No tuition: covered by a grant paid outside the platform.
-        } else if (roll < 0.16) {
-          // A sibling discount, refunded after the fact.
-          pay({
-            status: 'succeeded',
-            refund: {
-              amount: Math.round(fee * 0.1),
-              notBefore: enrollment.createdAt.getTime() + 14 * DAY,
-            },
-          });
-        } else {
-          pay({ status: 'succeeded' });
-        }
-        break;
-      }
-      case 'pending':
-        if (this.draw.chance(0.5)) pay({ status: 'pending' });
-        break;
-      case 'dropped':
-        if (enrollment.activatedAt) {
-          // Refunded in full when dropped early, otherwise half.
-          const early =
-            enrollment.droppedAt!.getTime() - enrollment.activatedAt.getTime() < 14 * DAY;
-          pay({
-            status: 'succeeded',
-            refund: {
-              amount: early ? fee : Math.round(fee / 2),
-              notBefore: enrollment.droppedAt!.getTime(),
-            },
-          });
-        }
-        break;
-      case 'cancelled':
-        if (this.draw.chance(0.25)) {
-          pay({
-            status: 'succeeded',
-            refund: { amount: fee, notBefore: enrollment.cancelledAt!.getTime() },
-          });
-        }
-        break;
-    }
-  }
-
-  /** Fees that belong to no enrollment. */
-  private otherFees(student: Student): void {
-    for (const fee of OTHER_FEES) {
-      if (!this.draw.chance(fee.share)) continue;
-      const at = this.after(student.createdAt.getTime(), HOUR, 60 * DAY);
-      const outcome: PaymentOutcome = this.draw.chance(0.9)
-        ? { status: 'succeeded' }
-        : { status: 'pending' };
-      this.payment(student.id, null, fee.amount, fee.description, at, outcome);
-    }
-  }
-
-  /** The course's tuition for an enrollment. */
-  private tuition(
-    enrollment: Enrollment,
-    course: CourseInfo,
-    outcome: PaymentOutcome,
-    fixedId?: string,
-    after = enrollment.createdAt,
-  ): Payment {
-    const { code, title, fee } = course.spec;
-    const description = `Tuition ${code} ${title}`;
-    return this.payment(
-      enrollment.studentId,
-      enrollment,
-      fee,
-      description,
-      after,
-      outcome,
-      fixedId,
-    );
-  }
-
-  /** A payment created a little after `after`, moved through the changes that lead to `outcome`. */
-  private payment(
-    studentId: string,
-    enrollment: Enrollment | null,
-    amount: number,
-    description: string,
-    after: Date,
-    outcome: PaymentOutcome,
-    fixedId?: string,
-  ): Payment {
-    const createdAt = this.after(after.getTime(), 10 * 60_000, DAY);
-    const settled = this.after(createdAt.getTime(), 60_000, 2 * DAY);
-    const refundedAt =
-      outcome.status === 'succeeded' && outcome.refund
-        ? this.after(Math.max(outcome.refund.notBefore, settled.getTime()), DAY, 10 * DAY)
-        : null;
-    const payment: Payment = {
-      id: this.id('payment', createdAt, fixedId),
-      organizationId: this.organizationId,
-      studentId,
-      enrollmentId: enrollment?.id ?? null,
-      amount,
-      currency: 'EUR',
-      description,
-      externalReference:
-        outcome.status === 'pending'
-          ? null
-          : `PSP-${String(this.draw.int(0, 999_999_999)).padStart(9, '0')}`,
-      ...NEW_PAYMENT_STATE,
-      createdAt,
-      updatedAt: createdAt,
-    };
-    if (outcome.status === 'failed') {
-      failPayment(payment, settled, this.draw.pick(FAILURE_REASONS));
-    } else if (outcome.status === 'succeeded') {
-      succeedPayment(payment, settled);
-      if (outcome.refund) refundPayment(payment, outcome.refund.amount, refundedAt!);
-    }
-    this.payments.push(payment);
-    return payment;
   }
 
   // --- exam results ---
@@ -726,17 +412,17 @@ class SchoolBuilder {
   }
 
   /** A public id whose time part is the record's creation time (fixed ids only when asked). */
-  private id(kind: IdKind, createdAt: Date, fixed?: string): string {
+  id(kind: IdKind, createdAt: Date, fixed?: string): string {
     return (this.fixedIds && fixed) || demoId(kind, createdAt.getTime());
   }
 
   /** A moment, but never after `now`. */
-  private at(ms: number): Date {
+  at(ms: number): Date {
     return new Date(Math.floor(Math.min(ms, this.now)));
   }
 
   /** A random moment between `min` and `max` after `ms`, but never after `now`. */
-  private after(ms: number, min: number, max: number): Date {
+  after(ms: number, min: number, max: number): Date {
     return this.at(ms + min + this.draw.random() * (max - min));
   }
 }
