@@ -1,0 +1,132 @@
+/**
+ * How the contract walk (test/contract-walk.e2e-spec.ts) sends a route: its smallest valid body,
+ * its concrete path, and the checks on the problem it answers.
+ */
+import { readScopesForEvents, type Role, ROLE_SCOPES, type Scope } from '@platform/contract';
+import {
+  bodySchemaOf,
+  collectionOf,
+  delegationOf,
+  describeResponse,
+  isCreateRoute,
+  type Refs,
+  type WalkedBody,
+  type WalkedRoute,
+  type WalkResponse,
+} from './contract-walk-routes';
+import { createBody, fixtureFor, JSON_BODY, next } from './contract-walk-fixtures';
+import { rawCall, type TestServer } from './server';
+
+/** Bodies for routes that are neither creates nor take `{}`: valid in shape, whatever they then answer. */
+export const ROUTE_BODIES: Record<string, (refs: Refs) => Record<string, unknown>> = {
+  'user.changePassword': () => ({
+    current_password: 'not the password, surely',
+    new_password: 'a long enough new password',
+  }),
+  // The walk's member (the members fixture); in another organization's walk, an id it lacks.
+  'webhookEndpoints.transfer': (refs) => ({
+    member_id: refs.members ?? 'usr_01J00000000000000000000000',
+  }),
+  'oauthClients.transfer': (refs) => ({
+    member_id: refs.members ?? 'usr_01J00000000000000000000000',
+  }),
+  'webhookEndpoints.replayFailed': () => ({
+    since: new Date(Date.now() - 3_600_000).toISOString(),
+  }),
+};
+
+/**
+ * The smallest valid body: none for `c.noBody()`, `{}` where the schema takes it (PATCH, the
+ * optional bodies), `undefined` where it takes nothing, else the collection's fixture body.
+ */
+export function minimalBody(walked: WalkedRoute, refs: Refs): Record<string, unknown> | undefined {
+  const schema = bodySchemaOf(walked.route);
+  if (schema === 'none') return undefined;
+  const fixed = ROUTE_BODIES[walked.key];
+  if (fixed) return fixed(refs);
+  if (schema.safeParse({}).success) return {};
+  if (schema.safeParse(undefined).success) return undefined;
+  if (!isCreateRoute(walked.route)) {
+    throw new Error(`No minimal body for ${walked.name}: teach minimalBody() about it`);
+  }
+  const body = createBody(fixtureFor(collectionOf(walked.route), walked.name), refs, next());
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new Error(
+      `The fixture body for ${walked.name} no longer fits the contract: ${JSON.stringify(parsed.error)}`,
+    );
+  }
+  return body;
+}
+
+/** The route's path under `prefix`, with `:id` replaced by the id of its collection's record. */
+export function concretePath(walked: WalkedRoute, prefix: string, refs: Refs): string {
+  const { route } = walked;
+  let path = route.path;
+  if (path.includes(':id')) {
+    const collection = collectionOf(route);
+    fixtureFor(collection, walked.name);
+    const id = refs[collection];
+    if (!id) throw new Error(`No ${collection} record to put into ${walked.name}`);
+    path = path.replace(':id', id);
+  }
+  const leftover = /:[A-Za-z_]+/.exec(path);
+  if (leftover) throw new Error(`${walked.name}: no value for path parameter ${leftover[0]}`);
+  return `${prefix}${path.slice('/v1'.length)}`;
+}
+
+export function send(
+  server: TestServer,
+  walked: WalkedRoute,
+  options: { prefix?: string; refs: Refs; token?: string; body?: Record<string, unknown> },
+): Promise<WalkResponse> {
+  const body = 'body' in options ? options.body : minimalBody(walked, options.refs);
+  return rawCall<WalkedBody>(server, concretePath(walked, options.prefix ?? '/v1', options.refs), {
+    method: walked.route.method,
+    ...(options.token && { token: options.token }),
+    ...(body !== undefined && { headers: JSON_BODY, body: JSON.stringify(body) }),
+  });
+}
+
+export function expectProblem(res: WalkResponse, status: number, code: string): void {
+  if (res.status !== status) {
+    throw new Error(`expected ${status} ${code}, got ${describeResponse(res)}`);
+  }
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status, code });
+}
+
+/**
+ * The scopes a token needs to pass `walked` with only its route's `scope`: those delegation or
+ * its body ask for besides. Also answers the webhook endpoint's events, for the message.
+ */
+export function scopesForOnly(
+  walked: WalkedRoute,
+  refs: Refs,
+  scope: Scope,
+): { scopes: Scope[]; events: string[] } {
+  // An endpoint's events need their read scopes too (delegation): those of the fixture's.
+  const fixture = fixtureFor(collectionOf(walked.route), walked.name);
+  const events =
+    delegationOf(walked.route) === 'webhook_endpoint'
+      ? ((createBody(fixture, refs, 0).events as string[] | undefined) ?? [])
+      : [];
+  // Giving a role (an invitation) needs that role's scopes too (delegation).
+  const role = delegationOf(walked.route)
+    ? (minimalBody(walked, refs)?.role as Role | undefined)
+    : undefined;
+  // Removing a member needs what they hold (the fixture member joins as a viewer).
+  const target =
+    collectionOf(walked.route) === 'members' && walked.route.method === 'DELETE'
+      ? ROLE_SCOPES.viewer
+      : [];
+  const bodyScopes = isCreateRoute(walked.route) ? (fixture.bodyScopes ?? []) : [];
+  const scopes = [
+    scope,
+    ...bodyScopes,
+    ...readScopesForEvents(events),
+    ...(role ? ROLE_SCOPES[role] : []),
+    ...target,
+  ];
+  return { scopes, events };
+}
