@@ -1,0 +1,6 @@
+'use strict';
+
+/** A failure the benchmark explains itself (no stack trace). */
+class BenchError extends Error {}
+
+module.exports = { BenchError };
