@@ -6,6 +6,7 @@
 const Database = require('better-sqlite3');
 const pg = require('pg');
 const { LIST_TALLIES, tallyRecount, talliedFields } = require('@platform/server/testing');
+const { studentColumns, studentInsert, studentRecord } = require('./lib/student-columns');
 
 // 50 surnames (so one matches ~1/50 of the rows) and 40 first names, none a substring of another.
 const LAST_NAMES = (
@@ -26,27 +27,33 @@ const EPOCH_MS = Date.UTC(2025, 0, 1);
 
 const STUDENTS_TALLY = { table: 'students', fields: talliedFields('students') };
 
-/** Row `n` (1-based) of an organization: names cycle, created_at spreads over a year. */
+/**
+ * Row `n` (1-based) of an organization, keyed by column: names cycle, created_at spreads over a
+ * year. The columns are the contract's (lib/student-columns.js): a nullable one not given is null.
+ */
 function studentRow(orgTag, orgId, n) {
   const first = FIRST_NAMES[n % FIRST_NAMES.length];
   const last = LAST_NAMES[n % LAST_NAMES.length];
   const created = EPOCH_MS + ((n * 7919) % YEAR_SECONDS) * 1000 + (n % 1000);
   // TypeORM's SQLite text form of a UTC timestamp: 'YYYY-MM-DD HH:MM:SS.sss'.
   const stamp = new Date(created).toISOString().replace('T', ' ').slice(0, 23);
-  return [
-    `stu_B${orgTag}${String(n).padStart(24, '0')}`,
-    orgId,
-    `S${String(n).padStart(7, '0')}`,
-    first,
-    last,
-    null,
-    `${first}.${last}${n}@demo-school.example`.toLowerCase(),
-    '2012-05-17',
-    STATUSES[n % STATUSES.length],
-    n % 13,
-    stamp,
-    stamp,
-  ];
+  return studentRecord(
+    {
+      id: `stu_B${orgTag}${String(n).padStart(24, '0')}`,
+      organization_id: orgId,
+      student_number: `S${String(n).padStart(7, '0')}`,
+      first_name: first,
+      last_name: last,
+      preferred_name: null,
+      email: `${first}.${last}${n}@demo-school.example`.toLowerCase(),
+      date_of_birth: '2012-05-17',
+      status: STATUSES[n % STATUSES.length],
+      grade_level: n % 13,
+      created_at: stamp,
+      updated_at: stamp,
+    },
+    { file: __filename },
+  );
 }
 
 /**
@@ -71,9 +78,8 @@ function stepTimer() {
   return step;
 }
 
-const COLUMNS =
-  'id, organization_id, student_number, first_name, last_name, preferred_name, email, ' +
-  'date_of_birth, status, grade_level, created_at, updated_at';
+/** The columns of `students`, from the contract's declaration (lib/student-columns.js). */
+const COLUMNS = studentColumns().join(', ');
 
 /**
  * The indexes and triggers of `students` as SQLite stores them (the unique constraints' automatic
@@ -107,12 +113,27 @@ function rowInsert(db) {
   const status = `rtrim(substr(:statuses, (n % ${STATUSES.length}) * ${statuses.width} + 1, ${statuses.width}))`;
   // studentRow()'s created_at: whole seconds into the year plus n % 1000 ms, as TypeORM's text.
   const stamp = `strftime('%Y-%m-%d %H:%M:%f', (${EPOCH_MS} + ((n * 7919) % ${YEAR_SECONDS}) * 1000 + n % 1000) / 1000.0, 'unixepoch')`;
+  const { columns, select } = studentInsert(
+    {
+      id: `printf('stu_B%s%024d', :tag, n)`,
+      organization_id: ':org',
+      student_number: `printf('S%07d', n)`,
+      first_name: 'f',
+      last_name: 'l',
+      preferred_name: 'NULL',
+      email: `lower(f || '.' || l || n || '@demo-school.example')`,
+      date_of_birth: `'2012-05-17'`,
+      status,
+      grade_level: 'n % 13',
+      created_at: 'c',
+      updated_at: 'c',
+    },
+    { file: __filename },
+  );
   const insert = db.prepare(
     `WITH RECURSIVE r(n) AS (SELECT CAST(:from AS INTEGER) UNION ALL SELECT n + 1 FROM r WHERE n < :to)
-     INSERT INTO students (${COLUMNS})
-     SELECT printf('stu_B%s%024d', :tag, n), :org, printf('S%07d', n), f, l, NULL,
-            lower(f || '.' || l || n || '@demo-school.example'), '2012-05-17', ${status},
-            n % 13, c, c
+     INSERT INTO students (${columns})
+     SELECT ${select}
      FROM (SELECT n, ${first} AS f, ${last} AS l, ${stamp} AS c FROM r)`,
   );
   return {
@@ -206,13 +227,13 @@ function seedSqlite(file, ranges) {
 
 /** The SQL-built rows are studentRow()'s: compared on each range's ends and a sample between. */
 function verifySqliteRows(db, ranges) {
-  const get = db.prepare(`SELECT ${COLUMNS} FROM students WHERE id = ?`).raw();
+  const get = db.prepare(`SELECT ${COLUMNS} FROM students WHERE id = ?`);
   for (const { orgTag, orgId, from, to } of ranges) {
     const sample = new Set([from, to]);
     for (let k = 0; k < 200; k++) sample.add(from + Math.floor(Math.random() * (to - from + 1)));
     for (const n of sample) {
       const expected = studentRow(orgTag, orgId, n);
-      const actual = get.get(expected[0]);
+      const actual = get.get(expected.id);
       if (JSON.stringify(actual) !== JSON.stringify(expected))
         throw new Error(
           `seed: row ${n} is ${JSON.stringify(actual)}, not ${JSON.stringify(expected)}`,
@@ -270,6 +291,36 @@ async function postgresConstraints(client) {
   return rows;
 }
 
+/**
+ * The `INSERT … SELECT` that builds studentRow()'s values in PostgreSQL, rows $3..$4 of the
+ * organization $2 tagged $1.
+ */
+function postgresRowInsert() {
+  const arr = (xs) => `ARRAY[${xs.map((x) => `'${x}'`).join(',')}]`;
+  const first = `(${arr(FIRST_NAMES)})[1 + n % ${FIRST_NAMES.length}]`;
+  const last = `(${arr(LAST_NAMES)})[1 + n % ${LAST_NAMES.length}]`;
+  const created = `(timestamptz '2025-01-01 00:00:00+00' + ((n::bigint * 7919) % ${YEAR_SECONDS}) * interval '1 second' + (n % 1000) * interval '1 millisecond')`;
+  const { columns, select } = studentInsert(
+    {
+      id: `'stu_B' || $1::text || lpad(n::text, 24, '0')`,
+      organization_id: '$2::text',
+      student_number: `'S' || lpad(n::text, 7, '0')`,
+      first_name: first,
+      last_name: last,
+      preferred_name: 'NULL',
+      email: `lower(${first} || '.' || ${last} || n || '@demo-school.example')`,
+      date_of_birth: `'2012-05-17'`,
+      status: `(${arr(STATUSES)})[1 + n % ${STATUSES.length}]`,
+      grade_level: 'n % 13',
+      created_at: created,
+      updated_at: created,
+    },
+    { file: __filename },
+  );
+  return `INSERT INTO students (${columns})
+    SELECT ${select} FROM generate_series($3::int, $4::int) AS n`;
+}
+
 /** Connections that build the indexes side by side (each one index at a time). */
 const SEED_PG_CONNECTIONS = 2;
 
@@ -306,19 +357,9 @@ async function seedPostgres(url, ranges) {
     // only), the tallies counted afresh after it, as their migration does.
     await client.query('ALTER TABLE students DISABLE TRIGGER USER');
     step('drop');
-    const arr = (xs) => `ARRAY[${xs.map((x) => `'${x}'`).join(',')}]`;
-    const first = `(${arr(FIRST_NAMES)})[1 + n % ${FIRST_NAMES.length}]`;
-    const last = `(${arr(LAST_NAMES)})[1 + n % ${LAST_NAMES.length}]`;
-    const created = `(timestamptz '2025-01-01 00:00:00+00' + ((n::bigint * 7919) % ${YEAR_SECONDS}) * interval '1 second' + (n % 1000) * interval '1 millisecond')`;
+    const insert = postgresRowInsert();
     for (const { orgTag, orgId, from, to } of ranges)
-      await client.query(
-        `INSERT INTO students (${COLUMNS})
-         SELECT 'stu_B' || $1::text || lpad(n::text, 24, '0'), $2::text, 'S' || lpad(n::text, 7, '0'),
-                ${first}, ${last}, NULL, lower(${first} || '.' || ${last} || n || '@demo-school.example'),
-                '2012-05-17', (${arr(STATUSES)})[1 + n % 4], n % 13, ${created}, ${created}
-         FROM generate_series($3::int, $4::int) AS n`,
-        [orgTag, orgId, from, to],
-      );
+      await client.query(insert, [orgTag, orgId, from, to]);
     step('insert');
     for (const c of foreignKeys)
       await client.query(`ALTER TABLE students ADD CONSTRAINT "${c.conname}" ${c.def}`);

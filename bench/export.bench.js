@@ -18,6 +18,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { StudentSchema } = require('@platform/contract');
 const { envNumber, freePort, waitReady, writeResults } = require('./lib/harness');
+const { studentInsert } = require('./lib/student-columns');
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
@@ -131,6 +132,26 @@ function lineWriter(file) {
 }
 
 /**
+ * bulkStudents()' columns and SELECT list: the contract's columns (lib/student-columns.js), row
+ * `i`'s values in SQL common to both databases, and `dialect`'s own (ids, numbers, timestamps).
+ */
+function bulkColumns(dialect) {
+  return studentInsert(
+    {
+      first_name: `'First' || i`,
+      last_name: `'Last, "' || i || '"'`,
+      preferred_name: 'NULL',
+      email: `'b' || i || '@school.test'`,
+      date_of_birth: `'2010-01-01'`,
+      status: `'active'`,
+      grade_level: 'i % 13',
+      ...dialect,
+    },
+    { file: __filename },
+  );
+}
+
+/**
  * The rest of the students in one statement. This database is the benchmark's own and is thrown
  * away, and an export never searches: SQLite drops the search index's insert trigger first, as
  * collection-size.bench.js does for its seed, or a million trigram rows would take most of the run.
@@ -144,18 +165,20 @@ async function bulkStudents(db, organizationId, count) {
     const Database = require('better-sqlite3');
     const conn = new Database(db.file);
     conn.exec('DROP TRIGGER IF EXISTS students_search_insert');
+    const created = `strftime('%Y-%m-%d %H:%M:%f', '2026-01-01', '+' || (i / 1000) || ' seconds')`;
+    const { columns, select } = bulkColumns({
+      id: `printf('stu_%026d', i)`,
+      organization_id: ':org',
+      student_number: `printf('B%08d', i)`,
+      created_at: created,
+      updated_at: created,
+    });
     conn
       .prepare(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-         INSERT INTO students (id, organization_id, student_number, first_name, last_name,
-           preferred_name, email, date_of_birth, status, grade_level, created_at, updated_at)
-         SELECT printf('stu_%026d', i), ?, printf('B%08d', i), 'First' || i, 'Last, "' || i || '"',
-           NULL, 'b' || i || '@school.test', '2010-01-01', 'active', i % 13,
-           strftime('%Y-%m-%d %H:%M:%f', '2026-01-01', '+' || (i / 1000) || ' seconds'),
-           strftime('%Y-%m-%d %H:%M:%f', '2026-01-01', '+' || (i / 1000) || ' seconds')
-         FROM n`,
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :count)
+         INSERT INTO students (${columns}) SELECT ${select} FROM n`,
       )
-      .run(count, organizationId);
+      .run({ count, org: organizationId });
     conn.close();
     return;
   }
@@ -169,14 +192,16 @@ async function bulkStudents(db, organizationId, count) {
   await client.query('BEGIN');
   for (const { indexname } of search) await client.query(`DROP INDEX "${indexname}"`);
   await client.query('ALTER TABLE students DISABLE TRIGGER USER');
+  const created = `timestamptz '2026-01-01 00:00:00Z' + (i / 1000) * interval '1 second'`;
+  const { columns, select } = bulkColumns({
+    id: `'stu_' || lpad(i::text, 26, '0')`,
+    organization_id: '$1',
+    student_number: `'B' || lpad(i::text, 8, '0')`,
+    created_at: created,
+    updated_at: created,
+  });
   await client.query(
-    `INSERT INTO students (id, organization_id, student_number, first_name, last_name,
-       preferred_name, email, date_of_birth, status, grade_level, created_at, updated_at)
-     SELECT 'stu_' || lpad(i::text, 26, '0'), $1, 'B' || lpad(i::text, 8, '0'), 'First' || i,
-       'Last, "' || i || '"', NULL, 'b' || i || '@school.test', '2010-01-01', 'active', i % 13,
-       timestamptz '2026-01-01 00:00:00Z' + (i / 1000) * interval '1 second',
-       timestamptz '2026-01-01 00:00:00Z' + (i / 1000) * interval '1 second'
-     FROM generate_series(1, $2::int) AS i`,
+    `INSERT INTO students (${columns}) SELECT ${select} FROM generate_series(1, $2::int) AS i`,
     [organizationId, count],
   );
   await client.query('ALTER TABLE students ENABLE TRIGGER USER');
