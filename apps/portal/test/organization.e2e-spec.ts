@@ -138,11 +138,12 @@ describe.each([
     const page = await signIn();
     const token = await portalToken(page);
     let retryAfter: string | null = null;
-    for (let i = 0; i < 700 && retryAfter === null; i++) {
-      const answer = await fetch(`${server.url}/v1/token`, {
-        headers: { Authorization: `Bearer ${token}` },
-      });
-      if (answer.status === 429) retryAfter = answer.headers.get('retry-after');
+    const spend = () =>
+      fetch(`${server.url}/v1/token`, { headers: { Authorization: `Bearer ${token}` } });
+    // Twenty at a time: spent one by one on a loaded machine, the first ones slid out of the window.
+    for (let i = 0; i < 35 && retryAfter === null; i++) {
+      const answers = await Promise.all(Array.from({ length: 20 }, spend));
+      retryAfter = answers.find((a) => a.status === 429)?.headers.get('retry-after') ?? null;
     }
     expect(retryAfter).toMatch(/^\d+$/);
     await page.getByRole('button', { name: 'Refresh usage' }).click();

@@ -476,9 +476,10 @@ describe.each([
     const page = admin;
     const token = await portalToken(page);
     let retryAfter: string | null = null;
-    for (let i = 0; i < 700 && retryAfter === null; i++) {
-      const answer = await api(token, '/v1/token');
-      if (answer.status === 429) retryAfter = answer.headers.get('retry-after');
+    // Twenty at a time: spent one by one on a loaded machine, the first ones slid out of the window.
+    for (let i = 0; i < 35 && retryAfter === null; i++) {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => api(token, '/v1/token')));
+      retryAfter = answers.find((a) => a.status === 429)?.headers.get('retry-after') ?? null;
     }
     expect(retryAfter).toMatch(/^\d+$/);
     await page.goto(portal('/tokens'));

@@ -184,12 +184,7 @@ function useEndpointActions(
       if (form.events.size === 0) throw new Error('Choose at least one event type.');
       const updated = await client.webhookEndpoints.update({
         params: { id },
-        body: {
-          url: form.url,
-          description: form.description || null,
-          events: chosenEvents(form.events),
-          enabled: form.enabled,
-        },
+        body: updateBody(form),
       });
       form.setEndpoint(updated);
       setMessage('Endpoint saved.');
@@ -198,17 +193,7 @@ function useEndpointActions(
 
   const rotate = () =>
     void act(async () => {
-      const ok = await confirm({
-        title: 'Rotate the signing secret?',
-        body: (
-          <p>
-            A new secret signs deliveries to <span className="url">{endpoint?.url}</span> from now
-            on; the current one keeps working for {WEBHOOK_SECRET_OVERLAP_HOURS} hours.
-          </p>
-        ),
-        confirm: 'Rotate secret',
-      });
-      if (!ok) return;
+      if (!(await confirm(rotateQuestion(endpoint?.url)))) return;
       const result = await client.webhookEndpoints.rotateSecret({ params: { id } });
       setRotated({
         secret: result.secret,
@@ -219,18 +204,7 @@ function useEndpointActions(
   const remove = () =>
     void act(async () => {
       if (!endpoint) return;
-      const ok = await confirm({
-        title: 'Delete this endpoint?',
-        body: (
-          <p>
-            The endpoint <span className="url">{endpoint.url}</span> is deleted with its pending
-            deliveries: nothing more is sent to it. This cannot be undone.
-          </p>
-        ),
-        confirm: 'Delete endpoint',
-        typeToConfirm: endpoint.url,
-      });
-      if (!ok) return;
+      if (!(await confirm(deleteQuestion(endpoint.url)))) return;
       await client.webhookEndpoints.delete({ params: { id } });
       flashDeleted(`Endpoint ${endpoint.url} deleted.`);
       // The list's heading takes focus (an in-app move), with the message below it.
@@ -258,6 +232,41 @@ function useEndpointActions(
   };
 
   return { error, message, rotated, dialog, act, save, rotate, remove, test, redeliver, replayed };
+}
+
+/** The edit form as an update's body. */
+function updateBody(form: EndpointForm) {
+  const { url, description, events, enabled } = form;
+  return { url, description: description || null, events: chosenEvents(events), enabled };
+}
+
+/** What rotating asks first. */
+function rotateQuestion(url: string | undefined) {
+  return {
+    title: 'Rotate the signing secret?',
+    body: (
+      <p>
+        A new secret signs deliveries to <span className="url">{url}</span> from now on; the current
+        one keeps working for {WEBHOOK_SECRET_OVERLAP_HOURS} hours.
+      </p>
+    ),
+    confirm: 'Rotate secret',
+  };
+}
+
+/** What deleting asks first: the URL typed to confirm. */
+function deleteQuestion(url: string) {
+  return {
+    title: 'Delete this endpoint?',
+    body: (
+      <p>
+        The endpoint <span className="url">{url}</span> is deleted with its pending deliveries:
+        nothing more is sent to it. This cannot be undone.
+      </p>
+    ),
+    confirm: 'Delete endpoint',
+    typeToConfirm: url,
+  };
 }
 
 function RotatedSecret({ secret, until }: { secret: string; until: Date }) {
