@@ -18,6 +18,7 @@ const {
   startServer,
   writeFixturesFile,
 } = require('./fixtures');
+const { startControl } = require('./control');
 const { reportFromJUnit, writeReport } = require('./junit');
 
 const USAGE = `usage: platform-sdk-live [options] -- <command> [args…]
@@ -111,6 +112,7 @@ async function runWithServer(options, env, logDestination) {
   const started = Date.now();
   const server = await startServer({ env, logDestination });
   let fixturesFile;
+  let control;
   try {
     const fixtures = await createFixtures(server, {
       env,
@@ -118,16 +120,19 @@ async function runWithServer(options, env, logDestination) {
       ...(options.refreshTokens && { refreshTokens: options.refreshTokens }),
     });
     fixturesFile = writeFixturesFile(fixtures);
+    control = await startControl(server, log);
     log(
       `server on ${server.url} (${fixtures.database}), fixtures ready in ${Date.now() - started} ms; running: ${options.command.join(' ')}`,
     );
     return await run(options.command, {
       ...env,
       ...fixtureEnv(fixtures, fixturesFile.file),
+      PLATFORM_CONTROL_URL: control.url,
       ...(options.junit && { PLATFORM_JUNIT_FILE: options.junit }),
     });
   } finally {
     fixturesFile?.remove();
+    await control?.close();
     await server.close();
   }
 }

@@ -45,6 +45,7 @@ function reports(dir) {
 function expectDocumentedEnvironment(probe) {
   expect(Object.keys(probe.env).sort()).toEqual([
     'PLATFORM_BASE_URL',
+    'PLATFORM_CONTROL_URL',
     'PLATFORM_FIXTURES',
     'PLATFORM_LIMITED_RATE_LIMIT',
     'PLATFORM_LIMITED_TOKEN',
@@ -130,6 +131,23 @@ describe('platform-sdk-live', () => {
 
     // The fixtures file (it holds secrets) is gone after the run.
     expect(fs.existsSync(probe.env.PLATFORM_FIXTURES)).toBe(false);
+  });
+
+  it('takes the server away and brings it back on the same port and database', async () => {
+    const out = path.join(tmp, 'restart.json');
+    const probe = path.join(FIXTURES, 'restart-probe.js');
+    const run = await cli(['--', process.execPath, probe, out]);
+    expect(run).toMatchObject({ code: 0 });
+    const seen = JSON.parse(fs.readFileSync(out, 'utf8'));
+    expect(seen.created.status).toBe(201);
+    expect(seen.restart.status).toBe(202);
+    // While down nothing listens, and a second restart is refused rather than queued.
+    expect(seen.during).toEqual({ state: 'down', read: { error: 'ECONNREFUSED' } });
+    expect(seen.again).toBe(409);
+    expect(seen.downForMs).toBeGreaterThan(1000);
+    // Back up: the same token reads what was written before the restart.
+    expect(seen.after).toMatchObject({ status: 200, body: { id: seen.created.body.id } });
+    expect(seen.badDown).toBe(400);
   });
 
   it("writes the JUnit file's counts to the CI report and exits with the command's code", async () => {

@@ -90,6 +90,13 @@ export interface TestServer {
     countOrRows: number | Student[],
     now?: number,
   ): Promise<Student[]>;
+  /**
+   * Stops the app as a crash or a deploy would (listener closed, open connections cut) and keeps
+   * the database, so `start()` brings the same server back: same port, database and secrets key.
+   */
+  stop(): Promise<void>;
+  /** Starts the stopped app again; `app`, `dataSource` and the helpers then point at the new one. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -111,33 +118,54 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     : await prepareDatabase(options);
   const port = await freePort();
   const config = testServerConfig(options, port, database.databaseUrl);
-  const app = await createApp(config, {
-    abortOnError: false,
-    ...(options.logDestination && { logDestination: options.logDestination }),
-    ...(options.modules && { modules: options.modules }),
-    ...(options.clock && { clock: options.clock }),
-  }).catch(async (error: unknown) => {
+  const boot = async () => {
+    const app = await createApp(config, {
+      abortOnError: false,
+      ...(options.logDestination && { logDestination: options.logDestination }),
+      ...(options.modules && { modules: options.modules }),
+      ...(options.clock && { clock: options.clock }),
+    });
+    await app.listen(port, '127.0.0.1');
+    return app;
+  };
+  const first = await boot().catch(async (error: unknown) => {
     await database.drop();
     throw error;
   });
-  await app.listen(port, '127.0.0.1');
-  const address = app.getHttpServer().address() as { port: number };
-  const url = `http://127.0.0.1:${address.port}`;
-
-  return {
-    url,
+  let running: NestExpressApplication | undefined = first;
+  const stopApp = async () => {
+    const app = running;
+    running = undefined;
+    // A test is done with its connections: none waits out the keep-alive or headers timeout
+    // (65 s) that a server behind a load balancer gives them.
+    app?.getHttpServer().closeAllConnections();
+    await app?.close();
+  };
+  const server: TestServer = {
+    url: `http://127.0.0.1:${port}`,
     databaseUrl: database.databaseUrl,
     config,
+    ...appParts(first),
+    stop: stopApp,
+    start: async () => {
+      if (running) return;
+      running = await boot();
+      Object.assign(server, appParts(running));
+    },
+    close: async () => {
+      await stopApp();
+      await database.drop();
+    },
+  };
+  return server;
+}
+
+/** The parts of a TestServer that belong to one running app. */
+function appParts(app: NestExpressApplication) {
+  return {
     app,
     dataSource: app.get<DataSource>(getDataSourceToken()),
     ...testHelpers(app),
-    close: async () => {
-      // A test is done with its connections: none waits out the keep-alive or headers timeout
-      // (65 s) that a server behind a load balancer gives them.
-      app.getHttpServer().closeAllConnections();
-      await app.close();
-      await database.drop();
-    },
   };
 }
 
@@ -164,7 +192,10 @@ function testServerConfig(options: TestServerOptions, port: number, databaseUrl:
 /** The TestServer's helpers that write through the app's own services, as an operator. */
 function testHelpers(
   app: NestExpressApplication,
-): Omit<TestServer, 'url' | 'databaseUrl' | 'config' | 'app' | 'dataSource' | 'close'> {
+): Omit<
+  TestServer,
+  'url' | 'databaseUrl' | 'config' | 'app' | 'dataSource' | 'stop' | 'start' | 'close'
+> {
   const organizations = app.get(OrganizationsService);
   const tokens = app.get(TokensService);
   const students = app.get(StudentsService);
