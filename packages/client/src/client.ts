@@ -163,12 +163,15 @@ export function buildClient(
       if (route.feed) {
         if ('follow' in routes)
           throw new Error(`Route 'follow' clashes with the follower of feed route '${key}'.`);
-        methods.follow = (options?: FollowOptions) =>
+        methods.follow = (options: FollowOptions) =>
           new FeedFollower(
+            // The follower retries itself, for as long as it takes; the client's retries would
+            // only delay its first backoff.
             (query, signal) =>
-              method({ query, ...(signal && { fetchOptions: { signal } }) }) as Promise<
-                FeedPage<{ position: number | null }>
-              >,
+              method(
+                { query, ...(signal && { fetchOptions: { signal } }) },
+                { maxRetries: 0 },
+              ) as Promise<FeedPage<{ position: number | null }>>,
             options,
           );
       }

@@ -64,6 +64,10 @@ export class PlatformApiError extends PlatformError {
         return new PlatformNotFoundError(init);
       case 409:
         return new PlatformConflictError(init);
+      case 410:
+        return isProblem(init.body) && init.body.code === 'cursor_expired'
+          ? new PlatformCursorExpiredError(init)
+          : new PlatformApiError(init);
       case 429:
         return new PlatformRateLimitError(init);
       default:
@@ -99,6 +103,18 @@ export class PlatformNotFoundError extends PlatformApiError {
 /** 409: conflicts with the current state (`conflict`, `invalid_state_transition`). */
 export class PlatformConflictError extends PlatformApiError {
   override name = 'PlatformConflictError';
+}
+
+/**
+ * 410 `cursor_expired`: the changes after the cursor are older than the days kept. Retrying
+ * cannot help: start again from an export (`client.exports.create`) and follow from its cursor.
+ */
+export class PlatformCursorExpiredError extends PlatformApiError {
+  override name = 'PlatformCursorExpiredError';
+  constructor(init: PlatformApiErrorInit) {
+    super(init);
+    this.message = `${this.message} Start again from an export (POST /v1/exports) and follow from its cursor.`;
+  }
 }
 
 /** 429: the organization is over its rate limit. Thrown once retries are used up. */

@@ -2,8 +2,15 @@
  * `follow` on a namespace with a change feed (`client.events.follow({ after })`): an async
  * iterator over every change after a cursor, long-polling when caught up and resuming from the
  * last cursor, so a sync loop is one `for await`. Generic over the feed route (the route table
- * flags it `feed`), like `listAll` over list routes.
+ * flags it `feed`), like `listAll` over list routes. It never gives up on what is retryable (the
+ * server restarting, a 5xx, a 429): it backs off and reads again from where it was.
  */
+import {
+  PlatformApiError,
+  PlatformConnectionError,
+  type PlatformError,
+  parseRetryAfter,
+} from './errors';
 
 /** One read of a feed: its changes, where the next read starts, and whether more are waiting. */
 export interface FeedPage<T> {
@@ -12,10 +19,19 @@ export interface FeedPage<T> {
   has_more: boolean;
 }
 
-/** What `follow` takes: the feed's query (`after`, `limit`, `type`, `wait`) and how to stop. */
+/**
+ * A place in the feed as the API returns it: a `next_cursor`, an export's `cursor`, an event's
+ * `position` (number or string), or `'oldest'` for the oldest change still kept.
+ */
+export type FeedCursor = string | number | bigint;
+
+/** What `follow` takes: where to start, the feed's query, how to stop and how to retry. */
 export interface FollowOptions {
-  /** Start after this cursor: an export's `cursor`, a saved `follower.cursor`, or a position. Default `'0'`. */
-  after?: string;
+  /**
+   * Required: start after this cursor (an export's `cursor`, a saved `follower.cursor`, an
+   * event's `position`), or `'oldest'` to start from the oldest change still kept.
+   */
+  after: FeedCursor;
   /** Changes per read. */
   limit?: number;
   /** Only these types (comma-separated), as the feed's `type`. */
@@ -24,8 +40,53 @@ export interface FollowOptions {
   wait?: string;
   /** End the iteration once a read finds nothing new, instead of waiting forever. Default false. */
   untilCaughtUp?: boolean;
-  /** Ends the iteration (and the read in flight) when aborted. */
+  /** Ends the iteration (and the read in flight, or the wait before a retry) when aborted. */
   signal?: AbortSignal;
+  /** The longest wait between retries, in seconds (a `Retry-After` may ask up to 60). Default 10. */
+  maxRetryDelay?: number;
+  /** Give up (throw the last error) after failing this many seconds in a row. Default: never. */
+  giveUpAfter?: number;
+  /** Called before each wait to retry: the error, the attempt (1, 2, …) and the wait in seconds. */
+  onRetry?: (error: PlatformError, attempt: number, delaySeconds: number) => void;
+}
+
+const OLDEST = 'oldest';
+const POSITION = /^(0|[1-9][0-9]{0,17})$/;
+/** The longest `Retry-After` a follower honours, in seconds. */
+const MAX_RETRY_AFTER = 60;
+
+/** `after` as the feed takes it; a TypeError naming the parameter for anything else. */
+export function feedCursor(after: unknown): string {
+  const text =
+    typeof after === 'bigint' || (typeof after === 'number' && Number.isSafeInteger(after))
+      ? String(after)
+      : after;
+  if (typeof text === 'string' && (text === OLDEST || POSITION.test(text))) return text;
+  throw new TypeError(
+    after === undefined
+      ? "follow needs `after`: a cursor (an export's `cursor`, a saved `follower.cursor`, an event's `position`) or 'oldest' to start from the oldest change kept"
+      : `after must be a cursor (a non-negative integer or its decimal string) or 'oldest', got ${typeof after === 'bigint' ? String(after) : (JSON.stringify(after) ?? typeof after)}`,
+  );
+}
+
+/** Whether reading again could succeed: no answer at all, a 5xx, or a 429. */
+function retryable(error: unknown): error is PlatformError {
+  if (error instanceof PlatformConnectionError) return true;
+  return error instanceof PlatformApiError && (error.status >= 500 || error.status === 429);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /**
@@ -40,15 +101,17 @@ export class FeedFollower<
   #buffer: T[] = [];
   #pageCursor: string | undefined;
   #done = false;
+  #failures = 0;
+  #failingSince: number | undefined;
 
   constructor(
     private readonly read: (
       query: Record<string, string | number>,
       signal?: AbortSignal,
     ) => Promise<FeedPage<T>>,
-    private readonly options: FollowOptions = {},
+    private readonly options: FollowOptions,
   ) {
-    this.cursor = options.after ?? '0';
+    this.cursor = feedCursor((options as Partial<FollowOptions> | undefined)?.after);
   }
 
   [Symbol.asyncIterator](): this {
@@ -68,13 +131,8 @@ export class FeedFollower<
         return { value: item, done: false };
       }
       if (this.#done || this.options.signal?.aborted) return this.return();
-      let page: FeedPage<T>;
-      try {
-        page = await this.read(this.query(), this.options.signal);
-      } catch (error) {
-        if (this.options.signal?.aborted) return this.return();
-        throw error;
-      }
+      const page = await this.readPage();
+      if (page === undefined) continue;
       if (page.data.length === 0) {
         this.cursor = page.next_cursor;
         if (this.options.untilCaughtUp && !page.has_more) this.#done = true;
@@ -89,6 +147,42 @@ export class FeedFollower<
     this.#done = true;
     this.#buffer = [];
     return Promise.resolve({ value: undefined, done: true });
+  }
+
+  /** One read; undefined after a retryable failure it waited out (or an abort). */
+  private async readPage(): Promise<FeedPage<T> | undefined> {
+    try {
+      const page = await this.read(this.query(), this.options.signal);
+      this.#failures = 0;
+      this.#failingSince = undefined;
+      return page;
+    } catch (error) {
+      if (this.options.signal?.aborted) return undefined;
+      if (!retryable(error)) throw error;
+      this.#failingSince ??= Date.now();
+      const { giveUpAfter } = this.options;
+      if (giveUpAfter !== undefined && Date.now() - this.#failingSince >= giveUpAfter * 1000)
+        throw error;
+      this.#failures += 1;
+      const delay = this.retryDelay(error);
+      this.options.onRetry?.(error, this.#failures, delay);
+      await pause(delay * 1000, this.options.signal);
+      return undefined;
+    }
+  }
+
+  /**
+   * Seconds to wait before the next read: what `Retry-After` asked (up to a minute), else capped
+   * exponential backoff from half a second with jitter (a random point in its upper half).
+   */
+  private retryDelay(error: PlatformError): number {
+    const asked =
+      error instanceof PlatformApiError
+        ? parseRetryAfter(error.headers.get('retry-after'))
+        : undefined;
+    if (asked !== undefined) return Math.min(Math.max(asked, 0) / 1000, MAX_RETRY_AFTER);
+    const cap = Math.min(this.options.maxRetryDelay ?? 10, 0.5 * 2 ** (this.#failures - 1));
+    return cap / 2 + Math.random() * (cap / 2);
   }
 
   private query(): Record<string, string | number> {

@@ -27,6 +27,7 @@ export {
   PlatformAuthenticationError,
   PlatformConflictError,
   PlatformConnectionError,
+  PlatformCursorExpiredError,
   PlatformError,
   PlatformNotFoundError,
   PlatformPermissionError,
@@ -45,7 +46,7 @@ export {
   type AuthorizationUrlOptions,
   type CodeExchangeOptions,
 } from './oauth-pkce';
-export { FeedFollower, type FeedPage, type FollowOptions } from './feed';
+export { type FeedCursor, FeedFollower, type FeedPage, type FollowOptions } from './feed';
 export { VERSION } from './version';
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,

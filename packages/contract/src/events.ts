@@ -162,19 +162,31 @@ const CHANGE_TYPES = filter.oneOf(
 
 const CURSOR_PATTERN = /^(0|[1-9][0-9]{0,17})$/;
 
+/** `after=oldest`: start from the oldest change still kept, which is never `cursor_expired`. */
+export const OLDEST_CURSOR = 'oldest';
+
 export const ChangesQuerySchema = z
   .object({
     after: z
       .string()
-      .regex(
-        CURSOR_PATTERN,
-        "after must be a cursor this API returned (a `next_cursor`, an export's `cursor`, or an event's `position`)",
-      )
+      .refine((value) => value === OLDEST_CURSOR || CURSOR_PATTERN.test(value), {
+        message:
+          "after must be a cursor this API returned (a `next_cursor`, an export's `cursor`, or an event's `position`) or `oldest`",
+      })
       .optional()
       .openapi({
         description:
-          "Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. Default `0`: from the oldest change still retained.",
+          "Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.",
         example: '0',
+      }),
+    until: z
+      .string()
+      .regex(CURSOR_PATTERN, 'until must be a cursor this API returned, or a position')
+      .optional()
+      .openapi({
+        description:
+          "Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.",
+        example: '42',
       }),
     limit: integerParam('limit', 1, FEED_LIMITS.maxLimit)
       .optional()
@@ -204,7 +216,7 @@ export const ChangesQuerySchema = z
       .optional()
       .openapi({
         description:
-          'Only these event types (comma-separate several); the cursor still moves past the others.',
+          'Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.',
       }),
   })
   .strict();

@@ -204,10 +204,10 @@ function methodSignatures(op: Operation): string {
   }
   if (op.feed) {
     out += doc(
-      `Every change after \`after\`, oldest first, read through \`${op.id}\`: long-polls when caught up and resumes from \`follower.cursor\` (save it after applying a change). Ends on \`signal\`, or once caught up with \`untilCaughtUp\`.`,
+      `Every change after \`after\` (a cursor, or \`'oldest'\`), oldest first, read through \`${op.id}\`: long-polls when caught up and resumes from \`follower.cursor\` (save it after applying a change). Retries a lost connection, a 5xx or a 429 with backoff for as long as it takes (or \`giveUpAfter\`). Ends on \`signal\`, or once caught up with \`untilCaughtUp\`.`,
       '  ',
     );
-    out += `  follow(options?: FollowOptions): FeedFollower<${op.feed.item}>;\n`;
+    out += `  follow(options: FollowOptions): FeedFollower<${op.feed.item}>;\n`;
   }
   return out;
 }

@@ -2,9 +2,11 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nes
 import {
   type ChangePage,
   type ChangesQuery,
+  EVENT_READ_SCOPES,
   EVENT_RETENTION_DAYS,
   type EventType,
   FEED_LIMITS,
+  OLDEST_CURSOR,
   readableEventTypes,
 } from '@platform/contract';
 import type { Redis } from 'ioredis';
@@ -82,9 +84,9 @@ export class ChangeFeedService implements OnModuleDestroy {
     recheck?: () => Promise<Principal>,
   ): Promise<ChangePage> {
     const organizationId = principal.organizationId;
-    const cursor = decodeFeedCursor(query.after ?? '0');
-    if (cursor === undefined) throw badCursor('after is not a cursor this API returned');
+    const until = query.until === undefined ? undefined : decodeFeedCursor(query.until);
     const limit = query.limit ?? FEED_LIMITS.defaultLimit;
+    refuseUnreadableTypes(principal, query.type);
     // A `ping` is no change (it has no position); the others as every read of an event.
     const readableBy = (caller: Principal) =>
       readableEventTypes(caller.scopes).filter(
@@ -93,16 +95,26 @@ export class ChangeFeedService implements OnModuleDestroy {
       );
     let readable = readableBy(principal);
     const deadline = this.clock.nowMs() + (query.wait ?? 0) * 1000;
-    let after = cursor;
+    const fromOldest = query.after === OLDEST_CURSOR;
+    const start = fromOldest
+      ? await this.readCommitted((select) => this.beforeOldestKept(select, organizationId))
+      : decodeFeedCursor(query.after ?? '0');
+    if (start === undefined) throw badCursor('after is not a cursor this API returned');
+    let after: bigint = start;
+    if (until !== undefined && until < after)
+      throw badCursor('until is before after: nothing lies between them', 'query.until');
     for (;;) {
       // Registered before reading, so a change that commits during the read still wakes us.
       const woken = this.waitFor(organizationId);
       try {
-        const page = await this.readCommitted((select) =>
-          this.readOnce(select, organizationId, after, limit, readable),
+        const window = { after, until, checkExpiry: !fromOldest };
+        const page: ChangePage = await this.readCommitted((select) =>
+          this.readOnce(select, organizationId, window, limit, readable),
         );
         const remaining = deadline - this.clock.nowMs();
-        if (page.data.length > 0 || page.has_more || remaining <= 0 || this.closed) return page;
+        const atUntil = until !== undefined && BigInt(page.next_cursor) === until;
+        if (page.data.length > 0 || page.has_more || remaining <= 0 || this.closed || atUntil)
+          return page;
         after = BigInt(page.next_cursor);
         await woken.until(Math.min(remaining, POLL_MS));
         // Shutting down: answer what is known rather than read a closing database.
@@ -112,6 +124,25 @@ export class ChangeFeedService implements OnModuleDestroy {
         woken.cancel();
       }
     }
+  }
+
+  /**
+   * The cursor just before the oldest change still kept (`after=oldest`): the head when every
+   * change is older than the retention, so the read waits for the next one.
+   */
+  private async beforeOldestKept(select: FeedSelect, organizationId: string): Promise<bigint> {
+    const statements = (this.statements ??= feedReadStatements(this.sql));
+    const cutoff = new Date(this.clock.nowMs() - RETENTION_MS);
+    const [oldest] = await select<{ position: string | number | null }>(statements.oldest, {
+      organizationId,
+      cutoff: this.sql.bind(EventRecord, 'createdAt', cutoff),
+    });
+    if (oldest?.position !== null && oldest?.position !== undefined)
+      return BigInt(oldest.position) - 1n;
+    const [headRow] = await select<{ position: string | number }>(statements.head, {
+      organizationId,
+    });
+    return BigInt(headRow?.position ?? 0);
   }
 
   /** Ends every waiting read (each answers what it has) and makes later ones answer at once. */
@@ -142,11 +173,12 @@ export class ChangeFeedService implements OnModuleDestroy {
   private async readOnce(
     select: FeedSelect,
     organizationId: string,
-    after: bigint,
+    window: { after: bigint; until: bigint | undefined; checkExpiry: boolean },
     limit: number,
     types: readonly EventType[],
   ): Promise<ChangePage> {
     const statements = (this.statements ??= feedReadStatements(this.sql));
+    const { after, until } = window;
     // The head first: every position up to it is committed (its row commits with them), so the
     // read below can move the cursor to it past changes of types this token does not read.
     const [headRow] = await select<{ position: string | number }>(statements.head, {
@@ -154,23 +186,18 @@ export class ChangeFeedService implements OnModuleDestroy {
     });
     const head = BigInt(headRow?.position ?? 0);
     if (after > head) throw badCursor("after is ahead of this organization's change feed");
-    if (after === head) return { data: [], next_cursor: encodeFeedCursor(head), has_more: false };
-    const [next] = await select<{ created_at: unknown }>(statements.at, {
-      organizationId,
-      position: Number(after + 1n),
-    });
-    if (!next || this.readDate(next.created_at).getTime() < this.clock.nowMs() - RETENTION_MS)
-      throw new ProblemException(
-        'cursor_expired',
-        `The changes after this cursor are older than the ${EVENT_RETENTION_DAYS} days kept. Start again from an export (POST /v1/exports) and follow the feed from its cursor.`,
-      );
+    if (until !== undefined && until > head)
+      throw badCursor("until is ahead of this organization's change feed", 'query.until');
+    const end = until ?? head;
+    if (after === end) return { data: [], next_cursor: encodeFeedCursor(end), has_more: false };
+    if (window.checkExpiry) await this.refuseExpired(select, organizationId, after);
     const rows =
       types.length === 0
         ? []
         : await select<FeedRow>(statements.after, {
             organizationId,
             after: Number(after),
-            head: Number(head),
+            head: Number(end),
             types: [...types],
             limit: limit + 1,
           });
@@ -184,8 +211,22 @@ export class ChangeFeedService implements OnModuleDestroy {
         position: Number(row.position),
       } as EventRecord),
     );
-    const nextCursor = hasMore ? String(data[data.length - 1]!.position) : encodeFeedCursor(head);
+    const nextCursor = hasMore ? String(data[data.length - 1]!.position) : encodeFeedCursor(end);
     return { data, next_cursor: nextCursor, has_more: hasMore };
+  }
+
+  /** A 410 when the change after `after` is gone or older than the retention. */
+  private async refuseExpired(select: FeedSelect, organizationId: string, after: bigint) {
+    const statements = (this.statements ??= feedReadStatements(this.sql));
+    const [next] = await select<{ created_at: unknown }>(statements.at, {
+      organizationId,
+      position: Number(after + 1n),
+    });
+    if (!next || this.readDate(next.created_at).getTime() < this.clock.nowMs() - RETENTION_MS)
+      throw new ProblemException(
+        'cursor_expired',
+        `The changes after this cursor are older than the ${EVENT_RETENTION_DAYS} days kept. Start again from an export (POST /v1/exports) and follow the feed from its cursor.`,
+      );
   }
 
   private readDate(value: unknown): Date {
@@ -244,10 +285,30 @@ export class ChangeFeedService implements OnModuleDestroy {
   }
 }
 
-function badCursor(message: string): ProblemException {
+function badCursor(message: string, path = 'query.after'): ProblemException {
   return new ProblemException('validation_error', message, {
-    errors: [{ path: 'query.after', message, code: 'invalid_cursor' }],
+    errors: [{ path, message, code: 'invalid_cursor' }],
   });
+}
+
+/**
+ * A `type` filter naming a type the token may not read is a 403 naming the scope it needs,
+ * rather than a feed that silently never carries it.
+ */
+function refuseUnreadableTypes(principal: Principal, types: readonly string[] | undefined) {
+  const readable = new Set<string>(readableEventTypes(principal.scopes));
+  const refused = (types ?? []).filter((type) => !readable.has(type));
+  if (refused.length === 0) return;
+  const scopes = [...new Set(refused.map((type) => EVENT_READ_SCOPES[type as EventType]))];
+  throw new ProblemException(
+    'insufficient_scope',
+    `This token may not read ${refused.join(', ')} (type): that needs ${scopes.join(', ')}`,
+    {
+      headers: {
+        'WWW-Authenticate': `Bearer realm="platform", error="insufficient_scope", scope="${scopes.join(' ')}"`,
+      },
+    },
+  );
 }
 
 function feedReadStatements(sql: Sql) {
@@ -261,6 +322,9 @@ function feedReadStatements(sql: Sql) {
       WHERE ${sql.column(FeedHead, 'organizationId')} = :organizationId`,
     at: `SELECT ${createdAt} AS created_at FROM ${events}
       WHERE ${organizationId} = :organizationId AND ${position} = :position`,
+    oldest: `SELECT MIN(${position}) AS position FROM ${events}
+      WHERE ${organizationId} = :organizationId AND ${createdAt} >= :cutoff
+        AND ${position} IS NOT NULL`,
     after: `SELECT ${id} AS id, ${type} AS type, ${data} AS data, ${createdAt} AS created_at,
         ${position} AS position
       FROM ${events}

@@ -146,6 +146,7 @@ final class EventsRawService
      *
      * @param array{
      *     after?: string,
+     *     until?: string,
      *     limit?: int,
      *     wait?: string,
      *     type?: string|list<string>,

@@ -130,6 +130,7 @@ final class EventsService
      *
      * @param array{
      *     after?: string,
+     *     until?: string,
      *     limit?: int,
      *     wait?: string,
      *     type?: string|list<string>,

@@ -158,7 +158,7 @@ export const ROUTES = {
   events: {
     list: { method: 'GET', path: '/v1/events', query: ['page', 'per_page', 'sort', 'updated_since', 'type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/events/{id}' },
-    changes: { method: 'GET', path: '/v1/changes', query: ['after', 'limit', 'wait', 'type'], feed: true },
+    changes: { method: 'GET', path: '/v1/changes', query: ['after', 'until', 'limit', 'wait', 'type'], feed: true },
   },
   webhookEndpoints: {
     list: { method: 'GET', path: '/v1/webhook_endpoints', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'enabled', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
@@ -591,8 +591,8 @@ export interface EventsResource {
    */
   changes(query?: EventsChangesQuery, options?: RequestOptions): PlatformPromise<ChangePage>;
   changes(args?: { query?: EventsChangesQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<ChangePage>;
-  /** Every change after `after`, oldest first, read through `events.changes`: long-polls when caught up and resumes from `follower.cursor` (save it after applying a change). Ends on `signal`, or once caught up with `untilCaughtUp`. */
-  follow(options?: FollowOptions): FeedFollower<Event>;
+  /** Every change after `after` (a cursor, or `'oldest'`), oldest first, read through `events.changes`: long-polls when caught up and resumes from `follower.cursor` (save it after applying a change). Retries a lost connection, a 5xx or a 429 with backoff for as long as it takes (or `giveUpAfter`). Ends on `signal`, or once caught up with `untilCaughtUp`. */
+  follow(options: FollowOptions): FeedFollower<Event>;
 }
 
 /** `client.webhookEndpoints`. */

@@ -88,6 +88,7 @@ class Events(SyncAPIResource):
         self,
         *,
         after: _t.Union[str, Omit] = omit,
+        until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
         type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
@@ -100,13 +101,15 @@ class Events(SyncAPIResource):
         Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. Default `0`: from the oldest change still retained.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
-            type: Only these event types (comma-separate several); the cursor still moves past the others.
+            type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.
         """
         return self.with_raw_response.changes(
             after=after,
+            until=until,
             limit=limit,
             wait=wait,
             type=type,
@@ -117,6 +120,7 @@ class Events(SyncAPIResource):
         self,
         *,
         after: _t.Union[str, Omit] = omit,
+        until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
         type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
@@ -128,7 +132,7 @@ class Events(SyncAPIResource):
         Iterating reads page after page and, once caught up, long-polls for the next change. `follower.cursor` is where to resume (save it after applying a change). With `until_caught_up=True` iteration ends once a read finds nothing new.
         """
         def read(cursor: str) -> ChangePage:
-            return self.changes(after=cursor, limit=limit, wait=follower.wait(wait), type=type, request_options=request_options)
+            return self.changes(after=cursor, until=until, limit=limit, wait=follower.wait(wait), type=type, request_options=request_options)
 
         follower: SyncFeedFollower[Event] = SyncFeedFollower(read, after=after if isinstance(after, str) else "0", until_caught_up=until_caught_up)
         return follower
@@ -206,6 +210,7 @@ class EventsWithRawResponse(SyncAPIResource):
         self,
         *,
         after: _t.Union[str, Omit] = omit,
+        until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
         type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
@@ -220,16 +225,18 @@ class EventsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. Default `0`: from the oldest change still retained.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
-            type: Only these event types (comma-separate several); the cursor still moves past the others.
+            type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.
         """
         return self._request(
             "GET",
             "/v1/changes",
             query={
                 "after": after,
+                "until": until,
                 "limit": limit,
                 "wait": wait,
                 "type": type,
@@ -310,6 +317,7 @@ class AsyncEvents(AsyncAPIResource):
         self,
         *,
         after: _t.Union[str, Omit] = omit,
+        until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
         type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
@@ -322,13 +330,15 @@ class AsyncEvents(AsyncAPIResource):
         Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. Default `0`: from the oldest change still retained.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
-            type: Only these event types (comma-separate several); the cursor still moves past the others.
+            type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.
         """
         response = await self.with_raw_response.changes(
             after=after,
+            until=until,
             limit=limit,
             wait=wait,
             type=type,
@@ -340,6 +350,7 @@ class AsyncEvents(AsyncAPIResource):
         self,
         *,
         after: _t.Union[str, Omit] = omit,
+        until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
         type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
@@ -351,7 +362,7 @@ class AsyncEvents(AsyncAPIResource):
         Iterating reads page after page and, once caught up, long-polls for the next change. `follower.cursor` is where to resume (save it after applying a change). With `until_caught_up=True` iteration ends once a read finds nothing new.
         """
         async def read(cursor: str) -> ChangePage:
-            return await self.changes(after=cursor, limit=limit, wait=follower.wait(wait), type=type, request_options=request_options)
+            return await self.changes(after=cursor, until=until, limit=limit, wait=follower.wait(wait), type=type, request_options=request_options)
 
         follower: AsyncFeedFollower[Event] = AsyncFeedFollower(read, after=after if isinstance(after, str) else "0", until_caught_up=until_caught_up)
         return follower
@@ -429,6 +440,7 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
         self,
         *,
         after: _t.Union[str, Omit] = omit,
+        until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
         type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
@@ -443,16 +455,18 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. Default `0`: from the oldest change still retained.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
-            type: Only these event types (comma-separate several); the cursor still moves past the others.
+            type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.
         """
         return await self._request(
             "GET",
             "/v1/changes",
             query={
                 "after": after,
+                "until": until,
                 "limit": limit,
                 "wait": wait,
                 "type": type,
