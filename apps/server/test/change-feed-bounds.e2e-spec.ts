@@ -1,4 +1,4 @@
-import { expectStatus, typedClient, type TypedClient } from './support/api';
+import { expectStatus, typedClient } from './support/api';
 import { problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 /** Where a read of the feed may start and stop: `after=oldest`, `until`, and the type filter. */
