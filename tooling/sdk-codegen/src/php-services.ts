@@ -53,8 +53,13 @@ function methodParts(ctx: Context, op: Operation): MethodParts {
     const name = bodyModel ? '$query' : '$params';
     const required = op.query.some((q) => q.required);
     params.push(`array ${name}${required ? '' : ' = []'}`);
-    paramTags.push(`@param ${queryShape(op.query)} ${name}`);
-    query = name;
+    // A feed's cursor is what the feed hands out: a position (int) or its string, or 'oldest'.
+    const shapeDoc = queryShape(op.query);
+    paramTags.push(
+      `@param ${op.feed ? shapeDoc.replace('after?: string,', 'after?: string|int,') : shapeDoc} ${name}`,
+    );
+    // Checked before anything is sent, so a bad cursor names the parameter instead of costing a request.
+    query = op.feed ? `Cursor::inQuery(${name})` : name;
   }
   params.push('?RequestOptions $options = null');
   paramTags.push(
@@ -238,30 +243,7 @@ export function emitService(ctx: Context, resource: Resource): string {
     );
     if (op.feed) {
       uses.add('PlatformApi\\Core\\FeedFollower');
-      methods.push(
-        '',
-        ...doc(
-          '    ',
-          [
-            `Every change after \`after\`, oldest first, read through \`${op.method.camel}\`: \`foreach\` reads page after page and, once caught up, long-polls for the next change. \`$follower->cursor\` is where to resume (save it after applying a change). With \`until_caught_up\` the loop ends once a read finds nothing new.`,
-          ],
-          [
-            '@param array{',
-            '    after?: string,',
-            '    limit?: int,',
-            '    type?: string|list<string>,',
-            '    wait?: string,',
-            '    until_caught_up?: bool,',
-            '} $params',
-            '@param RequestOptions|null $options headers, timeout, retries for each read',
-            '@return FeedFollower<\\PlatformApi\\Webhook\\EventInterface>',
-          ],
-        ),
-        '    public function follow(array $params = [], ?RequestOptions $options = null): FeedFollower',
-        '    {',
-        `        return new FeedFollower(fn (array $query): ${response.native} => $this->${op.method.camel}($query, $options), $params);`,
-        '    }',
-      );
+      methods.push('', ...followMethod(op, response.native));
     }
   }
   const body = [
@@ -283,6 +265,51 @@ export function emitService(ctx: Context, resource: Resource): string {
   return file('PlatformApi\\Service', [...uses], body);
 }
 
+/** `follow` of a feed operation: every change after a cursor, read through the plain method, retried. */
+function followMethod(op: Operation, native: string): string[] {
+  return [
+    ...doc(
+      '    ',
+      [
+        `Every change after \`after\`, oldest first, read through \`${op.method.camel}\`: \`foreach\` reads page after page and, once caught up, long-polls for the next change. \`after\` is required: an export's \`cursor\`, a saved \`$follower->cursor\`, an event's \`position\`, or \`'oldest'\` (the oldest change still kept). \`$follower->cursor\` is where to resume (save it after applying a change). With \`until_caught_up\` the loop ends once a read finds nothing new.`,
+        'Connection errors, timeouts, 429 and 5xx are retried for as long as it takes (capped exponential backoff with jitter, or the `Retry-After` asked for); any other error ends the loop. A cursor older than the retention period is a `CursorExpiredException`.',
+      ],
+      [
+        '@param array{',
+        '    after: string|int,',
+        '    limit?: int,',
+        '    type?: string|list<string>,',
+        '    wait?: string,',
+        '    until_caught_up?: bool,',
+        '} $params',
+        '@param RequestOptions|null $options headers and timeout of each read (the follower does the retrying)',
+        '@param float $maxRetryDelay the longest wait between two attempts, in seconds',
+        '@param float|null $giveUpAfter seconds of failing reads before the last error is thrown; null: never',
+        '@param (callable(\\Throwable, int, float): mixed)|null $onRetry before each wait: error, retry (1 first), seconds',
+        '@return FeedFollower<\\PlatformApi\\Webhook\\EventInterface>',
+        '@throws \\PlatformApi\\Exception\\InvalidArgumentException without `after`, or with a cursor that is none',
+      ],
+    ),
+    '    public function follow(',
+    '        array $params = [],',
+    '        ?RequestOptions $options = null,',
+    '        float $maxRetryDelay = 10.0,',
+    '        ?float $giveUpAfter = null,',
+    '        ?callable $onRetry = null,',
+    '    ): FeedFollower {',
+    '        return new FeedFollower(',
+    `            fn (array $query, ?RequestOptions $read): ${native} =>`,
+    `                $this->${op.method.camel}($query, $read),`,
+    '            $params,',
+    '            $options,',
+    '            $maxRetryDelay,',
+    '            $giveUpAfter,',
+    '            $onRetry,',
+    '        );',
+    '    }',
+  ];
+}
+
 export function emitRawService(ctx: Context, resource: Resource): string {
   const uses = new Set<string>([
     'PlatformApi\\Core\\HttpClient',
@@ -297,6 +324,7 @@ export function emitRawService(ctx: Context, resource: Resource): string {
     for (const u of response.uses) uses.add(u);
     for (const e of parts.enums) uses.add(`PlatformApi\\Model\\${e}`);
     if (parts.body !== 'null') uses.add('PlatformApi\\Core\\Json');
+    if (op.feed) uses.add('PlatformApi\\Core\\Cursor');
     methods.push(
       '',
       ...doc('    ', operationDoc(op), [

@@ -73,6 +73,8 @@ class ApiStatusException extends PlatformException
             $status === 403 => new PermissionDeniedException($status, $headers, $body, $method, $url),
             $status === 404 => new NotFoundException($status, $headers, $body, $method, $url),
             $status === 409 => new ConflictException($status, $headers, $body, $method, $url),
+            $status === 410 && (self::problemOf($body)['code'] ?? null) === 'cursor_expired'
+                => new CursorExpiredException($status, $headers, $body, $method, $url),
             $status === 429 => new RateLimitException($status, $headers, $body, $method, $url),
             $status >= 500 => new ServerException($status, $headers, $body, $method, $url),
             default => new self($status, $headers, $body, $method, $url),

@@ -10,6 +10,7 @@ declare(strict_types=1);
 namespace PlatformApi\Service;
 
 use PlatformApi\Core\Cast;
+use PlatformApi\Core\Cursor;
 use PlatformApi\Core\HttpClient;
 use PlatformApi\Core\Page;
 use PlatformApi\Core\RawResponse;
@@ -145,7 +146,7 @@ final class EventsRawService
      * `GET /v1/changes`. Requires the `events:read` scope.
      *
      * @param array{
-     *     after?: string,
+     *     after?: string|int,
      *     until?: string,
      *     limit?: int,
      *     wait?: string,
@@ -161,7 +162,7 @@ final class EventsRawService
         return $this->http->request(
             'GET',
             '/v1/changes',
-            $params,
+            Cursor::inQuery($params),
             null,
             $options,
             static fn (RawResponse $response): ChangePage =>

@@ -129,7 +129,7 @@ final class EventsService
      * `GET /v1/changes`. Requires the `events:read` scope.
      *
      * @param array{
-     *     after?: string,
+     *     after?: string|int,
      *     until?: string,
      *     limit?: int,
      *     wait?: string,
@@ -147,21 +147,44 @@ final class EventsService
 
     /**
      * Every change after `after`, oldest first, read through `changes`: `foreach` reads page after page and,
-     * once caught up, long-polls for the next change. `$follower->cursor` is where to resume (save it after
-     * applying a change). With `until_caught_up` the loop ends once a read finds nothing new.
+     * once caught up, long-polls for the next change. `after` is required: an export's `cursor`, a saved
+     * `$follower->cursor`, an event's `position`, or `'oldest'` (the oldest change still kept).
+     * `$follower->cursor` is where to resume (save it after applying a change). With `until_caught_up` the
+     * loop ends once a read finds nothing new.
+     *
+     * Connection errors, timeouts, 429 and 5xx are retried for as long as it takes (capped exponential
+     * backoff with jitter, or the `Retry-After` asked for); any other error ends the loop. A cursor older
+     * than the retention period is a `CursorExpiredException`.
      *
      * @param array{
-     *     after?: string,
+     *     after: string|int,
      *     limit?: int,
      *     type?: string|list<string>,
      *     wait?: string,
      *     until_caught_up?: bool,
      * } $params
-     * @param RequestOptions|null $options headers, timeout, retries for each read
+     * @param RequestOptions|null $options headers and timeout of each read (the follower does the retrying)
+     * @param float $maxRetryDelay the longest wait between two attempts, in seconds
+     * @param float|null $giveUpAfter seconds of failing reads before the last error is thrown; null: never
+     * @param (callable(\Throwable, int, float): mixed)|null $onRetry before each wait: error, retry (1 first), seconds
      * @return FeedFollower<\PlatformApi\Webhook\EventInterface>
+     * @throws \PlatformApi\Exception\InvalidArgumentException without `after`, or with a cursor that is none
      */
-    public function follow(array $params = [], ?RequestOptions $options = null): FeedFollower
-    {
-        return new FeedFollower(fn (array $query): ChangePage => $this->changes($query, $options), $params);
+    public function follow(
+        array $params = [],
+        ?RequestOptions $options = null,
+        float $maxRetryDelay = 10.0,
+        ?float $giveUpAfter = null,
+        ?callable $onRetry = null,
+    ): FeedFollower {
+        return new FeedFollower(
+            fn (array $query, ?RequestOptions $read): ChangePage =>
+                $this->changes($query, $read),
+            $params,
+            $options,
+            $maxRetryDelay,
+            $giveUpAfter,
+            $onRetry,
+        );
     }
 }

@@ -1,0 +1,117 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PlatformApi\Tests\Live;
+
+use PlatformApi\Exception\ApiConnectionException;
+use PlatformApi\Exception\InvalidArgumentException;
+use PlatformApi\PlatformClient;
+
+/**
+ * `$client->events->follow()` across the API server stopped for 10 s and started again (the
+ * harness's PLATFORM_CONTROL_URL): the follower retries through the outage, and every change is
+ * yielded once, in position order; the saved cursor resumes after the restart.
+ */
+final class FollowRestartLiveTest extends LiveTestCase
+{
+    /** The cursor after the last change now in the feed. */
+    private static function head(PlatformClient $client): string
+    {
+        $follower = $client->events->follow(['after' => 0, 'until_caught_up' => true, 'limit' => 1000]);
+        foreach ($follower as $_) {
+        }
+        return $follower->cursor;
+    }
+
+    /** POST /restart?down=… on the harness's control endpoint: answers once the server is down. */
+    private static function restart(int $down): void
+    {
+        $curl = curl_init(self::env('PLATFORM_CONTROL_URL') . "/restart?down={$down}");
+        curl_setopt_array($curl, [CURLOPT_POST => true, CURLOPT_RETURNTRANSFER => true, CURLOPT_TIMEOUT => 30]);
+        $body = curl_exec($curl);
+        $status = curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
+        curl_close($curl);
+        self::assertSame(202, $status, 'restart: ' . (is_string($body) ? $body : 'no answer'));
+    }
+
+    /**
+     * @param iterable<\PlatformApi\Webhook\EventInterface> $follower
+     * @return list<array{int, string, string}> position, type, the changed resource's id
+     */
+    private static function collect(iterable $follower): array
+    {
+        $seen = [];
+        foreach ($follower as $event) {
+            $change = $event->toArray();
+            $seen[] = [(int) $change['position'], (string) $change['type'], (string) ($change['data']['id'] ?? '')];
+        }
+        return $seen;
+    }
+
+    public function testFollowRetriesThroughARestartWithNothingLostOrRepeated(): void
+    {
+        $client = self::client();
+        $cursor = self::head($client);
+        $created = [];
+        for ($i = 0; $i < 5; $i++) {
+            $created[] = self::newCourse($client)->id;
+        }
+
+        self::restart(10);
+        // The server is down now: a read fails at once.
+        try {
+            $client->events->changes(['after' => $cursor], new \PlatformApi\RequestOptions(maxRetries: 0));
+            self::fail('expected the server to be down');
+        } catch (ApiConnectionException) {
+        }
+
+        $retries = [];
+        $started = microtime(true);
+        $follower = $client->events->follow(
+            ['after' => $cursor, 'limit' => 2, 'until_caught_up' => true],
+            maxRetryDelay: 2.0,
+            onRetry: function (\Throwable $error, int $attempt, float $delay) use (&$retries): void {
+                $retries[] = [$error, $attempt, $delay];
+            },
+        );
+        $seen = self::collect($follower);
+
+        self::assertNotEmpty($retries, 'onRetry was never called: the outage did not happen');
+        self::assertInstanceOf(ApiConnectionException::class, $retries[0][0]);
+        self::assertGreaterThan(5.0, microtime(true) - $started);
+        self::assertSame($created, array_column($seen, 2));
+        self::assertSame(array_fill(0, 5, 'course.created'), array_column($seen, 1));
+        $positions = array_column($seen, 0);
+        self::assertSame(range((int) $cursor + 1, (int) $cursor + 5), $positions);
+
+        // After the restart: the saved cursor yields exactly what was written since.
+        $saved = $follower->cursor;
+        $later = [];
+        for ($i = 0; $i < 3; $i++) {
+            $later[] = self::newCourse($client)->id;
+        }
+        $resumed = self::collect($client->events->follow(['after' => $saved, 'until_caught_up' => true]));
+        self::assertSame($later, array_column($resumed, 2));
+        self::assertSame(range((int) $saved + 1, (int) $saved + 3), array_column($resumed, 0));
+    }
+
+    public function testCursorsAreAcceptedAsTheFeedGivesThem(): void
+    {
+        $client = self::client();
+        $cursor = self::head($client);
+        $course = self::newCourse($client);
+        $asInt = $client->events->changes(['after' => (int) $cursor]);
+        $asString = $client->events->changes(['after' => $cursor]);
+        self::assertSame($course->id, $asInt->data[0]->toArray()['data']['id'] ?? null);
+        self::assertSame($asString->toArray()['data'], $asInt->toArray()['data']);
+        self::assertSame($asInt->nextCursor, (string) ($asInt->data[0]->toArray()['position'] ?? ''));
+    }
+
+    public function testFollowWithoutACursorIsRefusedBeforeAnyRequest(): void
+    {
+        $this->expectException(InvalidArgumentException::class);
+        $this->expectExceptionMessage("'oldest'");
+        self::client()->events->follow(['until_caught_up' => true]);
+    }
+}

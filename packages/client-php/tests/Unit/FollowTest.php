@@ -1,0 +1,297 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PlatformApi\Tests\Unit;
+
+use PHPUnit\Framework\TestCase;
+use PlatformApi\Core\FeedFollower;
+use PlatformApi\Exception\ApiConnectionException;
+use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Exception\CursorExpiredException;
+use PlatformApi\Exception\InvalidArgumentException;
+use PlatformApi\Exception\NotFoundException;
+use PlatformApi\Exception\ServerException;
+use PlatformApi\Exception\ValidationException;
+use PlatformApi\PlatformClient;
+use PlatformApi\Tests\Support\ScriptedServer;
+
+/**
+ * `$client->events->follow()` and the feed's cursor against a scripted server on 127.0.0.1: what
+ * is retried and how long it waits, what ends the loop, which cursors are accepted.
+ */
+final class FollowTest extends TestCase
+{
+    private static ScriptedServer $server;
+    private int $seen = 0;
+
+    public static function setUpBeforeClass(): void
+    {
+        self::$server = new ScriptedServer();
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        self::$server->stop();
+    }
+
+    protected function setUp(): void
+    {
+        $this->seen = count(self::$server->requests());
+    }
+
+    /** @return list<string> the URIs asked for since the test started */
+    private function uris(): array
+    {
+        return array_column(array_slice(self::$server->requests(), $this->seen), 'uri');
+    }
+
+    private function client(?string $baseUrl = null): PlatformClient
+    {
+        return new PlatformClient(token: 'pat_follow', baseUrl: $baseUrl ?? self::$server->url);
+    }
+
+    /** @return array<string, mixed> a step answering one page of changes at these positions */
+    private static function changes(array $positions, string $next, bool $hasMore = false): array
+    {
+        $data = array_map(static fn (int $p): array => [
+            'id' => "evt_{$p}",
+            'position' => $p,
+            'type' => 'test.changed',
+            'data' => ['n' => $p],
+        ], $positions);
+        return [
+            'status' => 200,
+            'headers' => ['Content-Type' => 'application/json'],
+            'body' => json_encode(['data' => $data, 'next_cursor' => $next, 'has_more' => $hasMore]),
+        ];
+    }
+
+    /** @return array<string, mixed> */
+    private static function problem(int $status, string $code, array $headers = []): array
+    {
+        return [
+            'status' => $status,
+            'headers' => ['Content-Type' => 'application/problem+json'] + $headers,
+            'body' => json_encode(['type' => 'about:blank', 'title' => 'T', 'status' => $status, 'code' => $code,
+                'detail' => "It went {$code}."]),
+        ];
+    }
+
+    /** @return list<string> */
+    private static function ids(iterable $follower): array
+    {
+        $ids = [];
+        foreach ($follower as $event) {
+            $ids[] = (string) $event->toArray()['id'];
+        }
+        return $ids;
+    }
+
+    public function testRetryableFailuresAreRetriedWithBackoffAndNothingIsLostOrRepeated(): void
+    {
+        self::$server->script(
+            self::changes([11, 12], '12', true),
+            self::problem(503, 'unavailable'),
+            ['status' => 502, 'headers' => ['Content-Type' => 'text/html'], 'body' => '<h1>Bad gateway</h1>'],
+            self::problem(429, 'rate_limited'),
+            self::problem(500, 'internal_error'),
+            self::changes([13], '13'),
+            self::changes([], '13'),
+        );
+        $retries = [];
+        $follower = $this->client()->events->follow(
+            ['after' => 10, 'until_caught_up' => true],
+            maxRetryDelay: 0.05,
+            onRetry: function (\Throwable $e, int $attempt, float $delay) use (&$retries): void {
+                $retries[] = [get_class($e), $attempt, $delay];
+            },
+        );
+        self::assertSame(['evt_11', 'evt_12', 'evt_13'], self::ids($follower));
+        self::assertSame('13', $follower->cursor);
+        self::assertSame(
+            [ServerException::class, ServerException::class, \PlatformApi\Exception\RateLimitException::class,
+                ServerException::class],
+            array_column($retries, 0),
+        );
+        self::assertSame([1, 2, 3, 4], array_column($retries, 1));
+        foreach ($retries as [, $attempt, $delay]) {
+            // min(0.05, 0.5 × 2^n), randomized in [half, all] of it.
+            self::assertGreaterThanOrEqual(0.025, $delay);
+            self::assertLessThanOrEqual(0.05, $delay);
+        }
+        // Every read after the failures asks again from the same place: nothing skipped.
+        self::assertSame(
+            array_merge(
+                ['/v1/changes?after=10&wait=0s'],
+                array_fill(0, 5, '/v1/changes?after=12&wait=0s'),
+                ['/v1/changes?after=13&wait=0s']
+            ),
+            $this->uris(),
+        );
+    }
+
+    public function testRetryAfterIsObeyedInsteadOfTheBackoff(): void
+    {
+        self::$server->script(self::problem(503, 'unavailable', ['Retry-After' => '1']), self::changes([], '5'));
+        $delays = [];
+        $started = microtime(true);
+        $follower = $this->client()->events->follow(
+            ['after' => '5', 'until_caught_up' => true],
+            maxRetryDelay: 0.01,
+            onRetry: function (\Throwable $e, int $attempt, float $delay) use (&$delays): void {
+                $delays[] = $delay;
+            },
+        );
+        self::assertSame([], self::ids($follower));
+        self::assertSame([1.0], $delays);
+        self::assertGreaterThanOrEqual(1.0, microtime(true) - $started);
+    }
+
+    public function testTheDelayMathsCapsTheBackoffAndRetryAfter(): void
+    {
+        $error = new ServerException(503, [], '');
+        self::assertSame(0.25, FeedFollower::retryDelay($error, 0, 10.0, 0.0));
+        self::assertSame(0.5, FeedFollower::retryDelay($error, 0, 10.0, 1.0));
+        self::assertSame(4.0, FeedFollower::retryDelay($error, 3, 10.0, 1.0));
+        self::assertSame(10.0, FeedFollower::retryDelay($error, 40, 10.0, 1.0));
+        self::assertSame(5.0, FeedFollower::retryDelay($error, 40, 10.0, 0.0));
+        $later = new ServerException(503, ['retry-after' => ['3600']], '');
+        self::assertSame(60.0, FeedFollower::retryDelay($later, 0, 10.0, 0.5));
+        self::assertTrue(FeedFollower::isRetryable(new ApiConnectionException('down')));
+        self::assertFalse(FeedFollower::isRetryable(new ApiStatusException(409, [], '')));
+    }
+
+    public function testAConnectionFailureIsRetriedUntilGiveUpAfterThenThrown(): void
+    {
+        $attempts = 0;
+        $follower = $this->client('http://127.0.0.1:' . ScriptedServer::freePort())->events->follow(
+            ['after' => 'oldest'],
+            maxRetryDelay: 0.05,
+            giveUpAfter: 0.3,
+            onRetry: function () use (&$attempts): void {
+                $attempts++;
+            },
+        );
+        $started = microtime(true);
+        try {
+            self::ids($follower);
+            self::fail('expected the connection error once giveUpAfter had passed');
+        } catch (ApiConnectionException $e) {
+            self::assertGreaterThanOrEqual(2, $attempts);
+            self::assertGreaterThanOrEqual(0.3, microtime(true) - $started);
+            self::assertLessThan(3.0, microtime(true) - $started);
+        }
+    }
+
+    public function testAnErrorRetryingCannotFixEndsTheLoopAtOnce(): void
+    {
+        self::$server->script(self::problem(404, 'not_found'));
+        $called = false;
+        $follower = $this->client()->events->follow(['after' => 0], onRetry: function () use (&$called): void {
+            $called = true;
+        });
+        $this->expectException(NotFoundException::class);
+        try {
+            self::ids($follower);
+        } finally {
+            self::assertFalse($called);
+            self::assertCount(1, $this->uris());
+        }
+    }
+
+    public function testAnExpiredCursorIsItsOwnExceptionOnFollowAndOnAPlainRead(): void
+    {
+        self::$server->script(self::problem(410, 'cursor_expired'), self::problem(410, 'cursor_expired'));
+        try {
+            self::ids($this->client()->events->follow(['after' => 1]));
+            self::fail('expected CursorExpiredException');
+        } catch (CursorExpiredException $e) {
+            self::assertSame(410, $e->statusCode);
+            self::assertSame('cursor_expired', $e->errorCode);
+            self::assertStringContainsString(
+                'start again from an export (POST /v1/exports) and follow from its cursor',
+                $e->getMessage(),
+            );
+        }
+        $this->expectException(CursorExpiredException::class);
+        $this->client()->events->changes(['after' => 1]);
+    }
+
+    public function testAnother410StaysThePlainStatusException(): void
+    {
+        self::$server->script(self::problem(410, 'gone'));
+        try {
+            $this->client()->events->changes(['after' => 1]);
+            self::fail('expected a 410');
+        } catch (ApiStatusException $e) {
+            self::assertSame(ApiStatusException::class, get_class($e));
+        }
+    }
+
+    public function testCursorsAreSentAsTheFeedGaveThem(): void
+    {
+        self::$server->script(self::changes([], '7'), self::changes([], '8'), self::changes([], '9'));
+        $this->client()->events->changes(['after' => 7]);
+        $this->client()->events->changes(['after' => '18446744073709551615']);
+        $follower = $this->client()->events->follow(['after' => 'oldest', 'until_caught_up' => true]);
+        self::ids($follower);
+        self::assertSame('9', $follower->cursor);
+        self::assertSame(
+            ['/v1/changes?after=7', '/v1/changes?after=18446744073709551615', '/v1/changes?after=oldest&wait=0s'],
+            $this->uris(),
+        );
+    }
+
+    /** @return iterable<string, array{mixed}> */
+    public static function notCursors(): iterable
+    {
+        yield 'negative' => [-1];
+        yield 'float' => [1.5];
+        yield 'bool' => [true];
+        yield 'null' => [null];
+        yield 'other string' => ['newest'];
+        yield 'signed string' => ['-3'];
+        yield 'empty string' => [''];
+    }
+
+    /** @dataProvider notCursors */
+    public function testAnythingElseIsRefusedBeforeARequestNamingTheParameter(mixed $cursor): void
+    {
+        foreach (
+            [
+                fn () => $this->client()->events->follow(['after' => $cursor]),
+                fn () => $this->client()->events->changes(['after' => $cursor]),
+                fn () => $this->client()->events->raw->changes(['after' => $cursor]),
+            ] as $call
+        ) {
+            try {
+                $call();
+                self::fail('expected InvalidArgumentException');
+            } catch (InvalidArgumentException $e) {
+                self::assertStringStartsWith('after must be a cursor', $e->getMessage());
+                self::assertStringContainsString("'oldest'", $e->getMessage());
+            }
+        }
+        self::assertSame([], $this->uris());
+    }
+
+    public function testFollowWithoutAfterSaysToPassACursor(): void
+    {
+        try {
+            $this->client()->events->follow(['until_caught_up' => true]);
+            self::fail('expected InvalidArgumentException');
+        } catch (InvalidArgumentException $e) {
+            self::assertStringContainsString("an export's cursor", $e->getMessage());
+            self::assertStringContainsString("'oldest'", $e->getMessage());
+        }
+        self::assertSame([], $this->uris());
+    }
+
+    public function testA400EndsTheLoopAsAValidationError(): void
+    {
+        self::$server->script(self::problem(400, 'validation_error'));
+        $this->expectException(ValidationException::class);
+        self::ids($this->client()->events->follow(['after' => 3]));
+    }
+}
