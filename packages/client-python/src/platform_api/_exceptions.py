@@ -157,10 +157,13 @@ class CursorExpiredError(APIStatusError):
     """
 
     def __init__(self, status_code: int, headers: Headers, body: Any) -> None:
-        super().__init__(status_code, headers, body)
-        request = f" (request {self.request_id})" if self.request_id else ""
-        self.args = (
-            f"{status_code} cursor_expired: the changes after this cursor are no longer kept; "
+        request_id = _str(_problem(body), "request_id") or headers.get("x-request-id")
+        request = f" (request {request_id})" if request_id else ""
+        super().__init__(
+            status_code,
+            headers,
+            body,
+            message=f"{status_code} cursor_expired: the changes after this cursor are no longer kept; "
             f"start again from an export (POST /v1/exports) and follow from its cursor{request}",
         )
 
