@@ -43,7 +43,8 @@ function operationArguments(ctx: Context, op: Operation): Argument[] {
     args.push({
       arg: ctx.argName(q.name),
       wire: q.name,
-      annotation: queryType(ctx, q),
+      // A feed's cursor is what the feed returns: an integer position or its string, or 'oldest'.
+      annotation: op.feed && q.name === 'after' ? '_t.Union[str, int]' : queryType(ctx, q),
       required: q.required,
       ...(q.description !== undefined && { description: q.description }),
       where: 'query',
@@ -256,19 +257,39 @@ function followMethods(
   const followArgs = (follower: string) =>
     signature(args, `${follower}[${feed.item}]`).replace(
       '        request_options:',
-      '        until_caught_up: bool = False,\n        request_options:',
+      '        until_caught_up: bool = False,\n        max_retry_delay: float = 10.0,\n        give_up_after: _t.Optional[float] = None,\n        on_retry: _t.Optional[OnRetry] = None,\n        request_options:',
     );
   const followDoc = docstring(
-    `Every change after \`after\`, oldest first, read through \`${name}\`.\n\nIterating reads page after page and, once caught up, long-polls for the next change. \`follower.cursor\` is where to resume (save it after applying a change). With \`until_caught_up=True\` iteration ends once a read finds nothing new.`,
+    `Every change after \`after\`, oldest first, read through \`${name}\`.
+
+Iterating reads page after page and, once caught up, long-polls for the next change. \`follower.cursor\` is where to resume (save it after applying a change). With \`until_caught_up=True\` iteration ends once a read finds nothing new.
+
+A read that fails for a reason that may pass (no connection, a timeout, a 5xx, a 429) is retried from the same cursor for as long as it takes: capped exponential backoff with jitter, or the server's \`Retry-After\` (at most 60 s). Any other error is raised: a 410 \`cursor_expired\` as \`CursorExpiredError\` (start again from an export).
+
+Args:
+    after: Required. The cursor to start after: an export's \`cursor\`, a saved \`follower.cursor\`, an event's \`position\` (int or its decimal string), or \`'oldest'\` for the oldest change still kept.
+    max_retry_delay: Longest backoff between two failed reads, in seconds.
+    give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
+    on_retry: \`on_retry(error, attempt, delay_seconds)\`, called before each wait; \`attempt\` counts from 0 and restarts after a successful read.`,
     '        ',
   );
-  const start = 'after if isinstance(after, str) else "0"';
+  const options = (follower: string) =>
+    `        follower: ${follower}[${feed.item}] = ${follower}(
+            read,
+            after=follow_start(after),
+            until_caught_up=until_caught_up,
+            max_retry_delay=max_retry_delay,
+            give_up_after=give_up_after,
+            on_retry=on_retry,
+            sleep=self._sleep,
+        )
+        return follower\n`;
   methods.plain += `\n    def follow${followArgs('SyncFeedFollower')}${followDoc}`;
   methods.plain += `        def read(cursor: str) -> ${result}:\n            return ${forward(false)})\n\n`;
-  methods.plain += `        follower: SyncFeedFollower[${feed.item}] = SyncFeedFollower(read, after=${start}, until_caught_up=until_caught_up)\n        return follower\n`;
+  methods.plain += options('SyncFeedFollower');
   methods.asyncPlain += `\n    def follow${followArgs('AsyncFeedFollower')}${followDoc}`;
   methods.asyncPlain += `        async def read(cursor: str) -> ${result}:\n            return ${forward(true)})\n\n`;
-  methods.asyncPlain += `        follower: AsyncFeedFollower[${feed.item}] = AsyncFeedFollower(read, after=${start}, until_caught_up=until_caught_up)\n        return follower\n`;
+  methods.asyncPlain += options('AsyncFeedFollower');
 }
 
 /** The raw methods of an operation (sync and async): the request, returning the `APIResponse`. */
@@ -278,8 +299,13 @@ function rawMethods(ctx: Context, op: Operation, args: Argument[], methods: Reso
   const asyncRawHead = `${signature(args, `APIResponse[${returnType(ctx, op, 'AsyncPage')}]`)}${methodDoc(op, args, true)}`;
   const query = args.filter((a) => a.where === 'query');
   const body = args.filter((a) => a.where === 'body');
+  // A feed's cursor is checked before sending (`feed_cursor_param`): an int is sent as its digits.
+  const value = (a: Argument) =>
+    op.feed && a.where === 'query' && a.wire === 'after'
+      ? `feed_cursor_param(${pyString(a.arg)}, ${a.arg})`
+      : a.arg;
   const dict = (items: Argument[]) =>
-    `{\n${items.map((a) => `                ${pyString(a.wire)}: ${a.arg},\n`).join('')}            }`;
+    `{\n${items.map((a) => `                ${pyString(a.wire)}: ${value(a)},\n`).join('')}            }`;
   let rawBody = '';
   if (op.response.kind === 'page') {
     if (op.http !== 'GET' || body.length)
@@ -318,7 +344,7 @@ from __future__ import annotations
 
 ${uses.dt ? 'import datetime as _dt\n' : ''}import typing as _t
 
-${uses.feed ? 'from .._core._feed import AsyncFeedFollower, SyncFeedFollower\n' : ''}${uses.page ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
+${uses.feed ? 'from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cursor_param, follow_start\n' : ''}${uses.page ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
 from .._core._response import APIResponse
 ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
   if (uses.enums.size) out += `from ..types.enums import ${[...uses.enums].sort().join(', ')}\n`;

@@ -25,6 +25,7 @@ __all__ = [
     "PermissionDeniedError",
     "NotFoundError",
     "ConflictError",
+    "CursorExpiredError",
     "RateLimitError",
     "ServerError",
     "OAuthError",
@@ -148,6 +149,25 @@ class ConflictError(APIStatusError):
     """409: conflicts with the current state (`conflict`, `invalid_state_transition`)."""
 
 
+class CursorExpiredError(APIStatusError):
+    """410 `cursor_expired`: the change feed no longer keeps the changes after this cursor.
+
+    Nothing can resume there: start again from an export (`POST /v1/exports`) and follow the
+    feed from its cursor.
+    """
+
+    def __init__(self, status_code: int, headers: Headers, body: Any) -> None:
+        request_id = _str(_problem(body), "request_id") or headers.get("x-request-id")
+        request = f" (request {request_id})" if request_id else ""
+        super().__init__(
+            status_code,
+            headers,
+            body,
+            message=f"{status_code} cursor_expired: the changes after this cursor are no longer kept; "
+            f"start again from an export (POST /v1/exports) and follow from its cursor{request}",
+        )
+
+
 class RateLimitError(APIStatusError):
     """429: over the rate limit. Raised only once the retries are used up."""
 
@@ -200,6 +220,8 @@ class WebhookVerificationError(PlatformError):
 
 def status_error(status_code: int, headers: Headers, body: Any) -> APIStatusError:
     """The subclass that fits the status, so callers can `except` the kind they handle."""
+    if status_code == 410 and _str(_problem(body), "code") == "cursor_expired":
+        return CursorExpiredError(status_code, headers, body)
     kind = _BY_STATUS.get(status_code)
     if kind is None:
         kind = ServerError if status_code >= 500 else APIStatusError

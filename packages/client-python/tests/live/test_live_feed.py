@@ -13,7 +13,7 @@ from .conftest import unique
 
 
 def _head(client: platform_api.PlatformClient) -> str:
-    follower = client.events.follow(until_caught_up=True, limit=1000)
+    follower = client.events.follow(after=0, until_caught_up=True, limit=1000)
     for _ in follower:
         pass
     return follower.cursor

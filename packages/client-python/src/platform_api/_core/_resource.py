@@ -23,6 +23,10 @@ class SyncAPIResource:
     def __init__(self, client: PlatformClient) -> None:
         self._client = client
 
+    def _sleep(self, seconds: float) -> None:
+        """How the client waits between retries (a follower's too)."""
+        self._client._sleep(seconds)  # pyright: ignore[reportPrivateUsage]
+
     def _request(
         self,
         method: str,
@@ -53,6 +57,10 @@ class SyncAPIResource:
 class AsyncAPIResource:
     def __init__(self, client: AsyncPlatformClient) -> None:
         self._client = client
+
+    async def _sleep(self, seconds: float) -> None:
+        """How the client waits between retries (a follower's too)."""
+        await self._client._sleep(seconds)  # pyright: ignore[reportPrivateUsage]
 
     async def _request(
         self,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._feed import AsyncFeedFollower, SyncFeedFollower
+from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cursor_param, follow_start
 from .._core._pagination import AsyncPage, SyncPage
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
@@ -87,7 +87,7 @@ class Events(SyncAPIResource):
     def changes(
         self,
         *,
-        after: _t.Union[str, Omit] = omit,
+        after: _t.Union[str, int, Omit] = omit,
         until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
@@ -119,22 +119,41 @@ class Events(SyncAPIResource):
     def follow(
         self,
         *,
-        after: _t.Union[str, Omit] = omit,
+        after: _t.Union[str, int, Omit] = omit,
         until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
         type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
         until_caught_up: bool = False,
+        max_retry_delay: float = 10.0,
+        give_up_after: _t.Optional[float] = None,
+        on_retry: _t.Optional[OnRetry] = None,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> SyncFeedFollower[Event]:
         """Every change after `after`, oldest first, read through `changes`.
 
         Iterating reads page after page and, once caught up, long-polls for the next change. `follower.cursor` is where to resume (save it after applying a change). With `until_caught_up=True` iteration ends once a read finds nothing new.
+
+        A read that fails for a reason that may pass (no connection, a timeout, a 5xx, a 429) is retried from the same cursor for as long as it takes: capped exponential backoff with jitter, or the server's `Retry-After` (at most 60 s). Any other error is raised: a 410 `cursor_expired` as `CursorExpiredError` (start again from an export).
+
+        Args:
+            after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `position` (int or its decimal string), or `'oldest'` for the oldest change still kept.
+            max_retry_delay: Longest backoff between two failed reads, in seconds.
+            give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
+            on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts from 0 and restarts after a successful read.
         """
         def read(cursor: str) -> ChangePage:
             return self.changes(after=cursor, until=until, limit=limit, wait=follower.wait(wait), type=type, request_options=request_options)
 
-        follower: SyncFeedFollower[Event] = SyncFeedFollower(read, after=after if isinstance(after, str) else "0", until_caught_up=until_caught_up)
+        follower: SyncFeedFollower[Event] = SyncFeedFollower(
+            read,
+            after=follow_start(after),
+            until_caught_up=until_caught_up,
+            max_retry_delay=max_retry_delay,
+            give_up_after=give_up_after,
+            on_retry=on_retry,
+            sleep=self._sleep,
+        )
         return follower
 
 
@@ -209,7 +228,7 @@ class EventsWithRawResponse(SyncAPIResource):
     def changes(
         self,
         *,
-        after: _t.Union[str, Omit] = omit,
+        after: _t.Union[str, int, Omit] = omit,
         until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
@@ -235,7 +254,7 @@ class EventsWithRawResponse(SyncAPIResource):
             "GET",
             "/v1/changes",
             query={
-                "after": after,
+                "after": feed_cursor_param("after", after),
                 "until": until,
                 "limit": limit,
                 "wait": wait,
@@ -316,7 +335,7 @@ class AsyncEvents(AsyncAPIResource):
     async def changes(
         self,
         *,
-        after: _t.Union[str, Omit] = omit,
+        after: _t.Union[str, int, Omit] = omit,
         until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
@@ -349,22 +368,41 @@ class AsyncEvents(AsyncAPIResource):
     def follow(
         self,
         *,
-        after: _t.Union[str, Omit] = omit,
+        after: _t.Union[str, int, Omit] = omit,
         until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
         type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
         until_caught_up: bool = False,
+        max_retry_delay: float = 10.0,
+        give_up_after: _t.Optional[float] = None,
+        on_retry: _t.Optional[OnRetry] = None,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> AsyncFeedFollower[Event]:
         """Every change after `after`, oldest first, read through `changes`.
 
         Iterating reads page after page and, once caught up, long-polls for the next change. `follower.cursor` is where to resume (save it after applying a change). With `until_caught_up=True` iteration ends once a read finds nothing new.
+
+        A read that fails for a reason that may pass (no connection, a timeout, a 5xx, a 429) is retried from the same cursor for as long as it takes: capped exponential backoff with jitter, or the server's `Retry-After` (at most 60 s). Any other error is raised: a 410 `cursor_expired` as `CursorExpiredError` (start again from an export).
+
+        Args:
+            after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `position` (int or its decimal string), or `'oldest'` for the oldest change still kept.
+            max_retry_delay: Longest backoff between two failed reads, in seconds.
+            give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
+            on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts from 0 and restarts after a successful read.
         """
         async def read(cursor: str) -> ChangePage:
             return await self.changes(after=cursor, until=until, limit=limit, wait=follower.wait(wait), type=type, request_options=request_options)
 
-        follower: AsyncFeedFollower[Event] = AsyncFeedFollower(read, after=after if isinstance(after, str) else "0", until_caught_up=until_caught_up)
+        follower: AsyncFeedFollower[Event] = AsyncFeedFollower(
+            read,
+            after=follow_start(after),
+            until_caught_up=until_caught_up,
+            max_retry_delay=max_retry_delay,
+            give_up_after=give_up_after,
+            on_retry=on_retry,
+            sleep=self._sleep,
+        )
         return follower
 
 
@@ -439,7 +477,7 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
     async def changes(
         self,
         *,
-        after: _t.Union[str, Omit] = omit,
+        after: _t.Union[str, int, Omit] = omit,
         until: _t.Union[str, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
@@ -465,7 +503,7 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
             "GET",
             "/v1/changes",
             query={
-                "after": after,
+                "after": feed_cursor_param("after", after),
                 "until": until,
                 "limit": limit,
                 "wait": wait,

@@ -1,0 +1,98 @@
+"""`client.events.follow` against the real server: it follows across the server stopped for
+10 s and started again with nothing lost or repeated, takes the cursors the feed returns, and
+needs a start."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import List, Tuple
+
+import pytest
+
+import platform_api
+from platform_api import PlatformError
+from platform_api.types import Event
+
+from .conftest import LIVE, unique
+from .restart import stop_for, wait_until_up
+
+
+def _head(client: platform_api.PlatformClient) -> int:
+    follower = client.events.follow(after=0, until_caught_up=True, limit=1000)
+    for _ in follower:
+        pass
+    return int(follower.cursor)
+
+
+def _wait_for(condition: "threading.Event", what: str, seconds: float = 60.0) -> None:
+    if not condition.wait(seconds):
+        raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_follow_survives_the_server_stopped_for_10_seconds(client: platform_api.PlatformClient) -> None:
+    start = _head(client)
+    codes = [unique("RST-") for _ in range(6)]
+    seen: List[Event] = []
+    retries: List[Tuple[PlatformError, int, float]] = []
+    errors: List[BaseException] = []
+    got_three, got_six = threading.Event(), threading.Event()
+
+    def follow() -> None:
+        with platform_api.PlatformClient(base_url=LIVE.base_url, token=LIVE.token) as own:
+            follower = own.events.follow(
+                after=start, wait="5s", max_retry_delay=2.0, on_retry=lambda e, n, d: retries.append((e, n, d))
+            )
+            try:
+                for event in follower:
+                    seen.append(event)
+                    if len(seen) == 3:
+                        got_three.set()
+                    if len(seen) == 6:
+                        got_six.set()
+                        return
+            except BaseException as error:  # reported by the test below
+                errors.append(error)
+                got_three.set()
+                got_six.set()
+
+    thread = threading.Thread(target=follow, daemon=True)
+    thread.start()
+    for code in codes[:3]:
+        client.courses.create(code=code, title="Restart")
+    _wait_for(got_three, "the changes before the restart")
+    time.sleep(0.5)  # the follower is long-polling again
+    stop_for(10)
+    wait_until_up()
+    for code in codes[3:]:
+        client.courses.create(code=code, title="Restart")
+    _wait_for(got_six, "the changes after the restart")
+    thread.join(10)
+    assert errors == []
+    assert retries, "on_retry was never called: the follower did not see the outage"
+    assert all(isinstance(e, (platform_api.APIConnectionError, platform_api.ServerError)) for e, _, _ in retries)
+    assert [e.position for e in seen] == list(range(start + 1, start + 7))
+    assert len({e.id for e in seen}) == 6
+    assert [e.data.code for e in seen] == codes  # type: ignore[union-attr]
+
+
+def test_follow_and_changes_take_the_cursors_the_feed_returns(client: platform_api.PlatformClient) -> None:
+    start = _head(client)
+    for _ in range(3):
+        client.courses.create(code=unique("CUR-"), title="Cursor")
+    by_int = client.events.changes(after=start)
+    by_str = client.events.changes(after=str(start))
+    assert [e.position for e in by_int.data] == [start + 1, start + 2, start + 3]
+    assert [e.id for e in by_str.data] == [e.id for e in by_int.data]
+    follower = client.events.follow(after=start + 1, until_caught_up=True)
+    assert [e.position for e in follower] == [start + 2, start + 3]
+    assert follower.cursor == str(start + 3)
+
+
+def test_follow_needs_a_start_and_a_cursor_it_can_send(client: platform_api.PlatformClient) -> None:
+    with pytest.raises(TypeError, match=r"follow\(\) needs after=.*'oldest'"):
+        client.events.follow()
+    with pytest.raises(ValueError, match="^after must be"):
+        client.events.follow(after=-1)
+    with pytest.raises(TypeError, match="^after must be"):
+        client.events.changes(after=1.5)  # type: ignore[arg-type]
