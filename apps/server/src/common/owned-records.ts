@@ -12,6 +12,12 @@ import {
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql } from '../database/sql';
+import {
+  type CheckedReference,
+  collectReferences,
+  noteReference,
+  vanishedReference,
+} from './checked-references';
 import { EventOutbox } from './event-outbox';
 import { findOwned, findOwnedForUpdate } from './find-owned';
 import { type ListOptions, ListCollection } from './list/find-page';
@@ -169,6 +175,8 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     const where = { id, organizationId } as FindOptionsWhere<T>;
     const record = await manager.findOneBy(this.repo.target, where);
     if (!record) throw unknownReference(field, this.noun, id);
+    const exists = (reader: EntityManager) => reader.existsBy(this.repo.target, where);
+    noteReference(manager, { field, noun: this.noun, id, exists });
     return record;
   }
 
@@ -180,7 +188,9 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
 
   /**
    * Inserts the record `build` makes (after its checks), with its new id, organization and
-   * creation time stamped here, and records `<object>.created`.
+   * creation time stamped here, and records `<object>.created`. A record `build` checked
+   * (`referenced`) and another request deleted before the insert is the same 400 as one never
+   * there (see checked-references.ts).
    */
   create(
     organizationId: string,
@@ -188,9 +198,11 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     rules: WriteRules = {},
   ): Promise<R> {
     let fields: Partial<T> = {};
+    let references: CheckedReference[] = [];
     return this.write(
-      this.withKeyConflict(rules, () => fields),
+      { ...this.withKeyConflict(rules, () => fields), references: () => references },
       async (manager) => {
+        references = collectReferences(manager);
         const now = this.shared.now();
         fields = (await build(manager, now)) as Partial<T>;
         await this.assertKeyFree(manager, organizationId, fields);
@@ -320,14 +332,23 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
 
   /**
    * A write in one transaction; the unique indexes still guard a race its checks leave open (the
-   * business key's check is `assertKeyFree`, so its violation is that same 409).
+   * business key's check is `assertKeyFree`, so its violation is that same 409), and so do the
+   * foreign keys (a referenced record deleted after its check: that reference's 400).
    */
-  private async write(rules: WriteRules, work: (manager: EntityManager) => Promise<R>) {
+  private async write(
+    rules: WriteRules & { references?: () => readonly CheckedReference[] },
+    work: (manager: EntityManager) => Promise<R>,
+  ) {
     try {
       return await this.shared.transactions.run(work);
     } catch (error) {
       const conflict = isUniqueViolation(error) ? rules.conflict?.() : undefined;
-      throw conflict ?? error;
+      const { transactions } = this.shared;
+      const table = this.repo.metadata.tableName;
+      const gone =
+        rules.references &&
+        (await vanishedReference(error, table, rules.references(), transactions.manager));
+      throw conflict ?? gone ?? error;
     }
   }
 

@@ -51,11 +51,25 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
-/** Whether a database error is a foreign-key violation (a row others still refer to). */
+/**
+ * Whether a database error is a foreign-key violation: a delete of a row others still refer to,
+ * or an insert referring to a row that is not there (PostgreSQL 23503, SQLite
+ * SQLITE_CONSTRAINT_FOREIGNKEY).
+ */
 export function isForeignKeyViolation(error: unknown): boolean {
   const e = error as { code?: string; driverError?: { code?: string } } | null;
   const code = e?.driverError?.code ?? e?.code;
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/**
+ * The constraint a foreign-key violation names: PostgreSQL's `constraint` field
+ * (`payments_student_id_fkey`); SQLite's "FOREIGN KEY constraint failed" names none.
+ */
+export function foreignKeyConstraint(error: unknown): string | undefined {
+  const e = error as { constraint?: unknown; driverError?: { constraint?: unknown } } | null;
+  const constraint = e?.driverError?.constraint ?? e?.constraint;
+  return typeof constraint === 'string' ? constraint : undefined;
 }
 
 /** 409 for a delete that other records still refer to. */
