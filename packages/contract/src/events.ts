@@ -172,9 +172,7 @@ function envelopeSchema<const T extends EventType>(type: T) {
 
 type EnvelopeSchema<T extends EventType> = ReturnType<typeof envelopeSchema<T>>;
 type EventSchemaOf<T extends EventType> = T extends UpdateEventType
-  ? z.ZodObject<
-      EnvelopeSchema<T>['shape'] & { previous_attributes: PreviousAttributesSchema<T> }
-    >
+  ? z.ZodObject<EnvelopeSchema<T>['shape'] & { previous_attributes: PreviousAttributesSchema<T> }>
   : EnvelopeSchema<T>;
 
 /**
