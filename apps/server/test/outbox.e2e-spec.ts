@@ -1,4 +1,4 @@
-import { EventSchema, type EventType } from '@platform/contract';
+import { EventSchema, type EventType, isUpdateEventType } from '@platform/contract';
 import { EventsService } from '../src/events/events.service';
 import { expectStatus, typedClient, type TypedClient } from './support/api';
 import { eventsOf, startServer, type TestServer } from './support/server';
@@ -102,8 +102,11 @@ function expectValidEvents(events: Awaited<ReturnType<typeof eventsOf>>) {
       timestamp: new Date().toISOString(),
       api_version: 'v1',
       data: event.data,
+      ...(isUpdateEventType(event.type) && { previous_attributes: event.previous_attributes }),
     });
     expect(parsed.success).toBe(true);
+    // An update type's are stored with it; the others have none.
+    expect(event.previous_attributes !== null).toBe(isUpdateEventType(event.type));
   }
 }
 

@@ -58,6 +58,12 @@ const refunded: EventOf<'payment.refunded'> = {
     created_at: '2026-11-01T07:59:00.000Z',
     updated_at: '2026-11-22T09:59:59.000Z',
   },
+  previous_attributes: {
+    status: 'succeeded',
+    amount_refunded: 0,
+    refunded_at: null,
+    updated_at: '2026-11-01T08:00:00.000Z',
+  },
 };
 
 /** A delivery as the Platform sends it: compact JSON, signed with the reference library. */

@@ -2,9 +2,13 @@ import {
   canReadEventType,
   EVENT_READ_SCOPES,
   EVENT_TYPES,
+  EventSchema,
+  isUpdateEventType,
   readableEventTypes,
   readScopesForEvents,
+  UPDATE_EVENT_TYPES,
 } from './events';
+import { API_VERSION } from './version';
 import { ALL_SCOPES } from './scopes';
 
 describe('EVENT_READ_SCOPES', () => {
@@ -45,5 +49,62 @@ describe('EVENT_READ_SCOPES', () => {
       'course.deleted',
       'ping',
     ]);
+  });
+});
+
+describe('previous_attributes', () => {
+  it('is carried by the update types (updates and status transitions) only', () => {
+    expect(UPDATE_EVENT_TYPES).toEqual([
+      'student.updated',
+      'course.updated',
+      'enrollment.updated',
+      'enrollment.active',
+      'enrollment.completed',
+      'enrollment.dropped',
+      'enrollment.cancelled',
+      'payment.succeeded',
+      'payment.failed',
+      'payment.refunded',
+      'exam.updated',
+      'exam_result.updated',
+      'exam_result.published',
+    ]);
+    expect(isUpdateEventType('student.created')).toBe(false);
+    expect(isUpdateEventType('toString')).toBe(false);
+  });
+
+  it('is a partial of the resource on an update type, and absent from the others', () => {
+    const base = {
+      id: 'evt_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+      position: 1,
+      object: 'event',
+      timestamp: '2026-12-02T10:00:00.000Z',
+      api_version: API_VERSION,
+    };
+    const student = {
+      id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
+      object: 'student',
+      student_number: 'S-1',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      preferred_name: null,
+      email: 'new@example.com',
+      date_of_birth: null,
+      status: 'active',
+      grade_level: null,
+      created_at: '2026-12-02T09:00:00.000Z',
+      updated_at: '2026-12-02T10:00:00.000Z',
+    };
+    const updated = { ...base, type: 'student.updated', data: student };
+    const previous = { email: 'old@example.com', updated_at: '2026-12-02T09:00:00.000Z' };
+    expect(
+      EventSchema.parse({ ...updated, previous_attributes: previous }).previous_attributes,
+    ).toEqual(previous);
+    expect(EventSchema.safeParse({ ...updated, previous_attributes: { email: 7 } }).success).toBe(
+      false,
+    );
+    expect(EventSchema.safeParse(updated).success).toBe(false);
+    const created = EventSchema.parse({ ...base, type: 'student.created', data: student });
+    expect('previous_attributes' in created).toBe(false);
   });
 });

@@ -103,28 +103,90 @@ export function eventSchemaName(type: EventType): string {
   return `${pascal}Event`;
 }
 
-function eventSchema<const T extends EventType>(type: T) {
-  return z
-    .object({
-      id: idSchema('event'),
-      position: z
-        .number()
-        .int()
-        .positive()
-        .nullable()
-        .describe(
-          "The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change.",
-        ),
-      object: z.literal('event'),
-      type: z.literal(type),
-      timestamp: timestampSchema.describe('When the change happened.'),
-      api_version: z.literal(API_VERSION),
-      data: EVENT_CATALOG[type],
-    })
-    .openapi({ title: eventSchemaName(type) });
+/**
+ * The event types that record a change to an existing resource: `*.updated` and the status
+ * transitions (`enrollment.active`, `payment.refunded`, `exam_result.published`, …). Each carries
+ * `previous_attributes`; a `*.created`, a `*.deleted` and a `ping` do not.
+ */
+export type UpdateEventType = Exclude<
+  EventType,
+  `${string}.created` | `${string}.deleted` | 'ping'
+>;
+
+export function isUpdateEventType(type: string): type is UpdateEventType {
+  return (
+    Object.hasOwn(EVENT_CATALOG, type) &&
+    type !== 'ping' &&
+    !type.endsWith('.created') &&
+    !type.endsWith('.deleted')
+  );
 }
 
-type EventSchemaOf<T extends EventType> = ReturnType<typeof eventSchema<T>>;
+export const UPDATE_EVENT_TYPES = EVENT_TYPES.filter(isUpdateEventType);
+
+type Catalog = typeof EVENT_CATALOG;
+type PartialShape<S extends z.ZodRawShape> = { [K in keyof S]: z.ZodOptional<S[K]> };
+type PreviousAttributesSchema<T extends UpdateEventType> = z.ZodNullable<
+  z.ZodObject<PartialShape<Catalog[T]['shape']>>
+>;
+
+/** One schema per resource (its update types share it): `StudentPreviousAttributes`. */
+const previousAttributesSchemas = new Map<z.AnyZodObject, z.ZodTypeAny>();
+
+function previousAttributesSchema<T extends UpdateEventType>(type: T): PreviousAttributesSchema<T> {
+  const resource = EVENT_CATALOG[type] as z.AnyZodObject;
+  let schema = previousAttributesSchemas.get(resource);
+  if (!schema) {
+    const title = eventSchemaName(type).replace(/[A-Z][a-z]*Event$/, 'PreviousAttributes');
+    schema = resource
+      .partial()
+      .openapi({
+        title,
+        description:
+          'What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values.',
+      })
+      .nullable();
+    previousAttributesSchemas.set(resource, schema);
+  }
+  return schema as PreviousAttributesSchema<T>;
+}
+
+function envelopeSchema<const T extends EventType>(type: T) {
+  return z.object({
+    id: idSchema('event'),
+    position: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .describe(
+        "The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change.",
+      ),
+    object: z.literal('event'),
+    type: z.literal(type),
+    timestamp: timestampSchema.describe('When the change happened.'),
+    api_version: z.literal(API_VERSION),
+    data: EVENT_CATALOG[type],
+  });
+}
+
+type EnvelopeSchema<T extends EventType> = ReturnType<typeof envelopeSchema<T>>;
+type EventSchemaOf<T extends EventType> = T extends UpdateEventType
+  ? z.ZodObject<EnvelopeSchema<T>['shape'] & { previous_attributes: PreviousAttributesSchema<T> }>
+  : EnvelopeSchema<T>;
+
+/**
+ * An event of `type`: the envelope around its `data`, and for an update type
+ * (`isUpdateEventType`) its `previous_attributes`.
+ */
+function eventSchema<const T extends EventType>(type: T): EventSchemaOf<T> {
+  const envelope = envelopeSchema(type);
+  const schema = isUpdateEventType(type)
+    ? envelope.extend({ previous_attributes: previousAttributesSchema(type) })
+    : envelope;
+  return schema.openapi({ title: eventSchemaName(type) }) as unknown as EventSchemaOf<T>;
+}
+
 type EventSchemas = { [T in EventType]: EventSchemaOf<T> }[EventType];
 
 /** Any event: a discriminated union on `type`. */

@@ -39,7 +39,7 @@ const refName = (ref: string): string => {
 };
 
 /** Suffixes of input and wrapper schemas, dropped when naming the enums of their fields. */
-const MODEL_SUFFIXES = /(Create|Update|WithSecret|List|Fail|Refund)$/;
+const MODEL_SUFFIXES = /(Create|Update|WithSecret|List|Fail|Refund|PreviousAttributes)$/;
 
 const singular = (word: string): string =>
   word.endsWith('ies') ? `${word.slice(0, -3)}y` : word.replace(/s$/, '');

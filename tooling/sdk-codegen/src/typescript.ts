@@ -320,11 +320,13 @@ function emitEventShapes(model: SdkModel): string {
     if (type.kind === 'array') visit(type.items);
     if (type.kind === 'map') visit(type.values);
   };
-  // Every event is the same envelope around its own `type` and `data`: one envelope shape.
+  // Every event is the same envelope around its own `type` and `data`: one envelope shape. An
+  // update event's `previous_attributes` (a partial of its `data`) is left to the types: the
+  // verifier, forward compatible, accepts fields it does not check.
   const envelopes = model.events.map((event) =>
     byName
       .get(event.model)!
-      .fields.filter((f) => f.name !== 'type' && f.name !== 'data')
+      .fields.filter((f) => !['type', 'data', 'previous_attributes'].includes(f.name))
       .map(shapeField),
   );
   const envelope = envelopes[0] ?? [];

@@ -1,6 +1,20 @@
 import type { EventData, EventType } from '@platform/contract';
 import type { EntityManager } from 'typeorm';
 
+/** How an event is recorded besides its type and data. */
+export interface RecordOptions {
+  /**
+   * Delivered by its writer itself (a webhook endpoint's test `ping`): subscribers never claim it.
+   * Default true.
+   */
+  fanOut?: boolean;
+  /**
+   * An update event's `previous_attributes`: each top-level field of `data` that the change
+   * modified, with its value before (`changedFields`).
+   */
+  previousAttributes?: Record<string, unknown>;
+}
+
 /**
  * Where a write records its event, in the writer's own transaction (the transactional outbox).
  * A port, so that the shared write flow here (OwnedRecords) names no feature module: the events
@@ -13,5 +27,6 @@ export abstract class EventOutbox {
     type: T,
     data: EventData<T>,
     at?: Date,
+    options?: RecordOptions,
   ): Promise<unknown>;
 }

@@ -12,6 +12,7 @@ import {
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql } from '../database/sql';
+import { changedFields } from './changed-fields';
 import {
   type CheckedReference,
   collectReferences,
@@ -221,7 +222,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   /**
    * Applies a partial update to the locked record: a patch that changes nothing writes nothing
    * and sends no event; otherwise `check` judges the result, then it is saved with
-   * `<object>.updated`.
+   * `<object>.updated`, whose `previous_attributes` are the fields it changed, as they were.
    */
   update(organizationId: string, id: string, body: object, rules: UpdateRules<T> = {}): Promise<R> {
     const changes = bodyColumns<T>(this.updatable, body);
@@ -229,19 +230,22 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
       this.withKeyConflict(rules, () => changes),
       async (manager) => {
         const record = await this.findForUpdate(manager, organizationId, id);
-        if (!applyPatch(record, changes)) return this.toResource(record);
+        const before = this.toResource(record);
+        if (!applyPatch(record, changes)) return before;
         await this.assertKeyFree(manager, organizationId, changes, record.id);
         await rules.check?.(record, manager);
         record.updatedAt = this.shared.now();
         await manager.save(this.repo.target, record);
-        return this.recordEvent(manager, record, `${this.spec.object}.updated`, record.updatedAt);
+        const type = `${this.spec.object}.updated`;
+        return this.recordEvent(manager, record, type, record.updatedAt, before);
       },
     );
   }
 
   /**
    * One state change of the locked record: `apply` checks the current state and moves it
-   * (stamping `updatedAt` with `now`); saved with its `event`.
+   * (stamping `updatedAt` with `now`); saved with its `event`, whose `previous_attributes` are
+   * the fields `apply` changed, as they were.
    */
   change(
     organizationId: string,
@@ -251,9 +255,10 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   ): Promise<R> {
     return this.shared.transactions.run(async (manager) => {
       const record = await this.findForUpdate(manager, organizationId, id);
+      const before = this.toResource(record);
       apply(record, this.shared.now());
       await manager.save(this.repo.target, record);
-      return this.recordEvent(manager, record, event, record.updatedAt);
+      return this.recordEvent(manager, record, event, record.updatedAt, before);
     });
   }
 
@@ -352,9 +357,24 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     }
   }
 
-  private async recordEvent(manager: EntityManager, record: T, type: string, at: Date) {
+  /**
+   * Records the record's event; with the resource as it was `before` the change (the view of the
+   * record the write loaded, so no extra read), its `previous_attributes`.
+   */
+  private async recordEvent(manager: EntityManager, record: T, type: string, at: Date, before?: R) {
     const resource = this.toResource(record);
-    await this.recordEventData(manager, record.organizationId, type, resource, at);
+    const previousAttributes =
+      before === undefined
+        ? undefined
+        : changedFields(before as Record<string, unknown>, resource as Record<string, unknown>);
+    await this.recordEventData(
+      manager,
+      record.organizationId,
+      type,
+      resource,
+      at,
+      previousAttributes,
+    );
     return resource;
   }
 
@@ -364,6 +384,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     type: string,
     data: unknown,
     at: Date,
+    previousAttributes?: Record<string, unknown>,
   ): Promise<void> {
     // TypeScript cannot pair a type built from `object` with its data; the catalogue has each.
     await this.shared.events.record(
@@ -372,6 +393,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
       type as EventType,
       data as EventData<EventType>,
       at,
+      { previousAttributes },
     );
   }
 }

@@ -36,6 +36,7 @@ interface FeedRow {
   id: string;
   type: EventType;
   data: string;
+  previous_attributes: string | null;
   created_at: unknown;
   position: string | number;
 }
@@ -207,9 +208,10 @@ export class ChangeFeedService implements OnModuleDestroy {
         id: row.id,
         type: row.type,
         data: row.data,
+        previousAttributes: row.previous_attributes,
         createdAt: this.readDate(row.created_at),
         position: Number(row.position),
-      } as EventRecord),
+      }),
     );
     const nextCursor = hasMore ? String(data[data.length - 1]!.position) : encodeFeedCursor(end);
     return { data, next_cursor: nextCursor, has_more: hasMore };
@@ -314,8 +316,8 @@ function refuseUnreadableTypes(principal: Principal, types: readonly string[] | 
 function feedReadStatements(sql: Sql) {
   const heads = sql.table(FeedHead);
   const events = sql.table(EventRecord);
-  const [id, organizationId, type, data, createdAt, position] = (
-    ['id', 'organizationId', 'type', 'data', 'createdAt', 'position'] as const
+  const [id, organizationId, type, data, previousAttributes, createdAt, position] = (
+    ['id', 'organizationId', 'type', 'data', 'previousAttributes', 'createdAt', 'position'] as const
   ).map((property) => sql.column(EventRecord, property));
   return {
     head: `SELECT ${sql.column(FeedHead, 'position')} AS position FROM ${heads}
@@ -325,7 +327,8 @@ function feedReadStatements(sql: Sql) {
     oldest: `SELECT MIN(${position}) AS position FROM ${events}
       WHERE ${organizationId} = :organizationId AND ${createdAt} >= :cutoff
         AND ${position} IS NOT NULL`,
-    after: `SELECT ${id} AS id, ${type} AS type, ${data} AS data, ${createdAt} AS created_at,
+    after: `SELECT ${id} AS id, ${type} AS type, ${data} AS data,
+        ${previousAttributes} AS previous_attributes, ${createdAt} AS created_at,
         ${position} AS position
       FROM ${events}
       WHERE ${organizationId} = :organizationId AND ${position} > :after AND ${position} <= :head

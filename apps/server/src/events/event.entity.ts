@@ -22,6 +22,14 @@ export class EventRecord {
   @Column({ type: 'text' })
   data: string;
 
+  /**
+   * An update event's `previous_attributes` (the changed top-level fields before the change) as
+   * JSON text; null for a created, deleted or ping event, and for updates recorded before it was
+   * kept.
+   */
+  @Column({ name: 'previous_attributes', type: 'text', nullable: true })
+  previousAttributes: string | null;
+
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
 

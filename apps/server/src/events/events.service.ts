@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import {
   API_VERSION,
   canReadEventType,
+  isUpdateEventType,
   contract,
   type Event,
   EVENT_RETENTION_DAYS,
@@ -14,7 +15,7 @@ import {
 import type { EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../common/principal';
 import { Clock } from '../common/clock';
-import { EventOutbox } from '../common/event-outbox';
+import { EventOutbox, type RecordOptions } from '../common/event-outbox';
 import { newId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
@@ -42,7 +43,13 @@ export interface FanOutClaim {
   reads: number;
 }
 
-export function toEventResource(record: EventRecord): Event {
+/** The stored columns an event's API view is made of. */
+export type StoredEvent = Pick<
+  EventRecord,
+  'id' | 'position' | 'type' | 'createdAt' | 'data' | 'previousAttributes'
+>;
+
+export function toEventResource(record: StoredEvent): Event {
   return {
     id: record.id,
     position: record.position,
@@ -51,6 +58,12 @@ export function toEventResource(record: EventRecord): Event {
     timestamp: toIso(record.createdAt),
     api_version: API_VERSION,
     data: JSON.parse(record.data) as Event['data'],
+    ...(isUpdateEventType(record.type) && {
+      previous_attributes:
+        record.previousAttributes === null
+          ? null
+          : (JSON.parse(record.previousAttributes) as Record<string, unknown>),
+    }),
   } as Event;
 }
 
@@ -132,7 +145,8 @@ export class EventsService implements EventOutbox {
 
   /**
    * Writes an event in the caller's transaction. `fanOut: false` is for an event its writer
-   * delivers itself (a webhook endpoint's test `ping`): subscribers never claim it.
+   * delivers itself (a webhook endpoint's test `ping`): subscribers never claim it. An update
+   * type's `previousAttributes` is stored with it (`{}` when none is given).
    */
   async record<T extends EventType>(
     manager: EntityManager,
@@ -140,7 +154,7 @@ export class EventsService implements EventOutbox {
     type: T,
     data: EventData<T>,
     at = this.clock.now(),
-    options: { fanOut?: boolean } = {},
+    options: RecordOptions = {},
   ): Promise<EventRecord> {
     const event: EventRecord = {
       id: newId('event', at.getTime()),
@@ -148,6 +162,9 @@ export class EventsService implements EventOutbox {
       type,
       apiVersion: API_VERSION,
       data: JSON.stringify(data),
+      previousAttributes: isUpdateEventType(type)
+        ? JSON.stringify(options.previousAttributes ?? {})
+        : null,
       createdAt: at,
       fanoutPending: options.fanOut ?? true,
       position: null,

@@ -1,4 +1,4 @@
-import { API_VERSION } from '@platform/contract';
+import { API_VERSION, isUpdateEventType } from '@platform/contract';
 import type { Clock } from '../common/clock';
 import type { WebhookConfig } from '../config/env';
 import type { ClaimedMessage, CompletedAttempt } from './delivery-types';
@@ -113,8 +113,17 @@ export class WebhookAttempter {
 export function payload(
   message: Pick<
     ClaimedMessage,
-    'eventId' | 'eventType' | 'eventCreatedAt' | 'eventData' | 'eventPosition'
+    | 'eventId'
+    | 'eventType'
+    | 'eventCreatedAt'
+    | 'eventData'
+    | 'eventPreviousAttributes'
+    | 'eventPosition'
   >,
 ): string {
-  return `{"id":${JSON.stringify(message.eventId)},"position":${message.eventPosition === null ? 'null' : String(message.eventPosition)},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}}`;
+  // An update type's previous_attributes, as `toEventResource` gives it; absent from the others.
+  const previous = isUpdateEventType(message.eventType)
+    ? `,"previous_attributes":${message.eventPreviousAttributes ?? 'null'}`
+    : '';
+  return `{"id":${JSON.stringify(message.eventId)},"position":${message.eventPosition === null ? 'null' : String(message.eventPosition)},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}${previous}}`;
 }

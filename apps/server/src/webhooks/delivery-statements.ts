@@ -53,7 +53,7 @@ function deliveryNames(sql: Sql) {
       'failingSince',
       'updatedAt',
     ]),
-    ev: columnsOf(sql, EventRecord, ['id', 'data', 'createdAt', 'position']),
+    ev: columnsOf(sql, EventRecord, ['id', 'data', 'previousAttributes', 'createdAt', 'position']),
     owner: ownerSql(sql),
   };
 }
@@ -77,7 +77,8 @@ function claimStatements(
          m.${m.attemptCount} AS attempt_count,
          e.${e.url} AS url, e.${e.secret} AS secret, e.${e.previousSecret} AS previous_secret,
          e.${e.previousSecretExpiresAt} AS previous_secret_expires_at,
-         ev.${ev.data} AS event_data, ev.${ev.createdAt} AS event_created_at,
+         ev.${ev.data} AS event_data, ev.${ev.previousAttributes} AS event_previous_attributes,
+         ev.${ev.createdAt} AS event_created_at,
          ev.${ev.position} AS event_position, ${owner.select}
        FROM ${source} m
        JOIN ${endpoints} e ON e.${e.id} = m.${m.endpointId}

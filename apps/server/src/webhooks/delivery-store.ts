@@ -310,6 +310,7 @@ export class DeliveryStore {
       eventType: row.event_type as EventType,
       eventCreatedAt: this.readDate(row.event_created_at),
       eventData: row.event_data as string,
+      eventPreviousAttributes: (row.event_previous_attributes as string | null) ?? null,
       eventPosition: row.event_position == null ? null : Number(row.event_position),
       attemptCount: Number(row.attempt_count),
     };

@@ -19,6 +19,8 @@ export interface ClaimedMessage {
   eventType: EventType;
   eventCreatedAt: Date;
   eventData: string;
+  /** An update event's `previous_attributes` as JSON text; null for the other types. */
+  eventPreviousAttributes: string | null;
   /** The event's change feed position; null for a `ping`. */
   eventPosition: number | null;
   /** Attempts recorded when it was read: a queued job carries it, to tell a stale job apart. */

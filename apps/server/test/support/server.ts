@@ -102,15 +102,20 @@ export async function eventsOf(server: TestServer, organizationId: string) {
     data: string;
     api_version: string;
     position: string | number | null;
+    previous_attributes: string | null;
   }[] = await server.dataSource.query(
     server.config.database.type === 'postgres'
-      ? 'SELECT id, type, data, api_version, position FROM events WHERE organization_id = $1 ORDER BY created_at, id'
-      : 'SELECT id, type, data, api_version, position FROM events WHERE organization_id = ? ORDER BY created_at, id',
+      ? 'SELECT id, type, data, api_version, position, previous_attributes FROM events WHERE organization_id = $1 ORDER BY created_at, id'
+      : 'SELECT id, type, data, api_version, position, previous_attributes FROM events WHERE organization_id = ? ORDER BY created_at, id',
     [organizationId],
   );
   return rows.map((row) => ({
     ...row,
     data: JSON.parse(row.data),
     position: row.position === null ? null : Number(row.position),
+    previous_attributes:
+      row.previous_attributes === null
+        ? null
+        : (JSON.parse(row.previous_attributes) as Record<string, unknown>),
   }));
 }

@@ -46,6 +46,7 @@ final class EnrollmentCancelledEvent extends Model implements EventInterface
          */
         public readonly string $apiVersion,
         public readonly Enrollment $data,
+        public readonly ?EnrollmentPreviousAttributes $previousAttributes,
     ) {
     }
 
@@ -60,6 +61,7 @@ final class EnrollmentCancelledEvent extends Model implements EventInterface
             Cast::dateTime($data['timestamp'] ?? null),
             Cast::string($data['api_version'] ?? null),
             Cast::model($data['data'] ?? null, Enrollment::class),
+            Cast::nullableModel($data['previous_attributes'] ?? null, EnrollmentPreviousAttributes::class),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;
@@ -79,13 +81,14 @@ final class EnrollmentCancelledEvent extends Model implements EventInterface
             'timestamp' => Cast::serialize($this->timestamp),
             'api_version' => $this->apiVersion,
             'data' => Cast::serialize($this->data),
+            'previous_attributes' => Cast::serialize($this->previousAttributes),
         ];
         return $data;
     }
 
     public static function objectPaths(): array
     {
-        return ['', 'data'];
+        return ['', 'data', 'previous_attributes'];
     }
 
     public function eventType(): string

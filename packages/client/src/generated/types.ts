@@ -91,6 +91,7 @@ export interface StudentUpdatedEvent {
   timestamp: string;
   api_version: 'v1';
   data: Student;
+  previous_attributes: StudentPreviousAttributes | null;
 }
 
 export interface StudentDeletedEvent {
@@ -127,6 +128,7 @@ export interface CourseUpdatedEvent {
   timestamp: string;
   api_version: 'v1';
   data: Course;
+  previous_attributes: CoursePreviousAttributes | null;
 }
 
 export interface CourseDeletedEvent {
@@ -163,6 +165,7 @@ export interface EnrollmentUpdatedEvent {
   timestamp: string;
   api_version: 'v1';
   data: Enrollment;
+  previous_attributes: EnrollmentPreviousAttributes | null;
 }
 
 export interface EnrollmentActiveEvent {
@@ -175,6 +178,7 @@ export interface EnrollmentActiveEvent {
   timestamp: string;
   api_version: 'v1';
   data: Enrollment;
+  previous_attributes: EnrollmentPreviousAttributes | null;
 }
 
 export interface EnrollmentCompletedEvent {
@@ -187,6 +191,7 @@ export interface EnrollmentCompletedEvent {
   timestamp: string;
   api_version: 'v1';
   data: Enrollment;
+  previous_attributes: EnrollmentPreviousAttributes | null;
 }
 
 export interface EnrollmentDroppedEvent {
@@ -199,6 +204,7 @@ export interface EnrollmentDroppedEvent {
   timestamp: string;
   api_version: 'v1';
   data: Enrollment;
+  previous_attributes: EnrollmentPreviousAttributes | null;
 }
 
 export interface EnrollmentCancelledEvent {
@@ -211,6 +217,7 @@ export interface EnrollmentCancelledEvent {
   timestamp: string;
   api_version: 'v1';
   data: Enrollment;
+  previous_attributes: EnrollmentPreviousAttributes | null;
 }
 
 export interface PaymentCreatedEvent {
@@ -235,6 +242,7 @@ export interface PaymentSucceededEvent {
   timestamp: string;
   api_version: 'v1';
   data: Payment;
+  previous_attributes: PaymentPreviousAttributes | null;
 }
 
 export interface PaymentFailedEvent {
@@ -247,6 +255,7 @@ export interface PaymentFailedEvent {
   timestamp: string;
   api_version: 'v1';
   data: Payment;
+  previous_attributes: PaymentPreviousAttributes | null;
 }
 
 export interface PaymentRefundedEvent {
@@ -259,6 +268,7 @@ export interface PaymentRefundedEvent {
   timestamp: string;
   api_version: 'v1';
   data: Payment;
+  previous_attributes: PaymentPreviousAttributes | null;
 }
 
 export interface ExamCreatedEvent {
@@ -283,6 +293,7 @@ export interface ExamUpdatedEvent {
   timestamp: string;
   api_version: 'v1';
   data: Exam;
+  previous_attributes: ExamPreviousAttributes | null;
 }
 
 export interface ExamDeletedEvent {
@@ -319,6 +330,7 @@ export interface ExamResultUpdatedEvent {
   timestamp: string;
   api_version: 'v1';
   data: ExamResult;
+  previous_attributes: ExamResultPreviousAttributes | null;
 }
 
 export interface ExamResultPublishedEvent {
@@ -331,6 +343,7 @@ export interface ExamResultPublishedEvent {
   timestamp: string;
   api_version: 'v1';
   data: ExamResult;
+  previous_attributes: ExamResultPreviousAttributes | null;
 }
 
 export interface PingEvent {
@@ -437,6 +450,25 @@ export interface CourseList {
   links: PageLinks;
 }
 
+/** What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values. */
+export interface CoursePreviousAttributes {
+  id?: `crs_${string}`;
+  object?: 'course';
+  /** Short code, unique within the organization, e.g. `MATH-101`. */
+  code?: string;
+  title?: string;
+  description?: string | null;
+  status?: CourseStatus;
+  /** YYYY-MM-DD */
+  start_date?: string | null;
+  /** YYYY-MM-DD */
+  end_date?: string | null;
+  /** Most live (pending or active) enrollments; null for no limit. */
+  capacity?: number | null;
+  created_at?: string;
+  updated_at?: string;
+}
+
 export interface CourseUpdate {
   code?: string;
   title?: string;
@@ -520,6 +552,22 @@ export interface EnrollmentList {
   links: PageLinks;
 }
 
+/** What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values. */
+export interface EnrollmentPreviousAttributes {
+  id?: `enr_${string}`;
+  object?: 'enrollment';
+  student_id?: `stu_${string}`;
+  course_id?: `crs_${string}`;
+  status?: EnrollmentStatus;
+  notes?: string | null;
+  activated_at?: string | null;
+  completed_at?: string | null;
+  dropped_at?: string | null;
+  cancelled_at?: string | null;
+  created_at?: string;
+  updated_at?: string;
+}
+
 export interface EnrollmentUpdate {
   notes?: string | null;
 }
@@ -557,6 +605,20 @@ export interface ExamList {
   links: PageLinks;
 }
 
+/** What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values. */
+export interface ExamPreviousAttributes {
+  id?: `exm_${string}`;
+  object?: 'exam';
+  course_id?: `crs_${string}`;
+  title?: string;
+  /** The highest score a result can have. */
+  max_score?: number;
+  /** YYYY-MM-DD */
+  held_on?: string | null;
+  created_at?: string;
+  updated_at?: string;
+}
+
 export interface ExamResult {
   id: `res_${string}`;
   object: 'exam_result';
@@ -582,6 +644,21 @@ export interface ExamResultList {
   data: ExamResult[];
   meta: PageMeta;
   links: PageLinks;
+}
+
+/** What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values. */
+export interface ExamResultPreviousAttributes {
+  id?: `res_${string}`;
+  object?: 'exam_result';
+  exam_id?: `exm_${string}`;
+  student_id?: `stu_${string}`;
+  score?: number;
+  /** Your grading scale, e.g. `A-` or `6`. */
+  grade?: string | null;
+  status?: ExamResultStatus;
+  published_at?: string | null;
+  created_at?: string;
+  updated_at?: string;
 }
 
 export interface ExamResultUpdate {
@@ -896,6 +973,30 @@ export interface PaymentList {
   links: PageLinks;
 }
 
+/** What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values. */
+export interface PaymentPreviousAttributes {
+  id?: `pay_${string}`;
+  object?: 'payment';
+  student_id?: `stu_${string}`;
+  enrollment_id?: `enr_${string}` | null;
+  /** In minor units of `currency` (cents for EUR). */
+  amount?: number;
+  currency?: string;
+  status?: PaymentStatus;
+  /** Total refunded so far, in minor units. */
+  amount_refunded?: number;
+  description?: string | null;
+  /** Your or your payment processor's reference for this payment. */
+  external_reference?: string | null;
+  failure_reason?: string | null;
+  succeeded_at?: string | null;
+  failed_at?: string | null;
+  /** When the latest refund was made. */
+  refunded_at?: string | null;
+  created_at?: string;
+  updated_at?: string;
+}
+
 export interface PaymentRefund {
   /** Minor units to refund; default everything not yet refunded. */
   amount?: number;
@@ -1039,6 +1140,25 @@ export interface StudentList {
   data: Student[];
   meta: PageMeta;
   links: PageLinks;
+}
+
+/** What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values. */
+export interface StudentPreviousAttributes {
+  id?: `stu_${string}`;
+  object?: 'student';
+  /** School-assigned student number, unique within the organization. */
+  student_number?: string;
+  first_name?: string;
+  last_name?: string;
+  preferred_name?: string | null;
+  email?: string | null;
+  /** YYYY-MM-DD */
+  date_of_birth?: string | null;
+  status?: StudentStatus;
+  /** 0 is kindergarten, 1-12 the grades; null where grades do not apply. */
+  grade_level?: number | null;
+  created_at?: string;
+  updated_at?: string;
 }
 
 export interface StudentUpdate {

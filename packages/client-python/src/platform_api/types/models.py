@@ -77,6 +77,7 @@ __all__ = [
     "CollectionChecksums",
     "Course",
     "CourseList",
+    "CoursePreviousAttributes",
     "DeletedCourse",
     "DeletedExam",
     "DeletedInvitation",
@@ -86,11 +87,14 @@ __all__ = [
     "DeletedWebhookEndpoint",
     "Enrollment",
     "EnrollmentList",
+    "EnrollmentPreviousAttributes",
     "EventList",
     "Exam",
     "ExamList",
+    "ExamPreviousAttributes",
     "ExamResult",
     "ExamResultList",
+    "ExamResultPreviousAttributes",
     "Export",
     "ExportDownloadLink",
     "ExportList",
@@ -114,6 +118,7 @@ __all__ = [
     "PageMeta",
     "Payment",
     "PaymentList",
+    "PaymentPreviousAttributes",
     "PersonalAccessToken",
     "PersonalAccessTokenList",
     "PersonalAccessTokenWithSecret",
@@ -125,6 +130,7 @@ __all__ = [
     "RequestLogList",
     "Student",
     "StudentList",
+    "StudentPreviousAttributes",
     "TokenInfo",
     "Usage",
     "UsageDeliveryHour",
@@ -220,6 +226,7 @@ class StudentUpdatedEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Student
+    previous_attributes: _t.Optional[StudentPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -229,6 +236,7 @@ class StudentUpdatedEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -241,6 +249,7 @@ class StudentUpdatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Student,
+        previous_attributes: _t.Optional[StudentPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -251,6 +260,7 @@ class StudentUpdatedEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -266,6 +276,7 @@ class StudentUpdatedEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Student.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(StudentPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -409,6 +420,7 @@ class CourseUpdatedEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Course
+    previous_attributes: _t.Optional[CoursePreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -418,6 +430,7 @@ class CourseUpdatedEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -430,6 +443,7 @@ class CourseUpdatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Course,
+        previous_attributes: _t.Optional[CoursePreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -440,6 +454,7 @@ class CourseUpdatedEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -455,6 +470,7 @@ class CourseUpdatedEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Course.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(CoursePreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -598,6 +614,7 @@ class EnrollmentUpdatedEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Enrollment
+    previous_attributes: _t.Optional[EnrollmentPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -607,6 +624,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -619,6 +637,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_attributes: _t.Optional[EnrollmentPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -629,6 +648,7 @@ class EnrollmentUpdatedEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -644,6 +664,7 @@ class EnrollmentUpdatedEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Enrollment.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(EnrollmentPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -661,6 +682,7 @@ class EnrollmentActiveEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Enrollment
+    previous_attributes: _t.Optional[EnrollmentPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -670,6 +692,7 @@ class EnrollmentActiveEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -682,6 +705,7 @@ class EnrollmentActiveEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_attributes: _t.Optional[EnrollmentPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -692,6 +716,7 @@ class EnrollmentActiveEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -707,6 +732,7 @@ class EnrollmentActiveEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Enrollment.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(EnrollmentPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -724,6 +750,7 @@ class EnrollmentCompletedEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Enrollment
+    previous_attributes: _t.Optional[EnrollmentPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -733,6 +760,7 @@ class EnrollmentCompletedEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -745,6 +773,7 @@ class EnrollmentCompletedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_attributes: _t.Optional[EnrollmentPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -755,6 +784,7 @@ class EnrollmentCompletedEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -770,6 +800,7 @@ class EnrollmentCompletedEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Enrollment.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(EnrollmentPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -787,6 +818,7 @@ class EnrollmentDroppedEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Enrollment
+    previous_attributes: _t.Optional[EnrollmentPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -796,6 +828,7 @@ class EnrollmentDroppedEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -808,6 +841,7 @@ class EnrollmentDroppedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_attributes: _t.Optional[EnrollmentPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -818,6 +852,7 @@ class EnrollmentDroppedEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -833,6 +868,7 @@ class EnrollmentDroppedEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Enrollment.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(EnrollmentPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -850,6 +886,7 @@ class EnrollmentCancelledEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Enrollment
+    previous_attributes: _t.Optional[EnrollmentPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -859,6 +896,7 @@ class EnrollmentCancelledEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -871,6 +909,7 @@ class EnrollmentCancelledEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_attributes: _t.Optional[EnrollmentPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -881,6 +920,7 @@ class EnrollmentCancelledEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -896,6 +936,7 @@ class EnrollmentCancelledEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Enrollment.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(EnrollmentPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -976,6 +1017,7 @@ class PaymentSucceededEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Payment
+    previous_attributes: _t.Optional[PaymentPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -985,6 +1027,7 @@ class PaymentSucceededEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -997,6 +1040,7 @@ class PaymentSucceededEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Payment,
+        previous_attributes: _t.Optional[PaymentPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -1007,6 +1051,7 @@ class PaymentSucceededEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -1022,6 +1067,7 @@ class PaymentSucceededEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Payment.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(PaymentPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -1039,6 +1085,7 @@ class PaymentFailedEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Payment
+    previous_attributes: _t.Optional[PaymentPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -1048,6 +1095,7 @@ class PaymentFailedEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -1060,6 +1108,7 @@ class PaymentFailedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Payment,
+        previous_attributes: _t.Optional[PaymentPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -1070,6 +1119,7 @@ class PaymentFailedEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -1085,6 +1135,7 @@ class PaymentFailedEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Payment.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(PaymentPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -1102,6 +1153,7 @@ class PaymentRefundedEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Payment
+    previous_attributes: _t.Optional[PaymentPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -1111,6 +1163,7 @@ class PaymentRefundedEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -1123,6 +1176,7 @@ class PaymentRefundedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Payment,
+        previous_attributes: _t.Optional[PaymentPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -1133,6 +1187,7 @@ class PaymentRefundedEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -1148,6 +1203,7 @@ class PaymentRefundedEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Payment.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(PaymentPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -1228,6 +1284,7 @@ class ExamUpdatedEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: Exam
+    previous_attributes: _t.Optional[ExamPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -1237,6 +1294,7 @@ class ExamUpdatedEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -1249,6 +1307,7 @@ class ExamUpdatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Exam,
+        previous_attributes: _t.Optional[ExamPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -1259,6 +1318,7 @@ class ExamUpdatedEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -1274,6 +1334,7 @@ class ExamUpdatedEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(Exam.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(ExamPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -1417,6 +1478,7 @@ class ExamResultUpdatedEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: ExamResult
+    previous_attributes: _t.Optional[ExamResultPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -1426,6 +1488,7 @@ class ExamResultUpdatedEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -1438,6 +1501,7 @@ class ExamResultUpdatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: ExamResult,
+        previous_attributes: _t.Optional[ExamResultPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -1448,6 +1512,7 @@ class ExamResultUpdatedEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -1463,6 +1528,7 @@ class ExamResultUpdatedEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(ExamResult.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(ExamResultPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -1480,6 +1546,7 @@ class ExamResultPublishedEvent(BaseModel):
     """When the change happened."""
     api_version: _t.Literal["v1"]
     data: ExamResult
+    previous_attributes: _t.Optional[ExamResultPreviousAttributes]
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -1489,6 +1556,7 @@ class ExamResultPublishedEvent(BaseModel):
         ("timestamp", "timestamp"),
         ("api_version", "api_version"),
         ("data", "data"),
+        ("previous_attributes", "previous_attributes"),
     )
 
     def __init__(
@@ -1501,6 +1569,7 @@ class ExamResultPublishedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: ExamResult,
+        previous_attributes: _t.Optional[ExamResultPreviousAttributes],
     ) -> None:
         self._init(
             {
@@ -1511,6 +1580,7 @@ class ExamResultPublishedEvent(BaseModel):
                 "timestamp": timestamp,
                 "api_version": api_version,
                 "data": data,
+                "previous_attributes": previous_attributes,
             }
         )
 
@@ -1526,6 +1596,7 @@ class ExamResultPublishedEvent(BaseModel):
             timestamp=parse_datetime(json_get(raw, "timestamp")),
             api_version=json_get(raw, "api_version"),
             data=parse_model(ExamResult.from_json, json_get(raw, "data")),
+            previous_attributes=parse_model(ExamResultPreviousAttributes.from_json, json_get(raw, "previous_attributes")),
         )
         model._attach(raw)
         return model
@@ -2041,6 +2112,91 @@ class CourseList(BaseModel):
         return model
 
 
+class CoursePreviousAttributes(BaseModel):
+    """What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values."""
+
+    id: _t.Optional[str]
+    object: _t.Optional[_t.Literal["course"]]
+    code: _t.Optional[str]
+    """Short code, unique within the organization, e.g. `MATH-101`."""
+    title: _t.Optional[str]
+    description: _t.Optional[str]
+    status: _t.Optional[_t.Union[CourseStatus, str]]
+    start_date: _t.Optional[str]
+    """YYYY-MM-DD"""
+    end_date: _t.Optional[str]
+    """YYYY-MM-DD"""
+    capacity: _t.Optional[int]
+    """Most live (pending or active) enrollments; null for no limit."""
+    created_at: _t.Optional[_dt.datetime]
+    updated_at: _t.Optional[_dt.datetime]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("code", "code"),
+        ("title", "title"),
+        ("description", "description"),
+        ("status", "status"),
+        ("start_date", "start_date"),
+        ("end_date", "end_date"),
+        ("capacity", "capacity"),
+        ("created_at", "created_at"),
+        ("updated_at", "updated_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: _t.Optional[str] = None,
+        object: _t.Optional[_t.Literal["course"]] = None,
+        code: _t.Optional[str] = None,
+        title: _t.Optional[str] = None,
+        description: _t.Optional[str] = None,
+        status: _t.Optional[_t.Union[CourseStatus, str]] = None,
+        start_date: _t.Optional[str] = None,
+        end_date: _t.Optional[str] = None,
+        capacity: _t.Optional[int] = None,
+        created_at: _t.Optional[_dt.datetime] = None,
+        updated_at: _t.Optional[_dt.datetime] = None,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "code": code,
+                "title": title,
+                "description": description,
+                "status": status,
+                "start_date": start_date,
+                "end_date": end_date,
+                "capacity": capacity,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> CoursePreviousAttributes:
+        """A `CoursePreviousAttributes` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            code=json_get(raw, "code"),
+            title=json_get(raw, "title"),
+            description=json_get(raw, "description"),
+            status=json_get(raw, "status"),
+            start_date=json_get(raw, "start_date"),
+            end_date=json_get(raw, "end_date"),
+            capacity=json_get(raw, "capacity"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
 class DeletedCourse(BaseModel):
     """A `DeletedCourse` object of the Platform API."""
 
@@ -2455,6 +2611,92 @@ class EnrollmentList(BaseModel):
         return model
 
 
+class EnrollmentPreviousAttributes(BaseModel):
+    """What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values."""
+
+    id: _t.Optional[str]
+    object: _t.Optional[_t.Literal["enrollment"]]
+    student_id: _t.Optional[str]
+    course_id: _t.Optional[str]
+    status: _t.Optional[_t.Union[EnrollmentStatus, str]]
+    notes: _t.Optional[str]
+    activated_at: _t.Optional[_dt.datetime]
+    completed_at: _t.Optional[_dt.datetime]
+    dropped_at: _t.Optional[_dt.datetime]
+    cancelled_at: _t.Optional[_dt.datetime]
+    created_at: _t.Optional[_dt.datetime]
+    updated_at: _t.Optional[_dt.datetime]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("student_id", "student_id"),
+        ("course_id", "course_id"),
+        ("status", "status"),
+        ("notes", "notes"),
+        ("activated_at", "activated_at"),
+        ("completed_at", "completed_at"),
+        ("dropped_at", "dropped_at"),
+        ("cancelled_at", "cancelled_at"),
+        ("created_at", "created_at"),
+        ("updated_at", "updated_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: _t.Optional[str] = None,
+        object: _t.Optional[_t.Literal["enrollment"]] = None,
+        student_id: _t.Optional[str] = None,
+        course_id: _t.Optional[str] = None,
+        status: _t.Optional[_t.Union[EnrollmentStatus, str]] = None,
+        notes: _t.Optional[str] = None,
+        activated_at: _t.Optional[_dt.datetime] = None,
+        completed_at: _t.Optional[_dt.datetime] = None,
+        dropped_at: _t.Optional[_dt.datetime] = None,
+        cancelled_at: _t.Optional[_dt.datetime] = None,
+        created_at: _t.Optional[_dt.datetime] = None,
+        updated_at: _t.Optional[_dt.datetime] = None,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "student_id": student_id,
+                "course_id": course_id,
+                "status": status,
+                "notes": notes,
+                "activated_at": activated_at,
+                "completed_at": completed_at,
+                "dropped_at": dropped_at,
+                "cancelled_at": cancelled_at,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> EnrollmentPreviousAttributes:
+        """A `EnrollmentPreviousAttributes` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            student_id=json_get(raw, "student_id"),
+            course_id=json_get(raw, "course_id"),
+            status=json_get(raw, "status"),
+            notes=json_get(raw, "notes"),
+            activated_at=parse_datetime(json_get(raw, "activated_at")),
+            completed_at=parse_datetime(json_get(raw, "completed_at")),
+            dropped_at=parse_datetime(json_get(raw, "dropped_at")),
+            cancelled_at=parse_datetime(json_get(raw, "cancelled_at")),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
 class EventList(BaseModel):
     """A `EventList` object of the Platform API."""
 
@@ -2605,6 +2847,74 @@ class ExamList(BaseModel):
         return model
 
 
+class ExamPreviousAttributes(BaseModel):
+    """What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values."""
+
+    id: _t.Optional[str]
+    object: _t.Optional[_t.Literal["exam"]]
+    course_id: _t.Optional[str]
+    title: _t.Optional[str]
+    max_score: _t.Optional[float]
+    """The highest score a result can have."""
+    held_on: _t.Optional[str]
+    """YYYY-MM-DD"""
+    created_at: _t.Optional[_dt.datetime]
+    updated_at: _t.Optional[_dt.datetime]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("course_id", "course_id"),
+        ("title", "title"),
+        ("max_score", "max_score"),
+        ("held_on", "held_on"),
+        ("created_at", "created_at"),
+        ("updated_at", "updated_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: _t.Optional[str] = None,
+        object: _t.Optional[_t.Literal["exam"]] = None,
+        course_id: _t.Optional[str] = None,
+        title: _t.Optional[str] = None,
+        max_score: _t.Optional[float] = None,
+        held_on: _t.Optional[str] = None,
+        created_at: _t.Optional[_dt.datetime] = None,
+        updated_at: _t.Optional[_dt.datetime] = None,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "course_id": course_id,
+                "title": title,
+                "max_score": max_score,
+                "held_on": held_on,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ExamPreviousAttributes:
+        """A `ExamPreviousAttributes` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            course_id=json_get(raw, "course_id"),
+            title=json_get(raw, "title"),
+            max_score=json_get(raw, "max_score"),
+            held_on=json_get(raw, "held_on"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
 class ExamResult(BaseModel):
     """A `ExamResult` object of the Platform API."""
 
@@ -2718,6 +3028,83 @@ class ExamResultList(BaseModel):
             data=parse_list(lambda item0: parse_model(ExamResult.from_json, item0), json_get(raw, "data")),
             meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
             links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
+class ExamResultPreviousAttributes(BaseModel):
+    """What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values."""
+
+    id: _t.Optional[str]
+    object: _t.Optional[_t.Literal["exam_result"]]
+    exam_id: _t.Optional[str]
+    student_id: _t.Optional[str]
+    score: _t.Optional[float]
+    grade: _t.Optional[str]
+    """Your grading scale, e.g. `A-` or `6`."""
+    status: _t.Optional[_t.Union[ExamResultStatus, str]]
+    published_at: _t.Optional[_dt.datetime]
+    created_at: _t.Optional[_dt.datetime]
+    updated_at: _t.Optional[_dt.datetime]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("exam_id", "exam_id"),
+        ("student_id", "student_id"),
+        ("score", "score"),
+        ("grade", "grade"),
+        ("status", "status"),
+        ("published_at", "published_at"),
+        ("created_at", "created_at"),
+        ("updated_at", "updated_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: _t.Optional[str] = None,
+        object: _t.Optional[_t.Literal["exam_result"]] = None,
+        exam_id: _t.Optional[str] = None,
+        student_id: _t.Optional[str] = None,
+        score: _t.Optional[float] = None,
+        grade: _t.Optional[str] = None,
+        status: _t.Optional[_t.Union[ExamResultStatus, str]] = None,
+        published_at: _t.Optional[_dt.datetime] = None,
+        created_at: _t.Optional[_dt.datetime] = None,
+        updated_at: _t.Optional[_dt.datetime] = None,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "exam_id": exam_id,
+                "student_id": student_id,
+                "score": score,
+                "grade": grade,
+                "status": status,
+                "published_at": published_at,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ExamResultPreviousAttributes:
+        """A `ExamResultPreviousAttributes` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            exam_id=json_get(raw, "exam_id"),
+            student_id=json_get(raw, "student_id"),
+            score=json_get(raw, "score"),
+            grade=json_get(raw, "grade"),
+            status=json_get(raw, "status"),
+            published_at=parse_datetime(json_get(raw, "published_at")),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            updated_at=parse_datetime(json_get(raw, "updated_at")),
         )
         model._attach(raw)
         return model
@@ -4024,6 +4411,116 @@ class PaymentList(BaseModel):
         return model
 
 
+class PaymentPreviousAttributes(BaseModel):
+    """What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values."""
+
+    id: _t.Optional[str]
+    object: _t.Optional[_t.Literal["payment"]]
+    student_id: _t.Optional[str]
+    enrollment_id: _t.Optional[str]
+    amount: _t.Optional[int]
+    """In minor units of `currency` (cents for EUR)."""
+    currency: _t.Optional[str]
+    status: _t.Optional[_t.Union[PaymentStatus, str]]
+    amount_refunded: _t.Optional[int]
+    """Total refunded so far, in minor units."""
+    description: _t.Optional[str]
+    external_reference: _t.Optional[str]
+    """Your or your payment processor's reference for this payment."""
+    failure_reason: _t.Optional[str]
+    succeeded_at: _t.Optional[_dt.datetime]
+    failed_at: _t.Optional[_dt.datetime]
+    refunded_at: _t.Optional[_dt.datetime]
+    """When the latest refund was made."""
+    created_at: _t.Optional[_dt.datetime]
+    updated_at: _t.Optional[_dt.datetime]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("student_id", "student_id"),
+        ("enrollment_id", "enrollment_id"),
+        ("amount", "amount"),
+        ("currency", "currency"),
+        ("status", "status"),
+        ("amount_refunded", "amount_refunded"),
+        ("description", "description"),
+        ("external_reference", "external_reference"),
+        ("failure_reason", "failure_reason"),
+        ("succeeded_at", "succeeded_at"),
+        ("failed_at", "failed_at"),
+        ("refunded_at", "refunded_at"),
+        ("created_at", "created_at"),
+        ("updated_at", "updated_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: _t.Optional[str] = None,
+        object: _t.Optional[_t.Literal["payment"]] = None,
+        student_id: _t.Optional[str] = None,
+        enrollment_id: _t.Optional[str] = None,
+        amount: _t.Optional[int] = None,
+        currency: _t.Optional[str] = None,
+        status: _t.Optional[_t.Union[PaymentStatus, str]] = None,
+        amount_refunded: _t.Optional[int] = None,
+        description: _t.Optional[str] = None,
+        external_reference: _t.Optional[str] = None,
+        failure_reason: _t.Optional[str] = None,
+        succeeded_at: _t.Optional[_dt.datetime] = None,
+        failed_at: _t.Optional[_dt.datetime] = None,
+        refunded_at: _t.Optional[_dt.datetime] = None,
+        created_at: _t.Optional[_dt.datetime] = None,
+        updated_at: _t.Optional[_dt.datetime] = None,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "student_id": student_id,
+                "enrollment_id": enrollment_id,
+                "amount": amount,
+                "currency": currency,
+                "status": status,
+                "amount_refunded": amount_refunded,
+                "description": description,
+                "external_reference": external_reference,
+                "failure_reason": failure_reason,
+                "succeeded_at": succeeded_at,
+                "failed_at": failed_at,
+                "refunded_at": refunded_at,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> PaymentPreviousAttributes:
+        """A `PaymentPreviousAttributes` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            student_id=json_get(raw, "student_id"),
+            enrollment_id=json_get(raw, "enrollment_id"),
+            amount=json_get(raw, "amount"),
+            currency=json_get(raw, "currency"),
+            status=json_get(raw, "status"),
+            amount_refunded=json_get(raw, "amount_refunded"),
+            description=json_get(raw, "description"),
+            external_reference=json_get(raw, "external_reference"),
+            failure_reason=json_get(raw, "failure_reason"),
+            succeeded_at=parse_datetime(json_get(raw, "succeeded_at")),
+            failed_at=parse_datetime(json_get(raw, "failed_at")),
+            refunded_at=parse_datetime(json_get(raw, "refunded_at")),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
 class PersonalAccessToken(BaseModel):
     """A `PersonalAccessToken` object of the Platform API."""
 
@@ -4660,6 +5157,95 @@ class StudentList(BaseModel):
             data=parse_list(lambda item0: parse_model(Student.from_json, item0), json_get(raw, "data")),
             meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
             links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
+class StudentPreviousAttributes(BaseModel):
+    """What the change modified: each top-level field of `data` whose value changed, with its value before the change (a changed field is given whole); the fields it left alone are absent. `updated_at` is among them, since every change moves it. Null (instead of this object) on an event recorded before the API kept previous values."""
+
+    id: _t.Optional[str]
+    object: _t.Optional[_t.Literal["student"]]
+    student_number: _t.Optional[str]
+    """School-assigned student number, unique within the organization."""
+    first_name: _t.Optional[str]
+    last_name: _t.Optional[str]
+    preferred_name: _t.Optional[str]
+    email: _t.Optional[str]
+    date_of_birth: _t.Optional[str]
+    """YYYY-MM-DD"""
+    status: _t.Optional[_t.Union[StudentStatus, str]]
+    grade_level: _t.Optional[int]
+    """0 is kindergarten, 1-12 the grades; null where grades do not apply."""
+    created_at: _t.Optional[_dt.datetime]
+    updated_at: _t.Optional[_dt.datetime]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("student_number", "student_number"),
+        ("first_name", "first_name"),
+        ("last_name", "last_name"),
+        ("preferred_name", "preferred_name"),
+        ("email", "email"),
+        ("date_of_birth", "date_of_birth"),
+        ("status", "status"),
+        ("grade_level", "grade_level"),
+        ("created_at", "created_at"),
+        ("updated_at", "updated_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: _t.Optional[str] = None,
+        object: _t.Optional[_t.Literal["student"]] = None,
+        student_number: _t.Optional[str] = None,
+        first_name: _t.Optional[str] = None,
+        last_name: _t.Optional[str] = None,
+        preferred_name: _t.Optional[str] = None,
+        email: _t.Optional[str] = None,
+        date_of_birth: _t.Optional[str] = None,
+        status: _t.Optional[_t.Union[StudentStatus, str]] = None,
+        grade_level: _t.Optional[int] = None,
+        created_at: _t.Optional[_dt.datetime] = None,
+        updated_at: _t.Optional[_dt.datetime] = None,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "student_number": student_number,
+                "first_name": first_name,
+                "last_name": last_name,
+                "preferred_name": preferred_name,
+                "email": email,
+                "date_of_birth": date_of_birth,
+                "status": status,
+                "grade_level": grade_level,
+                "created_at": created_at,
+                "updated_at": updated_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> StudentPreviousAttributes:
+        """A `StudentPreviousAttributes` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            student_number=json_get(raw, "student_number"),
+            first_name=json_get(raw, "first_name"),
+            last_name=json_get(raw, "last_name"),
+            preferred_name=json_get(raw, "preferred_name"),
+            email=json_get(raw, "email"),
+            date_of_birth=json_get(raw, "date_of_birth"),
+            status=json_get(raw, "status"),
+            grade_level=json_get(raw, "grade_level"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            updated_at=parse_datetime(json_get(raw, "updated_at")),
         )
         model._attach(raw)
         return model
