@@ -65,7 +65,7 @@ def test_async_follow_retries_every_retryable_failure_from_the_same_cursor(
     kinds = [type(e) for e, _, _ in retries]
     assert kinds[-4:] == [ServerError, RateLimitError, ServerError, ServerError]
     assert set(kinds[:-4]) == {APIConnectionError}
-    assert [n for _, n, _ in retries][-2:] == [len(retries) - 2, 0]
+    assert [n for _, n, _ in retries][-2:] == [len(retries) - 1, 1]
     delays = [d for _, _, d in retries]
     assert delays[-3] == 3.0 and delays[-2] == 60.0 and 0.25 <= delays[-1] <= 0.5
     assert sleeps == delays

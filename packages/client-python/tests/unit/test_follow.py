@@ -56,8 +56,8 @@ def test_follow_retries_every_retryable_failure_from_the_same_cursor(
     assert follower.cursor == "5"
     assert afters(server) == ["0", "2", "2", "2", "2", "2", "2", "4", "4", "5"]
     assert [type(e) for e, _, _ in retries] == [APIConnectionError, ServerError, RateLimitError, ServerError, ServerError]
-    # The attempt restarts at 0 after the successful read that came between.
-    assert [n for _, n, _ in retries] == [0, 1, 2, 3, 0]
+    # The attempt counts from 1 again after the successful read that came between.
+    assert [n for _, n, _ in retries] == [1, 2, 3, 4, 1]
     delays = [d for _, _, d in retries]
     assert 0.25 <= delays[0] <= 0.5 and 0.5 <= delays[1] <= 1.0
     assert delays[2] == 3.0 and delays[3] == 60.0  # Retry-After, bounded to 60 s

@@ -39,7 +39,8 @@ Cursor = Union[str, int]
 """A place in a change feed: a non-negative integer (or its decimal string), or `'oldest'`."""
 
 OnRetry = Callable[[PlatformError, int, float], object]
-"""`on_retry(error, attempt, delay_seconds)`: called before each wait of a follower's retry."""
+"""`on_retry(error, attempt, delay_seconds)`: called before each wait of a follower's retry;
+`attempt` counts 1, 2, 3, … from the last successful read."""
 
 _MAX_RETRY_AFTER = 60.0
 _CURSOR_HINT = (
@@ -144,9 +145,9 @@ class _Backoff:
         if self.give_up_after is not None:
             # The last read lands on the give-up time rather than after it.
             delay = min(delay, self.give_up_after - failing)
+        self.attempt += 1
         if self.on_retry is not None:
             self.on_retry(error, self.attempt, delay)
-        self.attempt += 1
         return delay
 
     @staticmethod
