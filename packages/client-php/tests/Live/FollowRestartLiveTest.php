@@ -106,6 +106,9 @@ final class FollowRestartLiveTest extends LiveTestCase
         self::assertSame($course->id, $asInt->data[0]->toArray()['data']['id'] ?? null);
         self::assertSame($asString->toArray()['data'], $asInt->toArray()['data']);
         self::assertSame($asInt->nextCursor, (string) ($asInt->data[0]->toArray()['position'] ?? ''));
+        // 'oldest': nothing on the live server is older than kept, so it is the start of the feed.
+        $oldest = $client->events->changes(['after' => 'oldest', 'limit' => 1]);
+        self::assertSame(1, $oldest->data[0]->toArray()['position'] ?? null);
     }
 
     public function testFollowWithoutACursorIsRefusedBeforeAnyRequest(): void

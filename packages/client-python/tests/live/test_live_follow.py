@@ -87,6 +87,9 @@ def test_follow_and_changes_take_the_cursors_the_feed_returns(client: platform_a
     follower = client.events.follow(after=start + 1, until_caught_up=True)
     assert [e.position for e in follower] == [start + 2, start + 3]
     assert follower.cursor == str(start + 3)
+    # 'oldest': nothing on the live server is older than kept, so it is the start of the feed.
+    oldest = client.events.changes(after="oldest", limit=1)
+    assert [e.position for e in oldest.data] == [1]
 
 
 def test_follow_needs_a_start_and_a_cursor_it_can_send(client: platform_api.PlatformClient) -> None:
