@@ -56,6 +56,9 @@ export class WebhookAttempter {
         ...(message.eventPosition !== null && {
           'webhook-position': String(message.eventPosition),
         }),
+        ...(message.previousPosition !== null && {
+          'webhook-previous-position': String(message.previousPosition),
+        }),
       },
     });
     this.pacing.record(message.endpointId, result.timedOut === true);
@@ -107,14 +110,19 @@ export class WebhookAttempter {
 }
 
 /**
- * The delivery body: the event exactly as `GET /v1/events/{id}` returns it, compact JSON. The
- * stored `data` is already compact JSON text, so it is spliced in rather than re-serialised.
+ * The delivery body: the event exactly as `GET /v1/events/{id}` returns it, compact JSON, and for
+ * a change its endpoint's `previous_position` after `position`. The stored `data` is already
+ * compact JSON text, so it is spliced in rather than re-serialised.
  */
 export function payload(
   message: Pick<
     ClaimedMessage,
-    'eventId' | 'eventType' | 'eventCreatedAt' | 'eventData' | 'eventPosition'
+    'eventId' | 'eventType' | 'eventCreatedAt' | 'eventData' | 'eventPosition' | 'previousPosition'
   >,
 ): string {
-  return `{"id":${JSON.stringify(message.eventId)},"position":${message.eventPosition === null ? 'null' : String(message.eventPosition)},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}}`;
+  const position =
+    message.eventPosition === null
+      ? 'null'
+      : `${message.eventPosition},"previous_position":${message.previousPosition ?? 'null'}`;
+  return `{"id":${JSON.stringify(message.eventId)},"position":${position},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}}`;
 }
