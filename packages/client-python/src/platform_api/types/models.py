@@ -150,7 +150,9 @@ class StudentCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["student.created"]
     timestamp: _dt.datetime
@@ -161,6 +163,7 @@ class StudentCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -178,11 +181,13 @@ class StudentCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Student,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -198,6 +203,7 @@ class StudentCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -213,7 +219,9 @@ class StudentUpdatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["student.updated"]
     timestamp: _dt.datetime
@@ -224,6 +232,7 @@ class StudentUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -241,11 +250,13 @@ class StudentUpdatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Student,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -261,6 +272,7 @@ class StudentUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -276,7 +288,9 @@ class StudentDeletedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["student.deleted"]
     timestamp: _dt.datetime
@@ -287,6 +301,7 @@ class StudentDeletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -304,11 +319,13 @@ class StudentDeletedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: DeletedStudent,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -324,6 +341,7 @@ class StudentDeletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -339,7 +357,9 @@ class CourseCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["course.created"]
     timestamp: _dt.datetime
@@ -350,6 +370,7 @@ class CourseCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -367,11 +388,13 @@ class CourseCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Course,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -387,6 +410,7 @@ class CourseCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -402,7 +426,9 @@ class CourseUpdatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["course.updated"]
     timestamp: _dt.datetime
@@ -413,6 +439,7 @@ class CourseUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -430,11 +457,13 @@ class CourseUpdatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Course,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -450,6 +479,7 @@ class CourseUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -465,7 +495,9 @@ class CourseDeletedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["course.deleted"]
     timestamp: _dt.datetime
@@ -476,6 +508,7 @@ class CourseDeletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -493,11 +526,13 @@ class CourseDeletedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: DeletedCourse,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -513,6 +548,7 @@ class CourseDeletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -528,7 +564,9 @@ class EnrollmentCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.created"]
     timestamp: _dt.datetime
@@ -539,6 +577,7 @@ class EnrollmentCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -556,11 +595,13 @@ class EnrollmentCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -576,6 +617,7 @@ class EnrollmentCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -591,7 +633,9 @@ class EnrollmentUpdatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.updated"]
     timestamp: _dt.datetime
@@ -602,6 +646,7 @@ class EnrollmentUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -619,11 +664,13 @@ class EnrollmentUpdatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -639,6 +686,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -654,7 +702,9 @@ class EnrollmentActiveEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.active"]
     timestamp: _dt.datetime
@@ -665,6 +715,7 @@ class EnrollmentActiveEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -682,11 +733,13 @@ class EnrollmentActiveEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -702,6 +755,7 @@ class EnrollmentActiveEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -717,7 +771,9 @@ class EnrollmentCompletedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.completed"]
     timestamp: _dt.datetime
@@ -728,6 +784,7 @@ class EnrollmentCompletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -745,11 +802,13 @@ class EnrollmentCompletedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -765,6 +824,7 @@ class EnrollmentCompletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -780,7 +840,9 @@ class EnrollmentDroppedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.dropped"]
     timestamp: _dt.datetime
@@ -791,6 +853,7 @@ class EnrollmentDroppedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -808,11 +871,13 @@ class EnrollmentDroppedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -828,6 +893,7 @@ class EnrollmentDroppedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -843,7 +909,9 @@ class EnrollmentCancelledEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.cancelled"]
     timestamp: _dt.datetime
@@ -854,6 +922,7 @@ class EnrollmentCancelledEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -871,11 +940,13 @@ class EnrollmentCancelledEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -891,6 +962,7 @@ class EnrollmentCancelledEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -906,7 +978,9 @@ class PaymentCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.created"]
     timestamp: _dt.datetime
@@ -917,6 +991,7 @@ class PaymentCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -934,11 +1009,13 @@ class PaymentCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Payment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -954,6 +1031,7 @@ class PaymentCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -969,7 +1047,9 @@ class PaymentSucceededEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.succeeded"]
     timestamp: _dt.datetime
@@ -980,6 +1060,7 @@ class PaymentSucceededEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -997,11 +1078,13 @@ class PaymentSucceededEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Payment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1017,6 +1100,7 @@ class PaymentSucceededEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1032,7 +1116,9 @@ class PaymentFailedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.failed"]
     timestamp: _dt.datetime
@@ -1043,6 +1129,7 @@ class PaymentFailedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1060,11 +1147,13 @@ class PaymentFailedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Payment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1080,6 +1169,7 @@ class PaymentFailedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1095,7 +1185,9 @@ class PaymentRefundedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.refunded"]
     timestamp: _dt.datetime
@@ -1106,6 +1198,7 @@ class PaymentRefundedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1123,11 +1216,13 @@ class PaymentRefundedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Payment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1143,6 +1238,7 @@ class PaymentRefundedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1158,7 +1254,9 @@ class ExamCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.created"]
     timestamp: _dt.datetime
@@ -1169,6 +1267,7 @@ class ExamCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1186,11 +1285,13 @@ class ExamCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Exam,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1206,6 +1307,7 @@ class ExamCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1221,7 +1323,9 @@ class ExamUpdatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.updated"]
     timestamp: _dt.datetime
@@ -1232,6 +1336,7 @@ class ExamUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1249,11 +1354,13 @@ class ExamUpdatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Exam,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1269,6 +1376,7 @@ class ExamUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1284,7 +1392,9 @@ class ExamDeletedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.deleted"]
     timestamp: _dt.datetime
@@ -1295,6 +1405,7 @@ class ExamDeletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1312,11 +1423,13 @@ class ExamDeletedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: DeletedExam,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1332,6 +1445,7 @@ class ExamDeletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1347,7 +1461,9 @@ class ExamResultCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.created"]
     timestamp: _dt.datetime
@@ -1358,6 +1474,7 @@ class ExamResultCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1375,11 +1492,13 @@ class ExamResultCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: ExamResult,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1395,6 +1514,7 @@ class ExamResultCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1410,7 +1530,9 @@ class ExamResultUpdatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.updated"]
     timestamp: _dt.datetime
@@ -1421,6 +1543,7 @@ class ExamResultUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1438,11 +1561,13 @@ class ExamResultUpdatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: ExamResult,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1458,6 +1583,7 @@ class ExamResultUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1473,7 +1599,9 @@ class ExamResultPublishedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.published"]
     timestamp: _dt.datetime
@@ -1484,6 +1612,7 @@ class ExamResultPublishedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1501,11 +1630,13 @@ class ExamResultPublishedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: ExamResult,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1521,6 +1652,7 @@ class ExamResultPublishedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1536,7 +1668,9 @@ class PingEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["ping"]
     timestamp: _dt.datetime
@@ -1547,6 +1681,7 @@ class PingEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1564,11 +1699,13 @@ class PingEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Ping,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1584,6 +1721,7 @@ class PingEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -5499,6 +5637,7 @@ class UnknownEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
+    previous_position: _t.Optional[int]
     object: _t.Literal["event"]
     type: str
     """The type, one this SDK version does not know (a newer API's)."""
@@ -5509,6 +5648,7 @@ class UnknownEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -5526,11 +5666,13 @@ class UnknownEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: _t.Any,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -5546,6 +5688,7 @@ class UnknownEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
