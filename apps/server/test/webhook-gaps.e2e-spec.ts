@@ -87,7 +87,9 @@ describe('webhook delivery chains (previous_position)', () => {
     const everything = await startReceiver();
     receivers.push(payments, everything);
     const paymentsEndpoint = expectStatus(
-      await api.webhookEndpoints.create({ body: { url: payments.url, events: [...PAYMENT_TYPES] } }),
+      await api.webhookEndpoints.create({
+        body: { url: payments.url, events: [...PAYMENT_TYPES] },
+      }),
       201,
     ).body;
     expectStatus(
@@ -130,12 +132,16 @@ describe('webhook delivery chains (previous_position)', () => {
     );
     for (const { header, body } of attempts) {
       expect(body.previous_position).toBe(expected.get(body.position));
-      expect(header).toBe(body.previous_position === null ? undefined : String(body.previous_position));
+      expect(header).toBe(
+        body.previous_position === null ? undefined : String(body.previous_position),
+      );
     }
     // An endpoint of every type: the position before, from its first change on.
     for (const r of everything.received) {
       const body = JSON.parse(r.body) as Delivery;
-      expect(body.previous_position).toBe(body.position === changes[1]!.position ? null : body.position - 1);
+      expect(body.previous_position).toBe(
+        body.position === changes[1]!.position ? null : body.position - 1,
+      );
     }
 
     // The receiver applies what it accepted, in position order, and fills breaks in the chain.

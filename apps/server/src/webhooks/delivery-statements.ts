@@ -55,7 +55,14 @@ function deliveryNames(sql: Sql) {
       'updatedAt',
       'chainStart',
     ]),
-    ev: columnsOf(sql, EventRecord, ['id', 'organizationId', 'type', 'data', 'createdAt', 'position']),
+    ev: columnsOf(sql, EventRecord, [
+      'id',
+      'organizationId',
+      'type',
+      'data',
+      'createdAt',
+      'position',
+    ]),
     owner: ownerSql(sql),
   };
 }

@@ -9,5 +9,10 @@ import { WebhookMessageRecord } from './webhook-message.entity';
 
 export const WEBHOOKS_SCHEMA: ModuleSchema = {
   entities: [WebhookEndpointRecord, WebhookMessageRecord, WebhookAttemptRecord],
-  migrations: [webhooksMigration, delegationMigration, memberRemovedMigration, deliveryChainMigration],
+  migrations: [
+    webhooksMigration,
+    delegationMigration,
+    memberRemovedMigration,
+    deliveryChainMigration,
+  ],
 };
