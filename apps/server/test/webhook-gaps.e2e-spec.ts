@@ -4,6 +4,8 @@ import { startServer, type TestServer } from './support/server';
 import { type Receiver, startReceiver, waitFor } from './support/receiver';
 
 const PAYMENT_TYPES = ['payment.created', 'payment.succeeded'] as const;
+/** The same, as the change feed's `type` filter. */
+const PAYMENT_FILTER = 'payment.created,payment.succeeded';
 /** The amount of the payment whose deliveries the receiver refuses until they fail for good. */
 const REFUSED_AMOUNT = 666;
 
@@ -60,7 +62,7 @@ describe('webhook delivery chains (previous_position)', () => {
         201,
       ).body;
       await api.students.update({ params: { id: student.id }, body: { grade_level: 6 } });
-      await api.payments.succeed({ params: { id: payment.id }, body: undefined });
+      await api.payments.succeed({ params: { id: payment.id } });
     }
   }
 
@@ -68,6 +70,66 @@ describe('webhook delivery chains (previous_position)', () => {
   async function allChanges(api: TypedClient) {
     const res = await api.events.changes({ query: { after: '0', limit: 1000 } });
     return expectStatus(res, 200).body.data;
+  }
+
+  /**
+   * A receiver applying what it accepted, in position order: where `previous_position` is not
+   * the last position it applied, it fills from the feed with its types, up to the delivery.
+   */
+  async function applyWithFill(api: TypedClient, delivered: Delivery[]) {
+    let last: number | null = null;
+    const applied: number[] = [];
+    const filled: { type: string; position: number }[] = [];
+    const read: string[] = [];
+    for (const delivery of delivered) {
+      if (delivery.previous_position !== last) {
+        let after = String(last ?? 0);
+        for (;;) {
+          const res = await api.events.changes({
+            query: { after, type: PAYMENT_FILTER, limit: 1 },
+          });
+          const page = expectStatus(res, 200).body;
+          const change = page.data[0];
+          if (change) read.push(change.type);
+          if (!change || change.position! >= delivery.position) break;
+          filled.push({ type: change.type, position: change.position! });
+          applied.push(change.position!);
+          after = page.next_cursor;
+        }
+      }
+      applied.push(delivery.position);
+      last = delivery.position;
+    }
+    return { applied, filled, read };
+  }
+
+  /** Each attempt's `previous_position`, signed, in the body and the header alike. */
+  function expectChains(
+    payments: Receiver,
+    secret: string,
+    everything: Receiver,
+    changes: { type: string; position: number | null }[],
+  ) {
+    const paymentChanges = changes.filter((c) => c.type.startsWith('payment.'));
+    const hook = new Webhook(secret);
+    const expected = new Map(
+      paymentChanges.map((c, i) => [c.position, i === 0 ? null : paymentChanges[i - 1]!.position]),
+    );
+    for (const r of payments.received) {
+      const body = hook.verify(r.body, r.headers as Record<string, string>) as Delivery;
+      expect(body.previous_position).toBe(expected.get(body.position));
+      const header = r.headers['webhook-previous-position'];
+      expect(header).toBe(
+        body.previous_position === null ? undefined : String(body.previous_position),
+      );
+    }
+    // An endpoint of every type: the position before, from its first change on.
+    for (const r of everything.received) {
+      const body = JSON.parse(r.body) as Delivery;
+      expect(body.previous_position).toBe(
+        body.position === changes[1]!.position ? null : body.position - 1,
+      );
+    }
   }
 
   it('chains each delivery to the previous change the endpoint subscribes to, and a lost one is filled from the feed with its types alone', async () => {
@@ -121,57 +183,14 @@ describe('webhook delivery chains (previous_position)', () => {
       );
     const accepted = await waitFor(() => acceptedNow().length >= 8 && acceptedNow());
 
-    // Signed, and the same in the body and the header, on every attempt.
-    const hook = new Webhook(paymentsEndpoint.secret);
-    const attempts = payments.received.map((r) => ({
-      header: r.headers['webhook-previous-position'],
-      body: hook.verify(r.body, r.headers as Record<string, string>) as Delivery,
-    }));
-    const expected = new Map(
-      paymentChanges.map((c, i) => [c.position, i === 0 ? null : paymentChanges[i - 1]!.position]),
-    );
-    for (const { header, body } of attempts) {
-      expect(body.previous_position).toBe(expected.get(body.position));
-      expect(header).toBe(
-        body.previous_position === null ? undefined : String(body.previous_position),
-      );
-    }
-    // An endpoint of every type: the position before, from its first change on.
-    for (const r of everything.received) {
-      const body = JSON.parse(r.body) as Delivery;
-      expect(body.previous_position).toBe(
-        body.position === changes[1]!.position ? null : body.position - 1,
-      );
-    }
+    expectChains(payments, paymentsEndpoint.secret, everything, changes);
 
     // The receiver applies what it accepted, in position order, and fills breaks in the chain.
     const delivered = accepted
       .map((r) => JSON.parse(r.body) as Delivery)
       .sort((a, b) => a.position - b.position);
     expect(delivered).toHaveLength(8);
-    let last: number | null = null;
-    const applied: number[] = [];
-    const filled: { type: string; position: number }[] = [];
-    const read: string[] = [];
-    for (const delivery of delivered) {
-      if (delivery.previous_position !== last) {
-        let after = String(last ?? 0);
-        for (;;) {
-          const res = await api.events.changes({
-            query: { after, type: PAYMENT_TYPES.join(','), limit: 1 },
-          });
-          const page = expectStatus(res, 200).body;
-          const change = page.data[0];
-          if (change) read.push(change.type);
-          if (!change || change.position! >= delivery.position) break;
-          filled.push({ type: change.type, position: change.position! });
-          applied.push(change.position!);
-          after = page.next_cursor;
-        }
-      }
-      applied.push(delivery.position);
-      last = delivery.position;
-    }
+    const { applied, filled, read } = await applyWithFill(api, delivered);
     // The fill read payment changes alone, and exactly the two deliveries that failed.
     expect(read.every((type) => type.startsWith('payment.'))).toBe(true);
     expect(filled).toEqual(refused.map((c) => ({ type: c.type, position: c.position })));

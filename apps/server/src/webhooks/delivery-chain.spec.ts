@@ -1,5 +1,10 @@
 import type { EventType } from '@platform/contract';
-import { type ChainedEndpoint, chainDeliveries, type PreviousChange } from './delivery-chain';
+import {
+  type ChainedEndpoint,
+  chainDeliveries,
+  type ChainLink,
+  type PreviousChange,
+} from './delivery-chain';
 
 /** An organization's feed: position n has type FEED[n - 1]. */
 const FEED: EventType[] = [
@@ -39,7 +44,7 @@ const everything: ChainedEndpoint = {
 };
 
 async function chains(batches: (typeof events)[]) {
-  const links = [];
+  const links: ChainLink[] = [];
   for (const batch of batches)
     links.push(...(await chainDeliveries(batch, () => [payments, everything], previousChange)));
   const of = (id: string) =>
