@@ -170,12 +170,13 @@ describe('webhook delivery chains (previous_position)', () => {
 
     // Every change but the first reaches the `*` endpoint; every payment change is attempted.
     await waitFor(() => everything.received.length >= changes.length - 1);
-    await waitFor(async () => {
-      const failed = await api.webhookEndpoints.deliveries({
+    const failed = await waitFor(async () => {
+      const res = await api.webhookEndpoints.deliveries({
         params: { id: paymentsEndpoint.id },
         query: { status: 'failed' },
       });
-      return expectStatus(failed, 200).body.data.length === 2;
+      const data = expectStatus(res, 200).body.data;
+      return data.length === 2 && data;
     });
     const acceptedNow = () =>
       payments.received.filter(
@@ -195,5 +196,13 @@ describe('webhook delivery chains (previous_position)', () => {
     expect(read.every((type) => type.startsWith('payment.'))).toBe(true);
     expect(filled).toEqual(refused.map((c) => ({ type: c.type, position: c.position })));
     expect(applied).toEqual(paymentChanges.map((c) => c.position));
+
+    // A redelivery sends the value fixed when the delivery was made.
+    const attempted = payments.received.length;
+    const res = await api.webhookDeliveries.retry({ params: { id: failed[0]!.id } });
+    expect(res.status).toBeLessThan(300);
+    const again = await waitFor(() => payments.received[attempted]);
+    expect((JSON.parse(again.body) as Delivery).data.amount).toBe(REFUSED_AMOUNT);
+    expectChains(payments, paymentsEndpoint.secret, everything, changes);
   });
 });
