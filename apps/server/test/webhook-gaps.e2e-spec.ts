@@ -205,4 +205,46 @@ describe('webhook delivery chains (previous_position)', () => {
     expect((JSON.parse(again.body) as Delivery).data.amount).toBe(REFUSED_AMOUNT);
     expectChains(payments, paymentsEndpoint.secret, everything, changes);
   });
+  it('starts a new chain when the endpoint changes its events', async () => {
+    const api = await organization();
+    const hook = await startReceiver();
+    receivers.push(hook);
+    const ep = expectStatus(
+      await api.webhookEndpoints.create({ body: { url: hook.url, events: ['payment.created'] } }),
+      201,
+    ).body;
+    const student = expectStatus(
+      await api.students.create({
+        body: { student_number: 'C-1', first_name: 'Chain', last_name: 'Start' },
+      }),
+      201,
+    ).body;
+    const pay = () =>
+      api.payments.create({ body: { student_id: student.id, amount: 100, currency: 'EUR' } });
+    await pay();
+    await pay();
+    await waitFor(() => hook.received.length >= 2);
+    expectStatus(
+      await api.webhookEndpoints.update({
+        params: { id: ep.id },
+        body: { events: ['payment.created', 'student.updated'] },
+      }),
+      200,
+    );
+    await api.students.update({ params: { id: student.id }, body: { grade_level: 3 } });
+    await pay();
+    await waitFor(() => hook.received.length >= 4);
+
+    const chain = hook.received
+      .map((r) => JSON.parse(r.body) as Delivery)
+      .sort((a, b) => a.position - b.position)
+      .map((d) => [d.type, d.position, d.previous_position]);
+    expect(chain).toEqual([
+      ['payment.created', 2, null],
+      ['payment.created', 3, 2],
+      // The new subscription's chain names nothing from before it.
+      ['student.updated', 4, null],
+      ['payment.created', 5, 4],
+    ]);
+  });
 });
