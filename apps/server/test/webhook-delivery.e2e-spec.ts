@@ -131,9 +131,11 @@ describe('webhook delivery', () => {
     expect(
       Math.abs(Number(request!.headers['webhook-timestamp']) - Date.now() / 1000),
     ).toBeLessThan(5);
-    // The body is the event exactly as the events API returns it.
+    // The body is the event exactly as the events API returns it, and the endpoint's chain: its
+    // first change has no previous position.
     const event = expectStatus(await api.events.retrieve({ params: { id: verified.id } }), 200);
-    expect(JSON.parse(request!.body)).toEqual(event.body);
+    expect(JSON.parse(request!.body)).toEqual({ ...event.body, previous_position: null });
+    expect(request!.headers['webhook-previous-position']).toBeUndefined();
 
     const delivery = await waitFor(async () => {
       const [first] = await deliveries(api, ep.id);

@@ -97,9 +97,8 @@ describe('previous_attributes', () => {
     };
     const updated = { ...base, type: 'student.updated', data: student };
     const previous = { email: 'old@example.com', updated_at: '2026-12-02T09:00:00.000Z' };
-    expect(
-      EventSchema.parse({ ...updated, previous_attributes: previous }).previous_attributes,
-    ).toEqual(previous);
+    const parsed = EventSchema.parse({ ...updated, previous_attributes: previous });
+    expect(parsed.type === 'student.updated' && parsed.previous_attributes).toEqual(previous);
     expect(EventSchema.safeParse({ ...updated, previous_attributes: { email: 7 } }).success).toBe(
       false,
     );

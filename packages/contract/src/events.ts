@@ -160,7 +160,16 @@ function envelopeSchema<const T extends EventType>(type: T) {
       .positive()
       .nullable()
       .describe(
-        "The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change.",
+        "The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change.",
+      ),
+    previous_position: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .optional()
+      .describe(
+        "Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`.",
       ),
     object: z.literal('event'),
     type: z.literal(type),

@@ -172,6 +172,8 @@ describe('the OpenAPI 3.1 document', () => {
         'WebhookId',
         'WebhookTimestamp',
         'WebhookSignature',
+        'WebhookPosition',
+        'WebhookPreviousPosition',
       ]);
       expect(doc.components.schemas.Event!.discriminator!.mapping[type]).toBe(ref);
     }

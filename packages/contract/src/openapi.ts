@@ -91,6 +91,22 @@ const WEBHOOK_HEADERS: JsonObject = {
       "Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with the endpoint's secret (two while a secret rotation overlaps). The SDKs verify it: `verifyWebhook` (TypeScript), `client.webhooks.unwrap` (Python), `$client->webhooks->unwrap` (PHP).",
     schema: { type: 'string', examples: ['v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE='] },
   },
+  WebhookPosition: {
+    name: 'webhook-position',
+    in: 'header',
+    required: false,
+    description:
+      "The change's `position` in its organization's change feed; not sent with a `ping`.",
+    schema: { type: 'string', pattern: '^[0-9]+$', examples: ['42'] },
+  },
+  WebhookPreviousPosition: {
+    name: 'webhook-previous-position',
+    in: 'header',
+    required: false,
+    description:
+      "The body's `previous_position`: the position of the change delivered to this endpoint before this one. Not sent for the first change of the endpoint's chain, nor with a `ping`.",
+    schema: { type: 'string', pattern: '^[0-9]+$', examples: ['41'] },
+  },
 };
 
 /**

@@ -33,6 +33,8 @@ export interface PendingFanOut {
   id: string;
   organizationId: string;
   type: EventType;
+  /** Its change feed position (every event fanned out is a change). */
+  position: number;
 }
 
 /** How much one fan-out claim takes: `limit` events, at most `perOrganization` of one organization. */
@@ -244,7 +246,12 @@ export class EventsService implements EventOutbox {
           continue;
         }
         perOrganization.set(row.organization_id, n + 1);
-        events.push({ id: row.id, organizationId: row.organization_id, type: row.type });
+        events.push({
+          id: row.id,
+          organizationId: row.organization_id,
+          type: row.type,
+          position: Number(row.position),
+        });
       }
       // Read again only past an organization that filled its share in a full window.
       if (rows.length < limit || !filled) break;
@@ -259,16 +266,22 @@ export class EventsService implements EventOutbox {
   }
 }
 
-type PendingRow = { id: string; organization_id: string; type: EventType };
+type PendingRow = {
+  id: string;
+  organization_id: string;
+  type: EventType;
+  position: string | number;
+};
 
 /** The fan-out claim's statements, with the table's names from the entity's metadata. */
 function fanOutStatements(sql: Sql) {
   const events = sql.table(EventRecord);
-  const [id, organizationId, type, createdAt, fanoutPending] = (
-    ['id', 'organizationId', 'type', 'createdAt', 'fanoutPending'] as const
+  const [id, organizationId, type, createdAt, fanoutPending, position] = (
+    ['id', 'organizationId', 'type', 'createdAt', 'fanoutPending', 'position'] as const
   ).map((property) => sql.column(EventRecord, property));
   const pending = (except: string) =>
-    `SELECT ${id} AS id, ${organizationId} AS organization_id, ${type} AS type FROM ${events}
+    `SELECT ${id} AS id, ${organizationId} AS organization_id, ${type} AS type, ${position} AS position
+     FROM ${events}
      WHERE ${fanoutPending} = :pending${except}
      ORDER BY ${createdAt}, ${id} LIMIT :limit${sql.lockRows({ skipLocked: true })}`;
   return {

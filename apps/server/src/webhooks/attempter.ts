@@ -56,6 +56,9 @@ export class WebhookAttempter {
         ...(message.eventPosition !== null && {
           'webhook-position': String(message.eventPosition),
         }),
+        ...(message.previousPosition !== null && {
+          'webhook-previous-position': String(message.previousPosition),
+        }),
       },
     });
     this.pacing.record(message.endpointId, result.timedOut === true);
@@ -107,8 +110,9 @@ export class WebhookAttempter {
 }
 
 /**
- * The delivery body: the event exactly as `GET /v1/events/{id}` returns it, compact JSON. The
- * stored `data` is already compact JSON text, so it is spliced in rather than re-serialised.
+ * The delivery body: the event exactly as `GET /v1/events/{id}` returns it, compact JSON, and for
+ * a change its endpoint's `previous_position` after `position`. The stored `data` is already
+ * compact JSON text, so it is spliced in rather than re-serialised.
  */
 export function payload(
   message: Pick<
@@ -119,11 +123,16 @@ export function payload(
     | 'eventData'
     | 'eventPreviousAttributes'
     | 'eventPosition'
+    | 'previousPosition'
   >,
 ): string {
+  const position =
+    message.eventPosition === null
+      ? 'null'
+      : `${message.eventPosition},"previous_position":${message.previousPosition ?? 'null'}`;
   // An update type's previous_attributes, as `toEventResource` gives it; absent from the others.
   const previous = isUpdateEventType(message.eventType)
     ? `,"previous_attributes":${message.eventPreviousAttributes ?? 'null'}`
     : '';
-  return `{"id":${JSON.stringify(message.eventId)},"position":${message.eventPosition === null ? 'null' : String(message.eventPosition)},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}${previous}}`;
+  return `{"id":${JSON.stringify(message.eventId)},"position":${position},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}${previous}}`;
 }

@@ -35,6 +35,7 @@ function deliveryNames(sql: Sql) {
       'retriesUsed',
       'nextAttemptAt',
       'updatedAt',
+      'previousPosition',
     ]),
     e: columnsOf(sql, WebhookEndpointRecord, [
       'id',
@@ -52,8 +53,17 @@ function deliveryNames(sql: Sql) {
       'previousSecretExpiresAt',
       'failingSince',
       'updatedAt',
+      'chainStart',
     ]),
-    ev: columnsOf(sql, EventRecord, ['id', 'data', 'previousAttributes', 'createdAt', 'position']),
+    ev: columnsOf(sql, EventRecord, [
+      'id',
+      'organizationId',
+      'type',
+      'data',
+      'previousAttributes',
+      'createdAt',
+      'position',
+    ]),
     owner: ownerSql(sql),
   };
 }
@@ -74,7 +84,7 @@ function claimStatements(
     source: string,
   ) => `SELECT m.${m.id} AS id, m.${m.organizationId} AS organization_id,
          m.${m.endpointId} AS endpoint_id, m.${m.eventId} AS event_id, m.${m.eventType} AS event_type,
-         m.${m.attemptCount} AS attempt_count,
+         m.${m.attemptCount} AS attempt_count, m.${m.previousPosition} AS previous_position,
          e.${e.url} AS url, e.${e.secret} AS secret, e.${e.previousSecret} AS previous_secret,
          e.${e.previousSecretExpiresAt} AS previous_secret_expires_at,
          ev.${ev.data} AS event_data, ev.${ev.previousAttributes} AS event_previous_attributes,
@@ -99,7 +109,7 @@ function claimStatements(
   const exceptEndpoints = ` AND m.${m.endpointId} NOT IN (:...fullEndpoints)`;
   return {
     subscribers: `SELECT e.${e.id} AS id, e.${e.organizationId} AS organization_id, e.${e.events} AS events,
-         ${owner.select}
+         e.${e.chainStart} AS chain_start, ${owner.select}
        FROM ${endpoints} e ${owner.join}
        WHERE e.${e.enabled} = :enabled AND e.${e.organizationId} IN (:...organizations)`,
     due: {
@@ -108,6 +118,10 @@ function claimStatements(
       exceptEndpoints: due(exceptEndpoints),
       exceptBoth: due(exceptOrganizations + exceptEndpoints),
     },
+    // The index on (organization_id, position) is read backwards from the delivery's position.
+    previousChange: `SELECT MAX(${ev.position}) AS position FROM ${events}
+       WHERE ${ev.organizationId} = :organizationId AND ${ev.position} < :before
+         AND ${ev.position} > :after AND ${ev.type} IN (:...types)`,
     lease: `UPDATE ${messages} SET ${m.nextAttemptAt} = :until WHERE ${m.id} IN (:...ids)`,
     load: `${claimSelect}
        WHERE m.${m.id} IN (:...ids) AND m.${m.status} = 'pending' AND e.${e.enabled} = :enabled`,

@@ -9,6 +9,7 @@ import type { AppConfig, WebhookConfig } from '../config/env';
 import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
 import type { ClaimLimits } from './delivery-admission';
+import { type ChainedEndpoint, chainDeliveries } from './delivery-chain';
 import { afterAttempt, isSuccess, type MessageUpdate } from './delivery-outcome';
 import { type DeliveryStatements, deliveryStatements } from './delivery-statements';
 import type { ClaimedMessage, CompletedAttempt, Disabled } from './delivery-types';
@@ -108,10 +109,7 @@ export class DeliveryStore {
       organizations: [...new Set(events.map((e) => e.organizationId))],
     });
     const endpoints = await this.withoutEndedOwners(manager, rows, (row) => row.id, now);
-    const byOrganization = new Map<
-      string,
-      { id: string; types: Set<string>; readable: ((type: string) => boolean) | null }[]
-    >();
+    const byOrganization = new Map<string, ChainedEndpoint[]>();
     for (const endpoint of endpoints) {
       const list = byOrganization.get(endpoint.organization_id) ?? [];
       list.push({
@@ -119,19 +117,36 @@ export class DeliveryStore {
         types: new Set(JSON.parse(endpoint.events) as string[]),
         // An endpoint of a member delivers only what their role may read now (a demotion).
         readable: memberReadableTypes(endpoint),
+        chainStart: Number(endpoint.chain_start ?? 0),
       });
       byOrganization.set(endpoint.organization_id, list);
     }
-    const messages: WebhookMessageRecord[] = [];
-    for (const event of events) {
-      for (const endpoint of byOrganization.get(event.organizationId) ?? []) {
-        if (!endpoint.types.has('*') && !endpoint.types.has(event.type)) continue;
-        if (endpoint.readable && !endpoint.readable(event.type)) continue;
-        messages.push(newMessage(event.organizationId, endpoint.id, event.id, event.type, now));
-      }
-    }
+    const links = await chainDeliveries(
+      events,
+      (organizationId) => byOrganization.get(organizationId) ?? [],
+      (organizationId, types, before, after) =>
+        this.previousChange(manager, organizationId, types, before, after),
+    );
+    const messages = links.map(({ event, endpointId, previousPosition }) =>
+      newMessage(event.organizationId, endpointId, event.id, event.type, now, previousPosition),
+    );
     if (messages.length > 0) await insertRows(manager, WebhookMessageRecord, messages);
     return events.length;
+  }
+
+  private async previousChange(
+    manager: EntityManager,
+    organizationId: string,
+    types: readonly string[],
+    before: number,
+    after: number,
+  ): Promise<number | null> {
+    const [row] = await this.sql.query<{ position: string | number | null }>(
+      manager,
+      this.statement.previousChange,
+      { organizationId, types: [...types], before, after },
+    );
+    return row?.position == null ? null : Number(row.position);
   }
 
   /**
@@ -312,6 +327,7 @@ export class DeliveryStore {
       eventData: row.event_data as string,
       eventPreviousAttributes: (row.event_previous_attributes as string | null) ?? null,
       eventPosition: row.event_position == null ? null : Number(row.event_position),
+      previousPosition: row.previous_position == null ? null : Number(row.previous_position),
       attemptCount: Number(row.attempt_count),
     };
   }
@@ -446,6 +462,7 @@ export function newMessage(
   eventId: string,
   eventType: EventType,
   now: Date,
+  previousPosition: number | null = null,
 ): WebhookMessageRecord {
   return {
     id: newId('webhook_message', now.getTime()),
@@ -453,6 +470,7 @@ export function newMessage(
     endpointId,
     eventId,
     eventType,
+    previousPosition,
     status: 'pending',
     attemptCount: 0,
     retriesUsed: 0,

@@ -23,6 +23,8 @@ export interface ClaimedMessage {
   eventPreviousAttributes: string | null;
   /** The event's change feed position; null for a `ping`. */
   eventPosition: number | null;
+  /** The position of the change delivered to the endpoint before this one; null if none. */
+  previousPosition: number | null;
   /** Attempts recorded when it was read: a queued job carries it, to tell a stale job apart. */
   attemptCount: number;
 }

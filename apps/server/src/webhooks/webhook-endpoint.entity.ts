@@ -1,5 +1,6 @@
 import type { WebhookDisabledReason, WebhookOwnerType } from '@platform/contract';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from '../common/columns';
 import { timestampColumn } from '../common/timestamp';
 
 /** `events` is stored as JSON text: `["*"]` or a list of event types. */
@@ -62,6 +63,14 @@ export class WebhookEndpointRecord {
   /** When the current run of failed attempts began; null after any success. */
   @Column({ name: 'failing_since', ...timestampColumn, nullable: true })
   failingSince: Date | null;
+
+  /**
+   * Where the endpoint's delivery chain starts: its organization's feed head when the endpoint
+   * was created or its `events` last changed. A delivery's `previous_position` names only changes
+   * after it (`delivery-chain.ts`).
+   */
+  @Column({ name: 'chain_start', type: 'bigint', default: 0, transformer: bigintAsNumber })
+  chainStart: number;
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;

@@ -33,6 +33,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql } from '../database/sql';
 import { EventsService } from '../events/events.service';
+import { FeedPositions } from '../events/feed-position';
 import { Organization } from '../organizations/organization.entity';
 import { newMessage } from './delivery-store';
 import { NO_OWNER, type OwnerColumns, ownerOf, toOwnerResource } from '../auth/member-owned';
@@ -75,6 +76,7 @@ export class WebhookEndpointsService {
     private readonly transactions: TransactionRunner,
     private readonly sql: Sql,
     private readonly events: EventsService,
+    private readonly positions: FeedPositions,
     private readonly secrets: SecretBox,
     private readonly deliveries: WebhookDeliveriesService,
     private readonly audit: AuditService,
@@ -155,6 +157,8 @@ export class WebhookEndpointsService {
         previousSecret: null,
         previousSecretExpiresAt: null,
         failingSince: null,
+        // Its chain of deliveries starts with the changes after this one (`previous_position`).
+        chainStart: Number(await this.positions.head(manager, organizationId)),
         ...owner,
         createdAt: now,
         updatedAt: now,
@@ -205,6 +209,8 @@ export class WebhookEndpointsService {
       if (input.events !== undefined && !sameList(input.events, record.events)) {
         changes.events = [record.events, input.events];
         record.events = input.events;
+        // A new subscription starts a new chain: `previous_position` names no change before it.
+        record.chainStart = Number(await this.positions.head(manager, record.organizationId));
         changed = true;
       }
       if (input.description !== undefined && input.description !== record.description) {

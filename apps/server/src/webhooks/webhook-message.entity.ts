@@ -1,5 +1,6 @@
 import type { EventType, WebhookDeliveryStatus } from '@platform/contract';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from '../common/columns';
 import { timestampColumn } from '../common/timestamp';
 
 /**
@@ -23,6 +24,19 @@ export class WebhookMessageRecord {
 
   @Column({ name: 'event_type', type: 'varchar', length: 64 })
   eventType: EventType;
+
+  /**
+   * The position of the change delivered to this endpoint before this one (the previous change it
+   * subscribes to, since its chain started), fixed when the message is made; null for the first
+   * of its chain and for a `ping`. Sent as `previous_position`, the same on every attempt.
+   */
+  @Column({
+    name: 'previous_position',
+    type: 'bigint',
+    nullable: true,
+    transformer: bigintAsNumber,
+  })
+  previousPosition: number | null;
 
   @Column({ type: 'varchar', length: 16 })
   status: WebhookDeliveryStatus;

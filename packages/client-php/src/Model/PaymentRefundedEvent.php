@@ -24,9 +24,9 @@ final class PaymentRefundedEvent extends Model implements EventInterface
         public readonly string $id,
         /**
          * The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET
-         * /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery
-         * whose position is not one more than the last you applied means a gap: read `GET
-         * /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change.
+         * /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook
+         * delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription.
+         * Null for a `ping`, which is not a change.
          */
         public readonly ?int $position,
         /**
@@ -47,6 +47,16 @@ final class PaymentRefundedEvent extends Model implements EventInterface
         public readonly string $apiVersion,
         public readonly Payment $data,
         public readonly ?PaymentPreviousAttributes $previousAttributes,
+        /**
+         * Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left
+         * out when null): the position of the change delivered to this endpoint before this one, the previous
+         * change of the types it subscribes to. Null for the first change of its chain (the chain starts when
+         * the endpoint is created or its `events` change). If it is not the position of the last change you
+         * applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last
+         * applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or
+         * the change feed, nor in a `ping`.
+         */
+        public readonly ?int $previousPosition = null,
     ) {
     }
 
@@ -62,6 +72,7 @@ final class PaymentRefundedEvent extends Model implements EventInterface
             Cast::string($data['api_version'] ?? null),
             Cast::model($data['data'] ?? null, Payment::class),
             Cast::nullableModel($data['previous_attributes'] ?? null, PaymentPreviousAttributes::class),
+            Cast::nullableInt($data['previous_position'] ?? null),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;
@@ -83,6 +94,9 @@ final class PaymentRefundedEvent extends Model implements EventInterface
             'data' => Cast::serialize($this->data),
             'previous_attributes' => Cast::serialize($this->previousAttributes),
         ];
+        if ($this->previousPosition !== null) {
+            $data['previous_position'] = $this->previousPosition;
+        }
         return $data;
     }
 

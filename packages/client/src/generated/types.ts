@@ -71,8 +71,10 @@ export type QuerySource = 'api' | 'portal';
 
 export interface StudentCreatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'student.created';
   /** When the change happened. */
@@ -83,8 +85,10 @@ export interface StudentCreatedEvent {
 
 export interface StudentUpdatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'student.updated';
   /** When the change happened. */
@@ -96,8 +100,10 @@ export interface StudentUpdatedEvent {
 
 export interface StudentDeletedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'student.deleted';
   /** When the change happened. */
@@ -108,8 +114,10 @@ export interface StudentDeletedEvent {
 
 export interface CourseCreatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'course.created';
   /** When the change happened. */
@@ -120,8 +128,10 @@ export interface CourseCreatedEvent {
 
 export interface CourseUpdatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'course.updated';
   /** When the change happened. */
@@ -133,8 +143,10 @@ export interface CourseUpdatedEvent {
 
 export interface CourseDeletedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'course.deleted';
   /** When the change happened. */
@@ -145,8 +157,10 @@ export interface CourseDeletedEvent {
 
 export interface EnrollmentCreatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'enrollment.created';
   /** When the change happened. */
@@ -157,8 +171,10 @@ export interface EnrollmentCreatedEvent {
 
 export interface EnrollmentUpdatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'enrollment.updated';
   /** When the change happened. */
@@ -170,8 +186,10 @@ export interface EnrollmentUpdatedEvent {
 
 export interface EnrollmentActiveEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'enrollment.active';
   /** When the change happened. */
@@ -183,8 +201,10 @@ export interface EnrollmentActiveEvent {
 
 export interface EnrollmentCompletedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'enrollment.completed';
   /** When the change happened. */
@@ -196,8 +216,10 @@ export interface EnrollmentCompletedEvent {
 
 export interface EnrollmentDroppedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'enrollment.dropped';
   /** When the change happened. */
@@ -209,8 +231,10 @@ export interface EnrollmentDroppedEvent {
 
 export interface EnrollmentCancelledEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'enrollment.cancelled';
   /** When the change happened. */
@@ -222,8 +246,10 @@ export interface EnrollmentCancelledEvent {
 
 export interface PaymentCreatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'payment.created';
   /** When the change happened. */
@@ -234,8 +260,10 @@ export interface PaymentCreatedEvent {
 
 export interface PaymentSucceededEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'payment.succeeded';
   /** When the change happened. */
@@ -247,8 +275,10 @@ export interface PaymentSucceededEvent {
 
 export interface PaymentFailedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'payment.failed';
   /** When the change happened. */
@@ -260,8 +290,10 @@ export interface PaymentFailedEvent {
 
 export interface PaymentRefundedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'payment.refunded';
   /** When the change happened. */
@@ -273,8 +305,10 @@ export interface PaymentRefundedEvent {
 
 export interface ExamCreatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'exam.created';
   /** When the change happened. */
@@ -285,8 +319,10 @@ export interface ExamCreatedEvent {
 
 export interface ExamUpdatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'exam.updated';
   /** When the change happened. */
@@ -298,8 +334,10 @@ export interface ExamUpdatedEvent {
 
 export interface ExamDeletedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'exam.deleted';
   /** When the change happened. */
@@ -310,8 +348,10 @@ export interface ExamDeletedEvent {
 
 export interface ExamResultCreatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'exam_result.created';
   /** When the change happened. */
@@ -322,8 +362,10 @@ export interface ExamResultCreatedEvent {
 
 export interface ExamResultUpdatedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'exam_result.updated';
   /** When the change happened. */
@@ -335,8 +377,10 @@ export interface ExamResultUpdatedEvent {
 
 export interface ExamResultPublishedEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'exam_result.published';
   /** When the change happened. */
@@ -348,8 +392,10 @@ export interface ExamResultPublishedEvent {
 
 export interface PingEvent {
   id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change. */
+  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  previous_position?: number | null;
   object: 'event';
   type: 'ping';
   /** When the change happened. */

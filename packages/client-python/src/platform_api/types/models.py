@@ -156,7 +156,9 @@ class StudentCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["student.created"]
     timestamp: _dt.datetime
@@ -167,6 +169,7 @@ class StudentCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -184,11 +187,13 @@ class StudentCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Student,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -204,6 +209,7 @@ class StudentCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -219,7 +225,9 @@ class StudentUpdatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["student.updated"]
     timestamp: _dt.datetime
@@ -231,6 +239,7 @@ class StudentUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -250,11 +259,13 @@ class StudentUpdatedEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Student,
         previous_attributes: _t.Optional[StudentPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -271,6 +282,7 @@ class StudentUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -287,7 +299,9 @@ class StudentDeletedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["student.deleted"]
     timestamp: _dt.datetime
@@ -298,6 +312,7 @@ class StudentDeletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -315,11 +330,13 @@ class StudentDeletedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: DeletedStudent,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -335,6 +352,7 @@ class StudentDeletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -350,7 +368,9 @@ class CourseCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["course.created"]
     timestamp: _dt.datetime
@@ -361,6 +381,7 @@ class CourseCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -378,11 +399,13 @@ class CourseCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Course,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -398,6 +421,7 @@ class CourseCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -413,7 +437,9 @@ class CourseUpdatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["course.updated"]
     timestamp: _dt.datetime
@@ -425,6 +451,7 @@ class CourseUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -444,11 +471,13 @@ class CourseUpdatedEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Course,
         previous_attributes: _t.Optional[CoursePreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -465,6 +494,7 @@ class CourseUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -481,7 +511,9 @@ class CourseDeletedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["course.deleted"]
     timestamp: _dt.datetime
@@ -492,6 +524,7 @@ class CourseDeletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -509,11 +542,13 @@ class CourseDeletedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: DeletedCourse,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -529,6 +564,7 @@ class CourseDeletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -544,7 +580,9 @@ class EnrollmentCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.created"]
     timestamp: _dt.datetime
@@ -555,6 +593,7 @@ class EnrollmentCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -572,11 +611,13 @@ class EnrollmentCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Enrollment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -592,6 +633,7 @@ class EnrollmentCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -607,7 +649,9 @@ class EnrollmentUpdatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.updated"]
     timestamp: _dt.datetime
@@ -619,6 +663,7 @@ class EnrollmentUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -638,11 +683,13 @@ class EnrollmentUpdatedEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Enrollment,
         previous_attributes: _t.Optional[EnrollmentPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -659,6 +706,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -675,7 +723,9 @@ class EnrollmentActiveEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.active"]
     timestamp: _dt.datetime
@@ -687,6 +737,7 @@ class EnrollmentActiveEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -706,11 +757,13 @@ class EnrollmentActiveEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Enrollment,
         previous_attributes: _t.Optional[EnrollmentPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -727,6 +780,7 @@ class EnrollmentActiveEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -743,7 +797,9 @@ class EnrollmentCompletedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.completed"]
     timestamp: _dt.datetime
@@ -755,6 +811,7 @@ class EnrollmentCompletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -774,11 +831,13 @@ class EnrollmentCompletedEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Enrollment,
         previous_attributes: _t.Optional[EnrollmentPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -795,6 +854,7 @@ class EnrollmentCompletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -811,7 +871,9 @@ class EnrollmentDroppedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.dropped"]
     timestamp: _dt.datetime
@@ -823,6 +885,7 @@ class EnrollmentDroppedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -842,11 +905,13 @@ class EnrollmentDroppedEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Enrollment,
         previous_attributes: _t.Optional[EnrollmentPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -863,6 +928,7 @@ class EnrollmentDroppedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -879,7 +945,9 @@ class EnrollmentCancelledEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.cancelled"]
     timestamp: _dt.datetime
@@ -891,6 +959,7 @@ class EnrollmentCancelledEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -910,11 +979,13 @@ class EnrollmentCancelledEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Enrollment,
         previous_attributes: _t.Optional[EnrollmentPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -931,6 +1002,7 @@ class EnrollmentCancelledEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -947,7 +1019,9 @@ class PaymentCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.created"]
     timestamp: _dt.datetime
@@ -958,6 +1032,7 @@ class PaymentCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -975,11 +1050,13 @@ class PaymentCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Payment,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -995,6 +1072,7 @@ class PaymentCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1010,7 +1088,9 @@ class PaymentSucceededEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.succeeded"]
     timestamp: _dt.datetime
@@ -1022,6 +1102,7 @@ class PaymentSucceededEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1041,11 +1122,13 @@ class PaymentSucceededEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Payment,
         previous_attributes: _t.Optional[PaymentPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1062,6 +1145,7 @@ class PaymentSucceededEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1078,7 +1162,9 @@ class PaymentFailedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.failed"]
     timestamp: _dt.datetime
@@ -1090,6 +1176,7 @@ class PaymentFailedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1109,11 +1196,13 @@ class PaymentFailedEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Payment,
         previous_attributes: _t.Optional[PaymentPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1130,6 +1219,7 @@ class PaymentFailedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1146,7 +1236,9 @@ class PaymentRefundedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.refunded"]
     timestamp: _dt.datetime
@@ -1158,6 +1250,7 @@ class PaymentRefundedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1177,11 +1270,13 @@ class PaymentRefundedEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Payment,
         previous_attributes: _t.Optional[PaymentPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1198,6 +1293,7 @@ class PaymentRefundedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1214,7 +1310,9 @@ class ExamCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.created"]
     timestamp: _dt.datetime
@@ -1225,6 +1323,7 @@ class ExamCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1242,11 +1341,13 @@ class ExamCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Exam,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1262,6 +1363,7 @@ class ExamCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1277,7 +1379,9 @@ class ExamUpdatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.updated"]
     timestamp: _dt.datetime
@@ -1289,6 +1393,7 @@ class ExamUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1308,11 +1413,13 @@ class ExamUpdatedEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: Exam,
         previous_attributes: _t.Optional[ExamPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1329,6 +1436,7 @@ class ExamUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1345,7 +1453,9 @@ class ExamDeletedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.deleted"]
     timestamp: _dt.datetime
@@ -1356,6 +1466,7 @@ class ExamDeletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1373,11 +1484,13 @@ class ExamDeletedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: DeletedExam,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1393,6 +1506,7 @@ class ExamDeletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1408,7 +1522,9 @@ class ExamResultCreatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.created"]
     timestamp: _dt.datetime
@@ -1419,6 +1535,7 @@ class ExamResultCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1436,11 +1553,13 @@ class ExamResultCreatedEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: ExamResult,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1456,6 +1575,7 @@ class ExamResultCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1471,7 +1591,9 @@ class ExamResultUpdatedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.updated"]
     timestamp: _dt.datetime
@@ -1483,6 +1605,7 @@ class ExamResultUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1502,11 +1625,13 @@ class ExamResultUpdatedEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: ExamResult,
         previous_attributes: _t.Optional[ExamResultPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1523,6 +1648,7 @@ class ExamResultUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1539,7 +1665,9 @@ class ExamResultPublishedEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.published"]
     timestamp: _dt.datetime
@@ -1551,6 +1679,7 @@ class ExamResultPublishedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1570,11 +1699,13 @@ class ExamResultPublishedEvent(BaseModel):
         api_version: _t.Literal["v1"],
         data: ExamResult,
         previous_attributes: _t.Optional[ExamResultPreviousAttributes],
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1591,6 +1722,7 @@ class ExamResultPublishedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -1607,7 +1739,9 @@ class PingEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
-    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A delivery whose position is not one more than the last you applied means a gap: read `GET /v1/changes?after=<last position>` to fill it. Null for a `ping`, which is not a change."""
+    """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    previous_position: _t.Optional[int]
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["ping"]
     timestamp: _dt.datetime
@@ -1618,6 +1752,7 @@ class PingEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -1635,11 +1770,13 @@ class PingEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: Ping,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -1655,6 +1792,7 @@ class PingEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
@@ -6085,6 +6223,7 @@ class UnknownEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
+    previous_position: _t.Optional[int]
     object: _t.Literal["event"]
     type: str
     """The type, one this SDK version does not know (a newer API's)."""
@@ -6095,6 +6234,7 @@ class UnknownEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
         ("timestamp", "timestamp"),
@@ -6112,11 +6252,13 @@ class UnknownEvent(BaseModel):
         timestamp: _dt.datetime,
         api_version: _t.Literal["v1"],
         data: _t.Any,
+        previous_position: _t.Optional[int] = None,
     ) -> None:
         self._init(
             {
                 "id": id,
                 "position": position,
+                "previous_position": previous_position,
                 "object": object,
                 "type": type,
                 "timestamp": timestamp,
@@ -6132,6 +6274,7 @@ class UnknownEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
             timestamp=parse_datetime(json_get(raw, "timestamp")),
