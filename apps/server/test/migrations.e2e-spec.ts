@@ -304,3 +304,52 @@ it('numbers the events already there per organization in the order they were wri
     await db.destroy();
   }
 });
+
+it('starts the delivery chain of each endpoint already there at its organization’s head', async () => {
+  const options = dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database, APP_SCHEMA);
+  const all = options.migrations as (new () => MigrationInterface)[];
+  const chain = all.findIndex((Migration) => new Migration().name === 'DeliveryChain1767213000000');
+  expect(chain).toBeGreaterThan(0);
+  const p = (n: number) => (DIALECT === 'postgres' ? `$${n}` : '?');
+  const now = DIALECT === 'postgres' ? new Date() : new Date().toISOString().replace('T', ' ');
+  const before = new DataSource({ ...options, migrations: all.slice(0, chain) });
+  await before.initialize();
+  try {
+    await before.runMigrations({ transaction: 'each' });
+    for (const org of ['org_D', 'org_E'])
+      await before.query(
+        `INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (${p(1)}, ${p(2)}, 'standard', ${p(3)}, ${p(4)})`,
+        [org, org, now, now],
+      );
+    // org_D has written 7 changes; org_E none (it has no head row). The test before left its
+    // organizations behind, so these are others.
+    await before.query(`INSERT INTO feed_heads (organization_id, position) VALUES ('org_D', 7)`);
+    for (const [id, org] of [
+      ['we_D', 'org_D'],
+      ['we_E', 'org_E'],
+    ])
+      await before.query(
+        `INSERT INTO webhook_endpoints (id, organization_id, url, events, enabled, secret, created_at, updated_at)
+         VALUES (${p(1)}, ${p(2)}, 'https://example.test/hook', '["*"]', ${DIALECT === 'postgres' ? 'true' : '1'}, 'sealed', ${p(3)}, ${p(4)})`,
+        [id, org, now, now],
+      );
+  } finally {
+    await before.destroy();
+  }
+  const db = new DataSource(options);
+  await db.initialize();
+  try {
+    const ran = await db.runMigrations({ transaction: 'each' });
+    expect(ran.map((m) => m.name)).toContain('DeliveryChain1767213000000');
+    const rows = await db.query<{ id: string; chain_start: string | number }[]>(
+      'SELECT id, chain_start FROM webhook_endpoints ORDER BY id',
+    );
+    expect(rows.map((r) => [r.id, Number(r.chain_start)])).toEqual([
+      ['we_D', 7],
+      ['we_E', 0],
+    ]);
+    for (let i = 0; i < all.length; i += 1) await db.undoLastMigration();
+  } finally {
+    await db.destroy();
+  }
+});

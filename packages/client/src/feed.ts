@@ -32,6 +32,8 @@ export interface FollowOptions {
    * event's `position`), or `'oldest'` to start from the oldest change still kept.
    */
   after: FeedCursor;
+  /** End once the cursor reaches this one (a reconciliation's end), instead of reading on. */
+  until?: FeedCursor;
   /** Changes per read. */
   limit?: number;
   /** Only these types (comma-separated), as the feed's `type`. */
@@ -56,7 +58,7 @@ const POSITION = /^(0|[1-9][0-9]{0,17})$/;
 const MAX_RETRY_AFTER = 60;
 
 /** `after` as the feed takes it; a TypeError naming the parameter for anything else. */
-export function feedCursor(after: unknown): string {
+export function feedCursor(after: unknown, name = 'after'): string {
   const text =
     typeof after === 'bigint' || (typeof after === 'number' && Number.isSafeInteger(after))
       ? String(after)
@@ -65,7 +67,7 @@ export function feedCursor(after: unknown): string {
   throw new TypeError(
     after === undefined
       ? "follow needs `after`: a cursor (an export's `cursor`, a saved `follower.cursor`, an event's `position`) or 'oldest' to start from the oldest change kept"
-      : `after must be a cursor (a non-negative integer or its decimal string) or 'oldest', got ${typeof after === 'bigint' ? String(after) : (JSON.stringify(after) ?? typeof after)}`,
+      : `${name} must be a cursor (a non-negative integer or its decimal string) or 'oldest', got ${typeof after === 'bigint' ? String(after) : (JSON.stringify(after) ?? typeof after)}`,
   );
 }
 
@@ -103,6 +105,7 @@ export class FeedFollower<
   #done = false;
   #failures = 0;
   #failingSince: number | undefined;
+  readonly #until: string | undefined;
 
   constructor(
     private readonly read: (
@@ -112,6 +115,7 @@ export class FeedFollower<
     private readonly options: FollowOptions,
   ) {
     this.cursor = feedCursor((options as Partial<FollowOptions> | undefined)?.after);
+    this.#until = options.until === undefined ? undefined : feedCursor(options.until, 'until');
   }
 
   [Symbol.asyncIterator](): this {
@@ -130,7 +134,8 @@ export class FeedFollower<
         }
         return { value: item, done: false };
       }
-      if (this.#done || this.options.signal?.aborted) return this.return();
+      if (this.#done || this.options.signal?.aborted || this.cursor === this.#until)
+        return this.return();
       const page = await this.readPage();
       if (page === undefined) continue;
       if (page.data.length === 0) {
@@ -164,7 +169,12 @@ export class FeedFollower<
       if (giveUpAfter !== undefined && Date.now() - this.#failingSince >= giveUpAfter * 1000)
         throw error;
       this.#failures += 1;
-      const delay = this.retryDelay(error);
+      // The last wait ends at the give-up time, where one more read is made.
+      const left =
+        giveUpAfter === undefined
+          ? Infinity
+          : giveUpAfter - (Date.now() - this.#failingSince) / 1000;
+      const delay = Math.min(this.retryDelay(error), left);
       this.options.onRetry?.(error, this.#failures, delay);
       await pause(delay * 1000, this.options.signal);
       return undefined;
@@ -189,6 +199,7 @@ export class FeedFollower<
     const { limit, type, wait, untilCaughtUp } = this.options;
     return {
       after: this.cursor,
+      ...(this.#until !== undefined && { until: this.#until }),
       ...(limit !== undefined && { limit }),
       ...(type !== undefined && { type }),
       // Caught up is known from one read that does not wait; a live follower waits.

@@ -251,7 +251,9 @@ function followMethods(
             ? 'wait=follower.wait(wait)'
             : `${a.arg}=${a.arg}`,
       )
-      .concat(['request_options=request_options'])
+      // The follower retries itself, for as long as it takes: the client's retries would only
+      // delay (and miscount) its backoff.
+      .concat(['request_options={**(request_options or {}), "max_retries": 0}'])
       .join(', ')
       .replace(/^/, asyncCall ? 'await self.changes(' : 'self.changes(');
   const followArgs = (follower: string) =>
@@ -270,13 +272,15 @@ Args:
     after: Required. The cursor to start after: an export's \`cursor\`, a saved \`follower.cursor\`, an event's \`position\` (int or its decimal string), or \`'oldest'\` for the oldest change still kept.
     max_retry_delay: Longest backoff between two failed reads, in seconds.
     give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
-    on_retry: \`on_retry(error, attempt, delay_seconds)\`, called before each wait; \`attempt\` counts from 0 and restarts after a successful read.`,
+    on_retry: \`on_retry(error, attempt, delay_seconds)\`, called before each wait; \`attempt\` counts 1, 2, 3, … from the last successful read.
+    until: Stop once the follower's cursor reaches this cursor (a reconciliation's end), instead of reading on.`,
     '        ',
   );
   const options = (follower: string) =>
     `        follower: ${follower}[${feed.item}] = ${follower}(
             read,
             after=follow_start(after),
+            until=None if isinstance(until, Omit) else feed_cursor("until", until),
             until_caught_up=until_caught_up,
             max_retry_delay=max_retry_delay,
             give_up_after=give_up_after,
@@ -344,7 +348,7 @@ from __future__ import annotations
 
 ${uses.dt ? 'import datetime as _dt\n' : ''}import typing as _t
 
-${uses.feed ? 'from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cursor_param, follow_start\n' : ''}${uses.page ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
+${uses.feed ? 'from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cursor, feed_cursor_param, follow_start\n' : ''}${uses.page ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
 from .._core._response import APIResponse
 ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
   if (uses.enums.size) out += `from ..types.enums import ${[...uses.enums].sort().join(', ')}\n`;

@@ -132,8 +132,11 @@ async function runWithServer(options, env, logDestination) {
     });
   } finally {
     fixturesFile?.remove();
-    await control?.close();
-    await server.close();
+    try {
+      await control?.close();
+    } finally {
+      await server.close();
+    }
   }
 }
 

@@ -6,7 +6,8 @@
  *   POST /restart?down=SECONDS  202 once the server has stopped (listener closed, connections
  *                               cut); it starts again SECONDS later (default 10, at most 60) on
  *                               the same port and database, so tokens and fixtures stay valid.
- *   GET  /status                {"state":"up"} or {"state":"down"}
+ *   GET  /status                {"state":"up"}, {"state":"down"}, or {"state":"failed"} when it
+ *                               could not start again
  */
 const http = require('node:http');
 
@@ -27,10 +28,17 @@ async function startControl(server, log = () => {}) {
     log(`server stopped for ${downSeconds} s`);
     pending = new Promise((resolve) => setTimeout(resolve, downSeconds * 1000))
       .then(() => server.start())
-      .then(() => {
-        state = 'up';
-        log('server started again');
-      });
+      .then(
+        () => {
+          state = 'up';
+          log('server started again');
+        },
+        (error) => {
+          // The suite then sees a server that stays away (`GET /status`: failed), not a crash.
+          state = 'failed';
+          log(`server did not start again: ${error?.message ?? error}`);
+        },
+      );
   };
   const control = http.createServer((request, response) => {
     const url = new URL(request.url, 'http://control');

@@ -18,10 +18,12 @@ final class Cursor
     /** The cursor as sent on the wire; an InvalidArgumentException naming `$name` when it is none. */
     public static function check(mixed $value, string $name = 'after'): string
     {
-        if (is_int($value) && $value >= 0) {
+        // A position as the server takes it: no leading zeros, at most 18 digits.
+        $position = '/^(0|[1-9][0-9]{0,17})$/D';
+        if (is_int($value) && preg_match($position, (string) $value) === 1) {
             return (string) $value;
         }
-        if (is_string($value) && ($value === self::OLDEST || preg_match('/^\d+$/D', $value) === 1)) {
+        if (is_string($value) && ($value === self::OLDEST || preg_match($position, $value) === 1)) {
             return $value;
         }
         $given = match (true) {
@@ -46,6 +48,9 @@ final class Cursor
     {
         if (array_key_exists('after', $query)) {
             $query['after'] = self::check($query['after']);
+        }
+        if (array_key_exists('until', $query)) {
+            $query['until'] = self::check($query['until'], 'until');
         }
         return $query;
     }

@@ -40,6 +40,8 @@ final class FeedFollower implements \IteratorAggregate
     private readonly array $query;
 
     private readonly bool $untilCaughtUp;
+    /** Where the loop ends (`'until' =>`), if anywhere: a reconciliation's end. */
+    private readonly ?string $until;
 
     /** Each read's options: the caller's headers and timeouts, no retries of its own. */
     private readonly RequestOptions $options;
@@ -55,6 +57,7 @@ final class FeedFollower implements \IteratorAggregate
      * } $read one read of the feed
      * @param array{
      *     after?: string|int,
+     *     until?: string|int,
      *     limit?: int,
      *     type?: string|list<string>,
      *     wait?: string,
@@ -85,6 +88,7 @@ final class FeedFollower implements \IteratorAggregate
         $this->read = $read;
         $this->cursor = Cursor::check($params['after']);
         $this->untilCaughtUp = (bool) ($params['until_caught_up'] ?? false);
+        $this->until = array_key_exists('until', $params) ? Cursor::check($params['until'], 'until') : null;
         unset($params['after'], $params['until_caught_up']);
         // Caught up is known from one read that does not wait; a live follower waits.
         $this->query = $params + ['wait' => $this->untilCaughtUp ? '0s' : '30s'];
@@ -116,7 +120,7 @@ final class FeedFollower implements \IteratorAggregate
             }
             if ($count === 0) {
                 $this->cursor = $page->nextCursor;
-                if ($this->untilCaughtUp && !$page->hasMore) {
+                if (($this->untilCaughtUp && !$page->hasMore) || $this->cursor === $this->until) {
                     return;
                 }
             }

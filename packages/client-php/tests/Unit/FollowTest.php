@@ -233,12 +233,12 @@ final class FollowTest extends TestCase
     {
         self::$server->script(self::changes([], '7'), self::changes([], '8'), self::changes([], '9'));
         $this->client()->events->changes(['after' => 7]);
-        $this->client()->events->changes(['after' => '18446744073709551615']);
+        $this->client()->events->changes(['after' => '999999999999999999']);
         $follower = $this->client()->events->follow(['after' => 'oldest', 'until_caught_up' => true]);
         self::ids($follower);
         self::assertSame('9', $follower->cursor);
         self::assertSame(
-            ['/v1/changes?after=7', '/v1/changes?after=18446744073709551615', '/v1/changes?after=oldest&wait=0s'],
+            ['/v1/changes?after=7', '/v1/changes?after=999999999999999999', '/v1/changes?after=oldest&wait=0s'],
             $this->uris(),
         );
     }
@@ -253,6 +253,8 @@ final class FollowTest extends TestCase
         yield 'other string' => ['newest'];
         yield 'signed string' => ['-3'];
         yield 'empty string' => [''];
+        yield 'leading zero' => ['007'];
+        yield 'more digits than a position has' => ['1000000000000000000'];
     }
 
     /** @dataProvider notCursors */
@@ -293,5 +295,26 @@ final class FollowTest extends TestCase
         self::$server->script(self::problem(400, 'validation_error'));
         $this->expectException(ValidationException::class);
         self::ids($this->client()->events->follow(['after' => 3]));
+    }
+
+    public function testFollowUntilACursorEndsThereWithoutReadingOn(): void
+    {
+        self::$server->script(
+            self::changes([4, 5], '5', true),
+            self::changes([6], '6'),
+            self::changes([], '6'),
+        );
+        $follower = $this->client()->events->follow(['after' => 3, 'until' => 6, 'limit' => 2]);
+        self::assertSame(['evt_4', 'evt_5', 'evt_6'], self::ids($follower));
+        self::assertSame('6', $follower->cursor);
+        // One read finds the end at until; the loop ends rather than read at until again.
+        self::assertSame(
+            [
+                '/v1/changes?after=3&until=6&limit=2&wait=30s',
+                '/v1/changes?after=5&until=6&limit=2&wait=30s',
+                '/v1/changes?after=6&until=6&limit=2&wait=30s',
+            ],
+            $this->uris(),
+        );
     }
 }

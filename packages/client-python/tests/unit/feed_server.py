@@ -52,7 +52,7 @@ def drop(handler: BaseHTTPRequestHandler) -> None:
 
 def feed(total: int, failures: Optional[Dict[int, Failure]] = None) -> Handler:
     """Answers the index-th request with `failures[index]` if any, else with the changes after
-    its `after` (`oldest` = 0), `limit` (default 2) at a time."""
+    its `after` (`oldest` = 0), `limit` (default 2) at a time, up to `until` if given."""
 
     def script(handler: BaseHTTPRequestHandler, index: int) -> None:
         failure = (failures or {}).get(index)
@@ -62,8 +62,9 @@ def feed(total: int, failures: Optional[Dict[int, Failure]] = None) -> Handler:
         query = query_of(handler.path)
         after_text = query.get("after", "0")
         after = 0 if after_text == "oldest" else int(after_text)
-        last = min(after + int(query.get("limit", "2")), total)
+        end = min(total, int(query.get("until", str(total))))
+        last = min(after + int(query.get("limit", "2")), end)
         data: List[Dict[str, Any]] = [event(p) for p in range(after + 1, last + 1)]
-        send_json(handler, 200, {"data": data, "next_cursor": str(max(last, after)), "has_more": last < total})
+        send_json(handler, 200, {"data": data, "next_cursor": str(max(last, after)), "has_more": last < end})
 
     return script

@@ -152,7 +152,7 @@ def test_a_410_of_another_code_stays_an_api_status_error(serve: Callable[[Handle
     assert not isinstance(raised.value, platform_api.CursorExpiredError)
 
 
-@pytest.mark.parametrize(("cursor", "sent"), [(7, "7"), ("7", "7"), (0, "0"), ("oldest", "oldest"), (2**70, str(2**70))])
+@pytest.mark.parametrize(("cursor", "sent"), [(7, "7"), ("7", "7"), (0, "0"), ("oldest", "oldest"), (10**17, str(10**17))])
 def test_follow_and_changes_send_every_cursor_the_feed_returns(
     serve: Callable[[Handler], ScriptedServer], cursor: Any, sent: str
 ) -> None:
@@ -163,7 +163,7 @@ def test_follow_and_changes_send_every_cursor_the_feed_returns(
     assert afters(server) == [sent, sent]
 
 
-@pytest.mark.parametrize("cursor", [-1, 1.5, True, None, "", "abc", "-3", "1.0", " 1", "Oldest", "١"])
+@pytest.mark.parametrize("cursor", [-1, 1.5, True, None, "", "abc", "-3", "1.0", " 1", "Oldest", "١", "007", 10**18, "1" * 19])
 def test_a_bad_cursor_is_refused_before_any_request(
     serve: Callable[[Handler], ScriptedServer], cursor: Any
 ) -> None:
@@ -193,3 +193,30 @@ def test_bad_retry_options_are_refused(serve: Callable[[Handler], ScriptedServer
     with client_for(server, []) as client:
         with pytest.raises((TypeError, ValueError), match=next(iter(options))):
             client.events.follow(after=0, **options)
+
+
+def test_follow_until_a_cursor_ends_there_without_reading_on(serve: Callable[[Handler], ScriptedServer]) -> None:
+    server = serve(feed(9))
+    with client_for(server, []) as client:
+        follower = client.events.follow(after=0, until=5)
+        positions = [event.position for event in follower]
+    assert positions == [1, 2, 3, 4, 5]
+    assert follower.cursor == "5"
+    # Three pages to reach 5, then one read that finds the end: never a loop of reads at until.
+    assert afters(server) == ["0", "2", "4", "5"]
+
+
+def test_follow_retries_by_itself_even_on_a_client_that_retries(
+    serve: Callable[[Handler], ScriptedServer],
+) -> None:
+    server = serve(feed(2, {0: problem(503, "service_unavailable"), 1: problem(503, "service_unavailable")}))
+    sleeps: List[float] = []
+    retries: Retries = []
+    with platform_api.PlatformClient(token="pat_test", base_url=server.url, sleep=sleeps.append) as client:
+        follower = client.events.follow(
+            after=0, until_caught_up=True, on_retry=lambda e, n, d: retries.append((e, n, d))
+        )
+        assert [event.position for event in follower] == [1, 2]
+    # Each failed read is one request and one retry of the follower's, counted 1, 2.
+    assert [n for _, n, _ in retries] == [1, 2]
+    assert afters(server) == ["0", "0", "0", "2"]

@@ -3,8 +3,10 @@ import { dialectTypes, type Migration, runStatements } from '../../database/migr
 /**
  * Gap detection for every endpoint: each delivery of a change keeps the position of the change
  * delivered to its endpoint before it (`previous_position`), and each endpoint where its chain
- * starts (`chain_start`, a feed position). Endpoints already there chain from the start of
- * their organization's feed; deliveries already made have no previous position.
+ * starts (`chain_start`, a feed position). Endpoints already there chain from their
+ * organization's head at the upgrade, so their first delivery after it starts a chain (null)
+ * rather than point back at a change that may be older than the feed keeps; deliveries already
+ * made have no previous position.
  */
 export const deliveryChainMigration: Migration = {
   name: 'DeliveryChain1767213000000',
@@ -13,6 +15,8 @@ export const deliveryChainMigration: Migration = {
     await runStatements(db, [
       `ALTER TABLE webhook_endpoints ADD COLUMN chain_start ${t.bigint} NOT NULL DEFAULT 0`,
       `ALTER TABLE webhook_messages ADD COLUMN previous_position ${t.bigint}`,
+      `UPDATE webhook_endpoints SET chain_start = COALESCE((SELECT h.position FROM feed_heads h
+        WHERE h.organization_id = webhook_endpoints.organization_id), 0)`,
     ]);
   },
   down: (db) =>

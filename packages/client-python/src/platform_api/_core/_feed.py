@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 import random
+import re
 import time
 from typing import (
     Any,
@@ -43,6 +44,8 @@ OnRetry = Callable[[PlatformError, int, float], object]
 `attempt` counts 1, 2, 3, … from the last successful read."""
 
 _MAX_RETRY_AFTER = 60.0
+# The feed's cursors: a position without leading zeros, at most 18 digits (as the server checks).
+_POSITION = re.compile(r"\A(0|[1-9][0-9]{0,17})\Z")
 _CURSOR_HINT = (
     "a non-negative integer (an export's cursor, a saved follower.cursor, an event's position), "
     "its decimal string, or 'oldest'"
@@ -54,10 +57,10 @@ def feed_cursor(name: str, value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise TypeError(f"{name} must be {_CURSOR_HINT}; got {type(value).__name__} {value!r}")
     if isinstance(value, int):
-        if value < 0:
+        if not _POSITION.match(str(value)):
             raise ValueError(f"{name} must be {_CURSOR_HINT}; got {value}")
         return str(value)
-    if value == "oldest" or (value.isascii() and value.isdigit()):
+    if value == "oldest" or _POSITION.match(value):
         return value
     raise ValueError(f"{name} must be {_CURSOR_HINT}; got {value!r}")
 
@@ -163,12 +166,15 @@ class _Follower:
         self,
         *,
         after: str,
+        until: Optional[str],
         until_caught_up: bool,
         max_retry_delay: float,
         give_up_after: Optional[float],
         on_retry: Optional[OnRetry],
     ) -> None:
         self.cursor: str = after
+        self.until: Optional[str] = until
+        """The cursor at which iteration ends (`follow(until=…)`), if any."""
         """Where the next change starts: the position of the last change yielded, or the start."""
         self.until_caught_up: bool = until_caught_up
         self._backoff = _Backoff(max_retry_delay, give_up_after, on_retry)
@@ -193,6 +199,8 @@ class _Follower:
             self.cursor = str(page.next_cursor)
 
     def _done(self, page: Any) -> bool:
+        if self.until is not None and self.cursor == self.until:
+            return True
         return self.until_caught_up and not page.has_more
 
 
@@ -216,6 +224,7 @@ class SyncFeedFollower(_Follower, Generic[_T]):
         read: Callable[[str], Any],
         *,
         after: str,
+        until: Optional[str] = None,
         until_caught_up: bool = False,
         max_retry_delay: float = 10.0,
         give_up_after: Optional[float] = None,
@@ -224,6 +233,7 @@ class SyncFeedFollower(_Follower, Generic[_T]):
     ) -> None:
         super().__init__(
             after=after,
+            until=until,
             until_caught_up=until_caught_up,
             max_retry_delay=max_retry_delay,
             give_up_after=give_up_after,
@@ -261,6 +271,7 @@ class AsyncFeedFollower(_Follower, Generic[_T]):
         read: Callable[[str], Awaitable[Any]],
         *,
         after: str,
+        until: Optional[str] = None,
         until_caught_up: bool = False,
         max_retry_delay: float = 10.0,
         give_up_after: Optional[float] = None,
@@ -269,6 +280,7 @@ class AsyncFeedFollower(_Follower, Generic[_T]):
     ) -> None:
         super().__init__(
             after=after,
+            until=until,
             until_caught_up=until_caught_up,
             max_retry_delay=max_retry_delay,
             give_up_after=give_up_after,

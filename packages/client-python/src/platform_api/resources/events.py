@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as _dt
 import typing as _t
 
-from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cursor_param, follow_start
+from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cursor, feed_cursor_param, follow_start
 from .._core._pagination import AsyncPage, SyncPage
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
@@ -140,14 +140,16 @@ class Events(SyncAPIResource):
             after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `position` (int or its decimal string), or `'oldest'` for the oldest change still kept.
             max_retry_delay: Longest backoff between two failed reads, in seconds.
             give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
-            on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts from 0 and restarts after a successful read.
+            on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts 1, 2, 3, … from the last successful read.
+            until: Stop once the follower's cursor reaches this cursor (a reconciliation's end), instead of reading on.
         """
         def read(cursor: str) -> ChangePage:
-            return self.changes(after=cursor, until=until, limit=limit, wait=follower.wait(wait), type=type, request_options=request_options)
+            return self.changes(after=cursor, until=until, limit=limit, wait=follower.wait(wait), type=type, request_options={**(request_options or {}), "max_retries": 0})
 
         follower: SyncFeedFollower[Event] = SyncFeedFollower(
             read,
             after=follow_start(after),
+            until=None if isinstance(until, Omit) else feed_cursor("until", until),
             until_caught_up=until_caught_up,
             max_retry_delay=max_retry_delay,
             give_up_after=give_up_after,
@@ -389,14 +391,16 @@ class AsyncEvents(AsyncAPIResource):
             after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `position` (int or its decimal string), or `'oldest'` for the oldest change still kept.
             max_retry_delay: Longest backoff between two failed reads, in seconds.
             give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
-            on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts from 0 and restarts after a successful read.
+            on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts 1, 2, 3, … from the last successful read.
+            until: Stop once the follower's cursor reaches this cursor (a reconciliation's end), instead of reading on.
         """
         async def read(cursor: str) -> ChangePage:
-            return await self.changes(after=cursor, until=until, limit=limit, wait=follower.wait(wait), type=type, request_options=request_options)
+            return await self.changes(after=cursor, until=until, limit=limit, wait=follower.wait(wait), type=type, request_options={**(request_options or {}), "max_retries": 0})
 
         follower: AsyncFeedFollower[Event] = AsyncFeedFollower(
             read,
             after=follow_start(after),
+            until=None if isinstance(until, Omit) else feed_cursor("until", until),
             until_caught_up=until_caught_up,
             max_retry_delay=max_retry_delay,
             give_up_after=give_up_after,
