@@ -86,7 +86,7 @@ def test_async_give_up_after_raises_the_last_error(serve: Callable[[Handler], Sc
     began = time.monotonic()
     with pytest.raises(ServerError):
         asyncio.run(run())
-    assert 0.4 <= time.monotonic() - began < 2
+    assert 0.4 <= time.monotonic() - began < 10  # gives up: not forever (loose for a busy machine)
     assert len(retries) >= 3 and afters(server)[0] == "oldest"
 
 

@@ -89,7 +89,7 @@ def test_give_up_after_raises_the_last_error_after_that_much_continuous_failure(
             next(iter(follower))
     elapsed = time.monotonic() - began
     assert raised.value.status_code == 503
-    assert 0.4 <= elapsed < 2
+    assert 0.4 <= elapsed < 10  # gives up: not forever (loose for a busy machine)
     assert len(retries) >= 3 and len(server.seen) == len(retries) + 1
 
 
