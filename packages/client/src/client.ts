@@ -163,22 +163,28 @@ export function buildClient(
       if (route.feed) {
         if ('follow' in routes)
           throw new Error(`Route 'follow' clashes with the follower of feed route '${key}'.`);
-        methods.follow = (options: FollowOptions) =>
-          new FeedFollower(
-            // The follower retries itself, for as long as it takes; the client's retries would
-            // only delay its first backoff.
-            (query, signal) =>
-              method(
-                { query, ...(signal && { fetchOptions: { signal } }) },
-                { maxRetries: 0 },
-              ) as Promise<FeedPage<{ position: number | null }>>,
-            options,
-          );
+        methods.follow = follower(method);
       }
     }
     sdk[namespace] = methods;
   }
   return sdk;
+}
+
+/**
+ * `follow` over a feed route's method. The follower retries by itself, for as long as it takes:
+ * the client's own retries would only delay its backoff.
+ */
+function follower(method: (input?: unknown, second?: unknown) => unknown) {
+  return (options: FollowOptions) =>
+    new FeedFollower(
+      (query, signal) =>
+        method(
+          { query, ...(signal && { fetchOptions: { signal } }) },
+          { maxRetries: 0 },
+        ) as Promise<FeedPage<{ position: number | null }>>,
+      options,
+    );
 }
 
 /** The generic request: any path under the version, with the client's auth, retries and errors. */

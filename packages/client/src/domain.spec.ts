@@ -119,11 +119,18 @@ it("types a received event by narrowing on its type (the contract's catalogue)",
       created_at: '2026-11-22T08:00:00.000Z',
       updated_at: '2026-11-22T10:00:00.000Z',
     },
+    previous_attributes: {
+      status: 'succeeded',
+      amount_refunded: 0,
+      refunded_at: null,
+      updated_at: '2026-11-22T09:00:00.000Z',
+    },
   };
   const event = EventSchema.parse(raw);
   if (event.type !== 'payment.refunded') throw new Error('expected a payment.refunded event');
   const refunded: EventOf<'payment.refunded'> = event;
   expect(refunded.data.amount_refunded).toBe(400);
+  expect(refunded.previous_attributes).toMatchObject({ status: 'succeeded', amount_refunded: 0 });
   expect(EventSchema.safeParse({ ...(raw as object), type: 'payment.exploded' }).success).toBe(
     false,
   );
