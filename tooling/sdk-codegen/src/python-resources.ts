@@ -44,7 +44,10 @@ function operationArguments(ctx: Context, op: Operation): Argument[] {
       arg: ctx.argName(q.name),
       wire: q.name,
       // A feed's cursor is what the feed returns: an integer position or its string, or 'oldest'.
-      annotation: op.feed && q.name === 'after' ? '_t.Union[str, int]' : queryType(ctx, q),
+      annotation:
+        op.feed && (q.name === 'after' || q.name === 'until')
+          ? '_t.Union[str, int]'
+          : queryType(ctx, q),
       required: q.required,
       ...(q.description !== undefined && { description: q.description }),
       where: 'query',
@@ -303,9 +306,9 @@ function rawMethods(ctx: Context, op: Operation, args: Argument[], methods: Reso
   const asyncRawHead = `${signature(args, `APIResponse[${returnType(ctx, op, 'AsyncPage')}]`)}${methodDoc(op, args, true)}`;
   const query = args.filter((a) => a.where === 'query');
   const body = args.filter((a) => a.where === 'body');
-  // A feed's cursor is checked before sending (`feed_cursor_param`): an int is sent as its digits.
+  // A feed's cursors are checked before sending (`feed_cursor_param`): an int is sent as its digits.
   const value = (a: Argument) =>
-    op.feed && a.where === 'query' && a.wire === 'after'
+    op.feed && a.where === 'query' && (a.wire === 'after' || a.wire === 'until')
       ? `feed_cursor_param(${pyString(a.arg)}, ${a.arg})`
       : a.arg;
   const dict = (items: Argument[]) =>
