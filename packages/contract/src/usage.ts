@@ -39,6 +39,13 @@ const hourCompat = timestampSchema.describe(
 const errorCount = count.describe('Of those, responses with a status of 400 or more.');
 const requestCount = count.describe('Requests.');
 
+const breakdownOther = z
+  .object({ requests: requestCount, errors: errorCount })
+  .describe(
+    "The requests not in `data`: `data` plus `other` add up to the bins' totals (requests and errors).",
+  )
+  .openapi({ title: 'UsageBreakdownOther' });
+
 const breakdown = <T extends z.ZodRawShape>(title: string, key: T, what: string) =>
   z
     .object({
@@ -51,12 +58,7 @@ const breakdown = <T extends z.ZodRawShape>(title: string, key: T, what: string)
         .describe(
           `The top ${USAGE_BREAKDOWN_TOP} ${what} by requests over the range, most first (ties by key).`,
         ),
-      other: z
-        .object({ requests: requestCount, errors: errorCount })
-        .describe(
-          `The requests of every ${what.replace(/s$/, '')} not in \`data\`: \`data\` plus \`other\` add up to the bins' totals.`,
-        )
-        .openapi({ title: 'UsageBreakdownOther' }),
+      other: breakdownOther,
     })
     .openapi({ title: `Usage${title}Breakdown` });
 
