@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import type { Usage } from '@platform/client';
 import { TableWrap } from '../components/list';
 
@@ -67,6 +67,26 @@ function BreakdownTable<T extends Counts>({
   );
 }
 
+/** A route template that may wrap after each `/` only, never inside a segment. */
+function Route({ method, route }: { method: string; route: string }) {
+  const parts = route.split('/');
+  return (
+    <code className="usage-route">
+      {method}{' '}
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 ? (
+            <>
+              /<wbr />
+            </>
+          ) : null}
+          {part}
+        </Fragment>
+      ))}
+    </code>
+  );
+}
+
 const CREDENTIAL_TYPES = { personal_access_token: 'token', oauth_access_token: 'OAuth app' };
 
 /** The range's requests by token (or OAuth app), route and status: the top 10 and the rest. */
@@ -100,11 +120,7 @@ export function UsageBreakdowns({ breakdown }: { breakdown: Usage['breakdown'] }
           other={breakdown.routes.other}
           otherLabel="Other routes"
           keyOf={(row) => `${row.method} ${row.route}`}
-          cell={(row) => (
-            <code className="usage-id">
-              {row.method} {row.route}
-            </code>
-          )}
+          cell={(row) => <Route method={row.method} route={row.route} />}
         />
         <BreakdownTable
           id="usage-by-status"
