@@ -1,9 +1,10 @@
 /**
  * The "Request logs" and "Usage" pages, in Chromium at 1280 and 375 pixels wide, against the
  * real server (SQLite; PostgreSQL with TEST_DATABASE_URL): an admin and a developer page through
- * their organization's API requests with the filters and the page in the URL ("N of M") and see
- * the hourly charts with their text and table equivalents; a viewer is told neither page is open
- * to their role; axe-core finds no violation in any state.
+ * their organization's API requests with the filters, the time range and the page in the URL
+ * ("N of M"), open a request's detail (its path, never its query), switch the usage range and
+ * see the charts with their text and table equivalents and the breakdowns; a viewer is told
+ * neither page is open to their role; axe-core finds no violation in any state, light or dark.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -48,6 +49,14 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
   });
 }
 
+/** Axe in the light theme, then in the dark one (the page left light). */
+async function expectAccessibleBothThemes(page: Page, name: string): Promise<void> {
+  await expectAccessible(page, name);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expectAccessible(page, `${name} (dark)`);
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 async function expectNoSidewaysScroll(page: Page, what: string): Promise<void> {
   const overflow = await page.evaluate(
     () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
@@ -63,6 +72,7 @@ describe.each([
   const contexts: BrowserContext[] = [];
   let organizationId = '';
   let sync: { token: string; id: string };
+  let setupStarted = '';
   const adminEmail = `admin-${tag}@logs-school.test`;
   const developerEmail = `dev-${tag}@logs-school.test`;
   const viewerEmail = `viewer-${tag}@logs-school.test`;
@@ -90,6 +100,7 @@ describe.each([
     await server.createUser(organizationId, viewerEmail, PASSWORD, { role: 'viewer' });
     // An integration's token: 26 list calls that succeed and one read of a missing student.
     sync = await server.createToken(organizationId, ['students:read'], { name: 'sync' });
+    setupStarted = new Date(Date.now() - 1000).toISOString();
     const call = (pathname: string) =>
       fetch(`${server.url}${pathname}?q=private-value`, {
         headers: { Authorization: `Bearer ${sync.token}` },
@@ -125,7 +136,21 @@ describe.each([
     await expect(row.textContent()).resolves.toContain('404');
     await expect(row.textContent()).resolves.toContain('not_found');
     await expect(row.textContent()).resolves.not.toContain('stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
-    await expectAccessible(admin, 'request logs, 4xx');
+
+    // The row's detail (axe runs on the 4xx list behind it too): the path with its id, never the query string.
+    await row.getByRole('button', { name: /^GET \/v1\/students\/:id\s*, details$/ }).click();
+    const detail = admin.getByRole('dialog', { name: 'GET /v1/students/:id' });
+    await detail.waitFor();
+    const shown = (await detail.textContent()) ?? '';
+    expect(shown).toContain('/v1/students/stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+    expect(shown).toContain('not_found');
+    expect(shown).toContain(sync.id);
+    expect(shown).not.toContain('private-value');
+    expect(shown).not.toContain('?q=');
+    await expectAccessibleBothThemes(admin, 'request logs, detail');
+    if (viewport.width === 375) await screenshot(admin, 'request-log-detail-phone');
+    await admin.keyboard.press('Escape');
+    await detail.waitFor({ state: 'detached' });
 
     await admin.getByLabel('Route').fill('/v1/courses');
     await admin.getByRole('button', { name: 'Apply' }).click();
@@ -134,6 +159,18 @@ describe.each([
     await expectAccessible(admin, 'request logs, nothing matches');
     if (viewport.width === 375) await screenshot(admin, 'request-logs-phone');
     else await screenshot(admin, 'request-logs');
+
+    // A time range, in the URL: until before the token's calls, nothing; from their start, all.
+    await admin.goto(portal(`/request-logs?credential_id=${sync.id}`));
+    await admin.getByLabel('Until').fill('2020-01-01T00:00');
+    await admin.getByRole('button', { name: 'Apply' }).click();
+    await admin.getByText('No requests match these filters.').waitFor();
+    expect(new URL(admin.url()).searchParams.get('created_at[lt]')).toMatch(/^20(19|20)-/);
+    const since = `created_at%5Bgte%5D=${encodeURIComponent(setupStarted)}`;
+    await admin.goto(portal(`/request-logs?credential_id=${sync.id}&${since}`));
+    await admin.getByText('Showing 1–25 of 27 requests').waitFor();
+    await expect(admin.getByLabel('From').inputValue()).resolves.toMatch(/^\d{4}-\d\d-\d\dT/);
+    await expectAccessible(admin, 'request logs, time range');
 
     // The portal's own calls are shown apart: only when asked for.
     const portalClient = 'oac_0000000000000000000000P0RT';
@@ -145,7 +182,7 @@ describe.each([
     await admin.goto(portal('/request-logs'));
     await admin.locator('tbody tr').first().waitFor();
     await expect(admin.locator('tbody').textContent()).resolves.not.toContain(portalClient);
-  });
+  }, 120_000);
 
   test('a developer reads it too; a viewer has no link to it and is told it is not open to their role', async () => {
     const developer = await signIn(developerEmail, '/request-logs');
@@ -163,14 +200,18 @@ describe.each([
     await expectAccessible(viewer, 'request logs (viewer): no access');
   });
 
-  test('usage: hourly request and delivery charts, each with a summary and a table of the busy hours', async () => {
+  test('usage: a range picker in the URL, charts with summaries and tables, breakdowns by token, route and status', async () => {
     const admin = await signIn(adminEmail, '/usage');
     await admin.getByRole('heading', { level: 2, name: 'API requests' }).waitFor();
-    const chart = admin.getByRole('img', {
-      name: /^API requests, last 7 days by hour: \d+ success/,
-    });
-    await chart.waitFor();
-    const name = (await admin.locator('#usage-requests-summary').textContent()) ?? '';
+    // The last 24 hours by default.
+    await expect(admin.getByRole('radio', { name: 'Day', exact: true }).isChecked()).resolves.toBe(
+      true,
+    );
+    const summary = admin.locator('#usage-requests-summary');
+    await admin
+      .getByRole('img', { name: /^API requests, last 24 hours by hour: \d+ success/ })
+      .waitFor();
+    const name = (await summary.textContent()) ?? '';
     // The integration's 26 list calls at least (the portal's own calls count too), and its 404.
     expect(Number(/(\d+) success/.exec(name)?.[1])).toBeGreaterThanOrEqual(26);
     expect(name).toContain('1 client error (4xx)');
@@ -179,23 +220,43 @@ describe.each([
     const box = await admin.locator('#usage-requests-heading ~ .chart-box canvas').boundingBox();
     expect(box!.width).toBeGreaterThan(100);
     expect(box!.width).toBeLessThanOrEqual(viewport.width);
+
+    // The breakdowns: the token by name, the route, the 404.
+    const byToken = admin.getByRole('region', { name: 'By token or app' });
+    await expect(byToken.locator('tbody tr', { hasText: sync.id }).textContent()).resolves.toMatch(
+      /^sync.*27\s*1$/,
+    );
+    const byRoute = admin.getByRole('region', { name: 'By route' });
+    await expect(
+      byRoute.locator('tbody tr', { hasText: 'GET /v1/students/:id' }).textContent(),
+    ).resolves.toMatch(/1\s*1$/);
+    const byStatus = admin.getByRole('region', { name: 'By status' });
+    await expect(byStatus.locator('tbody tr', { hasText: '404' }).textContent()).resolves.toBe(
+      '40411',
+    );
+
+    // Another range: new bins (by minute), kept in the URL.
+    await admin.getByRole('radio', { name: 'Hour', exact: true }).check();
+    await admin.getByRole('img', { name: /^API requests, last hour by minute: / }).waitFor();
+    expect(new URL(admin.url()).searchParams.get('range')).toBe('hour');
     await admin.getByText('API requests as a table').click();
-    const row = admin.locator('#usage-requests-heading ~ details tbody tr').first();
-    await expect(row.locator('td').nth(1).textContent()).resolves.toBe('1');
-    await admin
-      .getByRole('img', { name: /^Webhook deliveries, last 7 days by hour: 0 succeeded, 0 failed/ })
-      .waitFor();
+    const table = admin.locator('#usage-requests-heading ~ details table');
+    await expect(table.locator('thead th').first().textContent()).resolves.toBe('Minute');
+    await expect(table.locator('tbody tr').count()).resolves.toBeGreaterThanOrEqual(1);
     await admin.getByText('Webhook deliveries as a table').click();
-    await admin.getByText('No deliveries in the last 7 days.').waitFor();
-    await expectAccessible(admin, 'usage, tables open');
+    await admin.getByText('No deliveries in this range.').waitFor();
+    await expectAccessibleBothThemes(admin, 'usage, hour, tables open');
     await expectNoSidewaysScroll(admin, 'usage');
     if (viewport.width === 375) await screenshot(admin, 'usage-phone');
     else await screenshot(admin, 'usage');
+    await admin.goto(portal('/usage?range=30d'));
+    await admin.getByRole('img', { name: /^API requests, last 30 days by day: / }).waitFor();
+    await expect(admin.getByRole('radio', { name: '30 days' }).isChecked()).resolves.toBe(true);
 
     const viewer = await signIn(viewerEmail, '/tokens');
     await expect(viewer.getByRole('link', { name: 'Usage' }).count()).resolves.toBe(0);
     await viewer.goto(portal('/usage'));
     await viewer.getByRole('heading', { level: 1, name: 'No access' }).waitFor();
     await expectAccessible(viewer, 'usage (viewer): no access');
-  });
+  }, 120_000);
 });

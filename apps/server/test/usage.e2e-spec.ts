@@ -1,10 +1,11 @@
 /**
  * `GET /v1/usage`: the organization's requests per hour by status class (from the request log)
- * and its webhook delivery attempts per hour by outcome, for the last 7 days, every hour present.
+ * and its webhook delivery attempts per hour by outcome, for the last 7 days, every hour present;
+ * the other ranges' bins; the breakdowns by credential, route and status.
  * Real requests, a real webhook receiver on loopback, real deliveries.
  */
 import { randomUUID } from 'node:crypto';
-import { USAGE_HOURS } from '@platform/contract';
+import { USAGE_BINS, USAGE_HOURS, USAGE_RANGES, type UsageResource } from '@platform/contract';
 import { RequestLogRecord } from '../src/request-logs/request-log.entity';
 import { RequestLogWriter } from '../src/request-logs/request-log-writer';
 import { expectStatus, typedClient } from './support/api';
@@ -45,6 +46,36 @@ async function insertPastRequests(
   });
   return twoDaysAgo;
 }
+
+/** A request of the past, recorded as the log would have (past minutes cannot be replayed). */
+function pastEntry(
+  organizationId: string,
+  credentialId: string,
+  route: string,
+  status: number,
+  createdAt: Date,
+): RequestLogRecord {
+  return {
+    id: `rql_${randomUUID().replace(/-/g, '').slice(0, 26)}`,
+    organizationId,
+    method: 'GET',
+    route,
+    path: route,
+    status,
+    statusClass: `${Math.floor(status / 100)}xx`,
+    latencyMs: 1,
+    credentialType: 'personal_access_token',
+    credentialId,
+    requestId: `past-${randomUUID()}`,
+    errorCode: status >= 400 ? 'past' : null,
+    createdAt,
+  };
+}
+
+type Bin = UsageResource['requests'][number];
+const requestsOf = (bin: Bin) =>
+  bin.success + bin.client_error + bin.rate_limited + bin.server_error;
+const errorsOf = (bin: Bin) => bin.client_error + bin.rate_limited + bin.server_error;
 
 describe('usage', () => {
   let server: TestServer;
@@ -151,5 +182,129 @@ describe('usage', () => {
     expect(bad.status).toBe(400);
     expect(bad.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(JSON.stringify(bad.body)).toContain('days');
+  });
+
+  it('bins each range to fit it (hour, day, week, 30d), recent requests in the last bin', async () => {
+    const org = await server.createOrganization();
+    const caller = await server.createToken(org.id, ['students:read']);
+    const reader = await server.createToken(org.id, ['request_logs:read']);
+    const started = Date.now();
+    for (let i = 0; i < 2; i++) await rawCall(server, '/v1/students', { token: caller.token });
+    await rawCall(server, '/v1/students/stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { token: caller.token });
+    // Three days ago: a 503, inside `week` and `30d` only.
+    await server.dataSource
+      .getRepository(RequestLogRecord)
+      .insert(pastEntry(org.id, caller.id, '/v1/students', 503, new Date(started - 3 * 24 * HOUR)));
+    await server.app.get(RequestLogWriter).flush();
+
+    for (const range of USAGE_RANGES) {
+      const res = await rawCall<UsageResource>(server, `/v1/usage?range=${range}`, {
+        token: reader.token,
+      });
+      expect(res.status).toBe(200);
+      const usage = res.body;
+      const { count, seconds } = USAGE_BINS[range];
+      const binMs = seconds * 1000;
+      expect([usage.range, usage.bin_seconds]).toEqual([range, seconds]);
+      expect(usage.requests).toHaveLength(count);
+      expect(usage.webhook_deliveries).toHaveLength(count);
+      expect(Date.parse(usage.from) % binMs).toBe(0);
+      expect(Date.parse(usage.to) - Date.parse(usage.from)).toBe(count * binMs);
+      usage.requests.forEach((bin, i) => {
+        expect(bin.start).toBe(new Date(Date.parse(usage.from) + i * binMs).toISOString());
+        expect(bin.hour).toBe(bin.start);
+        expect(usage.webhook_deliveries[i]!.start).toBe(bin.start);
+      });
+      // The last bin holds now.
+      expect(Date.parse(usage.requests.at(-1)!.start)).toBeLessThanOrEqual(Date.now());
+      expect(Date.parse(usage.to)).toBeGreaterThan(Date.now());
+      // The requests above are in the last bin (or the two last, if one ended during the test).
+      const firstRecent = Math.floor(started / binMs) * binMs;
+      const recent = usage.requests.filter((bin) => Date.parse(bin.start) >= firstRecent);
+      expect(recent.length).toBeGreaterThanOrEqual(1);
+      expect(recent.length).toBeLessThanOrEqual(2);
+      // Two successes, and the usage calls of this loop that the log has written so far.
+      expect(recent.reduce((sum, bin) => sum + bin.success, 0)).toBeGreaterThanOrEqual(2);
+      expect(recent.reduce((sum, bin) => sum + bin.client_error, 0)).toBe(1);
+      const old = usage.requests.reduce((sum, bin) => sum + bin.server_error, 0);
+      expect([range, old]).toEqual([range, range === 'week' || range === '30d' ? 1 : 0]);
+    }
+  });
+
+  it('breaks the range down by credential, route and status: the top 10 and the rest, adding up to the bins', async () => {
+    const org = await server.createOrganization();
+    const caller = await server.createToken(org.id, ['students:read'], { name: 'Nightly sync' });
+    const reader = await server.createToken(org.id, ['request_logs:read']);
+    for (let i = 0; i < 3; i++) await rawCall(server, '/v1/students', { token: caller.token });
+    await rawCall(server, '/v1/students/stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { token: caller.token });
+    // Twelve routes with a 500 each, ten minutes ago, by a token since deleted.
+    const gone = 'tok_01JD6Y3ZK8R5V2N3M4P5Q6GONE';
+    const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
+    await server.dataSource
+      .getRepository(RequestLogRecord)
+      .insert(
+        Array.from({ length: 12 }, (_, i) =>
+          pastEntry(org.id, gone, `/v1/legacy/${String(i).padStart(2, '0')}`, 500, tenMinutesAgo),
+        ),
+      );
+    await server.app.get(RequestLogWriter).flush();
+
+    for (const range of ['hour', 'day', 'week', '30d'] as const) {
+      const usage = expectStatus(
+        await typedClient(server, reader.token).usage.retrieve({ query: { range } }),
+        200,
+      ).body;
+      const requests = usage.requests.reduce((sum, bin) => sum + requestsOf(bin), 0);
+      const errors = usage.requests.reduce((sum, bin) => sum + errorsOf(bin), 0);
+      for (const { data, other } of Object.values(usage.breakdown)) {
+        const rows = [...data, other] as { requests: number; errors: number }[];
+        expect(rows.reduce((sum, row) => sum + row.requests, 0)).toBe(requests);
+        expect(rows.reduce((sum, row) => sum + row.errors, 0)).toBe(errors);
+        expect(data.length).toBeLessThanOrEqual(10);
+        const counts = data.map((row) => row.requests);
+        expect(counts).toEqual([...counts].sort((a, b) => b - a));
+      }
+      const { credentials, routes, statuses } = usage.breakdown;
+      expect(credentials.data).toEqual(
+        expect.arrayContaining([
+          { type: 'personal_access_token', id: gone, name: null, requests: 12, errors: 12 },
+          {
+            type: 'personal_access_token',
+            id: caller.id,
+            name: 'Nightly sync',
+            requests: 4,
+            errors: 1,
+          },
+        ]),
+      );
+      // 12 legacy routes, the students list and item (and the usage calls): the rest in `other`.
+      expect(routes.data).toHaveLength(10);
+      expect(routes.data[0]).toEqual({
+        method: 'GET',
+        route: '/v1/students',
+        requests: 3,
+        errors: 0,
+      });
+      expect(routes.other.requests).toBeGreaterThanOrEqual(4);
+      expect(routes.other.errors).toBeGreaterThanOrEqual(3);
+      expect(statuses.data).toEqual(
+        expect.arrayContaining([
+          { status: 500, requests: 12, errors: 12 },
+          { status: 404, requests: 1, errors: 1 },
+        ]),
+      );
+      expect(statuses.other).toEqual({ requests: 0, errors: 0 });
+    }
+  });
+
+  it('refuses an unknown range with problem+json naming it', async () => {
+    const org = await server.createOrganization();
+    const reader = await server.createToken(org.id, ['request_logs:read']);
+    for (const range of ['month', 'HOUR', '']) {
+      const bad = await rawCall(server, `/v1/usage?range=${range}`, { token: reader.token });
+      expect(bad.status).toBe(400);
+      expect(bad.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(JSON.stringify(bad.body)).toContain('range');
+    }
   });
 });

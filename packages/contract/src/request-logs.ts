@@ -1,6 +1,6 @@
 /**
  * The request log: one entry per API request an organization's credentials made (method, route
- * template, status, latency, credential, request id, error code). Never a body, query value,
+ * template, path without the query, status, latency, credential, request id, error code). Never a body, query value,
  * header or secret. Written by the server in batches after each response; read-only over the API.
  */
 import { initContract } from '@ts-rest/core';
@@ -37,9 +37,13 @@ export const RequestLogSchema = z
     id: idSchema('request_log'),
     object: z.literal('request_log'),
     method: z.enum(REQUEST_LOG_METHODS),
-    route: z
+    route: z.string().describe('The route template (`/v1/students/:id`).'),
+    path: z
       .string()
-      .describe('The route template (`/v1/students/:id`), never the path with its ids or query.'),
+      .nullable()
+      .describe(
+        'The path requested, with its ids (`/v1/students/stu_…`) but never the query string: nothing after `?` is kept. Null for entries recorded before paths were.',
+      ),
     status: z.number().int().describe('The HTTP status of the response.'),
     status_class: z.enum(STATUS_CLASSES),
     latency_ms: z
@@ -90,7 +94,7 @@ const requestLogRoutes = readRoutes('/v1/request_logs', 'request_logs', RequestL
 export const requestLogsContract = c.router(
   {
     list: requestLogRoutes.list('List request logs', RequestLogListQuerySchema, {
-      description: `The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept ${REQUEST_LOG_DEFAULT_RETENTION_DAYS} days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with \`source=portal\` (or \`source=api,portal\` for both). Filter by \`status\`, \`status_class\`, \`method\`, \`route\`, \`credential_id\`, \`request_id\` (comma-separate several) and \`created_at\` range (\`created_at[gte]\` for since, \`created_at[lt]\` for until).`,
+      description: `The organization's API requests: method, route template, path (never the query string), status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept ${REQUEST_LOG_DEFAULT_RETENTION_DAYS} days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with \`source=portal\` (or \`source=api,portal\` for both). Filter by \`status\`, \`status_class\`, \`method\`, \`route\`, \`credential_id\`, \`request_id\` (comma-separate several) and \`created_at\` range (\`created_at[gte]\` for since, \`created_at[lt]\` for until).`,
     }),
     retrieve: requestLogRoutes.retrieve({ summary: 'Retrieve a request log entry' }),
   },

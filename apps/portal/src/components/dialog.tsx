@@ -101,3 +101,50 @@ function ConfirmDialog({
     </dialog>
   );
 }
+
+/**
+ * A modal that shows something (a row's detail): a native `<dialog>` with a heading and a Close
+ * button; Escape closes it too, and focus goes back to what opened it.
+ */
+export function InfoDialog({
+  title,
+  className,
+  onClose,
+  children,
+}: {
+  title: string;
+  className?: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => {
+      dialog?.close();
+      opener?.focus();
+    };
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      className={`confirm${className ? ` ${className}` : ''}`}
+      aria-labelledby={`${id}-title`}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      <h2 id={`${id}-title`}>{title}</h2>
+      {children}
+      <div className="actions">
+        <button type="button" onClick={onClose} autoFocus>
+          Close
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -1,4 +1,4 @@
-import { type FormEvent, useCallback, useState } from 'react';
+import { useCallback, useState } from 'react';
 import type {
   PageMeta,
   PlatformClient,
@@ -10,6 +10,7 @@ import { formatDate } from '../api';
 import { FilterSelect, Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
 import { FailureNotice } from '../components/states';
 import { PageHeading } from '../components/ui';
+import { CREDENTIAL_LABELS, RequestLogDetail, TextFilters } from './request-log-detail';
 
 /** Records over the SDK's types, so a class or method added to the API fails the type-check. */
 const STATUS_CLASSES: Record<RequestLogStatusClass, string> = {
@@ -30,17 +31,20 @@ const METHODS: Record<RequestLogMethod, true> = {
 };
 
 const PER_PAGE = 25;
-const FILTERS = ['source', 'status_class', 'method', 'route', 'credential_id'] as const;
+const FILTERS = [
+  'source',
+  'status_class',
+  'method',
+  'route',
+  'credential_id',
+  'created_at[gte]',
+  'created_at[lt]',
+] as const;
 /** The portal's own calls are shown apart: an integration's requests unless asked. */
 const SOURCES = [
   { value: 'portal', label: 'The portal’s own' },
   { value: 'api,portal', label: 'Both' },
 ];
-
-const CREDENTIAL_LABELS: Record<RequestLog['credential']['type'], string> = {
-  personal_access_token: 'Token',
-  oauth_access_token: 'OAuth app',
-};
 
 /** The list's query (page and the URL's filters) as the API's parameters, newest first. */
 function requestLogQuery(query: ListQuery) {
@@ -55,13 +59,20 @@ function requestLogQuery(query: ListQuery) {
     ...(typeof query.method === 'string' && { method: query.method as RequestLogMethod }),
     ...(typeof query.route === 'string' && { route: query.route }),
     ...(typeof query.credential_id === 'string' && { credential_id: query.credential_id }),
+    ...(typeof query['created_at[gte]'] === 'string' && {
+      'created_at[gte]': query['created_at[gte]'],
+    }),
+    ...(typeof query['created_at[lt]'] === 'string' && {
+      'created_at[lt]': query['created_at[lt]'],
+    }),
   };
 }
 
 /**
  * The organization's API requests (admins and developers: request_logs:read), newest first,
- * filtered by status class, method, route template and credential, and paged; the filters and
- * the page are in the URL, so a filtered view can be shared or reloaded.
+ * filtered by status class, method, route template, credential and time, and paged; the filters
+ * and the page are in the URL, so a filtered view can be shared or reloaded. A row opens its
+ * detail (with the path requested) in a dialog.
  */
 export function RequestLogsPage({ client }: { client: PlatformClient }) {
   const fetchPage = useCallback(
@@ -71,13 +82,15 @@ export function RequestLogsPage({ client }: { client: PlatformClient }) {
   const list = useListPage(fetchPage, { filters: FILTERS, perPage: PER_PAGE });
   const rows = list.rows;
   const filtered = FILTERS.some((f) => list.filters[f]);
+  const [open, setOpen] = useState<RequestLog | null>(null);
 
   return (
     <>
       <PageHeading>Request logs</PageHeading>
       <p>
         Your organization’s API requests of the last days, newest first: route, status, time taken
-        and the token or app that called. Bodies, query values and secrets are never recorded.
+        and the token or app that called; open a request for its path and ids. Bodies, query values
+        and secrets are never recorded.
       </p>
       {list.failure ? (
         <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
@@ -107,11 +120,7 @@ export function RequestLogsPage({ client }: { client: PlatformClient }) {
           all="All methods"
           choices={Object.keys(METHODS)}
         />
-        <TextFilters
-          route={list.filters.route ?? ''}
-          credential={list.filters.credential_id ?? ''}
-          onApply={(route, credential_id) => list.update({ route, credential_id })}
-        />
+        <TextFilters filters={list.filters} onApply={(values) => list.update({ ...values })} />
       </div>
       {rows === null ? (
         list.failure ? null : (
@@ -120,7 +129,7 @@ export function RequestLogsPage({ client }: { client: PlatformClient }) {
       ) : rows.length === 0 ? (
         <p role="status">No requests{filtered ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <RequestTable rows={rows} meta={list.meta} />
+        <RequestTable rows={rows} meta={list.meta} onOpen={setOpen} />
       )}
       {list.meta ? (
         <Pager
@@ -130,54 +139,20 @@ export function RequestLogsPage({ client }: { client: PlatformClient }) {
           onPage={(page) => list.update({ page })}
         />
       ) : null}
+      {open ? <RequestLogDetail entry={open} onClose={() => setOpen(null)} /> : null}
     </>
   );
 }
 
-/** The route and credential filters, typed and then applied together. */
-function TextFilters({
-  route: initialRoute,
-  credential: initialCredential,
-  onApply,
+function RequestTable({
+  rows,
+  meta,
+  onOpen,
 }: {
-  route: string;
-  credential: string;
-  onApply: (route: string | null, credential: string | null) => void;
+  rows: RequestLog[];
+  meta: PageMeta | null;
+  onOpen: (entry: RequestLog) => void;
 }) {
-  const [route, setRoute] = useState(initialRoute);
-  const [credential, setCredential] = useState(initialCredential);
-
-  function applyText(event: FormEvent) {
-    event.preventDefault();
-    onApply(route.trim() || null, credential.trim() || null);
-  }
-
-  return (
-    <form className="filter-form" onSubmit={applyText}>
-      <div className="field filter">
-        <label htmlFor="request-route">Route</label>
-        <input
-          id="request-route"
-          placeholder="/v1/students/:id"
-          value={route}
-          onChange={(e) => setRoute(e.target.value)}
-        />
-      </div>
-      <div className="field filter">
-        <label htmlFor="request-credential">Token or app id</label>
-        <input
-          id="request-credential"
-          placeholder="tok_… or oac_…"
-          value={credential}
-          onChange={(e) => setCredential(e.target.value)}
-        />
-      </div>
-      <button type="submit">Apply</button>
-    </form>
-  );
-}
-
-function RequestTable({ rows, meta }: { rows: RequestLog[]; meta: PageMeta | null }) {
   return (
     <TableWrap label="Request log table">
       <table className="stacking">
@@ -199,9 +174,17 @@ function RequestTable({ rows, meta }: { rows: RequestLog[]; meta: PageMeta | nul
             <tr key={entry.id}>
               <td data-label="When">{formatDate(entry.created_at)}</td>
               <th scope="row" data-label="Request">
-                <code>
-                  {entry.method} {entry.route}
-                </code>
+                <button
+                  type="button"
+                  className="rlog-open"
+                  aria-haspopup="dialog"
+                  onClick={() => onOpen(entry)}
+                >
+                  <code>
+                    {entry.method} {entry.route}
+                  </code>
+                  <span className="visually-hidden">, details</span>
+                </button>
               </th>
               <td data-label="Status">
                 {entry.status}

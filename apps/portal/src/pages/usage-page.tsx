@@ -1,28 +1,11 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import {
-  BarController,
-  BarElement,
-  CategoryScale,
-  Chart,
-  Legend,
-  LinearScale,
-  Tooltip,
-} from 'chart.js';
-import type { PlatformClient, Usage } from '@platform/client';
-import { classifyError, type Failure, formatDate } from '../api';
-import { TableWrap } from '../components/list';
+import { useCallback, useEffect, useState } from 'react';
+import type { PlatformClient, Usage, UsageRange } from '@platform/client';
+import { classifyError, type Failure } from '../api';
 import { FailureNotice } from '../components/states';
 import { PageHeading } from '../components/ui';
-
-// Only the parts the two bar charts use, so the rest of Chart.js stays out of the bundle.
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
-
-interface Series {
-  key: string;
-  label: string;
-  /** Light and dark theme colours, each readable on its background. */
-  colour: [string, string];
-}
+import { setSearch, useSearch } from '../router';
+import { type Bin, BinChart, RANGES, type Series } from './usage-chart';
+import { UsageBreakdowns } from './usage-breakdown';
 
 const REQUEST_SERIES: Series[] = [
   { key: 'success', label: 'Success (2xx)', colour: ['#1a7f37', '#56d364'] },
@@ -35,165 +18,92 @@ const DELIVERY_SERIES: Series[] = [
   { key: 'failed', label: 'Failed', colour: ['#a4161a', '#ff8a8a'] },
 ];
 
-type Hour = { hour: string } & Record<string, number | string>;
+/** The page opens on the last 24 hours: recent traffic is a bar you can see, not a sliver. */
+const DEFAULT_RANGE: UsageRange = 'day';
+const isRange = (value: string | null): value is UsageRange =>
+  value !== null && Object.prototype.hasOwnProperty.call(RANGES, value);
 
-const count = (row: Hour, key: string) => Number(row[key] ?? 0);
-const hourLabel = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' });
+/** The range as a group of radio buttons; the choice is the URL's `range`. */
+function RangePicker({ range }: { range: UsageRange }) {
+  const choose = (next: UsageRange) => {
+    const search = new URLSearchParams(location.search);
+    if (next === DEFAULT_RANGE) search.delete('range');
+    else search.set('range', next);
+    setSearch(search);
+  };
+  return (
+    <fieldset className="usage-range">
+      <legend>Range</legend>
+      {(Object.keys(RANGES) as UsageRange[]).map((value) => (
+        <label key={value}>
+          <input
+            type="radio"
+            name="usage-range"
+            value={value}
+            checked={value === range}
+            onChange={() => choose(value)}
+          />
+          <span>{RANGES[value].label}</span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
 
 /**
- * One stacked bar chart of hourly figures (Chart.js on a canvas), and its equivalent for screen
- * readers and for reading exact numbers: a summary sentence naming the canvas, and a table of the
- * hours that had any traffic.
+ * The organization's requests and webhook deliveries over a range (an hour by minute, a day or a
+ * week by hour, 30 days by day), and the requests by token, route and status (GET /v1/usage).
  */
-function HourlyChart({
-  id,
-  title,
-  noun,
-  hours,
-  series,
-}: {
-  id: string;
-  title: string;
-  noun: string;
-  hours: Hour[];
-  series: Series[];
-}) {
-  const canvas = useRef<HTMLCanvasElement>(null);
-  const totals = series.map((s) => hours.reduce((sum, h) => sum + count(h, s.key), 0));
-  const busy = hours.filter((h) => series.some((s) => count(h, s.key) > 0));
-  const summary = `${title}, last 7 days by hour: ${series
-    .map((s, i) => `${totals[i]} ${s.label.toLowerCase()}`)
-    .join(', ')}.`;
-
-  useEffect(() => {
-    if (!canvas.current) return;
-    const dark = window.matchMedia('(prefers-color-scheme: dark)').matches;
-    const text = getComputedStyle(document.documentElement).getPropertyValue('--text').trim();
-    const chart = new Chart(canvas.current, {
-      type: 'bar',
-      data: {
-        labels: hours.map((h) => hourLabel(h.hour)),
-        datasets: series.map((s) => ({
-          label: s.label,
-          data: hours.map((h) => count(h, s.key)),
-          backgroundColor: s.colour[dark ? 1 : 0],
-          stack: 'all',
-        })),
-      },
-      options: {
-        responsive: true,
-        maintainAspectRatio: false,
-        animation: false,
-        scales: {
-          x: { stacked: true, ticks: { color: text, maxTicksLimit: 7, autoSkip: true } },
-          y: { stacked: true, beginAtZero: true, ticks: { color: text, precision: 0 } },
-        },
-        plugins: { legend: { labels: { color: text } } },
-      },
-    });
-    return () => chart.destroy();
-  }, [hours, series]);
-
-  return (
-    <section aria-labelledby={`${id}-heading`} className="usage-chart">
-      <h2 id={`${id}-heading`}>{title}</h2>
-      <p id={`${id}-summary`}>{summary}</p>
-      <div className="chart-box">
-        <canvas ref={canvas} role="img" aria-labelledby={`${id}-summary`} />
-      </div>
-      <details>
-        <summary>{title} as a table</summary>
-        {busy.length === 0 ? (
-          <p>No {noun} in the last 7 days.</p>
-        ) : (
-          <HourlyTable title={title} noun={noun} hours={busy} series={series} />
-        )}
-      </details>
-    </section>
-  );
-}
-
-/** The hours that had any traffic, newest first, one column a series. */
-function HourlyTable({
-  title,
-  noun,
-  hours,
-  series,
-}: {
-  title: string;
-  noun: string;
-  hours: Hour[];
-  series: Series[];
-}) {
-  return (
-    <TableWrap label={`${title} per hour table`}>
-      <table>
-        <caption className="visually-hidden">
-          {title} per hour, hours with {noun} only, newest first
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Hour</th>
-            {series.map((s) => (
-              <th scope="col" key={s.key}>
-                {s.label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {[...hours].reverse().map((h) => (
-            <tr key={h.hour}>
-              <th scope="row">{formatDate(h.hour)}</th>
-              {series.map((s) => (
-                <td key={s.key}>{count(h, s.key)}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
-  );
-}
-
-/** The organization's requests and webhook deliveries per hour, last 7 days (GET /v1/usage). */
 export function UsagePage({ client }: { client: PlatformClient }) {
+  const asked = useSearch().get('range');
+  const range = isRange(asked) ? asked : DEFAULT_RANGE;
   const [usage, setUsage] = useState<Usage | null>(null);
   const [failure, setFailure] = useState<Failure | null>(null);
 
   const load = useCallback(() => {
     setFailure(null);
-    client.usage.retrieve().then(setUsage, (error: unknown) => setFailure(classifyError(error)));
-  }, [client]);
+    let current = true;
+    client.usage.retrieve({ range }).then(
+      (answer) => current && setUsage(answer),
+      (error: unknown) => current && setFailure(classifyError(error)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [client, range]);
   useEffect(load, [load]);
+  const shown = usage?.range === range ? usage : null;
 
   return (
     <>
       <PageHeading>Usage</PageHeading>
       <p>
-        Your organization’s API requests and webhook deliveries per hour over the last 7 days.
-        Requests appear about a second after they are answered.
+        Your organization’s API requests and webhook deliveries, in UTC bins. Requests appear about
+        a second after they are answered.
       </p>
+      <RangePicker range={range} />
       {failure ? <FailureNotice failure={failure} onRetry={load} /> : null}
-      {usage === null ? (
+      {shown === null ? (
         failure ? null : (
-          <p>Loading…</p>
+          <p role="status">Loading…</p>
         )
       ) : (
         <>
-          <HourlyChart
+          <BinChart
             id="usage-requests"
             title="API requests"
             noun="requests"
-            hours={usage.requests as unknown as Hour[]}
+            range={range}
+            bins={shown.requests as unknown as Bin[]}
             series={REQUEST_SERIES}
           />
-          <HourlyChart
+          <UsageBreakdowns breakdown={shown.breakdown} />
+          <BinChart
             id="usage-deliveries"
             title="Webhook deliveries"
             noun="deliveries"
-            hours={usage.webhook_deliveries as unknown as Hour[]}
+            range={range}
+            bins={shown.webhook_deliveries as unknown as Bin[]}
             series={DELIVERY_SERIES}
           />
         </>

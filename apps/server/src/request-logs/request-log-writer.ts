@@ -33,6 +33,7 @@ const INSERT_COLUMNS = [
   'organization_id',
   'method',
   'route',
+  'path',
   'status',
   'status_class',
   'latency_ms',
@@ -43,6 +44,15 @@ const INSERT_COLUMNS = [
   'created_at',
 ] as const;
 
+/** The longest path kept; a longer one is cut (the route template still names the endpoint). */
+export const REQUEST_LOG_PATH_MAX = 500;
+
+/** The path of a request URL without its query string (nothing after `?`, nor a `#`), cut short. */
+export function pathOf(url: string): string {
+  const end = url.search(/[?#]/);
+  return (end === -1 ? url : url.slice(0, end)).slice(0, REQUEST_LOG_PATH_MAX);
+}
+
 export function statusClassOf(status: number): StatusClass {
   return `${Math.min(5, Math.max(1, Math.floor(status / 100)))}xx` as StatusClass;
 }
@@ -51,8 +61,8 @@ export function statusClassOf(status: number): StatusClass {
  * Records each authenticated API request (organization known) off the request path: the entry is
  * made when the response finishes, kept in memory, and written in one multi-row INSERT every
  * second or every `REQUEST_LOG_BATCH_ROWS` entries, and once more on shutdown (`app.close()`).
- * Only the route template, status, latency, credential id, request id and error code are kept:
- * never a body, query value, header or secret, which may hold student data.
+ * Only the route template, the path without its query, status, latency, credential id, request id
+ * and error code are kept: never a body, query value, header or secret, which may hold student data.
  */
 @Injectable()
 export class RequestLogWriter implements OnApplicationBootstrap, OnModuleDestroy {
@@ -100,8 +110,8 @@ export class RequestLogWriter implements OnApplicationBootstrap, OnModuleDestroy
           id: newId('request_log', now.getTime()),
           organizationId: principal.organizationId,
           method: req.method.slice(0, 8),
-          // The template only: the path holds ids and the query string holds values.
           route: (routePatternOf(req) ?? 'unmatched').slice(0, 200),
+          path: pathOf(req.originalUrl),
           status: res.statusCode,
           statusClass: statusClassOf(res.statusCode),
           latencyMs: Math.round(Number(process.hrtime.bigint() - started) / 1e3) / 1e3,
@@ -141,6 +151,7 @@ export class RequestLogWriter implements OnApplicationBootstrap, OnModuleDestroy
         r.organizationId,
         r.method,
         r.route,
+        r.path,
         r.status,
         r.statusClass,
         r.latencyMs,

@@ -13,9 +13,13 @@ export class RequestLogRecord {
   @Column({ type: 'varchar', length: 8 })
   method: string;
 
-  /** The route template (`/v1/students/:id`), never the raw path. */
+  /** The route template (`/v1/students/:id`). */
   @Column({ type: 'varchar', length: 200 })
   route: string;
+
+  /** The path with its ids, never the query string; null on entries made before it was kept. */
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  path: string | null;
 
   @Column({ type: 'integer' })
   status: number;

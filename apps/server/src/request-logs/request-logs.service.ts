@@ -47,6 +47,7 @@ export function toRequestLogResource(record: RequestLogRecord): RequestLogResour
     object: 'request_log',
     method: record.method as (typeof REQUEST_LOG_METHODS)[number],
     route: record.route,
+    path: record.path,
     status: record.status,
     status_class: record.statusClass as StatusClass,
     latency_ms: record.latencyMs,

@@ -14,7 +14,7 @@ export class UsageController {
     return tsRestHandler(contract.usage, {
       retrieve: async ({ query }) => ({
         status: 200 as const,
-        body: await this.usage.usage(principal.organizationId, query.source ?? 'api'),
+        body: await this.usage.usage(principal.organizationId, query.source ?? 'api', query.range),
       }),
     });
   }

@@ -1,110 +1,139 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type RequestSource, USAGE_HOURS, type UsageResource } from '@platform/contract';
-import type { DataSource } from 'typeorm';
+import {
+  DEFAULT_USAGE_RANGE,
+  type RequestSource,
+  USAGE_BINS,
+  type UsageRange,
+  type UsageResource,
+} from '@platform/contract';
 import { Clock } from '../common/clock';
 import { toIso } from '../common/timestamp';
 import { Sql } from '../database/sql';
 import { PORTAL_CLIENT_ID } from '../oauth/portal-client';
-import { WebhookAttemptRecord } from '../webhooks/webhook-attempt.entity';
-import { WebhookMessageRecord } from '../webhooks/webhook-message.entity';
-import { RequestLogRecord } from './request-log.entity';
+import { usageBreakdown } from './usage-breakdown';
 
-const HOUR_MS = 3_600_000;
-
-/** Rows of one hour, as the database sums them (drivers answer numbers or numeric strings). */
-type HourRow = Record<string, string | number | null> & { hour: string };
+/** Rows of one bin, as the database sums them (drivers answer numbers or numeric strings). */
+type BinRow = Record<string, string | number | null> & { bin: string };
 
 /**
- * Per-hour figures of one organization for the last 7 days: requests by status class from the
- * request log, webhook delivery attempts by outcome. Summed in the database (one GROUP BY per
- * figure over the organization's index), then every hour of the window filled in, zeros included.
+ * The text key of a bin of each length, as both dialects write it: `YYYY-MM-DD HH:MM` (minute),
+ * `YYYY-MM-DD HH` (hour), `YYYY-MM-DD` (day). SQLite stores TypeORM's UTC text
+ * (`YYYY-MM-DD HH:MM:SS.SSS`), so a prefix is the key; PostgreSQL formats its timestamptz in UTC.
+ */
+const BIN_KEYS: Record<number, { length: number; format: string; suffix: string }> = {
+  60: { length: 16, format: 'YYYY-MM-DD HH24:MI', suffix: ':00Z' },
+  3600: { length: 13, format: 'YYYY-MM-DD HH24', suffix: ':00:00Z' },
+  86_400: { length: 10, format: 'YYYY-MM-DD', suffix: ' 00:00:00Z' },
+};
+
+const n = (value: string | number | null | undefined) => Number(value ?? 0);
+
+/**
+ * The figures of one organization over a range ending now: requests by status class from the
+ * request log, webhook delivery attempts by outcome, per bin (every bin of the range filled in,
+ * zeros included), and the requests broken down by credential, route and status. Each figure is
+ * one GROUP BY in the database over the organization's `(organization_id, created_at)` index,
+ * bounded on both sides by the range.
  */
 @Injectable()
 export class UsageService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sql: Sql,
     private readonly clock: Clock,
   ) {}
 
   /** `source`: an integration's requests (`api`) or the portal's own calls, counted apart. */
-  async usage(organizationId: string, source: RequestSource = 'api'): Promise<UsageResource> {
-    const now = this.clock.nowMs();
-    const to = Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS;
-    const from = to - USAGE_HOURS * HOUR_MS;
-    const since = new Date(from);
-    const manager = this.dataSource.manager;
-
-    const requests = await manager
-      .createQueryBuilder(RequestLogRecord, 'log')
-      .select(this.hourOf('log.created_at'), 'hour')
-      .addSelect('SUM(CASE WHEN log.status >= 500 THEN 1 ELSE 0 END)', 'server_error')
-      .addSelect('SUM(CASE WHEN log.status = 429 THEN 1 ELSE 0 END)', 'rate_limited')
-      .addSelect(
-        'SUM(CASE WHEN log.status >= 400 AND log.status < 500 AND log.status <> 429 THEN 1 ELSE 0 END)',
-        'client_error',
-      )
-      .addSelect('SUM(CASE WHEN log.status < 400 THEN 1 ELSE 0 END)', 'success')
-      .where('log.organizationId = :organizationId', { organizationId })
-      .andWhere('log.createdAt >= :since', { since })
-      .andWhere(
-        source === 'portal' ? 'log.credentialId = :portal' : 'log.credentialId <> :portal',
-        { portal: PORTAL_CLIENT_ID },
-      )
-      .groupBy('hour')
-      .getRawMany<HourRow>();
-
-    const deliveries = await manager
-      .createQueryBuilder(WebhookAttemptRecord, 'attempt')
-      .innerJoin(WebhookMessageRecord, 'message', 'message.id = attempt.messageId')
-      .select(this.hourOf('attempt.attempted_at'), 'hour')
-      .addSelect(
-        'SUM(CASE WHEN attempt.status_code >= 200 AND attempt.status_code < 300 THEN 1 ELSE 0 END)',
-        'succeeded',
-      )
-      .addSelect('COUNT(*)', 'attempts')
-      .where('message.organizationId = :organizationId', { organizationId })
-      .andWhere('attempt.attemptedAt >= :since', { since })
-      .groupBy('hour')
-      .getRawMany<HourRow>();
-
-    const byHour = (rows: HourRow[]) => new Map(rows.map((row) => [this.hourMs(row.hour), row]));
-    const requestHours = byHour(requests);
-    const deliveryHours = byHour(deliveries);
-    const n = (value: string | number | null | undefined) => Number(value ?? 0);
-    const hours = Array.from({ length: USAGE_HOURS }, (_, i) => from + i * HOUR_MS);
+  async usage(
+    organizationId: string,
+    source: RequestSource = 'api',
+    range: UsageRange = DEFAULT_USAGE_RANGE,
+  ): Promise<UsageResource> {
+    const { count, seconds } = USAGE_BINS[range];
+    const binMs = seconds * 1000;
+    const to = Math.floor(this.clock.nowMs() / binMs) * binMs + binMs;
+    const from = to - count * binMs;
+    const params = {
+      org: organizationId,
+      since: this.at(new Date(from)),
+      until: this.at(new Date(to)),
+      portal: PORTAL_CLIENT_ID,
+    };
+    const where = `organization_id = :org AND created_at >= :since AND created_at < :until AND credential_id ${source === 'portal' ? '=' : '<>'} :portal`;
+    const [requests, deliveries] = await Promise.all([
+      this.sql.select<BinRow>(
+        `SELECT ${this.binOf('created_at', seconds)} AS bin,
+           SUM(CASE WHEN status >= 500 THEN 1 ELSE 0 END) AS server_error,
+           SUM(CASE WHEN status = 429 THEN 1 ELSE 0 END) AS rate_limited,
+           SUM(CASE WHEN status >= 400 AND status < 500 AND status <> 429 THEN 1 ELSE 0 END) AS client_error,
+           SUM(CASE WHEN status < 400 THEN 1 ELSE 0 END) AS success
+         FROM request_logs WHERE ${where} GROUP BY bin`,
+        params,
+      ),
+      this.sql.select<BinRow>(
+        `SELECT ${this.binOf('a.attempted_at', seconds)} AS bin,
+           SUM(CASE WHEN a.status_code >= 200 AND a.status_code < 300 THEN 1 ELSE 0 END) AS succeeded,
+           COUNT(*) AS attempts
+         FROM webhook_attempts a JOIN webhook_messages m ON m.id = a.message_id
+         WHERE m.organization_id = :org AND a.attempted_at >= :since AND a.attempted_at < :until
+         GROUP BY bin`,
+        { org: organizationId, since: params.since, until: params.until },
+      ),
+    ]);
+    const byBin = (rows: BinRow[]) => new Map(rows.map((row) => [this.binMs(row.bin), row]));
+    const requestBins = byBin(requests);
+    const deliveryBins = byBin(deliveries);
+    const starts = Array.from({ length: count }, (_, i) => toIso(new Date(from + i * binMs)));
+    const requestFigures = starts.map((start, i) => {
+      const row = requestBins.get(from + i * binMs);
+      return {
+        hour: start,
+        start,
+        success: n(row?.success),
+        client_error: n(row?.client_error),
+        rate_limited: n(row?.rate_limited),
+        server_error: n(row?.server_error),
+      };
+    });
+    const totals = requestFigures.reduce(
+      (sum, bin) => {
+        const errors = bin.client_error + bin.rate_limited + bin.server_error;
+        return { requests: sum.requests + bin.success + errors, errors: sum.errors + errors };
+      },
+      { requests: 0, errors: 0 },
+    );
     return {
       object: 'usage',
+      range,
+      bin_seconds: seconds,
       from: toIso(new Date(from)),
       to: toIso(new Date(to)),
-      requests: hours.map((hour) => {
-        const row = requestHours.get(hour);
-        return {
-          hour: toIso(new Date(hour)),
-          success: n(row?.success),
-          client_error: n(row?.client_error),
-          rate_limited: n(row?.rate_limited),
-          server_error: n(row?.server_error),
-        };
-      }),
-      webhook_deliveries: hours.map((hour) => {
-        const row = deliveryHours.get(hour);
+      requests: requestFigures,
+      webhook_deliveries: starts.map((start, i) => {
+        const row = deliveryBins.get(from + i * binMs);
         const succeeded = n(row?.succeeded);
-        return { hour: toIso(new Date(hour)), succeeded, failed: n(row?.attempts) - succeeded };
+        return { hour: start, start, succeeded, failed: n(row?.attempts) - succeeded };
       }),
+      breakdown: await usageBreakdown(this.sql, organizationId, where, params, totals),
     };
   }
 
-  /** `YYYY-MM-DD HH` of a UTC timestamp column, in either dialect. */
-  private hourOf(column: string): string {
+  /** A timestamp as the column holds it: SQLite's UTC text, PostgreSQL's timestamptz. */
+  private at(date: Date): Date | string {
     return this.sql.dialect === 'postgres'
-      ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24')`
-      : // SQLite stores TypeORM's UTC text, `YYYY-MM-DD HH:MM:SS.SSS`.
-        `substr(${column}, 1, 13)`;
+      ? date
+      : date.toISOString().replace('T', ' ').slice(0, 23);
   }
 
-  private hourMs(hour: string): number {
-    return Date.parse(`${hour.replace(' ', 'T')}:00:00Z`);
+  /** The bin key of a UTC timestamp column, in either dialect. */
+  private binOf(column: string, seconds: number): string {
+    const key = BIN_KEYS[seconds]!;
+    return this.sql.dialect === 'postgres'
+      ? `to_char(${column} AT TIME ZONE 'UTC', '${key.format}')`
+      : `substr(${column}, 1, ${key.length})`;
+  }
+
+  private binMs(bin: string): number {
+    const key = BIN_KEYS[bin.length === 16 ? 60 : bin.length === 13 ? 3600 : 86_400]!;
+    return Date.parse(`${bin}${key.suffix}`.replace(' ', 'T'));
   }
 }

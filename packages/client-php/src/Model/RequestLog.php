@@ -31,9 +31,14 @@ final class RequestLog extends Model
          */
         public readonly string $method,
         /**
-         * The route template (`/v1/students/:id`), never the path with its ids or query.
+         * The route template (`/v1/students/:id`).
          */
         public readonly string $route,
+        /**
+         * The path requested, with its ids (`/v1/students/stu_…`) but never the query string: nothing after
+         * `?` is kept. Null for entries recorded before paths were.
+         */
+        public readonly ?string $path,
         /**
          * The HTTP status of the response.
          */
@@ -67,6 +72,7 @@ final class RequestLog extends Model
             Cast::string($data['object'] ?? null),
             Cast::string($data['method'] ?? null),
             Cast::string($data['route'] ?? null),
+            Cast::nullableString($data['path'] ?? null),
             Cast::int($data['status'] ?? null),
             Cast::string($data['status_class'] ?? null),
             Cast::float($data['latency_ms'] ?? null),
@@ -90,6 +96,7 @@ final class RequestLog extends Model
             'object' => $this->object,
             'method' => $this->method,
             'route' => $this->route,
+            'path' => $this->path,
             'status' => $this->status,
             'status_class' => $this->statusClass,
             'latency_ms' => $this->latencyMs,

@@ -14,6 +14,8 @@ use PlatformApi\Core\Model;
 
 /**
  * The API's `Usage` object. Unknown keys are kept: read them as `$model['key']`.
+ *
+ * @see UsageRange for the values of the fields typed with it
  */
 final class Usage extends Model
 {
@@ -23,25 +25,37 @@ final class Usage extends Model
          */
         public readonly string $object,
         /**
-         * The start of the first hour (UTC).
+         * The range asked for (`week` by default).
+         *
+         * @var UsageRange::*|string
+         */
+        public readonly string $range,
+        /**
+         * The length of each bin in seconds: 60 (`hour`), 3600 (`day`, `week`), 86400 (`30d`).
+         */
+        public readonly int $binSeconds,
+        /**
+         * The start of the first bin (UTC).
          */
         public readonly \DateTimeImmutable $from,
         /**
-         * The end of the last hour (UTC), the current hour included.
+         * The end of the last bin (UTC), the current one included.
          */
         public readonly \DateTimeImmutable $to,
         /**
-         * API requests per hour, oldest first, 168 hours (zeros included).
+         * API requests per bin, oldest first, every bin of the range (zeros included): 60 minutes (`hour`),
+         * 24 hours (`day`), 168 hours (`week`), 30 days (`30d`).
          *
          * @var list<UsageRequestHour>
          */
         public readonly array $requests,
         /**
-         * Webhook delivery attempts per hour, oldest first, 168 hours.
+         * Webhook delivery attempts per bin, oldest first, the same bins as `requests`.
          *
          * @var list<UsageDeliveryHour>
          */
         public readonly array $webhookDeliveries,
+        public readonly UsageBreakdown $breakdown,
     ) {
     }
 
@@ -50,10 +64,13 @@ final class Usage extends Model
     {
         $model = new static(
             Cast::string($data['object'] ?? null),
+            Cast::string($data['range'] ?? null),
+            Cast::int($data['bin_seconds'] ?? null),
             Cast::dateTime($data['from'] ?? null),
             Cast::dateTime($data['to'] ?? null),
             Cast::modelList($data['requests'] ?? null, UsageRequestHour::class),
             Cast::modelList($data['webhook_deliveries'] ?? null, UsageDeliveryHour::class),
+            Cast::model($data['breakdown'] ?? null, UsageBreakdown::class),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;
@@ -67,16 +84,33 @@ final class Usage extends Model
         }
         $data = [
             'object' => $this->object,
+            'range' => $this->range,
+            'bin_seconds' => $this->binSeconds,
             'from' => Cast::serialize($this->from),
             'to' => Cast::serialize($this->to),
             'requests' => Cast::serialize($this->requests),
             'webhook_deliveries' => Cast::serialize($this->webhookDeliveries),
+            'breakdown' => Cast::serialize($this->breakdown),
         ];
         return $data;
     }
 
     public static function objectPaths(): array
     {
-        return ['', 'requests.*', 'webhook_deliveries.*'];
+        return [
+            '',
+            'requests.*',
+            'webhook_deliveries.*',
+            'breakdown',
+            'breakdown.credentials',
+            'breakdown.credentials.data.*',
+            'breakdown.credentials.other',
+            'breakdown.routes',
+            'breakdown.routes.data.*',
+            'breakdown.routes.other',
+            'breakdown.statuses',
+            'breakdown.statuses.data.*',
+            'breakdown.statuses.other',
+        ];
     }
 }

@@ -19,9 +19,14 @@ final class UsageDeliveryHour extends Model
 {
     public function __construct(
         /**
-         * The start of the hour (UTC).
+         * The start of the bin (UTC), the same as `start`: kept under this name for compatibility (bins were
+         * hours before `range`).
          */
         public readonly \DateTimeImmutable $hour,
+        /**
+         * The start of the bin (UTC).
+         */
+        public readonly \DateTimeImmutable $start,
         /**
          * Delivery attempts answered with a 2xx.
          */
@@ -38,6 +43,7 @@ final class UsageDeliveryHour extends Model
     {
         $model = new static(
             Cast::dateTime($data['hour'] ?? null),
+            Cast::dateTime($data['start'] ?? null),
             Cast::int($data['succeeded'] ?? null),
             Cast::int($data['failed'] ?? null),
         );
@@ -53,6 +59,7 @@ final class UsageDeliveryHour extends Model
         }
         $data = [
             'hour' => Cast::serialize($this->hour),
+            'start' => Cast::serialize($this->start),
             'succeeded' => $this->succeeded,
             'failed' => $this->failed,
         ];

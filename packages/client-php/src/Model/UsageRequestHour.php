@@ -19,9 +19,14 @@ final class UsageRequestHour extends Model
 {
     public function __construct(
         /**
-         * The start of the hour (UTC).
+         * The start of the bin (UTC), the same as `start`: kept under this name for compatibility (bins were
+         * hours before `range`).
          */
         public readonly \DateTimeImmutable $hour,
+        /**
+         * The start of the bin (UTC).
+         */
+        public readonly \DateTimeImmutable $start,
         /**
          * 2xx (and 1xx, 3xx) responses.
          */
@@ -46,6 +51,7 @@ final class UsageRequestHour extends Model
     {
         $model = new static(
             Cast::dateTime($data['hour'] ?? null),
+            Cast::dateTime($data['start'] ?? null),
             Cast::int($data['success'] ?? null),
             Cast::int($data['client_error'] ?? null),
             Cast::int($data['rate_limited'] ?? null),
@@ -63,6 +69,7 @@ final class UsageRequestHour extends Model
         }
         $data = [
             'hour' => Cast::serialize($this->hour),
+            'start' => Cast::serialize($this->start),
             'success' => $this->success,
             'client_error' => $this->clientError,
             'rate_limited' => $this->rateLimited,

@@ -31,12 +31,13 @@ final class RequestLogsRawService
     /**
      * List request logs
      *
-     * The organization's API requests: method, route template, status, latency, credential, request id and
-     * error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default.
-     * Entries appear within about a second of the response. Only the requests of your integrations by
-     * default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by
-     * `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and
-     * `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+     * The organization's API requests: method, route template, path (never the query string), status,
+     * latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest
+     * first; kept 14 days by default. Entries appear within about a second of the response. Only the requests
+     * of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal`
+     * for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id`
+     * (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for
+     * until).
      *
      * `GET /v1/request_logs`. Requires the `request_logs:read` scope.
      *

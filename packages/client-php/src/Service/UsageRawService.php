@@ -29,14 +29,18 @@ final class UsageRawService
     /**
      * Retrieve usage
      *
-     * Requests per hour by status class (success, client error, 429 rate limited, server error) from the
-     * request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC
-     * hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
+     * Requests per bin by status class (success, client error, 429 rate limited, server error) from the
+     * request log, webhook delivery attempts per bin (succeeded, failed), and the requests broken down by
+     * credential, route and status (the top 10 of each, with the rest in `other`), over a range ending now,
+     * in UTC bins, oldest first: `range=hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the
+     * default: 168 one-hour bins), `30d` (30 one-day bins; the request log keeps 14 days by default). Needs
+     * `request_logs:read`; requests appear about a second after their response.
      *
      * `GET /v1/usage`. Requires the `request_logs:read` scope.
      *
      * @param array{
      *     source?: QuerySource::*|list<QuerySource::*>,
+     *     range?: QueryRange::*|list<QueryRange::*>,
      * } $params
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
      * @return RawResponse<Usage>

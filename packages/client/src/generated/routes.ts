@@ -207,7 +207,7 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/request_logs/{id}' },
   },
   usage: {
-    retrieve: { method: 'GET', path: '/v1/usage', query: ['source'] },
+    retrieve: { method: 'GET', path: '/v1/usage', query: ['source', 'range'] },
   },
   members: {
     list: { method: 'GET', path: '/v1/members', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
@@ -873,7 +873,7 @@ export interface RequestLogsResource {
   /**
    * List request logs
    *
-   * The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+   * The organization's API requests: method, route template, path (never the query string), status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
    *
    * Scope: `request_logs:read`.
    */
@@ -895,7 +895,7 @@ export interface UsageResource {
   /**
    * Retrieve usage
    *
-   * Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
+   * Requests per bin by status class (success, client error, 429 rate limited, server error) from the request log, webhook delivery attempts per bin (succeeded, failed), and the requests broken down by credential, route and status (the top 10 of each, with the rest in `other`), over a range ending now, in UTC bins, oldest first: `range=hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the default: 168 one-hour bins), `30d` (30 one-day bins; the request log keeps 14 days by default). Needs `request_logs:read`; requests appear about a second after their response.
    *
    * Scope: `request_logs:read`.
    */

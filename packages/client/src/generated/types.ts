@@ -56,6 +56,12 @@ export type StudentStatus = 'active' | 'inactive' | 'graduated' | 'withdrawn';
 
 export type TokenInfoType = 'personal_access_token' | 'oauth_access_token';
 
+export type UsageRange = 'hour' | 'day' | 'week' | '30d';
+
+export type UsageCredentialType = 'personal_access_token' | 'oauth_access_token';
+
+export type UsageRouteMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
 /** The type of an event. */
 export type EventType = 'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published' | 'ping';
 
@@ -68,6 +74,8 @@ export type WebhookEndpointDisabledReason = 'requested' | 'gone' | 'failing' | '
 export type WebhookEndpointOwnerType = 'personal_access_token' | 'oauth_client';
 
 export type QuerySource = 'api' | 'portal';
+
+export type QueryRange = 'hour' | 'day' | 'week' | '30d';
 
 export interface StudentCreatedEvent {
   id: `evt_${string}`;
@@ -1125,8 +1133,10 @@ export interface RequestLog {
   id: `rql_${string}`;
   object: 'request_log';
   method: RequestLogMethod;
-  /** The route template (`/v1/students/:id`), never the path with its ids or query. */
+  /** The route template (`/v1/students/:id`). */
   route: string;
+  /** The path requested, with its ids (`/v1/students/stu_…`) but never the query string: nothing after `?` is kept. Null for entries recorded before paths were. */
+  path: string | null;
   /** The HTTP status of the response. */
   status: number;
   status_class: RequestLogStatusClass;
@@ -1241,19 +1251,59 @@ export interface Transfer {
 
 export interface Usage {
   object: 'usage';
-  /** The start of the first hour (UTC). */
+  /** The range asked for (`week` by default). */
+  range: UsageRange;
+  /** The length of each bin in seconds: 60 (`hour`), 3600 (`day`, `week`), 86400 (`30d`). */
+  bin_seconds: number;
+  /** The start of the first bin (UTC). */
   from: string;
-  /** The end of the last hour (UTC), the current hour included. */
+  /** The end of the last bin (UTC), the current one included. */
   to: string;
-  /** API requests per hour, oldest first, 168 hours (zeros included). */
+  /** API requests per bin, oldest first, every bin of the range (zeros included): 60 minutes (`hour`), 24 hours (`day`), 168 hours (`week`), 30 days (`30d`). */
   requests: UsageRequestHour[];
-  /** Webhook delivery attempts per hour, oldest first, 168 hours. */
+  /** Webhook delivery attempts per bin, oldest first, the same bins as `requests`. */
   webhook_deliveries: UsageDeliveryHour[];
+  breakdown: UsageBreakdown;
+}
+
+/** The range's requests by credential, by route (method and template) and by status. */
+export interface UsageBreakdown {
+  credentials: UsageCredentialBreakdown;
+  routes: UsageRouteBreakdown;
+  statuses: UsageStatusBreakdown;
+}
+
+/** The requests not in `data`: `data` plus `other` add up to the bins' totals (requests and errors). */
+export interface UsageBreakdownOther {
+  /** Requests. */
+  requests: number;
+  /** Of those, responses with a status of 400 or more. */
+  errors: number;
+}
+
+export interface UsageCredential {
+  type: UsageCredentialType;
+  /** The personal access token (`tok_…`) or OAuth client (`oac_…`). */
+  id: string;
+  /** The token's or OAuth client's name; null once it is deleted. */
+  name: string | null;
+  /** Requests. */
+  requests: number;
+  /** Of those, responses with a status of 400 or more. */
+  errors: number;
+}
+
+export interface UsageCredentialBreakdown {
+  /** The top 10 credentials by requests over the range, most first (ties by key). */
+  data: UsageCredential[];
+  other: UsageBreakdownOther;
 }
 
 export interface UsageDeliveryHour {
-  /** The start of the hour (UTC). */
+  /** The start of the bin (UTC), the same as `start`: kept under this name for compatibility (bins were hours before `range`). */
   hour: string;
+  /** The start of the bin (UTC). */
+  start: string;
   /** Delivery attempts answered with a 2xx. */
   succeeded: number;
   /** Delivery attempts that failed (another status, or no answer). */
@@ -1261,8 +1311,10 @@ export interface UsageDeliveryHour {
 }
 
 export interface UsageRequestHour {
-  /** The start of the hour (UTC). */
+  /** The start of the bin (UTC), the same as `start`: kept under this name for compatibility (bins were hours before `range`). */
   hour: string;
+  /** The start of the bin (UTC). */
+  start: string;
   /** 2xx (and 1xx, 3xx) responses. */
   success: number;
   /** 4xx responses other than 429. */
@@ -1271,6 +1323,37 @@ export interface UsageRequestHour {
   rate_limited: number;
   /** 5xx responses. */
   server_error: number;
+}
+
+export interface UsageRoute {
+  method: UsageRouteMethod;
+  /** The route template (`/v1/students/:id`). */
+  route: string;
+  /** Requests. */
+  requests: number;
+  /** Of those, responses with a status of 400 or more. */
+  errors: number;
+}
+
+export interface UsageRouteBreakdown {
+  /** The top 10 routes by requests over the range, most first (ties by key). */
+  data: UsageRoute[];
+  other: UsageBreakdownOther;
+}
+
+export interface UsageStatus {
+  /** The HTTP status of the responses. */
+  status: number;
+  /** Requests. */
+  requests: number;
+  /** Of those, responses with a status of 400 or more. */
+  errors: number;
+}
+
+export interface UsageStatusBreakdown {
+  /** The top 10 statuses by requests over the range, most first (ties by key). */
+  data: UsageStatus[];
+  other: UsageBreakdownOther;
 }
 
 export interface WebhookAttempt {
@@ -1695,6 +1778,8 @@ export interface RequestLogsListQuery extends RangeFilters<'created_at' | 'updat
 export interface UsageRetrieveQuery {
   /** Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls). */
   source?: QuerySource;
+  /** The period counted, ending now: `hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the default: 168 one-hour bins), `30d` (30 one-day bins). */
+  range?: QueryRange;
 }
 
 /** The query of `members.list`. */

@@ -48,7 +48,7 @@ class RequestLogs(SyncAPIResource):
 
         `GET /v1/request_logs` (scope `request_logs:read`).
 
-        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+        The organization's API requests: method, route template, path (never the query string), status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -125,7 +125,7 @@ class RequestLogsWithRawResponse(SyncAPIResource):
 
         `GET /v1/request_logs` (scope `request_logs:read`).
 
-        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+        The organization's API requests: method, route template, path (never the query string), status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -215,7 +215,7 @@ class AsyncRequestLogs(AsyncAPIResource):
 
         `GET /v1/request_logs` (scope `request_logs:read`).
 
-        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+        The organization's API requests: method, route template, path (never the query string), status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -294,7 +294,7 @@ class AsyncRequestLogsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/request_logs` (scope `request_logs:read`).
 
-        The organization's API requests: method, route template, status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
+        The organization's API requests: method, route template, path (never the query string), status, latency, credential, request id and error code (never bodies, query values, headers or secrets). Newest first; kept 14 days by default. Entries appear within about a second of the response. Only the requests of your integrations by default; the portal's own calls with `source=portal` (or `source=api,portal` for both). Filter by `status`, `status_class`, `method`, `route`, `credential_id`, `request_id` (comma-separate several) and `created_at` range (`created_at[gte]` for since, `created_at[lt]` for until).
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 

@@ -9,8 +9,9 @@ import typing as _t
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
-from ..types.enums import QuerySource
+from ..types.enums import QueryRange, QuerySource
 from ..types.models import Usage
+from ..types.params import QueryRange
 
 __all__ = ["UsageResource", "UsageResourceWithRawResponse", "AsyncUsageResource", "AsyncUsageResourceWithRawResponse"]
 
@@ -27,19 +28,22 @@ class UsageResource(SyncAPIResource):
         self,
         *,
         source: _t.Union[QuerySource, Omit] = omit,
+        range: _t.Union[QueryRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Usage:
         """Retrieve usage.
 
         `GET /v1/usage` (scope `request_logs:read`).
 
-        Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
+        Requests per bin by status class (success, client error, 429 rate limited, server error) from the request log, webhook delivery attempts per bin (succeeded, failed), and the requests broken down by credential, route and status (the top 10 of each, with the rest in `other`), over a range ending now, in UTC bins, oldest first: `range=hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the default: 168 one-hour bins), `30d` (30 one-day bins; the request log keeps 14 days by default). Needs `request_logs:read`; requests appear about a second after their response.
 
         Args:
             source: Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls).
+            range: The period counted, ending now: `hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the default: 168 one-hour bins), `30d` (30 one-day bins).
         """
         return self.with_raw_response.retrieve(
             source=source,
+            range=range,
             request_options=request_options,
         ).parse()
 
@@ -51,24 +55,27 @@ class UsageResourceWithRawResponse(SyncAPIResource):
         self,
         *,
         source: _t.Union[QuerySource, Omit] = omit,
+        range: _t.Union[QueryRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Usage]:
         """Retrieve usage.
 
         `GET /v1/usage` (scope `request_logs:read`).
 
-        Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
+        Requests per bin by status class (success, client error, 429 rate limited, server error) from the request log, webhook delivery attempts per bin (succeeded, failed), and the requests broken down by credential, route and status (the top 10 of each, with the rest in `other`), over a range ending now, in UTC bins, oldest first: `range=hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the default: 168 one-hour bins), `30d` (30 one-day bins; the request log keeps 14 days by default). Needs `request_logs:read`; requests appear about a second after their response.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
             source: Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls).
+            range: The period counted, ending now: `hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the default: 168 one-hour bins), `30d` (30 one-day bins).
         """
         return self._request(
             "GET",
             "/v1/usage",
             query={
                 "source": source,
+                "range": range,
             },
             options=request_options,
             cast=Usage.from_json,
@@ -87,19 +94,22 @@ class AsyncUsageResource(AsyncAPIResource):
         self,
         *,
         source: _t.Union[QuerySource, Omit] = omit,
+        range: _t.Union[QueryRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Usage:
         """Retrieve usage.
 
         `GET /v1/usage` (scope `request_logs:read`).
 
-        Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
+        Requests per bin by status class (success, client error, 429 rate limited, server error) from the request log, webhook delivery attempts per bin (succeeded, failed), and the requests broken down by credential, route and status (the top 10 of each, with the rest in `other`), over a range ending now, in UTC bins, oldest first: `range=hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the default: 168 one-hour bins), `30d` (30 one-day bins; the request log keeps 14 days by default). Needs `request_logs:read`; requests appear about a second after their response.
 
         Args:
             source: Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls).
+            range: The period counted, ending now: `hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the default: 168 one-hour bins), `30d` (30 one-day bins).
         """
         response = await self.with_raw_response.retrieve(
             source=source,
+            range=range,
             request_options=request_options,
         )
         return response.parse()
@@ -112,24 +122,27 @@ class AsyncUsageResourceWithRawResponse(AsyncAPIResource):
         self,
         *,
         source: _t.Union[QuerySource, Omit] = omit,
+        range: _t.Union[QueryRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Usage]:
         """Retrieve usage.
 
         `GET /v1/usage` (scope `request_logs:read`).
 
-        Requests per hour by status class (success, client error, 429 rate limited, server error) from the request log, and webhook delivery attempts per hour (succeeded, failed), for the last 7 days in UTC hours, oldest first. Needs `request_logs:read`; requests appear about a second after their response.
+        Requests per bin by status class (success, client error, 429 rate limited, server error) from the request log, webhook delivery attempts per bin (succeeded, failed), and the requests broken down by credential, route and status (the top 10 of each, with the rest in `other`), over a range ending now, in UTC bins, oldest first: `range=hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the default: 168 one-hour bins), `30d` (30 one-day bins; the request log keeps 14 days by default). Needs `request_logs:read`; requests appear about a second after their response.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
             source: Whose requests to count: `api` (the default: your integrations' tokens) or `portal` (the portal's own calls).
+            range: The period counted, ending now: `hour` (60 one-minute bins), `day` (24 one-hour bins), `week` (the default: 168 one-hour bins), `30d` (30 one-day bins).
         """
         return await self._request(
             "GET",
             "/v1/usage",
             query={
                 "source": source,
+                "range": range,
             },
             options=request_options,
             cast=Usage.from_json,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CollectionChecksumCollection", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "TokenInfoType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "CollectionChecksumCollection", "CourseStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
@@ -63,6 +63,12 @@ StudentStatus = _t.Literal["active", "inactive", "graduated", "withdrawn"]
 
 TokenInfoType = _t.Literal["personal_access_token", "oauth_access_token"]
 
+UsageRange = _t.Literal["hour", "day", "week", "30d"]
+
+UsageCredentialType = _t.Literal["personal_access_token", "oauth_access_token"]
+
+UsageRouteMethod = _t.Literal["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"]
+
 EventType = _t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published", "ping"]
 """The type of an event."""
 
@@ -75,3 +81,5 @@ WebhookEndpointDisabledReason = _t.Literal["requested", "gone", "failing", "cred
 WebhookEndpointOwnerType = _t.Literal["personal_access_token", "oauth_client"]
 
 QuerySource = _t.Literal["api", "portal"]
+
+QueryRange = _t.Literal["hour", "day", "week", "30d"]

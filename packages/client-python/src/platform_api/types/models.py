@@ -38,6 +38,9 @@ from .enums import (
     Scope,
     StudentStatus,
     TokenInfoType,
+    UsageCredentialType,
+    UsageRange,
+    UsageRouteMethod,
     WebhookDeliveryStatus,
     WebhookEndpointDisabledReason,
     WebhookEndpointEvent,
@@ -133,8 +136,16 @@ __all__ = [
     "StudentPreviousAttributes",
     "TokenInfo",
     "Usage",
+    "UsageBreakdown",
+    "UsageBreakdownOther",
+    "UsageCredential",
+    "UsageCredentialBreakdown",
     "UsageDeliveryHour",
     "UsageRequestHour",
+    "UsageRoute",
+    "UsageRouteBreakdown",
+    "UsageStatus",
+    "UsageStatusBreakdown",
     "WebhookAttempt",
     "WebhookDelivery",
     "WebhookDeliveryList",
@@ -5013,7 +5024,9 @@ class RequestLog(BaseModel):
     object: _t.Literal["request_log"]
     method: _t.Union[RequestLogMethod, str]
     route: str
-    """The route template (`/v1/students/:id`), never the path with its ids or query."""
+    """The route template (`/v1/students/:id`)."""
+    path: _t.Optional[str]
+    """The path requested, with its ids (`/v1/students/stu_…`) but never the query string: nothing after `?` is kept. Null for entries recorded before paths were."""
     status: int
     """The HTTP status of the response."""
     status_class: _t.Union[RequestLogStatusClass, str]
@@ -5031,6 +5044,7 @@ class RequestLog(BaseModel):
         ("object", "object"),
         ("method", "method"),
         ("route", "route"),
+        ("path", "path"),
         ("status", "status"),
         ("status_class", "status_class"),
         ("latency_ms", "latency_ms"),
@@ -5047,6 +5061,7 @@ class RequestLog(BaseModel):
         object: _t.Literal["request_log"],
         method: _t.Union[RequestLogMethod, str],
         route: str,
+        path: _t.Optional[str],
         status: int,
         status_class: _t.Union[RequestLogStatusClass, str],
         latency_ms: float,
@@ -5061,6 +5076,7 @@ class RequestLog(BaseModel):
                 "object": object,
                 "method": method,
                 "route": route,
+                "path": path,
                 "status": status,
                 "status_class": status_class,
                 "latency_ms": latency_ms,
@@ -5080,6 +5096,7 @@ class RequestLog(BaseModel):
             object=json_get(raw, "object"),
             method=json_get(raw, "method"),
             route=json_get(raw, "route"),
+            path=json_get(raw, "path"),
             status=json_get(raw, "status"),
             status_class=json_get(raw, "status_class"),
             latency_ms=json_get(raw, "latency_ms"),
@@ -5463,39 +5480,53 @@ class Usage(BaseModel):
     """A `Usage` object of the Platform API."""
 
     object: _t.Literal["usage"]
+    range: _t.Union[UsageRange, str]
+    """The range asked for (`week` by default)."""
+    bin_seconds: int
+    """The length of each bin in seconds: 60 (`hour`), 3600 (`day`, `week`), 86400 (`30d`)."""
     from_: _dt.datetime
-    """The start of the first hour (UTC)."""
+    """The start of the first bin (UTC)."""
     to: _dt.datetime
-    """The end of the last hour (UTC), the current hour included."""
+    """The end of the last bin (UTC), the current one included."""
     requests: _t.List[UsageRequestHour]
-    """API requests per hour, oldest first, 168 hours (zeros included)."""
+    """API requests per bin, oldest first, every bin of the range (zeros included): 60 minutes (`hour`), 24 hours (`day`), 168 hours (`week`), 30 days (`30d`)."""
     webhook_deliveries: _t.List[UsageDeliveryHour]
-    """Webhook delivery attempts per hour, oldest first, 168 hours."""
+    """Webhook delivery attempts per bin, oldest first, the same bins as `requests`."""
+    breakdown: UsageBreakdown
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("object", "object"),
+        ("range", "range"),
+        ("bin_seconds", "bin_seconds"),
         ("from_", "from"),
         ("to", "to"),
         ("requests", "requests"),
         ("webhook_deliveries", "webhook_deliveries"),
+        ("breakdown", "breakdown"),
     )
 
     def __init__(
         self,
         *,
         object: _t.Literal["usage"],
+        range: _t.Union[UsageRange, str],
+        bin_seconds: int,
         from_: _dt.datetime,
         to: _dt.datetime,
         requests: _t.List[UsageRequestHour],
         webhook_deliveries: _t.List[UsageDeliveryHour],
+        breakdown: UsageBreakdown,
     ) -> None:
         self._init(
             {
                 "object": object,
+                "range": range,
+                "bin_seconds": bin_seconds,
                 "from_": from_,
                 "to": to,
                 "requests": requests,
                 "webhook_deliveries": webhook_deliveries,
+                "breakdown": breakdown,
             }
         )
 
@@ -5505,10 +5536,184 @@ class Usage(BaseModel):
         raw = as_dict(data)
         model = cls(
             object=json_get(raw, "object"),
+            range=json_get(raw, "range"),
+            bin_seconds=json_get(raw, "bin_seconds"),
             from_=parse_datetime(json_get(raw, "from")),
             to=parse_datetime(json_get(raw, "to")),
             requests=parse_list(lambda item0: parse_model(UsageRequestHour.from_json, item0), json_get(raw, "requests")),
             webhook_deliveries=parse_list(lambda item0: parse_model(UsageDeliveryHour.from_json, item0), json_get(raw, "webhook_deliveries")),
+            breakdown=parse_model(UsageBreakdown.from_json, json_get(raw, "breakdown")),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageBreakdown(BaseModel):
+    """The range's requests by credential, by route (method and template) and by status."""
+
+    credentials: UsageCredentialBreakdown
+    routes: UsageRouteBreakdown
+    statuses: UsageStatusBreakdown
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("credentials", "credentials"),
+        ("routes", "routes"),
+        ("statuses", "statuses"),
+    )
+
+    def __init__(
+        self,
+        *,
+        credentials: UsageCredentialBreakdown,
+        routes: UsageRouteBreakdown,
+        statuses: UsageStatusBreakdown,
+    ) -> None:
+        self._init(
+            {
+                "credentials": credentials,
+                "routes": routes,
+                "statuses": statuses,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageBreakdown:
+        """A `UsageBreakdown` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            credentials=parse_model(UsageCredentialBreakdown.from_json, json_get(raw, "credentials")),
+            routes=parse_model(UsageRouteBreakdown.from_json, json_get(raw, "routes")),
+            statuses=parse_model(UsageStatusBreakdown.from_json, json_get(raw, "statuses")),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageBreakdownOther(BaseModel):
+    """The requests not in `data`: `data` plus `other` add up to the bins' totals (requests and errors)."""
+
+    requests: int
+    """Requests."""
+    errors: int
+    """Of those, responses with a status of 400 or more."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("requests", "requests"),
+        ("errors", "errors"),
+    )
+
+    def __init__(
+        self,
+        *,
+        requests: int,
+        errors: int,
+    ) -> None:
+        self._init(
+            {
+                "requests": requests,
+                "errors": errors,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageBreakdownOther:
+        """A `UsageBreakdownOther` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            requests=json_get(raw, "requests"),
+            errors=json_get(raw, "errors"),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageCredential(BaseModel):
+    """A `UsageCredential` object of the Platform API."""
+
+    type: _t.Union[UsageCredentialType, str]
+    id: str
+    """The personal access token (`tok_…`) or OAuth client (`oac_…`)."""
+    name: _t.Optional[str]
+    """The token's or OAuth client's name; null once it is deleted."""
+    requests: int
+    """Requests."""
+    errors: int
+    """Of those, responses with a status of 400 or more."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("type", "type"),
+        ("id", "id"),
+        ("name", "name"),
+        ("requests", "requests"),
+        ("errors", "errors"),
+    )
+
+    def __init__(
+        self,
+        *,
+        type: _t.Union[UsageCredentialType, str],
+        id: str,
+        name: _t.Optional[str],
+        requests: int,
+        errors: int,
+    ) -> None:
+        self._init(
+            {
+                "type": type,
+                "id": id,
+                "name": name,
+                "requests": requests,
+                "errors": errors,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageCredential:
+        """A `UsageCredential` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            type=json_get(raw, "type"),
+            id=json_get(raw, "id"),
+            name=json_get(raw, "name"),
+            requests=json_get(raw, "requests"),
+            errors=json_get(raw, "errors"),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageCredentialBreakdown(BaseModel):
+    """A `UsageCredentialBreakdown` object of the Platform API."""
+
+    data: _t.List[UsageCredential]
+    """The top 10 credentials by requests over the range, most first (ties by key)."""
+    other: UsageBreakdownOther
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("other", "other"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[UsageCredential],
+        other: UsageBreakdownOther,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "other": other,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageCredentialBreakdown:
+        """A `UsageCredentialBreakdown` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(UsageCredential.from_json, item0), json_get(raw, "data")),
+            other=parse_model(UsageBreakdownOther.from_json, json_get(raw, "other")),
         )
         model._attach(raw)
         return model
@@ -5518,7 +5723,9 @@ class UsageDeliveryHour(BaseModel):
     """A `UsageDeliveryHour` object of the Platform API."""
 
     hour: _dt.datetime
-    """The start of the hour (UTC)."""
+    """The start of the bin (UTC), the same as `start`: kept under this name for compatibility (bins were hours before `range`)."""
+    start: _dt.datetime
+    """The start of the bin (UTC)."""
     succeeded: int
     """Delivery attempts answered with a 2xx."""
     failed: int
@@ -5526,6 +5733,7 @@ class UsageDeliveryHour(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("hour", "hour"),
+        ("start", "start"),
         ("succeeded", "succeeded"),
         ("failed", "failed"),
     )
@@ -5534,12 +5742,14 @@ class UsageDeliveryHour(BaseModel):
         self,
         *,
         hour: _dt.datetime,
+        start: _dt.datetime,
         succeeded: int,
         failed: int,
     ) -> None:
         self._init(
             {
                 "hour": hour,
+                "start": start,
                 "succeeded": succeeded,
                 "failed": failed,
             }
@@ -5551,6 +5761,7 @@ class UsageDeliveryHour(BaseModel):
         raw = as_dict(data)
         model = cls(
             hour=parse_datetime(json_get(raw, "hour")),
+            start=parse_datetime(json_get(raw, "start")),
             succeeded=json_get(raw, "succeeded"),
             failed=json_get(raw, "failed"),
         )
@@ -5562,7 +5773,9 @@ class UsageRequestHour(BaseModel):
     """A `UsageRequestHour` object of the Platform API."""
 
     hour: _dt.datetime
-    """The start of the hour (UTC)."""
+    """The start of the bin (UTC), the same as `start`: kept under this name for compatibility (bins were hours before `range`)."""
+    start: _dt.datetime
+    """The start of the bin (UTC)."""
     success: int
     """2xx (and 1xx, 3xx) responses."""
     client_error: int
@@ -5574,6 +5787,7 @@ class UsageRequestHour(BaseModel):
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("hour", "hour"),
+        ("start", "start"),
         ("success", "success"),
         ("client_error", "client_error"),
         ("rate_limited", "rate_limited"),
@@ -5584,6 +5798,7 @@ class UsageRequestHour(BaseModel):
         self,
         *,
         hour: _dt.datetime,
+        start: _dt.datetime,
         success: int,
         client_error: int,
         rate_limited: int,
@@ -5592,6 +5807,7 @@ class UsageRequestHour(BaseModel):
         self._init(
             {
                 "hour": hour,
+                "start": start,
                 "success": success,
                 "client_error": client_error,
                 "rate_limited": rate_limited,
@@ -5605,10 +5821,178 @@ class UsageRequestHour(BaseModel):
         raw = as_dict(data)
         model = cls(
             hour=parse_datetime(json_get(raw, "hour")),
+            start=parse_datetime(json_get(raw, "start")),
             success=json_get(raw, "success"),
             client_error=json_get(raw, "client_error"),
             rate_limited=json_get(raw, "rate_limited"),
             server_error=json_get(raw, "server_error"),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageRoute(BaseModel):
+    """A `UsageRoute` object of the Platform API."""
+
+    method: _t.Union[UsageRouteMethod, str]
+    route: str
+    """The route template (`/v1/students/:id`)."""
+    requests: int
+    """Requests."""
+    errors: int
+    """Of those, responses with a status of 400 or more."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("method", "method"),
+        ("route", "route"),
+        ("requests", "requests"),
+        ("errors", "errors"),
+    )
+
+    def __init__(
+        self,
+        *,
+        method: _t.Union[UsageRouteMethod, str],
+        route: str,
+        requests: int,
+        errors: int,
+    ) -> None:
+        self._init(
+            {
+                "method": method,
+                "route": route,
+                "requests": requests,
+                "errors": errors,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageRoute:
+        """A `UsageRoute` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            method=json_get(raw, "method"),
+            route=json_get(raw, "route"),
+            requests=json_get(raw, "requests"),
+            errors=json_get(raw, "errors"),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageRouteBreakdown(BaseModel):
+    """A `UsageRouteBreakdown` object of the Platform API."""
+
+    data: _t.List[UsageRoute]
+    """The top 10 routes by requests over the range, most first (ties by key)."""
+    other: UsageBreakdownOther
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("other", "other"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[UsageRoute],
+        other: UsageBreakdownOther,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "other": other,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageRouteBreakdown:
+        """A `UsageRouteBreakdown` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(UsageRoute.from_json, item0), json_get(raw, "data")),
+            other=parse_model(UsageBreakdownOther.from_json, json_get(raw, "other")),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageStatus(BaseModel):
+    """A `UsageStatus` object of the Platform API."""
+
+    status: int
+    """The HTTP status of the responses."""
+    requests: int
+    """Requests."""
+    errors: int
+    """Of those, responses with a status of 400 or more."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("status", "status"),
+        ("requests", "requests"),
+        ("errors", "errors"),
+    )
+
+    def __init__(
+        self,
+        *,
+        status: int,
+        requests: int,
+        errors: int,
+    ) -> None:
+        self._init(
+            {
+                "status": status,
+                "requests": requests,
+                "errors": errors,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageStatus:
+        """A `UsageStatus` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            status=json_get(raw, "status"),
+            requests=json_get(raw, "requests"),
+            errors=json_get(raw, "errors"),
+        )
+        model._attach(raw)
+        return model
+
+
+class UsageStatusBreakdown(BaseModel):
+    """A `UsageStatusBreakdown` object of the Platform API."""
+
+    data: _t.List[UsageStatus]
+    """The top 10 statuses by requests over the range, most first (ties by key)."""
+    other: UsageBreakdownOther
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("other", "other"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[UsageStatus],
+        other: UsageBreakdownOther,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "other": other,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UsageStatusBreakdown:
+        """A `UsageStatusBreakdown` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(UsageStatus.from_json, item0), json_get(raw, "data")),
+            other=parse_model(UsageBreakdownOther.from_json, json_get(raw, "other")),
         )
         model._attach(raw)
         return model
