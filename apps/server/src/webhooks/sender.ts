@@ -78,13 +78,7 @@ export class WebhookSender {
         resolve({ ...result, requestHeaders: headers });
       };
       const elapsed = () => Math.round(performance.now() - started);
-      // Host and Connection are set here rather than left to Node, so `headers` is the whole set.
-      const headers = {
-        ...request.headers,
-        'content-length': String(Buffer.byteLength(request.body)),
-        host: url.host,
-        connection: 'keep-alive',
-      };
+      const headers = wireHeaders(request, url);
       const req = (secure ? https : http).request(url, {
         method: 'POST',
         agent: secure ? this.agents.https : this.agents.http,
@@ -146,6 +140,19 @@ export class WebhookSender {
 }
 
 class TimeoutError extends Error {}
+
+/**
+ * Every header of the request: Host and Connection set here rather than left to Node (which adds
+ * the same values otherwise), so the attempt can record the whole set it sent.
+ */
+function wireHeaders(request: OutgoingWebhook, url: URL): Record<string, string> {
+  return {
+    ...request.headers,
+    'content-length': String(Buffer.byteLength(request.body)),
+    host: url.host,
+    connection: 'keep-alive',
+  };
+}
 
 /** `Retry-After` as seconds or an HTTP date (RFC 9110), in milliseconds from now. */
 export function parseRetryAfter(value: string | undefined, now: number): number | null {
