@@ -101,3 +101,51 @@ function ConfirmDialog({
     </dialog>
   );
 }
+
+/**
+ * A modal panel (a native `<dialog>`, as `useConfirm`'s): a titled box with a Close button, for
+ * details or a form over the page. Escape and Close call `onClose`; focus goes back to what had
+ * it when the panel opened. `className` places and sizes it (a side panel, say).
+ */
+export function Panel({
+  title,
+  onClose,
+  className,
+  children,
+}: {
+  title: ReactNode;
+  onClose: () => void;
+  className?: string;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => {
+      dialog?.close();
+      opener?.focus();
+    };
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      className={className}
+      aria-labelledby={`${id}-title`}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      <div className="panel-head">
+        <h2 id={`${id}-title`}>{title}</h2>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      {children}
+    </dialog>
+  );
+}
