@@ -195,10 +195,10 @@ describe('the portal in Chromium', () => {
   test('sends a test event: delivered and verified by the inspector, with status and latency shown', async () => {
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText('Test event queued; its delivery appears below.').waitFor();
-    const card = page.locator('li.delivery').first();
-    await card.locator('.status', { hasText: 'succeeded' }).waitFor({ timeout: 20_000 });
-    await expect(card.locator('td').nth(1).textContent()).resolves.toBe('204');
-    await expect(card.locator('td').nth(2).textContent()).resolves.toMatch(/^\d+ ms$/);
+    const row = page.locator('table.hook-deliveries tbody tr').first();
+    await row.locator('.hook-status', { hasText: 'succeeded' }).waitFor({ timeout: 20_000 });
+    // Last response: the status and latency.
+    await expect(row.locator('td').nth(4).textContent()).resolves.toMatch(/^204 · \d+ ms$/);
     const received = inspector.deliveries();
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ verified: true, event: { type: 'ping' } });
@@ -209,15 +209,21 @@ describe('the portal in Chromium', () => {
   test('redelivers: a second verified attempt with the same webhook-id', async () => {
     const webhookId = inspector.deliveries()[0]!.webhookId;
     await page
-      .getByRole('button', { name: /^Redeliver msg_/ })
+      .getByRole('button', { name: /^ping delivery msg_/ })
       .first()
       .click();
+    const panel = page.getByRole('dialog', { name: `Delivery ${webhookId}` });
+    await panel.getByRole('button', { name: 'Redeliver' }).click();
     await page.getByText(/queued again/).waitFor();
     await until(() => inspector.deliveries().length === 2);
     const [again] = inspector.deliveries();
     expect(again).toMatchObject({ verified: true, webhookId });
+    await panel.getByRole('heading', { name: '2 attempts' }).waitFor({ timeout: 20_000 });
+    await panel.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('button', { name: 'Refresh deliveries' }).click();
-    await page.locator('li.delivery').first().getByText('2 attempts').waitFor();
+    await expect(
+      page.locator('table.hook-deliveries tbody tr').first().locator('td').nth(3).textContent(),
+    ).resolves.toBe('2');
   });
 
   test('rotates the secret and shows the 24-hour overlap; the endpoint edits', async () => {
@@ -230,7 +236,11 @@ describe('the portal in Chromium', () => {
     await expect(
       page.getByText(/\(24 hours\) every delivery carries two signatures/).count(),
     ).resolves.toBe(1);
-    await page.getByLabel('Description (optional)').fill('the inspector, renamed');
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page
+      .getByRole('dialog', { name: 'Edit endpoint' })
+      .getByLabel('Description (optional)')
+      .fill('the inspector, renamed');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Endpoint saved.').waitFor();
     const stored = await fetch(`${server.url}/v1/webhook_endpoints/${endpointId}`, {

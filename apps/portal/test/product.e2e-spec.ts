@@ -323,21 +323,22 @@ describe.each([
     await admin.getByLabel('Status').selectOption('failed');
     await admin.getByText('1 of 1 deliveries').waitFor();
     expect(new URL(admin.url()).search).toBe('?status=failed');
-    await expect(admin.locator('li.delivery .status').allTextContents()).resolves.toEqual([
-      'failed',
-    ]);
+    await expect(
+      admin.locator('table.hook-deliveries .hook-status').allTextContents(),
+    ).resolves.toEqual(['failed']);
     await admin.reload();
     await admin.getByText('1 of 1 deliveries').waitFor();
     await expect(admin.getByLabel('Status').inputValue()).resolves.toBe('failed');
     await expectAccessible(admin, 'deliveries, failed');
 
-    // The message: its headers and the event it carries.
-    const card = admin.locator('li.delivery').first();
-    await card.getByText('Payload and headers').click();
-    await card.getByText(/"type": "ping"/).waitFor();
-    await expect(card.textContent()).resolves.toMatch(/webhook-id: msg_/);
+    // The message in its side panel: the headers each attempt sent and the event it carries.
+    await admin.getByRole('button', { name: /^ping delivery msg_/ }).click();
+    const panel = admin.getByRole('dialog', { name: /^Delivery msg_/ });
+    await panel.getByText(/"type": "ping"/).waitFor();
+    await expect(panel.textContent()).resolves.toMatch(/webhook-id: msg_/);
     await expectAccessible(admin, 'delivery payload and headers');
     if (viewport.width === 1280) await screenshot(admin, 'deliveries');
+    await panel.getByRole('button', { name: 'Close' }).click();
 
     // The receiver is back: replay every failed delivery of the last 24 hours (the default).
     await admin.getByRole('button', { name: 'Replay failed deliveries' }).click();

@@ -311,6 +311,9 @@ describe('webhook delivery', () => {
     );
     expect(disabled.disabled_reason).toBe('failing');
     expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
+    // The streak stays on record; a disabled endpoint has no disable to come.
+    expect(Date.parse(disabled.failing_since!)).toBeLessThanOrEqual(started + 1000);
+    expect(disabled.disables_at).toBeNull();
   });
 
   it('a slow endpoint does not hold up a fast one', async () => {

@@ -35,6 +35,9 @@ export const MAX_WEBHOOK_ENDPOINTS = 16;
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const WEBHOOK_SECRET_OVERLAP_HOURS = 24;
 
+/** Days of failed attempts (no success in between) after which an endpoint is disabled as `failing` (the server's default `WEBHOOK_DISABLE_AFTER`). */
+export const WEBHOOK_DISABLE_AFTER_DAYS = 5;
+
 /** Bytes of a receiver's response body kept with each attempt. */
 export const WEBHOOK_RESPONSE_BODY_LIMIT = 4096;
 
@@ -123,6 +126,16 @@ export const WebhookEndpointSchema = z
     updated_at: timestampSchema,
     // Last: added later, and the PHP client's model constructors take fields in order.
     member_id: idSchema('user').nullable().describe(MEMBER_ID_DESCRIPTION),
+    failing_since: timestampSchema
+      .nullable()
+      .describe(
+        'When the current run of failed attempts began: the first failure since the last success (or since the endpoint was last enabled or disabled). Null while its attempts succeed or it has failed none since.',
+      ),
+    disables_at: timestampSchema
+      .nullable()
+      .describe(
+        `When the endpoint will be disabled as \`failing\` if no attempt succeeds before then: \`failing_since\` plus ${WEBHOOK_DISABLE_AFTER_DAYS} days (the first failed attempt from then on disables it). Null while it is not failing, and once it is disabled.`,
+      ),
   })
   .openapi({ title: 'WebhookEndpoint' });
 
@@ -188,6 +201,12 @@ export const WebhookAttemptSchema = z
       .string()
       .nullable()
       .describe('Why the attempt failed without a response (timeout, refused connection, …).'),
+    request_headers: z
+      .record(z.string(), z.string())
+      .nullable()
+      .describe(
+        'The HTTP headers this attempt sent (lower-case names), with each `webhook-signature` signature withheld: `v1,<withheld>`, one per signing secret. Null when no request was made (an invalid URL) and for attempts made before headers were recorded.',
+      ),
   })
   .openapi({ title: 'WebhookAttempt' });
 

@@ -103,9 +103,54 @@ function ConfirmDialog({
 }
 
 /**
- * A modal that shows something (a row's detail): a native `<dialog>` with a heading and a Close
- * button; Escape closes it too, and focus goes back to what opened it.
+ * A modal panel (a native `<dialog>`, as `useConfirm`'s): a titled box with a Close button, for
+ * details or a form over the page. Escape and Close call `onClose`; focus goes back to what had
+ * it when the panel opened. `className` places and sizes it (a side panel, say).
  */
+export function Panel({
+  title,
+  onClose,
+  className,
+  children,
+}: {
+  title: ReactNode;
+  onClose: () => void;
+  className?: string;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => {
+      dialog?.close();
+      opener?.focus();
+    };
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      className={className}
+      aria-labelledby={`${id}-title`}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      <div className="panel-head">
+        <h2 id={`${id}-title`}>{title}</h2>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      {children}
+    </dialog>
+  );
+}
+
+/** A row's detail in a centred `Panel` (the confirm box's size and look). */
 export function InfoDialog({
   title,
   className,
@@ -117,34 +162,9 @@ export function InfoDialog({
   onClose: () => void;
   children: ReactNode;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const id = useId();
-  useEffect(() => {
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => {
-      dialog?.close();
-      opener?.focus();
-    };
-  }, []);
   return (
-    <dialog
-      ref={ref}
-      className={`confirm${className ? ` ${className}` : ''}`}
-      aria-labelledby={`${id}-title`}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
-      <h2 id={`${id}-title`}>{title}</h2>
+    <Panel title={title} className={`confirm${className ? ` ${className}` : ''}`} onClose={onClose}>
       {children}
-      <div className="actions">
-        <button type="button" onClick={onClose} autoFocus>
-          Close
-        </button>
-      </div>
-    </dialog>
+    </Panel>
   );
 }

@@ -1,117 +1,12 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
-import type { PlatformClient, WebhookDelivery, WebhookEndpointStats } from '@platform/client';
+import { useRef, useState, type FormEvent } from 'react';
+import type { PlatformClient, WebhookDelivery } from '@platform/client';
 import { describeError, EVENT_TYPES, formatDate } from '../api';
 import { FilterSelect, Pager, TableWrap, type ListState } from '../components/list';
 import { FailureNotice } from '../components/states';
 import { Notice } from '../components/ui';
+import { DeliveryPanel } from './webhook-delivery-panel';
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-
-/**
- * A delivery's message: the event it carries (read from the event log when the session may read
- * events) and the headers every attempt is sent with (the timestamp and signature are made per
- * attempt; the signature is not kept).
- */
-function DeliveryDetails({
-  client,
-  delivery,
-  canReadEvents,
-}: {
-  client: PlatformClient;
-  delivery: WebhookDelivery;
-  canReadEvents: boolean;
-}) {
-  const [payload, setPayload] = useState<string | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  const load = () => {
-    if (payload !== null || !canReadEvents) return;
-    client.events.retrieve({ params: { id: delivery.event_id } }).then(
-      (event) => setPayload(JSON.stringify(event, null, 2)),
-      (e: unknown) => setProblem(describeError(e)),
-    );
-  };
-  return (
-    <details
-      className="delivery-details"
-      onToggle={(e) => (e.currentTarget.open ? load() : undefined)}
-    >
-      <summary>
-        Payload and headers<span className="visually-hidden"> of {delivery.id}</span>
-      </summary>
-      <h4>Headers</h4>
-      <pre className="excerpt">
-        {[
-          'content-type: application/json',
-          `webhook-id: ${delivery.id}`,
-          'webhook-timestamp: the attempt’s time, in Unix seconds',
-          'webhook-signature: v1,… (one per live signing secret; not kept)',
-        ].join('\n')}
-      </pre>
-      <h4>Payload</h4>
-      {!canReadEvents ? (
-        <p className="hint">
-          Reading the payload needs the events:read scope, and the read scope of the event’s
-          resource (students:read for student events).
-        </p>
-      ) : problem ? (
-        <p className="hint">{problem}</p>
-      ) : payload === null ? (
-        <p>Loading…</p>
-      ) : (
-        <pre className="excerpt payload" tabIndex={0} aria-label={`Payload of ${delivery.id}`}>
-          {payload}
-        </pre>
-      )}
-    </details>
-  );
-}
-
-/** The endpoint's health over the last 24 hours, in words (from the stats operation). */
-export function EndpointHealth({
-  client,
-  id,
-  version,
-}: {
-  client: PlatformClient;
-  id: string;
-  version: number;
-}) {
-  const [stats, setStats] = useState<WebhookEndpointStats | null>(null);
-  useEffect(() => {
-    client.webhookEndpoints.stats({ params: { id } }).then(setStats, () => setStats(null));
-  }, [client, id, version]);
-  if (!stats) return null;
-  return (
-    <section aria-labelledby="endpoint-health">
-      <h2 id="endpoint-health">Last 24 hours</h2>
-      {stats.attempts === 0 ? (
-        <p>No delivery attempts in the last 24 hours.</p>
-      ) : (
-        <dl className="facts health">
-          <div>
-            <dt>Success rate</dt>
-            <dd data-testid="success-rate">
-              {Math.round((stats.success_rate ?? 0) * 100)}% ({stats.succeeded} of {stats.attempts}{' '}
-              attempts)
-            </dd>
-          </div>
-          <div>
-            <dt>Median latency</dt>
-            <dd>{stats.latency_ms.p50} ms</dd>
-          </div>
-          <div>
-            <dt>95th percentile latency</dt>
-            <dd>{stats.latency_ms.p95} ms</dd>
-          </div>
-          <div>
-            <dt>Slowest</dt>
-            <dd>{stats.latency_ms.max} ms</dd>
-          </div>
-        </dl>
-      )}
-    </section>
-  );
-}
 
 /** "Replay every failed delivery since …": a time (24 hours ago by default) and a button. */
 function ReplayFailed({
@@ -176,7 +71,10 @@ function toLocalInput(date: Date): string {
   return local.toISOString().slice(0, 16);
 }
 
-/** An endpoint's deliveries by page, status and event type, with refresh and replay. */
+/**
+ * An endpoint's deliveries by page, status and event type, with refresh and replay: a compact
+ * table, one row each; a row opens its delivery in a side panel (`DeliveryPanel`).
+ */
 export function Deliveries({
   client,
   id,
@@ -199,6 +97,14 @@ export function Deliveries({
   onRedeliver: (delivery: WebhookDelivery) => void;
 }) {
   const deliveriesHeading = useRef<HTMLHeadingElement>(null);
+  const [openId, setOpenId] = useState<string | null>(null);
+  const [opened, setOpened] = useState<WebhookDelivery | null>(null);
+  // The open delivery as the list last read it (attempts arrive while it is open).
+  const shown = list.rows?.find((d) => d.id === openId) ?? opened;
+  const open = (delivery: WebhookDelivery) => {
+    setOpenId(delivery.id);
+    setOpened(delivery);
+  };
   return (
     <section aria-labelledby="deliveries">
       <h2 id="deliveries" tabIndex={-1} ref={deliveriesHeading}>
@@ -216,24 +122,9 @@ export function Deliveries({
           <p>Loading…</p>
         )
       ) : list.rows.length === 0 ? (
-        <p>
-          {list.filters.status || list.filters.event_type
-            ? 'No deliveries match.'
-            : 'No deliveries yet. Send a test event to see one.'}
-        </p>
+        <NoDeliveries list={list} />
       ) : (
-        <ul className="cards" aria-live="polite">
-          {list.rows.map((delivery) => (
-            <DeliveryCard
-              key={delivery.id}
-              client={client}
-              delivery={delivery}
-              canWrite={canWrite}
-              canReadEvents={canReadEvents}
-              onRedeliver={onRedeliver}
-            />
-          ))}
-        </ul>
+        <DeliveryTable rows={list.rows} onOpen={open} />
       )}
       {list.meta ? (
         <Pager
@@ -246,67 +137,88 @@ export function Deliveries({
           }}
         />
       ) : null}
+      {shown && openId ? (
+        <DeliveryPanel
+          key={shown.id}
+          client={client}
+          delivery={shown}
+          canWrite={canWrite}
+          canReadEvents={canReadEvents}
+          enabled={enabled}
+          onRedeliver={onRedeliver}
+          onClose={() => setOpenId(null)}
+        />
+      ) : null}
     </section>
   );
 }
 
-function DeliveryCard({
-  client,
-  delivery,
-  canWrite,
-  canReadEvents,
-  onRedeliver,
-}: {
-  client: PlatformClient;
-  delivery: WebhookDelivery;
-  canWrite: boolean;
-  canReadEvents: boolean;
-  onRedeliver: (delivery: WebhookDelivery) => void;
-}) {
+function NoDeliveries({ list }: { list: ListState<WebhookDelivery> }) {
   return (
-    <li className="card delivery" data-status={delivery.status}>
-      <h3>
-        <code>{delivery.event_type}</code> · <span className="status">{delivery.status}</span>
-      </h3>
-      <p>
-        {delivery.id} · created {formatDate(delivery.created_at)} · {delivery.attempt_count} attempt
-        {delivery.attempt_count === 1 ? '' : 's'}
-        {delivery.next_attempt_at ? ` · next ${formatDate(delivery.next_attempt_at)}` : ''}
-      </p>
-      {delivery.attempts.length ? <AttemptTable delivery={delivery} /> : null}
-      <DeliveryDetails client={client} delivery={delivery} canReadEvents={canReadEvents} />
-      {canWrite ? (
-        <button type="button" onClick={() => onRedeliver(delivery)}>
-          Redeliver<span className="visually-hidden"> {delivery.id}</span>
-        </button>
-      ) : null}
-    </li>
+    <p>
+      {list.filters.status || list.filters.event_type
+        ? 'No deliveries match.'
+        : 'No deliveries yet. Send a test event to see one.'}
+    </p>
   );
 }
 
-function AttemptTable({ delivery }: { delivery: WebhookDelivery }) {
+/** The last attempt's answer: its status (or why none came) and latency; "—" before any. */
+function lastResponse(delivery: WebhookDelivery): string {
+  const last = delivery.attempts.at(-1);
+  if (!last) return '—';
+  return `${last.status_code ?? 'no response'} · ${last.latency_ms} ms`;
+}
+
+function DeliveryTable({
+  rows,
+  onOpen,
+}: {
+  rows: WebhookDelivery[];
+  onOpen: (delivery: WebhookDelivery) => void;
+}) {
   return (
-    <TableWrap label={`Attempts of ${delivery.id}`}>
-      <table>
-        <caption className="visually-hidden">Attempts of {delivery.id}</caption>
+    <TableWrap label="Deliveries table">
+      <table className="stacking hook-deliveries" aria-live="polite">
+        <caption className="visually-hidden">
+          Deliveries, newest first; open one for its payload, headers and attempts
+        </caption>
         <thead>
           <tr>
-            <th scope="col">When</th>
             <th scope="col">Status</th>
-            <th scope="col">Latency</th>
-            <th scope="col">Response</th>
+            <th scope="col">Event type</th>
+            <th scope="col">Created</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last response</th>
           </tr>
         </thead>
         <tbody>
-          {delivery.attempts.map((attempt, index) => (
-            <tr key={index}>
-              <td>{formatDate(attempt.attempted_at)}</td>
-              <td>{attempt.status_code ?? 'no response'}</td>
-              <td>{attempt.latency_ms} ms</td>
-              <td>
-                <code className="excerpt">
-                  {attempt.error ?? (attempt.response_body || '(empty)').slice(0, 200)}
-                </code>
+          {rows.map((delivery) => (
+            <tr
+              key={delivery.id}
+              className="hook-row"
+              data-status={delivery.status}
+              onClick={(e) => {
+                if (!(e.target as HTMLElement).closest('button')) onOpen(delivery);
+              }}
+            >
+              <td data-label="Status">
+                <span className="hook-status" data-status={delivery.status}>
+                  {delivery.status}
+                </span>
+              </td>
+              <td data-label="Event type">
+                <button type="button" className="hook-open" onClick={() => onOpen(delivery)}>
+                  {delivery.event_type}
+                  <span className="visually-hidden"> delivery {delivery.id}</span>
+                </button>
+              </td>
+              <td data-label="Created" className="nowrap">
+                {formatDate(delivery.created_at)}
+              </td>
+              <td data-label="Attempts">{delivery.attempt_count}</td>
+              <td data-label="Last response" className="nowrap">
+                {lastResponse(delivery)}
               </td>
             </tr>
           ))}

@@ -1,12 +1,18 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import type { PlatformClient, WebhookDelivery, WebhookEndpoint } from '@platform/client';
+import type {
+  PlatformClient,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointStats,
+} from '@platform/client';
 import { classifyError, describeError, type Failure, WEBHOOK_SECRET_OVERLAP_HOURS } from '../api';
-import { useConfirm } from '../components/dialog';
+import { Panel, useConfirm } from '../components/dialog';
 import { useListPage, type ListQuery } from '../components/list';
 import { FailureNotice } from '../components/states';
 import { Notice, PageHeading, SecretPanel } from '../components/ui';
 import { Link, navigate } from '../router';
-import { Deliveries, EndpointHealth } from './webhook-deliveries';
+import { Deliveries } from './webhook-deliveries';
+import { DisableWarning, HealthBadge, healthOf, useEndpointStats } from './webhook-health';
 import { chosenEvents, EndpointFields, type EventChoice } from './webhook-endpoint-fields';
 import { flashDeleted } from './webhooks-page';
 
@@ -18,8 +24,10 @@ interface PageProps {
 }
 
 /**
- * One endpoint: its deliveries (a page at a time, by status and event type, in the URL) with
- * redelivery; for writers also edit, rotate its secret, send a test event and delete.
+ * One endpoint, compact: its summary (health, 24-hour success rate and latency, the warning
+ * before an automatic disable) and, for writers, its actions at the top (send test, edit in a
+ * panel, rotate, disable or enable, delete); then its deliveries as a paged table (status and
+ * event type in the URL), each opening in a side panel with its attempts and Redeliver.
  */
 export function WebhookEndpointPage({ client, id, canWrite, canReadEvents }: PageProps) {
   const form = useEndpointForm(client, id);
@@ -27,6 +35,10 @@ export function WebhookEndpointPage({ client, id, canWrite, canReadEvents }: Pag
   const actions = useEndpointActions(client, id, form, list.reload);
   const { endpoint, failure, load } = form;
   const deliveries = list.rows;
+  // The stats again whenever the deliveries' count or attempts change.
+  const version =
+    (list.meta?.total ?? 0) + (deliveries ?? []).reduce((n, d) => n + d.attempt_count, 0);
+  const stats = useEndpointStats(client, [id], version)[id] ?? null;
 
   if (!endpoint)
     return (
@@ -46,31 +58,16 @@ export function WebhookEndpointPage({ client, id, canWrite, canReadEvents }: Pag
         <Link to="/webhooks">← All endpoints</Link>
       </p>
       <PageHeading>Webhook endpoint</PageHeading>
-      <p className="url">{endpoint.url}</p>
-      <p>
-        {endpoint.enabled ? 'Enabled' : `Disabled (${endpoint.disabled_reason ?? 'requested'})`}
-      </p>
+      <EndpointSummary endpoint={endpoint} stats={stats} />
       {actions.error ? <Notice kind="error">{actions.error}</Notice> : null}
       {actions.message ? <Notice kind="success">{actions.message}</Notice> : null}
       {actions.rotated ? <RotatedSecret {...actions.rotated} /> : null}
-      {canWrite ? (
-        <div className="actions">
-          <button type="button" onClick={actions.test} disabled={!endpoint.enabled}>
-            Send test event
-          </button>
-          <button type="button" onClick={actions.rotate}>
-            Rotate secret
-          </button>
-        </div>
+      {canWrite ? <EndpointActions endpoint={endpoint} actions={actions} /> : null}
+      {actions.editing ? (
+        <Panel title="Edit endpoint" onClose={actions.closeEdit} className="hook-panel">
+          <EditForm form={form} onSave={actions.save} />
+        </Panel>
       ) : null}
-
-      <EndpointHealth
-        client={client}
-        id={id}
-        version={
-          (list.meta?.total ?? 0) + (deliveries ?? []).reduce((n, d) => n + d.attempt_count, 0)
-        }
-      />
 
       <Deliveries
         client={client}
@@ -83,11 +80,81 @@ export function WebhookEndpointPage({ client, id, canWrite, canReadEvents }: Pag
         onReplayed={actions.replayed}
         onRedeliver={actions.redeliver}
       />
-
-      {canWrite ? (
-        <EditAndDelete form={form} onSave={actions.save} onDelete={actions.remove} />
-      ) : null}
     </>
+  );
+}
+
+/** URL, health, events and the last 24 hours, in a few lines. */
+function EndpointSummary({
+  endpoint,
+  stats,
+}: {
+  endpoint: WebhookEndpoint;
+  stats: WebhookEndpointStats | null;
+}) {
+  return (
+    <section className="hook-summary" aria-label="Summary">
+      <p className="hook-endpoint-head">
+        <span className="url">{endpoint.url}</span>
+        <HealthBadge health={healthOf(endpoint, stats)} />
+      </p>
+      {endpoint.description ? <p>{endpoint.description}</p> : null}
+      <DisableWarning endpoint={endpoint} />
+      <dl className="hook-facts">
+        <div>
+          <dt>Events</dt>
+          <dd>{endpoint.events.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Success, 24 h</dt>
+          <dd data-testid="success-rate">
+            {stats
+              ? stats.attempts === 0
+                ? 'no attempts'
+                : `${Math.round((stats.success_rate ?? 0) * 100)}% (${stats.succeeded} of ${stats.attempts} attempts)`
+              : '…'}
+          </dd>
+        </div>
+        {stats?.attempts ? (
+          <div>
+            <dt>Latency, 24 h</dt>
+            <dd>
+              median {stats.latency_ms.p50} ms · p95 {stats.latency_ms.p95} ms · slowest{' '}
+              {stats.latency_ms.max} ms
+            </dd>
+          </div>
+        ) : null}
+      </dl>
+    </section>
+  );
+}
+
+/** A writer's buttons: send test, edit, rotate, disable or enable, delete. */
+function EndpointActions({
+  endpoint,
+  actions,
+}: {
+  endpoint: WebhookEndpoint;
+  actions: EndpointActionSet;
+}) {
+  return (
+    <div className="actions hook-actions">
+      <button type="button" onClick={actions.test} disabled={!endpoint.enabled}>
+        Send test event
+      </button>
+      <button type="button" onClick={actions.openEdit}>
+        Edit
+      </button>
+      <button type="button" onClick={actions.rotate}>
+        Rotate secret
+      </button>
+      <button type="button" onClick={() => actions.setEnabled(!endpoint.enabled)}>
+        {endpoint.enabled ? 'Disable' : 'Enable'}
+      </button>
+      <button type="button" className="danger" onClick={actions.remove}>
+        Delete endpoint
+      </button>
+    </div>
   );
 }
 
@@ -100,23 +167,26 @@ function useEndpointForm(client: PlatformClient, id: string) {
   const [events, setEvents] = useState<Set<EventChoice>>(new Set());
   const [enabled, setEnabled] = useState(true);
 
+  /** Shows the endpoint, its fields in the edit form. */
+  const fill = useCallback((found: WebhookEndpoint) => {
+    setEndpoint(found);
+    setUrl(found.url);
+    setDescription(found.description ?? '');
+    setEvents(new Set(found.events));
+    setEnabled(found.enabled);
+  }, []);
   const load = useCallback(async () => {
     setFailure(null);
     try {
-      const found = await client.webhookEndpoints.retrieve({ params: { id } });
-      setEndpoint(found);
-      setUrl(found.url);
-      setDescription(found.description ?? '');
-      setEvents(new Set(found.events));
-      setEnabled(found.enabled);
+      fill(await client.webhookEndpoints.retrieve({ params: { id } }));
     } catch (e) {
       setFailure(classifyError(e));
     }
-  }, [client, id]);
+  }, [client, id, fill]);
   useEffect(() => void load(), [load]);
 
   return {
-    ...{ endpoint, setEndpoint, failure, load },
+    ...{ endpoint, fill, failure, load },
     ...{ url, setUrl, description, setDescription, events, setEvents, enabled, setEnabled },
   };
 }
@@ -155,19 +225,10 @@ function useDeliveries(client: PlatformClient, id: string) {
   return list;
 }
 
-/** What a writer does to the endpoint, each saying how it went; the confirmation dialog. */
-function useEndpointActions(
-  client: PlatformClient,
-  id: string,
-  form: EndpointForm,
-  loadDeliveries: () => Promise<void>,
-) {
+/** What the last action said: its error or its message; `act` runs one and says how it went. */
+function useOutcome() {
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const [rotated, setRotated] = useState<{ secret: string; until: Date } | null>(null);
-  const [confirm, dialog] = useConfirm();
-  const { endpoint } = form;
-
   const act = async (what: () => Promise<void>) => {
     setError(null);
     setMessage(null);
@@ -177,6 +238,33 @@ function useEndpointActions(
       setError(describeError(e));
     }
   };
+  return { error, setError, message, setMessage, act };
+}
+
+const ENABLED_SAID = 'Endpoint enabled; what is still pending goes out now.';
+
+/** Whether the edit panel is open; opening it fills the form from the endpoint as it is. */
+function useEditPanel(form: EndpointForm) {
+  const [editing, setEditing] = useState(false);
+  const openEdit = () => {
+    if (form.endpoint) form.fill(form.endpoint);
+    setEditing(true);
+  };
+  return { editing, openEdit, closeEdit: () => setEditing(false) };
+}
+
+/** What a writer does to the endpoint, each saying how it went; the confirmation dialog. */
+function useEndpointActions(
+  client: PlatformClient,
+  id: string,
+  form: EndpointForm,
+  loadDeliveries: () => Promise<void>,
+) {
+  const { error, setError, message, setMessage, act } = useOutcome();
+  const [rotated, setRotated] = useState<{ secret: string; until: Date } | null>(null);
+  const edit = useEditPanel(form);
+  const [confirm, dialog] = useConfirm();
+  const { endpoint } = form;
 
   const save = (event: FormEvent) => {
     event.preventDefault();
@@ -186,10 +274,19 @@ function useEndpointActions(
         params: { id },
         body: updateBody(form),
       });
-      form.setEndpoint(updated);
+      form.fill(updated);
+      edit.closeEdit();
       setMessage('Endpoint saved.');
     });
   };
+
+  const setEnabled = (enabled: boolean) =>
+    void act(async () => {
+      const updated = await client.webhookEndpoints.update({ params: { id }, body: { enabled } });
+      form.fill(updated);
+      setMessage(enabled ? ENABLED_SAID : 'Endpoint disabled.');
+      await loadDeliveries();
+    });
 
   const rotate = () =>
     void act(async () => {
@@ -231,8 +328,12 @@ function useEndpointActions(
     await loadDeliveries();
   };
 
-  return { error, message, rotated, dialog, act, save, rotate, remove, test, redeliver, replayed };
+  return {
+    ...{ error, message, rotated, dialog, act, save, rotate, remove, test, redeliver, replayed },
+    ...{ ...edit, setEnabled },
+  };
 }
+type EndpointActionSet = ReturnType<typeof useEndpointActions>;
 
 /** The edit form as an update's body. */
 function updateBody(form: EndpointForm) {
@@ -281,44 +382,21 @@ function RotatedSecret({ secret, until }: { secret: string; until: Date }) {
   );
 }
 
-/** A writer's edit form and delete button. */
-function EditAndDelete({
-  form,
-  onSave,
-  onDelete,
-}: {
-  form: EndpointForm;
-  onSave: (event: FormEvent) => void;
-  onDelete: () => void;
-}) {
+/** A writer's edit form (in a panel): URL, description, events, enabled. */
+function EditForm({ form, onSave }: { form: EndpointForm; onSave: (event: FormEvent) => void }) {
   const { url, setUrl, description, setDescription, events, setEvents } = form;
   return (
-    <>
-      <section aria-labelledby="edit-endpoint">
-        <h2 id="edit-endpoint">Edit</h2>
-        <form className="stack" onSubmit={onSave}>
-          <EndpointFields {...{ url, setUrl, description, setDescription, events, setEvents }} />
-          <label className="inline">
-            <input
-              type="checkbox"
-              checked={form.enabled}
-              onChange={(e) => form.setEnabled(e.target.checked)}
-            />{' '}
-            Enabled
-          </label>
-          <button type="submit">Save changes</button>
-        </form>
-      </section>
-      <section aria-labelledby="delete-endpoint">
-        <h2 id="delete-endpoint">Delete</h2>
-        <p>
-          Deleting stops every delivery to this endpoint and frees its place (an organization has at
-          most 16 endpoints).
-        </p>
-        <button type="button" className="danger" onClick={onDelete}>
-          Delete endpoint
-        </button>
-      </section>
-    </>
+    <form className="stack" onSubmit={onSave}>
+      <EndpointFields {...{ url, setUrl, description, setDescription, events, setEvents }} />
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={form.enabled}
+          onChange={(e) => form.setEnabled(e.target.checked)}
+        />{' '}
+        Enabled
+      </label>
+      <button type="submit">Save changes</button>
+    </form>
   );
 }

@@ -1,5 +1,10 @@
 import { useCallback, useState } from 'react';
-import type { PlatformClient, WebhookEndpoint, WebhookEndpointWithSecret } from '@platform/client';
+import type {
+  PlatformClient,
+  WebhookEndpoint,
+  WebhookEndpointStats,
+  WebhookEndpointWithSecret,
+} from '@platform/client';
 import {
   FilterSelect,
   emptyListText,
@@ -13,6 +18,13 @@ import { FailureNotice } from '../components/states';
 import { Notice, PageHeading, SecretPanel } from '../components/ui';
 import { Link } from '../router';
 import { CreateEndpoint } from './webhook-endpoint-fields';
+import {
+  DisableWarning,
+  HealthBadge,
+  healthOf,
+  successRate,
+  useEndpointStats,
+} from './webhook-health';
 
 /** What the endpoint page just deleted, said once by the list it returns to. */
 let deletedFlash: string | null = null;
@@ -72,7 +84,7 @@ export function WebhooksPage({ client, canWrite }: { client: PlatformClient; can
           </p>
         </SecretPanel>
       ) : null}
-      <EndpointList list={list} />
+      <EndpointList client={client} list={list} />
       {canWrite ? (
         <CreateEndpoint
           client={client}
@@ -90,8 +102,16 @@ export function WebhooksPage({ client, canWrite }: { client: PlatformClient; can
 }
 
 /** The endpoints by page, searched by URL and shown by enabled. */
-function EndpointList({ list }: { list: ListState<WebhookEndpoint> }) {
+function EndpointList({
+  client,
+  list,
+}: {
+  client: PlatformClient;
+  list: ListState<WebhookEndpoint>;
+}) {
   const endpoints = list.rows;
+  // One stats request per endpoint shown: at most 16 (MAX_WEBHOOK_ENDPOINTS), in parallel.
+  const stats = useEndpointStats(client, endpoints?.map((e) => e.id) ?? [], endpoints);
   return (
     <section aria-labelledby="endpoint-list">
       <h2 id="endpoint-list">Endpoints</h2>
@@ -117,9 +137,13 @@ function EndpointList({ list }: { list: ListState<WebhookEndpoint> }) {
       ) : endpoints.length === 0 ? (
         <p>{emptyListText('endpoints', list.filters.q, Boolean(list.filters.enabled))}</p>
       ) : (
-        <ul className="cards">
+        <ul className="cards hook-endpoints">
           {endpoints.map((endpoint) => (
-            <EndpointCard key={endpoint.id} endpoint={endpoint} />
+            <EndpointCard
+              key={endpoint.id}
+              endpoint={endpoint}
+              stats={stats[endpoint.id] ?? null}
+            />
           ))}
         </ul>
       )}
@@ -135,17 +159,28 @@ function EndpointList({ list }: { list: ListState<WebhookEndpoint> }) {
   );
 }
 
-function EndpointCard({ endpoint }: { endpoint: WebhookEndpoint }) {
+/** An endpoint: its URL, health badge and 24-hour success rate, events, and any warning. */
+function EndpointCard({
+  endpoint,
+  stats,
+}: {
+  endpoint: WebhookEndpoint;
+  stats: WebhookEndpointStats | null;
+}) {
   return (
-    <li className="card">
-      <Link to={`/webhooks/${endpoint.id}`}>
-        <span className="url">{endpoint.url}</span>
-      </Link>
-      <p>
-        {endpoint.enabled ? 'Enabled' : `Disabled (${endpoint.disabled_reason ?? 'requested'})`} ·{' '}
-        {endpoint.events.join(', ')}
-        {endpoint.description ? ` · ${endpoint.description}` : ''}
+    <li className="card hook-endpoint" data-endpoint={endpoint.id}>
+      <div className="hook-endpoint-head">
+        <Link to={`/webhooks/${endpoint.id}`}>
+          <span className="url">{endpoint.url}</span>
+        </Link>
+        <HealthBadge health={healthOf(endpoint, stats)} />
+      </div>
+      <p className="hook-meta">
+        {stats ? <span className="hook-rate">{successRate(stats)}</span> : null}
+        <span>{endpoint.events.join(', ')}</span>
+        {endpoint.description ? <span>{endpoint.description}</span> : null}
       </p>
+      <DisableWarning endpoint={endpoint} />
     </li>
   );
 }

@@ -63,7 +63,13 @@ export class WebhookAttempter {
     });
     this.pacing.record(message.endpointId, result.timedOut === true);
     this.observe(message, attemptedAt, result);
-    return { messageId: message.id, endpointId: message.endpointId, attemptedAt, result };
+    return {
+      messageId: message.id,
+      endpointId: message.endpointId,
+      attemptedAt,
+      result,
+      requestHeaders: result.requestHeaders ? withholdSignatures(result.requestHeaders) : null,
+    };
   }
 
   private observe(message: ClaimedMessage, attemptedAt: Date, result: AttemptResult): void {
@@ -107,6 +113,23 @@ export class WebhookAttempter {
     }
     return secrets;
   }
+}
+
+/**
+ * The headers as an attempt's record keeps them: each `webhook-signature` signature (an HMAC of
+ * the body under a secret) replaced by `<withheld>`, its `v1,` scheme kept, so the record shows
+ * how many secrets signed without holding material derived from them.
+ */
+export function withholdSignatures(headers: Record<string, string>): Record<string, string> {
+  const signature = headers['webhook-signature'];
+  if (signature === undefined) return headers;
+  return {
+    ...headers,
+    'webhook-signature': signature
+      .split(' ')
+      .map((part) => `${part.slice(0, part.indexOf(',') + 1)}<withheld>`)
+      .join(' '),
+  };
 }
 
 /**

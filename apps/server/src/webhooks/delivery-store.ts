@@ -362,7 +362,7 @@ export class DeliveryStore {
     const gone = new Set<string>();
     let nextRetryAt: Date | null = null;
 
-    for (const { messageId, endpointId, attemptedAt, result } of completed) {
+    for (const { messageId, endpointId, attemptedAt, result, requestHeaders } of completed) {
       const current = state.get(messageId);
       if (!current) continue;
       current.attempts += 1;
@@ -374,6 +374,7 @@ export class DeliveryStore {
         latencyMs: result.latencyMs,
         responseBody: result.responseBody,
         error: result.error,
+        requestHeaders: requestHeaders ?? null,
       });
       if (isSuccess(result)) succeeded.add(endpointId);
       else failed.add(endpointId);

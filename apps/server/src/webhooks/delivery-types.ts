@@ -35,6 +35,8 @@ export interface CompletedAttempt {
   endpointId: string;
   attemptedAt: Date;
   result: AttemptResult;
+  /** The headers sent, signatures withheld; null when no request was made. */
+  requestHeaders?: Record<string, string> | null;
 }
 
 /** Endpoints the dispatcher disabled while recording, for its log. */

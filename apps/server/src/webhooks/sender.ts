@@ -21,6 +21,11 @@ export interface AttemptResult {
   retryAfterMs: number | null;
   /** No answer within the timeout: the attempt held its slot the whole time. */
   timedOut?: true;
+  /**
+   * Every header of the request, as written to the connection (Node adds none to these); absent
+   * when no request was made (an invalid or refused URL).
+   */
+  requestHeaders?: Record<string, string>;
 }
 
 /**
@@ -70,13 +75,14 @@ export class WebhookSender {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve(result);
+        resolve({ ...result, requestHeaders: headers });
       };
       const elapsed = () => Math.round(performance.now() - started);
+      const headers = wireHeaders(request, url);
       const req = (secure ? https : http).request(url, {
         method: 'POST',
         agent: secure ? this.agents.https : this.agents.http,
-        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        headers,
       });
       // The endpoint's answer is its status: once it has arrived, the rest of the attempt only
       // reads the first 4 KiB of the body for the record, and the timer ends that reading.
@@ -134,6 +140,19 @@ export class WebhookSender {
 }
 
 class TimeoutError extends Error {}
+
+/**
+ * Every header of the request: Host and Connection set here rather than left to Node (which adds
+ * the same values otherwise), so the attempt can record the whole set it sent.
+ */
+function wireHeaders(request: OutgoingWebhook, url: URL): Record<string, string> {
+  return {
+    ...request.headers,
+    'content-length': String(Buffer.byteLength(request.body)),
+    host: url.host,
+    connection: 'keep-alive',
+  };
+}
 
 /** `Retry-After` as seconds or an HTTP date (RFC 9110), in milliseconds from now. */
 export function parseRetryAfter(value: string | undefined, now: number): number | null {

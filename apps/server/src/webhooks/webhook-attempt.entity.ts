@@ -1,6 +1,12 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../common/timestamp';
 
+const jsonHeaders = {
+  to: (value: Record<string, string> | null | undefined) => (value ? JSON.stringify(value) : null),
+  from: (value: string | null) =>
+    value === null ? null : (JSON.parse(value) as Record<string, string>),
+};
+
 @Entity({ name: 'webhook_attempts' })
 export class WebhookAttemptRecord {
   @PrimaryColumn({ name: 'message_id', type: 'varchar', length: 32 })
@@ -25,4 +31,12 @@ export class WebhookAttemptRecord {
 
   @Column({ type: 'text', nullable: true })
   error: string | null;
+
+  /**
+   * The request headers as sent, JSON text, signatures withheld (`withholdSignatures`); null for
+   * a request never made and for attempts recorded before the column existed. Stored rather than
+   * rebuilt: the user agent, the URL's host and the live secrets can all change afterwards.
+   */
+  @Column({ name: 'request_headers', type: 'text', nullable: true, transformer: jsonHeaders })
+  requestHeaders: Record<string, string> | null;
 }

@@ -227,6 +227,7 @@ export class WebhookDeliveriesService {
         latency_ms: a.latencyMs,
         response_body: a.responseBody,
         error: a.error,
+        request_headers: a.requestHeaders,
       })),
       created_at: toIso(message.createdAt),
       updated_at: toIso(message.updatedAt),

@@ -45,7 +45,12 @@ import { WebhookEndpointRecord } from './webhook-endpoint.entity';
 import { endpointDisabled } from './webhook-errors';
 import { WebhookMessageRecord } from './webhook-message.entity';
 
-export function toEndpointResource(record: WebhookEndpointRecord): WebhookEndpoint {
+/** `disableAfterMs`: how long failing lasts before the endpoint is disabled (`disables_at`). */
+export function toEndpointResource(
+  record: WebhookEndpointRecord,
+  disableAfterMs: number,
+): WebhookEndpoint {
+  const failingSince = record.failingSince;
   return {
     id: publicId('webhook_endpoint', record.id),
     object: 'webhook_endpoint',
@@ -58,6 +63,11 @@ export function toEndpointResource(record: WebhookEndpointRecord): WebhookEndpoi
     member_id: publicId('user', record.ownerUserId),
     created_at: toIso(record.createdAt),
     updated_at: toIso(record.updatedAt),
+    failing_since: failingSince ? toIso(failingSince) : null,
+    disables_at:
+      failingSince && record.enabled
+        ? toIso(new Date(failingSince.getTime() + disableAfterMs))
+        : null,
   };
 }
 
@@ -68,6 +78,7 @@ export class WebhookEndpointsService {
   private readonly listed: ListCollection<WebhookEndpointRecord>;
   /** How long a `q` search may take (`SEARCH_TIMEOUT`). */
   private readonly listOptions: ListOptions;
+  private readonly disableAfterMs: number;
 
   constructor(
     @InjectRepository(WebhookEndpointRecord)
@@ -85,6 +96,11 @@ export class WebhookEndpointsService {
     this.listed = ListCollection.of(this.sql, endpoints, contract.webhookEndpoints.list.query);
     this.listOptions = { searchTimeoutMs: config.searchTimeoutMs };
     this.urlPolicy = { allowPrivate: config.webhooks.allowPrivateUrls };
+    this.disableAfterMs = config.webhooks.disableAfterMs;
+  }
+
+  private resource(record: WebhookEndpointRecord): WebhookEndpoint {
+    return toEndpointResource(record, this.disableAfterMs);
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
@@ -99,11 +115,11 @@ export class WebhookEndpointsService {
       { ...query, conditions },
       this.listOptions,
     );
-    return { data: rows.map(toEndpointResource), ...pageEnvelope(url, query, total) };
+    return { data: rows.map((row) => this.resource(row)), ...pageEnvelope(url, query, total) };
   }
 
   async retrieve(principal: Principal, id: string): Promise<WebhookEndpoint> {
-    return toEndpointResource(await this.find(this.endpoints.manager, principal, id));
+    return this.resource(await this.find(this.endpoints.manager, principal, id));
   }
 
   /**
@@ -176,7 +192,7 @@ export class WebhookEndpointsService {
           manager,
         );
       }
-      return { ...toEndpointResource(record), secret };
+      return { ...this.resource(record), secret };
     });
   }
 
@@ -227,7 +243,7 @@ export class WebhookEndpointsService {
         // Re-enabled: what is still pending is due now rather than at its old retry time.
         if (input.enabled) await this.deliveries.resumePending(manager, record.id, now);
       }
-      if (!changed) return toEndpointResource(record);
+      if (!changed) return this.resource(record);
       Object.assign(record, takeOver(principal) ?? {});
       record.updatedAt = now;
       await manager.save(WebhookEndpointRecord, record);
@@ -236,7 +252,7 @@ export class WebhookEndpointsService {
         endpointEntry(record, 'webhook_endpoint.updated', changes),
         manager,
       );
-      return toEndpointResource(record);
+      return this.resource(record);
     });
   }
 
@@ -295,7 +311,7 @@ export class WebhookEndpointsService {
         }),
         manager,
       );
-      return toEndpointResource(record);
+      return this.resource(record);
     });
   }
 
@@ -328,7 +344,7 @@ export class WebhookEndpointsService {
           manager,
         );
       }
-      return { ...toEndpointResource(record), secret };
+      return { ...this.resource(record), secret };
     });
   }
 

@@ -35,6 +35,14 @@ final class WebhookAttempt extends Model
          * Why the attempt failed without a response (timeout, refused connection, …).
          */
         public readonly ?string $error,
+        /**
+         * The HTTP headers this attempt sent (lower-case names), with each `webhook-signature` signature
+         * withheld: `v1,<withheld>`, one per signing secret. Null when no request was made (an invalid URL)
+         * and for attempts made before headers were recorded.
+         *
+         * @var array<string, string>|null
+         */
+        public readonly ?array $requestHeaders,
     ) {
     }
 
@@ -47,6 +55,10 @@ final class WebhookAttempt extends Model
             Cast::int($data['latency_ms'] ?? null),
             Cast::nullableString($data['response_body'] ?? null),
             Cast::nullableString($data['error'] ?? null),
+            Cast::orNull(
+                $data['request_headers'] ?? null,
+                static fn (mixed $v): array => Cast::map($v, Cast::string(...)),
+            ),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;
@@ -64,7 +76,13 @@ final class WebhookAttempt extends Model
             'latency_ms' => $this->latencyMs,
             'response_body' => $this->responseBody,
             'error' => $this->error,
+            'request_headers' => Cast::serialize($this->requestHeaders),
         ];
         return $data;
+    }
+
+    public static function objectPaths(): array
+    {
+        return ['', 'request_headers'];
     }
 }

@@ -99,6 +99,6 @@ final class WebhookDelivery extends Model
 
     public static function objectPaths(): array
     {
-        return ['', 'attempts.*'];
+        return ['', 'attempts.*', 'attempts.*.request_headers'];
     }
 }

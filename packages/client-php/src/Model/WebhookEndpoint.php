@@ -50,6 +50,18 @@ final class WebhookEndpoint extends Model
          * own (made with the admin CLI or by a token acting for no member).
          */
         public readonly ?string $memberId,
+        /**
+         * When the current run of failed attempts began: the first failure since the last success (or since
+         * the endpoint was last enabled or disabled). Null while its attempts succeed or it has failed none
+         * since.
+         */
+        public readonly ?\DateTimeImmutable $failingSince,
+        /**
+         * When the endpoint will be disabled as `failing` if no attempt succeeds before then: `failing_since`
+         * plus 5 days (the first failed attempt from then on disables it). Null while it is not failing, and
+         * once it is disabled.
+         */
+        public readonly ?\DateTimeImmutable $disablesAt,
     ) {
     }
 
@@ -68,6 +80,8 @@ final class WebhookEndpoint extends Model
             Cast::dateTime($data['created_at'] ?? null),
             Cast::dateTime($data['updated_at'] ?? null),
             Cast::nullableString($data['member_id'] ?? null),
+            Cast::nullableDateTime($data['failing_since'] ?? null),
+            Cast::nullableDateTime($data['disables_at'] ?? null),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;
@@ -91,6 +105,8 @@ final class WebhookEndpoint extends Model
             'created_at' => Cast::serialize($this->createdAt),
             'updated_at' => Cast::serialize($this->updatedAt),
             'member_id' => $this->memberId,
+            'failing_since' => Cast::serialize($this->failingSince),
+            'disables_at' => Cast::serialize($this->disablesAt),
         ];
         return $data;
     }

@@ -51,6 +51,18 @@ final class WebhookEndpointWithSecret extends Model
          */
         public readonly ?string $memberId,
         /**
+         * When the current run of failed attempts began: the first failure since the last success (or since
+         * the endpoint was last enabled or disabled). Null while its attempts succeed or it has failed none
+         * since.
+         */
+        public readonly ?\DateTimeImmutable $failingSince,
+        /**
+         * When the endpoint will be disabled as `failing` if no attempt succeeds before then: `failing_since`
+         * plus 5 days (the first failed attempt from then on disables it). Null while it is not failing, and
+         * once it is disabled.
+         */
+        public readonly ?\DateTimeImmutable $disablesAt,
+        /**
          * The signing secret (`whsec_` + base64). Shown only here: store it now to verify deliveries.
          */
         public readonly string $secret,
@@ -72,6 +84,8 @@ final class WebhookEndpointWithSecret extends Model
             Cast::dateTime($data['created_at'] ?? null),
             Cast::dateTime($data['updated_at'] ?? null),
             Cast::nullableString($data['member_id'] ?? null),
+            Cast::nullableDateTime($data['failing_since'] ?? null),
+            Cast::nullableDateTime($data['disables_at'] ?? null),
             Cast::string($data['secret'] ?? null),
         );
         /** @var array<string, mixed> $data */
@@ -96,6 +110,8 @@ final class WebhookEndpointWithSecret extends Model
             'created_at' => Cast::serialize($this->createdAt),
             'updated_at' => Cast::serialize($this->updatedAt),
             'member_id' => $this->memberId,
+            'failing_since' => Cast::serialize($this->failingSince),
+            'disables_at' => Cast::serialize($this->disablesAt),
             'secret' => $this->secret,
         ];
         return $data;

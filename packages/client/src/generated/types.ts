@@ -1366,6 +1366,8 @@ export interface WebhookAttempt {
   response_body: string | null;
   /** Why the attempt failed without a response (timeout, refused connection, …). */
   error: string | null;
+  /** The HTTP headers this attempt sent (lower-case names), with each `webhook-signature` signature withheld: `v1,<withheld>`, one per signing secret. Null when no request was made (an invalid URL) and for attempts made before headers were recorded. */
+  request_headers: Record<string, string> | null;
 }
 
 export interface WebhookDelivery {
@@ -1405,6 +1407,10 @@ export interface WebhookEndpoint {
   updated_at: string;
   /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
   member_id: `usr_${string}` | null;
+  /** When the current run of failed attempts began: the first failure since the last success (or since the endpoint was last enabled or disabled). Null while its attempts succeed or it has failed none since. */
+  failing_since: string | null;
+  /** When the endpoint will be disabled as `failing` if no attempt succeeds before then: `failing_since` plus 5 days (the first failed attempt from then on disables it). Null while it is not failing, and once it is disabled. */
+  disables_at: string | null;
 }
 
 export interface WebhookEndpointCreate {
@@ -1473,6 +1479,10 @@ export interface WebhookEndpointWithSecret {
   updated_at: string;
   /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
   member_id: `usr_${string}` | null;
+  /** When the current run of failed attempts began: the first failure since the last success (or since the endpoint was last enabled or disabled). Null while its attempts succeed or it has failed none since. */
+  failing_since: string | null;
+  /** When the endpoint will be disabled as `failing` if no attempt succeeds before then: `failing_since` plus 5 days (the first failed attempt from then on disables it). Null while it is not failing, and once it is disabled. */
+  disables_at: string | null;
   /** The signing secret (`whsec_` + base64). Shown only here: store it now to verify deliveries. */
   secret: string;
 }

@@ -6010,6 +6010,8 @@ class WebhookAttempt(BaseModel):
     """The first 4096 bytes of the response body."""
     error: _t.Optional[str]
     """Why the attempt failed without a response (timeout, refused connection, …)."""
+    request_headers: _t.Optional[_t.Dict[str, str]]
+    """The HTTP headers this attempt sent (lower-case names), with each `webhook-signature` signature withheld: `v1,<withheld>`, one per signing secret. Null when no request was made (an invalid URL) and for attempts made before headers were recorded."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("attempted_at", "attempted_at"),
@@ -6017,6 +6019,7 @@ class WebhookAttempt(BaseModel):
         ("latency_ms", "latency_ms"),
         ("response_body", "response_body"),
         ("error", "error"),
+        ("request_headers", "request_headers"),
     )
 
     def __init__(
@@ -6027,6 +6030,7 @@ class WebhookAttempt(BaseModel):
         latency_ms: int,
         response_body: _t.Optional[str],
         error: _t.Optional[str],
+        request_headers: _t.Optional[_t.Dict[str, str]],
     ) -> None:
         self._init(
             {
@@ -6035,6 +6039,7 @@ class WebhookAttempt(BaseModel):
                 "latency_ms": latency_ms,
                 "response_body": response_body,
                 "error": error,
+                "request_headers": request_headers,
             }
         )
 
@@ -6048,6 +6053,7 @@ class WebhookAttempt(BaseModel):
             latency_ms=json_get(raw, "latency_ms"),
             response_body=json_get(raw, "response_body"),
             error=json_get(raw, "error"),
+            request_headers=json_get(raw, "request_headers"),
         )
         model._attach(raw)
         return model
@@ -6194,6 +6200,10 @@ class WebhookEndpoint(BaseModel):
     updated_at: _dt.datetime
     member_id: _t.Optional[str]
     """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
+    failing_since: _t.Optional[_dt.datetime]
+    """When the current run of failed attempts began: the first failure since the last success (or since the endpoint was last enabled or disabled). Null while its attempts succeed or it has failed none since."""
+    disables_at: _t.Optional[_dt.datetime]
+    """When the endpoint will be disabled as `failing` if no attempt succeeds before then: `failing_since` plus 5 days (the first failed attempt from then on disables it). Null while it is not failing, and once it is disabled."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -6207,6 +6217,8 @@ class WebhookEndpoint(BaseModel):
         ("created_at", "created_at"),
         ("updated_at", "updated_at"),
         ("member_id", "member_id"),
+        ("failing_since", "failing_since"),
+        ("disables_at", "disables_at"),
     )
 
     def __init__(
@@ -6223,6 +6235,8 @@ class WebhookEndpoint(BaseModel):
         created_at: _dt.datetime,
         updated_at: _dt.datetime,
         member_id: _t.Optional[str],
+        failing_since: _t.Optional[_dt.datetime],
+        disables_at: _t.Optional[_dt.datetime],
     ) -> None:
         self._init(
             {
@@ -6237,6 +6251,8 @@ class WebhookEndpoint(BaseModel):
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "member_id": member_id,
+                "failing_since": failing_since,
+                "disables_at": disables_at,
             }
         )
 
@@ -6256,6 +6272,8 @@ class WebhookEndpoint(BaseModel):
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
             member_id=json_get(raw, "member_id"),
+            failing_since=parse_datetime(json_get(raw, "failing_since")),
+            disables_at=parse_datetime(json_get(raw, "disables_at")),
         )
         model._attach(raw)
         return model
@@ -6438,6 +6456,10 @@ class WebhookEndpointWithSecret(BaseModel):
     updated_at: _dt.datetime
     member_id: _t.Optional[str]
     """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
+    failing_since: _t.Optional[_dt.datetime]
+    """When the current run of failed attempts began: the first failure since the last success (or since the endpoint was last enabled or disabled). Null while its attempts succeed or it has failed none since."""
+    disables_at: _t.Optional[_dt.datetime]
+    """When the endpoint will be disabled as `failing` if no attempt succeeds before then: `failing_since` plus 5 days (the first failed attempt from then on disables it). Null while it is not failing, and once it is disabled."""
     secret: str
     """The signing secret (`whsec_` + base64). Shown only here: store it now to verify deliveries."""
 
@@ -6453,6 +6475,8 @@ class WebhookEndpointWithSecret(BaseModel):
         ("created_at", "created_at"),
         ("updated_at", "updated_at"),
         ("member_id", "member_id"),
+        ("failing_since", "failing_since"),
+        ("disables_at", "disables_at"),
         ("secret", "secret"),
     )
 
@@ -6470,6 +6494,8 @@ class WebhookEndpointWithSecret(BaseModel):
         created_at: _dt.datetime,
         updated_at: _dt.datetime,
         member_id: _t.Optional[str],
+        failing_since: _t.Optional[_dt.datetime],
+        disables_at: _t.Optional[_dt.datetime],
         secret: str,
     ) -> None:
         self._init(
@@ -6485,6 +6511,8 @@ class WebhookEndpointWithSecret(BaseModel):
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "member_id": member_id,
+                "failing_since": failing_since,
+                "disables_at": disables_at,
                 "secret": secret,
             }
         )
@@ -6505,6 +6533,8 @@ class WebhookEndpointWithSecret(BaseModel):
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
             member_id=json_get(raw, "member_id"),
+            failing_since=parse_datetime(json_get(raw, "failing_since")),
+            disables_at=parse_datetime(json_get(raw, "disables_at")),
             secret=json_get(raw, "secret"),
         )
         model._attach(raw)
