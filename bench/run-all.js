@@ -68,6 +68,8 @@ const STEPS = [
     results: [],
   },
   { name: 'request-log', script: 'request-log.bench.js', results: ['request-log.json'] },
+  // The portal in Chromium (issue 48): first-load transfer and each page's first render.
+  { name: 'portal', script: 'portal.bench.js', results: [] },
 ];
 
 /**

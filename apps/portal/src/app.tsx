@@ -3,17 +3,21 @@ import type { Client, Member, Organization, Scope, TokenInfo } from '@platform/c
 import { apiClient, classifyError, describeError, type Failure } from './api';
 import { FailureNotice, NoAccess } from './components/states';
 import { Notice, PageHeading } from './components/ui';
-import { AccountPage } from './pages/account-page';
-import { AuditLogPage } from './pages/audit-log-page';
-import { ExportsPage } from './pages/exports-page';
-import { RequestLogsPage } from './pages/request-logs-page';
-import { UsagePage } from './pages/usage-page';
-import { MembersPage } from './pages/members-page';
-import { OAuthAppsPage } from './pages/oauth-apps-page';
-import { OrganizationPage } from './pages/organization-page';
-import { TokensPage } from './pages/tokens-page';
-import { WebhookEndpointPage } from './pages/webhook-endpoint-page';
-import { WebhooksPage } from './pages/webhooks-page';
+// Each page its own chunk, fetched when first shown (lazy-pages.tsx).
+import {
+  AccountPage,
+  AuditLogPage,
+  ExportsPage,
+  MembersPage,
+  OAuthAppsPage,
+  OrganizationPage,
+  PageSuspense,
+  RequestLogsPage,
+  TokensPage,
+  UsagePage,
+  WebhookEndpointPage,
+  WebhooksPage,
+} from './lazy-pages';
 import { Link, navigate, usePath } from './router';
 import { abilitiesOf, type Abilities } from './roles';
 import { completeSignIn, currentSession, signIn, signOut, type Session } from './session';
@@ -145,13 +149,15 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
         ) : null}
         {!failure && !(info && user) ? <p>Loading…</p> : null}
         {info && user && abilities ? (
-          <Page
-            client={client}
-            route={route}
-            scopes={info.scopes}
-            user={user}
-            abilities={abilities}
-          />
+          <PageSuspense>
+            <Page
+              client={client}
+              route={route}
+              scopes={info.scopes}
+              user={user}
+              abilities={abilities}
+            />
+          </PageSuspense>
         ) : null}
       </main>
     </>

@@ -300,8 +300,9 @@ describe('the portal in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('token-name');
-    // Moving within the app puts focus on the new page's heading.
+    // Moving within the app puts focus on the new page's heading (once its chunk has loaded).
     await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhook endpoints' }).waitFor();
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe(
       'Webhook endpoints',
     );

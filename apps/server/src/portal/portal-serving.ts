@@ -7,6 +7,7 @@ import type { PlatformRequest } from '../common/http-context';
 import type { AppConfig } from '../config/env';
 import { escapeHtml, page } from '../oauth/pages';
 import { PORTAL_PATH } from '../oauth/portal-client';
+import { decodedPath, sendPrecompressed } from './precompressed';
 
 /**
  * The portal's pages: only its own scripts and styles, API calls to this origin, and no
@@ -42,7 +43,9 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /**
  * Serves the built portal (apps/portal/dist) under /portal: hashed assets cached for a year,
  * every other path the single page (index.html, revalidated each time) so the app's own routes
- * load on reload or from a bookmark. Without a build it answers 503 saying how to make one.
+ * load on reload or from a bookmark. Each file goes out as the build precompressed it (brotli or
+ * gzip beside it, by Accept-Encoding: precompressed.ts), else as it is. Without a build it
+ * answers 503 saying how to make one.
  */
 export function portalRouter(config: AppConfig): Router {
   const router = express.Router({ strict: true });
@@ -52,31 +55,44 @@ export function portalRouter(config: AppConfig): Router {
     res.setHeader('Content-Security-Policy', PORTAL_CSP);
     next();
   });
-  router.use(
-    '/assets',
-    express.static(path.join(dist, 'assets'), {
-      index: false,
-      setHeaders: (res) => res.setHeader('Cache-Control', IMMUTABLE),
-    }),
-  );
   // An asset that is not there (an old build's name) is a plain 404, never the page.
-  router.use('/assets', (_req: Request, res: Response) => {
+  const assetNotFound = (res: Response) =>
     res.status(404).setHeader('Cache-Control', 'no-store').type('text').send('Not found');
+  router.use('/assets', (req: Request, res: Response, next: NextFunction) => {
+    const file = decodedPath(req);
+    if (!isRead(req) || file === undefined) return assetNotFound(res);
+    sendPrecompressed(req, res, next, {
+      root: path.join(dist, 'assets'),
+      file: `.${file}`,
+      cacheControl: IMMUTABLE,
+      notFound: () => assetNotFound(res),
+    }).catch(next);
   });
-  router.use(
-    express.static(dist, {
-      index: false,
-      // Files at the root (favicon) are not hashed: cached briefly, revalidated after.
-      setHeaders: (res) => res.setHeader('Cache-Control', 'public, max-age=300'),
-    }),
-  );
-  router.get(/.*/, (req: Request, res: Response) => {
-    const index = path.join(dist, 'index.html');
-    if (!existsSync(index)) return notBuilt(res, dist);
-    res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(index);
+  // Files at the root (favicon) are not hashed: cached briefly, revalidated after.
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const file = decodedPath(req);
+    if (!isRead(req) || file === undefined || file === '/' || file === '/index.html') return next();
+    sendPrecompressed(req, res, next, {
+      root: dist,
+      file: `.${file}`,
+      cacheControl: 'public, max-age=300',
+      notFound: () => next(),
+    }).catch(next);
+  });
+  router.get(/.*/, (req: Request, res: Response, next: NextFunction) => {
+    if (!existsSync(path.join(dist, 'index.html'))) return notBuilt(res, dist);
+    sendPrecompressed(req, res, next, {
+      root: dist,
+      file: 'index.html',
+      cacheControl: 'no-cache',
+      notFound: () => notBuilt(res, dist),
+    }).catch(next);
   });
   return router;
+}
+
+function isRead(req: Request): boolean {
+  return req.method === 'GET' || req.method === 'HEAD';
 }
 
 function notBuilt(res: Response, dist: string): void {
