@@ -138,7 +138,14 @@ function responseParts(
   const r = op.response;
   switch (r.kind) {
     case 'none':
-      return { native: 'void', docType: 'null', parser: 'static fn (): mixed => null', uses: [] };
+      return r.file
+        ? {
+            native: 'string',
+            docType: 'string',
+            parser: 'static fn (RawResponse $response): string => $response->body',
+            uses: [],
+          }
+        : { native: 'void', docType: 'null', parser: 'static fn (): mixed => null', uses: [] };
     case 'model': {
       if (ctx.isUnion(r.model)) {
         const base = ctx.unionBase(r.model);
@@ -288,6 +295,11 @@ function followMethod(op: Operation, native: string): string[] {
         '@param (callable(\\Throwable, int, float): mixed)|null $onRetry before each wait: error, retry (1 first), seconds',
         '@return FeedFollower<\\PlatformApi\\Webhook\\EventInterface>',
         '@throws \\PlatformApi\\Exception\\InvalidArgumentException without `after`, or with a cursor that is none',
+        ...(op.aliasOf
+          ? [
+              `@deprecated and will be removed. Use \`${op.aliasOf.split('.')[0]!}->follow\` instead.`,
+            ]
+          : []),
       ],
     ),
     '    public function follow(',

@@ -161,7 +161,7 @@ function returnType(ctx: Context, op: Operation, page = 'SyncPage'): string {
     case 'page':
       return `${page}[${op.response.item}]`;
     case 'none':
-      return 'None';
+      return op.response.file ? 'str' : 'None';
   }
 }
 
@@ -234,7 +234,7 @@ function plainMethods(ctx: Context, op: Operation, args: Argument[], methods: Re
   methods.asyncPlain += `        response = await self.with_raw_response.${name}(\n${forwarded}        )\n        return response.parse()\n`;
 }
 
-/** `follow` (sync and async) for an operation with a change feed: reads it through `changes`. */
+/** `follow` (sync and async) for an operation with a change feed: reads it through that operation. */
 function followMethods(
   ctx: Context,
   op: Operation,
@@ -258,7 +258,7 @@ function followMethods(
       // delay (and miscount) its backoff.
       .concat(['request_options={**(request_options or {}), "max_retries": 0}'])
       .join(', ')
-      .replace(/^/, asyncCall ? 'await self.changes(' : 'self.changes(');
+      .replace(/^/, asyncCall ? `await self.${name}(` : `self.${name}(`);
   const followArgs = (follower: string) =>
     signature(args, `${follower}[${feed.item}]`).replace(
       '        request_options:',
@@ -276,7 +276,11 @@ Args:
     max_retry_delay: Longest backoff between two failed reads, in seconds.
     give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
     on_retry: \`on_retry(error, attempt, delay_seconds)\`, called before each wait; \`attempt\` counts 1, 2, 3, … from the last successful read.
-    until: Stop once the follower's cursor reaches this cursor (a reconciliation's end), instead of reading on.`,
+    until: Stop once the follower's cursor reaches this cursor (a reconciliation's end), instead of reading on.${
+      op.aliasOf
+        ? `\n\n.. deprecated::\n    Use \`${op.aliasOf.split('.')[0]!}.follow\` instead; this alias will be removed.`
+        : ''
+    }`,
     '        ',
   );
   const options = (follower: string) =>
@@ -325,7 +329,7 @@ function rawMethods(ctx: Context, op: Operation, args: Argument[], methods: Reso
     if (query.length) rawBody += `            query=${dict(query)},\n`;
     if (body.length) rawBody += `            body=${dict(body)},\n`;
     rawBody += `            options=request_options,\n`;
-    rawBody += `            cast=${op.response.kind === 'none' ? 'parse_none' : ctx.parser(op.response.model)},\n        )\n`;
+    rawBody += `            cast=${op.response.kind === 'none' ? (op.response.file ? 'parse_file' : 'parse_none') : ctx.parser(op.response.model)},\n        )\n`;
   }
   methods.raw += `\n    def ${name}${rawHead}${rawBody}`;
   // The async twin: the same body, awaited.
@@ -334,7 +338,12 @@ function rawMethods(ctx: Context, op: Operation, args: Argument[], methods: Reso
 
 /** The module's docstring and imports: only what its methods use. */
 function resourceImports(resource: Resource, uses: ResourceUses, methods: ResourceMethods): string {
-  const usesNone = resource.operations.some((op) => op.response.kind === 'none');
+  const usesNone = resource.operations.some(
+    (op) => op.response.kind === 'none' && !op.response.file,
+  );
+  const usesFile = resource.operations.some(
+    (op) => op.response.kind === 'none' && op.response.file,
+  );
   const modelImports = [...uses.models].sort();
   const unionImports = [...uses.unions].sort().flatMap((u) => [u, `parse_${snake(u)}`]);
   const core = [
@@ -343,6 +352,7 @@ function resourceImports(resource: Resource, uses: ResourceUses, methods: Resour
     'cached_property',
     ...(uses.path ? ['path_param'] : []),
     ...(usesNone ? ['parse_none'] : []),
+    ...(usesFile ? ['parse_file'] : []),
   ];
   const classes = `${methods.plain}${methods.raw}`;
   let out = `${HEADER}"""\`client.${resource.snake}\`: ${resource.operations.map((o) => o.method.snake).join(', ')}."""

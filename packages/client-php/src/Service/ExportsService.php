@@ -139,12 +139,13 @@ final class ExportsService
      *
      * @param string $id
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return string
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function download(string $id, ?RequestOptions $options = null): void
+    public function download(string $id, ?RequestOptions $options = null): string
     {
-        $this->raw->download($id, $options)->parse();
+        return $this->raw->download($id, $options)->parse();
     }
 
     /**

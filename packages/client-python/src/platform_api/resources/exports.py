@@ -8,7 +8,7 @@ import datetime as _dt
 import typing as _t
 
 from .._core._pagination import AsyncPage, SyncPage
-from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param, parse_none
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param, parse_file
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import CollectionChecksumCollection, ExportCollection, ExportFormat, ExportStatus
@@ -118,7 +118,7 @@ class Exports(SyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> None:
+    ) -> str:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -262,7 +262,7 @@ class ExportsWithRawResponse(SyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[None]:
+    ) -> APIResponse[str]:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -277,7 +277,7 @@ class ExportsWithRawResponse(SyncAPIResource):
             "GET",
             f"/v1/exports/{path_param('id', id)}/file",
             options=request_options,
-            cast=parse_none,
+            cast=parse_file,
         )
 
     def create_download_link(
@@ -407,7 +407,7 @@ class AsyncExports(AsyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> None:
+    ) -> str:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -553,7 +553,7 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[None]:
+    ) -> APIResponse[str]:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -568,7 +568,7 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
             "GET",
             f"/v1/exports/{path_param('id', id)}/file",
             options=request_options,
-            cast=parse_none,
+            cast=parse_file,
         )
 
     async def create_download_link(
