@@ -344,7 +344,7 @@ function resourceImports(resource: Resource, uses: ResourceUses, methods: Resour
   const usesFile = resource.operations.some(
     (op) => op.response.kind === 'none' && op.response.file,
   );
-  const modelImports = [...uses.models].sort();
+  const modelImports = [...uses.models].filter((name) => !uses.unions.has(name)).sort();
   const unionImports = [...uses.unions].sort().flatMap((u) => [u, `parse_${snake(u)}`]);
   const core = [
     'AsyncAPIResource',
@@ -364,6 +364,8 @@ ${uses.dt ? 'import datetime as _dt\n' : ''}import typing as _t
 ${uses.feed ? 'from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cursor, feed_cursor_param, follow_start\n' : ''}${uses.page ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
 from .._core._response import APIResponse
 ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
+  const helpers = HELPER_BASES[resource.snake];
+  if (helpers) out += `from ${helpers.module} import ${helpers.async}, ${helpers.sync}\n`;
   if (uses.enums.size) out += `from ..types.enums import ${[...uses.enums].sort().join(', ')}\n`;
   if (modelImports.length || unionImports.length) {
     out += `from ..types.models import ${[...modelImports, ...unionImports].join(', ')}\n`;
@@ -372,15 +374,33 @@ ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
   return out;
 }
 
+/**
+ * Hand-written methods a resource class inherits (`client.exports.wait`), from a module of the
+ * package: the module, the sync base and the async base (each a `SyncAPIResource` /
+ * `AsyncAPIResource` subclass), and the methods they add (for the docstring).
+ */
+const HELPER_BASES: Record<
+  string,
+  { module: string; sync: string; async: string; methods: string[] }
+> = {
+  exports: {
+    module: '..export_helpers',
+    sync: 'ExportsHelpers',
+    async: 'AsyncExportsHelpers',
+    methods: ['wait', 'download_to'],
+  },
+};
+
 /** The module's four classes: `X`, `XWithRawResponse` and their async twins. */
 function resourceClasses(cls: string, resource: Resource, methods: ResourceMethods): string {
   const rawCls = `${cls}WithRawResponse`;
   const asyncCls = `Async${cls}`;
   const asyncRawCls = `Async${cls}WithRawResponse`;
+  const helpers = HELPER_BASES[resource.snake];
   let out = `\n__all__ = [${[cls, rawCls, asyncCls, asyncRawCls].map(pyString).join(', ')}]\n\n`;
-  out += `\nclass ${cls}(SyncAPIResource):\n`;
+  out += `\nclass ${cls}(${helpers?.sync ?? 'SyncAPIResource'}):\n`;
   out += docstring(
-    `\`client.${resource.snake}\`: ${resource.operations.map((o) => `\`${o.method.snake}\``).join(', ')}.`,
+    `\`client.${resource.snake}\`: ${[...resource.operations.map((o) => o.method.snake), ...(helpers?.methods ?? [])].map((name) => `\`${name}\``).join(', ')}.`,
     '    ',
   );
   out += `\n    @cached_property\n    def with_raw_response(self) -> ${rawCls}:\n`;
@@ -393,7 +413,7 @@ function resourceClasses(cls: string, resource: Resource, methods: ResourceMetho
     '    ',
   );
   out += methods.raw;
-  out += `\n\nclass ${asyncCls}(AsyncAPIResource):\n`;
+  out += `\n\nclass ${asyncCls}(${helpers?.async ?? 'AsyncAPIResource'}):\n`;
   out += docstring(
     `\`client.${resource.snake}\` of \`AsyncPlatformClient\`: the methods of \`${cls}\`, awaited.`,
     '    ',
@@ -429,7 +449,8 @@ export function emitResource(ctx: Context, resource: Resource): string {
     plainMethods(ctx, op, args, methods);
     if (op.feed) {
       uses.feed = true;
-      (ctx.unions.has(op.feed.item) ? uses.unions : uses.models).add(op.feed.item);
+      // Only its name, for the follower's type: the page's parser reads the items.
+      uses.models.add(op.feed.item);
       followMethods(ctx, op, op.feed, args, methods);
     }
     rawMethods(ctx, op, args, methods);

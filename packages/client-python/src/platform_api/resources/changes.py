@@ -10,7 +10,7 @@ from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cur
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
-from ..types.models import ChangePage, Event, parse_event
+from ..types.models import ChangePage, Event
 
 __all__ = ["Changes", "ChangesWithRawResponse", "AsyncChanges", "AsyncChangesWithRawResponse"]
 

@@ -11,6 +11,7 @@ from .._core._pagination import AsyncPage, SyncPage
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param, parse_file
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
+from ..export_helpers import AsyncExportsHelpers, ExportsHelpers
 from ..types.enums import CollectionChecksumCollection, ExportCollection, ExportFormat, ExportStatus
 from ..types.models import Export, ExportDownloadLink
 from ..types.params import DateTimeRange
@@ -18,8 +19,8 @@ from ..types.params import DateTimeRange
 __all__ = ["Exports", "ExportsWithRawResponse", "AsyncExports", "AsyncExportsWithRawResponse"]
 
 
-class Exports(SyncAPIResource):
-    """`client.exports`: `create`, `list`, `retrieve`, `download`, `create_download_link`."""
+class Exports(ExportsHelpers):
+    """`client.exports`: `create`, `list`, `retrieve`, `download`, `create_download_link`, `wait`, `download_to`."""
 
     @cached_property
     def with_raw_response(self) -> ExportsWithRawResponse:
@@ -304,7 +305,7 @@ class ExportsWithRawResponse(SyncAPIResource):
         )
 
 
-class AsyncExports(AsyncAPIResource):
+class AsyncExports(AsyncExportsHelpers):
     """`client.exports` of `AsyncPlatformClient`: the methods of `Exports`, awaited."""
 
     @cached_property
