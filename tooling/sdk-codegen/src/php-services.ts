@@ -216,6 +216,14 @@ const THROWS_USES = [
   'PlatformApi\\Exception\\ApiStatusException',
 ];
 
+/**
+ * Hand-written methods a service takes from a trait (`$client->exports->wait($id)`); the service
+ * then keeps its `HttpClient` as `$this->http` for them.
+ */
+const HELPER_TRAITS: Record<string, { trait: string; methods: string }> = {
+  exports: { trait: 'PlatformApi\\Export\\ExportsHelpers', methods: '`wait`, `downloadTo`' },
+};
+
 export function emitService(ctx: Context, resource: Resource): string {
   const uses = new Set<string>([
     'PlatformApi\\Core\\HttpClient',
@@ -253,16 +261,23 @@ export function emitService(ctx: Context, resource: Resource): string {
       methods.push('', ...followMethod(op, response.native));
     }
   }
+  const helpers = HELPER_TRAITS[resource.camel];
+  if (helpers) uses.add(helpers.trait);
   const body = [
     ...doc('', [
-      `The ${resource.camel} operations: \`$client->${resource.camel}->…\`. Each method returns the parsed response; \`$client->${resource.camel}->raw->…\` has the same methods returning the raw response (status, headers, request id).`,
+      `The ${resource.camel} operations: \`$client->${resource.camel}->…\`. Each method returns the parsed response; \`$client->${resource.camel}->raw->…\` has the same methods returning the raw response (status, headers, request id).${
+        helpers
+          ? ` Hand-written methods come from \`${helpers.trait.split('\\').pop()!}\`: ${helpers.methods}.`
+          : ''
+      }`,
     ]),
     `final class ${resource.pascal}Service`,
     '{',
+    ...(helpers ? [`    use ${helpers.trait.split('\\').pop()!};`, ''] : []),
     "    /** The same operations, returning the raw response: `->raw->retrieve($id)->header('x-ratelimit-remaining')`. */",
     `    public readonly ${resource.pascal}RawService $raw;`,
     '',
-    '    public function __construct(HttpClient $http)',
+    `    public function __construct(${helpers ? 'private readonly HttpClient $http' : 'HttpClient $http'})`,
     '    {',
     `        $this->raw = new ${resource.pascal}RawService($http);`,
     '    }',
