@@ -1,5 +1,5 @@
 /**
- * `client.events.follow()` against the real server: it yields every change after the cursor in
+ * `client.changes.follow()` against the real server: it yields every change after the cursor in
  * feed order, resumes from `follower.cursor` without repeating or skipping, and a live follower
  * wakes on a change committed while it waits.
  */
@@ -36,14 +36,14 @@ it('follows the feed page after page, and resumes from the saved cursor', async 
   const first = await sdk.courses.create({ body: { code: 'FOL-X', title: 'Gone soon' } });
   await sdk.courses.delete({ params: { id: first.id } });
 
-  const follower = sdk.events.follow({ after: 0, limit: 2, untilCaughtUp: true });
+  const follower = sdk.changes.follow({ after: 0, limit: 2, untilCaughtUp: true });
   const seen: [number | null, string][] = [];
   for await (const event of follower) {
     seen.push([event.position, event.type]);
     if (seen.length === 3) break;
   }
   expect(follower.cursor).toBe('3');
-  const rest = sdk.events.follow({ after: follower.cursor, limit: 2, untilCaughtUp: true });
+  const rest = sdk.changes.follow({ after: follower.cursor, limit: 2, untilCaughtUp: true });
   for await (const event of rest) seen.push([event.position, event.type]);
   expect(seen).toEqual([
     [1, 'course.created'],
@@ -59,9 +59,9 @@ it('follows the feed page after page, and resumes from the saved cursor', async 
 
 it('waits when caught up and yields a change as soon as it commits, until aborted', async () => {
   const controller = new AbortController();
-  const head = sdk.events.follow({ after: 'oldest', untilCaughtUp: true });
+  const head = sdk.changes.follow({ after: 'oldest', untilCaughtUp: true });
   for await (const _ of head) void _;
-  const live = sdk.events.follow({ after: head.cursor, signal: controller.signal, wait: '10s' });
+  const live = sdk.changes.follow({ after: head.cursor, signal: controller.signal, wait: '10s' });
   const next = live.next();
   await new Promise((resolve) => setTimeout(resolve, 200));
   const course = await sdk.courses.create({ body: { code: 'FOL-LIVE', title: 'Live' } });
@@ -77,10 +77,10 @@ it('waits when caught up and yields a change as soon as it commits, until aborte
 /** Follows until caught up; the ids and positions it yielded, and the retries it reported. */
 async function drain(
   client: PlatformClient,
-  options: Parameters<PlatformClient['events']['follow']>[0],
+  options: Parameters<PlatformClient['changes']['follow']>[0],
 ) {
   const retries: [string, number, number][] = [];
-  const follower = client.events.follow({
+  const follower = client.changes.follow({
     untilCaughtUp: true,
     ...options,
     onRetry: (error, attempt, delay) => retries.push([error.name, attempt, delay]),
@@ -98,7 +98,7 @@ it('takes the cursor as the feed returns it, and refuses to start without one', 
   const oldest = await drain(sdk, { after: 'oldest' });
   expect(oldest.seen[0]![0]).toBe(1);
   expect(oldest.cursor).toBe(fromNumber.cursor);
-  const start = sdk.events.follow as (options?: unknown) => unknown;
+  const start = sdk.changes.follow as (options?: unknown) => unknown;
   expect(() => start()).toThrow(/follow needs `after`.*'oldest'/);
   expect(() => start({ untilCaughtUp: true })).toThrow(TypeError);
   for (const after of [-1, 1.5, 'latest', '', null, true, '01'])
@@ -112,7 +112,7 @@ it('follows across the server stopped for 10 s and started again: nothing lost o
     written.push((await sdk.courses.create({ body: { code: `RST-${i}`, title: 'Before' } })).id);
   const retries: string[] = [];
   const controller = new AbortController();
-  const follower = sdk.events.follow({
+  const follower = sdk.changes.follow({
     after: before.cursor,
     wait: '2s',
     signal: controller.signal,
@@ -144,14 +144,14 @@ it('ends at until without reading on, where a live follower would wait', async (
   expect(cursor).toBe('3');
   // Without until it would long-poll for 30 s once caught up.
   expect(Date.now() - started).toBeLessThan(20_000);
-  const start = sdk.events.follow as (options: unknown) => unknown;
+  const start = sdk.changes.follow as (options: unknown) => unknown;
   expect(() => start({ after: 0, until: 'x' })).toThrow(/^until must be a cursor/);
 });
 
 it('gives up after giveUpAfter seconds of failing, with the last error', async () => {
   const gone = createClient({ baseUrl: 'http://127.0.0.1:9', token: 'pat_unused' });
   const started = Date.now();
-  const follower = gone.events.follow({ after: 0, giveUpAfter: 1, maxRetryDelay: 0.2 });
+  const follower = gone.changes.follow({ after: 0, giveUpAfter: 1, maxRetryDelay: 0.2 });
   await expect(follower.next()).rejects.toBeInstanceOf(PlatformConnectionError);
   expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   expect(Date.now() - started).toBeLessThan(15_000);
@@ -230,7 +230,7 @@ describe('through a proxy that answers some reads itself', () => {
     );
     const started = Date.now();
     const retries: number[] = [];
-    const follower = proxied.events.follow({
+    const follower = proxied.changes.follow({
       after: 0,
       giveUpAfter: 1,
       onRetry: (_error, _attempt, delay) => retries.push(delay),
@@ -258,11 +258,23 @@ describe('through a proxy that answers some reads itself', () => {
       [postgres ? aged : aged.toISOString().replace('T', ' ').replace('Z', ''), org],
     );
     const retries: unknown[] = [];
-    const expired = aging.events.follow({ after: 0, onRetry: (error) => retries.push(error) });
+    const expired = aging.changes.follow({ after: 0, onRetry: (error) => retries.push(error) });
     const error = await expired.next().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PlatformCursorExpiredError);
     expect((error as PlatformCursorExpiredError).status).toBe(410);
     expect((error as Error).message).toContain('Start again from an export');
     expect(retries).toEqual([]);
   });
+});
+
+it('reads the feed as changes.list, and the deprecated events.changes and events.follow still do', async () => {
+  await sdk.courses.create({ body: { code: 'FOL-ALIAS', title: 'Alias' } });
+  const page = await sdk.changes.list({ after: 'oldest', limit: 1000 });
+  expect(page.data.length).toBeGreaterThan(0);
+  expect(await sdk.events.changes({ after: 'oldest', limit: 1000 })).toEqual(page);
+  const old = sdk.events.follow({ after: 'oldest', untilCaughtUp: true });
+  const viaAlias: (number | null)[] = [];
+  for await (const event of old) viaAlias.push(event.position);
+  expect(viaAlias).toEqual(page.data.map((event) => event.position));
+  expect(old.cursor).toBe(page.next_cursor);
 });

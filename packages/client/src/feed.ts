@@ -1,5 +1,5 @@
 /**
- * `follow` on a namespace with a change feed (`client.events.follow({ after })`): an async
+ * `follow` on a namespace with a change feed (`client.changes.follow({ after })`): an async
  * iterator over every change after a cursor, long-polling when caught up and resuming from the
  * last cursor, so a sync loop is one `for await`. Generic over the feed route (the route table
  * flags it `feed`), like `listAll` over list routes. It never gives up on what is retryable (the

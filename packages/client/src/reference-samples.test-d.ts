@@ -184,8 +184,8 @@ export async function events_retrieve() {
   return event;
 }
 
-export async function events_changes() {
-  const changePage = await platform.events.changes();
+export async function changes_list() {
+  const changePage = await platform.changes.list();
   return changePage;
 }
 

@@ -333,7 +333,7 @@ export const eventsContract = c.router(
           `The cursor is older than the ${EVENT_RETENTION_DAYS} days of changes kept (\`cursor_expired\`): start again from an export (\`POST /v1/exports\`) and follow the feed from its cursor.`,
         ),
       },
-      metadata: operation({ scope: 'events:read', feed: true }),
+      metadata: operation({ scope: 'events:read', feed: true, sdkName: 'changes.list' }),
     },
   },
   ROUTER_OPTIONS,

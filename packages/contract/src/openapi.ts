@@ -260,6 +260,7 @@ const mapOperation: OperationMapper = (op, route) => {
     ...(cost !== undefined && { [RATE_LIMIT_COST_EXTENSION]: cost }),
     ...(metadata?.list && { 'x-list': true }),
     ...(metadata?.feed && { 'x-feed': true }),
+    ...(metadata?.sdkName && { 'x-sdk-name': metadata.sdkName }),
     ...(metadata?.delegation && { 'x-delegation': metadata.delegation }),
   };
 };

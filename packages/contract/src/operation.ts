@@ -16,6 +16,13 @@ export interface OperationMetadata {
    */
   feed?: boolean;
   /**
+   * The SDKs' name for the operation (`changes.list`) when it differs from its contract key
+   * (`events.changes`): the SDKs put the method there, and keep the key's name as a deprecated
+   * alias for the rest of the 0.x minor. The OpenAPI document carries it as `x-sdk-name`; the
+   * operationId stays the contract key.
+   */
+  sdkName?: `${string}.${string}`;
+  /**
    * The response field that carries a secret shown only once (a token, a signing or client
    * secret). Such a response is never stored for an `Idempotency-Key` replay: a repeat is a 409
    * naming the record instead, so no secret sits in the idempotency store.

@@ -261,7 +261,10 @@ export function fromOpenApi(document: Json): SdkModel {
   for (const [path, item] of Object.entries(paths)) {
     for (const [httpMethod, op] of Object.entries(item)) {
       operations.push(
-        operationOf(reader, schemas, path, httpMethod.toUpperCase() as Operation['http'], op),
+        ...withAlias(
+          operationOf(reader, schemas, path, httpMethod.toUpperCase() as Operation['http'], op),
+          op['x-sdk-name'],
+        ),
       );
     }
   }
@@ -269,7 +272,7 @@ export function fromOpenApi(document: Json): SdkModel {
   return {
     version: info.version as string,
     resources: resourcesOf(operations),
-    operations,
+    operations: operations.filter((operation) => operation.aliasOf === undefined),
     models: [...reader.models.values()],
     enums: [...reader.enums.values()],
     unions: [...reader.unions.values()],
@@ -394,6 +397,33 @@ function responseOf(
 }
 
 /** The operations grouped by resource, in the order each resource first appears. */
+/**
+ * An operation the contract gives an SDK name (`x-sdk-name: changes.list`) sits there, and its
+ * contract key (`events.changes`) stays as a deprecated alias of it: same request, no entry in
+ * the operation tables or the reference.
+ */
+function withAlias(operation: Operation, sdkName: unknown): Operation[] {
+  if (sdkName === undefined) return [operation];
+  const parts = typeof sdkName === 'string' ? sdkName.split('.') : [];
+  if (parts.length !== 2 || !parts.every((part) => /^[a-z][A-Za-z]*$/.test(part))) {
+    throw new Error(
+      `${operation.id}: x-sdk-name must be <resource>.<method>, got ${JSON.stringify(sdkName)}`,
+    );
+  }
+  const [resource, method] = parts as [string, string];
+  const renamed: Operation = {
+    ...operation,
+    resource: { camel: resource, snake: snakeCase(resource) },
+    method: { camel: method, snake: snakeCase(method) },
+  };
+  const alias: Operation = {
+    ...operation,
+    aliasOf: sdkName as string,
+    deprecated: { ...operation.deprecated, replacement: `\`${sdkName as string}\`` },
+  };
+  return [renamed, alias];
+}
+
 function resourcesOf(operations: Operation[]): Resource[] {
   const resources: Resource[] = [];
   for (const operation of operations) {

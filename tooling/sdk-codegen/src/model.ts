@@ -152,6 +152,11 @@ export interface Operation {
    * yields `item`s (the page's `data` items) and resumes from the last cursor.
    */
   feed?: { item: string };
+  /**
+   * The SDK name this operation is a deprecated alias of (`changes.list` for `events.changes`):
+   * emitted as a method that calls the same route, left out of operation tables and the reference.
+   */
+  aliasOf?: string;
   /** Sends a generated `Idempotency-Key` (every POST). */
   idempotent: boolean;
   deprecated?: Deprecated;
@@ -182,7 +187,10 @@ export interface SdkModel {
   /** The API version every event and response is written in (e.g. `2026-11-01`), if stated. */
   apiVersion?: string;
   resources: Resource[];
-  /** Every operation, in contract order (also reachable through `resources`). */
+  /**
+   * Every operation, in contract order (also reachable through `resources`, which also hold the
+   * deprecated aliases, `aliasOf`, that this list leaves out).
+   */
   operations: Operation[];
   models: Model[];
   enums: EnumType[];

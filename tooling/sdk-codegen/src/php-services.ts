@@ -138,7 +138,14 @@ function responseParts(
   const r = op.response;
   switch (r.kind) {
     case 'none':
-      return { native: 'void', docType: 'null', parser: 'static fn (): mixed => null', uses: [] };
+      return r.file
+        ? {
+            native: 'string',
+            docType: 'string',
+            parser: 'static fn (RawResponse $response): string => $response->body',
+            uses: [],
+          }
+        : { native: 'void', docType: 'null', parser: 'static fn (): mixed => null', uses: [] };
     case 'model': {
       if (ctx.isUnion(r.model)) {
         const base = ctx.unionBase(r.model);
@@ -209,6 +216,14 @@ const THROWS_USES = [
   'PlatformApi\\Exception\\ApiStatusException',
 ];
 
+/**
+ * Hand-written methods a service takes from a trait (`$client->exports->wait($id)`); the service
+ * then keeps its `HttpClient` as `$this->http` for them.
+ */
+const HELPER_TRAITS: Record<string, { trait: string; methods: string }> = {
+  exports: { trait: 'PlatformApi\\Export\\ExportsHelpers', methods: '`wait`, `downloadTo`' },
+};
+
 export function emitService(ctx: Context, resource: Resource): string {
   const uses = new Set<string>([
     'PlatformApi\\Core\\HttpClient',
@@ -246,16 +261,23 @@ export function emitService(ctx: Context, resource: Resource): string {
       methods.push('', ...followMethod(op, response.native));
     }
   }
+  const helpers = HELPER_TRAITS[resource.camel];
+  if (helpers) uses.add(helpers.trait);
   const body = [
     ...doc('', [
-      `The ${resource.camel} operations: \`$client->${resource.camel}->…\`. Each method returns the parsed response; \`$client->${resource.camel}->raw->…\` has the same methods returning the raw response (status, headers, request id).`,
+      `The ${resource.camel} operations: \`$client->${resource.camel}->…\`. Each method returns the parsed response; \`$client->${resource.camel}->raw->…\` has the same methods returning the raw response (status, headers, request id).${
+        helpers
+          ? ` Hand-written methods come from \`${helpers.trait.split('\\').pop()!}\`: ${helpers.methods}.`
+          : ''
+      }`,
     ]),
     `final class ${resource.pascal}Service`,
     '{',
+    ...(helpers ? [`    use ${helpers.trait.split('\\').pop()!};`, ''] : []),
     "    /** The same operations, returning the raw response: `->raw->retrieve($id)->header('x-ratelimit-remaining')`. */",
     `    public readonly ${resource.pascal}RawService $raw;`,
     '',
-    '    public function __construct(HttpClient $http)',
+    `    public function __construct(${helpers ? 'private readonly HttpClient $http' : 'HttpClient $http'})`,
     '    {',
     `        $this->raw = new ${resource.pascal}RawService($http);`,
     '    }',
@@ -288,6 +310,11 @@ function followMethod(op: Operation, native: string): string[] {
         '@param (callable(\\Throwable, int, float): mixed)|null $onRetry before each wait: error, retry (1 first), seconds',
         '@return FeedFollower<\\PlatformApi\\Webhook\\EventInterface>',
         '@throws \\PlatformApi\\Exception\\InvalidArgumentException without `after`, or with a cursor that is none',
+        ...(op.aliasOf
+          ? [
+              `@deprecated and will be removed. Use \`${op.aliasOf.split('.')[0]!}->follow\` instead.`,
+            ]
+          : []),
       ],
     ),
     '    public function follow(',

@@ -14,6 +14,7 @@ import {
 import type { Operation, QueryParam, Resource } from './model';
 import { deprecationText } from './deprecation';
 import { importBlock, used } from './python-models';
+import { HELPER_BASES, type ResourceMethods, resourceClasses } from './python-resource-classes';
 
 // --- resources ---------------------------------------------------------------------------------
 
@@ -161,7 +162,7 @@ function returnType(ctx: Context, op: Operation, page = 'SyncPage'): string {
     case 'page':
       return `${page}[${op.response.item}]`;
     case 'none':
-      return 'None';
+      return op.response.file ? 'str' : 'None';
   }
 }
 
@@ -195,14 +196,6 @@ interface ResourceUses {
   dt: boolean;
 }
 
-/** The methods of one resource's four classes: sync and async, parsed and raw. */
-interface ResourceMethods {
-  plain: string;
-  raw: string;
-  asyncPlain: string;
-  asyncRaw: string;
-}
-
 /** Records the types and helpers an operation's arguments and response need imported. */
 function noteUses(ctx: Context, uses: ResourceUses, op: Operation, args: Argument[]): void {
   for (const a of args) {
@@ -234,7 +227,7 @@ function plainMethods(ctx: Context, op: Operation, args: Argument[], methods: Re
   methods.asyncPlain += `        response = await self.with_raw_response.${name}(\n${forwarded}        )\n        return response.parse()\n`;
 }
 
-/** `follow` (sync and async) for an operation with a change feed: reads it through `changes`. */
+/** `follow` (sync and async) for an operation with a change feed: reads it through that operation. */
 function followMethods(
   ctx: Context,
   op: Operation,
@@ -258,7 +251,7 @@ function followMethods(
       // delay (and miscount) its backoff.
       .concat(['request_options={**(request_options or {}), "max_retries": 0}'])
       .join(', ')
-      .replace(/^/, asyncCall ? 'await self.changes(' : 'self.changes(');
+      .replace(/^/, asyncCall ? `await self.${name}(` : `self.${name}(`);
   const followArgs = (follower: string) =>
     signature(args, `${follower}[${feed.item}]`).replace(
       '        request_options:',
@@ -276,7 +269,11 @@ Args:
     max_retry_delay: Longest backoff between two failed reads, in seconds.
     give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
     on_retry: \`on_retry(error, attempt, delay_seconds)\`, called before each wait; \`attempt\` counts 1, 2, 3, … from the last successful read.
-    until: Stop once the follower's cursor reaches this cursor (a reconciliation's end), instead of reading on.`,
+    until: Stop once the follower's cursor reaches this cursor (a reconciliation's end), instead of reading on.${
+      op.aliasOf
+        ? `\n\n.. deprecated::\n    Use \`${op.aliasOf.split('.')[0]!}.follow\` instead; this alias will be removed.`
+        : ''
+    }`,
     '        ',
   );
   const options = (follower: string) =>
@@ -325,7 +322,7 @@ function rawMethods(ctx: Context, op: Operation, args: Argument[], methods: Reso
     if (query.length) rawBody += `            query=${dict(query)},\n`;
     if (body.length) rawBody += `            body=${dict(body)},\n`;
     rawBody += `            options=request_options,\n`;
-    rawBody += `            cast=${op.response.kind === 'none' ? 'parse_none' : ctx.parser(op.response.model)},\n        )\n`;
+    rawBody += `            cast=${op.response.kind === 'none' ? (op.response.file ? 'parse_file' : 'parse_none') : ctx.parser(op.response.model)},\n        )\n`;
   }
   methods.raw += `\n    def ${name}${rawHead}${rawBody}`;
   // The async twin: the same body, awaited.
@@ -334,8 +331,13 @@ function rawMethods(ctx: Context, op: Operation, args: Argument[], methods: Reso
 
 /** The module's docstring and imports: only what its methods use. */
 function resourceImports(resource: Resource, uses: ResourceUses, methods: ResourceMethods): string {
-  const usesNone = resource.operations.some((op) => op.response.kind === 'none');
-  const modelImports = [...uses.models].sort();
+  const usesNone = resource.operations.some(
+    (op) => op.response.kind === 'none' && !op.response.file,
+  );
+  const usesFile = resource.operations.some(
+    (op) => op.response.kind === 'none' && op.response.file,
+  );
+  const modelImports = [...uses.models].filter((name) => !uses.unions.has(name)).sort();
   const unionImports = [...uses.unions].sort().flatMap((u) => [u, `parse_${snake(u)}`]);
   const core = [
     'AsyncAPIResource',
@@ -343,6 +345,7 @@ function resourceImports(resource: Resource, uses: ResourceUses, methods: Resour
     'cached_property',
     ...(uses.path ? ['path_param'] : []),
     ...(usesNone ? ['parse_none'] : []),
+    ...(usesFile ? ['parse_file'] : []),
   ];
   const classes = `${methods.plain}${methods.raw}`;
   let out = `${HEADER}"""\`client.${resource.snake}\`: ${resource.operations.map((o) => o.method.snake).join(', ')}."""
@@ -354,50 +357,13 @@ ${uses.dt ? 'import datetime as _dt\n' : ''}import typing as _t
 ${uses.feed ? 'from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cursor, feed_cursor_param, follow_start\n' : ''}${uses.page ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
 from .._core._response import APIResponse
 ${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
+  const helpers = HELPER_BASES[resource.snake];
+  if (helpers) out += `from ${helpers.module} import ${helpers.async}, ${helpers.sync}\n`;
   if (uses.enums.size) out += `from ..types.enums import ${[...uses.enums].sort().join(', ')}\n`;
   if (modelImports.length || unionImports.length) {
     out += `from ..types.models import ${[...modelImports, ...unionImports].join(', ')}\n`;
   }
   if (uses.params.size) out += `from ..types.params import ${[...uses.params].sort().join(', ')}\n`;
-  return out;
-}
-
-/** The module's four classes: `X`, `XWithRawResponse` and their async twins. */
-function resourceClasses(cls: string, resource: Resource, methods: ResourceMethods): string {
-  const rawCls = `${cls}WithRawResponse`;
-  const asyncCls = `Async${cls}`;
-  const asyncRawCls = `Async${cls}WithRawResponse`;
-  let out = `\n__all__ = [${[cls, rawCls, asyncCls, asyncRawCls].map(pyString).join(', ')}]\n\n`;
-  out += `\nclass ${cls}(SyncAPIResource):\n`;
-  out += docstring(
-    `\`client.${resource.snake}\`: ${resource.operations.map((o) => `\`${o.method.snake}\``).join(', ')}.`,
-    '    ',
-  );
-  out += `\n    @cached_property\n    def with_raw_response(self) -> ${rawCls}:\n`;
-  out += `        """The same methods, returning the raw \`APIResponse\` (status, headers, request id)."""\n`;
-  out += `        return ${rawCls}(self._client)\n`;
-  out += methods.plain;
-  out += `\n\nclass ${rawCls}(SyncAPIResource):\n`;
-  out += docstring(
-    `\`client.${resource.snake}.with_raw_response\`: each method returns the \`APIResponse\`.`,
-    '    ',
-  );
-  out += methods.raw;
-  out += `\n\nclass ${asyncCls}(AsyncAPIResource):\n`;
-  out += docstring(
-    `\`client.${resource.snake}\` of \`AsyncPlatformClient\`: the methods of \`${cls}\`, awaited.`,
-    '    ',
-  );
-  out += `\n    @cached_property\n    def with_raw_response(self) -> ${asyncRawCls}:\n`;
-  out += `        """The same methods, returning the raw \`APIResponse\` (status, headers, request id)."""\n`;
-  out += `        return ${asyncRawCls}(self._client)\n`;
-  out += methods.asyncPlain;
-  out += `\n\nclass ${asyncRawCls}(AsyncAPIResource):\n`;
-  out += docstring(
-    `\`client.${resource.snake}.with_raw_response\` of \`AsyncPlatformClient\`: each method returns the \`APIResponse\`.`,
-    '    ',
-  );
-  out += methods.asyncRaw;
   return out;
 }
 
@@ -419,7 +385,8 @@ export function emitResource(ctx: Context, resource: Resource): string {
     plainMethods(ctx, op, args, methods);
     if (op.feed) {
       uses.feed = true;
-      (ctx.unions.has(op.feed.item) ? uses.unions : uses.models).add(op.feed.item);
+      // Only its name, for the follower's type: the page's parser reads the items.
+      uses.models.add(op.feed.item);
       followMethods(ctx, op, op.feed, args, methods);
     }
     rawMethods(ctx, op, args, methods);

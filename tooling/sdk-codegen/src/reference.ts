@@ -203,6 +203,7 @@ export function emitReference(model: SdkModel): Map<string, string> {
   for (const resource of model.resources) {
     lines.push(`## ${resource.pascal.replace(/([a-z])([A-Z])/g, '$1 $2')}`, '');
     for (const operation of resource.operations) {
+      if (operation.aliasOf !== undefined) continue;
       const samples = samplesFor(operation, model);
       lines.push(
         `### ${operation.summary}`,

@@ -123,7 +123,7 @@ function emitTypes(model: SdkModel): string {
   for (const union of model.unions) {
     out += `${doc(union.description)}export type ${union.name} =\n${union.members.map((member) => `  | ${member}`).join('\n')};\n\n`;
   }
-  for (const op of model.operations) {
+  for (const op of model.resources.flatMap((resource) => resource.operations)) {
     if (op.query.length > 0) out += `${queryType(op)}\n`;
   }
   return out;
@@ -193,7 +193,7 @@ function methodSignatures(op: Operation): string {
   }
   if (isPage) {
     out += doc(
-      `Every item of \`${op.id}\`, page after page (one request per page); the same as \`for await\` over \`${name}(…)\`.`,
+      `Every item of \`${op.resource.camel}.${op.method.camel}\`, page after page (one request per page); the same as \`for await\` over \`${name}(…)\`.`,
       '  ',
     );
     out += isQueryOnly(op)
@@ -203,8 +203,13 @@ function methodSignatures(op: Operation): string {
       out += `  ${name}All(${key(op.pathParams[0]!)}: string, ${restParam}): ${items};\n`;
   }
   if (op.feed) {
+    const followed = op.aliasOf ?? `${op.resource.camel}.${op.method.camel}`;
+    const replacement = `${followed.split('.')[0]!}.follow`;
     out += doc(
-      `Every change after \`after\` (a cursor, or \`'oldest'\`), oldest first, read through \`${op.id}\`: long-polls when caught up and resumes from \`follower.cursor\` (save it after applying a change). Retries a lost connection, a 5xx or a 429 with backoff for as long as it takes (or \`giveUpAfter\`). Ends on \`signal\`, or once caught up with \`untilCaughtUp\`.`,
+      withDeprecation(
+        `Every change after \`after\` (a cursor, or \`'oldest'\`), oldest first, read through \`${followed}\`: long-polls when caught up and resumes from \`follower.cursor\` (save it after applying a change). Retries a lost connection, a 5xx or a 429 with backoff for as long as it takes (or \`giveUpAfter\`). Ends on \`signal\`, or once caught up with \`untilCaughtUp\`.`,
+        op.aliasOf ? { replacement: `\`${replacement}\`` } : undefined,
+      ),
       '  ',
     );
     out += `  follow(options: FollowOptions): FeedFollower<${op.feed.item}>;\n`;
@@ -214,7 +219,7 @@ function methodSignatures(op: Operation): string {
 
 function emitRoutes(model: SdkModel): string {
   const models = new Set<string>();
-  for (const op of model.operations) {
+  for (const op of model.resources.flatMap((resource) => resource.operations)) {
     if (op.body) models.add(op.body.model);
     if (op.response.kind !== 'none') models.add(op.response.model);
     if (op.response.kind === 'page') models.add(op.response.item);
@@ -366,7 +371,8 @@ function emitEquivalence(model: SdkModel): string {
   out += `import type * as G from './types';\n\n`;
   out += 'type Routes = C.Contract;\nexport type Checks = [\n';
   for (const op of model.operations) {
-    const route = `Routes[${quote(op.resource.camel)}][${quote(op.method.camel)}]`;
+    const [resource, method] = op.id.split('.') as [string, string];
+    const route = `Routes[${quote(resource)}][${quote(method)}]`;
     const label = (what: string) => `  // ${op.id}: ${what}\n`;
     out += label('response');
     const generated =

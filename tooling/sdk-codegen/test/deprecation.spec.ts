@@ -81,9 +81,12 @@ describe('deprecated operations in the generated SDKs', () => {
     const ts = emitTypeScript(model);
     const routes = ts.get('packages/client/src/generated/routes.ts')!;
     const types = ts.get('packages/client/src/generated/types.ts')!;
-    // Editors strike a name through when its JSDoc has @deprecated: the retrieve method only.
-    expect(routes.split('@deprecated').length - 1).toBe(1);
-    const tag = routes.indexOf('@deprecated');
+    // Editors strike a name through when its JSDoc has @deprecated: the retrieve method only
+    // (besides the SDK aliases of the feed, tested below).
+    const start = routes.indexOf('export interface StudentsResource');
+    const students = routes.slice(start, routes.indexOf('\n}\n', start));
+    expect(students.split('@deprecated').length - 1).toBe(1);
+    const tag = routes.indexOf('@deprecated', start);
     expect(routes.indexOf('retrieve(', tag)).toBeLessThan(routes.indexOf('*/', tag) + 200);
     expect(routes.slice(tag, routes.indexOf('*/', tag))).toContain('2027-01-01');
     // The status filter of students.list and preferred_name of StudentCreate.
@@ -105,5 +108,40 @@ describe('deprecated operations in the generated SDKs', () => {
       ) as Json,
     );
     expect(real.operations.filter((o) => o.deprecated)).toEqual([]);
+    // Only the SDK aliases kept for a renamed method are deprecated, and only in the SDKs.
+    expect(
+      real.resources
+        .flatMap((r) => r.operations)
+        .filter((o) => o.deprecated)
+        .map((o) => `${o.resource.camel}.${o.method.camel} -> ${o.aliasOf}`),
+    ).toEqual(['events.changes -> changes.list']);
+  });
+
+  it('marks the aliases kept for a renamed SDK method deprecated in all three, pointing at the new name', () => {
+    const real = fromOpenApi(
+      JSON.parse(
+        readFileSync(path.join(__dirname, '../../../packages/contract/openapi.json'), 'utf8'),
+      ) as Json,
+    );
+    const routes = emitTypeScript(real).get('packages/client/src/generated/routes.ts')!;
+    const events = routes.slice(routes.indexOf('export interface EventsResource'));
+    const eventsBody = events.slice(0, events.indexOf('\n}\n'));
+    expect(eventsBody.match(/@deprecated .*/g)).toEqual([
+      '@deprecated and will be removed. Use `changes.list` instead.',
+      '@deprecated and will be removed. Use `changes.follow` instead.',
+    ]);
+    const changes = routes.slice(routes.indexOf('export interface ChangesResource'));
+    expect(changes.slice(0, changes.indexOf('\n}\n'))).not.toContain('@deprecated');
+    const php = emitPhp(real).get('packages/client-php/src/Service/EventsService.php')!;
+    expect(php.match(/@deprecated .*/g)).toEqual([
+      '@deprecated and will be removed. Use `changes.list` instead.',
+      '@deprecated and will be removed. Use `changes->follow` instead.',
+    ]);
+    const python = emitPython(real).get(
+      'packages/client-python/src/platform_api/resources/events.py',
+    )!;
+    // changes and follow, sync and async (follow has no raw twin; changes has two).
+    expect(python.split('.. deprecated::').length - 1).toBe(6);
+    expect(python).toContain('Use `changes.follow` instead; this alias will be removed.');
   });
 });

@@ -12,7 +12,26 @@ describe('the SDK model read from the OpenAPI document', () => {
     expect(rotate.method).toEqual({ camel: 'rotateSecret', snake: 'rotate_secret' });
     expect(rotate.pathParams).toEqual(['id']);
     expect(rotate.idempotent).toBe(true);
-    expect(model.resources.flatMap((r) => r.operations)).toEqual(model.operations);
+    expect(
+      model.resources.flatMap((r) => r.operations).filter((o) => o.aliasOf === undefined),
+    ).toEqual(model.operations);
+  });
+
+  it('puts an operation under its x-sdk-name, and keeps its contract key as a deprecated alias', () => {
+    const feed = operation('events.changes');
+    expect([feed.resource.camel, feed.method.camel, feed.path]).toEqual([
+      'changes',
+      'list',
+      '/v1/changes',
+    ]);
+    expect(feed.feed).toEqual({ item: 'Event' });
+    expect(feed.deprecated).toBeUndefined();
+    const events = model.resources.find((r) => r.camel === 'events')!;
+    const alias = events.operations.find((o) => o.method.camel === 'changes')!;
+    expect(alias).toMatchObject({ path: '/v1/changes', aliasOf: 'changes.list', feed: feed.feed });
+    expect(alias.deprecated).toEqual({ replacement: '`changes.list`' });
+    // One entry per route in the operation tables and the reference: the alias is in none.
+    expect(model.operations.filter((o) => o.path === '/v1/changes')).toEqual([feed]);
   });
 
   it('groups range filters into one parameter and keeps the values of enum filters', () => {

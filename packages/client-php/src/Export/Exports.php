@@ -4,19 +4,19 @@ declare(strict_types=1);
 
 namespace PlatformApi\Export;
 
-use PlatformApi\Exception\PlatformException;
 use PlatformApi\Model\Export;
 use PlatformApi\PlatformClient;
 
 /**
- * Hand-written helpers beside the generated `$client->exports`: wait for an export to finish,
- * download its file, and compute the collection checksum of your own copy.
+ * The checksum of your own copy of a collection. `wait` and `download` are deprecated: they are
+ * `$client->exports->wait($id)` and `$client->exports->downloadTo($id, $destination)` now.
  */
 final class Exports
 {
     /**
-     * Polls `GET /v1/exports/{id}` until the export has succeeded and returns it; throws when it
-     * failed or expired, or when `$timeout` seconds passed.
+     * Waits for an export to finish: `$client->exports->wait($id, $interval, $timeout)`, which this calls.
+     *
+     * @deprecated and will be removed. Use `$client->exports->wait($id)` instead.
      */
     public static function wait(
         PlatformClient $client,
@@ -24,67 +24,27 @@ final class Exports
         float $interval = 1.0,
         ?float $timeout = null,
     ): Export {
-        $started = microtime(true);
-        while (true) {
-            $export = $client->exports->retrieve($id);
-            $status = $export->status;
-            if ($status === 'succeeded') {
-                return $export;
-            }
-            if ($status === 'failed' || $status === 'expired') {
-                throw new PlatformException("Export {$id} {$status}; start a new one");
-            }
-            if ($timeout !== null && microtime(true) - $started > $timeout) {
-                throw new PlatformException("Export {$id} did not finish within {$timeout} s");
-            }
-            usleep((int) ($interval * 1_000_000));
-        }
+        trigger_error(
+            'PlatformApi\\Export\\Exports::wait($client, $id) is deprecated: use $client->exports->wait($id)',
+            E_USER_DEPRECATED,
+        );
+        return $client->exports->wait($id, $interval, $timeout);
     }
 
     /**
-     * Streams the file of a succeeded export to `$destination` (a path, or a writable stream left
-     * open) and returns its size in bytes. The body goes to the destination in chunks as it
-     * arrives, so memory stays bounded whatever the file's size. A path is written only once the
-     * download has started: an error (a 409 for an expired export, …) leaves no file behind.
+     * Streams an export's file: `$client->exports->downloadTo($id, $destination)`, which this calls.
      *
+     * @deprecated and will be removed. Use `$client->exports->downloadTo($id, $destination)` instead.
      * @param string|resource $destination
      */
     public static function download(PlatformClient $client, string $id, mixed $destination): int
     {
-        $path = is_string($destination) ? $destination : null;
-        $out = $path === null ? $destination : null;
-        $size = 0;
-        $sink = static function (string $chunk) use (&$out, &$size, $path): void {
-            if ($out === null) {
-                $opened = @fopen((string) $path, 'wb');
-                if ($opened === false) {
-                    throw new PlatformException("Could not write {$path}");
-                }
-                $out = $opened;
-            }
-            $length = strlen($chunk);
-            for ($written = 0; $written < $length; $written += $n) {
-                $n = fwrite($out, $written === 0 ? $chunk : substr($chunk, $written));
-                if ($n === false || $n === 0) {
-                    throw new PlatformException('Could not write the export file' . ($path !== null ? " {$path}" : ''));
-                }
-            }
-            $size += $length;
-        };
-        try {
-            $client->stream("/v1/exports/{$id}/file", $sink);
-        } finally {
-            if ($path !== null && $out !== null) {
-                fclose($out);
-            }
-        }
-        if ($path !== null && $out === null) {
-            // An empty file arrives as no chunk at all.
-            if (@file_put_contents($path, '') === false) {
-                throw new PlatformException("Could not write {$path}");
-            }
-        }
-        return $size;
+        trigger_error(
+            'PlatformApi\\Export\\Exports::download($client, $id, $destination) is deprecated: '
+            . 'use $client->exports->downloadTo($id, $destination)',
+            E_USER_DEPRECATED,
+        );
+        return $client->exports->downloadTo($id, $destination);
     }
 
     /**

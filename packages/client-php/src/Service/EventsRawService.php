@@ -145,6 +145,7 @@ final class EventsRawService
      *
      * `GET /v1/changes`. Requires the `events:read` scope.
      *
+     * @deprecated and will be removed. Use `changes.list` instead.
      * @param array{
      *     after?: string|int,
      *     until?: string,

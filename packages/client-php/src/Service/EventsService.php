@@ -128,6 +128,7 @@ final class EventsService
      *
      * `GET /v1/changes`. Requires the `events:read` scope.
      *
+     * @deprecated and will be removed. Use `changes.list` instead.
      * @param array{
      *     after?: string|int,
      *     until?: string,
@@ -169,6 +170,7 @@ final class EventsService
      * @param (callable(\Throwable, int, float): mixed)|null $onRetry before each wait: error, retry (1 first), seconds
      * @return FeedFollower<\PlatformApi\Webhook\EventInterface>
      * @throws \PlatformApi\Exception\InvalidArgumentException without `after`, or with a cursor that is none
+     * @deprecated and will be removed. Use `changes->follow` instead.
      */
     public function follow(
         array $params = [],

@@ -165,7 +165,7 @@ final class ExportsRawService
      *
      * @param string $id
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
-     * @return RawResponse<null>
+     * @return RawResponse<string>
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
@@ -177,7 +177,7 @@ final class ExportsRawService
             [],
             null,
             $options,
-            static fn (): mixed => null,
+            static fn (RawResponse $response): string => $response->body,
         );
     }
 

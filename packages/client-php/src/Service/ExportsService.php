@@ -13,6 +13,7 @@ use PlatformApi\Core\HttpClient;
 use PlatformApi\Core\Page;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Export\ExportsHelpers;
 use PlatformApi\Model\Export;
 use PlatformApi\Model\ExportCollection;
 use PlatformApi\Model\ExportDownloadLink;
@@ -22,13 +23,16 @@ use PlatformApi\RequestOptions;
 /**
  * The exports operations: `$client->exports->…`. Each method returns the parsed response;
  * `$client->exports->raw->…` has the same methods returning the raw response (status, headers, request id).
+ * Hand-written methods come from `ExportsHelpers`: `wait`, `downloadTo`.
  */
 final class ExportsService
 {
+    use ExportsHelpers;
+
     /** The same operations, returning the raw response: `->raw->retrieve($id)->header('x-ratelimit-remaining')`. */
     public readonly ExportsRawService $raw;
 
-    public function __construct(HttpClient $http)
+    public function __construct(private readonly HttpClient $http)
     {
         $this->raw = new ExportsRawService($http);
     }
@@ -139,12 +143,13 @@ final class ExportsService
      *
      * @param string $id
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return string
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function download(string $id, ?RequestOptions $options = null): void
+    public function download(string $id, ?RequestOptions $options = null): string
     {
-        $this->raw->download($id, $options)->parse();
+        return $this->raw->download($id, $options)->parse();
     }
 
     /**

@@ -62,7 +62,7 @@ final class Operations
         'examResults.publish' => ['POST', '/v1/exam_results/{id}/publish', 'examResults->publish'],
         'events.list' => ['GET', '/v1/events', 'events->list'],
         'events.retrieve' => ['GET', '/v1/events/{id}', 'events->retrieve'],
-        'events.changes' => ['GET', '/v1/changes', 'events->changes'],
+        'events.changes' => ['GET', '/v1/changes', 'changes->list'],
         'webhookEndpoints.list' => ['GET', '/v1/webhook_endpoints', 'webhookEndpoints->list'],
         'webhookEndpoints.create' => ['POST', '/v1/webhook_endpoints', 'webhookEndpoints->create'],
         'webhookEndpoints.retrieve' => ['GET', '/v1/webhook_endpoints/{id}', 'webhookEndpoints->retrieve'],

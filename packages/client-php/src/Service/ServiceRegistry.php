@@ -45,6 +45,10 @@ trait ServiceRegistry
      */
     public readonly EventsService $events;
     /**
+     * `list`
+     */
+    public readonly ChangesService $changes;
+    /**
      * `list`, `create`, `retrieve`, `update`, `delete`, `transfer`, `rotateSecret`, `test`, `stats`,
      * `replayFailed`, `deliveries`
      */
@@ -111,6 +115,7 @@ trait ServiceRegistry
         $this->exams = new ExamsService($http);
         $this->examResults = new ExamResultsService($http);
         $this->events = new EventsService($http);
+        $this->changes = new ChangesService($http);
         $this->webhookEndpoints = new WebhookEndpointsService($http);
         $this->webhookDeliveries = new WebhookDeliveriesService($http);
         $this->personalAccessTokens = new PersonalAccessTokensService($http);

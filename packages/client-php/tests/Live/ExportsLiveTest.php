@@ -21,13 +21,13 @@ final class ExportsLiveTest extends LiveTestCase
         }
         $created = $client->exports->create(['collection' => 'students']);
         self::assertStringStartsWith('exp_', $created->id);
-        $done = Exports::wait($client, $created->id, 0.05, 60.0);
+        $done = $client->exports->wait($created->id, 0.05, 60.0);
         self::assertSame('succeeded', $done->status);
         self::assertNotNull($done->cursor);
 
         $file = fopen('php://memory', 'w+b');
         self::assertNotFalse($file);
-        $size = Exports::download($client, $done->id, $file);
+        $size = $client->exports->downloadTo($done->id, $file);
         self::assertSame($done->sizeBytes, $size);
         rewind($file);
         $records = [];
@@ -38,8 +38,9 @@ final class ExportsLiveTest extends LiveTestCase
         }
         self::assertCount($done->rowCount, $records);
 
-        // The generated call answers too; its body is the file, which it does not parse.
-        $client->exports->download($done->id);
+        // The generated call answers the whole file as a string (not JSON, so not parsed).
+        rewind($file);
+        self::assertSame(stream_get_contents($file), $client->exports->download($done->id));
         $ids = [];
         foreach ($client->exports->list(['collection' => 'students'])->data as $export) {
             $ids[] = $export->id;
@@ -60,14 +61,14 @@ final class ExportsLiveTest extends LiveTestCase
             'last_name' => 'Ed',
         ]);
         $created = $client->exports->create(['collection' => 'students', 'format' => 'csv']);
-        $done = Exports::wait($client, $created->id, 0.05, 60.0);
+        $done = $client->exports->wait($created->id, 0.05, 60.0);
         $link = $client->exports->createDownloadLink($done->id);
         self::assertSame('export_download_link', $link->object);
         self::assertSame($done->id, $link->exportId);
 
         $file = fopen('php://memory', 'w+b');
         self::assertNotFalse($file);
-        Exports::download($client, $done->id, $file);
+        $client->exports->downloadTo($done->id, $file);
         rewind($file);
         // A plain GET with no Authorization header.
         $fetched = file_get_contents($link->url);
@@ -89,7 +90,7 @@ final class ExportsLiveTest extends LiveTestCase
             ]);
         }
         $created = $client->exports->create(['collection' => 'students', 'format' => 'ndjson']);
-        $done = Exports::wait($client, $created->id, 0.1, 120.0);
+        $done = $client->exports->wait($created->id, 0.1, 120.0);
         self::assertGreaterThan(3_000_000, $done->sizeBytes);
 
         $path = tempnam(sys_get_temp_dir(), 'export-');
@@ -98,7 +99,7 @@ final class ExportsLiveTest extends LiveTestCase
             gc_collect_cycles();
             memory_reset_peak_usage();
             $before = memory_get_usage();
-            $size = Exports::download($client, $done->id, $path);
+            $size = $client->exports->downloadTo($done->id, $path);
             $peak = memory_get_peak_usage() - $before;
 
             self::assertSame($done->sizeBytes, $size);
@@ -129,7 +130,7 @@ final class ExportsLiveTest extends LiveTestCase
     {
         $path = sys_get_temp_dir() . '/export-missing-' . bin2hex(random_bytes(6));
         try {
-            Exports::download(self::client(), 'exp_01JA0000000000000000000000', $path);
+            self::client()->exports->downloadTo('exp_01JA0000000000000000000000', $path);
             self::fail('downloading an unknown export did not throw');
         } catch (NotFoundException $e) {
             self::assertSame(404, $e->statusCode);
@@ -140,6 +141,6 @@ final class ExportsLiveTest extends LiveTestCase
     public function testWaitingForAnUnknownExportThrows(): void
     {
         $this->expectException(NotFoundException::class);
-        Exports::wait(self::client(), 'exp_01JA0000000000000000000000', 0.01);
+        self::client()->exports->wait('exp_01JA0000000000000000000000', 0.01);
     }
 }

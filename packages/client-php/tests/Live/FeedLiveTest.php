@@ -7,14 +7,14 @@ namespace PlatformApi\Tests\Live;
 use PlatformApi\PlatformClient;
 
 /**
- * `$client->events->follow()` against the real server: every change after the cursor once, in
+ * `$client->changes->follow()` against the real server: every change after the cursor once, in
  * feed order, resuming from the saved cursor.
  */
 final class FeedLiveTest extends LiveTestCase
 {
     private static function head(PlatformClient $client): string
     {
-        $follower = $client->events->follow(['after' => 0, 'until_caught_up' => true, 'limit' => 1000]);
+        $follower = $client->changes->follow(['after' => 0, 'until_caught_up' => true, 'limit' => 1000]);
         foreach ($follower as $_) {
         }
         return $follower->cursor;
@@ -31,7 +31,7 @@ final class FeedLiveTest extends LiveTestCase
         $client->courses->delete($gone->id);
 
         $seen = [];
-        $first = $client->events->follow(['after' => $start, 'limit' => 2, 'until_caught_up' => true]);
+        $first = $client->changes->follow(['after' => $start, 'limit' => 2, 'until_caught_up' => true]);
         foreach ($first as $event) {
             $seen[] = [$event->toArray()['position'], $event->eventType()];
             if (count($seen) === 3) {
@@ -39,7 +39,7 @@ final class FeedLiveTest extends LiveTestCase
             }
         }
         self::assertSame((string) ((int) $start + 3), $first->cursor);
-        $rest = $client->events->follow(['after' => $first->cursor, 'limit' => 2, 'until_caught_up' => true]);
+        $rest = $client->changes->follow(['after' => $first->cursor, 'limit' => 2, 'until_caught_up' => true]);
         foreach ($rest as $event) {
             $seen[] = [$event->toArray()['position'], $event->eventType()];
         }
@@ -55,7 +55,7 @@ final class FeedLiveTest extends LiveTestCase
     public function testAMalformedCursorIsRefusedNamingIt(): void
     {
         try {
-            self::client()->events->changes(['after' => 'not-a-cursor']);
+            self::client()->changes->list(['after' => 'not-a-cursor']);
             self::fail('expected an InvalidArgumentException');
         } catch (\PlatformApi\Exception\InvalidArgumentException $e) {
             self::assertStringStartsWith('after must be a cursor', $e->getMessage());

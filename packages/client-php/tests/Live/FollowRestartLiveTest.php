@@ -9,7 +9,7 @@ use PlatformApi\Exception\InvalidArgumentException;
 use PlatformApi\PlatformClient;
 
 /**
- * `$client->events->follow()` across the API server stopped for 10 s and started again (the
+ * `$client->changes->follow()` across the API server stopped for 10 s and started again (the
  * harness's PLATFORM_CONTROL_URL): the follower retries through the outage, and every change is
  * yielded once, in position order; the saved cursor resumes after the restart.
  */
@@ -18,7 +18,7 @@ final class FollowRestartLiveTest extends LiveTestCase
     /** The cursor after the last change now in the feed. */
     private static function head(PlatformClient $client): string
     {
-        $follower = $client->events->follow(['after' => 0, 'until_caught_up' => true, 'limit' => 1000]);
+        $follower = $client->changes->follow(['after' => 0, 'until_caught_up' => true, 'limit' => 1000]);
         foreach ($follower as $_) {
         }
         return $follower->cursor;
@@ -61,14 +61,14 @@ final class FollowRestartLiveTest extends LiveTestCase
         self::restart(10);
         // The server is down now: a read fails at once.
         try {
-            $client->events->changes(['after' => $cursor], new \PlatformApi\RequestOptions(maxRetries: 0));
+            $client->changes->list(['after' => $cursor], new \PlatformApi\RequestOptions(maxRetries: 0));
             self::fail('expected the server to be down');
         } catch (ApiConnectionException) {
         }
 
         $retries = [];
         $started = microtime(true);
-        $follower = $client->events->follow(
+        $follower = $client->changes->follow(
             ['after' => $cursor, 'limit' => 2, 'until_caught_up' => true],
             maxRetryDelay: 2.0,
             onRetry: function (\Throwable $error, int $attempt, float $delay) use (&$retries): void {
@@ -91,7 +91,7 @@ final class FollowRestartLiveTest extends LiveTestCase
         for ($i = 0; $i < 3; $i++) {
             $later[] = self::newCourse($client)->id;
         }
-        $resumed = self::collect($client->events->follow(['after' => $saved, 'until_caught_up' => true]));
+        $resumed = self::collect($client->changes->follow(['after' => $saved, 'until_caught_up' => true]));
         self::assertSame($later, array_column($resumed, 2));
         self::assertSame(range((int) $saved + 1, (int) $saved + 3), array_column($resumed, 0));
     }
@@ -101,13 +101,13 @@ final class FollowRestartLiveTest extends LiveTestCase
         $client = self::client();
         $cursor = self::head($client);
         $course = self::newCourse($client);
-        $asInt = $client->events->changes(['after' => (int) $cursor]);
-        $asString = $client->events->changes(['after' => $cursor]);
+        $asInt = $client->changes->list(['after' => (int) $cursor]);
+        $asString = $client->changes->list(['after' => $cursor]);
         self::assertSame($course->id, $asInt->data[0]->toArray()['data']['id'] ?? null);
         self::assertSame($asString->toArray()['data'], $asInt->toArray()['data']);
         self::assertSame($asInt->nextCursor, (string) ($asInt->data[0]->toArray()['position'] ?? ''));
         // 'oldest': nothing on the live server is older than kept, so it is the start of the feed.
-        $oldest = $client->events->changes(['after' => 'oldest', 'limit' => 1]);
+        $oldest = $client->changes->list(['after' => 'oldest', 'limit' => 1]);
         self::assertSame(1, $oldest->data[0]->toArray()['position'] ?? null);
     }
 
@@ -115,6 +115,6 @@ final class FollowRestartLiveTest extends LiveTestCase
     {
         $this->expectException(InvalidArgumentException::class);
         $this->expectExceptionMessage("'oldest'");
-        self::client()->events->follow(['until_caught_up' => true]);
+        self::client()->changes->follow(['until_caught_up' => true]);
     }
 }

@@ -166,7 +166,7 @@ final class CurlTransportTest extends TestCase
         $out = fopen('php://temp', 'w+b');
         self::assertNotFalse($out);
         $client = $this->client(new ClientOptions(maxRetries: 2, initialRetryDelay: 0.01));
-        $size = Exports::download($client, 'exp_1', $out);
+        $size = $client->exports->downloadTo('exp_1', $out);
         self::assertSame(strlen($file), $size);
         rewind($out);
         self::assertSame($file, stream_get_contents($out)); // once, decompressed, nothing of the 503
@@ -176,6 +176,75 @@ final class CurlTransportTest extends TestCase
             self::assertSame('/v1/exports/exp_1/file', $request['uri']);
             self::assertSame('Bearer pat_curl', $request['headers']['authorization']);
         }
+    }
+
+    public function testExportsWaitPollsUntilSucceededAndDownloadAnswersTheFileAsAString(): void
+    {
+        $export = ['id' => 'exp_1', 'object' => 'export', 'collection' => 'students', 'format' => 'ndjson',
+            'filters' => new \stdClass(), 'row_count' => 2, 'size_bytes' => 10, 'cursor' => '1', 'error' => null,
+            'created_at' => '2026-11-28T10:00:00.000Z', 'completed_at' => null, 'expires_at' => null];
+        $json = ['Content-Type' => 'application/json'];
+        $file = "{\"id\":\"stu_1\"}\n{\"id\":\"stu_2\"}\n";
+        self::$server->script(
+            ['status' => 200, 'headers' => $json, 'body' => json_encode([...$export, 'status' => 'queued'])],
+            ['status' => 200, 'headers' => $json, 'body' => json_encode([...$export, 'status' => 'running'])],
+            ['status' => 200, 'headers' => $json, 'body' => json_encode([...$export, 'status' => 'succeeded'])],
+            ['status' => 200, 'headers' => ['Content-Type' => 'application/x-ndjson'], 'body' => $file],
+            ['status' => 200, 'headers' => $json, 'body' => json_encode(
+                [...$export, 'status' => 'failed', 'error' => 'disk full'],
+            )],
+        );
+        $client = $this->client();
+        $done = $client->exports->wait('exp_1', 0.001, 5.0);
+        self::assertSame(['exp_1', 'succeeded'], [$done->id, $done->status]);
+        self::assertSame($file, $client->exports->download('exp_1'));
+        try {
+            $client->exports->wait('exp_1', 0.001);
+            self::fail('expected a PlatformException');
+        } catch (\PlatformApi\Exception\PlatformException $e) {
+            self::assertSame('Export exp_1 failed: disk full; start a new one', $e->getMessage());
+        }
+        self::assertSame(
+            [...array_fill(0, 3, '/v1/exports/exp_1'), '/v1/exports/exp_1/file', '/v1/exports/exp_1'],
+            array_column($this->newRequests(), 'uri'),
+        );
+    }
+
+    public function testTheStaticExportHelpersStillWorkAndAreDeprecated(): void
+    {
+        $export = ['id' => 'exp_1', 'object' => 'export', 'collection' => 'students', 'format' => 'ndjson',
+            'filters' => new \stdClass(), 'row_count' => 1, 'size_bytes' => 14, 'cursor' => '1', 'error' => null,
+            'created_at' => '2026-11-28T10:00:00.000Z', 'completed_at' => null, 'expires_at' => null,
+            'status' => 'succeeded'];
+        $file = "{\"id\":\"stu_1\"}\n";
+        self::$server->script(
+            ['status' => 200, 'headers' => ['Content-Type' => 'application/json'], 'body' => json_encode($export)],
+            ['status' => 200, 'headers' => ['Content-Type' => 'application/x-ndjson'], 'body' => $file],
+        );
+        $deprecations = [];
+        set_error_handler(static function (int $level, string $message) use (&$deprecations): bool {
+            $deprecations[] = [$level, $message];
+            return true;
+        }, E_USER_DEPRECATED);
+        try {
+            $client = $this->client();
+            $done = Exports::wait($client, 'exp_1', 0.001);
+            $out = fopen('php://temp', 'w+b');
+            self::assertNotFalse($out);
+            $size = Exports::download($client, 'exp_1', $out);
+        } finally {
+            restore_error_handler();
+        }
+        self::assertSame('succeeded', $done->status);
+        self::assertSame(strlen($file), $size);
+        rewind($out);
+        self::assertSame($file, stream_get_contents($out));
+        self::assertSame([
+            [E_USER_DEPRECATED, 'PlatformApi\\Export\\Exports::wait($client, $id) is deprecated: '
+                . 'use $client->exports->wait($id)'],
+            [E_USER_DEPRECATED, 'PlatformApi\\Export\\Exports::download($client, $id, $destination) is deprecated: '
+                . 'use $client->exports->downloadTo($id, $destination)'],
+        ], $deprecations);
     }
 
     public function testAnExpiredExportDownloadIsAConflictExceptionAndWritesNoFile(): void
@@ -193,7 +262,7 @@ final class CurlTransportTest extends TestCase
         ]);
         $path = sys_get_temp_dir() . '/export-expired-' . bin2hex(random_bytes(6));
         try {
-            Exports::download($this->client(), 'exp_1', $path);
+            $this->client()->exports->downloadTo('exp_1', $path);
             self::fail('expected a ConflictException');
         } catch (ConflictException $e) {
             self::assertSame(409, $e->statusCode);
@@ -214,7 +283,8 @@ final class CurlTransportTest extends TestCase
         $out = fopen('php://temp', 'w+b');
         self::assertNotFalse($out);
         try {
-            Exports::download($this->client(new ClientOptions(maxRetries: 2, initialRetryDelay: 0.01)), 'exp_1', $out);
+            $this->client(new ClientOptions(maxRetries: 2, initialRetryDelay: 0.01))
+                ->exports->downloadTo('exp_1', $out);
             self::fail('expected an ApiConnectionException');
         } catch (ApiConnectionException $e) {
             self::assertStringContainsString('curl error 18', $e->getMessage());

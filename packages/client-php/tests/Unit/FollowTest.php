@@ -17,7 +17,7 @@ use PlatformApi\PlatformClient;
 use PlatformApi\Tests\Support\ScriptedServer;
 
 /**
- * `$client->events->follow()` and the feed's cursor against a scripted server on 127.0.0.1: what
+ * `$client->changes->follow()` and the feed's cursor against a scripted server on 127.0.0.1: what
  * is retried and how long it waits, what ends the loop, which cursors are accepted.
  */
 final class FollowTest extends TestCase
@@ -100,7 +100,7 @@ final class FollowTest extends TestCase
             self::changes([], '13'),
         );
         $retries = [];
-        $follower = $this->client()->events->follow(
+        $follower = $this->client()->changes->follow(
             ['after' => 10, 'until_caught_up' => true],
             maxRetryDelay: 0.05,
             onRetry: function (\Throwable $e, int $attempt, float $delay) use (&$retries): void {
@@ -136,7 +136,7 @@ final class FollowTest extends TestCase
         self::$server->script(self::problem(503, 'unavailable', ['Retry-After' => '1']), self::changes([], '5'));
         $delays = [];
         $started = microtime(true);
-        $follower = $this->client()->events->follow(
+        $follower = $this->client()->changes->follow(
             ['after' => '5', 'until_caught_up' => true],
             maxRetryDelay: 0.01,
             onRetry: function (\Throwable $e, int $attempt, float $delay) use (&$delays): void {
@@ -165,7 +165,7 @@ final class FollowTest extends TestCase
     public function testAConnectionFailureIsRetriedUntilGiveUpAfterThenThrown(): void
     {
         $attempts = 0;
-        $follower = $this->client('http://127.0.0.1:' . ScriptedServer::freePort())->events->follow(
+        $follower = $this->client('http://127.0.0.1:' . ScriptedServer::freePort())->changes->follow(
             ['after' => 'oldest'],
             maxRetryDelay: 0.05,
             giveUpAfter: 0.3,
@@ -188,7 +188,7 @@ final class FollowTest extends TestCase
     {
         self::$server->script(self::problem(404, 'not_found'));
         $called = false;
-        $follower = $this->client()->events->follow(['after' => 0], onRetry: function () use (&$called): void {
+        $follower = $this->client()->changes->follow(['after' => 0], onRetry: function () use (&$called): void {
             $called = true;
         });
         $this->expectException(NotFoundException::class);
@@ -204,7 +204,7 @@ final class FollowTest extends TestCase
     {
         self::$server->script(self::problem(410, 'cursor_expired'), self::problem(410, 'cursor_expired'));
         try {
-            self::ids($this->client()->events->follow(['after' => 1]));
+            self::ids($this->client()->changes->follow(['after' => 1]));
             self::fail('expected CursorExpiredException');
         } catch (CursorExpiredException $e) {
             self::assertSame(410, $e->statusCode);
@@ -215,26 +215,52 @@ final class FollowTest extends TestCase
             );
         }
         $this->expectException(CursorExpiredException::class);
-        $this->client()->events->changes(['after' => 1]);
+        $this->client()->changes->list(['after' => 1]);
     }
 
     public function testAnother410StaysThePlainStatusException(): void
     {
         self::$server->script(self::problem(410, 'gone'));
         try {
-            $this->client()->events->changes(['after' => 1]);
+            $this->client()->changes->list(['after' => 1]);
             self::fail('expected a 410');
         } catch (ApiStatusException $e) {
             self::assertSame(ApiStatusException::class, get_class($e));
         }
     }
 
+    public function testTheDeprecatedEventsChangesAndFollowReadTheSameFeedAsChanges(): void
+    {
+        self::$server->script(
+            self::changes([3, 4], '4'),
+            self::changes([3, 4], '4'),
+            self::changes([3, 4], '4'),
+            self::changes([], '4'),
+        );
+        $page = $this->client()->changes->list(['after' => 2]);
+        $old = $this->client()->events->changes(['after' => 2]);
+        self::assertSame(['evt_3', 'evt_4'], self::ids($page->data));
+        self::assertSame(self::ids($page->data), self::ids($old->data));
+        $follower = $this->client()->events->follow(['after' => 2, 'until_caught_up' => true]);
+        self::assertSame(['evt_3', 'evt_4'], self::ids($follower));
+        self::assertSame('4', $follower->cursor);
+        self::assertSame(
+            [
+                '/v1/changes?after=2',
+                '/v1/changes?after=2',
+                '/v1/changes?after=2&wait=0s',
+                '/v1/changes?after=4&wait=0s',
+            ],
+            $this->uris(),
+        );
+    }
+
     public function testCursorsAreSentAsTheFeedGaveThem(): void
     {
         self::$server->script(self::changes([], '7'), self::changes([], '8'), self::changes([], '9'));
-        $this->client()->events->changes(['after' => 7]);
-        $this->client()->events->changes(['after' => '999999999999999999']);
-        $follower = $this->client()->events->follow(['after' => 'oldest', 'until_caught_up' => true]);
+        $this->client()->changes->list(['after' => 7]);
+        $this->client()->changes->list(['after' => '999999999999999999']);
+        $follower = $this->client()->changes->follow(['after' => 'oldest', 'until_caught_up' => true]);
         self::ids($follower);
         self::assertSame('9', $follower->cursor);
         self::assertSame(
@@ -262,8 +288,8 @@ final class FollowTest extends TestCase
     {
         foreach (
             [
-                fn () => $this->client()->events->follow(['after' => $cursor]),
-                fn () => $this->client()->events->changes(['after' => $cursor]),
+                fn () => $this->client()->changes->follow(['after' => $cursor]),
+                fn () => $this->client()->changes->list(['after' => $cursor]),
                 fn () => $this->client()->events->raw->changes(['after' => $cursor]),
             ] as $call
         ) {
@@ -281,7 +307,7 @@ final class FollowTest extends TestCase
     public function testFollowWithoutAfterSaysToPassACursor(): void
     {
         try {
-            $this->client()->events->follow(['until_caught_up' => true]);
+            $this->client()->changes->follow(['until_caught_up' => true]);
             self::fail('expected InvalidArgumentException');
         } catch (InvalidArgumentException $e) {
             self::assertStringContainsString("an export's cursor", $e->getMessage());
@@ -294,7 +320,7 @@ final class FollowTest extends TestCase
     {
         self::$server->script(self::problem(400, 'validation_error'));
         $this->expectException(ValidationException::class);
-        self::ids($this->client()->events->follow(['after' => 3]));
+        self::ids($this->client()->changes->follow(['after' => 3]));
     }
 
     public function testFollowUntilACursorEndsThereWithoutReadingOn(): void
@@ -304,7 +330,7 @@ final class FollowTest extends TestCase
             self::changes([6], '6'),
             self::changes([], '6'),
         );
-        $follower = $this->client()->events->follow(['after' => 3, 'until' => 6, 'limit' => 2]);
+        $follower = $this->client()->changes->follow(['after' => 3, 'until' => 6, 'limit' => 2]);
         self::assertSame(['evt_4', 'evt_5', 'evt_6'], self::ids($follower));
         self::assertSame('6', $follower->cursor);
         // One read finds the end at until; the loop ends rather than read at until again.

@@ -67,7 +67,7 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("examResults.publish", "exam_results", "publish", "POST", "/v1/exam_results/{id}/publish", "exam_results:write"),
     OperationInfo("events.list", "events", "list", "GET", "/v1/events", "events:read"),
     OperationInfo("events.retrieve", "events", "retrieve", "GET", "/v1/events/{id}", "events:read"),
-    OperationInfo("events.changes", "events", "changes", "GET", "/v1/changes", "events:read"),
+    OperationInfo("events.changes", "changes", "list", "GET", "/v1/changes", "events:read"),
     OperationInfo("webhookEndpoints.list", "webhook_endpoints", "list", "GET", "/v1/webhook_endpoints", "webhooks:read"),
     OperationInfo("webhookEndpoints.create", "webhook_endpoints", "create", "POST", "/v1/webhook_endpoints", "webhooks:write"),
     OperationInfo("webhookEndpoints.retrieve", "webhook_endpoints", "retrieve", "GET", "/v1/webhook_endpoints/{id}", "webhooks:read"),

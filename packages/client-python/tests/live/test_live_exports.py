@@ -21,18 +21,21 @@ def test_export_wait_download_and_checksum(client: platform_api.PlatformClient) 
         client.students.create(student_number=unique("X-"), first_name="Ex", last_name="Port")
     created = client.exports.create(collection="students", format="ndjson")
     assert created.id.startswith("exp_")
-    done = platform_api.wait_for_export(client, created.id, interval=0.05, timeout=60)
+    done = client.exports.wait(created.id, interval=0.05, timeout=60)
     assert done.status == "succeeded"
     assert done.cursor is not None
 
     buffer = io.BytesIO()
-    size = platform_api.download_export(client, done.id, buffer)
+    size = client.exports.download_to(done.id, buffer)
     assert size == done.size_bytes
     records = [json.loads(line) for line in buffer.getvalue().decode().splitlines() if line]
     assert len(records) == done.row_count >= 3
 
-    # The generated call answers too (its body is the file, not JSON).
-    client.exports.download(done.id)
+    # The generated call answers the whole file as text (its body is the file, not JSON).
+    assert client.exports.download(done.id) == buffer.getvalue().decode()
+    raw = client.exports.with_raw_response.download(done.id)
+    assert raw.headers.get("content-type", "").startswith("application/x-ndjson")
+    assert raw.parse() == buffer.getvalue().decode()
     assert any(e.id == done.id for e in client.exports.list(collection="students"))
 
     sums = client.checksums.retrieve(collections="students")
@@ -45,12 +48,12 @@ def test_a_download_link_fetches_the_file_without_a_token(
 ) -> None:
     client.students.create(student_number=unique("L-"), first_name="Link", last_name="Ed")
     created = client.exports.create(collection="students", format="csv")
-    done = platform_api.wait_for_export(client, created.id, interval=0.05, timeout=60)
+    done = client.exports.wait(created.id, interval=0.05, timeout=60)
     link = client.exports.create_download_link(done.id)
     assert link.object == "export_download_link"
     assert link.export_id == done.id
     buffer = io.BytesIO()
-    platform_api.download_export(client, done.id, buffer)
+    client.exports.download_to(done.id, buffer)
     # A plain GET with no Authorization header.
     with urllib.request.urlopen(link.url, timeout=30) as res:
         assert res.status == 200
@@ -79,13 +82,13 @@ def test_a_large_export_streams_to_a_file_with_bounded_memory(
     with seeder, ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(create, range(4500)))
     created = client.exports.create(collection="students", format="ndjson")
-    done = platform_api.wait_for_export(client, created.id, interval=0.1, timeout=120)
+    done = client.exports.wait(created.id, interval=0.1, timeout=120)
     assert done.size_bytes is not None and done.size_bytes > 3_000_000
 
     target = tmp_path / "students.ndjson"
     tracemalloc.start()
     try:
-        size = platform_api.download_export(client, done.id, str(target))
+        size = client.exports.download_to(done.id, str(target))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -106,7 +109,7 @@ def test_downloading_an_unknown_export_raises_and_writes_no_file(
 ) -> None:
     target = tmp_path / "missing.ndjson"
     try:
-        platform_api.download_export(client, "exp_01JA0000000000000000000000", target)
+        client.exports.download_to("exp_01JA0000000000000000000000", target)
     except platform_api.NotFoundError as error:
         assert error.status_code == 404
     else:
@@ -116,7 +119,7 @@ def test_downloading_an_unknown_export_raises_and_writes_no_file(
 
 def test_wait_for_an_unknown_export_raises(client: platform_api.PlatformClient) -> None:
     try:
-        platform_api.wait_for_export(client, "exp_01JA0000000000000000000000", interval=0.01)
+        client.exports.wait("exp_01JA0000000000000000000000", interval=0.01)
     except platform_api.NotFoundError:
         return
     raise AssertionError("waiting for an unknown export did not raise")

@@ -1,4 +1,4 @@
-"""`client.events.follow` against the real server: it follows across the server stopped for
+"""`client.changes.follow` against the real server: it follows across the server stopped for
 10 s and started again with nothing lost or repeated, takes the cursors the feed returns, and
 needs a start."""
 
@@ -19,7 +19,7 @@ from .restart import stop_for, wait_until_up
 
 
 def _head(client: platform_api.PlatformClient) -> int:
-    follower = client.events.follow(after=0, until_caught_up=True, limit=1000)
+    follower = client.changes.follow(after=0, until_caught_up=True, limit=1000)
     for _ in follower:
         pass
     return int(follower.cursor)
@@ -40,7 +40,7 @@ def test_follow_survives_the_server_stopped_for_10_seconds(client: platform_api.
 
     def follow() -> None:
         with platform_api.PlatformClient(base_url=LIVE.base_url, token=LIVE.token) as own:
-            follower = own.events.follow(
+            follower = own.changes.follow(
                 after=start, wait="5s", max_retry_delay=2.0, on_retry=lambda e, n, d: retries.append((e, n, d))
             )
             try:
@@ -80,22 +80,22 @@ def test_follow_and_changes_take_the_cursors_the_feed_returns(client: platform_a
     start = _head(client)
     for _ in range(3):
         client.courses.create(code=unique("CUR-"), title="Cursor")
-    by_int = client.events.changes(after=start)
-    by_str = client.events.changes(after=str(start))
+    by_int = client.changes.list(after=start)
+    by_str = client.changes.list(after=str(start))
     assert [e.position for e in by_int.data] == [start + 1, start + 2, start + 3]
     assert [e.id for e in by_str.data] == [e.id for e in by_int.data]
-    follower = client.events.follow(after=start + 1, until_caught_up=True)
+    follower = client.changes.follow(after=start + 1, until_caught_up=True)
     assert [e.position for e in follower] == [start + 2, start + 3]
     assert follower.cursor == str(start + 3)
     # 'oldest': nothing on the live server is older than kept, so it is the start of the feed.
-    oldest = client.events.changes(after="oldest", limit=1)
+    oldest = client.changes.list(after="oldest", limit=1)
     assert [e.position for e in oldest.data] == [1]
 
 
 def test_follow_needs_a_start_and_a_cursor_it_can_send(client: platform_api.PlatformClient) -> None:
     with pytest.raises(TypeError, match=r"follow\(\) needs after=.*'oldest'"):
-        client.events.follow()
+        client.changes.follow()
     with pytest.raises(ValueError, match="^after must be"):
-        client.events.follow(after=-1)
+        client.changes.follow(after=-1)
     with pytest.raises(TypeError, match="^after must be"):
-        client.events.changes(after=1.5)  # type: ignore[arg-type]
+        client.changes.list(after=1.5)  # type: ignore[arg-type]

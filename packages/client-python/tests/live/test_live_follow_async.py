@@ -1,4 +1,4 @@
-"""`AsyncPlatformClient.events.follow` (httpx) against the real server: it follows across the
+"""`AsyncPlatformClient.changes.follow` (httpx) against the real server: it follows across the
 server stopped for 10 s and started again with nothing lost or repeated, and takes the cursors
 the feed returns."""
 
@@ -22,7 +22,7 @@ def _client() -> platform_api.AsyncPlatformClient:
 
 
 async def _head(client: platform_api.AsyncPlatformClient) -> int:
-    follower = client.events.follow(after=0, until_caught_up=True, limit=1000)
+    follower = client.changes.follow(after=0, until_caught_up=True, limit=1000)
     async for _ in follower:
         pass
     return int(follower.cursor)
@@ -46,7 +46,7 @@ def test_async_follow_survives_the_server_stopped_for_10_seconds() -> None:
             got_three, got_six = asyncio.Event(), asyncio.Event()
 
             async def follow() -> None:
-                follower = client.events.follow(
+                follower = client.changes.follow(
                     after=start, wait="5s", max_retry_delay=2.0, on_retry=lambda e, n, d: retries.append((e, n, d))
                 )
                 async for event in follower:
@@ -85,11 +85,11 @@ def test_async_follow_and_changes_take_the_cursors_the_feed_returns() -> None:
             start = await _head(client)
             for _ in range(2):
                 await client.courses.create(code=unique("ACUR-"), title="Cursor")
-            page = await client.events.changes(after=start)
+            page = await client.changes.list(after=start)
             assert [e.position for e in page.data] == [start + 1, start + 2]
-            follower = client.events.follow(after=str(start + 1), until_caught_up=True)
+            follower = client.changes.follow(after=str(start + 1), until_caught_up=True)
             assert [e.position async for e in follower] == [start + 2]
             with pytest.raises(TypeError, match=r"follow\(\) needs after="):
-                client.events.follow()
+                client.changes.follow()
 
     asyncio.run(run())

@@ -1,4 +1,4 @@
-"""`AsyncPlatformClient.stream` and `download_export_async` (httpx) against the scripted servers
+"""`AsyncPlatformClient.stream` and `exports.download_to` (httpx) against the scripted servers
 on 127.0.0.1 that the sync transport's tests use: the same download rules, asynchronously."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_an_export_download_is_retried_after_a_503_and_streamed_decompressed(
 
     async def run() -> int:
         async with async_client_for(server, sleeps=sleeps) as client:
-            return await platform_api.download_export_async(client, "exp_1", target)
+            return await client.exports.download_to("exp_1", target)
 
     assert asyncio.run(run()) == len(EXPORT_FILE)
     # Once, decompressed, nothing of the 503.
@@ -97,7 +97,7 @@ def test_an_expired_export_download_is_a_conflict_error_and_writes_no_file(
 
     async def run() -> None:
         async with async_client_for(server) as client:
-            await platform_api.download_export_async(client, "exp_1", str(target))
+            await client.exports.download_to("exp_1", str(target))
 
     with pytest.raises(platform_api.ConflictError) as raised:
         asyncio.run(run())
@@ -123,7 +123,7 @@ def test_a_download_cut_off_mid_body_is_refused_and_not_sent_again(
 
     async def run() -> None:
         async with async_client_for(server, max_retries=2, sleeps=sleeps) as client:
-            await platform_api.download_export_async(client, "exp_1", tmp_path / "students.ndjson")
+            await client.exports.download_to("exp_1", tmp_path / "students.ndjson")
 
     with pytest.raises(platform_api.APIConnectionError) as raised:
         asyncio.run(run())
@@ -141,7 +141,7 @@ def test_a_large_download_streams_to_a_file_with_bounded_memory(
 
     async def run() -> int:
         async with async_client_for(server) as client:
-            return await platform_api.download_export_async(client, "exp_1", target)
+            return await client.exports.download_to("exp_1", target)
 
     tracemalloc.start()
     try:
@@ -174,7 +174,7 @@ def test_stream_awaits_a_coroutine_sink_and_waits_for_the_export_first(
 
     async def run() -> Any:
         async with async_client_for(server) as client:
-            done = await platform_api.wait_for_export_async(client, "exp_1", interval=0.01, timeout=5)
+            done = await client.exports.wait("exp_1", interval=0.01, timeout=5)
             response = await client.stream(f"/v1/exports/{done.id}/file", sink)
             return done, response
 

@@ -1,4 +1,4 @@
-"""`AsyncPlatformClient.events.follow` (httpx) against the change feed served on 127.0.0.1 that
+"""`AsyncPlatformClient.changes.follow` (httpx) against the change feed served on 127.0.0.1 that
 `test_follow.py` uses: the same retries, errors and cursor rules, with `async for`."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_async_follow_retries_every_retryable_failure_from_the_same_cursor(
 
     async def run() -> Tuple[List[Optional[int]], str]:
         async with async_client_for(server, sleeps) as client:
-            follower = client.events.follow(
+            follower = client.changes.follow(
                 after=0, until_caught_up=True, on_retry=lambda e, n, d: retries.append((e, n, d))
             )
             return [event.position async for event in follower], follower.cursor
@@ -77,7 +77,7 @@ def test_async_give_up_after_raises_the_last_error(serve: Callable[[Handler], Sc
 
     async def run() -> None:
         async with async_client_for(server, None) as client:
-            follower = client.events.follow(
+            follower = client.changes.follow(
                 after="oldest", give_up_after=0.4, max_retry_delay=0.1, on_retry=lambda e, n, d: retries.append((e, n, d))
             )
             async for _ in follower:
@@ -97,7 +97,7 @@ def test_async_a_410_cursor_expired_ends_the_follower(serve: Callable[[Handler],
 
     async def run() -> None:
         async with async_client_for(server, sleeps) as client:
-            async for change in client.events.follow(after="0"):
+            async for change in client.changes.follow(after="0"):
                 seen.append(change.position)
 
     with pytest.raises(platform_api.CursorExpiredError, match=r"POST /v1/exports"):
@@ -110,15 +110,15 @@ def test_async_cursor_types_and_the_required_start(serve: Callable[[Handler], Sc
 
     async def run() -> None:
         async with async_client_for(server, []) as client:
-            await client.events.changes(after=7)
-            async for _ in client.events.follow(after=7, until_caught_up=True):
+            await client.changes.list(after=7)
+            async for _ in client.changes.follow(after=7, until_caught_up=True):
                 pass
             with pytest.raises(TypeError, match=r"follow\(\) needs after="):
-                client.events.follow()
+                client.changes.follow()
             with pytest.raises(ValueError, match="^after must be"):
-                client.events.follow(after=-1)
+                client.changes.follow(after=-1)
             with pytest.raises(ValueError, match="^after must be"):
-                await client.events.changes(after="abc")
+                await client.changes.list(after="abc")
 
     asyncio.run(run())
     assert afters(server) == ["7", "7"]

@@ -1,4 +1,4 @@
-"""`client.events.follow` and `changes` against a change feed served on 127.0.0.1: retried
+"""`client.changes.follow` and `changes.list` against a change feed served on 127.0.0.1: retried
 failures resume from the same cursor with nothing lost or repeated, errors retrying cannot fix
 end it, and the cursor is checked before any request."""
 
@@ -48,7 +48,7 @@ def test_follow_retries_every_retryable_failure_from_the_same_cursor(
     sleeps: List[float] = []
     retries: Retries = []
     with client_for(server, sleeps) as client:
-        follower = client.events.follow(
+        follower = client.changes.follow(
             after=0, until_caught_up=True, on_retry=lambda e, n, d: retries.append((e, n, d))
         )
         positions = [event.position for event in follower]
@@ -69,7 +69,7 @@ def test_the_backoff_is_capped_by_max_retry_delay(serve: Callable[[Handler], Scr
     server = serve(feed(1, {i: problem(503, "service_unavailable") for i in range(8)}))
     sleeps: List[float] = []
     with client_for(server, sleeps) as client:
-        events = list(client.events.follow(after="0", until_caught_up=True, max_retry_delay=1.5))
+        events = list(client.changes.follow(after="0", until_caught_up=True, max_retry_delay=1.5))
     assert [e.position for e in events] == [1]
     assert len(sleeps) == 8
     assert all(d <= 1.5 for d in sleeps) and all(0.75 <= d for d in sleeps[2:])
@@ -82,7 +82,7 @@ def test_give_up_after_raises_the_last_error_after_that_much_continuous_failure(
     retries: Retries = []
     began = time.monotonic()
     with platform_api.PlatformClient(token="pat_test", base_url=server.url, max_retries=0) as client:
-        follower = client.events.follow(
+        follower = client.changes.follow(
             after=0, give_up_after=0.4, max_retry_delay=0.1, on_retry=lambda e, n, d: retries.append((e, n, d))
         )
         with pytest.raises(ServerError) as raised:
@@ -98,7 +98,7 @@ def test_give_up_after_zero_raises_the_first_failure(serve: Callable[[Handler], 
     sleeps: List[float] = []
     with client_for(server, sleeps) as client:
         with pytest.raises(APIConnectionError):
-            list(client.events.follow(after=0, until_caught_up=True, give_up_after=0))
+            list(client.changes.follow(after=0, until_caught_up=True, give_up_after=0))
     assert sleeps == []
 
 
@@ -119,7 +119,7 @@ def test_errors_retrying_cannot_fix_end_the_follower_at_once(
     sleeps: List[float] = []
     retries: Retries = []
     with client_for(server, sleeps) as client:
-        follower = client.events.follow(after=0, on_retry=lambda e, n, d: retries.append((e, n, d)))
+        follower = client.changes.follow(after=0, on_retry=lambda e, n, d: retries.append((e, n, d)))
         seen: List[Any] = []
         with pytest.raises(error) as raised:
             for change in follower:
@@ -135,7 +135,7 @@ def test_a_410_cursor_expired_is_a_cursor_expired_error_on_any_request(
     server = serve(lambda handler, index: problem(410, "cursor_expired")(handler))
     with client_for(server, []) as client:
         with pytest.raises(platform_api.CursorExpiredError) as on_changes:
-            client.events.changes(after=3)
+            client.changes.list(after=3)
         with pytest.raises(platform_api.CursorExpiredError) as on_other:
             client.students.list()
     for raised in (on_changes, on_other):
@@ -148,7 +148,7 @@ def test_a_410_of_another_code_stays_an_api_status_error(serve: Callable[[Handle
     server = serve(lambda handler, index: problem(410, "gone")(handler))
     with client_for(server, []) as client:
         with pytest.raises(platform_api.APIStatusError) as raised:
-            client.events.changes(after=3)
+            client.changes.list(after=3)
     assert not isinstance(raised.value, platform_api.CursorExpiredError)
 
 
@@ -158,8 +158,8 @@ def test_follow_and_changes_send_every_cursor_the_feed_returns(
 ) -> None:
     server = serve(feed(0))
     with client_for(server, []) as client:
-        client.events.changes(after=cursor)
-        list(client.events.follow(after=cursor, until_caught_up=True))
+        client.changes.list(after=cursor)
+        list(client.changes.follow(after=cursor, until_caught_up=True))
     assert afters(server) == [sent, sent]
 
 
@@ -170,9 +170,9 @@ def test_a_bad_cursor_is_refused_before_any_request(
     server = serve(feed(0))
     with client_for(server, []) as client:
         with pytest.raises((TypeError, ValueError), match="^after must be .*'oldest'"):
-            client.events.follow(after=cursor)
+            client.changes.follow(after=cursor)
         with pytest.raises((TypeError, ValueError), match="^after must be"):
-            client.events.changes(after=cursor)
+            client.changes.list(after=cursor)
     assert server.seen == []
 
 
@@ -180,7 +180,7 @@ def test_follow_without_a_cursor_says_to_pass_one(serve: Callable[[Handler], Scr
     server = serve(feed(0))
     with client_for(server, []) as client:
         with pytest.raises(TypeError, match=r"follow\(\) needs after=.*export.*'oldest'"):
-            client.events.follow()
+            client.changes.follow()
     assert server.seen == []
 
 
@@ -192,13 +192,13 @@ def test_bad_retry_options_are_refused(serve: Callable[[Handler], ScriptedServer
     server = serve(feed(0))
     with client_for(server, []) as client:
         with pytest.raises((TypeError, ValueError), match=next(iter(options))):
-            client.events.follow(after=0, **options)
+            client.changes.follow(after=0, **options)
 
 
 def test_follow_until_a_cursor_ends_there_without_reading_on(serve: Callable[[Handler], ScriptedServer]) -> None:
     server = serve(feed(9))
     with client_for(server, []) as client:
-        follower = client.events.follow(after=0, until=5)
+        follower = client.changes.follow(after=0, until=5)
         positions = [event.position for event in follower]
     assert positions == [1, 2, 3, 4, 5]
     assert follower.cursor == "5"
@@ -213,7 +213,7 @@ def test_follow_retries_by_itself_even_on_a_client_that_retries(
     sleeps: List[float] = []
     retries: Retries = []
     with platform_api.PlatformClient(token="pat_test", base_url=server.url, sleep=sleeps.append) as client:
-        follower = client.events.follow(
+        follower = client.changes.follow(
             after=0, until_caught_up=True, on_retry=lambda e, n, d: retries.append((e, n, d))
         )
         assert [event.position for event in follower] == [1, 2]

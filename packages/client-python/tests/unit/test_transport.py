@@ -258,7 +258,7 @@ def test_an_export_download_is_retried_after_a_503_and_streamed_decompressed(
     target = tmp_path / "students.ndjson"
     sleeps: List[float] = []
     with client_for(server, sleep=sleeps.append) as client:
-        assert platform_api.download_export(client, "exp_1", target) == len(EXPORT_FILE)
+        assert client.exports.download_to("exp_1", target) == len(EXPORT_FILE)
     # Once, decompressed, nothing of the 503.
     assert target.read_bytes() == EXPORT_FILE
     assert [path for _, _, path in server.seen] == ["/v1/exports/exp_1/file"] * 2
@@ -279,7 +279,7 @@ def test_an_expired_export_download_is_a_conflict_error_and_writes_no_file(
     target = tmp_path / "students.ndjson"
     with client_for(server) as client:
         with pytest.raises(platform_api.ConflictError) as raised:
-            platform_api.download_export(client, "exp_1", str(target))
+            client.exports.download_to("exp_1", str(target))
     assert raised.value.status_code == 409
     assert raised.value.detail == "Export exp_1 is expired: it has no file"
     assert not target.exists()
@@ -301,6 +301,6 @@ def test_a_download_cut_off_mid_body_is_not_sent_again(
     sleeps: List[float] = []
     with client_for(server, max_retries=2, sleep=sleeps.append) as client:
         with pytest.raises(platform_api.APIConnectionError):
-            platform_api.download_export(client, "exp_1", tmp_path / "students.ndjson")
+            client.exports.download_to("exp_1", tmp_path / "students.ndjson")
     # Part of the file was already written: a retry would have repeated it.
     assert len(server.seen) == 1 and sleeps == []

@@ -121,7 +121,7 @@ export type Checks = [
   // events.changes: response
   Check<Same<ContractResponse<Routes['events']['changes']>, G.ChangePage>>,
   // events.changes: query
-  Check<Same<ContractQuery<Routes['events']['changes']>, G.EventsChangesQuery>>,
+  Check<Same<ContractQuery<Routes['events']['changes']>, G.ChangesListQuery>>,
   // webhookEndpoints.list: response
   Check<Same<ContractResponse<Routes['webhookEndpoints']['list']>, G.WebhookEndpointList>>,
   // webhookEndpoints.list: query

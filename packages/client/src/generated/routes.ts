@@ -8,6 +8,7 @@ import type {
   AuditEventList,
   AuditEventsListQuery,
   ChangePage,
+  ChangesListQuery,
   ChecksumsRetrieveQuery,
   CollectionChecksums,
   Course,
@@ -159,6 +160,9 @@ export const ROUTES = {
     list: { method: 'GET', path: '/v1/events', query: ['page', 'per_page', 'sort', 'updated_since', 'type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/events/{id}' },
     changes: { method: 'GET', path: '/v1/changes', query: ['after', 'until', 'limit', 'wait', 'type'], feed: true },
+  },
+  changes: {
+    list: { method: 'GET', path: '/v1/changes', query: ['after', 'until', 'limit', 'wait', 'type'], feed: true },
   },
   webhookEndpoints: {
     list: { method: 'GET', path: '/v1/webhook_endpoints', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'enabled', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
@@ -588,10 +592,31 @@ export interface EventsResource {
    * Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
    *
    * Scope: `events:read`.
+   *
+   * @deprecated and will be removed. Use `changes.list` instead.
    */
   changes(query?: EventsChangesQuery, options?: RequestOptions): PlatformPromise<ChangePage>;
   changes(args?: { query?: EventsChangesQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<ChangePage>;
-  /** Every change after `after` (a cursor, or `'oldest'`), oldest first, read through `events.changes`: long-polls when caught up and resumes from `follower.cursor` (save it after applying a change). Retries a lost connection, a 5xx or a 429 with backoff for as long as it takes (or `giveUpAfter`). Ends on `signal`, or once caught up with `untilCaughtUp`. */
+  /**
+   * Every change after `after` (a cursor, or `'oldest'`), oldest first, read through `changes.list`: long-polls when caught up and resumes from `follower.cursor` (save it after applying a change). Retries a lost connection, a 5xx or a 429 with backoff for as long as it takes (or `giveUpAfter`). Ends on `signal`, or once caught up with `untilCaughtUp`.
+   *
+   * @deprecated and will be removed. Use `changes.follow` instead.
+   */
+  follow(options: FollowOptions): FeedFollower<Event>;
+}
+
+/** `client.changes`. */
+export interface ChangesResource {
+  /**
+   * Read the change feed
+   *
+   * Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
+   *
+   * Scope: `events:read`.
+   */
+  list(query?: ChangesListQuery, options?: RequestOptions): PlatformPromise<ChangePage>;
+  list(args?: { query?: ChangesListQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<ChangePage>;
+  /** Every change after `after` (a cursor, or `'oldest'`), oldest first, read through `changes.list`: long-polls when caught up and resumes from `follower.cursor` (save it after applying a change). Retries a lost connection, a 5xx or a 429 with backoff for as long as it takes (or `giveUpAfter`). Ends on `signal`, or once caught up with `untilCaughtUp`. */
   follow(options: FollowOptions): FeedFollower<Event>;
 }
 
@@ -1087,6 +1112,7 @@ export interface PlatformClient extends GenericRequest {
   exams: ExamsResource;
   examResults: ExamResultsResource;
   events: EventsResource;
+  changes: ChangesResource;
   webhookEndpoints: WebhookEndpointsResource;
   webhookDeliveries: WebhookDeliveriesResource;
   personalAccessTokens: PersonalAccessTokensResource;

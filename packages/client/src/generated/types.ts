@@ -1672,6 +1672,20 @@ export interface EventsChangesQuery {
   type?: ListFilter<'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published'>;
 }
 
+/** The query of `events.changes`. */
+export interface ChangesListQuery {
+  /** Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention. */
+  after?: string;
+  /** Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting. */
+  until?: string;
+  /** Changes per read, at most 1000. */
+  limit?: number;
+  /** When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once. */
+  wait?: string;
+  /** Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs. */
+  type?: ListFilter<'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published'>;
+}
+
 /** The query of `webhookEndpoints.list`. */
 export interface WebhookEndpointsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
   /** 1-based page number. */

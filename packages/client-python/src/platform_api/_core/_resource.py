@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .._async_client import AsyncPlatformClient
     from .._client import PlatformClient
 
-__all__ = ["SyncAPIResource", "AsyncAPIResource", "cached_property", "path_param", "parse_none"]
+__all__ = ["SyncAPIResource", "AsyncAPIResource", "cached_property", "path_param", "parse_none", "parse_file"]
 
 _T = TypeVar("_T")
 
@@ -98,9 +98,18 @@ def path_param(name: str, value: str) -> str:
 
 
 def parse_none(data: Any) -> None:
-    """A 204 has no body (and an export's file is not JSON): nothing to parse."""
+    """A 204 has no body: nothing to parse."""
     return None
 
 
 # `APIResponse.parse` reads no body for it: an export's file would not parse as JSON.
 parse_none.reads_body = False  # type: ignore[attr-defined]
+
+
+def parse_file(content: bytes) -> str:
+    """A file the API answers (an export's NDJSON or CSV): its text, as it came."""
+    return content.decode("utf-8")
+
+
+# `APIResponse.parse` hands it the body's bytes: a file is not JSON.
+parse_file.reads_content = True  # type: ignore[attr-defined]

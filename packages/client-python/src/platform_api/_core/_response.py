@@ -53,10 +53,13 @@ class APIResponse(Generic[_T]):
         return _json.loads(self.content)
 
     def parse(self) -> _T:
-        """The typed result (a model, a page, or None for 204); parsed once, then cached."""
+        """The typed result (a model, a page, a file's text, or None for 204); parsed once, then cached."""
         if self._parsed is _UNSET:
-            reads_body = getattr(self._parser, "reads_body", True)
-            self._parsed = self._parser(self.json() if reads_body else None)
+            if getattr(self._parser, "reads_content", False):
+                self._parsed = self._parser(self.content)
+            else:
+                reads_body = getattr(self._parser, "reads_body", True)
+                self._parsed = self._parser(self.json() if reads_body else None)
         result: _T = self._parsed
         return result
 

@@ -14,6 +14,7 @@ from .payments import Payments, PaymentsWithRawResponse, AsyncPayments, AsyncPay
 from .exams import Exams, ExamsWithRawResponse, AsyncExams, AsyncExamsWithRawResponse
 from .exam_results import ExamResults, ExamResultsWithRawResponse, AsyncExamResults, AsyncExamResultsWithRawResponse
 from .events import Events, EventsWithRawResponse, AsyncEvents, AsyncEventsWithRawResponse
+from .changes import Changes, ChangesWithRawResponse, AsyncChanges, AsyncChangesWithRawResponse
 from .webhook_endpoints import WebhookEndpoints, WebhookEndpointsWithRawResponse, AsyncWebhookEndpoints, AsyncWebhookEndpointsWithRawResponse
 from .webhook_deliveries import WebhookDeliveries, WebhookDeliveriesWithRawResponse, AsyncWebhookDeliveries, AsyncWebhookDeliveriesWithRawResponse
 from .personal_access_tokens import PersonalAccessTokens, PersonalAccessTokensWithRawResponse, AsyncPersonalAccessTokens, AsyncPersonalAccessTokensWithRawResponse
@@ -64,6 +65,10 @@ __all__ = [
     "EventsWithRawResponse",
     "AsyncEvents",
     "AsyncEventsWithRawResponse",
+    "Changes",
+    "ChangesWithRawResponse",
+    "AsyncChanges",
+    "AsyncChangesWithRawResponse",
     "WebhookEndpoints",
     "WebhookEndpointsWithRawResponse",
     "AsyncWebhookEndpoints",
@@ -160,6 +165,11 @@ class ClientResources:
     def events(self) -> Events:
         """`list`, `retrieve`, `changes` (`/v1/events`, `/v1/changes`)."""
         return Events(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def changes(self) -> Changes:
+        """`list` (`/v1/changes`)."""
+        return Changes(_t.cast("PlatformClient", self))
 
     @cached_property
     def webhook_endpoints(self) -> WebhookEndpoints:
@@ -269,6 +279,11 @@ class AsyncClientResources:
     def events(self) -> AsyncEvents:
         """`list`, `retrieve`, `changes`, awaited."""
         return AsyncEvents(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def changes(self) -> AsyncChanges:
+        """`list`, awaited."""
+        return AsyncChanges(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
     def webhook_endpoints(self) -> AsyncWebhookEndpoints:

@@ -100,6 +100,9 @@ class Events(SyncAPIResource):
 
         Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
 
+        .. deprecated:: 
+            This operation is deprecated and will be removed. Use `changes.list` instead.
+
         Args:
             after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
             until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
@@ -142,6 +145,9 @@ class Events(SyncAPIResource):
             give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
             on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts 1, 2, 3, … from the last successful read.
             until: Stop once the follower's cursor reaches this cursor (a reconciliation's end), instead of reading on.
+
+        .. deprecated::
+            Use `changes.follow` instead; this alias will be removed.
         """
         def read(cursor: str) -> ChangePage:
             return self.changes(after=cursor, until=until, limit=limit, wait=follower.wait(wait), type=type, request_options={**(request_options or {}), "max_retries": 0})
@@ -242,6 +248,9 @@ class EventsWithRawResponse(SyncAPIResource):
         `GET /v1/changes` (scope `events:read`).
 
         Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
+
+        .. deprecated:: 
+            This operation is deprecated and will be removed. Use `changes.list` instead.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -350,6 +359,9 @@ class AsyncEvents(AsyncAPIResource):
 
         Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
 
+        .. deprecated:: 
+            This operation is deprecated and will be removed. Use `changes.list` instead.
+
         Args:
             after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
             until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
@@ -393,6 +405,9 @@ class AsyncEvents(AsyncAPIResource):
             give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
             on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts 1, 2, 3, … from the last successful read.
             until: Stop once the follower's cursor reaches this cursor (a reconciliation's end), instead of reading on.
+
+        .. deprecated::
+            Use `changes.follow` instead; this alias will be removed.
         """
         async def read(cursor: str) -> ChangePage:
             return await self.changes(after=cursor, until=until, limit=limit, wait=follower.wait(wait), type=type, request_options={**(request_options or {}), "max_retries": 0})
@@ -493,6 +508,9 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
         `GET /v1/changes` (scope `events:read`).
 
         Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
+
+        .. deprecated:: 
+            This operation is deprecated and will be removed. Use `changes.list` instead.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 

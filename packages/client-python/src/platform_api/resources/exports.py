@@ -8,9 +8,10 @@ import datetime as _dt
 import typing as _t
 
 from .._core._pagination import AsyncPage, SyncPage
-from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param, parse_none
+from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param, parse_file
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
+from ..export_helpers import AsyncExportsHelpers, ExportsHelpers
 from ..types.enums import CollectionChecksumCollection, ExportCollection, ExportFormat, ExportStatus
 from ..types.models import Export, ExportDownloadLink
 from ..types.params import DateTimeRange
@@ -18,8 +19,8 @@ from ..types.params import DateTimeRange
 __all__ = ["Exports", "ExportsWithRawResponse", "AsyncExports", "AsyncExportsWithRawResponse"]
 
 
-class Exports(SyncAPIResource):
-    """`client.exports`: `create`, `list`, `retrieve`, `download`, `create_download_link`."""
+class Exports(ExportsHelpers):
+    """`client.exports`: `create`, `list`, `retrieve`, `download`, `create_download_link`, `wait`, `download_to`."""
 
     @cached_property
     def with_raw_response(self) -> ExportsWithRawResponse:
@@ -118,7 +119,7 @@ class Exports(SyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> None:
+    ) -> str:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -262,7 +263,7 @@ class ExportsWithRawResponse(SyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[None]:
+    ) -> APIResponse[str]:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -277,7 +278,7 @@ class ExportsWithRawResponse(SyncAPIResource):
             "GET",
             f"/v1/exports/{path_param('id', id)}/file",
             options=request_options,
-            cast=parse_none,
+            cast=parse_file,
         )
 
     def create_download_link(
@@ -304,7 +305,7 @@ class ExportsWithRawResponse(SyncAPIResource):
         )
 
 
-class AsyncExports(AsyncAPIResource):
+class AsyncExports(AsyncExportsHelpers):
     """`client.exports` of `AsyncPlatformClient`: the methods of `Exports`, awaited."""
 
     @cached_property
@@ -407,7 +408,7 @@ class AsyncExports(AsyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> None:
+    ) -> str:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -553,7 +554,7 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
         id: str,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[None]:
+    ) -> APIResponse[str]:
         """Download an export's file.
 
         `GET /v1/exports/{id}/file` (scope `exports:read`).
@@ -568,7 +569,7 @@ class AsyncExportsWithRawResponse(AsyncAPIResource):
             "GET",
             f"/v1/exports/{path_param('id', id)}/file",
             options=request_options,
-            cast=parse_none,
+            cast=parse_file,
         )
 
     async def create_download_link(
