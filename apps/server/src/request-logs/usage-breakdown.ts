@@ -8,27 +8,36 @@ import type { Sql, SqlParams } from '../database/sql';
 import { PORTAL_CLIENT_ID, PORTAL_CLIENT_NAME } from '../oauth/portal-client';
 
 type Breakdown = UsageResource['breakdown'];
-type Counted = { requests: string | number; errors: string | number | null };
-/** What the bins add up to: each breakdown's `other` is this less its top rows. */
-export type UsageTotals = { requests: number; errors: number };
+type Counted = {
+  requests: string | number;
+  errors: string | number | null;
+  /** Every group's requests and errors, summed in the same statement (a window over the groups). */
+  all_requests: string | number;
+  all_errors: string | number | null;
+};
+/** A breakdown's total: its `other` is this less its top rows. */
+type UsageTotals = { requests: number; errors: number };
 
 const n = (value: string | number | null | undefined) => Number(value ?? 0);
 
 /**
  * The range's requests by credential, by route and by status: the top `USAGE_BREAKDOWN_TOP` of
  * each by count (one GROUP BY over the organization's `(organization_id, created_at)` index, the
- * same rows the bins count), and the remainder as `other`, so each adds up to `totals`.
+ * same rows the bins count), and the remainder as `other`. Each statement sums every group in
+ * the same read (a window over the groups), so `data` plus `other` is exactly that breakdown's
+ * total, even while the request-log writer adds rows between the reads.
  */
 export async function usageBreakdown(
   sql: Sql,
   organizationId: string,
   where: string,
   params: SqlParams,
-  totals: UsageTotals,
 ): Promise<Breakdown> {
   const top = <T extends Counted>(columns: string, group: string, order: string) =>
     sql.select<T>(
-      `SELECT ${columns}, COUNT(*) AS requests, SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors
+      `SELECT ${columns}, COUNT(*) AS requests, SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors,
+         SUM(COUNT(*)) OVER () AS all_requests,
+         SUM(SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END)) OVER () AS all_errors
        FROM request_logs WHERE ${where}
        GROUP BY ${group} ORDER BY requests DESC, ${order} LIMIT ${USAGE_BREAKDOWN_TOP}`,
       params,
@@ -59,7 +68,7 @@ export async function usageBreakdown(
         name: names.get(row.credential_id) ?? null,
         ...counts(row),
       })),
-      totals,
+      credentials,
     ),
     routes: withOther(
       routes.map((row) => ({
@@ -67,16 +76,17 @@ export async function usageBreakdown(
         route: row.route,
         ...counts(row),
       })),
-      totals,
+      routes,
     ),
     statuses: withOther(
       statuses.map((row) => ({ status: n(row.status), ...counts(row) })),
-      totals,
+      statuses,
     ),
   };
 }
 
-function withOther<T extends UsageTotals>(data: T[], totals: UsageTotals) {
+function withOther<T extends UsageTotals>(data: T[], rows: Counted[]) {
+  const totals = { requests: n(rows[0]?.all_requests), errors: n(rows[0]?.all_errors) };
   const shown = data.reduce(
     (sum, row) => ({ requests: sum.requests + row.requests, errors: sum.errors + row.errors }),
     { requests: 0, errors: 0 },

@@ -94,13 +94,6 @@ export class UsageService {
         server_error: n(row?.server_error),
       };
     });
-    const totals = requestFigures.reduce(
-      (sum, bin) => {
-        const errors = bin.client_error + bin.rate_limited + bin.server_error;
-        return { requests: sum.requests + bin.success + errors, errors: sum.errors + errors };
-      },
-      { requests: 0, errors: 0 },
-    );
     return {
       object: 'usage',
       range,
@@ -113,7 +106,7 @@ export class UsageService {
         const succeeded = n(row?.succeeded);
         return { hour: start, start, succeeded, failed: n(row?.attempts) - succeeded };
       }),
-      breakdown: await usageBreakdown(this.sql, organizationId, where, params, totals),
+      breakdown: await usageBreakdown(this.sql, organizationId, where, params),
     };
   }
 
