@@ -41,12 +41,27 @@ export function classifyError(error: unknown): Failure {
 
 /** A message for the user: the API's own problem detail (and field errors), or a plain fallback. */
 export function describeError(error: unknown): string {
+  if (error instanceof PlatformApiError && !error.problem) return describeBareFailure(error);
   if (error instanceof PlatformApiError) {
     const fields = (error.problem?.errors ?? []).map((e) => `${e.path}: ${e.message}`);
     return [error.detail, ...fields].filter(Boolean).join(' — ');
   }
   if (error instanceof PlatformError || error instanceof Error) return error.message;
   return 'Something went wrong.';
+}
+
+/**
+ * An answer with no problem document (a proxy's error page, a crash before the API could answer):
+ * what it means for the user, and the `X-Request-Id` to quote, as the API's own 500s give it.
+ */
+function describeBareFailure(error: PlatformApiError): string {
+  const what =
+    error.status >= 500
+      ? `Something went wrong on the server (HTTP ${error.status}). Try again in a moment.`
+      : `The server refused this request (HTTP ${error.status}) without saying why.`;
+  return error.requestId
+    ? `${what} If it keeps happening, quote the request id ${error.requestId} to support.`
+    : what;
 }
 
 export function isUnauthenticated(error: unknown): boolean {

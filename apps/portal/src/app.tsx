@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { Client, Member, Organization, Scope, TokenInfo } from '@platform/client';
+import type { Client, Member, Scope, TokenInfo } from '@platform/client';
 import { apiClient, classifyError, describeError, type Failure } from './api';
 import { FailureNotice, NoAccess } from './components/states';
 import { Notice, PageHeading } from './components/ui';
@@ -18,6 +18,7 @@ import {
   WebhookEndpointPage,
   WebhooksPage,
 } from './lazy-pages';
+import { publishOrganizationName, useOrganizationName } from './page-title';
 import { Link, navigate, usePath } from './router';
 import { abilitiesOf, type Abilities } from './roles';
 import { completeSignIn, currentSession, signIn, signOut, type Session } from './session';
@@ -96,7 +97,6 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
   const client = useMemo(() => apiClient(session.accessToken), [session.accessToken]);
   const [info, setInfo] = useState<TokenInfo | null>(null);
   const [user, setUser] = useState<Member | null>(null);
-  const [organization, setOrganization] = useState<Organization | null>(null);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [attempt, setAttempt] = useState(0);
 
@@ -108,7 +108,10 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
         setUser(member);
         // The header names the organization; without organization:read it says nothing.
         if (token.scopes.includes('organization:read'))
-          client.organization.retrieve().then(setOrganization, () => undefined);
+          client.organization.retrieve().then(
+            (o) => publishOrganizationName(o.name),
+            () => undefined,
+          );
       },
       // A revoked session says so and offers to sign in again (FailureNotice).
       (e: unknown) => setFailure(classifyError(e)),
@@ -128,12 +131,7 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <TopBar
-        user={info && user ? user : null}
-        organization={organization}
-        sections={sections}
-        route={route}
-      />
+      <TopBar user={info && user ? user : null} sections={sections} route={route} />
       <main id="main">
         {failure ? (
           <>
@@ -167,16 +165,16 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
 /** The brand, who is signed in (and in which organization), sign-out and the navigation. */
 function TopBar({
   user,
-  organization,
   sections,
   route,
 }: {
   user: Member | null;
-  organization: Organization | null;
   sections: readonly { path: string; label: string }[];
   route: string;
 }) {
   const out = () => void signOut();
+  // Published by the app on load and by the Organization page on a rename (at once).
+  const organization = useOrganizationName();
   return (
     <header className="top">
       <p className="brand">Platform developer portal</p>
@@ -186,7 +184,7 @@ function TopBar({
             {user.email} ({user.role})
             {organization ? (
               <>
-                , <span className="org-name">{organization.name}</span>
+                , <span className="org-name">{organization}</span>
               </>
             ) : null}
           </span>

@@ -133,6 +133,57 @@ describe.each([
     await expectAccessible(page, 'organization, session ended');
   });
 
+  test('dark: a rename shows in the header and tab title at once; a bare 500 gives its request id', async () => {
+    const page = await signIn();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const before = await page.getByLabel('Organization name').inputValue();
+    const orgName = page.locator('header .org-name');
+    await expect(orgName.textContent()).resolves.toBe(before);
+    await expect(page.title()).resolves.toBe(`Organization · ${before} · Platform`);
+    await page.getByLabel('Organization name').fill(`Hillside ${tag}`);
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByText('Name saved.').waitFor();
+    // At once: no reload, no other page visited.
+    await expect(orgName.textContent()).resolves.toBe(`Hillside ${tag}`);
+    await expect(page.title()).resolves.toBe(`Organization · Hillside ${tag} · Platform`);
+
+    // A proxy's error page instead of a problem document: a sentence and the request id.
+    await page.route('**/v1/organization', (route) =>
+      route.request().method() === 'PATCH'
+        ? route.fulfill({
+            status: 500,
+            contentType: 'text/html',
+            headers: { 'X-Request-Id': `req_bare_${tag}` },
+            body: '<html><body><h1>500 Internal Server Error</h1></body></html>',
+          })
+        : route.fallback(),
+    );
+    await page.getByLabel('Organization name').fill(`Lakeside ${tag}`);
+    await page.getByRole('button', { name: 'Save name' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    await expect(alert.textContent()).resolves.toBe(
+      `Something went wrong on the server (HTTP 500). Try again in a moment. If it keeps happening, quote the request id req_bare_${tag} to support.`,
+    );
+    await expect(orgName.textContent()).resolves.toBe(`Hillside ${tag}`);
+    await expectAccessible(page, 'organization, bare 500, dark');
+    await page.unroute('**/v1/organization');
+
+    // Each page names its own tab.
+    await page
+      .getByRole('navigation', { name: 'Portal' })
+      .getByRole('link', { name: 'Members' })
+      .click();
+    await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+    await expect(page.title()).resolves.toBe(`Members · Hillside ${tag} · Platform`);
+    await page
+      .getByRole('navigation', { name: 'Portal' })
+      .getByRole('link', { name: 'Tokens' })
+      .click();
+    await page.getByRole('heading', { level: 1, name: 'Personal access tokens' }).waitFor();
+    await expect(page.title()).resolves.toBe(`Tokens · Hillside ${tag} · Platform`);
+  });
+
   test('rate limited (429): the wait from Retry-After on a disabled "Try again"', async () => {
     // Last: it spends the organization's requests for this minute.
     const page = await signIn();

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium, loopbackContext, REPO_ROOT, screenshot, allViolations } from './browser';
 
 const ADMIN_EMAIL = 'head@self-service-school.test';
@@ -105,6 +105,15 @@ async function navLinks(page: Page): Promise<string[]> {
 async function goTo(page: Page, link: string, heading: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name: link }).click();
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+/** The text a sighted user reads (without the words only screen readers get). */
+function visibleText(locator: Locator): Promise<string> {
+  return locator.evaluate((element) => {
+    const copy = element.cloneNode(true) as Element;
+    for (const hidden of copy.querySelectorAll('.visually-hidden')) hidden.remove();
+    return (copy.textContent ?? '').replace(/\s+/g, ' ').trim();
+  });
 }
 
 function api(token: string, pathname: string, init: RequestInit = {}): Promise<Response> {
@@ -212,10 +221,20 @@ describe('self-service in the portal', () => {
     await admin.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
     await admin.getByRole('row', { name: new RegExp(MEMBER_EMAIL) }).waitFor();
     await admin.getByText('No pending invitations.').waitFor();
-    await admin.getByLabel(`Role of ${MEMBER_EMAIL}`).selectOption('viewer');
-    await admin.getByRole('button', { name: `Change role of ${MEMBER_EMAIL}` }).click();
-    // The confirmation names what the demotion narrows: the token the member made.
+    const roleSelect = admin.getByLabel(`Role of ${MEMBER_EMAIL}`);
+    const changeRole = admin.getByRole('button', { name: `Change role of ${MEMBER_EMAIL}` });
     const dialog = admin.getByRole('dialog', { name: `Make ${MEMBER_EMAIL} a viewer?` });
+    // Cancelled: the select goes back to the role the member has, not the one not saved.
+    await roleSelect.selectOption('viewer');
+    await changeRole.click();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await expect(roleSelect.inputValue()).resolves.toBe('developer');
+    await expect(changeRole.isDisabled()).resolves.toBe(true);
+
+    await roleSelect.selectOption('viewer');
+    await changeRole.click();
+    // The confirmation names what the demotion narrows: the token the member made.
     await expect(dialog.textContent()).resolves.toContain(
       'is cut to that role: 1 personal access token (',
     );
@@ -278,8 +297,19 @@ describe('self-service in the portal', () => {
       ),
     );
     const row = admin.locator('tbody tr').first();
-    await expect(row.textContent()).resolves.toContain('role changed from developer to viewer');
-    await expect(row.textContent()).resolves.toContain(ADMIN_EMAIL);
+    // The change as before → after; the actor as a person and the app they used, not raw ids.
+    await expect(visibleText(row.locator('.changes li'))).resolves.toBe('role developer → viewer');
+    const actor = row.locator('.audit-actor');
+    await actor.locator('.audit-person', { hasText: ADMIN_EMAIL }).waitFor();
+    await expect(actor.locator('.audit-via').textContent()).resolves.toBe(
+      'with app Developer portal',
+    );
+    await expect(actor.textContent()).resolves.not.toContain('oac_');
+    // The whole ids are in the row's details.
+    await row.getByText('Details').click();
+    await expect(row.locator('.audit-detail dl').innerText()).resolves.toContain(
+      'oac_0000000000000000000000P0RT',
+    );
     await expect(row.textContent()).resolves.toContain('OAuth access token');
 
     // Enough renames for a second page (25 entries a page).
@@ -298,8 +328,8 @@ describe('self-service in the portal', () => {
     await admin.getByText('Showing 26–26 of 26 entries').waitFor();
     await expect(admin.locator('tbody tr').count()).resolves.toBe(1);
     // The oldest rename is the last entry.
-    await expect(admin.locator('tbody tr').first().textContent()).resolves.toContain(
-      'name changed from Self-service School to Self-service School 0',
+    await expect(visibleText(admin.locator('tbody tr .changes li').first())).resolves.toBe(
+      'name Self-service School → Self-service School 0',
     );
   });
 
@@ -337,7 +367,15 @@ describe('self-service in the portal', () => {
     await expect(viewer.getByRole('alert').textContent()).resolves.toBe(
       'Your current password is not right. Type it again.',
     );
+    // Typing the fix clears the error about the old value, before the form is sent again.
     await viewer.getByLabel('Current password').fill(MEMBER_PASSWORD);
+    await expect(viewer.getByRole('alert').count()).resolves.toBe(0);
+    // So does fixing a mismatch.
+    await viewer.getByLabel('New password again').fill(`${MEMBER_NEW_PASSWORD}!`);
+    await viewer.getByRole('button', { name: 'Change password' }).click();
+    await viewer.getByText('The two new passwords are not the same.').waitFor();
+    await viewer.getByLabel('New password again').fill(MEMBER_NEW_PASSWORD);
+    await expect(viewer.getByRole('alert').count()).resolves.toBe(0);
     await viewer.getByRole('button', { name: 'Change password' }).click();
     await viewer.getByText('Password changed.', { exact: false }).waitFor();
     await screenshot(viewer, 'account');

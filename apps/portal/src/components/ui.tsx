@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { usePageTitle } from '../page-title';
 import { navigatedInApp } from '../router';
 
 /** Status and error messages, announced by screen readers (polite for status, assertive for errors). */
@@ -123,10 +124,12 @@ export function CheckboxGroup<T extends string>({
 /**
  * Page heading that takes focus when the user moves to its page within the app, so the change
  * is announced and Tab continues from the content; on a fresh load focus starts at the top
- * (the skip link), as on any page.
+ * (the skip link), as on any page. It names the tab too (`usePageTitle`): `title` when the
+ * heading is longer than a tab needs, else the heading's text.
  */
-export function PageHeading({ children }: { children: ReactNode }) {
+export function PageHeading({ children, title }: { children: ReactNode; title?: string }) {
   const ref = useRef<HTMLHeadingElement>(null);
+  usePageTitle(() => title ?? ref.current?.textContent ?? '');
   useEffect(() => {
     if (navigatedInApp()) ref.current?.focus();
   }, []);

@@ -7,7 +7,7 @@ import { Notice, PageHeading } from '../components/ui';
 export function AccountPage({ client, user }: { client: PlatformClient; user: Member }) {
   return (
     <>
-      <PageHeading>Your account</PageHeading>
+      <PageHeading title="Account">Your account</PageHeading>
       <SignedInAs user={user} />
       <ChangePassword client={client} />
     </>
@@ -73,13 +73,20 @@ function usePasswordChange(client: PlatformClient) {
       setBusy(false);
     }
   };
+  // Editing answers the error: a message about what was typed before must not outlive it.
+  const edited =
+    (set: (value: string) => void) =>
+    (value: string): void => {
+      set(value);
+      setError(null);
+    };
   return {
     current,
-    setCurrent,
+    setCurrent: edited(setCurrent),
     next,
-    setNext,
+    setNext: edited(setNext),
     again,
-    setAgain,
+    setAgain: edited(setAgain),
     error,
     message,
     busy,

@@ -1,15 +1,17 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import type {
+  AuditActorType,
   AuditEvent,
   AuditEventAction,
-  Member,
-  PageMeta,
   PlatformClient,
 } from '@platform/client';
-import { formatDate } from '../api';
-import { FilterSelect, Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import { describeError } from '../api';
+import { FilterSelect, Pager, useListPage, type ListQuery } from '../components/list';
 import { FailureNotice } from '../components/states';
-import { PageHeading } from '../components/ui';
+import { Notice, PageHeading } from '../components/ui';
+import { AUDIT_CSV_MAX_ROWS, auditCsv, saveFile } from './audit-csv';
+import { DateRange } from './audit-date-range';
+import { ACTOR_LABELS, AuditTable, show, useActorNames } from './audit-table';
 
 /**
  * Every action as a record over the SDK's type, so an action added to the API fails the
@@ -49,81 +51,36 @@ const ACTION_LIST = Object.keys(ACTIONS) as AuditEventAction[];
 
 const PER_PAGE = 25;
 
-const ACTOR_LABELS: Record<AuditEvent['actor']['type'], string> = {
-  personal_access_token: 'Personal access token',
-  oauth_access_token: 'OAuth access token',
-  operator: 'Operator (CLI)',
-  invitation: 'Invitation link',
-  sign_in: 'Sign-in page',
-  oauth_client: 'OAuth client',
-};
+/** The list's filters, as the API and the URL name them. */
+const FILTERS = ['action', 'actor_type', 'user_id', 'created_at[gte]', 'created_at[lt]'] as const;
 
-function show(value: unknown): string {
-  if (value === null || value === undefined || value === '') return 'nothing';
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.length ? value.map(show).join(', ') : 'none';
-  if (typeof value === 'object')
-    return Object.entries(value as Record<string, unknown>)
-      .map(([key, inner]) => `${key} ${show(inner)}`)
-      .join(', ');
-  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : '—';
+/** The API's query for the filters set (the URL's values, passed on as they are). */
+function apiFilters(filters: Record<string, string | number>) {
+  return Object.fromEntries(
+    FILTERS.flatMap((name) => (typeof filters[name] === 'string' ? [[name, filters[name]]] : [])),
+  ) as { action?: AuditEventAction; actor_type?: AuditActorType; user_id?: `usr_${string}` };
 }
 
 /**
- * `changes` in words, one line a field: "role changed from developer to viewer" for a change
- * (`[old, new]`), "name set to Gradebook" for a new value.
- */
-export function Changes({ changes }: { changes: AuditEvent['changes'] }) {
-  if (!changes || Object.keys(changes).length === 0) return <>—</>;
-  return (
-    <ul className="changes-list">
-      {Object.entries(changes).map(([field, value]) => (
-        <li key={field}>
-          <span className="field-name">{field.replaceAll('_', ' ')}</span>{' '}
-          {Array.isArray(value) && value.length === 2 ? (
-            <>
-              changed from <span className="before">{show(value[0])}</span> to{' '}
-              <span className="after">{show(value[1])}</span>
-            </>
-          ) : (
-            <>
-              set to <span className="after">{show(value)}</span>
-            </>
-          )}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-/**
- * The organization's audit log (admins: audit_log:read), newest first, by action and page (both
- * in the URL). On a narrow screen each entry is a card (the table's cells stack with their
- * column's name).
+ * The organization's audit log (admins: audit_log:read), newest first, by action, actor, member,
+ * date range and page (all in the URL), with a CSV file of what the filters select. On a narrow
+ * screen each entry is a card (the table's cells stack with their column's name).
  */
 export function AuditLogPage({ client }: { client: PlatformClient }) {
-  const [emails, setEmails] = useState<Map<string, string>>(new Map());
   const fetchPage = useCallback(
     (query: ListQuery) =>
       client.auditEvents.list({
         page: query.page,
         per_page: query.per_page,
         sort: '-created_at',
-        ...(typeof query.action === 'string' && { action: query.action as AuditEventAction }),
+        ...apiFilters(query),
       }),
     [client],
   );
-  const list = useListPage(fetchPage, { filters: ['action'], perPage: PER_PAGE });
+  const list = useListPage(fetchPage, { filters: FILTERS, perPage: PER_PAGE });
   const events = list.rows;
-  const action = list.filters.action ?? '';
-
-  // Members' emails make the "user" column readable; without members:read it shows ids.
-  useEffect(() => {
-    client.members.list({ per_page: 100 }).then(
-      (result) => setEmails(new Map(result.data.map((m: Member) => [m.id, m.email]))),
-      () => undefined,
-    );
-  }, [client]);
+  const names = useActorNames(client, events);
+  const filtered = Object.keys(list.filters).length > 0;
 
   return (
     <>
@@ -135,22 +92,16 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
       {list.failure ? (
         <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
       ) : null}
-      <FilterSelect
-        id="audit-action"
-        label="Action"
-        value={action}
-        onChange={(action) => list.update({ action })}
-        all="All actions"
-        choices={ACTION_LIST}
-      />
+      <AuditFilters filters={list.filters} onChange={list.update} members={names.members} />
+      <CsvExport client={client} filters={list.filters} names={names} />
       {events === null ? (
         list.failure ? null : (
           <p>Loading…</p>
         )
       ) : events.length === 0 ? (
-        <p role="status">No entries{action ? ` for ${action}` : ''}.</p>
+        <p role="status">{filtered ? 'No entries match these filters.' : 'No entries yet.'}</p>
       ) : (
-        <AuditTable events={events} emails={emails} meta={list.meta} />
+        <AuditTable events={events} names={names} meta={list.meta} />
       )}
       {list.meta ? (
         <Pager
@@ -164,65 +115,114 @@ export function AuditLogPage({ client }: { client: PlatformClient }) {
   );
 }
 
-/** One row an entry; on a narrow screen each row is a card (cells stack with their labels). */
-function AuditTable({
-  events,
-  emails,
-  meta,
+/** Action, kind of actor, member and dates: each a control whose value lives in the URL. */
+function AuditFilters({
+  filters,
+  onChange,
+  members,
 }: {
-  events: AuditEvent[];
-  emails: Map<string, string>;
-  meta: PageMeta | null;
+  filters: Record<string, string>;
+  onChange: (changes: Record<string, string | null>) => void;
+  members: readonly { value: string; label: string }[];
 }) {
   return (
-    <TableWrap label="Audit entry table">
-      <table className="stacking">
-        <caption className="visually-hidden">
-          Audit entries, page {meta?.page ?? 1} of {meta?.total_pages ?? 1}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Action</th>
-            <th scope="col">Actor</th>
-            <th scope="col">User</th>
-            <th scope="col">IP</th>
-            <th scope="col">Target</th>
-            <th scope="col">Changes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((event) => (
-            <tr key={event.id}>
-              <td data-label="When">{formatDate(event.created_at)}</td>
-              <th scope="row" className="nowrap" data-label="Action">
-                <code>{event.action}</code>
-              </th>
-              <td data-label="Actor">
-                {ACTOR_LABELS[event.actor.type]}
-                {event.actor.credential_id ? (
-                  <>
-                    {' '}
-                    <code>{event.actor.credential_id}</code>
-                  </>
-                ) : null}
-              </td>
-              <td data-label="User">
-                {event.actor.user_id
-                  ? (emails.get(event.actor.user_id) ?? <code>{event.actor.user_id}</code>)
-                  : '—'}
-              </td>
-              <td data-label="IP">{event.actor.ip ?? '—'}</td>
-              <td data-label="Target">
-                {event.target.type} <code>{event.target.id}</code>
-              </td>
-              <td className="changes" data-label="Changes">
-                <Changes changes={event.changes} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <div className="filters audit-filters">
+      <FilterSelect
+        id="audit-action"
+        label="Action"
+        value={filters.action ?? ''}
+        onChange={(action) => onChange({ action })}
+        all="All actions"
+        choices={ACTION_LIST}
+      />
+      <FilterSelect
+        id="audit-actor-type"
+        label="Acted through"
+        value={filters.actor_type ?? ''}
+        onChange={(value) => onChange({ actor_type: value })}
+        all="Anything"
+        choices={Object.entries(ACTOR_LABELS).map(([value, label]) => ({ value, label }))}
+      />
+      <FilterSelect
+        id="audit-user"
+        label="Member"
+        value={filters.user_id ?? ''}
+        onChange={(value) => onChange({ user_id: value })}
+        all="Anyone"
+        choices={
+          filters.user_id && !members.some((m) => m.value === filters.user_id)
+            ? [...members, { value: filters.user_id, label: filters.user_id }]
+            : members
+        }
+      />
+      <DateRange
+        from={filters['created_at[gte]'] ?? null}
+        until={filters['created_at[lt]'] ?? null}
+        onChange={(gte, lt) => onChange({ 'created_at[gte]': gte, 'created_at[lt]': lt })}
+      />
+    </div>
+  );
+}
+
+/**
+ * "Download CSV": every entry the filters select, read page by page (100 a request) up to
+ * AUDIT_CSV_MAX_ROWS, written in the browser; a capped file says so.
+ */
+function CsvExport({
+  client,
+  filters,
+  names,
+}: {
+  client: PlatformClient;
+  filters: Record<string, string>;
+  names: ReturnType<typeof useActorNames>;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const download = async () => {
+    setBusy(true);
+    setMessage(null);
+    setError(null);
+    try {
+      const rows: AuditEvent[] = [];
+      let total = 0;
+      for (let page = 1; rows.length < AUDIT_CSV_MAX_ROWS; page++) {
+        const found = await client.auditEvents.list({
+          page,
+          per_page: 100,
+          sort: '-created_at',
+          ...apiFilters(filters),
+        });
+        total = found.meta.total;
+        rows.push(...found.data);
+        if (found.data.length === 0 || page >= found.meta.total_pages) break;
+      }
+      const kept = rows.slice(0, AUDIT_CSV_MAX_ROWS);
+      await names.resolve(kept);
+      saveFile(
+        `audit-log-${new Date().toISOString().slice(0, 10)}.csv`,
+        auditCsv(kept, names, show),
+        'text/csv',
+      );
+      setMessage(
+        total > kept.length
+          ? `The file holds the newest ${kept.length.toLocaleString()} of ${total.toLocaleString()} entries (at most ${AUDIT_CSV_MAX_ROWS.toLocaleString()} a file). Narrow the dates to export the rest.`
+          : `The file holds all ${kept.length.toLocaleString()} ${kept.length === 1 ? 'entry' : 'entries'} these filters select.`,
+      );
+    } catch (e) {
+      setError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="audit-export">
+      <button type="button" onClick={() => void download()} disabled={busy}>
+        {busy ? 'Preparing CSV…' : 'Download CSV'}
+      </button>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {message ? <Notice kind="success">{message}</Notice> : null}
+    </div>
   );
 }

@@ -8,6 +8,8 @@ import {
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
 import { Notice, PageHeading } from '../components/ui';
+import { describeFilters, ExportFilters, filterBody, NO_FILTERS } from './export-filters';
+import { DownloadLinkButton } from './export-link';
 
 /** A collection as the page names it: `exam_results` → `Exam results`. */
 const collectionLabel = (collection: string): string =>
@@ -69,7 +71,7 @@ export function ExportsPage({ client, canCreate }: { client: Client; canCreate: 
         ) : exports.length === 0 ? (
           <p>No exports yet.</p>
         ) : (
-          <ExportTable exports={exports} onDownload={(exp) => void download(exp)} />
+          <ExportTable client={client} exports={exports} onDownload={(exp) => void download(exp)} />
         )}
       </section>
     </>
@@ -88,6 +90,7 @@ function StartExport({
 }) {
   const [collection, setCollection] = useState<ExportCollection>('students');
   const [format, setFormat] = useState<ExportFormat>('ndjson');
+  const [filters, setFilters] = useState(NO_FILTERS);
   const [busy, setBusy] = useState(false);
 
   async function create(event: FormEvent) {
@@ -95,7 +98,9 @@ function StartExport({
     setBusy(true);
     onError(null);
     try {
-      await client.exports.create({ body: { collection, format } });
+      await client.exports.create({
+        body: { collection, format, filters: filterBody(collection, filters) },
+      });
       onStarted();
     } catch (e) {
       onError(describeError(e));
@@ -113,7 +118,10 @@ function StartExport({
           <select
             id="export-collection"
             value={collection}
-            onChange={(e) => setCollection(e.target.value as ExportCollection)}
+            onChange={(e) => {
+              setCollection(e.target.value as ExportCollection);
+              setFilters(NO_FILTERS);
+            }}
           >
             {EXPORT_COLLECTIONS.map((value) => (
               <option key={value} value={value}>
@@ -133,6 +141,7 @@ function StartExport({
             <option value="csv">CSV</option>
           </select>
         </div>
+        <ExportFilters collection={collection} values={filters} onChange={setFilters} />
         <button type="submit" disabled={busy}>
           Start export
         </button>
@@ -142,9 +151,11 @@ function StartExport({
 }
 
 function ExportTable({
+  client,
   exports,
   onDownload,
 }: {
+  client: Client;
   exports: Export[];
   onDownload: (exp: Export) => void;
 }) {
@@ -155,6 +166,7 @@ function ExportTable({
           <tr>
             <th scope="col">Collection</th>
             <th scope="col">Format</th>
+            <th scope="col">Filters</th>
             <th scope="col">Status</th>
             <th scope="col">Rows</th>
             <th scope="col">Started</th>
@@ -169,15 +181,19 @@ function ExportTable({
             <tr key={exp.id}>
               <td>{collectionLabel(exp.collection)}</td>
               <td>{exp.format.toUpperCase()}</td>
+              <td className="state-export-filter-cell">{describeFilters(exp.filters)}</td>
               <td>{exp.status}</td>
               <td>{exp.row_count.toLocaleString()}</td>
               <td>{formatDate(exp.created_at)}</td>
               <td>{formatDate(exp.expires_at)}</td>
               <td>
                 {exp.status === 'succeeded' ? (
-                  <button type="button" onClick={() => onDownload(exp)}>
-                    Download<span className="visually-hidden"> {exp.id}</span>
-                  </button>
+                  <div className="state-export-actions">
+                    <button type="button" onClick={() => onDownload(exp)}>
+                      Download<span className="visually-hidden"> {exp.id}</span>
+                    </button>
+                    <DownloadLinkButton client={client} exp={exp} />
+                  </div>
                 ) : null}
               </td>
             </tr>

@@ -35,7 +35,7 @@ export function MemberList({
   headingRef: RefObject<HTMLHeadingElement | null>;
   selfId: string;
   manage: boolean;
-  onChangeRole: (member: Member, next: MemberRole) => void;
+  onChangeRole: (member: Member, next: MemberRole) => Promise<boolean>;
   onRemove: (member: Member) => void;
 }) {
   return (
@@ -97,11 +97,16 @@ function MemberRow({
   member: Member;
   self: boolean;
   manage: boolean;
-  onChangeRole: (role: MemberRole) => void;
+  onChangeRole: (role: MemberRole) => Promise<boolean>;
   onRemove: () => void;
 }) {
   const [role, setRole] = useState<MemberRole>(member.role);
   useEffect(() => setRole(member.role), [member.role]);
+  // Cancelled or refused: the select shows the role the member has, not the one not saved.
+  const change = () =>
+    void onChangeRole(role).then((changed) => {
+      if (!changed) setRole(member.role);
+    });
   const selectId = `role-${member.id}`;
   return (
     <tr>
@@ -127,11 +132,7 @@ function MemberRow({
                 </option>
               ))}
             </select>
-            <button
-              type="button"
-              disabled={role === member.role}
-              onClick={() => onChangeRole(role)}
-            >
+            <button type="button" disabled={role === member.role} onClick={change}>
               Change role<span className="visually-hidden"> of {member.email}</span>
             </button>
           </div>
@@ -286,7 +287,7 @@ function MemberTable({
   members: Member[];
   selfId: string;
   manage: boolean;
-  onChangeRole: (member: Member, next: MemberRole) => void;
+  onChangeRole: (member: Member, next: MemberRole) => Promise<boolean>;
   onRemove: (member: Member) => void;
 }) {
   return (

@@ -82,8 +82,10 @@ function useNotices(load: () => Promise<void>) {
       setMessage(done);
       if (typeof then === 'string') document.getElementById(then)?.focus();
       else then?.current?.focus();
+      return true;
     } catch (e) {
       setError(describeError(e));
+      return false;
     }
   };
   return { error, setError, message, setMessage, act };
@@ -99,7 +101,8 @@ function useMembers(client: PlatformClient, manage: boolean) {
   const { memberList, invitationList, load } = useMemberLists(client, manage);
   const { error, setError, message, setMessage, act } = useNotices(load);
 
-  const changeRole = async (member: Member, next: MemberRole) => {
+  /** Whether the role was changed: false when cancelled or refused (the row shows the saved role). */
+  const changeRole = async (member: Member, next: MemberRole): Promise<boolean> => {
     const lower =
       ['admin', 'developer', 'viewer'].indexOf(next) >
       ['admin', 'developer', 'viewer'].indexOf(member.role);
@@ -109,12 +112,12 @@ function useMembers(client: PlatformClient, manage: boolean) {
         listed = await holdings(client, member);
       } catch (e) {
         setError(describeError(e));
-        return;
+        return false;
       }
       const ok = await confirm(roleConfirmation(member, next, listed));
-      if (!ok) return;
+      if (!ok) return false;
     }
-    await act(async () => {
+    return act(async () => {
       await client.members.update({ params: { id: member.id }, body: { role: next } });
       return `${member.email} is now ${next === 'admin' ? 'an' : 'a'} ${next}.`;
     }, `role-${member.id}`);
@@ -217,7 +220,7 @@ export function MembersPage({
         headingRef={memberHeading}
         selfId={selfId}
         manage={manage}
-        onChangeRole={(member, next) => void changeRole(member, next)}
+        onChangeRole={changeRole}
         onRemove={(member) => void remove(member)}
       />
       {manage ? (

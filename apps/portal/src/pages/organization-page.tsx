@@ -3,6 +3,7 @@ import type { Organization, PlatformClient } from '@platform/client';
 import { classifyError, type Failure, formatDate } from '../api';
 import { FailureNotice } from '../components/states';
 import { Notice, PageHeading } from '../components/ui';
+import { publishOrganizationName } from '../page-title';
 import type { Abilities } from '../roles';
 
 /**
@@ -34,6 +35,7 @@ export function OrganizationPage({
       const current = await client.organization.retrieve();
       setOrganization(current);
       setName(current.name);
+      publishOrganizationName(current.name);
     } catch (e) {
       setLoadFailure(classifyError(e));
     }
@@ -48,6 +50,7 @@ export function OrganizationPage({
     try {
       const updated = await client.organization.update({ body: { name } });
       setOrganization(updated);
+      publishOrganizationName(updated.name);
       setMessage('Name saved.');
     } catch (e) {
       setSaveFailure(classifyError(e));

@@ -132,7 +132,7 @@ export function TokensPage({
   return (
     <>
       {dialog}
-      <PageHeading>Personal access tokens</PageHeading>
+      <PageHeading title="Tokens">Personal access tokens</PageHeading>
       <p>
         A personal access token calls the API for your organization with the scopes you give it.
         Send it as <code>Authorization: Bearer pat_…</code>.
