@@ -8,6 +8,7 @@ import {
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
 import { Notice, PageHeading } from '../components/ui';
+import { TableWrap } from '../components/list';
 
 /** A collection as the page names it: `exam_results` → `Exam results`. */
 const collectionLabel = (collection: string): string =>
@@ -149,7 +150,7 @@ function ExportTable({
   onDownload: (exp: Export) => void;
 }) {
   return (
-    <div className="table-wrap">
+    <TableWrap label="Export table">
       <table>
         <thead>
           <tr>
@@ -184,6 +185,6 @@ function ExportTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
