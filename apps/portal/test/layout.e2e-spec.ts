@@ -145,9 +145,11 @@ describe.each([375, 1280])('at %i px', (width) => {
     await page.getByRole('button', { name: /^Revoke invitation for new\.teacher/ }).waitFor();
     await expectActionsOnScreen(page, 'members with an invitation');
     if (width === 375) {
-      // On a phone the rows are cards: each cell says what it is.
-      const cell = page.getByRole('cell', { name: 'admin', exact: true }).first();
-      await expect(cell.getAttribute('data-label')).resolves.toBe('Role');
+      // On a phone the rows are cards: each cell says what it is (its column's name before it).
+      await page
+        .getByRole('cell', { name: /^Joined: / })
+        .first()
+        .waitFor();
       await expectAccessible(page, 'members as cards');
       await screenshot(page, 'members-phone');
     }
@@ -214,7 +216,7 @@ describe.each([375, 1280])('at %i px', (width) => {
     await expectAccessible(page, 'create token dialog');
     await page.emulateMedia({ colorScheme: 'dark' });
     await expectAccessible(page, 'create token dialog (dark)');
-    await screenshot(page, `token-dialog-${width}-dark`);
+    if (width === 1280) await screenshot(page, 'token-dialog-dark');
     await page.emulateMedia({ colorScheme: 'light' });
     await expectActionsOnScreen(page, 'create token dialog');
     // Custom: today's checkboxes, grouped by what they are for.

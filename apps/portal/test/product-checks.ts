@@ -87,7 +87,7 @@ export async function expectActionsOnScreen(
  * `longest` characters long (longer ones, such as ids, may break at the line's end) sits on one
  * line. Catches `overflow-wrap: anywhere` and `word-break: break-all` squeezing a column.
  */
-export async function expectNoBrokenWords(page: Page, what: string, longest = 24): Promise<void> {
+export async function expectNoBrokenWords(page: Page, what: string, longest = 20): Promise<void> {
   const broken = await page.evaluate((max) => {
     const found: string[] = [];
     const walker = document.createTreeWalker(

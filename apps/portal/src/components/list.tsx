@@ -1,4 +1,12 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import {
+  Fragment,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type ReactNode,
+} from 'react';
 import type { PageMeta } from '@platform/client';
 import { classifyError, type Failure } from '../api';
 import { setSearch, useSearch } from '../router';
@@ -220,6 +228,26 @@ function labelCells(wrap: HTMLElement): void {
         }
       }
   }
+}
+
+/**
+ * A long id, path or address with line-break opportunities at its sensible points (after `/`,
+ * `_`, `.`, `-`, `?`, `&`, `=`), so on a narrow screen it wraps between its parts instead of in
+ * the middle of one (`GET /v1/webhook_endpoints/:id` never as `webhook_end` + `points`). Copying
+ * it gives the text unchanged.
+ */
+export function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[/_.?&=-])/);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 ? <wbr /> : null}
+          {part}
+        </Fragment>
+      ))}
+    </>
+  );
 }
 
 /** How long the search box waits after the last keystroke before it asks the API. */

@@ -7,7 +7,14 @@ import type {
   RequestLogStatusClass,
 } from '@platform/client';
 import { formatDate } from '../api';
-import { FilterSelect, Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import {
+  Breakable,
+  FilterSelect,
+  Pager,
+  TableWrap,
+  useListPage,
+  type ListQuery,
+} from '../components/list';
 import { FailureNotice } from '../components/states';
 import { PageHeading } from '../components/ui';
 
@@ -200,7 +207,7 @@ function RequestTable({ rows, meta }: { rows: RequestLog[]; meta: PageMeta | nul
               <td data-label="When">{formatDate(entry.created_at)}</td>
               <th scope="row" data-label="Request">
                 <code>
-                  {entry.method} {entry.route}
+                  {entry.method} <Breakable text={entry.route} />
                 </code>
               </th>
               <td data-label="Status">

@@ -78,16 +78,6 @@ export function TokensPage({
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [created, setCreated] = useState<PersonalAccessTokenWithSecret | null>(null);
-  const [creating, setCreating] = useState(false);
-  const newButton = useRef<HTMLButtonElement>(null);
-  // A cancelled dialog gives focus back to "New token" once it has left (a created token's
-  // secret panel takes focus itself).
-  const refocus = useRef(false);
-  useEffect(() => {
-    if (creating || !refocus.current) return;
-    refocus.current = false;
-    newButton.current?.focus();
-  }, [creating]);
 
   const [confirm, dialog] = useConfirm();
   const listHeading = useRef<HTMLHeadingElement>(null);
@@ -124,20 +114,18 @@ export function TokensPage({
         Send it as <code>Authorization: Bearer pat_…</code>.
       </p>
       {canCreate ? (
-        <p>
-          <button
-            type="button"
-            className="primary"
-            ref={newButton}
-            onClick={() => {
-              setError(null);
-              setMessage(null);
-              setCreating(true);
-            }}
-          >
-            New token
-          </button>
-        </p>
+        <NewToken
+          client={client}
+          scopes={scopes}
+          onOpen={() => {
+            setError(null);
+            setMessage(null);
+          }}
+          onCreated={async (token) => {
+            setCreated(token);
+            await load();
+          }}
+        />
       ) : (
         <p className="hint">Your role lets you see tokens, not create them.</p>
       )}
@@ -151,6 +139,54 @@ export function TokensPage({
           <CopyFieldCurl token={created.token} />
         </SecretPanel>
       ) : null}
+      <TokenList
+        list={list}
+        headingRef={listHeading}
+        canRevoke={canCreate}
+        onRevoke={(token) => void revoke(token)}
+      />
+    </>
+  );
+}
+
+/**
+ * "New token" and its dialog. A cancelled dialog gives focus back to the button once it has left
+ * (a created token's secret panel, shown by the page, takes focus itself).
+ */
+function NewToken({
+  client,
+  scopes,
+  onOpen,
+  onCreated,
+}: {
+  client: PlatformClient;
+  scopes: Scope[];
+  onOpen: () => void;
+  onCreated: (token: PersonalAccessTokenWithSecret) => Promise<void>;
+}) {
+  const [creating, setCreating] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (creating || !refocus.current) return;
+    refocus.current = false;
+    button.current?.focus();
+  }, [creating]);
+  return (
+    <>
+      <p>
+        <button
+          type="button"
+          className="primary"
+          ref={button}
+          onClick={() => {
+            onOpen();
+            setCreating(true);
+          }}
+        >
+          New token
+        </button>
+      </p>
       {creating ? (
         <CreateTokenDialog
           client={client}
@@ -161,17 +197,10 @@ export function TokensPage({
           }}
           onCreated={async (token) => {
             setCreating(false);
-            setCreated(token);
-            await load();
+            await onCreated(token);
           }}
         />
       ) : null}
-      <TokenList
-        list={list}
-        headingRef={listHeading}
-        canRevoke={canCreate}
-        onRevoke={(token) => void revoke(token)}
-      />
     </>
   );
 }
