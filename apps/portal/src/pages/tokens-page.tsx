@@ -78,7 +78,6 @@ export function TokensPage({
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [created, setCreated] = useState<PersonalAccessTokenWithSecret | null>(null);
-
   const [confirm, dialog] = useConfirm();
   const listHeading = useRef<HTMLHeadingElement>(null);
   const fetchPage = useCallback(
@@ -86,7 +85,6 @@ export function TokensPage({
     [client],
   );
   const list = useListPage(fetchPage, { filters: ['q', 'status'] });
-  const load = list.reload;
 
   const revoke = async (token: PersonalAccessToken) => {
     const ok = await confirm(revokeConfirmation(token));
@@ -96,7 +94,7 @@ export function TokensPage({
     try {
       await client.personalAccessTokens.delete({ params: { id: token.id } });
       if (created?.id === token.id) setCreated(null);
-      await load();
+      await list.reload();
       setMessage(`Token “${token.name}” revoked.`);
       // The row's button stays (now "revoked"); the list's heading is where to continue from.
       listHeading.current?.focus();
@@ -123,7 +121,7 @@ export function TokensPage({
           }}
           onCreated={async (token) => {
             setCreated(token);
-            await load();
+            await list.reload();
           }}
         />
       ) : (
