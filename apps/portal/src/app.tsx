@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { Client, Member, Scope, TokenInfo } from '@platform/client';
 import { apiClient, classifyError, describeError, type Failure } from './api';
 import { FailureNotice, NoAccess } from './components/states';
@@ -162,7 +162,11 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
   );
 }
 
-/** The brand, who is signed in (and in which organization), sign-out and the navigation. */
+/**
+ * The brand, who is signed in (and in which organization), sign-out and the navigation. On a
+ * narrow screen (styles.css) these sit behind a Menu button (a disclosure: aria-expanded, Escape
+ * or a click elsewhere closes it and focus goes back to the button; opening a page closes it).
+ */
 function TopBar({
   user,
   sections,
@@ -175,35 +179,65 @@ function TopBar({
   const out = () => void signOut();
   // Published by the app on load and by the Organization page on a rename (at once).
   const organization = useOrganizationName();
+  const [open, setOpen] = useState(false);
+  const header = useRef<HTMLElement>(null);
+  const toggle = useRef<HTMLButtonElement>(null);
+  useEffect(() => setOpen(false), [route]);
+  useEffect(() => {
+    if (!open) return;
+    const outside = (event: PointerEvent) => {
+      if (!header.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, [open]);
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape' || !open) return;
+    setOpen(false);
+    toggle.current?.focus();
+  };
   return (
-    <header className="top">
+    <header className="top" ref={header} onKeyDown={onKeyDown}>
       <p className="brand">Platform developer portal</p>
-      <div className="who">
-        {user ? (
-          <span>
-            {user.email} ({user.role})
-            {organization ? (
-              <>
-                , <span className="org-name">{organization}</span>
-              </>
-            ) : null}
-          </span>
-        ) : null}
-        <button type="button" onClick={out}>
-          Sign out
-        </button>
+      <button
+        type="button"
+        className="menu-toggle"
+        ref={toggle}
+        aria-expanded={open}
+        aria-controls="top-menu"
+        onClick={() => setOpen((o) => !o)}
+      >
+        <span className="bars" aria-hidden="true" />
+        Menu
+      </button>
+      <div id="top-menu" className={open ? 'top-menu open' : 'top-menu'}>
+        <div className="who">
+          {user ? (
+            <span>
+              {user.email} ({user.role})
+              {organization ? (
+                <>
+                  , <span className="org-name">{organization}</span>
+                </>
+              ) : null}
+            </span>
+          ) : null}
+          <button type="button" onClick={out}>
+            Sign out
+          </button>
+        </div>
+        <nav aria-label="Portal">
+          <ul>
+            {sections.map((s) => (
+              <li key={s.path}>
+                <Link to={s.path} current={route === s.path || route.startsWith(`${s.path}/`)}>
+                  {s.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
       </div>
-      <nav aria-label="Portal">
-        <ul>
-          {sections.map((s) => (
-            <li key={s.path}>
-              <Link to={s.path} current={route === s.path || route.startsWith(`${s.path}/`)}>
-                {s.label}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
     </header>
   );
 }

@@ -127,10 +127,14 @@ describe('the portal in Chromium', () => {
   let pat = '';
 
   test('creates a personal access token: shown once with a curl line, and it answers 200', async () => {
-    await page.getByLabel('Name').fill('nightly sync');
-    await page.getByRole('checkbox', { name: 'students:read' }).check();
-    await page.getByLabel('Expires').selectOption('30');
-    await page.getByRole('button', { name: 'Create token' }).click();
+    // The list comes first; "New token" opens the form in a dialog.
+    await page.getByRole('button', { name: 'New token' }).click();
+    const form = page.getByRole('dialog', { name: 'Create a token' });
+    await form.getByLabel('Name').fill('nightly sync');
+    await form.getByRole('radio', { name: 'Custom' }).check();
+    await form.getByRole('checkbox', { name: 'students:read' }).check();
+    await form.getByLabel('Expires').selectOption('30');
+    await form.getByRole('button', { name: 'Create token' }).click();
     await page.getByRole('heading', { name: 'Token “nightly sync” created' }).waitFor();
     pat = await page.getByLabel('Token', { exact: true }).inputValue();
     expect(pat).toMatch(/^pat_/);
@@ -163,7 +167,7 @@ describe('the portal in Chromium', () => {
     await page.getByText('Token “nightly sync” revoked.').waitFor();
     // It stays listed, marked revoked, with nothing left to do on it.
     const row = page.getByRole('row', { name: /nightly sync/ });
-    await expect(row.textContent()).resolves.toContain('revoked');
+    await expect(row.textContent()).resolves.toContain('Revoked');
     await expect(row.getByRole('button').count()).resolves.toBe(0);
     const after = await fetch(`${server.url}/v1/students`, {
       headers: { Authorization: `Bearer ${pat}` },
@@ -296,10 +300,12 @@ describe('the portal in Chromium', () => {
       outline: getComputedStyle(document.activeElement!).outlineStyle,
     }));
     expect(focused).toEqual({ text: 'Skip to content', outline: 'solid' });
-    // Enter on it moves on to the content: the next Tab reaches the page's first field.
+    // Enter on it moves on to the content: the next Tab reaches the page's first control.
     await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('token-name');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe(
+      'New token',
+    );
     // Moving within the app puts focus on the new page's heading (once its chunk has loaded).
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhook endpoints' }).waitFor();

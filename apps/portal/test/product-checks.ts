@@ -33,6 +33,96 @@ export async function expectNoSidewaysScroll(page: Page, what: string): Promise<
   expect({ what, ...found }).toEqual({ what, overflow: 0, tooWide: [] });
 }
 
+/**
+ * At the page's width, every action in the page's content (buttons, links, menus, fields and
+ * disclosure summaries that are rendered) lies inside the viewport from left to right, no region
+ * (a table's) scrolls sideways, and the document does not either: on a phone, each row's
+ * Revoke, Remove, Download… is reachable without scrolling sideways. `regionsMayScroll` lets a
+ * region scroll as long as every action stays on screen (a wide screen's tables). Returns how many
+ * actions it checked, so a caller can make sure the page had some.
+ */
+export async function expectActionsOnScreen(
+  page: Page,
+  what: string,
+  { regionsMayScroll = false }: { regionsMayScroll?: boolean } = {},
+): Promise<number> {
+  const found = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const describe = (el: Element) =>
+      `${el.tagName.toLowerCase()} “${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 60)}”`;
+    const actions = [
+      ...document.querySelectorAll('main :is(button, a[href], select, input, textarea, summary)'),
+    ].filter((el) => el.checkVisibility() && (el as HTMLInputElement).type !== 'hidden');
+    return {
+      actions: actions.length,
+      overflow: document.documentElement.scrollWidth - width,
+      offScreen: actions
+        .filter((el) => {
+          const box = el.getBoundingClientRect();
+          return box.left < 0 || box.right > width + 0.5;
+        })
+        .map(describe)
+        .slice(0, 5),
+      scrollingSideways: [...document.querySelectorAll('main *')]
+        .filter((el) => {
+          const overflowX = getComputedStyle(el).overflowX;
+          return (
+            (overflowX === 'auto' || overflowX === 'scroll') &&
+            el.tagName !== 'PRE' &&
+            el.scrollWidth > el.clientWidth + 1
+          );
+        })
+        .map((el) => el.getAttribute('aria-label') ?? `${el.tagName.toLowerCase()}.${el.className}`)
+        .slice(0, 5),
+    };
+  });
+  const { actions, ...layout } = found;
+  if (regionsMayScroll) layout.scrollingSideways = [];
+  expect({ what, ...layout }).toEqual({ what, overflow: 0, offScreen: [], scrollingSideways: [] });
+  return actions;
+}
+
+/**
+ * No word in the page's content is broken across lines: each run of letters and digits up to
+ * `longest` characters long (longer ones, such as ids, may break at the line's end) sits on one
+ * line. Catches `overflow-wrap: anywhere` and `word-break: break-all` squeezing a column.
+ */
+export async function expectNoBrokenWords(page: Page, what: string, longest = 20): Promise<void> {
+  const broken = await page.evaluate((max) => {
+    const found: string[] = [];
+    const walker = document.createTreeWalker(
+      document.querySelector('main') ?? document.body,
+      NodeFilter.SHOW_TEXT,
+    );
+    const range = document.createRange();
+    for (let node = walker.nextNode(); node && found.length < 5; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent?.checkVisibility() || parent.closest('.visually-hidden, pre, textarea')) continue;
+      // Clipped to a pixel for assistive technology only (a card's hidden column headers).
+      let clipped = false;
+      for (let el: Element | null = parent; el && !clipped; el = el.parentElement)
+        clipped = el.getBoundingClientRect().width <= 1;
+      if (clipped) continue;
+      for (const match of (node.textContent ?? '').matchAll(/[\p{L}\p{N}]+/gu)) {
+        if (match[0].length < 2 || match[0].length > max) continue;
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (lines.size > 1) found.push(match[0]);
+      }
+    }
+    return found;
+  }, longest);
+  expect({ what, broken }).toEqual({ what, broken: [] });
+}
+
+/** Follows a link of the portal's navigation, through the Menu button on a narrow screen. */
+export async function followNav(page: Page, label: string): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if (await menu.isVisible()) await menu.click();
+  await page.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name: label }).click();
+}
+
 export async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {

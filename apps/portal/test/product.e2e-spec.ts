@@ -16,6 +16,7 @@ import { launchChromium, loopbackContext, REPO_ROOT, screenshot } from './browse
 import {
   expectAccessible,
   expectNoSidewaysScroll,
+  followNav,
   portalToken,
   startProductServer,
   startReceiver,
@@ -155,7 +156,7 @@ describe.each([
       'Your organization’s tokens',
     );
     const row = admin.getByRole('row', { name: /seed token/ });
-    await expect(row.textContent()).resolves.toContain('revoked');
+    await expect(row.textContent()).resolves.toContain('Revoked');
     await expect(row.getByRole('button').count()).resolves.toBe(0);
     await expectAccessible(admin, 'tokens, after revoke');
     if (viewport.width === 1280) await screenshot(admin, 'tokens-paged');
@@ -275,7 +276,7 @@ describe.each([
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ token, client_id: 'oac_0000000000000000000000P0RT' }),
     });
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await followNav(page, 'Webhooks');
     await page.getByText('Your session has ended.').waitFor();
     await expectAccessible(page, 'session ended');
     await page.getByRole('button', { name: 'Sign in again' }).click();
@@ -401,17 +402,18 @@ describe.each([
     expect(long.length).toBeGreaterThan(100);
     await admin.goto(portal('/tokens'));
     await admin.getByText(/Showing 1–25 of \d+ tokens/).waitFor();
-    await admin.getByLabel('Name').fill(long);
+    const form = admin.getByRole('dialog', { name: 'Create a token' });
+    await admin.getByRole('button', { name: 'New token' }).click();
+    await form.getByLabel('Name').fill(long);
     // Typed (or pasted) in full: nothing is cut silently.
-    await expect(admin.getByLabel('Name').inputValue()).resolves.toBe(long);
-    await admin.getByRole('checkbox', { name: 'students:read' }).check();
-    await admin.getByRole('button', { name: 'Create token' }).click();
+    await expect(form.getByLabel('Name').inputValue()).resolves.toBe(long);
+    await form.getByRole('button', { name: 'Create token' }).click();
     await admin.getByRole('heading', { name: `Token “${long}” created` }).waitFor();
     await admin.getByRole('row', { name: new RegExp(long) }).waitFor();
     for (let i = 0; i < 2; i++) {
-      await admin.getByLabel('Name').fill('duplicate');
-      await admin.getByRole('checkbox', { name: 'students:read' }).check();
-      await admin.getByRole('button', { name: 'Create token' }).click();
+      await admin.getByRole('button', { name: 'New token' }).click();
+      await form.getByLabel('Name').fill('duplicate');
+      await form.getByRole('button', { name: 'Create token' }).click();
       await admin.getByRole('heading', { name: 'Token “duplicate” created' }).waitFor();
       await admin.getByRole('button', { name: /^Copy Token/ }).waitFor();
     }

@@ -147,11 +147,11 @@ describe.each([
     await show.selectOption({ label: 'Expired' });
     await admin.getByText('1 of 1 tokens').waitFor();
     expect(queryOf(admin)).toEqual({ status: 'expired' });
-    await admin.getByRole('rowheader', { name: /^sync 1 expired$/ }).waitFor();
+    await admin.getByRole('rowheader', { name: /^sync 1 Expired$/ }).waitFor();
     await expectAccessible(admin, 'tokens, expired');
 
     await show.selectOption({ label: 'Revoked' });
-    await admin.getByRole('rowheader', { name: /^sync 2 revoked/ }).waitFor();
+    await admin.getByRole('rowheader', { name: /^sync 2 Revoked/ }).waitFor();
     expect(queryOf(admin)).toEqual({ status: 'revoked' });
     await expect(admin.locator('tbody tr').count()).resolves.toBe(1);
     // A revoked token offers nothing to revoke.

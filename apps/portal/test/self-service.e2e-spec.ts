@@ -200,9 +200,12 @@ describe('self-service in the portal', () => {
       'Organization',
       'Account',
     ]);
-    await member.getByLabel('Name').fill('developer sync');
-    await member.getByRole('checkbox', { name: 'students:read' }).check();
-    await member.getByRole('button', { name: 'Create token' }).click();
+    await member.getByRole('button', { name: 'New token' }).click();
+    const form = member.getByRole('dialog', { name: 'Create a token' });
+    await form.getByLabel('Name').fill('developer sync');
+    await form.getByRole('radio', { name: 'Custom' }).check();
+    await form.getByRole('checkbox', { name: 'students:read' }).check();
+    await form.getByRole('button', { name: 'Create token' }).click();
     await member.getByRole('heading', { name: 'Token “developer sync” created' }).waitFor();
     memberPat = await member.getByLabel('Token', { exact: true }).inputValue();
     const students = await api(memberPat, '/v1/students');
@@ -251,7 +254,9 @@ describe('self-service in the portal', () => {
     viewer = await newPage();
     await signIn(viewer, MEMBER_EMAIL, MEMBER_PASSWORD);
     await viewer.getByText('Your role lets you see tokens, not create them.').waitFor();
-    await expect(viewer.getByRole('button', { name: 'Create token' }).count()).resolves.toBe(0);
+    await expect(
+      viewer.getByRole('button', { name: /^(New token|Create token)$/ }).count(),
+    ).resolves.toBe(0);
     expect(await navLinks(viewer)).toEqual([
       'Tokens',
       'Webhooks',

@@ -168,3 +168,45 @@ export function InfoDialog({
     </Panel>
   );
 }
+
+/**
+ * A modal dialog holding a form or a view (a native `<dialog>`: focus stays inside, Escape and
+ * "Close" call `onClose`). Mount it to open it, unmount it to close it; the caller puts focus
+ * back where it belongs (the button that opened it, or what the dialog produced).
+ */
+export function Modal({
+  title,
+  onClose,
+  children,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      className="modal"
+      aria-labelledby={`${id}-title`}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      <div className="modal-head">
+        <h2 id={`${id}-title`}>{title}</h2>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      {children}
+    </dialog>
+  );
+}

@@ -1,4 +1,12 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import {
+  Fragment,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type ReactNode,
+} from 'react';
 import type { PageMeta } from '@platform/client';
 import { classifyError, type Failure } from '../api';
 import { setSearch, useSearch } from '../router';
@@ -142,14 +150,103 @@ export function Pager({
 }
 
 /**
- * A table that may scroll sideways on a narrow screen: a named region that takes focus, so a
- * keyboard user can scroll it too.
+ * A table in a named region that takes focus. On a wide screen it is a table (scrolling sideways
+ * inside the region if it must); on a narrow one (`layout="cards"`, the default) each row becomes
+ * a card: every cell on its own line after its column's name, the row's actions (the cells of a
+ * column whose header is visually hidden) together at the bottom, so nothing scrolls sideways.
+ * The column names come from the table's `thead` (a cell's own `data-label` wins), so a page gets
+ * this by rendering an ordinary table. `layout="scroll"` keeps the table scrolling sideways
+ * (wide numeric tables where a card per row would not help).
  */
-export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+export function TableWrap({
+  label,
+  children,
+  layout = 'cards',
+}: {
+  label: string;
+  children: ReactNode;
+  layout?: 'cards' | 'scroll';
+}) {
+  const ref = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const wrap = ref.current;
+    if (!wrap || layout !== 'cards') return;
+    labelCells(wrap);
+    // Rows come and go (paging, reloads) without this component rendering again.
+    const observer = new MutationObserver(() => labelCells(wrap));
+    observer.observe(wrap, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  }, [layout]);
   return (
-    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
+    <div
+      ref={ref}
+      className={layout === 'cards' ? 'table-wrap table-cards' : 'table-wrap'}
+      role="region"
+      aria-label={label}
+      tabIndex={0}
+    >
       {children}
     </div>
+  );
+}
+
+/** An element's text as seen (without visually hidden parts). */
+function visibleText(node: Node): string {
+  if (node instanceof HTMLElement && node.classList.contains('visually-hidden')) return '';
+  if (node.nodeType === Node.TEXT_NODE) return node.textContent ?? '';
+  return [...node.childNodes].map(visibleText).join('');
+}
+
+/**
+ * Gives each body cell its column's name (`data-label`, shown before it in a card) and marks the
+ * cells of a column without a visible name (the row's actions) `data-actions`. A row header
+ * (`th scope="row"`) is the card's title and gets no name. Cells the page labelled stay as they are.
+ */
+function labelCells(wrap: HTMLElement): void {
+  for (const table of wrap.querySelectorAll('table')) {
+    const head = table.tHead?.rows[table.tHead.rows.length - 1];
+    if (!head) continue;
+    const columns: string[] = [];
+    for (const th of head.cells)
+      for (let i = 0; i < th.colSpan; i++) columns.push(visibleText(th).trim());
+    for (const body of table.tBodies)
+      for (const row of body.rows) {
+        let column = 0;
+        for (const cell of row.cells) {
+          const name = columns[column] ?? '';
+          column += cell.colSpan;
+          if (cell.hasAttribute('data-label') && !cell.hasAttribute('data-auto-label')) continue;
+          if (cell.tagName === 'TH' && cell.scope === 'row') continue;
+          if (name === '') {
+            if (!cell.hasAttribute('data-actions')) cell.setAttribute('data-actions', '');
+            continue;
+          }
+          if (cell.getAttribute('data-label') !== name) {
+            cell.setAttribute('data-label', name);
+            cell.setAttribute('data-auto-label', '');
+          }
+        }
+      }
+  }
+}
+
+/**
+ * A long id, path or address with line-break opportunities at its sensible points (after `/`,
+ * `_`, `.`, `-`, `?`, `&`, `=`), so on a narrow screen it wraps between its parts instead of in
+ * the middle of one (`GET /v1/webhook_endpoints/:id` never as `webhook_end` + `points`). Copying
+ * it gives the text unchanged.
+ */
+export function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[/_.?&=-])/);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 ? <wbr /> : null}
+          {part}
+        </Fragment>
+      ))}
+    </>
   );
 }
 

@@ -8,6 +8,7 @@ import {
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
 import { Notice, PageHeading } from '../components/ui';
+import { TableWrap } from '../components/list';
 import { describeFilters, ExportFilters, filterBody, NO_FILTERS } from './export-filters';
 import { DownloadLinkButton } from './export-link';
 
@@ -160,7 +161,7 @@ function ExportTable({
   onDownload: (exp: Export) => void;
 }) {
   return (
-    <div className="table-wrap">
+    <TableWrap label="Export table">
       <table>
         <thead>
           <tr>
@@ -200,6 +201,6 @@ function ExportTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

@@ -7,7 +7,14 @@ import type {
   RequestLogStatusClass,
 } from '@platform/client';
 import { formatDate } from '../api';
-import { FilterSelect, Pager, TableWrap, useListPage, type ListQuery } from '../components/list';
+import {
+  Breakable,
+  FilterSelect,
+  Pager,
+  TableWrap,
+  useListPage,
+  type ListQuery,
+} from '../components/list';
 import { FailureNotice } from '../components/states';
 import { PageHeading } from '../components/ui';
 import { CREDENTIAL_LABELS, RequestLogDetail, TextFilters } from './request-log-detail';
@@ -181,7 +188,7 @@ function RequestTable({
                   onClick={() => onOpen(entry)}
                 >
                   <code>
-                    {entry.method} {entry.route}
+                    {entry.method} <Breakable text={entry.route} />
                   </code>
                   <span className="visually-hidden">, details</span>
                 </button>

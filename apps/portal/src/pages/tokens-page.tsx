@@ -1,4 +1,4 @@
-import { useCallback, useRef, useState, type FormEvent, type RefObject } from 'react';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import type {
   PersonalAccessToken,
   PersonalAccessTokenWithSecret,
@@ -18,18 +18,8 @@ import {
   type ListState,
 } from '../components/list';
 import { FailureNotice } from '../components/states';
-import { CheckboxGroup, CopyField, Notice, PageHeading, SecretPanel } from '../components/ui';
-
-/** The API's limit on a token's name (the contract's `text(200)`). */
-const NAME_MAX = 200;
-
-const EXPIRY_CHOICES = [
-  { value: '7', label: '7 days' },
-  { value: '30', label: '30 days' },
-  { value: '90', label: '90 days' },
-  { value: '365', label: '1 year' },
-  { value: 'never', label: 'Never' },
-] as const;
+import { CopyField, Notice, PageHeading, SecretPanel } from '../components/ui';
+import { CreateTokenDialog } from './token-create';
 
 /** The list's "Show" filter: the API's `status`, derived from `revoked_at` and `expires_at`. */
 const STATUS_FILTERS = [
@@ -55,21 +45,6 @@ function tokenQuery(query: ListQuery) {
   };
 }
 
-/** Why the form cannot be sent as it is, or null. */
-function invalidToken(name: string, selected: Set<Scope>): string | null {
-  if (name.length > NAME_MAX)
-    return `The name is ${name.length} characters long; at most ${NAME_MAX} are allowed.`;
-  if (selected.size === 0) return 'Choose at least one scope.';
-  return null;
-}
-
-/** The expiry choice as the API's `expires_at`: that many days from now, or never. */
-function expiresAt(expiry: string): string | null {
-  return expiry === 'never'
-    ? null
-    : new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
-}
-
 /** Revoking names the token and wants its name typed. */
 function revokeConfirmation(token: PersonalAccessToken) {
   return {
@@ -86,9 +61,10 @@ function revokeConfirmation(token: PersonalAccessToken) {
 }
 
 /**
- * Personal access tokens: create (secret shown once, with a curl line), list (a page at a time,
- * searched by name and shown by status, revoked and expired ones marked), revoke. Creating and revoking are offered only to a session
- * that may (tokens:write within the member's role; not a viewer).
+ * Personal access tokens: the list first (a page at a time, searched by name and shown by status,
+ * revoked and expired ones marked), "New token" (a dialog with scope presets; the secret shown
+ * once, with a curl line), revoke. Creating and revoking are offered only to a session that may
+ * (tokens:write within the member's role; not a viewer).
  */
 export function TokensPage({
   client,
@@ -102,7 +78,6 @@ export function TokensPage({
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [created, setCreated] = useState<PersonalAccessTokenWithSecret | null>(null);
-
   const [confirm, dialog] = useConfirm();
   const listHeading = useRef<HTMLHeadingElement>(null);
   const fetchPage = useCallback(
@@ -110,7 +85,6 @@ export function TokensPage({
     [client],
   );
   const list = useListPage(fetchPage, { filters: ['q', 'status'] });
-  const load = list.reload;
 
   const revoke = async (token: PersonalAccessToken) => {
     const ok = await confirm(revokeConfirmation(token));
@@ -120,7 +94,7 @@ export function TokensPage({
     try {
       await client.personalAccessTokens.delete({ params: { id: token.id } });
       if (created?.id === token.id) setCreated(null);
-      await load();
+      await list.reload();
       setMessage(`Token “${token.name}” revoked.`);
       // The row's button stays (now "revoked"); the list's heading is where to continue from.
       listHeading.current?.focus();
@@ -137,6 +111,22 @@ export function TokensPage({
         A personal access token calls the API for your organization with the scopes you give it.
         Send it as <code>Authorization: Bearer pat_…</code>.
       </p>
+      {canCreate ? (
+        <NewToken
+          client={client}
+          scopes={scopes}
+          onOpen={() => {
+            setError(null);
+            setMessage(null);
+          }}
+          onCreated={async (token) => {
+            setCreated(token);
+            await list.reload();
+          }}
+        />
+      ) : (
+        <p className="hint">Your role lets you see tokens, not create them.</p>
+      )}
       {error ? <Notice kind="error">{error}</Notice> : null}
       {list.failure ? (
         <FailureNotice failure={list.failure} onRetry={() => void list.reload()} />
@@ -147,20 +137,6 @@ export function TokensPage({
           <CopyFieldCurl token={created.token} />
         </SecretPanel>
       ) : null}
-      {canCreate ? (
-        <CreateToken
-          client={client}
-          scopes={scopes}
-          onError={setError}
-          onMessage={setMessage}
-          onCreated={async (token) => {
-            setCreated(token);
-            await load();
-          }}
-        />
-      ) : (
-        <p className="hint">Your role lets you see tokens, not create them.</p>
-      )}
       <TokenList
         list={list}
         headingRef={listHeading}
@@ -171,93 +147,59 @@ export function TokensPage({
   );
 }
 
-/** Creating a token: its name, scopes and expiry; the secret is shown by the page. */
-function CreateToken({
+/**
+ * "New token" and its dialog. A cancelled dialog gives focus back to the button once it has left
+ * (a created token's secret panel, shown by the page, takes focus itself).
+ */
+function NewToken({
   client,
   scopes,
-  onError,
-  onMessage,
+  onOpen,
   onCreated,
 }: {
   client: PlatformClient;
   scopes: Scope[];
-  onError: (error: string | null) => void;
-  onMessage: (message: string | null) => void;
+  onOpen: () => void;
   onCreated: (token: PersonalAccessTokenWithSecret) => Promise<void>;
 }) {
-  const [name, setName] = useState('');
-  const [selected, setSelected] = useState<Set<Scope>>(new Set());
-  const [expiry, setExpiry] = useState<string>('90');
-  const [busy, setBusy] = useState(false);
-
-  const create = async (event: FormEvent) => {
-    event.preventDefault();
-    onError(null);
-    onMessage(null);
-    const invalid = invalidToken(name, selected);
-    if (invalid) {
-      onError(invalid);
-      return;
-    }
-    setBusy(true);
-    try {
-      const token = await client.personalAccessTokens.create({
-        body: { name, scopes: [...selected], expires_at: expiresAt(expiry) },
-      });
-      setName('');
-      setSelected(new Set());
-      await onCreated(token);
-    } catch (e) {
-      onError(describeError(e));
-    } finally {
-      setBusy(false);
-    }
-  };
-
+  const [creating, setCreating] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (creating || !refocus.current) return;
+    refocus.current = false;
+    button.current?.focus();
+  }, [creating]);
   return (
-    <section aria-labelledby="create-token">
-      <h2 id="create-token">Create a token</h2>
-      <form onSubmit={(e) => void create(e)} className="stack">
-        <div className="field">
-          <label htmlFor="token-name">Name</label>
-          <input
-            id="token-name"
-            required
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            aria-describedby="token-name-hint"
-          />
-          <span id="token-name-hint" className="hint">
-            What it is for, e.g. “nightly SIS sync”; up to {NAME_MAX} characters.
-          </span>
-        </div>
-        <CheckboxGroup
-          legend="Scopes"
-          options={scopes}
-          selected={selected}
-          onChange={setSelected}
-        />
-        <ExpirySelect value={expiry} onChange={setExpiry} />
-        <button type="submit" disabled={busy}>
-          Create token
+    <>
+      <p>
+        <button
+          type="button"
+          className="primary"
+          ref={button}
+          onClick={() => {
+            onOpen();
+            setCreating(true);
+          }}
+        >
+          New token
         </button>
-      </form>
-    </section>
-  );
-}
-
-function ExpirySelect({ value, onChange }: { value: string; onChange: (value: string) => void }) {
-  return (
-    <div className="field">
-      <label htmlFor="token-expiry">Expires</label>
-      <select id="token-expiry" value={value} onChange={(e) => onChange(e.target.value)}>
-        {EXPIRY_CHOICES.map((c) => (
-          <option key={c.value} value={c.value}>
-            {c.label}
-          </option>
-        ))}
-      </select>
-    </div>
+      </p>
+      {creating ? (
+        <CreateTokenDialog
+          client={client}
+          scopes={scopes}
+          onClose={() => {
+            refocus.current = true;
+            setCreating(false);
+          }}
+          onCreated={async (token) => {
+            setCreating(false);
+            await onCreated(token);
+          }}
+        />
+      ) : null}
+    </>
   );
 }
 
@@ -315,7 +257,7 @@ function TokenList({
   );
 }
 
-/** A row a token, revoked and expired ones marked; "Revoke" for those who may. */
+/** A row a token, revoked and expired ones marked; "Revoke" on active ones, for those who may. */
 function TokenTable({
   tokens,
   canRevoke,
@@ -346,13 +288,9 @@ function TokenTable({
         <tbody>
           {tokens.map((token) => (
             <tr key={token.id}>
-              <th scope="row" className="name">
-                {token.name}
-                {token.revoked_at ? (
-                  <span className="badge"> revoked {formatDate(token.revoked_at)}</span>
-                ) : token.expires_at && Date.parse(token.expires_at) <= Date.now() ? (
-                  <span className="badge"> expired</span>
-                ) : null}
+              <th scope="row">
+                <span className="name">{token.name}</span>
+                <TokenState token={token} />
               </th>
               <td>
                 <code>{token.prefix}…</code>
@@ -363,7 +301,7 @@ function TokenTable({
               <td>{token.expires_at ? formatDate(token.expires_at) : 'Never'}</td>
               {canRevoke ? (
                 <td>
-                  {token.revoked_at ? null : (
+                  {token.revoked_at || isExpired(token) ? null : (
                     <button type="button" className="danger" onClick={() => onRevoke(token)}>
                       Revoke
                       <span className="visually-hidden">
@@ -380,6 +318,19 @@ function TokenTable({
       </table>
     </TableWrap>
   );
+}
+
+const isExpired = (token: PersonalAccessToken) =>
+  token.expires_at !== null && Date.parse(token.expires_at) <= Date.now();
+
+/**
+ * "Revoked <date>" or "Expired" after a token's name, as a pill of its own (an expired token
+ * cannot be revoked: it offers nothing to do).
+ */
+function TokenState({ token }: { token: PersonalAccessToken }) {
+  if (token.revoked_at)
+    return <span className="badge state"> Revoked {formatDate(token.revoked_at)}</span>;
+  return isExpired(token) ? <span className="badge state"> Expired</span> : null;
 }
 
 /** A ready-to-paste first call with the new token. */
