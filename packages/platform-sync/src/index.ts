@@ -1,0 +1,1 @@
+// @platform/sync: see README.md
