@@ -68,6 +68,8 @@ const STEPS = [
     results: [],
   },
   { name: 'request-log', script: 'request-log.bench.js', results: ['request-log.json'] },
+  // The mirror's loader against a bare loader of the same NDJSON file (issue 44).
+  { name: 'sync-mirror', script: 'sync-mirror.bench.js', postgres: true, results: [] },
 ];
 
 /**

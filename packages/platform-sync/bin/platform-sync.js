@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 require('../dist/index.js')
-  .main()
+  .main(process.argv.slice(2), process.env)
   .then((code) => {
     process.exitCode = code;
   })

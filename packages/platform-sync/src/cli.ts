@@ -34,7 +34,8 @@ export class UsageError extends Error {}
 
 function positiveInteger(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^[1-9][0-9]*$/.test(text)) throw new UsageError(`${name} must be a positive integer, got '${text}'`);
+  if (!/^[1-9][0-9]*$/.test(text))
+    throw new UsageError(`${name} must be a positive integer, got '${text}'`);
   return Number(text);
 }
 
@@ -80,7 +81,11 @@ export function parseCommandLine(
     throw new UsageError((error as Error).message);
   }
   return {
-    database: required('--database', values.database ?? env.PLATFORM_SYNC_DATABASE, 'PLATFORM_SYNC_DATABASE'),
+    database: required(
+      '--database',
+      values.database ?? env.PLATFORM_SYNC_DATABASE,
+      'PLATFORM_SYNC_DATABASE',
+    ),
     token: required('--token', values.token ?? env.PLATFORM_TOKEN, 'PLATFORM_TOKEN'),
     baseUrl: required('--base-url', values['base-url'] ?? env.PLATFORM_URL, 'PLATFORM_URL'),
     collections,
@@ -105,7 +110,8 @@ function stopOnSignals(log: Logger): AbortController {
   return controller;
 }
 
-export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
+/** The command: `bin/platform-sync.js` passes the process's arguments and environment. */
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const log = stderrLogger();
   let options;
   try {

@@ -59,7 +59,7 @@ export function pendingChanges(
     const data = event.data as unknown as Record<string, unknown>;
     const id = String(data.id);
     let table = changes.get(spec);
-    if (table === undefined) changes.set(spec, (table = new Map()));
+    if (table === undefined) changes.set(spec, (table = new Map<string, Operation>()));
     table.delete(id); // keep the order of last changes
     table.set(id, event.type.endsWith('.deleted') ? { delete: true } : { upsert: data });
   }
@@ -93,7 +93,8 @@ async function applyPage(
       await writeState(tx, ctx.db.dialect, { ...state, cursor: next });
     }
   });
-  for (const [name, state] of states) states.set(name, { ...state, cursor: maxCursor(state.cursor, cursor) });
+  for (const [name, state] of states)
+    states.set(name, { ...state, cursor: maxCursor(state.cursor, cursor) });
   return applied;
 }
 
@@ -125,10 +126,10 @@ export async function followFeed(ctx: MirrorContext, run: FollowRun = {}): Promi
   let remaining = 0;
   const follower = new FeedFollower<Event>(
     async (query, signal) => {
-      const page = (await ctx.client.events.changes(
-        { query: query as never, ...(signal && { fetchOptions: { signal } }) },
+      const page: FeedPage<Event> = await ctx.client.events.changes(
+        { query, ...(signal && { fetchOptions: { signal } }) },
         { maxRetries: 0 },
-      )) as FeedPage<Event>;
+      );
       remaining = page.data.length;
       return page;
     },
@@ -140,7 +141,9 @@ export async function followFeed(ctx: MirrorContext, run: FollowRun = {}): Promi
       untilCaughtUp: run.untilCaughtUp ?? false,
       signal: ctx.signal,
       onRetry: (error, attempt, delay) =>
-        ctx.log.info(`reading the feed failed (${error.message}); retry ${attempt} in ${delay.toFixed(1)} s`),
+        ctx.log.info(
+          `reading the feed failed (${error.message}); retry ${attempt} in ${delay.toFixed(1)} s`,
+        ),
     },
   );
   let page: Event[] = [];

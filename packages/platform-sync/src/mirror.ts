@@ -36,7 +36,7 @@ export interface MirrorOptions {
 export const EXIT = { ok: 0, mismatch: 1, usage: 2, cursorExpired: 3, failed: 4 } as const;
 
 export const EXPIRED_ADVICE =
-  'the change feed no longer holds the changes after the mirror\'s cursor (410 cursor_expired: it fell more than the retention behind). Run again with --resnapshot-on-expiry to load every collection again from a new export.';
+  "the change feed no longer holds the changes after the mirror's cursor (410 cursor_expired: it fell more than the retention behind). Run again with --resnapshot-on-expiry to load every collection again from a new export.";
 
 /** Marks every collection to be loaded again (its rows stay until its new export's first batch). */
 async function markStale(ctx: MirrorContext): Promise<void> {
@@ -53,7 +53,11 @@ async function prepare(db: MirrorDatabase, options: MirrorOptions): Promise<Mirr
   const tables = new Map(options.collections.map((name) => [name, collectionTable(name)]));
   const ctx: MirrorContext = {
     db,
-    client: createClient({ baseUrl: options.baseUrl, token: options.token, userAgent: 'platform-sync' }),
+    client: createClient({
+      baseUrl: options.baseUrl,
+      token: options.token,
+      userAgent: 'platform-sync',
+    }),
     tables,
     log: options.log,
     signal: options.signal,
@@ -65,9 +69,12 @@ async function prepare(db: MirrorDatabase, options: MirrorOptions): Promise<Mirr
     const states = await readStates(db);
     await db.transaction(async (tx) => {
       for (const [name, columns] of widened) {
-        options.log.info(`${name}: new columns ${columns.join(', ')}; loading it again to fill them`);
+        options.log.info(
+          `${name}: new columns ${columns.join(', ')}; loading it again to fill them`,
+        );
         const state = states.get(name);
-        if (state?.status === 'ready') await writeState(tx, db.dialect, { ...state, status: 'stale' });
+        if (state?.status === 'ready')
+          await writeState(tx, db.dialect, { ...state, status: 'stale' });
       }
     });
   }
@@ -103,7 +110,9 @@ async function runSteps(ctx: MirrorContext, options: MirrorOptions): Promise<num
         ctx.log.error(EXPIRED_ADVICE);
         return EXIT.cursorExpired;
       }
-      ctx.log.info('the change feed expired the mirror\'s cursor (410 cursor_expired); loading every collection again');
+      ctx.log.info(
+        "the change feed expired the mirror's cursor (410 cursor_expired); loading every collection again",
+      );
       await markStale(ctx);
     }
   }

@@ -4,7 +4,12 @@
  * `<singular>.created` event, which is the resource as the API returns it). Nothing here names a
  * field: a field added to a resource's schema becomes a column of its table.
  */
-import { EVENT_CATALOG, EXPORT_COLLECTIONS, RESOURCES, type ExportCollection } from '@platform/contract';
+import {
+  EVENT_CATALOG,
+  EXPORT_COLLECTIONS,
+  RESOURCES,
+  type ExportCollection,
+} from '@platform/contract';
 import type { z } from 'zod';
 
 /** How a field is stored: strings (ids, enums, dates and timestamps kept exactly as the API writes them), numbers, booleans, or JSON for anything nested. */

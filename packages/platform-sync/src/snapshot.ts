@@ -66,23 +66,18 @@ export async function loadSnapshot(
   const file = await ctx.client.exports.stream(exported.id, { signal: ctx.signal });
   const base = { collection, cursor: exported.cursor, export_id: exported.id };
   let last = skip;
-  const result = await loadNdjson(
-    ctx.db,
-    spec,
-    file as unknown as AsyncIterable<Uint8Array>,
-    {
-      skip,
-      batchRows: ctx.batchRows,
-      signal: ctx.signal,
-      onBatch: async (tx, loaded) => {
-        await writeState(tx, ctx.db.dialect, { ...base, status: 'loading', loaded_rows: loaded });
-      },
-      onProgress: (loaded) => {
-        meter.add(loaded - last);
-        last = loaded;
-      },
+  const result = await loadNdjson(ctx.db, spec, file as unknown as AsyncIterable<Uint8Array>, {
+    skip,
+    batchRows: ctx.batchRows,
+    signal: ctx.signal,
+    onBatch: async (tx, loaded) => {
+      await writeState(tx, ctx.db.dialect, { ...base, status: 'loading', loaded_rows: loaded });
     },
-  );
+    onProgress: (loaded) => {
+      meter.add(loaded - last);
+      last = loaded;
+    },
+  });
   if (!result.complete) return false;
   await ctx.db.transaction(async (tx) => {
     await writeState(tx, ctx.db.dialect, { ...base, status: 'ready', loaded_rows: result.loaded });

@@ -101,7 +101,8 @@ export async function upsertRows(
     const chunk = records.slice(start, start + perStatement);
     const params: unknown[] = [];
     for (const record of chunk) {
-      for (const column of spec.columns) params.push(dialect.toParam(column.kind, record[column.name]));
+      for (const column of spec.columns)
+        params.push(dialect.toParam(column.kind, record[column.name]));
     }
     await tx.run(upsertSql(dialect, spec, chunk.length), params);
   }
@@ -116,7 +117,10 @@ export async function deleteRows(
   for (let start = 0; start < ids.length; start += 1000) {
     const chunk = ids.slice(start, start + 1000);
     const slots = chunk.map((_, index) => dialect.placeholder(index));
-    await tx.run(`DELETE FROM ${quote(spec.name)} WHERE ${quote('id')} IN (${slots.join(', ')})`, chunk);
+    await tx.run(
+      `DELETE FROM ${quote(spec.name)} WHERE ${quote('id')} IN (${slots.join(', ')})`,
+      chunk,
+    );
   }
 }
 

@@ -22,7 +22,16 @@ beforeAll(async () => {
   const { token } = await server.createToken(organization.id, ['all']);
   sdk = createClient({ baseUrl: server.url, token });
   database = await freshMirrorDatabase();
-  args = ['--database', database.url, '--token', token, '--base-url', server.url, '--collections', 'students'];
+  args = [
+    '--database',
+    database.url,
+    '--token',
+    token,
+    '--base-url',
+    server.url,
+    '--collections',
+    'students',
+  ];
 });
 
 afterAll(async () => {
@@ -33,7 +42,13 @@ afterAll(async () => {
 async function firstName(id: string): Promise<unknown> {
   const db = await openMirror(database.url);
   try {
-    const rows = await db.all<{ first_name: string }>('SELECT "first_name" FROM "students" WHERE "id" = $1'.replace('$1', db.dialect.placeholder(0)), [id]);
+    const rows = await db.all<{ first_name: string }>(
+      'SELECT "first_name" FROM "students" WHERE "id" = $1'.replace(
+        '$1',
+        db.dialect.placeholder(0),
+      ),
+      [id],
+    );
     return rows[0]?.first_name;
   } finally {
     await db.close();

@@ -23,7 +23,9 @@ beforeAll(async () => {
   sdk = createClient({ baseUrl: server.url, token });
   const students = await server.insertStudents(organization.id, 1500);
   const course = await sdk.courses.create({ body: { code: 'SEED-1', title: 'Seed' } });
-  const exam = await sdk.exams.create({ body: { course_id: course.id, title: 'Midterm', max_score: 100 } });
+  const exam = await sdk.exams.create({
+    body: { course_id: course.id, title: 'Midterm', max_score: 100 },
+  });
   for (const student of students.slice(0, 20)) {
     const enrollment = await sdk.enrollments.create({
       body: { student_id: student.id, course_id: course.id, status: 'active' },
@@ -31,7 +33,9 @@ beforeAll(async () => {
     await sdk.payments.create({
       body: { student_id: student.id, enrollment_id: enrollment.id, amount: 1250, currency: 'EUR' },
     });
-    await sdk.examResults.create({ body: { exam_id: exam.id, student_id: student.id, score: 71.5 } });
+    await sdk.examResults.create({
+      body: { exam_id: exam.id, student_id: student.id, score: 71.5 },
+    });
   }
   database = await freshMirrorDatabase();
 });
@@ -47,12 +51,20 @@ function startWriters(): { stop(): Promise<number> } {
   let writes = 0;
   const students: string[] = [];
   const loop = async () => {
-    const course = await sdk.courses.create({ body: { code: `W-${Date.now()}`, title: 'Writers' } });
+    const course = await sdk.courses.create({
+      body: { code: `W-${Date.now()}`, title: 'Writers' },
+    });
     for (let i = 0; !stopped; i += 1) {
       const student = await sdk.students.create({
-        body: { student_number: `W${Date.now()}-${i}`, first_name: 'New', last_name: `Writer ${i}` },
+        body: {
+          student_number: `W${Date.now()}-${i}`,
+          first_name: 'New',
+          last_name: `Writer ${i}`,
+        },
       });
-      await sdk.students.update(student.id, { body: { first_name: `Renamed ${i}`, grade_level: i % 13 } });
+      await sdk.students.update(student.id, {
+        body: { first_name: `Renamed ${i}`, grade_level: i % 13 },
+      });
       await sdk.courses.update(course.id, { body: { title: `Writers ${i}`, capacity: i + 10 } });
       // An enrolled student cannot be deleted; the others are, a few writes later.
       if (i % 4 === 0)
@@ -89,7 +101,16 @@ function asApi(kind: string, value: unknown): unknown {
 }
 
 it('mirrors while writers write, survives a SIGKILL mid-follow and a restart, and verifies clean', async () => {
-  const args = ['--database', database.url, '--token', token, '--base-url', server.url, '--batch-size', '200'];
+  const args = [
+    '--database',
+    database.url,
+    '--token',
+    token,
+    '--base-url',
+    server.url,
+    '--batch-size',
+    '200',
+  ];
   const writers = startWriters();
 
   // 1. Snapshot, then the feed; killed once it has applied changes from the feed.
@@ -135,7 +156,11 @@ it('mirrors while writers write, survives a SIGKILL mid-follow and a restart, an
     for (const row of rows) {
       const record = byId.get(row.id)!;
       for (const column of spec.columns)
-        expect([row.id, column.name, asApi(column.kind, row[column.name])]).toEqual([row.id, column.name, record[column.name]]);
+        expect([row.id, column.name, asApi(column.kind, row[column.name])]).toEqual([
+          row.id,
+          column.name,
+          record[column.name],
+        ]);
     }
   }
 });

@@ -69,7 +69,13 @@ it('adds the new columns to an existing table and keeps its rows', async () => {
     expect(await db.dialect.columnsOf(db, 'students')).toEqual(after.columns.map((c) => c.name));
     await db.transaction((tx) =>
       upsertRows(tx, db.dialect, after, [
-        { ...row, id: 'stu_01JA0000000000000000000001', tags: ['a'], verified: true, address: { city: 'Ghent' } },
+        {
+          ...row,
+          id: 'stu_01JA0000000000000000000001',
+          tags: ['a'],
+          verified: true,
+          address: { city: 'Ghent' },
+        },
       ]),
     );
     const rows = await db.all<Record<string, unknown>>(
@@ -98,8 +104,13 @@ describe('the command line', () => {
   const base = ['--database', 'sqlite:m.db', '--token', 't', '--base-url', 'http://127.0.0.1:1'];
 
   it('takes every collection by default, or the ones named', () => {
-    expect(parseCommandLine(base, {})).toMatchObject({ collections: [...EXPORT_COLLECTIONS], once: false });
-    expect(parseCommandLine([...base, '--collections', 'courses,students', '--once'], {})).toMatchObject({
+    expect(parseCommandLine(base, {})).toMatchObject({
+      collections: [...EXPORT_COLLECTIONS],
+      once: false,
+    });
+    expect(
+      parseCommandLine([...base, '--collections', 'courses,students', '--once'], {}),
+    ).toMatchObject({
       collections: ['courses', 'students'],
       once: true,
     });
@@ -116,12 +127,17 @@ describe('the command line', () => {
       "--batch-size must be a positive integer, got '0'",
     );
     expect(() => parseCommandLine([...base, '--bogus'], {})).toThrow(/Unknown option '--bogus'/);
-    expect(() => parseCommandLine([...base, '--once', '--verify'], {})).toThrow('--once and --verify: choose one');
+    expect(() => parseCommandLine([...base, '--once', '--verify'], {})).toThrow(
+      '--once and --verify: choose one',
+    );
   });
 
   it('reads the token and the address from the environment', () => {
     expect(
-      parseCommandLine(['--database', 'sqlite:m.db'], { PLATFORM_TOKEN: 'tok', PLATFORM_URL: 'http://127.0.0.1:2' }),
+      parseCommandLine(['--database', 'sqlite:m.db'], {
+        PLATFORM_TOKEN: 'tok',
+        PLATFORM_URL: 'http://127.0.0.1:2',
+      }),
     ).toMatchObject({ token: 'tok', baseUrl: 'http://127.0.0.1:2' });
   });
 });

@@ -11,10 +11,13 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type MirrorDatabase, openDatabase } from '../src/database';
 
-export const DEPLOYMENT = process.env.PLATFORM_TEST_DEPLOYMENT === 'postgres' ? 'postgres' : 'sqlite';
+export const DEPLOYMENT =
+  process.env.PLATFORM_TEST_DEPLOYMENT === 'postgres' ? 'postgres' : 'sqlite';
 export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL;
 if (DEPLOYMENT === 'postgres' && !POSTGRES_ADMIN_URL)
-  throw new Error('PLATFORM_TEST_DEPLOYMENT=postgres needs TEST_DATABASE_URL (scripts/throwaway-postgres.sh prints it)');
+  throw new Error(
+    'PLATFORM_TEST_DEPLOYMENT=postgres needs TEST_DATABASE_URL (scripts/throwaway-postgres.sh prints it)',
+  );
 
 const BIN = join(__dirname, '..', 'bin', 'platform-sync.js');
 
@@ -53,7 +56,10 @@ export interface MirrorProcess {
 }
 
 /** Runs the built `platform-sync` with these arguments. */
-export function startMirror(args: readonly string[], env: Record<string, string> = {}): MirrorProcess {
+export function startMirror(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): MirrorProcess {
   if (!existsSync(join(__dirname, '..', 'dist', 'index.js')))
     throw new Error('Build the package first: pnpm --filter @platform/sync build');
   const child = spawn(process.execPath, [BIN, ...args], {
@@ -62,7 +68,7 @@ export function startMirror(args: readonly string[], env: Record<string, string>
   });
   let stderr = '';
   const waiters: { pattern: RegExp; resolve(): void }[] = [];
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
     for (const waiter of [...waiters]) {
       if (waiter.pattern.test(stderr)) {
@@ -71,7 +77,7 @@ export function startMirror(args: readonly string[], env: Record<string, string>
       }
     }
   });
-  child.stdout!.resume();
+  child.stdout.resume();
   const exited = new Promise<number | string>((resolve) =>
     child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
   );
@@ -96,7 +102,9 @@ export function startMirror(args: readonly string[], env: Record<string, string>
         void exited.then(() => {
           clearTimeout(timer);
           if (!pattern.test(stderr))
-            reject(new Error(`platform-sync exited before printing ${pattern}; it printed:\n${stderr}`));
+            reject(
+              new Error(`platform-sync exited before printing ${pattern}; it printed:\n${stderr}`),
+            );
         });
       });
     },
