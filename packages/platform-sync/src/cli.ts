@@ -3,6 +3,7 @@
  *  [--collections students,courses] [--once] [--verify] [--resnapshot-on-expiry]`
  */
 import { parseArgs } from 'node:util';
+import { databaseUrlProblem } from './database';
 import { stderrLogger, type Logger } from './log';
 import { EXIT, type MirrorOptions, runMirror } from './mirror';
 import { MIRRORED_COLLECTIONS, parseCollections } from './schema';
@@ -80,12 +81,15 @@ export function parseCommandLine(
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const database = required(
+    '--database',
+    values.database ?? env.PLATFORM_SYNC_DATABASE,
+    'PLATFORM_SYNC_DATABASE',
+  );
+  const problem = databaseUrlProblem(database);
+  if (problem !== null) throw new UsageError(problem);
   return {
-    database: required(
-      '--database',
-      values.database ?? env.PLATFORM_SYNC_DATABASE,
-      'PLATFORM_SYNC_DATABASE',
-    ),
+    database,
     token: required('--token', values.token ?? env.PLATFORM_TOKEN, 'PLATFORM_TOKEN'),
     baseUrl: required('--base-url', values['base-url'] ?? env.PLATFORM_URL, 'PLATFORM_URL'),
     collections,

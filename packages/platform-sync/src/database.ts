@@ -186,22 +186,28 @@ export function describeDatabase(url: string): string {
   }
 }
 
+/** Why `url` is not a database the mirror can open, or null. */
+export function databaseUrlProblem(url: string): string | null {
+  if (SQLITE_PREFIX.test(url))
+    return url.replace(SQLITE_PREFIX, '') === ''
+      ? '--database sqlite: needs a file path, e.g. sqlite:mirror.db'
+      : null;
+  if (/^postgres(ql)?:\/\//.test(url)) return null;
+  return `--database must be postgres://user:password@host/db or sqlite:path/to/file.db, got '${url.split(':')[0]}:…'`;
+}
+
 /** `postgres://…` / `postgresql://…` or `sqlite:path` (`sqlite:///abs/path` too), opened. */
 export async function openDatabase(url: string): Promise<MirrorDatabase> {
+  const problem = databaseUrlProblem(url);
+  if (problem !== null) throw new Error(problem);
   if (SQLITE_PREFIX.test(url)) {
     const path = url.replace(SQLITE_PREFIX, '');
-    if (path === '') throw new Error('--database sqlite: needs a file path, e.g. sqlite:mirror.db');
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     return new SqliteDatabase(db);
   }
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    return new PostgresDatabase(client);
-  }
-  throw new Error(
-    `--database must be postgres://user:password@host/db or sqlite:path/to/file.db, got '${url.split(':')[0]}:…'`,
-  );
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return new PostgresDatabase(client);
 }

@@ -127,6 +127,9 @@ describe('the command line', () => {
       "--batch-size must be a positive integer, got '0'",
     );
     expect(() => parseCommandLine([...base, '--bogus'], {})).toThrow(/Unknown option '--bogus'/);
+    expect(() => parseCommandLine(['--database', 'mysql://db/x', ...base.slice(2)], {})).toThrow(
+      "--database must be postgres://user:password@host/db or sqlite:path/to/file.db, got 'mysql:…'",
+    );
     expect(() => parseCommandLine([...base, '--once', '--verify'], {})).toThrow(
       '--once and --verify: choose one',
     );
