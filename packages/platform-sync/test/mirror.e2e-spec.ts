@@ -6,7 +6,9 @@
  */
 import { type Client, createClient } from '@platform/client';
 import { startTestServer, type TestServer } from '@platform/server/testing';
+import { ndjsonRecords } from '../src/loader';
 import { collectionTable, MIRRORED_COLLECTIONS } from '../src/schema';
+import { ensureTables, upsertRows, writeState } from '../src/tables';
 import { freshMirrorDatabase, openMirror, runMirrorToEnd, startMirror } from './support';
 
 jest.setTimeout(180_000);
@@ -175,4 +177,43 @@ it('says which collection differs when the copy was changed by hand', async () =
   expect(verify.output).toMatch(/verify: students matches/);
   expect(verify.output).toMatch(/error: verify: courses differs/);
   expect(verify.code).toBe(1);
+});
+
+it('resumes a load stopped half-way from the same export, after its last committed batch', async () => {
+  const resumed = await freshMirrorDatabase();
+  try {
+    // What a SIGKILL during the load leaves: 700 rows of an export committed with its progress.
+    const started = await sdk.exports.create({ body: { collection: 'students' } });
+    const exported = await sdk.exports.wait(started.id, { intervalMs: 50 });
+    const records = ndjsonRecords(
+      (await sdk.exports.stream(exported.id)) as unknown as AsyncIterable<Uint8Array>,
+    );
+    const db = await openMirror(resumed.url);
+    const spec = collectionTable('students');
+    await ensureTables(db, [spec]);
+    const firstRows: Record<string, unknown>[] = [];
+    for await (const record of records) if (firstRows.length < 700) firstRows.push(record);
+    await db.transaction(async (tx) => {
+      await upsertRows(tx, db.dialect, spec, firstRows);
+      await writeState(tx, db.dialect, {
+        collection: 'students',
+        cursor: exported.cursor,
+        status: 'loading',
+        export_id: exported.id,
+        loaded_rows: 700,
+      });
+    });
+    await db.close();
+
+    const args = ['--database', resumed.url, '--token', token, '--base-url', server.url];
+    const run = await runMirrorToEnd([...args, '--collections', 'students', '--once']);
+    expect(run.output).toContain(`students: resuming export ${exported.id} after 700 rows`);
+    expect(run.output).not.toMatch(/exporting/);
+    expect(run.code).toBe(0);
+    const verify = await runMirrorToEnd([...args, '--collections', 'students', '--verify']);
+    expect(verify.output).toMatch(/verify: students matches/);
+    expect(verify.code).toBe(0);
+  } finally {
+    await resumed.drop();
+  }
 });
