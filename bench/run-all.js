@@ -70,6 +70,8 @@ const STEPS = [
   { name: 'request-log', script: 'request-log.bench.js', results: ['request-log.json'] },
   // The portal in Chromium (issue 48): first-load transfer and each page's first render.
   { name: 'portal', script: 'portal.bench.js', results: [] },
+  // The mirror's loader against a bare loader of the same NDJSON file (issue 44).
+  { name: 'sync-mirror', script: 'sync-mirror.bench.js', postgres: true, results: [] },
 ];
 
 /**

@@ -1,5 +1,5 @@
 // `pnpm release [--dry-run]`: builds the release's artefacts into release/<version>/ with a
-// changelog and a manifest. Own code because the five packages come from three ecosystems
+// changelog and a manifest. Own code because the six packages come from three ecosystems
 // (pnpm pack, python -m build, composer archive) and a Docker build context; each step calls the
 // ecosystem's own tool, this file only orders them and records what they produced.
 'use strict';
@@ -99,9 +99,10 @@ function git(root, args) {
 
 /** npm: pnpm pack rewrites workspace:* ranges to the released version. */
 function packNpm(root, target, artefacts) {
-  // Only the client: it is generated from the contract and carries no dependency, so the
-  // contract (the server's and the generators' source) stays private.
-  for (const name of ['@platform/client']) {
+  // The client: it is generated from the contract and carries no dependency, so the contract
+  // (the server's and the generators' source) stays private. The mirror (platform-sync) bundles
+  // the client and the contract's schemas; it depends only on the database drivers.
+  for (const name of ['@platform/client', '@platform/sync']) {
     const dir = fs.mkdtempSync(path.join(target, 'npm', '.pack-'));
     run('pnpm', ['--filter', name, 'pack', '--pack-destination', dir], {
       cwd: root,
@@ -206,7 +207,7 @@ function writeChangelog(target, version, entries) {
       '',
       entry === null
         ? '(no changelog entry)'
-        : entry || 'Version bump only: no change of its own (the five packages share one version).',
+        : entry || 'Version bump only: no change of its own (the six packages share one version).',
       '',
     );
   fs.writeFileSync(path.join(target, 'CHANGELOG.md'), `${changelog.join('\n').trimEnd()}\n`);
@@ -272,6 +273,7 @@ function release(root, { dryRun = false, out, build = true, log = console.log } 
         'build',
         '--filter=@platform/server...',
         '--filter=@platform/client...',
+        '--filter=@platform/sync...',
         '--output-logs=errors-only',
       ],
       { cwd: root },

@@ -24,6 +24,14 @@ describe('package metadata', () => {
     expect(pkg.homepage).toBe(`${repository}/tree/main/packages/client#readme`);
   });
 
+  it('npm: @platform/sync', () => {
+    const pkg = JSON.parse(read('packages/platform-sync/package.json'));
+    expect(pkg.repository).toEqual({ ...root.repository, directory: 'packages/platform-sync' });
+    expect(pkg.bugs.url).toBe(issues);
+    expect(pkg.homepage).toBe(`${repository}/tree/main/packages/platform-sync#readme`);
+    expect(pkg.bin).toEqual({ 'platform-sync': './bin/platform-sync.js' });
+  });
+
   it('PyPI: platform-api', () => {
     const toml = read('packages/client-python/pyproject.toml');
     const urls = Object.fromEntries(
