@@ -1273,7 +1273,7 @@ export interface UsageBreakdown {
   statuses: UsageStatusBreakdown;
 }
 
-/** The requests not in `data`: `data` plus `other` add up to the bins' totals (requests and errors). */
+/** The requests not in `data`: `data` plus `other` add up to the requests (and errors) of the range, read in one statement; the bins are read in another, so a request logged between the two reads (about a second after its response) may be in one and not yet in the other. */
 export interface UsageBreakdownOther {
   /** Requests. */
   requests: number;

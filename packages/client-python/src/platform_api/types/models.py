@@ -5590,7 +5590,7 @@ class UsageBreakdown(BaseModel):
 
 
 class UsageBreakdownOther(BaseModel):
-    """The requests not in `data`: `data` plus `other` add up to the bins' totals (requests and errors)."""
+    """The requests not in `data`: `data` plus `other` add up to the requests (and errors) of the range, read in one statement; the bins are read in another, so a request logged between the two reads (about a second after its response) may be in one and not yet in the other."""
 
     requests: int
     """Requests."""
