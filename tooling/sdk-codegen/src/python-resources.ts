@@ -201,7 +201,7 @@ function noteUses(ctx: Context, uses: ResourceUses, op: Operation, args: Argumen
   for (const a of args) {
     for (const token of a.annotation.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
       if (ctx.enums.has(token)) uses.enums.add(token);
-      if (token.endsWith('Params') || token.endsWith('Range')) uses.params.add(token);
+      else if (token.endsWith('Params') || token.endsWith('Range')) uses.params.add(token);
     }
     if (a.annotation.includes('_dt.')) uses.dt = true;
     if (a.where === 'path') uses.path = true;

@@ -11,7 +11,6 @@ from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import QueryRange, QuerySource
 from ..types.models import Usage
-from ..types.params import QueryRange
 
 __all__ = ["UsageResource", "UsageResourceWithRawResponse", "AsyncUsageResource", "AsyncUsageResourceWithRawResponse"]
 
