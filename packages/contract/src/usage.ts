@@ -42,7 +42,7 @@ const requestCount = count.describe('Requests.');
 const breakdownOther = z
   .object({ requests: requestCount, errors: errorCount })
   .describe(
-    "The requests not in `data`: `data` plus `other` add up to the requests (and errors) of the range, read in one statement; the bins are read in another, so a request logged between the two reads (about a second after its response) may be in one and not yet in the other.",
+    'The requests not in `data`: `data` plus `other` add up to the requests (and errors) of the range, read in one statement; the bins are read in another, so a request logged between the two reads (about a second after its response) may be in one and not yet in the other.',
   )
   .openapi({ title: 'UsageBreakdownOther' });
 
