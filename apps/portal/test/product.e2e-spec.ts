@@ -315,9 +315,10 @@ describe.each([
     await admin.goto(portal(`/webhooks/${created.id}`));
     await admin.getByText('Showing 1–20 of 22 deliveries').waitFor();
     // Its health over 24 hours: 21 first-time successes, one delivery failed twice.
-    await expect(admin.getByTestId('success-rate').textContent()).resolves.toBe(
-      '91% (21 of 23 attempts)',
-    );
+    // (The rate loads after the deliveries: wait for it, then compare it whole.)
+    const rate = admin.getByTestId('success-rate');
+    await rate.filter({ hasText: /attempts/ }).waitFor();
+    await expect(rate.textContent()).resolves.toBe('91% (21 of 23 attempts)');
     await admin.getByRole('navigation', { name: 'Delivery pages' }).getByText('Next page').click();
     await admin.getByText('Showing 21–22 of 22 deliveries').waitFor();
     expect(new URL(admin.url()).search).toBe('?page=2');
