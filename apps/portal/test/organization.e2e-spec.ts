@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { allViolations, launchChromium, loopbackContext, REPO_ROOT } from './browser';
+import { followNav } from './product-checks';
 
 const PASSWORD = 'correct horse battery staple';
 /** The portal's own OAuth client, whose tokens the server revokes like any other. */
@@ -170,16 +171,10 @@ describe.each([
     await page.unroute('**/v1/organization');
 
     // Each page names its own tab.
-    await page
-      .getByRole('navigation', { name: 'Portal' })
-      .getByRole('link', { name: 'Members' })
-      .click();
+    await followNav(page, 'Members');
     await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
     await expect(page.title()).resolves.toBe(`Members · Hillside ${tag} · Platform`);
-    await page
-      .getByRole('navigation', { name: 'Portal' })
-      .getByRole('link', { name: 'Tokens' })
-      .click();
+    await followNav(page, 'Tokens');
     await page.getByRole('heading', { level: 1, name: 'Personal access tokens' }).waitFor();
     await expect(page.title()).resolves.toBe(`Tokens · Hillside ${tag} · Platform`);
   });
