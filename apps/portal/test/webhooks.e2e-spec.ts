@@ -186,7 +186,10 @@ describe.each([
     await expect(page.locator('table.hook-deliveries tbody tr').count()).resolves.toBe(20);
     const height = await page.evaluate(() => document.documentElement.scrollHeight);
     expect(height).toBeLessThan(viewport.width === 1280 ? 2500 : 6000);
-    await page.getByTestId('success-rate').filter({ hasText: /attempts/ }).waitFor();
+    await page
+      .getByTestId('success-rate')
+      .filter({ hasText: /attempts/ })
+      .waitFor();
     await expect(page.getByTestId('success-rate').textContent()).resolves.toBe(
       `100% (${healthy.received.length} of ${healthy.received.length} attempts)`,
     );
@@ -228,7 +231,10 @@ describe.each([
     await page.goto(portal(`/webhooks/${brokenId}`));
     await page.locator('.hook-summary .hook-badge', { hasText: 'Failing' }).waitFor();
     await page.locator('.hook-summary .hook-warning').waitFor();
-    await page.getByTestId('success-rate').filter({ hasText: /attempts/ }).waitFor();
+    await page
+      .getByTestId('success-rate')
+      .filter({ hasText: /attempts/ })
+      .waitFor();
     await expect(page.getByTestId('success-rate').textContent()).resolves.toBe(
       '0% (0 of 2 attempts)',
     );
