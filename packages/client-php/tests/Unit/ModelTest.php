@@ -118,6 +118,8 @@ final class ModelTest extends TestCase
             new \DateTimeImmutable('2026-01-01T01:00:00+01:00'),
             new \DateTimeImmutable('@1767225600'),
             'usr_1',
+            new \DateTimeImmutable('2026-01-02T00:00:00Z'),
+            new \DateTimeImmutable('2026-01-07T00:00:00Z'),
         );
         self::assertSame([
             'id' => 'we_1', 'object' => 'webhook_endpoint', 'url' => 'https://hooks.school.test/x',
@@ -126,6 +128,7 @@ final class ModelTest extends TestCase
             'owner' => ['type' => 'oauth_client', 'id' => 'oac_1', 'user_id' => null],
             'created_at' => '2026-01-01T00:00:00.000Z', 'updated_at' => '2026-01-01T00:00:00.000Z',
             'member_id' => 'usr_1',
+            'failing_since' => '2026-01-02T00:00:00.000Z', 'disables_at' => '2026-01-07T00:00:00.000Z',
         ], $endpoint->toArray());
         self::assertSame('*', WebhookEndpointEvent::ALL);
     }
