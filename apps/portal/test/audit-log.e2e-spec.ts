@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { allViolations, launchChromium, loopbackContext, REPO_ROOT } from './browser';
+import { apiCaller } from './product-checks';
 
 const ADMIN_EMAIL = 'head@audit-school.test';
 const DEVELOPER_EMAIL = 'dev@audit-school.test';
@@ -23,12 +24,8 @@ const refused: string[] = [];
 
 const portal = (pathname = '') => `${server.url}/portal${pathname}`;
 
-function api(token: string, pathname: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${server.url}${pathname}`, {
-    ...init,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-  });
-}
+const api = (token: string, pathname: string, init: RequestInit = {}) =>
+  apiCaller(server)(token, pathname, init);
 
 async function expectAccessible(name: string): Promise<void> {
   expect({ page: name, violations: await allViolations(page) }).toEqual({

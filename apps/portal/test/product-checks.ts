@@ -17,6 +17,17 @@ export async function portalToken(page: Page): Promise<string> {
   return (JSON.parse(raw!) as { accessToken: string }).accessToken;
 }
 
+/** `fetch` against the test server with a bearer token and a JSON body type. */
+export function apiCaller(
+  server: TestServer,
+): (token: string, pathname: string, init?: RequestInit) => Promise<Response> {
+  return (token, pathname, init = {}) =>
+    fetch(`${server.url}${pathname}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    });
+}
+
 /** Nothing on the page reaches past the viewport's right edge, and the page does not scroll sideways. */
 export async function expectNoSidewaysScroll(page: Page, what: string): Promise<void> {
   const found = await page.evaluate(() => {

@@ -14,6 +14,7 @@ import type { TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, loopbackContext, REPO_ROOT, screenshot } from './browser';
 import {
+  apiCaller,
   expectAccessible,
   expectNoSidewaysScroll,
   followNav,
@@ -56,16 +57,10 @@ afterEach(() => {
   expect(nativeDialogs).toEqual([]);
 });
 
-function portal(pathname = ''): string {
-  return `${server.url}/portal${pathname}`;
-}
+const portal = (pathname = '') => `${server.url}/portal${pathname}`;
 
-function api(token: string, pathname: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${server.url}${pathname}`, {
-    ...init,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-  });
-}
+const api = (token: string, pathname: string, init: RequestInit = {}) =>
+  apiCaller(server)(token, pathname, init);
 
 describe.each([
   { width: 1280, height: 900 },

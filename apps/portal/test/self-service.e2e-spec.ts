@@ -11,6 +11,7 @@ import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium, loopbackContext, REPO_ROOT, screenshot, allViolations } from './browser';
+import { apiCaller } from './product-checks';
 
 const ADMIN_EMAIL = 'head@self-service-school.test';
 const ADMIN_PASSWORD = 'correct horse battery staple';
@@ -116,12 +117,8 @@ function visibleText(locator: Locator): Promise<string> {
   });
 }
 
-function api(token: string, pathname: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${server.url}${pathname}`, {
-    ...init,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-  });
-}
+const api = (token: string, pathname: string, init: RequestInit = {}) =>
+  apiCaller(server)(token, pathname, init);
 
 describe('self-service in the portal', () => {
   let acceptUrl = '';
