@@ -4,12 +4,10 @@
  * the token or app they used; the CSV of the whole selection with formula-like cells
  * neutralised; at 1280 and 375 pixels, light and dark, with no axe-core violation.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { allViolations, launchChromium, loopbackContext, REPO_ROOT } from './browser';
+import { allViolations, launchChromium, loopbackContext, expectPortalBuilt } from './browser';
 import { apiCaller } from './product-checks';
 
 const ADMIN_EMAIL = 'head@audit-school.test';
@@ -44,9 +42,7 @@ function browserDay(offset = 0): Promise<string> {
 }
 
 beforeAll(async () => {
-  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
-  if (!existsSync(dist))
-    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+  expectPortalBuilt();
   server = await startTestServer({
     postgresAdminUrl: process.env.TEST_DATABASE_URL || undefined,
     env: { WEBHOOK_DISPATCHER: 'false' },

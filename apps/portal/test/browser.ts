@@ -6,6 +6,13 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 export const CHROMIUM = '/usr/bin/chromium';
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
+/** The suites serve the built portal: fail at once, saying how, when it has not been built. */
+export function expectPortalBuilt(): void {
+  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
+  if (!existsSync(dist))
+    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+}
+
 /**
  * Debian's Chromium, loopback only: every host name other than 127.0.0.1 resolves to nothing,
  * and Google's background services (updates, safe browsing, metrics, sign-in) are off, so the

@@ -2,17 +2,15 @@
  * The portal's Exports page in Chromium against the real server: a member starts an export,
  * sees it finish, and downloads its file; the page has no axe-core violations.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   allViolations,
   launchChromium,
   loopbackContext,
-  REPO_ROOT,
   seriousViolations,
+  expectPortalBuilt,
 } from './browser';
 
 const EMAIL = 'exports@portal-school.test';
@@ -25,9 +23,7 @@ let page: Page;
 const refused: string[] = [];
 
 beforeAll(async () => {
-  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
-  if (!existsSync(dist))
-    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+  expectPortalBuilt();
   server = await startTestServer({
     postgresAdminUrl: process.env.TEST_DATABASE_URL || undefined,
     redisUrl: process.env.TEST_REDIS_URL || undefined,

@@ -5,11 +5,9 @@
  * with scope presets; an expired token says "Expired" and offers no Revoke. axe-core finds no
  * violation (of any impact) in each new state.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { TestServer } from '@platform/server/testing';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, loopbackContext, REPO_ROOT, screenshot } from './browser';
+import { launchChromium, loopbackContext, screenshot, expectPortalBuilt } from './browser';
 import {
   expectAccessible,
   expectActionsOnScreen,
@@ -26,9 +24,7 @@ let browser: Browser;
 const refused: string[] = [];
 
 beforeAll(async () => {
-  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
-  if (!existsSync(dist))
-    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+  expectPortalBuilt();
   server = await startProductServer();
   browser = await launchChromium();
 }, 120_000);

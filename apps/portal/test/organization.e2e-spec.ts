@@ -5,11 +5,9 @@
  * again") and the organization's minute used up (429, the wait from Retry-After) say so as the
  * other pages do, never as a raw error. axe-core checks each state: no violation of any impact.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { allViolations, launchChromium, loopbackContext, REPO_ROOT } from './browser';
+import { allViolations, launchChromium, loopbackContext, expectPortalBuilt } from './browser';
 import { followNav } from './product-checks';
 
 const PASSWORD = 'correct horse battery staple';
@@ -21,9 +19,7 @@ let browser: Browser;
 const refused: string[] = [];
 
 beforeAll(async () => {
-  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
-  if (!existsSync(dist))
-    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+  expectPortalBuilt();
   server = await startTestServer({
     postgresAdminUrl: process.env.TEST_DATABASE_URL || undefined,
     env: { WEBHOOK_DISPATCHER: 'false' },

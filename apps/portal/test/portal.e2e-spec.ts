@@ -4,13 +4,17 @@
  * built portal (apps/portal/dist, built by turbo before the tests) on one loopback origin, and
  * the webhook inspector as the receiver. Every page is checked with axe-core.
  */
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import { createInspector, type Inspector } from '@platform/webhook-inspector';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, loopbackContext, REPO_ROOT, screenshot, allViolations } from './browser';
+import {
+  launchChromium,
+  loopbackContext,
+  screenshot,
+  allViolations,
+  expectPortalBuilt,
+} from './browser';
 
 const EMAIL = 'admin@portal-school.test';
 const PASSWORD = 'correct horse battery staple';
@@ -26,9 +30,7 @@ const refused: string[] = [];
 let organizationId: string;
 
 beforeAll(async () => {
-  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
-  if (!existsSync(dist))
-    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+  expectPortalBuilt();
   server = await startTestServer({
     postgresAdminUrl: process.env.TEST_DATABASE_URL || undefined,
     redisUrl: process.env.TEST_REDIS_URL || undefined,
@@ -259,7 +261,7 @@ describe('the portal in Chromium', () => {
     await expectAccessible('webhook endpoint (rotated)');
   });
 
-  test('registers a confidential OAuth app, rotates its secret and deletes it', async () => {
+  test('registers a confidential OAuth app, rotates its secret, edits it and deletes it', async () => {
     await page.getByRole('link', { name: 'OAuth apps' }).click();
     await page.getByRole('heading', { level: 1, name: 'OAuth apps' }).waitFor();
     await page.getByLabel('Name').fill('Gradebook sync');
@@ -281,13 +283,42 @@ describe('the portal in Chromium', () => {
     await until(
       async () => (await page.getByLabel('Client secret', { exact: true }).inputValue()) !== first,
     );
-    await page.getByRole('button', { name: /^Delete app Gradebook sync/ }).click();
+
+    // Edit: a URI the server refuses keeps the dialog open with its reason; a good one saves.
+    await page.getByRole('button', { name: /^Edit app Gradebook sync/ }).click();
+    const editor = page.getByRole('dialog', { name: 'Edit “Gradebook sync”' });
+    await editor.getByLabel('Name').fill('Gradebook sync 2');
+    const uris = editor.getByLabel('Redirect URIs (one per line)');
+    await uris.fill('http://gradebook.school.test/return');
+    await editor.getByRole('button', { name: 'Save changes' }).click();
+    await editor.getByText(/redirect_uris\.0: must use https/).waitFor();
+    await expectAccessible('OAuth app editor, refused');
+    await uris.fill('https://gradebook.school.test/return\nhttp://127.0.0.1:8080/cb');
+    await editor.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('“Gradebook sync 2” saved.').waitFor();
+    await expect(editor.count()).resolves.toBe(0);
+    const edited = page.getByRole('button', { name: /^Edit app Gradebook sync 2/ });
+    await expect(edited.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page
+      .getByText('https://gradebook.school.test/return, http://127.0.0.1:8080/cb')
+      .waitFor();
+    const stored = await fetch(`${server.url}/v1/oauth_clients?q=Gradebook`, {
+      headers: { Authorization: `Bearer ${await storedPortalToken()}` },
+    }).then((r) => r.json() as Promise<{ data: { name: string; redirect_uris: string[] }[] }>);
+    expect(stored.data).toEqual([
+      expect.objectContaining({
+        name: 'Gradebook sync 2',
+        redirect_uris: ['https://gradebook.school.test/return', 'http://127.0.0.1:8080/cb'],
+      }),
+    ]);
+
+    await page.getByRole('button', { name: /^Delete app Gradebook sync 2/ }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete this app?' });
-    await dialog.getByLabel(/to confirm/).fill('Gradebook sync');
+    await dialog.getByLabel(/to confirm/).fill('Gradebook sync 2');
     await dialog.getByRole('button', { name: 'Delete app' }).click();
-    await page.getByText('“Gradebook sync” deleted.').waitFor();
+    await page.getByText('“Gradebook sync 2” deleted.').waitFor();
     await expect(
-      page.getByRole('heading', { level: 3, name: 'Gradebook sync' }).count(),
+      page.getByRole('heading', { level: 3, name: 'Gradebook sync 2' }).count(),
     ).resolves.toBe(0);
   });
 

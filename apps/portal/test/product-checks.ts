@@ -28,6 +28,27 @@ export function apiCaller(
     });
 }
 
+/**
+ * Runs `during` while `spend` is called over and over (a burst of requests that keeps the rate
+ * limit's window full): on a loaded machine the requests of an earlier burst slide out of the
+ * window before the page gets to ask.
+ */
+export async function whileSpending<T>(
+  spend: () => Promise<unknown>,
+  during: () => Promise<T>,
+): Promise<T> {
+  let spending = true;
+  const loop = (async () => {
+    while (spending) await spend();
+  })();
+  try {
+    return await during();
+  } finally {
+    spending = false;
+    await loop;
+  }
+}
+
 /** Nothing on the page reaches past the viewport's right edge, and the page does not scroll sideways. */
 export async function expectNoSidewaysScroll(page: Page, what: string): Promise<void> {
   const found = await page.evaluate(() => {

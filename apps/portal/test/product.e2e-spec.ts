@@ -7,12 +7,10 @@
  * and duplicate names, the organization's name and clear messages. axe-core checks every state:
  * no violation of any impact. Each width has an organization of its own.
  */
-import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
-import path from 'node:path';
 import type { TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, loopbackContext, REPO_ROOT, screenshot } from './browser';
+import { launchChromium, loopbackContext, screenshot, expectPortalBuilt } from './browser';
 import {
   apiCaller,
   expectAccessible,
@@ -22,6 +20,7 @@ import {
   startProductServer,
   startReceiver,
   waitFor,
+  whileSpending,
 } from './product-checks';
 
 const PASSWORD = 'correct horse battery staple';
@@ -37,9 +36,7 @@ const refused: string[] = [];
 const nativeDialogs: string[] = [];
 
 beforeAll(async () => {
-  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
-  if (!existsSync(dist))
-    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+  expectPortalBuilt();
   server = await startProductServer();
   ({ receiver, url: receiverUrl } = await startReceiver(() => receiverFails));
   browser = await launchChromium();
@@ -484,8 +481,11 @@ describe.each([
     // The page counts down from the Retry-After of its own 429 (the window has moved on since
     // the burst above, so that one may differ by a second or two either way).
     const limited = page.waitForResponse((response) => response.status() === 429);
-    await page.goto(portal('/tokens'));
-    await page.getByText('Too many requests.').waitFor();
+    const burst = () => Promise.all(Array.from({ length: 5 }, () => api(token, '/v1/token')));
+    await whileSpending(burst, async () => {
+      await page.goto(portal('/tokens'));
+      await page.getByText('Too many requests.').waitFor();
+    });
     const pageRetryAfter = Number((await limited).headers()['retry-after']);
     const text = await page.getByRole('alert').textContent();
     const said = Number(/accepts more in (\d+) seconds?/.exec(text ?? '')?.[1]);

@@ -6,11 +6,15 @@
  * see the charts with their text and table equivalents and the breakdowns; a viewer is told
  * neither page is open to their role; axe-core finds no violation in any state, light or dark.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { allViolations, launchChromium, loopbackContext, REPO_ROOT, screenshot } from './browser';
+import {
+  allViolations,
+  launchChromium,
+  loopbackContext,
+  screenshot,
+  expectPortalBuilt,
+} from './browser';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -19,9 +23,7 @@ let browser: Browser;
 const refused: string[] = [];
 
 beforeAll(async () => {
-  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
-  if (!existsSync(dist))
-    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+  expectPortalBuilt();
   server = await startTestServer({
     postgresAdminUrl: process.env.TEST_DATABASE_URL || undefined,
     redisUrl: process.env.TEST_REDIS_URL || undefined,

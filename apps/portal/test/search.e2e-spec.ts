@@ -5,11 +5,15 @@
  * once typing pauses, kept in the URL (`?q=`, back to page 1), a "No tokens match “x”" empty
  * state, and axe-core with no violation of any impact in each search state.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { allViolations, launchChromium, loopbackContext, REPO_ROOT, screenshot } from './browser';
+import {
+  allViolations,
+  launchChromium,
+  loopbackContext,
+  screenshot,
+  expectPortalBuilt,
+} from './browser';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -18,9 +22,7 @@ let browser: Browser;
 const refused: string[] = [];
 
 beforeAll(async () => {
-  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
-  if (!existsSync(dist))
-    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+  expectPortalBuilt();
   server = await startTestServer({
     postgresAdminUrl: process.env.TEST_DATABASE_URL || undefined,
     env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_DISPATCHER: 'false' },

@@ -6,11 +6,15 @@
  * pages. Each member has a browser context of their own (the sign-in cookie is per member).
  * axe-core checks every page.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { launchChromium, loopbackContext, REPO_ROOT, screenshot, allViolations } from './browser';
+import {
+  launchChromium,
+  loopbackContext,
+  screenshot,
+  allViolations,
+  expectPortalBuilt,
+} from './browser';
 import { apiCaller } from './product-checks';
 
 const ADMIN_EMAIL = 'head@self-service-school.test';
@@ -28,9 +32,7 @@ let admin: Page;
 let member: Page;
 
 beforeAll(async () => {
-  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
-  if (!existsSync(dist))
-    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+  expectPortalBuilt();
   server = await startTestServer({
     postgresAdminUrl: process.env.TEST_DATABASE_URL || undefined,
     redisUrl: process.env.TEST_REDIS_URL || undefined,

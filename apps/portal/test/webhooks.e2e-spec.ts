@@ -6,13 +6,11 @@
  * the headers the receiver got (signatures withheld) and redelivers. At 1280 and 375 px, light
  * and dark, axe-core finding nothing.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type { TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, loopbackContext, REPO_ROOT, screenshot } from './browser';
+import { launchChromium, loopbackContext, screenshot, expectPortalBuilt } from './browser';
 import {
   expectAccessible,
   expectNoSidewaysScroll,
@@ -92,9 +90,7 @@ const deliveryCount = (id: string, status: string) =>
   );
 
 beforeAll(async () => {
-  const dist = path.join(REPO_ROOT, 'apps', 'portal', 'dist', 'index.html');
-  if (!existsSync(dist))
-    throw new Error(`${dist} is missing: build the portal first (pnpm build, or turbo run test)`);
+  expectPortalBuilt();
   server = await startProductServer();
   [healthy, broken] = await Promise.all([recorder(204), recorder(503)]);
   const organization = await server.createOrganization({ name: 'Hooks School' });

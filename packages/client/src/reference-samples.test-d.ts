@@ -294,6 +294,11 @@ export async function oauthClients_retrieve() {
   return oAuthClient;
 }
 
+export async function oauthClients_update() {
+  const oAuthClient = await platform.oauthClients.update('oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { name: 'Nightly SIS sync' } });
+  return oAuthClient;
+}
+
 export async function oauthClients_delete() {
   const deletedOAuthClient = await platform.oauthClients.delete('oac_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return deletedOAuthClient;

@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'token.created',
   'token.revoked',
   'oauth_client.created',
+  'oauth_client.updated',
   'oauth_client.secret_rotated',
   'oauth_client.deleted',
   'webhook_endpoint.created',

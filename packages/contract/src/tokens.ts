@@ -219,15 +219,16 @@ const redirectUriField = z
     'Compared exactly. `https://…`; `http://` only on a loopback address (127.0.0.1, [::1], localhost); or, for public clients, a private-use scheme such as `com.example.app:/callback`. No fragment.',
   );
 
+const redirectUrisField = z
+  .array(redirectUriField)
+  .max(MAX_REDIRECT_URIS)
+  .refine((uris) => new Set(uris).size === uris.length, 'must not repeat a URI');
+
 export const OAuthClientCreateSchema = z
   .object({
     name: text(100),
     type: z.enum(OAUTH_CLIENT_TYPES),
-    redirect_uris: z
-      .array(redirectUriField)
-      .max(MAX_REDIRECT_URIS)
-      .refine((uris) => new Set(uris).size === uris.length, 'must not repeat a URI')
-      .default([]),
+    redirect_uris: redirectUrisField.default([]),
     scopes: scopesField,
     grant_types: z
       .array(z.enum(OAUTH_GRANT_TYPES))
@@ -246,6 +247,17 @@ export const OAuthClientCreateSchema = z
   })
   .strict()
   .openapi({ title: 'OAuthClientCreate' });
+
+export const OAuthClientUpdateSchema = z
+  .object({
+    name: text(100),
+    redirect_uris: redirectUrisField.describe(
+      'The whole new list. A client with the `authorization_code` grant keeps at least one.',
+    ),
+  })
+  .partial()
+  .strict()
+  .openapi({ title: 'OAuthClientUpdate' });
 
 export const OAuthClientListQuerySchema = listQuery({
   filters: { type: filter.oneOf(OAUTH_CLIENT_TYPES) },
@@ -269,6 +281,13 @@ export const oauthClientsContract = c.router(
       delegation: 'credential',
     }),
     retrieve: oauthClientRoutes.retrieve({ summary: 'Retrieve an OAuth client' }),
+    update: oauthClientRoutes.update({
+      summary: "Change an OAuth client's name or redirect URIs",
+      description:
+        "Only the fields sent change; its type, scopes and grants are fixed at registration. New redirect URIs apply to the next authorization request, and authorization codes not yet exchanged are refused (the user signs in again); users' grants and issued tokens stay. The client's scopes must be among the calling token's, and the caller must be the member it belongs to or an admin (403 otherwise); when the calling token expires, the client's `expires_at` becomes no later. Recorded in the audit log (`oauth_client.updated`).",
+      body: OAuthClientUpdateSchema,
+      delegation: 'credential',
+    }),
     rotateSecret: oauthClientRoutes.action('rotate_secret', {
       summary: "Replace a confidential client's secret",
       description:

@@ -21,6 +21,7 @@ const ACTIONS: Record<AuditEventAction, true> = {
   'token.created': true,
   'token.revoked': true,
   'oauth_client.created': true,
+  'oauth_client.updated': true,
   'oauth_client.secret_rotated': true,
   'oauth_client.deleted': true,
   'webhook_endpoint.created': true,

@@ -22,7 +22,14 @@ const GRANT_HINTS: Record<OAuthClientGrantType, string> = {
 };
 
 /** The API's limit on an app's name (the contract's `text(100)`). */
-const NAME_MAX = 100;
+export const NAME_MAX = 100;
+
+/** The redirect URIs textarea's lines as the API's list: trimmed, blank lines dropped. */
+export const redirectList = (text: string) =>
+  text
+    .split('\n')
+    .map((uri) => uri.trim())
+    .filter(Boolean);
 
 /** The registration form's fields; after registering, the type and grant types stay as chosen. */
 function useAppForm() {
@@ -94,10 +101,7 @@ export function RegisterApp({
         body: {
           name: form.name,
           type: form.type,
-          redirect_uris: form.redirects
-            .split('\n')
-            .map((uri) => uri.trim())
-            .filter(Boolean),
+          redirect_uris: redirectList(form.redirects),
           scopes: [...form.selected],
           grant_types: [...form.grants],
         },

@@ -1,6 +1,7 @@
 import { useCallback, useRef, useState, type RefObject } from 'react';
 import type { OAuthClient, OAuthClientWithSecret, PlatformClient, Scope } from '@platform/client';
 import { describeError, formatDate } from '../api';
+import { EditApp } from './oauth-app-edit';
 import { RegisterApp } from './oauth-app-form';
 import { useConfirm } from '../components/dialog';
 import {
@@ -62,6 +63,29 @@ function deleteConfirmation(app: OAuthClient) {
   };
 }
 
+/** Which app the edit dialog is open for; after saving or closing, focus returns to its Edit button. */
+function useAppEditor(
+  load: () => Promise<void>,
+  setError: (error: string | null) => void,
+  setMessage: (message: string | null) => void,
+) {
+  const [editing, setEditing] = useState<OAuthClient | null>(null);
+  const focusEdit = (id: string) => document.getElementById(`edit-${id}`)?.focus();
+  const onSaved = async (app: OAuthClient) => {
+    setEditing(null);
+    setError(null);
+    await load();
+    setMessage(`“${app.name}” saved.`);
+    focusEdit(app.id);
+  };
+  const closeEditor = () => {
+    const id = editing?.id;
+    setEditing(null);
+    if (id) focusEdit(id);
+  };
+  return { editing, setEditing, onSaved, closeEditor };
+}
+
 /** The page's state: its notices, the list, the secret just shown, rotating and deleting. */
 function useOAuthApps(client: PlatformClient) {
   const [error, setError] = useState<string | null>(null);
@@ -108,6 +132,8 @@ function useOAuthApps(client: PlatformClient) {
     }
   };
 
+  const editor = useAppEditor(load, setError, setMessage);
+
   const onRegistered = async (app: OAuthClientWithSecret) => {
     setRegistered(app);
     setSecret(
@@ -128,10 +154,11 @@ function useOAuthApps(client: PlatformClient) {
     rotate,
     remove,
     onRegistered,
+    ...editor,
   };
 }
 
-/** OAuth apps: the list a page at a time; for writers also register, rotate a secret, delete. */
+/** OAuth apps: the list a page at a time; for writers also register, edit, rotate a secret, delete. */
 export function OAuthAppsPage({
   client,
   scopes,
@@ -154,10 +181,17 @@ export function OAuthAppsPage({
     rotate,
     remove,
     onRegistered,
+    editing,
+    setEditing,
+    onSaved,
+    closeEditor,
   } = useOAuthApps(client);
   return (
     <>
       {dialog}
+      {editing ? (
+        <EditApp client={client} app={editing} onClose={closeEditor} onSaved={onSaved} />
+      ) : null}
       <PageHeading>OAuth apps</PageHeading>
       <p>
         Register an app that signs your organization’s members in with the platform (authorization
@@ -173,6 +207,7 @@ export function OAuthAppsPage({
         list={list}
         headingRef={listHeading}
         canWrite={canWrite}
+        onEdit={setEditing}
         onRotate={(app) => void rotate(app)}
         onRemove={(app) => void remove(app)}
       />
@@ -226,12 +261,14 @@ function AppList({
   list,
   headingRef,
   canWrite,
+  onEdit,
   onRotate,
   onRemove,
 }: {
   list: ListState<OAuthClient>;
   headingRef: RefObject<HTMLHeadingElement | null>;
   canWrite: boolean;
+  onEdit: (app: OAuthClient) => void;
   onRotate: (app: OAuthClient) => void;
   onRemove: (app: OAuthClient) => void;
 }) {
@@ -270,6 +307,7 @@ function AppList({
               key={app.id}
               app={app}
               canWrite={canWrite}
+              onEdit={onEdit}
               onRotate={onRotate}
               onRemove={onRemove}
             />
@@ -291,11 +329,13 @@ function AppList({
 function AppCard({
   app,
   canWrite,
+  onEdit,
   onRotate,
   onRemove,
 }: {
   app: OAuthClient;
   canWrite: boolean;
+  onEdit: (app: OAuthClient) => void;
   onRotate: (app: OAuthClient) => void;
   onRemove: (app: OAuthClient) => void;
 }) {
@@ -322,6 +362,13 @@ function AppCard({
       </dl>
       {canWrite ? (
         <div className="actions">
+          <button type="button" id={`edit-${app.id}`} onClick={() => onEdit(app)}>
+            Edit
+            <span className="visually-hidden">
+              {' '}
+              app {app.name} ({app.id})
+            </span>
+          </button>
           {app.type === 'confidential' ? (
             <button type="button" onClick={() => onRotate(app)}>
               Rotate secret

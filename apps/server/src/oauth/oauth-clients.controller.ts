@@ -41,6 +41,10 @@ export class OAuthClientsController {
           ),
         };
       },
+      update: async ({ params, body }) => ({
+        status: 200,
+        body: await this.clients.update(principal, params.id, body, actor),
+      }),
       rotateSecret: onRecord(200, (id) => this.clients.rotateSecret(principal, id, actor)),
       transfer: async ({ params, body }) => ({
         status: 200,

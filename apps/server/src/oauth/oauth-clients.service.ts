@@ -8,6 +8,7 @@ import {
   type ListQuery,
   type OAuthClientCreateSchema,
   type OAuthClientResource,
+  type OAuthClientUpdateSchema,
   ROLE_SCOPES,
 } from '@platform/contract';
 import type { Repository } from 'typeorm';
@@ -79,6 +80,7 @@ function auditEntry(
   record: OAuthClientRecord,
   action:
     | 'oauth_client.created'
+    | 'oauth_client.updated'
     | 'oauth_client.secret_rotated'
     | 'oauth_client.deleted'
     | 'oauth_client.transferred',
@@ -134,6 +136,20 @@ export function redirectUriProblem(uri: string, type: 'confidential' | 'public')
       : 'may use a private-use scheme only for a public (native) client';
   }
   return 'must use https, loopback http, or a reverse-domain private-use scheme';
+}
+
+/** 400 naming the first redirect URI the client's type and grants do not allow. */
+function assertRedirectUris(
+  uris: readonly string[],
+  type: 'confidential' | 'public',
+  grants: readonly string[],
+): void {
+  if (grants.includes('authorization_code') && uris.length === 0)
+    throw invalidField('redirect_uris', 'authorization_code needs at least one redirect URI');
+  uris.forEach((uri, index) => {
+    const problem = redirectUriProblem(uri, type);
+    if (problem) throw invalidField(`redirect_uris.${index}`, problem);
+  });
 }
 
 @Injectable()
@@ -241,14 +257,9 @@ export class OAuthClientsService {
         'grant_types',
         'client_credentials needs a confidential client (a public client has no secret)',
       );
-    if (grants.includes('authorization_code') && input.redirect_uris.length === 0)
-      throw invalidField('redirect_uris', 'authorization_code needs at least one redirect URI');
     if (grants.includes('refresh_token') && !grants.includes('authorization_code'))
       throw invalidField('grant_types', 'refresh_token comes only with authorization_code');
-    input.redirect_uris.forEach((uri, index) => {
-      const problem = redirectUriProblem(uri, input.type);
-      if (problem) throw invalidField(`redirect_uris.${index}`, problem);
-    });
+    assertRedirectUris(input.redirect_uris, input.type, grants);
     const scopes = expandScopes(input.scopes);
     const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
     if (expiresAt && expiresAt.getTime() <= this.clock.nowMs())
@@ -272,6 +283,67 @@ export class OAuthClientsService {
     const entry = auditEntry(record, 'oauth_client.created');
     await this.audit.insertAudited(OAuthClientRecord, record, actor, entry);
     return { ...toClientResource(record), client_secret: secret };
+  }
+
+  /**
+   * A new name or redirect URIs; type, scopes and grants stay as registered. Codes not yet
+   * exchanged go with the old URIs (a user mid-sign-in starts again); grants and tokens stay.
+   * Like a rotation, a change binds the client to the caller's expiry: nothing changed over
+   * the API outlives the credential that changed it (the portal's session has none).
+   */
+  async update(
+    principal: Principal,
+    id: string,
+    input: z.output<typeof OAuthClientUpdateSchema>,
+    actor: AuditActor,
+  ): Promise<OAuthClientResource> {
+    return this.transactions.run(async (manager) => {
+      const record = await findOwnedForUpdate(
+        this.sql,
+        manager,
+        OAuthClientRecord,
+        principal.organizationId,
+        id,
+        'OAuth client',
+      );
+      assertCovers(principal, record.scopes.split(' '), 'change', 'an OAuth client');
+      assertMayActAs(principal, record.userId, `OAuth client ${record.id}`);
+      // Each changed field as [before, after], for the audit log.
+      const changes: Record<string, unknown> = {};
+      if (input.name !== undefined && input.name !== record.name) {
+        changes.name = [record.name, input.name];
+        record.name = input.name;
+      }
+      const uris = input.redirect_uris;
+      if (uris !== undefined && uris.join(' ') !== record.redirectUris.join(' ')) {
+        assertRedirectUris(uris, record.type, record.grantTypes.split(' '));
+        changes.redirect_uris = [record.redirectUris, uris];
+        record.redirectUris = uris;
+        await manager.delete(OAuthArtifactRecord, {
+          clientId: record.id,
+          kind: 'AuthorizationCode',
+        });
+      }
+      if (Object.keys(changes).length === 0) return toClientResource(record);
+      record.expiresAt = earlierExpiry(record.expiresAt, principal.expiresAt);
+      record.updatedAt = this.clock.now();
+      await manager.update(
+        OAuthClientRecord,
+        { id: record.id, organizationId: record.organizationId },
+        {
+          name: record.name,
+          redirectUris: record.redirectUris,
+          expiresAt: record.expiresAt,
+          updatedAt: record.updatedAt,
+        },
+      );
+      await this.audit.record(
+        actor,
+        { ...auditEntry(record, 'oauth_client.updated'), changes },
+        manager,
+      );
+      return toClientResource(record);
+    });
   }
 
   /**

@@ -138,6 +138,7 @@ export const FIXTURES: readonly Fixture[] = [
     emitsEvent: false,
     audited: true,
     widest: { scopes: ['all'] },
+    change: (n) => ({ name: `Walk App ${n} renamed` }),
   },
   {
     collection: 'invitations',

@@ -18,6 +18,7 @@ final class AuditEventAction
     public const TOKEN_CREATED = 'token.created';
     public const TOKEN_REVOKED = 'token.revoked';
     public const OAUTH_CLIENT_CREATED = 'oauth_client.created';
+    public const OAUTH_CLIENT_UPDATED = 'oauth_client.updated';
     public const OAUTH_CLIENT_SECRET_ROTATED = 'oauth_client.secret_rotated';
     public const OAUTH_CLIENT_DELETED = 'oauth_client.deleted';
     public const WEBHOOK_ENDPOINT_CREATED = 'webhook_endpoint.created';
@@ -55,6 +56,7 @@ final class AuditEventAction
             self::TOKEN_CREATED,
             self::TOKEN_REVOKED,
             self::OAUTH_CLIENT_CREATED,
+            self::OAUTH_CLIENT_UPDATED,
             self::OAUTH_CLIENT_SECRET_ROTATED,
             self::OAUTH_CLIENT_DELETED,
             self::WEBHOOK_ENDPOINT_CREATED,

@@ -117,6 +117,33 @@ final class OauthClientsService
     }
 
     /**
+     * Change an OAuth client's name or redirect URIs
+     *
+     * Only the fields sent change; its type, scopes and grants are fixed at registration. New redirect URIs
+     * apply to the next authorization request, and authorization codes not yet exchanged are refused (the
+     * user signs in again); users' grants and issued tokens stay. The client's scopes must be among the
+     * calling token's, and the caller must be the member it belongs to or an admin (403 otherwise); when the
+     * calling token expires, the client's `expires_at` becomes no later. Recorded in the audit log
+     * (`oauth_client.updated`).
+     *
+     * `PATCH /v1/oauth_clients/{id}`. Requires the `oauth_clients:write` scope.
+     *
+     * @param string $id
+     * @param array{
+     *     name?: string,
+     *     redirect_uris?: list<string>,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return OAuthClient
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function update(string $id, array $params = [], ?RequestOptions $options = null): OAuthClient
+    {
+        return $this->raw->update($id, $params, $options)->parse();
+    }
+
+    /**
      * Delete an OAuth client
      *
      * Every token issued to it is refused from the next request on, and webhook endpoints it owns are

@@ -96,6 +96,7 @@ final class Operations
         'oauthClients.list' => ['GET', '/v1/oauth_clients', 'oauthClients->list'],
         'oauthClients.create' => ['POST', '/v1/oauth_clients', 'oauthClients->create'],
         'oauthClients.retrieve' => ['GET', '/v1/oauth_clients/{id}', 'oauthClients->retrieve'],
+        'oauthClients.update' => ['PATCH', '/v1/oauth_clients/{id}', 'oauthClients->update'],
         'oauthClients.delete' => ['DELETE', '/v1/oauth_clients/{id}', 'oauthClients->delete'],
         'oauthClients.rotateSecret' => ['POST', '/v1/oauth_clients/{id}/rotate_secret', 'oauthClients->rotateSecret'],
         'oauthClients.transfer' => ['POST', '/v1/oauth_clients/{id}/transfer', 'oauthClients->transfer'],

@@ -66,7 +66,7 @@ trait ServiceRegistry
      */
     public readonly TokenService $token;
     /**
-     * `list`, `create`, `retrieve`, `delete`, `rotateSecret`, `transfer`
+     * `list`, `create`, `retrieve`, `update`, `delete`, `rotateSecret`, `transfer`
      */
     public readonly OauthClientsService $oauthClients;
     /**

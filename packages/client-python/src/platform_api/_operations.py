@@ -89,6 +89,7 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("oauthClients.list", "oauth_clients", "list", "GET", "/v1/oauth_clients", "oauth_clients:read"),
     OperationInfo("oauthClients.create", "oauth_clients", "create", "POST", "/v1/oauth_clients", "oauth_clients:write"),
     OperationInfo("oauthClients.retrieve", "oauth_clients", "retrieve", "GET", "/v1/oauth_clients/{id}", "oauth_clients:read"),
+    OperationInfo("oauthClients.update", "oauth_clients", "update", "PATCH", "/v1/oauth_clients/{id}", "oauth_clients:write"),
     OperationInfo("oauthClients.delete", "oauth_clients", "delete", "DELETE", "/v1/oauth_clients/{id}", "oauth_clients:write"),
     OperationInfo("oauthClients.rotateSecret", "oauth_clients", "rotate_secret", "POST", "/v1/oauth_clients/{id}/rotate_secret", "oauth_clients:write"),
     OperationInfo("oauthClients.transfer", "oauth_clients", "transfer", "POST", "/v1/oauth_clients/{id}/transfer", "oauth_clients:write"),

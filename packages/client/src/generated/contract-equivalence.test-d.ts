@@ -184,6 +184,10 @@ export type Checks = [
   Check<Same<ContractRequest<Routes['oauthClients']['create']>['body'], G.OAuthClientCreate>>,
   // oauthClients.retrieve: response
   Check<Same<ContractResponse<Routes['oauthClients']['retrieve']>, G.OAuthClient>>,
+  // oauthClients.update: response
+  Check<Same<ContractResponse<Routes['oauthClients']['update']>, G.OAuthClient>>,
+  // oauthClients.update: body
+  Check<Same<ContractRequest<Routes['oauthClients']['update']>['body'], G.OAuthClientUpdate | undefined>>,
   // oauthClients.delete: response
   Check<Same<ContractResponse<Routes['oauthClients']['delete']>, G.DeletedOAuthClient>>,
   // oauthClients.rotateSecret: response

@@ -60,6 +60,7 @@ import type {
   OAuthClient,
   OAuthClientCreate,
   OAuthClientList,
+  OAuthClientUpdate,
   OAuthClientWithSecret,
   OauthClientsListQuery,
   Organization,
@@ -194,6 +195,7 @@ export const ROUTES = {
     list: { method: 'GET', path: '/v1/oauth_clients', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/oauth_clients', body: true },
     retrieve: { method: 'GET', path: '/v1/oauth_clients/{id}' },
+    update: { method: 'PATCH', path: '/v1/oauth_clients/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/oauth_clients/{id}' },
     rotateSecret: { method: 'POST', path: '/v1/oauth_clients/{id}/rotate_secret' },
     transfer: { method: 'POST', path: '/v1/oauth_clients/{id}/transfer', body: true },
@@ -822,6 +824,15 @@ export interface OauthClientsResource {
    */
   retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClient>;
   retrieve(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClient>;
+  /**
+   * Change an OAuth client's name or redirect URIs
+   *
+   * Only the fields sent change; its type, scopes and grants are fixed at registration. New redirect URIs apply to the next authorization request, and authorization codes not yet exchanged are refused (the user signs in again); users' grants and issued tokens stay. The client's scopes must be among the calling token's, and the caller must be the member it belongs to or an admin (403 otherwise); when the calling token expires, the client's `expires_at` becomes no later. Recorded in the audit log (`oauth_client.updated`).
+   *
+   * Scope: `oauth_clients:write`.
+   */
+  update(args: { params: { id: string }; body?: OAuthClientUpdate; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClient>;
+  update(id: string, args?: { body?: OAuthClientUpdate; } & CallArgs, options?: RequestOptions): PlatformPromise<OAuthClient>;
   /**
    * Delete an OAuth client
    *

@@ -4,7 +4,7 @@ import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list
 
 export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client';
 
-export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created';
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created';
 
 export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export';
 
@@ -915,6 +915,12 @@ export interface OAuthClientList {
   links: PageLinks;
 }
 
+export interface OAuthClientUpdate {
+  name?: string;
+  /** The whole new list. A client with the `authorization_code` grant keeps at least one. */
+  redirect_uris?: string[];
+}
+
 export interface OAuthClientWithSecret {
   /** The `client_id`. */
   id: `oac_${string}`;
@@ -1760,8 +1766,8 @@ export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updat
   sort?: SortInput<'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
-  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed, user.password_check_failed, user.signed_out, export.created, export.download_link_created. */
-  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created'>;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.updated, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed, user.password_check_failed, user.signed_out, export.created, export.download_link_created. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation, sign_in, oauth_client. */
   actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation, export. */

@@ -193,7 +193,7 @@ class ClientResources:
 
     @cached_property
     def oauth_clients(self) -> OauthClients:
-        """`list`, `create`, `retrieve`, `delete`, `rotate_secret`, `transfer` (`/v1/oauth_clients`)."""
+        """`list`, `create`, `retrieve`, `update`, `delete`, `rotate_secret`, `transfer` (`/v1/oauth_clients`)."""
         return OauthClients(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -307,7 +307,7 @@ class AsyncClientResources:
 
     @cached_property
     def oauth_clients(self) -> AsyncOauthClients:
-        """`list`, `create`, `retrieve`, `delete`, `rotate_secret`, `transfer`, awaited."""
+        """`list`, `create`, `retrieve`, `update`, `delete`, `rotate_secret`, `transfer`, awaited."""
         return AsyncOauthClients(_t.cast("AsyncPlatformClient", self))
 
     @cached_property

@@ -39,6 +39,7 @@ __all__ = [
     "InvitationCreateParams",
     "MemberUpdateParams",
     "OAuthClientCreateParams",
+    "OAuthClientUpdateParams",
     "OrganizationUpdateParams",
     "PasswordChangeParams",
     "PaymentCreateParams",
@@ -224,6 +225,14 @@ class OAuthClientCreateParams(_OAuthClientCreateParamsRequired, total=False):
     """`client_credentials` needs a confidential client; `authorization_code` needs at least one redirect URI. Implicit and password grants are not offered (RFC 9700). Default: `["authorization_code", "refresh_token"]`."""
     expires_at: _t.Optional[_t.Union[_dt.datetime, str]]
     """When the client stops working; must be in the future, and no later than the calling token's expiry. Omit or null: never, or, when the calling token expires, with it."""
+
+
+class OAuthClientUpdateParams(_t.TypedDict, total=False):
+    """The fields of a `OAuthClientUpdate`."""
+
+    name: str
+    redirect_uris: _t.Sequence[str]
+    """The whole new list. A client with the `authorization_code` grant keeps at least one."""
 
 
 class OrganizationUpdateParams(_t.TypedDict, total=False):
