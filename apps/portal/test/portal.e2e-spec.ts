@@ -293,6 +293,7 @@ describe('the portal in Chromium', () => {
     await editor.getByRole('button', { name: 'Save changes' }).click();
     await editor.getByText(/redirect_uris\.0: must use https/).waitFor();
     await expectAccessible('OAuth app editor, refused');
+    await screenshot(page, 'oauth-app-edit');
     await uris.fill('https://gradebook.school.test/return\nhttp://127.0.0.1:8080/cb');
     await editor.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('“Gradebook sync 2” saved.').waitFor();

@@ -6,6 +6,7 @@ namespace PlatformApi\Tests\Live;
 
 use PlatformApi\Exception\AuthenticationException;
 use PlatformApi\Exception\OAuthException;
+use PlatformApi\Exception\ValidationException;
 use PlatformApi\Model\TokenInfoType;
 use PlatformApi\OAuth\ClientCredentials;
 
@@ -64,6 +65,19 @@ final class TokensLiveTest extends LiveTestCase
             $oauth->id,
             array_map(static fn ($c) => $c->id, iterator_to_array($client->oauthClients->list())),
         );
+
+        $renamed = $client->oauthClients->update($oauth->id, [
+            'name' => 'Renamed php sync',
+            'redirect_uris' => ['https://sync.example/callback'],
+        ]);
+        self::assertSame('Renamed php sync', $renamed->name);
+        self::assertSame(['https://sync.example/callback'], $renamed->redirectUris);
+        try {
+            $client->oauthClients->update($oauth->id, ['redirect_uris' => ['http://sync.example/cb']]);
+            self::fail('expected a ValidationException');
+        } catch (ValidationException $e) {
+            self::assertStringContainsString('redirect_uris.0', $e->getMessage());
+        }
 
         $rotated = $client->oauthClients->rotateSecret($oauth->id);
         self::assertNotSame($oauth->clientSecret, $rotated->clientSecret);

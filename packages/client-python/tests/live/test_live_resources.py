@@ -161,6 +161,17 @@ def test_oauth_clients(client: platform_api.PlatformClient) -> None:
     assert client.oauth_clients.retrieve(registered.id).name == registered.name
     assert registered.id in [c.id for c in client.oauth_clients.list(per_page=100)]
 
+    renamed = client.oauth_clients.update(
+        registered.id, name="Renamed sync", redirect_uris=["https://sync.example/callback"]
+    )
+    assert (renamed.name, renamed.redirect_uris) == (
+        "Renamed sync",
+        ["https://sync.example/callback"],
+    )
+    with pytest.raises(platform_api.ValidationError) as refused:
+        client.oauth_clients.update(registered.id, redirect_uris=["http://sync.example/cb"])
+    assert "redirect_uris.0" in str(refused.value)
+
     rotated = client.oauth_clients.rotate_secret(registered.id)
     assert rotated.client_secret and rotated.client_secret != registered.client_secret
     auth = platform_api.ClientCredentials(
