@@ -43,7 +43,10 @@ export function classifyError(error: unknown): Failure {
 export function describeError(error: unknown): string {
   if (error instanceof PlatformApiError && !error.problem) return describeBareFailure(error);
   if (error instanceof PlatformApiError) {
-    const fields = (error.problem?.errors ?? []).map((e) => `${e.path}: ${e.message}`);
+    // A field error the detail already states (`redirect_uris.0: must use https`) is not repeated.
+    const fields = (error.problem?.errors ?? [])
+      .filter((e) => !error.detail?.includes(e.message))
+      .map((e) => `${e.path.replace(/^body\./, '')}: ${e.message}`);
     return [error.detail, ...fields].filter(Boolean).join(' — ');
   }
   if (error instanceof PlatformError || error instanceof Error) return error.message;
