@@ -3,6 +3,7 @@
 //   npx --yes --package=node@18.20.8 -- node packages/client/scripts/node18-smoke.mjs
 // It talks only to a server of its own on 127.0.0.1.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -89,6 +90,57 @@ for (const sdk of [esm, cjs]) {
   assert.equal(new URL(request.url).searchParams.get('code_challenge_method'), 'S256');
 }
 
+// The platform-listen command (dist/listen.js): it reads the newest position, follows the feed
+// and POSTs the change signed with --secret, which the verifier accepts; SIGINT stops it (exit 0).
+const secret = signed.secrets[0];
+const change = { ...JSON.parse(body), position: 8 };
+let delivered;
+const api = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    const json = (value) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    if (url.pathname === '/v1/events')
+      return json({ object: 'list', data: [{ ...change, position: 7 }] });
+    if (url.pathname === '/v1/changes') {
+      const after = url.searchParams.get('after');
+      if (after === '7') return json({ data: [change], next_cursor: '8', has_more: false });
+      return setTimeout(() => json({ data: [], next_cursor: after, has_more: false }), 200);
+    }
+    delivered = { body: Buffer.concat(chunks).toString('utf8'), headers: req.headers };
+    res.writeHead(204).end();
+  });
+});
+await new Promise((resolve) => api.listen(0, '127.0.0.1', resolve));
+const apiUrl = `http://127.0.0.1:${api.address().port}`;
+const listen = spawn(
+  process.execPath,
+  [
+    new URL('../dist/listen.js', import.meta.url).pathname,
+    '--forward-to',
+    `${apiUrl}/hooks`,
+    '--secret',
+    secret,
+  ],
+  { env: { ...process.env, PLATFORM_URL: apiUrl, PLATFORM_TOKEN: 'pat_smoke' }, stdio: 'inherit' },
+);
+try {
+  for (let waited = 0; !delivered; waited += 50) {
+    assert.ok(waited < 10_000, 'platform-listen forwarded nothing in 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+} finally {
+  listen.kill('SIGINT');
+}
+const [code] = await new Promise((resolve) => listen.on('exit', (...args) => resolve(args)));
+api.close();
+assert.equal(code, 0);
+assert.equal(delivered.headers['webhook-position'], '8');
+const forwarded = await esm.verifyWebhook(delivered.body, delivered.headers, secret);
+assert.equal(forwarded.id, change.id);
+
 console.log(
-  `node18-smoke: the built SDK works on Node ${process.versions.node} (ESM and CommonJS).`,
+  `node18-smoke: the built SDK and platform-listen work on Node ${process.versions.node} (ESM and CommonJS).`,
 );

@@ -50,6 +50,11 @@ export interface FollowOptions {
   giveUpAfter?: number;
   /** Called before each wait to retry: the error, the attempt (1, 2, …) and the wait in seconds. */
   onRetry?: (error: PlatformError, attempt: number, delaySeconds: number) => void;
+  /**
+   * Called with the cursor each time the follower has yielded every change committed when it last
+   * read (a read answered `has_more: false`), before it reads (and waits) again.
+   */
+  onCaughtUp?: (cursor: string) => void;
 }
 
 const OLDEST = 'oldest';
@@ -105,6 +110,7 @@ export class FeedFollower<
   #done = false;
   #failures = 0;
   #failingSince: number | undefined;
+  #caughtUp = false;
   readonly #until: string | undefined;
 
   constructor(
@@ -134,10 +140,15 @@ export class FeedFollower<
         }
         return { value: item, done: false };
       }
+      if (this.#caughtUp) {
+        this.#caughtUp = false;
+        this.options.onCaughtUp?.(this.cursor);
+      }
       if (this.#done || this.options.signal?.aborted || this.cursor === this.#until)
         return this.return();
       const page = await this.readPage();
       if (page === undefined) continue;
+      this.#caughtUp = !page.has_more;
       if (page.data.length === 0) {
         this.cursor = page.next_cursor;
         if (this.options.untilCaughtUp && !page.has_more) this.#done = true;
