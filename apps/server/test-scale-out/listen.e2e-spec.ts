@@ -134,6 +134,12 @@ describe('platform-listen across two instances', () => {
       ...data.slice(0, -1).map((e) => e.position),
     ]);
     // The instance lost was waited out, and the command said when it was through again.
-    expect(stderr).toMatch(/The API did not answer .*502[^]*Caught up: every change to position/);
+    await waitFor(
+      () => /The API did not answer .*502[^]*Caught up: every change to position/.test(stderr),
+      {
+        timeoutMs: 30_000,
+        what: 'the retry and the catch-up',
+      },
+    );
   });
 });

@@ -15,19 +15,22 @@ let server: TestServer;
 let sdk: PlatformClient;
 let token: string;
 let handler: LocalServer;
-/** What the handler answers to the request at each index (204 when unset). */
+/** What the handler answers to the request at each index: 204 when unset, nothing for 0. */
 let answers: number[] = [];
 
 beforeAll(async () => {
   server = await startTestServer({
     postgresAdminUrl: process.env.TEST_DATABASE_URL,
     redisUrl: process.env.TEST_REDIS_URL,
+    env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
   });
   const organization = await server.createOrganization();
   ({ token } = await server.createToken(organization.id, ['all']));
   sdk = createClient({ baseUrl: server.url, token });
   handler = await startLocalServer((_req, res, index) => {
-    res.writeHead(answers[index] ?? 204).end();
+    const status = answers[index] ?? 204;
+    if (status === 0) return;
+    res.writeHead(status, status === 307 ? { location: '/elsewhere' } : {}).end();
   });
 });
 
@@ -94,13 +97,25 @@ async function newCourse(code: string) {
 
 it('forwards each change from now on, signed with the secret, in feed order with the previous position', async () => {
   const before = await newCourse('LIS-0');
+  // The newest event is then a ping, which has no position: "now" is still after LIS-0.
+  const pings = await startLocalServer((_req, res) => res.writeHead(204).end());
+  const endpoint = await sdk.webhookEndpoints.create({
+    body: { url: pings.url, events: ['exam.created'] },
+  });
+  await sdk.webhookEndpoints.test({ params: { id: endpoint.id } });
+  await sdk.webhookEndpoints.delete({ params: { id: endpoint.id } });
+  await pings.close();
   const secret = newSecret();
   const listener = run(['--forward-to', `${handler.url}/hooks`, '--secret', secret]);
   await until('ready', started(listener.err));
+  expect(listener.err.join('\n')).not.toContain(secret);
   const course = await newCourse('LIS-1');
   await sdk.courses.update({ params: { id: course.id }, body: { title: 'Renamed' } });
   await sdk.courses.delete({ params: { id: course.id } });
-  await until('three deliveries', () => handler.requests.length === 3);
+  await until(
+    'three answers',
+    () => listener.err.filter((line) => line.startsWith('<-- [204] POST ')).length === 3,
+  );
 
   const events = await verified(secret);
   const [created, updated, deleted] = events as [Event, Event, Event];
@@ -131,7 +146,7 @@ it('forwards each change from now on, signed with the secret, in feed order with
   expect(listener.err).toContainEqual(
     `--> course.updated [${updated.id}] position ${updated.position}`,
   );
-  expect(listener.err.filter((line) => line.startsWith('<-- [204] POST '))).toHaveLength(3);
+  expect(handler.requests).toHaveLength(3);
 
   await expect(listener.stop()).resolves.toBe(0);
   expect(listener.err.at(-1)).toBe(
@@ -186,30 +201,56 @@ it('waits out the API stopped and started again, and forwards every change once'
   ]);
 });
 
-it('resumes after --after, and a handler that fails or is gone does not stop it', async () => {
+it('resumes after --after with a new secret it prints; what the handler answers is not retried or followed', async () => {
   const course = await newCourse('LIS-6');
   const resumeFrom =
     (await sdk.changes.list({ after: 'oldest', limit: 1000 })).data.at(-1)!.position! - 1;
   await sdk.courses.delete({ params: { id: course.id } });
-  answers = [500];
+  answers = [500, 307];
   const listener = run(['--forward-to', handler.url, '--after', String(resumeFrom)]);
-  await until('two deliveries', () => handler.requests.length === 2);
+  await until('two answers', () => listener.err.filter((l) => l.startsWith('<-- ')).length === 2);
   await until('the catch-up', () => listener.err.some((line) => line.startsWith('Caught up: ')));
   expect(
     listener.err.filter((line) => line.startsWith('<-- ')).map((line) => line.slice(0, 9)),
-  ).toEqual(['<-- [500]', '<-- [204]']);
+  ).toEqual(['<-- [500]', '<-- [307]']);
+  expect(handler.requests.map((r) => r.path)).toEqual(['/', '/']);
+  const secret = /signed with (whsec_\S+) /.exec(listener.err.join('\n'))?.[1];
+  const events = await verified(secret!);
+  expect(events.map((e) => [e.type, idOf(e)])).toEqual([
+    ['course.created', course.id],
+    ['course.deleted', course.id],
+  ]);
   await expect(listener.stop()).resolves.toBe(0);
+  expect(listener.err.at(-1)).toBe(
+    `Stopped after position ${events[1]!.position}: resume with --after ${events[1]!.position}`,
+  );
 
   const gone = run(['--forward-to', 'http://127.0.0.1:9/hooks', '--after', String(resumeFrom)]);
-  await until(
-    'two attempts',
-    () => gone.err.filter((line) => line.startsWith('<-- ')).length === 2,
-  );
+  await until('two attempts', () => gone.err.filter((l) => l.startsWith('<-- ')).length === 2);
   expect(gone.err.filter((line) => line.startsWith('<-- '))).toEqual([
     expect.stringMatching(/^<-- \[ERR\] POST http:\/\/127\.0\.0\.1:9\/hooks: .+ \[evt_/),
     expect.stringMatching(/^<-- \[ERR\] POST /),
   ]);
   await expect(gone.stop()).resolves.toBe(0);
+});
+
+it('stops on Ctrl-C while the handler has not answered, and resumes at that event', async () => {
+  const course = await newCourse('LIS-7');
+  const position = (await sdk.changes.list({ after: 'oldest', limit: 1000 })).data.at(
+    -1,
+  )!.position!;
+  await newCourse('LIS-8');
+  answers = [0];
+  const listener = run(['--forward-to', handler.url, '--after', String(position - 1)]);
+  await until('the first POST', () => handler.requests.length === 1);
+  expect(JSON.parse(handler.requests[0]!.body)).toMatchObject({ data: { id: course.id } });
+  // Without the stop reaching the POST, it would wait out the handler's 30 s and time out here.
+  await expect(listener.stop()).resolves.toBe(0);
+  expect(listener.err.slice(-2)).toEqual([
+    expect.stringMatching(/^<-- \[--\] POST .*: stopped before it answered \[evt_/),
+    `Stopped after position ${position - 1}: resume with --after ${position - 1}`,
+  ]);
+  expect(handler.requests).toHaveLength(1);
 });
 
 it('ends with 1 and the reason when the API refuses', async () => {
@@ -265,7 +306,7 @@ it('runs as `pnpm platform listen`, the SDK command behind the admin CLI', () =>
   const root = path.join(__dirname, '..', '..', '..');
   const result = spawnSync(
     process.execPath,
-    [path.join(root, 'apps', 'server', 'bin', 'platform.js'), 'listen', '--help'],
+    [path.join(root, 'tooling', 'platform-bin', 'platform.js'), 'listen', '--help'],
     { encoding: 'utf8' },
   );
   expect(result.status).toBe(0);

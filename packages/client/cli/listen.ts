@@ -33,16 +33,20 @@ session secret exactly as an endpoint's deliveries are signed.
   --after <position>   start after this feed position (to resume where a run stopped), or
                        'oldest' for every change still kept; default: from now on
   --secret <whsec_…>   sign with this secret instead of a new one, so a handler keeps its
-                       configuration across runs
+                       configuration across runs (or PLATFORM_LISTEN_SECRET); not printed
   --token <token>      an API token with events:read and each type's read scope
                        (or PLATFORM_TOKEN)
   --base-url <url>     the API's address, e.g. https://api.school.example (or PLATFORM_URL)
   -h, --help           this text
 
-Status lines go to stderr. Once started it never gives up on the API: an outage or a restart is
-waited out and reading resumes where it stopped. Exit codes: 0 stopped by SIGINT or SIGTERM,
-1 the API could not be reached at the start, or refused (a token without access, an unknown
-event type, a position older than the changes kept), 2 a usage error.`;
+Each run is a chain of its own: the first event it sends has previous_position null. What the
+handler answers is printed, not retried; redirects are not followed. Status lines go to stderr.
+Once following, it never gives up on the API: an outage or a restart is waited out and reading
+resumes where it stopped. On the way out it prints the position to resume from.
+
+Exit codes: 0 stopped by SIGINT or SIGTERM; 1 the API refused (a token without access, an
+unknown event type, a position older than the changes kept) or, without --after, could not be
+reached at the start; 2 a usage error.`;
 
 /** How long the local handler has to answer one delivery. */
 const FORWARD_TIMEOUT_MS = 30_000;
@@ -60,6 +64,8 @@ export interface ListenOptions {
   /** A feed position or `oldest`; undefined starts from now. */
   after: string | undefined;
   secret: string;
+  /** Whether the secret came from `--secret` or PLATFORM_LISTEN_SECRET (then it is not printed). */
+  secretGiven: boolean;
 }
 
 /** Where the command writes, and what stops it. */
@@ -108,6 +114,8 @@ export function parseCommandLine(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): ListenOptions | 'help' {
+  if (typeof parseArgs !== 'function')
+    throw new UsageError(`platform-listen needs Node 18.3 or newer; this is ${process.version}`);
   let values;
   try {
     ({ values } = parseArgs({
@@ -135,6 +143,7 @@ export function parseCommandLine(
   if (forwardTo !== undefined && values['print-json'])
     throw new UsageError('--forward-to and --print-json: choose one');
   const { after, events } = values;
+  const secret = values.secret ?? env.PLATFORM_LISTEN_SECRET;
   if (after !== undefined && after !== 'oldest' && !POSITION.test(after))
     throw new UsageError(
       `--after must be a feed position (0, 1, 2, …) or 'oldest', got '${after}'`,
@@ -152,17 +161,26 @@ export function parseCommandLine(
     forwardTo: forwardTo === undefined ? undefined : httpUrl('--forward-to', forwardTo),
     events,
     after,
-    secret: values.secret === undefined ? newSecret() : checkSecret(values.secret),
+    secret: secret === undefined ? newSecret() : checkSecret(secret),
+    secretGiven: secret !== undefined,
   };
 }
 
-/** Where a run from now starts: the position of the newest change the token may read. */
+/**
+ * Where a run from now starts: the highest position among the newest changes the token may read
+ * (a `ping` has none; positions follow commit order, `created_at` nearly so), else `oldest`.
+ */
 async function newestPosition(client: Client, events: string | undefined): Promise<string> {
   // The server checks the types (a 400 naming an unknown one); the SDK's type is for literals.
   const type = events as ListFilter<EventType> | undefined;
-  const page = await client.events.list({ per_page: 1, ...(type !== undefined && { type }) });
-  const position = page.data[0]?.position;
-  return position === undefined || position === null ? 'oldest' : String(position);
+  const query = { per_page: 100, ...(type !== undefined && { type }) };
+  let newest: number | null = null;
+  for (const event of (await client.events.list(query)).data)
+    if (event.position !== null) newest = Math.max(newest ?? 0, event.position);
+  if (newest === null)
+    for await (const event of client.events.listAll(query))
+      if (event.position !== null) return String(event.position);
+  return newest === null ? 'oldest' : String(newest);
 }
 
 /** Why a POST got no answer, in a few words. */
@@ -174,34 +192,70 @@ function failure(error: unknown): string {
   return cause?.message ?? (error as Error).message;
 }
 
-/** POSTs one delivery and says what came back: `[200] POST url (4 ms)`. */
+/** An AbortSignal for one POST: aborted by `stop`, or after `ms` (Node 18 has no `AbortSignal.any`). */
+function bounded(stop: AbortSignal, ms: number): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onStop = () => controller.abort(stop.reason);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The handler did not answer', 'TimeoutError')),
+    ms,
+  );
+  stop.addEventListener('abort', onStop, { once: true });
+  return {
+    signal: controller.signal,
+    release: () => {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', onStop);
+    },
+  };
+}
+
+/**
+ * POSTs one delivery and says what came back (`[200] POST url (4 ms)`); `done` is false when the
+ * command was stopped before the handler answered, so the event is forwarded again on resume.
+ * Redirects are not followed, as the server's deliveries do not follow them.
+ */
 async function forward(
   url: string,
+  body: string,
+  headers: Record<string, string>,
+  stop: AbortSignal,
+): Promise<{ line: string; done: boolean }> {
+  const started = performance.now();
+  const { signal, release } = bounded(stop, FORWARD_TIMEOUT_MS);
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      signal,
+      redirect: 'manual',
+    });
+    await response.arrayBuffer();
+    const ms = Math.round(performance.now() - started);
+    return { line: `[${response.status}] POST ${url} (${ms} ms)`, done: true };
+  } catch (error) {
+    if (stop.aborted) return { line: `[--] POST ${url}: stopped before it answered`, done: false };
+    return { line: `[ERR] POST ${url}: ${failure(error)}`, done: true };
+  } finally {
+    release();
+  }
+}
+
+/** The headers of a delivery, as an endpoint's: signed, with the positions of the change. */
+async function deliveryHeaders(
   body: string,
   secret: string,
   position: number,
   previous: number | null,
-): Promise<string> {
-  const headers = {
+): Promise<Record<string, string>> {
+  return {
     'content-type': 'application/json',
     'user-agent': `platform-listen/${VERSION}`,
     ...(await signWebhook(body, secret)),
     'webhook-position': String(position),
     ...(previous !== null && { 'webhook-previous-position': String(previous) }),
   };
-  const started = performance.now();
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers,
-      body,
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-    });
-    await response.arrayBuffer();
-    return `[${response.status}] POST ${url} (${Math.round(performance.now() - started)} ms)`;
-  } catch (error) {
-    return `[ERR] POST ${url}: ${failure(error)}`;
-  }
 }
 
 function refusal(error: unknown): string {
@@ -211,13 +265,31 @@ function refusal(error: unknown): string {
   return `Stopped: ${error instanceof Error ? error.message : String(error)}`;
 }
 
+function readyLine(options: ListenOptions, after: string): string {
+  const { forwardTo, events, secret, secretGiven } = options;
+  const what = events === undefined ? 'every change' : events;
+  if (forwardTo === undefined)
+    return `Ready: printing ${what} after position ${after} (Ctrl-C to stop)`;
+  // A secret of the caller's own is not echoed (it may be an endpoint's); a new one must be.
+  const signing = secretGiven ? 'signed with the given secret' : `signed with ${secret}`;
+  return `Ready: forwarding ${what} after position ${after} to ${forwardTo}, ${signing} (Ctrl-C to stop)`;
+}
+
 /** Follows the feed and forwards (or prints) each change until `io.signal` aborts. */
 export async function listen(options: ListenOptions, io: ListenIo): Promise<number> {
   const client = createClient({ baseUrl: options.baseUrl, token: options.token });
   const { forwardTo, events, secret } = options;
   let announceCatchUp = options.after !== undefined;
+  /** Where a new run picks up: past the last change forwarded (or printed) in full. */
+  let resume: string | undefined;
+  const stopped = (code: number) => {
+    if (resume !== undefined)
+      io.stderr(`Stopped after position ${resume}: resume with --after ${resume}`);
+    return code;
+  };
   try {
     const after = options.after ?? (await newestPosition(client, events));
+    resume = after;
     const follower = client.changes.follow({
       after,
       ...(events !== undefined && { type: events }),
@@ -233,27 +305,30 @@ export async function listen(options: ListenOptions, io: ListenIo): Promise<numb
         announceCatchUp = false;
       },
     });
-    io.stderr(
-      `Ready: ${forwardTo === undefined ? 'printing' : `forwarding to ${forwardTo}`} ${events === undefined ? 'every change' : events} after position ${after}${forwardTo === undefined ? '' : `, signed with ${secret}`} (Ctrl-C to stop)`,
-    );
+    io.stderr(readyLine(options, after));
     let previous: number | null = null;
     for await (const event of follower) {
+      if (io.signal.aborted) break;
+      const cursor = follower.cursor;
       const { id, position, ...rest } = event;
-      const body = JSON.stringify({ id, position, previous_position: previous, ...rest });
       const at = position ?? 0;
+      const body = JSON.stringify({ id, position, previous_position: previous, ...rest });
       if (forwardTo === undefined) io.stdout(body);
       else {
         io.stderr(`--> ${event.type} [${id}] position ${at}`);
-        io.stderr(`<-- ${await forward(forwardTo, body, secret, at, previous)} [${id}]`);
+        const headers = await deliveryHeaders(body, secret, at, previous);
+        const { line, done } = await forward(forwardTo, body, headers, io.signal);
+        io.stderr(`<-- ${line} [${id}]`);
+        if (!done) break;
       }
+      resume = cursor;
       previous = at;
     }
-    io.stderr(`Stopped after position ${follower.cursor}: resume with --after ${follower.cursor}`);
-    return 0;
+    return stopped(0);
   } catch (error) {
     if (!(error instanceof PlatformError)) throw error;
     io.stderr(refusal(error));
-    return 1;
+    return stopped(1);
   }
 }
 
