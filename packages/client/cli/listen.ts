@@ -267,12 +267,12 @@ function refusal(error: unknown): string {
 
 function readyLine(options: ListenOptions, after: string): string {
   const { forwardTo, events, secret, secretGiven } = options;
-  const what = events === undefined ? 'every change' : events;
-  if (forwardTo === undefined)
-    return `Ready: printing ${what} after position ${after} (Ctrl-C to stop)`;
+  const from = after === 'oldest' ? 'from the oldest kept' : `after position ${after}`;
+  const what = `${events === undefined ? 'every change' : events} ${from}`;
+  if (forwardTo === undefined) return `Ready: printing ${what} (Ctrl-C to stop)`;
   // A secret of the caller's own is not echoed (it may be an endpoint's); a new one must be.
   const signing = secretGiven ? 'signed with the given secret' : `signed with ${secret}`;
-  return `Ready: forwarding ${what} after position ${after} to ${forwardTo}, ${signing} (Ctrl-C to stop)`;
+  return `Ready: forwarding ${what} to ${forwardTo}, ${signing} (Ctrl-C to stop)`;
 }
 
 /** Follows the feed and forwards (or prints) each change until `io.signal` aborts. */
