@@ -118,7 +118,7 @@ const apiUrl = `http://127.0.0.1:${api.address().port}`;
 const listen = spawn(
   process.execPath,
   [
-    new URL('../dist/listen.js', import.meta.url).pathname,
+    new URL('../bin/platform-listen.js', import.meta.url).pathname,
     '--forward-to',
     `${apiUrl}/hooks`,
     '--secret',
