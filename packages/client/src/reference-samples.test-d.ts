@@ -413,6 +413,11 @@ export async function exports_list() {
   return page;
 }
 
+export async function exports_createBatch() {
+  const exportBatch = await platform.exports.createBatch({ body: { collections: ['students'] } });
+  return exportBatch;
+}
+
 export async function exports_retrieve() {
   const exportResource = await platform.exports.retrieve('exp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return exportResource;

@@ -116,6 +116,36 @@ export const ExportCreateSchema = z
   .strict()
   .openapi({ title: 'ExportCreate' });
 
+/** At most this many exports are started together (one per collection, so every collection). */
+export const EXPORT_BATCH_MAX = EXPORT_COLLECTIONS.length;
+
+export const ExportBatchCreateSchema = z
+  .object({
+    collections: z
+      .array(z.enum(EXPORT_COLLECTIONS))
+      .min(1)
+      .max(EXPORT_BATCH_MAX)
+      .refine((names) => new Set(names).size === names.length, 'must not repeat a collection')
+      .describe(
+        'The collections to export, each into its own file, all read from one snapshot: `["students", "courses", "enrollments"]`. Every export of the batch records the same `cursor`.',
+      ),
+    format: z.enum(EXPORT_FORMATS).default('ndjson'),
+  })
+  .strict()
+  .openapi({ title: 'ExportBatchCreate' });
+
+export const ExportBatchSchema = z
+  .object({
+    object: z.literal('export_batch'),
+    data: z
+      .array(ExportSchema)
+      .describe(
+        'One export per collection, in the order asked. Once they start, they all have the same `cursor`: follow the feed from it once, for all of them.',
+      ),
+  })
+  .openapi({ title: 'ExportBatch' });
+export type ExportBatch = z.infer<typeof ExportBatchSchema>;
+
 export const ExportListQuerySchema = listQuery({
   filters: {
     status: filter.oneOf(EXPORT_STATUSES),
@@ -183,6 +213,22 @@ export const exportsContract = c.router(
       },
       // Reads a whole collection: docs/decisions/0019-rate-limit-costs.md.
       metadata: operation({ scope: 'exports:write', cost: 20 }),
+    },
+    createBatch: {
+      method: 'POST',
+      path: '/v1/exports/batch',
+      summary: 'Export several collections from one snapshot',
+      description: `Starts one export per collection (a whole school: \`["students", "courses", "enrollments", "payments", "exams", "exam_results"]\`), all read from one consistent snapshot: every one of them records the same \`cursor\`, so the files plus the feed after that one cursor are an exact copy of all of them together. Each is an ordinary export (poll, download, links), and none succeeds before all have their files: a batch whose runner dies is read again, whole, from a new snapshot. Answers 202 with the exports, in the order asked. Each collection needs its read scope (403 naming the first missing).`,
+      body: ExportBatchCreateSchema,
+      responses: {
+        202: ExportBatchSchema,
+        ...commonErrorResponses,
+        413: problemResponse('The request body is larger than 1 MB.'),
+        415: problemResponse('The request body is not application/json.'),
+        409: problemResponse('An Idempotency-Key reused with another request.'),
+      },
+      // Reads up to every collection, 20 for each: docs/decisions/0019-rate-limit-costs.md.
+      metadata: operation({ scope: 'exports:write', cost: 20 * EXPORT_BATCH_MAX }),
     },
     list: listRoute('/v1/exports', {
       summary: 'List exports',

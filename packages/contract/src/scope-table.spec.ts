@@ -28,6 +28,7 @@ describe('the scope and cost tables of docs/api-guide.md', () => {
       .slice(2);
     expect(rows).toEqual([
       '| `exports.create` | `POST /v1/exports` | 20 |',
+      '| `exports.createBatch` | `POST /v1/exports/batch` | 120 |',
       '| `exports.download` | `GET /v1/exports/:id/file` | 10 |',
       '| `exports.createDownloadLink` | `POST /v1/exports/:id/download_links` | 10 |',
       '| `checksums.retrieve` | `GET /v1/collections/checksums` | 20 |',

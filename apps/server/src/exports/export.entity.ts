@@ -39,6 +39,10 @@ export class ExportRecord {
   @Column({ type: 'varchar', length: 200, nullable: true })
   error: string | null;
 
+  /** The batch it was started in: a batch's exports run in one snapshot and finish together. */
+  @Column({ name: 'batch_id', type: 'varchar', length: 32, nullable: true })
+  batchId: string | null;
+
   /** Which instance runs it, and until when its claim holds (another takes it over after). */
   @Column({ name: 'lease_until', ...timestampColumn, nullable: true })
   leaseUntil: Date | null;

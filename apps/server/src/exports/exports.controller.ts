@@ -34,6 +34,10 @@ export class ExportsController {
         status: 202,
         body: await this.exports.create(principal, body, actor),
       }),
+      createBatch: async ({ body }) => ({
+        status: 202,
+        body: await this.exports.createBatch(principal, body, actor),
+      }),
       list: listHandler(this.exports, principal, url),
       retrieve: onRecord(200, (id) => this.exports.retrieve(principal, id)),
       download: async ({ params }) => {

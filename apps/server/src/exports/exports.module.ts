@@ -8,6 +8,7 @@ import {
   ExportDownloadsController,
   ExportsController,
 } from './exports.controller';
+import { ExportRunner } from './export-runner';
 import { ExportsService } from './exports.service';
 import { SnapshotOpener } from './snapshot';
 
@@ -15,7 +16,7 @@ import { SnapshotOpener } from './snapshot';
 @Module({
   imports: [TypeOrmModule.forFeature([ExportRecord])],
   controllers: [ExportsController, ChecksumsController, ExportDownloadsController],
-  providers: [ExportsService, ChecksumsService, ExportFiles, SnapshotOpener],
+  providers: [ExportsService, ExportRunner, ChecksumsService, ExportFiles, SnapshotOpener],
   exports: [ExportsService],
 })
 export class ExportsModule {}

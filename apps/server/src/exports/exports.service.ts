@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
   EXPORT_COLLECTION_SCOPES,
@@ -14,19 +8,21 @@ import {
   EXPORT_DOWNLOAD_LINK_TTL_SECONDS,
   EXPORT_DOWNLOAD_PATH,
   type Export,
+  type ExportBatch,
+  type ExportBatchCreateSchema,
   type ExportDownloadLink,
+  type ExportFormat,
   type ExportCollection,
   type ExportCreateSchema,
   type ListQuery,
 } from '@platform/contract';
-import type { DataSource, Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import { AuditService } from '../audit/audit.service';
 import type { ApiAuditActor } from '../audit/audit-actor';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
-import type { Statement } from '../common/list/list-types';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import type { Principal } from '../common/principal';
 import { ProblemException } from '../common/problem.exception';
@@ -40,19 +36,13 @@ import { hashToken } from '../security/crypto';
 import { memberRoleScopes, ownerEnded, ownerOf, ownerSql } from '../auth/member-owned';
 import { ExportDownloadLinkRecord } from './export-download-link.entity';
 import { Sql } from '../database/sql';
-import { FeedPositions } from '../events/feed-position';
-import { COLLECTION_SOURCES, rowMapper } from './collections';
 import { ExportRecord } from './export.entity';
-import { ChunkWriter, csvHeader, csvRow, ExportFiles, ndjsonLine } from './export-files';
+import { ExportFiles } from './export-files';
 import { exportRowsQuery } from './export-query';
-import { type Snapshot, SnapshotOpener } from './snapshot';
+import { ExportRunner } from './export-runner';
 
 type ExportCreate = z.output<typeof ExportCreateSchema>;
-
-/** How long a worker's claim on a running export holds without progress before another takes it. */
-const LEASE_MS = 60_000;
-/** How often each instance looks for queued exports it was not told about, and for expired files. */
-const POLL_MS = 5_000;
+type ExportBatchCreate = z.output<typeof ExportBatchCreateSchema>;
 
 export function toExportResource(record: ExportRecord, now: number): Export {
   const expired =
@@ -77,13 +67,6 @@ export function toExportResource(record: ExportRecord, now: number): Export {
   };
 }
 
-/** What an export reads: its unpaged statement, and how each row becomes a resource's fields. */
-interface ExportReading {
-  every: Statement;
-  toResource: (row: Record<string, unknown>) => Record<string, unknown>;
-  fields: string[];
-}
-
 /** A download link's token: a prefix (for secret scanners) and 256 random bits. */
 const LINK_TOKEN = /^expdl_[A-Za-z0-9_-]{43}$/;
 
@@ -99,37 +82,42 @@ function linkNotFound(): ProblemException {
   );
 }
 
+/** A 403 naming the read scope of `collection` when the principal lacks it. */
+function requireCollectionScope(principal: Principal, collection: ExportCollection): void {
+  const scope = EXPORT_COLLECTION_SCOPES[collection];
+  if (principal.scopes.has(scope)) return;
+  throw new ProblemException(
+    'insufficient_scope',
+    `Exporting ${collection} requires the '${scope}' scope`,
+    {
+      headers: {
+        'WWW-Authenticate': `Bearer realm="platform", error="insufficient_scope", scope="${scope}"`,
+      },
+    },
+  );
+}
+
 function readable(principal: Principal): ExportCollection[] {
   return EXPORT_COLLECTIONS.filter((c) => principal.scopes.has(EXPORT_COLLECTION_SCOPES[c]));
 }
 
 /**
- * Exports: each reads one collection from one consistent snapshot (SnapshotOpener) in the
- * background, writes its file in chunks (ExportFiles), and records the feed cursor of that
- * snapshot. The work queue is the `exports` table itself: any instance claims a queued export
- * (SKIP LOCKED on PostgreSQL) and holds it with a lease, so an instance that dies mid-export
- * leaves it to another.
+ * Exports over the API: starting them (alone or as a batch), listing, files and download links.
+ * ExportRunner runs them in the background.
  */
 @Injectable()
-export class ExportsService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Exports');
+export class ExportsService {
   private readonly listed: ListCollection<ExportRecord>;
-  private draining: Promise<void> | undefined;
-  private again = false;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
 
   constructor(
     @InjectRepository(ExportRecord) private readonly exports: Repository<ExportRecord>,
-    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sql: Sql,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     private readonly audit: AuditService,
     private readonly files: ExportFiles,
-    private readonly snapshots: SnapshotOpener,
-    private readonly feed: FeedPositions,
+    private readonly runner: ExportRunner,
   ) {
     // An export's `updated_since` reads its creation time: it has no other change worth syncing.
     this.listed = ListCollection.of(sql, exports, contract.exports.list.query, {
@@ -137,72 +125,87 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
     });
   }
 
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(
-      () => {
-        this.kick();
-        this.expire().catch((error: unknown) =>
-          this.logger.error({ error: (error as Error).message }, 'expiring exports failed'),
-        );
-      },
-      Math.min(POLL_MS, this.config.exports.retentionMs),
-    );
-    this.timer.unref();
-    this.kick();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.draining;
-  }
-
   async create(principal: Principal, body: ExportCreate, actor: ApiAuditActor): Promise<Export> {
-    const scope = EXPORT_COLLECTION_SCOPES[body.collection];
-    if (!principal.scopes.has(scope)) {
-      throw new ProblemException(
-        'insufficient_scope',
-        `Exporting ${body.collection} requires the '${scope}' scope`,
-        {
-          headers: {
-            'WWW-Authenticate': `Bearer realm="platform", error="insufficient_scope", scope="${scope}"`,
-          },
-        },
-      );
-    }
+    requireCollectionScope(principal, body.collection);
     exportRowsQuery(body.collection, body.filters);
+    const [record] = await this.start(principal, actor, [
+      { collection: body.collection, format: body.format, filters: body.filters },
+    ]);
+    return toExportResource(record!, record!.createdAt.getTime());
+  }
+
+  /**
+   * One export per collection, started together: they share a batch id, so the worker claims
+   * them together and reads them all from one snapshot (one cursor).
+   */
+  async createBatch(
+    principal: Principal,
+    body: ExportBatchCreate,
+    actor: ApiAuditActor,
+  ): Promise<ExportBatch> {
+    for (const collection of body.collections) requireCollectionScope(principal, collection);
+    const records = await this.start(
+      principal,
+      actor,
+      body.collections.map((collection) => ({ collection, format: body.format, filters: {} })),
+    );
+    return {
+      object: 'export_batch',
+      data: records.map((record) => toExportResource(record, record.createdAt.getTime())),
+    };
+  }
+
+  /** Records queued exports (a batch when more than one) and their audit entries, in one commit. */
+  private async start(
+    principal: Principal,
+    actor: ApiAuditActor,
+    asked: {
+      collection: ExportCollection;
+      format: ExportFormat;
+      filters: Record<string, string>;
+    }[],
+  ): Promise<ExportRecord[]> {
     const now = this.clock.now();
-    const record: ExportRecord = {
-      id: newId('export', now.getTime()),
+    // Ids are ordered by time; the batch is named after its first export.
+    const ids = asked.map(() => newId('export', now.getTime())).sort();
+    const records = asked.map(({ collection, format, filters }, index): ExportRecord => ({
+      id: ids[index]!,
       organizationId: principal.organizationId,
-      collection: body.collection,
-      format: body.format,
-      filters: JSON.stringify(body.filters),
+      collection,
+      format,
+      filters: JSON.stringify(filters),
       status: 'queued',
       rowCount: 0,
       sizeBytes: null,
       cursor: null,
       error: null,
+      batchId: asked.length > 1 ? ids[0]! : null,
       leaseUntil: null,
       createdAt: now,
       completedAt: null,
       expiresAt: null,
-    };
+    }));
     await this.transactions.run(async (manager) => {
-      await manager.insert(ExportRecord, record);
-      await this.audit.record(
-        actor,
-        {
-          action: 'export.created',
-          targetType: 'export',
-          targetId: record.id,
-          changes: { collection: body.collection, format: body.format, filters: body.filters },
-        },
-        manager,
-      );
-      this.transactions.afterCommit(manager, () => this.kick());
+      await manager.insert(ExportRecord, records);
+      for (const record of records) {
+        await this.audit.record(
+          actor,
+          {
+            action: 'export.created',
+            targetType: 'export',
+            targetId: record.id,
+            changes: {
+              collection: record.collection,
+              format: record.format,
+              filters: JSON.parse(record.filters) as Record<string, string>,
+            },
+          },
+          manager,
+        );
+      }
+      this.transactions.afterCommit(manager, () => this.runner.kick());
     });
-    return toExportResource(record, now.getTime());
+    return records;
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
@@ -334,160 +337,5 @@ export class ExportsService implements OnApplicationBootstrap, OnApplicationShut
     // An export of a collection the token cannot read is as absent as another organization's.
     if (!record || !readable(principal).includes(record.collection)) throw notFound('export', id);
     return record;
-  }
-
-  /** Runs queued exports (and ones whose runner's lease lapsed) until none is left. */
-  kick(): void {
-    if (this.stopped) return;
-    if (this.draining) {
-      this.again = true;
-      return;
-    }
-    this.draining = (async () => {
-      do {
-        this.again = false;
-        for (let next = await this.claim(); next; next = await this.claim()) {
-          await this.runExport(next);
-          if (this.stopped) return;
-        }
-      } while (this.again && !this.stopped);
-    })()
-      .catch((error: unknown) =>
-        this.logger.error({ error: (error as Error).message }, 'running exports failed'),
-      )
-      .finally(() => {
-        this.draining = undefined;
-      });
-  }
-
-  private claim(): Promise<ExportRecord | null> {
-    return this.transactions.run(async (manager) => {
-      const now = this.clock.now();
-      const rows = await this.sql.query<{ id: string }>(
-        manager,
-        `SELECT id FROM exports WHERE status = 'queued' OR (status = 'running' AND lease_until < :now)
-         ORDER BY created_at LIMIT 1${this.sql.lockRows({ skipLocked: true })}`,
-        { now: this.sql.bind(ExportRecord, 'leaseUntil', now) },
-      );
-      const id = rows[0]?.id;
-      if (!id) return null;
-      await manager.update(
-        ExportRecord,
-        { id },
-        { status: 'running', leaseUntil: new Date(now.getTime() + LEASE_MS), rowCount: 0 },
-      );
-      return manager.findOneBy(ExportRecord, { id });
-    });
-  }
-
-  private async runExport(record: ExportRecord): Promise<void> {
-    try {
-      // A lapsed lease: whatever the previous runner wrote is started over.
-      await this.files.delete(record.id);
-      const reading = this.readingOf(record);
-      const { rows, bytes } = await this.snapshots.run((snapshot) =>
-        this.writeFile(record, reading, snapshot),
-      );
-      const completed = this.clock.now();
-      await this.setRecord(
-        { id: record.id },
-        {
-          status: 'succeeded',
-          rowCount: rows,
-          sizeBytes: bytes,
-          leaseUntil: null,
-          completedAt: completed,
-          expiresAt: new Date(completed.getTime() + this.config.exports.retentionMs),
-        },
-      );
-    } catch (error) {
-      this.logger.error({ export: record.id, error: (error as Error).message }, 'export failed');
-      await this.files.delete(record.id).catch(() => undefined);
-      await this.setRecord(
-        { id: record.id },
-        {
-          status: 'failed',
-          error: 'The export could not be completed; start a new one.',
-          leaseUntil: null,
-          completedAt: this.clock.now(),
-        },
-      );
-    }
-  }
-
-  /** The statement an export reads, and its mapping; a bad filter throws (as `create` would). */
-  private readingOf(record: ExportRecord): ExportReading {
-    const source = COLLECTION_SOURCES[record.collection];
-    const query = exportRowsQuery(
-      record.collection,
-      JSON.parse(record.filters) as Record<string, string>,
-    );
-    const repo = this.dataSource.getRepository(source.entity);
-    const { every } = ListCollection.of(this.sql, repo, source.listQuery).statements(
-      record.organizationId,
-      query,
-    );
-    // An export's filters never search (EXPORT_REFUSED_FILTERS has q).
-    if (!every) throw new Error('an export query has no unpaged statement');
-    const toResource = rowMapper(this.dataSource, source);
-    const fields = Object.keys(source.resource.shape as Record<string, unknown>);
-    return { every, toResource, fields };
-  }
-
-  /**
-   * Writes the export's file from the snapshot, after recording the snapshot's feed cursor; each
-   * chunk commits with the export's progress and a renewed lease.
-   */
-  private async writeFile(
-    record: ExportRecord,
-    { every, toResource, fields }: ExportReading,
-    snapshot: Snapshot,
-  ): Promise<{ rows: number; bytes: number }> {
-    const cursor = await this.feed.head(snapshot.manager, record.organizationId);
-    await this.setRecord({ id: record.id }, { cursor });
-    let rowCount = 0;
-    const writer = new ChunkWriter(async (seq, data) => {
-      const progress = { rowCount, leaseUntil: new Date(this.clock.nowMs() + LEASE_MS) };
-      await this.files.append(record.id, seq, data, (manager) =>
-        manager.update(ExportRecord, { id: record.id }, progress),
-      );
-    });
-    if (record.format === 'csv') await writer.write(csvHeader(fields));
-    const format =
-      record.format === 'csv' ? (r: Record<string, unknown>) => csvRow(fields, r) : ndjsonLine;
-    for await (const batch of snapshot.batches(every.text, every.params)) {
-      for (const row of batch) {
-        const line = format(toResource(row));
-        if (!writer.tryWrite(line)) await writer.write(line);
-        rowCount += 1;
-      }
-    }
-    await writer.end();
-    return { rows: rowCount, bytes: writer.bytes };
-  }
-
-  /** Through the transaction queue: on SQLite a lone statement would join an open transaction. */
-  private setRecord(id: { id: string }, changes: Partial<ExportRecord>): Promise<unknown> {
-    return this.transactions.run((manager) => manager.update(ExportRecord, id, changes));
-  }
-
-  /** Marks exports past their expiry `expired` and deletes their files, and expired links. */
-  async expire(): Promise<void> {
-    const now = this.clock.now();
-    await this.transactions.run((manager) =>
-      this.sql.query(
-        manager,
-        `DELETE FROM ${this.sql.table(ExportDownloadLinkRecord)} WHERE expires_at <= :now`,
-        { now: this.sql.bind(ExportDownloadLinkRecord, 'expiresAt', now) },
-      ),
-    );
-    const due = await this.sql.select<{ id: string }>(
-      `SELECT id FROM exports WHERE status = 'succeeded' AND expires_at <= :now`,
-      { now: this.sql.bind(ExportRecord, 'expiresAt', now) },
-    );
-    for (const { id } of due) {
-      await this.files.delete(id);
-      await this.setRecord({ id }, { status: 'expired', sizeBytes: null });
-    }
   }
 }

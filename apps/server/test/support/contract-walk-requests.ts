@@ -30,9 +30,15 @@ export const ROUTE_BODIES: Record<string, (refs: Refs) => Record<string, unknown
   'oauthClients.transfer': (refs) => ({
     member_id: refs.members ?? 'usr_01J00000000000000000000000',
   }),
+  'exports.createBatch': () => ({ collections: ['students', 'courses'] }),
   'webhookEndpoints.replayFailed': () => ({
     since: new Date(Date.now() - 3_600_000).toISOString(),
   }),
+};
+
+/** What the body of ROUTE_BODIES asks for besides the route's own scope. */
+const ROUTE_BODY_SCOPES: Partial<Record<string, Scope[]>> = {
+  'exports.createBatch': ['students:read', 'courses:read'],
 };
 
 /**
@@ -120,7 +126,9 @@ export function scopesForOnly(
     collectionOf(walked.route) === 'members' && walked.route.method === 'DELETE'
       ? ROLE_SCOPES.viewer
       : [];
-  const bodyScopes = isCreateRoute(walked.route) ? (fixture.bodyScopes ?? []) : [];
+  const bodyScopes =
+    ROUTE_BODY_SCOPES[walked.key] ??
+    (isCreateRoute(walked.route) ? (fixture.bodyScopes ?? []) : []);
   const scopes = [
     scope,
     ...bodyScopes,

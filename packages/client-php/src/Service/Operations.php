@@ -120,6 +120,7 @@ final class Operations
         'user.changePassword' => ['POST', '/v1/user/password', 'user->changePassword'],
         'exports.create' => ['POST', '/v1/exports', 'exports->create'],
         'exports.list' => ['GET', '/v1/exports', 'exports->list'],
+        'exports.createBatch' => ['POST', '/v1/exports/batch', 'exports->createBatch'],
         'exports.retrieve' => ['GET', '/v1/exports/{id}', 'exports->retrieve'],
         'exports.download' => ['GET', '/v1/exports/{id}/file', 'exports->download'],
         'exports.createDownloadLink' => ['POST', '/v1/exports/{id}/download_links', 'exports->createDownloadLink'],

@@ -98,7 +98,7 @@ trait ServiceRegistry
      */
     public readonly UserService $user;
     /**
-     * `create`, `list`, `retrieve`, `download`, `createDownloadLink`
+     * `create`, `list`, `createBatch`, `retrieve`, `download`, `createDownloadLink`
      */
     public readonly ExportsService $exports;
     /**

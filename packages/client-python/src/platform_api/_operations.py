@@ -113,6 +113,7 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("user.changePassword", "user", "change_password", "POST", "/v1/user/password", None),
     OperationInfo("exports.create", "exports", "create", "POST", "/v1/exports", "exports:write"),
     OperationInfo("exports.list", "exports", "list", "GET", "/v1/exports", "exports:read"),
+    OperationInfo("exports.createBatch", "exports", "create_batch", "POST", "/v1/exports/batch", "exports:write"),
     OperationInfo("exports.retrieve", "exports", "retrieve", "GET", "/v1/exports/{id}", "exports:read"),
     OperationInfo("exports.download", "exports", "download", "GET", "/v1/exports/{id}/file", "exports:read"),
     OperationInfo("exports.createDownloadLink", "exports", "create_download_link", "POST", "/v1/exports/{id}/download_links", "exports:read"),

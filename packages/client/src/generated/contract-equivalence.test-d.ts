@@ -258,6 +258,10 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['exports']['list']>, G.ExportList>>,
   // exports.list: query
   Check<Same<ContractQuery<Routes['exports']['list']>, G.ExportsListQuery>>,
+  // exports.createBatch: response
+  Check<Same<ContractResponse<Routes['exports']['createBatch']>, G.ExportBatch>>,
+  // exports.createBatch: body
+  Check<Same<ContractRequest<Routes['exports']['createBatch']>['body'], G.ExportBatchCreate>>,
   // exports.retrieve: response
   Check<Same<ContractResponse<Routes['exports']['retrieve']>, G.Export>>,
   // exports.download: response

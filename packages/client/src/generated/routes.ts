@@ -43,6 +43,8 @@ import type {
   ExamUpdate,
   ExamsListQuery,
   Export,
+  ExportBatch,
+  ExportBatchCreate,
   ExportCreate,
   ExportDownloadLink,
   ExportList,
@@ -235,6 +237,7 @@ export const ROUTES = {
   exports: {
     create: { method: 'POST', path: '/v1/exports', body: true },
     list: { method: 'GET', path: '/v1/exports', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'collection', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    createBatch: { method: 'POST', path: '/v1/exports/batch', body: true },
     retrieve: { method: 'GET', path: '/v1/exports/{id}' },
     download: { method: 'GET', path: '/v1/exports/{id}/file' },
     createDownloadLink: { method: 'POST', path: '/v1/exports/{id}/download_links' },
@@ -1066,6 +1069,16 @@ export interface ExportsResource {
   list(args?: { query?: ExportsListQuery; } & CallArgs, options?: RequestOptions): PagePromise<ExportList, Export>;
   /** Every item of `exports.list`, page after page (one request per page); the same as `for await` over `list(…)`. */
   listAll(query?: ExportsListQuery): AsyncIterableIterator<Export>;
+  /**
+   * Export several collections from one snapshot
+   *
+   * Starts one export per collection (a whole school: `["students", "courses", "enrollments", "payments", "exams", "exam_results"]`), all read from one consistent snapshot: every one of them records the same `cursor`, so the files plus the feed after that one cursor are an exact copy of all of them together. Each is an ordinary export (poll, download, links), and none succeeds before all have their files: a batch whose runner dies is read again, whole, from a new snapshot. Answers 202 with the exports, in the order asked. Each collection needs its read scope (403 naming the first missing).
+   *
+   * **Rate limit:** costs 120 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
+   * Scope: `exports:write`.
+   */
+  createBatch(args: { body: ExportBatchCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<ExportBatch>;
   /**
    * Retrieve an export
    *

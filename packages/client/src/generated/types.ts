@@ -24,6 +24,10 @@ export type ExportFormat = 'ndjson' | 'csv';
 
 export type ExportStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired';
 
+export type ExportBatchCollection = 'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results';
+
+export type ExportBatchFormat = 'ndjson' | 'csv';
+
 export type InvitationRole = 'admin' | 'developer' | 'viewer';
 
 export type MemberRole = 'admin' | 'developer' | 'viewer';
@@ -747,6 +751,18 @@ export interface Export {
   completed_at: string | null;
   /** When the file is deleted (and the export becomes `expired`). */
   expires_at: string | null;
+}
+
+export interface ExportBatch {
+  object: 'export_batch';
+  /** One export per collection, in the order asked. Once they start, they all have the same `cursor`: follow the feed from it once, for all of them. */
+  data: Export[];
+}
+
+export interface ExportBatchCreate {
+  /** The collections to export, each into its own file, all read from one snapshot: `["students", "courses", "enrollments"]`. Every export of the batch records the same `cursor`. */
+  collections: ExportBatchCollection[];
+  format?: ExportBatchFormat;
 }
 
 export interface ExportCreate {

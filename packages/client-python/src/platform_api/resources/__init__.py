@@ -233,7 +233,7 @@ class ClientResources:
 
     @cached_property
     def exports(self) -> Exports:
-        """`create`, `list`, `retrieve`, `download`, `create_download_link` (`/v1/exports`)."""
+        """`create`, `list`, `create_batch`, `retrieve`, `download`, `create_download_link` (`/v1/exports`)."""
         return Exports(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -347,7 +347,7 @@ class AsyncClientResources:
 
     @cached_property
     def exports(self) -> AsyncExports:
-        """`create`, `list`, `retrieve`, `download`, `create_download_link`, awaited."""
+        """`create`, `list`, `create_batch`, `retrieve`, `download`, `create_download_link`, awaited."""
         return AsyncExports(_t.cast("AsyncPlatformClient", self))
 
     @cached_property

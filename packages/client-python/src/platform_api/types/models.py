@@ -99,6 +99,7 @@ __all__ = [
     "ExamResultList",
     "ExamResultPreviousAttributes",
     "Export",
+    "ExportBatch",
     "ExportDownloadLink",
     "ExportList",
     "Invitation",
@@ -3351,6 +3352,43 @@ class Export(BaseModel):
             created_at=parse_datetime(json_get(raw, "created_at")),
             completed_at=parse_datetime(json_get(raw, "completed_at")),
             expires_at=parse_datetime(json_get(raw, "expires_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class ExportBatch(BaseModel):
+    """A `ExportBatch` object of the Platform API."""
+
+    object: _t.Literal["export_batch"]
+    data: _t.List[Export]
+    """One export per collection, in the order asked. Once they start, they all have the same `cursor`: follow the feed from it once, for all of them."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("data", "data"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["export_batch"],
+        data: _t.List[Export],
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "data": data,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ExportBatch:
+        """A `ExportBatch` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            data=parse_list(lambda item0: parse_model(Export.from_json, item0), json_get(raw, "data")),
         )
         model._attach(raw)
         return model

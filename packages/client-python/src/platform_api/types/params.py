@@ -12,6 +12,8 @@ import typing as _t
 from .enums import (
     CourseStatus,
     EnrollmentCreateStatus,
+    ExportBatchCollection,
+    ExportBatchFormat,
     ExportCollection,
     ExportFormat,
     InvitationRole,
@@ -35,6 +37,7 @@ __all__ = [
     "ExamResultCreateParams",
     "ExamResultUpdateParams",
     "ExamUpdateParams",
+    "ExportBatchCreateParams",
     "ExportCreateParams",
     "InvitationCreateParams",
     "MemberUpdateParams",
@@ -172,6 +175,18 @@ class ExamUpdateParams(_t.TypedDict, total=False):
     max_score: float
     held_on: _t.Optional[str]
     """YYYY-MM-DD"""
+
+
+class _ExportBatchCreateParamsRequired(_t.TypedDict):
+    collections: _t.Sequence[ExportBatchCollection]
+    """The collections to export, each into its own file, all read from one snapshot: `["students", "courses", "enrollments"]`. Every export of the batch records the same `cursor`."""
+
+
+class ExportBatchCreateParams(_ExportBatchCreateParamsRequired, total=False):
+    """The fields of a `ExportBatchCreate`."""
+
+    format: ExportBatchFormat
+    """Default: `"ndjson"`."""
 
 
 class _ExportCreateParamsRequired(_t.TypedDict):
