@@ -81,3 +81,15 @@ it('streams CSV, and says what is wrong with an export that has no file', async 
     sdk.exports.wait('exp_01JA0000000000000000000000', { intervalMs: 10 }),
   ).rejects.toBeInstanceOf(PlatformError);
 });
+
+it('starts a batch whose exports share one snapshot cursor', async () => {
+  const batch = await sdk.exports.createBatch({ body: { collections: ['courses', 'students'] } });
+  expect(batch.data.map((e) => e.collection)).toEqual(['courses', 'students']);
+  const [courses, students] = await Promise.all(
+    batch.data.map((e) => sdk.exports.wait(e.id, { intervalMs: 50 })),
+  );
+  expect(students).toMatchObject({ status: 'succeeded', row_count: 300 });
+  expect(courses!.status).toBe('succeeded');
+  expect(courses!.cursor).not.toBeNull();
+  expect(students!.cursor).toBe(courses!.cursor);
+});

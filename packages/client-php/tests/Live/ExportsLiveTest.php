@@ -52,6 +52,45 @@ final class ExportsLiveTest extends LiveTestCase
         self::assertSame(Exports::collectionChecksum($records), $sums->data[0]->checksum);
     }
 
+    public function testABatchExportsSeveralCollectionsFromOneSnapshot(): void
+    {
+        $client = self::client();
+        $student = $client->students->create([
+            'student_number' => self::unique('B-'),
+            'first_name' => 'Bat',
+            'last_name' => 'Ch',
+        ]);
+        $course = $client->courses->create(['code' => self::unique('B-'), 'title' => 'Batch']);
+        $client->enrollments->create(['student_id' => $student->id, 'course_id' => $course->id]);
+        $batch = $client->exports->createBatch(['collections' => ['enrollments', 'students', 'courses']]);
+        self::assertSame('export_batch', $batch->object);
+        $done = [];
+        foreach ($batch->data as $started) {
+            $done[] = $client->exports->wait($started->id, 0.05, 60.0);
+        }
+        self::assertSame(['enrollments', 'students', 'courses'], array_map(fn ($e) => $e->collection, $done));
+        self::assertSame(['succeeded', 'succeeded', 'succeeded'], array_map(fn ($e) => $e->status, $done));
+        self::assertNotNull($done[0]->cursor);
+        self::assertSame([$done[0]->cursor], array_values(array_unique(array_map(fn ($e) => $e->cursor, $done))));
+        $files = [];
+        foreach ($done as $export) {
+            $rows = [];
+            foreach (explode("\n", $client->exports->download($export->id)) as $line) {
+                if ($line !== '') {
+                    $row = json_decode($line, true, 512, JSON_THROW_ON_ERROR);
+                    $rows[$row['id']] = $row;
+                }
+            }
+            $files[] = $rows;
+        }
+        [$enrollments, $students, $courses] = $files;
+        self::assertNotEmpty($enrollments);
+        foreach ($enrollments as $enrollment) {
+            self::assertArrayHasKey($enrollment['student_id'], $students);
+            self::assertArrayHasKey($enrollment['course_id'], $courses);
+        }
+    }
+
     public function testADownloadLinkFetchesTheFileWithoutAToken(): void
     {
         $client = self::client();

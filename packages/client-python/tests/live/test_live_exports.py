@@ -43,6 +43,32 @@ def test_export_wait_download_and_checksum(client: platform_api.PlatformClient) 
     assert sums.data[0].checksum == platform_api.collection_checksum(records)
 
 
+def test_a_batch_exports_several_collections_from_one_snapshot(
+    client: platform_api.PlatformClient,
+) -> None:
+    student = client.students.create(student_number=unique("B-"), first_name="Bat", last_name="Ch")
+    course = client.courses.create(code=unique("B-"), title="Batch")
+    client.enrollments.create(student_id=student.id, course_id=course.id)
+    batch = client.exports.create_batch(collections=["enrollments", "students", "courses"])
+    assert batch.object == "export_batch"
+    assert [e.collection for e in batch.data] == ["enrollments", "students", "courses"]
+    done = [client.exports.wait(e.id, interval=0.05, timeout=60) for e in batch.data]
+    assert [e.status for e in done] == ["succeeded"] * 3
+    assert done[0].cursor is not None
+    assert {e.cursor for e in done} == {done[0].cursor}
+    files: list[dict[str, dict[str, str]]] = []
+    for export in done:
+        buffer = io.BytesIO()
+        client.exports.download_to(export.id, buffer)
+        rows: list[dict[str, str]] = [json.loads(line) for line in buffer.getvalue().decode().splitlines()]
+        files.append({row["id"]: row for row in rows})
+    enrollments, students, courses = files
+    assert enrollments
+    for enrollment in enrollments.values():
+        assert enrollment["student_id"] in students
+        assert enrollment["course_id"] in courses
+
+
 def test_a_download_link_fetches_the_file_without_a_token(
     client: platform_api.PlatformClient,
 ) -> None:
