@@ -1,9 +1,10 @@
 /**
- * The initial copy of each collection: an export (NDJSON, read from one snapshot, with the feed
- * cursor of that snapshot) loaded in batches. The state row says which export is being loaded and
- * how many of its rows are in, committed with each batch: a load stopped at any moment resumes
- * after its last batch, from the same file while the export lasts. The first batch of a new
- * export empties the table in its transaction, so rows deleted since an earlier load do not stay.
+ * The initial copy of the collections: exports of them all from one snapshot (one batch, NDJSON,
+ * with the feed cursor of that snapshot), each loaded in batches of rows. The state row says
+ * which export is being loaded and how many of its rows are in, committed with each batch: a load
+ * stopped at any moment resumes after its last batch, from the same file while the export lasts.
+ * Recording a new export empties its table in the same transaction, so rows deleted since an
+ * earlier load do not stay.
  */
 import type { Export } from '@platform/client';
 import type { ExportCollection } from '@platform/contract';
@@ -13,50 +14,70 @@ import { loadNdjson } from './loader';
 import { formatCount, Meter } from './log';
 import { type CollectionState, readStates, writeState } from './tables';
 
-/** The export to load: the one a stopped load was reading, while its file is kept, or a new one. */
-async function exportToLoad(
-  ctx: MirrorContext,
-  collection: ExportCollection,
-  state: CollectionState | undefined,
-): Promise<{ exported: Export; skip: number }> {
-  if (state?.status === 'loading' && state.export_id !== null) {
-    const previous = await ctx.client.exports.retrieve(state.export_id);
-    if (previous.status === 'succeeded') {
-      ctx.log.info(
-        `${collection}: resuming export ${previous.id} after ${formatCount(state.loaded_rows)} rows`,
-      );
-      return { exported: previous, skip: state.loaded_rows };
-    }
-    ctx.log.info(`${collection}: export ${previous.id} is ${previous.status}; exporting again`);
-  }
-  const started = await ctx.client.exports.create({ body: { collection, format: 'ndjson' } });
-  ctx.log.info(`${collection}: exporting (${started.id})`);
-  const exported = await ctx.client.exports.wait(started.id, {
-    intervalMs: ctx.pollMs,
-    signal: ctx.signal,
-  });
-  await ctx.db.transaction(async (tx) => {
-    await tx.run(`DELETE FROM ${quote(collection)}`);
-    await writeState(tx, ctx.db.dialect, {
-      collection,
-      cursor: exported.cursor,
-      status: 'loading',
-      export_id: exported.id,
-      loaded_rows: 0,
-    });
-  });
-  return { exported, skip: 0 };
+/** An export to load, and how many of its rows a stopped load already committed. */
+interface ToLoad {
+  exported: Export;
+  skip: number;
 }
 
-/** Loads one collection's snapshot. False when stopped (by a signal) before the end. */
-export async function loadSnapshot(
+/** A stopped load's export, while its file is kept: resumed after the rows already in. */
+async function resumable(
   ctx: MirrorContext,
   collection: ExportCollection,
   state: CollectionState | undefined,
+): Promise<ToLoad | undefined> {
+  if (state?.status !== 'loading' || state.export_id === null) return undefined;
+  const previous = await ctx.client.exports.retrieve(state.export_id);
+  if (previous.status === 'succeeded') {
+    ctx.log.info(
+      `${collection}: resuming export ${previous.id} after ${formatCount(state.loaded_rows)} rows`,
+    );
+    return { exported: previous, skip: state.loaded_rows };
+  }
+  ctx.log.info(`${collection}: export ${previous.id} is ${previous.status}; exporting again`);
+  return undefined;
+}
+
+/**
+ * New exports of `collections`, as one batch: read from one snapshot, so the tables agree with
+ * each other (every enrollment's student is loaded) and share one cursor. Each table is emptied
+ * in the transaction that records its export, so rows deleted since an earlier load do not stay.
+ */
+async function exportBatch(
+  ctx: MirrorContext,
+  collections: ExportCollection[],
+): Promise<Map<ExportCollection, ToLoad>> {
+  const batch = await ctx.client.exports.createBatch({ body: { collections, format: 'ndjson' } });
+  ctx.log.info(`exporting ${collections.join(', ')} from one snapshot`);
+  const exported: Export[] = [];
+  for (const started of batch.data) {
+    exported.push(
+      await ctx.client.exports.wait(started.id, { intervalMs: ctx.pollMs, signal: ctx.signal }),
+    );
+  }
+  await ctx.db.transaction(async (tx) => {
+    for (const [index, collection] of collections.entries()) {
+      await tx.run(`DELETE FROM ${quote(collection)}`);
+      await writeState(tx, ctx.db.dialect, {
+        collection,
+        cursor: exported[index]!.cursor,
+        status: 'loading',
+        export_id: exported[index]!.id,
+        loaded_rows: 0,
+      });
+    }
+  });
+  return new Map(collections.map((c, index) => [c, { exported: exported[index]!, skip: 0 }]));
+}
+
+/** Loads one collection's export file. False when stopped (by a signal) before the end. */
+async function loadSnapshot(
+  ctx: MirrorContext,
+  collection: ExportCollection,
+  { exported, skip }: ToLoad,
 ): Promise<boolean> {
   const spec = ctx.tables.get(collection);
   if (spec === undefined) throw new Error(`No table for ${collection}`);
-  const { exported, skip } = await exportToLoad(ctx, collection, state);
   if (ctx.signal.aborted) return false;
   const meter = new Meter(
     ctx.log,
@@ -87,14 +108,25 @@ export async function loadSnapshot(
   return true;
 }
 
-/** Loads every mirrored collection that has no finished snapshot. False when stopped. */
+/**
+ * Loads every mirrored collection that has no finished snapshot: a stopped load resumes from its
+ * export; the others are exported together, in one batch. False when stopped.
+ */
 export async function loadSnapshots(ctx: MirrorContext): Promise<boolean> {
   const states = await readStates(ctx.db);
-  for (const collection of ctx.tables.keys() as Iterable<ExportCollection>) {
-    const state = states.get(collection);
-    if (state?.status === 'ready') continue;
-    if (!(await loadSnapshot(ctx, collection, state))) return false;
+  const pending = [...(ctx.tables.keys() as Iterable<ExportCollection>)].filter(
+    (collection) => states.get(collection)?.status !== 'ready',
+  );
+  const toLoad = new Map<ExportCollection, ToLoad>();
+  for (const collection of pending) {
+    const resumed = await resumable(ctx, collection, states.get(collection));
+    if (resumed) toLoad.set(collection, resumed);
+  }
+  const fresh = pending.filter((collection) => !toLoad.has(collection));
+  if (fresh.length) for (const [c, load] of await exportBatch(ctx, fresh)) toLoad.set(c, load);
+  for (const collection of pending) {
     if (ctx.signal.aborted) return false;
+    if (!(await loadSnapshot(ctx, collection, toLoad.get(collection)!))) return false;
   }
   return true;
 }

@@ -75,7 +75,7 @@ it('says the cursor expired and stops, then re-snapshots only when told to', asy
 
   const again = await runMirrorToEnd([...args, '--once', '--resnapshot-on-expiry']);
   expect(again.output).toMatch(/410 cursor_expired\); loading every collection again/);
-  expect(again.output).toMatch(/students: exporting/);
+  expect(again.output).toMatch(/exporting students from one snapshot/);
   expect(again.code).toBe(0);
   expect(await firstName(student.id)).toBe('After');
   const verify = await runMirrorToEnd([...args, '--verify']);
