@@ -101,8 +101,9 @@ function git(root, args) {
 function packNpm(root, target, artefacts) {
   // The client: it is generated from the contract and carries no dependency, so the contract
   // (the server's and the generators' source) stays private. The mirror (platform-sync) bundles
-  // the client and the contract's schemas; it depends only on the database drivers.
-  for (const name of ['@platform/client', '@platform/sync']) {
+  // the client and the contract's schemas; it depends only on the database drivers. The listener
+  // (platform-listen) runs the client's own command and depends on the client of its version.
+  for (const name of ['@platform/client', '@platform/sync', '@platform/listen']) {
     const dir = fs.mkdtempSync(path.join(target, 'npm', '.pack-'));
     run('pnpm', ['--filter', name, 'pack', '--pack-destination', dir], {
       cwd: root,

@@ -1,4 +1,4 @@
-// Where the release's version is written. Changesets bumps the six package.json files of the
+// Where the release's version is written. Changesets bumps the seven package.json files of the
 // fixed group; it knows nothing of the SDKs' own constants, the OpenAPI document (and the SDK
 // files generated from it) or pyproject, so this module reads and writes those. Own code because
 // no maintained tool covers a TypeScript + PHP + Python monorepo's version strings; each entry
@@ -16,6 +16,7 @@ const PACKAGES = {
   '@platform/client-php': 'packages/client-php',
   '@platform/client-python': 'packages/client-python',
   '@platform/sync': 'packages/platform-sync',
+  '@platform/listen': 'packages/platform-listen',
 };
 
 /** A version string as semver allows it (with an optional pre-release, no build metadata). */

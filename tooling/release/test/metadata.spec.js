@@ -32,6 +32,16 @@ describe('package metadata', () => {
     expect(pkg.bin).toEqual({ 'platform-sync': './bin/platform-sync.js' });
   });
 
+  it('npm: @platform/listen', () => {
+    const pkg = JSON.parse(read('packages/platform-listen/package.json'));
+    expect(pkg.repository).toEqual({ ...root.repository, directory: 'packages/platform-listen' });
+    expect(pkg.bugs.url).toBe(issues);
+    expect(pkg.homepage).toBe(`${repository}/tree/main/packages/platform-listen#readme`);
+    expect(pkg.bin).toEqual({ 'platform-listen': './bin/platform-listen.js' });
+    // The client of the same release, whose command it runs.
+    expect(pkg.dependencies).toEqual({ '@platform/client': 'workspace:*' });
+  });
+
   it('PyPI: platform-api', () => {
     const toml = read('packages/client-python/pyproject.toml');
     const urls = Object.fromEntries(

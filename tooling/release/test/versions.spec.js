@@ -45,6 +45,7 @@ describe('the release version', () => {
         'packages/client-php/package.json',
         'packages/client-python/package.json',
         'packages/platform-sync/package.json',
+        'packages/platform-listen/package.json',
         'packages/client/src/version.ts',
         'packages/client-php/src/PlatformClient.php',
         'packages/client-python/src/platform_api/_version.py',
@@ -107,7 +108,7 @@ describe('the release version', () => {
   it('the CI check exits non-zero and names the file on a mismatch', () => {
     const check = path.join(__dirname, '..', 'bin', 'check-versions.js');
     expect(execFileSync(process.execPath, [check], { encoding: 'utf8' })).toMatch(
-      /^check-versions: 12 places all say \d+\.\d+\.\d+/,
+      /^check-versions: 13 places all say \d+\.\d+\.\d+/,
     );
     const dir = tmp();
     edit(dir, 'packages/client/src/version.ts', (text) =>

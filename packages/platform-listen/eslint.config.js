@@ -1,0 +1,3 @@
+const { config } = require('@platform/eslint-config');
+
+module.exports = [...config({ tsconfigRootDir: __dirname })];

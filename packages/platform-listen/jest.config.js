@@ -1,0 +1,1 @@
+module.exports = require('@platform/jest-config').config({ rootDir: __dirname });
