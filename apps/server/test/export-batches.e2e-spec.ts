@@ -17,6 +17,32 @@ async function settled(raw: ReturnType<typeof rawClient>, ids: string[]): Promis
   }
 }
 
+/** The exports' statuses in one statement (one moment), in the order of `ids`. */
+async function statusesOf(server: TestServer, ids: string[]): Promise<string[]> {
+  const rows = await server.dataSource.query<{ id: string; status: string }[]>(
+    `SELECT id, status FROM exports WHERE id IN (${ids.map((id) => `'${id}'`).join(', ')})`,
+  );
+  return ids.map((id) => rows.find((row) => row.id === id)!.status);
+}
+
+/**
+ * Polls a batch until none of it is queued or running, checking at every look that it finishes
+ * together: never some of it succeeded while the rest is not.
+ */
+async function settledTogether(
+  server: TestServer,
+  raw: ReturnType<typeof rawClient>,
+  ids: string[],
+): Promise<Export[]> {
+  for (;;) {
+    const statuses = await statusesOf(server, ids);
+    const succeeded = statuses.filter((status) => status === 'succeeded').length;
+    expect([0, ids.length]).toContain(succeeded);
+    if (statuses.every((s) => s !== 'queued' && s !== 'running')) return settled(raw, ids);
+    await pause(5);
+  }
+}
+
 /** An export's NDJSON file as records by id. */
 async function fileOf(server: TestServer, token: string, id: string): Promise<Map<string, Row>> {
   const res = await fetch(`${server.url}/v1/exports/${id}/file`, {
@@ -134,7 +160,8 @@ describe('Export batches', () => {
       ['courses', 'ndjson', 'queued'],
       ['enrollments', 'ndjson', 'queued'],
     ]);
-    const done = await settled(
+    const done = await settledTogether(
+      server,
       raw,
       created.body.data.map((e) => e.id),
     );
@@ -224,6 +251,66 @@ describe('Export batches', () => {
     expect(courses!.cursor).toBe(students!.cursor);
     expect(students!.row_count).toBe(first[1]!.row_count + 1);
   }, 60_000);
+
+  it('a runner whose batch another took over stops at its next write: it finishes, fails and deletes nothing', async () => {
+    orgId = (await server.createOrganization()).id;
+    ({ token } = await server.createToken(orgId, ['all']));
+    api = typedClient(server, token);
+    raw = rawClient(server, token);
+    // Several chunks of students: the takeover lands while the file is being written.
+    await server.insertStudents(orgId, 20_000);
+    const created = expectStatus(
+      await api.exports.createBatch({ body: { collections: ['students', 'courses'] } }),
+      202,
+    ).body;
+    const ids = created.data.map((e) => e.id);
+    const list = ids.map((id) => `'${id}'`).join(', ');
+    const rowsOf = () =>
+      server.dataSource.query<
+        { id: string; status: string; row_count: number; claim_token: string | null }[]
+      >(`SELECT id, status, row_count, claim_token FROM exports WHERE id IN (${list}) ORDER BY id`);
+    for (;;) {
+      const [students] = await rowsOf();
+      if (students!.status === 'running' && Number(students!.row_count) > 0) break;
+      expect(students!.status).not.toBe('succeeded');
+      await pause(2);
+    }
+    // What another instance does when this one's lease lapsed: a claim of its own, held on.
+    await server.dataSource.query(
+      `UPDATE exports SET claim_token = 'another-runner', lease_until = NULL WHERE id IN (${list})`,
+    );
+    // The runner takes exports one run at a time: once a later export is done, its run of the
+    // batch has ended.
+    const nudge = expectStatus(
+      await api.exports.create({ body: { collection: 'exams', format: 'ndjson' } }),
+      202,
+    ).body;
+    expect((await settled(raw, [nudge.id]))[0]!.status).toBe('succeeded');
+    const after = await rowsOf();
+    expect(after.map((row) => [row.status, row.claim_token])).toEqual([
+      ['running', 'another-runner'],
+      ['running', 'another-runner'],
+    ]);
+    // What it had written stays for its successor to start over, not deleted under it.
+    const [{ chunks }] = await server.dataSource.query<[{ chunks: number | string }]>(
+      `SELECT COUNT(*) AS chunks FROM export_chunks WHERE export_id = '${ids[0]}'`,
+    );
+    expect(Number(chunks)).toBeGreaterThan(0);
+
+    // The successor's lease lapses in turn: the batch is read again whole, once.
+    await server.dataSource.query(
+      `UPDATE exports SET lease_until = created_at WHERE id IN (${list})`,
+    );
+    expectStatus(
+      await api.exports.create({ body: { collection: 'exams', format: 'ndjson' } }),
+      202,
+    );
+    const done = await settledTogether(server, raw, ids);
+    expect(done.map((e) => e.status)).toEqual(['succeeded', 'succeeded']);
+    const students = await fileOf(server, token, ids[0]!);
+    expect(students.size).toBe(20_000);
+    expect(done[0]!.row_count).toBe(20_000);
+  }, 120_000);
 
   it('refuses a bad batch with the field named, and starts none of it', async () => {
     await freshOrganization();

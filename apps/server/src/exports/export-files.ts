@@ -50,12 +50,16 @@ export class ExportFiles {
     }
   }
 
-  /** Deletes the file (all its chunks). */
-  delete(exportId: string): Promise<void> {
+  /** Deletes the file (all its chunks), with whatever `alongside` writes in the same transaction. */
+  delete(
+    exportId: string,
+    alongside?: (manager: EntityManager) => Promise<unknown>,
+  ): Promise<void> {
     return this.transactions.run(async (manager) => {
       await this.sql.query(manager, 'DELETE FROM export_chunks WHERE export_id = :exportId', {
         exportId,
       });
+      await alongside?.(manager);
     });
   }
 }

@@ -5,8 +5,9 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, In } from 'typeorm';
+import { type DataSource, type EntityManager, In } from 'typeorm';
 import { Clock } from '../common/clock';
 import { ListCollection } from '../common/list/find-page';
 import type { Statement } from '../common/list/list-types';
@@ -27,6 +28,13 @@ const LEASE_MS = 60_000;
 /** How often each instance looks for queued exports it was not told about, and for expired files. */
 const POLL_MS = 5_000;
 
+/** Another runner claimed the exports since this one did (its lease had lapsed): it stops. */
+class ClaimLost extends Error {
+  constructor() {
+    super('another runner took the export over');
+  }
+}
+
 /** What an export reads: its unpaged statement, and how each row becomes a resource's fields. */
 interface ExportReading {
   every: Statement;
@@ -39,7 +47,10 @@ interface ExportReading {
  * (SnapshotOpener), writes its file in chunks (ExportFiles), and records the feed cursor of that
  * snapshot; the exports of a batch share one snapshot. The work queue is the `exports` table
  * itself: any instance claims a queued export (SKIP LOCKED on PostgreSQL) and holds it with a
- * lease, so an instance that dies mid-export leaves it to another.
+ * lease, so an instance that dies mid-export leaves it to another. Every claim has a token of its
+ * own, and every write of a run is made only while the token is still the run's (fenced), so an
+ * instance that was merely slow past its lease stops at its next write instead of finishing,
+ * failing or deleting what its successor wrote.
  */
 @Injectable()
 export class ExportRunner implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -124,6 +135,7 @@ export class ExportRunner implements OnApplicationBootstrap, OnApplicationShutdo
       const claimed = {
         status: 'running' as const,
         leaseUntil: new Date(now.getTime() + LEASE_MS),
+        claimToken: randomBytes(16).toString('hex'),
       };
       if (first.batch_id === null) {
         await manager.update(ExportRecord, { id: first.id }, { ...claimed, rowCount: 0 });
@@ -145,50 +157,85 @@ export class ExportRunner implements OnApplicationBootstrap, OnApplicationShutdo
 
   /**
    * Reads the claimed exports (one, or a batch) from one snapshot, each into its own file, and
-   * marks them all succeeded in one commit once every file is complete, or all failed.
+   * marks them all succeeded in one commit once every file is complete, or all failed. Every
+   * write is fenced by the claim's token: a run taken over stops and leaves the rows alone.
    */
   private async runExports(records: ExportRecord[]): Promise<void> {
     const ids = records.map((record) => record.id);
+    const token = records[0]!.claimToken!;
+    const renewed = () => new Date(this.clock.nowMs() + LEASE_MS);
     try {
       // A lapsed lease: whatever the previous runner wrote is started over.
-      for (const id of ids) await this.files.delete(id);
+      for (const id of ids) {
+        await this.files.delete(id, (manager) =>
+          this.fenced(manager, ids, token, { leaseUntil: renewed() }),
+        );
+      }
       const readings = records.map((record) => this.readingOf(record));
       const written = await this.snapshots.run(async (snapshot) => {
         const cursor = await this.feed.head(snapshot.manager, records[0]!.organizationId);
-        await this.setRecords(ids, { cursor });
+        await this.transactions.run((manager) =>
+          this.fenced(manager, ids, token, { cursor, leaseUntil: renewed() }),
+        );
         const results: { rows: number; bytes: number }[] = [];
         for (const [index, record] of records.entries()) {
-          results.push(await this.writeFile(record, readings[index]!, snapshot, ids));
+          results.push(await this.writeFile(record, readings[index]!, snapshot, ids, token));
         }
         return results;
       });
       const completed = this.clock.now();
       await this.transactions.run(async (manager) => {
         for (const [index, id] of ids.entries()) {
-          await manager.update(
-            ExportRecord,
-            { id },
-            {
-              status: 'succeeded',
-              rowCount: written[index]!.rows,
-              sizeBytes: written[index]!.bytes,
-              leaseUntil: null,
-              completedAt: completed,
-              expiresAt: new Date(completed.getTime() + this.config.exports.retentionMs),
-            },
-          );
+          await this.fenced(manager, [id], token, {
+            status: 'succeeded',
+            rowCount: written[index]!.rows,
+            sizeBytes: written[index]!.bytes,
+            leaseUntil: null,
+            completedAt: completed,
+            expiresAt: new Date(completed.getTime() + this.config.exports.retentionMs),
+          });
         }
       });
     } catch (error) {
+      if (error instanceof ClaimLost) {
+        this.logger.warn({ exports: ids }, 'export taken over by another runner; this one stops');
+        return;
+      }
       this.logger.error({ exports: ids, error: (error as Error).message }, 'export failed');
-      for (const id of ids) await this.files.delete(id).catch(() => undefined);
-      await this.setRecords(ids, {
-        status: 'failed',
-        error: 'The export could not be completed; start a new one.',
-        leaseUntil: null,
-        completedAt: this.clock.now(),
-      });
+      await this.fail(ids, token);
     }
+  }
+
+  /** Marks the run's exports failed and deletes their files, unless another runner has them. */
+  private async fail(ids: string[], token: string): Promise<void> {
+    try {
+      await this.transactions.run((manager) =>
+        this.fenced(manager, ids, token, {
+          status: 'failed',
+          error: 'The export could not be completed; start a new one.',
+          leaseUntil: null,
+          completedAt: this.clock.now(),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ClaimLost) return;
+      throw error;
+    }
+    for (const id of ids) await this.files.delete(id).catch(() => undefined);
+  }
+
+  /**
+   * Writes `changes` to the exports `ids` only if the claim `token` still holds every one of
+   * them; otherwise throws ClaimLost, which rolls back the transaction it is part of.
+   */
+  private async fenced(
+    manager: EntityManager,
+    ids: string[],
+    token: string,
+    changes: Partial<ExportRecord>,
+  ): Promise<void> {
+    const result = await manager.update(ExportRecord, { id: In(ids), claimToken: token }, changes);
+    if (result.affected !== ids.length) throw new ClaimLost();
   }
 
   /** The statement an export reads, and its mapping; a bad filter throws (as `create` would). */
@@ -213,21 +260,21 @@ export class ExportRunner implements OnApplicationBootstrap, OnApplicationShutdo
   /**
    * Writes the export's file from the snapshot; each chunk commits with the export's progress and
    * a renewed lease for every export being run with it (`running`), so none of a batch lapses
-   * while another of it is written.
+   * while another of it is written, and only while the run's claim (`token`) holds them all.
    */
   private async writeFile(
     record: ExportRecord,
     { every, toResource, fields }: ExportReading,
     snapshot: Snapshot,
     running: string[],
+    token: string,
   ): Promise<{ rows: number; bytes: number }> {
     let rowCount = 0;
     const writer = new ChunkWriter(async (seq, data) => {
       const leaseUntil = new Date(this.clock.nowMs() + LEASE_MS);
       await this.files.append(record.id, seq, data, async (manager) => {
-        await manager.update(ExportRecord, { id: record.id }, { rowCount, leaseUntil });
-        const others = running.filter((id) => id !== record.id);
-        if (others.length) await manager.update(ExportRecord, { id: In(others) }, { leaseUntil });
+        await this.fenced(manager, running, token, { leaseUntil });
+        await manager.update(ExportRecord, { id: record.id }, { rowCount });
       });
     });
     if (record.format === 'csv') await writer.write(csvHeader(fields));
@@ -247,12 +294,6 @@ export class ExportRunner implements OnApplicationBootstrap, OnApplicationShutdo
   /** Through the transaction queue: on SQLite a lone statement would join an open transaction. */
   private setRecord(id: { id: string }, changes: Partial<ExportRecord>): Promise<unknown> {
     return this.transactions.run((manager) => manager.update(ExportRecord, id, changes));
-  }
-
-  private setRecords(ids: string[], changes: Partial<ExportRecord>): Promise<unknown> {
-    return this.transactions.run((manager) =>
-      manager.update(ExportRecord, { id: In(ids) }, changes),
-    );
   }
 
   /** Marks exports past their expiry `expired` and deletes their files, and expired links. */

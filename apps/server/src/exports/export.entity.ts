@@ -43,9 +43,16 @@ export class ExportRecord {
   @Column({ name: 'batch_id', type: 'varchar', length: 32, nullable: true })
   batchId: string | null;
 
-  /** Which instance runs it, and until when its claim holds (another takes it over after). */
+  /** Until when its runner's claim holds (another takes it over after). */
   @Column({ name: 'lease_until', ...timestampColumn, nullable: true })
   leaseUntil: Date | null;
+
+  /**
+   * Which claim runs it, new at every claim: a runner writes only while the token is still its
+   * own, so one whose lease lapsed while it was slow cannot finish or fail a takeover's work.
+   */
+  @Column({ name: 'claim_token', type: 'varchar', length: 32, nullable: true })
+  claimToken: string | null;
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;

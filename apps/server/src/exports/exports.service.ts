@@ -181,6 +181,7 @@ export class ExportsService {
       error: null,
       batchId: asked.length > 1 ? ids[0]! : null,
       leaseUntil: null,
+      claimToken: null,
       createdAt: now,
       completedAt: null,
       expiresAt: null,
