@@ -1,28 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { freePort } from '../testing';
+import { startRedis } from '../testing/redis';
 import { RedisSlidingWindowStore } from './redis-sliding-window.store';
-
-/** A redis-server of this suite's own, unless the run names one (TEST_REDIS_URL, as .ci/run does). */
-async function startRedis(): Promise<{ url: string; stop(): void }> {
-  const shared = process.env.TEST_REDIS_URL;
-  if (shared) return { url: shared, stop: () => undefined };
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.once('error', reject);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (/Ready to accept connections/.test(chunk.toString())) resolve();
-    });
-  });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL') };
-}
 
 describe(RedisSlidingWindowStore.name, () => {
   let redis: Awaited<ReturnType<typeof startRedis>>;
@@ -31,7 +11,7 @@ describe(RedisSlidingWindowStore.name, () => {
   let store: (windowMs?: number) => RedisSlidingWindowStore;
 
   beforeAll(async () => {
-    redis = await startRedis();
+    redis = await startRedis(process.env.TEST_REDIS_URL);
     clients = [];
   });
   beforeEach(() => {

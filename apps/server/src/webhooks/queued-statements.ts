@@ -188,29 +188,41 @@ return result
 /**
  * Renews the holds of this instance's messages (KEYS: the global semaphore, then per message its
  * organization's and endpoint's semaphores and its mark; ARGV: hold (ms), then per message its
- * id and the job that marked it, '' for none). Only holds that still exist are renewed, and a
- * mark only while it is that job's: what was freed or taken over meanwhile stays so.
+ * id and the job that marked it, '' for none). Only holds that still hold (neither freed nor
+ * lapsed) are renewed, and a mark only while it is that job's: what was freed, lapsed or taken
+ * over meanwhile stays so. A message
+ * this instance queued ('' for its job) that a job has marked is that job's to renew: it is left
+ * alone, so the slots of a worker that died taking it lapse with the worker's renewals, not this
+ * instance's. Returns a code per message: 1 renewed (or nothing left to renew), 0 taken by a job.
  */
 const RENEW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local hold = tonumber(ARGV[1])
+local codes = {}
 for i = 1, (#KEYS - 1) / 3 do
   local organization, endpoint, mark = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
   local id, job = ARGV[2 * i], ARGV[2 * i + 1]
-  for _, key in ipairs({ KEYS[1], organization, endpoint }) do
-    if redis.call('ZSCORE', key, id) then
-      redis.call('ZADD', key, now + hold, id)
-      redis.call('PEXPIRE', key, hold)
+  local owner = redis.call('GET', mark)
+  if job == '' and owner then
+    codes[i] = 0
+  else
+    for _, key in ipairs({ KEYS[1], organization, endpoint }) do
+      local held = redis.call('ZSCORE', key, id)
+      if held and tonumber(held) > now then
+        redis.call('ZADD', key, now + hold, id)
+        redis.call('PEXPIRE', key, hold)
+      end
     end
+    if job ~= '' and owner == job then redis.call('PEXPIRE', mark, hold) end
+    codes[i] = 1
   end
-  if job ~= '' and redis.call('GET', mark) == job then redis.call('PEXPIRE', mark, hold) end
 end
-return 1
+return codes
 `;
 
 interface SemaphoreCommands {
-  platformRenew(...keysThenArgs: (string | number)[]): Promise<number>;
+  platformRenew(...keysThenArgs: (string | number)[]): Promise<number[]>;
   platformRoom(...keysThenArgs: (string | number)[]): Promise<number[]>;
   platformAdmit(...keysThenArgs: (string | number)[]): Promise<number[]>;
   platformTake(...keysThenArgs: (string | number)[]): Promise<number[]>;
@@ -336,13 +348,16 @@ export class DeliverySemaphores {
     );
   }
 
-  /** RENEW: the holds (and marks of `jobId`, where set) of messages this instance holds. */
-  async renew(holds: readonly (SlotHolder & { jobId?: string })[]): Promise<void> {
+  /**
+   * RENEW: the holds (and marks of `jobId`, where set) of messages this instance holds; a code
+   * per message, 0 for one queued here (no `jobId`) that a job has taken since.
+   */
+  renew(holds: readonly (SlotHolder & { jobId?: string })[]): Promise<number[]> {
     const keys = [
       this.globalKey(),
       ...holds.flatMap((m) => this.slotKeys(m.id, m.organizationId, m.endpointId)),
     ];
-    await this.commands.platformRenew(
+    return this.commands.platformRenew(
       keys.length,
       ...keys,
       this.holdMs,
