@@ -38,7 +38,10 @@ export const EXIT = { ok: 0, mismatch: 1, usage: 2, cursorExpired: 3, failed: 4 
 export const EXPIRED_ADVICE =
   "the change feed no longer holds the changes after the mirror's cursor (410 cursor_expired: it fell more than the retention behind). Run again with --resnapshot-on-expiry to load every collection again from a new export.";
 
-/** Marks every collection to be loaded again (its rows stay until its new export's first batch). */
+/**
+ * Marks every collection to be loaded again: its rows stay until its new export is ready (the
+ * transaction that records the export empties its table).
+ */
 async function markStale(ctx: MirrorContext): Promise<void> {
   const states = await readStates(ctx.db);
   await ctx.db.transaction(async (tx) => {

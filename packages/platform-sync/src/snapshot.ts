@@ -100,6 +100,13 @@ async function loadSnapshot(
     },
   });
   if (!result.complete) return false;
+  // A file that ends early (a cut connection the stream did not report) or holds more than the
+  // export counted is not the snapshot: fail rather than follow from a partial table.
+  if (result.loaded !== exported.row_count) {
+    throw new Error(
+      `${collection}: export ${exported.id} holds ${formatCount(exported.row_count)} rows, its file gave ${formatCount(result.loaded)}`,
+    );
+  }
   await ctx.db.transaction(async (tx) => {
     await writeState(tx, ctx.db.dialect, { ...base, status: 'ready', loaded_rows: result.loaded });
   });
@@ -110,23 +117,25 @@ async function loadSnapshot(
 
 /**
  * Loads every mirrored collection that has no finished snapshot: a stopped load resumes from its
- * export; the others are exported together, in one batch. False when stopped.
+ * export first (its file does not wait on a new export, and may expire meanwhile); the others
+ * are then exported together, in one batch. False when stopped.
  */
 export async function loadSnapshots(ctx: MirrorContext): Promise<boolean> {
   const states = await readStates(ctx.db);
   const pending = [...(ctx.tables.keys() as Iterable<ExportCollection>)].filter(
     (collection) => states.get(collection)?.status !== 'ready',
   );
-  const toLoad = new Map<ExportCollection, ToLoad>();
-  for (const collection of pending) {
-    const resumed = await resumable(ctx, collection, states.get(collection));
-    if (resumed) toLoad.set(collection, resumed);
-  }
-  const fresh = pending.filter((collection) => !toLoad.has(collection));
-  if (fresh.length) for (const [c, load] of await exportBatch(ctx, fresh)) toLoad.set(c, load);
+  const fresh: ExportCollection[] = [];
   for (const collection of pending) {
     if (ctx.signal.aborted) return false;
-    if (!(await loadSnapshot(ctx, collection, toLoad.get(collection)!))) return false;
+    const resumed = await resumable(ctx, collection, states.get(collection));
+    if (!resumed) fresh.push(collection);
+    else if (!(await loadSnapshot(ctx, collection, resumed))) return false;
+  }
+  if (fresh.length === 0) return true;
+  for (const [collection, load] of await exportBatch(ctx, fresh)) {
+    if (ctx.signal.aborted) return false;
+    if (!(await loadSnapshot(ctx, collection, load))) return false;
   }
   return true;
 }

@@ -217,3 +217,38 @@ it('resumes a load stopped half-way from the same export, after its last committ
     await resumed.drop();
   }
 });
+
+it('loads a stopped load before asking for new exports, and fails on a file short of its count', async () => {
+  const mirror = await freshMirrorDatabase();
+  try {
+    const started = await sdk.exports.create({ body: { collection: 'students' } });
+    const exported = await sdk.exports.wait(started.id, { intervalMs: 50 });
+    const db = await openMirror(mirror.url);
+    await ensureTables(db, [collectionTable('students')]);
+    await db.transaction((tx) =>
+      writeState(tx, db.dialect, {
+        collection: 'students',
+        cursor: exported.cursor,
+        status: 'loading',
+        export_id: exported.id,
+        loaded_rows: 0,
+      }),
+    );
+    await db.close();
+    // What a connection cut mid-file that the stream did not report looks like: one row short.
+    await server.dataSource.query(
+      `UPDATE exports SET row_count = row_count + 1 WHERE id = '${exported.id}'`,
+    );
+
+    const args = ['--database', mirror.url, '--token', token, '--base-url', server.url];
+    const run = await runMirrorToEnd([...args, '--collections', 'students,courses', '--once']);
+    expect(run.output).toContain(
+      `students: export ${exported.id} holds ${(exported.row_count + 1).toLocaleString('en-US')} rows, its file gave ${exported.row_count.toLocaleString('en-US')}`,
+    );
+    // The resumed file was read first: no new export was asked for before it failed.
+    expect(run.output).not.toMatch(/exporting/);
+    expect(run.code).toBe(4);
+  } finally {
+    await mirror.drop();
+  }
+});
