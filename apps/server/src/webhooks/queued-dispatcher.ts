@@ -179,18 +179,16 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     const now = this.clock.nowMs();
     const renewing: [string, Hold][] = [];
     for (const [id, hold] of this.holds) {
-      // Queued here and no job's mark seen (a job took and finished it between two renewals,
-      // or it was never taken): done with once its lease is over.
+      // Queued here and never seen taken (or taken and done between renewals): lease over, done.
       if (!hold.jobId && now - hold.since >= this.leaseMs) this.holds.delete(id);
       else renewing.push([id, hold]);
     }
     if (renewing.length === 0) return;
     try {
       const codes = await this.semaphores.renew(renewing.map(([id, hold]) => ({ id, ...hold })));
-      // Queued here and taken by a job (of another instance, or one here that has not noted it
-      // yet): the job renews it, and if its worker died the slots lapse with its renewals.
+      // Queued here and taken by a job since: the job renews it (a dead worker's holds lapse).
       renewing.forEach(([id, hold], i) => {
-        if (codes[i] === 0 && this.holds.get(id) === hold && !hold.jobId) this.holds.delete(id);
+        if (codes[i] === 0 && this.holds.get(id) === hold) this.holds.delete(id);
       });
     } catch (error) {
       // Holds lapse and are taken again within the limits (TAKE); nothing is sent twice.
