@@ -297,6 +297,47 @@ describe('usage', () => {
     }
   });
 
+  it('agrees with itself while requests are being logged: every breakdown adds up to the bins', async () => {
+    const org = await server.createOrganization();
+    const reader = await server.createToken(org.id, ['request_logs:read']);
+    const repository = server.dataSource.getRepository(RequestLogRecord);
+    let writing = true;
+    let written = 0;
+    const writer = (async () => {
+      while (writing) {
+        const status = written % 3 === 0 ? 500 : 200;
+        await repository.insert(
+          pastEntry(org.id, `tok_${written}`, '/v1/students', status, new Date()),
+        );
+        written += 1;
+        // Between the usage calls' reads, not only between the calls.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    try {
+      for (let i = 0; i < 30; i++) {
+        const usage = expectStatus(
+          await typedClient(server, reader.token).usage.retrieve({ query: { range: 'hour' } }),
+          200,
+        ).body;
+        const requests = usage.requests.reduce((sum, bin) => sum + requestsOf(bin), 0);
+        const errors = usage.requests.reduce((sum, bin) => sum + errorsOf(bin), 0);
+        for (const [name, { data, other }] of Object.entries(usage.breakdown)) {
+          const rows = [...data, other] as { requests: number; errors: number }[];
+          const sums = [
+            rows.reduce((sum, row) => sum + row.requests, 0),
+            rows.reduce((sum, row) => sum + row.errors, 0),
+          ];
+          expect([i, name, sums]).toEqual([i, name, [requests, errors]]);
+        }
+      }
+    } finally {
+      writing = false;
+      await writer;
+    }
+    expect(written).toBeGreaterThan(30);
+  });
+
   it('refuses an unknown range with problem+json naming it', async () => {
     const org = await server.createOrganization();
     const reader = await server.createToken(org.id, ['request_logs:read']);

@@ -8,85 +8,111 @@ import type { Sql, SqlParams } from '../database/sql';
 import { PORTAL_CLIENT_ID, PORTAL_CLIENT_NAME } from '../oauth/portal-client';
 
 type Breakdown = UsageResource['breakdown'];
-type Counted = {
-  requests: string | number;
-  errors: string | number | null;
-  /** Every group's requests and errors, summed in the same statement (a window over the groups). */
-  all_requests: string | number;
-  all_errors: string | number | null;
+type Num = string | number | null;
+/**
+ * One row of the usage statement. `kind` says what it is: a bin (`a` its key; `n1`–`n4` its
+ * server errors, rate-limited, client errors and successes) or a top row of a breakdown (`a`, `b`
+ * its key; `n1`, `n2` its requests and errors; `n3`, `n4` every group's, summed in the same read).
+ */
+export type UsageRow = { kind: string; a: string | null; b: string | null; rank: Num } & Record<
+  'n1' | 'n2' | 'n3' | 'n4',
+  Num
+>;
+/** A bin's figures by status class. */
+export type BinFigures = {
+  success: number;
+  client_error: number;
+  rate_limited: number;
+  server_error: number;
 };
-/** A breakdown's total: its `other` is this less its top rows. */
-type UsageTotals = { requests: number; errors: number };
 
-const n = (value: string | number | null | undefined) => Number(value ?? 0);
+const n = (value: Num | undefined) => Number(value ?? 0);
+const ERROR = 'CASE WHEN status >= 400 THEN 1 ELSE 0 END';
 
 /**
- * The range's requests by credential, by route and by status: the top `USAGE_BREAKDOWN_TOP` of
- * each by count (one GROUP BY over the organization's `(organization_id, created_at)` index, the
- * same rows the bins count), and the remainder as `other`. Each statement sums every group in
- * the same read (a window over the groups), so `data` plus `other` is exactly that breakdown's
- * total, even while the request-log writer adds rows between the reads.
+ * The range's requests per bin, and by credential, by route and by status: the top
+ * `USAGE_BREAKDOWN_TOP` of each by count and the remainder as `other`. One statement (a UNION ALL
+ * of four GROUP BYs over the organization's `(organization_id, created_at)` index), so every
+ * figure is read from the same snapshot: each breakdown adds up to the bins exactly, even while
+ * the request-log writer adds rows.
  */
-export async function usageBreakdown(
+export async function usageRequests(
   sql: Sql,
   organizationId: string,
   where: string,
+  bin: string,
   params: SqlParams,
-): Promise<Breakdown> {
-  const top = <T extends Counted>(columns: string, group: string, order: string) =>
-    sql.select<T>(
-      `SELECT ${columns}, COUNT(*) AS requests, SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors,
-         SUM(COUNT(*)) OVER () AS all_requests,
-         SUM(SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END)) OVER () AS all_errors
-       FROM request_logs WHERE ${where}
-       GROUP BY ${group} ORDER BY requests DESC, ${order} LIMIT ${USAGE_BREAKDOWN_TOP}`,
-      params,
-    );
-  type CredentialRow = Counted & { credential_type: string; credential_id: string };
-  type RouteRow = Counted & { method: string; route: string };
-  type StatusRow = Counted & { status: string | number };
-  const [credentials, routes, statuses] = await Promise.all([
-    top<CredentialRow>(
-      'credential_type, credential_id',
-      'credential_type, credential_id',
-      'credential_id',
-    ),
-    top<RouteRow>('method, route', 'method, route', 'method, route'),
-    top<StatusRow>('status', 'status', 'status'),
-  ]);
+): Promise<{ bins: Map<string, BinFigures>; breakdown: Breakdown }> {
+  const top = (kind: string, a: string, b: string, group: string, order: string) =>
+    `SELECT * FROM (SELECT '${kind}' AS kind, ${a} AS a, ${b} AS b,
+       COUNT(*) AS n1, SUM(${ERROR}) AS n2, SUM(COUNT(*)) OVER () AS n3, SUM(SUM(${ERROR})) OVER () AS n4,
+       ROW_NUMBER() OVER (ORDER BY COUNT(*) DESC, ${order}) AS rank
+     FROM request_logs WHERE ${where} GROUP BY ${group}
+     ORDER BY rank LIMIT ${USAGE_BREAKDOWN_TOP}) AS top_${kind}`;
+  const rows = await sql.select<UsageRow>(
+    `SELECT 'bin' AS kind, ${bin} AS a, NULL AS b,
+       SUM(CASE WHEN status >= 500 THEN 1 ELSE 0 END) AS n1,
+       SUM(CASE WHEN status = 429 THEN 1 ELSE 0 END) AS n2,
+       SUM(CASE WHEN status >= 400 AND status < 500 AND status <> 429 THEN 1 ELSE 0 END) AS n3,
+       SUM(CASE WHEN status < 400 THEN 1 ELSE 0 END) AS n4, 0 AS rank
+     FROM request_logs WHERE ${where} GROUP BY ${bin}
+     UNION ALL ${top('credential', 'credential_type', 'credential_id', 'credential_type, credential_id', 'credential_id')}
+     UNION ALL ${top('route', 'method', 'route', 'method, route', 'method, route')}
+     UNION ALL ${top('status', 'CAST(status AS TEXT)', 'NULL', 'status', 'status')}`,
+    params,
+  );
+  const of = (kind: string) =>
+    rows.filter((row) => row.kind === kind).sort((x, y) => n(x.rank) - n(y.rank));
+  const bins = new Map(
+    of('bin').map((row) => [
+      row.a!,
+      {
+        server_error: n(row.n1),
+        rate_limited: n(row.n2),
+        client_error: n(row.n3),
+        success: n(row.n4),
+      },
+    ]),
+  );
+  const credentials = of('credential');
+  const routes = of('route');
+  const statuses = of('status');
   const names = await credentialNames(
     sql,
     organizationId,
-    credentials.map((row) => row.credential_id),
+    credentials.map((row) => row.b!),
   );
-  const counts = (row: Counted) => ({ requests: n(row.requests), errors: n(row.errors) });
+  const counts = (row: UsageRow) => ({ requests: n(row.n1), errors: n(row.n2) });
   return {
-    credentials: withOther(
-      credentials.map((row) => ({
-        type: row.credential_type as (typeof REQUEST_LOG_CREDENTIAL_TYPES)[number],
-        id: row.credential_id,
-        name: names.get(row.credential_id) ?? null,
-        ...counts(row),
-      })),
-      credentials,
-    ),
-    routes: withOther(
-      routes.map((row) => ({
-        method: row.method as (typeof REQUEST_LOG_METHODS)[number],
-        route: row.route,
-        ...counts(row),
-      })),
-      routes,
-    ),
-    statuses: withOther(
-      statuses.map((row) => ({ status: n(row.status), ...counts(row) })),
-      statuses,
-    ),
+    bins,
+    breakdown: {
+      credentials: withOther(
+        credentials.map((row) => ({
+          type: row.a as (typeof REQUEST_LOG_CREDENTIAL_TYPES)[number],
+          id: row.b!,
+          name: names.get(row.b!) ?? null,
+          ...counts(row),
+        })),
+        credentials,
+      ),
+      routes: withOther(
+        routes.map((row) => ({
+          method: row.a as (typeof REQUEST_LOG_METHODS)[number],
+          route: row.b!,
+          ...counts(row),
+        })),
+        routes,
+      ),
+      statuses: withOther(
+        statuses.map((row) => ({ status: n(row.a), ...counts(row) })),
+        statuses,
+      ),
+    },
   };
 }
 
-function withOther<T extends UsageTotals>(data: T[], rows: Counted[]) {
-  const totals = { requests: n(rows[0]?.all_requests), errors: n(rows[0]?.all_errors) };
+function withOther<T extends { requests: number; errors: number }>(data: T[], rows: UsageRow[]) {
+  const totals = { requests: n(rows[0]?.n3), errors: n(rows[0]?.n4) };
   const shown = data.reduce(
     (sum, row) => ({ requests: sum.requests + row.requests, errors: sum.errors + row.errors }),
     { requests: 0, errors: 0 },

@@ -10,7 +10,7 @@ import { Clock } from '../common/clock';
 import { toIso } from '../common/timestamp';
 import { Sql } from '../database/sql';
 import { PORTAL_CLIENT_ID } from '../oauth/portal-client';
-import { usageBreakdown } from './usage-breakdown';
+import { usageRequests } from './usage-breakdown';
 
 /** Rows of one bin, as the database sums them (drivers answer numbers or numeric strings). */
 type BinRow = Record<string, string | number | null> & { bin: string };
@@ -33,7 +33,7 @@ const n = (value: string | number | null | undefined) => Number(value ?? 0);
  * request log, webhook delivery attempts by outcome, per bin (every bin of the range filled in,
  * zeros included), and the requests broken down by credential, route and status. Each figure is
  * one GROUP BY in the database over the organization's `(organization_id, created_at)` index,
- * bounded on both sides by the range.
+ * bounded on both sides by the range; the request figures are one statement, so they agree.
  */
 @Injectable()
 export class UsageService {
@@ -60,15 +60,7 @@ export class UsageService {
     };
     const where = `organization_id = :org AND created_at >= :since AND created_at < :until AND credential_id ${source === 'portal' ? '=' : '<>'} :portal`;
     const [requests, deliveries] = await Promise.all([
-      this.sql.select<BinRow>(
-        `SELECT ${this.binOf('created_at', seconds)} AS bin,
-           SUM(CASE WHEN status >= 500 THEN 1 ELSE 0 END) AS server_error,
-           SUM(CASE WHEN status = 429 THEN 1 ELSE 0 END) AS rate_limited,
-           SUM(CASE WHEN status >= 400 AND status < 500 AND status <> 429 THEN 1 ELSE 0 END) AS client_error,
-           SUM(CASE WHEN status < 400 THEN 1 ELSE 0 END) AS success
-         FROM request_logs WHERE ${where} GROUP BY bin`,
-        params,
-      ),
+      usageRequests(this.sql, organizationId, where, this.binOf('created_at', seconds), params),
       this.sql.select<BinRow>(
         `SELECT ${this.binOf('a.attempted_at', seconds)} AS bin,
            SUM(CASE WHEN a.status_code >= 200 AND a.status_code < 300 THEN 1 ELSE 0 END) AS succeeded,
@@ -79,19 +71,18 @@ export class UsageService {
         { org: organizationId, since: params.since, until: params.until },
       ),
     ]);
-    const byBin = (rows: BinRow[]) => new Map(rows.map((row) => [this.binMs(row.bin), row]));
-    const requestBins = byBin(requests);
-    const deliveryBins = byBin(deliveries);
+    const requestBins = new Map([...requests.bins].map(([bin, row]) => [this.binMs(bin), row]));
+    const deliveryBins = new Map(deliveries.map((row) => [this.binMs(row.bin), row]));
     const starts = Array.from({ length: count }, (_, i) => toIso(new Date(from + i * binMs)));
     const requestFigures = starts.map((start, i) => {
       const row = requestBins.get(from + i * binMs);
       return {
         hour: start,
         start,
-        success: n(row?.success),
-        client_error: n(row?.client_error),
-        rate_limited: n(row?.rate_limited),
-        server_error: n(row?.server_error),
+        success: row?.success ?? 0,
+        client_error: row?.client_error ?? 0,
+        rate_limited: row?.rate_limited ?? 0,
+        server_error: row?.server_error ?? 0,
       };
     });
     return {
@@ -106,7 +97,7 @@ export class UsageService {
         const succeeded = n(row?.succeeded);
         return { hour: start, start, succeeded, failed: n(row?.attempts) - succeeded };
       }),
-      breakdown: await usageBreakdown(this.sql, organizationId, where, params),
+      breakdown: requests.breakdown,
     };
   }
 
