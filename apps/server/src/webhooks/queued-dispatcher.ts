@@ -30,6 +30,8 @@ interface Hold {
   endpointId: string;
   /** The job here that marked it; absent while it waits in the queue. */
   jobId?: string;
+  /** The job the relay here queued it as, once the queue has answered. */
+  queuedAs?: string;
   since: number;
 }
 
@@ -85,7 +87,7 @@ interface Finished {
  */
 export class QueuedWebhookDispatcher extends WebhookDispatcher {
   private readonly logger = new Logger('Webhooks');
-  private readonly holdMs: number;
+  private readonly holdMs = SLOT_HOLD_MS;
   /** BullMQ's job lock: a job lasts an attempt's timeout and its write. */
   private readonly jobLockMs: number;
   /** Messages whose holds this instance renews, by id (see RENEW). */
@@ -98,18 +100,12 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   private running = false;
   private rerun = false;
   /** Who the last relay step found at their limit. */
-  private full: { organizations: string[]; endpoints: string[] } = {
-    organizations: [],
-    endpoints: [],
-  };
+  private full = { organizations: [] as string[], endpoints: [] as string[] };
   /** The last relay step left due messages behind for want of slots: a freed slot wakes it. */
   private starved = false;
   /** This relay step's soonest lapse of a hold in a semaphore it found full (ms from now). */
   private lapseMs: number | undefined;
-  /**
-   * A slot was freed while a relay step ran: if that step ends starved, it runs again at once
-   * (its admission may have come before the slot was free, and the free did not wake it).
-   */
+  /** A slot was freed while a relay step ran: a step that ends starved runs again at once. */
   private freedMeanwhile = false;
   /** The relay step under way found every global slot taken. */
   private globalFull = false;
@@ -118,9 +114,8 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
   /** Drops written messages' marks (and slots), those written together in one script call. */
   private readonly releases = new Batcher<Finished>((finished) => this.release(finished, true));
   /**
-   * What this instance's relay leased and queued, by message id, until a worker here takes it:
-   * the relay read everything an attempt needs, so a job this instance relayed and picks up
-   * itself, within the lease, need not read it again. Other jobs read their messages.
+   * What this instance's relay leased and queued, by id, until a worker here takes it: a job it
+   * relayed and picks up itself within the lease need not read it again (others read theirs).
    */
   private readonly leased = new Map<string, { message: ClaimedMessage; at: number }>();
   private readonly leaseMs: number;
@@ -130,7 +125,6 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     private readonly redis: { url: string; prefix: string },
   ) {
     super(parts);
-    this.holdMs = SLOT_HOLD_MS;
     this.jobLockMs = parts.config.timeoutMs + 5000;
     this.leaseMs = deliveryPolicy(parts.config).leaseMs;
   }
@@ -298,7 +292,7 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
     }
     for (const message of claimed) this.leased.set(message.id, { message, at });
     const size = Math.ceil(claimed.length / Math.ceil(claimed.length / BATCH));
-    const bulk = [];
+    const bulk: { name: string; data: { messages: QueuedMessage[] } }[] = [];
     for (let i = 0; i < claimed.length; i += size) {
       const messages: QueuedMessage[] = claimed.slice(i, i + size).map((message) => ({
         id: message.id,
@@ -306,10 +300,15 @@ export class QueuedWebhookDispatcher extends WebhookDispatcher {
         endpointId: message.endpointId,
         attempts: message.attemptCount,
       }));
-      const data: DeliveryJob = { messages };
-      bulk.push({ name: 'deliver', data });
+      bulk.push({ name: 'deliver', data: { messages } });
     }
-    await this.queue!.addBulk(bulk);
+    // Only the job a message was queued as ends the relay's renewals of it (see RENEW).
+    (await this.queue!.addBulk(bulk)).forEach((job, i) => {
+      for (const { id } of bulk[i]!.data.messages) {
+        const hold = this.holds.get(id);
+        if (hold) hold.queuedAs = job.id;
+      }
+    });
   }
 
   /** Takes the slots of the candidates that may go now, in Redis, for every instance at once. */

@@ -47,7 +47,7 @@ describe(DeliverySemaphores.name, () => {
     for (let elapsed = 0; elapsed < 3 * HOLD_MS; elapsed += HOLD_MS / 4) {
       // The relay keeps renewing even after it was told the message is a job's: what it renews
       // must not bring a lapsed hold back either.
-      relayCodes.push(...(await a.renew([first])));
+      relayCodes.push(...(await a.renew([{ ...first, queuedAs: 'job-b' }])));
       if (workerAlive) await b.renew([{ ...first, jobId: 'job-b' }]);
       await sleep(HOLD_MS / 4);
     }
@@ -66,5 +66,25 @@ describe(DeliverySemaphores.name, () => {
     const { second } = await afterThreeHolds(true);
     // Endpoint full (code 3): one slot, still the live job's.
     expect(second).toBe(3);
+  });
+
+  it("keeps renewing a message queued again while its earlier job's mark lives, until its new job takes it", async () => {
+    const [a, b] = instances();
+    const first = message('first');
+    expect((await a.admit([first], 1, [1])).codes).toEqual([1]);
+    // An earlier job marked it and its worker died; the lease ran out and the relay queued the
+    // message again as job-2, which waits in the queue while job-1's mark still lives.
+    expect(await b.take('job-1', [first])).toEqual([1]);
+    const relayCodes: number[] = [];
+    for (let elapsed = 0; elapsed < 2 * HOLD_MS; elapsed += HOLD_MS / 4) {
+      relayCodes.push(...(await a.renew([{ ...first, queuedAs: 'job-2' }])));
+      await sleep(HOLD_MS / 4);
+    }
+    // The relay went on renewing: the slot is still the message's, so job-2 takes it...
+    expect(relayCodes.every((code) => code === 1)).toBe(true);
+    expect((await a.admit([message('second')], 1, [1])).codes).toEqual([3]);
+    expect(await b.take('job-2', [first])).toEqual([1]);
+    // ...and from then on job-2 renews it, not the relay.
+    expect(await a.renew([{ ...first, queuedAs: 'job-2' }])).toEqual([0]);
   });
 });

@@ -188,12 +188,13 @@ return result
 /**
  * Renews the holds of this instance's messages (KEYS: the global semaphore, then per message its
  * organization's and endpoint's semaphores and its mark; ARGV: hold (ms), then per message its
- * id and the job that marked it, '' for none). Only holds that still hold (neither freed nor
- * lapsed) are renewed, and a mark only while it is that job's: what was freed, lapsed or taken
- * over meanwhile stays so. A message
- * this instance queued ('' for its job) that a job has marked is that job's to renew: it is left
- * alone, so the slots of a worker that died taking it lapse with the worker's renewals, not this
- * instance's. Returns a code per message: 1 renewed (or nothing left to renew), 0 taken by a job.
+ * id, the job here that marked it ('' for none) and the job the relay here queued it as ('' while
+ * not known)). Only holds that still hold (neither freed nor lapsed) are renewed, and a mark only
+ * while it is that job's: what was freed, lapsed or taken over meanwhile stays so. A message this
+ * instance queued that its queued job has marked is that job's to renew: it is left alone, so the
+ * slots of a worker that died taking it lapse with the worker's renewals, not this instance's. The
+ * mark of another job (an earlier run of a message queued again) does not stop the renewals.
+ * Returns a code per message: 1 renewed (or nothing left to renew), 0 taken by its queued job.
  */
 const RENEW = `
 local t = redis.call('TIME')
@@ -202,9 +203,9 @@ local hold = tonumber(ARGV[1])
 local codes = {}
 for i = 1, (#KEYS - 1) / 3 do
   local organization, endpoint, mark = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
-  local id, job = ARGV[2 * i], ARGV[2 * i + 1]
+  local id, job, queued = ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1]
   local owner = redis.call('GET', mark)
-  if job == '' and owner then
+  if job == '' and queued ~= '' and owner == queued then
     codes[i] = 0
   else
     for _, key in ipairs({ KEYS[1], organization, endpoint }) do
@@ -350,9 +351,9 @@ export class DeliverySemaphores {
 
   /**
    * RENEW: the holds (and marks of `jobId`, where set) of messages this instance holds; a code
-   * per message, 0 for one queued here (no `jobId`) that a job has taken since.
+   * per message, 0 for one queued here (no `jobId`) that its queued job (`queuedAs`) has taken.
    */
-  renew(holds: readonly (SlotHolder & { jobId?: string })[]): Promise<number[]> {
+  renew(holds: readonly (SlotHolder & { jobId?: string; queuedAs?: string })[]): Promise<number[]> {
     const keys = [
       this.globalKey(),
       ...holds.flatMap((m) => this.slotKeys(m.id, m.organizationId, m.endpointId)),
@@ -361,7 +362,7 @@ export class DeliverySemaphores {
       keys.length,
       ...keys,
       this.holdMs,
-      ...holds.flatMap((m) => [m.id, m.jobId ?? '']),
+      ...holds.flatMap((m) => [m.id, m.jobId ?? '', m.queuedAs ?? '']),
     );
   }
 
