@@ -1,7 +1,8 @@
 const { config } = require('@platform/eslint-config');
 
 module.exports = [
-  ...config({ tsconfigRootDir: __dirname }),
+  // A command's configuration is its environment (PLATFORM_TOKEN, PLATFORM_URL): its entry reads it.
+  ...config({ tsconfigRootDir: __dirname, envFiles: ['cli/listen-bin.ts'] }),
   {
     // The SDK runs in browsers too: only tests may use Node built-ins.
     files: ['src/**/*.ts'],

@@ -1,10 +1,11 @@
 /**
  * `pnpm dev`'s server script (scripts/dev.js) with its real compiler, server and Vite: the server
- * starts once and stays up while the portal's Vite writes its temporary config files, and
- * restarts when its own compiled code changes.
+ * starts once and stays up while the portal's Vite writes its temporary config files and a cached
+ * build rewrites dist/ with the same bytes, and restarts when its compiled code changes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../src/testing';
@@ -13,6 +14,8 @@ const SERVER_ROOT = path.join(__dirname, '..');
 const DEV_SCRIPT = path.join(SERVER_ROOT, 'scripts', 'dev.js');
 const LISTENING = /Platform API listening on/g;
 const RESTARTING = /Restarting '/g;
+/** Written into dist/ by the restart test, removed after. */
+const probe = path.join(SERVER_ROOT, 'dist', `dev-script-probe-${process.pid}.js`);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -64,13 +67,17 @@ describe('pnpm dev (scripts/dev.js)', () => {
       if (dev.exitCode === null) dev.kill('SIGKILL');
     }
     rmSync(dir, { recursive: true, force: true });
+    rmSync(probe, { force: true });
   });
 
-  it('starts the server once and keeps it up while the portal (Vite) starts', async () => {
+  it('starts the server once and keeps it up while the portal (Vite) starts and a cached build rewrites dist/', async () => {
     // The portal's page makes Vite load its config (the temporary files under .vite-temp).
     const portal = await fetch(`${base}/portal/`);
     expect(portal.status).toBe(200);
     expect(await portal.text()).toContain('<div id="root"');
+    // What a cached turbo build (`pnpm platform …` in another terminal) does: the same bytes again.
+    const main = path.join(SERVER_ROOT, 'dist', 'main.js');
+    writeFileSync(main, readFileSync(main));
     await sleep(20_000);
     expect({ listening: count(LISTENING), restarts: count(RESTARTING) }).toEqual({
       listening: 1,
@@ -80,8 +87,8 @@ describe('pnpm dev (scripts/dev.js)', () => {
   }, 60_000);
 
   it('restarts the server when its compiled code changes, then stops on Ctrl-C', async () => {
-    const now = new Date();
-    utimesSync(path.join(SERVER_ROOT, 'dist', 'main.js'), now, now);
+    // A file the compiler added: the code changed (a file of its own, so nothing else sees it).
+    writeFileSync(probe, `// ${randomUUID()}\n`);
     await until('the restart', () => count(LISTENING) >= 2, 30_000);
     expect(count(RESTARTING)).toBe(1);
     expect((await fetch(`${base}/openapi.json`)).status).toBe(200);

@@ -4,7 +4,6 @@ import { main } from './listen';
 const controller = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => controller.abort());
 
-// eslint-disable-next-line no-restricted-properties -- a command's configuration is its environment (PLATFORM_TOKEN, PLATFORM_URL)
 main(process.argv.slice(2), process.env, {
   stdout: (line) => process.stdout.write(`${line}\n`),
   stderr: (line) => process.stderr.write(`${line}\n`),
