@@ -31,10 +31,11 @@ const ERROR = 'CASE WHEN status >= 400 THEN 1 ELSE 0 END';
 
 /**
  * The range's requests per bin, and by credential, by route and by status: the top
- * `USAGE_BREAKDOWN_TOP` of each by count and the remainder as `other`. One statement (a UNION ALL
- * of four GROUP BYs over the organization's `(organization_id, created_at)` index), so every
- * figure is read from the same snapshot: each breakdown adds up to the bins exactly, even while
- * the request-log writer adds rows.
+ * `USAGE_BREAKDOWN_TOP` of each by count and the remainder as `other`. One statement (four
+ * GROUP BYs of the range's rows, from the organization's `(organization_id, created_at)` index, in
+ * a UNION ALL), so every figure is read from the same snapshot and each breakdown adds up to the bins exactly, even
+ * while the request-log writer adds rows. 600,000 rows over 30 days: PostgreSQL 0.88 s (the four
+ * statements on four connections it replaced: 0.80 s), SQLite 2.3 s (as the four statements).
  */
 export async function usageRequests(
   sql: Sql,
@@ -43,19 +44,24 @@ export async function usageRequests(
   bin: string,
   params: SqlParams,
 ): Promise<{ bins: Map<string, BinFigures>; breakdown: Breakdown }> {
+  // PostgreSQL reads the range's rows once (a materialized CTE) and groups them four ways; SQLite
+  // scans the index once per grouping, which it does faster than it fills a temporary table.
+  const cte = sql.dialect === 'postgres';
+  const from = cte ? 'r' : `request_logs WHERE ${where}`;
+  const binKey = cte ? 'bin' : bin;
   const top = (kind: string, a: string, b: string, group: string, order: string) =>
     `SELECT * FROM (SELECT '${kind}' AS kind, ${a} AS a, ${b} AS b,
        COUNT(*) AS n1, SUM(${ERROR}) AS n2, SUM(COUNT(*)) OVER () AS n3, SUM(SUM(${ERROR})) OVER () AS n4,
        ROW_NUMBER() OVER (ORDER BY COUNT(*) DESC, ${order}) AS rank
-     FROM request_logs WHERE ${where} GROUP BY ${group}
-     ORDER BY rank LIMIT ${USAGE_BREAKDOWN_TOP}) AS top_${kind}`;
+     FROM ${from} GROUP BY ${group} ORDER BY rank LIMIT ${USAGE_BREAKDOWN_TOP}) AS top_${kind}`;
   const rows = await sql.select<UsageRow>(
-    `SELECT 'bin' AS kind, ${bin} AS a, NULL AS b,
+    `${cte ? `WITH r AS MATERIALIZED (SELECT ${bin} AS bin, credential_type, credential_id, method, route, status FROM request_logs WHERE ${where}) ` : ''}
+     SELECT 'bin' AS kind, ${binKey} AS a, NULL AS b,
        SUM(CASE WHEN status >= 500 THEN 1 ELSE 0 END) AS n1,
        SUM(CASE WHEN status = 429 THEN 1 ELSE 0 END) AS n2,
        SUM(CASE WHEN status >= 400 AND status < 500 AND status <> 429 THEN 1 ELSE 0 END) AS n3,
        SUM(CASE WHEN status < 400 THEN 1 ELSE 0 END) AS n4, 0 AS rank
-     FROM request_logs WHERE ${where} GROUP BY ${bin}
+     FROM ${from} GROUP BY ${binKey}
      UNION ALL ${top('credential', 'credential_type', 'credential_id', 'credential_type, credential_id', 'credential_id')}
      UNION ALL ${top('route', 'method', 'route', 'method, route', 'method, route')}
      UNION ALL ${top('status', 'CAST(status AS TEXT)', 'NULL', 'status', 'status')}`,
