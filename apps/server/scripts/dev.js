@@ -21,22 +21,33 @@ const contractDist = path.dirname(require.resolve('@platform/contract', { paths:
 const WATCHED = [path.join(root, 'dist'), contractDist];
 /** Quiet time after the last event before the trees are read again (a compile writes in bursts). */
 const SETTLE_MS = 300;
+/** How long a restart lets the old server shut down gracefully before it kills it. */
+const KILL_AFTER_MS = 5000;
 
-/** One digest of every file under the watched trees (tsc's build info aside), by path and bytes. */
-function digest() {
-  const hash = createHash('sha1');
-  for (const dir of WATCHED) {
-    const files = fs.readdirSync(dir, { recursive: true, withFileTypes: true });
-    const paths = files
-      .filter((entry) => entry.isFile() && !entry.name.endsWith('.tsbuildinfo'))
+/** Compiled code: what the server runs (declarations, maps and tsc's build info are not). */
+const CODE = /\.(c|m)?js$|\.json$/;
+
+/** The files under `dir`, sorted; none if it is missing (a clean build deletes dist/). */
+function filesUnder(dir) {
+  try {
+    return fs
+      .readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && CODE.test(entry.name))
       .map((entry) => path.join(entry.parentPath, entry.name))
       .sort();
-    for (const file of paths) {
-      try {
-        hash.update(file).update('\0').update(fs.readFileSync(file)).update('\0');
-      } catch {
-        // Deleted while being read: the next burst's digest sees it gone.
-      }
+  } catch {
+    return [];
+  }
+}
+
+/** One digest of the compiled code under both trees, by path and bytes. */
+function digest() {
+  const hash = createHash('sha1');
+  for (const file of WATCHED.flatMap(filesUnder)) {
+    try {
+      hash.update(file).update('\0').update(fs.readFileSync(file)).update('\0');
+    } catch {
+      // Deleted while being read: the next burst's digest sees it gone.
     }
   }
   return hash.digest('hex');
@@ -51,7 +62,10 @@ const compiler = spawn(
 
 let server;
 let stopping = false;
-const watchers = [];
+/** A restart waits for the old server to exit (it holds the port); later ones fold into it. */
+let restarting = false;
+let settleTimer;
+const watchers = new Map();
 
 function startServer() {
   server = spawn(process.execPath, ['dist/main.js'], {
@@ -70,30 +84,72 @@ function startServer() {
   });
 }
 
-/** Restarts the server once it has exited (it holds the port until then). */
+/** Restarts the server once it has exited; it then loads whatever dist/ holds by that time. */
 function restart() {
+  if (restarting) return;
   console.log("Restarting 'dist/main.js'");
   const old = server;
   if (old.exitCode !== null || old.signalCode !== null) return startServer();
+  restarting = true;
+  // A server stopped while it was still starting can take its whole shutdown bound to exit.
+  const kill = setTimeout(() => old.kill('SIGKILL'), KILL_AFTER_MS);
   old.once('exit', () => {
+    clearTimeout(kill);
+    restarting = false;
     if (!stopping) startServer();
   });
   old.kill('SIGTERM');
 }
 
+/** Watches the trees (again, for one deleted and made anew); after each burst, compares digests. */
 function watch() {
   let last = digest();
-  let timer;
   const settle = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(() => {
+      if (stopping) return;
+      watchTrees(settle);
       const next = digest();
-      if (next === last || stopping) return;
+      if (next === last) return;
       last = next;
       restart();
     }, SETTLE_MS);
   };
-  for (const dir of WATCHED) watchers.push(fs.watch(dir, { recursive: true }, settle));
+  watchTrees(settle);
+  // A tree deleted (or deleted and made anew) is watched again within a second, and compared.
+  setInterval(() => {
+    if (WATCHED.some((dir) => watchers.get(dir)?.ino !== inode(dir))) settle();
+  }, 1000).unref();
+}
+
+/** The tree's identity: a tree deleted and made anew is another directory to watch. */
+function inode(dir) {
+  try {
+    return fs.statSync(dir).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+function watchTrees(onEvent) {
+  for (const dir of WATCHED) {
+    const current = inode(dir);
+    const watched = watchers.get(dir);
+    if (watched && watched.ino === current) continue;
+    watched?.watcher.close();
+    watchers.delete(dir);
+    let watcher;
+    try {
+      watcher = fs.watch(dir, { recursive: true }, onEvent);
+    } catch {
+      continue; // Missing (or gone since): the interval looks again.
+    }
+    watcher.on('error', () => {
+      watcher.close();
+      if (watchers.get(dir)?.watcher === watcher) watchers.delete(dir);
+    });
+    watchers.set(dir, { watcher, ino: current });
+  }
 }
 
 compiler.stdout.setEncoding('utf8');
@@ -107,10 +163,16 @@ compiler.stdout.on('data', (chunk) => {
 
 function stop() {
   stopping = true;
-  for (const watcher of watchers) watcher.close();
+  clearTimeout(settleTimer);
+  for (const { watcher } of watchers.values()) watcher.close();
   compiler.kill('SIGTERM');
   server?.kill('SIGTERM');
 }
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 compiler.on('exit', stop);
+// Whatever ends this process ends its children too.
+process.on('exit', () => {
+  compiler.kill('SIGTERM');
+  server?.kill('SIGTERM');
+});

@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -88,9 +89,23 @@ describe('pnpm dev (scripts/dev.js)', () => {
 
   it('restarts the server when its compiled code changes, then stops on Ctrl-C', async () => {
     // A file the compiler added: the code changed (a file of its own, so nothing else sees it).
+    // A request still arriving: the old server waits for it to finish while it shuts down.
+    const inFlight = connect(Number(new URL(base).port), '127.0.0.1');
+    inFlight.on('error', () => undefined);
+    inFlight.write('POST /v1/students HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{');
+    await sleep(200);
+    writeFileSync(probe, `// ${randomUUID()}\n`);
+    await until('the restart', () => count(RESTARTING) >= 1, 10_000);
+    // A second change while that restart waits for the old server to exit: it is folded into
+    // it, so one server holds the port in the end (never two: one failing with EADDRINUSE, one
+    // left running).
+    await sleep(1000);
     writeFileSync(probe, `// ${randomUUID()}\n`);
     await until('the restart', () => count(LISTENING) >= 2, 30_000);
+    inFlight.destroy();
+    await sleep(2000);
     expect(count(RESTARTING)).toBe(1);
+    expect(output).not.toContain('EADDRINUSE');
     expect((await fetch(`${base}/openapi.json`)).status).toBe(200);
 
     const exited = new Promise<number | null>((resolve) => dev.once('exit', resolve));
