@@ -1,8 +1,8 @@
 const { config } = require('@platform/eslint-config');
 
 module.exports = [
-  // A command's configuration is its environment (PLATFORM_TOKEN, PLATFORM_URL): its entry reads it.
-  ...config({ tsconfigRootDir: __dirname, envFiles: ['cli/listen-bin.ts'] }),
+  // A command's configuration is its environment: cli/env.ts reads it for platform-listen.
+  ...config({ tsconfigRootDir: __dirname, envFiles: ['cli/env.ts'] }),
   {
     // The SDK runs in browsers too: only tests may use Node built-ins.
     files: ['src/**/*.ts'],
