@@ -1,7 +1,14 @@
 import { TransactionRunner } from '../src/common/transactions';
 import { EventsService } from '../src/events/events.service';
 import { Draining } from '../src/health/draining';
-import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
+import { encodeFeedCursor } from '../src/events/feed-cursor';
+import {
+  expectStatus,
+  positionOf,
+  type QueryOf,
+  typedClient,
+  type TypedClient,
+} from './support/api';
 import { problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 describe('GET /v1/changes', () => {
@@ -44,21 +51,30 @@ describe('GET /v1/changes', () => {
       object: 'event',
       data: { id: student.id, object: 'student', deleted: true },
     });
-    expect(all).toMatchObject({ next_cursor: '4', has_more: false });
+    // Each event's cursor names its position, and the page ends at the last one's.
+    expect(all.data.map((e) => positionOf(e.cursor))).toEqual([1, 2, 3, 4]);
+    expect(new Set(all.data.map((e) => e.cursor)).size).toBe(4);
+    expect(all).toMatchObject({ next_cursor: all.data[3]!.cursor, has_more: false });
 
     const first = await read({ limit: 3 });
     expect(first.data.map((e) => e.position)).toEqual([1, 2, 3]);
-    expect(first).toMatchObject({ next_cursor: '3', has_more: true });
+    expect(first).toMatchObject({ next_cursor: all.data[2]!.cursor, has_more: true });
     const rest = await read({ after: first.next_cursor });
     expect(rest.data.map((e) => e.position)).toEqual([4]);
     expect(await read({ after: rest.next_cursor })).toEqual({
       data: [],
-      next_cursor: '4',
+      next_cursor: all.data[3]!.cursor,
       has_more: false,
     });
-    // The events list carries the same positions.
+    // An event's cursor is where to read on from it.
+    expect((await read({ after: all.data[1]!.cursor! })).data.map((e) => e.position)).toEqual([
+      3, 4,
+    ]);
+    // The events list carries the same positions and cursors.
     const listed = expectStatus(await api.events.list({ query: { sort: 'created_at' } }), 200);
-    expect(listed.body.data.map((e) => e.position)).toEqual([1, 2, 3, 4]);
+    expect(listed.body.data.map((e) => [e.position, e.cursor])).toEqual(
+      all.data.map((e) => [e.position, e.cursor]),
+    );
   });
 
   it('has a tombstone for the deletion of every resource that can be deleted', async () => {
@@ -81,7 +97,11 @@ describe('GET /v1/changes', () => {
     await own.exams.delete({ params: { id: exam.id } });
     await own.courses.delete({ params: { id: course.id } });
     await own.students.delete({ params: { id: student.id } });
-    const page = expectStatus(await own.events.changes({ query: { after: '3' } }), 200).body;
+    const third = expectStatus(await own.events.changes({ query: { limit: 3 } }), 200).body;
+    const page = expectStatus(
+      await own.events.changes({ query: { after: third.next_cursor } }),
+      200,
+    ).body;
     expect(page.data.map((e) => [e.type, e.data])).toEqual([
       ['exam.deleted', { id: exam.id, object: 'exam', deleted: true }],
       ['course.deleted', { id: course.id, object: 'course', deleted: true }],
@@ -95,7 +115,8 @@ describe('GET /v1/changes', () => {
     const courses = typedClient(server, token);
     const page = expectStatus(await courses.events.changes({ query: {} }), 200).body;
     expect(page.data.map((e) => e.type)).toEqual(['course.created']);
-    expect(page.next_cursor).toBe('4');
+    expect(page.next_cursor).toBe((await read()).next_cursor);
+    expect(positionOf(page.next_cursor)).toBe(4);
     const onlyDeletes = await read({ type: 'student.deleted' });
     expect(onlyDeletes.data.map((e) => e.position)).toEqual([4]);
     const { token: noEvents } = await server.createToken(orgId, ['students:read']);
@@ -103,10 +124,22 @@ describe('GET /v1/changes', () => {
   });
 
   it('refuses a malformed or foreign cursor and an unbounded wait with a 400 naming it', async () => {
+    const own = (await read()).next_cursor;
+    const [position, tag] = own.split('.') as [string, string];
+    const other = (await server.createOrganization()).id;
+    const otherApi = typedClient(server, (await server.createToken(other, ['all'])).token);
+    await otherApi.courses.create({ body: { code: 'OT-1', title: 'Theirs' } });
+    const theirs = expectStatus(await otherApi.events.changes({ query: {} }), 200).body;
+    expect(positionOf(theirs.next_cursor)).toBeLessThan(positionOf(own));
     for (const [query, path] of [
       ['after=abc', 'query.after'],
       ['after=-1', 'query.after'],
-      ['after=99999', 'query.after'],
+      // A bare position, another organization's cursor, a tag moved to another position.
+      [`after=${position}`, 'query.after'],
+      [`after=${theirs.next_cursor}`, 'query.after'],
+      [`until=${theirs.next_cursor}`, 'query.until'],
+      [`after=${Number(position) - 1}.${tag}`, 'query.after'],
+      [`after=${encodeFeedCursor(orgId, 99999)}`, 'query.after'],
       ['wait=31s', 'query.wait'],
       ['wait=soon', 'query.wait'],
       ['limit=0', 'query.limit'],
@@ -123,6 +156,8 @@ describe('GET /v1/changes', () => {
     const org = (await server.createOrganization()).id;
     const own = typedClient(server, (await server.createToken(org, ['all'])).token);
     await own.courses.create({ body: { code: 'RB-1', title: 'Committed' } });
+    const first = expectStatus(await own.events.changes({ query: {} }), 200).body.next_cursor;
+    expect(positionOf(first)).toBe(1);
     const transactions = server.app.get(TransactionRunner);
     const events = server.app.get(EventsService);
     let release!: () => void;
@@ -143,17 +178,17 @@ describe('GET /v1/changes', () => {
       });
     });
     await positioned;
-    const reading = own.events.changes({ query: { after: '1' } });
+    const reading = own.events.changes({ query: { after: first } });
     await new Promise((resolve) => setTimeout(resolve, 100));
     release();
     await expect(failing).rejects.toThrow('the commit fails');
     expect(expectStatus(await reading, 200).body).toEqual({
       data: [],
-      next_cursor: '1',
+      next_cursor: first,
       has_more: false,
     });
     await own.courses.create({ body: { code: 'RB-2', title: 'Next' } });
-    const after = expectStatus(await own.events.changes({ query: { after: '1' } }), 200).body;
+    const after = expectStatus(await own.events.changes({ query: { after: first } }), 200).body;
     expect(after.data.map((e) => [e.position, e.type])).toEqual([[2, 'course.created']]);
   });
 
@@ -216,6 +251,7 @@ describe('GET /v1/changes', () => {
     const old = typedClient(server, (await server.createToken(org, ['all'])).token);
     await old.courses.create({ body: { code: 'OLD', title: 'Old' } });
     await old.courses.create({ body: { code: 'NEW', title: 'New' } });
+    const [oldest] = expectStatus(await old.events.changes({ query: {} }), 200).body.data;
     const aged = new Date(Date.now() - 31 * 86_400_000);
     await server.dataSource.query(
       server.config.database.type === 'postgres'
@@ -232,7 +268,10 @@ describe('GET /v1/changes', () => {
     expect(gone.status).toBe(410);
     expect(gone.body).toMatchObject({ code: 'cursor_expired', status: 410 });
     expect((gone.body as { detail: string }).detail).toContain('POST /v1/exports');
-    const fresh = expectStatus(await old.events.changes({ query: { after: '1' } }), 200).body;
+    const fresh = expectStatus(
+      await old.events.changes({ query: { after: oldest!.cursor! } }),
+      200,
+    ).body;
     expect(fresh.data.map((e) => e.position)).toEqual([2]);
   });
 });

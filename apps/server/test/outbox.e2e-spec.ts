@@ -97,6 +97,8 @@ function expectValidEvents(events: Awaited<ReturnType<typeof eventsOf>>) {
     const parsed = EventSchema.safeParse({
       id: event.id,
       position: event.position,
+      // The envelope's cursor is the feed's business (change-feed specs); any string fits here.
+      cursor: event.position === null ? null : `${event.position}.cursortag0`,
       object: 'event',
       type: event.type,
       timestamp: new Date().toISOString(),

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import {
   type BodyOf,
   expectStatus,
+  positionOf,
   type QueryOf,
   typedClient,
   type TypedClient,
@@ -171,10 +172,15 @@ describe('webhook delivery', () => {
       [2, '2', 'student.updated'],
       [3, '3', 'student.deleted'],
     ]);
-    // The same positions the feed has: a gap in deliveries is filled from the feed after the last.
-    const feed = expectStatus(await caller.events.changes({ query: { after: '1' } }), 200).body;
-    expect(feed.data.map((e) => [e.position, e.id])).toEqual(
-      delivered.slice(1).map((d) => [d.body.position, d.body.id]),
+    // The same positions and cursors the feed has: a gap in deliveries is filled from the feed
+    // after the last delivery's cursor.
+    for (const d of delivered) expect(positionOf(d.body.cursor)).toBe(d.body.position);
+    const feed = expectStatus(
+      await caller.events.changes({ query: { after: delivered[0]!.body.cursor } }),
+      200,
+    ).body;
+    expect(feed.data.map((e) => [e.position, e.cursor, e.id])).toEqual(
+      delivered.slice(1).map((d) => [d.body.position, d.body.cursor, d.body.id]),
     );
   });
 
@@ -401,7 +407,7 @@ describe('webhook delivery', () => {
     });
     expect(ping!.headers['webhook-id']).toBe(queued.body.id);
     // A ping is not a change: it has no feed position.
-    expect(JSON.parse(ping!.body).position).toBeNull();
+    expect(JSON.parse(ping!.body)).toMatchObject({ position: null, cursor: null });
     expect(ping!.headers['webhook-position']).toBeUndefined();
 
     await waitFor(async () => (await deliveryNow(caller, queued.body.id)).status === 'succeeded');

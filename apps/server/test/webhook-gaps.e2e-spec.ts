@@ -13,6 +13,7 @@ interface Delivery {
   id: string;
   type: string;
   position: number;
+  cursor: string;
   previous_position: number | null;
   data: { amount?: number };
 }
@@ -77,16 +78,17 @@ describe('webhook delivery chains (previous_position)', () => {
    * the last position it applied, it fills from the feed with its types, up to the delivery.
    */
   async function applyWithFill(api: TypedClient, delivered: Delivery[]) {
-    let last: number | null = null;
+    let last: Delivery | null = null;
     const applied: number[] = [];
     const filled: { type: string; position: number }[] = [];
     const read: string[] = [];
     for (const delivery of delivered) {
-      if (delivery.previous_position !== last) {
-        let after = String(last ?? 0);
+      if (delivery.previous_position !== (last?.position ?? null)) {
+        // The recipe: from the cursor of the last change applied up to this delivery's cursor.
+        let after = last?.cursor ?? '0';
         for (;;) {
           const res = await api.events.changes({
-            query: { after, type: PAYMENT_FILTER, limit: 1 },
+            query: { after, until: delivery.cursor, type: PAYMENT_FILTER, limit: 1 },
           });
           const page = expectStatus(res, 200).body;
           const change = page.data[0];
@@ -98,7 +100,7 @@ describe('webhook delivery chains (previous_position)', () => {
         }
       }
       applied.push(delivery.position);
-      last = delivery.position;
+      last = delivery;
     }
     return { applied, filled, read };
   }

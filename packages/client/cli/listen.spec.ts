@@ -122,8 +122,8 @@ it('forwards each change from now on, signed with the secret, in feed order with
   const feed = await sdk.changes.list({ after: 'oldest', limit: 1000 });
   const start = feed.data.find((event) => idOf(event) === before.id)!.position!;
   const after = feed.data.filter((event) => event.position! > start);
-  expect(events.map((e) => [e.id, e.type, e.position])).toEqual(
-    after.map((e) => [e.id, e.type, e.position]),
+  expect(events.map((e) => [e.id, e.type, e.position, e.cursor])).toEqual(
+    after.map((e) => [e.id, e.type, e.position, e.cursor]),
   );
   expect(events.map((e) => e.type)).toEqual(['course.created', 'course.updated', 'course.deleted']);
   expect(events.map((e) => e.previous_position)).toEqual([
@@ -150,7 +150,7 @@ it('forwards each change from now on, signed with the secret, in feed order with
 
   await expect(listener.stop()).resolves.toBe(0);
   expect(listener.err.at(-1)).toBe(
-    `Stopped after position ${deleted.position}: resume with --after ${deleted.position}`,
+    `Stopped after position ${deleted.position}: resume with --after ${deleted.cursor}`,
   );
 });
 
@@ -203,11 +203,12 @@ it('waits out the API stopped and started again, and forwards every change once'
 
 it('resumes after --after with a new secret it prints; what the handler answers is not retried or followed', async () => {
   const course = await newCourse('LIS-6');
-  const resumeFrom =
-    (await sdk.changes.list({ after: 'oldest', limit: 1000 })).data.at(-1)!.position! - 1;
+  const resumeFrom = (await sdk.changes.list({ after: 'oldest', limit: 1000 })).data.at(
+    -2,
+  )!.cursor!;
   await sdk.courses.delete({ params: { id: course.id } });
   answers = [500, 307];
-  const listener = run(['--forward-to', handler.url, '--after', String(resumeFrom)]);
+  const listener = run(['--forward-to', handler.url, '--after', resumeFrom]);
   await until('two answers', () => listener.err.filter((l) => l.startsWith('<-- ')).length === 2);
   await until('the catch-up', () => listener.err.some((line) => line.startsWith('Caught up: ')));
   expect(
@@ -222,10 +223,10 @@ it('resumes after --after with a new secret it prints; what the handler answers 
   ]);
   await expect(listener.stop()).resolves.toBe(0);
   expect(listener.err.at(-1)).toBe(
-    `Stopped after position ${events[1]!.position}: resume with --after ${events[1]!.position}`,
+    `Stopped after position ${events[1]!.position}: resume with --after ${events[1]!.cursor}`,
   );
 
-  const gone = run(['--forward-to', 'http://127.0.0.1:9/hooks', '--after', String(resumeFrom)]);
+  const gone = run(['--forward-to', 'http://127.0.0.1:9/hooks', '--after', resumeFrom]);
   await until('two attempts', () => gone.err.filter((l) => l.startsWith('<-- ')).length === 2);
   expect(gone.err.filter((line) => line.startsWith('<-- '))).toEqual([
     expect.stringMatching(/^<-- \[ERR\] POST http:\/\/127\.0\.0\.1:9\/hooks: .+ \[evt_/),
@@ -236,19 +237,19 @@ it('resumes after --after with a new secret it prints; what the handler answers 
 
 it('stops on Ctrl-C while the handler has not answered, and resumes at that event', async () => {
   const course = await newCourse('LIS-7');
-  const position = (await sdk.changes.list({ after: 'oldest', limit: 1000 })).data.at(
-    -1,
-  )!.position!;
+  const [before] = (await sdk.changes.list({ after: 'oldest', limit: 1000 })).data.slice(-2) as [
+    Event,
+  ];
   await newCourse('LIS-8');
   answers = [0];
-  const listener = run(['--forward-to', handler.url, '--after', String(position - 1)]);
+  const listener = run(['--forward-to', handler.url, '--after', before.cursor!]);
   await until('the first POST', () => handler.requests.length === 1);
   expect(JSON.parse(handler.requests[0]!.body)).toMatchObject({ data: { id: course.id } });
   // Without the stop reaching the POST, it would wait out the handler's 30 s and time out here.
   await expect(listener.stop()).resolves.toBe(0);
   expect(listener.err.slice(-2)).toEqual([
     expect.stringMatching(/^<-- \[--\] POST .*: stopped before it answered \[evt_/),
-    `Stopped after position ${position - 1}: resume with --after ${position - 1}`,
+    `Stopped after position ${before.position}: resume with --after ${before.cursor}`,
   ]);
   expect(handler.requests).toHaveLength(1);
 });
@@ -268,6 +269,17 @@ it('ends with 1 and the reason when the API refuses', async () => {
   const wrongToken = run(['--print-json'], { PLATFORM_TOKEN: 'pat_not_a_token' });
   await expect(wrongToken.exit).resolves.toBe(1);
   expect(wrongToken.err.join('\n')).toMatch(/^The API refused: 401 /m);
+
+  // A cursor of another organization's feed: refused, not read from.
+  const other = await server.createToken((await server.createOrganization()).id, ['all']);
+  const theirs = createClient({ baseUrl: server.url, token: other.token });
+  await theirs.courses.create({ body: { code: 'LIS-O', title: 'Theirs' } });
+  const cursor = (await theirs.changes.list({ after: 'oldest' })).next_cursor;
+  const foreign = run(['--print-json', '--after', cursor]);
+  await expect(foreign.exit).resolves.toBe(1);
+  expect(foreign.err.join('\n')).toMatch(
+    /^The API refused: 400 .*not a cursor of this organization/m,
+  );
 });
 
 it.each([
@@ -282,7 +294,11 @@ it.each([
   ],
   [
     ['--print-json', '--after', '1.5'],
-    "--after must be a feed position (0, 1, 2, …) or 'oldest', got '1.5'",
+    "--after must be a feed cursor (an event's cursor, as printed when a run stops) or 'oldest', got '1.5'",
+  ],
+  [
+    ['--print-json', '--after', '42'],
+    "--after must be a feed cursor (an event's cursor, as printed when a run stops) or 'oldest', got '42'",
   ],
   [
     ['--print-json', '--events', 'course created'],

@@ -3,8 +3,8 @@
  * with no public URL and no tunnel. It follows the change feed over the API with a token
  * (long-polling, so it works against any instance of a scale-out deployment), signs each event
  * with a session secret as an endpoint's deliveries are signed (Standard Webhooks), POSTs it, and
- * prints what the handler answered. When the API goes away it backs off and resumes from the last
- * position it forwarded, so nothing is lost or sent twice.
+ * prints what the handler answered. When the API goes away it backs off and resumes from the
+ * cursor of the last change it forwarded, so nothing is lost or sent twice.
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -30,8 +30,9 @@ session secret exactly as an endpoint's deliveries are signed.
   --forward-to <url>   POST each event here (http or https), e.g. http://127.0.0.1:8000/hooks
   --print-json         print each event on stdout, one JSON line each, instead of forwarding
   --events <types>     only these event types, comma-separated (payment.failed,student.created)
-  --after <position>   start after this feed position (to resume where a run stopped), or
-                       'oldest' for every change still kept; default: from now on
+  --after <cursor>     start after this feed cursor (an event's cursor; the one printed when a
+                       run stops resumes it), or 'oldest' for every change still kept;
+                       default: from now on
   --secret <whsec_…>   sign with this secret instead of a new one, so a handler keeps its
                        configuration across runs (or PLATFORM_LISTEN_SECRET); not printed
   --token <token>      an API token with events:read and each type's read scope
@@ -42,15 +43,20 @@ session secret exactly as an endpoint's deliveries are signed.
 Each run is a chain of its own: the first event it sends has previous_position null. What the
 handler answers is printed, not retried; redirects are not followed. Status lines go to stderr.
 Once following, it never gives up on the API: an outage or a restart is waited out and reading
-resumes where it stopped. On the way out it prints the position to resume from.
+resumes where it stopped. On the way out it prints the cursor to resume from.
 
 Exit codes: 0 stopped by SIGINT or SIGTERM; 1 the API refused (a token without access, an
-unknown event type, a position older than the changes kept) or, without --after, could not be
+unknown event type, a cursor older than the changes kept or of another organization) or,
+without --after, could not be
 reached at the start; 2 a usage error.`;
 
 /** How long the local handler has to answer one delivery. */
 const FORWARD_TIMEOUT_MS = 30_000;
-const POSITION = /^(0|[1-9][0-9]{0,17})$/;
+/** A feed cursor as the API issues it: the position, a dot, the organization's tag; or `0`. */
+const CURSOR = /^(0|(0|[1-9][0-9]{0,17})\.[A-Za-z0-9_-]{10})$/;
+
+/** The position a cursor names: the number before its dot (the documented part). */
+const positionOf = (cursor: string) => cursor.split('.')[0]!;
 
 export class UsageError extends Error {}
 
@@ -61,7 +67,7 @@ export interface ListenOptions {
   forwardTo: string | undefined;
   /** The feed's `type` filter, comma-separated. */
   events: string | undefined;
-  /** A feed position or `oldest`; undefined starts from now. */
+  /** A feed cursor or `oldest`; undefined starts from now. */
   after: string | undefined;
   secret: string;
   /** Whether the secret came from `--secret` or PLATFORM_LISTEN_SECRET (then it is not printed). */
@@ -144,9 +150,9 @@ export function parseCommandLine(
     throw new UsageError('--forward-to and --print-json: choose one');
   const { after, events } = values;
   const secret = values.secret ?? env.PLATFORM_LISTEN_SECRET;
-  if (after !== undefined && after !== 'oldest' && !POSITION.test(after))
+  if (after !== undefined && after !== 'oldest' && !CURSOR.test(after))
     throw new UsageError(
-      `--after must be a feed position (0, 1, 2, …) or 'oldest', got '${after}'`,
+      `--after must be a feed cursor (an event's cursor, as printed when a run stops) or 'oldest', got '${after}'`,
     );
   if (events !== undefined && !/^[a-z_]+\.[a-z_]+(,[a-z_]+\.[a-z_]+)*$/.test(events))
     throw new UsageError(
@@ -167,20 +173,22 @@ export function parseCommandLine(
 }
 
 /**
- * Where a run from now starts: the highest position among the newest changes the token may read
- * (a `ping` has none; positions follow commit order, `created_at` nearly so), else `oldest`.
+ * Where a run from now starts: the cursor of the change with the highest position among the
+ * newest the token may read (a `ping` has none; positions follow commit order, `created_at`
+ * nearly so), else `oldest`.
  */
-async function newestPosition(client: Client, events: string | undefined): Promise<string> {
+async function newestCursor(client: Client, events: string | undefined): Promise<string> {
   // The server checks the types (a 400 naming an unknown one); the SDK's type is for literals.
   const type = events as ListFilter<EventType> | undefined;
   const query = { per_page: 100, ...(type !== undefined && { type }) };
-  let newest: number | null = null;
-  for (const event of (await client.events.list(query)).data)
-    if (event.position !== null) newest = Math.max(newest ?? 0, event.position);
+  let newest: { position: number; cursor: string } | null = null;
+  for (const { position, cursor } of (await client.events.list(query)).data)
+    if (position !== null && cursor !== null && position > (newest?.position ?? 0))
+      newest = { position, cursor };
   if (newest === null)
     for await (const event of client.events.listAll(query))
-      if (event.position !== null) return String(event.position);
-  return newest === null ? 'oldest' : String(newest);
+      if (event.cursor !== null) return event.cursor;
+  return newest?.cursor ?? 'oldest';
 }
 
 /** Why a POST got no answer, in a few words. */
@@ -267,7 +275,7 @@ function refusal(error: unknown): string {
 
 function readyLine(options: ListenOptions, after: string): string {
   const { forwardTo, events, secret, secretGiven } = options;
-  const from = after === 'oldest' ? 'from the oldest kept' : `after position ${after}`;
+  const from = after === 'oldest' ? 'from the oldest kept' : `after position ${positionOf(after)}`;
   const what = `${events === undefined ? 'every change' : events} ${from}`;
   if (forwardTo === undefined) return `Ready: printing ${what} (Ctrl-C to stop)`;
   // A secret of the caller's own is not echoed (it may be an endpoint's); a new one must be.
@@ -284,11 +292,15 @@ export async function listen(options: ListenOptions, io: ListenIo): Promise<numb
   let resume: string | undefined;
   const stopped = (code: number) => {
     if (resume !== undefined)
-      io.stderr(`Stopped after position ${resume}: resume with --after ${resume}`);
+      io.stderr(
+        resume === 'oldest'
+          ? 'Stopped before the first change: resume with --after oldest'
+          : `Stopped after position ${positionOf(resume)}: resume with --after ${resume}`,
+      );
     return code;
   };
   try {
-    const after = options.after ?? (await newestPosition(client, events));
+    const after = options.after ?? (await newestCursor(client, events));
     resume = after;
     const follower = client.changes.follow({
       after,
@@ -297,11 +309,12 @@ export async function listen(options: ListenOptions, io: ListenIo): Promise<numb
       onRetry: (error, _attempt, delay) => {
         announceCatchUp = true;
         io.stderr(
-          `The API did not answer (${error.message}); reading again in ${delay.toFixed(1)} s from position ${follower.cursor}`,
+          `The API did not answer (${error.message}); reading again in ${delay.toFixed(1)} s from position ${positionOf(follower.cursor)}`,
         );
       },
       onCaughtUp: (cursor) => {
-        if (announceCatchUp) io.stderr(`Caught up: every change to position ${cursor} is through`);
+        if (announceCatchUp)
+          io.stderr(`Caught up: every change to position ${positionOf(cursor)} is through`);
         announceCatchUp = false;
       },
     });
@@ -310,9 +323,16 @@ export async function listen(options: ListenOptions, io: ListenIo): Promise<numb
     for await (const event of follower) {
       if (io.signal.aborted) break;
       const cursor = follower.cursor;
-      const { id, position, ...rest } = event;
+      const { id, position, cursor: own, ...rest } = event;
       const at = position ?? 0;
-      const body = JSON.stringify({ id, position, previous_position: previous, ...rest });
+      // In the order of an endpoint's delivery: position, cursor, then this run's chain.
+      const body = JSON.stringify({
+        id,
+        position,
+        cursor: own,
+        previous_position: previous,
+        ...rest,
+      });
       if (forwardTo === undefined) io.stdout(body);
       else {
         io.stderr(`--> ${event.type} [${id}] position ${at}`);

@@ -182,7 +182,7 @@ function follower(method: (input?: unknown, second?: unknown) => unknown) {
         method(
           { query, ...(signal && { fetchOptions: { signal } }) },
           { maxRetries: 0 },
-        ) as Promise<FeedPage<{ position: number | null }>>,
+        ) as Promise<FeedPage<{ cursor: string | null }>>,
       options,
     );
 }

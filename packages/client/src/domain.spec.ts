@@ -97,6 +97,7 @@ it("types a received event by narrowing on its type (the contract's catalogue)",
   const raw: unknown = {
     id: 'evt_01M81AW4437YFWV4VE6WMBH8MY',
     position: 7,
+    cursor: '7.Xk3aB9_-q1',
     object: 'event',
     type: 'payment.refunded',
     timestamp: '2026-11-22T10:00:00.000Z',

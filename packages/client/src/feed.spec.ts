@@ -36,13 +36,17 @@ it('follows the feed page after page, and resumes from the saved cursor', async 
   const first = await sdk.courses.create({ body: { code: 'FOL-X', title: 'Gone soon' } });
   await sdk.courses.delete({ params: { id: first.id } });
 
-  const follower = sdk.changes.follow({ after: 0, limit: 2, untilCaughtUp: true });
+  const follower = sdk.changes.follow({ after: '0', limit: 2, untilCaughtUp: true });
   const seen: [number | null, string][] = [];
+  const cursors: (string | null)[] = [];
   for await (const event of follower) {
     seen.push([event.position, event.type]);
+    cursors.push(event.cursor);
     if (seen.length === 3) break;
   }
-  expect(follower.cursor).toBe('3');
+  // Where it stopped: the cursor of the last change yielded, whose number is its position.
+  expect(follower.cursor).toBe(cursors[2]);
+  expect(follower.cursor).toMatch(/^3\./);
   const rest = sdk.changes.follow({ after: follower.cursor, limit: 2, untilCaughtUp: true });
   for await (const event of rest) seen.push([event.position, event.type]);
   expect(seen).toEqual([
@@ -54,7 +58,7 @@ it('follows the feed page after page, and resumes from the saved cursor', async 
     [6, 'course.created'],
     [7, 'course.deleted'],
   ]);
-  expect(rest.cursor).toBe('7');
+  expect(rest.cursor).toMatch(/^7\./);
 });
 
 it('waits when caught up and yields a change as soon as it commits, until aborted', async () => {
@@ -91,18 +95,22 @@ async function drain(
 }
 
 it('takes the cursor as the feed returns it, and refuses to start without one', async () => {
-  const fromNumber = await drain(sdk, { after: 2 });
-  expect(fromNumber.seen[0]![0]).toBe(3);
-  expect(await drain(sdk, { after: 2n })).toEqual(fromNumber);
-  expect(await drain(sdk, { after: '2' })).toEqual(fromNumber);
+  const second = (await sdk.changes.list({ after: '0', limit: 2 })).data[1]!;
+  const fromCursor = await drain(sdk, { after: second.cursor! });
+  expect(fromCursor.seen[0]![0]).toBe(3);
   const oldest = await drain(sdk, { after: 'oldest' });
   expect(oldest.seen[0]![0]).toBe(1);
-  expect(oldest.cursor).toBe(fromNumber.cursor);
+  expect(await drain(sdk, { after: '0' })).toEqual(oldest);
+  expect(oldest.cursor).toBe(fromCursor.cursor);
   const start = sdk.changes.follow as (options?: unknown) => unknown;
   expect(() => start()).toThrow(/follow needs `after`.*'oldest'/);
   expect(() => start({ untilCaughtUp: true })).toThrow(TypeError);
-  for (const after of [-1, 1.5, 'latest', '', null, true, '01'])
-    expect(() => start({ after })).toThrow(/after must be a cursor/);
+  // A position is not a cursor: the message says which to pass.
+  for (const after of [2, 2n, '2', '01'])
+    expect(() => start({ after })).toThrow(/after must be a cursor, not a position/);
+  const tag = second.cursor!.split('.')[1]!;
+  for (const after of [-1, 1.5, 'latest', '', null, true, `01.${tag}`, `2.${tag}x`])
+    expect(() => start({ after })).toThrow(/after must be a cursor the API returned/);
 });
 
 it('follows across the server stopped for 10 s and started again: nothing lost or repeated', async () => {
@@ -139,19 +147,25 @@ it('follows across the server stopped for 10 s and started again: nothing lost o
 
 it('ends at until without reading on, where a live follower would wait', async () => {
   const started = Date.now();
-  const { seen, cursor } = await drain(sdk, { after: 0, until: 3, untilCaughtUp: false, limit: 2 });
+  const third = (await sdk.changes.list({ after: '0', limit: 3 })).next_cursor;
+  const { seen, cursor } = await drain(sdk, {
+    after: '0',
+    until: third,
+    untilCaughtUp: false,
+    limit: 2,
+  });
   expect(seen.map(([position]) => position)).toEqual([1, 2, 3]);
-  expect(cursor).toBe('3');
+  expect(cursor).toBe(third);
   // Without until it would long-poll for 30 s once caught up.
   expect(Date.now() - started).toBeLessThan(20_000);
   const start = sdk.changes.follow as (options: unknown) => unknown;
-  expect(() => start({ after: 0, until: 'x' })).toThrow(/^until must be a cursor/);
+  expect(() => start({ after: '0', until: 'x' })).toThrow(/^until must be a cursor/);
 });
 
 it('gives up after giveUpAfter seconds of failing, with the last error', async () => {
   const gone = createClient({ baseUrl: 'http://127.0.0.1:9', token: 'pat_unused' });
   const started = Date.now();
-  const follower = gone.changes.follow({ after: 0, giveUpAfter: 1, maxRetryDelay: 0.2 });
+  const follower = gone.changes.follow({ after: '0', giveUpAfter: 1, maxRetryDelay: 0.2 });
   await expect(follower.next()).rejects.toBeInstanceOf(PlatformConnectionError);
   expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   expect(Date.now() - started).toBeLessThan(15_000);
@@ -208,7 +222,7 @@ describe('through a proxy that answers some reads itself', () => {
   it('retries 503 and 429, waiting what Retry-After asks, else backing off', async () => {
     canned.push({ status: 503, headers: { 'retry-after': '1' } }, { status: 429 }, { status: 502 });
     const started = Date.now();
-    const { seen, retries } = await drain(proxied, { after: 0, maxRetryDelay: 4 });
+    const { seen, retries } = await drain(proxied, { after: '0', maxRetryDelay: 4 });
     expect(seen.map(([position]) => position)).toEqual([1]);
     expect(retries.map(([name, attempt]) => [name, attempt])).toEqual([
       ['PlatformServerError', 1],
@@ -231,7 +245,7 @@ describe('through a proxy that answers some reads itself', () => {
     const started = Date.now();
     const retries: number[] = [];
     const follower = proxied.changes.follow({
-      after: 0,
+      after: '0',
       giveUpAfter: 1,
       onRetry: (_error, _attempt, delay) => retries.push(delay),
     });
@@ -242,9 +256,13 @@ describe('through a proxy that answers some reads itself', () => {
   });
 
   it('ends on what retrying cannot fix: a 400, or an expired cursor as its own error', async () => {
-    await expect(drain(proxied, { after: 999_999 })).rejects.toBeInstanceOf(
-      PlatformValidationError,
-    );
+    // Another organization's cursor: bound to it, so a 400 naming `after` here.
+    const theirs = (await sdk.changes.list({ after: '0', limit: 1 })).next_cursor;
+    const refused = await drain(proxied, { after: theirs }).catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(PlatformValidationError);
+    expect((refused as PlatformValidationError).errors?.map((e) => e.path)).toEqual([
+      'query.after',
+    ]);
     const org = (await server.createOrganization()).id;
     const { token } = await server.createToken(org, ['all']);
     const aging = createClient({ baseUrl: server.url, token });
@@ -258,7 +276,7 @@ describe('through a proxy that answers some reads itself', () => {
       [postgres ? aged : aged.toISOString().replace('T', ' ').replace('Z', ''), org],
     );
     const retries: unknown[] = [];
-    const expired = aging.changes.follow({ after: 0, onRetry: (error) => retries.push(error) });
+    const expired = aging.changes.follow({ after: '0', onRetry: (error) => retries.push(error) });
     const error = await expired.next().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PlatformCursorExpiredError);
     expect((error as PlatformCursorExpiredError).status).toBe(410);

@@ -21,15 +21,16 @@ export interface FeedPage<T> {
 
 /**
  * A place in the feed as the API returns it: a `next_cursor`, an export's `cursor`, an event's
- * `position` (number or string), or `'oldest'` for the oldest change still kept.
+ * `cursor` (opaque strings bound to their organization, `'42.Xk3…'`: the number before the dot is
+ * the position), `'0'` for the start of the feed, or `'oldest'` for the oldest change still kept.
  */
-export type FeedCursor = string | number | bigint;
+export type FeedCursor = string;
 
 /** What `follow` takes: where to start, the feed's query, how to stop and how to retry. */
 export interface FollowOptions {
   /**
    * Required: start after this cursor (an export's `cursor`, a saved `follower.cursor`, an
-   * event's `position`), or `'oldest'` to start from the oldest change still kept.
+   * event's `cursor`), or `'oldest'` to start from the oldest change still kept.
    */
   after: FeedCursor;
   /** End once the cursor reaches this one (a reconciliation's end), instead of reading on. */
@@ -58,21 +59,21 @@ export interface FollowOptions {
 }
 
 const OLDEST = 'oldest';
-const POSITION = /^(0|[1-9][0-9]{0,17})$/;
+/** A cursor as the API issues it: the position, a dot, the organization's tag; or `0`. */
+const CURSOR = /^(0|(0|[1-9][0-9]{0,17})\.[A-Za-z0-9_-]{10})$/;
 /** The longest `Retry-After` a follower honours, in seconds. */
 const MAX_RETRY_AFTER = 60;
 
 /** `after` as the feed takes it; a TypeError naming the parameter for anything else. */
 export function feedCursor(after: unknown, name = 'after'): string {
-  const text =
-    typeof after === 'bigint' || (typeof after === 'number' && Number.isSafeInteger(after))
-      ? String(after)
-      : after;
-  if (typeof text === 'string' && (text === OLDEST || POSITION.test(text))) return text;
+  if (typeof after === 'string' && (after === OLDEST || CURSOR.test(after))) return after;
+  const given = typeof after === 'bigint' ? String(after) : (JSON.stringify(after) ?? typeof after);
   throw new TypeError(
     after === undefined
-      ? "follow needs `after`: a cursor (an export's `cursor`, a saved `follower.cursor`, an event's `position`) or 'oldest' to start from the oldest change kept"
-      : `${name} must be a cursor (a non-negative integer or its decimal string) or 'oldest', got ${typeof after === 'bigint' ? String(after) : (JSON.stringify(after) ?? typeof after)}`,
+      ? "follow needs `after`: a cursor (an export's `cursor`, a saved `follower.cursor`, an event's `cursor`) or 'oldest' to start from the oldest change kept"
+      : /^"?[0-9]+"?$/.test(given)
+        ? `${name} must be a cursor, not a position: cursors are the strings the API returns (a \`next_cursor\`, an export's \`cursor\`, an event's \`cursor\`), got ${given}`
+        : `${name} must be a cursor the API returned (a \`next_cursor\`, an export's \`cursor\`, an event's \`cursor\`), '0' or 'oldest', got ${given}`,
   );
 }
 
@@ -101,9 +102,7 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * start): save it after you apply a change, and `follow({ after: cursor })` resumes exactly
  * there, with nothing skipped and nothing repeated.
  */
-export class FeedFollower<
-  T extends { position: number | null },
-> implements AsyncIterableIterator<T> {
+export class FeedFollower<T extends { cursor: string | null }> implements AsyncIterableIterator<T> {
   cursor: string;
   #buffer: T[] = [];
   #pageCursor: string | undefined;
@@ -132,7 +131,7 @@ export class FeedFollower<
     for (;;) {
       const item = this.#buffer.shift();
       if (item !== undefined) {
-        this.cursor = item.position === null ? this.cursor : String(item.position);
+        this.cursor = item.cursor ?? this.cursor;
         // The page's end may lie past its last change (types this token does not read).
         if (this.#buffer.length === 0 && this.#pageCursor !== undefined) {
           this.cursor = this.#pageCursor;

@@ -26,6 +26,7 @@ const T0_SECONDS = T0.getTime() / 1000;
 const ping: EventOf<'ping'> = {
   id: 'evt_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
   position: null,
+  cursor: null,
   object: 'event',
   type: 'ping',
   timestamp: '2026-11-22T09:59:58.123Z',
@@ -36,6 +37,7 @@ const ping: EventOf<'ping'> = {
 const refunded: EventOf<'payment.refunded'> = {
   id: 'evt_01JD6Y4A2B3C4D5E6F7G8H9J0K',
   position: 42,
+  cursor: '42.Xk3aB9_-q1',
   object: 'event',
   type: 'payment.refunded',
   timestamp: '2026-11-22T09:59:59.000Z',

@@ -1,5 +1,6 @@
 import {
   canReadEventType,
+  ChangesQuerySchema,
   EVENT_READ_SCOPES,
   EVENT_TYPES,
   EventSchema,
@@ -77,6 +78,7 @@ describe('previous_attributes', () => {
     const base = {
       id: 'evt_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
       position: 1,
+      cursor: '1.Xk3aB9_-q1',
       object: 'event',
       timestamp: '2026-12-02T10:00:00.000Z',
       api_version: API_VERSION,
@@ -105,5 +107,40 @@ describe('previous_attributes', () => {
     expect(EventSchema.safeParse(updated).success).toBe(false);
     const created = EventSchema.parse({ ...base, type: 'student.created', data: student });
     expect('previous_attributes' in created).toBe(false);
+  });
+});
+
+describe('change feed cursors in a query', () => {
+  const tag = 'Xk3aB9_-q1';
+  const errors = (query: Record<string, string>) => {
+    const parsed = ChangesQuerySchema.safeParse(query);
+    return parsed.success ? [] : parsed.error.issues.map((issue) => issue.path.join('.'));
+  };
+
+  it('takes what the API issues: a cursor, 0, and oldest as the start', () => {
+    for (const cursor of [`1.${tag}`, `42.${tag}`, `${'9'.repeat(18)}.${tag}`, '0']) {
+      expect(errors({ after: cursor, until: cursor })).toEqual([]);
+    }
+    expect(errors({ after: 'oldest' })).toEqual([]);
+  });
+
+  it('refuses a bare position and anything malformed, naming the parameter', () => {
+    for (const cursor of [
+      '42',
+      '',
+      'abc',
+      `01.${tag}`,
+      `1.${tag}x`,
+      `1.${tag.slice(1)}`,
+      `1.${tag}.`,
+      `1e3.${tag}`,
+      ` 1.${tag}`,
+      `${'9'.repeat(19)}.${tag}`,
+      `1.Xk3aB9_+q1`,
+    ]) {
+      expect([cursor, errors({ after: cursor })]).toEqual([cursor, ['after']]);
+      expect([cursor, errors({ until: cursor })]).toEqual([cursor, ['until']]);
+    }
+    expect(errors({ until: 'oldest' })).toEqual(['until']);
   });
 });

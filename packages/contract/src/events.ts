@@ -162,6 +162,12 @@ function envelopeSchema<const T extends EventType>(type: T) {
       .describe(
         "The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change.",
       ),
+    cursor: z
+      .string()
+      .nullable()
+      .describe(
+        "The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`.",
+      ),
     previous_position: z
       .number()
       .int()
@@ -169,7 +175,7 @@ function envelopeSchema<const T extends EventType>(type: T) {
       .nullable()
       .optional()
       .describe(
-        "Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`.",
+        "Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`.",
       ),
     object: z.literal('event'),
     type: z.literal(type),
@@ -231,7 +237,8 @@ const CHANGE_TYPES = filter.oneOf(
   EVENT_TYPES.filter((type) => type !== 'ping') as [ChangeType, ...ChangeType[]],
 );
 
-const CURSOR_PATTERN = /^(0|[1-9][0-9]{0,17})$/;
+/** A cursor as the API issues it (`42.Xk3…`: the position, a dot, the organization's tag), or `0`. */
+const CURSOR_PATTERN = /^(0|(0|[1-9][0-9]{0,17})\.[A-Za-z0-9_-]{10})$/;
 
 /** `after=oldest`: start from the oldest change still kept, which is never `cursor_expired`. */
 export const OLDEST_CURSOR = 'oldest';
@@ -242,22 +249,24 @@ export const ChangesQuerySchema = z
       .string()
       .refine((value) => value === OLDEST_CURSOR || CURSOR_PATTERN.test(value), {
         message:
-          "after must be a cursor this API returned (a `next_cursor`, an export's `cursor`, or an event's `position`) or `oldest`",
+          "after must be a cursor this API returned (a `next_cursor`, an export's `cursor`, or an event's `cursor`, not its `position`), `0` or `oldest`",
       })
       .optional()
       .openapi({
         description:
-          "Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.",
-        example: '0',
+          "Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.",
+        example: 'oldest',
       }),
     until: z
       .string()
-      .regex(CURSOR_PATTERN, 'until must be a cursor this API returned, or a position')
+      .regex(
+        CURSOR_PATTERN,
+        "until must be a cursor this API returned (a `next_cursor`, an export's or checksums' `cursor`, or an event's `cursor`)",
+      )
       .optional()
       .openapi({
         description:
-          "Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.",
-        example: '42',
+          "Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting.",
       }),
     limit: integerParam('limit', 1, FEED_LIMITS.maxLimit)
       .optional()

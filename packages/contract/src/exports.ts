@@ -69,7 +69,7 @@ export const ExportSchema = z
       .string()
       .nullable()
       .describe(
-        'The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/events?after=`) and the export plus those events are an exact copy. Null until the export starts.',
+        'The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/changes?after=`) and the export plus those events are an exact copy. Null until the export starts.',
       ),
     error: z.string().nullable().describe('Why a failed export failed.'),
     created_at: timestampSchema,

@@ -22,8 +22,12 @@ export interface FollowRun {
 /** Changes per read. */
 const PAGE_LIMIT = 1000;
 
+/**
+ * The position a cursor names: the number before its dot (`42.Xk3…`), the part the API documents
+ * as comparable between cursors of one organization; `0` is the start of the feed.
+ */
 function position(cursor: string | null): bigint {
-  return cursor === null ? -1n : BigInt(cursor);
+  return cursor === null ? -1n : BigInt(cursor.split('.')[0]!);
 }
 
 function maxCursor(a: string | null, b: string): string {

@@ -117,8 +117,8 @@ it('mirrors while writers write, survives a SIGKILL mid-follow and a restart, an
 
   // 1. Snapshot, then the feed; killed once it has applied changes from the feed.
   const first = startMirror(args);
-  await first.waitFor(/students: snapshot loaded at cursor \d+/);
-  await first.waitFor(/following the change feed after cursor \d+/);
+  await first.waitFor(/students: snapshot loaded at cursor \d+\.[\w-]+/);
+  await first.waitFor(/following the change feed after cursor \d+\.[\w-]+/);
   await first.waitFor(/[1-9][\d,]* changes applied/);
   first.child.kill('SIGKILL');
   expect(await first.exited).toBe('SIGKILL');
@@ -126,7 +126,7 @@ it('mirrors while writers write, survives a SIGKILL mid-follow and a restart, an
 
   // 2. A restart resumes from the stored cursors: no new export, the feed from where it was.
   const second = startMirror(args);
-  await second.waitFor(/following the change feed after cursor \d+/);
+  await second.waitFor(/following the change feed after cursor \d+\.[\w-]+/);
   expect(second.output()).not.toMatch(/exporting/);
   await second.waitFor(/[1-9][\d,]* changes applied/);
   const writes = await writers.stop();
@@ -136,7 +136,7 @@ it('mirrors while writers write, survives a SIGKILL mid-follow and a restart, an
   second.child.kill('SIGTERM');
   expect(await second.exited).toBe(0);
   expect(second.output()).toMatch(/SIGTERM: stopping after the current transaction/);
-  expect(second.output()).toMatch(/stopped at cursor \d+/);
+  expect(second.output()).toMatch(/stopped at cursor \d+\.[\w-]+/);
 
   // 4. --verify: brought to the checksums' cursor, every collection matches.
   const verify = await runMirrorToEnd([...args, '--verify']);
@@ -173,7 +173,9 @@ it('says which collection differs when the copy was changed by hand', async () =
   await db.close();
   const args = ['--database', database.url, '--token', token, '--base-url', server.url, '--verify'];
   const verify = await runMirrorToEnd(args);
-  expect(verify.output).toMatch(/verify: courses DIFFERS at cursor \d+: the API has \d+ rows/);
+  expect(verify.output).toMatch(
+    /verify: courses DIFFERS at cursor \d+\.[\w-]+: the API has \d+ rows/,
+  );
   expect(verify.output).toMatch(/verify: students matches/);
   expect(verify.output).toMatch(/error: verify: courses differs/);
   expect(verify.code).toBe(1);

@@ -53,7 +53,7 @@ function methodParts(ctx: Context, op: Operation): MethodParts {
     const name = bodyModel ? '$query' : '$params';
     const required = op.query.some((q) => q.required);
     params.push(`array ${name}${required ? '' : ' = []'}`);
-    // A feed's cursor is what the feed hands out: a position (int) or its string, or 'oldest'.
+    // A feed's cursor is what the feed hands out (an opaque string), '0' (or int 0) or 'oldest'.
     const shapeDoc = queryShape(op.query);
     paramTags.push(
       `@param ${op.feed ? shapeDoc.replace('after?: string,', 'after?: string|int,') : shapeDoc} ${name}`,
@@ -293,7 +293,7 @@ function followMethod(op: Operation, native: string): string[] {
     ...doc(
       '    ',
       [
-        `Every change after \`after\`, oldest first, read through \`${op.method.camel}\`: \`foreach\` reads page after page and, once caught up, long-polls for the next change. \`after\` is required: an export's \`cursor\`, a saved \`$follower->cursor\`, an event's \`position\`, or \`'oldest'\` (the oldest change still kept). \`$follower->cursor\` is where to resume (save it after applying a change). With \`until_caught_up\` the loop ends once a read finds nothing new.`,
+        `Every change after \`after\`, oldest first, read through \`${op.method.camel}\`: \`foreach\` reads page after page and, once caught up, long-polls for the next change. \`after\` is required: an export's \`cursor\`, a saved \`$follower->cursor\`, an event's \`cursor\` (opaque strings bound to the organization; a position is not one), \`'0'\` (the start) or \`'oldest'\` (the oldest change still kept). \`$follower->cursor\` is where to resume (save it after applying a change). With \`until_caught_up\` the loop ends once a read finds nothing new.`,
         'Connection errors, timeouts, 429 and 5xx are retried for as long as it takes (capped exponential backoff with jitter, or the `Retry-After` asked for); any other error ends the loop. A cursor older than the retention period is a `CursorExpiredException`.',
       ],
       [

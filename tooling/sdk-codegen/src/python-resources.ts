@@ -44,7 +44,7 @@ function operationArguments(ctx: Context, op: Operation): Argument[] {
     args.push({
       arg: ctx.argName(q.name),
       wire: q.name,
-      // A feed's cursor is what the feed returns: an integer position or its string, or 'oldest'.
+      // A feed's cursor is what the feed returns (an opaque str), '0' (or int 0) or 'oldest'.
       annotation:
         op.feed && (q.name === 'after' || q.name === 'until')
           ? '_t.Union[str, int]'
@@ -265,7 +265,7 @@ Iterating reads page after page and, once caught up, long-polls for the next cha
 A read that fails for a reason that may pass (no connection, a timeout, a 5xx, a 429) is retried from the same cursor for as long as it takes: capped exponential backoff with jitter, or the server's \`Retry-After\` (at most 60 s). Any other error is raised: a 410 \`cursor_expired\` as \`CursorExpiredError\` (start again from an export).
 
 Args:
-    after: Required. The cursor to start after: an export's \`cursor\`, a saved \`follower.cursor\`, an event's \`position\` (int or its decimal string), or \`'oldest'\` for the oldest change still kept.
+    after: Required. The cursor to start after: an export's \`cursor\`, a saved \`follower.cursor\`, an event's \`cursor\` (opaque strs bound to the organization; a position is not one), \`'0'\` for the start, or \`'oldest'\` for the oldest change still kept.
     max_retry_delay: Longest backoff between two failed reads, in seconds.
     give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
     on_retry: \`on_retry(error, attempt, delay_seconds)\`, called before each wait; \`attempt\` counts 1, 2, 3, … from the last successful read.

@@ -19,7 +19,7 @@ import { Sql, type SqlParams } from '../database/sql';
 import { REDIS } from '../redis/redis.module';
 import { EventRecord, FeedHead } from './event.entity';
 import { EventsService, toEventResource } from './events.service';
-import { decodeFeedCursor, encodeFeedCursor } from './feed-position';
+import { decodeFeedCursor, encodeFeedCursor } from './feed-cursor';
 
 const RETENTION_MS = EVENT_RETENTION_DAYS * 86_400_000;
 /** Where instances tell each other an organization's feed moved (scale-out deployment). */
@@ -85,7 +85,8 @@ export class ChangeFeedService implements OnModuleDestroy {
     recheck?: () => Promise<Principal>,
   ): Promise<ChangePage> {
     const organizationId = principal.organizationId;
-    const until = query.until === undefined ? undefined : decodeFeedCursor(query.until);
+    const until =
+      query.until === undefined ? undefined : cursorOf(organizationId, query.until, 'query.until');
     const limit = query.limit ?? FEED_LIMITS.defaultLimit;
     refuseUnreadableTypes(principal, query.type);
     // A `ping` is no change (it has no position); the others as every read of an event.
@@ -99,8 +100,7 @@ export class ChangeFeedService implements OnModuleDestroy {
     const fromOldest = query.after === OLDEST_CURSOR;
     const start = fromOldest
       ? await this.readCommitted((select) => this.beforeOldestKept(select, organizationId))
-      : decodeFeedCursor(query.after ?? '0');
-    if (start === undefined) throw badCursor('after is not a cursor this API returned');
+      : cursorOf(organizationId, query.after ?? '0', 'query.after');
     let after: bigint = start;
     if (until !== undefined && until < after)
       throw badCursor('until is before after: nothing lies between them', 'query.until');
@@ -113,13 +113,19 @@ export class ChangeFeedService implements OnModuleDestroy {
           this.readOnce(select, organizationId, window, limit, readable),
         );
         const remaining = deadline - this.clock.nowMs();
-        const atUntil = until !== undefined && BigInt(page.next_cursor) === until;
+        const atUntil =
+          until !== undefined && page.next_cursor === encodeFeedCursor(organizationId, until);
         if (page.data.length > 0 || page.has_more || remaining <= 0 || this.closed || atUntil)
           return page;
-        after = BigInt(page.next_cursor);
+        after = cursorOf(organizationId, page.next_cursor, 'query.after');
         await woken.until(Math.min(remaining, POLL_MS));
         // Shutting down: answer what is known rather than read a closing database.
-        if (this.closed) return { data: [], next_cursor: encodeFeedCursor(after), has_more: false };
+        if (this.closed)
+          return {
+            data: [],
+            next_cursor: encodeFeedCursor(organizationId, after),
+            has_more: false,
+          };
         if (recheck) readable = readableBy(await recheck());
       } finally {
         woken.cancel();
@@ -190,7 +196,8 @@ export class ChangeFeedService implements OnModuleDestroy {
     if (until !== undefined && until > head)
       throw badCursor("until is ahead of this organization's change feed", 'query.until');
     const end = until ?? head;
-    if (after === end) return { data: [], next_cursor: encodeFeedCursor(end), has_more: false };
+    if (after === end)
+      return { data: [], next_cursor: encodeFeedCursor(organizationId, end), has_more: false };
     if (window.checkExpiry) await this.refuseExpired(select, organizationId, after);
     const rows =
       types.length === 0
@@ -205,6 +212,7 @@ export class ChangeFeedService implements OnModuleDestroy {
     const hasMore = rows.length > limit;
     const data = rows.slice(0, limit).map((row) =>
       toEventResource({
+        organizationId,
         id: row.id,
         type: row.type,
         data: row.data,
@@ -213,7 +221,9 @@ export class ChangeFeedService implements OnModuleDestroy {
         position: Number(row.position),
       }),
     );
-    const nextCursor = hasMore ? String(data[data.length - 1]!.position) : encodeFeedCursor(end);
+    const nextCursor = hasMore
+      ? data[data.length - 1]!.cursor!
+      : encodeFeedCursor(organizationId, end);
     return { data, next_cursor: nextCursor, has_more: hasMore };
   }
 
@@ -285,6 +295,16 @@ export class ChangeFeedService implements OnModuleDestroy {
       this.logger.warn({ error: (error as Error).message }, 'could not subscribe to feed notices');
     });
   }
+}
+
+/** The position a cursor of this organization names, or a 400 naming the parameter. */
+function cursorOf(organizationId: string, cursor: string, path: string): bigint {
+  const position = decodeFeedCursor(organizationId, cursor);
+  if (position !== undefined) return position;
+  throw badCursor(
+    `${path.slice('query.'.length)} is not a cursor of this organization's change feed`,
+    path,
+  );
 }
 
 function badCursor(message: string, path = 'query.after'): ProblemException {

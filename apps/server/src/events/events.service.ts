@@ -24,6 +24,7 @@ import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { insertRows, Sql } from '../database/sql';
 import { EventRecord } from './event.entity';
+import { encodeFeedCursor } from './feed-cursor';
 import { FeedPositions } from './feed-position';
 
 const RETENTION_MS = EVENT_RETENTION_DAYS * 86_400_000;
@@ -48,13 +49,15 @@ export interface FanOutClaim {
 /** The stored columns an event's API view is made of. */
 export type StoredEvent = Pick<
   EventRecord,
-  'id' | 'position' | 'type' | 'createdAt' | 'data' | 'previousAttributes'
+  'organizationId' | 'id' | 'position' | 'type' | 'createdAt' | 'data' | 'previousAttributes'
 >;
 
 export function toEventResource(record: StoredEvent): Event {
   return {
     id: record.id,
     position: record.position,
+    cursor:
+      record.position === null ? null : encodeFeedCursor(record.organizationId, record.position),
     object: 'event',
     type: record.type,
     timestamp: toIso(record.createdAt),

@@ -3,26 +3,6 @@ import type { EntityManager } from 'typeorm';
 import { Sql } from '../database/sql';
 import { EventRecord, FeedHead } from './event.entity';
 
-/** Positions are at most this many digits (PostgreSQL bigint); longer is not a cursor of ours. */
-const MAX_DIGITS = 18;
-
-/**
- * The cursor that names a place in an organization's change feed: the position of the last
- * event read, in decimal. Clients treat it as opaque; it is the same number a webhook delivery
- * carries as `position`, so a delivery's position is also a cursor to fill a gap from.
- */
-export function encodeFeedCursor(position: number | bigint | string): string {
-  const value = BigInt(position);
-  if (value < 0n) throw new RangeError(`A feed position is never negative (${value})`);
-  return value.toString();
-}
-
-/** The position a cursor names, or undefined when it is not a cursor this API issues. */
-export function decodeFeedCursor(cursor: string): bigint | undefined {
-  if (!/^(0|[1-9][0-9]*)$/.test(cursor) || cursor.length > MAX_DIGITS) return undefined;
-  return BigInt(cursor);
-}
-
 /**
  * Allocates feed positions and reads an organization's head. Positions come from one counter
  * row per organization (`feed_heads`), incremented in the writer's transaction just before it

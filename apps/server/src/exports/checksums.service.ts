@@ -15,6 +15,7 @@ import { Sql } from '../database/sql';
 import { FeedPositions } from '../events/feed-position';
 import { COLLECTION_SOURCES } from './collections';
 import { SnapshotOpener } from './snapshot';
+import { encodeFeedCursor } from '../events/feed-cursor';
 
 /**
  * The checksum of a collection: SHA-256 over `<id>\t<updated_at>\n`, one line per record in id
@@ -66,7 +67,12 @@ export class ChecksumsService {
         }
         data.push({ collection, count, checksum: hash.digest('hex') });
       }
-      return { object: 'collection_checksums', algorithm: CHECKSUM_ALGORITHM, cursor, data };
+      return {
+        object: 'collection_checksums',
+        algorithm: CHECKSUM_ALGORITHM,
+        cursor: encodeFeedCursor(principal.organizationId, cursor),
+        data,
+      };
     });
   }
 

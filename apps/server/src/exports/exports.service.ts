@@ -40,6 +40,7 @@ import { ExportRecord } from './export.entity';
 import { ExportFiles } from './export-files';
 import { exportRowsQuery } from './export-query';
 import { ExportRunner } from './export-runner';
+import { encodeFeedCursor } from '../events/feed-cursor';
 
 type ExportCreate = z.output<typeof ExportCreateSchema>;
 type ExportBatchCreate = z.output<typeof ExportBatchCreateSchema>;
@@ -59,7 +60,7 @@ export function toExportResource(record: ExportRecord, now: number): Export {
     status: expired ? 'expired' : record.status,
     row_count: record.rowCount,
     size_bytes: expired ? null : record.sizeBytes,
-    cursor: record.cursor,
+    cursor: record.cursor === null ? null : encodeFeedCursor(record.organizationId, record.cursor),
     error: record.error,
     created_at: toIso(record.createdAt),
     completed_at: record.completedAt ? toIso(record.completedAt) : null,

@@ -1,4 +1,5 @@
 import { API_VERSION, isUpdateEventType } from '@platform/contract';
+import { encodeFeedCursor } from '../events/feed-cursor';
 import type { Clock } from '../common/clock';
 import type { WebhookConfig } from '../config/env';
 import type { ClaimedMessage, CompletedAttempt } from './delivery-types';
@@ -134,12 +135,13 @@ export function withholdSignatures(headers: Record<string, string>): Record<stri
 
 /**
  * The delivery body: the event exactly as `GET /v1/events/{id}` returns it, compact JSON, and for
- * a change its endpoint's `previous_position` after `position`. The stored `data` is already
+ * a change its endpoint's `previous_position` after `cursor`. The stored `data` is already
  * compact JSON text, so it is spliced in rather than re-serialised.
  */
 export function payload(
   message: Pick<
     ClaimedMessage,
+    | 'organizationId'
     | 'eventId'
     | 'eventType'
     | 'eventCreatedAt'
@@ -151,8 +153,8 @@ export function payload(
 ): string {
   const position =
     message.eventPosition === null
-      ? 'null'
-      : `${message.eventPosition},"previous_position":${message.previousPosition ?? 'null'}`;
+      ? 'null,"cursor":null'
+      : `${message.eventPosition},"cursor":"${encodeFeedCursor(message.organizationId, message.eventPosition)}","previous_position":${message.previousPosition ?? 'null'}`;
   // An update type's previous_attributes, as `toEventResource` gives it; absent from the others.
   const previous = isUpdateEventType(message.eventType)
     ? `,"previous_attributes":${message.eventPreviousAttributes ?? 'null'}`

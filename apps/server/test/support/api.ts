@@ -47,3 +47,11 @@ export type BodyOf<M> = M extends (args: infer A) => unknown
     ? B
     : never
   : never;
+
+/** The position a feed cursor names: the number before its dot, as the docs promise (`0`: 0). */
+export function positionOf(cursor: string | null | undefined): number {
+  if (cursor === '0') return 0;
+  const [position, tag] = String(cursor).split('.');
+  if (tag === undefined || !/^[0-9]+$/.test(position!)) throw new Error(`not a cursor: ${cursor}`);
+  return Number(position);
+}

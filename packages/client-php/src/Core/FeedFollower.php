@@ -13,9 +13,10 @@ use PlatformApi\RequestOptions;
  * Every change of a change feed after a cursor, as `$client->events->follow(['after' => …])`
  * returns it: `foreach` yields the changes oldest first, reading page after page and, once caught
  * up, long-polling (`wait`, 30 s by default) for the next one. `$follower->cursor` is the place
- * after the last change yielded: save it after applying a change, and `follow(['after' => $cursor])`
- * resumes there with nothing skipped or repeated. With `until_caught_up` the loop ends once a
- * read finds nothing new; otherwise it runs until you `break`.
+ * after the last change yielded (that change's `cursor`, an opaque string bound to the
+ * organization): save it after applying a change, and `follow(['after' => $cursor])` resumes there
+ * with nothing skipped or repeated. With `until_caught_up` the loop ends once a read finds nothing
+ * new; otherwise it runs until you `break`.
  *
  * A read that fails for a reason that passes (no connection, a timeout, 429, any 5xx) is repeated
  * after a wait, for as long as it takes unless `giveUpAfter` says otherwise: attempt n (0-based,
@@ -30,7 +31,10 @@ final class FeedFollower implements \IteratorAggregate
     /** The longest `Retry-After` obeyed, in seconds. */
     public const MAX_RETRY_AFTER = 60.0;
 
-    /** Where the next change starts: the position of the last change yielded, or the start. */
+    /**
+     * Where the next change starts: the `cursor` of the last change yielded (or the page's
+     * `next_cursor` after a page's last change), else the cursor it started after.
+     */
     public string $cursor;
 
     /** @var \Closure(array<string, mixed>, ?RequestOptions): object{data: list<T>, nextCursor: string, hasMore: bool} */
@@ -40,7 +44,10 @@ final class FeedFollower implements \IteratorAggregate
     private readonly array $query;
 
     private readonly bool $untilCaughtUp;
-    /** Where the loop ends (`'until' =>`), if anywhere: a reconciliation's end. */
+    /**
+     * Where the loop ends (`'until' =>`), if anywhere: a reconciliation's end. The API hands out
+     * one cursor per place, so the follower is there when its cursor equals it.
+     */
     private readonly ?string $until;
 
     /** Each read's options: the caller's headers and timeouts, no retries of its own. */
@@ -76,7 +83,7 @@ final class FeedFollower implements \IteratorAggregate
         if (!array_key_exists('after', $params)) {
             throw new InvalidArgumentException(
                 "follow() needs a cursor to start after: pass 'after' => an export's cursor (POST /v1/exports), "
-                . "a saved \$follower->cursor, an event's position, or 'oldest' for the oldest change still kept.",
+                . "a saved \$follower->cursor, an event's cursor, or 'oldest' for the oldest change still kept.",
             );
         }
         if (is_nan($maxRetryDelay) || $maxRetryDelay < 0) {
@@ -108,9 +115,10 @@ final class FeedFollower implements \IteratorAggregate
             $page = $this->readWithRetries();
             $count = count($page->data);
             foreach ($page->data as $index => $change) {
-                $position = $change->toArray()['position'] ?? null;
-                if (is_int($position)) {
-                    $this->cursor = (string) $position;
+                // The feed cursor just after this change, as the API gave it: a position alone is no cursor.
+                $cursor = $change->toArray()['cursor'] ?? null;
+                if (is_string($cursor) && $cursor !== '') {
+                    $this->cursor = $cursor;
                 }
                 // The page's end may lie past its last change (types this token does not read).
                 if ($index === $count - 1) {

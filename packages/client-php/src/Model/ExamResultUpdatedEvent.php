@@ -30,6 +30,12 @@ final class ExamResultUpdatedEvent extends Model implements EventInterface
          */
         public readonly ?int $position,
         /**
+         * The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as
+         * `until` to read up to it. Opaque and bound to its organization (another organization's is a 400);
+         * the number before the dot is `position`. Null for a `ping`.
+         */
+        public readonly ?string $cursor,
+        /**
          * @var 'event'|string
          */
         public readonly string $object,
@@ -52,9 +58,9 @@ final class ExamResultUpdatedEvent extends Model implements EventInterface
          * out when null): the position of the change delivered to this endpoint before this one, the previous
          * change of the types it subscribes to. Null for the first change of its chain (the chain starts when
          * the endpoint is created or its `events` change). If it is not the position of the last change you
-         * applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last
-         * applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or
-         * the change feed, nor in a `ping`.
+         * applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the
+         * last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET
+         * /v1/events` or the change feed, nor in a `ping`.
          */
         public readonly ?int $previousPosition = null,
     ) {
@@ -66,6 +72,7 @@ final class ExamResultUpdatedEvent extends Model implements EventInterface
         $model = new static(
             Cast::string($data['id'] ?? null),
             Cast::nullableInt($data['position'] ?? null),
+            Cast::nullableString($data['cursor'] ?? null),
             Cast::string($data['object'] ?? null),
             Cast::string($data['type'] ?? null),
             Cast::dateTime($data['timestamp'] ?? null),
@@ -87,6 +94,7 @@ final class ExamResultUpdatedEvent extends Model implements EventInterface
         $data = [
             'id' => $this->id,
             'position' => $this->position,
+            'cursor' => $this->cursor,
             'object' => $this->object,
             'type' => $this->type,
             'timestamp' => Cast::serialize($this->timestamp),

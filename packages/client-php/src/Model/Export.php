@@ -55,7 +55,7 @@ final class Export extends Model
         public readonly ?int $sizeBytes,
         /**
          * The change-feed cursor of the snapshot the export read: follow the feed from it (`GET
-         * /v1/events?after=`) and the export plus those events are an exact copy. Null until the export
+         * /v1/changes?after=`) and the export plus those events are an exact copy. Null until the export
          * starts.
          */
         public readonly ?string $cursor,

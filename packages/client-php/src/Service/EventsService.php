@@ -149,9 +149,10 @@ final class EventsService
     /**
      * Every change after `after`, oldest first, read through `changes`: `foreach` reads page after page and,
      * once caught up, long-polls for the next change. `after` is required: an export's `cursor`, a saved
-     * `$follower->cursor`, an event's `position`, or `'oldest'` (the oldest change still kept).
-     * `$follower->cursor` is where to resume (save it after applying a change). With `until_caught_up` the
-     * loop ends once a read finds nothing new.
+     * `$follower->cursor`, an event's `cursor` (opaque strings bound to the organization; a position is not
+     * one), `'0'` (the start) or `'oldest'` (the oldest change still kept). `$follower->cursor` is where to
+     * resume (save it after applying a change). With `until_caught_up` the loop ends once a read finds
+     * nothing new.
      *
      * Connection errors, timeouts, 429 and 5xx are retried for as long as it takes (capped exponential
      * backoff with jitter, or the `Retry-After` asked for); any other error ends the loop. A cursor older

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace PlatformApi\Tests\Live;
 
+use PlatformApi\Core\Cursor;
 use PlatformApi\Exception\NotFoundException;
 use PlatformApi\Export\Exports;
 
@@ -50,6 +51,21 @@ final class ExportsLiveTest extends LiveTestCase
         $sums = $client->checksums->retrieve(['collections' => 'students']);
         self::assertSame(count($records), $sums->data[0]->count);
         self::assertSame(Exports::collectionChecksum($records), $sums->data[0]->checksum);
+
+        // The export's cursor is where the feed goes on from the snapshot: a student created since
+        // is after it, none of those in the file is. Both cursors are the feed's opaque strings.
+        self::assertMatchesRegularExpression(Cursor::PATTERN, $done->cursor);
+        self::assertMatchesRegularExpression(Cursor::PATTERN, $sums->cursor);
+        $later = self::newStudent($client);
+        $since = [];
+        $follower = $client->changes->follow(
+            ['after' => $done->cursor, 'type' => 'student.created', 'until_caught_up' => true],
+        );
+        foreach ($follower as $event) {
+            $since[] = $event->toArray()['data']['id'] ?? null;
+        }
+        self::assertSame([$later->id], $since);
+        self::assertSame([], array_intersect(array_column($records, 'id'), $since));
     }
 
     public function testABatchExportsSeveralCollectionsFromOneSnapshot(): void

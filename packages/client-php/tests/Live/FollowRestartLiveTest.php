@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace PlatformApi\Tests\Live;
 
+use PlatformApi\Core\Cursor;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\InvalidArgumentException;
 use PlatformApi\PlatformClient;
@@ -22,6 +23,13 @@ final class FollowRestartLiveTest extends LiveTestCase
         foreach ($follower as $_) {
         }
         return $follower->cursor;
+    }
+
+    /** The position a cursor names: the number before the dot. */
+    private static function positionOf(string $cursor): int
+    {
+        self::assertMatchesRegularExpression(Cursor::PATTERN, $cursor);
+        return (int) explode('.', $cursor)[0];
     }
 
     /** POST /restart?down=… on the harness's control endpoint: answers once the server is down. */
@@ -83,7 +91,7 @@ final class FollowRestartLiveTest extends LiveTestCase
         self::assertSame($created, array_column($seen, 2));
         self::assertSame(array_fill(0, 5, 'course.created'), array_column($seen, 1));
         $positions = array_column($seen, 0);
-        self::assertSame(range((int) $cursor + 1, (int) $cursor + 5), $positions);
+        self::assertSame(range(self::positionOf($cursor) + 1, self::positionOf($cursor) + 5), $positions);
 
         // After the restart: the saved cursor yields exactly what was written since.
         $saved = $follower->cursor;
@@ -93,7 +101,7 @@ final class FollowRestartLiveTest extends LiveTestCase
         }
         $resumed = self::collect($client->changes->follow(['after' => $saved, 'until_caught_up' => true]));
         self::assertSame($later, array_column($resumed, 2));
-        self::assertSame(range((int) $saved + 1, (int) $saved + 3), array_column($resumed, 0));
+        self::assertSame(range(self::positionOf($saved) + 1, self::positionOf($saved) + 3), array_column($resumed, 0));
     }
 
     public function testCursorsAreAcceptedAsTheFeedGivesThem(): void
@@ -101,14 +109,26 @@ final class FollowRestartLiveTest extends LiveTestCase
         $client = self::client();
         $cursor = self::head($client);
         $course = self::newCourse($client);
-        $asInt = $client->changes->list(['after' => (int) $cursor]);
-        $asString = $client->changes->list(['after' => $cursor]);
-        self::assertSame($course->id, $asInt->data[0]->toArray()['data']['id'] ?? null);
-        self::assertSame($asString->toArray()['data'], $asInt->toArray()['data']);
-        self::assertSame($asInt->nextCursor, (string) ($asInt->data[0]->toArray()['position'] ?? ''));
-        // 'oldest': nothing on the live server is older than kept, so it is the start of the feed.
+        $page = $client->changes->list(['after' => $cursor]);
+        $change = $page->data[0]->toArray();
+        self::assertSame($course->id, $change['data']['id'] ?? null);
+        // The page ends at its last change: next_cursor is that change's cursor, naming its position.
+        self::assertSame($page->nextCursor, $change['cursor']);
+        self::assertSame($change['position'], self::positionOf($change['cursor']));
+        // After the event's cursor there is nothing yet; up to it, the read ends at it.
+        $after = $client->changes->list(['after' => $change['cursor']]);
+        self::assertSame([], $after->data);
+        self::assertSame($change['cursor'], $after->nextCursor);
+        $upTo = $client->changes->list(['after' => $cursor, 'until' => $change['cursor']]);
+        self::assertSame([$change['id']], array_map(static fn ($e) => $e->toArray()['id'], $upTo->data));
+        // '0' (or 0) is the start of the feed; 'oldest': nothing on the live server is older than
+        // kept, so it is the start too.
+        $zero = $client->changes->list(['after' => '0', 'limit' => 1]);
+        self::assertSame($zero->toArray(), $client->changes->list(['after' => 0, 'limit' => 1])->toArray());
         $oldest = $client->changes->list(['after' => 'oldest', 'limit' => 1]);
         self::assertSame(1, $oldest->data[0]->toArray()['position'] ?? null);
+        self::assertSame($zero->toArray(), $oldest->toArray());
+        self::assertSame(1, self::positionOf($oldest->nextCursor));
     }
 
     public function testFollowWithoutACursorIsRefusedBeforeAnyRequest(): void

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace PlatformApi\Tests\Live;
 
+use PlatformApi\Core\Cursor;
+use PlatformApi\Core\FeedFollower;
 use PlatformApi\Model\PingEvent;
 use PlatformApi\Model\StudentCreatedEvent;
 use PlatformApi\Model\WebhookDelivery;
@@ -133,5 +135,68 @@ final class WebhooksLiveTest extends LiveTestCase
         $retrieved = $client->events->retrieve($found->id);
         self::assertInstanceOf(StudentCreatedEvent::class, $retrieved);
         self::assertSame($found->toArray(), $retrieved->toArray());
+        // A listed event carries its feed cursor: the number before the dot is its position, and
+        // reading the feed up to it ends with this event.
+        self::assertIsString($found->cursor);
+        self::assertMatchesRegularExpression(Cursor::PATTERN, $found->cursor);
+        self::assertSame((string) $found->position, explode('.', $found->cursor)[0]);
+        $upTo = $client->changes->follow(
+            ['after' => 0, 'until' => $found->cursor, 'type' => 'student.created', 'limit' => 1000,
+                'until_caught_up' => true],
+        );
+        $last = null;
+        foreach ($upTo as $change) {
+            $last = $change;
+        }
+        self::assertSame($found->toArray(), $last?->toArray());
+        self::assertSame($found->cursor, $upTo->cursor);
+    }
+
+    public function testADeliveryCarriesItsCursorAndTheGapRecipeReadsWhatWasMissed(): void
+    {
+        $client = self::client();
+        $endpoint = $client->webhookEndpoints->create([
+            'url' => $this->receiver->url . '/gaps',
+            'events' => ['student.created'],
+            'description' => 'php sdk live test: gaps',
+        ]);
+        $unwrap = fn (array $delivery): StudentCreatedEvent => $client->webhooks->unwrap(
+            $delivery['body'],
+            $delivery['headers'],
+            secret: $endpoint->secret,
+        );
+        $applied = $unwrap($this->awaitDelivery(self::newStudent($client)->id));
+        // Two deliveries this receiver "misses" (it ignores them), then the one it sees.
+        $missed = [self::newStudent($client)->id, self::newStudent($client)->id];
+        $last = self::newStudent($client);
+        $event = $unwrap($this->awaitDelivery($last->id));
+
+        self::assertIsString($applied->cursor);
+        self::assertIsString($event->cursor);
+        self::assertMatchesRegularExpression(Cursor::PATTERN, $event->cursor);
+        self::assertSame((string) $event->position, explode('.', $event->cursor)[0]);
+        // The gap: previous_position is not the position of the last change applied.
+        self::assertNotNull($event->previousPosition);
+        self::assertNotSame($applied->position, $event->previousPosition);
+
+        // The recipe: the feed after the last applied change's cursor, until this delivery's cursor.
+        $reads = 0;
+        $follower = new FeedFollower(
+            function (array $query, ?\PlatformApi\RequestOptions $options) use ($client, &$reads) {
+                self::assertLessThan(10, ++$reads, 'the follower did not stop at until');
+                return $client->changes->list($query, $options);
+            },
+            ['after' => $applied->cursor, 'until' => $event->cursor, 'type' => 'student.created'],
+        );
+        $read = [];
+        foreach ($follower as $change) {
+            $read[] = $change->toArray();
+        }
+        self::assertSame([...$missed, $last->id], array_map(static fn ($c) => $c['data']['id'] ?? null, $read));
+        self::assertSame($event->previousPosition, $read[1]['position']);
+        self::assertSame($event->cursor, $read[2]['cursor']);
+        self::assertSame($event->cursor, $follower->cursor);
+
+        self::assertTrue($client->webhookEndpoints->delete($endpoint->id)->deleted);
     }
 }

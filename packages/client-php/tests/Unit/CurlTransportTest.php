@@ -181,7 +181,8 @@ final class CurlTransportTest extends TestCase
     public function testExportsWaitPollsUntilSucceededAndDownloadAnswersTheFileAsAString(): void
     {
         $export = ['id' => 'exp_1', 'object' => 'export', 'collection' => 'students', 'format' => 'ndjson',
-            'filters' => new \stdClass(), 'row_count' => 2, 'size_bytes' => 10, 'cursor' => '1', 'error' => null,
+            'filters' => new \stdClass(), 'row_count' => 2, 'size_bytes' => 10, 'cursor' => '1.Xk3aB9_-q1',
+            'error' => null,
             'created_at' => '2026-11-28T10:00:00.000Z', 'completed_at' => null, 'expires_at' => null];
         $json = ['Content-Type' => 'application/json'];
         $file = "{\"id\":\"stu_1\"}\n{\"id\":\"stu_2\"}\n";
@@ -213,7 +214,8 @@ final class CurlTransportTest extends TestCase
     public function testTheStaticExportHelpersStillWorkAndAreDeprecated(): void
     {
         $export = ['id' => 'exp_1', 'object' => 'export', 'collection' => 'students', 'format' => 'ndjson',
-            'filters' => new \stdClass(), 'row_count' => 1, 'size_bytes' => 14, 'cursor' => '1', 'error' => null,
+            'filters' => new \stdClass(), 'row_count' => 1, 'size_bytes' => 14, 'cursor' => '1.Xk3aB9_-q1',
+            'error' => null,
             'created_at' => '2026-11-28T10:00:00.000Z', 'completed_at' => null, 'expires_at' => null,
             'status' => 'succeeded'];
         $file = "{\"id\":\"stu_1\"}\n";

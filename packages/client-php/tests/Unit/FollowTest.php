@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace PlatformApi\Tests\Unit;
 
 use PHPUnit\Framework\TestCase;
+use PlatformApi\Core\Cursor;
 use PlatformApi\Core\FeedFollower;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
@@ -51,19 +52,36 @@ final class FollowTest extends TestCase
         return new PlatformClient(token: 'pat_follow', baseUrl: $baseUrl ?? self::$server->url);
     }
 
-    /** @return array<string, mixed> a step answering one page of changes at these positions */
-    private static function changes(array $positions, string $next, bool $hasMore = false): array
+    /**
+     * The cursor the scripted feed hands out for a position: `<position>.<tag>` as the API shapes it,
+     * with a tag that differs from position to position, so nothing can make it from a position.
+     */
+    private static function cursor(int $position): string
+    {
+        $tag = rtrim(strtr(base64_encode(hash('sha256', "org_test\0{$position}", true)), '+/', '-_'), '=');
+        return "{$position}." . substr($tag, 0, 10);
+    }
+
+    /**
+     * A step answering one page of changes at these positions, each with its `cursor`, and the
+     * page's `next_cursor` at position `$next`.
+     *
+     * @param list<int> $positions
+     * @return array<string, mixed>
+     */
+    private static function changes(array $positions, int $next, bool $hasMore = false): array
     {
         $data = array_map(static fn (int $p): array => [
             'id' => "evt_{$p}",
             'position' => $p,
+            'cursor' => self::cursor($p),
             'type' => 'test.changed',
             'data' => ['n' => $p],
         ], $positions);
         return [
             'status' => 200,
             'headers' => ['Content-Type' => 'application/json'],
-            'body' => json_encode(['data' => $data, 'next_cursor' => $next, 'has_more' => $hasMore]),
+            'body' => json_encode(['data' => $data, 'next_cursor' => self::cursor($next), 'has_more' => $hasMore]),
         ];
     }
 
@@ -91,24 +109,24 @@ final class FollowTest extends TestCase
     public function testRetryableFailuresAreRetriedWithBackoffAndNothingIsLostOrRepeated(): void
     {
         self::$server->script(
-            self::changes([11, 12], '12', true),
+            self::changes([11, 12], 12, true),
             self::problem(503, 'unavailable'),
             ['status' => 502, 'headers' => ['Content-Type' => 'text/html'], 'body' => '<h1>Bad gateway</h1>'],
             self::problem(429, 'rate_limited'),
             self::problem(500, 'internal_error'),
-            self::changes([13], '13'),
-            self::changes([], '13'),
+            self::changes([13], 13),
+            self::changes([], 13),
         );
         $retries = [];
         $follower = $this->client()->changes->follow(
-            ['after' => 10, 'until_caught_up' => true],
+            ['after' => self::cursor(10), 'until_caught_up' => true],
             maxRetryDelay: 0.05,
             onRetry: function (\Throwable $e, int $attempt, float $delay) use (&$retries): void {
                 $retries[] = [get_class($e), $attempt, $delay];
             },
         );
         self::assertSame(['evt_11', 'evt_12', 'evt_13'], self::ids($follower));
-        self::assertSame('13', $follower->cursor);
+        self::assertSame(self::cursor(13), $follower->cursor);
         self::assertSame(
             [ServerException::class, ServerException::class, \PlatformApi\Exception\RateLimitException::class,
                 ServerException::class],
@@ -123,9 +141,9 @@ final class FollowTest extends TestCase
         // Every read after the failures asks again from the same place: nothing skipped.
         self::assertSame(
             array_merge(
-                ['/v1/changes?after=10&wait=0s'],
-                array_fill(0, 5, '/v1/changes?after=12&wait=0s'),
-                ['/v1/changes?after=13&wait=0s']
+                ['/v1/changes?after=' . self::cursor(10) . '&wait=0s'],
+                array_fill(0, 5, '/v1/changes?after=' . self::cursor(12) . '&wait=0s'),
+                ['/v1/changes?after=' . self::cursor(13) . '&wait=0s']
             ),
             $this->uris(),
         );
@@ -133,11 +151,11 @@ final class FollowTest extends TestCase
 
     public function testRetryAfterIsObeyedInsteadOfTheBackoff(): void
     {
-        self::$server->script(self::problem(503, 'unavailable', ['Retry-After' => '1']), self::changes([], '5'));
+        self::$server->script(self::problem(503, 'unavailable', ['Retry-After' => '1']), self::changes([], 5));
         $delays = [];
         $started = microtime(true);
         $follower = $this->client()->changes->follow(
-            ['after' => '5', 'until_caught_up' => true],
+            ['after' => self::cursor(5), 'until_caught_up' => true],
             maxRetryDelay: 0.01,
             onRetry: function (\Throwable $e, int $attempt, float $delay) use (&$delays): void {
                 $delays[] = $delay;
@@ -204,7 +222,7 @@ final class FollowTest extends TestCase
     {
         self::$server->script(self::problem(410, 'cursor_expired'), self::problem(410, 'cursor_expired'));
         try {
-            self::ids($this->client()->changes->follow(['after' => 1]));
+            self::ids($this->client()->changes->follow(['after' => self::cursor(1)]));
             self::fail('expected CursorExpiredException');
         } catch (CursorExpiredException $e) {
             self::assertSame(410, $e->statusCode);
@@ -215,14 +233,14 @@ final class FollowTest extends TestCase
             );
         }
         $this->expectException(CursorExpiredException::class);
-        $this->client()->changes->list(['after' => 1]);
+        $this->client()->changes->list(['after' => self::cursor(1)]);
     }
 
     public function testAnother410StaysThePlainStatusException(): void
     {
         self::$server->script(self::problem(410, 'gone'));
         try {
-            $this->client()->changes->list(['after' => 1]);
+            $this->client()->changes->list(['after' => self::cursor(1)]);
             self::fail('expected a 410');
         } catch (ApiStatusException $e) {
             self::assertSame(ApiStatusException::class, get_class($e));
@@ -232,24 +250,24 @@ final class FollowTest extends TestCase
     public function testTheDeprecatedEventsChangesAndFollowReadTheSameFeedAsChanges(): void
     {
         self::$server->script(
-            self::changes([3, 4], '4'),
-            self::changes([3, 4], '4'),
-            self::changes([3, 4], '4'),
-            self::changes([], '4'),
+            self::changes([3, 4], 4),
+            self::changes([3, 4], 4),
+            self::changes([3, 4], 4),
+            self::changes([], 4),
         );
-        $page = $this->client()->changes->list(['after' => 2]);
-        $old = $this->client()->events->changes(['after' => 2]);
+        $page = $this->client()->changes->list(['after' => self::cursor(2)]);
+        $old = $this->client()->events->changes(['after' => self::cursor(2)]);
         self::assertSame(['evt_3', 'evt_4'], self::ids($page->data));
         self::assertSame(self::ids($page->data), self::ids($old->data));
-        $follower = $this->client()->events->follow(['after' => 2, 'until_caught_up' => true]);
+        $follower = $this->client()->events->follow(['after' => self::cursor(2), 'until_caught_up' => true]);
         self::assertSame(['evt_3', 'evt_4'], self::ids($follower));
-        self::assertSame('4', $follower->cursor);
+        self::assertSame(self::cursor(4), $follower->cursor);
         self::assertSame(
             [
-                '/v1/changes?after=2',
-                '/v1/changes?after=2',
-                '/v1/changes?after=2&wait=0s',
-                '/v1/changes?after=4&wait=0s',
+                '/v1/changes?after=' . self::cursor(2),
+                '/v1/changes?after=' . self::cursor(2),
+                '/v1/changes?after=' . self::cursor(2) . '&wait=0s',
+                '/v1/changes?after=' . self::cursor(4) . '&wait=0s',
             ],
             $this->uris(),
         );
@@ -257,16 +275,92 @@ final class FollowTest extends TestCase
 
     public function testCursorsAreSentAsTheFeedGaveThem(): void
     {
-        self::$server->script(self::changes([], '7'), self::changes([], '8'), self::changes([], '9'));
-        $this->client()->changes->list(['after' => 7]);
-        $this->client()->changes->list(['after' => '999999999999999999']);
+        self::$server->script(
+            self::changes([], 7),
+            self::changes([], 8),
+            self::changes([], 9),
+            self::changes([], 9),
+            self::changes([], 9),
+            self::changes([], 10),
+        );
+        $this->client()->changes->list(['after' => self::cursor(7)]);
+        $this->client()->changes->list(['after' => '999999999999999999.AbC-_9zZ0q']);
+        $this->client()->changes->list(['after' => '0.Xk3aB9_-q1']);
+        $this->client()->changes->list(['after' => '0']);
+        $this->client()->changes->list(['after' => 0]);
         $follower = $this->client()->changes->follow(['after' => 'oldest', 'until_caught_up' => true]);
         self::ids($follower);
-        self::assertSame('9', $follower->cursor);
+        self::assertSame(self::cursor(10), $follower->cursor);
         self::assertSame(
-            ['/v1/changes?after=7', '/v1/changes?after=999999999999999999', '/v1/changes?after=oldest&wait=0s'],
+            [
+                '/v1/changes?after=' . self::cursor(7),
+                '/v1/changes?after=999999999999999999.AbC-_9zZ0q',
+                '/v1/changes?after=0.Xk3aB9_-q1',
+                '/v1/changes?after=0',
+                '/v1/changes?after=0',
+                '/v1/changes?after=oldest&wait=0s',
+            ],
             $this->uris(),
         );
+    }
+
+    /** @return iterable<string, array{string}> */
+    public static function cursors(): iterable
+    {
+        yield 'a cursor' => ['42.Xk3aB9_-q1'];
+        yield 'the largest position' => ['999999999999999999.AAAAAAAAAA'];
+        yield 'position 0 with its tag' => ['0.__________'];
+        yield 'the start' => ['0'];
+        yield 'the oldest kept' => ['oldest'];
+    }
+
+    /** @dataProvider cursors */
+    public function testCursorAcceptsWhatTheFeedHandsOut(string $cursor): void
+    {
+        self::assertSame($cursor, Cursor::check($cursor));
+        self::assertSame($cursor, Cursor::check($cursor, 'until'));
+        self::assertSame(
+            ['after' => $cursor, 'until' => $cursor],
+            Cursor::inQuery(['after' => $cursor, 'until' => $cursor]),
+        );
+        self::assertSame('0', Cursor::check(0));
+    }
+
+    /** @return iterable<string, array{int|string}> */
+    public static function positions(): iterable
+    {
+        yield 'an int position' => [42];
+        yield 'position 1' => [1];
+        yield 'a position as a string' => ['42'];
+        yield 'the largest position as a string' => ['999999999999999999'];
+    }
+
+    /** @dataProvider positions */
+    public function testAPositionIsRefusedSayingCursorsAreOpaque(int|string $position): void
+    {
+        foreach (
+            [
+                ['after', fn () => $this->client()->changes->follow(['after' => $position])],
+                ['until', fn () => $this->client()->changes->follow(['after' => '0', 'until' => $position])],
+                ['after', fn () => $this->client()->changes->list(['after' => $position])],
+                ['until', fn () => $this->client()->changes->list(['after' => '0', 'until' => $position])],
+                ['after', fn () => $this->client()->events->raw->changes(['after' => $position])],
+            ] as [$name, $call]
+        ) {
+            try {
+                $call();
+                self::fail("expected InvalidArgumentException naming {$name}");
+            } catch (InvalidArgumentException $e) {
+                self::assertStringStartsWith("{$name} must be a cursor, not a position", $e->getMessage());
+                self::assertStringContainsString('opaque strings', $e->getMessage());
+                self::assertStringContainsString(
+                    "Pass a next_cursor, an export's cursor or an event's cursor, not its position",
+                    $e->getMessage(),
+                );
+                self::assertStringContainsString((string) $position, $e->getMessage());
+            }
+        }
+        self::assertSame([], $this->uris());
     }
 
     /** @return iterable<string, array{mixed}> */
@@ -281,6 +375,18 @@ final class FollowTest extends TestCase
         yield 'empty string' => [''];
         yield 'leading zero' => ['007'];
         yield 'more digits than a position has' => ['1000000000000000000'];
+        yield 'a tag too short' => ['42.Xk3aB9_-q'];
+        yield 'a tag too long' => ['42.Xk3aB9_-q1x'];
+        yield 'a tag not base64url' => ['42.Xk3aB9+/q1'];
+        yield 'no position' => ['.Xk3aB9_-q1'];
+        yield 'no tag' => ['42.'];
+        yield 'a position with a leading zero' => ['042.Xk3aB9_-q1'];
+        yield 'a position of 19 digits' => ['1000000000000000000.Xk3aB9_-q1'];
+        yield 'a negative position' => ['-42.Xk3aB9_-q1'];
+        yield 'two tags' => ['42.Xk3aB9_-q1.Xk3aB9_-q1'];
+        yield 'a trailing newline' => ["42.Xk3aB9_-q1\n"];
+        yield 'a leading space' => [' 42.Xk3aB9_-q1'];
+        yield 'an array' => [['42.Xk3aB9_-q1']];
     }
 
     /** @dataProvider notCursors */
@@ -297,9 +403,16 @@ final class FollowTest extends TestCase
                 $call();
                 self::fail('expected InvalidArgumentException');
             } catch (InvalidArgumentException $e) {
-                self::assertStringStartsWith('after must be a cursor', $e->getMessage());
+                self::assertStringStartsWith('after must be a cursor: ', $e->getMessage());
+                self::assertStringContainsString("an event's cursor", $e->getMessage());
                 self::assertStringContainsString("'oldest'", $e->getMessage());
             }
+        }
+        try {
+            $this->client()->changes->list(['after' => '0', 'until' => $cursor]);
+            self::fail('expected InvalidArgumentException');
+        } catch (InvalidArgumentException $e) {
+            self::assertStringStartsWith('until must be a cursor: ', $e->getMessage());
         }
         self::assertSame([], $this->uris());
     }
@@ -320,25 +433,60 @@ final class FollowTest extends TestCase
     {
         self::$server->script(self::problem(400, 'validation_error'));
         $this->expectException(ValidationException::class);
-        self::ids($this->client()->changes->follow(['after' => 3]));
+        self::ids($this->client()->changes->follow(['after' => self::cursor(3)]));
     }
 
     public function testFollowUntilACursorEndsThereWithoutReadingOn(): void
     {
         self::$server->script(
-            self::changes([4, 5], '5', true),
-            self::changes([6], '6'),
-            self::changes([], '6'),
+            self::changes([4, 5], 5, true),
+            self::changes([6], 6),
+            self::changes([], 6),
         );
-        $follower = $this->client()->changes->follow(['after' => 3, 'until' => 6, 'limit' => 2]);
+        $until = self::cursor(6);
+        $follower = $this->client()->changes->follow(['after' => self::cursor(3), 'until' => $until, 'limit' => 2]);
         self::assertSame(['evt_4', 'evt_5', 'evt_6'], self::ids($follower));
-        self::assertSame('6', $follower->cursor);
+        self::assertSame($until, $follower->cursor);
         // One read finds the end at until; the loop ends rather than read at until again.
         self::assertSame(
             [
-                '/v1/changes?after=3&until=6&limit=2&wait=30s',
-                '/v1/changes?after=5&until=6&limit=2&wait=30s',
-                '/v1/changes?after=6&until=6&limit=2&wait=30s',
+                '/v1/changes?after=' . self::cursor(3) . "&until={$until}&limit=2&wait=30s",
+                '/v1/changes?after=' . self::cursor(5) . "&until={$until}&limit=2&wait=30s",
+                "/v1/changes?after={$until}&until={$until}&limit=2&wait=30s",
+            ],
+            $this->uris(),
+        );
+    }
+
+    public function testAfterEachChangeTheCursorIsThatChangesCursorAndResumingThereSkipsAndRepeatsNothing(): void
+    {
+        // The page's end (8) lies past its last change (6): changes of types this token does not read.
+        self::$server->script(self::changes([4, 5, 6], 8), self::changes([5, 6], 8), self::changes([], 8));
+        $follower = $this->client()->changes->follow(['after' => self::cursor(3), 'until_caught_up' => true]);
+        $cursors = [];
+        foreach ($follower as $event) {
+            $cursors[] = $follower->cursor;
+            // Applied evt_4, saved the cursor, stopped: the event's own cursor, not its position.
+            self::assertSame($event->toArray()['cursor'], $follower->cursor);
+            break;
+        }
+        self::assertSame([self::cursor(4)], $cursors);
+
+        $resumed = $this->client()->changes->follow(['after' => $follower->cursor, 'until_caught_up' => true]);
+        $cursors = [];
+        $ids = [];
+        foreach ($resumed as $event) {
+            $ids[] = $event->toArray()['id'];
+            $cursors[] = $resumed->cursor;
+        }
+        self::assertSame(['evt_5', 'evt_6'], $ids);
+        // After the page's last change, its next_cursor: nothing before it is read again.
+        self::assertSame([self::cursor(5), self::cursor(8)], $cursors);
+        self::assertSame(
+            [
+                '/v1/changes?after=' . self::cursor(3) . '&wait=0s',
+                '/v1/changes?after=' . self::cursor(4) . '&wait=0s',
+                '/v1/changes?after=' . self::cursor(8) . '&wait=0s',
             ],
             $this->uris(),
         );

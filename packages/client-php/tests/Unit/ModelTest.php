@@ -153,6 +153,26 @@ final class ModelTest extends TestCase
         self::assertInstanceOf(UnknownEvent::class, Event::fromArray(['no' => 'type']));
     }
 
+    public function testAnEventCarriesItsFeedCursorAfterItsPosition(): void
+    {
+        $event = Event::fromArray([
+            'id' => 'evt_1', 'position' => 42, 'cursor' => '42.Xk3aB9_-q1', 'object' => 'event',
+            'type' => 'student.created', 'timestamp' => '2026-01-01T00:00:00.000Z',
+            'api_version' => 'v1', 'data' => Fixtures::student(), 'previous_position' => 40,
+        ]);
+        self::assertInstanceOf(StudentCreatedEvent::class, $event);
+        self::assertSame(42, $event->position);
+        self::assertSame('42.Xk3aB9_-q1', $event->cursor);
+        self::assertSame(40, $event->previousPosition);
+        self::assertSame(['id', 'position', 'cursor'], array_slice(array_keys($event->toArray()), 0, 3));
+        $ping = Event::fromArray([
+            'id' => 'evt_2', 'position' => null, 'cursor' => null, 'object' => 'event', 'type' => 'ping',
+            'timestamp' => '2026-01-01T00:00:00.000Z', 'api_version' => 'v1', 'data' => ['message' => 'hi'],
+        ]);
+        self::assertInstanceOf(PingEvent::class, $ping);
+        self::assertNull($ping->cursor);
+    }
+
     public function testEnumConstantsClasses(): void
     {
         self::assertSame(['active', 'inactive', 'graduated', 'withdrawn'], StudentStatus::values());

@@ -108,6 +108,23 @@ def unique(prefix: str = "") -> str:
     return f"{prefix}{uuid.uuid4().hex[:10]}"
 
 
+# A change-feed cursor as the API issues it: the position, a dot, the organization's tag; or
+# "0", the start of every feed (an organization with no change yet).
+FEED_CURSOR = re.compile(r"\A(0|(0|[1-9][0-9]{0,17})\.[A-Za-z0-9_-]{10})\Z")
+
+
+def position_of(cursor: Optional[str]) -> int:
+    """The position a cursor names: the number before its dot (documented, so tests may read it)."""
+    assert cursor is not None and FEED_CURSOR.match(cursor), f"not a feed cursor: {cursor!r}"
+    return int(cursor.split(".", 1)[0])
+
+
+def tampered(cursor: str) -> str:
+    """The cursor with its tag changed: well formed, but no organization's."""
+    head, tag = cursor.split(".", 1)
+    return f"{head}.{('A' if tag[0] != 'A' else 'B')}{tag[1:]}"
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: List[pytest.Item]) -> None:
     # The coverage check runs after every other test, whatever the file order.
     items.sort(key=lambda item: item.name == "test_every_operation_of_the_contract_was_called")

@@ -6,7 +6,7 @@ import pytest
 
 import platform_api
 
-from .conftest import LIVE, make_client, unique
+from .conftest import FEED_CURSOR, LIVE, make_client, unique
 
 
 def test_401_for_an_unknown_token() -> None:
@@ -50,6 +50,26 @@ def test_400_names_each_offending_field(client: platform_api.PlatformClient) -> 
     with pytest.raises(platform_api.ValidationError) as caught:
         client.students.list(per_page=500)
     assert [e.path for e in caught.value.errors] == ["query.per_page"]
+
+
+def test_a_cursor_of_another_organization_is_a_400_naming_the_parameter(client: platform_api.PlatformClient) -> None:
+    # A cursor of organization A, sent with organization B's token (B is the rate-limited
+    # organization: three requests of its budget, before the 429 test below spends it).
+    client.courses.create(code=unique("CUR-"), title="A change of A")
+    ours = client.changes.list(after="oldest", limit=1000).data[-1].cursor
+    assert ours is not None and FEED_CURSOR.match(ours)
+    with make_client(token=LIVE.limited_token) as other:
+        with pytest.raises(platform_api.ValidationError) as caught:
+            other.changes.list(after=ours)
+        assert caught.value.status_code == 400 and caught.value.code == "validation_error"
+        assert [e.path for e in caught.value.errors] == ["query.after"]
+        with pytest.raises(platform_api.ValidationError) as caught:
+            other.changes.list(after="0", until=ours)
+        assert [e.path for e in caught.value.errors] == ["query.until"]
+        # A follower does not retry it: the error ends it at once.
+        with pytest.raises(platform_api.ValidationError) as caught:
+            next(iter(other.changes.follow(after=ours, give_up_after=0)))
+        assert [e.path for e in caught.value.errors] == ["query.after"]
 
 
 def test_429_with_the_real_rate_limit_set_low() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import platform_api
 
-from .conftest import LIVE, unique
+from .conftest import FEED_CURSOR, LIVE, position_of, unique
 
 
 def test_export_wait_download_and_checksum(client: platform_api.PlatformClient) -> None:
@@ -23,7 +23,7 @@ def test_export_wait_download_and_checksum(client: platform_api.PlatformClient) 
     assert created.id.startswith("exp_")
     done = client.exports.wait(created.id, interval=0.05, timeout=60)
     assert done.status == "succeeded"
-    assert done.cursor is not None
+    assert done.cursor is not None and FEED_CURSOR.match(done.cursor)
 
     buffer = io.BytesIO()
     size = client.exports.download_to(done.id, buffer)
@@ -41,6 +41,16 @@ def test_export_wait_download_and_checksum(client: platform_api.PlatformClient) 
     sums = client.checksums.retrieve(collections="students")
     assert sums.data[0].count == len(records)
     assert sums.data[0].checksum == platform_api.collection_checksum(records)
+    assert FEED_CURSOR.match(sums.cursor) and position_of(sums.cursor) >= position_of(done.cursor)
+
+    # The export's cursor is where the feed takes over: a change made after it is read after it,
+    # up to the checksums' cursor of a later snapshot, and nothing from before it.
+    later = client.students.create(student_number=unique("X-"), first_name="After", last_name="Export")
+    upto = client.checksums.retrieve(collections="students").cursor
+    after_export = list(client.changes.follow(after=done.cursor, until=upto, type="student.created"))
+    ids = [e.data.id for e in after_export if isinstance(e, platform_api.types.StudentCreatedEvent)]
+    assert len(ids) == len(after_export) and ids[-1] == later.id
+    assert not {str(r["id"]) for r in records} & set(ids)
 
 
 def test_a_batch_exports_several_collections_from_one_snapshot(

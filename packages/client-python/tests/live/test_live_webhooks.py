@@ -12,7 +12,7 @@ from typing import Callable, List, Tuple
 import platform_api
 from platform_api import Webhook, types
 
-from .conftest import unique
+from .conftest import position_of, unique
 
 Delivery = Tuple[Message, bytes]  # (the handler's headers, the raw body)
 
@@ -69,6 +69,7 @@ def test_live_deliveries_verify_and_the_endpoint_api(client: platform_api.Platfo
         event = hook.unwrap(body, headers)
         assert isinstance(event, types.StudentCreatedEvent)
         assert event.data.id == student.id and event.data.last_name == "Test"
+        assert position_of(event.cursor) == event.position == int(str(headers["webhook-position"]))
         # The same check through the client, with the headers as a plain dict in another case.
         as_dict = {name.upper(): value for name, value in headers.items()}
         assert isinstance(client.webhooks.unwrap(body, as_dict, secret=endpoint.secret), types.StudentCreatedEvent)
@@ -76,7 +77,9 @@ def test_live_deliveries_verify_and_the_endpoint_api(client: platform_api.Platfo
         ping = client.webhook_endpoints.test(endpoint.id)
         assert isinstance(ping, types.WebhookDelivery) and ping.event_type == "ping"
         ping_headers, ping_body = receiver.wait_for(lambda d: d[0]["webhook-id"] == ping.id)
-        assert isinstance(hook.unwrap(ping_body, ping_headers), types.PingEvent)
+        ping_event = hook.unwrap(ping_body, ping_headers)
+        assert isinstance(ping_event, types.PingEvent)
+        assert ping_event.position is None and ping_event.cursor is None  # a ping is not a change
 
         deliveries = client.webhook_endpoints.deliveries(endpoint.id, event_type="ping")
         assert [d.id for d in deliveries] == [ping.id]
@@ -104,4 +107,41 @@ def test_live_deliveries_verify_and_the_endpoint_api(client: platform_api.Platfo
         assert endpoint.id in [e.id for e in client.webhook_endpoints.list(enabled="true")]
         assert client.webhook_endpoints.delete(endpoint.id).deleted is True
     finally:
+        receiver.close()
+
+
+def test_a_delivery_carries_its_cursor_and_a_gap_is_read_up_to_it(client: platform_api.PlatformClient) -> None:
+    receiver = Receiver()
+    endpoint = client.webhook_endpoints.create(url=receiver.url, events=["student.created"], description="python gap")
+    try:
+        hook = Webhook(endpoint.secret)
+
+        def delivered(student_id: str) -> types.StudentCreatedEvent:
+            headers, body = receiver.wait_for(lambda d: student_id.encode() in d[1])
+            event = hook.unwrap(body, headers)
+            assert isinstance(event, types.StudentCreatedEvent)
+            return event
+
+        first = client.students.create(student_number=unique("G-"), first_name="Gap", last_name="One")
+        applied = delivered(first.id)
+        assert applied.previous_position is None  # the first change of this endpoint's chain
+        assert position_of(applied.cursor) == applied.position
+        # A change of a type the endpoint does not subscribe to, then one we pretend was missed.
+        client.courses.create(code=unique("GAP-"), title="Not subscribed")
+        missed = client.students.create(student_number=unique("G-"), first_name="Gap", last_name="Missed")
+        last = client.students.create(student_number=unique("G-"), first_name="Gap", last_name="Last")
+        missed_event, event = delivered(missed.id), delivered(last.id)
+        assert event.previous_position == missed_event.position != applied.position  # a gap
+        assert applied.cursor is not None and event.cursor is not None
+        # The recipe: after the cursor of the last change applied, until this delivery's cursor.
+        gap = client.changes.list(after=applied.cursor, until=event.cursor, type="student.created")
+        assert [e.data.id for e in gap.data] == [missed.id, last.id]  # type: ignore[union-attr]
+        assert [e.cursor for e in gap.data] == [missed_event.cursor, event.cursor]
+        assert gap.next_cursor == event.cursor and not gap.has_more
+        # Following the same range ends at the delivery's cursor.
+        follower = client.changes.follow(after=applied.cursor, until=event.cursor, type="student.created")
+        assert [e.id for e in follower] == [missed_event.id, event.id]
+        assert follower.cursor == event.cursor
+    finally:
+        client.webhook_endpoints.delete(endpoint.id)
         receiver.close()

@@ -1,8 +1,12 @@
 """A change feed served by the scripted server on 127.0.0.1: `total` changes, read after a
-cursor like `GET /v1/changes`, with some requests (by index) answered by a failure instead."""
+cursor like `GET /v1/changes`, with some requests (by index) answered by a failure instead.
+Its cursors are shaped as the API's (`<position>.<10-character tag>`, the tag bound to the
+feed) and a cursor it did not hand out is a 400 naming the parameter, as the API answers."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Dict, List, Mapping, Optional
@@ -13,10 +17,27 @@ from .test_transport import Handler, send_json
 Failure = Callable[[BaseHTTPRequestHandler], None]
 
 
+def cursor(position: int, feed: str = "org_fake") -> str:
+    """The cursor just after `position` in `feed`, shaped as the API's: position, dot, tag."""
+    digest = hashlib.sha256(f"feed-cursor\0{feed}\0{position}".encode()).digest()
+    return f"{position}.{base64.urlsafe_b64encode(digest).decode()[:10]}"
+
+
+def position_of(text: str) -> Optional[int]:
+    """The position a cursor of this feed names (`0` and `oldest` are 0), or None."""
+    if text in ("0", "oldest"):
+        return 0
+    head = text.split(".", 1)[0]
+    if head.isdigit() and text == cursor(int(head)):
+        return int(head)
+    return None
+
+
 def event(position: int) -> Dict[str, Any]:
     return {
         "id": f"evt_{position}",
         "position": position,
+        "cursor": cursor(position),
         "object": "event",
         "type": "x.future",
         "timestamp": "2026-12-01T10:00:00.000Z",
@@ -45,6 +66,17 @@ def problem(status: int, code: str, headers: Optional[Mapping[str, str]] = None)
     return send
 
 
+def invalid_cursor(name: str) -> Dict[str, Any]:
+    return {
+        "type": "about:blank",
+        "title": "validation_error",
+        "status": 400,
+        "detail": "The request is not valid.",
+        "code": "validation_error",
+        "errors": [{"path": f"query.{name}", "message": f"{name} is not a cursor of this feed", "code": "invalid_cursor"}],
+    }
+
+
 def drop(handler: BaseHTTPRequestHandler) -> None:
     """The connection closed without an answer (a server going away)."""
     handler.close_connection = True
@@ -60,11 +92,16 @@ def feed(total: int, failures: Optional[Dict[int, Failure]] = None) -> Handler:
             failure(handler)
             return
         query = query_of(handler.path)
-        after_text = query.get("after", "0")
-        after = 0 if after_text == "oldest" else int(after_text)
-        end = min(total, int(query.get("until", str(total))))
+        after = position_of(query.get("after", "0"))
+        until = position_of(query.get("until", cursor(total)))
+        for name, value in (("after", after), ("until", until)):
+            if value is None:
+                send_json(handler, 400, invalid_cursor(name))
+                return
+        assert after is not None and until is not None
+        end = min(total, until)
         last = min(after + int(query.get("limit", "2")), end)
         data: List[Dict[str, Any]] = [event(p) for p in range(after + 1, last + 1)]
-        send_json(handler, 200, {"data": data, "next_cursor": str(max(last, after)), "has_more": last < end})
+        send_json(handler, 200, {"data": data, "next_cursor": cursor(max(last, after)), "has_more": last < end})
 
     return script

@@ -28,7 +28,7 @@ EXPORT: Dict[str, Any] = {
     "filters": {},
     "row_count": 2000,
     "size_bytes": len(EXPORT_FILE),
-    "cursor": "1",
+    "cursor": "1.Xk3aB9_-q1",
     "error": None,
     "created_at": "2026-11-28T10:00:00.000Z",
     "completed_at": None,

@@ -13,7 +13,7 @@ import platform_api
 from platform_api import APIConnectionError, PlatformError, RateLimitError, ServerError
 
 from . import test_transport
-from .feed_server import drop, feed, problem, query_of
+from .feed_server import cursor, drop, feed, problem, query_of
 from .test_transport import Handler, ScriptedServer
 
 serve = test_transport.serve
@@ -58,10 +58,10 @@ def test_async_follow_retries_every_retryable_failure_from_the_same_cursor(
             )
             return [event.position async for event in follower], follower.cursor
 
-    positions, cursor = asyncio.run(run())
-    assert positions == [1, 2, 3, 4, 5] and cursor == "5"
+    positions, last = asyncio.run(run())
+    assert positions == [1, 2, 3, 4, 5] and last == cursor(5)
     # httpx may or may not send again on a fresh connection itself: what matters is the cursor.
-    assert set(afters(server)[1:-3]) == {"2"} and afters(server)[-3:] == ["4", "4", "5"]
+    assert set(afters(server)[1:-3]) == {cursor(2)} and afters(server)[-3:] == [cursor(4), cursor(4), cursor(5)]
     kinds = [type(e) for e, _, _ in retries]
     assert kinds[-4:] == [ServerError, RateLimitError, ServerError, ServerError]
     assert set(kinds[:-4]) == {APIConnectionError}
@@ -107,18 +107,52 @@ def test_async_a_410_cursor_expired_ends_the_follower(serve: Callable[[Handler],
 
 def test_async_cursor_types_and_the_required_start(serve: Callable[[Handler], ScriptedServer]) -> None:
     server = serve(feed(0))
+    issued = cursor(0)
 
     async def run() -> None:
         async with async_client_for(server, []) as client:
-            await client.changes.list(after=7)
-            async for _ in client.changes.follow(after=7, until_caught_up=True):
+            await client.changes.list(after=issued)
+            async for _ in client.changes.follow(after=issued, until_caught_up=True):
                 pass
+            await client.changes.list(after=0, until="0")
+            await client.changes.list(after="oldest")
             with pytest.raises(TypeError, match=r"follow\(\) needs after="):
                 client.changes.follow()
             with pytest.raises(ValueError, match="^after must be"):
-                client.changes.follow(after=-1)
+                client.changes.follow(after="-1")
             with pytest.raises(ValueError, match="^after must be"):
                 await client.changes.list(after="abc")
+            # A position is not a cursor: refused before sending, naming the parameter.
+            with pytest.raises(TypeError, match="^after must be a cursor, not a position: cursors are opaque strings"):
+                client.changes.follow(after=7)
+            with pytest.raises(TypeError, match="^after must be a cursor, not a position"):
+                await client.changes.list(after=2300)
+            with pytest.raises(ValueError, match="^until must be a cursor, not a position"):
+                await client.changes.list(until="42")
+            with pytest.raises(ValueError, match="^until must be a cursor, not a position"):
+                client.changes.follow(after="0", until="42")
 
     asyncio.run(run())
-    assert afters(server) == ["7", "7"]
+    assert afters(server) == [issued, issued, "0", "oldest"]
+
+
+def test_async_follower_cursor_is_each_changes_cursor_and_resumes_there(
+    serve: Callable[[Handler], ScriptedServer],
+) -> None:
+    server = serve(feed(5))
+
+    async def run() -> Tuple[List[Tuple[Optional[int], str]], List[Optional[int]], str]:
+        async with async_client_for(server, []) as client:
+            follower = client.changes.follow(after=0, until_caught_up=True)
+            seen: List[Tuple[Optional[int], str]] = []
+            async for change in follower:
+                assert follower.cursor == change.cursor  # not str(change.position)
+                seen.append((change.position, follower.cursor))
+                if len(seen) == 3:
+                    break
+            rest = client.changes.follow(after=follower.cursor, until=cursor(5))
+            return seen, [change.position async for change in rest], rest.cursor
+
+    seen, resumed, last = asyncio.run(run())
+    assert seen == [(1, cursor(1)), (2, cursor(2)), (3, cursor(3))]
+    assert resumed == [4, 5] and last == cursor(5)

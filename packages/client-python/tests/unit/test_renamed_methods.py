@@ -16,7 +16,7 @@ import pytest
 import platform_api
 
 from . import test_transport
-from .feed_server import feed, query_of
+from .feed_server import cursor, feed, query_of
 from .test_async_download import EXPORT, send_file
 from .test_transport import EXPORT_FILE, Handler, ScriptedServer, send_json
 
@@ -45,18 +45,23 @@ def test_changes_list_and_follow_read_the_feed_and_the_events_aliases_read_the_s
 ) -> None:
     server = serve(feed(5))
     with client_for(server) as client:
-        page = client.changes.list(after=1, limit=3)
-        old_page = client.events.changes(after=1, limit=3)
-        follower = client.changes.follow(after=2, until_caught_up=True)
+        page = client.changes.list(after=cursor(1), limit=3)
+        old_page = client.events.changes(after=cursor(1), limit=3)
+        first = page.data[0].cursor
+        assert first is not None
+        follower = client.changes.follow(after=first, until_caught_up=True)
         positions = [event.position for event in follower]
-        old_positions = [event.position for event in client.events.follow(after=2, until_caught_up=True)]
+        old_follower = client.events.follow(after=cursor(2), until_caught_up=True)
+        old_positions = [event.position for event in old_follower]
     assert [event.position for event in page.data] == [2, 3, 4]
+    assert [event.cursor for event in page.data] == [cursor(2), cursor(3), cursor(4)]
+    assert page.next_cursor == cursor(4)
     assert old_page.to_dict() == page.to_dict()
     assert positions == old_positions == [3, 4, 5]
-    assert follower.cursor == "5"
+    assert follower.cursor == old_follower.cursor == cursor(5)
     paths = [path.split("?")[0] for _, _, path in server.seen]
     assert set(paths) == {"/v1/changes"}
-    assert query_of(server.seen[0][2]) == {"after": "1", "limit": "3"}
+    assert query_of(server.seen[0][2]) == {"after": cursor(1), "limit": "3"}
 
 
 def test_exports_wait_polls_until_succeeded_and_download_answers_the_file_as_text(

@@ -28,7 +28,7 @@ export const EVENT_DATA: Readonly<Record<string, string>> = {
 };
 
 /** The fields of every event besides `type` and `data`. */
-export const EVENT_ENVELOPE: readonly string[] = ['id p:evt', 'position i|', 'previous_position i?|', 'object l:event', 'timestamp s', 'api_version l:v1'];
+export const EVENT_ENVELOPE: readonly string[] = ['id p:evt', 'position i|', 'cursor s|', 'previous_position i?|', 'object l:event', 'timestamp s', 'api_version l:v1'];
 
 /** The models events carry, field by field (see `src/event-shape.ts`). */
 export const EVENT_SHAPES: Readonly<Record<string, readonly string[]>> = {

@@ -85,7 +85,9 @@ export interface StudentCreatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'student.created';
@@ -99,7 +101,9 @@ export interface StudentUpdatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'student.updated';
@@ -114,7 +118,9 @@ export interface StudentDeletedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'student.deleted';
@@ -128,7 +134,9 @@ export interface CourseCreatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'course.created';
@@ -142,7 +150,9 @@ export interface CourseUpdatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'course.updated';
@@ -157,7 +167,9 @@ export interface CourseDeletedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'course.deleted';
@@ -171,7 +183,9 @@ export interface EnrollmentCreatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'enrollment.created';
@@ -185,7 +199,9 @@ export interface EnrollmentUpdatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'enrollment.updated';
@@ -200,7 +216,9 @@ export interface EnrollmentActiveEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'enrollment.active';
@@ -215,7 +233,9 @@ export interface EnrollmentCompletedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'enrollment.completed';
@@ -230,7 +250,9 @@ export interface EnrollmentDroppedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'enrollment.dropped';
@@ -245,7 +267,9 @@ export interface EnrollmentCancelledEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'enrollment.cancelled';
@@ -260,7 +284,9 @@ export interface PaymentCreatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'payment.created';
@@ -274,7 +300,9 @@ export interface PaymentSucceededEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'payment.succeeded';
@@ -289,7 +317,9 @@ export interface PaymentFailedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'payment.failed';
@@ -304,7 +334,9 @@ export interface PaymentRefundedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'payment.refunded';
@@ -319,7 +351,9 @@ export interface ExamCreatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'exam.created';
@@ -333,7 +367,9 @@ export interface ExamUpdatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'exam.updated';
@@ -348,7 +384,9 @@ export interface ExamDeletedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'exam.deleted';
@@ -362,7 +400,9 @@ export interface ExamResultCreatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'exam_result.created';
@@ -376,7 +416,9 @@ export interface ExamResultUpdatedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'exam_result.updated';
@@ -391,7 +433,9 @@ export interface ExamResultPublishedEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'exam_result.published';
@@ -406,7 +450,9 @@ export interface PingEvent {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
+  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
+  cursor: string | null;
+  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
   type: 'ping';
@@ -743,7 +789,7 @@ export interface Export {
   row_count: number;
   /** The size of the file once succeeded. */
   size_bytes: number | null;
-  /** The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/events?after=`) and the export plus those events are an exact copy. Null until the export starts. */
+  /** The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/changes?after=`) and the export plus those events are an exact copy. Null until the export starts. */
   cursor: string | null;
   /** Why a failed export failed. */
   error: string | null;
@@ -1682,9 +1728,9 @@ export interface EventsListQuery extends RangeFilters<'created_at' | 'updated_at
 
 /** The query of `events.changes`. */
 export interface EventsChangesQuery {
-  /** Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention. */
+  /** Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention. */
   after?: string;
-  /** Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting. */
+  /** Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting. */
   until?: string;
   /** Changes per read, at most 1000. */
   limit?: number;
@@ -1696,9 +1742,9 @@ export interface EventsChangesQuery {
 
 /** The query of `events.changes`. */
 export interface ChangesListQuery {
-  /** Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention. */
+  /** Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention. */
   after?: string;
-  /** Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting. */
+  /** Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting. */
   until?: string;
   /** Changes per read, at most 1000. */
   limit?: number;

@@ -37,31 +37,47 @@ __all__ = [
 _T = TypeVar("_T")
 
 Cursor = Union[str, int]
-"""A place in a change feed: a non-negative integer (or its decimal string), or `'oldest'`."""
+"""A place in a change feed, as the API returns it: a `next_cursor`, an export's `cursor` or an
+event's `cursor`, an opaque str bound to its organization (`'42.Xk3aB9_-q1'`: the number before
+the dot is the position); `'0'` (or the int `0`) for the start of the feed; or `'oldest'`. A
+position (`event.position`, an int, or its digits as a str) is not a cursor."""
 
 OnRetry = Callable[[PlatformError, int, float], object]
 """`on_retry(error, attempt, delay_seconds)`: called before each wait of a follower's retry;
 `attempt` counts 1, 2, 3, … from the last successful read."""
 
 _MAX_RETRY_AFTER = 60.0
-# The feed's cursors: a position without leading zeros, at most 18 digits (as the server checks).
-_POSITION = re.compile(r"\A(0|[1-9][0-9]{0,17})\Z")
+# The feed's cursors (as the server checks them): `0`, or a position without leading zeros (at
+# most 18 digits), a dot and the organization's 10-character base64url tag.
+_CURSOR = re.compile(r"\A(0|(0|[1-9][0-9]{0,17})\.[A-Za-z0-9_-]{10})\Z")
+_DIGITS = re.compile(r"\A[0-9]+\Z")
 _CURSOR_HINT = (
-    "a non-negative integer (an export's cursor, a saved follower.cursor, an event's position), "
-    "its decimal string, or 'oldest'"
+    "a cursor the API returned (a `next_cursor`, an export's `cursor`, an event's `cursor`, "
+    "a saved follower.cursor), '0' for the start of the feed, or 'oldest'"
+)
+_NOT_A_POSITION = (
+    "cursors are opaque strings bound to their organization: pass a `next_cursor`, "
+    "an export's `cursor` or an event's `cursor`, not its `position` ('0' for the start of the "
+    "feed, 'oldest' for the oldest change still kept)"
 )
 
 
 def feed_cursor(name: str, value: Any) -> str:
-    """The cursor as sent on the wire; a `TypeError`/`ValueError` naming `name` when it is none."""
+    """The cursor as sent on the wire; a `TypeError`/`ValueError` naming `name` when it is none.
+
+    Only what the feed hands out is taken: a cursor str (`'42.Xk3aB9_-q1'`), `'0'` (or the int
+    `0`) and `'oldest'`. A position, as an int or as its digits, is refused: the feed answers it
+    with a 400."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise TypeError(f"{name} must be {_CURSOR_HINT}; got {type(value).__name__} {value!r}")
     if isinstance(value, int):
-        if not _POSITION.match(str(value)):
-            raise ValueError(f"{name} must be {_CURSOR_HINT}; got {value}")
-        return str(value)
-    if value == "oldest" or _POSITION.match(value):
+        if value == 0:
+            return "0"
+        raise TypeError(f"{name} must be a cursor, not a position: {_NOT_A_POSITION}; got int {value}")
+    if value == "oldest" or _CURSOR.match(value):
         return value
+    if _DIGITS.match(value):
+        raise ValueError(f"{name} must be a cursor, not a position: {_NOT_A_POSITION}; got {value!r}")
     raise ValueError(f"{name} must be {_CURSOR_HINT}; got {value!r}")
 
 
@@ -78,6 +94,20 @@ def follow_start(value: Union[Cursor, Omit]) -> str:
             f"{_CURSOR_HINT} for the oldest change still kept"
         )
     return feed_cursor("after", value)
+
+
+def _position(cursor: str) -> Optional[int]:
+    """The position a cursor names (the number before its dot; `'0'` is 0), or None (`'oldest'`)."""
+    head = cursor.split(".", 1)[0]
+    return int(head) if _DIGITS.match(head) else None
+
+
+def _reached(cursor: str, until: str) -> bool:
+    # The feed answers `until` with that cursor; `'0'` comes back as the organization's `0.<tag>`.
+    if cursor == until:
+        return True
+    at, end = _position(cursor), _position(until)
+    return at is not None and end is not None and at >= end
 
 
 def _wait(wait: Any, until_caught_up: bool) -> Any:
@@ -173,9 +203,10 @@ class _Follower:
         on_retry: Optional[OnRetry],
     ) -> None:
         self.cursor: str = after
+        """Where the next change starts: the `cursor` of the last change yielded (or the page's
+        `next_cursor` past it), else the start. Opaque: save it and pass it back as `after`."""
         self.until: Optional[str] = until
         """The cursor at which iteration ends (`follow(until=…)`), if any."""
-        """Where the next change starts: the position of the last change yielded, or the start."""
         self.until_caught_up: bool = until_caught_up
         self._backoff = _Backoff(max_retry_delay, give_up_after, on_retry)
 
@@ -191,15 +222,15 @@ class _Follower:
         return data
 
     def _advance(self, page: Any, data: List[Any], index: int) -> None:
-        position = getattr(data[index], "position", None)
-        if isinstance(position, int):
-            self.cursor = str(position)
+        cursor = getattr(data[index], "cursor", None)
+        if isinstance(cursor, str) and cursor:
+            self.cursor = cursor
         # The page's end may lie past its last change (types this token does not read).
         if index == len(data) - 1:
             self.cursor = str(page.next_cursor)
 
     def _done(self, page: Any) -> bool:
-        if self.until is not None and self.cursor == self.until:
+        if self.until is not None and _reached(self.cursor, self.until):
             return True
         return self.until_caught_up and not page.has_more
 
@@ -209,9 +240,11 @@ class SyncFeedFollower(_Follower, Generic[_T]):
 
     Iterating yields the changes after the cursor, oldest first, page after page; once caught up
     each read waits (`wait`, 30 s by default) for the next change. `follower.cursor` is the place
-    after the last change yielded: save it after applying a change, and `follow(after=cursor)`
-    resumes there with nothing skipped or repeated. With `until_caught_up=True` iteration ends
-    once a read finds nothing new; otherwise it runs until you `break`.
+    after the last change yielded, that change's `cursor` (an opaque str bound to the
+    organization, not its `position`): save it after applying a change, and
+    `follow(after=cursor)` resumes there with nothing skipped or repeated. With
+    `until_caught_up=True` iteration ends once a read finds nothing new; with `until=<cursor>`
+    once the follower's cursor reaches that one; otherwise it runs until you `break`.
 
     A read that fails for a reason that may pass (no connection, a timeout, 5xx, 429) is retried
     from the same cursor, after a backoff (`Retry-After` when the server sent one), for as long

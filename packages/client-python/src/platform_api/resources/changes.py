@@ -40,8 +40,8 @@ class Changes(SyncAPIResource):
         Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
-            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
             type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.
@@ -76,7 +76,7 @@ class Changes(SyncAPIResource):
         A read that fails for a reason that may pass (no connection, a timeout, a 5xx, a 429) is retried from the same cursor for as long as it takes: capped exponential backoff with jitter, or the server's `Retry-After` (at most 60 s). Any other error is raised: a 410 `cursor_expired` as `CursorExpiredError` (start again from an export).
 
         Args:
-            after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `position` (int or its decimal string), or `'oldest'` for the oldest change still kept.
+            after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `cursor` (opaque strs bound to the organization; a position is not one), `'0'` for the start, or `'oldest'` for the oldest change still kept.
             max_retry_delay: Longest backoff between two failed reads, in seconds.
             give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
             on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts 1, 2, 3, … from the last successful read.
@@ -120,8 +120,8 @@ class ChangesWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
-            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
             type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.
@@ -166,8 +166,8 @@ class AsyncChanges(AsyncAPIResource):
         Every committed change of the organization, oldest first, after a cursor: one order (`position`) for all writers, never skipping a change that commits later, with deletions as `*.deleted` events carrying the id and the time. Only the types the token may read are returned (each type needs its resource's read scope). Start from an export's `cursor` (`POST /v1/exports`) and keep passing `next_cursor`; with `wait` an empty read waits for the next change. Changes are kept 30 days: a cursor older than that is a 410 `cursor_expired`, and the copy must start again from an export.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
-            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
             type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.
@@ -203,7 +203,7 @@ class AsyncChanges(AsyncAPIResource):
         A read that fails for a reason that may pass (no connection, a timeout, a 5xx, a 429) is retried from the same cursor for as long as it takes: capped exponential backoff with jitter, or the server's `Retry-After` (at most 60 s). Any other error is raised: a 410 `cursor_expired` as `CursorExpiredError` (start again from an export).
 
         Args:
-            after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `position` (int or its decimal string), or `'oldest'` for the oldest change still kept.
+            after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `cursor` (opaque strs bound to the organization; a position is not one), `'0'` for the start, or `'oldest'` for the oldest change still kept.
             max_retry_delay: Longest backoff between two failed reads, in seconds.
             give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
             on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts 1, 2, 3, … from the last successful read.
@@ -247,8 +247,8 @@ class AsyncChangesWithRawResponse(AsyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
-            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
             type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.

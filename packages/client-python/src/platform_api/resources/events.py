@@ -104,8 +104,8 @@ class Events(SyncAPIResource):
             This operation is deprecated and will be removed. Use `changes.list` instead.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
-            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
             type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.
@@ -140,7 +140,7 @@ class Events(SyncAPIResource):
         A read that fails for a reason that may pass (no connection, a timeout, a 5xx, a 429) is retried from the same cursor for as long as it takes: capped exponential backoff with jitter, or the server's `Retry-After` (at most 60 s). Any other error is raised: a 410 `cursor_expired` as `CursorExpiredError` (start again from an export).
 
         Args:
-            after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `position` (int or its decimal string), or `'oldest'` for the oldest change still kept.
+            after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `cursor` (opaque strs bound to the organization; a position is not one), `'0'` for the start, or `'oldest'` for the oldest change still kept.
             max_retry_delay: Longest backoff between two failed reads, in seconds.
             give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
             on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts 1, 2, 3, … from the last successful read.
@@ -255,8 +255,8 @@ class EventsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
-            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
             type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.
@@ -363,8 +363,8 @@ class AsyncEvents(AsyncAPIResource):
             This operation is deprecated and will be removed. Use `changes.list` instead.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
-            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
             type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.
@@ -400,7 +400,7 @@ class AsyncEvents(AsyncAPIResource):
         A read that fails for a reason that may pass (no connection, a timeout, a 5xx, a 429) is retried from the same cursor for as long as it takes: capped exponential backoff with jitter, or the server's `Retry-After` (at most 60 s). Any other error is raised: a 410 `cursor_expired` as `CursorExpiredError` (start again from an export).
 
         Args:
-            after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `position` (int or its decimal string), or `'oldest'` for the oldest change still kept.
+            after: Required. The cursor to start after: an export's `cursor`, a saved `follower.cursor`, an event's `cursor` (opaque strs bound to the organization; a position is not one), `'0'` for the start, or `'oldest'` for the oldest change still kept.
             max_retry_delay: Longest backoff between two failed reads, in seconds.
             give_up_after: Seconds of continuous failure after which the last error is raised; None: never give up.
             on_retry: `on_retry(error, attempt, delay_seconds)`, called before each wait; `attempt` counts 1, 2, 3, … from the last successful read.
@@ -515,8 +515,8 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `position` of the last event you applied. `oldest` starts from the oldest change still kept (never a 410). Omitted, it is `0`, the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
-            until: Read no change past this cursor (a position): `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor`. A read with `after` equal to `until` answers at once, without waiting.
+            after: Read the changes after this cursor: a `next_cursor` from the previous read, an export's `cursor`, or the `cursor` of the last event you applied. Cursors are bound to their organization: another organization's is a 400. `oldest` starts from the oldest change still kept (never a 410). `0` (or omitted) is the start of the feed: a 410 `cursor_expired` once the organization's first changes are older than the retention.
+            until: Read no change past this cursor: `next_cursor` stops there and `has_more` is false once it is reached, so a reconciliation applies exactly the changes up to a checksum's or an export's `cursor` (or a webhook delivery's). A read with `after` equal to `until` answers at once, without waiting.
             limit: Changes per read, at most 1000.
             wait: When there is no change after the cursor, hold the request open up to this long (`30s`, at most 30s) and answer as soon as one commits. Default `0s`: answer at once.
             type: Only these event types (comma-separate several); the cursor still moves past the others. A type the token may not read is a 403 naming the scope it needs.

@@ -169,8 +169,10 @@ class StudentCreatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["student.created"]
     timestamp: _dt.datetime
@@ -181,6 +183,7 @@ class StudentCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -194,6 +197,7 @@ class StudentCreatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["student.created"],
         timestamp: _dt.datetime,
@@ -205,6 +209,7 @@ class StudentCreatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -221,6 +226,7 @@ class StudentCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -238,8 +244,10 @@ class StudentUpdatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["student.updated"]
     timestamp: _dt.datetime
@@ -251,6 +259,7 @@ class StudentUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -265,6 +274,7 @@ class StudentUpdatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["student.updated"],
         timestamp: _dt.datetime,
@@ -277,6 +287,7 @@ class StudentUpdatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -294,6 +305,7 @@ class StudentUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -312,8 +324,10 @@ class StudentDeletedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["student.deleted"]
     timestamp: _dt.datetime
@@ -324,6 +338,7 @@ class StudentDeletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -337,6 +352,7 @@ class StudentDeletedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["student.deleted"],
         timestamp: _dt.datetime,
@@ -348,6 +364,7 @@ class StudentDeletedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -364,6 +381,7 @@ class StudentDeletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -381,8 +399,10 @@ class CourseCreatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["course.created"]
     timestamp: _dt.datetime
@@ -393,6 +413,7 @@ class CourseCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -406,6 +427,7 @@ class CourseCreatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["course.created"],
         timestamp: _dt.datetime,
@@ -417,6 +439,7 @@ class CourseCreatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -433,6 +456,7 @@ class CourseCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -450,8 +474,10 @@ class CourseUpdatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["course.updated"]
     timestamp: _dt.datetime
@@ -463,6 +489,7 @@ class CourseUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -477,6 +504,7 @@ class CourseUpdatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["course.updated"],
         timestamp: _dt.datetime,
@@ -489,6 +517,7 @@ class CourseUpdatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -506,6 +535,7 @@ class CourseUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -524,8 +554,10 @@ class CourseDeletedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["course.deleted"]
     timestamp: _dt.datetime
@@ -536,6 +568,7 @@ class CourseDeletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -549,6 +582,7 @@ class CourseDeletedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["course.deleted"],
         timestamp: _dt.datetime,
@@ -560,6 +594,7 @@ class CourseDeletedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -576,6 +611,7 @@ class CourseDeletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -593,8 +629,10 @@ class EnrollmentCreatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.created"]
     timestamp: _dt.datetime
@@ -605,6 +643,7 @@ class EnrollmentCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -618,6 +657,7 @@ class EnrollmentCreatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.created"],
         timestamp: _dt.datetime,
@@ -629,6 +669,7 @@ class EnrollmentCreatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -645,6 +686,7 @@ class EnrollmentCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -662,8 +704,10 @@ class EnrollmentUpdatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.updated"]
     timestamp: _dt.datetime
@@ -675,6 +719,7 @@ class EnrollmentUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -689,6 +734,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.updated"],
         timestamp: _dt.datetime,
@@ -701,6 +747,7 @@ class EnrollmentUpdatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -718,6 +765,7 @@ class EnrollmentUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -736,8 +784,10 @@ class EnrollmentActiveEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.active"]
     timestamp: _dt.datetime
@@ -749,6 +799,7 @@ class EnrollmentActiveEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -763,6 +814,7 @@ class EnrollmentActiveEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.active"],
         timestamp: _dt.datetime,
@@ -775,6 +827,7 @@ class EnrollmentActiveEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -792,6 +845,7 @@ class EnrollmentActiveEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -810,8 +864,10 @@ class EnrollmentCompletedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.completed"]
     timestamp: _dt.datetime
@@ -823,6 +879,7 @@ class EnrollmentCompletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -837,6 +894,7 @@ class EnrollmentCompletedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.completed"],
         timestamp: _dt.datetime,
@@ -849,6 +907,7 @@ class EnrollmentCompletedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -866,6 +925,7 @@ class EnrollmentCompletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -884,8 +944,10 @@ class EnrollmentDroppedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.dropped"]
     timestamp: _dt.datetime
@@ -897,6 +959,7 @@ class EnrollmentDroppedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -911,6 +974,7 @@ class EnrollmentDroppedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.dropped"],
         timestamp: _dt.datetime,
@@ -923,6 +987,7 @@ class EnrollmentDroppedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -940,6 +1005,7 @@ class EnrollmentDroppedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -958,8 +1024,10 @@ class EnrollmentCancelledEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["enrollment.cancelled"]
     timestamp: _dt.datetime
@@ -971,6 +1039,7 @@ class EnrollmentCancelledEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -985,6 +1054,7 @@ class EnrollmentCancelledEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["enrollment.cancelled"],
         timestamp: _dt.datetime,
@@ -997,6 +1067,7 @@ class EnrollmentCancelledEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1014,6 +1085,7 @@ class EnrollmentCancelledEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1032,8 +1104,10 @@ class PaymentCreatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.created"]
     timestamp: _dt.datetime
@@ -1044,6 +1118,7 @@ class PaymentCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1057,6 +1132,7 @@ class PaymentCreatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["payment.created"],
         timestamp: _dt.datetime,
@@ -1068,6 +1144,7 @@ class PaymentCreatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1084,6 +1161,7 @@ class PaymentCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1101,8 +1179,10 @@ class PaymentSucceededEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.succeeded"]
     timestamp: _dt.datetime
@@ -1114,6 +1194,7 @@ class PaymentSucceededEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1128,6 +1209,7 @@ class PaymentSucceededEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["payment.succeeded"],
         timestamp: _dt.datetime,
@@ -1140,6 +1222,7 @@ class PaymentSucceededEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1157,6 +1240,7 @@ class PaymentSucceededEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1175,8 +1259,10 @@ class PaymentFailedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.failed"]
     timestamp: _dt.datetime
@@ -1188,6 +1274,7 @@ class PaymentFailedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1202,6 +1289,7 @@ class PaymentFailedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["payment.failed"],
         timestamp: _dt.datetime,
@@ -1214,6 +1302,7 @@ class PaymentFailedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1231,6 +1320,7 @@ class PaymentFailedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1249,8 +1339,10 @@ class PaymentRefundedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["payment.refunded"]
     timestamp: _dt.datetime
@@ -1262,6 +1354,7 @@ class PaymentRefundedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1276,6 +1369,7 @@ class PaymentRefundedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["payment.refunded"],
         timestamp: _dt.datetime,
@@ -1288,6 +1382,7 @@ class PaymentRefundedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1305,6 +1400,7 @@ class PaymentRefundedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1323,8 +1419,10 @@ class ExamCreatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.created"]
     timestamp: _dt.datetime
@@ -1335,6 +1433,7 @@ class ExamCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1348,6 +1447,7 @@ class ExamCreatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["exam.created"],
         timestamp: _dt.datetime,
@@ -1359,6 +1459,7 @@ class ExamCreatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1375,6 +1476,7 @@ class ExamCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1392,8 +1494,10 @@ class ExamUpdatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.updated"]
     timestamp: _dt.datetime
@@ -1405,6 +1509,7 @@ class ExamUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1419,6 +1524,7 @@ class ExamUpdatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["exam.updated"],
         timestamp: _dt.datetime,
@@ -1431,6 +1537,7 @@ class ExamUpdatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1448,6 +1555,7 @@ class ExamUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1466,8 +1574,10 @@ class ExamDeletedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam.deleted"]
     timestamp: _dt.datetime
@@ -1478,6 +1588,7 @@ class ExamDeletedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1491,6 +1602,7 @@ class ExamDeletedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["exam.deleted"],
         timestamp: _dt.datetime,
@@ -1502,6 +1614,7 @@ class ExamDeletedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1518,6 +1631,7 @@ class ExamDeletedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1535,8 +1649,10 @@ class ExamResultCreatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.created"]
     timestamp: _dt.datetime
@@ -1547,6 +1663,7 @@ class ExamResultCreatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1560,6 +1677,7 @@ class ExamResultCreatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.created"],
         timestamp: _dt.datetime,
@@ -1571,6 +1689,7 @@ class ExamResultCreatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1587,6 +1706,7 @@ class ExamResultCreatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1604,8 +1724,10 @@ class ExamResultUpdatedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.updated"]
     timestamp: _dt.datetime
@@ -1617,6 +1739,7 @@ class ExamResultUpdatedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1631,6 +1754,7 @@ class ExamResultUpdatedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.updated"],
         timestamp: _dt.datetime,
@@ -1643,6 +1767,7 @@ class ExamResultUpdatedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1660,6 +1785,7 @@ class ExamResultUpdatedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1678,8 +1804,10 @@ class ExamResultPublishedEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["exam_result.published"]
     timestamp: _dt.datetime
@@ -1691,6 +1819,7 @@ class ExamResultPublishedEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1705,6 +1834,7 @@ class ExamResultPublishedEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["exam_result.published"],
         timestamp: _dt.datetime,
@@ -1717,6 +1847,7 @@ class ExamResultPublishedEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1734,6 +1865,7 @@ class ExamResultPublishedEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -1752,8 +1884,10 @@ class PingEvent(BaseModel):
     id: str
     position: _t.Optional[int]
     """The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change."""
+    cursor: _t.Optional[str]
+    """The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`."""
     previous_position: _t.Optional[int]
-    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<last applied>&type=<your subscribed types>` up to this delivery's `position`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
+    """Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`."""
     object: _t.Literal["event"]
     type: _t.Literal["ping"]
     timestamp: _dt.datetime
@@ -1764,6 +1898,7 @@ class PingEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -1777,6 +1912,7 @@ class PingEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: _t.Literal["ping"],
         timestamp: _dt.datetime,
@@ -1788,6 +1924,7 @@ class PingEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -1804,6 +1941,7 @@ class PingEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
@@ -3275,7 +3413,7 @@ class Export(BaseModel):
     size_bytes: _t.Optional[int]
     """The size of the file once succeeded."""
     cursor: _t.Optional[str]
-    """The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/events?after=`) and the export plus those events are an exact copy. Null until the export starts."""
+    """The change-feed cursor of the snapshot the export read: follow the feed from it (`GET /v1/changes?after=`) and the export plus those events are an exact copy. Null until the export starts."""
     error: _t.Optional[str]
     """Why a failed export failed."""
     created_at: _dt.datetime
@@ -6675,6 +6813,7 @@ class UnknownEvent(BaseModel):
 
     id: str
     position: _t.Optional[int]
+    cursor: _t.Optional[str]
     previous_position: _t.Optional[int]
     object: _t.Literal["event"]
     type: str
@@ -6686,6 +6825,7 @@ class UnknownEvent(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("position", "position"),
+        ("cursor", "cursor"),
         ("previous_position", "previous_position"),
         ("object", "object"),
         ("type", "type"),
@@ -6699,6 +6839,7 @@ class UnknownEvent(BaseModel):
         *,
         id: str,
         position: _t.Optional[int],
+        cursor: _t.Optional[str],
         object: _t.Literal["event"],
         type: str,
         timestamp: _dt.datetime,
@@ -6710,6 +6851,7 @@ class UnknownEvent(BaseModel):
             {
                 "id": id,
                 "position": position,
+                "cursor": cursor,
                 "previous_position": previous_position,
                 "object": object,
                 "type": type,
@@ -6726,6 +6868,7 @@ class UnknownEvent(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             position=json_get(raw, "position"),
+            cursor=json_get(raw, "cursor"),
             previous_position=json_get(raw, "previous_position"),
             object=json_get(raw, "object"),
             type=json_get(raw, "type"),
