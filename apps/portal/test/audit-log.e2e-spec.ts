@@ -155,7 +155,7 @@ test('"Download CSV" writes the whole selection, formula-like cells neutralised'
   await expectAccessible('audit log, CSV written');
 });
 
-test('a phone, dark: entries are cards, actors fit, ids shortened with the whole one in details', async () => {
+test('a phone, dark and light: entries are cards, actors fit, ids shortened with the whole one in details', async () => {
   await page.goto(portal('/audit-log?action=organization.updated'));
   await page.setViewportSize({ width: 375, height: 800 });
   await page.emulateMedia({ colorScheme: 'dark' });
@@ -178,6 +178,9 @@ test('a phone, dark: entries are cards, actors fit, ids shortened with the whole
     'oac_0000000000000000000000P0RT',
   );
   await expectAccessible('audit log, phone, dark, details open');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await expectAccessible('audit log, phone, light, details open');
+  await page.emulateMedia({ colorScheme: 'dark' });
   await page.setViewportSize({ width: 1280, height: 900 });
   await expectAccessible('audit log, dark, details open');
   await page.emulateMedia({ colorScheme: 'light' });

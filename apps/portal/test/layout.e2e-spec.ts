@@ -1,8 +1,10 @@
 /**
  * Issue 48 on a phone and a desktop (375 and 1280 pixels, light and dark): every list page's
- * actions are on screen with no sideways scroll and no word broken mid-word; the navigation folds
- * behind a Menu button on a narrow screen; the tokens page lists first and creates in a dialog
- * with scope presets; an expired token says "Expired" and offers no Revoke. axe-core finds no
+ * actions are on screen with no sideways scroll and no word broken mid-word (an endpoint's
+ * deliveries table too); the navigation folds behind a Menu button on a narrow screen; the tokens
+ * page lists first and creates in a dialog with scope presets ("Everything your role allows" gives
+ * exactly the role's scopes, an admin's and a developer's); an expired token says "Expired" and
+ * offers no Revoke. axe-core finds no
  * violation (of any impact) in each new state.
  */
 import type { TestServer } from '@platform/server/testing';
@@ -48,8 +50,11 @@ async function api(token: string, pathname: string, body?: unknown): Promise<Res
   return answer;
 }
 
-/** An organization with something on every list page, and a signed-in admin at `width`. */
-async function furnished(width: number): Promise<Page> {
+/**
+ * An organization with something on every list page (its webhook endpoint has a delivery), and a
+ * signed-in admin at `width`.
+ */
+async function furnished(width: number): Promise<{ page: Page; endpointId: string }> {
   const tag = `w${width}`;
   const { id } = await server.createOrganization({ name: `Layout School ${tag}` });
   const email = `administrator-${tag}@layout-school.test`;
@@ -70,11 +75,14 @@ async function furnished(width: number): Promise<Page> {
     email: `new.teacher-${tag}@layout-school.test`,
     role: 'viewer',
   });
-  await api(token, '/v1/webhook_endpoints', {
-    url: 'http://127.0.0.1:9/hooks',
-    events: ['student.created'],
-    description: 'Gradebook listener',
-  });
+  const endpoint = (await (
+    await api(token, '/v1/webhook_endpoints', {
+      url: 'http://127.0.0.1:9/hooks',
+      events: ['student.created'],
+      description: 'Gradebook listener',
+    })
+  ).json()) as { id: string };
+  await api(token, `/v1/webhook_endpoints/${endpoint.id}/test`, {});
   await server.createOAuthClient(id, {
     type: 'public',
     name: 'Gradebook Mobile',
@@ -99,7 +107,17 @@ async function furnished(width: number): Promise<Page> {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(portal('/tokens'));
   await page.getByRole('heading', { level: 1 }).waitFor();
-  return page;
+  return { page, endpointId: endpoint.id };
+}
+
+/** Every scope there is, sorted: the API's own list (its OpenAPI document). */
+async function allScopes(): Promise<string[]> {
+  const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+    components: {
+      schemas: { PersonalAccessToken: { properties: { scopes: { items: { enum: string[] } } } } };
+    };
+  };
+  return [...openapi.components.schemas.PersonalAccessToken.properties.scopes.items.enum].sort();
 }
 
 /** Each list page, with a row action it must show (none: the page has no row actions). */
@@ -108,6 +126,8 @@ const LIST_PAGES: readonly { route: string; action: RegExp | null }[] = [
   { route: '/members', action: /^Remove/ },
   { route: '/exports', action: /^Download/ },
   { route: '/webhooks', action: null },
+  // An endpoint's page: its deliveries table, each row's event type opening the delivery.
+  { route: '/webhooks/:id', action: /^ping delivery msg_/ },
   { route: '/oauth-apps', action: /^Delete app Gradebook Mobile/ },
   { route: '/audit-log', action: null },
   { route: '/request-logs', action: null },
@@ -116,9 +136,10 @@ const LIST_PAGES: readonly { route: string; action: RegExp | null }[] = [
 
 describe.each([375, 1280])('at %i px', (width) => {
   let page: Page;
+  let endpointId = '';
 
   beforeAll(async () => {
-    page = await furnished(width);
+    ({ page, endpointId } = await furnished(width));
   }, 120_000);
 
   afterAll(async () => {
@@ -127,7 +148,7 @@ describe.each([375, 1280])('at %i px', (width) => {
 
   test('every list page: each row action on screen, no sideways scroll, no word broken', async () => {
     for (const { route, action } of LIST_PAGES) {
-      await page.goto(portal(route));
+      await page.goto(portal(route.replace(':id', endpointId)));
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
       if (action) await page.getByRole('button', { name: action }).first().waitFor();
@@ -148,6 +169,9 @@ describe.each([375, 1280])('at %i px', (width) => {
         .waitFor();
       await expectAccessible(page, 'members as cards');
       await screenshot(page, 'members-phone');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await expectAccessible(page, 'members as cards (dark)');
+      await page.emulateMedia({ colorScheme: 'light' });
     }
   });
 
@@ -202,9 +226,13 @@ describe.each([375, 1280])('at %i px', (width) => {
       title.locator('.badge').boundingBox(),
     ]);
     expect(pill!.x >= name!.x + name!.width || pill!.y >= name!.y + name!.height).toBe(true);
+    await expectAccessible(page, 'tokens with an expired one');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expectAccessible(page, 'tokens with an expired one (dark)');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
-  test('tokens: created in a dialog with scope presets; the secret is shown once after it', async () => {
+  test('tokens: created in a dialog with scope presets (“Everything your role allows”: exactly the role’s scopes); the secret is shown once after it', async () => {
     await page.getByRole('button', { name: 'New token' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create a token' });
     await dialog.getByLabel('Name').fill('Read everything');
@@ -251,5 +279,49 @@ describe.each([375, 1280])('at %i px', (width) => {
     expect(scopes).toEqual(expect.arrayContaining(['students:read', 'students:write']));
     expect(scopes.filter((s) => /^(tokens|members|organization|webhooks):/.test(s))).toEqual([]);
     await expectAccessible(page, 'token created from a preset');
+
+    // Everything your role allows: for an admin, every scope there is (the API's own list).
+    const everyScope = await allScopes();
+    await page.getByRole('button', { name: 'New token' }).click();
+    await dialog.getByLabel('Name').fill('Everything');
+    const all = dialog.getByRole('radio', { name: 'Everything your role allows' });
+    await all.check();
+    await expect(
+      page.locator(`#${await all.getAttribute('aria-describedby')}`).textContent(),
+    ).resolves.toMatch(new RegExp(` ${everyScope.length} scopes\\.$`));
+    await dialog.getByRole('button', { name: 'Create token' }).click();
+    await page.getByRole('heading', { name: 'Token “Everything” created' }).waitFor();
+    const everything = await page.getByLabel('Token', { exact: true }).inputValue();
+    const held = ((await (await api(everything, '/v1/token')).json()) as { scopes: string[] })
+      .scopes;
+    expect([...held].sort()).toEqual(everyScope);
+
+    // A developer's: every scope but the three only an admin may hold (one width is enough).
+    if (width !== 375) return;
+    const context = await loopbackContext(browser, refused, { width, height: 800 });
+    try {
+      const developer = await context.newPage();
+      await developer.goto(portal('/tokens'));
+      await developer.getByRole('button', { name: 'Sign in' }).click();
+      await developer.getByLabel('Email').fill(`dana.developer-w${width}@layout-school.test`);
+      await developer.getByLabel('Password').fill(PASSWORD);
+      await developer.getByRole('button', { name: 'Sign in' }).click();
+      await developer.getByRole('button', { name: 'New token' }).click();
+      const form = developer.getByRole('dialog', { name: 'Create a token' });
+      await form.getByLabel('Name').fill('Everything a developer may');
+      await form.getByRole('radio', { name: 'Everything your role allows' }).check();
+      await form.getByRole('button', { name: 'Create token' }).click();
+      await developer
+        .getByRole('heading', { name: 'Token “Everything a developer may” created' })
+        .waitFor();
+      const secret = await developer.getByLabel('Token', { exact: true }).inputValue();
+      const given = ((await (await api(secret, '/v1/token')).json()) as { scopes: string[] })
+        .scopes;
+      const adminOnly = ['audit_log:read', 'members:write', 'organization:write'];
+      expect(everyScope.filter((s) => adminOnly.includes(s))).toEqual(adminOnly);
+      expect([...given].sort()).toEqual(everyScope.filter((s) => !adminOnly.includes(s)));
+    } finally {
+      await context.close();
+    }
   });
 });

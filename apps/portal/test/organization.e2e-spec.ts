@@ -43,6 +43,14 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
   });
 }
 
+/** Axe in the dark theme, then in the light one (the page left dark). */
+async function expectAccessibleDarkAndLight(page: Page, name: string): Promise<void> {
+  await expectAccessible(page, `${name}, dark`);
+  await page.emulateMedia({ colorScheme: 'light' });
+  await expectAccessible(page, `${name}, light`);
+  await page.emulateMedia({ colorScheme: 'dark' });
+}
+
 async function portalToken(page: Page): Promise<string> {
   const raw = await page.evaluate(() => sessionStorage.getItem('platform.portal.session'));
   return (JSON.parse(raw!) as { accessToken: string }).accessToken;
@@ -130,7 +138,7 @@ describe.each([
     await expectAccessible(page, 'organization, session ended');
   });
 
-  test('dark: a rename shows in the header and tab title at once; a bare 500 gives its request id', async () => {
+  test('dark and light: a rename shows in the header and tab title at once; a bare 500 gives its request id', async () => {
     const page = await signIn();
     await page.emulateMedia({ colorScheme: 'dark' });
     const before = await page.getByLabel('Organization name').inputValue();
@@ -143,6 +151,7 @@ describe.each([
     // At once: no reload, no other page visited.
     await expect(orgName.textContent()).resolves.toBe(`Hillside ${tag}`);
     await expect(page.title()).resolves.toBe(`Organization · Hillside ${tag} · Platform`);
+    await expectAccessibleDarkAndLight(page, 'organization, renamed');
 
     // A proxy's error page instead of a problem document: a sentence and the request id.
     await page.route('**/v1/organization', (route) =>
@@ -163,7 +172,7 @@ describe.each([
       `Something went wrong on the server (HTTP 500). Try again in a moment. If it keeps happening, quote the request id req_bare_${tag} to support.`,
     );
     await expect(orgName.textContent()).resolves.toBe(`Hillside ${tag}`);
-    await expectAccessible(page, 'organization, bare 500, dark');
+    await expectAccessibleDarkAndLight(page, 'organization, bare 500');
     await page.unroute('**/v1/organization');
 
     // Each page names its own tab.

@@ -15,6 +15,7 @@ import {
   allViolations,
   expectPortalBuilt,
 } from './browser';
+import { expectActionsOnScreen } from './product-checks';
 
 const EMAIL = 'admin@portal-school.test';
 const PASSWORD = 'correct horse battery staple';
@@ -297,6 +298,13 @@ describe('the portal in Chromium', () => {
     );
     await expectAccessible('OAuth app editor, refused');
     await screenshot(page, 'oauth-app-edit');
+    // On a phone, dark: the dialog and its reason still fit, with nothing to scroll sideways to.
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expectAccessible('OAuth app editor, refused, phone, dark');
+    await expectActionsOnScreen(page, 'OAuth app editor, phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
     await uris.fill('https://gradebook.school.test/return\nhttp://127.0.0.1:8080/cb');
     await editor.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('“Gradebook sync 2” saved.').waitFor();

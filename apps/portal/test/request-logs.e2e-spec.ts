@@ -2,12 +2,14 @@
  * The "Request logs" and "Usage" pages, in Chromium at 1280 and 375 pixels wide, against the
  * real server (SQLite; PostgreSQL with TEST_DATABASE_URL): an admin and a developer page through
  * their organization's API requests with the filters, the time range and the page in the URL
- * ("N of M"), open a request's detail (its path, never its query), switch the usage range and
- * see the charts with their text and table equivalents and the breakdowns; a viewer is told
+ * ("N of M"), open a request's detail (its path, never its query; its time, method, latency and
+ * the request id the API answered with), switch the usage range (hour, week, 30 days) and see
+ * the charts with their text and table equivalents and the breakdowns; a viewer is told
  * neither page is open to their role; axe-core finds no violation in any state, light or dark.
  */
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { portalToken } from './product-checks';
 import {
   allViolations,
   launchChromium,
@@ -75,6 +77,8 @@ describe.each([
   let organizationId = '';
   let sync: { token: string; id: string };
   let setupStarted = '';
+  /** The read of a missing student, as the API answered it. */
+  const missing = { requestId: '', before: 0, after: 0 };
   const adminEmail = `admin-${tag}@logs-school.test`;
   const developerEmail = `dev-${tag}@logs-school.test`;
   const viewerEmail = `viewer-${tag}@logs-school.test`;
@@ -106,9 +110,15 @@ describe.each([
     const call = (pathname: string) =>
       fetch(`${server.url}${pathname}?q=private-value`, {
         headers: { Authorization: `Bearer ${sync.token}` },
-      }).then((res) => res.text());
+      }).then(async (res) => {
+        await res.text();
+        return res.headers.get('x-request-id') ?? '';
+      });
     for (let i = 0; i < 26; i++) await call('/v1/students');
-    await call('/v1/students/stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+    missing.before = Date.now();
+    missing.requestId = await call('/v1/students/stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+    missing.after = Date.now();
+    expect(missing.requestId).not.toBe('');
   }, 120_000);
 
   afterAll(async () => {
@@ -126,7 +136,7 @@ describe.each([
       'GET /v1/students',
     );
     await expect(admin.locator('main').textContent()).resolves.not.toContain('private-value');
-    await expectAccessible(admin, 'request logs, page 2');
+    await expectAccessibleBothThemes(admin, 'request logs, page 2');
     await expectNoSidewaysScroll(admin, 'request logs, page 2');
 
     await admin.getByLabel('Status').selectOption('4xx');
@@ -149,6 +159,30 @@ describe.each([
     expect(shown).toContain(sync.id);
     expect(shown).not.toContain('private-value');
     expect(shown).not.toContain('?q=');
+    // Each fact is the request's: its method, when it was answered, the id the API answered with
+    // (X-Request-Id) and the latency the API recorded for it.
+    const facts = Object.fromEntries(
+      await detail
+        .locator('dl.rlog-fields dt')
+        .evaluateAll((dts) =>
+          dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent?.trim()]),
+        ),
+    ) as Record<string, string>;
+    expect(facts.Method).toBe('GET');
+    expect(facts['Request id']).toBe(missing.requestId);
+    const at = await detail.locator('dl.rlog-fields time').getAttribute('datetime');
+    expect(facts.Time).toContain(`(${at})`);
+    expect(Date.parse(at!)).toBeGreaterThanOrEqual(missing.before - 1000);
+    expect(Date.parse(at!)).toBeLessThanOrEqual(missing.after + 1000);
+    const recorded = (await fetch(
+      `${server.url}/v1/request_logs?credential_id=${sync.id}&status_class=4xx`,
+      { headers: { Authorization: `Bearer ${await portalToken(admin)}` } },
+    ).then((res) => res.json())) as {
+      data: { request_id: string; latency_ms: number; created_at: string }[];
+    };
+    expect(recorded.data.map((entry) => entry.request_id)).toEqual([missing.requestId]);
+    expect(recorded.data[0]!.created_at).toBe(at);
+    expect(facts.Latency).toBe(`${recorded.data[0]!.latency_ms.toFixed(1)} ms`);
     await expectAccessibleBothThemes(admin, 'request logs, detail');
     if (viewport.width === 375) await screenshot(admin, 'request-log-detail-phone');
     await admin.keyboard.press('Escape');
@@ -172,7 +206,7 @@ describe.each([
     await admin.goto(portal(`/request-logs?credential_id=${sync.id}&${since}`));
     await admin.getByText('Showing 1–25 of 27 requests').waitFor();
     await expect(admin.getByLabel('From').inputValue()).resolves.toMatch(/^\d{4}-\d\d-\d\dT/);
-    await expectAccessible(admin, 'request logs, time range');
+    await expectAccessibleBothThemes(admin, 'request logs, time range');
 
     // The portal's own calls are shown apart: only when asked for.
     const portalClient = 'oac_0000000000000000000000P0RT';
@@ -251,6 +285,42 @@ describe.each([
     await expectNoSidewaysScroll(admin, 'usage');
     if (viewport.width === 375) await screenshot(admin, 'usage-phone');
     else await screenshot(admin, 'usage');
+
+    // A week: hourly bins over the last 7 days, the table of the busy ones, still no sideways scroll.
+    const [weekAnswer] = await Promise.all([
+      admin.waitForResponse((res) => {
+        const url = new URL(res.url());
+        return url.pathname === '/v1/usage' && url.searchParams.get('range') === 'week';
+      }),
+      admin.getByRole('radio', { name: 'Week', exact: true }).check(),
+    ]);
+    const week = (await weekAnswer.json()) as { requests: Record<string, number | string>[] };
+    await admin.getByRole('img', { name: /^API requests, last 7 days by hour: / }).waitFor();
+    expect(new URL(admin.url()).searchParams.get('range')).toBe('week');
+    const starts = week.requests.map((bin) => Date.parse(String(bin.start)));
+    expect(starts.length).toBeGreaterThanOrEqual(7 * 24);
+    expect(starts.length).toBeLessThanOrEqual(7 * 24 + 1);
+    expect(starts.every((t, i) => i === 0 || t - starts[i - 1]! === 3_600_000)).toBe(true);
+    expect(Date.now() - starts[0]!).toBeLessThanOrEqual(7 * 86_400_000 + 3_600_000);
+    const weekSummary = (await summary.textContent()) ?? '';
+    expect(Number(/(\d+) success/.exec(weekSummary)?.[1])).toBeGreaterThanOrEqual(26);
+    expect(weekSummary).toContain('1 client error (4xx)');
+    await admin.getByText('API requests as a table').click();
+    await expect(table.locator('thead th').first().textContent()).resolves.toBe('Hour');
+    const busy = week.requests.filter((bin) =>
+      ['success', 'client_error', 'rate_limited', 'server_error'].some(
+        (key) => Number(bin[key]) > 0,
+      ),
+    );
+    await expect(table.locator('tbody tr').count()).resolves.toBe(busy.length);
+    const weekBox = await admin
+      .locator('#usage-requests-heading ~ .chart-box canvas')
+      .boundingBox();
+    expect(weekBox!.width).toBeGreaterThan(100);
+    expect(weekBox!.x + weekBox!.width).toBeLessThanOrEqual(viewport.width);
+    await expectNoSidewaysScroll(admin, 'usage, week');
+    await expectAccessible(admin, 'usage, week, tables open');
+
     await admin.goto(portal('/usage?range=30d'));
     await admin.getByRole('img', { name: /^API requests, last 30 days by day: / }).waitFor();
     await expect(admin.getByRole('radio', { name: '30 days' }).isChecked()).resolves.toBe(true);

@@ -84,6 +84,19 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
   });
 }
 
+/** Axe at 1280 and 375 pixels, light and dark; the page is left at 1280, light. */
+async function expectAccessibleEverywhere(page: Page, name: string): Promise<void> {
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: width === 1280 ? 900 : 800 });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await expectAccessible(page, `${name} (${width} px, ${colorScheme})`);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 /** Signs in through the server's OAuth page; resolves once the portal shows `pathname`. */
 async function signIn(page: Page, email: string, password: string, pathname = '/tokens') {
   await page.goto(portal(pathname));
@@ -233,6 +246,7 @@ describe('self-service in the portal', () => {
     await dialog.waitFor({ state: 'hidden' });
     await expect(roleSelect.inputValue()).resolves.toBe('developer');
     await expect(changeRole.isDisabled()).resolves.toBe(true);
+    await expectAccessibleEverywhere(admin, 'members, demotion cancelled');
 
     await roleSelect.selectOption('viewer');
     await changeRole.click();
@@ -374,6 +388,7 @@ describe('self-service in the portal', () => {
     // Typing the fix clears the error about the old value, before the form is sent again.
     await viewer.getByLabel('Current password').fill(MEMBER_PASSWORD);
     await expect(viewer.getByRole('alert').count()).resolves.toBe(0);
+    await expectAccessibleEverywhere(viewer, 'account, password error fixed');
     // So does fixing a mismatch.
     await viewer.getByLabel('New password again').fill(`${MEMBER_NEW_PASSWORD}!`);
     await viewer.getByRole('button', { name: 'Change password' }).click();

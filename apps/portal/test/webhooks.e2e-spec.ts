@@ -3,7 +3,8 @@
  * PostgreSQL with TEST_DATABASE_URL, Redis with TEST_REDIS_URL) and loopback receivers that
  * record every request: the list's health badge, 24-hour success rate and the warning before an
  * automatic disable; the endpoint page as a compact table of deliveries whose side panel shows
- * the headers the receiver got (signatures withheld) and redelivers. At 1280 and 375 px, light
+ * the headers the receiver got (signatures withheld), what a failing receiver answered, and
+ * redelivers. At 1280 and 375 px, light
  * and dark, axe-core finding nothing.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -223,7 +224,7 @@ describe.each([
     await expect(panel.count()).resolves.toBe(0);
   });
 
-  test('the failing endpoint page warns, and the page says Failing in dark too', async () => {
+  test('the failing endpoint page warns, says Failing in dark too, and its delivery shows the answer', async () => {
     await page.goto(portal(`/webhooks/${brokenId}`));
     await page.locator('.hook-summary .hook-badge', { hasText: 'Failing' }).waitFor();
     await page.locator('.hook-summary .hook-warning').waitFor();
@@ -242,5 +243,22 @@ describe.each([
       await expectAccessible(page, `failing endpoint (${scheme}, ${viewport.width})`);
     }
     await page.emulateMedia({ colorScheme: 'light' });
+
+    // Its delivery's panel: each attempt's status and the start of what the receiver answered.
+    await page.locator('table.hook-deliveries tbody tr').first().click();
+    const panel = page.getByRole('dialog', { name: /^Delivery msg_/ });
+    await panel.waitFor();
+    const attempts = panel.locator('.hook-attempt');
+    await expect(attempts.count()).resolves.toBe(2);
+    await expect(attempts.locator('.hook-code').allTextContents()).resolves.toEqual(['503', '503']);
+    await expect(
+      panel
+        .getByRole('heading', { level: 4, name: 'Response' })
+        .evaluateAll((headings) => headings.map((h) => h.nextElementSibling?.textContent)),
+    ).resolves.toEqual(['down for maintenance', 'down for maintenance']);
+    await expectNoSidewaysScroll(page, 'failing delivery panel');
+    await expectAccessible(page, `failing delivery panel (${viewport.width})`);
+    await panel.getByRole('button', { name: 'Close' }).click();
+    await expect(panel.count()).resolves.toBe(0);
   });
 });
