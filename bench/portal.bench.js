@@ -61,6 +61,11 @@ const PAGES = [
   { name: 'request logs', nav: 'Request logs' },
   { name: 'audit log', nav: 'Audit log' },
   { name: 'tokens', nav: 'Tokens' },
+  { name: 'oauth apps', nav: 'OAuth apps' },
+  { name: 'members', nav: 'Members' },
+  { name: 'exports', nav: 'Exports' },
+  { name: 'organization', nav: 'Organization' },
+  { name: 'account', nav: 'Account' },
 ];
 
 const log = (message = '') => process.stdout.write(`${message}\n`);
