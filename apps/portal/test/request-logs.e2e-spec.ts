@@ -8,7 +8,7 @@
  * neither page is open to their role; axe-core finds no violation in any state, light or dark.
  */
 import { startTestServer, type TestServer } from '@platform/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { portalToken } from './product-checks';
 import {
   allViolations,
@@ -125,6 +125,33 @@ describe.each([
     for (const context of contexts) await context.close();
   });
 
+  /** The detail's facts are the request's: its method, when it was answered, the id the API
+   * answered with (X-Request-Id) and the latency the API recorded for it. */
+  async function expectFactsOfTheMissingRequest(admin: Page, detail: Locator) {
+    const facts = Object.fromEntries(
+      await detail
+        .locator('dl.rlog-fields dt')
+        .evaluateAll((dts) =>
+          dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent?.trim()]),
+        ),
+    ) as Record<string, string>;
+    expect(facts.Method).toBe('GET');
+    expect(facts['Request id']).toBe(missing.requestId);
+    const at = await detail.locator('dl.rlog-fields time').getAttribute('datetime');
+    expect(facts.Time).toContain(`(${at})`);
+    expect(Date.parse(at!)).toBeGreaterThanOrEqual(missing.before - 1000);
+    expect(Date.parse(at!)).toBeLessThanOrEqual(missing.after + 1000);
+    const recorded = (await fetch(
+      `${server.url}/v1/request_logs?credential_id=${sync.id}&status_class=4xx`,
+      { headers: { Authorization: `Bearer ${await portalToken(admin)}` } },
+    ).then((res) => res.json())) as {
+      data: { request_id: string; latency_ms: number; created_at: string }[];
+    };
+    expect(recorded.data.map((entry) => entry.request_id)).toEqual([missing.requestId]);
+    expect(recorded.data[0]!.created_at).toBe(at);
+    expect(facts.Latency).toBe(`${recorded.data[0]!.latency_ms.toFixed(1)} ms`);
+  }
+
   test('an admin pages through a token\'s requests with "N of M", filters in the URL, and no query values shown', async () => {
     const admin = await signIn(adminEmail, '/request-logs');
     await admin.goto(portal(`/request-logs?credential_id=${sync.id}&page=2`));
@@ -159,30 +186,7 @@ describe.each([
     expect(shown).toContain(sync.id);
     expect(shown).not.toContain('private-value');
     expect(shown).not.toContain('?q=');
-    // Each fact is the request's: its method, when it was answered, the id the API answered with
-    // (X-Request-Id) and the latency the API recorded for it.
-    const facts = Object.fromEntries(
-      await detail
-        .locator('dl.rlog-fields dt')
-        .evaluateAll((dts) =>
-          dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent?.trim()]),
-        ),
-    ) as Record<string, string>;
-    expect(facts.Method).toBe('GET');
-    expect(facts['Request id']).toBe(missing.requestId);
-    const at = await detail.locator('dl.rlog-fields time').getAttribute('datetime');
-    expect(facts.Time).toContain(`(${at})`);
-    expect(Date.parse(at!)).toBeGreaterThanOrEqual(missing.before - 1000);
-    expect(Date.parse(at!)).toBeLessThanOrEqual(missing.after + 1000);
-    const recorded = (await fetch(
-      `${server.url}/v1/request_logs?credential_id=${sync.id}&status_class=4xx`,
-      { headers: { Authorization: `Bearer ${await portalToken(admin)}` } },
-    ).then((res) => res.json())) as {
-      data: { request_id: string; latency_ms: number; created_at: string }[];
-    };
-    expect(recorded.data.map((entry) => entry.request_id)).toEqual([missing.requestId]);
-    expect(recorded.data[0]!.created_at).toBe(at);
-    expect(facts.Latency).toBe(`${recorded.data[0]!.latency_ms.toFixed(1)} ms`);
+    await expectFactsOfTheMissingRequest(admin, detail);
     await expectAccessibleBothThemes(admin, 'request logs, detail');
     if (viewport.width === 375) await screenshot(admin, 'request-log-detail-phone');
     await admin.keyboard.press('Escape');
@@ -236,6 +240,43 @@ describe.each([
     await expectAccessible(viewer, 'request logs (viewer): no access');
   });
 
+  /** A week: hourly bins over the last 7 days, the table of the busy ones, no sideways scroll. */
+  async function expectTheWeek(admin: Page, summary: Locator, table: Locator) {
+    const [weekAnswer] = await Promise.all([
+      admin.waitForResponse((res) => {
+        const url = new URL(res.url());
+        return url.pathname === '/v1/usage' && url.searchParams.get('range') === 'week';
+      }),
+      admin.getByRole('radio', { name: 'Week', exact: true }).check(),
+    ]);
+    const week = (await weekAnswer.json()) as { requests: Record<string, number | string>[] };
+    await admin.getByRole('img', { name: /^API requests, last 7 days by hour: / }).waitFor();
+    expect(new URL(admin.url()).searchParams.get('range')).toBe('week');
+    const starts = week.requests.map((bin) => Date.parse(String(bin.start)));
+    expect(starts.length).toBeGreaterThanOrEqual(7 * 24);
+    expect(starts.length).toBeLessThanOrEqual(7 * 24 + 1);
+    expect(starts.every((t, i) => i === 0 || t - starts[i - 1]! === 3_600_000)).toBe(true);
+    expect(Date.now() - starts[0]!).toBeLessThanOrEqual(7 * 86_400_000 + 3_600_000);
+    const weekSummary = (await summary.textContent()) ?? '';
+    expect(Number(/(\d+) success/.exec(weekSummary)?.[1])).toBeGreaterThanOrEqual(26);
+    expect(weekSummary).toContain('1 client error (4xx)');
+    await admin.getByText('API requests as a table').click();
+    await expect(table.locator('thead th').first().textContent()).resolves.toBe('Hour');
+    const busy = week.requests.filter((bin) =>
+      ['success', 'client_error', 'rate_limited', 'server_error'].some(
+        (key) => Number(bin[key]) > 0,
+      ),
+    );
+    await expect(table.locator('tbody tr').count()).resolves.toBe(busy.length);
+    const weekBox = await admin
+      .locator('#usage-requests-heading ~ .chart-box canvas')
+      .boundingBox();
+    expect(weekBox!.width).toBeGreaterThan(100);
+    expect(weekBox!.x + weekBox!.width).toBeLessThanOrEqual(viewport.width);
+    await expectNoSidewaysScroll(admin, 'usage, week');
+    await expectAccessible(admin, 'usage, week, tables open');
+  }
+
   test('usage: a range picker in the URL, charts with summaries and tables, breakdowns by token, route and status', async () => {
     const admin = await signIn(adminEmail, '/usage');
     await admin.getByRole('heading', { level: 2, name: 'API requests' }).waitFor();
@@ -286,40 +327,7 @@ describe.each([
     if (viewport.width === 375) await screenshot(admin, 'usage-phone');
     else await screenshot(admin, 'usage');
 
-    // A week: hourly bins over the last 7 days, the table of the busy ones, still no sideways scroll.
-    const [weekAnswer] = await Promise.all([
-      admin.waitForResponse((res) => {
-        const url = new URL(res.url());
-        return url.pathname === '/v1/usage' && url.searchParams.get('range') === 'week';
-      }),
-      admin.getByRole('radio', { name: 'Week', exact: true }).check(),
-    ]);
-    const week = (await weekAnswer.json()) as { requests: Record<string, number | string>[] };
-    await admin.getByRole('img', { name: /^API requests, last 7 days by hour: / }).waitFor();
-    expect(new URL(admin.url()).searchParams.get('range')).toBe('week');
-    const starts = week.requests.map((bin) => Date.parse(String(bin.start)));
-    expect(starts.length).toBeGreaterThanOrEqual(7 * 24);
-    expect(starts.length).toBeLessThanOrEqual(7 * 24 + 1);
-    expect(starts.every((t, i) => i === 0 || t - starts[i - 1]! === 3_600_000)).toBe(true);
-    expect(Date.now() - starts[0]!).toBeLessThanOrEqual(7 * 86_400_000 + 3_600_000);
-    const weekSummary = (await summary.textContent()) ?? '';
-    expect(Number(/(\d+) success/.exec(weekSummary)?.[1])).toBeGreaterThanOrEqual(26);
-    expect(weekSummary).toContain('1 client error (4xx)');
-    await admin.getByText('API requests as a table').click();
-    await expect(table.locator('thead th').first().textContent()).resolves.toBe('Hour');
-    const busy = week.requests.filter((bin) =>
-      ['success', 'client_error', 'rate_limited', 'server_error'].some(
-        (key) => Number(bin[key]) > 0,
-      ),
-    );
-    await expect(table.locator('tbody tr').count()).resolves.toBe(busy.length);
-    const weekBox = await admin
-      .locator('#usage-requests-heading ~ .chart-box canvas')
-      .boundingBox();
-    expect(weekBox!.width).toBeGreaterThan(100);
-    expect(weekBox!.x + weekBox!.width).toBeLessThanOrEqual(viewport.width);
-    await expectNoSidewaysScroll(admin, 'usage, week');
-    await expectAccessible(admin, 'usage, week, tables open');
+    await expectTheWeek(admin, summary, table);
 
     await admin.goto(portal('/usage?range=30d'));
     await admin.getByRole('img', { name: /^API requests, last 30 days by day: / }).waitFor();
