@@ -90,10 +90,10 @@ for (const sdk of [esm, cjs]) {
   assert.equal(new URL(request.url).searchParams.get('code_challenge_method'), 'S256');
 }
 
-// The platform-listen command (dist/listen.js): it reads the newest position, follows the feed
+// The platform-listen command (dist/listen.js): it reads the newest cursor, follows the feed
 // and POSTs the change signed with --secret, which the verifier accepts; SIGINT stops it (exit 0).
 const secret = signed.secrets[0];
-const change = { ...JSON.parse(body), position: 8 };
+const change = { ...JSON.parse(body), position: 8, cursor: '8.AAAAAAAAAA' };
 let delivered;
 const api = createServer((req, res) => {
   const chunks = [];
@@ -103,10 +103,11 @@ const api = createServer((req, res) => {
     const json = (value) =>
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     if (url.pathname === '/v1/events')
-      return json({ object: 'list', data: [{ ...change, position: 7 }] });
+      return json({ object: 'list', data: [{ ...change, position: 7, cursor: '7.AAAAAAAAAA' }] });
     if (url.pathname === '/v1/changes') {
       const after = url.searchParams.get('after');
-      if (after === '7') return json({ data: [change], next_cursor: '8', has_more: false });
+      if (after === '7.AAAAAAAAAA')
+        return json({ data: [change], next_cursor: change.cursor, has_more: false });
       return setTimeout(() => json({ data: [], next_cursor: after, has_more: false }), 200);
     }
     delivered = { body: Buffer.concat(chunks).toString('utf8'), headers: req.headers };
