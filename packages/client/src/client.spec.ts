@@ -1,7 +1,12 @@
 /**
  * The SDK against the real server (SQLite, or PostgreSQL when TEST_DATABASE_URL is set).
  */
-import { startTestServer, type Student, type TestServer } from '@platform/server/testing';
+import {
+  demoStudents,
+  startTestServer,
+  type Student,
+  type TestServer,
+} from '@platform/server/testing';
 import {
   createClient,
   PlatformApiError,
@@ -76,7 +81,7 @@ describe('createClient against the real server', () => {
         total_exact: true,
       });
       expect(page.links.prev).toContain('page=1');
-      expect(page.links.next).toContain('page=3');
+      expect(new URL(page.links.next!).searchParams.get('cursor')).toMatch(/^[\w-]+\.[\w-]{10}$/);
     });
 
     it('accepts ts-rest request args as well as the bare query', async () => {
@@ -129,15 +134,39 @@ describe('createClient against the real server', () => {
       expect(new Set(seen).size).toBe(STUDENT_COUNT);
       expect([...seen].sort()).toEqual(students.map((s) => s.id).sort());
       expect(counter.requests).toHaveLength(6);
-      // The first page is the list call itself (the server's page 1); then page=2, 3, …
-      expect(counter.requests.map((url) => new URL(url).searchParams.get('page'))).toEqual([
-        null,
-        '2',
-        '3',
-        '4',
-        '5',
-        '6',
+      // The first page is the list call itself (the server's page 1); then each next page is
+      // links.next's cursor, never a page number.
+      const params = counter.requests.map((url) => new URL(url).searchParams);
+      expect(params.map((p) => p.get('page'))).toEqual([null, null, null, null, null, null]);
+      expect(params.map((p) => p.get('cursor') !== null)).toEqual([
+        false,
+        true,
+        true,
+        true,
+        true,
+        true,
       ]);
+    });
+
+    it('neither repeats nor skips a student when one is created during the walk', async () => {
+      // An organization of its own: the others' counts stay as they are.
+      const org = await server.createOrganization();
+      const own = (await server.createToken(org.id, ['students:read'])).token;
+      const before = await server.insertStudents(org.id, 30);
+      const seen: string[] = [];
+      for await (const student of client({ token: own }).students.listAll({ per_page: 10 })) {
+        seen.push(student.id);
+        // Newest first: the new student sorts before the walk's position, as a page number
+        // would count it, moving the next page back by one.
+        if (seen.length === 10) {
+          const [late] = demoStudents(org.id, 1);
+          const newest = new Date(Date.now() + 60_000);
+          await server.insertStudents(org.id, [
+            { ...late!, studentNumber: 'LATE-1', createdAt: newest, updatedAt: newest },
+          ]);
+        }
+      }
+      expect([...seen].sort()).toEqual(before.map((s) => s.id).sort());
     });
 
     it('keeps filters and sort on every page', async () => {

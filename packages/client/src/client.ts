@@ -145,8 +145,8 @@ export function buildClient(
         const raw = call(args, callOptions);
         if (!route.list) return new PlatformPromise(raw);
         return new PagePromise(raw as Promise<RawResponse<ListBody>>, () =>
-          walkPages(raw as Promise<RawResponse<ListBody>>, (page) =>
-            call(nextPageArgs(args, queryOnly, page), callOptions),
+          walkPages(raw as Promise<RawResponse<ListBody>>, (next) =>
+            call(nextPageArgs(args, queryOnly, next), callOptions),
           ),
         );
       };
@@ -240,17 +240,24 @@ function withPageSize(query: Record<string, unknown> | undefined): Record<string
   return query?.per_page === undefined ? { ...query, per_page: MAX_PER_PAGE } : query;
 }
 
-/** Every item of the first page (already requested) and of each following page, fetched lazily. */
+/**
+ * Every item of the first page (already requested) and of each following page, fetched lazily:
+ * each next page is the cursor `links.next` carries, so records created or deleted during the
+ * walk never make it skip or repeat one (a server that sends no cursor is paged by number).
+ */
 async function* walkPages(
   first: Promise<RawResponse<ListBody>>,
-  fetchPage: (page: number) => Promise<RawResponse<unknown>>,
+  fetchPage: (next: { cursor: string } | { page: number }) => Promise<RawResponse<unknown>>,
 ): AsyncIterableIterator<unknown> {
   let body = (await first).data;
   for (;;) {
     yield* body.data;
-    const page = body.meta.page;
-    if (body.data.length === 0 || body.links.next === null || page >= body.meta.total_pages) return;
-    body = (await fetchPage(page + 1)).data as ListBody;
+    if (body.data.length === 0 || body.links.next === null) return;
+    // Absolute by the contract; read leniently, as a relative link would be.
+    const cursor = new URL(body.links.next, 'http://next.invalid').searchParams.get('cursor');
+    if (cursor === null && body.meta.page >= body.meta.total_pages) return;
+    const next = cursor === null ? { page: body.meta.page + 1 } : { cursor };
+    body = (await fetchPage(next)).data as ListBody;
   }
 }
 

@@ -10,12 +10,21 @@ const REQUEST_OPTION_KEYS = new Set(['maxRetries', 'timeoutMs', 'idempotencyKey'
 /** The keys of a request-args object; a bare query (collections only) has none of them. */
 const REQUEST_ARG_KEYS = new Set(['query', 'params', 'body', 'extraHeaders', 'fetchOptions']);
 
-/** The args of the list call for another page: the same, with `page` changed. */
-export function nextPageArgs(args: unknown, queryOnly: boolean, page: number): unknown {
+/** The args of the list call for the next page: the same, with its cursor (or number) as the page. */
+export function nextPageArgs(
+  args: unknown,
+  queryOnly: boolean,
+  next: { cursor: string } | { page: number },
+): unknown {
   const record = (args ?? {}) as Record<string, unknown>;
   const isArgs = !queryOnly || Object.keys(record).some((key) => REQUEST_ARG_KEYS.has(key));
-  if (!isArgs) return { ...record, page };
-  return { ...record, query: { ...(record.query as Record<string, unknown> | undefined), page } };
+  // The caller's query, with the next page's cursor (or number) in place of theirs.
+  const paged = (query: Record<string, unknown> | undefined) => {
+    const { page: _page, cursor: _cursor, ...rest } = query ?? {};
+    return { ...rest, ...next };
+  };
+  if (!isArgs) return paged(record);
+  return { ...record, query: paged(record.query as Record<string, unknown> | undefined) };
 }
 
 /** What a call sends besides its route: path parameters, query, body, headers, fetch options. */

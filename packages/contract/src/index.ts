@@ -13,6 +13,7 @@ export * from './exams';
 export * from './exports';
 export * from './ids';
 export * from './list';
+export * from './list-cursor';
 export * from './members';
 export * from './oauth';
 export * from './operation';

@@ -5,6 +5,7 @@
  */
 import { dateTimeInput } from './date-time';
 import { ID_PREFIXES, type IdKind, idPattern } from './ids';
+import { decodeListCursor, LIST_CURSOR_MAX_LENGTH, type ListCursor, sortText } from './list-cursor';
 import { z } from './zod-openapi';
 
 export const LIST_DEFAULTS = { page: 1, perPage: 25, maxPerPage: 100, maxPage: 1_000_000 } as const;
@@ -81,6 +82,11 @@ export interface ListQuery<SortField extends string = string> {
   sort: { field: SortField; direction: SortDirection }[];
   conditions: ListCondition[];
   q?: string;
+  /**
+   * A `cursor`: the page starts after this row of the order (keyset), and `page` is the page
+   * number the cursor opens. Its tag is the server's to check.
+   */
+  after?: ListCursor;
 }
 
 const DEFAULT_RANGES = { created_at: 'datetime', updated_at: 'datetime' } as const;
@@ -271,6 +277,7 @@ export type SortInput<S extends string> = SortKey<S> | `${SortKey<S>},${string}`
 
 type BaseShape<S extends string> = {
   page: z.ZodOptional<z.ZodType<number, z.ZodTypeDef, number>>;
+  cursor: z.ZodOptional<z.ZodType<string, z.ZodTypeDef, string>>;
   per_page: z.ZodOptional<z.ZodType<number, z.ZodTypeDef, number>>;
   sort: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, SortInput<S>>>;
   updated_since: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, string>>;
@@ -336,9 +343,22 @@ export function listQuery<
   const ranges: Record<string, RangeKind> = { ...DEFAULT_RANGES, ...spec.ranges };
   const sortable = [...new Set<string>([...(spec.sort ?? []), 'created_at', 'updated_at'])];
   const shape: Record<string, z.ZodTypeAny> = {
-    page: integerParam('page', 1, LIST_DEFAULTS.maxPage)
+    page: integerParam('page', 1, LIST_DEFAULTS.maxPage).optional().openapi({
+      description:
+        '1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.',
+      default: LIST_DEFAULTS.page,
+    }),
+    cursor: z
+      .string()
+      .max(
+        LIST_CURSOR_MAX_LENGTH,
+        'cursor is not a list cursor: pass the cursor from links.next as it is',
+      )
       .optional()
-      .openapi({ description: '1-based page number.', default: LIST_DEFAULTS.page }),
+      .openapi({
+        description:
+          'Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.',
+      }),
     per_page: integerParam('per_page', 1, LIST_DEFAULTS.maxPerPage)
       .optional()
       .openapi({
@@ -378,7 +398,7 @@ export function listQuery<
   const schema = z
     .object(shape)
     .strict()
-    .transform((raw: Record<string, unknown>): ListQuery<S | DefaultSortField> => {
+    .transform((raw: Record<string, unknown>, ctx): ListQuery<S | DefaultSortField> => {
       const conditions: ListCondition[] = [];
       for (const field of filterNames) {
         const values = raw[field] as (string | number)[] | undefined;
@@ -393,18 +413,43 @@ export function listQuery<
       if (raw.updated_since) {
         conditions.push({ field: 'updated_at', op: 'gte', value: raw.updated_since as Date });
       }
+      const sort = (raw.sort as ListQuery<S | DefaultSortField>['sort'] | undefined) ?? [
+        { field: 'created_at', direction: 'desc' },
+      ];
+      const after = raw.cursor === undefined ? undefined : cursorOf(raw, sort, ctx);
+      if (after === null) return z.NEVER;
       return {
-        page: (raw.page as number | undefined) ?? LIST_DEFAULTS.page,
+        page: after?.page ?? (raw.page as number | undefined) ?? LIST_DEFAULTS.page,
         per_page: (raw.per_page as number | undefined) ?? LIST_DEFAULTS.perPage,
-        sort: (raw.sort as ListQuery<S | DefaultSortField>['sort'] | undefined) ?? [
-          { field: 'created_at', direction: 'desc' },
-        ],
+        sort,
         conditions,
         ...(raw.q !== undefined && { q: raw.q as string }),
+        ...(after && { after }),
       };
     }) as unknown as ListQuerySchema<F, R, S>;
   specs.set(schema, { ...spec, ranges, sort: sortable });
   return schema;
+}
+
+/** A request's `cursor` decoded, or null after adding the issue that names what is wrong. */
+function cursorOf(
+  raw: Record<string, unknown>,
+  sort: ListQuery['sort'],
+  ctx: z.RefinementCtx,
+): ListCursor | null {
+  const refuse = (message: string) => {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['cursor'], message });
+    return null;
+  };
+  if (raw.page !== undefined)
+    return refuse('page and cursor cannot be used together: a cursor names its own page');
+  const cursor = decodeListCursor(raw.cursor as string);
+  if (typeof cursor === 'string') return refuse(cursor);
+  if (cursor.values.length !== sort.length || cursor.sort !== sortText(sort))
+    return refuse(
+      `cursor was made for sort=${cursor.sort}: repeat that sort, or start again without a cursor`,
+    );
+  return cursor;
 }
 
 export const PageMetaSchema = z

@@ -40,6 +40,7 @@ final class ExamsService
      *
      * @param array{
      *     page?: int,
+     *     cursor?: string,
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,

@@ -86,6 +86,7 @@ final class ExportsRawService
      *
      * @param array{
      *     page?: int,
+     *     cursor?: string,
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,

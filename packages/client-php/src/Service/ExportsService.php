@@ -83,6 +83,7 @@ final class ExportsService
      *
      * @param array{
      *     page?: int,
+     *     cursor?: string,
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,

@@ -44,6 +44,7 @@ final class InvitationsService
      *
      * @param array{
      *     page?: int,
+     *     cursor?: string,
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,

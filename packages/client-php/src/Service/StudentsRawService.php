@@ -41,6 +41,7 @@ final class StudentsRawService
      *
      * @param array{
      *     page?: int,
+     *     cursor?: string,
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,

@@ -44,6 +44,7 @@ final class WebhookEndpointsRawService
      *
      * @param array{
      *     page?: int,
+     *     cursor?: string,
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
@@ -370,6 +371,7 @@ final class WebhookEndpointsRawService
      * @param string $id
      * @param array{
      *     page?: int,
+     *     cursor?: string,
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,

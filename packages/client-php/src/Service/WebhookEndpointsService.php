@@ -46,6 +46,7 @@ final class WebhookEndpointsService
      *
      * @param array{
      *     page?: int,
+     *     cursor?: string,
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,
@@ -289,6 +290,7 @@ final class WebhookEndpointsService
      * @param string $id
      * @param array{
      *     page?: int,
+     *     cursor?: string,
      *     per_page?: int,
      *     sort?: string,
      *     updated_since?: string|\DateTimeInterface,

@@ -1,10 +1,11 @@
-import type { ListQuery } from '@platform/contract';
+import { type ListQuery, sortText } from '@platform/contract';
 import type { ObjectLiteral, Repository } from 'typeorm';
 import { listFieldsFor } from './list-fields';
 import { indexedSearch, ListSql, TOTAL_COLUMN } from './list-sql';
 import { type CompiledSql, quoteIdentifier, Sql } from '../../database/sql';
 import { isSearchTimeout } from '../../database/search-functions';
 import { searchTimedOut } from './search-budget';
+import { checkListCursor, encodeListCursor } from './list-cursor';
 import {
   type ComputedFilter,
   type ListFields,
@@ -85,6 +86,7 @@ export class ListCollection<T extends ObjectLiteral> {
     query: ListQuery,
     options?: ListOptions,
   ): Promise<{ rows: T[]; total: PageTotal }> {
+    if (query.after) checkListCursor(organizationId, this.repo.metadata.tableName, query.after);
     const searching = this.listSql.isSearch(query);
     // A programming error: a collection with searchable fields must pass its budget.
     if (searching && !options) throw new Error('a searchable list needs ListOptions');
@@ -152,10 +154,37 @@ export class ListCollection<T extends ObjectLiteral> {
       if (searching && isSearchTimeout(error)) throw searchTimedOut(budgetMs);
       throw error;
     }
+    const rows = pageRows.map((row) => this.hydrate(row));
+    return { rows, total: this.total(organizationId, query, count, counted, rows) };
+  }
+
+  /**
+   * `meta.total` and the cursor of the next page. Under a cursor a counted total is the pages
+   * before it at `per_page` each and the matches counted after it: not exact, since the records
+   * before the cursor are not counted again (that would cost what OFFSET does).
+   */
+  private total(
+    organizationId: string,
+    query: ListQuery,
+    count: ListStatements['count'],
+    counted: { total: number | string }[],
+    rows: T[],
+  ): PageTotal {
     const n = Number(counted[0]?.total ?? 0);
+    const last = rows.length === query.per_page ? rows.at(-1) : undefined;
+    const nextCursor =
+      last &&
+      encodeListCursor(organizationId, this.repo.metadata.tableName, {
+        page: query.page + 1,
+        sort: sortText(query.sort),
+        values: this.listSql.sortKeysOf(query, last),
+        id: String((last as { id?: unknown }).id),
+      });
+    const before = query.after && !count.tallied ? (query.page - 1) * query.per_page : 0;
     return {
-      rows: pageRows.map((row) => this.hydrate(row)),
-      total: { count: n, exact: count.tallied || n < Number(count.params.cap) },
+      count: before + n,
+      exact: count.tallied || (!query.after && n < Number(count.params.cap)),
+      ...(nextCursor && { nextCursor }),
     };
   }
 

@@ -4,6 +4,7 @@
  * when the owning service is built. `ListCollection` (find-page.ts) runs them.
  */
 import {
+  type CursorValue,
   type ListCondition,
   type ListQuery,
   type RangeOperator,
@@ -13,6 +14,7 @@ import type { ObjectLiteral, Repository } from 'typeorm';
 import { LIST_TALLIES, talliedFields, WHOLE_COLLECTION } from '../../database/list-tallies';
 import { SEARCH_DEADLINE_FUNCTION, SEARCH_FOLD_FUNCTION } from '../../database/search-functions';
 import { quoteIdentifier, type Sql } from '../../database/sql';
+import { badListCursor, cursorValue } from './list-cursor';
 import {
   type ComputedFilter,
   type ListFields,
@@ -124,7 +126,8 @@ export class ListSql<T extends ObjectLiteral> {
     const { from, where, params } = clauses;
     const order = this.order(query);
 
-    const offset = (query.page - 1) * query.per_page;
+    // A cursor's page starts after its row (the keyset predicate in clauses), not at an offset.
+    const offset = query.after ? 0 : (query.page - 1) * query.per_page;
     // The count reads at most `cap` matches: past that, the total is a lower bound (PageTotal).
     // A search counts less far past the page than a list (SEARCH_COUNT_AHEAD).
     const ahead = searching ? this.searchCountAhead : this.totalCountAhead;
@@ -215,6 +218,7 @@ export class ListSql<T extends ObjectLiteral> {
     const filters = [
       `${this.organization} = :organizationId`,
       ...query.conditions.map((condition, index) => this.predicate(condition, `c${index}`, params)),
+      ...(query.after ? [this.keyset(query, params)] : []),
     ];
     clauses.push(...filters.slice(1));
     if (scanned) {
@@ -247,6 +251,56 @@ export class ListSql<T extends ObjectLiteral> {
       ),
       `${this.table}."id" ${lastDirection}`,
     ].join(', ');
+  }
+
+  /**
+   * A cursor's keyset predicate: the rows after the cursor's row in the list's order (its sort
+   * keys, then id), as one OR per key: `k1 after v1 OR (k1 = v1 AND k2 after v2) OR …`. NULLs sort
+   * first on SQLite and last on PostgreSQL, as the ORDER BY reads them. A leading `k1 >= v1` (or
+   * `<=`), implied by the OR wherever no NULL can follow v1, lets the (organization_id, k1, id)
+   * index start at the cursor, so the last page costs what the first does.
+   */
+  private keyset(query: ListQuery, params: Record<string, unknown>): string {
+    const after = query.after!;
+    const lastDesc = query.sort.at(-1)?.direction !== 'asc';
+    const keys = [
+      ...query.sort.map((key) => ({ field: key.field, desc: key.direction === 'desc' })),
+      { field: 'id', desc: lastDesc },
+    ];
+    const values = [...after.values, after.id];
+    const nullsLargest = this.sql.dialect === 'postgres';
+    const target = this.repo.metadata.target;
+    const terms = keys.map((key, i): { equal: string; later?: string; bound?: string } => {
+      const property = key.field === 'id' ? 'id' : (this.columns.get(key.field)?.property ?? '');
+      const column = key.field === 'id' ? `${this.table}."id"` : this.column(key.field);
+      const metadata = this.repo.metadata.findColumnWithPropertyName(property);
+      const value = cursorKey(values[i] ?? null, metadata);
+      const nullable = metadata?.isNullable === true;
+      // Whether NULLs come after every value in this key's direction.
+      const nullsAfter = nullsLargest !== key.desc;
+      if (value === null)
+        return {
+          equal: `${column} IS NULL`,
+          later: nullsAfter ? undefined : `${column} IS NOT NULL`,
+        };
+      params[`k${i}`] = this.sql.bind(target, property, value);
+      const op = key.desc ? '<' : '>';
+      const strictly = `${column} ${op} :k${i}`;
+      return {
+        equal: `${column} = :k${i}`,
+        later: nullable && nullsAfter ? `(${strictly} OR ${column} IS NULL)` : strictly,
+        bound: nullable && nullsAfter ? undefined : `${column} ${op}= :k${i}`,
+      };
+    });
+    const branches = terms.flatMap((term, i) =>
+      term.later === undefined
+        ? []
+        : [[...terms.slice(0, i).map((t) => t.equal), term.later].join(' AND ')],
+    );
+    // Only a NULL id could leave no branch; ids are never NULL.
+    const predicate = `(${branches.map((branch) => `(${branch})`).join(' OR ')})`;
+    const bound = terms[0]?.bound;
+    return bound ? `${bound} AND ${predicate}` : predicate;
   }
 
   /** The rows of the ids a SQLite search selects, read by id, in the list's order. */
@@ -292,12 +346,14 @@ export class ListSql<T extends ObjectLiteral> {
       ),
       params: {
         organizationId,
-        ...Object.fromEntries(Object.entries(params).filter(([k]) => /^c\d+(?:_\d+)?$/.test(k))),
+        ...Object.fromEntries(
+          Object.entries(params).filter(([k]) => /^(?:c\d+(?:_\d+)?|k\d+)$/.test(k)),
+        ),
         needle: (query.q ?? '').toLowerCase(),
         deadline: searchDeadline,
         window: SEARCH_WALK_ROWS,
         limit: query.per_page,
-        offset: (query.page - 1) * query.per_page,
+        offset: query.after ? 0 : (query.page - 1) * query.per_page,
       },
     };
   }
@@ -326,6 +382,13 @@ export class ListSql<T extends ObjectLiteral> {
       params: { organizationId, collection: this.tableName, ...key },
       tallied: true,
     };
+  }
+
+  /** A row's value of each of the query's sort keys, as a cursor carries them. */
+  sortKeysOf(query: ListQuery, row: T): CursorValue[] {
+    return query.sort.map((key) =>
+      cursorValue((row as Record<string, unknown>)[this.columns.get(key.field)?.property ?? '']),
+    );
   }
 
   isSearch(query: ListQuery): boolean {
@@ -360,6 +423,33 @@ export class ListSql<T extends ObjectLiteral> {
     params[name] = this.sql.bind(this.repo.metadata.target, property, condition.value);
     return `${this.column(condition.field)} ${RANGE_SQL[condition.op]} :${name}`;
   }
+}
+
+const NUMERIC_TYPES = new Set<unknown>([Number, 'integer', 'int', 'bigint', 'real', 'numeric']);
+const TIMESTAMP_TYPES = new Set<unknown>([Date, 'datetime', 'timestamptz', 'timestamp']);
+
+/**
+ * A cursor's key value as its column takes it (a timestamp as a Date), or the 400 naming
+ * `query.cursor` when it cannot be one of the column's values.
+ */
+function cursorKey(
+  value: string | number | null,
+  column: { type: unknown; isNullable: boolean } | undefined,
+): string | number | Date | null {
+  const refuse = () =>
+    badListCursor('cursor is not a cursor of this list: pass the cursor from links.next');
+  if (!column) throw refuse();
+  if (value === null) {
+    if (!column.isNullable) throw refuse();
+    return null;
+  }
+  if (TIMESTAMP_TYPES.has(column.type)) {
+    const date = typeof value === 'string' ? new Date(value) : undefined;
+    if (!date || Number.isNaN(date.getTime()) || date.toISOString() !== value) throw refuse();
+    return date;
+  }
+  if (typeof value !== (NUMERIC_TYPES.has(column.type) ? 'number' : 'string')) throw refuse();
+  return value;
 }
 
 /** A `q` long enough for the trigram indexes (SEARCH_LENGTH.indexed code points). */

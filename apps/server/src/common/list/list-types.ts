@@ -114,4 +114,6 @@ export const SEARCH_WALK_ROWS = 4_000;
 export interface PageTotal {
   count: number;
   exact: boolean;
+  /** The cursor `links.next` carries: set when the page is full, so more may follow. */
+  nextCursor?: string;
 }

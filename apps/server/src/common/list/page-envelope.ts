@@ -25,14 +25,25 @@ export function pageUrlOf(req: PlatformRequest): PageUrl {
 export function pageEnvelope(
   url: PageUrl,
   query: ListQuery,
-  { count: total, exact }: PageTotal,
+  { count: total, exact, nextCursor }: PageTotal,
 ): { meta: PageMeta; links: PageLinks } {
   const totalPages = Math.ceil(total / query.per_page);
   const lastPage = Math.max(totalPages, 1);
-  const link = (page: number): string => {
+  // Page links drop a cursor (the two cannot be combined); next carries the cursor instead.
+  const link = (page: number | undefined, cursor?: string): string => {
     const params = new URLSearchParams(url.search);
-    params.set('page', String(page));
+    params.delete(cursor === undefined ? 'cursor' : 'page');
+    if (cursor !== undefined) params.set('cursor', cursor);
+    else params.set('page', String(page));
     return `${url.base}?${params.toString()}`;
+  };
+  // A full page's next is its cursor. Under a cursor the page number is the pages walked, so the
+  // total cannot tell whether records follow (some before the cursor may be gone): a full page
+  // always has a next, which may be empty. Numbered pages stop at the last page of the total.
+  const nextLink = (): string | null => {
+    if (query.after) return nextCursor === undefined ? null : link(undefined, nextCursor);
+    if (query.page >= totalPages) return null;
+    return nextCursor === undefined ? link(query.page + 1) : link(undefined, nextCursor);
   };
   return {
     meta: {
@@ -43,10 +54,10 @@ export function pageEnvelope(
       total_exact: exact,
     },
     links: {
-      self: link(query.page),
+      self: query.after ? `${url.base}?${url.search}` : link(query.page),
       first: link(1),
       prev: query.page > 1 ? link(Math.min(query.page - 1, lastPage)) : null,
-      next: query.page < totalPages ? link(query.page + 1) : null,
+      next: nextLink(),
       last: link(lastPage),
     },
   };

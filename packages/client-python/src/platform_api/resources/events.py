@@ -31,6 +31,7 @@ class Events(SyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -48,7 +49,8 @@ class Events(SyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -58,6 +60,7 @@ class Events(SyncAPIResource):
         """
         return self.with_raw_response.list(
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -172,6 +175,7 @@ class EventsWithRawResponse(SyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -189,7 +193,8 @@ class EventsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -201,6 +206,7 @@ class EventsWithRawResponse(SyncAPIResource):
             "/v1/events",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
@@ -288,6 +294,7 @@ class AsyncEvents(AsyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -305,7 +312,8 @@ class AsyncEvents(AsyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -315,6 +323,7 @@ class AsyncEvents(AsyncAPIResource):
         """
         response = await self.with_raw_response.list(
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -432,6 +441,7 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -449,7 +459,8 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -461,6 +472,7 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
             "/v1/events",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,

@@ -30,6 +30,7 @@ class ExamResults(SyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -50,7 +51,8 @@ class ExamResults(SyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -63,6 +65,7 @@ class ExamResults(SyncAPIResource):
         """
         return self.with_raw_response.list(
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -159,6 +162,7 @@ class ExamResultsWithRawResponse(SyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -179,7 +183,8 @@ class ExamResultsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -194,6 +199,7 @@ class ExamResultsWithRawResponse(SyncAPIResource):
             "/v1/exam_results",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
@@ -318,6 +324,7 @@ class AsyncExamResults(AsyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -338,7 +345,8 @@ class AsyncExamResults(AsyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -351,6 +359,7 @@ class AsyncExamResults(AsyncAPIResource):
         """
         response = await self.with_raw_response.list(
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -452,6 +461,7 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -472,7 +482,8 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -487,6 +498,7 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
             "/v1/exam_results",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,

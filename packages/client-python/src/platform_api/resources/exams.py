@@ -29,6 +29,7 @@ class Exams(SyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -48,7 +49,8 @@ class Exams(SyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -60,6 +62,7 @@ class Exams(SyncAPIResource):
         """
         return self.with_raw_response.list(
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -161,6 +164,7 @@ class ExamsWithRawResponse(SyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -180,7 +184,8 @@ class ExamsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -194,6 +199,7 @@ class ExamsWithRawResponse(SyncAPIResource):
             "/v1/exams",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
@@ -323,6 +329,7 @@ class AsyncExams(AsyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -342,7 +349,8 @@ class AsyncExams(AsyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -354,6 +362,7 @@ class AsyncExams(AsyncAPIResource):
         """
         response = await self.with_raw_response.list(
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -460,6 +469,7 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -479,7 +489,8 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -493,6 +504,7 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
             "/v1/exams",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,

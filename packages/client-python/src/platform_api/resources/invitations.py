@@ -30,6 +30,7 @@ class Invitations(SyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -48,7 +49,8 @@ class Invitations(SyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -59,6 +61,7 @@ class Invitations(SyncAPIResource):
         """
         return self.with_raw_response.list(
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -134,6 +137,7 @@ class InvitationsWithRawResponse(SyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -152,7 +156,8 @@ class InvitationsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -165,6 +170,7 @@ class InvitationsWithRawResponse(SyncAPIResource):
             "/v1/invitations",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
@@ -262,6 +268,7 @@ class AsyncInvitations(AsyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -280,7 +287,8 @@ class AsyncInvitations(AsyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -291,6 +299,7 @@ class AsyncInvitations(AsyncAPIResource):
         """
         response = await self.with_raw_response.list(
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -370,6 +379,7 @@ class AsyncInvitationsWithRawResponse(AsyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -388,7 +398,8 @@ class AsyncInvitationsWithRawResponse(AsyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -401,6 +412,7 @@ class AsyncInvitationsWithRawResponse(AsyncAPIResource):
             "/v1/invitations",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,

@@ -30,6 +30,7 @@ class WebhookEndpoints(SyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -48,7 +49,8 @@ class WebhookEndpoints(SyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -59,6 +61,7 @@ class WebhookEndpoints(SyncAPIResource):
         """
         return self.with_raw_response.list(
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -259,6 +262,7 @@ class WebhookEndpoints(SyncAPIResource):
         id: str,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -277,7 +281,8 @@ class WebhookEndpoints(SyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -289,6 +294,7 @@ class WebhookEndpoints(SyncAPIResource):
         return self.with_raw_response.deliveries(
             id,
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -307,6 +313,7 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -325,7 +332,8 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -338,6 +346,7 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
             "/v1/webhook_endpoints",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
@@ -585,6 +594,7 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
         id: str,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -603,7 +613,8 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -616,6 +627,7 @@ class WebhookEndpointsWithRawResponse(SyncAPIResource):
             f"/v1/webhook_endpoints/{path_param('id', id)}/deliveries",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
@@ -641,6 +653,7 @@ class AsyncWebhookEndpoints(AsyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -659,7 +672,8 @@ class AsyncWebhookEndpoints(AsyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -670,6 +684,7 @@ class AsyncWebhookEndpoints(AsyncAPIResource):
         """
         response = await self.with_raw_response.list(
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -880,6 +895,7 @@ class AsyncWebhookEndpoints(AsyncAPIResource):
         id: str,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -898,7 +914,8 @@ class AsyncWebhookEndpoints(AsyncAPIResource):
         Returns the first page; iterating it walks every item of every page.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -910,6 +927,7 @@ class AsyncWebhookEndpoints(AsyncAPIResource):
         response = await self.with_raw_response.deliveries(
             id,
             page=page,
+            cursor=cursor,
             per_page=per_page,
             sort=sort,
             updated_since=updated_since,
@@ -929,6 +947,7 @@ class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
         self,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -947,7 +966,8 @@ class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -960,6 +980,7 @@ class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
             "/v1/webhook_endpoints",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
@@ -1207,6 +1228,7 @@ class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
         id: str,
         *,
         page: _t.Union[int, Omit] = omit,
+        cursor: _t.Union[str, Omit] = omit,
         per_page: _t.Union[int, Omit] = omit,
         sort: _t.Union[str, Omit] = omit,
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
@@ -1225,7 +1247,8 @@ class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            page: 1-based page number.
+            page: 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.
+            cursor: Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
@@ -1238,6 +1261,7 @@ class AsyncWebhookEndpointsWithRawResponse(AsyncAPIResource):
             f"/v1/webhook_endpoints/{path_param('id', id)}/deliveries",
             query={
                 "page": page,
+                "cursor": cursor,
                 "per_page": per_page,
                 "sort": sort,
                 "updated_since": updated_since,
