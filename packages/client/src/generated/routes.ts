@@ -114,21 +114,21 @@ export const MAX_PER_PAGE = 100;
 /** Every operation: how to call it. The client is built from this table. */
 export const ROUTES = {
   students: {
-    list: { method: 'GET', path: '/v1/students', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'status', 'grade_level', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/students', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'status', 'grade_level', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/students', body: true },
     retrieve: { method: 'GET', path: '/v1/students/{id}' },
     update: { method: 'PATCH', path: '/v1/students/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/students/{id}' },
   },
   courses: {
-    list: { method: 'GET', path: '/v1/courses', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'status', 'code', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'start_date[gte]', 'start_date[gt]', 'start_date[lte]', 'start_date[lt]', 'end_date[gte]', 'end_date[gt]', 'end_date[lte]', 'end_date[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/courses', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'status', 'code', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'start_date[gte]', 'start_date[gt]', 'start_date[lte]', 'start_date[lt]', 'end_date[gte]', 'end_date[gt]', 'end_date[lte]', 'end_date[lt]'], list: true },
     create: { method: 'POST', path: '/v1/courses', body: true },
     retrieve: { method: 'GET', path: '/v1/courses/{id}' },
     update: { method: 'PATCH', path: '/v1/courses/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/courses/{id}' },
   },
   enrollments: {
-    list: { method: 'GET', path: '/v1/enrollments', query: ['page', 'per_page', 'sort', 'updated_since', 'student_id', 'course_id', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'activated_at[gte]', 'activated_at[gt]', 'activated_at[lte]', 'activated_at[lt]', 'completed_at[gte]', 'completed_at[gt]', 'completed_at[lte]', 'completed_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/enrollments', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'student_id', 'course_id', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'activated_at[gte]', 'activated_at[gt]', 'activated_at[lte]', 'activated_at[lt]', 'completed_at[gte]', 'completed_at[gt]', 'completed_at[lte]', 'completed_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/enrollments', body: true },
     retrieve: { method: 'GET', path: '/v1/enrollments/{id}' },
     update: { method: 'PATCH', path: '/v1/enrollments/{id}', body: true },
@@ -138,7 +138,7 @@ export const ROUTES = {
     cancel: { method: 'POST', path: '/v1/enrollments/{id}/cancel' },
   },
   payments: {
-    list: { method: 'GET', path: '/v1/payments', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'student_id', 'enrollment_id', 'status', 'currency', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'amount[gte]', 'amount[gt]', 'amount[lte]', 'amount[lt]', 'succeeded_at[gte]', 'succeeded_at[gt]', 'succeeded_at[lte]', 'succeeded_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/payments', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'student_id', 'enrollment_id', 'status', 'currency', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'amount[gte]', 'amount[gt]', 'amount[lte]', 'amount[lt]', 'succeeded_at[gte]', 'succeeded_at[gt]', 'succeeded_at[lte]', 'succeeded_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/payments', body: true },
     retrieve: { method: 'GET', path: '/v1/payments/{id}' },
     succeed: { method: 'POST', path: '/v1/payments/{id}/succeed' },
@@ -146,21 +146,21 @@ export const ROUTES = {
     refund: { method: 'POST', path: '/v1/payments/{id}/refund', body: true },
   },
   exams: {
-    list: { method: 'GET', path: '/v1/exams', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'course_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'held_on[gte]', 'held_on[gt]', 'held_on[lte]', 'held_on[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/exams', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'course_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'held_on[gte]', 'held_on[gt]', 'held_on[lte]', 'held_on[lt]'], list: true },
     create: { method: 'POST', path: '/v1/exams', body: true },
     retrieve: { method: 'GET', path: '/v1/exams/{id}' },
     update: { method: 'PATCH', path: '/v1/exams/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/exams/{id}' },
   },
   examResults: {
-    list: { method: 'GET', path: '/v1/exam_results', query: ['page', 'per_page', 'sort', 'updated_since', 'exam_id', 'student_id', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'published_at[gte]', 'published_at[gt]', 'published_at[lte]', 'published_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/exam_results', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'exam_id', 'student_id', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'published_at[gte]', 'published_at[gt]', 'published_at[lte]', 'published_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/exam_results', body: true },
     retrieve: { method: 'GET', path: '/v1/exam_results/{id}' },
     update: { method: 'PATCH', path: '/v1/exam_results/{id}', body: true },
     publish: { method: 'POST', path: '/v1/exam_results/{id}/publish' },
   },
   events: {
-    list: { method: 'GET', path: '/v1/events', query: ['page', 'per_page', 'sort', 'updated_since', 'type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/events', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/events/{id}' },
     changes: { method: 'GET', path: '/v1/changes', query: ['after', 'until', 'limit', 'wait', 'type'], feed: true },
   },
@@ -168,7 +168,7 @@ export const ROUTES = {
     list: { method: 'GET', path: '/v1/changes', query: ['after', 'until', 'limit', 'wait', 'type'], feed: true },
   },
   webhookEndpoints: {
-    list: { method: 'GET', path: '/v1/webhook_endpoints', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'enabled', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/webhook_endpoints', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'enabled', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/webhook_endpoints', body: true },
     retrieve: { method: 'GET', path: '/v1/webhook_endpoints/{id}' },
     update: { method: 'PATCH', path: '/v1/webhook_endpoints/{id}', body: true },
@@ -178,14 +178,14 @@ export const ROUTES = {
     test: { method: 'POST', path: '/v1/webhook_endpoints/{id}/test' },
     stats: { method: 'GET', path: '/v1/webhook_endpoints/{id}/stats' },
     replayFailed: { method: 'POST', path: '/v1/webhook_endpoints/{id}/replay_failed', body: true },
-    deliveries: { method: 'GET', path: '/v1/webhook_endpoints/{id}/deliveries', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'event_type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    deliveries: { method: 'GET', path: '/v1/webhook_endpoints/{id}/deliveries', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'status', 'event_type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
   },
   webhookDeliveries: {
     retrieve: { method: 'GET', path: '/v1/webhook_deliveries/{id}' },
     retry: { method: 'POST', path: '/v1/webhook_deliveries/{id}/retry' },
   },
   personalAccessTokens: {
-    list: { method: 'GET', path: '/v1/personal_access_tokens', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/personal_access_tokens', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/personal_access_tokens', body: true },
     retrieve: { method: 'GET', path: '/v1/personal_access_tokens/{id}' },
     delete: { method: 'DELETE', path: '/v1/personal_access_tokens/{id}' },
@@ -194,7 +194,7 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/token' },
   },
   oauthClients: {
-    list: { method: 'GET', path: '/v1/oauth_clients', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/oauth_clients', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'type', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/oauth_clients', body: true },
     retrieve: { method: 'GET', path: '/v1/oauth_clients/{id}' },
     update: { method: 'PATCH', path: '/v1/oauth_clients/{id}', body: true },
@@ -207,25 +207,25 @@ export const ROUTES = {
     update: { method: 'PATCH', path: '/v1/organization', body: true },
   },
   auditEvents: {
-    list: { method: 'GET', path: '/v1/audit_events', query: ['page', 'per_page', 'sort', 'updated_since', 'action', 'actor_type', 'target_type', 'target_id', 'user_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/audit_events', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'action', 'actor_type', 'target_type', 'target_id', 'user_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/audit_events/{id}' },
   },
   requestLogs: {
-    list: { method: 'GET', path: '/v1/request_logs', query: ['page', 'per_page', 'sort', 'updated_since', 'source', 'status', 'status_class', 'method', 'route', 'credential_id', 'request_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/request_logs', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'source', 'status', 'status_class', 'method', 'route', 'credential_id', 'request_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/request_logs/{id}' },
   },
   usage: {
     retrieve: { method: 'GET', path: '/v1/usage', query: ['source', 'range'] },
   },
   members: {
-    list: { method: 'GET', path: '/v1/members', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/members', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/members/{id}' },
     update: { method: 'PATCH', path: '/v1/members/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/members/{id}' },
     credentials: { method: 'GET', path: '/v1/members/{id}/credentials' },
   },
   invitations: {
-    list: { method: 'GET', path: '/v1/invitations', query: ['page', 'per_page', 'sort', 'updated_since', 'q', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/invitations', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'role', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/invitations', body: true },
     retrieve: { method: 'GET', path: '/v1/invitations/{id}' },
     delete: { method: 'DELETE', path: '/v1/invitations/{id}' },
@@ -236,7 +236,7 @@ export const ROUTES = {
   },
   exports: {
     create: { method: 'POST', path: '/v1/exports', body: true },
-    list: { method: 'GET', path: '/v1/exports', query: ['page', 'per_page', 'sort', 'updated_since', 'status', 'collection', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/exports', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'status', 'collection', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     createBatch: { method: 'POST', path: '/v1/exports/batch', body: true },
     retrieve: { method: 'GET', path: '/v1/exports/{id}' },
     download: { method: 'GET', path: '/v1/exports/{id}/file' },

@@ -1604,8 +1604,10 @@ export type Event =
 
 /** The query of `students.list`. */
 export interface StudentsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: last_name, first_name, created_at, updated_at. Ties are broken by id. */
@@ -1622,8 +1624,10 @@ export interface StudentsListQuery extends RangeFilters<'created_at' | 'updated_
 
 /** The query of `courses.list`. */
 export interface CoursesListQuery extends RangeFilters<'created_at' | 'updated_at' | 'start_date' | 'end_date', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: code, title, start_date, created_at, updated_at. Ties are broken by id. */
@@ -1640,8 +1644,10 @@ export interface CoursesListQuery extends RangeFilters<'created_at' | 'updated_a
 
 /** The query of `enrollments.list`. */
 export interface EnrollmentsListQuery extends RangeFilters<'created_at' | 'updated_at' | 'activated_at' | 'completed_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: status, activated_at, completed_at, created_at, updated_at. Ties are broken by id. */
@@ -1658,8 +1664,10 @@ export interface EnrollmentsListQuery extends RangeFilters<'created_at' | 'updat
 
 /** The query of `payments.list`. */
 export interface PaymentsListQuery extends RangeFilters<'created_at' | 'updated_at' | 'succeeded_at', string>, RangeFilters<'amount', number> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: amount, succeeded_at, created_at, updated_at. Ties are broken by id. */
@@ -1680,8 +1688,10 @@ export interface PaymentsListQuery extends RangeFilters<'created_at' | 'updated_
 
 /** The query of `exams.list`. */
 export interface ExamsListQuery extends RangeFilters<'created_at' | 'updated_at' | 'held_on', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id. */
@@ -1696,8 +1706,10 @@ export interface ExamsListQuery extends RangeFilters<'created_at' | 'updated_at'
 
 /** The query of `examResults.list`. */
 export interface ExamResultsListQuery extends RangeFilters<'created_at' | 'updated_at' | 'published_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id. */
@@ -1714,8 +1726,10 @@ export interface ExamResultsListQuery extends RangeFilters<'created_at' | 'updat
 
 /** The query of `events.list`. */
 export interface EventsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
@@ -1756,8 +1770,10 @@ export interface ChangesListQuery {
 
 /** The query of `webhookEndpoints.list`. */
 export interface WebhookEndpointsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
@@ -1772,8 +1788,10 @@ export interface WebhookEndpointsListQuery extends RangeFilters<'created_at' | '
 
 /** The query of `webhookEndpoints.deliveries`. */
 export interface WebhookEndpointsDeliveriesQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
@@ -1788,8 +1806,10 @@ export interface WebhookEndpointsDeliveriesQuery extends RangeFilters<'created_a
 
 /** The query of `personalAccessTokens.list`. */
 export interface PersonalAccessTokensListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
@@ -1804,8 +1824,10 @@ export interface PersonalAccessTokensListQuery extends RangeFilters<'created_at'
 
 /** The query of `oauthClients.list`. */
 export interface OauthClientsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
@@ -1820,8 +1842,10 @@ export interface OauthClientsListQuery extends RangeFilters<'created_at' | 'upda
 
 /** The query of `auditEvents.list`. */
 export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
@@ -1842,8 +1866,10 @@ export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updat
 
 /** The query of `requestLogs.list`. */
 export interface RequestLogsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
@@ -1876,8 +1902,10 @@ export interface UsageRetrieveQuery {
 
 /** The query of `members.list`. */
 export interface MembersListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: email, created_at, updated_at. Ties are broken by id. */
@@ -1892,8 +1920,10 @@ export interface MembersListQuery extends RangeFilters<'created_at' | 'updated_a
 
 /** The query of `invitations.list`. */
 export interface InvitationsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
@@ -1908,8 +1938,10 @@ export interface InvitationsListQuery extends RangeFilters<'created_at' | 'updat
 
 /** The query of `exports.list`. */
 export interface ExportsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. */
+  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
+  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
+  cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
