@@ -18,7 +18,8 @@
  *   PORT, HOST            where to listen (default 3001 on 127.0.0.1)
  */
 const http = require('node:http');
-const { StudentSchema } = require('@platform/contract');
+const { hash } = require('node:crypto');
+const { encodeListCursorPayload, StudentSchema } = require('@platform/contract');
 const {
   pageWithTotalText,
   pageWithTotalValues,
@@ -121,13 +122,37 @@ const toStudentResource = new Function(
     .join(', ')} });`,
 )(iso);
 
-/** Same links as the server's pageEnvelope(): every query parameter kept, `page` replaced. */
-function pageEnvelope(base, search, page, perPage, total, totalExact) {
+/**
+ * The cursor of the page after a full one, as the server's list-cursor.ts builds it: the last
+ * row's created_at and id (the default sort), tagged to the organization and collection.
+ */
+function nextCursor(page, last) {
+  const encoded = encodeListCursorPayload({
+    page: page + 1,
+    sort: '-created_at',
+    values: [iso(last.created_at)],
+    id: last.id,
+  });
+  const tag = hash('sha256', `list-cursor\0${ORGANIZATION_ID}\0students\0${encoded}`, 'base64url');
+  return `${encoded}.${tag.slice(0, 10)}`;
+}
+
+/**
+ * Same links as the server's pageEnvelope(): every query parameter kept, `page` replaced, and
+ * `next` the cursor of a full page.
+ */
+function pageEnvelope(base, search, page, perPage, total, totalExact, cursor) {
   const totalPages = Math.ceil(total / perPage);
   const lastPage = Math.max(totalPages, 1);
   const link = (n) => {
     const params = new URLSearchParams(search);
     params.set('page', String(n));
+    return `${base}?${params.toString()}`;
+  };
+  const cursorLink = () => {
+    const params = new URLSearchParams(search);
+    params.delete('page');
+    params.set('cursor', cursor);
     return `${base}?${params.toString()}`;
   };
   return {
@@ -136,7 +161,7 @@ function pageEnvelope(base, search, page, perPage, total, totalExact) {
       self: link(page),
       first: link(1),
       prev: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
-      next: page < totalPages ? link(page + 1) : null,
+      next: page < totalPages ? (cursor ? cursorLink() : link(page + 1)) : null,
       last: link(lastPage),
     },
   };
@@ -186,6 +211,7 @@ function listStudents(req, res, path, search) {
       perPage,
       total,
       true,
+      rows.length === perPage ? nextCursor(page, rows[rows.length - 1]) : undefined,
     );
     send(
       res,

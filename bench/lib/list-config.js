@@ -19,6 +19,8 @@ const PROFILER_PRELOAD = path.join(BENCH_DIR, 'profiling', 'inspector-profiler.j
 const STUDENTS = 10_000;
 const PER_PAGE = 25;
 const PAGES = [1, 300];
+/** The deep page, also measured through the keyset cursor links.next gives (issue 43). */
+const DEEP_PAGE = 300;
 /** Far above anything the load can reach in a minute, so the rate limiter never answers 429. */
 const RATE_LIMIT_PER_MINUTE = 1_000_000;
 
@@ -26,6 +28,7 @@ const GOALS = {
   // Issue 17: the server keeps at least this share of the bare baseline's throughput (goal 1 on
   // SQLite, goal 2 on PostgreSQL against node-postgres).
   serverOverBarePage1: { sqlite: { min: 0.7 }, postgres: { min: 0.6 } },
+  // A deep page reached as a walk does, through links.next's cursor; by number it is context.
   serverDeepPageCost: { max: 1.5 },
   // Issue 43: at least this many times the throughput of the list the frameworks' docs teach.
   serverOverPeerPage1: { min: 1.5 },
@@ -96,6 +99,7 @@ module.exports = {
   STUDENTS,
   PER_PAGE,
   PAGES,
+  DEEP_PAGE,
   RATE_LIMIT_PER_MINUTE,
   GOALS,
   readConfig,

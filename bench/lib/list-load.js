@@ -7,8 +7,9 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { REPO_ROOT, PAGES, pageUrl } = require('./list-config');
+const { REPO_ROOT, PAGES, DEEP_PAGE, pageUrl } = require('./list-config');
 const { profilerRequest } = require('./processes');
+const { BenchError } = require('./bench-error');
 
 function percentile(sorted, p) {
   if (!sorted.length) return NaN;
@@ -72,6 +73,16 @@ function peakRssMb(record) {
   }
 }
 
+/** The URL of `target`'s page `page` as a walk reaches it: links.next of the page before. */
+async function cursorUrl(target, page) {
+  const res = await fetch(pageUrl(target.base, page - 1), { headers: target.headers });
+  const body = await res.json();
+  const next = body?.links?.next;
+  if (res.status !== 200 || typeof next !== 'string' || !next.includes('cursor='))
+    throw new BenchError(`page ${page - 1} gave no cursor in links.next (status ${res.status})`);
+  return next;
+}
+
 /** Who is measured on page 1: the server (both tokens), the baseline and the peer if run. */
 function pageOneTargets(targets) {
   return [targets.server, targets.oauth, targets.bare, ...(targets.peer ? [targets.peer] : [])];
@@ -128,10 +139,14 @@ class ListLoad {
     return problems;
   }
 
-  async runCase(target, page, round) {
+  /**
+   * One case: `target`'s page `page`, by number, or with `cursor` the URL links.next gave for it
+   * (a keyset page: no OFFSET).
+   */
+  async runCase(target, page, round, cursor) {
     const { config } = this;
-    const url = pageUrl(target.base, page);
-    const label = `${target.name} page ${page}`;
+    const url = cursor ?? pageUrl(target.base, page);
+    const label = `${target.name}${cursor ? ' cursor' : ''} page ${page}`;
     const problems = [];
 
     process.stdout.write(
@@ -150,7 +165,10 @@ class ListLoad {
     process.stdout.write(`measuring ${config.durationSec} s… `);
     let profileFile;
     if (config.cpuProfile && round === 1) {
-      profileFile = path.join(config.profilesDir, `${target.name}-page-${page}.cpuprofile`);
+      profileFile = path.join(
+        config.profilesDir,
+        `${target.name}${cursor ? '-cursor' : ''}-page-${page}.cpuprofile`,
+      );
       await profilerRequest(target.record, { type: 'profile:start' }, 'profile:started');
     }
     const cpuBefore = cpuSeconds(target.record);
@@ -215,18 +233,22 @@ class ListLoad {
       this.log();
     }
 
+    // The deep page as a walk reaches it: the cursor links.next gives on the page before.
+    const cursor = await cursorUrl(targets.server, DEEP_PAGE);
     // Interleaved so that any drift of the machine during the run hits both alike.
     const runs = new Map();
+    const run = async (target, page, round, url) => {
+      const { measured, problems: found } = await this.runCase(target, page, round, url);
+      runs.set(measured.name, [...(runs.get(measured.name) ?? []), measured]);
+      problems.push(...found);
+    };
     for (let round = 1; round <= config.rounds; round++) {
       for (const page of PAGES) {
         const measuredTargets =
           page === 1 ? pageOneTargets(targets) : [targets.server, targets.bare];
-        for (const target of measuredTargets) {
-          const { measured, problems: found } = await this.runCase(target, page, round);
-          runs.set(measured.name, [...(runs.get(measured.name) ?? []), measured]);
-          problems.push(...found);
-        }
+        for (const target of measuredTargets) await run(target, page, round);
       }
+      await run(targets.server, DEEP_PAGE, round, cursor);
     }
     // With several rounds, each case reports its median round (by req/s), whole, so that its
     // latencies and CPU figures come from the same run as its throughput.
