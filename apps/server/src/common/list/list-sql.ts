@@ -425,7 +425,15 @@ export class ListSql<T extends ObjectLiteral> {
   }
 }
 
-const NUMERIC_TYPES = new Set<unknown>([Number, 'integer', 'int', 'bigint', 'real', 'numeric']);
+const NUMERIC_TYPES = new Set<unknown>([
+  Number,
+  'integer',
+  'int',
+  'bigint',
+  'real',
+  'numeric',
+  'double precision',
+]);
 const TIMESTAMP_TYPES = new Set<unknown>([Date, 'datetime', 'timestamptz', 'timestamp']);
 
 /**
