@@ -74,6 +74,21 @@ const CASES = [
     expect: { small: 0, large: 5 },
     total: active,
   },
+  // The same deep pages as a walk reaches them: the cursor of the page before's links.next.
+  {
+    name: 'cursor page 2000',
+    query: 'per_page=5&cursor=(links.next of page 1999)',
+    cursorAfter: 'per_page=5&page=1999',
+    expect: 5,
+    total: all,
+  },
+  {
+    name: 'cursor page 500 active',
+    query: 'per_page=5&status=active&cursor=(links.next of page 499)',
+    cursorAfter: 'per_page=5&status=active&page=499',
+    expect: 5,
+    total: active,
+  },
   { name: 'q surname', query: 'per_page=5&q=nakamura', expect: 5, search: true },
   { name: 'q student number', query: 'per_page=5&q=S0004321', expect: 1, search: true },
   { name: 'q demo-school (all)', query: 'per_page=5&q=demo-school', expect: 5, worst: true },
@@ -134,6 +149,17 @@ async function startServer(databaseUrl) {
   return base;
 }
 
+/** links.next of a page: the URL of the page after it, through its cursor. */
+async function nextLink(base, query, token) {
+  const res = await fetch(`${base}/v1/students?${query}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const next = (await res.json())?.links?.next;
+  if (res.status !== 200 || typeof next !== 'string' || !next.includes('cursor='))
+    throw new Error(`${query}: no cursor in links.next (status ${res.status})`);
+  return next;
+}
+
 /**
  * Each case on both servers (`bases.small`: 10,000 students; `bases.large`: 1,000,000), its
  * requests split into `config.rounds` rounds that alternate between the two (and which goes
@@ -146,7 +172,10 @@ async function measurePair(bases, token) {
   for (const c of CASES) {
     const n = c.worst ? config.worstRequests : config.requests;
     const rounds = Math.min(config.rounds, n);
-    const url = (d) => `${bases[d]}/v1/students?${c.query}`;
+    const cursors = {};
+    if (c.cursorAfter)
+      for (const d of datasets) cursors[d] = await nextLink(bases[d], c.cursorAfter, token);
+    const url = (d) => cursors[d] ?? `${bases[d]}/v1/students?${c.query}`;
     for (const d of datasets)
       await sequential(url(d), token, c.worst ? Math.min(3, config.warmup) : config.warmup);
     const got = Object.fromEntries(
