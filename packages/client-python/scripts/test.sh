@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 # No __pycache__ next to the generated modules: the codegen drift check would see stale files.
 export PYTHONDONTWRITEBYTECODE=1
-ASYNC_TESTS="tests/unit/test_async_download.py tests/unit/test_async_follow.py tests/live/test_live_follow_async.py"
+ASYNC_TESTS="tests/unit/test_async_download.py tests/unit/test_async_follow.py tests/unit/test_async_pagination.py tests/live/test_live_follow_async.py"
 mkdir -p .test-reports
 status=0
 platform-sdk-live --junit .test-reports/python-junit.xml -- \

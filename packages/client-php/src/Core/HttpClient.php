@@ -54,6 +54,35 @@ final class HttpClient
         ?\Closure $parse = null,
         ?\Closure $sink = null,
     ): RawResponse {
+        $response = $this->send($method, $path, $query, $body, $options, $parse, $sink);
+        if ($sink !== null) {
+            return $response;
+        }
+        // A page's next request (a list's cursor) is this one with its query changed.
+        return $response->withResend(
+            $query,
+            fn (array $query): RawResponse => $this->request($method, $path, $query, $body, $options, $parse),
+        );
+    }
+
+    /**
+     * request() without the way to send it again.
+     *
+     * @template T
+     * @param array<string, mixed> $query
+     * @param (\Closure(RawResponse<T>): T)|null $parse
+     * @param (\Closure(string): void)|null $sink
+     * @return RawResponse<T>
+     */
+    private function send(
+        string $method,
+        string $path,
+        array $query,
+        ?string $body,
+        ?RequestOptions $options,
+        ?\Closure $parse,
+        ?\Closure $sink,
+    ): RawResponse {
         $method = strtoupper($method);
         $queryString = Query::build($query);
         $url = $this->baseUrl . $path . ($queryString !== '' ? '?' . $queryString : '');

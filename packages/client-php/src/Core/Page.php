@@ -7,7 +7,9 @@ namespace PlatformApi\Core;
 /**
  * One page of a list, and the way to every item of every page. `$page->data` holds this page;
  * `foreach ($page as $item)` walks every item of this and the following pages, fetching each next
- * page lazily with the same parameters (only `page` changes). `pages()` walks page by page.
+ * page lazily with the same parameters. The next page is the keyset `cursor` that `links.next`
+ * carries (in place of `page`), so records added or removed during the walk never make it skip or
+ * repeat one; a server that sends no cursor is paged by number. `pages()` walks page by page.
  *
  * @template T
  * @implements \IteratorAggregate<int, T>
@@ -17,11 +19,16 @@ final class Page implements \IteratorAggregate
     /** @var (\Closure(int): Page<T>)|null */
     private readonly ?\Closure $fetchPage;
 
+    /** @var (\Closure(string): Page<T>)|null */
+    private readonly ?\Closure $fetchCursor;
+
     /**
      * @param list<T> $data
      * @param array<string, mixed> $links the API's `links` (`self`, `next`, `prev`, `first`, `last`)
      * @param array<string, mixed> $body the whole list body as received
      * @param (\Closure(int): Page<T>)|null $fetchPage fetches page number n with the same parameters
+     * @param (\Closure(string): Page<T>)|null $fetchCursor fetches the page after a `links.next`
+     *     cursor with the same parameters (`cursor` in place of `page`)
      */
     public function __construct(
         public readonly array $data,
@@ -34,8 +41,10 @@ final class Page implements \IteratorAggregate
         public readonly array $links = [],
         public readonly array $body = [],
         ?\Closure $fetchPage = null,
+        ?\Closure $fetchCursor = null,
     ) {
         $this->fetchPage = $fetchPage;
+        $this->fetchCursor = $fetchCursor;
     }
 
     /**
@@ -58,16 +67,43 @@ final class Page implements \IteratorAggregate
             Cast::array($body['links'] ?? null),
             $body,
             $fetchPage,
+            self::cursorFetcher($response),
         );
     }
 
-    /** Whether another page follows: this one is not empty, not the last, and `links.next` is set. */
+    /**
+     * Fetches the page after a cursor: the response's request again with `cursor` in place of
+     * `page` (and of the cursor it had), every filter, the sort and `per_page` kept.
+     *
+     * @param RawResponse<mixed> $response
+     * @return (\Closure(string): Page<mixed>)|null
+     */
+    private static function cursorFetcher(RawResponse $response): ?\Closure
+    {
+        if (!$response->canResend()) {
+            return null;
+        }
+        return static function (string $cursor) use ($response): Page {
+            $next = $response->resend(
+                static fn (array $query): array => ['cursor' => $cursor] + array_diff_key($query, ['page' => 0]),
+            );
+            return $next->parse();
+        };
+    }
+
+    /**
+     * Whether another page follows: this one is not empty and `links.next` is set. Without a
+     * cursor in `links.next` (a server that pages by number only), also not the last page.
+     */
     public function hasNextPage(): bool
     {
-        if ($this->data === [] || $this->fetchPage === null || $this->page >= $this->totalPages) {
+        if ($this->data === [] || (array_key_exists('next', $this->links) && $this->links['next'] === null)) {
             return false;
         }
-        return !array_key_exists('next', $this->links) || $this->links['next'] !== null;
+        if ($this->fetchCursor !== null && $this->nextCursor() !== null) {
+            return true;
+        }
+        return $this->fetchPage !== null && $this->page < $this->totalPages;
     }
 
     /**
@@ -77,10 +113,34 @@ final class Page implements \IteratorAggregate
      */
     public function getNextPage(): self
     {
-        if (!$this->hasNextPage() || $this->fetchPage === null) {
+        if (!$this->hasNextPage()) {
             throw new \LogicException('This is the last page: check hasNextPage() first.');
         }
+        $cursor = $this->nextCursor();
+        if ($cursor !== null && $this->fetchCursor !== null) {
+            return ($this->fetchCursor)($cursor);
+        }
+        if ($this->fetchPage === null) {
+            throw new \LogicException('This page cannot fetch the next one.');
+        }
         return ($this->fetchPage)($this->page + 1);
+    }
+
+    /** The `cursor` query parameter of `links.next`, or null when it has none. */
+    private function nextCursor(): ?string
+    {
+        $next = $this->links['next'] ?? null;
+        $query = is_string($next) ? parse_url($next, PHP_URL_QUERY) : null;
+        if (!is_string($query)) {
+            return null;
+        }
+        foreach (explode('&', $query) as $pair) {
+            [$name, $value] = explode('=', $pair, 2) + [1 => ''];
+            if (urldecode($name) === 'cursor' && $value !== '') {
+                return urldecode($value);
+            }
+        }
+        return null;
     }
 
     /**

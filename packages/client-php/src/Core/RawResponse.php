@@ -21,6 +21,12 @@ final class RawResponse
     /** @var (\Closure(RawResponse<T>): T)|null */
     private readonly ?\Closure $parser;
 
+    /** @var array<string, mixed> the query the request was sent with, as given */
+    private array $query = [];
+
+    /** @var (\Closure(array<string, mixed>): RawResponse<T>)|null sends the request again */
+    private ?\Closure $resend = null;
+
     /**
      * @param array<string, list<string>> $headers names in lower case
      * @param (\Closure(RawResponse<T>): T)|null $parser
@@ -35,6 +41,41 @@ final class RawResponse
     ) {
         $this->parser = $parser;
         $this->requestId = $headers['x-request-id'][0] ?? null;
+    }
+
+    /**
+     * @internal HttpClient: this response, able to send its request again with another query.
+     *
+     * @param array<string, mixed> $query the query the request was sent with
+     * @param \Closure(array<string, mixed>): RawResponse<T> $resend
+     * @return RawResponse<T>
+     */
+    public function withResend(array $query, \Closure $resend): self
+    {
+        $copy = new self($this->statusCode, $this->headers, $this->body, $this->method, $this->url, $this->parser);
+        $copy->query = $query;
+        $copy->resend = $resend;
+        return $copy;
+    }
+
+    /** @internal Whether resend() can send this response's request again (auto-paging). */
+    public function canResend(): bool
+    {
+        return $this->resend !== null;
+    }
+
+    /**
+     * @internal Auto-paging: the same request, its query changed by `$change`, sent now.
+     *
+     * @param \Closure(array<string, mixed>): array<string, mixed> $change
+     * @return RawResponse<T>
+     */
+    public function resend(\Closure $change): self
+    {
+        if ($this->resend === null) {
+            throw new \LogicException('This response was not made by HttpClient::request(): it cannot be sent again.');
+        }
+        return ($this->resend)($change($this->query));
     }
 
     /** A header's first value, the name in any case; null when absent. */

@@ -21,7 +21,7 @@ from ._client import (
 )
 from ._core._auth import Auth, StaticToken
 from ._core._http import REPLAYABLE_METHODS, Headers, HTTPClientTransport, HTTPRequest, HTTPResponse
-from ._core._pagination import AsyncPage
+from ._core._pagination import AsyncPage, next_page_query
 from ._core._response import APIResponse
 from ._core._retry import backoff_delay, retry_delay
 from ._exceptions import APIConnectionError, APITimeoutError, status_error
@@ -239,14 +239,14 @@ class AsyncPlatformClient(AsyncClientResources, _ClientConfig):
     ) -> APIResponse[AsyncPage[_T]]:
         params = self._page_params(query)
 
-        async def fetch(page: int) -> AsyncPage[_T]:
-            # Every page with the caller's filters, sort and page size; only `page` changes.
-            response = await self._request_page(path, query={**params, "page": page}, options=options, item=item)
+        async def fetch(after: Union[int, str]) -> AsyncPage[_T]:
+            # The caller's filters, sort and page size, after a `links.next` cursor or by number.
+            response = await self._request_page(path, query=next_page_query(params, after), options=options, item=item)
             return response.parse()
 
         def parse(data: Any) -> AsyncPage[_T]:
             raw, parsed = self._page_items(data, item)
-            return AsyncPage(data=parsed, raw=raw, fetch_page=fetch)
+            return AsyncPage(data=parsed, raw=raw, fetch_page=fetch, fetch_cursor=fetch)
 
         return await self._request("GET", path, query=params, options=options, cast=parse)
 

@@ -21,7 +21,7 @@ from ._core._http import (
     HTTPResponse,
     Transport,
 )
-from ._core._pagination import SyncPage
+from ._core._pagination import SyncPage, next_page_query
 from ._core._qs import encode_query
 from ._core._response import APIResponse
 from ._core._retry import RetryPolicy, backoff_delay, retry_delay
@@ -384,13 +384,13 @@ class PlatformClient(ClientResources, _ClientConfig):
     ) -> APIResponse[SyncPage[_T]]:
         params = self._page_params(query)
 
-        def fetch(page: int) -> SyncPage[_T]:
-            # Every page with the caller's filters, sort and page size; only `page` changes.
-            return self._request_page(path, query={**params, "page": page}, options=options, item=item).parse()
+        def fetch(after: Union[int, str]) -> SyncPage[_T]:
+            # The caller's filters, sort and page size, after a `links.next` cursor or by number.
+            return self._request_page(path, query=next_page_query(params, after), options=options, item=item).parse()
 
         def parse(data: Any) -> SyncPage[_T]:
             raw, parsed = self._page_items(data, item)
-            return SyncPage(data=parsed, raw=raw, fetch_page=fetch)
+            return SyncPage(data=parsed, raw=raw, fetch_page=fetch, fetch_cursor=fetch)
 
         return self._request("GET", path, query=params, options=options, cast=parse)
 
