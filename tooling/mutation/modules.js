@@ -47,7 +47,7 @@ const MODULES = [
     package: 'apps/server',
     tests: [
       'packages/contract/src/list.spec.ts',
-      // The cursor parameter's checks (page beside it, another sort) are list.ts's.
+      // The cursor parameter: list.ts takes the page and the keyset from it.
       'packages/contract/src/list-cursor.spec.ts',
       // The OpenAPI document is generated from the list builders: descriptions, x-enum-values.
       'packages/contract/src/openapi.spec.ts',

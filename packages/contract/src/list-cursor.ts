@@ -6,6 +6,9 @@
  * returns in `links.next`. Clients treat a cursor as opaque.
  */
 
+import type { ListQuery } from './list';
+import { z } from './zod-openapi';
+
 /** A sort key's value in a cursor: text (timestamps as ISO 8601), a number, or null. */
 export type CursorValue = string | number | null;
 
@@ -104,4 +107,25 @@ function base64url(bytes: Uint8Array): string {
 function fromBase64url(text: string): Uint8Array {
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
   return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+}
+
+/** A request's `cursor` decoded, or null after adding the issue that names what is wrong. */
+export function cursorOf(
+  raw: Record<string, unknown>,
+  sort: ListQuery['sort'],
+  ctx: z.RefinementCtx,
+): ListCursor | null {
+  const refuse = (message: string) => {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['cursor'], message });
+    return null;
+  };
+  if (raw.page !== undefined)
+    return refuse('page and cursor cannot be used together: a cursor names its own page');
+  const cursor = decodeListCursor(raw.cursor as string);
+  if (typeof cursor === 'string') return refuse(cursor);
+  if (cursor.values.length !== sort.length || cursor.sort !== sortText(sort))
+    return refuse(
+      `cursor was made for sort=${cursor.sort}: repeat that sort, or start again without a cursor`,
+    );
+  return cursor;
 }

@@ -5,7 +5,7 @@
  */
 import { dateTimeInput } from './date-time';
 import { ID_PREFIXES, type IdKind, idPattern } from './ids';
-import { decodeListCursor, LIST_CURSOR_MAX_LENGTH, type ListCursor, sortText } from './list-cursor';
+import { cursorOf, LIST_CURSOR_MAX_LENGTH, type ListCursor } from './list-cursor';
 import { z } from './zod-openapi';
 
 export const LIST_DEFAULTS = { page: 1, perPage: 25, maxPerPage: 100, maxPage: 1_000_000 } as const;
@@ -342,34 +342,7 @@ export function listQuery<
 >(spec: ListSpec<F, R, S>): ListQuerySchema<F, R, S> {
   const ranges: Record<string, RangeKind> = { ...DEFAULT_RANGES, ...spec.ranges };
   const sortable = [...new Set<string>([...(spec.sort ?? []), 'created_at', 'updated_at'])];
-  const shape: Record<string, z.ZodTypeAny> = {
-    page: integerParam('page', 1, LIST_DEFAULTS.maxPage).optional().openapi({
-      description:
-        '1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.',
-      default: LIST_DEFAULTS.page,
-    }),
-    cursor: z
-      .string()
-      .max(
-        LIST_CURSOR_MAX_LENGTH,
-        'cursor is not a list cursor: pass the cursor from links.next as it is',
-      )
-      .optional()
-      .openapi({
-        description:
-          'Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.',
-      }),
-    per_page: integerParam('per_page', 1, LIST_DEFAULTS.maxPerPage)
-      .optional()
-      .openapi({
-        description: `Items per page, at most ${LIST_DEFAULTS.maxPerPage}.`,
-        default: LIST_DEFAULTS.perPage,
-      }),
-    sort: sortParam(sortable).optional(),
-    updated_since: instantParam('updated_since').optional().openapi({
-      description: 'Only records changed at or after this instant (incremental sync).',
-    }),
-  };
+  const shape: Record<string, z.ZodTypeAny> = baseParams(sortable);
   if (spec.search?.length) {
     shape.q = z
       .string()
@@ -399,20 +372,7 @@ export function listQuery<
     .object(shape)
     .strict()
     .transform((raw: Record<string, unknown>, ctx): ListQuery<S | DefaultSortField> => {
-      const conditions: ListCondition[] = [];
-      for (const field of filterNames) {
-        const values = raw[field] as (string | number)[] | undefined;
-        if (values) conditions.push({ field, op: 'in', values });
-      }
-      for (const field of rangeNames) {
-        for (const op of RANGE_OPERATORS) {
-          const value = raw[`${field}[${op}]`] as Date | string | number | undefined;
-          if (value !== undefined) conditions.push({ field, op, value });
-        }
-      }
-      if (raw.updated_since) {
-        conditions.push({ field: 'updated_at', op: 'gte', value: raw.updated_since as Date });
-      }
+      const conditions = conditionsOf(raw, filterNames, rangeNames);
       const sort = (raw.sort as ListQuery<S | DefaultSortField>['sort'] | undefined) ?? [
         { field: 'created_at', direction: 'desc' },
       ];
@@ -431,25 +391,59 @@ export function listQuery<
   return schema;
 }
 
-/** A request's `cursor` decoded, or null after adding the issue that names what is wrong. */
-function cursorOf(
-  raw: Record<string, unknown>,
-  sort: ListQuery['sort'],
-  ctx: z.RefinementCtx,
-): ListCursor | null {
-  const refuse = (message: string) => {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['cursor'], message });
-    return null;
+/** The parameters every list takes: page, cursor, per_page, sort and updated_since. */
+function baseParams(sortable: readonly string[]): Record<string, z.ZodTypeAny> {
+  return {
+    page: integerParam('page', 1, LIST_DEFAULTS.maxPage).optional().openapi({
+      description:
+        '1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first.',
+      default: LIST_DEFAULTS.page,
+    }),
+    cursor: z
+      .string()
+      .max(
+        LIST_CURSOR_MAX_LENGTH,
+        'cursor is not a list cursor: pass the cursor from links.next as it is',
+      )
+      .optional()
+      .openapi({
+        description:
+          'Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not.',
+      }),
+    per_page: integerParam('per_page', 1, LIST_DEFAULTS.maxPerPage)
+      .optional()
+      .openapi({
+        description: `Items per page, at most ${LIST_DEFAULTS.maxPerPage}.`,
+        default: LIST_DEFAULTS.perPage,
+      }),
+    sort: sortParam(sortable).optional(),
+    updated_since: instantParam('updated_since').optional().openapi({
+      description: 'Only records changed at or after this instant (incremental sync).',
+    }),
   };
-  if (raw.page !== undefined)
-    return refuse('page and cursor cannot be used together: a cursor names its own page');
-  const cursor = decodeListCursor(raw.cursor as string);
-  if (typeof cursor === 'string') return refuse(cursor);
-  if (cursor.values.length !== sort.length || cursor.sort !== sortText(sort))
-    return refuse(
-      `cursor was made for sort=${cursor.sort}: repeat that sort, or start again without a cursor`,
-    );
-  return cursor;
+}
+
+/** A parsed query's filters, ranges and updated_since as the conditions the server runs. */
+function conditionsOf(
+  raw: Record<string, unknown>,
+  filterNames: readonly string[],
+  rangeNames: readonly string[],
+): ListCondition[] {
+  const conditions: ListCondition[] = [];
+  for (const field of filterNames) {
+    const values = raw[field] as (string | number)[] | undefined;
+    if (values) conditions.push({ field, op: 'in', values });
+  }
+  for (const field of rangeNames) {
+    for (const op of RANGE_OPERATORS) {
+      const value = raw[`${field}[${op}]`] as Date | string | number | undefined;
+      if (value !== undefined) conditions.push({ field, op, value });
+    }
+  }
+  if (raw.updated_since) {
+    conditions.push({ field: 'updated_at', op: 'gte', value: raw.updated_since as Date });
+  }
+  return conditions;
 }
 
 export const PageMetaSchema = z
