@@ -89,7 +89,6 @@ describe('list cursors (links.next, keyset pages)', () => {
     '/v1/events?per_page=3&sort=created_at',
     '/v1/personal_access_tokens?per_page=1&sort=created_at',
     '/v1/audit_events?per_page=2',
-    '/v1/request_logs?per_page=5',
     '/v1/webhook_endpoints?per_page=1',
     '/v1/members?per_page=1&sort=email',
     '/v1/oauth_clients?per_page=1',
@@ -99,6 +98,9 @@ describe('list cursors (links.next, keyset pages)', () => {
     await server.createToken(orgId, ['students:read'], { name: 'another' });
     const whole = await get(path.replace(/per_page=\d+/, 'per_page=100'), all);
     expect(whole.status).toBe(200);
+    // All of it in one page, so the walk must end where it does. (Request logs are left out:
+    // the walk's own requests add to them.)
+    expect(whole.body.data.length).toBeLessThan(100);
     const { seen } = await walk(path, all);
     expect(seen).toEqual(ids(whole.body));
     if (/events|tokens/.test(path)) expect(seen.length).toBeGreaterThan(2);
