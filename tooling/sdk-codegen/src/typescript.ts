@@ -90,7 +90,39 @@ function queryParamType(param: QueryParam): string {
 
 const OPERATORS = ['gte', 'gt', 'lte', 'lt'];
 
-function queryType(op: Operation): string {
+/**
+ * The parameters every list shares (`page`, `cursor`, `per_page`, `updated_since`) are written
+ * once, as `ListPageQuery`, which each list's query type extends; written out on every list they
+ * were a fifth of the declaration files (the budget in packages/client/scripts/budgets.mjs).
+ * A list whose own version of one differs (another description or type) keeps all of them inline.
+ */
+const SHARED_LIST_PARAMS = ['page', 'cursor', 'per_page', 'updated_since'];
+const SHARED_LIST_QUERY = 'ListPageQuery';
+
+const paramLine = (param: QueryParam): string =>
+  `${doc(withDeprecation(param.description, param.deprecated), '  ')}  ${key(param.name)}${param.required ? '' : '?'}: ${queryParamType(param)};\n`;
+
+/** The shared list parameters as most lists declare them, or undefined if no list has all. */
+function sharedListParams(ops: Operation[]): QueryParam[] | undefined {
+  const versions = new Map<string, { params: QueryParam[]; lists: number }>();
+  for (const op of ops) {
+    const params = SHARED_LIST_PARAMS.map((name) => op.query.find((p) => p.name === name));
+    if (params.some((p) => p === undefined)) continue;
+    const text = (params as QueryParam[]).map(paramLine).join('');
+    const version = versions.get(text) ?? { params: params as QueryParam[], lists: 0 };
+    versions.set(text, { ...version, lists: version.lists + 1 });
+  }
+  return [...versions.values()].sort((a, b) => b.lists - a.lists)[0]?.params;
+}
+
+const sharesListParams = (op: Operation, shared: QueryParam[] | undefined): boolean =>
+  shared !== undefined &&
+  shared.every((param) => {
+    const own = op.query.find((p) => p.name === param.name);
+    return own !== undefined && paramLine(own) === paramLine(param);
+  });
+
+function queryType(op: Operation, shared: QueryParam[] | undefined): string {
   // Range filters with all four operators are one `RangeFilters<fields, value>` per value type.
   const ranges = new Map<string, string[]>();
   for (const param of op.query) {
@@ -100,13 +132,17 @@ function queryType(op: Operation): string {
     const value = tsType(param.type, true);
     ranges.set(value, [...(ranges.get(value) ?? []), param.name]);
   }
-  const bases = [...ranges].map(
-    ([value, fields]) => `RangeFilters<${fields.map(quote).join(' | ')}, ${value}>`,
-  );
+  const sharing = sharesListParams(op, shared);
+  const bases = [
+    ...(sharing ? [SHARED_LIST_QUERY] : []),
+    ...[...ranges].map(
+      ([value, fields]) => `RangeFilters<${fields.map(quote).join(' | ')}, ${value}>`,
+    ),
+  ];
   let out = `${doc(`The query of \`${op.id}\`.`)}export interface ${queryTypeName(op)}${bases.length ? ` extends ${bases.join(', ')}` : ''} {\n`;
   for (const param of op.query) {
-    if (param.kind === 'range') continue;
-    out += `${doc(withDeprecation(param.description, param.deprecated), '  ')}  ${key(param.name)}${param.required ? '' : '?'}: ${queryParamType(param)};\n`;
+    if (param.kind === 'range' || (sharing && SHARED_LIST_PARAMS.includes(param.name))) continue;
+    out += paramLine(param);
   }
   return `${out}}\n`;
 }
@@ -123,8 +159,13 @@ function emitTypes(model: SdkModel): string {
   for (const union of model.unions) {
     out += `${doc(union.description)}export type ${union.name} =\n${union.members.map((member) => `  | ${member}`).join('\n')};\n\n`;
   }
-  for (const op of model.resources.flatMap((resource) => resource.operations)) {
-    if (op.query.length > 0) out += `${queryType(op)}\n`;
+  const ops = model.resources.flatMap((resource) => resource.operations);
+  const shared = sharedListParams(ops);
+  if (shared) {
+    out += `${doc('The parameters every list takes.')}export interface ${SHARED_LIST_QUERY} {\n${shared.map(paramLine).join('')}}\n\n`;
+  }
+  for (const op of ops) {
+    if (op.query.length > 0) out += `${queryType(op, shared)}\n`;
   }
   return out;
 }

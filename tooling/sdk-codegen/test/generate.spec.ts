@@ -46,3 +46,39 @@ describe('generated files', () => {
     }
   });
 });
+
+describe('TypeScript list query types', () => {
+  const typesOf = (model: ReturnType<typeof loadModel>): string =>
+    render(
+      model,
+      EMITTERS.filter((e) => e.name === 'typescript'),
+    ).get('packages/client/src/generated/types.ts')!;
+
+  it('declare the parameters every list takes once, and each list extends them', () => {
+    const model = loadModel();
+    const types = typesOf(model);
+    const lists = model.operations.filter((op) => op.query.some((p) => p.name === 'cursor'));
+    expect(lists.length).toBeGreaterThan(5);
+    expect(types.match(/^\s+cursor\?: string;$/gm)).toHaveLength(1);
+    for (const op of lists) {
+      expect(types).toMatch(
+        new RegExp(
+          `export interface ${op.resource.camel}\\w*ListQuery extends ListPageQuery\\b`,
+          'i',
+        ),
+      );
+    }
+  });
+
+  it('keep a list inline whose own version of a shared parameter differs', () => {
+    const model = loadModel();
+    const list = model.operations.find((op) => op.id === 'students.list')!;
+    const perPage = list.query.find((p) => p.name === 'per_page')!;
+    perPage.description = 'Items per page, at most 10.';
+    const types = typesOf(model);
+    const own = types.slice(types.indexOf('export interface StudentsListQuery'));
+    expect(own.slice(0, own.indexOf('\n}'))).toContain('Items per page, at most 10.');
+    expect(own).not.toMatch(/^export interface StudentsListQuery extends ListPageQuery/);
+    expect(types).toMatch(/export interface CoursesListQuery extends ListPageQuery/);
+  });
+});

@@ -1602,18 +1602,22 @@ export type Event =
   | ExamResultPublishedEvent
   | PingEvent;
 
-/** The query of `students.list`. */
-export interface StudentsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
+/** The parameters every list takes. */
+export interface ListPageQuery {
   /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
   page?: number;
   /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
   cursor?: string;
   /** Items per page, at most 100. */
   per_page?: number;
-  /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: last_name, first_name, created_at, updated_at. Ties are broken by id. */
-  sort?: SortInput<'last_name' | 'first_name' | 'created_at' | 'updated_at'>;
   /** Only records changed at or after this instant (incremental sync). */
   updated_since?: string;
+}
+
+/** The query of `students.list`. */
+export interface StudentsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
+  /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: last_name, first_name, created_at, updated_at. Ties are broken by id. */
+  sort?: SortInput<'last_name' | 'first_name' | 'created_at' | 'updated_at'>;
   /** Case-insensitive substring search over first_name, last_name, email, student_number. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
   /** Equality filter; comma-separate several values for IN. One of: active, inactive, graduated, withdrawn. */
@@ -1623,17 +1627,9 @@ export interface StudentsListQuery extends RangeFilters<'created_at' | 'updated_
 }
 
 /** The query of `courses.list`. */
-export interface CoursesListQuery extends RangeFilters<'created_at' | 'updated_at' | 'start_date' | 'end_date', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface CoursesListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at' | 'start_date' | 'end_date', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: code, title, start_date, created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'code' | 'title' | 'start_date' | 'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Case-insensitive substring search over code, title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
   /** Equality filter; comma-separate several values for IN. One of: draft, active, archived. */
@@ -1643,17 +1639,9 @@ export interface CoursesListQuery extends RangeFilters<'created_at' | 'updated_a
 }
 
 /** The query of `enrollments.list`. */
-export interface EnrollmentsListQuery extends RangeFilters<'created_at' | 'updated_at' | 'activated_at' | 'completed_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface EnrollmentsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at' | 'activated_at' | 'completed_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: status, activated_at, completed_at, created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'status' | 'activated_at' | 'completed_at' | 'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Equality filter; comma-separate several values for IN. */
   student_id?: `stu_${string}`;
   /** Equality filter; comma-separate several values for IN. */
@@ -1663,17 +1651,9 @@ export interface EnrollmentsListQuery extends RangeFilters<'created_at' | 'updat
 }
 
 /** The query of `payments.list`. */
-export interface PaymentsListQuery extends RangeFilters<'created_at' | 'updated_at' | 'succeeded_at', string>, RangeFilters<'amount', number> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface PaymentsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at' | 'succeeded_at', string>, RangeFilters<'amount', number> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: amount, succeeded_at, created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'amount' | 'succeeded_at' | 'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Case-insensitive substring search over description, external_reference. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
   /** Equality filter; comma-separate several values for IN. */
@@ -1687,17 +1667,9 @@ export interface PaymentsListQuery extends RangeFilters<'created_at' | 'updated_
 }
 
 /** The query of `exams.list`. */
-export interface ExamsListQuery extends RangeFilters<'created_at' | 'updated_at' | 'held_on', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface ExamsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at' | 'held_on', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'title' | 'held_on' | 'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Case-insensitive substring search over title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
   /** Equality filter; comma-separate several values for IN. */
@@ -1705,17 +1677,9 @@ export interface ExamsListQuery extends RangeFilters<'created_at' | 'updated_at'
 }
 
 /** The query of `examResults.list`. */
-export interface ExamResultsListQuery extends RangeFilters<'created_at' | 'updated_at' | 'published_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface ExamResultsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at' | 'published_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'score' | 'published_at' | 'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Equality filter; comma-separate several values for IN. */
   exam_id?: `exm_${string}`;
   /** Equality filter; comma-separate several values for IN. */
@@ -1725,17 +1689,9 @@ export interface ExamResultsListQuery extends RangeFilters<'created_at' | 'updat
 }
 
 /** The query of `events.list`. */
-export interface EventsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface EventsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Equality filter; comma-separate several values for IN. One of: student.created, student.updated, student.deleted, course.created, course.updated, course.deleted, enrollment.created, enrollment.updated, enrollment.active, enrollment.completed, enrollment.dropped, enrollment.cancelled, payment.created, payment.succeeded, payment.failed, payment.refunded, exam.created, exam.updated, exam.deleted, exam_result.created, exam_result.updated, exam_result.published, ping. */
   type?: ListFilter<'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published' | 'ping'>;
 }
@@ -1769,17 +1725,9 @@ export interface ChangesListQuery {
 }
 
 /** The query of `webhookEndpoints.list`. */
-export interface WebhookEndpointsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface WebhookEndpointsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Case-insensitive substring search over url, description. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
   /** Equality filter; comma-separate several values for IN. One of: true, false. */
@@ -1787,17 +1735,9 @@ export interface WebhookEndpointsListQuery extends RangeFilters<'created_at' | '
 }
 
 /** The query of `webhookEndpoints.deliveries`. */
-export interface WebhookEndpointsDeliveriesQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface WebhookEndpointsDeliveriesQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed. */
   status?: ListFilter<'pending' | 'succeeded' | 'failed'>;
   /** Equality filter; comma-separate several values for IN. One of: student.created, student.updated, student.deleted, course.created, course.updated, course.deleted, enrollment.created, enrollment.updated, enrollment.active, enrollment.completed, enrollment.dropped, enrollment.cancelled, payment.created, payment.succeeded, payment.failed, payment.refunded, exam.created, exam.updated, exam.deleted, exam_result.created, exam_result.updated, exam_result.published, ping. */
@@ -1805,17 +1745,9 @@ export interface WebhookEndpointsDeliveriesQuery extends RangeFilters<'created_a
 }
 
 /** The query of `personalAccessTokens.list`. */
-export interface PersonalAccessTokensListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface PersonalAccessTokensListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
   /** The token's state when the request is served: `revoked` once `revoked_at` is set; else `expired` once `expires_at` has passed; else `active`. Comma-separate several values for any of them. One of: active, expired, revoked. */
@@ -1823,17 +1755,9 @@ export interface PersonalAccessTokensListQuery extends RangeFilters<'created_at'
 }
 
 /** The query of `oauthClients.list`. */
-export interface OauthClientsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface OauthClientsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Case-insensitive substring search over name. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
   /** Equality filter; comma-separate several values for IN. One of: confidential, public. */
@@ -1841,17 +1765,9 @@ export interface OauthClientsListQuery extends RangeFilters<'created_at' | 'upda
 }
 
 /** The query of `auditEvents.list`. */
-export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface AuditEventsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.updated, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.revoked, invitation.accepted, user.password_changed, user.password_check_failed, user.signed_out, export.created, export.download_link_created. */
   action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation, sign_in, oauth_client. */
@@ -1865,17 +1781,9 @@ export interface AuditEventsListQuery extends RangeFilters<'created_at' | 'updat
 }
 
 /** The query of `requestLogs.list`. */
-export interface RequestLogsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface RequestLogsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** `api` (the default: your integrations' tokens) or `portal` (the portal's own calls); `api,portal` for both. Comma-separate several values for any of them. One of: api, portal. */
   source?: ListFilter<'api' | 'portal'>;
   /** Equality filter; comma-separate several values for IN. */
@@ -1901,17 +1809,9 @@ export interface UsageRetrieveQuery {
 }
 
 /** The query of `members.list`. */
-export interface MembersListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface MembersListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: email, created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'email' | 'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Case-insensitive substring search over name, email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
   /** Equality filter; comma-separate several values for IN. One of: admin, developer, viewer. */
@@ -1919,17 +1819,9 @@ export interface MembersListQuery extends RangeFilters<'created_at' | 'updated_a
 }
 
 /** The query of `invitations.list`. */
-export interface InvitationsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface InvitationsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Case-insensitive substring search over email. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
   /** Equality filter; comma-separate several values for IN. One of: admin, developer, viewer. */
@@ -1937,17 +1829,9 @@ export interface InvitationsListQuery extends RangeFilters<'created_at' | 'updat
 }
 
 /** The query of `exports.list`. */
-export interface ExportsListQuery extends RangeFilters<'created_at' | 'updated_at', string> {
-  /** 1-based page number. For walking a whole list, follow `links.next` (a `cursor`) instead: it costs the same on the last page as on the first. */
-  page?: number;
-  /** Where the previous page ended, from `links.next` (opaque; not with `page`). The next page starts after that record in the same `sort`, so records added or removed meanwhile never make a walk skip or repeat one. Keep the other parameters; `per_page` and filters may change, `sort` may not. */
-  cursor?: string;
-  /** Items per page, at most 100. */
-  per_page?: number;
+export interface ExportsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Only records changed at or after this instant (incremental sync). */
-  updated_since?: string;
   /** Equality filter; comma-separate several values for IN. One of: queued, running, succeeded, failed, expired. */
   status?: ListFilter<'queued' | 'running' | 'succeeded' | 'failed' | 'expired'>;
   /** Equality filter; comma-separate several values for IN. One of: students, courses, enrollments, payments, exams, exam_results. */
