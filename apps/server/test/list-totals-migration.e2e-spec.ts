@@ -1,4 +1,3 @@
-import { insertRows } from '../src/database/sql';
 import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents } from '../src/testing';
 import { migratedUpTo } from './support/empty-database';
@@ -8,17 +7,15 @@ import { DATABASE_KIND } from './support/server';
 describe('the list tallies migration on an existing database', () => {
   it('counts the rows already there, keeps counting after, and drops cleanly', async () => {
     const orgs = ['org_01JTALL1ESM1GRAT10N00000001', 'org_01JTALL1ESM1GRAT10N00000002'];
-    const { before, migrate, drop } = await migratedUpTo('ListTallies1766500000000', orgs);
+    const { insert, migrate, undo, drop } = await migratedUpTo('ListTallies1766500000000', orgs);
     const now = new Date();
     const statuses = ['active', 'active', 'inactive', 'graduated', 'withdrawn'] as const;
     const students = demoStudents(orgs[0]!, 50, now.getTime()).map((s, i) => ({
       ...s,
       status: statuses[i % statuses.length]!,
     }));
-    await before.transaction(async (manager) => {
-      await insertRows(manager, StudentEntity, students);
-      await insertRows(manager, StudentEntity, demoStudents(orgs[1]!, 7, now.getTime()));
-    });
+    await insert(StudentEntity, students);
+    await insert(StudentEntity, demoStudents(orgs[1]!, 7, now.getTime()));
     const after = await migrate();
     try {
       const tallies = async () => {
@@ -56,7 +53,7 @@ describe('the list tallies migration on an existing database', () => {
       expect(later['a status=active']).toBe(19);
       expect(later['a status=inactive']).toBe(9);
 
-      await after.undoLastMigration({ transaction: 'each' });
+      await undo(after);
       const left: unknown[] = await after.query(
         DATABASE_KIND === 'postgres'
           ? `SELECT 1 FROM pg_tables WHERE tablename = 'list_tallies'`

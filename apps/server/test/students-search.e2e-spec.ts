@@ -6,7 +6,6 @@ import {
   SEARCH_COUNT_AHEAD,
 } from '../src/common/list/find-page';
 import { listFieldsFor } from '../src/common/list/list-fields';
-import { insertRows } from '../src/database/sql';
 import type { CompiledSql } from '../src/database/sql';
 import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents, type Student } from '../src/testing';
@@ -409,10 +408,12 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
 describe('the search-index migration on an existing database', () => {
   it('indexes the rows already there, and drops cleanly', async () => {
     const org = { id: 'org_01JSEARCHM1GRAT10N000000000' };
-    const { before, migrate, drop } = await migratedUpTo('SearchIndex1766000000000', [org.id]);
+    const { insert, migrate, undo, drop } = await migratedUpTo('SearchIndex1766000000000', [
+      org.id,
+    ]);
     const now = new Date();
     const students = demoStudents(org.id, 300, now.getTime());
-    await before.transaction((manager) => insertRows(manager, StudentEntity, students));
+    await insert(StudentEntity, students);
     const after = await migrate();
     try {
       const search = async (q: string) => {
@@ -434,7 +435,7 @@ describe('the search-index migration on an existing database', () => {
         students.filter((s) => s.lastName.toLowerCase().includes(target.lastName.toLowerCase()))
           .length,
       );
-      await after.undoLastMigration({ transaction: 'each' });
+      await undo(after);
     } finally {
       await after.destroy();
       await drop();

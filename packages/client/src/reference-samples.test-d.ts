@@ -20,7 +20,7 @@ export async function students_retrieve() {
 }
 
 export async function students_update() {
-  const student = await platform.students.update('stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { student_number: 'S-2026-0042' } });
+  const student = await platform.students.update('stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'external id' } });
   return student;
 }
 
@@ -45,7 +45,7 @@ export async function courses_retrieve() {
 }
 
 export async function courses_update() {
-  const course = await platform.courses.update('crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { code: 'MATH-101' } });
+  const course = await platform.courses.update('crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'external id' } });
   return course;
 }
 

@@ -3,7 +3,16 @@ import { idSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
-import { dateSchema, type DeleteRefusal, deletedSchema, text, timestampSchema } from './resource';
+import {
+  dateSchema,
+  type DeleteRefusal,
+  deletedSchema,
+  EXTERNAL_ID,
+  externalIdField,
+  externalIdSchema,
+  text,
+  timestampSchema,
+} from './resource';
 import { resourceRoutes } from './routes';
 import { deleteRefusal } from './registry';
 import { z } from './zod-openapi';
@@ -18,6 +27,7 @@ export const CourseSchema = z
   .object({
     id: idSchema('course'),
     object: z.literal('course'),
+    external_id: externalIdField('courses'),
     code: z.string().describe('Short code, unique within the organization, e.g. `MATH-101`.'),
     title: z.string(),
     description: z.string().nullable(),
@@ -37,6 +47,7 @@ export const CourseSchema = z
 export type Course = z.infer<typeof CourseSchema>;
 
 const courseFields = {
+  external_id: externalIdSchema,
   code: text(32),
   title: text(200),
   description: text(5000).nullable(),
@@ -48,6 +59,7 @@ const courseFields = {
 
 export const CourseCreateSchema = z
   .object({
+    external_id: courseFields.external_id.optional(),
     code: courseFields.code,
     title: courseFields.title,
     description: courseFields.description.optional(),
@@ -66,7 +78,11 @@ export const CourseUpdateSchema = z
   .openapi({ title: 'CourseUpdate' });
 
 export const CourseListQuerySchema = listQuery({
-  filters: { status: filter.oneOf(COURSE_STATUSES), code: filter.string(32) },
+  filters: {
+    status: filter.oneOf(COURSE_STATUSES),
+    code: filter.string(32),
+    external_id: filter.string(EXTERNAL_ID.maxLength),
+  },
   ranges: { start_date: 'date', end_date: 'date' },
   sort: ['code', 'title', 'start_date'],
   search: ['code', 'title'],
@@ -89,7 +105,7 @@ export const coursesContract = c.router(
     create: courseRoutes.create({
       summary: 'Create a course',
       description:
-        '`code` must be unique in the organization; `end_date` may not precede `start_date`.',
+        '`code`, and `external_id` when given, must be unique in the organization (409 otherwise); `end_date` may not precede `start_date`.',
       body: CourseCreateSchema,
     }),
     retrieve: courseRoutes.retrieve({ summary: 'Retrieve a course' }),

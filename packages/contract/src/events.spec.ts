@@ -86,6 +86,7 @@ describe('previous_attributes', () => {
     const student = {
       id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8',
       object: 'student',
+      external_id: null,
       student_number: 'S-1',
       first_name: 'Ada',
       last_name: 'Lovelace',

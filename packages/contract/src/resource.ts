@@ -3,8 +3,46 @@ import { idSchema } from './ids';
 import { commonErrorResponses, problemResponse } from './problem';
 import { z } from './zod-openapi';
 
-/** A path id. Any string: an id that is malformed, unknown or another organization's is a 404. */
-export const IdPathParams = z.object({ id: z.string().min(1).max(64) });
+/**
+ * A path id. Any string: an id that is malformed, unknown or another organization's is a 404.
+ * A resource with external ids also takes `ext:<external_id>` there (up to 4 + 128 characters).
+ */
+export const IdPathParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(132)
+    .describe(
+      "The record's id, or `ext:<external_id>` for a student or course with an external id.",
+    ),
+});
+
+/**
+ * What addresses a record by its external id wherever its id goes in a path:
+ * `GET /v1/students/ext:SIS-0042`.
+ */
+export const EXTERNAL_ID_PREFIX = 'ext:';
+
+/** An external id: the key of the record in the school's own system (SIS, LMS), up to 128 characters. */
+export const EXTERNAL_ID = { maxLength: 128, pattern: /^[A-Za-z0-9._~:@+-]*$/ } as const;
+
+/** An external id in a create or update body; null clears it. */
+export const externalIdSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(EXTERNAL_ID.maxLength, `must be at most ${EXTERNAL_ID.maxLength} characters`)
+  .regex(EXTERNAL_ID.pattern, 'may only contain letters, digits and . _ ~ : @ + -')
+  .nullable();
+
+/** The `external_id` of a resource that has one, as responses and events carry it. */
+export function externalIdField(plural: string) {
+  return z
+    .string()
+    .nullable()
+    .describe(
+      `Your own system's key for this record (a SIS id), unique among the organization's ${plural}; null when not set. Address the record as \`ext:<external_id>\` wherever its id goes in a path.`,
+    );
+}
 
 export const notFoundResponse = {
   404: problemResponse('No such resource in your organization.'),

@@ -2,7 +2,15 @@ import { initContract } from '@ts-rest/core';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { searchErrorResponses } from './problem';
-import { dateSchema, type DeleteRefusal, deletedSchema, text } from './resource';
+import {
+  dateSchema,
+  type DeleteRefusal,
+  deletedSchema,
+  EXTERNAL_ID,
+  externalIdField,
+  externalIdSchema,
+  text,
+} from './resource';
 import { ROUTER_OPTIONS } from './operation';
 import { deleteRefusal } from './registry';
 import { z } from './zod-openapi';
@@ -20,6 +28,7 @@ export const StudentSchema = z
   .object({
     id: idSchema('student'),
     object: z.literal('student'),
+    external_id: externalIdField('students'),
     student_number: z
       .string()
       .describe('School-assigned student number, unique within the organization.'),
@@ -47,6 +56,7 @@ export const StudentListQuerySchema = listQuery({
   filters: {
     status: filter.oneOf(STUDENT_STATUSES),
     grade_level: filter.integer(GRADE_LEVEL.min, GRADE_LEVEL.max),
+    external_id: filter.string(EXTERNAL_ID.maxLength),
   },
   sort: ['last_name', 'first_name'],
   search: ['first_name', 'last_name', 'email', 'student_number'],
@@ -57,6 +67,7 @@ export const StudentListSchema = listResponse(StudentSchema, 'StudentList');
 
 /** Each writable field once: the create body adds defaults and optionality, the update is partial. */
 const studentFields = {
+  external_id: externalIdSchema,
   student_number: text(64),
   first_name: text(100),
   last_name: text(100),
@@ -70,6 +81,7 @@ const studentFields = {
 export const StudentCreateSchema = z
   .object({
     ...studentFields,
+    external_id: studentFields.external_id.optional(),
     preferred_name: studentFields.preferred_name.optional(),
     email: studentFields.email.optional(),
     date_of_birth: studentFields.date_of_birth.optional(),
@@ -103,7 +115,8 @@ export const studentsContract = c.router(
     }),
     create: studentRoutes.create({
       summary: 'Create a student',
-      description: '`student_number` must be unique in the organization (409 otherwise).',
+      description:
+        '`student_number`, and `external_id` when given, must be unique in the organization (409 otherwise).',
       body: StudentCreateSchema,
     }),
     retrieve: studentRoutes.retrieve({ summary: 'Retrieve a student' }),

@@ -1,3 +1,4 @@
+import { EXTERNAL_ID_PREFIX } from '@platform/contract';
 import type { EntityManager, EntityTarget, FindOptionsWhere, ObjectLiteral } from 'typeorm';
 import type { Sql } from '../database/sql';
 import { notFound } from './resource-errors';
@@ -52,4 +53,31 @@ export async function findOwnedForUpdate<T extends Owned>(
 ): Promise<T> {
   await lockOwned(sql, manager, entity, organizationId, id);
   return findOwned(manager, entity, organizationId, id, noun);
+}
+
+/** The external id a path id names (`ext:SIS-0042` → `SIS-0042`), or undefined for a plain id. */
+export function externalIdOf(id: string): string | undefined {
+  return id.startsWith(EXTERNAL_ID_PREFIX) ? id.slice(EXTERNAL_ID_PREFIX.length) : undefined;
+}
+
+/**
+ * `findOwned` by external id (`id` is the `ext:` form, for the 404), for a resource with an
+ * `externalId` column; `forUpdate` then locks the record by its id, and a record whose external id
+ * changed before the lock is not found.
+ */
+export async function findOwnedByExternalId<T extends Owned>(
+  sql: Sql,
+  manager: EntityManager,
+  entity: EntityTarget<T>,
+  key: { organizationId: string; externalId: string; id: string; noun: string },
+  forUpdate: boolean,
+): Promise<T> {
+  const { organizationId, externalId, id, noun } = key;
+  const where = { organizationId, externalId } as unknown as FindOptionsWhere<T>;
+  const found = await manager.findOneBy(entity, where);
+  if (!found) throw notFound(noun, id);
+  if (!forUpdate) return found;
+  const record = await findOwnedForUpdate(sql, manager, entity, organizationId, found.id, noun);
+  if ((record as { externalId?: unknown }).externalId !== externalId) throw notFound(noun, id);
+  return record;
 }

@@ -20,7 +20,7 @@ import {
   vanishedReference,
 } from './checked-references';
 import { EventOutbox } from './event-outbox';
-import { findOwned, findOwnedForUpdate } from './find-owned';
+import { externalIdOf, findOwned, findOwnedByExternalId, findOwnedForUpdate } from './find-owned';
 import { type ListOptions, ListCollection } from './list/find-page';
 import { pageEnvelope, type PageUrl } from './list/page-envelope';
 import { applyPatch } from './patch';
@@ -77,7 +77,8 @@ export interface OwnedResourceSpec<O extends ResourceObject> {
 
 /** What a write may turn a unique-index violation into (the 409 naming the taken value). */
 export interface WriteRules {
-  conflict?: () => Error | undefined;
+  /** Given the violation, whose text names the index or its columns. */
+  conflict?: (error?: unknown) => Error | undefined;
 }
 
 export interface UpdateRules<T> extends WriteRules {
@@ -134,7 +135,8 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   private readonly updatable: ReturnType<typeof fieldProperties>;
   /** fromBody's field lists, derived once per create schema. */
   private readonly createFields = new WeakMap<z.AnyZodObject, ReturnType<typeof fieldProperties>>();
-  private readonly uniqueKey: { field: string; property: keyof T } | undefined;
+  /** `spec.uniqueKey`, then `external_id` where the entity has that column. */
+  private readonly uniqueKeys: { field: string; property: keyof T }[];
 
   constructor(
     private readonly shared: OwnedRecordsFactory,
@@ -145,9 +147,10 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     this.listed = ListCollection.of(this.shared.sql, repo, spec.listQuery);
     this.toResource = resourceMapper(repo.metadata, spec.resource);
     this.updatable = spec.update ? fieldProperties(repo.metadata, spec.update) : [];
-    const field = spec.uniqueKey;
-    this.uniqueKey =
-      field === undefined ? undefined : { field, property: propertyOf(repo.metadata, field) };
+    const external = repo.metadata.findColumnWithPropertyName('externalId');
+    this.uniqueKeys = [spec.uniqueKey, external && 'external_id']
+      .filter((field): field is string => typeof field === 'string')
+      .map((field) => ({ field, property: propertyOf(repo.metadata, field) }));
   }
 
   async list(organizationId: string, query: ListQuery, url: PageUrl) {
@@ -159,8 +162,19 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     return this.toResource(await this.find(this.repo.manager, organizationId, id));
   }
 
-  find(manager: EntityManager, organizationId: string, id: string): Promise<T> {
-    return findOwned(manager, this.repo.target, organizationId, id, this.noun);
+  /** The record a path id names: its id, or `ext:<external_id>` where the resource has those. */
+  find(manager: EntityManager, organizationId: string, id: string, forUpdate = false): Promise<T> {
+    const externalId = this.uniqueKeys.some((k) => k.field === 'external_id')
+      ? externalIdOf(id)
+      : undefined;
+    if (externalId !== undefined) {
+      const key = { organizationId, externalId, id, noun: this.noun };
+      const { sql } = this.shared;
+      return findOwnedByExternalId(sql, manager, this.repo.target, key, forUpdate);
+    }
+    if (!forUpdate) return findOwned(manager, this.repo.target, organizationId, id, this.noun);
+    const { sql } = this.shared;
+    return findOwnedForUpdate(sql, manager, this.repo.target, organizationId, id, this.noun);
   }
 
   /**
@@ -183,8 +197,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
 
   /** The record locked until the transaction ends (PostgreSQL), for a change that reads it first. */
   findForUpdate(manager: EntityManager, organizationId: string, id: string): Promise<T> {
-    const { sql } = this.shared;
-    return findOwnedForUpdate(sql, manager, this.repo.target, organizationId, id, this.noun);
+    return this.find(manager, organizationId, id, true);
   }
 
   /**
@@ -275,9 +288,9 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     const object: string = this.spec.object;
     try {
       return await this.shared.transactions.run(async (manager) => {
-        await this.find(manager, organizationId, id);
-        await manager.delete(this.repo.target, { id, organizationId });
-        const deleted = { id, object: this.spec.object, deleted: true as const };
+        const { id: recordId } = await this.find(manager, organizationId, id);
+        await manager.delete(this.repo.target, { id: recordId, organizationId });
+        const deleted = { id: recordId, object: this.spec.object, deleted: true as const };
         const at = this.shared.now();
         await this.recordEventData(manager, organizationId, `${object}.deleted`, deleted, at);
         return deleted;
@@ -302,36 +315,44 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     return bodyColumns<T>(fields, body, null) as NewRecord<T>;
   }
 
-  /** Refuses a business key (`spec.uniqueKey`) that another record of the organization holds. */
+  /** Refuses a unique key (`uniqueKeys`) that another record of the organization holds. */
   private async assertKeyFree(
     manager: EntityManager,
     organizationId: string,
     fields: Partial<T>,
     self?: string,
   ): Promise<void> {
-    const key = this.uniqueKey;
-    if (!key || fields[key.property] === undefined) return;
-    const where = {
-      organizationId,
-      [key.property]: fields[key.property],
-      ...(self !== undefined && { id: Not(self) }),
-    } as FindOptionsWhere<T>;
-    if (await manager.existsBy(this.repo.target, where)) throw this.keyTaken(fields);
+    for (const key of this.uniqueKeys) {
+      // A null external id is no key: any number of records have none.
+      if (fields[key.property] === undefined || fields[key.property] === null) continue;
+      const where = {
+        organizationId,
+        [key.property]: fields[key.property],
+        ...(self !== undefined && { id: Not(self) }),
+      } as FindOptionsWhere<T>;
+      if (await manager.existsBy(this.repo.target, where)) throw this.keyTaken(key, fields);
+    }
   }
 
-  /** The 409 for a taken business key: from the check, or from the index when a race beat it. */
-  private keyTaken(fields: Partial<T>): Error {
-    const { field, property } = this.uniqueKey!;
-    const value = String(fields[property]);
-    return alreadyExists(field, `A ${this.noun} with ${field} '${value}' already exists`);
+  /** The 409 for a taken unique key: from the check, or from the index when a race beat it. */
+  private keyTaken(key: { field: string; property: keyof T }, fields: Partial<T>): Error {
+    const value = String(fields[key.property]);
+    return alreadyExists(key.field, `A ${this.noun} with ${key.field} '${value}' already exists`);
   }
 
-  /** The rules with the business key's 409 as the conflict, when the write sets that key. */
+  /**
+   * The rules with a unique key's 409 as the conflict, when the write sets one: the key whose
+   * column or index the violation names (SQLite names the columns, PostgreSQL the index).
+   */
   private withKeyConflict<W extends WriteRules>(rules: W, written: () => Partial<T>): W {
-    const key = this.uniqueKey;
-    if (rules.conflict || !key) return rules;
-    const conflict = () =>
-      written()[key.property] === undefined ? undefined : this.keyTaken(written());
+    if (rules.conflict || this.uniqueKeys.length === 0) return rules;
+    const conflict = (error?: unknown) => {
+      const fields = written();
+      const set = this.uniqueKeys.filter((k) => fields[k.property] != null);
+      const named = set.find((k) => String((error as Error)?.message).includes(k.field));
+      const key = named ?? set[0];
+      return key && this.keyTaken(key, fields);
+    };
     return { ...rules, conflict };
   }
 
@@ -347,7 +368,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     try {
       return await this.shared.transactions.run(work);
     } catch (error) {
-      const conflict = isUniqueViolation(error) ? rules.conflict?.() : undefined;
+      const conflict = isUniqueViolation(error) ? rules.conflict?.(error) : undefined;
       const { transactions } = this.shared;
       const table = this.repo.metadata.tableName;
       const gone =

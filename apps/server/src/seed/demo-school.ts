@@ -129,6 +129,7 @@ class SchoolBuilder implements SchoolTools {
     const row: Course = {
       id: this.id('course', createdAt, spec.key && DEMO_COURSE_IDS[spec.key]),
       organizationId: this.organizationId,
+      externalId: null,
       code: spec.code,
       title: spec.title,
       description: spec.description,

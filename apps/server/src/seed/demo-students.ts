@@ -97,6 +97,7 @@ export function demoStudents(
     students.push({
       id: fixedIds[i] ?? demoId('student', createdAt.getTime()),
       organizationId,
+      externalId: null,
       studentNumber: `S${String(i + 1).padStart(6, '0')}`,
       firstName: first,
       lastName: last,

@@ -13,6 +13,7 @@ import {
 } from '@platform/contract';
 import { type AppRoute, type AppRouter, ContractNoBody, isAppRoute } from '@ts-rest/core';
 import type { RawResponse } from './server';
+import { isReference } from './example-body';
 
 /** Any route's answer as the walk reads it: a record, a page of records, or a problem. */
 export type WalkedBody = Record<string, unknown> & {
@@ -99,7 +100,7 @@ export function isCreateRoute(route: AppRoute): boolean {
 export function referenceFieldsOf(route: AppRoute): string[] {
   const schema = bodySchemaOf(route);
   if (schema === 'none') return [];
-  return Object.keys(objectShape(schema) ?? {}).filter((field) => field.endsWith('_id'));
+  return Object.keys(objectShape(schema) ?? {}).filter(isReference);
 }
 
 export const REFERENCE_ROUTES = ROUTES.filter(

@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
 import { loadConfig } from '../../src/config/env';
 import { dataSourceOptions } from '../../src/database/data-source';
+import { insertRows } from '../../src/database/sql';
 import { APP_SCHEMA } from '../../src/schema';
 
 /**
@@ -36,13 +37,22 @@ export async function emptyDatabase(): Promise<{ url: string; drop(): Promise<vo
 
 /**
  * A new database (emptyDatabase) migrated up to, not including, `migration`, holding
- * `organizationIds` as organizations; `migrate()` then runs `migration` alone, on a new
- * connection, and returns it. For tests of what a migration does to data already there.
+ * `organizationIds` as organizations; `migrate()` then runs `migration` alone, checks it ran,
+ * runs the ones after it, and returns a new connection. For tests of what a migration does to
+ * data already there (written with `insert`, which leaves out the columns added later).
  */
 export async function migratedUpTo(
   migration: string,
   organizationIds: readonly string[],
-): Promise<{ before: DataSource; migrate(): Promise<DataSource>; drop(): Promise<void> }> {
+): Promise<{
+  before: DataSource;
+  /** insertRows into `before`, with only the columns the table has there. */
+  insert<T extends ObjectLiteral>(entity: EntityTarget<T>, rows: readonly T[]): Promise<void>;
+  migrate(): Promise<DataSource>;
+  /** Undoes the migrations `migrate` ran, the one under test last. */
+  undo(after: DataSource): Promise<void>;
+  drop(): Promise<void>;
+}> {
   const { url, drop } = await emptyDatabase();
   const options = dataSourceOptions(loadConfig({ DATABASE_URL: url }).database, APP_SCHEMA);
   const all = options.migrations as (new () => { name?: string })[];
@@ -64,6 +74,17 @@ export async function migratedUpTo(
     );
   return {
     before,
+    async insert(entity, rows) {
+      const table = before.getMetadata(entity).tableName;
+      const columns: { name: string }[] = await before.query(
+        postgres
+          ? 'SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1'
+          : `SELECT name FROM pragma_table_info(?)`,
+        [table],
+      );
+      const only = new Set(columns.map((c) => c.name));
+      await before.transaction((manager) => insertRows(manager, entity, rows, only));
+    },
     async migrate() {
       if (before.isInitialized) await before.destroy();
       const after = new DataSource({ ...options, migrations: all.slice(0, upTo + 1) });
@@ -71,7 +92,16 @@ export async function migratedUpTo(
       const ran = await after.runMigrations({ transaction: 'each' });
       if (ran.map((m) => m.name).join() !== migration)
         throw new Error(`ran ${ran.map((m) => m.name).join()}, not ${migration}`);
-      return after;
+      // Then the migrations after it, as an upgrade runs them: the entities read the current schema.
+      await after.destroy();
+      const current = new DataSource(options);
+      await current.initialize();
+      await current.runMigrations({ transaction: 'each' });
+      return current;
+    },
+    async undo(after) {
+      for (let i = upTo; i < all.length; i++)
+        await after.undoLastMigration({ transaction: 'each' });
     },
     async drop() {
       if (before.isInitialized) await before.destroy();

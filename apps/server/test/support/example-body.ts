@@ -17,7 +17,7 @@ export function exampleBody(
   for (const [field, fieldSchema] of Object.entries(schema.shape as z.ZodRawShape)) {
     // Every reference is filled, optional ones too: the walk checks each one's isolation.
     const optional = fieldSchema.isOptional() || fieldSchema instanceof z.ZodDefault;
-    if (optional && !/_id$/.test(field)) continue;
+    if (optional && !isReference(field)) continue;
     body[field] = exampleValue(field, fieldSchema, refs, n);
   }
   const parsed = schema.safeParse(body);
@@ -26,13 +26,17 @@ export function exampleBody(
   return body;
 }
 
+/** `<singular>_id` names one of our records; `external_id` is the caller's own key. */
+export const isReference = (field: string): boolean =>
+  field.endsWith('_id') && field !== 'external_id';
+
 function exampleValue(
   field: string,
   schema: z.ZodTypeAny,
   refs: Readonly<Record<string, string>>,
   n: number,
 ): unknown {
-  const reference = /^(\w+)_id$/.exec(field)?.[1];
+  const reference = isReference(field) ? /^(\w+)_id$/.exec(field)?.[1] : undefined;
   if (reference) {
     const name = RESOURCE_NAMES.find((r) => RESOURCES[r].singular === reference);
     const id = name && refs[name];

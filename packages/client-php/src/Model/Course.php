@@ -26,6 +26,11 @@ final class Course extends Model
          */
         public readonly string $object,
         /**
+         * Your own system's key for this record (a SIS id), unique among the organization's courses; null
+         * when not set. Address the record as `ext:<external_id>` wherever its id goes in a path.
+         */
+        public readonly ?string $externalId,
+        /**
          * Short code, unique within the organization, e.g. `MATH-101`.
          */
         public readonly string $code,
@@ -58,6 +63,7 @@ final class Course extends Model
         $model = new static(
             Cast::string($data['id'] ?? null),
             Cast::string($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::string($data['code'] ?? null),
             Cast::string($data['title'] ?? null),
             Cast::nullableString($data['description'] ?? null),
@@ -81,6 +87,7 @@ final class Course extends Model
         $data = [
             'id' => $this->id,
             'object' => $this->object,
+            'external_id' => $this->externalId,
             'code' => $this->code,
             'title' => $this->title,
             'description' => $this->description,

@@ -29,6 +29,11 @@ final class CoursePreviousAttributes extends Model
          */
         public readonly ?string $object = null,
         /**
+         * Your own system's key for this record (a SIS id), unique among the organization's courses; null
+         * when not set. Address the record as `ext:<external_id>` wherever its id goes in a path.
+         */
+        public readonly ?string $externalId = null,
+        /**
          * Short code, unique within the organization, e.g. `MATH-101`.
          */
         public readonly ?string $code = null,
@@ -61,6 +66,7 @@ final class CoursePreviousAttributes extends Model
         $model = new static(
             Cast::nullableString($data['id'] ?? null),
             Cast::nullableString($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::nullableString($data['code'] ?? null),
             Cast::nullableString($data['title'] ?? null),
             Cast::nullableString($data['description'] ?? null),
@@ -87,6 +93,9 @@ final class CoursePreviousAttributes extends Model
         }
         if ($this->object !== null) {
             $data['object'] = $this->object;
+        }
+        if ($this->externalId !== null) {
+            $data['external_id'] = $this->externalId;
         }
         if ($this->code !== null) {
             $data['code'] = $this->code;

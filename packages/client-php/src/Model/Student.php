@@ -26,6 +26,11 @@ final class Student extends Model
          */
         public readonly string $object,
         /**
+         * Your own system's key for this record (a SIS id), unique among the organization's students; null
+         * when not set. Address the record as `ext:<external_id>` wherever its id goes in a path.
+         */
+        public readonly ?string $externalId,
+        /**
          * School-assigned student number, unique within the organization.
          */
         public readonly string $studentNumber,
@@ -56,6 +61,7 @@ final class Student extends Model
         $model = new static(
             Cast::string($data['id'] ?? null),
             Cast::string($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::string($data['student_number'] ?? null),
             Cast::string($data['first_name'] ?? null),
             Cast::string($data['last_name'] ?? null),
@@ -80,6 +86,7 @@ final class Student extends Model
         $data = [
             'id' => $this->id,
             'object' => $this->object,
+            'external_id' => $this->externalId,
             'student_number' => $this->studentNumber,
             'first_name' => $this->firstName,
             'last_name' => $this->lastName,

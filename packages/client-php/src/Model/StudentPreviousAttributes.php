@@ -29,6 +29,11 @@ final class StudentPreviousAttributes extends Model
          */
         public readonly ?string $object = null,
         /**
+         * Your own system's key for this record (a SIS id), unique among the organization's students; null
+         * when not set. Address the record as `ext:<external_id>` wherever its id goes in a path.
+         */
+        public readonly ?string $externalId = null,
+        /**
          * School-assigned student number, unique within the organization.
          */
         public readonly ?string $studentNumber = null,
@@ -59,6 +64,7 @@ final class StudentPreviousAttributes extends Model
         $model = new static(
             Cast::nullableString($data['id'] ?? null),
             Cast::nullableString($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::nullableString($data['student_number'] ?? null),
             Cast::nullableString($data['first_name'] ?? null),
             Cast::nullableString($data['last_name'] ?? null),
@@ -86,6 +92,9 @@ final class StudentPreviousAttributes extends Model
         }
         if ($this->object !== null) {
             $data['object'] = $this->object;
+        }
+        if ($this->externalId !== null) {
+            $data['external_id'] = $this->externalId;
         }
         if ($this->studentNumber !== null) {
             $data['student_number'] = $this->studentNumber;

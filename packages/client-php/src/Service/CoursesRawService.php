@@ -34,8 +34,8 @@ final class CoursesRawService
     /**
      * List courses
      *
-     * Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches
-     * `code`, `title`.
+     * Filters: `status`, `code`, `external_id`; ranges on `start_date`, `end_date`, `created_at`,
+     * `updated_at`; `q` searches `code`, `title`.
      *
      * `GET /v1/courses`. Requires the `courses:read` scope.
      *
@@ -48,6 +48,7 @@ final class CoursesRawService
      *     q?: string,
      *     status?: 'draft'|'active'|'archived'|list<'draft'|'active'|'archived'>,
      *     code?: string,
+     *     external_id?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,
@@ -87,12 +88,14 @@ final class CoursesRawService
     /**
      * Create a course
      *
-     * `code` must be unique in the organization; `end_date` may not precede `start_date`.
+     * `code`, and `external_id` when given, must be unique in the organization (409 otherwise); `end_date`
+     * may not precede `start_date`.
      *
      * `POST /v1/courses` (sent with an Idempotency-Key, so it is retried safely). Requires the
      * `courses:write` scope.
      *
      * @param array{
+     *     external_id?: string|null,
      *     code: string,
      *     title: string,
      *     description?: string|null,
@@ -152,6 +155,7 @@ final class CoursesRawService
      *
      * @param string $id
      * @param array{
+     *     external_id?: string|null,
      *     code?: string,
      *     title?: string,
      *     description?: string|null,

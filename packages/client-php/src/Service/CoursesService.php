@@ -35,8 +35,8 @@ final class CoursesService
     /**
      * List courses
      *
-     * Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches
-     * `code`, `title`.
+     * Filters: `status`, `code`, `external_id`; ranges on `start_date`, `end_date`, `created_at`,
+     * `updated_at`; `q` searches `code`, `title`.
      *
      * `GET /v1/courses`. Requires the `courses:read` scope.
      *
@@ -49,6 +49,7 @@ final class CoursesService
      *     q?: string,
      *     status?: 'draft'|'active'|'archived'|list<'draft'|'active'|'archived'>,
      *     code?: string,
+     *     external_id?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,
@@ -77,12 +78,14 @@ final class CoursesService
     /**
      * Create a course
      *
-     * `code` must be unique in the organization; `end_date` may not precede `start_date`.
+     * `code`, and `external_id` when given, must be unique in the organization (409 otherwise); `end_date`
+     * may not precede `start_date`.
      *
      * `POST /v1/courses` (sent with an Idempotency-Key, so it is retried safely). Requires the
      * `courses:write` scope.
      *
      * @param array{
+     *     external_id?: string|null,
      *     code: string,
      *     title: string,
      *     description?: string|null,
@@ -126,6 +129,7 @@ final class CoursesService
      *
      * @param string $id
      * @param array{
+     *     external_id?: string|null,
      *     code?: string,
      *     title?: string,
      *     description?: string|null,

@@ -35,8 +35,8 @@ final class StudentsService
     /**
      * List students
      *
-     * Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on
-     * `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
+     * Returns a page of the organization's students. Filters: `status`, `grade_level`, `external_id`; ranges
+     * on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
      *
      * `GET /v1/students`. Requires the `students:read` scope.
      *
@@ -49,6 +49,7 @@ final class StudentsService
      *     q?: string,
      *     status?: 'active'|'inactive'|'graduated'|'withdrawn'|list<'active'|'inactive'|'graduated'|'withdrawn'>,
      *     grade_level?: string,
+     *     external_id?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,
@@ -75,12 +76,13 @@ final class StudentsService
     /**
      * Create a student
      *
-     * `student_number` must be unique in the organization (409 otherwise).
+     * `student_number`, and `external_id` when given, must be unique in the organization (409 otherwise).
      *
      * `POST /v1/students` (sent with an Idempotency-Key, so it is retried safely). Requires the
      * `students:write` scope.
      *
      * @param array{
+     *     external_id?: string|null,
      *     student_number: string,
      *     first_name: string,
      *     last_name: string,
@@ -125,6 +127,7 @@ final class StudentsService
      *
      * @param string $id
      * @param array{
+     *     external_id?: string|null,
      *     student_number?: string,
      *     first_name?: string,
      *     last_name?: string,

@@ -32,9 +32,9 @@ export const EVENT_ENVELOPE: readonly string[] = ['id p:evt', 'position i|', 'cu
 
 /** The models events carry, field by field (see `src/event-shape.ts`). */
 export const EVENT_SHAPES: Readonly<Record<string, readonly string[]>> = {
-  Student: ['id p:stu', 'object l:student', 'student_number s', 'first_name s', 'last_name s', 'preferred_name s|', 'email s|', 'date_of_birth s|', 'status e:StudentStatus', 'grade_level i|', 'created_at s', 'updated_at s'],
+  Student: ['id p:stu', 'object l:student', 'external_id s|', 'student_number s', 'first_name s', 'last_name s', 'preferred_name s|', 'email s|', 'date_of_birth s|', 'status e:StudentStatus', 'grade_level i|', 'created_at s', 'updated_at s'],
   DeletedStudent: ['id s', 'object l:student', 'deleted b'],
-  Course: ['id p:crs', 'object l:course', 'code s', 'title s', 'description s|', 'status e:CourseStatus', 'start_date s|', 'end_date s|', 'capacity i|', 'created_at s', 'updated_at s'],
+  Course: ['id p:crs', 'object l:course', 'external_id s|', 'code s', 'title s', 'description s|', 'status e:CourseStatus', 'start_date s|', 'end_date s|', 'capacity i|', 'created_at s', 'updated_at s'],
   DeletedCourse: ['id s', 'object l:course', 'deleted b'],
   Enrollment: ['id p:enr', 'object l:enrollment', 'student_id p:stu', 'course_id p:crs', 'status e:EnrollmentStatus', 'notes s|', 'activated_at s|', 'completed_at s|', 'dropped_at s|', 'cancelled_at s|', 'created_at s', 'updated_at s'],
   Payment: ['id p:pay', 'object l:payment', 'student_id p:stu', 'enrollment_id p:enr|', 'amount i', 'currency s', 'status e:PaymentStatus', 'amount_refunded i', 'description s|', 'external_reference s|', 'failure_reason s|', 'succeeded_at s|', 'failed_at s|', 'refunded_at s|', 'created_at s', 'updated_at s'],

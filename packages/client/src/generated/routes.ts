@@ -114,14 +114,14 @@ export const MAX_PER_PAGE = 100;
 /** Every operation: how to call it. The client is built from this table. */
 export const ROUTES = {
   students: {
-    list: { method: 'GET', path: '/v1/students', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'status', 'grade_level', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/students', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'status', 'grade_level', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/students', body: true },
     retrieve: { method: 'GET', path: '/v1/students/{id}' },
     update: { method: 'PATCH', path: '/v1/students/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/students/{id}' },
   },
   courses: {
-    list: { method: 'GET', path: '/v1/courses', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'status', 'code', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'start_date[gte]', 'start_date[gt]', 'start_date[lte]', 'start_date[lt]', 'end_date[gte]', 'end_date[gt]', 'end_date[lte]', 'end_date[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/courses', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'status', 'code', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'start_date[gte]', 'start_date[gt]', 'start_date[lte]', 'start_date[lt]', 'end_date[gte]', 'end_date[gt]', 'end_date[lte]', 'end_date[lt]'], list: true },
     create: { method: 'POST', path: '/v1/courses', body: true },
     retrieve: { method: 'GET', path: '/v1/courses/{id}' },
     update: { method: 'PATCH', path: '/v1/courses/{id}', body: true },
@@ -252,7 +252,7 @@ export interface StudentsResource {
   /**
    * List students
    *
-   * Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
+   * Returns a page of the organization's students. Filters: `status`, `grade_level`, `external_id`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
    *
    * Scope: `students:read`.
    */
@@ -263,7 +263,7 @@ export interface StudentsResource {
   /**
    * Create a student
    *
-   * `student_number` must be unique in the organization (409 otherwise).
+   * `student_number`, and `external_id` when given, must be unique in the organization (409 otherwise).
    *
    * Scope: `students:write`.
    */
@@ -300,7 +300,7 @@ export interface CoursesResource {
   /**
    * List courses
    *
-   * Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
+   * Filters: `status`, `code`, `external_id`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
    *
    * Scope: `courses:read`.
    */
@@ -311,7 +311,7 @@ export interface CoursesResource {
   /**
    * Create a course
    *
-   * `code` must be unique in the organization; `end_date` may not precede `start_date`.
+   * `code`, and `external_id` when given, must be unique in the organization (409 otherwise); `end_date` may not precede `start_date`.
    *
    * Scope: `courses:write`.
    */

@@ -521,6 +521,8 @@ export interface CollectionChecksums {
 export interface Course {
   id: `crs_${string}`;
   object: 'course';
+  /** Your own system's key for this record (a SIS id), unique among the organization's courses; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path. */
+  external_id: string | null;
   /** Short code, unique within the organization, e.g. `MATH-101`. */
   code: string;
   title: string;
@@ -537,6 +539,7 @@ export interface Course {
 }
 
 export interface CourseCreate {
+  external_id?: string | null;
   code: string;
   title: string;
   description?: string | null;
@@ -558,6 +561,8 @@ export interface CourseList {
 export interface CoursePreviousAttributes {
   id?: `crs_${string}`;
   object?: 'course';
+  /** Your own system's key for this record (a SIS id), unique among the organization's courses; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path. */
+  external_id?: string | null;
   /** Short code, unique within the organization, e.g. `MATH-101`. */
   code?: string;
   title?: string;
@@ -574,6 +579,7 @@ export interface CoursePreviousAttributes {
 }
 
 export interface CourseUpdate {
+  external_id?: string | null;
   code?: string;
   title?: string;
   description?: string | null;
@@ -1233,6 +1239,8 @@ export interface RequestLogList {
 export interface Student {
   id: `stu_${string}`;
   object: 'student';
+  /** Your own system's key for this record (a SIS id), unique among the organization's students; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path. */
+  external_id: string | null;
   /** School-assigned student number, unique within the organization. */
   student_number: string;
   first_name: string;
@@ -1249,6 +1257,7 @@ export interface Student {
 }
 
 export interface StudentCreate {
+  external_id?: string | null;
   student_number: string;
   first_name: string;
   last_name: string;
@@ -1270,6 +1279,8 @@ export interface StudentList {
 export interface StudentPreviousAttributes {
   id?: `stu_${string}`;
   object?: 'student';
+  /** Your own system's key for this record (a SIS id), unique among the organization's students; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path. */
+  external_id?: string | null;
   /** School-assigned student number, unique within the organization. */
   student_number?: string;
   first_name?: string;
@@ -1286,6 +1297,7 @@ export interface StudentPreviousAttributes {
 }
 
 export interface StudentUpdate {
+  external_id?: string | null;
   student_number?: string;
   first_name?: string;
   last_name?: string;
@@ -1624,6 +1636,8 @@ export interface StudentsListQuery extends ListPageQuery, RangeFilters<'created_
   status?: ListFilter<'active' | 'inactive' | 'graduated' | 'withdrawn'>;
   /** Equality filter; comma-separate several values for IN. */
   grade_level?: IntegerFilter;
+  /** Equality filter; comma-separate several values for IN. */
+  external_id?: string;
 }
 
 /** The query of `courses.list`. */
@@ -1636,6 +1650,8 @@ export interface CoursesListQuery extends ListPageQuery, RangeFilters<'created_a
   status?: ListFilter<'draft' | 'active' | 'archived'>;
   /** Equality filter; comma-separate several values for IN. */
   code?: string;
+  /** Equality filter; comma-separate several values for IN. */
+  external_id?: string;
 }
 
 /** The query of `enrollments.list`. */

@@ -37,6 +37,7 @@ class Courses(SyncAPIResource):
         q: _t.Union[str, Omit] = omit,
         status: _t.Union[CourseStatus, _t.Sequence[CourseStatus], Omit] = omit,
         code: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         start_date: _t.Union[StringRange, Omit] = omit,
@@ -47,7 +48,7 @@ class Courses(SyncAPIResource):
 
         `GET /v1/courses` (scope `courses:read`).
 
-        Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
+        Filters: `status`, `code`, `external_id`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -60,6 +61,7 @@ class Courses(SyncAPIResource):
             q: Case-insensitive substring search over code, title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             status: Equality filter; comma-separate several values for IN. One of: draft, active, archived.
             code: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             start_date: Range filter on start_date: any of gte, gt, lte, lt.
@@ -74,6 +76,7 @@ class Courses(SyncAPIResource):
             q=q,
             status=status,
             code=code,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             start_date=start_date,
@@ -86,6 +89,7 @@ class Courses(SyncAPIResource):
         *,
         code: str,
         title: str,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
         status: _t.Union[CourseStatus, Omit] = omit,
         start_date: _t.Union[_t.Optional[str], Omit] = omit,
@@ -97,7 +101,7 @@ class Courses(SyncAPIResource):
 
         `POST /v1/courses` (scope `courses:write`).
 
-        `code` must be unique in the organization; `end_date` may not precede `start_date`.
+        `code`, and `external_id` when given, must be unique in the organization (409 otherwise); `end_date` may not precede `start_date`.
 
         Args:
             status: Default (when not given): `"active"`.
@@ -105,6 +109,7 @@ class Courses(SyncAPIResource):
             end_date: YYYY-MM-DD
         """
         return self.with_raw_response.create(
+            external_id=external_id,
             code=code,
             title=title,
             description=description,
@@ -134,6 +139,7 @@ class Courses(SyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         code: _t.Union[str, Omit] = omit,
         title: _t.Union[str, Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
@@ -155,6 +161,7 @@ class Courses(SyncAPIResource):
         """
         return self.with_raw_response.update(
             id,
+            external_id=external_id,
             code=code,
             title=title,
             description=description,
@@ -197,6 +204,7 @@ class CoursesWithRawResponse(SyncAPIResource):
         q: _t.Union[str, Omit] = omit,
         status: _t.Union[CourseStatus, _t.Sequence[CourseStatus], Omit] = omit,
         code: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         start_date: _t.Union[StringRange, Omit] = omit,
@@ -207,7 +215,7 @@ class CoursesWithRawResponse(SyncAPIResource):
 
         `GET /v1/courses` (scope `courses:read`).
 
-        Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
+        Filters: `status`, `code`, `external_id`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -220,6 +228,7 @@ class CoursesWithRawResponse(SyncAPIResource):
             q: Case-insensitive substring search over code, title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             status: Equality filter; comma-separate several values for IN. One of: draft, active, archived.
             code: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             start_date: Range filter on start_date: any of gte, gt, lte, lt.
@@ -236,6 +245,7 @@ class CoursesWithRawResponse(SyncAPIResource):
                 "q": q,
                 "status": status,
                 "code": code,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "start_date": start_date,
@@ -250,6 +260,7 @@ class CoursesWithRawResponse(SyncAPIResource):
         *,
         code: str,
         title: str,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
         status: _t.Union[CourseStatus, Omit] = omit,
         start_date: _t.Union[_t.Optional[str], Omit] = omit,
@@ -261,7 +272,7 @@ class CoursesWithRawResponse(SyncAPIResource):
 
         `POST /v1/courses` (scope `courses:write`).
 
-        `code` must be unique in the organization; `end_date` may not precede `start_date`.
+        `code`, and `external_id` when given, must be unique in the organization (409 otherwise); `end_date` may not precede `start_date`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -274,6 +285,7 @@ class CoursesWithRawResponse(SyncAPIResource):
             "POST",
             "/v1/courses",
             body={
+                "external_id": external_id,
                 "code": code,
                 "title": title,
                 "description": description,
@@ -309,6 +321,7 @@ class CoursesWithRawResponse(SyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         code: _t.Union[str, Omit] = omit,
         title: _t.Union[str, Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
@@ -334,6 +347,7 @@ class CoursesWithRawResponse(SyncAPIResource):
             "PATCH",
             f"/v1/courses/{path_param('id', id)}",
             body={
+                "external_id": external_id,
                 "code": code,
                 "title": title,
                 "description": description,
@@ -387,6 +401,7 @@ class AsyncCourses(AsyncAPIResource):
         q: _t.Union[str, Omit] = omit,
         status: _t.Union[CourseStatus, _t.Sequence[CourseStatus], Omit] = omit,
         code: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         start_date: _t.Union[StringRange, Omit] = omit,
@@ -397,7 +412,7 @@ class AsyncCourses(AsyncAPIResource):
 
         `GET /v1/courses` (scope `courses:read`).
 
-        Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
+        Filters: `status`, `code`, `external_id`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -410,6 +425,7 @@ class AsyncCourses(AsyncAPIResource):
             q: Case-insensitive substring search over code, title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             status: Equality filter; comma-separate several values for IN. One of: draft, active, archived.
             code: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             start_date: Range filter on start_date: any of gte, gt, lte, lt.
@@ -424,6 +440,7 @@ class AsyncCourses(AsyncAPIResource):
             q=q,
             status=status,
             code=code,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             start_date=start_date,
@@ -437,6 +454,7 @@ class AsyncCourses(AsyncAPIResource):
         *,
         code: str,
         title: str,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
         status: _t.Union[CourseStatus, Omit] = omit,
         start_date: _t.Union[_t.Optional[str], Omit] = omit,
@@ -448,7 +466,7 @@ class AsyncCourses(AsyncAPIResource):
 
         `POST /v1/courses` (scope `courses:write`).
 
-        `code` must be unique in the organization; `end_date` may not precede `start_date`.
+        `code`, and `external_id` when given, must be unique in the organization (409 otherwise); `end_date` may not precede `start_date`.
 
         Args:
             status: Default (when not given): `"active"`.
@@ -456,6 +474,7 @@ class AsyncCourses(AsyncAPIResource):
             end_date: YYYY-MM-DD
         """
         response = await self.with_raw_response.create(
+            external_id=external_id,
             code=code,
             title=title,
             description=description,
@@ -487,6 +506,7 @@ class AsyncCourses(AsyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         code: _t.Union[str, Omit] = omit,
         title: _t.Union[str, Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
@@ -508,6 +528,7 @@ class AsyncCourses(AsyncAPIResource):
         """
         response = await self.with_raw_response.update(
             id,
+            external_id=external_id,
             code=code,
             title=title,
             description=description,
@@ -552,6 +573,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
         q: _t.Union[str, Omit] = omit,
         status: _t.Union[CourseStatus, _t.Sequence[CourseStatus], Omit] = omit,
         code: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         start_date: _t.Union[StringRange, Omit] = omit,
@@ -562,7 +584,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
 
         `GET /v1/courses` (scope `courses:read`).
 
-        Filters: `status`, `code`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
+        Filters: `status`, `code`, `external_id`; ranges on `start_date`, `end_date`, `created_at`, `updated_at`; `q` searches `code`, `title`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -575,6 +597,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
             q: Case-insensitive substring search over code, title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             status: Equality filter; comma-separate several values for IN. One of: draft, active, archived.
             code: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             start_date: Range filter on start_date: any of gte, gt, lte, lt.
@@ -591,6 +614,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
                 "q": q,
                 "status": status,
                 "code": code,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "start_date": start_date,
@@ -605,6 +629,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
         *,
         code: str,
         title: str,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
         status: _t.Union[CourseStatus, Omit] = omit,
         start_date: _t.Union[_t.Optional[str], Omit] = omit,
@@ -616,7 +641,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
 
         `POST /v1/courses` (scope `courses:write`).
 
-        `code` must be unique in the organization; `end_date` may not precede `start_date`.
+        `code`, and `external_id` when given, must be unique in the organization (409 otherwise); `end_date` may not precede `start_date`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -629,6 +654,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
             "POST",
             "/v1/courses",
             body={
+                "external_id": external_id,
                 "code": code,
                 "title": title,
                 "description": description,
@@ -664,6 +690,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         code: _t.Union[str, Omit] = omit,
         title: _t.Union[str, Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
@@ -689,6 +716,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
             "PATCH",
             f"/v1/courses/{path_param('id', id)}",
             body={
+                "external_id": external_id,
                 "code": code,
                 "title": title,
                 "description": description,

@@ -37,6 +37,7 @@ class Students(SyncAPIResource):
         q: _t.Union[str, Omit] = omit,
         status: _t.Union[StudentStatus, _t.Sequence[StudentStatus], Omit] = omit,
         grade_level: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -45,7 +46,7 @@ class Students(SyncAPIResource):
 
         `GET /v1/students` (scope `students:read`).
 
-        Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
+        Returns a page of the organization's students. Filters: `status`, `grade_level`, `external_id`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -58,6 +59,7 @@ class Students(SyncAPIResource):
             q: Case-insensitive substring search over first_name, last_name, email, student_number. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             status: Equality filter; comma-separate several values for IN. One of: active, inactive, graduated, withdrawn.
             grade_level: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -70,6 +72,7 @@ class Students(SyncAPIResource):
             q=q,
             status=status,
             grade_level=grade_level,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             request_options=request_options,
@@ -81,6 +84,7 @@ class Students(SyncAPIResource):
         student_number: str,
         first_name: str,
         last_name: str,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         preferred_name: _t.Union[_t.Optional[str], Omit] = omit,
         email: _t.Union[_t.Optional[str], Omit] = omit,
         date_of_birth: _t.Union[_t.Optional[str], Omit] = omit,
@@ -92,13 +96,14 @@ class Students(SyncAPIResource):
 
         `POST /v1/students` (scope `students:write`).
 
-        `student_number` must be unique in the organization (409 otherwise).
+        `student_number`, and `external_id` when given, must be unique in the organization (409 otherwise).
 
         Args:
             date_of_birth: YYYY-MM-DD
             status: Default (when not given): `"active"`.
         """
         return self.with_raw_response.create(
+            external_id=external_id,
             student_number=student_number,
             first_name=first_name,
             last_name=last_name,
@@ -129,6 +134,7 @@ class Students(SyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         student_number: _t.Union[str, Omit] = omit,
         first_name: _t.Union[str, Omit] = omit,
         last_name: _t.Union[str, Omit] = omit,
@@ -150,6 +156,7 @@ class Students(SyncAPIResource):
         """
         return self.with_raw_response.update(
             id,
+            external_id=external_id,
             student_number=student_number,
             first_name=first_name,
             last_name=last_name,
@@ -193,6 +200,7 @@ class StudentsWithRawResponse(SyncAPIResource):
         q: _t.Union[str, Omit] = omit,
         status: _t.Union[StudentStatus, _t.Sequence[StudentStatus], Omit] = omit,
         grade_level: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -201,7 +209,7 @@ class StudentsWithRawResponse(SyncAPIResource):
 
         `GET /v1/students` (scope `students:read`).
 
-        Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
+        Returns a page of the organization's students. Filters: `status`, `grade_level`, `external_id`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -214,6 +222,7 @@ class StudentsWithRawResponse(SyncAPIResource):
             q: Case-insensitive substring search over first_name, last_name, email, student_number. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             status: Equality filter; comma-separate several values for IN. One of: active, inactive, graduated, withdrawn.
             grade_level: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -228,6 +237,7 @@ class StudentsWithRawResponse(SyncAPIResource):
                 "q": q,
                 "status": status,
                 "grade_level": grade_level,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
             },
@@ -241,6 +251,7 @@ class StudentsWithRawResponse(SyncAPIResource):
         student_number: str,
         first_name: str,
         last_name: str,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         preferred_name: _t.Union[_t.Optional[str], Omit] = omit,
         email: _t.Union[_t.Optional[str], Omit] = omit,
         date_of_birth: _t.Union[_t.Optional[str], Omit] = omit,
@@ -252,7 +263,7 @@ class StudentsWithRawResponse(SyncAPIResource):
 
         `POST /v1/students` (scope `students:write`).
 
-        `student_number` must be unique in the organization (409 otherwise).
+        `student_number`, and `external_id` when given, must be unique in the organization (409 otherwise).
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -264,6 +275,7 @@ class StudentsWithRawResponse(SyncAPIResource):
             "POST",
             "/v1/students",
             body={
+                "external_id": external_id,
                 "student_number": student_number,
                 "first_name": first_name,
                 "last_name": last_name,
@@ -300,6 +312,7 @@ class StudentsWithRawResponse(SyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         student_number: _t.Union[str, Omit] = omit,
         first_name: _t.Union[str, Omit] = omit,
         last_name: _t.Union[str, Omit] = omit,
@@ -325,6 +338,7 @@ class StudentsWithRawResponse(SyncAPIResource):
             "PATCH",
             f"/v1/students/{path_param('id', id)}",
             body={
+                "external_id": external_id,
                 "student_number": student_number,
                 "first_name": first_name,
                 "last_name": last_name,
@@ -379,6 +393,7 @@ class AsyncStudents(AsyncAPIResource):
         q: _t.Union[str, Omit] = omit,
         status: _t.Union[StudentStatus, _t.Sequence[StudentStatus], Omit] = omit,
         grade_level: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -387,7 +402,7 @@ class AsyncStudents(AsyncAPIResource):
 
         `GET /v1/students` (scope `students:read`).
 
-        Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
+        Returns a page of the organization's students. Filters: `status`, `grade_level`, `external_id`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -400,6 +415,7 @@ class AsyncStudents(AsyncAPIResource):
             q: Case-insensitive substring search over first_name, last_name, email, student_number. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             status: Equality filter; comma-separate several values for IN. One of: active, inactive, graduated, withdrawn.
             grade_level: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -412,6 +428,7 @@ class AsyncStudents(AsyncAPIResource):
             q=q,
             status=status,
             grade_level=grade_level,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             request_options=request_options,
@@ -424,6 +441,7 @@ class AsyncStudents(AsyncAPIResource):
         student_number: str,
         first_name: str,
         last_name: str,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         preferred_name: _t.Union[_t.Optional[str], Omit] = omit,
         email: _t.Union[_t.Optional[str], Omit] = omit,
         date_of_birth: _t.Union[_t.Optional[str], Omit] = omit,
@@ -435,13 +453,14 @@ class AsyncStudents(AsyncAPIResource):
 
         `POST /v1/students` (scope `students:write`).
 
-        `student_number` must be unique in the organization (409 otherwise).
+        `student_number`, and `external_id` when given, must be unique in the organization (409 otherwise).
 
         Args:
             date_of_birth: YYYY-MM-DD
             status: Default (when not given): `"active"`.
         """
         response = await self.with_raw_response.create(
+            external_id=external_id,
             student_number=student_number,
             first_name=first_name,
             last_name=last_name,
@@ -474,6 +493,7 @@ class AsyncStudents(AsyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         student_number: _t.Union[str, Omit] = omit,
         first_name: _t.Union[str, Omit] = omit,
         last_name: _t.Union[str, Omit] = omit,
@@ -495,6 +515,7 @@ class AsyncStudents(AsyncAPIResource):
         """
         response = await self.with_raw_response.update(
             id,
+            external_id=external_id,
             student_number=student_number,
             first_name=first_name,
             last_name=last_name,
@@ -540,6 +561,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
         q: _t.Union[str, Omit] = omit,
         status: _t.Union[StudentStatus, _t.Sequence[StudentStatus], Omit] = omit,
         grade_level: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -548,7 +570,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/students` (scope `students:read`).
 
-        Returns a page of the organization's students. Filters: `status`, `grade_level`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
+        Returns a page of the organization's students. Filters: `status`, `grade_level`, `external_id`; ranges on `created_at`, `updated_at`; `q` searches `first_name`, `last_name`, `email`, `student_number`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -561,6 +583,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
             q: Case-insensitive substring search over first_name, last_name, email, student_number. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
             status: Equality filter; comma-separate several values for IN. One of: active, inactive, graduated, withdrawn.
             grade_level: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
         """
@@ -575,6 +598,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
                 "q": q,
                 "status": status,
                 "grade_level": grade_level,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
             },
@@ -588,6 +612,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
         student_number: str,
         first_name: str,
         last_name: str,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         preferred_name: _t.Union[_t.Optional[str], Omit] = omit,
         email: _t.Union[_t.Optional[str], Omit] = omit,
         date_of_birth: _t.Union[_t.Optional[str], Omit] = omit,
@@ -599,7 +624,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
 
         `POST /v1/students` (scope `students:write`).
 
-        `student_number` must be unique in the organization (409 otherwise).
+        `student_number`, and `external_id` when given, must be unique in the organization (409 otherwise).
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -611,6 +636,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
             "POST",
             "/v1/students",
             body={
+                "external_id": external_id,
                 "student_number": student_number,
                 "first_name": first_name,
                 "last_name": last_name,
@@ -647,6 +673,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         student_number: _t.Union[str, Omit] = omit,
         first_name: _t.Union[str, Omit] = omit,
         last_name: _t.Union[str, Omit] = omit,
@@ -672,6 +699,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
             "PATCH",
             f"/v1/students/{path_param('id', id)}",
             body={
+                "external_id": external_id,
                 "student_number": student_number,
                 "first_name": first_name,
                 "last_name": last_name,

@@ -2279,6 +2279,8 @@ class Course(BaseModel):
 
     id: str
     object: _t.Literal["course"]
+    external_id: _t.Optional[str]
+    """Your own system's key for this record (a SIS id), unique among the organization's courses; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path."""
     code: str
     """Short code, unique within the organization, e.g. `MATH-101`."""
     title: str
@@ -2296,6 +2298,7 @@ class Course(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("code", "code"),
         ("title", "title"),
         ("description", "description"),
@@ -2312,6 +2315,7 @@ class Course(BaseModel):
         *,
         id: str,
         object: _t.Literal["course"],
+        external_id: _t.Optional[str],
         code: str,
         title: str,
         description: _t.Optional[str],
@@ -2326,6 +2330,7 @@ class Course(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "code": code,
                 "title": title,
                 "description": description,
@@ -2345,6 +2350,7 @@ class Course(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             code=json_get(raw, "code"),
             title=json_get(raw, "title"),
             description=json_get(raw, "description"),
@@ -2405,6 +2411,8 @@ class CoursePreviousAttributes(BaseModel):
 
     id: _t.Optional[str]
     object: _t.Optional[_t.Literal["course"]]
+    external_id: _t.Optional[str]
+    """Your own system's key for this record (a SIS id), unique among the organization's courses; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path."""
     code: _t.Optional[str]
     """Short code, unique within the organization, e.g. `MATH-101`."""
     title: _t.Optional[str]
@@ -2422,6 +2430,7 @@ class CoursePreviousAttributes(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("code", "code"),
         ("title", "title"),
         ("description", "description"),
@@ -2438,6 +2447,7 @@ class CoursePreviousAttributes(BaseModel):
         *,
         id: _t.Optional[str] = None,
         object: _t.Optional[_t.Literal["course"]] = None,
+        external_id: _t.Optional[str] = None,
         code: _t.Optional[str] = None,
         title: _t.Optional[str] = None,
         description: _t.Optional[str] = None,
@@ -2452,6 +2462,7 @@ class CoursePreviousAttributes(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "code": code,
                 "title": title,
                 "description": description,
@@ -2471,6 +2482,7 @@ class CoursePreviousAttributes(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             code=json_get(raw, "code"),
             title=json_get(raw, "title"),
             description=json_get(raw, "description"),
@@ -5368,6 +5380,8 @@ class Student(BaseModel):
 
     id: str
     object: _t.Literal["student"]
+    external_id: _t.Optional[str]
+    """Your own system's key for this record (a SIS id), unique among the organization's students; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path."""
     student_number: str
     """School-assigned student number, unique within the organization."""
     first_name: str
@@ -5385,6 +5399,7 @@ class Student(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("student_number", "student_number"),
         ("first_name", "first_name"),
         ("last_name", "last_name"),
@@ -5402,6 +5417,7 @@ class Student(BaseModel):
         *,
         id: str,
         object: _t.Literal["student"],
+        external_id: _t.Optional[str],
         student_number: str,
         first_name: str,
         last_name: str,
@@ -5417,6 +5433,7 @@ class Student(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "student_number": student_number,
                 "first_name": first_name,
                 "last_name": last_name,
@@ -5437,6 +5454,7 @@ class Student(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             student_number=json_get(raw, "student_number"),
             first_name=json_get(raw, "first_name"),
             last_name=json_get(raw, "last_name"),
@@ -5498,6 +5516,8 @@ class StudentPreviousAttributes(BaseModel):
 
     id: _t.Optional[str]
     object: _t.Optional[_t.Literal["student"]]
+    external_id: _t.Optional[str]
+    """Your own system's key for this record (a SIS id), unique among the organization's students; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path."""
     student_number: _t.Optional[str]
     """School-assigned student number, unique within the organization."""
     first_name: _t.Optional[str]
@@ -5515,6 +5535,7 @@ class StudentPreviousAttributes(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("student_number", "student_number"),
         ("first_name", "first_name"),
         ("last_name", "last_name"),
@@ -5532,6 +5553,7 @@ class StudentPreviousAttributes(BaseModel):
         *,
         id: _t.Optional[str] = None,
         object: _t.Optional[_t.Literal["student"]] = None,
+        external_id: _t.Optional[str] = None,
         student_number: _t.Optional[str] = None,
         first_name: _t.Optional[str] = None,
         last_name: _t.Optional[str] = None,
@@ -5547,6 +5569,7 @@ class StudentPreviousAttributes(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "student_number": student_number,
                 "first_name": first_name,
                 "last_name": last_name,
@@ -5567,6 +5590,7 @@ class StudentPreviousAttributes(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             student_number=json_get(raw, "student_number"),
             first_name=json_get(raw, "first_name"),
             last_name=json_get(raw, "last_name"),

@@ -93,6 +93,7 @@ class _CourseCreateParamsRequired(_t.TypedDict):
 class CourseCreateParams(_CourseCreateParamsRequired, total=False):
     """The fields of a `CourseCreate`."""
 
+    external_id: _t.Optional[str]
     description: _t.Optional[str]
     status: CourseStatus
     """Default: `"active"`."""
@@ -106,6 +107,7 @@ class CourseCreateParams(_CourseCreateParamsRequired, total=False):
 class CourseUpdateParams(_t.TypedDict, total=False):
     """The fields of a `CourseUpdate`."""
 
+    external_id: _t.Optional[str]
     code: str
     title: str
     description: _t.Optional[str]
@@ -312,6 +314,7 @@ class _StudentCreateParamsRequired(_t.TypedDict):
 class StudentCreateParams(_StudentCreateParamsRequired, total=False):
     """The fields of a `StudentCreate`."""
 
+    external_id: _t.Optional[str]
     preferred_name: _t.Optional[str]
     email: _t.Optional[str]
     date_of_birth: _t.Optional[str]
@@ -324,6 +327,7 @@ class StudentCreateParams(_StudentCreateParamsRequired, total=False):
 class StudentUpdateParams(_t.TypedDict, total=False):
     """The fields of a `StudentUpdate`."""
 
+    external_id: _t.Optional[str]
     student_number: str
     first_name: str
     last_name: str

@@ -1,0 +1,146 @@
+import type { Problem } from '@platform/contract';
+import { eventsOf, rawClient, startServer, type TestServer } from './support/server';
+
+type Row = { id: string; external_id: string | null; [field: string]: unknown };
+type Page = { data: Row[] };
+
+describe('external ids: students and courses by the key of the school’s own system', () => {
+  let server: TestServer;
+  let orgId: string;
+  let raw: ReturnType<typeof rawClient>;
+  let other: ReturnType<typeof rawClient>;
+
+  beforeAll(async () => {
+    server = await startServer();
+    orgId = (await server.createOrganization()).id;
+    raw = rawClient(server, (await server.createToken(orgId, ['all'])).token);
+    const otherOrg = (await server.createOrganization()).id;
+    other = rawClient(server, (await server.createToken(otherOrg, ['all'])).token);
+  });
+  afterAll(() => server.close());
+
+  const student = (n: string, extra: object = {}) => ({
+    student_number: `N-${n}`,
+    first_name: 'Ada',
+    last_name: n,
+    ...extra,
+  });
+
+  it('is set on create, returned, and addresses the record as ext:<external_id>', async () => {
+    const created = await raw.post<Row>('/v1/students', student('1', { external_id: 'SIS-0001' }));
+    expect(created.status).toBe(201);
+    expect(created.body.external_id).toBe('SIS-0001');
+    const plain = await raw.post<Row>('/v1/students', student('2'));
+    expect(plain.body.external_id).toBeNull();
+
+    const byExt = await raw.get<Row>('/v1/students/ext:SIS-0001');
+    expect(byExt.status).toBe(200);
+    expect(byExt.body).toEqual(created.body);
+    // Percent-encoded, as the SDKs send it.
+    expect((await raw.get<Row>('/v1/students/ext%3ASIS-0001')).body.id).toBe(created.body.id);
+
+    const missing = await raw.get<Problem>('/v1/students/ext:SIS-9999');
+    expect(missing.status).toBe(404);
+    expect(missing.body.detail).toContain('ext:SIS-9999');
+  });
+
+  it('updates and deletes by ext:, with the events naming the record by its id', async () => {
+    const created = await raw.post<Row>('/v1/courses', {
+      code: 'EXT-1',
+      title: 'Algebra',
+      external_id: 'class-77',
+    });
+    expect(created.status).toBe(201);
+    const before = (await eventsOf(server, orgId)).length;
+    const patched = await raw.patch<Row>('/v1/courses/ext:class-77', { title: 'Algebra II' });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ id: created.body.id, title: 'Algebra II' });
+    // Renamed: the old external id no longer finds it, the new one does.
+    const renamed = await raw.patch<Row>('/v1/courses/ext:class-77', { external_id: 'class-78' });
+    expect(renamed.body.external_id).toBe('class-78');
+    expect((await raw.get('/v1/courses/ext:class-77')).status).toBe(404);
+    const deleted = await raw.delete<{ id: string; deleted: boolean }>('/v1/courses/ext:class-78');
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ id: created.body.id, object: 'course', deleted: true });
+    expect((await raw.get(`/v1/courses/${created.body.id}`)).status).toBe(404);
+
+    const events = (await eventsOf(server, orgId)).slice(before);
+    expect(events.map((e) => e.type)).toEqual([
+      'course.updated',
+      'course.updated',
+      'course.deleted',
+    ]);
+    expect(events[1]!.previous_attributes).toMatchObject({ external_id: 'class-77' });
+    expect(events[2]!.data.id).toBe(created.body.id);
+  });
+
+  it('is unique per organization (409 naming external_id), not across organizations, and null clears it', async () => {
+    const first = await raw.post<Row>('/v1/students', student('3', { external_id: 'DUP-1' }));
+    expect(first.status).toBe(201);
+    const dup = await raw.post<Problem>('/v1/students', student('4', { external_id: 'DUP-1' }));
+    expect(dup.status).toBe(409);
+    expect(dup.body.errors).toEqual([
+      expect.objectContaining({ path: 'body.external_id', code: 'already_exists' }),
+    ]);
+    const second = await raw.post<Row>('/v1/students', student('5'));
+    const taken = await raw.patch<Problem>(`/v1/students/${second.body.id}`, {
+      external_id: 'DUP-1',
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body.errors?.[0]?.path).toBe('body.external_id');
+
+    // Another organization may use the same key, and cannot reach this one's record by it.
+    const theirs = await other.post<Row>('/v1/students', student('3', { external_id: 'DUP-1' }));
+    expect(theirs.status).toBe(201);
+    expect((await other.get<Row>('/v1/students/ext:DUP-1')).body.id).toBe(theirs.body.id);
+    expect((await raw.get<Row>('/v1/students/ext:DUP-1')).body.id).toBe(first.body.id);
+
+    // Cleared, the key is free again; any number of records have none.
+    const cleared = await raw.patch<Row>('/v1/students/ext:DUP-1', { external_id: null });
+    expect(cleared.body.external_id).toBeNull();
+    expect(
+      (await raw.patch<Row>(`/v1/students/${second.body.id}`, { external_id: 'DUP-1' })).status,
+    ).toBe(200);
+  });
+
+  it('two creates racing for one external id: one is created, the other is the 409', async () => {
+    const results = await Promise.all(
+      ['6', '7', '8', '9'].map((n) =>
+        raw.post<Row | Problem>('/v1/students', student(n, { external_id: 'RACE-1' })),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    for (const r of results.filter((r) => r.status === 409)) {
+      expect((r.body as Problem).errors?.[0]?.path).toBe('body.external_id');
+    }
+    const listed = await raw.get<Page>('/v1/students?external_id=RACE-1');
+    expect(listed.body.data).toHaveLength(1);
+  });
+
+  it('filters lists by one or several external ids', async () => {
+    for (const key of ['F-1', 'F-2', 'F-3']) {
+      await raw.post('/v1/courses', { code: key, title: 'Filtered', external_id: `course-${key}` });
+    }
+    const one = await raw.get<Page>('/v1/courses?external_id=course-F-2');
+    expect(one.body.data.map((c) => c.code)).toEqual(['F-2']);
+    const two = await raw.get<Page>('/v1/courses?external_id=course-F-1,course-F-3&sort=code');
+    expect(two.body.data.map((c) => c.code)).toEqual(['F-1', 'F-3']);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['a comma', 'a,b'],
+    ['a slash', 'a/b'],
+    ['a space', 'a b'],
+    ['129 characters', 'x'.repeat(129)],
+  ])('refuses an external id with %s (400 naming body.external_id)', async (_, value) => {
+    const res = await raw.post<Problem>('/v1/students', student('bad', { external_id: value }));
+    expect(res.status).toBe(400);
+    expect(res.body.errors?.map((e) => e.path)).toEqual(['body.external_id']);
+  });
+
+  it('an ext: id on a resource without external ids is not found, never a 500', async () => {
+    const res = await raw.get<Problem>('/v1/enrollments/ext:SIS-0001');
+    expect(res.status).toBe(404);
+  });
+});
