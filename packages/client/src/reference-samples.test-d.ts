@@ -14,6 +14,11 @@ export async function students_create() {
   return student;
 }
 
+export async function students_batchUpsert() {
+  const studentBatchResult = await platform.students.batchUpsert({ body: { items: [{ external_id: 'SIS-0042', student_number: 'S-2026-0042', first_name: 'Ana', last_name: 'Silva' }] } });
+  return studentBatchResult;
+}
+
 export async function students_retrieve() {
   const student = await platform.students.retrieve('stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return student;
@@ -37,6 +42,11 @@ export async function courses_list() {
 export async function courses_create() {
   const course = await platform.courses.create({ body: { code: 'MATH-101', title: 'Algebra I' } });
   return course;
+}
+
+export async function courses_batchUpsert() {
+  const courseBatchResult = await platform.courses.batchUpsert({ body: { items: [{ external_id: 'class-7731', code: 'MATH-101', title: 'Algebra I' }] } });
+  return courseBatchResult;
 }
 
 export async function courses_retrieve() {

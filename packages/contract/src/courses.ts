@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { batchSchemas } from './batch';
 import { idSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
@@ -77,6 +78,13 @@ export const CourseUpdateSchema = z
   .strict()
   .openapi({ title: 'CourseUpdate' });
 
+/** `POST /v1/courses/batch`: courses created or updated by `external_id`. */
+export const CourseBatchSchemas = batchSchemas(CourseUpdateSchema, 'Course', {
+  external_id: 'class-7731',
+  code: 'MATH-101',
+  title: 'Algebra I',
+});
+
 export const CourseListQuerySchema = listQuery({
   filters: {
     status: filter.oneOf(COURSE_STATUSES),
@@ -107,6 +115,13 @@ export const coursesContract = c.router(
       description:
         '`code`, and `external_id` when given, must be unique in the organization (409 otherwise); `end_date` may not precede `start_date`.',
       body: CourseCreateSchema,
+    }),
+    batchUpsert: courseRoutes.batch({
+      summary: 'Create or update courses by external id',
+      description:
+        'Up to 1,000 items, each matched on `external_id`: created when no course has it, otherwise updated with the fields it sends (unchanged when they already hold). One result per item; an item a rule refuses fails alone. Sends an event for each course created or changed.',
+      body: CourseBatchSchemas.body,
+      response: CourseBatchSchemas.result,
     }),
     retrieve: courseRoutes.retrieve({ summary: 'Retrieve a course' }),
     update: courseRoutes.update({

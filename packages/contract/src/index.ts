@@ -1,6 +1,7 @@
 import './zod-openapi';
 
 export * from './audit';
+export * from './batch';
 export * from './request-logs';
 export * from './usage';
 export * from './contract';

@@ -101,7 +101,7 @@ describe("each operation's rate-limit cost", () => {
     })),
   );
 
-  it('is on every operation: 1, or more for the operations that read whole collections', () => {
+  it('is on every operation: 1, or more for the operations that read whole collections or write in bulk', () => {
     expect(operations.length).toBeGreaterThan(30);
     for (const operation of operations) {
       expect(Number.isInteger(operation['x-rate-limit-cost'])).toBe(true);
@@ -117,6 +117,8 @@ describe("each operation's rate-limit cost", () => {
       'GET /v1/exports/{id}/file': 10,
       'POST /v1/exports/{id}/download_links': 10,
       'GET /v1/collections/checksums': 20,
+      'POST /v1/students/batch': 20,
+      'POST /v1/courses/batch': 20,
     });
   });
 

@@ -18,6 +18,8 @@ import {
 import type { READ_ONLY_SCOPE_RESOURCES, Scope, ScopeResource } from './scopes';
 import type { z } from './zod-openapi';
 
+import { BATCH_COST } from './batch';
+
 const c = initContract();
 
 /** What a route says of itself in the documentation, and its metadata besides the scope. */
@@ -169,6 +171,17 @@ export function resourceRoutes<const P extends string, T extends z.ZodTypeAny>(
     ) => ({
       ...headOfOne('GET', `${one}/${noun}`, { ...spec, scope: `${resource}:read` as const }),
       responses: { 200: spec.response, ...readErrorResponses },
+    }),
+    /**
+     * `POST` to `path/batch` of up to BATCH_MAX_ITEMS items keyed by `external_id`, each created,
+     * updated or left unchanged (`batchSchemas` in batch.ts), at the cost of BATCH_COST.
+     */
+    batch: <B extends z.ZodTypeAny, R extends z.ZodTypeAny>(
+      spec: ResourceRouteSpec & { body: B; response: R },
+    ) => ({
+      ...head('POST', `${path}/batch`, { cost: BATCH_COST, ...spec, scope }),
+      body: spec.body,
+      responses: { 200: spec.response, ...writeErrorResponses },
     }),
     /** `POST` to the collection that creates one resource (201). */
     create: <B extends z.ZodTypeAny, R extends z.ZodTypeAny = T>(

@@ -27,6 +27,8 @@ describe('the scope and cost tables of docs/api-guide.md', () => {
       .filter((line) => line.startsWith('| '))
       .slice(2);
     expect(rows).toEqual([
+      '| `students.batchUpsert` | `POST /v1/students/batch` | 20 |',
+      '| `courses.batchUpsert` | `POST /v1/courses/batch` | 20 |',
       '| `exports.create` | `POST /v1/exports` | 20 |',
       '| `exports.createBatch` | `POST /v1/exports/batch` | 120 |',
       '| `exports.download` | `GET /v1/exports/:id/file` | 10 |',

@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { batchSchemas } from './batch';
 import { idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { searchErrorResponses } from './problem';
@@ -97,6 +98,14 @@ export const StudentUpdateSchema = z
   .strict()
   .openapi({ title: 'StudentUpdate' });
 
+/** `POST /v1/students/batch`: students created or updated by `external_id`. */
+export const StudentBatchSchemas = batchSchemas(StudentUpdateSchema, 'Student', {
+  external_id: 'SIS-0042',
+  student_number: 'S-2026-0042',
+  first_name: 'Ana',
+  last_name: 'Silva',
+});
+
 export const DeletedStudentSchema = deletedSchema('student', 'DeletedStudent');
 
 /** What refers to a student; a withdrawn student keeps the record. */
@@ -118,6 +127,13 @@ export const studentsContract = c.router(
       description:
         '`student_number`, and `external_id` when given, must be unique in the organization (409 otherwise).',
       body: StudentCreateSchema,
+    }),
+    batchUpsert: studentRoutes.batch({
+      summary: 'Create or update students by external id',
+      description:
+        'Up to 1,000 items, each matched on `external_id`: created when no student has it, otherwise updated with the fields it sends (unchanged when they already hold). One result per item; an item a rule refuses fails alone. Sends an event for each student created or changed.',
+      body: StudentBatchSchemas.body,
+      response: StudentBatchSchemas.result,
     }),
     retrieve: studentRoutes.retrieve({ summary: 'Retrieve a student' }),
     update: studentRoutes.update({

@@ -50,7 +50,7 @@ export type NewRecord<T extends Owned> = Omit<
 
 /** A resource's `object`, which names its events (`<object>.created`, `<object>.updated`, …). */
 type ObjectOf<E> = E extends `${infer O}.${string}` ? O : never;
-type ResourceObject = ObjectOf<EventType> & IdKind;
+export type ResourceObject = ObjectOf<EventType> & IdKind;
 type EventOf<O extends string> = Extract<EventType, `${O}.${string}`>;
 /** Whoever acts for an organization: every read and write is scoped to it. */
 export type Caller = { organizationId: string };
@@ -129,19 +129,19 @@ export class OwnedRecordsFactory {
  */
 export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   private readonly listed: ListCollection<T>;
-  private readonly noun: string;
+  readonly noun: string;
   /** The record's API view, derived from the contract's resource schema. */
   readonly toResource: (record: T) => R;
-  private readonly updatable: ReturnType<typeof fieldProperties>;
+  readonly updatable: ReturnType<typeof fieldProperties>;
   /** fromBody's field lists, derived once per create schema. */
   private readonly createFields = new WeakMap<z.AnyZodObject, ReturnType<typeof fieldProperties>>();
   /** `spec.uniqueKey`, then `external_id` where the entity has that column. */
   private readonly uniqueKeys: { field: string; property: keyof T }[];
 
   constructor(
-    private readonly shared: OwnedRecordsFactory,
-    private readonly repo: Repository<T>,
-    private readonly spec: OwnedResourceSpec<O>,
+    readonly shared: OwnedRecordsFactory,
+    readonly repo: Repository<T>,
+    readonly spec: OwnedResourceSpec<O>,
   ) {
     this.noun = spec.noun ?? spec.object;
     this.listed = ListCollection.of(this.shared.sql, repo, spec.listQuery);
@@ -316,7 +316,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   }
 
   /** Refuses a unique key (`uniqueKeys`) that another record of the organization holds. */
-  private async assertKeyFree(
+  async assertKeyFree(
     manager: EntityManager,
     organizationId: string,
     fields: Partial<T>,
@@ -382,7 +382,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
    * Records the record's event; with the resource as it was `before` the change (the view of the
    * record the write loaded, so no extra read), its `previous_attributes`.
    */
-  private async recordEvent(manager: EntityManager, record: T, type: string, at: Date, before?: R) {
+  async recordEvent(manager: EntityManager, record: T, type: string, at: Date, before?: R) {
     const resource = this.toResource(record);
     const previousAttributes =
       before === undefined

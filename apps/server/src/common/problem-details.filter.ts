@@ -71,7 +71,7 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   );
 }
 
-function zodErrors(part: string, error: ZodError | null): ProblemFieldError[] {
+export function zodErrors(part: string, error: ZodError | null): ProblemFieldError[] {
   if (!error) return [];
   return error.issues.flatMap((issue): ProblemFieldError[] => {
     if (issue.code === 'unrecognized_keys') {

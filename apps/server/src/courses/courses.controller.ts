@@ -14,6 +14,12 @@ export class CoursesController {
 
   @TsRestHandler(contract.courses)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
-    return tsRestHandler(contract.courses, resourceHandlers(this.courses, principal, url));
+    return tsRestHandler(contract.courses, {
+      ...resourceHandlers(this.courses, principal, url),
+      batchUpsert: async ({ body }) => ({
+        status: 200 as const,
+        body: await this.courses.batchUpsert(principal, body.items),
+      }),
+    });
   }
 }

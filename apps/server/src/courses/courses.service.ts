@@ -1,3 +1,4 @@
+import { type BatchItem, createBody, upsertBatch } from '../common/batch-upsert';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
@@ -37,6 +38,18 @@ export class CoursesService extends PatchableResourceService<Course, CourseResou
     return this.records.create(principal.organizationId, () =>
       this.records.fromBody(input, CourseCreateSchema),
     );
+  }
+
+  /** `POST /v1/courses/batch`: each item created or updated by its external id. */
+  batchUpsert(principal: Principal, items: readonly BatchItem[]) {
+    return upsertBatch(this.records, principal.organizationId, items, {
+      create: (item) => {
+        const input = createBody(CourseCreateSchema, item);
+        assertDates(input.start_date ?? null, input.end_date ?? null);
+        return this.records.fromBody(input, CourseCreateSchema);
+      },
+      check: (course, manager) => this.checkUpdate(course, manager),
+    });
   }
 
   protected override async checkUpdate(course: Course, manager: EntityManager): Promise<void> {

@@ -14,6 +14,12 @@ export class StudentsController {
 
   @TsRestHandler(contract.students)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
-    return tsRestHandler(contract.students, resourceHandlers(this.students, principal, url));
+    return tsRestHandler(contract.students, {
+      ...resourceHandlers(this.students, principal, url),
+      batchUpsert: async ({ body }) => ({
+        status: 200 as const,
+        body: await this.students.batchUpsert(principal, body.items),
+      }),
+    });
   }
 }

@@ -14,6 +14,7 @@ import type { Principal } from '../common/principal';
 import { OwnedRecordsFactory, PatchableResourceService } from '../common/owned-records';
 import { TransactionRunner } from '../common/transactions';
 import { insertRows } from '../database/sql';
+import { type BatchItem, createBody, upsertBatch } from '../common/batch-upsert';
 import { Student } from './student.entity';
 
 type StudentCreate = z.output<typeof StudentCreateSchema>;
@@ -40,6 +41,15 @@ export class StudentsService extends PatchableResourceService<Student, StudentRe
     return this.records.create(principal.organizationId, () =>
       this.records.fromBody(input, StudentCreateSchema),
     );
+  }
+
+  /** `POST /v1/students/batch`: each item created or updated by its external id. */
+  batchUpsert(principal: Principal, items: readonly BatchItem[]) {
+    return upsertBatch(this.records, principal.organizationId, items, {
+      create: (item) =>
+        this.records.fromBody(createBody(StudentCreateSchema, item), StudentCreateSchema),
+      check: () => {},
+    });
   }
 
   delete(principal: Principal, id: string) {

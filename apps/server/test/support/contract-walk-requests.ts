@@ -31,6 +31,9 @@ export const ROUTE_BODIES: Record<string, (refs: Refs) => Record<string, unknown
     member_id: refs.members ?? 'usr_01J00000000000000000000000',
   }),
   'exports.createBatch': () => ({ collections: ['students', 'courses'] }),
+  // A new external id without the create fields: a 200 whose one item failed, nothing written.
+  'students.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
+  'courses.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
   'webhookEndpoints.replayFailed': () => ({
     since: new Date(Date.now() - 3_600_000).toISOString(),
   }),

@@ -14,6 +14,7 @@ use PlatformApi\Core\Page;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
 use PlatformApi\Model\Course;
+use PlatformApi\Model\CourseBatchResult;
 use PlatformApi\Model\CourseStatus;
 use PlatformApi\Model\DeletedCourse;
 use PlatformApi\RequestOptions;
@@ -102,6 +103,41 @@ final class CoursesService
     public function create(array $params, ?RequestOptions $options = null): Course
     {
         return $this->raw->create($params, $options)->parse();
+    }
+
+    /**
+     * Create or update courses by external id
+     *
+     * Up to 1,000 items, each matched on `external_id`: created when no course has it, otherwise updated with
+     * the fields it sends (unchanged when they already hold). One result per item; an item a rule refuses
+     * fails alone. Sends an event for each course created or changed.
+     *
+     * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where
+     * most operations cost 1.
+     *
+     * `POST /v1/courses/batch` (sent with an Idempotency-Key, so it is retried safely). Requires the
+     * `courses:write` scope.
+     *
+     * @param array{
+     *     items: list<array{
+     *         external_id: string,
+     *         code?: string,
+     *         title?: string,
+     *         description?: string|null,
+     *         status?: CourseBatchItemStatus::*,
+     *         start_date?: string|null,
+     *         end_date?: string|null,
+     *         capacity?: int|null,
+     *     }>,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return CourseBatchResult
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function batchUpsert(array $params, ?RequestOptions $options = null): CourseBatchResult
+    {
+        return $this->raw->batchUpsert($params, $options)->parse();
     }
 
     /**

@@ -28,11 +28,13 @@ final class Operations
     public const ALL = [
         'students.list' => ['GET', '/v1/students', 'students->list'],
         'students.create' => ['POST', '/v1/students', 'students->create'],
+        'students.batchUpsert' => ['POST', '/v1/students/batch', 'students->batchUpsert'],
         'students.retrieve' => ['GET', '/v1/students/{id}', 'students->retrieve'],
         'students.update' => ['PATCH', '/v1/students/{id}', 'students->update'],
         'students.delete' => ['DELETE', '/v1/students/{id}', 'students->delete'],
         'courses.list' => ['GET', '/v1/courses', 'courses->list'],
         'courses.create' => ['POST', '/v1/courses', 'courses->create'],
+        'courses.batchUpsert' => ['POST', '/v1/courses/batch', 'courses->batchUpsert'],
         'courses.retrieve' => ['GET', '/v1/courses/{id}', 'courses->retrieve'],
         'courses.update' => ['PATCH', '/v1/courses/{id}', 'courses->update'],
         'courses.delete' => ['DELETE', '/v1/courses/{id}', 'courses->delete'],

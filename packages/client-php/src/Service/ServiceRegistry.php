@@ -17,11 +17,11 @@ use PlatformApi\Core\HttpClient;
 trait ServiceRegistry
 {
     /**
-     * `list`, `create`, `retrieve`, `update`, `delete`
+     * `list`, `create`, `batchUpsert`, `retrieve`, `update`, `delete`
      */
     public readonly StudentsService $students;
     /**
-     * `list`, `create`, `retrieve`, `update`, `delete`
+     * `list`, `create`, `batchUpsert`, `retrieve`, `update`, `delete`
      */
     public readonly CoursesService $courses;
     /**

@@ -18,6 +18,7 @@ use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
 use PlatformApi\Model\DeletedStudent;
 use PlatformApi\Model\Student;
+use PlatformApi\Model\StudentBatchResult;
 use PlatformApi\Model\StudentStatus;
 use PlatformApi\RequestOptions;
 
@@ -117,6 +118,50 @@ final class StudentsRawService
             $options,
             static fn (RawResponse $response): Student =>
                 Student::fromArray($response->object()),
+        );
+    }
+
+    /**
+     * Create or update students by external id
+     *
+     * Up to 1,000 items, each matched on `external_id`: created when no student has it, otherwise updated
+     * with the fields it sends (unchanged when they already hold). One result per item; an item a rule
+     * refuses fails alone. Sends an event for each student created or changed.
+     *
+     * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where
+     * most operations cost 1.
+     *
+     * `POST /v1/students/batch` (sent with an Idempotency-Key, so it is retried safely). Requires the
+     * `students:write` scope.
+     *
+     * @param array{
+     *     items: list<array{
+     *         external_id: string,
+     *         student_number?: string,
+     *         first_name?: string,
+     *         last_name?: string,
+     *         preferred_name?: string|null,
+     *         email?: string|null,
+     *         date_of_birth?: string|null,
+     *         status?: StudentBatchItemStatus::*,
+     *         grade_level?: int|null,
+     *     }>,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return RawResponse<StudentBatchResult>
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function batchUpsert(array $params, ?RequestOptions $options = null): RawResponse
+    {
+        return $this->http->request(
+            'POST',
+            '/v1/students/batch',
+            [],
+            Json::encodeBody($params, ['', 'items.*']),
+            $options,
+            static fn (RawResponse $response): StudentBatchResult =>
+                StudentBatchResult::fromArray($response->object()),
         );
     }
 

@@ -33,11 +33,13 @@ API_VERSION: _t.Final[_t.Optional[str]] = None
 OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("students.list", "students", "list", "GET", "/v1/students", "students:read"),
     OperationInfo("students.create", "students", "create", "POST", "/v1/students", "students:write"),
+    OperationInfo("students.batchUpsert", "students", "batch_upsert", "POST", "/v1/students/batch", "students:write"),
     OperationInfo("students.retrieve", "students", "retrieve", "GET", "/v1/students/{id}", "students:read"),
     OperationInfo("students.update", "students", "update", "PATCH", "/v1/students/{id}", "students:write"),
     OperationInfo("students.delete", "students", "delete", "DELETE", "/v1/students/{id}", "students:write"),
     OperationInfo("courses.list", "courses", "list", "GET", "/v1/courses", "courses:read"),
     OperationInfo("courses.create", "courses", "create", "POST", "/v1/courses", "courses:write"),
+    OperationInfo("courses.batchUpsert", "courses", "batch_upsert", "POST", "/v1/courses/batch", "courses:write"),
     OperationInfo("courses.retrieve", "courses", "retrieve", "GET", "/v1/courses/{id}", "courses:read"),
     OperationInfo("courses.update", "courses", "update", "PATCH", "/v1/courses/{id}", "courses:write"),
     OperationInfo("courses.delete", "courses", "delete", "DELETE", "/v1/courses/{id}", "courses:write"),

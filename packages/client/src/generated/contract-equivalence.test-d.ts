@@ -14,6 +14,10 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['students']['create']>, G.Student>>,
   // students.create: body
   Check<Same<ContractRequest<Routes['students']['create']>['body'], G.StudentCreate>>,
+  // students.batchUpsert: response
+  Check<Same<ContractResponse<Routes['students']['batchUpsert']>, G.StudentBatchResult>>,
+  // students.batchUpsert: body
+  Check<Same<ContractRequest<Routes['students']['batchUpsert']>['body'], G.StudentBatch>>,
   // students.retrieve: response
   Check<Same<ContractResponse<Routes['students']['retrieve']>, G.Student>>,
   // students.update: response
@@ -30,6 +34,10 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['courses']['create']>, G.Course>>,
   // courses.create: body
   Check<Same<ContractRequest<Routes['courses']['create']>['body'], G.CourseCreate>>,
+  // courses.batchUpsert: response
+  Check<Same<ContractResponse<Routes['courses']['batchUpsert']>, G.CourseBatchResult>>,
+  // courses.batchUpsert: body
+  Check<Same<ContractRequest<Routes['courses']['batchUpsert']>['body'], G.CourseBatch>>,
   // courses.retrieve: response
   Check<Same<ContractResponse<Routes['courses']['retrieve']>, G.Course>>,
   // courses.update: response

@@ -12,6 +12,8 @@ import type {
   ChecksumsRetrieveQuery,
   CollectionChecksums,
   Course,
+  CourseBatch,
+  CourseBatchResult,
   CourseCreate,
   CourseList,
   CourseUpdate,
@@ -83,6 +85,8 @@ import type {
   RequestLogList,
   RequestLogsListQuery,
   Student,
+  StudentBatch,
+  StudentBatchResult,
   StudentCreate,
   StudentList,
   StudentUpdate,
@@ -116,6 +120,7 @@ export const ROUTES = {
   students: {
     list: { method: 'GET', path: '/v1/students', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'status', 'grade_level', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/students', body: true },
+    batchUpsert: { method: 'POST', path: '/v1/students/batch', body: true },
     retrieve: { method: 'GET', path: '/v1/students/{id}' },
     update: { method: 'PATCH', path: '/v1/students/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/students/{id}' },
@@ -123,6 +128,7 @@ export const ROUTES = {
   courses: {
     list: { method: 'GET', path: '/v1/courses', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'status', 'code', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'start_date[gte]', 'start_date[gt]', 'start_date[lte]', 'start_date[lt]', 'end_date[gte]', 'end_date[gt]', 'end_date[lte]', 'end_date[lt]'], list: true },
     create: { method: 'POST', path: '/v1/courses', body: true },
+    batchUpsert: { method: 'POST', path: '/v1/courses/batch', body: true },
     retrieve: { method: 'GET', path: '/v1/courses/{id}' },
     update: { method: 'PATCH', path: '/v1/courses/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/courses/{id}' },
@@ -269,6 +275,16 @@ export interface StudentsResource {
    */
   create(args: { body: StudentCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Student>;
   /**
+   * Create or update students by external id
+   *
+   * Up to 1,000 items, each matched on `external_id`: created when no student has it, otherwise updated with the fields it sends (unchanged when they already hold). One result per item; an item a rule refuses fails alone. Sends an event for each student created or changed.
+   *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
+   * Scope: `students:write`.
+   */
+  batchUpsert(args: { body: StudentBatch; } & CallArgs, options?: RequestOptions): PlatformPromise<StudentBatchResult>;
+  /**
    * Retrieve a student
    *
    * Scope: `students:read`.
@@ -316,6 +332,16 @@ export interface CoursesResource {
    * Scope: `courses:write`.
    */
   create(args: { body: CourseCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Course>;
+  /**
+   * Create or update courses by external id
+   *
+   * Up to 1,000 items, each matched on `external_id`: created when no course has it, otherwise updated with the fields it sends (unchanged when they already hold). One result per item; an item a rule refuses fails alone. Sends an event for each course created or changed.
+   *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
+   * Scope: `courses:write`.
+   */
+  batchUpsert(args: { body: CourseBatch; } & CallArgs, options?: RequestOptions): PlatformPromise<CourseBatchResult>;
   /**
    * Retrieve a course
    *

@@ -8,9 +8,15 @@ export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client
 
 export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export';
 
+export type BatchItemErrorCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'cursor_expired' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
+
 export type CollectionChecksumCollection = 'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results';
 
 export type CourseStatus = 'draft' | 'active' | 'archived';
+
+export type CourseBatchItemStatus = 'draft' | 'active' | 'archived';
+
+export type CourseBatchResultDataStatus = 'created' | 'updated' | 'unchanged' | 'failed';
 
 export type EnrollmentStatus = 'pending' | 'active' | 'completed' | 'dropped' | 'cancelled';
 
@@ -57,6 +63,10 @@ export type RequestLogStatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx';
 export type RequestLogCredentialType = 'personal_access_token' | 'oauth_access_token';
 
 export type StudentStatus = 'active' | 'inactive' | 'graduated' | 'withdrawn';
+
+export type StudentBatchItemStatus = 'active' | 'inactive' | 'graduated' | 'withdrawn';
+
+export type StudentBatchResultDataStatus = 'created' | 'updated' | 'unchanged' | 'failed';
 
 export type TokenInfoType = 'personal_access_token' | 'oauth_access_token';
 
@@ -494,6 +504,15 @@ export interface AuditTarget {
   id: string;
 }
 
+export interface BatchItemError {
+  /** The status the item would have had as a request of its own. */
+  status: number;
+  code: BatchItemErrorCode;
+  detail: string;
+  /** The fields at fault, with paths into the batch: `body.items.3.student_number`. */
+  errors: ProblemFieldError[];
+}
+
 export interface ChangePage {
   /** The changes after the cursor, oldest first. */
   data: Event[];
@@ -536,6 +555,48 @@ export interface Course {
   capacity: number | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface CourseBatch {
+  items: CourseBatchItem[];
+}
+
+export interface CourseBatchItem {
+  /** The key the item is matched on: the record with this external id is updated, or one is created with it. */
+  external_id: string;
+  code?: string;
+  title?: string;
+  description?: string | null;
+  status?: CourseBatchItemStatus;
+  /** YYYY-MM-DD */
+  start_date?: string | null;
+  /** YYYY-MM-DD */
+  end_date?: string | null;
+  capacity?: number | null;
+}
+
+export interface CourseBatchResult {
+  object: 'batch_result';
+  counts: CourseBatchResultCounts;
+  /** One result per item, in the order of `items`. */
+  data: CourseBatchResultData[];
+}
+
+export interface CourseBatchResultCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+}
+
+export interface CourseBatchResultData {
+  /** The item's place in `items`, from 0. */
+  index: number;
+  external_id: string;
+  status: CourseBatchResultDataStatus;
+  /** The record created, updated or left unchanged; null when the item failed. */
+  id: string | null;
+  error: BatchItemError | null;
 }
 
 export interface CourseCreate {
@@ -1254,6 +1315,48 @@ export interface Student {
   grade_level: number | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface StudentBatch {
+  items: StudentBatchItem[];
+}
+
+export interface StudentBatchItem {
+  /** The key the item is matched on: the record with this external id is updated, or one is created with it. */
+  external_id: string;
+  student_number?: string;
+  first_name?: string;
+  last_name?: string;
+  preferred_name?: string | null;
+  email?: string | null;
+  /** YYYY-MM-DD */
+  date_of_birth?: string | null;
+  status?: StudentBatchItemStatus;
+  grade_level?: number | null;
+}
+
+export interface StudentBatchResult {
+  object: 'batch_result';
+  counts: StudentBatchResultCounts;
+  /** One result per item, in the order of `items`. */
+  data: StudentBatchResultData[];
+}
+
+export interface StudentBatchResultCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+}
+
+export interface StudentBatchResultData {
+  /** The item's place in `items`, from 0. */
+  index: number;
+  external_id: string;
+  status: StudentBatchResultDataStatus;
+  /** The record created, updated or left unchanged; null when the item failed. */
+  id: string | null;
+  error: BatchItemError | null;
 }
 
 export interface StudentCreate {

@@ -133,12 +133,12 @@ class ClientResources:
 
     @cached_property
     def students(self) -> Students:
-        """`list`, `create`, `retrieve`, `update`, `delete` (`/v1/students`)."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `update`, `delete` (`/v1/students`)."""
         return Students(_t.cast("PlatformClient", self))
 
     @cached_property
     def courses(self) -> Courses:
-        """`list`, `create`, `retrieve`, `update`, `delete` (`/v1/courses`)."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `update`, `delete` (`/v1/courses`)."""
         return Courses(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -247,12 +247,12 @@ class AsyncClientResources:
 
     @cached_property
     def students(self) -> AsyncStudents:
-        """`list`, `create`, `retrieve`, `update`, `delete`, awaited."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `update`, `delete`, awaited."""
         return AsyncStudents(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
     def courses(self) -> AsyncCourses:
-        """`list`, `create`, `retrieve`, `update`, `delete`, awaited."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `update`, `delete`, awaited."""
         return AsyncCourses(_t.cast("AsyncPlatformClient", self))
 
     @cached_property

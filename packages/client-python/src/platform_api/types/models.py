@@ -16,7 +16,10 @@ from .enums import (
     AuditActorType,
     AuditEventAction,
     AuditTargetType,
+    BatchItemErrorCode,
     CollectionChecksumCollection,
+    CourseBatchItemStatus,
+    CourseBatchResultDataStatus,
     CourseStatus,
     EnrollmentStatus,
     EventType,
@@ -36,6 +39,8 @@ from .enums import (
     RequestLogMethod,
     RequestLogStatusClass,
     Scope,
+    StudentBatchItemStatus,
+    StudentBatchResultDataStatus,
     StudentStatus,
     TokenInfoType,
     UsageCredentialType,
@@ -75,10 +80,15 @@ __all__ = [
     "AuditEvent",
     "AuditEventList",
     "AuditTarget",
+    "BatchItemError",
     "ChangePage",
     "CollectionChecksum",
     "CollectionChecksums",
     "Course",
+    "CourseBatchItem",
+    "CourseBatchResult",
+    "CourseBatchResultCounts",
+    "CourseBatchResultData",
     "CourseList",
     "CoursePreviousAttributes",
     "DeletedCourse",
@@ -133,6 +143,10 @@ __all__ = [
     "RequestLogCredential",
     "RequestLogList",
     "Student",
+    "StudentBatchItem",
+    "StudentBatchResult",
+    "StudentBatchResultCounts",
+    "StudentBatchResultData",
     "StudentList",
     "StudentPreviousAttributes",
     "TokenInfo",
@@ -2141,6 +2155,54 @@ class AuditTarget(BaseModel):
         return model
 
 
+class BatchItemError(BaseModel):
+    """A `BatchItemError` object of the Platform API."""
+
+    status: int
+    """The status the item would have had as a request of its own."""
+    code: _t.Union[BatchItemErrorCode, str]
+    detail: str
+    errors: _t.List[ProblemFieldError]
+    """The fields at fault, with paths into the batch: `body.items.3.student_number`."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("status", "status"),
+        ("code", "code"),
+        ("detail", "detail"),
+        ("errors", "errors"),
+    )
+
+    def __init__(
+        self,
+        *,
+        status: int,
+        code: _t.Union[BatchItemErrorCode, str],
+        detail: str,
+        errors: _t.List[ProblemFieldError],
+    ) -> None:
+        self._init(
+            {
+                "status": status,
+                "code": code,
+                "detail": detail,
+                "errors": errors,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> BatchItemError:
+        """A `BatchItemError` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            status=json_get(raw, "status"),
+            code=json_get(raw, "code"),
+            detail=json_get(raw, "detail"),
+            errors=parse_list(lambda item0: parse_model(ProblemFieldError.from_json, item0), json_get(raw, "errors")),
+        )
+        model._attach(raw)
+        return model
+
+
 class ChangePage(BaseModel):
     """A `ChangePage` object of the Platform API."""
 
@@ -2360,6 +2422,216 @@ class Course(BaseModel):
             capacity=json_get(raw, "capacity"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class CourseBatchItem(BaseModel):
+    """A `CourseBatchItem` object of the Platform API."""
+
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+    code: _t.Optional[str]
+    title: _t.Optional[str]
+    description: _t.Optional[str]
+    status: _t.Optional[_t.Union[CourseBatchItemStatus, str]]
+    start_date: _t.Optional[str]
+    """YYYY-MM-DD"""
+    end_date: _t.Optional[str]
+    """YYYY-MM-DD"""
+    capacity: _t.Optional[int]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("external_id", "external_id"),
+        ("code", "code"),
+        ("title", "title"),
+        ("description", "description"),
+        ("status", "status"),
+        ("start_date", "start_date"),
+        ("end_date", "end_date"),
+        ("capacity", "capacity"),
+    )
+
+    def __init__(
+        self,
+        *,
+        external_id: str,
+        code: _t.Optional[str] = None,
+        title: _t.Optional[str] = None,
+        description: _t.Optional[str] = None,
+        status: _t.Optional[_t.Union[CourseBatchItemStatus, str]] = None,
+        start_date: _t.Optional[str] = None,
+        end_date: _t.Optional[str] = None,
+        capacity: _t.Optional[int] = None,
+    ) -> None:
+        self._init(
+            {
+                "external_id": external_id,
+                "code": code,
+                "title": title,
+                "description": description,
+                "status": status,
+                "start_date": start_date,
+                "end_date": end_date,
+                "capacity": capacity,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> CourseBatchItem:
+        """A `CourseBatchItem` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            external_id=json_get(raw, "external_id"),
+            code=json_get(raw, "code"),
+            title=json_get(raw, "title"),
+            description=json_get(raw, "description"),
+            status=json_get(raw, "status"),
+            start_date=json_get(raw, "start_date"),
+            end_date=json_get(raw, "end_date"),
+            capacity=json_get(raw, "capacity"),
+        )
+        model._attach(raw)
+        return model
+
+
+class CourseBatchResult(BaseModel):
+    """A `CourseBatchResult` object of the Platform API."""
+
+    object: _t.Literal["batch_result"]
+    counts: CourseBatchResultCounts
+    data: _t.List[CourseBatchResultData]
+    """One result per item, in the order of `items`."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("counts", "counts"),
+        ("data", "data"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["batch_result"],
+        counts: CourseBatchResultCounts,
+        data: _t.List[CourseBatchResultData],
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "counts": counts,
+                "data": data,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> CourseBatchResult:
+        """A `CourseBatchResult` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            counts=parse_model(CourseBatchResultCounts.from_json, json_get(raw, "counts")),
+            data=parse_list(lambda item0: parse_model(CourseBatchResultData.from_json, item0), json_get(raw, "data")),
+        )
+        model._attach(raw)
+        return model
+
+
+class CourseBatchResultCounts(BaseModel):
+    """A `CourseBatchResultCounts` object of the Platform API."""
+
+    created: int
+    updated: int
+    unchanged: int
+    failed: int
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("created", "created"),
+        ("updated", "updated"),
+        ("unchanged", "unchanged"),
+        ("failed", "failed"),
+    )
+
+    def __init__(
+        self,
+        *,
+        created: int,
+        updated: int,
+        unchanged: int,
+        failed: int,
+    ) -> None:
+        self._init(
+            {
+                "created": created,
+                "updated": updated,
+                "unchanged": unchanged,
+                "failed": failed,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> CourseBatchResultCounts:
+        """A `CourseBatchResultCounts` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            created=json_get(raw, "created"),
+            updated=json_get(raw, "updated"),
+            unchanged=json_get(raw, "unchanged"),
+            failed=json_get(raw, "failed"),
+        )
+        model._attach(raw)
+        return model
+
+
+class CourseBatchResultData(BaseModel):
+    """A `CourseBatchResultData` object of the Platform API."""
+
+    index: int
+    """The item's place in `items`, from 0."""
+    external_id: str
+    status: _t.Union[CourseBatchResultDataStatus, str]
+    id: _t.Optional[str]
+    """The record created, updated or left unchanged; null when the item failed."""
+    error: _t.Optional[BatchItemError]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("index", "index"),
+        ("external_id", "external_id"),
+        ("status", "status"),
+        ("id", "id"),
+        ("error", "error"),
+    )
+
+    def __init__(
+        self,
+        *,
+        index: int,
+        external_id: str,
+        status: _t.Union[CourseBatchResultDataStatus, str],
+        id: _t.Optional[str],
+        error: _t.Optional[BatchItemError],
+    ) -> None:
+        self._init(
+            {
+                "index": index,
+                "external_id": external_id,
+                "status": status,
+                "id": id,
+                "error": error,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> CourseBatchResultData:
+        """A `CourseBatchResultData` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            index=json_get(raw, "index"),
+            external_id=json_get(raw, "external_id"),
+            status=json_get(raw, "status"),
+            id=json_get(raw, "id"),
+            error=parse_model(BatchItemError.from_json, json_get(raw, "error")),
         )
         model._attach(raw)
         return model
@@ -5465,6 +5737,220 @@ class Student(BaseModel):
             grade_level=json_get(raw, "grade_level"),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class StudentBatchItem(BaseModel):
+    """A `StudentBatchItem` object of the Platform API."""
+
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+    student_number: _t.Optional[str]
+    first_name: _t.Optional[str]
+    last_name: _t.Optional[str]
+    preferred_name: _t.Optional[str]
+    email: _t.Optional[str]
+    date_of_birth: _t.Optional[str]
+    """YYYY-MM-DD"""
+    status: _t.Optional[_t.Union[StudentBatchItemStatus, str]]
+    grade_level: _t.Optional[int]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("external_id", "external_id"),
+        ("student_number", "student_number"),
+        ("first_name", "first_name"),
+        ("last_name", "last_name"),
+        ("preferred_name", "preferred_name"),
+        ("email", "email"),
+        ("date_of_birth", "date_of_birth"),
+        ("status", "status"),
+        ("grade_level", "grade_level"),
+    )
+
+    def __init__(
+        self,
+        *,
+        external_id: str,
+        student_number: _t.Optional[str] = None,
+        first_name: _t.Optional[str] = None,
+        last_name: _t.Optional[str] = None,
+        preferred_name: _t.Optional[str] = None,
+        email: _t.Optional[str] = None,
+        date_of_birth: _t.Optional[str] = None,
+        status: _t.Optional[_t.Union[StudentBatchItemStatus, str]] = None,
+        grade_level: _t.Optional[int] = None,
+    ) -> None:
+        self._init(
+            {
+                "external_id": external_id,
+                "student_number": student_number,
+                "first_name": first_name,
+                "last_name": last_name,
+                "preferred_name": preferred_name,
+                "email": email,
+                "date_of_birth": date_of_birth,
+                "status": status,
+                "grade_level": grade_level,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> StudentBatchItem:
+        """A `StudentBatchItem` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            external_id=json_get(raw, "external_id"),
+            student_number=json_get(raw, "student_number"),
+            first_name=json_get(raw, "first_name"),
+            last_name=json_get(raw, "last_name"),
+            preferred_name=json_get(raw, "preferred_name"),
+            email=json_get(raw, "email"),
+            date_of_birth=json_get(raw, "date_of_birth"),
+            status=json_get(raw, "status"),
+            grade_level=json_get(raw, "grade_level"),
+        )
+        model._attach(raw)
+        return model
+
+
+class StudentBatchResult(BaseModel):
+    """A `StudentBatchResult` object of the Platform API."""
+
+    object: _t.Literal["batch_result"]
+    counts: StudentBatchResultCounts
+    data: _t.List[StudentBatchResultData]
+    """One result per item, in the order of `items`."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("counts", "counts"),
+        ("data", "data"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["batch_result"],
+        counts: StudentBatchResultCounts,
+        data: _t.List[StudentBatchResultData],
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "counts": counts,
+                "data": data,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> StudentBatchResult:
+        """A `StudentBatchResult` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            counts=parse_model(StudentBatchResultCounts.from_json, json_get(raw, "counts")),
+            data=parse_list(lambda item0: parse_model(StudentBatchResultData.from_json, item0), json_get(raw, "data")),
+        )
+        model._attach(raw)
+        return model
+
+
+class StudentBatchResultCounts(BaseModel):
+    """A `StudentBatchResultCounts` object of the Platform API."""
+
+    created: int
+    updated: int
+    unchanged: int
+    failed: int
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("created", "created"),
+        ("updated", "updated"),
+        ("unchanged", "unchanged"),
+        ("failed", "failed"),
+    )
+
+    def __init__(
+        self,
+        *,
+        created: int,
+        updated: int,
+        unchanged: int,
+        failed: int,
+    ) -> None:
+        self._init(
+            {
+                "created": created,
+                "updated": updated,
+                "unchanged": unchanged,
+                "failed": failed,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> StudentBatchResultCounts:
+        """A `StudentBatchResultCounts` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            created=json_get(raw, "created"),
+            updated=json_get(raw, "updated"),
+            unchanged=json_get(raw, "unchanged"),
+            failed=json_get(raw, "failed"),
+        )
+        model._attach(raw)
+        return model
+
+
+class StudentBatchResultData(BaseModel):
+    """A `StudentBatchResultData` object of the Platform API."""
+
+    index: int
+    """The item's place in `items`, from 0."""
+    external_id: str
+    status: _t.Union[StudentBatchResultDataStatus, str]
+    id: _t.Optional[str]
+    """The record created, updated or left unchanged; null when the item failed."""
+    error: _t.Optional[BatchItemError]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("index", "index"),
+        ("external_id", "external_id"),
+        ("status", "status"),
+        ("id", "id"),
+        ("error", "error"),
+    )
+
+    def __init__(
+        self,
+        *,
+        index: int,
+        external_id: str,
+        status: _t.Union[StudentBatchResultDataStatus, str],
+        id: _t.Optional[str],
+        error: _t.Optional[BatchItemError],
+    ) -> None:
+        self._init(
+            {
+                "index": index,
+                "external_id": external_id,
+                "status": status,
+                "id": id,
+                "error": error,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> StudentBatchResultData:
+        """A `StudentBatchResultData` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            index=json_get(raw, "index"),
+            external_id=json_get(raw, "external_id"),
+            status=json_get(raw, "status"),
+            id=json_get(raw, "id"),
+            error=parse_model(BatchItemError.from_json, json_get(raw, "error")),
         )
         model._attach(raw)
         return model

@@ -10,6 +10,7 @@ import datetime as _dt
 import typing as _t
 
 from .enums import (
+    CourseBatchItemStatus,
     CourseStatus,
     EnrollmentCreateStatus,
     ExportBatchCollection,
@@ -21,6 +22,7 @@ from .enums import (
     OAuthClientGrantType,
     OAuthClientType,
     ScopeOrAll,
+    StudentBatchItemStatus,
     StudentStatus,
     WebhookEndpointEvent,
 )
@@ -29,6 +31,8 @@ __all__ = [
     "DateTimeRange",
     "IntegerRange",
     "StringRange",
+    "CourseBatchParams",
+    "CourseBatchItemParams",
     "CourseCreateParams",
     "CourseUpdateParams",
     "EnrollmentCreateParams",
@@ -49,6 +53,8 @@ __all__ = [
     "PaymentFailParams",
     "PaymentRefundParams",
     "PersonalAccessTokenCreateParams",
+    "StudentBatchParams",
+    "StudentBatchItemParams",
     "StudentCreateParams",
     "StudentUpdateParams",
     "TransferParams",
@@ -83,6 +89,31 @@ class StringRange(_t.TypedDict, total=False):
     gt: str
     lte: str
     lt: str
+
+
+class CourseBatchParams(_t.TypedDict):
+    """The fields of a `CourseBatch`."""
+
+    items: _t.Sequence[CourseBatchItemParams]
+
+
+class _CourseBatchItemParamsRequired(_t.TypedDict):
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+
+
+class CourseBatchItemParams(_CourseBatchItemParamsRequired, total=False):
+    """The fields of a `CourseBatchItem`."""
+
+    code: str
+    title: str
+    description: _t.Optional[str]
+    status: CourseBatchItemStatus
+    start_date: _t.Optional[str]
+    """YYYY-MM-DD"""
+    end_date: _t.Optional[str]
+    """YYYY-MM-DD"""
+    capacity: _t.Optional[int]
 
 
 class _CourseCreateParamsRequired(_t.TypedDict):
@@ -303,6 +334,31 @@ class PersonalAccessTokenCreateParams(_PersonalAccessTokenCreateParamsRequired, 
 
     expires_at: _t.Optional[_t.Union[_dt.datetime, str]]
     """When the token stops working; must be in the future. Omit or null: never."""
+
+
+class StudentBatchParams(_t.TypedDict):
+    """The fields of a `StudentBatch`."""
+
+    items: _t.Sequence[StudentBatchItemParams]
+
+
+class _StudentBatchItemParamsRequired(_t.TypedDict):
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+
+
+class StudentBatchItemParams(_StudentBatchItemParamsRequired, total=False):
+    """The fields of a `StudentBatchItem`."""
+
+    student_number: str
+    first_name: str
+    last_name: str
+    preferred_name: _t.Optional[str]
+    email: _t.Optional[str]
+    date_of_birth: _t.Optional[str]
+    """YYYY-MM-DD"""
+    status: StudentBatchItemStatus
+    grade_level: _t.Optional[int]
 
 
 class _StudentCreateParamsRequired(_t.TypedDict):
