@@ -139,6 +139,63 @@ describe('external ids: students and courses by the key of the school’s own sy
     expect(res.body.errors?.map((e) => e.path)).toEqual(['body.external_id']);
   });
 
+  it('names a student or course by ext: in the reference fields of a body', async () => {
+    const s = await raw.post<Row>('/v1/students', student('ref', { external_id: 'SIS-REF' }));
+    const c = await raw.post<Row>('/v1/courses', {
+      code: 'REF-1',
+      title: 'Referenced',
+      external_id: 'class-ref',
+      capacity: 1,
+    });
+    const enrollment = await raw.post<Row>('/v1/enrollments', {
+      student_id: 'ext:SIS-REF',
+      course_id: 'ext:class-ref',
+    });
+    expect(enrollment.status).toBe(201);
+    expect(enrollment.body).toMatchObject({ student_id: s.body.id, course_id: c.body.id });
+    // The course's seat rule still holds for a course named by ext: (capacity 1, now full).
+    const other = await raw.post<Row>('/v1/students', student('ref-2'));
+    const full = await raw.post<Problem>('/v1/enrollments', {
+      student_id: other.body.id,
+      course_id: 'ext:class-ref',
+    });
+    expect(full.status).toBe(409);
+
+    const payment = await raw.post<Row>('/v1/payments', {
+      student_id: 'ext:SIS-REF',
+      amount: 1000,
+      currency: 'EUR',
+    });
+    expect(payment.status).toBe(201);
+    expect(payment.body.student_id).toBe(s.body.id);
+    const exam = await raw.post<Row>('/v1/exams', {
+      course_id: 'ext:class-ref',
+      title: 'Midterm',
+      max_score: 100,
+    });
+    expect(exam.status).toBe(201);
+    expect(exam.body.course_id).toBe(c.body.id);
+
+    const theirs = await theirStudent('SIS-THEIRS');
+    for (const [body, field] of [
+      [{ student_id: 'ext:SIS-NONE', course_id: c.body.id }, 'student_id'],
+      [{ student_id: `ext:${theirs}`, course_id: c.body.id }, 'student_id'],
+      [{ student_id: s.body.id, course_id: 'ext:class-none' }, 'course_id'],
+      [{ student_id: 'ext:bad/key', course_id: c.body.id }, 'student_id'],
+    ] as const) {
+      const res = await raw.post<Problem>('/v1/enrollments', body);
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.map((e) => e.path)).toEqual([`body.${field}`]);
+    }
+  });
+
+  /** A student of the other organization with `key` as its external id. */
+  async function theirStudent(key: string): Promise<string> {
+    const res = await other.post<Row>('/v1/students', student(key, { external_id: key }));
+    expect(res.status).toBe(201);
+    return key;
+  }
+
   it('an ext: id on a resource without external ids is not found, never a 500', async () => {
     const res = await raw.get<Problem>('/v1/enrollments/ext:SIS-0001');
     expect(res.status).toBe(404);

@@ -8,7 +8,7 @@
  * durable, and any other answer that none was.
  */
 import { ERROR_CODES, type ErrorCode, ProblemFieldErrorSchema } from './problem';
-import { EXTERNAL_ID } from './resource';
+import { EXTERNAL_ID } from './ids';
 import { z } from './zod-openapi';
 
 export const BATCH_MAX_ITEMS = 1000;

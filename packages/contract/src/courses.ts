@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { batchSchemas } from './batch';
-import { idSchema } from './ids';
+import { EXTERNAL_ID, idSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
@@ -8,7 +8,6 @@ import {
   dateSchema,
   type DeleteRefusal,
   deletedSchema,
-  EXTERNAL_ID,
   externalIdField,
   externalIdSchema,
   text,

@@ -1,5 +1,5 @@
 import { initContract } from '@ts-rest/core';
-import { idSchema } from './ids';
+import { idSchema, referenceSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { text, timestampSchema } from './resource';
@@ -62,8 +62,8 @@ const enrollmentFields = {
 
 export const EnrollmentCreateSchema = z
   .object({
-    student_id: idSchema('student'),
-    course_id: idSchema('course'),
+    student_id: referenceSchema('student'),
+    course_id: referenceSchema('course'),
     status: z
       .enum(['pending', 'active'])
       .default('pending')

@@ -1,5 +1,5 @@
 import { initContract } from '@ts-rest/core';
-import { idSchema } from './ids';
+import { idSchema, referenceSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
@@ -36,7 +36,7 @@ const examFields = {
 
 export const ExamCreateSchema = z
   .object({
-    course_id: idSchema('course'),
+    course_id: referenceSchema('course'),
     ...examFields,
     held_on: examFields.held_on.optional(),
   })
@@ -78,7 +78,7 @@ const examResultFields = {
 export const ExamResultCreateSchema = z
   .object({
     exam_id: idSchema('exam'),
-    student_id: idSchema('student'),
+    student_id: referenceSchema('student'),
     ...examResultFields,
     grade: examResultFields.grade.optional(),
   })

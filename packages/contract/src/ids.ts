@@ -49,3 +49,39 @@ export function idSchema<K extends IdKind>(
     string
   >;
 }
+
+/**
+ * An external id: the key of a record in the school's own system (SIS, LMS), up to 128
+ * characters; `ext:<external_id>` names the record wherever its id is accepted (decision 29).
+ */
+const EXTERNAL_ID_CHARACTER = '[A-Za-z0-9._~:@+-]';
+export const EXTERNAL_ID = {
+  maxLength: 128,
+  pattern: new RegExp(`^${EXTERNAL_ID_CHARACTER}*$`),
+} as const;
+
+/** What addresses a record by its external id: `GET /v1/students/ext:SIS-0042`. */
+export const EXTERNAL_ID_PREFIX = 'ext:';
+
+/** The kinds of record that have external ids. */
+export type ExternalIdKind = 'student' | 'course';
+
+/**
+ * A body's reference to a record of `kind` that has external ids: its id (`stu_…`), or
+ * `ext:<external_id>`. Parses to the id's type or the `ext:` form.
+ */
+export function referenceSchema<K extends ExternalIdKind>(
+  kind: K,
+): z.ZodType<PrefixedId<K> | `ext:${string}`, z.ZodStringDef, string> {
+  const pattern = new RegExp(
+    `^(?:${ID_PREFIXES[kind]}_${ULID}|${EXTERNAL_ID_PREFIX}${EXTERNAL_ID_CHARACTER}{1,${EXTERNAL_ID.maxLength}})$`,
+  );
+  return z
+    .string()
+    .regex(pattern, `must be a ${kind} id (${ID_PREFIXES[kind]}_…) or ext:<its external_id>`)
+    .openapi({ example: `${ID_PREFIXES[kind]}_01JD6Y3ZK8R5V2N3M4P5Q6R7S8` }) as z.ZodType<
+    PrefixedId<K> | `ext:${string}`,
+    z.ZodStringDef,
+    string
+  >;
+}

@@ -1,5 +1,5 @@
 import { initContract } from '@ts-rest/core';
-import { idSchema } from './ids';
+import { idSchema, referenceSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
@@ -60,7 +60,7 @@ export type Payment = z.infer<typeof PaymentSchema>;
 
 export const PaymentCreateSchema = z
   .object({
-    student_id: idSchema('student'),
+    student_id: referenceSchema('student'),
     enrollment_id: idSchema('enrollment').nullable().optional(),
     amount: amountSchema,
     currency: CurrencySchema,

@@ -1,5 +1,5 @@
 /** Building blocks shared by every resource's routes, so their shapes and errors match. */
-import { idSchema } from './ids';
+import { EXTERNAL_ID, idSchema } from './ids';
 import { commonErrorResponses, problemResponse } from './problem';
 import { z } from './zod-openapi';
 
@@ -16,15 +16,6 @@ export const IdPathParams = z.object({
       "The record's id, or `ext:<external_id>` for a student or course with an external id.",
     ),
 });
-
-/**
- * What addresses a record by its external id wherever its id goes in a path:
- * `GET /v1/students/ext:SIS-0042`.
- */
-export const EXTERNAL_ID_PREFIX = 'ext:';
-
-/** An external id: the key of the record in the school's own system (SIS, LMS), up to 128 characters. */
-export const EXTERNAL_ID = { maxLength: 128, pattern: /^[A-Za-z0-9._~:@+-]*$/ } as const;
 
 /** An external id in a create or update body; null clears it. */
 export const externalIdSchema = z

@@ -1,13 +1,12 @@
 import { initContract } from '@ts-rest/core';
 import { batchSchemas } from './batch';
-import { idSchema } from './ids';
+import { EXTERNAL_ID, idSchema } from './ids';
 import { filter, listQuery, listResponse } from './list';
 import { searchErrorResponses } from './problem';
 import {
   dateSchema,
   type DeleteRefusal,
   deletedSchema,
-  EXTERNAL_ID,
   externalIdField,
   externalIdSchema,
   text,

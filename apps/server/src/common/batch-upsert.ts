@@ -1,6 +1,15 @@
 import type { BatchItemError, BatchItemStatus, EventType } from '@platform/contract';
 import type { z } from 'zod';
-import { In, type EntityManager, type FindOptionsWhere, type ObjectLiteral } from 'typeorm';
+import {
+  In,
+  type EntityManager,
+  type FindOptionsSelect,
+  type FindOptionsWhere,
+  type ObjectLiteral,
+} from 'typeorm';
+import { insertRows } from '../database/sql';
+import { changedFields } from './changed-fields';
+import type { NewEvent } from './event-outbox';
 import { newId } from './ids';
 import type { NewRecord, OwnedRecords, ResourceObject } from './owned-records';
 import { applyPatch } from './patch';
@@ -82,6 +91,16 @@ export async function upsertBatch<T extends Owned, R, O extends ResourceObject>(
   }
 }
 
+/** What a batch will write once every item is judged: rows, updates and events, in item order. */
+interface Plan<T> {
+  now: Date;
+  inserts: T[];
+  updates: { id: string; set: Partial<T> }[];
+  events: NewEvent[];
+  /** Per unique key (`student_number`, `external_id`): each value's holder, as the batch goes. */
+  holders: Map<string, Map<unknown, string>>;
+}
+
 async function runBatch<T extends Owned, R, O extends ResourceObject>(
   records: OwnedRecords<T, R, O>,
   manager: EntityManager,
@@ -90,13 +109,20 @@ async function runBatch<T extends Owned, R, O extends ResourceObject>(
   rules: BatchRules<T>,
 ): Promise<BatchResult> {
   const existing = await loadByExternalId(records, manager, organizationId, items);
+  const plan: Plan<T> = {
+    now: records.shared.now(),
+    inserts: [],
+    updates: [],
+    events: [],
+    holders: await keyHolders(records, manager, organizationId, items),
+  };
   const data: BatchItemResult[] = [];
   for (const [index, item] of items.entries()) {
     const record = existing.get(item.external_id);
     try {
       const [status, id] = record
-        ? await updateOne(records, manager, record, item, rules)
-        : await createOne(records, manager, organizationId, item, index, rules);
+        ? await planUpdate(records, manager, plan, record, item, rules)
+        : await planCreate(records, manager, plan, organizationId, item, index, rules);
       data.push({ index, external_id: item.external_id, status, id, error: null });
     } catch (error) {
       if (!(error instanceof ProblemException)) throw error;
@@ -104,6 +130,7 @@ async function runBatch<T extends Owned, R, O extends ResourceObject>(
       data.push({ index, external_id: item.external_id, ...failed });
     }
   }
+  await write(records, manager, organizationId, plan);
   const counts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
   for (const result of data) counts[result.status] += 1;
   return { object: 'batch_result', counts, data };
@@ -118,8 +145,7 @@ async function loadByExternalId<T extends Owned, R, O extends ResourceObject>(
 ): Promise<Map<string, T>> {
   const found = new Map<string, T>();
   const postgres = records.shared.sql.dialect === 'postgres';
-  for (let i = 0; i < items.length; i += LOAD_CHUNK) {
-    const keys = items.slice(i, i + LOAD_CHUNK).map((item) => item.external_id);
+  for (const keys of chunks(items.map((item) => item.external_id))) {
     const where = { organizationId, externalId: In(keys) } as FindOptionsWhere<T>;
     const rows = await manager.find(records.repo.target, {
       where,
@@ -130,9 +156,55 @@ async function loadByExternalId<T extends Owned, R, O extends ResourceObject>(
   return found;
 }
 
-async function updateOne<T extends Owned, R, O extends ResourceObject>(
+/** Who holds each value of a unique key that an item sends: one read per key, not per item. */
+async function keyHolders<T extends Owned, R, O extends ResourceObject>(
   records: OwnedRecords<T, R, O>,
   manager: EntityManager,
+  organizationId: string,
+  items: readonly BatchItem[],
+): Promise<Map<string, Map<unknown, string>>> {
+  const holders = new Map<string, Map<unknown, string>>();
+  for (const { field, property } of records.uniqueKeys) {
+    const held = new Map<unknown, string>();
+    holders.set(field, held);
+    const values = [...new Set(items.map((item) => item[field]).filter((v) => v != null))];
+    for (const chunk of chunks(values)) {
+      const where = { organizationId, [property]: In(chunk) } as FindOptionsWhere<T>;
+      const select = { id: true, [property]: true } as FindOptionsSelect<T>;
+      for (const row of await manager.find(records.repo.target, { where, select }))
+        held.set(row[property], row.id);
+    }
+  }
+  return holders;
+}
+
+/**
+ * Refuses a unique key value another record holds (409 naming the field), then moves the keys
+ * `fields` sets to `id`.
+ */
+function claimKeys<T extends Owned, R, O extends ResourceObject>(
+  records: OwnedRecords<T, R, O>,
+  plan: Plan<T>,
+  id: string,
+  fields: Partial<T>,
+  was?: T,
+): void {
+  const changing = records.uniqueKeys.filter((k) => fields[k.property] != null);
+  for (const key of changing) {
+    const holder = plan.holders.get(key.field)!.get(fields[key.property]);
+    if (holder !== undefined && holder !== id) throw records.keyTaken(key, fields);
+  }
+  for (const key of changing) {
+    const held = plan.holders.get(key.field)!;
+    if (was && held.get(was[key.property]) === id) held.delete(was[key.property]);
+    held.set(fields[key.property], id);
+  }
+}
+
+async function planUpdate<T extends Owned, R, O extends ResourceObject>(
+  records: OwnedRecords<T, R, O>,
+  manager: EntityManager,
+  plan: Plan<T>,
   record: T,
   item: BatchItem,
   rules: BatchRules<T>,
@@ -142,42 +214,69 @@ async function updateOne<T extends Owned, R, O extends ResourceObject>(
   const kept = { ...record };
   if (!applyPatch(record, changes)) return ['unchanged', record.id];
   try {
-    await records.assertKeyFree(manager, record.organizationId, changes, record.id);
     await rules.check(record, manager);
+    claimKeys(records, plan, record.id, changes, kept);
   } catch (error) {
     Object.assign(record, kept);
     throw error;
   }
-  record.updatedAt = records.shared.now();
-  await manager.save(records.repo.target, record);
+  record.updatedAt = plan.now;
+  plan.updates.push({ id: record.id, set: { ...changes, updatedAt: plan.now } });
+  const resource = records.toResource(record);
+  const previousAttributes = changedFields(
+    before as Record<string, unknown>,
+    resource as Record<string, unknown>,
+  );
   const type = `${records.spec.object}.updated` as EventType;
-  await records.recordEvent(manager, record, type, record.updatedAt, before);
+  plan.events.push({ type, data: resource, at: plan.now, previousAttributes });
   return ['updated', record.id];
 }
 
-async function createOne<T extends Owned, R, O extends ResourceObject>(
+async function planCreate<T extends Owned, R, O extends ResourceObject>(
   records: OwnedRecords<T, R, O>,
   manager: EntityManager,
+  plan: Plan<T>,
   organizationId: string,
   item: BatchItem,
   index: number,
   rules: BatchRules<T>,
 ): Promise<[BatchItemStatus, string]> {
   const fields = rules.create(item, index) as Partial<T>;
+  const id = newId(records.spec.object, plan.now.getTime());
   try {
-    await records.assertKeyFree(manager, organizationId, fields);
+    claimKeys(records, plan, id, fields);
   } catch (error) {
     // A batch that created this external id committed since the load: run again, to update it.
     const where = { organizationId, externalId: item.external_id } as FindOptionsWhere<T>;
     if (await manager.existsBy(records.repo.target, where)) throw new RaceLost();
     throw error;
   }
-  const now = records.shared.now();
-  const id = newId(records.spec.object, now.getTime());
+  const now = plan.now;
   const record = { ...fields, id, organizationId, createdAt: now, updatedAt: now } as T;
-  await manager.insert(records.repo.target, record);
-  await records.recordEvent(manager, record, `${records.spec.object}.created`, now);
+  plan.inserts.push(record);
+  const type = `${records.spec.object}.created` as EventType;
+  plan.events.push({ type, data: records.toResource(record), at: now });
   return ['created', id];
+}
+
+/** The plan's rows in one multi-row INSERT, its updates, then its events in item order. */
+async function write<T extends Owned, R, O extends ResourceObject>(
+  records: OwnedRecords<T, R, O>,
+  manager: EntityManager,
+  organizationId: string,
+  plan: Plan<T>,
+): Promise<void> {
+  const target = records.repo.target;
+  await insertRows(manager, target, plan.inserts);
+  for (const { id, set } of plan.updates)
+    await manager.update(target, { id, organizationId } as FindOptionsWhere<T>, set as never);
+  await records.shared.events.recordMany(manager, organizationId, plan.events);
+}
+
+function chunks<V>(values: readonly V[]): V[][] {
+  const out: V[][] = [];
+  for (let i = 0; i < values.length; i += LOAD_CHUNK) out.push(values.slice(i, i + LOAD_CHUNK));
+  return out;
 }
 
 /** The item's problem, its field paths moved into the batch (`body.items.3.student_number`). */

@@ -29,4 +29,18 @@ export abstract class EventOutbox {
     at?: Date,
     options?: RecordOptions,
   ): Promise<unknown>;
+
+  /** Several events of one organization, in order, in one statement (a batch write). */
+  abstract recordMany(
+    manager: EntityManager,
+    organizationId: string,
+    events: readonly NewEvent[],
+  ): Promise<unknown>;
+}
+
+/** One event of `recordMany`. */
+export interface NewEvent extends RecordOptions {
+  type: EventType;
+  data: unknown;
+  at?: Date;
 }

@@ -136,7 +136,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   /** fromBody's field lists, derived once per create schema. */
   private readonly createFields = new WeakMap<z.AnyZodObject, ReturnType<typeof fieldProperties>>();
   /** `spec.uniqueKey`, then `external_id` where the entity has that column. */
-  private readonly uniqueKeys: { field: string; property: keyof T }[];
+  readonly uniqueKeys: { field: string; property: keyof T }[];
 
   constructor(
     readonly shared: OwnedRecordsFactory,
@@ -164,9 +164,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
 
   /** The record a path id names: its id, or `ext:<external_id>` where the resource has those. */
   find(manager: EntityManager, organizationId: string, id: string, forUpdate = false): Promise<T> {
-    const externalId = this.uniqueKeys.some((k) => k.field === 'external_id')
-      ? externalIdOf(id)
-      : undefined;
+    const externalId = this.externalIdIn(id);
     if (externalId !== undefined) {
       const key = { organizationId, externalId, id, noun: this.noun };
       const { sql } = this.shared;
@@ -178,8 +176,9 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   }
 
   /**
-   * The record a request body names in `field` (`student_id`), inside the transaction: another
-   * organization's, or none, is a 400 naming the field.
+   * The record a request body names in `field` (`student_id`: an id, or `ext:<external_id>`
+   * where the resource has those), inside the transaction: another organization's, or none, is a
+   * 400 naming the field.
    */
   async referenced(
     manager: EntityManager,
@@ -187,12 +186,19 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     field: string,
     id: string,
   ): Promise<T> {
-    const where = { id, organizationId } as FindOptionsWhere<T>;
+    const externalId = this.externalIdIn(id);
+    const key = externalId === undefined ? { id } : { externalId };
+    const where = { ...key, organizationId } as FindOptionsWhere<T>;
     const record = await manager.findOneBy(this.repo.target, where);
     if (!record) throw unknownReference(field, this.noun, id);
     const exists = (reader: EntityManager) => reader.existsBy(this.repo.target, where);
     noteReference(manager, { field, noun: this.noun, id, exists });
     return record;
+  }
+
+  /** The external id an `ext:` id names, where the resource has external ids. */
+  private externalIdIn(id: string): string | undefined {
+    return this.uniqueKeys.some((k) => k.field === 'external_id') ? externalIdOf(id) : undefined;
   }
 
   /** The record locked until the transaction ends (PostgreSQL), for a change that reads it first. */
@@ -335,7 +341,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   }
 
   /** The 409 for a taken unique key: from the check, or from the index when a race beat it. */
-  private keyTaken(key: { field: string; property: keyof T }, fields: Partial<T>): Error {
+  keyTaken(key: { field: string; property: keyof T }, fields: Partial<T>): Error {
     const value = String(fields[key.property]);
     return alreadyExists(key.field, `A ${this.noun} with ${key.field} '${value}' already exists`);
   }

@@ -8,6 +8,7 @@ import {
   type EnrollmentCreateSchema,
   type EnrollmentTransition,
   EnrollmentUpdateSchema,
+  EXTERNAL_ID_PREFIX,
 } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
@@ -68,9 +69,18 @@ export class EnrollmentsService extends PatchableResourceService<
       organizationId,
       async (manager, now) => {
         const student = await this.students.referenced(manager, principal, input, 'student_id');
-        // The course row lock serialises seat counting between concurrent enrollments.
-        await lockOwned(this.sql, manager, Course, organizationId, input.course_id);
-        const course = await this.courses.referenced(manager, principal, input, 'course_id');
+        // The course row lock serialises seat counting between concurrent enrollments; a course
+        // named by `ext:<external_id>` is found first, to lock it by its id.
+        const courseId = input.course_id.startsWith(EXTERNAL_ID_PREFIX)
+          ? (await this.courses.referenced(manager, principal, input, 'course_id')).id
+          : input.course_id;
+        await lockOwned(this.sql, manager, Course, organizationId, courseId);
+        const course = await this.courses.referenced(
+          manager,
+          principal,
+          { course_id: courseId },
+          'course_id',
+        );
         if (course.status === 'archived') {
           throw new ProblemException(
             'conflict',

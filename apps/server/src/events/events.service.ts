@@ -15,7 +15,7 @@ import {
 import type { EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../common/principal';
 import { Clock } from '../common/clock';
-import { EventOutbox, type RecordOptions } from '../common/event-outbox';
+import { EventOutbox, type NewEvent, type RecordOptions } from '../common/event-outbox';
 import { newId } from '../common/ids';
 import { ListCollection } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
@@ -161,31 +161,49 @@ export class EventsService implements EventOutbox {
     at = this.clock.now(),
     options: RecordOptions = {},
   ): Promise<EventRecord> {
-    const event: EventRecord = {
-      id: newId('event', at.getTime()),
-      organizationId,
-      type,
-      apiVersion: API_VERSION,
-      data: JSON.stringify(data),
-      previousAttributes: isUpdateEventType(type)
-        ? JSON.stringify(options.previousAttributes ?? {})
-        : null,
-      createdAt: at,
-      fanoutPending: options.fanOut ?? true,
-      position: null,
-    };
-    // One plain INSERT (insertRows). TypeORM's `insert` would read the row back after it on
-    // SQLite, for the column with a default, though every value is given here: on a bulk write
-    // or a busy outbox that extra statement was a tenth of the process's CPU.
-    await insertRows(manager, EventRecord, [event]);
-    if (event.fanoutPending) await this.placeInFeed(manager, event);
+    const [event] = await this.recordMany(manager, organizationId, [
+      { type, data, at, ...options },
+    ]);
+    return event!;
+  }
+
+  /**
+   * Several events of one organization in the caller's transaction, in order, in one INSERT
+   * (a batch upsert's): as `record` each, at a fraction of the statements.
+   */
+  async recordMany(
+    manager: EntityManager,
+    organizationId: string,
+    events: readonly NewEvent[],
+  ): Promise<EventRecord[]> {
+    const records = events.map(
+      ({ type, data, at = this.clock.now(), fanOut, previousAttributes }): EventRecord => ({
+        id: newId('event', at.getTime()),
+        organizationId,
+        type,
+        apiVersion: API_VERSION,
+        data: JSON.stringify(data),
+        previousAttributes: isUpdateEventType(type)
+          ? JSON.stringify(previousAttributes ?? {})
+          : null,
+        createdAt: at,
+        fanoutPending: fanOut ?? true,
+        position: null,
+      }),
+    );
+    if (records.length === 0) return records;
+    // Plain INSERTs (insertRows). TypeORM's `insert` would read the row back after it on SQLite,
+    // for the column with a default, though every value is given here: on a bulk write or a busy
+    // outbox that extra statement was a tenth of the process's CPU.
+    await insertRows(manager, EventRecord, records);
+    for (const event of records) if (event.fanoutPending) await this.placeInFeed(manager, event);
     if (!this.announcing.has(manager)) {
       this.announcing.add(manager);
       this.transactions.afterCommit(manager, () => {
         for (const listener of this.committedListeners) listener();
       });
     }
-    return event;
+    return records;
   }
 
   /**
