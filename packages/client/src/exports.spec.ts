@@ -73,7 +73,7 @@ it('streams CSV, and says what is wrong with an export that has no file', async 
   const created = await sdk.exports.create({ body: { collection: 'students', format: 'csv' } });
   const done = await sdk.exports.wait(created.id, { intervalMs: 50 });
   const csv = await text(await sdk.exports.stream(done.id));
-  expect(csv.split('\r\n')[0]).toMatch(/^id,object,student_number,/);
+  expect(csv.split('\r\n')[0]).toMatch(/^id,object,external_id,student_number,/);
   await expect(sdk.exports.stream('exp_01JA0000000000000000000000')).rejects.toBeInstanceOf(
     PlatformNotFoundError,
   );

@@ -41,10 +41,13 @@ const resolve = (schema: Json | undefined): Json | undefined => {
   return typeof ref === 'string' ? openapi.components.schemas[ref.split('/').pop()!] : schema;
 };
 
-/** The prefix of an id schema's pattern: `^stu_[0-9A-HJKMNP-TV-Z]{26}$` → `stu`. */
+/**
+ * The prefix of an id schema's pattern: `^stu_[0-9A-HJKMNP-TV-Z]{26}$` → `stu`, and of a
+ * reference that also takes `ext:<external_id>`: `^(?:stu_…|ext:…)$` → `stu`.
+ */
 const prefixOf = (schema: Json | undefined): string | undefined => {
   const pattern = resolve(schema)?.pattern;
-  return typeof pattern === 'string' ? /^\^([a-z]+)_/.exec(pattern)?.[1] : undefined;
+  return typeof pattern === 'string' ? /^\^(?:\(\?:)?([a-z]+)_/.exec(pattern)?.[1] : undefined;
 };
 
 /**
