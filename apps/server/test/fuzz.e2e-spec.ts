@@ -320,6 +320,11 @@ describe('fuzzing every route of the contract', () => {
         .map((d) => d.toISOString().slice(0, 10)),
     );
     let n = 0;
+    /** A generated external id made unique in the organization, as the unique keys below are. */
+    const unique = (body: Record<string, any>) =>
+      typeof body.external_id === 'string'
+        ? { external_id: `${body.external_id.slice(0, 100)}-F${++n}` }
+        : {};
 
     /**
      * Each create schema, and what a schema of single fields cannot know: uniqueness in the
@@ -341,14 +346,14 @@ describe('fuzzing every route of the contract', () => {
         name: 'students',
         path: '/v1/students',
         schema: StudentCreateSchema,
-        complete: (body) => ({ ...body, student_number: `F-${++n}` }),
+        complete: (body) => ({ ...body, ...unique(body), student_number: `F-${++n}` }),
       },
       {
         name: 'courses',
         path: '/v1/courses',
         schema: CourseCreateSchema,
         complete: (body) => {
-          const course: Record<string, any> = { ...body, code: `F-${++n}` };
+          const course: Record<string, any> = { ...body, ...unique(body), code: `F-${++n}` };
           if (course.start_date && course.end_date && course.end_date < course.start_date) {
             [course.start_date, course.end_date] = [course.end_date, course.start_date];
           }

@@ -148,6 +148,20 @@ export function readRoutes<const P extends string, T extends z.ZodTypeAny>(
 }
 
 /**
+ * `POST` to `path/batch` of up to BATCH_MAX_ITEMS items keyed by `external_id`, each created,
+ * updated or left unchanged (`batchSchemas` in batch.ts), at the cost of BATCH_COST.
+ */
+function batchRoute<const P extends string>(path: P, scope: Scope) {
+  return <B extends z.ZodTypeAny, R extends z.ZodTypeAny>(
+    spec: ResourceRouteSpec & { body: B; response: R },
+  ) => ({
+    ...head('POST', `${path}/batch`, { cost: BATCH_COST, ...spec, scope }),
+    body: spec.body,
+    responses: { 200: spec.response, ...writeErrorResponses },
+  });
+}
+
+/**
  * The routes of one resource, from its collection `path` (list, create) and `path/:id` (retrieve,
  * update, delete, and `action` for `path/:id/<verb>`): each route names its documentation and
  * schemas, and needs `<resource>:read` (list, retrieve) or `<resource>:write` (the rest). A write
@@ -172,17 +186,7 @@ export function resourceRoutes<const P extends string, T extends z.ZodTypeAny>(
       ...headOfOne('GET', `${one}/${noun}`, { ...spec, scope: `${resource}:read` as const }),
       responses: { 200: spec.response, ...readErrorResponses },
     }),
-    /**
-     * `POST` to `path/batch` of up to BATCH_MAX_ITEMS items keyed by `external_id`, each created,
-     * updated or left unchanged (`batchSchemas` in batch.ts), at the cost of BATCH_COST.
-     */
-    batch: <B extends z.ZodTypeAny, R extends z.ZodTypeAny>(
-      spec: ResourceRouteSpec & { body: B; response: R },
-    ) => ({
-      ...head('POST', `${path}/batch`, { cost: BATCH_COST, ...spec, scope }),
-      body: spec.body,
-      responses: { 200: spec.response, ...writeErrorResponses },
-    }),
+    batch: batchRoute(path, scope),
     /** `POST` to the collection that creates one resource (201). */
     create: <B extends z.ZodTypeAny, R extends z.ZodTypeAny = T>(
       spec: ResourceRouteSpec & { body: B; response?: R },

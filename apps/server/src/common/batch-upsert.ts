@@ -268,8 +268,7 @@ async function write<T extends Owned, R, O extends ResourceObject>(
 ): Promise<void> {
   const target = records.repo.target;
   await insertRows(manager, target, plan.inserts);
-  for (const { id, set } of plan.updates)
-    await manager.update(target, { id, organizationId } as FindOptionsWhere<T>, set as never);
+  for (const { id, set } of plan.updates) await manager.update(target, { id, organizationId }, set);
   await records.shared.events.recordMany(manager, organizationId, plan.events);
 }
 
