@@ -3,10 +3,11 @@
 // it, printed as a table, and failing the run when one is exceeded:
 // - the whole client, bundled and minified as an app's bundler would: <= 25 KB gzipped;
 // - the webhook verifier alone (`@platform/client/webhooks`): <= 5 KB gzipped;
-// - every declaration file the package ships: <= 450 KB (they grow with the API's operations, so
-//   what every list shares is declared once (`ListPageQuery`, sdk-codegen); raised
-//   from 400 KB for usage ranges and breakdowns, webhook attempt headers and the `changes`
-//   namespace; the consumer type-check time below is what a user feels, and it holds);
+// - every declaration file the package ships: <= 420 KB. They grow with the API's operations, so
+//   what many types share is declared once (sdk-codegen: `ListPageQuery` for every list's
+//   parameters, `EventFields` for every event's envelope), which took them from 450 KB to 384 KB;
+//   the budget then came down to 420 KB, so growth shows again. The consumer type-check time
+//   below is what a user feels;
 // - a minimal consumer type-checks in < 5 s of CPU, strict and without skipLibCheck.
 // Run after `pnpm --filter @platform/client build`.
 import {
@@ -144,7 +145,7 @@ const rows = [
     5 * KB,
     `${(verifier.minified / KB).toFixed(1)} KB minified`,
   ],
-  ['declaration files (all, .d.ts + .d.mts)', declarations, 450 * KB, ''],
+  ['declaration files (all, .d.ts + .d.mts)', declarations, 420 * KB, ''],
 ];
 let failed = false;
 console.log('@platform/client budgets');

@@ -15,8 +15,8 @@ export async function students_create() {
 }
 
 export async function students_batchUpsert() {
-  const studentBatchResult = await platform.students.batchUpsert({ body: { items: [{ external_id: 'SIS-0042', student_number: 'S-2026-0042', first_name: 'Ana', last_name: 'Silva' }] } });
-  return studentBatchResult;
+  const batchResult = await platform.students.batchUpsert({ body: { items: [{ external_id: 'SIS-0042', student_number: 'S-2026-0042', first_name: 'Ana', last_name: 'Silva' }] } });
+  return batchResult;
 }
 
 export async function students_retrieve() {
@@ -45,8 +45,8 @@ export async function courses_create() {
 }
 
 export async function courses_batchUpsert() {
-  const courseBatchResult = await platform.courses.batchUpsert({ body: { items: [{ external_id: 'class-7731', code: 'MATH-101', title: 'Algebra I' }] } });
-  return courseBatchResult;
+  const batchResult = await platform.courses.batchUpsert({ body: { items: [{ external_id: 'class-7731', code: 'MATH-101', title: 'Algebra I' }] } });
+  return batchResult;
 }
 
 export async function courses_retrieve() {

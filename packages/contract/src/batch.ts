@@ -36,6 +36,33 @@ export const BatchItemErrorSchema = z
 
 export type BatchItemError = z.infer<typeof BatchItemErrorSchema>;
 
+/** What a batch upsert answers, whatever the resource. */
+export const BatchResultSchema = z
+  .object({
+    object: z.literal('batch_result'),
+    counts: z.object({
+      created: z.number().int(),
+      updated: z.number().int(),
+      unchanged: z.number().int(),
+      failed: z.number().int(),
+    }),
+    data: z
+      .array(
+        z.object({
+          index: z.number().int().describe("The item's place in `items`, from 0."),
+          external_id: z.string(),
+          status: z.enum(BATCH_ITEM_STATUSES),
+          id: z
+            .string()
+            .nullable()
+            .describe('The record created, updated or left unchanged; null when the item failed.'),
+          error: BatchItemErrorSchema.nullable(),
+        }),
+      )
+      .describe('One result per item, in the order of `items`.'),
+  })
+  .openapi({ title: 'BatchResult' });
+
 const requiredExternalId = z
   .string()
   .min(1, 'must not be empty')
@@ -83,32 +110,5 @@ export function batchSchemas<S extends z.ZodRawShape>(
       });
     })
     .openapi({ title: `${title}Batch` });
-  const result = z
-    .object({
-      object: z.literal('batch_result'),
-      counts: z.object({
-        created: z.number().int(),
-        updated: z.number().int(),
-        unchanged: z.number().int(),
-        failed: z.number().int(),
-      }),
-      data: z
-        .array(
-          z.object({
-            index: z.number().int().describe("The item's place in `items`, from 0."),
-            external_id: z.string(),
-            status: z.enum(BATCH_ITEM_STATUSES),
-            id: z
-              .string()
-              .nullable()
-              .describe(
-                'The record created, updated or left unchanged; null when the item failed.',
-              ),
-            error: BatchItemErrorSchema.nullable(),
-          }),
-        )
-        .describe('One result per item, in the order of `items`.'),
-    })
-    .openapi({ title: `${title}BatchResult` });
-  return { item, body, result };
+  return { item, body, result: BatchResultSchema };
 }

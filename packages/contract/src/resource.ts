@@ -31,7 +31,7 @@ export function externalIdField(plural: string) {
     .string()
     .nullable()
     .describe(
-      `Your own system's key for this record (a SIS id), unique among the organization's ${plural}; null when not set. Address the record as \`ext:<external_id>\` wherever its id goes in a path.`,
+      `Your system's key for this record, unique among your ${plural}, or null; \`ext:<external_id>\` stands for its id.`,
     );
 }
 

@@ -147,14 +147,47 @@ function queryType(op: Operation, shared: QueryParam[] | undefined): string {
   return `${out}}\n`;
 }
 
+/**
+ * The fields, type and documentation alike, that every member of a union of three or more
+ * declares, written once as `<Union>Fields` for the members to extend: the 23 events' envelope
+ * (`position`, `cursor`, `previous_position`, …) was a seventh of the declaration files.
+ */
+function unionBases(
+  model: SdkModel,
+): Map<string, { union: string; name: string; lines: string[]; emitted: boolean }> {
+  const bases = new Map<
+    string,
+    { union: string; name: string; lines: string[]; emitted: boolean }
+  >();
+  for (const union of model.unions) {
+    const members = union.members.map((name) => model.models.find((m) => m.name === name));
+    const skip = (m: (typeof members)[number]) => !m || m.role === 'input' || bases.has(m.name);
+    if (members.length < 3 || members.some(skip)) continue;
+    const [first, ...rest] = members.map((m) => m!.fields.map((f) => fieldLine(f, false)));
+    const lines = first!.filter((line) => rest.every((other) => other.includes(line)));
+    if (lines.length < 2) continue;
+    const base = { union: union.name, name: `${union.name}Fields`, lines, emitted: false };
+    for (const member of union.members) bases.set(member, base);
+  }
+  return bases;
+}
+
 function emitTypes(model: SdkModel): string {
   let out = `${HEADER}import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list-types';\n\n`;
   for (const enumType of model.enums) {
     out += `${doc(enumType.description)}export type ${enumType.name} = ${enumType.values.map(quote).join(' | ')};\n\n`;
   }
+  const bases = unionBases(model);
+  for (const base of bases.values()) {
+    if (base.emitted) continue;
+    base.emitted = true;
+    out += `${doc(`The fields every member of \`${base.union}\` has.`)}export interface ${base.name} {\n${base.lines.join('')}}\n\n`;
+  }
   for (const m of model.models) {
     const input = m.role === 'input';
-    out += `${doc(m.description)}export interface ${m.name} {\n${m.fields.map((f) => fieldLine(f, input)).join('')}}\n\n`;
+    const base = bases.get(m.name);
+    const lines = m.fields.map((f) => fieldLine(f, input)).filter((l) => !base?.lines.includes(l));
+    out += `${doc(m.description)}export interface ${m.name}${base ? ` extends ${base.name}` : ''} {\n${lines.join('')}}\n\n`;
   }
   for (const union of model.unions) {
     out += `${doc(union.description)}export type ${union.name} =\n${union.members.map((member) => `  | ${member}`).join('\n')};\n\n`;

@@ -81,4 +81,14 @@ describe('TypeScript list query types', () => {
     expect(own).not.toMatch(/^export interface StudentsListQuery extends ListPageQuery/);
     expect(types).toMatch(/export interface CoursesListQuery extends ListPageQuery/);
   });
+
+  it('declare the fields every event shares once, as EventFields, which each event extends', () => {
+    const model = loadModel();
+    const types = typesOf(model);
+    const events = model.unions.find((u) => u.name === 'Event')!.members;
+    expect(events.length).toBeGreaterThan(10);
+    expect(types.match(/^\s+position: number \| null;$/gm)).toHaveLength(1);
+    for (const name of events)
+      expect(types).toContain(`export interface ${name} extends EventFields {`);
+  });
 });

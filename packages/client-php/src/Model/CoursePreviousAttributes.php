@@ -29,8 +29,8 @@ final class CoursePreviousAttributes extends Model
          */
         public readonly ?string $object = null,
         /**
-         * Your own system's key for this record (a SIS id), unique among the organization's courses; null
-         * when not set. Address the record as `ext:<external_id>` wherever its id goes in a path.
+         * Your system's key for this record, unique among your courses, or null; `ext:<external_id>` stands
+         * for its id.
          */
         public readonly ?string $externalId = null,
         /**

@@ -26,8 +26,8 @@ final class Student extends Model
          */
         public readonly string $object,
         /**
-         * Your own system's key for this record (a SIS id), unique among the organization's students; null
-         * when not set. Address the record as `ext:<external_id>` wherever its id goes in a path.
+         * Your system's key for this record, unique among your students, or null; `ext:<external_id>` stands
+         * for its id.
          */
         public readonly ?string $externalId,
         /**

@@ -16,8 +16,8 @@ use PlatformApi\Core\Page;
 use PlatformApi\Core\RawResponse;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Model\BatchResult;
 use PlatformApi\Model\Course;
-use PlatformApi\Model\CourseBatchResult;
 use PlatformApi\Model\CourseStatus;
 use PlatformApi\Model\DeletedCourse;
 use PlatformApi\RequestOptions;
@@ -149,7 +149,7 @@ final class CoursesRawService
      *     }>,
      * } $params
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
-     * @return RawResponse<CourseBatchResult>
+     * @return RawResponse<BatchResult>
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
@@ -161,8 +161,8 @@ final class CoursesRawService
             [],
             Json::encodeBody($params, ['', 'items.*']),
             $options,
-            static fn (RawResponse $response): CourseBatchResult =>
-                CourseBatchResult::fromArray($response->object()),
+            static fn (RawResponse $response): BatchResult =>
+                BatchResult::fromArray($response->object()),
         );
     }
 

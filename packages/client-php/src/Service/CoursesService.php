@@ -13,8 +13,8 @@ use PlatformApi\Core\HttpClient;
 use PlatformApi\Core\Page;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Model\BatchResult;
 use PlatformApi\Model\Course;
-use PlatformApi\Model\CourseBatchResult;
 use PlatformApi\Model\CourseStatus;
 use PlatformApi\Model\DeletedCourse;
 use PlatformApi\RequestOptions;
@@ -131,11 +131,11 @@ final class CoursesService
      *     }>,
      * } $params
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
-     * @return CourseBatchResult
+     * @return BatchResult
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function batchUpsert(array $params, ?RequestOptions $options = null): CourseBatchResult
+    public function batchUpsert(array $params, ?RequestOptions $options = null): BatchResult
     {
         return $this->raw->batchUpsert($params, $options)->parse();
     }

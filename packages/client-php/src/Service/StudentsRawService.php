@@ -16,9 +16,9 @@ use PlatformApi\Core\Page;
 use PlatformApi\Core\RawResponse;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Model\BatchResult;
 use PlatformApi\Model\DeletedStudent;
 use PlatformApi\Model\Student;
-use PlatformApi\Model\StudentBatchResult;
 use PlatformApi\Model\StudentStatus;
 use PlatformApi\RequestOptions;
 
@@ -148,7 +148,7 @@ final class StudentsRawService
      *     }>,
      * } $params
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
-     * @return RawResponse<StudentBatchResult>
+     * @return RawResponse<BatchResult>
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
@@ -160,8 +160,8 @@ final class StudentsRawService
             [],
             Json::encodeBody($params, ['', 'items.*']),
             $options,
-            static fn (RawResponse $response): StudentBatchResult =>
-                StudentBatchResult::fromArray($response->object()),
+            static fn (RawResponse $response): BatchResult =>
+                BatchResult::fromArray($response->object()),
         );
     }
 

@@ -13,9 +13,9 @@ use PlatformApi\Core\HttpClient;
 use PlatformApi\Core\Page;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Model\BatchResult;
 use PlatformApi\Model\DeletedStudent;
 use PlatformApi\Model\Student;
-use PlatformApi\Model\StudentBatchResult;
 use PlatformApi\Model\StudentStatus;
 use PlatformApi\RequestOptions;
 
@@ -130,11 +130,11 @@ final class StudentsService
      *     }>,
      * } $params
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
-     * @return StudentBatchResult
+     * @return BatchResult
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function batchUpsert(array $params, ?RequestOptions $options = null): StudentBatchResult
+    public function batchUpsert(array $params, ?RequestOptions $options = null): BatchResult
     {
         return $this->raw->batchUpsert($params, $options)->parse();
     }

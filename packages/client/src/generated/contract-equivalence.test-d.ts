@@ -15,7 +15,7 @@ export type Checks = [
   // students.create: body
   Check<Same<ContractRequest<Routes['students']['create']>['body'], G.StudentCreate>>,
   // students.batchUpsert: response
-  Check<Same<ContractResponse<Routes['students']['batchUpsert']>, G.StudentBatchResult>>,
+  Check<Same<ContractResponse<Routes['students']['batchUpsert']>, G.BatchResult>>,
   // students.batchUpsert: body
   Check<Same<ContractRequest<Routes['students']['batchUpsert']>['body'], G.StudentBatch>>,
   // students.retrieve: response
@@ -35,7 +35,7 @@ export type Checks = [
   // courses.create: body
   Check<Same<ContractRequest<Routes['courses']['create']>['body'], G.CourseCreate>>,
   // courses.batchUpsert: response
-  Check<Same<ContractResponse<Routes['courses']['batchUpsert']>, G.CourseBatchResult>>,
+  Check<Same<ContractResponse<Routes['courses']['batchUpsert']>, G.BatchResult>>,
   // courses.batchUpsert: body
   Check<Same<ContractRequest<Routes['courses']['batchUpsert']>['body'], G.CourseBatch>>,
   // courses.retrieve: response

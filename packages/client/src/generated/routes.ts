@@ -7,13 +7,13 @@ import type {
   AuditEvent,
   AuditEventList,
   AuditEventsListQuery,
+  BatchResult,
   ChangePage,
   ChangesListQuery,
   ChecksumsRetrieveQuery,
   CollectionChecksums,
   Course,
   CourseBatch,
-  CourseBatchResult,
   CourseCreate,
   CourseList,
   CourseUpdate,
@@ -86,7 +86,6 @@ import type {
   RequestLogsListQuery,
   Student,
   StudentBatch,
-  StudentBatchResult,
   StudentCreate,
   StudentList,
   StudentUpdate,
@@ -283,7 +282,7 @@ export interface StudentsResource {
    *
    * Scope: `students:write`.
    */
-  batchUpsert(args: { body: StudentBatch; } & CallArgs, options?: RequestOptions): PlatformPromise<StudentBatchResult>;
+  batchUpsert(args: { body: StudentBatch; } & CallArgs, options?: RequestOptions): PlatformPromise<BatchResult>;
   /**
    * Retrieve a student
    *
@@ -341,7 +340,7 @@ export interface CoursesResource {
    *
    * Scope: `courses:write`.
    */
-  batchUpsert(args: { body: CourseBatch; } & CallArgs, options?: RequestOptions): PlatformPromise<CourseBatchResult>;
+  batchUpsert(args: { body: CourseBatch; } & CallArgs, options?: RequestOptions): PlatformPromise<BatchResult>;
   /**
    * Retrieve a course
    *

@@ -10,13 +10,13 @@ export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhoo
 
 export type BatchItemErrorCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'cursor_expired' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
 
+export type BatchResultDataStatus = 'created' | 'updated' | 'unchanged' | 'failed';
+
 export type CollectionChecksumCollection = 'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results';
 
 export type CourseStatus = 'draft' | 'active' | 'archived';
 
 export type CourseBatchItemStatus = 'draft' | 'active' | 'archived';
-
-export type CourseBatchResultDataStatus = 'created' | 'updated' | 'unchanged' | 'failed';
 
 export type EnrollmentStatus = 'pending' | 'active' | 'completed' | 'dropped' | 'cancelled';
 
@@ -66,8 +66,6 @@ export type StudentStatus = 'active' | 'inactive' | 'graduated' | 'withdrawn';
 
 export type StudentBatchItemStatus = 'active' | 'inactive' | 'graduated' | 'withdrawn';
 
-export type StudentBatchResultDataStatus = 'created' | 'updated' | 'unchanged' | 'failed';
-
 export type TokenInfoType = 'personal_access_token' | 'oauth_access_token';
 
 export type UsageRange = 'hour' | 'day' | 'week' | '30d';
@@ -91,7 +89,8 @@ export type QuerySource = 'api' | 'portal';
 
 export type QueryRange = 'hour' | 'day' | 'week' | '30d';
 
-export interface StudentCreatedEvent {
+/** The fields every member of `Event` has. */
+export interface EventFields {
   id: `evt_${string}`;
   /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
   position: number | null;
@@ -100,375 +99,136 @@ export interface StudentCreatedEvent {
   /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
   previous_position?: number | null;
   object: 'event';
-  type: 'student.created';
   /** When the change happened. */
   timestamp: string;
   api_version: 'v1';
+}
+
+export interface StudentCreatedEvent extends EventFields {
+  type: 'student.created';
   data: Student;
 }
 
-export interface StudentUpdatedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface StudentUpdatedEvent extends EventFields {
   type: 'student.updated';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Student;
   previous_attributes: StudentPreviousAttributes | null;
 }
 
-export interface StudentDeletedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface StudentDeletedEvent extends EventFields {
   type: 'student.deleted';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: DeletedStudent;
 }
 
-export interface CourseCreatedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface CourseCreatedEvent extends EventFields {
   type: 'course.created';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Course;
 }
 
-export interface CourseUpdatedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface CourseUpdatedEvent extends EventFields {
   type: 'course.updated';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Course;
   previous_attributes: CoursePreviousAttributes | null;
 }
 
-export interface CourseDeletedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface CourseDeletedEvent extends EventFields {
   type: 'course.deleted';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: DeletedCourse;
 }
 
-export interface EnrollmentCreatedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface EnrollmentCreatedEvent extends EventFields {
   type: 'enrollment.created';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Enrollment;
 }
 
-export interface EnrollmentUpdatedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface EnrollmentUpdatedEvent extends EventFields {
   type: 'enrollment.updated';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Enrollment;
   previous_attributes: EnrollmentPreviousAttributes | null;
 }
 
-export interface EnrollmentActiveEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface EnrollmentActiveEvent extends EventFields {
   type: 'enrollment.active';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Enrollment;
   previous_attributes: EnrollmentPreviousAttributes | null;
 }
 
-export interface EnrollmentCompletedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface EnrollmentCompletedEvent extends EventFields {
   type: 'enrollment.completed';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Enrollment;
   previous_attributes: EnrollmentPreviousAttributes | null;
 }
 
-export interface EnrollmentDroppedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface EnrollmentDroppedEvent extends EventFields {
   type: 'enrollment.dropped';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Enrollment;
   previous_attributes: EnrollmentPreviousAttributes | null;
 }
 
-export interface EnrollmentCancelledEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface EnrollmentCancelledEvent extends EventFields {
   type: 'enrollment.cancelled';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Enrollment;
   previous_attributes: EnrollmentPreviousAttributes | null;
 }
 
-export interface PaymentCreatedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface PaymentCreatedEvent extends EventFields {
   type: 'payment.created';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Payment;
 }
 
-export interface PaymentSucceededEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface PaymentSucceededEvent extends EventFields {
   type: 'payment.succeeded';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Payment;
   previous_attributes: PaymentPreviousAttributes | null;
 }
 
-export interface PaymentFailedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface PaymentFailedEvent extends EventFields {
   type: 'payment.failed';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Payment;
   previous_attributes: PaymentPreviousAttributes | null;
 }
 
-export interface PaymentRefundedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface PaymentRefundedEvent extends EventFields {
   type: 'payment.refunded';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Payment;
   previous_attributes: PaymentPreviousAttributes | null;
 }
 
-export interface ExamCreatedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface ExamCreatedEvent extends EventFields {
   type: 'exam.created';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Exam;
 }
 
-export interface ExamUpdatedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface ExamUpdatedEvent extends EventFields {
   type: 'exam.updated';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Exam;
   previous_attributes: ExamPreviousAttributes | null;
 }
 
-export interface ExamDeletedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface ExamDeletedEvent extends EventFields {
   type: 'exam.deleted';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: DeletedExam;
 }
 
-export interface ExamResultCreatedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface ExamResultCreatedEvent extends EventFields {
   type: 'exam_result.created';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: ExamResult;
 }
 
-export interface ExamResultUpdatedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface ExamResultUpdatedEvent extends EventFields {
   type: 'exam_result.updated';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: ExamResult;
   previous_attributes: ExamResultPreviousAttributes | null;
 }
 
-export interface ExamResultPublishedEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface ExamResultPublishedEvent extends EventFields {
   type: 'exam_result.published';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: ExamResult;
   previous_attributes: ExamResultPreviousAttributes | null;
 }
 
-export interface PingEvent {
-  id: `evt_${string}`;
-  /** The event's place in its organization's change feed: 1, 2, 3, … in commit order, the same in `GET /v1/changes` and in every webhook delivery (also sent as the `webhook-position` header). A webhook delivery also carries `previous_position`, which tells a gap for an endpoint of any subscription. Null for a `ping`, which is not a change. */
-  position: number | null;
-  /** The feed cursor just after this event: pass it as `after` to read the changes that follow it, or as `until` to read up to it. Opaque and bound to its organization (another organization's is a 400); the number before the dot is `position`. Null for a `ping`. */
-  cursor: string | null;
-  /** Only in a webhook delivery of a change (also sent as the `webhook-previous-position` header, left out when null): the position of the change delivered to this endpoint before this one, the previous change of the types it subscribes to. Null for the first change of its chain (the chain starts when the endpoint is created or its `events` change). If it is not the position of the last change you applied from this endpoint, you missed deliveries: read `GET /v1/changes?after=<the cursor of the last change you applied>&until=<this delivery's cursor>&type=<your subscribed types>`. Not in `GET /v1/events` or the change feed, nor in a `ping`. */
-  previous_position?: number | null;
-  object: 'event';
+export interface PingEvent extends EventFields {
   type: 'ping';
-  /** When the change happened. */
-  timestamp: string;
-  api_version: 'v1';
   data: Ping;
 }
 
@@ -513,6 +273,30 @@ export interface BatchItemError {
   errors: ProblemFieldError[];
 }
 
+export interface BatchResult {
+  object: 'batch_result';
+  counts: BatchResultCounts;
+  /** One result per item, in the order of `items`. */
+  data: BatchResultData[];
+}
+
+export interface BatchResultCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+}
+
+export interface BatchResultData {
+  /** The item's place in `items`, from 0. */
+  index: number;
+  external_id: string;
+  status: BatchResultDataStatus;
+  /** The record created, updated or left unchanged; null when the item failed. */
+  id: string | null;
+  error: BatchItemError | null;
+}
+
 export interface ChangePage {
   /** The changes after the cursor, oldest first. */
   data: Event[];
@@ -540,7 +324,7 @@ export interface CollectionChecksums {
 export interface Course {
   id: `crs_${string}`;
   object: 'course';
-  /** Your own system's key for this record (a SIS id), unique among the organization's courses; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path. */
+  /** Your system's key for this record, unique among your courses, or null; `ext:<external_id>` stands for its id. */
   external_id: string | null;
   /** Short code, unique within the organization, e.g. `MATH-101`. */
   code: string;
@@ -575,30 +359,6 @@ export interface CourseBatchItem {
   capacity?: number | null;
 }
 
-export interface CourseBatchResult {
-  object: 'batch_result';
-  counts: CourseBatchResultCounts;
-  /** One result per item, in the order of `items`. */
-  data: CourseBatchResultData[];
-}
-
-export interface CourseBatchResultCounts {
-  created: number;
-  updated: number;
-  unchanged: number;
-  failed: number;
-}
-
-export interface CourseBatchResultData {
-  /** The item's place in `items`, from 0. */
-  index: number;
-  external_id: string;
-  status: CourseBatchResultDataStatus;
-  /** The record created, updated or left unchanged; null when the item failed. */
-  id: string | null;
-  error: BatchItemError | null;
-}
-
 export interface CourseCreate {
   external_id?: string | null;
   code: string;
@@ -622,7 +382,7 @@ export interface CourseList {
 export interface CoursePreviousAttributes {
   id?: `crs_${string}`;
   object?: 'course';
-  /** Your own system's key for this record (a SIS id), unique among the organization's courses; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path. */
+  /** Your system's key for this record, unique among your courses, or null; `ext:<external_id>` stands for its id. */
   external_id?: string | null;
   /** Short code, unique within the organization, e.g. `MATH-101`. */
   code?: string;
@@ -1300,7 +1060,7 @@ export interface RequestLogList {
 export interface Student {
   id: `stu_${string}`;
   object: 'student';
-  /** Your own system's key for this record (a SIS id), unique among the organization's students; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path. */
+  /** Your system's key for this record, unique among your students, or null; `ext:<external_id>` stands for its id. */
   external_id: string | null;
   /** School-assigned student number, unique within the organization. */
   student_number: string;
@@ -1335,30 +1095,6 @@ export interface StudentBatchItem {
   grade_level?: number | null;
 }
 
-export interface StudentBatchResult {
-  object: 'batch_result';
-  counts: StudentBatchResultCounts;
-  /** One result per item, in the order of `items`. */
-  data: StudentBatchResultData[];
-}
-
-export interface StudentBatchResultCounts {
-  created: number;
-  updated: number;
-  unchanged: number;
-  failed: number;
-}
-
-export interface StudentBatchResultData {
-  /** The item's place in `items`, from 0. */
-  index: number;
-  external_id: string;
-  status: StudentBatchResultDataStatus;
-  /** The record created, updated or left unchanged; null when the item failed. */
-  id: string | null;
-  error: BatchItemError | null;
-}
-
 export interface StudentCreate {
   external_id?: string | null;
   student_number: string;
@@ -1382,7 +1118,7 @@ export interface StudentList {
 export interface StudentPreviousAttributes {
   id?: `stu_${string}`;
   object?: 'student';
-  /** Your own system's key for this record (a SIS id), unique among the organization's students; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path. */
+  /** Your system's key for this record, unique among your students, or null; `ext:<external_id>` stands for its id. */
   external_id?: string | null;
   /** School-assigned student number, unique within the organization. */
   student_number?: string;

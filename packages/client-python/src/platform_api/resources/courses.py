@@ -12,7 +12,7 @@ from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import CourseStatus
-from ..types.models import Course, CourseBatchResult, DeletedCourse
+from ..types.models import BatchResult, Course, DeletedCourse
 from ..types.params import CourseBatchItemParams, DateTimeRange, StringRange
 
 __all__ = ["Courses", "CoursesWithRawResponse", "AsyncCourses", "AsyncCoursesWithRawResponse"]
@@ -125,7 +125,7 @@ class Courses(SyncAPIResource):
         *,
         items: _t.Sequence[CourseBatchItemParams],
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> CourseBatchResult:
+    ) -> BatchResult:
         """Create or update courses by external id.
 
         `POST /v1/courses/batch` (scope `courses:write`).
@@ -322,7 +322,7 @@ class CoursesWithRawResponse(SyncAPIResource):
         *,
         items: _t.Sequence[CourseBatchItemParams],
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[CourseBatchResult]:
+    ) -> APIResponse[BatchResult]:
         """Create or update courses by external id.
 
         `POST /v1/courses/batch` (scope `courses:write`).
@@ -340,7 +340,7 @@ class CoursesWithRawResponse(SyncAPIResource):
                 "items": items,
             },
             options=request_options,
-            cast=CourseBatchResult.from_json,
+            cast=BatchResult.from_json,
         )
 
     def retrieve(
@@ -536,7 +536,7 @@ class AsyncCourses(AsyncAPIResource):
         *,
         items: _t.Sequence[CourseBatchItemParams],
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> CourseBatchResult:
+    ) -> BatchResult:
         """Create or update courses by external id.
 
         `POST /v1/courses/batch` (scope `courses:write`).
@@ -737,7 +737,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
         *,
         items: _t.Sequence[CourseBatchItemParams],
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[CourseBatchResult]:
+    ) -> APIResponse[BatchResult]:
         """Create or update courses by external id.
 
         `POST /v1/courses/batch` (scope `courses:write`).
@@ -755,7 +755,7 @@ class AsyncCoursesWithRawResponse(AsyncAPIResource):
                 "items": items,
             },
             options=request_options,
-            cast=CourseBatchResult.from_json,
+            cast=BatchResult.from_json,
         )
 
     async def retrieve(

@@ -12,7 +12,7 @@ from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
 from ..types.enums import StudentStatus
-from ..types.models import DeletedStudent, Student, StudentBatchResult
+from ..types.models import BatchResult, DeletedStudent, Student
 from ..types.params import DateTimeRange, StudentBatchItemParams
 
 __all__ = ["Students", "StudentsWithRawResponse", "AsyncStudents", "AsyncStudentsWithRawResponse"]
@@ -120,7 +120,7 @@ class Students(SyncAPIResource):
         *,
         items: _t.Sequence[StudentBatchItemParams],
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> StudentBatchResult:
+    ) -> BatchResult:
         """Create or update students by external id.
 
         `POST /v1/students/batch` (scope `students:write`).
@@ -313,7 +313,7 @@ class StudentsWithRawResponse(SyncAPIResource):
         *,
         items: _t.Sequence[StudentBatchItemParams],
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[StudentBatchResult]:
+    ) -> APIResponse[BatchResult]:
         """Create or update students by external id.
 
         `POST /v1/students/batch` (scope `students:write`).
@@ -331,7 +331,7 @@ class StudentsWithRawResponse(SyncAPIResource):
                 "items": items,
             },
             options=request_options,
-            cast=StudentBatchResult.from_json,
+            cast=BatchResult.from_json,
         )
 
     def retrieve(
@@ -523,7 +523,7 @@ class AsyncStudents(AsyncAPIResource):
         *,
         items: _t.Sequence[StudentBatchItemParams],
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> StudentBatchResult:
+    ) -> BatchResult:
         """Create or update students by external id.
 
         `POST /v1/students/batch` (scope `students:write`).
@@ -720,7 +720,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
         *,
         items: _t.Sequence[StudentBatchItemParams],
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[StudentBatchResult]:
+    ) -> APIResponse[BatchResult]:
         """Create or update students by external id.
 
         `POST /v1/students/batch` (scope `students:write`).
@@ -738,7 +738,7 @@ class AsyncStudentsWithRawResponse(AsyncAPIResource):
                 "items": items,
             },
             options=request_options,
-            cast=StudentBatchResult.from_json,
+            cast=BatchResult.from_json,
         )
 
     async def retrieve(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "CourseBatchResultDataStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "StudentBatchResultDataStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
@@ -17,13 +17,13 @@ AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_e
 
 BatchItemErrorCode = _t.Literal["validation_error", "unauthorized", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "not_acceptable", "conflict", "invalid_state_transition", "cursor_expired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
 
+BatchResultDataStatus = _t.Literal["created", "updated", "unchanged", "failed"]
+
 CollectionChecksumCollection = _t.Literal["students", "courses", "enrollments", "payments", "exams", "exam_results"]
 
 CourseStatus = _t.Literal["draft", "active", "archived"]
 
 CourseBatchItemStatus = _t.Literal["draft", "active", "archived"]
-
-CourseBatchResultDataStatus = _t.Literal["created", "updated", "unchanged", "failed"]
 
 EnrollmentStatus = _t.Literal["pending", "active", "completed", "dropped", "cancelled"]
 
@@ -72,8 +72,6 @@ RequestLogCredentialType = _t.Literal["personal_access_token", "oauth_access_tok
 StudentStatus = _t.Literal["active", "inactive", "graduated", "withdrawn"]
 
 StudentBatchItemStatus = _t.Literal["active", "inactive", "graduated", "withdrawn"]
-
-StudentBatchResultDataStatus = _t.Literal["created", "updated", "unchanged", "failed"]
 
 TokenInfoType = _t.Literal["personal_access_token", "oauth_access_token"]
 

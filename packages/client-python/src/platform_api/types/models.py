@@ -17,9 +17,9 @@ from .enums import (
     AuditEventAction,
     AuditTargetType,
     BatchItemErrorCode,
+    BatchResultDataStatus,
     CollectionChecksumCollection,
     CourseBatchItemStatus,
-    CourseBatchResultDataStatus,
     CourseStatus,
     EnrollmentStatus,
     EventType,
@@ -40,7 +40,6 @@ from .enums import (
     RequestLogStatusClass,
     Scope,
     StudentBatchItemStatus,
-    StudentBatchResultDataStatus,
     StudentStatus,
     TokenInfoType,
     UsageCredentialType,
@@ -81,14 +80,14 @@ __all__ = [
     "AuditEventList",
     "AuditTarget",
     "BatchItemError",
+    "BatchResult",
+    "BatchResultCounts",
+    "BatchResultData",
     "ChangePage",
     "CollectionChecksum",
     "CollectionChecksums",
     "Course",
     "CourseBatchItem",
-    "CourseBatchResult",
-    "CourseBatchResultCounts",
-    "CourseBatchResultData",
     "CourseList",
     "CoursePreviousAttributes",
     "DeletedCourse",
@@ -144,9 +143,6 @@ __all__ = [
     "RequestLogList",
     "Student",
     "StudentBatchItem",
-    "StudentBatchResult",
-    "StudentBatchResultCounts",
-    "StudentBatchResultData",
     "StudentList",
     "StudentPreviousAttributes",
     "TokenInfo",
@@ -2203,6 +2199,147 @@ class BatchItemError(BaseModel):
         return model
 
 
+class BatchResult(BaseModel):
+    """A `BatchResult` object of the Platform API."""
+
+    object: _t.Literal["batch_result"]
+    counts: BatchResultCounts
+    data: _t.List[BatchResultData]
+    """One result per item, in the order of `items`."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("counts", "counts"),
+        ("data", "data"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["batch_result"],
+        counts: BatchResultCounts,
+        data: _t.List[BatchResultData],
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "counts": counts,
+                "data": data,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> BatchResult:
+        """A `BatchResult` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            counts=parse_model(BatchResultCounts.from_json, json_get(raw, "counts")),
+            data=parse_list(lambda item0: parse_model(BatchResultData.from_json, item0), json_get(raw, "data")),
+        )
+        model._attach(raw)
+        return model
+
+
+class BatchResultCounts(BaseModel):
+    """A `BatchResultCounts` object of the Platform API."""
+
+    created: int
+    updated: int
+    unchanged: int
+    failed: int
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("created", "created"),
+        ("updated", "updated"),
+        ("unchanged", "unchanged"),
+        ("failed", "failed"),
+    )
+
+    def __init__(
+        self,
+        *,
+        created: int,
+        updated: int,
+        unchanged: int,
+        failed: int,
+    ) -> None:
+        self._init(
+            {
+                "created": created,
+                "updated": updated,
+                "unchanged": unchanged,
+                "failed": failed,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> BatchResultCounts:
+        """A `BatchResultCounts` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            created=json_get(raw, "created"),
+            updated=json_get(raw, "updated"),
+            unchanged=json_get(raw, "unchanged"),
+            failed=json_get(raw, "failed"),
+        )
+        model._attach(raw)
+        return model
+
+
+class BatchResultData(BaseModel):
+    """A `BatchResultData` object of the Platform API."""
+
+    index: int
+    """The item's place in `items`, from 0."""
+    external_id: str
+    status: _t.Union[BatchResultDataStatus, str]
+    id: _t.Optional[str]
+    """The record created, updated or left unchanged; null when the item failed."""
+    error: _t.Optional[BatchItemError]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("index", "index"),
+        ("external_id", "external_id"),
+        ("status", "status"),
+        ("id", "id"),
+        ("error", "error"),
+    )
+
+    def __init__(
+        self,
+        *,
+        index: int,
+        external_id: str,
+        status: _t.Union[BatchResultDataStatus, str],
+        id: _t.Optional[str],
+        error: _t.Optional[BatchItemError],
+    ) -> None:
+        self._init(
+            {
+                "index": index,
+                "external_id": external_id,
+                "status": status,
+                "id": id,
+                "error": error,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> BatchResultData:
+        """A `BatchResultData` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            index=json_get(raw, "index"),
+            external_id=json_get(raw, "external_id"),
+            status=json_get(raw, "status"),
+            id=json_get(raw, "id"),
+            error=parse_model(BatchItemError.from_json, json_get(raw, "error")),
+        )
+        model._attach(raw)
+        return model
+
+
 class ChangePage(BaseModel):
     """A `ChangePage` object of the Platform API."""
 
@@ -2342,7 +2479,7 @@ class Course(BaseModel):
     id: str
     object: _t.Literal["course"]
     external_id: _t.Optional[str]
-    """Your own system's key for this record (a SIS id), unique among the organization's courses; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path."""
+    """Your system's key for this record, unique among your courses, or null; `ext:<external_id>` stands for its id."""
     code: str
     """Short code, unique within the organization, e.g. `MATH-101`."""
     title: str
@@ -2496,147 +2633,6 @@ class CourseBatchItem(BaseModel):
         return model
 
 
-class CourseBatchResult(BaseModel):
-    """A `CourseBatchResult` object of the Platform API."""
-
-    object: _t.Literal["batch_result"]
-    counts: CourseBatchResultCounts
-    data: _t.List[CourseBatchResultData]
-    """One result per item, in the order of `items`."""
-
-    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
-        ("object", "object"),
-        ("counts", "counts"),
-        ("data", "data"),
-    )
-
-    def __init__(
-        self,
-        *,
-        object: _t.Literal["batch_result"],
-        counts: CourseBatchResultCounts,
-        data: _t.List[CourseBatchResultData],
-    ) -> None:
-        self._init(
-            {
-                "object": object,
-                "counts": counts,
-                "data": data,
-            }
-        )
-
-    @classmethod
-    def from_json(cls, data: _t.Any) -> CourseBatchResult:
-        """A `CourseBatchResult` from parsed JSON; never raises on unexpected data."""
-        raw = as_dict(data)
-        model = cls(
-            object=json_get(raw, "object"),
-            counts=parse_model(CourseBatchResultCounts.from_json, json_get(raw, "counts")),
-            data=parse_list(lambda item0: parse_model(CourseBatchResultData.from_json, item0), json_get(raw, "data")),
-        )
-        model._attach(raw)
-        return model
-
-
-class CourseBatchResultCounts(BaseModel):
-    """A `CourseBatchResultCounts` object of the Platform API."""
-
-    created: int
-    updated: int
-    unchanged: int
-    failed: int
-
-    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
-        ("created", "created"),
-        ("updated", "updated"),
-        ("unchanged", "unchanged"),
-        ("failed", "failed"),
-    )
-
-    def __init__(
-        self,
-        *,
-        created: int,
-        updated: int,
-        unchanged: int,
-        failed: int,
-    ) -> None:
-        self._init(
-            {
-                "created": created,
-                "updated": updated,
-                "unchanged": unchanged,
-                "failed": failed,
-            }
-        )
-
-    @classmethod
-    def from_json(cls, data: _t.Any) -> CourseBatchResultCounts:
-        """A `CourseBatchResultCounts` from parsed JSON; never raises on unexpected data."""
-        raw = as_dict(data)
-        model = cls(
-            created=json_get(raw, "created"),
-            updated=json_get(raw, "updated"),
-            unchanged=json_get(raw, "unchanged"),
-            failed=json_get(raw, "failed"),
-        )
-        model._attach(raw)
-        return model
-
-
-class CourseBatchResultData(BaseModel):
-    """A `CourseBatchResultData` object of the Platform API."""
-
-    index: int
-    """The item's place in `items`, from 0."""
-    external_id: str
-    status: _t.Union[CourseBatchResultDataStatus, str]
-    id: _t.Optional[str]
-    """The record created, updated or left unchanged; null when the item failed."""
-    error: _t.Optional[BatchItemError]
-
-    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
-        ("index", "index"),
-        ("external_id", "external_id"),
-        ("status", "status"),
-        ("id", "id"),
-        ("error", "error"),
-    )
-
-    def __init__(
-        self,
-        *,
-        index: int,
-        external_id: str,
-        status: _t.Union[CourseBatchResultDataStatus, str],
-        id: _t.Optional[str],
-        error: _t.Optional[BatchItemError],
-    ) -> None:
-        self._init(
-            {
-                "index": index,
-                "external_id": external_id,
-                "status": status,
-                "id": id,
-                "error": error,
-            }
-        )
-
-    @classmethod
-    def from_json(cls, data: _t.Any) -> CourseBatchResultData:
-        """A `CourseBatchResultData` from parsed JSON; never raises on unexpected data."""
-        raw = as_dict(data)
-        model = cls(
-            index=json_get(raw, "index"),
-            external_id=json_get(raw, "external_id"),
-            status=json_get(raw, "status"),
-            id=json_get(raw, "id"),
-            error=parse_model(BatchItemError.from_json, json_get(raw, "error")),
-        )
-        model._attach(raw)
-        return model
-
-
 class CourseList(BaseModel):
     """A `CourseList` object of the Platform API."""
 
@@ -2684,7 +2680,7 @@ class CoursePreviousAttributes(BaseModel):
     id: _t.Optional[str]
     object: _t.Optional[_t.Literal["course"]]
     external_id: _t.Optional[str]
-    """Your own system's key for this record (a SIS id), unique among the organization's courses; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path."""
+    """Your system's key for this record, unique among your courses, or null; `ext:<external_id>` stands for its id."""
     code: _t.Optional[str]
     """Short code, unique within the organization, e.g. `MATH-101`."""
     title: _t.Optional[str]
@@ -5653,7 +5649,7 @@ class Student(BaseModel):
     id: str
     object: _t.Literal["student"]
     external_id: _t.Optional[str]
-    """Your own system's key for this record (a SIS id), unique among the organization's students; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path."""
+    """Your system's key for this record, unique among your students, or null; `ext:<external_id>` stands for its id."""
     student_number: str
     """School-assigned student number, unique within the organization."""
     first_name: str
@@ -5815,147 +5811,6 @@ class StudentBatchItem(BaseModel):
         return model
 
 
-class StudentBatchResult(BaseModel):
-    """A `StudentBatchResult` object of the Platform API."""
-
-    object: _t.Literal["batch_result"]
-    counts: StudentBatchResultCounts
-    data: _t.List[StudentBatchResultData]
-    """One result per item, in the order of `items`."""
-
-    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
-        ("object", "object"),
-        ("counts", "counts"),
-        ("data", "data"),
-    )
-
-    def __init__(
-        self,
-        *,
-        object: _t.Literal["batch_result"],
-        counts: StudentBatchResultCounts,
-        data: _t.List[StudentBatchResultData],
-    ) -> None:
-        self._init(
-            {
-                "object": object,
-                "counts": counts,
-                "data": data,
-            }
-        )
-
-    @classmethod
-    def from_json(cls, data: _t.Any) -> StudentBatchResult:
-        """A `StudentBatchResult` from parsed JSON; never raises on unexpected data."""
-        raw = as_dict(data)
-        model = cls(
-            object=json_get(raw, "object"),
-            counts=parse_model(StudentBatchResultCounts.from_json, json_get(raw, "counts")),
-            data=parse_list(lambda item0: parse_model(StudentBatchResultData.from_json, item0), json_get(raw, "data")),
-        )
-        model._attach(raw)
-        return model
-
-
-class StudentBatchResultCounts(BaseModel):
-    """A `StudentBatchResultCounts` object of the Platform API."""
-
-    created: int
-    updated: int
-    unchanged: int
-    failed: int
-
-    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
-        ("created", "created"),
-        ("updated", "updated"),
-        ("unchanged", "unchanged"),
-        ("failed", "failed"),
-    )
-
-    def __init__(
-        self,
-        *,
-        created: int,
-        updated: int,
-        unchanged: int,
-        failed: int,
-    ) -> None:
-        self._init(
-            {
-                "created": created,
-                "updated": updated,
-                "unchanged": unchanged,
-                "failed": failed,
-            }
-        )
-
-    @classmethod
-    def from_json(cls, data: _t.Any) -> StudentBatchResultCounts:
-        """A `StudentBatchResultCounts` from parsed JSON; never raises on unexpected data."""
-        raw = as_dict(data)
-        model = cls(
-            created=json_get(raw, "created"),
-            updated=json_get(raw, "updated"),
-            unchanged=json_get(raw, "unchanged"),
-            failed=json_get(raw, "failed"),
-        )
-        model._attach(raw)
-        return model
-
-
-class StudentBatchResultData(BaseModel):
-    """A `StudentBatchResultData` object of the Platform API."""
-
-    index: int
-    """The item's place in `items`, from 0."""
-    external_id: str
-    status: _t.Union[StudentBatchResultDataStatus, str]
-    id: _t.Optional[str]
-    """The record created, updated or left unchanged; null when the item failed."""
-    error: _t.Optional[BatchItemError]
-
-    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
-        ("index", "index"),
-        ("external_id", "external_id"),
-        ("status", "status"),
-        ("id", "id"),
-        ("error", "error"),
-    )
-
-    def __init__(
-        self,
-        *,
-        index: int,
-        external_id: str,
-        status: _t.Union[StudentBatchResultDataStatus, str],
-        id: _t.Optional[str],
-        error: _t.Optional[BatchItemError],
-    ) -> None:
-        self._init(
-            {
-                "index": index,
-                "external_id": external_id,
-                "status": status,
-                "id": id,
-                "error": error,
-            }
-        )
-
-    @classmethod
-    def from_json(cls, data: _t.Any) -> StudentBatchResultData:
-        """A `StudentBatchResultData` from parsed JSON; never raises on unexpected data."""
-        raw = as_dict(data)
-        model = cls(
-            index=json_get(raw, "index"),
-            external_id=json_get(raw, "external_id"),
-            status=json_get(raw, "status"),
-            id=json_get(raw, "id"),
-            error=parse_model(BatchItemError.from_json, json_get(raw, "error")),
-        )
-        model._attach(raw)
-        return model
-
-
 class StudentList(BaseModel):
     """A `StudentList` object of the Platform API."""
 
@@ -6003,7 +5858,7 @@ class StudentPreviousAttributes(BaseModel):
     id: _t.Optional[str]
     object: _t.Optional[_t.Literal["student"]]
     external_id: _t.Optional[str]
-    """Your own system's key for this record (a SIS id), unique among the organization's students; null when not set. Address the record as `ext:<external_id>` wherever its id goes in a path."""
+    """Your system's key for this record, unique among your students, or null; `ext:<external_id>` stands for its id."""
     student_number: _t.Optional[str]
     """School-assigned student number, unique within the organization."""
     first_name: _t.Optional[str]

@@ -13,11 +13,11 @@ use PlatformApi\Core\Cast;
 use PlatformApi\Core\Model;
 
 /**
- * The API's `CourseBatchResultData` object. Unknown keys are kept: read them as `$model['key']`.
+ * The API's `BatchResultData` object. Unknown keys are kept: read them as `$model['key']`.
  *
- * @see CourseBatchResultDataStatus for the values of the fields typed with it
+ * @see BatchResultDataStatus for the values of the fields typed with it
  */
-final class CourseBatchResultData extends Model
+final class BatchResultData extends Model
 {
     public function __construct(
         /**
@@ -26,7 +26,7 @@ final class CourseBatchResultData extends Model
         public readonly int $index,
         public readonly string $externalId,
         /**
-         * @var CourseBatchResultDataStatus::*|string
+         * @var BatchResultDataStatus::*|string
          */
         public readonly string $status,
         /**

@@ -10,11 +10,10 @@ declare(strict_types=1);
 namespace PlatformApi\Model;
 
 /**
- * The values of `CourseBatchResultDataStatus` this SDK version knows. Responses keep the field a plain
- * string, so a value a newer server adds never breaks this client: compare with these constants and have a
- * default branch.
+ * The values of `BatchResultDataStatus` this SDK version knows. Responses keep the field a plain string, so a
+ * value a newer server adds never breaks this client: compare with these constants and have a default branch.
  */
-final class CourseBatchResultDataStatus
+final class BatchResultDataStatus
 {
     public const CREATED = 'created';
     public const UPDATED = 'updated';

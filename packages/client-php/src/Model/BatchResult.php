@@ -13,20 +13,20 @@ use PlatformApi\Core\Cast;
 use PlatformApi\Core\Model;
 
 /**
- * The API's `CourseBatchResult` object. Unknown keys are kept: read them as `$model['key']`.
+ * The API's `BatchResult` object. Unknown keys are kept: read them as `$model['key']`.
  */
-final class CourseBatchResult extends Model
+final class BatchResult extends Model
 {
     public function __construct(
         /**
          * @var 'batch_result'|string
          */
         public readonly string $object,
-        public readonly CourseBatchResultCounts $counts,
+        public readonly BatchResultCounts $counts,
         /**
          * One result per item, in the order of `items`.
          *
-         * @var list<CourseBatchResultData>
+         * @var list<BatchResultData>
          */
         public readonly array $data,
     ) {
@@ -37,8 +37,8 @@ final class CourseBatchResult extends Model
     {
         $model = new static(
             Cast::string($data['object'] ?? null),
-            Cast::model($data['counts'] ?? null, CourseBatchResultCounts::class),
-            Cast::modelList($data['data'] ?? null, CourseBatchResultData::class),
+            Cast::model($data['counts'] ?? null, BatchResultCounts::class),
+            Cast::modelList($data['data'] ?? null, BatchResultData::class),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;

@@ -13,9 +13,9 @@ use PlatformApi\Core\Cast;
 use PlatformApi\Core\Model;
 
 /**
- * The API's `CourseBatchResultCounts` object. Unknown keys are kept: read them as `$model['key']`.
+ * The API's `BatchResultCounts` object. Unknown keys are kept: read them as `$model['key']`.
  */
-final class CourseBatchResultCounts extends Model
+final class BatchResultCounts extends Model
 {
     public function __construct(
         public readonly int $created,
