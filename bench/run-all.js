@@ -72,6 +72,14 @@ const STEPS = [
   { name: 'portal', script: 'portal.bench.js', results: [] },
   // The mirror's loader against a bare loader of the same NDJSON file (issue 44).
   { name: 'sync-mirror', script: 'sync-mirror.bench.js', postgres: true, results: [] },
+  // Batch upserts against INSERT … ON CONFLICT in batches (issue 45).
+  { name: 'batch-upsert', script: 'batch-upsert.bench.js', results: [] },
+  {
+    name: 'batch-upsert-postgres',
+    script: 'batch-upsert.bench.js',
+    postgres: true,
+    results: [],
+  },
 ];
 
 /**

@@ -11,6 +11,7 @@ const {
 const ALL = {
   id: `'stu_1'`,
   organization_id: '?',
+  external_id: 'NULL',
   student_number: `'S1'`,
   first_name: `'Ada'`,
   last_name: `'Lovelace'`,

@@ -1,0 +1,156 @@
+'use strict';
+/**
+ * Batch upserts (`POST /v1/students/batch`, issue 45) against a bare baseline in the same run:
+ * rounds of `BENCH_BATCH` items, half new external ids and half existing ones with a changed
+ * field. The server answers each batch over HTTP (validation, per-item rules, events with feed
+ * positions, idempotency and rate limit as configured); the bare baseline runs the same upserts on
+ * the same database through the server's own connection (`INSERT … ON CONFLICT (organization_id,
+ * external_id) DO UPDATE`, one multi-row statement per batch, in a transaction) and nothing else.
+ * The two alternate round by round, each in an organization of its own, so the machine's load
+ * hits both alike.
+ *
+ *   pnpm --filter @platform/server build && node bench/batch-upsert.bench.js
+ *   BENCH_POSTGRES_URL=postgres://…/postgres node bench/batch-upsert.bench.js   (PostgreSQL)
+ *
+ * Knobs: BENCH_ROUNDS (default 6, after one warm-up round each), BENCH_BATCH (items per batch,
+ * default 1000). Loopback only. Writes bench/results/batch-upsert[-postgres].json.
+ */
+require('@platform/hermetic').enforceForRun();
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { configFromEnv, envNumber } = require('./lib/harness');
+
+const config = configFromEnv(() => ({
+  rounds: envNumber('BENCH_ROUNDS', 6, { integer: true }),
+  batch: envNumber('BENCH_BATCH', 1000, { integer: true }),
+  postgres: process.env.BENCH_POSTGRES_URL,
+}));
+const RESULTS_FILE = path.join(
+  __dirname,
+  'results',
+  config.postgres ? 'batch-upsert-postgres.json' : 'batch-upsert.json',
+);
+/** Issue 45's goals: rows per second by database, and the server at half the bare baseline. */
+const GOALS = { rowsPerSecond: config.postgres ? 3000 : 5000, ratio: 0.5 };
+const now = () => performance.now();
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Round r's items: the second half of round r - 1's keys, changed, then as many new ones. */
+function itemsOf(prefix, round) {
+  const half = config.batch / 2;
+  const key = (n) => `${prefix}-${n}`;
+  return Array.from({ length: config.batch }, (_, i) => {
+    const n = round * half + i;
+    return {
+      external_id: key(n),
+      student_number: `${prefix}N${n}`,
+      first_name: 'Batch',
+      last_name: `Round ${round}`,
+      grade_level: round % 12,
+    };
+  });
+}
+
+/** The bare baseline: the same rows, one INSERT … ON CONFLICT per batch, in a transaction. */
+async function bareUpsert(dataSource, organizationId, items, round) {
+  const postgres = Boolean(config.postgres);
+  const at = new Date(Date.UTC(2026, 0, 1) + round * 1000);
+  const stamp = postgres ? at : at.toISOString().replace('T', ' ').replace('Z', '');
+  const params = [];
+  const p = (value) => {
+    params.push(value);
+    return postgres ? `$${params.length}` : '?';
+  };
+  const tuples = items.map(
+    (item, i) =>
+      `(${p(`stu_BARE${String(round).padStart(4, '0')}${String(i).padStart(18, '0')}`)}, ${p(organizationId)}, ${p(item.external_id)}, ${p(item.student_number)}, ${p(item.first_name)}, ${p(item.last_name)}, 'active', ${p(item.grade_level)}, ${p(stamp)}, ${p(stamp)})`,
+  );
+  const sql =
+    'INSERT INTO students (id, organization_id, external_id, student_number, first_name, last_name, status, grade_level, created_at, updated_at) ' +
+    `VALUES ${tuples.join(', ')} ` +
+    'ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO UPDATE SET ' +
+    'last_name = excluded.last_name, grade_level = excluded.grade_level, updated_at = excluded.updated_at';
+  await dataSource.transaction((manager) => manager.query(sql, params));
+}
+
+async function main() {
+  const { startTestServer } = require('@platform/server/testing');
+  const server = await startTestServer({
+    env: { NODE_ENV: 'production', WEBHOOK_DISPATCHER: 'false' },
+    ...(config.postgres && { postgresAdminUrl: config.postgres }),
+  });
+  const timings = { server: [], bare: [] };
+  try {
+    const org = await server.createOrganization({
+      name: 'Batches',
+      plan: 'enterprise',
+      rateLimitPerMinute: 10_000_000,
+    });
+    const bareOrg = await server.createOrganization({ name: 'Bare batches', plan: 'enterprise' });
+    const { token } = await server.createToken(org.id, ['students:write']);
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const viaServer = async (round) => {
+      const t = now();
+      const res = await fetch(`${server.url}/v1/students/batch`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ items: itemsOf('S', round) }),
+      });
+      const body = await res.json();
+      if (res.status !== 200 || body.counts.failed > 0)
+        throw new Error(`batch ${round}: ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
+      return now() - t;
+    };
+    const bare = async (round) => {
+      const t = now();
+      await bareUpsert(server.dataSource, bareOrg.id, itemsOf('B', round), round);
+      return now() - t;
+    };
+    // Round 0 of each (all new) warms up; rounds 1.. are half new, half changed.
+    await viaServer(0);
+    await bare(0);
+    for (let round = 1; round <= config.rounds; round++) {
+      for (const side of round % 2 ? ['server', 'bare'] : ['bare', 'server'])
+        timings[side].push(await (side === 'server' ? viaServer : bare)(round));
+    }
+  } finally {
+    await server.close();
+  }
+  const rowsPerSecond = (side) => Math.round(config.batch / (median(timings[side]) / 1000));
+  const serverRate = rowsPerSecond('server');
+  const bareRate = rowsPerSecond('bare');
+  const ratio = Math.round((serverRate / bareRate) * 100) / 100;
+  const database = config.postgres ? 'PostgreSQL' : 'SQLite';
+  console.log(
+    `\nBatch upserts on ${database}: ${config.rounds} rounds of ${config.batch} items (half new, half changed), median round`,
+  );
+  console.log(`  server  POST /v1/students/batch   ${String(serverRate).padStart(8)} rows/s`);
+  console.log(`  bare    INSERT … ON CONFLICT      ${String(bareRate).padStart(8)} rows/s`);
+  console.log(`  server / bare                     ${String(ratio).padStart(8)}`);
+  console.log(
+    `  goals: >= ${GOALS.rowsPerSecond} rows/s ${serverRate >= GOALS.rowsPerSecond ? 'met' : 'MISSED'}; >= ${GOALS.ratio} of bare ${ratio >= GOALS.ratio ? 'met' : 'MISSED'}`,
+  );
+  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+  fs.writeFileSync(
+    RESULTS_FILE,
+    `${JSON.stringify(
+      {
+        config: { ...config, postgres: Boolean(config.postgres) },
+        server_rows_per_second: serverRate,
+        bare_rows_per_second: bareRate,
+        ratio,
+        goals: GOALS,
+        machine: { cpus: os.cpus().length, node: process.version },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`\nResults written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
+}
+
+main().catch((error) => {
+  console.error(`BENCHMARK FAILED: ${error.message}`);
+  process.exit(1);
+});
