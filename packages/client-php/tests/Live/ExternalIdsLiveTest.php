@@ -1,0 +1,70 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PlatformApi\Tests\Live;
+
+use PlatformApi\Exception\NotFoundException;
+
+/** External ids and batch upserts against a live server (decision 29). */
+final class ExternalIdsLiveTest extends LiveTestCase
+{
+    public function testBatchUpsertThenAddressByExternalId(): void
+    {
+        $client = self::client();
+        $key = self::unique('SIS-');
+        $item = [
+            'external_id' => $key,
+            'student_number' => self::unique('N-'),
+            'first_name' => 'Ada',
+            'last_name' => 'Byron',
+        ];
+
+        $first = $client->students->batchUpsert(['items' => [$item, ['external_id' => self::unique('SIS-')]]]);
+        self::assertSame('batch_result', $first->object);
+        self::assertSame('created', $first->data[0]->status);
+        self::assertSame('failed', $first->data[1]->status);
+        self::assertSame('validation_error', $first->data[1]->error?->code);
+        self::assertSame(1, $first->counts->created);
+        self::assertSame(1, $first->counts->failed);
+
+        // The path form: ext:<external_id>, percent-encoded by the client.
+        $student = $client->students->retrieve('ext:' . $key);
+        self::assertSame($first->data[0]->id, $student->id);
+        self::assertSame($key, $student->externalId);
+
+        $rename = ['items' => [['external_id' => $key, 'last_name' => 'Lovelace']]];
+        self::assertSame('updated', $client->students->batchUpsert($rename)->data[0]->status);
+        self::assertSame('unchanged', $client->students->batchUpsert($rename)->data[0]->status);
+        self::assertSame('Lovelace', $client->students->retrieve('ext:' . $key)->lastName);
+    }
+
+    public function testCoursesBatchUpsertAndExtReferences(): void
+    {
+        $client = self::client();
+        $courseKey = self::unique('class-');
+        $studentKey = self::unique('SIS-');
+        $result = $client->courses->batchUpsert([
+            'items' => [['external_id' => $courseKey, 'code' => self::unique('C-'), 'title' => 'Algebra']],
+        ]);
+        self::assertSame('created', $result->data[0]->status);
+        $student = $client->students->create([
+            'external_id' => $studentKey,
+            'student_number' => self::unique('N-'),
+            'first_name' => 'Ada',
+            'last_name' => 'Byron',
+        ]);
+        $enrollment = $client->enrollments->create([
+            'student_id' => 'ext:' . $studentKey,
+            'course_id' => 'ext:' . $courseKey,
+        ]);
+        self::assertSame($student->id, $enrollment->studentId);
+        self::assertSame($result->data[0]->id, $enrollment->courseId);
+    }
+
+    public function testAnUnknownExternalIdIsNotFound(): void
+    {
+        $this->expectException(NotFoundException::class);
+        self::client()->students->retrieve('ext:' . self::unique('NONE-'));
+    }
+}

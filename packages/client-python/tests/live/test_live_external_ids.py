@@ -1,0 +1,52 @@
+"""External ids and batch upserts against the real server (decision 29)."""
+
+from __future__ import annotations
+
+import pytest
+
+import platform_api
+from platform_api import types
+
+from .conftest import unique
+
+
+def test_students_batch_upsert_then_ext_addressing(client: platform_api.PlatformClient) -> None:
+    key = unique("SIS-")
+    item: types.StudentBatchItemParams = {
+        "external_id": key,
+        "student_number": unique("N-"),
+        "first_name": "Ada",
+        "last_name": "Byron",
+    }
+    incomplete: types.StudentBatchItemParams = {"external_id": unique("SIS-")}
+    first = client.students.batch_upsert(items=[item, incomplete])
+    assert first.object == "batch_result"
+    assert [r.status for r in first.data] == ["created", "failed"]
+    assert first.data[1].error is not None and first.data[1].error.code == "validation_error"
+    assert (first.counts.created, first.counts.failed) == (1, 1)
+
+    # ext:<external_id> stands for the id in a path.
+    student = client.students.retrieve(f"ext:{key}")
+    assert (student.id, student.external_id) == (first.data[0].id, key)
+
+    rename: list[types.StudentBatchItemParams] = [{"external_id": key, "last_name": "Lovelace"}]
+    assert client.students.batch_upsert(items=rename).data[0].status == "updated"
+    assert client.students.batch_upsert(items=rename).data[0].status == "unchanged"
+    assert client.students.retrieve(f"ext:{key}").last_name == "Lovelace"
+
+    with pytest.raises(platform_api.NotFoundError):
+        client.students.retrieve(f"ext:{unique('NONE-')}")
+
+
+def test_courses_batch_upsert_and_ext_references(client: platform_api.PlatformClient) -> None:
+    course_key, student_key = unique("class-"), unique("SIS-")
+    result = client.courses.batch_upsert(
+        items=[{"external_id": course_key, "code": unique("C-"), "title": "Algebra"}]
+    )
+    assert result.data[0].status == "created"
+    client.students.create(
+        external_id=student_key, student_number=unique("N-"), first_name="Ada", last_name="Byron"
+    )
+    enrollment = client.enrollments.create(student_id=f"ext:{student_key}", course_id=f"ext:{course_key}")
+    assert enrollment.course_id == result.data[0].id
+    assert enrollment.student_id == client.students.retrieve(f"ext:{student_key}").id
