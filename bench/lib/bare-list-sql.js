@@ -1,4 +1,5 @@
 'use strict';
+const { studentColumns } = require('./student-columns');
 /**
  * The statements the list benchmark's bare baseline (bare-students-server.js) sends: written out
  * here as plain text, and checked by students-list.bench.js against what the server's own list
@@ -11,20 +12,8 @@
  * tally is read alone.
  */
 
-const COLUMNS = [
-  'id',
-  'organization_id',
-  'student_number',
-  'first_name',
-  'last_name',
-  'preferred_name',
-  'email',
-  'date_of_birth',
-  'status',
-  'grade_level',
-  'created_at',
-  'updated_at',
-];
+// The contract's fields as columns (student-columns.js), so a field the API gains is read here too.
+const COLUMNS = studentColumns();
 
 /** SQLite binds `?` in order; PostgreSQL numbers them, a value used twice bound once (as the server's compileSql does). */
 function placeholders(dialect) {
