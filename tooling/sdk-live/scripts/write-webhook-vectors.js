@@ -24,6 +24,9 @@ const {
   caseKit,
 } = require('./webhook-vector-cases');
 
+/** Fields the contract gained after the vectors were cut, by object, as null. */
+const ADDED_SINCE_THE_VECTORS = { student: { external_id: null } };
+
 const OUTPUT = path.resolve(__dirname, '../../../conformance/webhooks/vectors.json');
 
 function buildVectors() {
@@ -53,7 +56,13 @@ function buildVectors() {
       eventData: JSON.stringify(data),
       eventPosition,
     });
-    const parsed = EventSchema.safeParse(JSON.parse(body));
+    // The vectors are frozen bytes, cut before students had `external_id` (decision 29): like an
+    // event recorded then, their data lacks it. Checked as a reader of such an event sees it.
+    const event = JSON.parse(body);
+    const parsed = EventSchema.safeParse({
+      ...event,
+      data: { ...ADDED_SINCE_THE_VECTORS[type.split('.')[0]], ...event.data },
+    });
     if (!parsed.success) throw new Error(`not a valid ${type} event: ${parsed.error.message}`);
     return body;
   };
