@@ -81,7 +81,9 @@ describe('batch upserts keyed by external_id (POST /v1/students/batch, /v1/cours
       ['student.updated', 'A-2'],
       ['student.created', 'A-4'],
     ]);
-    expect(events.every((e) => typeof e.position === 'number')).toBe(true);
+    // Consecutive positions in item order, as each item's change was made.
+    const at = events[0]!.position as number;
+    expect(events.map((e) => e.position)).toEqual([at, at + 1, at + 2]);
     expect(events[1]!.previous_attributes).toMatchObject({ last_name: 'A-2' });
   });
 

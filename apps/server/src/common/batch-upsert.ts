@@ -7,7 +7,7 @@ import {
   type FindOptionsWhere,
   type ObjectLiteral,
 } from 'typeorm';
-import { insertRows } from '../database/sql';
+import { insertRows, updateRows } from '../database/sql';
 import { changedFields } from './changed-fields';
 import type { NewEvent } from './event-outbox';
 import { newId } from './ids';
@@ -95,7 +95,9 @@ export async function upsertBatch<T extends Owned, R, O extends ResourceObject>(
 interface Plan<T> {
   now: Date;
   inserts: T[];
-  updates: { id: string; set: Partial<T> }[];
+  /** Records to write back whole (changed in place), and every property any of them changed. */
+  updates: T[];
+  updated: Set<string>;
   events: NewEvent[];
   /** Per unique key (`student_number`, `external_id`): each value's holder, as the batch goes. */
   holders: Map<string, Map<unknown, string>>;
@@ -113,8 +115,9 @@ async function runBatch<T extends Owned, R, O extends ResourceObject>(
     now: records.shared.now(),
     inserts: [],
     updates: [],
+    updated: new Set(['updatedAt']),
     events: [],
-    holders: await keyHolders(records, manager, organizationId, items),
+    holders: await keyHolders(records, manager, organizationId, items, existing),
   };
   const data: BatchItemResult[] = [];
   for (const [index, item] of items.entries()) {
@@ -156,17 +159,25 @@ async function loadByExternalId<T extends Owned, R, O extends ResourceObject>(
   return found;
 }
 
-/** Who holds each value of a unique key that an item sends: one read per key, not per item. */
+/**
+ * Who holds each value of a unique key that an item sends: one read per key, not per item; the
+ * external ids' holders are the records already loaded by them.
+ */
 async function keyHolders<T extends Owned, R, O extends ResourceObject>(
   records: OwnedRecords<T, R, O>,
   manager: EntityManager,
   organizationId: string,
   items: readonly BatchItem[],
+  byExternalId: ReadonlyMap<string, T>,
 ): Promise<Map<string, Map<unknown, string>>> {
   const holders = new Map<string, Map<unknown, string>>();
   for (const { field, property } of records.uniqueKeys) {
     const held = new Map<unknown, string>();
     holders.set(field, held);
+    if (field === 'external_id') {
+      for (const [externalId, record] of byExternalId) held.set(externalId, record.id);
+      continue;
+    }
     const values = [...new Set(items.map((item) => item[field]).filter((v) => v != null))];
     for (const chunk of chunks(values)) {
       const where = { organizationId, [property]: In(chunk) } as FindOptionsWhere<T>;
@@ -221,7 +232,9 @@ async function planUpdate<T extends Owned, R, O extends ResourceObject>(
     throw error;
   }
   record.updatedAt = plan.now;
-  plan.updates.push({ id: record.id, set: { ...changes, updatedAt: plan.now } });
+  plan.updates.push(record);
+  for (const property of Object.keys(changes))
+    if (record[property] !== kept[property]) plan.updated.add(property);
   const resource = records.toResource(record);
   const previousAttributes = changedFields(
     before as Record<string, unknown>,
@@ -259,7 +272,7 @@ async function planCreate<T extends Owned, R, O extends ResourceObject>(
   return ['created', id];
 }
 
-/** The plan's rows in one multi-row INSERT, its updates, then its events in item order. */
+/** The plan's new rows, then its updated ones, in multi-row statements; its events in order. */
 async function write<T extends Owned, R, O extends ResourceObject>(
   records: OwnedRecords<T, R, O>,
   manager: EntityManager,
@@ -268,7 +281,7 @@ async function write<T extends Owned, R, O extends ResourceObject>(
 ): Promise<void> {
   const target = records.repo.target;
   await insertRows(manager, target, plan.inserts);
-  for (const { id, set } of plan.updates) await manager.update(target, { id, organizationId }, set);
+  await updateRows(manager, target, plan.updates, [...plan.updated]);
   await records.shared.events.recordMany(manager, organizationId, plan.events);
 }
 

@@ -137,6 +137,8 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   private readonly createFields = new WeakMap<z.AnyZodObject, ReturnType<typeof fieldProperties>>();
   /** `spec.uniqueKey`, then `external_id` where the entity has that column. */
   readonly uniqueKeys: { field: string; property: keyof T }[];
+  /** Whether the entity has `external_id`, so `ext:<external_id>` names a record. */
+  readonly hasExternalIds: boolean;
 
   constructor(
     readonly shared: OwnedRecordsFactory,
@@ -147,8 +149,8 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     this.listed = ListCollection.of(this.shared.sql, repo, spec.listQuery);
     this.toResource = resourceMapper(repo.metadata, spec.resource);
     this.updatable = spec.update ? fieldProperties(repo.metadata, spec.update) : [];
-    const external = repo.metadata.findColumnWithPropertyName('externalId');
-    this.uniqueKeys = [spec.uniqueKey, external && 'external_id']
+    this.hasExternalIds = repo.metadata.findColumnWithPropertyName('externalId') !== undefined;
+    this.uniqueKeys = [spec.uniqueKey, this.hasExternalIds && 'external_id']
       .filter((field): field is string => typeof field === 'string')
       .map((field) => ({ field, property: propertyOf(repo.metadata, field) }));
   }
@@ -198,7 +200,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
 
   /** The external id an `ext:` id names, where the resource has external ids. */
   private externalIdIn(id: string): string | undefined {
-    return this.uniqueKeys.some((k) => k.field === 'external_id') ? externalIdOf(id) : undefined;
+    return this.hasExternalIds ? externalIdOf(id) : undefined;
   }
 
   /** The record locked until the transaction ends (PostgreSQL), for a change that reads it first. */

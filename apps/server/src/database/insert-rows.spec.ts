@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
-import { insertRows } from './sql';
+import { insertRows, updateRows } from './sql';
 
 /** Cents in the entity, stored as hundredths of a cent: a transformer that is not idempotent. */
 @Entity({ name: 'amounts' })
@@ -20,7 +20,23 @@ class Amount {
   settled!: boolean;
 }
 
-describe(`${insertRows.name} (SQLite)`, () => {
+/** A record owned by an organization, as the batch upsert's resources are. */
+@Entity({ name: 'owned' })
+class Owned {
+  @PrimaryColumn({ type: 'varchar' })
+  id!: string;
+
+  @Column({ name: 'organization_id', type: 'varchar' })
+  organizationId!: string;
+
+  @Column({ type: 'varchar' })
+  name!: string;
+
+  @Column({ type: 'varchar' })
+  note!: string;
+}
+
+describe(`${insertRows.name} and ${updateRows.name} (SQLite)`, () => {
   let dir: string;
   let dataSource: DataSource;
   beforeAll(async () => {
@@ -28,12 +44,15 @@ describe(`${insertRows.name} (SQLite)`, () => {
     dataSource = new DataSource({
       type: 'better-sqlite3',
       database: path.join(dir, 'db.sqlite'),
-      entities: [Amount],
+      entities: [Amount, Owned],
     });
     await dataSource.initialize();
     // This test's own table, written out as a migration would (the app's schema never syncs).
     await dataSource.query(
       'CREATE TABLE amounts (id varchar PRIMARY KEY NOT NULL, cents integer NOT NULL, settled boolean NOT NULL DEFAULT (0))',
+    );
+    await dataSource.query(
+      'CREATE TABLE owned (id varchar PRIMARY KEY NOT NULL, organization_id varchar NOT NULL, name varchar NOT NULL, note varchar NOT NULL)',
     );
   });
   afterAll(async () => {
@@ -54,5 +73,34 @@ describe(`${insertRows.name} (SQLite)`, () => {
     ]);
     const read = await dataSource.manager.findOneByOrFail(Amount, { id: 'ours' });
     expect(read.cents).toBe(7);
+  });
+
+  it('updateRows writes back only the columns named, for every row, in its own organization', async () => {
+    // More rows than one statement takes, so the chunks are exercised too.
+    const rows = Array.from({ length: 1201 }, (_, i) => ({
+      id: `r${i}`,
+      organizationId: 'org_a',
+      name: `name ${i}`,
+      note: 'kept',
+    }));
+    await insertRows(dataSource.manager, Owned, rows);
+    await insertRows(dataSource.manager, Owned, [
+      { id: 'theirs', organizationId: 'org_b', name: 'theirs', note: 'theirs' },
+    ]);
+    const changed = rows.map((row) => ({ ...row, name: `renamed ${row.id}`, note: 'not named' }));
+    // A row claiming another organization's id changes nothing there.
+    changed.push({ id: 'theirs', organizationId: 'org_a', name: 'stolen', note: 'stolen' });
+    await updateRows(dataSource.manager, Owned, changed, ['name']);
+
+    const stored = await dataSource.manager.find(Owned, { order: { id: 'ASC' } });
+    expect(stored).toHaveLength(1202);
+    expect(stored.find((row) => row.id === 'theirs')).toEqual({
+      id: 'theirs',
+      organizationId: 'org_b',
+      name: 'theirs',
+      note: 'theirs',
+    });
+    const ours = stored.filter((row) => row.organizationId === 'org_a');
+    expect(ours.every((row) => row.name === `renamed ${row.id}` && row.note === 'kept')).toBe(true);
   });
 });

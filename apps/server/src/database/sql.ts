@@ -373,11 +373,46 @@ export async function insertRows<T extends ObjectLiteral>(
   /** Only these columns (database names): a table as an earlier migration left it, in tests. */
   only?: ReadonlySet<string>,
 ): Promise<void> {
-  const { driver } = manager.connection;
   const metadata = manager.connection.getMetadata(entity);
-  const dialect = dialectOfDataSource(manager.connection);
   const columns = metadata.columns.filter((column) => !only || only.has(column.databaseName));
-  const head = `INSERT INTO ${quoteIdentifier(metadata.tableName)} (${columns
+  await writeRows(manager, metadata.tableName, columns, rows, '');
+}
+
+/**
+ * Writes the `properties` of `rows`, whole records already in the table, back in multi-row
+ * statements: an INSERT whose every row meets its own id and so updates it (`ON CONFLICT (id) DO
+ * UPDATE SET` those columns, and only in the row's own organization). One statement per
+ * INSERT_CHUNK rows where `manager.update` would send one per row (a batch upsert's updates).
+ */
+export async function updateRows<T extends ObjectLiteral>(
+  manager: EntityManager,
+  entity: EntityTarget<T>,
+  rows: readonly T[],
+  properties: readonly string[],
+): Promise<void> {
+  const metadata = manager.connection.getMetadata(entity);
+  const column = (property: string) => {
+    const found = metadata.findColumnWithPropertyName(property);
+    if (!found) throw new Error(`${metadata.name} has no property '${property}'`);
+    return quoteIdentifier(found.databaseName);
+  };
+  const table = quoteIdentifier(metadata.tableName);
+  const set = properties.map((p) => `${column(p)} = excluded.${column(p)}`).join(', ');
+  const org = column('organizationId');
+  const tail = ` ON CONFLICT (${column('id')}) DO UPDATE SET ${set} WHERE ${table}.${org} = excluded.${org}`;
+  await writeRows(manager, metadata.tableName, metadata.columns, rows, tail);
+}
+
+async function writeRows(
+  manager: EntityManager,
+  tableName: string,
+  columns: readonly ColumnMetadata[],
+  rows: readonly ObjectLiteral[],
+  tail: string,
+): Promise<void> {
+  const { driver } = manager.connection;
+  const dialect = dialectOfDataSource(manager.connection);
+  const head = `INSERT INTO ${quoteIdentifier(tableName)} (${columns
     .map((column) => quoteIdentifier(column.databaseName))
     .join(', ')}) VALUES `;
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
@@ -391,6 +426,6 @@ export async function insertRows<T extends ObjectLiteral>(
       });
       return `(${slots.join(', ')})`;
     });
-    await manager.query(head + tuples.join(', '), values);
+    await manager.query(head + tuples.join(', ') + tail, values);
   }
 }

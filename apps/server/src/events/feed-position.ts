@@ -44,11 +44,9 @@ export class FeedPositions {
       organizationId,
       count: ordered.length,
     });
-    const last = Number(row!.position);
-    const first = last - ordered.length + 1;
-    for (let i = 0; i < ordered.length; i += 1) {
-      await this.sql.query(manager, statements.place, { id: ordered[i], position: first + i });
-    }
+    const first = Number(row!.position) - ordered.length + 1;
+    // One statement for the whole transaction's events (a batch upsert records a thousand).
+    await this.sql.query(manager, statements.place, { ids: JSON.stringify(ordered), first });
   }
 
   private sqlText() {
@@ -63,13 +61,21 @@ function feedStatements(sql: Sql) {
   const events = sql.table(EventRecord);
   const id = sql.column(EventRecord, 'id');
   const position = sql.column(EventRecord, 'position');
+  // `place` numbers the events in the order of the JSON array `ids`, from `first`.
+  const place =
+    sql.dialect === 'postgres'
+      ? `UPDATE ${events} SET ${position} = CAST(:first AS bigint) + j.n - 1
+          FROM jsonb_array_elements_text(CAST(:ids AS jsonb)) WITH ORDINALITY AS j (id, n)
+          WHERE ${events}.${id} = j.id`
+      : `UPDATE ${events} SET ${position} = :first + j.key
+          FROM json_each(:ids) AS j WHERE ${events}.${id} = j.value`;
   return {
+    place,
     head: `SELECT ${headPosition} AS position FROM ${heads} WHERE ${headOrg} = :organizationId`,
     present: `SELECT ${id} AS id FROM ${events} WHERE ${id} IN (:...ids) AND ${position} IS NULL`,
     // The upsert takes the row lock that orders commits; it is held until this transaction ends.
     bump: `INSERT INTO ${heads} (${headOrg}, ${headPosition}) VALUES (:organizationId, :count)
       ON CONFLICT (${headOrg}) DO UPDATE SET ${headPosition} = ${heads}.${headPosition} + excluded.${headPosition}
       RETURNING ${headPosition} AS position`,
-    place: `UPDATE ${events} SET ${position} = :position WHERE ${id} = :id`,
   };
 }
