@@ -4,7 +4,7 @@ import { eventsOf, rawClient, startServer, type TestServer } from './support/ser
 type Row = { id: string; external_id: string | null; [field: string]: unknown };
 type Page = { data: Row[] };
 
-describe('external ids: students and courses by the key of the school’s own system', () => {
+describe('external ids: records found by the key of the school’s own system', () => {
   let server: TestServer;
   let orgId: string;
   let raw: ReturnType<typeof rawClient>;
@@ -196,8 +196,140 @@ describe('external ids: students and courses by the key of the school’s own sy
     return key;
   }
 
+  /** An enrollment, payment, exam and result with external ids `<kind>-<tag>`, named by ext:. */
+  async function recordsWithKeys(tag: string) {
+    await raw.post<Row>('/v1/students', student(tag, { external_id: `SIS-${tag}` }));
+    await raw.post<Row>('/v1/courses', { code: tag, title: tag, external_id: `class-${tag}` });
+    const enrollment = await raw.post<Row>('/v1/enrollments', {
+      student_id: `ext:SIS-${tag}`,
+      course_id: `ext:class-${tag}`,
+      status: 'active',
+      external_id: `enr-${tag}`,
+    });
+    // Each reference field takes the ext: of the record it names.
+    const payment = await raw.post<Row>('/v1/payments', {
+      student_id: `ext:SIS-${tag}`,
+      enrollment_id: `ext:enr-${tag}`,
+      amount: 2500,
+      currency: 'EUR',
+      external_id: `inv-${tag}`,
+    });
+    const exam = await raw.post<Row>('/v1/exams', {
+      course_id: `ext:class-${tag}`,
+      title: 'Final',
+      max_score: 100,
+      external_id: `exam-${tag}`,
+    });
+    const result = await raw.post<Row>('/v1/exam_results', {
+      exam_id: `ext:exam-${tag}`,
+      student_id: `ext:SIS-${tag}`,
+      score: 80,
+      external_id: `res-${tag}`,
+    });
+    for (const res of [enrollment, payment, exam, result]) expect(res.status).toBe(201);
+    expect(payment.body.enrollment_id).toBe(enrollment.body.id);
+    expect(result.body.exam_id).toBe(exam.body.id);
+    return { enrollments: enrollment, payments: payment, exams: exam, exam_results: result };
+  }
+  const KEYS = { enrollments: 'enr', payments: 'inv', exams: 'exam', exam_results: 'res' } as const;
+
+  it('enrollments, payments, exams and exam results: set, found by ext:, filtered, unique', async () => {
+    const made = await recordsWithKeys('all');
+    for (const [collection, created] of Object.entries(made)) {
+      const key = `${KEYS[collection as keyof typeof KEYS]}-all`;
+      expect(created.body.external_id).toBe(key);
+      expect((await raw.get<Row>(`/v1/${collection}/ext:${key}`)).body).toEqual(created.body);
+      const listed = await raw.get<Page>(`/v1/${collection}?external_id=${key}`);
+      expect(listed.body.data.map((r) => r.id)).toEqual([created.body.id]);
+      expect((await other.get<Problem>(`/v1/${collection}/ext:${key}`)).status).toBe(404);
+    }
+
+    // Unique per organization: the 409 names external_id, also where the resource has a
+    // conflict of its own (one result per student per exam).
+    const second = await raw.post<Row>('/v1/students', student('all-2'));
+    await raw.post('/v1/enrollments', {
+      student_id: second.body.id,
+      course_id: 'ext:class-all',
+      status: 'active',
+    });
+    const dupResult = await raw.post<Problem>('/v1/exam_results', {
+      exam_id: made.exams.body.id,
+      student_id: second.body.id,
+      score: 70,
+      external_id: 'res-all',
+    });
+    expect(dupResult.status).toBe(409);
+    expect(dupResult.body.errors?.[0]?.path).toBe('body.external_id');
+    const dupPayment = await raw.post<Problem>('/v1/payments', {
+      student_id: second.body.id,
+      amount: 100,
+      currency: 'EUR',
+      external_id: 'inv-all',
+    });
+    expect(dupPayment.status).toBe(409);
+    expect(dupPayment.body.errors?.[0]?.path).toBe('body.external_id');
+  });
+
+  it('enrollments, exams and exam results: renamed through their update', async () => {
+    await recordsWithKeys('ren');
+    for (const collection of ['enrollments', 'exams', 'exam_results'] as const) {
+      const key = `${KEYS[collection]}-ren`;
+      const renamed = await raw.patch<Row>(`/v1/${collection}/ext:${key}`, {
+        external_id: `${key}-2`,
+      });
+      expect(renamed.status).toBe(200);
+      expect((await raw.get<Row>(`/v1/${collection}/ext:${key}-2`)).body.id).toBe(renamed.body.id);
+      expect((await raw.get<Problem>(`/v1/${collection}/ext:${key}`)).status).toBe(404);
+    }
+  });
+
+  it('reference filters take ext: too, alone or mixed with ids, only in the caller’s organization', async () => {
+    const a = await raw.post<Row>('/v1/students', student('flt-a', { external_id: 'SIS-FLT-A' }));
+    const b = await raw.post<Row>('/v1/students', student('flt-b', { external_id: 'SIS-FLT-B' }));
+    const c = await raw.post<Row>('/v1/students', student('flt-c'));
+    await raw.post('/v1/courses', { code: 'FLT-1', title: 'Filters', external_id: 'class-flt' });
+    const enrolled: Record<string, string> = {};
+    for (const s of [a, b, c]) {
+      const res = await raw.post<Row>('/v1/enrollments', {
+        student_id: s.body.id,
+        course_id: 'ext:class-flt',
+      });
+      enrolled[s.body.id] = res.body.id;
+    }
+    const ids = async (query: string) => {
+      const res = await raw.get<Page>(`/v1/enrollments?${query}`);
+      expect(res.status).toBe(200);
+      return res.body.data.map((r) => r.id).sort();
+    };
+    expect(await ids('student_id=ext:SIS-FLT-A')).toEqual([enrolled[a.body.id]]);
+    expect(await ids(`student_id=ext:SIS-FLT-A,${c.body.id}`)).toEqual(
+      [enrolled[a.body.id], enrolled[c.body.id]].sort(),
+    );
+    expect(await ids('course_id=ext:class-flt&student_id=ext:SIS-FLT-B')).toEqual([
+      enrolled[b.body.id],
+    ]);
+    expect(await ids('course_id=ext:class-flt')).toHaveLength(3);
+    // An unknown key matches nothing. Another organization with the same keys sees only its
+    // own records by them, and this one only its own.
+    expect(await ids('student_id=ext:SIS-NOBODY')).toEqual([]);
+    await theirStudent('SIS-FLT-A');
+    await other.post('/v1/courses', { code: 'FLT-1', title: 'Theirs', external_id: 'class-flt' });
+    const their = await other.post<Row>('/v1/enrollments', {
+      student_id: 'ext:SIS-FLT-A',
+      course_id: 'ext:class-flt',
+    });
+    expect(their.status).toBe(201);
+    const theirs = await other.get<Page>('/v1/enrollments?student_id=ext:SIS-FLT-A');
+    expect(theirs.body.data.map((r) => r.id)).toEqual([their.body.id]);
+    expect(await ids('student_id=ext:SIS-FLT-A')).toEqual([enrolled[a.body.id]]);
+    // A malformed key is the 400 naming the filter.
+    const bad = await raw.get<Problem>('/v1/enrollments?student_id=ext:bad/key');
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toContain('ext:<external_id>');
+  });
+
   it('an ext: id on a resource without external ids is not found, never a 500', async () => {
-    const res = await raw.get<Problem>('/v1/enrollments/ext:SIS-0001');
+    const res = await raw.get<Problem>('/v1/webhook_endpoints/ext:SIS-0001');
     expect(res.status).toBe(404);
   });
 });

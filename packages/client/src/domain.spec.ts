@@ -105,6 +105,7 @@ it("types a received event by narrowing on its type (the contract's catalogue)",
     data: {
       id: 'pay_01M81AW4437YFWV4VE6WMBH8MY',
       object: 'payment',
+      external_id: null,
       student_id: 'stu_01M81AW4437YFWV4VE6WMBH8MY',
       enrollment_id: null,
       amount: 1000,

@@ -80,7 +80,7 @@ export async function enrollments_retrieve() {
 }
 
 export async function enrollments_update() {
-  const enrollment = await platform.enrollments.update('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { notes: 'notes' } });
+  const enrollment = await platform.enrollments.update('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'external id' } });
   return enrollment;
 }
 
@@ -150,7 +150,7 @@ export async function exams_retrieve() {
 }
 
 export async function exams_update() {
-  const exam = await platform.exams.update('exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { title: 'Algebra I' } });
+  const exam = await platform.exams.update('exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'external id' } });
   return exam;
 }
 
@@ -175,7 +175,7 @@ export async function examResults_retrieve() {
 }
 
 export async function examResults_update() {
-  const examResult = await platform.examResults.update('res_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { score: 87.5 } });
+  const examResult = await platform.examResults.update('res_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'external id' } });
   return examResult;
 }
 

@@ -137,6 +137,10 @@ export async function idAndSortTypeTests(): Promise<void> {
   // What used to be TS2769: a student's id as the payments filter.
   await client.payments.list({ student_id: student.id });
   await client.enrollments.list({ student_id: student.id, sort: '-created_at' });
+  // A reference filter also takes the record's own key, as ext:<external_id>.
+  await client.enrollments.list({ student_id: 'ext:SIS-0042', course_id: 'ext:class-7' });
+  // @ts-expect-error an id filter without external ids takes only the prefixed id
+  await client.auditEvents.list({ user_id: 'ext:someone' });
   const payment = (await client.payments.list({ student_id: sid })).data[0];
   if (payment) {
     const forStudent: Student['id'] = payment.student_id;

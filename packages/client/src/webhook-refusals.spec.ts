@@ -45,6 +45,7 @@ const refunded: EventOf<'payment.refunded'> = {
   data: {
     id: 'pay_01JD6Y1M2N3P4Q5R6S7T8V9W0X',
     object: 'payment',
+    external_id: null,
     student_id: 'stu_01JD6XZ8Y7X6W5V4T3S2R1Q0P9',
     enrollment_id: 'enr_01JD6Y0A1B2C3D4E5F6G7H8J9K',
     amount: 12_000,

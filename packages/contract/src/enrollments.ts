@@ -1,8 +1,8 @@
 import { initContract } from '@ts-rest/core';
-import { idSchema, referenceSchema } from './ids';
+import { EXTERNAL_ID, idSchema, referenceSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
-import { text, timestampSchema } from './resource';
+import { externalIdField, externalIdSchema, text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
 import { resourceRoutes } from './routes';
 
@@ -40,6 +40,7 @@ export const EnrollmentSchema = z
   .object({
     id: idSchema('enrollment'),
     object: z.literal('enrollment'),
+    external_id: externalIdField('enrollments'),
     student_id: idSchema('student'),
     course_id: idSchema('course'),
     status: z.enum(ENROLLMENT_STATUSES),
@@ -57,6 +58,7 @@ export type Enrollment = z.infer<typeof EnrollmentSchema>;
 
 /** Each writable field once: the create body adds defaults and optionality, the update is partial. */
 const enrollmentFields = {
+  external_id: externalIdSchema,
   notes: text(2000).nullable(),
 };
 
@@ -69,6 +71,7 @@ export const EnrollmentCreateSchema = z
       .default('pending')
       .describe('Start as `pending` (default) or directly `active`.'),
     notes: enrollmentFields.notes.optional(),
+    external_id: enrollmentFields.external_id.optional(),
   })
   .strict()
   .openapi({ title: 'EnrollmentCreate' });
@@ -81,9 +84,10 @@ export const EnrollmentUpdateSchema = z
 
 export const EnrollmentListQuerySchema = listQuery({
   filters: {
-    student_id: filter.id('student'),
-    course_id: filter.id('course'),
+    student_id: filter.reference('student'),
+    course_id: filter.reference('course'),
     status: filter.oneOf(ENROLLMENT_STATUSES),
+    external_id: filter.string(EXTERNAL_ID.maxLength),
   },
   ranges: { activated_at: 'datetime', completed_at: 'datetime' },
   sort: ['status', 'activated_at', 'completed_at'],
@@ -107,14 +111,14 @@ export const enrollmentsContract = c.router(
     create: enrollmentRoutes.create({
       summary: 'Enroll a student in a course',
       description:
-        'Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.',
+        '`external_id`, when given, must be unique in the organization. Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.',
       body: EnrollmentCreateSchema,
     }),
     retrieve: enrollmentRoutes.retrieve({ summary: 'Retrieve an enrollment' }),
     update: enrollmentRoutes.update({
       summary: 'Update an enrollment',
       description:
-        'Only `notes` can change here; the status changes through the transition operations.',
+        'Only `notes` and `external_id` can change here; the status changes through the transition operations.',
       body: EnrollmentUpdateSchema,
     }),
     activate: transitionRoute('activate', 'Activate an enrollment'),

@@ -1,9 +1,17 @@
 import { initContract } from '@ts-rest/core';
-import { idSchema, referenceSchema } from './ids';
+import { EXTERNAL_ID, idSchema, referenceSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
-import { dateSchema, type DeleteRefusal, deletedSchema, text, timestampSchema } from './resource';
+import {
+  dateSchema,
+  type DeleteRefusal,
+  deletedSchema,
+  externalIdField,
+  externalIdSchema,
+  text,
+  timestampSchema,
+} from './resource';
 import { deleteRefusal } from './registry';
 import { z } from './zod-openapi';
 import { resourceRoutes } from './routes';
@@ -16,6 +24,7 @@ export const ExamSchema = z
   .object({
     id: idSchema('exam'),
     object: z.literal('exam'),
+    external_id: externalIdField('exams'),
     course_id: idSchema('course'),
     title: z.string(),
     max_score: z.number().describe('The highest score a result can have.'),
@@ -29,6 +38,7 @@ export type Exam = z.infer<typeof ExamSchema>;
 
 /** Each writable field once: the create body adds the course and optionality, the update is partial. */
 const examFields = {
+  external_id: externalIdSchema,
   title: text(200),
   max_score: scoreSchema.positive('must be positive'),
   held_on: dateSchema.nullable(),
@@ -39,6 +49,7 @@ export const ExamCreateSchema = z
     course_id: referenceSchema('course'),
     ...examFields,
     held_on: examFields.held_on.optional(),
+    external_id: examFields.external_id.optional(),
   })
   .strict()
   .openapi({ title: 'ExamCreate' });
@@ -56,6 +67,7 @@ export const ExamResultSchema = z
   .object({
     id: idSchema('exam_result'),
     object: z.literal('exam_result'),
+    external_id: externalIdField('exam results'),
     exam_id: idSchema('exam'),
     student_id: idSchema('student'),
     score: z.number(),
@@ -71,16 +83,18 @@ export type ExamResult = z.infer<typeof ExamResultSchema>;
 
 /** Each writable field once: the create body adds the references and optionality. */
 const examResultFields = {
+  external_id: externalIdSchema,
   score: scoreSchema,
   grade: text(16).nullable(),
 };
 
 export const ExamResultCreateSchema = z
   .object({
-    exam_id: idSchema('exam'),
+    exam_id: referenceSchema('exam'),
     student_id: referenceSchema('student'),
     ...examResultFields,
     grade: examResultFields.grade.optional(),
+    external_id: examResultFields.external_id.optional(),
   })
   .strict()
   .openapi({ title: 'ExamResultCreate' });
@@ -92,7 +106,10 @@ export const ExamResultUpdateSchema = z
   .openapi({ title: 'ExamResultUpdate' });
 
 export const ExamListQuerySchema = listQuery({
-  filters: { course_id: filter.id('course') },
+  filters: {
+    course_id: filter.reference('course'),
+    external_id: filter.string(EXTERNAL_ID.maxLength),
+  },
   ranges: { held_on: 'date' },
   sort: ['title', 'held_on'],
   search: ['title'],
@@ -101,9 +118,10 @@ export const ExamListQuerySchema = listQuery({
 
 export const ExamResultListQuerySchema = listQuery({
   filters: {
-    exam_id: filter.id('exam'),
-    student_id: filter.id('student'),
+    exam_id: filter.reference('exam'),
+    student_id: filter.reference('student'),
     status: filter.oneOf(EXAM_RESULT_STATUSES),
+    external_id: filter.string(EXTERNAL_ID.maxLength),
   },
   ranges: { published_at: 'datetime' },
   sort: ['score', 'published_at'],

@@ -64,7 +64,22 @@ export const EXTERNAL_ID = {
 export const EXTERNAL_ID_PREFIX = 'ext:';
 
 /** The kinds of record that have external ids. */
-export type ExternalIdKind = 'student' | 'course';
+export const EXTERNAL_ID_KINDS = [
+  'student',
+  'course',
+  'enrollment',
+  'payment',
+  'exam',
+  'exam_result',
+] as const satisfies readonly IdKind[];
+export type ExternalIdKind = (typeof EXTERNAL_ID_KINDS)[number];
+
+/** A record of `kind`'s id, or `ext:<external_id>`: what a reference field or filter takes. */
+export function referencePattern(kind: ExternalIdKind): RegExp {
+  return new RegExp(
+    `^(?:${ID_PREFIXES[kind]}_${ULID}|${EXTERNAL_ID_PREFIX}${EXTERNAL_ID_CHARACTER}{1,${EXTERNAL_ID.maxLength}})$`,
+  );
+}
 
 /**
  * A body's reference to a record of `kind` that has external ids: its id (`stu_…`), or
@@ -73,12 +88,12 @@ export type ExternalIdKind = 'student' | 'course';
 export function referenceSchema<K extends ExternalIdKind>(
   kind: K,
 ): z.ZodType<PrefixedId<K> | `ext:${string}`, z.ZodStringDef, string> {
-  const pattern = new RegExp(
-    `^(?:${ID_PREFIXES[kind]}_${ULID}|${EXTERNAL_ID_PREFIX}${EXTERNAL_ID_CHARACTER}{1,${EXTERNAL_ID.maxLength}})$`,
-  );
   return z
     .string()
-    .regex(pattern, `must be a ${kind} id (${ID_PREFIXES[kind]}_…) or ext:<its external_id>`)
+    .regex(
+      referencePattern(kind),
+      `must be a ${kind} id (${ID_PREFIXES[kind]}_…) or ext:<its external_id>`,
+    )
     .openapi({ example: `${ID_PREFIXES[kind]}_01JD6Y3ZK8R5V2N3M4P5Q6R7S8` }) as z.ZodType<
     PrefixedId<K> | `ext:${string}`,
     z.ZodStringDef,

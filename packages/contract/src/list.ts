@@ -4,7 +4,7 @@
  * ranges over, sorts and searches; page size limits, strictness and messages cannot differ.
  */
 import { dateTimeInput } from './date-time';
-import { ID_PREFIXES, type IdKind, idPattern } from './ids';
+import { type ExternalIdKind, ID_PREFIXES, type IdKind, idPattern, referencePattern } from './ids';
 import { cursorOf, LIST_CURSOR_MAX_LENGTH, type ListCursor } from './list-cursor';
 import { z } from './zod-openapi';
 
@@ -28,7 +28,8 @@ export type FilterSpec =
       /** What the values mean, when they are not a column's own (a state derived from several). */
       description?: string;
     }
-  | { kind: 'id'; pattern: RegExp; prefix: string }
+  // `external`: also `ext:<external_id>` of the record (`filter.reference`).
+  | { kind: 'id'; pattern: RegExp; prefix: string; external?: true }
   | { kind: 'integer'; min: number; max: number }
   | { kind: 'string'; maxLength: number };
 
@@ -39,6 +40,14 @@ export const filter = {
   /** Ids of another resource, e.g. `student_id=stu_…,stu_…`; generic so the type keeps the one prefix. */
   id: <K extends IdKind>(kind: K) =>
     ({ kind: 'id', pattern: idPattern(kind), prefix: ID_PREFIXES[kind] }) as const,
+  /** Ids of a resource with external ids, or `ext:<external_id>`: `student_id=ext:SIS-0042`. */
+  reference: <K extends ExternalIdKind>(kind: K) =>
+    ({
+      kind: 'id',
+      pattern: referencePattern(kind),
+      prefix: ID_PREFIXES[kind],
+      external: true,
+    }) as const,
   string: (maxLength = 200) => ({ kind: 'string', maxLength }) as const,
 };
 
@@ -178,7 +187,7 @@ export function filterParam(name: string, spec: FilterSpec) {
             if (!spec.pattern.test(part)) {
               ctx.addIssue({
                 code: z.ZodIssueCode.custom,
-                message: `${name} must be one or more ${spec.prefix}_… ids (got '${part.slice(0, 40)}')`,
+                message: `${name} must be one or more ${spec.prefix}_… ids${spec.external ? ' or ext:<external_id>' : ''} (got '${part.slice(0, 40)}')`,
               });
               return z.NEVER;
             }
@@ -204,11 +213,14 @@ export function filterParam(name: string, spec: FilterSpec) {
           ? spec.description
             ? `${spec.description} Comma-separate several values for any of them. One of: ${spec.values.join(', ')}.`
             : `Equality filter; comma-separate several values for IN. One of: ${spec.values.join(', ')}.`
-          : 'Equality filter; comma-separate several values for IN.',
+          : spec.kind === 'id' && spec.external
+            ? 'Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.'
+            : 'Equality filter; comma-separate several values for IN.',
       // What the comma-separated values are, for generated SDKs to type the filter with (the
       // schema itself is a string): enum values, the prefix of the ids, or integers.
       ...(spec.kind === 'enum' && { 'x-enum-values': [...spec.values] }),
       ...(spec.kind === 'id' && { 'x-id-prefix': spec.prefix }),
+      ...(spec.kind === 'id' && spec.external && { 'x-external-ids': true }),
       ...(spec.kind === 'integer' && { 'x-integer-values': true }),
     });
 }
@@ -253,11 +265,13 @@ type RangeInput<K extends RangeKind> = K extends 'integer' ? number : string;
 /** What callers may pass for a filter: enum values (one, or comma-separated), integers, strings. */
 export type FilterInput<S> = S extends { kind: 'enum'; values: readonly (infer V extends string)[] }
   ? V | `${V},${string}`
-  : S extends { kind: 'id'; prefix: infer P extends string }
-    ? `${P}_${string}`
-    : S extends { kind: 'integer' }
-      ? number | `${number}` | `${number},${string}`
-      : string;
+  : S extends { kind: 'id'; prefix: infer P extends string; external: true }
+    ? `${P}_${string}` | `ext:${string}`
+    : S extends { kind: 'id'; prefix: infer P extends string }
+      ? `${P}_${string}`
+      : S extends { kind: 'integer' }
+        ? number | `${number}` | `${number},${string}`
+        : string;
 
 type FilterShape<F> = {
   [K in keyof F & string]: z.ZodOptional<z.ZodType<unknown, z.ZodTypeDef, FilterInput<F[K]>>>;

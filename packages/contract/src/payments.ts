@@ -1,9 +1,9 @@
 import { initContract } from '@ts-rest/core';
-import { idSchema, referenceSchema } from './ids';
+import { EXTERNAL_ID, idSchema, referenceSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
 import { searchErrorResponses } from './problem';
-import { text, timestampSchema } from './resource';
+import { externalIdField, externalIdSchema, text, timestampSchema } from './resource';
 import { z } from './zod-openapi';
 import { resourceRoutes } from './routes';
 
@@ -36,6 +36,7 @@ export const PaymentSchema = z
   .object({
     id: idSchema('payment'),
     object: z.literal('payment'),
+    external_id: externalIdField('payments'),
     student_id: idSchema('student'),
     enrollment_id: idSchema('enrollment').nullable(),
     amount: z.number().int().describe('In minor units of `currency` (cents for EUR).'),
@@ -61,11 +62,14 @@ export type Payment = z.infer<typeof PaymentSchema>;
 export const PaymentCreateSchema = z
   .object({
     student_id: referenceSchema('student'),
-    enrollment_id: idSchema('enrollment').nullable().optional(),
+    enrollment_id: referenceSchema('enrollment').nullable().optional(),
     amount: amountSchema,
     currency: CurrencySchema,
     description: text(500).nullable().optional(),
     external_reference: text(200).nullable().optional(),
+    external_id: externalIdSchema
+      .optional()
+      .describe('Set when the payment is recorded; a payment has no update.'),
   })
   .strict()
   .openapi({ title: 'PaymentCreate' });
@@ -86,10 +90,11 @@ export const PaymentRefundSchema = z
 
 export const PaymentListQuerySchema = listQuery({
   filters: {
-    student_id: filter.id('student'),
-    enrollment_id: filter.id('enrollment'),
+    student_id: filter.reference('student'),
+    enrollment_id: filter.reference('enrollment'),
     status: filter.oneOf(PAYMENT_STATUSES),
     currency: filter.string(3),
+    external_id: filter.string(EXTERNAL_ID.maxLength),
   },
   ranges: { amount: 'integer', succeeded_at: 'datetime' },
   sort: ['amount', 'succeeded_at'],
@@ -107,7 +112,7 @@ export const paymentsContract = c.router(
     create: paymentRoutes.create({
       summary: 'Record a payment',
       description:
-        'Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.',
+        'Records a pending payment of a student, optionally for one of their enrollments; `external_id`, when given, must be unique in the organization. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.',
       body: PaymentCreateSchema,
     }),
     retrieve: paymentRoutes.retrieve({ summary: 'Retrieve a payment' }),

@@ -357,6 +357,7 @@ function queryOf(reader: SchemaReader, op: Json): QueryParam[] {
       ...(typeof parameter.description === 'string' && { description: parameter.description }),
       ...(enumValues && { enumValues }),
       ...(idPrefix && { idPrefix }),
+      ...(schema['x-external-ids'] === true && { externalIds: true }),
       ...(schema['x-integer-values'] === true && { integerValues: true }),
       ...(sortable && { sortable }),
       ...(typeof schema.maximum === 'number' && { maximum: schema.maximum }),

@@ -109,6 +109,8 @@ export interface QueryParam {
   enumValues?: string[];
   /** For filters on ids of another resource (`student_id`): the ids' prefix, `stu`. */
   idPrefix?: string;
+  /** Such a filter also takes `ext:<external_id>` of the record. */
+  externalIds?: boolean;
   /** For filters on integers (comma-separated allowed). */
   integerValues?: boolean;
   /** For `sort`: the fields it accepts, each optionally prefixed `-`. */

@@ -83,7 +83,8 @@ export const queryTypeName = (op: Operation): string =>
 function queryParamType(param: QueryParam): string {
   if (param.sortable) return `SortInput<${param.sortable.map(quote).join(' | ')}>`;
   if (param.enumValues) return `ListFilter<${param.enumValues.map(quote).join(' | ')}>`;
-  if (param.idPrefix) return `\`${param.idPrefix}_\${string}\``;
+  if (param.idPrefix)
+    return `\`${param.idPrefix}_\${string}\`${param.externalIds ? ' | `ext:${string}`' : ''}`;
   if (param.integerValues) return 'IntegerFilter';
   return tsType(param.type, true);
 }

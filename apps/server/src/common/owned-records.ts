@@ -350,14 +350,18 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
 
   /**
    * The rules with a unique key's 409 as the conflict, when the write sets one: the key whose
-   * column or index the violation names (SQLite names the columns, PostgreSQL the index).
+   * column or index the violation names (SQLite names the columns, PostgreSQL the index). A
+   * violation naming none of them is the write's own conflict where it has one (an enrollment's
+   * live-enrollment index).
    */
   private withKeyConflict<W extends WriteRules>(rules: W, written: () => Partial<T>): W {
-    if (rules.conflict || this.uniqueKeys.length === 0) return rules;
+    if (this.uniqueKeys.length === 0) return rules;
+    const own = rules.conflict;
     const conflict = (error?: unknown) => {
       const fields = written();
       const set = this.uniqueKeys.filter((k) => fields[k.property] != null);
       const named = set.find((k) => String((error as Error)?.message).includes(k.field));
+      if (own && !named) return own(error);
       const key = named ?? set[0];
       return key && this.keyTaken(key, fields);
     };

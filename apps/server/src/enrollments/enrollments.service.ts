@@ -99,6 +99,7 @@ export class EnrollmentsService extends PatchableResourceService<
         return {
           studentId: student.id,
           courseId: course.id,
+          externalId: input.external_id ?? null,
           status: input.status,
           notes: input.notes ?? null,
           activatedAt: input.status === 'active' ? now : null,

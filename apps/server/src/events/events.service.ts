@@ -22,6 +22,7 @@ import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
+import { withExternalId } from './event-data';
 import { insertRows, Sql } from '../database/sql';
 import { EventRecord } from './event.entity';
 import { encodeFeedCursor } from './feed-cursor';
@@ -62,7 +63,7 @@ export function toEventResource(record: StoredEvent): Event {
     type: record.type,
     timestamp: toIso(record.createdAt),
     api_version: API_VERSION,
-    data: JSON.parse(record.data) as Event['data'],
+    data: withExternalId(JSON.parse(record.data) as Event['data']),
     ...(isUpdateEventType(record.type) && {
       previous_attributes:
         record.previousAttributes === null

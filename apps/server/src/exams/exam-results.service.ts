@@ -75,6 +75,7 @@ export class ExamResultsService extends PatchableResourceService<
         return {
           examId: exam.id,
           studentId: student.id,
+          externalId: input.external_id ?? null,
           score: input.score,
           grade: input.grade ?? null,
           status: 'draft',

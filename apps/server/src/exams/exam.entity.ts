@@ -9,6 +9,10 @@ export class Exam {
   @Column({ name: 'organization_id', type: 'varchar', length: 32 })
   organizationId: string;
 
+  /** The record's key in the school's own system; unique per organization where set. */
+  @Column({ name: 'external_id', type: 'varchar', length: 128, nullable: true })
+  externalId: string | null;
+
   @Column({ name: 'course_id', type: 'varchar', length: 32 })
   courseId: string;
 

@@ -39,6 +39,7 @@ export class ExamsService extends PatchableResourceService<Exam, ExamResource, '
       const course = await this.courses.referenced(manager, principal, input, 'course_id');
       return {
         courseId: course.id,
+        externalId: input.external_id ?? null,
         title: input.title,
         maxScore: input.max_score,
         heldOn: input.held_on ?? null,

@@ -11,6 +11,10 @@ export class Payment {
   @Column({ name: 'organization_id', type: 'varchar', length: 32 })
   organizationId: string;
 
+  /** The record's key in the school's own system; unique per organization where set. */
+  @Column({ name: 'external_id', type: 'varchar', length: 128, nullable: true })
+  externalId: string | null;
+
   @Column({ name: 'student_id', type: 'varchar', length: 32 })
   studentId: string;
 

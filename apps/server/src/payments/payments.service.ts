@@ -43,6 +43,7 @@ export class PaymentsService extends OwnedResourceService<Payment, PaymentResour
     return this.records.create(principal.organizationId, async (manager) => {
       const student = await this.students.referenced(manager, principal, input, 'student_id');
       const { enrollment_id } = input;
+      let enrollmentId: string | null = null;
       if (enrollment_id) {
         const enrollment = await this.enrollments.referenced(
           manager,
@@ -56,10 +57,12 @@ export class PaymentsService extends OwnedResourceService<Payment, PaymentResour
             `belongs to another student (${enrollment.studentId})`,
           );
         }
+        enrollmentId = enrollment.id;
       }
       return {
         studentId: student.id,
-        enrollmentId: input.enrollment_id ?? null,
+        enrollmentId,
+        externalId: input.external_id ?? null,
         amount: input.amount,
         currency: input.currency,
         description: input.description ?? null,

@@ -153,6 +153,7 @@ export class SchoolPayments {
     const payment: Payment = {
       id: this.tools.id('payment', createdAt, fixedId),
       organizationId: this.tools.organizationId,
+      externalId: null,
       studentId,
       enrollmentId: enrollment?.id ?? null,
       amount,

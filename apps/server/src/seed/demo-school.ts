@@ -166,6 +166,7 @@ class SchoolBuilder implements SchoolTools {
     const exam: Exam = {
       id: this.id('exam', createdAt, key && fixedIds[key]),
       organizationId: this.organizationId,
+      externalId: null,
       courseId: course.row.id,
       title: `${course.spec.code} ${title}`,
       maxScore: 100,
@@ -300,6 +301,7 @@ class SchoolBuilder implements SchoolTools {
     const enrollment: Enrollment = {
       id: this.id('enrollment', createdAt, fixed.id),
       organizationId: this.organizationId,
+      externalId: null,
       studentId: student.id,
       courseId: course.row.id,
       status: 'pending',
@@ -355,6 +357,7 @@ class SchoolBuilder implements SchoolTools {
       const result: ExamResult = {
         id: this.id('exam_result', createdAt, fixed?.id),
         organizationId: this.organizationId,
+        externalId: null,
         examId: exam.id,
         studentId: enrollment.studentId,
         score,

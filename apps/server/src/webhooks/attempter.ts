@@ -1,5 +1,6 @@
 import { API_VERSION, isUpdateEventType } from '@platform/contract';
 import { encodeFeedCursor } from '../events/feed-cursor';
+import { withExternalId } from '../events/event-data';
 import type { Clock } from '../common/clock';
 import type { WebhookConfig } from '../config/env';
 import type { ClaimedMessage, CompletedAttempt } from './delivery-types';
@@ -159,5 +160,9 @@ export function payload(
   const previous = isUpdateEventType(message.eventType)
     ? `,"previous_attributes":${message.eventPreviousAttributes ?? 'null'}`
     : '';
-  return `{"id":${JSON.stringify(message.eventId)},"position":${position},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${message.eventData}${previous}}`;
+  // Data recorded before its resource had external_id gets it as null, as toEventResource does.
+  const data = message.eventData.includes('"external_id":')
+    ? message.eventData
+    : JSON.stringify(withExternalId(JSON.parse(message.eventData) as object));
+  return `{"id":${JSON.stringify(message.eventId)},"position":${position},"object":"event","type":${JSON.stringify(message.eventType)},"timestamp":${JSON.stringify(message.eventCreatedAt.toISOString())},"api_version":${JSON.stringify(API_VERSION)},"data":${data}${previous}}`;
 }

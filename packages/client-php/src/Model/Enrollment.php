@@ -25,6 +25,11 @@ final class Enrollment extends Model
          * @var 'enrollment'|string
          */
         public readonly string $object,
+        /**
+         * Your system's key for this record, unique among your enrollments, or null; `ext:<external_id>`
+         * stands for its id.
+         */
+        public readonly ?string $externalId,
         public readonly string $studentId,
         public readonly string $courseId,
         /**
@@ -47,6 +52,7 @@ final class Enrollment extends Model
         $model = new static(
             Cast::string($data['id'] ?? null),
             Cast::string($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::string($data['student_id'] ?? null),
             Cast::string($data['course_id'] ?? null),
             Cast::string($data['status'] ?? null),
@@ -71,6 +77,7 @@ final class Enrollment extends Model
         $data = [
             'id' => $this->id,
             'object' => $this->object,
+            'external_id' => $this->externalId,
             'student_id' => $this->studentId,
             'course_id' => $this->courseId,
             'status' => $this->status,

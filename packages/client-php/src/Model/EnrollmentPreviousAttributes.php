@@ -28,6 +28,11 @@ final class EnrollmentPreviousAttributes extends Model
          * @var 'enrollment'|string|null
          */
         public readonly ?string $object = null,
+        /**
+         * Your system's key for this record, unique among your enrollments, or null; `ext:<external_id>`
+         * stands for its id.
+         */
+        public readonly ?string $externalId = null,
         public readonly ?string $studentId = null,
         public readonly ?string $courseId = null,
         /**
@@ -50,6 +55,7 @@ final class EnrollmentPreviousAttributes extends Model
         $model = new static(
             Cast::nullableString($data['id'] ?? null),
             Cast::nullableString($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::nullableString($data['student_id'] ?? null),
             Cast::nullableString($data['course_id'] ?? null),
             Cast::nullableString($data['status'] ?? null),
@@ -77,6 +83,9 @@ final class EnrollmentPreviousAttributes extends Model
         }
         if ($this->object !== null) {
             $data['object'] = $this->object;
+        }
+        if ($this->externalId !== null) {
+            $data['external_id'] = $this->externalId;
         }
         if ($this->studentId !== null) {
             $data['student_id'] = $this->studentId;

@@ -23,6 +23,11 @@ final class Exam extends Model
          * @var 'exam'|string
          */
         public readonly string $object,
+        /**
+         * Your system's key for this record, unique among your exams, or null; `ext:<external_id>` stands for
+         * its id.
+         */
+        public readonly ?string $externalId,
         public readonly string $courseId,
         public readonly string $title,
         /**
@@ -44,6 +49,7 @@ final class Exam extends Model
         $model = new static(
             Cast::string($data['id'] ?? null),
             Cast::string($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::string($data['course_id'] ?? null),
             Cast::string($data['title'] ?? null),
             Cast::float($data['max_score'] ?? null),
@@ -64,6 +70,7 @@ final class Exam extends Model
         $data = [
             'id' => $this->id,
             'object' => $this->object,
+            'external_id' => $this->externalId,
             'course_id' => $this->courseId,
             'title' => $this->title,
             'max_score' => $this->maxScore,

@@ -26,6 +26,11 @@ final class ExamPreviousAttributes extends Model
          * @var 'exam'|string|null
          */
         public readonly ?string $object = null,
+        /**
+         * Your system's key for this record, unique among your exams, or null; `ext:<external_id>` stands for
+         * its id.
+         */
+        public readonly ?string $externalId = null,
         public readonly ?string $courseId = null,
         public readonly ?string $title = null,
         /**
@@ -47,6 +52,7 @@ final class ExamPreviousAttributes extends Model
         $model = new static(
             Cast::nullableString($data['id'] ?? null),
             Cast::nullableString($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::nullableString($data['course_id'] ?? null),
             Cast::nullableString($data['title'] ?? null),
             Cast::nullableFloat($data['max_score'] ?? null),
@@ -70,6 +76,9 @@ final class ExamPreviousAttributes extends Model
         }
         if ($this->object !== null) {
             $data['object'] = $this->object;
+        }
+        if ($this->externalId !== null) {
+            $data['external_id'] = $this->externalId;
         }
         if ($this->courseId !== null) {
             $data['course_id'] = $this->courseId;

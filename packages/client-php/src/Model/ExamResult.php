@@ -25,6 +25,11 @@ final class ExamResult extends Model
          * @var 'exam_result'|string
          */
         public readonly string $object,
+        /**
+         * Your system's key for this record, unique among your exam results, or null; `ext:<external_id>`
+         * stands for its id.
+         */
+        public readonly ?string $externalId,
         public readonly string $examId,
         public readonly string $studentId,
         public readonly float $score,
@@ -48,6 +53,7 @@ final class ExamResult extends Model
         $model = new static(
             Cast::string($data['id'] ?? null),
             Cast::string($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::string($data['exam_id'] ?? null),
             Cast::string($data['student_id'] ?? null),
             Cast::float($data['score'] ?? null),
@@ -70,6 +76,7 @@ final class ExamResult extends Model
         $data = [
             'id' => $this->id,
             'object' => $this->object,
+            'external_id' => $this->externalId,
             'exam_id' => $this->examId,
             'student_id' => $this->studentId,
             'score' => $this->score,

@@ -28,6 +28,11 @@ final class ExamResultPreviousAttributes extends Model
          * @var 'exam_result'|string|null
          */
         public readonly ?string $object = null,
+        /**
+         * Your system's key for this record, unique among your exam results, or null; `ext:<external_id>`
+         * stands for its id.
+         */
+        public readonly ?string $externalId = null,
         public readonly ?string $examId = null,
         public readonly ?string $studentId = null,
         public readonly ?float $score = null,
@@ -51,6 +56,7 @@ final class ExamResultPreviousAttributes extends Model
         $model = new static(
             Cast::nullableString($data['id'] ?? null),
             Cast::nullableString($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::nullableString($data['exam_id'] ?? null),
             Cast::nullableString($data['student_id'] ?? null),
             Cast::nullableFloat($data['score'] ?? null),
@@ -76,6 +82,9 @@ final class ExamResultPreviousAttributes extends Model
         }
         if ($this->object !== null) {
             $data['object'] = $this->object;
+        }
+        if ($this->externalId !== null) {
+            $data['external_id'] = $this->externalId;
         }
         if ($this->examId !== null) {
             $data['exam_id'] = $this->examId;

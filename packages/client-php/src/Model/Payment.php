@@ -25,6 +25,11 @@ final class Payment extends Model
          * @var 'payment'|string
          */
         public readonly string $object,
+        /**
+         * Your system's key for this record, unique among your payments, or null; `ext:<external_id>` stands
+         * for its id.
+         */
+        public readonly ?string $externalId,
         public readonly string $studentId,
         public readonly ?string $enrollmentId,
         /**
@@ -63,6 +68,7 @@ final class Payment extends Model
         $model = new static(
             Cast::string($data['id'] ?? null),
             Cast::string($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::string($data['student_id'] ?? null),
             Cast::nullableString($data['enrollment_id'] ?? null),
             Cast::int($data['amount'] ?? null),
@@ -91,6 +97,7 @@ final class Payment extends Model
         $data = [
             'id' => $this->id,
             'object' => $this->object,
+            'external_id' => $this->externalId,
             'student_id' => $this->studentId,
             'enrollment_id' => $this->enrollmentId,
             'amount' => $this->amount,

@@ -28,6 +28,11 @@ final class PaymentPreviousAttributes extends Model
          * @var 'payment'|string|null
          */
         public readonly ?string $object = null,
+        /**
+         * Your system's key for this record, unique among your payments, or null; `ext:<external_id>` stands
+         * for its id.
+         */
+        public readonly ?string $externalId = null,
         public readonly ?string $studentId = null,
         public readonly ?string $enrollmentId = null,
         /**
@@ -66,6 +71,7 @@ final class PaymentPreviousAttributes extends Model
         $model = new static(
             Cast::nullableString($data['id'] ?? null),
             Cast::nullableString($data['object'] ?? null),
+            Cast::nullableString($data['external_id'] ?? null),
             Cast::nullableString($data['student_id'] ?? null),
             Cast::nullableString($data['enrollment_id'] ?? null),
             Cast::nullableInt($data['amount'] ?? null),
@@ -97,6 +103,9 @@ final class PaymentPreviousAttributes extends Model
         }
         if ($this->object !== null) {
             $data['object'] = $this->object;
+        }
+        if ($this->externalId !== null) {
+            $data['external_id'] = $this->externalId;
         }
         if ($this->studentId !== null) {
             $data['student_id'] = $this->studentId;

@@ -33,8 +33,8 @@ final class EnrollmentsRawService
     /**
      * List enrollments
      *
-     * Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`,
-     * `updated_at`.
+     * Filters: `student_id`, `course_id`, `status`, `external_id`; ranges on `activated_at`, `completed_at`,
+     * `created_at`, `updated_at`.
      *
      * `GET /v1/enrollments`. Requires the `enrollments:read` scope.
      *
@@ -47,6 +47,7 @@ final class EnrollmentsRawService
      *     student_id?: string,
      *     course_id?: string,
      *     status?: string|list<string>,
+     *     external_id?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,
@@ -96,8 +97,9 @@ final class EnrollmentsRawService
     /**
      * Enroll a student in a course
      *
-     * Refused with 409 when the student already holds a live (pending or active) enrollment in the course,
-     * when the course is full, or when the course is archived.
+     * `external_id`, when given, must be unique in the organization. Refused with 409 when the student
+     * already holds a live (pending or active) enrollment in the course, when the course is full, or when the
+     * course is archived.
      *
      * `POST /v1/enrollments` (sent with an Idempotency-Key, so it is retried safely). Requires the
      * `enrollments:write` scope.
@@ -107,6 +109,7 @@ final class EnrollmentsRawService
      *     course_id: string,
      *     status?: EnrollmentCreateStatus::*,
      *     notes?: string|null,
+     *     external_id?: string|null,
      * } $params
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
      * @return RawResponse<Enrollment>
@@ -153,12 +156,13 @@ final class EnrollmentsRawService
     /**
      * Update an enrollment
      *
-     * Only `notes` can change here; the status changes through the transition operations.
+     * Only `notes` and `external_id` can change here; the status changes through the transition operations.
      *
      * `PATCH /v1/enrollments/{id}`. Requires the `enrollments:write` scope.
      *
      * @param string $id
      * @param array{
+     *     external_id?: string|null,
      *     notes?: string|null,
      * } $params
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call

@@ -32,7 +32,8 @@ final class ExamResultsRawService
     /**
      * List exam results
      *
-     * Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.
+     * Filters: `exam_id`, `student_id`, `status`, `external_id`; ranges on `published_at`, `created_at`,
+     * `updated_at`.
      *
      * `GET /v1/exam_results`. Requires the `exam_results:read` scope.
      *
@@ -45,6 +46,7 @@ final class ExamResultsRawService
      *     exam_id?: string,
      *     student_id?: string,
      *     status?: 'draft'|'published'|list<'draft'|'published'>,
+     *     external_id?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,
@@ -97,6 +99,7 @@ final class ExamResultsRawService
      * @param array{
      *     exam_id: string,
      *     student_id: string,
+     *     external_id?: string|null,
      *     score: float|int,
      *     grade?: string|null,
      * } $params
@@ -151,6 +154,7 @@ final class ExamResultsRawService
      *
      * @param string $id
      * @param array{
+     *     external_id?: string|null,
      *     score?: float|int,
      *     grade?: string|null,
      * } $params

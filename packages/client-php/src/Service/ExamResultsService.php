@@ -34,7 +34,8 @@ final class ExamResultsService
     /**
      * List exam results
      *
-     * Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.
+     * Filters: `exam_id`, `student_id`, `status`, `external_id`; ranges on `published_at`, `created_at`,
+     * `updated_at`.
      *
      * `GET /v1/exam_results`. Requires the `exam_results:read` scope.
      *
@@ -47,6 +48,7 @@ final class ExamResultsService
      *     exam_id?: string,
      *     student_id?: string,
      *     status?: 'draft'|'published'|list<'draft'|'published'>,
+     *     external_id?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,
@@ -88,6 +90,7 @@ final class ExamResultsService
      * @param array{
      *     exam_id: string,
      *     student_id: string,
+     *     external_id?: string|null,
      *     score: float|int,
      *     grade?: string|null,
      * } $params
@@ -126,6 +129,7 @@ final class ExamResultsService
      *
      * @param string $id
      * @param array{
+     *     external_id?: string|null,
      *     score?: float|int,
      *     grade?: string|null,
      * } $params

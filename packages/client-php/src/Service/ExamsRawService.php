@@ -33,7 +33,8 @@ final class ExamsRawService
     /**
      * List exams
      *
-     * Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
+     * Filters: `course_id`, `external_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches
+     * `title`.
      *
      * `GET /v1/exams`. Requires the `exam_results:read` scope.
      *
@@ -45,6 +46,7 @@ final class ExamsRawService
      *     updated_since?: string|\DateTimeInterface,
      *     q?: string,
      *     course_id?: string,
+     *     external_id?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,
@@ -88,6 +90,7 @@ final class ExamsRawService
      *
      * @param array{
      *     course_id: string,
+     *     external_id?: string|null,
      *     title: string,
      *     max_score: float|int,
      *     held_on?: string|null,
@@ -143,6 +146,7 @@ final class ExamsRawService
      *
      * @param string $id
      * @param array{
+     *     external_id?: string|null,
      *     title?: string,
      *     max_score?: float|int,
      *     held_on?: string|null,

@@ -34,7 +34,8 @@ final class ExamsService
     /**
      * List exams
      *
-     * Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
+     * Filters: `course_id`, `external_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches
+     * `title`.
      *
      * `GET /v1/exams`. Requires the `exam_results:read` scope.
      *
@@ -46,6 +47,7 @@ final class ExamsService
      *     updated_since?: string|\DateTimeInterface,
      *     q?: string,
      *     course_id?: string,
+     *     external_id?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,
@@ -78,6 +80,7 @@ final class ExamsService
      *
      * @param array{
      *     course_id: string,
+     *     external_id?: string|null,
      *     title: string,
      *     max_score: float|int,
      *     held_on?: string|null,
@@ -117,6 +120,7 @@ final class ExamsService
      *
      * @param string $id
      * @param array{
+     *     external_id?: string|null,
      *     title?: string,
      *     max_score?: float|int,
      *     held_on?: string|null,

@@ -32,8 +32,8 @@ final class PaymentsRawService
     /**
      * List payments
      *
-     * Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`,
-     * `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
+     * Filters: `student_id`, `enrollment_id`, `status`, `currency`, `external_id`; ranges on `amount`,
+     * `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
      *
      * `GET /v1/payments`. Requires the `payments:read` scope.
      *
@@ -48,6 +48,7 @@ final class PaymentsRawService
      *     enrollment_id?: string,
      *     status?: 'pending'|'succeeded'|'failed'|'refunded'|list<'pending'|'succeeded'|'failed'|'refunded'>,
      *     currency?: string,
+     *     external_id?: string,
      *     created_at?: array{
      *         gte?: string|\DateTimeInterface,
      *         gt?: string|\DateTimeInterface,
@@ -92,8 +93,9 @@ final class PaymentsRawService
     /**
      * Record a payment
      *
-     * Records a pending payment of a student, optionally for one of their enrollments. Payments are financial
-     * records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
+     * Records a pending payment of a student, optionally for one of their enrollments; `external_id`, when
+     * given, must be unique in the organization. Payments are financial records: they change only through
+     * `succeed`, `fail` and `refund`, and are never deleted.
      *
      * `POST /v1/payments` (sent with an Idempotency-Key, so it is retried safely). Requires the
      * `payments:write` scope.
@@ -105,6 +107,7 @@ final class PaymentsRawService
      *     currency: string,
      *     description?: string|null,
      *     external_reference?: string|null,
+     *     external_id?: string|null,
      * } $params
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
      * @return RawResponse<Payment>

@@ -36,11 +36,11 @@ export const EVENT_SHAPES: Readonly<Record<string, readonly string[]>> = {
   DeletedStudent: ['id s', 'object l:student', 'deleted b'],
   Course: ['id p:crs', 'object l:course', 'external_id s|', 'code s', 'title s', 'description s|', 'status e:CourseStatus', 'start_date s|', 'end_date s|', 'capacity i|', 'created_at s', 'updated_at s'],
   DeletedCourse: ['id s', 'object l:course', 'deleted b'],
-  Enrollment: ['id p:enr', 'object l:enrollment', 'student_id p:stu', 'course_id p:crs', 'status e:EnrollmentStatus', 'notes s|', 'activated_at s|', 'completed_at s|', 'dropped_at s|', 'cancelled_at s|', 'created_at s', 'updated_at s'],
-  Payment: ['id p:pay', 'object l:payment', 'student_id p:stu', 'enrollment_id p:enr|', 'amount i', 'currency s', 'status e:PaymentStatus', 'amount_refunded i', 'description s|', 'external_reference s|', 'failure_reason s|', 'succeeded_at s|', 'failed_at s|', 'refunded_at s|', 'created_at s', 'updated_at s'],
-  Exam: ['id p:exm', 'object l:exam', 'course_id p:crs', 'title s', 'max_score n', 'held_on s|', 'created_at s', 'updated_at s'],
+  Enrollment: ['id p:enr', 'object l:enrollment', 'external_id s|', 'student_id p:stu', 'course_id p:crs', 'status e:EnrollmentStatus', 'notes s|', 'activated_at s|', 'completed_at s|', 'dropped_at s|', 'cancelled_at s|', 'created_at s', 'updated_at s'],
+  Payment: ['id p:pay', 'object l:payment', 'external_id s|', 'student_id p:stu', 'enrollment_id p:enr|', 'amount i', 'currency s', 'status e:PaymentStatus', 'amount_refunded i', 'description s|', 'external_reference s|', 'failure_reason s|', 'succeeded_at s|', 'failed_at s|', 'refunded_at s|', 'created_at s', 'updated_at s'],
+  Exam: ['id p:exm', 'object l:exam', 'external_id s|', 'course_id p:crs', 'title s', 'max_score n', 'held_on s|', 'created_at s', 'updated_at s'],
   DeletedExam: ['id s', 'object l:exam', 'deleted b'],
-  ExamResult: ['id p:res', 'object l:exam_result', 'exam_id p:exm', 'student_id p:stu', 'score n', 'grade s|', 'status e:ExamResultStatus', 'published_at s|', 'created_at s', 'updated_at s'],
+  ExamResult: ['id p:res', 'object l:exam_result', 'external_id s|', 'exam_id p:exm', 'student_id p:stu', 'score n', 'grade s|', 'status e:ExamResultStatus', 'published_at s|', 'created_at s', 'updated_at s'],
   Ping: ['message s'],
 };
 

@@ -133,7 +133,7 @@ export const ROUTES = {
     delete: { method: 'DELETE', path: '/v1/courses/{id}' },
   },
   enrollments: {
-    list: { method: 'GET', path: '/v1/enrollments', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'student_id', 'course_id', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'activated_at[gte]', 'activated_at[gt]', 'activated_at[lte]', 'activated_at[lt]', 'completed_at[gte]', 'completed_at[gt]', 'completed_at[lte]', 'completed_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/enrollments', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'student_id', 'course_id', 'status', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'activated_at[gte]', 'activated_at[gt]', 'activated_at[lte]', 'activated_at[lt]', 'completed_at[gte]', 'completed_at[gt]', 'completed_at[lte]', 'completed_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/enrollments', body: true },
     retrieve: { method: 'GET', path: '/v1/enrollments/{id}' },
     update: { method: 'PATCH', path: '/v1/enrollments/{id}', body: true },
@@ -143,7 +143,7 @@ export const ROUTES = {
     cancel: { method: 'POST', path: '/v1/enrollments/{id}/cancel' },
   },
   payments: {
-    list: { method: 'GET', path: '/v1/payments', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'student_id', 'enrollment_id', 'status', 'currency', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'amount[gte]', 'amount[gt]', 'amount[lte]', 'amount[lt]', 'succeeded_at[gte]', 'succeeded_at[gt]', 'succeeded_at[lte]', 'succeeded_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/payments', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'student_id', 'enrollment_id', 'status', 'currency', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'amount[gte]', 'amount[gt]', 'amount[lte]', 'amount[lt]', 'succeeded_at[gte]', 'succeeded_at[gt]', 'succeeded_at[lte]', 'succeeded_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/payments', body: true },
     retrieve: { method: 'GET', path: '/v1/payments/{id}' },
     succeed: { method: 'POST', path: '/v1/payments/{id}/succeed' },
@@ -151,14 +151,14 @@ export const ROUTES = {
     refund: { method: 'POST', path: '/v1/payments/{id}/refund', body: true },
   },
   exams: {
-    list: { method: 'GET', path: '/v1/exams', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'course_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'held_on[gte]', 'held_on[gt]', 'held_on[lte]', 'held_on[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/exams', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'course_id', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'held_on[gte]', 'held_on[gt]', 'held_on[lte]', 'held_on[lt]'], list: true },
     create: { method: 'POST', path: '/v1/exams', body: true },
     retrieve: { method: 'GET', path: '/v1/exams/{id}' },
     update: { method: 'PATCH', path: '/v1/exams/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/exams/{id}' },
   },
   examResults: {
-    list: { method: 'GET', path: '/v1/exam_results', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'exam_id', 'student_id', 'status', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'published_at[gte]', 'published_at[gt]', 'published_at[lte]', 'published_at[lt]'], list: true },
+    list: { method: 'GET', path: '/v1/exam_results', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'exam_id', 'student_id', 'status', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'published_at[gte]', 'published_at[gt]', 'published_at[lte]', 'published_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/exam_results', body: true },
     retrieve: { method: 'GET', path: '/v1/exam_results/{id}' },
     update: { method: 'PATCH', path: '/v1/exam_results/{id}', body: true },
@@ -373,7 +373,7 @@ export interface EnrollmentsResource {
   /**
    * List enrollments
    *
-   * Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
+   * Filters: `student_id`, `course_id`, `status`, `external_id`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
    *
    * Scope: `enrollments:read`.
    */
@@ -384,7 +384,7 @@ export interface EnrollmentsResource {
   /**
    * Enroll a student in a course
    *
-   * Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
+   * `external_id`, when given, must be unique in the organization. Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
    *
    * Scope: `enrollments:write`.
    */
@@ -399,7 +399,7 @@ export interface EnrollmentsResource {
   /**
    * Update an enrollment
    *
-   * Only `notes` can change here; the status changes through the transition operations.
+   * Only `notes` and `external_id` can change here; the status changes through the transition operations.
    *
    * Scope: `enrollments:write`.
    */
@@ -448,7 +448,7 @@ export interface PaymentsResource {
   /**
    * List payments
    *
-   * Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
+   * Filters: `student_id`, `enrollment_id`, `status`, `currency`, `external_id`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
    *
    * Scope: `payments:read`.
    */
@@ -459,7 +459,7 @@ export interface PaymentsResource {
   /**
    * Record a payment
    *
-   * Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
+   * Records a pending payment of a student, optionally for one of their enrollments; `external_id`, when given, must be unique in the organization. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
    *
    * Scope: `payments:write`.
    */
@@ -505,7 +505,7 @@ export interface ExamsResource {
   /**
    * List exams
    *
-   * Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
+   * Filters: `course_id`, `external_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
    *
    * Scope: `exam_results:read`.
    */
@@ -551,7 +551,7 @@ export interface ExamResultsResource {
   /**
    * List exam results
    *
-   * Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.
+   * Filters: `exam_id`, `student_id`, `status`, `external_id`; ranges on `published_at`, `created_at`, `updated_at`.
    *
    * Scope: `exam_results:read`.
    */

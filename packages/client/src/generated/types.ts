@@ -457,6 +457,8 @@ export interface DeletedWebhookEndpoint {
 export interface Enrollment {
   id: `enr_${string}`;
   object: 'enrollment';
+  /** Your system's key for this record, unique among your enrollments, or null; `ext:<external_id>` stands for its id. */
+  external_id: string | null;
   student_id: `stu_${string}`;
   course_id: `crs_${string}`;
   status: EnrollmentStatus;
@@ -475,6 +477,7 @@ export interface EnrollmentCreate {
   /** Start as `pending` (default) or directly `active`. */
   status?: EnrollmentCreateStatus;
   notes?: string | null;
+  external_id?: string | null;
 }
 
 export interface EnrollmentList {
@@ -487,6 +490,8 @@ export interface EnrollmentList {
 export interface EnrollmentPreviousAttributes {
   id?: `enr_${string}`;
   object?: 'enrollment';
+  /** Your system's key for this record, unique among your enrollments, or null; `ext:<external_id>` stands for its id. */
+  external_id?: string | null;
   student_id?: `stu_${string}`;
   course_id?: `crs_${string}`;
   status?: EnrollmentStatus;
@@ -500,6 +505,7 @@ export interface EnrollmentPreviousAttributes {
 }
 
 export interface EnrollmentUpdate {
+  external_id?: string | null;
   notes?: string | null;
 }
 
@@ -512,6 +518,8 @@ export interface EventList {
 export interface Exam {
   id: `exm_${string}`;
   object: 'exam';
+  /** Your system's key for this record, unique among your exams, or null; `ext:<external_id>` stands for its id. */
+  external_id: string | null;
   course_id: `crs_${string}`;
   title: string;
   /** The highest score a result can have. */
@@ -524,6 +532,7 @@ export interface Exam {
 
 export interface ExamCreate {
   course_id: string;
+  external_id?: string | null;
   title: string;
   max_score: number;
   /** YYYY-MM-DD */
@@ -540,6 +549,8 @@ export interface ExamList {
 export interface ExamPreviousAttributes {
   id?: `exm_${string}`;
   object?: 'exam';
+  /** Your system's key for this record, unique among your exams, or null; `ext:<external_id>` stands for its id. */
+  external_id?: string | null;
   course_id?: `crs_${string}`;
   title?: string;
   /** The highest score a result can have. */
@@ -553,6 +564,8 @@ export interface ExamPreviousAttributes {
 export interface ExamResult {
   id: `res_${string}`;
   object: 'exam_result';
+  /** Your system's key for this record, unique among your exam results, or null; `ext:<external_id>` stands for its id. */
+  external_id: string | null;
   exam_id: `exm_${string}`;
   student_id: `stu_${string}`;
   score: number;
@@ -567,6 +580,7 @@ export interface ExamResult {
 export interface ExamResultCreate {
   exam_id: string;
   student_id: string;
+  external_id?: string | null;
   score: number;
   grade?: string | null;
 }
@@ -581,6 +595,8 @@ export interface ExamResultList {
 export interface ExamResultPreviousAttributes {
   id?: `res_${string}`;
   object?: 'exam_result';
+  /** Your system's key for this record, unique among your exam results, or null; `ext:<external_id>` stands for its id. */
+  external_id?: string | null;
   exam_id?: `exm_${string}`;
   student_id?: `stu_${string}`;
   score?: number;
@@ -593,11 +609,13 @@ export interface ExamResultPreviousAttributes {
 }
 
 export interface ExamResultUpdate {
+  external_id?: string | null;
   score?: number;
   grade?: string | null;
 }
 
 export interface ExamUpdate {
+  external_id?: string | null;
   title?: string;
   max_score?: number;
   /** YYYY-MM-DD */
@@ -883,6 +901,8 @@ export interface PasswordChange {
 export interface Payment {
   id: `pay_${string}`;
   object: 'payment';
+  /** Your system's key for this record, unique among your payments, or null; `ext:<external_id>` stands for its id. */
+  external_id: string | null;
   student_id: `stu_${string}`;
   enrollment_id: `enr_${string}` | null;
   /** In minor units of `currency` (cents for EUR). */
@@ -910,6 +930,8 @@ export interface PaymentCreate {
   currency: string;
   description?: string | null;
   external_reference?: string | null;
+  /** Set when the payment is recorded; a payment has no update. */
+  external_id?: string | null;
 }
 
 export interface PaymentFail {
@@ -926,6 +948,8 @@ export interface PaymentList {
 export interface PaymentPreviousAttributes {
   id?: `pay_${string}`;
   object?: 'payment';
+  /** Your system's key for this record, unique among your payments, or null; `ext:<external_id>` stands for its id. */
+  external_id?: string | null;
   student_id?: `stu_${string}`;
   enrollment_id?: `enr_${string}` | null;
   /** In minor units of `currency` (cents for EUR). */
@@ -1497,12 +1521,14 @@ export interface CoursesListQuery extends ListPageQuery, RangeFilters<'created_a
 export interface EnrollmentsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at' | 'activated_at' | 'completed_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: status, activated_at, completed_at, created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'status' | 'activated_at' | 'completed_at' | 'created_at' | 'updated_at'>;
-  /** Equality filter; comma-separate several values for IN. */
-  student_id?: `stu_${string}`;
-  /** Equality filter; comma-separate several values for IN. */
-  course_id?: `crs_${string}`;
+  /** Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`. */
+  student_id?: `stu_${string}` | `ext:${string}`;
+  /** Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`. */
+  course_id?: `crs_${string}` | `ext:${string}`;
   /** Equality filter; comma-separate several values for IN. One of: pending, active, completed, dropped, cancelled. */
   status?: ListFilter<'pending' | 'active' | 'completed' | 'dropped' | 'cancelled'>;
+  /** Equality filter; comma-separate several values for IN. */
+  external_id?: string;
 }
 
 /** The query of `payments.list`. */
@@ -1511,14 +1537,16 @@ export interface PaymentsListQuery extends ListPageQuery, RangeFilters<'created_
   sort?: SortInput<'amount' | 'succeeded_at' | 'created_at' | 'updated_at'>;
   /** Case-insensitive substring search over description, external_reference. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
-  /** Equality filter; comma-separate several values for IN. */
-  student_id?: `stu_${string}`;
-  /** Equality filter; comma-separate several values for IN. */
-  enrollment_id?: `enr_${string}`;
+  /** Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`. */
+  student_id?: `stu_${string}` | `ext:${string}`;
+  /** Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`. */
+  enrollment_id?: `enr_${string}` | `ext:${string}`;
   /** Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed, refunded. */
   status?: ListFilter<'pending' | 'succeeded' | 'failed' | 'refunded'>;
   /** Equality filter; comma-separate several values for IN. */
   currency?: string;
+  /** Equality filter; comma-separate several values for IN. */
+  external_id?: string;
 }
 
 /** The query of `exams.list`. */
@@ -1527,20 +1555,24 @@ export interface ExamsListQuery extends ListPageQuery, RangeFilters<'created_at'
   sort?: SortInput<'title' | 'held_on' | 'created_at' | 'updated_at'>;
   /** Case-insensitive substring search over title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters. */
   q?: string;
+  /** Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`. */
+  course_id?: `crs_${string}` | `ext:${string}`;
   /** Equality filter; comma-separate several values for IN. */
-  course_id?: `crs_${string}`;
+  external_id?: string;
 }
 
 /** The query of `examResults.list`. */
 export interface ExamResultsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at' | 'published_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'score' | 'published_at' | 'created_at' | 'updated_at'>;
-  /** Equality filter; comma-separate several values for IN. */
-  exam_id?: `exm_${string}`;
-  /** Equality filter; comma-separate several values for IN. */
-  student_id?: `stu_${string}`;
+  /** Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`. */
+  exam_id?: `exm_${string}` | `ext:${string}`;
+  /** Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`. */
+  student_id?: `stu_${string}` | `ext:${string}`;
   /** Equality filter; comma-separate several values for IN. One of: draft, published. */
   status?: ListFilter<'draft' | 'published'>;
+  /** Equality filter; comma-separate several values for IN. */
+  external_id?: string;
 }
 
 /** The query of `events.list`. */

@@ -6,6 +6,7 @@ import { type CompiledSql, quoteIdentifier, Sql } from '../../database/sql';
 import { isSearchTimeout } from '../../database/search-functions';
 import { searchTimedOut } from './search-budget';
 import { checkListCursor, encodeListCursor } from './list-cursor';
+import { referenceFilters } from './reference-filters';
 import {
   type ComputedFilter,
   type ListFields,
@@ -57,8 +58,10 @@ export class ListCollection<T extends ObjectLiteral> {
     columnOf?: Readonly<Record<string, string>>,
     computed?: Readonly<Record<string, ComputedFilter>>,
   ): ListCollection<T> {
-    const fields = listFieldsFor(repo.metadata, listQuery, columnOf, Object.keys(computed ?? {}));
-    return new ListCollection(sql, repo, { ...fields, ...(computed && { computed }) });
+    // Reference filters that take `ext:<external_id>` are computed too, in every collection.
+    const all = { ...referenceFilters(repo.metadata, listQuery), ...computed };
+    const fields = listFieldsFor(repo.metadata, listQuery, columnOf, Object.keys(all));
+    return new ListCollection(sql, repo, { ...fields, computed: all });
   }
 
   constructor(

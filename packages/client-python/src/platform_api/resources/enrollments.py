@@ -37,6 +37,7 @@ class Enrollments(SyncAPIResource):
         student_id: _t.Union[str, Omit] = omit,
         course_id: _t.Union[str, Omit] = omit,
         status: _t.Union[EnrollmentStatus, _t.Sequence[EnrollmentStatus], Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         activated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -47,7 +48,7 @@ class Enrollments(SyncAPIResource):
 
         `GET /v1/enrollments` (scope `enrollments:read`).
 
-        Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
+        Filters: `student_id`, `course_id`, `status`, `external_id`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -57,9 +58,10 @@ class Enrollments(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: status, activated_at, completed_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
-            student_id: Equality filter; comma-separate several values for IN.
-            course_id: Equality filter; comma-separate several values for IN.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            course_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: pending, active, completed, dropped, cancelled.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             activated_at: Range filter on activated_at: any of gte, gt, lte, lt.
@@ -74,6 +76,7 @@ class Enrollments(SyncAPIResource):
             student_id=student_id,
             course_id=course_id,
             status=status,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             activated_at=activated_at,
@@ -88,13 +91,14 @@ class Enrollments(SyncAPIResource):
         course_id: str,
         status: _t.Union[EnrollmentCreateStatus, Omit] = omit,
         notes: _t.Union[_t.Optional[str], Omit] = omit,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Enrollment:
         """Enroll a student in a course.
 
         `POST /v1/enrollments` (scope `enrollments:write`).
 
-        Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
+        `external_id`, when given, must be unique in the organization. Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
 
         Args:
             status: Start as `pending` (default) or directly `active`. Default (when not given): `"pending"`.
@@ -104,6 +108,7 @@ class Enrollments(SyncAPIResource):
             course_id=course_id,
             status=status,
             notes=notes,
+            external_id=external_id,
             request_options=request_options,
         ).parse()
 
@@ -126,6 +131,7 @@ class Enrollments(SyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         notes: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Enrollment:
@@ -133,10 +139,11 @@ class Enrollments(SyncAPIResource):
 
         `PATCH /v1/enrollments/{id}` (scope `enrollments:write`).
 
-        Only `notes` can change here; the status changes through the transition operations.
+        Only `notes` and `external_id` can change here; the status changes through the transition operations.
         """
         return self.with_raw_response.update(
             id,
+            external_id=external_id,
             notes=notes,
             request_options=request_options,
         ).parse()
@@ -224,6 +231,7 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
         student_id: _t.Union[str, Omit] = omit,
         course_id: _t.Union[str, Omit] = omit,
         status: _t.Union[EnrollmentStatus, _t.Sequence[EnrollmentStatus], Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         activated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -234,7 +242,7 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
 
         `GET /v1/enrollments` (scope `enrollments:read`).
 
-        Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
+        Filters: `student_id`, `course_id`, `status`, `external_id`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -244,9 +252,10 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: status, activated_at, completed_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
-            student_id: Equality filter; comma-separate several values for IN.
-            course_id: Equality filter; comma-separate several values for IN.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            course_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: pending, active, completed, dropped, cancelled.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             activated_at: Range filter on activated_at: any of gte, gt, lte, lt.
@@ -263,6 +272,7 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
                 "student_id": student_id,
                 "course_id": course_id,
                 "status": status,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "activated_at": activated_at,
@@ -279,13 +289,14 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
         course_id: str,
         status: _t.Union[EnrollmentCreateStatus, Omit] = omit,
         notes: _t.Union[_t.Optional[str], Omit] = omit,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Enrollment]:
         """Enroll a student in a course.
 
         `POST /v1/enrollments` (scope `enrollments:write`).
 
-        Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
+        `external_id`, when given, must be unique in the organization. Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -300,6 +311,7 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
                 "course_id": course_id,
                 "status": status,
                 "notes": notes,
+                "external_id": external_id,
             },
             options=request_options,
             cast=Enrollment.from_json,
@@ -328,6 +340,7 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         notes: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Enrollment]:
@@ -335,7 +348,7 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
 
         `PATCH /v1/enrollments/{id}` (scope `enrollments:write`).
 
-        Only `notes` can change here; the status changes through the transition operations.
+        Only `notes` and `external_id` can change here; the status changes through the transition operations.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -343,6 +356,7 @@ class EnrollmentsWithRawResponse(SyncAPIResource):
             "PATCH",
             f"/v1/enrollments/{path_param('id', id)}",
             body={
+                "external_id": external_id,
                 "notes": notes,
             },
             options=request_options,
@@ -453,6 +467,7 @@ class AsyncEnrollments(AsyncAPIResource):
         student_id: _t.Union[str, Omit] = omit,
         course_id: _t.Union[str, Omit] = omit,
         status: _t.Union[EnrollmentStatus, _t.Sequence[EnrollmentStatus], Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         activated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -463,7 +478,7 @@ class AsyncEnrollments(AsyncAPIResource):
 
         `GET /v1/enrollments` (scope `enrollments:read`).
 
-        Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
+        Filters: `student_id`, `course_id`, `status`, `external_id`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -473,9 +488,10 @@ class AsyncEnrollments(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: status, activated_at, completed_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
-            student_id: Equality filter; comma-separate several values for IN.
-            course_id: Equality filter; comma-separate several values for IN.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            course_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: pending, active, completed, dropped, cancelled.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             activated_at: Range filter on activated_at: any of gte, gt, lte, lt.
@@ -490,6 +506,7 @@ class AsyncEnrollments(AsyncAPIResource):
             student_id=student_id,
             course_id=course_id,
             status=status,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             activated_at=activated_at,
@@ -505,13 +522,14 @@ class AsyncEnrollments(AsyncAPIResource):
         course_id: str,
         status: _t.Union[EnrollmentCreateStatus, Omit] = omit,
         notes: _t.Union[_t.Optional[str], Omit] = omit,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Enrollment:
         """Enroll a student in a course.
 
         `POST /v1/enrollments` (scope `enrollments:write`).
 
-        Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
+        `external_id`, when given, must be unique in the organization. Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
 
         Args:
             status: Start as `pending` (default) or directly `active`. Default (when not given): `"pending"`.
@@ -521,6 +539,7 @@ class AsyncEnrollments(AsyncAPIResource):
             course_id=course_id,
             status=status,
             notes=notes,
+            external_id=external_id,
             request_options=request_options,
         )
         return response.parse()
@@ -545,6 +564,7 @@ class AsyncEnrollments(AsyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         notes: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Enrollment:
@@ -552,10 +572,11 @@ class AsyncEnrollments(AsyncAPIResource):
 
         `PATCH /v1/enrollments/{id}` (scope `enrollments:write`).
 
-        Only `notes` can change here; the status changes through the transition operations.
+        Only `notes` and `external_id` can change here; the status changes through the transition operations.
         """
         response = await self.with_raw_response.update(
             id,
+            external_id=external_id,
             notes=notes,
             request_options=request_options,
         )
@@ -648,6 +669,7 @@ class AsyncEnrollmentsWithRawResponse(AsyncAPIResource):
         student_id: _t.Union[str, Omit] = omit,
         course_id: _t.Union[str, Omit] = omit,
         status: _t.Union[EnrollmentStatus, _t.Sequence[EnrollmentStatus], Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         activated_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -658,7 +680,7 @@ class AsyncEnrollmentsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/enrollments` (scope `enrollments:read`).
 
-        Filters: `student_id`, `course_id`, `status`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
+        Filters: `student_id`, `course_id`, `status`, `external_id`; ranges on `activated_at`, `completed_at`, `created_at`, `updated_at`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -668,9 +690,10 @@ class AsyncEnrollmentsWithRawResponse(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: status, activated_at, completed_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
-            student_id: Equality filter; comma-separate several values for IN.
-            course_id: Equality filter; comma-separate several values for IN.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            course_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: pending, active, completed, dropped, cancelled.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             activated_at: Range filter on activated_at: any of gte, gt, lte, lt.
@@ -687,6 +710,7 @@ class AsyncEnrollmentsWithRawResponse(AsyncAPIResource):
                 "student_id": student_id,
                 "course_id": course_id,
                 "status": status,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "activated_at": activated_at,
@@ -703,13 +727,14 @@ class AsyncEnrollmentsWithRawResponse(AsyncAPIResource):
         course_id: str,
         status: _t.Union[EnrollmentCreateStatus, Omit] = omit,
         notes: _t.Union[_t.Optional[str], Omit] = omit,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Enrollment]:
         """Enroll a student in a course.
 
         `POST /v1/enrollments` (scope `enrollments:write`).
 
-        Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
+        `external_id`, when given, must be unique in the organization. Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -724,6 +749,7 @@ class AsyncEnrollmentsWithRawResponse(AsyncAPIResource):
                 "course_id": course_id,
                 "status": status,
                 "notes": notes,
+                "external_id": external_id,
             },
             options=request_options,
             cast=Enrollment.from_json,
@@ -752,6 +778,7 @@ class AsyncEnrollmentsWithRawResponse(AsyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         notes: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Enrollment]:
@@ -759,7 +786,7 @@ class AsyncEnrollmentsWithRawResponse(AsyncAPIResource):
 
         `PATCH /v1/enrollments/{id}` (scope `enrollments:write`).
 
-        Only `notes` can change here; the status changes through the transition operations.
+        Only `notes` and `external_id` can change here; the status changes through the transition operations.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -767,6 +794,7 @@ class AsyncEnrollmentsWithRawResponse(AsyncAPIResource):
             "PATCH",
             f"/v1/enrollments/{path_param('id', id)}",
             body={
+                "external_id": external_id,
                 "notes": notes,
             },
             options=request_options,

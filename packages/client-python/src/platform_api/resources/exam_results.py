@@ -37,6 +37,7 @@ class ExamResults(SyncAPIResource):
         exam_id: _t.Union[str, Omit] = omit,
         student_id: _t.Union[str, Omit] = omit,
         status: _t.Union[ExamResultStatus, _t.Sequence[ExamResultStatus], Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         published_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -46,7 +47,7 @@ class ExamResults(SyncAPIResource):
 
         `GET /v1/exam_results` (scope `exam_results:read`).
 
-        Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.
+        Filters: `exam_id`, `student_id`, `status`, `external_id`; ranges on `published_at`, `created_at`, `updated_at`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -56,9 +57,10 @@ class ExamResults(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
-            exam_id: Equality filter; comma-separate several values for IN.
-            student_id: Equality filter; comma-separate several values for IN.
+            exam_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: draft, published.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             published_at: Range filter on published_at: any of gte, gt, lte, lt.
@@ -72,6 +74,7 @@ class ExamResults(SyncAPIResource):
             exam_id=exam_id,
             student_id=student_id,
             status=status,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             published_at=published_at,
@@ -84,6 +87,7 @@ class ExamResults(SyncAPIResource):
         exam_id: str,
         student_id: str,
         score: float,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         grade: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> ExamResult:
@@ -96,6 +100,7 @@ class ExamResults(SyncAPIResource):
         return self.with_raw_response.create(
             exam_id=exam_id,
             student_id=student_id,
+            external_id=external_id,
             score=score,
             grade=grade,
             request_options=request_options,
@@ -120,6 +125,7 @@ class ExamResults(SyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         score: _t.Union[float, Omit] = omit,
         grade: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -132,6 +138,7 @@ class ExamResults(SyncAPIResource):
         """
         return self.with_raw_response.update(
             id,
+            external_id=external_id,
             score=score,
             grade=grade,
             request_options=request_options,
@@ -169,6 +176,7 @@ class ExamResultsWithRawResponse(SyncAPIResource):
         exam_id: _t.Union[str, Omit] = omit,
         student_id: _t.Union[str, Omit] = omit,
         status: _t.Union[ExamResultStatus, _t.Sequence[ExamResultStatus], Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         published_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -178,7 +186,7 @@ class ExamResultsWithRawResponse(SyncAPIResource):
 
         `GET /v1/exam_results` (scope `exam_results:read`).
 
-        Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.
+        Filters: `exam_id`, `student_id`, `status`, `external_id`; ranges on `published_at`, `created_at`, `updated_at`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -188,9 +196,10 @@ class ExamResultsWithRawResponse(SyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
-            exam_id: Equality filter; comma-separate several values for IN.
-            student_id: Equality filter; comma-separate several values for IN.
+            exam_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: draft, published.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             published_at: Range filter on published_at: any of gte, gt, lte, lt.
@@ -206,6 +215,7 @@ class ExamResultsWithRawResponse(SyncAPIResource):
                 "exam_id": exam_id,
                 "student_id": student_id,
                 "status": status,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "published_at": published_at,
@@ -220,6 +230,7 @@ class ExamResultsWithRawResponse(SyncAPIResource):
         exam_id: str,
         student_id: str,
         score: float,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         grade: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[ExamResult]:
@@ -237,6 +248,7 @@ class ExamResultsWithRawResponse(SyncAPIResource):
             body={
                 "exam_id": exam_id,
                 "student_id": student_id,
+                "external_id": external_id,
                 "score": score,
                 "grade": grade,
             },
@@ -267,6 +279,7 @@ class ExamResultsWithRawResponse(SyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         score: _t.Union[float, Omit] = omit,
         grade: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -283,6 +296,7 @@ class ExamResultsWithRawResponse(SyncAPIResource):
             "PATCH",
             f"/v1/exam_results/{path_param('id', id)}",
             body={
+                "external_id": external_id,
                 "score": score,
                 "grade": grade,
             },
@@ -331,6 +345,7 @@ class AsyncExamResults(AsyncAPIResource):
         exam_id: _t.Union[str, Omit] = omit,
         student_id: _t.Union[str, Omit] = omit,
         status: _t.Union[ExamResultStatus, _t.Sequence[ExamResultStatus], Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         published_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -340,7 +355,7 @@ class AsyncExamResults(AsyncAPIResource):
 
         `GET /v1/exam_results` (scope `exam_results:read`).
 
-        Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.
+        Filters: `exam_id`, `student_id`, `status`, `external_id`; ranges on `published_at`, `created_at`, `updated_at`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -350,9 +365,10 @@ class AsyncExamResults(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
-            exam_id: Equality filter; comma-separate several values for IN.
-            student_id: Equality filter; comma-separate several values for IN.
+            exam_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: draft, published.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             published_at: Range filter on published_at: any of gte, gt, lte, lt.
@@ -366,6 +382,7 @@ class AsyncExamResults(AsyncAPIResource):
             exam_id=exam_id,
             student_id=student_id,
             status=status,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             published_at=published_at,
@@ -379,6 +396,7 @@ class AsyncExamResults(AsyncAPIResource):
         exam_id: str,
         student_id: str,
         score: float,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         grade: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> ExamResult:
@@ -391,6 +409,7 @@ class AsyncExamResults(AsyncAPIResource):
         response = await self.with_raw_response.create(
             exam_id=exam_id,
             student_id=student_id,
+            external_id=external_id,
             score=score,
             grade=grade,
             request_options=request_options,
@@ -417,6 +436,7 @@ class AsyncExamResults(AsyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         score: _t.Union[float, Omit] = omit,
         grade: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -429,6 +449,7 @@ class AsyncExamResults(AsyncAPIResource):
         """
         response = await self.with_raw_response.update(
             id,
+            external_id=external_id,
             score=score,
             grade=grade,
             request_options=request_options,
@@ -468,6 +489,7 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
         exam_id: _t.Union[str, Omit] = omit,
         student_id: _t.Union[str, Omit] = omit,
         status: _t.Union[ExamResultStatus, _t.Sequence[ExamResultStatus], Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         published_at: _t.Union[DateTimeRange, Omit] = omit,
@@ -477,7 +499,7 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/exam_results` (scope `exam_results:read`).
 
-        Filters: `exam_id`, `student_id`, `status`; ranges on `published_at`, `created_at`, `updated_at`.
+        Filters: `exam_id`, `student_id`, `status`, `external_id`; ranges on `published_at`, `created_at`, `updated_at`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -487,9 +509,10 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
             per_page: Items per page, at most 100.
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: score, published_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
-            exam_id: Equality filter; comma-separate several values for IN.
-            student_id: Equality filter; comma-separate several values for IN.
+            exam_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: draft, published.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             published_at: Range filter on published_at: any of gte, gt, lte, lt.
@@ -505,6 +528,7 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
                 "exam_id": exam_id,
                 "student_id": student_id,
                 "status": status,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "published_at": published_at,
@@ -519,6 +543,7 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
         exam_id: str,
         student_id: str,
         score: float,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         grade: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[ExamResult]:
@@ -536,6 +561,7 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
             body={
                 "exam_id": exam_id,
                 "student_id": student_id,
+                "external_id": external_id,
                 "score": score,
                 "grade": grade,
             },
@@ -566,6 +592,7 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         score: _t.Union[float, Omit] = omit,
         grade: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
@@ -582,6 +609,7 @@ class AsyncExamResultsWithRawResponse(AsyncAPIResource):
             "PATCH",
             f"/v1/exam_results/{path_param('id', id)}",
             body={
+                "external_id": external_id,
                 "score": score,
                 "grade": grade,
             },

@@ -35,6 +35,7 @@ class Exams(SyncAPIResource):
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
         q: _t.Union[str, Omit] = omit,
         course_id: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         held_on: _t.Union[StringRange, Omit] = omit,
@@ -44,7 +45,7 @@ class Exams(SyncAPIResource):
 
         `GET /v1/exams` (scope `exam_results:read`).
 
-        Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
+        Filters: `course_id`, `external_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -55,7 +56,8 @@ class Exams(SyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
-            course_id: Equality filter; comma-separate several values for IN.
+            course_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             held_on: Range filter on held_on: any of gte, gt, lte, lt.
@@ -68,6 +70,7 @@ class Exams(SyncAPIResource):
             updated_since=updated_since,
             q=q,
             course_id=course_id,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             held_on=held_on,
@@ -80,6 +83,7 @@ class Exams(SyncAPIResource):
         course_id: str,
         title: str,
         max_score: float,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         held_on: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Exam:
@@ -92,6 +96,7 @@ class Exams(SyncAPIResource):
         """
         return self.with_raw_response.create(
             course_id=course_id,
+            external_id=external_id,
             title=title,
             max_score=max_score,
             held_on=held_on,
@@ -117,6 +122,7 @@ class Exams(SyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         title: _t.Union[str, Omit] = omit,
         max_score: _t.Union[float, Omit] = omit,
         held_on: _t.Union[_t.Optional[str], Omit] = omit,
@@ -133,6 +139,7 @@ class Exams(SyncAPIResource):
         """
         return self.with_raw_response.update(
             id,
+            external_id=external_id,
             title=title,
             max_score=max_score,
             held_on=held_on,
@@ -170,6 +177,7 @@ class ExamsWithRawResponse(SyncAPIResource):
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
         q: _t.Union[str, Omit] = omit,
         course_id: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         held_on: _t.Union[StringRange, Omit] = omit,
@@ -179,7 +187,7 @@ class ExamsWithRawResponse(SyncAPIResource):
 
         `GET /v1/exams` (scope `exam_results:read`).
 
-        Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
+        Filters: `course_id`, `external_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -190,7 +198,8 @@ class ExamsWithRawResponse(SyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
-            course_id: Equality filter; comma-separate several values for IN.
+            course_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             held_on: Range filter on held_on: any of gte, gt, lte, lt.
@@ -205,6 +214,7 @@ class ExamsWithRawResponse(SyncAPIResource):
                 "updated_since": updated_since,
                 "q": q,
                 "course_id": course_id,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "held_on": held_on,
@@ -219,6 +229,7 @@ class ExamsWithRawResponse(SyncAPIResource):
         course_id: str,
         title: str,
         max_score: float,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         held_on: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Exam]:
@@ -236,6 +247,7 @@ class ExamsWithRawResponse(SyncAPIResource):
             "/v1/exams",
             body={
                 "course_id": course_id,
+                "external_id": external_id,
                 "title": title,
                 "max_score": max_score,
                 "held_on": held_on,
@@ -267,6 +279,7 @@ class ExamsWithRawResponse(SyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         title: _t.Union[str, Omit] = omit,
         max_score: _t.Union[float, Omit] = omit,
         held_on: _t.Union[_t.Optional[str], Omit] = omit,
@@ -287,6 +300,7 @@ class ExamsWithRawResponse(SyncAPIResource):
             "PATCH",
             f"/v1/exams/{path_param('id', id)}",
             body={
+                "external_id": external_id,
                 "title": title,
                 "max_score": max_score,
                 "held_on": held_on,
@@ -335,6 +349,7 @@ class AsyncExams(AsyncAPIResource):
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
         q: _t.Union[str, Omit] = omit,
         course_id: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         held_on: _t.Union[StringRange, Omit] = omit,
@@ -344,7 +359,7 @@ class AsyncExams(AsyncAPIResource):
 
         `GET /v1/exams` (scope `exam_results:read`).
 
-        Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
+        Filters: `course_id`, `external_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -355,7 +370,8 @@ class AsyncExams(AsyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
-            course_id: Equality filter; comma-separate several values for IN.
+            course_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             held_on: Range filter on held_on: any of gte, gt, lte, lt.
@@ -368,6 +384,7 @@ class AsyncExams(AsyncAPIResource):
             updated_since=updated_since,
             q=q,
             course_id=course_id,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             held_on=held_on,
@@ -381,6 +398,7 @@ class AsyncExams(AsyncAPIResource):
         course_id: str,
         title: str,
         max_score: float,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         held_on: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Exam:
@@ -393,6 +411,7 @@ class AsyncExams(AsyncAPIResource):
         """
         response = await self.with_raw_response.create(
             course_id=course_id,
+            external_id=external_id,
             title=title,
             max_score=max_score,
             held_on=held_on,
@@ -420,6 +439,7 @@ class AsyncExams(AsyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         title: _t.Union[str, Omit] = omit,
         max_score: _t.Union[float, Omit] = omit,
         held_on: _t.Union[_t.Optional[str], Omit] = omit,
@@ -436,6 +456,7 @@ class AsyncExams(AsyncAPIResource):
         """
         response = await self.with_raw_response.update(
             id,
+            external_id=external_id,
             title=title,
             max_score=max_score,
             held_on=held_on,
@@ -475,6 +496,7 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
         updated_since: _t.Union[_dt.datetime, str, Omit] = omit,
         q: _t.Union[str, Omit] = omit,
         course_id: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         held_on: _t.Union[StringRange, Omit] = omit,
@@ -484,7 +506,7 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/exams` (scope `exam_results:read`).
 
-        Filters: `course_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
+        Filters: `course_id`, `external_id`; ranges on `held_on`, `created_at`, `updated_at`; `q` searches `title`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -495,7 +517,8 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: title, held_on, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over title. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
-            course_id: Equality filter; comma-separate several values for IN.
+            course_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             held_on: Range filter on held_on: any of gte, gt, lte, lt.
@@ -510,6 +533,7 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
                 "updated_since": updated_since,
                 "q": q,
                 "course_id": course_id,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "held_on": held_on,
@@ -524,6 +548,7 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
         course_id: str,
         title: str,
         max_score: float,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         held_on: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Exam]:
@@ -541,6 +566,7 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
             "/v1/exams",
             body={
                 "course_id": course_id,
+                "external_id": external_id,
                 "title": title,
                 "max_score": max_score,
                 "held_on": held_on,
@@ -572,6 +598,7 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
         self,
         id: str,
         *,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         title: _t.Union[str, Omit] = omit,
         max_score: _t.Union[float, Omit] = omit,
         held_on: _t.Union[_t.Optional[str], Omit] = omit,
@@ -592,6 +619,7 @@ class AsyncExamsWithRawResponse(AsyncAPIResource):
             "PATCH",
             f"/v1/exams/{path_param('id', id)}",
             body={
+                "external_id": external_id,
                 "title": title,
                 "max_score": max_score,
                 "held_on": held_on,

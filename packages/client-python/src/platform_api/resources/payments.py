@@ -39,6 +39,7 @@ class Payments(SyncAPIResource):
         enrollment_id: _t.Union[str, Omit] = omit,
         status: _t.Union[PaymentStatus, _t.Sequence[PaymentStatus], Omit] = omit,
         currency: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         amount: _t.Union[IntegerRange, Omit] = omit,
@@ -49,7 +50,7 @@ class Payments(SyncAPIResource):
 
         `GET /v1/payments` (scope `payments:read`).
 
-        Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
+        Filters: `student_id`, `enrollment_id`, `status`, `currency`, `external_id`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -60,10 +61,11 @@ class Payments(SyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: amount, succeeded_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over description, external_reference. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
-            student_id: Equality filter; comma-separate several values for IN.
-            enrollment_id: Equality filter; comma-separate several values for IN.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            enrollment_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed, refunded.
             currency: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             amount: Range filter on amount: any of gte, gt, lte, lt.
@@ -80,6 +82,7 @@ class Payments(SyncAPIResource):
             enrollment_id=enrollment_id,
             status=status,
             currency=currency,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             amount=amount,
@@ -96,13 +99,17 @@ class Payments(SyncAPIResource):
         enrollment_id: _t.Union[_t.Optional[str], Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
         external_reference: _t.Union[_t.Optional[str], Omit] = omit,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Payment:
         """Record a payment.
 
         `POST /v1/payments` (scope `payments:write`).
 
-        Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
+        Records a pending payment of a student, optionally for one of their enrollments; `external_id`, when given, must be unique in the organization. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
+
+        Args:
+            external_id: Set when the payment is recorded; a payment has no update.
         """
         return self.with_raw_response.create(
             student_id=student_id,
@@ -111,6 +118,7 @@ class Payments(SyncAPIResource):
             currency=currency,
             description=description,
             external_reference=external_reference,
+            external_id=external_id,
             request_options=request_options,
         ).parse()
 
@@ -204,6 +212,7 @@ class PaymentsWithRawResponse(SyncAPIResource):
         enrollment_id: _t.Union[str, Omit] = omit,
         status: _t.Union[PaymentStatus, _t.Sequence[PaymentStatus], Omit] = omit,
         currency: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         amount: _t.Union[IntegerRange, Omit] = omit,
@@ -214,7 +223,7 @@ class PaymentsWithRawResponse(SyncAPIResource):
 
         `GET /v1/payments` (scope `payments:read`).
 
-        Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
+        Filters: `student_id`, `enrollment_id`, `status`, `currency`, `external_id`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -225,10 +234,11 @@ class PaymentsWithRawResponse(SyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: amount, succeeded_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over description, external_reference. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
-            student_id: Equality filter; comma-separate several values for IN.
-            enrollment_id: Equality filter; comma-separate several values for IN.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            enrollment_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed, refunded.
             currency: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             amount: Range filter on amount: any of gte, gt, lte, lt.
@@ -247,6 +257,7 @@ class PaymentsWithRawResponse(SyncAPIResource):
                 "enrollment_id": enrollment_id,
                 "status": status,
                 "currency": currency,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "amount": amount,
@@ -265,15 +276,19 @@ class PaymentsWithRawResponse(SyncAPIResource):
         enrollment_id: _t.Union[_t.Optional[str], Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
         external_reference: _t.Union[_t.Optional[str], Omit] = omit,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Payment]:
         """Record a payment.
 
         `POST /v1/payments` (scope `payments:write`).
 
-        Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
+        Records a pending payment of a student, optionally for one of their enrollments; `external_id`, when given, must be unique in the organization. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            external_id: Set when the payment is recorded; a payment has no update.
         """
         return self._request(
             "POST",
@@ -285,6 +300,7 @@ class PaymentsWithRawResponse(SyncAPIResource):
                 "currency": currency,
                 "description": description,
                 "external_reference": external_reference,
+                "external_id": external_id,
             },
             options=request_options,
             cast=Payment.from_json,
@@ -405,6 +421,7 @@ class AsyncPayments(AsyncAPIResource):
         enrollment_id: _t.Union[str, Omit] = omit,
         status: _t.Union[PaymentStatus, _t.Sequence[PaymentStatus], Omit] = omit,
         currency: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         amount: _t.Union[IntegerRange, Omit] = omit,
@@ -415,7 +432,7 @@ class AsyncPayments(AsyncAPIResource):
 
         `GET /v1/payments` (scope `payments:read`).
 
-        Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
+        Filters: `student_id`, `enrollment_id`, `status`, `currency`, `external_id`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
 
         Returns the first page; iterating it walks every item of every page.
 
@@ -426,10 +443,11 @@ class AsyncPayments(AsyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: amount, succeeded_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over description, external_reference. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
-            student_id: Equality filter; comma-separate several values for IN.
-            enrollment_id: Equality filter; comma-separate several values for IN.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            enrollment_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed, refunded.
             currency: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             amount: Range filter on amount: any of gte, gt, lte, lt.
@@ -446,6 +464,7 @@ class AsyncPayments(AsyncAPIResource):
             enrollment_id=enrollment_id,
             status=status,
             currency=currency,
+            external_id=external_id,
             created_at=created_at,
             updated_at=updated_at,
             amount=amount,
@@ -463,13 +482,17 @@ class AsyncPayments(AsyncAPIResource):
         enrollment_id: _t.Union[_t.Optional[str], Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
         external_reference: _t.Union[_t.Optional[str], Omit] = omit,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> Payment:
         """Record a payment.
 
         `POST /v1/payments` (scope `payments:write`).
 
-        Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
+        Records a pending payment of a student, optionally for one of their enrollments; `external_id`, when given, must be unique in the organization. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
+
+        Args:
+            external_id: Set when the payment is recorded; a payment has no update.
         """
         response = await self.with_raw_response.create(
             student_id=student_id,
@@ -478,6 +501,7 @@ class AsyncPayments(AsyncAPIResource):
             currency=currency,
             description=description,
             external_reference=external_reference,
+            external_id=external_id,
             request_options=request_options,
         )
         return response.parse()
@@ -576,6 +600,7 @@ class AsyncPaymentsWithRawResponse(AsyncAPIResource):
         enrollment_id: _t.Union[str, Omit] = omit,
         status: _t.Union[PaymentStatus, _t.Sequence[PaymentStatus], Omit] = omit,
         currency: _t.Union[str, Omit] = omit,
+        external_id: _t.Union[str, Omit] = omit,
         created_at: _t.Union[DateTimeRange, Omit] = omit,
         updated_at: _t.Union[DateTimeRange, Omit] = omit,
         amount: _t.Union[IntegerRange, Omit] = omit,
@@ -586,7 +611,7 @@ class AsyncPaymentsWithRawResponse(AsyncAPIResource):
 
         `GET /v1/payments` (scope `payments:read`).
 
-        Filters: `student_id`, `enrollment_id`, `status`, `currency`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
+        Filters: `student_id`, `enrollment_id`, `status`, `currency`, `external_id`; ranges on `amount`, `succeeded_at`, `created_at`, `updated_at`; `q` searches `description`, `external_reference`.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -597,10 +622,11 @@ class AsyncPaymentsWithRawResponse(AsyncAPIResource):
             sort: Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: amount, succeeded_at, created_at, updated_at. Ties are broken by id.
             updated_since: Only records changed at or after this instant (incremental sync).
             q: Case-insensitive substring search over description, external_reference. From 3 characters on it is served by an index; a 1–2 character q reads the organization's records. A search that cannot finish within the server's time budget is a 503: use a longer q or add filters.
-            student_id: Equality filter; comma-separate several values for IN.
-            enrollment_id: Equality filter; comma-separate several values for IN.
+            student_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
+            enrollment_id: Equality filter; comma-separate several values for IN. An id, or `ext:<external_id>`.
             status: Equality filter; comma-separate several values for IN. One of: pending, succeeded, failed, refunded.
             currency: Equality filter; comma-separate several values for IN.
+            external_id: Equality filter; comma-separate several values for IN.
             created_at: Range filter on created_at: any of gte, gt, lte, lt.
             updated_at: Range filter on updated_at: any of gte, gt, lte, lt.
             amount: Range filter on amount: any of gte, gt, lte, lt.
@@ -619,6 +645,7 @@ class AsyncPaymentsWithRawResponse(AsyncAPIResource):
                 "enrollment_id": enrollment_id,
                 "status": status,
                 "currency": currency,
+                "external_id": external_id,
                 "created_at": created_at,
                 "updated_at": updated_at,
                 "amount": amount,
@@ -637,15 +664,19 @@ class AsyncPaymentsWithRawResponse(AsyncAPIResource):
         enrollment_id: _t.Union[_t.Optional[str], Omit] = omit,
         description: _t.Union[_t.Optional[str], Omit] = omit,
         external_reference: _t.Union[_t.Optional[str], Omit] = omit,
+        external_id: _t.Union[_t.Optional[str], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[Payment]:
         """Record a payment.
 
         `POST /v1/payments` (scope `payments:write`).
 
-        Records a pending payment of a student, optionally for one of their enrollments. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
+        Records a pending payment of a student, optionally for one of their enrollments; `external_id`, when given, must be unique in the organization. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
+
+        Args:
+            external_id: Set when the payment is recorded; a payment has no update.
         """
         return await self._request(
             "POST",
@@ -657,6 +688,7 @@ class AsyncPaymentsWithRawResponse(AsyncAPIResource):
                 "currency": currency,
                 "description": description,
                 "external_reference": external_reference,
+                "external_id": external_id,
             },
             options=request_options,
             cast=Payment.from_json,

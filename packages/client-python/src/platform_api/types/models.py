@@ -3057,6 +3057,8 @@ class Enrollment(BaseModel):
 
     id: str
     object: _t.Literal["enrollment"]
+    external_id: _t.Optional[str]
+    """Your system's key for this record, unique among your enrollments, or null; `ext:<external_id>` stands for its id."""
     student_id: str
     course_id: str
     status: _t.Union[EnrollmentStatus, str]
@@ -3071,6 +3073,7 @@ class Enrollment(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("student_id", "student_id"),
         ("course_id", "course_id"),
         ("status", "status"),
@@ -3088,6 +3091,7 @@ class Enrollment(BaseModel):
         *,
         id: str,
         object: _t.Literal["enrollment"],
+        external_id: _t.Optional[str],
         student_id: str,
         course_id: str,
         status: _t.Union[EnrollmentStatus, str],
@@ -3103,6 +3107,7 @@ class Enrollment(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "student_id": student_id,
                 "course_id": course_id,
                 "status": status,
@@ -3123,6 +3128,7 @@ class Enrollment(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             student_id=json_get(raw, "student_id"),
             course_id=json_get(raw, "course_id"),
             status=json_get(raw, "status"),
@@ -3184,6 +3190,8 @@ class EnrollmentPreviousAttributes(BaseModel):
 
     id: _t.Optional[str]
     object: _t.Optional[_t.Literal["enrollment"]]
+    external_id: _t.Optional[str]
+    """Your system's key for this record, unique among your enrollments, or null; `ext:<external_id>` stands for its id."""
     student_id: _t.Optional[str]
     course_id: _t.Optional[str]
     status: _t.Optional[_t.Union[EnrollmentStatus, str]]
@@ -3198,6 +3206,7 @@ class EnrollmentPreviousAttributes(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("student_id", "student_id"),
         ("course_id", "course_id"),
         ("status", "status"),
@@ -3215,6 +3224,7 @@ class EnrollmentPreviousAttributes(BaseModel):
         *,
         id: _t.Optional[str] = None,
         object: _t.Optional[_t.Literal["enrollment"]] = None,
+        external_id: _t.Optional[str] = None,
         student_id: _t.Optional[str] = None,
         course_id: _t.Optional[str] = None,
         status: _t.Optional[_t.Union[EnrollmentStatus, str]] = None,
@@ -3230,6 +3240,7 @@ class EnrollmentPreviousAttributes(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "student_id": student_id,
                 "course_id": course_id,
                 "status": status,
@@ -3250,6 +3261,7 @@ class EnrollmentPreviousAttributes(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             student_id=json_get(raw, "student_id"),
             course_id=json_get(raw, "course_id"),
             status=json_get(raw, "status"),
@@ -3311,6 +3323,8 @@ class Exam(BaseModel):
 
     id: str
     object: _t.Literal["exam"]
+    external_id: _t.Optional[str]
+    """Your system's key for this record, unique among your exams, or null; `ext:<external_id>` stands for its id."""
     course_id: str
     title: str
     max_score: float
@@ -3323,6 +3337,7 @@ class Exam(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("course_id", "course_id"),
         ("title", "title"),
         ("max_score", "max_score"),
@@ -3336,6 +3351,7 @@ class Exam(BaseModel):
         *,
         id: str,
         object: _t.Literal["exam"],
+        external_id: _t.Optional[str],
         course_id: str,
         title: str,
         max_score: float,
@@ -3347,6 +3363,7 @@ class Exam(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "course_id": course_id,
                 "title": title,
                 "max_score": max_score,
@@ -3363,6 +3380,7 @@ class Exam(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             course_id=json_get(raw, "course_id"),
             title=json_get(raw, "title"),
             max_score=json_get(raw, "max_score"),
@@ -3420,6 +3438,8 @@ class ExamPreviousAttributes(BaseModel):
 
     id: _t.Optional[str]
     object: _t.Optional[_t.Literal["exam"]]
+    external_id: _t.Optional[str]
+    """Your system's key for this record, unique among your exams, or null; `ext:<external_id>` stands for its id."""
     course_id: _t.Optional[str]
     title: _t.Optional[str]
     max_score: _t.Optional[float]
@@ -3432,6 +3452,7 @@ class ExamPreviousAttributes(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("course_id", "course_id"),
         ("title", "title"),
         ("max_score", "max_score"),
@@ -3445,6 +3466,7 @@ class ExamPreviousAttributes(BaseModel):
         *,
         id: _t.Optional[str] = None,
         object: _t.Optional[_t.Literal["exam"]] = None,
+        external_id: _t.Optional[str] = None,
         course_id: _t.Optional[str] = None,
         title: _t.Optional[str] = None,
         max_score: _t.Optional[float] = None,
@@ -3456,6 +3478,7 @@ class ExamPreviousAttributes(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "course_id": course_id,
                 "title": title,
                 "max_score": max_score,
@@ -3472,6 +3495,7 @@ class ExamPreviousAttributes(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             course_id=json_get(raw, "course_id"),
             title=json_get(raw, "title"),
             max_score=json_get(raw, "max_score"),
@@ -3488,6 +3512,8 @@ class ExamResult(BaseModel):
 
     id: str
     object: _t.Literal["exam_result"]
+    external_id: _t.Optional[str]
+    """Your system's key for this record, unique among your exam results, or null; `ext:<external_id>` stands for its id."""
     exam_id: str
     student_id: str
     score: float
@@ -3501,6 +3527,7 @@ class ExamResult(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("exam_id", "exam_id"),
         ("student_id", "student_id"),
         ("score", "score"),
@@ -3516,6 +3543,7 @@ class ExamResult(BaseModel):
         *,
         id: str,
         object: _t.Literal["exam_result"],
+        external_id: _t.Optional[str],
         exam_id: str,
         student_id: str,
         score: float,
@@ -3529,6 +3557,7 @@ class ExamResult(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "exam_id": exam_id,
                 "student_id": student_id,
                 "score": score,
@@ -3547,6 +3576,7 @@ class ExamResult(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             exam_id=json_get(raw, "exam_id"),
             student_id=json_get(raw, "student_id"),
             score=json_get(raw, "score"),
@@ -3606,6 +3636,8 @@ class ExamResultPreviousAttributes(BaseModel):
 
     id: _t.Optional[str]
     object: _t.Optional[_t.Literal["exam_result"]]
+    external_id: _t.Optional[str]
+    """Your system's key for this record, unique among your exam results, or null; `ext:<external_id>` stands for its id."""
     exam_id: _t.Optional[str]
     student_id: _t.Optional[str]
     score: _t.Optional[float]
@@ -3619,6 +3651,7 @@ class ExamResultPreviousAttributes(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("exam_id", "exam_id"),
         ("student_id", "student_id"),
         ("score", "score"),
@@ -3634,6 +3667,7 @@ class ExamResultPreviousAttributes(BaseModel):
         *,
         id: _t.Optional[str] = None,
         object: _t.Optional[_t.Literal["exam_result"]] = None,
+        external_id: _t.Optional[str] = None,
         exam_id: _t.Optional[str] = None,
         student_id: _t.Optional[str] = None,
         score: _t.Optional[float] = None,
@@ -3647,6 +3681,7 @@ class ExamResultPreviousAttributes(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "exam_id": exam_id,
                 "student_id": student_id,
                 "score": score,
@@ -3665,6 +3700,7 @@ class ExamResultPreviousAttributes(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             exam_id=json_get(raw, "exam_id"),
             student_id=json_get(raw, "student_id"),
             score=json_get(raw, "score"),
@@ -4870,6 +4906,8 @@ class Payment(BaseModel):
 
     id: str
     object: _t.Literal["payment"]
+    external_id: _t.Optional[str]
+    """Your system's key for this record, unique among your payments, or null; `ext:<external_id>` stands for its id."""
     student_id: str
     enrollment_id: _t.Optional[str]
     amount: int
@@ -4892,6 +4930,7 @@ class Payment(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("student_id", "student_id"),
         ("enrollment_id", "enrollment_id"),
         ("amount", "amount"),
@@ -4913,6 +4952,7 @@ class Payment(BaseModel):
         *,
         id: str,
         object: _t.Literal["payment"],
+        external_id: _t.Optional[str],
         student_id: str,
         enrollment_id: _t.Optional[str],
         amount: int,
@@ -4932,6 +4972,7 @@ class Payment(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "student_id": student_id,
                 "enrollment_id": enrollment_id,
                 "amount": amount,
@@ -4956,6 +4997,7 @@ class Payment(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             student_id=json_get(raw, "student_id"),
             enrollment_id=json_get(raw, "enrollment_id"),
             amount=json_get(raw, "amount"),
@@ -5021,6 +5063,8 @@ class PaymentPreviousAttributes(BaseModel):
 
     id: _t.Optional[str]
     object: _t.Optional[_t.Literal["payment"]]
+    external_id: _t.Optional[str]
+    """Your system's key for this record, unique among your payments, or null; `ext:<external_id>` stands for its id."""
     student_id: _t.Optional[str]
     enrollment_id: _t.Optional[str]
     amount: _t.Optional[int]
@@ -5043,6 +5087,7 @@ class PaymentPreviousAttributes(BaseModel):
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
         ("object", "object"),
+        ("external_id", "external_id"),
         ("student_id", "student_id"),
         ("enrollment_id", "enrollment_id"),
         ("amount", "amount"),
@@ -5064,6 +5109,7 @@ class PaymentPreviousAttributes(BaseModel):
         *,
         id: _t.Optional[str] = None,
         object: _t.Optional[_t.Literal["payment"]] = None,
+        external_id: _t.Optional[str] = None,
         student_id: _t.Optional[str] = None,
         enrollment_id: _t.Optional[str] = None,
         amount: _t.Optional[int] = None,
@@ -5083,6 +5129,7 @@ class PaymentPreviousAttributes(BaseModel):
             {
                 "id": id,
                 "object": object,
+                "external_id": external_id,
                 "student_id": student_id,
                 "enrollment_id": enrollment_id,
                 "amount": amount,
@@ -5107,6 +5154,7 @@ class PaymentPreviousAttributes(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
+            external_id=json_get(raw, "external_id"),
             student_id=json_get(raw, "student_id"),
             enrollment_id=json_get(raw, "enrollment_id"),
             amount=json_get(raw, "amount"),

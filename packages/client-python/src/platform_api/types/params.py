@@ -161,11 +161,13 @@ class EnrollmentCreateParams(_EnrollmentCreateParamsRequired, total=False):
     status: EnrollmentCreateStatus
     """Start as `pending` (default) or directly `active`. Default: `"pending"`."""
     notes: _t.Optional[str]
+    external_id: _t.Optional[str]
 
 
 class EnrollmentUpdateParams(_t.TypedDict, total=False):
     """The fields of a `EnrollmentUpdate`."""
 
+    external_id: _t.Optional[str]
     notes: _t.Optional[str]
 
 
@@ -178,6 +180,7 @@ class _ExamCreateParamsRequired(_t.TypedDict):
 class ExamCreateParams(_ExamCreateParamsRequired, total=False):
     """The fields of a `ExamCreate`."""
 
+    external_id: _t.Optional[str]
     held_on: _t.Optional[str]
     """YYYY-MM-DD"""
 
@@ -191,12 +194,14 @@ class _ExamResultCreateParamsRequired(_t.TypedDict):
 class ExamResultCreateParams(_ExamResultCreateParamsRequired, total=False):
     """The fields of a `ExamResultCreate`."""
 
+    external_id: _t.Optional[str]
     grade: _t.Optional[str]
 
 
 class ExamResultUpdateParams(_t.TypedDict, total=False):
     """The fields of a `ExamResultUpdate`."""
 
+    external_id: _t.Optional[str]
     score: float
     grade: _t.Optional[str]
 
@@ -204,6 +209,7 @@ class ExamResultUpdateParams(_t.TypedDict, total=False):
 class ExamUpdateParams(_t.TypedDict, total=False):
     """The fields of a `ExamUpdate`."""
 
+    external_id: _t.Optional[str]
     title: str
     max_score: float
     held_on: _t.Optional[str]
@@ -308,6 +314,8 @@ class PaymentCreateParams(_PaymentCreateParamsRequired, total=False):
     enrollment_id: _t.Optional[str]
     description: _t.Optional[str]
     external_reference: _t.Optional[str]
+    external_id: _t.Optional[str]
+    """Set when the payment is recorded; a payment has no update."""
 
 
 class PaymentFailParams(_t.TypedDict, total=False):
