@@ -62,6 +62,31 @@ final class ExternalIdsLiveTest extends LiveTestCase
         self::assertSame($result->data[0]->id, $enrollment->courseId);
     }
 
+    public function testEnrollmentExternalIdAndExtListFilter(): void
+    {
+        $client = self::client();
+        $courseKey = self::unique('class-');
+        $studentKey = self::unique('SIS-');
+        $enrollmentKey = self::unique('enr-');
+        $client->courses->create(['external_id' => $courseKey, 'code' => self::unique('C-'), 'title' => 'Geometry']);
+        $client->students->create([
+            'external_id' => $studentKey,
+            'student_number' => self::unique('N-'),
+            'first_name' => 'Ada',
+            'last_name' => 'Byron',
+        ]);
+        $enrollment = $client->enrollments->create([
+            'student_id' => 'ext:' . $studentKey,
+            'course_id' => 'ext:' . $courseKey,
+            'external_id' => $enrollmentKey,
+        ]);
+        self::assertSame($enrollment->id, $client->enrollments->retrieve('ext:' . $enrollmentKey)->id);
+        // A reference filter takes ext: as well as ids.
+        $page = $client->enrollments->list(['student_id' => 'ext:' . $studentKey]);
+        self::assertSame([$enrollment->id], array_map(fn ($e) => $e->id, $page->data));
+        self::assertSame([], $client->enrollments->list(['student_id' => 'ext:' . self::unique('NONE-')])->data);
+    }
+
     public function testAnUnknownExternalIdIsNotFound(): void
     {
         $this->expectException(NotFoundException::class);

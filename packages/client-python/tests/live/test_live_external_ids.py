@@ -50,3 +50,19 @@ def test_courses_batch_upsert_and_ext_references(client: platform_api.PlatformCl
     enrollment = client.enrollments.create(student_id=f"ext:{student_key}", course_id=f"ext:{course_key}")
     assert enrollment.course_id == result.data[0].id
     assert enrollment.student_id == client.students.retrieve(f"ext:{student_key}").id
+
+
+def test_enrollment_external_id_and_ext_list_filter(client: platform_api.PlatformClient) -> None:
+    course_key, student_key, enrollment_key = unique("class-"), unique("SIS-"), unique("enr-")
+    client.courses.create(external_id=course_key, code=unique("C-"), title="Geometry")
+    client.students.create(
+        external_id=student_key, student_number=unique("N-"), first_name="Ada", last_name="Byron"
+    )
+    enrollment = client.enrollments.create(
+        student_id=f"ext:{student_key}", course_id=f"ext:{course_key}", external_id=enrollment_key
+    )
+    assert client.enrollments.retrieve(f"ext:{enrollment_key}").id == enrollment.id
+    # A reference filter takes ext: as well as ids.
+    page = client.enrollments.list(student_id=f"ext:{student_key}")
+    assert [e.id for e in page.data] == [enrollment.id]
+    assert client.enrollments.list(student_id=f"ext:{unique('NONE-')}").data == []
