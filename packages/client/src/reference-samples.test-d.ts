@@ -25,7 +25,7 @@ export async function students_retrieve() {
 }
 
 export async function students_update() {
-  const student = await platform.students.update('stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'external id' } });
+  const student = await platform.students.update('stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'SIS-0042' } });
   return student;
 }
 
@@ -55,7 +55,7 @@ export async function courses_retrieve() {
 }
 
 export async function courses_update() {
-  const course = await platform.courses.update('crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'external id' } });
+  const course = await platform.courses.update('crs_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'SIS-0042' } });
   return course;
 }
 
@@ -80,7 +80,7 @@ export async function enrollments_retrieve() {
 }
 
 export async function enrollments_update() {
-  const enrollment = await platform.enrollments.update('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'external id' } });
+  const enrollment = await platform.enrollments.update('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'SIS-0042' } });
   return enrollment;
 }
 
@@ -150,7 +150,7 @@ export async function exams_retrieve() {
 }
 
 export async function exams_update() {
-  const exam = await platform.exams.update('exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'external id' } });
+  const exam = await platform.exams.update('exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'SIS-0042' } });
   return exam;
 }
 
@@ -175,7 +175,7 @@ export async function examResults_retrieve() {
 }
 
 export async function examResults_update() {
-  const examResult = await platform.examResults.update('res_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'external id' } });
+  const examResult = await platform.examResults.update('res_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { external_id: 'SIS-0042' } });
   return examResult;
 }
 

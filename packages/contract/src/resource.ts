@@ -23,6 +23,7 @@ export const externalIdSchema = z
   .min(1, 'must not be empty')
   .max(EXTERNAL_ID.maxLength, `must be at most ${EXTERNAL_ID.maxLength} characters`)
   .regex(EXTERNAL_ID.pattern, 'may only contain letters, digits and . _ ~ : @ + -')
+  .openapi({ example: 'SIS-0042' })
   .nullable();
 
 /** The `external_id` of a resource that has one, as responses and events carry it. */
