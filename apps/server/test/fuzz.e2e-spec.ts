@@ -365,7 +365,7 @@ describe('fuzzing every route of the contract', () => {
         path: '/v1/exams',
         schema: ExamCreateSchema,
         generate: ExamCreateSchema.omit({ course_id: true }),
-        complete: (body) => ({ ...body, course_id: ids.courses }),
+        complete: (body) => ({ ...body, ...unique(body), course_id: ids.courses }),
       },
       {
         name: 'webhook endpoints',
