@@ -106,6 +106,20 @@ describe('list cursors (links.next, keyset pages)', () => {
     if (/events|tokens/.test(path)) expect(seen.length).toBeGreaterThan(2);
   });
 
+  it.each([
+    // A tallied total, a counted one (a range filter), a search.
+    ['/v1/students?per_page=10', 40],
+    ['/v1/students?per_page=5&sort=created_at&created_at[gte]=2026-01-03T00:00:00Z', 30],
+    ['/v1/students?per_page=5&q=zhou', 10],
+  ])('ends %s on its last full page, with no empty page after it', async (path, count) => {
+    const { seen, pages } = await walk(path);
+    expect(seen).toHaveLength(count);
+    expect(new Set(seen).size).toBe(count);
+    const perPage = pages[0]!.per_page;
+    expect(pages).toHaveLength(count / perPage);
+    expect(pages.at(-1)!.page).toBe(count / perPage);
+  });
+
   it('neither skips nor repeats a record when others are created during the walk', async () => {
     const before = ids((await get('/v1/courses?per_page=100&sort=-created_at')).body);
     const raw = rawClient(server, token);

@@ -13,6 +13,7 @@ import {
   type ListOptions,
   type ListStatements,
   type PageTotal,
+  pageLimit,
   POSTGRES_SEARCH_COUNT_SETTINGS,
 } from './list-types';
 
@@ -127,7 +128,7 @@ export class ListCollection<T extends ObjectLiteral> {
             ? await sql.query(manager, walk.text, walk.params)
             : [];
         pageRows =
-          walked.length === query.per_page
+          walked.length === pageLimit(query)
             ? walked
             : await sql.query(manager, page.text, page.params);
       } else if (searching) {
@@ -157,14 +158,17 @@ export class ListCollection<T extends ObjectLiteral> {
       if (searching && isSearchTimeout(error)) throw searchTimedOut(budgetMs);
       throw error;
     }
-    const rows = pageRows.map((row) => this.hydrate(row));
-    return { rows, total: this.total(organizationId, query, count, counted, rows) };
+    // Under a cursor the statement read one row past the page: it says whether a next page has any.
+    const more = pageRows.length > query.per_page;
+    const rows = pageRows.slice(0, query.per_page).map((row) => this.hydrate(row));
+    return { rows, total: this.total(organizationId, query, count, counted, rows, more) };
   }
 
   /**
    * `meta.total` and the cursor of the next page. Under a cursor a counted total is the pages
    * before it at `per_page` each and the matches counted after it: not exact, since the records
-   * before the cursor are not counted again (that would cost what OFFSET does).
+   * before the cursor are not counted again (that would cost what OFFSET does). A full page has a
+   * next cursor; under a cursor only when a record follows it (`more`, see pageLimit).
    */
   private total(
     organizationId: string,
@@ -172,9 +176,11 @@ export class ListCollection<T extends ObjectLiteral> {
     count: ListStatements['count'],
     counted: { total: number | string }[],
     rows: T[],
+    more: boolean,
   ): PageTotal {
     const n = Number(counted[0]?.total ?? 0);
-    const last = rows.length === query.per_page ? rows.at(-1) : undefined;
+    const full = query.after ? more : rows.length === query.per_page;
+    const last = full ? rows.at(-1) : undefined;
     const nextCursor =
       last &&
       encodeListCursor(organizationId, this.repo.metadata.tableName, {

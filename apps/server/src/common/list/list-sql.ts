@@ -19,6 +19,7 @@ import {
   type ComputedFilter,
   type ListFields,
   type ListStatements,
+  pageLimit,
   SEARCH_COUNT_AHEAD,
   SEARCH_WALK_ROWS,
   TOTAL_COUNT_AHEAD,
@@ -136,7 +137,7 @@ export class ListSql<T extends ObjectLiteral> {
       params: { ...params, cap: offset + query.per_page + ahead },
       tallied: false,
     };
-    const pageParams: Record<string, unknown> = { ...params, limit: query.per_page, offset };
+    const pageParams: Record<string, unknown> = { ...params, limit: pageLimit(query), offset };
     const filtered = `FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset`;
     if (clauses.sqliteSearch) {
       // The ids come from the search's joins, which start from the trigram index; the page's
@@ -352,7 +353,7 @@ export class ListSql<T extends ObjectLiteral> {
         needle: (query.q ?? '').toLowerCase(),
         deadline: searchDeadline,
         window: SEARCH_WALK_ROWS,
-        limit: query.per_page,
+        limit: pageLimit(query),
         offset: query.after ? 0 : (query.page - 1) * query.per_page,
       },
     };

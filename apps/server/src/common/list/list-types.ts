@@ -117,3 +117,12 @@ export interface PageTotal {
   /** The cursor `links.next` carries: set when the page is full, so more may follow. */
   nextCursor?: string;
 }
+
+/**
+ * Rows a page statement reads. Under a cursor one more than the page: whether a record follows
+ * decides `links.next` (a page number has its total for that), so a walk never ends on an empty
+ * page.
+ */
+export function pageLimit(query: { after?: unknown; per_page: number }): number {
+  return query.after ? query.per_page + 1 : query.per_page;
+}

@@ -38,8 +38,8 @@ export function pageEnvelope(
     return `${url.base}?${params.toString()}`;
   };
   // A full page's next is its cursor. Under a cursor the page number is the pages walked, so the
-  // total cannot tell whether records follow (some before the cursor may be gone): a full page
-  // always has a next, which may be empty. Numbered pages stop at the last page of the total.
+  // total cannot tell whether records follow (some before the cursor may be gone): there the page
+  // read one row more, and a next cursor means one follows. Numbered pages stop at the total's.
   const nextLink = (): string | null => {
     if (query.after) return nextCursor === undefined ? null : link(undefined, nextCursor);
     if (query.page >= totalPages) return null;
