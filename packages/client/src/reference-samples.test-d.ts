@@ -74,6 +74,11 @@ export async function enrollments_create() {
   return enrollment;
 }
 
+export async function enrollments_batchUpsert() {
+  const batchResult = await platform.enrollments.batchUpsert({ body: { items: [{ external_id: 'enr-7731-0042', student_id: 'ext:SIS-0042', course_id: 'ext:class-7731', status: 'active' }] } });
+  return batchResult;
+}
+
 export async function enrollments_retrieve() {
   const enrollment = await platform.enrollments.retrieve('enr_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return enrollment;
@@ -114,6 +119,11 @@ export async function payments_create() {
   return payment;
 }
 
+export async function payments_batchUpsert() {
+  const batchResult = await platform.payments.batchUpsert({ body: { items: [{ external_id: 'INV-2026-0042', student_id: 'ext:SIS-0042', amount: 45000, currency: 'EUR', status: 'succeeded' }] } });
+  return batchResult;
+}
+
 export async function payments_retrieve() {
   const payment = await platform.payments.retrieve('pay_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return payment;
@@ -144,6 +154,11 @@ export async function exams_create() {
   return exam;
 }
 
+export async function exams_batchUpsert() {
+  const batchResult = await platform.exams.batchUpsert({ body: { items: [{ external_id: 'midterm-7731', course_id: 'ext:class-7731', title: 'Midterm', max_score: 100 }] } });
+  return batchResult;
+}
+
 export async function exams_retrieve() {
   const exam = await platform.exams.retrieve('exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
   return exam;
@@ -167,6 +182,11 @@ export async function examResults_list() {
 export async function examResults_create() {
   const examResult = await platform.examResults.create({ body: { exam_id: 'exm_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', student_id: 'stu_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', score: 87.5 } });
   return examResult;
+}
+
+export async function examResults_batchUpsert() {
+  const batchResult = await platform.examResults.batchUpsert({ body: { items: [{ external_id: 'grade-7731-0042', exam_id: 'ext:midterm-7731', student_id: 'ext:SIS-0042', score: 87.5, grade: 'B+' }] } });
+  return batchResult;
 }
 
 export async function examResults_retrieve() {

@@ -76,14 +76,22 @@ const requiredExternalId = z
  * The body, item and result schemas of one resource's batch upsert. An item is the resource's
  * update body with `external_id` required: on an existing record only the fields sent change (as
  * with PATCH); a new record needs what its create body needs, with the same defaults.
+ * `createFields`: fields an item takes beyond the update body's, optional. The resource decides
+ * what they do to an existing record: a reference it was created with (an exam's `course_id`)
+ * must name what it has; an enrollment's `status` moves it along its state machine.
  */
-export function batchSchemas<S extends z.ZodRawShape>(
+export function batchSchemas<
+  S extends z.ZodRawShape,
+  F extends z.ZodRawShape = Record<never, never>,
+>(
   update: z.ZodObject<S, z.UnknownKeysParam>,
   title: string,
   example: Record<string, unknown>,
+  createFields?: F,
 ) {
+  const more = createFields && z.object(createFields).partial().shape;
   const item = update
-    .extend({ external_id: requiredExternalId })
+    .extend({ ...more, external_id: requiredExternalId })
     .strict()
     .openapi({ title: `${title}BatchItem` });
   const body = z

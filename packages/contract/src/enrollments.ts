@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { batchSchemas } from './batch';
 import { EXTERNAL_ID, idSchema, referenceSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
@@ -82,6 +83,30 @@ export const EnrollmentUpdateSchema = z
   .strict()
   .openapi({ title: 'EnrollmentUpdate' });
 
+/**
+ * `POST /v1/enrollments/batch`: enrollments by `external_id`. `student_id` and `course_id` only
+ * create; `status` creates (`pending` or `active`) or moves an existing enrollment to that state.
+ */
+export const EnrollmentBatchSchemas = batchSchemas(
+  EnrollmentUpdateSchema,
+  'Enrollment',
+  {
+    external_id: 'enr-7731-0042',
+    student_id: 'ext:SIS-0042',
+    course_id: 'ext:class-7731',
+    status: 'active',
+  },
+  {
+    student_id: EnrollmentCreateSchema.shape.student_id,
+    course_id: EnrollmentCreateSchema.shape.course_id,
+    status: z
+      .enum(ENROLLMENT_STATUSES)
+      .describe(
+        "A new enrollment's first state (`pending` or `active`), or the state an existing one moves to along its transitions (409 when none leads there).",
+      ),
+  },
+);
+
 export const EnrollmentListQuerySchema = listQuery({
   filters: {
     student_id: filter.reference('student'),
@@ -113,6 +138,13 @@ export const enrollmentsContract = c.router(
       description:
         '`external_id`, when given, must be unique in the organization. Refused with 409 when the student already holds a live (pending or active) enrollment in the course, when the course is full, or when the course is archived.',
       body: EnrollmentCreateSchema,
+    }),
+    batchUpsert: enrollmentRoutes.batch({
+      summary: 'Create or update enrollments by external id',
+      description:
+        "Up to 1,000 items, each matched on `external_id`: created when no enrollment has it (with the create body's fields and rules: a free seat, one live enrollment per student and course, an open course, counted across the batch's own items too), otherwise updated with the fields it sends. `status` moves an existing enrollment along its transitions (sending `enrollment.<status>`; 409 when none leads there); `student_id` and `course_id` cannot change (409 when an item names others). One result per item; an item a rule refuses fails alone.",
+      body: EnrollmentBatchSchemas.body,
+      response: EnrollmentBatchSchemas.result,
     }),
     retrieve: enrollmentRoutes.retrieve({ summary: 'Retrieve an enrollment' }),
     update: enrollmentRoutes.update({

@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { batchSchemas } from './batch';
 import { EXTERNAL_ID, idSchema, referenceSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
@@ -60,6 +61,14 @@ export const ExamUpdateSchema = z
   .strict()
   .openapi({ title: 'ExamUpdate' });
 
+/** `POST /v1/exams/batch`: exams created or updated by `external_id`; `course_id` only creates. */
+export const ExamBatchSchemas = batchSchemas(
+  ExamUpdateSchema,
+  'Exam',
+  { external_id: 'midterm-7731', course_id: 'ext:class-7731', title: 'Midterm', max_score: 100 },
+  { course_id: ExamCreateSchema.shape.course_id },
+);
+
 export const EXAM_RESULT_STATUSES = ['draft', 'published'] as const;
 export type ExamResultStatus = (typeof EXAM_RESULT_STATUSES)[number];
 
@@ -105,6 +114,23 @@ export const ExamResultUpdateSchema = z
   .strict()
   .openapi({ title: 'ExamResultUpdate' });
 
+/** `POST /v1/exam_results/batch`: results by `external_id`; `exam_id` and `student_id` only create. */
+export const ExamResultBatchSchemas = batchSchemas(
+  ExamResultUpdateSchema,
+  'ExamResult',
+  {
+    external_id: 'grade-7731-0042',
+    exam_id: 'ext:midterm-7731',
+    student_id: 'ext:SIS-0042',
+    score: 87.5,
+    grade: 'B+',
+  },
+  {
+    exam_id: ExamResultCreateSchema.shape.exam_id,
+    student_id: ExamResultCreateSchema.shape.student_id,
+  },
+);
+
 export const ExamListQuerySchema = listQuery({
   filters: {
     course_id: filter.reference('course'),
@@ -143,6 +169,13 @@ export const examsContract = c.router(
       summary: 'Create an exam for a course',
       body: ExamCreateSchema,
     }),
+    batchUpsert: examRoutes.batch({
+      summary: 'Create or update exams by external id',
+      description:
+        "Up to 1,000 items, each matched on `external_id`: created when no exam has it (with the create body's fields, `course_id` included), otherwise updated with the fields it sends (unchanged when they already hold). An exam's `course_id` cannot change: sent for an existing exam, it must name its course (409 otherwise). One result per item; an item a rule refuses fails alone. Sends an event for each exam created or changed.",
+      body: ExamBatchSchemas.body,
+      response: ExamBatchSchemas.result,
+    }),
     retrieve: examRoutes.retrieve({ summary: 'Retrieve an exam' }),
     update: examRoutes.update({
       summary: 'Update an exam',
@@ -168,6 +201,13 @@ export const examResultsContract = c.router(
       description:
         "One result per student per exam (409 otherwise). The student must hold an active or completed enrollment in the exam's course, and `score` may not exceed the exam's `max_score` (400).",
       body: ExamResultCreateSchema,
+    }),
+    batchUpsert: examResultRoutes.batch({
+      summary: 'Record or correct exam results by external id',
+      description:
+        "Up to 1,000 items, each matched on `external_id`: a new result (a draft, with the create body's rules: an enrolled student, one result per student per exam, `score` within `max_score`) when none has it, otherwise the fields it sends, as an update. A result's `exam_id` and `student_id` cannot change (409 when an item names others). One result per item; an item a rule refuses fails alone. Sends an event for each result recorded or changed.",
+      body: ExamResultBatchSchemas.body,
+      response: ExamResultBatchSchemas.result,
     }),
     retrieve: examResultRoutes.retrieve({ summary: 'Retrieve an exam result' }),
     update: examResultRoutes.update({

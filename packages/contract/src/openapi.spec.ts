@@ -119,6 +119,10 @@ describe("each operation's rate-limit cost", () => {
       'GET /v1/collections/checksums': 20,
       'POST /v1/students/batch': 20,
       'POST /v1/courses/batch': 20,
+      'POST /v1/enrollments/batch': 20,
+      'POST /v1/payments/batch': 20,
+      'POST /v1/exams/batch': 20,
+      'POST /v1/exam_results/batch': 20,
     });
   });
 

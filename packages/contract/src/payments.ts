@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { batchSchemas } from './batch';
 import { EXTERNAL_ID, idSchema, referenceSchema } from './ids';
 import { filter, listQuery } from './list';
 import { ROUTER_OPTIONS } from './operation';
@@ -88,6 +89,41 @@ export const PaymentRefundSchema = z
   .strict()
   .openapi({ title: 'PaymentRefund' });
 
+/**
+ * `POST /v1/payments/batch`: payments recorded by `external_id`, and moved to the state a finance
+ * system reports. A payment has no update: its create fields, sent for one on record, must be
+ * what it has. `status` and `amount_refunded` are where it should be; the batch takes the
+ * transitions that lead there (a new payment reported `refunded` succeeds, then is refunded).
+ */
+export const PaymentBatchSchemas = batchSchemas(
+  z.object({}).strict(),
+  'Payment',
+  {
+    external_id: 'INV-2026-0042',
+    student_id: 'ext:SIS-0042',
+    amount: 45000,
+    currency: 'EUR',
+    status: 'succeeded',
+  },
+  {
+    ...PaymentCreateSchema.omit({ external_id: true }).shape,
+    status: z
+      .enum(PAYMENT_STATUSES)
+      .describe(
+        'The state the payment should be in: a new one is recorded, then moved there; one on record moves along its transitions (409 when none leads there).',
+      ),
+    failure_reason: PaymentFailSchema.shape.failure_reason.describe('With `status: failed`.'),
+    amount_refunded: z
+      .number()
+      .int('must be an integer amount in minor units (cents)')
+      .min(0, 'must be at least 0')
+      .max(MAX_AMOUNT)
+      .describe(
+        'The total refunded so far, as your books have it: a higher figure than ours refunds the difference (a refund cannot be undone: a lower one is 409).',
+      ),
+  },
+);
+
 export const PaymentListQuerySchema = listQuery({
   filters: {
     student_id: filter.reference('student'),
@@ -114,6 +150,13 @@ export const paymentsContract = c.router(
       description:
         'Records a pending payment of a student, optionally for one of their enrollments; `external_id`, when given, must be unique in the organization. Payments are financial records: they change only through `succeed`, `fail` and `refund`, and are never deleted.',
       body: PaymentCreateSchema,
+    }),
+    batchUpsert: paymentRoutes.batch({
+      summary: 'Record payments and their outcomes by external id',
+      description:
+        "Up to 1,000 items, each matched on `external_id`: recorded when no payment has it (with the create body's fields and rules), then moved to the item's `status` and `amount_refunded` through `succeed`, `fail` and `refund`, each sending its event. A payment's recorded fields cannot change: an item may send them for a payment on record only as it has them (409 otherwise). One result per item; an item a rule refuses fails alone.",
+      body: PaymentBatchSchemas.body,
+      response: PaymentBatchSchemas.result,
     }),
     retrieve: paymentRoutes.retrieve({ summary: 'Retrieve a payment' }),
     succeed: paymentRoutes.action('succeed', {

@@ -29,6 +29,10 @@ describe('the scope and cost tables of docs/api-guide.md', () => {
     expect(rows).toEqual([
       '| `students.batchUpsert` | `POST /v1/students/batch` | 20 |',
       '| `courses.batchUpsert` | `POST /v1/courses/batch` | 20 |',
+      '| `enrollments.batchUpsert` | `POST /v1/enrollments/batch` | 20 |',
+      '| `payments.batchUpsert` | `POST /v1/payments/batch` | 20 |',
+      '| `exams.batchUpsert` | `POST /v1/exams/batch` | 20 |',
+      '| `examResults.batchUpsert` | `POST /v1/exam_results/batch` | 20 |',
       '| `exports.create` | `POST /v1/exports` | 20 |',
       '| `exports.createBatch` | `POST /v1/exports/batch` | 120 |',
       '| `exports.download` | `GET /v1/exports/:id/file` | 10 |',

@@ -16,7 +16,7 @@ import { applyPatch } from './patch';
 import { zodErrors } from './problem-details.filter';
 import { ProblemException } from './problem.exception';
 import { bodyColumns } from './resource-fields';
-import { isUniqueViolation } from './resource-errors';
+import { isForeignKeyViolation, isUniqueViolation } from './resource-errors';
 
 type Owned = ObjectLiteral & {
   id: string;
@@ -45,11 +45,49 @@ export interface BatchResult {
 
 /** A resource's own rules, the same its create and update apply. */
 export interface BatchRules<T extends Owned> {
-  /** The new record an item makes: its create body's checks and defaults; throw to refuse it. */
-  create(item: BatchItem, index: number): NewRecord<T>;
+  /**
+   * The new record an item makes: its create body's checks, references and defaults; throw to
+   * refuse it. `made`: the records this batch has made so far (rules on pairs, such as one exam
+   * result per student per exam, see them).
+   */
+  create(
+    item: BatchItem,
+    manager: EntityManager,
+    made: readonly T[],
+    at: Date,
+  ): Promise<NewRecord<T>> | NewRecord<T>;
   /** The rules an updated record must satisfy (a service's `checkUpdate`); throw to refuse it. */
   check(record: T, manager: EntityManager): Promise<void> | void;
+  /**
+   * Refuses an item for an existing record whose create-only references (`batchSchemas`'
+   * `createFields`) name something other than the record has.
+   */
+  fixed?(record: T, item: BatchItem, manager: EntityManager): Promise<void>;
+  /**
+   * Moves a record to the state an item names (an enrollment's or a payment's `status`) along the
+   * resource's state machine: an existing record after the item's fields, a new one after its
+   * create. Calls `moved` with each transition's event type once the record has taken it (a
+   * payment recorded as refunded: `payment.succeeded`, then `payment.refunded`); calls nothing
+   * when the record is in that state already. Throw to refuse the item.
+   */
+  transition?(
+    record: T,
+    item: BatchItem,
+    manager: EntityManager,
+    at: Date,
+    moved: (type: EventType) => void,
+  ): Promise<void> | void;
 }
+
+/**
+ * A batch's rules, made afresh for each run of the batch (a lost race runs it again), so rules
+ * that count across items (an enrollment's seats) start from the database each time.
+ */
+export type BatchRulesFactory<T extends Owned> = (
+  manager: EntityManager,
+  items: readonly BatchItem[],
+  existing: ReadonlyMap<string, T>,
+) => Promise<BatchRules<T>> | BatchRules<T>;
 
 /** Another batch created one of this batch's new external ids first. */
 class RaceLost extends Error {}
@@ -71,12 +109,14 @@ const LOAD_CHUNK = 500;
  * Anything else fails the batch and nothing is written. Two batches creating one external id at
  * once: the loser meets the winner's record (its key check or the unique index) and runs again,
  * now updating it (RACE_ATTEMPTS times at most; then a 409 asks the caller to send it again).
+ * A record an item refers to that another request deleted before the commit (a foreign key
+ * violation) runs the batch again too, where that item now fails with the reference's 400.
  */
 export async function upsertBatch<T extends Owned, R, O extends ResourceObject>(
   records: OwnedRecords<T, R, O>,
   organizationId: string,
   items: readonly BatchItem[],
-  rules: BatchRules<T>,
+  rules: BatchRules<T> | BatchRulesFactory<T>,
 ): Promise<BatchResult> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -84,7 +124,8 @@ export async function upsertBatch<T extends Owned, R, O extends ResourceObject>(
         runBatch(records, manager, organizationId, items, rules),
       );
     } catch (error) {
-      const lost = error instanceof RaceLost || isUniqueViolation(error);
+      const lost =
+        error instanceof RaceLost || isUniqueViolation(error) || isForeignKeyViolation(error);
       if (!lost) throw error;
       if (attempt >= RACE_ATTEMPTS) throw stillRacing();
     }
@@ -108,9 +149,13 @@ async function runBatch<T extends Owned, R, O extends ResourceObject>(
   manager: EntityManager,
   organizationId: string,
   items: readonly BatchItem[],
-  rules: BatchRules<T>,
+  rulesOrFactory: BatchRules<T> | BatchRulesFactory<T>,
 ): Promise<BatchResult> {
   const existing = await loadByExternalId(records, manager, organizationId, items);
+  const rules =
+    typeof rulesOrFactory === 'function'
+      ? await rulesOrFactory(manager, items, existing)
+      : rulesOrFactory;
   const plan: Plan<T> = {
     now: records.shared.now(),
     inserts: [],
@@ -125,7 +170,7 @@ async function runBatch<T extends Owned, R, O extends ResourceObject>(
     try {
       const [status, id] = record
         ? await planUpdate(records, manager, plan, record, item, rules)
-        : await planCreate(records, manager, plan, organizationId, item, index, rules);
+        : await planCreate(records, manager, plan, organizationId, item, rules);
       data.push({ index, external_id: item.external_id, status, id, error: null });
     } catch (error) {
       if (!(error instanceof ProblemException)) throw error;
@@ -223,8 +268,17 @@ async function planUpdate<T extends Owned, R, O extends ResourceObject>(
   const before = records.toResource(record);
   const changes = bodyColumns<T>(records.updatable, item);
   const kept = { ...record };
-  if (!applyPatch(record, changes)) return ['unchanged', record.id];
+  await rules.fixed?.(record, item, manager);
+  // The fields' change first (`<object>.updated`), then each state's (`enrollment.dropped`).
+  const steps: Step<R>[] = [];
+  const moved = (type: EventType) => steps.push([type, records.toResource(record)]);
   try {
+    if (applyPatch(record, changes)) {
+      record.updatedAt = plan.now;
+      moved(`${records.spec.object}.updated` as EventType);
+    }
+    await rules.transition?.(record, item, manager, plan.now, moved);
+    if (steps.length === 0) return ['unchanged', record.id];
     await rules.check(record, manager);
     claimKeys(records, plan, record.id, changes, kept);
   } catch (error) {
@@ -233,16 +287,28 @@ async function planUpdate<T extends Owned, R, O extends ResourceObject>(
   }
   record.updatedAt = plan.now;
   plan.updates.push(record);
-  for (const property of Object.keys(changes))
+  for (const property of Object.keys(record))
     if (record[property] !== kept[property]) plan.updated.add(property);
-  const resource = records.toResource(record);
-  const previousAttributes = changedFields(
-    before as Record<string, unknown>,
-    resource as Record<string, unknown>,
-  );
-  const type = `${records.spec.object}.updated` as EventType;
-  plan.events.push({ type, data: resource, at: plan.now, previousAttributes });
+  planEvents(plan, before, steps);
   return ['updated', record.id];
+}
+
+/** An event a record's item makes: its type, and the record as that step left it. */
+type Step<R> = [EventType, R];
+
+/** The steps' events, each with the fields it changed since the one before (or `before`). */
+function planEvents<T, R>(plan: Plan<T>, before: R | undefined, steps: readonly Step<R>[]): void {
+  let previous = before;
+  for (const [type, data] of steps) {
+    const previousAttributes = previous && changedFields(previous, data as Record<string, unknown>);
+    plan.events.push({
+      type,
+      data,
+      at: plan.now,
+      ...(previousAttributes && { previousAttributes }),
+    });
+    previous = data;
+  }
 }
 
 async function planCreate<T extends Owned, R, O extends ResourceObject>(
@@ -251,11 +317,16 @@ async function planCreate<T extends Owned, R, O extends ResourceObject>(
   plan: Plan<T>,
   organizationId: string,
   item: BatchItem,
-  index: number,
   rules: BatchRules<T>,
 ): Promise<[BatchItemStatus, string]> {
-  const fields = rules.create(item, index) as Partial<T>;
-  const id = newId(records.spec.object, plan.now.getTime());
+  const fields = (await rules.create(item, manager, plan.inserts, plan.now)) as Partial<T>;
+  const now = plan.now;
+  const id = newId(records.spec.object, now.getTime());
+  const record = { ...fields, id, organizationId, createdAt: now, updatedAt: now } as T;
+  const steps: Step<R>[] = [];
+  const moved = (type: EventType) => steps.push([type, records.toResource(record)]);
+  moved(`${records.spec.object}.created` as EventType);
+  await rules.transition?.(record, item, manager, now, moved);
   try {
     claimKeys(records, plan, id, fields);
   } catch (error) {
@@ -264,15 +335,16 @@ async function planCreate<T extends Owned, R, O extends ResourceObject>(
     if (await manager.existsBy(records.repo.target, where)) throw new RaceLost();
     throw error;
   }
-  const now = plan.now;
-  const record = { ...fields, id, organizationId, createdAt: now, updatedAt: now } as T;
   plan.inserts.push(record);
-  const type = `${records.spec.object}.created` as EventType;
-  plan.events.push({ type, data: records.toResource(record), at: now });
+  planEvents(plan, undefined, steps);
   return ['created', id];
 }
 
-/** The plan's new rows, then its updated ones, in multi-row statements; its events in order. */
+/**
+ * The plan's updated rows, then its new ones, in multi-row statements; its events in order.
+ * Updates first: a new row may take what an update gave up (a live enrollment's place under the
+ * partial unique index, a `student_number`).
+ */
 async function write<T extends Owned, R, O extends ResourceObject>(
   records: OwnedRecords<T, R, O>,
   manager: EntityManager,
@@ -280,8 +352,8 @@ async function write<T extends Owned, R, O extends ResourceObject>(
   plan: Plan<T>,
 ): Promise<void> {
   const target = records.repo.target;
-  await insertRows(manager, target, plan.inserts);
   await updateRows(manager, target, plan.updates, [...plan.updated]);
+  await insertRows(manager, target, plan.inserts);
   await records.shared.events.recordMany(manager, organizationId, plan.events);
 }
 
@@ -312,4 +384,15 @@ export function createBody<S extends z.ZodTypeAny>(schema: S, item: BatchItem): 
   const errors = zodErrors('body', parsed.error);
   const detail = `A new record needs what its create body needs: ${errors.map((e) => e.message).join('; ')}`;
   throw new ProblemException('validation_error', detail, { errors });
+}
+
+/**
+ * 409 for an item whose create-only reference (`createFields` in `batchSchemas`) names another
+ * record than the one its record has: a batch does not move an exam to another course.
+ */
+export function fixedField(field: string, noun: string, current: string): ProblemException {
+  const message = `cannot change: this record's ${noun} is ${current}`;
+  return new ProblemException('conflict', `${field} ${message}`, {
+    errors: [{ path: `body.${field}`, message, code: 'immutable' }],
+  });
 }

@@ -91,6 +91,17 @@ export function deleteHandler<O, D, A extends unknown[]>(
   return onRecord(200, (id) => service.delete(owner, id, ...extra));
 }
 
+/** `POST <collection>/batch`: the items upserted by external id (common/batch-upsert.ts). */
+export function batchHandler<O, I, R>(
+  service: { batchUpsert(owner: O, items: readonly I[]): Promise<R> },
+  owner: O,
+) {
+  return async ({ body }: { body: { items: I[] } }) => ({
+    status: 200 as const,
+    body: await service.batchUpsert(owner, body.items),
+  });
+}
+
 /** All five, for a service with the whole set; a controller spreads them and adds its own routes. */
 export function resourceHandlers<O, Q, L, R, B, C, P, U, D, A extends unknown[]>(
   service: {

@@ -5,7 +5,7 @@ import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
-import { resourceHandlers } from '../common/resource-handlers';
+import { batchHandler, resourceHandlers } from '../common/resource-handlers';
 import { CoursesService } from './courses.service';
 
 @Controller()
@@ -16,10 +16,7 @@ export class CoursesController {
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(contract.courses, {
       ...resourceHandlers(this.courses, principal, url),
-      batchUpsert: async ({ body }) => ({
-        status: 200 as const,
-        body: await this.courses.batchUpsert(principal, body.items),
-      }),
+      batchUpsert: batchHandler(this.courses, principal),
     });
   }
 }

@@ -5,7 +5,13 @@ import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
-import { createHandler, onRecord, readHandlers, updateHandler } from '../common/resource-handlers';
+import {
+  batchHandler,
+  createHandler,
+  onRecord,
+  readHandlers,
+  updateHandler,
+} from '../common/resource-handlers';
 import { EnrollmentsService } from './enrollments.service';
 
 @Controller()
@@ -19,6 +25,7 @@ export class EnrollmentsController {
     return tsRestHandler(contract.enrollments, {
       ...readHandlers(this.enrollments, principal, url),
       create: createHandler(this.enrollments, principal),
+      batchUpsert: batchHandler(this.enrollments, principal),
       update: updateHandler(this.enrollments, principal),
       activate: move('activate'),
       complete: move('complete'),

@@ -12,6 +12,7 @@ import {
 } from '@platform/contract';
 import { type EntityManager, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
+import { type BatchItem, upsertBatch } from '../common/batch-upsert';
 import type { Principal } from '../common/principal';
 import { lockOwned } from '../common/find-owned';
 import { OwnedRecordsFactory, PatchableResourceService } from '../common/owned-records';
@@ -22,6 +23,7 @@ import { Sql } from '../database/sql';
 import { StudentsService } from '../students/students.service';
 import { Enrollment } from './enrollment.entity';
 import { alreadyEnrolled, applyTransition, courseFull, hasFreeSeat } from './enrollment-rules';
+import { EnrollmentBatchRules } from './enrollment-batch';
 import { countLiveEnrollments, findLiveEnrollment } from './live-enrollments';
 
 type EnrollmentCreate = z.output<typeof EnrollmentCreateSchema>;
@@ -110,6 +112,18 @@ export class EnrollmentsService extends PatchableResourceService<
       },
       // The partial unique index on live enrollments closes the race the check above leaves open.
       { conflict: () => alreadyEnrolled() },
+    );
+  }
+
+  /**
+   * `POST /v1/enrollments/batch`: each item created or updated by its external id; an item's
+   * `status` moves an existing enrollment along the state machine. Seats and live enrollments are
+   * counted across the batch's own items as well as the database's (EnrollmentBatchRules).
+   */
+  batchUpsert(principal: Principal, items: readonly BatchItem[]) {
+    const services = { principal, sql: this.sql, students: this.students, courses: this.courses };
+    return upsertBatch(this.records, principal.organizationId, items, (manager, all, existing) =>
+      EnrollmentBatchRules.start(services, manager, all, existing),
     );
   }
 

@@ -6,6 +6,7 @@ import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
 import {
+  batchHandler,
   createHandler,
   onRecord,
   readHandlers,
@@ -21,7 +22,10 @@ export class ExamsController {
 
   @TsRestHandler(contract.exams)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
-    return tsRestHandler(contract.exams, resourceHandlers(this.exams, principal, url));
+    return tsRestHandler(contract.exams, {
+      ...resourceHandlers(this.exams, principal, url),
+      batchUpsert: batchHandler(this.exams, principal),
+    });
   }
 }
 
@@ -34,6 +38,7 @@ export class ExamResultsController {
     return tsRestHandler(contract.examResults, {
       ...readHandlers(this.results, principal, url),
       create: createHandler(this.results, principal),
+      batchUpsert: batchHandler(this.results, principal),
       update: updateHandler(this.results, principal),
       publish: onRecord(200, (id) => this.results.publish(principal, id)),
     });

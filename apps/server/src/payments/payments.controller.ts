@@ -5,7 +5,7 @@ import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
-import { createHandler, onRecord, readHandlers } from '../common/resource-handlers';
+import { batchHandler, createHandler, onRecord, readHandlers } from '../common/resource-handlers';
 import { PaymentsService } from './payments.service';
 
 @Controller()
@@ -17,6 +17,7 @@ export class PaymentsController {
     return tsRestHandler(contract.payments, {
       ...readHandlers(this.payments, principal, url),
       create: createHandler(this.payments, principal),
+      batchUpsert: batchHandler(this.payments, principal),
       succeed: onRecord(200, (id) => this.payments.succeed(principal, id)),
       fail: async ({ params, body }) => ({
         status: 200,

@@ -5,7 +5,7 @@ import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { CurrentPrincipal } from '../common/request-context';
-import { resourceHandlers } from '../common/resource-handlers';
+import { batchHandler, resourceHandlers } from '../common/resource-handlers';
 import { StudentsService } from './students.service';
 
 @Controller()
@@ -16,10 +16,7 @@ export class StudentsController {
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(contract.students, {
       ...resourceHandlers(this.students, principal, url),
-      batchUpsert: async ({ body }) => ({
-        status: 200 as const,
-        body: await this.students.batchUpsert(principal, body.items),
-      }),
+      batchUpsert: batchHandler(this.students, principal),
     });
   }
 }

@@ -34,6 +34,10 @@ export const ROUTE_BODIES: Record<string, (refs: Refs) => Record<string, unknown
   // A new external id without the create fields: a 200 whose one item failed, nothing written.
   'students.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
   'courses.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
+  'enrollments.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
+  'payments.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
+  'exams.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
+  'examResults.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
   'webhookEndpoints.replayFailed': () => ({
     since: new Date(Date.now() - 3_600_000).toISOString(),
   }),

@@ -16,6 +16,7 @@ use PlatformApi\Core\Page;
 use PlatformApi\Core\RawResponse;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Model\BatchResult;
 use PlatformApi\Model\Enrollment;
 use PlatformApi\Model\EnrollmentCreateStatus;
 use PlatformApi\RequestOptions;
@@ -126,6 +127,49 @@ final class EnrollmentsRawService
             $options,
             static fn (RawResponse $response): Enrollment =>
                 Enrollment::fromArray($response->object()),
+        );
+    }
+
+    /**
+     * Create or update enrollments by external id
+     *
+     * Up to 1,000 items, each matched on `external_id`: created when no enrollment has it (with the create
+     * body's fields and rules: a free seat, one live enrollment per student and course, an open course,
+     * counted across the batch's own items too), otherwise updated with the fields it sends. `status` moves
+     * an existing enrollment along its transitions (sending `enrollment.<status>`; 409 when none leads
+     * there); `student_id` and `course_id` cannot change (409 when an item names others). One result per
+     * item; an item a rule refuses fails alone.
+     *
+     * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where
+     * most operations cost 1.
+     *
+     * `POST /v1/enrollments/batch` (sent with an Idempotency-Key, so it is retried safely). Requires the
+     * `enrollments:write` scope.
+     *
+     * @param array{
+     *     items: list<array{
+     *         external_id: string,
+     *         notes?: string|null,
+     *         student_id?: string,
+     *         course_id?: string,
+     *         status?: EnrollmentBatchItemStatus::*,
+     *     }>,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return RawResponse<BatchResult>
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function batchUpsert(array $params, ?RequestOptions $options = null): RawResponse
+    {
+        return $this->http->request(
+            'POST',
+            '/v1/enrollments/batch',
+            [],
+            Json::encodeBody($params, ['', 'items.*']),
+            $options,
+            static fn (RawResponse $response): BatchResult =>
+                BatchResult::fromArray($response->object()),
         );
     }
 

@@ -13,6 +13,7 @@ use PlatformApi\Core\HttpClient;
 use PlatformApi\Core\Page;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Model\BatchResult;
 use PlatformApi\Model\ExamResult;
 use PlatformApi\RequestOptions;
 
@@ -102,6 +103,40 @@ final class ExamResultsService
     public function create(array $params, ?RequestOptions $options = null): ExamResult
     {
         return $this->raw->create($params, $options)->parse();
+    }
+
+    /**
+     * Record or correct exam results by external id
+     *
+     * Up to 1,000 items, each matched on `external_id`: a new result (a draft, with the create body's rules:
+     * an enrolled student, one result per student per exam, `score` within `max_score`) when none has it,
+     * otherwise the fields it sends, as an update. A result's `exam_id` and `student_id` cannot change (409
+     * when an item names others). One result per item; an item a rule refuses fails alone. Sends an event for
+     * each result recorded or changed.
+     *
+     * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where
+     * most operations cost 1.
+     *
+     * `POST /v1/exam_results/batch` (sent with an Idempotency-Key, so it is retried safely). Requires the
+     * `exam_results:write` scope.
+     *
+     * @param array{
+     *     items: list<array{
+     *         external_id: string,
+     *         score?: float|int,
+     *         grade?: string|null,
+     *         exam_id?: string,
+     *         student_id?: string,
+     *     }>,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return BatchResult
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function batchUpsert(array $params, ?RequestOptions $options = null): BatchResult
+    {
+        return $this->raw->batchUpsert($params, $options)->parse();
     }
 
     /**

@@ -13,6 +13,7 @@ use PlatformApi\Core\HttpClient;
 use PlatformApi\Core\Page;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Model\BatchResult;
 use PlatformApi\Model\DeletedExam;
 use PlatformApi\Model\Exam;
 use PlatformApi\RequestOptions;
@@ -93,6 +94,40 @@ final class ExamsService
     public function create(array $params, ?RequestOptions $options = null): Exam
     {
         return $this->raw->create($params, $options)->parse();
+    }
+
+    /**
+     * Create or update exams by external id
+     *
+     * Up to 1,000 items, each matched on `external_id`: created when no exam has it (with the create body's
+     * fields, `course_id` included), otherwise updated with the fields it sends (unchanged when they already
+     * hold). An exam's `course_id` cannot change: sent for an existing exam, it must name its course (409
+     * otherwise). One result per item; an item a rule refuses fails alone. Sends an event for each exam
+     * created or changed.
+     *
+     * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where
+     * most operations cost 1.
+     *
+     * `POST /v1/exams/batch` (sent with an Idempotency-Key, so it is retried safely). Requires the
+     * `exam_results:write` scope.
+     *
+     * @param array{
+     *     items: list<array{
+     *         external_id: string,
+     *         title?: string,
+     *         max_score?: float|int,
+     *         held_on?: string|null,
+     *         course_id?: string,
+     *     }>,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return BatchResult
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function batchUpsert(array $params, ?RequestOptions $options = null): BatchResult
+    {
+        return $this->raw->batchUpsert($params, $options)->parse();
     }
 
     /**

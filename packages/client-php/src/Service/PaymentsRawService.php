@@ -16,6 +16,7 @@ use PlatformApi\Core\Page;
 use PlatformApi\Core\RawResponse;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Model\BatchResult;
 use PlatformApi\Model\Payment;
 use PlatformApi\RequestOptions;
 
@@ -124,6 +125,53 @@ final class PaymentsRawService
             $options,
             static fn (RawResponse $response): Payment =>
                 Payment::fromArray($response->object()),
+        );
+    }
+
+    /**
+     * Record payments and their outcomes by external id
+     *
+     * Up to 1,000 items, each matched on `external_id`: recorded when no payment has it (with the create
+     * body's fields and rules), then moved to the item's `status` and `amount_refunded` through `succeed`,
+     * `fail` and `refund`, each sending its event. A payment's recorded fields cannot change: an item may
+     * send them for a payment on record only as it has them (409 otherwise). One result per item; an item a
+     * rule refuses fails alone.
+     *
+     * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where
+     * most operations cost 1.
+     *
+     * `POST /v1/payments/batch` (sent with an Idempotency-Key, so it is retried safely). Requires the
+     * `payments:write` scope.
+     *
+     * @param array{
+     *     items: list<array{
+     *         student_id?: string,
+     *         enrollment_id?: string|null,
+     *         amount?: int,
+     *         currency?: string,
+     *         description?: string|null,
+     *         external_reference?: string|null,
+     *         status?: PaymentBatchItemStatus::*,
+     *         failure_reason?: string,
+     *         amount_refunded?: int,
+     *         external_id: string,
+     *     }>,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return RawResponse<BatchResult>
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function batchUpsert(array $params, ?RequestOptions $options = null): RawResponse
+    {
+        return $this->http->request(
+            'POST',
+            '/v1/payments/batch',
+            [],
+            Json::encodeBody($params, ['', 'items.*']),
+            $options,
+            static fn (RawResponse $response): BatchResult =>
+                BatchResult::fromArray($response->object()),
         );
     }
 

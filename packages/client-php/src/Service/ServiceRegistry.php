@@ -25,19 +25,19 @@ trait ServiceRegistry
      */
     public readonly CoursesService $courses;
     /**
-     * `list`, `create`, `retrieve`, `update`, `activate`, `complete`, `drop`, `cancel`
+     * `list`, `create`, `batchUpsert`, `retrieve`, `update`, `activate`, `complete`, `drop`, `cancel`
      */
     public readonly EnrollmentsService $enrollments;
     /**
-     * `list`, `create`, `retrieve`, `succeed`, `fail`, `refund`
+     * `list`, `create`, `batchUpsert`, `retrieve`, `succeed`, `fail`, `refund`
      */
     public readonly PaymentsService $payments;
     /**
-     * `list`, `create`, `retrieve`, `update`, `delete`
+     * `list`, `create`, `batchUpsert`, `retrieve`, `update`, `delete`
      */
     public readonly ExamsService $exams;
     /**
-     * `list`, `create`, `retrieve`, `update`, `publish`
+     * `list`, `create`, `batchUpsert`, `retrieve`, `update`, `publish`
      */
     public readonly ExamResultsService $examResults;
     /**

@@ -54,6 +54,10 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['enrollments']['create']>, G.Enrollment>>,
   // enrollments.create: body
   Check<Same<ContractRequest<Routes['enrollments']['create']>['body'], G.EnrollmentCreate>>,
+  // enrollments.batchUpsert: response
+  Check<Same<ContractResponse<Routes['enrollments']['batchUpsert']>, G.BatchResult>>,
+  // enrollments.batchUpsert: body
+  Check<Same<ContractRequest<Routes['enrollments']['batchUpsert']>['body'], G.EnrollmentBatch>>,
   // enrollments.retrieve: response
   Check<Same<ContractResponse<Routes['enrollments']['retrieve']>, G.Enrollment>>,
   // enrollments.update: response
@@ -76,6 +80,10 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['payments']['create']>, G.Payment>>,
   // payments.create: body
   Check<Same<ContractRequest<Routes['payments']['create']>['body'], G.PaymentCreate>>,
+  // payments.batchUpsert: response
+  Check<Same<ContractResponse<Routes['payments']['batchUpsert']>, G.BatchResult>>,
+  // payments.batchUpsert: body
+  Check<Same<ContractRequest<Routes['payments']['batchUpsert']>['body'], G.PaymentBatch>>,
   // payments.retrieve: response
   Check<Same<ContractResponse<Routes['payments']['retrieve']>, G.Payment>>,
   // payments.succeed: response
@@ -96,6 +104,10 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['exams']['create']>, G.Exam>>,
   // exams.create: body
   Check<Same<ContractRequest<Routes['exams']['create']>['body'], G.ExamCreate>>,
+  // exams.batchUpsert: response
+  Check<Same<ContractResponse<Routes['exams']['batchUpsert']>, G.BatchResult>>,
+  // exams.batchUpsert: body
+  Check<Same<ContractRequest<Routes['exams']['batchUpsert']>['body'], G.ExamBatch>>,
   // exams.retrieve: response
   Check<Same<ContractResponse<Routes['exams']['retrieve']>, G.Exam>>,
   // exams.update: response
@@ -112,6 +124,10 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['examResults']['create']>, G.ExamResult>>,
   // examResults.create: body
   Check<Same<ContractRequest<Routes['examResults']['create']>['body'], G.ExamResultCreate>>,
+  // examResults.batchUpsert: response
+  Check<Same<ContractResponse<Routes['examResults']['batchUpsert']>, G.BatchResult>>,
+  // examResults.batchUpsert: body
+  Check<Same<ContractRequest<Routes['examResults']['batchUpsert']>['body'], G.ExamResultBatch>>,
   // examResults.retrieve: response
   Check<Same<ContractResponse<Routes['examResults']['retrieve']>, G.ExamResult>>,
   // examResults.update: response

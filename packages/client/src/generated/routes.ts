@@ -26,6 +26,7 @@ import type {
   DeletedStudent,
   DeletedWebhookEndpoint,
   Enrollment,
+  EnrollmentBatch,
   EnrollmentCreate,
   EnrollmentList,
   EnrollmentUpdate,
@@ -35,9 +36,11 @@ import type {
   EventsChangesQuery,
   EventsListQuery,
   Exam,
+  ExamBatch,
   ExamCreate,
   ExamList,
   ExamResult,
+  ExamResultBatch,
   ExamResultCreate,
   ExamResultList,
   ExamResultUpdate,
@@ -71,6 +74,7 @@ import type {
   OrganizationUpdate,
   PasswordChange,
   Payment,
+  PaymentBatch,
   PaymentCreate,
   PaymentFail,
   PaymentList,
@@ -135,6 +139,7 @@ export const ROUTES = {
   enrollments: {
     list: { method: 'GET', path: '/v1/enrollments', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'student_id', 'course_id', 'status', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'activated_at[gte]', 'activated_at[gt]', 'activated_at[lte]', 'activated_at[lt]', 'completed_at[gte]', 'completed_at[gt]', 'completed_at[lte]', 'completed_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/enrollments', body: true },
+    batchUpsert: { method: 'POST', path: '/v1/enrollments/batch', body: true },
     retrieve: { method: 'GET', path: '/v1/enrollments/{id}' },
     update: { method: 'PATCH', path: '/v1/enrollments/{id}', body: true },
     activate: { method: 'POST', path: '/v1/enrollments/{id}/activate' },
@@ -145,6 +150,7 @@ export const ROUTES = {
   payments: {
     list: { method: 'GET', path: '/v1/payments', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'student_id', 'enrollment_id', 'status', 'currency', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'amount[gte]', 'amount[gt]', 'amount[lte]', 'amount[lt]', 'succeeded_at[gte]', 'succeeded_at[gt]', 'succeeded_at[lte]', 'succeeded_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/payments', body: true },
+    batchUpsert: { method: 'POST', path: '/v1/payments/batch', body: true },
     retrieve: { method: 'GET', path: '/v1/payments/{id}' },
     succeed: { method: 'POST', path: '/v1/payments/{id}/succeed' },
     fail: { method: 'POST', path: '/v1/payments/{id}/fail', body: true },
@@ -153,6 +159,7 @@ export const ROUTES = {
   exams: {
     list: { method: 'GET', path: '/v1/exams', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'q', 'course_id', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'held_on[gte]', 'held_on[gt]', 'held_on[lte]', 'held_on[lt]'], list: true },
     create: { method: 'POST', path: '/v1/exams', body: true },
+    batchUpsert: { method: 'POST', path: '/v1/exams/batch', body: true },
     retrieve: { method: 'GET', path: '/v1/exams/{id}' },
     update: { method: 'PATCH', path: '/v1/exams/{id}', body: true },
     delete: { method: 'DELETE', path: '/v1/exams/{id}' },
@@ -160,6 +167,7 @@ export const ROUTES = {
   examResults: {
     list: { method: 'GET', path: '/v1/exam_results', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'exam_id', 'student_id', 'status', 'external_id', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]', 'published_at[gte]', 'published_at[gt]', 'published_at[lte]', 'published_at[lt]'], list: true },
     create: { method: 'POST', path: '/v1/exam_results', body: true },
+    batchUpsert: { method: 'POST', path: '/v1/exam_results/batch', body: true },
     retrieve: { method: 'GET', path: '/v1/exam_results/{id}' },
     update: { method: 'PATCH', path: '/v1/exam_results/{id}', body: true },
     publish: { method: 'POST', path: '/v1/exam_results/{id}/publish' },
@@ -390,6 +398,16 @@ export interface EnrollmentsResource {
    */
   create(args: { body: EnrollmentCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Enrollment>;
   /**
+   * Create or update enrollments by external id
+   *
+   * Up to 1,000 items, each matched on `external_id`: created when no enrollment has it (with the create body's fields and rules: a free seat, one live enrollment per student and course, an open course, counted across the batch's own items too), otherwise updated with the fields it sends. `status` moves an existing enrollment along its transitions (sending `enrollment.<status>`; 409 when none leads there); `student_id` and `course_id` cannot change (409 when an item names others). One result per item; an item a rule refuses fails alone.
+   *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
+   * Scope: `enrollments:write`.
+   */
+  batchUpsert(args: { body: EnrollmentBatch; } & CallArgs, options?: RequestOptions): PlatformPromise<BatchResult>;
+  /**
    * Retrieve an enrollment
    *
    * Scope: `enrollments:read`.
@@ -465,6 +483,16 @@ export interface PaymentsResource {
    */
   create(args: { body: PaymentCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Payment>;
   /**
+   * Record payments and their outcomes by external id
+   *
+   * Up to 1,000 items, each matched on `external_id`: recorded when no payment has it (with the create body's fields and rules), then moved to the item's `status` and `amount_refunded` through `succeed`, `fail` and `refund`, each sending its event. A payment's recorded fields cannot change: an item may send them for a payment on record only as it has them (409 otherwise). One result per item; an item a rule refuses fails alone.
+   *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
+   * Scope: `payments:write`.
+   */
+  batchUpsert(args: { body: PaymentBatch; } & CallArgs, options?: RequestOptions): PlatformPromise<BatchResult>;
+  /**
    * Retrieve a payment
    *
    * Scope: `payments:read`.
@@ -520,6 +548,16 @@ export interface ExamsResource {
    */
   create(args: { body: ExamCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Exam>;
   /**
+   * Create or update exams by external id
+   *
+   * Up to 1,000 items, each matched on `external_id`: created when no exam has it (with the create body's fields, `course_id` included), otherwise updated with the fields it sends (unchanged when they already hold). An exam's `course_id` cannot change: sent for an existing exam, it must name its course (409 otherwise). One result per item; an item a rule refuses fails alone. Sends an event for each exam created or changed.
+   *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
+   * Scope: `exam_results:write`.
+   */
+  batchUpsert(args: { body: ExamBatch; } & CallArgs, options?: RequestOptions): PlatformPromise<BatchResult>;
+  /**
    * Retrieve an exam
    *
    * Scope: `exam_results:read`.
@@ -567,6 +605,16 @@ export interface ExamResultsResource {
    * Scope: `exam_results:write`.
    */
   create(args: { body: ExamResultCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<ExamResult>;
+  /**
+   * Record or correct exam results by external id
+   *
+   * Up to 1,000 items, each matched on `external_id`: a new result (a draft, with the create body's rules: an enrolled student, one result per student per exam, `score` within `max_score`) when none has it, otherwise the fields it sends, as an update. A result's `exam_id` and `student_id` cannot change (409 when an item names others). One result per item; an item a rule refuses fails alone. Sends an event for each result recorded or changed.
+   *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
+   * Scope: `exam_results:write`.
+   */
+  batchUpsert(args: { body: ExamResultBatch; } & CallArgs, options?: RequestOptions): PlatformPromise<BatchResult>;
   /**
    * Retrieve an exam result
    *

@@ -20,6 +20,8 @@ export type CourseBatchItemStatus = 'draft' | 'active' | 'archived';
 
 export type EnrollmentStatus = 'pending' | 'active' | 'completed' | 'dropped' | 'cancelled';
 
+export type EnrollmentBatchItemStatus = 'pending' | 'active' | 'completed' | 'dropped' | 'cancelled';
+
 export type EnrollmentCreateStatus = 'pending' | 'active';
 
 export type ExamResultStatus = 'draft' | 'published';
@@ -53,6 +55,8 @@ export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | '
 export type OrganizationPlan = 'standard' | 'enterprise';
 
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
+
+export type PaymentBatchItemStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
 
 export type ProblemCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'cursor_expired' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
 
@@ -471,6 +475,20 @@ export interface Enrollment {
   updated_at: string;
 }
 
+export interface EnrollmentBatch {
+  items: EnrollmentBatchItem[];
+}
+
+export interface EnrollmentBatchItem {
+  /** The key the item is matched on: the record with this external id is updated, or one is created with it. */
+  external_id: string;
+  notes?: string | null;
+  student_id?: string;
+  course_id?: string;
+  /** A new enrollment's first state (`pending` or `active`), or the state an existing one moves to along its transitions (409 when none leads there). */
+  status?: EnrollmentBatchItemStatus;
+}
+
 export interface EnrollmentCreate {
   student_id: string;
   course_id: string;
@@ -530,6 +548,20 @@ export interface Exam {
   updated_at: string;
 }
 
+export interface ExamBatch {
+  items: ExamBatchItem[];
+}
+
+export interface ExamBatchItem {
+  /** The key the item is matched on: the record with this external id is updated, or one is created with it. */
+  external_id: string;
+  title?: string;
+  max_score?: number;
+  /** YYYY-MM-DD */
+  held_on?: string | null;
+  course_id?: string;
+}
+
 export interface ExamCreate {
   course_id: string;
   external_id?: string | null;
@@ -575,6 +607,19 @@ export interface ExamResult {
   published_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface ExamResultBatch {
+  items: ExamResultBatchItem[];
+}
+
+export interface ExamResultBatchItem {
+  /** The key the item is matched on: the record with this external id is updated, or one is created with it. */
+  external_id: string;
+  score?: number;
+  grade?: string | null;
+  exam_id?: string;
+  student_id?: string;
 }
 
 export interface ExamResultCreate {
@@ -921,6 +966,27 @@ export interface Payment {
   refunded_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface PaymentBatch {
+  items: PaymentBatchItem[];
+}
+
+export interface PaymentBatchItem {
+  student_id?: string;
+  enrollment_id?: string | null;
+  amount?: number;
+  currency?: string;
+  description?: string | null;
+  external_reference?: string | null;
+  /** The state the payment should be in: a new one is recorded, then moved there; one on record moves along its transitions (409 when none leads there). */
+  status?: PaymentBatchItemStatus;
+  /** With `status: failed`. */
+  failure_reason?: string;
+  /** The total refunded so far, as your books have it: a higher figure than ours refunds the difference (a refund cannot be undone: a lower one is 409). */
+  amount_refunded?: number;
+  /** The key the item is matched on: the record with this external id is updated, or one is created with it. */
+  external_id: string;
 }
 
 export interface PaymentCreate {

@@ -143,22 +143,22 @@ class ClientResources:
 
     @cached_property
     def enrollments(self) -> Enrollments:
-        """`list`, `create`, `retrieve`, `update`, `activate`, `complete`, `drop`, `cancel` (`/v1/enrollments`)."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `update`, `activate`, `complete`, `drop`, `cancel` (`/v1/enrollments`)."""
         return Enrollments(_t.cast("PlatformClient", self))
 
     @cached_property
     def payments(self) -> Payments:
-        """`list`, `create`, `retrieve`, `succeed`, `fail`, `refund` (`/v1/payments`)."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `succeed`, `fail`, `refund` (`/v1/payments`)."""
         return Payments(_t.cast("PlatformClient", self))
 
     @cached_property
     def exams(self) -> Exams:
-        """`list`, `create`, `retrieve`, `update`, `delete` (`/v1/exams`)."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `update`, `delete` (`/v1/exams`)."""
         return Exams(_t.cast("PlatformClient", self))
 
     @cached_property
     def exam_results(self) -> ExamResults:
-        """`list`, `create`, `retrieve`, `update`, `publish` (`/v1/exam_results`)."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `update`, `publish` (`/v1/exam_results`)."""
         return ExamResults(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -257,22 +257,22 @@ class AsyncClientResources:
 
     @cached_property
     def enrollments(self) -> AsyncEnrollments:
-        """`list`, `create`, `retrieve`, `update`, `activate`, `complete`, `drop`, `cancel`, awaited."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `update`, `activate`, `complete`, `drop`, `cancel`, awaited."""
         return AsyncEnrollments(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
     def payments(self) -> AsyncPayments:
-        """`list`, `create`, `retrieve`, `succeed`, `fail`, `refund`, awaited."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `succeed`, `fail`, `refund`, awaited."""
         return AsyncPayments(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
     def exams(self) -> AsyncExams:
-        """`list`, `create`, `retrieve`, `update`, `delete`, awaited."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `update`, `delete`, awaited."""
         return AsyncExams(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
     def exam_results(self) -> AsyncExamResults:
-        """`list`, `create`, `retrieve`, `update`, `publish`, awaited."""
+        """`list`, `create`, `batch_upsert`, `retrieve`, `update`, `publish`, awaited."""
         return AsyncExamResults(_t.cast("AsyncPlatformClient", self))
 
     @cached_property

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
@@ -26,6 +26,8 @@ CourseStatus = _t.Literal["draft", "active", "archived"]
 CourseBatchItemStatus = _t.Literal["draft", "active", "archived"]
 
 EnrollmentStatus = _t.Literal["pending", "active", "completed", "dropped", "cancelled"]
+
+EnrollmentBatchItemStatus = _t.Literal["pending", "active", "completed", "dropped", "cancelled"]
 
 EnrollmentCreateStatus = _t.Literal["pending", "active"]
 
@@ -60,6 +62,8 @@ ScopeOrAll = _t.Literal["students:read", "students:write", "courses:read", "cour
 OrganizationPlan = _t.Literal["standard", "enterprise"]
 
 PaymentStatus = _t.Literal["pending", "succeeded", "failed", "refunded"]
+
+PaymentBatchItemStatus = _t.Literal["pending", "succeeded", "failed", "refunded"]
 
 ProblemCode = _t.Literal["validation_error", "unauthorized", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "not_acceptable", "conflict", "invalid_state_transition", "cursor_expired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
 

@@ -21,6 +21,7 @@ from .enums import (
     CollectionChecksumCollection,
     CourseBatchItemStatus,
     CourseStatus,
+    EnrollmentBatchItemStatus,
     EnrollmentStatus,
     EventType,
     ExamResultStatus,
@@ -33,6 +34,7 @@ from .enums import (
     OAuthClientGrantType,
     OAuthClientType,
     OrganizationPlan,
+    PaymentBatchItemStatus,
     PaymentStatus,
     ProblemCode,
     RequestLogCredentialType,
@@ -98,13 +100,16 @@ __all__ = [
     "DeletedStudent",
     "DeletedWebhookEndpoint",
     "Enrollment",
+    "EnrollmentBatchItem",
     "EnrollmentList",
     "EnrollmentPreviousAttributes",
     "EventList",
     "Exam",
+    "ExamBatchItem",
     "ExamList",
     "ExamPreviousAttributes",
     "ExamResult",
+    "ExamResultBatchItem",
     "ExamResultList",
     "ExamResultPreviousAttributes",
     "Export",
@@ -130,6 +135,7 @@ __all__ = [
     "PageLinks",
     "PageMeta",
     "Payment",
+    "PaymentBatchItem",
     "PaymentList",
     "PaymentPreviousAttributes",
     "PersonalAccessToken",
@@ -3144,6 +3150,59 @@ class Enrollment(BaseModel):
         return model
 
 
+class EnrollmentBatchItem(BaseModel):
+    """A `EnrollmentBatchItem` object of the Platform API."""
+
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+    notes: _t.Optional[str]
+    student_id: _t.Optional[str]
+    course_id: _t.Optional[str]
+    status: _t.Optional[_t.Union[EnrollmentBatchItemStatus, str]]
+    """A new enrollment's first state (`pending` or `active`), or the state an existing one moves to along its transitions (409 when none leads there)."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("external_id", "external_id"),
+        ("notes", "notes"),
+        ("student_id", "student_id"),
+        ("course_id", "course_id"),
+        ("status", "status"),
+    )
+
+    def __init__(
+        self,
+        *,
+        external_id: str,
+        notes: _t.Optional[str] = None,
+        student_id: _t.Optional[str] = None,
+        course_id: _t.Optional[str] = None,
+        status: _t.Optional[_t.Union[EnrollmentBatchItemStatus, str]] = None,
+    ) -> None:
+        self._init(
+            {
+                "external_id": external_id,
+                "notes": notes,
+                "student_id": student_id,
+                "course_id": course_id,
+                "status": status,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> EnrollmentBatchItem:
+        """A `EnrollmentBatchItem` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            external_id=json_get(raw, "external_id"),
+            notes=json_get(raw, "notes"),
+            student_id=json_get(raw, "student_id"),
+            course_id=json_get(raw, "course_id"),
+            status=json_get(raw, "status"),
+        )
+        model._attach(raw)
+        return model
+
+
 class EnrollmentList(BaseModel):
     """A `EnrollmentList` object of the Platform API."""
 
@@ -3392,6 +3451,59 @@ class Exam(BaseModel):
         return model
 
 
+class ExamBatchItem(BaseModel):
+    """A `ExamBatchItem` object of the Platform API."""
+
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+    title: _t.Optional[str]
+    max_score: _t.Optional[float]
+    held_on: _t.Optional[str]
+    """YYYY-MM-DD"""
+    course_id: _t.Optional[str]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("external_id", "external_id"),
+        ("title", "title"),
+        ("max_score", "max_score"),
+        ("held_on", "held_on"),
+        ("course_id", "course_id"),
+    )
+
+    def __init__(
+        self,
+        *,
+        external_id: str,
+        title: _t.Optional[str] = None,
+        max_score: _t.Optional[float] = None,
+        held_on: _t.Optional[str] = None,
+        course_id: _t.Optional[str] = None,
+    ) -> None:
+        self._init(
+            {
+                "external_id": external_id,
+                "title": title,
+                "max_score": max_score,
+                "held_on": held_on,
+                "course_id": course_id,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ExamBatchItem:
+        """A `ExamBatchItem` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            external_id=json_get(raw, "external_id"),
+            title=json_get(raw, "title"),
+            max_score=json_get(raw, "max_score"),
+            held_on=json_get(raw, "held_on"),
+            course_id=json_get(raw, "course_id"),
+        )
+        model._attach(raw)
+        return model
+
+
 class ExamList(BaseModel):
     """A `ExamList` object of the Platform API."""
 
@@ -3585,6 +3697,58 @@ class ExamResult(BaseModel):
             published_at=parse_datetime(json_get(raw, "published_at")),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class ExamResultBatchItem(BaseModel):
+    """A `ExamResultBatchItem` object of the Platform API."""
+
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+    score: _t.Optional[float]
+    grade: _t.Optional[str]
+    exam_id: _t.Optional[str]
+    student_id: _t.Optional[str]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("external_id", "external_id"),
+        ("score", "score"),
+        ("grade", "grade"),
+        ("exam_id", "exam_id"),
+        ("student_id", "student_id"),
+    )
+
+    def __init__(
+        self,
+        *,
+        external_id: str,
+        score: _t.Optional[float] = None,
+        grade: _t.Optional[str] = None,
+        exam_id: _t.Optional[str] = None,
+        student_id: _t.Optional[str] = None,
+    ) -> None:
+        self._init(
+            {
+                "external_id": external_id,
+                "score": score,
+                "grade": grade,
+                "exam_id": exam_id,
+                "student_id": student_id,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ExamResultBatchItem:
+        """A `ExamResultBatchItem` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            external_id=json_get(raw, "external_id"),
+            score=json_get(raw, "score"),
+            grade=json_get(raw, "grade"),
+            exam_id=json_get(raw, "exam_id"),
+            student_id=json_get(raw, "student_id"),
         )
         model._attach(raw)
         return model
@@ -5012,6 +5176,86 @@ class Payment(BaseModel):
             refunded_at=parse_datetime(json_get(raw, "refunded_at")),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class PaymentBatchItem(BaseModel):
+    """A `PaymentBatchItem` object of the Platform API."""
+
+    student_id: _t.Optional[str]
+    enrollment_id: _t.Optional[str]
+    amount: _t.Optional[int]
+    currency: _t.Optional[str]
+    description: _t.Optional[str]
+    external_reference: _t.Optional[str]
+    status: _t.Optional[_t.Union[PaymentBatchItemStatus, str]]
+    """The state the payment should be in: a new one is recorded, then moved there; one on record moves along its transitions (409 when none leads there)."""
+    failure_reason: _t.Optional[str]
+    """With `status: failed`."""
+    amount_refunded: _t.Optional[int]
+    """The total refunded so far, as your books have it: a higher figure than ours refunds the difference (a refund cannot be undone: a lower one is 409)."""
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("student_id", "student_id"),
+        ("enrollment_id", "enrollment_id"),
+        ("amount", "amount"),
+        ("currency", "currency"),
+        ("description", "description"),
+        ("external_reference", "external_reference"),
+        ("status", "status"),
+        ("failure_reason", "failure_reason"),
+        ("amount_refunded", "amount_refunded"),
+        ("external_id", "external_id"),
+    )
+
+    def __init__(
+        self,
+        *,
+        external_id: str,
+        student_id: _t.Optional[str] = None,
+        enrollment_id: _t.Optional[str] = None,
+        amount: _t.Optional[int] = None,
+        currency: _t.Optional[str] = None,
+        description: _t.Optional[str] = None,
+        external_reference: _t.Optional[str] = None,
+        status: _t.Optional[_t.Union[PaymentBatchItemStatus, str]] = None,
+        failure_reason: _t.Optional[str] = None,
+        amount_refunded: _t.Optional[int] = None,
+    ) -> None:
+        self._init(
+            {
+                "student_id": student_id,
+                "enrollment_id": enrollment_id,
+                "amount": amount,
+                "currency": currency,
+                "description": description,
+                "external_reference": external_reference,
+                "status": status,
+                "failure_reason": failure_reason,
+                "amount_refunded": amount_refunded,
+                "external_id": external_id,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> PaymentBatchItem:
+        """A `PaymentBatchItem` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            student_id=json_get(raw, "student_id"),
+            enrollment_id=json_get(raw, "enrollment_id"),
+            amount=json_get(raw, "amount"),
+            currency=json_get(raw, "currency"),
+            description=json_get(raw, "description"),
+            external_reference=json_get(raw, "external_reference"),
+            status=json_get(raw, "status"),
+            failure_reason=json_get(raw, "failure_reason"),
+            amount_refunded=json_get(raw, "amount_refunded"),
+            external_id=json_get(raw, "external_id"),
         )
         model._attach(raw)
         return model

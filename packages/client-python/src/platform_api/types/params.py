@@ -12,6 +12,7 @@ import typing as _t
 from .enums import (
     CourseBatchItemStatus,
     CourseStatus,
+    EnrollmentBatchItemStatus,
     EnrollmentCreateStatus,
     ExportBatchCollection,
     ExportBatchFormat,
@@ -21,6 +22,7 @@ from .enums import (
     MemberRole,
     OAuthClientGrantType,
     OAuthClientType,
+    PaymentBatchItemStatus,
     ScopeOrAll,
     StudentBatchItemStatus,
     StudentStatus,
@@ -35,9 +37,15 @@ __all__ = [
     "CourseBatchItemParams",
     "CourseCreateParams",
     "CourseUpdateParams",
+    "EnrollmentBatchParams",
+    "EnrollmentBatchItemParams",
     "EnrollmentCreateParams",
     "EnrollmentUpdateParams",
+    "ExamBatchParams",
+    "ExamBatchItemParams",
     "ExamCreateParams",
+    "ExamResultBatchParams",
+    "ExamResultBatchItemParams",
     "ExamResultCreateParams",
     "ExamResultUpdateParams",
     "ExamUpdateParams",
@@ -49,6 +57,8 @@ __all__ = [
     "OAuthClientUpdateParams",
     "OrganizationUpdateParams",
     "PasswordChangeParams",
+    "PaymentBatchParams",
+    "PaymentBatchItemParams",
     "PaymentCreateParams",
     "PaymentFailParams",
     "PaymentRefundParams",
@@ -150,6 +160,27 @@ class CourseUpdateParams(_t.TypedDict, total=False):
     capacity: _t.Optional[int]
 
 
+class EnrollmentBatchParams(_t.TypedDict):
+    """The fields of a `EnrollmentBatch`."""
+
+    items: _t.Sequence[EnrollmentBatchItemParams]
+
+
+class _EnrollmentBatchItemParamsRequired(_t.TypedDict):
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+
+
+class EnrollmentBatchItemParams(_EnrollmentBatchItemParamsRequired, total=False):
+    """The fields of a `EnrollmentBatchItem`."""
+
+    notes: _t.Optional[str]
+    student_id: str
+    course_id: str
+    status: EnrollmentBatchItemStatus
+    """A new enrollment's first state (`pending` or `active`), or the state an existing one moves to along its transitions (409 when none leads there)."""
+
+
 class _EnrollmentCreateParamsRequired(_t.TypedDict):
     student_id: str
     course_id: str
@@ -171,6 +202,27 @@ class EnrollmentUpdateParams(_t.TypedDict, total=False):
     notes: _t.Optional[str]
 
 
+class ExamBatchParams(_t.TypedDict):
+    """The fields of a `ExamBatch`."""
+
+    items: _t.Sequence[ExamBatchItemParams]
+
+
+class _ExamBatchItemParamsRequired(_t.TypedDict):
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+
+
+class ExamBatchItemParams(_ExamBatchItemParamsRequired, total=False):
+    """The fields of a `ExamBatchItem`."""
+
+    title: str
+    max_score: float
+    held_on: _t.Optional[str]
+    """YYYY-MM-DD"""
+    course_id: str
+
+
 class _ExamCreateParamsRequired(_t.TypedDict):
     course_id: str
     title: str
@@ -183,6 +235,26 @@ class ExamCreateParams(_ExamCreateParamsRequired, total=False):
     external_id: _t.Optional[str]
     held_on: _t.Optional[str]
     """YYYY-MM-DD"""
+
+
+class ExamResultBatchParams(_t.TypedDict):
+    """The fields of a `ExamResultBatch`."""
+
+    items: _t.Sequence[ExamResultBatchItemParams]
+
+
+class _ExamResultBatchItemParamsRequired(_t.TypedDict):
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+
+
+class ExamResultBatchItemParams(_ExamResultBatchItemParamsRequired, total=False):
+    """The fields of a `ExamResultBatchItem`."""
+
+    score: float
+    grade: _t.Optional[str]
+    exam_id: str
+    student_id: str
 
 
 class _ExamResultCreateParamsRequired(_t.TypedDict):
@@ -300,6 +372,34 @@ class PasswordChangeParams(_t.TypedDict):
 
     current_password: str
     new_password: str
+
+
+class PaymentBatchParams(_t.TypedDict):
+    """The fields of a `PaymentBatch`."""
+
+    items: _t.Sequence[PaymentBatchItemParams]
+
+
+class _PaymentBatchItemParamsRequired(_t.TypedDict):
+    external_id: str
+    """The key the item is matched on: the record with this external id is updated, or one is created with it."""
+
+
+class PaymentBatchItemParams(_PaymentBatchItemParamsRequired, total=False):
+    """The fields of a `PaymentBatchItem`."""
+
+    student_id: str
+    enrollment_id: _t.Optional[str]
+    amount: int
+    currency: str
+    description: _t.Optional[str]
+    external_reference: _t.Optional[str]
+    status: PaymentBatchItemStatus
+    """The state the payment should be in: a new one is recorded, then moved there; one on record moves along its transitions (409 when none leads there)."""
+    failure_reason: str
+    """With `status: failed`."""
+    amount_refunded: int
+    """The total refunded so far, as your books have it: a higher figure than ours refunds the difference (a refund cannot be undone: a lower one is 409)."""
 
 
 class _PaymentCreateParamsRequired(_t.TypedDict):
