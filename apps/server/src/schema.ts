@@ -9,6 +9,7 @@ import type { ModuleSchema } from './database/module-schema';
 import { EVENTS_SCHEMA } from './events/events.schema';
 import { EXPORTS_SCHEMA } from './exports/exports.schema';
 import { IDEMPOTENCY_SCHEMA } from './idempotency/idempotency.schema';
+import { MAIL_SCHEMA } from './mail/mail.schema';
 import { MEMBERS_SCHEMA } from './members/members.schema';
 import { credentialSearchMigration } from './migrations/1767047400000-credential-search';
 import { domainMigration } from './migrations/1763900000000-domain';
@@ -52,4 +53,5 @@ export const APP_SCHEMA: readonly ModuleSchema[] = [
   MEMBERS_SCHEMA,
   EXPORTS_SCHEMA,
   REQUEST_LOGS_SCHEMA,
+  MAIL_SCHEMA,
 ];

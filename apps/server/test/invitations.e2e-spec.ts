@@ -29,9 +29,11 @@ describe('invitations', () => {
     return asOperator().invitations.create({ body: { email, role }, extraHeaders });
   }
 
-  /** A new invitation (201), with its one-time `accept_url`. */
+  /** A new invitation (201), with its one-time `accept_url` (this server sends no mail). */
   async function invited(email: string, role?: Role) {
-    return expectStatus(await invite(email, role), 201).body;
+    const body = expectStatus(await invite(email, role), 201).body;
+    expect(body.delivery).toBe('link');
+    return { ...body, accept_url: body.accept_url! };
   }
 
   /** Submits the accept form the way the browser would, from the page the link opens. */
@@ -74,7 +76,8 @@ describe('invitations', () => {
     expect(res.body.id).toMatch(/^inv_[0-9A-HJKMNP-TV-Z]{26}$/);
     const days = (Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)) / 86_400_000;
     expect(days).toBeCloseTo(7, 3);
-    const url = new URL(res.body.accept_url);
+    expect(res.body.delivery).toBe('link');
+    const url = new URL(res.body.accept_url!);
     expect(`${url.origin}${url.pathname}`).toBe(`${server.url}/invitations/accept`);
     const secret = url.searchParams.get('token')!;
     expect(secret.length).toBeGreaterThanOrEqual(40);

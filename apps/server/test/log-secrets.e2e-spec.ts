@@ -68,11 +68,12 @@ async function membersFlow(server: TestServer, api: TypedClient, orgId: string):
     }),
     201,
   );
-  const inviteToken = new URL(invited.body.accept_url).searchParams.get('token')!;
+  const acceptUrl = invited.body.accept_url!;
+  const inviteToken = new URL(acceptUrl).searchParams.get('token')!;
   const joinerPassword = `pw-${randomBytes(12).toString('hex')}`;
   const newPassword = `pw-${randomBytes(12).toString('hex')}`;
   secrets.push(inviteToken, joinerPassword, newPassword);
-  await fetch(invited.body.accept_url);
+  await fetch(acceptUrl);
   const form = {
     token: inviteToken,
     password: joinerPassword,
@@ -85,7 +86,7 @@ async function membersFlow(server: TestServer, api: TypedClient, orgId: string):
     body: new URLSearchParams(form).toString(),
   });
   expect(accepted.status).toBe(303);
-  await fetch(invited.body.accept_url);
+  await fetch(acceptUrl);
   const developers = await api.members.list({ query: { role: 'developer' } });
   const joiner = expectStatus(developers, 200).body.data[0]!;
   const owned = await server.createToken(orgId, ['students:read'], { userId: joiner.id });

@@ -156,12 +156,20 @@ export const InvitationSchema = z
 
 export type InvitationResource = z.infer<typeof InvitationSchema>;
 
+export const INVITATION_DELIVERIES = ['email', 'link'] as const;
+
 export const InvitationWithSecretSchema = InvitationSchema.extend({
   accept_url: z
     .string()
     .url()
+    .nullable()
     .describe(
-      'The one-time link to send to the invitee, who opens it to set a password. Shown only here; only a hash of its token is kept.',
+      'The one-time link the invitee opens to set a password: null when the server mailed it to the invitee (`delivery: email`), so only the owner of the address can accept. Otherwise shown only here, for you to pass on; only a hash of its token is kept.',
+    ),
+  delivery: z
+    .enum(INVITATION_DELIVERIES)
+    .describe(
+      '`email`: the server sent the link to the invitee (it has `SMTP_URL`). `link`: a server without mail (development) returns it in `accept_url` instead.',
     ),
 }).openapi({ title: 'InvitationWithSecret' });
 
@@ -194,7 +202,7 @@ export const invitationsContract = c.router(
     }),
     create: invitationRoutes.create({
       summary: 'Invite a member',
-      description: `Returns the one-time \`accept_url\`, not shown again, which works for ${INVITATION_TTL_DAYS} days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with \`role\`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.`,
+      description: `Mails the invitee a one-time link (\`delivery: email\`; a server without mail returns it as \`accept_url\` instead, not shown again), which works for ${INVITATION_TTL_DAYS} days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with \`role\`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.`,
       body: InvitationCreateSchema,
       response: InvitationWithSecretSchema,
       oneTimeSecret: 'accept_url',

@@ -246,8 +246,23 @@ export function MembersPage({
 }
 
 /** What acts for the member, in words: what removing them stops, or demoting narrows. */
-/** The link of an invitation just created, shown once. */
+/**
+ * An invitation just created: mailed to the invitee (a server with mail), or its link shown once
+ * for the admin to pass on (a server without mail, in development).
+ */
 function InvitationLink({ invitation }: { invitation: InvitationWithSecret }) {
+  if (invitation.accept_url === null) {
+    return (
+      <section className="secret" aria-label="Invitation sent">
+        <h2>Invitation for {invitation.email} sent</h2>
+        <p role="status">
+          We emailed {invitation.email} a link that works once, until{' '}
+          {formatDate(invitation.expires_at)}, to choose a password and join as {invitation.role}.
+          Only they can use it.
+        </p>
+      </section>
+    );
+  }
   return (
     <SecretPanel
       title={`Invitation for ${invitation.email} created`}
@@ -255,8 +270,9 @@ function InvitationLink({ invitation }: { invitation: InvitationWithSecret }) {
       label="Invitation link"
     >
       <p>
-        Send it to {invitation.email}: it works once, until {formatDate(invitation.expires_at)}, and
-        lets them choose a password and join as {invitation.role}.
+        This server sends no mail (development): send the link to {invitation.email} yourself. It
+        works once, until {formatDate(invitation.expires_at)}, and lets them choose a password and
+        join as {invitation.role}.
       </p>
     </SecretPanel>
   );

@@ -107,10 +107,12 @@ export class AuditService {
     row: T,
     actor: AuditActor,
     entry: AuditEntry,
+    also?: (manager: EntityManager) => Promise<void>,
   ): Promise<void> {
     await this.transactions.run(async (manager) => {
       await manager.insert(entity, row);
       await this.record(actor, entry, manager);
+      await also?.(manager);
     });
   }
 

@@ -10,6 +10,11 @@ export function newId(kind: IdKind, at?: number): string {
   return `${ID_PREFIXES[kind]}_${ulid(at)}`;
 }
 
+/** An id for a row no API response names (`mail_…`): the same ulid, any short prefix. */
+export function newInternalId(prefix: string, at?: number): string {
+  return `${prefix}_${ulid(at)}`;
+}
+
 /**
  * A stored id typed with its prefix, for a response (the contract types ids as `stu_…` etc.).
  * Only a type: id columns hold nothing but ids `newId` made for that kind.

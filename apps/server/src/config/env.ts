@@ -142,6 +142,19 @@ const EnvSchema = z.object({
   WEBHOOK_POLL_INTERVAL: duration.default('1s'),
   /** On shutdown, how long in-flight attempts may take to finish. */
   WEBHOOK_SHUTDOWN_GRACE: duration.default('10s'),
+  /**
+   * Outgoing mail (invitations): `smtp://user:pass@host:587` or `smtps://…`. Unset, no mail is
+   * sent and an invitation's link is shown to the admin who made it (development).
+   */
+  SMTP_URL: z
+    .string()
+    .url()
+    .refine((url) => /^smtps?:\/\//.test(url), 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  /** The sender of every message: an address, optionally with a name (`Platform <no-reply@…>`). */
+  MAIL_FROM: z.string().min(3).max(320).default('Platform <no-reply@localhost>'),
+  /** Delays between a failed send and the next; after the last, the message is given up. */
+  MAIL_RETRY_SCHEDULE: durationList.default('10s,1m,5m,30m,2h,6h,12h'),
   /** `pnpm dev` only: the webhook inspector's URL, registered for the demo organization. */
   DEV_WEBHOOK_INSPECTOR_URL: z.string().url().default('http://127.0.0.1:3001/webhooks'),
   /** When set, `GET /metrics` wants `Authorization: Bearer <METRICS_TOKEN>`. */
@@ -237,6 +250,8 @@ export interface AppConfig {
   requestLog: { enabled: boolean; retentionDays: number };
   /** `TOKEN_CACHE_SIZE`: token lookups kept in memory; 0, none. */
   tokenCacheSize: number;
+  /** Outgoing mail; `smtpUrl` unset: none is sent (links are shown instead). */
+  mail: { smtpUrl?: string; from: string; retryScheduleMs: number[] };
 }
 
 export interface WebhookConfig {
@@ -319,6 +334,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     exports: { retentionMs: e.EXPORT_RETENTION },
     requestLog: { enabled: e.REQUEST_LOG, retentionDays: e.REQUEST_LOG_RETENTION_DAYS },
     tokenCacheSize: e.TOKEN_CACHE_SIZE,
+    mail: {
+      ...(e.SMTP_URL && { smtpUrl: e.SMTP_URL }),
+      from: e.MAIL_FROM,
+      retryScheduleMs: e.MAIL_RETRY_SCHEDULE,
+    },
     webhooks: webhookConfig(e, origin),
   };
 }

@@ -57,9 +57,10 @@ export class InvitationsController {
       }),
       create: async ({ body }) => {
         const { invitation, acceptUrl } = await this.members.invite(principal, body, actor);
+        const delivery = acceptUrl === null ? ('email' as const) : ('link' as const);
         return {
           status: 201,
-          body: { ...toInvitationResource(invitation), accept_url: acceptUrl },
+          body: { ...toInvitationResource(invitation), accept_url: acceptUrl, delivery },
         };
       },
       retrieve: onRecord(200, async (id) =>

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
+import { MailModule } from '../mail/mail.module';
 import { UserRecord } from '../oauth/entities';
 import { OAuthAccountsModule } from '../oauth/oauth-accounts.module';
 import { AcceptInvitationPages } from './accept-pages';
@@ -13,6 +14,7 @@ import { MembersService } from './members.service';
   imports: [
     OAuthAccountsModule,
     EventsModule,
+    MailModule,
     TypeOrmModule.forFeature([UserRecord, InvitationRecord]),
   ],
   controllers: [MembersController, InvitationsController, UserController],

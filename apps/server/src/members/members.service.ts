@@ -37,7 +37,9 @@ import { revokeClientArtifacts } from '../oauth/adapter';
 import { deleteArtifacts, memberArtifacts } from '../oauth/member-artifacts';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
+import { MailOutbox } from '../mail/mail-outbox';
 import { InvitationRecord } from './invitation.entity';
+import { queueInvitationMail } from './invitation-mail';
 import { memberCredentials, narrowMemberTo, revokeInvitationsOf } from './member-credentials';
 
 const INVITATION_TTL_MS = INVITATION_TTL_DAYS * 24 * 3600 * 1000;
@@ -79,6 +81,7 @@ export class MembersService {
     private readonly sql: Sql,
     private readonly clock: Clock,
     private readonly revocations: CredentialRevocations,
+    private readonly outbox: MailOutbox,
   ) {
     this.listOptions = { searchTimeoutMs: config.searchTimeoutMs };
     this.listedMembers = ListCollection.of(sql, users, contract.members.list.query);
@@ -264,12 +267,16 @@ export class MembersService {
     return findOwned(manager, InvitationRecord, organizationId, id, 'invitation');
   }
 
-  /** Returns the accept link in clear text exactly once; only its token's hash is kept. */
+  /**
+   * Mails the accept link to the invitee when this server sends mail (the admin never sees it,
+   * so nobody but the address's owner can accept); otherwise returns it in clear text exactly
+   * once. Only its token's hash is kept.
+   */
   async invite(
     principal: Principal,
     input: { email: string; role: Role; expires_at?: string | null | undefined },
     actor: AuditActor,
-  ): Promise<{ invitation: InvitationRecord; acceptUrl: string }> {
+  ): Promise<{ invitation: InvitationRecord; acceptUrl: string | null }> {
     assertCanGrantRole(principal, input.role);
     const now = this.clock.now();
     const latest = new Date(now.getTime() + INVITATION_TTL_MS);
@@ -306,14 +313,23 @@ export class MembersService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.audit.insertAudited(InvitationRecord, invitation, actor, {
-      action: 'invitation.created',
-      targetType: 'invitation',
-      targetId: invitation.id,
-      changes: { email, role: input.role, expires_at: toIso(expiresAt) },
-    });
     const acceptUrl = `${serverOrigin(this.config)}${ACCEPT_PATH}?token=${encodeURIComponent(token)}`;
-    return { invitation, acceptUrl };
+    const mailed = this.outbox.sends;
+    await this.audit.insertAudited(
+      InvitationRecord,
+      invitation,
+      actor,
+      {
+        action: 'invitation.created',
+        targetType: 'invitation',
+        targetId: invitation.id,
+        changes: { email, role: input.role, expires_at: toIso(expiresAt) },
+      },
+      mailed
+        ? (manager) => queueInvitationMail(manager, this.outbox, invitation, acceptUrl)
+        : undefined,
+    );
+    return { invitation, acceptUrl: mailed ? null : acceptUrl };
   }
 
   async revokeInvitation(

@@ -16,6 +16,7 @@ use PlatformApi\Core\Model;
  * The API's `InvitationWithSecret` object. Unknown keys are kept: read them as `$model['key']`.
  *
  * @see InvitationRole for the values of the fields typed with it
+ * @see InvitationDelivery for the values of the fields typed with it
  */
 final class InvitationWithSecret extends Model
 {
@@ -40,10 +41,18 @@ final class InvitationWithSecret extends Model
         public readonly \DateTimeImmutable $expiresAt,
         public readonly \DateTimeImmutable $createdAt,
         /**
-         * The one-time link to send to the invitee, who opens it to set a password. Shown only here; only a
-         * hash of its token is kept.
+         * The one-time link the invitee opens to set a password: null when the server mailed it to the
+         * invitee (`delivery: email`), so only the owner of the address can accept. Otherwise shown only
+         * here, for you to pass on; only a hash of its token is kept.
          */
-        public readonly string $acceptUrl,
+        public readonly ?string $acceptUrl,
+        /**
+         * `email`: the server sent the link to the invitee (it has `SMTP_URL`). `link`: a server without mail
+         * (development) returns it in `accept_url` instead.
+         *
+         * @var InvitationDelivery::*|string
+         */
+        public readonly string $delivery,
     ) {
     }
 
@@ -57,7 +66,8 @@ final class InvitationWithSecret extends Model
             Cast::string($data['role'] ?? null),
             Cast::dateTime($data['expires_at'] ?? null),
             Cast::dateTime($data['created_at'] ?? null),
-            Cast::string($data['accept_url'] ?? null),
+            Cast::nullableString($data['accept_url'] ?? null),
+            Cast::string($data['delivery'] ?? null),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;
@@ -77,6 +87,7 @@ final class InvitationWithSecret extends Model
             'expires_at' => Cast::serialize($this->expiresAt),
             'created_at' => Cast::serialize($this->createdAt),
             'accept_url' => $this->acceptUrl,
+            'delivery' => $this->delivery,
         ];
         return $data;
     }

@@ -189,6 +189,8 @@ final class MembersLiveTest extends LiveTestCase
         $invitation = $client->invitations->create(['email' => $email, 'role' => 'viewer']);
         self::assertStringStartsWith('inv_', $invitation->id);
         self::assertSame([$email, 'viewer'], [$invitation->email, $invitation->role]);
+        // The live server sends no mail, so the link comes back to the caller.
+        self::assertSame('link', $invitation->delivery);
         self::assertStringStartsWith(
             self::env('PLATFORM_BASE_URL') . '/invitations/accept?token=',
             $invitation->acceptUrl,

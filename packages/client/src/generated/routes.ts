@@ -1080,7 +1080,7 @@ export interface InvitationsResource {
   /**
    * Invite a member
    *
-   * Returns the one-time `accept_url`, not shown again, which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+   * Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
    *
    * Scope: `members:write`.
    */

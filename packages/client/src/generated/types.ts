@@ -38,6 +38,8 @@ export type ExportBatchFormat = 'ndjson' | 'csv';
 
 export type InvitationRole = 'admin' | 'developer' | 'viewer';
 
+export type InvitationDelivery = 'email' | 'link';
+
 export type MemberRole = 'admin' | 'developer' | 'viewer';
 
 export type MemberCredentialsInvitationRole = 'admin' | 'developer' | 'viewer';
@@ -756,8 +758,10 @@ export interface InvitationWithSecret {
   /** After this the link no longer works. */
   expires_at: string;
   created_at: string;
-  /** The one-time link to send to the invitee, who opens it to set a password. Shown only here; only a hash of its token is kept. */
-  accept_url: string;
+  /** The one-time link the invitee opens to set a password: null when the server mailed it to the invitee (`delivery: email`), so only the owner of the address can accept. Otherwise shown only here, for you to pass on; only a hash of its token is kept. */
+  accept_url: string | null;
+  /** `email`: the server sent the link to the invitee (it has `SMTP_URL`). `link`: a server without mail (development) returns it in `accept_url` instead. */
+  delivery: InvitationDelivery;
 }
 
 export interface Member {

@@ -84,7 +84,7 @@ class Invitations(SyncAPIResource):
 
         `POST /v1/invitations` (scope `members:write`).
 
-        Returns the one-time `accept_url`, not shown again, which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
 
         Args:
             role: `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows.
@@ -195,7 +195,7 @@ class InvitationsWithRawResponse(SyncAPIResource):
 
         `POST /v1/invitations` (scope `members:write`).
 
-        Returns the one-time `accept_url`, not shown again, which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -323,7 +323,7 @@ class AsyncInvitations(AsyncAPIResource):
 
         `POST /v1/invitations` (scope `members:write`).
 
-        Returns the one-time `accept_url`, not shown again, which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
 
         Args:
             role: `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows.
@@ -437,7 +437,7 @@ class AsyncInvitationsWithRawResponse(AsyncAPIResource):
 
         `POST /v1/invitations` (scope `members:write`).
 
-        Returns the one-time `accept_url`, not shown again, which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "InvitationRole", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "InvitationRole", "InvitationDelivery", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
@@ -44,6 +44,8 @@ ExportBatchCollection = _t.Literal["students", "courses", "enrollments", "paymen
 ExportBatchFormat = _t.Literal["ndjson", "csv"]
 
 InvitationRole = _t.Literal["admin", "developer", "viewer"]
+
+InvitationDelivery = _t.Literal["email", "link"]
 
 MemberRole = _t.Literal["admin", "developer", "viewer"]
 

@@ -28,6 +28,7 @@ from .enums import (
     ExportCollection,
     ExportFormat,
     ExportStatus,
+    InvitationDelivery,
     InvitationRole,
     MemberCredentialsInvitationRole,
     MemberRole,
@@ -4210,8 +4211,10 @@ class InvitationWithSecret(BaseModel):
     expires_at: _dt.datetime
     """After this the link no longer works."""
     created_at: _dt.datetime
-    accept_url: str
-    """The one-time link to send to the invitee, who opens it to set a password. Shown only here; only a hash of its token is kept."""
+    accept_url: _t.Optional[str]
+    """The one-time link the invitee opens to set a password: null when the server mailed it to the invitee (`delivery: email`), so only the owner of the address can accept. Otherwise shown only here, for you to pass on; only a hash of its token is kept."""
+    delivery: _t.Union[InvitationDelivery, str]
+    """`email`: the server sent the link to the invitee (it has `SMTP_URL`). `link`: a server without mail (development) returns it in `accept_url` instead."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -4221,6 +4224,7 @@ class InvitationWithSecret(BaseModel):
         ("expires_at", "expires_at"),
         ("created_at", "created_at"),
         ("accept_url", "accept_url"),
+        ("delivery", "delivery"),
     )
 
     def __init__(
@@ -4232,7 +4236,8 @@ class InvitationWithSecret(BaseModel):
         role: _t.Union[InvitationRole, str],
         expires_at: _dt.datetime,
         created_at: _dt.datetime,
-        accept_url: str,
+        accept_url: _t.Optional[str],
+        delivery: _t.Union[InvitationDelivery, str],
     ) -> None:
         self._init(
             {
@@ -4243,6 +4248,7 @@ class InvitationWithSecret(BaseModel):
                 "expires_at": expires_at,
                 "created_at": created_at,
                 "accept_url": accept_url,
+                "delivery": delivery,
             }
         )
 
@@ -4258,6 +4264,7 @@ class InvitationWithSecret(BaseModel):
             expires_at=parse_datetime(json_get(raw, "expires_at")),
             created_at=parse_datetime(json_get(raw, "created_at")),
             accept_url=json_get(raw, "accept_url"),
+            delivery=json_get(raw, "delivery"),
         )
         model._attach(raw)
         return model

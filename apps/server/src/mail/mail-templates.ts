@@ -1,0 +1,43 @@
+import { escapeHtml } from '../oauth/pages';
+
+/** A message as the outbox stores it: rendered once, as plain text and as HTML. */
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface InvitationMail {
+  organizationName: string;
+  /** Who invited, as the organization knows them (name, else email); null for an API client. */
+  inviter: string | null;
+  role: string;
+  acceptUrl: string;
+  expiresAt: Date;
+}
+
+/**
+ * The invitation: who asks, for which organization and role, the one-time link and until when
+ * it works. Every value goes through `escapeHtml` in the HTML part.
+ */
+export function invitationMail(input: InvitationMail): RenderedMail {
+  const who = input.inviter ?? `An admin of ${input.organizationName}`;
+  const until = input.expiresAt.toUTCString();
+  const subject = `${who} invited you to ${input.organizationName}`.slice(0, 300);
+  const text = [
+    `${who} invited you to join ${input.organizationName} on Platform as ${input.role}.`,
+    '',
+    'Open this link to set your password and join:',
+    input.acceptUrl,
+    '',
+    `The link works once, until ${until}. If you did not expect this invitation, ignore this message: nothing happens unless the link is opened.`,
+  ].join('\n');
+  const html = `<!doctype html>
+<html><body style="font-family: sans-serif; line-height: 1.5">
+<p>${escapeHtml(who)} invited you to join <strong>${escapeHtml(input.organizationName)}</strong> on Platform as <strong>${escapeHtml(input.role)}</strong>.</p>
+<p><a href="${escapeHtml(input.acceptUrl)}">Set your password and join</a></p>
+<p>The link works once, until ${escapeHtml(until)}. If you did not expect this invitation, ignore this message: nothing happens unless the link is opened.</p>
+</body></html>
+`;
+  return { subject, text, html };
+}
