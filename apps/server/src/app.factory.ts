@@ -28,7 +28,7 @@ import { ChangeFeedService } from './events/change-feed.service';
 import { Draining } from './health/draining';
 import { Metrics } from './metrics/metrics';
 import { AcceptInvitationPages } from './members/accept-pages';
-import { ACCEPT_PATH } from './members/members.service';
+import { ACCEPT_PATH } from './members/invitations.service';
 import { InteractionPages } from './oauth/interactions';
 import { OAuthClientsService } from './oauth/oauth-clients.service';
 import { OAUTH_PATHS, OAuthProviderService } from './oauth/oauth-provider.service';

@@ -89,6 +89,32 @@ describe('invitations by email (SMTP_URL)', () => {
     expect(stored.sent_at).not.toBeNull();
   });
 
+  it('resends a pending invitation with a new link; the old one stops working', async () => {
+    const created = await invite('second.try@riverside.example');
+    const first = linkIn((await catcher.waitFor('second.try@riverside.example')).text ?? '')!;
+    const resent = await rawCall<InvitationWithSecret>(
+      server,
+      `/v1/invitations/${created.body.id}/resend`,
+      { token: adminToken, method: 'POST' },
+    );
+    expect(resent.status).toBe(200);
+    expect(resent.body).toMatchObject({ id: created.body.id, delivery: 'email', accept_url: null });
+    const deadline = Date.now() + 10_000;
+    let mails = catcher.messages;
+    for (;;) {
+      mails = catcher.messages.filter((m) =>
+        [m.to ?? []].flat().some((a) => a.text.includes('second.try@riverside.example')),
+      );
+      if (mails.length === 2 || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(mails).toHaveLength(2);
+    const second = linkIn(mails[1]!.text ?? '')!;
+    expect(second).not.toBe(first);
+    expect((await fetch(first)).status).toBe(404);
+    expect((await fetch(second)).status).toBe(200);
+  });
+
   it('keeps an invitation made while the mail server is down, and sends it once it is back', async () => {
     const port = catcher.port;
     await catcher.close();

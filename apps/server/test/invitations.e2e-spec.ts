@@ -103,6 +103,28 @@ describe('invitations', () => {
     expect(JSON.stringify(replay.body)).not.toContain(secret);
   });
 
+  it('resends a pending invitation with a new link for another 7 days; the old link stops working, and an ended one is a 409', async () => {
+    const created = await invited(`again${nextPerson()}@riverside.example`);
+    const resent = expectStatus(
+      await asOperator().invitations.resend({ params: { id: created.id } }),
+      200,
+    ).body;
+    expect(resent).toMatchObject({ id: created.id, delivery: 'link' });
+    expect(resent.accept_url).not.toBe(created.accept_url);
+    expect(Date.parse(resent.expires_at)).toBeGreaterThanOrEqual(Date.parse(created.expires_at));
+    expect((await fetch(created.accept_url)).status).toBe(404);
+    expect((await fetch(resent.accept_url!)).status).toBe(200);
+    const audit = await asOperator().auditEvents.list({
+      query: { action: 'invitation.resent', target_id: created.id },
+    });
+    expect(expectStatus(audit, 200).body.data).toHaveLength(1);
+    expect(JSON.stringify(audit.body)).not.toContain(new URL(resent.accept_url!).search);
+
+    await asOperator().invitations.delete({ params: { id: created.id } });
+    const ended = await asOperator().invitations.resend({ params: { id: created.id } });
+    expect(expectStatus(ended, 409).body.detail).toContain('invite the address again');
+  });
+
   it('refuses inviting an email that is already a member (409 naming email)', async () => {
     const existing = await member('viewer');
     const res = await invite(existing.email.toUpperCase());

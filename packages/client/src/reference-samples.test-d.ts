@@ -424,6 +424,11 @@ export async function invitations_delete() {
   return deletedInvitation;
 }
 
+export async function invitations_resend() {
+  const invitationWithSecret = await platform.invitations.resend('inv_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return invitationWithSecret;
+}
+
 export async function user_retrieve() {
   const member = await platform.user.retrieve();
   return member;

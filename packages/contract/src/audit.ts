@@ -37,6 +37,7 @@ export const AUDIT_ACTIONS = [
   'member.updated',
   'member.removed',
   'invitation.created',
+  'invitation.resent',
   'invitation.revoked',
   'invitation.accepted',
   'user.password_changed',

@@ -209,6 +209,13 @@ export const invitationsContract = c.router(
       delegation: 'credential',
     }),
     retrieve: invitationRoutes.retrieve({ summary: 'Retrieve an invitation' }),
+    resend: invitationRoutes.action('resend', {
+      summary: 'Send an invitation again',
+      description: `A pending invitation gets a new one-time link, valid for ${INVITATION_TTL_DAYS} days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (\`delivery: email\`), or answered as \`accept_url\` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again. Needs a calling token that holds every scope of the invitation's role (403 otherwise).`,
+      response: InvitationWithSecretSchema,
+      oneTimeSecret: 'accept_url',
+      delegation: 'credential',
+    }),
     delete: invitationRoutes.delete({
       summary: 'Revoke an invitation',
       description: 'Its link stops working at once. Revoking twice is harmless.',

@@ -40,6 +40,7 @@ const ACTIONS: Record<AuditEventAction, true> = {
   'member.updated': true,
   'member.removed': true,
   'invitation.created': true,
+  'invitation.resent': true,
   'invitation.revoked': true,
   'invitation.accepted': true,
   'user.password_changed': true,

@@ -23,7 +23,11 @@ export interface InvitationMail {
 export function invitationMail(input: InvitationMail): RenderedMail {
   const who = input.inviter ?? `An admin of ${input.organizationName}`;
   const until = input.expiresAt.toUTCString();
-  const subject = `${who} invited you to ${input.organizationName}`.slice(0, 300);
+  const subject = (
+    input.inviter
+      ? `${input.inviter} invited you to ${input.organizationName}`
+      : `You are invited to ${input.organizationName}`
+  ).slice(0, 300);
   const text = [
     `${who} invited you to join ${input.organizationName} on Platform as ${input.role}.`,
     '',

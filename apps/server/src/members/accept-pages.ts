@@ -7,7 +7,7 @@ import { type AppConfig, serverOrigin } from '../config/env';
 import { isSameOriginPost } from '../common/same-origin';
 import { escapeHtml, page } from '../oauth/pages';
 import { MIN_PASSWORD_LENGTH, passwordProblem } from '../oauth/password-policy';
-import { invitationEnded, MembersService } from './members.service';
+import { invitationEnded, InvitationsService } from './invitations.service';
 
 /** Where a new member lands: the portal, served by the server under this path. */
 export const PORTAL_PATH = '/portal/';
@@ -75,7 +75,7 @@ export class AcceptInvitationPages {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly members: MembersService,
+    private readonly invitations: InvitationsService,
     private readonly clock: Clock,
   ) {
     this.origin = serverOrigin(config);
@@ -103,7 +103,7 @@ export class AcceptInvitationPages {
 
   private async show(req: Request, res: Response): Promise<void> {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
-    const invitation = await this.members.findByToken(token);
+    const invitation = await this.invitations.findByToken(token);
     const ended = invitationEnded(invitation, this.clock.now());
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
     this.html(res, 200, acceptForm({ token, email: invitation.email }));
@@ -120,7 +120,7 @@ export class AcceptInvitationPages {
     const token = field(req, 'token');
     const name = field(req, 'name').trim().slice(0, 200);
     const password = field(req, 'password');
-    const invitation = await this.members.findByToken(token);
+    const invitation = await this.invitations.findByToken(token);
     const ended = invitationEnded(invitation, this.clock.now());
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
     const again = (error: string) =>
@@ -130,7 +130,7 @@ export class AcceptInvitationPages {
     if (password !== field(req, 'password_confirmation')) {
       return again('The two passwords are not the same.');
     }
-    const result = await this.members.accept(token, { password, name }, req.ip);
+    const result = await this.invitations.accept(token, { password, name }, req.ip);
     if (!result.ok) return this.ended(res, result.reason);
     res.redirect(303, `${this.origin}${PORTAL_PATH}`);
   }

@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { contract } from '@platform/contract';
+import { contract, type InvitationWithSecretSchema } from '@platform/contract';
+import type { z } from 'zod';
 import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { Principal } from '../common/principal';
@@ -11,7 +12,9 @@ import { deletedStub, listHandler, onRecord } from '../common/resource-handlers'
 import { UsersService } from '../oauth/users.service';
 import { TransactionRunner } from '../common/transactions';
 import { AuditService } from '../audit/audit.service';
-import { MembersService, toInvitationResource, toMemberResource } from './members.service';
+import type { InvitationRecord } from './invitation.entity';
+import { InvitationsService, toInvitationResource } from './invitations.service';
+import { MembersService, toMemberResource } from './members.service';
 
 @Controller()
 export class MembersController {
@@ -41,7 +44,7 @@ export class MembersController {
 
 @Controller()
 export class InvitationsController {
-  constructor(private readonly members: MembersService) {}
+  constructor(private readonly invitations: InvitationsService) {}
 
   @TsRestHandler(contract.invitations)
   handle(
@@ -53,21 +56,20 @@ export class InvitationsController {
     return tsRestHandler(contract.invitations, {
       list: async ({ query }) => ({
         status: 200,
-        body: await this.members.listInvitations(organizationId, query, url),
+        body: await this.invitations.list(organizationId, query, url),
       }),
-      create: async ({ body }) => {
-        const { invitation, acceptUrl } = await this.members.invite(principal, body, actor);
-        const delivery = acceptUrl === null ? ('email' as const) : ('link' as const);
-        return {
-          status: 201,
-          body: { ...toInvitationResource(invitation), accept_url: acceptUrl, delivery },
-        };
-      },
+      create: async ({ body }) => ({
+        status: 201,
+        body: withLink(await this.invitations.invite(principal, body, actor)),
+      }),
+      resend: onRecord(200, async (id) =>
+        withLink(await this.invitations.resend(principal, id, actor)),
+      ),
       retrieve: onRecord(200, async (id) =>
-        toInvitationResource(await this.members.retrieveInvitation(organizationId, id)),
+        toInvitationResource(await this.invitations.retrieve(organizationId, id)),
       ),
       delete: deletedStub('invitation', 'invitation', (id) =>
-        this.members.revokeInvitation(organizationId, id, actor),
+        this.invitations.revoke(organizationId, id, actor),
       ),
     });
   }
@@ -112,4 +114,16 @@ export class UserController {
       },
     });
   }
+}
+
+/** An invitation just made or renewed, with its link unless it went out by mail. */
+function withLink({
+  invitation,
+  acceptUrl,
+}: {
+  invitation: InvitationRecord;
+  acceptUrl: string | null;
+}): z.infer<typeof InvitationWithSecretSchema> {
+  const delivery = acceptUrl === null ? ('email' as const) : ('link' as const);
+  return { ...toInvitationResource(invitation), accept_url: acceptUrl, delivery };
 }

@@ -7,6 +7,7 @@ import { OAuthAccountsModule } from '../oauth/oauth-accounts.module';
 import { AcceptInvitationPages } from './accept-pages';
 import { InvitationRecord } from './invitation.entity';
 import { InvitationsController, MembersController, UserController } from './members.controller';
+import { InvitationsService } from './invitations.service';
 import { MembersService } from './members.service';
 
 /** Members and their roles, invitations and their accept page, and `/v1/user`. */
@@ -18,7 +19,7 @@ import { MembersService } from './members.service';
     TypeOrmModule.forFeature([UserRecord, InvitationRecord]),
   ],
   controllers: [MembersController, InvitationsController, UserController],
-  providers: [MembersService, AcceptInvitationPages],
+  providers: [MembersService, InvitationsService, AcceptInvitationPages],
   exports: [MembersService, AcceptInvitationPages],
 })
 export class MembersModule {}

@@ -1,97 +1,54 @@
-import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
-  INVITATION_TTL_DAYS,
-  type InvitationResource,
   type ListQuery,
   type MemberCredentialsResource,
   type MemberResource,
   type Role,
   ROLE_SCOPES,
 } from '@platform/contract';
-import { type EntityManager, In, IsNull, MoreThan, type Repository } from 'typeorm';
+import { type EntityManager, In, type Repository } from 'typeorm';
 import type { AuditActor } from '../audit/audit-actor';
 import { AuditService } from '../audit/audit.service';
-import { normalizeIp } from '../rate-limit/organization-throttler.guard';
-import { earlierExpiry } from '../auth/delegation';
 import type { Principal } from '../common/principal';
 import { revokeTokensOf } from '../auth/tokens.service';
 import { Clock } from '../common/clock';
-import { newId, publicId } from '../common/ids';
+import { publicId } from '../common/ids';
 import { ListCollection, type ListOptions } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
 import { findOwned } from '../common/find-owned';
-import { alreadyExists, invalidField } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
 import { APP_CONFIG } from '../config/config.module';
-import { type AppConfig, serverOrigin } from '../config/env';
+import type { AppConfig } from '../config/env';
 import { CredentialRevocations } from '../common/credential-revocations';
 import { Sql } from '../database/sql';
-import { hashToken } from '../security/crypto';
 import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
 import { revokeClientArtifacts } from '../oauth/adapter';
 import { deleteArtifacts, memberArtifacts } from '../oauth/member-artifacts';
-import { normalizeEmail, UsersService } from '../oauth/users.service';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
-import { MailOutbox } from '../mail/mail-outbox';
-import { InvitationRecord } from './invitation.entity';
-import { queueInvitationMail } from './invitation-mail';
 import { memberCredentials, narrowMemberTo, revokeInvitationsOf } from './member-credentials';
-
-const INVITATION_TTL_MS = INVITATION_TTL_DAYS * 24 * 3600 * 1000;
-
-/** Where an invitee opens their link (server-rendered, see `accept-pages.ts`). */
-export const ACCEPT_PATH = '/invitations/accept';
-
-/** `invt_` + 32 random bytes (base64url): the one-time secret in the accept link. */
-function newInvitationToken(): string {
-  return `invt_${randomBytes(32).toString('base64url')}`;
-}
-
-/** Why an accept link no longer works, or null when it does. */
-export function invitationEnded(
-  invitation: InvitationRecord | null,
-  now: Date,
-): 'unknown' | 'used' | 'revoked' | 'expired' | null {
-  if (!invitation) return 'unknown';
-  if (invitation.acceptedAt) return 'used';
-  if (invitation.revokedAt) return 'revoked';
-  if (invitation.expiresAt.getTime() <= now.getTime()) return 'expired';
-  return null;
-}
 
 @Injectable()
 export class MembersService {
   private readonly listedMembers: ListCollection<UserRecord>;
-  private readonly listedInvitations: ListCollection<InvitationRecord>;
   /** How long a `q` search may take (`SEARCH_TIMEOUT`). */
   private readonly listOptions: ListOptions;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     @InjectRepository(UserRecord) private readonly users: Repository<UserRecord>,
-    @InjectRepository(InvitationRecord) private readonly invitations: Repository<InvitationRecord>,
-    private readonly accounts: UsersService,
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
     private readonly sql: Sql,
     private readonly clock: Clock,
     private readonly revocations: CredentialRevocations,
-    private readonly outbox: MailOutbox,
   ) {
     this.listOptions = { searchTimeoutMs: config.searchTimeoutMs };
     this.listedMembers = ListCollection.of(sql, users, contract.members.list.query);
-    // `expires_at`: the list shows pending invitations only, a condition the service adds.
-    this.listedInvitations = ListCollection.of(sql, invitations, contract.invitations.list.query, {
-      expires_at: 'expires_at',
-    });
   }
-
-  // ------------------------------------------------------------------ members
 
   async list(organizationId: string, query: ListQuery, url: PageUrl) {
     const { rows, total } = await this.listedMembers.find(organizationId, query, this.listOptions);
@@ -245,196 +202,6 @@ export class MembersService {
       );
     }
   }
-
-  // ------------------------------------------------------------------ invitations
-
-  async listInvitations(organizationId: string, query: ListQuery, url: PageUrl) {
-    // Pending only: an accepted or revoked invitation's expiry is set to when that happened.
-    const pending: ListQuery = {
-      ...query,
-      conditions: [...query.conditions, { field: 'expires_at', op: 'gt', value: this.clock.now() }],
-    };
-    const { rows, total } = await this.listedInvitations.find(
-      organizationId,
-      pending,
-      this.listOptions,
-    );
-    return { data: rows.map(toInvitationResource), ...pageEnvelope(url, query, total) };
-  }
-
-  retrieveInvitation(organizationId: string, id: string): Promise<InvitationRecord> {
-    const { manager } = this.invitations;
-    return findOwned(manager, InvitationRecord, organizationId, id, 'invitation');
-  }
-
-  /**
-   * Mails the accept link to the invitee when this server sends mail (the admin never sees it,
-   * so nobody but the address's owner can accept); otherwise returns it in clear text exactly
-   * once. Only its token's hash is kept.
-   */
-  async invite(
-    principal: Principal,
-    input: { email: string; role: Role; expires_at?: string | null | undefined },
-    actor: AuditActor,
-  ): Promise<{ invitation: InvitationRecord; acceptUrl: string | null }> {
-    assertCanGrantRole(principal, input.role);
-    const now = this.clock.now();
-    const latest = new Date(now.getTime() + INVITATION_TTL_MS);
-    let expiresAt = earlierExpiry(latest, principal.expiresAt)!;
-    if (input.expires_at) {
-      const requested = new Date(input.expires_at);
-      if (requested.getTime() <= now.getTime())
-        throw invalidField('expires_at', 'must be in the future');
-      if (requested.getTime() > expiresAt.getTime()) {
-        throw invalidField(
-          'expires_at',
-          `must be at or before ${toIso(expiresAt)}: an invitation lasts at most ${INVITATION_TTL_DAYS} days, and no longer than the calling token`,
-        );
-      }
-      expiresAt = requested;
-    }
-    const email = normalizeEmail(input.email);
-    // Only this organization's members are looked at: whether an email has an account in
-    // another organization is not the inviter's to learn (accepting would then fail, 409).
-    if (await this.users.existsBy({ email, organizationId: principal.organizationId })) {
-      throw alreadyExists('email', `${email} is already a member`);
-    }
-    const token = newInvitationToken();
-    const invitation = this.invitations.create({
-      id: newId('invitation', now.getTime()),
-      organizationId: principal.organizationId,
-      email,
-      role: input.role,
-      tokenHash: hashToken(token),
-      invitedByUserId: principal.userId,
-      expiresAt,
-      acceptedAt: null,
-      revokedAt: null,
-      createdAt: now,
-      updatedAt: now,
-    });
-    const acceptUrl = `${serverOrigin(this.config)}${ACCEPT_PATH}?token=${encodeURIComponent(token)}`;
-    const mailed = this.outbox.sends;
-    await this.audit.insertAudited(
-      InvitationRecord,
-      invitation,
-      actor,
-      {
-        action: 'invitation.created',
-        targetType: 'invitation',
-        targetId: invitation.id,
-        changes: { email, role: input.role, expires_at: toIso(expiresAt) },
-      },
-      mailed
-        ? (manager) => queueInvitationMail(manager, this.outbox, invitation, acceptUrl)
-        : undefined,
-    );
-    return { invitation, acceptUrl: mailed ? null : acceptUrl };
-  }
-
-  async revokeInvitation(
-    organizationId: string,
-    id: string,
-    actor: AuditActor,
-  ): Promise<InvitationRecord> {
-    const invitation = await this.retrieveInvitation(organizationId, id);
-    if (!invitationEnded(invitation, this.clock.now())) {
-      const now = this.clock.now();
-      await this.tx.run(async (manager) => {
-        // Only a still-pending invitation: one accepted meanwhile stays accepted.
-        const revoked = await manager.update(
-          InvitationRecord,
-          { id, organizationId, acceptedAt: IsNull(), revokedAt: IsNull() },
-          { revokedAt: now, expiresAt: now, updatedAt: now },
-        );
-        if (!revoked.affected) return;
-        invitation.revokedAt = now;
-        invitation.expiresAt = now;
-        await this.audit.record(
-          actor,
-          { action: 'invitation.revoked', targetType: 'invitation', targetId: id },
-          manager,
-        );
-      });
-    }
-    return invitation;
-  }
-
-  /** The invitation behind an accept link, whatever its state (the page explains it). */
-  findByToken(token: string): Promise<InvitationRecord | null> {
-    if (!token || token.length > 200) return Promise.resolve(null);
-    return this.invitations.findOneBy({ tokenHash: hashToken(token) });
-  }
-
-  /**
-   * Makes the invitee a member with the invited role and ends the invitation, in one
-   * transaction; the update only succeeds on a still-pending invitation, so a link raced
-   * twice makes one member.
-   */
-  async accept(
-    token: string,
-    input: { password: string; name: string },
-    ip?: string,
-  ): Promise<{ ok: true; user: UserRecord } | { ok: false; reason: string }> {
-    const found = await this.findByToken(token);
-    const ended = invitationEnded(found, this.clock.now());
-    if (ended || !found) return { ok: false, reason: ended ?? 'unknown' };
-    return this.tx.run(async (manager) => {
-      const now = this.clock.now();
-      // The inviter must still be a member who may give the role: an invitation does not
-      // outlive its maker's access (removal and demotion revoke it; this closes any race).
-      if (found.invitedByUserId) {
-        const inviter = await manager.findOneBy(UserRecord, {
-          id: found.invitedByUserId,
-          organizationId: found.organizationId,
-        });
-        const allowed = new Set<string>(inviter ? ROLE_SCOPES[inviter.role] : []);
-        if (!inviter || ROLE_SCOPES[found.role].some((scope) => !allowed.has(scope))) {
-          return { ok: false as const, reason: 'revoked' };
-        }
-      }
-      const claimed = await manager.update(
-        InvitationRecord,
-        { id: found.id, acceptedAt: IsNull(), revokedAt: IsNull(), expiresAt: MoreThan(now) },
-        { acceptedAt: now, expiresAt: now, updatedAt: now },
-      );
-      if (!claimed.affected) return { ok: false as const, reason: 'used' };
-      const { user } = await this.accounts.create(
-        {
-          organizationId: found.organizationId,
-          email: found.email,
-          password: input.password,
-          role: found.role,
-          name: input.name,
-        },
-        manager,
-      );
-      // The invitee's own act: the link is the credential, the new member the user.
-      const actor: AuditActor = {
-        kind: 'invitation',
-        organizationId: found.organizationId,
-        credentialId: found.id,
-        userId: user.id,
-        ip: ip ? normalizeIp(ip) : null,
-      };
-      await this.audit.record(
-        actor,
-        { action: 'invitation.accepted', targetType: 'invitation', targetId: found.id },
-        manager,
-      );
-      await this.audit.record(
-        actor,
-        {
-          action: 'member.added',
-          targetType: 'user',
-          targetId: user.id,
-          changes: { email: user.email, role: user.role },
-        },
-        manager,
-      );
-      return { ok: true as const, user };
-    });
-  }
 }
 
 /**
@@ -473,16 +240,5 @@ export function toMemberResource(user: UserRecord): MemberResource {
     organization_id: publicId('organization', user.organizationId),
     created_at: toIso(user.createdAt),
     updated_at: toIso(user.updatedAt),
-  };
-}
-
-export function toInvitationResource(invitation: InvitationRecord): InvitationResource {
-  return {
-    id: publicId('invitation', invitation.id),
-    object: 'invitation',
-    email: invitation.email,
-    role: invitation.role,
-    expires_at: toIso(invitation.expiresAt),
-    created_at: toIso(invitation.createdAt),
   };
 }

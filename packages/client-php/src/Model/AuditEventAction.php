@@ -37,6 +37,7 @@ final class AuditEventAction
     public const MEMBER_UPDATED = 'member.updated';
     public const MEMBER_REMOVED = 'member.removed';
     public const INVITATION_CREATED = 'invitation.created';
+    public const INVITATION_RESENT = 'invitation.resent';
     public const INVITATION_REVOKED = 'invitation.revoked';
     public const INVITATION_ACCEPTED = 'invitation.accepted';
     public const USER_PASSWORD_CHANGED = 'user.password_changed';
@@ -75,6 +76,7 @@ final class AuditEventAction
             self::MEMBER_UPDATED,
             self::MEMBER_REMOVED,
             self::INVITATION_CREATED,
+            self::INVITATION_RESENT,
             self::INVITATION_REVOKED,
             self::INVITATION_ACCEPTED,
             self::USER_PASSWORD_CHANGED,

@@ -132,4 +132,26 @@ final class InvitationsService
     {
         return $this->raw->delete($id, $options)->parse();
     }
+
+    /**
+     * Send an invitation again
+     *
+     * A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling
+     * token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as
+     * `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite
+     * again. Needs a calling token that holds every scope of the invitation's role (403 otherwise).
+     *
+     * `POST /v1/invitations/{id}/resend` (sent with an Idempotency-Key, so it is retried safely). Requires
+     * the `members:write` scope.
+     *
+     * @param string $id
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return InvitationWithSecret
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function resend(string $id, ?RequestOptions $options = null): InvitationWithSecret
+    {
+        return $this->raw->resend($id, $options)->parse();
+    }
 }

@@ -122,6 +122,7 @@ final class Operations
         'invitations.create' => ['POST', '/v1/invitations', 'invitations->create'],
         'invitations.retrieve' => ['GET', '/v1/invitations/{id}', 'invitations->retrieve'],
         'invitations.delete' => ['DELETE', '/v1/invitations/{id}', 'invitations->delete'],
+        'invitations.resend' => ['POST', '/v1/invitations/{id}/resend', 'invitations->resend'],
         'user.retrieve' => ['GET', '/v1/user', 'user->retrieve'],
         'user.changePassword' => ['POST', '/v1/user/password', 'user->changePassword'],
         'exports.create' => ['POST', '/v1/exports', 'exports->create'],

@@ -90,7 +90,7 @@ trait ServiceRegistry
      */
     public readonly MembersService $members;
     /**
-     * `list`, `create`, `retrieve`, `delete`
+     * `list`, `create`, `retrieve`, `delete`, `resend`
      */
     public readonly InvitationsService $invitations;
     /**

@@ -211,6 +211,13 @@ final class MembersLiveTest extends LiveTestCase
         self::assertArrayNotHasKey('accept_url', $fetched->toArray());
         self::assertSame(200, self::http($invitation->acceptUrl)[0]);
 
+        // Resent: a new link; the old one stops working.
+        $resent = $client->invitations->resend($invitation->id);
+        self::assertSame($invitation->id, $resent->id);
+        self::assertNotSame($invitation->acceptUrl, $resent->acceptUrl);
+        self::assertSame(404, self::http((string) $invitation->acceptUrl)[0]);
+        $invitation = $resent;
+
         $deleted = $client->invitations->delete($invitation->id);
         self::assertSame([$invitation->id, true], [$deleted->id, $deleted->deleted]);
         // Revoked: no longer pending, and its link shows a page saying so.

@@ -115,6 +115,7 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("invitations.create", "invitations", "create", "POST", "/v1/invitations", "members:write"),
     OperationInfo("invitations.retrieve", "invitations", "retrieve", "GET", "/v1/invitations/{id}", "members:read"),
     OperationInfo("invitations.delete", "invitations", "delete", "DELETE", "/v1/invitations/{id}", "members:write"),
+    OperationInfo("invitations.resend", "invitations", "resend", "POST", "/v1/invitations/{id}/resend", "members:write"),
     OperationInfo("user.retrieve", "user", "retrieve", "GET", "/v1/user", None),
     OperationInfo("user.changePassword", "user", "change_password", "POST", "/v1/user/password", None),
     OperationInfo("exports.create", "exports", "create", "POST", "/v1/exports", "exports:write"),

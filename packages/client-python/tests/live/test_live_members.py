@@ -150,6 +150,13 @@ def test_invitations_are_created_listed_without_the_link_and_revoked(
     assert "accept_url" not in fetched.to_dict()
     assert _get(invitation.accept_url)[0] == 200
 
+    # Resent: a new link; the old one stops working.
+    resent = client.invitations.resend(invitation.id)
+    assert resent.id == invitation.id and resent.accept_url not in (None, invitation.accept_url)
+    assert _get(invitation.accept_url)[0] == 404
+    invitation = resent
+    assert invitation.accept_url is not None
+
     deleted = client.invitations.delete(invitation.id)
     assert (deleted.id, deleted.deleted) == (invitation.id, True)
     # Revoked: no longer pending, and its link shows a page saying so.

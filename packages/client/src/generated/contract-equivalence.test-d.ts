@@ -268,6 +268,8 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['invitations']['retrieve']>, G.Invitation>>,
   // invitations.delete: response
   Check<Same<ContractResponse<Routes['invitations']['delete']>, G.DeletedInvitation>>,
+  // invitations.resend: response
+  Check<Same<ContractResponse<Routes['invitations']['resend']>, G.InvitationWithSecret>>,
   // user.retrieve: response
   Check<Same<ContractResponse<Routes['user']['retrieve']>, G.Member>>,
   // user.changePassword: response

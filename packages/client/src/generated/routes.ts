@@ -242,6 +242,7 @@ export const ROUTES = {
     create: { method: 'POST', path: '/v1/invitations', body: true },
     retrieve: { method: 'GET', path: '/v1/invitations/{id}' },
     delete: { method: 'DELETE', path: '/v1/invitations/{id}' },
+    resend: { method: 'POST', path: '/v1/invitations/{id}/resend' },
   },
   user: {
     retrieve: { method: 'GET', path: '/v1/user' },
@@ -1101,6 +1102,15 @@ export interface InvitationsResource {
    */
   delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedInvitation>;
   delete(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedInvitation>;
+  /**
+   * Send an invitation again
+   *
+   * A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again. Needs a calling token that holds every scope of the invitation's role (403 otherwise).
+   *
+   * Scope: `members:write`.
+   */
+  resend(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<InvitationWithSecret>;
+  resend(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<InvitationWithSecret>;
 }
 
 /** `client.user`. */

@@ -223,7 +223,7 @@ class ClientResources:
 
     @cached_property
     def invitations(self) -> Invitations:
-        """`list`, `create`, `retrieve`, `delete` (`/v1/invitations`)."""
+        """`list`, `create`, `retrieve`, `delete`, `resend` (`/v1/invitations`)."""
         return Invitations(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -337,7 +337,7 @@ class AsyncClientResources:
 
     @cached_property
     def invitations(self) -> AsyncInvitations:
-        """`list`, `create`, `retrieve`, `delete`, awaited."""
+        """`list`, `create`, `retrieve`, `delete`, `resend`, awaited."""
         return AsyncInvitations(_t.cast("AsyncPlatformClient", self))
 
     @cached_property

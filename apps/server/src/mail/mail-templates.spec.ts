@@ -1,0 +1,35 @@
+import { invitationMail } from './mail-templates';
+
+describe('invitationMail', () => {
+  const input = {
+    organizationName: 'Riverside <School> & Co',
+    inviter: 'Dana "Head"',
+    role: 'admin',
+    acceptUrl: 'https://api.school.test/invitations/accept?token=invt_abc&x=1',
+    expiresAt: new Date('2026-12-12T10:00:00Z'),
+  };
+
+  it('names the inviter, the organization, the role and the link in both parts', () => {
+    const mail = invitationMail(input);
+    expect(mail.subject).toBe('Dana "Head" invited you to Riverside <School> & Co');
+    expect(mail.text).toContain('join Riverside <School> & Co on Platform as admin');
+    expect(mail.text).toContain(input.acceptUrl);
+    expect(mail.text).toContain('Sat, 12 Dec 2026 10:00:00 GMT');
+    expect(mail.html).toContain(
+      'href="https://api.school.test/invitations/accept?token=invt_abc&amp;x=1"',
+    );
+  });
+
+  it('escapes every value in the HTML part', () => {
+    const { html } = invitationMail(input);
+    expect(html).toContain('Riverside &lt;School&gt; &amp; Co');
+    expect(html).toContain('Dana &quot;Head&quot;');
+    expect(html).not.toContain('<School>');
+  });
+
+  it('says who asks when an API client, not a person, made the invitation', () => {
+    const mail = invitationMail({ ...input, inviter: null });
+    expect(mail.subject).toBe('You are invited to Riverside <School> & Co');
+    expect(mail.text).toMatch(/^An admin of Riverside <School> & Co invited you/);
+  });
+});
