@@ -79,6 +79,9 @@ function startServer() {
       LOG_LEVEL: 'warn',
       // The webhook inspector listens on loopback over http.
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      // Invitations go to the inspector's mail catcher (apps/webhook-inspector, /mail).
+      SMTP_URL: 'smtp://127.0.0.1:1025',
+      MAIL_FROM: 'Platform (pnpm dev) <no-reply@localhost>',
       ...process.env,
     },
   });

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { verifyWebhook, WebhookVerificationError } from '@platform/client';
+import { type CaughtMail, renderMailPage } from './mail-catcher';
 import { renderPage } from './page';
 import type { ReceivedDelivery, SecretsStatus } from './types';
 
@@ -23,6 +24,8 @@ export interface InspectorOptions {
   secrets: () => string[] | Promise<string[]>;
   /** How many deliveries to keep, newest first. Default 200. */
   maxDeliveries?: number;
+  /** The mail catcher's messages, shown at `GET /mail` (`pnpm dev`). */
+  mail?: { messages: () => CaughtMail[]; smtpUrl: string };
 }
 
 export interface Inspector {
@@ -59,6 +62,16 @@ export function createInspector(options: InspectorOptions): Inspector {
     if (pathname === '/deliveries') {
       if (!reading) return methodNotAllowed(req, res, 'GET, HEAD');
       return sendJson(res, 200, [...store]);
+    }
+    if ((pathname === '/mail' || pathname === '/mail.json') && options.mail) {
+      if (!reading) return methodNotAllowed(req, res, 'GET, HEAD');
+      const messages = options.mail.messages();
+      if (pathname === '/mail.json') return sendJson(res, 200, messages);
+      return sendHtml(
+        res,
+        renderMailPage(messages, options.mail.smtpUrl),
+        "style-src 'unsafe-inline'",
+      );
     }
     if (pathname === '/') {
       if (!reading) return methodNotAllowed(req, res, 'GET, HEAD');
@@ -174,13 +187,18 @@ function sendPage(
     receiveUrl: `http://${host}/webhooks`,
     nonce,
   });
+  sendHtml(res, html, `style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; connect-src 'self'`);
+}
+
+/**
+ * An HTML page with its CSP: defence in depth, since payloads and mail are attacker-controlled
+ * and everything is escaped anyway.
+ */
+function sendHtml(res: http.ServerResponse, html: string, allow: string): void {
   res.writeHead(200, {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
-    // Defence in depth: payloads are attacker-controlled, and everything is escaped anyway.
-    'Content-Security-Policy':
-      `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; ` +
-      "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    'Content-Security-Policy': `default-src 'none'; ${allow}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   });

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { ConfigError, loadConfig, readSecretFile, REPO_ROOT } from './config/env';
 import { createInspector } from './inspector';
+import { createMailCatcher } from './mail-catcher';
 
 function main(): void {
   let config;
@@ -15,8 +16,22 @@ function main(): void {
     console.error(`Webhook inspector: ${error.message}`);
     process.exit(1);
   }
-  const { host, port, secretFile } = config;
-  const { server } = createInspector({ secrets: () => readSecretFile(secretFile) });
+  const { host, port, secretFile, mailPort } = config;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const catcher = mailPort === null ? undefined : createMailCatcher();
+  const smtpUrl = `smtp://${shownHost}:${mailPort ?? 0}`;
+  const { server } = createInspector({
+    secrets: () => readSecretFile(secretFile),
+    ...(catcher && { mail: { messages: () => catcher.messages(), smtpUrl } }),
+  });
+  catcher?.smtp.on('error', (error: NodeJS.ErrnoException) => {
+    console.error(
+      error.code === 'EADDRINUSE'
+        ? `Mail catcher: port ${mailPort} on ${host} is in use; set MAIL_CATCHER_PORT to another one (or off).`
+        : `Mail catcher: ${error.message}`,
+    );
+    process.exit(1);
+  });
 
   server.on('error', (error: NodeJS.ErrnoException) => {
     console.error(
@@ -29,7 +44,6 @@ function main(): void {
   server.listen(port, host, () => {
     const address = server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
-    const shownHost = host.includes(':') ? `[${host}]` : host;
     const shownFile = path.relative(REPO_ROOT, secretFile).startsWith('..')
       ? secretFile
       : path.relative(REPO_ROOT, secretFile);
@@ -37,9 +51,17 @@ function main(): void {
       `Webhook inspector on http://${shownHost}:${actualPort} (receives at POST /webhooks)\n` +
         `  Signing secret(s) read from ${shownFile} on every delivery.`,
     );
+    if (catcher) {
+      catcher.smtp.listen(mailPort!, host, () => {
+        console.log(
+          `Mail catcher on ${smtpUrl}: what the API mails (invitations) at http://${shownHost}:${actualPort}/mail`,
+        );
+      });
+    }
   });
 
   const stop = (): void => {
+    catcher?.smtp.close();
     server.close(() => process.exit(0));
     server.closeAllConnections();
   };

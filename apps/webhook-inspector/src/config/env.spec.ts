@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       port: 3001,
       secretFile: path.join(REPO_ROOT, 'data', 'webhook-inspector.secret'),
+      mailPort: 1025,
     });
     expect(DEFAULT_SECRET_FILE).toBe(path.join(REPO_ROOT, 'data', 'webhook-inspector.secret'));
     // The repository root is the one holding pnpm-workspace.yaml.
@@ -30,7 +31,7 @@ describe('loadConfig', () => {
         INSPECTOR_PORT: '4001',
         INSPECTOR_SECRET_FILE: '/tmp/some.secret',
       }),
-    ).toEqual({ host: '0.0.0.0', port: 4001, secretFile: '/tmp/some.secret' });
+    ).toEqual({ host: '0.0.0.0', port: 4001, secretFile: '/tmp/some.secret', mailPort: 1025 });
     expect(loadConfig({ INSPECTOR_HOST: '', INSPECTOR_PORT: '' })).toMatchObject({
       host: '127.0.0.1',
       port: 3001,
@@ -45,6 +46,17 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ INSPECTOR_PORT: port })).toThrow(/INSPECTOR_PORT/);
     },
   );
+});
+
+describe('MAIL_CATCHER_PORT', () => {
+  it('takes a port, or off for no mail catcher', () => {
+    expect(loadConfig({ MAIL_CATCHER_PORT: '2525' }).mailPort).toBe(2525);
+    expect(loadConfig({ MAIL_CATCHER_PORT: 'off' }).mailPort).toBeNull();
+  });
+
+  it.each(['abc', '-1', '65536'])('refuses MAIL_CATCHER_PORT=%s', (port) => {
+    expect(() => loadConfig({ MAIL_CATCHER_PORT: port })).toThrow(/MAIL_CATCHER_PORT/);
+  });
 });
 
 describe('readSecretFile', () => {

@@ -14,6 +14,8 @@ export interface InspectorConfig {
   port: number;
   /** Absolute path of the file holding the signing secret(s), one `whsec_…` per line. */
   secretFile: string;
+  /** The mail catcher's SMTP port on `host` (`MAIL_CATCHER_PORT`, default 1025); null: `off`. */
+  mailPort: number | null;
 }
 
 export class ConfigError extends Error {
@@ -32,10 +34,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const secretFile = value('INSPECTOR_SECRET_FILE');
+  const rawMail = value('MAIL_CATCHER_PORT');
+  const mailPort = rawMail === undefined ? 1025 : rawMail === 'off' ? null : Number(rawMail);
+  if (mailPort !== null && (!/^\d+$/.test(rawMail ?? '0') || mailPort > 65535)) {
+    throw new ConfigError(
+      `MAIL_CATCHER_PORT must be a port number from 0 to 65535 or off, got ${JSON.stringify(rawMail)}`,
+    );
+  }
   return {
     host: value('INSPECTOR_HOST') ?? '127.0.0.1',
     port,
     secretFile: secretFile ? path.resolve(secretFile) : DEFAULT_SECRET_FILE,
+    mailPort,
   };
 }
 
