@@ -25,7 +25,7 @@ export interface InspectorOptions {
   /** How many deliveries to keep, newest first. Default 200. */
   maxDeliveries?: number;
   /** The mail catcher's messages, shown at `GET /mail` (`pnpm dev`). */
-  mail?: { messages: () => CaughtMail[]; smtpUrl: string };
+  mail?: { messages: () => CaughtMail[]; smtpUrl: () => string };
 }
 
 export interface Inspector {
@@ -69,7 +69,7 @@ export function createInspector(options: InspectorOptions): Inspector {
       if (pathname === '/mail.json') return sendJson(res, 200, messages);
       return sendHtml(
         res,
-        renderMailPage(messages, options.mail.smtpUrl),
+        renderMailPage(messages, options.mail.smtpUrl()),
         "style-src 'unsafe-inline'",
       );
     }

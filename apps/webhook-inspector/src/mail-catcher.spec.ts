@@ -13,7 +13,7 @@ beforeEach(async () => {
   smtpPort = (catcher.smtp.server.address() as AddressInfo).port;
   inspector = createInspector({
     secrets: () => [],
-    mail: { messages: () => catcher.messages(), smtpUrl: `smtp://127.0.0.1:${smtpPort}` },
+    mail: { messages: () => catcher.messages(), smtpUrl: () => `smtp://127.0.0.1:${smtpPort}` },
   });
   await new Promise<void>((resolve) => inspector.server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(inspector.server.address() as AddressInfo).port}`;

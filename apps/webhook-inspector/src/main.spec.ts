@@ -39,7 +39,7 @@ afterEach(async () => {
 /** Starts dist/main.js on a free port and resolves with its first line of output. */
 function startMain(env: Record<string, string>): Promise<string> {
   const proc = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, INSPECTOR_PORT: '0', ...env },
+    env: { PATH: process.env.PATH, INSPECTOR_PORT: '0', MAIL_CATCHER_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = proc;

@@ -19,10 +19,10 @@ function main(): void {
   const { host, port, secretFile, mailPort } = config;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   const catcher = mailPort === null ? undefined : createMailCatcher();
-  const smtpUrl = `smtp://${shownHost}:${mailPort ?? 0}`;
+  let smtpUrl = `smtp://${shownHost}:${mailPort ?? 0}`;
   const { server } = createInspector({
     secrets: () => readSecretFile(secretFile),
-    ...(catcher && { mail: { messages: () => catcher.messages(), smtpUrl } }),
+    ...(catcher && { mail: { messages: () => catcher.messages(), smtpUrl: () => smtpUrl } }),
   });
   catcher?.smtp.on('error', (error: NodeJS.ErrnoException) => {
     console.error(
@@ -53,6 +53,9 @@ function main(): void {
     );
     if (catcher) {
       catcher.smtp.listen(mailPort!, host, () => {
+        const smtp = catcher.smtp.server.address();
+        const smtpPort = typeof smtp === 'object' && smtp ? smtp.port : mailPort;
+        smtpUrl = `smtp://${shownHost}:${smtpPort}`;
         console.log(
           `Mail catcher on ${smtpUrl}: what the API mails (invitations) at http://${shownHost}:${actualPort}/mail`,
         );
