@@ -171,6 +171,17 @@ describe('self-service in the portal', () => {
     // Shown once: the list of pending invitations never carries the link.
     const listed = await api(await portalToken(admin), '/v1/invitations').then((r) => r.text());
     expect(listed).not.toContain(acceptUrl.split('token=')[1]);
+
+    // Resent (this server sends no mail): a new link, shown once; the old one stops working.
+    await admin.getByRole('button', { name: `Resend invitation to ${MEMBER_EMAIL}` }).click();
+    await admin
+      .getByText(`Invitation for ${MEMBER_EMAIL} renewed: its new link is above.`)
+      .waitFor();
+    const renewed = await admin.getByLabel('Invitation link', { exact: true }).inputValue();
+    expect(renewed).toMatch(new RegExp(`^${server.url}/invitations/accept\\?token=`));
+    expect(renewed).not.toBe(acceptUrl);
+    expect((await fetch(acceptUrl)).status).toBe(404);
+    acceptUrl = renewed;
   });
 
   test('the server’s refusal is shown: demoting the only admin is a 409 with its reason', async () => {

@@ -226,10 +226,12 @@ export function InvitationList({
   list,
   headingRef,
   onRevoke,
+  onResend,
 }: {
   list: ListState<Invitation>;
   headingRef: RefObject<HTMLHeadingElement | null>;
   onRevoke: (invitation: Invitation) => void;
+  onResend: (invitation: Invitation) => void;
 }) {
   return (
     <section aria-labelledby="invitation-list">
@@ -263,7 +265,7 @@ export function InvitationList({
             : 'No pending invitations.'}
         </p>
       ) : (
-        <InvitationTable invitations={list.rows} onRevoke={onRevoke} />
+        <InvitationTable invitations={list.rows} onRevoke={onRevoke} onResend={onResend} />
       )}
       {list.meta ? (
         <Pager
@@ -326,9 +328,11 @@ function MemberTable({
 function InvitationTable({
   invitations,
   onRevoke,
+  onResend,
 }: {
   invitations: Invitation[];
   onRevoke: (invitation: Invitation) => void;
+  onResend: (invitation: Invitation) => void;
 }) {
   return (
     <TableWrap label="Invitation table">
@@ -352,6 +356,10 @@ function InvitationTable({
               <td>{formatDate(invitation.created_at)}</td>
               <td>{formatDate(invitation.expires_at)}</td>
               <td>
+                <button type="button" onClick={() => onResend(invitation)}>
+                  Resend
+                  <span className="visually-hidden"> invitation to {invitation.email}</span>
+                </button>{' '}
                 <button type="button" className="danger" onClick={() => onRevoke(invitation)}>
                   Revoke
                   <span className="visually-hidden"> invitation for {invitation.email}</span>

@@ -148,6 +148,15 @@ function useMembers(client: PlatformClient, manage: boolean) {
       return `Invitation for ${invitation.email} revoked.`;
     }, invitationHeading);
   };
+  /** A new link (the old one stops working): mailed again, or shown once without mail. */
+  const resend = (invitation: Invitation) =>
+    void act(async () => {
+      const renewed = await client.invitations.resend({ params: { id: invitation.id } });
+      setCreated(renewed);
+      return renewed.delivery === 'email'
+        ? `Invitation sent to ${invitation.email} again.`
+        : `Invitation for ${invitation.email} renewed: its new link is above.`;
+    }, invitationHeading);
   return {
     dialog,
     error,
@@ -164,6 +173,7 @@ function useMembers(client: PlatformClient, manage: boolean) {
     changeRole,
     remove,
     revoke,
+    resend,
   };
 }
 
@@ -198,6 +208,7 @@ export function MembersPage({
     changeRole,
     remove,
     revoke,
+    resend,
   } = useMembers(client, manage);
   return (
     <>
@@ -238,6 +249,7 @@ export function MembersPage({
             list={invitationList}
             headingRef={invitationHeading}
             onRevoke={(invitation) => void revoke(invitation)}
+            onResend={resend}
           />
         </>
       ) : null}
