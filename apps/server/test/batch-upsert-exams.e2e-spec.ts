@@ -1,14 +1,7 @@
 import type { Problem } from '@platform/contract';
+import { type BatchResult, batchCaller, outcomeOf as outcome } from './support/batch';
 import { eventsOf, rawCall, rawClient, startServer, type TestServer } from './support/server';
 
-type ItemResult = {
-  index: number;
-  external_id: string;
-  status: string;
-  id: string | null;
-  error: { status: number; code: string; detail: string; errors: { path: string }[] } | null;
-};
-type BatchResult = { counts: Record<string, number>; data: ItemResult[] };
 type Row = { id: string; [field: string]: unknown };
 
 describe('batch upserts of exams and exam results (create-only references)', () => {
@@ -52,15 +45,7 @@ describe('batch upserts of exams and exam results (create-only references)', () 
   });
   afterAll(() => server.close());
 
-  const batch = (path: string, items: unknown[]) =>
-    rawCall<BatchResult & Problem>(server, path, {
-      token,
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ items }),
-    });
-  const outcome = (res: { body: BatchResult }) =>
-    res.body.data.map((r) => [r.status, r.error?.code ?? null, r.error?.errors[0]?.path ?? null]);
+  const batch = (path: string, items: unknown[]) => batchCaller(server, token)(path, items);
 
   it('exams: created under a course named by ext:, updated, and never moved to another course', async () => {
     const exam = (key: string, extra: object = {}) => ({

@@ -1,12 +1,6 @@
-import type { Problem } from '@platform/contract';
-import { eventsOf, rawCall, rawClient, startServer, type TestServer } from './support/server';
+import { batchCaller, outcomeOf as outcome } from './support/batch';
+import { eventsOf, rawClient, startServer, type TestServer } from './support/server';
 
-type ItemResult = {
-  status: string;
-  id: string | null;
-  error: { status: number; code: string; detail: string; errors: { path: string }[] } | null;
-};
-type BatchResult = { counts: Record<string, number>; data: ItemResult[] };
 type Row = { id: string; [field: string]: unknown };
 
 describe('batch upserts of payments: recorded once, moved to the outcome the books report', () => {
@@ -27,15 +21,7 @@ describe('batch upserts of payments: recorded once, moved to the outcome the boo
   });
   afterAll(() => server.close());
 
-  const batch = (items: unknown[]) =>
-    rawCall<BatchResult & Problem>(server, '/v1/payments/batch', {
-      token,
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ items }),
-    });
-  const outcome = (res: { body: BatchResult }) =>
-    res.body.data.map((r) => [r.status, r.error?.code ?? null, r.error?.errors[0]?.path ?? null]);
+  const batch = (items: unknown[]) => batchCaller(server, token)('/v1/payments/batch', items);
   const pay = (key: string, extra: object = {}) => ({
     external_id: key,
     student_id: 'ext:S-1',

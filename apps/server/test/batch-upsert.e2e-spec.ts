@@ -1,14 +1,6 @@
-import type { Problem } from '@platform/contract';
+import { batchCaller } from './support/batch';
 import { eventsOf, rawCall, rawClient, startServer, type TestServer } from './support/server';
 
-type ItemResult = {
-  index: number;
-  external_id: string;
-  status: string;
-  id: string | null;
-  error: { status: number; code: string; detail: string; errors: { path: string }[] } | null;
-};
-type BatchResult = { object: string; counts: Record<string, number>; data: ItemResult[] };
 type Row = { id: string; external_id: string | null; [field: string]: unknown };
 
 describe('batch upserts keyed by external_id (POST /v1/students/batch, /v1/courses/batch)', () => {
@@ -33,12 +25,7 @@ describe('batch upserts keyed by external_id (POST /v1/students/batch, /v1/cours
     ...extra,
   });
   const batch = (path: string, items: unknown[], headers: Record<string, string> = {}) =>
-    rawCall<BatchResult & Problem>(server, path, {
-      token,
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify({ items }),
-    });
+    batchCaller(server, token)(path, items, headers);
   const count = async (query: string) =>
     (await raw.get<{ data: Row[] }>(`/v1/students?per_page=100&${query}`)).body.data.length;
 
