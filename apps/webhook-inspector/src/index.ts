@@ -15,3 +15,10 @@ export {
   SecretsUnavailableError,
   type InspectorConfig,
 } from './config/env';
+export {
+  type CaughtMail,
+  createMailCatcher,
+  DEFAULT_MAX_MESSAGES,
+  type MailCatcher,
+  renderMailPage,
+} from './mail-catcher';

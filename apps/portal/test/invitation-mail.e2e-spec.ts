@@ -1,0 +1,101 @@
+/**
+ * Invitations by email in Chromium (issue 46): an admin of a server with `SMTP_URL` invites an
+ * address; the portal says it was sent and shows no link; the mail arrives at the local mail
+ * catcher (apps/webhook-inspector, a real SMTP server on loopback); the invitee opens its link,
+ * sets a password, signs in to the portal and is a member.
+ */
+import type { AddressInfo } from 'node:net';
+import { startTestServer, type TestServer } from '@platform/server/testing';
+import { createMailCatcher, type MailCatcher } from '@platform/webhook-inspector';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expectPortalBuilt, launchChromium, loopbackContext } from './browser';
+import { expectAccessible } from './product-checks';
+
+const ADMIN_EMAIL = 'head@mail-school.test';
+const INVITEE_EMAIL = 'new.teacher@mail-school.test';
+const PASSWORD = 'correct horse battery staple';
+
+let catcher: MailCatcher;
+let server: TestServer;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const refused: string[] = [];
+
+beforeAll(async () => {
+  expectPortalBuilt();
+  catcher = createMailCatcher();
+  await new Promise<void>((resolve) => catcher.smtp.listen(0, '127.0.0.1', resolve));
+  const { port } = catcher.smtp.server.address() as AddressInfo;
+  server = await startTestServer({
+    postgresAdminUrl: process.env.TEST_DATABASE_URL || undefined,
+    redisUrl: process.env.TEST_REDIS_URL || undefined,
+    env: {
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      MAIL_FROM: 'Mail School <no-reply@mail-school.test>',
+    },
+  });
+  const organization = await server.createOrganization({ name: 'Mail School' });
+  await server.createUser(organization.id, ADMIN_EMAIL, PASSWORD, { role: 'admin' });
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  for (const context of contexts) await context.close();
+  await browser?.close();
+  await server?.close();
+  await new Promise<void>((resolve) => catcher?.smtp.close(() => resolve()));
+});
+
+afterEach(() => expect(refused).toEqual([]));
+
+async function newPage(): Promise<Page> {
+  const context = await loopbackContext(browser, refused);
+  contexts.push(context);
+  return context.newPage();
+}
+
+async function signIn(page: Page, email: string, password: string, pathname: string) {
+  await page.goto(`${server.url}/portal${pathname}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/oauth\/interaction\//);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${server.url}/portal${pathname}`);
+}
+
+async function mailTo(address: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = catcher.messages().find((m) => m.to.includes(address));
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no mail to ${address}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('the invitation goes by email only; the invitee joins from the link in it', async () => {
+  const admin = await newPage();
+  await signIn(admin, ADMIN_EMAIL, PASSWORD, '/members');
+  await admin.getByLabel('Email').fill(INVITEE_EMAIL);
+  await admin.getByLabel('Role', { exact: true }).selectOption('developer');
+  await admin.getByRole('button', { name: 'Create invitation' }).click();
+  await admin.getByRole('heading', { name: `Invitation for ${INVITEE_EMAIL} sent` }).waitFor();
+  expect(await admin.getByLabel('Invitation link', { exact: true }).count()).toBe(0);
+  await expectAccessible(admin, 'members (invitation sent)');
+
+  const mail = await mailTo(INVITEE_EMAIL);
+  expect(mail.subject).toContain('invited you to Mail School');
+  const link = /https?:\/\/\S+\/invitations\/accept\?token=\S+/.exec(mail.text)![0];
+  expect(link.startsWith(server.url)).toBe(true);
+
+  const invitee = await newPage();
+  await invitee.goto(link);
+  await invitee.getByRole('heading', { level: 1, name: 'Join your organization' }).waitFor();
+  await invitee.locator('#password').fill(PASSWORD);
+  await invitee.locator('#password_confirmation').fill(PASSWORD);
+  await invitee.getByRole('button', { name: 'Create my account' }).click();
+  await invitee.waitForURL(`${server.url}/portal/`);
+  await signIn(invitee, INVITEE_EMAIL, PASSWORD, '/members');
+  await invitee.getByRole('row', { name: new RegExp(INVITEE_EMAIL) }).waitFor();
+});
