@@ -174,9 +174,10 @@ export class MailOutbox implements OnApplicationBootstrap, OnModuleDestroy {
       const now = this.clock.now();
       const delay = this.config.mail.retryScheduleMs[message.attempts - 1];
       const lastError = messageOf(error).slice(0, 500);
-      // The message's id and kind, not its recipient: an address is personal data.
+      // The message's id and kind, not its recipient: an address is personal data, and an SMTP
+      // server's refusal often quotes it, so the log line has every address masked.
       this.logger.warn(
-        `Mail ${message.id} (${message.kind}) attempt ${message.attempts} failed: ${lastError}`,
+        `Mail ${message.id} (${message.kind}) attempt ${message.attempts} failed: ${withoutAddresses(lastError)}`,
       );
       await this.messages.update(
         { id: message.id },
@@ -206,6 +207,11 @@ export class MailPruner extends HourlyPruner {
   protected prune(): Promise<number> {
     return this.outbox.prune();
   }
+}
+
+/** `text` with each email address in it replaced by `<address>`. */
+export function withoutAddresses(text: string): string {
+  return text.replace(/[^\s<>()[\]@,;:"]+@[^\s<>()[\]@,;:"]+/g, '<address>');
 }
 
 function messageOf(error: unknown): string {

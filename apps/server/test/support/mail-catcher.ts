@@ -12,13 +12,19 @@ export interface MailCatcher {
   close(): Promise<void>;
 }
 
-export async function startMailCatcher(port = 0): Promise<MailCatcher> {
+/** `refuse`: every recipient is refused (550), quoting the address as real servers do. */
+export async function startMailCatcher(port = 0, refuse = false): Promise<MailCatcher> {
   const messages: ParsedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     disableReverseLookup: true,
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!refuse) return callback();
+      const error = new Error(`<${address.address}>: Recipient address rejected: User unknown`);
+      callback(Object.assign(error, { responseCode: 550 }));
+    },
     onData(stream, _session, callback) {
       simpleParser(stream)
         .then((mail) => {
