@@ -74,6 +74,17 @@ describe('batch upserts keyed by external_id (POST /v1/students/batch, /v1/cours
     expect(events[1]!.previous_attributes).toMatchObject({ last_name: 'A-2' });
   });
 
+  it('a new record may take the student_number an earlier item of the batch gave up', async () => {
+    expect((await batch('/v1/students/batch', [student('SW-1')])).body.counts.created).toBe(1);
+    const res = await batch('/v1/students/batch', [
+      { external_id: 'SW-1', student_number: 'N-SW-1-renumbered' },
+      student('SW-2', { student_number: 'N-SW-1' }),
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((r) => r.status)).toEqual(['updated', 'created']);
+    expect((await raw.get<Row>('/v1/students/ext:SW-2')).body.student_number).toBe('N-SW-1');
+  });
+
   it('an item a rule refuses fails alone, with its problem and paths into the batch', async () => {
     await batch('/v1/students/batch', [student('B-1')]);
     const res = await batch('/v1/students/batch', [
