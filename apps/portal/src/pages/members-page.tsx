@@ -148,15 +148,8 @@ function useMembers(client: PlatformClient, manage: boolean) {
       return `Invitation for ${invitation.email} revoked.`;
     }, invitationHeading);
   };
-  /** A new link (the old one stops working): mailed again, or shown once without mail. */
   const resend = (invitation: Invitation) =>
-    void act(async () => {
-      const renewed = await client.invitations.resend({ params: { id: invitation.id } });
-      setCreated(renewed);
-      return renewed.delivery === 'email'
-        ? `Invitation sent to ${invitation.email} again.`
-        : `Invitation for ${invitation.email} renewed: its new link is above.`;
-    }, invitationHeading);
+    void act(() => resendInvitation(client, invitation, setCreated), invitationHeading);
   return {
     dialog,
     error,
@@ -175,6 +168,19 @@ function useMembers(client: PlatformClient, manage: boolean) {
     revoke,
     resend,
   };
+}
+
+/** A new link (the old one stops working): mailed again, or shown once without mail. */
+async function resendInvitation(
+  client: PlatformClient,
+  invitation: Invitation,
+  setCreated: (invitation: InvitationWithSecret) => void,
+): Promise<string> {
+  const renewed = await client.invitations.resend({ params: { id: invitation.id } });
+  setCreated(renewed);
+  return renewed.delivery === 'email'
+    ? `Invitation sent to ${invitation.email} again.`
+    : `Invitation for ${invitation.email} renewed: its new link is above.`;
 }
 
 /**
