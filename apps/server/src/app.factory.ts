@@ -28,6 +28,8 @@ import { ChangeFeedService } from './events/change-feed.service';
 import { Draining } from './health/draining';
 import { Metrics } from './metrics/metrics';
 import { AcceptInvitationPages } from './members/accept-pages';
+import { PasswordResetPages } from './members/password-reset-pages';
+import { PASSWORD_RESET_PATH } from './members/password-resets.service';
 import { ACCEPT_PATH } from './members/invitations.service';
 import { InteractionPages } from './oauth/interactions';
 import { OAuthClientsService } from './oauth/oauth-clients.service';
@@ -157,6 +159,7 @@ function useFrontDoorAndParsers(app: NestExpressApplication, config: AppConfig):
   app.use(app.get(OAuthProviderService).middleware());
   app.use(OAUTH_PATHS.interaction, app.get(InteractionPages).router());
   app.use(ACCEPT_PATH, app.get(AcceptInvitationPages).router());
+  app.use(PASSWORD_RESET_PATH, app.get(PasswordResetPages).router());
   app.use(apiPrefixAliasMiddleware);
   app.use('/v1', contentNegotiationMiddleware);
   app.use(jsonBodyParser(BODY_LIMIT));

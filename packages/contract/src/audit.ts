@@ -41,6 +41,7 @@ export const AUDIT_ACTIONS = [
   'invitation.revoked',
   'invitation.accepted',
   'user.password_changed',
+  'user.password_reset',
   'user.password_check_failed',
   'user.signed_out',
   'export.created',

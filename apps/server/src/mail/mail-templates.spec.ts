@@ -1,4 +1,4 @@
-import { invitationMail } from './mail-templates';
+import { invitationMail, passwordResetMail } from './mail-templates';
 
 describe('invitationMail', () => {
   const input = {
@@ -31,5 +31,25 @@ describe('invitationMail', () => {
     const mail = invitationMail({ ...input, inviter: null });
     expect(mail.subject).toBe('You are invited to Riverside <School> & Co');
     expect(mail.text).toMatch(/^An admin of Riverside <School> & Co invited you/);
+  });
+});
+
+describe('passwordResetMail', () => {
+  const input = {
+    organizationName: 'Riverside <School>',
+    resetUrl: 'https://api.school.test/password-reset/new?token=abc&x=1',
+    expiresAt: new Date('2026-12-12T10:30:00Z'),
+  };
+
+  it('names the organization, the link and when it stops working, escaped in HTML', () => {
+    const mail = passwordResetMail(input);
+    expect(mail.subject).toBe('Reset your Platform password for Riverside <School>');
+    expect(mail.text).toContain(input.resetUrl);
+    expect(mail.text).toContain('until Sat, 12 Dec 2026 10:30:00 GMT');
+    expect(mail.html).toContain(
+      'href="https://api.school.test/password-reset/new?token=abc&amp;x=1"',
+    );
+    expect(mail.html).toContain('Riverside &lt;School&gt;');
+    expect(mail.html).not.toContain('<School>');
   });
 });

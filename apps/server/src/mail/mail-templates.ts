@@ -45,3 +45,31 @@ export function invitationMail(input: InvitationMail): RenderedMail {
 `;
   return { subject, text, html };
 }
+
+export interface PasswordResetMail {
+  organizationName: string;
+  resetUrl: string;
+  expiresAt: Date;
+}
+
+/** The password reset link, for whoever holds the address; asking for it changes nothing. */
+export function passwordResetMail(input: PasswordResetMail): RenderedMail {
+  const until = input.expiresAt.toUTCString();
+  const subject = `Reset your Platform password for ${input.organizationName}`.slice(0, 300);
+  const text = [
+    `Someone asked to reset the password of your Platform account at ${input.organizationName}.`,
+    '',
+    'Open this link to choose a new password:',
+    input.resetUrl,
+    '',
+    `The link works once, until ${until}. Choosing a new password signs you out everywhere. If you did not ask for this, ignore this message: your password stays as it is.`,
+  ].join('\n');
+  const html = `<!doctype html>
+<html><body style="font-family: sans-serif; line-height: 1.5">
+<p>Someone asked to reset the password of your Platform account at <strong>${escapeHtml(input.organizationName)}</strong>.</p>
+<p><a href="${escapeHtml(input.resetUrl)}">Choose a new password</a></p>
+<p>The link works once, until ${escapeHtml(until)}. Choosing a new password signs you out everywhere. If you did not ask for this, ignore this message: your password stays as it is.</p>
+</body></html>
+`;
+  return { subject, text, html };
+}

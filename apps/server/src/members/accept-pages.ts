@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import express, { type Request, type Response, type Router } from 'express';
 import { Clock } from '../common/clock';
-import { ProblemException } from '../common/problem.exception';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { isSameOriginPost } from '../common/same-origin';
 import { escapeHtml, page } from '../oauth/pages';
 import { MIN_PASSWORD_LENGTH, passwordProblem } from '../oauth/password-policy';
+import { formField, messagePage, noStore, pageHandler, sendPage } from './form-pages';
 import { invitationEnded, InvitationsService } from './invitations.service';
 
 /** Where a new member lands: the portal, served by the server under this path. */
@@ -31,11 +31,6 @@ const ENDED: Record<string, { status: number; message: string }> = {
     message: 'This invitation has expired. Ask an admin of the organization for a new one.',
   },
 };
-
-function field(req: Request, name: string): string {
-  const value = (req.body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-}
 
 function acceptForm(input: {
   token: string;
@@ -84,19 +79,15 @@ export class AcceptInvitationPages {
   router(): Router {
     const router = express.Router();
     const form = express.urlencoded({ extended: false, limit: '16kb' });
-    router.use((_req, res, next) => {
-      // Never cached, never sent on as a Referer: the URL carries the one-time token.
-      res.setHeader('Cache-Control', 'no-store');
-      next();
-    });
+    router.use(noStore);
     router.get(
       '/',
-      this.wrap((req, res) => this.show(req, res)),
+      pageHandler(this.logger, 'Accepting an invitation', (req, res) => this.show(req, res)),
     );
     router.post(
       '/',
       form,
-      this.wrap((req, res) => this.accept(req, res)),
+      pageHandler(this.logger, 'Accepting an invitation', (req, res) => this.accept(req, res)),
     );
     return router;
   }
@@ -106,28 +97,26 @@ export class AcceptInvitationPages {
     const invitation = await this.invitations.findByToken(token);
     const ended = invitationEnded(invitation, this.clock.now());
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
-    this.html(res, 200, acceptForm({ token, email: invitation.email }));
+    sendPage(res, 200, acceptForm({ token, email: invitation.email }));
   }
 
   private async accept(req: Request, res: Response): Promise<void> {
     if (!this.sameOrigin(req)) {
-      return this.fail(
-        res,
-        403,
-        'This form can only be sent from its own page. Open your invitation link again.',
-      );
+      const message =
+        'This form can only be sent from its own page. Open your invitation link again.';
+      return sendPage(res, 403, messagePage('Cannot continue', 'Cannot continue', message));
     }
-    const token = field(req, 'token');
-    const name = field(req, 'name').trim().slice(0, 200);
-    const password = field(req, 'password');
+    const token = formField(req, 'token');
+    const name = formField(req, 'name').trim().slice(0, 200);
+    const password = formField(req, 'password');
     const invitation = await this.invitations.findByToken(token);
     const ended = invitationEnded(invitation, this.clock.now());
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
     const again = (error: string) =>
-      this.html(res, 400, acceptForm({ token, email: invitation.email, name, error }));
+      sendPage(res, 400, acceptForm({ token, email: invitation.email, name, error }));
     const problem = passwordProblem(password, [invitation.email, name]);
     if (problem) return again(`The password ${problem}.`);
-    if (password !== field(req, 'password_confirmation')) {
+    if (password !== formField(req, 'password_confirmation')) {
       return again('The two passwords are not the same.');
     }
     const result = await this.invitations.accept(token, { password, name }, req.ip);
@@ -142,42 +131,6 @@ export class AcceptInvitationPages {
 
   private ended(res: Response, reason: string): void {
     const { status, message } = ENDED[reason] ?? ENDED.unknown!;
-    this.html(
-      res,
-      status,
-      page('Invitation', `<h1>This invitation cannot be used</h1><p>${escapeHtml(message)}</p>`),
-    );
-  }
-
-  private html(res: Response, status: number, body: string): void {
-    // The only form posts back here.
-    const csp = String(res.getHeader('Content-Security-Policy') ?? '');
-    res.setHeader(
-      'Content-Security-Policy',
-      csp.replace("form-action 'none'", "form-action 'self'"),
-    );
-    res.status(status).type('html').send(body);
-  }
-
-  private fail(res: Response, status: number, message: string): void {
-    this.html(
-      res,
-      status,
-      page('Cannot continue', `<h1>Cannot continue</h1><p>${escapeHtml(message)}</p>`),
-    );
-  }
-
-  /** Errors become a page: a clash (the email got an account meanwhile) is the user's to read. */
-  private wrap(handler: (req: Request, res: Response) => Promise<void>) {
-    return (req: Request, res: Response) => {
-      handler(req, res).catch((error: unknown) => {
-        if (res.headersSent) return;
-        if (error instanceof ProblemException && error.status < 500) {
-          return this.fail(res, error.status, error.detail);
-        }
-        this.logger.error(`Accepting an invitation failed: ${(error as Error).name}`);
-        this.fail(res, 500, 'Something went wrong on our side. Try your link again later.');
-      });
-    };
+    sendPage(res, status, messagePage('Invitation', 'This invitation cannot be used', message));
   }
 }

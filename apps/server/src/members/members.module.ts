@@ -4,22 +4,32 @@ import { EventsModule } from '../events/events.module';
 import { MailModule } from '../mail/mail.module';
 import { UserRecord } from '../oauth/entities';
 import { OAuthAccountsModule } from '../oauth/oauth-accounts.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AcceptInvitationPages } from './accept-pages';
 import { InvitationRecord } from './invitation.entity';
 import { InvitationsController, MembersController, UserController } from './members.controller';
 import { InvitationsService } from './invitations.service';
 import { MembersService } from './members.service';
+import { PasswordResetPages } from './password-reset-pages';
+import { PasswordResetsService } from './password-resets.service';
 
-/** Members and their roles, invitations and their accept page, and `/v1/user`. */
+/** Members and their roles, invitations and their accept page, password resets, `/v1/user`. */
 @Module({
   imports: [
     OAuthAccountsModule,
     EventsModule,
     MailModule,
+    RateLimitModule,
     TypeOrmModule.forFeature([UserRecord, InvitationRecord]),
   ],
   controllers: [MembersController, InvitationsController, UserController],
-  providers: [MembersService, InvitationsService, AcceptInvitationPages],
-  exports: [MembersService, AcceptInvitationPages],
+  providers: [
+    MembersService,
+    InvitationsService,
+    AcceptInvitationPages,
+    PasswordResetsService,
+    PasswordResetPages,
+  ],
+  exports: [MembersService, AcceptInvitationPages, PasswordResetPages],
 })
 export class MembersModule {}

@@ -26,6 +26,13 @@ export class UserRecord {
   @Column({ name: 'password_hash', type: 'varchar', length: 200 })
   passwordHash: string;
 
+  /** SHA-256 of the pending password reset link's token (hex), if one was asked for. */
+  @Column({ name: 'password_reset_hash', type: 'varchar', length: 64, nullable: true })
+  passwordResetHash?: string | null;
+
+  @Column({ name: 'password_reset_expires_at', ...timestampColumn, nullable: true })
+  passwordResetExpiresAt?: Date | null;
+
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
 

@@ -54,6 +54,8 @@ export class InteractionPages {
   private readonly logger = new Logger('OAuth');
 
   private readonly origin: string;
+  /** Whether the sign-in page offers a reset by email: only a server that sends mail can. */
+  private readonly passwordReset: boolean;
 
   constructor(
     private readonly oauth: OAuthProviderService,
@@ -65,6 +67,7 @@ export class InteractionPages {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.origin = serverOrigin(config);
+    this.passwordReset = config.mail.smtpUrl !== undefined;
   }
 
   router(): Router {
@@ -120,6 +123,7 @@ export class InteractionPages {
       uid: details.uid,
       clientName: client.name,
       redirectUri: param(details.params.redirect_uri),
+      passwordReset: this.passwordReset,
     };
     if (prompt.name === 'login') {
       return this.html(
@@ -181,6 +185,7 @@ export class InteractionPages {
           organizationName,
           email,
           error,
+          passwordReset: this.passwordReset,
         }),
       );
 

@@ -75,6 +75,8 @@ export function loginPage(input: {
   redirectUri: string;
   email?: string;
   error?: string;
+  /** Whether to offer a reset by email (the server sends mail). */
+  passwordReset?: boolean;
 }) {
   return page(
     'Sign in',
@@ -88,6 +90,7 @@ ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` :
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit" class="primary">Sign in</button>
 </form>
+${input.passwordReset ? '<p><a href="/password-reset">Forgot your password?</a></p>' : ''}
 <form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/consent">
 <input type="hidden" name="decision" value="deny">
 <button type="submit">Cancel</button>

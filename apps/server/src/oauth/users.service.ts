@@ -3,7 +3,7 @@ import { hash, type Options, verify } from '@node-rs/argon2';
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { PASSWORD_CHECKS_PER_MINUTE, type Role } from '@platform/contract';
-import type { EntityManager, Repository } from 'typeorm';
+import { type EntityManager, MoreThan, type Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { ProblemException } from '../common/problem.exception';
@@ -13,6 +13,7 @@ import { UserRecord } from './entities';
 import { deleteArtifacts, memberArtifacts } from './member-artifacts';
 import { TransactionRunner } from '../common/transactions';
 import { Sql } from '../database/sql';
+import { hashToken } from '../security/crypto';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
 import { assertPasswordAcceptable, MAX_PASSWORD_LENGTH } from './password-policy';
 import { isPortalClient, PORTAL_CLIENT_ID } from './portal-client';
@@ -143,9 +144,62 @@ export class UsersService {
     const now = this.clock.now();
     const passwordHash = await hashPassword(next);
     await this.transactions.run(async (manager) => {
-      await manager.update(UserRecord, { id: userId }, { passwordHash, updatedAt: now });
+      // A pending reset link is for the old password: it stops working too.
+      await manager.update(
+        UserRecord,
+        { id: userId },
+        { passwordHash, passwordResetHash: null, passwordResetExpiresAt: null, updatedAt: now },
+      );
       await endOtherSessions(this.sql, manager, userId, hooks.keepGrantId ?? null);
       await hooks.changed?.(manager);
+    });
+  }
+
+  /** The member with this address (any case), if any. */
+  findByEmail(email: string): Promise<UserRecord | null> {
+    return this.users.findOneBy({ email: normalizeEmail(email) });
+  }
+
+  /** The member a pending, unexpired password reset link is for, else null. */
+  findByResetToken(token: string): Promise<UserRecord | null> {
+    if (!token || token.length > 200) return Promise.resolve(null);
+    return this.users.findOneBy({
+      passwordResetHash: hashToken(token),
+      passwordResetExpiresAt: MoreThan(this.clock.now()),
+    });
+  }
+
+  /**
+   * Sets a new password through a reset link: only while the link is pending and unexpired, and
+   * once (the update claims it, so a link raced twice sets one password). Ends every sign-in
+   * session and portal token of the member (whoever held the old password is signed out
+   * everywhere); `changed` runs in its transaction (the audit entry). Null for a link that no
+   * longer works.
+   */
+  async resetPassword(
+    token: string,
+    next: string,
+    changed: (manager: EntityManager, user: UserRecord) => Promise<void>,
+  ): Promise<UserRecord | null> {
+    const user = await this.findByResetToken(token);
+    if (!user) return null;
+    assertPasswordAcceptable(next, 'body.password', [user.email, user.name ?? '']);
+    const passwordHash = await hashPassword(next);
+    const now = this.clock.now();
+    return this.transactions.run(async (manager) => {
+      const claimed = await manager.update(
+        UserRecord,
+        {
+          id: user.id,
+          passwordResetHash: user.passwordResetHash!,
+          passwordResetExpiresAt: MoreThan(now),
+        },
+        { passwordHash, passwordResetHash: null, passwordResetExpiresAt: null, updatedAt: now },
+      );
+      if (!claimed.affected) return null;
+      await endOtherSessions(this.sql, manager, user.id, null);
+      await changed(manager, user);
+      return user;
     });
   }
 

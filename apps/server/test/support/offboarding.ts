@@ -25,14 +25,18 @@ export const receivers: Receiver[] = [];
 /** A number not used before in the file, for unique emails, student numbers and codes. */
 export const nextPerson = () => ++people;
 
-/** Starts the server and the organization before the file's tests, and closes them after. */
-export function setUpOffboarding() {
+/**
+ * Starts the server and the organization before the file's tests, and closes them after; `env`
+ * (read when the server starts) adds to its environment.
+ */
+export function setUpOffboarding(env: () => Record<string, string> = () => ({})) {
   beforeAll(async () => {
     server = await startServer({
       RATE_LIMIT_ANONYMOUS: '10000',
       RATE_LIMIT_OAUTH: '10000',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_POLL_INTERVAL: '100ms',
+      ...env(),
     });
     orgId = (await server.createOrganization({ name: 'Harbour School' })).id;
     ({ token: operator } = await server.createToken(orgId, ['all']));
@@ -68,7 +72,11 @@ export async function demote(id: string, role: Role) {
 }
 
 /** The portal's sign-in as its page does it; returns the portal token and the browser. */
-export async function portalSignIn(email: string, browser = new Browser(server.url)) {
+export async function portalSignIn(
+  email: string,
+  browser = new Browser(server.url),
+  password = PASSWORD,
+) {
   const verifier = randomBytes(32).toString('base64url');
   const redirectUri = `${server.url}/portal/callback`;
   const url = new URL('/oauth/authorize', server.url);
@@ -85,7 +93,7 @@ export async function portalSignIn(email: string, browser = new Browser(server.u
   if (page.body.includes('Sign in to continue')) {
     page = await browser.follow(formAction(page.body, '/login'), {
       method: 'POST',
-      form: { email, password: PASSWORD },
+      form: { email, password },
     });
   }
   // Back at the portal's callback (this origin), with the code.
