@@ -2,7 +2,8 @@
  * Invitations by email in Chromium (issue 46): an admin of a server with `SMTP_URL` invites an
  * address; the portal says it was sent and shows no link; the mail arrives at the local mail
  * catcher (apps/webhook-inspector, a real SMTP server on loopback); the invitee opens its link,
- * sets a password, signs in to the portal and is a member.
+ * sets a password, signs in to the portal and is a member. A member who forgot their password
+ * resets it from the sign-in page through a mailed link, which signs out their other browser.
  */
 import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from '@platform/server/testing';
@@ -98,4 +99,44 @@ test('the invitation goes by email only; the invitee joins from the link in it',
   await invitee.waitForURL(`${server.url}/portal/`);
   await signIn(invitee, INVITEE_EMAIL, PASSWORD, '/members');
   await invitee.getByRole('row', { name: new RegExp(INVITEE_EMAIL) }).waitFor();
+});
+
+test('a forgotten password is reset by email from the sign-in page, ending the old session', async () => {
+  const email = 'forgetful@mail-school.test';
+  const organization = await server.createOrganization({ name: 'Forgetful School' });
+  await server.createUser(organization.id, email, PASSWORD, { role: 'viewer' });
+  const before = await newPage();
+  await signIn(before, email, PASSWORD, '/account');
+
+  const page = await newPage();
+  await page.goto(`${server.url}/portal/account`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/oauth\/interaction\//);
+  await page.getByRole('link', { name: 'Forgot your password?' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Reset your password' }).waitFor();
+  await expectAccessible(page, 'password reset request');
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Send me a link' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Check your email' }).waitFor();
+
+  const mail = await mailTo(email);
+  expect(mail.subject).toBe('Reset your Platform password for Forgetful School');
+  const link = /https?:\/\/\S+\/password-reset\/new\?token=[\w-]+/.exec(mail.text)![0];
+  await page.goto(link);
+  await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
+  await expectAccessible(page, 'password reset form');
+  const next = 'maple river copper lantern';
+  await page.getByLabel('New password (at least 12 characters)').fill(next);
+  await page.getByLabel('New password again').fill(next);
+  await page.getByRole('button', { name: 'Set my password' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Your password is changed' }).waitFor();
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await page.waitForURL(`${server.url}/portal/`);
+
+  // The browser signed in with the old password is signed out: the portal asks again.
+  await before.reload();
+  await before.getByRole('button', { name: 'Sign in' }).waitFor();
+  // The new password signs in.
+  await signIn(page, email, next, '/account');
+  await page.getByText(email).first().waitFor();
 });

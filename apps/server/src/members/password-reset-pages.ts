@@ -36,11 +36,12 @@ function newPasswordForm(input: { token: string; email: string; error?: string }
   return page(
     TITLE,
     `<h1>Choose a new password</h1>
-<p>For <strong>${escapeHtml(input.email)}</strong>. Choosing one signs you out everywhere else.</p>
+<p>Choosing one signs you out everywhere else.</p>
 ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
 <form method="post" action="${PASSWORD_RESET_PATH}/new">
 <input type="hidden" name="token" value="${escapeHtml(input.token)}">
-<input type="text" name="username" autocomplete="username" value="${escapeHtml(input.email)}" hidden>
+<label for="username">Email</label>
+<input id="username" name="username" type="email" autocomplete="username" readonly value="${escapeHtml(input.email)}">
 <label for="password">New password (at least ${MIN_PASSWORD_LENGTH} characters)</label>
 <input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" maxlength="1024" required>
 <label for="password_confirmation">New password again</label>
