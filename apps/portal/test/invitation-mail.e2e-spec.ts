@@ -3,7 +3,8 @@
  * address; the portal says it was sent and shows no link; the mail arrives at the local mail
  * catcher (apps/webhook-inspector, a real SMTP server on loopback); the invitee opens its link,
  * sets a password, signs in to the portal and is a member. A member who forgot their password
- * resets it from the sign-in page through a mailed link, which signs out their other browser.
+ * resets it from the sign-in page through a mailed link, which signs out their other browser;
+ * a member changes their email, which takes effect once the new address confirms it.
  */
 import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from '@platform/server/testing';
@@ -139,4 +140,32 @@ test('a forgotten password is reset by email from the sign-in page, ending the o
   // The new password signs in.
   await signIn(page, email, next, '/account');
   await page.getByText(email).first().waitFor();
+});
+
+test('a member changes their email from the account page; it changes once the new address confirms', async () => {
+  const email = 'moving@mail-school.test';
+  const next = 'moved@mail-school.test';
+  const organization = await server.createOrganization({ name: 'Moving School' });
+  await server.createUser(organization.id, email, PASSWORD, { role: 'viewer' });
+  const page = await newPage();
+  await signIn(page, email, PASSWORD, '/account');
+  await page.getByLabel('New email').fill(next);
+  await page.locator('#email-current-password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Send a confirmation link' }).click();
+  await page.getByText(`We sent a link to ${next}.`).waitFor();
+  await expectAccessible(page, 'account (email change sent)');
+
+  const mail = await mailTo(next);
+  expect(mail.subject).toBe('Confirm your new Platform email');
+  const link = /https?:\/\/\S+\/email-change\?token=[\w-]+/.exec(mail.text)![0];
+  const confirmPage = await newPage();
+  await confirmPage.goto(link);
+  await confirmPage.getByRole('heading', { level: 1, name: 'Confirm your new email' }).waitFor();
+  await expectAccessible(confirmPage, 'email change confirmation');
+  await confirmPage.getByRole('button', { name: 'Confirm my new email' }).click();
+  await confirmPage.getByRole('heading', { level: 1, name: 'Your email is changed' }).waitFor();
+  expect((await mailTo(email)).subject).toBe('Your Platform email was changed');
+
+  await page.reload();
+  await page.getByText(next, { exact: true }).waitFor();
 });

@@ -28,6 +28,8 @@ import { ChangeFeedService } from './events/change-feed.service';
 import { Draining } from './health/draining';
 import { Metrics } from './metrics/metrics';
 import { AcceptInvitationPages } from './members/accept-pages';
+import { EmailChangePages } from './members/email-change-pages';
+import { EMAIL_CHANGE_PATH } from './members/email-changes.service';
 import { PasswordResetPages } from './members/password-reset-pages';
 import { PASSWORD_RESET_PATH } from './members/password-resets.service';
 import { ACCEPT_PATH } from './members/invitations.service';
@@ -160,6 +162,7 @@ function useFrontDoorAndParsers(app: NestExpressApplication, config: AppConfig):
   app.use(OAUTH_PATHS.interaction, app.get(InteractionPages).router());
   app.use(ACCEPT_PATH, app.get(AcceptInvitationPages).router());
   app.use(PASSWORD_RESET_PATH, app.get(PasswordResetPages).router());
+  app.use(EMAIL_CHANGE_PATH, app.get(EmailChangePages).router());
   app.use(apiPrefixAliasMiddleware);
   app.use('/v1', contentNegotiationMiddleware);
   app.use(jsonBodyParser(BODY_LIMIT));

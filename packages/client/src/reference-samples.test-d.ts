@@ -438,6 +438,11 @@ export async function user_changePassword() {
   await platform.user.changePassword({ body: { current_password: 'current password', new_password: 'new password' } });
 }
 
+export async function user_changeEmail() {
+  const pendingEmailChange = await platform.user.changeEmail({ body: { email: 'ana.silva@school.example', current_password: 'current password' } });
+  return pendingEmailChange;
+}
+
 export async function exports_create() {
   const exportResource = await platform.exports.create({ body: { collection: 'students' } });
   return exportResource;

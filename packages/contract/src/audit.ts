@@ -42,6 +42,7 @@ export const AUDIT_ACTIONS = [
   'invitation.accepted',
   'user.password_changed',
   'user.password_reset',
+  'user.email_changed',
   'user.password_check_failed',
   'user.signed_out',
   'export.created',

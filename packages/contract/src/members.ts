@@ -238,6 +238,41 @@ export const PasswordChangeSchema = z
   .strict()
   .openapi({ title: 'PasswordChange' });
 
+export const EmailChangeSchema = z
+  .object({
+    email: z
+      .string()
+      .min(3)
+      .max(320, 'must be at most 320 characters')
+      .email('must be an email address')
+      .describe('The new address. It takes effect once the link mailed to it is opened.'),
+    current_password: z.string().min(1).max(1024),
+  })
+  .strict()
+  .openapi({ title: 'EmailChange' });
+
+/** How long the link confirming a new email works. */
+export const EMAIL_CHANGE_TTL_HOURS = 24;
+
+export const PendingEmailChangeSchema = z
+  .object({
+    object: z.literal('email_change'),
+    email: z.string().describe('The address to confirm.'),
+    delivery: z
+      .enum(['email', 'link'])
+      .describe(
+        '`email`: the confirmation link went to the new address. `link`: this server sends no mail (development), so the link is `confirm_url`, and nothing proves the address.',
+      ),
+    confirm_url: z
+      .string()
+      .nullable()
+      .describe(
+        'The confirmation link, only from a server without mail (`delivery: link`); shown once. Null when it was mailed.',
+      ),
+    expires_at: timestampSchema.describe('When the link stops working.'),
+  })
+  .openapi({ title: 'PendingEmailChange' });
+
 const USER_ONLY =
   'Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.';
 
@@ -265,6 +300,20 @@ export const userContract = c.router(
         415: problemResponse('The request body is not application/json.'),
       },
       metadata: operation({ scope: null, requiresUser: true }),
+    },
+    changeEmail: {
+      method: 'POST',
+      path: '/v1/user/email',
+      summary: "Change the calling member's email",
+      description: `Mails a confirmation link to the new address; the email changes only when the link is opened (within ${EMAIL_CHANGE_TTL_HOURS} hours), which proves the member holds it, and the old address is told. A new request replaces the pending one. The answer is the same whether or not the new address already has an account (its holder is told by mail instead). Needs the current password, checked and limited as for a password change (400, 429). A server that sends no mail (development) answers the link as \`confirm_url\` instead (\`delivery: link\`). ${USER_ONLY}`,
+      body: EmailChangeSchema,
+      responses: {
+        202: PendingEmailChangeSchema,
+        ...commonErrorResponses,
+        413: problemResponse('The request body is larger than 1 MB.'),
+        415: problemResponse('The request body is not application/json.'),
+      },
+      metadata: operation({ scope: null, requiresUser: true, oneTimeSecret: 'confirm_url' }),
     },
   },
   ROUTER_OPTIONS,

@@ -1,15 +1,17 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { PlatformApiError, type Member, type PlatformClient } from '@platform/client';
+import type { Member, PlatformClient } from '@platform/client';
 import { describeError } from '../api';
 import { Notice, PageHeading } from '../components/ui';
+import { ChangeEmail, wrongCurrentPassword } from './account-email';
 
-/** Who is signed in, and changing one's own password (the current one is asked for). */
+/** Who is signed in, and changing one's own password or email (the current password is asked for). */
 export function AccountPage({ client, user }: { client: PlatformClient; user: Member }) {
   return (
     <>
       <PageHeading title="Account">Your account</PageHeading>
       <SignedInAs user={user} />
       <ChangePassword client={client} />
+      <ChangeEmail client={client} />
     </>
   );
 }
@@ -160,14 +162,5 @@ function ChangePassword({ client }: { client: PlatformClient }) {
         </button>
       </form>
     </section>
-  );
-}
-
-/** The server's refusal of the current password (a 400 naming `current_password`). */
-function wrongCurrentPassword(error: unknown): boolean {
-  return (
-    error instanceof PlatformApiError &&
-    error.status === 400 &&
-    (error.problem?.errors ?? []).some((e) => e.path === 'body.current_password')
   );
 }

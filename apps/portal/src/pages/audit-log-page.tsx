@@ -44,6 +44,8 @@ const ACTIONS: Record<AuditEventAction, true> = {
   'invitation.revoked': true,
   'invitation.accepted': true,
   'user.password_changed': true,
+  'user.password_reset': true,
+  'user.email_changed': true,
   'user.password_check_failed': true,
   'user.signed_out': true,
   'export.created': true,

@@ -1,4 +1,10 @@
-import { invitationMail, passwordResetMail } from './mail-templates';
+import {
+  emailChangedMail,
+  emailChangeMail,
+  emailInUseMail,
+  invitationMail,
+  passwordResetMail,
+} from './mail-templates';
 
 describe('invitationMail', () => {
   const input = {
@@ -51,5 +57,29 @@ describe('passwordResetMail', () => {
     );
     expect(mail.html).toContain('Riverside &lt;School&gt;');
     expect(mail.html).not.toContain('<School>');
+  });
+});
+
+describe('the email change mails', () => {
+  it('sends the new address the link and names the account it would move', () => {
+    const mail = emailChangeMail({
+      organizationName: 'Riverside <School>',
+      current: 'old@riverside.test',
+      confirmUrl: 'https://api.school.test/email-change?token=abc&x=1',
+      expiresAt: new Date('2026-12-13T10:00:00Z'),
+    });
+    expect(mail.text).toContain('old@riverside.test at Riverside <School>');
+    expect(mail.text).toContain('https://api.school.test/email-change?token=abc&x=1');
+    expect(mail.html).toContain('href="https://api.school.test/email-change?token=abc&amp;x=1"');
+    expect(mail.html).not.toContain('<School>');
+  });
+
+  it('tells an address in use, and the old address, without a link', () => {
+    const inUse = emailInUseMail({ organizationName: 'Riverside <School>' });
+    const changed = emailChangedMail({ organizationName: 'Riverside', next: 'new@riverside.test' });
+    expect(inUse.text).toContain('already belongs to a Platform account');
+    expect(inUse.html).toContain('Riverside &lt;School&gt;');
+    expect(changed.text).toContain('is now new@riverside.test');
+    expect(`${inUse.text}${changed.text}`).not.toContain('http');
   });
 });

@@ -73,3 +73,61 @@ export function passwordResetMail(input: PasswordResetMail): RenderedMail {
 `;
   return { subject, text, html };
 }
+
+export interface EmailChangeMail {
+  organizationName: string;
+  /** The account's current address. */
+  current: string;
+  confirmUrl: string;
+  expiresAt: Date;
+}
+
+/** To the new address: the link that makes it the account's email. */
+export function emailChangeMail(input: EmailChangeMail): RenderedMail {
+  const until = input.expiresAt.toUTCString();
+  const subject = 'Confirm your new Platform email';
+  const text = [
+    `The Platform account ${input.current} at ${input.organizationName} asked to use this address from now on.`,
+    '',
+    'Open this link to confirm it:',
+    input.confirmUrl,
+    '',
+    `The link works once, until ${until}. If you did not ask for this, ignore this message: nothing changes unless the link is opened.`,
+  ].join('\n');
+  const html = `<!doctype html>
+<html><body style="font-family: sans-serif; line-height: 1.5">
+<p>The Platform account ${escapeHtml(input.current)} at <strong>${escapeHtml(input.organizationName)}</strong> asked to use this address from now on.</p>
+<p><a href="${escapeHtml(input.confirmUrl)}">Confirm this address</a></p>
+<p>The link works once, until ${escapeHtml(until)}. If you did not ask for this, ignore this message: nothing changes unless the link is opened.</p>
+</body></html>
+`;
+  return { subject, text, html };
+}
+
+/** To a new address that already has an account: told here, never in the API's answer. */
+export function emailInUseMail(input: { organizationName: string }): RenderedMail {
+  const text = `A Platform account at ${input.organizationName} asked to use this address, but it already belongs to a Platform account, so nothing changed. If you did not expect this, ignore this message.`;
+  return {
+    subject: 'This address already has a Platform account',
+    text,
+    html: `<!doctype html>
+<html><body style="font-family: sans-serif; line-height: 1.5">
+<p>${escapeHtml(text)}</p>
+</body></html>
+`,
+  };
+}
+
+/** To the old address once the change is made: whoever lost the account learns of it. */
+export function emailChangedMail(input: { organizationName: string; next: string }): RenderedMail {
+  const text = `The email of your Platform account at ${input.organizationName} is now ${input.next}; sign in with it from now on. If you did not do this, tell an admin of ${input.organizationName} at once.`;
+  return {
+    subject: 'Your Platform email was changed',
+    text,
+    html: `<!doctype html>
+<html><body style="font-family: sans-serif; line-height: 1.5">
+<p>${escapeHtml(text)}</p>
+</body></html>
+`,
+  };
+}

@@ -7,6 +7,7 @@ import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { notFound } from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
 import { CurrentPrincipal } from '../common/request-context';
 import { deletedStub, listHandler, onRecord } from '../common/resource-handlers';
 import { UsersService } from '../oauth/users.service';
@@ -14,6 +15,7 @@ import { TransactionRunner } from '../common/transactions';
 import { AuditService } from '../audit/audit.service';
 import type { InvitationRecord } from './invitation.entity';
 import { InvitationsService, toInvitationResource } from './invitations.service';
+import { EmailChangesService } from './email-changes.service';
 import { MembersService, toMemberResource } from './members.service';
 
 @Controller()
@@ -83,11 +85,17 @@ export class UserController {
     private readonly users: UsersService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly emailChanges: EmailChangesService,
   ) {}
 
   @TsRestHandler(contract.user)
   handle(@CurrentPrincipal() principal: Principal, @CurrentAuditActor() actor: ApiAuditActor) {
     const userId = principal.userId ?? '';
+    const entry = (action: 'user.password_changed' | 'user.password_check_failed') => ({
+      action,
+      targetType: 'user' as const,
+      targetId: userId,
+    });
     return tsRestHandler(contract.user, {
       retrieve: async () => {
         const user = await this.members.retrieve(principal.organizationId, userId).catch(() => {
@@ -96,11 +104,6 @@ export class UserController {
         return { status: 200, body: toMemberResource(user) };
       },
       changePassword: async ({ body }) => {
-        const entry = (action: 'user.password_changed' | 'user.password_check_failed') => ({
-          action,
-          targetType: 'user' as const,
-          targetId: userId,
-        });
         await this.users.changePassword(userId, body.current_password, body.new_password, {
           keepGrantId: principal.kind === 'oauth_access_token' ? principal.grantId : null,
           changed: (manager) => this.audit.record(actor, entry('user.password_changed'), manager),
@@ -111,6 +114,23 @@ export class UserController {
             ),
         });
         return { status: 204, body: undefined };
+      },
+      changeEmail: async ({ body }) => {
+        const { email, expiresAt, confirmUrl } = await this.emailChanges.request(userId, body, () =>
+          this.transactions.afterwards((manager) =>
+            this.audit.record(actor, entry('user.password_check_failed'), manager),
+          ),
+        );
+        return {
+          status: 202,
+          body: {
+            object: 'email_change' as const,
+            email,
+            delivery: confirmUrl ? ('link' as const) : ('email' as const),
+            confirm_url: confirmUrl,
+            expires_at: toIso(expiresAt),
+          },
+        };
       },
     });
   }

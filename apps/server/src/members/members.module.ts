@@ -9,6 +9,8 @@ import { AcceptInvitationPages } from './accept-pages';
 import { InvitationRecord } from './invitation.entity';
 import { InvitationsController, MembersController, UserController } from './members.controller';
 import { InvitationsService } from './invitations.service';
+import { EmailChangePages } from './email-change-pages';
+import { EmailChangesService } from './email-changes.service';
 import { MembersService } from './members.service';
 import { PasswordResetPages } from './password-reset-pages';
 import { PasswordResetsService } from './password-resets.service';
@@ -29,7 +31,9 @@ import { PasswordResetsService } from './password-resets.service';
     AcceptInvitationPages,
     PasswordResetsService,
     PasswordResetPages,
+    EmailChangesService,
+    EmailChangePages,
   ],
-  exports: [MembersService, AcceptInvitationPages, PasswordResetPages],
+  exports: [MembersService, AcceptInvitationPages, PasswordResetPages, EmailChangePages],
 })
 export class MembersModule {}

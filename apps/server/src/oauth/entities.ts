@@ -33,6 +33,16 @@ export class UserRecord {
   @Column({ name: 'password_reset_expires_at', ...timestampColumn, nullable: true })
   passwordResetExpiresAt?: Date | null;
 
+  /** An email change waiting for the new address to confirm it, and its link's token hash. */
+  @Column({ name: 'pending_email', type: 'varchar', length: 320, nullable: true })
+  pendingEmail?: string | null;
+
+  @Column({ name: 'email_change_hash', type: 'varchar', length: 64, nullable: true })
+  emailChangeHash?: string | null;
+
+  @Column({ name: 'email_change_expires_at', ...timestampColumn, nullable: true })
+  emailChangeExpiresAt?: Date | null;
+
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
 

@@ -3,7 +3,7 @@ import { hash, type Options, verify } from '@node-rs/argon2';
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { PASSWORD_CHECKS_PER_MINUTE, type Role } from '@platform/contract';
-import { type EntityManager, MoreThan, type Repository } from 'typeorm';
+import { type EntityManager, type FindOptionsWhere, MoreThan, type Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
 import { ProblemException } from '../common/problem.exception';
@@ -90,24 +90,17 @@ export class UsersService {
   }
 
   /**
-   * Changes the password (needs the current one, so a stolen token cannot lock the member out).
-   * Attempts are limited like sign-in (`PASSWORD_CHECK_LIMIT` a minute per member: a token must
-   * not make guessing faster than the sign-in page) and each wrong one is recorded (`failed`,
-   * outside the refused request). A change ends every other sign-in session of the member and
-   * revokes their portal tokens, except the session and grant `keepGrantId` (the caller's), so
-   * whoever knew the old password is signed out everywhere else; `changed` runs in its
-   * transaction (the audit entry).
+   * The member, once `current` is their password: checks are limited like sign-in
+   * (`PASSWORD_CHECK_LIMIT` a minute per member: a token must not make guessing faster than the
+   * sign-in page; 429 after) and a wrong one runs `failed` (the audit entry, outside the refused
+   * request) and is a 400 naming `body.current_password`. Changing the password or the email
+   * needs it, so a stolen token cannot take the account over.
    */
-  async changePassword(
+  async checkCurrentPassword(
     userId: string,
     current: string,
-    next: string,
-    hooks: {
-      keepGrantId?: string | null;
-      changed?: (manager: EntityManager) => Promise<void>;
-      failed?: () => Promise<void>;
-    } = {},
-  ): Promise<void> {
+    failed?: () => Promise<void>,
+  ): Promise<UserRecord> {
     const attempt = await this.throttle?.increment(
       `password:user:${userId}`,
       60_000,
@@ -129,7 +122,7 @@ export class UsersService {
       current.length <= MAX_PASSWORD_LENGTH &&
       (await verify(user.passwordHash, current).catch(() => false));
     if (!matches) {
-      await hooks.failed?.();
+      await failed?.();
       throw new ProblemException('validation_error', 'The current password is not right', {
         errors: [
           {
@@ -140,6 +133,26 @@ export class UsersService {
         ],
       });
     }
+    return user;
+  }
+
+  /**
+   * Changes the password (needs the current one: `checkCurrentPassword`). A change ends every other sign-in session of the member and
+   * revokes their portal tokens, except the session and grant `keepGrantId` (the caller's), so
+   * whoever knew the old password is signed out everywhere else; `changed` runs in its
+   * transaction (the audit entry).
+   */
+  async changePassword(
+    userId: string,
+    current: string,
+    next: string,
+    hooks: {
+      keepGrantId?: string | null;
+      changed?: (manager: EntityManager) => Promise<void>;
+      failed?: () => Promise<void>;
+    } = {},
+  ): Promise<void> {
+    const user = await this.checkCurrentPassword(userId, current, hooks.failed);
     assertPasswordAcceptable(next, 'body.new_password', [user.email, user.name ?? '']);
     const now = this.clock.now();
     const passwordHash = await hashPassword(next);
@@ -153,6 +166,11 @@ export class UsersService {
       await endOtherSessions(this.sql, manager, userId, hooks.keepGrantId ?? null);
       await hooks.changed?.(manager);
     });
+  }
+
+  /** The member matching `where` (a pending link's hash), if any. */
+  findOne(where: FindOptionsWhere<UserRecord>): Promise<UserRecord | null> {
+    return this.users.findOneBy(where);
   }
 
   /** The member with this address (any case), if any. */

@@ -23,6 +23,10 @@ export const ROUTE_BODIES: Record<string, (refs: Refs) => Record<string, unknown
     current_password: 'not the password, surely',
     new_password: 'a long enough new password',
   }),
+  'user.changeEmail': () => ({
+    email: 'walk-new-address@example.test',
+    current_password: 'not the password, surely',
+  }),
   // The walk's member (the members fixture); in another organization's walk, an id it lacks.
   'webhookEndpoints.transfer': (refs) => ({
     member_id: refs.members ?? 'usr_01J00000000000000000000000',

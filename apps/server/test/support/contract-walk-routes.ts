@@ -47,7 +47,7 @@ export const ROUTES = walk(contract);
  * token) and belong to no collection. Only these may; every other route names its scope.
  */
 export const SELF_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.scope === null);
-export const SELF_PATHS = ['/v1/token', '/v1/user', '/v1/user/password'];
+export const SELF_PATHS = ['/v1/token', '/v1/user', '/v1/user/password', '/v1/user/email'];
 /** Self routes about the calling member: they need a token acting for one (403 otherwise). */
 export const USER_ROUTES = SELF_ROUTES.filter((r) => operationMetadata(r.route)?.requiresUser);
 export const TOKEN_SELF_ROUTES = SELF_ROUTES.filter((r) => !USER_ROUTES.includes(r));
@@ -114,9 +114,16 @@ export const AUTHORITY_FIELDS = ['scopes', 'events', 'expires_at'];
  * file is deleted, and downloading the file still needs a token with the export's scopes. An
  * export's download link does hand out a secret, but no scope or record to walk: it reads one
  * file, is bound to the caller's credential and member (checked at each use) and expires no
- * later than the caller; export-download-links.e2e-spec.ts holds it to that.
+ * later than the caller; export-download-links.e2e-spec.ts holds it to that. An email change's
+ * link only confirms a new address for the calling member, who gave their current password: it
+ * holds no scope, goes to the new address (the caller sees it only from a server without mail),
+ * and is gone with the member (email-change.e2e-spec.ts).
  */
-export const NOT_AUTHORITY: readonly string[] = ['exports.create', 'exports.createDownloadLink'];
+export const NOT_AUTHORITY: readonly string[] = [
+  'exports.create',
+  'exports.createDownloadLink',
+  'user.changeEmail',
+];
 
 /** The fields of the route's body and of its success responses. */
 export function fieldsOf(route: AppRoute): string[] {

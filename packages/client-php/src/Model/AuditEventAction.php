@@ -42,6 +42,7 @@ final class AuditEventAction
     public const INVITATION_ACCEPTED = 'invitation.accepted';
     public const USER_PASSWORD_CHANGED = 'user.password_changed';
     public const USER_PASSWORD_RESET = 'user.password_reset';
+    public const USER_EMAIL_CHANGED = 'user.email_changed';
     public const USER_PASSWORD_CHECK_FAILED = 'user.password_check_failed';
     public const USER_SIGNED_OUT = 'user.signed_out';
     public const EXPORT_CREATED = 'export.created';
@@ -82,6 +83,7 @@ final class AuditEventAction
             self::INVITATION_ACCEPTED,
             self::USER_PASSWORD_CHANGED,
             self::USER_PASSWORD_RESET,
+            self::USER_EMAIL_CHANGED,
             self::USER_PASSWORD_CHECK_FAILED,
             self::USER_SIGNED_OUT,
             self::EXPORT_CREATED,

@@ -125,6 +125,7 @@ final class Operations
         'invitations.resend' => ['POST', '/v1/invitations/{id}/resend', 'invitations->resend'],
         'user.retrieve' => ['GET', '/v1/user', 'user->retrieve'],
         'user.changePassword' => ['POST', '/v1/user/password', 'user->changePassword'],
+        'user.changeEmail' => ['POST', '/v1/user/email', 'user->changeEmail'],
         'exports.create' => ['POST', '/v1/exports', 'exports->create'],
         'exports.list' => ['GET', '/v1/exports', 'exports->list'],
         'exports.createBatch' => ['POST', '/v1/exports/batch', 'exports->createBatch'],

@@ -94,7 +94,7 @@ trait ServiceRegistry
      */
     public readonly InvitationsService $invitations;
     /**
-     * `retrieve`, `changePassword`
+     * `retrieve`, `changePassword`, `changeEmail`
      */
     public readonly UserService $user;
     /**

@@ -13,6 +13,7 @@ use PlatformApi\Core\HttpClient;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
 use PlatformApi\Model\Member;
+use PlatformApi\Model\PendingEmailChange;
 use PlatformApi\RequestOptions;
 
 /**
@@ -72,5 +73,33 @@ final class UserService
     public function changePassword(array $params, ?RequestOptions $options = null): void
     {
         $this->raw->changePassword($params, $options)->parse();
+    }
+
+    /**
+     * Change the calling member's email
+     *
+     * Mails a confirmation link to the new address; the email changes only when the link is opened (within 24
+     * hours), which proves the member holds it, and the old address is told. A new request replaces the
+     * pending one. The answer is the same whether or not the new address already has an account (its holder
+     * is told by mail instead). Needs the current password, checked and limited as for a password change
+     * (400, 429). A server that sends no mail (development) answers the link as `confirm_url` instead
+     * (`delivery: link`). Any valid token acting for a member will do, whatever its scopes: an OAuth access
+     * token a member approved, or a personal access token a member made over the API. Other tokens (client
+     * credentials, tokens made by an operator) act for no member: 403.
+     *
+     * `POST /v1/user/email` (sent with an Idempotency-Key, so it is retried safely).
+     *
+     * @param array{
+     *     email: string,
+     *     current_password: string,
+     * } $params
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return PendingEmailChange
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function changeEmail(array $params, ?RequestOptions $options = null): PendingEmailChange
+    {
+        return $this->raw->changeEmail($params, $options)->parse();
     }
 }

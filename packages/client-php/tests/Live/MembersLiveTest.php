@@ -336,6 +336,32 @@ final class MembersLiveTest extends LiveTestCase
         }
     }
 
+    public function testChangingTheEmailWaitsForTheNewAddress(): void
+    {
+        $member = self::client(self::env('PLATFORM_MEMBER_TOKEN'));
+        try {
+            $member->user->changeEmail([
+                'email' => self::unique('moved-') . '@school.test',
+                'current_password' => 'not my password',
+            ]);
+            self::fail('expected a ValidationException');
+        } catch (ValidationException $e) {
+            self::assertSame(['body.current_password'], array_map(static fn ($f) => $f->path, $e->errors));
+        }
+
+        $newEmail = self::unique('moved-') . '@school.test';
+        $pending = $member->user->changeEmail([
+            'email' => $newEmail,
+            'current_password' => self::env('PLATFORM_MEMBER_PASSWORD'),
+        ]);
+        // The live server sends no mail (development): the link comes back instead of going out,
+        // and the email stays as it is until the link is opened.
+        self::assertSame(['email_change', $newEmail, 'link'], [$pending->object, $pending->email, $pending->delivery]);
+        $confirmAt = self::env('PLATFORM_BASE_URL') . '/email-change?token=';
+        self::assertStringStartsWith($confirmAt, (string) $pending->confirmUrl);
+        self::assertSame(self::env('PLATFORM_MEMBER_EMAIL'), $member->user->retrieve()->email);
+    }
+
     public function testWhatActsForAMemberAndHandingItToAnother(): void
     {
         $client = self::client();

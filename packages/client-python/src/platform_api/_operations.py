@@ -118,6 +118,7 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("invitations.resend", "invitations", "resend", "POST", "/v1/invitations/{id}/resend", "members:write"),
     OperationInfo("user.retrieve", "user", "retrieve", "GET", "/v1/user", None),
     OperationInfo("user.changePassword", "user", "change_password", "POST", "/v1/user/password", None),
+    OperationInfo("user.changeEmail", "user", "change_email", "POST", "/v1/user/email", None),
     OperationInfo("exports.create", "exports", "create", "POST", "/v1/exports", "exports:write"),
     OperationInfo("exports.list", "exports", "list", "GET", "/v1/exports", "exports:read"),
     OperationInfo("exports.createBatch", "exports", "create_batch", "POST", "/v1/exports/batch", "exports:write"),

@@ -234,6 +234,22 @@ def test_the_calling_member_and_their_password(client: platform_api.PlatformClie
         member.user.change_password(current_password=new_password, new_password=MEMBER_PASSWORD)
 
 
+def test_changing_the_email_waits_for_the_new_address(client: platform_api.PlatformClient) -> None:
+    member = make_client(token=MEMBER_TOKEN)
+    with pytest.raises(platform_api.ValidationError) as wrong:
+        member.user.change_email(email=unique("moved-") + "@school.test", current_password="not my password")
+    assert [e.path for e in wrong.value.errors] == ["body.current_password"]
+
+    new_email = unique("moved-") + "@school.test"
+    pending = member.user.change_email(email=new_email, current_password=MEMBER_PASSWORD)
+    # The live server sends no mail (development): the link comes back instead of going out, and
+    # the email stays as it is until the link is opened.
+    assert (pending.object, pending.email, pending.delivery) == ("email_change", new_email, "link")
+    assert pending.confirm_url is not None
+    assert pending.confirm_url.startswith(os.environ["PLATFORM_BASE_URL"] + "/email-change?token=")
+    assert member.user.retrieve().email == MEMBER_EMAIL
+
+
 def test_what_acts_for_a_member_and_handing_it_to_another(client: platform_api.PlatformClient) -> None:
     member = make_client(token=MEMBER_TOKEN)
     me = member.user.retrieve()

@@ -276,6 +276,10 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['user']['changePassword']>, undefined>>,
   // user.changePassword: body
   Check<Same<ContractRequest<Routes['user']['changePassword']>['body'], G.PasswordChange>>,
+  // user.changeEmail: response
+  Check<Same<ContractResponse<Routes['user']['changeEmail']>, G.PendingEmailChange>>,
+  // user.changeEmail: body
+  Check<Same<ContractRequest<Routes['user']['changeEmail']>['body'], G.EmailChange>>,
   // exports.create: response
   Check<Same<ContractResponse<Routes['exports']['create']>, G.Export>>,
   // exports.create: body

@@ -25,6 +25,7 @@ import type {
   DeletedOAuthClient,
   DeletedStudent,
   DeletedWebhookEndpoint,
+  EmailChange,
   Enrollment,
   EnrollmentBatch,
   EnrollmentCreate,
@@ -80,6 +81,7 @@ import type {
   PaymentList,
   PaymentRefund,
   PaymentsListQuery,
+  PendingEmailChange,
   PersonalAccessToken,
   PersonalAccessTokenCreate,
   PersonalAccessTokenList,
@@ -247,6 +249,7 @@ export const ROUTES = {
   user: {
     retrieve: { method: 'GET', path: '/v1/user' },
     changePassword: { method: 'POST', path: '/v1/user/password', body: true },
+    changeEmail: { method: 'POST', path: '/v1/user/email', body: true },
   },
   exports: {
     create: { method: 'POST', path: '/v1/exports', body: true },
@@ -1127,6 +1130,12 @@ export interface UserResource {
    * Needs the current password (400 when it is wrong; each wrong one is recorded in the audit log, and at most 10 checks a minute are made, 429 after). The new one must be at least 12 characters, not only spaces, and not a common, leaked or easily guessed password (400 `weak_password`). Every other sign-in session of the member ends and their portal tokens are revoked, except the caller's; their personal access tokens and approved apps keep working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
    */
   changePassword(args: { body: PasswordChange; } & CallArgs, options?: RequestOptions): PlatformPromise<undefined>;
+  /**
+   * Change the calling member's email
+   *
+   * Mails a confirmation link to the new address; the email changes only when the link is opened (within 24 hours), which proves the member holds it, and the old address is told. A new request replaces the pending one. The answer is the same whether or not the new address already has an account (its holder is told by mail instead). Needs the current password, checked and limited as for a password change (400, 429). A server that sends no mail (development) answers the link as `confirm_url` instead (`delivery: link`). Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+   */
+  changeEmail(args: { body: EmailChange; } & CallArgs, options?: RequestOptions): PlatformPromise<PendingEmailChange>;
 }
 
 /** `client.exports`. */

@@ -4,7 +4,7 @@ import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list
 
 export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client';
 
-export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created';
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created';
 
 export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export';
 
@@ -59,6 +59,8 @@ export type OrganizationPlan = 'standard' | 'enterprise';
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
 
 export type PaymentBatchItemStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
+
+export type PendingEmailChangeDelivery = 'email' | 'link';
 
 export type ProblemCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'cursor_expired' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
 
@@ -458,6 +460,12 @@ export interface DeletedWebhookEndpoint {
   id: string;
   object: 'webhook_endpoint';
   deleted: true;
+}
+
+export interface EmailChange {
+  /** The new address. It takes effect once the link mailed to it is opened. */
+  email: string;
+  current_password: string;
 }
 
 export interface Enrollment {
@@ -1043,6 +1051,18 @@ export interface PaymentPreviousAttributes {
 export interface PaymentRefund {
   /** Minor units to refund; default everything not yet refunded. */
   amount?: number;
+}
+
+export interface PendingEmailChange {
+  object: 'email_change';
+  /** The address to confirm. */
+  email: string;
+  /** `email`: the confirmation link went to the new address. `link`: this server sends no mail (development), so the link is `confirm_url`, and nothing proves the address. */
+  delivery: PendingEmailChangeDelivery;
+  /** The confirmation link, only from a server without mail (`delivery: link`); shown once. Null when it was mailed. */
+  confirm_url: string | null;
+  /** When the link stops working. */
+  expires_at: string;
 }
 
 export interface PersonalAccessToken {
@@ -1725,8 +1745,8 @@ export interface OauthClientsListQuery extends ListPageQuery, RangeFilters<'crea
 export interface AuditEventsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.updated, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.resent, invitation.revoked, invitation.accepted, user.password_changed, user.password_reset, user.password_check_failed, user.signed_out, export.created, export.download_link_created. */
-  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created'>;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.updated, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.resent, invitation.revoked, invitation.accepted, user.password_changed, user.password_reset, user.email_changed, user.password_check_failed, user.signed_out, export.created, export.download_link_created. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation, sign_in, oauth_client. */
   actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation, export. */

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "InvitationRole", "InvitationDelivery", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "InvitationRole", "InvitationDelivery", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "PendingEmailChangeDelivery", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
-AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.updated", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "webhook_endpoint.transferred", "oauth_client.transferred", "oauth_client.approved", "oauth_token.revoked", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.resent", "invitation.revoked", "invitation.accepted", "user.password_changed", "user.password_reset", "user.password_check_failed", "user.signed_out", "export.created", "export.download_link_created"]
+AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.updated", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "webhook_endpoint.transferred", "oauth_client.transferred", "oauth_client.approved", "oauth_token.revoked", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.resent", "invitation.revoked", "invitation.accepted", "user.password_changed", "user.password_reset", "user.email_changed", "user.password_check_failed", "user.signed_out", "export.created", "export.download_link_created"]
 
 AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user", "invitation", "export"]
 
@@ -66,6 +66,8 @@ OrganizationPlan = _t.Literal["standard", "enterprise"]
 PaymentStatus = _t.Literal["pending", "succeeded", "failed", "refunded"]
 
 PaymentBatchItemStatus = _t.Literal["pending", "succeeded", "failed", "refunded"]
+
+PendingEmailChangeDelivery = _t.Literal["email", "link"]
 
 ProblemCode = _t.Literal["validation_error", "unauthorized", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "not_acceptable", "conflict", "invalid_state_transition", "cursor_expired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
 

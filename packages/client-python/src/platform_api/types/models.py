@@ -37,6 +37,7 @@ from .enums import (
     OrganizationPlan,
     PaymentBatchItemStatus,
     PaymentStatus,
+    PendingEmailChangeDelivery,
     ProblemCode,
     RequestLogCredentialType,
     RequestLogMethod,
@@ -139,6 +140,7 @@ __all__ = [
     "PaymentBatchItem",
     "PaymentList",
     "PaymentPreviousAttributes",
+    "PendingEmailChange",
     "PersonalAccessToken",
     "PersonalAccessTokenList",
     "PersonalAccessTokenWithSecret",
@@ -5420,6 +5422,61 @@ class PaymentPreviousAttributes(BaseModel):
             refunded_at=parse_datetime(json_get(raw, "refunded_at")),
             created_at=parse_datetime(json_get(raw, "created_at")),
             updated_at=parse_datetime(json_get(raw, "updated_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class PendingEmailChange(BaseModel):
+    """A `PendingEmailChange` object of the Platform API."""
+
+    object: _t.Literal["email_change"]
+    email: str
+    """The address to confirm."""
+    delivery: _t.Union[PendingEmailChangeDelivery, str]
+    """`email`: the confirmation link went to the new address. `link`: this server sends no mail (development), so the link is `confirm_url`, and nothing proves the address."""
+    confirm_url: _t.Optional[str]
+    """The confirmation link, only from a server without mail (`delivery: link`); shown once. Null when it was mailed."""
+    expires_at: _dt.datetime
+    """When the link stops working."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("email", "email"),
+        ("delivery", "delivery"),
+        ("confirm_url", "confirm_url"),
+        ("expires_at", "expires_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["email_change"],
+        email: str,
+        delivery: _t.Union[PendingEmailChangeDelivery, str],
+        confirm_url: _t.Optional[str],
+        expires_at: _dt.datetime,
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "email": email,
+                "delivery": delivery,
+                "confirm_url": confirm_url,
+                "expires_at": expires_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> PendingEmailChange:
+        """A `PendingEmailChange` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            email=json_get(raw, "email"),
+            delivery=json_get(raw, "delivery"),
+            confirm_url=json_get(raw, "confirm_url"),
+            expires_at=parse_datetime(json_get(raw, "expires_at")),
         )
         model._attach(raw)
         return model

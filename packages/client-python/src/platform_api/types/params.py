@@ -37,6 +37,7 @@ __all__ = [
     "CourseBatchItemParams",
     "CourseCreateParams",
     "CourseUpdateParams",
+    "EmailChangeParams",
     "EnrollmentBatchParams",
     "EnrollmentBatchItemParams",
     "EnrollmentCreateParams",
@@ -158,6 +159,14 @@ class CourseUpdateParams(_t.TypedDict, total=False):
     end_date: _t.Optional[str]
     """YYYY-MM-DD"""
     capacity: _t.Optional[int]
+
+
+class EmailChangeParams(_t.TypedDict):
+    """The fields of a `EmailChange`."""
+
+    email: str
+    """The new address. It takes effect once the link mailed to it is opened."""
+    current_password: str
 
 
 class EnrollmentBatchParams(_t.TypedDict):
