@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { Clock } from '../common/clock';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { isSameOriginPost } from '../common/same-origin';
 import { escapeHtml, page } from '../oauth/pages';
 import { MIN_PASSWORD_LENGTH, passwordProblem } from '../oauth/password-policy';
-import { formField, messagePage, noStore, pageHandler, sendPage } from './form-pages';
+import { formField, formPagesRouter, messagePage, sendPage } from './form-pages';
 import { invitationEnded, InvitationsService } from './invitations.service';
 
 /** Where a new member lands: the portal, served by the server under this path. */
@@ -77,19 +77,9 @@ export class AcceptInvitationPages {
   }
 
   router(): Router {
-    const router = express.Router();
-    const form = express.urlencoded({ extended: false, limit: '16kb' });
-    router.use(noStore);
-    router.get(
-      '/',
-      pageHandler(this.logger, 'Accepting an invitation', (req, res) => this.show(req, res)),
-    );
-    router.post(
-      '/',
-      form,
-      pageHandler(this.logger, 'Accepting an invitation', (req, res) => this.accept(req, res)),
-    );
-    return router;
+    return formPagesRouter(this.logger, 'Accepting an invitation', {
+      '/': { get: (req, res) => this.show(req, res), post: (req, res) => this.accept(req, res) },
+    });
   }
 
   private async show(req: Request, res: Response): Promise<void> {

@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { isSameOriginPost } from '../common/same-origin';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { escapeHtml, page } from '../oauth/pages';
 import { PORTAL_PATH } from './accept-pages';
 import { EMAIL_CHANGE_PATH, EmailChangesService } from './email-changes.service';
-import { formField, messagePage, noStore, pageHandler, sendPage } from './form-pages';
+import { formField, formPagesRouter, messagePage, sendPage } from './form-pages';
 
 const TITLE = 'Confirm your new email';
 
@@ -34,19 +34,9 @@ export class EmailChangePages {
   }
 
   router(): Router {
-    const router = express.Router();
-    const form = express.urlencoded({ extended: false, limit: '16kb' });
-    router.use(noStore);
-    router.get(
-      '/',
-      pageHandler(this.logger, 'An email change', (req, res) => this.show(req, res)),
-    );
-    router.post(
-      '/',
-      form,
-      pageHandler(this.logger, 'An email change', (req, res) => this.confirm(req, res)),
-    );
-    return router;
+    return formPagesRouter(this.logger, 'An email change', {
+      '/': { get: (req, res) => this.show(req, res), post: (req, res) => this.confirm(req, res) },
+    });
   }
 
   private async show(req: Request, res: Response): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { ProblemException } from '../common/problem.exception';
 import { escapeHtml, page } from '../oauth/pages';
 
@@ -63,4 +63,27 @@ export function pageHandler(
       );
     });
   };
+}
+
+type PageHandler = (req: Request, res: Response) => Promise<void>;
+
+/**
+ * The pages' router: never cached, each path's GET and (form-parsed) POST run through
+ * `pageHandler`; `before` runs first on every request (a page that may be switched off).
+ */
+export function formPagesRouter(
+  logger: Logger,
+  what: string,
+  pages: Record<string, { get?: PageHandler; post?: PageHandler }>,
+  before?: (req: Request, res: Response, next: NextFunction) => void,
+): Router {
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  router.use(noStore);
+  if (before) router.use(before);
+  for (const [path, { get, post }] of Object.entries(pages)) {
+    if (get) router.get(path, pageHandler(logger, what, get));
+    if (post) router.post(path, form, pageHandler(logger, what, post));
+  }
+  return router;
 }

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { isSameOriginPost } from '../common/same-origin';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { escapeHtml, page } from '../oauth/pages';
 import { MIN_PASSWORD_LENGTH, passwordProblem } from '../oauth/password-policy';
 import { PORTAL_PATH } from './accept-pages';
-import { formField, messagePage, noStore, pageHandler, sendPage } from './form-pages';
+import { formField, formPagesRouter, messagePage, sendPage } from './form-pages';
 import { PASSWORD_RESET_PATH, PasswordResetsService } from './password-resets.service';
 
 /**
@@ -78,33 +78,26 @@ export class PasswordResetPages {
   }
 
   router(): Router {
-    const router = express.Router();
-    const form = express.urlencoded({ extended: false, limit: '16kb' });
-    const handle = (handler: (req: Request, res: Response) => Promise<void>) =>
-      pageHandler(this.logger, 'A password reset', handler);
-    router.use(noStore);
-    router.use((req, res, next) => {
-      if (this.resets.available) return next();
-      const message =
-        'This server does not send email, so passwords cannot be reset here. Ask an admin of your organization for help.';
-      sendPage(res, 404, messagePage(TITLE, 'Password reset is not available', message));
-    });
-    router.get('/', (_req, res) => sendPage(res, 200, requestForm()));
-    router.post(
-      '/',
-      form,
-      handle((req, res) => this.request(req, res)),
+    return formPagesRouter(
+      this.logger,
+      'A password reset',
+      {
+        '/': {
+          get: (_req, res) => Promise.resolve(sendPage(res, 200, requestForm())),
+          post: (req, res) => this.request(req, res),
+        },
+        '/new': {
+          get: (req, res) => this.show(req, res),
+          post: (req, res) => this.reset(req, res),
+        },
+      },
+      (_req, res, next) => {
+        if (this.resets.available) return next();
+        const message =
+          'This server does not send email, so passwords cannot be reset here. Ask an admin of your organization for help.';
+        sendPage(res, 404, messagePage(TITLE, 'Password reset is not available', message));
+      },
     );
-    router.get(
-      '/new',
-      handle((req, res) => this.show(req, res)),
-    );
-    router.post(
-      '/new',
-      form,
-      handle((req, res) => this.reset(req, res)),
-    );
-    return router;
   }
 
   private async request(req: Request, res: Response): Promise<void> {
