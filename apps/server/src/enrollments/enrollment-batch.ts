@@ -22,6 +22,8 @@ import {
   courseFull,
   hasFreeSeat,
   holdsSeat,
+  assertTakesEnrollments,
+  newEnrollment,
 } from './enrollment-rules';
 import { countLiveEnrollments, findLiveEnrollment } from './live-enrollments';
 
@@ -95,12 +97,7 @@ export class EnrollmentBatchRules implements BatchRules<Enrollment> {
     const input = createBody(EnrollmentCreateSchema, item);
     const student = await students.referenced(manager, principal, input, 'student_id');
     const course = await courses.referenced(manager, principal, input, 'course_id');
-    if (course.status === 'archived') {
-      throw new ProblemException(
-        'conflict',
-        `Course ${course.id} is archived and takes no new enrollments`,
-      );
-    }
+    assertTakesEnrollments(course);
     const live = await findLiveEnrollment(manager, student.id, course.id);
     if (live && !this.released.has(live.id)) throw alreadyEnrolled(live.id);
     const twin = made.find(
@@ -110,17 +107,7 @@ export class EnrollmentBatchRules implements BatchRules<Enrollment> {
     const taken = await this.liveIn(manager, course.id);
     if (!hasFreeSeat(course, taken)) throw courseFull(course);
     this.seats.set(course.id, taken + 1);
-    return {
-      studentId: student.id,
-      courseId: course.id,
-      externalId: input.external_id ?? null,
-      status: input.status,
-      notes: input.notes ?? null,
-      activatedAt: input.status === 'active' ? at : null,
-      completedAt: null,
-      droppedAt: null,
-      cancelledAt: null,
-    };
+    return newEnrollment(input, student.id, course.id, at);
   }
 
   check(): void {}

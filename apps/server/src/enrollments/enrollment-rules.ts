@@ -6,6 +6,7 @@ import {
 } from '@platform/contract';
 import { ProblemException } from '../common/problem.exception';
 import { alreadyExists, invalidTransition } from '../common/resource-errors';
+import type { NewRecord } from '../common/owned-records';
 import type { Course } from '../courses/course.entity';
 import type { Enrollment } from './enrollment.entity';
 
@@ -36,6 +37,36 @@ export function alreadyEnrolled(existingId?: string): ProblemException {
     'course_id',
     `The student already holds a live (pending or active) enrollment in this course${existingId ? ` (${existingId})` : ''}`,
   );
+}
+
+/** An archived course takes no new enrollments (409). */
+export function assertTakesEnrollments(course: Pick<Course, 'id' | 'status'>): void {
+  if (course.status === 'archived') {
+    throw new ProblemException(
+      'conflict',
+      `Course ${course.id} is archived and takes no new enrollments`,
+    );
+  }
+}
+
+/** A new enrollment of `studentId` in `courseId`, in the state its input starts it in, at `at`. */
+export function newEnrollment(
+  input: { external_id?: string | null; status: EnrollmentStatus; notes?: string | null },
+  studentId: string,
+  courseId: string,
+  at: Date,
+): NewRecord<Enrollment> {
+  return {
+    studentId,
+    courseId,
+    externalId: input.external_id ?? null,
+    status: input.status,
+    notes: input.notes ?? null,
+    activatedAt: input.status === 'active' ? at : null,
+    completedAt: null,
+    droppedAt: null,
+    cancelledAt: null,
+  };
 }
 
 /** The timestamp each target state records. */

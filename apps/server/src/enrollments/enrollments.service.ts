@@ -16,13 +16,19 @@ import { type BatchItem, upsertBatch } from '../common/batch-upsert';
 import type { Principal } from '../common/principal';
 import { lockOwned } from '../common/find-owned';
 import { OwnedRecordsFactory, PatchableResourceService } from '../common/owned-records';
-import { ProblemException } from '../common/problem.exception';
 import { Course } from '../courses/course.entity';
 import { CoursesService } from '../courses/courses.service';
 import { Sql } from '../database/sql';
 import { StudentsService } from '../students/students.service';
 import { Enrollment } from './enrollment.entity';
-import { alreadyEnrolled, applyTransition, courseFull, hasFreeSeat } from './enrollment-rules';
+import {
+  alreadyEnrolled,
+  applyTransition,
+  assertTakesEnrollments,
+  courseFull,
+  hasFreeSeat,
+  newEnrollment,
+} from './enrollment-rules';
 import { EnrollmentBatchRules } from './enrollment-batch';
 import { countLiveEnrollments, findLiveEnrollment } from './live-enrollments';
 
@@ -83,12 +89,7 @@ export class EnrollmentsService extends PatchableResourceService<
           { course_id: courseId },
           'course_id',
         );
-        if (course.status === 'archived') {
-          throw new ProblemException(
-            'conflict',
-            `Course ${course.id} is archived and takes no new enrollments`,
-          );
-        }
+        assertTakesEnrollments(course);
         const live = await findLiveEnrollment(manager, student.id, course.id);
         if (live) throw alreadyEnrolled(live.id);
         // Seats are counted only where there is a limit.
@@ -98,17 +99,7 @@ export class EnrollmentsService extends PatchableResourceService<
         ) {
           throw courseFull(course);
         }
-        return {
-          studentId: student.id,
-          courseId: course.id,
-          externalId: input.external_id ?? null,
-          status: input.status,
-          notes: input.notes ?? null,
-          activatedAt: input.status === 'active' ? now : null,
-          completedAt: null,
-          droppedAt: null,
-          cancelledAt: null,
-        };
+        return newEnrollment(input, student.id, course.id, now);
       },
       // The partial unique index on live enrollments closes the race the check above leaves open.
       { conflict: () => alreadyEnrolled() },
