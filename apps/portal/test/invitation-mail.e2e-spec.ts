@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import { createMailCatcher, type MailCatcher } from '@platform/webhook-inspector';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expectPortalBuilt, launchChromium, loopbackContext } from './browser';
+import { expectPortalBuilt, launchChromium, loopbackContext, screenshot } from './browser';
 import { expectAccessible } from './product-checks';
 
 const ADMIN_EMAIL = 'head@mail-school.test';
@@ -150,10 +150,11 @@ test('a member changes their email from the account page; it changes once the ne
   const page = await newPage();
   await signIn(page, email, PASSWORD, '/account');
   await page.getByLabel('New email').fill(next);
-  await page.locator('#email-current-password').fill(PASSWORD);
+  await page.getByLabel('Your password', { exact: true }).fill(PASSWORD);
   await page.getByRole('button', { name: 'Send a confirmation link' }).click();
   await page.getByText(`We sent a link to ${next}.`).waitFor();
   await expectAccessible(page, 'account (email change sent)');
+  await screenshot(page, 'account');
 
   const mail = await mailTo(next);
   expect(mail.subject).toBe('Confirm your new Platform email');

@@ -80,7 +80,7 @@ export function ChangeEmail({ client }: { client: PlatformClient }) {
           />
         </div>
         <div className="field">
-          <label htmlFor="email-current-password">Current password</label>
+          <label htmlFor="email-current-password">Your password</label>
           <input
             id="email-current-password"
             type="password"
