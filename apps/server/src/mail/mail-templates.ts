@@ -62,13 +62,13 @@ export function passwordResetMail(input: PasswordResetMail): RenderedMail {
     'Open this link to choose a new password:',
     input.resetUrl,
     '',
-    `The link works once, until ${until}. Choosing a new password signs you out everywhere. If you did not ask for this, ignore this message: your password stays as it is.`,
+    `The link works once, until ${until}. Choosing a new password signs you out of every browser. If you did not ask for this, ignore this message: your password stays as it is.`,
   ].join('\n');
   const html = `<!doctype html>
 <html><body style="font-family: sans-serif; line-height: 1.5">
 <p>Someone asked to reset the password of your Platform account at <strong>${escapeHtml(input.organizationName)}</strong>.</p>
 <p><a href="${escapeHtml(input.resetUrl)}">Choose a new password</a></p>
-<p>The link works once, until ${escapeHtml(until)}. Choosing a new password signs you out everywhere. If you did not ask for this, ignore this message: your password stays as it is.</p>
+<p>The link works once, until ${escapeHtml(until)}. Choosing a new password signs you out of every browser. If you did not ask for this, ignore this message: your password stays as it is.</p>
 </body></html>
 `;
   return { subject, text, html };

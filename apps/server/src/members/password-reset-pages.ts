@@ -36,7 +36,7 @@ function newPasswordForm(input: { token: string; email: string; error?: string }
   return page(
     TITLE,
     `<h1>Choose a new password</h1>
-<p>Choosing one signs you out everywhere else.</p>
+<p>Choosing one signs you out of every browser.</p>
 ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
 <form method="post" action="${PASSWORD_RESET_PATH}/new">
 <input type="hidden" name="token" value="${escapeHtml(input.token)}">
@@ -149,7 +149,7 @@ export class PasswordResetPages {
     const done = messagePage(
       TITLE,
       'Your password is changed',
-      'Every browser and app that was signed in with your old password is signed out. Sign in with the new one.',
+      'Every browser that was signed in is signed out, the portal included. Apps you approved and your personal access tokens keep working. Sign in with the new password.',
       `<p><a href="${this.origin}${PORTAL_PATH}">Sign in</a></p>`,
     );
     sendPage(res, 200, done);
