@@ -443,6 +443,21 @@ export async function user_changeEmail() {
   return pendingEmailChange;
 }
 
+export async function user_listSessions() {
+  const userSessionList = await platform.user.listSessions();
+  return userSessionList;
+}
+
+export async function user_revokeSession() {
+  const deletedSession = await platform.user.revokeSession('ses_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return deletedSession;
+}
+
+export async function user_signOutOtherSessions() {
+  const userSessionList = await platform.user.signOutOtherSessions();
+  return userSessionList;
+}
+
 export async function exports_create() {
   const exportResource = await platform.exports.create({ body: { collection: 'students' } });
   return exportResource;

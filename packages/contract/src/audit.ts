@@ -45,6 +45,7 @@ export const AUDIT_ACTIONS = [
   'user.email_changed',
   'user.password_check_failed',
   'user.signed_out',
+  'user.session_revoked',
   'export.created',
   'export.download_link_created',
 ] as const;

@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   invitation: 'inv',
   export: 'exp',
   request_log: 'rql',
+  session: 'ses',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

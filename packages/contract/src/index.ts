@@ -26,5 +26,6 @@ export * from './resource';
 export * from './scopes';
 export * from './students';
 export * from './tokens';
+export * from './user-sessions';
 export * from './webhooks';
 export { API_VERSION, API_PREFIXES } from './version';

@@ -11,6 +11,7 @@ import { operation, ROUTER_OPTIONS } from './operation';
 import { commonErrorResponses, problemResponse, searchErrorResponses } from './problem';
 import { deletedSchema, IdPathParams, readErrorResponses, timestampSchema } from './resource';
 import { ROLES } from './scopes';
+import { DeletedSessionSchema, UserSessionListSchema } from './user-sessions';
 import { z } from './zod-openapi';
 import { resourceRoutes } from './routes';
 
@@ -314,6 +315,37 @@ export const userContract = c.router(
         415: problemResponse('The request body is not application/json.'),
       },
       metadata: operation({ scope: null, requiresUser: true, oneTimeSecret: 'confirm_url' }),
+    },
+    listSessions: {
+      method: 'GET',
+      path: '/v1/user/sessions',
+      summary: "List the calling member's sessions",
+      description: `Where the member is signed in (browsers) and the OAuth apps they approved, each with the device and IP address it last signed in or fetched a token from: what the portal's account page lists. Personal access tokens are listed by \`GET /v1/tokens\`. ${USER_ONLY}`,
+      query: z.object({}).strict(),
+      responses: { 200: UserSessionListSchema, ...commonErrorResponses },
+      metadata: operation({ scope: null, requiresUser: true }),
+    },
+    revokeSession: {
+      method: 'DELETE',
+      path: '/v1/user/sessions/:id',
+      pathParams: IdPathParams,
+      summary: 'Sign out one session',
+      description: `A browser: its sign-in ends and its portal tokens stop working (the calling one too, when it is the caller's own browser); the apps approved in it stay approved. An app: its approval is withdrawn and every token it holds for the member stops working, from the next request on; the app must ask again. Recorded in the audit log (\`user.session_revoked\`). ${USER_ONLY}`,
+      body: c.noBody(),
+      responses: {
+        200: DeletedSessionSchema,
+        ...readErrorResponses,
+      },
+      metadata: operation({ scope: null, requiresUser: true }),
+    },
+    signOutOtherSessions: {
+      method: 'POST',
+      path: '/v1/user/sessions/sign_out_others',
+      summary: 'Sign out every other browser',
+      description: `Ends every browser session of the member except the caller's own (with a personal access token, every one) and revokes their portal tokens; approved apps and personal access tokens keep working (revoke those one by one). Answers the sessions that remain. Recorded in the audit log (\`user.session_revoked\`). ${USER_ONLY}`,
+      body: c.noBody(),
+      responses: { 200: UserSessionListSchema, ...commonErrorResponses },
+      metadata: operation({ scope: null, requiresUser: true }),
     },
   },
   ROUTER_OPTIONS,

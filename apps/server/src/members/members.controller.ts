@@ -17,6 +17,7 @@ import type { InvitationRecord } from './invitation.entity';
 import { InvitationsService, toInvitationResource } from './invitations.service';
 import { EmailChangesService } from './email-changes.service';
 import { MembersService, toMemberResource } from './members.service';
+import { UserSessionsService } from './user-sessions.service';
 
 @Controller()
 export class MembersController {
@@ -86,6 +87,7 @@ export class UserController {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     private readonly emailChanges: EmailChangesService,
+    private readonly sessions: UserSessionsService,
   ) {}
 
   @TsRestHandler(contract.user)
@@ -132,6 +134,24 @@ export class UserController {
           },
         };
       },
+      listSessions: async () => ({
+        status: 200,
+        body: { object: 'user_sessions' as const, data: await this.sessions.list(principal) },
+      }),
+      revokeSession: async ({ params }) => {
+        await this.sessions.revoke(principal, params.id, actor);
+        return {
+          status: 200,
+          body: { id: params.id, object: 'session' as const, deleted: true as const },
+        };
+      },
+      signOutOtherSessions: async () => ({
+        status: 200,
+        body: {
+          object: 'user_sessions' as const,
+          data: await this.sessions.signOutOthers(principal, actor),
+        },
+      }),
     });
   }
 }

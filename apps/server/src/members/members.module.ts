@@ -14,8 +14,9 @@ import { EmailChangesService } from './email-changes.service';
 import { MembersService } from './members.service';
 import { PasswordResetPages } from './password-reset-pages';
 import { PasswordResetsService } from './password-resets.service';
+import { UserSessionsService } from './user-sessions.service';
 
-/** Members and their roles, invitations and their accept page, password resets, `/v1/user`. */
+/** Members and their roles, invitations and their accept page, password resets, `/v1/user` and its sessions. */
 @Module({
   imports: [
     OAuthAccountsModule,
@@ -33,6 +34,7 @@ import { PasswordResetsService } from './password-resets.service';
     PasswordResetPages,
     EmailChangesService,
     EmailChangePages,
+    UserSessionsService,
   ],
   exports: [MembersService, AcceptInvitationPages, PasswordResetPages, EmailChangePages],
 })

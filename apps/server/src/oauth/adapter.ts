@@ -4,6 +4,7 @@ import type { Clock } from '../common/clock';
 import { hashToken } from '../security/crypto';
 import { OAuthArtifactRecord, type OAuthClientRecord } from './entities';
 import { parseForProvider, toProviderRealm } from './realm';
+import { requestDevice } from './request-device';
 
 /** Expired artifacts are swept at most this often, by whichever instance writes next. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -79,6 +80,9 @@ class TypeOrmAdapter implements Adapter {
     // left out and put back from the id on `find`. `consumed_at` is not touched here, so
     // saving an artifact again never clears its used mark.
     const { jti: _id, ...stored } = payload;
+    // Saved by a request (a sign-in, an approval, a token issued): where and when, for "my
+    // sessions". Left as they were when saved outside one.
+    const device = requestDevice();
     await artifacts.upsert(
       {
         kind: this.kind,
@@ -88,6 +92,7 @@ class TypeOrmAdapter implements Adapter {
         uid: payload.uid ?? null,
         clientId: payload.clientId ?? null,
         expiresAt: expiresIn ? new Date(clock.nowMs() + expiresIn * 1000) : null,
+        ...(device && { userAgent: device.userAgent, ip: device.ip, lastUsedAt: clock.now() }),
       },
       ['kind', 'idHash'],
     );

@@ -122,4 +122,16 @@ export class OAuthArtifactRecord {
   /** Set when a code or rotated refresh token is used; a second use is then detectable. */
   @Column({ name: 'consumed_at', ...timestampColumn, nullable: true })
   consumedAt: Date | null;
+
+  /** The User-Agent of the request that last saved it ("my sessions" shows it), truncated. */
+  @Column({ name: 'user_agent', type: 'varchar', length: 300, nullable: true })
+  userAgent: string | null;
+
+  /** The client IP of the request that last saved it. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  ip: string | null;
+
+  /** When a request last saved it: a sign-in, an approval, a token issued or refreshed. */
+  @Column({ name: 'last_used_at', ...timestampColumn, nullable: true })
+  lastUsedAt: Date | null;
 }

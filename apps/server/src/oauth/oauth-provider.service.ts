@@ -21,6 +21,7 @@ import {
   withoutCors,
 } from './provider-middleware';
 import { toProviderRealm } from './realm';
+import { withRequestDevice } from './request-device';
 import { UsersService } from './users.service';
 
 export { OAUTH_TTL } from './provider-configuration';
@@ -115,7 +116,7 @@ export class OAuthProviderService {
         (req as MetadataRequest).platformMetadata = true;
         req.url = OIDC_DISCOVERY_PATH;
       }
-      void callback(req, res);
+      void withRequestDevice(req, () => callback(req, res));
     };
   }
 }

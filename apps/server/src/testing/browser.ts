@@ -27,7 +27,11 @@ export class Browser {
   /** Every URL visited, in order. */
   readonly visited: string[] = [];
 
-  constructor(private readonly origin: string) {}
+  /** `userAgent`: sent on every request, as a real browser's is ("my sessions" shows it). */
+  constructor(
+    private readonly origin: string,
+    readonly userAgent?: string,
+  ) {}
 
   async request(url: string, init: BrowserRequest = {}): Promise<BrowserResponse> {
     const absolute = new URL(url, this.origin).toString();
@@ -40,6 +44,7 @@ export class Browser {
           cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
         }),
         ...(init.form && { 'content-type': 'application/x-www-form-urlencoded' }),
+        ...(this.userAgent && { 'user-agent': this.userAgent }),
         ...init.headers,
       },
       ...(init.form && { body: new URLSearchParams(init.form).toString() }),

@@ -47,14 +47,23 @@ export const ROUTES = walk(contract);
  * token) and belong to no collection. Only these may; every other route names its scope.
  */
 export const SELF_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.scope === null);
-export const SELF_PATHS = ['/v1/token', '/v1/user', '/v1/user/password', '/v1/user/email'];
+export const SELF_PATHS = [
+  '/v1/token',
+  '/v1/user',
+  '/v1/user/password',
+  '/v1/user/email',
+  '/v1/user/sessions',
+  '/v1/user/sessions/:id',
+  '/v1/user/sessions/sign_out_others',
+];
 /** Self routes about the calling member: they need a token acting for one (403 otherwise). */
 export const USER_ROUTES = SELF_ROUTES.filter((r) => operationMetadata(r.route)?.requiresUser);
 export const TOKEN_SELF_ROUTES = SELF_ROUTES.filter((r) => !USER_ROUTES.includes(r));
 /** Reference fields named otherwise than their kind: `member_id` is a user (`usr_…`). */
 export const FIELD_KINDS: Record<string, IdKind> = { member_id: 'user' };
 export const COLLECTION_ROUTES = ROUTES.filter((r) => !SELF_ROUTES.includes(r));
-export const ID_ROUTES = ROUTES.filter((r) => r.route.path.includes('/:id'));
+/** Routes to one record of an organization (the caller's own sessions are no organization's). */
+export const ID_ROUTES = COLLECTION_ROUTES.filter((r) => r.route.path.includes('/:id'));
 export const LIST_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.list === true);
 /** Top-level collections; a nested list (`/v1/webhook_endpoints/:id/deliveries`) is an id route. */
 export const COLLECTION_LIST_ROUTES = LIST_ROUTES.filter((r) => !r.route.path.includes('/:id'));

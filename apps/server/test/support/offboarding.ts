@@ -102,7 +102,11 @@ export async function portalSignIn(
   if (!code) throw new Error(`no code: ${page.status} ${page.body.slice(0, 300)}`);
   const token = await fetch(`${server.url}/oauth/token`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    // The portal's page exchanges the code, so from the same browser.
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      ...(browser.userAgent && { 'User-Agent': browser.userAgent }),
+    },
     body: new URLSearchParams({
       grant_type: 'authorization_code',
       code,

@@ -45,6 +45,7 @@ final class AuditEventAction
     public const USER_EMAIL_CHANGED = 'user.email_changed';
     public const USER_PASSWORD_CHECK_FAILED = 'user.password_check_failed';
     public const USER_SIGNED_OUT = 'user.signed_out';
+    public const USER_SESSION_REVOKED = 'user.session_revoked';
     public const EXPORT_CREATED = 'export.created';
     public const EXPORT_DOWNLOAD_LINK_CREATED = 'export.download_link_created';
 
@@ -86,6 +87,7 @@ final class AuditEventAction
             self::USER_EMAIL_CHANGED,
             self::USER_PASSWORD_CHECK_FAILED,
             self::USER_SIGNED_OUT,
+            self::USER_SESSION_REVOKED,
             self::EXPORT_CREATED,
             self::EXPORT_DOWNLOAD_LINK_CREATED,
         ];

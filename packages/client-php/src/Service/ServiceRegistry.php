@@ -94,7 +94,7 @@ trait ServiceRegistry
      */
     public readonly InvitationsService $invitations;
     /**
-     * `retrieve`, `changePassword`, `changeEmail`
+     * `retrieve`, `changePassword`, `changeEmail`, `listSessions`, `revokeSession`, `signOutOtherSessions`
      */
     public readonly UserService $user;
     /**

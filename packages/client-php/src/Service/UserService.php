@@ -12,8 +12,10 @@ namespace PlatformApi\Service;
 use PlatformApi\Core\HttpClient;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Model\DeletedSession;
 use PlatformApi\Model\Member;
 use PlatformApi\Model\PendingEmailChange;
+use PlatformApi\Model\UserSessionList;
 use PlatformApi\RequestOptions;
 
 /**
@@ -101,5 +103,71 @@ final class UserService
     public function changeEmail(array $params, ?RequestOptions $options = null): PendingEmailChange
     {
         return $this->raw->changeEmail($params, $options)->parse();
+    }
+
+    /**
+     * List the calling member's sessions
+     *
+     * Where the member is signed in (browsers) and the OAuth apps they approved, each with the device and IP
+     * address it last signed in or fetched a token from: what the portal's account page lists. Personal
+     * access tokens are listed by `GET /v1/tokens`. Any valid token acting for a member will do, whatever its
+     * scopes: an OAuth access token a member approved, or a personal access token a member made over the API.
+     * Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+     *
+     * `GET /v1/user/sessions`.
+     *
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return UserSessionList
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function listSessions(?RequestOptions $options = null): UserSessionList
+    {
+        return $this->raw->listSessions($options)->parse();
+    }
+
+    /**
+     * Sign out one session
+     *
+     * A browser: its sign-in ends and its portal tokens stop working (the calling one too, when it is the
+     * caller's own browser); the apps approved in it stay approved. An app: its approval is withdrawn and
+     * every token it holds for the member stops working, from the next request on; the app must ask again.
+     * Recorded in the audit log (`user.session_revoked`). Any valid token acting for a member will do,
+     * whatever its scopes: an OAuth access token a member approved, or a personal access token a member made
+     * over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+     *
+     * `DELETE /v1/user/sessions/{id}`.
+     *
+     * @param string $id
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return DeletedSession
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function revokeSession(string $id, ?RequestOptions $options = null): DeletedSession
+    {
+        return $this->raw->revokeSession($id, $options)->parse();
+    }
+
+    /**
+     * Sign out every other browser
+     *
+     * Ends every browser session of the member except the caller's own (with a personal access token, every
+     * one) and revokes their portal tokens; approved apps and personal access tokens keep working (revoke
+     * those one by one). Answers the sessions that remain. Recorded in the audit log
+     * (`user.session_revoked`). Any valid token acting for a member will do, whatever its scopes: an OAuth
+     * access token a member approved, or a personal access token a member made over the API. Other tokens
+     * (client credentials, tokens made by an operator) act for no member: 403.
+     *
+     * `POST /v1/user/sessions/sign_out_others` (sent with an Idempotency-Key, so it is retried safely).
+     *
+     * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
+     * @return UserSessionList
+     * @throws ApiStatusException the API answered with an error (a subclass by status)
+     * @throws ApiConnectionException the API could not be reached
+     */
+    public function signOutOtherSessions(?RequestOptions $options = null): UserSessionList
+    {
+        return $this->raw->signOutOtherSessions($options)->parse();
     }
 }

@@ -6,6 +6,7 @@ namespace PlatformApi\Tests\Live;
 
 use PlatformApi\Exception\OAuthException;
 use PlatformApi\Model\TokenInfoType;
+use PlatformApi\Model\UserSessionType;
 use PlatformApi\OAuth\ClientCredentials;
 use PlatformApi\OAuth\OAuthTokens;
 use PlatformApi\OAuth\RefreshToken;
@@ -104,5 +105,28 @@ final class OAuthLiveTest extends LiveTestCase
             $transport->requests[0]->headers['idempotency-key'],
             $transport->requests[2]->headers['idempotency-key'],
         );
+    }
+
+    public function testAnAppSeesTheMembersSessionsAndSignsOutTheBrowser(): void
+    {
+        self::assertGreaterThanOrEqual(4, count(self::refreshTokens()));
+        $app = self::client(auth: new RefreshToken(
+            self::env('PLATFORM_OAUTH_CLIENT_ID'),
+            self::refreshTokens()[3],
+            self::env('PLATFORM_OAUTH_CLIENT_SECRET'),
+        ));
+        // The member signed in on the sign-in page to approve the app: one browser, and this app.
+        $sessions = $app->user->listSessions()->data;
+        $types = array_map(static fn ($s) => $s->type, $sessions);
+        self::assertSame([UserSessionType::BROWSER, UserSessionType::APP], $types);
+        [$browser, $self] = $sessions;
+        self::assertTrue($self->current);
+        self::assertSame(self::env('PLATFORM_OAUTH_CLIENT_ID'), $self->app?->id);
+        self::assertNotNull($browser->lastActiveAt);
+
+        $deleted = $app->user->revokeSession($browser->id);
+        self::assertSame([$browser->id, true], [$deleted->id, $deleted->deleted]);
+        $remaining = $app->user->signOutOtherSessions()->data;
+        self::assertSame([$self->id], array_map(static fn ($s) => $s->id, $remaining));
     }
 }

@@ -101,3 +101,25 @@ def test_concurrent_calls_refresh_once() -> None:
         thread.join()
     assert errors == []
     assert len(received) == 1  # one refresh: a rotated token presented twice would revoke the grant
+
+
+def test_an_app_sees_the_members_sessions_and_signs_out_the_browser() -> None:
+    assert len(LIVE.refresh_tokens) >= 4
+    auth = platform_api.RefreshToken(
+        client_id=LIVE.oauth_client_id,
+        client_secret=LIVE.oauth_client_secret,
+        refresh_token=LIVE.refresh_tokens[3],
+        token_url=LIVE.token_url,
+    )
+    client = make_client(auth=auth)
+    # The member signed in on the sign-in page to approve the app: one browser, and this app.
+    sessions = client.user.list_sessions().data
+    assert [s.type for s in sessions] == ["browser", "app"]
+    browser, this_app = sessions
+    assert this_app.current and this_app.app is not None and this_app.app.id == LIVE.oauth_client_id
+    assert browser.last_active_at is not None
+
+    deleted = client.user.revoke_session(browser.id)
+    assert (deleted.id, deleted.deleted) == (browser.id, True)
+    remaining = client.user.sign_out_other_sessions().data
+    assert [s.id for s in remaining] == [this_app.id]

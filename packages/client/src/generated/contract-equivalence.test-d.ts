@@ -280,6 +280,12 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['user']['changeEmail']>, G.PendingEmailChange>>,
   // user.changeEmail: body
   Check<Same<ContractRequest<Routes['user']['changeEmail']>['body'], G.EmailChange>>,
+  // user.listSessions: response
+  Check<Same<ContractResponse<Routes['user']['listSessions']>, G.UserSessionList>>,
+  // user.revokeSession: response
+  Check<Same<ContractResponse<Routes['user']['revokeSession']>, G.DeletedSession>>,
+  // user.signOutOtherSessions: response
+  Check<Same<ContractResponse<Routes['user']['signOutOtherSessions']>, G.UserSessionList>>,
   // exports.create: response
   Check<Same<ContractResponse<Routes['exports']['create']>, G.Export>>,
   // exports.create: body

@@ -23,6 +23,7 @@ import type {
   DeletedInvitation,
   DeletedMember,
   DeletedOAuthClient,
+  DeletedSession,
   DeletedStudent,
   DeletedWebhookEndpoint,
   EmailChange,
@@ -100,6 +101,7 @@ import type {
   Transfer,
   Usage,
   UsageRetrieveQuery,
+  UserSessionList,
   WebhookDelivery,
   WebhookDeliveryList,
   WebhookEndpoint,
@@ -250,6 +252,9 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/user' },
     changePassword: { method: 'POST', path: '/v1/user/password', body: true },
     changeEmail: { method: 'POST', path: '/v1/user/email', body: true },
+    listSessions: { method: 'GET', path: '/v1/user/sessions' },
+    revokeSession: { method: 'DELETE', path: '/v1/user/sessions/{id}' },
+    signOutOtherSessions: { method: 'POST', path: '/v1/user/sessions/sign_out_others' },
   },
   exports: {
     create: { method: 'POST', path: '/v1/exports', body: true },
@@ -1136,6 +1141,25 @@ export interface UserResource {
    * Mails a confirmation link to the new address; the email changes only when the link is opened (within 24 hours), which proves the member holds it, and the old address is told. A new request replaces the pending one. The answer is the same whether or not the new address already has an account (its holder is told by mail instead). Needs the current password, checked and limited as for a password change (400, 429). A server that sends no mail (development) answers the link as `confirm_url` instead (`delivery: link`). Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
    */
   changeEmail(args: { body: EmailChange; } & CallArgs, options?: RequestOptions): PlatformPromise<PendingEmailChange>;
+  /**
+   * List the calling member's sessions
+   *
+   * Where the member is signed in (browsers) and the OAuth apps they approved, each with the device and IP address it last signed in or fetched a token from: what the portal's account page lists. Personal access tokens are listed by `GET /v1/tokens`. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+   */
+  listSessions(args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<UserSessionList>;
+  /**
+   * Sign out one session
+   *
+   * A browser: its sign-in ends and its portal tokens stop working (the calling one too, when it is the caller's own browser); the apps approved in it stay approved. An app: its approval is withdrawn and every token it holds for the member stops working, from the next request on; the app must ask again. Recorded in the audit log (`user.session_revoked`). Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+   */
+  revokeSession(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedSession>;
+  revokeSession(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedSession>;
+  /**
+   * Sign out every other browser
+   *
+   * Ends every browser session of the member except the caller's own (with a personal access token, every one) and revokes their portal tokens; approved apps and personal access tokens keep working (revoke those one by one). Answers the sessions that remain. Recorded in the audit log (`user.session_revoked`). Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+   */
+  signOutOtherSessions(args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<UserSessionList>;
 }
 
 /** `client.exports`. */

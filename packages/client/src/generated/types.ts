@@ -4,7 +4,7 @@ import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list
 
 export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client';
 
-export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created';
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'user.session_revoked' | 'export.created' | 'export.download_link_created';
 
 export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export';
 
@@ -81,6 +81,8 @@ export type UsageRange = 'hour' | 'day' | 'week' | '30d';
 export type UsageCredentialType = 'personal_access_token' | 'oauth_access_token';
 
 export type UsageRouteMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+export type UserSessionType = 'browser' | 'app';
 
 /** The type of an event. */
 export type EventType = 'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published' | 'ping';
@@ -447,6 +449,12 @@ export interface DeletedMember {
 export interface DeletedOAuthClient {
   id: string;
   object: 'oauth_client';
+  deleted: true;
+}
+
+export interface DeletedSession {
+  id: `ses_${string}`;
+  object: 'session';
   deleted: true;
 }
 
@@ -1389,6 +1397,37 @@ export interface UsageStatusBreakdown {
   other: UsageBreakdownOther;
 }
 
+export interface UserSession {
+  id: `ses_${string}`;
+  object: 'session';
+  /** `browser`: a sign-in on the sign-in page, and the portal tokens it gave. `app`: an OAuth app the member approved, with every token it holds for them. */
+  type: UserSessionType;
+  /** The approved app (`type: app`); null for a browser. */
+  app: UserSessionApp | null;
+  /** The User-Agent it last signed in or fetched a token with (a browser's, or the app's HTTP client), as sent, at most 300 characters. Null when none was sent. */
+  device: string | null;
+  /** The IP address it last signed in or fetched a token from (behind a proxy, the forwarded client only with `TRUST_PROXY`). */
+  ip: string | null;
+  /** When the browser signed in. Null for an app. */
+  signed_in_at: string | null;
+  /** When it last signed in, was approved or fetched a token: calls made with a token do not move it, so a portal tab counts once an hour. Null when nothing has been recorded since it began (before this field existed). */
+  last_active_at: string | null;
+  /** Whether the calling token came from it: "this browser" in the portal. */
+  current: boolean;
+}
+
+/** The approved app (`type: app`); null for a browser. */
+export interface UserSessionApp {
+  id: `oac_${string}`;
+  name: string;
+}
+
+export interface UserSessionList {
+  object: 'user_sessions';
+  /** Browsers first, the most recently active first; then apps, likewise. */
+  data: UserSession[];
+}
+
 export interface WebhookAttempt {
   attempted_at: string;
   /** The HTTP status the endpoint answered; null when no response arrived. */
@@ -1745,8 +1784,8 @@ export interface OauthClientsListQuery extends ListPageQuery, RangeFilters<'crea
 export interface AuditEventsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.updated, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.resent, invitation.revoked, invitation.accepted, user.password_changed, user.password_reset, user.email_changed, user.password_check_failed, user.signed_out, export.created, export.download_link_created. */
-  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'export.created' | 'export.download_link_created'>;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.updated, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.resent, invitation.revoked, invitation.accepted, user.password_changed, user.password_reset, user.email_changed, user.password_check_failed, user.signed_out, user.session_revoked, export.created, export.download_link_created. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'user.session_revoked' | 'export.created' | 'export.download_link_created'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation, sign_in, oauth_client. */
   actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation, export. */

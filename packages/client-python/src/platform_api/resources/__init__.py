@@ -228,7 +228,7 @@ class ClientResources:
 
     @cached_property
     def user(self) -> User:
-        """`retrieve`, `change_password`, `change_email` (`/v1/user`)."""
+        """`retrieve`, `change_password`, `change_email`, `list_sessions`, `revoke_session`, `sign_out_other_sessions` (`/v1/user`)."""
         return User(_t.cast("PlatformClient", self))
 
     @cached_property
@@ -342,7 +342,7 @@ class AsyncClientResources:
 
     @cached_property
     def user(self) -> AsyncUser:
-        """`retrieve`, `change_password`, `change_email`, awaited."""
+        """`retrieve`, `change_password`, `change_email`, `list_sessions`, `revoke_session`, `sign_out_other_sessions`, awaited."""
         return AsyncUser(_t.cast("AsyncPlatformClient", self))
 
     @cached_property

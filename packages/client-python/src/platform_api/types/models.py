@@ -49,6 +49,7 @@ from .enums import (
     UsageCredentialType,
     UsageRange,
     UsageRouteMethod,
+    UserSessionType,
     WebhookDeliveryStatus,
     WebhookEndpointDisabledReason,
     WebhookEndpointEvent,
@@ -99,6 +100,7 @@ __all__ = [
     "DeletedInvitation",
     "DeletedMember",
     "DeletedOAuthClient",
+    "DeletedSession",
     "DeletedStudent",
     "DeletedWebhookEndpoint",
     "Enrollment",
@@ -166,6 +168,9 @@ __all__ = [
     "UsageRouteBreakdown",
     "UsageStatus",
     "UsageStatusBreakdown",
+    "UserSession",
+    "UserSessionApp",
+    "UserSessionList",
     "WebhookAttempt",
     "WebhookDelivery",
     "WebhookDeliveryList",
@@ -2969,6 +2974,47 @@ class DeletedOAuthClient(BaseModel):
     @classmethod
     def from_json(cls, data: _t.Any) -> DeletedOAuthClient:
         """A `DeletedOAuthClient` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            deleted=json_get(raw, "deleted"),
+        )
+        model._attach(raw)
+        return model
+
+
+class DeletedSession(BaseModel):
+    """A `DeletedSession` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["session"]
+    deleted: bool
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("deleted", "deleted"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["session"],
+        deleted: bool,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "deleted": deleted,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> DeletedSession:
+        """A `DeletedSession` from parsed JSON; never raises on unexpected data."""
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
@@ -6890,6 +6936,157 @@ class UsageStatusBreakdown(BaseModel):
         model = cls(
             data=parse_list(lambda item0: parse_model(UsageStatus.from_json, item0), json_get(raw, "data")),
             other=parse_model(UsageBreakdownOther.from_json, json_get(raw, "other")),
+        )
+        model._attach(raw)
+        return model
+
+
+class UserSession(BaseModel):
+    """A `UserSession` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["session"]
+    type: _t.Union[UserSessionType, str]
+    """`browser`: a sign-in on the sign-in page, and the portal tokens it gave. `app`: an OAuth app the member approved, with every token it holds for them."""
+    app: _t.Optional[UserSessionApp]
+    """The approved app (`type: app`); null for a browser."""
+    device: _t.Optional[str]
+    """The User-Agent it last signed in or fetched a token with (a browser's, or the app's HTTP client), as sent, at most 300 characters. Null when none was sent."""
+    ip: _t.Optional[str]
+    """The IP address it last signed in or fetched a token from (behind a proxy, the forwarded client only with `TRUST_PROXY`)."""
+    signed_in_at: _t.Optional[_dt.datetime]
+    """When the browser signed in. Null for an app."""
+    last_active_at: _t.Optional[_dt.datetime]
+    """When it last signed in, was approved or fetched a token: calls made with a token do not move it, so a portal tab counts once an hour. Null when nothing has been recorded since it began (before this field existed)."""
+    current: bool
+    """Whether the calling token came from it: "this browser" in the portal."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("type", "type"),
+        ("app", "app"),
+        ("device", "device"),
+        ("ip", "ip"),
+        ("signed_in_at", "signed_in_at"),
+        ("last_active_at", "last_active_at"),
+        ("current", "current"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["session"],
+        type: _t.Union[UserSessionType, str],
+        app: _t.Optional[UserSessionApp],
+        device: _t.Optional[str],
+        ip: _t.Optional[str],
+        signed_in_at: _t.Optional[_dt.datetime],
+        last_active_at: _t.Optional[_dt.datetime],
+        current: bool,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "type": type,
+                "app": app,
+                "device": device,
+                "ip": ip,
+                "signed_in_at": signed_in_at,
+                "last_active_at": last_active_at,
+                "current": current,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UserSession:
+        """A `UserSession` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            type=json_get(raw, "type"),
+            app=parse_model(UserSessionApp.from_json, json_get(raw, "app")),
+            device=json_get(raw, "device"),
+            ip=json_get(raw, "ip"),
+            signed_in_at=parse_datetime(json_get(raw, "signed_in_at")),
+            last_active_at=parse_datetime(json_get(raw, "last_active_at")),
+            current=json_get(raw, "current"),
+        )
+        model._attach(raw)
+        return model
+
+
+class UserSessionApp(BaseModel):
+    """The approved app (`type: app`); null for a browser."""
+
+    id: str
+    name: str
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("name", "name"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        name: str,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "name": name,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UserSessionApp:
+        """A `UserSessionApp` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            name=json_get(raw, "name"),
+        )
+        model._attach(raw)
+        return model
+
+
+class UserSessionList(BaseModel):
+    """A `UserSessionList` object of the Platform API."""
+
+    object: _t.Literal["user_sessions"]
+    data: _t.List[UserSession]
+    """Browsers first, the most recently active first; then apps, likewise."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("data", "data"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["user_sessions"],
+        data: _t.List[UserSession],
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "data": data,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> UserSessionList:
+        """A `UserSessionList` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            data=parse_list(lambda item0: parse_model(UserSession.from_json, item0), json_get(raw, "data")),
         )
         model._attach(raw)
         return model
