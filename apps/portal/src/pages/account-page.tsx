@@ -3,15 +3,22 @@ import type { Member, PlatformClient } from '@platform/client';
 import { describeError } from '../api';
 import { Notice, PageHeading } from '../components/ui';
 import { ChangeEmail, wrongCurrentPassword } from './account-email';
+import { YourSessions } from './account-sessions';
 
-/** Who is signed in, and changing one's own password or email (the current password is asked for). */
+/**
+ * Who is signed in, changing one's own password or email (the current password is asked for),
+ * and where one is signed in.
+ */
 export function AccountPage({ client, user }: { client: PlatformClient; user: Member }) {
+  // A new password signs out every other browser: the list is read again after one.
+  const [passwordChanges, setPasswordChanges] = useState(0);
   return (
     <>
       <PageHeading title="Account">Your account</PageHeading>
       <SignedInAs user={user} />
-      <ChangePassword client={client} />
+      <ChangePassword client={client} onChanged={() => setPasswordChanges((n) => n + 1)} />
       <ChangeEmail client={client} />
+      <YourSessions key={passwordChanges} client={client} />
     </>
   );
 }
@@ -39,7 +46,7 @@ function SignedInAs({ user }: { user: Member }) {
 }
 
 /** The form's fields and its submission: the new password twice, the current one checked. */
-function usePasswordChange(client: PlatformClient) {
+function usePasswordChange(client: PlatformClient, onChanged: () => void) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [again, setAgain] = useState('');
@@ -65,6 +72,7 @@ function usePasswordChange(client: PlatformClient) {
       setNext('');
       setAgain('');
       setMessage('Password changed. Use the new one the next time you sign in.');
+      onChanged();
     } catch (e) {
       if (wrongCurrentPassword(e)) {
         setError('Your current password is not right. Type it again.');
@@ -97,7 +105,13 @@ function usePasswordChange(client: PlatformClient) {
   };
 }
 
-function ChangePassword({ client }: { client: PlatformClient }) {
+function ChangePassword({
+  client,
+  onChanged,
+}: {
+  client: PlatformClient;
+  onChanged: () => void;
+}) {
   const {
     current,
     setCurrent,
@@ -110,7 +124,7 @@ function ChangePassword({ client }: { client: PlatformClient }) {
     busy,
     currentField,
     change,
-  } = usePasswordChange(client);
+  } = usePasswordChange(client, onChanged);
   return (
     <section aria-labelledby="password">
       <h2 id="password">Change your password</h2>

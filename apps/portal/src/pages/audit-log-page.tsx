@@ -48,6 +48,7 @@ const ACTIONS: Record<AuditEventAction, true> = {
   'user.email_changed': true,
   'user.password_check_failed': true,
   'user.signed_out': true,
+  'user.session_revoked': true,
   'export.created': true,
   'export.download_link_created': true,
 };
