@@ -4,6 +4,7 @@
  * SQLite and PostgreSQL; offboarding.e2e-spec has the rest of the issue's.
  */
 import { createHash } from 'node:crypto';
+import { OAuthArtifactRecord } from '../src/oauth/entities';
 import { PORTAL_CLIENT_ID } from '../src/oauth/portal-client';
 import { Browser, formAction } from '../src/testing';
 import { expectStatus, typedClient } from './support/api';
@@ -72,6 +73,11 @@ describe('4. signing out signs out; a password change ends the other sessions', 
     expect((await typedClient(server, elsewhere.token).students.list()).status).toBe(401);
     expect(await asksForPassword(elsewhere.browser)).toBe(true);
     expect((await typedClient(server, here.token).students.list()).status).toBe(200);
+    // The caller's browser keeps its portal grant (the session's record of approving the portal).
+    const portalGrants = await server.dataSource
+      .getRepository(OAuthArtifactRecord)
+      .findBy({ kind: 'Grant', clientId: PORTAL_CLIENT_ID });
+    expect(portalGrants.filter((g) => g.payload.includes(someone.id))).toHaveLength(1);
     // A personal access token is not a session: it keeps working.
     expect((await someone.api.students.list()).status).toBe(200);
   });

@@ -82,7 +82,6 @@ describe('my sessions', () => {
 
     const revoked = await typedClient(server, firefox.token).user.revokeSession({
       params: { id: target.id },
-      body: undefined,
     });
     expect(expectStatus(revoked, 200).body).toEqual({
       id: target.id,
@@ -104,7 +103,6 @@ describe('my sessions', () => {
     // Gone: a second sign-out of it is a 404, as is another member's session.
     const again = await typedClient(server, firefox.token).user.revokeSession({
       params: { id: target.id },
-      body: undefined,
     });
     expect(again.status).toBe(404);
   });
@@ -116,7 +114,6 @@ describe('my sessions', () => {
     const theirs = (await sessionsOf(other.token))[0]!;
     const attempt = await someone.api.user.revokeSession({
       params: { id: theirs.id },
-      body: undefined,
     });
     expect(attempt.status).toBe(404);
     expect((await sessionsOf(other.token)).map((s) => s.id)).toEqual([theirs.id]);
@@ -142,7 +139,6 @@ describe('my sessions', () => {
     expectStatus(
       await typedClient(server, browser.token).user.revokeSession({
         params: { id: listed.id },
-        body: undefined,
       }),
       200,
     );
@@ -153,7 +149,10 @@ describe('my sessions', () => {
         'Content-Type': 'application/x-www-form-urlencoded',
         Authorization: `Basic ${Buffer.from(`${app.id}:${app.secret}`).toString('base64')}`,
       },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token!,
+      }),
     });
     expect(refreshed.status).toBe(400);
     expect(((await refreshed.json()) as { error: string }).error).toBe('invalid_grant');
@@ -171,7 +170,7 @@ describe('my sessions', () => {
     const tokens = await approve(app, someone.email, 'students:read');
 
     const remaining = expectStatus(
-      await typedClient(server, firefox.token).user.signOutOtherSessions({ body: undefined }),
+      await typedClient(server, firefox.token).user.signOutOtherSessions(),
       200,
     ).body;
     expect(remaining.data.map((s) => [s.type, s.device ?? s.app?.name, s.current])).toEqual([
@@ -187,7 +186,7 @@ describe('my sessions', () => {
     expect(await sessionsOf(firefox.token)).toEqual(remaining.data);
 
     // With a personal access token no browser is the caller's: every one ends.
-    const all = expectStatus(await someone.api.user.signOutOtherSessions({ body: undefined }), 200);
+    const all = expectStatus(await someone.api.user.signOutOtherSessions(), 200);
     expect(all.body.data.map((s) => s.type)).toEqual(['app']);
     expect(await canRead(firefox.token)).toBe(false);
   });

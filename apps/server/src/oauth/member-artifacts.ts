@@ -6,8 +6,6 @@ import { OAuthArtifactRecord } from './entities';
 export interface ArtifactPayload {
   accountId?: string;
   clientId?: string;
-  /** A grant's own id. */
-  jti?: string;
   /** A token's grant. */
   grantId?: string;
   exp?: number;

@@ -10,7 +10,7 @@ import { ProblemException } from '../common/problem.exception';
 import { isUniqueViolation } from '../common/resource-errors';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { UserRecord } from './entities';
-import { deleteArtifacts, memberArtifacts } from './member-artifacts';
+import { type ArtifactPayload, deleteArtifacts, memberArtifacts } from './member-artifacts';
 import { TransactionRunner } from '../common/transactions';
 import { Sql } from '../database/sql';
 import { hashToken } from '../security/crypto';
@@ -250,14 +250,19 @@ async function endOtherSessions(
   userId: string,
   keepGrantId: string | null,
 ): Promise<void> {
-  const ending = (await memberArtifacts(sql, manager, userId)).filter(({ kind, payload }) => {
-    if (kind === 'Session') {
-      return !keepGrantId || payload.authorizations?.[PORTAL_CLIENT_ID]?.grantId !== keepGrantId;
-    }
-    if (kind !== 'AccessToken' && kind !== 'Grant') return false;
-    const grantId = kind === 'Grant' ? payload.jti : payload.grantId;
-    return isPortalClient(payload.clientId) && grantId !== keepGrantId;
-  });
+  const kept = (kind: string, idHash: string, payload: ArtifactPayload): boolean => {
+    if (!keepGrantId) return false;
+    if (kind === 'Session')
+      return payload.authorizations?.[PORTAL_CLIENT_ID]?.grantId === keepGrantId;
+    // A grant's own id is not stored (the row is keyed by its hash, as tokens are).
+    return kind === 'Grant' ? idHash === hashToken(keepGrantId) : payload.grantId === keepGrantId;
+  };
+  const signIn = (kind: string, payload: ArtifactPayload): boolean =>
+    kind === 'Session' ||
+    ((kind === 'AccessToken' || kind === 'Grant') && isPortalClient(payload.clientId));
+  const ending = (await memberArtifacts(sql, manager, userId)).filter(
+    ({ kind, idHash, payload }) => signIn(kind, payload) && !kept(kind, idHash, payload),
+  );
   await deleteArtifacts(manager, ending);
 }
 
