@@ -3,6 +3,7 @@
  * confirmed by a link mailed to it before it takes effect, the old address is told, and the
  * answer never says whether the new address already has an account.
  */
+import { EMAIL_CHANGE_MAILS_PER_ADDRESS } from '@platform/contract';
 import { UserRecord } from '../src/oauth/entities';
 import { expectStatus, typedClient } from './support/api';
 import { type MailCatcher, startMailCatcher } from './support/mail-catcher';
@@ -112,6 +113,53 @@ describe('changing the email', () => {
     expect(told.text).not.toMatch(/email-change\?token=/);
     expect(await emailOf(other.api)).toBe(other.email);
     expect(await emailOf(someone.api)).toBe(someone.email);
+  });
+
+  it('is voided by a new password: a change asked for with the old one never happens', async () => {
+    const someone = await member('viewer');
+    const theirs = newAddress();
+    expectStatus(
+      await someone.api.user.changeEmail({ body: { email: theirs, current_password: PASSWORD } }),
+      202,
+    );
+    const link = await confirmLinkMailedTo(theirs);
+    expectStatus(
+      await someone.api.user.changePassword({
+        body: { current_password: PASSWORD, new_password: 'maple river copper lantern' },
+      }),
+      204,
+    );
+    expect((await fetch(link)).status).toBe(410);
+    expect((await confirm(link)).status).toBe(410);
+    expect(await emailOf(someone.api)).toBe(someone.email);
+  });
+
+  it(`mails one address at most ${EMAIL_CHANGE_MAILS_PER_ADDRESS} times a minute, whoever asks`, async () => {
+    const target = newAddress();
+    const statuses: number[] = [];
+    let retryAfter: string | null = null;
+    for (let i = 0; i <= EMAIL_CHANGE_MAILS_PER_ADDRESS; i++) {
+      const asker = await member('viewer');
+      const res = await asker.api.user.changeEmail({
+        body: { email: target, current_password: PASSWORD },
+      });
+      statuses.push(res.status);
+      retryAfter = res.headers.get('retry-after');
+    }
+    expect(statuses).toEqual([...Array(EMAIL_CHANGE_MAILS_PER_ADDRESS).fill(202), 429]);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+    // The same for an address that has an account: its holder gets that many notices at most.
+    const holder = await member('viewer');
+    const notices: number[] = [];
+    for (let i = 0; i <= EMAIL_CHANGE_MAILS_PER_ADDRESS; i++) {
+      const res = await (
+        await member('viewer')
+      ).api.user.changeEmail({
+        body: { email: holder.email, current_password: PASSWORD },
+      });
+      notices.push(res.status);
+    }
+    expect(notices).toEqual(statuses);
   });
 
   it('needs the current password, and a new address', async () => {

@@ -15,6 +15,7 @@ import {
   asOperator,
   member,
   nextPerson,
+  PASSWORD,
   portalSignIn,
   server,
   setUpOffboarding,
@@ -176,6 +177,32 @@ describe('password reset by email', () => {
       .update({ email: someone.email }, { passwordResetExpiresAt: new Date(Date.now() - 1000) });
     expect((await fetch(second)).status).toBe(410);
     expect((await setPassword(second, NEW_PASSWORD)).status).toBe(410);
+  });
+
+  it('voids an email change whoever knew the old password asked for', async () => {
+    const someone = await member('developer');
+    // Someone with the password sends the account to their own address…
+    const theirs = `taker${nextPerson()}@elsewhere.example`;
+    expectStatus(
+      await someone.api.user.changeEmail({ body: { email: theirs, current_password: PASSWORD } }),
+      202,
+    );
+    const mail = await catcher.waitFor(theirs);
+    const token = /email-change\?token=([\w-]+)/.exec(mail.text ?? '')?.[1];
+    expect(token).toBeDefined();
+    // …and the owner resets the password before they confirm it.
+    await askForLink(someone.email);
+    expect((await setPassword(await linkMailedTo(someone.email), NEW_PASSWORD)).status).toBe(200);
+
+    const confirmed = await fetch(`${server.url}/email-change`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
+      body: new URLSearchParams({ token: token! }).toString(),
+    });
+    expect(confirmed.status).toBe(410);
+    expect(
+      (expectStatus(await someone.api.user.retrieve(), 200).body as { email: string }).email,
+    ).toBe(someone.email);
   });
 
   it('refuses a form sent from another site', async () => {

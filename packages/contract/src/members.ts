@@ -255,6 +255,9 @@ export const EmailChangeSchema = z
 /** How long the link confirming a new email works. */
 export const EMAIL_CHANGE_TTL_HOURS = 24;
 
+/** Confirmation links (or notices) mailed to one address per minute, whoever asks. */
+export const EMAIL_CHANGE_MAILS_PER_ADDRESS = 3;
+
 export const PendingEmailChangeSchema = z
   .object({
     object: z.literal('email_change'),
@@ -292,7 +295,7 @@ export const userContract = c.router(
       method: 'POST',
       path: '/v1/user/password',
       summary: "Change the calling member's password",
-      description: `Needs the current password (400 when it is wrong; each wrong one is recorded in the audit log, and at most ${PASSWORD_CHECKS_PER_MINUTE} checks a minute are made, 429 after). The new one must be at least 12 characters, not only spaces, and not a common, leaked or easily guessed password (400 \`weak_password\`). Every other sign-in session of the member ends and their portal tokens are revoked, except the caller's; their personal access tokens and approved apps keep working. ${USER_ONLY}`,
+      description: `Needs the current password (400 when it is wrong; each wrong one is recorded in the audit log, and at most ${PASSWORD_CHECKS_PER_MINUTE} checks a minute are made, 429 after). The new one must be at least 12 characters, not only spaces, and not a common, leaked or easily guessed password (400 \`weak_password\`). Every other sign-in session of the member ends and their portal tokens are revoked, except the caller's; their personal access tokens and approved apps keep working. A pending email change or password reset link stops working. ${USER_ONLY}`,
       body: PasswordChangeSchema,
       responses: {
         204: c.noBody(),
@@ -306,7 +309,7 @@ export const userContract = c.router(
       method: 'POST',
       path: '/v1/user/email',
       summary: "Change the calling member's email",
-      description: `Mails a confirmation link to the new address; the email changes only when the link is opened (within ${EMAIL_CHANGE_TTL_HOURS} hours), which proves the member holds it, and the old address is told. A new request replaces the pending one. The answer is the same whether or not the new address already has an account (its holder is told by mail instead). Needs the current password, checked and limited as for a password change (400, 429). A server that sends no mail (development) answers the link as \`confirm_url\` instead (\`delivery: link\`). ${USER_ONLY}`,
+      description: `Mails a confirmation link to the new address; the email changes only when the button on the link's page is pressed (within ${EMAIL_CHANGE_TTL_HOURS} hours), which proves the member holds it, and the old address is told. A new request replaces the pending one; a new password (changed or reset) voids it. The answer is the same whether or not the new address already has an account (its holder is told by mail instead); at most ${EMAIL_CHANGE_MAILS_PER_ADDRESS} mails a minute go to one address (429 after). Needs the current password, checked and limited as for a password change (400, 429). A server that sends no mail (development) answers the link as \`confirm_url\` instead (\`delivery: link\`): nothing then proves the address, and confirming one that has an account says so (409), as accepting an invitation does. ${USER_ONLY}`,
       body: EmailChangeSchema,
       responses: {
         202: PendingEmailChangeSchema,

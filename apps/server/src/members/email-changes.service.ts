@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { EMAIL_CHANGE_TTL_HOURS } from '@platform/contract';
+import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
+import { EMAIL_CHANGE_MAILS_PER_ADDRESS, EMAIL_CHANGE_TTL_HOURS } from '@platform/contract';
 import { type EntityManager, MoreThan } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';
@@ -41,6 +42,7 @@ export class EmailChangesService {
     private readonly tx: TransactionRunner,
     private readonly clock: Clock,
     private readonly audit: AuditService,
+    @InjectThrottlerStorage() private readonly throttle: ThrottlerStorage,
   ) {
     this.origin = serverOrigin(config);
   }
@@ -60,6 +62,7 @@ export class EmailChangesService {
     const email = normalizeEmail(input.email);
     if (email === user.email) throw invalidField('email', 'is already your email');
     const mailed = this.outbox.sends;
+    if (mailed) await this.limitMailTo(email);
     const taken = mailed && (await this.users.findByEmail(email)) !== null;
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(this.clock.now().getTime() + EMAIL_CHANGE_TTL_HOURS * 3_600_000);
@@ -93,6 +96,27 @@ export class EmailChangesService {
       });
     });
     return { email, expiresAt, confirmUrl: mailed ? null : confirmUrl };
+  }
+
+  /**
+   * At most `EMAIL_CHANGE_MAILS_PER_ADDRESS` mails a minute to one address (429 after), counted
+   * alike whether or not it has an account: nobody's inbox is flooded through this form.
+   */
+  private async limitMailTo(email: string): Promise<void> {
+    const { isBlocked, timeToBlockExpire } = await this.throttle.increment(
+      `email-change:address:${hashToken(email)}`,
+      60_000,
+      EMAIL_CHANGE_MAILS_PER_ADDRESS,
+      0,
+      'email-change',
+    );
+    if (!isBlocked) return;
+    const wait = Math.max(1, timeToBlockExpire);
+    throw new ProblemException(
+      'rate_limited',
+      `Too many confirmation links to this address; try again in ${wait} seconds`,
+      { headers: { 'Retry-After': String(wait) } },
+    );
   }
 
   /** The member a working link is for, else null. */

@@ -139,8 +139,8 @@ export class UsersService {
   /**
    * Changes the password (needs the current one: `checkCurrentPassword`). A change ends every other sign-in session of the member and
    * revokes their portal tokens, except the session and grant `keepGrantId` (the caller's), so
-   * whoever knew the old password is signed out everywhere else; `changed` runs in its
-   * transaction (the audit entry).
+   * whoever knew the old password is signed out everywhere else, and voids pending links
+   * (`NO_PENDING_LINKS`); `changed` runs in its transaction (the audit entry).
    */
   async changePassword(
     userId: string,
@@ -157,11 +157,12 @@ export class UsersService {
     const now = this.clock.now();
     const passwordHash = await hashPassword(next);
     await this.transactions.run(async (manager) => {
-      // A pending reset link is for the old password: it stops working too.
+      // Pending links stop working too: a reset link is for the old password, and an email
+      // change may be the doing of whoever knew it.
       await manager.update(
         UserRecord,
         { id: userId },
-        { passwordHash, passwordResetHash: null, passwordResetExpiresAt: null, updatedAt: now },
+        { passwordHash, ...NO_PENDING_LINKS, updatedAt: now },
       );
       await endOtherSessions(this.sql, manager, userId, hooks.keepGrantId ?? null);
       await hooks.changed?.(manager);
@@ -191,8 +192,8 @@ export class UsersService {
    * Sets a new password through a reset link: only while the link is pending and unexpired, and
    * once (the update claims it, so a link raced twice sets one password). Ends every sign-in
    * session and portal token of the member (whoever held the old password is signed out
-   * everywhere); `changed` runs in its transaction (the audit entry). Null for a link that no
-   * longer works.
+   * everywhere) and voids a pending email change; `changed` runs in its transaction (the audit
+   * entry). Null for a link that no longer works.
    */
   async resetPassword(
     token: string,
@@ -212,7 +213,7 @@ export class UsersService {
           passwordResetHash: user.passwordResetHash!,
           passwordResetExpiresAt: MoreThan(now),
         },
-        { passwordHash, passwordResetHash: null, passwordResetExpiresAt: null, updatedAt: now },
+        { passwordHash, ...NO_PENDING_LINKS, updatedAt: now },
       );
       if (!claimed.affected) return null;
       await endOtherSessions(this.sql, manager, user.id, null);
@@ -234,6 +235,18 @@ export class UsersService {
     return user && matches ? user : null;
   }
 }
+
+/**
+ * What a new password voids: a pending reset link, and a pending email change (which whoever
+ * knew the old password may have asked for, to take the account over once it is confirmed).
+ */
+const NO_PENDING_LINKS = {
+  passwordResetHash: null,
+  passwordResetExpiresAt: null,
+  pendingEmail: null,
+  emailChangeHash: null,
+  emailChangeExpiresAt: null,
+} as const;
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2_OPTIONS);

@@ -58,9 +58,10 @@ final class UserService
      * most 10 checks a minute are made, 429 after). The new one must be at least 12 characters, not only
      * spaces, and not a common, leaked or easily guessed password (400 `weak_password`). Every other sign-in
      * session of the member ends and their portal tokens are revoked, except the caller's; their personal
-     * access tokens and approved apps keep working. Any valid token acting for a member will do, whatever its
-     * scopes: an OAuth access token a member approved, or a personal access token a member made over the API.
-     * Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+     * access tokens and approved apps keep working. A pending email change or password reset link stops
+     * working. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a
+     * member approved, or a personal access token a member made over the API. Other tokens (client
+     * credentials, tokens made by an operator) act for no member: 403.
      *
      * `POST /v1/user/password` (sent with an Idempotency-Key, so it is retried safely).
      *
@@ -80,14 +81,16 @@ final class UserService
     /**
      * Change the calling member's email
      *
-     * Mails a confirmation link to the new address; the email changes only when the link is opened (within 24
-     * hours), which proves the member holds it, and the old address is told. A new request replaces the
-     * pending one. The answer is the same whether or not the new address already has an account (its holder
-     * is told by mail instead). Needs the current password, checked and limited as for a password change
-     * (400, 429). A server that sends no mail (development) answers the link as `confirm_url` instead
-     * (`delivery: link`). Any valid token acting for a member will do, whatever its scopes: an OAuth access
-     * token a member approved, or a personal access token a member made over the API. Other tokens (client
-     * credentials, tokens made by an operator) act for no member: 403.
+     * Mails a confirmation link to the new address; the email changes only when the button on the link's page
+     * is pressed (within 24 hours), which proves the member holds it, and the old address is told. A new
+     * request replaces the pending one; a new password (changed or reset) voids it. The answer is the same
+     * whether or not the new address already has an account (its holder is told by mail instead); at most 3
+     * mails a minute go to one address (429 after). Needs the current password, checked and limited as for a
+     * password change (400, 429). A server that sends no mail (development) answers the link as `confirm_url`
+     * instead (`delivery: link`): nothing then proves the address, and confirming one that has an account
+     * says so (409), as accepting an invitation does. Any valid token acting for a member will do, whatever
+     * its scopes: an OAuth access token a member approved, or a personal access token a member made over the
+     * API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
      *
      * `POST /v1/user/email` (sent with an Idempotency-Key, so it is retried safely).
      *
