@@ -11,8 +11,9 @@ import { formField, formPagesRouter, messagePage, sendPage } from './form-pages'
 import { PASSWORD_RESET_PATH, PasswordResetsService } from './password-resets.service';
 
 /**
- * Every answer to a reset request takes at least this long, so an address with an account (a
- * link is written and queued) and one without (nothing is) cannot be told apart by timing.
+ * Every answer to a reset request takes at least this long (the link is written and queued off
+ * the answer's path), so an address with an account and one without cannot be told apart by
+ * timing.
  */
 export const PASSWORD_RESET_ANSWER_MS = 300;
 
@@ -112,7 +113,13 @@ export class PasswordResetPages {
       );
     }
     const wait = await this.resets.throttled(email, req.ip);
-    if (!wait) await this.resets.request(email);
+    // Off the answer's path: only an address with an account writes and queues a link, so its
+    // time or its failure would tell the two apart. A link lost to a failure is asked for again.
+    if (!wait) {
+      void this.resets.request(email).catch((error: unknown) =>
+        this.logger.error(`Could not queue a password reset link: ${(error as Error).message}`),
+      );
+    }
     await sleep(Math.max(0, started + PASSWORD_RESET_ANSWER_MS - Date.now()));
     if (wait) {
       res.setHeader('Retry-After', String(wait));
