@@ -30,8 +30,6 @@ const contexts: BrowserContext[] = [];
 const refused: string[] = [];
 let admin: Page;
 let member: Page;
-/** The viewer's second browser, signed in with their new password. */
-let viewerElsewhere: Page;
 
 beforeAll(async () => {
   expectPortalBuilt();
@@ -428,30 +426,6 @@ describe('self-service in the portal', () => {
     await fresh.getByRole('button', { name: 'Sign in' }).click();
     await fresh.waitForURL(portal('/account'));
     await fresh.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
-    viewerElsewhere = fresh;
-  });
-
-  test('the account page lists where the member is signed in and signs the other browser out', async () => {
-    await viewer.goto(portal('/account'));
-    const sessions = viewer.locator('section[aria-labelledby="sessions"]');
-    // Two browsers (this one, and the one that signed in with the new password), by name.
-    await sessions.getByRole('row', { name: /This browser/ }).waitFor();
-    await expect(sessions.getByRole('row', { name: /Chrome on Linux/ }).count()).resolves.toBe(2);
-    await expect(sessions.getByRole('cell', { name: '127.0.0.1' }).count()).resolves.toBe(2);
-    await expectAccessible(viewer, 'account sessions');
-    const elsewhereToken = await portalToken(viewerElsewhere);
-    expect((await api(elsewhereToken, '/v1/user')).status).toBe(200);
-
-    await sessions.getByRole('button', { name: 'Sign out Chrome on Linux' }).click();
-    await viewer
-      .getByRole('dialog', { name: 'Sign out this browser?' })
-      .getByRole('button', { name: 'Sign out' })
-      .click();
-    await viewer.getByText('Chrome on Linux is signed out.').waitFor();
-    await expect(sessions.getByRole('row', { name: /Chrome on Linux/ }).count()).resolves.toBe(1);
-    await expect(sessions.getByRole('button', { name: /every other browser/ }).count()).resolves.toBe(0);
-    expect((await api(elsewhereToken, '/v1/user')).status).toBe(401);
-    expect((await api(await portalToken(viewer), '/v1/user')).status).toBe(200);
   });
 
   test('an admin revokes an invitation (its link then says so) and removes a member (their session then 401)', async () => {

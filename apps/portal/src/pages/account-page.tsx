@@ -105,13 +105,7 @@ function usePasswordChange(client: PlatformClient, onChanged: () => void) {
   };
 }
 
-function ChangePassword({
-  client,
-  onChanged,
-}: {
-  client: PlatformClient;
-  onChanged: () => void;
-}) {
+function ChangePassword({ client, onChanged }: { client: PlatformClient; onChanged: () => void }) {
   const {
     current,
     setCurrent,

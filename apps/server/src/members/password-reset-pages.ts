@@ -116,9 +116,11 @@ export class PasswordResetPages {
     // Off the answer's path: only an address with an account writes and queues a link, so its
     // time or its failure would tell the two apart. A link lost to a failure is asked for again.
     if (!wait) {
-      void this.resets.request(email).catch((error: unknown) =>
-        this.logger.error(`Could not queue a password reset link: ${(error as Error).message}`),
-      );
+      void this.resets
+        .request(email)
+        .catch((error: unknown) =>
+          this.logger.error(`Could not queue a password reset link: ${(error as Error).message}`),
+        );
     }
     await sleep(Math.max(0, started + PASSWORD_RESET_ANSWER_MS - Date.now()));
     if (wait) {

@@ -171,7 +171,10 @@ export class UserSessionsService {
         object: 'session' as const,
         type: holding.type,
         app: holding.clientId
-          ? { id: publicId('oauth_client', holding.clientId), name: client?.name ?? holding.clientId }
+          ? {
+              id: publicId('oauth_client', holding.clientId),
+              name: client?.name ?? holding.clientId,
+            }
           : null,
         device: last?.userAgent ?? null,
         ip: last?.ip ?? null,
