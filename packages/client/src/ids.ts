@@ -17,6 +17,8 @@ interface IdPrefixes {
   invitation: 'inv';
   export: 'exp';
   request_log: 'rql';
+  /** A member's session (`/v1/user/sessions`): derived from a hash, so not time-sortable. */
+  session: 'ses';
 }
 
 /** The kinds of objects with public ids. */

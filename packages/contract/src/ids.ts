@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   invitation: 'inv',
   export: 'exp',
   request_log: 'rql',
+  // A member's session (`/v1/user/sessions`): derived from a hash, so not time-sortable.
   session: 'ses',
 } as const;
 
