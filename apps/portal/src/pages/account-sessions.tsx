@@ -73,15 +73,18 @@ function useSessions(client: PlatformClient) {
     }
   }, [client]);
   useEffect(() => void load(), [load]);
+  // The list is read again before the outcome is said, so what the message says is on screen.
   const run = async (change: () => Promise<string>) => {
     setError(null);
     setMessage(null);
+    let said: string | null = null;
     try {
-      setMessage(await change());
+      said = await change();
     } catch (e) {
       setError(describeError(e));
     }
     await load();
+    setMessage(said);
   };
   return { sessions, error, message, run };
 }
