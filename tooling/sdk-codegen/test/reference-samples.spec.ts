@@ -52,18 +52,20 @@ const prefixOf = (schema: Json | undefined): string | undefined => {
 
 /**
  * The prefix of the `{id}` in a path, as the contract says it: the `id` of what the same path's
- * GET answers, or of its parent's (`/v1/webhook_endpoints/{id}/deliveries` → the endpoint's).
+ * GET answers, or of its parent's (`/v1/webhook_endpoints/{id}/deliveries` → the endpoint's); for
+ * a path with no GET (`DELETE /v1/user/sessions/{id}`), of what its other operation answers.
  */
 function pathIdPrefix(pathTemplate: string): string {
   const item = `${pathTemplate.slice(0, pathTemplate.indexOf('{id}'))}{id}`;
-  const get = openapi.paths[item]?.get as
+  const operations = openapi.paths[item] ?? {};
+  const answering = (operations.get ?? Object.values(operations)[0]) as
     { responses: Record<string, { content?: Record<string, { schema: Json }> }> } | undefined;
-  let schema = resolve(get?.responses['200']?.content?.['application/json']?.schema);
+  let schema = resolve(answering?.responses['200']?.content?.['application/json']?.schema);
   // A union of events: each member's id has the same prefix.
   const members = (schema?.oneOf ?? schema?.anyOf) as Json[] | undefined;
   if (members) schema = resolve(members[0]);
   const prefix = prefixOf((schema?.properties as Json | undefined)?.id as Json | undefined);
-  if (!prefix) throw new Error(`GET ${item} answers no prefixed id`);
+  if (!prefix) throw new Error(`${item} answers no prefixed id`);
   return prefix;
 }
 
