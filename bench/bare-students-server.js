@@ -96,12 +96,16 @@ function postgresStore(url) {
   };
 }
 
+const SQLITE_TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/;
 /**
  * SQLite stores `YYYY-MM-DD HH:MM:SS.sss` in UTC and node-postgres gives a Date; the API speaks
  * RFC 3339 (as TypeORM + toIso do).
  */
 function iso(value) {
   if (value instanceof Date) return value.toISOString();
+  // The stored text is already RFC 3339 but for its separator and zone: rewritten, not parsed
+  // (as the server's rowMapper does).
+  if (SQLITE_TIMESTAMP.test(value)) return `${value.slice(0, 10)}T${value.slice(11)}Z`;
   return new Date(`${value.replace(' ', 'T')}Z`).toISOString();
 }
 /**

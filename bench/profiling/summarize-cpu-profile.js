@@ -48,7 +48,35 @@ function shortLocation(url, line) {
   return `${shown}:${line + 1}`;
 }
 
-function summarize(profile, { top = 25, inclusive = [] } = {}) {
+/**
+ * The steps of a list request, each matched against a frame's `location` (file:line) and function
+ * name, the first match winning: `summarize(profile, { steps: LIST_REQUEST_STEPS })` groups self
+ * time by step. A frame without a location or name (V8 builtins, native code) counts for the
+ * nearest caller that has one.
+ */
+const LIST_REQUEST_STEPS = [
+  ['the statement (driver and database)', /better-sqlite3|\/pg\/|pg-protocol|database\/sql\.js/],
+  [
+    'rows to resources and the page envelope',
+    /resource-fields|list\/|owned-records|typeorm|list-cursor|dist\/index\.js/,
+  ],
+  [
+    'JSON and the socket write',
+    /json-reply|express\/lib\/response|_http_outgoing|streams\/|node:net|stream_base|writeUtf8String|writev|writeBuffer|stringify/,
+  ],
+  [
+    'auth, rate limit, request log, metrics, security headers',
+    /dist\/auth\/|rate-limit|request-log|metrics|prom-client|helmet|nul-guard|request-id|version\.js|content-negotiation|front-door|node:crypto|oneShotDigest|passport/,
+  ],
+  ['validation (zod)', /zod/],
+  [
+    'framework: Nest, rxjs, router, Express, HTTP parsing, async context',
+    /@nestjs|rxjs|router\/|express|path-to-regexp|_http_common|_http_incoming|_http_server|async_hooks|task_queues|node:events|timers|runMicrotasks|parserOnHeadersComplete/,
+  ],
+  ['garbage collection', /^\(garbage collector\)/],
+];
+
+function summarize(profile, { top = 25, inclusive = [], steps = [] } = {}) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map();
   const { samples, timeDeltas } = profile;
@@ -88,6 +116,24 @@ function summarize(profile, { top = 25, inclusive = [] } = {}) {
   // Inclusive time: a sample counts for a function when the function is anywhere on its stack.
   const parent = new Map();
   for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+  const byStep = new Map(steps.map(([name]) => [name, 0]));
+  if (steps.length) {
+    for (const [id, us] of selfUs) {
+      let at = id;
+      // Up from a frame with neither location nor name to the JavaScript that called it.
+      while (
+        parent.has(at) &&
+        !nodes.get(at).callFrame.url &&
+        !nodes.get(at).callFrame.functionName
+      )
+        at = parent.get(at);
+      const { functionName, url, lineNumber } = nodes.get(at).callFrame;
+      if (functionName === '(idle)' || nodes.get(id).callFrame.functionName === '(idle)') continue;
+      const subject = `${functionName} ${shortLocation(url, lineNumber)}`;
+      const step = steps.find(([, pattern]) => pattern.test(subject))?.[0] ?? 'other';
+      byStep.set(step, (byStep.get(step) ?? 0) + us);
+    }
+  }
   const inclusiveUs = new Map(inclusive.map((name) => [name, 0]));
   if (inclusive.length) {
     for (const [id, us] of selfUs) {
@@ -119,6 +165,11 @@ function summarize(profile, { top = 25, inclusive = [] } = {}) {
     origins: [...byOrigin.entries()]
       .sort((a, b) => b[1] - a[1])
       .map(([o, us]) => ({ origin: o, self_ms: us / 1000, self_pct: pct(us) })),
+    ...(steps.length && {
+      steps: [...byStep.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .map(([step, us]) => ({ step, self_ms: us / 1000, self_pct: pct(us) })),
+    }),
     ...(inclusive.length && {
       inclusive: [...inclusiveUs.entries()].map(([name, us]) => ({
         function: name,
@@ -129,7 +180,11 @@ function summarize(profile, { top = 25, inclusive = [] } = {}) {
   };
 }
 
-function format(summary, title, { origins = 20 } = {}) {
+/**
+ * `cpuMsPerRequest` (the case's CPU time per request, measured without the profiler) turns each
+ * step's share into microseconds per request.
+ */
+function format(summary, title, { origins = 20, cpuMsPerRequest } = {}) {
   const lines = [];
   lines.push(
     `${title}: ${summary.busy_ms.toFixed(0)} ms busy of ${summary.total_ms.toFixed(0)} ms sampled`,
@@ -148,6 +203,15 @@ function format(summary, title, { origins = 20 } = {}) {
       `  ${o.self_pct.toFixed(1).padStart(6)}  ${o.self_ms.toFixed(0).padStart(8)}  ${o.origin}`,
     );
   }
+  if (summary.steps) {
+    const perRequest = Number.isFinite(cpuMsPerRequest);
+    lines.push('');
+    lines.push(`  self %  ${perRequest ? 'µs/req' : '      '}  by step`);
+    for (const s of summary.steps) {
+      const us = perRequest ? ((s.self_pct / 100) * cpuMsPerRequest * 1000).toFixed(0) : '';
+      lines.push(`  ${s.self_pct.toFixed(1).padStart(6)}  ${us.padStart(6)}  ${s.step}`);
+    }
+  }
   if (summary.inclusive) {
     lines.push('');
     lines.push(' total %  total ms  inclusive (on the stack)');
@@ -164,7 +228,7 @@ function summarizeFile(file, options) {
   return summarize(JSON.parse(fs.readFileSync(file, 'utf8')), options);
 }
 
-module.exports = { summarize, summarizeFile, format };
+module.exports = { summarize, summarizeFile, format, LIST_REQUEST_STEPS };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

@@ -18,6 +18,7 @@ import {
 } from './common/content-negotiation';
 import type { PlatformRequest } from './common/http-context';
 import { jsonBodyParser, jsonParseErrorHandler } from './common/json-body';
+import { JsonReplyAdapter } from './common/json-reply';
 import { createLogger } from './common/logger';
 import { nulGuardMiddleware } from './common/nul-guard';
 import { requestIdMiddleware } from './common/request-id';
@@ -72,7 +73,7 @@ export async function createApp(
 ): Promise<NestExpressApplication> {
   const logger = createLogger(config, options.logDestination);
   const root = AppModule.forRoot(config, logger, options.modules, options.clock);
-  const app = await NestFactory.create<NestExpressApplication>(root, {
+  const app = await NestFactory.create<NestExpressApplication>(root, new JsonReplyAdapter(), {
     bufferLogs: true,
     bodyParser: false,
     abortOnError: options.abortOnError ?? true,

@@ -1,4 +1,4 @@
-import type { Course, Enrollment, Exam, ExamResult, Payment } from '@platform/contract';
+import type { Course, Enrollment, Exam, ExamResult, Payment, Student } from '@platform/contract';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
@@ -304,16 +304,6 @@ describe('pnpm platform (the admin CLI)', () => {
       expect(exam_results).toBeGreaterThanOrEqual(10);
 
       const api = typedClient(server, seeded.token);
-      // The documented ids, through the API (so they are valid resources, not just rows).
-      await retrieved((args) => api.students.retrieve(args), DEMO_STUDENT_IDS);
-      await retrieved((args) => api.courses.retrieve(args), Object.values(DEMO_COURSE_IDS));
-      await retrieved((args) => api.enrollments.retrieve(args), Object.values(DEMO_ENROLLMENT_IDS));
-      await retrieved((args) => api.payments.retrieve(args), Object.values(DEMO_PAYMENT_IDS));
-      await retrieved((args) => api.exams.retrieve(args), Object.values(DEMO_EXAM_IDS));
-      await retrieved(
-        (args) => api.examResults.retrieve(args),
-        Object.values(DEMO_EXAM_RESULT_IDS),
-      );
       const refunded = await api.payments.retrieve({
         params: { id: DEMO_PAYMENT_IDS.lat101PartlyRefunded },
       });
@@ -336,6 +326,26 @@ describe('pnpm platform (the admin CLI)', () => {
         api.examResults.list({ query }),
       );
       expectValidSchoolYear({ courses, exams, enrolled, paid, results });
+      const students = await all<Student>('students', 30, (query) => api.students.list({ query }));
+      // The documented ids, through the API (so they are valid resources, not just rows).
+      await retrieved((args) => api.students.retrieve(args), DEMO_STUDENT_IDS, students);
+      await retrieved(
+        (args) => api.courses.retrieve(args),
+        Object.values(DEMO_COURSE_IDS),
+        courses,
+      );
+      await retrieved(
+        (args) => api.enrollments.retrieve(args),
+        Object.values(DEMO_ENROLLMENT_IDS),
+        enrolled,
+      );
+      await retrieved((args) => api.payments.retrieve(args), Object.values(DEMO_PAYMENT_IDS), paid);
+      await retrieved((args) => api.exams.retrieve(args), Object.values(DEMO_EXAM_IDS), exams);
+      await retrieved(
+        (args) => api.examResults.retrieve(args),
+        Object.values(DEMO_EXAM_RESULT_IDS),
+        results,
+      );
 
       // Demo data is the starting state: no events were recorded for it.
       expect(

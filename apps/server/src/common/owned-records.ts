@@ -24,7 +24,13 @@ import { externalIdOf, findOwned, findOwnedByExternalId, findOwnedForUpdate } fr
 import { type ListOptions, ListCollection } from './list/find-page';
 import { pageEnvelope, type PageUrl } from './list/page-envelope';
 import { applyPatch } from './patch';
-import { bodyColumns, fieldProperties, propertyOf, resourceMapper } from './resource-fields';
+import {
+  bodyColumns,
+  fieldProperties,
+  propertyOf,
+  resourceMapper,
+  rowMapper,
+} from './resource-fields';
 import { newId } from './ids';
 import {
   isForeignKeyViolation,
@@ -132,6 +138,8 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   readonly noun: string;
   /** The record's API view, derived from the contract's resource schema. */
   readonly toResource: (record: T) => R;
+  /** A raw row's API view, the same as toResource's of its entity (a list page builds none). */
+  private readonly rowToResource: (row: Record<string, unknown>) => R;
   readonly updatable: ReturnType<typeof fieldProperties>;
   /** fromBody's field lists, derived once per create schema. */
   private readonly createFields = new WeakMap<z.AnyZodObject, ReturnType<typeof fieldProperties>>();
@@ -148,6 +156,7 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
     this.noun = spec.noun ?? spec.object;
     this.listed = ListCollection.of(this.shared.sql, repo, spec.listQuery);
     this.toResource = resourceMapper(repo.metadata, spec.resource);
+    this.rowToResource = rowMapper(repo.metadata, repo.manager.connection.driver, spec.resource);
     this.updatable = spec.update ? fieldProperties(repo.metadata, spec.update) : [];
     this.hasExternalIds = repo.metadata.findColumnWithPropertyName('externalId') !== undefined;
     this.uniqueKeys = [spec.uniqueKey, this.hasExternalIds && 'external_id']
@@ -156,8 +165,14 @@ export class OwnedRecords<T extends Owned, R, O extends ResourceObject> {
   }
 
   async list(organizationId: string, query: ListQuery, url: PageUrl) {
-    const { rows, total } = await this.listed.find(organizationId, query, this.shared.listOptions);
-    return { data: rows.map(this.toResource), ...pageEnvelope(url, query, total) };
+    const { listOptions } = this.shared;
+    const { rows, total } = await this.listed.find(
+      organizationId,
+      query,
+      listOptions,
+      this.rowToResource,
+    );
+    return { data: rows, ...pageEnvelope(url, query, total) };
   }
 
   async retrieve(organizationId: string, id: string): Promise<R> {

@@ -1,4 +1,4 @@
-import type { EntityMetadata } from 'typeorm';
+import type { DataSource, EntityMetadata } from 'typeorm';
 import type { z } from 'zod';
 
 /**
@@ -46,6 +46,58 @@ export function resourceMapper<T, R>(
       const value = property === null ? object : (record as Record<string, unknown>)[property];
       resource[field] = value instanceof Date ? value.toISOString() : value;
     }
+    return resource as R;
+  };
+}
+
+/** TypeORM's SQLite text form of a timestamp (UTC, milliseconds). */
+const SQLITE_TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/;
+
+/** Column types whose raw value is the API's as it is: no driver conversion to skip. */
+const PLAIN_TYPES = new Set<unknown>(['varchar', 'text', 'integer', String]);
+
+/**
+ * A raw row (the driver's, keyed by column name) straight to its API view: the same as
+ * `resourceMapper` over the entity TypeORM would hydrate, without building the entity. Text and
+ * integer columns as they are, timestamps as RFC 3339 with milliseconds (SQLite's text form
+ * rewritten, PostgreSQL's `Date` formatted), anything else through the driver's own conversion.
+ * Built once per resource; per row it only reads and converts, as a list page or an export of a
+ * million rows needs.
+ */
+export function rowMapper<R = Record<string, unknown>>(
+  metadata: EntityMetadata,
+  driver: DataSource['driver'],
+  schema: z.AnyZodObject,
+): (row: Record<string, unknown>) => R {
+  const shape = shapeOf(schema);
+  const object = (shape.object as z.ZodLiteral<string> | undefined)?.value;
+  const properties = new Map(fieldProperties(metadata, schema));
+  const fields = Object.keys(shape).map((field) => {
+    const property = properties.get(field);
+    if (property === undefined) return { field, column: '', convert: () => object };
+    const column = metadata.findColumnWithPropertyName(property)!;
+    let convert: (raw: unknown) => unknown;
+    if (column.type === Date) {
+      convert = (raw) => {
+        if (raw === null || raw === undefined) return null;
+        if (raw instanceof Date) return raw.toISOString();
+        if (typeof raw === 'string' && SQLITE_TIMESTAMP.test(raw))
+          return `${raw.slice(0, 10)}T${raw.slice(11)}Z`;
+        return (driver.prepareHydratedValue(raw, column) as Date).toISOString();
+      };
+    } else if (PLAIN_TYPES.has(column.type) && !column.transformer) {
+      convert = (raw) => raw ?? null;
+    } else {
+      convert = (raw) => {
+        const value: unknown = driver.prepareHydratedValue(raw, column);
+        return value instanceof Date ? value.toISOString() : (value ?? null);
+      };
+    }
+    return { field, column: column.databaseName, convert };
+  });
+  return (row) => {
+    const resource: Record<string, unknown> = {};
+    for (const { field, column, convert } of fields) resource[field] = convert(row[column]);
     return resource as R;
   };
 }

@@ -16,7 +16,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { Sql } from '../database/sql';
 import { FeedPositions } from '../events/feed-position';
-import { COLLECTION_SOURCES, rowMapper } from './collections';
+import { COLLECTION_SOURCES, exportRowMapper } from './collections';
 import { ExportDownloadLinkRecord } from './export-download-link.entity';
 import { ExportRecord } from './export.entity';
 import { ChunkWriter, csvHeader, csvRow, ExportFiles, ndjsonLine } from './export-files';
@@ -252,7 +252,7 @@ export class ExportRunner implements OnApplicationBootstrap, OnApplicationShutdo
     );
     // An export's filters never search (EXPORT_REFUSED_FILTERS has q).
     if (!every) throw new Error('an export query has no unpaged statement');
-    const toResource = rowMapper(this.dataSource, source);
+    const toResource = exportRowMapper(this.dataSource, source);
     const fields = Object.keys(source.resource.shape as Record<string, unknown>);
     return { every, toResource, fields };
   }

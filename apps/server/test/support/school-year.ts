@@ -25,17 +25,22 @@ export async function all<T>(
   return items;
 }
 
-/** Each id answers 200 with itself. */
+/**
+ * Each id answers 200 with the record its list page showed, field for field and in the same order
+ * (a list maps raw rows, a retrieve the entity: the two must not drift).
+ */
 export async function retrieved(
   retrieve: (args: { params: { id: string } }) => Promise<{ status: number; body: unknown }>,
   ids: readonly string[],
+  listed: readonly { id: string }[],
 ) {
   for (const id of ids) {
     const res = await retrieve({ params: { id } });
-    expect({ id, status: res.status, body: res.body }).toMatchObject({
+    const item = listed.find((record) => record.id === id);
+    expect({ id, status: res.status, body: JSON.stringify(res.body) }).toEqual({
       id,
       status: 200,
-      body: { id },
+      body: JSON.stringify(item),
     });
   }
 }

@@ -89,7 +89,23 @@ export class ListCollection<T extends ObjectLiteral> {
     organizationId: string,
     query: ListQuery,
     options?: ListOptions,
-  ): Promise<{ rows: T[]; total: PageTotal }> {
+  ): Promise<{ rows: T[]; total: PageTotal }>;
+  /**
+   * The same page, each raw row mapped by `map` (`rowMapper`: straight to the API view), so a
+   * list builds no entity but the last row's, for its next cursor.
+   */
+  async find<R>(
+    organizationId: string,
+    query: ListQuery,
+    options: ListOptions | undefined,
+    map: (row: Record<string, unknown>) => R,
+  ): Promise<{ rows: R[]; total: PageTotal }>;
+  async find<R>(
+    organizationId: string,
+    query: ListQuery,
+    options?: ListOptions,
+    map?: (row: Record<string, unknown>) => R,
+  ): Promise<{ rows: (T | R)[]; total: PageTotal }> {
     if (query.after) checkListCursor(organizationId, this.repo.metadata.tableName, query.after);
     const searching = this.listSql.isSearch(query);
     // A programming error: a collection with searchable fields must pass its budget.
@@ -160,8 +176,12 @@ export class ListCollection<T extends ObjectLiteral> {
     }
     // Under a cursor the statement read one row past the page: it says whether a next page has any.
     const more = pageRows.length > query.per_page;
-    const rows = pageRows.slice(0, query.per_page).map((row) => this.hydrate(row));
-    return { rows, total: this.total(organizationId, query, count, counted, rows, more) };
+    const raw = pageRows.slice(0, query.per_page);
+    const rows = map ? raw.map(map) : raw.map((row) => this.hydrate(row));
+    const lastRow = raw.at(-1);
+    const last = lastRow && (map ? this.hydrate(lastRow) : (rows.at(-1) as T));
+    const total = this.total(organizationId, query, count, counted, raw.length, last, more);
+    return { rows, total };
   }
 
   /**
@@ -175,13 +195,14 @@ export class ListCollection<T extends ObjectLiteral> {
     query: ListQuery,
     count: ListStatements['count'],
     counted: { total: number | string }[],
-    rows: T[],
+    size: number,
+    last: T | undefined,
     more: boolean,
   ): PageTotal {
     const n = Number(counted[0]?.total ?? 0);
-    const full = query.after ? more : rows.length === query.per_page;
-    const last = full ? rows.at(-1) : undefined;
+    const full = query.after ? more : size === query.per_page;
     const nextCursor =
+      full &&
       last &&
       encodeListCursor(organizationId, this.repo.metadata.tableName, {
         page: query.page + 1,
