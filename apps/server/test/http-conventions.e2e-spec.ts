@@ -258,6 +258,66 @@ describe('HTTP conventions', () => {
     });
   });
 
+  // JSON is written as text in one write with the headers (common/json-reply.ts), not by res.json.
+  describe('JSON answers', () => {
+    let writer: string;
+    let created: { status: number; headers: Headers; bytes: Buffer };
+    const names = { first_name: 'Zoë', last_name: 'Ångström-李' };
+    const read = async (route: string, init: RequestInit = {}) => {
+      const res = await fetch(`${server.url}${route}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${writer}`, ...init.headers },
+      });
+      return {
+        status: res.status,
+        headers: res.headers,
+        bytes: Buffer.from(await res.arrayBuffer()),
+      };
+    };
+
+    beforeAll(async () => {
+      const org = await server.createOrganization();
+      ({ token: writer } = await server.createToken(org.id, ['students:read', 'students:write']));
+      for (let n = 0; n < 30; n++) {
+        const body = { student_number: `J-${n}`, ...names };
+        created = await read('/v1/students', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      }
+    });
+
+    it("keep the handler's status and say their length in bytes, not characters", async () => {
+      expect(created.status).toBe(201);
+      const student = JSON.parse(created.bytes.toString('utf8')) as { id: string };
+      expect(student).toMatchObject(names);
+      for (const res of [created, await read(`/v1/students/${student.id}`)]) {
+        expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(Number(res.headers.get('content-length'))).toBe(res.bytes.length);
+      }
+    });
+
+    it('carry a list page of many kilobytes whole', async () => {
+      const res = await read('/v1/students?per_page=30');
+      expect(res.status).toBe(200);
+      expect(res.bytes.length).toBeGreaterThan(5_000);
+      expect(Number(res.headers.get('content-length'))).toBe(res.bytes.length);
+      const page = JSON.parse(res.bytes.toString('utf8')) as { data: unknown[] };
+      expect(page.data).toHaveLength(30);
+      expect(page.data).toEqual(page.data.map(() => expect.objectContaining(names)));
+    });
+
+    it('answer HEAD with the headers of GET and no body', async () => {
+      const get = await read('/v1/students?per_page=30');
+      const head = await read('/v1/students?per_page=30', { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.bytes.length).toBe(0);
+      expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(head.headers.get('content-length')).toBe(String(get.bytes.length));
+    });
+  });
+
   describe('security headers', () => {
     it.each([
       { what: 'a JSON response', path: '/v1/students', auth: true },
