@@ -51,22 +51,25 @@ function shortLocation(url, line) {
 /**
  * The steps of a list request, each matched against a frame's `location` (file:line) and function
  * name, the first match winning: `summarize(profile, { steps: LIST_REQUEST_STEPS })` groups self
- * time by step. A frame without a location or name (V8 builtins, native code) counts for the
- * nearest caller that has one.
+ * time by step. Native code (a frame without a location: V8 builtins, better-sqlite3's statement,
+ * the socket write) counts for the nearest JavaScript caller.
  */
 const LIST_REQUEST_STEPS = [
-  ['the statement (driver and database)', /better-sqlite3|\/pg\/|pg-protocol|database\/sql\.js/],
+  [
+    'the statement (driver and database)',
+    /better-sqlite3|QueryRunner|\/pg\/|pg-protocol|database\/sql\.js/,
+  ],
   [
     'rows to resources and the page envelope',
     /resource-fields|list\/|owned-records|typeorm|list-cursor|dist\/index\.js/,
   ],
   [
     'JSON and the socket write',
-    /json-reply|express\/lib\/response|_http_outgoing|streams\/|node:net|stream_base|writeUtf8String|writev|writeBuffer|stringify/,
+    /json-reply|express\/lib\/response|_http_outgoing|streams\/|node:net|stream_base|stringify/,
   ],
   [
     'auth, rate limit, request log, metrics, security headers',
-    /dist\/auth\/|rate-limit|request-log|metrics|prom-client|helmet|nul-guard|request-id|version\.js|content-negotiation|front-door|node:crypto|oneShotDigest|passport/,
+    /dist\/auth\/|rate-limit|request-log|metrics|prom-client|helmet|nul-guard|request-id|version\.js|content-negotiation|front-door|node:internal\/crypto|oneShotDigest|passport/,
   ],
   ['validation (zod)', /zod/],
   [
@@ -120,13 +123,10 @@ function summarize(profile, { top = 25, inclusive = [], steps = [] } = {}) {
   if (steps.length) {
     for (const [id, us] of selfUs) {
       let at = id;
-      // Up from a frame with neither location nor name to the JavaScript that called it.
-      while (
-        parent.has(at) &&
-        !nodes.get(at).callFrame.url &&
-        !nodes.get(at).callFrame.functionName
-      )
-        at = parent.get(at);
+      // Up from native code (no location; the name V8 gives it may be any nearby symbol's) to
+      // the JavaScript that called it; V8's own entries, "(garbage collector)", stay.
+      const native = (frame) => !frame.url && !frame.functionName.startsWith('(');
+      while (parent.has(at) && native(nodes.get(at).callFrame)) at = parent.get(at);
       const { functionName, url, lineNumber } = nodes.get(at).callFrame;
       if (functionName === '(idle)' || nodes.get(id).callFrame.functionName === '(idle)') continue;
       const subject = `${functionName} ${shortLocation(url, lineNumber)}`;

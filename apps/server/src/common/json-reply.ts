@@ -5,10 +5,11 @@ import type { Response } from 'express';
  * Nest's Express adapter, with one shortcut for what nearly every API answer is: a plain object
  * or array as JSON. Express's `res.json` sends it through `res.send`, which parses and rebuilds
  * the Content-Type, and turns any body past 1,000 characters into a Buffer copy that Node then
- * writes beside the headers (writev): about 6 % of a list request's CPU. Here the text is
- * written as it is, after the headers in the same write, with the same status, Content-Type and
- * Content-Length `res.json` would set. Anything else (no body, a file, an error, a response that
- * already has a Content-Type, 204 and 304, which carry no body) goes the adapter's usual way.
+ * writes beside the headers (writev): about 5 % of a list request's CPU (40 µs of 0.77 ms in an
+ * A/B run of the list benchmark). Here the text is written as it is, after the headers in the
+ * same write, with the same status, Content-Type and Content-Length `res.json` would set.
+ * Anything else (no body, a file, an error, a response that already has a Content-Type, 204 and
+ * 304, which carry no body) goes the adapter's usual way.
  */
 export class JsonReplyAdapter extends ExpressAdapter {
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
