@@ -79,6 +79,42 @@ const LIST_REQUEST_STEPS = [
   ['garbage collection', /^\(garbage collector\)/],
 ];
 
+/** Self time (µs) by step of `steps` (see LIST_REQUEST_STEPS), idle left out. */
+function stepTimes(steps, { nodes, parent, selfUs }) {
+  const byStep = new Map(steps.map(([name]) => [name, 0]));
+  if (!steps.length) return byStep;
+  // Native code (no location; the name V8 gives it may be any nearby symbol's) counts for the
+  // JavaScript that called it; V8's own entries, "(garbage collector)", stay.
+  const native = (frame) => !frame.url && !frame.functionName.startsWith('(');
+  for (const [id, us] of selfUs) {
+    if (nodes.get(id).callFrame.functionName === '(idle)') continue;
+    let at = id;
+    while (parent.has(at) && native(nodes.get(at).callFrame)) at = parent.get(at);
+    const { functionName, url, lineNumber } = nodes.get(at).callFrame;
+    const subject = `${functionName} ${shortLocation(url, lineNumber)}`;
+    const step = steps.find(([, pattern]) => pattern.test(subject))?.[0] ?? 'other';
+    byStep.set(step, (byStep.get(step) ?? 0) + us);
+  }
+  return byStep;
+}
+
+/** For each named function, the time of the samples with it anywhere on their stack (µs). */
+function inclusiveTimes(names, { nodes, parent, selfUs }) {
+  const inclusiveUs = new Map(names.map((name) => [name, 0]));
+  if (!names.length) return inclusiveUs;
+  for (const [id, us] of selfUs) {
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const name = nodes.get(at).callFrame.functionName;
+      if (inclusiveUs.has(name) && !seen.has(name)) {
+        seen.add(name);
+        inclusiveUs.set(name, inclusiveUs.get(name) + us);
+      }
+    }
+  }
+  return inclusiveUs;
+}
+
 function summarize(profile, { top = 25, inclusive = [], steps = [] } = {}) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map();
@@ -119,34 +155,8 @@ function summarize(profile, { top = 25, inclusive = [], steps = [] } = {}) {
   // Inclusive time: a sample counts for a function when the function is anywhere on its stack.
   const parent = new Map();
   for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
-  const byStep = new Map(steps.map(([name]) => [name, 0]));
-  if (steps.length) {
-    for (const [id, us] of selfUs) {
-      let at = id;
-      // Up from native code (no location; the name V8 gives it may be any nearby symbol's) to
-      // the JavaScript that called it; V8's own entries, "(garbage collector)", stay.
-      const native = (frame) => !frame.url && !frame.functionName.startsWith('(');
-      while (parent.has(at) && native(nodes.get(at).callFrame)) at = parent.get(at);
-      const { functionName, url, lineNumber } = nodes.get(at).callFrame;
-      if (functionName === '(idle)' || nodes.get(id).callFrame.functionName === '(idle)') continue;
-      const subject = `${functionName} ${shortLocation(url, lineNumber)}`;
-      const step = steps.find(([, pattern]) => pattern.test(subject))?.[0] ?? 'other';
-      byStep.set(step, (byStep.get(step) ?? 0) + us);
-    }
-  }
-  const inclusiveUs = new Map(inclusive.map((name) => [name, 0]));
-  if (inclusive.length) {
-    for (const [id, us] of selfUs) {
-      const seen = new Set();
-      for (let at = id; at !== undefined; at = parent.get(at)) {
-        const name = nodes.get(at).callFrame.functionName;
-        if (inclusiveUs.has(name) && !seen.has(name)) {
-          seen.add(name);
-          inclusiveUs.set(name, inclusiveUs.get(name) + us);
-        }
-      }
-    }
-  }
+  const byStep = stepTimes(steps, { nodes, parent, selfUs });
+  const inclusiveUs = inclusiveTimes(inclusive, { nodes, parent, selfUs });
 
   return {
     total_ms: totalUs / 1000,

@@ -174,14 +174,11 @@ export class ListCollection<T extends ObjectLiteral> {
       if (searching && isSearchTimeout(error)) throw searchTimedOut(budgetMs);
       throw error;
     }
-    // Under a cursor the statement read one row past the page: it says whether a next page has any.
-    const more = pageRows.length > query.per_page;
     const raw = pageRows.slice(0, query.per_page);
     const rows = map ? raw.map(map) : raw.map((row) => this.hydrate(row));
-    const lastRow = raw.at(-1);
-    const last = lastRow && (map ? this.hydrate(lastRow) : (rows.at(-1) as T));
-    const total = this.total(organizationId, query, count, counted, raw.length, last, more);
-    return { rows, total };
+    // Under a cursor the statement read one row past the page: it says whether a next page has any.
+    const more = pageRows.length > query.per_page;
+    return { rows, total: this.total(organizationId, query, count, counted, raw, more) };
   }
 
   /**
@@ -195,14 +192,15 @@ export class ListCollection<T extends ObjectLiteral> {
     query: ListQuery,
     count: ListStatements['count'],
     counted: { total: number | string }[],
-    size: number,
-    last: T | undefined,
+    page: Record<string, unknown>[],
     more: boolean,
   ): PageTotal {
     const n = Number(counted[0]?.total ?? 0);
-    const full = query.after ? more : size === query.per_page;
+    const full = query.after ? more : page.length === query.per_page;
+    // The page's last row as an entity: its sort keys, as the driver converts them, make the cursor.
+    const lastRow = full ? page.at(-1) : undefined;
+    const last = lastRow && this.hydrate(lastRow);
     const nextCursor =
-      full &&
       last &&
       encodeListCursor(organizationId, this.repo.metadata.tableName, {
         page: query.page + 1,
