@@ -26,6 +26,7 @@ import { OrganizationsModule } from './organizations/organizations.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeedModule } from './seed/seed.module';
 import { ExportsModule } from './exports/exports.module';
+import { ImportsModule } from './imports/imports.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RedisModule } from './redis/redis.module';
 import { RESOURCE_MODULES } from './resources';
@@ -68,6 +69,7 @@ export class AppModule {
         RateLimitModule,
         ...RESOURCE_MODULES,
         ExportsModule,
+        ImportsModule,
         MemberOwnedModule,
         WebhooksModule,
         OAuthModule,

@@ -8,6 +8,7 @@ import { AUTH_SCHEMA } from './auth/auth.schema';
 import type { ModuleSchema } from './database/module-schema';
 import { EVENTS_SCHEMA } from './events/events.schema';
 import { EXPORTS_SCHEMA } from './exports/exports.schema';
+import { IMPORTS_SCHEMA } from './imports/imports.schema';
 import { IDEMPOTENCY_SCHEMA } from './idempotency/idempotency.schema';
 import { MAIL_SCHEMA } from './mail/mail.schema';
 import { MEMBERS_SCHEMA } from './members/members.schema';
@@ -52,6 +53,7 @@ export const APP_SCHEMA: readonly ModuleSchema[] = [
   AUDIT_SCHEMA,
   MEMBERS_SCHEMA,
   EXPORTS_SCHEMA,
+  IMPORTS_SCHEMA,
   REQUEST_LOGS_SCHEMA,
   MAIL_SCHEMA,
 ];

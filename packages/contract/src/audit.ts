@@ -47,6 +47,7 @@ export const AUDIT_ACTIONS = [
   'user.signed_out',
   'user.session_revoked',
   'export.created',
+  'import.created',
   'export.download_link_created',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -73,6 +74,7 @@ export const AUDIT_TARGET_TYPES = [
   'user',
   'invitation',
   'export',
+  'import',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

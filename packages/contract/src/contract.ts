@@ -4,6 +4,7 @@ import { enrollmentsContract } from './enrollments';
 import { eventsContract } from './events';
 import { examResultsContract, examsContract } from './exams';
 import { checksumsContract, exportsContract } from './exports';
+import { importsContract } from './imports';
 import { organizationContract } from './organization';
 import { invitationsContract, membersContract, userContract } from './members';
 import { paymentsContract } from './payments';
@@ -40,6 +41,7 @@ export type Contract = {
   user: typeof userContract;
   exports: typeof exportsContract;
   checksums: typeof checksumsContract;
+  imports: typeof importsContract;
 };
 
 export const contract: Contract = {
@@ -64,4 +66,5 @@ export const contract: Contract = {
   user: userContract,
   exports: exportsContract,
   checksums: checksumsContract,
+  imports: importsContract,
 };

@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   audit_event: 'aud',
   invitation: 'inv',
   export: 'exp',
+  import: 'imp',
   request_log: 'rql',
   // A member's session (`/v1/user/sessions`): derived from a hash, so not time-sortable.
   session: 'ses',

@@ -12,6 +12,7 @@ export * from './enrollments';
 export * from './events';
 export * from './exams';
 export * from './exports';
+export * from './imports';
 export * from './ids';
 export * from './list';
 export * from './list-cursor';

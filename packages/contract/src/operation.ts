@@ -61,6 +61,13 @@ export interface OperationMetadata {
    */
   file?: readonly string[];
   /**
+   * The request body is a file (`multipart/form-data`) that the handler streams as it arrives.
+   * Such a handler applies an `Idempotency-Key` itself once it has read the file (the key's
+   * fingerprint covers the file's bytes), instead of the server holding one transaction open
+   * for the whole upload.
+   */
+  upload?: boolean;
+  /**
    * Units of the organization's rate limit one request spends (a whole number, default 1). Heavy
    * operations (an export reads a whole collection) cost more, as in GitHub's and Shopify's
    * APIs; the figures and why are in docs/decisions/0019-rate-limit-costs.md. The OpenAPI

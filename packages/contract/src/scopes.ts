@@ -15,6 +15,7 @@ export const SCOPE_RESOURCES = [
   'organization',
   'audit_log',
   'exports',
+  'imports',
   'request_logs',
 ] as const;
 

@@ -22,7 +22,7 @@ export function contentNegotiationMiddleware(
   const hasBody =
     req.headers['transfer-encoding'] !== undefined ||
     Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !req.is('application/json')) {
+  if (hasBody && !req.is('application/json') && !isUpload(req)) {
     next(
       new ProblemException(
         'unsupported_media_type',
@@ -32,6 +32,11 @@ export function contentNegotiationMiddleware(
     return;
   }
   next();
+}
+
+/** An import's file (`POST /v1/imports`) comes as multipart/form-data; its handler reads it. */
+function isUpload(req: Request): boolean {
+  return req.method === 'POST' && req.path === '/imports' && Boolean(req.is('multipart/form-data'));
 }
 
 /** `/api/v1/...` is served by the same handlers as `/v1/...`; `originalUrl` keeps what the caller used. */

@@ -48,6 +48,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const req = asPlatformRequest(context.switchToHttp().getRequest());
     const principal = req.principal;
     if (contractRouteOf(context)?.method !== 'POST' || !principal) return next.handle();
+    // An upload's handler keys itself once it has the file (ImportsService.create).
+    if (operationOf(context)?.upload) return next.handle();
     const key = parseIdempotencyKey(req.headers['idempotency-key']);
     if (key === undefined) return next.handle();
     return this.keyed(context, next, req, principal.organizationId, key);

@@ -1,0 +1,207 @@
+/**
+ * SIS imports (`POST /v1/imports`): a whole file of one collection's records, keyed by
+ * `external_id`, applied in the background through the collection's batch upsert (its rules,
+ * events and per-item errors), in `upsert` mode or in `full` mode, where the file is the whole
+ * truth and the collection's records it no longer names are withdrawn. See
+ * docs/decisions/0032-sis-imports.md.
+ */
+import { initContract } from '@ts-rest/core';
+import { BATCH_COST } from './batch';
+import { CourseBatchSchemas } from './courses';
+import { EnrollmentBatchSchemas } from './enrollments';
+import { ExamBatchSchemas, ExamResultBatchSchemas } from './exams';
+import { idSchema } from './ids';
+import { filter, listQuery, listResponse } from './list';
+import { operation, ROUTER_OPTIONS } from './operation';
+import { PaymentBatchSchemas } from './payments';
+import { commonErrorResponses, problemResponse } from './problem';
+import { IdPathParams, readErrorResponses, timestampSchema } from './resource';
+import { listRoute } from './routes';
+import { StudentBatchSchemas } from './students';
+import { z } from './zod-openapi';
+
+const c = initContract();
+
+/** What one row of an import may hold, per collection: the collection's batch item. */
+export const IMPORT_ITEM_SCHEMAS = {
+  students: StudentBatchSchemas.item,
+  courses: CourseBatchSchemas.item,
+  enrollments: EnrollmentBatchSchemas.item,
+  payments: PaymentBatchSchemas.item,
+  exams: ExamBatchSchemas.item,
+  exam_results: ExamResultBatchSchemas.item,
+} as const;
+
+export type ImportCollection = keyof typeof IMPORT_ITEM_SCHEMAS;
+export const IMPORT_COLLECTIONS = Object.keys(IMPORT_ITEM_SCHEMAS) as [
+  ImportCollection,
+  ...ImportCollection[],
+];
+
+/**
+ * `full` mode: what becomes of a record the file no longer names, and which records count (the
+ * states it withdraws from). A record without an `external_id` is never touched: the SIS does not
+ * manage it. Collections absent here take `upsert` imports only (a payment or a result is history).
+ */
+export const IMPORT_REMOVALS = {
+  students: { from: ['active', 'inactive'], to: 'withdrawn' },
+  courses: { from: ['draft', 'active'], to: 'archived' },
+  enrollments: { from: ['pending', 'active'], to: 'dropped' },
+} as const satisfies Partial<Record<ImportCollection, { from: readonly string[]; to: string }>>;
+export type FullImportCollection = keyof typeof IMPORT_REMOVALS;
+
+export const IMPORT_MODES = ['upsert', 'full'] as const;
+export type ImportMode = (typeof IMPORT_MODES)[number];
+export const IMPORT_FORMATS = ['ndjson', 'csv'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export const IMPORT_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+/** The largest file an import takes, and the most rows. */
+export const IMPORT_MAX_BYTES = 512 * 1024 * 1024;
+export const IMPORT_MAX_ROWS = 2_000_000;
+/** A `full` import that would withdraw more than this share of the records it manages stops. */
+export const IMPORT_DEFAULT_CHANGE_THRESHOLD = 0.1;
+
+const booleanParam = z
+  .enum(['true', 'false'])
+  .default('false')
+  .transform((value) => value === 'true');
+
+export const ImportCreateQuerySchema = z
+  .object({
+    collection: z.enum(IMPORT_COLLECTIONS),
+    mode: z
+      .enum(IMPORT_MODES)
+      .default('upsert')
+      .describe(
+        "`upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments.",
+      ),
+    format: z
+      .enum(IMPORT_FORMATS)
+      .optional()
+      .describe(
+        "The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`) or its name's extension.",
+      ),
+    dry_run: booleanParam.describe(
+      'Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.',
+    ),
+    change_threshold: z.coerce
+      .number()
+      .min(0)
+      .max(1)
+      .default(IMPORT_DEFAULT_CHANGE_THRESHOLD)
+      .describe(
+        'A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`.',
+      ),
+    confirm: booleanParam.describe('Apply a `full` import past its `change_threshold`.'),
+  })
+  .strict();
+
+export const ImportCountsSchema = z
+  .object({
+    created: z.number().int(),
+    updated: z.number().int(),
+    unchanged: z.number().int(),
+    failed: z.number().int().describe('Rows refused: each is a line of the error report.'),
+    withdrawn: z
+      .number()
+      .int()
+      .describe('Records a `full` import withdrew (or, in a dry run, would withdraw).'),
+  })
+  .openapi({ title: 'ImportCounts' });
+
+export const ImportSchema = z
+  .object({
+    id: idSchema('import'),
+    object: z.literal('import'),
+    collection: z.enum(IMPORT_COLLECTIONS),
+    mode: z.enum(IMPORT_MODES),
+    format: z.enum(IMPORT_FORMATS),
+    dry_run: z.boolean(),
+    change_threshold: z.number(),
+    confirmed: z.boolean(),
+    status: z.enum(IMPORT_STATUSES),
+    rows: z.number().int().describe('Rows in the file (its header not counted).'),
+    rows_processed: z.number().int().describe('Rows worked through so far: the progress.'),
+    counts: ImportCountsSchema,
+    error: z
+      .string()
+      .nullable()
+      .describe(
+        'Why a failed import failed: a threshold passed, a `full` file with unreadable rows.',
+      ),
+    created_at: timestampSchema,
+    completed_at: timestampSchema.nullable(),
+  })
+  .openapi({ title: 'Import' });
+export type Import = z.infer<typeof ImportSchema>;
+
+export const ImportListQuerySchema = listQuery({
+  filters: {
+    status: filter.oneOf(IMPORT_STATUSES),
+    collection: filter.oneOf(IMPORT_COLLECTIONS),
+  },
+});
+
+export const ImportListSchema = listResponse(ImportSchema, 'ImportList');
+
+/** The error report: CSV, with these columns. */
+export const IMPORT_ERRORS_CONTENT_TYPE = 'text/csv; charset=utf-8';
+export const IMPORT_ERROR_COLUMNS = ['row', 'external_id', 'field', 'code', 'problem'] as const;
+
+const IMPORT_SCOPE_NOTE =
+  "Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …): 403 without it.";
+
+export const importsContract = c.router(
+  {
+    create: {
+      method: 'POST',
+      path: '/v1/imports',
+      summary: 'Start an import',
+      description: `Uploads one collection's records as a file (\`multipart/form-data\`, one part named \`file\`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; \`true\`/\`false\` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (\`POST /v1/<collection>/batch\`) holds, \`external_id\` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll \`GET /v1/imports/{id}\`; refused rows are in \`GET /v1/imports/{id}/errors\`. ${IMPORT_SCOPE_NOTE}`,
+      query: ImportCreateQuerySchema,
+      contentType: 'multipart/form-data',
+      body: c.type<{ file: Blob }>(),
+      responses: {
+        202: ImportSchema,
+        ...commonErrorResponses,
+        409: problemResponse('An Idempotency-Key reused with another request.'),
+        413: problemResponse(
+          `The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB or has more than ${IMPORT_MAX_ROWS.toLocaleString('en')} rows.`,
+        ),
+        415: problemResponse('The request body is not multipart/form-data.'),
+      },
+      // Writes as much as a batch per 1,000 rows; charged as one batch at the door.
+      metadata: operation({ scope: 'imports:write', cost: BATCH_COST, upload: true }),
+    },
+    list: listRoute('/v1/imports', {
+      summary: 'List imports',
+      description: `The organization's imports, newest first.`,
+      query: ImportListQuerySchema,
+      response: ImportListSchema,
+      scope: 'imports:read',
+    }),
+    retrieve: {
+      method: 'GET',
+      path: '/v1/imports/:id',
+      pathParams: IdPathParams,
+      summary: 'Retrieve an import',
+      responses: { 200: ImportSchema, ...readErrorResponses },
+      metadata: operation({ scope: 'imports:read' }),
+    },
+    errors: {
+      method: 'GET',
+      path: '/v1/imports/:id/errors',
+      pathParams: IdPathParams,
+      summary: "Download an import's error report",
+      description: `CSV, one line per problem, in row order: \`${IMPORT_ERROR_COLUMNS.join(',')}\`. \`row\` counts the file's records from 1 (a CSV's header is not a record); \`field\` is empty for a problem with the row as a whole. Complete once the import has finished; while it runs, what it has found so far.`,
+      responses: {
+        200: z.string().describe('The report (CSV), not JSON.'),
+        ...readErrorResponses,
+      },
+      metadata: operation({ scope: 'imports:read', file: [IMPORT_ERRORS_CONTENT_TYPE] }),
+    },
+  },
+  ROUTER_OPTIONS,
+);
