@@ -123,7 +123,12 @@ describe('SIS imports (POST /v1/imports)', () => {
   });
 
   it('full mode withdraws the records with an external_id the file leaves out, nothing else', async () => {
-    await seed([student('F-1'), student('F-2'), student('F-3'), student('F-4', { status: 'graduated' })]);
+    await seed([
+      student('F-1'),
+      student('F-2'),
+      student('F-3'),
+      student('F-4', { status: 'graduated' }),
+    ]);
     const manual = await raw.post<Row>('/v1/students', {
       student_number: 'M-1',
       first_name: 'Hand',
@@ -156,9 +161,20 @@ describe('SIS imports (POST /v1/imports)', () => {
     const refused = await imported(server, token, 'collection=students&mode=full', file);
     expect(refused.status).toBe('failed');
     expect(refused.error).toMatch(/withdraw 3 of the 4 students .*75\.0%.*confirm=true/);
-    expect(refused.counts).toEqual({ created: 0, updated: 0, unchanged: 0, failed: 0, withdrawn: 0 });
+    expect(refused.counts).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      failed: 0,
+      withdrawn: 0,
+    });
     const untouched = await byExternalId();
-    expect([...untouched.values()].map((s) => s.status)).toEqual(['active', 'active', 'active', 'active']);
+    expect([...untouched.values()].map((s) => s.status)).toEqual([
+      'active',
+      'active',
+      'active',
+      'active',
+    ]);
     expect(untouched.get('H-1')!.first_name).toBe('Ada');
 
     const confirmed = await imported(

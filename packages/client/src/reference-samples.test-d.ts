@@ -491,3 +491,22 @@ export async function checksums_retrieve() {
   const collectionChecksums = await platform.checksums.retrieve();
   return collectionChecksums;
 }
+
+export async function imports_create() {
+  const importResource = await platform.imports.create();
+  return importResource;
+}
+
+export async function imports_list() {
+  const page = await platform.imports.list({ status: 'queued', per_page: 100 });
+  return page;
+}
+
+export async function imports_retrieve() {
+  const importResource = await platform.imports.retrieve('imp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return importResource;
+}
+
+export async function imports_errors() {
+  await platform.imports.errors('imp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+}

@@ -63,38 +63,41 @@ export const IMPORT_MAX_ROWS = 2_000_000;
 /** A `full` import that would withdraw more than this share of the records it manages stops. */
 export const IMPORT_DEFAULT_CHANGE_THRESHOLD = 0.1;
 
+/** A query flag: `true` or `false` (what the SDKs send for a boolean), default false. */
 const booleanParam = z
-  .enum(['true', 'false'])
-  .default('false')
-  .transform((value) => value === 'true');
+  .preprocess(
+    (value) => (value === 'true' ? true : value === 'false' ? false : value),
+    z.boolean({ invalid_type_error: 'must be true or false' }),
+  )
+  .optional();
+
+const ImportCollectionSchema = z.enum(IMPORT_COLLECTIONS).openapi({ title: 'ImportCollection' });
+const ImportModeSchema = z.enum(IMPORT_MODES).openapi({ title: 'ImportMode' });
+const ImportFormatSchema = z.enum(IMPORT_FORMATS).openapi({ title: 'ImportFormat' });
 
 export const ImportCreateQuerySchema = z
   .object({
-    collection: z.enum(IMPORT_COLLECTIONS),
-    mode: z
-      .enum(IMPORT_MODES)
-      .default('upsert')
-      .describe(
-        "`upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments.",
-      ),
-    format: z
-      .enum(IMPORT_FORMATS)
-      .optional()
-      .describe(
-        "The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`) or its name's extension.",
-      ),
+    collection: ImportCollectionSchema,
+    mode: ImportModeSchema.optional().describe(
+      "Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments.",
+    ),
+    format: ImportFormatSchema.optional().describe(
+      "The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`) or its name's extension.",
+    ),
     dry_run: booleanParam.describe(
-      'Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.',
+      'Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.',
     ),
     change_threshold: z.coerce
-      .number()
+      .number({ invalid_type_error: 'must be a number from 0 to 1' })
       .min(0)
       .max(1)
       .default(IMPORT_DEFAULT_CHANGE_THRESHOLD)
       .describe(
         'A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`.',
       ),
-    confirm: booleanParam.describe('Apply a `full` import past its `change_threshold`.'),
+    confirm: booleanParam.describe(
+      'Default false. Apply a `full` import past its `change_threshold`.',
+    ),
   })
   .strict();
 
@@ -115,9 +118,9 @@ export const ImportSchema = z
   .object({
     id: idSchema('import'),
     object: z.literal('import'),
-    collection: z.enum(IMPORT_COLLECTIONS),
-    mode: z.enum(IMPORT_MODES),
-    format: z.enum(IMPORT_FORMATS),
+    collection: ImportCollectionSchema,
+    mode: ImportModeSchema,
+    format: ImportFormatSchema,
     dry_run: z.boolean(),
     change_threshold: z.number(),
     confirmed: z.boolean(),

@@ -114,6 +114,7 @@ describe("each operation's rate-limit cost", () => {
     expect(heavy).toEqual({
       'POST /v1/exports': 20,
       'POST /v1/exports/batch': 120,
+      'POST /v1/imports': 20,
       'GET /v1/exports/{id}/file': 10,
       'POST /v1/exports/{id}/download_links': 10,
       'GET /v1/collections/checksums': 20,

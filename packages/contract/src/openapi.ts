@@ -201,6 +201,26 @@ type OperationMapper = NonNullable<
   NonNullable<Parameters<typeof generateOpenApi>[2]>['operationMapper']
 >;
 
+/** An upload's body (`upload` in the metadata): one file part, named `file`. */
+const UPLOAD_REQUEST_BODY = {
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object' as const,
+        required: ['file'],
+        properties: {
+          file: {
+            type: 'string' as const,
+            format: 'binary',
+            description: 'The file: CSV (`text/csv`) or NDJSON (`application/x-ndjson`).',
+          },
+        },
+      },
+    },
+  },
+};
+
 /**
  * An operation with what the contract's metadata adds: its scope and security, file responses,
  * rate-limit cost, deprecation, the Idempotency-Key of a POST, and the `x-` extensions.
@@ -226,6 +246,7 @@ const mapOperation: OperationMapper = (op, route) => {
       },
     };
   }
+  if (metadata?.upload) op = { ...op, requestBody: UPLOAD_REQUEST_BODY };
   const cost = metadata ? operationCost(metadata) : undefined;
   if (cost !== undefined && cost > DEFAULT_OPERATION_COST) {
     op = {

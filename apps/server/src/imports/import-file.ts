@@ -108,7 +108,8 @@ async function* csvRecords(stream: Readable, schema: z.AnyZodObject): AsyncGener
       const value: Record<string, unknown> = {};
       for (const [field, cell] of Object.entries(record)) {
         if (cell === '' || cell === undefined) continue;
-        if (!kinds.has(field)) kinds.set(field, baseKind(schema.shape[field]));
+        const shape = schema.shape as Record<string, z.ZodTypeAny | undefined>;
+        if (!kinds.has(field)) kinds.set(field, baseKind(shape[field]));
         value[field] = fromCell(cell, kinds.get(field)!);
       }
       yield value;

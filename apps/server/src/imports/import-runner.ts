@@ -160,7 +160,9 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
       while (!this.stopped) {
         await this.checkOwner(record);
         const step =
-          record.phase === 'upsert' ? await this.upsertStep(record) : await this.withdrawStep(record);
+          record.phase === 'upsert'
+            ? await this.upsertStep(record)
+            : await this.withdrawStep(record);
         if (!step) break;
       }
       if (this.stopped) return;
@@ -195,7 +197,9 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
       );
     }
     if (record.confirmed) return;
-    const candidates = this.candidates(record as ImportRecord & { collection: FullImportCollection });
+    const candidates = this.candidates(
+      record as ImportRecord & { collection: FullImportCollection },
+    );
     const [counted] = await this.sql.select<{ managed: number; leaving: number }>(
       `SELECT COUNT(*) AS managed,
          SUM(CASE WHEN ${candidates.missing} THEN 1 ELSE 0 END) AS leaving
@@ -239,7 +243,11 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** The next CHUNK staged rows, applied; false once there are none left. */
   private async upsertStep(record: ImportRecord): Promise<boolean> {
-    const rows = await this.sql.select<{ row_number: number; external_id: string | null; item: string | null }>(
+    const rows = await this.sql.select<{
+      row_number: number;
+      external_id: string | null;
+      item: string | null;
+    }>(
       `SELECT row_number, external_id, item FROM import_rows
        WHERE import_id = :id AND row_number >= :from AND row_number < :to ORDER BY row_number`,
       { id: record.id, from: record.nextRow, to: record.nextRow + CHUNK },
@@ -264,7 +272,9 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** The next CHUNK records a `full` file left out, withdrawn; false once there are none left. */
   private async withdrawStep(record: ImportRecord): Promise<boolean> {
-    const candidates = this.candidates(record as ImportRecord & { collection: FullImportCollection });
+    const candidates = this.candidates(
+      record as ImportRecord & { collection: FullImportCollection },
+    );
     const after = record.withdrawnThrough;
     const rows = await this.sql.select<{ external_id: string }>(
       `SELECT t.external_id FROM ${candidates.table} t
@@ -293,9 +303,10 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
     items: readonly BatchItem[],
     outcome: (result: BatchResult) => Step,
   ): Promise<void> {
-    const service = this.modules.get(SERVICES[record.collection], {
-      strict: false,
-    }) as BatchUpserter;
+    const service: BatchUpserter = this.modules.get<unknown, BatchUpserter>(
+      SERVICES[record.collection],
+      { strict: false },
+    );
     const owner = { organizationId: record.organizationId };
     const empty: BatchResult = {
       object: 'batch_result',
@@ -332,7 +343,7 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
     const counts = { ...step.counts };
     const changes: Partial<ImportRecord> = { ...step.progress };
     for (const name of ['created', 'updated', 'unchanged', 'failed', 'withdrawn'] as const) {
-      if (counts[name]) changes[name] = record[name] + counts[name]!;
+      if (counts[name]) changes[name] = record[name] + counts[name];
     }
     changes.leaseUntil = this.leaseFrom(this.clock.nowMs());
     const result = await manager.update(
@@ -391,7 +402,10 @@ function errorLines(
 ): ImportErrorRecord[] {
   const error = item.error!;
   const base = { importId, rowNumber, externalId: item.external_id };
-  const fields = error.errors.length > 0 ? error.errors : [{ path: '', code: error.code, message: error.detail }];
+  const fields =
+    error.errors.length > 0
+      ? error.errors
+      : [{ path: '', code: error.code, message: error.detail }];
   return fields.map((e, index) => ({
     ...base,
     seq: firstSeq + index,

@@ -9,6 +9,7 @@ import {
   type ImportCollection,
   type ImportCreateQuerySchema,
   type ImportFormat,
+  type ImportMode,
   type ListQuery,
   RESOURCES,
   type Scope,
@@ -132,7 +133,8 @@ export class ImportsService {
     actor: ApiAuditActor,
   ): Promise<ImportAnswer> {
     requireWriteScope(principal, query.collection);
-    if (query.mode === 'full' && !(query.collection in IMPORT_REMOVALS)) {
+    const mode = query.mode ?? 'upsert';
+    if (mode === 'full' && !(query.collection in IMPORT_REMOVALS)) {
       throw new ProblemException(
         'validation_error',
         `A full import withdraws what the file leaves out, which ${query.collection} cannot be; import them with mode=upsert`,
@@ -155,7 +157,7 @@ export class ImportsService {
     }
     const key = parseIdempotencyKey(req.headers['idempotency-key']);
     const now = this.clock.now();
-    const record = this.newRecord(principal, query, now);
+    const record = this.newRecord(principal, { ...query, mode }, now);
     await this.transactions.run((manager) => manager.insert(ImportRecord, record));
     let staged: { rows: number; failed: number; sha256: string };
     try {
@@ -173,7 +175,11 @@ export class ImportsService {
     return answer;
   }
 
-  private newRecord(principal: Principal, query: ImportCreateQuery, now: Date): ImportRecord {
+  private newRecord(
+    principal: Principal,
+    query: ImportCreateQuery & { mode: ImportMode },
+    now: Date,
+  ): ImportRecord {
     return {
       id: newId('import', now.getTime()),
       organizationId: principal.organizationId,
@@ -181,9 +187,9 @@ export class ImportsService {
       collection: query.collection,
       mode: query.mode,
       format: query.format ?? 'ndjson',
-      dryRun: query.dry_run,
+      dryRun: query.dry_run ?? false,
       changeThreshold: query.change_threshold,
-      confirmed: query.confirm,
+      confirmed: query.confirm ?? false,
       status: 'receiving',
       phase: 'upsert',
       rowCount: 0,
@@ -213,7 +219,12 @@ export class ImportsService {
       try {
         parts = busboy({ headers: req.headers, limits: { files: 1, fileSize: IMPORT_MAX_BYTES } });
       } catch (error) {
-        reject(new ProblemException('validation_error', `The multipart body cannot be read: ${(error as Error).message}`));
+        reject(
+          new ProblemException(
+            'validation_error',
+            `The multipart body cannot be read: ${(error as Error).message}`,
+          ),
+        );
         return;
       }
       let work: Promise<{ rows: number; failed: number; sha256: string }> | undefined;
@@ -227,17 +238,22 @@ export class ImportsService {
           work = this.stage(record, stream, record.format);
         } catch (error) {
           stream.resume();
-          work = Promise.reject(error as Error);
+          work = Promise.reject(asError(error));
         }
         // A file that cannot be taken is refused at once; the rest of the body is drained.
         work.catch((error: unknown) => {
           req.unpipe(parts);
           req.resume();
-          reject(error as Error);
+          reject(asError(error));
         });
       });
       parts.on('error', (error: Error) =>
-        reject(new ProblemException('validation_error', `The multipart body cannot be read: ${error.message}`)),
+        reject(
+          new ProblemException(
+            'validation_error',
+            `The multipart body cannot be read: ${error.message}`,
+          ),
+        ),
       );
       parts.on('close', () => {
         if (!work) {
@@ -400,6 +416,10 @@ export class ImportsService {
     if (!record || record.status === 'receiving') throw notFound('import', id);
     return record;
   }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function formatOf(mimeType: string, filename: string | undefined): ImportFormat {

@@ -196,6 +196,37 @@ export const FIXTURES: readonly Fixture[] = [
     audited: true,
     bodyScopes: ['students:read'],
   },
+  {
+    // An import of an empty students file (so it writes no student and no event), made with
+    // 202 and run in the background: the walk waits for it to finish, as for the export.
+    collection: 'imports',
+    kind: 'import',
+    create: async (_refs, _post, env) => {
+      const form = new FormData();
+      form.append('file', new Blob([''], { type: 'application/x-ndjson' }), 'walk.ndjson');
+      const res = await fetch(`${env.server.url}/v1/imports?collection=students`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${env.token}` },
+        body: form,
+      });
+      const made = {
+        status: res.status,
+        headers: res.headers,
+        body: (await res.json()) as WalkedBody,
+      };
+      if (made.status !== 202) return made;
+      for (;;) {
+        const now = await rawCall<WalkedBody>(env.server, `/v1/imports/${String(made.body.id)}`, {
+          token: env.token,
+        });
+        if (!['queued', 'running'].includes(now.body.status as string)) return now;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    emitsEvent: false,
+    audited: true,
+    bodyScopes: ['students:write'],
+  },
   // The collections' checksums: one answer per organization (no id, nothing to create).
   { collection: 'collections', kind: 'export', singleton: true },
   // Read-only and fed by every request: the newest entry once the writer has flushed.

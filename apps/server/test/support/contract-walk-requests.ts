@@ -9,6 +9,7 @@ import {
   delegationOf,
   describeResponse,
   isCreateRoute,
+  isUpload,
   type Refs,
   type WalkedBody,
   type WalkedRoute,
@@ -50,6 +51,8 @@ export const ROUTE_BODIES: Record<string, (refs: Refs) => Record<string, unknown
 /** What the body of ROUTE_BODIES asks for besides the route's own scope. */
 const ROUTE_BODY_SCOPES: Partial<Record<string, Scope[]>> = {
   'exports.createBatch': ['students:read', 'courses:read'],
+  // The walk's upload imports students.
+  'imports.create': ['students:write'],
   // Renewing an invitation gives its role again (delegation): the fixture invites a viewer.
   'invitations.resend': [...ROLE_SCOPES.viewer],
 };
@@ -106,12 +109,30 @@ export function send(
   walked: WalkedRoute,
   options: { prefix?: string; refs: Refs; token?: string; body?: Record<string, unknown> },
 ): Promise<WalkResponse> {
+  if (isUpload(walked.route)) return sendUpload(server, walked, options);
   const body = 'body' in options ? options.body : minimalBody(walked, options.refs);
   return rawCall<WalkedBody>(server, concretePath(walked, options.prefix ?? '/v1', options.refs), {
     method: walked.route.method,
     ...(options.token && { token: options.token }),
     ...(body !== undefined && { headers: JSON_BODY, body: JSON.stringify(body) }),
   });
+}
+
+/** An import of an empty students file: a 202, nothing written, the walk's smallest upload. */
+async function sendUpload(
+  server: TestServer,
+  walked: WalkedRoute,
+  options: { prefix?: string; refs: Refs; token?: string },
+): Promise<WalkResponse> {
+  const form = new FormData();
+  form.append('file', new Blob([''], { type: 'application/x-ndjson' }), 'walk.ndjson');
+  const path = `${concretePath(walked, options.prefix ?? '/v1', options.refs)}?collection=students`;
+  const res = await fetch(`${server.url}${path}`, {
+    method: walked.route.method,
+    headers: options.token ? { Authorization: `Bearer ${options.token}` } : {},
+    body: form,
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as WalkedBody };
 }
 
 export function expectProblem(res: WalkResponse, status: number, code: string): void {

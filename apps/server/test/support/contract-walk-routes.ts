@@ -97,7 +97,14 @@ export interface ZodLike {
 
 export function bodySchemaOf(route: AppRoute): ZodLike | 'none' {
   if (route.method === 'GET' || !('body' in route) || route.body === ContractNoBody) return 'none';
+  // An upload's body is a file, not JSON: `send` makes one (contract-walk-requests.ts).
+  if (isUpload(route)) return 'none';
   return route.body as ZodLike;
+}
+
+/** A route whose body is a file (`POST /v1/imports`), sent as multipart/form-data. */
+export function isUpload(route: AppRoute): boolean {
+  return operationMetadata(route)?.upload === true;
 }
 
 /** Create routes: POST to the collection itself. */

@@ -47,6 +47,7 @@ final class AuditEventAction
     public const USER_SIGNED_OUT = 'user.signed_out';
     public const USER_SESSION_REVOKED = 'user.session_revoked';
     public const EXPORT_CREATED = 'export.created';
+    public const IMPORT_CREATED = 'import.created';
     public const EXPORT_DOWNLOAD_LINK_CREATED = 'export.download_link_created';
 
     private function __construct()
@@ -89,6 +90,7 @@ final class AuditEventAction
             self::USER_SIGNED_OUT,
             self::USER_SESSION_REVOKED,
             self::EXPORT_CREATED,
+            self::IMPORT_CREATED,
             self::EXPORT_DOWNLOAD_LINK_CREATED,
         ];
     }

@@ -22,6 +22,7 @@ final class AuditTargetType
     public const USER = 'user';
     public const INVITATION = 'invitation';
     public const EXPORT = 'export';
+    public const IMPORT = 'import';
 
     private function __construct()
     {
@@ -38,6 +39,7 @@ final class AuditTargetType
             self::USER,
             self::INVITATION,
             self::EXPORT,
+            self::IMPORT,
         ];
     }
 

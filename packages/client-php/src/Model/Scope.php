@@ -41,6 +41,8 @@ final class Scope
     public const AUDIT_LOG_READ = 'audit_log:read';
     public const EXPORTS_READ = 'exports:read';
     public const EXPORTS_WRITE = 'exports:write';
+    public const IMPORTS_READ = 'imports:read';
+    public const IMPORTS_WRITE = 'imports:write';
     public const REQUEST_LOGS_READ = 'request_logs:read';
 
     private function __construct()
@@ -75,6 +77,8 @@ final class Scope
             self::AUDIT_LOG_READ,
             self::EXPORTS_READ,
             self::EXPORTS_WRITE,
+            self::IMPORTS_READ,
+            self::IMPORTS_WRITE,
             self::REQUEST_LOGS_READ,
         ];
     }

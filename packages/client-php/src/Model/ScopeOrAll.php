@@ -41,6 +41,8 @@ final class ScopeOrAll
     public const AUDIT_LOG_READ = 'audit_log:read';
     public const EXPORTS_READ = 'exports:read';
     public const EXPORTS_WRITE = 'exports:write';
+    public const IMPORTS_READ = 'imports:read';
+    public const IMPORTS_WRITE = 'imports:write';
     public const REQUEST_LOGS_READ = 'request_logs:read';
     public const ALL = 'all';
 
@@ -76,6 +78,8 @@ final class ScopeOrAll
             self::AUDIT_LOG_READ,
             self::EXPORTS_READ,
             self::EXPORTS_WRITE,
+            self::IMPORTS_READ,
+            self::IMPORTS_WRITE,
             self::REQUEST_LOGS_READ,
             self::ALL,
         ];

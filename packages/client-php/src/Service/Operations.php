@@ -136,6 +136,10 @@ final class Operations
         'exports.download' => ['GET', '/v1/exports/{id}/file', 'exports->download'],
         'exports.createDownloadLink' => ['POST', '/v1/exports/{id}/download_links', 'exports->createDownloadLink'],
         'checksums.retrieve' => ['GET', '/v1/collections/checksums', 'checksums->retrieve'],
+        'imports.create' => ['POST', '/v1/imports', 'imports->create'],
+        'imports.list' => ['GET', '/v1/imports', 'imports->list'],
+        'imports.retrieve' => ['GET', '/v1/imports/{id}', 'imports->retrieve'],
+        'imports.errors' => ['GET', '/v1/imports/{id}/errors', 'imports->errors'],
     ];
 
     /** @var list<string> */
@@ -164,6 +168,8 @@ final class Operations
         'audit_log:read',
         'exports:read',
         'exports:write',
+        'imports:read',
+        'imports:write',
         'request_logs:read',
     ];
 

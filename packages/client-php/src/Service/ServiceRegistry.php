@@ -105,6 +105,10 @@ trait ServiceRegistry
      * `retrieve`
      */
     public readonly ChecksumsService $checksums;
+    /**
+     * `create`, `list`, `retrieve`, `errors`
+     */
+    public readonly ImportsService $imports;
 
     private function registerServices(HttpClient $http): void
     {
@@ -130,5 +134,6 @@ trait ServiceRegistry
         $this->user = new UserService($http);
         $this->exports = new ExportsService($http);
         $this->checksums = new ChecksumsService($http);
+        $this->imports = new ImportsService($http);
     }
 }

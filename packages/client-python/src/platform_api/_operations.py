@@ -129,4 +129,8 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("exports.download", "exports", "download", "GET", "/v1/exports/{id}/file", "exports:read"),
     OperationInfo("exports.createDownloadLink", "exports", "create_download_link", "POST", "/v1/exports/{id}/download_links", "exports:read"),
     OperationInfo("checksums.retrieve", "checksums", "retrieve", "GET", "/v1/collections/checksums", "exports:read"),
+    OperationInfo("imports.create", "imports", "create", "POST", "/v1/imports", "imports:write"),
+    OperationInfo("imports.list", "imports", "list", "GET", "/v1/imports", "imports:read"),
+    OperationInfo("imports.retrieve", "imports", "retrieve", "GET", "/v1/imports/{id}", "imports:read"),
+    OperationInfo("imports.errors", "imports", "errors", "GET", "/v1/imports/{id}/errors", "imports:read"),
 )

@@ -308,6 +308,18 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['checksums']['retrieve']>, G.CollectionChecksums>>,
   // checksums.retrieve: query
   Check<Same<ContractQuery<Routes['checksums']['retrieve']>, G.ChecksumsRetrieveQuery>>,
+  // imports.create: response
+  Check<Same<ContractResponse<Routes['imports']['create']>, G.Import>>,
+  // imports.create: query
+  Check<Same<ContractQuery<Routes['imports']['create']>, G.ImportsCreateQuery>>,
+  // imports.list: response
+  Check<Same<ContractResponse<Routes['imports']['list']>, G.ImportList>>,
+  // imports.list: query
+  Check<Same<ContractQuery<Routes['imports']['list']>, G.ImportsListQuery>>,
+  // imports.retrieve: response
+  Check<Same<ContractResponse<Routes['imports']['retrieve']>, G.Import>>,
+  // imports.errors: response
+  Check<Same<ContractResponse<Routes['imports']['errors']>, string>>,
   // event student.created
   Check<Same<C.EventOf<'student.created'>, G.StudentCreatedEvent>>,
   // event student.updated

@@ -56,6 +56,10 @@ import type {
   ExportDownloadLink,
   ExportList,
   ExportsListQuery,
+  Import,
+  ImportList,
+  ImportsCreateQuery,
+  ImportsListQuery,
   Invitation,
   InvitationCreate,
   InvitationList,
@@ -266,6 +270,12 @@ export const ROUTES = {
   },
   checksums: {
     retrieve: { method: 'GET', path: '/v1/collections/checksums', query: ['collections'] },
+  },
+  imports: {
+    create: { method: 'POST', path: '/v1/imports', query: ['collection', 'mode', 'format', 'dry_run', 'change_threshold', 'confirm'] },
+    list: { method: 'GET', path: '/v1/imports', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'status', 'collection', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    retrieve: { method: 'GET', path: '/v1/imports/{id}' },
+    errors: { method: 'GET', path: '/v1/imports/{id}/errors' },
   },
 } as const satisfies RouteTable;
 
@@ -1243,6 +1253,48 @@ export interface ChecksumsResource {
   retrieve(args?: { query?: ChecksumsRetrieveQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<CollectionChecksums>;
 }
 
+/** `client.imports`. */
+export interface ImportsResource {
+  /**
+   * Start an import
+   *
+   * Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …): 403 without it.
+   *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
+   * Scope: `imports:write`.
+   */
+  create(query: ImportsCreateQuery, options?: RequestOptions): PlatformPromise<Import>;
+  create(args: { query: ImportsCreateQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<Import>;
+  /**
+   * List imports
+   *
+   * The organization's imports, newest first.
+   *
+   * Scope: `imports:read`.
+   */
+  list(query?: ImportsListQuery, options?: RequestOptions): PagePromise<ImportList, Import>;
+  list(args?: { query?: ImportsListQuery; } & CallArgs, options?: RequestOptions): PagePromise<ImportList, Import>;
+  /** Every item of `imports.list`, page after page (one request per page); the same as `for await` over `list(…)`. */
+  listAll(query?: ImportsListQuery): AsyncIterableIterator<Import>;
+  /**
+   * Retrieve an import
+   *
+   * Scope: `imports:read`.
+   */
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Import>;
+  retrieve(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Import>;
+  /**
+   * Download an import's error report
+   *
+   * CSV, one line per problem, in row order: `row,external_id,field,code,problem`. `row` counts the file's records from 1 (a CSV's header is not a record); `field` is empty for a problem with the row as a whole. Complete once the import has finished; while it runs, what it has found so far.
+   *
+   * Scope: `imports:read`.
+   */
+  errors(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<string>;
+  errors(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<string>;
+}
+
 /** The Platform API: one namespace per resource, and `request()` for any path. */
 export interface PlatformClient extends GenericRequest {
   students: StudentsResource;
@@ -1267,4 +1319,5 @@ export interface PlatformClient extends GenericRequest {
   user: UserResource;
   exports: ExportsResource;
   checksums: ChecksumsResource;
+  imports: ImportsResource;
 }

@@ -4,9 +4,9 @@ import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list
 
 export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client';
 
-export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'user.session_revoked' | 'export.created' | 'export.download_link_created';
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'user.session_revoked' | 'export.created' | 'import.created' | 'export.download_link_created';
 
-export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export';
+export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export' | 'import';
 
 export type BatchItemErrorCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'cursor_expired' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
 
@@ -36,6 +36,8 @@ export type ExportBatchCollection = 'students' | 'courses' | 'enrollments' | 'pa
 
 export type ExportBatchFormat = 'ndjson' | 'csv';
 
+export type ImportStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
 export type InvitationRole = 'admin' | 'developer' | 'viewer';
 
 export type InvitationDelivery = 'email' | 'link';
@@ -47,12 +49,12 @@ export type MemberCredentialsInvitationRole = 'admin' | 'developer' | 'viewer';
 export type OAuthClientType = 'confidential' | 'public';
 
 /** A permission a token can hold. */
-export type Scope = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write' | 'request_logs:read';
+export type Scope = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write' | 'imports:read' | 'imports:write' | 'request_logs:read';
 
 export type OAuthClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 
 /** A scope to grant, or `all` for every scope. */
-export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write' | 'request_logs:read' | 'all';
+export type ScopeOrAll = 'students:read' | 'students:write' | 'courses:read' | 'courses:write' | 'enrollments:read' | 'enrollments:write' | 'payments:read' | 'payments:write' | 'exam_results:read' | 'exam_results:write' | 'webhooks:read' | 'webhooks:write' | 'events:read' | 'tokens:read' | 'tokens:write' | 'oauth_clients:read' | 'oauth_clients:write' | 'members:read' | 'members:write' | 'organization:read' | 'organization:write' | 'audit_log:read' | 'exports:read' | 'exports:write' | 'imports:read' | 'imports:write' | 'request_logs:read' | 'all';
 
 export type OrganizationPlan = 'standard' | 'enterprise';
 
@@ -738,6 +740,52 @@ export interface ExportList {
   data: Export[];
   meta: PageMeta;
   links: PageLinks;
+}
+
+export interface Import {
+  id: `imp_${string}`;
+  object: 'import';
+  collection: ImportCollection;
+  mode: ImportMode;
+  format: ImportFormat;
+  dry_run: boolean;
+  change_threshold: number;
+  confirmed: boolean;
+  status: ImportStatus;
+  /** Rows in the file (its header not counted). */
+  rows: number;
+  /** Rows worked through so far: the progress. */
+  rows_processed: number;
+  counts: ImportCounts;
+  /** Why a failed import failed: a threshold passed, a `full` file with unreadable rows. */
+  error: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface ImportCollection {
+}
+
+export interface ImportCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  /** Rows refused: each is a line of the error report. */
+  failed: number;
+  /** Records a `full` import withdrew (or, in a dry run, would withdraw). */
+  withdrawn: number;
+}
+
+export interface ImportFormat {
+}
+
+export interface ImportList {
+  data: Import[];
+  meta: PageMeta;
+  links: PageLinks;
+}
+
+export interface ImportMode {
 }
 
 export interface Invitation {
@@ -1784,12 +1832,12 @@ export interface OauthClientsListQuery extends ListPageQuery, RangeFilters<'crea
 export interface AuditEventsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.updated, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.resent, invitation.revoked, invitation.accepted, user.password_changed, user.password_reset, user.email_changed, user.password_check_failed, user.signed_out, user.session_revoked, export.created, export.download_link_created. */
-  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'user.session_revoked' | 'export.created' | 'export.download_link_created'>;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.updated, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.resent, invitation.revoked, invitation.accepted, user.password_changed, user.password_reset, user.email_changed, user.password_check_failed, user.signed_out, user.session_revoked, export.created, import.created, export.download_link_created. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'user.session_revoked' | 'export.created' | 'import.created' | 'export.download_link_created'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation, sign_in, oauth_client. */
   actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client'>;
-  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation, export. */
-  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export'>;
+  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation, export, import. */
+  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export' | 'import'>;
   /** Equality filter; comma-separate several values for IN. */
   target_id?: string;
   /** Equality filter; comma-separate several values for IN. */
@@ -1858,5 +1906,30 @@ export interface ExportsListQuery extends ListPageQuery, RangeFilters<'created_a
 export interface ChecksumsRetrieveQuery {
   /** Comma-separated collections (students, courses, enrollments, payments, exams, exam_results); default: every one the token may read. */
   collections?: string;
+}
+
+/** The query of `imports.create`. */
+export interface ImportsCreateQuery {
+  collection: ImportCollection;
+  /** Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments. */
+  mode?: ImportMode;
+  /** The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`) or its name's extension. */
+  format?: ImportFormat;
+  /** Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report. */
+  dry_run?: boolean;
+  /** A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`. */
+  change_threshold?: number;
+  /** Default false. Apply a `full` import past its `change_threshold`. */
+  confirm?: boolean;
+}
+
+/** The query of `imports.list`. */
+export interface ImportsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
+  /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
+  sort?: SortInput<'created_at' | 'updated_at'>;
+  /** Equality filter; comma-separate several values for IN. One of: queued, running, succeeded, failed. */
+  status?: ListFilter<'queued' | 'running' | 'succeeded' | 'failed'>;
+  /** Equality filter; comma-separate several values for IN. One of: students, courses, enrollments, payments, exams, exam_results. */
+  collection?: ListFilter<'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results'>;
 }
 

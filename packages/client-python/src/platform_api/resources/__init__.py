@@ -29,6 +29,7 @@ from .invitations import Invitations, InvitationsWithRawResponse, AsyncInvitatio
 from .user import User, UserWithRawResponse, AsyncUser, AsyncUserWithRawResponse
 from .exports import Exports, ExportsWithRawResponse, AsyncExports, AsyncExportsWithRawResponse
 from .checksums import Checksums, ChecksumsWithRawResponse, AsyncChecksums, AsyncChecksumsWithRawResponse
+from .imports import Imports, ImportsWithRawResponse, AsyncImports, AsyncImportsWithRawResponse
 
 if _t.TYPE_CHECKING:
     from .._async_client import AsyncPlatformClient
@@ -125,6 +126,10 @@ __all__ = [
     "ChecksumsWithRawResponse",
     "AsyncChecksums",
     "AsyncChecksumsWithRawResponse",
+    "Imports",
+    "ImportsWithRawResponse",
+    "AsyncImports",
+    "AsyncImportsWithRawResponse",
 ]
 
 
@@ -241,6 +246,11 @@ class ClientResources:
         """`retrieve` (`/v1/collections`)."""
         return Checksums(_t.cast("PlatformClient", self))
 
+    @cached_property
+    def imports(self) -> Imports:
+        """`create`, `list`, `retrieve`, `errors` (`/v1/imports`)."""
+        return Imports(_t.cast("PlatformClient", self))
+
 
 class AsyncClientResources:
     """Mixed into `AsyncPlatformClient`: the same namespaces, with coroutine methods."""
@@ -354,3 +364,8 @@ class AsyncClientResources:
     def checksums(self) -> AsyncChecksums:
         """`retrieve`, awaited."""
         return AsyncChecksums(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def imports(self) -> AsyncImports:
+        """`create`, `list`, `retrieve`, `errors`, awaited."""
+        return AsyncImports(_t.cast("AsyncPlatformClient", self))

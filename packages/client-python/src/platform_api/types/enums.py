@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "InvitationRole", "InvitationDelivery", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "PendingEmailChangeDelivery", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "UserSessionType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "ImportStatus", "InvitationRole", "InvitationDelivery", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "PendingEmailChangeDelivery", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "UserSessionType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
-AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.updated", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "webhook_endpoint.transferred", "oauth_client.transferred", "oauth_client.approved", "oauth_token.revoked", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.resent", "invitation.revoked", "invitation.accepted", "user.password_changed", "user.password_reset", "user.email_changed", "user.password_check_failed", "user.signed_out", "user.session_revoked", "export.created", "export.download_link_created"]
+AuditEventAction = _t.Literal["token.created", "token.revoked", "oauth_client.created", "oauth_client.updated", "oauth_client.secret_rotated", "oauth_client.deleted", "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.deleted", "webhook_endpoint.secret_rotated", "webhook_endpoint.transferred", "oauth_client.transferred", "oauth_client.approved", "oauth_token.revoked", "organization.updated", "organization.plan_changed", "organization.rate_limit_changed", "member.added", "member.role_changed", "member.updated", "member.removed", "invitation.created", "invitation.resent", "invitation.revoked", "invitation.accepted", "user.password_changed", "user.password_reset", "user.email_changed", "user.password_check_failed", "user.signed_out", "user.session_revoked", "export.created", "import.created", "export.download_link_created"]
 
-AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user", "invitation", "export"]
+AuditTargetType = _t.Literal["personal_access_token", "oauth_client", "webhook_endpoint", "organization", "user", "invitation", "export", "import"]
 
 BatchItemErrorCode = _t.Literal["validation_error", "unauthorized", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "not_acceptable", "conflict", "invalid_state_transition", "cursor_expired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "service_unavailable"]
 
@@ -43,6 +43,8 @@ ExportBatchCollection = _t.Literal["students", "courses", "enrollments", "paymen
 
 ExportBatchFormat = _t.Literal["ndjson", "csv"]
 
+ImportStatus = _t.Literal["queued", "running", "succeeded", "failed"]
+
 InvitationRole = _t.Literal["admin", "developer", "viewer"]
 
 InvitationDelivery = _t.Literal["email", "link"]
@@ -53,12 +55,12 @@ MemberCredentialsInvitationRole = _t.Literal["admin", "developer", "viewer"]
 
 OAuthClientType = _t.Literal["confidential", "public"]
 
-Scope = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write", "request_logs:read"]
+Scope = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write", "imports:read", "imports:write", "request_logs:read"]
 """A permission a token can hold."""
 
 OAuthClientGrantType = _t.Literal["authorization_code", "refresh_token", "client_credentials"]
 
-ScopeOrAll = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write", "request_logs:read", "all"]
+ScopeOrAll = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write", "imports:read", "imports:write", "request_logs:read", "all"]
 """A scope to grant, or `all` for every scope."""
 
 OrganizationPlan = _t.Literal["standard", "enterprise"]

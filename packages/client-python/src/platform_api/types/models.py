@@ -28,6 +28,7 @@ from .enums import (
     ExportCollection,
     ExportFormat,
     ExportStatus,
+    ImportStatus,
     InvitationDelivery,
     InvitationRole,
     MemberCredentialsInvitationRole,
@@ -120,6 +121,12 @@ __all__ = [
     "ExportBatch",
     "ExportDownloadLink",
     "ExportList",
+    "Import",
+    "ImportCollection",
+    "ImportCounts",
+    "ImportFormat",
+    "ImportList",
+    "ImportMode",
     "Invitation",
     "InvitationList",
     "InvitationWithSecret",
@@ -4145,6 +4152,261 @@ class ExportList(BaseModel):
             meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
             links=parse_model(PageLinks.from_json, json_get(raw, "links")),
         )
+        model._attach(raw)
+        return model
+
+
+class Import(BaseModel):
+    """A `Import` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["import"]
+    collection: ImportCollection
+    mode: ImportMode
+    format: ImportFormat
+    dry_run: bool
+    change_threshold: float
+    confirmed: bool
+    status: _t.Union[ImportStatus, str]
+    rows: int
+    """Rows in the file (its header not counted)."""
+    rows_processed: int
+    """Rows worked through so far: the progress."""
+    counts: ImportCounts
+    error: _t.Optional[str]
+    """Why a failed import failed: a threshold passed, a `full` file with unreadable rows."""
+    created_at: _dt.datetime
+    completed_at: _t.Optional[_dt.datetime]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("collection", "collection"),
+        ("mode", "mode"),
+        ("format", "format"),
+        ("dry_run", "dry_run"),
+        ("change_threshold", "change_threshold"),
+        ("confirmed", "confirmed"),
+        ("status", "status"),
+        ("rows", "rows"),
+        ("rows_processed", "rows_processed"),
+        ("counts", "counts"),
+        ("error", "error"),
+        ("created_at", "created_at"),
+        ("completed_at", "completed_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["import"],
+        collection: ImportCollection,
+        mode: ImportMode,
+        format: ImportFormat,
+        dry_run: bool,
+        change_threshold: float,
+        confirmed: bool,
+        status: _t.Union[ImportStatus, str],
+        rows: int,
+        rows_processed: int,
+        counts: ImportCounts,
+        error: _t.Optional[str],
+        created_at: _dt.datetime,
+        completed_at: _t.Optional[_dt.datetime],
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "collection": collection,
+                "mode": mode,
+                "format": format,
+                "dry_run": dry_run,
+                "change_threshold": change_threshold,
+                "confirmed": confirmed,
+                "status": status,
+                "rows": rows,
+                "rows_processed": rows_processed,
+                "counts": counts,
+                "error": error,
+                "created_at": created_at,
+                "completed_at": completed_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> Import:
+        """A `Import` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            collection=parse_model(ImportCollection.from_json, json_get(raw, "collection")),
+            mode=parse_model(ImportMode.from_json, json_get(raw, "mode")),
+            format=parse_model(ImportFormat.from_json, json_get(raw, "format")),
+            dry_run=json_get(raw, "dry_run"),
+            change_threshold=json_get(raw, "change_threshold"),
+            confirmed=json_get(raw, "confirmed"),
+            status=json_get(raw, "status"),
+            rows=json_get(raw, "rows"),
+            rows_processed=json_get(raw, "rows_processed"),
+            counts=parse_model(ImportCounts.from_json, json_get(raw, "counts")),
+            error=json_get(raw, "error"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            completed_at=parse_datetime(json_get(raw, "completed_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class ImportCollection(BaseModel):
+    """A `ImportCollection` object of the Platform API."""
+
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+    )
+
+    def __init__(self) -> None:
+        self._init({})
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ImportCollection:
+        """A `ImportCollection` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls()
+        model._attach(raw)
+        return model
+
+
+class ImportCounts(BaseModel):
+    """A `ImportCounts` object of the Platform API."""
+
+    created: int
+    updated: int
+    unchanged: int
+    failed: int
+    """Rows refused: each is a line of the error report."""
+    withdrawn: int
+    """Records a `full` import withdrew (or, in a dry run, would withdraw)."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("created", "created"),
+        ("updated", "updated"),
+        ("unchanged", "unchanged"),
+        ("failed", "failed"),
+        ("withdrawn", "withdrawn"),
+    )
+
+    def __init__(
+        self,
+        *,
+        created: int,
+        updated: int,
+        unchanged: int,
+        failed: int,
+        withdrawn: int,
+    ) -> None:
+        self._init(
+            {
+                "created": created,
+                "updated": updated,
+                "unchanged": unchanged,
+                "failed": failed,
+                "withdrawn": withdrawn,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ImportCounts:
+        """A `ImportCounts` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            created=json_get(raw, "created"),
+            updated=json_get(raw, "updated"),
+            unchanged=json_get(raw, "unchanged"),
+            failed=json_get(raw, "failed"),
+            withdrawn=json_get(raw, "withdrawn"),
+        )
+        model._attach(raw)
+        return model
+
+
+class ImportFormat(BaseModel):
+    """A `ImportFormat` object of the Platform API."""
+
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+    )
+
+    def __init__(self) -> None:
+        self._init({})
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ImportFormat:
+        """A `ImportFormat` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls()
+        model._attach(raw)
+        return model
+
+
+class ImportList(BaseModel):
+    """A `ImportList` object of the Platform API."""
+
+    data: _t.List[Import]
+    meta: PageMeta
+    links: PageLinks
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("meta", "meta"),
+        ("links", "links"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[Import],
+        meta: PageMeta,
+        links: PageLinks,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "meta": meta,
+                "links": links,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ImportList:
+        """A `ImportList` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(Import.from_json, item0), json_get(raw, "data")),
+            meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
+            links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
+class ImportMode(BaseModel):
+    """A `ImportMode` object of the Platform API."""
+
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+    )
+
+    def __init__(self) -> None:
+        self._init({})
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ImportMode:
+        """A `ImportMode` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls()
         model._attach(raw)
         return model
 
