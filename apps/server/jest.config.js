@@ -8,7 +8,14 @@ const { suitesReading } = require('@platform/jest-config/suites');
 
 const base = require('@platform/jest-config').config({ rootDir: __dirname, testTimeout: 60000 });
 
-const PROCESS_SUITES = ['cli-binary', 'dev-script', 'generator', 'server-start', 'webhook-crash'];
+const PROCESS_SUITES = [
+  'cli-binary',
+  'dev-script',
+  'generator',
+  'import-crash',
+  'server-start',
+  'webhook-crash',
+];
 const processSuite = (name) => `/test/${name}\\.e2e-spec\\.ts$`;
 
 // CI runs this package's suites three times: on SQLite (every file), on PostgreSQL and on

@@ -177,6 +177,11 @@ const EnvSchema = z.object({
   EXPORT_RETENTION: duration
     .pipe(z.number().min(1000, 'must be at least 1s'))
     .default(`${EXPORT_DEFAULT_RETENTION_DAYS}d`),
+  /**
+   * How long an import's runner holds it without progress before another instance (or this one,
+   * restarted) takes it over and resumes it.
+   */
+  IMPORT_LEASE: duration.pipe(z.number().min(1000, 'must be at least 1s')).default('30s'),
   /** Whether each organization's API requests are recorded for `GET /v1/request_logs`. */
   REQUEST_LOG: booleanString.default('true'),
   /** How long request log entries are kept, in days (pruned hourly). */
@@ -247,6 +252,8 @@ export interface AppConfig {
   audit: { retentionDays: number };
   /** `EXPORT_RETENTION`: how long an export's file is kept. */
   exports: { retentionMs: number };
+  /** `IMPORT_LEASE`: how long a runner's claim on an import holds without progress. */
+  imports: { leaseMs: number };
   requestLog: { enabled: boolean; retentionDays: number };
   /** `TOKEN_CACHE_SIZE`: token lookups kept in memory; 0, none. */
   tokenCacheSize: number;
@@ -332,6 +339,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     audit: { retentionDays: e.AUDIT_RETENTION_DAYS },
     exports: { retentionMs: e.EXPORT_RETENTION },
+    imports: { leaseMs: e.IMPORT_LEASE },
     requestLog: { enabled: e.REQUEST_LOG, retentionDays: e.REQUEST_LOG_RETENTION_DAYS },
     tokenCacheSize: e.TOKEN_CACHE_SIZE,
     mail: {

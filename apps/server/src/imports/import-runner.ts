@@ -1,4 +1,5 @@
 import {
+  Inject,
   Injectable,
   Logger,
   type OnApplicationBootstrap,
@@ -6,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
+import { setImmediate } from 'node:timers';
 import {
   IMPORT_REMOVALS,
   type FullImportCollection,
@@ -14,6 +16,8 @@ import {
 import type { EntityManager } from 'typeorm';
 import type { BatchItem, BatchResult } from '../common/batch-upsert';
 import { Clock } from '../common/clock';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/env';
 import { TransactionRunner } from '../common/transactions';
 import { CoursesService } from '../courses/courses.service';
 import { insertRows, Sql } from '../database/sql';
@@ -25,8 +29,6 @@ import { SERVER_RESOURCES } from '../resources';
 import { StudentsService } from '../students/students.service';
 import { type ImportCounts, ImportErrorRecord, ImportRecord } from './import.entity';
 
-/** How long a runner's claim on an import holds without progress before another takes it. */
-export const IMPORT_LEASE_MS = 30_000;
 const POLL_MS = 5_000;
 /** Rows applied per transaction: one batch upsert's worth. */
 const CHUNK = 1000;
@@ -85,6 +87,7 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     private readonly modules: ModuleRef,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -149,8 +152,9 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
     });
   }
 
+  /** The claim's end if no progress renews it first (`IMPORT_LEASE`). */
   private leaseFrom(nowMs: number): Date {
-    return new Date(nowMs + IMPORT_LEASE_MS);
+    return new Date(nowMs + this.config.imports.leaseMs);
   }
 
   /** Works the import through to its end, a step (one transaction) at a time. */
@@ -164,6 +168,9 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
             ? await this.upsertStep(record)
             : await this.withdrawStep(record);
         if (!step) break;
+        // SQLite's driver is synchronous: without a turn of the event loop between chunks, an
+        // import would hold off every request until its last row.
+        await new Promise((resolve) => setImmediate(resolve));
       }
       if (this.stopped) return;
       await this.finish(record, { status: 'succeeded' });
