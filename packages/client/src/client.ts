@@ -9,9 +9,16 @@ import { API_VERSION, MAX_PER_PAGE, ROUTES, type PlatformClient } from './genera
 import { FeedFollower, type FeedPage, type FollowOptions } from './feed';
 import { defaultSleep, HttpClient, type RequestHooks } from './http-client';
 import { OAuthTokenSource, type OAuthOptions, staticTokenSource } from './oauth';
-import type { GenericRequestArgs, RequestOptions, RouteSpec, RouteTable } from './route-types';
+import type {
+  GenericRequestArgs,
+  RequestOptions,
+  RouteSpec,
+  RouteTable,
+  UploadBody,
+} from './route-types';
 import { VERSION } from './version';
 import { exportHelpers, type ExportHelpers } from './exports';
+import { importHelpers, type ImportHelpers } from './imports';
 import {
   checkRequestOptions,
   isQueryOnly,
@@ -75,7 +82,10 @@ export interface ClientOptions {
 // --- runtime -----------------------------------------------------------------------------
 
 /** The client, with the hand-written helpers beside the generated operations. */
-export type Client = PlatformClient & { exports: PlatformClient['exports'] & ExportHelpers };
+export type Client = PlatformClient & {
+  exports: PlatformClient['exports'] & ExportHelpers;
+  imports: PlatformClient['imports'] & ImportHelpers;
+};
 
 /** The Platform API client: `createClient({ baseUrl, token }).students.list({ status: 'active' })`. */
 export function createClient(options: ClientOptions): Client {
@@ -92,6 +102,10 @@ export function createClient(options: ClientOptions): Client {
       async (id) => await typed.exports.retrieve(id),
       config.sleep,
     ),
+  );
+  Object.assign(
+    typed.imports,
+    importHelpers(async (id) => await typed.imports.retrieve(id), config.sleep),
   );
   return typed;
 }
@@ -272,14 +286,18 @@ async function send(
   const url = `${base}${pathOf(name, route.path, args.params)}${queryString(name, args.query)}`;
   const headers: Record<string, string> = { ...args.extraHeaders };
   const hasBody = route.body === true && args.body !== undefined;
-  if (hasBody) headers['content-type'] = 'application/json';
+  if (hasBody && !route.upload) headers['content-type'] = 'application/json';
   if (perCall?.idempotencyKey !== undefined) headers['idempotency-key'] = perCall.idempotencyKey;
   const { signal, ...fetchOptions } = args.fetchOptions ?? {};
   const response = await http.request({
     method: route.method,
     url,
     headers,
-    body: hasBody ? JSON.stringify(args.body) : undefined,
+    body: !hasBody
+      ? undefined
+      : route.upload
+        ? uploadForm(args.body as UploadBody, args.query)
+        : JSON.stringify(args.body),
     signal: signal ?? undefined,
     fetchOptions,
     maxRetries: perCall?.maxRetries,
@@ -292,6 +310,28 @@ async function send(
     requestId: response.headers.get('x-request-id') ?? undefined,
     retriesTaken: response.retriesTaken ?? 0,
   };
+}
+
+/** MIME types of the formats an upload names in its query (`format=csv`). */
+const UPLOAD_TYPES: Readonly<Record<string, string>> = {
+  csv: 'text/csv',
+  ndjson: 'application/x-ndjson',
+};
+
+/** An upload's multipart body: its file as the part `file`, typed after `query.format` if given. */
+function uploadForm(body: UploadBody, query: Record<string, unknown> | undefined): FormData {
+  const format = typeof query?.format === 'string' ? UPLOAD_TYPES[query.format] : undefined;
+  const file =
+    body.file instanceof Blob && (format === undefined || body.file.type === format)
+      ? body.file
+      : new Blob([body.file as BlobPart], { type: format ?? '' });
+  const form = new FormData();
+  form.append(
+    'file',
+    file,
+    body.filename ?? (body.file instanceof File ? body.file.name : 'upload'),
+  );
+  return form;
 }
 
 /** `/v1/students/{id}` with each parameter filled in, encoded so it stays one path segment. */

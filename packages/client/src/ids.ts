@@ -16,6 +16,7 @@ interface IdPrefixes {
   audit_event: 'aud';
   invitation: 'inv';
   export: 'exp';
+  import: 'imp';
   request_log: 'rql';
   /** A member's session (`/v1/user/sessions`): derived from a hash, so not time-sortable. */
   session: 'ses';

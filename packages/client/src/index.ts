@@ -1,11 +1,13 @@
 export { createClient, type ApiPrefix, type Client, type ClientOptions } from './client';
 export { collectionChecksum, type ExportHelpers, type WaitOptions } from './exports';
+export type { ImportHelpers } from './imports';
 export type {
   CallArgs,
   FetchOptions,
   GenericRequest,
   GenericRequestArgs,
   RequestOptions,
+  UploadBody,
 } from './route-types';
 export type { IntegerFilter, ListFilter, RangeFilters, SortInput, SortKey } from './list-types';
 export type { IdKind, PrefixedId } from './ids';

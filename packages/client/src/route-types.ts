@@ -12,12 +12,25 @@ export interface RouteSpec {
    * options; `true` when it takes a query whose names are not known here.
    */
   query?: readonly string[] | true;
-  /** It takes a JSON body. */
+  /** It takes a JSON body (with `upload`: a file, sent as multipart/form-data). */
   body?: boolean;
+  /** Its body is a file (`UploadBody`), sent as the multipart part `file`. */
+  upload?: boolean;
   /** It answers a page (`{ data, meta, links }`): the client adds `<name>All`. */
   list?: boolean;
   /** It reads a change feed after a cursor: the client adds `follow` to its namespace. */
   feed?: boolean;
+}
+
+/**
+ * The body of an upload (`imports.create`): the file as a `Blob` (in Node, `fs.openAsBlob(path)`
+ * streams a file from disk without reading it into memory), bytes or text, and the name it is
+ * sent under. Without `format` in the query the server reads the format from the Blob's type or
+ * the name's extension (`.csv`, `.ndjson`).
+ */
+export interface UploadBody {
+  file: Blob | Uint8Array | string;
+  filename?: string;
 }
 
 /** Namespaces of operations: `{ students: { list: RouteSpec, … }, … }`. */

@@ -50,6 +50,12 @@ export const IMPORT_REMOVALS = {
 } as const satisfies Partial<Record<ImportCollection, { from: readonly string[]; to: string }>>;
 export type FullImportCollection = keyof typeof IMPORT_REMOVALS;
 
+/** An import's body as the SDKs take it: the file (sent as the part `file`) and its name. */
+export interface ImportUpload {
+  file: Blob | Uint8Array | string;
+  filename?: string;
+}
+
 export const IMPORT_MODES = ['upsert', 'full'] as const;
 export type ImportMode = (typeof IMPORT_MODES)[number];
 export const IMPORT_FORMATS = ['ndjson', 'csv'] as const;
@@ -63,17 +69,20 @@ export const IMPORT_MAX_ROWS = 2_000_000;
 /** A `full` import that would withdraw more than this share of the records it manages stops. */
 export const IMPORT_DEFAULT_CHANGE_THRESHOLD = 0.1;
 
-/** A query flag: `true` or `false` (what the SDKs send for a boolean), default false. */
+/**
+ * A query flag, `true` or `false` as the SDKs send a boolean; absent is false. Typed as the
+ * boolean a caller gives (what the SDKs and the OpenAPI document see), read from the query's text.
+ */
 const booleanParam = z
   .preprocess(
     (value) => (value === 'true' ? true : value === 'false' ? false : value),
     z.boolean({ invalid_type_error: 'must be true or false' }),
   )
-  .optional();
+  .optional() as unknown as z.ZodOptional<z.ZodBoolean>;
 
-const ImportCollectionSchema = z.enum(IMPORT_COLLECTIONS).openapi({ title: 'ImportCollection' });
-const ImportModeSchema = z.enum(IMPORT_MODES).openapi({ title: 'ImportMode' });
-const ImportFormatSchema = z.enum(IMPORT_FORMATS).openapi({ title: 'ImportFormat' });
+const ImportCollectionSchema = z.enum(IMPORT_COLLECTIONS);
+const ImportModeSchema = z.enum(IMPORT_MODES);
+const ImportFormatSchema = z.enum(IMPORT_FORMATS);
 
 export const ImportCreateQuerySchema = z
   .object({
@@ -165,7 +174,7 @@ export const importsContract = c.router(
       description: `Uploads one collection's records as a file (\`multipart/form-data\`, one part named \`file\`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; \`true\`/\`false\` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (\`POST /v1/<collection>/batch\`) holds, \`external_id\` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll \`GET /v1/imports/{id}\`; refused rows are in \`GET /v1/imports/{id}/errors\`. ${IMPORT_SCOPE_NOTE}`,
       query: ImportCreateQuerySchema,
       contentType: 'multipart/form-data',
-      body: c.type<{ file: Blob }>(),
+      body: c.type<ImportUpload>(),
       responses: {
         202: ImportSchema,
         ...commonErrorResponses,

@@ -84,6 +84,15 @@ class SchemaReader {
     throw new Error(`No name for the enum of ${owner}.${field}`);
   }
 
+  /** The enum `name`, when it exists with exactly the values of `schema`'s enum. */
+  sameEnum(schema: Json, name: string): TypeRef | undefined {
+    if (!Array.isArray(schema.enum)) return undefined;
+    const existing = this.enums.get(name);
+    const sorted = (values: readonly unknown[]) => [...values].map(String).sort().join('\n');
+    if (!existing || sorted(existing.values) !== sorted(schema.enum)) return undefined;
+    return { kind: 'enum', name };
+  }
+
   /** The type of a schema, and whether it also admits null. */
   typeOf(schema: Json, owner: string, field: string): { type: TypeRef; nullable: boolean } {
     if (typeof schema.$ref === 'string') {
@@ -309,6 +318,7 @@ function operationOf(
     ...(body && {
       body: { model: refName(body.$ref as string), required: requestBody?.required === true },
     }),
+    ...(isUpload(requestBody) && { upload: true }),
     response,
     ...(feed && { feed }),
     scope: typeof op['x-required-scope'] === 'string' ? op['x-required-scope'] : null,
@@ -320,6 +330,12 @@ function operationOf(
 }
 
 /** The query parameters of an operation; `name[op]` parameters merge into one range filter. */
+/** `Import` for `imports.create`: the singular of the operation's resource, as a model is named. */
+function resourceOwner(op: Json): string {
+  const resource = String(op.operationId).split('.')[0]!;
+  return pascalCase(singular(snakeCase(resource)));
+}
+
 function queryOf(reader: SchemaReader, op: Json): QueryParam[] {
   const parameters = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query');
   const query: QueryParam[] = [];
@@ -352,7 +368,13 @@ function queryOf(reader: SchemaReader, op: Json): QueryParam[] {
       name: wire,
       camel: camelCase(wire),
       kind: 'scalar',
-      type: reader.typeOf(schema, 'Query', wire).type,
+      // An upload's query holds its options: an enum with the values of its resource's field of
+      // the same name is that field's type (`ImportMode` for `imports.create`'s `mode`). Other
+      // operations' enums keep the `Query<Name>` names released SDKs have.
+      type:
+        (isUpload(op.requestBody)
+          ? reader.sameEnum(schema, `${resourceOwner(op)}${pascalCase(wire)}`)
+          : undefined) ?? reader.typeOf(schema, 'Query', wire).type,
       required: parameter.required === true,
       ...(typeof parameter.description === 'string' && { description: parameter.description }),
       ...(enumValues && { enumValues }),
@@ -455,6 +477,15 @@ function eventsOf(webhooks: Record<string, Json>, schemas: Record<string, Json>)
       scope: typeof post['x-required-scope'] === 'string' ? post['x-required-scope'] : null,
     };
   });
+}
+
+/** A body of one file part (`multipart/form-data` with a binary `file`). */
+function isUpload(requestBody: unknown): boolean {
+  if (!isObject(requestBody) || !isObject(requestBody.content)) return false;
+  const media = requestBody.content['multipart/form-data'];
+  if (!isObject(media) || !isObject(media.schema)) return false;
+  const properties = media.schema.properties;
+  return isObject(properties) && isObject(properties.file) && properties.file.format === 'binary';
 }
 
 function bodySchema(requestBody: unknown): Json | undefined {

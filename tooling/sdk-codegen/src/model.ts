@@ -136,6 +136,11 @@ export interface Operation {
   /** The request body's named input model, if the operation takes a body. */
   body?: { model: string; required: boolean };
   /**
+   * The body is a file, sent as `multipart/form-data` with one part named `file` (an import's
+   * CSV or NDJSON): the SDKs take the file's bytes (or a stream of them) instead of a model.
+   */
+  upload?: boolean;
+  /**
    * - `model`: a JSON body of the named model, or of the named union (`events.retrieve` → `Event`)
    * - `page`: a list page (`{ data: Item[], meta, links }`, the named `*List` model), auto-paginated;
    *   `item` is a model or a union name

@@ -49,6 +49,13 @@ function methodParts(ctx: Context, op: Operation): MethodParts {
     const paths = objectPaths(ctx, bodyModel.fields);
     body = `Json::encodeBody($params, [${paths.map(str).join(', ')}])`;
   }
+  if (op.upload) {
+    params.push('Upload $file');
+    paramTags.push(
+      "@param Upload $file the file: `Upload::fromPath('students.csv')` or `Upload::fromString($csv, 'students.csv')`",
+    );
+    body = '$file';
+  }
   if (op.query.length > 0) {
     const name = bodyModel ? '$query' : '$params';
     const required = op.query.some((q) => q.required);
@@ -74,7 +81,13 @@ function methodParts(ctx: Context, op: Operation): MethodParts {
     body,
     enums,
     callArgs: (nextParams) =>
-      [...pathArgs, ...(bodyModel ? ['$params'] : []), nextParams, '$options'].join(', '),
+      [
+        ...pathArgs,
+        ...(bodyModel ? ['$params'] : []),
+        ...(op.upload ? ['$file'] : []),
+        nextParams,
+        '$options',
+      ].join(', '),
   };
 }
 
@@ -236,9 +249,11 @@ export function emitService(ctx: Context, resource: Resource): string {
     const response = responseParts(ctx, op, parts);
     for (const u of response.uses) if (!u.endsWith('Cast') && !u.endsWith('Json')) uses.add(u);
     for (const e of parts.enums) uses.add(`PlatformApi\\Model\\${e}`);
+    if (op.upload) uses.add('PlatformApi\\Core\\Upload');
     const args = [
       ...op.pathParams.map((p) => `$${safeVariable(p)}`),
       ...(op.body ? ['$params'] : []),
+      ...(op.upload ? ['$file'] : []),
       ...(op.query.length > 0 ? [op.body ? '$query' : '$params'] : []),
       '$options',
     ].join(', ');
@@ -350,7 +365,8 @@ export function emitRawService(ctx: Context, resource: Resource): string {
     const response = responseParts(ctx, op, parts);
     for (const u of response.uses) uses.add(u);
     for (const e of parts.enums) uses.add(`PlatformApi\\Model\\${e}`);
-    if (parts.body !== 'null') uses.add('PlatformApi\\Core\\Json');
+    if (op.upload) uses.add('PlatformApi\\Core\\Upload');
+    else if (parts.body !== 'null') uses.add('PlatformApi\\Core\\Json');
     if (op.feed) uses.add('PlatformApi\\Core\\Cursor');
     methods.push(
       '',

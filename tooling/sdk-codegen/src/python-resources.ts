@@ -26,7 +26,7 @@ interface Argument {
   annotation: string;
   required: boolean;
   description?: string;
-  where: 'path' | 'query' | 'body';
+  where: 'path' | 'query' | 'body' | 'file';
 }
 
 function operationArguments(ctx: Context, op: Operation): Argument[] {
@@ -73,6 +73,17 @@ function operationArguments(ctx: Context, op: Operation): Argument[] {
         where: 'body',
       });
     }
+  }
+  if (op.upload) {
+    args.push({
+      arg: 'file',
+      wire: 'file',
+      annotation: 'FileInput',
+      required: true,
+      description:
+        'The file: its bytes, an open binary file, a path (`pathlib.Path("students.csv")`) or a `(filename, content)` pair. Its format is `format`, else its name\'s extension.',
+      where: 'file',
+    });
   }
   const seen = new Set<string>();
   for (const a of args) {
@@ -194,6 +205,7 @@ interface ResourceUses {
   feed: boolean;
   path: boolean;
   dt: boolean;
+  upload: boolean;
 }
 
 /** Records the types and helpers an operation's arguments and response need imported. */
@@ -205,6 +217,7 @@ function noteUses(ctx: Context, uses: ResourceUses, op: Operation, args: Argumen
     }
     if (a.annotation.includes('_dt.')) uses.dt = true;
     if (a.where === 'path') uses.path = true;
+    if (a.where === 'file') uses.upload = true;
   }
   if (op.response.kind === 'page') {
     uses.page = true;
@@ -321,6 +334,9 @@ function rawMethods(ctx: Context, op: Operation, args: Argument[], methods: Reso
     rawBody += `        return self._request(\n            ${pyString(op.http)},\n            ${pathExpr(ctx, op)},\n`;
     if (query.length) rawBody += `            query=${dict(query)},\n`;
     if (body.length) rawBody += `            body=${dict(body)},\n`;
+    const format = query.find((a) => a.wire === 'format');
+    if (op.upload)
+      rawBody += `            body=Upload(file, format=${format ? format.arg : 'None'}),\n`;
     rawBody += `            options=request_options,\n`;
     rawBody += `            cast=${op.response.kind === 'none' ? (op.response.file ? 'parse_file' : 'parse_none') : ctx.parser(op.response.model)},\n        )\n`;
   }
@@ -356,7 +372,7 @@ ${uses.dt ? 'import datetime as _dt\n' : ''}import typing as _t
 
 ${uses.feed ? 'from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cursor, feed_cursor_param, follow_start\n' : ''}${uses.page ? 'from .._core._pagination import AsyncPage, SyncPage\n' : ''}from .._core._resource import ${core.join(', ')}
 from .._core._response import APIResponse
-${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
+${uses.upload ? 'from .._core._upload import FileInput, Upload\n' : ''}${importBlock('.._types', used(classes, ['Omit', 'RequestOptions', 'omit']))}`;
   const helpers = HELPER_BASES[resource.snake];
   if (helpers) out += `from ${helpers.module} import ${helpers.async}, ${helpers.sync}\n`;
   if (uses.enums.size) out += `from ..types.enums import ${[...uses.enums].sort().join(', ')}\n`;
@@ -377,6 +393,7 @@ export function emitResource(ctx: Context, resource: Resource): string {
     feed: false,
     path: false,
     dt: false,
+    upload: false,
   };
   const methods: ResourceMethods = { plain: '', raw: '', asyncPlain: '', asyncRaw: '' };
   for (const op of resource.operations) {

@@ -161,7 +161,30 @@ export interface Samples {
   python: string;
 }
 
+/** An upload's samples: a CSV file from disk, with the operation's required query. */
+function uploadSamples(operation: Operation, model: SdkModel, result: string | undefined): Samples {
+  const query = operation.query
+    .filter((q) => q.required)
+    .map((q): [string, Value] => [q.name, sampleEnum(q, model) ?? 'value']);
+  const { camel: resource, snake: resourceSnake } = operation.resource;
+  const { camel: method, snake: methodSnake } = operation.method;
+  const assign = (name: string) => (result ? `${name} = ` : '');
+  return {
+    typescript: `${assign(`const ${result}`)}await platform.${resource}.${method}({ query: ${tsValue(Object.fromEntries(query))}, body: { file: 'external_id,student_number,first_name,last_name\\nSIS-1,N-1,Ada,Lovelace\\n', filename: 'students.csv' } });`,
+    php: `${assign(`$${result}`)}$client->${resource}->${method}(Upload::fromPath('students.csv'), ${phpValue(Object.fromEntries(query))});`,
+    python: `${assign(snake(result ?? ''))}client.${resourceSnake}.${methodSnake}(file=Path("students.csv"), ${query.map(([k, v]) => `${k}=${pyValue(v)}`).join(', ')})`,
+  };
+}
+
+/** The first value of a query parameter's enum: `students` for an import's `collection`. */
+function sampleEnum(q: Operation['query'][number], model: SdkModel): string | undefined {
+  const type = q.type;
+  if (type.kind !== 'enum') return q.enumValues?.[0];
+  return model.enums.find((e) => e.name === type.name)?.values[0];
+}
+
 export function samplesFor(operation: Operation, model: SdkModel): Samples {
+  if (operation.upload) return uploadSamples(operation, model, resultName(operation));
   const id = operation.pathParams.length > 0 ? pathSample(operation, model) : undefined;
   const body = sampleBody(operation, model);
   const query = operation.response.kind === 'page' ? sampleQuery(operation) : [];

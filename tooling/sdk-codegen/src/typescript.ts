@@ -221,6 +221,10 @@ function argsType(op: Operation): { type: string; required: boolean } {
     parts.push(`body${op.body.required ? '' : '?'}: ${op.body.model}`);
     required ||= op.body.required;
   }
+  if (op.upload) {
+    parts.push('body: UploadBody');
+    required = true;
+  }
   return { type: `{ ${parts.join('; ')}${parts.length ? '; ' : ''}} & CallArgs`, required };
 }
 
@@ -228,7 +232,7 @@ const responseType = (op: Operation): string =>
   op.response.kind === 'none' ? (op.response.file ? 'string' : 'undefined') : op.response.model;
 
 const isQueryOnly = (op: Operation): boolean =>
-  op.pathParams.length === 0 && !op.body && op.query.length > 0;
+  op.pathParams.length === 0 && !op.body && !op.upload && op.query.length > 0;
 
 /** What a method's args are after a positional id: the args without `params`. */
 function restArgsType(op: Operation): { type: string; required: boolean } {
@@ -305,7 +309,7 @@ function emitRoutes(model: SdkModel): string {
   out += `import type { PagePromise, PlatformPromise } from '../api-promise';\n`;
   if (model.operations.some((op) => op.feed))
     out += `import type { FeedFollower, FollowOptions } from '../feed';\n`;
-  out += `import type { CallArgs, GenericRequest, RequestOptions, RouteTable } from '../route-types';\n`;
+  out += `import type { CallArgs, GenericRequest, RequestOptions, RouteTable${model.resources.some((r) => r.operations.some((o) => o.upload)) ? ', UploadBody' : ''} } from '../route-types';\n`;
   out += `import type {\n${[...models]
     .sort()
     .map((name) => `  ${name},\n`)
@@ -330,6 +334,7 @@ function emitRoutes(model: SdkModel): string {
         parts.push(`query: [${names.map(quote).join(', ')}]`);
       }
       if (op.body) parts.push('body: true');
+      if (op.upload) parts.push('body: true', 'upload: true');
       if (op.response.kind === 'page') parts.push('list: true');
       if (op.feed) parts.push('feed: true');
       out += `    ${key(op.method.camel)}: { ${parts.join(', ')} },\n`;
@@ -443,7 +448,8 @@ function emitEquivalence(model: SdkModel): string {
   let out = `${HEADER}`;
   out += `import type * as C from '@platform/contract';\n`;
   out += `import type { Check, ContractQuery, ContractRequest, ContractResponse, Same } from '../contract-types.test-d';\n`;
-  out += `import type * as G from './types';\n\n`;
+  out += `import type * as G from './types';\n`;
+  out += `import type { UploadBody } from '../route-types';\n\n`;
   out += 'type Routes = C.Contract;\nexport type Checks = [\n';
   for (const op of model.operations) {
     const [resource, method] = op.id.split('.') as [string, string];
@@ -464,6 +470,11 @@ function emitEquivalence(model: SdkModel): string {
     if (op.body) {
       out += label('body');
       out += `  Check<Same<ContractRequest<${route}>['body'], G.${op.body.model}${op.body.required ? '' : ' | undefined'}>>,\n`;
+    }
+    if (op.upload) {
+      out += label('body');
+      // ts-rest also takes FormData for a multipart body; the SDK builds that itself.
+      out += `  Check<Same<Exclude<ContractRequest<${route}>['body'], FormData>, UploadBody>>,\n`;
     }
   }
   for (const event of model.events) {

@@ -37,7 +37,8 @@ final class HttpClient
      *
      * @template T
      * @param array<string, mixed> $query
-     * @param string|null $body an encoded JSON body (see Json::encodeBody()), null for none
+     * @param string|Upload|null $body an encoded JSON body (see Json::encodeBody()), a file to
+     *     upload (multipart/form-data), null for none
      * @param (\Closure(RawResponse<T>): T)|null $parse what RawResponse::parse() returns
      * @param (\Closure(string): void)|null $sink takes a 2xx body in chunks as it arrives (bounded
      *     memory; the returned body is then empty). Retries happen only before the first chunk.
@@ -49,7 +50,7 @@ final class HttpClient
         string $method,
         string $path,
         array $query = [],
-        ?string $body = null,
+        string|Upload|null $body = null,
         ?RequestOptions $options = null,
         ?\Closure $parse = null,
         ?\Closure $sink = null,
@@ -78,7 +79,7 @@ final class HttpClient
         string $method,
         string $path,
         array $query,
-        ?string $body,
+        string|Upload|null $body,
         ?RequestOptions $options,
         ?\Closure $parse,
         ?\Closure $sink,
@@ -88,7 +89,10 @@ final class HttpClient
         $url = $this->baseUrl . $path . ($queryString !== '' ? '?' . $queryString : '');
 
         $headers = ['accept' => 'application/json', 'user-agent' => $this->userAgent];
-        if ($body !== null) {
+        if ($body instanceof Upload) {
+            $format = $query['format'] ?? null;
+            [$body, $headers['content-type']] = $body->encode(is_string($format) ? $format : null);
+        } elseif ($body !== null) {
             $headers['content-type'] = 'application/json';
         }
         foreach ([$this->options->headers, $options?->headers ?? []] as $extra) {

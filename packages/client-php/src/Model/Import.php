@@ -15,6 +15,9 @@ use PlatformApi\Core\Model;
 /**
  * The API's `Import` object. Unknown keys are kept: read them as `$model['key']`.
  *
+ * @see ImportCollection for the values of the fields typed with it
+ * @see ImportMode for the values of the fields typed with it
+ * @see ImportFormat for the values of the fields typed with it
  * @see ImportStatus for the values of the fields typed with it
  */
 final class Import extends Model
@@ -25,9 +28,18 @@ final class Import extends Model
          * @var 'import'|string
          */
         public readonly string $object,
-        public readonly ImportCollection $collection,
-        public readonly ImportMode $mode,
-        public readonly ImportFormat $format,
+        /**
+         * @var ImportCollection::*|string
+         */
+        public readonly string $collection,
+        /**
+         * @var ImportMode::*|string
+         */
+        public readonly string $mode,
+        /**
+         * @var ImportFormat::*|string
+         */
+        public readonly string $format,
         public readonly bool $dryRun,
         public readonly float $changeThreshold,
         public readonly bool $confirmed,
@@ -59,9 +71,9 @@ final class Import extends Model
         $model = new static(
             Cast::string($data['id'] ?? null),
             Cast::string($data['object'] ?? null),
-            Cast::model($data['collection'] ?? null, ImportCollection::class),
-            Cast::model($data['mode'] ?? null, ImportMode::class),
-            Cast::model($data['format'] ?? null, ImportFormat::class),
+            Cast::string($data['collection'] ?? null),
+            Cast::string($data['mode'] ?? null),
+            Cast::string($data['format'] ?? null),
             Cast::bool($data['dry_run'] ?? null),
             Cast::float($data['change_threshold'] ?? null),
             Cast::bool($data['confirmed'] ?? null),
@@ -86,9 +98,9 @@ final class Import extends Model
         $data = [
             'id' => $this->id,
             'object' => $this->object,
-            'collection' => Cast::serialize($this->collection),
-            'mode' => Cast::serialize($this->mode),
-            'format' => Cast::serialize($this->format),
+            'collection' => $this->collection,
+            'mode' => $this->mode,
+            'format' => $this->format,
             'dry_run' => $this->dryRun,
             'change_threshold' => $this->changeThreshold,
             'confirmed' => $this->confirmed,
@@ -105,6 +117,6 @@ final class Import extends Model
 
     public static function objectPaths(): array
     {
-        return ['', 'collection', 'mode', 'format', 'counts'];
+        return ['', 'counts'];
     }
 }

@@ -9,34 +9,28 @@ declare(strict_types=1);
 
 namespace PlatformApi\Model;
 
-use PlatformApi\Core\Cast;
-use PlatformApi\Core\Model;
-
 /**
- * The API's `ImportMode` object. Unknown keys are kept: read them as `$model['key']`.
+ * The values of `ImportMode` this SDK version knows. Responses keep the field a plain string, so a value a
+ * newer server adds never breaks this client: compare with these constants and have a default branch.
  */
-final class ImportMode extends Model
+final class ImportMode
 {
-    public function __construct(
-    ) {
+    public const UPSERT = 'upsert';
+    public const FULL = 'full';
+
+    private function __construct()
+    {
     }
 
-    /** @param array<array-key, mixed> $data */
-    public static function fromArray(array $data): static
+    /** @return list<string> every known value, in the API's order */
+    public static function values(): array
     {
-        $model = new static(
-        );
-        /** @var array<string, mixed> $data */
-        $model->sdkPayload = $data;
-        return $model;
+        return [self::UPSERT, self::FULL];
     }
 
-    public function toArray(): array
+    /** Whether this SDK version knows `$value` (a newer server may send others). */
+    public static function isKnown(string $value): bool
     {
-        if ($this->sdkPayload !== null) {
-            return $this->sdkPayload;
-        }
-        $data = [];
-        return $data;
+        return in_array($value, self::values(), true);
     }
 }

@@ -13,6 +13,7 @@ use PlatformApi\Core\Cast;
 use PlatformApi\Core\HttpClient;
 use PlatformApi\Core\Page;
 use PlatformApi\Core\RawResponse;
+use PlatformApi\Core\Upload;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
 use PlatformApi\Model\Import;
@@ -47,10 +48,11 @@ final class ImportsRawService
      * `POST /v1/imports` (sent with an Idempotency-Key, so it is retried safely). Requires the
      * `imports:write` scope.
      *
+     * @param Upload $file the file: `Upload::fromPath('students.csv')` or `Upload::fromString($csv, 'students.csv')`
      * @param array{
-     *     collection: mixed,
-     *     mode?: mixed,
-     *     format?: mixed,
+     *     collection: ImportCollection::*|list<ImportCollection::*>,
+     *     mode?: ImportMode::*|list<ImportMode::*>,
+     *     format?: ImportFormat::*|list<ImportFormat::*>,
      *     dry_run?: bool,
      *     change_threshold?: float|int,
      *     confirm?: bool,
@@ -60,13 +62,13 @@ final class ImportsRawService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params, ?RequestOptions $options = null): RawResponse
+    public function create(Upload $file, array $params, ?RequestOptions $options = null): RawResponse
     {
         return $this->http->request(
             'POST',
             '/v1/imports',
             $params,
-            null,
+            $file,
             $options,
             static fn (RawResponse $response): Import =>
                 Import::fromArray($response->object()),

@@ -11,6 +11,7 @@ namespace PlatformApi\Service;
 
 use PlatformApi\Core\HttpClient;
 use PlatformApi\Core\Page;
+use PlatformApi\Core\Upload;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
 use PlatformApi\Model\Import;
@@ -49,10 +50,11 @@ final class ImportsService
      * `POST /v1/imports` (sent with an Idempotency-Key, so it is retried safely). Requires the
      * `imports:write` scope.
      *
+     * @param Upload $file the file: `Upload::fromPath('students.csv')` or `Upload::fromString($csv, 'students.csv')`
      * @param array{
-     *     collection: mixed,
-     *     mode?: mixed,
-     *     format?: mixed,
+     *     collection: ImportCollection::*|list<ImportCollection::*>,
+     *     mode?: ImportMode::*|list<ImportMode::*>,
+     *     format?: ImportFormat::*|list<ImportFormat::*>,
      *     dry_run?: bool,
      *     change_threshold?: float|int,
      *     confirm?: bool,
@@ -62,9 +64,9 @@ final class ImportsService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(array $params, ?RequestOptions $options = null): Import
+    public function create(Upload $file, array $params, ?RequestOptions $options = null): Import
     {
-        return $this->raw->create($params, $options)->parse();
+        return $this->raw->create($file, $params, $options)->parse();
     }
 
     /**

@@ -24,6 +24,7 @@ from ._core._http import REPLAYABLE_METHODS, Headers, HTTPClientTransport, HTTPR
 from ._core._pagination import AsyncPage, next_page_query
 from ._core._response import APIResponse
 from ._core._retry import backoff_delay, retry_delay
+from ._core._upload import Upload
 from ._exceptions import APIConnectionError, APITimeoutError, status_error
 from ._models import identity
 from ._operations import API_PREFIX
@@ -212,7 +213,7 @@ class AsyncPlatformClient(AsyncClientResources, _ClientConfig):
         path: str,
         *,
         query: Optional[Query] = None,
-        body: Union[Body, Omit, None] = omit,
+        body: Union[Body, Upload, Omit, None] = omit,
         options: Optional[RequestOptions] = None,
         cast: Callable[[Any], _T],
     ) -> APIResponse[_T]:

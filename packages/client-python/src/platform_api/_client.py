@@ -25,6 +25,7 @@ from ._core._pagination import SyncPage, next_page_query
 from ._core._qs import encode_query
 from ._core._response import APIResponse
 from ._core._retry import RetryPolicy, backoff_delay, retry_delay
+from ._core._upload import Upload
 from ._exceptions import APIConnectionError, APITimeoutError, status_error
 from ._models import identity
 from ._operations import API_PREFIX, MAX_PER_PAGE, TOKEN_PATH
@@ -141,8 +142,12 @@ class _ClientConfig:
 
     @staticmethod
     def _content(
-        body: Union[Body, Omit, None], opts: RequestOptions, headers: Dict[str, str]
+        body: Union[Body, Upload, Omit, None], opts: RequestOptions, headers: Dict[str, str]
     ) -> Optional[bytes]:
+        if isinstance(body, Upload):
+            content, content_type = body.encode()
+            headers["content-type"] = content_type
+            return content
         extra = opts.get("extra_body")
         if (body is None or isinstance(body, Omit)) and not extra:
             return None
@@ -154,7 +159,7 @@ class _ClientConfig:
         return _json.dumps(merged)
 
     def _prepare(
-        self, method: str, path: str, query: Optional[Query], body: Union[Body, Omit, None], opts: RequestOptions
+        self, method: str, path: str, query: Optional[Query], body: Union[Body, Upload, Omit, None], opts: RequestOptions
     ) -> Tuple[str, str, Dict[str, str], Optional[bytes]]:
         """The method, URL, headers and body of a call, the same on every attempt."""
         method = method.upper()
@@ -357,7 +362,7 @@ class PlatformClient(ClientResources, _ClientConfig):
         path: str,
         *,
         query: Optional[Query] = None,
-        body: Union[Body, Omit, None] = omit,
+        body: Union[Body, Upload, Omit, None] = omit,
         options: Optional[RequestOptions] = None,
         cast: Callable[[Any], _T],
     ) -> APIResponse[_T]:

@@ -44,7 +44,8 @@ Query = Mapping[str, object]
 nested mappings (`{"created_at": {"gte": ...}}`), `None` or `omit` (both left out)."""
 
 Body = Mapping[str, object]
-"""A JSON object body before encoding; `omit` values are left out, `None` is sent as null."""
+"""A JSON object body before encoding; `omit` values are left out, `None` is sent as null. An
+upload's body is an `Upload` (`_core/_upload.py`) instead, sent as multipart/form-data."""
 
 
 class RequestOptions(TypedDict, total=False):

@@ -3,6 +3,7 @@
 import type * as C from '@platform/contract';
 import type { Check, ContractQuery, ContractRequest, ContractResponse, Same } from '../contract-types.test-d';
 import type * as G from './types';
+import type { UploadBody } from '../route-types';
 
 type Routes = C.Contract;
 export type Checks = [
@@ -312,6 +313,8 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['imports']['create']>, G.Import>>,
   // imports.create: query
   Check<Same<ContractQuery<Routes['imports']['create']>, G.ImportsCreateQuery>>,
+  // imports.create: body
+  Check<Same<Exclude<ContractRequest<Routes['imports']['create']>['body'], FormData>, UploadBody>>,
   // imports.list: response
   Check<Same<ContractResponse<Routes['imports']['list']>, G.ImportList>>,
   // imports.list: query

@@ -2,7 +2,7 @@
 // change the contract and run `pnpm generate:sdks`.
 import type { PagePromise, PlatformPromise } from '../api-promise';
 import type { FeedFollower, FollowOptions } from '../feed';
-import type { CallArgs, GenericRequest, RequestOptions, RouteTable } from '../route-types';
+import type { CallArgs, GenericRequest, RequestOptions, RouteTable, UploadBody } from '../route-types';
 import type {
   AuditEvent,
   AuditEventList,
@@ -272,7 +272,7 @@ export const ROUTES = {
     retrieve: { method: 'GET', path: '/v1/collections/checksums', query: ['collections'] },
   },
   imports: {
-    create: { method: 'POST', path: '/v1/imports', query: ['collection', 'mode', 'format', 'dry_run', 'change_threshold', 'confirm'] },
+    create: { method: 'POST', path: '/v1/imports', query: ['collection', 'mode', 'format', 'dry_run', 'change_threshold', 'confirm'], body: true, upload: true },
     list: { method: 'GET', path: '/v1/imports', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'status', 'collection', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/imports/{id}' },
     errors: { method: 'GET', path: '/v1/imports/{id}/errors' },
@@ -1264,8 +1264,7 @@ export interface ImportsResource {
    *
    * Scope: `imports:write`.
    */
-  create(query: ImportsCreateQuery, options?: RequestOptions): PlatformPromise<Import>;
-  create(args: { query: ImportsCreateQuery; } & CallArgs, options?: RequestOptions): PlatformPromise<Import>;
+  create(args: { query: ImportsCreateQuery; body: UploadBody; } & CallArgs, options?: RequestOptions): PlatformPromise<Import>;
   /**
    * List imports
    *

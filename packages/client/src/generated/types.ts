@@ -36,6 +36,12 @@ export type ExportBatchCollection = 'students' | 'courses' | 'enrollments' | 'pa
 
 export type ExportBatchFormat = 'ndjson' | 'csv';
 
+export type ImportCollection = 'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results';
+
+export type ImportMode = 'upsert' | 'full';
+
+export type ImportFormat = 'ndjson' | 'csv';
+
 export type ImportStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
 export type InvitationRole = 'admin' | 'developer' | 'viewer';
@@ -763,9 +769,6 @@ export interface Import {
   completed_at: string | null;
 }
 
-export interface ImportCollection {
-}
-
 export interface ImportCounts {
   created: number;
   updated: number;
@@ -776,16 +779,10 @@ export interface ImportCounts {
   withdrawn: number;
 }
 
-export interface ImportFormat {
-}
-
 export interface ImportList {
   data: Import[];
   meta: PageMeta;
   links: PageLinks;
-}
-
-export interface ImportMode {
 }
 
 export interface Invitation {

@@ -9,6 +9,7 @@ from urllib.parse import quote
 from .._types import Body, Omit, Query, RequestOptions, omit
 from ._pagination import AsyncPage, SyncPage
 from ._response import APIResponse
+from ._upload import Upload
 
 if TYPE_CHECKING:
     from .._async_client import AsyncPlatformClient
@@ -33,7 +34,7 @@ class SyncAPIResource:
         path: str,
         *,
         query: Optional[Query] = None,
-        body: Union[Body, Omit, None] = omit,
+        body: Union[Body, Upload, Omit, None] = omit,
         options: Optional[RequestOptions] = None,
         cast: Callable[[Any], _T],
     ) -> APIResponse[_T]:
@@ -68,7 +69,7 @@ class AsyncAPIResource:
         path: str,
         *,
         query: Optional[Query] = None,
-        body: Union[Body, Omit, None] = omit,
+        body: Union[Body, Upload, Omit, None] = omit,
         options: Optional[RequestOptions] = None,
         cast: Callable[[Any], _T],
     ) -> APIResponse[_T]:

@@ -10,10 +10,11 @@ import typing as _t
 from .._core._pagination import AsyncPage, SyncPage
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param, parse_file
 from .._core._response import APIResponse
+from .._core._upload import FileInput, Upload
 from .._types import Omit, RequestOptions, omit
-from ..types.enums import CollectionChecksumCollection, ImportStatus
+from ..types.enums import CollectionChecksumCollection, ImportCollection, ImportFormat, ImportMode, ImportStatus
 from ..types.models import Import
-from ..types.params import DateTimeRange, ImportCollectionParams, ImportFormatParams, ImportModeParams
+from ..types.params import DateTimeRange
 
 __all__ = ["Imports", "ImportsWithRawResponse", "AsyncImports", "AsyncImportsWithRawResponse"]
 
@@ -29,9 +30,10 @@ class Imports(SyncAPIResource):
     def create(
         self,
         *,
-        collection: ImportCollectionParams,
-        mode: _t.Union[ImportModeParams, Omit] = omit,
-        format: _t.Union[ImportFormatParams, Omit] = omit,
+        collection: ImportCollection,
+        file: FileInput,
+        mode: _t.Union[ImportMode, Omit] = omit,
+        format: _t.Union[ImportFormat, Omit] = omit,
         dry_run: _t.Union[bool, Omit] = omit,
         change_threshold: _t.Union[float, Omit] = omit,
         confirm: _t.Union[bool, Omit] = omit,
@@ -51,6 +53,7 @@ class Imports(SyncAPIResource):
             dry_run: Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.
             change_threshold: A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`.
             confirm: Default false. Apply a `full` import past its `change_threshold`.
+            file: The file: its bytes, an open binary file, a path (`pathlib.Path("students.csv")`) or a `(filename, content)` pair. Its format is `format`, else its name's extension.
         """
         return self.with_raw_response.create(
             collection=collection,
@@ -59,6 +62,7 @@ class Imports(SyncAPIResource):
             dry_run=dry_run,
             change_threshold=change_threshold,
             confirm=confirm,
+            file=file,
             request_options=request_options,
         ).parse()
 
@@ -147,9 +151,10 @@ class ImportsWithRawResponse(SyncAPIResource):
     def create(
         self,
         *,
-        collection: ImportCollectionParams,
-        mode: _t.Union[ImportModeParams, Omit] = omit,
-        format: _t.Union[ImportFormatParams, Omit] = omit,
+        collection: ImportCollection,
+        file: FileInput,
+        mode: _t.Union[ImportMode, Omit] = omit,
+        format: _t.Union[ImportFormat, Omit] = omit,
         dry_run: _t.Union[bool, Omit] = omit,
         change_threshold: _t.Union[float, Omit] = omit,
         confirm: _t.Union[bool, Omit] = omit,
@@ -171,6 +176,7 @@ class ImportsWithRawResponse(SyncAPIResource):
             dry_run: Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.
             change_threshold: A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`.
             confirm: Default false. Apply a `full` import past its `change_threshold`.
+            file: The file: its bytes, an open binary file, a path (`pathlib.Path("students.csv")`) or a `(filename, content)` pair. Its format is `format`, else its name's extension.
         """
         return self._request(
             "POST",
@@ -183,6 +189,7 @@ class ImportsWithRawResponse(SyncAPIResource):
                 "change_threshold": change_threshold,
                 "confirm": confirm,
             },
+            body=Upload(file, format=format),
             options=request_options,
             cast=Import.from_json,
         )
@@ -289,9 +296,10 @@ class AsyncImports(AsyncAPIResource):
     async def create(
         self,
         *,
-        collection: ImportCollectionParams,
-        mode: _t.Union[ImportModeParams, Omit] = omit,
-        format: _t.Union[ImportFormatParams, Omit] = omit,
+        collection: ImportCollection,
+        file: FileInput,
+        mode: _t.Union[ImportMode, Omit] = omit,
+        format: _t.Union[ImportFormat, Omit] = omit,
         dry_run: _t.Union[bool, Omit] = omit,
         change_threshold: _t.Union[float, Omit] = omit,
         confirm: _t.Union[bool, Omit] = omit,
@@ -311,6 +319,7 @@ class AsyncImports(AsyncAPIResource):
             dry_run: Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.
             change_threshold: A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`.
             confirm: Default false. Apply a `full` import past its `change_threshold`.
+            file: The file: its bytes, an open binary file, a path (`pathlib.Path("students.csv")`) or a `(filename, content)` pair. Its format is `format`, else its name's extension.
         """
         response = await self.with_raw_response.create(
             collection=collection,
@@ -319,6 +328,7 @@ class AsyncImports(AsyncAPIResource):
             dry_run=dry_run,
             change_threshold=change_threshold,
             confirm=confirm,
+            file=file,
             request_options=request_options,
         )
         return response.parse()
@@ -411,9 +421,10 @@ class AsyncImportsWithRawResponse(AsyncAPIResource):
     async def create(
         self,
         *,
-        collection: ImportCollectionParams,
-        mode: _t.Union[ImportModeParams, Omit] = omit,
-        format: _t.Union[ImportFormatParams, Omit] = omit,
+        collection: ImportCollection,
+        file: FileInput,
+        mode: _t.Union[ImportMode, Omit] = omit,
+        format: _t.Union[ImportFormat, Omit] = omit,
         dry_run: _t.Union[bool, Omit] = omit,
         change_threshold: _t.Union[float, Omit] = omit,
         confirm: _t.Union[bool, Omit] = omit,
@@ -435,6 +446,7 @@ class AsyncImportsWithRawResponse(AsyncAPIResource):
             dry_run: Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.
             change_threshold: A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`.
             confirm: Default false. Apply a `full` import past its `change_threshold`.
+            file: The file: its bytes, an open binary file, a path (`pathlib.Path("students.csv")`) or a `(filename, content)` pair. Its format is `format`, else its name's extension.
         """
         return await self._request(
             "POST",
@@ -447,6 +459,7 @@ class AsyncImportsWithRawResponse(AsyncAPIResource):
                 "change_threshold": change_threshold,
                 "confirm": confirm,
             },
+            body=Upload(file, format=format),
             options=request_options,
             cast=Import.from_json,
         )

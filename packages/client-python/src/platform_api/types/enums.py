@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "ImportStatus", "InvitationRole", "InvitationDelivery", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "PendingEmailChangeDelivery", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "UserSessionType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "ImportCollection", "ImportMode", "ImportFormat", "ImportStatus", "InvitationRole", "InvitationDelivery", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "PendingEmailChangeDelivery", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "UserSessionType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
@@ -42,6 +42,12 @@ ExportStatus = _t.Literal["queued", "running", "succeeded", "failed", "expired"]
 ExportBatchCollection = _t.Literal["students", "courses", "enrollments", "payments", "exams", "exam_results"]
 
 ExportBatchFormat = _t.Literal["ndjson", "csv"]
+
+ImportCollection = _t.Literal["students", "courses", "enrollments", "payments", "exams", "exam_results"]
+
+ImportMode = _t.Literal["upsert", "full"]
+
+ImportFormat = _t.Literal["ndjson", "csv"]
 
 ImportStatus = _t.Literal["queued", "running", "succeeded", "failed"]
 

@@ -28,6 +28,9 @@ from .enums import (
     ExportCollection,
     ExportFormat,
     ExportStatus,
+    ImportCollection,
+    ImportFormat,
+    ImportMode,
     ImportStatus,
     InvitationDelivery,
     InvitationRole,
@@ -122,11 +125,8 @@ __all__ = [
     "ExportDownloadLink",
     "ExportList",
     "Import",
-    "ImportCollection",
     "ImportCounts",
-    "ImportFormat",
     "ImportList",
-    "ImportMode",
     "Invitation",
     "InvitationList",
     "InvitationWithSecret",
@@ -4161,9 +4161,9 @@ class Import(BaseModel):
 
     id: str
     object: _t.Literal["import"]
-    collection: ImportCollection
-    mode: ImportMode
-    format: ImportFormat
+    collection: _t.Union[ImportCollection, str]
+    mode: _t.Union[ImportMode, str]
+    format: _t.Union[ImportFormat, str]
     dry_run: bool
     change_threshold: float
     confirmed: bool
@@ -4201,9 +4201,9 @@ class Import(BaseModel):
         *,
         id: str,
         object: _t.Literal["import"],
-        collection: ImportCollection,
-        mode: ImportMode,
-        format: ImportFormat,
+        collection: _t.Union[ImportCollection, str],
+        mode: _t.Union[ImportMode, str],
+        format: _t.Union[ImportFormat, str],
         dry_run: bool,
         change_threshold: float,
         confirmed: bool,
@@ -4242,9 +4242,9 @@ class Import(BaseModel):
         model = cls(
             id=json_get(raw, "id"),
             object=json_get(raw, "object"),
-            collection=parse_model(ImportCollection.from_json, json_get(raw, "collection")),
-            mode=parse_model(ImportMode.from_json, json_get(raw, "mode")),
-            format=parse_model(ImportFormat.from_json, json_get(raw, "format")),
+            collection=json_get(raw, "collection"),
+            mode=json_get(raw, "mode"),
+            format=json_get(raw, "format"),
             dry_run=json_get(raw, "dry_run"),
             change_threshold=json_get(raw, "change_threshold"),
             confirmed=json_get(raw, "confirmed"),
@@ -4256,25 +4256,6 @@ class Import(BaseModel):
             created_at=parse_datetime(json_get(raw, "created_at")),
             completed_at=parse_datetime(json_get(raw, "completed_at")),
         )
-        model._attach(raw)
-        return model
-
-
-class ImportCollection(BaseModel):
-    """A `ImportCollection` object of the Platform API."""
-
-
-    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
-    )
-
-    def __init__(self) -> None:
-        self._init({})
-
-    @classmethod
-    def from_json(cls, data: _t.Any) -> ImportCollection:
-        """A `ImportCollection` from parsed JSON; never raises on unexpected data."""
-        raw = as_dict(data)
-        model = cls()
         model._attach(raw)
         return model
 
@@ -4332,25 +4313,6 @@ class ImportCounts(BaseModel):
         return model
 
 
-class ImportFormat(BaseModel):
-    """A `ImportFormat` object of the Platform API."""
-
-
-    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
-    )
-
-    def __init__(self) -> None:
-        self._init({})
-
-    @classmethod
-    def from_json(cls, data: _t.Any) -> ImportFormat:
-        """A `ImportFormat` from parsed JSON; never raises on unexpected data."""
-        raw = as_dict(data)
-        model = cls()
-        model._attach(raw)
-        return model
-
-
 class ImportList(BaseModel):
     """A `ImportList` object of the Platform API."""
 
@@ -4388,25 +4350,6 @@ class ImportList(BaseModel):
             meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
             links=parse_model(PageLinks.from_json, json_get(raw, "links")),
         )
-        model._attach(raw)
-        return model
-
-
-class ImportMode(BaseModel):
-    """A `ImportMode` object of the Platform API."""
-
-
-    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
-    )
-
-    def __init__(self) -> None:
-        self._init({})
-
-    @classmethod
-    def from_json(cls, data: _t.Any) -> ImportMode:
-        """A `ImportMode` from parsed JSON; never raises on unexpected data."""
-        raw = as_dict(data)
-        model = cls()
         model._attach(raw)
         return model
 
