@@ -235,6 +235,7 @@ const THROWS_USES = [
  */
 const HELPER_TRAITS: Record<string, { trait: string; methods: string }> = {
   exports: { trait: 'PlatformApi\\Export\\ExportsHelpers', methods: '`wait`, `downloadTo`' },
+  imports: { trait: 'PlatformApi\\Import\\ImportsHelpers', methods: '`wait`' },
 };
 
 export function emitService(ctx: Context, resource: Resource): string {

@@ -25,6 +25,12 @@ export const HELPER_BASES: Record<
     async: 'AsyncExportsHelpers',
     methods: ['wait', 'download_to'],
   },
+  imports: {
+    module: '..import_helpers',
+    sync: 'ImportsHelpers',
+    async: 'AsyncImportsHelpers',
+    methods: ['wait'],
+  },
 };
 
 /** The module's four classes: `X`, `XWithRawResponse` and their async twins. */

@@ -48,7 +48,8 @@ final class Upload
         $type = $this->contentType
             ?? ($format !== null && isset(self::TYPES[$format]) ? self::TYPES[$format] : null)
             ?? (str_ends_with($this->filename, '.csv') ? 'text/csv' : null)
-            ?? (preg_match('/\.(ndjson|jsonl)$/', $this->filename) === 1 ? 'application/x-ndjson' : 'application/octet-stream');
+            ?? (preg_match('/\.(ndjson|jsonl)$/', $this->filename) === 1 ? 'application/x-ndjson' : null)
+            ?? 'application/octet-stream';
         $name = str_replace(['"', "\r", "\n"], ['%22', '', ''], $this->filename);
         $body = "--{$boundary}\r\n"
             . "Content-Disposition: form-data; name=\"file\"; filename=\"{$name}\"\r\n"

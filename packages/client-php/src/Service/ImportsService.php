@@ -14,19 +14,23 @@ use PlatformApi\Core\Page;
 use PlatformApi\Core\Upload;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
+use PlatformApi\Import\ImportsHelpers;
 use PlatformApi\Model\Import;
 use PlatformApi\RequestOptions;
 
 /**
  * The imports operations: `$client->imports->…`. Each method returns the parsed response;
  * `$client->imports->raw->…` has the same methods returning the raw response (status, headers, request id).
+ * Hand-written methods come from `ImportsHelpers`: `wait`.
  */
 final class ImportsService
 {
+    use ImportsHelpers;
+
     /** The same operations, returning the raw response: `->raw->retrieve($id)->header('x-ratelimit-remaining')`. */
     public readonly ImportsRawService $raw;
 
-    public function __construct(HttpClient $http)
+    public function __construct(private readonly HttpClient $http)
     {
         $this->raw = new ImportsRawService($http);
     }

@@ -12,6 +12,7 @@ from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property
 from .._core._response import APIResponse
 from .._core._upload import FileInput, Upload
 from .._types import Omit, RequestOptions, omit
+from ..import_helpers import AsyncImportsHelpers, ImportsHelpers
 from ..types.enums import CollectionChecksumCollection, ImportCollection, ImportFormat, ImportMode, ImportStatus
 from ..types.models import Import
 from ..types.params import DateTimeRange
@@ -19,8 +20,8 @@ from ..types.params import DateTimeRange
 __all__ = ["Imports", "ImportsWithRawResponse", "AsyncImports", "AsyncImportsWithRawResponse"]
 
 
-class Imports(SyncAPIResource):
-    """`client.imports`: `create`, `list`, `retrieve`, `errors`."""
+class Imports(ImportsHelpers):
+    """`client.imports`: `create`, `list`, `retrieve`, `errors`, `wait`."""
 
     @cached_property
     def with_raw_response(self) -> ImportsWithRawResponse:
@@ -285,7 +286,7 @@ class ImportsWithRawResponse(SyncAPIResource):
         )
 
 
-class AsyncImports(AsyncAPIResource):
+class AsyncImports(AsyncImportsHelpers):
     """`client.imports` of `AsyncPlatformClient`: the methods of `Imports`, awaited."""
 
     @cached_property
