@@ -289,7 +289,6 @@ describe('SIS imports (POST /v1/imports)', () => {
     });
     expect(problemOf(badCsv).detail).toMatch(/The CSV file cannot be read/);
     const form = new FormData();
-    form.append('other', 'x');
     const noFile = await fetch(`${server.url}/v1/imports?collection=students`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}` },
@@ -297,6 +296,26 @@ describe('SIS imports (POST /v1/imports)', () => {
     });
     expect(noFile.status).toBe(400);
     expect(((await noFile.json()) as { detail: string }).detail).toMatch(/no part named 'file'/);
+    const options = new FormData();
+    options.append('file', new Blob(['{}'], { type: 'application/x-ndjson' }), 'rows.ndjson');
+    options.append('mode', 'full');
+    const withField = await fetch(`${server.url}/v1/imports?collection=students`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+      body: options,
+    });
+    expect(withField.status).toBe(400);
+    expect(await withField.json()).toMatchObject({
+      errors: [{ path: 'body.mode', code: 'unknown_parameter' }],
+    });
+    const noBoundary = await raw.post('/v1/imports?collection=students', undefined);
+    expect(noBoundary.status).toBe(415);
+    const badBoundary = await fetch(`${server.url}/v1/imports?collection=students`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'multipart/form-data' },
+      body: 'x',
+    });
+    expect(badBoundary.status).toBe(400);
     // None of these left an import behind.
     expect((await raw.get<{ data: Import[] }>('/v1/imports')).body.data).toHaveLength(0);
   });

@@ -18,10 +18,7 @@ import type {
   UnionType,
 } from './model';
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { bodySchema, isObject, isUpload, type Json } from './request-body';
 
 export const camelCase = (snake: string): string =>
   snake.replace(/[_.]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -477,21 +474,6 @@ function eventsOf(webhooks: Record<string, Json>, schemas: Record<string, Json>)
       scope: typeof post['x-required-scope'] === 'string' ? post['x-required-scope'] : null,
     };
   });
-}
-
-/** A body of one file part (`multipart/form-data` with a binary `file`). */
-function isUpload(requestBody: unknown): boolean {
-  if (!isObject(requestBody) || !isObject(requestBody.content)) return false;
-  const media = requestBody.content['multipart/form-data'];
-  if (!isObject(media) || !isObject(media.schema)) return false;
-  const properties = media.schema.properties;
-  return isObject(properties) && isObject(properties.file) && properties.file.format === 'binary';
-}
-
-function bodySchema(requestBody: unknown): Json | undefined {
-  if (!isObject(requestBody) || !isObject(requestBody.content)) return undefined;
-  const media = requestBody.content['application/json'];
-  return isObject(media) && isObject(media.schema) ? media.schema : undefined;
 }
 
 /** `{ deprecated }` for an operation, parameter or schema marked `deprecated: true`, else nothing. */

@@ -208,29 +208,35 @@ export class ImportsService {
     };
   }
 
-  /** The request's one file part, read and staged as it arrives. */
+  /**
+   * The request's one file part, read and staged as it arrives. Anything else in the body (a
+   * form field, a second file) is refused: an import's options go in the query.
+   */
   private receive(
     req: Request,
     record: ImportRecord,
     format: ImportFormat | undefined,
   ): Promise<{ rows: number; failed: number; sha256: string }> {
     return new Promise((resolve, reject) => {
+      let work: Promise<{ rows: number; failed: number; sha256: string }> | undefined;
+      // Refused at once; the rest of the body is drained so the answer can be read.
+      const refuse = (error: unknown) => {
+        req.unpipe(parts);
+        req.resume();
+        reject(asError(error));
+      };
       let parts: ReturnType<typeof busboy>;
       try {
-        parts = busboy({ headers: req.headers, limits: { files: 1, fileSize: IMPORT_MAX_BYTES } });
+        parts = busboy({ headers: req.headers, limits: { fileSize: IMPORT_MAX_BYTES } });
       } catch (error) {
-        reject(
-          new ProblemException(
-            'validation_error',
-            `The multipart body cannot be read: ${(error as Error).message}`,
-          ),
-        );
+        // A multipart Content-Type without its boundary.
+        reject(unreadable(asError(error)));
         return;
       }
-      let work: Promise<{ rows: number; failed: number; sha256: string }> | undefined;
       parts.on('file', (name, stream, info) => {
         if (name !== 'file' || work) {
           stream.resume();
+          refuse(unexpectedPart(name, work !== undefined));
           return;
         }
         try {
@@ -240,31 +246,13 @@ export class ImportsService {
           stream.resume();
           work = Promise.reject(asError(error));
         }
-        // A file that cannot be taken is refused at once; the rest of the body is drained.
-        work.catch((error: unknown) => {
-          req.unpipe(parts);
-          req.resume();
-          reject(asError(error));
-        });
+        work.catch(refuse);
       });
-      parts.on('error', (error: Error) =>
-        reject(
-          new ProblemException(
-            'validation_error',
-            `The multipart body cannot be read: ${error.message}`,
-          ),
-        ),
-      );
+      parts.on('field', (name) => refuse(unexpectedPart(name, false)));
+      parts.on('error', (error: Error) => refuse(unreadable(error)));
       parts.on('close', () => {
-        if (!work) {
-          reject(
-            new ProblemException('validation_error', "The body has no part named 'file'", {
-              errors: [{ path: 'body.file', message: 'Required', code: 'invalid_type' }],
-            }),
-          );
-          return;
-        }
-        work.then(resolve, reject);
+        if (work) work.then(resolve, reject);
+        else reject(noFilePart());
       });
       req.on('error', reject);
       req.pipe(parts);
@@ -416,6 +404,28 @@ export class ImportsService {
     if (!record || record.status === 'receiving') throw notFound('import', id);
     return record;
   }
+}
+
+function unexpectedPart(name: string, another: boolean): ProblemException {
+  const detail = another
+    ? "An import takes one file: the body has a second part named 'file'"
+    : `The body has a part named '${name}': an import's body is one part named 'file', and its options go in the query (?collection=students&mode=full)`;
+  return new ProblemException('validation_error', detail, {
+    errors: [{ path: `body.${name}`, message: 'is not taken', code: 'unknown_parameter' }],
+  });
+}
+
+function noFilePart(): ProblemException {
+  return new ProblemException('validation_error', "The body has no part named 'file'", {
+    errors: [{ path: 'body.file', message: 'Required', code: 'invalid_type' }],
+  });
+}
+
+function unreadable(error: Error): ProblemException {
+  return new ProblemException(
+    'validation_error',
+    `The multipart body cannot be read: ${error.message}`,
+  );
 }
 
 function asError(error: unknown): Error {
