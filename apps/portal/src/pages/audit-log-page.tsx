@@ -50,6 +50,7 @@ const ACTIONS: Record<AuditEventAction, true> = {
   'user.signed_out': true,
   'user.session_revoked': true,
   'export.created': true,
+  'import.created': true,
   'export.download_link_created': true,
 };
 const ACTION_LIST = Object.keys(ACTIONS) as AuditEventAction[];
