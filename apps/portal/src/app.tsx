@@ -8,6 +8,7 @@ import {
   AccountPage,
   AuditLogPage,
   ExportsPage,
+  ImportsPage,
   MembersPage,
   OAuthAppsPage,
   OrganizationPage,
@@ -33,6 +34,7 @@ const SECTIONS: readonly { path: string; label: string; needs: Scope | null }[] 
   { path: '/oauth-apps', label: 'OAuth apps', needs: 'oauth_clients:read' },
   { path: '/members', label: 'Members', needs: 'members:read' },
   { path: '/exports', label: 'Exports', needs: 'exports:read' },
+  { path: '/imports', label: 'Imports', needs: 'imports:read' },
   { path: '/audit-log', label: 'Audit log', needs: 'audit_log:read' },
   { path: '/request-logs', label: 'Request logs', needs: 'request_logs:read' },
   { path: '/usage', label: 'Usage', needs: 'request_logs:read' },
@@ -291,6 +293,13 @@ function Page({
     return <MembersPage client={client} abilities={abilities} selfId={user.id} />;
   if (route === '/exports')
     return <ExportsPage client={client} canCreate={abilities.can('exports:write')} />;
+  if (route === '/imports')
+    return (
+      <ImportsPage
+        client={client}
+        canCreate={abilities.can('imports:write') && abilities.can('students:write')}
+      />
+    );
   if (route === '/audit-log') return <AuditLogPage client={client} />;
   if (route === '/request-logs') return <RequestLogsPage client={client} />;
   if (route === '/usage') return <UsagePage client={client} />;

@@ -12,6 +12,7 @@ const loaders = {
   '/oauth-apps': () => import('./pages/oauth-apps-page'),
   '/members': () => import('./pages/members-page'),
   '/exports': () => import('./pages/exports-page'),
+  '/imports': () => import('./pages/imports-page'),
   '/audit-log': () => import('./pages/audit-log-page'),
   '/request-logs': () => import('./pages/request-logs-page'),
   '/usage': () => import('./pages/usage-page'),
@@ -34,6 +35,7 @@ export const WebhookEndpointPage = page(() =>
 export const OAuthAppsPage = page(() => loaders['/oauth-apps']().then((m) => m.OAuthAppsPage));
 export const MembersPage = page(() => loaders['/members']().then((m) => m.MembersPage));
 export const ExportsPage = page(() => loaders['/exports']().then((m) => m.ExportsPage));
+export const ImportsPage = page(() => loaders['/imports']().then((m) => m.ImportsPage));
 export const AuditLogPage = page(() => loaders['/audit-log']().then((m) => m.AuditLogPage));
 export const RequestLogsPage = page(() =>
   loaders['/request-logs']().then((m) => m.RequestLogsPage),

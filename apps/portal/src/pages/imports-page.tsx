@@ -1,0 +1,303 @@
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import type { Client, Import, ImportCollection, ImportMode } from '@platform/client';
+import { describeError, formatDate } from '../api';
+import { Notice, PageHeading } from '../components/ui';
+import { TableWrap } from '../components/list';
+
+const COLLECTIONS: readonly ImportCollection[] = [
+  'students',
+  'courses',
+  'enrollments',
+  'payments',
+  'exams',
+  'exam_results',
+];
+/** The collections a `full` import can withdraw from (the contract's IMPORT_REMOVALS). */
+const FULL_COLLECTIONS: readonly ImportCollection[] = ['students', 'courses', 'enrollments'];
+
+const collectionLabel = (collection: string): string =>
+  collection.charAt(0).toUpperCase() + collection.slice(1).replace(/_/g, ' ');
+
+/** What an import did (or, for a dry run, would do), in words. */
+function describeCounts(imp: Import): string {
+  const c = imp.counts;
+  const verb = imp.dry_run ? 'would ' : '';
+  const parts = [
+    `${c.created.toLocaleString()} ${verb}${imp.dry_run ? 'create' : 'created'}`,
+    `${c.updated.toLocaleString()} ${verb}${imp.dry_run ? 'update' : 'updated'}`,
+    `${c.unchanged.toLocaleString()} unchanged`,
+    `${c.failed.toLocaleString()} refused`,
+  ];
+  if (imp.mode === 'full')
+    parts.push(`${c.withdrawn.toLocaleString()} ${verb}${imp.dry_run ? 'withdraw' : 'withdrawn'}`);
+  return parts.join(', ');
+}
+
+/**
+ * SIS imports: upload a school's file of one collection, try it as a dry run, apply it (and
+ * confirm a full import past its change threshold), follow it, and download its error report.
+ */
+export function ImportsPage({ client, canCreate }: { client: Client; canCreate: boolean }) {
+  const [imports, setImports] = useState<Import[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = useCallback(() => {
+    client.imports.list({ per_page: 25 }).then(
+      (page) => setImports(page.data),
+      (e: unknown) => setError(describeError(e)),
+    );
+  }, [client]);
+  useEffect(load, [load]);
+
+  // While an import runs, the list refreshes every second.
+  const running = imports?.some((i) => i.status === 'queued' || i.status === 'running');
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(load, 1000);
+    return () => clearInterval(timer);
+  }, [running, load]);
+
+  async function downloadErrors(imp: Import) {
+    setError(null);
+    try {
+      const report = await client.imports.errors(imp.id);
+      const url = URL.createObjectURL(new Blob([report], { type: 'text/csv' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `${imp.id}-errors.csv`;
+      link.click();
+      URL.revokeObjectURL(url);
+    } catch (e) {
+      setError(describeError(e));
+    }
+  }
+
+  return (
+    <>
+      <PageHeading>Imports</PageHeading>
+      <p>
+        A file from your student information system, one collection at a time: CSV with a header
+        row, or NDJSON. Each row is matched on its <code>external_id</code>: created, updated or
+        left unchanged. A full import also withdraws the records the file leaves out.
+      </p>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {canCreate ? (
+        <StartImport client={client} onChanged={load} onError={setError} />
+      ) : (
+        <p className="hint">Your role lets you see imports, not start them.</p>
+      )}
+      <section aria-labelledby="import-list">
+        <h2 id="import-list">Recent imports</h2>
+        {imports === null ? (
+          <p>Loading…</p>
+        ) : imports.length === 0 ? (
+          <p>No imports yet.</p>
+        ) : (
+          <ImportTable imports={imports} onErrors={(imp) => void downloadErrors(imp)} />
+        )}
+      </section>
+    </>
+  );
+}
+
+/** The upload form: a dry run first, then the import itself, confirmed past the threshold. */
+function StartImport({
+  client,
+  onChanged,
+  onError,
+}: {
+  client: Client;
+  onChanged: () => void;
+  onError: (error: string | null) => void;
+}) {
+  const [collection, setCollection] = useState<ImportCollection>('students');
+  const [mode, setMode] = useState<ImportMode>('upsert');
+  const [threshold, setThreshold] = useState('10');
+  const [file, setFile] = useState<File | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<Import | null>(null);
+
+  async function run(options: { dryRun: boolean; confirm?: boolean }) {
+    if (!file) return;
+    setBusy(true);
+    onError(null);
+    setResult(null);
+    try {
+      const started = await client.imports.create({
+        query: {
+          collection,
+          mode,
+          dry_run: options.dryRun,
+          ...(mode === 'full' && { change_threshold: Number(threshold) / 100 }),
+          ...(options.confirm && { confirm: true }),
+        },
+        body: { file, filename: file.name },
+      });
+      onChanged();
+      setResult(await client.imports.wait(started.id, { intervalMs: 500 }));
+      onChanged();
+    } catch (e) {
+      onError(describeError(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const pastThreshold = result?.status === 'failed' && /confirm=true/.test(result.error ?? '');
+  return (
+    <section aria-labelledby="create-import">
+      <h2 id="create-import">Import a file</h2>
+      <form
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          void run({ dryRun: false });
+        }}
+        className="stack"
+      >
+        <div className="field">
+          <label htmlFor="import-collection">Collection</label>
+          <select
+            id="import-collection"
+            value={collection}
+            onChange={(e) => {
+              const next = e.target.value as ImportCollection;
+              setCollection(next);
+              if (!FULL_COLLECTIONS.includes(next)) setMode('upsert');
+              setResult(null);
+            }}
+          >
+            {COLLECTIONS.map((value) => (
+              <option key={value} value={value}>
+                {collectionLabel(value)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="import-mode">Mode</label>
+          <select
+            id="import-mode"
+            value={mode}
+            onChange={(e) => {
+              setMode(e.target.value as ImportMode);
+              setResult(null);
+            }}
+          >
+            <option value="upsert">Upsert: create and update the file's records</option>
+            {FULL_COLLECTIONS.includes(collection) ? (
+              <option value="full">Full: also withdraw the records the file leaves out</option>
+            ) : null}
+          </select>
+        </div>
+        {mode === 'full' ? (
+          <div className="field">
+            <label htmlFor="import-threshold">Stop if it would withdraw more than (%)</label>
+            <input
+              id="import-threshold"
+              type="number"
+              min={0}
+              max={100}
+              value={threshold}
+              onChange={(e) => setThreshold(e.target.value)}
+            />
+          </div>
+        ) : null}
+        <div className="field">
+          <label htmlFor="import-file">File (CSV or NDJSON)</label>
+          <input
+            id="import-file"
+            type="file"
+            accept=".csv,.ndjson,.jsonl,text/csv,application/x-ndjson"
+            onChange={(e) => {
+              setFile(e.target.files?.[0] ?? null);
+              setResult(null);
+            }}
+          />
+        </div>
+        <div className="state-export-actions">
+          <button type="button" disabled={busy || !file} onClick={() => void run({ dryRun: true })}>
+            Dry run
+          </button>
+          <button type="submit" disabled={busy || !file}>
+            Import
+          </button>
+        </div>
+      </form>
+      {busy ? <p role="status">Working through the file…</p> : null}
+      {result ? <ImportResult imp={result} /> : null}
+      {pastThreshold ? (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void run({ dryRun: false, confirm: true })}
+        >
+          Confirm and import anyway
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+function ImportResult({ imp }: { imp: Import }) {
+  if (imp.status === 'failed') {
+    return <Notice kind="error">{imp.error ?? 'The import failed.'}</Notice>;
+  }
+  return (
+    <Notice kind="success">
+      {imp.dry_run ? 'Dry run, nothing written: ' : 'Imported: '}
+      {describeCounts(imp)}.
+    </Notice>
+  );
+}
+
+function ImportTable({
+  imports,
+  onErrors,
+}: {
+  imports: Import[];
+  onErrors: (imp: Import) => void;
+}) {
+  return (
+    <TableWrap label="Import table">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Collection</th>
+            <th scope="col">Mode</th>
+            <th scope="col">Status</th>
+            <th scope="col">Rows</th>
+            <th scope="col">Result</th>
+            <th scope="col">Started</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {imports.map((imp) => (
+            <tr key={imp.id}>
+              <td>{collectionLabel(imp.collection)}</td>
+              <td>
+                {imp.mode}
+                {imp.dry_run ? ' (dry run)' : ''}
+              </td>
+              <td>{imp.status}</td>
+              <td>
+                {imp.rows_processed.toLocaleString()} of {imp.rows.toLocaleString()}
+              </td>
+              <td>{imp.error ?? describeCounts(imp)}</td>
+              <td>{formatDate(imp.created_at)}</td>
+              <td>
+                {imp.counts.failed > 0 ? (
+                  <button type="button" onClick={() => onErrors(imp)}>
+                    Error report<span className="visually-hidden"> {imp.id}</span>
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
