@@ -11,7 +11,6 @@
  */
 // Loopback only: this run and every process it starts refuse any other address (tooling/hermetic).
 require('@platform/hermetic').enforceForRun();
-const { spawn, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -19,15 +18,11 @@ const path = require('node:path');
 const { StudentSchema } = require('@platform/contract');
 const { envNumber, freePort, waitReady, writeResults } = require('./lib/harness');
 const { studentInsert } = require('./lib/student-columns');
+const { database, rssMb, runCli, startServer } = require('./lib/server-process');
 
-const REPO_ROOT = path.resolve(__dirname, '..');
-const SERVER_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'main.js');
-const CLI_MAIN = path.join(REPO_ROOT, 'apps', 'server', 'dist', 'cli', 'main.js');
 const ROWS = envNumber('BENCH_ROWS', 1_000_000, { integer: true });
 const DIALECT = process.env.BENCH_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
 const CHUNK = 1 << 20;
-/** apps/server's production `start` flags. */
-const SERVER_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'];
 const GOALS = { rowsPerSecond: 100_000, ratio: 0.7, rssGrowthMb: 64 };
 /** The exported fields (the contract's `StudentSchema`, `object` aside) and their columns. */
 const FIELDS = Object.keys(StudentSchema.shape)
@@ -35,64 +30,6 @@ const FIELDS = Object.keys(StudentSchema.shape)
   .map((field) => [field, field]);
 
 const log = (line) => console.log(line);
-
-function childEnv(extra) {
-  const env = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(DATABASE_|REDIS_|RATE_LIMIT_|WEBHOOK|LOG_|PORT|HOST)/.test(key)) env[key] = value;
-  }
-  return { ...env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...extra };
-}
-
-function runCli(dbEnv, args) {
-  const result = spawnSync(process.execPath, [CLI_MAIN, ...args, '--json'], {
-    cwd: REPO_ROOT,
-    env: childEnv(dbEnv),
-    encoding: 'utf8',
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  if (result.status !== 0)
-    throw new Error(`cli ${args[0]} failed: ${result.stdout}${result.stderr}`);
-  return JSON.parse(result.stdout.slice(result.stdout.indexOf('{')));
-}
-
-async function database(tmp) {
-  if (DIALECT === 'sqlite') {
-    const file = path.join(tmp, 'bench.db');
-    return { env: { DATABASE_URL: `sqlite:${file}` }, file, drop: async () => undefined };
-  }
-  const admin = process.env.BENCH_POSTGRES_URL || process.env.TEST_DATABASE_URL;
-  if (!admin) throw new Error('BENCH_DATABASE=postgres needs BENCH_POSTGRES_URL');
-  const { Client } = require('pg');
-  const name = `bench_export_${process.pid}`;
-  const query = async (text) => {
-    const client = new Client({ connectionString: admin });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-  await query(`CREATE DATABASE "${name}"`);
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  const env = {
-    DATABASE_URL: url.toString(),
-    WEBHOOK_SECRETS_KEY: crypto.randomBytes(32).toString('base64'),
-  };
-  runCli(env, ['migrate']);
-  return {
-    env,
-    url: url.toString(),
-    drop: () => query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
-  };
-}
-
-function rssMb(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
-}
 
 function iso(value) {
   if (value instanceof Date) return value.toISOString();
@@ -241,20 +178,6 @@ async function baseline(db, organizationId, file) {
   return { rows, seconds: (performance.now() - started) / 1000 };
 }
 
-/** The server on `port`, without the webhook dispatcher (nothing here delivers). */
-function startServer(db, port) {
-  return spawn(process.execPath, [...SERVER_FLAGS, SERVER_MAIN], {
-    cwd: REPO_ROOT,
-    env: childEnv({
-      ...db.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WEBHOOK_DISPATCHER: 'false',
-    }),
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-}
-
 /** Prints and writes the results, with whether each goal is met. */
 function report({ bare, exportSeconds, seconds, rssBefore, rssPeak, rssExportPeak, same }) {
   const results = {
@@ -284,7 +207,7 @@ function report({ bare, exportSeconds, seconds, rssBefore, rssPeak, rssExportPea
 
 async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-export-'));
-  const db = await database(tmp);
+  const db = await database(tmp, DIALECT, 'bench_export');
   let server;
   try {
     log(`seeding ${ROWS} students (${DIALECT})…`);

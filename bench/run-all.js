@@ -80,6 +80,15 @@ const STEPS = [
     postgres: true,
     results: [],
   },
+  // A 1,000,000-row full import, its rows/s and the server's memory (issue 45).
+  { name: 'import', script: 'import.bench.js', env: { BENCH_DATABASE: 'sqlite' }, results: [] },
+  {
+    name: 'import-postgres',
+    script: 'import.bench.js',
+    env: { BENCH_DATABASE: 'postgres' },
+    postgres: true,
+    results: [],
+  },
 ];
 
 /**
