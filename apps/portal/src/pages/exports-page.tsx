@@ -1,4 +1,4 @@
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { type FormEvent, useCallback, useState } from 'react';
 import {
   type Client,
   type Export,
@@ -7,6 +7,7 @@ import {
   type ExportFormat,
 } from '@platform/client';
 import { describeError, formatDate } from '../api';
+import { useBackgroundJobs } from '../components/background-jobs';
 import { Notice, PageHeading } from '../components/ui';
 import { TableWrap } from '../components/list';
 import { describeFilters, ExportFilters, filterBody, NO_FILTERS } from './export-filters';
@@ -18,24 +19,8 @@ const collectionLabel = (collection: string): string =>
 
 /** Exports of the organization's collections: start one, follow it, download its file. */
 export function ExportsPage({ client, canCreate }: { client: Client; canCreate: boolean }) {
-  const [exports, setExports] = useState<Export[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = useCallback(() => {
-    client.exports.list({ per_page: 25 }).then(
-      (page) => setExports(page.data),
-      (e: unknown) => setError(describeError(e)),
-    );
-  }, [client]);
-  useEffect(load, [load]);
-
-  // While an export runs, its row refreshes every second.
-  const running = exports?.some((e) => e.status === 'queued' || e.status === 'running');
-  useEffect(() => {
-    if (!running) return;
-    const timer = setInterval(load, 1000);
-    return () => clearInterval(timer);
-  }, [running, load]);
+  const fetchJobs = useCallback(() => client.exports.list({ per_page: 25 }), [client]);
+  const { jobs: exports, error, setError, reload: load } = useBackgroundJobs(fetchJobs);
 
   async function download(exp: Export) {
     setError(null);

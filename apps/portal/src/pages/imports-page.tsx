@@ -1,6 +1,7 @@
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { type FormEvent, useCallback, useState } from 'react';
 import type { Client, Import, ImportCollection, ImportMode } from '@platform/client';
 import { describeError, formatDate } from '../api';
+import { useBackgroundJobs } from '../components/background-jobs';
 import { Notice, PageHeading } from '../components/ui';
 import { TableWrap } from '../components/list';
 
@@ -38,24 +39,8 @@ function describeCounts(imp: Import): string {
  * confirm a full import past its change threshold), follow it, and download its error report.
  */
 export function ImportsPage({ client, canCreate }: { client: Client; canCreate: boolean }) {
-  const [imports, setImports] = useState<Import[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = useCallback(() => {
-    client.imports.list({ per_page: 25 }).then(
-      (page) => setImports(page.data),
-      (e: unknown) => setError(describeError(e)),
-    );
-  }, [client]);
-  useEffect(load, [load]);
-
-  // While an import runs, the list refreshes every second.
-  const running = imports?.some((i) => i.status === 'queued' || i.status === 'running');
-  useEffect(() => {
-    if (!running) return;
-    const timer = setInterval(load, 1000);
-    return () => clearInterval(timer);
-  }, [running, load]);
+  const fetchJobs = useCallback(() => client.imports.list({ per_page: 25 }), [client]);
+  const { jobs: imports, error, setError, reload: load } = useBackgroundJobs(fetchJobs);
 
   async function downloadErrors(imp: Import) {
     setError(null);
