@@ -97,6 +97,23 @@ async function furnished(width: number): Promise<{ page: Page; endpointId: strin
     };
     return exp.status === 'succeeded';
   });
+  // An import with a refused row, so its row has the error report's button.
+  const form = new FormData();
+  const csv = 'external_id,student_number,first_name,last_name\nSIS-LAYOUT-1,,Ada,\n';
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'district-roster.csv');
+  const imported = (await (
+    await fetch(`${server.url}/v1/imports?collection=students`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+      body: form,
+    })
+  ).json()) as { id: string };
+  await waitFor(async () => {
+    const imp = (await (await api(token, `/v1/imports/${imported.id}`)).json()) as {
+      status: string;
+    };
+    return imp.status === 'succeeded';
+  });
 
   const context = await loopbackContext(browser, refused, { width, height: 800 });
   const page = await context.newPage();
@@ -125,6 +142,7 @@ const LIST_PAGES: readonly { route: string; action: RegExp | null }[] = [
   { route: '/tokens', action: /^Revoke token Nightly/ },
   { route: '/members', action: /^Remove/ },
   { route: '/exports', action: /^Download/ },
+  { route: '/imports', action: /^Error report/ },
   { route: '/webhooks', action: null },
   // An endpoint's page: its deliveries table, each row's event type opening the delivery.
   { route: '/webhooks/:id', action: /^ping delivery msg_/ },

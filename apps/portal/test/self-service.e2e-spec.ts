@@ -146,6 +146,7 @@ describe('self-service in the portal', () => {
       'OAuth apps',
       'Members',
       'Exports',
+      'Imports',
       'Audit log',
       'Request logs',
       'Usage',
@@ -218,6 +219,7 @@ describe('self-service in the portal', () => {
       'OAuth apps',
       'Members',
       'Exports',
+      'Imports',
       'Request logs',
       'Usage',
       'Organization',
@@ -287,6 +289,7 @@ describe('self-service in the portal', () => {
       'OAuth apps',
       'Members',
       'Exports',
+      'Imports',
       'Organization',
       'Account',
     ]);
