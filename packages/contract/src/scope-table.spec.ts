@@ -38,6 +38,7 @@ describe('the scope and cost tables of docs/api-guide.md', () => {
       '| `exports.download` | `GET /v1/exports/:id/file` | 10 |',
       '| `exports.createDownloadLink` | `POST /v1/exports/:id/download_links` | 10 |',
       '| `checksums.retrieve` | `GET /v1/collections/checksums` | 20 |',
+      '| `imports.create` | `POST /v1/imports` | 20 |',
       '| every other operation | | 1 |',
     ]);
   });

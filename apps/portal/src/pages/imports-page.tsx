@@ -85,24 +85,24 @@ export function ImportsPage({ client, canCreate }: { client: Client; canCreate: 
   );
 }
 
-/** The upload form: a dry run first, then the import itself, confirmed past the threshold. */
-function StartImport({
-  client,
-  onChanged,
-  onError,
-}: {
-  client: Client;
-  onChanged: () => void;
-  onError: (error: string | null) => void;
-}) {
-  const [collection, setCollection] = useState<ImportCollection>('students');
-  const [mode, setMode] = useState<ImportMode>('upsert');
-  const [threshold, setThreshold] = useState('10');
-  const [file, setFile] = useState<File | null>(null);
+/** What the upload form holds: the choices, the file, and the last import it ran. */
+interface ImportChoices {
+  collection: ImportCollection;
+  mode: ImportMode;
+  threshold: string;
+  file: File | null;
+}
+
+/** Runs an import of the form's file (a dry run, or confirmed past the threshold) to its end. */
+function useImportRun(
+  client: Client,
+  onChanged: () => void,
+  onError: (error: string | null) => void,
+) {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<Import | null>(null);
-
-  async function run(options: { dryRun: boolean; confirm?: boolean }) {
+  async function run(choices: ImportChoices, options: { dryRun: boolean; confirm?: boolean }) {
+    const { collection, mode, threshold, file } = choices;
     if (!file) return;
     setBusy(true);
     onError(null);
@@ -127,7 +127,30 @@ function StartImport({
       setBusy(false);
     }
   }
+  return { busy, result, setResult, run };
+}
 
+/** The upload form: a dry run first, then the import itself, confirmed past the threshold. */
+function StartImport({
+  client,
+  onChanged,
+  onError,
+}: {
+  client: Client;
+  onChanged: () => void;
+  onError: (error: string | null) => void;
+}) {
+  const [choices, setChoices] = useState<ImportChoices>({
+    collection: 'students',
+    mode: 'upsert',
+    threshold: '10',
+    file: null,
+  });
+  const { busy, result, setResult, run } = useImportRun(client, onChanged, onError);
+  const change = (next: Partial<ImportChoices>) => {
+    setChoices((current) => ({ ...current, ...next }));
+    setResult(null);
+  };
   const pastThreshold = result?.status === 'failed' && /confirm=true/.test(result.error ?? '');
   return (
     <section aria-labelledby="create-import">
@@ -135,75 +158,20 @@ function StartImport({
       <form
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          void run({ dryRun: false });
+          void run(choices, { dryRun: false });
         }}
         className="stack"
       >
-        <div className="field">
-          <label htmlFor="import-collection">Collection</label>
-          <select
-            id="import-collection"
-            value={collection}
-            onChange={(e) => {
-              const next = e.target.value as ImportCollection;
-              setCollection(next);
-              if (!FULL_COLLECTIONS.includes(next)) setMode('upsert');
-              setResult(null);
-            }}
-          >
-            {COLLECTIONS.map((value) => (
-              <option key={value} value={value}>
-                {collectionLabel(value)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="import-mode">Mode</label>
-          <select
-            id="import-mode"
-            value={mode}
-            onChange={(e) => {
-              setMode(e.target.value as ImportMode);
-              setResult(null);
-            }}
-          >
-            <option value="upsert">Upsert: create and update the file's records</option>
-            {FULL_COLLECTIONS.includes(collection) ? (
-              <option value="full">Full: also withdraw the records the file leaves out</option>
-            ) : null}
-          </select>
-        </div>
-        {mode === 'full' ? (
-          <div className="field">
-            <label htmlFor="import-threshold">Stop if it would withdraw more than (%)</label>
-            <input
-              id="import-threshold"
-              type="number"
-              min={0}
-              max={100}
-              value={threshold}
-              onChange={(e) => setThreshold(e.target.value)}
-            />
-          </div>
-        ) : null}
-        <div className="field">
-          <label htmlFor="import-file">File (CSV or NDJSON)</label>
-          <input
-            id="import-file"
-            type="file"
-            accept=".csv,.ndjson,.jsonl,text/csv,application/x-ndjson"
-            onChange={(e) => {
-              setFile(e.target.files?.[0] ?? null);
-              setResult(null);
-            }}
-          />
-        </div>
+        <ImportFields choices={choices} onChange={change} />
         <div className="state-export-actions">
-          <button type="button" disabled={busy || !file} onClick={() => void run({ dryRun: true })}>
+          <button
+            type="button"
+            disabled={busy || !choices.file}
+            onClick={() => void run(choices, { dryRun: true })}
+          >
             Dry run
           </button>
-          <button type="submit" disabled={busy || !file}>
+          <button type="submit" disabled={busy || !choices.file}>
             Import
           </button>
         </div>
@@ -214,12 +182,82 @@ function StartImport({
         <button
           type="button"
           disabled={busy}
-          onClick={() => void run({ dryRun: false, confirm: true })}
+          onClick={() => void run(choices, { dryRun: false, confirm: true })}
         >
           Confirm and import anyway
         </button>
       ) : null}
     </section>
+  );
+}
+
+/** The form's fields: collection, mode (full only where it can withdraw), threshold, file. */
+function ImportFields({
+  choices,
+  onChange,
+}: {
+  choices: ImportChoices;
+  onChange: (next: Partial<ImportChoices>) => void;
+}) {
+  const { collection, mode, threshold } = choices;
+  return (
+    <>
+      <div className="field">
+        <label htmlFor="import-collection">Collection</label>
+        <select
+          id="import-collection"
+          value={collection}
+          onChange={(e) => {
+            const next = e.target.value as ImportCollection;
+            onChange({
+              collection: next,
+              ...(!FULL_COLLECTIONS.includes(next) && { mode: 'upsert' as const }),
+            });
+          }}
+        >
+          {COLLECTIONS.map((value) => (
+            <option key={value} value={value}>
+              {collectionLabel(value)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="import-mode">Mode</label>
+        <select
+          id="import-mode"
+          value={mode}
+          onChange={(e) => onChange({ mode: e.target.value as ImportMode })}
+        >
+          <option value="upsert">Upsert: create and update the file's records</option>
+          {FULL_COLLECTIONS.includes(collection) ? (
+            <option value="full">Full: also withdraw the records the file leaves out</option>
+          ) : null}
+        </select>
+      </div>
+      {mode === 'full' ? (
+        <div className="field">
+          <label htmlFor="import-threshold">Stop if it would withdraw more than (%)</label>
+          <input
+            id="import-threshold"
+            type="number"
+            min={0}
+            max={100}
+            value={threshold}
+            onChange={(e) => onChange({ threshold: e.target.value })}
+          />
+        </div>
+      ) : null}
+      <div className="field">
+        <label htmlFor="import-file">File (CSV or NDJSON)</label>
+        <input
+          id="import-file"
+          type="file"
+          accept=".csv,.ndjson,.jsonl,text/csv,application/x-ndjson"
+          onChange={(e) => onChange({ file: e.target.files?.[0] ?? null })}
+        />
+      </div>
+    </>
   );
 }
 
