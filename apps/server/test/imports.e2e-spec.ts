@@ -57,7 +57,7 @@ describe('SIS imports (POST /v1/imports)', () => {
       status: 'succeeded',
       rows: 3,
       rows_processed: 3,
-      counts: { created: 2, updated: 1, unchanged: 0, failed: 0, withdrawn: 0 },
+      counts: { created: 2, updated: 1, unchanged: 0, failed: 0, withdrawn: 0, skipped: 0 },
       error: null,
     });
     expect(first.completed_at).not.toBeNull();
@@ -67,7 +67,14 @@ describe('SIS imports (POST /v1/imports)', () => {
 
     const again = await imported(server, token, 'collection=students', file);
     expect(again.id).not.toBe(first.id);
-    expect(again.counts).toEqual({ created: 0, updated: 0, unchanged: 3, failed: 0, withdrawn: 0 });
+    expect(again.counts).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 3,
+      failed: 0,
+      withdrawn: 0,
+      skipped: 0,
+    });
     expect((await students()).length).toBe(3);
     expect((await eventsOf(server, orgId)).length).toBe(eventsBefore);
   });
@@ -144,7 +151,14 @@ describe('SIS imports (POST /v1/imports)', () => {
       file,
     );
     expect(done).toMatchObject({ status: 'succeeded', mode: 'full' });
-    expect(done.counts).toEqual({ created: 1, updated: 0, unchanged: 2, failed: 0, withdrawn: 1 });
+    expect(done.counts).toEqual({
+      created: 1,
+      updated: 0,
+      unchanged: 2,
+      failed: 0,
+      withdrawn: 1,
+      skipped: 0,
+    });
     const after = await byExternalId();
     expect(after.get('F-3')!.status).toBe('withdrawn');
     // Graduated is not a state a full import withdraws from; a record without an external_id
@@ -167,6 +181,7 @@ describe('SIS imports (POST /v1/imports)', () => {
       unchanged: 0,
       failed: 0,
       withdrawn: 0,
+      skipped: 0,
     });
     const untouched = await byExternalId();
     expect([...untouched.values()].map((s) => s.status)).toEqual([
@@ -214,7 +229,14 @@ describe('SIS imports (POST /v1/imports)', () => {
       file,
     );
     expect(done).toMatchObject({ status: 'succeeded', dry_run: true });
-    expect(done.counts).toEqual({ created: 1, updated: 1, unchanged: 1, failed: 1, withdrawn: 1 });
+    expect(done.counts).toEqual({
+      created: 1,
+      updated: 1,
+      unchanged: 1,
+      failed: 1,
+      withdrawn: 1,
+      skipped: 0,
+    });
     const after = await byExternalId();
     expect([...after.keys()].sort()).toEqual(['D-1', 'D-2', 'D-3']);
     expect(after.get('D-1')!.first_name).toBe('Ada');

@@ -58,10 +58,20 @@ export interface ImportUpload {
 
 export const IMPORT_MODES = ['upsert', 'full'] as const;
 export type ImportMode = (typeof IMPORT_MODES)[number];
-export const IMPORT_FORMATS = ['ndjson', 'csv'] as const;
+export const IMPORT_FORMATS = ['ndjson', 'csv', 'oneroster'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 export const IMPORT_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+/**
+ * A OneRoster 1.1 or 1.2 CSV bundle (a zip with `manifest.csv`): the files it applies, in the
+ * order they run, and the collection each becomes. docs/imports.md has the column mapping.
+ */
+export const ONEROSTER_IMPORTS = [
+  { file: 'users.csv', collection: 'students' },
+  { file: 'classes.csv', collection: 'courses' },
+  { file: 'enrollments.csv', collection: 'enrollments' },
+] as const satisfies readonly { file: string; collection: FullImportCollection }[];
 
 /** The largest file an import takes, and the most rows. */
 export const IMPORT_MAX_BYTES = 512 * 1024 * 1024;
@@ -86,12 +96,14 @@ const ImportFormatSchema = z.enum(IMPORT_FORMATS);
 
 export const ImportCreateQuerySchema = z
   .object({
-    collection: ImportCollectionSchema,
+    collection: ImportCollectionSchema.optional().describe(
+      'The collection the file holds. Required, except for a OneRoster bundle (`format=oneroster`), whose manifest names its files.',
+    ),
     mode: ImportModeSchema.optional().describe(
-      "Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments.",
+      "Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments. Not for a OneRoster bundle: its manifest says `bulk` (full) or `delta` (upsert) for each file.",
     ),
     format: ImportFormatSchema.optional().describe(
-      "The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`) or its name's extension.",
+      "The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`, `application/zip`) or its name's extension. `oneroster`: a OneRoster 1.1 or 1.2 CSV bundle (a zip), applied as one import per file it holds (`users.csv` as students, `classes.csv` as courses, `enrollments.csv` as enrollments), run in that order.",
     ),
     dry_run: booleanParam.describe(
       'Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.',
@@ -120,6 +132,12 @@ export const ImportCountsSchema = z
       .number()
       .int()
       .describe('Records a `full` import withdrew (or, in a dry run, would withdraw).'),
+    skipped: z
+      .number()
+      .int()
+      .describe(
+        'Rows with no place here (in a OneRoster bundle, users and enrollments whose role is not student): each is a line of the error report, code `not_mapped`.',
+      ),
   })
   .openapi({ title: 'ImportCounts' });
 
@@ -141,8 +159,19 @@ export const ImportSchema = z
       .string()
       .nullable()
       .describe(
-        'Why a failed import failed: a threshold passed, a `full` file with unreadable rows.',
+        'Why a failed import failed: a threshold passed, a `full` file with unreadable rows, an import before it in its bundle that failed.',
       ),
+    bundle: z
+      .object({
+        file: z.string().describe("The bundle's file this import applies, e.g. `users.csv`."),
+        imports: z
+          .array(idSchema('import'))
+          .describe(
+            "The bundle's imports, in the order they run; each starts once the one before it succeeded, and fails unrun if it failed.",
+          ),
+      })
+      .nullable()
+      .describe('For an import of a OneRoster bundle (`format` `oneroster`); null for one file.'),
     created_at: timestampSchema,
     completed_at: timestampSchema.nullable(),
   })
@@ -163,7 +192,7 @@ export const IMPORT_ERRORS_CONTENT_TYPE = 'text/csv; charset=utf-8';
 export const IMPORT_ERROR_COLUMNS = ['row', 'external_id', 'field', 'code', 'problem'] as const;
 
 const IMPORT_SCOPE_NOTE =
-  "Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …): 403 without it.";
+  "Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …; a OneRoster bundle, those of the collections it writes): 403 without it.";
 
 export const importsContract = c.router(
   {
@@ -171,7 +200,7 @@ export const importsContract = c.router(
       method: 'POST',
       path: '/v1/imports',
       summary: 'Start an import',
-      description: `Uploads one collection's records as a file (\`multipart/form-data\`, one part named \`file\`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; \`true\`/\`false\` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (\`POST /v1/<collection>/batch\`) holds, \`external_id\` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll \`GET /v1/imports/{id}\`; refused rows are in \`GET /v1/imports/{id}/errors\`. ${IMPORT_SCOPE_NOTE}`,
+      description: `Uploads one collection's records as a file (\`multipart/form-data\`, one part named \`file\`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; \`true\`/\`false\` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (\`POST /v1/<collection>/batch\`) holds, \`external_id\` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll \`GET /v1/imports/{id}\`; refused rows are in \`GET /v1/imports/{id}/errors\`. A OneRoster bundle (\`format=oneroster\`, a zip with \`manifest.csv\`) becomes one import per file it applies, run in order (students, then courses from classes, then enrollments), each \`full\` or \`upsert\` as the manifest says \`bulk\` or \`delta\`: the answer is the first, and \`bundle.imports\` lists them all. ${IMPORT_SCOPE_NOTE}`,
       query: ImportCreateQuerySchema,
       contentType: 'multipart/form-data',
       body: c.type<ImportUpload>(),

@@ -45,7 +45,7 @@ export async function* readRows(
         `An import takes at most ${IMPORT_MAX_ROWS.toLocaleString('en')} rows; split the file`,
       );
     }
-    yield checked(row, value, schema);
+    yield checkedRow(row, value, schema);
   }
 }
 
@@ -152,7 +152,8 @@ function fromCell(cell: string, kind: string): unknown {
   return cell;
 }
 
-function checked(row: number, value: unknown, schema: z.AnyZodObject): ReadRow {
+/** A record checked against the collection's batch item (`schema`): the item, or its problems. */
+export function checkedRow(row: number, value: unknown, schema: z.AnyZodObject): ReadRow {
   if (value instanceof Unreadable) {
     return { row, externalId: null, item: null, problems: [problem('', 'invalid', value.problem)] };
   }

@@ -13,7 +13,7 @@ import {
   type FullImportCollection,
   type ImportCollection,
 } from '@platform/contract';
-import type { EntityManager } from 'typeorm';
+import { type EntityManager, In } from 'typeorm';
 import type { BatchItem, BatchResult } from '../common/batch-upsert';
 import { Clock } from '../common/clock';
 import { APP_CONFIG } from '../config/config.module';
@@ -28,6 +28,7 @@ import { PaymentsService } from '../payments/payments.service';
 import { SERVER_RESOURCES } from '../resources';
 import { StudentsService } from '../students/students.service';
 import { type ImportCounts, ImportErrorRecord, ImportRecord } from './import.entity';
+import { oneRosterColumn } from './oneroster';
 
 const POLL_MS = 5_000;
 /** Rows applied per transaction: one batch upsert's worth. */
@@ -136,9 +137,12 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
       const now = this.clock.now();
       const [first] = await this.sql.query<{ id: string }>(
         manager,
-        `SELECT id FROM imports
-         WHERE status = 'queued' OR (status = 'running' AND lease_until < :now)
-         ORDER BY created_at LIMIT 1${this.sql.lockRows({ skipLocked: true })}`,
+        // A bundle's import waits for the one before it to succeed.
+        `SELECT id FROM imports i
+         WHERE (i.status = 'queued' AND (i.after_import_id IS NULL OR EXISTS (
+             SELECT 1 FROM imports b WHERE b.id = i.after_import_id AND b.status = 'succeeded')))
+           OR (i.status = 'running' AND i.lease_until < :now)
+         ORDER BY i.created_at, i.id LIMIT 1${this.sql.lockRows({ skipLocked: true })}`,
         { now: this.sql.bind(ImportRecord, 'leaseUntil', now) },
       );
       if (!first) return undefined;
@@ -270,7 +274,7 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
     await this.apply(record, items, (result) => {
       const counts: Partial<ImportCounts> = { ...result.counts };
       const errors = result.data.flatMap((item) =>
-        item.error ? errorLines(record.id, applied[item.index]!.row_number, item) : [],
+        item.error ? errorLines(record, applied[item.index]!.row_number, item) : [],
       );
       return { counts, errors, progress: { nextRow: Math.min(nextRow, record.rowCount + 1) } };
     });
@@ -294,7 +298,7 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
     await this.apply(record, items, (result) => ({
       counts: { withdrawn: result.counts.updated, failed: result.counts.failed },
       errors: result.data.flatMap((item) =>
-        item.error ? errorLines(record.id, 0, item, record.failed + item.index) : [],
+        item.error ? errorLines(record, 0, item, record.failed + item.index) : [],
       ),
       progress: { withdrawnThrough: rows[rows.length - 1]!.external_id },
     }));
@@ -326,6 +330,7 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
           ? empty
           : await this.transactions
               .atomic(async () => {
+                await this.applyEarlierInBundle(record, items);
                 throw new DryRun(await service.batchUpsert(owner, items));
               })
               .catch((error: unknown) => {
@@ -339,6 +344,44 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
       const result = items.length === 0 ? empty : await service.batchUpsert(owner, items);
       await this.record(manager, record, outcome(result));
     });
+  }
+
+  /**
+   * A dry run of a bundle's enrollments: the students and classes its earlier imports would add
+   * are applied first (in the same rolled-back transaction), so each enrollment is tried as it
+   * would run, not refused for a student the bundle itself brings.
+   */
+  private async applyEarlierInBundle(
+    record: ImportRecord,
+    items: readonly BatchItem[],
+  ): Promise<void> {
+    if (record.bundle === null || record.collection !== 'enrollments') return;
+    const earlier = record.bundle.split(',').filter((id) => id !== record.id);
+    const named = new Set<string>();
+    for (const item of items) {
+      for (const ref of [item.student_id, item.course_id]) {
+        if (typeof ref === 'string' && ref.startsWith('ext:')) named.add(ref.slice(4));
+      }
+    }
+    if (named.size === 0 || earlier.length === 0) return;
+    const rows = await this.sql.select<{ collection: ImportCollection; item: string }>(
+      `SELECT i.collection, r.item FROM import_rows r JOIN imports i ON i.id = r.import_id
+       WHERE r.import_id IN (:...earlier) AND r.external_id IN (:...named) AND r.item IS NOT NULL
+       ORDER BY r.import_id, r.row_number`,
+      { earlier, named: [...named] },
+    );
+    const owner = { organizationId: record.organizationId };
+    for (const collection of ['students', 'courses'] as const) {
+      const add = rows.filter((row) => row.collection === collection);
+      if (add.length === 0) continue;
+      const service = this.modules.get<unknown, BatchUpserter>(SERVICES[collection], {
+        strict: false,
+      });
+      await service.batchUpsert(
+        owner,
+        add.map((row) => JSON.parse(row.item) as BatchItem),
+      );
+    }
   }
 
   private commit(record: ImportRecord, step: Step): Promise<void> {
@@ -363,12 +406,17 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
     this.transactions.afterCommit(manager, () => Object.assign(record, changes));
   }
 
-  /** Ends the import (fenced), and drops its staged rows: the file is not kept once applied. */
+  /**
+   * Ends the import (fenced), and drops its staged rows: the file is not kept once applied. A
+   * failed import's bundle stops there: the imports after it fail unrun. A dry-run bundle keeps
+   * its rows until its last import ends: that one tries its rows with the earlier ones' applied.
+   */
   private async finish(
     record: ImportRecord,
     end: { status: 'succeeded' | 'failed'; error?: string },
   ): Promise<void> {
     await this.transactions.run(async (manager) => {
+      const now = this.clock.now();
       const result = await manager.update(
         ImportRecord,
         { id: record.id, claimToken: record.claimToken! },
@@ -377,13 +425,30 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
           error: end.error ?? null,
           leaseUntil: null,
           claimToken: null,
-          completedAt: this.clock.now(),
+          completedAt: now,
         },
       );
       if (result.affected !== 1) throw new ClaimLost();
-      await this.sql.query(manager, `DELETE FROM import_rows WHERE import_id = :id`, {
-        id: record.id,
-      });
+      const chain = record.bundle?.split(',') ?? [record.id];
+      const later = chain.slice(chain.indexOf(record.id) + 1);
+      if (end.status === 'failed' && later.length > 0) {
+        await manager.update(
+          ImportRecord,
+          { id: In(later), status: 'queued' },
+          {
+            status: 'failed',
+            error: `Not run: the bundle's ${record.sourceFile} import before it failed.`,
+            completedAt: now,
+          },
+        );
+      }
+      const done = end.status === 'failed' || later.length === 0;
+      const drop = !record.dryRun ? [record.id] : done ? chain : [];
+      if (drop.length > 0) {
+        await this.sql.query(manager, `DELETE FROM import_rows WHERE import_id IN (:...ids)`, {
+          ids: drop,
+        });
+      }
     });
   }
 
@@ -402,13 +467,13 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
 
 /** A failed item's lines in the error report: one per field at fault, or one for the row. */
 function errorLines(
-  importId: string,
+  record: ImportRecord,
   rowNumber: number,
   item: BatchResult['data'][number],
   firstSeq = 0,
 ): ImportErrorRecord[] {
   const error = item.error!;
-  const base = { importId, rowNumber, externalId: item.external_id };
+  const base = { importId: record.id, rowNumber, externalId: item.external_id };
   const fields =
     error.errors.length > 0
       ? error.errors
@@ -416,7 +481,10 @@ function errorLines(
   return fields.map((e, index) => ({
     ...base,
     seq: firstSeq + index,
-    field: e.path.replace(/^body\.items\.\d+\.?/, '').slice(0, 200),
+    field: oneRosterColumn(record.sourceFile, e.path.replace(/^body\.items\.\d+\.?/, '')).slice(
+      0,
+      200,
+    ),
     code: (e.code ?? error.code).slice(0, 64),
     problem: (e.path ? e.message : error.detail).slice(0, 1000),
   }));

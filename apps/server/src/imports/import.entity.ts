@@ -9,6 +9,7 @@ export interface ImportCounts {
   unchanged: number;
   failed: number;
   withdrawn: number;
+  skipped: number;
 }
 
 /**
@@ -79,6 +80,22 @@ export class ImportRecord {
 
   @Column({ type: 'integer' })
   withdrawn: number;
+
+  /** Rows with no place here (a OneRoster teacher): each a line of the error report. */
+  @Column({ type: 'integer' })
+  skipped: number;
+
+  /** A OneRoster bundle's imports, comma-separated in the order they run; null for one file. */
+  @Column({ type: 'varchar', length: 110, nullable: true })
+  bundle: string | null;
+
+  /** The bundle's file this import applies (`users.csv`). */
+  @Column({ name: 'source_file', type: 'varchar', length: 64, nullable: true })
+  sourceFile: string | null;
+
+  /** The bundle's import that runs before this one: this one waits for it to succeed. */
+  @Column({ name: 'after_import_id', type: 'varchar', length: 32, nullable: true })
+  afterImportId: string | null;
 
   @Column({ type: 'varchar', length: 500, nullable: true })
   error: string | null;

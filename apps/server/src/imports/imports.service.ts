@@ -3,21 +3,19 @@ import { InjectRepository } from '@nestjs/typeorm';
 import {
   contract,
   IMPORT_ERROR_COLUMNS,
-  IMPORT_MAX_BYTES,
   IMPORT_REMOVALS,
   type Import,
   type ImportCollection,
   type ImportCreateQuerySchema,
   type ImportFormat,
-  type ImportMode,
   type ListQuery,
   RESOURCES,
   type Scope,
 } from '@platform/contract';
-import busboy from 'busboy';
 import type { Request } from 'express';
+import type { Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { Repository } from 'typeorm';
+import { In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import { AuditService } from '../audit/audit.service';
 import type { ApiAuditActor } from '../audit/audit-actor';
@@ -30,21 +28,21 @@ import { ProblemException } from '../common/problem.exception';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
-import { insertRows, Sql } from '../database/sql';
+import { Sql } from '../database/sql';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import {
   IDEMPOTENT_REPLAYED_HEADER,
   IdempotencyService,
   parseIdempotencyKey,
 } from '../idempotency/idempotency.service';
-import { fileHash, readRows, type ReadRow } from './import-file';
-import { ImportErrorRecord, ImportRecord, ImportRowRecord } from './import.entity';
+import { fileHash, readRows } from './import-file';
+import { ImportRecord } from './import.entity';
 import { ImportRunner } from './import-runner';
+import { type Staged, stageRows } from './import-staging';
+import { formatOf, receiveFile } from './import-upload';
+import { withBundle } from './oneroster';
 
 type ImportCreateQuery = z.output<typeof ImportCreateQuerySchema>;
-
-/** Staged rows are written this many to a transaction while the file arrives. */
-const STAGE_CHUNK = 1000;
 
 export function toImportResource(record: ImportRecord): Import {
   return {
@@ -52,7 +50,7 @@ export function toImportResource(record: ImportRecord): Import {
     object: 'import',
     collection: record.collection,
     mode: record.mode,
-    format: record.format,
+    format: formatShown(record),
     dry_run: record.dryRun,
     change_threshold: record.changeThreshold,
     confirmed: record.confirmed,
@@ -65,11 +63,79 @@ export function toImportResource(record: ImportRecord): Import {
       unchanged: record.unchanged,
       failed: record.failed,
       withdrawn: record.withdrawn,
+      skipped: record.skipped,
     },
     error: record.error,
+    bundle:
+      record.bundle === null
+        ? null
+        : {
+            file: record.sourceFile ?? '',
+            imports: record.bundle.split(',') as Import['id'][],
+          },
     created_at: toIso(record.createdAt),
     completed_at: record.completedAt ? toIso(record.completedAt) : null,
   };
+}
+
+/** A bundle's imports are CSV files of one collection each, shown as the bundle's format. */
+function formatShown(record: ImportRecord): ImportFormat {
+  return record.bundle === null ? record.format : 'oneroster';
+}
+
+/** The query's own contradictions, refused before the file is read. */
+function checkQuery(principal: Principal, query: ImportCreateQuery): void {
+  if (query.format === 'oneroster' && query.collection !== undefined) {
+    throw bundleWithCollection();
+  }
+  if (query.collection !== undefined) requireWriteScope(principal, query.collection);
+  if (query.mode === undefined) return;
+  if (query.collection === undefined && query.format !== 'oneroster') {
+    throw collectionRequired(query.format ?? 'csv');
+  }
+  if (query.collection === undefined) {
+    throw queryProblem(
+      'mode',
+      "A OneRoster bundle's manifest says bulk (full) or delta (upsert) for each file: send no mode",
+      'unknown_parameter',
+    );
+  }
+  if (query.mode === 'full' && !(query.collection in IMPORT_REMOVALS)) {
+    throw queryProblem(
+      'mode',
+      `A full import withdraws what the file leaves out, which ${query.collection} cannot be; import them with mode=upsert`,
+      'invalid_enum_value',
+      `'full' takes ${Object.keys(IMPORT_REMOVALS).join(', ')}`,
+    );
+  }
+}
+
+function bundleWithCollection(): ProblemException {
+  return queryProblem(
+    'collection',
+    'A OneRoster bundle names its files in its manifest: send no collection',
+    'unknown_parameter',
+  );
+}
+
+function collectionRequired(format: ImportFormat): ProblemException {
+  return queryProblem(
+    'collection',
+    `A ${format} file holds one collection: send collection=students (or another)`,
+    'invalid_type',
+    'Required',
+  );
+}
+
+function queryProblem(
+  field: string,
+  detail: string,
+  code: string,
+  message = detail,
+): ProblemException {
+  return new ProblemException('validation_error', detail, {
+    errors: [{ path: `query.${field}`, message, code }],
+  });
 }
 
 /** The scope that writes a collection: an import of it needs that too. */
@@ -124,7 +190,8 @@ export class ImportsService {
   /**
    * Reads the request's file into staged rows, then queues the import in one commit with its
    * audit entry (and its Idempotency-Key, whose fingerprint covers the file's bytes). A request
-   * that fails on the way leaves nothing: its staged rows are deleted.
+   * that fails on the way leaves nothing: its staged rows are deleted. A OneRoster bundle
+   * becomes one import per file it applies.
    */
   async create(
     principal: Principal,
@@ -132,23 +199,7 @@ export class ImportsService {
     req: Request,
     actor: ApiAuditActor,
   ): Promise<ImportAnswer> {
-    requireWriteScope(principal, query.collection);
-    const mode = query.mode ?? 'upsert';
-    if (mode === 'full' && !(query.collection in IMPORT_REMOVALS)) {
-      throw new ProblemException(
-        'validation_error',
-        `A full import withdraws what the file leaves out, which ${query.collection} cannot be; import them with mode=upsert`,
-        {
-          errors: [
-            {
-              path: 'query.mode',
-              message: `'full' takes ${Object.keys(IMPORT_REMOVALS).join(', ')}`,
-              code: 'invalid_enum_value',
-            },
-          ],
-        },
-      );
-    }
+    checkQuery(principal, query);
     if (!req.is('multipart/form-data')) {
       throw new ProblemException(
         'unsupported_media_type',
@@ -157,36 +208,96 @@ export class ImportsService {
     }
     const key = parseIdempotencyKey(req.headers['idempotency-key']);
     const now = this.clock.now();
-    const record = this.newRecord(principal, { ...query, mode }, now);
-    await this.transactions.run((manager) => manager.insert(ImportRecord, record));
-    let staged: { rows: number; failed: number; sha256: string };
+    const records: ImportRecord[] = [];
+    const hash = fileHash();
+    let staged: Staged[];
     try {
-      staged = await this.receive(req, record, query.format);
+      staged = await receiveFile(req, async (part) => {
+        const format = query.format ?? formatOf(part.mimeType, part.filename);
+        if (format === 'oneroster') {
+          if (query.collection !== undefined) throw bundleWithCollection();
+          return this.stageBundle(principal, query, part.stream, hash, now, records);
+        }
+        if (query.collection === undefined) throw collectionRequired(format);
+        const record = this.newRecord(principal, query, query.collection, now);
+        Object.assign(record, { format, mode: query.mode ?? 'upsert' });
+        await this.insert(records, record);
+        const reads = readRows(part.stream, format, query.collection, hash);
+        return [await stageRows(this.transactions, record.id, reads)];
+      });
     } catch (error) {
-      await this.discard(record.id);
+      await this.discard(records);
       throw error;
     }
     const fingerprint = requestFingerprint('POST', req.originalUrl ?? req.url, {
-      file_sha256: staged.sha256,
+      file_sha256: hash.digest('hex'),
     });
-    const answer = await this.queue(principal, record, staged, actor, key, fingerprint);
-    if (answer.replayed) await this.discard(record.id);
+    const answer = await this.queue(records, staged, actor, key, fingerprint);
+    if (answer.replayed) await this.discard(records);
     else this.runner.kick();
     return answer;
   }
 
+  /** A bundle's imports, one per file it applies, each staged from its file; chained in order. */
+  private async stageBundle(
+    principal: Principal,
+    query: ImportCreateQuery,
+    stream: Readable,
+    hash: Hash,
+    now: Date,
+    records: ImportRecord[],
+  ): Promise<Staged[]> {
+    const lookups = {
+      studentExists: async (externalId: string) =>
+        (
+          await this.sql.select(
+            `SELECT 1 AS one FROM students WHERE organization_id = :org AND external_id = :id`,
+            { org: principal.organizationId, id: externalId },
+          )
+        ).length > 0,
+    };
+    return withBundle(stream, hash, lookups, async (bundle) => {
+      for (const part of bundle.parts) requireWriteScope(principal, part.collection);
+      const chain = bundle.parts.map((part) => ({
+        ...this.newRecord(principal, query, part.collection, now),
+        mode: part.mode,
+        format: 'csv' as const,
+        sourceFile: part.file,
+      }));
+      const ids = chain.map((record) => record.id).join(',');
+      const staged: Staged[] = [];
+      for (const [index, record] of chain.entries()) {
+        record.bundle = ids;
+        record.afterImportId = index === 0 ? null : chain[index - 1]!.id;
+        await this.insert(records, record);
+        const notes =
+          index === 0 ? bundle.notes.map((n) => ({ field: n.file, problem: n.problem })) : [];
+        staged.push(
+          await stageRows(this.transactions, record.id, bundle.parts[index]!.rows(), notes),
+        );
+      }
+      return staged;
+    });
+  }
+
+  private async insert(records: ImportRecord[], record: ImportRecord): Promise<void> {
+    records.push(record);
+    await this.transactions.run((manager) => manager.insert(ImportRecord, record));
+  }
+
   private newRecord(
     principal: Principal,
-    query: ImportCreateQuery & { mode: ImportMode },
+    query: ImportCreateQuery,
+    collection: ImportCollection,
     now: Date,
   ): ImportRecord {
     return {
       id: newId('import', now.getTime()),
       organizationId: principal.organizationId,
       ownerUserId: principal.userId,
-      collection: query.collection,
-      mode: query.mode,
-      format: query.format ?? 'ndjson',
+      collection,
+      mode: 'upsert',
+      format: 'ndjson',
       dryRun: query.dry_run ?? false,
       changeThreshold: query.change_threshold,
       confirmed: query.confirm ?? false,
@@ -200,6 +311,10 @@ export class ImportsService {
       unchanged: 0,
       failed: 0,
       withdrawn: 0,
+      skipped: 0,
+      bundle: null,
+      sourceFile: null,
+      afterImportId: null,
       error: null,
       leaseUntil: null,
       claimToken: null,
@@ -209,110 +324,18 @@ export class ImportsService {
   }
 
   /**
-   * The request's one file part, read and staged as it arrives. Anything else in the body (a
-   * form field, a second file) is refused: an import's options go in the query.
-   */
-  private receive(
-    req: Request,
-    record: ImportRecord,
-    format: ImportFormat | undefined,
-  ): Promise<{ rows: number; failed: number; sha256: string }> {
-    return new Promise((resolve, reject) => {
-      let work: Promise<{ rows: number; failed: number; sha256: string }> | undefined;
-      // Refused at once; the rest of the body is drained so the answer can be read.
-      const refuse = (error: unknown) => {
-        req.unpipe(parts);
-        req.resume();
-        reject(asError(error));
-      };
-      let parts: ReturnType<typeof busboy>;
-      try {
-        parts = busboy({ headers: req.headers, limits: { fileSize: IMPORT_MAX_BYTES } });
-      } catch (error) {
-        // A multipart Content-Type without its boundary.
-        reject(unreadable(asError(error)));
-        return;
-      }
-      parts.on('file', (name, stream, info) => {
-        if (name !== 'file' || work) {
-          stream.resume();
-          refuse(unexpectedPart(name, work !== undefined));
-          return;
-        }
-        try {
-          record.format = format ?? formatOf(info.mimeType, info.filename);
-          work = this.stage(record, stream, record.format);
-        } catch (error) {
-          stream.resume();
-          work = Promise.reject(asError(error));
-        }
-        work.catch(refuse);
-      });
-      parts.on('field', (name) => refuse(unexpectedPart(name, false)));
-      parts.on('error', (error: Error) => refuse(unreadable(error)));
-      parts.on('close', () => {
-        if (work) work.then(resolve, reject);
-        else reject(noFilePart());
-      });
-      req.on('error', reject);
-      req.pipe(parts);
-    });
-  }
-
-  /** Reads `stream`'s records into `import_rows` (and their problems into `import_errors`). */
-  private async stage(
-    record: ImportRecord,
-    stream: Readable & { truncated?: boolean },
-    format: ImportFormat,
-  ) {
-    const hash = fileHash();
-    let truncated = false;
-    stream.once('limit', () => {
-      truncated = true;
-      stream.destroy(tooLarge());
-    });
-    let rows: ImportRowRecord[] = [];
-    let errors: ImportErrorRecord[] = [];
-    let count = 0;
-    let failed = 0;
-    const flush = async () => {
-      const [r, e] = [rows, errors];
-      [rows, errors] = [[], []];
-      await this.transactions.run(async (manager) => {
-        await insertRows(manager, ImportRowRecord, r);
-        await insertRows(manager, ImportErrorRecord, e);
-      });
-    };
-    try {
-      for await (const read of readRows(stream, format, record.collection, hash)) {
-        count = read.row;
-        rows.push(stagedRow(record.id, read));
-        if (read.problems.length > 0) failed += 1;
-        errors.push(...problemRecords(record.id, read));
-        if (rows.length >= STAGE_CHUNK) await flush();
-      }
-    } catch (error) {
-      if (truncated) throw tooLarge();
-      throw error;
-    }
-    if (truncated) throw tooLarge();
-    await flush();
-    return { rows: count, failed, sha256: hash.digest('hex') };
-  }
-
-  /**
-   * Queues the staged import, in one commit with its audit entry and its Idempotency-Key (a
-   * repeat of an earlier request answers that request's import; its own rows are dropped).
+   * Queues the staged imports, in one commit with their audit entries and the Idempotency-Key
+   * (a repeat of an earlier request answers that request's import; its own rows are dropped).
+   * The answer is the first import (a bundle's first).
    */
   private async queue(
-    principal: Principal,
-    record: ImportRecord,
-    staged: { rows: number; failed: number },
+    records: ImportRecord[],
+    staged: Staged[],
     actor: ApiAuditActor,
     key: string | undefined,
     fingerprint: string,
   ): Promise<ImportAnswer> {
-    const organizationId = principal.organizationId;
+    const organizationId = records[0]!.organizationId;
     if (key !== undefined) {
       const stored = await this.idempotency.stored(organizationId, key, fingerprint);
       if (stored) return { status: 202, body: stored.body as Import, replayed: true };
@@ -325,36 +348,38 @@ export class ImportsService {
       if (begun?.kind === 'replay') {
         return { status: 202 as const, body: begun.body as Import, replayed: true };
       }
-      Object.assign(record, { status: 'queued', rowCount: staged.rows, failed: staged.failed });
-      await manager.update(
-        ImportRecord,
-        { id: record.id },
-        { status: 'queued', rowCount: staged.rows, failed: staged.failed, format: record.format },
-      );
-      await this.audit.record(
-        actor,
-        {
-          action: 'import.created',
-          targetType: 'import',
-          targetId: record.id,
-          changes: {
-            collection: record.collection,
-            mode: record.mode,
-            format: record.format,
-            dry_run: record.dryRun,
-            rows: staged.rows,
+      for (const [index, record] of records.entries()) {
+        const { rows, failed, skipped } = staged[index]!;
+        const queued = { status: 'queued' as const, rowCount: rows, failed, skipped };
+        Object.assign(record, queued);
+        await manager.update(ImportRecord, { id: record.id }, queued);
+        await this.audit.record(
+          actor,
+          {
+            action: 'import.created',
+            targetType: 'import',
+            targetId: record.id,
+            changes: {
+              collection: record.collection,
+              mode: record.mode,
+              format: formatShown(record),
+              dry_run: record.dryRun,
+              rows,
+            },
           },
-        },
-        manager,
-      );
-      const body = toImportResource(record);
+          manager,
+        );
+      }
+      const body = toImportResource(records[0]!);
       if (begun) await this.idempotency.complete(manager, begun.claim, 202, body);
       return { status: 202 as const, body, replayed: false };
     });
   }
 
-  private async discard(id: string): Promise<void> {
-    await this.transactions.run((manager) => manager.delete(ImportRecord, { id }));
+  private async discard(records: readonly ImportRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const ids = records.map((record) => record.id);
+    await this.transactions.run((manager) => manager.delete(ImportRecord, { id: In(ids) }));
   }
 
   async list(principal: Principal, query: ListQuery, url: PageUrl) {
@@ -404,71 +429,6 @@ export class ImportsService {
     if (!record || record.status === 'receiving') throw notFound('import', id);
     return record;
   }
-}
-
-function unexpectedPart(name: string, another: boolean): ProblemException {
-  const detail = another
-    ? "An import takes one file: the body has a second part named 'file'"
-    : `The body has a part named '${name}': an import's body is one part named 'file', and its options go in the query (?collection=students&mode=full)`;
-  return new ProblemException('validation_error', detail, {
-    errors: [{ path: `body.${name}`, message: 'is not taken', code: 'unknown_parameter' }],
-  });
-}
-
-function noFilePart(): ProblemException {
-  return new ProblemException('validation_error', "The body has no part named 'file'", {
-    errors: [{ path: 'body.file', message: 'Required', code: 'invalid_type' }],
-  });
-}
-
-function unreadable(error: Error): ProblemException {
-  return new ProblemException(
-    'validation_error',
-    `The multipart body cannot be read: ${error.message}`,
-  );
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-function formatOf(mimeType: string, filename: string | undefined): ImportFormat {
-  if (/^text\/csv\b/.test(mimeType) || /\.csv$/i.test(filename ?? '')) return 'csv';
-  if (/ndjson|jsonl|json-seq/.test(mimeType) || /\.(ndjson|jsonl)$/i.test(filename ?? ''))
-    return 'ndjson';
-  throw new ProblemException(
-    'validation_error',
-    `Cannot tell the file's format from its type '${mimeType}' or name; send format=csv or format=ndjson`,
-    { errors: [{ path: 'query.format', message: 'Required', code: 'invalid_type' }] },
-  );
-}
-
-function tooLarge(): ProblemException {
-  return new ProblemException(
-    'payload_too_large',
-    `An import's file is at most ${IMPORT_MAX_BYTES / 1024 / 1024} MB; split it`,
-  );
-}
-
-function stagedRow(importId: string, read: ReadRow): ImportRowRecord {
-  return {
-    importId,
-    rowNumber: read.row,
-    externalId: read.externalId,
-    item: read.item === null ? null : JSON.stringify(read.item),
-  };
-}
-
-function problemRecords(importId: string, read: ReadRow): ImportErrorRecord[] {
-  return read.problems.map((p, seq) => ({
-    importId,
-    rowNumber: read.row,
-    seq,
-    externalId: read.externalId,
-    field: p.field.slice(0, 200),
-    code: p.code.slice(0, 64),
-    problem: p.problem,
-  }));
 }
 
 /** A CSV cell: quoted when it holds a comma, quote or line break; a leading =+-@ made inert. */
