@@ -1,11 +1,13 @@
 /**
  * The portal's Imports page in Chromium against the real server: a member uploads a CSV, tries it
  * as a dry run (nothing written), imports it, downloads its error report, and confirms a full
- * import past its change threshold; the page has no axe-core violations.
+ * import past its change threshold, and imports a OneRoster bundle; the page has no axe-core
+ * violations.
  */
 import { readFile } from 'node:fs/promises';
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ZipFile } from 'yazl';
 import { allViolations, launchChromium, loopbackContext, expectPortalBuilt } from './browser';
 
 const EMAIL = 'imports@portal-school.test';
@@ -75,13 +77,15 @@ test('a dry run writes nothing; the import applies the file and reports its refu
   await expectAccessible('imports, file chosen');
   await page.getByRole('button', { name: 'Dry run' }).click();
   await page
-    .getByText('Dry run, nothing written: 2 would create, 0 would update, 0 unchanged, 1 refused.')
+    .getByText(
+      'Students, dry run, nothing written: 2 would create, 0 would update, 0 unchanged, 1 refused.',
+    )
     .waitFor({ timeout: 20_000 });
   expect(await students()).toEqual([]);
 
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   await page
-    .getByText('Imported: 2 created, 0 updated, 0 unchanged, 1 refused.')
+    .getByText('Students imported: 2 created, 0 updated, 0 unchanged, 1 refused.')
     .waitFor({ timeout: 20_000 });
   expect((await students()).map((s) => s.external_id).sort()).toEqual(['P-1', 'P-2']);
   await expectAccessible('imports, one applied');
@@ -112,12 +116,73 @@ test('a full import past its change threshold stops, and is applied once confirm
 
   await page.getByRole('button', { name: 'Confirm and import anyway' }).click();
   await page
-    .getByText('Imported: 0 created, 0 updated, 1 unchanged, 0 refused, 1 withdrawn.')
+    .getByText('Students imported: 0 created, 0 updated, 1 unchanged, 0 refused, 1 withdrawn.')
     .waitFor({ timeout: 20_000 });
   const after = new Map((await students()).map((s) => [s.external_id, s.status]));
   expect(after.get('P-2')).toBe('withdrawn');
   expect(after.get('P-1')).toBe('active');
 }, 60_000);
+
+test('a OneRoster bundle runs as its imports, each reported, teachers not imported', async () => {
+  await page.getByLabel('Collection').selectOption('oneroster');
+  await page.getByLabel('Bundle (zip)').setInputFiles({
+    name: 'roster.zip',
+    mimeType: 'application/zip',
+    buffer: await rosterZip(),
+  });
+  await expectAccessible('imports, bundle chosen');
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page
+    .getByText(
+      'Students (OneRoster users.csv) imported: 1 created, 0 updated, 0 unchanged, 0 refused, 1 not imported.',
+    )
+    .waitFor({ timeout: 20_000 });
+  await page
+    .getByText(/^Enrollments \(OneRoster enrollments\.csv\) imported: 1 created/)
+    .waitFor({ timeout: 20_000 });
+  expect((await students()).map((s) => s.external_id)).toContain('OR-1');
+}, 60_000);
+
+/** A OneRoster 1.2 delta bundle: a student, a teacher, a class, the student's enrollment. */
+async function rosterZip(): Promise<Buffer> {
+  const zip = new ZipFile();
+  const files: Record<string, string[]> = {
+    'manifest.csv': [
+      'propertyName,value',
+      'manifest.version,1.0',
+      'oneroster.version,1.2',
+      'file.classes,delta',
+      'file.users,delta',
+      'file.roles,delta',
+      'file.enrollments,delta',
+    ],
+    'classes.csv': [
+      'sourcedId,status,dateLastModified,title,grades,courseSourcedId,classCode,classType,location,schoolSourcedId,termSourcedIds,subjects,subjectCodes,periods',
+      'CL-1,active,2026-12-01,Algebra,,C-1,ALG-1,scheduled,,SCH-1,,,,',
+    ],
+    'users.csv': [
+      'sourcedId,status,dateLastModified,enabledUser,username,userIds,givenName,familyName,middleName,identifier,email,sms,phone,agentSourcedIds,grades,password,userMasterIdentifier,resourceSourcedIds,preferredGivenName,preferredMiddleName,preferredFamilyName,primaryOrgSourcedId,pronouns',
+      'OR-1,active,2026-12-01,true,ada,,Ada,Byron,,OR-N1,,,,,09,,,,,,,SCH-1,',
+      'OR-T,active,2026-12-01,true,ms.t,,Tess,Teacher,,,,,,,,,,,,,,SCH-1,',
+    ],
+    'roles.csv': [
+      'sourcedId,status,dateLastModified,userSourcedId,roleType,role,beginDate,endDate,orgSourcedId,userProfileSourcedId',
+      'R-1,active,2026-12-01,OR-1,primary,student,,,SCH-1,',
+      'R-2,active,2026-12-01,OR-T,primary,teacher,,,SCH-1,',
+    ],
+    'enrollments.csv': [
+      'sourcedId,status,dateLastModified,classSourcedId,schoolSourcedId,userSourcedId,role,primary,beginDate,endDate',
+      'EN-1,active,2026-12-01,CL-1,SCH-1,OR-1,student,,,',
+    ],
+  };
+  for (const [name, lines] of Object.entries(files)) {
+    zip.addBuffer(Buffer.from(lines.join('\n') + '\n'), name);
+  }
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
 
 async function expectAccessible(name: string): Promise<void> {
   expect({ page: name, violations: await allViolations(page) }).toEqual({

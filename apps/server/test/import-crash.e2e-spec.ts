@@ -131,6 +131,7 @@ describe('an import across a server crash', () => {
       unchanged: 0,
       failed: 0,
       withdrawn: 0,
+      skipped: 0,
     });
     expect(await total(second, '/v1/students?per_page=1')).toMatchObject({ total: ROWS });
     // One student.created per record, read off the change feed whole.

@@ -207,7 +207,7 @@ describe('OneRoster bundles (POST /v1/imports?format=oneroster)', () => {
     ]);
   });
 
-  it('a delta applies what it names (tobedeleted as withdrawals), a later bulk withdraws who is left out', async () => {
+  it('a delta applies what it names (tobedeleted as withdrawals); a later bulk withdraws who is left out', async () => {
     await imported(school());
     // OneRoster 1.1: the role is a column of users.csv.
     const delta = await imported({
@@ -239,8 +239,15 @@ describe('OneRoster bundles (POST /v1/imports?format=oneroster)', () => {
     bulk.files['users.csv'] = [user('U1', { identifier: 'S-001', grades: '07' })];
     bulk.files['roles.csv'] = [role('U1', 'student')];
     bulk.files['enrollments.csv'] = [enrollment('E1', 'U1', 'class-1')];
-    const [students] = await imported(bulk, 'format=oneroster&confirm=true');
+    // Completed here, still active in the SIS: refused, not reopened.
+    const e1 = (await list('/v1/enrollments')).find((e) => e.external_id === 'E1')!;
+    expect((await raw.post(`/v1/enrollments/${e1.id}/complete`)).status).toBe(200);
+    const [students, , enrolled] = await imported(bulk, 'format=oneroster&confirm=true');
     expect(students!.counts.withdrawn).toBe(1);
+    expect(enrolled!.counts).toMatchObject({ failed: 1, withdrawn: 0 });
+    const conflict = await errorReport(server, token, enrolled!.id);
+    expect(conflict.rows).toEqual([expect.objectContaining({ row: '1', external_id: 'E1' })]);
+    expect((await raw.get<Row>(`/v1/enrollments/${e1.id}`)).body.status).toBe('completed');
     const after = new Map((await list('/v1/students')).map((s) => [s.external_id, s.status]));
     expect(Object.fromEntries(after)).toEqual({ U1: 'active', U2: 'withdrawn', U3: 'withdrawn' });
   });

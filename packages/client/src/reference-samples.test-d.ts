@@ -493,7 +493,7 @@ export async function checksums_retrieve() {
 }
 
 export async function imports_create() {
-  const importResource = await platform.imports.create({ query: { collection: 'students' }, body: { file: 'external_id,student_number,first_name,last_name\nSIS-1,N-1,Ada,Lovelace\n', filename: 'students.csv' } });
+  const importResource = await platform.imports.create({ query: {  }, body: { file: 'external_id,student_number,first_name,last_name\nSIS-1,N-1,Ada,Lovelace\n', filename: 'students.csv' } });
   return importResource;
 }
 

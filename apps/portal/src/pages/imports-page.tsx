@@ -16,8 +16,15 @@ const COLLECTIONS: readonly ImportCollection[] = [
 /** The collections a `full` import can withdraw from (the contract's IMPORT_REMOVALS). */
 const FULL_COLLECTIONS: readonly ImportCollection[] = ['students', 'courses', 'enrollments'];
 
+/** What the form imports: one collection's file, or a OneRoster bundle (a zip). */
+type ImportKind = ImportCollection | 'oneroster';
+
 const collectionLabel = (collection: string): string =>
   collection.charAt(0).toUpperCase() + collection.slice(1).replace(/_/g, ' ');
+
+/** An import's collection, and for a bundle's import the file it came from. */
+const importLabel = (imp: Import): string =>
+  collectionLabel(imp.collection) + (imp.bundle ? ` (OneRoster ${imp.bundle.file})` : '');
 
 /** What an import did (or, for a dry run, would do), in words. */
 function describeCounts(imp: Import): string {
@@ -29,6 +36,7 @@ function describeCounts(imp: Import): string {
     `${c.unchanged.toLocaleString()} unchanged`,
     `${c.failed.toLocaleString()} refused`,
   ];
+  if (c.skipped > 0) parts.push(`${c.skipped.toLocaleString()} not imported`);
   if (imp.mode === 'full')
     parts.push(`${c.withdrawn.toLocaleString()} ${verb}${imp.dry_run ? 'withdraw' : 'withdrawn'}`);
   return parts.join(', ');
@@ -62,8 +70,9 @@ export function ImportsPage({ client, canCreate }: { client: Client; canCreate: 
       <PageHeading>Imports</PageHeading>
       <p>
         A file from your student information system, one collection at a time: CSV with a header
-        row, or NDJSON. Each row is matched on its <code>external_id</code>: created, updated or
-        left unchanged. A full import also withdraws the records the file leaves out.
+        row, or NDJSON; or a OneRoster bundle (zip) of users, classes and enrollments. Each row is
+        matched on its <code>external_id</code>: created, updated or left unchanged. A full import
+        (a bundle's bulk files) also withdraws the records the file leaves out.
       </p>
       {error ? <Notice kind="error">{error}</Notice> : null}
       {canCreate ? (
@@ -87,7 +96,7 @@ export function ImportsPage({ client, canCreate }: { client: Client; canCreate: 
 
 /** What the upload form holds: the choices, the file, and the last import it ran. */
 interface ImportChoices {
-  collection: ImportCollection;
+  collection: ImportKind;
   mode: ImportMode;
   threshold: string;
   file: File | null;
@@ -100,7 +109,7 @@ function useImportRun(
   onError: (error: string | null) => void,
 ) {
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<Import | null>(null);
+  const [result, setResult] = useState<Import[] | null>(null);
   async function run(choices: ImportChoices, options: { dryRun: boolean; confirm?: boolean }) {
     const { collection, mode, threshold, file } = choices;
     if (!file) return;
@@ -108,18 +117,23 @@ function useImportRun(
     onError(null);
     setResult(null);
     try {
+      const bundle = collection === 'oneroster';
       const started = await client.imports.create({
         query: {
-          collection,
-          mode,
+          ...(bundle ? { format: 'oneroster' as const } : { collection, mode }),
           dry_run: options.dryRun,
-          ...(mode === 'full' && { change_threshold: Number(threshold) / 100 }),
+          ...((bundle || mode === 'full') && { change_threshold: Number(threshold) / 100 }),
           ...(options.confirm && { confirm: true }),
         },
         body: { file, filename: file.name },
       });
       onChanged();
-      setResult(await client.imports.wait(started.id, { intervalMs: 500 }));
+      // A bundle's imports run one after another: each is awaited in turn.
+      const finished: Import[] = [];
+      for (const id of started.bundle?.imports ?? [started.id]) {
+        finished.push(await client.imports.wait(id, { intervalMs: 500 }));
+      }
+      setResult(finished);
       onChanged();
     } catch (e) {
       onError(describeError(e));
@@ -151,7 +165,9 @@ function StartImport({
     setChoices((current) => ({ ...current, ...next }));
     setResult(null);
   };
-  const pastThreshold = result?.status === 'failed' && /confirm=true/.test(result.error ?? '');
+  const pastThreshold = (result ?? []).some(
+    (imp) => imp.status === 'failed' && /confirm=true/.test(imp.error ?? ''),
+  );
   return (
     <section aria-labelledby="create-import">
       <h2 id="create-import">Import a file</h2>
@@ -177,7 +193,9 @@ function StartImport({
         </div>
       </form>
       {busy ? <p role="status">Working through the file…</p> : null}
-      {result ? <ImportResult imp={result} /> : null}
+      {result?.map((imp) => (
+        <ImportResult key={imp.id} imp={imp} />
+      ))}
       {pastThreshold ? (
         <button
           type="button"
@@ -191,7 +209,7 @@ function StartImport({
   );
 }
 
-/** The form's fields: collection, mode (full only where it can withdraw), threshold, file. */
+/** The form's fields: collection (or a bundle), mode (full only where it can withdraw), file. */
 function ImportFields({
   choices,
   onChange,
@@ -200,6 +218,7 @@ function ImportFields({
   onChange: (next: Partial<ImportChoices>) => void;
 }) {
   const { collection, mode, threshold } = choices;
+  const bundle = collection === 'oneroster';
   return (
     <>
       <div className="field">
@@ -208,11 +227,9 @@ function ImportFields({
           id="import-collection"
           value={collection}
           onChange={(e) => {
-            const next = e.target.value as ImportCollection;
-            onChange({
-              collection: next,
-              ...(!FULL_COLLECTIONS.includes(next) && { mode: 'upsert' as const }),
-            });
+            const next = e.target.value as ImportKind;
+            const full = FULL_COLLECTIONS.includes(next as ImportCollection);
+            onChange({ collection: next, ...(!full && { mode: 'upsert' as const }) });
           }}
         >
           {COLLECTIONS.map((value) => (
@@ -220,22 +237,18 @@ function ImportFields({
               {collectionLabel(value)}
             </option>
           ))}
+          <option value="oneroster">OneRoster bundle (zip)</option>
         </select>
       </div>
-      <div className="field">
-        <label htmlFor="import-mode">Mode</label>
-        <select
-          id="import-mode"
-          value={mode}
-          onChange={(e) => onChange({ mode: e.target.value as ImportMode })}
-        >
-          <option value="upsert">Upsert: create and update the file's records</option>
-          {FULL_COLLECTIONS.includes(collection) ? (
-            <option value="full">Full: also withdraw the records the file leaves out</option>
-          ) : null}
-        </select>
-      </div>
-      {mode === 'full' ? (
+      {bundle ? (
+        <p className="hint">
+          Its manifest says whether each file is bulk (full: also withdraws what it leaves out) or
+          delta.
+        </p>
+      ) : (
+        <ModeField choices={choices} onChange={onChange} />
+      )}
+      {mode === 'full' || bundle ? (
         <div className="field">
           <label htmlFor="import-threshold">Stop if it would withdraw more than (%)</label>
           <input
@@ -249,11 +262,13 @@ function ImportFields({
         </div>
       ) : null}
       <div className="field">
-        <label htmlFor="import-file">File (CSV or NDJSON)</label>
+        <label htmlFor="import-file">{bundle ? 'Bundle (zip)' : 'File (CSV or NDJSON)'}</label>
         <input
           id="import-file"
           type="file"
-          accept=".csv,.ndjson,.jsonl,text/csv,application/x-ndjson"
+          accept={
+            bundle ? '.zip,application/zip' : '.csv,.ndjson,.jsonl,text/csv,application/x-ndjson'
+          }
           onChange={(e) => onChange({ file: e.target.files?.[0] ?? null })}
         />
       </div>
@@ -261,13 +276,40 @@ function ImportFields({
   );
 }
 
+/** Upsert or full, full only for the collections it can withdraw from. */
+function ModeField({
+  choices,
+  onChange,
+}: {
+  choices: ImportChoices;
+  onChange: (next: Partial<ImportChoices>) => void;
+}) {
+  const { collection, mode } = choices;
+  return (
+    <div className="field">
+      <label htmlFor="import-mode">Mode</label>
+      <select
+        id="import-mode"
+        value={mode}
+        onChange={(e) => onChange({ mode: e.target.value as ImportMode })}
+      >
+        <option value="upsert">Upsert: create and update the file's records</option>
+        {FULL_COLLECTIONS.includes(collection as ImportCollection) ? (
+          <option value="full">Full: also withdraw the records the file leaves out</option>
+        ) : null}
+      </select>
+    </div>
+  );
+}
+
 function ImportResult({ imp }: { imp: Import }) {
   if (imp.status === 'failed') {
-    return <Notice kind="error">{imp.error ?? 'The import failed.'}</Notice>;
+    return <Notice kind="error">{`${importLabel(imp)}: ${imp.error ?? 'failed.'}`}</Notice>;
   }
   return (
     <Notice kind="success">
-      {imp.dry_run ? 'Dry run, nothing written: ' : 'Imported: '}
+      {importLabel(imp)}
+      {imp.dry_run ? ', dry run, nothing written: ' : ' imported: '}
       {describeCounts(imp)}.
     </Notice>
   );
@@ -299,7 +341,7 @@ function ImportTable({
         <tbody>
           {imports.map((imp) => (
             <tr key={imp.id}>
-              <td>{collectionLabel(imp.collection)}</td>
+              <td>{importLabel(imp)}</td>
               <td>
                 {imp.mode}
                 {imp.dry_run ? ' (dry run)' : ''}
@@ -311,7 +353,7 @@ function ImportTable({
               <td>{imp.error ?? describeCounts(imp)}</td>
               <td>{formatDate(imp.created_at)}</td>
               <td>
-                {imp.counts.failed > 0 ? (
+                {imp.counts.failed > 0 || imp.counts.skipped > 0 || imp.bundle ? (
                   <button type="button" onClick={() => onErrors(imp)}>
                     Error report<span className="visually-hidden"> {imp.id}</span>
                   </button>

@@ -57,9 +57,14 @@ final class Import extends Model
         public readonly int $rowsProcessed,
         public readonly ImportCounts $counts,
         /**
-         * Why a failed import failed: a threshold passed, a `full` file with unreadable rows.
+         * Why a failed import failed: a threshold passed, a `full` file with unreadable rows, an import
+         * before it in its bundle that failed.
          */
         public readonly ?string $error,
+        /**
+         * For an import of a OneRoster bundle (`format` `oneroster`); null for one file.
+         */
+        public readonly ?ImportBundle $bundle,
         public readonly \DateTimeImmutable $createdAt,
         public readonly ?\DateTimeImmutable $completedAt,
     ) {
@@ -82,6 +87,7 @@ final class Import extends Model
             Cast::int($data['rows_processed'] ?? null),
             Cast::model($data['counts'] ?? null, ImportCounts::class),
             Cast::nullableString($data['error'] ?? null),
+            Cast::nullableModel($data['bundle'] ?? null, ImportBundle::class),
             Cast::dateTime($data['created_at'] ?? null),
             Cast::nullableDateTime($data['completed_at'] ?? null),
         );
@@ -109,6 +115,7 @@ final class Import extends Model
             'rows_processed' => $this->rowsProcessed,
             'counts' => Cast::serialize($this->counts),
             'error' => $this->error,
+            'bundle' => Cast::serialize($this->bundle),
             'created_at' => Cast::serialize($this->createdAt),
             'completed_at' => Cast::serialize($this->completedAt),
         ];
@@ -117,6 +124,6 @@ final class Import extends Model
 
     public static function objectPaths(): array
     {
-        return ['', 'counts'];
+        return ['', 'counts', 'bundle'];
     }
 }

@@ -29,6 +29,11 @@ final class ImportCounts extends Model
          * Records a `full` import withdrew (or, in a dry run, would withdraw).
          */
         public readonly int $withdrawn,
+        /**
+         * Rows with no place here (in a OneRoster bundle, users and enrollments whose role is not student):
+         * each is a line of the error report, code `not_mapped`.
+         */
+        public readonly int $skipped,
     ) {
     }
 
@@ -41,6 +46,7 @@ final class ImportCounts extends Model
             Cast::int($data['unchanged'] ?? null),
             Cast::int($data['failed'] ?? null),
             Cast::int($data['withdrawn'] ?? null),
+            Cast::int($data['skipped'] ?? null),
         );
         /** @var array<string, mixed> $data */
         $model->sdkPayload = $data;
@@ -58,6 +64,7 @@ final class ImportCounts extends Model
             'unchanged' => $this->unchanged,
             'failed' => $this->failed,
             'withdrawn' => $this->withdrawn,
+            'skipped' => $this->skipped,
         ];
         return $data;
     }

@@ -17,6 +17,7 @@ final class ImportFormat
 {
     public const NDJSON = 'ndjson';
     public const CSV = 'csv';
+    public const ONEROSTER = 'oneroster';
 
     private function __construct()
     {
@@ -25,7 +26,7 @@ final class ImportFormat
     /** @return list<string> every known value, in the API's order */
     public static function values(): array
     {
-        return [self::NDJSON, self::CSV];
+        return [self::NDJSON, self::CSV, self::ONEROSTER];
     }
 
     /** Whether this SDK version knows `$value` (a newer server may send others). */

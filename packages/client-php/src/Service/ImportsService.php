@@ -45,8 +45,12 @@ final class ImportsService
      * the database before the answer: a 202 means it is kept whole, and the import then runs in the
      * background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and
      * applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`.
+     * A OneRoster bundle (`format=oneroster`, a zip with `manifest.csv`) becomes one import per file it
+     * applies, run in order (students, then courses from classes, then enrollments), each `full` or `upsert`
+     * as the manifest says `bulk` or `delta`: the answer is the first, and `bundle.imports` lists them all.
      * Besides `imports:write`, an import needs its collection's write scope (`students:write` for students,
-     * `exam_results:write` for exams and exam results, …): 403 without it.
+     * `exam_results:write` for exams and exam results, …; a OneRoster bundle, those of the collections it
+     * writes): 403 without it.
      *
      * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where
      * most operations cost 1.
@@ -56,7 +60,7 @@ final class ImportsService
      *
      * @param Upload $file the file: `Upload::fromPath('students.csv')` or `Upload::fromString($csv, 'students.csv')`
      * @param array{
-     *     collection: ImportCollection::*|list<ImportCollection::*>,
+     *     collection?: ImportCollection::*|list<ImportCollection::*>,
      *     mode?: ImportMode::*|list<ImportMode::*>,
      *     format?: ImportFormat::*|list<ImportFormat::*>,
      *     dry_run?: bool,
@@ -68,7 +72,7 @@ final class ImportsService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function create(Upload $file, array $params, ?RequestOptions $options = null): Import
+    public function create(Upload $file, array $params = [], ?RequestOptions $options = null): Import
     {
         return $this->raw->create($file, $params, $options)->parse();
     }

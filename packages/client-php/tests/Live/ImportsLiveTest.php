@@ -9,7 +9,10 @@ use PlatformApi\Exception\ConflictException;
 use PlatformApi\Exception\NotFoundException;
 use PlatformApi\RequestOptions;
 
-/** Imports against a live server: a file uploaded from a path or a string, waited for, listed, its error report. */
+/**
+ * Imports against a live server: a file uploaded from a path or a string, waited for, listed, its error report;
+ * a OneRoster bundle, each of its imports waited for.
+ */
 final class ImportsLiveTest extends LiveTestCase
 {
     public function testImportACsvFileWaitAndReadTheErrorReport(): void
@@ -74,5 +77,43 @@ final class ImportsLiveTest extends LiveTestCase
         self::assertSame($first->id, $again->parse()->id);
         $this->expectException(ConflictException::class);
         $client->imports->create(Upload::fromString("{}\n", 'rows.ndjson'), $params, $options);
+    }
+
+    public function testAOneRosterBundleIsImportedAsItsFiles(): void
+    {
+        $client = self::client();
+        [$student, $teacher] = [self::unique('ORS-'), self::unique('ORT-')];
+        $path = tempnam(sys_get_temp_dir(), 'roster') . '.zip';
+        $zip = new \ZipArchive();
+        $zip->open($path, \ZipArchive::CREATE | \ZipArchive::OVERWRITE);
+        $zip->addFromString(
+            'manifest.csv',
+            "propertyName,value\nmanifest.version,1.0\noneroster.version,1.2\nfile.users,delta\nfile.roles,delta\n",
+        );
+        $zip->addFromString(
+            'users.csv',
+            "sourcedId,status,dateLastModified,enabledUser,givenName,familyName,identifier\n"
+            . "{$student},active,,true,Ada,Byron," . self::unique('N-') . "\n{$teacher},active,,true,Tess,Teacher,\n",
+        );
+        $zip->addFromString(
+            'roles.csv',
+            "sourcedId,status,dateLastModified,userSourcedId,roleType,role,orgSourcedId\n"
+            . "r1,,,{$student},primary,student,s1\nr2,,,{$teacher},primary,teacher,s1\n",
+        );
+        $zip->close();
+        try {
+            $created = $client->imports->create(Upload::fromPath($path), ['format' => 'oneroster']);
+        } finally {
+            unlink($path);
+        }
+        self::assertSame('oneroster', $created->format);
+        self::assertSame('users.csv', $created->bundle?->file);
+        self::assertSame([$created->id], $created->bundle?->imports);
+        $done = $client->imports->wait($created->id, 0.05, 60.0);
+        self::assertSame('succeeded', $done->status);
+        self::assertSame(1, $done->counts->created);
+        self::assertSame(1, $done->counts->skipped);
+        self::assertSame('Ada', $client->students->retrieve('ext:' . $student)->firstName);
+        self::assertStringContainsString(",{$teacher},role,not_mapped,", $client->imports->errors($done->id));
     }
 }

@@ -1,9 +1,10 @@
 """Imports against the real server: a file uploaded from a path, bytes or an open file, waited
-for, listed, and its error report."""
+for, listed, and its error report; a OneRoster bundle, each of its imports waited for."""
 
 from __future__ import annotations
 
 import io
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,31 @@ def test_a_repeat_under_one_idempotency_key_is_the_same_import(client: platform_
     assert again.parse().id == first.id
     with pytest.raises(platform_api.ConflictError):
         client.imports.create(file=b"{}\n", collection="students", format="ndjson", request_options=options)
+
+
+def test_a_oneroster_bundle_is_imported_as_its_files(client: platform_api.PlatformClient, tmp_path: Path) -> None:
+    student, teacher, klass = unique("ORS-"), unique("ORT-"), unique("ORC-")
+    files = {
+        "manifest.csv": "propertyName,value\nmanifest.version,1.0\noneroster.version,1.2\n"
+        "file.users,delta\nfile.roles,delta\nfile.classes,delta\n",
+        "users.csv": "sourcedId,status,dateLastModified,enabledUser,givenName,familyName,identifier\n"
+        f"{student},active,,true,Ada,Byron,{unique('N-')}\n{teacher},active,,true,Tess,Teacher,\n",
+        "roles.csv": "sourcedId,status,dateLastModified,userSourcedId,roleType,role,orgSourcedId\n"
+        f"r1,,,{student},primary,student,s1\nr2,,,{teacher},primary,teacher,s1\n",
+        "classes.csv": "sourcedId,status,dateLastModified,title,courseSourcedId,classCode,schoolSourcedId\n"
+        f"{klass},,,Algebra,c1,{klass[-20:]},s1\n",
+    }
+    path = tmp_path / "roster.zip"
+    with zipfile.ZipFile(path, "w") as bundle:
+        for name, text in files.items():
+            bundle.writestr(name, text)
+    created = client.imports.create(file=path, format="oneroster")
+    assert created.format == "oneroster" and created.bundle is not None
+    assert created.bundle.file == "users.csv" and len(created.bundle.imports) == 2
+    students, courses = (client.imports.wait(i, interval=0.05, timeout=60) for i in created.bundle.imports)
+    assert (students.collection, students.mode, students.status) == ("students", "upsert", "succeeded")
+    assert (students.counts.created, students.counts.skipped) == (1, 1)
+    assert (courses.collection, courses.counts.created) == ("courses", 1)
+    assert client.students.retrieve(f"ext:{student}").first_name == "Ada"
+    assert client.courses.retrieve(f"ext:{klass}").title == "Algebra"
+    assert f",{teacher},role,not_mapped," in client.imports.errors(students.id)

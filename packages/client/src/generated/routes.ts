@@ -1258,13 +1258,13 @@ export interface ImportsResource {
   /**
    * Start an import
    *
-   * Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …): 403 without it.
+   * Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. A OneRoster bundle (`format=oneroster`, a zip with `manifest.csv`) becomes one import per file it applies, run in order (students, then courses from classes, then enrollments), each `full` or `upsert` as the manifest says `bulk` or `delta`: the answer is the first, and `bundle.imports` lists them all. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …; a OneRoster bundle, those of the collections it writes): 403 without it.
    *
    * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
    *
    * Scope: `imports:write`.
    */
-  create(args: { query: ImportsCreateQuery; body: UploadBody; } & CallArgs, options?: RequestOptions): PlatformPromise<Import>;
+  create(args: { query?: ImportsCreateQuery; body: UploadBody; } & CallArgs, options?: RequestOptions): PlatformPromise<Import>;
   /**
    * List imports
    *

@@ -40,7 +40,7 @@ export type ImportCollection = 'students' | 'courses' | 'enrollments' | 'payment
 
 export type ImportMode = 'upsert' | 'full';
 
-export type ImportFormat = 'ndjson' | 'csv';
+export type ImportFormat = 'ndjson' | 'csv' | 'oneroster';
 
 export type ImportStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -763,10 +763,20 @@ export interface Import {
   /** Rows worked through so far: the progress. */
   rows_processed: number;
   counts: ImportCounts;
-  /** Why a failed import failed: a threshold passed, a `full` file with unreadable rows. */
+  /** Why a failed import failed: a threshold passed, a `full` file with unreadable rows, an import before it in its bundle that failed. */
   error: string | null;
+  /** For an import of a OneRoster bundle (`format` `oneroster`); null for one file. */
+  bundle: ImportBundle | null;
   created_at: string;
   completed_at: string | null;
+}
+
+/** For an import of a OneRoster bundle (`format` `oneroster`); null for one file. */
+export interface ImportBundle {
+  /** The bundle's file this import applies, e.g. `users.csv`. */
+  file: string;
+  /** The bundle's imports, in the order they run; each starts once the one before it succeeded, and fails unrun if it failed. */
+  imports: `imp_${string}`[];
 }
 
 export interface ImportCounts {
@@ -777,6 +787,8 @@ export interface ImportCounts {
   failed: number;
   /** Records a `full` import withdrew (or, in a dry run, would withdraw). */
   withdrawn: number;
+  /** Rows with no place here (in a OneRoster bundle, users and enrollments whose role is not student): each is a line of the error report, code `not_mapped`. */
+  skipped: number;
 }
 
 export interface ImportList {
@@ -1907,10 +1919,11 @@ export interface ChecksumsRetrieveQuery {
 
 /** The query of `imports.create`. */
 export interface ImportsCreateQuery {
-  collection: ImportCollection;
-  /** Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments. */
+  /** The collection the file holds. Required, except for a OneRoster bundle (`format=oneroster`), whose manifest names its files. */
+  collection?: ImportCollection;
+  /** Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments. Not for a OneRoster bundle: its manifest says `bulk` (full) or `delta` (upsert) for each file. */
   mode?: ImportMode;
-  /** The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`) or its name's extension. */
+  /** The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`, `application/zip`) or its name's extension. `oneroster`: a OneRoster 1.1 or 1.2 CSV bundle (a zip), applied as one import per file it holds (`users.csv` as students, `classes.csv` as courses, `enrollments.csv` as enrollments), run in that order. */
   format?: ImportFormat;
   /** Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report. */
   dry_run?: boolean;

@@ -31,8 +31,8 @@ class Imports(ImportsHelpers):
     def create(
         self,
         *,
-        collection: ImportCollection,
         file: FileInput,
+        collection: _t.Union[ImportCollection, Omit] = omit,
         mode: _t.Union[ImportMode, Omit] = omit,
         format: _t.Union[ImportFormat, Omit] = omit,
         dry_run: _t.Union[bool, Omit] = omit,
@@ -44,13 +44,14 @@ class Imports(ImportsHelpers):
 
         `POST /v1/imports` (scope `imports:write`).
 
-        Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …): 403 without it.
+        Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. A OneRoster bundle (`format=oneroster`, a zip with `manifest.csv`) becomes one import per file it applies, run in order (students, then courses from classes, then enrollments), each `full` or `upsert` as the manifest says `bulk` or `delta`: the answer is the first, and `bundle.imports` lists them all. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …; a OneRoster bundle, those of the collections it writes): 403 without it.
 
         **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Args:
-            mode: Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments.
-            format: The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`) or its name's extension.
+            collection: The collection the file holds. Required, except for a OneRoster bundle (`format=oneroster`), whose manifest names its files.
+            mode: Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments. Not for a OneRoster bundle: its manifest says `bulk` (full) or `delta` (upsert) for each file.
+            format: The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`, `application/zip`) or its name's extension. `oneroster`: a OneRoster 1.1 or 1.2 CSV bundle (a zip), applied as one import per file it holds (`users.csv` as students, `classes.csv` as courses, `enrollments.csv` as enrollments), run in that order.
             dry_run: Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.
             change_threshold: A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`.
             confirm: Default false. Apply a `full` import past its `change_threshold`.
@@ -152,8 +153,8 @@ class ImportsWithRawResponse(SyncAPIResource):
     def create(
         self,
         *,
-        collection: ImportCollection,
         file: FileInput,
+        collection: _t.Union[ImportCollection, Omit] = omit,
         mode: _t.Union[ImportMode, Omit] = omit,
         format: _t.Union[ImportFormat, Omit] = omit,
         dry_run: _t.Union[bool, Omit] = omit,
@@ -165,15 +166,16 @@ class ImportsWithRawResponse(SyncAPIResource):
 
         `POST /v1/imports` (scope `imports:write`).
 
-        Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …): 403 without it.
+        Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. A OneRoster bundle (`format=oneroster`, a zip with `manifest.csv`) becomes one import per file it applies, run in order (students, then courses from classes, then enrollments), each `full` or `upsert` as the manifest says `bulk` or `delta`: the answer is the first, and `bundle.imports` lists them all. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …; a OneRoster bundle, those of the collections it writes): 403 without it.
 
         **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            mode: Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments.
-            format: The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`) or its name's extension.
+            collection: The collection the file holds. Required, except for a OneRoster bundle (`format=oneroster`), whose manifest names its files.
+            mode: Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments. Not for a OneRoster bundle: its manifest says `bulk` (full) or `delta` (upsert) for each file.
+            format: The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`, `application/zip`) or its name's extension. `oneroster`: a OneRoster 1.1 or 1.2 CSV bundle (a zip), applied as one import per file it holds (`users.csv` as students, `classes.csv` as courses, `enrollments.csv` as enrollments), run in that order.
             dry_run: Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.
             change_threshold: A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`.
             confirm: Default false. Apply a `full` import past its `change_threshold`.
@@ -297,8 +299,8 @@ class AsyncImports(AsyncImportsHelpers):
     async def create(
         self,
         *,
-        collection: ImportCollection,
         file: FileInput,
+        collection: _t.Union[ImportCollection, Omit] = omit,
         mode: _t.Union[ImportMode, Omit] = omit,
         format: _t.Union[ImportFormat, Omit] = omit,
         dry_run: _t.Union[bool, Omit] = omit,
@@ -310,13 +312,14 @@ class AsyncImports(AsyncImportsHelpers):
 
         `POST /v1/imports` (scope `imports:write`).
 
-        Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …): 403 without it.
+        Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. A OneRoster bundle (`format=oneroster`, a zip with `manifest.csv`) becomes one import per file it applies, run in order (students, then courses from classes, then enrollments), each `full` or `upsert` as the manifest says `bulk` or `delta`: the answer is the first, and `bundle.imports` lists them all. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …; a OneRoster bundle, those of the collections it writes): 403 without it.
 
         **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Args:
-            mode: Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments.
-            format: The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`) or its name's extension.
+            collection: The collection the file holds. Required, except for a OneRoster bundle (`format=oneroster`), whose manifest names its files.
+            mode: Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments. Not for a OneRoster bundle: its manifest says `bulk` (full) or `delta` (upsert) for each file.
+            format: The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`, `application/zip`) or its name's extension. `oneroster`: a OneRoster 1.1 or 1.2 CSV bundle (a zip), applied as one import per file it holds (`users.csv` as students, `classes.csv` as courses, `enrollments.csv` as enrollments), run in that order.
             dry_run: Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.
             change_threshold: A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`.
             confirm: Default false. Apply a `full` import past its `change_threshold`.
@@ -422,8 +425,8 @@ class AsyncImportsWithRawResponse(AsyncAPIResource):
     async def create(
         self,
         *,
-        collection: ImportCollection,
         file: FileInput,
+        collection: _t.Union[ImportCollection, Omit] = omit,
         mode: _t.Union[ImportMode, Omit] = omit,
         format: _t.Union[ImportFormat, Omit] = omit,
         dry_run: _t.Union[bool, Omit] = omit,
@@ -435,15 +438,16 @@ class AsyncImportsWithRawResponse(AsyncAPIResource):
 
         `POST /v1/imports` (scope `imports:write`).
 
-        Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …): 403 without it.
+        Uploads one collection's records as a file (`multipart/form-data`, one part named `file`): NDJSON, one JSON object per line, or CSV with a header row of field names (an empty cell sends nothing; `true`/`false` and numbers are read as the field's type). Each row is what an item of the collection's batch upsert (`POST /v1/<collection>/batch`) holds, `external_id` required. The file is streamed into the database before the answer: a 202 means it is kept whole, and the import then runs in the background, 1,000 rows to a transaction with its progress, so a crash resumes where it stopped and applies nothing twice. Poll `GET /v1/imports/{id}`; refused rows are in `GET /v1/imports/{id}/errors`. A OneRoster bundle (`format=oneroster`, a zip with `manifest.csv`) becomes one import per file it applies, run in order (students, then courses from classes, then enrollments), each `full` or `upsert` as the manifest says `bulk` or `delta`: the answer is the first, and `bundle.imports` lists them all. Besides `imports:write`, an import needs its collection's write scope (`students:write` for students, `exam_results:write` for exams and exam results, …; a OneRoster bundle, those of the collections it writes): 403 without it.
 
         **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
         Args:
-            mode: Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments.
-            format: The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`) or its name's extension.
+            collection: The collection the file holds. Required, except for a OneRoster bundle (`format=oneroster`), whose manifest names its files.
+            mode: Default `upsert`: each row creates or updates its record. `full`: the same, then the collection's records that have an `external_id` and are not in the file are withdrawn (students `withdrawn`, courses `archived`, live enrollments `dropped`); only for students, courses and enrollments. Not for a OneRoster bundle: its manifest says `bulk` (full) or `delta` (upsert) for each file.
+            format: The file's format; default: from the file part's Content-Type (`text/csv`, `application/x-ndjson`, `application/zip`) or its name's extension. `oneroster`: a OneRoster 1.1 or 1.2 CSV bundle (a zip), applied as one import per file it holds (`users.csv` as students, `classes.csv` as courses, `enrollments.csv` as enrollments), run in that order.
             dry_run: Default false. Work out every row and the withdrawals, then write nothing: the result has the counts of what would happen, and the error report.
             change_threshold: A `full` import that would withdraw more than this share (0 to 1) of the records with an `external_id` it could withdraw fails before it writes anything, unless `confirm=true`.
             confirm: Default false. Apply a `full` import past its `change_threshold`.

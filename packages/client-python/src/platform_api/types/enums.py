@@ -47,7 +47,7 @@ ImportCollection = _t.Literal["students", "courses", "enrollments", "payments", 
 
 ImportMode = _t.Literal["upsert", "full"]
 
-ImportFormat = _t.Literal["ndjson", "csv"]
+ImportFormat = _t.Literal["ndjson", "csv", "oneroster"]
 
 ImportStatus = _t.Literal["queued", "running", "succeeded", "failed"]
 

@@ -125,6 +125,7 @@ __all__ = [
     "ExportDownloadLink",
     "ExportList",
     "Import",
+    "ImportBundle",
     "ImportCounts",
     "ImportList",
     "Invitation",
@@ -4174,7 +4175,9 @@ class Import(BaseModel):
     """Rows worked through so far: the progress."""
     counts: ImportCounts
     error: _t.Optional[str]
-    """Why a failed import failed: a threshold passed, a `full` file with unreadable rows."""
+    """Why a failed import failed: a threshold passed, a `full` file with unreadable rows, an import before it in its bundle that failed."""
+    bundle: _t.Optional[ImportBundle]
+    """For an import of a OneRoster bundle (`format` `oneroster`); null for one file."""
     created_at: _dt.datetime
     completed_at: _t.Optional[_dt.datetime]
 
@@ -4192,6 +4195,7 @@ class Import(BaseModel):
         ("rows_processed", "rows_processed"),
         ("counts", "counts"),
         ("error", "error"),
+        ("bundle", "bundle"),
         ("created_at", "created_at"),
         ("completed_at", "completed_at"),
     )
@@ -4212,6 +4216,7 @@ class Import(BaseModel):
         rows_processed: int,
         counts: ImportCounts,
         error: _t.Optional[str],
+        bundle: _t.Optional[ImportBundle],
         created_at: _dt.datetime,
         completed_at: _t.Optional[_dt.datetime],
     ) -> None:
@@ -4230,6 +4235,7 @@ class Import(BaseModel):
                 "rows_processed": rows_processed,
                 "counts": counts,
                 "error": error,
+                "bundle": bundle,
                 "created_at": created_at,
                 "completed_at": completed_at,
             }
@@ -4253,8 +4259,47 @@ class Import(BaseModel):
             rows_processed=json_get(raw, "rows_processed"),
             counts=parse_model(ImportCounts.from_json, json_get(raw, "counts")),
             error=json_get(raw, "error"),
+            bundle=parse_model(ImportBundle.from_json, json_get(raw, "bundle")),
             created_at=parse_datetime(json_get(raw, "created_at")),
             completed_at=parse_datetime(json_get(raw, "completed_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class ImportBundle(BaseModel):
+    """For an import of a OneRoster bundle (`format` `oneroster`); null for one file."""
+
+    file: str
+    """The bundle's file this import applies, e.g. `users.csv`."""
+    imports: _t.List[str]
+    """The bundle's imports, in the order they run; each starts once the one before it succeeded, and fails unrun if it failed."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("file", "file"),
+        ("imports", "imports"),
+    )
+
+    def __init__(
+        self,
+        *,
+        file: str,
+        imports: _t.List[str],
+    ) -> None:
+        self._init(
+            {
+                "file": file,
+                "imports": imports,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> ImportBundle:
+        """A `ImportBundle` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            file=json_get(raw, "file"),
+            imports=json_get(raw, "imports"),
         )
         model._attach(raw)
         return model
@@ -4270,6 +4315,8 @@ class ImportCounts(BaseModel):
     """Rows refused: each is a line of the error report."""
     withdrawn: int
     """Records a `full` import withdrew (or, in a dry run, would withdraw)."""
+    skipped: int
+    """Rows with no place here (in a OneRoster bundle, users and enrollments whose role is not student): each is a line of the error report, code `not_mapped`."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("created", "created"),
@@ -4277,6 +4324,7 @@ class ImportCounts(BaseModel):
         ("unchanged", "unchanged"),
         ("failed", "failed"),
         ("withdrawn", "withdrawn"),
+        ("skipped", "skipped"),
     )
 
     def __init__(
@@ -4287,6 +4335,7 @@ class ImportCounts(BaseModel):
         unchanged: int,
         failed: int,
         withdrawn: int,
+        skipped: int,
     ) -> None:
         self._init(
             {
@@ -4295,6 +4344,7 @@ class ImportCounts(BaseModel):
                 "unchanged": unchanged,
                 "failed": failed,
                 "withdrawn": withdrawn,
+                "skipped": skipped,
             }
         )
 
@@ -4308,6 +4358,7 @@ class ImportCounts(BaseModel):
             unchanged=json_get(raw, "unchanged"),
             failed=json_get(raw, "failed"),
             withdrawn=json_get(raw, "withdrawn"),
+            skipped=json_get(raw, "skipped"),
         )
         model._attach(raw)
         return model
