@@ -7,7 +7,14 @@ import {
   oneRosterBundle,
   type OneRosterRow,
 } from './support/oneroster';
-import { eventsOf, problemOf, rawClient, startServer, type TestServer } from './support/server';
+import {
+  eventsOf,
+  problemOf,
+  type RawResponse,
+  rawClient,
+  startServer,
+  type TestServer,
+} from './support/server';
 
 type Row = { id: string; external_id: string | null; status: string; [field: string]: unknown };
 
@@ -308,7 +315,7 @@ describe('OneRoster bundles (POST /v1/imports?format=oneroster)', () => {
   });
 
   it('refuses a bundle it cannot read, saying what is wrong, and keeps nothing of it', async () => {
-    const cases: [() => Promise<{ status: number; body: unknown }>, number, RegExp][] = [
+    const cases: [() => Promise<RawResponse<unknown>>, number, RegExp][] = [
       [
         () =>
           upload(server, token, 'format=oneroster', 'a,b\n1,2\n', {
