@@ -24,6 +24,7 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { OrganizationsModule } from './organizations/organizations.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { SandboxesModule } from './sandboxes/sandboxes.module';
 import { SeedModule } from './seed/seed.module';
 import { ExportsModule } from './exports/exports.module';
 import { ImportsModule } from './imports/imports.module';
@@ -77,6 +78,7 @@ export class AppModule {
         RequestLogsModule,
         IdempotencyModule,
         SeedModule,
+        SandboxesModule,
         HealthModule,
         DocsModule,
         ...extra,

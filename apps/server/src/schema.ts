@@ -20,6 +20,7 @@ import { searchIndexMigration } from './migrations/1766000000000-search-index';
 import { OAUTH_SCHEMA } from './oauth/oauth.schema';
 import { ORGANIZATIONS_SCHEMA } from './organizations/organizations.schema';
 import { REQUEST_LOGS_SCHEMA } from './request-logs/request-logs.schema';
+import { SANDBOXES_SCHEMA } from './sandboxes/sandboxes.schema';
 import { RESOURCE_SCHEMAS } from './resources';
 import { WEBHOOKS_SCHEMA } from './webhooks/webhooks.schema';
 
@@ -56,4 +57,5 @@ export const APP_SCHEMA: readonly ModuleSchema[] = [
   IMPORTS_SCHEMA,
   REQUEST_LOGS_SCHEMA,
   MAIL_SCHEMA,
+  SANDBOXES_SCHEMA,
 ];

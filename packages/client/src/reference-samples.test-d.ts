@@ -510,3 +510,38 @@ export async function imports_retrieve() {
 export async function imports_errors() {
   await platform.imports.errors('imp_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
 }
+
+export async function sandboxes_create() {
+  const sandbox = await platform.sandboxes.create({ body: { name: 'Nightly SIS sync' } });
+  return sandbox;
+}
+
+export async function sandboxes_list() {
+  const page = await platform.sandboxes.list({ per_page: 100 });
+  return page;
+}
+
+export async function sandboxes_retrieve() {
+  const sandbox = await platform.sandboxes.retrieve('org_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return sandbox;
+}
+
+export async function sandboxes_delete() {
+  const deletedSandbox = await platform.sandboxes.delete('org_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return deletedSandbox;
+}
+
+export async function sandboxes_reset() {
+  const sandbox = await platform.sandboxes.reset('org_01JD6Y3ZK8R5V2N3M4P5Q6R7S8');
+  return sandbox;
+}
+
+export async function sandboxes_createToken() {
+  const personalAccessTokenWithSecret = await platform.sandboxes.createToken('org_01JD6Y3ZK8R5V2N3M4P5Q6R7S8', { body: { name: 'Nightly SIS sync', scopes: ['students:read'] } });
+  return personalAccessTokenWithSecret;
+}
+
+export async function sandbox_trigger() {
+  const sandboxTriggerResult = await platform.sandbox.trigger({ body: { event: 'student.created' } });
+  return sandboxTriggerResult;
+}

@@ -49,6 +49,9 @@ export const AUDIT_ACTIONS = [
   'export.created',
   'import.created',
   'export.download_link_created',
+  'sandbox.created',
+  'sandbox.reset',
+  'sandbox.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -75,6 +78,7 @@ export const AUDIT_TARGET_TYPES = [
   'invitation',
   'export',
   'import',
+  'sandbox',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

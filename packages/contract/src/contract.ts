@@ -9,6 +9,7 @@ import { organizationContract } from './organization';
 import { invitationsContract, membersContract, userContract } from './members';
 import { paymentsContract } from './payments';
 import { requestLogsContract } from './request-logs';
+import { sandboxesContract, sandboxTriggerContract } from './sandboxes';
 import { usageContract } from './usage';
 import { studentsContract } from './students';
 import { oauthClientsContract, personalAccessTokensContract, tokenContract } from './tokens';
@@ -42,6 +43,8 @@ export type Contract = {
   exports: typeof exportsContract;
   checksums: typeof checksumsContract;
   imports: typeof importsContract;
+  sandboxes: typeof sandboxesContract;
+  sandbox: typeof sandboxTriggerContract;
 };
 
 export const contract: Contract = {
@@ -67,4 +70,6 @@ export const contract: Contract = {
   exports: exportsContract,
   checksums: checksumsContract,
   imports: importsContract,
+  sandboxes: sandboxesContract,
+  sandbox: sandboxTriggerContract,
 };

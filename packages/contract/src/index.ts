@@ -13,6 +13,7 @@ export * from './events';
 export * from './exams';
 export * from './exports';
 export * from './imports';
+export * from './sandboxes';
 export * from './ids';
 export * from './list';
 export * from './list-cursor';

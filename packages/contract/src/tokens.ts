@@ -54,8 +54,8 @@ export type PersonalAccessTokenResource = z.infer<typeof PersonalAccessTokenSche
 export const PersonalAccessTokenWithSecretSchema = PersonalAccessTokenSchema.extend({
   token: z
     .string()
-    .regex(/^pat_[0-9A-Za-z]{36}$/)
-    .describe('The token itself. Shown only here: store it now.'),
+    .regex(/^pat_(test_)?[0-9A-Za-z]{36}$/)
+    .describe("The token itself (a sandbox's start `pat_test_`). Shown only here: store it now."),
 }).openapi({ title: 'PersonalAccessTokenWithSecret' });
 
 export const PersonalAccessTokenCreateSchema = z

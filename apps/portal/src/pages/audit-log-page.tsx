@@ -52,6 +52,9 @@ const ACTIONS: Record<AuditEventAction, true> = {
   'export.created': true,
   'import.created': true,
   'export.download_link_created': true,
+  'sandbox.created': true,
+  'sandbox.reset': true,
+  'sandbox.deleted': true,
 };
 const ACTION_LIST = Object.keys(ACTIONS) as AuditEventAction[];
 

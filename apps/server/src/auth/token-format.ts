@@ -9,10 +9,14 @@ export { hashToken } from '../security/crypto';
  * lets us refuse a mistyped one without a database lookup. Only the SHA-256 hash is stored.
  */
 export const PAT_PREFIX = 'pat_';
+/** A sandbox organization's tokens: scanners and logs tell them from live ones at a glance. */
+export const SANDBOX_PAT_PREFIX = 'pat_test_';
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const PAT_PATTERN = new RegExp(`^${PAT_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
+const PAT_PATTERN = new RegExp(
+  `^${PAT_PREFIX}(?:test_)?[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`,
+);
 
 function base62Random(length: number): string {
   let out = '';
@@ -39,20 +43,29 @@ function checksum(body: string): string {
   return base62Fixed(crc32(body), CHECKSUM_LENGTH);
 }
 
-export function generatePersonalAccessToken(): string {
+/** A new token; `sandbox` for one of a sandbox organization (`pat_test_…`). */
+export function generatePersonalAccessToken(sandbox = false): string {
   const body = base62Random(RANDOM_LENGTH);
-  return `${PAT_PREFIX}${body}${checksum(body)}`;
+  return `${sandbox ? SANDBOX_PAT_PREFIX : PAT_PREFIX}${body}${checksum(body)}`;
+}
+
+function prefixOf(token: string): string {
+  return token.startsWith(SANDBOX_PAT_PREFIX) ? SANDBOX_PAT_PREFIX : PAT_PREFIX;
 }
 
 /** Shape and checksum only; says nothing about whether the token exists. */
 export function isWellFormedPersonalAccessToken(token: string): boolean {
   if (!PAT_PATTERN.test(token)) return false;
-  const body = token.slice(PAT_PREFIX.length, PAT_PREFIX.length + RANDOM_LENGTH);
-  const given = Buffer.from(token.slice(PAT_PREFIX.length + RANDOM_LENGTH));
+  const start = prefixOf(token).length;
+  const body = token.slice(start, start + RANDOM_LENGTH);
+  const given = Buffer.from(token.slice(start + RANDOM_LENGTH));
   return timingSafeEqual(given, Buffer.from(checksum(body)));
 }
 
-/** The part of a token that is safe to display: `pat_` and the first 8 random characters. */
+/**
+ * The part of a token that is safe to display, 16 characters: `pat_` and the first 8 random
+ * characters (`pat_test_` and 7 for a sandbox's).
+ */
 export function displayPrefix(token: string): string {
-  return token.slice(0, PAT_PREFIX.length + 8);
+  return token.slice(0, 16);
 }

@@ -132,7 +132,7 @@ export class TokensService {
     if (input.expiresAt && input.expiresAt.getTime() <= this.clock.nowMs()) {
       throw new ProblemException('validation_error', 'expiry must be in the future');
     }
-    const token = generatePersonalAccessToken();
+    const token = generatePersonalAccessToken(Boolean(organization.parentOrganizationId));
     const now = this.clock.now();
     const record = this.tokens.create({
       id: newId('personal_access_token'),
@@ -229,6 +229,7 @@ export class TokensService {
     const tokenColumns = LOOKUP_PROPERTIES.map((p) => `${token(p)} AS "${p}"`).join(', ');
     return (
       `SELECT ${tokenColumns}, ${organization('rateLimitPerMinute')} AS organization_rate_limit, ` +
+      `${organization('parentOrganizationId')} AS organization_parent, ` +
       `${user('role')} AS owner_role, ${user('organizationId')} AS owner_organization_id ` +
       `FROM ${sql.table(PersonalAccessToken)} t ` +
       `JOIN ${sql.table(Organization)} o ON ${organization('id')} = ${token('organizationId')} ` +
@@ -270,9 +271,11 @@ export class TokensService {
       return { ok: false, reason: 'expired' };
     }
     const organizationRateLimit = row.organization_rate_limit;
-    // The owner's role as of now; a token whose owner is no longer a member is dead.
+    // The owner's role as of now; a token whose owner is no longer a member is dead. A
+    // sandbox's tokens belong to members of its parent.
     const role = record.userId ? roleOf(row.owner_role) : null;
-    if (record.userId && (!role || row.owner_organization_id !== record.organizationId)) {
+    const memberOf = row.organization_parent ?? record.organizationId;
+    if (record.userId && (!role || row.owner_organization_id !== memberOf)) {
       return { ok: false, reason: 'revoked' };
     }
 

@@ -19,6 +19,20 @@ export class Organization {
   @Column({ name: 'rate_limit_per_minute', type: 'integer', nullable: true })
   rateLimitPerMinute: number | null;
 
+  /** A sandbox's parent organization (docs/sandboxes.md); null for a live organization. */
+  @Column({ name: 'parent_organization_id', type: 'varchar', length: 32, nullable: true })
+  parentOrganizationId: string | null;
+
+  /** A sandbox's generated school: its size and generator seed. */
+  @Column({ name: 'sandbox_students', type: 'integer', nullable: true })
+  sandboxStudents: number | null;
+
+  @Column({ name: 'sandbox_seed', type: 'integer', nullable: true })
+  sandboxSeed: number | null;
+
+  @Column({ name: 'sandbox_reset_at', ...timestampColumn, nullable: true })
+  sandboxResetAt: Date | null;
+
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
 

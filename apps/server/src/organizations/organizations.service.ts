@@ -23,6 +23,8 @@ export interface CreateOrganizationInput {
   name: string;
   plan?: Plan;
   rateLimitPerMinute?: number;
+  /** A sandbox's parent, size and seed (docs/sandboxes.md). */
+  sandbox?: { parentId: string; students: number; seed: number };
 }
 
 @Injectable()
@@ -52,6 +54,10 @@ export class OrganizationsService {
         name,
         plan,
         rateLimitPerMinute: input.rateLimitPerMinute ?? null,
+        parentOrganizationId: input.sandbox?.parentId ?? null,
+        sandboxStudents: input.sandbox?.students ?? null,
+        sandboxSeed: input.sandbox?.seed ?? null,
+        sandboxResetAt: null,
         createdAt: now,
         updatedAt: now,
       }),

@@ -46,6 +46,8 @@ export interface DemoSchoolOptions {
   now?: number;
   /** Give the documented records their fixed ids (the demo organization only). */
   fixedIds?: boolean;
+  /** Another seed, another school (a sandbox's); the demo organization's is 0. */
+  seed?: number;
 }
 
 /**
@@ -68,11 +70,12 @@ export function demoSchool(
     // The seed passes the server's Clock; the default serves callers without a server (specs).
     options.now ?? Date.now(),
     options.fixedIds ?? false,
+    options.seed ?? 0,
   ).build();
 }
 
 class SchoolBuilder implements SchoolTools {
-  readonly draw = new Draw(prng(20261123));
+  readonly draw: Draw;
   /** Midnight UTC of the day `now` falls on. */
   private readonly today: number;
   private readonly courses: CourseInfo[] = [];
@@ -92,7 +95,9 @@ class SchoolBuilder implements SchoolTools {
     private readonly students: readonly Student[],
     readonly now: number,
     private readonly fixedIds: boolean,
+    seed: number,
   ) {
+    this.draw = new Draw(prng(20261123 + 2 * seed));
     this.today = Math.floor(now / DAY) * DAY;
   }
 

@@ -61,7 +61,8 @@ const LAST_NAMES = [
 
 /**
  * `count` realistic students for an organization, created over the year before `now`, oldest first.
- * `fixedIds` name the first few (the demo organization's documented students).
+ * `fixedIds` name the first few (the demo organization's documented students). The same `seed`
+ * and count give the same students (but for ids made without `fixedIds`).
  */
 export function demoStudents(
   organizationId: string,
@@ -69,8 +70,10 @@ export function demoStudents(
   // The seed passes the server's Clock; the default serves tests and benches that build rows alone.
   now = Date.now(),
   fixedIds: readonly string[] = [],
+  /** Another seed, another school (a sandbox's); the demo organization's is 0. */
+  seed = 0,
 ): Student[] {
-  const random = prng(20261122);
+  const random = prng(20261122 + 2 * seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const yearMs = 365 * 24 * 3600 * 1000;
   const start = now - yearMs;

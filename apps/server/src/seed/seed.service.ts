@@ -162,10 +162,27 @@ export class SeedService {
    * No outbox events are recorded: demo data is the organization's starting state, not changes
    * to it, so the events feed and webhooks start empty (and seeding stays fast).
    */
-  private async insertDemoData(organizationId: string, studentCount: number): Promise<SeedCounts> {
+  private insertDemoData(organizationId: string, studentCount: number): Promise<SeedCounts> {
+    return this.insertSchool(organizationId, studentCount, { fixedIds: true, seed: 0 });
+  }
+
+  /**
+   * A generated school for a sandbox (docs/sandboxes.md): the same `seed` and size give the same
+   * school (dated from now, with new ids), written as the demo organization's is.
+   */
+  seedSchool(organizationId: string, studentCount: number, seed: number): Promise<SeedCounts> {
+    return this.insertSchool(organizationId, studentCount, { fixedIds: false, seed });
+  }
+
+  private async insertSchool(
+    organizationId: string,
+    studentCount: number,
+    options: { fixedIds: boolean; seed: number },
+  ): Promise<SeedCounts> {
     const now = this.clock.nowMs();
-    const students = demoStudents(organizationId, studentCount, now, DEMO_STUDENT_IDS);
-    const school = demoSchool(organizationId, students, { now, fixedIds: true });
+    const fixed = options.fixedIds ? DEMO_STUDENT_IDS : [];
+    const students = demoStudents(organizationId, studentCount, now, fixed, options.seed);
+    const school = demoSchool(organizationId, students, { now, ...options });
     await this.transactions.run(async (manager) => {
       // Parents before children, for the foreign keys.
       await insertRows(manager, Student, students);

@@ -49,6 +49,9 @@ final class AuditEventAction
     public const EXPORT_CREATED = 'export.created';
     public const IMPORT_CREATED = 'import.created';
     public const EXPORT_DOWNLOAD_LINK_CREATED = 'export.download_link_created';
+    public const SANDBOX_CREATED = 'sandbox.created';
+    public const SANDBOX_RESET = 'sandbox.reset';
+    public const SANDBOX_DELETED = 'sandbox.deleted';
 
     private function __construct()
     {
@@ -92,6 +95,9 @@ final class AuditEventAction
             self::EXPORT_CREATED,
             self::IMPORT_CREATED,
             self::EXPORT_DOWNLOAD_LINK_CREATED,
+            self::SANDBOX_CREATED,
+            self::SANDBOX_RESET,
+            self::SANDBOX_DELETED,
         ];
     }
 

@@ -23,6 +23,7 @@ final class AuditTargetType
     public const INVITATION = 'invitation';
     public const EXPORT = 'export';
     public const IMPORT = 'import';
+    public const SANDBOX = 'sandbox';
 
     private function __construct()
     {
@@ -40,6 +41,7 @@ final class AuditTargetType
             self::INVITATION,
             self::EXPORT,
             self::IMPORT,
+            self::SANDBOX,
         ];
     }
 

@@ -51,7 +51,7 @@ final class PersonalAccessTokenWithSecret extends Model
          */
         public readonly ?string $memberId,
         /**
-         * The token itself. Shown only here: store it now.
+         * The token itself (a sandbox's start `pat_test_`). Shown only here: store it now.
          */
         public readonly string $token,
     ) {

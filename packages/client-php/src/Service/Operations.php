@@ -140,6 +140,13 @@ final class Operations
         'imports.list' => ['GET', '/v1/imports', 'imports->list'],
         'imports.retrieve' => ['GET', '/v1/imports/{id}', 'imports->retrieve'],
         'imports.errors' => ['GET', '/v1/imports/{id}/errors', 'imports->errors'],
+        'sandboxes.create' => ['POST', '/v1/sandboxes', 'sandboxes->create'],
+        'sandboxes.list' => ['GET', '/v1/sandboxes', 'sandboxes->list'],
+        'sandboxes.retrieve' => ['GET', '/v1/sandboxes/{id}', 'sandboxes->retrieve'],
+        'sandboxes.delete' => ['DELETE', '/v1/sandboxes/{id}', 'sandboxes->delete'],
+        'sandboxes.reset' => ['POST', '/v1/sandboxes/{id}/reset', 'sandboxes->reset'],
+        'sandboxes.createToken' => ['POST', '/v1/sandboxes/{id}/tokens', 'sandboxes->createToken'],
+        'sandbox.trigger' => ['POST', '/v1/sandbox/trigger', 'sandbox->trigger'],
     ];
 
     /** @var list<string> */

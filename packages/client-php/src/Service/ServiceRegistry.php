@@ -109,6 +109,14 @@ trait ServiceRegistry
      * `create`, `list`, `retrieve`, `errors`
      */
     public readonly ImportsService $imports;
+    /**
+     * `create`, `list`, `retrieve`, `delete`, `reset`, `createToken`
+     */
+    public readonly SandboxesService $sandboxes;
+    /**
+     * `trigger`
+     */
+    public readonly SandboxService $sandbox;
 
     private function registerServices(HttpClient $http): void
     {
@@ -135,5 +143,7 @@ trait ServiceRegistry
         $this->exports = new ExportsService($http);
         $this->checksums = new ChecksumsService($http);
         $this->imports = new ImportsService($http);
+        $this->sandboxes = new SandboxesService($http);
+        $this->sandbox = new SandboxService($http);
     }
 }

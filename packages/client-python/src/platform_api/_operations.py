@@ -133,4 +133,11 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("imports.list", "imports", "list", "GET", "/v1/imports", "imports:read"),
     OperationInfo("imports.retrieve", "imports", "retrieve", "GET", "/v1/imports/{id}", "imports:read"),
     OperationInfo("imports.errors", "imports", "errors", "GET", "/v1/imports/{id}/errors", "imports:read"),
+    OperationInfo("sandboxes.create", "sandboxes", "create", "POST", "/v1/sandboxes", "organization:write"),
+    OperationInfo("sandboxes.list", "sandboxes", "list", "GET", "/v1/sandboxes", "organization:read"),
+    OperationInfo("sandboxes.retrieve", "sandboxes", "retrieve", "GET", "/v1/sandboxes/{id}", "organization:read"),
+    OperationInfo("sandboxes.delete", "sandboxes", "delete", "DELETE", "/v1/sandboxes/{id}", "organization:write"),
+    OperationInfo("sandboxes.reset", "sandboxes", "reset", "POST", "/v1/sandboxes/{id}/reset", "organization:write"),
+    OperationInfo("sandboxes.createToken", "sandboxes", "create_token", "POST", "/v1/sandboxes/{id}/tokens", "tokens:write"),
+    OperationInfo("sandbox.trigger", "sandbox", "trigger", "POST", "/v1/sandbox/trigger", None),
 )

@@ -323,6 +323,28 @@ export type Checks = [
   Check<Same<ContractResponse<Routes['imports']['retrieve']>, G.Import>>,
   // imports.errors: response
   Check<Same<ContractResponse<Routes['imports']['errors']>, string>>,
+  // sandboxes.create: response
+  Check<Same<ContractResponse<Routes['sandboxes']['create']>, G.Sandbox>>,
+  // sandboxes.create: body
+  Check<Same<ContractRequest<Routes['sandboxes']['create']>['body'], G.SandboxCreate>>,
+  // sandboxes.list: response
+  Check<Same<ContractResponse<Routes['sandboxes']['list']>, G.SandboxList>>,
+  // sandboxes.list: query
+  Check<Same<ContractQuery<Routes['sandboxes']['list']>, G.SandboxesListQuery>>,
+  // sandboxes.retrieve: response
+  Check<Same<ContractResponse<Routes['sandboxes']['retrieve']>, G.Sandbox>>,
+  // sandboxes.delete: response
+  Check<Same<ContractResponse<Routes['sandboxes']['delete']>, G.DeletedSandbox>>,
+  // sandboxes.reset: response
+  Check<Same<ContractResponse<Routes['sandboxes']['reset']>, G.Sandbox>>,
+  // sandboxes.createToken: response
+  Check<Same<ContractResponse<Routes['sandboxes']['createToken']>, G.PersonalAccessTokenWithSecret>>,
+  // sandboxes.createToken: body
+  Check<Same<ContractRequest<Routes['sandboxes']['createToken']>['body'], G.PersonalAccessTokenCreate>>,
+  // sandbox.trigger: response
+  Check<Same<ContractResponse<Routes['sandbox']['trigger']>, G.SandboxTriggerResult>>,
+  // sandbox.trigger: body
+  Check<Same<ContractRequest<Routes['sandbox']['trigger']>['body'], G.SandboxTrigger>>,
   // event student.created
   Check<Same<C.EventOf<'student.created'>, G.StudentCreatedEvent>>,
   // event student.updated

@@ -23,6 +23,7 @@ import type {
   DeletedInvitation,
   DeletedMember,
   DeletedOAuthClient,
+  DeletedSandbox,
   DeletedSession,
   DeletedStudent,
   DeletedWebhookEndpoint,
@@ -95,6 +96,12 @@ import type {
   RequestLog,
   RequestLogList,
   RequestLogsListQuery,
+  Sandbox,
+  SandboxCreate,
+  SandboxList,
+  SandboxTrigger,
+  SandboxTriggerResult,
+  SandboxesListQuery,
   Student,
   StudentBatch,
   StudentCreate,
@@ -276,6 +283,17 @@ export const ROUTES = {
     list: { method: 'GET', path: '/v1/imports', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'status', 'collection', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
     retrieve: { method: 'GET', path: '/v1/imports/{id}' },
     errors: { method: 'GET', path: '/v1/imports/{id}/errors' },
+  },
+  sandboxes: {
+    create: { method: 'POST', path: '/v1/sandboxes', body: true },
+    list: { method: 'GET', path: '/v1/sandboxes', query: ['page', 'cursor', 'per_page', 'sort', 'updated_since', 'created_at[gte]', 'created_at[gt]', 'created_at[lte]', 'created_at[lt]', 'updated_at[gte]', 'updated_at[gt]', 'updated_at[lte]', 'updated_at[lt]'], list: true },
+    retrieve: { method: 'GET', path: '/v1/sandboxes/{id}' },
+    delete: { method: 'DELETE', path: '/v1/sandboxes/{id}' },
+    reset: { method: 'POST', path: '/v1/sandboxes/{id}/reset' },
+    createToken: { method: 'POST', path: '/v1/sandboxes/{id}/tokens', body: true },
+  },
+  sandbox: {
+    trigger: { method: 'POST', path: '/v1/sandbox/trigger', body: true },
   },
 } as const satisfies RouteTable;
 
@@ -1294,6 +1312,77 @@ export interface ImportsResource {
   errors(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<string>;
 }
 
+/** `client.sandboxes`. */
+export interface SandboxesResource {
+  /**
+   * Create a sandbox
+   *
+   * A new organization linked to this one, seeded with a generated school of `students` students (deterministic by `seed`), with its own tokens, webhooks and rate limit. At most 5 per organization (409 beyond); a sandbox has no sandboxes. Needs `organization:write` (admins), from a token of the parent organization.
+   *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
+   * Scope: `organization:write`.
+   */
+  create(args: { body: SandboxCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<Sandbox>;
+  /**
+   * List sandboxes
+   *
+   * The organization's sandboxes, newest first.
+   *
+   * Scope: `organization:read`.
+   */
+  list(query?: SandboxesListQuery, options?: RequestOptions): PagePromise<SandboxList, Sandbox>;
+  list(args?: { query?: SandboxesListQuery; } & CallArgs, options?: RequestOptions): PagePromise<SandboxList, Sandbox>;
+  /** Every item of `sandboxes.list`, page after page (one request per page); the same as `for await` over `list(…)`. */
+  listAll(query?: SandboxesListQuery): AsyncIterableIterator<Sandbox>;
+  /**
+   * Retrieve a sandbox
+   *
+   * Scope: `organization:read`.
+   */
+  retrieve(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Sandbox>;
+  retrieve(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Sandbox>;
+  /**
+   * Delete a sandbox
+   *
+   * Deletes the sandbox and everything in it, its tokens included. Needs `organization:write` (admins), from a token of the parent organization.
+   *
+   * Scope: `organization:write`.
+   */
+  delete(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedSandbox>;
+  delete(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<DeletedSandbox>;
+  /**
+   * Reset a sandbox to its seed
+   *
+   * Deletes its records (students, courses, enrollments, payments, exams, results, imports and exports) and generates its school again from its seed, sending no events; its tokens, webhooks and change feed history stay. Needs `organization:write` (admins), from a token of the parent organization.
+   *
+   * **Rate limit:** costs 20 units of the organization's budget per request (`x-rate-limit-cost`), where most operations cost 1.
+   *
+   * Scope: `organization:write`.
+   */
+  reset(args: { params: { id: string }; } & CallArgs, options?: RequestOptions): PlatformPromise<Sandbox>;
+  reset(id: string, args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Sandbox>;
+  /**
+   * Create a token for a sandbox
+   *
+   * A personal access token of the sandbox (`pat_test_…`), for the calling member: it acts with the member's role in this organization, and dies when they leave it. Its scopes must be among the calling token's. Returns the `token`, which is not shown again.
+   *
+   * Scope: `tokens:write`.
+   */
+  createToken(args: { params: { id: string }; body: PersonalAccessTokenCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<PersonalAccessTokenWithSecret>;
+  createToken(id: string, args: { body: PersonalAccessTokenCreate; } & CallArgs, options?: RequestOptions): PlatformPromise<PersonalAccessTokenWithSecret>;
+}
+
+/** `client.sandbox`. */
+export interface SandboxResource {
+  /**
+   * Trigger an event in a sandbox
+   *
+   * With a sandbox's token only (403 with a live one): makes a realistic change through the same rules as a real one, so that the event asked for is sent, and only it: `student.created` creates a student, `enrollment.completed` completes an active enrollment, `payment.failed` fails a pending payment, `exam_result.published` publishes a draft result. Needs the write scope of the event's resource. 409 when the sandbox has no record in the state the change needs (reset it).
+   */
+  trigger(args: { body: SandboxTrigger; } & CallArgs, options?: RequestOptions): PlatformPromise<SandboxTriggerResult>;
+}
+
 /** The Platform API: one namespace per resource, and `request()` for any path. */
 export interface PlatformClient extends GenericRequest {
   students: StudentsResource;
@@ -1319,4 +1408,6 @@ export interface PlatformClient extends GenericRequest {
   exports: ExportsResource;
   checksums: ChecksumsResource;
   imports: ImportsResource;
+  sandboxes: SandboxesResource;
+  sandbox: SandboxResource;
 }

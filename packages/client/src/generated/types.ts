@@ -4,9 +4,9 @@ import type { IntegerFilter, ListFilter, RangeFilters, SortInput } from '../list
 
 export type AuditActorType = 'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client';
 
-export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'user.session_revoked' | 'export.created' | 'import.created' | 'export.download_link_created';
+export type AuditEventAction = 'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'user.session_revoked' | 'export.created' | 'import.created' | 'export.download_link_created' | 'sandbox.created' | 'sandbox.reset' | 'sandbox.deleted';
 
-export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export' | 'import';
+export type AuditTargetType = 'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export' | 'import' | 'sandbox';
 
 export type BatchItemErrorCode = 'validation_error' | 'unauthorized' | 'forbidden' | 'insufficient_scope' | 'not_found' | 'method_not_allowed' | 'not_acceptable' | 'conflict' | 'invalid_state_transition' | 'cursor_expired' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error' | 'service_unavailable';
 
@@ -77,6 +77,10 @@ export type RequestLogMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'HE
 export type RequestLogStatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx';
 
 export type RequestLogCredentialType = 'personal_access_token' | 'oauth_access_token';
+
+export type SandboxTriggerEvent = 'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published';
+
+export type SandboxTriggerResultEventType = 'student.created' | 'student.updated' | 'student.deleted' | 'course.created' | 'course.updated' | 'course.deleted' | 'enrollment.created' | 'enrollment.updated' | 'enrollment.active' | 'enrollment.completed' | 'enrollment.dropped' | 'enrollment.cancelled' | 'payment.created' | 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'exam.created' | 'exam.updated' | 'exam.deleted' | 'exam_result.created' | 'exam_result.updated' | 'exam_result.published';
 
 export type StudentStatus = 'active' | 'inactive' | 'graduated' | 'withdrawn';
 
@@ -457,6 +461,12 @@ export interface DeletedMember {
 export interface DeletedOAuthClient {
   id: string;
   object: 'oauth_client';
+  deleted: true;
+}
+
+export interface DeletedSandbox {
+  id: string;
+  object: 'sandbox';
   deleted: true;
 }
 
@@ -1176,7 +1186,7 @@ export interface PersonalAccessTokenWithSecret {
   revoked_at: string | null;
   /** The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member). */
   member_id: `usr_${string}` | null;
-  /** The token itself. Shown only here: store it now. */
+  /** The token itself (a sandbox's start `pat_test_`). Shown only here: store it now. */
   token: string;
 }
 
@@ -1234,6 +1244,61 @@ export interface RequestLogList {
   data: RequestLog[];
   meta: PageMeta;
   links: PageLinks;
+}
+
+export interface Sandbox {
+  /** The sandbox's organization id. */
+  id: `org_${string}`;
+  object: 'sandbox';
+  name: string;
+  /** The organization it is a sandbox of. */
+  parent_id: `org_${string}`;
+  /** How many students its generated school has. */
+  students: number;
+  /** The generator seed: the same seed and size give the same school. */
+  seed: number;
+  created_at: string;
+  /** When it was last reset to its seed. */
+  reset_at: string | null;
+}
+
+export interface SandboxCreate {
+  name: string;
+  /** Students in its generated school (with its courses, enrollments, payments, exams and results); default 200, at most 50,000. */
+  students?: number;
+  /** The generator seed; default 1. */
+  seed?: number;
+}
+
+export interface SandboxList {
+  data: Sandbox[];
+  meta: PageMeta;
+  links: PageLinks;
+}
+
+export interface SandboxTrigger {
+  /** The event type to make happen. */
+  event: SandboxTriggerEvent;
+  /** Fields of the change: for a `*.created` event, of the created record (as its create body takes them); for a `*.updated` event, the update itself. Other events take none. */
+  overrides?: Record<string, unknown>;
+}
+
+export interface SandboxTriggerResult {
+  object: 'sandbox_trigger';
+  event: SandboxTriggerResultEvent;
+  /** The record the change was made to. */
+  record: SandboxTriggerResultRecord;
+}
+
+export interface SandboxTriggerResultEvent {
+  id: `evt_${string}`;
+  type: SandboxTriggerResultEventType;
+}
+
+/** The record the change was made to. */
+export interface SandboxTriggerResultRecord {
+  object: string;
+  id: string;
 }
 
 export interface Student {
@@ -1841,12 +1906,12 @@ export interface OauthClientsListQuery extends ListPageQuery, RangeFilters<'crea
 export interface AuditEventsListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
   /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
   sort?: SortInput<'created_at' | 'updated_at'>;
-  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.updated, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.resent, invitation.revoked, invitation.accepted, user.password_changed, user.password_reset, user.email_changed, user.password_check_failed, user.signed_out, user.session_revoked, export.created, import.created, export.download_link_created. */
-  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'user.session_revoked' | 'export.created' | 'import.created' | 'export.download_link_created'>;
+  /** Equality filter; comma-separate several values for IN. One of: token.created, token.revoked, oauth_client.created, oauth_client.updated, oauth_client.secret_rotated, oauth_client.deleted, webhook_endpoint.created, webhook_endpoint.updated, webhook_endpoint.deleted, webhook_endpoint.secret_rotated, webhook_endpoint.transferred, oauth_client.transferred, oauth_client.approved, oauth_token.revoked, organization.updated, organization.plan_changed, organization.rate_limit_changed, member.added, member.role_changed, member.updated, member.removed, invitation.created, invitation.resent, invitation.revoked, invitation.accepted, user.password_changed, user.password_reset, user.email_changed, user.password_check_failed, user.signed_out, user.session_revoked, export.created, import.created, export.download_link_created, sandbox.created, sandbox.reset, sandbox.deleted. */
+  action?: ListFilter<'token.created' | 'token.revoked' | 'oauth_client.created' | 'oauth_client.updated' | 'oauth_client.secret_rotated' | 'oauth_client.deleted' | 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.deleted' | 'webhook_endpoint.secret_rotated' | 'webhook_endpoint.transferred' | 'oauth_client.transferred' | 'oauth_client.approved' | 'oauth_token.revoked' | 'organization.updated' | 'organization.plan_changed' | 'organization.rate_limit_changed' | 'member.added' | 'member.role_changed' | 'member.updated' | 'member.removed' | 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted' | 'user.password_changed' | 'user.password_reset' | 'user.email_changed' | 'user.password_check_failed' | 'user.signed_out' | 'user.session_revoked' | 'export.created' | 'import.created' | 'export.download_link_created' | 'sandbox.created' | 'sandbox.reset' | 'sandbox.deleted'>;
   /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_access_token, operator, invitation, sign_in, oauth_client. */
   actor_type?: ListFilter<'personal_access_token' | 'oauth_access_token' | 'operator' | 'invitation' | 'sign_in' | 'oauth_client'>;
-  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation, export, import. */
-  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export' | 'import'>;
+  /** Equality filter; comma-separate several values for IN. One of: personal_access_token, oauth_client, webhook_endpoint, organization, user, invitation, export, import, sandbox. */
+  target_type?: ListFilter<'personal_access_token' | 'oauth_client' | 'webhook_endpoint' | 'organization' | 'user' | 'invitation' | 'export' | 'import' | 'sandbox'>;
   /** Equality filter; comma-separate several values for IN. */
   target_id?: string;
   /** Equality filter; comma-separate several values for IN. */
@@ -1941,5 +2006,11 @@ export interface ImportsListQuery extends ListPageQuery, RangeFilters<'created_a
   status?: ListFilter<'queued' | 'running' | 'succeeded' | 'failed'>;
   /** Equality filter; comma-separate several values for IN. One of: students, courses, enrollments, payments, exams, exam_results. */
   collection?: ListFilter<'students' | 'courses' | 'enrollments' | 'payments' | 'exams' | 'exam_results'>;
+}
+
+/** The query of `sandboxes.list`. */
+export interface SandboxesListQuery extends ListPageQuery, RangeFilters<'created_at' | 'updated_at', string> {
+  /** Comma-separated fields, `-` prefix for descending. Default `-created_at`. Sortable: created_at, updated_at. Ties are broken by id. */
+  sort?: SortInput<'created_at' | 'updated_at'>;
 }
 

@@ -30,6 +30,8 @@ from .user import User, UserWithRawResponse, AsyncUser, AsyncUserWithRawResponse
 from .exports import Exports, ExportsWithRawResponse, AsyncExports, AsyncExportsWithRawResponse
 from .checksums import Checksums, ChecksumsWithRawResponse, AsyncChecksums, AsyncChecksumsWithRawResponse
 from .imports import Imports, ImportsWithRawResponse, AsyncImports, AsyncImportsWithRawResponse
+from .sandboxes import Sandboxes, SandboxesWithRawResponse, AsyncSandboxes, AsyncSandboxesWithRawResponse
+from .sandbox import SandboxResource, SandboxResourceWithRawResponse, AsyncSandboxResource, AsyncSandboxResourceWithRawResponse
 
 if _t.TYPE_CHECKING:
     from .._async_client import AsyncPlatformClient
@@ -130,6 +132,14 @@ __all__ = [
     "ImportsWithRawResponse",
     "AsyncImports",
     "AsyncImportsWithRawResponse",
+    "Sandboxes",
+    "SandboxesWithRawResponse",
+    "AsyncSandboxes",
+    "AsyncSandboxesWithRawResponse",
+    "SandboxResource",
+    "SandboxResourceWithRawResponse",
+    "AsyncSandboxResource",
+    "AsyncSandboxResourceWithRawResponse",
 ]
 
 
@@ -251,6 +261,16 @@ class ClientResources:
         """`create`, `list`, `retrieve`, `errors` (`/v1/imports`)."""
         return Imports(_t.cast("PlatformClient", self))
 
+    @cached_property
+    def sandboxes(self) -> Sandboxes:
+        """`create`, `list`, `retrieve`, `delete`, `reset`, `create_token` (`/v1/sandboxes`)."""
+        return Sandboxes(_t.cast("PlatformClient", self))
+
+    @cached_property
+    def sandbox(self) -> SandboxResource:
+        """`trigger` (`/v1/sandbox`)."""
+        return SandboxResource(_t.cast("PlatformClient", self))
+
 
 class AsyncClientResources:
     """Mixed into `AsyncPlatformClient`: the same namespaces, with coroutine methods."""
@@ -369,3 +389,13 @@ class AsyncClientResources:
     def imports(self) -> AsyncImports:
         """`create`, `list`, `retrieve`, `errors`, awaited."""
         return AsyncImports(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def sandboxes(self) -> AsyncSandboxes:
+        """`create`, `list`, `retrieve`, `delete`, `reset`, `create_token`, awaited."""
+        return AsyncSandboxes(_t.cast("AsyncPlatformClient", self))
+
+    @cached_property
+    def sandbox(self) -> AsyncSandboxResource:
+        """`trigger`, awaited."""
+        return AsyncSandboxResource(_t.cast("AsyncPlatformClient", self))

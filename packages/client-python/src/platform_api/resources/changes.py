@@ -10,6 +10,7 @@ from .._core._feed import AsyncFeedFollower, OnRetry, SyncFeedFollower, feed_cur
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
+from ..types.enums import SandboxTriggerEvent
 from ..types.models import ChangePage, Event
 
 __all__ = ["Changes", "ChangesWithRawResponse", "AsyncChanges", "AsyncChangesWithRawResponse"]
@@ -30,7 +31,7 @@ class Changes(SyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> ChangePage:
         """Read the change feed.
@@ -62,7 +63,7 @@ class Changes(SyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         until_caught_up: bool = False,
         max_retry_delay: float = 10.0,
         give_up_after: _t.Optional[float] = None,
@@ -108,7 +109,7 @@ class ChangesWithRawResponse(SyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[ChangePage]:
         """Read the change feed.
@@ -156,7 +157,7 @@ class AsyncChanges(AsyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> ChangePage:
         """Read the change feed.
@@ -189,7 +190,7 @@ class AsyncChanges(AsyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         until_caught_up: bool = False,
         max_retry_delay: float = 10.0,
         give_up_after: _t.Optional[float] = None,
@@ -235,7 +236,7 @@ class AsyncChangesWithRawResponse(AsyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[ChangePage]:
         """Read the change feed.

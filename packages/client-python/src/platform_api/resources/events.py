@@ -12,7 +12,7 @@ from .._core._pagination import AsyncPage, SyncPage
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param
 from .._core._response import APIResponse
 from .._types import Omit, RequestOptions, omit
-from ..types.enums import EventType
+from ..types.enums import EventType, SandboxTriggerEvent
 from ..types.models import ChangePage, Event, parse_event
 from ..types.params import DateTimeRange
 
@@ -94,7 +94,7 @@ class Events(SyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> ChangePage:
         """Read the change feed.
@@ -129,7 +129,7 @@ class Events(SyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         until_caught_up: bool = False,
         max_retry_delay: float = 10.0,
         give_up_after: _t.Optional[float] = None,
@@ -246,7 +246,7 @@ class EventsWithRawResponse(SyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[ChangePage]:
         """Read the change feed.
@@ -359,7 +359,7 @@ class AsyncEvents(AsyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> ChangePage:
         """Read the change feed.
@@ -395,7 +395,7 @@ class AsyncEvents(AsyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         until_caught_up: bool = False,
         max_retry_delay: float = 10.0,
         give_up_after: _t.Optional[float] = None,
@@ -512,7 +512,7 @@ class AsyncEventsWithRawResponse(AsyncAPIResource):
         until: _t.Union[str, int, Omit] = omit,
         limit: _t.Union[int, Omit] = omit,
         wait: _t.Union[str, Omit] = omit,
-        type: _t.Union[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"], _t.Sequence[_t.Literal["student.created", "student.updated", "student.deleted", "course.created", "course.updated", "course.deleted", "enrollment.created", "enrollment.updated", "enrollment.active", "enrollment.completed", "enrollment.dropped", "enrollment.cancelled", "payment.created", "payment.succeeded", "payment.failed", "payment.refunded", "exam.created", "exam.updated", "exam.deleted", "exam_result.created", "exam_result.updated", "exam_result.published"]], Omit] = omit,
+        type: _t.Union[SandboxTriggerEvent, _t.Sequence[SandboxTriggerEvent], Omit] = omit,
         request_options: _t.Optional[RequestOptions] = None,
     ) -> APIResponse[ChangePage]:
         """Read the change feed.

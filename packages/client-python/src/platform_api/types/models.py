@@ -46,6 +46,7 @@ from .enums import (
     RequestLogCredentialType,
     RequestLogMethod,
     RequestLogStatusClass,
+    SandboxTriggerResultEventType,
     Scope,
     StudentBatchItemStatus,
     StudentStatus,
@@ -104,6 +105,7 @@ __all__ = [
     "DeletedInvitation",
     "DeletedMember",
     "DeletedOAuthClient",
+    "DeletedSandbox",
     "DeletedSession",
     "DeletedStudent",
     "DeletedWebhookEndpoint",
@@ -160,6 +162,11 @@ __all__ = [
     "RequestLog",
     "RequestLogCredential",
     "RequestLogList",
+    "Sandbox",
+    "SandboxList",
+    "SandboxTriggerResult",
+    "SandboxTriggerResultEvent",
+    "SandboxTriggerResultRecord",
     "Student",
     "StudentBatchItem",
     "StudentList",
@@ -2982,6 +2989,47 @@ class DeletedOAuthClient(BaseModel):
     @classmethod
     def from_json(cls, data: _t.Any) -> DeletedOAuthClient:
         """A `DeletedOAuthClient` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            deleted=json_get(raw, "deleted"),
+        )
+        model._attach(raw)
+        return model
+
+
+class DeletedSandbox(BaseModel):
+    """A `DeletedSandbox` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["sandbox"]
+    deleted: bool
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("deleted", "deleted"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["sandbox"],
+        deleted: bool,
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "deleted": deleted,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> DeletedSandbox:
+        """A `DeletedSandbox` from parsed JSON; never raises on unexpected data."""
         raw = as_dict(data)
         model = cls(
             id=json_get(raw, "id"),
@@ -5923,7 +5971,7 @@ class PersonalAccessTokenWithSecret(BaseModel):
     member_id: _t.Optional[str]
     """The member it belongs to: who made it, or to whom an admin transferred it. Removing that member stops it, demoting them narrows it; only they or an admin may change it. Null: the organization's own (made with the admin CLI or by a token acting for no member)."""
     token: str
-    """The token itself. Shown only here: store it now."""
+    """The token itself (a sandbox's start `pat_test_`). Shown only here: store it now."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
@@ -6296,6 +6344,232 @@ class RequestLogList(BaseModel):
             data=parse_list(lambda item0: parse_model(RequestLog.from_json, item0), json_get(raw, "data")),
             meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
             links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
+class Sandbox(BaseModel):
+    """A `Sandbox` object of the Platform API."""
+
+    id: str
+    """The sandbox's organization id."""
+    object: _t.Literal["sandbox"]
+    name: str
+    parent_id: str
+    """The organization it is a sandbox of."""
+    students: int
+    """How many students its generated school has."""
+    seed: int
+    """The generator seed: the same seed and size give the same school."""
+    created_at: _dt.datetime
+    reset_at: _t.Optional[_dt.datetime]
+    """When it was last reset to its seed."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("name", "name"),
+        ("parent_id", "parent_id"),
+        ("students", "students"),
+        ("seed", "seed"),
+        ("created_at", "created_at"),
+        ("reset_at", "reset_at"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["sandbox"],
+        name: str,
+        parent_id: str,
+        students: int,
+        seed: int,
+        created_at: _dt.datetime,
+        reset_at: _t.Optional[_dt.datetime],
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "name": name,
+                "parent_id": parent_id,
+                "students": students,
+                "seed": seed,
+                "created_at": created_at,
+                "reset_at": reset_at,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> Sandbox:
+        """A `Sandbox` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            name=json_get(raw, "name"),
+            parent_id=json_get(raw, "parent_id"),
+            students=json_get(raw, "students"),
+            seed=json_get(raw, "seed"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            reset_at=parse_datetime(json_get(raw, "reset_at")),
+        )
+        model._attach(raw)
+        return model
+
+
+class SandboxList(BaseModel):
+    """A `SandboxList` object of the Platform API."""
+
+    data: _t.List[Sandbox]
+    meta: PageMeta
+    links: PageLinks
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("data", "data"),
+        ("meta", "meta"),
+        ("links", "links"),
+    )
+
+    def __init__(
+        self,
+        *,
+        data: _t.List[Sandbox],
+        meta: PageMeta,
+        links: PageLinks,
+    ) -> None:
+        self._init(
+            {
+                "data": data,
+                "meta": meta,
+                "links": links,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> SandboxList:
+        """A `SandboxList` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            data=parse_list(lambda item0: parse_model(Sandbox.from_json, item0), json_get(raw, "data")),
+            meta=parse_model(PageMeta.from_json, json_get(raw, "meta")),
+            links=parse_model(PageLinks.from_json, json_get(raw, "links")),
+        )
+        model._attach(raw)
+        return model
+
+
+class SandboxTriggerResult(BaseModel):
+    """A `SandboxTriggerResult` object of the Platform API."""
+
+    object: _t.Literal["sandbox_trigger"]
+    event: SandboxTriggerResultEvent
+    record: SandboxTriggerResultRecord
+    """The record the change was made to."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("event", "event"),
+        ("record", "record"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: _t.Literal["sandbox_trigger"],
+        event: SandboxTriggerResultEvent,
+        record: SandboxTriggerResultRecord,
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "event": event,
+                "record": record,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> SandboxTriggerResult:
+        """A `SandboxTriggerResult` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            event=parse_model(SandboxTriggerResultEvent.from_json, json_get(raw, "event")),
+            record=parse_model(SandboxTriggerResultRecord.from_json, json_get(raw, "record")),
+        )
+        model._attach(raw)
+        return model
+
+
+class SandboxTriggerResultEvent(BaseModel):
+    """A `SandboxTriggerResultEvent` object of the Platform API."""
+
+    id: str
+    type: _t.Union[SandboxTriggerResultEventType, str]
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("type", "type"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        type: _t.Union[SandboxTriggerResultEventType, str],
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "type": type,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> SandboxTriggerResultEvent:
+        """A `SandboxTriggerResultEvent` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            type=json_get(raw, "type"),
+        )
+        model._attach(raw)
+        return model
+
+
+class SandboxTriggerResultRecord(BaseModel):
+    """The record the change was made to."""
+
+    object: str
+    id: str
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("object", "object"),
+        ("id", "id"),
+    )
+
+    def __init__(
+        self,
+        *,
+        object: str,
+        id: str,
+    ) -> None:
+        self._init(
+            {
+                "object": object,
+                "id": id,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> SandboxTriggerResultRecord:
+        """A `SandboxTriggerResultRecord` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            object=json_get(raw, "object"),
+            id=json_get(raw, "id"),
         )
         model._attach(raw)
         return model

@@ -23,6 +23,7 @@ from .enums import (
     OAuthClientGrantType,
     OAuthClientType,
     PaymentBatchItemStatus,
+    SandboxTriggerEvent,
     ScopeOrAll,
     StudentBatchItemStatus,
     StudentStatus,
@@ -64,6 +65,8 @@ __all__ = [
     "PaymentFailParams",
     "PaymentRefundParams",
     "PersonalAccessTokenCreateParams",
+    "SandboxCreateParams",
+    "SandboxTriggerParams",
     "StudentBatchParams",
     "StudentBatchItemParams",
     "StudentCreateParams",
@@ -451,6 +454,31 @@ class PersonalAccessTokenCreateParams(_PersonalAccessTokenCreateParamsRequired, 
 
     expires_at: _t.Optional[_t.Union[_dt.datetime, str]]
     """When the token stops working; must be in the future. Omit or null: never."""
+
+
+class _SandboxCreateParamsRequired(_t.TypedDict):
+    name: str
+
+
+class SandboxCreateParams(_SandboxCreateParamsRequired, total=False):
+    """The fields of a `SandboxCreate`."""
+
+    students: int
+    """Students in its generated school (with its courses, enrollments, payments, exams and results); default 200, at most 50,000. Default: `200`."""
+    seed: int
+    """The generator seed; default 1. Default: `1`."""
+
+
+class _SandboxTriggerParamsRequired(_t.TypedDict):
+    event: SandboxTriggerEvent
+    """The event type to make happen."""
+
+
+class SandboxTriggerParams(_SandboxTriggerParamsRequired, total=False):
+    """The fields of a `SandboxTrigger`."""
+
+    overrides: _t.Mapping[str, object]
+    """Fields of the change: for a `*.created` event, of the created record (as its create body takes them); for a `*.updated` event, the update itself. Other events take none."""
 
 
 class StudentBatchParams(_t.TypedDict):

@@ -1,0 +1,164 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type Sandbox, type SandboxCreateSchema, SANDBOX_LIMIT } from '@platform/contract';
+import type { Repository } from 'typeorm';
+import type { z } from 'zod';
+import { AuditService } from '../audit/audit.service';
+import type { ApiAuditActor } from '../audit/audit-actor';
+import { Clock } from '../common/clock';
+import type { ListQuery } from '@platform/contract';
+import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
+import type { Principal } from '../common/principal';
+import { ProblemException } from '../common/problem.exception';
+import { notFound } from '../common/resource-errors';
+import { toIso } from '../common/timestamp';
+import { TransactionRunner } from '../common/transactions';
+import { Sql } from '../database/sql';
+import { LIST_TALLIES } from '../database/list-tallies';
+import { Organization } from '../organizations/organization.entity';
+import { OrganizationsService } from '../organizations/organizations.service';
+import { SeedService } from '../seed/seed.service';
+
+type SandboxCreate = z.output<typeof SandboxCreateSchema>;
+
+/**
+ * A sandbox's records, children before parents (the foreign keys): what a reset deletes before
+ * the school is generated again. Tokens, webhooks, audit entries and the change feed stay.
+ */
+const SANDBOX_DATA_TABLES = [
+  'exam_results',
+  'payments',
+  'enrollments',
+  'exams',
+  'courses',
+  'students',
+  'imports',
+  'exports',
+  'idempotency_keys',
+] as const;
+
+export function toSandboxResource(record: Organization): Sandbox {
+  return {
+    id: record.id as Sandbox['id'],
+    object: 'sandbox',
+    name: record.name,
+    parent_id: record.parentOrganizationId as Sandbox['parent_id'],
+    students: record.sandboxStudents ?? 0,
+    seed: record.sandboxSeed ?? 0,
+    created_at: toIso(record.createdAt),
+    reset_at: record.sandboxResetAt ? toIso(record.sandboxResetAt) : null,
+  };
+}
+
+/**
+ * Sandbox organizations (docs/sandboxes.md): created, listed, reset and deleted by their parent's
+ * admins; each an organization of its own, seeded with a generated school.
+ */
+@Injectable()
+export class SandboxesService {
+  constructor(
+    @InjectRepository(Organization) private readonly organizations: Repository<Organization>,
+    private readonly organizationsService: OrganizationsService,
+    private readonly seed: SeedService,
+    private readonly transactions: TransactionRunner,
+    private readonly sql: Sql,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+  ) {}
+
+  async create(principal: Principal, input: SandboxCreate, actor: ApiAuditActor) {
+    const parent = await this.organizations.findOneByOrFail({ id: principal.organizationId });
+    if (parent.parentOrganizationId) {
+      throw new ProblemException('conflict', 'A sandbox has no sandboxes of its own');
+    }
+    const count = await this.organizations.countBy({ parentOrganizationId: parent.id });
+    if (count >= SANDBOX_LIMIT) {
+      throw new ProblemException(
+        'conflict',
+        `An organization has at most ${SANDBOX_LIMIT} sandboxes; delete one first`,
+      );
+    }
+    const sandbox = await this.organizationsService.create({
+      name: input.name,
+      sandbox: { parentId: parent.id, students: input.students, seed: input.seed },
+    });
+    try {
+      await this.seed.seedSchool(sandbox.id, input.students, input.seed);
+    } catch (error) {
+      await this.remove(sandbox.id);
+      throw error;
+    }
+    await this.audit.record(actor, {
+      action: 'sandbox.created',
+      targetType: 'sandbox',
+      targetId: sandbox.id,
+      changes: { name: sandbox.name, students: input.students, seed: input.seed },
+    });
+    return toSandboxResource(sandbox);
+  }
+
+  /** A page of the organization's sandboxes (there are at most SANDBOX_LIMIT), newest first. */
+  async list(principal: Principal, query: ListQuery, url: PageUrl) {
+    const all = await this.organizations.find({
+      where: { parentOrganizationId: principal.organizationId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+    const start = (query.page - 1) * query.per_page;
+    return {
+      data: all.slice(start, start + query.per_page).map(toSandboxResource),
+      ...pageEnvelope(url, query, { count: all.length, exact: true }),
+    };
+  }
+
+  /** A sandbox of the caller's organization; 404 for anything else. */
+  async find(principal: Principal, id: string): Promise<Organization> {
+    const found = await this.organizations.findOneBy({
+      id,
+      parentOrganizationId: principal.organizationId,
+    });
+    if (!found) throw notFound('sandbox', id);
+    return found;
+  }
+
+  /** Its records deleted and its school generated again from its seed, sending no events. */
+  async reset(principal: Principal, id: string, actor: ApiAuditActor): Promise<Sandbox> {
+    const sandbox = await this.find(principal, id);
+    await this.transactions.run(async (manager) => {
+      for (const table of SANDBOX_DATA_TABLES) {
+        await this.sql.query(manager, `DELETE FROM ${table} WHERE organization_id = :id`, { id });
+      }
+    });
+    await this.seed.seedSchool(id, sandbox.sandboxStudents ?? 0, sandbox.sandboxSeed ?? 0);
+    sandbox.sandboxResetAt = this.clock.now();
+    await this.organizations.update({ id }, { sandboxResetAt: sandbox.sandboxResetAt });
+    await this.audit.record(actor, {
+      action: 'sandbox.reset',
+      targetType: 'sandbox',
+      targetId: id,
+    });
+    return toSandboxResource(sandbox);
+  }
+
+  async delete(principal: Principal, id: string, actor: ApiAuditActor) {
+    const sandbox = await this.find(principal, id);
+    await this.remove(sandbox.id);
+    await this.audit.record(actor, {
+      action: 'sandbox.deleted',
+      targetType: 'sandbox',
+      targetId: id,
+      changes: { name: sandbox.name },
+    });
+    return { id, object: 'sandbox' as const, deleted: true as const };
+  }
+
+  /** The organization and, through its tables' cascades, everything in it. */
+  private async remove(id: string): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      await manager.delete(Organization, { id });
+      // The tallies have no foreign key (database/list-tallies.ts): removed by hand.
+      await this.sql.query(manager, `DELETE FROM ${LIST_TALLIES} WHERE organization_id = :id`, {
+        id,
+      });
+    });
+  }
+}

@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import { SANDBOX_LIMIT, type Sandbox, TRIGGER_EVENT_TYPES } from '@platform/contract';
+import { eventsOf, problemOf, rawClient, startServer, type TestServer } from './support/server';
+
+type Row = { id: string; [field: string]: unknown };
+type List<T = Row> = { data: T[]; meta: { total: number } };
+
+describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
+  let server: TestServer;
+  let orgId: string;
+  let admin: ReturnType<typeof rawClient>;
+  let adminUserId: string;
+
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server.close());
+
+  beforeEach(async () => {
+    orgId = (await server.createOrganization({ name: 'Live School' })).id;
+    ({ id: adminUserId } = await server.createUser(
+      orgId,
+      `admin-${randomUUID()}@s.test`,
+      'pw-long-enough-1',
+      {
+        role: 'admin',
+      },
+    ));
+    const { token } = await server.createToken(orgId, ['all'], { userId: adminUserId });
+    admin = rawClient(server, token);
+  });
+
+  const createSandbox = async (body: object = { name: 'Dev', students: 40, seed: 7 }) => {
+    const res = await admin.post<Sandbox>('/v1/sandboxes', body);
+    expect(res.status).toBe(201);
+    return res.body;
+  };
+  /** A member's `pat_test_` token of the sandbox. */
+  const sandboxToken = async (sandboxId: string, as = admin, scopes: string[] = ['all']) => {
+    const res = await as.post<{ token: string; prefix: string }>(
+      `/v1/sandboxes/${sandboxId}/tokens`,
+      { name: 'integration', scopes },
+    );
+    expect(res.status).toBe(201);
+    return res.body;
+  };
+  const count = async (client: ReturnType<typeof rawClient>, path: string) =>
+    (await client.get<List>(`${path}?per_page=1`)).body.meta.total;
+
+  it('creates a seeded sandbox with its own pat_test_ tokens, isolated from its parent both ways', async () => {
+    const liveStudent = (await server.insertStudents(orgId, 3))[0]!;
+    const sandbox = await createSandbox();
+    expect(sandbox).toMatchObject({
+      object: 'sandbox',
+      name: 'Dev',
+      parent_id: orgId,
+      students: 40,
+      seed: 7,
+      reset_at: null,
+    });
+    expect((await admin.get<List<Sandbox>>('/v1/sandboxes')).body.data.map((s) => s.id)).toEqual([
+      sandbox.id,
+    ]);
+
+    const { token, prefix } = await sandboxToken(sandbox.id);
+    expect(token).toMatch(/^pat_test_[0-9A-Za-z]{36}$/);
+    expect(prefix).toBe(token.slice(0, 16));
+    const sandboxed = rawClient(server, token);
+    expect((await sandboxed.get<{ id: string }>('/v1/organization')).body.id).toBe(sandbox.id);
+    expect(await count(sandboxed, '/v1/students')).toBe(40);
+    expect(await count(sandboxed, '/v1/enrollments')).toBeGreaterThan(0);
+    expect(await count(admin, '/v1/students')).toBe(3);
+
+    // Neither reaches the other's records.
+    expect((await sandboxed.get(`/v1/students/${liveStudent.id}`)).status).toBe(404);
+    const sandboxStudent = (await sandboxed.get<List>('/v1/students?per_page=1')).body.data[0]!;
+    expect((await admin.get(`/v1/students/${sandboxStudent.id}`)).status).toBe(404);
+    expect(
+      (await admin.patch(`/v1/students/${sandboxStudent.id}`, { first_name: 'X' })).status,
+    ).toBe(404);
+    // A sandbox has no sandboxes, and its token manages none of its parent's.
+    expect((await sandboxed.post('/v1/sandboxes', { name: 'Nested' })).status).toBe(409);
+    expect((await sandboxed.get(`/v1/sandboxes/${sandbox.id}`)).status).toBe(404);
+    // Events: none from seeding, in either organization.
+    expect(await eventsOf(server, sandbox.id)).toEqual([]);
+  });
+
+  it('the same seed and size give the same school; reset brings it back, delete removes it all', async () => {
+    const a = await createSandbox({ name: 'A', students: 25, seed: 3 });
+    const b = await createSandbox({ name: 'B', students: 25, seed: 3 });
+    const c = await createSandbox({ name: 'C', students: 25, seed: 4 });
+    const names = async (id: string) => {
+      const client = rawClient(server, (await sandboxToken(id)).token);
+      const res = await client.get<List>('/v1/students?per_page=100&sort=last_name,first_name');
+      return res.body.data.map((s) => `${s.first_name as string} ${s.last_name as string}`);
+    };
+    expect(await names(a.id)).toEqual(await names(b.id));
+    expect(await names(a.id)).not.toEqual(await names(c.id));
+
+    const client = rawClient(server, (await sandboxToken(a.id)).token);
+    const before = await names(a.id);
+    const created = await client.post('/v1/students', {
+      student_number: 'NEW-1',
+      first_name: 'New',
+      last_name: 'One',
+    });
+    expect(created.status).toBe(201);
+    expect(await count(client, '/v1/students')).toBe(26);
+    const reset = await admin.post<Sandbox>(`/v1/sandboxes/${a.id}/reset`);
+    expect(reset.status).toBe(200);
+    expect(reset.body.reset_at).not.toBeNull();
+    expect(await names(a.id)).toEqual(before);
+    // The token survives a reset.
+    expect(await count(client, '/v1/students')).toBe(25);
+
+    expect((await admin.delete(`/v1/sandboxes/${a.id}`)).body).toEqual({
+      id: a.id,
+      object: 'sandbox',
+      deleted: true,
+    });
+    expect((await client.get('/v1/students')).status).toBe(401);
+    expect((await admin.get(`/v1/sandboxes/${a.id}`)).status).toBe(404);
+    const audit = await admin.get<List<{ action: string }>>('/v1/audit_events?per_page=100');
+    expect(audit.body.data.map((e) => e.action)).toEqual(
+      expect.arrayContaining(['sandbox.created', 'sandbox.reset', 'sandbox.deleted']),
+    );
+  });
+
+  it('limits how many, and who: admins manage, members get tokens with their role, and lose them when removed', async () => {
+    const sandboxes: Sandbox[] = [];
+    for (let i = 0; i < SANDBOX_LIMIT; i += 1)
+      sandboxes.push(await createSandbox({ name: `S${i}`, students: 0 }));
+    const over = await admin.post('/v1/sandboxes', { name: 'One too many' });
+    expect(over.status).toBe(409);
+    expect(problemOf(over).detail).toMatch(new RegExp(`at most ${SANDBOX_LIMIT}`));
+
+    const viewerId = (
+      await server.createUser(orgId, `viewer-${randomUUID()}@s.test`, 'pw-long-enough-2', {
+        role: 'viewer',
+      })
+    ).id;
+    const viewer = rawClient(
+      server,
+      (await server.createToken(orgId, ['all'], { userId: viewerId })).token,
+    );
+    expect((await viewer.post('/v1/sandboxes', { name: 'No' })).status).toBe(403);
+    expect((await viewer.get<List>('/v1/sandboxes')).body.meta.total).toBe(SANDBOX_LIMIT);
+    const developerId = (
+      await server.createUser(orgId, `dev-${randomUUID()}@s.test`, 'pw-long-enough-3', {
+        role: 'developer',
+      })
+    ).id;
+    const developer = rawClient(
+      server,
+      (await server.createToken(orgId, ['all'], { userId: developerId })).token,
+    );
+    const { token } = await sandboxToken(sandboxes[0]!.id, developer, [
+      'students:read',
+      'students:write',
+    ]);
+    const devSandbox = rawClient(server, token);
+    const student = (n: string) => ({ student_number: n, first_name: 'D', last_name: n });
+    expect((await devSandbox.post('/v1/students', student('D-1'))).status).toBe(201);
+    // The member's role in the parent caps the sandbox token, as it changes.
+    expect((await admin.patch(`/v1/members/${developerId}`, { role: 'viewer' })).status).toBe(200);
+    expect((await devSandbox.post('/v1/students', student('D-2'))).status).toBe(403);
+    expect((await devSandbox.get('/v1/students')).status).toBe(200);
+    expect((await admin.delete(`/v1/members/${developerId}`)).status).toBe(200);
+    expect((await devSandbox.get('/v1/students')).status).toBe(401);
+  });
+
+  it('trigger makes each event type happen, exactly that event, and only in a sandbox', async () => {
+    const sandbox = await createSandbox({ name: 'Events', students: 60, seed: 11 });
+    const client = rawClient(server, (await sandboxToken(sandbox.id)).token);
+    for (const type of TRIGGER_EVENT_TYPES) {
+      const before = (await eventsOf(server, sandbox.id)).length;
+      const res = await client.post<{
+        event: { id: string; type: string };
+        record: { id: string };
+      }>('/v1/sandbox/trigger', { event: type });
+      expect({ type, status: res.status }).toEqual({ type, status: 201 });
+      const sent = (await eventsOf(server, sandbox.id)).slice(before);
+      expect({ type, sent: sent.map((e) => e.type) }).toEqual({ type, sent: [type] });
+      expect(res.body.event).toEqual({ id: sent[0]!.id, type });
+      expect(sent[0]!.data).toMatchObject({ id: res.body.record.id });
+    }
+
+    const named = await client.post<{ record: { id: string } }>('/v1/sandbox/trigger', {
+      event: 'student.created',
+      overrides: { first_name: 'Override', grade_level: 4 },
+    });
+    expect((await client.get<Row>(`/v1/students/${named.body.record.id}`)).body).toMatchObject({
+      first_name: 'Override',
+      grade_level: 4,
+    });
+    const bad = await client.post('/v1/sandbox/trigger', {
+      event: 'student.created',
+      overrides: { grade_level: 40 },
+    });
+    expect(bad.status).toBe(400);
+    expect(problemOf(bad).errors?.[0]?.path).toBe('body.overrides.grade_level');
+    const noOverrides = await client.post('/v1/sandbox/trigger', {
+      event: 'payment.failed',
+      overrides: { amount: 1 },
+    });
+    expect(noOverrides.status).toBe(400);
+
+    const live = await admin.post('/v1/sandbox/trigger', { event: 'student.created' });
+    expect(live.status).toBe(403);
+    expect(problemOf(live).detail).toMatch(/sandbox's token/);
+    const readOnly = rawClient(
+      server,
+      (await sandboxToken(sandbox.id, admin, ['students:read'])).token,
+    );
+    expect((await readOnly.post('/v1/sandbox/trigger', { event: 'student.created' })).status).toBe(
+      403,
+    );
+  });
+});
