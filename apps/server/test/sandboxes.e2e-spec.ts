@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SANDBOX_LIMIT, type Sandbox, TRIGGER_EVENT_TYPES } from '@platform/contract';
+import { Webhook } from 'standardwebhooks';
+import { startReceiver, waitFor } from './support/receiver';
 import { eventsOf, problemOf, rawClient, startServer, type TestServer } from './support/server';
 
 type Row = { id: string; [field: string]: unknown };
@@ -12,9 +14,16 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
   let adminUserId: string;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_POLL_INTERVAL: '100ms',
+    });
   });
   afterAll(() => server.close());
+  const afterTest: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of afterTest.splice(0)) await close();
+  });
 
   beforeEach(async () => {
     orgId = (await server.createOrganization({ name: 'Live School' })).id;
@@ -172,6 +181,14 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
   it('trigger makes each event type happen, exactly that event, and only in a sandbox', async () => {
     const sandbox = await createSandbox({ name: 'Events', students: 60, seed: 11 });
     const client = rawClient(server, (await sandboxToken(sandbox.id)).token);
+    // The sandbox's own webhook endpoint, made with its token, on a loopback receiver.
+    const receiver = await startReceiver();
+    afterTest.push(() => receiver.close());
+    const endpoint = await client.post<{ secret: string }>('/v1/webhook_endpoints', {
+      url: receiver.url,
+      events: ['*'],
+    });
+    expect(endpoint.status).toBe(201);
     for (const type of TRIGGER_EVENT_TYPES) {
       const before = (await eventsOf(server, sandbox.id)).length;
       const res = await client.post<{
@@ -184,6 +201,15 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
       expect(res.body.event).toEqual({ id: sent[0]!.id, type });
       expect(sent[0]!.data).toMatchObject({ id: res.body.record.id });
     }
+    // Each delivered once, signed with the sandbox endpoint's secret.
+    await waitFor(() => receiver.received.length >= TRIGGER_EVENT_TYPES.length, {
+      what: 'the triggered events delivered',
+    });
+    const hook = new Webhook(endpoint.body.secret);
+    const delivered = receiver.received.map(
+      (r) => (hook.verify(r.body, r.headers as Record<string, string>) as { type: string }).type,
+    );
+    expect(delivered.sort()).toEqual([...TRIGGER_EVENT_TYPES].sort());
 
     const named = await client.post<{ record: { id: string } }>('/v1/sandbox/trigger', {
       event: 'student.created',

@@ -14,6 +14,7 @@ import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/ent
 import { publicId } from '../common/ids';
 import { isPortalClient } from '../oauth/portal-client';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
+import { Organization } from '../organizations/organization.entity';
 
 /**
  * Who owns a thing a member made over the API (a webhook endpoint, an export's download link),
@@ -94,13 +95,17 @@ export function ownerSql(
   const g = (property: keyof OAuthArtifactRecord) =>
     `g.${sql.column(OAuthArtifactRecord, property)}`;
   const member = (property: keyof UserRecord) => `owner_member.${sql.column(UserRecord, property)}`;
+  // A sandbox's records are owned by members of its parent (docs/sandboxes.md).
+  const org = (property: keyof Organization) => `owner_org.${sql.column(Organization, property)}`;
   return {
     join: `LEFT JOIN ${sql.table(PersonalAccessToken)} owner_pat
          ON ${e('ownerType')} = 'personal_access_token' AND ${pat('id')} = ${e('ownerId')}
        LEFT JOIN ${sql.table(OAuthClientRecord)} owner_client
          ON ${e('ownerType')} = 'oauth_client' AND ${client('id')} = ${e('ownerId')}
+       LEFT JOIN ${sql.table(Organization)} owner_org ON ${org('id')} = ${e('organizationId')}
        LEFT JOIN ${sql.table(UserRecord)} owner_member
-         ON ${member('id')} = ${e('ownerUserId')} AND ${member('organizationId')} = ${e('organizationId')}`,
+         ON ${member('id')} = ${e('ownerUserId')}
+         AND ${member('organizationId')} = COALESCE(${org('parentOrganizationId')}, ${e('organizationId')})`,
     select: `${e('ownerType')} AS owner_type, ${e('ownerId')} AS owner_id, ${e('ownerGrantId')} AS owner_grant_id,
        ${e('ownerUserId')} AS owner_user_id, ${member('role')} AS owner_member_role,
        ${pat('id')} AS owner_pat_id, ${pat('revokedAt')} AS owner_pat_revoked_at,

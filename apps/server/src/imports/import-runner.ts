@@ -244,7 +244,9 @@ export class ImportRunner implements OnApplicationBootstrap, OnApplicationShutdo
   private async checkOwner(record: ImportRecord): Promise<void> {
     if (record.ownerUserId === null) return;
     const rows = await this.sql.select(
-      `SELECT 1 AS one FROM users WHERE id = :id AND organization_id = :org`,
+      // A sandbox's imports are started by members of its parent.
+      `SELECT 1 AS one FROM users WHERE id = :id AND organization_id = COALESCE(
+         (SELECT parent_organization_id FROM organizations WHERE id = :org), :org)`,
       { id: record.ownerUserId, org: record.organizationId },
     );
     if (rows.length === 0) {
