@@ -60,6 +60,7 @@ import {
   type Refs,
   referenceFieldsOf,
   ROUTES,
+  SANDBOX_ROUTES,
   scopeOf,
   SELF_PATHS,
   SELF_ROUTES,
@@ -97,7 +98,11 @@ describe('contract walk: every route', () => {
     expect(ALL_SCOPES).toContain(operationMetadata(route)?.scope);
   });
 
-  describe('organization isolation', () => {
+  // B is another organization, then a sandbox of A with its pat_test_ token: neither reaches A.
+  describe.each([
+    { b: 'another organization', sandbox: false },
+    { b: 'a sandbox of it', sandbox: true },
+  ])('organization isolation: A as seen by $b', ({ sandbox }) => {
     let tokenA: string;
     let tokenB: string;
     /** Organization A's records as A read them (GET) before B's walk. */
@@ -107,9 +112,13 @@ describe('contract walk: every route', () => {
 
     beforeAll(async () => {
       const orgA = await server.createOrganization({ name: 'School A' });
-      const orgB = await server.createOrganization({ name: 'School B' });
+      const orgB = await server.createOrganization({
+        name: 'School B',
+        ...(sandbox && { sandbox: { parentId: orgA.id, students: 0, seed: 0 } }),
+      });
       ({ token: tokenA } = await server.createToken(orgA.id, ['all']));
       ({ token: tokenB } = await server.createToken(orgB.id, ['all']));
+      expect(tokenB.startsWith('pat_test_')).toBe(sandbox);
       refsA = idsOf(await createFixtures(server, tokenA));
       for (const fixture of RECORD_FIXTURES) {
         const res = await rawCall<WalkedBody>(
@@ -123,7 +132,9 @@ describe('contract walk: every route', () => {
       totalsA = await listTotals(server, tokenA, refsA);
       for (const fixture of RECORD_FIXTURES) {
         if (fixture.growsWithEveryRequest) continue;
-        expect(totalsA[fixture.collection]).toBe(expectedTotal(fixture));
+        // A's sandboxes: its fixture's, and B when B is one.
+        const b = sandbox && fixture.collection === 'sandboxes' ? 1 : 0;
+        expect(totalsA[fixture.collection]).toBe(expectedTotal(fixture) + b);
       }
     });
 
@@ -173,7 +184,10 @@ describe('contract walk: every route', () => {
       },
     );
 
+    // A sandbox makes no sandboxes, so its fixtures cannot be made whole; its references are
+    // checked by the same organization-scoped lookups as another organization's.
     describe("create bodies that reference organization A's records", () => {
+      if (sandbox) return;
       let refsB: Refs;
       let totalsB: Record<string, number>;
 
@@ -302,6 +316,31 @@ describe('contract walk: every route', () => {
               `a member's token with only '${scope}' was refused: ${describeResponse(res)}`,
             );
           }
+        }
+      },
+    );
+
+    it.each(prefixed(SANDBOX_ROUTES))(
+      "$label refuses a live organization's token (403 forbidden), and answers a sandbox's with the scope its change needs",
+      async (walked) => {
+        const live = await send(server, walked, {
+          prefix: walked.prefix,
+          refs,
+          token: await tokenWith(ALL_SCOPES),
+        });
+        expectProblem(live, 403, 'forbidden');
+        const sandbox = await server.createOrganization({
+          name: 'Walk sandbox',
+          sandbox: { parentId: orgId, students: 0, seed: 0 },
+        });
+        // The walk's body triggers student.created: students:write.
+        const narrow = await server.createToken(sandbox.id, ['students:read']);
+        const refused = await send(server, walked, { prefix: walked.prefix, refs, ...narrow });
+        expectProblem(refused, 403, 'insufficient_scope');
+        const { token } = await server.createToken(sandbox.id, ['students:write']);
+        const res = await send(server, walked, { prefix: walked.prefix, refs, token });
+        if ([401, 403].includes(res.status) || res.status >= 500) {
+          throw new Error(`a sandbox token was refused: ${describeResponse(res)}`);
         }
       },
     );

@@ -56,6 +56,11 @@ export interface OperationMetadata {
    */
   requiresUser?: boolean;
   /**
+   * The operation changes a sandbox organization (`POST /v1/sandbox/trigger`): a live
+   * organization's token is refused with 403 `forbidden`, whatever its scopes.
+   */
+  sandbox?: boolean;
+  /**
    * The success response is a file in one of these media types (an export's NDJSON or CSV), not
    * JSON: the OpenAPI document says so, and the SDKs hand it back unparsed.
    */

@@ -251,6 +251,18 @@ export const FIXTURES: readonly Fixture[] = [
   },
   // Figures about the caller's own organization: no id, nothing to create or list.
   { collection: 'usage', kind: 'organization', singleton: true },
+  {
+    // A sandbox with an empty school (it sends no event; its seed writes none either).
+    collection: 'sandboxes',
+    kind: 'organization',
+    body: (_refs, n) => ({ name: `Walk sandbox ${n}`, students: 0 }),
+    emitsEvent: false,
+    audited: true,
+    // Its token route hands out scopes (probed asking for all); a sandbox itself grants none.
+    widest: {},
+  },
+  // The trigger: a sandbox's token changes its sandbox (nothing to create or list).
+  { collection: 'sandbox', kind: 'event', singleton: true },
 ];
 
 /** The fixtures that are records with ids (all but the singletons). */

@@ -43,6 +43,9 @@ export const ROUTE_BODIES: Record<string, (refs: Refs) => Record<string, unknown
   'payments.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
   'exams.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
   'examResults.batchUpsert': () => ({ items: [{ external_id: 'walk' }] }),
+  'sandbox.trigger': () => ({ event: 'student.created' }),
+  // Within the scope a token needs to make it: the walk sends it with only that scope.
+  'sandboxes.createToken': () => ({ name: 'walk', scopes: ['tokens:write'] }),
   'webhookEndpoints.replayFailed': () => ({
     since: new Date(Date.now() - 3_600_000).toISOString(),
   }),

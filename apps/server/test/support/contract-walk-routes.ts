@@ -46,7 +46,11 @@ export const ROUTES = walk(contract);
  * Routes about the caller's own token (`GET /v1/token`): they declare `scope: null` (any valid
  * token) and belong to no collection. Only these may; every other route names its scope.
  */
-export const SELF_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.scope === null);
+/** Routes that change a sandbox (`POST /v1/sandbox/trigger`): a live token is refused. */
+export const SANDBOX_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.sandbox === true);
+export const SELF_ROUTES = ROUTES.filter(
+  (r) => operationMetadata(r.route)?.scope === null && !SANDBOX_ROUTES.includes(r),
+);
 export const SELF_PATHS = [
   '/v1/token',
   '/v1/user',
@@ -61,7 +65,9 @@ export const USER_ROUTES = SELF_ROUTES.filter((r) => operationMetadata(r.route)?
 export const TOKEN_SELF_ROUTES = SELF_ROUTES.filter((r) => !USER_ROUTES.includes(r));
 /** Reference fields named otherwise than their kind: `member_id` is a user (`usr_…`). */
 export const FIELD_KINDS: Record<string, IdKind> = { member_id: 'user' };
-export const COLLECTION_ROUTES = ROUTES.filter((r) => !SELF_ROUTES.includes(r));
+export const COLLECTION_ROUTES = ROUTES.filter(
+  (r) => !SELF_ROUTES.includes(r) && !SANDBOX_ROUTES.includes(r),
+);
 /** Routes to one record of an organization (the caller's own sessions are no organization's). */
 export const ID_ROUTES = COLLECTION_ROUTES.filter((r) => r.route.path.includes('/:id'));
 export const LIST_ROUTES = ROUTES.filter((r) => operationMetadata(r.route)?.list === true);

@@ -1365,7 +1365,7 @@ export interface SandboxesResource {
   /**
    * Create a token for a sandbox
    *
-   * A personal access token of the sandbox (`pat_test_…`), for the calling member: it acts with the member's role in this organization, and dies when they leave it. Its scopes must be among the calling token's. Returns the `token`, which is not shown again.
+   * A personal access token of the sandbox (`pat_test_…`). Made by a member's token, it acts for that member, with their role in this organization as it changes, and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Returns the `token`, which is not shown again.
    *
    * Scope: `tokens:write`.
    */

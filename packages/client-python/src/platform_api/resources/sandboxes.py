@@ -157,7 +157,7 @@ class Sandboxes(SyncAPIResource):
 
         `POST /v1/sandboxes/{id}/tokens` (scope `tokens:write`).
 
-        A personal access token of the sandbox (`pat_test_…`), for the calling member: it acts with the member's role in this organization, and dies when they leave it. Its scopes must be among the calling token's. Returns the `token`, which is not shown again.
+        A personal access token of the sandbox (`pat_test_…`). Made by a member's token, it acts for that member, with their role in this organization as it changes, and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Returns the `token`, which is not shown again.
 
         Args:
             scopes: Scopes the credential may use; `all` stands for every scope.
@@ -329,7 +329,7 @@ class SandboxesWithRawResponse(SyncAPIResource):
 
         `POST /v1/sandboxes/{id}/tokens` (scope `tokens:write`).
 
-        A personal access token of the sandbox (`pat_test_…`), for the calling member: it acts with the member's role in this organization, and dies when they leave it. Its scopes must be among the calling token's. Returns the `token`, which is not shown again.
+        A personal access token of the sandbox (`pat_test_…`). Made by a member's token, it acts for that member, with their role in this organization as it changes, and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Returns the `token`, which is not shown again.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -494,7 +494,7 @@ class AsyncSandboxes(AsyncAPIResource):
 
         `POST /v1/sandboxes/{id}/tokens` (scope `tokens:write`).
 
-        A personal access token of the sandbox (`pat_test_…`), for the calling member: it acts with the member's role in this organization, and dies when they leave it. Its scopes must be among the calling token's. Returns the `token`, which is not shown again.
+        A personal access token of the sandbox (`pat_test_…`). Made by a member's token, it acts for that member, with their role in this organization as it changes, and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Returns the `token`, which is not shown again.
 
         Args:
             scopes: Scopes the credential may use; `all` stands for every scope.
@@ -667,7 +667,7 @@ class AsyncSandboxesWithRawResponse(AsyncAPIResource):
 
         `POST /v1/sandboxes/{id}/tokens` (scope `tokens:write`).
 
-        A personal access token of the sandbox (`pat_test_…`), for the calling member: it acts with the member's role in this organization, and dies when they leave it. Its scopes must be among the calling token's. Returns the `token`, which is not shown again.
+        A personal access token of the sandbox (`pat_test_…`). Made by a member's token, it acts for that member, with their role in this organization as it changes, and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Returns the `token`, which is not shown again.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
