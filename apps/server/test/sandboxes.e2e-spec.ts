@@ -87,6 +87,15 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
     expect(
       (await admin.patch(`/v1/students/${sandboxStudent.id}`, { first_name: 'X' })).status,
     ).toBe(404);
+    // Nor refers to the other's records.
+    const course = (await sandboxed.get<List>('/v1/courses?per_page=1&status=active')).body
+      .data[0]!;
+    const crossing = await sandboxed.post('/v1/enrollments', {
+      student_id: liveStudent.id,
+      course_id: course.id,
+    });
+    expect(crossing.status).toBe(400);
+    expect(problemOf(crossing).errors?.map((e) => e.path)).toEqual(['body.student_id']);
     // A sandbox has no sandboxes, and its token manages none of its parent's.
     expect((await sandboxed.post('/v1/sandboxes', { name: 'Nested' })).status).toBe(409);
     expect((await sandboxed.get(`/v1/sandboxes/${sandbox.id}`)).status).toBe(404);
