@@ -26,9 +26,12 @@ export function scopeTable(): string {
   const rows = routesOf(contract as unknown as AppRouter).map(({ operation, route }) => {
     const scope = operationMetadata(route)?.scope;
     if (scope === undefined) throw new Error(`${route.method} ${route.path} declares no scope`);
-    const none = operationMetadata(route)?.requiresUser
+    const metadata = operationMetadata(route);
+    const none = metadata?.requiresUser
       ? 'any token acting for a member (any scope)'
-      : 'any valid token';
+      : metadata?.sandbox
+        ? "a sandbox's token, with the write scope of what it changes"
+        : 'any valid token';
     return `| \`${operation}\` | \`${route.method} ${route.path}\` | ${scope === null ? none : `\`${scope}\``} |`;
   });
   return [
