@@ -14,6 +14,7 @@ import {
   OrganizationPage,
   PageSuspense,
   RequestLogsPage,
+  SandboxesPage,
   TokensPage,
   UsagePage,
   WebhookEndpointPage,
@@ -22,6 +23,7 @@ import {
 import { publishOrganizationName, useOrganizationName } from './page-title';
 import { Link, navigate, usePath } from './router';
 import { abilitiesOf, type Abilities } from './roles';
+import { SandboxBanner, type SandboxMode, useSandboxMode } from './sandbox-mode';
 import { completeSignIn, currentSession, signIn, signOut, type Session } from './session';
 
 /**
@@ -38,6 +40,7 @@ const SECTIONS: readonly { path: string; label: string; needs: Scope | null }[] 
   { path: '/audit-log', label: 'Audit log', needs: 'audit_log:read' },
   { path: '/request-logs', label: 'Request logs', needs: 'request_logs:read' },
   { path: '/usage', label: 'Usage', needs: 'request_logs:read' },
+  { path: '/sandboxes', label: 'Sandboxes', needs: 'organization:read' },
   { path: '/organization', label: 'Organization', needs: 'organization:read' },
   { path: '/account', label: 'Account', needs: null },
 ];
@@ -97,6 +100,12 @@ function SignedOut() {
 
 function SignedIn({ session, path }: { session: Session; path: string }) {
   const client = useMemo(() => apiClient(session.accessToken), [session.accessToken]);
+  // In a sandbox, the pages read and write it (sandbox-mode.tsx).
+  const mode = useSandboxMode();
+  const data = useMemo(
+    () => (mode.active ? apiClient(mode.active.token) : client),
+    [mode.active, client],
+  );
   const [info, setInfo] = useState<TokenInfo | null>(null);
   const [user, setUser] = useState<Member | null>(null);
   const [failure, setFailure] = useState<Failure | null>(null);
@@ -134,6 +143,9 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
         Skip to content
       </a>
       <TopBar user={info && user ? user : null} sections={sections} route={route} />
+      {mode.active ? (
+        <SandboxBanner active={mode.active} client={data} onLeave={mode.leave} />
+      ) : null}
       <main id="main">
         {failure ? (
           <>
@@ -151,7 +163,8 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
         {info && user && abilities ? (
           <PageSuspense>
             <Page
-              client={client}
+              client={data}
+              live={{ client, info, mode }}
               route={route}
               scopes={info.scopes}
               user={user}
@@ -246,12 +259,15 @@ function TopBar({
 
 function Page({
   client,
+  live,
   route,
   scopes,
   user,
   abilities,
 }: {
   client: Client;
+  /** The signed-in session's own client: the sandboxes and the account are the parent's. */
+  live: { client: Client; info: TokenInfo; mode: SandboxMode };
   route: string;
   scopes: Scope[];
   user: Member;
@@ -304,7 +320,8 @@ function Page({
   if (route === '/request-logs') return <RequestLogsPage client={client} />;
   if (route === '/usage') return <UsagePage client={client} />;
   if (route === '/organization') return <OrganizationPage client={client} abilities={abilities} />;
-  if (route === '/account') return <AccountPage client={client} user={user} />;
+  if (route === '/account') return <AccountPage client={live.client} user={user} />;
+  if (route === '/sandboxes') return sandboxesPage(live, abilities);
   return (
     <>
       <PageHeading>Not found</PageHeading>
@@ -312,5 +329,21 @@ function Page({
         There is no such page. <Link to="/tokens">Go to your tokens</Link>.
       </p>
     </>
+  );
+}
+
+/** The parent's sandboxes, read with the session's own client even while in one. */
+function sandboxesPage(
+  live: { client: Client; info: TokenInfo; mode: SandboxMode },
+  abilities: Abilities,
+) {
+  return (
+    <SandboxesPage
+      client={live.client}
+      info={live.info}
+      mode={live.mode}
+      canManage={abilities.can('organization:write')}
+      canSwitch={abilities.can('tokens:write')}
+    />
   );
 }

@@ -17,6 +17,7 @@ const loaders = {
   '/request-logs': () => import('./pages/request-logs-page'),
   '/usage': () => import('./pages/usage-page'),
   '/organization': () => import('./pages/organization-page'),
+  '/sandboxes': () => import('./pages/sandboxes-page'),
   '/account': () => import('./pages/account-page'),
 } as const;
 
@@ -45,6 +46,7 @@ export const OrganizationPage = page(() =>
   loaders['/organization']().then((m) => m.OrganizationPage),
 );
 export const AccountPage = page(() => loaders['/account']().then((m) => m.AccountPage));
+export const SandboxesPage = page(() => loaders['/sandboxes']().then((m) => m.SandboxesPage));
 
 /**
  * Starts fetching the chunk of the page at `path` (relative to /portal; `/` is the tokens

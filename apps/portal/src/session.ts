@@ -115,6 +115,8 @@ async function exchange(callbackUrl: string): Promise<string> {
 export async function forgetSession(): Promise<void> {
   const session = currentSession();
   sessionStorage.removeItem(TOKEN_KEY);
+  // A sandbox's token lives no longer than the session it was made for (sandbox-mode.tsx).
+  sessionStorage.removeItem('platform.portal.sandbox');
   if (!session) return;
   await fetch('/oauth/revoke', {
     method: 'POST',

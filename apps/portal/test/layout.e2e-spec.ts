@@ -115,6 +115,8 @@ async function furnished(width: number): Promise<{ page: Page; endpointId: strin
     return imp.status === 'succeeded';
   });
 
+  await api(token, '/v1/sandboxes', { name: 'Integration development sandbox', students: 5 });
+
   const context = await loopbackContext(browser, refused, { width, height: 800 });
   const page = await context.newPage();
   await page.goto(portal('/tokens'));
@@ -150,6 +152,7 @@ const LIST_PAGES: readonly { route: string; action: RegExp | null }[] = [
   { route: '/audit-log', action: null },
   { route: '/request-logs', action: null },
   { route: '/usage', action: null },
+  { route: '/sandboxes', action: /^Switch to Integration development sandbox/ },
 ];
 
 describe.each([375, 1280])('at %i px', (width) => {

@@ -150,6 +150,7 @@ describe('self-service in the portal', () => {
       'Audit log',
       'Request logs',
       'Usage',
+      'Sandboxes',
       'Organization',
       'Account',
     ]);
@@ -222,6 +223,7 @@ describe('self-service in the portal', () => {
       'Imports',
       'Request logs',
       'Usage',
+      'Sandboxes',
       'Organization',
       'Account',
     ]);
@@ -290,6 +292,7 @@ describe('self-service in the portal', () => {
       'Members',
       'Exports',
       'Imports',
+      'Sandboxes',
       'Organization',
       'Account',
     ]);

@@ -38,6 +38,7 @@ import {
   RECORD_FIXTURES,
 } from './support/contract-walk-fixtures';
 import { expectProblem, scopesForOnly, send } from './support/contract-walk-requests';
+import { expectSandboxRouteRules, expectUserRouteRules } from './support/contract-walk-self';
 import {
   authorityOf,
   COLLECTION_LIST_ROUTES,
@@ -299,50 +300,12 @@ describe('contract walk: every route', () => {
 
     it.each(prefixed(USER_ROUTES))(
       '$label answers a token acting for a member whatever its one scope, and refuses (403 forbidden) one acting for no member',
-      async (walked) => {
-        const forNoMember = await send(server, walked, {
-          prefix: walked.prefix,
-          refs,
-          token: await tokenWith(ALL_SCOPES),
-        });
-        expectProblem(forNoMember, 403, 'forbidden');
-        expect(forNoMember.body.detail).toMatch(/acts for no member/);
-        const memberId = refs.members!;
-        for (const scope of ['students:read', 'tokens:read'] as const) {
-          const { token } = await server.createToken(orgId, [scope], { userId: memberId });
-          const res = await send(server, walked, { prefix: walked.prefix, refs, token });
-          if ([401, 403].includes(res.status) || res.status >= 500) {
-            throw new Error(
-              `a member's token with only '${scope}' was refused: ${describeResponse(res)}`,
-            );
-          }
-        }
-      },
+      async (walked) => expectUserRouteRules({ server, orgId, refs, tokenWith }, walked),
     );
 
     it.each(prefixed(SANDBOX_ROUTES))(
       "$label refuses a live organization's token (403 forbidden), and answers a sandbox's with the scope its change needs",
-      async (walked) => {
-        const live = await send(server, walked, {
-          prefix: walked.prefix,
-          refs,
-          token: await tokenWith(ALL_SCOPES),
-        });
-        expectProblem(live, 403, 'forbidden');
-        const sandbox = await server.createOrganization({
-          name: 'Walk sandbox',
-          sandbox: { parentId: orgId, students: 0, seed: 0 },
-        });
-        // The walk's body triggers student.created: students:write.
-        const narrow = await server.createToken(sandbox.id, ['students:read']);
-        const refused = await send(server, walked, { prefix: walked.prefix, refs, ...narrow });
-        expectProblem(refused, 403, 'insufficient_scope');
-        const { token } = await server.createToken(sandbox.id, ['students:write']);
-        const res = await send(server, walked, { prefix: walked.prefix, refs, token });
-        if ([401, 403].includes(res.status) || res.status >= 500) {
-          throw new Error(`a sandbox token was refused: ${describeResponse(res)}`);
-        }
-      },
+      async (walked) => expectSandboxRouteRules({ server, orgId, refs, tokenWith }, walked),
     );
 
     it.each(prefixed(COLLECTION_ROUTES))(

@@ -3,12 +3,13 @@
 // it, printed as a table, and failing the run when one is exceeded:
 // - the whole client, bundled and minified as an app's bundler would: <= 25 KB gzipped;
 // - the webhook verifier alone (`@platform/client/webhooks`): <= 5 KB gzipped;
-// - every declaration file the package ships: <= 440 KB. They grow with the API's operations, so
+// - every declaration file the package ships: <= 470 KB. They grow with the API's operations, so
 //   what many types share is declared once (sdk-codegen: `ListPageQuery` for every list's
 //   parameters, `EventFields` for every event's envelope), which took them from 450 KB to 384 KB;
 //   the budget then came down to 420 KB, so growth shows again. It went to 440 KB with imports
-//   (four operations, the `Import` types and `UploadBody`: 436 KB); what the operations'
-//   overloads repeat of their documentation is the next thing to declare once. The consumer
+//   (four operations, the `Import` types and `UploadBody`: 436 KB), and to 470 KB with sandboxes
+//   (seven operations and their types: 458 KB); what the operations' overloads repeat of their
+//   documentation is the next thing to declare once. The consumer
 //   type-check time below is what a user feels;
 // - a minimal consumer type-checks in < 5 s of CPU, strict and without skipLibCheck.
 // Run after `pnpm --filter @platform/client build`.
@@ -147,7 +148,7 @@ const rows = [
     5 * KB,
     `${(verifier.minified / KB).toFixed(1)} KB minified`,
   ],
-  ['declaration files (all, .d.ts + .d.mts)', declarations, 440 * KB, ''],
+  ['declaration files (all, .d.ts + .d.mts)', declarations, 470 * KB, ''],
 ];
 let failed = false;
 console.log('@platform/client budgets');

@@ -1,0 +1,98 @@
+/**
+ * The portal's sandboxes in Chromium against the real server: an admin creates a sandbox,
+ * switches into it (a banner on every page; the pages read the sandbox), triggers an event there,
+ * and goes back to live data; the pages have no axe-core violations.
+ */
+import { startTestServer, type TestServer } from '@platform/server/testing';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { allViolations, expectPortalBuilt, launchChromium, loopbackContext } from './browser';
+
+const EMAIL = 'sandboxes@portal-school.test';
+const PASSWORD = 'correct horse battery staple';
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let token: string;
+const refused: string[] = [];
+
+beforeAll(async () => {
+  expectPortalBuilt();
+  server = await startTestServer({
+    postgresAdminUrl: process.env.TEST_DATABASE_URL || undefined,
+    redisUrl: process.env.TEST_REDIS_URL || undefined,
+  });
+  const organization = await server.createOrganization({ name: 'Live School' });
+  await server.createUser(organization.id, EMAIL, PASSWORD, { role: 'admin' });
+  ({ token } = await server.createToken(organization.id, ['all']));
+  browser = await launchChromium();
+  context = await loopbackContext(browser, refused);
+  page = await context.newPage();
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+afterEach(() => {
+  expect(refused).toEqual([]);
+});
+
+async function api<T>(path: string, as = token): Promise<T> {
+  const res = await fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${as}` } });
+  return (await res.json()) as T;
+}
+
+test('create a sandbox, work in it, trigger an event, and go back to live data', async () => {
+  await page.goto(`${server.url}/portal/sandboxes`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/oauth\/interaction\//);
+  await page.getByLabel('Email').fill(EMAIL);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Sandboxes', level: 1 }).waitFor();
+  await page.getByText('No sandboxes yet.').waitFor();
+
+  await page.getByLabel('Name').fill('Integration dev');
+  await page.getByLabel('Students').fill('12');
+  await page.getByRole('button', { name: 'Create sandbox' }).click();
+  await page.getByText('Integration dev is ready.').waitFor({ timeout: 20_000 });
+  await expectAccessible('sandboxes, one made');
+  expect(
+    (await api<{ data: { name: string }[] }>('/v1/sandboxes')).data.map((s) => s.name),
+  ).toEqual(['Integration dev']);
+
+  await page.getByRole('button', { name: 'Switch to Integration dev' }).click();
+  const banner = page.getByRole('region', { name: 'Sandbox' });
+  await banner.getByText('Sandbox: Integration dev.').waitFor();
+  // The pages now read the sandbox: its tokens are the portal's own session token only.
+  await page.getByRole('link', { name: 'Tokens' }).click();
+  await page.getByRole('cell', { name: 'Portal session' }).first().waitFor();
+  await expectAccessible('tokens, in a sandbox');
+
+  await banner.getByLabel('Event').selectOption('student.created');
+  await banner.getByRole('button', { name: 'Trigger event' }).click();
+  await banner.getByText(/^Sent student\.created \(evt_/).waitFor({ timeout: 20_000 });
+  const sandboxToken = await page.evaluate(
+    () =>
+      (JSON.parse(sessionStorage.getItem('platform.portal.sandbox')!) as { token: string }).token,
+  );
+  expect(sandboxToken).toMatch(/^pat_test_/);
+  const students = await api<{ meta: { total: number } }>('/v1/students?per_page=1', sandboxToken);
+  expect(students.meta.total).toBe(13);
+  expect((await api<{ meta: { total: number } }>('/v1/students?per_page=1')).meta.total).toBe(0);
+
+  await banner.getByRole('button', { name: 'Back to live data' }).click();
+  await banner.waitFor({ state: 'detached' });
+  await page.getByRole('cell', { name: 'Portal session' }).waitFor({ state: 'detached' });
+}, 60_000);
+
+async function expectAccessible(name: string): Promise<void> {
+  expect({ page: name, violations: await allViolations(page) }).toEqual({
+    page: name,
+    violations: [],
+  });
+}
