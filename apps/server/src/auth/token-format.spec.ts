@@ -46,4 +46,15 @@ describe('personal access token format', () => {
     expect(hashToken(token)).not.toContain(token.slice(4));
     expect(displayPrefix(token)).toBe(token.slice(0, 12));
   });
+
+  it("is pat_test_ + 36 for a sandbox's, checked the same way, shown as 16 characters", () => {
+    const token = generatePersonalAccessToken(true);
+    expect(token).toMatch(/^pat_test_[0-9A-Za-z]{36}$/);
+    expect(isWellFormedPersonalAccessToken(token)).toBe(true);
+    // The live checksum under the other prefix, and a body one character off, are refused.
+    expect(isWellFormedPersonalAccessToken(`pat_${token.slice(9)}`)).toBe(true);
+    expect(isWellFormedPersonalAccessToken(`pat_test_x${token.slice(10)}`)).toBe(token[9] === 'x');
+    expect(isWellFormedPersonalAccessToken(`pat_live_${token.slice(9)}`)).toBe(false);
+    expect(displayPrefix(token)).toBe(token.slice(0, 16));
+  });
 });

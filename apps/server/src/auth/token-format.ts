@@ -63,9 +63,10 @@ export function isWellFormedPersonalAccessToken(token: string): boolean {
 }
 
 /**
- * The part of a token that is safe to display, 16 characters: `pat_` and the first 8 random
- * characters (`pat_test_` and 7 for a sandbox's).
+ * The part of a token that is safe to display: `pat_` and the first 8 random characters; a
+ * sandbox's, `pat_test_` and 7 (the column holds 16).
  */
 export function displayPrefix(token: string): string {
-  return token.slice(0, 16);
+  const prefix = prefixOf(token);
+  return token.slice(0, prefix === PAT_PREFIX ? prefix.length + 8 : 16);
 }

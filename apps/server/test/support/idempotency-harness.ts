@@ -19,6 +19,7 @@ import { IdempotencyKey } from '../../src/idempotency/idempotency-key.entity';
 import { IdempotencyService } from '../../src/idempotency/idempotency.service';
 import { idempotencyKeysMigration } from '../../src/idempotency/migrations/1763900000001-idempotency-keys';
 import { initialMigration } from '../../src/migrations/1763800000000-initial';
+import { sandboxesMigration } from '../../src/sandboxes/migrations/1769300000000-sandboxes';
 import { Organization } from '../../src/organizations/organization.entity';
 
 /** Where PostgreSQL runs, when the tests run on it. */
@@ -60,7 +61,8 @@ export const clock = new (class extends Clock {
 
 async function openDatabase(): Promise<{ options: DataSourceOptions; drop(): Promise<void> }> {
   const entities = [Organization, IdempotencyKey];
-  const migrations = [initialMigration, idempotencyKeysMigration];
+  // The organizations table as its entity has it (its sandbox columns too).
+  const migrations = [initialMigration, idempotencyKeysMigration, sandboxesMigration];
   if (ADMIN_URL) {
     const name = `platform_idem_${randomBytes(6).toString('hex')}`;
     const admin = new Client({ connectionString: ADMIN_URL });
