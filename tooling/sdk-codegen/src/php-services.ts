@@ -267,8 +267,7 @@ export function emitService(ctx: Context, resource: Resource): string {
         ...(response.native === 'void' ? [] : [`@return ${response.docType}`]),
         ...THROWS,
       ]),
-      `    public function ${op.method.camel}(${parts.params.join(', ')}): ${response.native}`,
-      '    {',
+      ...phpMethodHead(op.method.camel, parts.params, response.native),
       response.native === 'void' ? `        ${call};` : `        return ${call};`,
       '    }',
     );
@@ -377,8 +376,7 @@ export function emitRawService(ctx: Context, resource: Resource): string {
         `@return RawResponse<${response.docType}>`,
         ...THROWS,
       ]),
-      `    public function ${op.method.camel}(${parts.params.join(', ')}): RawResponse`,
-      '    {',
+      ...phpMethodHead(op.method.camel, parts.params, 'RawResponse'),
       '        return $this->http->request(',
       `            ${str(op.http)},`,
       `            ${parts.path},`,
@@ -465,4 +463,18 @@ export function emitOperations(model: SdkModel): string {
     '}',
   ];
   return file('PlatformApi\\Service', [], body);
+}
+
+/**
+ * A method's signature and opening brace: on one line, or (PSR-12, past the 120-character line
+ * the PHP lint allows) one parameter per line with `): Type {` closing them.
+ */
+function phpMethodHead(name: string, params: readonly string[], returns: string): string[] {
+  const line = `    public function ${name}(${params.join(', ')}): ${returns}`;
+  if (line.length <= 120) return [line, '    {'];
+  return [
+    `    public function ${name}(`,
+    ...params.map((param) => `        ${param},`),
+    `    ): ${returns} {`,
+  ];
 }

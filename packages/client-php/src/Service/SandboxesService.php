@@ -179,8 +179,11 @@ final class SandboxesService
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function createToken(string $id, array $params, ?RequestOptions $options = null): PersonalAccessTokenWithSecret
-    {
+    public function createToken(
+        string $id,
+        array $params,
+        ?RequestOptions $options = null,
+    ): PersonalAccessTokenWithSecret {
         return $this->raw->createToken($id, $params, $options)->parse();
     }
 }
