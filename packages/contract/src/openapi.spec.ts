@@ -122,6 +122,8 @@ describe("each operation's rate-limit cost", () => {
       'POST /v1/courses/batch': 20,
       'POST /v1/enrollments/batch': 20,
       'POST /v1/payments/batch': 20,
+      'POST /v1/sandboxes': 20,
+      'POST /v1/sandboxes/{id}/reset': 20,
       'POST /v1/exams/batch': 20,
       'POST /v1/exam_results/batch': 20,
     });

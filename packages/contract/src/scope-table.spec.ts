@@ -39,6 +39,8 @@ describe('the scope and cost tables of docs/api-guide.md', () => {
       '| `exports.createDownloadLink` | `POST /v1/exports/:id/download_links` | 10 |',
       '| `checksums.retrieve` | `GET /v1/collections/checksums` | 20 |',
       '| `imports.create` | `POST /v1/imports` | 20 |',
+      '| `sandboxes.create` | `POST /v1/sandboxes` | 20 |',
+      '| `sandboxes.reset` | `POST /v1/sandboxes/:id/reset` | 20 |',
       '| every other operation | | 1 |',
     ]);
   });
