@@ -9,6 +9,7 @@ import type { Type } from '@nestjs/common';
 import {
   contract,
   RESOURCE_NAMES,
+  RESOURCES,
   resourceContractKey,
   type ResourceName,
 } from '@platform/contract';
@@ -49,6 +50,27 @@ export const SERVER_RESOURCES = {
   exams: { entity: Exam, module: ExamsModule, schema: EXAMS_SCHEMA },
   exam_results: { entity: ExamResult, module: ExamsModule, schema: EXAMS_SCHEMA },
 } as const satisfies Record<ResourceName, ServerResource>;
+
+/**
+ * Every resource, each before the resources it refers to (the registry's `references`): the
+ * order in which an organization's records can be deleted without tripping a foreign key.
+ */
+export function resourcesReferrersFirst(): ResourceName[] {
+  const ordered: ResourceName[] = [];
+  const visit = (name: ResourceName, path: readonly ResourceName[]) => {
+    if (ordered.includes(name)) return;
+    if (path.includes(name)) {
+      throw new Error(`The registry's references form a loop: ${[...path, name].join(' → ')}`);
+    }
+    for (const other of RESOURCE_NAMES) {
+      const references: readonly string[] = RESOURCES[other].references;
+      if (references.includes(name)) visit(other, [...path, name]);
+    }
+    ordered.push(name);
+  };
+  for (const name of RESOURCE_NAMES) visit(name, []);
+  return ordered;
+}
 
 /** Each resource module once, in the registry's order. */
 export const RESOURCE_MODULES: readonly Type[] = [

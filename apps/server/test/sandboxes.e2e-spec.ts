@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { SANDBOX_LIMIT, type Sandbox, TRIGGER_EVENT_TYPES } from '@platform/contract';
+import {
+  RESOURCE_NAMES,
+  RESOURCES,
+  SANDBOX_LIMIT,
+  type Sandbox,
+  TRIGGER_EVENT_TYPES,
+} from '@platform/contract';
 import { Webhook } from 'standardwebhooks';
 import { startReceiver, waitFor } from './support/receiver';
 import { eventsOf, problemOf, rawClient, startServer, type TestServer } from './support/server';
@@ -55,6 +61,30 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
   };
   const count = async (client: ReturnType<typeof rawClient>, path: string) =>
     (await client.get<List>(`${path}?per_page=1`)).body.meta.total;
+  /** A database trigger that aborts every insert of the organization's rows into `table`. */
+  const refuseInserts = async (table: string, organizationId: string) => {
+    const refusal = `refused by the test for ${organizationId}`;
+    if (server.dataSource.options.type === 'postgres') {
+      await server.dataSource.query(
+        `CREATE FUNCTION refuse_${table}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.organization_id = '${organizationId}' THEN RAISE EXCEPTION '${refusal}'; END IF; RETURN NEW; END $$`,
+      );
+      await server.dataSource.query(
+        `CREATE TRIGGER refuse_${table} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION refuse_${table}()`,
+      );
+    } else {
+      await server.dataSource.query(
+        `CREATE TRIGGER refuse_${table} BEFORE INSERT ON ${table} WHEN NEW.organization_id = '${organizationId}' BEGIN SELECT RAISE(ABORT, '${refusal}'); END`,
+      );
+    }
+  };
+  const allowInserts = async (table: string) => {
+    if (server.dataSource.options.type === 'postgres') {
+      await server.dataSource.query(`DROP TRIGGER refuse_${table} ON ${table}`);
+      await server.dataSource.query(`DROP FUNCTION refuse_${table}()`);
+    } else {
+      await server.dataSource.query(`DROP TRIGGER refuse_${table}`);
+    }
+  };
 
   it('creates a seeded sandbox with its own pat_test_ tokens, isolated from its parent both ways', async () => {
     const liveStudent = (await server.insertStudents(orgId, 3))[0]!;
@@ -117,19 +147,38 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
 
     const client = rawClient(server, (await sandboxToken(a.id)).token);
     const before = await names(a.id);
-    const created = await client.post('/v1/students', {
-      student_number: 'NEW-1',
-      first_name: 'New',
-      last_name: 'One',
-    });
-    expect(created.status).toBe(201);
-    expect(await count(client, '/v1/students')).toBe(26);
+    const counts = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          RESOURCE_NAMES.map(async (name) => [name, await count(client, `/v1/${name}`)] as const),
+        ),
+      );
+    const seeded = await counts();
+    // A record more in every collection of the registry.
+    for (const name of RESOURCE_NAMES) {
+      const made = await client.post('/v1/sandbox/trigger', {
+        event: `${RESOURCES[name].singular}.created`,
+      });
+      expect(made.status).toBe(201);
+    }
+    const added = await counts();
+    for (const name of RESOURCE_NAMES) expect(added[name]).toBe(seeded[name]! + 1);
+
+    // A reset that fails half-way (the database refuses its last table's rows) changes nothing.
+    await refuseInserts('exam_results', a.id);
+    expect(seeded.exam_results).toBeGreaterThan(0);
+    const failed = await admin.post(`/v1/sandboxes/${a.id}/reset`);
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(await counts()).toEqual(added);
+    expect((await admin.get<Sandbox>(`/v1/sandboxes/${a.id}`)).body.reset_at).toBeNull();
+    await allowInserts('exam_results');
+
     const reset = await admin.post<Sandbox>(`/v1/sandboxes/${a.id}/reset`);
     expect(reset.status).toBe(200);
     expect(reset.body.reset_at).not.toBeNull();
     expect(await names(a.id)).toEqual(before);
-    // The token survives a reset.
-    expect(await count(client, '/v1/students')).toBe(25);
+    // Every collection back to its seed, through the token, which survives a reset.
+    expect(await counts()).toEqual(seeded);
 
     expect((await admin.delete(`/v1/sandboxes/${a.id}`)).body).toEqual({
       id: a.id,

@@ -13,29 +13,22 @@ import { ProblemException } from '../common/problem.exception';
 import { notFound } from '../common/resource-errors';
 import { toIso } from '../common/timestamp';
 import { TransactionRunner } from '../common/transactions';
+import { ambientTransaction } from '../database/ambient-transaction';
 import { Sql } from '../database/sql';
 import { LIST_TALLIES } from '../database/list-tallies';
 import { Organization } from '../organizations/organization.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
+import { resourcesReferrersFirst, SERVER_RESOURCES } from '../resources';
 import { SeedService } from '../seed/seed.service';
 
 type SandboxCreate = z.output<typeof SandboxCreateSchema>;
 
 /**
- * A sandbox's records, children before parents (the foreign keys): what a reset deletes before
- * the school is generated again. Tokens, webhooks, audit entries and the change feed stay.
+ * What a reset deletes besides the resources' records (which come from the registry, see
+ * `dataTables`): the organization's own jobs and replayable responses. Tokens, webhooks, audit
+ * entries and the change feed stay.
  */
-const SANDBOX_DATA_TABLES = [
-  'exam_results',
-  'payments',
-  'enrollments',
-  'exams',
-  'courses',
-  'students',
-  'imports',
-  'exports',
-  'idempotency_keys',
-] as const;
+const SANDBOX_JOB_TABLES = ['imports', 'exports', 'idempotency_keys'] as const;
 
 export function toSandboxResource(record: Organization): Sandbox {
   return {
@@ -120,17 +113,39 @@ export class SandboxesService {
     return found;
   }
 
-  /** Its records deleted and its school generated again from its seed, sending no events. */
+  /**
+   * Every table a reset empties: each resource's, referrers before what they refer to (so no
+   * foreign key trips), then the jobs'. A resource added to the registry is reset with no change
+   * here.
+   */
+  private dataTables(): string[] {
+    return [
+      ...resourcesReferrersFirst().map((name) => this.sql.table(SERVER_RESOURCES[name].entity)),
+      ...SANDBOX_JOB_TABLES,
+    ];
+  }
+
+  /**
+   * Its records deleted and its school generated again from its seed, sending no events: in one
+   * transaction, so a reset that fails half-way leaves the sandbox as it was.
+   */
   async reset(principal: Principal, id: string, actor: ApiAuditActor): Promise<Sandbox> {
     const sandbox = await this.find(principal, id);
-    await this.transactions.run(async (manager) => {
-      for (const table of SANDBOX_DATA_TABLES) {
-        await this.sql.query(manager, `DELETE FROM ${table} WHERE organization_id = :id`, { id });
-      }
-    });
-    await this.seed.seedSchool(id, sandbox.sandboxStudents ?? 0, sandbox.sandboxSeed ?? 0);
-    sandbox.sandboxResetAt = this.clock.now();
-    await this.organizations.update({ id }, { sandboxResetAt: sandbox.sandboxResetAt });
+    const resetAt = this.clock.now();
+    const work = async () => {
+      await this.transactions.run(async (manager) => {
+        for (const table of this.dataTables()) {
+          await this.sql.query(manager, `DELETE FROM ${table} WHERE organization_id = :id`, { id });
+        }
+      });
+      await this.seed.seedSchool(id, sandbox.sandboxStudents ?? 0, sandbox.sandboxSeed ?? 0);
+      await this.transactions.run((manager) =>
+        manager.update(Organization, { id }, { sandboxResetAt: resetAt }),
+      );
+    };
+    // Inside a request's transaction (an Idempotency-Key) it is already one; else make it one.
+    await (ambientTransaction() ? work() : this.transactions.atomic(work));
+    sandbox.sandboxResetAt = resetAt;
     await this.audit.record(actor, {
       action: 'sandbox.reset',
       targetType: 'sandbox',
