@@ -7,7 +7,7 @@ describe('resourcesReferrersFirst', () => {
     expect([...order].sort()).toEqual([...RESOURCE_NAMES].sort());
     for (const name of RESOURCE_NAMES) {
       for (const referenced of RESOURCES[name].references) {
-        expect(order.indexOf(name)).toBeLessThan(order.indexOf(referenced as typeof name));
+        expect(order.indexOf(name)).toBeLessThan(order.indexOf(referenced));
       }
     }
   });

@@ -12,6 +12,7 @@ import { IMPORTS_SCHEMA } from './imports/imports.schema';
 import { IDEMPOTENCY_SCHEMA } from './idempotency/idempotency.schema';
 import { MAIL_SCHEMA } from './mail/mail.schema';
 import { MEMBERS_SCHEMA } from './members/members.schema';
+import { bulkLoadTalliesMigration } from './migrations/1769400000000-bulk-load-tallies';
 import { credentialSearchMigration } from './migrations/1767047400000-credential-search';
 import { domainMigration } from './migrations/1763900000000-domain';
 import { initialMigration } from './migrations/1763800000000-initial';
@@ -38,6 +39,7 @@ const SHARED_HISTORY: ModuleSchema = {
     searchIndexMigration,
     listTalliesMigration,
     credentialSearchMigration,
+    bulkLoadTalliesMigration,
   ],
 };
 

@@ -16,8 +16,10 @@ import type { DialectName } from './dialect';
  * upserts it with +0), then the others in key order, so writers of one organization queue rather
  * than deadlock; a transaction that writes rows of two organizations, against another that writes
  * them in the other order, could deadlock (PostgreSQL then aborts one). The server's transactions
- * write one organization's rows. A bulk load pays one call per row at commit: it should disable
- * the trigger and recount (`tallyRecount`), as bench/collection-size.bench.js does. SQLite's row
+ * write one organization's rows. A bulk load pays one call per row at commit, each slower than the
+ * last: one organization's load sets `bulkLoadStatements` and ends with `recountOrganization`
+ * (the sandbox seed and reset); a load of the whole table disables the trigger and recounts
+ * (`tallyRecount`), as bench/collection-size.bench.js does. SQLite's row
  * triggers run at once; SQLite locks the whole database for a write anyway.
  *
  * Not seen by the triggers: TRUNCATE, and on SQLite `INSERT OR REPLACE` / `REPLACE` over an
@@ -71,12 +73,13 @@ function tallyKeys(c: TalliedCollection, row: string): [string, string][] {
  * The tallies of `c` counted from its rows, as rows of `list_tallies`: the migration's backfill,
  * and what restores them after a bulk load that ran without the triggers.
  */
-export function tallyRecount(c: TalliedCollection): string {
+export function tallyRecount(c: TalliedCollection, where?: string): string {
+  const from = `FROM ${c.table}${where ? ` WHERE ${where}` : ''}`;
   const parts = [
-    `SELECT organization_id, '${c.table}', '', '', COUNT(*) FROM ${c.table} GROUP BY organization_id`,
+    `SELECT organization_id, '${c.table}', '', '', COUNT(*) ${from} GROUP BY organization_id`,
     ...c.fields.map(
       (f) =>
-        `SELECT organization_id, '${c.table}', '${f}', ${f}, COUNT(*) FROM ${c.table} GROUP BY organization_id, ${f}`,
+        `SELECT organization_id, '${c.table}', '${f}', ${f}, COUNT(*) ${from} GROUP BY organization_id, ${f}`,
     ),
   ];
   return `INSERT INTO ${LIST_TALLIES} (${KEY}, n) ${parts.join(' UNION ALL ')}`;
@@ -117,10 +120,44 @@ export function collectionTallyStatements(
   );
   // Triggers first: on PostgreSQL creating them locks the tables against writes until this
   // migration commits, so no row is written between the recount and the first trigger.
-  return [...triggers, ...collections.map(tallyRecount)];
+  return [...triggers, ...collections.map((c) => tallyRecount(c))];
 }
 
-function postgresTriggers(c: TalliedCollection): string[] {
+/**
+ * On PostgreSQL, a transaction that sets this (`SET LOCAL`, `bulkLoadStatements`) writes its rows
+ * without the per-row tally upserts, and must recount its organization's tallies before it
+ * commits (`recountOrganization`). Per-row upserts of one tally row, all in one transaction, cost
+ * more with each row (every one adds a version of the same row): 250,000 of them took 8 minutes.
+ */
+const BULK_LOAD_SETTING = 'platform.bulk_load';
+
+/**
+ * The statements that begin a bulk load of one organization's rows in the open transaction:
+ * PostgreSQL's tally triggers skip its rows until it commits. SQLite's triggers run at once and
+ * cost the same per row, so they stay on there.
+ */
+export function bulkLoadStatements(dialect: DialectName): string[] {
+  return dialect === 'postgres' ? [`SET LOCAL ${BULK_LOAD_SETTING} = 'on'`] : [];
+}
+
+/**
+ * Ends a bulk load: the organization's tallies counted again from its rows (with `:organization`
+ * bound). On SQLite, where the triggers stayed on, nothing.
+ */
+export function recountOrganization(dialect: DialectName): string[] {
+  if (dialect !== 'postgres') return [];
+  const tables = TALLIED_COLLECTIONS.map((c) => `'${c.table}'`).join(', ');
+  return [
+    `DELETE FROM ${LIST_TALLIES} WHERE organization_id = :organization AND collection IN (${tables})`,
+    ...TALLIED_COLLECTIONS.map((c) => tallyRecount(c, 'organization_id = :organization')),
+  ];
+}
+
+/**
+ * A collection's tally function as migrations make it: since BulkLoadTallies1769400000000 it
+ * returns at once in a bulk load (`skipsBulkLoads`).
+ */
+export function postgresTallyFunction(c: TalliedCollection, skipsBulkLoads: boolean): string {
   const fn = functionName(c);
   // Per row, at commit (deferred): the tally rows are locked only while the writer commits.
   const keys = (row: 'NEW' | 'OLD', d: string) =>
@@ -134,9 +171,11 @@ function postgresTriggers(c: TalliedCollection): string[] {
   const changed = ['organization_id', ...c.fields]
     .map((f) => `OLD.${f} IS DISTINCT FROM NEW.${f}`)
     .join(' OR ');
-  return [
-    `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
+  const skip = skipsBulkLoads
+    ? `\n  IF current_setting('${BULK_LOAD_SETTING}', true) = 'on' THEN\n    RETURN NULL;\n  END IF;`
+    : '';
+  return `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN${skip}
   IF TG_OP = 'INSERT' THEN
     ${upsert(keys('NEW', '1'))};
   ELSIF TG_OP = 'DELETE' THEN
@@ -145,7 +184,13 @@ BEGIN
     ${upsert([...keys('NEW', '1'), ...keys('OLD', '-1')])};
   END IF;
   RETURN NULL;
-END $$`,
+END $$`;
+}
+
+function postgresTriggers(c: TalliedCollection): string[] {
+  const fn = functionName(c);
+  return [
+    postgresTallyFunction(c, true),
     `CREATE CONSTRAINT TRIGGER ${triggerName(c, 'row')} AFTER INSERT OR UPDATE OR DELETE ON ${c.table} ` +
       `DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
   ];
