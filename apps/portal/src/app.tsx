@@ -144,7 +144,12 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
       </a>
       <TopBar user={info && user ? user : null} sections={sections} route={route} />
       {mode.active ? (
-        <SandboxBanner active={mode.active} client={data} onLeave={mode.leave} />
+        <SandboxBanner
+          active={mode.active}
+          client={data}
+          onLeave={mode.leave}
+          readOnly={!(info?.scopes ?? []).some((s) => s.endsWith(':write') && abilities?.can(s))}
+        />
       ) : null}
       <main id="main">
         {failure ? (
@@ -343,7 +348,6 @@ function sandboxesPage(
       info={live.info}
       mode={live.mode}
       canManage={abilities.can('organization:write')}
-      canSwitch={abilities.can('tokens:write')}
     />
   );
 }

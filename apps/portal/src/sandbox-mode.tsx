@@ -72,10 +72,13 @@ export function SandboxBanner({
   active,
   client,
   onLeave,
+  readOnly,
 }: {
   active: ActiveSandbox;
   client: Client;
   onLeave: () => void;
+  /** A viewer's session: no write scope, so no trigger (the server would refuse it). */
+  readOnly: boolean;
 }) {
   const [event, setEvent] = useState<SandboxTriggerEvent>('enrollment.completed');
   const [busy, setBusy] = useState(false);
@@ -99,26 +102,47 @@ export function SandboxBanner({
         tokens, webhooks and events.
       </p>
       <div className="sandbox-actions">
-        <label htmlFor="trigger-event">Event</label>
-        <select
-          id="trigger-event"
-          value={event}
-          onChange={(e) => setEvent(e.target.value as SandboxTriggerEvent)}
-        >
-          {TRIGGER_TYPES.map((type) => (
-            <option key={type} value={type}>
-              {type}
-            </option>
-          ))}
-        </select>
-        <button type="button" disabled={busy} onClick={() => void trigger()}>
-          Trigger event
-        </button>
+        {readOnly ? <p>Your role reads only: triggering an event needs a write scope.</p> : null}
+        {readOnly ? null : (
+          <TriggerControls event={event} setEvent={setEvent} busy={busy} trigger={trigger} />
+        )}
         <button type="button" onClick={onLeave}>
           Back to live data
         </button>
       </div>
       {result ? <Notice kind={result.kind}>{result.text}</Notice> : null}
     </section>
+  );
+}
+
+function TriggerControls({
+  event,
+  setEvent,
+  busy,
+  trigger,
+}: {
+  event: SandboxTriggerEvent;
+  setEvent: (event: SandboxTriggerEvent) => void;
+  busy: boolean;
+  trigger: () => Promise<void>;
+}) {
+  return (
+    <>
+      <label htmlFor="trigger-event">Event</label>
+      <select
+        id="trigger-event"
+        value={event}
+        onChange={(e) => setEvent(e.target.value as SandboxTriggerEvent)}
+      >
+        {TRIGGER_TYPES.map((type) => (
+          <option key={type} value={type}>
+            {type}
+          </option>
+        ))}
+      </select>
+      <button type="button" disabled={busy} onClick={() => void trigger()}>
+        Trigger event
+      </button>
+    </>
   );
 }

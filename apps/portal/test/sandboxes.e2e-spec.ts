@@ -1,7 +1,8 @@
 /**
  * The portal's sandboxes in Chromium against the real server: an admin creates a sandbox,
  * switches into it (a banner on every page; the pages read the sandbox), triggers an event there,
- * and goes back to live data; the pages have no axe-core violations.
+ * and goes back to live data; a viewer switches in too and reads without a trigger; the pages have
+ * no axe-core violations.
  */
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -9,12 +10,14 @@ import { allViolations, expectPortalBuilt, launchChromium, loopbackContext } fro
 
 const EMAIL = 'sandboxes@portal-school.test';
 const PASSWORD = 'correct horse battery staple';
+const VIEWER_EMAIL = 'viewer@portal-school.test';
 
 let server: TestServer;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let token: string;
+let organizationId: string;
 const refused: string[] = [];
 
 beforeAll(async () => {
@@ -24,6 +27,7 @@ beforeAll(async () => {
     redisUrl: process.env.TEST_REDIS_URL || undefined,
   });
   const organization = await server.createOrganization({ name: 'Live School' });
+  organizationId = organization.id;
   await server.createUser(organization.id, EMAIL, PASSWORD, { role: 'admin' });
   ({ token } = await server.createToken(organization.id, ['all']));
   browser = await launchChromium();
@@ -90,8 +94,44 @@ test('create a sandbox, work in it, trigger an event, and go back to live data',
   await page.getByRole('cell', { name: 'Portal session' }).waitFor({ state: 'detached' });
 }, 60_000);
 
-async function expectAccessible(name: string): Promise<void> {
-  expect({ page: name, violations: await allViolations(page) }).toEqual({
+test('a viewer switches into a sandbox too, and reads it without a trigger', async () => {
+  const made = await fetch(`${server.url}/v1/sandboxes`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Viewer practice', students: 3 }),
+  });
+  expect(made.status).toBe(201);
+  await server.createUser(organizationId, VIEWER_EMAIL, PASSWORD, { role: 'viewer' });
+  const viewerContext = await loopbackContext(browser, refused);
+  const viewer = await viewerContext.newPage();
+  try {
+    await viewer.goto(`${server.url}/portal/sandboxes`);
+    await viewer.getByRole('button', { name: 'Sign in' }).click();
+    await viewer.waitForURL(/\/oauth\/interaction\//);
+    await viewer.getByLabel('Email').fill(VIEWER_EMAIL);
+    await viewer.getByLabel('Password').fill(PASSWORD);
+    await viewer.getByRole('button', { name: 'Sign in' }).click();
+    await viewer.getByRole('button', { name: 'Switch to Viewer practice' }).click();
+    const banner = viewer.getByRole('region', { name: 'Sandbox' });
+    await banner.getByText('Your role reads only').waitFor();
+    expect(await banner.getByRole('button', { name: 'Trigger event' }).count()).toBe(0);
+    await expectAccessible('sandbox banner, viewer', viewer);
+    const sandboxToken = await viewer.evaluate(
+      () =>
+        (JSON.parse(sessionStorage.getItem('platform.portal.sandbox')!) as { token: string }).token,
+    );
+    const students = await api<{ meta: { total: number } }>(
+      '/v1/students?per_page=1',
+      sandboxToken,
+    );
+    expect(students.meta.total).toBe(3);
+  } finally {
+    await viewerContext.close();
+  }
+}, 60_000);
+
+async function expectAccessible(name: string, on: Page = page): Promise<void> {
+  expect({ page: name, violations: await allViolations(on) }).toEqual({
     page: name,
     violations: [],
   });

@@ -212,6 +212,23 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
     );
     expect((await viewer.post('/v1/sandboxes', { name: 'No' })).status).toBe(403);
     expect((await viewer.get<List>('/v1/sandboxes')).body.meta.total).toBe(SANDBOX_LIMIT);
+    // A viewer reaches the sandbox as the portal does (its token's own scopes), and only reads.
+    const viewerScopes = (await viewer.get<{ scopes: string[] }>('/v1/token')).body.scopes;
+    expect(viewerScopes).not.toContain('tokens:write');
+    const viewerSandbox = rawClient(
+      server,
+      (await sandboxToken(sandboxes[1]!.id, viewer, viewerScopes)).token,
+    );
+    expect((await viewerSandbox.get('/v1/students')).status).toBe(200);
+    expect(
+      (await viewerSandbox.post('/v1/sandbox/trigger', { event: 'student.created' })).status,
+    ).toBe(403);
+    const asksWrite = await viewer.post(`/v1/sandboxes/${sandboxes[1]!.id}/tokens`, {
+      name: 'more',
+      scopes: ['students:write'],
+    });
+    expect(asksWrite.status).toBe(403);
+    expect(problemOf(asksWrite).detail).toMatch(/students:write/);
     const developerId = (
       await server.createUser(orgId, `dev-${randomUUID()}@s.test`, 'pw-long-enough-3', {
         role: 'developer',

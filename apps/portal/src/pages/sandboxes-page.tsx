@@ -8,21 +8,19 @@ import { openSandbox, type SandboxMode } from '../sandbox-mode';
 
 /**
  * Sandboxes (docs/sandboxes.md): the organization's test organizations, each seeded with a
- * generated school. Admins create, reset and delete them; members who may make tokens switch the
- * portal into one.
+ * generated school. Admins create, reset and delete them; every member can switch the portal into
+ * one, with their own role there.
  */
 export function SandboxesPage({
   client,
   info,
   mode,
   canManage,
-  canSwitch,
 }: {
   client: Client;
   info: TokenInfo;
   mode: SandboxMode;
   canManage: boolean;
-  canSwitch: boolean;
 }) {
   const [sandboxes, setSandboxes] = useState<Sandbox[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -75,7 +73,7 @@ export function SandboxesPage({
             sandboxes={sandboxes}
             activeId={mode.active?.id ?? null}
             actions={{
-              switchTo: canSwitch ? switchTo : null,
+              switchTo,
               reset: canManage ? reset : null,
               remove: canManage ? remove : null,
             }}

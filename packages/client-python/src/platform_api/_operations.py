@@ -138,6 +138,6 @@ OPERATIONS: _t.Final[_t.Tuple[OperationInfo, ...]] = (
     OperationInfo("sandboxes.retrieve", "sandboxes", "retrieve", "GET", "/v1/sandboxes/{id}", "organization:read"),
     OperationInfo("sandboxes.delete", "sandboxes", "delete", "DELETE", "/v1/sandboxes/{id}", "organization:write"),
     OperationInfo("sandboxes.reset", "sandboxes", "reset", "POST", "/v1/sandboxes/{id}/reset", "organization:write"),
-    OperationInfo("sandboxes.createToken", "sandboxes", "create_token", "POST", "/v1/sandboxes/{id}/tokens", "tokens:write"),
+    OperationInfo("sandboxes.createToken", "sandboxes", "create_token", "POST", "/v1/sandboxes/{id}/tokens", "organization:read"),
     OperationInfo("sandbox.trigger", "sandbox", "trigger", "POST", "/v1/sandbox/trigger", None),
 )

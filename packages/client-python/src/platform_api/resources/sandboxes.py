@@ -155,9 +155,9 @@ class Sandboxes(SyncAPIResource):
     ) -> PersonalAccessTokenWithSecret:
         """Create a token for a sandbox.
 
-        `POST /v1/sandboxes/{id}/tokens` (scope `tokens:write`).
+        `POST /v1/sandboxes/{id}/tokens` (scope `organization:read`).
 
-        A personal access token of the sandbox (`pat_test_…`). Made by a member's token, it acts for that member, with their role in this organization as it changes, and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Returns the `token`, which is not shown again.
+        A personal access token of the sandbox (`pat_test_…`): how a member reaches it. Made by a member's token, it acts for that member, with their role in this organization as it changes (a viewer's reads only), and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Needs only `organization:read`, as reading the sandbox does, so every member can reach it; `tokens:write` is for this organization's own tokens. Returns the `token`, which is not shown again.
 
         Args:
             scopes: Scopes the credential may use; `all` stands for every scope.
@@ -327,9 +327,9 @@ class SandboxesWithRawResponse(SyncAPIResource):
     ) -> APIResponse[PersonalAccessTokenWithSecret]:
         """Create a token for a sandbox.
 
-        `POST /v1/sandboxes/{id}/tokens` (scope `tokens:write`).
+        `POST /v1/sandboxes/{id}/tokens` (scope `organization:read`).
 
-        A personal access token of the sandbox (`pat_test_…`). Made by a member's token, it acts for that member, with their role in this organization as it changes, and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Returns the `token`, which is not shown again.
+        A personal access token of the sandbox (`pat_test_…`): how a member reaches it. Made by a member's token, it acts for that member, with their role in this organization as it changes (a viewer's reads only), and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Needs only `organization:read`, as reading the sandbox does, so every member can reach it; `tokens:write` is for this organization's own tokens. Returns the `token`, which is not shown again.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -492,9 +492,9 @@ class AsyncSandboxes(AsyncAPIResource):
     ) -> PersonalAccessTokenWithSecret:
         """Create a token for a sandbox.
 
-        `POST /v1/sandboxes/{id}/tokens` (scope `tokens:write`).
+        `POST /v1/sandboxes/{id}/tokens` (scope `organization:read`).
 
-        A personal access token of the sandbox (`pat_test_…`). Made by a member's token, it acts for that member, with their role in this organization as it changes, and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Returns the `token`, which is not shown again.
+        A personal access token of the sandbox (`pat_test_…`): how a member reaches it. Made by a member's token, it acts for that member, with their role in this organization as it changes (a viewer's reads only), and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Needs only `organization:read`, as reading the sandbox does, so every member can reach it; `tokens:write` is for this organization's own tokens. Returns the `token`, which is not shown again.
 
         Args:
             scopes: Scopes the credential may use; `all` stands for every scope.
@@ -665,9 +665,9 @@ class AsyncSandboxesWithRawResponse(AsyncAPIResource):
     ) -> APIResponse[PersonalAccessTokenWithSecret]:
         """Create a token for a sandbox.
 
-        `POST /v1/sandboxes/{id}/tokens` (scope `tokens:write`).
+        `POST /v1/sandboxes/{id}/tokens` (scope `organization:read`).
 
-        A personal access token of the sandbox (`pat_test_…`). Made by a member's token, it acts for that member, with their role in this organization as it changes, and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Returns the `token`, which is not shown again.
+        A personal access token of the sandbox (`pat_test_…`): how a member reaches it. Made by a member's token, it acts for that member, with their role in this organization as it changes (a viewer's reads only), and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Needs only `organization:read`, as reading the sandbox does, so every member can reach it; `tokens:write` is for this organization's own tokens. Returns the `token`, which is not shown again.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
