@@ -23,7 +23,7 @@ import {
 import { publishOrganizationName, useOrganizationName } from './page-title';
 import { Link, navigate, usePath } from './router';
 import { abilitiesOf, type Abilities } from './roles';
-import { SandboxBanner, type SandboxMode, useSandboxMode } from './sandbox-mode';
+import { ActiveSandboxBanner, type SandboxMode, useSandboxMode } from './sandbox-mode';
 import { completeSignIn, currentSession, signIn, signOut, type Session } from './session';
 
 /**
@@ -143,14 +143,7 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
         Skip to content
       </a>
       <TopBar user={info && user ? user : null} sections={sections} route={route} />
-      {mode.active ? (
-        <SandboxBanner
-          active={mode.active}
-          client={data}
-          onLeave={mode.leave}
-          readOnly={!(info?.scopes ?? []).some((s) => s.endsWith(':write') && abilities?.can(s))}
-        />
-      ) : null}
+      <ActiveSandboxBanner mode={mode} client={data} abilities={abilities} />
       <main id="main">
         {failure ? (
           <>

@@ -22,9 +22,12 @@ export function roleAllows(role: MemberRole, scope: Scope): boolean {
 export interface Abilities {
   role: MemberRole;
   can: (scope: Scope) => boolean;
+  /** Whether the session holds any write scope (a viewer's holds none). */
+  writes: boolean;
 }
 
 export function abilitiesOf(role: MemberRole, tokenScopes: readonly Scope[]): Abilities {
   const held = new Set(tokenScopes);
-  return { role, can: (scope) => held.has(scope) && roleAllows(role, scope) };
+  const can = (scope: Scope) => held.has(scope) && roleAllows(role, scope);
+  return { role, can, writes: tokenScopes.some((scope) => scope.endsWith(':write') && can(scope)) };
 }

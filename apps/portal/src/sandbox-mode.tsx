@@ -8,6 +8,8 @@ import {
 } from '@platform/client';
 import { describeError } from './api';
 import { Notice } from './components/ui';
+import type { Abilities } from './roles';
+import { currentSession } from './session';
 
 /**
  * Working in a sandbox (docs/sandboxes.md): the portal holds a `pat_test_` token of it, made for
@@ -52,20 +54,47 @@ export function useSandboxMode() {
 
 export type SandboxMode = ReturnType<typeof useSandboxMode>;
 
-/** A token of `sandbox` for this session: its scopes, expiring with it. */
+/**
+ * A token of `sandbox` for this session: its scopes, expiring with it. The portal's own token
+ * reports no expiry (what a member makes there is theirs, not the session's), so the session's
+ * end is given explicitly: switching in never leaves a token behind that outlives the sign-in.
+ */
 export async function openSandbox(
   client: Client,
   info: TokenInfo,
   sandbox: Sandbox,
 ): Promise<ActiveSandbox> {
+  const session = currentSession();
+  const expiresAt = session ? new Date(session.expiresAt).toISOString() : info.expires_at;
   const made = await client.sandboxes.createToken(sandbox.id, {
-    body: { name: 'Portal session', scopes: info.scopes, expires_at: info.expires_at },
+    body: { name: 'Portal session', scopes: info.scopes, expires_at: expiresAt },
   });
   return { id: sandbox.id, name: sandbox.name, token: made.token, expiresAt: made.expires_at };
 }
 
 /** Every event a trigger can make: the webhook event types (a ping is a webhook test only). */
 const TRIGGER_TYPES: readonly SandboxTriggerEvent[] = WEBHOOK_EVENT_TYPES;
+
+/** The banner while in a sandbox, nothing otherwise; a session that cannot write gets no trigger. */
+export function ActiveSandboxBanner({
+  mode,
+  client,
+  abilities,
+}: {
+  mode: SandboxMode;
+  client: Client;
+  abilities: Abilities | null;
+}) {
+  if (!mode.active) return null;
+  return (
+    <SandboxBanner
+      active={mode.active}
+      client={client}
+      onLeave={mode.leave}
+      readOnly={!abilities?.writes}
+    />
+  );
+}
 
 /** Shown on every page while in a sandbox: what it is, a trigger, and the way back. */
 export function SandboxBanner({

@@ -125,6 +125,14 @@ test('a viewer switches into a sandbox too, and reads it without a trigger', asy
       sandboxToken,
     );
     expect(students.meta.total).toBe(3);
+    // The sandbox's token ends with the portal session it was made for, not never.
+    const session = await viewer.evaluate(
+      () => JSON.parse(sessionStorage.getItem('platform.portal.session')!) as { expiresAt: number },
+    );
+    const made = await api<{ expires_at: string | null }>('/v1/token', sandboxToken);
+    expect(made.expires_at).not.toBeNull();
+    expect(Date.parse(made.expires_at!)).toBeLessThanOrEqual(session.expiresAt);
+    expect(Date.parse(made.expires_at!)).toBeGreaterThan(Date.now());
   } finally {
     await viewerContext.close();
   }

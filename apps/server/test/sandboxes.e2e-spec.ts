@@ -4,6 +4,7 @@ import {
   RESOURCES,
   SANDBOX_LIMIT,
   type Sandbox,
+  type Scope,
   TRIGGER_EVENT_TYPES,
 } from '@platform/contract';
 import { Webhook } from 'standardwebhooks';
@@ -229,6 +230,16 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
     });
     expect(asksWrite.status).toBe(403);
     expect(problemOf(asksWrite).detail).toMatch(/students:write/);
+    // A token of no member would make one no member's leaving ends: that takes tokens:write.
+    const integration = async (scopes: Scope[]) =>
+      rawClient(server, (await server.createToken(orgId, scopes)).token).post(
+        `/v1/sandboxes/${sandboxes[1]!.id}/tokens`,
+        { name: 'ci', scopes: ['organization:read'] },
+      );
+    const readOnlyIntegration = await integration(['organization:read']);
+    expect(readOnlyIntegration.status).toBe(403);
+    expect(problemOf(readOnlyIntegration).detail).toMatch(/tokens:write/);
+    expect((await integration(['organization:read', 'tokens:write'])).status).toBe(201);
     const developerId = (
       await server.createUser(orgId, `dev-${randomUUID()}@s.test`, 'pw-long-enough-3', {
         role: 'developer',

@@ -41,6 +41,15 @@ export class SandboxesController {
       reset: onRecord(200, (id) => this.sandboxes.reset(principal, id, actor)),
       delete: onRecord(200, (id) => this.sandboxes.delete(principal, id, actor)),
       createToken: async ({ params, body }) => {
+        // A member's token reaches the sandbox with `organization:read`; a token of no member
+        // makes one that acts for the sandbox itself, which no member's leaving ends, so it
+        // needs what making any token needs.
+        if (!principal.userId && !principal.scopes.has('tokens:write')) {
+          throw new ProblemException(
+            'insufficient_scope',
+            "A token that acts for no member needs the 'tokens:write' scope to make a sandbox's token",
+          );
+        }
         const sandbox = await this.sandboxes.find(principal, params.id);
         const scopes = expandScopes(body.scopes);
         const expiresAt = body.expires_at ? new Date(body.expires_at) : null;

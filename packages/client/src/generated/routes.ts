@@ -1365,7 +1365,7 @@ export interface SandboxesResource {
   /**
    * Create a token for a sandbox
    *
-   * A personal access token of the sandbox (`pat_test_…`): how a member reaches it. Made by a member's token, it acts for that member, with their role in this organization as it changes (a viewer's reads only), and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. Needs only `organization:read`, as reading the sandbox does, so every member can reach it; `tokens:write` is for this organization's own tokens. Returns the `token`, which is not shown again.
+   * A personal access token of the sandbox (`pat_test_…`): how a member reaches it. Made by a member's token, it acts for that member, with their role in this organization as it changes (a viewer's reads only), and dies when they leave it. Its scopes must be among the calling token's, and it expires no later. A member's token needs only `organization:read`, as reading the sandbox does, so every member can reach it; a token that acts for no member (its token would act for the sandbox itself) also needs `tokens:write`. Returns the `token`, which is not shown again.
    *
    * Scope: `organization:read`.
    */
