@@ -180,6 +180,10 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
     expect(await names(a.id)).toEqual(before);
     // Every collection back to its seed, through the token, which survives a reset.
     expect(await counts()).toEqual(seeded);
+    // Two resets at once: one after the other, each whole, neither refused.
+    const both = await Promise.all([1, 2].map(() => admin.post(`/v1/sandboxes/${a.id}/reset`)));
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    expect(await counts()).toEqual(seeded);
 
     expect((await admin.delete(`/v1/sandboxes/${a.id}`)).body).toEqual({
       id: a.id,
