@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { Client, Member, Scope, TokenInfo } from '@platform/client';
 import { apiClient, classifyError, describeError, type Failure } from './api';
 import { FailureNotice, NoAccess } from './components/states';
@@ -24,6 +24,7 @@ import { publishOrganizationName, useOrganizationName } from './page-title';
 import { Link, navigate, usePath } from './router';
 import { abilitiesOf, type Abilities } from './roles';
 import { ActiveSandboxBanner, type SandboxMode, useSandboxMode } from './sandbox-mode';
+import { SandboxSwitcher } from './sandbox-switcher';
 import { completeSignIn, currentSession, signIn, signOut, type Session } from './session';
 
 /**
@@ -139,10 +140,12 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
   const route = path === '/' ? '/tokens' : path;
   return (
     <>
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <TopBar user={info && user ? user : null} sections={sections} route={route} />
+      <TopBar
+        user={info && user ? user : null}
+        sections={sections}
+        route={route}
+        switcher={<SandboxSwitcher client={client} info={info} mode={mode} />}
+      />
       <ActiveSandboxBanner mode={mode} client={data} abilities={abilities} />
       <main id="main">
         {failure ? (
@@ -184,14 +187,72 @@ function TopBar({
   user,
   sections,
   route,
+  switcher,
 }: {
   user: Member | null;
   sections: readonly { path: string; label: string }[];
   route: string;
+  /** Live data or a sandbox (sandbox-switcher.tsx). */
+  switcher: ReactNode;
 }) {
   const out = () => void signOut();
   // Published by the app on load and by the Organization page on a rename (at once).
   const organization = useOrganizationName();
+  const { open, setOpen, header, toggle, onKeyDown } = useMenuDisclosure(route);
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="top" ref={header} onKeyDown={onKeyDown}>
+        <p className="brand">Platform developer portal</p>
+        <button
+          type="button"
+          className="menu-toggle"
+          ref={toggle}
+          aria-expanded={open}
+          aria-controls="top-menu"
+          onClick={() => setOpen((o) => !o)}
+        >
+          <span className="bars" aria-hidden="true" />
+          Menu
+        </button>
+        <div id="top-menu" className={open ? 'top-menu open' : 'top-menu'}>
+          <div className="who">
+            {user ? (
+              <span>
+                {user.email} ({user.role})
+                {organization ? (
+                  <>
+                    , <span className="org-name">{organization}</span>
+                  </>
+                ) : null}
+              </span>
+            ) : null}
+            {switcher}
+            <button type="button" onClick={out}>
+              Sign out
+            </button>
+          </div>
+          <nav aria-label="Portal">
+            <ul>
+              {sections.map((s) => (
+                <li key={s.path}>
+                  <Link to={s.path} current={route === s.path || route.startsWith(`${s.path}/`)}>
+                    {s.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        </div>
+      </header>
+    </>
+  );
+}
+
+/** The narrow screen's Menu: closes on a new page, a click elsewhere, or Escape (focus back to the button). */
+function useMenuDisclosure(route: string) {
   const [open, setOpen] = useState(false);
   const header = useRef<HTMLElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
@@ -209,50 +270,7 @@ function TopBar({
     setOpen(false);
     toggle.current?.focus();
   };
-  return (
-    <header className="top" ref={header} onKeyDown={onKeyDown}>
-      <p className="brand">Platform developer portal</p>
-      <button
-        type="button"
-        className="menu-toggle"
-        ref={toggle}
-        aria-expanded={open}
-        aria-controls="top-menu"
-        onClick={() => setOpen((o) => !o)}
-      >
-        <span className="bars" aria-hidden="true" />
-        Menu
-      </button>
-      <div id="top-menu" className={open ? 'top-menu open' : 'top-menu'}>
-        <div className="who">
-          {user ? (
-            <span>
-              {user.email} ({user.role})
-              {organization ? (
-                <>
-                  , <span className="org-name">{organization}</span>
-                </>
-              ) : null}
-            </span>
-          ) : null}
-          <button type="button" onClick={out}>
-            Sign out
-          </button>
-        </div>
-        <nav aria-label="Portal">
-          <ul>
-            {sections.map((s) => (
-              <li key={s.path}>
-                <Link to={s.path} current={route === s.path || route.startsWith(`${s.path}/`)}>
-                  {s.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-      </div>
-    </header>
-  );
+  return { open, setOpen, header, toggle, onKeyDown };
 }
 
 function Page({

@@ -1,8 +1,8 @@
 /**
  * The portal's sandboxes in Chromium against the real server: an admin creates a sandbox,
  * switches into it (a banner on every page; the pages read the sandbox), triggers an event there,
- * and goes back to live data; a viewer switches in too and reads without a trigger; the pages have
- * no axe-core violations.
+ * goes back to live data, and in and out again with the header's switcher; a viewer switches in
+ * too and reads without a trigger; the pages have no axe-core violations.
  */
 import { startTestServer, type TestServer } from '@platform/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -92,6 +92,15 @@ test('create a sandbox, work in it, trigger an event, and go back to live data',
   await banner.getByRole('button', { name: 'Back to live data' }).click();
   await banner.waitFor({ state: 'detached' });
   await page.getByRole('cell', { name: 'Portal session' }).waitFor({ state: 'detached' });
+
+  // The header's switcher goes in and out of a sandbox from any page.
+  const switcher = page.getByRole('combobox', { name: 'Data' });
+  await switcher.selectOption({ label: 'Sandbox: Integration dev' });
+  await banner.getByText('Sandbox: Integration dev.').waitFor();
+  await page.getByRole('cell', { name: 'Portal session' }).first().waitFor();
+  await expectAccessible('tokens, in a sandbox, from the switcher');
+  await switcher.selectOption({ label: 'Live' });
+  await banner.waitFor({ state: 'detached' });
 }, 60_000);
 
 test('a viewer switches into a sandbox too, and reads it without a trigger', async () => {

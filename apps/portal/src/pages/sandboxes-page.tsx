@@ -5,6 +5,7 @@ import { type ConfirmRequest, useConfirm } from '../components/dialog';
 import { TableWrap } from '../components/list';
 import { Notice, PageHeading } from '../components/ui';
 import { openSandbox, type SandboxMode } from '../sandbox-mode';
+import { publishSandboxesChanged } from '../sandbox-switcher';
 
 /**
  * Sandboxes (docs/sandboxes.md): the organization's test organizations, each seeded with a
@@ -40,6 +41,7 @@ export function SandboxesPage({
     try {
       setMessage(await what());
       load();
+      publishSandboxesChanged();
     } catch (e) {
       setError(describeError(e));
     }
