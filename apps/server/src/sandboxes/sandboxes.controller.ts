@@ -41,6 +41,11 @@ export class SandboxesController {
       reset: onRecord(200, (id) => this.sandboxes.reset(principal, id, actor)),
       delete: onRecord(200, (id) => this.sandboxes.delete(principal, id, actor)),
       createToken: async ({ params, body }) => {
+        const sandbox = await this.sandboxes.find(principal, params.id);
+        const scopes = expandScopes(body.scopes);
+        const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
+        assertScopesWithin(principal, scopes);
+        assertExpiryWithin(principal, expiresAt);
         // A member's token reaches the sandbox with `organization:read`; a token of no member
         // makes one that acts for the sandbox itself, which no member's leaving ends, so it
         // needs what making any token needs.
@@ -50,11 +55,6 @@ export class SandboxesController {
             "A token that acts for no member needs the 'tokens:write' scope to make a sandbox's token",
           );
         }
-        const sandbox = await this.sandboxes.find(principal, params.id);
-        const scopes = expandScopes(body.scopes);
-        const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
-        assertScopesWithin(principal, scopes);
-        assertExpiryWithin(principal, expiresAt);
         // The member's token of the sandbox: their role here caps it, and it dies with it.
         const { token, record } = await this.tokens.create(
           {

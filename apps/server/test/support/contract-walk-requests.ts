@@ -58,6 +58,8 @@ const ROUTE_BODY_SCOPES: Partial<Record<string, Scope[]>> = {
   'imports.create': ['students:write'],
   // Renewing an invitation gives its role again (delegation): the fixture invites a viewer.
   'invitations.resend': [...ROLE_SCOPES.viewer],
+  // The walk's tokens act for no member: a sandbox's token made by one needs tokens:write too.
+  'sandboxes.createToken': ['tokens:write'],
 };
 
 /**
