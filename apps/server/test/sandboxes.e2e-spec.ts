@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
+  contract,
   RESOURCE_NAMES,
   RESOURCES,
+  resourceContractKey,
   SANDBOX_LIMIT,
   type Sandbox,
   type Scope,
@@ -118,6 +120,22 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
     expect(
       (await admin.patch(`/v1/students/${sandboxStudent.id}`, { first_name: 'X' })).status,
     ).toBe(404);
+    // In every collection of the registry, the parent neither reads, changes nor lists the
+    // sandbox's records, and what it tries leaves them as they were.
+    for (const name of RESOURCE_NAMES) {
+      const [record] = (await sandboxed.get<List>(`/v1/${name}?per_page=1`)).body.data;
+      expect({ name, seeded: record !== undefined }).toEqual({ name, seeded: true });
+      const path = `/v1/${name}/${record!.id}`;
+      const updates = 'update' in contract[resourceContractKey(name)];
+      const tries = [await admin.get(path), ...(updates ? [await admin.patch(path, {})] : [])];
+      expect({ name, statuses: tries.map((r) => r.status) }).toEqual({
+        name,
+        statuses: updates ? [404, 404] : [404],
+      });
+      const live = (await admin.get<List>(`/v1/${name}?per_page=100`)).body.data.map((r) => r.id);
+      expect(live).not.toContain(record!.id);
+      expect((await sandboxed.get(path)).body).toEqual(record);
+    }
     // Nor refers to the other's records.
     const course = (await sandboxed.get<List>('/v1/courses?per_page=1&status=active')).body
       .data[0]!;
