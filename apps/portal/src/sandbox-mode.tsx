@@ -131,8 +131,9 @@ export function SandboxBanner({
         tokens, webhooks and events.
       </p>
       <div className="sandbox-actions">
-        {readOnly ? <p>Your role reads only: triggering an event needs a write scope.</p> : null}
-        {readOnly ? null : (
+        {readOnly ? (
+          <p>Your role reads only: triggering an event needs a write scope.</p>
+        ) : (
           <TriggerControls event={event} setEvent={setEvent} busy={busy} trigger={trigger} />
         )}
         <button type="button" onClick={onLeave}>
