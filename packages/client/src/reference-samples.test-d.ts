@@ -430,8 +430,8 @@ export async function invitations_resend() {
 }
 
 export async function user_retrieve() {
-  const user = await platform.user.retrieve();
-  return user;
+  const member = await platform.user.retrieve();
+  return member;
 }
 
 export async function user_changePassword() {

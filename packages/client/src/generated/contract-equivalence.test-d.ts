@@ -272,7 +272,7 @@ export type Checks = [
   // invitations.resend: response
   Check<Same<ContractResponse<Routes['invitations']['resend']>, G.InvitationWithSecret>>,
   // user.retrieve: response
-  Check<Same<ContractResponse<Routes['user']['retrieve']>, G.User>>,
+  Check<Same<ContractResponse<Routes['user']['retrieve']>, G.Member>>,
   // user.changePassword: response
   Check<Same<ContractResponse<Routes['user']['changePassword']>, undefined>>,
   // user.changePassword: body

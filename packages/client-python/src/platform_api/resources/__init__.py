@@ -26,7 +26,7 @@ from .request_logs import RequestLogs, RequestLogsWithRawResponse, AsyncRequestL
 from .usage import UsageResource, UsageResourceWithRawResponse, AsyncUsageResource, AsyncUsageResourceWithRawResponse
 from .members import Members, MembersWithRawResponse, AsyncMembers, AsyncMembersWithRawResponse
 from .invitations import Invitations, InvitationsWithRawResponse, AsyncInvitations, AsyncInvitationsWithRawResponse
-from .user import UserResource, UserResourceWithRawResponse, AsyncUserResource, AsyncUserResourceWithRawResponse
+from .user import User, UserWithRawResponse, AsyncUser, AsyncUserWithRawResponse
 from .exports import Exports, ExportsWithRawResponse, AsyncExports, AsyncExportsWithRawResponse
 from .checksums import Checksums, ChecksumsWithRawResponse, AsyncChecksums, AsyncChecksumsWithRawResponse
 from .imports import Imports, ImportsWithRawResponse, AsyncImports, AsyncImportsWithRawResponse
@@ -116,10 +116,10 @@ __all__ = [
     "InvitationsWithRawResponse",
     "AsyncInvitations",
     "AsyncInvitationsWithRawResponse",
-    "UserResource",
-    "UserResourceWithRawResponse",
-    "AsyncUserResource",
-    "AsyncUserResourceWithRawResponse",
+    "User",
+    "UserWithRawResponse",
+    "AsyncUser",
+    "AsyncUserWithRawResponse",
     "Exports",
     "ExportsWithRawResponse",
     "AsyncExports",
@@ -242,9 +242,9 @@ class ClientResources:
         return Invitations(_t.cast("PlatformClient", self))
 
     @cached_property
-    def user(self) -> UserResource:
+    def user(self) -> User:
         """`retrieve`, `change_password`, `change_email`, `list_sessions`, `revoke_session`, `sign_out_other_sessions` (`/v1/user`)."""
-        return UserResource(_t.cast("PlatformClient", self))
+        return User(_t.cast("PlatformClient", self))
 
     @cached_property
     def exports(self) -> Exports:
@@ -371,9 +371,9 @@ class AsyncClientResources:
         return AsyncInvitations(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
-    def user(self) -> AsyncUserResource:
+    def user(self) -> AsyncUser:
         """`retrieve`, `change_password`, `change_email`, `list_sessions`, `revoke_session`, `sign_out_other_sessions`, awaited."""
-        return AsyncUserResource(_t.cast("AsyncPlatformClient", self))
+        return AsyncUser(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
     def exports(self) -> AsyncExports:

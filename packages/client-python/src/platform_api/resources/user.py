@@ -9,29 +9,29 @@ import typing as _t
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param, parse_none
 from .._core._response import APIResponse
 from .._types import RequestOptions
-from ..types.models import DeletedSession, PendingEmailChange, User, UserSessionList
+from ..types.models import DeletedSession, Member, PendingEmailChange, UserSessionList
 
-__all__ = ["UserResource", "UserResourceWithRawResponse", "AsyncUserResource", "AsyncUserResourceWithRawResponse"]
+__all__ = ["User", "UserWithRawResponse", "AsyncUser", "AsyncUserWithRawResponse"]
 
 
-class UserResource(SyncAPIResource):
+class User(SyncAPIResource):
     """`client.user`: `retrieve`, `change_password`, `change_email`, `list_sessions`, `revoke_session`, `sign_out_other_sessions`."""
 
     @cached_property
-    def with_raw_response(self) -> UserResourceWithRawResponse:
+    def with_raw_response(self) -> UserWithRawResponse:
         """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
-        return UserResourceWithRawResponse(self._client)
+        return UserWithRawResponse(self._client)
 
     def retrieve(
         self,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> User:
+    ) -> Member:
         """Retrieve the calling member.
 
         `GET /v1/user`.
 
-        The member the calling token acts for, with their role, and every organization their account belongs to. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
         """
         return self.with_raw_response.retrieve(
             request_options=request_options,
@@ -126,19 +126,19 @@ class UserResource(SyncAPIResource):
         ).parse()
 
 
-class UserResourceWithRawResponse(SyncAPIResource):
+class UserWithRawResponse(SyncAPIResource):
     """`client.user.with_raw_response`: each method returns the `APIResponse`."""
 
     def retrieve(
         self,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[User]:
+    ) -> APIResponse[Member]:
         """Retrieve the calling member.
 
         `GET /v1/user`.
 
-        The member the calling token acts for, with their role, and every organization their account belongs to. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -146,7 +146,7 @@ class UserResourceWithRawResponse(SyncAPIResource):
             "GET",
             "/v1/user",
             options=request_options,
-            cast=User.from_json,
+            cast=Member.from_json,
         )
 
     def change_password(
@@ -266,24 +266,24 @@ class UserResourceWithRawResponse(SyncAPIResource):
         )
 
 
-class AsyncUserResource(AsyncAPIResource):
-    """`client.user` of `AsyncPlatformClient`: the methods of `UserResource`, awaited."""
+class AsyncUser(AsyncAPIResource):
+    """`client.user` of `AsyncPlatformClient`: the methods of `User`, awaited."""
 
     @cached_property
-    def with_raw_response(self) -> AsyncUserResourceWithRawResponse:
+    def with_raw_response(self) -> AsyncUserWithRawResponse:
         """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
-        return AsyncUserResourceWithRawResponse(self._client)
+        return AsyncUserWithRawResponse(self._client)
 
     async def retrieve(
         self,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> User:
+    ) -> Member:
         """Retrieve the calling member.
 
         `GET /v1/user`.
 
-        The member the calling token acts for, with their role, and every organization their account belongs to. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
         """
         response = await self.with_raw_response.retrieve(
             request_options=request_options,
@@ -384,19 +384,19 @@ class AsyncUserResource(AsyncAPIResource):
         return response.parse()
 
 
-class AsyncUserResourceWithRawResponse(AsyncAPIResource):
+class AsyncUserWithRawResponse(AsyncAPIResource):
     """`client.user.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
 
     async def retrieve(
         self,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[User]:
+    ) -> APIResponse[Member]:
         """Retrieve the calling member.
 
         `GET /v1/user`.
 
-        The member the calling token acts for, with their role, and every organization their account belongs to. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -404,7 +404,7 @@ class AsyncUserResourceWithRawResponse(AsyncAPIResource):
             "GET",
             "/v1/user",
             options=request_options,
-            cast=User.from_json,
+            cast=Member.from_json,
         )
 
     async def change_password(
