@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
-import type { Client, Member, Scope, TokenInfo } from '@platform/client';
+import type { Client, Member, Scope, TokenInfo, User } from '@platform/client';
 import { apiClient, classifyError, describeError, type Failure } from './api';
 import { FailureNotice, NoAccess } from './components/states';
 import { Notice, PageHeading } from './components/ui';
@@ -108,7 +108,7 @@ function SignedIn({ session, path }: { session: Session; path: string }) {
     [mode.active, client],
   );
   const [info, setInfo] = useState<TokenInfo | null>(null);
-  const [user, setUser] = useState<Member | null>(null);
+  const [user, setUser] = useState<User | null>(null);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [attempt, setAttempt] = useState(0);
 
@@ -189,7 +189,7 @@ function TopBar({
   route,
   switcher,
 }: {
-  user: Member | null;
+  user: User | null;
   sections: readonly { path: string; label: string }[];
   route: string;
   /** Live data or a sandbox (sandbox-switcher.tsx). */
@@ -228,6 +228,14 @@ function TopBar({
                   </>
                 ) : null}
               </span>
+            ) : null}
+            {user && user.memberships.length > 1 ? (
+              <button
+                type="button"
+                onClick={() => void signIn(location.pathname, { switchOrganization: true })}
+              >
+                Switch organization
+              </button>
             ) : null}
             {switcher}
             <button type="button" onClick={out}>

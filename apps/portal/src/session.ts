@@ -50,14 +50,22 @@ export function currentSession(): Session | null {
   return null;
 }
 
-/** Sends the browser to the server's sign-in page. */
-export async function signIn(returnTo: string): Promise<void> {
+/**
+ * Sends the browser to the server's sign-in page. `switchOrganization`: signed in already, to
+ * choose another of the account's organizations (the server offers the choice without asking
+ * for the password again).
+ */
+export async function signIn(
+  returnTo: string,
+  options: { switchOrganization?: boolean } = {},
+): Promise<void> {
   const request = await buildAuthorizationUrl({
     baseUrl: location.origin,
     clientId: PORTAL_CLIENT_ID,
     redirectUri: redirectUri(),
     // Every scope the client may have; the server gives a member no more than their role allows.
     scope: await supportedScopes(),
+    ...(options.switchOrganization && { params: { prompt: 'login' } }),
   });
   const pending: PendingSignIn = {
     state: request.state,

@@ -66,10 +66,12 @@ async function signIn(page: Page, email: string, password: string, pathname: str
   await page.waitForURL(`${server.url}/portal${pathname}`);
 }
 
-async function mailTo(address: string, timeoutMs = 15_000) {
+async function mailTo(address: string, timeoutMs = 15_000, subject = '') {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = catcher.messages().find((m) => m.to.includes(address));
+    const found = catcher
+      .messages()
+      .find((m) => m.to.includes(address) && m.subject.includes(subject));
     if (found) return found;
     if (Date.now() > deadline) throw new Error(`no mail to ${address}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -100,6 +102,40 @@ test('the invitation goes by email only; the invitee joins from the link in it',
   await invitee.waitForURL(`${server.url}/portal/`);
   await signIn(invitee, INVITEE_EMAIL, PASSWORD, '/members');
   await invitee.getByRole('row', { name: new RegExp(INVITEE_EMAIL) }).waitFor();
+});
+
+test('invited by a second organization, the same person joins with their password and switches between the two', async () => {
+  const second = await server.createOrganization({ name: 'Second School' });
+  const secondAdmin = 'head@second-school.test';
+  await server.createUser(second.id, secondAdmin, PASSWORD, { role: 'admin' });
+  const person = await newPage();
+  await signIn(person, INVITEE_EMAIL, PASSWORD, '/members');
+
+  const admin = await newPage();
+  await signIn(admin, secondAdmin, PASSWORD, '/members');
+  await admin.getByLabel('Email').fill(INVITEE_EMAIL);
+  await admin.getByLabel('Role', { exact: true }).selectOption('viewer');
+  await admin.getByRole('button', { name: 'Create invitation' }).click();
+  await admin.getByRole('heading', { name: `Invitation for ${INVITEE_EMAIL} sent` }).waitFor();
+  const mail = await mailTo(INVITEE_EMAIL, 15_000, 'Second School');
+  const link = /https?:\/\/\S+\/invitations\/accept\?token=\S+/.exec(mail.text)![0];
+
+  // The address has an account: its password joins it, no new password is set.
+  await person.goto(link);
+  await person.getByRole('heading', { level: 1, name: 'Join another organization' }).waitFor();
+  await expectAccessible(person, 'join another organization');
+  await person.locator('#password').fill(PASSWORD);
+  await person.getByRole('button', { name: 'Join' }).click();
+  await person.waitForURL(`${server.url}/portal/`);
+
+  await person.getByRole('button', { name: 'Switch organization' }).click();
+  await person.getByLabel('Second School (viewer)').check();
+  await person.getByRole('button', { name: 'Continue' }).click();
+  await person.waitForFunction(() => document.title.includes('Second School'));
+  // Each organization sees only its own members.
+  await person.goto(`${server.url}/portal/members`);
+  await person.getByRole('row', { name: new RegExp(secondAdmin) }).waitFor();
+  expect(await person.getByRole('row', { name: new RegExp(ADMIN_EMAIL) }).count()).toBe(0);
 });
 
 test('a forgotten password is reset by email from the sign-in page, ending the old session', async () => {

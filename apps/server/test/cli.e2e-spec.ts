@@ -152,7 +152,7 @@ async function expectOnlyHashesStored(
     );
     expect(stored[0].secret_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(stored)).not.toContain(client.client_secret);
-    const users = await check.query('SELECT password_hash FROM users');
+    const users = await check.query('SELECT password_hash FROM accounts');
     for (const row of users) expect(row.password_hash).toMatch(/^\$argon2id\$/);
   } finally {
     await check.destroy();

@@ -4,7 +4,7 @@
  * answer never says whether the new address already has an account.
  */
 import { EMAIL_CHANGE_MAILS_PER_ADDRESS } from '@platform/contract';
-import { UserRecord } from '../src/oauth/entities';
+import { AccountRecord } from '../src/oauth/entities';
 import { expectStatus, typedClient } from './support/api';
 import { type MailCatcher, startMailCatcher } from './support/mail-catcher';
 import {
@@ -199,7 +199,7 @@ describe('changing the email', () => {
     expect((await confirm(secondLink, 'https://evil.example')).status).toBe(403);
 
     await server.dataSource
-      .getRepository(UserRecord)
+      .getRepository(AccountRecord)
       .update({ email: someone.email }, { emailChangeExpiresAt: new Date(Date.now() - 1000) });
     expect((await fetch(secondLink)).status).toBe(410);
     expect((await confirm(secondLink)).status).toBe(410);

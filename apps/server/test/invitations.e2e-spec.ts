@@ -131,19 +131,44 @@ describe('invitations', () => {
     expect(expectStatus(res, 409).body.detail).toContain('already a member');
   });
 
-  it('does not tell whether an email has an account in another organization; accepting then says the email is taken (409 page), and makes nobody', async () => {
+  it("an address with an account elsewhere joins with that account's password: a second membership, the first untouched, each removable alone", async () => {
     const other = (await server.createOrganization({ name: 'Other Place' })).id;
     const email = `taken${nextPerson()}@elsewhere.example`;
-    await server.createUser(other, email, PASSWORD);
-    const created = await invited(email);
-    const accepted = await acceptThroughPage(created.accept_url, {
-      password: PASSWORD,
-      password_confirmation: PASSWORD,
-    });
-    expect(accepted.res.status).toBe(409);
-    expect(accepted.body).toContain('already exists');
-    const mine = await asOperator().members.list({ query: { per_page: 100 } });
-    expect(expectStatus(mine, 200).body.data.map((m) => m.email)).not.toContain(email);
+    const elsewhere = await server.createUser(other, email, PASSWORD, { role: 'developer' });
+    const created = await invited(email, 'viewer');
+
+    // Holding the link is not enough: the account's password is.
+    const wrong = await acceptThroughPage(created.accept_url, { password: `${PASSWORD}-not` });
+    expect(wrong.html).toContain('already has an account');
+    expect(wrong.res.status).toBe(400);
+    expect(wrong.body).toContain('The password is not right.');
+    const before = await asOperator().members.list({ query: { per_page: 100 } });
+    expect(expectStatus(before, 200).body.data.map((m) => m.email)).not.toContain(email);
+
+    const joined = await acceptThroughPage(created.accept_url, { password: PASSWORD });
+    expect(joined.res.status).toBe(303);
+    const mine = expectStatus(await asOperator().members.list({ query: { per_page: 100 } }), 200);
+    const here = mine.body.data.find((m) => m.email === email)!;
+    expect(here).toMatchObject({ role: 'viewer' });
+    expect(here.id).not.toBe(elsewhere.id);
+
+    // One person, two memberships: each token is one membership's, with its role.
+    const { token } = await server.createToken(orgId, ['all'], { userId: here.id });
+    const me = expectStatus(await typedClient(server, token).user.retrieve(), 200).body;
+    expect(me).toMatchObject({ id: here.id, role: 'viewer', organization_id: orgId });
+    expect(me.memberships.map((m) => [m.organization_id, m.role, m.member_id])).toEqual([
+      [other, 'developer', elsewhere.id],
+      [orgId, 'viewer', here.id],
+    ]);
+    const { token: theirs } = await server.createToken(other, ['all'], { userId: elsewhere.id });
+    const there = expectStatus(await typedClient(server, theirs).user.retrieve(), 200).body;
+    expect(there.account_id).toBe(me.account_id);
+
+    // Removing one membership leaves the other working.
+    expectStatus(await asOperator().members.delete({ params: { id: here.id } }), 200);
+    expect((await typedClient(server, token).user.retrieve()).status).toBe(401);
+    const still = expectStatus(await typedClient(server, theirs).user.retrieve(), 200).body;
+    expect(still.memberships.map((m) => m.organization_id)).toEqual([other]);
   });
 
   it('refuses (403) inviting with a role whose scopes the calling token lacks', async () => {

@@ -3,7 +3,7 @@
  * offers it, the mailed link sets a new password once and signs the member out everywhere, and
  * no answer tells an address with an account from one without.
  */
-import { UserRecord } from '../src/oauth/entities';
+import { AccountRecord } from '../src/oauth/entities';
 import { PORTAL_CLIENT_ID } from '../src/oauth/portal-client';
 import { Browser } from '../src/testing';
 import { PASSWORD_RESET_ANSWER_MS } from '../src/members/password-reset-pages';
@@ -173,7 +173,7 @@ describe('password reset by email', () => {
     expect((await fetch(second)).status).toBe(200);
 
     await server.dataSource
-      .getRepository(UserRecord)
+      .getRepository(AccountRecord)
       .update({ email: someone.email }, { passwordResetExpiresAt: new Date(Date.now() - 1000) });
     expect((await fetch(second)).status).toBe(410);
     expect((await setPassword(second, NEW_PASSWORD)).status).toBe(410);

@@ -261,6 +261,7 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
     const readOnlyIntegration = await integration(['organization:read']);
     expect(readOnlyIntegration.status).toBe(403);
     expect(problemOf(readOnlyIntegration).detail).toMatch(/tokens:write/);
+    expect(readOnlyIntegration.headers.get('www-authenticate')).toContain('scope="tokens:write"');
     expect((await integration(['organization:read', 'tokens:write'])).status).toBe(201);
     const developerId = (
       await server.createUser(orgId, `dev-${randomUUID()}@s.test`, 'pw-long-enough-3', {

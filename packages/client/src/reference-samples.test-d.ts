@@ -430,8 +430,8 @@ export async function invitations_resend() {
 }
 
 export async function user_retrieve() {
-  const member = await platform.user.retrieve();
-  return member;
+  const user = await platform.user.retrieve();
+  return user;
 }
 
 export async function user_changePassword() {

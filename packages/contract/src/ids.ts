@@ -14,6 +14,8 @@ export const ID_PREFIXES = {
   personal_access_token: 'tok',
   oauth_client: 'oac',
   user: 'usr',
+  // A person, whose memberships are users (decision 34).
+  account: 'acc',
   audit_event: 'aud',
   invitation: 'inv',
   export: 'exp',

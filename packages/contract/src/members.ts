@@ -52,6 +52,28 @@ export const MemberSchema = z
 
 export type MemberResource = z.infer<typeof MemberSchema>;
 
+/** One organization of the caller's account, as `GET /v1/user` lists them. */
+export const MembershipSchema = z
+  .object({
+    organization_id: idSchema('organization'),
+    organization_name: z.string(),
+    role: roleField,
+    member_id: idSchema('user').describe('The account as a member of that organization.'),
+  })
+  .openapi({ title: 'Membership' });
+
+/** The calling member, with the account they are one membership of (decision 34). */
+export const UserSchema = MemberSchema.extend({
+  account_id: idSchema('account').describe(
+    'The person: the same in every organization they belong to, while `id` is this membership.',
+  ),
+  memberships: z
+    .array(MembershipSchema)
+    .describe('Every organization of the account, this one included, oldest membership first.'),
+}).openapi({ title: 'User' });
+
+export type UserResource = z.infer<typeof UserSchema>;
+
 export const MemberUpdateSchema = z
   .object({
     role: roleField.optional(),
@@ -286,9 +308,9 @@ export const userContract = c.router(
       method: 'GET',
       path: '/v1/user',
       summary: 'Retrieve the calling member',
-      description: `The member the calling token acts for, with their role. ${USER_ONLY}`,
+      description: `The member the calling token acts for, with their role, and every organization their account belongs to. ${USER_ONLY}`,
       query: z.object({}).strict(),
-      responses: { 200: MemberSchema, ...commonErrorResponses },
+      responses: { 200: UserSchema, ...commonErrorResponses },
       metadata: operation({ scope: null, requiresUser: true }),
     },
     changePassword: {

@@ -57,6 +57,22 @@ ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` :
   );
 }
 
+/** For an address that already has an account: its password joins it to the organization. */
+function joinForm(input: { token: string; email: string; error?: string }): string {
+  return page(
+    'Accept your invitation',
+    `<h1>Join another organization</h1>
+<p>You were invited as <strong>${escapeHtml(input.email)}</strong>, which already has an account. Enter its password to add this organization to it.</p>
+${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
+<form method="post" action="/invitations/accept">
+<input type="hidden" name="token" value="${escapeHtml(input.token)}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" maxlength="1024" required>
+<button type="submit" class="primary">Join</button>
+</form>`,
+  );
+}
+
 /**
  * The page an invitee opens from their link: server-rendered like the OAuth sign-in pages (no
  * script, labelled fields). CSRF: the form carries the one-time token itself, which another
@@ -87,7 +103,14 @@ export class AcceptInvitationPages {
     const invitation = await this.invitations.findByToken(token);
     const ended = invitationEnded(invitation, this.clock.now());
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
-    sendPage(res, 200, acceptForm({ token, email: invitation.email }));
+    const existing = await this.invitations.hasAccount(invitation.email);
+    sendPage(
+      res,
+      200,
+      existing
+        ? joinForm({ token, email: invitation.email })
+        : acceptForm({ token, email: invitation.email }),
+    );
   }
 
   private async accept(req: Request, res: Response): Promise<void> {
@@ -102,6 +125,13 @@ export class AcceptInvitationPages {
     const invitation = await this.invitations.findByToken(token);
     const ended = invitationEnded(invitation, this.clock.now());
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
+    if (await this.invitations.hasAccount(invitation.email)) {
+      const joined = await this.invitations.accept(token, { password, name: '' }, req.ip);
+      if (joined.ok) return res.redirect(303, `${this.origin}${PORTAL_PATH}`);
+      if (joined.reason !== 'password') return this.ended(res, joined.reason);
+      const error = 'The password is not right.';
+      return sendPage(res, 400, joinForm({ token, email: invitation.email, error }));
+    }
     const again = (error: string) =>
       sendPage(res, 400, acceptForm({ token, email: invitation.email, name, error }));
     const problem = passwordProblem(password, [invitation.email, name]);

@@ -12,7 +12,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { MailOutbox } from '../mail/mail-outbox';
 import { emailChangedMail, emailChangeMail, emailInUseMail } from '../mail/mail-templates';
-import { UserRecord } from '../oauth/entities';
+import { AccountRecord, UserRecord } from '../oauth/entities';
 import { PORTAL_CLIENT_ID } from '../oauth/portal-client';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
 import { Organization } from '../organizations/organization.entity';
@@ -63,14 +63,14 @@ export class EmailChangesService {
     if (email === user.email) throw invalidField('email', 'is already your email');
     const mailed = this.outbox.sends;
     if (mailed) await this.limitMailTo(email);
-    const taken = mailed && (await this.users.findByEmail(email)) !== null;
+    const taken = mailed && (await this.users.findAccountByEmail(email)) !== null;
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(this.clock.now().getTime() + EMAIL_CHANGE_TTL_HOURS * 3_600_000);
     const confirmUrl = `${this.origin}${EMAIL_CHANGE_PATH}?token=${token}`;
     await this.tx.run(async (manager) => {
       await manager.update(
-        UserRecord,
-        { id: user.id },
+        AccountRecord,
+        { id: user.accountId },
         taken
           ? { pendingEmail: null, emailChangeHash: null, emailChangeExpiresAt: null }
           : {
@@ -119,32 +119,34 @@ export class EmailChangesService {
     );
   }
 
-  /** The member a working link is for, else null. */
-  findByToken(token: string): Promise<UserRecord | null> {
+  /** The account a working link is for, else null. */
+  findByToken(token: string): Promise<AccountRecord | null> {
     if (!token || token.length > 200) return Promise.resolve(null);
-    return this.users.findOne({
+    return this.users.findAccount({
       emailChangeHash: hashToken(token),
       emailChangeExpiresAt: MoreThan(this.clock.now()),
     });
   }
 
   /**
-   * Makes the pending address the member's email, once (the update claims the link), voids a
-   * password reset link mailed to the old one, tells the old address and audits the change. Null
-   * when the link no longer works; a 409 when the address got an account meanwhile.
+   * Makes the pending address the account's email and each of its members' copy, once (the
+   * update claims the link), voids a password reset link mailed to the old one, tells the old
+   * address and audits the change in each organization. Null when the link no longer works; a
+   * 409 when the address got an account meanwhile.
    */
-  async confirm(token: string, ip: string | undefined): Promise<UserRecord | null> {
-    const user = await this.findByToken(token);
-    if (!user?.pendingEmail) return null;
-    const next = user.pendingEmail;
+  async confirm(token: string, ip: string | undefined): Promise<AccountRecord | null> {
+    const account = await this.findByToken(token);
+    if (!account?.pendingEmail) return null;
+    const next = account.pendingEmail;
+    const members = await this.users.usersOf(account.id);
     return this.tx.run(async (manager) => {
       const now = this.clock.now();
       const claimed = await manager
         .update(
-          UserRecord,
+          AccountRecord,
           {
-            id: user.id,
-            emailChangeHash: user.emailChangeHash!,
+            id: account.id,
+            emailChangeHash: account.emailChangeHash!,
             emailChangeExpiresAt: MoreThan(now),
           },
           {
@@ -162,33 +164,37 @@ export class EmailChangesService {
           throw new ProblemException('conflict', `${next} already belongs to a Platform account`);
         });
       if (!claimed.affected) return null;
-      await this.audit.record(
-        {
-          kind: 'sign_in',
-          organizationId: user.organizationId,
-          credentialId: PORTAL_CLIENT_ID,
-          userId: user.id,
-          ip: ip ? normalizeIp(ip) : null,
-        },
-        {
-          action: 'user.email_changed',
-          targetType: 'user',
-          targetId: user.id,
-          changes: { email: [user.email, next] },
-        },
-        manager,
-      );
-      if (!this.outbox.sends) return { ...user, email: next };
+      for (const user of members) {
+        await manager.update(UserRecord, { id: user.id }, { email: next, updatedAt: now });
+        await this.audit.record(
+          {
+            kind: 'sign_in',
+            organizationId: user.organizationId,
+            credentialId: PORTAL_CLIENT_ID,
+            userId: user.id,
+            ip: ip ? normalizeIp(ip) : null,
+          },
+          {
+            action: 'user.email_changed',
+            targetType: 'user',
+            targetId: user.id,
+            changes: { email: [account.email, next] },
+          },
+          manager,
+        );
+      }
+      const [first] = members;
+      if (!this.outbox.sends || !first) return { ...account, email: next };
       await this.outbox.enqueue(manager, {
-        organizationId: user.organizationId,
+        organizationId: first.organizationId,
         kind: 'email_changed',
-        recipient: user.email,
+        recipient: account.email,
         ...emailChangedMail({
-          organizationName: await organizationName(manager, user.organizationId),
+          organizationName: await organizationName(manager, first.organizationId),
           next,
         }),
       });
-      return { ...user, email: next };
+      return { ...account, email: next };
     });
   }
 }

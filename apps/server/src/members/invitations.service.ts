@@ -27,7 +27,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { Sql } from '../database/sql';
 import { MailOutbox } from '../mail/mail-outbox';
-import { UserRecord } from '../oauth/entities';
+import { type AccountRecord, UserRecord } from '../oauth/entities';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
 import { normalizeIp } from '../rate-limit/organization-throttler.guard';
 import { hashToken } from '../security/crypto';
@@ -247,10 +247,17 @@ export class InvitationsService {
     return this.invitations.findOneBy({ tokenHash: hashToken(token) });
   }
 
+  /** Whether the invited address already has an account (its owner joins with its password). */
+  async hasAccount(email: string): Promise<boolean> {
+    return (await this.accounts.findAccountByEmail(email)) !== null;
+  }
+
   /**
    * Makes the invitee a member with the invited role and ends the invitation, in one
    * transaction; the update only succeeds on a still-pending invitation, so a link raced
-   * twice makes one member.
+   * twice makes one member. An address without an account gets one with `password`; one with
+   * an account joins it, proven by its password (decision 34: the person signs in to accept),
+   * so nobody holding the link but not the account can attach the membership to it.
    */
   async accept(
     token: string,
@@ -260,6 +267,12 @@ export class InvitationsService {
     const found = await this.findByToken(token);
     const ended = invitationEnded(found, this.clock.now());
     if (ended || !found) return { ok: false, reason: ended ?? 'unknown' };
+    let account: AccountRecord | undefined;
+    if (await this.hasAccount(found.email)) {
+      const signedIn = await this.accounts.verifyPassword(found.email, input.password);
+      if (!signedIn) return { ok: false, reason: 'password' };
+      account = signedIn.account;
+    }
     return this.tx.run(async (manager) => {
       const now = this.clock.now();
       // The inviter must still be a member who may give the role: an invitation does not
@@ -284,7 +297,7 @@ export class InvitationsService {
         {
           organizationId: found.organizationId,
           email: found.email,
-          password: input.password,
+          ...(account ? { account } : { password: input.password }),
           role: found.role,
           name: input.name,
         },

@@ -7,6 +7,7 @@ import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { notFound } from '../common/resource-errors';
+import { publicId } from '../common/ids';
 import { toIso } from '../common/timestamp';
 import { CurrentPrincipal } from '../common/request-context';
 import { deletedStub, listHandler, onRecord } from '../common/resource-handlers';
@@ -103,7 +104,23 @@ export class UserController {
         const user = await this.members.retrieve(principal.organizationId, userId).catch(() => {
           throw notFound('member', userId);
         });
-        return { status: 200, body: toMemberResource(user) };
+        const memberships = await this.users.usersOf(user.accountId);
+        const organizations = await this.members.organizationNames(
+          memberships.map((m) => m.organizationId),
+        );
+        return {
+          status: 200,
+          body: {
+            ...toMemberResource(user),
+            account_id: publicId('account', user.accountId),
+            memberships: memberships.map((m) => ({
+              organization_id: publicId('organization', m.organizationId),
+              organization_name: organizations.get(m.organizationId) ?? '',
+              role: m.role,
+              member_id: publicId('user', m.id),
+            })),
+          },
+        };
       },
       changePassword: async ({ body }) => {
         await this.users.changePassword(userId, body.current_password, body.new_password, {

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { MailModule } from '../mail/mail.module';
-import { UserRecord } from '../oauth/entities';
+import { AccountRecord, UserRecord } from '../oauth/entities';
 import { OAuthAccountsModule } from '../oauth/oauth-accounts.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AcceptInvitationPages } from './accept-pages';
@@ -23,7 +23,7 @@ import { UserSessionsService } from './user-sessions.service';
     EventsModule,
     MailModule,
     RateLimitModule,
-    TypeOrmModule.forFeature([UserRecord, InvitationRecord]),
+    TypeOrmModule.forFeature([AccountRecord, UserRecord, InvitationRecord]),
   ],
   controllers: [MembersController, InvitationsController, UserController],
   providers: [

@@ -15,6 +15,7 @@ import type { Principal } from '../common/principal';
 import { revokeTokensOf } from '../auth/tokens.service';
 import { Clock } from '../common/clock';
 import { publicId } from '../common/ids';
+import { Organization } from '../organizations/organization.entity';
 import { ListCollection, type ListOptions } from '../common/list/find-page';
 import { pageEnvelope, type PageUrl } from '../common/list/page-envelope';
 import { ProblemException } from '../common/problem.exception';
@@ -25,7 +26,12 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { CredentialRevocations } from '../common/credential-revocations';
 import { Sql } from '../database/sql';
-import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
+import {
+  AccountRecord,
+  OAuthArtifactRecord,
+  OAuthClientRecord,
+  UserRecord,
+} from '../oauth/entities';
 import { revokeClientArtifacts } from '../oauth/adapter';
 import { deleteArtifacts, memberArtifacts } from '../oauth/member-artifacts';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
@@ -154,6 +160,11 @@ export class MembersService {
       );
       await revokeInvitationsOf(manager, user, () => true, now);
       await manager.delete(UserRecord, { id: user.id, organizationId });
+      // The person's other memberships stay; with none left, their account goes too, so no
+      // personal data outlives every access (decision 34).
+      if (!(await manager.existsBy(UserRecord, { accountId: user.accountId }))) {
+        await manager.delete(AccountRecord, { id: user.accountId });
+      }
       await this.audit.record(
         actor,
         {
@@ -165,6 +176,13 @@ export class MembersService {
         manager,
       );
     });
+  }
+
+  /** Each organization's name, by id. */
+  async organizationNames(ids: readonly string[]): Promise<Map<string, string>> {
+    if (!ids.length) return new Map();
+    const rows = await this.users.manager.find(Organization, { where: { id: In([...ids]) } });
+    return new Map(rows.map((o) => [o.id, o.name]));
   }
 
   /** What acts for a member: what removing them stops, and demoting them narrows. */

@@ -147,7 +147,7 @@ export class PasswordResetPages {
     if (!user) return sendPage(res, 410, ENDED_LINK);
     const again = (error: string) =>
       sendPage(res, 400, newPasswordForm({ token, email: user.email, error }));
-    const problem = passwordProblem(password, [user.email, user.name ?? '']);
+    const problem = passwordProblem(password, [user.email]);
     if (problem) return again(`The password ${problem}.`);
     if (password !== formField(req, 'password_confirmation')) {
       return again('The two passwords are not the same.');

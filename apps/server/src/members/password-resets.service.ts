@@ -8,7 +8,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { MailOutbox } from '../mail/mail-outbox';
 import { passwordResetMail } from '../mail/mail-templates';
-import { UserRecord } from '../oauth/entities';
+import { AccountRecord } from '../oauth/entities';
 import { PORTAL_CLIENT_ID } from '../oauth/portal-client';
 import { normalizeEmail, UsersService } from '../oauth/users.service';
 import { Organization } from '../organizations/organization.entity';
@@ -81,49 +81,55 @@ export class PasswordResetsService {
    * nothing for an address without an account (the caller answers both the same).
    */
   async request(email: string): Promise<void> {
-    const user = await this.users.findByEmail(email);
-    if (!user) return;
+    const account = await this.users.findAccountByEmail(email);
+    if (!account) return;
+    // The mail names the account's first organization, and is sent (and kept) as one of its.
+    const [first] = await this.users.usersOf(account.id);
+    if (!first) return;
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(this.clock.now().getTime() + PASSWORD_RESET_TTL_MS);
     await this.tx.run(async (manager) => {
       await manager.update(
-        UserRecord,
-        { id: user.id },
+        AccountRecord,
+        { id: account.id },
         { passwordResetHash: hashToken(token), passwordResetExpiresAt: expiresAt },
       );
       const organization = await manager.findOneByOrFail(Organization, {
-        id: user.organizationId,
+        id: first.organizationId,
       });
       const resetUrl = `${this.origin}${PASSWORD_RESET_PATH}/new?token=${token}`;
       await this.outbox.enqueue(manager, {
-        organizationId: user.organizationId,
+        organizationId: first.organizationId,
         kind: 'password_reset',
-        recipient: user.email,
+        recipient: account.email,
         ...passwordResetMail({ organizationName: organization.name, resetUrl, expiresAt }),
       });
     });
   }
 
-  /** The member a working link is for (the page greets them by address), else null. */
-  findByToken(token: string): Promise<UserRecord | null> {
+  /** The account a working link is for (the page greets it by address), else null. */
+  findByToken(token: string): Promise<AccountRecord | null> {
     return this.users.findByResetToken(token);
   }
 
   /** Sets the new password and ends every session; null when the link no longer works. */
-  complete(token: string, password: string, ip: string | undefined): Promise<UserRecord | null> {
-    return this.users.resetPassword(token, password, (manager, user) =>
-      // The member on the sign-in pages: the emailed link is how they proved who they are.
-      this.audit.record(
-        {
-          kind: 'sign_in',
-          organizationId: user.organizationId,
-          credentialId: PORTAL_CLIENT_ID,
-          userId: user.id,
-          ip: ip ? normalizeIp(ip) : null,
-        },
-        { action: 'user.password_reset', targetType: 'user', targetId: user.id },
-        manager,
-      ),
-    );
+  complete(token: string, password: string, ip: string | undefined): Promise<AccountRecord | null> {
+    return this.users.resetPassword(token, password, async (manager, _account, users) => {
+      // The member on the sign-in pages: the emailed link is how they proved who they are. The
+      // password is the person's, so each of their organizations' audit logs says so.
+      for (const user of users) {
+        await this.audit.record(
+          {
+            kind: 'sign_in',
+            organizationId: user.organizationId,
+            credentialId: PORTAL_CLIENT_ID,
+            userId: user.id,
+            ip: ip ? normalizeIp(ip) : null,
+          },
+          { action: 'user.password_reset', targetType: 'user', targetId: user.id },
+          manager,
+        );
+      }
+    });
   }
 }

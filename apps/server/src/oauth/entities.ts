@@ -2,25 +2,18 @@ import type { Role } from '@platform/contract';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../common/timestamp';
 
-/** An organization member who can sign in to approve OAuth clients. */
-@Entity({ name: 'users' })
-export class UserRecord {
+/**
+ * A person (decision 34): the address they sign in with, unique platform-wide, their password,
+ * and the links mailed about them. Their memberships are `users` rows.
+ */
+@Entity({ name: 'accounts' })
+export class AccountRecord {
   @PrimaryColumn({ type: 'varchar', length: 32 })
   id: string;
-
-  @Column({ name: 'organization_id', type: 'varchar', length: 32 })
-  organizationId: string;
 
   /** Lower-cased. */
   @Column({ type: 'varchar', length: 320 })
   email: string;
-
-  /** Caps what every token acting for the user may do (`ROLE_SCOPES`). */
-  @Column({ type: 'varchar', length: 16 })
-  role: Role;
-
-  @Column({ type: 'varchar', length: 200, nullable: true })
-  name: string | null;
 
   /** argon2id, in PHC string form (parameters and salt included). */
   @Column({ name: 'password_hash', type: 'varchar', length: 200 })
@@ -42,6 +35,46 @@ export class UserRecord {
 
   @Column({ name: 'email_change_expires_at', ...timestampColumn, nullable: true })
   emailChangeExpiresAt?: Date | null;
+
+  @Column({ name: 'created_at', ...timestampColumn })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', ...timestampColumn })
+  updatedAt: Date;
+}
+
+/**
+ * One person's membership of one organization (decision 34): the member every token acting for
+ * them names, whose role caps it. Signing in proves the account; a session is one user's.
+ */
+@Entity({ name: 'users' })
+export class UserRecord {
+  @PrimaryColumn({ type: 'varchar', length: 32 })
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'varchar', length: 32 })
+  organizationId: string;
+
+  @Column({ name: 'account_id', type: 'varchar', length: 32 })
+  accountId: string;
+
+  /** The account's, lower-cased, kept equal to it (unique per organization). */
+  @Column({ type: 'varchar', length: 320 })
+  email: string;
+
+  /** Caps what every token acting for the user may do (`ROLE_SCOPES`). */
+  @Column({ type: 'varchar', length: 16 })
+  role: Role;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  name: string | null;
+
+  /**
+   * A copy of the account's, written with it and never read (the migration explains why the
+   * column stays); the account's is the one checked.
+   */
+  @Column({ name: 'password_hash', type: 'varchar', length: 200, select: false })
+  passwordHash?: string;
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;

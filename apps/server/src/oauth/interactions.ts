@@ -13,7 +13,7 @@ import { OrganizationsService } from '../organizations/organizations.service';
 import { OAuthClientsService } from './oauth-clients.service';
 import { OAuthProviderService } from './oauth-provider.service';
 import { toProviderRealm } from './realm';
-import { consentPage, describeScope, loginPage, page } from './pages';
+import { consentPage, describeScope, loginPage, organizationChoicePage, page } from './pages';
 import { UsersService } from './users.service';
 import { isPortalClient, PORTAL_CLIENT_NAME } from './portal-client';
 
@@ -104,6 +104,12 @@ export class InteractionPages {
       this.wrap((req, res) => this.consent(req, res)),
     );
     router.post(
+      '/:uid/organization',
+      ownPage,
+      form,
+      this.wrap((req, res) => this.chooseOrganization(req, res)),
+    );
+    router.post(
       '/:uid/switch',
       ownPage,
       form,
@@ -126,6 +132,22 @@ export class InteractionPages {
       passwordReset: this.passwordReset,
     };
     if (prompt.name === 'login') {
+      // The portal asks to sign in again to switch organizations: a signed-in account with
+      // several memberships chooses another without its password (the session proves it).
+      const current =
+        client.organizationId === null && details.session?.accountId
+          ? await this.users.findById(details.session.accountId)
+          : null;
+      const members = current ? await this.users.usersOf(current.accountId) : [];
+      if (current && members.length > 1) {
+        await this.oauth.provider.interactionResult(
+          req,
+          res,
+          toProviderRealm({ account: { id: current.accountId } }),
+          toProviderRealm({ mergeWithLastSubmission: false }),
+        );
+        return this.html(res, 200, await this.choicePage(details.uid, client.name, members));
+      }
       return this.html(
         res,
         200,
@@ -194,22 +216,83 @@ export class InteractionPages {
       res.setHeader('Retry-After', String(retryAfter));
       return again(429, `Too many sign-in attempts. Try again in ${retryAfter} seconds.`);
     }
-    const user = email && password ? await this.users.verifyPassword(email, password) : null;
-    if (!user) return again(401, 'The email or password is not right.');
-    if (!mayApprove(client, user)) {
-      // Clients act for the organization that registered them, and only its members may approve.
+    const signedIn = email && password ? await this.users.verifyPassword(email, password) : null;
+    if (!signedIn) return again(401, 'The email or password is not right.');
+    // Clients act for the organization that registered them, and only its members may approve;
+    // the portal is any of the account's organizations, chosen when it has several.
+    const members = signedIn.users.filter((user) => mayApprove(client, user));
+    if (!members.length) {
       return again(
         403,
         `${client.name} belongs to another organization; sign in with an account of that organization.`,
       );
     }
-    const result: InteractionResults = { login: { accountId: user.id } };
+    if (members.length === 1) return this.finishLogin(req, res, members[0]!.id);
+    // Several: the password is proven; the account waits in the interaction (server side) for
+    // the choice, which is posted without the password.
+    await this.oauth.provider.interactionResult(
+      req,
+      res,
+      toProviderRealm({ account: { id: signedIn.account.id } }),
+      toProviderRealm({ mergeWithLastSubmission: false }),
+    );
+    return this.html(res, 200, await this.choicePage(details.uid, client.name, members));
+  }
+
+  /** The organization chosen after the password: one of the proven account's members. */
+  private async chooseOrganization(req: Request, res: Response): Promise<void> {
+    const details = await this.oauth.provider.interactionDetails(req, res);
+    const accountId = (details.result as { account?: { id?: unknown } } | undefined)?.account?.id;
+    const client = await this.pageClient(param(details.params.client_id));
+    if (typeof accountId !== 'string' || !client) {
+      return this.fail(res, 400, 'Sign in first; start again from the app.');
+    }
+    const chosen = (await this.users.usersOf(accountId)).find(
+      (user) => user.organizationId === field(req, 'organization') && mayApprove(client, user),
+    );
+    if (!chosen) return this.fail(res, 400, 'Choose one of your organizations.');
+    return this.finishLogin(req, res, chosen.id);
+  }
+
+  private async finishLogin(req: Request, res: Response, userId: string): Promise<void> {
+    const provider = this.oauth.provider;
+    const session = await provider.Session.get(provider.createContext(req, res));
+    if (session.accountId && session.accountId !== userId) {
+      // Another membership of the same account (the portal's switch): the signed-in session
+      // becomes that member's, its grants (the previous member's) forgotten, rather than the
+      // provider ending it and asking for the password again. The interaction remembers whose
+      // session it began in and refuses a changed one, so it is told too.
+      const interaction = await provider.interactionDetails(req, res);
+      session.accountId = userId;
+      session.authorizations = {};
+      await session.persist();
+      if (interaction.session) {
+        interaction.session.accountId = userId;
+        await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));
+      }
+    }
+    const result: InteractionResults = { login: { accountId: userId } };
     await this.oauth.provider.interactionFinished(
       req,
       res,
       toProviderRealm(result),
       toProviderRealm({ mergeWithLastSubmission: false }),
     );
+  }
+
+  private async choicePage(
+    uid: string,
+    clientName: string,
+    members: readonly { organizationId: string; role: string }[],
+  ): Promise<string> {
+    const organizations = await Promise.all(
+      members.map(async (user) => ({
+        id: user.organizationId,
+        name: (await this.organizations.findById(user.organizationId))?.name ?? user.organizationId,
+        role: user.role,
+      })),
+    );
+    return organizationChoicePage({ uid, clientName, organizations });
   }
 
   private async consent(req: Request, res: Response): Promise<void> {

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
-import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from './entities';
+import { AccountRecord, OAuthArtifactRecord, OAuthClientRecord, UserRecord } from './entities';
 import { OAuthClientsService } from './oauth-clients.service';
 import { UsersService } from './users.service';
 
@@ -11,7 +11,7 @@ import { UsersService } from './users.service';
   imports: [
     OrganizationsModule,
     EventsModule,
-    TypeOrmModule.forFeature([UserRecord, OAuthClientRecord, OAuthArtifactRecord]),
+    TypeOrmModule.forFeature([AccountRecord, UserRecord, OAuthClientRecord, OAuthArtifactRecord]),
   ],
   providers: [UsersService, OAuthClientsService],
   exports: [UsersService, OAuthClientsService],

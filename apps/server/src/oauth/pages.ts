@@ -98,6 +98,30 @@ ${input.passwordReset ? '<p><a href="/password-reset">Forgot your password?</a><
   );
 }
 
+/** After the password, for an account that is a member of several organizations. */
+export function organizationChoicePage(input: {
+  uid: string;
+  clientName: string;
+  organizations: readonly { id: string; name: string; role: string }[];
+}) {
+  const options = input.organizations
+    .map(
+      (o, i) =>
+        `<p><input type="radio" id="org-${i}" name="organization" value="${escapeHtml(o.id)}"${i === 0 ? ' checked' : ''}> <label for="org-${i}">${escapeHtml(o.name)} (${escapeHtml(o.role)})</label></p>`,
+    )
+    .join('\n');
+  return page(
+    'Choose an organization',
+    `<h1>Continue to ${escapeHtml(input.clientName)} as a member of</h1>
+<form method="post" action="/oauth/interaction/${encodeURIComponent(input.uid)}/organization">
+<fieldset><legend>Your organizations</legend>
+${options}
+</fieldset>
+<button type="submit" class="primary">Continue</button>
+</form>`,
+  );
+}
+
 export function consentPage(input: {
   uid: string;
   clientName: string;

@@ -9,7 +9,7 @@ import { newId } from '../common/ids';
 import { ProblemException } from '../common/problem.exception';
 import { isUniqueViolation } from '../common/resource-errors';
 import { OrganizationsService } from '../organizations/organizations.service';
-import { UserRecord } from './entities';
+import { AccountRecord, UserRecord } from './entities';
 import { type ArtifactPayload, deleteArtifacts, memberArtifacts } from './member-artifacts';
 import { TransactionRunner } from '../common/transactions';
 import { Sql } from '../database/sql';
@@ -32,6 +32,7 @@ let decoyHash: Promise<string> | undefined;
 export class UsersService {
   constructor(
     @InjectRepository(UserRecord) private readonly users: Repository<UserRecord>,
+    @InjectRepository(AccountRecord) private readonly accounts: Repository<AccountRecord>,
     private readonly organizations: OrganizationsService,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
@@ -40,7 +41,13 @@ export class UsersService {
     @Optional() @InjectThrottlerStorage() private readonly throttle?: ThrottlerStorage,
   ) {}
 
-  /** Without a password, one is generated (returned so the CLI can print it once). */
+  /**
+   * A member of `organizationId` (a user). A new address gets an account with `password`, or a
+   * generated one (returned so the CLI can print it once); `account` makes the member one of an
+   * existing account instead (decision 34: an invitation accepted by the account's owner), with
+   * no password of its own. 409 when the address has an account and `account` is not given, or
+   * when the account is already a member here.
+   */
   async create(
     input: {
       organizationId: string;
@@ -49,39 +56,55 @@ export class UsersService {
       /** Default `admin`: an operator making a user is setting up whoever runs the organization. */
       role?: Role;
       name?: string | null;
+      account?: AccountRecord;
     },
     manager?: EntityManager,
   ): Promise<{ user: UserRecord; generatedPassword?: string }> {
     const organization = await this.organizations.findById(input.organizationId);
     if (!organization)
       throw new ProblemException('not_found', `No organization ${input.organizationId}`);
-    const email = normalizeEmail(input.email);
+    const email = input.account?.email ?? normalizeEmail(input.email);
     if (!EMAIL_PATTERN.test(email) || email.length > 320)
       throw new ProblemException('validation_error', `${input.email} is not an email address`);
-    const generatedPassword =
-      input.password === undefined ? randomBytes(18).toString('base64url') : undefined;
-    const password = input.password ?? generatedPassword!;
-    assertPasswordAcceptable(password, input.password === undefined ? undefined : 'body.password', [
-      email,
-    ]);
+    const into = manager ?? this.users.manager;
     const now = this.clock.now();
+    let account = input.account;
+    let generatedPassword: string | undefined;
+    if (!account) {
+      generatedPassword =
+        input.password === undefined ? randomBytes(18).toString('base64url') : undefined;
+      const password = input.password ?? generatedPassword!;
+      assertPasswordAcceptable(
+        password,
+        input.password === undefined ? undefined : 'body.password',
+        [email],
+      );
+      account = this.accounts.create({
+        id: newId('account', now.getTime()),
+        email,
+        passwordHash: await hashPassword(password),
+        createdAt: now,
+        updatedAt: now,
+      });
+      await insertOrConflict(
+        into,
+        AccountRecord,
+        account,
+        `A user with the email ${email} already exists`,
+      );
+    }
     const user = this.users.create({
       id: newId('user', now.getTime()),
       organizationId: organization.id,
+      accountId: account.id,
       email,
       role: input.role ?? 'admin',
       name: input.name?.trim() || null,
-      passwordHash: await hashPassword(password),
+      passwordHash: account.passwordHash,
       createdAt: now,
       updatedAt: now,
     });
-    try {
-      await (manager ?? this.users.manager).insert(UserRecord, user);
-    } catch (error) {
-      if (isUniqueViolation(error))
-        throw new ProblemException('conflict', `A user with the email ${email} already exists`);
-      throw error;
-    }
+    await insertOrConflict(into, UserRecord, user, `${email} is already a member`);
     return { user, ...(generatedPassword && { generatedPassword }) };
   }
 
@@ -117,10 +140,11 @@ export class UsersService {
       );
     }
     const user = await this.users.findOneBy({ id: userId });
-    if (!user) throw new ProblemException('not_found', `No user ${userId}`);
+    const account = user ? await this.accounts.findOneBy({ id: user.accountId }) : null;
+    if (!user || !account) throw new ProblemException('not_found', `No user ${userId}`);
     const matches =
       current.length <= MAX_PASSWORD_LENGTH &&
-      (await verify(user.passwordHash, current).catch(() => false));
+      (await verify(account.passwordHash, current).catch(() => false));
     if (!matches) {
       await failed?.();
       throw new ProblemException('validation_error', 'The current password is not right', {
@@ -160,29 +184,40 @@ export class UsersService {
       // Pending links stop working too: a reset link is for the old password, and an email
       // change may be the doing of whoever knew it.
       await manager.update(
-        UserRecord,
-        { id: userId },
+        AccountRecord,
+        { id: user.accountId },
         { passwordHash, ...NO_PENDING_LINKS, updatedAt: now },
       );
-      await endOtherSessions(this.sql, manager, userId, hooks.keepGrantId ?? null);
+      await manager.update(UserRecord, { accountId: user.accountId }, { passwordHash });
+      // The password is the person's: every membership's other sessions end.
+      const members = await this.usersOf(user.accountId, manager);
+      await endOtherSessions(this.sql, manager, members, hooks.keepGrantId ?? null);
       await hooks.changed?.(manager);
     });
   }
 
-  /** The member matching `where` (a pending link's hash), if any. */
-  findOne(where: FindOptionsWhere<UserRecord>): Promise<UserRecord | null> {
-    return this.users.findOneBy(where);
+  /** The account matching `where` (a pending link's hash), if any. */
+  findAccount(where: FindOptionsWhere<AccountRecord>): Promise<AccountRecord | null> {
+    return this.accounts.findOneBy(where);
   }
 
-  /** The member with this address (any case), if any. */
-  findByEmail(email: string): Promise<UserRecord | null> {
-    return this.users.findOneBy({ email: normalizeEmail(email) });
+  /** The account with this address (any case), if any. */
+  findAccountByEmail(email: string): Promise<AccountRecord | null> {
+    return this.accounts.findOneBy({ email: normalizeEmail(email) });
   }
 
-  /** The member a pending, unexpired password reset link is for, else null. */
-  findByResetToken(token: string): Promise<UserRecord | null> {
+  /** The account's members, one per organization, oldest first. */
+  usersOf(accountId: string, manager?: EntityManager): Promise<UserRecord[]> {
+    return (manager ?? this.users.manager).find(UserRecord, {
+      where: { accountId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  /** The account a pending, unexpired password reset link is for, else null. */
+  findByResetToken(token: string): Promise<AccountRecord | null> {
     if (!token || token.length > 200) return Promise.resolve(null);
-    return this.users.findOneBy({
+    return this.accounts.findOneBy({
       passwordResetHash: hashToken(token),
       passwordResetExpiresAt: MoreThan(this.clock.now()),
     });
@@ -191,48 +226,61 @@ export class UsersService {
   /**
    * Sets a new password through a reset link: only while the link is pending and unexpired, and
    * once (the update claims it, so a link raced twice sets one password). Ends every sign-in
-   * session and portal token of the member (whoever held the old password is signed out
-   * everywhere) and voids a pending email change; `changed` runs in its transaction (the audit
-   * entry). Null for a link that no longer works.
+   * session and portal token of each of the account's members (whoever held the old password is
+   * signed out everywhere) and voids a pending email change; `changed` runs in its transaction
+   * (the audit entries). Null for a link that no longer works.
    */
   async resetPassword(
     token: string,
     next: string,
-    changed: (manager: EntityManager, user: UserRecord) => Promise<void>,
-  ): Promise<UserRecord | null> {
-    const user = await this.findByResetToken(token);
-    if (!user) return null;
-    assertPasswordAcceptable(next, 'body.password', [user.email, user.name ?? '']);
+    changed: (manager: EntityManager, account: AccountRecord, users: UserRecord[]) => Promise<void>,
+  ): Promise<AccountRecord | null> {
+    const account = await this.findByResetToken(token);
+    if (!account) return null;
+    const members = await this.usersOf(account.id);
+    assertPasswordAcceptable(next, 'body.password', [
+      account.email,
+      ...members.map((user) => user.name ?? ''),
+    ]);
     const passwordHash = await hashPassword(next);
     const now = this.clock.now();
     return this.transactions.run(async (manager) => {
       const claimed = await manager.update(
-        UserRecord,
+        AccountRecord,
         {
-          id: user.id,
-          passwordResetHash: user.passwordResetHash!,
+          id: account.id,
+          passwordResetHash: account.passwordResetHash!,
           passwordResetExpiresAt: MoreThan(now),
         },
         { passwordHash, ...NO_PENDING_LINKS, updatedAt: now },
       );
       if (!claimed.affected) return null;
-      await endOtherSessions(this.sql, manager, user.id, null);
-      await changed(manager, user);
-      return user;
+      await manager.update(UserRecord, { accountId: account.id }, { passwordHash });
+      await endOtherSessions(this.sql, manager, members, null);
+      await changed(manager, account, members);
+      return account;
     });
   }
 
-  /** The user, or null for an unknown email or a wrong password (indistinguishable by timing). */
-  async verifyPassword(email: string, password: string): Promise<UserRecord | null> {
-    const user =
+  /**
+   * The account and its members, or null for an unknown email or a wrong password
+   * (indistinguishable by timing).
+   */
+  async verifyPassword(
+    email: string,
+    password: string,
+  ): Promise<{ account: AccountRecord; users: UserRecord[] } | null> {
+    const account =
       password.length <= MAX_PASSWORD_LENGTH
-        ? await this.users.findOneBy({ email: normalizeEmail(email) })
+        ? await this.accounts.findOneBy({ email: normalizeEmail(email) })
         : null;
     decoyHash ??= hash(randomBytes(16).toString('hex'), ARGON2_OPTIONS);
-    const matches = await verify(user?.passwordHash ?? (await decoyHash), password).catch(
+    const matches = await verify(account?.passwordHash ?? (await decoyHash), password).catch(
       () => false,
     );
-    return user && matches ? user : null;
+    if (!account || !matches) return null;
+    const users = await this.usersOf(account.id);
+    return users.length ? { account, users } : null;
   }
 }
 
@@ -260,7 +308,7 @@ export function hashPassword(password: string): Promise<string> {
 async function endOtherSessions(
   sql: Sql,
   manager: EntityManager,
-  userId: string,
+  users: readonly UserRecord[],
   keepGrantId: string | null,
 ): Promise<void> {
   const kept = (kind: string, idHash: string, payload: ArtifactPayload): boolean => {
@@ -273,12 +321,29 @@ async function endOtherSessions(
   const signIn = (kind: string, payload: ArtifactPayload): boolean =>
     kind === 'Session' ||
     ((kind === 'AccessToken' || kind === 'Grant') && isPortalClient(payload.clientId));
-  const ending = (await memberArtifacts(sql, manager, userId)).filter(
-    ({ kind, idHash, payload }) => signIn(kind, payload) && !kept(kind, idHash, payload),
-  );
-  await deleteArtifacts(manager, ending);
+  for (const user of users) {
+    const ending = (await memberArtifacts(sql, manager, user.id)).filter(
+      ({ kind, idHash, payload }) => signIn(kind, payload) && !kept(kind, idHash, payload),
+    );
+    await deleteArtifacts(manager, ending);
+  }
 }
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/** Inserts `row`, a unique violation becoming a 409 that says `conflict`. */
+async function insertOrConflict<T extends object>(
+  manager: EntityManager,
+  entity: new () => T,
+  row: T,
+  conflict: string,
+): Promise<void> {
+  try {
+    await manager.insert(entity, row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ProblemException('conflict', conflict);
+    throw error;
+  }
 }

@@ -53,6 +53,12 @@ export class SandboxesController {
           throw new ProblemException(
             'insufficient_scope',
             "A token that acts for no member needs the 'tokens:write' scope to make a sandbox's token",
+            {
+              headers: {
+                'WWW-Authenticate':
+                  'Bearer realm="platform", error="insufficient_scope", scope="tokens:write"',
+              },
+            },
           );
         }
         // The member's token of the sandbox: their role here caps it, and it dies with it.

@@ -136,10 +136,9 @@ export class SandboxesService {
       await this.transactions.run(async (manager) => {
         // One reset of a sandbox at a time, and none of one deleted meanwhile: a second waits
         // for the first to commit (the row lock; SQLite has one writer), then starts over.
-        const lock = this.sql.dialect === 'postgres' ? ' FOR UPDATE' : '';
         const [held] = await this.sql.query(
           manager,
-          `SELECT id FROM organizations WHERE id = :id${lock}`,
+          `SELECT id FROM organizations WHERE id = :id${this.sql.lockRows()}`,
           { id },
         );
         if (!held) throw notFound('sandbox', id);

@@ -72,7 +72,11 @@ export interface TestServer {
     options?: { expiresAt?: Date; name?: string; userId?: string },
   ): Promise<{ token: string; id: string }>;
   revokeToken(id: string): Promise<void>;
-  /** An organization member who can sign in on the login page. */
+  /**
+   * An organization member who can sign in on the login page. An address that already has an
+   * account becomes a member of this organization too (its password unchanged; `password` is
+   * then ignored), as an accepted invitation does.
+   */
   createUser(
     organizationId: string,
     email: string,
@@ -220,10 +224,11 @@ function testHelpers(
       await tokens.revoke(id, OPERATOR);
     },
     createUser: async (organizationId, email, password, userOptions = {}) => {
+      const account = await users.findAccountByEmail(email);
       const { user } = await users.create({
         organizationId,
         email,
-        password,
+        ...(account ? { account } : { password }),
         ...(userOptions.role && { role: userOptions.role }),
       });
       return { id: user.id };

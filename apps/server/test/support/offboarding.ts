@@ -71,12 +71,18 @@ export async function demote(id: string, role: Role) {
   expectStatus(await asOperator().members.update({ params: { id }, body: { role } }), 200);
 }
 
-/** The portal's sign-in as its page does it; returns the portal token and the browser. */
+/**
+ * The portal's sign-in as its page does it; returns the portal token and the browser. For an
+ * account in several organizations, `organization` is the one chosen after the password (the
+ * page offering the choice is returned as `choicePage`).
+ */
 export async function portalSignIn(
   email: string,
   browser = new Browser(server.url),
   password = PASSWORD,
+  organization?: string,
 ) {
+  let choicePage: string | null = null;
   const verifier = randomBytes(32).toString('base64url');
   const redirectUri = `${server.url}/portal/callback`;
   const url = new URL('/oauth/authorize', server.url);
@@ -94,6 +100,13 @@ export async function portalSignIn(
     page = await browser.follow(formAction(page.body, '/login'), {
       method: 'POST',
       form: { email, password },
+    });
+  }
+  if (page.body.includes('/organization"')) {
+    choicePage = page.body;
+    page = await browser.follow(formAction(page.body, '/organization'), {
+      method: 'POST',
+      form: { organization: organization ?? '' },
     });
   }
   // Back at the portal's callback (this origin), with the code.
@@ -116,7 +129,7 @@ export async function portalSignIn(
     }),
   });
   const body = (await token.json()) as { access_token: string };
-  return { token: body.access_token, browser };
+  return { token: body.access_token, browser, choicePage };
 }
 
 /** The member approves `app` on the real sign-in and consent pages; its tokens for them. */

@@ -13,8 +13,8 @@ use PlatformApi\Core\HttpClient;
 use PlatformApi\Exception\ApiConnectionException;
 use PlatformApi\Exception\ApiStatusException;
 use PlatformApi\Model\DeletedSession;
-use PlatformApi\Model\Member;
 use PlatformApi\Model\PendingEmailChange;
+use PlatformApi\Model\User;
 use PlatformApi\Model\UserSessionList;
 use PlatformApi\RequestOptions;
 
@@ -35,18 +35,19 @@ final class UserService
     /**
      * Retrieve the calling member
      *
-     * The member the calling token acts for, with their role. Any valid token acting for a member will do,
-     * whatever its scopes: an OAuth access token a member approved, or a personal access token a member made
-     * over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+     * The member the calling token acts for, with their role, and every organization their account belongs
+     * to. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member
+     * approved, or a personal access token a member made over the API. Other tokens (client credentials,
+     * tokens made by an operator) act for no member: 403.
      *
      * `GET /v1/user`.
      *
      * @param RequestOptions|null $options headers, idempotency key, timeout, retries for this call
-     * @return Member
+     * @return User
      * @throws ApiStatusException the API answered with an error (a subclass by status)
      * @throws ApiConnectionException the API could not be reached
      */
-    public function retrieve(?RequestOptions $options = null): Member
+    public function retrieve(?RequestOptions $options = null): User
     {
         return $this->raw->retrieve($options)->parse();
     }

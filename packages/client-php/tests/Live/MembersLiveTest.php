@@ -299,7 +299,14 @@ final class MembersLiveTest extends LiveTestCase
             [self::env('PLATFORM_MEMBER_EMAIL'), 'admin', self::organizationId()],
             [$me->email, $me->role, $me->organizationId],
         );
-        self::assertSame($me->toArray(), $client->members->retrieve($me->id)->toArray());
+        // The person's account, and each organization it belongs to: here, this one.
+        self::assertStringStartsWith('acc_', $me->accountId);
+        self::assertSame(
+            [[self::organizationId(), 'admin', $me->id]],
+            array_map(static fn ($m) => [$m->organizationId, $m->role, $m->memberId], $me->memberships),
+        );
+        $asMember = $client->members->retrieve($me->id);
+        self::assertSame([$me->id, $me->email, $me->role], [$asMember->id, $asMember->email, $asMember->role]);
 
         try {
             $member->user->changePassword([

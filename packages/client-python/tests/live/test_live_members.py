@@ -211,9 +211,15 @@ def test_the_calling_member_and_their_password(client: platform_api.PlatformClie
 
     member = make_client(token=MEMBER_TOKEN)
     me = member.user.retrieve()
-    assert isinstance(me, types.Member)
+    assert isinstance(me, types.User)
     assert (me.email, me.role, me.organization_id) == (MEMBER_EMAIL, "admin", ORGANIZATION_ID)
-    assert client.members.retrieve(me.id) == me
+    # The person's account, and each organization it belongs to: here, this one.
+    assert me.account_id.startswith("acc_")
+    assert [(m.organization_id, m.role, m.member_id) for m in me.memberships] == [
+        (ORGANIZATION_ID, "admin", me.id)
+    ]
+    as_member = client.members.retrieve(me.id)
+    assert (as_member.id, as_member.email, as_member.role) == (me.id, me.email, me.role)
 
     with pytest.raises(platform_api.ValidationError) as wrong:
         member.user.change_password(current_password="not my password", new_password="whatever it is now")

@@ -272,7 +272,7 @@ export type Checks = [
   // invitations.resend: response
   Check<Same<ContractResponse<Routes['invitations']['resend']>, G.InvitationWithSecret>>,
   // user.retrieve: response
-  Check<Same<ContractResponse<Routes['user']['retrieve']>, G.Member>>,
+  Check<Same<ContractResponse<Routes['user']['retrieve']>, G.User>>,
   // user.changePassword: response
   Check<Same<ContractResponse<Routes['user']['changePassword']>, undefined>>,
   // user.changePassword: body

@@ -112,6 +112,7 @@ import type {
   Transfer,
   Usage,
   UsageRetrieveQuery,
+  User,
   UserSessionList,
   WebhookDelivery,
   WebhookDeliveryList,
@@ -1154,9 +1155,9 @@ export interface UserResource {
   /**
    * Retrieve the calling member
    *
-   * The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+   * The member the calling token acts for, with their role, and every organization their account belongs to. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
    */
-  retrieve(args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<Member>;
+  retrieve(args?: { } & CallArgs, options?: RequestOptions): PlatformPromise<User>;
   /**
    * Change the calling member's password
    *

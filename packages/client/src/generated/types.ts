@@ -52,6 +52,8 @@ export type MemberRole = 'admin' | 'developer' | 'viewer';
 
 export type MemberCredentialsInvitationRole = 'admin' | 'developer' | 'viewer';
 
+export type MembershipRole = 'admin' | 'developer' | 'viewer';
+
 export type OAuthClientType = 'confidential' | 'public';
 
 /** A permission a token can hold. */
@@ -93,6 +95,8 @@ export type UsageRange = 'hour' | 'day' | 'week' | '30d';
 export type UsageCredentialType = 'personal_access_token' | 'oauth_access_token';
 
 export type UsageRouteMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+export type UserRole = 'admin' | 'developer' | 'viewer';
 
 export type UserSessionType = 'browser' | 'app';
 
@@ -916,6 +920,15 @@ export interface MemberUpdate {
   name?: string | null;
 }
 
+export interface Membership {
+  organization_id: `org_${string}`;
+  organization_name: string;
+  /** `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows. */
+  role: MembershipRole;
+  /** The account as a member of that organization. */
+  member_id: `usr_${string}`;
+}
+
 export interface OAuthClient {
   /** The `client_id`. */
   id: `oac_${string}`;
@@ -1517,6 +1530,22 @@ export interface UsageStatusBreakdown {
   /** The top 10 statuses by requests over the range, most first (ties by key). */
   data: UsageStatus[];
   other: UsageBreakdownOther;
+}
+
+export interface User {
+  id: `usr_${string}`;
+  object: 'member';
+  email: string;
+  name: string | null;
+  /** `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows. */
+  role: UserRole;
+  organization_id: `org_${string}`;
+  created_at: string;
+  updated_at: string;
+  /** The person: the same in every organization they belong to, while `id` is this membership. */
+  account_id: `acc_${string}`;
+  /** Every organization of the account, this one included, oldest membership first. */
+  memberships: Membership[];
 }
 
 export interface UserSession {

@@ -26,7 +26,7 @@ from .request_logs import RequestLogs, RequestLogsWithRawResponse, AsyncRequestL
 from .usage import UsageResource, UsageResourceWithRawResponse, AsyncUsageResource, AsyncUsageResourceWithRawResponse
 from .members import Members, MembersWithRawResponse, AsyncMembers, AsyncMembersWithRawResponse
 from .invitations import Invitations, InvitationsWithRawResponse, AsyncInvitations, AsyncInvitationsWithRawResponse
-from .user import User, UserWithRawResponse, AsyncUser, AsyncUserWithRawResponse
+from .user import UserResource, UserResourceWithRawResponse, AsyncUserResource, AsyncUserResourceWithRawResponse
 from .exports import Exports, ExportsWithRawResponse, AsyncExports, AsyncExportsWithRawResponse
 from .checksums import Checksums, ChecksumsWithRawResponse, AsyncChecksums, AsyncChecksumsWithRawResponse
 from .imports import Imports, ImportsWithRawResponse, AsyncImports, AsyncImportsWithRawResponse
@@ -116,10 +116,10 @@ __all__ = [
     "InvitationsWithRawResponse",
     "AsyncInvitations",
     "AsyncInvitationsWithRawResponse",
-    "User",
-    "UserWithRawResponse",
-    "AsyncUser",
-    "AsyncUserWithRawResponse",
+    "UserResource",
+    "UserResourceWithRawResponse",
+    "AsyncUserResource",
+    "AsyncUserResourceWithRawResponse",
     "Exports",
     "ExportsWithRawResponse",
     "AsyncExports",
@@ -242,9 +242,9 @@ class ClientResources:
         return Invitations(_t.cast("PlatformClient", self))
 
     @cached_property
-    def user(self) -> User:
+    def user(self) -> UserResource:
         """`retrieve`, `change_password`, `change_email`, `list_sessions`, `revoke_session`, `sign_out_other_sessions` (`/v1/user`)."""
-        return User(_t.cast("PlatformClient", self))
+        return UserResource(_t.cast("PlatformClient", self))
 
     @cached_property
     def exports(self) -> Exports:
@@ -371,9 +371,9 @@ class AsyncClientResources:
         return AsyncInvitations(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
-    def user(self) -> AsyncUser:
+    def user(self) -> AsyncUserResource:
         """`retrieve`, `change_password`, `change_email`, `list_sessions`, `revoke_session`, `sign_out_other_sessions`, awaited."""
-        return AsyncUser(_t.cast("AsyncPlatformClient", self))
+        return AsyncUserResource(_t.cast("AsyncPlatformClient", self))
 
     @cached_property
     def exports(self) -> AsyncExports:

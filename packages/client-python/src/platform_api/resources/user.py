@@ -9,29 +9,29 @@ import typing as _t
 from .._core._resource import AsyncAPIResource, SyncAPIResource, cached_property, path_param, parse_none
 from .._core._response import APIResponse
 from .._types import RequestOptions
-from ..types.models import DeletedSession, Member, PendingEmailChange, UserSessionList
+from ..types.models import DeletedSession, PendingEmailChange, User, UserSessionList
 
-__all__ = ["User", "UserWithRawResponse", "AsyncUser", "AsyncUserWithRawResponse"]
+__all__ = ["UserResource", "UserResourceWithRawResponse", "AsyncUserResource", "AsyncUserResourceWithRawResponse"]
 
 
-class User(SyncAPIResource):
+class UserResource(SyncAPIResource):
     """`client.user`: `retrieve`, `change_password`, `change_email`, `list_sessions`, `revoke_session`, `sign_out_other_sessions`."""
 
     @cached_property
-    def with_raw_response(self) -> UserWithRawResponse:
+    def with_raw_response(self) -> UserResourceWithRawResponse:
         """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
-        return UserWithRawResponse(self._client)
+        return UserResourceWithRawResponse(self._client)
 
     def retrieve(
         self,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> Member:
+    ) -> User:
         """Retrieve the calling member.
 
         `GET /v1/user`.
 
-        The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        The member the calling token acts for, with their role, and every organization their account belongs to. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
         """
         return self.with_raw_response.retrieve(
             request_options=request_options,
@@ -126,19 +126,19 @@ class User(SyncAPIResource):
         ).parse()
 
 
-class UserWithRawResponse(SyncAPIResource):
+class UserResourceWithRawResponse(SyncAPIResource):
     """`client.user.with_raw_response`: each method returns the `APIResponse`."""
 
     def retrieve(
         self,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[Member]:
+    ) -> APIResponse[User]:
         """Retrieve the calling member.
 
         `GET /v1/user`.
 
-        The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        The member the calling token acts for, with their role, and every organization their account belongs to. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -146,7 +146,7 @@ class UserWithRawResponse(SyncAPIResource):
             "GET",
             "/v1/user",
             options=request_options,
-            cast=Member.from_json,
+            cast=User.from_json,
         )
 
     def change_password(
@@ -266,24 +266,24 @@ class UserWithRawResponse(SyncAPIResource):
         )
 
 
-class AsyncUser(AsyncAPIResource):
-    """`client.user` of `AsyncPlatformClient`: the methods of `User`, awaited."""
+class AsyncUserResource(AsyncAPIResource):
+    """`client.user` of `AsyncPlatformClient`: the methods of `UserResource`, awaited."""
 
     @cached_property
-    def with_raw_response(self) -> AsyncUserWithRawResponse:
+    def with_raw_response(self) -> AsyncUserResourceWithRawResponse:
         """The same methods, returning the raw `APIResponse` (status, headers, request id)."""
-        return AsyncUserWithRawResponse(self._client)
+        return AsyncUserResourceWithRawResponse(self._client)
 
     async def retrieve(
         self,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> Member:
+    ) -> User:
         """Retrieve the calling member.
 
         `GET /v1/user`.
 
-        The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        The member the calling token acts for, with their role, and every organization their account belongs to. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
         """
         response = await self.with_raw_response.retrieve(
             request_options=request_options,
@@ -384,19 +384,19 @@ class AsyncUser(AsyncAPIResource):
         return response.parse()
 
 
-class AsyncUserWithRawResponse(AsyncAPIResource):
+class AsyncUserResourceWithRawResponse(AsyncAPIResource):
     """`client.user.with_raw_response` of `AsyncPlatformClient`: each method returns the `APIResponse`."""
 
     async def retrieve(
         self,
         *,
         request_options: _t.Optional[RequestOptions] = None,
-    ) -> APIResponse[Member]:
+    ) -> APIResponse[User]:
         """Retrieve the calling member.
 
         `GET /v1/user`.
 
-        The member the calling token acts for, with their role. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
+        The member the calling token acts for, with their role, and every organization their account belongs to. Any valid token acting for a member will do, whatever its scopes: an OAuth access token a member approved, or a personal access token a member made over the API. Other tokens (client credentials, tokens made by an operator) act for no member: 403.
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -404,7 +404,7 @@ class AsyncUserWithRawResponse(AsyncAPIResource):
             "GET",
             "/v1/user",
             options=request_options,
-            cast=Member.from_json,
+            cast=User.from_json,
         )
 
     async def change_password(

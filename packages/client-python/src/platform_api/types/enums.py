@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _t
 
-__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "ImportCollection", "ImportMode", "ImportFormat", "ImportStatus", "InvitationRole", "InvitationDelivery", "MemberRole", "MemberCredentialsInvitationRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "PendingEmailChangeDelivery", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "SandboxTriggerEvent", "SandboxTriggerResultEventType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "UserSessionType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
+__all__ = ["AuditActorType", "AuditEventAction", "AuditTargetType", "BatchItemErrorCode", "BatchResultDataStatus", "CollectionChecksumCollection", "CourseStatus", "CourseBatchItemStatus", "EnrollmentStatus", "EnrollmentBatchItemStatus", "EnrollmentCreateStatus", "ExamResultStatus", "ExportCollection", "ExportFormat", "ExportStatus", "ExportBatchCollection", "ExportBatchFormat", "ImportCollection", "ImportMode", "ImportFormat", "ImportStatus", "InvitationRole", "InvitationDelivery", "MemberRole", "MemberCredentialsInvitationRole", "MembershipRole", "OAuthClientType", "Scope", "OAuthClientGrantType", "ScopeOrAll", "OrganizationPlan", "PaymentStatus", "PaymentBatchItemStatus", "PendingEmailChangeDelivery", "ProblemCode", "RequestLogMethod", "RequestLogStatusClass", "RequestLogCredentialType", "SandboxTriggerEvent", "SandboxTriggerResultEventType", "StudentStatus", "StudentBatchItemStatus", "TokenInfoType", "UsageRange", "UsageCredentialType", "UsageRouteMethod", "UserRole", "UserSessionType", "EventType", "WebhookDeliveryStatus", "WebhookEndpointEvent", "WebhookEndpointDisabledReason", "WebhookEndpointOwnerType", "QuerySource", "QueryRange"]
 
 AuditActorType = _t.Literal["personal_access_token", "oauth_access_token", "operator", "invitation", "sign_in", "oauth_client"]
 
@@ -59,6 +59,8 @@ MemberRole = _t.Literal["admin", "developer", "viewer"]
 
 MemberCredentialsInvitationRole = _t.Literal["admin", "developer", "viewer"]
 
+MembershipRole = _t.Literal["admin", "developer", "viewer"]
+
 OAuthClientType = _t.Literal["confidential", "public"]
 
 Scope = _t.Literal["students:read", "students:write", "courses:read", "courses:write", "enrollments:read", "enrollments:write", "payments:read", "payments:write", "exam_results:read", "exam_results:write", "webhooks:read", "webhooks:write", "events:read", "tokens:read", "tokens:write", "oauth_clients:read", "oauth_clients:write", "members:read", "members:write", "organization:read", "organization:write", "audit_log:read", "exports:read", "exports:write", "imports:read", "imports:write", "request_logs:read"]
@@ -100,6 +102,8 @@ UsageRange = _t.Literal["hour", "day", "week", "30d"]
 UsageCredentialType = _t.Literal["personal_access_token", "oauth_access_token"]
 
 UsageRouteMethod = _t.Literal["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"]
+
+UserRole = _t.Literal["admin", "developer", "viewer"]
 
 UserSessionType = _t.Literal["browser", "app"]
 

@@ -36,6 +36,7 @@ from .enums import (
     InvitationRole,
     MemberCredentialsInvitationRole,
     MemberRole,
+    MembershipRole,
     OAuthClientGrantType,
     OAuthClientType,
     OrganizationPlan,
@@ -54,6 +55,7 @@ from .enums import (
     UsageCredentialType,
     UsageRange,
     UsageRouteMethod,
+    UserRole,
     UserSessionType,
     WebhookDeliveryStatus,
     WebhookEndpointDisabledReason,
@@ -141,6 +143,7 @@ __all__ = [
     "MemberCredentialsWebhookEndpoint",
     "MemberCredentialsInvitation",
     "MemberList",
+    "Membership",
     "OAuthClient",
     "OAuthClientList",
     "OAuthClientWithSecret",
@@ -183,6 +186,7 @@ __all__ = [
     "UsageRouteBreakdown",
     "UsageStatus",
     "UsageStatusBreakdown",
+    "User",
     "UserSession",
     "UserSessionApp",
     "UserSessionList",
@@ -4988,6 +4992,54 @@ class MemberList(BaseModel):
         return model
 
 
+class Membership(BaseModel):
+    """A `Membership` object of the Platform API."""
+
+    organization_id: str
+    organization_name: str
+    role: _t.Union[MembershipRole, str]
+    """`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows."""
+    member_id: str
+    """The account as a member of that organization."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("organization_id", "organization_id"),
+        ("organization_name", "organization_name"),
+        ("role", "role"),
+        ("member_id", "member_id"),
+    )
+
+    def __init__(
+        self,
+        *,
+        organization_id: str,
+        organization_name: str,
+        role: _t.Union[MembershipRole, str],
+        member_id: str,
+    ) -> None:
+        self._init(
+            {
+                "organization_id": organization_id,
+                "organization_name": organization_name,
+                "role": role,
+                "member_id": member_id,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> Membership:
+        """A `Membership` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            organization_id=json_get(raw, "organization_id"),
+            organization_name=json_get(raw, "organization_name"),
+            role=json_get(raw, "role"),
+            member_id=json_get(raw, "member_id"),
+        )
+        model._attach(raw)
+        return model
+
+
 class OAuthClient(BaseModel):
     """A `OAuthClient` object of the Platform API."""
 
@@ -7466,6 +7518,85 @@ class UsageStatusBreakdown(BaseModel):
         model = cls(
             data=parse_list(lambda item0: parse_model(UsageStatus.from_json, item0), json_get(raw, "data")),
             other=parse_model(UsageBreakdownOther.from_json, json_get(raw, "other")),
+        )
+        model._attach(raw)
+        return model
+
+
+class User(BaseModel):
+    """A `User` object of the Platform API."""
+
+    id: str
+    object: _t.Literal["member"]
+    email: str
+    name: _t.Optional[str]
+    role: _t.Union[UserRole, str]
+    """`admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows."""
+    organization_id: str
+    created_at: _dt.datetime
+    updated_at: _dt.datetime
+    account_id: str
+    """The person: the same in every organization they belong to, while `id` is this membership."""
+    memberships: _t.List[Membership]
+    """Every organization of the account, this one included, oldest membership first."""
+
+    _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
+        ("id", "id"),
+        ("object", "object"),
+        ("email", "email"),
+        ("name", "name"),
+        ("role", "role"),
+        ("organization_id", "organization_id"),
+        ("created_at", "created_at"),
+        ("updated_at", "updated_at"),
+        ("account_id", "account_id"),
+        ("memberships", "memberships"),
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        object: _t.Literal["member"],
+        email: str,
+        name: _t.Optional[str],
+        role: _t.Union[UserRole, str],
+        organization_id: str,
+        created_at: _dt.datetime,
+        updated_at: _dt.datetime,
+        account_id: str,
+        memberships: _t.List[Membership],
+    ) -> None:
+        self._init(
+            {
+                "id": id,
+                "object": object,
+                "email": email,
+                "name": name,
+                "role": role,
+                "organization_id": organization_id,
+                "created_at": created_at,
+                "updated_at": updated_at,
+                "account_id": account_id,
+                "memberships": memberships,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: _t.Any) -> User:
+        """A `User` from parsed JSON; never raises on unexpected data."""
+        raw = as_dict(data)
+        model = cls(
+            id=json_get(raw, "id"),
+            object=json_get(raw, "object"),
+            email=json_get(raw, "email"),
+            name=json_get(raw, "name"),
+            role=json_get(raw, "role"),
+            organization_id=json_get(raw, "organization_id"),
+            created_at=parse_datetime(json_get(raw, "created_at")),
+            updated_at=parse_datetime(json_get(raw, "updated_at")),
+            account_id=json_get(raw, "account_id"),
+            memberships=parse_list(lambda item0: parse_model(Membership.from_json, item0), json_get(raw, "memberships")),
         )
         model._attach(raw)
         return model
