@@ -88,8 +88,8 @@ describe('1. a webhook endpoint made in the portal stops when its maker is remov
 // ---------------------------------------------------------------------------------------------
 // The lifecycle walk: every kind of credential or feed, made by a member, then the member removed
 // (and, separately, demoted): it stops, or does no more than the new role allows, from the next
-// request or delivery on. The kinds come from the contract (every create route that hands out
-// authority, `delegation`), plus what the sign-in pages make (sessions, approvals, the portal's
+// request or delivery on. The kinds come from the contract (every route that creates, 201, what
+// hands out authority, `delegation`), plus what the sign-in pages make (sessions, approvals, the portal's
 // endpoints); a create route without an entry here fails the walk.
 // ---------------------------------------------------------------------------------------------
 
@@ -159,6 +159,15 @@ async function clientCredentialsToken(
   return res.ok ? ((await res.json()) as { access_token: string }).access_token : null;
 }
 
+/** One sandbox of the organization, made on first use (an organization has at most five). */
+let walkSandbox: Promise<string> | undefined;
+function sandboxId() {
+  walkSandbox ??= asOperator()
+    .sandboxes.create({ body: { name: 'Walk', students: 0 } })
+    .then((res) => expectStatus(res, 201).body.id);
+  return walkSandbox;
+}
+
 const LIFECYCLES: Record<string, Lifecycle> = {
   'personalAccessTokens.create': {
     role: 'developer',
@@ -170,6 +179,27 @@ const LIFECYCLES: Record<string, Lifecycle> = {
         201,
       ).body.token;
       return { works: () => reads(made), canWrite: () => writes(made) };
+    },
+    demoted: 'narrowed',
+  },
+  // A member's token of a sandbox: their role in the parent caps it, and it dies with it.
+  'sandboxes.createToken': {
+    role: 'developer',
+    make: async (maker) => {
+      const made = expectStatus(
+        await maker.api.sandboxes.createToken({
+          params: { id: await sandboxId() },
+          body: { name: 'walk', scopes: ['students:read', 'courses:write'] },
+        }),
+        201,
+      ).body;
+      // What a removal would stop is listed where the admin looks before removing them.
+      const listed = expectStatus(
+        await asOperator().members.credentials({ params: { id: maker.id } }),
+        200,
+      ).body.personal_access_tokens;
+      expect(listed.map((t) => t.id)).toContain(made.id);
+      return { works: () => reads(made.token), canWrite: () => writes(made.token) };
     },
     demoted: 'narrowed',
   },
@@ -283,11 +313,11 @@ describe('the lifecycle walk: what a member made stops with their access', () =>
       .filter(
         ({ route }) =>
           route.method === 'POST' &&
-          /^\/v1\/[a-z_]+$/.test(route.path) &&
+          201 in route.responses &&
           ['credential', 'webhook_endpoint'].includes(operationMetadata(route)?.delegation ?? ''),
       )
       .map(({ key }) => key);
-    expect(fromContract.length).toBeGreaterThanOrEqual(4);
+    expect(fromContract.length).toBeGreaterThanOrEqual(5);
     expect(fromContract.filter((key) => !(key in LIFECYCLES))).toEqual([]);
   });
 

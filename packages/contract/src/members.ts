@@ -113,7 +113,7 @@ export const MemberCredentialsSchema = z
       id: idSchema('personal_access_token'),
       name: z.string(),
     }).describe(
-      'Their live personal access tokens: revoked on removal, cut to the new role on demotion.',
+      "Their live personal access tokens, the organization's sandboxes' included: revoked on removal, cut to the new role on demotion.",
     ),
     oauth_clients: named({ id: idSchema('oauth_client'), name: z.string() }).describe(
       'OAuth apps they registered: deleted on removal (every token of theirs with them), their scopes cut to the new role on demotion.',

@@ -25,8 +25,10 @@ export async function memberCredentials(
   const { organizationId } = user;
   const now = clock.now();
   const [tokens, clients, endpoints, invitations, artifacts] = await Promise.all([
+    // By member alone: their tokens of the organization's sandboxes are theirs too, and die
+    // with them (a member belongs to one organization, so this reaches no other tenant).
     manager.find(PersonalAccessToken, {
-      where: { organizationId, userId: user.id, revokedAt: IsNull() },
+      where: { userId: user.id, revokedAt: IsNull() },
       order: { createdAt: 'ASC' },
     }),
     manager.find(OAuthClientRecord, {

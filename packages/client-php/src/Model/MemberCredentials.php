@@ -24,7 +24,8 @@ final class MemberCredentials extends Model
         public readonly string $object,
         public readonly string $memberId,
         /**
-         * Their live personal access tokens: revoked on removal, cut to the new role on demotion.
+         * Their live personal access tokens, the organization's sandboxes' included: revoked on removal, cut
+         * to the new role on demotion.
          *
          * @var list<MemberCredentialsPersonalAccessToken>
          */

@@ -866,7 +866,7 @@ export interface Member {
 export interface MemberCredentials {
   object: 'member_credentials';
   member_id: `usr_${string}`;
-  /** Their live personal access tokens: revoked on removal, cut to the new role on demotion. */
+  /** Their live personal access tokens, the organization's sandboxes' included: revoked on removal, cut to the new role on demotion. */
   personal_access_tokens: MemberCredentialsPersonalAccessToken[];
   /** OAuth apps they registered: deleted on removal (every token of theirs with them), their scopes cut to the new role on demotion. */
   oauth_clients: MemberCredentialsOauthClient[];

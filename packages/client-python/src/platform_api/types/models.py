@@ -4699,7 +4699,7 @@ class MemberCredentials(BaseModel):
     object: _t.Literal["member_credentials"]
     member_id: str
     personal_access_tokens: _t.List[MemberCredentialsPersonalAccessToken]
-    """Their live personal access tokens: revoked on removal, cut to the new role on demotion."""
+    """Their live personal access tokens, the organization's sandboxes' included: revoked on removal, cut to the new role on demotion."""
     oauth_clients: _t.List[MemberCredentialsOauthClient]
     """OAuth apps they registered: deleted on removal (every token of theirs with them), their scopes cut to the new role on demotion."""
     authorized_apps: _t.List[MemberCredentialsAuthorizedApp]
