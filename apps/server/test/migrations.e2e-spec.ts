@@ -353,3 +353,99 @@ it('starts the delivery chain of each endpoint already there at its organization
     await db.destroy();
   }
 });
+
+it('gives every user there an account of their own, and its down gives the person back', async () => {
+  const options = dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database, APP_SCHEMA);
+  const all = options.migrations as (new () => MigrationInterface)[];
+  const split = all.findIndex((Migration) => new Migration().name === 'Accounts1769500000000');
+  expect(split).toBeGreaterThan(0);
+  const p = (n: number) => (DIALECT === 'postgres' ? `$${n}` : '?');
+  const now = DIALECT === 'postgres' ? new Date() : new Date().toISOString().replace('T', ' ');
+  const before = new DataSource({ ...options, migrations: all.slice(0, split) });
+  await before.initialize();
+  try {
+    await before.runMigrations({ transaction: 'each' });
+    for (const org of ['org_F', 'org_G'])
+      await before.query(
+        `INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (${p(1)}, ${p(2)}, 'standard', ${p(3)}, ${p(4)})`,
+        [org, org, now, now],
+      );
+    // One user mid-way through an email change, one plain.
+    await before.query(
+      `INSERT INTO users (id, organization_id, email, password_hash, role, pending_email, email_change_hash, created_at, updated_at)
+       VALUES ('usr_01F', 'org_F', 'ada@harbour.example', 'hash-ada', 'developer', 'ada@new.example', 'change-ada', ${p(1)}, ${p(2)}),
+              ('usr_01G', 'org_G', 'bo@harbour.example', 'hash-bo', 'admin', NULL, NULL, ${p(3)}, ${p(4)})`,
+      [now, now, now, now],
+    );
+  } finally {
+    await before.destroy();
+  }
+  const db = new DataSource(options);
+  await db.initialize();
+  try {
+    await db.runMigrations({ transaction: 'each' });
+    // The person moved to an account with the same ULID; the user (the membership) kept its id,
+    // so the tokens, grants and sessions that name it act as before.
+    expect(
+      await db.query(
+        `SELECT id, email, password_hash, pending_email, email_change_hash FROM accounts
+         WHERE id IN ('acc_01F', 'acc_01G') ORDER BY id`,
+      ),
+    ).toEqual([
+      {
+        id: 'acc_01F',
+        email: 'ada@harbour.example',
+        password_hash: 'hash-ada',
+        pending_email: 'ada@new.example',
+        email_change_hash: 'change-ada',
+      },
+      {
+        id: 'acc_01G',
+        email: 'bo@harbour.example',
+        password_hash: 'hash-bo',
+        pending_email: null,
+        email_change_hash: null,
+      },
+    ]);
+    expect(
+      await db.query(
+        `SELECT id, account_id, organization_id, role FROM users WHERE id IN ('usr_01F', 'usr_01G') ORDER BY id`,
+      ),
+    ).toEqual([
+      { id: 'usr_01F', account_id: 'acc_01F', organization_id: 'org_F', role: 'developer' },
+      { id: 'usr_01G', account_id: 'acc_01G', organization_id: 'org_G', role: 'admin' },
+    ]);
+    // Ada joins org_G too; the down keeps each account's oldest user, with the person's columns.
+    await db.query(
+      `INSERT INTO users (id, organization_id, account_id, email, password_hash, role, created_at, updated_at)
+       VALUES ('usr_02F', 'org_G', 'acc_01F', 'ada@harbour.example', 'hash-ada', 'viewer', ${p(1)}, ${p(2)})`,
+      [now, now],
+    );
+    const after = all.length - split;
+    for (let i = 0; i < after; i += 1) await db.undoLastMigration();
+    expect(
+      await db.query(
+        `SELECT id, email, password_hash, pending_email, email_change_hash FROM users
+         WHERE id IN ('usr_01F', 'usr_02F', 'usr_01G') ORDER BY id`,
+      ),
+    ).toEqual([
+      {
+        id: 'usr_01F',
+        email: 'ada@harbour.example',
+        password_hash: 'hash-ada',
+        pending_email: 'ada@new.example',
+        email_change_hash: 'change-ada',
+      },
+      {
+        id: 'usr_01G',
+        email: 'bo@harbour.example',
+        password_hash: 'hash-bo',
+        pending_email: null,
+        email_change_hash: null,
+      },
+    ]);
+    for (let i = 0; i < split; i += 1) await db.undoLastMigration();
+  } finally {
+    await db.destroy();
+  }
+});

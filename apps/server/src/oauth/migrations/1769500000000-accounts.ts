@@ -56,12 +56,14 @@ export const accountsMigration = statementsMigration(
     `CREATE UNIQUE INDEX uq_users_organization_email ON users (organization_id, email)`,
     `CREATE UNIQUE INDEX uq_users_account_organization ON users (account_id, organization_id)`,
   ],
-  (t) => [
+  (t, dialect) => [
     `DROP INDEX uq_users_account_organization`,
     `DROP INDEX uq_users_organization_email`,
     // A user of an account with several is not restorable as a person of its own: the down
     // keeps each account's oldest user, as before the split.
     `DELETE FROM users WHERE id NOT IN (SELECT MIN(id) FROM users GROUP BY account_id)`,
+    // PostgreSQL alters no table with checks of that delete still pending (deferred keys).
+    ...(dialect === 'postgres' ? [`SET CONSTRAINTS ALL IMMEDIATE`] : []),
     `ALTER TABLE users ADD COLUMN password_reset_hash varchar(64)`,
     `ALTER TABLE users ADD COLUMN password_reset_expires_at ${t.timestamp}`,
     `ALTER TABLE users ADD COLUMN pending_email varchar(320)`,
