@@ -98,7 +98,7 @@ test('the invitation goes by email only; the invitee joins from the link in it',
   await invitee.getByRole('heading', { level: 1, name: 'Join your organization' }).waitFor();
   await invitee.locator('#password').fill(PASSWORD);
   await invitee.locator('#password_confirmation').fill(PASSWORD);
-  await invitee.getByRole('button', { name: 'Create my account' }).click();
+  await invitee.getByRole('button', { name: 'Accept invitation' }).click();
   await invitee.waitForURL(`${server.url}/portal/`);
   await signIn(invitee, INVITEE_EMAIL, PASSWORD, '/members');
   await invitee.getByRole('row', { name: new RegExp(INVITEE_EMAIL) }).waitFor();
@@ -120,12 +120,12 @@ test('invited by a second organization, the same person joins with their passwor
   const mail = await mailTo(INVITEE_EMAIL, 15_000, 'Second School');
   const link = /https?:\/\/\S+\/invitations\/accept\?token=\S+/.exec(mail.text)![0];
 
-  // The address has an account: its password joins it, no new password is set.
+  // The address has an account: the same page, where its password joins it (nothing new is set).
   await person.goto(link);
-  await person.getByRole('heading', { level: 1, name: 'Join another organization' }).waitFor();
-  await expectAccessible(person, 'join another organization');
+  await person.getByRole('heading', { level: 1, name: 'Join your organization' }).waitFor();
   await person.locator('#password').fill(PASSWORD);
-  await person.getByRole('button', { name: 'Join' }).click();
+  await person.locator('#password_confirmation').fill(PASSWORD);
+  await person.getByRole('button', { name: 'Accept invitation' }).click();
   await person.waitForURL(`${server.url}/portal/`);
 
   await person.getByRole('button', { name: 'Switch organization' }).click();

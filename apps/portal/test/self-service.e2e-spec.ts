@@ -208,7 +208,7 @@ describe('self-service in the portal', () => {
     await member.locator('#name').fill('Dana Developer');
     await member.locator('#password').fill(MEMBER_PASSWORD);
     await member.locator('#password_confirmation').fill(MEMBER_PASSWORD);
-    await member.getByRole('button', { name: 'Create my account' }).click();
+    await member.getByRole('button', { name: 'Accept invitation' }).click();
     // The server sends the new member to the portal, where they sign in.
     await member.waitForURL(portal('/'));
     await signIn(member, MEMBER_EMAIL, MEMBER_PASSWORD);

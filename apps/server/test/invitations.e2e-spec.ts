@@ -137,29 +137,42 @@ describe('invitations', () => {
     const elsewhere = await server.createUser(other, email, PASSWORD, { role: 'developer' });
     const created = await invited(email, 'viewer');
 
+    // The page is the one a new address gets: whoever holds the link learns nothing from it.
+    const fresh = await invited(`fresh${nextPerson()}@elsewhere.example`, 'viewer');
+    const pageOf = async (url: string) => {
+      const html = await (await fetch(url)).text();
+      const token = new URL(url).searchParams.get('token')!;
+      return html.replaceAll(token, 'TOKEN').replace(/<strong>[^<]*<\/strong>/, 'EMAIL');
+    };
+    expect(await pageOf(created.accept_url)).toBe(await pageOf(fresh.accept_url));
+
     // Holding the link is not enough: the account's password is.
-    const wrong = await acceptThroughPage(created.accept_url, { password: `${PASSWORD}-not` });
-    expect(wrong.html).toContain('already has an account');
+    const guess = { password: `${PASSWORD}-not`, password_confirmation: `${PASSWORD}-not` };
+    const wrong = await acceptThroughPage(created.accept_url, guess);
     expect(wrong.res.status).toBe(400);
-    expect(wrong.body).toContain('The password is not right.');
+    expect(wrong.body).toContain('already has an account, and that is not its password');
     const before = await asOperator().members.list({ query: { per_page: 100 } });
     expect(expectStatus(before, 200).body.data.map((m) => m.email)).not.toContain(email);
 
-    const joined = await acceptThroughPage(created.accept_url, { password: PASSWORD });
+    const joined = await acceptThroughPage(created.accept_url, {
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+    });
     expect(joined.res.status).toBe(303);
     const mine = expectStatus(await asOperator().members.list({ query: { per_page: 100 } }), 200);
     const here = mine.body.data.find((m) => m.email === email)!;
     expect(here).toMatchObject({ role: 'viewer' });
     expect(here.id).not.toBe(elsewhere.id);
 
-    // One person, two memberships: each token is one membership's, with its role.
+    // One person, two memberships: each token is one membership's, with its role, and a token
+    // other than their portal session learns of no other organization (memberships.e2e-spec).
     const { token } = await server.createToken(orgId, ['all'], { userId: here.id });
     const me = expectStatus(await typedClient(server, token).user.retrieve(), 200).body;
     expect(me).toMatchObject({ id: here.id, role: 'viewer', organization_id: orgId });
     expect(me.memberships.map((m) => [m.organization_id, m.role, m.member_id])).toEqual([
-      [other, 'developer', elsewhere.id],
       [orgId, 'viewer', here.id],
     ]);
+
     const { token: theirs } = await server.createToken(other, ['all'], { userId: elsewhere.id });
     const there = expectStatus(await typedClient(server, theirs).user.retrieve(), 200).body;
     expect(there.account_id).toBe(me.account_id);
@@ -169,6 +182,23 @@ describe('invitations', () => {
     expect((await typedClient(server, token).user.retrieve()).status).toBe(401);
     const still = expectStatus(await typedClient(server, theirs).user.retrieve(), 200).body;
     expect(still.memberships.map((m) => m.organization_id)).toEqual([other]);
+  });
+
+  it("guesses an account's password on the invitation page no faster than on the sign-in page (429 after 10 a minute)", async () => {
+    const other = (await server.createOrganization({ name: 'Guessed Place' })).id;
+    const email = `guessed${nextPerson()}@elsewhere.example`;
+    await server.createUser(other, email, PASSWORD, { role: 'viewer' });
+    const created = await invited(email, 'admin');
+    const guess = (password: string) =>
+      acceptThroughPage(created.accept_url, { password, password_confirmation: password });
+    for (let i = 0; i < 10; i += 1)
+      expect((await guess(`wrong guess number ${i}`)).res.status).toBe(400);
+    // The right password too, until the minute is over: the limit comes before the check.
+    const limited = await guess(PASSWORD);
+    expect(limited.res.status).toBe(429);
+    expect(Number(limited.res.headers.get('retry-after'))).toBeGreaterThan(0);
+    const mine = expectStatus(await asOperator().members.list({ query: { per_page: 100 } }), 200);
+    expect(mine.body.data.map((m) => m.email)).not.toContain(email);
   });
 
   it('refuses (403) inviting with a role whose scopes the calling token lacks', async () => {

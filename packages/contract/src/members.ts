@@ -69,7 +69,9 @@ export const UserSchema = MemberSchema.extend({
   ),
   memberships: z
     .array(MembershipSchema)
-    .describe('Every organization of the account, this one included, oldest membership first.'),
+    .describe(
+      "Every organization of the account, this one included, oldest membership first, to the person's own portal session; any other token (a personal access token, an app's) is one membership's and lists only it.",
+    ),
 }).openapi({ title: 'User' });
 
 export type UserResource = z.infer<typeof UserSchema>;

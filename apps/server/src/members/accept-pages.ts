@@ -6,6 +6,7 @@ import { type AppConfig, serverOrigin } from '../config/env';
 import { isSameOriginPost } from '../common/same-origin';
 import { escapeHtml, page } from '../oauth/pages';
 import { MIN_PASSWORD_LENGTH, passwordProblem } from '../oauth/password-policy';
+import { UsersService } from '../oauth/users.service';
 import { formField, formPagesRouter, messagePage, sendPage } from './form-pages';
 import { invitationEnded, InvitationsService } from './invitations.service';
 
@@ -26,12 +27,22 @@ const ENDED: Record<string, { status: number; message: string }> = {
     status: 410,
     message: 'This invitation was withdrawn. Ask an admin of the organization for a new one.',
   },
+  retry: {
+    status: 409,
+    message:
+      'The account of this address changed while you were accepting. Open your invitation link again.',
+  },
   expired: {
     status: 410,
     message: 'This invitation has expired. Ask an admin of the organization for a new one.',
   },
 };
 
+/**
+ * The one page for every invitee, whether or not the address has an account (nothing an inviter
+ * holding the link sees may tell them): a new person chooses a password, someone with an account
+ * enters its password and joins with it (decision 34).
+ */
 function acceptForm(input: {
   token: string;
   email: string;
@@ -41,7 +52,7 @@ function acceptForm(input: {
   return page(
     'Accept your invitation',
     `<h1>Join your organization</h1>
-<p>You were invited as <strong>${escapeHtml(input.email)}</strong>. Choose a password to create your account.</p>
+<p>You were invited as <strong>${escapeHtml(input.email)}</strong>. Choose a password to create your account. If this address already has an account, enter its password instead: the organization is added to it.</p>
 ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
 <form method="post" action="/invitations/accept">
 <input type="hidden" name="token" value="${escapeHtml(input.token)}">
@@ -52,23 +63,7 @@ ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` :
 <p id="password-help">Use a password manager, or a long phrase you do not use anywhere else.</p>
 <label for="password_confirmation">Password again</label>
 <input id="password_confirmation" name="password_confirmation" type="password" autocomplete="new-password" required>
-<button type="submit" class="primary">Create my account</button>
-</form>`,
-  );
-}
-
-/** For an address that already has an account: its password joins it to the organization. */
-function joinForm(input: { token: string; email: string; error?: string }): string {
-  return page(
-    'Accept your invitation',
-    `<h1>Join another organization</h1>
-<p>You were invited as <strong>${escapeHtml(input.email)}</strong>, which already has an account. Enter its password to add this organization to it.</p>
-${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
-<form method="post" action="/invitations/accept">
-<input type="hidden" name="token" value="${escapeHtml(input.token)}">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" maxlength="1024" required>
-<button type="submit" class="primary">Join</button>
+<button type="submit" class="primary">Accept invitation</button>
 </form>`,
   );
 }
@@ -87,6 +82,7 @@ export class AcceptInvitationPages {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly invitations: InvitationsService,
+    private readonly users: UsersService,
     private readonly clock: Clock,
   ) {
     this.origin = serverOrigin(config);
@@ -103,14 +99,7 @@ export class AcceptInvitationPages {
     const invitation = await this.invitations.findByToken(token);
     const ended = invitationEnded(invitation, this.clock.now());
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
-    const existing = await this.invitations.hasAccount(invitation.email);
-    sendPage(
-      res,
-      200,
-      existing
-        ? joinForm({ token, email: invitation.email })
-        : acceptForm({ token, email: invitation.email }),
-    );
+    sendPage(res, 200, acceptForm({ token, email: invitation.email }));
   }
 
   private async accept(req: Request, res: Response): Promise<void> {
@@ -125,23 +114,25 @@ export class AcceptInvitationPages {
     const invitation = await this.invitations.findByToken(token);
     const ended = invitationEnded(invitation, this.clock.now());
     if (ended || !invitation) return this.ended(res, ended ?? 'unknown');
-    if (await this.invitations.hasAccount(invitation.email)) {
-      const joined = await this.invitations.accept(token, { password, name: '' }, req.ip);
-      if (joined.ok) return res.redirect(303, `${this.origin}${PORTAL_PATH}`);
-      if (joined.reason !== 'password') return this.ended(res, joined.reason);
-      const error = 'The password is not right.';
-      return sendPage(res, 400, joinForm({ token, email: invitation.email, error }));
+    const again = (status: number, error: string) =>
+      sendPage(res, status, acceptForm({ token, email: invitation.email, name, error }));
+    // The password may be an account's: guessed no faster here than on the sign-in page.
+    const wait = await this.users.loginThrottled(invitation.email, req.ip ?? 'unknown');
+    if (wait) {
+      res.setHeader('Retry-After', String(wait));
+      return again(429, `Too many attempts. Try again in ${wait} seconds.`);
     }
-    const again = (error: string) =>
-      sendPage(res, 400, acceptForm({ token, email: invitation.email, name, error }));
-    const problem = passwordProblem(password, [invitation.email, name]);
-    if (problem) return again(`The password ${problem}.`);
     if (password !== formField(req, 'password_confirmation')) {
-      return again('The two passwords are not the same.');
+      return again(400, 'The two passwords are not the same.');
+    }
+    if (!(await this.invitations.hasAccount(invitation.email))) {
+      const problem = passwordProblem(password, [invitation.email, name]);
+      if (problem) return again(400, `The password ${problem}.`);
     }
     const result = await this.invitations.accept(token, { password, name }, req.ip);
-    if (!result.ok) return this.ended(res, result.reason);
-    res.redirect(303, `${this.origin}${PORTAL_PATH}`);
+    if (result.ok) return res.redirect(303, `${this.origin}${PORTAL_PATH}`);
+    if (result.reason !== 'password') return this.ended(res, result.reason);
+    return again(400, 'This address already has an account, and that is not its password.');
   }
 
   /** A browser names the page a form came from; a POST from another site is refused. */

@@ -138,7 +138,6 @@ export class EmailChangesService {
     const account = await this.findByToken(token);
     if (!account?.pendingEmail) return null;
     const next = account.pendingEmail;
-    const members = await this.users.usersOf(account.id);
     return this.tx.run(async (manager) => {
       const now = this.clock.now();
       const claimed = await manager
@@ -164,6 +163,9 @@ export class EmailChangesService {
           throw new ProblemException('conflict', `${next} already belongs to a Platform account`);
         });
       if (!claimed.affected) return null;
+      // Read under the claim (the account's row, which an invitation accepted locks too): a
+      // membership added meanwhile gets the new address as well.
+      const members = await this.users.usersOf(account.id, manager);
       for (const user of members) {
         await manager.update(UserRecord, { id: user.id }, { email: next, updatedAt: now });
         await this.audit.record(

@@ -27,8 +27,8 @@ import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { Sql } from '../database/sql';
 import { MailOutbox } from '../mail/mail-outbox';
-import { type AccountRecord, UserRecord } from '../oauth/entities';
-import { normalizeEmail, UsersService } from '../oauth/users.service';
+import { AccountRecord, UserRecord } from '../oauth/entities';
+import { lockAccount, normalizeEmail, UsersService } from '../oauth/users.service';
 import { normalizeIp } from '../rate-limit/organization-throttler.guard';
 import { hashToken } from '../security/crypto';
 import { InvitationRecord } from './invitation.entity';
@@ -74,7 +74,7 @@ export class InvitationsService {
     private readonly accounts: UsersService,
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
-    sql: Sql,
+    private readonly sql: Sql,
     private readonly clock: Clock,
     private readonly outbox: MailOutbox,
   ) {
@@ -248,8 +248,10 @@ export class InvitationsService {
   }
 
   /** Whether the invited address already has an account (its owner joins with its password). */
+  /** Whether the address is a person's: an account with a membership somewhere. */
   async hasAccount(email: string): Promise<boolean> {
-    return (await this.accounts.findAccountByEmail(email)) !== null;
+    const account = await this.accounts.findAccountByEmail(email);
+    return account !== null && (await this.accounts.usersOf(account.id)).length > 0;
   }
 
   /**
@@ -275,6 +277,15 @@ export class InvitationsService {
     }
     return this.tx.run(async (manager) => {
       const now = this.clock.now();
+      // The account's last membership removed meanwhile took the account with it: open the
+      // link again (the address then has none). Held to the commit, so no removal races this.
+      if (account) {
+        if (!(await lockAccount(this.sql, manager, account.id))) {
+          return { ok: false as const, reason: 'retry' };
+        }
+        // As it is now: an email change confirmed meanwhile gives the membership its address.
+        account = (await manager.findOneBy(AccountRecord, { id: account.id })) ?? account;
+      }
       // The inviter must still be a member who may give the role: an invitation does not
       // outlive its maker's access (removal and demotion revoke it; this closes any race).
       if (found.invitedByUserId) {

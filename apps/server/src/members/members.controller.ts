@@ -11,6 +11,7 @@ import { publicId } from '../common/ids';
 import { toIso } from '../common/timestamp';
 import { CurrentPrincipal } from '../common/request-context';
 import { deletedStub, listHandler, onRecord } from '../common/resource-handlers';
+import { isPortalClient } from '../oauth/portal-client';
 import { UsersService } from '../oauth/users.service';
 import { TransactionRunner } from '../common/transactions';
 import { AuditService } from '../audit/audit.service';
@@ -104,7 +105,10 @@ export class UserController {
         const user = await this.members.retrieve(principal.organizationId, userId).catch(() => {
           throw notFound('member', userId);
         });
-        const memberships = await this.users.usersOf(user.accountId);
+        // The person's other organizations are for their own portal session; a token an app
+        // or an integration holds is one membership's, and learns of no other.
+        const own = principal.kind === 'oauth_access_token' && isPortalClient(principal.clientId);
+        const memberships = own ? await this.users.usersOf(user.accountId) : [user];
         const organizations = await this.members.organizationNames(
           memberships.map((m) => m.organizationId),
         );

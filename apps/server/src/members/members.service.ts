@@ -26,14 +26,10 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { CredentialRevocations } from '../common/credential-revocations';
 import { Sql } from '../database/sql';
-import {
-  AccountRecord,
-  OAuthArtifactRecord,
-  OAuthClientRecord,
-  UserRecord,
-} from '../oauth/entities';
+import { OAuthArtifactRecord, OAuthClientRecord, UserRecord } from '../oauth/entities';
 import { revokeClientArtifacts } from '../oauth/adapter';
 import { deleteArtifacts, memberArtifacts } from '../oauth/member-artifacts';
+import { dropAccountsWithoutMembers, lockAccount } from '../oauth/users.service';
 import { WebhookEndpointRecord } from '../webhooks/webhook-endpoint.entity';
 import { memberCredentials, narrowMemberTo, revokeInvitationsOf } from './member-credentials';
 
@@ -141,6 +137,9 @@ export class MembersService {
       const user = await findOwned(manager, UserRecord, organizationId, id, 'member');
       assertCanGrantRole(principal, user.role);
       if (user.role === 'admin') await this.assertNotLastAdmin(manager, user, 'remove');
+      // One person's memberships change one at a time: two last removals, or a removal and an
+      // invitation accepted, see each other's outcome (the account then goes, or stays).
+      await lockAccount(this.sql, manager, user.accountId);
       const now = this.clock.now();
       const held = await memberCredentials(manager, this.sql, this.clock, user);
       await revokeTokensOf(this.revocations, manager, user.id, now);
@@ -160,11 +159,8 @@ export class MembersService {
       );
       await revokeInvitationsOf(manager, user, () => true, now);
       await manager.delete(UserRecord, { id: user.id, organizationId });
-      // The person's other memberships stay; with none left, their account goes too, so no
-      // personal data outlives every access (decision 34).
-      if (!(await manager.existsBy(UserRecord, { accountId: user.accountId }))) {
-        await manager.delete(AccountRecord, { id: user.accountId });
-      }
+      // The person's other memberships stay; with none left, their account goes too.
+      await dropAccountsWithoutMembers(this.sql, manager, [user.accountId]);
       await this.audit.record(
         actor,
         {

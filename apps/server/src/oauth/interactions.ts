@@ -4,8 +4,6 @@ import { isSameOriginPost } from '../common/same-origin';
 import { APP_CONFIG } from '../config/config.module';
 import { type AppConfig, serverOrigin } from '../config/env';
 import { normalizeIp } from '../rate-limit/organization-throttler.guard';
-import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
-import { hashToken } from '../security/crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { isScope, OAUTH_PATHS, ROLE_SCOPES } from '@platform/contract';
 import type { InteractionResults } from 'oidc-provider';
@@ -16,6 +14,8 @@ import { toProviderRealm } from './realm';
 import { consentPage, describeScope, loginPage, organizationChoicePage, page } from './pages';
 import { UsersService } from './users.service';
 import { isPortalClient, PORTAL_CLIENT_NAME } from './portal-client';
+import type { AccountRecord } from './entities';
+import { hashToken } from '../security/crypto';
 
 /** What the pages need of a client; `organizationId` null: the portal, open to every member. */
 interface PageClient {
@@ -28,16 +28,13 @@ function mayApprove(client: PageClient, user: { organizationId: string }): boole
   return client.organizationId === null || client.organizationId === user.organizationId;
 }
 
-/**
- * Login throttling, on the shared rate-limit store (Redis when scaled out): sign-in attempts per
- * email and per client IP within the store's rolling minute. A throttled attempt is refused
- * before the password is checked. With argon2id and 12-character minimum passwords that keeps
- * online guessing out of reach (10 a minute is about 5 million a year per account); the per-IP
- * limit is higher because a school's users often share one address.
- */
-export const LOGIN_LIMITS = { perEmail: 10, perIp: 100 } as const;
-
 type Prompt = { name: string; details: Record<string, unknown> };
+
+/** An account whose password was proven, waiting for its organization: its fingerprint then. */
+interface ProvenAccount {
+  id: string;
+  password: string;
+}
 
 /** A field of the urlencoded form body, or '' when absent or repeated. */
 function field(req: Request, name: string): string {
@@ -62,7 +59,6 @@ export class InteractionPages {
     private readonly clients: OAuthClientsService,
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
-    @InjectThrottlerStorage() private readonly throttle: ThrottlerStorage,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -139,13 +135,9 @@ export class InteractionPages {
           ? await this.users.findById(details.session.accountId)
           : null;
       const members = current ? await this.users.usersOf(current.accountId) : [];
-      if (current && members.length > 1) {
-        await this.oauth.provider.interactionResult(
-          req,
-          res,
-          toProviderRealm({ account: { id: current.accountId } }),
-          toProviderRealm({ mergeWithLastSubmission: false }),
-        );
+      const account = current && (await this.users.findAccount({ id: current.accountId }));
+      if (account && members.length > 1) {
+        await this.awaitChoice(req, res, account);
         return this.html(res, 200, await this.choicePage(details.uid, client.name, members));
       }
       return this.html(
@@ -211,7 +203,7 @@ export class InteractionPages {
         }),
       );
 
-    const retryAfter = await this.throttled(email, req.ip ?? 'unknown');
+    const retryAfter = await this.users.loginThrottled(email, req.ip ?? 'unknown');
     if (retryAfter) {
       res.setHeader('Retry-After', String(retryAfter));
       return again(429, `Too many sign-in attempts. Try again in ${retryAfter} seconds.`);
@@ -230,23 +222,36 @@ export class InteractionPages {
     if (members.length === 1) return this.finishLogin(req, res, members[0]!.id);
     // Several: the password is proven; the account waits in the interaction (server side) for
     // the choice, which is posted without the password.
+    await this.awaitChoice(req, res, signedIn.account);
+    return this.html(res, 200, await this.choicePage(details.uid, client.name, members));
+  }
+
+  /**
+   * The account, proven, waits in the interaction (server side) for the organization, posted
+   * without the password; with its password's fingerprint, so a reset or change in between
+   * (which signs the person out everywhere) makes the choice fail.
+   */
+  private async awaitChoice(req: Request, res: Response, account: AccountRecord): Promise<void> {
+    const proven: ProvenAccount = { id: account.id, password: hashToken(account.passwordHash) };
     await this.oauth.provider.interactionResult(
       req,
       res,
-      toProviderRealm({ account: { id: signedIn.account.id } }),
+      toProviderRealm({ account: proven }),
       toProviderRealm({ mergeWithLastSubmission: false }),
     );
-    return this.html(res, 200, await this.choicePage(details.uid, client.name, members));
   }
 
   /** The organization chosen after the password: one of the proven account's members. */
   private async chooseOrganization(req: Request, res: Response): Promise<void> {
     const details = await this.oauth.provider.interactionDetails(req, res);
-    const accountId = (details.result as { account?: { id?: unknown } } | undefined)?.account?.id;
+    const proven = (details.result as { account?: Partial<ProvenAccount> } | undefined)?.account;
     const client = await this.pageClient(param(details.params.client_id));
-    if (typeof accountId !== 'string' || !client) {
+    const account =
+      typeof proven?.id === 'string' ? await this.users.findAccount({ id: proven.id }) : null;
+    if (!account || !client || proven?.password !== hashToken(account.passwordHash)) {
       return this.fail(res, 400, 'Sign in first; start again from the app.');
     }
+    const accountId = account.id;
     const chosen = (await this.users.usersOf(accountId)).find(
       (user) => user.organizationId === field(req, 'organization') && mayApprove(client, user),
     );
@@ -257,12 +262,22 @@ export class InteractionPages {
   private async finishLogin(req: Request, res: Response, userId: string): Promise<void> {
     const provider = this.oauth.provider;
     const session = await provider.Session.get(provider.createContext(req, res));
-    if (session.accountId && session.accountId !== userId) {
+    const [was, next] = session.accountId
+      ? await Promise.all([this.users.findById(session.accountId), this.users.findById(userId)])
+      : [null, null];
+    if (session.accountId !== userId && was && next && was.accountId === next.accountId) {
       // Another membership of the same account (the portal's switch): the signed-in session
-      // becomes that member's, its grants (the previous member's) forgotten, rather than the
-      // provider ending it and asking for the password again. The interaction remembers whose
-      // session it began in and refuses a changed one, so it is told too.
+      // becomes that member's, rather than the provider ending it and asking for the password
+      // again; the previous member's grants end with their tokens, so nothing of that
+      // membership is left signed in out of sight. The interaction remembers whose session it
+      // began in and refuses a changed one, so it is told too. Another person's session is
+      // the provider's to end.
       const interaction = await provider.interactionDetails(req, res);
+      for (const { grantId } of Object.values(session.authorizations ?? {})) {
+        if (!grantId) continue;
+        await provider.AccessToken.revokeByGrantId(grantId);
+        await (await provider.Grant.find(grantId))?.destroy();
+      }
       session.accountId = userId;
       session.authorizations = {};
       await session.persist();
@@ -407,17 +422,6 @@ export class InteractionPages {
   private async pageClient(id: string): Promise<PageClient | null> {
     if (isPortalClient(id)) return { name: PORTAL_CLIENT_NAME, organizationId: null };
     return this.clients.findById(id);
-  }
-
-  /** Seconds to wait when over a login limit, else 0. */
-  private async throttled(email: string, ip: string): Promise<number> {
-    const emailKey = hashToken(email.toLowerCase());
-    const checks = await Promise.all([
-      this.throttle.increment(`login:email:${emailKey}`, 60_000, LOGIN_LIMITS.perEmail, 0, 'login'),
-      this.throttle.increment(`login:ip:${ip}`, 60_000, LOGIN_LIMITS.perIp, 0, 'login'),
-    ]);
-    const blocked = checks.filter((c) => c.isBlocked);
-    return blocked.length ? Math.max(1, ...blocked.map((c) => c.timeToBlockExpire)) : 0;
   }
 
   private allowFormTarget(res: Response, redirectUri: string): void {

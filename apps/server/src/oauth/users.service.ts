@@ -21,9 +21,58 @@ import { isPortalClient, PORTAL_CLIENT_ID } from './portal-client';
 /** OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane. `2` is `Algorithm.Argon2id` (a const enum). */
 const ARGON2_OPTIONS: Options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
-/** Current-password checks a minute per member, as sign-in attempts per email (LOGIN_LIMITS). */
+/**
+ * Login throttling, on the shared rate-limit store (Redis when scaled out): sign-in attempts per
+ * email and per client IP within the store's rolling minute. A throttled attempt is refused
+ * before the password is checked; the invitation page's password counts as a sign-in. With
+ * argon2id and 12-character minimum passwords that keeps online guessing out of reach (10 a minute is about 5 million a year per account); the per-IP
+ * limit is higher because a school's users often share one address.
+ */
+export const LOGIN_LIMITS = { perEmail: 10, perIp: 100 } as const;
+
+/** Current-password checks a minute per account, as sign-in attempts per email (LOGIN_LIMITS). */
 export const PASSWORD_CHECK_LIMIT = PASSWORD_CHECKS_PER_MINUTE;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * Takes the account's row for the transaction on PostgreSQL, so one person's membership changes
+ * (a removal, an invitation accepted) run one at a time (SQLite runs writers one at a time
+ * already); whether the account still exists.
+ */
+export async function lockAccount(
+  sql: Sql,
+  manager: EntityManager,
+  accountId: string,
+): Promise<boolean> {
+  const id = sql.column(AccountRecord, 'id');
+  const rows = await sql.query(
+    manager,
+    `SELECT ${id} AS id FROM ${sql.table(AccountRecord)} WHERE ${id} = :accountId${sql.lockRows()}`,
+    { accountId },
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Deletes those of the accounts that no membership is left of: no personal data outlives every
+ * access (decision 34). After a removal, and after a sandbox's members went with it.
+ */
+export async function dropAccountsWithoutMembers(
+  sql: Sql,
+  manager: EntityManager,
+  accountIds: readonly string[],
+): Promise<void> {
+  if (!accountIds.length) return;
+  const accounts = sql.table(AccountRecord);
+  const id = sql.column(AccountRecord, 'id');
+  await sql.query(
+    manager,
+    `DELETE FROM ${accounts} WHERE ${id} IN (:...accountIds) AND NOT EXISTS (
+       SELECT 1 FROM ${sql.table(UserRecord)} m
+       WHERE m.${sql.column(UserRecord, 'accountId')} = ${accounts}.${id})`,
+    { accountIds: [...new Set(accountIds)] },
+  );
+}
 
 /** Verified against when the email is unknown, so a miss takes as long as a wrong password. */
 let decoyHash: Promise<string> | undefined;
@@ -79,6 +128,9 @@ export class UsersService {
         input.password === undefined ? undefined : 'body.password',
         [email],
       );
+      // An account no membership is left of is nobody's (its removal should have taken it).
+      const stale = await into.findOneBy(AccountRecord, { email });
+      if (stale) await dropAccountsWithoutMembers(this.sql, into, [stale.id]);
       account = this.accounts.create({
         id: newId('account', now.getTime()),
         email,
@@ -108,13 +160,28 @@ export class UsersService {
     return { user, ...(generatedPassword && { generatedPassword }) };
   }
 
+  /**
+   * Counts a sign-in attempt for `email` from `ip` (LOGIN_LIMITS): the seconds to wait when over
+   * a limit, else 0. Every page that takes an account's password asks first.
+   */
+  async loginThrottled(email: string, ip: string): Promise<number> {
+    if (!this.throttle) return 0;
+    const emailKey = hashToken(email.toLowerCase());
+    const checks = await Promise.all([
+      this.throttle.increment(`login:email:${emailKey}`, 60_000, LOGIN_LIMITS.perEmail, 0, 'login'),
+      this.throttle.increment(`login:ip:${ip}`, 60_000, LOGIN_LIMITS.perIp, 0, 'login'),
+    ]);
+    const blocked = checks.filter((c) => c.isBlocked);
+    return blocked.length ? Math.max(1, ...blocked.map((c) => c.timeToBlockExpire)) : 0;
+  }
+
   findById(id: string): Promise<UserRecord | null> {
     return this.users.findOneBy({ id });
   }
 
   /**
    * The member, once `current` is their password: checks are limited like sign-in
-   * (`PASSWORD_CHECK_LIMIT` a minute per member: a token must not make guessing faster than the
+   * (`PASSWORD_CHECK_LIMIT` a minute per account: a token must not make guessing faster than the
    * sign-in page; 429 after) and a wrong one runs `failed` (the audit entry, outside the refused
    * request) and is a 400 naming `body.current_password`. Changing the password or the email
    * needs it, so a stolen token cannot take the account over.
@@ -124,8 +191,12 @@ export class UsersService {
     current: string,
     failed?: () => Promise<void>,
   ): Promise<UserRecord> {
+    const user = await this.users.findOneBy({ id: userId });
+    const account = user ? await this.accounts.findOneBy({ id: user.accountId }) : null;
+    if (!user || !account) throw new ProblemException('not_found', `No user ${userId}`);
+    // Per account: its memberships' tokens share one budget.
     const attempt = await this.throttle?.increment(
-      `password:user:${userId}`,
+      `password:account:${account.id}`,
       60_000,
       PASSWORD_CHECK_LIMIT,
       0,
@@ -139,9 +210,6 @@ export class UsersService {
         { headers: { 'Retry-After': String(wait) } },
       );
     }
-    const user = await this.users.findOneBy({ id: userId });
-    const account = user ? await this.accounts.findOneBy({ id: user.accountId }) : null;
-    if (!user || !account) throw new ProblemException('not_found', `No user ${userId}`);
     const matches =
       current.length <= MAX_PASSWORD_LENGTH &&
       (await verify(account.passwordHash, current).catch(() => false));

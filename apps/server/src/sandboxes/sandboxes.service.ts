@@ -16,6 +16,8 @@ import { TransactionRunner } from '../common/transactions';
 import { ambientTransaction } from '../database/ambient-transaction';
 import { Sql } from '../database/sql';
 import { bulkLoadStatements, LIST_TALLIES } from '../database/list-tallies';
+import { UserRecord } from '../oauth/entities';
+import { dropAccountsWithoutMembers } from '../oauth/users.service';
 import { Organization } from '../organizations/organization.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { resourcesReferrersFirst, SERVER_RESOURCES } from '../resources';
@@ -177,12 +179,24 @@ export class SandboxesService {
     return { id, object: 'sandbox' as const, deleted: true as const };
   }
 
-  /** The organization and, through its tables' cascades, everything in it. */
+  /**
+   * The organization and, through its tables' cascades, everything in it; the accounts of its
+   * members (made by its own invitations) that belong nowhere else then.
+   */
   private async remove(id: string): Promise<void> {
     await this.transactions.run(async (manager) => {
+      const members = await manager.find(UserRecord, {
+        where: { organizationId: id },
+        select: { accountId: true },
+      });
       // Its rows go by the cascade without a tally upsert each; its tallies go below.
       for (const statement of bulkLoadStatements(this.sql.dialect)) await manager.query(statement);
       await manager.delete(Organization, { id });
+      await dropAccountsWithoutMembers(
+        this.sql,
+        manager,
+        members.map((m) => m.accountId),
+      );
       // The tallies have no foreign key (database/list-tallies.ts): removed by hand.
       await this.sql.query(manager, `DELETE FROM ${LIST_TALLIES} WHERE organization_id = :id`, {
         id,

@@ -81,6 +81,8 @@ export async function portalSignIn(
   browser = new Browser(server.url),
   password = PASSWORD,
   organization?: string,
+  /** `prompt` for the authorization (`login`: the portal's switch); a step before the choice. */
+  options: { prompt?: string; beforeChoice?: () => Promise<void> } = {},
 ) {
   let choicePage: string | null = null;
   const verifier = randomBytes(32).toString('base64url');
@@ -94,6 +96,7 @@ export async function portalSignIn(
     state: 'portal',
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
+    ...(options.prompt && { prompt: options.prompt }),
   }).toString();
   let page = await browser.follow(url.toString());
   if (page.body.includes('Sign in to continue')) {
@@ -104,6 +107,7 @@ export async function portalSignIn(
   }
   if (page.body.includes('/organization"')) {
     choicePage = page.body;
+    await options.beforeChoice?.();
     page = await browser.follow(formAction(page.body, '/organization'), {
       method: 'POST',
       form: { organization: organization ?? '' },

@@ -43,7 +43,9 @@ final class User extends Model
          */
         public readonly string $accountId,
         /**
-         * Every organization of the account, this one included, oldest membership first.
+         * Every organization of the account, this one included, oldest membership first, to the person's own
+         * portal session; any other token (a personal access token, an app's) is one membership's and lists
+         * only it.
          *
          * @var list<Membership>
          */

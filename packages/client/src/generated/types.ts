@@ -1544,7 +1544,7 @@ export interface User {
   updated_at: string;
   /** The person: the same in every organization they belong to, while `id` is this membership. */
   account_id: `acc_${string}`;
-  /** Every organization of the account, this one included, oldest membership first. */
+  /** Every organization of the account, this one included, oldest membership first, to the person's own portal session; any other token (a personal access token, an app's) is one membership's and lists only it. */
   memberships: Membership[];
 }
 

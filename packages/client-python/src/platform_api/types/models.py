@@ -7538,7 +7538,7 @@ class User(BaseModel):
     account_id: str
     """The person: the same in every organization they belong to, while `id` is this membership."""
     memberships: _t.List[Membership]
-    """Every organization of the account, this one included, oldest membership first."""
+    """Every organization of the account, this one included, oldest membership first, to the person's own portal session; any other token (a personal access token, an app's) is one membership's and lists only it."""
 
     _FIELDS: _t.ClassVar[_t.Tuple[_t.Tuple[str, str], ...]] = (
         ("id", "id"),
