@@ -96,6 +96,16 @@ describe('memberships', () => {
     expect((await portalSignIn(email, new Browser(server.url), NEW_PASSWORD)).token).toBeTruthy();
   });
 
+  it('two last removals at once leave no account behind', async () => {
+    const other = (await server.createOrganization({ name: 'Seventh School' })).id;
+    const email = `both${nextPerson()}@schools.example`;
+    const first = await server.createUser(orgId, email, PASSWORD, { role: 'viewer' });
+    const second = await server.createUser(other, email, PASSWORD, { role: 'viewer' });
+    const otherAdmin = typedClient(server, (await server.createToken(other, ['all'])).token);
+    await Promise.all([remove(first.id), otherAdmin.members.delete({ params: { id: second.id } })]);
+    expect(await server.dataSource.getRepository(AccountRecord).countBy({ email })).toBe(0);
+  });
+
   it('a deleted sandbox takes the accounts of its own invitees that belong nowhere else', async () => {
     const sandbox = expectStatus(
       await asOperator().sandboxes.create({ body: { name: 'Invites', students: 0 } }),
