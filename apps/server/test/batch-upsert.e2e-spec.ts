@@ -147,13 +147,39 @@ describe('batch upserts keyed by external_id (POST /v1/students/batch, /v1/cours
     expect(await count('external_id=C-1,C-2,C-3,C-5,C-10')).toBe(0);
   });
 
-  it('takes 1,000 items in one request', async () => {
-    const items = Array.from({ length: 1000 }, (_, i) => student(`K-${i}`));
+  it('takes 1,000 items in one request, each stored and announced as it reads back', async () => {
+    const items = Array.from({ length: 1000 }, (_, i) =>
+      student(`K-${i}`, i % 2 ? { grade_level: i % 12 } : {}),
+    );
     const res = await batch('/v1/students/batch', items);
     expect(res.status).toBe(200);
     expect(res.body.counts.created).toBe(1000);
     const total = await raw.get<{ meta: { total: number } }>('/v1/students?external_id=K-0,K-999');
     expect(total.body.meta.total).toBe(2);
+
+    // Half changed: written back as one statement (PostgreSQL: one array per column).
+    const before = (await eventsOf(server, orgId)).length;
+    const changed = items.map((item, i) =>
+      i < 500 ? { ...item, last_name: `Changed ${i}` } : item,
+    );
+    const again = await batch('/v1/students/batch', changed);
+    expect(again.body.counts).toEqual({ created: 0, updated: 500, unchanged: 500, failed: 0 });
+    for (const index of [1, 2, 999]) {
+      const { id } = again.body.data[index]!;
+      const record = (await raw.get<Row>(`/v1/students/${id}`)).body;
+      expect(record).toMatchObject({
+        external_id: `K-${index}`,
+        last_name: index < 500 ? `Changed ${index}` : `K-${index}`,
+        grade_level: index % 2 ? index % 12 : null,
+      });
+      if (index < 500) {
+        const event = (await eventsOf(server, orgId))
+          .slice(before)
+          .find((e) => (e.data as Row).id === id)!;
+        expect(event.type).toBe('student.updated');
+        expect(event.data).toEqual(record);
+      }
+    }
   });
 
   it('an Idempotency-Key covers the whole batch: the retry replays, nothing runs twice', async () => {

@@ -4,7 +4,8 @@
  */
 import { expectStatus, typedClient } from './support/api';
 import { AccountRecord } from '../src/oauth/entities';
-import { Browser } from '../src/testing';
+import { PORTAL_CLIENT_ID } from '../src/oauth/portal-client';
+import { Browser, formAction } from '../src/testing';
 import {
   asOperator,
   nextPerson,
@@ -44,6 +45,25 @@ describe('memberships', () => {
     // Each membership's token is of its own organization.
     const info = expectStatus(await typedClient(server, again.token).token.retrieve(), 200).body;
     expect(info.organization_id).toBe(orgId);
+  });
+
+  it('a choice posted without the password signs nobody in', async () => {
+    const browser = new Browser(server.url);
+    const url = new URL('/oauth/authorize', server.url);
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: PORTAL_CLIENT_ID,
+      redirect_uri: `${server.url}/portal/callback`,
+      scope: 'students:read',
+      state: 'skip',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+    }).toString();
+    const login = await browser.follow(url.toString());
+    const choose = formAction(login.body, '/login').replace(/\/login$/, '/organization');
+    const res = await browser.follow(choose, { method: 'POST', form: { organization: orgId } });
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('Sign in first');
   });
 
   it('a choice of an organization the account is not in signs nobody in', async () => {

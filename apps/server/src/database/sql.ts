@@ -360,6 +360,11 @@ export class Sql {
 const INSERT_CHUNK = 500;
 /** Rows per unnested INSERT on PostgreSQL (its parameters are one array per column). */
 const UNNEST_CHUNK = 5000;
+/**
+ * The fewest rows written as arrays on PostgreSQL: a batch upsert's 1,000, an import's or a
+ * seed's chunks; not the 100 events of a delivery benchmark's transaction (bench/README.md).
+ */
+const UNNEST_MIN_ROWS = 250;
 
 /**
  * Multi-row INSERTs of `rows` (seeding, imports, outbox fan-out, test data). The SQL is built from
@@ -417,9 +422,14 @@ async function writeRows(
   const into = `INSERT INTO ${quoteIdentifier(tableName)} (${columns
     .map((column) => quoteIdentifier(column.databaseName))
     .join(', ')}) `;
-  if (dialect === 'postgres' && columns.every((column) => !column.isArray)) {
+  if (
+    dialect === 'postgres' &&
+    rows.length >= UNNEST_MIN_ROWS &&
+    columns.every((column) => !column.isArray)
+  ) {
     // One array per column, unnested into rows: a statement of as many parameters as columns,
-    // which PostgreSQL parses and binds in a fraction of the time thousands of them take.
+    // which PostgreSQL parses and binds in a fraction of the time thousands of them take. Fewer
+    // rows keep their VALUES list, whose parameters cost less than arrays to write and read.
     const arrays = columns.map((column) => {
       const type = driver.normalizeType(column);
       return `$${columns.indexOf(column) + 1}::${type}[]`;
