@@ -13,6 +13,8 @@ interface IdPrefixes {
   personal_access_token: 'tok';
   oauth_client: 'oac';
   user: 'usr';
+  /** A person, the same in every organization they belong to (`GET /v1/user`'s `account_id`). */
+  account: 'acc';
   audit_event: 'aud';
   invitation: 'inv';
   export: 'exp';

@@ -438,7 +438,9 @@ async function writeRows(
     for (let i = 0; i < rows.length; i += UNNEST_CHUNK) {
       const chunk = rows.slice(i, i + UNNEST_CHUNK);
       const values = columns.map((column) =>
-        chunk.map((row) => driver.preparePersistentValue(column.getEntityValue(row), column)),
+        chunk.map((row): unknown =>
+          driver.preparePersistentValue(column.getEntityValue(row), column),
+        ),
       );
       await manager.query(into + select + tail, values);
     }
