@@ -354,7 +354,11 @@ it('starts the delivery chain of each endpoint already there at its organization
   }
 });
 
-it('gives every user there an account of their own, and its down gives the person back', async () => {
+/**
+ * A database migrated to just before the accounts split with two users there (one mid-way
+ * through an email change), then migrated to the end.
+ */
+async function migratedThroughAccounts() {
   const options = dataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl }).database, APP_SCHEMA);
   const all = options.migrations as (new () => MigrationInterface)[];
   const split = all.findIndex((Migration) => new Migration().name === 'Accounts1769500000000');
@@ -370,7 +374,6 @@ it('gives every user there an account of their own, and its down gives the perso
         `INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (${p(1)}, ${p(2)}, 'standard', ${p(3)}, ${p(4)})`,
         [org, org, now, now],
       );
-    // One user mid-way through an email change, one plain.
     await before.query(
       `INSERT INTO users (id, organization_id, email, password_hash, role, pending_email, email_change_hash, created_at, updated_at)
        VALUES ('usr_01F', 'org_F', 'ada@harbour.example', 'hash-ada', 'developer', 'ada@new.example', 'change-ada', ${p(1)}, ${p(2)}),
@@ -382,30 +385,41 @@ it('gives every user there an account of their own, and its down gives the perso
   }
   const db = new DataSource(options);
   await db.initialize();
+  await db.runMigrations({ transaction: 'each' });
+  /** Undoes the split and every migration after it, and with `everything` the ones before. */
+  const undo = async (everything = false) => {
+    const count = everything ? all.length : all.length - split;
+    for (let i = 0; i < count; i += 1) await db.undoLastMigration();
+  };
+  return { db, p, now, undo };
+}
+
+const ADA = {
+  email: 'ada@harbour.example',
+  password_hash: 'hash-ada',
+  pending_email: 'ada@new.example',
+  email_change_hash: 'change-ada',
+};
+const BO = {
+  email: 'bo@harbour.example',
+  password_hash: 'hash-bo',
+  pending_email: null,
+  email_change_hash: null,
+};
+
+it('gives every user there an account of their own with the same ULID', async () => {
+  const { db, undo } = await migratedThroughAccounts();
   try {
-    await db.runMigrations({ transaction: 'each' });
-    // The person moved to an account with the same ULID; the user (the membership) kept its id,
-    // so the tokens, grants and sessions that name it act as before.
+    // The person moved to the account; the user (the membership) kept its id, so the tokens,
+    // grants and sessions that name it act as before.
     expect(
       await db.query(
         `SELECT id, email, password_hash, pending_email, email_change_hash FROM accounts
          WHERE id IN ('acc_01F', 'acc_01G') ORDER BY id`,
       ),
     ).toEqual([
-      {
-        id: 'acc_01F',
-        email: 'ada@harbour.example',
-        password_hash: 'hash-ada',
-        pending_email: 'ada@new.example',
-        email_change_hash: 'change-ada',
-      },
-      {
-        id: 'acc_01G',
-        email: 'bo@harbour.example',
-        password_hash: 'hash-bo',
-        pending_email: null,
-        email_change_hash: null,
-      },
+      { id: 'acc_01F', ...ADA },
+      { id: 'acc_01G', ...BO },
     ]);
     expect(
       await db.query(
@@ -415,36 +429,32 @@ it('gives every user there an account of their own, and its down gives the perso
       { id: 'usr_01F', account_id: 'acc_01F', organization_id: 'org_F', role: 'developer' },
       { id: 'usr_01G', account_id: 'acc_01G', organization_id: 'org_G', role: 'admin' },
     ]);
-    // Ada joins org_G too; the down keeps each account's oldest user, with the person's columns.
+    await undo(true);
+  } finally {
+    await db.destroy();
+  }
+});
+
+it("undoes the split to each account's oldest user, with the person's columns back", async () => {
+  const { db, p, now, undo } = await migratedThroughAccounts();
+  try {
+    // Ada joins org_G too: not restorable as a person of its own.
     await db.query(
       `INSERT INTO users (id, organization_id, account_id, email, password_hash, role, created_at, updated_at)
        VALUES ('usr_02F', 'org_G', 'acc_01F', 'ada@harbour.example', 'hash-ada', 'viewer', ${p(1)}, ${p(2)})`,
       [now, now],
     );
-    const after = all.length - split;
-    for (let i = 0; i < after; i += 1) await db.undoLastMigration();
+    await undo();
     expect(
       await db.query(
         `SELECT id, email, password_hash, pending_email, email_change_hash FROM users
          WHERE id IN ('usr_01F', 'usr_02F', 'usr_01G') ORDER BY id`,
       ),
     ).toEqual([
-      {
-        id: 'usr_01F',
-        email: 'ada@harbour.example',
-        password_hash: 'hash-ada',
-        pending_email: 'ada@new.example',
-        email_change_hash: 'change-ada',
-      },
-      {
-        id: 'usr_01G',
-        email: 'bo@harbour.example',
-        password_hash: 'hash-bo',
-        pending_email: null,
-        email_change_hash: null,
-      },
+      { id: 'usr_01F', ...ADA },
+      { id: 'usr_01G', ...BO },
     ]);
-    for (let i = 0; i < split; i += 1) await db.undoLastMigration();
+    await undo(true);
   } finally {
     await db.destroy();
   }

@@ -92,6 +92,32 @@ export class UserController {
     private readonly sessions: UserSessionsService,
   ) {}
 
+  /**
+   * The calling member with their account. The person's other organizations are for their own
+   * portal session; a token an app or an integration holds is one membership's, and learns of
+   * no other.
+   */
+  private async me(principal: Principal, userId: string) {
+    const user = await this.members.retrieve(principal.organizationId, userId).catch(() => {
+      throw notFound('member', userId);
+    });
+    const own = principal.kind === 'oauth_access_token' && isPortalClient(principal.clientId);
+    const memberships = own ? await this.users.usersOf(user.accountId) : [user];
+    const organizations = await this.members.organizationNames(
+      memberships.map((m) => m.organizationId),
+    );
+    return {
+      ...toMemberResource(user),
+      account_id: publicId('account', user.accountId),
+      memberships: memberships.map((m) => ({
+        organization_id: publicId('organization', m.organizationId),
+        organization_name: organizations.get(m.organizationId) ?? '',
+        role: m.role,
+        member_id: publicId('user', m.id),
+      })),
+    };
+  }
+
   @TsRestHandler(contract.user)
   handle(@CurrentPrincipal() principal: Principal, @CurrentAuditActor() actor: ApiAuditActor) {
     const userId = principal.userId ?? '';
@@ -101,31 +127,7 @@ export class UserController {
       targetId: userId,
     });
     return tsRestHandler(contract.user, {
-      retrieve: async () => {
-        const user = await this.members.retrieve(principal.organizationId, userId).catch(() => {
-          throw notFound('member', userId);
-        });
-        // The person's other organizations are for their own portal session; a token an app
-        // or an integration holds is one membership's, and learns of no other.
-        const own = principal.kind === 'oauth_access_token' && isPortalClient(principal.clientId);
-        const memberships = own ? await this.users.usersOf(user.accountId) : [user];
-        const organizations = await this.members.organizationNames(
-          memberships.map((m) => m.organizationId),
-        );
-        return {
-          status: 200,
-          body: {
-            ...toMemberResource(user),
-            account_id: publicId('account', user.accountId),
-            memberships: memberships.map((m) => ({
-              organization_id: publicId('organization', m.organizationId),
-              organization_name: organizations.get(m.organizationId) ?? '',
-              role: m.role,
-              member_id: publicId('user', m.id),
-            })),
-          },
-        };
-      },
+      retrieve: async () => ({ status: 200, body: await this.me(principal, userId) }),
       changePassword: async ({ body }) => {
         await this.users.changePassword(userId, body.current_password, body.new_password, {
           keepGrantId: principal.kind === 'oauth_access_token' ? principal.grantId : null,
