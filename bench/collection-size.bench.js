@@ -341,7 +341,7 @@ async function runDatabase(kind) {
     const l = out.datasets.large[i];
     const { search, worst } = CASES[i];
     // What the case is held to (bench/lib/goals.js reads it): a list's ratio, a search's ratio
-    // and its p50 at the larger size, or nothing (the worst case is reported only).
+    // and its p50 at the larger size, or (the worst case) answering 200 within the budget.
     const kind = worst ? 'worst' : search ? 'search' : 'list';
     return { case: s.case, kind, ratio_p50: l.p50_ms / s.p50_ms, ratio_p99: l.p99_ms / s.p99_ms };
   });
@@ -361,7 +361,7 @@ function report(out) {
     const l = out.datasets.large[i];
     const c = CASES[i];
     let goal;
-    if (c.worst) goal = 'reported only';
+    if (c.worst) goal = `${l.statuses[200] === l.n ? 'ok' : 'MISS'} 200 within the budget`;
     else if (c.search)
       goal = `${r.ratio_p50 <= RATIO_GOAL ? 'ok' : 'MISS'} ratio, ${l.p50_ms < SEARCH_GOAL_MS ? 'ok' : 'MISS'} <50ms`;
     else goal = r.ratio_p50 <= RATIO_GOAL ? 'ok' : 'MISS';

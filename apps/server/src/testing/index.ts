@@ -120,8 +120,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const database = options.databaseUrl
     ? { databaseUrl: options.databaseUrl, drop: () => Promise.resolve() }
     : await prepareDatabase(options);
-  const port = await freePort();
-  const config = testServerConfig(options, port, database.databaseUrl);
+  let port = await freePort();
+  let config = testServerConfig(options, port, database.databaseUrl);
   const boot = async () => {
     const app = await createApp(config, {
       abortOnError: false,
@@ -129,13 +129,25 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...(options.modules && { modules: options.modules }),
       ...(options.clock && { clock: options.clock }),
     });
-    await app.listen(port, '127.0.0.1');
+    await app.listen(port, '127.0.0.1').catch(async (error: unknown) => {
+      await app.close();
+      throw error;
+    });
     return app;
   };
-  const first = await boot().catch(async (error: unknown) => {
-    await database.drop();
-    throw error;
-  });
+  // The port was free when picked, but another process (an outgoing connection's ephemeral
+  // port) may take it before the app binds it: then the app boots again on another.
+  const first = await boot()
+    .catch(async (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      port = await freePort();
+      config = testServerConfig(options, port, database.databaseUrl);
+      return boot();
+    })
+    .catch(async (error: unknown) => {
+      await database.drop();
+      throw error;
+    });
   let running: NestExpressApplication | undefined = first;
   const stopApp = async () => {
     const app = running;

@@ -24,6 +24,7 @@ export {
   type ListStatements,
   type PageTotal,
   POSTGRES_SEARCH_COUNT_SETTINGS,
+  POSTGRES_WALK_ROWS,
   SEARCH_COUNT_AHEAD,
   SEARCH_WALK_ROWS,
   type Statement,
@@ -41,9 +42,10 @@ export class ListCollection<T extends ObjectLiteral> {
   private readonly listSql: ListSql<T>;
 
   /**
-   * SQLite: the columns that follow `organization_id` in one of the table's indexes, read from the
-   * database once, at the first search that could walk (SEARCH_WALK_ROWS). Without such an index
-   * a walk would sort the organization's rows; the index's page sorts only the matches.
+   * The columns that follow `organization_id` in one of the table's indexes, read from the
+   * database once, at the first search that could walk (SEARCH_WALK_ROWS, POSTGRES_WALK_ROWS).
+   * Without such an index a walk would sort the organization's rows; the index's page sorts only
+   * the matches.
    */
   private orderedColumns?: Promise<ReadonlySet<string>>;
 
@@ -83,7 +85,9 @@ export class ListCollection<T extends ObjectLiteral> {
    * `offset + per_page + totalCountAhead` rows (`searchCountAhead` for a `q` search; see
    * `PageTotal`), so neither costs more in a collection of a million than in one of ten thousand.
    * A `q` search runs under a time budget and answers 503 past it, whether it is served by the
-   * trigram index (3+ characters) or scans the organization's rows (1–2 characters).
+   * trigram index (3+ characters) or scans the organization's rows (1–2 characters). A q that
+   * most rows contain is served by walking the list's order instead (SEARCH_WALK_ROWS,
+   * POSTGRES_WALK_ROWS).
    */
   async find(
     organizationId: string,
@@ -124,16 +128,7 @@ export class ListCollection<T extends ObjectLiteral> {
     let pageRows: Record<string, unknown>[];
     try {
       if (searching && sql.dialect === 'postgres') {
-        // SET LOCAL lasts until the end of this transaction, so the pooled connection goes back
-        // with its usual (unlimited) timeout.
-        [counted, pageRows] = await manager.transaction(async (tx) => {
-          await tx.query(`SET LOCAL statement_timeout = ${Math.ceil(budgetMs)}`);
-          const settings = indexedSearch(query) ? POSTGRES_SEARCH_COUNT_SETTINGS : [];
-          for (const setting of settings) await tx.query(`SET LOCAL ${setting} = off`);
-          const total = await sql.query<CountRow>(tx, count.text, count.params);
-          for (const setting of settings) await tx.query(`SET LOCAL ${setting} TO DEFAULT`);
-          return [total, await sql.query(tx, page.text, page.params)];
-        });
+        [counted, pageRows] = await this.postgresSearch(query, { count, page, walk }, budgetMs);
       } else if (walk) {
         // SQLite runs statements one at a time anyway: count first, and when the matches run
         // past the bound (so the page is full), try the walk; a short walk proves nothing.
@@ -182,6 +177,32 @@ export class ListCollection<T extends ObjectLiteral> {
   }
 
   /**
+   * A PostgreSQL search's count and page, under the budget: from the walk when a broad q reaches
+   * the count's bound there (POSTGRES_WALK_ROWS), else the trigram count and the page.
+   */
+  private async postgresSearch(
+    query: ListQuery,
+    { count, page, walk }: Pick<ListStatements, 'count' | 'page' | 'walk'>,
+    budgetMs: number,
+  ): Promise<[{ total: number | string }[], Record<string, unknown>[]]> {
+    const sql = this.sql;
+    const walks = walk && (await this.indexedOrders()).has(walk.sortColumn);
+    const cap = Number(count.params.cap);
+    // SET LOCAL lasts until the end of this transaction, so the pooled connection goes back
+    // with its usual (unlimited) timeout.
+    return this.repo.manager.transaction(async (tx) => {
+      await tx.query(`SET LOCAL statement_timeout = ${Math.ceil(budgetMs)}`);
+      const walked = walks ? await sql.query(tx, walk.text, walk.params) : [];
+      if (Number(walked[0]?.[TOTAL_COLUMN] ?? 0) >= cap) return [[{ total: cap }], walked];
+      const settings = indexedSearch(query) ? POSTGRES_SEARCH_COUNT_SETTINGS : [];
+      for (const setting of settings) await tx.query(`SET LOCAL ${setting} = off`);
+      const total = await sql.query<{ total: number | string }>(tx, count.text, count.params);
+      for (const setting of settings) await tx.query(`SET LOCAL ${setting} TO DEFAULT`);
+      return [total, await sql.query(tx, page.text, page.params)];
+    });
+  }
+
+  /**
    * `meta.total` and the cursor of the next page. Under a cursor a counted total is the pages
    * before it at `per_page` each and the matches counted after it: not exact, since the records
    * before the cursor are not counted again (that would cost what OFFSET does). A full page has a
@@ -224,11 +245,22 @@ export class ListCollection<T extends ObjectLiteral> {
     return this.listSql.statements(organizationId, query, searchDeadline);
   }
 
-  /** See orderedColumns (SQLite only). */
+  /** See orderedColumns. */
   private indexedOrders(): Promise<ReadonlySet<string>> {
     this.orderedColumns ??= (async () => {
       const manager = this.repo.manager;
       const organization = this.repo.metadata.findColumnWithPropertyName('organizationId');
+      if (this.sql.dialect === 'postgres') {
+        // Each index's first two columns (indkey is 0-based); an expression's attnum is 0.
+        const rows: { name: string }[] = await manager.query(
+          'SELECT s.attname AS name FROM pg_index i ' +
+            'JOIN pg_attribute o ON o.attrelid = i.indrelid AND o.attnum = i.indkey[0] ' +
+            'JOIN pg_attribute s ON s.attrelid = i.indrelid AND s.attnum = i.indkey[1] ' +
+            'WHERE i.indrelid = to_regclass($1) AND o.attname = $2 AND i.indpred IS NULL',
+          [quoteIdentifier(this.repo.metadata.tableName), organization?.databaseName],
+        );
+        return new Set(rows.map((row) => row.name));
+      }
       const indexes: { name: string }[] = await manager.query(
         `PRAGMA index_list(${quoteIdentifier(this.repo.metadata.tableName)})`,
       );

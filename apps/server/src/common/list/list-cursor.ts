@@ -56,3 +56,38 @@ function listCursorTag(organizationId: string, collection: string, encoded: stri
     'base64url',
   ).slice(0, LIST_CURSOR_TAG_LENGTH);
 }
+
+const NUMERIC_TYPES = new Set<unknown>([
+  Number,
+  'integer',
+  'int',
+  'bigint',
+  'real',
+  'numeric',
+  'double precision',
+]);
+const TIMESTAMP_TYPES = new Set<unknown>([Date, 'datetime', 'timestamptz', 'timestamp']);
+
+/**
+ * A cursor's key value as its column takes it (a timestamp as a Date), or the 400 naming
+ * `query.cursor` when it cannot be one of the column's values.
+ */
+export function cursorKey(
+  value: string | number | null,
+  column: { type: unknown; isNullable: boolean } | undefined,
+): string | number | Date | null {
+  const refuse = () =>
+    badListCursor('cursor is not a cursor of this list: pass the cursor from links.next');
+  if (!column) throw refuse();
+  if (value === null) {
+    if (!column.isNullable) throw refuse();
+    return null;
+  }
+  if (TIMESTAMP_TYPES.has(column.type)) {
+    const date = typeof value === 'string' ? new Date(value) : undefined;
+    if (!date || Number.isNaN(date.getTime()) || date.toISOString() !== value) throw refuse();
+    return date;
+  }
+  if (typeof value !== (NUMERIC_TYPES.has(column.type) ? 'number' : 'string')) throw refuse();
+  return value;
+}

@@ -14,12 +14,14 @@ import type { ObjectLiteral, Repository } from 'typeorm';
 import { LIST_TALLIES, talliedFields, WHOLE_COLLECTION } from '../../database/list-tallies';
 import { SEARCH_DEADLINE_FUNCTION, SEARCH_FOLD_FUNCTION } from '../../database/search-functions';
 import { quoteIdentifier, type Sql } from '../../database/sql';
-import { badListCursor, cursorValue } from './list-cursor';
+import { cursorKey, cursorValue } from './list-cursor';
 import {
   type ComputedFilter,
   type ListFields,
   type ListStatements,
   pageLimit,
+  POSTGRES_WALK_PROBE,
+  POSTGRES_WALK_ROWS,
   SEARCH_COUNT_AHEAD,
   SEARCH_WALK_ROWS,
   TOTAL_COUNT_AHEAD,
@@ -155,6 +157,13 @@ export class ListSql<T extends ObjectLiteral> {
     }
     const rows = `FROM ${table} WHERE ${id} IN (SELECT ${id} ${filtered}) ORDER BY ${order}`;
     const page = { text: `SELECT ${this.select} ${rows}`, params: pageParams };
+    const cap = Number(count.params.cap);
+    if (searching && indexedSearch(query) && query.sort.length === 1 && cap < POSTGRES_WALK_ROWS)
+      return {
+        count,
+        page,
+        walk: this.postgresWalk(query, clauses, order, { ...pageParams, cap }),
+      };
     const every = searching
       ? undefined
       : { text: `SELECT ${this.select} FROM ${from} WHERE ${where} ORDER BY ${order}`, params };
@@ -360,6 +369,48 @@ export class ListSql<T extends ObjectLiteral> {
   }
 
   /**
+   * POSTGRES_WALK_ROWS: the window is the list's first rows after the cursor, whatever the
+   * filters, so the walk reads at most that many; named as the table, so the query's own WHERE
+   * (filters and q) and ORDER BY test them. Its matches stop at the count's bound. The walk
+   * runs only when the first POSTGRES_WALK_PROBE rows hold half the matches its bound needs
+   * there (`dense`), so a q that is not broad costs that probe, not the whole window.
+   */
+  private postgresWalk(
+    query: ListQuery,
+    { filters, where, params }: ListClauses,
+    order: string,
+    pageParams: Record<string, unknown> & { cap: number },
+  ): NonNullable<ListStatements['walk']> {
+    const { table } = this;
+    const [key] = query.sort;
+    const dir = key?.direction === 'asc' ? 'ASC' : 'DESC';
+    const sort = this.column(key?.field ?? 'created_at');
+    const bounds = query.after ? [filters[0], filters.at(-1)] : [filters[0]];
+    const window = (limit: string) =>
+      `SELECT * FROM ${table} WHERE ${bounds.join(' AND ')} ORDER BY ${order} LIMIT :${limit}`;
+    // The gate, an InitPlan read once before the walk: its first rows hold enough matches.
+    const gate = `(SELECT COUNT(*) FROM (SELECT 1 FROM (${window('probe')}) AS ${table} WHERE ${where} LIMIT :dense) AS "p")`;
+    const matches =
+      `SELECT ${table}."id" AS "id", ${sort} AS "s" FROM (${window('window')}) AS ${table} ` +
+      `WHERE ${gate} >= :dense AND ${where} ORDER BY ${order} LIMIT :cap`;
+    const property = this.columns.get(key?.field ?? 'created_at')?.property ?? 'createdAt';
+    return {
+      sortColumn: this.repo.metadata.findColumnWithPropertyName(property)?.databaseName ?? '',
+      text:
+        `WITH "m" AS (${matches}) SELECT (SELECT COUNT(*) FROM "m") AS ${quoteIdentifier(TOTAL_COLUMN)}, ` +
+        `${this.select} FROM ${table} WHERE ${table}."id" IN (SELECT "m"."id" FROM "m" ` +
+        `ORDER BY "m"."s" ${dir}, "m"."id" ${dir} LIMIT :limit OFFSET :offset) ORDER BY ${order}`,
+      params: {
+        ...params,
+        ...pageParams,
+        window: POSTGRES_WALK_ROWS,
+        probe: POSTGRES_WALK_PROBE,
+        dense: Math.ceil((pageParams.cap * POSTGRES_WALK_PROBE) / POSTGRES_WALK_ROWS / 2),
+      },
+    };
+  }
+
+  /**
    * The total read from the collection's tallies: unfiltered, or one equality filter on a tallied
    * field (its values' tallies summed). Undefined when the query needs a count.
    */
@@ -424,41 +475,6 @@ export class ListSql<T extends ObjectLiteral> {
     params[name] = this.sql.bind(this.repo.metadata.target, property, condition.value);
     return `${this.column(condition.field)} ${RANGE_SQL[condition.op]} :${name}`;
   }
-}
-
-const NUMERIC_TYPES = new Set<unknown>([
-  Number,
-  'integer',
-  'int',
-  'bigint',
-  'real',
-  'numeric',
-  'double precision',
-]);
-const TIMESTAMP_TYPES = new Set<unknown>([Date, 'datetime', 'timestamptz', 'timestamp']);
-
-/**
- * A cursor's key value as its column takes it (a timestamp as a Date), or the 400 naming
- * `query.cursor` when it cannot be one of the column's values.
- */
-function cursorKey(
-  value: string | number | null,
-  column: { type: unknown; isNullable: boolean } | undefined,
-): string | number | Date | null {
-  const refuse = () =>
-    badListCursor('cursor is not a cursor of this list: pass the cursor from links.next');
-  if (!column) throw refuse();
-  if (value === null) {
-    if (!column.isNullable) throw refuse();
-    return null;
-  }
-  if (TIMESTAMP_TYPES.has(column.type)) {
-    const date = typeof value === 'string' ? new Date(value) : undefined;
-    if (!date || Number.isNaN(date.getTime()) || date.toISOString() !== value) throw refuse();
-    return date;
-  }
-  if (typeof value !== (NUMERIC_TYPES.has(column.type) ? 'number' : 'string')) throw refuse();
-  return value;
 }
 
 /** A `q` long enough for the trigram indexes (SEARCH_LENGTH.indexed code points). */

@@ -75,7 +75,11 @@ export interface ListStatements {
    * deferred join would first collect every id, then sort the rows again.)
    */
   every?: Statement;
-  /** SEARCH_WALK_ROWS: the page taken by walking the list's order; valid only when full. */
+  /**
+   * SEARCH_WALK_ROWS (SQLite): the page taken by walking the list's order; valid only when full.
+   * POSTGRES_WALK_ROWS: the page, each row carrying the matches the walk counted (TOTAL_COLUMN,
+   * at most the count's `cap`); valid only when that reaches `cap`.
+   */
   walk?: Statement & {
     /** The sort column (database name): the walk is only tried when an index serves its order. */
     sortColumn: string;
@@ -109,6 +113,25 @@ export const SEARCH_COUNT_AHEAD = 200;
  * matches, deep pages), the page is taken from the index as before. The same rows, the same order.
  */
 export const SEARCH_WALK_ROWS = 4_000;
+
+/**
+ * On PostgreSQL a search of 3+ characters first walks this many rows of the organization in the
+ * list's order (its `(organization_id, sort field, id)` index, after the cursor), testing each for
+ * the filters and q, and stops at the count's bound. When the bound is reached there, the page and
+ * the (inexact) total come from the walk. Otherwise the trigram count and page run as before. A
+ * trigram bitmap is built whole before its first row is read, so a q that most rows contain (an
+ * email domain) cost more than the budget at a million rows (a 503), where the walk stops after a
+ * few hundred. Fewer rows than SQLite's: PostgreSQL's `lower()` costs ~2.5 µs a row, and a
+ * probe first (POSTGRES_WALK_PROBE) bounds what a q that is not broad pays. A broad q is one
+ * that `cap / POSTGRES_WALK_ROWS` of the walked rows contain (7.5 % for page 1, `per_page=25`).
+ */
+export const POSTGRES_WALK_ROWS = 3_000;
+
+/**
+ * The rows of POSTGRES_WALK_ROWS's window read first, as a probe: unless they hold half the
+ * matches the count's bound needs at that rate, the walk stops there (~1.5 ms).
+ */
+export const POSTGRES_WALK_PROBE = 500;
 
 /** `meta.total` and whether it is exact (see TOTAL_COUNT_AHEAD). */
 export interface PageTotal {
