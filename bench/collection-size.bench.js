@@ -7,7 +7,8 @@
  *   pnpm --filter @platform/server build && pnpm exec node bench/collection-size.bench.js
  *   BENCH_POSTGRES_URL=postgres://platform:platform@127.0.0.1:55432/postgres pnpm exec node bench/collection-size.bench.js
  *
- * Knobs: BENCH_LARGE (default 1000000), BENCH_SMALL (default 10000), BENCH_REQUESTS (sequential
+ * Knobs: BENCH_LARGE (default 1000000), BENCH_SMALL (default 10000), BENCH_SCHOOL (a small
+ * school searched in both datasets, default 2000), BENCH_REQUESTS (sequential
  * requests per case, default 100, after BENCH_WARMUP, default 20), BENCH_ROUNDS (rounds per case
  * alternating the 10k and 1M servers, default 10), BENCH_DATABASES (sqlite,postgres).
  */
@@ -41,6 +42,8 @@ const RESULTS_FILE = path.join(__dirname, 'results', 'collection-size.json');
 const config = configFromEnv(() => ({
   large: envNumber('BENCH_LARGE', 1_000_000),
   small: envNumber('BENCH_SMALL', 10_000),
+  // A third organization, the same size in both datasets: a small school's search in a big table.
+  school: envNumber('BENCH_SCHOOL', 2_000),
   requests: envNumber('BENCH_REQUESTS', 100),
   warmup: envNumber('BENCH_WARMUP', 20),
   // The worst-case search reads every row: fewer requests keep the run short.
@@ -57,7 +60,8 @@ const RATIO_GOAL = 1.5;
 const SEARCH_GOAL_MS = 50;
 
 /**
- * Each case, as the big organization's token asks it; `expect` is the page size it should get,
+ * Each case, as the big organization's token asks it (`school`: the small school's);
+ * `expect` is the page size it should get,
  * `total` (of the dataset's size) the exact `meta.total` the tallies must give.
  */
 const all = (size) => size;
@@ -92,6 +96,21 @@ const CASES = [
   { name: 'q surname', query: 'per_page=5&q=nakamura', expect: 5, search: true },
   { name: 'q student number', query: 'per_page=5&q=S0004321', expect: 1, search: true },
   { name: 'q demo-school (all)', query: 'per_page=5&q=demo-school', expect: 5, worst: true },
+  // The small school's own token: its search should not cost more in a bigger table.
+  {
+    name: 'school q surname',
+    query: 'per_page=5&q=nakamura',
+    expect: 5,
+    search: true,
+    school: true,
+  },
+  {
+    name: 'school q number',
+    query: 'per_page=5&q=S0001234',
+    expect: 1,
+    search: true,
+    school: true,
+  },
 ];
 
 const log = (message = '') => process.stdout.write(`${message}\n`);
@@ -166,11 +185,12 @@ async function nextLink(base, query, token) {
  * first), so a change in the machine's load between them hits both datasets alike: the ratio
  * compares the datasets, not two moments of a shared machine.
  */
-async function measurePair(bases, token) {
+async function measurePair(bases, tokens) {
   const results = { small: [], large: [] };
   const datasets = ['small', 'large'];
   for (const c of CASES) {
     const n = c.worst ? config.worstRequests : config.requests;
+    const token = c.school ? tokens.school : tokens.big;
     const rounds = Math.min(config.rounds, n);
     const cursors = {};
     if (c.cursorAfter)
@@ -303,21 +323,29 @@ async function runDatabase(kind) {
       String(RATE_LIMIT),
     ]);
   const big = org('Big District');
-  const token = cli(url, [
-    'tokens:create',
-    '--org',
-    big.id,
-    '--name',
-    'bench',
-    '--scopes',
-    'students:read',
-  ]).token;
+  const school = org('Small School');
+  const tokenOf = (organization) =>
+    cli(url, [
+      'tokens:create',
+      '--org',
+      organization.id,
+      '--name',
+      'bench',
+      '--scopes',
+      'students:read',
+    ]).token;
+  const tokens = { big: tokenOf(big), school: tokenOf(school) };
 
   const out = { database: kind, datasets: {} };
   let started = Date.now();
-  out.seed_small_steps = await seed([{ orgTag: '1', orgId: big.id, from: 1, to: config.small }]);
+  out.seed_small_steps = await seed([
+    { orgTag: '1', orgId: big.id, from: 1, to: config.small },
+    { orgTag: '3', orgId: school.id, from: 1, to: config.school },
+  ]);
   out.seed_small_seconds = (Date.now() - started) / 1000;
-  log(`${kind}: seeded ${config.small} students in ${out.seed_small_seconds.toFixed(1)} s`);
+  log(
+    `${kind}: seeded ${config.small} students (+ ${config.school} in a small school) in ${out.seed_small_seconds.toFixed(1)} s`,
+  );
   log(`  seed steps (s): ${seedSteps(out.seed_small_steps)}`);
   const smallUrl = await copy();
 
@@ -333,7 +361,7 @@ async function runDatabase(kind) {
   );
   log(`  seed steps (s): ${seedSteps(out.seed_large_steps)}`);
   const bases = { small: await startServer(smallUrl), large: await startServer(url) };
-  Object.assign(out.datasets, await measurePair(bases, token));
+  Object.assign(out.datasets, await measurePair(bases, tokens));
   stopServers();
   await cleanup();
 

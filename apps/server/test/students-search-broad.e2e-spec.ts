@@ -1,4 +1,11 @@
-import { POSTGRES_WALK_ROWS, SEARCH_COUNT_AHEAD } from '../src/common/list/find-page';
+import { contract } from '@platform/contract';
+import {
+  pageStatements,
+  POSTGRES_WALK_ROWS,
+  SEARCH_COUNT_AHEAD,
+} from '../src/common/list/find-page';
+import { listFieldsFor } from '../src/common/list/list-fields';
+import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents, type Student } from '../src/testing';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
 import { DATABASE_KIND, rawCall, startServer, type TestServer } from './support/server';
@@ -14,11 +21,27 @@ const STUDENTS = 2 * POSTGRES_WALK_ROWS;
 const DOMAIN = 'demo-school';
 type Page = { data: { id: string }[]; links: { next: string | null } };
 
+/** A search's total: its matches up to `offset + per_page + SEARCH_COUNT_AHEAD`, then that bound. */
+const searchTotal = (matches: number, perPage: number, page = 1) => {
+  const cap = page * perPage + SEARCH_COUNT_AHEAD;
+  return { total: Math.min(matches, cap), total_exact: matches < cap };
+};
+/** The students a `q` matches: a substring of a searched field, in any case. */
+const matching = (students: Student[], q: string) =>
+  students.filter((s) =>
+    [s.firstName, s.lastName, s.email ?? '', s.studentNumber].some((v) =>
+      v.toLowerCase().includes(q.toLowerCase()),
+    ),
+  );
+
 describe('GET /v1/students?q= that most students contain', () => {
   let server: TestServer;
   let orgId: string;
   let token: string;
   let rows: Student[];
+  /** A small school's: every one of its students fits in PostgreSQL's walk. */
+  let smallToken: string;
+  let small: Student[];
 
   beforeAll(async () => {
     server = await startServer();
@@ -29,6 +52,10 @@ describe('GET /v1/students?q= that most students contain', () => {
     // Another organization's students match too: never counted, never listed.
     const other = await server.createOrganization({ name: 'Other School' });
     await server.insertStudents(other.id, 300);
+    const smallId = (await server.createOrganization({ name: 'Small School' })).id;
+    ({ token: smallToken } = await server.createToken(smallId, ['students:read']));
+    small = demoStudents(smallId, 400, Date.now(), [], 1);
+    await server.insertStudents(smallId, small);
     if (DATABASE_KIND === 'postgres') await server.dataSource.query('VACUUM ANALYZE students');
   }, 120_000);
   afterAll(() => server.close());
@@ -42,11 +69,6 @@ describe('GET /v1/students?q= that most students contain', () => {
   const byLastName = (a: Student, b: Student) =>
     compare(a.lastName, b.lastName) || compare(a.id, b.id);
   const withEmail = () => rows.filter((s) => s.email?.includes(DOMAIN));
-  /** A search's total: its matches up to `offset + per_page + SEARCH_COUNT_AHEAD`, then that bound. */
-  const searchTotal = (matches: number, perPage: number, page = 1) => {
-    const cap = page * perPage + SEARCH_COUNT_AHEAD;
-    return { total: Math.min(matches, cap), total_exact: matches < cap };
-  };
 
   it('pages newest first, each the next slice of the matches, the total the count bound', async () => {
     const expected = withEmail().sort(newestFirst);
@@ -74,6 +96,28 @@ describe('GET /v1/students?q= that most students contain', () => {
     expect(ids(res.body.data)).toEqual(ids(expected.slice(0, 50)));
   });
 
+  it('pages a surname: each page the next slice of its matches', async () => {
+    const expected = matching(rows, 'nakamura').sort(newestFirst);
+    // A few percent of the students: too few for the walk to reach the count's bound.
+    expect(expected.length).toBeGreaterThan(100);
+    expect(expected.length).toBeLessThan(STUDENTS * 0.075);
+    for (const page of [1, 2, 4]) {
+      const { meta, data } = (await list({ q: 'Nakamura', per_page: 25, page })).body;
+      expect(meta).toMatchObject(searchTotal(expected.length, 25, page));
+      expect(ids(data)).toEqual(ids(expected.slice((page - 1) * 25, page * 25)));
+    }
+  });
+
+  it("counts a small school's matches exactly: they are all in the walk's window", async () => {
+    // S000100 to S000199: more than a page needs, fewer than the count's bound.
+    const expected = matching(small, 'S0001').sort(newestFirst);
+    expect(expected).toHaveLength(100);
+    const res = await typedClient(server, smallToken).students.list({ query: { q: 'S0001' } });
+    const { meta, data } = expectStatus(res, 200).body;
+    expect(meta).toMatchObject({ total: 100, total_exact: true, total_pages: 4 });
+    expect(ids(data)).toEqual(ids(expected.slice(0, 25)));
+  });
+
   it("follows links.next through the matches: each once, in order, none of another school's", async () => {
     const expected = withEmail().sort((a, b) => -newestFirst(a, b));
     const seen: string[] = [];
@@ -99,12 +143,19 @@ describe('GET /v1/students?q= that most students contain', () => {
   () => {
     let server: TestServer;
     let token: string;
+    let orgId: string;
+    /** A small school's, which all fit in the walk's window. */
+    let smallId: string;
+    let small: Student[];
 
     beforeAll(async () => {
       server = await startServer();
-      const orgId = (await server.createOrganization()).id;
+      orgId = (await server.createOrganization()).id;
       ({ token } = await server.createToken(orgId, ['students:read']));
       await server.insertStudents(orgId, demoStudents(orgId, STUDENTS, Date.now()));
+      smallId = (await server.createOrganization({ name: 'Small School' })).id;
+      small = demoStudents(smallId, 400, Date.now(), [], 1);
+      await server.insertStudents(smallId, small);
       await server.dataSource.query('VACUUM ANALYZE students');
     }, 120_000);
     afterAll(() => server.close());
@@ -147,6 +198,26 @@ describe('GET /v1/students?q= that most students contain', () => {
 
     it('a surname is probed, then counted and paged from the trigram indexes', async () => {
       expect((await readBy('nakamura')).trigramScans).toBeGreaterThan(0);
+    });
+
+    // Last: its statements run on this test's own connection, whose counts PostgreSQL reports late.
+    it("a small school's search is answered by its walk: the window held every row", async () => {
+      const repo = server.dataSource.getRepository(StudentEntity);
+      const walkOf = async (organizationId: string, q: string) => {
+        const query = contract.students.list.query.parse({ q });
+        const fields = listFieldsFor(repo.metadata, contract.students.list.query);
+        const { walk } = pageStatements(repo, organizationId, query, fields);
+        const [row] = await server.dataSource.query(walk!.text, walk!.values);
+        return { found: Number(row?.__total), held: row?.__window ?? null };
+      };
+      // S000010 to S000019: too few for the probe, but the school's 400 rows fit in the window,
+      // so the walk reads them all and what it found is the exact count.
+      expect(matching(small, 'S00001')).toHaveLength(10);
+      expect(await walkOf(smallId, 'S00001')).toEqual({ found: 10, held: '400' });
+      // S005900 to S005999, the newest 100: dense enough to walk, but 6,000 rows do not fit.
+      expect(await walkOf(orgId, 'S0059')).toEqual({ found: 100, held: String(STUDENTS) });
+      // A broad q reaches the bound: the rows are not counted.
+      expect(await walkOf(orgId, DOMAIN)).toEqual({ found: SEARCH_COUNT_AHEAD + 25, held: null });
     });
   },
 );

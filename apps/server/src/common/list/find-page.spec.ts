@@ -11,7 +11,7 @@ import { Course } from '../../courses/course.entity';
 import { Exam } from '../../exams/exam.entity';
 import { Payment } from '../../payments/payment.entity';
 import { Student } from '../../students/student.entity';
-import { pageStatements } from './find-page';
+import { pageStatements, POSTGRES_WALK_ROWS, walkAnswer } from './find-page';
 import { listFieldsFor } from './list-fields';
 
 /**
@@ -152,5 +152,21 @@ describe(pageStatements.name, () => {
   it('keeps a counted total a statement of its own', async () => {
     const { withTotal } = await plan({ 'created_at[gte]': '2026-01-01T00:00:00Z' });
     expect(withTotal).toBeUndefined();
+  });
+});
+
+/** What a PostgreSQL walk's first row says: the page and total from it, or the trigram search. */
+describe(walkAnswer.name, () => {
+  const cap = 225;
+  it('answers with the bound, inexact, when the walk reached it', () => {
+    expect(walkAnswer({ __total: '225', __window: null }, cap)).toEqual({ total: cap });
+  });
+  it('answers with what it found, exact, when the window held every row', () => {
+    expect(walkAnswer({ __total: '10', __window: '400' }, cap)).toEqual({ total: 10 });
+    expect(walkAnswer({ __total: 0, __window: POSTGRES_WALK_ROWS }, cap)).toEqual({ total: 0 });
+  });
+  it('leaves it to the trigram search when rows were left unwalked', () => {
+    expect(walkAnswer({ __total: '100', __window: POSTGRES_WALK_ROWS + 1 }, cap)).toBeUndefined();
+    expect(walkAnswer({ __total: '100', __window: '1000000' }, cap)).toBeUndefined();
   });
 });

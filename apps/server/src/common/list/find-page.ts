@@ -15,6 +15,8 @@ import {
   type PageTotal,
   pageLimit,
   POSTGRES_SEARCH_COUNT_SETTINGS,
+  POSTGRES_WALK_ROWS,
+  WINDOW_COLUMN,
 } from './list-types';
 
 export {
@@ -31,6 +33,21 @@ export {
   TOTAL_COUNT_AHEAD,
 } from './list-types';
 export { indexedSearch } from './list-sql';
+
+/**
+ * What a PostgreSQL walk's first row says (POSTGRES_WALK_ROWS): the count's bound reached, or
+ * every row left walked (so what it found is the exact count). Undefined: the trigram count and
+ * page decide. Exported for its unit test.
+ */
+export function walkAnswer(row: Record<string, unknown>, cap: number): CountRow | undefined {
+  const found = Number(row[TOTAL_COLUMN] ?? 0);
+  if (found >= cap) return { total: cap };
+  const held = row[WINDOW_COLUMN];
+  return held != null && Number(held) <= POSTGRES_WALK_ROWS ? { total: found } : undefined;
+}
+
+/** A list's counted total. */
+type CountRow = { total: number | string };
 
 /**
  * One collection's list: its table and column names resolved from the entity metadata once,
@@ -123,7 +140,6 @@ export class ListCollection<T extends ObjectLiteral> {
     );
     const sql = this.sql;
     const manager = this.repo.manager;
-    type CountRow = { total: number | string };
     let counted: CountRow[];
     let pageRows: Record<string, unknown>[];
     try {
@@ -177,14 +193,14 @@ export class ListCollection<T extends ObjectLiteral> {
   }
 
   /**
-   * A PostgreSQL search's count and page, under the budget: from the walk when a broad q reaches
-   * the count's bound there (POSTGRES_WALK_ROWS), else the trigram count and the page.
+   * A PostgreSQL search's count and page, under the budget: from the walk when it answers
+   * (`walkAnswer`, POSTGRES_WALK_ROWS), else the trigram count and the page.
    */
   private async postgresSearch(
     query: ListQuery,
     { count, page, walk }: Pick<ListStatements, 'count' | 'page' | 'walk'>,
     budgetMs: number,
-  ): Promise<[{ total: number | string }[], Record<string, unknown>[]]> {
+  ): Promise<[CountRow[], Record<string, unknown>[]]> {
     const sql = this.sql;
     const walks = walk && (await this.indexedOrders()).has(walk.sortColumn);
     const cap = Number(count.params.cap);
@@ -193,7 +209,8 @@ export class ListCollection<T extends ObjectLiteral> {
     return this.repo.manager.transaction(async (tx) => {
       await tx.query(`SET LOCAL statement_timeout = ${Math.ceil(budgetMs)}`);
       const walked = walks ? await sql.query(tx, walk.text, walk.params) : [];
-      if (Number(walked[0]?.[TOTAL_COLUMN] ?? 0) >= cap) return [[{ total: cap }], walked];
+      const answer = walked.length > 0 && walkAnswer(walked[0]!, cap);
+      if (answer) return [[answer], walked];
       const settings = indexedSearch(query) ? POSTGRES_SEARCH_COUNT_SETTINGS : [];
       for (const setting of settings) await tx.query(`SET LOCAL ${setting} = off`);
       const total = await sql.query<{ total: number | string }>(tx, count.text, count.params);
@@ -212,7 +229,7 @@ export class ListCollection<T extends ObjectLiteral> {
     organizationId: string,
     query: ListQuery,
     count: ListStatements['count'],
-    counted: { total: number | string }[],
+    counted: CountRow[],
     page: Record<string, unknown>[],
     more: boolean,
   ): PageTotal {
@@ -295,17 +312,19 @@ export function pageStatements<T extends ObjectLiteral>(
   query: ListQuery,
   fields: ListFields,
   searchDeadline = 0,
-): { count: CompiledSql; page: CompiledSql; pageWithTotal?: CompiledSql; every?: CompiledSql } {
+): Partial<Record<'pageWithTotal' | 'every' | 'walk', CompiledSql>> &
+  Record<'count' | 'page', CompiledSql> {
   const sql = new Sql(repo.manager.connection);
-  const { count, page, pageWithTotal, every } = new ListCollection(sql, repo, fields).statements(
-    organizationId,
-    query,
-    searchDeadline,
-  );
+  const { count, page, pageWithTotal, every, walk } = new ListCollection(
+    sql,
+    repo,
+    fields,
+  ).statements(organizationId, query, searchDeadline);
   return {
     count: sql.compile(count.text, count.params),
     page: sql.compile(page.text, page.params),
     ...(pageWithTotal && { pageWithTotal: sql.compile(pageWithTotal.text, pageWithTotal.params) }),
     ...(every && { every: sql.compile(every.text, every.params) }),
+    ...(walk && { walk: sql.compile(walk.text, walk.params) }),
   };
 }

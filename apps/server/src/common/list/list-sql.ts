@@ -22,6 +22,7 @@ import {
   pageLimit,
   POSTGRES_WALK_PROBE,
   POSTGRES_WALK_ROWS,
+  WINDOW_COLUMN,
   SEARCH_COUNT_AHEAD,
   SEARCH_WALK_ROWS,
   TOTAL_COUNT_AHEAD,
@@ -369,11 +370,10 @@ export class ListSql<T extends ObjectLiteral> {
   }
 
   /**
-   * POSTGRES_WALK_ROWS: the window is the list's first rows after the cursor, whatever the
-   * filters, so the walk reads at most that many; named as the table, so the query's own WHERE
-   * (filters and q) and ORDER BY test them. Its matches stop at the count's bound. The walk
-   * runs only when the first POSTGRES_WALK_PROBE rows hold half the matches its bound needs
-   * there (`dense`), so a q that is not broad costs that probe, not the whole window.
+   * POSTGRES_WALK_ROWS: the window, the list's first rows after the cursor whatever the filters,
+   * is named as the table, so the query's own WHERE (filters and q) and ORDER BY test its rows.
+   * The walk runs when the first POSTGRES_WALK_PROBE rows hold half the matches the bound needs
+   * there (`dense`), or when the window holds every row ("w", also WINDOW_COLUMN's value).
    */
   private postgresWalk(
     query: ListQuery,
@@ -385,19 +385,28 @@ export class ListSql<T extends ObjectLiteral> {
     const [key] = query.sort;
     const dir = key?.direction === 'asc' ? 'ASC' : 'DESC';
     const sort = this.column(key?.field ?? 'created_at');
-    const bounds = query.after ? [filters[0], filters.at(-1)] : [filters[0]];
+    const bounds = `WHERE ${(query.after ? [filters[0], filters.at(-1)] : [filters[0]]).join(' AND ')}`;
     const window = (limit: string) =>
-      `SELECT * FROM ${table} WHERE ${bounds.join(' AND ')} ORDER BY ${order} LIMIT :${limit}`;
-    // The gate, an InitPlan read once before the walk: its first rows hold enough matches.
-    const gate = `(SELECT COUNT(*) FROM (SELECT 1 FROM (${window('probe')}) AS ${table} WHERE ${where} LIMIT :dense) AS "p")`;
+      `SELECT * FROM ${table} ${bounds} ORDER BY ${order} LIMIT :${limit}`;
+    // The rows there are (the tally, else up to one past the window), read once if asked.
+    const held = `(SELECT "total" FROM "w")`;
+    const rows = this.tallied
+      ? this.tallyText
+      : `SELECT COUNT(*) AS "total" FROM (SELECT 1 FROM ${table} ${bounds} LIMIT :window + 1) AS "r"`;
+    // The gate, InitPlans read once before the walk: enough matches first, or few rows at all.
+    const gate =
+      `((SELECT COUNT(*) FROM (SELECT 1 FROM (${window('probe')}) AS ${table} WHERE ${where} LIMIT :dense) AS "p") >= :dense ` +
+      `OR ${held} <= :window)`;
     const matches =
       `SELECT ${table}."id" AS "id", ${sort} AS "s" FROM (${window('window')}) AS ${table} ` +
-      `WHERE ${gate} >= :dense AND ${where} ORDER BY ${order} LIMIT :cap`;
+      `WHERE ${gate} AND ${where} ORDER BY ${order} LIMIT :cap`;
+    const found = `(SELECT COUNT(*) FROM "m")`;
     const property = this.columns.get(key?.field ?? 'created_at')?.property ?? 'createdAt';
     return {
       sortColumn: this.repo.metadata.findColumnWithPropertyName(property)?.databaseName ?? '',
       text:
-        `WITH "m" AS (${matches}) SELECT (SELECT COUNT(*) FROM "m") AS ${quoteIdentifier(TOTAL_COLUMN)}, ` +
+        `WITH "w" AS (${rows}), "m" AS (${matches}) SELECT ${found} AS ${quoteIdentifier(TOTAL_COLUMN)}, ` +
+        `CASE WHEN ${found} < :cap THEN ${held} END AS ${quoteIdentifier(WINDOW_COLUMN)}, ` +
         `${this.select} FROM ${table} WHERE ${table}."id" IN (SELECT "m"."id" FROM "m" ` +
         `ORDER BY "m"."s" ${dir}, "m"."id" ${dir} LIMIT :limit OFFSET :offset) ORDER BY ${order}`,
       params: {
@@ -406,6 +415,8 @@ export class ListSql<T extends ObjectLiteral> {
         window: POSTGRES_WALK_ROWS,
         probe: POSTGRES_WALK_PROBE,
         dense: Math.ceil((pageParams.cap * POSTGRES_WALK_PROBE) / POSTGRES_WALK_ROWS / 2),
+        ...(this.tallied &&
+          this.tallyCount(String(params.organizationId), { ...query, conditions: [] })?.params),
       },
     };
   }

@@ -78,7 +78,8 @@ export interface ListStatements {
   /**
    * SEARCH_WALK_ROWS (SQLite): the page taken by walking the list's order; valid only when full.
    * POSTGRES_WALK_ROWS: the page, each row carrying the matches the walk counted (TOTAL_COLUMN,
-   * at most the count's `cap`); valid only when that reaches `cap`.
+   * at most the count's `cap`) and, when that is under `cap`, how many rows its window held
+   * (WINDOW_COLUMN); see FindPage's postgresSearch for when it answers.
    */
   walk?: Statement & {
     /** The sort column (database name): the walk is only tried when an index serves its order. */
@@ -117,19 +118,29 @@ export const SEARCH_WALK_ROWS = 4_000;
 /**
  * On PostgreSQL a search of 3+ characters first walks this many rows of the organization in the
  * list's order (its `(organization_id, sort field, id)` index, after the cursor), testing each for
- * the filters and q, and stops at the count's bound. When the bound is reached there, the page and
- * the (inexact) total come from the walk. Otherwise the trigram count and page run as before. A
- * trigram bitmap is built whole before its first row is read, so a q that most rows contain (an
- * email domain) cost more than the budget at a million rows (a 503), where the walk stops after a
- * few hundred. Fewer rows than SQLite's: PostgreSQL's `lower()` costs ~2.5 µs a row, and a
- * probe first (POSTGRES_WALK_PROBE) bounds what a q that is not broad pays. A broad q is one
- * that `cap / POSTGRES_WALK_ROWS` of the walked rows contain (7.5 % for page 1, `per_page=25`).
+ * the filters and q, and stops at the count's bound. The walk runs when a probe finds the q broad
+ * (POSTGRES_WALK_PROBE) or when the organization's rows all fit in it (its tally says so). When
+ * the bound is reached, the page and the (inexact) total come from the walk; when the walk saw
+ * every row, so do the page and the exact total. Otherwise the trigram count and page run. A
+ * trigram bitmap is built whole before its first row is read, and over the whole table: a q that
+ * most rows contain (an email domain) cost more than the budget at a million rows (a 503), and a
+ * small school's search cost more in a big table than in a small one. Fewer rows than SQLite's:
+ * PostgreSQL's `lower()` costs ~2.5 µs a row. A broad q is one that `cap / POSTGRES_WALK_ROWS`
+ * of the walked rows contain (7.5 % for page 1, `per_page=25`).
  */
 export const POSTGRES_WALK_ROWS = 3_000;
 
 /**
+ * The column that carries, on a PostgreSQL walk's rows, how many rows it had to walk (the
+ * organization's tally, else counted up to one past POSTGRES_WALK_ROWS) when it found fewer
+ * matches than its bound. At most POSTGRES_WALK_ROWS: the walk saw every row.
+ */
+export const WINDOW_COLUMN = '__window';
+
+/**
  * The rows of POSTGRES_WALK_ROWS's window read first, as a probe: unless they hold half the
- * matches the count's bound needs at that rate, the walk stops there (~1.5 ms).
+ * matches the count's bound needs at that rate (or the window holds every row), the walk stops
+ * there (0.9 ms at a million rows).
  */
 export const POSTGRES_WALK_PROBE = 500;
 
