@@ -287,6 +287,19 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
     expect((await devSandbox.get('/v1/students')).status).toBe(401);
   });
 
+  it('takes no members of its own: an invitation into it is a 409 that names its parent', async () => {
+    const sandbox = await createSandbox();
+    const client = rawClient(server, (await sandboxToken(sandbox.id)).token);
+    const res = await client.post('/v1/invitations', { email: 'guest@s.test', role: 'viewer' });
+    expect(res.status).toBe(409);
+    expect(problemOf(res).detail).toContain(orgId);
+    expect(await count(client, '/v1/invitations')).toBe(0);
+    // The parent invites as before.
+    expect(
+      (await admin.post('/v1/invitations', { email: 'guest@s.test', role: 'viewer' })).status,
+    ).toBe(201);
+  });
+
   it('trigger makes each event type happen, exactly that event, and only in a sandbox', async () => {
     const sandbox = await createSandbox({ name: 'Events', students: 60, seed: 11 });
     const client = rawClient(server, (await sandboxToken(sandbox.id)).token);

@@ -29,6 +29,7 @@ import { Sql } from '../database/sql';
 import { MailOutbox } from '../mail/mail-outbox';
 import { AccountRecord, UserRecord } from '../oauth/entities';
 import { lockAccount, normalizeEmail, UsersService } from '../oauth/users.service';
+import { Organization } from '../organizations/organization.entity';
 import { normalizeIp } from '../rate-limit/organization-throttler.guard';
 import { hashToken } from '../security/crypto';
 import { InvitationRecord } from './invitation.entity';
@@ -41,6 +42,23 @@ const INVITATION_TTL_MS = INVITATION_TTL_DAYS * 24 * 3600 * 1000;
 export const ACCEPT_PATH = '/invitations/accept';
 
 /** `invt_` + 32 random bytes (base64url): the one-time secret in the accept link. */
+/**
+ * A sandbox has no members of its own (decision 33): its parent's members reach it through its
+ * tokens. An invitation into it would make a second, unmanaged way in.
+ */
+async function assertNotSandbox(
+  invitations: Repository<InvitationRecord>,
+  organizationId: string,
+): Promise<void> {
+  const organization = await invitations.manager.findOneBy(Organization, { id: organizationId });
+  if (organization?.parentOrganizationId) {
+    throw new ProblemException(
+      'conflict',
+      `A sandbox has no members of its own: invite to its parent organization (${organization.parentOrganizationId}), whose members reach the sandbox through its tokens`,
+    );
+  }
+}
+
 function newInvitationToken(): string {
   return `invt_${randomBytes(32).toString('base64url')}`;
 }
@@ -115,6 +133,7 @@ export class InvitationsService {
     actor: AuditActor,
   ): Promise<{ invitation: InvitationRecord; acceptUrl: string | null }> {
     assertCanGrantRole(principal, input.role);
+    await assertNotSandbox(this.invitations, principal.organizationId);
     const now = this.clock.now();
     const latest = new Date(now.getTime() + INVITATION_TTL_MS);
     let expiresAt = earlierExpiry(latest, principal.expiresAt)!;
@@ -180,6 +199,7 @@ export class InvitationsService {
   ): Promise<{ invitation: InvitationRecord; acceptUrl: string | null }> {
     const invitation = await this.retrieve(principal.organizationId, id);
     assertCanGrantRole(principal, invitation.role);
+    await assertNotSandbox(this.invitations, principal.organizationId);
     const now = this.clock.now();
     const expiresAt = earlierExpiry(
       new Date(now.getTime() + INVITATION_TTL_MS),

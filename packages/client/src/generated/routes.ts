@@ -1118,7 +1118,7 @@ export interface InvitationsResource {
   /**
    * Invite a member
    *
-   * Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+   * Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409, as is a sandbox's token: a sandbox has no members of its own (invite to its parent).
    *
    * Scope: `members:write`.
    */
@@ -1142,7 +1142,7 @@ export interface InvitationsResource {
   /**
    * Send an invitation again
    *
-   * A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again. Needs a calling token that holds every scope of the invitation's role (403 otherwise).
+   * A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again (in a sandbox, a 409 too: invite to its parent). Needs a calling token that holds every scope of the invitation's role (403 otherwise).
    *
    * Scope: `members:write`.
    */

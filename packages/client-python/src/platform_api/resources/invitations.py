@@ -84,7 +84,7 @@ class Invitations(SyncAPIResource):
 
         `POST /v1/invitations` (scope `members:write`).
 
-        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409, as is a sandbox's token: a sandbox has no members of its own (invite to its parent).
 
         Args:
             role: `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows.
@@ -139,7 +139,7 @@ class Invitations(SyncAPIResource):
 
         `POST /v1/invitations/{id}/resend` (scope `members:write`).
 
-        A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again. Needs a calling token that holds every scope of the invitation's role (403 otherwise).
+        A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again (in a sandbox, a 409 too: invite to its parent). Needs a calling token that holds every scope of the invitation's role (403 otherwise).
         """
         return self.with_raw_response.resend(
             id,
@@ -212,7 +212,7 @@ class InvitationsWithRawResponse(SyncAPIResource):
 
         `POST /v1/invitations` (scope `members:write`).
 
-        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409, as is a sandbox's token: a sandbox has no members of its own (invite to its parent).
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -282,7 +282,7 @@ class InvitationsWithRawResponse(SyncAPIResource):
 
         `POST /v1/invitations/{id}/resend` (scope `members:write`).
 
-        A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again. Needs a calling token that holds every scope of the invitation's role (403 otherwise).
+        A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again (in a sandbox, a 409 too: invite to its parent). Needs a calling token that holds every scope of the invitation's role (403 otherwise).
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
@@ -361,7 +361,7 @@ class AsyncInvitations(AsyncAPIResource):
 
         `POST /v1/invitations` (scope `members:write`).
 
-        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409, as is a sandbox's token: a sandbox has no members of its own (invite to its parent).
 
         Args:
             role: `admin`: everything, including members, the organization and the audit log. `developer`: every other scope. `viewer`: read scopes only (not the audit log). A token acting for a member never does more than the role allows.
@@ -419,7 +419,7 @@ class AsyncInvitations(AsyncAPIResource):
 
         `POST /v1/invitations/{id}/resend` (scope `members:write`).
 
-        A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again. Needs a calling token that holds every scope of the invitation's role (403 otherwise).
+        A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again (in a sandbox, a 409 too: invite to its parent). Needs a calling token that holds every scope of the invitation's role (403 otherwise).
         """
         response = await self.with_raw_response.resend(
             id,
@@ -493,7 +493,7 @@ class AsyncInvitationsWithRawResponse(AsyncAPIResource):
 
         `POST /v1/invitations` (scope `members:write`).
 
-        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409.
+        Mails the invitee a one-time link (`delivery: email`; a server without mail returns it as `accept_url` instead, not shown again), which works for 7 days (no longer than the calling token). The invitee opens it, sets a password and becomes a member with `role`. Inviting with a role needs a calling token that holds every scope of that role (403 otherwise). An email that is already a member is a 409, as is a sandbox's token: a sandbox has no members of its own (invite to its parent).
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
 
@@ -563,7 +563,7 @@ class AsyncInvitationsWithRawResponse(AsyncAPIResource):
 
         `POST /v1/invitations/{id}/resend` (scope `members:write`).
 
-        A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again. Needs a calling token that holds every scope of the invitation's role (403 otherwise).
+        A pending invitation gets a new one-time link, valid for 7 days again (no longer than the calling token); the old link stops working at once. Mailed to the invitee (`delivery: email`), or answered as `accept_url` by a server without mail. An invitation accepted, revoked or expired is a 409: invite again (in a sandbox, a 409 too: invite to its parent). Needs a calling token that holds every scope of the invitation's role (403 otherwise).
 
         Returns the raw `APIResponse`: `status_code`, `headers`, `request_id`, and `parse()`.
         """
