@@ -22,6 +22,7 @@ import {
   pageLimit,
   POSTGRES_WALK_PROBE,
   POSTGRES_WALK_ROWS,
+  POSTGRES_WALK_WHOLE,
   WINDOW_COLUMN,
   SEARCH_COUNT_AHEAD,
   SEARCH_WALK_ROWS,
@@ -372,8 +373,7 @@ export class ListSql<T extends ObjectLiteral> {
   /**
    * POSTGRES_WALK_ROWS: the window, the list's first rows after the cursor whatever the filters,
    * is named as the table, so the query's own WHERE (filters and q) and ORDER BY test its rows.
-   * The walk runs when the first POSTGRES_WALK_PROBE rows hold half the matches the bound needs
-   * there (`dense`), or when the window holds every row ("w", also WINDOW_COLUMN's value).
+   * It runs when the probe finds the q dense enough, or the organization small ("w").
    */
   private postgresWalk(
     query: ListQuery,
@@ -396,7 +396,7 @@ export class ListSql<T extends ObjectLiteral> {
     // The gate, InitPlans read once before the walk: enough matches first, or few rows at all.
     const gate =
       `((SELECT COUNT(*) FROM (SELECT 1 FROM (${window('probe')}) AS ${table} WHERE ${where} LIMIT :dense) AS "p") >= :dense ` +
-      `OR ${held} <= :window)`;
+      `OR ${held} <= :whole)`;
     const matches =
       `SELECT ${table}."id" AS "id", ${sort} AS "s" FROM (${window('window')}) AS ${table} ` +
       `WHERE ${gate} AND ${where} ORDER BY ${order} LIMIT :cap`;
@@ -414,7 +414,8 @@ export class ListSql<T extends ObjectLiteral> {
         ...pageParams,
         window: POSTGRES_WALK_ROWS,
         probe: POSTGRES_WALK_PROBE,
-        dense: Math.ceil((pageParams.cap * POSTGRES_WALK_PROBE) / POSTGRES_WALK_ROWS / 2),
+        whole: POSTGRES_WALK_WHOLE,
+        dense: Math.ceil((pageParams.cap * POSTGRES_WALK_PROBE) / POSTGRES_WALK_ROWS),
         ...(this.tallied &&
           this.tallyCount(String(params.organizationId), { ...query, conditions: [] })?.params),
       },

@@ -116,19 +116,27 @@ export const SEARCH_COUNT_AHEAD = 200;
 export const SEARCH_WALK_ROWS = 4_000;
 
 /**
- * On PostgreSQL a search of 3+ characters first walks this many rows of the organization in the
- * list's order (its `(organization_id, sort field, id)` index, after the cursor), testing each for
- * the filters and q, and stops at the count's bound. The walk runs when a probe finds the q broad
- * (POSTGRES_WALK_PROBE) or when the organization's rows all fit in it (its tally says so). When
- * the bound is reached, the page and the (inexact) total come from the walk; when the walk saw
- * every row, so do the page and the exact total. Otherwise the trigram count and page run. A
- * trigram bitmap is built whole before its first row is read, and over the whole table: a q that
- * most rows contain (an email domain) cost more than the budget at a million rows (a 503), and a
- * small school's search cost more in a big table than in a small one. Fewer rows than SQLite's:
- * PostgreSQL's `lower()` costs ~2.5 µs a row. A broad q is one that `cap / POSTGRES_WALK_ROWS`
- * of the walked rows contain (7.5 % for page 1, `per_page=25`).
+ * On PostgreSQL a search of 3+ characters first walks up to this many rows of the organization in
+ * the list's order (its `(organization_id, sort field, id)` index, after the cursor), testing each
+ * for the filters and q, and stops at the count's bound. The walk runs when a probe finds the q
+ * broad (POSTGRES_WALK_PROBE) or when the organization is small (POSTGRES_WALK_WHOLE). When the
+ * bound is reached, the page and the (inexact) total come from the walk; when the walk saw every
+ * row, so do the page and the exact total. Otherwise the trigram count and page run. A trigram
+ * bitmap is built whole before its first row is read, and over the whole table: a q whose
+ * trigrams most rows contain (an email domain, or one narrowed by a filter) cost more than the
+ * budget at a million rows (a 503), and a small school's search cost more in a big table than in
+ * a small one. Fewer rows than SQLite's: PostgreSQL's `lower()` costs ~2.5 µs a row. A broad q is
+ * one that `cap / POSTGRES_WALK_ROWS` of the walked rows contain (2.25 % for page 1,
+ * `per_page=25`).
  */
-export const POSTGRES_WALK_ROWS = 3_000;
+export const POSTGRES_WALK_ROWS = 10_000;
+
+/**
+ * An organization with at most this many rows (its tally, else its index counted up to one past
+ * POSTGRES_WALK_ROWS) is walked whatever the probe finds: its walk costs what a trigram bitmap
+ * over a small table does, and no more in a big one.
+ */
+export const POSTGRES_WALK_WHOLE = 3_000;
 
 /**
  * The column that carries, on a PostgreSQL walk's rows, how many rows it had to walk (the
@@ -138,9 +146,9 @@ export const POSTGRES_WALK_ROWS = 3_000;
 export const WINDOW_COLUMN = '__window';
 
 /**
- * The rows of POSTGRES_WALK_ROWS's window read first, as a probe: unless they hold half the
- * matches the count's bound needs at that rate (or the window holds every row), the walk stops
- * there (0.9 ms at a million rows).
+ * The rows of POSTGRES_WALK_ROWS's window read first, as a probe: unless they hold the matches
+ * the count's bound needs at that rate (or the organization is small), the walk stops there
+ * (0.9 ms at a million rows).
  */
 export const POSTGRES_WALK_PROBE = 500;
 
