@@ -9,6 +9,7 @@ import { listFieldsFor } from '../src/common/list/list-fields';
 import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents, type Student } from '../src/testing';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
+import { matching, searchTotal } from './support/search';
 import { DATABASE_KIND, rawCall, startServer, type TestServer } from './support/server';
 
 /**
@@ -22,19 +23,6 @@ import { DATABASE_KIND, rawCall, startServer, type TestServer } from './support/
 const STUDENTS = 2 * POSTGRES_WALK_WHOLE;
 const DOMAIN = 'demo-school';
 type Page = { data: { id: string }[]; links: { next: string | null } };
-
-/** A search's total: its matches up to `offset + per_page + SEARCH_COUNT_AHEAD`, then that bound. */
-const searchTotal = (matches: number, perPage: number, page = 1) => {
-  const cap = page * perPage + SEARCH_COUNT_AHEAD;
-  return { total: Math.min(matches, cap), total_exact: matches < cap };
-};
-/** The students a `q` matches: a substring of a searched field, in any case. */
-const matching = (students: Student[], q: string) =>
-  students.filter((s) =>
-    [s.firstName, s.lastName, s.email ?? '', s.studentNumber].some((v) =>
-      v.toLowerCase().includes(q.toLowerCase()),
-    ),
-  );
 
 describe('GET /v1/students?q= that most students contain', () => {
   let server: TestServer;

@@ -3,7 +3,6 @@ import {
   indexedSearch,
   pageStatements,
   POSTGRES_SEARCH_COUNT_SETTINGS,
-  SEARCH_COUNT_AHEAD,
 } from '../src/common/list/find-page';
 import { listFieldsFor } from '../src/common/list/list-fields';
 import type { CompiledSql } from '../src/database/sql';
@@ -11,6 +10,7 @@ import { Student as StudentEntity } from '../src/students/student.entity';
 import { demoStudents, type Student } from '../src/testing';
 import { expectStatus, type QueryOf, typedClient, type TypedClient } from './support/api';
 import { migratedUpTo } from './support/empty-database';
+import { matching, searchTotal } from './support/search';
 import { DATABASE_KIND, problemOf, rawCall, startServer, type TestServer } from './support/server';
 
 /**
@@ -21,14 +21,6 @@ import { DATABASE_KIND, problemOf, rawCall, startServer, type TestServer } from 
  */
 const LARGE = 20_000;
 
-/**
- * `meta.total` and `total_exact` of a search's page: the matches, counted up to
- * `offset + per_page + SEARCH_COUNT_AHEAD`; past that, that bound, flagged inexact.
- */
-function searchTotal(matches: number, perPage: number, page = 1) {
-  const cap = (page - 1) * perPage + perPage + SEARCH_COUNT_AHEAD;
-  return { total: Math.min(matches, cap), total_exact: matches < cap };
-}
 const DAY = 86_400_000;
 
 type PlanStep = string;
@@ -72,12 +64,6 @@ describe('GET /v1/students?q= (trigram-indexed search)', () => {
   const ids = (body: { data: { id: string }[] }) => body.data.map((s) => s.id);
 
   /** What `q` promises: a case-insensitive substring of a name, the email or the number. */
-  const matching = (students: Student[], q: string) =>
-    students.filter((s) =>
-      [s.firstName, s.lastName, s.email, s.studentNumber].some((v) =>
-        v?.toLowerCase().includes(q.toLowerCase()),
-      ),
-    );
   /** Code-point order, as SQLite's BINARY and PostgreSQL's C.UTF-8 collation sort. */
   const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const newestFirst = (students: Student[]) =>

@@ -41,7 +41,6 @@ const INVITATION_TTL_MS = INVITATION_TTL_DAYS * 24 * 3600 * 1000;
 /** Where an invitee opens their link (server-rendered, see `accept-pages.ts`). */
 export const ACCEPT_PATH = '/invitations/accept';
 
-/** `invt_` + 32 random bytes (base64url): the one-time secret in the accept link. */
 /**
  * A sandbox has no members of its own (decision 33): its parent's members reach it through its
  * tokens. An invitation into it would make a second, unmanaged way in.
@@ -59,6 +58,7 @@ async function assertNotSandbox(
   }
 }
 
+/** `invt_` + 32 random bytes (base64url): the one-time secret in the accept link. */
 function newInvitationToken(): string {
   return `invt_${randomBytes(32).toString('base64url')}`;
 }
