@@ -300,6 +300,38 @@ describe('sandbox organizations (/v1/sandboxes) and the trigger', () => {
     ).toBe(201);
   });
 
+  it("trigger enrolls into a course with a free seat, never a full one's 409", async () => {
+    const sandbox = await createSandbox({ name: 'Seats', students: 60, seed: 11 });
+    const client = rawClient(server, (await sandboxToken(sandbox.id)).token);
+    // Every active course of the seed made full (or archived when nobody is enrolled), then one
+    // course with two seats: the only place an enrollment can go.
+    type Course = { id: string; status: string };
+    const courses = (await client.get<{ data: Course[] }>('/v1/courses?per_page=100')).body.data;
+    for (const course of courses.filter((c) => c.status === 'active')) {
+      const enrolled = `/v1/enrollments?course_id=${course.id}&status=pending,active&per_page=1`;
+      const live = (await client.get<List>(enrolled)).body.meta.total;
+      const change = live > 0 ? { capacity: live } : { status: 'archived' };
+      expect((await client.patch(`/v1/courses/${course.id}`, change)).status).toBe(200);
+    }
+    const open = await client.post<Course>('/v1/courses', {
+      code: 'OPEN',
+      title: 'Open',
+      capacity: 2,
+    });
+    const trigger = () =>
+      client.post<{ record: { course_id: string } }>('/v1/sandbox/trigger', {
+        event: 'enrollment.created',
+      });
+    for (let seat = 1; seat <= 2; seat++) {
+      const res = await trigger();
+      expect({ seat, status: res.status }).toEqual({ seat, status: 201 });
+      expect(res.body.record.course_id).toBe(open.body.id);
+    }
+    const full = await trigger();
+    expect(full.status).toBe(409);
+    expect(problemOf(full).detail).toContain('an active course with a seat');
+  });
+
   it('trigger makes each event type happen, exactly that event, and only in a sandbox', async () => {
     const sandbox = await createSandbox({ name: 'Events', students: 60, seed: 11 });
     const client = rawClient(server, (await sandboxToken(sandbox.id)).token);

@@ -341,18 +341,24 @@ export class SandboxTriggerService {
     return row!.id;
   }
 
-  /** An active student and an active course with no live enrollment of that student. */
+  /**
+   * An active student and an active course with a free seat (its live enrollments under its
+   * capacity) and no live enrollment of that student.
+   */
   private async pair(p: Principal): Promise<{ student: string; course: string }> {
     const [row] = await this.sql.select<{ student: string; course: string }>(
       `SELECT s.id AS student, c.id AS course FROM students s JOIN courses c
-         ON c.organization_id = s.organization_id AND c.status = 'active'
+         ON c.organization_id = s.organization_id AND c.status = 'active' AND (
+           c.capacity IS NULL OR c.capacity > (SELECT COUNT(*) FROM enrollments l
+             WHERE l.course_id = c.id AND l.status IN ('pending', 'active')))
        WHERE s.organization_id = :org AND s.status = 'active' AND NOT EXISTS (
          SELECT 1 FROM enrollments e WHERE e.student_id = s.id AND e.course_id = c.id
            AND e.status IN ('pending', 'active'))
        ORDER BY s.id DESC LIMIT 1`,
       { org: p.organizationId },
     );
-    if (!row) throw nothingToChange('an active student not enrolled in an active course');
+    if (!row)
+      throw nothingToChange('an active student not enrolled in an active course with a seat');
     return row;
   }
 
