@@ -204,6 +204,12 @@ const EnvSchema = z.object({
    */
   LIST_SEARCH_COUNT_AHEAD: positiveInt.optional(),
   /**
+   * SQLite: a `q` search of 3+ characters in an organization of at most this many records (its
+   * tally) scans them instead of the database-wide trigram index; 0 never. Unset,
+   * SQLITE_SCAN_WHOLE (3,000).
+   */
+  LIST_SEARCH_SCAN_ROWS: z.coerce.number().int().min(0).optional(),
+  /**
    * Token lookups kept in memory (an LRU of this many tokens); 0 turns the cache off. Every
    * change that can alter a lookup's answer invalidates it on the next request (auth/token-cache.ts).
    */
@@ -247,8 +253,8 @@ export interface AppConfig {
   metricsToken?: string;
   /** The time budget of a list's `q` search. */
   searchTimeoutMs: number;
-  /** `LIST_TOTAL_COUNT_AHEAD` and `LIST_SEARCH_COUNT_AHEAD`, when set. */
-  list: { totalCountAhead?: number; searchCountAhead?: number };
+  /** `LIST_TOTAL_COUNT_AHEAD`, `LIST_SEARCH_COUNT_AHEAD` and `LIST_SEARCH_SCAN_ROWS`, when set. */
+  list: { totalCountAhead?: number; searchCountAhead?: number; searchScanRows?: number };
   audit: { retentionDays: number };
   /** `EXPORT_RETENTION`: how long an export's file is kept. */
   exports: { retentionMs: number };
@@ -336,6 +342,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     list: {
       ...(e.LIST_TOTAL_COUNT_AHEAD && { totalCountAhead: e.LIST_TOTAL_COUNT_AHEAD }),
       ...(e.LIST_SEARCH_COUNT_AHEAD && { searchCountAhead: e.LIST_SEARCH_COUNT_AHEAD }),
+      ...(e.LIST_SEARCH_SCAN_ROWS !== undefined && { searchScanRows: e.LIST_SEARCH_SCAN_ROWS }),
     },
     audit: { retentionDays: e.AUDIT_RETENTION_DAYS },
     exports: { retentionMs: e.EXPORT_RETENTION },

@@ -29,6 +29,7 @@ export class DatabaseModule {
             new Sql(dataSource, {
               listTotalCountAhead: config.list.totalCountAhead,
               listSearchCountAhead: config.list.searchCountAhead,
+              listSearchScanRows: config.list.searchScanRows,
             }),
           inject: [getDataSourceToken()],
         },

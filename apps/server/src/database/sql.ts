@@ -211,16 +211,24 @@ export class Sql {
   readonly listTotalCountAhead?: number;
   /** The same for a list's `q` search (`LIST_SEARCH_COUNT_AHEAD`; never past the above). */
   readonly listSearchCountAhead?: number;
+  /** The organizations whose SQLite search scans their rows (`LIST_SEARCH_SCAN_ROWS`). */
+  readonly listSearchScanRows?: number;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    options: { listTotalCountAhead?: number; listSearchCountAhead?: number } = {},
+    options: {
+      listTotalCountAhead?: number;
+      listSearchCountAhead?: number;
+      listSearchScanRows?: number;
+    } = {},
   ) {
     this.dialect = dialectOfDataSource(dataSource);
     if (options.listTotalCountAhead !== undefined)
       this.listTotalCountAhead = options.listTotalCountAhead;
     if (options.listSearchCountAhead !== undefined)
       this.listSearchCountAhead = options.listSearchCountAhead;
+    if (options.listSearchScanRows !== undefined)
+      this.listSearchScanRows = options.listSearchScanRows;
   }
 
   compile(text: string, params?: SqlParams): CompiledSql {

@@ -1,7 +1,7 @@
 import { type ListQuery, sortText } from '@platform/contract';
 import type { ObjectLiteral, Repository } from 'typeorm';
 import { listFieldsFor } from './list-fields';
-import { indexedSearch, ListSql, TOTAL_COLUMN } from './list-sql';
+import { indexedSearch, ListSql } from './list-sql';
 import { type CompiledSql, quoteIdentifier, Sql } from '../../database/sql';
 import { isSearchTimeout } from '../../database/search-functions';
 import { searchTimedOut } from './search-budget';
@@ -16,6 +16,8 @@ import {
   pageLimit,
   POSTGRES_SEARCH_COUNT_SETTINGS,
   POSTGRES_WALK_ROWS,
+  SQLITE_SCAN_WHOLE,
+  TOTAL_COLUMN,
   WINDOW_COLUMN,
 } from './list-types';
 
@@ -30,6 +32,7 @@ export {
   POSTGRES_WALK_WHOLE,
   SEARCH_COUNT_AHEAD,
   SEARCH_WALK_ROWS,
+  SQLITE_SCAN_WHOLE,
   type Statement,
   TOTAL_COUNT_AHEAD,
 } from './list-types';
@@ -133,11 +136,13 @@ export class ListCollection<T extends ObjectLiteral> {
     // A programming error: a collection with searchable fields must pass its budget.
     if (searching && !options) throw new Error('a searchable list needs ListOptions');
     const budgetMs = options?.searchTimeoutMs ?? 0;
+    const scan = searching && (await this.scansWhole(organizationId, query));
     // The search budget is elapsed time, checked by searchDeadline on the system clock too.
     const { count, page, pageWithTotal, walk } = this.statements(
       organizationId,
       query,
       Date.now() + budgetMs,
+      scan,
     );
     const sql = this.sql;
     const manager = this.repo.manager;
@@ -259,8 +264,27 @@ export class ListCollection<T extends ObjectLiteral> {
    * The count and page statements of a list query (public so tests can check their plans).
    * `searchDeadline` (epoch ms) bounds a `q` search on SQLite; PostgreSQL's is statement_timeout.
    */
-  statements(organizationId: string, query: ListQuery, searchDeadline = 0): ListStatements {
-    return this.listSql.statements(organizationId, query, searchDeadline);
+  statements(
+    organizationId: string,
+    query: ListQuery,
+    searchDeadline = 0,
+    scan = false,
+  ): ListStatements {
+    return this.listSql.statements(organizationId, query, searchDeadline, scan);
+  }
+
+  /**
+   * Whether a SQLite search of 3+ characters scans the organization's rows instead of starting
+   * from the database-wide trigram index: its tally says it has at most SQLITE_SCAN_WHOLE
+   * (`LIST_SEARCH_SCAN_ROWS`).
+   */
+  private async scansWhole(organizationId: string, query: ListQuery): Promise<boolean> {
+    const most = this.sql.listSearchScanRows ?? SQLITE_SCAN_WHOLE;
+    if (this.sql.dialect !== 'sqlite' || most === 0 || !indexedSearch(query)) return false;
+    const tally = this.listSql.tallyCount(organizationId, { ...query, conditions: [] });
+    if (!tally) return false;
+    const [row] = await this.sql.select<CountRow>(tally.text, tally.params);
+    return Number(row?.total ?? 0) <= most;
   }
 
   /** See orderedColumns. */

@@ -116,6 +116,14 @@ export const SEARCH_COUNT_AHEAD = 200;
 export const SEARCH_WALK_ROWS = 4_000;
 
 /**
+ * On SQLite, a search in an organization of at most this many rows (its tally) scans them, as a
+ * q of under 3 characters does, instead of starting from the trigram index. That index is the
+ * whole database's: a small school's `nakamura` read every Nakamura of every organization (20,000
+ * at a million students, past the budget: a 503) to find its own 40.
+ */
+export const SQLITE_SCAN_WHOLE = 3_000;
+
+/**
  * On PostgreSQL a search of 3+ characters first walks up to this many rows of the organization in
  * the list's order (its `(organization_id, sort field, id)` index, after the cursor), testing each
  * for the filters and q, and stops at the count's bound. The walk runs when a probe finds the q
@@ -168,3 +176,23 @@ export interface PageTotal {
 export function pageLimit(query: { after?: unknown; per_page: number }): number {
   return query.after ? query.per_page + 1 : query.per_page;
 }
+
+/** The FROM and WHERE of one list query, with their parameters (ListSql.clauses). */
+export interface ListClauses {
+  from: string;
+  where: string;
+  /** The organization and the query's filters (without q), also the walk's (SEARCH_WALK_ROWS). */
+  filters: string[];
+  params: Record<string, unknown>;
+  /** A SQLite search: the page's ids come from its joins, and its rows are read by id. */
+  sqliteSearch: boolean;
+  /** A SQLite search of 3+ characters, which starts from the trigram index. */
+  indexed: boolean;
+}
+
+/**
+ * The column that carries a tallied total on each of the page's rows (ListStatements'
+ * `pageWithTotal`): one statement and one round trip per list request instead of two. No entity
+ * column starts with `__`.
+ */
+export const TOTAL_COLUMN = '__total';
