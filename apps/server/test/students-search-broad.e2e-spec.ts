@@ -124,6 +124,36 @@ describe('GET /v1/students?q= that most students contain', () => {
   });
 });
 
+/** The students table's index scans, and the entries they read, as PostgreSQL counts them. */
+const counters = async (server: TestServer) => {
+  const found: { name: string; scans: string; read: string }[] = await server.dataSource.query(
+    'SELECT indexrelname AS name, idx_scan AS scans, idx_tup_read AS read ' +
+      "FROM pg_stat_user_indexes WHERE relname = 'students'",
+  );
+  const sum = (key: 'scans' | 'read', test: (name: string) => boolean) =>
+    found.filter((i) => test(i.name)).reduce((n, i) => n + Number(i[key]), 0);
+  return {
+    orderScans: sum('scans', (name) => name === 'idx_students_org_created'),
+    trigramScans: sum('scans', (name) => name.endsWith('_trgm')),
+    entriesRead: sum('read', () => true),
+  };
+};
+
+/** What the walk of a search found, and the rows it had to walk when it found too few. */
+const walkOf = async (
+  server: TestServer,
+  organizationId: string,
+  q: string,
+  more: Record<string, unknown> = {},
+) => {
+  const repo = server.dataSource.getRepository(StudentEntity);
+  const query = contract.students.list.query.parse({ q, ...more });
+  const fields = listFieldsFor(repo.metadata, contract.students.list.query);
+  const { walk } = pageStatements(repo, organizationId, query, fields);
+  const [row] = await server.dataSource.query(walk!.text, walk!.values);
+  return { found: Number(row?.__total), held: row?.__window ?? null };
+};
+
 /**
  * What a search read, as PostgreSQL's statistics count index scans and the index entries they
  * read. A backend reports its counts when it goes idle, at most once a second, so each check
@@ -151,25 +181,11 @@ describe('GET /v1/students?q= that most students contain', () => {
     }, 120_000);
     afterAll(() => server.close());
 
-    const counters = async () => {
-      const found: { name: string; scans: string; read: string }[] = await server.dataSource.query(
-        'SELECT indexrelname AS name, idx_scan AS scans, idx_tup_read AS read ' +
-          "FROM pg_stat_user_indexes WHERE relname = 'students'",
-      );
-      const sum = (key: 'scans' | 'read', test: (name: string) => boolean) =>
-        found.filter((i) => test(i.name)).reduce((n, i) => n + Number(i[key]), 0);
-      return {
-        orderScans: sum('scans', (name) => name === 'idx_students_org_created'),
-        trigramScans: sum('scans', (name) => name.endsWith('_trgm')),
-        entriesRead: sum('read', () => true),
-      };
-    };
-
     async function readBy(query: QueryOf<TypedClient['students']['list']>) {
-      const before = await counters();
+      const before = await counters(server);
       expectStatus(await typedClient(server, token).students.list({ query }), 200);
       for (let waited = 0; waited < 30_000; waited += 100) {
-        const after = await counters();
+        const after = await counters(server);
         if (after.orderScans > before.orderScans)
           return {
             trigramScans: after.trigramScans - before.trigramScans,
@@ -192,44 +208,33 @@ describe('GET /v1/students?q= that most students contain', () => {
       expect((await readBy({ q: 'S0001' })).trigramScans).toBeGreaterThan(0);
     });
 
-    /** What the walk of a search found, and the rows it had to walk when it found too few. */
-    const walkOf = async (
-      organizationId: string,
-      q: string,
-      more: Record<string, unknown> = {},
-    ) => {
-      const repo = server.dataSource.getRepository(StudentEntity);
-      const query = contract.students.list.query.parse({ q, ...more });
-      const fields = listFieldsFor(repo.metadata, contract.students.list.query);
-      const { walk } = pageStatements(repo, organizationId, query, fields);
-      const [row] = await server.dataSource.query(walk!.text, walk!.values);
-      return { found: Number(row?.__total), held: row?.__window ?? null };
-    };
-
     // Last: their statements run on this test's own connection, whose counts PostgreSQL reports
     // late.
     it("a small school's search is answered by its walk: the window held every row", async () => {
       // S000010 to S000019: too few for the probe, but the school's 400 rows fit in the window,
       // so the walk reads them all and what it found is the exact count.
       expect(matching(small, 'S00001')).toHaveLength(10);
-      expect(await walkOf(smallId, 'S00001')).toEqual({ found: 10, held: '400' });
+      expect(await walkOf(server, smallId, 'S00001')).toEqual({ found: 10, held: '400' });
       // S005900 to S005999, the newest 100: dense enough to walk, and the organization's 6,000
       // rows fit in the window, so what the walk found is the exact count.
       expect(STUDENTS).toBeLessThanOrEqual(POSTGRES_WALK_ROWS);
-      expect(await walkOf(orgId, 'S0059')).toEqual({ found: 100, held: String(STUDENTS) });
+      expect(await walkOf(server, orgId, 'S0059')).toEqual({ found: 100, held: String(STUDENTS) });
       // A broad q reaches the bound: the rows are not counted.
-      expect(await walkOf(orgId, DOMAIN)).toEqual({ found: SEARCH_COUNT_AHEAD + 25, held: null });
+      expect(await walkOf(server, orgId, DOMAIN)).toEqual({
+        found: SEARCH_COUNT_AHEAD + 25,
+        held: null,
+      });
     });
 
     it('a broad q a filter narrows to a few percent, or on a deep page, is answered by the walk', async () => {
       // Each walks past 3,000 rows. A trigram bitmap, built whole over the table, costs 200+ ms
       // for either at a million rows (a 503). Withdrawn: about 5 % of the students.
       const bound = (perPage: number, page = 1) => page * perPage + SEARCH_COUNT_AHEAD;
-      expect(await walkOf(orgId, DOMAIN, { status: 'withdrawn' })).toEqual({
+      expect(await walkOf(server, orgId, DOMAIN, { status: 'withdrawn' })).toEqual({
         found: bound(25),
         held: null,
       });
-      expect(await walkOf(orgId, DOMAIN, { per_page: 50, page: 60 })).toEqual({
+      expect(await walkOf(server, orgId, DOMAIN, { per_page: 50, page: 60 })).toEqual({
         found: bound(50, 60),
         held: null,
       });
