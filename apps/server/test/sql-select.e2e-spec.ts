@@ -1,7 +1,8 @@
 import { DataSource, QueryFailedError } from 'typeorm';
 import { loadConfig } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
-import { insertRows, Sql } from '../src/database/sql';
+import { Sql } from '../src/database/sql';
+import { insertRows } from '../src/database/write-rows';
 import { Organization } from '../src/organizations/organization.entity';
 import { APP_SCHEMA } from '../src/schema';
 import { emptyDatabase } from './support/empty-database';

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { Sql } from '../database/sql';
 import { TransactionRunner } from './transactions';
 
@@ -41,6 +41,21 @@ describe('TransactionRunner.afterCommit', () => {
     ).rejects.toThrow('fails after the write');
     expect(hook).not.toHaveBeenCalled();
     expect(await dataSource.query(`SELECT * FROM notes WHERE text = 'rolled back'`)).toEqual([]);
+  });
+
+  it('knows a transaction open only until it ends; a hook given its manager later runs at once', async () => {
+    let kept: EntityManager | undefined;
+    await transactions.run(async (manager) => {
+      kept = manager;
+      await manager.query(`INSERT INTO notes (text) VALUES ('open')`);
+      expect(transactions.isOpen(manager)).toBe(true);
+    });
+    expect(transactions.isOpen(kept!)).toBe(false);
+    const late = jest.fn();
+    transactions.afterCommit(kept!, late);
+    expect(late).toHaveBeenCalledTimes(1);
+    expect(transactions.beforeCommit(kept!, () => Promise.resolve())).toBe(false);
+    expect(transactions.isOpen(dataSource.manager)).toBe(false);
   });
 
   it('runs the hook at once outside a transaction (nothing to wait for)', () => {

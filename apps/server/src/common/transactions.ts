@@ -95,13 +95,19 @@ export class TransactionRunner {
         const value = await this.dataSource.transaction(async (manager) => {
           this.commitHooks.set(manager, hooks);
           this.preCommitHooks.set(manager, preCommit);
-          // Only while storage is full: whether this transaction writes, read before its COMMIT.
-          const changesBefore =
-            this.health.state === 'storage_full' ? await this.changesSoFar(manager) : undefined;
-          const done = await work(manager);
-          for (const hook of preCommit.splice(0)) await hook();
-          if (changesBefore !== undefined) wrote = await this.wroteSince(manager, changesBefore);
-          return done;
+          try {
+            // Only while storage is full: whether this transaction writes, read before its COMMIT.
+            const changesBefore =
+              this.health.state === 'storage_full' ? await this.changesSoFar(manager) : undefined;
+            const done = await work(manager);
+            for (const hook of preCommit.splice(0)) await hook();
+            if (changesBefore !== undefined) wrote = await this.wroteSince(manager, changesBefore);
+            return done;
+          } finally {
+            // Ended: `isOpen` says so, and a commit hook registered from now on runs at once.
+            this.commitHooks.delete(manager);
+            this.preCommitHooks.delete(manager);
+          }
         });
         // A transaction that only read commits on a full disk too: only a write that committed
         // shows the space is back (a periodic job's empty sweep must not clear readiness's 503).
@@ -181,6 +187,11 @@ export class TransactionRunner {
     const hooks = this.commitHooks.get(manager);
     if (hooks) hooks.push(hook);
     else hook();
+  }
+
+  /** Whether `manager` is a transaction run here that has not ended yet. */
+  isOpen(manager: EntityManager): boolean {
+    return this.preCommitHooks.has(manager);
   }
 
   /**

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
-import { insertRows, updateRows } from './sql';
+import { insertRows, upsertRows } from './write-rows';
 
 /** Cents in the entity, stored as hundredths of a cent: a transformer that is not idempotent. */
 @Entity({ name: 'amounts' })
@@ -36,7 +36,17 @@ class Owned {
   note!: string;
 }
 
-describe(`${insertRows.name} and ${updateRows.name} (SQLite)`, () => {
+/** A timestamp as the app's entities have them (`timestampColumn`). */
+@Entity({ name: 'stamps' })
+class Stamp {
+  @PrimaryColumn({ type: 'varchar' })
+  id!: string;
+
+  @Column({ type: Date, precision: 3 })
+  at!: Date;
+}
+
+describe(`${insertRows.name} and ${upsertRows.name} (SQLite)`, () => {
   let dir: string;
   let dataSource: DataSource;
   beforeAll(async () => {
@@ -44,12 +54,15 @@ describe(`${insertRows.name} and ${updateRows.name} (SQLite)`, () => {
     dataSource = new DataSource({
       type: 'better-sqlite3',
       database: path.join(dir, 'db.sqlite'),
-      entities: [Amount, Owned],
+      entities: [Amount, Owned, Stamp],
     });
     await dataSource.initialize();
     // This test's own table, written out as a migration would (the app's schema never syncs).
     await dataSource.query(
       'CREATE TABLE amounts (id varchar PRIMARY KEY NOT NULL, cents integer NOT NULL, settled boolean NOT NULL DEFAULT (0))',
+    );
+    await dataSource.query(
+      'CREATE TABLE stamps (id varchar PRIMARY KEY NOT NULL, at datetime NOT NULL)',
     );
     await dataSource.query(
       'CREATE TABLE owned (id varchar PRIMARY KEY NOT NULL, organization_id varchar NOT NULL, name varchar NOT NULL, note varchar NOT NULL)',
@@ -75,9 +88,31 @@ describe(`${insertRows.name} and ${updateRows.name} (SQLite)`, () => {
     expect(read.cents).toBe(7);
   });
 
-  it('updateRows writes back only the columns named, for every row, in its own organization', async () => {
-    // More rows than one statement takes, so the chunks are exercised too.
-    const rows = Array.from({ length: 1201 }, (_, i) => ({
+  it('stores each row its own timestamp where rows share one Date and where they do not', async () => {
+    const batch = new Date('2026-03-04T05:06:07.089Z');
+    const other = new Date('2027-01-02T03:04:05.006Z');
+    const dates = [batch, batch, other, batch, new Date(batch.getTime() + 1)];
+    await insertRows(
+      dataSource.manager,
+      Stamp,
+      dates.map((at, i) => ({ id: `s${i}`, at })),
+    );
+    await dataSource.manager.insert(Stamp, { id: 'typeorm', at: other });
+
+    const read = await dataSource.manager.find(Stamp, { order: { id: 'ASC' } });
+    expect(read.map((row) => [row.id, row.at.toISOString()])).toEqual([
+      ...dates.map((at, i) => [`s${i}`, at.toISOString()]),
+      ['typeorm', other.toISOString()],
+    ]);
+    const stored = await dataSource.query<{ id: string; at: string }[]>(
+      `SELECT id, at FROM stamps WHERE id IN ('s2', 'typeorm')`,
+    );
+    expect(new Set(stored.map((row) => row.at)).size).toBe(1);
+  });
+
+  it('upsertRows writes back only the columns named, for every row, in its own organization, and inserts new ones', async () => {
+    // More rows than one statement takes (30,000 values, 4 a row), so the chunks are exercised too.
+    const rows = Array.from({ length: 7_501 }, (_, i) => ({
       id: `r${i}`,
       organizationId: 'org_a',
       name: `name ${i}`,
@@ -90,10 +125,12 @@ describe(`${insertRows.name} and ${updateRows.name} (SQLite)`, () => {
     const changed = rows.map((row) => ({ ...row, name: `renamed ${row.id}`, note: 'not named' }));
     // A row claiming another organization's id changes nothing there.
     changed.push({ id: 'theirs', organizationId: 'org_a', name: 'stolen', note: 'stolen' });
-    await updateRows(dataSource.manager, Owned, changed, ['name']);
+    const added = { id: 'new', organizationId: 'org_a', name: 'renamed new', note: 'kept' };
+    await upsertRows(dataSource.manager, Owned, [...changed, added], ['name']);
 
     const stored = await dataSource.manager.find(Owned, { order: { id: 'ASC' } });
-    expect(stored).toHaveLength(1202);
+    expect(stored).toHaveLength(7_503);
+    expect(stored.find((row) => row.id === 'new')).toEqual(added);
     expect(stored.find((row) => row.id === 'theirs')).toEqual({
       id: 'theirs',
       organizationId: 'org_b',

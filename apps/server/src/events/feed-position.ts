@@ -40,13 +40,22 @@ export class FeedPositions {
     if (present.length === 0) return;
     const have = new Set(present.map((row) => row.id));
     const ordered = ids.filter((id) => have.has(id));
-    const [row] = await this.sql.query<{ position: string | number }>(manager, statements.bump, {
-      organizationId,
-      count: ordered.length,
-    });
-    const first = Number(row!.position) - ordered.length + 1;
+    const first = await this.take(manager, organizationId, ordered.length);
     // One statement for the whole transaction's events (a batch upsert records a thousand).
     await this.sql.query(manager, statements.place, { ids: JSON.stringify(ordered), first });
+  }
+
+  /**
+   * Moves the organization's counter on by `count` (`count` > 0) and returns the first of the
+   * positions it passed: the caller numbers its changes from there, in its transaction.
+   */
+  async take(manager: EntityManager, organizationId: string, count: number): Promise<number> {
+    const [row] = await this.sql.query<{ position: string | number }>(
+      manager,
+      this.sqlText().bump,
+      { organizationId, count },
+    );
+    return Number(row!.position) - count + 1;
   }
 
   private sqlText() {

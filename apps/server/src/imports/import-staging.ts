@@ -1,5 +1,5 @@
 import type { TransactionRunner } from '../common/transactions';
-import { insertRows } from '../database/sql';
+import { insertRows } from '../database/write-rows';
 import type { ReadRow } from './import-file';
 import { ImportErrorRecord, ImportRowRecord } from './import.entity';
 

@@ -13,7 +13,7 @@ import type { z } from 'zod';
 import type { Principal } from '../common/principal';
 import { OwnedRecordsFactory, PatchableResourceService } from '../common/owned-records';
 import { TransactionRunner } from '../common/transactions';
-import { insertRows } from '../database/sql';
+import { insertRows } from '../database/write-rows';
 import { type BatchItem, createBody, upsertBatch } from '../common/batch-upsert';
 import { Student } from './student.entity';
 

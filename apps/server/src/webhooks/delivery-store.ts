@@ -3,7 +3,7 @@ import type { EventType } from '@platform/contract';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { newId } from '../common/ids';
-import { insertRows } from '../database/sql';
+import { insertRows } from '../database/write-rows';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig, WebhookConfig } from '../config/env';
 import { Sql } from '../database/sql';

@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
 import { loadConfig } from '../../src/config/env';
 import { dataSourceOptions } from '../../src/database/data-source';
-import { insertRows } from '../../src/database/sql';
+import { insertRows } from '../../src/database/write-rows';
 import { APP_SCHEMA } from '../../src/schema';
 
 /**
