@@ -114,4 +114,68 @@ describe('change feed positions', () => {
     expect(rows.map((r) => [JSON.parse(r.data).id, Number(r.position)])).toEqual([['crs_kept', 1]]);
     expect(await server.app.get(FeedPositions).head(server.dataSource.manager, org)).toBe('1');
   });
+
+  it('numbers one transaction’s changes in the order recorded, one by one and in batches', async () => {
+    const [first, second] = [(await server.createOrganization()).id, await seedOrganization()];
+    const transactions = server.app.get(TransactionRunner);
+    const events = server.app.get(EventsService);
+    const deleted = (id: string) => ({
+      type: 'course.deleted' as const,
+      data: { id, object: 'course', deleted: true } as unknown as EventData<'course.deleted'>,
+    });
+    await transactions.atomic(async () => {
+      await transactions.run(async (manager) => {
+        await events.recordMany(manager, first, [deleted('a1')]);
+        await events.recordMany(manager, second, [deleted('b3'), deleted('b4')]);
+        await events.recordMany(manager, first, [deleted('a2'), deleted('a3')]);
+      });
+      await transactions
+        .run(async (manager) => {
+          await events.recordMany(manager, first, [deleted('undone')]);
+          throw new Error('undo this part');
+        })
+        .catch(() => undefined);
+      await transactions.run(async (manager) => {
+        await events.recordMany(manager, first, [deleted('a4')]);
+        await events.recordMany(manager, second, [deleted('b5')]);
+      });
+    });
+    const numbered = async (org: string) => {
+      const rows: { data: string; position: string | number }[] = await server.dataSource.query(
+        server.config.database.type === 'postgres'
+          ? 'SELECT data, position FROM events WHERE organization_id = $1 ORDER BY position'
+          : 'SELECT data, position FROM events WHERE organization_id = ? ORDER BY position',
+        [org],
+      );
+      return rows.map((r) => [JSON.parse(r.data).id, Number(r.position)]);
+    };
+    expect(await numbered(first)).toEqual([
+      ['a1', 1],
+      ['a2', 2],
+      ['a3', 3],
+      ['a4', 4],
+    ]);
+    expect(await numbered(second)).toEqual([
+      ['b1', 1],
+      ['b2', 2],
+      ['b3', 3],
+      ['b4', 4],
+      ['b5', 5],
+    ]);
+  });
+
+  /** An organization whose feed already holds two changes (`b1`, `b2`), committed separately. */
+  async function seedOrganization(): Promise<string> {
+    const org = (await server.createOrganization()).id;
+    const events = server.app.get(EventsService);
+    for (const id of ['b1', 'b2'])
+      await server.app.get(TransactionRunner).run((manager) =>
+        events.record(manager, org, 'course.deleted', {
+          id,
+          object: 'course',
+          deleted: true,
+        } as unknown as EventData<'course.deleted'>),
+      );
+    return org;
+  }
 });

@@ -87,6 +87,8 @@ export class EventsService implements EventOutbox {
   private readonly announcing = new WeakSet<EntityManager>();
   /** Per open transaction, the changes it recorded that get feed positions before it commits. */
   private readonly unplaced = new WeakMap<EntityManager, Map<string, string[]>>();
+  /** Per open SQLite transaction, the organizations whose first changes it numbered as written. */
+  private readonly placed = new WeakMap<EntityManager, Set<string>>();
   private statements: ReturnType<typeof fanOutStatements> | undefined;
 
   private readonly listed: ListCollection<EventRecord>;
@@ -211,13 +213,15 @@ export class EventsService implements EventOutbox {
   }
 
   /**
-   * On SQLite, in a transaction of ours, gives the changes among `records` their feed positions
-   * before they are written (true), rather than writing them without one and numbering them
-   * before COMMIT (false: PostgreSQL, or `manager` outside our transactions). SQLite has one
-   * writer: from its first write to its COMMIT the transaction holds the database's write lock,
-   * so positions taken now still become visible in order, and a savepoint that rolls back undoes
-   * the counter with the rows. A batch of 1,000 changes saves the pass that found its rows and
-   * the UPDATE that numbered them (and each row's second write to the position index).
+   * On SQLite, for an organization's first changes in a transaction of ours, gives the changes
+   * among `records` their feed positions before they are written (true). Otherwise (PostgreSQL,
+   * `manager` outside our transactions, or later changes of the same transaction) they are
+   * written without one and numbered before COMMIT (false), in one pass for all of them. SQLite
+   * has one writer: from its first write to its COMMIT the transaction holds the database's
+   * write lock, so positions taken now still become visible in order, and a savepoint that rolls
+   * back undoes the counter with the rows. A single write, or a batch of 1,000 changes, saves
+   * the pass that finds its rows and the UPDATE that numbers them (and each row's second write
+   * to the position index); a transaction recording changes one by one numbers the rest at once.
    */
   private async placeNow(
     manager: EntityManager,
@@ -225,6 +229,10 @@ export class EventsService implements EventOutbox {
     records: readonly EventRecord[],
   ): Promise<boolean> {
     if (this.sql.dialect !== 'sqlite' || !this.transactions.isOpen(manager)) return false;
+    let placed = this.placed.get(manager);
+    if (placed?.has(organizationId)) return false;
+    if (!placed) this.placed.set(manager, (placed = new Set()));
+    placed.add(organizationId);
     const changes = records.filter((event) => event.fanoutPending);
     if (changes.length === 0) return true;
     const first = await this.positions.take(manager, organizationId, changes.length);
