@@ -19,6 +19,7 @@ require('@platform/hermetic').enforceForRun();
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { API_VERSION } = require('@platform/contract');
 const { configFromEnv, envNumber } = require('./lib/harness');
 
 const config = configFromEnv(() => ({
@@ -52,26 +53,94 @@ function itemsOf(prefix, round) {
   });
 }
 
-/** The bare baseline: the same rows, one INSERT … ON CONFLICT per batch, in a transaction. */
-async function bareUpsert(dataSource, organizationId, items, round) {
-  const postgres = Boolean(config.postgres);
-  const at = new Date(Date.UTC(2026, 0, 1) + round * 1000);
-  const stamp = postgres ? at : at.toISOString().replace('T', ' ').replace('Z', '');
+/** A statement's `$n` (PostgreSQL) or `?` (SQLite) placeholders, with their values in `params`. */
+function placeholders() {
   const params = [];
   const p = (value) => {
     params.push(value);
-    return postgres ? `$${params.length}` : '?';
+    return config.postgres ? `$${params.length}` : '?';
   };
+  return { params, p };
+}
+
+/** Round `round`'s timestamp, as each database's driver takes it. */
+function stampOf(round) {
+  const at = new Date(Date.UTC(2026, 0, 1) + round * 1000);
+  return config.postgres ? at : at.toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** The bare upsert: the same rows, one INSERT … ON CONFLICT per batch. */
+function upsertStatement(idPrefix, organizationId, items, round) {
+  const { params, p } = placeholders();
+  const stamp = stampOf(round);
   const tuples = items.map(
     (item, i) =>
-      `(${p(`stu_BARE${String(round).padStart(4, '0')}${String(i).padStart(18, '0')}`)}, ${p(organizationId)}, ${p(item.external_id)}, ${p(item.student_number)}, ${p(item.first_name)}, ${p(item.last_name)}, 'active', ${p(item.grade_level)}, ${p(stamp)}, ${p(stamp)})`,
+      `(${p(`${idPrefix}${String(round).padStart(4, '0')}${String(i).padStart(18, '0')}`)}, ${p(organizationId)}, ${p(item.external_id)}, ${p(item.student_number)}, ${p(item.first_name)}, ${p(item.last_name)}, 'active', ${p(item.grade_level)}, ${p(stamp)}, ${p(stamp)})`,
   );
   const sql =
     'INSERT INTO students (id, organization_id, external_id, student_number, first_name, last_name, status, grade_level, created_at, updated_at) ' +
     `VALUES ${tuples.join(', ')} ` +
     'ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO UPDATE SET ' +
     'last_name = excluded.last_name, grade_level = excluded.grade_level, updated_at = excluded.updated_at';
-  await dataSource.transaction((manager) => manager.query(sql, params));
+  return [sql, params];
+}
+
+/** The bare baseline (goal 10's): the upserts alone, in a transaction. */
+async function bareUpsert(dataSource, organizationId, items, round) {
+  await dataSource.transaction((manager) =>
+    manager.query(...upsertStatement('stu_BARE', organizationId, items, round)),
+  );
+}
+
+/**
+ * The bare baseline with the writes the server must add: the same upserts, then the counter of
+ * the organization's change feed moved on by the batch, and one event per item (the student as
+ * JSON, an update's previous fields) with its position: what a batch costs in SQL alone. The
+ * server sends more (loads, and on PostgreSQL the numbering before COMMIT), so this is a floor.
+ */
+async function bareWithEvents(dataSource, organizationId, items, round, resource) {
+  const half = config.batch / 2;
+  const stamp = stampOf(round);
+  const at = new Date(Date.UTC(2026, 0, 1) + round * 1000).toISOString();
+  await dataSource.transaction(async (manager) => {
+    await manager.query(...upsertStatement('stu_EVNT', organizationId, items, round));
+    const [head] = await manager.query(
+      config.postgres
+        ? 'INSERT INTO feed_heads (organization_id, position) VALUES ($1, $2) ON CONFLICT (organization_id) DO UPDATE SET position = feed_heads.position + excluded.position RETURNING position'
+        : 'INSERT INTO feed_heads (organization_id, position) VALUES (?, ?) ON CONFLICT (organization_id) DO UPDATE SET position = feed_heads.position + excluded.position RETURNING position',
+      [organizationId, items.length],
+    );
+    const first = Number(head.position) - items.length + 1;
+    const { params, p } = placeholders();
+    const tuples = items.map((item, i) => {
+      const updated = i < half;
+      const data = JSON.stringify({
+        ...resource,
+        id: `stu_BARE${String(i).padStart(22, '0')}`,
+        external_id: item.external_id,
+        student_number: item.student_number,
+        first_name: item.first_name,
+        last_name: item.last_name,
+        grade_level: item.grade_level,
+        created_at: at,
+        updated_at: at,
+      });
+      const previous = updated
+        ? JSON.stringify({
+            last_name: `Round ${round - 1}`,
+            grade_level: (round - 1) % 12,
+            updated_at: at,
+          })
+        : null;
+      const id = `evt_BARE${String(round).padStart(4, '0')}${String(i).padStart(18, '0')}`;
+      return `(${p(id)}, ${p(organizationId)}, ${p(updated ? 'student.updated' : 'student.created')}, ${p(API_VERSION)}, ${p(data)}, ${p(previous)}, ${p(stamp)}, ${p(first + i)})`;
+    });
+    await manager.query(
+      'INSERT INTO events (id, organization_id, type, api_version, data, previous_attributes, created_at, position) ' +
+        `VALUES ${tuples.join(', ')}`,
+      params,
+    );
+  });
 }
 
 async function main() {
@@ -80,7 +149,7 @@ async function main() {
     env: { NODE_ENV: 'production', WEBHOOK_DISPATCHER: 'false' },
     ...(config.postgres && { postgresAdminUrl: config.postgres }),
   });
-  const timings = { server: [], bare: [] };
+  const timings = { server: [], bare: [], events: [] };
   try {
     const org = await server.createOrganization({
       name: 'Batches',
@@ -88,7 +157,8 @@ async function main() {
       rateLimitPerMinute: 10_000_000,
     });
     const bareOrg = await server.createOrganization({ name: 'Bare batches', plan: 'enterprise' });
-    const { token } = await server.createToken(org.id, ['students:write']);
+    const eventsOrg = await server.createOrganization({ name: 'Bare events', plan: 'enterprise' });
+    const { token } = await server.createToken(org.id, ['students:read', 'students:write']);
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
     const viaServer = async (round) => {
       const t = now();
@@ -109,10 +179,24 @@ async function main() {
     };
     // Round 0 of each (all new) warms up; rounds 1.. are half new, half changed.
     await viaServer(0);
+    // The events' data has the fields of the server's own student resource.
+    const fetched = await fetch(`${server.url}/v1/students/ext:S-0`, { headers });
+    const resource = await fetched.json();
+    if (fetched.status !== 200) throw new Error(`the student: ${fetched.status} ${resource.title}`);
+    const withEvents = async (round) => {
+      const t = now();
+      await bareWithEvents(server.dataSource, eventsOrg.id, itemsOf('E', round), round, resource);
+      return now() - t;
+    };
+    const sides = { server: viaServer, bare, events: withEvents };
     await bare(0);
+    await withEvents(0);
+    const order = Object.keys(sides);
     for (let round = 1; round <= config.rounds; round++) {
-      for (const side of round % 2 ? ['server', 'bare'] : ['bare', 'server'])
-        timings[side].push(await (side === 'server' ? viaServer : bare)(round));
+      // Each side goes first, second and third in turn.
+      const turn = round % order.length;
+      for (const side of [...order.slice(turn), ...order.slice(0, turn)])
+        timings[side].push(await sides[side](round));
     }
   } finally {
     await server.close();
@@ -120,14 +204,21 @@ async function main() {
   const rowsPerSecond = (side) => Math.round(config.batch / (median(timings[side]) / 1000));
   const serverRate = rowsPerSecond('server');
   const bareRate = rowsPerSecond('bare');
+  const eventsRate = rowsPerSecond('events');
   const ratio = Math.round((serverRate / bareRate) * 100) / 100;
+  const eventsRatio = Math.round((serverRate / eventsRate) * 100) / 100;
   const database = config.postgres ? 'PostgreSQL' : 'SQLite';
   console.log(
     `\nBatch upserts on ${database}: ${config.rounds} rounds of ${config.batch} items (half new, half changed), median round`,
   );
   console.log(`  server  POST /v1/students/batch   ${String(serverRate).padStart(8)} rows/s`);
   console.log(`  bare    INSERT … ON CONFLICT      ${String(bareRate).padStart(8)} rows/s`);
+  console.log(`  bare with events and positions    ${String(eventsRate).padStart(8)} rows/s`);
   console.log(`  server / bare                     ${String(ratio).padStart(8)}`);
+  console.log(`  server / bare with events         ${String(eventsRatio).padStart(8)}`);
+  console.log(
+    `  bare with events / bare           ${String(Math.round((eventsRate / bareRate) * 100) / 100).padStart(8)}  (the ratio the server would have with no JavaScript)`,
+  );
   console.log(
     `  goals: >= ${GOALS.rowsPerSecond} rows/s ${serverRate >= GOALS.rowsPerSecond ? 'met' : 'MISSED'}; >= ${GOALS.ratio} of bare ${ratio >= GOALS.ratio ? 'met' : 'MISSED'}`,
   );
@@ -139,7 +230,9 @@ async function main() {
         config: { ...config, postgres: Boolean(config.postgres) },
         server_rows_per_second: serverRate,
         bare_rows_per_second: bareRate,
+        bare_with_events_rows_per_second: eventsRate,
         ratio,
+        ratio_to_bare_with_events: eventsRatio,
         goals: GOALS,
         machine: { cpus: os.cpus().length, node: process.version },
       },
