@@ -1,3 +1,4 @@
+import { contract } from '@platform/contract';
 import { batchCaller } from './support/batch';
 import { eventsOf, rawCall, rawClient, startServer, type TestServer } from './support/server';
 
@@ -246,5 +247,21 @@ describe('batch upserts keyed by external_id (POST /v1/students/batch, /v1/cours
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ratelimit-remaining')).toBe('580');
     expect((await send(reader)).status).toBe(403);
+  });
+
+  it('validates a batch once, though the rate limit checks it first to price it', async () => {
+    const body = contract.students.batchUpsert.body;
+    const runs = jest.spyOn(body, '_parse');
+    try {
+      const items = Array.from({ length: 3 }, (_, i) => student(`P-${i}`));
+      expect((await batch('/v1/students/batch', items)).status).toBe(200);
+      expect(runs).toHaveBeenCalledTimes(1);
+      runs.mockClear();
+      const invalid = await batch('/v1/students/batch', [{ ...items[0], grade_level: 'one' }]);
+      expect(invalid.status).toBe(400);
+      expect(runs).toHaveBeenCalledTimes(1);
+    } finally {
+      runs.mockRestore();
+    }
   });
 });

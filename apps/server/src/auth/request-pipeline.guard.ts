@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { DEFAULT_OPERATION_COST, type OperationMetadata, operationCost } from '@platform/contract';
 import { type AppRoute, isZodType } from '@ts-rest/core';
 import { asPlatformRequest, type PlatformRequest } from '../common/http-context';
+import { parseAhead } from '../common/parse-once';
 import { ProblemException } from '../common/problem.exception';
 import { OrganizationThrottlerGuard } from '../rate-limit/organization-throttler.guard';
 import { BearerStrategy } from './bearer.strategy';
@@ -81,7 +82,8 @@ function unauthorized(reason: AuthenticationFailure): ProblemException {
 /**
  * Whether a request of an operation that costs more than one unit will fail validation: checked
  * with the contract's own schemas, only for those (any other costs one unit anyway). It only
- * decides the charge; the handler's validation still answers the 400.
+ * decides the charge; the handler's validation still answers the 400, from the result kept here
+ * (`parseAhead`) rather than parsing the body again.
  */
 function failsValidation(
   route: AppRoute,
@@ -94,7 +96,7 @@ function failsValidation(
     [route.query, req.query ?? {}],
     ['body' in route ? route.body : undefined, req.body ?? {}],
   ];
-  return schemas.some(([schema, value]) => isZodType(schema) && !schema.safeParse(value).success);
+  return schemas.some(([schema, value]) => isZodType(schema) && !parseAhead(schema, value).success);
 }
 
 function refusalFor(

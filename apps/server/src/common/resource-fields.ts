@@ -40,11 +40,20 @@ export function resourceMapper<T, R>(
   const properties = new Map(fieldProperties(metadata, schema));
   // [field, property], or [`object`, null] where the literal goes.
   const fields = Object.keys(shape).map((f) => [f, properties.get(f) ?? null] as const);
+  // A batch's records share one `Date` (created or updated now): formatted once, not per record.
+  let lastDate: Date | undefined;
+  let lastText = '';
   return (record) => {
     const resource: Record<string, unknown> = {};
     for (const [field, property] of fields) {
       const value = property === null ? object : (record as Record<string, unknown>)[property];
-      resource[field] = value instanceof Date ? value.toISOString() : value;
+      if (!(value instanceof Date)) resource[field] = value;
+      else if (value === lastDate) resource[field] = lastText;
+      else {
+        lastText = value.toISOString();
+        lastDate = value;
+        resource[field] = lastText;
+      }
     }
     return resource as R;
   };

@@ -126,17 +126,23 @@ function placeholders(dialect: DialectName, rows: number, width: number): string
   return tuples.join(', ');
 }
 
+/** Column types both drivers store as the value is, when the column has no transformer. */
+const AS_IS_TYPES = new Set<unknown>(['varchar', 'text', 'integer', String]);
+
 /**
  * The driver's stored form of each row's value of column `c`. A batch's rows share their
  * timestamps (one `Date` for every row it writes), so each column remembers the last `Date` it
- * converted: SQLite formats a `Date` as text, a thousand times a batch otherwise.
+ * converted: SQLite formats a `Date` as text, a thousand times a batch otherwise. A text or
+ * integer column's value is bound as it is, as the driver would.
  */
 function valuePreparer(driver: Driver, columns: readonly ColumnMetadata[]) {
   const lastDate: (Date | undefined)[] = columns.map(() => undefined);
   const lastValue: unknown[] = columns.map(() => undefined);
+  const asIs = columns.map((column) => !column.transformer && AS_IS_TYPES.has(column.type));
   return (row: ObjectLiteral, c: number): unknown => {
     const column = columns[c]!;
     const value: unknown = column.getEntityValue(row);
+    if (asIs[c] && !(value instanceof Date)) return value;
     if (!(value instanceof Date) || column.transformer) {
       return driver.preparePersistentValue(value, column);
     }

@@ -87,6 +87,25 @@ describe('contract fields of the domain resources', () => {
       }
     });
 
+    it('gives each record its own timestamps, whether records share a Date or not', () => {
+      const metadata = dataSource.getMetadata(collection.entity);
+      const toResource = resourceMapper<Record<string, unknown>, Record<string, unknown>>(
+        metadata,
+        collection.resource,
+      );
+      const shared = new Date(Date.UTC(2026, 4, 1, 12, 0, 0, 1));
+      const other = new Date(Date.UTC(2025, 1, 2, 3, 4, 5, 6));
+      const resources = [shared, shared, other, new Date(shared.getTime() + 1), shared].map((at) =>
+        toResource({ ...sampleRow(metadata), createdAt: at, updatedAt: at }),
+      );
+      expect(resources.map((r) => [r.created_at, r.updated_at])).toEqual(
+        [shared, shared, other, new Date(shared.getTime() + 1), shared].map((at) => [
+          at.toISOString(),
+          at.toISOString(),
+        ]),
+      );
+    });
+
     it('has a column of the same name for every field of the create and update bodies', () => {
       const metadata = dataSource.getMetadata(collection.entity);
       const missing = (schema?: z.AnyZodObject) =>
