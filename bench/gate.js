@@ -1,8 +1,8 @@
 'use strict';
 /**
- * The request path's regression gate, run by .ci/run: the students list (page 1, SQLite) and
- * webhook delivery (embedded) for a few seconds each, every figure a ratio against the bare
- * baseline of the same run, and the portal's first-load bytes (portal.bench.js, one round in
+ * The request path's regression gate, run by .ci/run: the students list (page 1, SQLite), webhook
+ * delivery (embedded) and 1,000-item batch upserts (SQLite) for a few seconds each, every figure a
+ * ratio against the bare baseline of the same run, and the portal's first-load bytes (portal.bench.js, one round in
  * Chromium) against its 150 KiB goal, judged against the floors in floors.json (lib/gate.js). Exits 1 when
  * a ratio fell more than its margin below its floor, so a feature that slows the request path
  * fails CI instead of shipping. README.md says how to move a floor.
@@ -26,6 +26,8 @@ const RUNS = [
     script: 'delivery.bench.js',
     env: { BENCH_EVENTS: '2000', BENCH_DRAIN: '0', BENCH_LATENCY_SECONDS: '2' },
   },
+  // Batch upserts against the bare INSERT … ON CONFLICT (issue 45), twelve rounds of each side.
+  { script: 'batch-upsert.bench.js', env: { BENCH_ROUNDS: '12' } },
   // The portal's first load in Chromium (issue 48), one round: bytes, not speed, are gated.
   { script: 'portal.bench.js', env: { BENCH_ROUNDS: '1' } },
 ];
@@ -51,10 +53,12 @@ function measured() {
   const list = readJson('students-list.json').ratios[0];
   const delivery = readJson('delivery.json');
   const portal = readJson('portal.json');
+  const batch = readJson('batch-upsert.json');
   return {
     list_page1: list?.value,
     list_page1_cpu: list?.by_cpu_per_request,
     delivery: delivery.ratio,
+    batch_upsert: batch.ratio,
     // The goal over what the first page (tokens, cold) transferred: below 1 is over 150 KiB.
     portal_first_load: portal.goal_first_load_kib / portal.tokens_cold.portal_kib,
   };
@@ -74,7 +78,7 @@ function report(rows) {
 
 function main() {
   const floors = JSON.parse(fs.readFileSync(path.join(__dirname, 'floors.json'), 'utf8')).floors;
-  for (const file of ['students-list.json', 'delivery.json', 'portal.json'])
+  for (const file of ['students-list.json', 'delivery.json', 'batch-upsert.json', 'portal.json'])
     fs.rmSync(path.join(RESULTS, file), { force: true });
   for (const r of RUNS) run(r);
   const rows = judge(floors, measured());
