@@ -1,5 +1,6 @@
 import type { DataSource, EntityMetadata } from 'typeorm';
 import type { z } from 'zod';
+import { toIso } from './timestamp';
 
 /**
  * A resource's fields, derived rather than restated: every field of a contract schema (other than
@@ -39,20 +40,23 @@ export function resourceMapper<T, R>(
   const object = (shape.object as z.ZodLiteral<string> | undefined)?.value;
   const properties = new Map(fieldProperties(metadata, schema));
   // [field, property], or [`object`, null] where the literal goes.
-  const fields = Object.keys(shape).map((f) => [f, properties.get(f) ?? null] as const);
-  // A batch's records share one `Date` (created or updated now): formatted once, not per record.
-  let lastDate: Date | undefined;
-  let lastText = '';
+  const fields = Object.keys(shape);
+  // The property of each field, or null for `object`, where the literal goes.
+  const read = fields.map((f) => properties.get(f) ?? null);
+  // A batch's records share one `Date` per field (updated now): each field formats it once.
+  const lastDate: unknown[] = fields.map(() => undefined);
+  const lastText: string[] = fields.map(() => '');
   return (record) => {
     const resource: Record<string, unknown> = {};
-    for (const [field, property] of fields) {
+    for (let i = 0; i < fields.length; i++) {
+      const property = read[i]!;
       const value = property === null ? object : (record as Record<string, unknown>)[property];
-      if (!(value instanceof Date)) resource[field] = value;
-      else if (value === lastDate) resource[field] = lastText;
+      if (!(value instanceof Date)) resource[fields[i]!] = value;
+      else if (value === lastDate[i]) resource[fields[i]!] = lastText[i];
       else {
-        lastText = value.toISOString();
-        lastDate = value;
-        resource[field] = lastText;
+        lastText[i] = toIso(value);
+        lastDate[i] = value;
+        resource[fields[i]!] = lastText[i];
       }
     }
     return resource as R;
@@ -89,17 +93,17 @@ export function rowMapper<R = Record<string, unknown>>(
     if (column.type === Date) {
       convert = (raw) => {
         if (raw === null || raw === undefined) return null;
-        if (raw instanceof Date) return raw.toISOString();
+        if (raw instanceof Date) return toIso(raw);
         if (typeof raw === 'string' && SQLITE_TIMESTAMP.test(raw))
           return `${raw.slice(0, 10)}T${raw.slice(11)}Z`;
-        return (driver.prepareHydratedValue(raw, column) as Date).toISOString();
+        return toIso(driver.prepareHydratedValue(raw, column) as Date);
       };
     } else if (PLAIN_TYPES.has(column.type) && !column.transformer) {
       convert = (raw) => raw ?? null;
     } else {
       convert = (raw) => {
         const value: unknown = driver.prepareHydratedValue(raw, column);
-        return value instanceof Date ? value.toISOString() : (value ?? null);
+        return value instanceof Date ? toIso(value) : (value ?? null);
       };
     }
     return { field, column: column.databaseName, convert };

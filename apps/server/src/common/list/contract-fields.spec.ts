@@ -93,16 +93,23 @@ describe('contract fields of the domain resources', () => {
         metadata,
         collection.resource,
       );
-      const shared = new Date(Date.UTC(2026, 4, 1, 12, 0, 0, 1));
-      const other = new Date(Date.UTC(2025, 1, 2, 3, 4, 5, 6));
-      const resources = [shared, shared, other, new Date(shared.getTime() + 1), shared].map((at) =>
-        toResource({ ...sampleRow(metadata), createdAt: at, updatedAt: at }),
+      const now = new Date(Date.UTC(2026, 4, 1, 12, 0, 0, 1));
+      const earlier = new Date(Date.UTC(2025, 1, 2, 3, 4, 5, 6));
+      const later = new Date(now.getTime() + 1);
+      // [created, updated]: a batch's updated records (their own creation, now), its new ones.
+      const stamps: [Date, Date][] = [
+        [earlier, now],
+        [now, now],
+        [new Date(Date.UTC(2024, 0, 1)), now],
+        [later, later],
+        [now, now],
+        [earlier, earlier],
+      ];
+      const resources = stamps.map(([createdAt, updatedAt]) =>
+        toResource({ ...sampleRow(metadata), createdAt, updatedAt }),
       );
       expect(resources.map((r) => [r.created_at, r.updated_at])).toEqual(
-        [shared, shared, other, new Date(shared.getTime() + 1), shared].map((at) => [
-          at.toISOString(),
-          at.toISOString(),
-        ]),
+        stamps.map(([created, updated]) => [created.toISOString(), updated.toISOString()]),
       );
     });
 
