@@ -143,104 +143,110 @@ async function bareWithEvents(dataSource, organizationId, items, round, resource
   });
 }
 
+/** Each side's time per round, in ms: the sides take turns going first. */
+async function measure(server) {
+  const timings = { server: [], bare: [], events: [] };
+  const org = await server.createOrganization({
+    name: 'Batches',
+    plan: 'enterprise',
+    rateLimitPerMinute: 10_000_000,
+  });
+  const bareOrg = await server.createOrganization({ name: 'Bare batches', plan: 'enterprise' });
+  const eventsOrg = await server.createOrganization({ name: 'Bare events', plan: 'enterprise' });
+  const { token } = await server.createToken(org.id, ['students:read', 'students:write']);
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  const viaServer = async (round) => {
+    const t = now();
+    const res = await fetch(`${server.url}/v1/students/batch`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ items: itemsOf('S', round) }),
+    });
+    const body = await res.json();
+    if (res.status !== 200 || body.counts.failed > 0)
+      throw new Error(`batch ${round}: ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
+    return now() - t;
+  };
+  const bare = async (round) => {
+    const t = now();
+    await bareUpsert(server.dataSource, bareOrg.id, itemsOf('B', round), round);
+    return now() - t;
+  };
+  // Round 0 of each (all new) warms up; rounds 1.. are half new, half changed.
+  await viaServer(0);
+  // The events' data has the fields of the server's own student resource.
+  const fetched = await fetch(`${server.url}/v1/students/ext:S-0`, { headers });
+  const resource = await fetched.json();
+  if (fetched.status !== 200) throw new Error(`the student: ${fetched.status} ${resource.title}`);
+  const withEvents = async (round) => {
+    const t = now();
+    await bareWithEvents(server.dataSource, eventsOrg.id, itemsOf('E', round), round, resource);
+    return now() - t;
+  };
+  const sides = { server: viaServer, bare, events: withEvents };
+  await bare(0);
+  await withEvents(0);
+  const order = Object.keys(sides);
+  for (let round = 1; round <= config.rounds; round++) {
+    const turn = round % order.length;
+    for (const side of [...order.slice(turn), ...order.slice(0, turn)])
+      timings[side].push(await sides[side](round));
+  }
+  return timings;
+}
+
+/** Prints the median round's rates and ratios, and writes them to RESULTS_FILE. */
+function report(timings) {
+  const rowsPerSecond = (side) => Math.round(config.batch / (median(timings[side]) / 1000));
+  const round2 = (x) => Math.round(x * 100) / 100;
+  const serverRate = rowsPerSecond('server');
+  const bareRate = rowsPerSecond('bare');
+  const eventsRate = rowsPerSecond('events');
+  const ratio = round2(serverRate / bareRate);
+  const eventsRatio = round2(serverRate / eventsRate);
+  const database = config.postgres ? 'PostgreSQL' : 'SQLite';
+  const line = (label, value, unit = '') =>
+    console.log(`  ${label.padEnd(32)} ${String(value).padStart(8)}${unit}`);
+  console.log(
+    `\nBatch upserts on ${database}: ${config.rounds} rounds of ${config.batch} items (half new, half changed), median round`,
+  );
+  line('server  POST /v1/students/batch', serverRate, ' rows/s');
+  line('bare    INSERT … ON CONFLICT', bareRate, ' rows/s');
+  line('bare with events and positions', eventsRate, ' rows/s');
+  line('server / bare', ratio);
+  line('server / bare with events', eventsRatio);
+  line('bare with events / bare', round2(eventsRate / bareRate), '  (what the events cost in SQL)');
+  console.log(
+    `  goals: >= ${GOALS.rowsPerSecond} rows/s ${serverRate >= GOALS.rowsPerSecond ? 'met' : 'MISSED'}; >= ${GOALS.ratio} of bare ${ratio >= GOALS.ratio ? 'met' : 'MISSED'}`,
+  );
+  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+  const results = {
+    config: { ...config, postgres: Boolean(config.postgres) },
+    server_rows_per_second: serverRate,
+    bare_rows_per_second: bareRate,
+    bare_with_events_rows_per_second: eventsRate,
+    ratio,
+    ratio_to_bare_with_events: eventsRatio,
+    goals: GOALS,
+    machine: { cpus: os.cpus().length, node: process.version },
+  };
+  fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nResults written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
+}
+
 async function main() {
   const { startTestServer } = require('@platform/server/testing');
   const server = await startTestServer({
     env: { NODE_ENV: 'production', WEBHOOK_DISPATCHER: 'false' },
     ...(config.postgres && { postgresAdminUrl: config.postgres }),
   });
-  const timings = { server: [], bare: [], events: [] };
+  let timings;
   try {
-    const org = await server.createOrganization({
-      name: 'Batches',
-      plan: 'enterprise',
-      rateLimitPerMinute: 10_000_000,
-    });
-    const bareOrg = await server.createOrganization({ name: 'Bare batches', plan: 'enterprise' });
-    const eventsOrg = await server.createOrganization({ name: 'Bare events', plan: 'enterprise' });
-    const { token } = await server.createToken(org.id, ['students:read', 'students:write']);
-    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-    const viaServer = async (round) => {
-      const t = now();
-      const res = await fetch(`${server.url}/v1/students/batch`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ items: itemsOf('S', round) }),
-      });
-      const body = await res.json();
-      if (res.status !== 200 || body.counts.failed > 0)
-        throw new Error(`batch ${round}: ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
-      return now() - t;
-    };
-    const bare = async (round) => {
-      const t = now();
-      await bareUpsert(server.dataSource, bareOrg.id, itemsOf('B', round), round);
-      return now() - t;
-    };
-    // Round 0 of each (all new) warms up; rounds 1.. are half new, half changed.
-    await viaServer(0);
-    // The events' data has the fields of the server's own student resource.
-    const fetched = await fetch(`${server.url}/v1/students/ext:S-0`, { headers });
-    const resource = await fetched.json();
-    if (fetched.status !== 200) throw new Error(`the student: ${fetched.status} ${resource.title}`);
-    const withEvents = async (round) => {
-      const t = now();
-      await bareWithEvents(server.dataSource, eventsOrg.id, itemsOf('E', round), round, resource);
-      return now() - t;
-    };
-    const sides = { server: viaServer, bare, events: withEvents };
-    await bare(0);
-    await withEvents(0);
-    const order = Object.keys(sides);
-    for (let round = 1; round <= config.rounds; round++) {
-      // Each side goes first, second and third in turn.
-      const turn = round % order.length;
-      for (const side of [...order.slice(turn), ...order.slice(0, turn)])
-        timings[side].push(await sides[side](round));
-    }
+    timings = await measure(server);
   } finally {
     await server.close();
   }
-  const rowsPerSecond = (side) => Math.round(config.batch / (median(timings[side]) / 1000));
-  const serverRate = rowsPerSecond('server');
-  const bareRate = rowsPerSecond('bare');
-  const eventsRate = rowsPerSecond('events');
-  const ratio = Math.round((serverRate / bareRate) * 100) / 100;
-  const eventsRatio = Math.round((serverRate / eventsRate) * 100) / 100;
-  const database = config.postgres ? 'PostgreSQL' : 'SQLite';
-  console.log(
-    `\nBatch upserts on ${database}: ${config.rounds} rounds of ${config.batch} items (half new, half changed), median round`,
-  );
-  console.log(`  server  POST /v1/students/batch   ${String(serverRate).padStart(8)} rows/s`);
-  console.log(`  bare    INSERT … ON CONFLICT      ${String(bareRate).padStart(8)} rows/s`);
-  console.log(`  bare with events and positions    ${String(eventsRate).padStart(8)} rows/s`);
-  console.log(`  server / bare                     ${String(ratio).padStart(8)}`);
-  console.log(`  server / bare with events         ${String(eventsRatio).padStart(8)}`);
-  console.log(
-    `  bare with events / bare           ${String(Math.round((eventsRate / bareRate) * 100) / 100).padStart(8)}  (the ratio the server would have with no JavaScript)`,
-  );
-  console.log(
-    `  goals: >= ${GOALS.rowsPerSecond} rows/s ${serverRate >= GOALS.rowsPerSecond ? 'met' : 'MISSED'}; >= ${GOALS.ratio} of bare ${ratio >= GOALS.ratio ? 'met' : 'MISSED'}`,
-  );
-  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
-  fs.writeFileSync(
-    RESULTS_FILE,
-    `${JSON.stringify(
-      {
-        config: { ...config, postgres: Boolean(config.postgres) },
-        server_rows_per_second: serverRate,
-        bare_rows_per_second: bareRate,
-        bare_with_events_rows_per_second: eventsRate,
-        ratio,
-        ratio_to_bare_with_events: eventsRatio,
-        goals: GOALS,
-        machine: { cpus: os.cpus().length, node: process.version },
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  console.log(`\nResults written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
+  report(timings);
 }
 
 main().catch((error) => {

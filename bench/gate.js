@@ -26,8 +26,8 @@ const RUNS = [
     script: 'delivery.bench.js',
     env: { BENCH_EVENTS: '2000', BENCH_DRAIN: '0', BENCH_LATENCY_SECONDS: '2' },
   },
-  // Batch upserts against the bare INSERT … ON CONFLICT (issue 45), twelve rounds of each side.
-  { script: 'batch-upsert.bench.js', env: { BENCH_ROUNDS: '12' } },
+  // Batch upserts against the bare INSERT … ON CONFLICT (issue 45), twelve rounds, on SQLite.
+  { script: 'batch-upsert.bench.js', env: { BENCH_ROUNDS: '12', BENCH_POSTGRES_URL: '' } },
   // The portal's first load in Chromium (issue 48), one round: bytes, not speed, are gated.
   { script: 'portal.bench.js', env: { BENCH_ROUNDS: '1' } },
 ];

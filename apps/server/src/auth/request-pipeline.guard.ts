@@ -91,12 +91,15 @@ function failsValidation(
   req: { params?: unknown; query?: unknown; body?: unknown },
 ): boolean {
   if (operationCost(operation) === DEFAULT_OPERATION_COST) return false;
-  const schemas: [unknown, unknown][] = [
-    [route.pathParams, req.params ?? {}],
-    [route.query, req.query ?? {}],
-    ['body' in route ? route.body : undefined, req.body ?? {}],
-  ];
-  return schemas.some(([schema, value]) => isZodType(schema) && !parseAhead(schema, value).success);
+  const fails = (schema: unknown, value: unknown) =>
+    isZodType(schema) && !schema.safeParse(value).success;
+  const body = 'body' in route ? route.body : undefined;
+  return (
+    fails(route.pathParams, req.params ?? {}) ||
+    fails(route.query, req.query ?? {}) ||
+    // The body's result is kept for ts-rest's parse of the same object (a batch: ~5 ms).
+    (isZodType(body) && !parseAhead(body, req.body ?? {}).success)
+  );
 }
 
 function refusalFor(

@@ -14,8 +14,10 @@ const ownParse = new WeakMap<ZodTypeAny, ZodTypeAny['safeParse']>();
  * for the handler; a 1,000-item batch's body took ~5 ms to parse each time.
  *
  * Only an object is kept (a string or number parses in no time), only once, and only until the
- * object is garbage; the object must not change in between (nothing between the guard and ts-rest
- * writes to a request's params, query or body).
+ * object is garbage. The object must not change in between: the next parse would not see the
+ * change. Nothing between the guard and ts-rest writes to a request's body (the interceptors read
+ * it; the idempotency fingerprint copies it). A query is not worth keeping: Express builds
+ * `req.query` anew on each read, so the next parse never meets the same object.
  */
 export function parseAhead(schema: ZodTypeAny, value: unknown): Parsed {
   const result = watch(schema)(value);
@@ -28,7 +30,7 @@ function watch(schema: ZodTypeAny): ZodTypeAny['safeParse'] {
   const watched = ownParse.get(schema);
   if (watched) return watched;
   // Zod binds `safeParse` to each schema in its constructor; this replaces that own property
-  // on this schema alone, so nothing else (and no schema built from it) parses differently.
+  // on this schema alone (its `parse` calls it too), so no schema built from it parses differently.
   const parse = schema.safeParse.bind(schema);
   ownParse.set(schema, parse);
   schema.safeParse = ((data: unknown, params?: Parameters<ZodTypeAny['safeParse']>[1]) => {
