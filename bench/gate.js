@@ -2,10 +2,11 @@
 /**
  * The request path's regression gate, run by .ci/run: the students list (page 1, SQLite), webhook
  * delivery (embedded) and 1,000-item batch upserts (SQLite) for a few seconds each, every figure a
- * ratio against the bare baseline of the same run, and the portal's first-load bytes (portal.bench.js, one round in
- * Chromium) against its 150 KiB goal, judged against the floors in floors.json (lib/gate.js). Exits 1 when
- * a ratio fell more than its margin below its floor, so a feature that slows the request path
- * fails CI instead of shipping. README.md says how to move a floor.
+ * ratio against the bare baseline of the same run, and the portal's first-load bytes
+ * (portal.bench.js, one round in Chromium) against its 150 KiB goal, judged against the floors in
+ * floors.json (lib/gate.js). Exits 1 when a ratio fell more than its margin below its floor, so a
+ * feature that slows the request path fails CI instead of shipping. README.md says how to move a
+ * floor.
  *
  *   node bench/gate.js        (after `pnpm --filter @platform/server... build`)
  */
