@@ -1,5 +1,6 @@
 import type { DataSource, EntityMetadata } from 'typeorm';
 import type { z } from 'zod';
+import { storedAsIs } from '../database/dialect';
 import { toIso } from './timestamp';
 
 /**
@@ -66,9 +67,6 @@ export function resourceMapper<T, R>(
 /** TypeORM's SQLite text form of a timestamp (UTC, milliseconds). */
 const SQLITE_TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/;
 
-/** Column types whose raw value is the API's as it is: no driver conversion to skip. */
-const PLAIN_TYPES = new Set<unknown>(['varchar', 'text', 'integer', String]);
-
 /**
  * A raw row (the driver's, keyed by column name) straight to its API view: the same as
  * `resourceMapper` over the entity TypeORM would hydrate, without building the entity. Text and
@@ -98,7 +96,7 @@ export function rowMapper<R = Record<string, unknown>>(
           return `${raw.slice(0, 10)}T${raw.slice(11)}Z`;
         return toIso(driver.prepareHydratedValue(raw, column) as Date);
       };
-    } else if (PLAIN_TYPES.has(column.type) && !column.transformer) {
+    } else if (storedAsIs(column)) {
       convert = (raw) => raw ?? null;
     } else {
       convert = (raw) => {

@@ -1,7 +1,7 @@
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { Driver } from 'typeorm/driver/Driver';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import type { DialectName } from './dialect';
+import { type DialectName, storedAsIs } from './dialect';
 import { dialectOfDataSource, quoteIdentifier } from './sql';
 
 /**
@@ -126,9 +126,6 @@ function placeholders(dialect: DialectName, rows: number, width: number): string
   return tuples.join(', ');
 }
 
-/** Column types both drivers store as the value is, when the column has no transformer. */
-const AS_IS_TYPES = new Set<unknown>(['varchar', 'text', 'integer', String]);
-
 /**
  * The driver's stored form of each row's value of column `c`. A batch's rows share their
  * timestamps (one `Date` for every row it writes), so each column remembers the last `Date` it
@@ -138,7 +135,7 @@ const AS_IS_TYPES = new Set<unknown>(['varchar', 'text', 'integer', String]);
 function valuePreparer(driver: Driver, columns: readonly ColumnMetadata[]) {
   const lastDate: (Date | undefined)[] = columns.map(() => undefined);
   const lastValue: unknown[] = columns.map(() => undefined);
-  const asIs = columns.map((column) => !column.transformer && AS_IS_TYPES.has(column.type));
+  const asIs = columns.map(storedAsIs);
   return (row: ObjectLiteral, c: number): unknown => {
     const column = columns[c]!;
     const value: unknown = column.getEntityValue(row);

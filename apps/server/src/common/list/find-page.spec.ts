@@ -11,7 +11,8 @@ import { Course } from '../../courses/course.entity';
 import { Exam } from '../../exams/exam.entity';
 import { Payment } from '../../payments/payment.entity';
 import { Student } from '../../students/student.entity';
-import { pageStatements, POSTGRES_WALK_ROWS, walkAnswer } from './find-page';
+import { pageBounds, pageStatements, POSTGRES_WALK_ROWS, walkAnswer } from './find-page';
+import { encodeListCursor } from './list-cursor';
 import { listFieldsFor } from './list-fields';
 
 /**
@@ -168,5 +169,36 @@ describe(walkAnswer.name, () => {
   it('leaves it to the trigram search when rows were left unwalked', () => {
     expect(walkAnswer({ __total: '100', __window: POSTGRES_WALK_ROWS + 1 }, cap)).toBeUndefined();
     expect(walkAnswer({ __total: '100', __window: '1000000' }, cap)).toBeUndefined();
+  });
+});
+
+/**
+ * On PostgreSQL a list's count and page can each see their own snapshot; the caller must never get
+ * a total that contradicts the rows beside it (a CI run once saw `total: 0` beside a delivery).
+ */
+describe(pageBounds.name, () => {
+  const query = (raw: Record<string, string>) => contract.students.list.query.parse(raw);
+  it('counts a short first page by its rows, whatever the count said', () => {
+    expect(pageBounds(query({}), 0, 1)).toBe(1);
+    expect(pageBounds(query({}), 7, 3)).toBe(3);
+    expect(pageBounds(query({}), 4, 0)).toBe(0);
+  });
+  it('counts a short later page as the full pages before it plus its rows', () => {
+    expect(pageBounds(query({ page: '3', per_page: '10' }), 0, 4)).toBe(24);
+    expect(pageBounds(query({ page: '3', per_page: '10' }), 30, 4)).toBe(24);
+  });
+  it('raises a count below a full page to at least the rows through it, and keeps one above', () => {
+    expect(pageBounds(query({ page: '2', per_page: '10' }), 5, 10)).toBe(20);
+    expect(pageBounds(query({ page: '2', per_page: '10' }), 90, 10)).toBe(90);
+  });
+  it('keeps the count for an empty page past the end and under a cursor', () => {
+    expect(pageBounds(query({ page: '5', per_page: '10' }), 12, 0)).toBe(12);
+    const cursor = encodeListCursor('org_x', 'students', {
+      page: 2,
+      sort: '-created_at',
+      values: ['2026-01-01T00:00:00.000Z'],
+      id: '1',
+    });
+    expect(pageBounds(query({ per_page: '10', cursor }), 0, 3)).toBe(0);
   });
 });

@@ -54,6 +54,20 @@ export function walkAnswer(row: Record<string, unknown>, cap: number): CountRow 
 type CountRow = { total: number | string };
 
 /**
+ * The count `n` made consistent with the page the caller gets. On PostgreSQL the count and the
+ * page can run on two connections, each with its own snapshot, so a write between them could
+ * answer `total: 0` beside a record. Without a cursor the page's rows are the truth: a short page
+ * on page 1 or with rows ends the list, so the total is the rows before it and on it; a full page
+ * means at least that many. A page past the end proves nothing and keeps the count. Exported for
+ * its unit test.
+ */
+export function pageBounds(query: ListQuery, n: number, rows: number): number {
+  if (query.after || (rows === 0 && query.page > 1)) return n;
+  const through = (query.page - 1) * query.per_page + rows;
+  return rows < query.per_page ? through : Math.max(n, through);
+}
+
+/**
  * One collection's list: its table and column names resolved from the entity metadata once,
  * when the owning service is built, so a request only assembles the statement text (`ListSql`)
  * and runs it (`find`).
@@ -239,7 +253,7 @@ export class ListCollection<T extends ObjectLiteral> {
     page: Record<string, unknown>[],
     more: boolean,
   ): PageTotal {
-    const n = Number(counted[0]?.total ?? 0);
+    const n = pageBounds(query, Number(counted[0]?.total ?? 0), page.length);
     const full = query.after ? more : page.length === query.per_page;
     // The page's last row as an entity: its sort keys, as the driver converts them, make the cursor.
     const lastRow = full ? page.at(-1) : undefined;
