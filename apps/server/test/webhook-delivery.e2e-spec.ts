@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { WebhookAttemptRecord } from '../src/webhooks/webhook-attempt.entity';
 import {
   type BodyOf,
   expectStatus,
@@ -212,6 +213,24 @@ describe('webhook delivery', () => {
       expect(attempt.latency_ms).toBeLessThan(600);
       expect(Date.parse(attempt.attempted_at)).not.toBeNaN();
     }
+
+    // An attempt committed after the delivery's row was read (its number past the count read;
+    // here written without its count) is not shown beside that row, in the list or alone: the
+    // answer is one state of the delivery, never `attempt_count: 2` beside three attempts.
+    await server.dataSource.getRepository(WebhookAttemptRecord).insert({
+      messageId: delivery.id,
+      number: 3,
+      attemptedAt: new Date(),
+      statusCode: 200,
+      latencyMs: 1,
+      responseBody: 'later',
+      error: null,
+      requestHeaders: null,
+    });
+    const [listed] = await deliveries(caller, ep.id);
+    expect(listed).toMatchObject({ attempt_count: 2, status: 'succeeded' });
+    expect(listed!.attempts.map((a) => a.status_code)).toEqual([500, 200]);
+    expect((await deliveryNow(caller, delivery.id)).attempts).toHaveLength(2);
   });
 
   it('a response slower than the timeout is a failed attempt; after the last retry the delivery is failed', async () => {

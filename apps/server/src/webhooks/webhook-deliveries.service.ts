@@ -244,7 +244,12 @@ export class WebhookDeliveriesService {
       order: { messageId: 'ASC', number: 'ASC' },
     });
     const byMessage = new Map<string, WebhookAttemptRecord[]>();
+    const counts = new Map(messages.map((m) => [m.id, m.attemptCount]));
     for (const attempt of attempts) {
+      // An attempt recorded after its delivery was read (its number past the count read, written
+      // in one transaction with it) belongs to a later state: showing it would contradict the
+      // delivery's own `status` and `attempt_count`.
+      if (attempt.number > counts.get(attempt.messageId)!) continue;
       const list = byMessage.get(attempt.messageId) ?? [];
       list.push(attempt);
       byMessage.set(attempt.messageId, list);
