@@ -9,9 +9,18 @@ import { APP_SCHEMA } from '../../schema';
 import type { CompiledSql } from '../../database/sql';
 import { Course } from '../../courses/course.entity';
 import { Exam } from '../../exams/exam.entity';
+import { Organization } from '../../organizations/organization.entity';
 import { Payment } from '../../payments/payment.entity';
 import { Student } from '../../students/student.entity';
-import { pageBounds, pageStatements, POSTGRES_WALK_ROWS, walkAnswer } from './find-page';
+import { Sql } from '../../database/sql';
+import {
+  ListCollection,
+  pageBounds,
+  pageStatements,
+  POSTGRES_WALK_ROWS,
+  walkAnswer,
+} from './find-page';
+import { pageEnvelope } from './page-envelope';
 import { encodeListCursor } from './list-cursor';
 import { listFieldsFor } from './list-fields';
 
@@ -20,10 +29,10 @@ import { listFieldsFor } from './list-fields';
  * order is served by an index (no temp B-tree sort), and the OFFSET walk reads ids from a
  * covering index rather than whole rows.
  */
-describe(pageStatements.name, () => {
+/** A migrated SQLite database in a temporary directory, for the enclosing describe's tests. */
+function migratedDatabase(): { dataSource: () => DataSource } {
   let dir: string;
   let dataSource: DataSource;
-
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'plan-'));
     dataSource = new DataSource(
@@ -39,19 +48,24 @@ describe(pageStatements.name, () => {
     await dataSource.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
+  return { dataSource: () => dataSource };
+}
+
+describe(pageStatements.name, () => {
+  const database = migratedDatabase();
 
   type PlanRow = { id: number; parent: number; detail: string };
 
   async function plan(rawQuery: Record<string, string>) {
     const query = contract.students.list.query.parse(rawQuery);
     const { page, count, pageWithTotal, every } = pageStatements(
-      dataSource.getRepository(Student),
+      database.dataSource().getRepository(Student),
       'org_x',
       query,
-      listFieldsFor(dataSource.getMetadata(Student), contract.students.list.query),
+      listFieldsFor(database.dataSource().getMetadata(Student), contract.students.list.query),
     );
     const explain = (statement: CompiledSql): Promise<PlanRow[]> =>
-      dataSource.query(`EXPLAIN QUERY PLAN ${statement.text}`, statement.values);
+      database.dataSource().query(`EXPLAIN QUERY PLAN ${statement.text}`, statement.values);
     const pageRows = await explain(page);
     const subquery = pageRows.find((r) => r.detail.startsWith('LIST SUBQUERY'));
     return {
@@ -99,11 +113,11 @@ describe(pageStatements.name, () => {
   ] as const)(
     '%s: q searches exactly the columns of the trigram index',
     async (_table, entity, listQuery: object) => {
-      const repo = dataSource.getRepository(entity);
+      const repo = database.dataSource().getRepository(entity);
       const fields = listFieldsFor(repo.metadata, listQuery);
-      const indexed: { name: string }[] = await dataSource.query(
-        `SELECT name FROM pragma_table_info('${repo.metadata.tableName}_search')`,
-      );
+      const indexed: { name: string }[] = await database
+        .dataSource()
+        .query(`SELECT name FROM pragma_table_info('${repo.metadata.tableName}_search')`);
       expect(indexed.map((c) => c.name).sort()).toEqual(
         (fields.search ?? [])
           .map((property) => repo.metadata.findColumnWithPropertyName(property)!.databaseName)
@@ -174,31 +188,96 @@ describe(walkAnswer.name, () => {
 
 /**
  * On PostgreSQL a list's count and page can each see their own snapshot; the caller must never get
- * a total that contradicts the rows beside it (a CI run once saw `total: 0` beside a delivery).
+ * a total that contradicts the rows beside it.
  */
 describe(pageBounds.name, () => {
   const query = (raw: Record<string, string>) => contract.students.list.query.parse(raw);
+  const exact = (total: number) => ({ total, raised: false });
   it('counts a short first page by its rows, whatever the count said', () => {
-    expect(pageBounds(query({}), 0, 1)).toBe(1);
-    expect(pageBounds(query({}), 7, 3)).toBe(3);
-    expect(pageBounds(query({}), 4, 0)).toBe(0);
+    expect(pageBounds(query({}), 0, 1)).toEqual(exact(1));
+    expect(pageBounds(query({}), 7, 3)).toEqual(exact(3));
+    expect(pageBounds(query({}), 4, 0)).toEqual(exact(0));
   });
   it('counts a short later page as the full pages before it plus its rows', () => {
-    expect(pageBounds(query({ page: '3', per_page: '10' }), 0, 4)).toBe(24);
-    expect(pageBounds(query({ page: '3', per_page: '10' }), 30, 4)).toBe(24);
+    expect(pageBounds(query({ page: '3', per_page: '10' }), 0, 4)).toEqual(exact(24));
+    expect(pageBounds(query({ page: '3', per_page: '10' }), 30, 4)).toEqual(exact(24));
   });
-  it('raises a count below a full page to at least the rows through it, and keeps one above', () => {
-    expect(pageBounds(query({ page: '2', per_page: '10' }), 5, 10)).toBe(20);
-    expect(pageBounds(query({ page: '2', per_page: '10' }), 90, 10)).toBe(90);
+  it('raises a count below a full page past its rows, as a lower bound; keeps one above', () => {
+    const page2 = query({ page: '2', per_page: '10' });
+    expect(pageBounds(page2, 5, 10)).toEqual({ total: 21, raised: true });
+    expect(pageBounds(page2, 20, 10)).toEqual(exact(20));
+    expect(pageBounds(page2, 90, 10)).toEqual(exact(90));
   });
   it('keeps the count for an empty page past the end and under a cursor', () => {
-    expect(pageBounds(query({ page: '5', per_page: '10' }), 12, 0)).toBe(12);
+    expect(pageBounds(query({ page: '5', per_page: '10' }), 12, 0)).toEqual(exact(12));
     const cursor = encodeListCursor('org_x', 'students', {
       page: 2,
       sort: '-created_at',
       values: ['2026-01-01T00:00:00.000Z'],
       id: '1',
     });
-    expect(pageBounds(query({ per_page: '10', cursor }), 0, 3)).toBe(0);
+    expect(pageBounds(query({ per_page: '10', cursor }), 0, 3)).toEqual(exact(0));
+  });
+});
+
+/**
+ * The same through `find` and the page's envelope, on a real database: students written between
+ * the count's statement and the page's (the page's statement waits for them), as another
+ * connection's commit would land on PostgreSQL.
+ */
+describe(`${ListCollection.name}.find beside a write between its count and its page`, () => {
+  const database = migratedDatabase();
+  const url = { base: 'http://127.0.0.1/v1/students', search: '' };
+  let organization = 0;
+
+  async function findBesideWrite(raw: Record<string, string>, written: number) {
+    const dataSource = database.dataSource();
+    const sql = new Sql(dataSource);
+    const repo = dataSource.getRepository(Student);
+    const students = ListCollection.of(sql, repo, contract.students.list.query);
+    // Any filter but `status` is counted rather than read from the tallies (a second statement).
+    const query = contract.students.list.query.parse({ grade_level: '3', ...raw });
+    organization += 1;
+    const org = `org_race${organization}`;
+    const now = new Date();
+    await dataSource
+      .getRepository(Organization)
+      .insert({ id: org, name: 'Race', plan: 'standard', createdAt: now, updatedAt: now });
+    const { page } = students.statements(org, query);
+    const select = sql.select.bind(sql);
+    jest.spyOn(sql, 'select').mockImplementation(async (text, params) => {
+      if (text === page.text) {
+        await repo.insert(
+          Array.from({ length: written }, (_, i) => ({
+            id: `stu_race${organization}x${i}`,
+            organizationId: org,
+            studentNumber: `R-${i}`,
+            firstName: 'Race',
+            lastName: 'Condition',
+            status: 'active',
+            gradeLevel: 3,
+            createdAt: now,
+            updatedAt: now,
+          })),
+        );
+      }
+      return select(text, params);
+    });
+    const { rows, total } = await students.find(org, query);
+    return { rows, ...pageEnvelope(url, query, total) };
+  }
+
+  it('a short page answers its own rows as the exact total', async () => {
+    const { rows, meta, links } = await findBesideWrite({}, 1);
+    expect(rows).toHaveLength(1);
+    expect(meta).toMatchObject({ total: 1, total_pages: 1, total_exact: true });
+    expect(links.next).toBeNull();
+  });
+
+  it('a full page answers a lower bound past it, and a next link', async () => {
+    const { rows, meta, links } = await findBesideWrite({ per_page: '2' }, 3);
+    expect(rows).toHaveLength(2);
+    expect(meta).toMatchObject({ total: 3, total_pages: 2, total_exact: false });
+    expect(links.next).not.toBeNull();
   });
 });

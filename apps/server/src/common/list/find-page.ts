@@ -57,14 +57,20 @@ type CountRow = { total: number | string };
  * The count `n` made consistent with the page the caller gets. On PostgreSQL the count and the
  * page can run on two connections, each with its own snapshot, so a write between them could
  * answer `total: 0` beside a record. Without a cursor the page's rows are the truth: a short page
- * on page 1 or with rows ends the list, so the total is the rows before it and on it; a full page
- * means at least that many. A page past the end proves nothing and keeps the count. Exported for
- * its unit test.
+ * on page 1 or with rows ends the list, so the total is the rows before it and on it. A full page
+ * beside a smaller count says only that more may follow: one more than its rows, as a lower
+ * bound (`raised`), so `links.next` leads on. A page past the end proves nothing and keeps the
+ * count, as a cursor's page does. Exported for its unit test.
  */
-export function pageBounds(query: ListQuery, n: number, rows: number): number {
-  if (query.after || (rows === 0 && query.page > 1)) return n;
+export function pageBounds(
+  query: ListQuery,
+  n: number,
+  rows: number,
+): { total: number; raised: boolean } {
+  if (query.after || (rows === 0 && query.page > 1)) return { total: n, raised: false };
   const through = (query.page - 1) * query.per_page + rows;
-  return rows < query.per_page ? through : Math.max(n, through);
+  if (rows < query.per_page) return { total: through, raised: false };
+  return n < through ? { total: through + 1, raised: true } : { total: n, raised: false };
 }
 
 /**
@@ -253,7 +259,7 @@ export class ListCollection<T extends ObjectLiteral> {
     page: Record<string, unknown>[],
     more: boolean,
   ): PageTotal {
-    const n = pageBounds(query, Number(counted[0]?.total ?? 0), page.length);
+    const { total: n, raised } = pageBounds(query, Number(counted[0]?.total ?? 0), page.length);
     const full = query.after ? more : page.length === query.per_page;
     // The page's last row as an entity: its sort keys, as the driver converts them, make the cursor.
     const lastRow = full ? page.at(-1) : undefined;
@@ -269,7 +275,7 @@ export class ListCollection<T extends ObjectLiteral> {
     const before = query.after && !count.tallied ? (query.page - 1) * query.per_page : 0;
     return {
       count: before + n,
-      exact: count.tallied || (!query.after && n < Number(count.params.cap)),
+      exact: !raised && (count.tallied || (!query.after && n < Number(count.params.cap))),
       ...(nextCursor && { nextCursor }),
     };
   }
