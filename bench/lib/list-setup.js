@@ -292,7 +292,11 @@ async function startPeer({ config, processes, log }, database, token) {
   const port = await freePort();
   const record = processes.startChild(
     'peer',
-    [...serverNodeFlags(), PEER_MAIN],
+    [
+      ...serverNodeFlags(),
+      ...(config.cpuProfile ? ['--require', PROFILER_PRELOAD] : []),
+      PEER_MAIN,
+    ],
     childEnv({
       ...(config.database === 'sqlite'
         ? { PEER_DATABASE: database.url.slice('sqlite:'.length) }
@@ -300,6 +304,7 @@ async function startPeer({ config, processes, log }, database, token) {
       HOST: '127.0.0.1',
       PORT: String(port),
     }),
+    { ipc: config.cpuProfile },
   );
   const base = `http://127.0.0.1:${port}`;
   await waitReady(processes, record, `${base}/health/ready`);
