@@ -244,18 +244,11 @@ function report({ timings, inStatements }) {
   line('server / bare with events', eventsRatio);
   line('bare with events / bare', round2(eventsRate / bareRate), '  (what the events cost in SQL)');
   // The ratio the server would have if only its statements took time (no JavaScript, no HTTP).
+  const totalMs = (side) => round2(median(timings[side]));
   const statementsMs = (side) => round2(median(inStatements[side]));
   const ceiling = round2(median(timings.bare) / median(inStatements.server));
-  line(
-    'server ms a batch in statements',
-    statementsMs('server'),
-    ` of ${round2(median(timings.server))}`,
-  );
-  line(
-    'bare ms a batch in statements',
-    statementsMs('bare'),
-    ` of ${round2(median(timings.bare))}`,
-  );
+  for (const side of ['server', 'bare'])
+    line(`${side} ms a batch in statements`, statementsMs(side), ` of ${totalMs(side)}`);
   line('server / bare, statements alone', ceiling, '  (the ratio with no JavaScript)');
   console.log(
     `  goals: >= ${GOALS.rowsPerSecond} rows/s ${serverRate >= GOALS.rowsPerSecond ? 'met' : 'MISSED'}; >= ${GOALS.ratio} of bare ${ratio >= GOALS.ratio ? 'met' : 'MISSED'}`,
@@ -269,11 +262,11 @@ function report({ timings, inStatements }) {
     ratio,
     ratio_to_bare_with_events: eventsRatio,
     ms_per_batch: {
-      server: round2(median(timings.server)),
+      server: totalMs('server'),
       server_statements: statementsMs('server'),
-      bare: round2(median(timings.bare)),
+      bare: totalMs('bare'),
       bare_statements: statementsMs('bare'),
-      bare_with_events: round2(median(timings.events)),
+      bare_with_events: totalMs('events'),
       bare_with_events_statements: statementsMs('events'),
     },
     ratio_with_statements_alone: ceiling,
