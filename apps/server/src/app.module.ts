@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { AuditModule } from './audit/audit.module';
@@ -11,8 +11,6 @@ import { MemberOwnedModule } from './auth/member-owned.module';
 import { RequestPipelineGuard } from './auth/request-pipeline.guard';
 import { RequestPipelineModule } from './auth/request-pipeline.module';
 import { type Clock, ClockModule } from './common/clock';
-import { DeprecationInterceptor } from './common/deprecation.interceptor';
-import { LinkHeaderInterceptor } from './common/link-header.interceptor';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/env';
@@ -20,7 +18,6 @@ import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { OrganizationsModule } from './organizations/organizations.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -90,9 +87,6 @@ export class AppModule {
         // The one guard: authenticate → rate limit → scope, in that order, in one place.
         { provide: APP_GUARD, useExisting: RequestPipelineGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-        { provide: APP_INTERCEPTOR, useClass: DeprecationInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: LinkHeaderInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

@@ -7,8 +7,9 @@
 import { Controller, Module } from '@nestjs/common';
 import { deprecated, operation } from '@platform/contract';
 import { initClient, initContract } from '@ts-rest/core';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
 import { z } from 'zod';
+import { ApiHandler } from '../src/common/api-handler';
 import { renderDeprecationsPage } from '../src/docs/deprecations-page';
 import { typedClient } from './support/api';
 import { rawCall, startServer, type TestServer } from './support/server';
@@ -57,7 +58,7 @@ const legacyContract = c.router({
 
 @Controller()
 class LegacyController {
-  @TsRestHandler(legacyContract)
+  @ApiHandler(legacyContract)
   handle() {
     return tsRestHandler(legacyContract, {
       list: () =>

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
@@ -12,7 +13,7 @@ import { AuditService } from './audit.service';
 export class AuditEventsController {
   constructor(private readonly audit: AuditService) {}
 
-  @TsRestHandler(contract.auditEvents)
+  @ApiHandler(contract.auditEvents)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(
       contract.auditEvents,

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract, type TokenInfo } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import { assertMayActAs } from './acting-as';
@@ -17,7 +18,7 @@ import { publicId } from '../common/ids';
 export class PersonalAccessTokensController {
   constructor(private readonly tokens: TokensService) {}
 
-  @TsRestHandler(contract.personalAccessTokens)
+  @ApiHandler(contract.personalAccessTokens)
   handle(
     @CurrentPrincipal() principal: Principal,
     @CurrentPageUrl() url: PageUrl,
@@ -65,7 +66,7 @@ export class PersonalAccessTokensController {
 
 @Controller()
 export class TokenController {
-  @TsRestHandler(contract.token)
+  @ApiHandler(contract.token)
   handle(@CurrentPrincipal() principal: Principal) {
     return tsRestHandler(contract.token, {
       retrieve: () => Promise.resolve({ status: 200 as const, body: describeToken(principal) }),

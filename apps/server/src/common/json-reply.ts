@@ -1,5 +1,7 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
+import type { PageLinks } from '@platform/contract';
 import type { Response } from 'express';
+import { linkHeader } from './list/page-envelope';
 
 /**
  * Nest's Express adapter, with one shortcut for what nearly every API answer is: a plain object
@@ -10,9 +12,15 @@ import type { Response } from 'express';
  * same write, with the same status, Content-Type and Content-Length `res.json` would set.
  * Anything else (no body, a file, an error, a response that already has a Content-Type, 204 and
  * 304, which carry no body) goes the adapter's usual way.
+ *
+ * Every list body's `links` also goes out here as a `Link` header, so no controller can forget
+ * it (appended: a deprecated operation's `rel="deprecation"` link shares the header). Here rather
+ * than in an interceptor, which Nest would run on every route (see api-handler.ts).
  */
 export class JsonReplyAdapter extends ExpressAdapter {
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    const links = (body as { links?: PageLinks } | null | undefined)?.links;
+    if (links && typeof links.first === 'string') response.append('Link', linkHeader(links));
     if (!isPlainJson(body) || response.getHeader('Content-Type') !== undefined) {
       return super.reply(response, body, statusCode);
     }

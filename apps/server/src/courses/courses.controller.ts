@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
@@ -12,7 +13,7 @@ import { CoursesService } from './courses.service';
 export class CoursesController {
   constructor(private readonly courses: CoursesService) {}
 
-  @TsRestHandler(contract.courses)
+  @ApiHandler(contract.courses)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(contract.courses, {
       ...resourceHandlers(this.courses, principal, url),

@@ -1,6 +1,7 @@
 import { Controller, Req } from '@nestjs/common';
 import { contract } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { PlatformRequest } from '../common/http-context';
 import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
@@ -17,7 +18,7 @@ export class EventsController {
     private readonly feed: ChangeFeedService,
   ) {}
 
-  @TsRestHandler(contract.events)
+  @ApiHandler(contract.events)
   handle(
     @CurrentPrincipal() principal: Principal,
     @CurrentPageUrl() url: PageUrl,

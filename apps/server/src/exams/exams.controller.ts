@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
@@ -20,7 +21,7 @@ import { ExamsService } from './exams.service';
 export class ExamsController {
   constructor(private readonly exams: ExamsService) {}
 
-  @TsRestHandler(contract.exams)
+  @ApiHandler(contract.exams)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(contract.exams, {
       ...resourceHandlers(this.exams, principal, url),
@@ -33,7 +34,7 @@ export class ExamsController {
 export class ExamResultsController {
   constructor(private readonly results: ExamResultsService) {}
 
-  @TsRestHandler(contract.examResults)
+  @ApiHandler(contract.examResults)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(contract.examResults, {
       ...readHandlers(this.results, principal, url),

@@ -7,7 +7,8 @@ import {
   type Export,
 } from '@platform/contract';
 import type { Request, Response } from 'express';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
@@ -21,7 +22,7 @@ import { ExportsService } from './exports.service';
 export class ExportsController {
   constructor(private readonly exports: ExportsService) {}
 
-  @TsRestHandler(contract.exports)
+  @ApiHandler(contract.exports)
   handle(
     @CurrentPrincipal() principal: Principal,
     @CurrentPageUrl() url: PageUrl,
@@ -94,7 +95,7 @@ export class ExportDownloadsController {
 export class ChecksumsController {
   constructor(private readonly checksums: ChecksumsService) {}
 
-  @TsRestHandler(contract.checksums)
+  @ApiHandler(contract.checksums)
   handle(@CurrentPrincipal() principal: Principal) {
     return tsRestHandler(contract.checksums, {
       retrieve: async ({ query }) => ({

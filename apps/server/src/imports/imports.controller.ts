@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { Controller, Req, StreamableFile } from '@nestjs/common';
 import { contract, IMPORT_ERRORS_CONTENT_TYPE } from '@platform/contract';
 import type { Request } from 'express';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
@@ -15,7 +16,7 @@ import { IDEMPOTENT_REPLAYED_HEADER, ImportsService } from './imports.service';
 export class ImportsController {
   constructor(private readonly imports: ImportsService) {}
 
-  @TsRestHandler(contract.imports)
+  @ApiHandler(contract.imports)
   handle(
     @CurrentPrincipal() principal: Principal,
     @CurrentPageUrl() url: PageUrl,

@@ -1,7 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { contract, type InvitationWithSecretSchema } from '@platform/contract';
 import type { z } from 'zod';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
@@ -25,7 +26,7 @@ import { UserSessionsService } from './user-sessions.service';
 export class MembersController {
   constructor(private readonly members: MembersService) {}
 
-  @TsRestHandler(contract.members)
+  @ApiHandler(contract.members)
   handle(
     @CurrentPrincipal() principal: Principal,
     @CurrentPageUrl() url: PageUrl,
@@ -51,7 +52,7 @@ export class MembersController {
 export class InvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
-  @TsRestHandler(contract.invitations)
+  @ApiHandler(contract.invitations)
   handle(
     @CurrentPrincipal() principal: Principal,
     @CurrentPageUrl() url: PageUrl,
@@ -118,7 +119,7 @@ export class UserController {
     };
   }
 
-  @TsRestHandler(contract.user)
+  @ApiHandler(contract.user)
   handle(@CurrentPrincipal() principal: Principal, @CurrentAuditActor() actor: ApiAuditActor) {
     const userId = principal.userId ?? '';
     const entry = (action: 'user.password_changed' | 'user.password_check_failed') => ({

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import { assertExpiryWithin, assertScopesWithin, expandScopes } from '../auth/delegation';
 import type { Principal } from '../common/principal';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
@@ -15,7 +16,7 @@ import { OAuthClientsService } from './oauth-clients.service';
 export class OAuthClientsController {
   constructor(private readonly clients: OAuthClientsService) {}
 
-  @TsRestHandler(contract.oauthClients)
+  @ApiHandler(contract.oauthClients)
   handle(
     @CurrentPrincipal() principal: Principal,
     @CurrentPageUrl() url: PageUrl,

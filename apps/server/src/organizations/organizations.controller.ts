@@ -1,6 +1,7 @@
 import { Controller, Req } from '@nestjs/common';
 import { contract, type OrganizationResource } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { Request } from 'express';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { Principal } from '../common/principal';
@@ -16,7 +17,7 @@ import { OrganizationsService } from './organizations.service';
 export class OrganizationController {
   constructor(private readonly organizations: OrganizationsService) {}
 
-  @TsRestHandler(contract.organization)
+  @ApiHandler(contract.organization)
   handle(
     @CurrentPrincipal() principal: Principal,
     @CurrentAuditActor() actor: ApiAuditActor,

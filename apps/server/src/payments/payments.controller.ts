@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { Principal } from '../common/principal';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
@@ -12,7 +13,7 @@ import { PaymentsService } from './payments.service';
 export class PaymentsController {
   constructor(private readonly payments: PaymentsService) {}
 
-  @TsRestHandler(contract.payments)
+  @ApiHandler(contract.payments)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(contract.payments, {
       ...readHandlers(this.payments, principal, url),

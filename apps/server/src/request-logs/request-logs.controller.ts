@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { PageUrl } from '../common/list/page-envelope';
 import { CurrentPageUrl } from '../common/page-url.decorator';
 import type { Principal } from '../common/principal';
@@ -12,7 +13,7 @@ import { RequestLogsService } from './request-logs.service';
 export class RequestLogsController {
   constructor(private readonly logs: RequestLogsService) {}
 
-  @TsRestHandler(contract.requestLogs)
+  @ApiHandler(contract.requestLogs)
   handle(@CurrentPrincipal() principal: Principal, @CurrentPageUrl() url: PageUrl) {
     return tsRestHandler(
       contract.requestLogs,

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { Principal } from '../common/principal';
 import { CurrentPrincipal } from '../common/request-context';
 import { UsageService } from './usage.service';
@@ -9,7 +10,7 @@ import { UsageService } from './usage.service';
 export class UsageController {
   constructor(private readonly usage: UsageService) {}
 
-  @TsRestHandler(contract.usage)
+  @ApiHandler(contract.usage)
   handle(@CurrentPrincipal() principal: Principal) {
     return tsRestHandler(contract.usage, {
       retrieve: async ({ query }) => ({

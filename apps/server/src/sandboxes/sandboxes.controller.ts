@@ -1,7 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { contract } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { Repository } from 'typeorm';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import { assertExpiryWithin, assertScopesWithin, expandScopes } from '../auth/delegation';
@@ -23,7 +24,7 @@ export class SandboxesController {
     private readonly tokens: TokensService,
   ) {}
 
-  @TsRestHandler(contract.sandboxes)
+  @ApiHandler(contract.sandboxes)
   handle(
     @CurrentPrincipal() principal: Principal,
     @CurrentPageUrl() url: PageUrl,
@@ -85,7 +86,7 @@ export class SandboxTriggerController {
     @InjectRepository(Organization) private readonly organizations: Repository<Organization>,
   ) {}
 
-  @TsRestHandler(contract.sandbox)
+  @ApiHandler(contract.sandbox)
   handle(@CurrentPrincipal() principal: Principal) {
     return tsRestHandler(contract.sandbox, {
       trigger: async ({ body }) => {

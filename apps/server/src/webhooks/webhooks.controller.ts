@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { contract } from '@platform/contract';
-import { TsRestHandler, tsRestHandler } from '@ts-rest/nest';
+import { tsRestHandler } from '@ts-rest/nest';
+import { ApiHandler } from '../common/api-handler';
 import type { Principal } from '../common/principal';
 import { type ApiAuditActor, CurrentAuditActor } from '../audit/audit-actor';
 import type { PageUrl } from '../common/list/page-envelope';
@@ -17,7 +18,7 @@ export class WebhookEndpointsController {
     private readonly deliveries: WebhookDeliveriesService,
   ) {}
 
-  @TsRestHandler(contract.webhookEndpoints)
+  @ApiHandler(contract.webhookEndpoints)
   handle(
     @CurrentPrincipal() principal: Principal,
     @CurrentPageUrl() url: PageUrl,
@@ -48,7 +49,7 @@ export class WebhookEndpointsController {
 export class WebhookDeliveriesController {
   constructor(private readonly deliveries: WebhookDeliveriesService) {}
 
-  @TsRestHandler(contract.webhookDeliveries)
+  @ApiHandler(contract.webhookDeliveries)
   handle(@CurrentPrincipal() principal: Principal) {
     return tsRestHandler(contract.webhookDeliveries, {
       retrieve: onRecord(200, (id) => this.deliveries.retrieve(principal, id)),
