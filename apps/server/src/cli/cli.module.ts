@@ -7,6 +7,7 @@ import { ConfigModule } from '../config/config.module';
 import type { AppConfig } from '../config/env';
 import { DatabaseModule } from '../database/database.module';
 import { EventsModule } from '../events/events.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { OAuthAccountsModule } from '../oauth/oauth-accounts.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { APP_SCHEMA } from '../schema';
@@ -32,6 +33,8 @@ export class CliModule {
         SeedModule,
         OAuthAccountsModule,
         MemberOwnedModule,
+        // The modules above declare controllers, whose POST routes take IdempotencyInterceptor.
+        IdempotencyModule,
       ],
     };
   }
