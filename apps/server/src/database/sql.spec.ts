@@ -52,4 +52,38 @@ describe('compileSql: named parameters to each driver’s placeholders', () => {
     expect(() => compileSql('sqlite', 'SELECT :a', { a: 1, b: 2 })).toThrow(':b is not used');
     expect(() => compileSql('sqlite', 'SELECT :...a', { a: 1 })).toThrow('must be an array');
   });
+
+  it('compiles a text again with new values and list lengths after it was planned', () => {
+    const text = 'SELECT 1 WHERE a = :a AND id IN (:...ids) AND b = :b AND id NOT IN (:...ids)';
+    const first = compileSql('postgres', text, { a: 1, ids: ['x'], b: 2 });
+    expect(compileSql('postgres', text, { a: 3, ids: ['y'], b: 4 })).toEqual({
+      text: first.text,
+      values: [3, 'y', 4],
+    });
+    expect(compileSql('postgres', text, { a: 5, ids: ['p', 'q'], b: 6 })).toEqual({
+      text: 'SELECT 1 WHERE a = $1 AND id IN ($2, $3) AND b = $4 AND id NOT IN ($2, $3)',
+      values: [5, 'p', 'q', 6],
+    });
+    expect(compileSql('sqlite', text, { a: 7, ids: [], b: 8 })).toEqual({
+      text: 'SELECT 1 WHERE a = ? AND id IN (?) AND b = ? AND id NOT IN (?)',
+      values: [7, null, 8, null],
+    });
+    // The plan kept for one dialect is not the other's.
+    expect(compileSql('sqlite', text, { a: 9, ids: ['z'], b: 10 }).values).toEqual([
+      9,
+      'z',
+      10,
+      'z',
+    ]);
+  });
+
+  it('still refuses bad parameters for a text it has planned', () => {
+    const text = 'SELECT :a, :b';
+    expect(compileSql('sqlite', text, { a: 1, b: 2 }).values).toEqual([1, 2]);
+    expect(() => compileSql('sqlite', text, { a: 1, c: 2 })).toThrow(':b has no value');
+    expect(() => compileSql('sqlite', text, { a: 1, b: 2, c: 3 })).toThrow(':c is not used');
+    expect(() => compileSql('sqlite', 'SELECT :...a', { a: ['x'] }).values).not.toThrow();
+    expect(() => compileSql('sqlite', 'SELECT :...a', { a: 'x' })).toThrow('must be an array');
+    expect(() => compileSql('sqlite', 'SELECT :...a', {})).toThrow(':a has no value');
+  });
 });
