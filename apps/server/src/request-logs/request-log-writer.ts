@@ -12,11 +12,10 @@ import type { PlatformRequest } from '../common/http-context';
 import { newId } from '../common/ids';
 import { routePatternOf } from '../common/request-log';
 import { TransactionRunner } from '../common/transactions';
-import { Sql } from '../database/sql';
+import { insertRows } from '../database/write-rows';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/env';
-import type { EntityManager } from 'typeorm';
-import type { RequestLogRecord } from './request-log.entity';
+import { RequestLogRecord } from './request-log.entity';
 
 /** How often the buffer is written: entries show up in the API within about this long. */
 export const REQUEST_LOG_FLUSH_MS = 1000;
@@ -27,22 +26,6 @@ export const REQUEST_LOG_BATCH_ROWS = 500;
  * dropped (and counted in a warning), so an outage cannot grow the process without bound.
  */
 export const REQUEST_LOG_MAX_BUFFERED = 20_000;
-
-const INSERT_COLUMNS = [
-  'id',
-  'organization_id',
-  'method',
-  'route',
-  'path',
-  'status',
-  'status_class',
-  'latency_ms',
-  'credential_type',
-  'credential_id',
-  'request_id',
-  'error_code',
-  'created_at',
-] as const;
 
 /** The longest path kept; a longer one is cut (the route template still names the endpoint). */
 export const REQUEST_LOG_PATH_MAX = 500;
@@ -76,7 +59,6 @@ export class RequestLogWriter implements OnApplicationBootstrap, OnModuleDestroy
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
-    private readonly sql: Sql,
   ) {}
 
   get enabled(): boolean {
@@ -136,45 +118,6 @@ export class RequestLogWriter implements OnApplicationBootstrap, OnModuleDestroy
     if (this.buffer.length >= REQUEST_LOG_BATCH_ROWS) void this.flush();
   }
 
-  /**
-   * One multi-row INSERT, written out rather than through TypeORM's insert builder, which spends
-   * more CPU building a 500-row statement than the database spends running it.
-   */
-  private async insert(manager: EntityManager, batch: readonly RequestLogRecord[]): Promise<void> {
-    const params: Record<string, unknown> = {};
-    // SQLite holds TypeORM's UTC text (`YYYY-MM-DD HH:MM:SS.SSS`); PostgreSQL a timestamptz.
-    const at = (date: Date) =>
-      this.sql.dialect === 'postgres' ? date : date.toISOString().replace('T', ' ').slice(0, 23);
-    const rows = batch.map((r, i) => {
-      const values = [
-        r.id,
-        r.organizationId,
-        r.method,
-        r.route,
-        r.path,
-        r.status,
-        r.statusClass,
-        r.latencyMs,
-        r.credentialType,
-        r.credentialId,
-        r.requestId,
-        r.errorCode,
-        at(r.createdAt),
-      ];
-      return `(${values
-        .map((value, j) => {
-          params[`v${i}_${j}`] = value;
-          return `:v${i}_${j}`;
-        })
-        .join(', ')})`;
-    });
-    await this.sql.query(
-      manager,
-      `INSERT INTO request_logs (${INSERT_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`,
-      params,
-    );
-  }
-
   /** Writes what is buffered, one batch after another; resolves once it is all written or kept. */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(() => this.writeAll());
@@ -189,7 +132,7 @@ export class RequestLogWriter implements OnApplicationBootstrap, OnModuleDestroy
     while (this.buffer.length > 0) {
       const batch = this.buffer.splice(0, REQUEST_LOG_BATCH_ROWS);
       try {
-        await this.transactions.run((manager) => this.insert(manager, batch));
+        await this.transactions.run((manager) => insertRows(manager, RequestLogRecord, batch));
       } catch (error) {
         // Kept for the next flush (up to the cap): the log is best effort, the request is done.
         this.buffer.unshift(...batch);
