@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
+import { emptyDatabase } from '../../test/support/empty-database';
 import { insertRows, upsertRows } from './write-rows';
 
 /** Cents in the entity, stored as hundredths of a cent: a transformer that is not idempotent. */
@@ -141,3 +142,50 @@ describe(`${insertRows.name} and ${upsertRows.name} (SQLite)`, () => {
     expect(ours.every((row) => row.name === `renamed ${row.id}` && row.note === 'kept')).toBe(true);
   });
 });
+
+// PostgreSQL only (CI sets TEST_DATABASE_URL): 250 rows or more go as one array per column.
+if (process.env.TEST_DATABASE_URL) {
+  describe(`${insertRows.name} on PostgreSQL`, () => {
+    let dataSource: DataSource;
+    let drop: () => Promise<void>;
+    beforeAll(async () => {
+      const database = await emptyDatabase();
+      drop = database.drop;
+      // Sessions in a zone 5.5 hours from this process's, as a server's may be from its database's.
+      const kolkata = new Date('2026-03-04T00:00:00Z').getTimezoneOffset() === -330;
+      const zone = kolkata ? 'UTC' : 'Asia/Kolkata';
+      dataSource = new DataSource({
+        type: 'postgres',
+        url: database.url,
+        entities: [Stamp],
+        extra: { options: `-c timezone=${zone}` },
+      });
+      await dataSource.initialize();
+      await dataSource.query(
+        'CREATE TABLE stamps (id varchar PRIMARY KEY, at timestamptz(3) NOT NULL)',
+      );
+    });
+    afterAll(async () => {
+      await dataSource.destroy();
+      await drop();
+    });
+
+    it('stores the instant each row gives, whatever the session’s time zone', async () => {
+      const at = new Date('2026-03-04T05:06:07.089Z');
+      const rows = Array.from({ length: 300 }, (_, i) => ({
+        id: `s${i}`,
+        at: new Date(at.getTime() + i),
+      }));
+      await insertRows(dataSource.manager, Stamp, rows);
+      await insertRows(dataSource.manager, Stamp, [{ id: 'one', at }]);
+
+      const stored = await dataSource.query<{ id: string; ms: string }[]>(
+        'SELECT id, (EXTRACT(EPOCH FROM at) * 1000)::bigint::text AS ms FROM stamps',
+      );
+      const expected = new Map(
+        [...rows, { id: 'one', at }].map((r) => [r.id, String(r.at.getTime())]),
+      );
+      expect(new Map(stored.map((row) => [row.id, row.ms]))).toEqual(expected);
+    });
+  });
+}

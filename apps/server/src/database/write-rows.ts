@@ -63,6 +63,14 @@ export async function upsertRows<T extends ObjectLiteral>(
   await writeRows(manager, metadata.tableName, metadata.columns, rows, tail);
 }
 
+/**
+ * TypeORM's PostgreSQL type for a `Date` column. A `Date` is an instant, and node-postgres writes
+ * it in the process's time zone with its offset, which a cast to this type drops: in a process
+ * whose zone is not the session's, every timestamp moved by the difference. The migrations store
+ * timestamps as timestamptz, so the arrays are cast to that.
+ */
+const TYPEORM_DATE = 'timestamp without time zone';
+
 async function writeRows(
   manager: EntityManager,
   tableName: string,
@@ -85,7 +93,7 @@ async function writeRows(
     // rows keep their VALUES list, whose parameters cost less than arrays to write and read.
     const arrays = columns.map((column) => {
       const type = driver.normalizeType(column);
-      return `$${columns.indexOf(column) + 1}::${type}[]`;
+      return `$${columns.indexOf(column) + 1}::${type === TYPEORM_DATE ? 'timestamptz' : type}[]`;
     });
     const select = `SELECT * FROM unnest(${arrays.join(', ')})`;
     for (let i = 0; i < rows.length; i += UNNEST_CHUNK) {
