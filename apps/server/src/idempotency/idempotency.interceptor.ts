@@ -43,7 +43,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     context: ExecutionContext,
     next: CallHandler,
   ): Observable<unknown> | Promise<Observable<unknown>> {
-    // Every request passes through here: keep the common case (not a keyed POST) synchronous.
+    // Every POST passes through here (api-handler.ts): keep a POST without a key synchronous.
     if (context.getType() !== 'http') return next.handle();
     const req = asPlatformRequest(context.switchToHttp().getRequest());
     const principal = req.principal;
