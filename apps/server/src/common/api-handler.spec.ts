@@ -1,16 +1,24 @@
 /**
  * Which interceptors each contract route runs, read from the real controllers' metadata (what
- * Nest builds each route's pipeline from): Idempotency-Key on every POST, before ts-rest's
- * validation; nothing of ours on the other routes, a list included. The behaviour behind each is
- * proven over HTTP (test/idempotency.e2e-spec.ts, test/deprecation.e2e-spec.ts).
+ * Nest builds each route's pipeline from): Idempotency-Key on every POST, in front of the
+ * request's validation; no interceptor on the other routes, a list included. Then what a
+ * decorated method does with a request. The behaviour behind each is proven over HTTP
+ * (test/idempotency.e2e-spec.ts, test/deprecation.e2e-spec.ts, the validation tests).
  */
 import { globSync } from 'node:fs';
 import path from 'node:path';
-import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import { createParamDecorator, type ExecutionContext, RequestMethod } from '@nestjs/common';
+import {
+  INTERCEPTORS_METADATA,
+  METHOD_METADATA,
+  PATH_METADATA,
+  ROUTE_ARGS_METADATA,
+} from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { contract, deprecated } from '@platform/contract';
 import { type AppRoute, type AppRouter, initContract, isAppRoute } from '@ts-rest/core';
-import { TsRestAppRouteMetadataKey, TsRestHandlerInterceptor } from '@ts-rest/nest';
-import { z } from 'zod';
+import { RequestValidationError, TsRestAppRouteMetadataKey, tsRestHandler } from '@ts-rest/nest';
+import { z, ZodError } from 'zod';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
 import { ApiHandler } from './api-handler';
 import { DeprecationInterceptor } from './deprecation.interceptor';
@@ -55,65 +63,132 @@ describe('ApiHandler', () => {
     expect(posts.filter((route) => !served.has(route)).map((r) => r.path)).toEqual([]);
   });
 
-  it('puts Idempotency-Key in front of validation on every POST, and nothing of ours elsewhere', () => {
+  it('puts Idempotency-Key on every POST, and no interceptor on the other routes', () => {
     for (const [route, interceptors] of served) {
-      const expected =
-        route.method === 'POST'
-          ? [IdempotencyInterceptor, TsRestHandlerInterceptor]
-          : [TsRestHandlerInterceptor];
+      const expected = route.method === 'POST' ? [IdempotencyInterceptor] : [];
       expect({ route: `${route.method} ${route.path}`, interceptors }).toEqual({
         route: `${route.method} ${route.path}`,
         interceptors: expected,
       });
     }
-    const list = served.get(contract.students.list);
-    expect(list).toEqual([TsRestHandlerInterceptor]);
+    // A list request goes from the guards to its handler with no interceptor between.
+    expect(served.get(contract.students.list)).toEqual([]);
   });
 
-  it('announces deprecations on a route with a deprecated part, and only there', () => {
+  describe('a decorated router', () => {
     const c = initContract();
     const router = c.router({
       old: {
         method: 'GET',
-        path: '/v1/old',
+        path: '/v1/old/:id',
+        pathParams: z.object({ id: z.coerce.number() }),
         query: z.object({ colour: deprecated(z.string().optional(), { since: '2026-01-01' }) }),
         responses: { 200: z.object({}) },
       },
-      current: { method: 'GET', path: '/v1/current', responses: { 200: z.object({}) } },
-      single: {
+      current: {
         method: 'POST',
-        path: '/v1/single',
-        body: z.object({}),
+        path: '/v1/current',
+        body: z.object({ name: z.string() }),
         responses: { 201: z.object({}) },
       },
     });
+    const implemented: string[] = [];
+    const Given = createParamDecorator((_data: unknown, context: ExecutionContext) => {
+      return context.switchToHttp().getRequest<{ given: string }>().given;
+    });
     class Handlers {
-      handle() {
-        return undefined;
-      }
-      one() {
-        return undefined;
+      @ApiHandler(router)
+      handle(@Given() given: string) {
+        return tsRestHandler(router, {
+          old: (input) => {
+            implemented.push('old');
+            return Promise.resolve({ status: 200 as const, body: { given, ...input } });
+          },
+          current: (input) => {
+            implemented.push('current');
+            return Promise.resolve({ status: 201 as const, body: { given, ...input } });
+          },
+        });
       }
     }
-    const decorate = (route: AppRouter | AppRoute, key: 'handle' | 'one') =>
-      ApiHandler(route)(
-        Handlers.prototype,
-        key,
-        Object.getOwnPropertyDescriptor(Handlers.prototype, key)!,
-      );
-    decorate({ old: router.old, current: router.current }, 'handle');
-    decorate(router.single, 'one');
+    const methods = Handlers.prototype as unknown as Record<
+      string,
+      (...args: unknown[]) => Promise<unknown>
+    >;
     const interceptorsOf = (name: string) =>
-      Reflect.getMetadata(
-        INTERCEPTORS_METADATA,
-        (Handlers.prototype as unknown as Record<string, object>)[name]!,
-      ) as unknown[];
-    expect(interceptorsOf('handle_old')).toEqual([
-      DeprecationInterceptor,
-      TsRestHandlerInterceptor,
-    ]);
-    expect(interceptorsOf('handle_current')).toEqual([TsRestHandlerInterceptor]);
-    // A single route's decorator keeps the method it decorates.
-    expect(interceptorsOf('one')).toEqual([IdempotencyInterceptor, TsRestHandlerInterceptor]);
+      Reflect.getMetadata(INTERCEPTORS_METADATA, methods[name]!) as unknown[];
+    /** A request as Express gives it to a handler; its answer's status lands in `statuses`. */
+    const request = (parts: { params?: object; query?: object; body?: unknown }) => {
+      const statuses: number[] = [];
+      const req = {
+        params: {},
+        query: {},
+        headers: { host: 'example.test' },
+        ...parts,
+        res: { status: (code: number) => statuses.push(code) },
+      };
+      return { req, statuses };
+    };
+
+    it('announces deprecations on a route with a deprecated part, and only there', () => {
+      expect(interceptorsOf('handle_old')).toEqual([DeprecationInterceptor]);
+      expect(interceptorsOf('handle_current')).toEqual([IdempotencyInterceptor]);
+    });
+
+    it("keeps the route, and takes the request after the method's own arguments", () => {
+      const method = methods['handle_old']!;
+      expect(Reflect.getMetadata(PATH_METADATA, method)).toBe('/v1/old/:id');
+      expect(Reflect.getMetadata(METHOD_METADATA, method)).toBe(RequestMethod.GET);
+      expect(Reflect.getMetadata(TsRestAppRouteMetadataKey, method)).toEqual({
+        appRoute: router.old,
+        routeKey: 'old',
+      });
+      const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, Handlers, 'handle_old') as Record<
+        string,
+        { index: number }
+      >;
+      expect(Object.entries(args).map(([key, arg]) => [key.split(':')[0], arg.index])).toEqual(
+        expect.arrayContaining([[`${RouteParamtypes.REQUEST}`, 1]]),
+      );
+    });
+
+    it('answers with the status and body of the implementation, given the parsed request', async () => {
+      const { req, statuses } = request({
+        params: { id: '7', unnamed: 'kept' },
+        query: { colour: 'red' },
+      });
+      const body = await methods['handle_old']!.call(new Handlers(), 'from a decorator', req);
+      expect(statuses).toEqual([200]);
+      expect(body).toEqual({
+        given: 'from a decorator',
+        // Path parameters and headers keep the keys their schema does not name, as in ts-rest.
+        params: { id: 7, unnamed: 'kept' },
+        query: { colour: 'red' },
+        body: undefined,
+        headers: { host: 'example.test' },
+      });
+    });
+
+    it('refuses a request its schemas refuse, naming each part, before the implementation', async () => {
+      implemented.length = 0;
+      const { req, statuses } = request({ params: { id: 'seven' }, body: { name: 3 } });
+      const answer = methods['handle_current']!.call(new Handlers(), 'x', {
+        ...req,
+        params: {},
+      });
+      await expect(answer).rejects.toBeInstanceOf(RequestValidationError);
+      await answer.catch((error: RequestValidationError) => {
+        expect(error.body).toBeInstanceOf(ZodError);
+        expect(error.pathParams).toBeNull();
+        expect(error.query).toBeNull();
+      });
+      const wrongId = methods['handle_old']!.call(new Handlers(), 'x', req);
+      await wrongId.catch((error: RequestValidationError) => {
+        expect(error.pathParams).toBeInstanceOf(ZodError);
+        expect(error.body).toBeNull();
+      });
+      expect(statuses).toEqual([]);
+      expect(implemented).toEqual([]);
+    });
   });
 });
