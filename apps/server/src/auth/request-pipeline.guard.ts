@@ -97,7 +97,7 @@ function failsValidation(
   return (
     fails(route.pathParams, req.params ?? {}) ||
     fails(route.query, req.query ?? {}) ||
-    // The body's result is kept for ts-rest's parse of the same object (a batch: ~5 ms).
+    // The body's result is kept for the handler's parse of the same object (a batch: ~5 ms).
     (isZodType(body) && !parseAhead(body, req.body ?? {}).success)
   );
 }

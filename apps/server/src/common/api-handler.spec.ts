@@ -7,7 +7,13 @@
  */
 import { globSync } from 'node:fs';
 import path from 'node:path';
-import { createParamDecorator, type ExecutionContext, RequestMethod } from '@nestjs/common';
+import {
+  createParamDecorator,
+  type ExecutionContext,
+  Req,
+  RequestMethod,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   INTERCEPTORS_METADATA,
   METHOD_METADATA,
@@ -82,7 +88,11 @@ describe('ApiHandler', () => {
         method: 'GET',
         path: '/v1/old/:id',
         pathParams: z.object({ id: z.coerce.number() }),
-        query: z.object({ colour: deprecated(z.string().optional(), { since: '2026-01-01' }) }),
+        headers: z.object({ 'x-scheme': z.enum(['light', 'dark']).optional() }),
+        query: z.object({
+          colour: deprecated(z.string().optional(), { since: '2026-01-01' }),
+          limit: z.coerce.number().optional(),
+        }),
         responses: { 200: z.object({}) },
       },
       current: {
@@ -96,17 +106,21 @@ describe('ApiHandler', () => {
     const Given = createParamDecorator((_data: unknown, context: ExecutionContext) => {
       return context.switchToHttp().getRequest<{ given: string }>().given;
     });
+    /** An interceptor the method declares itself, under ApiHandler. */
+    class Declared {}
     class Handlers {
       @ApiHandler(router)
-      handle(@Given() given: string) {
+      @UseInterceptors(Declared)
+      // An argument without a decorator between: Nest passes it undefined.
+      handle(@Given() given: string, _undecorated: unknown, @Req() own: { name: string }) {
         return tsRestHandler(router, {
           old: (input) => {
             implemented.push('old');
-            return Promise.resolve({ status: 200 as const, body: { given, ...input } });
+            return Promise.resolve({ status: 200 as const, body: { given, own, ...input } });
           },
           current: (input) => {
             implemented.push('current');
-            return Promise.resolve({ status: 201 as const, body: { given, ...input } });
+            return Promise.resolve({ status: 201 as const, body: { given, own, ...input } });
           },
         });
       }
@@ -118,21 +132,36 @@ describe('ApiHandler', () => {
     const interceptorsOf = (name: string) =>
       Reflect.getMetadata(INTERCEPTORS_METADATA, methods[name]!) as unknown[];
     /** A request as Express gives it to a handler; its answer's status lands in `statuses`. */
-    const request = (parts: { params?: object; query?: object; body?: unknown }) => {
+    const request = (parts: {
+      params?: object;
+      query?: object;
+      headers?: object;
+      body?: unknown;
+    }) => {
       const statuses: number[] = [];
       const req = {
         params: {},
         query: {},
-        headers: { host: 'example.test' },
         ...parts,
+        headers: { host: 'example.test', ...parts.headers },
         res: { status: (code: number) => statuses.push(code) },
       };
       return { req, statuses };
     };
+    /** The error a call is refused with; fails the test if it is not refused. */
+    const refusal = async (answer: Promise<unknown>) => {
+      try {
+        await answer;
+      } catch (error) {
+        return error as RequestValidationError;
+      }
+      throw new Error('the request was not refused');
+    };
+    const own = { name: "the method's own @Req()" };
 
-    it('announces deprecations on a route with a deprecated part, and only there', () => {
-      expect(interceptorsOf('handle_old')).toEqual([DeprecationInterceptor]);
-      expect(interceptorsOf('handle_current')).toEqual([IdempotencyInterceptor]);
+    it("puts its interceptors in front of those the method declares, without ts-rest's", () => {
+      expect(interceptorsOf('handle_old')).toEqual([DeprecationInterceptor, Declared]);
+      expect(interceptorsOf('handle_current')).toEqual([IdempotencyInterceptor, Declared]);
     });
 
     it("keeps the route, and takes the request after the method's own arguments", () => {
@@ -147,47 +176,57 @@ describe('ApiHandler', () => {
         string,
         { index: number }
       >;
-      expect(Object.entries(args).map(([key, arg]) => [key.split(':')[0], arg.index])).toEqual(
-        expect.arrayContaining([[`${RouteParamtypes.REQUEST}`, 1]]),
-      );
+      const requests = Object.entries(args)
+        .filter(([key]) => key.startsWith(`${RouteParamtypes.REQUEST}:`))
+        .map(([, arg]) => arg.index);
+      expect(requests.sort()).toEqual([2, 3]);
     });
 
     it('answers with the status and body of the implementation, given the parsed request', async () => {
       const { req, statuses } = request({
         params: { id: '7', unnamed: 'kept' },
-        query: { colour: 'red' },
+        query: { colour: 'red', limit: '5', unnamed: 'dropped' },
+        headers: { 'x-scheme': 'dark' },
       });
-      const body = await methods['handle_old']!.call(new Handlers(), 'from a decorator', req);
+      const body = await methods['handle_old']!.call(
+        new Handlers(),
+        'from a decorator',
+        undefined,
+        own,
+        req,
+      );
       expect(statuses).toEqual([200]);
       expect(body).toEqual({
         given: 'from a decorator',
-        // Path parameters and headers keep the keys their schema does not name, as in ts-rest.
+        own,
+        // Path parameters and headers keep the keys their schema does not name, as in ts-rest;
+        // the query and body keep only theirs.
         params: { id: 7, unnamed: 'kept' },
-        query: { colour: 'red' },
+        query: { colour: 'red', limit: 5 },
         body: undefined,
-        headers: { host: 'example.test' },
+        headers: { host: 'example.test', 'x-scheme': 'dark' },
       });
     });
 
-    it('refuses a request its schemas refuse, naming each part, before the implementation', async () => {
+    it('refuses a request its schemas refuse, naming the part, before the implementation', async () => {
       implemented.length = 0;
-      const { req, statuses } = request({ params: { id: 'seven' }, body: { name: 3 } });
-      const answer = methods['handle_current']!.call(new Handlers(), 'x', {
-        ...req,
-        params: {},
-      });
-      await expect(answer).rejects.toBeInstanceOf(RequestValidationError);
-      await answer.catch((error: RequestValidationError) => {
-        expect(error.body).toBeInstanceOf(ZodError);
-        expect(error.pathParams).toBeNull();
-        expect(error.query).toBeNull();
-      });
-      const wrongId = methods['handle_old']!.call(new Handlers(), 'x', req);
-      await wrongId.catch((error: RequestValidationError) => {
-        expect(error.pathParams).toBeInstanceOf(ZodError);
-        expect(error.body).toBeNull();
-      });
-      expect(statuses).toEqual([]);
+      const cases: [string, Parameters<typeof request>[0], keyof RequestValidationError][] = [
+        ['handle_current', { body: { name: 3 } }, 'body'],
+        ['handle_old', { params: { id: 'seven' } }, 'pathParams'],
+        ['handle_old', { params: { id: '7' }, query: { limit: 'many' } }, 'query'],
+        ['handle_old', { params: { id: '7' }, headers: { 'x-scheme': 'blue' } }, 'headers'],
+      ];
+      for (const [name, parts, failed] of cases) {
+        const { req, statuses } = request(parts);
+        const error = await refusal(methods[name]!.call(new Handlers(), 'x', undefined, own, req));
+        expect(error).toBeInstanceOf(RequestValidationError);
+        const named = (['pathParams', 'headers', 'query', 'body'] as const).filter(
+          (part) => error[part] !== null,
+        );
+        expect({ name, named }).toEqual({ name, named: [failed] });
+        expect(error[failed]).toBeInstanceOf(ZodError);
+        expect(statuses).toEqual([]);
+      }
       expect(implemented).toEqual([]);
     });
   });

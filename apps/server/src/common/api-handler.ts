@@ -2,7 +2,7 @@ import { type NestInterceptor, Req, type Type } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { listDeprecations } from '@platform/contract';
 import { type AppRoute, type AppRouter, checkZodSchema, isAppRoute } from '@ts-rest/core';
-import { RequestValidationError, TsRestHandler } from '@ts-rest/nest';
+import { RequestValidationError, TsRestHandler, TsRestHandlerInterceptor } from '@ts-rest/nest';
 import type { Request } from 'express';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
 import { DeprecationInterceptor } from './deprecation.interceptor';
@@ -95,7 +95,15 @@ export function ApiHandler(router: AppRouter): MethodDecorator {
       for (const metadataKey of Reflect.getOwnMetadataKeys(generated) as unknown[]) {
         Reflect.defineMetadata(metadataKey, Reflect.getOwnMetadata(metadataKey, generated), handle);
       }
-      Reflect.defineMetadata(INTERCEPTORS_METADATA, routeInterceptors(route), handle);
+      // Ours first, then any the method declares itself; ts-rest's is gone.
+      const declared = (
+        (Reflect.getOwnMetadata(INTERCEPTORS_METADATA, generated) ?? []) as unknown[]
+      ).filter((interceptor) => interceptor !== TsRestHandlerInterceptor);
+      Reflect.defineMetadata(
+        INTERCEPTORS_METADATA,
+        [...routeInterceptors(route), ...declared],
+        handle,
+      );
       methods[name] = handle;
       Req()(target, name, requestIndex);
     }

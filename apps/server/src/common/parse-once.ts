@@ -10,12 +10,12 @@ const ownParse = new WeakMap<ZodTypeAny, ZodTypeAny['safeParse']>();
 /**
  * `schema.safeParse(value)`, kept for the next `safeParse` of the same object by the same schema:
  * that parse returns this result instead of parsing again. The request pipeline validates the
- * body of an operation that costs more than one unit to price it, and ts-rest then validates it
- * for the handler; a 1,000-item batch's body took ~5 ms to parse each time.
+ * body of an operation that costs more than one unit to price it, and the handler then parses it
+ * (common/api-handler.ts); a 1,000-item batch's body took ~5 ms to parse each time.
  *
  * Only an object is kept (a string or number parses in no time), only once, and only until the
  * object is garbage. The object must not change in between: the next parse would not see the
- * change. Nothing between the guard and ts-rest writes to a request's body (the interceptors read
+ * change. Nothing between the guard and the handler writes to a request's body (the interceptors read
  * it; the idempotency fingerprint copies it). A query is not worth keeping: Express builds
  * `req.query` anew on each read, so the next parse never meets the same object.
  */

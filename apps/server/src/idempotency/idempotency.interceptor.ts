@@ -29,8 +29,8 @@ import {
  * leaves either nothing or the finished request with its response (Stripe's "atomic phase").
  *
  * Runs after the guards (so a replay still needs a valid token with the scope and counts
- * against the rate limit) and before ts-rest's request validation (whose failure rolls the
- * claim back with the rest).
+ * against the rate limit) and before the handler parses the request by the contract (a failure
+ * rolls the claim back with the rest; common/api-handler.ts).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -90,7 +90,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const begun = await this.idempotency.begin(manager, organizationId, key, fingerprint);
       if (begun.kind === 'replay') return begun;
       const body: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
-      // ts-rest has set the status the handler chose by the time the body comes through.
+      // The handler has set the status it chose by the time the body comes through.
       const status = res.statusCode;
       if (status >= 200 && status < 300) {
         const kept = secretField ? withoutField(body, secretField) : body;
