@@ -20,6 +20,7 @@ const path = require('node:path');
 const { DEFAULT_THRESHOLD, MODULES, moduleNamed } = require('../modules');
 const { DEPLOYMENT_VARIABLES, moduleHash, trackedFiles } = require('../src/inputs');
 const { planModules, readLedger, writeLedger } = require('../src/ledger');
+const { acquireRunLock } = require('../src/run-lock');
 
 const REPO = path.resolve(__dirname, '../../..');
 const REPORTS = path.join(REPO, 'reports/mutation');
@@ -246,7 +247,10 @@ function main() {
       (toRun.length ? `; rescoring ${toRun.map((p) => p.mod.name).join(', ')}` : ''),
   );
   fs.mkdirSync(REPORTS, { recursive: true });
-  if (toRun.length) buildAll();
+  if (toRun.length) {
+    takeRunLock();
+    buildAll();
+  }
   // A score is measured on the embedded deployment whatever the shell says (decision 22).
   const env = { ...process.env };
   for (const name of DEPLOYMENT_VARIABLES) delete env[name];
@@ -265,6 +269,17 @@ function main() {
   writeTestReport(rows.length - failed, failed);
   console.log(`${rows.length - failed} modules at or above their threshold, ${failed} below`);
   process.exit(failed ? 1 : 0);
+}
+
+/** Refuses (exit 2) to rescore beside another run in this checkout: src/run-lock.js. */
+function takeRunLock() {
+  try {
+    acquireRunLock(path.join(REPORTS, 'run.lock'));
+  } catch (error) {
+    if (error.holder === undefined) throw error;
+    console.error(`test:mutation: ${error.message}`);
+    process.exit(2);
+  }
 }
 
 /** Each module counts as one test case in .ci/run's summary (tooling/jest/summary-reporter.js). */
