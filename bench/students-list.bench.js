@@ -39,7 +39,7 @@ const {
   profileSummaries,
   resultsOf,
 } = require('./lib/list-report');
-const { prepareDatabase, databaseLabel, seed, startTargets } = require('./lib/list-setup');
+const { analyze, prepareDatabase, databaseLabel, seed, startTargets } = require('./lib/list-setup');
 const { createProcesses } = require('./lib/processes');
 
 let config;
@@ -74,6 +74,7 @@ async function main() {
   const database = await prepareDatabase(context, processes.makeTmpDir());
   log(`Seeding ${STUDENTS} students into ${databaseLabel(config, database)}…`);
   const { token, organizationId } = seed(database);
+  await analyze(database);
 
   const { server, bare, targets } = await startTargets(context, database, organizationId, token);
 
