@@ -10,8 +10,18 @@ const REPO = path.resolve(__dirname, '../../..');
 
 /** A process that stays up until killed, standing for another run. */
 function liveProcess() {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-  return child;
+  return spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+}
+
+/** Whether the pid in `file` is a running process. */
+function heldByLiveProcess(file) {
+  if (!fs.existsSync(file)) return false;
+  try {
+    process.kill(Number(fs.readFileSync(file, 'utf8').trim()), 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
 }
 
 /** The pid of a process that has exited. */
@@ -87,8 +97,9 @@ describe('pnpm test:mutation beside another run', () => {
   });
 
   it('exits 2 naming the run that holds the checkout, before building anything', async () => {
-    // A real run in this checkout holds the lock already; otherwise a stand-in does.
-    if (!fs.existsSync(lock)) {
+    // A real run in this checkout holds the lock already; otherwise (no lock, or one left by a
+    // run that was killed) a stand-in does.
+    if (!heldByLiveProcess(lock)) {
       other = liveProcess();
       fs.mkdirSync(path.dirname(lock), { recursive: true });
       fs.writeFileSync(lock, `${other.pid}\n`);
